@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Runs the whole test suite on the compiled output: unit and contract tests beside the sources,
+# integration and end-to-end tests under test/. Installs the real parts the tests use when missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-deps.sh
+mapfile -t files < <(find dist/src dist/test -name '*.test.js' | sort)
+exec node --test --test-concurrency=2 --test-timeout=600000 "${files[@]}"

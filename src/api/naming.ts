@@ -1,0 +1,57 @@
+// The one place vendor names are spelled. Everything that carries the vendor's name (API group
+// suffixes, label and annotation prefixes, the protobuf media type, system namespaces) derives
+// from the API domain chosen with --api-domain, so the server can also speak the reference's names.
+
+export type ApiDomain = 'cluster.io' | 'k8s.io';
+export const apiDomains: readonly ApiDomain[] = ['cluster.io', 'k8s.io'];
+export const defaultApiDomain: ApiDomain = 'cluster.io';
+
+export interface Naming {
+  readonly domain: ApiDomain;
+  /** the vendor word: `cluster` or `kubernetes` */
+  readonly vendor: string;
+  /** domain used by well-known labels, annotations, finalizers and signer names */
+  readonly labelDomain: string;
+  /** `<base>.<domain>`, e.g. group('rbac.authorization') */
+  group(base: string): string;
+  /** `<labelDomain>/<name>`, e.g. label('metadata.name') */
+  label(name: string): string;
+  readonly protobufMediaType: string;
+  readonly metaGroup: string;
+  readonly systemNamespace: string;
+  readonly publicNamespace: string;
+  readonly nodeLeaseNamespace: string;
+  /** namespaces that exist from the first start */
+  readonly initialNamespaces: readonly string[];
+  /** prefix of system users and groups is vendor-neutral (`system:`); kept here for completeness */
+  readonly systemPrefix: string;
+}
+
+const vendors: Record<ApiDomain, { vendor: string; labelDomain: string; nsPrefix: string }> = {
+  'cluster.io': { vendor: 'cluster', labelDomain: 'cluster.io', nsPrefix: 'cluster' },
+  'k8s.io': { vendor: 'kubernetes', labelDomain: 'kubernetes.io', nsPrefix: 'kube' },
+};
+
+export function isApiDomain(s: string): s is ApiDomain {
+  return (apiDomains as readonly string[]).includes(s);
+}
+
+export function naming(domain: ApiDomain = defaultApiDomain): Naming {
+  const v = vendors[domain];
+  if (!v) throw new Error(`unknown API domain "${domain}": use one of ${apiDomains.join(', ')}`);
+  const ns = (s: string) => `${v.nsPrefix}-${s}`;
+  return Object.freeze({
+    domain,
+    vendor: v.vendor,
+    labelDomain: v.labelDomain,
+    group: (base: string) => `${base}.${domain}`,
+    label: (name: string) => `${v.labelDomain}/${name}`,
+    protobufMediaType: `application/vnd.${v.vendor}.protobuf`,
+    metaGroup: `meta.${domain}`,
+    systemNamespace: ns('system'),
+    publicNamespace: ns('public'),
+    nodeLeaseNamespace: ns('node-lease'),
+    initialNamespaces: ['default', ns('system'), ns('public'), ns('node-lease')],
+    systemPrefix: 'system:',
+  });
+}

@@ -1,0 +1,56 @@
+// A resource is a definition (names, scope, verbs, versions, schema) plus a strategy (hooks).
+// Nothing resource-specific lives in the generic store.
+import type { Schema } from '../schema/types.js';
+
+export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
+export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export interface VersionDefinition {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  /** the kind's schema at this version (the whole object, apiVersion/kind/metadata included) */
+  schema?: Schema;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+}
+
+export interface TableColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  format?: string;
+  description?: string;
+  priority?: number;
+  /** JSONPath-like path into the object, e.g. .status.phase */
+  jsonPath?: string;
+  /** or a function computing the cell */
+  cell?: (obj: any) => unknown;
+}
+
+export interface SubresourceDefinition {
+  verbs: Verb[];
+  /** kind served at the subresource when it differs from the parent's (e.g. Scale) */
+  kind?: string;
+  group?: string;
+  version?: string;
+}
+
+export interface ResourceDefinition {
+  /** API group as the catalog spells it: '' for core, 'apps', or a base such as 'rbac.authorization'
+   *  that naming.group() completes with the API domain; custom resources give the full group */
+  group: string;
+  /** true for groups whose full name carries the API domain suffix */
+  domainGroup?: boolean;
+  resource: string;
+  singular: string;
+  kind: string;
+  listKind?: string;
+  shortNames?: string[];
+  categories?: string[];
+  namespaced: boolean;
+  verbs: Verb[];
+  versions: VersionDefinition[];
+  subresources?: Record<string, SubresourceDefinition>;
+  /** columns of the Table form beyond Name (defaults: Name and Created At) */
+  columns?: TableColumn[];
+}
