@@ -32,6 +32,8 @@ export interface SubresourceDefinition {
   /** kind served at the subresource when it differs from the parent's (e.g. Scale) */
   kind?: string;
   group?: string;
+  /** true when `group` is a base that naming.group() completes (as ResourceDefinition.domainGroup) */
+  domainGroup?: boolean;
   version?: string;
 }
 

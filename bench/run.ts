@@ -1,0 +1,50 @@
+// The single entry for all benchmarks: `npm run bench` (all suites) or
+// `node dist/bench/run.js <suite>...`. Each suite returns a Markdown body; it is printed and
+// written into BENCHMARKS.md as its own section, with the command, date and machine.
+import { readFile, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus } from 'node:os';
+import { storageBench } from './storage.js';
+
+const suites: { name: string; run: () => Promise<string> }[] = [
+  { name: 'storage', run: storageBench },
+];
+
+const FILE = 'BENCHMARKS.md';
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter(name => !suites.some(s => s.name === name));
+  if (unknown.length) throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${suites.map(s => s.name).join(', ')}`);
+  for (const suite of suites.filter(s => wanted.length === 0 || wanted.includes(s.name))) {
+    const started = Date.now();
+    const body = await suite.run();
+    const section = [
+      `## ${suite.name}`,
+      '',
+      `Command: \`npm run bench\` (this suite alone: \`node dist/bench/run.js ${suite.name}\`). `
+        + `Date: ${new Date().toISOString().slice(0, 10)}. `
+        + `Machine: ${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, `
+        + `Node ${process.version}, ${process.platform} ${process.arch}. Took ${Math.round((Date.now() - started) / 1000)} s.`,
+      '',
+      body,
+      '',
+    ].join('\n');
+    console.log(section);
+    await writeSection(suite.name, section);
+  }
+}
+
+/** replaces the suite's section in BENCHMARKS.md (or appends it), keeping the others */
+async function writeSection(name: string, section: string) {
+  const current = await readFile(FILE, 'utf8').catch(() => '# Benchmarks\n\nWritten by `npm run bench`; one section per suite.\n');
+  const sections = current.split(/^(?=## )/m);
+  const index = sections.findIndex(s => s.startsWith(`## ${name}\n`));
+  if (index >= 0) sections[index] = section + '\n';
+  else sections.push((sections[sections.length - 1].endsWith('\n\n') ? '' : '\n') + section + '\n');
+  await writeFile(FILE, sections.join('').replace(/\n+$/, '\n'));
+}
+
+main().catch(err => {
+  console.error(err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,21 @@
+// The admission chain bound to one request: mutating plugins in order, then validating plugins in order.
+import type { ApiObject } from '../api/meta.js';
+import type { AdmissionAttributes, AdmissionPlugin, Operation } from './types.js';
+import type { AdmissionHooks } from '../registry/store.js';
+
+export type RequestAttributes = Omit<AdmissionAttributes, 'operation' | 'object' | 'oldObject'>;
+
+export function admissionFor(plugins: AdmissionPlugin[], base: RequestAttributes): AdmissionHooks {
+  const handles = (p: AdmissionPlugin, op: Operation) => !p.operations || p.operations.includes(op);
+  const attrs = (operation: Operation, object?: ApiObject, oldObject?: ApiObject): AdmissionAttributes =>
+    ({ ...base, operation, object, oldObject, name: base.name || object?.metadata.name || oldObject?.metadata.name || '' });
+  return {
+    async mutate(op, obj, old) {
+      for (const p of plugins) if (p.admit && handles(p, op)) await p.admit(attrs(op, obj, old));
+    },
+    async validate(op, obj, old) {
+      const a = attrs(op, obj, old);
+      for (const p of plugins) if (p.validate && handles(p, op)) await p.validate(a);
+    },
+  };
+}

@@ -1,0 +1,125 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { apiServerFlags, apiServerHelp, parseApiServerOptions, parsePortRange } from './apiserver-options.js';
+import { FlagError } from './flags.js';
+import { apiDomains, defaultApiDomain } from '../api/naming.js';
+
+const otherDomain = apiDomains.find((d) => d !== defaultApiDomain)!;
+
+describe('API server options', () => {
+  test('no flags: the defaults', () => {
+    const { options: o, warnings, help } = parseApiServerOptions([]);
+    assert.deepEqual(warnings, []);
+    assert.equal(help, false);
+    assert.equal(o.storageBackend, 'sqlite');
+    assert.equal(o.dataDir, './data');
+    assert.equal(o.certDir, join('./data', 'pki'));
+    assert.equal(o.adminKubeconfigPath, join('./data', 'admin.kubeconfig'));
+    assert.equal(o.securePort, 6443);
+    assert.equal(o.bindAddress, '0.0.0.0');
+    assert.equal(o.advertiseAddress, undefined);
+    assert.equal(o.etcdPrefix, '/registry');
+    assert.equal(o.etcdCompactionIntervalMs, 300_000);
+    assert.equal(o.anonymousAuth, true);
+    assert.deepEqual(o.authorizationModes, ['AlwaysAllow']);
+    assert.equal(o.maxRequestsInflight, 400);
+    assert.equal(o.maxMutatingRequestsInflight, 200);
+    assert.equal(o.requestTimeoutMs, 60_000);
+    assert.equal(o.minRequestTimeoutSeconds, 1800);
+    assert.equal(o.livezGracePeriodMs, 0);
+    assert.equal(o.shutdownDelayDurationMs, 0);
+    assert.equal(o.watchCache, true);
+    assert.equal(o.defaultWatchCacheSize, 100);
+    assert.deepEqual(o.serviceClusterIpRanges, ['10.0.0.0/24']);
+    assert.deepEqual(o.serviceNodePortRange, { base: 30000, size: 2768 });
+    assert.equal(o.featureGates.APIListChunking, true);
+    assert.equal(o.featureGates.WatchList, false);
+    assert.equal(o.runtimeConfig.isEnabled('apps', 'v1', undefined, true), true);
+    assert.equal(o.verbosity, 0);
+  });
+
+  test('a full command line', () => {
+    const { options: o, warnings } = parseApiServerOptions([
+      '--storage-backend=etcd', '--etcd-servers=http://127.0.0.1:2379,https://10.0.0.5:2379', '--etcd-prefix', '/cp',
+      '--data-dir=/var/lib/cp', '--secure-port=0', '--bind-address=127.0.0.1', `--api-domain=${otherDomain}`,
+      '--tls-cert-file=/x.crt', '--tls-private-key-file=/x.key', '--client-ca-file=/ca.crt', '--anonymous-auth=false',
+      '--authorization-mode=Node,RBAC', '--enable-admission-plugins=NamespaceLifecycle', '--disable-admission-plugins', 'ServiceAccount',
+      '--runtime-config=api/alpha=true,apps/v1=false', '--feature-gates=WatchList=true,ServerSideApply=true',
+      '--request-timeout=30s', '--min-request-timeout=60', '--shutdown-delay-duration=2s', '--watch-cache=false',
+      '--service-cluster-ip-range=10.96.0.0/12,fd00::/108', '--service-node-port-range=20000+100', '--tls-sans=api.test,192.0.2.1', '-v=4',
+    ]);
+    assert.equal(o.storageBackend, 'etcd');
+    assert.deepEqual(o.etcdServers, ['http://127.0.0.1:2379', 'https://10.0.0.5:2379']);
+    assert.equal(o.etcdPrefix, '/cp');
+    assert.equal(o.certDir, join('/var/lib/cp', 'pki'));
+    assert.equal(o.securePort, 0);
+    assert.equal(o.advertiseAddress, '127.0.0.1');
+    assert.equal(o.apiDomain, otherDomain);
+    assert.equal(o.tlsCertFile, '/x.crt');
+    assert.equal(o.anonymousAuth, false);
+    assert.deepEqual(o.authorizationModes, ['Node', 'RBAC']);
+    assert.deepEqual(o.disableAdmissionPlugins, ['ServiceAccount']);
+    assert.equal(o.runtimeConfig.isEnabled('apps', 'v1', undefined, true), false);
+    assert.equal(o.runtimeConfig.isEnabled('x', 'v1alpha1', undefined, false), true);
+    assert.equal(o.featureGates.WatchList, true);
+    assert.equal(o.requestTimeoutMs, 30_000);
+    assert.equal(o.minRequestTimeoutSeconds, 60);
+    assert.equal(o.shutdownDelayDurationMs, 2000);
+    assert.equal(o.watchCache, false);
+    assert.deepEqual(o.serviceClusterIpRanges, ['10.96.0.0/12', 'fd00::/108']);
+    assert.deepEqual(o.serviceNodePortRange, { base: 20000, size: 100 });
+    assert.deepEqual(o.tlsSans, ['api.test', '192.0.2.1']);
+    assert.equal(o.verbosity, 4);
+    assert.deepEqual(warnings, ['setting GA feature gate ServerSideApply=true; it will be removed in a future release']);
+  });
+
+  test('invalid values are refused with messages naming the flag', () => {
+    const cases: [string[], RegExp][] = [
+      [['--secure-port=70000'], /--secure-port: must be a port number from 0 to 65535/],
+      [['--secure-port=-1'], /--secure-port/],
+      [['--storage-backend=mysql'], /--storage-backend: expected one of memory, sqlite, etcd/],
+      [['--storage-backend=etcd'], /--etcd-servers is required with --storage-backend=etcd/],
+      [['--storage-backend=etcd', '--etcd-servers=localhost'], /--etcd-servers.*not a URL/],
+      [['--request-timeout=0s'], /--request-timeout: must be greater than 0/],
+      [['--shutdown-delay-duration=-1s'], /--shutdown-delay-duration: must not be negative/],
+      [['--max-requests-inflight=-5'], /--max-requests-inflight: must not be negative/],
+      [['--bind-address=localhost'], /--bind-address: "localhost" is not an IP address/],
+      [['--api-domain=example.com'], /--api-domain: expected one of/],
+      [['--authorization-mode=RBAC,Magic'], /--authorization-mode: unknown authorization mode Magic/],
+      [['--authorization-mode=RBAC,RBAC'], /--authorization-mode: authorization mode RBAC given more than once/],
+      [['--feature-gates=Bogus=true'], /--feature-gates: unrecognized feature gate: Bogus/],
+      [['--feature-gates=ServerSideApply=false'], /--feature-gates: .*ServerSideApply/],
+      [['--runtime-config=apps'], /--runtime-config: invalid runtime-config key "apps"/],
+      [['--service-cluster-ip-range=10.0.0.0/33'], /--service-cluster-ip-range/],
+      [['--service-cluster-ip-range=10.0.0.0/24,10.1.0.0/24'], /different IP families/],
+      [['--service-node-port-range=32767-30000'], /--service-node-port-range/],
+      [['--etcd-prefix=registry'], /--etcd-prefix: must start with \//],
+      [['--tls-cert-file=/x.crt'], /--tls-cert-file and --tls-private-key-file must be given together/],
+      [['--enable-admission-plugins=A', '--disable-admission-plugins=A'], /both enabled and disabled.*: A/],
+      [['--no-such-flag'], /unknown flag --no-such-flag/],
+      [['stray'], /unexpected argument "stray"/],
+    ];
+    for (const [argv, message] of cases) assert.throws(() => parseApiServerOptions(argv), (e: Error) => e instanceof FlagError && message.test(e.message), argv.join(' '));
+  });
+
+  test('warnings: etcd servers without etcd', () => {
+    const { warnings } = parseApiServerOptions(['--storage-backend=memory', '--etcd-servers=http://127.0.0.1:2379']);
+    assert.deepEqual(warnings, ['flag --etcd-servers is ignored with --storage-backend=memory']);
+  });
+
+  test('--help is reported and the help text lists every flag with its default', () => {
+    assert.equal(parseApiServerOptions(['--help']).help, true);
+    const text = apiServerHelp();
+    for (const d of apiServerFlags) assert.ok(text.includes(`--${d.name}`), d.name);
+    assert.match(text, /--secure-port int {2}\(default 6443\)/);
+    assert.match(text, /--request-timeout duration {2}\(default 1m0s\)/);
+    assert.match(text, /WatchList=true\|false \(ALPHA - default=false\)/);
+  });
+
+  test('port ranges', () => {
+    assert.deepEqual(parsePortRange('30000-32767'), { base: 30000, size: 2768 });
+    assert.deepEqual(parsePortRange('8080'), { base: 8080, size: 1 });
+    for (const bad of ['0-10', '65535+2', 'a-b', '5-4']) assert.throws(() => parsePortRange(bad), bad);
+  });
+});

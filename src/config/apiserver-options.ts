@@ -1,0 +1,236 @@
+// The API server's command line: flag declarations with the reference's defaults, and their
+// validation into one typed options object.
+
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { apiDomains, defaultApiDomain, type ApiDomain } from '../api/naming.js';
+import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
+import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
+import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+
+export type StorageBackend = 'memory' | 'sqlite' | 'etcd';
+
+export const authorizationModes = ['AlwaysAllow', 'AlwaysDeny', 'ABAC', 'Webhook', 'RBAC', 'Node'] as const;
+export type AuthorizationMode = (typeof authorizationModes)[number];
+
+export interface PortRange {
+  /** first port, inclusive */
+  base: number;
+  /** number of ports */
+  size: number;
+}
+
+export interface ApiServerOptions {
+  storageBackend: StorageBackend;
+  etcdServers: string[];
+  etcdPrefix: string;
+  etcdCompactionIntervalMs: number;
+  dataDir: string;
+  /** where the generated CA and certificates live: `--cert-dir`, else `<data-dir>/pki` */
+  certDir: string;
+  /** the admin client-configuration file written on start-up: `<data-dir>/admin.kubeconfig` */
+  adminKubeconfigPath: string;
+  securePort: number;
+  bindAddress: string;
+  advertiseAddress?: string;
+  externalHostname?: string;
+  /** extra names for the generated serving certificate */
+  tlsSans: string[];
+  apiDomain: ApiDomain;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  clientCaFile?: string;
+  anonymousAuth: boolean;
+  authorizationModes: AuthorizationMode[];
+  enableAdmissionPlugins: string[];
+  disableAdmissionPlugins: string[];
+  admissionControlConfigFile?: string;
+  runtimeConfig: RuntimeConfig;
+  featureGates: FeatureGates;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+  requestTimeoutMs: number;
+  /** lower bound of a watch's randomised lifetime, seconds */
+  minRequestTimeoutSeconds: number;
+  livezGracePeriodMs: number;
+  shutdownDelayDurationMs: number;
+  shutdownSendRetryAfter: boolean;
+  watchCache: boolean;
+  defaultWatchCacheSize: number;
+  serviceClusterIpRanges: string[];
+  serviceNodePortRange: PortRange;
+  verbosity: number;
+}
+
+const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative' : undefined);
+const port = (v: FlagValue) => (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be a port number from 0 to 65535');
+const ipAddress = (v: FlagValue) => (v === '' || isIP(v as string) ? undefined : `${JSON.stringify(v)} is not an IP address`);
+
+export const apiServerFlags: readonly FlagDecl[] = [
+  { name: 'storage-backend', type: 'enum', values: ['memory', 'sqlite', 'etcd'], default: 'sqlite', help: 'Where objects are stored: in memory (lost on exit), an embedded SQLite file under --data-dir, or etcd.' },
+  { name: 'etcd-servers', type: 'stringList', default: [], help: 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd.', validate: (v) => (v as string[]).map(checkUrl).find(Boolean) },
+  { name: 'etcd-prefix', type: 'string', default: '/registry', help: 'The prefix of every key in storage.', validate: (v) => ((v as string).startsWith('/') ? undefined : 'must start with /') },
+  { name: 'etcd-compaction-interval', type: 'duration', default: 5 * 60_000, help: 'How often old revisions are compacted away. 0 disables compaction.', validate: nonNegative },
+  { name: 'data-dir', type: 'string', default: './data', help: 'Directory for the SQLite store, the generated certificates and the admin client configuration.', validate: (v) => (v === '' ? 'must not be empty' : undefined) },
+  { name: 'cert-dir', type: 'string', default: '', help: 'Directory of the generated CA and certificates (default <data-dir>/pki). Ignored for serving when --tls-cert-file is given.' },
+  { name: 'secure-port', type: 'int', default: 6443, help: 'The port to serve HTTPS on; 0 picks a free port.', validate: port },
+  { name: 'bind-address', type: 'string', default: '0.0.0.0', help: 'The IP address to listen on. 0.0.0.0 or :: means all interfaces.', validate: ipAddress },
+  { name: 'advertise-address', type: 'string', default: '', help: 'The IP address the server advertises to members of the cluster. Defaults to --bind-address when that is not 0.0.0.0.', validate: ipAddress },
+  { name: 'external-hostname', type: 'string', default: '', help: 'The host name to use in URLs the server generates for itself.' },
+  { name: 'tls-sans', type: 'stringList', default: [], help: 'Extra DNS names and IP addresses for the generated serving certificate.' },
+  { name: 'api-domain', type: 'enum', values: apiDomains, default: defaultApiDomain, help: 'The domain of API groups, labels and annotations; the reference domain makes unmodified reference clients work.' },
+  { name: 'tls-cert-file', type: 'string', default: '', help: 'Serving certificate (PEM, with any intermediates after it). Without it a certificate is generated under --cert-dir.' },
+  { name: 'tls-private-key-file', type: 'string', default: '', help: 'The private key of --tls-cert-file.' },
+  { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle that client certificates are checked against. The generated CA is always trusted too.' },
+  { name: 'anonymous-auth', type: 'bool', default: true, help: 'Treat requests no authenticator rejects or accepts as user system:anonymous in group system:unauthenticated.' },
+  { name: 'authorization-mode', type: 'stringList', default: ['AlwaysAllow'], help: `Ordered list of authorizers: ${authorizationModes.join(', ')}.`, validate: checkAuthorizationModes },
+  { name: 'enable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to enable in addition to the default ones.' },
+  { name: 'disable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to disable, even if on by default.' },
+  { name: 'admission-control-config-file', type: 'string', default: '', help: 'File with the admission plugins\' configuration (an AdmissionConfiguration object).' },
+  { name: 'runtime-config', type: 'stringList', default: [], help: 'Comma-separated <key>[=true|false] entries enabling or disabling API versions and resources. Keys: api/all, api/ga, api/beta, api/alpha, v1, <group>/<version>, <group>/<version>/<resource>.' },
+  { name: 'feature-gates', type: 'map', default: {}, help: `Comma-separated Name=true|false pairs. Known gates:\n          ${describeFeatureGates().split('\n').join('\n          ')}` },
+  { name: 'max-requests-inflight', type: 'int', default: 400, help: 'Maximum number of non-mutating requests in flight; more are refused. 0 means no limit.', validate: nonNegative },
+  { name: 'max-mutating-requests-inflight', type: 'int', default: 200, help: 'Maximum number of mutating requests in flight; more are refused. 0 means no limit.', validate: nonNegative },
+  { name: 'request-timeout', type: 'duration', default: 60_000, help: 'Time limit for a request, except long-running ones such as watches.', validate: (v) => ((v as number) > 0 ? undefined : 'must be greater than 0') },
+  { name: 'min-request-timeout', type: 'int', default: 1800, help: 'Minimum lifetime of a watch, in seconds; each watch lives a random time between this and twice this.', validate: nonNegative },
+  { name: 'livez-grace-period', type: 'duration', default: 0, help: 'Time after start-up during which /livez reports success even if checks fail.', validate: nonNegative },
+  { name: 'shutdown-delay-duration', type: 'duration', default: 0, help: 'Time to keep serving after a termination signal, while /readyz reports failure.', validate: nonNegative },
+  { name: 'shutdown-send-retry-after', type: 'bool', default: false, help: 'During shutdown, answer new requests with 429 and Retry-After instead of serving them.' },
+  { name: 'watch-cache', type: 'bool', default: true, help: 'Serve lists and watches from an in-memory cache.' },
+  { name: 'default-watch-cache-size', type: 'int', default: 100, help: 'Events kept per resource by the watch cache. 0 disables the cache for resources with no size set.', validate: nonNegative },
+  { name: 'service-cluster-ip-range', type: 'stringList', default: ['10.0.0.0/24'], help: 'CIDR from which Service cluster IPs are allocated; at most one per IP family.', validate: checkCidrs },
+  { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'Ports for NodePort Services, both ends included, as <first>-<last> or <first>+<count>.', validate: (v) => checkPortRange(v as string) },
+  { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
+];
+
+export interface ParsedApiServerOptions {
+  options: ApiServerOptions;
+  warnings: string[];
+  /** `--help` was given: print helpText and exit */
+  help: boolean;
+}
+
+export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerOptions {
+  const parsed = parseFlags(apiServerFlags, argv);
+  if (parsed.args.length) throw new FlagError(`unexpected argument ${JSON.stringify(parsed.args[0])}: the API server takes only flags`);
+  const v = parsed.values;
+  const warnings = [...parsed.warnings];
+  const s = (name: string) => (v[name] as string) || undefined;
+
+  const storageBackend = v['storage-backend'] as StorageBackend;
+  const etcdServers = v['etcd-servers'] as string[];
+  if (storageBackend === 'etcd' && etcdServers.length === 0) throw new FlagError('flag --etcd-servers is required with --storage-backend=etcd');
+  if (storageBackend !== 'etcd' && etcdServers.length) warnings.push(`flag --etcd-servers is ignored with --storage-backend=${storageBackend}`);
+  if (!s('tls-cert-file') !== !s('tls-private-key-file')) throw new FlagError('flags --tls-cert-file and --tls-private-key-file must be given together');
+
+  const featureGates = wrap('feature-gates', () => parseFeatureGates(v['feature-gates'] as Record<string, string>));
+  warnings.push(...featureGates.warnings);
+  const runtimeConfig = wrap('runtime-config', () => parseRuntimeConfig(v['runtime-config'] as string[]));
+  warnings.push(...runtimeConfig.warnings);
+
+  const dataDir = v['data-dir'] as string;
+  const options: ApiServerOptions = {
+    storageBackend,
+    etcdServers,
+    etcdPrefix: v['etcd-prefix'] as string,
+    etcdCompactionIntervalMs: v['etcd-compaction-interval'] as number,
+    dataDir,
+    certDir: s('cert-dir') ?? join(dataDir, 'pki'),
+    adminKubeconfigPath: join(dataDir, 'admin.kubeconfig'),
+    securePort: v['secure-port'] as number,
+    bindAddress: v['bind-address'] as string,
+    advertiseAddress: s('advertise-address') ?? (['0.0.0.0', '::'].includes(v['bind-address'] as string) ? undefined : (v['bind-address'] as string)),
+    externalHostname: s('external-hostname'),
+    tlsSans: v['tls-sans'] as string[],
+    apiDomain: v['api-domain'] as ApiDomain,
+    tlsCertFile: s('tls-cert-file'),
+    tlsPrivateKeyFile: s('tls-private-key-file'),
+    clientCaFile: s('client-ca-file'),
+    anonymousAuth: v['anonymous-auth'] as boolean,
+    authorizationModes: v['authorization-mode'] as AuthorizationMode[],
+    enableAdmissionPlugins: v['enable-admission-plugins'] as string[],
+    disableAdmissionPlugins: v['disable-admission-plugins'] as string[],
+    admissionControlConfigFile: s('admission-control-config-file'),
+    runtimeConfig,
+    featureGates: featureGates.gates,
+    maxRequestsInflight: v['max-requests-inflight'] as number,
+    maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
+    requestTimeoutMs: v['request-timeout'] as number,
+    minRequestTimeoutSeconds: v['min-request-timeout'] as number,
+    livezGracePeriodMs: v['livez-grace-period'] as number,
+    shutdownDelayDurationMs: v['shutdown-delay-duration'] as number,
+    shutdownSendRetryAfter: v['shutdown-send-retry-after'] as boolean,
+    watchCache: v['watch-cache'] as boolean,
+    defaultWatchCacheSize: v['default-watch-cache-size'] as number,
+    serviceClusterIpRanges: v['service-cluster-ip-range'] as string[],
+    serviceNodePortRange: parsePortRange(v['service-node-port-range'] as string),
+    verbosity: v.v as number,
+  };
+  const both = options.enableAdmissionPlugins.filter((p) => options.disableAdmissionPlugins.includes(p));
+  if (both.length) throw new FlagError(`admission plugins both enabled and disabled (--enable-admission-plugins, --disable-admission-plugins): ${both.join(', ')}`);
+  return { options, warnings, help: parsed.help };
+}
+
+export function apiServerHelp(program = 'cluster-apiserver'): string {
+  return help(apiServerFlags, { usage: `${program} [flags]` });
+}
+
+function wrap<T>(flag: string, f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    throw new FlagError(`invalid value for flag --${flag}: ${(e as Error).message}`);
+  }
+}
+
+function checkUrl(s: string): string | undefined {
+  try {
+    const u = new URL(s);
+    if ((u.protocol === 'http:' || u.protocol === 'https:') && u.hostname) return undefined;
+  } catch {
+    // reported below
+  }
+  return `${JSON.stringify(s)} is not a URL of the form http(s)://host:port`;
+}
+
+function checkAuthorizationModes(v: FlagValue): string | undefined {
+  const modes = v as string[];
+  const unknown = modes.filter((m) => !(authorizationModes as readonly string[]).includes(m));
+  if (unknown.length) return `unknown authorization mode ${unknown.join(', ')}: use ${authorizationModes.join(', ')}`;
+  const repeated = modes.filter((m, i) => modes.indexOf(m) !== i);
+  if (repeated.length) return `authorization mode ${repeated[0]} given more than once`;
+  return modes.length ? undefined : 'at least one authorization mode is required';
+}
+
+function checkCidrs(v: FlagValue): string | undefined {
+  const cidrs = v as string[];
+  if (cidrs.length === 0 || cidrs.length > 2) return 'give one CIDR, or two of different IP families';
+  for (const cidr of cidrs) {
+    const [ip, bits, extra] = cidr.split('/');
+    const family = isIP(ip ?? '');
+    const max = family === 4 ? 32 : 128;
+    if (!family || extra !== undefined || !/^\d+$/.test(bits ?? '') || Number(bits) > max) return `${JSON.stringify(cidr)} is not a CIDR such as 10.0.0.0/24`;
+  }
+  if (cidrs.length === 2 && isIP(cidrs[0]!.split('/')[0]!) === isIP(cidrs[1]!.split('/')[0]!)) return 'two CIDRs must be of different IP families';
+  return undefined;
+}
+
+function checkPortRange(s: string): string | undefined {
+  try {
+    parsePortRange(s);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/** `30000-32767` (both ends included) or `30000+2768`. */
+export function parsePortRange(s: string): PortRange {
+  const m = /^(\d+)(?:([-+])(\d+))?$/.exec(s.trim());
+  const bad = () => new Error(`${JSON.stringify(s)} is not a port range such as 30000-32767`);
+  if (!m) throw bad();
+  const base = Number(m[1]);
+  const size = m[2] === '+' ? Number(m[3]) : m[2] === '-' ? Number(m[3]) - base + 1 : 1;
+  if (base < 1 || size < 1 || base + size - 1 > 65535) throw bad();
+  return { base, size };
+}

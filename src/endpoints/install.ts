@@ -1,0 +1,113 @@
+// Routes a resource request to its verb handler: the resource, its scope, and the verbs it serves.
+import type { RequestContext } from '../server/context.js';
+import type { Naming } from '../api/naming.js';
+import type { ApiResources, ResourceInfo } from '../registry/resources.js';
+import type { AdmissionPlugin } from '../admission/types.js';
+import { createStore, type StoreDeps, type Store } from '../registry/store.js';
+import { createReads, type Reads, type ReadDeps } from '../registry/reads.js';
+import { strategyFor } from '../registry/strategies/index.js';
+import type { Strategy } from '../registry/strategy.js';
+import type { Verb } from '../registry/types.js';
+import { methodNotSupported, notFound, pathNotFound, ApiError, statusBody } from '../server/status.js';
+import type { Scope } from './scope.js';
+import { get, list } from './read.js';
+import { watch } from './watch.js';
+import { create, update, patch, remove, removeCollection } from './write.js';
+
+export interface ResourceEndpointsConfig {
+  resources: ApiResources;
+  names: Naming;
+  deps: StoreDeps & ReadDeps;
+  plugins: AdmissionPlugin[];
+  bookmarkIntervalMs: number;
+  minRequestTimeoutSeconds: number;
+}
+
+/** subresources served by the generic store: each changes only its own part of the object */
+const genericSubresources = new Set(['status', 'finalize']);
+
+export function resourceEndpoints(c: ResourceEndpointsConfig) {
+  const backends = new Map<string, { store: Store; reads: Reads; strategy: Strategy }>();
+
+  /** one store per resource, shared by all its served versions */
+  function backendFor(info: ResourceInfo) {
+    const key = `${info.group}/${info.resource}`;
+    let b = backends.get(key);
+    if (!b) {
+      const strategy = strategyFor(info.def.group, info.resource);
+      b = { store: createStore(info, strategy, c.deps), reads: createReads(info, c.deps), strategy };
+      backends.set(key, b);
+    }
+    return b;
+  }
+  c.resources.onChange(() => {
+    const live = new Set(c.resources.all().map(r => `${r.group}/${r.resource}`));
+    for (const k of backends.keys()) if (!live.has(k)) backends.delete(k);
+  });
+
+  const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
+    info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins,
+    bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
+  });
+
+  return {
+    backendFor,
+    async handle(ctx: RequestContext): Promise<void> {
+      const ri = ctx.info;
+      const info = c.resources.lookup(ri.apiGroup, ri.apiVersion, ri.parts[0] ?? '');
+      if (!info) throw pathNotFound(ctx.path);
+      const parts = ri.parts;
+      if (parts.length > 3) throw pathNotFound(ctx.path);
+      const namespace = info.namespaced ? ri.namespace : '';
+      if (!info.namespaced && ri.namespace && !(info.group === '' && info.resource === 'namespaces')) throw pathNotFound(ctx.path);
+      const name = parts[1] ?? '';
+      const sub = parts[2] ?? '';
+      const verb = ri.verb as Verb;
+      const allowed = (verbs: Verb[], v: Verb) => {
+        if (!verbs.includes(v)) throw methodNotSupported(`${info.resource}${sub ? `/${sub}` : ''}`, ctx.method);
+      };
+
+      if (sub) {
+        const s = info.subresources[sub];
+        if (!s) throw pathNotFound(ctx.path);
+        if (!genericSubresources.has(sub))
+          throw new ApiError(statusBody(405, 'MethodNotAllowed', `the ${info.resource}/${sub} subresource is not supported by this server yet`));
+        const scope = scopeFor(info, sub);
+        allowed(s.verbs, verb);
+        if (verb === 'get') return get(ctx, scope, namespace, name);
+        if (verb === 'update') return update(ctx, scope, namespace, name);
+        if (verb === 'patch') return patch(ctx, scope, namespace, name);
+        throw methodNotSupported(`${info.resource}/${sub}`, ctx.method);
+      }
+
+      const scope = scopeFor(info, '');
+      if (info.namespaced && !namespace && name) throw pathNotFound(ctx.path);
+      if (!name) {
+        switch (verb) {
+          case 'list': allowed(info.verbs, 'list'); return list(ctx, scope, namespace);
+          case 'watch': allowed(info.verbs, 'watch'); return watch(ctx, scope, namespace);
+          case 'create':
+            allowed(info.verbs, 'create');
+            if (info.namespaced && !namespace) throw methodNotSupported(info.resource, ctx.method);
+            return create(ctx, scope, namespace);
+          case 'deletecollection': allowed(info.verbs, 'deletecollection'); return removeCollection(ctx, scope, namespace);
+          default: throw methodNotSupported(info.resource, ctx.method);
+        }
+      }
+      // a list or watch narrowed by field selector keeps its collection path; an object path names one
+      if (ctx.method === 'GET' || ctx.method === 'HEAD') {
+        if (verb === 'watch') { allowed(info.verbs, 'watch'); return watch(ctx, scope, namespace, name); }
+        allowed(info.verbs, 'get');
+        return get(ctx, scope, namespace, name);
+      }
+      switch (ctx.method) {
+        case 'PUT': allowed(info.verbs, 'update'); return update(ctx, scope, namespace, name);
+        case 'PATCH': allowed(info.verbs, 'patch'); return patch(ctx, scope, namespace, name);
+        case 'DELETE': allowed(info.verbs, 'delete'); return remove(ctx, scope, namespace, name);
+        case 'POST': throw methodNotSupported(`${info.resource} "${name}"`, ctx.method);
+        default: throw methodNotSupported(info.resource, ctx.method);
+      }
+    },
+    notFound,
+  };
+}

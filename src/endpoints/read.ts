@@ -1,0 +1,87 @@
+// get and list: one object or a collection, as JSON, YAML, Table or metadata only.
+import type { ApiObject } from '../api/meta.js';
+import type { RequestContext } from '../server/context.js';
+import { negotiate, offeredTypes, parseAccept, type Representation } from '../server/negotiation.js';
+import { sendObject, sendText, isPretty, encode } from '../server/respond.js';
+import { notAcceptable, badRequest } from '../server/status.js';
+import { parseIncludeObject, toTable } from '../server/table.js';
+import type { CachedObject } from '../watch/cache.js';
+import { asServed, filterFor, type Scope } from './scope.js';
+
+export function representationFor(ctx: RequestContext, scope: Scope): Representation {
+  const target = { table: true, yaml: true, metadata: true };
+  const rep = negotiate(parseAccept(ctx.headers.accept), scope.names, target);
+  if (!rep) throw notAcceptable(offeredTypes(scope.names, target));
+  return rep;
+}
+
+const partial = (scope: Scope, obj: ApiObject, version: string) =>
+  ({ kind: 'PartialObjectMetadata', apiVersion: `${scope.names.metaGroup}/${version}`, metadata: obj.metadata });
+
+export async function get(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
+  const rep = representationFor(ctx, scope);
+  const obj = asServed(scope, await scope.store.get(namespace, name));
+  sendOne(ctx, scope, rep, obj, 200);
+}
+
+/** one object in the negotiated representation */
+export function sendOne(ctx: RequestContext, scope: Scope, rep: Representation, obj: ApiObject, code: number) {
+  switch (rep.kind) {
+    case 'table':
+      return sendObject(ctx, code, toTable(scope.info, [obj], { resourceVersion: obj.metadata.resourceVersion },
+        parseIncludeObject(ctx.query.get('includeObject')), scope.names, rep.version), rep.contentType);
+    case 'metadata':
+      return sendObject(ctx, code, partial(scope, obj, rep.version), rep.contentType);
+    case 'yaml':
+      return sendObject(ctx, code, obj, rep.contentType);
+    default:
+      return sendObject(ctx, code, obj, 'application/json');
+  }
+}
+
+export function parseLimit(v: string | null): number | undefined {
+  if (v === null || v === '') return undefined;
+  if (!/^-?\d+$/.test(v)) throw badRequest(`limit: Invalid value: "${v}": must be an integer`);
+  const n = Number(v);
+  return n > 0 ? n : undefined;
+}
+
+export async function list(ctx: RequestContext, scope: Scope, namespace: string) {
+  const rep = representationFor(ctx, scope);
+  const q = ctx.query;
+  const result = await scope.reads.list({
+    ...filterFor(ctx, scope, namespace),
+    limit: parseLimit(q.get('limit')),
+    continue: q.get('continue') ?? undefined,
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    resourceVersionMatch: (q.get('resourceVersionMatch') ?? '') as '' | 'Exact' | 'NotOlderThan',
+  });
+  const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
+  if (result.continue) meta.continue = result.continue;
+  if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
+  const objects = () => result.items.map(i => asServed(scope, i.obj));
+  switch (rep.kind) {
+    case 'table':
+      return sendObject(ctx, 200, toTable(scope.info, objects(), meta, parseIncludeObject(q.get('includeObject')), scope.names, rep.version), rep.contentType);
+    case 'metadata':
+      return sendObject(ctx, 200, {
+        kind: 'PartialObjectMetadataList', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: meta,
+        items: objects().map(o => partial(scope, o, rep.version)),
+      }, rep.contentType);
+    case 'yaml':
+      return sendObject(ctx, 200, { apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() }, rep.contentType);
+    default:
+      return sendText(ctx, 200, listJson(scope, meta, result.items, isPretty(ctx)), 'application/json');
+  }
+}
+
+/** a list's JSON from each cached object's own JSON text, made once and shared by every list that returns it */
+export function listJson(scope: Scope, meta: Record<string, unknown>, items: CachedObject[], pretty: boolean): string {
+  if (pretty) return encode({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta, items: items.map(i => asServed(scope, i.obj)) }, 'application/json', true);
+  const parts: string[] = [];
+  for (const i of items) {
+    if (i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind) parts.push(i.json ??= JSON.stringify(i.obj));
+    else parts.push(JSON.stringify(asServed(scope, i.obj)));
+  }
+  return `{"kind":${JSON.stringify(scope.info.listKind)},"apiVersion":${JSON.stringify(scope.info.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[${parts.join(',')}]}`;
+}

@@ -1,0 +1,86 @@
+// What a verb handler needs to serve one resource at one version, and the helpers all handlers share.
+import type { ApiObject } from '../api/meta.js';
+import type { Naming } from '../api/naming.js';
+import type { AdmissionPlugin } from '../admission/types.js';
+import { admissionFor } from '../admission/chain.js';
+import type { RequestContext } from '../server/context.js';
+import type { ResourceInfo } from '../registry/resources.js';
+import type { Store, AdmissionHooks } from '../registry/store.js';
+import type { Reads, Filter } from '../registry/reads.js';
+import type { Strategy } from '../registry/strategy.js';
+import { parseLabelSelector, matchLabels, parseFieldSelector, matchFields, type FieldSelector } from '../api/selectors.js';
+import { badRequest } from '../server/status.js';
+
+export interface Scope {
+  info: ResourceInfo;
+  subresource: string;
+  store: Store;
+  reads: Reads;
+  strategy: Strategy;
+  names: Naming;
+  plugins: AdmissionPlugin[];
+  bookmarkIntervalMs: number;
+  /** watches without timeoutSeconds end after a random time between this and twice this */
+  minRequestTimeoutSeconds: number;
+}
+
+export function admission(ctx: RequestContext, scope: Scope, namespace: string, name: string, dryRun: boolean): AdmissionHooks {
+  const { info } = scope;
+  return admissionFor(scope.plugins, {
+    group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: info.kind,
+    namespace, name, dryRun, user: ctx.user,
+  });
+}
+
+/** the object as the requested version names it */
+export function asServed(scope: Scope, obj: ApiObject): ApiObject {
+  if (obj.apiVersion === scope.info.apiVersion && obj.kind === scope.info.kind) return obj;
+  return { ...obj, apiVersion: scope.info.apiVersion, kind: scope.info.kind };
+}
+
+/** dryRun=All, or nothing; the bare parameter is not a dry run */
+export function parseDryRun(values: string[]): boolean {
+  const set = values.filter(v => v !== '');
+  for (const v of set) if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+  return set.length > 0;
+}
+
+export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
+
+export function parseFieldValidation(v: string | null): FieldValidation {
+  if (v === null || v === '') return 'Warn';
+  if (v === 'Ignore' || v === 'Warn' || v === 'Strict') return v;
+  throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
+}
+
+const fieldValue = (path: string) => (o: ApiObject) => {
+  const v = path.split('.').reduce((x: any, k) => x?.[k], o);
+  return v === undefined || v === null ? '' : String(v);
+};
+
+/** the namespace and selector filter of a list or watch */
+export function filterFor(ctx: RequestContext, scope: Scope, namespace: string): Filter {
+  const ls = ctx.query.get('labelSelector') ?? '';
+  const fs = ctx.query.get('fieldSelector') ?? '';
+  const label = ls ? parseLabelSelector(ls) : undefined;
+  let field: FieldSelector | undefined;
+  const getters: Record<string, (o: ApiObject) => string | undefined> = {
+    'metadata.name': fieldValue('metadata.name'),
+    ...(scope.info.namespaced ? { 'metadata.namespace': fieldValue('metadata.namespace') } : {}),
+    ...scope.strategy.selectableFields,
+  };
+  if (fs) field = parseFieldSelector(fs, new Set(Object.keys(getters)));
+  if (!label && !field) return { namespace, selective: false };
+  return {
+    namespace, selective: true,
+    match(obj) {
+      if (label && !matchLabels(label, obj.metadata.labels)) return false;
+      if (field) {
+        const fields: Record<string, string> = {};
+        for (const [k, get] of Object.entries(getters)) fields[k] = get(obj) ?? '';
+        if (!matchFields(field, fields)) return false;
+      }
+      return true;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+// watch: a stream of {type, object} documents, one per change, with headers flushed at once.
+import type { ApiObject } from '../api/meta.js';
+import { bufferedBytes, type RequestContext } from '../server/context.js';
+import { setWarnings } from '../server/respond.js';
+import { badRequest, type ApiError } from '../server/status.js';
+import { parseIncludeObject, tableRow, columnsOf } from '../server/table.js';
+import type { CachedObject } from '../watch/cache.js';
+import { asServed, filterFor, type Scope } from './scope.js';
+import { representationFor } from './read.js';
+
+/** a watcher whose unsent output grows past this is closed; the client resumes from its last version */
+const maxBufferedBytes = 16 * 1024 * 1024;
+
+export async function watch(ctx: RequestContext, scope: Scope, namespace: string, nameFromPath?: string) {
+  const q = ctx.query;
+  const rep = representationFor(ctx, scope);
+  const timeoutText = q.get('timeoutSeconds');
+  if (timeoutText !== null && timeoutText !== '' && !/^\d+$/.test(timeoutText)) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutText}": must be a non-negative integer`);
+  const min = scope.minRequestTimeoutSeconds;
+  const timeoutSeconds = timeoutText ? Number(timeoutText) : min * (1 + Math.random());
+  const sendInitialText = q.get('sendInitialEvents');
+  const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : sendInitialText === 'true';
+  const allowBookmarks = q.get('allowWatchBookmarks') === 'true';
+  if (sendInitialEvents !== undefined) {
+    if (q.get('resourceVersionMatch') !== 'NotOlderThan')
+      throw badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
+  } else if (q.get('resourceVersionMatch')) {
+    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
+  }
+  const filter = filterFor(ctx, scope, namespace);
+  if (nameFromPath) {
+    const inner = filter.match;
+    filter.match = o => o.metadata.name === nameFromPath && (!inner || inner(o));
+    filter.selective = true;
+  }
+  const include = rep.kind === 'table' ? parseIncludeObject(q.get('includeObject')) : 'Metadata';
+  const cols = columnsOf(scope.info);
+  const { res } = ctx;
+
+  let closed = false;
+  let ending = false;
+  let stop: () => void = () => {};
+  const finish = () => {
+    if (closed) return;
+    closed = true;
+    clearTimeout(timer);
+    stop();
+    if (!res.writableEnded) res.end();
+  };
+  // events produced while the watch starts wait until the headers are out
+  let pending: string[] | undefined = [];
+  const write = (text: string) => {
+    if (closed) return;
+    if (pending) { pending.push(text); return; }
+    res.write(text);
+    if (bufferedBytes(res) > maxBufferedBytes) finish();
+  };
+  const objectFor = (obj: ApiObject): unknown => {
+    const served = asServed(scope, obj);
+    if (rep.kind === 'table') {
+      return {
+        kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: { resourceVersion: obj.metadata.resourceVersion },
+        columnDefinitions: cols.map(c => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
+        rows: [tableRow(scope.info, served, include, scope.names, cols)],
+      };
+    }
+    if (rep.kind === 'metadata') return { kind: 'PartialObjectMetadata', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: obj.metadata };
+    return served;
+  };
+  const eventText = (type: string, item: CachedObject) => {
+    if (rep.kind === 'json' && item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind)
+      return `{"type":"${type}","object":${item.json ??= JSON.stringify(item.obj)}}\n`;
+    return `{"type":"${type}","object":${JSON.stringify(objectFor(item.obj))}}\n`;
+  };
+  const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
+    const metadata: Record<string, unknown> = { resourceVersion: String(rev) };
+    if (initialEventsEnd) metadata.annotations = { [`${scope.names.domain}/initial-events-end`]: 'true' };
+    if (rep.kind === 'table') return { kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata, columnDefinitions: [], rows: [] };
+    return { kind: scope.info.kind, apiVersion: scope.info.apiVersion, metadata };
+  };
+
+  const timer = setTimeout(finish, timeoutSeconds * 1000);
+  timer.unref();
+  ctx.signal.addEventListener('abort', finish, { once: true });
+  res.on('close', finish);
+
+  // start the watch before sending headers, so errors still become a plain Status response
+  stop = await scope.reads.watch({
+    ...filter,
+    resourceVersion: q.get('resourceVersion') ?? undefined,
+    sendInitialEvents, allowBookmarks, bookmarkIntervalMs: scope.bookmarkIntervalMs,
+  }, {
+    event: (type, item) => write(eventText(type, item)),
+    bookmark: (rev, end) => write(`{"type":"BOOKMARK","object":${JSON.stringify(bookmarkObject(rev, end))}}\n`),
+    fail: (err: ApiError) => { write(`{"type":"ERROR","object":${JSON.stringify(err.status)}}\n`); ending = true; if (!pending) finish(); },
+  }).catch(e => { clearTimeout(timer); closed = true; throw e; });
+  if (closed) { stop(); return; }
+
+  setWarnings(ctx);
+  res.setHeader('Content-Type', rep.contentType);
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.setHeader('Audit-Id', ctx.id);
+  if (!('stream' in ctx.req)) res.setHeader('Transfer-Encoding', 'chunked');
+  res.writeHead(200);
+  (res as { flushHeaders?: () => void }).flushHeaders?.();
+  const early = pending;
+  pending = undefined;
+  if (early.length) write(early.join(''));
+  if (ending) finish();
+  await new Promise<void>(resolve => { if (closed) resolve(); else res.once('close', () => resolve()); if (res.writableEnded) resolve(); });
+}

@@ -1,0 +1,135 @@
+// The server's own certificates: a CA, a serving certificate and an admin client certificate.
+// Kept in one directory; loaded when present and still good, issued when missing, broken, expiring,
+// or (for the serving certificate) no longer covering the host names asked for.
+
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+import { createCertificateAuthority, generateKeyPair, issueLeaf, type CertificateAuthority } from './certificates.js';
+
+export { signCertificate, readCertificateRequest, knownUsages, type KeyUsage, type CertificateAuthority } from './certificates.js';
+
+export interface Pki {
+  dir: string;
+  caCertPem: string;
+  caKeyPem: string;
+  serverCertPem: string;
+  serverKeyPem: string;
+  adminCertPem: string;
+  adminKeyPem: string;
+  /** the DNS names and IP addresses the serving certificate covers */
+  serverNames: string[];
+  /** files written by this call (empty when everything was loaded) */
+  written: string[];
+}
+
+export const files = {
+  caCert: 'ca.crt', caKey: 'ca.key',
+  serverCert: 'apiserver.crt', serverKey: 'apiserver.key',
+  adminCert: 'admin.crt', adminKey: 'admin.key',
+} as const;
+
+export const adminUser = 'admin';
+export const adminGroup = 'system:masters';
+
+const day = 24 * 3600;
+const caTtlSeconds = 10 * 365 * day;
+const leafTtlSeconds = 365 * day;
+/** certificates this close to expiry are reissued at start-up */
+const renewBeforeMs = 30 * day * 1000;
+
+export async function ensurePki(dir: string, opts: { hosts: readonly string[] }): Promise<Pki> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const written: string[] = [];
+  const serverNames = [...new Set([...opts.hosts, 'localhost', '127.0.0.1', '::1', hostname()].filter(Boolean))];
+
+  let ca = await loadPair(dir, files.caCert, files.caKey);
+  const caUsable = ca && ca.cert.ca && fresh(ca.cert);
+  if (!caUsable) ca = undefined;
+  const authority: CertificateAuthority = ca
+    ? { certPem: ca.certPem, keyPem: ca.keyPem }
+    : createCertificateAuthority(`apiserver-ca@${Math.floor(Date.now() / 1000)}`, caTtlSeconds);
+  if (!ca) written.push(...(await writePair(dir, files.caCert, files.caKey, authority.certPem, authority.keyPem)));
+  const caCert = ca?.cert ?? new X509Certificate(authority.certPem);
+
+  const leaf = async (certFile: string, keyFile: string, good: (c: X509Certificate) => boolean, issue: (key: ReturnType<typeof generateKeyPair>) => string) => {
+    const existing = ca ? await loadPair(dir, certFile, keyFile) : undefined;
+    if (existing && existing.cert.checkIssued(caCert) && existing.cert.verify(caCert.publicKey) && fresh(existing.cert) && good(existing.cert)) {
+      return { certPem: existing.certPem, keyPem: existing.keyPem };
+    }
+    const key = generateKeyPair();
+    const certPem = issue(key);
+    written.push(...(await writePair(dir, certFile, keyFile, certPem, key.keyPem)));
+    return { certPem, keyPem: key.keyPem };
+  };
+
+  const server = await leaf(files.serverCert, files.serverKey, (c) => serverNames.every((n) => covers(c, n)), (key) =>
+    issueLeaf(authority, key.publicKey, {
+      commonName: 'apiserver',
+      usages: ['digital signature', 'key encipherment', 'server auth'],
+      ttlSeconds: leafTtlSeconds,
+      dnsNames: serverNames.filter((n) => !isIP(n)),
+      ips: serverNames.filter((n) => isIP(n)),
+    }),
+  );
+  const admin = await leaf(files.adminCert, files.adminKey, (c) => c.subject.split('\n').sort().join('\n') === `CN=${adminUser}\nO=${adminGroup}`, (key) =>
+    issueLeaf(authority, key.publicKey, {
+      commonName: adminUser,
+      organizations: [adminGroup],
+      usages: ['digital signature', 'key encipherment', 'client auth'],
+      ttlSeconds: leafTtlSeconds,
+    }),
+  );
+
+  return {
+    dir,
+    caCertPem: authority.certPem,
+    caKeyPem: authority.keyPem,
+    serverCertPem: server.certPem,
+    serverKeyPem: server.keyPem,
+    adminCertPem: admin.certPem,
+    adminKeyPem: admin.keyPem,
+    serverNames,
+    written,
+  };
+}
+
+interface LoadedPair {
+  certPem: string;
+  keyPem: string;
+  cert: X509Certificate;
+}
+
+/** A certificate with its matching key, or nothing when either is missing or they do not belong together. */
+async function loadPair(dir: string, certFile: string, keyFile: string): Promise<LoadedPair | undefined> {
+  try {
+    const [certPem, keyPem] = await Promise.all([readFile(join(dir, certFile), 'utf8'), readFile(join(dir, keyFile), 'utf8')]);
+    const cert = new X509Certificate(certPem);
+    return cert.checkPrivateKey(createPrivateKey(keyPem)) ? { certPem, keyPem, cert } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function fresh(cert: X509Certificate): boolean {
+  const now = Date.now();
+  return new Date(cert.validFrom).getTime() <= now && new Date(cert.validTo).getTime() - renewBeforeMs > now;
+}
+
+function covers(cert: X509Certificate, host: string): boolean {
+  return isIP(host) ? cert.checkIP(host) !== undefined : cert.checkHost(host) !== undefined;
+}
+
+/** Writes through a temporary name so a crash never leaves half a file; keys are private to the owner. */
+async function writePair(dir: string, certFile: string, keyFile: string, certPem: string, keyPem: string): Promise<string[]> {
+  const write = async (file: string, text: string, mode: number) => {
+    const path = join(dir, file);
+    await writeFile(`${path}.tmp`, text, { mode });
+    await chmod(`${path}.tmp`, mode); // in case a stale temporary file had other permissions
+    await rename(`${path}.tmp`, path);
+    return path;
+  };
+  return [await write(keyFile, keyPem, 0o600), await write(certFile, certPem, 0o644)];
+}

@@ -1,0 +1,119 @@
+// The installed API: resource definitions resolved against the API domain and the enabled versions,
+// looked up by (group, version, resource). Routes and discovery read the same table.
+import type { Naming } from '../api/naming.js';
+import type { ResourceDefinition, SubresourceDefinition, Verb, VersionDefinition } from './types.js';
+import type { Schema } from '../schema/types.js';
+
+export interface ResourceInfo {
+  def: ResourceDefinition;
+  /** full group name ('' for core) */
+  group: string;
+  /** the served version this entry answers for */
+  version: string;
+  /** the version objects are stored at */
+  storageVersion: string;
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  namespaced: boolean;
+  verbs: Verb[];
+  subresources: Record<string, SubresourceDefinition>;
+  schema?: Schema;
+  versionDef: VersionDefinition;
+  /** storage key prefix, ending in '/' */
+  keyPrefix: string;
+  apiVersion: string;
+}
+
+export interface GroupInfo { name: string; versions: string[]; preferredVersion: string }
+
+export interface ApiResources {
+  lookup(group: string, version: string, resource: string): ResourceInfo | undefined;
+  /** every served (group, version, resource) entry */
+  all(): ResourceInfo[];
+  /** groups in discovery order, each with its served versions (preferred first) */
+  groups(): GroupInfo[];
+  byGroupVersion(group: string, version: string): ResourceInfo[];
+  /** the entry at the preferred version for a group and resource */
+  preferred(group: string, resource: string): ResourceInfo | undefined;
+  add(def: ResourceDefinition): void;
+  remove(group: string, resource: string): void;
+  /** called after add/remove so caches (discovery documents) can be rebuilt */
+  onChange(fn: () => void): void;
+}
+
+export function fullGroup(def: ResourceDefinition, names: Naming): string {
+  return def.domainGroup ? names.group(def.group) : def.group;
+}
+
+/** versions sort as the reference does: GA before beta before alpha, higher numbers first */
+export function compareVersions(a: string, b: string): number {
+  const parse = (v: string) => {
+    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
+    if (!m) return [0, 0, 0, v] as const;
+    const track = m[2] === 'alpha' ? 1 : m[2] === 'beta' ? 2 : 3;
+    return [track, Number(m[1]), Number(m[3] ?? 0), v] as const;
+  };
+  const [ta, ma, na, sa] = parse(a);
+  const [tb, mb, nb, sb] = parse(b);
+  if (ta !== tb) return tb - ta;
+  if (ta === 0) return sa < sb ? -1 : sa > sb ? 1 : 0;
+  if (ma !== mb) return mb - ma;
+  return nb - na;
+}
+
+export function createApiResources(names: Naming, isServed: (group: string, version: string, resource: string, def: ResourceDefinition, v: VersionDefinition) => boolean): ApiResources {
+  const entries = new Map<string, ResourceInfo>();
+  const defs = new Map<string, ResourceDefinition>();
+  const listeners: Array<() => void> = [];
+  let groupOrder: string[] = [];
+  const k = (g: string, v: string, r: string) => `${g}/${v}/${r}`;
+
+  const api: ApiResources = {
+    lookup: (g, v, r) => entries.get(k(g, v, r)),
+    all: () => [...entries.values()],
+    byGroupVersion: (g, v) => [...entries.values()].filter(e => e.group === g && e.version === v),
+    groups() {
+      const byGroup = new Map<string, Set<string>>();
+      for (const e of entries.values()) {
+        if (!byGroup.has(e.group)) byGroup.set(e.group, new Set());
+        byGroup.get(e.group)!.add(e.version);
+      }
+      return groupOrder.filter(g => byGroup.has(g)).map(name => {
+        const versions = [...byGroup.get(name)!].sort(compareVersions);
+        return { name, versions, preferredVersion: versions[0] };
+      });
+    },
+    preferred(g, r) {
+      const group = api.groups().find(x => x.name === g);
+      if (!group) return undefined;
+      for (const v of group.versions) { const e = entries.get(k(g, v, r)); if (e) return e; }
+      return undefined;
+    },
+    add(def) {
+      const group = fullGroup(def, names);
+      defs.set(`${group}/${def.resource}`, def);
+      const storage = def.versions.find(v => v.storage) ?? def.versions[0];
+      for (const v of def.versions) {
+        if (!v.served || !isServed(group, v.name, def.resource, def, v)) continue;
+        entries.set(k(group, v.name, def.resource), {
+          def, group, version: v.name, storageVersion: storage.name, resource: def.resource, kind: def.kind,
+          listKind: def.listKind ?? `${def.kind}List`, singular: def.singular || def.kind.toLowerCase(),
+          namespaced: def.namespaced, verbs: def.verbs, subresources: def.subresources ?? {}, schema: v.schema, versionDef: v,
+          keyPrefix: `/registry/${group || 'core'}/${def.resource}/`,
+          apiVersion: group ? `${group}/${v.name}` : v.name,
+        });
+      }
+      if (!groupOrder.includes(group)) groupOrder.push(group);
+      for (const l of listeners) l();
+    },
+    remove(g, r) {
+      defs.delete(`${g}/${r}`);
+      for (const [key, e] of entries) if (e.group === g && e.resource === r) entries.delete(key);
+      for (const l of listeners) l();
+    },
+    onChange: fn => { listeners.push(fn); },
+  };
+  return api;
+}

@@ -1,0 +1,35 @@
+import { defineStrategy } from '../strategy.js';
+
+const field = (path: string) => (o: any) => {
+  const v = path.split('.').reduce((x: any, k) => x?.[k], o);
+  return v === undefined || v === null ? '' : String(v);
+};
+
+/** pods start Pending; a pod bound to a node is deleted gracefully (its node agent confirms) */
+export const pods = defineStrategy({
+  generation: false,
+  returnDeletedObject: true,
+  selectableFields: Object.fromEntries(['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
+    'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'].map(f => [f, field(f)])),
+  prepareForCreate(obj: any) {
+    obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
+  },
+  defaultGracePeriod(obj: any) {
+    if (!obj.spec?.nodeName) return 0;
+    return obj.spec?.terminationGracePeriodSeconds ?? 30;
+  },
+});
+
+function qosClass(spec: any): string {
+  const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
+  let guaranteed = containers.length > 0, any = false;
+  for (const c of containers) {
+    const req = c.resources?.requests ?? {}, lim = c.resources?.limits ?? {};
+    if (Object.keys(req).length || Object.keys(lim).length) any = true;
+    for (const r of ['cpu', 'memory']) {
+      const l = lim[r], q = req[r] ?? l;
+      if (!l || q !== l) guaranteed = false;
+    }
+  }
+  return guaranteed ? 'Guaranteed' : any ? 'Burstable' : 'BestEffort';
+}

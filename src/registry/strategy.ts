@@ -1,0 +1,46 @@
+// A strategy holds the per-resource hooks the generic store calls. Every hook is optional;
+// defaultStrategy fills in the reference's common behaviour.
+import type { ApiObject, StatusCause } from '../api/meta.js';
+import type { Naming } from '../api/naming.js';
+
+export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
+
+export interface StrategyContext {
+  /** the API domain's names, for strategies that set well-known labels */
+  names: Naming;
+  now: string;
+}
+
+export interface Strategy {
+  nameRule: NameRule;
+  /** PUT of a missing object creates it */
+  allowCreateOnUpdate: boolean;
+  /** PUT without metadata.resourceVersion is accepted */
+  allowUnconditionalUpdate: boolean;
+  /** metadata.generation starts at 1 and grows with every change outside metadata and status */
+  generation: boolean;
+  /** fields usable in field selectors beyond metadata.name and metadata.namespace */
+  selectableFields: Record<string, (obj: any) => string | undefined>;
+  prepareForCreate?(obj: ApiObject, ctx: StrategyContext): void;
+  prepareForUpdate?(obj: ApiObject, old: ApiObject, ctx: StrategyContext): void;
+  validate?(obj: ApiObject): StatusCause[];
+  validateUpdate?(obj: ApiObject, old: ApiObject): StatusCause[];
+  /** finalizers still to run before the object may go (default: metadata.finalizers) */
+  pendingFinalizers?(obj: ApiObject): boolean;
+  /** called when deletion starts (deletionTimestamp set) */
+  prepareForDelete?(obj: ApiObject): void;
+  /** a delete that removes the object at once answers with the object rather than a Status */
+  returnDeletedObject?: boolean;
+  /** grace period for a delete without one in its options; undefined or 0 deletes at once */
+  defaultGracePeriod?(obj: ApiObject): number | undefined;
+}
+
+export const defaultStrategy: Strategy = {
+  nameRule: 'dns-subdomain',
+  allowCreateOnUpdate: false,
+  allowUnconditionalUpdate: true,
+  generation: true,
+  selectableFields: {},
+};
+
+export const defineStrategy = (s: Partial<Strategy>): Strategy => ({ ...defaultStrategy, ...s });

@@ -1,0 +1,231 @@
+// Assembles the API server from its options: storage, watch cache, installed resources, admission,
+// the pipeline, health, discovery and HTTPS (HTTP/2 and HTTP/1.1 on one port).
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import type { AddressInfo } from 'node:net';
+import { naming, type Naming } from '../api/naming.js';
+import type { ApiServerOptions } from '../config/apiserver-options.js';
+import { writeAdminClientConfig } from '../config/client-config.js';
+import { ensurePki } from '../pki/pki.js';
+import { openStorage } from '../storage/open.js';
+import { startCompactor } from '../storage/compactor.js';
+import type { KV } from '../storage/types.js';
+import { createWatchHub, type WatchHub } from '../watch/cache.js';
+import { createApiResources, type ApiResources } from '../registry/resources.js';
+import { builtinResources } from '../registry/catalog/index.js';
+import { decodeObject, noAdmission } from '../registry/store.js';
+import { selectPlugins } from '../admission/registry.js';
+import type { Listers } from '../admission/types.js';
+import { unionAuthenticator } from '../authn/union.js';
+import { x509Authenticator } from '../authn/x509.js';
+import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from '../authz/types.js';
+import { resourceEndpoints } from '../endpoints/install.js';
+import { discoveryEndpoints } from '../discovery/discovery.js';
+import { healthEndpoints, type HealthCheck } from '../health/checks.js';
+import { openapiEndpoints } from '../openapi/openapi.js';
+import { asResponse, type RequestContext } from './context.js';
+import { compose, pipeline } from './pipeline.js';
+import { sendError, sendObject } from './respond.js';
+import { pathNotFound } from './status.js';
+import { versionInfo } from './version.js';
+import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
+
+export interface ApiServer {
+  url: string;
+  port: number;
+  names: Naming;
+  kv: KV;
+  resources: ApiResources;
+  adminKubeconfigPath?: string;
+  caCertPem: string;
+  adminCertPem: string;
+  adminKeyPem: string;
+  /** graceful stop: readyz fails, the delay passes, in-flight requests finish, watches end */
+  shutdown(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
+
+const domainKey = '/registry/_meta/api-domain';
+
+/** the API domain is fixed when the store is first used; another one later is refused */
+async function checkDomain(kv: KV, names: Naming) {
+  const { kv: stored } = await kv.get(domainKey);
+  if (!stored) {
+    try { await kv.create(domainKey, Buffer.from(JSON.stringify({ domain: names.domain }))); } catch { /* created concurrently */ }
+    return checkDomain(kv, names);
+  }
+  const domain = JSON.parse(Buffer.from(stored.value).toString('utf8')).domain;
+  if (domain !== names.domain)
+    throw new Error(`this store was created with --api-domain=${domain}; start with --api-domain=${domain}, or use a new data directory or store`);
+}
+
+function authorizerFor(modes: readonly string[]): Authorizer {
+  return unionAuthorizer(modes.map(m => {
+    if (m === 'AlwaysAllow') return alwaysAllow;
+    if (m === 'AlwaysDeny') return alwaysDeny;
+    throw new Error(`--authorization-mode=${m} is not supported by this server yet; use AlwaysAllow or AlwaysDeny`);
+  }));
+}
+
+export async function startApiServer(options: ApiServerOptions, log: Logger): Promise<ApiServer> {
+  const startedAt = Date.now();
+  const names = naming(options.apiDomain);
+  const authorizer = authorizerFor(options.authorizationModes);
+  const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
+
+  const kv = await openStorage({ backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers, etcdPrefix: options.etcdPrefix });
+  const cleanup: Array<() => unknown> = [() => kv.close()];
+  try {
+    await checkDomain(kv, names);
+    const hub: WatchHub = createWatchHub(kv, '/registry/', { decode: decodeObject });
+    await hub.start();
+    cleanup.unshift(() => hub.stop());
+
+    const resources = createApiResources(names, (group, version, resource) =>
+      options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
+    for (const def of builtinResources) resources.add(def);
+
+    let endpoints: ReturnType<typeof resourceEndpoints>;
+    const listers: Listers = {
+      async get(group, resource, namespace, name) {
+        const info = resources.preferred(group, resource);
+        if (!info) return undefined;
+        try { return await endpoints.backendFor(info).store.get(namespace, name); } catch { return undefined; }
+      },
+    };
+    const plugins = specs.map(s => s.create({ listers, names }));
+    endpoints = resourceEndpoints({
+      resources, names, plugins,
+      deps: { kv, names, hub, freshnessTimeoutMs: 3000 },
+      bookmarkIntervalMs: 60_000,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+    });
+
+    // the namespaces that exist from the first start
+    const nsInfo = resources.lookup('', 'v1', 'namespaces')!;
+    const nsStore = endpoints.backendFor(nsInfo).store;
+    for (const name of names.initialNamespaces) {
+      try { await nsStore.get('', name); } catch {
+        await nsStore.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, noAdmission, { dryRun: false })
+          .catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
+      }
+    }
+    const finalizer = startNamespaceFinalizer({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
+    cleanup.unshift(() => finalizer.stop());
+    if (options.etcdCompactionIntervalMs > 0) {
+      const compactor = startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs });
+      cleanup.unshift(() => compactor.stop());
+    }
+
+    // certificates and the HTTPS listener
+    const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
+      ...(options.externalHostname ? [options.externalHostname] : []),
+      ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
+    const pki = await ensurePki(options.certDir, { hosts });
+    if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
+    const serverCert = options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem;
+    const serverKey = options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem;
+    const clientCAs = [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : [])];
+
+    let shuttingDown = false;
+    let address = '';
+    const storageCheck: HealthCheck = { name: kv.name, check: () => kv.check() };
+    const ping: HealthCheck = { name: 'ping', check: () => {} };
+    const logCheck: HealthCheck = { name: 'log', check: () => {} };
+    const hooks: HealthCheck[] = ['poststarthook/bootstrap-namespaces', 'poststarthook/start-watch-cache', 'poststarthook/start-namespace-finalizer']
+      .map(name => ({ name, check: () => {} }));
+    const health = healthEndpoints({
+      healthz: [ping, logCheck, storageCheck, ...hooks],
+      livez: [ping, logCheck, storageCheck, ...hooks],
+      readyz: [ping, logCheck, storageCheck, ...hooks,
+        { name: 'shutdown', check: () => { if (shuttingDown) throw new Error('process is shutting down'); } }],
+      livezGracePeriodMs: options.livezGracePeriodMs, startedAt,
+    });
+    const discovery = discoveryEndpoints(resources, names, () => address);
+    const openapi = openapiEndpoints(resources, names);
+    const version = versionInfo();
+
+    const mux = async (ctx: RequestContext) => {
+      if (await health.handle(ctx)) return;
+      if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
+      if (openapi.handle(ctx)) return;
+      if (ctx.info.isResourceRequest) return endpoints.handle(ctx);
+      if (discovery.handle(ctx)) return;
+      throw pathNotFound(ctx.path);
+    };
+    const authenticate = unionAuthenticator([x509Authenticator], options.anonymousAuth);
+    const chain = compose(pipeline({
+      names, authenticate, authorizer, requestTimeoutMs: options.requestTimeoutMs,
+      maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
+    }), mux);
+
+    const inflight = new Set<RequestContext>();
+    const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse) => {
+      const res = asResponse(rawRes);
+      const url = new URL(req.url ?? '/', 'https://server');
+      const aborter = new AbortController();
+      const ctx: RequestContext = {
+        id: randomUUID(), req, res, method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers,
+        info: { isResourceRequest: false, path: url.pathname, verb: '', apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] },
+        warnings: [], signal: aborter.signal, longRunning: false,
+      };
+      res.on('close', () => aborter.abort());
+      inflight.add(ctx);
+      chain(ctx).catch(e => {
+        if ((e as { code?: number }).code === undefined && !(e instanceof Error && e.name === 'ApiError'))
+          log.error(`${ctx.method} ${ctx.path}: ${(e as Error)?.stack ?? e}`);
+        sendError(ctx, e);
+      }).finally(() => inflight.delete(ctx));
+    };
+    const server = createSecureServer({
+      allowHTTP1: true, key: serverKey, cert: serverCert, ca: clientCAs, requestCert: true, rejectUnauthorized: false,
+    }, onRequest);
+    server.on('sessionError', () => {});
+    server.on('tlsClientError', () => {});
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.securePort, options.bindAddress, () => { server.off('error', reject); resolve(); });
+    });
+    cleanup.unshift(() => new Promise<void>(r => server.close(() => r())));
+    const port = (server.address() as AddressInfo).port;
+    const host = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' || !options.bindAddress ? '127.0.0.1' : options.bindAddress;
+    const hostInUrl = host.includes(':') ? `[${host}]` : host;
+    address = `${options.advertiseAddress || (host === '127.0.0.1' ? hostname() : host)}:${port}`;
+    const url = `https://${hostInUrl}:${port}`;
+
+    let adminKubeconfigPath: string | undefined;
+    if (options.storageBackend !== 'memory' || options.adminKubeconfigPath) {
+      adminKubeconfigPath = options.adminKubeconfigPath;
+      await writeAdminClientConfig(adminKubeconfigPath, {
+        server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem,
+        clusterName: names.vendor, userName: 'admin', contextName: 'admin',
+      });
+    }
+
+    const close = async () => {
+      for (const ctx of inflight) if (ctx.longRunning && !ctx.res.writableEnded) ctx.res.end();
+      for (const fn of cleanup.splice(0)) await fn();
+    };
+    return {
+      url, port, names, kv, resources, adminKubeconfigPath,
+      caCertPem: pki.caCertPem, adminCertPem: pki.adminCertPem, adminKeyPem: pki.adminKeyPem,
+      async shutdown() {
+        shuttingDown = true;
+        if (options.shutdownDelayDurationMs > 0) await new Promise(r => setTimeout(r, options.shutdownDelayDurationMs));
+        server.close();
+        const deadline = Date.now() + 60_000;
+        while ([...inflight].some(c => !c.longRunning) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+        await close();
+      },
+      close,
+    };
+  } catch (e) {
+    for (const fn of cleanup.splice(0)) await Promise.resolve(fn()).catch(() => {});
+    throw e;
+  }
+}
+

@@ -1,0 +1,51 @@
+// Reading and decoding request bodies, with the reference's size limit.
+import type { RequestContext } from './context.js';
+import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { badRequest, tooLarge, unsupportedMediaType } from './status.js';
+
+/** the reference's request body limit */
+export const maxBodyBytes = 3 * 1024 * 1024;
+
+export async function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buffer> {
+  const declared = Number(ctx.headers['content-length'] ?? 0);
+  if (declared > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks);
+}
+
+export const mediaType = (ctx: RequestContext) => String(ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+
+/** parses JSON text, reporting the first error position as the reference does in a 400 */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (e) {
+    throw badRequest(`error decoding the request body: ${(e as Error).message}`);
+  }
+}
+
+export function parseYamlObject(text: string): unknown {
+  const docs = parseAllDocuments(text);
+  if (Array.isArray(docs) && docs.length > 1) throw badRequest('error decoding YAML: the request body holds more than one document');
+  try {
+    return parseYaml(text, { uniqueKeys: true, merge: false });
+  } catch (e) {
+    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+  }
+}
+
+/** decodes an object body (POST, PUT) by its content type */
+export async function readObject(ctx: RequestContext): Promise<{ value: unknown; text: string }> {
+  const type = mediaType(ctx);
+  const raw = await readBody(ctx);
+  const text = raw.toString('utf8');
+  if (type === '' || type === 'application/json' || type === '*/*') return { value: parseJson(text), text };
+  if (type === 'application/yaml' || type === 'text/yaml') return { value: parseYamlObject(text), text };
+  throw unsupportedMediaType(type, ['application/json', 'application/yaml']);
+}

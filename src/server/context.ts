@@ -1,0 +1,42 @@
+// The request context passed explicitly through the pipeline and the handlers.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { RequestInfo } from './request-info.js';
+
+export type Request = IncomingMessage | Http2ServerRequest;
+/** HTTP/1.1 and HTTP/2 responses share this surface (setHeader, writeHead, write, end, events) */
+export type Response = ServerResponse;
+export const asResponse = (res: ServerResponse | Http2ServerResponse) => res as unknown as Response;
+/** bytes written but not yet sent, on either protocol */
+export const bufferedBytes = (res: Response): number => {
+  const stream = (res as unknown as { stream?: { writableLength: number } }).stream;
+  return stream ? stream.writableLength : res.writableLength;
+};
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface RequestContext {
+  readonly id: string;
+  readonly req: Request;
+  readonly res: Response;
+  readonly method: string;
+  readonly path: string;
+  readonly query: URLSearchParams;
+  readonly headers: IncomingHttpHeaders;
+  info: RequestInfo;
+  user?: UserInfo;
+  /** Warning header values, added by any stage */
+  readonly warnings: string[];
+  /** aborted when the deadline passes or the client goes away */
+  signal: AbortSignal;
+  /** long-running requests (watch) are exempt from the deadline and max-in-flight */
+  longRunning: boolean;
+  /** the decision reason recorded for audit */
+  authorizationReason?: string;
+}

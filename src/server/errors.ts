@@ -1,0 +1,18 @@
+// Errors from the pure modules (patches, selectors, storage) as the Status bodies the reference returns.
+import { ApiError, statusBody, internalError } from './status.js';
+import { PatchError } from '../patch/common.js';
+import { SelectorError } from '../api/selectors.js';
+import { isStorageError } from '../storage/types.js';
+
+export function toApiError(e: unknown): ApiError {
+  if (e instanceof ApiError) return e;
+  if (e instanceof PatchError) {
+    return e.asCause
+      ? new ApiError(statusBody(e.code, e.reason, 'the server rejected our request due to an error in our request', { causes: [{ message: e.message }] }))
+      : new ApiError(statusBody(e.code, e.reason, e.message));
+  }
+  if (e instanceof SelectorError) return new ApiError(statusBody(400, 'BadRequest', e.message));
+  if (isStorageError(e, 'Unavailable')) return new ApiError(statusBody(503, 'ServiceUnavailable', e.message));
+  if (isStorageError(e)) return internalError(e.message);
+  return internalError(e instanceof Error ? e.message : String(e));
+}

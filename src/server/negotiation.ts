@@ -1,0 +1,76 @@
+// Content negotiation: which representation a response takes (JSON, YAML, Table, aggregated discovery),
+// honouring the requested group exactly or falling through to the next Accept entry.
+import type { Naming } from '../api/naming.js';
+
+export interface MediaRange {
+  type: string;        // e.g. application/json
+  params: Record<string, string>;
+  q: number;
+}
+
+export function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header || !header.trim()) return [{ type: '*/*', params: {}, q: 1 }];
+  const out: MediaRange[] = [];
+  for (const part of header.split(',')) {
+    const [type, ...ps] = part.split(';').map(s => s.trim());
+    if (!type) continue;
+    const params: Record<string, string> = {};
+    let q = 1;
+    for (const p of ps) {
+      const i = p.indexOf('=');
+      if (i < 0) continue;
+      const k = p.slice(0, i).trim().toLowerCase(), v = p.slice(i + 1).trim().replace(/^"|"$/g, '');
+      if (k === 'q') q = Number(v); else params[k] = v;
+    }
+    out.push({ type: type.toLowerCase(), params, q: Number.isFinite(q) ? q : 0 });
+  }
+  // stable sort by q, keeping the client's order among equals
+  return out.map((m, i) => ({ m, i })).sort((a, b) => b.m.q - a.m.q || a.i - b.i).map(x => x.m).filter(m => m.q > 0);
+}
+
+export type Representation =
+  | { kind: 'json'; contentType: string }
+  | { kind: 'yaml'; contentType: string }
+  | { kind: 'table'; contentType: string; version: string }
+  | { kind: 'metadata'; contentType: string; version: string; list: boolean }
+  | { kind: 'discovery'; contentType: string; version: string };
+
+export interface NegotiationTarget {
+  /** object responses can take the Table form */
+  table?: boolean;
+  /** YAML is offered */
+  yaml?: boolean;
+  /** aggregated discovery (GET /api, /apis) */
+  discovery?: boolean;
+  /** PartialObjectMetadata forms */
+  metadata?: boolean;
+}
+
+const jsonLike = (t: string) => t === 'application/json' || t === 'application/*' || t === '*/*';
+
+/** the representation for the first acceptable entry, or undefined (406) */
+export function negotiate(accept: MediaRange[], names: Naming, target: NegotiationTarget): Representation | undefined {
+  for (const m of accept) {
+    const as = m.params['as'];
+    if (as) {
+      if (m.type !== 'application/json') continue;
+      const g = m.params['g'], v = m.params['v'];
+      if (as === 'Table' && target.table && g === names.metaGroup && (v === 'v1' || v === 'v1beta1'))
+        return { kind: 'table', version: v, contentType: `application/json;as=Table;v=${v};g=${g}` };
+      if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && target.metadata && g === names.metaGroup && (v === 'v1' || v === 'v1beta1'))
+        return { kind: 'metadata', version: v, list: as === 'PartialObjectMetadataList', contentType: `application/json;as=${as};v=${v};g=${g}` };
+      if (as === 'APIGroupDiscoveryList' && target.discovery && g === names.group('apidiscovery') && (v === 'v2' || v === 'v2beta1'))
+        return { kind: 'discovery', version: v, contentType: `application/json;g=${g};v=${v};as=APIGroupDiscoveryList` };
+      continue;
+    }
+    if (jsonLike(m.type)) return { kind: 'json', contentType: 'application/json' };
+    if (target.yaml && (m.type === 'application/yaml' || m.type === 'text/yaml')) return { kind: 'yaml', contentType: 'application/yaml' };
+  }
+  return undefined;
+}
+
+export const offeredTypes = (names: Naming, target: NegotiationTarget) => [
+  'application/json', ...(target.yaml ? ['application/yaml'] : []),
+  ...(target.table ? [`application/json;as=Table;v=v1;g=${names.metaGroup}`] : []),
+  ...(target.discovery ? [`application/json;as=APIGroupDiscoveryList;v=v2;g=${names.group('apidiscovery')}`] : []),
+];

@@ -1,0 +1,162 @@
+// The request pipeline, read top to bottom: every request passes these stages in order, then the mux.
+import type { PeerCertificate, TLSSocket } from 'node:tls';
+import type { RequestContext, UserInfo } from './context.js';
+import type { Naming } from '../api/naming.js';
+import { requestInfo } from './request-info.js';
+import type { Authorizer, AuthzAttributes } from '../authz/types.js';
+import type { AuthnRequest } from '../authn/types.js';
+import { forbidden, internalError, tooManyRequests, badRequest } from './status.js';
+
+export type Next = () => Promise<void>;
+export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;
+
+export interface PipelineConfig {
+  names: Naming;
+  authenticate(req: AuthnRequest): Promise<UserInfo>;
+  authorizer: Authorizer;
+  requestTimeoutMs: number;
+  maxRequestsInflight: number;
+  maxMutatingRequestsInflight: number;
+}
+
+export function pipeline(c: PipelineConfig): Filter[] {
+  return [
+    requestInfoStage,
+    deadline(c.requestTimeoutMs),
+    authentication(c.authenticate),
+    impersonation(c.authorizer, c.names.group('authentication')),
+    maxInFlight(c.maxRequestsInflight, c.maxMutatingRequestsInflight),
+    authorization(c.authorizer),
+  ];
+}
+
+export function compose(filters: Filter[], handler: (ctx: RequestContext) => Promise<void>) {
+  return (ctx: RequestContext): Promise<void> => {
+    const run = (i: number): Promise<void> => (i < filters.length ? filters[i](ctx, () => run(i + 1)) : handler(ctx));
+    return run(0);
+  };
+}
+
+const requestInfoStage: Filter = async (ctx, next) => {
+  ctx.info = requestInfo(ctx.method, ctx.path, ctx.query);
+  ctx.longRunning = ctx.info.verb === 'watch' || ctx.info.verb === 'proxy' || ['log', 'exec', 'attach', 'portforward', 'proxy'].includes(ctx.info.subresource);
+  await next();
+};
+
+/** parses the reference's duration form used by ?timeout= (e.g. 32s, 1m30s) */
+function parseGoDuration(s: string): number | undefined {
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+  const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 };
+  let total = 0, consumed = 0, m: RegExpExecArray | null;
+  while ((m = re.exec(s))) { total += Number(m[1]) * unit[m[2]]; consumed += m[0].length; }
+  return consumed === s.length && s.length > 0 ? total : undefined;
+}
+
+function deadline(defaultMs: number): Filter {
+  return async (ctx, next) => {
+    if (ctx.longRunning) return next();
+    let ms = defaultMs;
+    const t = ctx.query.get('timeout');
+    if (t) {
+      const parsed = parseGoDuration(t);
+      if (parsed === undefined) throw badRequest(`invalid timeout "${t}": must be a duration such as 32s`);
+      ms = Math.min(parsed, defaultMs);
+    }
+    if (ms > 0) ctx.signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ms)]);
+    await next();
+  };
+}
+
+function peerCertificate(ctx: RequestContext): Pick<AuthnRequest, 'peerCertificate' | 'peerCertificateError'> {
+  const socket = ((ctx.req as { stream?: { session?: { socket?: TLSSocket } } }).stream?.session?.socket ?? ctx.req.socket) as TLSSocket;
+  if (!socket || typeof socket.getPeerCertificate !== 'function') return {};
+  const cert = socket.getPeerCertificate() as PeerCertificate;
+  if (!cert || !cert.subject) return {};
+  if (!socket.authorized) return { peerCertificateError: String(socket.authorizationError ?? 'unknown authority') };
+  return { peerCertificate: cert };
+}
+
+function authentication(authenticate: PipelineConfig['authenticate']): Filter {
+  return async (ctx, next) => {
+    ctx.user = await authenticate({ headers: ctx.headers, ...peerCertificate(ctx) });
+    await next();
+  };
+}
+
+const attributesOf = (ctx: RequestContext, user: UserInfo): AuthzAttributes => ({
+  user, verb: ctx.info.verb, isResourceRequest: ctx.info.isResourceRequest, path: ctx.path,
+  apiGroup: ctx.info.apiGroup, apiVersion: ctx.info.apiVersion, namespace: ctx.info.namespace,
+  resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
+});
+
+const headerValues = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+/** Impersonate-User/Group/Uid/Extra-*: the requester acts as another user when allowed to impersonate each part */
+function impersonation(authorizer: Authorizer, authenticationGroup: string): Filter {
+  return async (ctx, next) => {
+    const h = ctx.headers;
+    const users = headerValues(h['impersonate-user']);
+    const groups = headerValues(h['impersonate-group']).flatMap(g => g.split(',').map(s => s.trim())).filter(Boolean);
+    const uid = headerValues(h['impersonate-uid'])[0];
+    const extra: Record<string, string[]> = {};
+    for (const [k, v] of Object.entries(h)) {
+      if (k.startsWith('impersonate-extra-')) extra[decodeURIComponent(k.slice('impersonate-extra-'.length))] = headerValues(v);
+    }
+    if (!users.length) {
+      if (groups.length || uid || Object.keys(extra).length)
+        throw badRequest('requested impersonation of groups, uid or extra without impersonating a user');
+      return next();
+    }
+    const requester = ctx.user!;
+    const check = async (resource: string, name: string, apiGroup = '', subresource = '') => {
+      const d = await authorizer.authorize({
+        user: requester, verb: 'impersonate', isResourceRequest: true, path: ctx.path, apiGroup, apiVersion: '',
+        namespace: '', resource, subresource, name,
+      });
+      if (d.decision !== 'Allow')
+        throw forbidden(`${resource} "${name}" is forbidden: User "${requester.username}" cannot impersonate resource "${resource}" in API group "${apiGroup}" at the cluster scope${d.reason ? `: ${d.reason}` : ''}`);
+    };
+    const username = users[0];
+    const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(username);
+    if (sa) await check('serviceaccounts', sa[2]); else await check('users', username);
+    for (const g of groups) await check('groups', g);
+    if (uid) await check('uids', uid, authenticationGroup);
+    for (const [k, vs] of Object.entries(extra)) for (const v of vs) await check('userextras', v, authenticationGroup, k);
+    const impersonated: UserInfo = { username, groups: [...groups], extra };
+    if (uid) impersonated.uid = uid;
+    if (username !== 'system:anonymous' && !impersonated.groups.includes('system:authenticated')) impersonated.groups.push('system:authenticated');
+    if (sa && !impersonated.groups.includes('system:serviceaccounts')) impersonated.groups.push('system:serviceaccounts', `system:serviceaccounts:${sa[1]}`);
+    ctx.user = impersonated;
+    await next();
+  };
+}
+
+const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+function maxInFlight(readonlyLimit: number, mutatingLimit: number): Filter {
+  let readonly = 0, writes = 0;
+  return async (ctx, next) => {
+    if (ctx.longRunning) return next();
+    const isWrite = mutating.has(ctx.info.verb);
+    const limit = isWrite ? mutatingLimit : readonlyLimit;
+    if (limit > 0 && (isWrite ? writes : readonly) >= limit)
+      throw tooManyRequests('Too many requests, please try again later.');
+    if (isWrite) writes++; else readonly++;
+    try { await next(); } finally { if (isWrite) writes--; else readonly--; }
+  };
+}
+
+function authorization(authorizer: Authorizer): Filter {
+  return async (ctx, next) => {
+    const a = attributesOf(ctx, ctx.user!);
+    let d;
+    try { d = await authorizer.authorize(a); } catch (e) { throw internalError(`authorization failed: ${(e as Error).message}`); }
+    ctx.authorizationReason = d.reason;
+    if (d.decision === 'Allow') return next();
+    const who = `User "${a.user.username}"`;
+    const what = a.isResourceRequest
+      ? `${a.resource}${a.apiGroup ? `.${a.apiGroup}` : ''}${a.name ? ` "${a.name}"` : ''} is forbidden: ${who} cannot ${a.verb} resource "${a.resource}${a.subresource ? `/${a.subresource}` : ''}" in API group "${a.apiGroup}" ${a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope'}`
+      : `forbidden: ${who} cannot ${a.verb} path "${a.path}"`;
+    throw forbidden(`${what}${d.reason ? `: ${d.reason}` : ''}`, a.isResourceRequest ? { name: a.name || undefined, group: a.apiGroup || undefined, kind: a.resource } : {});
+  };
+}

@@ -1,0 +1,79 @@
+// Method + path → what is being asked: the verb, API group and version, namespace, resource, name and subresource.
+
+export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy' | string;
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  path: string;
+  verb: RequestVerb;
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  parts: string[];
+}
+
+/** subresources of a namespace that are not namespaced collections */
+const namespaceSubresources = new Set(['status', 'finalize']);
+
+const isTrue = (v: string | null) => v === '1' || v === 'true';
+
+export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
+  const segments = path.split('/').filter(Boolean).map(decodeSegment);
+  const info: RequestInfo = {
+    isResourceRequest: false, path, verb: method.toLowerCase(), apiPrefix: '', apiGroup: '', apiVersion: '',
+    namespace: '', resource: '', subresource: '', name: '', parts: [],
+  };
+  const prefix = segments[0];
+  if (prefix !== 'api' && prefix !== 'apis') return info;
+  let rest = segments.slice(1);
+  info.apiPrefix = prefix;
+  if (prefix === 'apis') {
+    if (rest.length < 1) return info;
+    info.apiGroup = rest[0];
+    rest = rest.slice(1);
+  }
+  if (rest.length < 1) return info;
+  info.apiVersion = rest[0];
+  rest = rest.slice(1);
+  if (rest.length < 1) return info;
+
+  info.isResourceRequest = true;
+  // the deprecated /watch/ path prefix
+  let watchPath = false;
+  if (rest[0] === 'watch') { watchPath = true; rest = rest.slice(1); }
+
+  if (rest[0] === 'namespaces' && rest.length >= 2) {
+    info.namespace = rest[1];
+    if (rest.length > 2 && !namespaceSubresources.has(rest[2])) rest = rest.slice(2);
+  }
+  info.parts = rest;
+  info.resource = rest[0] ?? '';
+  info.name = rest[1] ?? '';
+  info.subresource = rest[2] ?? '';
+
+  switch (method) {
+    case 'GET': case 'HEAD':
+      info.verb = watchPath || isTrue(query.get('watch')) ? 'watch' : info.name ? 'get' : 'list';
+      break;
+    case 'POST': info.verb = 'create'; break;
+    case 'PUT': info.verb = 'update'; break;
+    case 'PATCH': info.verb = 'patch'; break;
+    case 'DELETE': info.verb = info.name ? 'delete' : 'deletecollection'; break;
+    default: info.verb = method.toLowerCase();
+  }
+  // a list or watch narrowed to one name by a field selector is authorized as that name
+  if ((info.verb === 'list' || info.verb === 'watch') && !info.name) {
+    const fs = query.get('fieldSelector');
+    const m = fs && /^metadata\.name==?([^,]+)$/.exec(fs);
+    if (m) info.name = m[1];
+  }
+  return info;
+}
+
+function decodeSegment(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
+}

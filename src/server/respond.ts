@@ -1,0 +1,60 @@
+// Writing responses: objects in the negotiated representation, gzip over a size threshold, Status errors.
+import { gzipSync } from 'node:zlib';
+import { stringify as toYaml } from 'yaml';
+import type { RequestContext } from './context.js';
+import type { Status } from '../api/meta.js';
+import { toApiError } from './errors.js';
+
+/** responses at least this large are compressed when the client accepts gzip */
+const gzipThreshold = 128 * 1024;
+
+export function setWarnings(ctx: RequestContext) {
+  if (ctx.warnings.length && !ctx.res.headersSent)
+    ctx.res.setHeader('Warning', ctx.warnings.map(w => `299 - ${JSON.stringify(w)}`));
+}
+
+/** the body text for an object: pretty when asked, YAML for the YAML representation */
+export function encode(body: unknown, contentType: string, pretty: boolean): string {
+  if (contentType === 'application/yaml') return toYaml(body, { lineWidth: 0 });
+  return pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
+}
+
+export function sendText(ctx: RequestContext, code: number, text: string, contentType: string, headers: Record<string, string> = {}) {
+  const { res } = ctx;
+  if (res.headersSent) return;
+  setWarnings(ctx);
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.setHeader('Audit-Id', ctx.id);
+  let payload: string | Buffer = text;
+  if (text.length >= gzipThreshold && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? '')) && ctx.method !== 'HEAD') {
+    payload = gzipSync(text, { level: 1 });
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Vary', 'Accept-Encoding');
+  }
+  res.setHeader('Content-Length', Buffer.byteLength(payload));
+  res.writeHead(code);
+  res.end(ctx.method === 'HEAD' ? undefined : payload);
+}
+
+export function sendObject(ctx: RequestContext, code: number, body: unknown, contentType = 'application/json') {
+  const pretty = isPretty(ctx);
+  sendText(ctx, code, encode(body, contentType, pretty), contentType);
+}
+
+export const isPretty = (ctx: RequestContext) => {
+  const p = ctx.query.get('pretty');
+  if (p !== null) return p === '' || p === 'true' || p === '1';
+  return /\b(curl|Wget|Mozilla)\//.test(String(ctx.headers['user-agent'] ?? ''));
+};
+
+export function sendStatus(ctx: RequestContext, status: Status, headers: Record<string, string> = {}) {
+  sendText(ctx, status.code, encode(status, 'application/json', isPretty(ctx)), 'application/json', headers);
+}
+
+export function sendError(ctx: RequestContext, e: unknown) {
+  const err = toApiError(e);
+  if (ctx.res.headersSent) { ctx.res.end(); return; }
+  sendStatus(ctx, err.status, err.headers);
+}

@@ -1,0 +1,68 @@
+// The error catalogue: every failure reaches the client as a Status body with the reference's reason and code.
+import type { Status, StatusCause, StatusDetails } from '../api/meta.js';
+
+export class ApiError extends Error {
+  constructor(readonly status: Status, readonly headers: Record<string, string> = {}) {
+    super(status.message);
+    this.name = 'ApiError';
+  }
+  get code() { return this.status.code; }
+  get reason() { return this.status.reason; }
+}
+
+export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+
+export function statusBody(code: number, reason: string, message: string, details?: StatusDetails): Status {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
+  if (details) s.details = details;
+  return s;
+}
+
+export const successStatus = (details?: StatusDetails): Status => {
+  const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Success', code: 200 };
+  if (details) s.details = details;
+  return s;
+};
+
+const err = (code: number, reason: string, message: string, details?: StatusDetails, headers?: Record<string, string>) =>
+  new ApiError(statusBody(code, reason, message, details), headers);
+
+/** "pods" or "deployments.apps", as the reference names a resource in messages */
+export const qualifiedResource = (group: string, resource: string) => (group ? `${resource}.${group}` : resource);
+
+export const badRequest = (message: string, causes?: StatusCause[]) =>
+  err(400, 'BadRequest', message, causes ? { causes } : undefined);
+export const unauthorized = (message = 'Unauthorized') => err(401, 'Unauthorized', message);
+export const forbidden = (message: string, details?: StatusDetails) => err(403, 'Forbidden', message, details);
+export const notFound = (group: string, resource: string, name: string) =>
+  err(404, 'NotFound', `${qualifiedResource(group, resource)} "${name}" not found`, { name, group: group || undefined, kind: resource });
+export const pathNotFound = (path: string) => err(404, 'NotFound', `the server could not find the requested resource (${path})`, {});
+export const methodNotSupported = (what: string, method: string) =>
+  err(405, 'MethodNotAllowed', `${method} is not supported on ${what}`, {});
+export const notAcceptable = (accepted: string[]) =>
+  err(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+export const alreadyExists = (group: string, resource: string, name: string) =>
+  err(409, 'AlreadyExists', `${qualifiedResource(group, resource)} "${name}" already exists`, { name, group: group || undefined, kind: resource });
+export const conflict = (group: string, resource: string, name: string, why: string) =>
+  err(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(group, resource)} "${name}": ${why}`,
+    { name, group: group || undefined, kind: resource });
+export const gone = (message: string) => err(410, 'Gone', message);
+export const expired = (message: string) => err(410, 'Expired', message);
+export const tooLarge = (message = 'Request entity too large: limit is 3145728') => err(413, 'RequestEntityTooLarge', message);
+export const unsupportedMediaType = (type: string, supported: string[]) =>
+  err(415, 'UnsupportedMediaType',
+    `${type ? `unsupported media type "${type}": ` : ''}the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`);
+export const invalid = (group: string, kind: string, name: string, causes: StatusCause[]) =>
+  err(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${causes.map(c => `${c.field ? `${c.field}: ` : ''}${c.message}`).join(', ')}`,
+    { name, group: group || undefined, kind, causes });
+export const tooManyRequests = (message: string, retryAfterSeconds = 1) =>
+  err(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+export const internalError = (message: string) =>
+  err(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
+export const serviceUnavailable = (message: string) => err(503, 'ServiceUnavailable', message);
+export const timeout = (message: string, retryAfterSeconds = 1) =>
+  err(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+
+/** a cause as field validation reports it */
+export const fieldCause = (reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTypeInvalid',
+  field: string, message: string): StatusCause => ({ reason, message, field });

@@ -1,0 +1,148 @@
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server, type Socket } from 'node:net';
+import { startEtcd, type EtcdServer } from '../../../test/support/etcd.js';
+import { kvContract } from '../testing/kv-contract.js';
+import { isStorageError, type KV } from '../types.js';
+import { openEtcdKV } from './kv.js';
+
+const text = (v: Uint8Array) => Buffer.from(v).toString('utf8');
+
+let etcd: EtcdServer;
+before(async () => { etcd = await startEtcd(); });
+after(async () => { await etcd?.stop(); });
+
+kvContract('etcd', () => openEtcdKV({ endpoints: [etcd.endpoint], prefix: '/contract' }));
+
+describe('etcd specifics', () => {
+  let kv: KV;
+  before(async () => { kv = await openEtcdKV({ endpoints: [etcd.endpoint], prefix: '/specifics' }); });
+  after(async () => { await kv?.close(); });
+
+  test('a value over gRPC\'s default 4 MiB cap is written and read back', async () => {
+    const value = new Uint8Array(randomBytes(5 * 1024 * 1024));
+    const key = `/big/${randomBytes(4).toString('hex')}`;
+    const created = await kv.create(key, value);
+    const got = await kv.get(key);
+    assert.ok(Buffer.from(got.kv!.value).equals(value));
+    const listed = await kv.list('/big/');
+    assert.ok(listed.kvs.some(x => x.key === key && Buffer.from(x.value).equals(value)));
+    assert.equal(got.kv!.modRevision, created.revision);
+  });
+
+  test('the prefix keeps stores apart and the compaction record out of lists', async () => {
+    const other = await openEtcdKV({ endpoints: [etcd.endpoint], prefix: '/specifics-other' });
+    try {
+      const key = `/isolated/${randomBytes(4).toString('hex')}`;
+      await other.create(key, new TextEncoder().encode('x'));
+      assert.equal((await kv.get(key)).kv, undefined);
+      await other.compact(await other.currentRevision());
+      assert.deepEqual((await other.list('')).kvs.map(x => x.key), [key]);
+      assert.equal(await other.count(''), 1);
+      assert.ok(await other.oldestRevision() > 1);
+      assert.ok(await kv.oldestRevision() === 1, 'the compaction record is per prefix');
+      const unprefixed = await openEtcdKV({ endpoints: [etcd.endpoint] });
+      try {
+        assert.ok(await unprefixed.count('') >= 2);
+        assert.equal((await unprefixed.list('', { limit: 1 })).kvs.length, 1);
+        assert.equal(text((await unprefixed.get('/specifics-other' + key)).kv!.value), 'x');
+      } finally {
+        await unprefixed.close();
+      }
+    } finally {
+      await other.close();
+    }
+  });
+
+  test('check() passes against a live server', async () => {
+    await kv.check();
+  });
+
+  // Last in the file: it restarts the shared server.
+  test('a watch resumes across an etcd crash and restart with no gap or duplicate', async () => {
+    const p = `/restart/${randomBytes(4).toString('hex')}/`;
+    const value = new TextEncoder().encode('x');
+    const first = await kv.create(p + 'first', value);
+    const events: number[] = [];
+    const errors: unknown[] = [];
+    const watch = kv.watch(p, { afterRevision: first.revision - 1 }, {
+      onEvents: batch => events.push(...batch.map(e => e.kv.modRevision)),
+      onError: err => errors.push(err),
+    });
+    try {
+      await waitUntil(() => events.length === 1);
+      etcd.kill();
+      await etcd.restart();
+      const written = [first.revision];
+      for (let i = 0; i < 5; i++) written.push((await retryUnavailable(() => kv.create(`${p}k${i}`, value))).revision);
+      await waitUntil(() => events.length >= written.length);
+      assert.deepEqual(events, written);
+      assert.deepEqual(errors, []);
+    } finally {
+      watch.close();
+    }
+  });
+});
+
+async function waitUntil(ready: () => boolean, timeoutMs = 15_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!ready()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise(resolve => setTimeout(resolve, 20));
+  }
+}
+
+/** runs op until it stops failing with Unavailable (the client reconnecting after a restart) */
+async function retryUnavailable<T>(op: () => Promise<T>, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await op();
+    } catch (err) {
+      if (!isStorageError(err, 'Unavailable') || Date.now() > deadline) throw err;
+      await new Promise(resolve => setTimeout(resolve, 100));
+    }
+  }
+}
+
+describe('unreachable etcd', () => {
+  const assertUnavailable = async (endpoint: string) => {
+    const started = Date.now();
+    await assert.rejects(openEtcdKV({ endpoints: [endpoint], dialTimeoutMs: 1000 }), (err: unknown) => {
+      assert.ok(isStorageError(err, 'Unavailable'), String(err));
+      assert.match(err.message, new RegExp(endpoint.replace(/[.:/]/g, '\\$&')), 'the error names the endpoint');
+      return true;
+    });
+    const elapsed = Date.now() - started;
+    assert.ok(elapsed < 3000, `failed after ${elapsed} ms`);
+  };
+
+  test('nothing listening: open fails fast with Unavailable naming the endpoint', async () => {
+    await assertUnavailable(`http://127.0.0.1:${await closedPort()}`);
+  });
+
+  test('a server that accepts but never answers: open fails within the dial timeout', async () => {
+    const sockets = new Set<Socket>();
+    const silent: Server = createServer(socket => { sockets.add(socket); socket.on('error', () => {}); });
+    await new Promise<void>(resolve => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      await assertUnavailable(`http://127.0.0.1:${(silent.address() as { port: number }).port}`);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise(resolve => silent.close(resolve));
+    }
+  });
+});
+
+/** a loopback port nobody listens on */
+function closedPort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

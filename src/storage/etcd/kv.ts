@@ -1,0 +1,341 @@
+// The KV contract on etcd v3: a near 1:1 mapping onto etcd's own MVCC store.
+// Writes are transactions guarded on the key's revisions; watches are raw gRPC watch
+// streams so the compact revision etcd reports is not lost and a resumed stream starts
+// exactly after the last delivered event.
+import {
+  ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCInvalidArgumentError,
+  GRPCUnavailableError,
+  type IDuplexStream, type IKeyValue, type IRangeRequest, type IWatchRequest, type IWatchResponse, type IOptions,
+} from 'etcd3';
+import {
+  compacted, conflict, futureRevision, keyExists, notFound, StorageError,
+  type GetResult, type KeyValue, type KV, type ListOptions, type ListResult, type Revision, type Watch,
+  type WatchEvent, type WatchHandler, type WatchOptions, type WriteResult,
+} from '../types.js';
+
+export interface EtcdKVOptions {
+  endpoints: string[];
+  /** every key is stored under this prefix */
+  prefix?: string;
+  /** how long open() and check() wait for an answer */
+  dialTimeoutMs?: number;
+}
+
+/** Keys are UTF-8, which never contains the byte 0xff: prefix + 0xff bounds every key under a prefix. */
+const KEY_END = Buffer.from([0xff]);
+const EMPTY = Buffer.alloc(0);
+/** the lowest key: etcd rejects a range that starts at the empty key */
+const FIRST_KEY = Buffer.from([0]);
+const WATCH_RETRY_MIN_MS = 100;
+const WATCH_RETRY_MAX_MS = 2000;
+
+/**
+ * etcd3's default global policy retries failed calls. A write whose response was lost may have
+ * been applied, and retrying it would report KeyExists or Conflict for our own write: run each
+ * call once and let callers decide.
+ */
+const runOnce = { execute: (fn: (context: unknown) => unknown) => Promise.resolve().then(() => fn({})) } as
+  unknown as NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
+
+export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
+  const { endpoints, prefix = '', dialTimeoutMs = 5000 } = opts;
+  if (endpoints.length === 0) throw new StorageError('Invalid', 'etcd: no endpoints given');
+  const client = new Etcd3({
+    hosts: endpoints,
+    // Lists of many objects and large values exceed gRPC's default 4 MiB message cap.
+    grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
+    faultHandling: { global: runOnce },
+  });
+
+  const root = Buffer.from(prefix, 'utf8');
+  const fullKey = (key: string) => Buffer.concat([root, Buffer.from(key, 'utf8')]);
+  const rangeStart = (key: string) => root.length || key ? fullKey(key) : FIRST_KEY;
+  const rangeEnd = (keyPrefix: string) => Buffer.concat([root, Buffer.from(keyPrefix, 'utf8'), KEY_END]);
+  // Where the last compacted revision is kept (like kube-apiserver's compact_rev_key), beyond
+  // KEY_END so that no list or watch under the prefix ever sees it.
+  const compactKey = Buffer.concat([root, KEY_END, Buffer.from('compact_rev_key')]);
+
+  const toKeyValue = (kv: IKeyValue): KeyValue => ({
+    key: kv.key.subarray(root.length).toString('utf8'),
+    value: kv.value,
+    createRevision: Number(kv.create_revision),
+    modRevision: Number(kv.mod_revision),
+  });
+
+  const unavailable = (err: Error) =>
+    new StorageError('Unavailable', `etcd at ${endpoints.join(',')} is unavailable: ${err.message}`);
+  const toStorageError = (err: unknown): unknown => {
+    if (err instanceof StorageError || !(err instanceof Error)) return err;
+    if (err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError || err instanceof GRPCCancelledError
+      || err instanceof ClientClosedError || err.name === 'BrokenCircuitError') return unavailable(err);
+    if (err instanceof GRPCInvalidArgumentError) return new StorageError('Invalid', `etcd rejected the request: ${err.message}`);
+    return err;
+  };
+  const call = async <T>(op: () => Promise<T>): Promise<T> => {
+    try {
+      return await op();
+    } catch (err) {
+      throw toStorageError(err);
+    }
+  };
+
+  const compactedRevision = async (): Promise<Revision> => {
+    const res = await call(() => client.kv.range({ key: compactKey }));
+    return res.kvs.length ? Number(res.kvs[0].value.toString()) : 0;
+  };
+  const currentRevision = async (deadlineMs?: number): Promise<Revision> => {
+    const options = deadlineMs ? { deadline: Date.now() + deadlineMs } : undefined;
+    const res = await call(() => client.kv.range({ key: compactKey, count_only: true }, options));
+    return Number(res.header.revision);
+  };
+
+  /** a read at a revision, with etcd's revision errors turned into the contract's */
+  const rangeAt = async (req: IRangeRequest, revision: Revision | undefined) => {
+    try {
+      return await call(() => client.kv.range(revision ? { ...req, revision } : req));
+    } catch (err) {
+      const message = err instanceof Error ? err.message : '';
+      if (revision && message.includes('required revision has been compacted')) {
+        throw compacted(revision, Math.max(await compactedRevision(), revision));
+      }
+      if (revision && message.includes('required revision is a future revision')) {
+        throw futureRevision(revision, await currentRevision());
+      }
+      throw err;
+    }
+  };
+
+  const watches = new Set<() => void>();
+
+  try {
+    await currentRevision(dialTimeoutMs);
+  } catch (err) {
+    client.close();
+    throw err instanceof StorageError ? err : unavailable(err as Error);
+  }
+
+  return {
+    name: 'etcd',
+
+    async get(key, opts = {}): Promise<GetResult> {
+      const res = await rangeAt({ key: fullKey(key) }, opts.revision);
+      return { kv: res.kvs.length ? toKeyValue(res.kvs[0]) : undefined, revision: opts.revision || Number(res.header.revision) };
+    },
+
+    async list(keyPrefix: string, opts: ListOptions = {}): Promise<ListResult> {
+      if (opts.start !== undefined && !opts.start.startsWith(keyPrefix)) {
+        throw new StorageError('Invalid', `list start ${opts.start} is not under the prefix ${keyPrefix}`);
+      }
+      const res = await rangeAt(
+        { key: rangeStart(opts.start ?? keyPrefix), range_end: rangeEnd(keyPrefix), limit: opts.limit || 0 },
+        opts.revision,
+      );
+      const kvs = res.kvs.map(toKeyValue);
+      const revision = opts.revision || Number(res.header.revision);
+      return res.more ? { kvs, revision, more: true, remaining: Number(res.count) - kvs.length } : { kvs, revision, more: false };
+    },
+
+    async count(keyPrefix) {
+      const res = await call(() => client.kv.range({ key: rangeStart(keyPrefix), range_end: rangeEnd(keyPrefix), count_only: true }));
+      return Number(res.count);
+    },
+
+    async create(key, value): Promise<WriteResult> {
+      const k = fullKey(key);
+      const res = await call(() => client.kv.txn({
+        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
+        success: [{ request_put: { key: k, value: asBuffer(value) } }],
+      }));
+      if (!res.succeeded) throw keyExists(key);
+      const revision = Number(res.header.revision);
+      return { kv: { key, value, createRevision: revision, modRevision: revision }, revision };
+    },
+
+    async update(key, value, expectedModRevision): Promise<WriteResult> {
+      const k = fullKey(key);
+      const res = await call(() => client.kv.txn({
+        // The key must exist: etcd compares a missing key's mod revision as 0.
+        compare: [
+          { key: k, target: 'Create', result: 'Greater', create_revision: 0 },
+          { key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision },
+        ],
+        success: [{ request_put: { key: k, value: asBuffer(value), prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      }));
+      if (!res.succeeded) throw failedGuard(key, res.responses[0].response_range.kvs);
+      const revision = Number(res.header.revision);
+      const createRevision = Number(res.responses[0].response_put.prev_kv.create_revision);
+      return { kv: { key, value, createRevision, modRevision: revision }, revision };
+    },
+
+    async delete(key, expectedModRevision): Promise<WriteResult> {
+      const k = fullKey(key);
+      const res = await call(() => client.kv.txn({
+        compare: [
+          { key: k, target: 'Create', result: 'Greater', create_revision: 0 },
+          ...expectedModRevision === undefined ? [] : [{ key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expectedModRevision }],
+        ],
+        success: [{ request_delete_range: { key: k, prev_kv: true } }],
+        failure: [{ request_range: { key: k } }],
+      }));
+      if (!res.succeeded) throw failedGuard(key, res.responses[0].response_range.kvs);
+      return { kv: toKeyValue(res.responses[0].response_delete_range.prev_kvs[0]), revision: Number(res.header.revision) };
+    },
+
+    watch(keyPrefix: string, opts: WatchOptions, handler: WatchHandler): Watch {
+      const stop = watchRange({
+        open: () => client.watchClient.watch(),
+        key: rangeStart(keyPrefix),
+        rangeEnd: rangeEnd(keyPrefix),
+        afterRevision: opts.afterRevision,
+        toKeyValue,
+        onEvents: events => handler.onEvents(events),
+        onError: err => { watches.delete(stop); handler.onError(err); },
+      });
+      watches.add(stop);
+      return { close() { watches.delete(stop); stop(); } };
+    },
+
+    async compact(revision) {
+      try {
+        await call(() => client.kv.compact({ revision }));
+      } catch (err) {
+        const message = err instanceof Error ? err.message : '';
+        if (message.includes('required revision is a future revision')) throw futureRevision(revision, await currentRevision());
+        // Already compacted at or past this revision: only the record below may lag.
+        if (!message.includes('required revision has been compacted')) throw err;
+      }
+      // Record the revision, never lowering it. Padded so that etcd's byte-wise comparison is numeric.
+      const put = { request_put: { key: compactKey, value: Buffer.from(String(revision).padStart(20, '0')) } };
+      await call(() => client.kv.txn({
+        compare: [{ key: compactKey, target: 'Create', result: 'Equal', create_revision: 0 }],
+        success: [put],
+        failure: [{ request_txn: { compare: [{ key: compactKey, target: 'Value', result: 'Less', value: put.request_put.value }], success: [put] } }],
+      }));
+    },
+
+    currentRevision: () => currentRevision(),
+
+    async oldestRevision() {
+      return (await compactedRevision()) + 1;
+    },
+
+    async check() {
+      await currentRevision(dialTimeoutMs);
+    },
+
+    async close() {
+      for (const stop of watches) stop();
+      watches.clear();
+      client.close();
+    },
+  };
+}
+
+function asBuffer(value: Uint8Array): Buffer {
+  return Buffer.isBuffer(value) ? value : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+}
+
+/** why a guarded write failed, from the key's current state read in the same transaction */
+function failedGuard(key: string, current: IKeyValue[]): StorageError {
+  if (current.length === 0) return notFound(key);
+  const kv = current[0];
+  return conflict(key, {
+    key, value: kv.value, createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision),
+  });
+}
+
+interface WatchRangeSpec {
+  open: () => Promise<IDuplexStream<IWatchRequest, IWatchResponse>>;
+  key: Buffer;
+  rangeEnd: Buffer;
+  afterRevision?: Revision;
+  toKeyValue: (kv: IKeyValue) => KeyValue;
+  onEvents: (events: WatchEvent[]) => void;
+  onError: (err: StorageError) => void;
+}
+
+/**
+ * One watch on its own gRPC stream. A broken stream is reopened from just after the last
+ * delivered revision, so events arrive in order with no gap or duplicate; a start revision
+ * that has been compacted ends the watch with Compacted. Returns the function that stops it.
+ */
+function watchRange(spec: WatchRangeSpec): () => void {
+  // The first revision still to deliver; 0 until a watch "from now" learns the current revision.
+  let next = spec.afterRevision === undefined ? 0 : spec.afterRevision + 1;
+  let stream: IDuplexStream<IWatchRequest, IWatchResponse> | undefined;
+  let stopped = false;
+  let retryMs = WATCH_RETRY_MIN_MS;
+  let retryTimer: NodeJS.Timeout | undefined;
+
+  const stop = () => {
+    stopped = true;
+    clearTimeout(retryTimer);
+    stream?.cancel();
+    stream = undefined;
+  };
+  const fail = (err: StorageError) => {
+    if (stopped) return;
+    stop();
+    spec.onError(err);
+  };
+  const reconnect = () => {
+    if (stopped) return;
+    stream?.cancel();
+    stream = undefined;
+    retryTimer = setTimeout(connect, retryMs);
+    retryMs = Math.min(retryMs * 2, WATCH_RETRY_MAX_MS);
+  };
+
+  const onResponse = (res: IWatchResponse) => {
+    if (stopped) return;
+    const compactRevision = Number(res.compact_revision);
+    if (compactRevision > 0) {
+      fail(compacted(next - 1, compactRevision));
+      return;
+    }
+    if (res.canceled) {
+      fail(new StorageError('Unavailable', `etcd canceled the watch: ${res.cancel_reason || 'no reason given'}`));
+      return;
+    }
+    if (res.created) {
+      retryMs = WATCH_RETRY_MIN_MS;
+      if (next === 0) next = Number(res.header.revision) + 1;
+      return;
+    }
+    if (res.events.length === 0) return;
+    const events = res.events.map((ev): WatchEvent => {
+      const prevKv = ev.prev_kv ? spec.toKeyValue(ev.prev_kv) : undefined;
+      if (ev.type === 'Delete') {
+        const kv = spec.toKeyValue(ev.kv);
+        return { type: 'delete', kv: { ...kv, value: EMPTY, createRevision: prevKv?.createRevision ?? 0 }, prevKv };
+      }
+      return { type: 'put', kv: spec.toKeyValue(ev.kv), prevKv };
+    });
+    next = events[events.length - 1].kv.modRevision + 1;
+    spec.onEvents(events);
+  };
+
+  const connect = async () => {
+    let opened: IDuplexStream<IWatchRequest, IWatchResponse>;
+    try {
+      opened = await spec.open();
+    } catch {
+      reconnect();
+      return;
+    }
+    if (stopped) {
+      opened.cancel();
+      return;
+    }
+    stream = opened;
+    const broken = () => { if (stream === opened) reconnect(); };
+    opened.on('data', onResponse).on('error', broken).on('end', broken);
+    opened.write({
+      create_request: { key: spec.key, range_end: spec.rangeEnd, start_revision: next, prev_kv: true },
+    });
+  };
+
+  void connect();
+  return stop;
+}

@@ -1,0 +1,4 @@
+import { kvContract } from '../testing/kv-contract.js';
+import { openMemoryKV } from './kv.js';
+
+kvContract('memory KV', async () => openMemoryKV());

@@ -1,0 +1,161 @@
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { kvContract } from '../testing/kv-contract.js';
+import { isStorageError, type WatchEvent } from '../types.js';
+import { openSqliteKV } from './kv.js';
+import { FORMAT_VERSION } from './schema.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'sqlite-kv-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const freshFile = () => join(dir, `store-${++files}.db`);
+const bytes = (s: string) => new TextEncoder().encode(s);
+const text = (v: Uint8Array) => Buffer.from(v).toString();
+const statSize = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
+
+kvContract('sqlite KV', () => openSqliteKV({ file: freshFile() }));
+
+describe('sqlite KV on disk', () => {
+  test('reopening keeps the data, the revision and the compacted revision', async () => {
+    const file = freshFile();
+    const kv = await openSqliteKV({ file });
+    const a = await kv.create('/r/a', bytes('a1'));
+    const a2 = await kv.update('/r/a', bytes('a2'), a.revision);
+    await kv.create('/r/b', bytes('b1'));
+    const del = await kv.delete('/r/b');
+    await kv.compact(a2.revision);
+    await kv.close();
+
+    const again = await openSqliteKV({ file });
+    try {
+      assert.equal(await again.currentRevision(), del.revision);
+      assert.equal(await again.oldestRevision(), a2.revision + 1);
+      assert.deepEqual((await again.list('/r/')).kvs.map((x) => [x.key, text(x.value), x.createRevision, x.modRevision]),
+        [['/r/a', 'a2', a.revision, a2.revision]]);
+      const next = await again.create('/r/c', bytes('c1'));
+      assert.equal(next.revision, del.revision + 1, 'revisions continue where they left off');
+      await assert.rejects(again.get('/r/a', { revision: a.revision }), (e) => isStorageError(e, 'Compacted'));
+    } finally {
+      await again.close();
+    }
+  });
+
+  test('a watch from a revision before a reopen replays across it, then continues live', async () => {
+    const file = freshFile();
+    const kv = await openSqliteKV({ file });
+    const a = await kv.create('/w/a', bytes('a1'));
+    const a2 = await kv.update('/w/a', bytes('a2'), a.revision);
+    const b = await kv.create('/w/b', bytes('b1'));
+    await kv.close();
+
+    const again = await openSqliteKV({ file });
+    try {
+      const events: WatchEvent[] = [];
+      let arrived = () => {};
+      const w = again.watch('/w/', { afterRevision: a.revision }, {
+        onEvents: (batch) => { events.push(...batch); arrived(); },
+        onError: (err) => assert.fail(err),
+      });
+      const del = await again.delete('/w/a', a2.revision);
+      while (events.length < 3) await new Promise<void>((resolve) => { arrived = resolve; });
+      w.close();
+      assert.deepEqual(events.map((e) => [e.type, e.kv.key, e.kv.modRevision, e.prevKv && text(e.prevKv.value)]), [
+        ['put', '/w/a', a2.revision, 'a1'],
+        ['put', '/w/b', b.revision, undefined],
+        ['delete', '/w/a', del.revision, 'a2'],
+      ]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  test('concurrent writes share one commit; a failed condition rejects only its own write', async () => {
+    const kv = await openSqliteKV({ file: freshFile() });
+    try {
+      await kv.create('/g/taken', bytes('x'));
+      const before = { ...kv.stats };
+      const writes = Array.from({ length: 64 }, (_, i) => kv.create(`/g/k${i}`, bytes(String(i))));
+      const clash = kv.create('/g/taken', bytes('y'));
+      const results = await Promise.all(writes);
+      await assert.rejects(clash, (e) => isStorageError(e, 'KeyExists'));
+      const commits = kv.stats.commits - before.commits;
+      assert.ok(commits < 10, `64 concurrent writes took ${commits} commits`);
+      assert.equal(kv.stats.writes - before.writes, 64);
+      assert.equal(new Set(results.map((r) => r.revision)).size, 64);
+      assert.equal(await kv.count('/g/'), 65);
+    } finally {
+      await kv.close();
+    }
+  });
+
+  test('compaction reclaims the space of dropped history', async () => {
+    const file = freshFile();
+    const kv = await openSqliteKV({ file });
+    try {
+      const big = new Uint8Array(randomBytes(256 * 1024));
+      let rev = (await kv.create('/c/k', big)).revision;
+      for (let i = 0; i < 20; i++) rev = (await kv.update('/c/k', big, rev)).revision;
+      const size = () => statSize(file) + statSize(file + '-wal');
+      const grown = size();
+      await kv.compact(rev);
+      const shrunk = size();
+      assert.ok(grown > 5 * 1024 * 1024, `the store grew to ${grown} bytes`);
+      assert.ok(shrunk < grown / 4, `compaction left ${shrunk} of ${grown} bytes`);
+      assert.equal((await kv.get('/c/k')).kv!.value.length, big.length);
+    } finally {
+      await kv.close();
+    }
+  });
+
+  describe('bad input fails with a clear error', () => {
+    const rejectsNaming = (file: string, pattern: RegExp) =>
+      assert.rejects(openSqliteKV({ file }), (e: Error) => {
+        assert.match(e.message, pattern);
+        return true;
+      });
+
+    test('a file that is not a SQLite database', async () => {
+      const file = freshFile();
+      writeFileSync(file, randomBytes(8192));
+      await rejectsNaming(file, /not a SQLite database/);
+    });
+
+    test('a SQLite database of another application', async () => {
+      const file = freshFile();
+      const other = new Database(file);
+      other.exec('CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)');
+      other.close();
+      await rejectsNaming(file, /another kind \(tables: users\)/);
+    });
+
+    test('a store of a newer format version', async () => {
+      const file = freshFile();
+      await (await openSqliteKV({ file })).close();
+      const raw = new Database(file);
+      raw.prepare(`UPDATE kv_meta SET value = ? WHERE name = 'format_version'`).run(FORMAT_VERSION + 1);
+      raw.close();
+      await rejectsNaming(file, new RegExp(`format version ${FORMAT_VERSION + 1}, newer`));
+    });
+
+    test('a directory that does not exist', async () => {
+      const missing = join(dir, 'no-such-dir');
+      await rejectsNaming(join(missing, 'store.db'), new RegExp(`directory ${missing} does not exist`));
+    });
+
+    test('a file another process (or handle) holds open', async () => {
+      const file = freshFile();
+      const first = await openSqliteKV({ file });
+      try {
+        await first.create('/x', bytes('x'));
+        await rejectsNaming(file, /another process has it open/);
+      } finally {
+        await first.close();
+      }
+    });
+  });
+});

@@ -1,0 +1,156 @@
+// Runs a private, single-member etcd (Debian's `etcd` binary) for tests and benchmarks:
+// loopback ports picked free, a temporary data directory, stopped by its process id.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface EtcdServer {
+  /** the client URL, e.g. http://127.0.0.1:40123 */
+  endpoint: string;
+  dataDir: string;
+  /** the current server process id (changes on restart) */
+  pid: number;
+  /** stops the server for good (SIGTERM, then SIGKILL) and removes the data directory */
+  stop(): Promise<void>;
+  /** SIGKILLs the server at once, keeping the data directory (a crash) */
+  kill(): void;
+  /** stops the server if it still runs and starts it again on the same data directory and ports */
+  restart(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 15_000;
+const STOP_TIMEOUT_MS = 5_000;
+/** big enough for the 5 MiB value test (etcd's default is 1.5 MiB) */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+const running = new Set<ChildProcess>();
+// A test that fails before stop() must not leave an etcd behind.
+process.once('exit', () => { for (const child of running) child.kill('SIGKILL'); });
+
+export async function startEtcd(): Promise<EtcdServer> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'etcd-test-'));
+  let clientPort = 0;
+  let peerPort = 0;
+  let child: ChildProcess | undefined;
+
+  const launch = async () => {
+    // Ports are picked free but can be taken between the pick and etcd's bind: retry with new ones.
+    for (let attempt = 1; ; attempt++) {
+      if (!clientPort || attempt > 1) [clientPort, peerPort] = [await freePort(), await freePort()];
+      try {
+        child = await spawnEtcd(dataDir, clientPort, peerPort);
+        return;
+      } catch (err) {
+        if (attempt >= 3) throw err;
+      }
+    }
+  };
+  const terminate = async () => {
+    const current = child;
+    child = undefined;
+    if (current) await stopProcess(current);
+  };
+
+  try {
+    await launch();
+  } catch (err) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+  const server: EtcdServer = {
+    get endpoint() { return `http://127.0.0.1:${clientPort}`; },
+    dataDir,
+    get pid() { return child?.pid ?? -1; },
+    async stop() {
+      await terminate();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+    kill() {
+      child?.kill('SIGKILL');
+    },
+    async restart() {
+      await terminate();
+      // Same ports: clients keep their endpoint across the restart.
+      child = await spawnEtcd(dataDir, clientPort, peerPort);
+    },
+  };
+  return server;
+}
+
+async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number): Promise<ChildProcess> {
+  const clientUrl = `http://127.0.0.1:${clientPort}`;
+  const peerUrl = `http://127.0.0.1:${peerPort}`;
+  const child = spawn('etcd', [
+    '--name', 'test',
+    '--data-dir', dataDir,
+    '--listen-client-urls', clientUrl,
+    '--advertise-client-urls', clientUrl,
+    '--listen-peer-urls', peerUrl,
+    '--initial-advertise-peer-urls', peerUrl,
+    '--initial-cluster', `test=${peerUrl}`,
+    '--max-request-bytes', String(MAX_REQUEST_BYTES),
+    '--logger', 'zap',
+    '--log-level', 'error',
+  ], {
+    // etcd 3.4 refuses to start outside amd64 unless ETCD_UNSUPPORTED_ARCH names the (Go) arch.
+    env: process.arch === 'x64' ? process.env : { ...process.env, ETCD_UNSUPPORTED_ARCH: goArch() },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  running.add(child);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr = (stderr + chunk).slice(-4000); });
+  const exited = new Promise<string>(resolve => {
+    child.once('error', err => resolve(`could not run etcd: ${err.message} (is etcd-server installed?)`));
+    child.once('exit', (code, signal) => {
+      running.delete(child);
+      resolve(`etcd exited (${signal ?? code}) before it was ready: ${stderr.trim()}`);
+    });
+  });
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let failure: string | undefined;
+  exited.then(reason => { failure = reason; });
+  while (Date.now() < deadline) {
+    if (failure !== undefined) throw new Error(failure);
+    if (await healthy(clientUrl)) return child;
+    await new Promise(resolve => setTimeout(resolve, 50));
+  }
+  await stopProcess(child);
+  throw new Error(`etcd did not become ready on ${clientUrl} within ${READY_TIMEOUT_MS} ms: ${stderr.trim()}`);
+}
+
+async function healthy(clientUrl: string): Promise<boolean> {
+  try {
+    const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
+    const body = await res.json() as { health?: string };
+    return res.ok && body.health === 'true';
+  } catch {
+    return false;
+  }
+}
+
+function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise(resolve => {
+    const force = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS);
+    child.once('exit', () => { clearTimeout(force); resolve(); });
+    child.kill('SIGTERM');
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function goArch(): string {
+  return ({ ia32: '386', ppc64: 'ppc64le' } as Record<string, string>)[process.arch] ?? process.arch;
+}
