@@ -111,7 +111,7 @@ describe('label selectors: errors name the offending token', () => {
     ['a=b=c', "found '=', expected: ',' or 'end of string'"],
     ['app:web', `unable to parse requirement: <nil>: Invalid value: "app:web": ${nameRegexError}`],
     ['a/b/c=d', /^unable to parse requirement: <nil>: Invalid value: "a\/b\/c": a qualified name must consist of/],
-    ['app.kubernetes_io/name=x', /^unable to parse requirement: <nil>: Invalid value: "app.kubernetes_io\/name": prefix part a lowercase RFC 1123 subdomain/],
+    ['app.example_com/name=x', /^unable to parse requirement: <nil>: Invalid value: "app.example_com\/name": prefix part a lowercase RFC 1123 subdomain/],
     ['/name=x', 'unable to parse requirement: <nil>: Invalid value: "/name": prefix part must be non-empty'],
     ['app=demo-{nginx}', `unable to parse requirement: values[0][app]: Invalid value: "demo-{nginx}": ${valueRegexError}`],
     ['environment>qa', `unable to parse requirement: values[0]: Invalid value: "qa": for 'Gt', 'Lt' operators, the value must be an integer`],

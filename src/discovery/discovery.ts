@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
+import type { SubresourceDefinition } from '../registry/types.js';
 import type { RequestContext } from '../server/context.js';
 import { negotiate, offeredTypes, parseAccept } from '../server/negotiation.js';
 import { sendObject } from '../server/respond.js';
@@ -11,7 +12,10 @@ import { notAcceptable, pathNotFound } from '../server/status.js';
 const storageVersionHash = (r: ResourceInfo) =>
   createHash('sha256').update(`${r.group}/${r.storageVersion}/${r.kind}`).digest().subarray(0, 8).toString('base64');
 
-function resourceList(group: string, version: string, entries: ResourceInfo[]) {
+const subGroup = (names: Naming, s: SubresourceDefinition) =>
+  s.group === undefined ? undefined : s.domainGroup ? names.group(s.group) : s.group;
+
+function resourceList(names: Naming, group: string, version: string, entries: ResourceInfo[]) {
   const resources: Record<string, unknown>[] = [];
   for (const r of entries) {
     const main: Record<string, unknown> = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
@@ -21,7 +25,7 @@ function resourceList(group: string, version: string, entries: ResourceInfo[]) {
     resources.push(main);
     for (const [sub, s] of Object.entries(r.subresources)) {
       const e: Record<string, unknown> = { name: `${r.resource}/${sub}`, singularName: '', namespaced: r.namespaced, kind: s.kind ?? r.kind, verbs: s.verbs };
-      if (s.group !== undefined) e.group = s.group;
+      if (s.group !== undefined) e.group = subGroup(names, s);
       if (s.version !== undefined) e.version = s.version;
       resources.push(e);
     }
@@ -29,7 +33,7 @@ function resourceList(group: string, version: string, entries: ResourceInfo[]) {
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
 }
 
-function aggregatedResource(r: ResourceInfo) {
+function aggregatedResource(names: Naming, r: ResourceInfo) {
   const out: Record<string, unknown> = {
     resource: r.resource, responseKind: { group: r.group, version: r.version, kind: r.kind },
     scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs,
@@ -37,7 +41,7 @@ function aggregatedResource(r: ResourceInfo) {
   if (r.def.shortNames?.length) out.shortNames = r.def.shortNames;
   if (r.def.categories?.length) out.categories = r.def.categories;
   const subs = Object.entries(r.subresources).map(([sub, s]) => ({
-    subresource: sub, responseKind: { group: s.group ?? r.group, version: s.version ?? r.version, kind: s.kind ?? r.kind }, verbs: s.verbs,
+    subresource: sub, responseKind: { group: subGroup(names, s) ?? r.group, version: s.version ?? r.version, kind: s.kind ?? r.kind }, verbs: s.verbs,
   }));
   if (subs.length) out.subresources = subs;
   return out;
@@ -64,7 +68,7 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
       metadata: { name: g.name, creationTimestamp: null },
       versions: g.versions.map(v => ({
         version: v, freshness: 'Current',
-        resources: resources.byGroupVersion(g.name, v).map(aggregatedResource),
+        resources: resources.byGroupVersion(g.name, v).map(r => aggregatedResource(names, r)),
       })),
     })),
   }));
@@ -106,7 +110,7 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
       if (rest.length === 1) {
         const entries = resources.byGroupVersion(group, rest[0]);
         if (!entries.length) throw pathNotFound(ctx.path);
-        sendObject(ctx, 200, memo(`gv/${group}/${rest[0]}`, () => resourceList(group, rest[0], entries)));
+        sendObject(ctx, 200, memo(`gv/${group}/${rest[0]}`, () => resourceList(names, group, rest[0], entries)));
         return true;
       }
       return false;

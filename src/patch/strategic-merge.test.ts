@@ -47,7 +47,7 @@ const deploymentSchema = obj({
   }),
 });
 
-type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Json = Record<string, any>;
 
 const pod = (): Json => ({
   apiVersion: 'v1', kind: 'Pod',
@@ -258,7 +258,7 @@ describe('strategic merge patch: kubectl client-side apply', () => {
     apiVersion: 'apps/v1', kind: 'Deployment',
     metadata: {
       name: 'web', namespace: 'default', labels: { app: 'web' },
-      annotations: { 'deployment.kubernetes.io/revision': '1', 'kubectl.kubernetes.io/last-applied-configuration': '{"old":true}' },
+      annotations: { 'example.com/revision': '1', 'example.com/last-applied-configuration': '{"old":true}' },
     },
     spec: {
       replicas: 2,
@@ -284,7 +284,7 @@ describe('strategic merge patch: kubectl client-side apply', () => {
 
   test('image change, env removed and added, port added, last-applied updated', () => {
     const patch = {
-      metadata: { annotations: { 'kubectl.kubernetes.io/last-applied-configuration': '{"new":true}' } },
+      metadata: { annotations: { 'example.com/last-applied-configuration': '{"new":true}' } },
       spec: {
         template: {
           spec: {
@@ -303,7 +303,7 @@ describe('strategic merge patch: kubectl client-side apply', () => {
     };
     const out = smp(deployment(), patch, deploymentSchema) as Json;
     assert.deepEqual(out.metadata.annotations, {
-      'deployment.kubernetes.io/revision': '1', 'kubectl.kubernetes.io/last-applied-configuration': '{"new":true}',
+      'example.com/revision': '1', 'example.com/last-applied-configuration': '{"new":true}',
     });
     const containers = out.spec.template.spec.containers;
     assert.deepEqual(names(containers), ['web', 'istio-proxy']);

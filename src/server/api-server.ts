@@ -77,7 +77,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger): Pr
   const authorizer = authorizerFor(options.authorizationModes);
   const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
 
-  const kv = await openStorage({ backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers, etcdPrefix: options.etcdPrefix });
+  // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
+  const kv = await openStorage({
+    backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
+    etcdPrefix: options.etcdPrefix === '/registry' ? '' : options.etcdPrefix,
+  });
   const cleanup: Array<() => unknown> = [() => kv.close()];
   try {
     await checkDomain(kv, names);

@@ -1,6 +1,6 @@
-// admissionregistration/v1 definitions; the v1alpha1 policy kinds are not catalogued yet.
-import { apiRef, arr, atomicList, bytes, int32, mapList, mergeList, obj, oneOf, patch, str } from './build.js';
-import { kind, labelSelector, permissive } from './meta.js';
+// admissionregistration/v1 webhook configurations and the v1alpha1 CEL admission policies.
+import { apiRef, arr, atomicList, atomicObj, bytes, int32, int64, mapList, mergeList, obj, oneOf, patch, setList, str } from './build.js';
+import { condition, kind, labelSelector } from './meta.js';
 
 const ref = (k: string) => apiRef('admissionregistration.v1', k);
 
@@ -44,5 +44,52 @@ export const validatingWebhookConfiguration = kind(ref('ValidatingWebhookConfigu
   webhooks: mergeList(obj(ref('ValidatingWebhook'), webhookFields(), required), 'name'),
 });
 
-export const validatingAdmissionPolicy = permissive(apiRef('admissionregistration.v1alpha1', 'ValidatingAdmissionPolicy'));
-export const validatingAdmissionPolicyBinding = permissive(apiRef('admissionregistration.v1alpha1', 'ValidatingAdmissionPolicyBinding'));
+// v1alpha1 CEL policies (feature gate ValidatingAdmissionPolicy)
+const alpha = (k: string) => apiRef('admissionregistration.v1alpha1', k);
+
+const namedRuleWithOperations = atomicObj(alpha('NamedRuleWithOperations'), {
+  resourceNames: atomicList(str()),
+  ...ruleWithOperations.properties,
+});
+const matchResources = atomicObj(alpha('MatchResources'), {
+  namespaceSelector: labelSelector,
+  objectSelector: labelSelector,
+  resourceRules: atomicList(namedRuleWithOperations),
+  excludeResourceRules: atomicList(namedRuleWithOperations),
+  matchPolicy: oneOf('Equivalent', 'Exact'),
+});
+
+export const validatingAdmissionPolicy = kind(alpha('ValidatingAdmissionPolicy'), {
+  spec: obj(alpha('ValidatingAdmissionPolicySpec'), {
+    paramKind: atomicObj(alpha('ParamKind'), { apiVersion: str(), kind: str() }),
+    matchConstraints: matchResources,
+    validations: atomicList(obj(alpha('Validation'), {
+      expression: str(), message: str(), reason: str(), messageExpression: str(),
+    }, { required: ['expression'] })),
+    failurePolicy: oneOf('Fail', 'Ignore'),
+    auditAnnotations: atomicList(obj(alpha('AuditAnnotation'), {
+      key: str(), valueExpression: str(),
+    }, { required: ['key', 'valueExpression'] })),
+    matchConditions: mapList(obj(alpha('MatchCondition'), {
+      name: str(), expression: str(),
+    }, { required: ['name', 'expression'] }), ['name'], patch('name')),
+  }),
+  status: obj(alpha('ValidatingAdmissionPolicyStatus'), {
+    observedGeneration: int64(),
+    typeChecking: obj(alpha('TypeChecking'), {
+      expressionWarnings: atomicList(obj(alpha('ExpressionWarning'), {
+        fieldRef: str(), warning: str(),
+      }, { required: ['fieldRef', 'warning'] })),
+    }),
+    conditions: mapList(condition, ['type']),
+  }),
+});
+
+export const validatingAdmissionPolicyBinding = kind(alpha('ValidatingAdmissionPolicyBinding'), {
+  spec: obj(alpha('ValidatingAdmissionPolicyBindingSpec'), {
+    policyName: str(),
+    paramRef: atomicObj(alpha('ParamRef'), { name: str(), namespace: str() }),
+    matchResources,
+    validationActions: setList(oneOf('Audit', 'Deny', 'Warn')),
+  }),
+});

@@ -184,3 +184,20 @@ describe('every column of every resource', () => {
     assert.deepEqual(names('', 'events').filter(n => !n.startsWith('(')), ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
   });
 });
+
+describe('event cells', () => {
+  test('read core and events/v1 shapes alike', () => {
+    const core = {
+      metadata: { name: 'web.1' }, type: 'Warning', reason: 'BackOff', message: 'restarting',
+      involvedObject: { kind: 'Pod', name: 'web', fieldPath: 'spec.containers{a}' },
+      source: { component: 'kubelet', host: 'n1' }, firstTimestamp: ago(10 * m), lastTimestamp: ago(m), count: 4,
+    };
+    assert.deepEqual(cells('', 'events', core, true),
+      ['60s', 'Warning', 'BackOff', 'pod/web', 'spec.containers{a}', 'kubelet, n1', 'restarting', '10m', 4, 'web.1']);
+    const v1 = {
+      metadata: { name: 'web.2' }, type: 'Normal', reason: 'Pulled', note: 'pulled image',
+      regarding: { kind: 'Pod', name: 'web' }, reportingController: 'kubelet', eventTime: ago(3 * m),
+    };
+    assert.deepEqual(cells('events', 'events', v1), ['3m', 'Normal', 'Pulled', 'pod/web', 'pulled image']);
+  });
+});

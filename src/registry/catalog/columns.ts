@@ -263,25 +263,28 @@ export function nodeColumns(roleLabelPrefixes: readonly string[], roleLabels: re
 }
 
 // ── events ────────────────────────────────────────────────────────────────────────────────────
+// Cells read both shapes of a stored event: core/v1 and events/v1 (regarding, note, deprecated* fields).
+const regarding = (e: Obj) => e.involvedObject ?? e.regarding ?? {};
 function eventSource(e: Obj): string {
-  const component = e.source?.component || e.reportingComponent || '';
-  const host = e.source?.host || e.reportingInstance || '';
+  const src = e.source ?? e.deprecatedSource ?? {};
+  const component = src.component || e.reportingComponent || e.reportingController || '';
+  const host = src.host || e.reportingInstance || '';
   return host ? `${component}, ${host}` : component;
 }
-const eventFirst = (e: Obj) => e.firstTimestamp || e.eventTime;
-const eventLast = (e: Obj) => e.series?.lastObservedTime || e.lastTimestamp || eventFirst(e);
+const eventFirst = (e: Obj) => e.firstTimestamp || e.deprecatedFirstTimestamp || e.eventTime;
+const eventLast = (e: Obj) => e.series?.lastObservedTime || e.lastTimestamp || e.deprecatedLastTimestamp || eventFirst(e);
 
-/** core events print without a leading Name column: Name is the last, wide column */
+/** events print without a leading Name column: Name is the last, wide column */
 export const eventColumns: TableColumn[] = [
   column('Last Seen', 'string', o => since(eventLast(o)), 'Time since the event was last seen.'),
   column('Type', 'string', o => o.type ?? '', 'Type of this event (Normal, Warning), new types could be added in the future.'),
-  column('Reason', 'string', o => o.reason ?? '', 'This should be a short, machine understandable string that gives the reason for the transition into the object\'s current status.'),
-  column('Object', 'string', o => `${(o.involvedObject?.kind ?? '').toLowerCase()}/${o.involvedObject?.name ?? ''}`, 'The object that this event is about.'),
-  wide('Subobject', 'string', o => o.involvedObject?.fieldPath ?? '', 'The subobject (for example a container) this event is about.'),
+  column('Reason', 'string', o => o.reason ?? '', 'Short, machine understandable reason for the transition into the object\'s current status.'),
+  column('Object', 'string', o => `${String(regarding(o).kind ?? '').toLowerCase()}/${regarding(o).name ?? ''}`, 'The object that this event is about.'),
+  wide('Subobject', 'string', o => regarding(o).fieldPath ?? '', 'The subobject (for example a container) this event is about.'),
   wide('Source', 'string', eventSource, 'The component reporting this event.'),
-  column('Message', 'string', o => o.message ?? '', 'A human-readable description of the status of this operation.'),
+  column('Message', 'string', o => o.message ?? o.note ?? '', 'A human-readable description of the status of this operation.'),
   wide('First Seen', 'string', o => since(eventFirst(o)), 'The time at which the event was first recorded.'),
-  wide('Count', 'string', o => o.series?.count ?? o.count ?? 1, 'The number of times this event has occurred.'),
+  wide('Count', 'string', o => o.series?.count ?? o.count ?? o.deprecatedCount ?? 1, 'The number of times this event has occurred.'),
   wide('Name', 'string', o => o.metadata?.name ?? '', 'Name of the event.'),
 ];
 

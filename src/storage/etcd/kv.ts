@@ -26,6 +26,7 @@ const KEY_END = Buffer.from([0xff]);
 const EMPTY = Buffer.alloc(0);
 /** the lowest key: etcd rejects a range that starts at the empty key */
 const FIRST_KEY = Buffer.from([0]);
+const REQUEST_TIMEOUT_MS = 60_000;
 const WATCH_RETRY_MIN_MS = 100;
 const WATCH_RETRY_MAX_MS = 2000;
 
@@ -42,8 +43,16 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   if (endpoints.length === 0) throw new StorageError('Invalid', 'etcd: no endpoints given');
   const client = new Etcd3({
     hosts: endpoints,
-    // Lists of many objects and large values exceed gRPC's default 4 MiB message cap.
-    grpcOptions: { 'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1 },
+    grpcOptions: {
+      // Lists of many objects and large values exceed gRPC's default 4 MiB message cap.
+      'grpc.max_receive_message_length': -1,
+      'grpc.max_send_message_length': -1,
+      // Pings find a dead connection under an idle watch stream (etcd allows one every 5 s).
+      'grpc.keepalive_time_ms': 30_000,
+      'grpc.keepalive_timeout_ms': 10_000,
+    },
+    // A request to a server that stopped answering fails instead of hanging; watch streams stay open.
+    defaultCallOptions: context => context.isStream ? {} : { deadline: Date.now() + REQUEST_TIMEOUT_MS },
     faultHandling: { global: runOnce },
   });
 
@@ -111,7 +120,8 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     await currentRevision(dialTimeoutMs);
   } catch (err) {
     client.close();
-    throw err instanceof StorageError ? err : unavailable(err as Error);
+    // Whatever went wrong, say which etcd could not be reached.
+    throw unavailable(err as Error);
   }
 
   return {
