@@ -17,6 +17,8 @@ export interface TestServerOptions {
   flags?: string[];
   /** keep the data folder after close (sqlite restarts) */
   dataDir?: string;
+  /** how often idle watches that allow bookmarks get one (the server's default is 60 s) */
+  bookmarkIntervalMs?: number;
 }
 
 export interface TestServer extends ApiServer {
@@ -36,7 +38,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
     ...(opts.flags ?? []),
   ]);
-  const server = await startApiServer(options, quiet);
+  const server = await startApiServer(options, quiet, { bookmarkIntervalMs: opts.bookmarkIntervalMs });
   const close = server.close;
   return {
     ...server, kubeconfig: server.adminKubeconfigPath!, dataDir,

@@ -49,6 +49,12 @@ export interface ApiServer {
 
 export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
 
+/** settings with no flag of their own, changed only by tests */
+export interface ServerTuning {
+  /** how often an idle watch that allows bookmarks gets one (default 60 s) */
+  bookmarkIntervalMs?: number;
+}
+
 const domainKey = '/registry/_meta/api-domain';
 
 /** the API domain is fixed when the store is first used; another one later is refused */
@@ -71,7 +77,7 @@ function authorizerFor(modes: readonly string[]): Authorizer {
   }));
 }
 
-export async function startApiServer(options: ApiServerOptions, log: Logger): Promise<ApiServer> {
+export async function startApiServer(options: ApiServerOptions, log: Logger, tuning: ServerTuning = {}): Promise<ApiServer> {
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
   const authorizer = authorizerFor(options.authorizationModes);
@@ -105,7 +111,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger): Pr
     endpoints = resourceEndpoints({
       resources, names, plugins,
       deps: { kv, names, hub, freshnessTimeoutMs: 3000 },
-      bookmarkIntervalMs: 60_000,
+      bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     });
 

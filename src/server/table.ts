@@ -24,8 +24,12 @@ const createdAtColumn: TableColumn = {
   jsonPath: '.metadata.creationTimestamp',
 };
 
-export const columnsOf = (info: ResourceInfo): TableColumn[] =>
-  info.def.columns?.length ? [nameColumn, ...info.def.columns] : [nameColumn, createdAtColumn];
+/** the catalog's columns, led by Name unless they place it themselves (events print it last, wide only) */
+export const columnsOf = (info: ResourceInfo): TableColumn[] => {
+  const own = info.def.columns;
+  if (!own?.length) return [nameColumn, createdAtColumn];
+  return own.some(c => c.name === 'Name') ? own.map(c => (c.name === 'Name' && !c.cell && !c.jsonPath ? { ...nameColumn, priority: c.priority } : c)) : [nameColumn, ...own];
+};
 
 /** evaluates a simple JSONPath such as .status.phase or .spec.ports[0].port */
 export function jsonPathValue(obj: unknown, path: string): unknown {
@@ -58,7 +62,7 @@ export function humanAge(since: string | null | undefined, now = Date.now()): st
 }
 
 function cellOf(c: TableColumn, obj: ApiObject): unknown {
-  if (c === nameColumn) return obj.metadata.name ?? '';
+  if (c.format === 'name' && !c.cell && !c.jsonPath) return obj.metadata.name ?? '';
   const v = c.cell ? c.cell(obj) : c.jsonPath ? jsonPathValue(obj, c.jsonPath) : undefined;
   if (v === undefined || v === null) return c.type === 'string' ? '<none>' : null;
   return v;

@@ -33,7 +33,7 @@ describe('human durations', () => {
 
 describe('pod cells', () => {
   const running = {
-    metadata: { name: 'web', creationTimestamp: ago(5 * m) },
+    metadata: { name: 'web', creationTimestamp: ago(15 * m) },
     spec: { containers: [{ name: 'a' }, { name: 'b' }] },
     status: {
       phase: 'Running',
@@ -41,14 +41,14 @@ describe('pod cells', () => {
       containerStatuses: [
         { name: 'a', ready: true, restartCount: 0, state: { running: { startedAt: ago(m) } } },
         { name: 'b', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } },
-          lastState: { terminated: { exitCode: 1, finishedAt: ago(2 * m) } } },
+          lastState: { terminated: { exitCode: 1, finishedAt: ago(12 * m) } } },
       ],
     },
   };
 
   test('ready count, the waiting reason and restarts with the last restart', () => {
-    assert.deepEqual(podSummary(running), { ready: '1/2', status: 'CrashLoopBackOff', restarts: '3 (2m ago)' });
-    assert.deepEqual(cells('', 'pods', running), ['1/2', 'CrashLoopBackOff', '3 (2m ago)', '5m']);
+    assert.deepEqual(podSummary(running), { ready: '1/2', status: 'CrashLoopBackOff', restarts: '3 (12m ago)' });
+    assert.deepEqual(cells('', 'pods', running), ['1/2', 'CrashLoopBackOff', '3 (12m ago)', '15m']);
     assert.deepEqual(cells('', 'pods', running, true).slice(4), ['10.0.0.7', '<none>', '<none>', '<none>']);
   });
 
@@ -190,14 +190,14 @@ describe('event cells', () => {
     const core = {
       metadata: { name: 'web.1' }, type: 'Warning', reason: 'BackOff', message: 'restarting',
       involvedObject: { kind: 'Pod', name: 'web', fieldPath: 'spec.containers{a}' },
-      source: { component: 'kubelet', host: 'n1' }, firstTimestamp: ago(10 * m), lastTimestamp: ago(m), count: 4,
+      source: { component: 'kubelet', host: 'n1' }, firstTimestamp: ago(40 * m), lastTimestamp: ago(30 * m), count: 4,
     };
     assert.deepEqual(cells('', 'events', core, true),
-      ['60s', 'Warning', 'BackOff', 'pod/web', 'spec.containers{a}', 'kubelet, n1', 'restarting', '10m', 4, 'web.1']);
+      ['30m', 'Warning', 'BackOff', 'pod/web', 'spec.containers{a}', 'kubelet, n1', 'restarting', '40m', 4, 'web.1']);
     const v1 = {
       metadata: { name: 'web.2' }, type: 'Normal', reason: 'Pulled', note: 'pulled image',
-      regarding: { kind: 'Pod', name: 'web' }, reportingController: 'kubelet', eventTime: ago(3 * m),
+      regarding: { kind: 'Pod', name: 'web' }, reportingController: 'kubelet', eventTime: ago(20 * m),
     };
-    assert.deepEqual(cells('events', 'events', v1), ['3m', 'Normal', 'Pulled', 'pod/web', 'pulled image']);
+    assert.deepEqual(cells('events', 'events', v1), ['20m', 'Normal', 'Pulled', 'pod/web', 'pulled image']);
   });
 });

@@ -8,7 +8,7 @@ import {
   type IDuplexStream, type IKeyValue, type IRangeRequest, type IWatchRequest, type IWatchResponse, type IOptions,
 } from 'etcd3';
 import {
-  compacted, conflict, futureRevision, keyExists, notFound, StorageError,
+  compacted, conflict, futureRevision, isStorageError, keyExists, notFound, StorageError,
   type GetResult, type KeyValue, type KV, type ListOptions, type ListResult, type Revision, type Watch,
   type WatchEvent, type WatchHandler, type WatchOptions, type WriteResult,
 } from '../types.js';
@@ -121,7 +121,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   } catch (err) {
     client.close();
     // Whatever went wrong, say which etcd could not be reached.
-    throw unavailable(err as Error);
+    throw isStorageError(err, 'Unavailable') ? err : unavailable(err as Error);
   }
 
   return {
