@@ -13,8 +13,8 @@ import type { KV } from '../src/storage/types.js';
 import { startEtcd } from '../test/support/etcd.js';
 
 /** baseline and backend run in alternating rounds, so drift on a shared machine hits both alike */
-const ROUNDS = 4;
-const ROUND_MS = 500;
+const ROUNDS = 8;
+const ROUND_MS = 250;
 const WARMUP_MS = 300;
 const MANY = 64;
 const LIST_KEYS = 10_000;

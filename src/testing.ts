@@ -19,6 +19,8 @@ export interface TestServerOptions {
   dataDir?: string;
   /** how often idle watches that allow bookmarks get one (the server's default is 60 s) */
   bookmarkIntervalMs?: number;
+  /** how long a read waits for a too-new resourceVersion before 504 (the server's default is 3 s) */
+  freshnessTimeoutMs?: number;
 }
 
 export interface TestServer extends ApiServer {
@@ -38,7 +40,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
     ...(opts.flags ?? []),
   ]);
-  const server = await startApiServer(options, quiet, { bookmarkIntervalMs: opts.bookmarkIntervalMs });
+  const server = await startApiServer(options, quiet, { bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs });
   const close = server.close;
   return {
     ...server, kubeconfig: server.adminKubeconfigPath!, dataDir,

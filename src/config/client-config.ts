@@ -3,7 +3,7 @@
 
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { loadYaml } from '../util/yaml.js';
 
 export interface AdminClientConfig {
   server: string;
@@ -65,8 +65,9 @@ export async function writeAdminClientConfig(path: string, c: AdminClientConfig)
     contexts: [{ name: context, context: { cluster, user, ...(c.namespace ? { namespace: c.namespace } : {}) } }],
     'current-context': context,
   };
-  // the file holds a private key: written privately, then moved into place
-  await writeFile(`${path}.tmp`, stringify(doc, { lineWidth: 0 }), { mode: 0o600 });
+  // JSON is YAML too, and writing it needs no YAML library at start-up.
+  // The file holds a private key: written privately, then moved into place.
+  await writeFile(`${path}.tmp`, `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
   await chmod(`${path}.tmp`, 0o600);
   await rename(`${path}.tmp`, path);
 }
@@ -78,7 +79,7 @@ export async function loadClientConfig(path: string, opts: { context?: string } 
   const text = await readFile(path, 'utf8');
   let doc: Entry;
   try {
-    doc = (parse(text) ?? {}) as Entry;
+    doc = ((await loadYaml()).parse(text) ?? {}) as Entry;
   } catch (e) {
     throw new ClientConfigError(`${path}: not valid YAML: ${(e as Error).message}`);
   }

@@ -50,7 +50,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   // events produced while the watch starts wait until the headers are out
   let pending: string[] | undefined = [];
   const write = (text: string) => {
-    if (closed) return;
+    // the server's close ends streams directly; events racing it are dropped
+    if (closed || res.writableEnded || res.destroyed) return;
     if (pending) { pending.push(text); return; }
     res.write(text);
     if (bufferedBytes(res) > maxBufferedBytes) finish();

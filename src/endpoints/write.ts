@@ -12,6 +12,7 @@ import type { DeleteOptions } from '../registry/store.js';
 import { admission, asServed, parseDryRun, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne } from './read.js';
 import { checkFields } from '../schema/fields.js';
+import type { Schema } from '../schema/types.js';
 
 /** the body must name the kind this endpoint serves (or name nothing) */
 function checkKind(scope: Scope, obj: unknown): ApiObject {
@@ -34,6 +35,19 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
   return o;
 }
 
+/** drops the fields the schema does not know, as the reference's typed decoding does in every fieldValidation mode
+ *  (the same rules as schema/fields.ts's unknown-field walk) */
+function pruneUnknownFields(s: Schema | undefined, v: unknown) {
+  if (!s || s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || v === null || typeof v !== 'object') return;
+  if (Array.isArray(v)) { for (const e of v) pruneUnknownFields(s.items, e); return; }
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const child = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    if (child) pruneUnknownFields(child, o[k]);
+    else if (s.additionalProperties !== true && s.properties) delete o[k];
+  }
+}
+
 /** unknown and duplicate fields per fieldValidation: warnings, a 400 listing all, or nothing */
 function validateFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
@@ -47,12 +61,18 @@ function validateFields(ctx: RequestContext, scope: Scope, obj: unknown, text: s
   ctx.warnings.push(...problems);
 }
 
+/** field validation, then the unknown fields dropped */
+function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
+  validateFields(ctx, scope, obj, text);
+  pruneUnknownFields(scope.info.schema, obj);
+}
+
 const writeOptions = (ctx: RequestContext) => ({ dryRun: parseDryRun(ctx.query.getAll('dryRun')) });
 
 export async function create(ctx: RequestContext, scope: Scope, namespace: string) {
   const rep = representationFor(ctx, scope);
   const { value, text } = await readObject(ctx);
-  validateFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
+  decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx);
   const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun), opts);
@@ -62,7 +82,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
 export async function update(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
   const { value, text } = await readObject(ctx);
-  validateFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
+  decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx);
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => structuredClone(obj),
@@ -90,6 +110,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
       : type === 'application/merge-patch+json' ? applyMergePatch(current, patchDoc)
         : applyStrategicMergePatch(current, patchDoc, scope.info.schema);
     if (fieldMode !== 'Ignore') validateFields(ctx, scope, patched, undefined);
+    pruneUnknownFields(scope.info.schema, patched);
     return checkKind(scope, patched);
   }, admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: false });
   sendOne(ctx, scope, rep, asServed(scope, out), 200);

@@ -160,7 +160,11 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
       }
       if (rv === undefined) return listFromStorage(req, undefined, undefined);   // most recent, consistent
       if (rv === 0) return listFromCache(req, undefined);                           // any
-      if (match === 'NotOlderThan' || !limited) return listFromCache(req, rv);        // not older than
+      if (!limited) return listFromCache(req, rv);                                    // not older than
+      if (match === 'NotOlderThan') {                                                 // not older than, paged: the latest from storage
+        await fresh(rv);
+        return listFromStorage(req, undefined, undefined);
+      }
       return listFromStorage(req, rv, undefined);                                    // limit with a version: exact
     },
 

@@ -136,7 +136,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {
       checkNamespace(obj, namespace);
       const m = obj.metadata;
-      if (!m.name && m.generateName) m.name = m.generateName + generateSuffix();
+      const generated = !m.name && !!m.generateName;
+      if (generated) m.name = m.generateName + generateSuffix();
       m.uid = randomUUID();
       m.creationTimestamp = nowTimestamp();
       delete m.resourceVersion;
@@ -154,12 +155,16 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         if (existing) throw alreadyExists(info.group, info.resource, m.name!);
         return obj;
       }
-      try {
-        const { kv: written } = await kv.create(key, encodeObject(obj));
-        m.resourceVersion = String(written.modRevision);
-        return obj;
-      } catch (e) {
-        return fail(e, m.name!);
+      // a generated name that is taken is drawn again, so generateName never fails on a collision
+      for (let attempt = 0; ; attempt++) {
+        try {
+          const { kv: written } = await kv.create(objectKey(info, namespace, m.name!), encodeObject(obj));
+          m.resourceVersion = String(written.modRevision);
+          return obj;
+        } catch (e) {
+          if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
+          return fail(e, m.name!);
+        }
       }
     },
 

@@ -30,6 +30,7 @@ import { compose, pipeline } from './pipeline.js';
 import { sendError, sendObject } from './respond.js';
 import { pathNotFound } from './status.js';
 import { versionInfo } from './version.js';
+import { loadYaml } from '../util/yaml.js';
 import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
 
 export interface ApiServer {
@@ -53,6 +54,8 @@ export interface Logger { info(msg: string): void; warn(msg: string): void; erro
 export interface ServerTuning {
   /** how often an idle watch that allows bookmarks gets one (default 60 s) */
   bookmarkIntervalMs?: number;
+  /** how long a read waits for the watch cache to reach a requested resourceVersion before 504 (default 3 s) */
+  freshnessTimeoutMs?: number;
 }
 
 const domainKey = '/registry/_meta/api-domain';
@@ -110,7 +113,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const plugins = specs.map(s => s.create({ listers, names }));
     endpoints = resourceEndpoints({
       resources, names, plugins,
-      deps: { kv, names, hub, freshnessTimeoutMs: 3000 },
+      deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000 },
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     });
@@ -160,6 +163,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const version = versionInfo();
 
     const mux = async (ctx: RequestContext) => {
+      if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYaml();
       if (await health.handle(ctx)) return;
       if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
       if (openapi.handle(ctx)) return;

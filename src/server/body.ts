@@ -1,6 +1,6 @@
 // Reading and decoding request bodies, with the reference's size limit.
 import type { RequestContext } from './context.js';
-import { parse as parseYaml, parseAllDocuments } from 'yaml';
+import { yaml } from '../util/yaml.js';
 import { badRequest, tooLarge, unsupportedMediaType } from './status.js';
 
 /** the reference's request body limit */
@@ -31,10 +31,10 @@ export function parseJson(text: string): unknown {
 }
 
 export function parseYamlObject(text: string): unknown {
-  const docs = parseAllDocuments(text);
+  const docs = yaml().parseAllDocuments(text);
   if (Array.isArray(docs) && docs.length > 1) throw badRequest('error decoding YAML: the request body holds more than one document');
   try {
-    return parseYaml(text, { uniqueKeys: true, merge: false });
+    return yaml().parse(text, { uniqueKeys: true, merge: false });
   } catch (e) {
     throw badRequest(`error decoding YAML: ${(e as Error).message}`);
   }

@@ -1,6 +1,6 @@
 // Writing responses: objects in the negotiated representation, gzip over a size threshold, Status errors.
 import { gzipSync } from 'node:zlib';
-import { stringify as toYaml } from 'yaml';
+import { yaml } from '../util/yaml.js';
 import type { RequestContext } from './context.js';
 import type { Status } from '../api/meta.js';
 import { toApiError } from './errors.js';
@@ -15,7 +15,7 @@ export function setWarnings(ctx: RequestContext) {
 
 /** the body text for an object: pretty when asked, YAML for the YAML representation */
 export function encode(body: unknown, contentType: string, pretty: boolean): string {
-  if (contentType === 'application/yaml') return toYaml(body, { lineWidth: 0 });
+  if (contentType === 'application/yaml') return yaml().stringify(body, { lineWidth: 0 });
   return pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
 }
 

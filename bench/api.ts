@@ -1,0 +1,236 @@
+// API benchmark: the API server against bare Node servers measured in the same run.
+//   create (sqlite, 64 connections)  vs a bare HTTPS server inserting into raw better-sqlite3
+//   get by name                      vs a bare HTTPS server answering the same JSON
+//   10,000-object list from the cache vs JSON serialization of those objects
+//   one change delivered to 1,000 watchers; start-up to ready; idle resident memory
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
+import { request, Agent } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+
+const root = new URL('..', import.meta.url).pathname;   // dist/
+const apiserver = join(root, 'src/main/apiserver.js');
+const baseline = join(root, 'bench/servers/baseline.js');
+const ROUND_MS = 1500;
+const ROUNDS = 3;
+
+interface Child { proc: ChildProcess; port: number; dir: string; stop(): Promise<void> }
+
+function start(args: string[], ready: RegExp, dir: string): Promise<Child> {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
+    let out = '';
+    const onData = (d: Buffer) => {
+      out += d.toString();
+      const m = ready.exec(out);
+      if (m) resolve({
+        proc, port: Number(m[1]), dir,
+        stop: () => new Promise(r => { proc.once('exit', () => r()); proc.kill('SIGKILL'); }),
+      });
+    };
+    proc.stdout!.on('data', onData);
+    proc.stderr!.on('data', onData);
+    proc.once('exit', code => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
+  });
+}
+
+const startApi = (dir: string, backend: 'sqlite' | 'memory') =>
+  start([apiserver, '--secure-port=0', '--bind-address=127.0.0.1', `--storage-backend=${backend}`, `--data-dir=${join(dir, 'data')}`,
+    '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'], /serving on https:\/\/127\.0\.0\.1:(\d+)/, dir);
+const startBaseline = (dir: string, mode: 'json' | 'sqlite') => start([baseline, mode, dir], /listening (\d+)/, dir);
+
+function call(agent: Agent, port: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, method, path, agent, rejectUnauthorized: false,
+      headers: body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {} }, res => {
+      const chunks: Buffer[] = [];
+      res.on('data', c => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** requests per second at a concurrency, in rounds alternating with the baseline */
+async function rate(port: number, concurrency: number, op: (agent: Agent, port: number, i: number) => Promise<unknown>, ms: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let n = 0;
+  const end = performance.now() + ms;
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => { while (performance.now() < end) await op(agent, port, n++); }));
+  const elapsed = performance.now() - t0;
+  agent.destroy();
+  return (n / elapsed) * 1000;
+}
+
+async function versus(a: () => Promise<number>, b: () => Promise<number>) {
+  let ta = 0, tb = 0;
+  await a(); await b();   // warm-up
+  for (let i = 0; i < ROUNDS; i++) {
+    if (i % 2) { tb += await b(); ta += await a(); } else { ta += await a(); tb += await b(); }
+  }
+  return [ta / ROUNDS, tb / ROUNDS];
+}
+
+const configMap = (i: number) => JSON.stringify({
+  apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-', labels: { app: 'bench', i: String(i % 10) } },
+  data: { key: 'v'.repeat(200) },
+});
+
+async function expectOk(p: Promise<{ status: number; text: string }>, code: number) {
+  const r = await p;
+  if (r.status !== code) throw new Error(`expected ${code}, got ${r.status}: ${r.text.slice(0, 300)}`);
+  return r;
+}
+
+const fmt = (n: number) => n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1);
+const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
+
+async function startupMs(backend: 'sqlite' | 'memory'): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const dir = mkdtempSync(join(tmpdir(), 'bench-start-'));
+    const t0 = performance.now();
+    const c = await startApi(dir, backend);
+    const agent = new Agent({ keepAlive: false });
+    for (;;) {
+      const r = await call(agent, c.port, 'GET', '/readyz').catch(() => ({ status: 0, text: '' }));
+      if (r.status === 200) break;
+      await new Promise(r => setTimeout(r, 5));
+    }
+    times.push(performance.now() - t0);
+    await c.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  return times.sort((a, b) => a - b)[2];
+}
+
+/** time to start a bare `node -e` process, the floor under any start-up figure */
+async function nodeFloorMs(): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    const t0 = performance.now();
+    await new Promise<void>(r => spawn(process.execPath, ['-e', '0']).once('exit', () => r()));
+    times.push(performance.now() - t0);
+  }
+  return times.sort((a, b) => a - b)[2];
+}
+
+export async function apiBench(): Promise<string> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-api-'));
+  const lines: string[] = [];
+  const children: Child[] = [];
+  try {
+    const api = await startApi(dir, 'sqlite'); children.push(api);
+    const bjson = await startBaseline(mkdtempSync(join(dir, 'json-')), 'json'); children.push(bjson);
+    const bsql = await startBaseline(mkdtempSync(join(dir, 'sql-')), 'sqlite'); children.push(bsql);
+
+    // create: 64 connections
+    const create = (port: number, path: string) => (agent: Agent, p: number, i: number) => expectOk(call(agent, p, 'POST', path, configMap(i)), 201);
+    const [createApi, createBase] = await versus(
+      () => rate(api.port, 64, create(api.port, '/api/v1/namespaces/default/configmaps'), ROUND_MS),
+      () => rate(bsql.port, 64, create(bsql.port, '/objects'), ROUND_MS));
+
+    // get by name: 64 connections
+    const one = await expectOk(call(new Agent(), api.port, 'POST', '/api/v1/namespaces/default/configmaps', configMap(0)), 201);
+    const name = JSON.parse(one.text).metadata.name;
+    const get = (path: string) => (agent: Agent, p: number) => expectOk(call(agent, p, 'GET', path), 200);
+    const [getApi, getBase] = await versus(
+      () => rate(api.port, 64, get(`/api/v1/namespaces/default/configmaps/${name}`), ROUND_MS),
+      () => rate(bjson.port, 64, get('/x'), ROUND_MS));
+
+    // 10,000-object list from the cache vs JSON serialization of the same objects
+    const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+    const existing = JSON.parse((await expectOk(call(agent, api.port, 'GET', '/api/v1/namespaces/default/configmaps?resourceVersion=0'), 200)).text).items.length;
+    for (let i = existing; i < 10_000; i += 64)
+      await Promise.all(Array.from({ length: Math.min(64, 10_000 - i) }, (_, j) => expectOk(call(agent, api.port, 'POST', '/api/v1/namespaces/default/configmaps', configMap(i + j)), 201)));
+    const listTimes: number[] = [];
+    let listed: unknown[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      const r = await expectOk(call(agent, api.port, 'GET', '/api/v1/namespaces/default/configmaps?resourceVersion=0'), 200);
+      listTimes.push(performance.now() - t0);
+      if (i === 0) listed = JSON.parse(r.text).items;
+    }
+    const items = listed.slice(0, 10_000);
+    const serialTimes: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t0 = performance.now();
+      JSON.stringify({ kind: 'ConfigMapList', apiVersion: 'v1', metadata: {}, items });
+      serialTimes.push(performance.now() - t0);
+    }
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const listMs = median(listTimes), serialMs = median(serialTimes);
+
+    // one change delivered to 1,000 watchers
+    const watchers = 1000;
+    const wagent = new Agent({ keepAlive: true, maxSockets: watchers });
+    const target = JSON.parse((await expectOk(call(agent, api.port, 'POST', '/api/v1/namespaces/default/configmaps', configMap(1)), 201)).text);
+    const rv = target.metadata.resourceVersion;
+    let delivered = 0;
+    let lastAt = 0;
+    const opened: Array<() => void> = [];
+    await Promise.all(Array.from({ length: watchers }, () => new Promise<void>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: api.port, agent: wagent, rejectUnauthorized: false,
+        path: `/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${rv}&fieldSelector=metadata.name%3D${target.metadata.name}` }, res => {
+        res.on('data', () => { delivered++; lastAt = performance.now(); });
+        resolve();
+      });
+      req.on('error', reject);
+      opened.push(() => req.destroy());
+      req.end();
+    })));
+    const t0 = performance.now();
+    await new Promise<void>((resolve, reject) => {
+      const r = request({ host: '127.0.0.1', port: api.port, agent, method: 'PATCH', rejectUnauthorized: false,
+        path: `/api/v1/namespaces/default/configmaps/${target.metadata.name}`, headers: { 'Content-Type': 'application/merge-patch+json' } },
+      res => { res.resume(); res.on('end', () => resolve()); });
+      r.on('error', reject);
+      r.end(JSON.stringify({ data: { key: 'changed' } }));
+    });
+    const deadline = performance.now() + 10_000;
+    while (delivered < watchers && performance.now() < deadline) await new Promise(r => setTimeout(r, 5));
+    const fanoutMs = lastAt - t0;
+    for (const close of opened) close();
+    wagent.destroy();
+    agent.destroy();
+
+    // idle resident memory of a fresh server
+    await api.stop();
+    children.splice(children.indexOf(api), 1);
+    const idle = await startApi(mkdtempSync(join(dir, 'idle-')), 'sqlite'); children.push(idle);
+    await new Promise(r => setTimeout(r, 1500));
+    const status = readFileSync(`/proc/${idle.proc.pid}/status`, 'utf8');
+    const rssMb = Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024;
+
+    const sqliteStart = await startupMs('sqlite');
+    const memoryStart = await startupMs('memory');
+    const floor = await nodeFloorMs();
+
+    const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
+    lines.push(
+      'The API server and each baseline run as separate processes over HTTPS (HTTP/1.1, keep-alive) on loopback, sharing the two CPUs with the load generator.',
+      `Rates are the mean of ${ROUNDS} rounds of ${ROUND_MS} ms that alternate server and baseline, after a warm-up round.`,
+      '',
+      row(['measure', 'API server', 'baseline', 'ratio', 'target']),
+      row(['---', '---:', '---:', '---:', '---']),
+      row(['create ConfigMap, sqlite, 64 connections (req/s)', fmt(createApi), `${fmt(createBase)} (bare HTTPS + raw better-sqlite3, durable)`,
+        `${(createApi / createBase).toFixed(2)}x`, `≥ 0.5x: ${verdict(createApi / createBase >= 0.5)}`]),
+      row(['get by name, 64 connections (req/s)', fmt(getApi), `${fmt(getBase)} (bare HTTPS answering the same JSON)`,
+        `${(getApi / getBase).toFixed(2)}x`, `≥ 0.5x: ${verdict(getApi / getBase >= 0.5)}`]),
+      row(['list of 10,000 objects from the cache (ms, median of 7)', fmt(listMs), `${fmt(serialMs)} (JSON.stringify of the same objects)`,
+        `${(listMs / serialMs).toFixed(2)}x the time`, `≤ 2x: ${verdict(listMs / serialMs <= 2)}`]),
+      row(['one change delivered to 1,000 watchers (ms until the last)', fmt(fanoutMs), `${delivered}/${watchers} delivered`, '', delivered === watchers ? 'all delivered' : '**not all delivered**']),
+      row(['start-up to ready, sqlite (ms, median of 5, whole process)', fmt(sqliteStart), `${fmt(floor)} (bare node process start and exit)`, '', `< 300 ms: ${verdict(sqliteStart < 300)}`]),
+      row(['start-up to ready, memory (ms, median of 5, whole process)', fmt(memoryStart), `${fmt(floor)} (bare node process start and exit)`, '', `< 150 ms: ${verdict(memoryStart < 150)}`]),
+      row(['idle resident memory, fresh sqlite server (MB)', fmt(rssMb), '', '', `< 80 MB: ${verdict(rssMb < 80)}`]),
+    );
+    return lines.join('\n');
+  } finally {
+    for (const c of children) await c.stop().catch(() => {});
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,46 @@
+// Baseline servers for the API benchmark, run as child processes: the same TLS and HTTP stack as the
+// API server, with nothing behind it. `json` answers a fixed object; `sqlite` inserts each POST body into
+// better-sqlite3 (WAL, synchronous=FULL, one transaction per request) and answers it.
+import { createSecureServer } from 'node:http2';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { ensurePki } from '../../src/pki/pki.js';
+
+const [mode, dir] = process.argv.slice(2);
+const pki = await ensurePki(join(dir, 'pki'), { hosts: [] });
+const object = JSON.stringify({
+  kind: 'ConfigMap', apiVersion: 'v1',
+  metadata: { name: 'bench', namespace: 'default', uid: '0d9f7a53-1c55-4c4f-9c2f-2a1c0d5c2e11', resourceVersion: '12345', creationTimestamp: '2026-11-23T00:00:00Z' },
+  data: { key: 'v'.repeat(200) },
+});
+let insert: ((name: string, body: string) => void) | undefined;
+if (mode === 'sqlite') {
+  const db = new Database(join(dir, 'baseline.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE IF NOT EXISTS objects (name TEXT PRIMARY KEY, value BLOB)');
+  const stmt = db.prepare('INSERT INTO objects (name, value) VALUES (?, ?)');
+  insert = (name, body) => { stmt.run(name, Buffer.from(body)); };
+}
+let n = 0;
+const server = createSecureServer({ allowHTTP1: true, key: pki.serverKeyPem, cert: pki.serverCertPem }, (req, res) => {
+  if (req.method === 'POST' && insert) {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString();
+      const obj = JSON.parse(body);
+      obj.metadata.name = `${obj.metadata.generateName ?? 'x'}${n++}`;
+      const text = JSON.stringify(obj);
+      insert!(obj.metadata.name, text);
+      res.writeHead(201, { 'Content-Type': 'application/json' });
+      res.end(text);
+    });
+    return;
+  }
+  res.writeHead(200, { 'Content-Type': 'application/json' });
+  res.end(object);
+});
+server.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`listening ${(server.address() as { port: number }).port}\n`);
+});

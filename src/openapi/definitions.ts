@@ -1,0 +1,169 @@
+// Named definitions for the OpenAPI documents. The catalog's shared sub-schemas carry their reference
+// name in `x-ref`; every such object becomes one definition and the places that use it become `$ref`s.
+// Kinds and their list kinds carry x-kubernetes-group-version-kind so clients can find them.
+import type { Schema } from '../schema/types.js';
+import { obj, str, arr } from '../api/schemas/build.js';
+import { listMeta } from '../api/schemas/meta.js';
+
+export interface Gvk { group: string; kind: string; version: string }
+export type Json = Record<string, unknown>;
+
+export interface Definitions {
+  /** the canonical schema of each definition name */
+  readonly byName: ReadonlyMap<string, Schema>;
+  readonly gvks: ReadonlyMap<string, readonly Gvk[]>;
+  /** names used by schemas that disagree with the canonical one in shape (not only in annotations) */
+  readonly conflicts: readonly string[];
+}
+
+/** keys that may differ where a field uses a shared definition; they travel beside the `$ref` */
+const isAnnotation = (key: string) =>
+  key === 'description' || key === 'default' || key === 'nullable' || key.startsWith('x-kubernetes-');
+/** keys that only this program reads */
+const isInternal = (key: string) => key === 'x-ref' || key === 'x-proto';
+
+const children = (s: Schema): Schema[] => [
+  ...Object.values(s.properties ?? {}),
+  ...(s.items ? [s.items] : []),
+  ...(typeof s.additionalProperties === 'object' ? [s.additionalProperties] : []),
+];
+
+/** The definitions reachable from the roots. When several objects share a name, the most used one is the
+ *  definition and the others are written as a `$ref` plus the annotations in which they differ. */
+export function collectDefinitions(roots: Array<{ schema: Schema; gvks?: Gvk[] }>): Definitions {
+  const uses = new Map<string, Map<Schema, number>>();
+  const gvks = new Map<string, Gvk[]>();
+  const visited = new Set<Schema>();
+  const visit = (s: Schema) => {
+    const name = s['x-ref'];
+    if (name) {
+      if (!uses.has(name)) uses.set(name, new Map());
+      const byObject = uses.get(name)!;
+      byObject.set(s, (byObject.get(s) ?? 0) + 1);
+    }
+    if (visited.has(s)) return;
+    visited.add(s);
+    for (const c of children(s)) visit(c);
+  };
+  for (const { schema, gvks: list } of roots) {
+    visit(schema);
+    const name = schema['x-ref'];
+    if (!name || !list) continue;
+    const known = gvks.get(name) ?? [];
+    for (const g of list)
+      if (!known.some(k => k.group === g.group && k.version === g.version && k.kind === g.kind)) known.push(g);
+    gvks.set(name, known);
+  }
+  const byName = new Map<string, Schema>();
+  const conflicts: string[] = [];
+  for (const [name, objects] of uses) {
+    let best: Schema | undefined;
+    for (const [s, n] of objects) if (!best || n > objects.get(best)!) best = s;
+    byName.set(name, best!);
+    for (const s of objects.keys()) {
+      const keys = differingKeys(s, best!).filter(k => !isAnnotation(k));
+      if (keys.length) conflicts.push(`${name} (${keys.join(', ')})`);
+    }
+  }
+  return { byName, gvks, conflicts };
+}
+
+function differingKeys(a: Schema, b: Schema): string[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...keys].filter(k => !isInternal(k) && !sameValue((a as Json)[k], (b as Json)[k]));
+}
+
+/** structural equality that stops at shared objects (cheap for the common case of the same object) */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a), kb = Object.keys(b);
+  return ka.length === kb.length && ka.every(k => sameValue((a as Json)[k], (b as Json)[k]));
+}
+
+/** the name the reference gives definitions of kinds it did not compile in (custom resources):
+ *  the group reversed, the version, the kind: com.example.stable.v1.CronTab */
+export function customDefinitionName(group: string, version: string, kind: string) {
+  return [...group.split('.').filter(Boolean).reverse(), version, kind].join('.');
+}
+
+const listSchemas = new WeakMap<Schema, Map<string, Schema>>();
+
+/** the list kind of a kind: apiVersion, kind, ListMeta and the items; one object per (kind schema, list kind) */
+export function listSchema(kindSchema: Schema, kind: string, listKind: string): Schema {
+  let byKind = listSchemas.get(kindSchema);
+  if (!byKind) listSchemas.set(kindSchema, byKind = new Map());
+  let s = byKind.get(listKind);
+  if (!s) {
+    const name = kindSchema['x-ref']!;
+    s = obj(`${name.slice(0, name.lastIndexOf('.') + 1)}${listKind}`,
+      { apiVersion: str(), items: arr(kindSchema), kind: str(), metadata: listMeta },
+      { required: ['items'], description: `${listKind} is a list of ${kind} objects.` });
+    byKind.set(listKind, s);
+  }
+  return s;
+}
+
+export interface Dialect {
+  /** OpenAPI 3 writes annotated references as allOf and keeps nullable; Swagger 2 does neither */
+  v3: boolean;
+  refPrefix: string;
+}
+
+export const swagger2: Dialect = { v3: false, refPrefix: '#/definitions/' };
+export const openapi3: Dialect = { v3: true, refPrefix: '#/components/schemas/' };
+
+/** Writes schemas in one dialect and remembers which definitions they refer to. */
+export function schemaWriter(defs: Definitions, dialect: Dialect) {
+  const used = new Set<string>();
+
+  const refTo = (name: string): Json => { used.add(name); return { $ref: dialect.refPrefix + name }; };
+
+  /** a schema where it is used: a reference when it has a name */
+  function use(s: Schema): Json {
+    const name = s['x-ref'];
+    if (!name) return body(s);
+    const canonical = defs.byName.get(name);
+    if (!canonical) return body(s);
+    const annotations: Json = {};
+    if (s !== canonical) for (const k of differingKeys(s, canonical)) {
+      const v = (s as Json)[k];
+      if (isAnnotation(k) && v !== undefined && (dialect.v3 || k !== 'nullable')) annotations[k] = v;
+    }
+    if (!Object.keys(annotations).length) return refTo(name);
+    return dialect.v3 ? { allOf: [refTo(name)], ...annotations } : { ...refTo(name), ...annotations };
+  }
+
+  function body(s: Schema): Json {
+    const out: Json = {};
+    // quantities and int-or-strings are published as strings, as the reference does
+    if (!s.type && (s.format === 'int-or-string' || s.format === 'quantity')) out.type = 'string';
+    for (const [k, v] of Object.entries(s)) {
+      if (isInternal(k) || (k === 'nullable' && !dialect.v3)) continue;
+      if (k === 'properties') out.properties = Object.fromEntries(Object.entries(v as Record<string, Schema>).map(([p, c]) => [p, use(c)]));
+      else if (k === 'items') out.items = use(v as Schema);
+      else if (k === 'additionalProperties') out.additionalProperties = typeof v === 'object' ? use(v as Schema) : v;
+      else out[k] = v;
+    }
+    return out;
+  }
+
+  /** the definitions referred to so far and, transitively, the ones they refer to, sorted by name */
+  function definitions(): Record<string, Json> {
+    const out: Record<string, Json> = {};
+    const done = new Set<string>();
+    for (let pending = [...used]; pending.length; pending = [...used].filter(n => !done.has(n))) {
+      for (const name of pending) {
+        done.add(name);
+        const d = body(defs.byName.get(name)!);
+        const gvk = defs.gvks.get(name);
+        if (gvk?.length) d['x-kubernetes-group-version-kind'] = gvk;
+        out[name] = d;
+      }
+    }
+    return Object.fromEntries(Object.keys(out).sort().map(k => [k, out[k]]));
+  }
+
+  return { use, refTo, definitions };
+}

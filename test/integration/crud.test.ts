@@ -1,0 +1,344 @@
+// CRUD, object metadata, two-phase deletion and write options against the three storage backends.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eachBackend, configMap, sleep } from './servers.js';
+
+const pod = (name: string, containers = [{ name: 'a', image: 'img:1' }]) =>
+  ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers } });
+
+eachBackend('crud', h => {
+  const c = () => h.client();
+
+  test('namespaced CRUD: create, get, update, stale update, delete', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const created = await c().request('POST', base, { body: configMap('one', { a: '1' }) });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.json.metadata.namespace, ns);
+    assert.equal(created.headers['content-type'], 'application/json');
+
+    const got = await c().get(`${base}/one`);
+    assert.equal(got.status, 200);
+    assert.deepEqual(got.json.data, { a: '1' });
+    assert.equal(got.json.kind, 'ConfigMap');
+    assert.equal(got.json.apiVersion, 'v1');
+
+    const updated = await c().request('PUT', `${base}/one`, { body: { ...got.json, data: { a: '2' } } });
+    assert.equal(updated.status, 200, updated.body);
+    assert.deepEqual(updated.json.data, { a: '2' });
+    assert.notEqual(updated.json.metadata.resourceVersion, got.json.metadata.resourceVersion);
+
+    const stale = await c().request('PUT', `${base}/one`, { body: { ...got.json, data: { a: '3' } } });
+    assert.equal(stale.status, 409);
+    assert.equal(stale.json.kind, 'Status');
+    assert.equal(stale.json.reason, 'Conflict');
+    assert.equal(stale.json.details.name, 'one');
+
+    // PUT of a missing ConfigMap does not create it
+    const missing = await c().request('PUT', `${base}/nope`, { body: configMap('nope') });
+    assert.equal(missing.status, 404);
+
+    const dup = await c().request('POST', base, { body: configMap('one') });
+    assert.equal(dup.status, 409);
+    assert.equal(dup.json.reason, 'AlreadyExists');
+
+    const del = await c().request('DELETE', `${base}/one`);
+    assert.equal(del.status, 200, del.body);
+    assert.equal(del.json.kind, 'Status');
+    assert.equal(del.json.status, 'Success');
+    assert.equal(del.json.details.name, 'one');
+    assert.equal(del.json.details.uid, created.json.metadata.uid);
+    const gone = await c().get(`${base}/one`);
+    assert.equal(gone.status, 404);
+    assert.equal(gone.json.reason, 'NotFound');
+    assert.equal(gone.json.message, 'configmaps "one" not found');
+    assert.equal((await c().request('DELETE', `${base}/one`)).status, 404);
+  });
+
+  test('cluster-scoped CRUD and PUT creating where allowed', async () => {
+    const name = `cr-${h.backend}-${Date.now()}`;
+    const base = '/apis/rbac.authorization.cluster.io/v1/clusterroles';
+    const body = { apiVersion: 'rbac.authorization.cluster.io/v1', kind: 'ClusterRole', metadata: { name }, rules: [] };
+    const put = await c().request('PUT', `${base}/${name}`, { body });
+    assert.equal(put.status, 201, put.body);
+    assert.equal(put.json.metadata.namespace, undefined);
+    const again = await c().request('PUT', `${base}/${name}`, { body: { ...body, rules: [{ verbs: ['get'], apiGroups: [''], resources: ['pods'] }] } });
+    assert.equal(again.status, 200, again.body);
+    assert.equal(again.json.rules.length, 1);
+    const list = await c().get(base);
+    assert.ok(list.json.items.some((i: any) => i.metadata.name === name));
+    assert.equal(list.json.kind, 'ClusterRoleList');
+    // a cluster-scoped resource under a namespace path is not found
+    assert.equal((await c().get(`/apis/rbac.authorization.cluster.io/v1/namespaces/default/clusterroles/${name}`)).status, 404);
+    const del = await c().request('DELETE', `${base}/${name}`);
+    assert.equal(del.status, 200);
+    assert.equal((await c().get(`${base}/${name}`)).status, 404);
+  });
+
+  test('patch: json, merge, strategic (containers merged by name), unknown type 415', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/pods`;
+    assert.equal((await c().request('POST', base, { body: pod('p') })).status, 201);
+
+    const merge = await c().request('PATCH', `${base}/p`, { body: { metadata: { labels: { x: '1' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(merge.status, 200, merge.body);
+    assert.deepEqual(merge.json.metadata.labels, { x: '1' });
+
+    const json = await c().request('PATCH', `${base}/p`, { body: [{ op: 'add', path: '/metadata/labels/y', value: '2' }], contentType: 'application/json-patch+json' });
+    assert.equal(json.status, 200, json.body);
+    assert.deepEqual(json.json.metadata.labels, { x: '1', y: '2' });
+
+    const smp = await c().request('PATCH', `${base}/p`, {
+      body: { spec: { containers: [{ name: 'b', image: 'img:2' }, { name: 'a', image: 'img:3' }] } }, contentType: 'application/strategic-merge-patch+json',
+    });
+    assert.equal(smp.status, 200, smp.body);
+    const byName = Object.fromEntries(smp.json.spec.containers.map((x: any) => [x.name, x.image]));
+    assert.deepEqual(byName, { a: 'img:3', b: 'img:2' });
+
+    // a merge patch replaces the list
+    const mergeList = await c().request('PATCH', `${base}/p`, { body: { spec: { containers: [{ name: 'c', image: 'img:4' }] } }, contentType: 'application/merge-patch+json' });
+    assert.equal(mergeList.status, 200);
+    assert.deepEqual(mergeList.json.spec.containers.map((x: any) => x.name), ['c']);
+
+    const bad = await c().request('PATCH', `${base}/p`, { body: {}, contentType: 'application/x-unknown-patch' });
+    assert.equal(bad.status, 415);
+    assert.equal(bad.json.reason, 'UnsupportedMediaType');
+
+    const failedTest = await c().request('PATCH', `${base}/p`, { body: [{ op: 'test', path: '/metadata/name', value: 'other' }], contentType: 'application/json-patch+json' });
+    assert.ok(failedTest.status === 422 || failedTest.status === 400 || failedTest.status === 500, failedTest.body);
+    assert.equal(failedTest.json.kind, 'Status');
+
+    const absent = await c().request('PATCH', `${base}/absent`, { body: {}, contentType: 'application/merge-patch+json' });
+    assert.equal(absent.status, 404);
+  });
+
+  test('deletecollection with a label selector', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    for (const [n, l] of [['a', 'x'], ['b', 'x'], ['c', 'y']])
+      assert.equal((await c().request('POST', base, { body: configMap(n, {}, { app: l }) })).status, 201);
+    const del = await c().request('DELETE', `${base}?labelSelector=app%3Dx`);
+    assert.equal(del.status, 200, del.body);
+    const left = await c().get(base);
+    assert.deepEqual(left.json.items.map((i: any) => i.metadata.name), ['c']);
+  });
+
+  test('metadata: generateName, uid, creationTimestamp, resourceVersion, generation', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const gen = await c().request('POST', base, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } } });
+    assert.equal(gen.status, 201, gen.body);
+    assert.match(gen.json.metadata.name, /^gen-[a-z0-9]{5}$/);
+    assert.match(gen.json.metadata.uid, /^[0-9a-f-]{36}$/);
+    assert.match(gen.json.metadata.creationTimestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    assert.match(gen.json.metadata.resourceVersion, /^\d+$/);
+    const gen2 = await c().request('POST', base, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'gen-' } } });
+    assert.notEqual(gen2.json.metadata.name, gen.json.metadata.name);
+    assert.notEqual(gen2.json.metadata.uid, gen.json.metadata.uid);
+
+    // client-set uid and creationTimestamp are replaced
+    const set = await c().request('POST', base, { body: { ...configMap('set'), metadata: { name: 'set', uid: 'mine', creationTimestamp: '2000-01-01T00:00:00Z' } } });
+    assert.notEqual(set.json.metadata.uid, 'mine');
+    assert.notEqual(set.json.metadata.creationTimestamp, '2000-01-01T00:00:00Z');
+
+    // a no-op update keeps the resourceVersion; a real one moves it; uid and creationTimestamp stay
+    const noop = await c().request('PUT', `${base}/set`, { body: set.json });
+    assert.equal(noop.status, 200, noop.body);
+    assert.equal(noop.json.metadata.resourceVersion, set.json.metadata.resourceVersion);
+    const changed = await c().request('PUT', `${base}/set`, { body: { ...set.json, data: { k: 'v' }, metadata: { ...set.json.metadata, uid: 'other' } } });
+    assert.equal(changed.status, 200, changed.body);
+    assert.ok(Number(changed.json.metadata.resourceVersion) > Number(set.json.metadata.resourceVersion));
+    assert.equal(changed.json.metadata.uid, set.json.metadata.uid);
+    assert.equal(changed.json.metadata.creationTimestamp, set.json.metadata.creationTimestamp);
+    const noopPatch = await c().request('PATCH', `${base}/set`, { body: { data: { k: 'v' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(noopPatch.json.metadata.resourceVersion, changed.json.metadata.resourceVersion);
+
+    // generation moves on spec changes only
+    const dbase = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const dep = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'd' } }, template: { metadata: { labels: { app: 'd' } }, spec: { containers: [{ name: 'a', image: 'i' }] } } },
+    };
+    const d = await c().request('POST', dbase, { body: dep });
+    assert.equal(d.status, 201, d.body);
+    assert.equal(d.json.metadata.generation, 1);
+    const labelled = await c().request('PATCH', `${dbase}/d`, { body: { metadata: { labels: { z: '1' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(labelled.json.metadata.generation, 1);
+    const scaled = await c().request('PATCH', `${dbase}/d`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(scaled.status, 200, scaled.body);
+    assert.equal(scaled.json.metadata.generation, 2);
+  });
+
+  test('metadata: invalid names 422 with causes, namespace mismatch 400, missing namespace 404', async () => {
+    const ns = await h.namespace();
+    const bad = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('Not_Valid') });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json.reason, 'Invalid');
+    assert.equal(bad.json.details.kind, 'ConfigMap');
+    assert.equal(bad.json.details.name, 'Not_Valid');
+    assert.ok(bad.json.details.causes.some((x: any) => x.field === 'metadata.name' && x.reason === 'FieldValueInvalid'));
+    assert.match(bad.json.message, /^ConfigMap "Not_Valid" is invalid: metadata.name: Invalid value: "Not_Valid"/);
+
+    const noName = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: {} } });
+    assert.equal(noName.status, 422);
+    assert.ok(noName.json.details.causes.some((x: any) => x.field === 'metadata.name' && x.reason === 'FieldValueRequired'));
+
+    const mismatch = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { ...configMap('m'), metadata: { name: 'm', namespace: 'other' } } });
+    assert.equal(mismatch.status, 400);
+    assert.equal(mismatch.json.reason, 'BadRequest');
+
+    const nowhere = await c().request('POST', '/api/v1/namespaces/does-not-exist/configmaps', { body: configMap('x') });
+    assert.equal(nowhere.status, 404, nowhere.body);
+    assert.equal(nowhere.json.reason, 'NotFound');
+    assert.equal(nowhere.json.message, 'namespaces "does-not-exist" not found');
+  });
+
+  test('two-phase deletion: finalizers keep the object until the last one is removed', async () => {
+    const ns = await h.namespace();
+    const path = `/api/v1/namespaces/${ns}/configmaps/fin`;
+    const created = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { ...configMap('fin'), metadata: { name: 'fin', finalizers: ['example.com/a', 'example.com/b'] } } });
+    assert.equal(created.status, 201);
+    const del = await c().request('DELETE', path);
+    assert.equal(del.status, 200);
+    assert.equal(del.json.kind, 'ConfigMap');
+    assert.ok(del.json.metadata.deletionTimestamp);
+    const still = await c().get(path);
+    assert.equal(still.status, 200);
+    assert.ok(still.json.metadata.deletionTimestamp);
+    // no new finalizers once deletion started
+    const add = await c().request('PATCH', path, { body: [{ op: 'add', path: '/metadata/finalizers/-', value: 'example.com/c' }], contentType: 'application/json-patch+json' });
+    assert.equal(add.status, 422);
+    const one = await c().request('PATCH', path, { body: [{ op: 'remove', path: '/metadata/finalizers/0' }], contentType: 'application/json-patch+json' });
+    assert.equal(one.status, 200, one.body);
+    assert.equal((await c().get(path)).status, 200);
+    const last = await c().request('PATCH', path, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    assert.equal(last.status, 200, last.body);
+    assert.equal((await c().get(path)).status, 404);
+    // the name is reusable
+    assert.equal((await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('fin') })).status, 201);
+  });
+
+  test('delete preconditions (body with and without kind), dryRun in body and query, gracePeriodSeconds, propagationPolicy', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const obj = (await c().request('POST', base, { body: configMap('p') })).json;
+    const wrongUid = await c().request('DELETE', `${base}/p`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } } });
+    assert.equal(wrongUid.status, 409);
+    assert.equal(wrongUid.json.reason, 'Conflict');
+    assert.match(wrongUid.json.message, /Precondition failed: UID in precondition: nope/);
+    const wrongRv = await c().request('DELETE', `${base}/p`, { body: { preconditions: { resourceVersion: '1' } } });
+    assert.equal(wrongRv.status, 409);
+    assert.match(wrongRv.json.message, /ResourceVersion in precondition: 1/);
+
+    const dryBody = await c().request('DELETE', `${base}/p`, { body: { propagationPolicy: 'Background', dryRun: ['All'] } });
+    assert.equal(dryBody.status, 200, dryBody.body);
+    assert.equal((await c().get(`${base}/p`)).status, 200);
+    const dryQuery = await c().request('DELETE', `${base}/p?dryRun=All`);
+    assert.equal(dryQuery.status, 200);
+    assert.equal((await c().get(`${base}/p`)).status, 200);
+
+    const badPolicy = await c().request('DELETE', `${base}/p?propagationPolicy=Sideways`);
+    assert.equal(badPolicy.status, 422);
+    assert.equal(badPolicy.json.reason, 'Invalid');
+    const badPolicyBody = await c().request('DELETE', `${base}/p`, { body: { propagationPolicy: 'Sideways' } });
+    assert.equal(badPolicyBody.status, 422);
+
+    const right = await c().request('DELETE', `${base}/p?gracePeriodSeconds=0&propagationPolicy=Foreground`, {
+      body: { preconditions: { uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion } },
+    });
+    assert.equal(right.status, 200, right.body);
+    assert.equal((await c().get(`${base}/p`)).status, 404);
+
+    for (const policy of ['Orphan', 'Background', 'Foreground']) {
+      assert.equal((await c().request('POST', base, { body: configMap(`q-${policy.toLowerCase()}`) })).status, 201);
+      const r = await c().request('DELETE', `${base}/q-${policy.toLowerCase()}?propagationPolicy=${policy}`);
+      assert.equal(r.status, 200, `${policy}: ${r.body}`);
+    }
+  });
+
+  test('namespace deletion completes through the finalizer controller', async () => {
+    const ns = await h.namespace();
+    assert.equal((await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('x') })).status, 201);
+    assert.equal((await c().request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('p') })).status, 201);
+    const del = await c().request('DELETE', `/api/v1/namespaces/${ns}`);
+    assert.equal(del.status, 200, del.body);
+    assert.equal(del.json.status?.phase ?? del.json.status, 'Terminating');
+    // creating in a terminating namespace is refused (reference: 403 Forbidden) or the namespace is already gone (404)
+    const late = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('late') });
+    assert.ok(late.status === 403 || late.status === 404, `${late.status} ${late.body}`);
+    const deadline = Date.now() + 5000;
+    let status = 200;
+    while (Date.now() < deadline && (status = (await c().get(`/api/v1/namespaces/${ns}`)).status) === 200) await sleep(50);
+    assert.equal(status, 404);
+    assert.equal((await c().get(`/api/v1/namespaces/${ns}/configmaps/x`)).status, 404);
+  });
+
+  test('dryRun=All on create, update, patch and delete persists nothing; bare dryRun is a real write', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const dry = await c().request('POST', `${base}?dryRun=All`, { body: configMap('d', { a: '1' }) });
+    assert.equal(dry.status, 201, dry.body);
+    assert.equal(dry.json.metadata.name, 'd');
+    assert.equal((await c().get(`${base}/d`)).status, 404);
+
+    const real = (await c().request('POST', base, { body: configMap('d', { a: '1' }) })).json;
+    const upd = await c().request('PUT', `${base}/d?dryRun=All`, { body: { ...real, data: { a: '2' } } });
+    assert.equal(upd.status, 200);
+    assert.deepEqual(upd.json.data, { a: '2' });
+    const pat = await c().request('PATCH', `${base}/d?dryRun=All`, { body: { data: { a: '3' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(pat.status, 200);
+    assert.deepEqual(pat.json.data, { a: '3' });
+    const del = await c().request('DELETE', `${base}/d?dryRun=All`);
+    assert.equal(del.status, 200);
+    const after = await c().get(`${base}/d`);
+    assert.deepEqual(after.json.data, { a: '1' });
+    assert.equal(after.json.metadata.resourceVersion, real.metadata.resourceVersion);
+
+    const badValue = await c().request('POST', `${base}?dryRun=Some`, { body: configMap('e') });
+    assert.equal(badValue.status, 400);
+
+    const bare = await c().request('POST', `${base}?dryRun`, { body: configMap('bare') });
+    assert.equal(bare.status, 201, bare.body);
+    assert.equal((await c().get(`${base}/bare`)).status, 200);
+  });
+
+  test('fieldValidation: Ignore, Warn (one Warning per field), Strict (400 listing all)', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const withUnknown = (name: string) => ({ ...configMap(name), bogus: 1, metadata: { name, alsoBogus: 'x' } });
+    const ignore = await c().request('POST', `${base}?fieldValidation=Ignore`, { body: withUnknown('i') });
+    assert.equal(ignore.status, 201, ignore.body);
+    assert.equal(ignore.headers.warning, undefined);
+    assert.equal(ignore.json.bogus, undefined);
+
+    const warn = await c().request('POST', `${base}?fieldValidation=Warn`, { body: withUnknown('w') });
+    assert.equal(warn.status, 201, warn.body);
+    const warnings = String(warn.headers.warning ?? '').split(/,\s*(?=299 )/);
+    assert.equal(warnings.length, 2, String(warn.headers.warning));
+    assert.ok(warnings.some(w => w.includes('bogus')));
+    assert.ok(warnings.some(w => w.includes('metadata.alsoBogus')));
+    // Warn is the default
+    const dflt = await c().request('POST', base, { body: withUnknown('w2') });
+    assert.equal(dflt.status, 201);
+    assert.ok(dflt.headers.warning);
+
+    const strict = await c().request('POST', `${base}?fieldValidation=Strict`, { body: withUnknown('s') });
+    assert.equal(strict.status, 400);
+    assert.equal(strict.json.reason, 'BadRequest');
+    assert.match(strict.json.message, /strict decoding error: .*bogus.*alsoBogus|strict decoding error: .*alsoBogus.*bogus/);
+    assert.equal((await c().get(`${base}/s`)).status, 404);
+
+    const duplicate = '{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dup"},"data":{"a":"1"},"data":{"a":"2"}}';
+    const dupStrict = await c().request('POST', `${base}?fieldValidation=Strict`, { body: duplicate });
+    assert.equal(dupStrict.status, 400);
+    assert.match(dupStrict.json.message, /duplicate field "data"/);
+    const dupWarn = await c().request('POST', `${base}?fieldValidation=Warn`, { body: duplicate });
+    assert.equal(dupWarn.status, 201);
+    assert.match(String(dupWarn.headers.warning), /^299 - "duplicate field \\"data\\""$/);
+
+    const patchStrict = await c().request('PATCH', `${base}/i?fieldValidation=Strict`, { body: { nope: 1 }, contentType: 'application/merge-patch+json' });
+    assert.equal(patchStrict.status, 400);
+    const badMode = await c().request('POST', `${base}?fieldValidation=Loud`, { body: configMap('x') });
+    assert.equal(badMode.status, 400);
+  });
+});

@@ -1,0 +1,172 @@
+// Watches: event order, start semantics, bookmarks, initial events, timeouts, selectors, expiry, many watchers.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eachBackend, configMap } from './servers.js';
+
+const bookmarkIntervalMs = 200;
+
+eachBackend('watch', h => {
+  const c = () => h.client();
+  const merge = (path: string, body: unknown) => c().request('PATCH', path, { body, contentType: 'application/merge-patch+json' });
+
+  test('ADDED, MODIFIED, DELETED in order, from an exact version', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const before = await c().request('POST', base, { body: configMap('old') });
+    const w = await c().watch(`${base}?watch=true&resourceVersion=${before.json.metadata.resourceVersion}`);
+    assert.equal(w.status, 200);
+    assert.equal(w.headers['content-type'], 'application/json');
+    const created = await c().request('POST', base, { body: configMap('x', { a: '1' }) });
+    const modified = await merge(`${base}/x`, { data: { a: '2' } });
+    assert.equal((await c().request('DELETE', `${base}/x`)).status, 200);
+    const events = [await w.next(), await w.next(), await w.next()];
+    assert.deepEqual(events.map(e => e?.type), ['ADDED', 'MODIFIED', 'DELETED']);
+    assert.ok(events.every(e => e!.object.metadata.name === 'x' && e!.object.kind === 'ConfigMap' && e!.object.apiVersion === 'v1'));
+    assert.equal(events[0]!.object.metadata.resourceVersion, created.json.metadata.resourceVersion);
+    assert.equal(events[1]!.object.metadata.resourceVersion, modified.json.metadata.resourceVersion);
+    assert.deepEqual(events[1]!.object.data, { a: '2' });
+    assert.ok(Number(events[2]!.object.metadata.resourceVersion) > Number(modified.json.metadata.resourceVersion));
+    // no synthetic event for the object that existed before the version
+    assert.equal(await w.next(150), undefined);
+    w.close();
+  });
+
+  test('start semantics: unset and "0" send existing objects as ADDED first', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    for (const n of ['a', 'b']) await c().request('POST', base, { body: configMap(n) });
+    for (const rv of ['', '&resourceVersion=0']) {
+      const w = await c().watch(`${base}?watch=1${rv}`);
+      const initial = [await w.next(), await w.next()];
+      assert.deepEqual(initial.map(e => `${e?.type} ${e?.object.metadata.name}`), ['ADDED a', 'ADDED b']);
+      await c().request('POST', base, { body: configMap(`c${rv ? 0 : 1}`) });
+      const live = await w.next();
+      assert.equal(live?.type, 'ADDED');
+      assert.match(live?.object.metadata.name, /^c/);
+      w.close();
+    }
+  });
+
+  test('BOOKMARK with allowWatchBookmarks carries only the resourceVersion', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const r = await c().request('POST', base, { body: configMap('a') });
+    const w = await c().watch(`${base}?watch=true&allowWatchBookmarks=true&resourceVersion=${r.json.metadata.resourceVersion}`);
+    const ev = await w.next(bookmarkIntervalMs * 5);
+    assert.equal(ev?.type, 'BOOKMARK');
+    assert.equal(ev!.object.kind, 'ConfigMap');
+    assert.equal(ev!.object.apiVersion, 'v1');
+    assert.deepEqual(Object.keys(ev!.object.metadata), ['resourceVersion']);
+    assert.ok(Number(ev!.object.metadata.resourceVersion) >= Number(r.json.metadata.resourceVersion));
+    w.close();
+    // without allowWatchBookmarks: none
+    const quiet = await c().watch(`${base}?watch=true&resourceVersion=${r.json.metadata.resourceVersion}`);
+    assert.equal(await quiet.next(bookmarkIntervalMs * 3), undefined);
+    quiet.close();
+  });
+
+  test('sendInitialEvents with NotOlderThan ends the initial events with an annotated bookmark', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    for (const n of ['a', 'b']) await c().request('POST', base, { body: configMap(n) });
+    const w = await c().watch(`${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`);
+    assert.equal(w.status, 200);
+    const events = [await w.next(), await w.next(), await w.next()];
+    assert.deepEqual(events.map(e => e?.type), ['ADDED', 'ADDED', 'BOOKMARK']);
+    const bm = events[2]!.object;
+    assert.equal(bm.metadata.annotations?.[`${h.server().names.domain}/initial-events-end`], 'true');
+    assert.ok(Number(bm.metadata.resourceVersion) >= Number(events[1]!.object.metadata.resourceVersion));
+    await c().request('POST', base, { body: configMap('c') });
+    let next = await w.next();
+    while (next?.type === 'BOOKMARK') next = await w.next();
+    assert.equal(next?.type, 'ADDED');
+    assert.equal(next?.object.metadata.name, 'c');
+    w.close();
+    // sendInitialEvents needs resourceVersionMatch=NotOlderThan; resourceVersionMatch alone is refused on a watch
+    const without = await c().watch(`${base}?watch=true&sendInitialEvents=true`);
+    assert.equal(without.status, 400);
+    const matchOnly = await c().watch(`${base}?watch=true&resourceVersionMatch=NotOlderThan&resourceVersion=0`);
+    assert.equal(matchOnly.status, 400);
+  });
+
+  test('timeoutSeconds ends the stream cleanly; headers arrive at once with no events', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().get(base)).json.metadata.resourceVersion;
+    const started = Date.now();
+    const w = await c().watch(`${base}?watch=true&resourceVersion=${rv}&timeoutSeconds=1`);
+    assert.equal(w.status, 200);
+    assert.ok(w.headersAfterMs < 100, `headers after ${w.headersAfterMs} ms`);
+    assert.deepEqual(await w.collect(3000), []);
+    await w.ended;
+    const took = Date.now() - started;
+    assert.ok(took >= 900 && took < 2500, `ended after ${took} ms`);
+  });
+
+  test('watch of one object by fieldSelector=metadata.name', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().request('POST', base, { body: configMap('other') })).json.metadata.resourceVersion;
+    const w = await c().watch(`${base}?watch=true&fieldSelector=metadata.name%3Dme&resourceVersion=${rv}`);
+    await c().request('POST', base, { body: configMap('me') });
+    await merge(`${base}/other`, { data: { x: '1' } });
+    await merge(`${base}/me`, { data: { x: '1' } });
+    const events = [await w.next(), await w.next()];
+    assert.deepEqual(events.map(e => `${e?.type} ${e?.object.metadata.name}`), ['ADDED me', 'MODIFIED me']);
+    assert.equal(await w.next(150), undefined);
+    w.close();
+  });
+
+  test('selector transitions: leaving the selector arrives as DELETED, entering as ADDED', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().request('POST', base, { body: configMap('s', {}, { app: 'x' }) })).json.metadata.resourceVersion;
+    const w = await c().watch(`${base}?watch=true&labelSelector=app%3Dx&resourceVersion=${rv}`);
+    await merge(`${base}/s`, { metadata: { labels: { app: 'y' } } });
+    await merge(`${base}/s`, { metadata: { labels: { app: 'x' } } });
+    const events = [await w.next(), await w.next()];
+    assert.deepEqual(events.map(e => e?.type), ['DELETED', 'ADDED']);
+    assert.equal(events[0]!.object.metadata.labels.app, 'y');
+    w.close();
+  });
+
+  test('a watch from a compacted version ends with an ERROR event carrying 410 Expired', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    // make sure the watch cache exists and has moved on, then compact storage below it
+    await c().get(`${base}?resourceVersion=0`);
+    for (let i = 0; i < 3; i++) await c().request('POST', base, { body: configMap(`x${i}`) });
+    const kv = h.server().kv;
+    await kv.compact(await kv.currentRevision());
+    const w = await c().watch(`${base}?watch=true&resourceVersion=2`);
+    assert.equal(w.status, 200);
+    const ev = await w.next();
+    assert.equal(ev?.type, 'ERROR');
+    assert.equal(ev!.object.kind, 'Status');
+    assert.equal(ev!.object.code, 410);
+    assert.equal(ev!.object.reason, 'Expired');
+    await w.ended;
+  });
+
+  test('many concurrent watchers each get every event', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().get(base)).json.metadata.resourceVersion;
+    const watchers = await Promise.all(Array.from({ length: 60 }, () => c().watch(`${base}?watch=true&resourceVersion=${rv}`)));
+    for (let i = 0; i < 3; i++) await c().request('POST', base, { body: configMap(`m${i}`) });
+    const got = await Promise.all(watchers.map(async w => [await w.next(), await w.next(), await w.next()].map(e => e?.object.metadata.name)));
+    for (const names of got) assert.deepEqual(names, ['m0', 'm1', 'm2']);
+    for (const w of watchers) w.close();
+  });
+
+  test('watch of a single object path and the /watch/ prefix', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().request('POST', base, { body: configMap('one') })).json.metadata.resourceVersion;
+    const w = await c().watch(`/api/v1/watch/namespaces/${ns}/configmaps?resourceVersion=${rv}`);
+    assert.equal(w.status, 200);
+    await merge(`${base}/one`, { data: { b: '1' } });
+    assert.equal((await w.next())?.type, 'MODIFIED');
+    w.close();
+  });
+}, { bookmarkIntervalMs });
