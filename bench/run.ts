@@ -4,9 +4,11 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { storageBench } from './storage.js';
+import { apiBench } from './api.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
+  { name: 'api', run: apiBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiServerOptions } from './config/apiserver-options.js';
 import { startApiServer, type ApiServer } from './server/api-server.js';
-import type { ApiDomain } from './api/naming.js';
+import { defaultApiDomain, type ApiDomain } from './api/naming.js';
 
 export interface TestServerOptions {
   apiDomain?: ApiDomain;
@@ -35,7 +35,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cluster-test-'));
   const { options } = parseApiServerOptions([
     '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`,
-    `--storage-backend=${opts.storage ?? 'memory'}`, `--api-domain=${opts.apiDomain ?? 'cluster.io'}`,
+    `--storage-backend=${opts.storage ?? 'memory'}`, `--api-domain=${opts.apiDomain ?? defaultApiDomain}`,
     ...(opts.etcdServers ? [`--etcd-servers=${opts.etcdServers.join(',')}`] : []),
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
     ...(opts.flags ?? []),

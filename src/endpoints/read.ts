@@ -20,6 +20,7 @@ const partial = (scope: Scope, obj: ApiObject, version: string) =>
 
 export async function get(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
+  await scope.reads.notOlderThan(ctx.query.get('resourceVersion') ?? undefined);
   const obj = asServed(scope, await scope.store.get(namespace, name));
   sendOne(ctx, scope, rep, obj, 200);
 }
@@ -75,13 +76,20 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
   }
 }
 
-/** a list's JSON from each cached object's own JSON text, made once and shared by every list that returns it */
-export function listJson(scope: Scope, meta: Record<string, unknown>, items: CachedObject[], pretty: boolean): string {
+/** the JSON bytes of a cached object, made once */
+export const bytesOf = (item: CachedObject): Buffer => (item.bytes ??= Buffer.from(JSON.stringify(item.obj)));
+
+const comma = Buffer.from(',');
+
+/** a list's JSON from each cached object's own JSON bytes, made once and shared by every list that returns it */
+export function listJson(scope: Scope, meta: Record<string, unknown>, items: CachedObject[], pretty: boolean): Buffer | string {
   if (pretty) return encode({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta, items: items.map(i => asServed(scope, i.obj)) }, 'application/json', true);
-  const parts: string[] = [];
-  for (const i of items) {
-    if (i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind) parts.push(i.json ??= JSON.stringify(i.obj));
-    else parts.push(JSON.stringify(asServed(scope, i.obj)));
+  const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(scope.info.listKind)},"apiVersion":${JSON.stringify(scope.info.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`)];
+  for (let n = 0; n < items.length; n++) {
+    const i = items[n];
+    if (n) parts.push(comma);
+    parts.push(i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind ? bytesOf(i) : Buffer.from(JSON.stringify(asServed(scope, i.obj))));
   }
-  return `{"kind":${JSON.stringify(scope.info.listKind)},"apiVersion":${JSON.stringify(scope.info.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[${parts.join(',')}]}`;
+  parts.push(Buffer.from(']}'));
+  return Buffer.concat(parts);
 }

@@ -6,7 +6,10 @@ import { badRequest, type ApiError } from '../server/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from '../server/table.js';
 import type { CachedObject } from '../watch/cache.js';
 import { asServed, filterFor, type Scope } from './scope.js';
-import { representationFor } from './read.js';
+import { representationFor, bytesOf } from './read.js';
+
+const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
+const eventTail = Buffer.from('}\n');
 
 /** a watcher whose unsent output grows past this is closed; the client resumes from its last version */
 const maxBufferedBytes = 16 * 1024 * 1024;
@@ -48,8 +51,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (!res.writableEnded) res.end();
   };
   // events produced while the watch starts wait until the headers are out
-  let pending: string[] | undefined = [];
-  const write = (text: string) => {
+  let pending: Array<string | Buffer> | undefined = [];
+  const write = (text: string | Buffer) => {
     // the server's close ends streams directly; events racing it are dropped
     if (closed || res.writableEnded || res.destroyed) return;
     if (pending) { pending.push(text); return; }
@@ -68,9 +71,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (rep.kind === 'metadata') return { kind: 'PartialObjectMetadata', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: obj.metadata };
     return served;
   };
-  const eventText = (type: string, item: CachedObject) => {
+  const eventText = (type: string, item: CachedObject): string | Buffer => {
     if (rep.kind === 'json' && item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind)
-      return `{"type":"${type}","object":${item.json ??= JSON.stringify(item.obj)}}\n`;
+      return Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytesOf(item), eventTail]);
     return `{"type":"${type}","object":${JSON.stringify(objectFor(item.obj))}}\n`;
   };
   const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
@@ -106,7 +109,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   (res as { flushHeaders?: () => void }).flushHeaders?.();
   const early = pending;
   pending = undefined;
-  if (early.length) write(early.join(''));
+  if (early.length) write(Buffer.concat(early.map(t => (typeof t === 'string' ? Buffer.from(t) : t))));
   if (ending) finish();
   await new Promise<void>(resolve => { if (closed) resolve(); else res.once('close', () => resolve()); if (res.writableEnded) resolve(); });
 }

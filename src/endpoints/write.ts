@@ -29,23 +29,52 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
   }
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
   if (typeof o.metadata !== 'object' || Array.isArray(o.metadata)) throw badRequest('metadata must be an object');
-  // objects are stored under the storage version's names
-  o.apiVersion = scope.info.group ? `${scope.info.group}/${scope.info.storageVersion}` : scope.info.storageVersion;
-  o.kind = scope.info.kind;
-  return o;
+  // objects are stored under the storage version's names, kind first as the reference writes them
+  const { kind: _k, apiVersion: _v, metadata, ...rest } = o;
+  return {
+    kind: scope.info.kind, apiVersion: scope.info.group ? `${scope.info.group}/${scope.info.storageVersion}` : scope.info.storageVersion,
+    metadata, ...rest,
+  } as ApiObject;
 }
 
-/** drops the fields the schema does not know, as the reference's typed decoding does in every fieldValidation mode
- *  (the same rules as schema/fields.ts's unknown-field walk) */
-function pruneUnknownFields(s: Schema | undefined, v: unknown) {
-  if (!s || s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || v === null || typeof v !== 'object') return;
-  if (Array.isArray(v)) { for (const e of v) pruneUnknownFields(s.items, e); return; }
+const jsonTypeOf = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+
+const typeFits = (type: string, v: unknown) =>
+  type === 'object' ? typeof v === 'object' && !Array.isArray(v)
+    : type === 'array' ? Array.isArray(v)
+      : type === 'integer' ? Number.isInteger(v)
+        : type === 'number' ? typeof v === 'number'
+          : typeof v === type;
+
+/**
+ * Reads the body as the reference's typed decoding does: fields the schema does not know are dropped (in every
+ * fieldValidation mode; same rules as schema/fields.ts's unknown-field walk), a null list entry becomes an empty
+ * object, and a value of the wrong JSON type is reported (null is every type's zero value).
+ */
+function decodeTyped(s: Schema | undefined, v: unknown, path: string, wrongTypes: string[]) {
+  if (!s || v === null || v === undefined) return;
+  if (s.type && !typeFits(s.type, v)) { wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
+  if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
+  if (Array.isArray(v)) {
+    v.forEach((e, i) => {
+      if (e === null && s.items?.type === 'object') v[i] = {};
+      decodeTyped(s.items, v[i], `${path}[${i}]`, wrongTypes);
+    });
+    return;
+  }
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
     const child = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
-    if (child) pruneUnknownFields(child, o[k]);
+    if (child) decodeTyped(child, o[k], path ? `${path}.${k}` : k, wrongTypes);
     else if (s.additionalProperties !== true && s.properties) delete o[k];
   }
+}
+
+/** the typed reading of a create or update body; wrong types are a 400 as the reference's decoder reports them */
+function decodeBody(scope: Scope, obj: unknown) {
+  const wrong: string[] = [];
+  decodeTyped(scope.info.schema, obj, '', wrong);
+  if (wrong.length) throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrong.join(', ')}`);
 }
 
 /** unknown and duplicate fields per fieldValidation: warnings, a 400 listing all, or nothing */
@@ -64,7 +93,7 @@ function validateFields(ctx: RequestContext, scope: Scope, obj: unknown, text: s
 /** field validation, then the unknown fields dropped */
 function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
   validateFields(ctx, scope, obj, text);
-  pruneUnknownFields(scope.info.schema, obj);
+  decodeBody(scope, obj);
 }
 
 const writeOptions = (ctx: RequestContext) => ({ dryRun: parseDryRun(ctx.query.getAll('dryRun')) });
@@ -75,6 +104,11 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx);
+  // the reference's storage refuses a create that names a version, with a plain 500 and no reason
+  const rv = obj.metadata.resourceVersion;
+  if (!opts.dryRun && typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) > 0) {
+    throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 });
+  }
   const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun), opts);
   sendOne(ctx, scope, rep, asServed(scope, created), 201);
 }
@@ -110,7 +144,10 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
       : type === 'application/merge-patch+json' ? applyMergePatch(current, patchDoc)
         : applyStrategicMergePatch(current, patchDoc, scope.info.schema);
     if (fieldMode !== 'Ignore') validateFields(ctx, scope, patched, undefined);
-    pruneUnknownFields(scope.info.schema, patched);
+    // a patch that produces wrong types is invalid (422), as the reference reports it
+    const wrong: string[] = [];
+    decodeTyped(scope.info.schema, patched, '', wrong);
+    if (wrong.length) throw invalid('', '', '', wrong.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
     return checkKind(scope, patched);
   }, admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: false });
   sendOne(ctx, scope, rep, asServed(scope, out), 200);

@@ -28,9 +28,16 @@ const children = (s: Schema): Schema[] => [
   ...(typeof s.additionalProperties === 'object' ? [s.additionalProperties] : []),
 ];
 
-/** The definitions reachable from the roots. When several objects share a name, the most used one is the
- *  definition and the others are written as a `$ref` plus the annotations in which they differ. */
-export function collectDefinitions(roots: Array<{ schema: Schema; gvks?: Gvk[] }>): Definitions {
+export interface Root {
+  schema: Schema;
+  gvks?: Gvk[];
+  /** this object is the definition of its name, whatever else uses the name (the meta kinds defined here) */
+  owner?: boolean;
+}
+
+/** The definitions reachable from the roots. When several objects share a name, the owner or else the most
+ *  used one is the definition, and the others are written as a `$ref` plus the annotations they differ in. */
+export function collectDefinitions(roots: Root[]): Definitions {
   const uses = new Map<string, Map<Schema, number>>();
   const gvks = new Map<string, Gvk[]>();
   const visited = new Set<Schema>();
@@ -56,8 +63,10 @@ export function collectDefinitions(roots: Array<{ schema: Schema; gvks?: Gvk[] }
   }
   const byName = new Map<string, Schema>();
   const conflicts: string[] = [];
+  const owned = new Map(roots.filter(r => r.owner).map(r => [r.schema['x-ref'], r.schema]));
   for (const [name, objects] of uses) {
-    let best: Schema | undefined;
+    let best = owned.get(name);
+    if (best) { byName.set(name, best); continue; }
     for (const [s, n] of objects) if (!best || n > objects.get(best)!) best = s;
     byName.set(name, best!);
     for (const s of objects.keys()) {
@@ -114,8 +123,9 @@ export interface Dialect {
 export const swagger2: Dialect = { v3: false, refPrefix: '#/definitions/' };
 export const openapi3: Dialect = { v3: true, refPrefix: '#/components/schemas/' };
 
-/** Writes schemas in one dialect and remembers which definitions they refer to. */
-export function schemaWriter(defs: Definitions, dialect: Dialect) {
+/** Writes schemas in one dialect and remembers which definitions they refer to. `gvks` may narrow the
+ *  group-version-kinds a definition lists in this document. */
+export function schemaWriter(defs: Definitions, dialect: Dialect, gvks = (name: string) => defs.gvks.get(name)) {
   const used = new Set<string>();
 
   const refTo = (name: string): Json => { used.add(name); return { $ref: dialect.refPrefix + name }; };
@@ -157,7 +167,7 @@ export function schemaWriter(defs: Definitions, dialect: Dialect) {
       for (const name of pending) {
         done.add(name);
         const d = body(defs.byName.get(name)!);
-        const gvk = defs.gvks.get(name);
+        const gvk = gvks(name);
         if (gvk?.length) d['x-kubernetes-group-version-kind'] = gvk;
         out[name] = d;
       }

@@ -1,31 +1,135 @@
-// OpenAPI documents. Until the schema catalog generates them, /openapi/v2 answers an empty protobuf
-// document (enough for clients that only need it to exist) and /openapi/v3 an index of group documents.
+// The OpenAPI endpoints: /openapi/v2 (Swagger 2.0 as JSON or gnostic protobuf, also at the legacy
+// /swagger-2.0.0.pb-v1 and /swagger.json) and /openapi/v3 (an index of per-group-version documents
+// addressed by content hash). Documents are built on first request and dropped when the API changes.
+import { createHash } from 'node:crypto';
+import { gzipSync } from 'node:zlib';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources } from '../registry/resources.js';
 import type { RequestContext } from '../server/context.js';
-import { sendText, sendObject } from '../server/respond.js';
-import { pathNotFound } from '../server/status.js';
+import { parseAccept } from '../server/negotiation.js';
+import { setWarnings } from '../server/respond.js';
+import { notAcceptable, pathNotFound } from '../server/status.js';
+import { buildModel, openapi3Document, swaggerDocument, type Model } from './documents.js';
+import { encodeSwaggerDocument } from './protobuf.js';
+
+/** the protobuf form's media type as clients ask for it, and as answered (Go's MIME parser rejects `@`) */
+const protobufV2Asked = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
+export const protobufV2ContentType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+
+interface Encoded { body: Buffer; etag: string; hash: string; gzipped?: Buffer }
+
+function encoded(body: Buffer): Encoded {
+  const hash = createHash('sha512').update(body).digest('hex').toUpperCase();
+  return { body, hash, etag: `"${hash}"` };
+}
+
+/** gzip pays off past a few packets; the compressed form is kept with the document */
+const gzipFrom = 1400;
+
+function send(ctx: RequestContext, doc: Encoded, contentType: string, cacheControl = 'no-cache, private') {
+  const { res } = ctx;
+  if (res.headersSent) return;
+  setWarnings(ctx);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Cache-Control', cacheControl);
+  res.setHeader('ETag', doc.etag);
+  res.setHeader('Vary', 'Accept, Accept-Encoding');
+  res.setHeader('Audit-Id', ctx.id);
+  const inm = String(ctx.headers['if-none-match'] ?? '');
+  if (inm && inm.split(',').some(t => t.trim().replace(/^W\//, '') === doc.etag || t.trim() === '*')) {
+    res.writeHead(304);
+    res.end();
+    return;
+  }
+  let payload = doc.body;
+  if (payload.length >= gzipFrom && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? ''))) {
+    payload = doc.gzipped ??= gzipSync(doc.body, { level: 6 });
+    res.setHeader('Content-Encoding', 'gzip');
+  }
+  res.setHeader('Content-Length', payload.length);
+  res.writeHead(200);
+  res.end(ctx.method === 'HEAD' ? undefined : payload);
+}
+
+/** which form of the v2 document the Accept header asks for, in the client's order of preference */
+function v2Form(accept: string | undefined): 'json' | 'protobuf' | undefined {
+  for (const m of parseAccept(accept)) {
+    if (m.type === protobufV2Asked || m.type === protobufV2ContentType) return 'protobuf';
+    if (m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*') return 'json';
+  }
+  return undefined;
+}
+
+const acceptsJson = (accept: string | undefined) =>
+  parseAccept(accept).some(m => m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*');
 
 export function openapiEndpoints(resources: ApiResources, names: Naming) {
+  let model: Model | undefined;
+  let v2: { json: Encoded; proto?: Encoded; doc: unknown } | undefined;
+  let v3: { index: Encoded; groups: Map<string, Encoded> } | undefined;
+  resources.onChange(() => { model = undefined; v2 = undefined; v3 = undefined; });
+
+  const currentModel = () => (model ??= buildModel(resources, names));
+
+  function swagger() {
+    if (!v2) {
+      const doc = swaggerDocument(currentModel(), names);
+      v2 = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
+    }
+    return v2;
+  }
+
+  function openapi3() {
+    if (!v3) {
+      const m = currentModel();
+      const groups = new Map<string, Encoded>();
+      const paths: Record<string, { serverRelativeURL: string }> = {};
+      for (const gv of m.groupVersions) {
+        const doc = encoded(Buffer.from(JSON.stringify(openapi3Document(m, gv, names))));
+        groups.set(gv.key, doc);
+        paths[gv.key] = { serverRelativeURL: `/openapi/v3/${gv.key}?hash=${doc.hash}` };
+      }
+      v3 = { groups, index: encoded(Buffer.from(JSON.stringify({ paths }))) };
+    }
+    return v3;
+  }
+
   return {
     handle(ctx: RequestContext): boolean {
       const p = ctx.path;
+      const accept = ctx.headers.accept;
       if (p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json') {
-        const accept = String(ctx.headers.accept ?? '');
-        if (accept.includes('protobuf')) sendText(ctx, 200, '', 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf');
-        else sendObject(ctx, 200, { swagger: '2.0', info: { title: names.vendor, version: 'v1.27' }, paths: {}, definitions: {} });
+        const form = p === '/swagger-2.0.0.pb-v1' ? 'protobuf' : p === '/swagger.json' ? 'json' : v2Form(accept);
+        if (!form) throw notAcceptable(['application/json', protobufV2ContentType]);
+        const doc = swagger();
+        if (form === 'json') send(ctx, doc.json, 'application/json');
+        else send(ctx, doc.proto ??= encoded(encodeSwaggerDocument(doc.doc as Record<string, unknown>)), protobufV2ContentType);
         return true;
       }
       if (p === '/openapi/v3' || p === '/openapi/v3/') {
-        const paths: Record<string, { serverRelativeURL: string }> = {};
-        for (const g of resources.groups()) for (const v of g.versions) {
-          const key = g.name ? `apis/${g.name}/${v}` : `api/${v}`;
-          paths[key] = { serverRelativeURL: `/openapi/v3/${key}` };
-        }
-        sendObject(ctx, 200, { paths });
+        if (!acceptsJson(accept)) throw notAcceptable(['application/json']);
+        send(ctx, openapi3().index, 'application/json');
         return true;
       }
-      if (p.startsWith('/openapi/v3/')) throw pathNotFound(p);
+      if (p.startsWith('/openapi/v3/')) {
+        const key = p.slice('/openapi/v3/'.length).replace(/\/$/, '');
+        const doc = openapi3().groups.get(key);
+        if (!doc) throw pathNotFound(p);
+        if (!acceptsJson(accept)) throw notAcceptable(['application/json']);
+        const hash = ctx.query.get('hash');
+        if (hash !== null && hash !== doc.hash) {
+          // an old address: point at the current document (clients follow it and refresh their index)
+          ctx.res.setHeader('Location', `/openapi/v3/${key}?hash=${doc.hash}`);
+          ctx.res.setHeader('Cache-Control', 'no-cache, private');
+          ctx.res.writeHead(301);
+          ctx.res.end();
+          return true;
+        }
+        // a document addressed by its hash never changes
+        if (hash !== null) ctx.res.setHeader('Expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString());
+        send(ctx, doc, 'application/json', hash !== null ? 'public, immutable' : 'no-cache, private');
+        return true;
+      }
       return false;
     },
   };

@@ -139,6 +139,12 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
   }
 
   return {
+    /** a get's resourceVersion: unset or "0" reads at once; another value waits until the server has seen it (504 when it never comes) */
+    async notOlderThan(resourceVersion: string | undefined): Promise<void> {
+      const rv = parseRV(resourceVersion);
+      if (rv) await fresh(rv);
+    },
+
     /** the resourceVersion / resourceVersionMatch / limit / continue table of the reference */
     async list(req: ListRequest): Promise<ListResult> {
       const match = req.resourceVersionMatch ?? '';

@@ -68,6 +68,8 @@ export function createApiResources(names: Naming, isServed: (group: string, vers
   const defs = new Map<string, ResourceDefinition>();
   const listeners: Array<() => void> = [];
   let groupOrder: string[] = [];
+  let groupsCache: GroupInfo[] | undefined;
+  const changed = () => { groupsCache = undefined; for (const l of listeners) l(); };
   const k = (g: string, v: string, r: string) => `${g}/${v}/${r}`;
 
   const api: ApiResources = {
@@ -75,15 +77,16 @@ export function createApiResources(names: Naming, isServed: (group: string, vers
     all: () => [...entries.values()],
     byGroupVersion: (g, v) => [...entries.values()].filter(e => e.group === g && e.version === v),
     groups() {
+      if (groupsCache) return groupsCache;
       const byGroup = new Map<string, Set<string>>();
       for (const e of entries.values()) {
         if (!byGroup.has(e.group)) byGroup.set(e.group, new Set());
         byGroup.get(e.group)!.add(e.version);
       }
-      return groupOrder.filter(g => byGroup.has(g)).map(name => {
+      return (groupsCache = groupOrder.filter(g => byGroup.has(g)).map(name => {
         const versions = [...byGroup.get(name)!].sort(compareVersions);
         return { name, versions, preferredVersion: versions[0] };
-      });
+      }));
     },
     preferred(g, r) {
       const group = api.groups().find(x => x.name === g);
@@ -106,12 +109,12 @@ export function createApiResources(names: Naming, isServed: (group: string, vers
         });
       }
       if (!groupOrder.includes(group)) groupOrder.push(group);
-      for (const l of listeners) l();
+      changed();
     },
     remove(g, r) {
       defs.delete(`${g}/${r}`);
       for (const [key, e] of entries) if (e.group === g && e.resource === r) entries.delete(key);
-      for (const l of listeners) l();
+      changed();
     },
     onChange: fn => { listeners.push(fn); },
   };

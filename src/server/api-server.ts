@@ -27,10 +27,11 @@ import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
 import { asResponse, type RequestContext } from './context.js';
 import { compose, pipeline } from './pipeline.js';
-import { sendError, sendObject } from './respond.js';
+import { sendError, sendObject, sendText } from './respond.js';
 import { pathNotFound } from './status.js';
 import { versionInfo } from './version.js';
 import { loadYaml } from '../util/yaml.js';
+import { createMetrics, metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
 import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
 
 export interface ApiServer {
@@ -166,6 +167,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYaml();
       if (await health.handle(ctx)) return;
       if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
+      if (ctx.path === '/metrics') return sendText(ctx, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
       if (openapi.handle(ctx)) return;
       if (ctx.info.isResourceRequest) return endpoints.handle(ctx);
       if (discovery.handle(ctx)) return;
@@ -177,17 +179,44 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
     }), mux);
 
+    const metrics = createMetrics();
+    const requestTotal = metrics.counter('apiserver_request_total',
+      'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+    const requestDuration = metrics.histogram('apiserver_request_duration_seconds',
+      'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestDurationBuckets);
+    const record = (ctx: RequestContext, startedAt: number) => {
+      const i = ctx.info;
+      const labels = {
+        verb: metricVerb(i.verb, ctx.method), dry_run: ctx.query.has('dryRun') ? 'All' : '', group: i.apiGroup, version: i.apiVersion,
+        resource: i.resource, subresource: i.subresource, scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster',
+        component: 'apiserver',
+      };
+      requestTotal({ ...labels, code: String(ctx.res.statusCode) });
+      if (!ctx.longRunning) requestDuration(labels, (performance.now() - startedAt) / 1000);
+    };
     const inflight = new Set<RequestContext>();
     const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse) => {
       const res = asResponse(rawRes);
-      const url = new URL(req.url ?? '/', 'https://server');
-      const aborter = new AbortController();
+      const target = req.url ?? '/';
+      const qmark = target.indexOf('?');
+      const url = { pathname: qmark < 0 ? target : target.slice(0, qmark), searchParams: new URLSearchParams(qmark < 0 ? '' : target.slice(qmark + 1)) };
+      let aborter: AbortController | undefined;
+      let signal: AbortSignal | undefined;
       const ctx: RequestContext = {
+        get signal() {
+          if (!signal) {
+            aborter = new AbortController();
+            signal = ctx.deadline ? AbortSignal.any([aborter.signal, AbortSignal.timeout(Math.max(0, ctx.deadline - Date.now()))]) : aborter.signal;
+          }
+          return signal;
+        },
         id: randomUUID(), req, res, method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers: req.headers,
         info: { isResourceRequest: false, path: url.pathname, verb: '', apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] },
-        warnings: [], signal: aborter.signal, longRunning: false,
+        warnings: [], longRunning: false,
       };
-      res.on('close', () => aborter.abort());
+      const startedAt = performance.now();
+      res.on('close', () => aborter?.abort());
+      res.once('finish', () => record(ctx, startedAt));
       inflight.add(ctx);
       chain(ctx).catch(e => {
         if ((e as { code?: number }).code === undefined && !(e instanceof Error && e.name === 'ApiError'))

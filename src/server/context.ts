@@ -33,8 +33,10 @@ export interface RequestContext {
   user?: UserInfo;
   /** Warning header values, added by any stage */
   readonly warnings: string[];
-  /** aborted when the deadline passes or the client goes away */
-  signal: AbortSignal;
+  /** aborted when the deadline passes or the client goes away; made on first use, since most requests never ask */
+  readonly signal: AbortSignal;
+  /** when a request that is not long-running must be done (epoch ms) */
+  deadline?: number;
   /** long-running requests (watch) are exempt from the deadline and max-in-flight */
   longRunning: boolean;
   /** the decision reason recorded for audit */

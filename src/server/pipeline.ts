@@ -62,7 +62,7 @@ function deadline(defaultMs: number): Filter {
       if (parsed === undefined) throw badRequest(`invalid timeout "${t}": must be a duration such as 32s`);
       ms = Math.min(parsed, defaultMs);
     }
-    if (ms > 0) ctx.signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(ms)]);
+    if (ms > 0) ctx.deadline = Date.now() + ms;
     await next();
   };
 }

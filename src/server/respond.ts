@@ -19,7 +19,7 @@ export function encode(body: unknown, contentType: string, pretty: boolean): str
   return pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
 }
 
-export function sendText(ctx: RequestContext, code: number, text: string, contentType: string, headers: Record<string, string> = {}) {
+export function sendText(ctx: RequestContext, code: number, text: string | Buffer, contentType: string, headers: Record<string, string> = {}) {
   const { res } = ctx;
   if (res.headersSent) return;
   setWarnings(ctx);

@@ -11,8 +11,8 @@ export interface CachedObject {
   key: string;
   obj: ApiObject;
   rev: Revision;
-  /** JSON text of obj, made once when first needed */
-  json?: string;
+  /** obj as JSON bytes, made once when first needed and shared by every list and watch that sends it */
+  bytes?: Buffer;
 }
 
 export interface CacheEvent {

@@ -136,6 +136,13 @@ eachBackend('crud', h => {
     assert.notEqual(gen2.json.metadata.name, gen.json.metadata.name);
     assert.notEqual(gen2.json.metadata.uid, gen.json.metadata.uid);
 
+    // a create naming a version is refused as the reference's storage refuses it (500, no reason); dry run passes
+    const withRv = await c().request('POST', base, { body: { ...configMap('rv'), metadata: { name: 'rv', resourceVersion: '5' } } });
+    assert.equal(withRv.status, 500);
+    assert.equal(withRv.json.message, 'resourceVersion should not be set on objects to be created');
+    assert.equal(withRv.json.reason, undefined);
+    assert.equal((await c().get(`${base}/rv`)).status, 404);
+
     // client-set uid and creationTimestamp are replaced
     const set = await c().request('POST', base, { body: { ...configMap('set'), metadata: { name: 'set', uid: 'mine', creationTimestamp: '2000-01-01T00:00:00Z' } } });
     assert.notEqual(set.json.metadata.uid, 'mine');
@@ -254,6 +261,37 @@ eachBackend('crud', h => {
       const r = await c().request('DELETE', `${base}/q-${policy.toLowerCase()}?propagationPolicy=${policy}`);
       assert.equal(r.status, 200, `${policy}: ${r.body}`);
     }
+  });
+
+  test('gracePeriodSeconds: a pod on a node stays terminating until a zero grace period; status only through /status', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/pods`;
+    const body = { ...pod('g'), spec: { nodeName: 'node-1', containers: [{ name: 'a', image: 'i' }] } };
+    assert.equal((await c().request('POST', base, { body })).status, 201);
+
+    // status changes through the main resource are ignored; through /status they apply, and nothing else does
+    const viaMain = await c().request('PATCH', `${base}/g`, { body: { status: { phase: 'Running' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(viaMain.json.status.phase, 'Pending');
+    const viaStatus = await c().request('PATCH', `${base}/g/status`, { body: { status: { phase: 'Running' }, metadata: { labels: { s: '1' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(viaStatus.status, 200, viaStatus.body);
+    assert.equal(viaStatus.json.status.phase, 'Running');
+    assert.equal(viaStatus.json.metadata.labels, undefined);
+    assert.equal((await c().get(`${base}/g/status`)).json.status.phase, 'Running');
+
+    const graceful = await c().request('DELETE', `${base}/g?gracePeriodSeconds=30`);
+    assert.equal(graceful.status, 200, graceful.body);
+    assert.equal(graceful.json.kind, 'Pod');
+    assert.equal(graceful.json.metadata.deletionGracePeriodSeconds, 30);
+    assert.ok(graceful.json.metadata.deletionTimestamp);
+    assert.equal((await c().get(`${base}/g`)).status, 200);
+    const longer = await c().request('DELETE', `${base}/g`, { body: { gracePeriodSeconds: 60 } });
+    assert.equal(longer.json.metadata.deletionGracePeriodSeconds, 30);
+    const now = await c().request('DELETE', `${base}/g`, { body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
+    assert.equal(now.status, 200, now.body);
+    assert.equal((await c().get(`${base}/g`)).status, 404);
+    // the URL names the object: a different name in the body is refused
+    const wrong = await c().request('PUT', `/api/v1/namespaces/${ns}/configmaps/one`, { body: configMap('two') });
+    assert.equal(wrong.status, 400);
   });
 
   test('namespace deletion completes through the finalizer controller', async () => {

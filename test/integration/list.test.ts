@@ -218,5 +218,9 @@ eachBackend('list', h => {
     assert.equal((await c().get(`${base}/a`)).status, 200);
     assert.equal((await c().get(`${base}/a?resourceVersion=0`)).status, 200);
     assert.equal((await c().get(`${base}/a?resourceVersion=${rvs[0]}`)).status, 200);
+    const future = (await h.server().kv.currentRevision()) + 1000;
+    const tooLarge = await c().get(`${base}/a?resourceVersion=${future}`);
+    assert.equal(tooLarge.status, 504, tooLarge.body);
+    assert.match(tooLarge.json.message, /Too large resource version/);
   });
 }, { freshnessTimeoutMs: 300 });

@@ -1,0 +1,324 @@
+// The protobuf form of built-in objects: the envelope the reference wraps them in, and a
+// conversion between an object's protobuf bytes and its JSON form driven by the field table.
+import { apiDomains, type Naming } from '../naming.js';
+import { protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type ValueType } from './fields.js';
+import {
+  bytesField, doubleField, MalformedProtobufError, readFields, readPackedVarints, varintField,
+  wireBytes, wireFixed64, wireVarint, type WireField,
+} from './wire.js';
+
+export { MalformedProtobufError } from './wire.js';
+
+/** the envelope's first bytes: "k8s" and a zero */
+export const protobufMagic = Buffer.from([0x6b, 0x38, 0x73, 0x00]);
+
+/** a kind the table has no protobuf form for; the server answers 415 */
+export class UnsupportedKindError extends Error {
+  override name = 'UnsupportedKindError';
+  constructor(readonly apiVersion: string, readonly kind: string) {
+    super(`no protobuf form is known for ${apiVersion ? `${apiVersion}, ` : ''}Kind=${kind || '(empty)'}; send it as JSON`);
+  }
+}
+
+/** a JSON object that does not fit the protobuf form of its kind */
+export class ProtobufEncodeError extends Error {
+  override name = 'ProtobufEncodeError';
+}
+
+export interface Envelope {
+  apiVersion: string;
+  kind: string;
+  raw: Buffer;
+  contentEncoding?: string;
+  contentType?: string;
+}
+
+type Json = Record<string, unknown>;
+
+const text = (v: bigint | Buffer) => (Buffer.isBuffer(v) ? v.toString('utf8') : '');
+const asBytes = (f: WireField, what: string): Buffer => {
+  if (!Buffer.isBuffer(f.value) || f.type !== wireBytes) throw new MalformedProtobufError(`${what}: field ${f.number} is not length-delimited`);
+  return f.value;
+};
+
+// ── the envelope ─────────────────────────────────────────────────────────────────────────────────
+
+export const decodeEnvelope = (buf: Buffer, names: Naming): Envelope => readEnvelope(buf, `a ${names.protobufMediaType} body`);
+
+function readEnvelope(buf: Buffer, what: string): Envelope {
+  if (!buf.subarray(0, protobufMagic.length).equals(protobufMagic)) {
+    throw new MalformedProtobufError(`${what} must start with the bytes 6b 38 73 00`);
+  }
+  const env: Envelope = { apiVersion: '', kind: '', raw: Buffer.alloc(0) };
+  for (const f of readFields(buf.subarray(protobufMagic.length))) {
+    if (f.number === 1) {
+      for (const t of readFields(asBytes(f, 'typeMeta'))) {
+        if (t.number === 1) env.apiVersion = text(asBytes(t, 'typeMeta.apiVersion'));
+        if (t.number === 2) env.kind = text(asBytes(t, 'typeMeta.kind'));
+      }
+    } else if (f.number === 2) env.raw = asBytes(f, 'raw');
+    else if (f.number === 3) env.contentEncoding = text(asBytes(f, 'contentEncoding'));
+    else if (f.number === 4) env.contentType = text(asBytes(f, 'contentType'));
+  }
+  return env;
+}
+
+export function encodeEnvelope(apiVersion: string, kind: string, raw: Buffer): Buffer {
+  const typeMeta = Buffer.concat([bytesField(1, Buffer.from(apiVersion)), bytesField(2, Buffer.from(kind))]);
+  // the reference always writes the two (empty) content fields
+  return Buffer.concat([
+    protobufMagic, bytesField(1, typeMeta), bytesField(2, raw), bytesField(3, Buffer.alloc(0)), bytesField(4, Buffer.alloc(0)),
+  ]);
+}
+
+/** an object in its JSON form, wrapped in the envelope */
+export function encodeObject(obj: Json): Buffer {
+  const apiVersion = String(obj.apiVersion ?? '');
+  const kind = String(obj.kind ?? '');
+  return encodeEnvelope(apiVersion, kind, jsonToProtobuf(obj, apiVersion, kind));
+}
+
+// ── kinds ────────────────────────────────────────────────────────────────────────────────────────
+
+/** the group without its vendor domain, or undefined when the domain does not fit the group */
+function groupBase(group: string): string | undefined {
+  for (const domain of apiDomains) {
+    if (group.endsWith(`.${domain}`)) {
+      const base = group.slice(0, -domain.length - 1);
+      return vendorGroups.has(base) ? base : undefined;
+    }
+  }
+  return vendorGroups.has(group) ? undefined : group;
+}
+
+/** the definition of `kind` in `apiVersion`, in either API domain */
+export function kindDefinition(apiVersion: string, kind: string): MessageDef {
+  const slash = apiVersion.lastIndexOf('/');
+  const base = slash < 0 ? '' : groupBase(apiVersion.slice(0, slash));
+  const name = base === undefined ? undefined
+    : protobufKindDefinitions.get(`${base ? `${base}/` : ''}${apiVersion.slice(slash + 1)}/${kind}`);
+  const def = name ? protobufMessages.get(name) : undefined;
+  if (!def) throw new UnsupportedKindError(apiVersion, kind);
+  return def;
+}
+
+/** the `<apiVersion>/<Kind>` pairs with a protobuf form, in the given API domain */
+export function protobufKinds(names: Naming): Set<string> {
+  const out = new Set<string>();
+  for (const key of protobufKindDefinitions.keys()) {
+    const parts = key.split('/');
+    const [kind, version] = [parts.pop()!, parts.pop()!];
+    const base = parts.join('/');
+    const group = !base ? '' : vendorGroups.has(base) ? names.group(base) : base;
+    out.add(`${group ? `${group}/` : ''}${version}/${kind}`);
+  }
+  return out;
+}
+
+// ── decoding ─────────────────────────────────────────────────────────────────────────────────────
+
+/**
+ * An object's protobuf bytes (the envelope's raw field) in the reference's JSON form. Fields the table
+ * does not know are dropped, as the reference's decoder does; `unknown` collects their paths.
+ */
+export function protobufToJson(raw: Buffer, apiVersion: string, kind: string, unknown?: string[]): Json {
+  const def = kindDefinition(apiVersion, kind);
+  return { apiVersion, kind, ...decodeMessage(raw, def, kind, unknown) };
+}
+
+const message = (name: string): MessageDef => {
+  const def = protobufMessages.get(name);
+  if (!def) throw new Error(`protobuf field table: no message ${name}`);
+  return def;
+};
+
+function decodeMessage(buf: Buffer, def: MessageDef, path: string, unknown?: string[]): Json {
+  const found = new Map<FieldDef, unknown>();
+  for (const f of readFields(buf)) {
+    const field = def.byNumber.get(f.number);
+    if (!field) {
+      unknown?.push(`${path}.#${f.number}`);
+      continue;
+    }
+    const where = `${path}.${field.json}`;
+    const value = (w: WireField) => decodeValue(w, field.value, where, unknown);
+    if (field.map) {
+      const entry = readFields(asBytes(f, where));
+      const k = entry.find((e) => e.number === 1);
+      const v = entry.find((e) => e.number === 2);
+      const map = (found.get(field) ?? {}) as Json;
+      map[k ? text(asBytes(k, where)) : ''] = v ? value(v) : zeroValue(field.value);
+      found.set(field, map);
+    } else if (field.repeated) {
+      const list = (found.get(field) ?? []) as unknown[];
+      if ('scalar' in field.value && field.value.scalar !== 'string' && field.value.scalar !== 'bytes' && f.type === wireBytes) {
+        for (const v of readPackedVarints(f.value as Buffer)) list.push(value({ ...f, type: wireVarint, value: v }));
+      } else {
+        list.push(value(f));
+      }
+      found.set(field, list);
+    } else if (field.inline) {
+      found.set(field, { ...(found.get(field) as Json | undefined), ...decodeMessage(asBytes(f, where), message((field.value as { message: string }).message), path, unknown) });
+    } else {
+      found.set(field, value(f));
+    }
+  }
+  const out: Json = {};
+  for (const field of def.fields) {
+    if (!found.has(field)) continue;
+    const value = found.get(field);
+    if (field.inline) Object.assign(out, value);
+    else if (value !== undefined && (field.keepZero || !isZeroScalar(value, field))) out[field.json] = value;
+  }
+  return out;
+}
+
+function isZeroScalar(value: unknown, field: FieldDef): boolean {
+  if (field.map || field.repeated || !('scalar' in field.value)) return false;
+  return value === '' || value === 0 || value === false;
+}
+
+function zeroValue(t: ValueType): unknown {
+  if ('scalar' in t) return t.scalar === 'bool' ? false : t.scalar === 'string' || t.scalar === 'bytes' ? '' : 0;
+  return 'special' in t && t.special === 'ExtraValue' ? [] : {};
+}
+
+function int(f: WireField, where: string): bigint {
+  if (f.type !== wireVarint) throw new MalformedProtobufError(`${where}: expected a varint`);
+  return f.value as bigint;
+}
+
+function decodeValue(f: WireField, t: ValueType, where: string, unknown?: string[]): unknown {
+  if ('message' in t) return decodeMessage(asBytes(f, where), message(t.message), where, unknown);
+  if ('scalar' in t) {
+    switch (t.scalar) {
+      case 'string': return asBytes(f, where).toString('utf8');
+      case 'bytes': return asBytes(f, where).toString('base64');
+      case 'bool': return int(f, where) !== 0n;
+      case 'int32': return Number(BigInt.asIntN(32, int(f, where)));
+      case 'int64': return Number(BigInt.asIntN(64, int(f, where)));
+      case 'double':
+        if (f.type !== wireFixed64) throw new MalformedProtobufError(`${where}: expected a 64-bit value`);
+        return (f.value as Buffer).readDoubleLE(0);
+    }
+  }
+  const parts = readFields(asBytes(f, where));
+  // the last occurrence of a field wins, as in any protobuf decoder
+  const last = (n: number) => parts.filter((x) => x.number === n).pop();
+  const num = (n: number) => { const p = last(n); return p ? Number(BigInt.asIntN(64, int(p, where))) : 0; };
+  const str = (n: number) => { const p = last(n); return p ? asBytes(p, where).toString('utf8') : ''; };
+  const raw = () => last(1);
+  switch (t.special) {
+    case 'Time': return formatTime(num(1), num(2), false);
+    case 'MicroTime': return formatTime(num(1), num(2), true);
+    case 'Quantity': return str(1);
+    case 'IntOrString': return num(1) === 1 ? str(3) : num(2);
+    case 'ExtraValue': return parts.filter((p) => p.number === 1).map((p) => asBytes(p, where).toString('utf8'));
+    case 'FieldsV1': { const r = raw(); return r ? parseEmbeddedJson(asBytes(r, where), where) : {}; }
+    case 'RawExtension': {
+      const r = raw();
+      if (!r) return {};
+      const bytes = asBytes(r, where);
+      if (bytes.subarray(0, protobufMagic.length).equals(protobufMagic)) {
+        const env = readEnvelope(bytes, where);
+        return protobufToJson(env.raw, env.apiVersion, env.kind, unknown);
+      }
+      return parseEmbeddedJson(bytes, where);
+    }
+  }
+}
+
+function parseEmbeddedJson(bytes: Buffer, where: string): unknown {
+  if (bytes.length === 0) return {};
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw new MalformedProtobufError(`${where}: embedded JSON does not parse`);
+  }
+}
+
+/** the reference writes Time with seconds and MicroTime with microseconds, in UTC; the zero time is null */
+function formatTime(seconds: number, nanos: number, micro: boolean): string | undefined {
+  if (seconds === 0 && nanos === 0) return undefined;
+  const base = new Date(seconds * 1000).toISOString().slice(0, 19);
+  return micro ? `${base}.${String(Math.floor(nanos / 1000)).padStart(6, '0')}Z` : `${base}Z`;
+}
+
+// ── encoding ─────────────────────────────────────────────────────────────────────────────────────
+
+/** an object in its JSON form as the protobuf bytes of its kind (without the envelope) */
+export function jsonToProtobuf(obj: Json, apiVersion: string, kind: string): Buffer {
+  return encodeMessage(obj, kindDefinition(apiVersion, kind), kind);
+}
+
+function encodeMessage(obj: unknown, def: MessageDef, path: string): Buffer {
+  if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ProtobufEncodeError(`${path}: expected an object`);
+  const parts: Buffer[] = [];
+  for (const field of [...def.fields].sort((a, b) => a.number - b.number)) {
+    const where = `${path}.${field.json}`;
+    if (field.inline) {
+      const inner = message((field.value as { message: string }).message);
+      if (inner.fields.some((f) => (obj as Json)[f.json] !== undefined)) parts.push(bytesField(field.number, encodeMessage(obj, inner, path)));
+      continue;
+    }
+    const value = (obj as Json)[field.json];
+    if (value === undefined || value === null) continue;
+    if (field.map) {
+      if (typeof value !== 'object' || Array.isArray(value)) throw new ProtobufEncodeError(`${where}: expected a map`);
+      for (const k of Object.keys(value).sort()) {
+        const v = (value as Json)[k];
+        const entry: Buffer[] = [bytesField(1, Buffer.from(k))];
+        if (v !== null && v !== undefined) entry.push(encodeValue(2, v, field.value, `${where}[${k}]`));
+        parts.push(bytesField(field.number, Buffer.concat(entry)));
+      }
+    } else if (field.repeated) {
+      if (!Array.isArray(value)) throw new ProtobufEncodeError(`${where}: expected a list`);
+      value.forEach((v, i) => parts.push(encodeValue(field.number, v, field.value, `${where}[${i}]`)));
+    } else {
+      parts.push(encodeValue(field.number, value, field.value, where));
+    }
+  }
+  return Buffer.concat(parts);
+}
+
+function encodeValue(number: number, v: unknown, t: ValueType, where: string): Buffer {
+  const expect = (ok: boolean, what: string) => { if (!ok) throw new ProtobufEncodeError(`${where}: expected ${what}`); };
+  if ('message' in t) return bytesField(number, encodeMessage(v, message(t.message), where));
+  if ('scalar' in t) {
+    switch (t.scalar) {
+      case 'string': expect(typeof v === 'string', 'a string'); return bytesField(number, Buffer.from(v as string));
+      case 'bytes': expect(typeof v === 'string', 'a base64 string'); return bytesField(number, Buffer.from(v as string, 'base64'));
+      case 'bool': expect(typeof v === 'boolean', 'a boolean'); return varintField(number, v ? 1 : 0);
+      case 'int32': case 'int64': expect(Number.isInteger(v), 'an integer'); return varintField(number, BigInt(v as number));
+      case 'double': expect(typeof v === 'number', 'a number'); return doubleField(number, v as number);
+    }
+  }
+  const sub = (...fields: Buffer[]) => bytesField(number, Buffer.concat(fields));
+  switch (t.special) {
+    case 'Time': case 'MicroTime': {
+      expect(typeof v === 'string', 'a timestamp');
+      const { seconds, nanos } = parseTime(v as string, where);
+      return sub(varintField(1, seconds), ...(nanos ? [varintField(2, nanos)] : []));
+    }
+    case 'Quantity':
+      expect(typeof v === 'string' || typeof v === 'number', 'a quantity');
+      return sub(bytesField(1, Buffer.from(String(v))));
+    case 'IntOrString':
+      expect(typeof v === 'string' || Number.isInteger(v), 'an integer or a string');
+      return typeof v === 'string'
+        ? sub(varintField(1, 1), varintField(2, 0), bytesField(3, Buffer.from(v)))
+        : sub(varintField(1, 0), varintField(2, v as number), bytesField(3, Buffer.alloc(0)));
+    case 'ExtraValue':
+      expect(Array.isArray(v) && v.every((s) => typeof s === 'string'), 'a list of strings');
+      return sub(...(v as string[]).map((s) => bytesField(1, Buffer.from(s))));
+    case 'FieldsV1': case 'RawExtension':
+      return sub(bytesField(1, Buffer.from(JSON.stringify(v))));
+  }
+}
+
+function parseTime(s: string, where: string): { seconds: number; nanos: number } {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(s);
+  const ms = m ? Date.parse(`${m[1]}${m[3]}`) : NaN;
+  if (!m || Number.isNaN(ms)) throw new ProtobufEncodeError(`${where}: "${s}" is not an RFC 3339 time`);
+  return { seconds: Math.floor(ms / 1000), nanos: Number((m[2] ?? '').padEnd(9, '0')) };
+}

@@ -1,0 +1,587 @@
+// Protobuf field numbers of the built-in objects, from the reference's generated.proto files, keyed
+// by definition name. Each field reads `<number> <shape>`, the field keyed by its JSON name:
+//   string | bool | int32 | int64 | double | bytes       scalars
+//   Time | MicroTime | Quantity | IntOrString | RawExtension | FieldsV1 | ExtraValue   special types
+//   core.Container, meta.ObjectMeta, ...                  a message (the prefixes are expanded below)
+//   []X  repeated X;  map[X]  a map from string to X;  inline X  an embedded struct whose fields the
+//   JSON form lifts into the parent
+// A leading `*` marks a field whose zero value the reference's JSON keeps (a Go pointer, or a field
+// without omitempty); unmarked scalars equal to zero are left out, as the reference's JSON does.
+// Message numbers never change between releases; the table follows 1.27 (with the fields 1.27 adds).
+
+export const definitionPrefixes: Record<string, string> = {
+  meta: 'io.k8s.apimachinery.pkg.apis.meta.v1.',
+  core: 'io.k8s.api.core.v1.',
+  apps: 'io.k8s.api.apps.v1.',
+  batch: 'io.k8s.api.batch.v1.',
+  rbac: 'io.k8s.api.rbac.v1.',
+  net: 'io.k8s.api.networking.v1.',
+  policy: 'io.k8s.api.policy.v1.',
+  sched: 'io.k8s.api.scheduling.v1.',
+  authz: 'io.k8s.api.authorization.v1.',
+  authn: 'io.k8s.api.authentication.v1.',
+  authnBeta: 'io.k8s.api.authentication.v1beta1.',
+  authnAlpha: 'io.k8s.api.authentication.v1alpha1.',
+  certs: 'io.k8s.api.certificates.v1.',
+};
+
+type Fields = Record<string, string>;
+
+const objectMetaFields: Fields = { metadata: '1 meta.ObjectMeta' };
+
+const containerFields: Fields = {
+  name: '1 *string', image: '2 string', command: '3 []string', args: '4 []string', workingDir: '5 string',
+  ports: '6 []core.ContainerPort', envFrom: '19 []core.EnvFromSource', env: '7 []core.EnvVar',
+  resources: '8 core.ResourceRequirements', resizePolicy: '23 []core.ContainerResizePolicy',
+  volumeMounts: '9 []core.VolumeMount', volumeDevices: '21 []core.VolumeDevice',
+  livenessProbe: '10 core.Probe', readinessProbe: '11 core.Probe', startupProbe: '22 core.Probe',
+  lifecycle: '12 core.Lifecycle', terminationMessagePath: '13 string', terminationMessagePolicy: '20 string',
+  imagePullPolicy: '14 string', securityContext: '15 core.SecurityContext',
+  stdin: '16 bool', stdinOnce: '17 bool', tty: '18 bool',
+};
+
+const keySelector: Fields = { localObjectReference: '1 inline core.LocalObjectReference', key: '2 *string', optional: '3 *bool' };
+const envSource: Fields = { localObjectReference: '1 inline core.LocalObjectReference', optional: '2 *bool' };
+const projection: Fields = { localObjectReference: '1 inline core.LocalObjectReference', items: '2 []core.KeyToPath', optional: '4 *bool' };
+const handler: Fields = { exec: '1 core.ExecAction', httpGet: '2 core.HTTPGetAction', tcpSocket: '3 core.TCPSocketAction' };
+const affinityTerms = (term: string): Fields => ({
+  requiredDuringSchedulingIgnoredDuringExecution: '1 []core.PodAffinityTerm',
+  preferredDuringSchedulingIgnoredDuringExecution: `2 []${term}`,
+});
+const roleBinding: Fields = { ...objectMetaFields, subjects: '2 []rbac.Subject', roleRef: '3 rbac.RoleRef' };
+const selfSubjectReview = (status: string): Fields => ({ ...objectMetaFields, status: `2 ${status}` });
+const extraUser: Fields = { username: '1 string', uid: '2 string', groups: '3 []string', extra: '4 map[ExtraValue]' };
+const condition = (numbers: { lastProbeTime?: number; lastUpdateTime?: number; lastTransitionTime: number; reason: number; message: number }): Fields => ({
+  type: '1 *string', status: '2 *string',
+  ...(numbers.lastProbeTime ? { lastProbeTime: `${numbers.lastProbeTime} Time` } : {}),
+  ...(numbers.lastUpdateTime ? { lastUpdateTime: `${numbers.lastUpdateTime} Time` } : {}),
+  lastTransitionTime: `${numbers.lastTransitionTime} Time`, reason: `${numbers.reason} string`, message: `${numbers.message} string`,
+});
+
+/** messages by short definition name (prefix.Kind) */
+const messages: Record<string, Fields> = {
+  // ── apimachinery meta/v1 ──────────────────────────────────────────────────────────────────────
+  'meta.ObjectMeta': {
+    name: '1 string', generateName: '2 string', namespace: '3 string', selfLink: '4 string', uid: '5 string',
+    resourceVersion: '6 string', generation: '7 int64', creationTimestamp: '8 Time', deletionTimestamp: '9 Time',
+    deletionGracePeriodSeconds: '10 *int64', labels: '11 map[string]', annotations: '12 map[string]',
+    ownerReferences: '13 []meta.OwnerReference', finalizers: '14 []string', managedFields: '17 []meta.ManagedFieldsEntry',
+  },
+  'meta.ListMeta': { selfLink: '1 string', resourceVersion: '2 string', continue: '3 string', remainingItemCount: '4 *int64' },
+  'meta.OwnerReference': {
+    apiVersion: '5 *string', kind: '1 *string', name: '3 *string', uid: '4 *string', controller: '6 *bool', blockOwnerDeletion: '7 *bool',
+  },
+  'meta.ManagedFieldsEntry': {
+    manager: '1 string', operation: '2 string', apiVersion: '3 string', time: '4 Time', fieldsType: '6 string',
+    fieldsV1: '7 FieldsV1', subresource: '8 string',
+  },
+  'meta.LabelSelector': { matchLabels: '1 map[string]', matchExpressions: '2 []meta.LabelSelectorRequirement' },
+  'meta.LabelSelectorRequirement': { key: '1 *string', operator: '2 *string', values: '3 []string' },
+  'meta.Condition': {
+    type: '1 *string', status: '2 *string', observedGeneration: '3 int64', lastTransitionTime: '4 Time', reason: '5 *string', message: '6 *string',
+  },
+  'meta.Status': {
+    metadata: '1 meta.ListMeta', status: '2 string', message: '3 string', reason: '4 string', details: '5 meta.StatusDetails', code: '6 int32',
+  },
+  'meta.StatusDetails': {
+    name: '1 string', group: '2 string', kind: '3 string', uid: '6 string', causes: '4 []meta.StatusCause', retryAfterSeconds: '5 int32',
+  },
+  'meta.StatusCause': { reason: '1 string', message: '2 string', field: '3 string' },
+  'meta.DeleteOptions': {
+    gracePeriodSeconds: '1 *int64', preconditions: '2 meta.Preconditions', orphanDependents: '3 *bool',
+    propagationPolicy: '4 *string', dryRun: '5 []string',
+  },
+  'meta.Preconditions': { uid: '1 *string', resourceVersion: '2 *string' },
+
+  // ── core/v1 ──────────────────────────────────────────────────────────────────────────────────
+  'core.ConfigMap': { ...objectMetaFields, immutable: '4 *bool', data: '2 map[string]', binaryData: '3 map[bytes]' },
+  'core.Secret': { ...objectMetaFields, immutable: '5 *bool', data: '2 map[bytes]', stringData: '4 map[string]', type: '3 string' },
+  'core.Namespace': { ...objectMetaFields, spec: '2 core.NamespaceSpec', status: '3 core.NamespaceStatus' },
+  'core.NamespaceSpec': { finalizers: '1 []string' },
+  'core.NamespaceStatus': { phase: '1 string', conditions: '2 []core.NamespaceCondition' },
+  'core.NamespaceCondition': condition({ lastTransitionTime: 4, reason: 5, message: 6 }),
+  'core.ServiceAccount': {
+    ...objectMetaFields, secrets: '2 []core.ObjectReference', imagePullSecrets: '3 []core.LocalObjectReference',
+    automountServiceAccountToken: '4 *bool',
+  },
+  'core.ObjectReference': {
+    kind: '1 string', namespace: '2 string', name: '3 string', uid: '4 string', apiVersion: '5 string',
+    resourceVersion: '6 string', fieldPath: '7 string',
+  },
+  'core.LocalObjectReference': { name: '1 string' },
+  'core.TypedLocalObjectReference': { apiGroup: '1 *string', kind: '2 *string', name: '3 *string' },
+  'core.TypedObjectReference': { apiGroup: '1 *string', kind: '2 *string', name: '3 *string', namespace: '4 *string' },
+  'core.Event': {
+    ...objectMetaFields, involvedObject: '2 core.ObjectReference', reason: '3 string', message: '4 string',
+    source: '5 core.EventSource', firstTimestamp: '6 Time', lastTimestamp: '7 Time', count: '8 int32', type: '9 string',
+    eventTime: '10 MicroTime', series: '11 core.EventSeries', action: '12 string', related: '13 core.ObjectReference',
+    reportingComponent: '14 *string', reportingInstance: '15 *string',
+  },
+  'core.EventSource': { component: '1 string', host: '2 string' },
+  'core.EventSeries': { count: '1 int32', lastObservedTime: '2 MicroTime' },
+
+  'core.Pod': { ...objectMetaFields, spec: '2 core.PodSpec', status: '3 core.PodStatus' },
+  'core.PodTemplateSpec': { ...objectMetaFields, spec: '2 core.PodSpec' },
+  'core.PodSpec': {
+    volumes: '1 []core.Volume', initContainers: '20 []core.Container', containers: '2 []core.Container',
+    ephemeralContainers: '34 []core.EphemeralContainer', restartPolicy: '3 string', terminationGracePeriodSeconds: '4 *int64',
+    activeDeadlineSeconds: '5 *int64', dnsPolicy: '6 string', nodeSelector: '7 map[string]', serviceAccountName: '8 string',
+    serviceAccount: '9 string', automountServiceAccountToken: '21 *bool', nodeName: '10 string', hostNetwork: '11 bool',
+    hostPID: '12 bool', hostIPC: '13 bool', shareProcessNamespace: '27 *bool', securityContext: '14 core.PodSecurityContext',
+    imagePullSecrets: '15 []core.LocalObjectReference', hostname: '16 string', subdomain: '17 string', affinity: '18 core.Affinity',
+    schedulerName: '19 string', tolerations: '22 []core.Toleration', hostAliases: '23 []core.HostAlias',
+    priorityClassName: '24 string', priority: '25 *int32', dnsConfig: '26 core.PodDNSConfig',
+    readinessGates: '28 []core.PodReadinessGate', runtimeClassName: '29 *string', enableServiceLinks: '30 *bool',
+    preemptionPolicy: '31 *string', overhead: '32 map[Quantity]', topologySpreadConstraints: '33 []core.TopologySpreadConstraint',
+    setHostnameAsFQDN: '35 *bool', os: '36 core.PodOS', hostUsers: '37 *bool', schedulingGates: '38 []core.PodSchedulingGate',
+    resourceClaims: '39 []core.PodResourceClaim',
+  },
+  'core.Container': containerFields,
+  'core.EphemeralContainer': { ephemeralContainerCommon: '1 inline core.EphemeralContainerCommon', targetContainerName: '2 string' },
+  'core.EphemeralContainerCommon': containerFields,
+  'core.ContainerResizePolicy': { resourceName: '1 *string', restartPolicy: '2 *string' },
+  'core.ContainerPort': { name: '1 string', hostPort: '2 int32', containerPort: '3 *int32', protocol: '4 string', hostIP: '5 string' },
+  'core.EnvFromSource': { prefix: '1 string', configMapRef: '2 core.ConfigMapEnvSource', secretRef: '3 core.SecretEnvSource' },
+  'core.ConfigMapEnvSource': envSource,
+  'core.SecretEnvSource': envSource,
+  'core.EnvVar': { name: '1 *string', value: '2 string', valueFrom: '3 core.EnvVarSource' },
+  'core.EnvVarSource': {
+    fieldRef: '1 core.ObjectFieldSelector', resourceFieldRef: '2 core.ResourceFieldSelector',
+    configMapKeyRef: '3 core.ConfigMapKeySelector', secretKeyRef: '4 core.SecretKeySelector',
+  },
+  'core.ObjectFieldSelector': { apiVersion: '1 string', fieldPath: '2 *string' },
+  'core.ResourceFieldSelector': { containerName: '1 string', resource: '2 *string', divisor: '3 Quantity' },
+  'core.ConfigMapKeySelector': keySelector,
+  'core.SecretKeySelector': keySelector,
+  'core.ResourceRequirements': { limits: '1 map[Quantity]', requests: '2 map[Quantity]', claims: '3 []core.ResourceClaim' },
+  'core.ResourceClaim': { name: '1 *string' },
+  'core.VolumeMount': {
+    name: '1 *string', readOnly: '2 bool', mountPath: '3 *string', subPath: '4 string', mountPropagation: '5 *string', subPathExpr: '6 string',
+  },
+  'core.VolumeDevice': { name: '1 *string', devicePath: '2 *string' },
+  'core.Probe': {
+    handler: '1 inline core.ProbeHandler', initialDelaySeconds: '2 int32', timeoutSeconds: '3 int32', periodSeconds: '4 int32',
+    successThreshold: '5 int32', failureThreshold: '6 int32', terminationGracePeriodSeconds: '7 *int64',
+  },
+  'core.ProbeHandler': { ...handler, grpc: '4 core.GRPCAction' },
+  'core.LifecycleHandler': handler,
+  'core.Lifecycle': { postStart: '1 core.LifecycleHandler', preStop: '2 core.LifecycleHandler' },
+  'core.ExecAction': { command: '1 []string' },
+  'core.HTTPGetAction': { path: '1 string', port: '2 IntOrString', host: '3 string', scheme: '4 string', httpHeaders: '5 []core.HTTPHeader' },
+  'core.HTTPHeader': { name: '1 *string', value: '2 *string' },
+  'core.TCPSocketAction': { port: '1 IntOrString', host: '2 string' },
+  'core.GRPCAction': { port: '1 *int32', service: '2 *string' },
+  'core.SecurityContext': {
+    capabilities: '1 core.Capabilities', privileged: '2 *bool', seLinuxOptions: '3 core.SELinuxOptions',
+    windowsOptions: '10 core.WindowsSecurityContextOptions', runAsUser: '4 *int64', runAsGroup: '8 *int64', runAsNonRoot: '5 *bool',
+    readOnlyRootFilesystem: '6 *bool', allowPrivilegeEscalation: '7 *bool', procMount: '9 *string', seccompProfile: '11 core.SeccompProfile',
+  },
+  'core.Capabilities': { add: '1 []string', drop: '2 []string' },
+  'core.SELinuxOptions': { user: '1 string', role: '2 string', type: '3 string', level: '4 string' },
+  'core.WindowsSecurityContextOptions': {
+    gmsaCredentialSpecName: '1 *string', gmsaCredentialSpec: '2 *string', runAsUserName: '3 *string', hostProcess: '4 *bool',
+  },
+  'core.SeccompProfile': { type: '1 *string', localhostProfile: '2 *string' },
+  'core.PodSecurityContext': {
+    seLinuxOptions: '1 core.SELinuxOptions', windowsOptions: '8 core.WindowsSecurityContextOptions', runAsUser: '2 *int64',
+    runAsGroup: '6 *int64', runAsNonRoot: '3 *bool', supplementalGroups: '4 []int64', fsGroup: '5 *int64', sysctls: '7 []core.Sysctl',
+    fsGroupChangePolicy: '9 *string', seccompProfile: '10 core.SeccompProfile',
+  },
+  'core.Sysctl': { name: '1 *string', value: '2 *string' },
+  'core.Affinity': { nodeAffinity: '1 core.NodeAffinity', podAffinity: '2 core.PodAffinity', podAntiAffinity: '3 core.PodAntiAffinity' },
+  'core.NodeAffinity': {
+    requiredDuringSchedulingIgnoredDuringExecution: '1 core.NodeSelector',
+    preferredDuringSchedulingIgnoredDuringExecution: '2 []core.PreferredSchedulingTerm',
+  },
+  'core.NodeSelector': { nodeSelectorTerms: '1 []core.NodeSelectorTerm' },
+  'core.NodeSelectorTerm': { matchExpressions: '1 []core.NodeSelectorRequirement', matchFields: '2 []core.NodeSelectorRequirement' },
+  'core.NodeSelectorRequirement': { key: '1 *string', operator: '2 *string', values: '3 []string' },
+  'core.PreferredSchedulingTerm': { weight: '1 *int32', preference: '2 core.NodeSelectorTerm' },
+  'core.PodAffinity': affinityTerms('core.WeightedPodAffinityTerm'),
+  'core.PodAntiAffinity': affinityTerms('core.WeightedPodAffinityTerm'),
+  'core.PodAffinityTerm': {
+    labelSelector: '1 meta.LabelSelector', namespaces: '2 []string', topologyKey: '3 *string', namespaceSelector: '4 meta.LabelSelector',
+  },
+  'core.WeightedPodAffinityTerm': { weight: '1 *int32', podAffinityTerm: '2 core.PodAffinityTerm' },
+  'core.Toleration': { key: '1 string', operator: '2 string', value: '3 string', effect: '4 string', tolerationSeconds: '5 *int64' },
+  'core.HostAlias': { ip: '1 string', hostnames: '2 []string' },
+  'core.PodDNSConfig': { nameservers: '1 []string', searches: '2 []string', options: '3 []core.PodDNSConfigOption' },
+  'core.PodDNSConfigOption': { name: '1 string', value: '2 *string' },
+  'core.PodReadinessGate': { conditionType: '1 *string' },
+  'core.TopologySpreadConstraint': {
+    maxSkew: '1 *int32', topologyKey: '2 *string', whenUnsatisfiable: '3 *string', labelSelector: '4 meta.LabelSelector',
+    minDomains: '5 *int32', nodeAffinityPolicy: '6 *string', nodeTaintsPolicy: '7 *string', matchLabelKeys: '8 []string',
+  },
+  'core.PodOS': { name: '1 *string' },
+  'core.PodSchedulingGate': { name: '1 *string' },
+  'core.PodResourceClaim': { name: '1 *string', source: '2 core.ClaimSource' },
+  'core.ClaimSource': { resourceClaimName: '1 *string', resourceClaimTemplateName: '2 *string' },
+
+  'core.Volume': { name: '1 *string', volumeSource: '2 inline core.VolumeSource' },
+  'core.VolumeSource': {
+    hostPath: '1 core.HostPathVolumeSource', emptyDir: '2 core.EmptyDirVolumeSource',
+    gcePersistentDisk: '3 core.GCEPersistentDiskVolumeSource', awsElasticBlockStore: '4 core.AWSElasticBlockStoreVolumeSource',
+    gitRepo: '5 core.GitRepoVolumeSource', secret: '6 core.SecretVolumeSource', nfs: '7 core.NFSVolumeSource',
+    iscsi: '8 core.ISCSIVolumeSource', glusterfs: '9 core.GlusterfsVolumeSource',
+    persistentVolumeClaim: '10 core.PersistentVolumeClaimVolumeSource', rbd: '11 core.RBDVolumeSource',
+    flexVolume: '12 core.FlexVolumeSource', cinder: '13 core.CinderVolumeSource', cephfs: '14 core.CephFSVolumeSource',
+    flocker: '15 core.FlockerVolumeSource', downwardAPI: '16 core.DownwardAPIVolumeSource', fc: '17 core.FCVolumeSource',
+    azureFile: '18 core.AzureFileVolumeSource', configMap: '19 core.ConfigMapVolumeSource',
+    vsphereVolume: '20 core.VsphereVirtualDiskVolumeSource', quobyte: '21 core.QuobyteVolumeSource',
+    azureDisk: '22 core.AzureDiskVolumeSource', photonPersistentDisk: '23 core.PhotonPersistentDiskVolumeSource',
+    projected: '26 core.ProjectedVolumeSource', portworxVolume: '24 core.PortworxVolumeSource',
+    scaleIO: '25 core.ScaleIOVolumeSource', storageos: '27 core.StorageOSVolumeSource', csi: '28 core.CSIVolumeSource',
+    ephemeral: '29 core.EphemeralVolumeSource',
+  },
+  'core.HostPathVolumeSource': { path: '1 *string', type: '2 *string' },
+  'core.EmptyDirVolumeSource': { medium: '1 string', sizeLimit: '2 Quantity' },
+  'core.GCEPersistentDiskVolumeSource': { pdName: '1 *string', fsType: '2 string', partition: '3 int32', readOnly: '4 bool' },
+  'core.AWSElasticBlockStoreVolumeSource': { volumeID: '1 *string', fsType: '2 string', partition: '3 int32', readOnly: '4 bool' },
+  'core.GitRepoVolumeSource': { repository: '1 *string', revision: '2 string', directory: '3 string' },
+  'core.SecretVolumeSource': { secretName: '1 string', items: '2 []core.KeyToPath', defaultMode: '3 *int32', optional: '4 *bool' },
+  'core.KeyToPath': { key: '1 *string', path: '2 *string', mode: '3 *int32' },
+  'core.NFSVolumeSource': { server: '1 *string', path: '2 *string', readOnly: '3 bool' },
+  'core.ISCSIVolumeSource': {
+    targetPortal: '1 *string', iqn: '2 *string', lun: '3 *int32', iscsiInterface: '4 string', fsType: '5 string', readOnly: '6 bool',
+    portals: '7 []string', chapAuthDiscovery: '8 bool', chapAuthSession: '11 bool', secretRef: '10 core.LocalObjectReference',
+    initiatorName: '12 *string',
+  },
+  'core.GlusterfsVolumeSource': { endpoints: '1 *string', path: '2 *string', readOnly: '3 bool' },
+  'core.PersistentVolumeClaimVolumeSource': { claimName: '1 *string', readOnly: '2 bool' },
+  'core.RBDVolumeSource': {
+    monitors: '1 []string', image: '2 *string', fsType: '3 string', pool: '4 string', user: '5 string', keyring: '6 string',
+    secretRef: '7 core.LocalObjectReference', readOnly: '8 bool',
+  },
+  'core.FlexVolumeSource': {
+    driver: '1 *string', fsType: '2 string', secretRef: '3 core.LocalObjectReference', readOnly: '4 bool', options: '5 map[string]',
+  },
+  'core.CinderVolumeSource': { volumeID: '1 *string', fsType: '2 string', readOnly: '3 bool', secretRef: '4 core.LocalObjectReference' },
+  'core.CephFSVolumeSource': {
+    monitors: '1 []string', path: '2 string', user: '3 string', secretFile: '4 string', secretRef: '5 core.LocalObjectReference', readOnly: '6 bool',
+  },
+  'core.FlockerVolumeSource': { datasetName: '1 string', datasetUUID: '2 string' },
+  'core.DownwardAPIVolumeSource': { items: '1 []core.DownwardAPIVolumeFile', defaultMode: '2 *int32' },
+  'core.DownwardAPIVolumeFile': {
+    path: '1 *string', fieldRef: '2 core.ObjectFieldSelector', resourceFieldRef: '3 core.ResourceFieldSelector', mode: '4 *int32',
+  },
+  'core.FCVolumeSource': { targetWWNs: '1 []string', lun: '2 *int32', fsType: '3 string', readOnly: '4 bool', wwids: '5 []string' },
+  'core.AzureFileVolumeSource': { secretName: '1 *string', shareName: '2 *string', readOnly: '3 bool' },
+  'core.ConfigMapVolumeSource': {
+    localObjectReference: '1 inline core.LocalObjectReference', items: '2 []core.KeyToPath', defaultMode: '3 *int32', optional: '4 *bool',
+  },
+  'core.VsphereVirtualDiskVolumeSource': { volumePath: '1 *string', fsType: '2 string', storagePolicyName: '3 string', storagePolicyID: '4 string' },
+  'core.QuobyteVolumeSource': {
+    registry: '1 *string', volume: '2 *string', readOnly: '3 bool', user: '4 string', group: '5 string', tenant: '6 string',
+  },
+  'core.AzureDiskVolumeSource': {
+    diskName: '1 *string', diskURI: '2 *string', cachingMode: '3 *string', fsType: '4 *string', readOnly: '5 *bool', kind: '6 *string',
+  },
+  'core.PhotonPersistentDiskVolumeSource': { pdID: '1 *string', fsType: '2 string' },
+  'core.ProjectedVolumeSource': { sources: '1 []core.VolumeProjection', defaultMode: '2 *int32' },
+  'core.VolumeProjection': {
+    secret: '1 core.SecretProjection', downwardAPI: '2 core.DownwardAPIProjection', configMap: '3 core.ConfigMapProjection',
+    serviceAccountToken: '4 core.ServiceAccountTokenProjection',
+  },
+  'core.SecretProjection': projection,
+  'core.ConfigMapProjection': projection,
+  'core.DownwardAPIProjection': { items: '1 []core.DownwardAPIVolumeFile' },
+  'core.ServiceAccountTokenProjection': { audience: '1 string', expirationSeconds: '2 *int64', path: '3 *string' },
+  'core.PortworxVolumeSource': { volumeID: '1 *string', fsType: '2 string', readOnly: '3 bool' },
+  'core.ScaleIOVolumeSource': {
+    gateway: '1 *string', system: '2 *string', secretRef: '3 core.LocalObjectReference', sslEnabled: '4 bool',
+    protectionDomain: '5 string', storagePool: '6 string', storageMode: '7 string', volumeName: '8 string', fsType: '9 string', readOnly: '10 bool',
+  },
+  'core.StorageOSVolumeSource': {
+    volumeName: '1 string', volumeNamespace: '2 string', fsType: '3 string', readOnly: '4 bool', secretRef: '5 core.LocalObjectReference',
+  },
+  'core.CSIVolumeSource': {
+    driver: '1 *string', readOnly: '2 *bool', fsType: '3 *string', volumeAttributes: '4 map[string]',
+    nodePublishSecretRef: '5 core.LocalObjectReference',
+  },
+  'core.EphemeralVolumeSource': { volumeClaimTemplate: '1 core.PersistentVolumeClaimTemplate' },
+  'core.PersistentVolumeClaimTemplate': { ...objectMetaFields, spec: '2 core.PersistentVolumeClaimSpec' },
+  'core.PersistentVolumeClaimSpec': {
+    accessModes: '1 []string', selector: '4 meta.LabelSelector', resources: '2 core.ResourceRequirements', volumeName: '3 string',
+    storageClassName: '5 *string', volumeMode: '6 *string', dataSource: '7 core.TypedLocalObjectReference',
+    dataSourceRef: '8 core.TypedObjectReference',
+  },
+
+  'core.PodStatus': {
+    phase: '1 string', conditions: '2 []core.PodCondition', message: '3 string', reason: '4 string', nominatedNodeName: '11 string',
+    hostIP: '5 string', podIP: '6 string', podIPs: '12 []core.PodIP', startTime: '7 Time',
+    initContainerStatuses: '10 []core.ContainerStatus', containerStatuses: '8 []core.ContainerStatus', qosClass: '9 string',
+    ephemeralContainerStatuses: '13 []core.ContainerStatus', resize: '14 string',
+  },
+  'core.PodCondition': condition({ lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }),
+  'core.PodIP': { ip: '1 string' },
+  'core.ContainerStatus': {
+    name: '1 *string', state: '2 core.ContainerState', lastState: '3 core.ContainerState', ready: '4 *bool', restartCount: '5 *int32',
+    image: '6 *string', imageID: '7 *string', containerID: '8 string', started: '9 *bool', allocatedResources: '10 map[Quantity]',
+    resources: '11 core.ResourceRequirements',
+  },
+  'core.ContainerState': {
+    waiting: '1 core.ContainerStateWaiting', running: '2 core.ContainerStateRunning', terminated: '3 core.ContainerStateTerminated',
+  },
+  'core.ContainerStateWaiting': { reason: '1 string', message: '2 string' },
+  'core.ContainerStateRunning': { startedAt: '1 Time' },
+  'core.ContainerStateTerminated': {
+    exitCode: '1 *int32', signal: '2 int32', reason: '3 string', message: '4 string', startedAt: '5 Time', finishedAt: '6 Time',
+    containerID: '7 string',
+  },
+
+  'core.Service': { ...objectMetaFields, spec: '2 core.ServiceSpec', status: '3 core.ServiceStatus' },
+  'core.ServiceSpec': {
+    ports: '1 []core.ServicePort', selector: '2 map[string]', clusterIP: '3 string', clusterIPs: '18 []string', type: '4 string',
+    externalIPs: '5 []string', sessionAffinity: '7 string', loadBalancerIP: '8 string', loadBalancerSourceRanges: '9 []string',
+    externalName: '10 string', externalTrafficPolicy: '11 string', healthCheckNodePort: '12 int32', publishNotReadyAddresses: '13 bool',
+    sessionAffinityConfig: '14 core.SessionAffinityConfig', ipFamilies: '19 []string', ipFamilyPolicy: '17 *string',
+    allocateLoadBalancerNodePorts: '20 *bool', loadBalancerClass: '21 *string', internalTrafficPolicy: '22 *string',
+  },
+  'core.ServicePort': {
+    name: '1 string', protocol: '2 string', appProtocol: '6 *string', port: '3 *int32', targetPort: '4 IntOrString', nodePort: '5 int32',
+  },
+  'core.SessionAffinityConfig': { clientIP: '1 core.ClientIPConfig' },
+  'core.ClientIPConfig': { timeoutSeconds: '1 *int32' },
+  'core.ServiceStatus': { loadBalancer: '1 core.LoadBalancerStatus', conditions: '2 []meta.Condition' },
+  'core.LoadBalancerStatus': { ingress: '1 []core.LoadBalancerIngress' },
+  'core.LoadBalancerIngress': { ip: '1 string', hostname: '2 string', ports: '4 []core.PortStatus' },
+  'core.PortStatus': { port: '1 *int32', protocol: '2 *string', error: '3 *string' },
+
+  'core.ResourceQuota': { ...objectMetaFields, spec: '2 core.ResourceQuotaSpec', status: '3 core.ResourceQuotaStatus' },
+  'core.ResourceQuotaSpec': { hard: '1 map[Quantity]', scopes: '2 []string', scopeSelector: '3 core.ScopeSelector' },
+  'core.ScopeSelector': { matchExpressions: '1 []core.ScopedResourceSelectorRequirement' },
+  'core.ScopedResourceSelectorRequirement': { scopeName: '1 *string', operator: '2 *string', values: '3 []string' },
+  'core.ResourceQuotaStatus': { hard: '1 map[Quantity]', used: '2 map[Quantity]' },
+
+  // ── apps/v1 ──────────────────────────────────────────────────────────────────────────────────
+  'apps.Deployment': { ...objectMetaFields, spec: '2 apps.DeploymentSpec', status: '3 apps.DeploymentStatus' },
+  'apps.DeploymentSpec': {
+    replicas: '1 *int32', selector: '2 meta.LabelSelector', template: '3 core.PodTemplateSpec', strategy: '4 apps.DeploymentStrategy',
+    minReadySeconds: '5 int32', revisionHistoryLimit: '6 *int32', paused: '7 bool', progressDeadlineSeconds: '9 *int32',
+  },
+  'apps.DeploymentStrategy': { type: '1 string', rollingUpdate: '2 apps.RollingUpdateDeployment' },
+  'apps.RollingUpdateDeployment': { maxUnavailable: '1 IntOrString', maxSurge: '2 IntOrString' },
+  'apps.DeploymentStatus': {
+    observedGeneration: '1 int64', replicas: '2 int32', updatedReplicas: '3 int32', readyReplicas: '7 int32',
+    availableReplicas: '4 int32', unavailableReplicas: '5 int32', conditions: '6 []apps.DeploymentCondition', collisionCount: '8 *int32',
+  },
+  'apps.DeploymentCondition': condition({ lastUpdateTime: 6, lastTransitionTime: 7, reason: 4, message: 5 }),
+
+  // ── batch/v1 ─────────────────────────────────────────────────────────────────────────────────
+  'batch.Job': { ...objectMetaFields, spec: '2 batch.JobSpec', status: '3 batch.JobStatus' },
+  'batch.JobSpec': {
+    parallelism: '1 *int32', completions: '2 *int32', activeDeadlineSeconds: '3 *int64', podFailurePolicy: '11 batch.PodFailurePolicy',
+    backoffLimit: '7 *int32', selector: '4 meta.LabelSelector', manualSelector: '5 *bool', template: '6 core.PodTemplateSpec',
+    ttlSecondsAfterFinished: '8 *int32', completionMode: '9 *string', suspend: '10 *bool',
+  },
+  'batch.PodFailurePolicy': { rules: '1 []batch.PodFailurePolicyRule' },
+  'batch.PodFailurePolicyRule': {
+    action: '1 *string', onExitCodes: '2 batch.PodFailurePolicyOnExitCodesRequirement',
+    onPodConditions: '3 []batch.PodFailurePolicyOnPodConditionsPattern',
+  },
+  'batch.PodFailurePolicyOnExitCodesRequirement': { containerName: '1 *string', operator: '2 *string', values: '3 []int32' },
+  'batch.PodFailurePolicyOnPodConditionsPattern': { type: '1 *string', status: '2 *string' },
+  'batch.JobStatus': {
+    conditions: '1 []batch.JobCondition', startTime: '2 Time', completionTime: '3 Time', active: '4 int32', succeeded: '5 int32',
+    failed: '6 int32', completedIndexes: '7 string', uncountedTerminatedPods: '8 batch.UncountedTerminatedPods', ready: '9 *int32',
+  },
+  'batch.JobCondition': condition({ lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }),
+  'batch.UncountedTerminatedPods': { succeeded: '1 []string', failed: '2 []string' },
+  'batch.CronJob': { ...objectMetaFields, spec: '2 batch.CronJobSpec', status: '3 batch.CronJobStatus' },
+  'batch.CronJobSpec': {
+    schedule: '1 *string', timeZone: '8 *string', startingDeadlineSeconds: '2 *int64', concurrencyPolicy: '3 string',
+    suspend: '4 *bool', jobTemplate: '5 batch.JobTemplateSpec', successfulJobsHistoryLimit: '6 *int32', failedJobsHistoryLimit: '7 *int32',
+  },
+  'batch.JobTemplateSpec': { ...objectMetaFields, spec: '2 batch.JobSpec' },
+  'batch.CronJobStatus': { active: '1 []core.ObjectReference', lastScheduleTime: '4 Time', lastSuccessfulTime: '5 Time' },
+
+  // ── rbac.authorization/v1 ────────────────────────────────────────────────────────────────────
+  'rbac.Role': { ...objectMetaFields, rules: '2 []rbac.PolicyRule' },
+  'rbac.ClusterRole': { ...objectMetaFields, rules: '2 []rbac.PolicyRule', aggregationRule: '3 rbac.AggregationRule' },
+  'rbac.AggregationRule': { clusterRoleSelectors: '1 []meta.LabelSelector' },
+  'rbac.PolicyRule': {
+    verbs: '1 []string', apiGroups: '2 []string', resources: '3 []string', resourceNames: '4 []string', nonResourceURLs: '5 []string',
+  },
+  'rbac.RoleBinding': roleBinding,
+  'rbac.ClusterRoleBinding': roleBinding,
+  'rbac.RoleRef': { apiGroup: '1 *string', kind: '2 *string', name: '3 *string' },
+  'rbac.Subject': { kind: '1 *string', apiGroup: '2 string', name: '3 *string', namespace: '4 string' },
+
+  // ── scheduling, policy, networking ───────────────────────────────────────────────────────────
+  'sched.PriorityClass': {
+    ...objectMetaFields, value: '2 *int32', globalDefault: '3 bool', description: '4 string', preemptionPolicy: '5 *string',
+  },
+  'policy.PodDisruptionBudget': {
+    ...objectMetaFields, spec: '2 policy.PodDisruptionBudgetSpec', status: '3 policy.PodDisruptionBudgetStatus',
+  },
+  'policy.PodDisruptionBudgetSpec': {
+    minAvailable: '1 IntOrString', selector: '2 meta.LabelSelector', maxUnavailable: '3 IntOrString', unhealthyPodEvictionPolicy: '4 *string',
+  },
+  'policy.PodDisruptionBudgetStatus': {
+    observedGeneration: '1 int64', disruptedPods: '2 map[Time]', disruptionsAllowed: '3 *int32', currentHealthy: '4 *int32',
+    desiredHealthy: '5 *int32', expectedPods: '6 *int32', conditions: '7 []meta.Condition',
+  },
+  'policy.Eviction': { ...objectMetaFields, deleteOptions: '2 meta.DeleteOptions' },
+  'net.Ingress': { ...objectMetaFields, spec: '2 net.IngressSpec', status: '3 net.IngressStatus' },
+  'net.IngressSpec': {
+    ingressClassName: '4 *string', defaultBackend: '1 net.IngressBackend', tls: '2 []net.IngressTLS', rules: '3 []net.IngressRule',
+  },
+  'net.IngressBackend': { service: '4 net.IngressServiceBackend', resource: '3 core.TypedLocalObjectReference' },
+  'net.IngressServiceBackend': { name: '1 *string', port: '2 net.ServiceBackendPort' },
+  'net.ServiceBackendPort': { name: '1 string', number: '2 int32' },
+  'net.IngressTLS': { hosts: '1 []string', secretName: '2 string' },
+  'net.IngressRule': { host: '1 string', ingressRuleValue: '2 inline net.IngressRuleValue' },
+  'net.IngressRuleValue': { http: '1 net.HTTPIngressRuleValue' },
+  'net.HTTPIngressRuleValue': { paths: '1 []net.HTTPIngressPath' },
+  'net.HTTPIngressPath': { path: '1 string', pathType: '3 *string', backend: '2 net.IngressBackend' },
+  'net.IngressStatus': { loadBalancer: '1 net.IngressLoadBalancerStatus' },
+  'net.IngressLoadBalancerStatus': { ingress: '1 []net.IngressLoadBalancerIngress' },
+  'net.IngressLoadBalancerIngress': { ip: '1 string', hostname: '2 string', ports: '4 []net.IngressPortStatus' },
+  'net.IngressPortStatus': { port: '1 *int32', protocol: '2 *string', error: '3 *string' },
+
+  // ── authorization, authentication, certificates ──────────────────────────────────────────────
+  'authz.SelfSubjectAccessReview': {
+    ...objectMetaFields, spec: '2 authz.SelfSubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus',
+  },
+  'authz.SelfSubjectAccessReviewSpec': { resourceAttributes: '1 authz.ResourceAttributes', nonResourceAttributes: '2 authz.NonResourceAttributes' },
+  'authz.SubjectAccessReview': { ...objectMetaFields, spec: '2 authz.SubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
+  'authz.LocalSubjectAccessReview': { ...objectMetaFields, spec: '2 authz.SubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus' },
+  'authz.SubjectAccessReviewSpec': {
+    resourceAttributes: '1 authz.ResourceAttributes', nonResourceAttributes: '2 authz.NonResourceAttributes', user: '3 string',
+    groups: '4 []string', extra: '5 map[ExtraValue]', uid: '6 string',
+  },
+  'authz.ResourceAttributes': {
+    namespace: '1 string', verb: '2 string', group: '3 string', version: '4 string', resource: '5 string', subresource: '6 string', name: '7 string',
+  },
+  'authz.NonResourceAttributes': { path: '1 string', verb: '2 string' },
+  'authz.SubjectAccessReviewStatus': { allowed: '1 *bool', denied: '4 bool', reason: '2 string', evaluationError: '3 string' },
+  'authz.SelfSubjectRulesReview': { ...objectMetaFields, spec: '2 authz.SelfSubjectRulesReviewSpec', status: '3 authz.SubjectRulesReviewStatus' },
+  'authz.SelfSubjectRulesReviewSpec': { namespace: '1 string' },
+  'authz.SubjectRulesReviewStatus': {
+    resourceRules: '1 []authz.ResourceRule', nonResourceRules: '2 []authz.NonResourceRule', incomplete: '3 *bool', evaluationError: '4 string',
+  },
+  'authz.ResourceRule': { verbs: '1 []string', apiGroups: '2 []string', resources: '3 []string', resourceNames: '4 []string' },
+  'authz.NonResourceRule': { verbs: '1 []string', nonResourceURLs: '2 []string' },
+  'authn.TokenRequest': { ...objectMetaFields, spec: '2 authn.TokenRequestSpec', status: '3 authn.TokenRequestStatus' },
+  'authn.TokenRequestSpec': { audiences: '1 []string', expirationSeconds: '4 *int64', boundObjectRef: '3 authn.BoundObjectReference' },
+  'authn.BoundObjectReference': { kind: '1 string', apiVersion: '2 string', name: '3 string', uid: '4 string' },
+  'authn.TokenRequestStatus': { token: '1 *string', expirationTimestamp: '2 Time' },
+  'authn.TokenReview': { ...objectMetaFields, spec: '2 authn.TokenReviewSpec', status: '3 authn.TokenReviewStatus' },
+  'authn.TokenReviewSpec': { token: '1 string', audiences: '2 []string' },
+  'authn.TokenReviewStatus': { authenticated: '1 bool', user: '2 authn.UserInfo', audiences: '4 []string', error: '3 string' },
+  'authn.UserInfo': extraUser,
+  'authn.SelfSubjectReview': selfSubjectReview('authn.SelfSubjectReviewStatus'),
+  'authn.SelfSubjectReviewStatus': { userInfo: '1 authn.UserInfo' },
+  'authnBeta.SelfSubjectReview': selfSubjectReview('authnBeta.SelfSubjectReviewStatus'),
+  'authnBeta.SelfSubjectReviewStatus': { userInfo: '1 authn.UserInfo' },
+  'authnAlpha.SelfSubjectReview': selfSubjectReview('authnAlpha.SelfSubjectReviewStatus'),
+  'authnAlpha.SelfSubjectReviewStatus': { userInfo: '1 authn.UserInfo' },
+  'certs.CertificateSigningRequest': {
+    ...objectMetaFields, spec: '2 certs.CertificateSigningRequestSpec', status: '3 certs.CertificateSigningRequestStatus',
+  },
+  'certs.CertificateSigningRequestSpec': {
+    request: '1 *bytes', signerName: '7 *string', expirationSeconds: '8 *int32', usages: '5 []string', username: '2 string',
+    uid: '3 string', groups: '4 []string', extra: '6 map[ExtraValue]',
+  },
+  'certs.CertificateSigningRequestStatus': { conditions: '1 []certs.CertificateSigningRequestCondition', certificate: '2 bytes' },
+  'certs.CertificateSigningRequestCondition': {
+    type: '1 *string', status: '6 *string', reason: '2 string', message: '3 string', lastUpdateTime: '4 Time', lastTransitionTime: '5 Time',
+  },
+};
+
+/**
+ * Top-level kinds by `<group base>/<version>/<Kind>` (the core group is `v1/<Kind>`). The group base is
+ * the group without the vendor domain; `vendorGroups` lists the bases that carry the domain suffix.
+ */
+const kinds: Record<string, string> = {
+  'v1/ConfigMap': 'core.ConfigMap', 'v1/Secret': 'core.Secret', 'v1/Namespace': 'core.Namespace',
+  'v1/ServiceAccount': 'core.ServiceAccount', 'v1/Pod': 'core.Pod', 'v1/Service': 'core.Service',
+  'v1/ResourceQuota': 'core.ResourceQuota', 'v1/Event': 'core.Event',
+  'v1/Status': 'meta.Status', 'v1/DeleteOptions': 'meta.DeleteOptions', 'meta/v1/DeleteOptions': 'meta.DeleteOptions',
+  'apps/v1/Deployment': 'apps.Deployment',
+  'batch/v1/Job': 'batch.Job', 'batch/v1/CronJob': 'batch.CronJob',
+  'rbac.authorization/v1/Role': 'rbac.Role', 'rbac.authorization/v1/ClusterRole': 'rbac.ClusterRole',
+  'rbac.authorization/v1/RoleBinding': 'rbac.RoleBinding', 'rbac.authorization/v1/ClusterRoleBinding': 'rbac.ClusterRoleBinding',
+  'scheduling/v1/PriorityClass': 'sched.PriorityClass',
+  'policy/v1/PodDisruptionBudget': 'policy.PodDisruptionBudget', 'policy/v1/Eviction': 'policy.Eviction',
+  'networking/v1/Ingress': 'net.Ingress',
+  'authorization/v1/SelfSubjectAccessReview': 'authz.SelfSubjectAccessReview',
+  'authorization/v1/SelfSubjectRulesReview': 'authz.SelfSubjectRulesReview',
+  'authorization/v1/SubjectAccessReview': 'authz.SubjectAccessReview',
+  'authorization/v1/LocalSubjectAccessReview': 'authz.LocalSubjectAccessReview',
+  'authentication/v1/TokenRequest': 'authn.TokenRequest', 'authentication/v1/TokenReview': 'authn.TokenReview',
+  'authentication/v1/SelfSubjectReview': 'authn.SelfSubjectReview',
+  'authentication/v1beta1/SelfSubjectReview': 'authnBeta.SelfSubjectReview',
+  'authentication/v1alpha1/SelfSubjectReview': 'authnAlpha.SelfSubjectReview',
+  'certificates/v1/CertificateSigningRequest': 'certs.CertificateSigningRequest',
+};
+
+/** group bases that the vendor domain is appended to (`rbac.authorization` → `rbac.authorization.<domain>`) */
+export const vendorGroups: ReadonlySet<string> = new Set([
+  'meta', 'rbac.authorization', 'scheduling', 'networking', 'authorization', 'authentication', 'certificates',
+]);
+
+// ── the parsed form ──────────────────────────────────────────────────────────────────────────────
+
+export type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'double' | 'bytes';
+export type Special = 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'RawExtension' | 'FieldsV1' | 'ExtraValue';
+/** the type of one value: a scalar, a special type, or a message by definition name */
+export type ValueType = { scalar: Scalar } | { special: Special } | { message: string };
+
+export interface FieldDef {
+  number: number;
+  json: string;
+  value: ValueType;
+  repeated: boolean;
+  /** a map from string keys to `value` */
+  map: boolean;
+  /** an embedded struct: its fields appear in the parent's JSON */
+  inline: boolean;
+  /** the reference's JSON keeps this field when it holds the zero value */
+  keepZero: boolean;
+}
+
+export interface MessageDef {
+  name: string;
+  /** in the reference's JSON order */
+  fields: FieldDef[];
+  byNumber: Map<number, FieldDef>;
+}
+
+const scalars = new Set<string>(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);
+const specials = new Set<string>(['Time', 'MicroTime', 'Quantity', 'IntOrString', 'RawExtension', 'FieldsV1', 'ExtraValue']);
+
+function definitionName(short: string): string {
+  const dot = short.indexOf('.');
+  const prefix = definitionPrefixes[short.slice(0, dot)];
+  if (dot < 0 || !prefix) throw new Error(`protobuf field table: unknown definition ${short}`);
+  return prefix + short.slice(dot + 1);
+}
+
+function valueType(s: string): ValueType {
+  if (scalars.has(s)) return { scalar: s as Scalar };
+  if (specials.has(s)) return { special: s as Special };
+  return { message: definitionName(s) };
+}
+
+function parseField(json: string, spec: string): FieldDef {
+  const m = /^(\d+) (\*)?(inline |\[\]|map\[)?([\w.]+)\]?$/.exec(spec);
+  if (!m) throw new Error(`protobuf field table: cannot read "${spec}" for ${json}`);
+  const [, number, star, kind, type] = m;
+  return {
+    number: Number(number), json, value: valueType(type), repeated: kind === '[]', map: kind === 'map[',
+    inline: kind === 'inline ', keepZero: star === '*',
+  };
+}
+
+/** every message definition, by full definition name (io.k8s.api.core.v1.ConfigMap, ...) */
+export const protobufMessages: ReadonlyMap<string, MessageDef> = new Map(Object.entries(messages).map(([short, fields]) => {
+  const name = definitionName(short);
+  const defs = Object.entries(fields).map(([json, spec]) => parseField(json, spec));
+  return [name, { name, fields: defs, byNumber: new Map(defs.map((f) => [f.number, f])) }];
+}));
+
+/** top-level kinds: `<group base>/<version>/<Kind>` → full definition name */
+export const protobufKindDefinitions: ReadonlyMap<string, string> = new Map(
+  Object.entries(kinds).map(([key, short]) => [key, definitionName(short)]),
+);

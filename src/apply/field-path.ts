@@ -1,0 +1,137 @@
+// Path elements of managed-field sets, named by their fieldsV1 spelling so that a serialized element is
+// its own identity: `f:<name>` (struct field or map key), `k:<json of the key fields, sorted by name>`
+// (list-map entry), `v:<json value>` (set entry), `i:<index>` (atomic list position).
+
+export type PathElement = string;
+export type Path = readonly PathElement[];
+
+export const fieldElement = (name: string): PathElement => `f:${name}`;
+export const indexElement = (i: number): PathElement => `i:${i}`;
+export const valueElement = (v: unknown): PathElement => `v:${goJSON(v)}`;
+
+/** a list-map entry; `fields` are [name, value] pairs of the key fields */
+export function keyElement(fields: [string, unknown][]): PathElement {
+  const sorted = fields.length > 1 ? [...fields].sort((a, b) => compareStrings(a[0], b[0])) : fields;
+  return `k:{${sorted.map(([n, v]) => `${goJSON(n)}:${goJSON(v)}`).join(',')}}`;
+}
+
+/** JSON the way the reference's encoder writes it: sorted map keys, and <, >, & and line separators escaped */
+export function goJSON(v: unknown): string {
+  const text = JSON.stringify(sortKeys(v)) ?? 'null';
+  return /[<>&\u2028\u2029]/.test(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v === null || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(v).sort(compareStrings)) out[k] = sortKeys((v as Record<string, unknown>)[k]);
+  return out;
+}
+
+export function compareStrings(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** true when `s` is a well-formed element; fieldsV1 keys with other prefixes are ignored, as the reference does */
+export function isPathElement(s: string): boolean {
+  if (s.length < 2 || s[1] !== ':') return false;
+  switch (s[0]) {
+    case 'f': return true;
+    case 'i': return /^i:-?\d+$/.test(s);
+    case 'v': case 'k': try { JSON.parse(s.slice(2)); return true; } catch { return false; }
+    default: return false;
+  }
+}
+
+/** canonical spelling of an element read from stored fieldsV1 (key fields sorted, values re-encoded) */
+export function canonicalElement(s: string): PathElement {
+  switch (s[0]) {
+    case 'k': return keyElement(Object.entries(JSON.parse(s.slice(2)) as Record<string, unknown>));
+    case 'v': return valueElement(JSON.parse(s.slice(2)));
+    case 'i': return indexElement(Number(s.slice(2)));
+    default: return s;
+  }
+}
+
+// ── ordering: fields < keys < values < indexes, as the reference sorts its sets ─────────────────────
+
+const kindRank: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+
+export function compareElements(a: PathElement, b: PathElement): number {
+  if (a === b) return 0;
+  const ra = kindRank[a[0]], rb = kindRank[b[0]];
+  if (ra !== rb) return ra - rb;
+  switch (a[0]) {
+    case 'f': return compareStrings(a.slice(2), b.slice(2));
+    case 'i': return Number(a.slice(2)) - Number(b.slice(2));
+    case 'v': return compareValues(JSON.parse(a.slice(2)), JSON.parse(b.slice(2)));
+    default: return compareKeys(JSON.parse(a.slice(2)), JSON.parse(b.slice(2)));
+  }
+}
+
+function compareKeys(a: Record<string, unknown>, b: Record<string, unknown>): number {
+  const ka = Object.keys(a).sort(compareStrings), kb = Object.keys(b).sort(compareStrings);
+  for (let i = 0; ; i++) {
+    if (i >= ka.length || i >= kb.length) return ka.length - kb.length;
+    const c = compareStrings(ka[i], kb[i]) || compareValues(a[ka[i]], b[kb[i]]);
+    if (c) return c;
+  }
+}
+
+/** numbers < strings < booleans < lists < maps < null */
+export function compareValues(a: unknown, b: unknown): number {
+  const ra = valueRank(a), rb = valueRank(b);
+  if (ra !== rb) return ra - rb;
+  switch (ra) {
+    case 0: return (a as number) - (b as number);
+    case 1: return compareStrings(a as string, b as string);
+    case 2: return Number(a) - Number(b);
+    case 3: {
+      const la = a as unknown[], lb = b as unknown[];
+      for (let i = 0; i < Math.min(la.length, lb.length); i++) {
+        const c = compareValues(la[i], lb[i]);
+        if (c) return c;
+      }
+      return la.length - lb.length;
+    }
+    case 4: return compareKeys(a as Record<string, unknown>, b as Record<string, unknown>);
+    default: return 0;
+  }
+}
+
+function valueRank(v: unknown): number {
+  if (typeof v === 'number') return 0;
+  if (typeof v === 'string') return 1;
+  if (typeof v === 'boolean') return 2;
+  if (Array.isArray(v)) return 3;
+  if (v !== null && typeof v === 'object') return 4;
+  return 5;
+}
+
+// ── display, as conflict messages print paths: .spec.containers[name="c"].image ──────────────────────
+
+export function pathString(path: Path): string {
+  return path.map(elementString).join('');
+}
+
+export function elementString(pe: PathElement): string {
+  const body = pe.slice(2);
+  switch (pe[0]) {
+    case 'f': return `.${body}`;
+    case 'i': return `[${body}]`;
+    case 'v': return `[=${displayValue(JSON.parse(body))}]`;
+    default: {
+      const key = JSON.parse(body) as Record<string, unknown>;
+      return `[${Object.keys(key).map((k) => `${k}=${displayValue(key[k])}`).join(',')}]`;
+    }
+  }
+}
+
+function displayValue(v: unknown): string {
+  if (v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(displayValue).join(', ')}]`;
+  if (typeof v === 'object') return `{${Object.keys(v).sort(compareStrings).map((k) => `${k}=${displayValue((v as Record<string, unknown>)[k])}`).join(', ')}}`;
+  return String(v);
+}

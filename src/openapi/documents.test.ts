@@ -1,0 +1,200 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { builtinResources } from '../registry/catalog/index.js';
+import { createApiResources } from '../registry/resources.js';
+import { apiDomains, naming, type ApiDomain } from '../api/naming.js';
+import { buildModel, openapi3Document, swaggerDocument } from './documents.js';
+import { encodeSwaggerDocument } from './protobuf.js';
+
+function installed(domain: ApiDomain) {
+  const names = naming(domain);
+  const resources = createApiResources(names, () => true);
+  for (const d of builtinResources) resources.add(d);
+  return { names, resources, model: buildModel(resources, names) };
+}
+
+/** every `$ref` in a document, with where it was found */
+function refs(value: unknown, path = '', out: Array<[string, string]> = []): Array<[string, string]> {
+  if (Array.isArray(value)) value.forEach((v, i) => refs(v, `${path}[${i}]`, out));
+  else if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === '$ref') out.push([path, String(v)]);
+      else refs(v, `${path}.${k}`, out);
+    }
+  }
+  return out;
+}
+
+function keysAnywhere(value: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) value.forEach(v => keysAnywhere(v, found));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) { found.add(k); keysAnywhere(v, found); }
+  return found;
+}
+
+const writeMethods = ['post', 'put', 'patch'];
+
+for (const domain of apiDomains) describe(`OpenAPI documents (${domain})`, () => {
+  const { names, resources, model } = installed(domain);
+
+  test('the catalog names each definition one way', () => {
+    assert.deepEqual(model.definitions.conflicts, []);
+  });
+
+  test('v2: every $ref resolves, kinds and list kinds carry their group-version-kind', () => {
+    const doc = swaggerDocument(model, names) as any;
+    assert.equal(doc.swagger, '2.0');
+    for (const [where, ref] of refs(doc)) {
+      assert.match(ref, /^#\/definitions\//, where);
+      assert.ok(doc.definitions[ref.slice('#/definitions/'.length)], `${where}: ${ref} does not resolve`);
+    }
+    const gvks = new Set(Object.values(doc.definitions).flatMap((d: any) =>
+      (d['x-kubernetes-group-version-kind'] ?? []).map((g: any) => `${g.group}/${g.version}/${g.kind}`)));
+    for (const e of resources.all()) {
+      assert.ok(gvks.has(`${e.group}/${e.version}/${e.kind}`), `${e.kind} in ${e.apiVersion}`);
+      if (e.verbs.includes('list')) assert.ok(gvks.has(`${e.group}/${e.version}/${e.listKind}`), `${e.listKind} in ${e.apiVersion}`);
+    }
+    assert.ok(gvks.has('/v1/Status'));
+    const keys = keysAnywhere(doc);
+    assert.ok(!keys.has('x-ref') && !keys.has('x-proto') && !keys.has('allOf') && !keys.has('nullable'));
+  });
+
+  test('v2: operations carry their action and kind, writes accept fieldValidation', () => {
+    const doc = swaggerDocument(model, names) as any;
+    const prefix = domain === 'k8s.io' ? '/apis/rbac.authorization.k8s.io/v1' : `/apis/${names.group('rbac.authorization')}/v1`;
+    const item = doc.paths[`${prefix}/namespaces/{namespace}/roles/{name}`];
+    assert.equal(item.patch['x-kubernetes-action'], 'patch');
+    assert.deepEqual(item.patch['x-kubernetes-group-version-kind'], { group: names.group('rbac.authorization'), kind: 'Role', version: 'v1' });
+    let writes = 0;
+    for (const [path, pathItem] of Object.entries<any>(doc.paths)) for (const method of writeMethods) {
+      const op = pathItem[method];
+      if (!op || op['x-kubernetes-action'] === 'connect') continue;
+      writes++;
+      assert.ok(op.parameters.some((p: any) => p.name === 'fieldValidation' && p.in === 'query'), `${method} ${path}`);
+      assert.ok(op.parameters.some((p: any) => p.in === 'body' && p.schema), `${method} ${path} body`);
+    }
+    assert.ok(writes > 100, `${writes} write operations`);
+    const list = doc.paths['/api/v1/namespaces/{namespace}/pods'].get;
+    for (const name of ['labelSelector', 'fieldSelector', 'limit', 'continue', 'resourceVersion', 'watch'])
+      assert.ok(list.parameters.some((p: any) => p.name === name), name);
+  });
+
+  test('v3: one document per group version, every $ref resolves inside it', () => {
+    assert.deepEqual(model.groupVersions.map(g => g.key),
+      resources.groups().flatMap(g => g.versions.map(v => (g.name ? `apis/${g.name}/${v}` : `api/${v}`))));
+    for (const gv of model.groupVersions) {
+      const doc = openapi3Document(model, gv, names) as any;
+      assert.equal(doc.openapi, '3.0.0');
+      const schemas = doc.components.schemas;
+      for (const [where, ref] of refs(doc)) {
+        assert.match(ref, /^#\/components\/schemas\//, `${gv.key}${where}`);
+        assert.ok(schemas[ref.slice('#/components/schemas/'.length)], `${gv.key}${where}: ${ref} does not resolve`);
+      }
+      for (const e of resources.all().filter(e => `/${gv.key}` === (e.group ? `/apis/${e.group}/${e.version}` : `/api/${e.version}`))) {
+        const kinds = Object.values<any>(schemas).flatMap(s => s['x-kubernetes-group-version-kind'] ?? []);
+        assert.ok(kinds.some(g => g.group === e.group && g.version === e.version && g.kind === e.kind), `${gv.key} ${e.kind}`);
+      }
+      for (const item of Object.values<any>(doc.paths)) for (const method of writeMethods) {
+        const op = item[method];
+        if (op && op['x-kubernetes-action'] !== 'connect')
+          assert.ok(op.parameters.some((p: any) => p.name === 'fieldValidation' && p.in === 'query' && p.schema.type === 'string'));
+      }
+    }
+  });
+
+  test('v3: shared definitions are references, merge markers stay on the fields', () => {
+    const core = openapi3Document(model, model.groupVersions.find(g => g.key === 'api/v1')!, names) as any;
+    const schemas = core.components.schemas;
+    const podSpec = schemas['io.k8s.api.core.v1.PodSpec'];
+    assert.deepEqual(podSpec.properties.containers.items, { $ref: '#/components/schemas/io.k8s.api.core.v1.Container' });
+    assert.equal(podSpec.properties.containers['x-kubernetes-patch-merge-key'], 'name');
+    assert.equal(podSpec.properties.containers['x-kubernetes-patch-strategy'], 'merge');
+    assert.deepEqual(schemas['io.k8s.api.core.v1.Pod'].properties.metadata, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
+    assert.deepEqual(schemas['io.k8s.api.core.v1.Pod']['x-kubernetes-group-version-kind'], [{ group: '', kind: 'Pod', version: 'v1' }]);
+    assert.equal(schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString'].type, 'string');
+    for (const name of ['Status', 'DeleteOptions', 'Patch', 'WatchEvent', 'ListMeta'])
+      assert.ok(schemas[`io.k8s.apimachinery.pkg.apis.meta.v1.${name}`], name);
+    // a field that adds an annotation to a shared definition refers to it through allOf
+    const policy = model.groupVersions.find(g => g.key === 'apis/policy/v1');
+    if (policy) {
+      const selector = (openapi3Document(model, policy, names) as any).components.schemas['io.k8s.api.policy.v1.PodDisruptionBudgetSpec'].properties.selector;
+      assert.deepEqual(selector.allOf, [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' }]);
+      assert.equal(selector['x-kubernetes-patch-strategy'], 'replace');
+    }
+  });
+});
+
+// A raw protobuf reader: enough to check the encoding against the gnostic field numbers.
+type Fields = Map<number, Array<Buffer | bigint>>;
+function decode(b: Buffer): Fields {
+  const out: Fields = new Map();
+  let i = 0;
+  const varint = () => { let v = 0n, shift = 0n; for (;;) { const c = b[i++]; v |= BigInt(c & 127) << shift; if (c < 128) return v; shift += 7n; } };
+  while (i < b.length) {
+    const key = Number(varint());
+    const field = key >> 3, wire = key & 7;
+    let value: Buffer | bigint;
+    if (wire === 0) value = varint();
+    else if (wire === 2) { const n = Number(varint()); value = b.subarray(i, i + n); i += n; }
+    else if (wire === 1) { value = b.subarray(i, i + 8); i += 8; }
+    else throw new Error(`unexpected wire type ${wire} at ${i}`);
+    if (!out.has(field)) out.set(field, []);
+    out.get(field)!.push(value);
+  }
+  assert.equal(i, b.length);
+  return out;
+}
+const text = (f: Fields, n: number) => f.get(n)?.map(v => (v as Buffer).toString('utf8')) ?? [];
+const msgs = (f: Fields, n: number) => f.get(n)?.map(v => decode(v as Buffer)) ?? [];
+const named = (list: Fields[]) => new Map(list.map(m => [text(m, 1)[0], msgs(m, 2)[0]]));
+
+describe('OpenAPI v2 protobuf (openapi.v2.Document)', () => {
+  const { names, model } = installed('k8s.io');
+  const json = swaggerDocument(model, names) as any;
+  const doc = decode(encodeSwaggerDocument(json));
+
+  test('document, paths and definitions', () => {
+    assert.deepEqual(text(doc, 1), ['2.0']);
+    assert.deepEqual(text(msgs(doc, 2)[0], 1), [json.info.title]);
+    const paths = named(msgs(msgs(doc, 8)[0], 2));
+    assert.deepEqual([...paths.keys()], Object.keys(json.paths));
+    const definitions = named(msgs(msgs(doc, 9)[0], 1));
+    assert.deepEqual([...definitions.keys()], Object.keys(json.definitions));
+
+    // Pod: type object, properties in order, metadata a reference, group-version-kind as YAML text
+    const pod = definitions.get('io.k8s.api.core.v1.Pod')!;
+    assert.deepEqual(text(msgs(pod, 22)[0], 1), ['object']);
+    const props = named(msgs(msgs(pod, 25)[0], 1));
+    assert.deepEqual([...props.keys()], Object.keys(json.definitions['io.k8s.api.core.v1.Pod'].properties));
+    assert.deepEqual(text(props.get('metadata')!, 1), ['#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta']);
+    const ext = named(msgs(pod, 31));
+    assert.deepEqual(JSON.parse(text(ext.get('x-kubernetes-group-version-kind')!, 2)[0]), [{ group: '', kind: 'Pod', version: 'v1' }]);
+
+    // containers: an array whose items refer to Container, with the merge key as an extension
+    const podSpec = named(msgs(msgs(definitions.get('io.k8s.api.core.v1.PodSpec')!, 25)[0], 1));
+    const containers = podSpec.get('containers')!;
+    assert.deepEqual(text(msgs(msgs(containers, 23)[0], 1)[0], 1), ['#/definitions/io.k8s.api.core.v1.Container']);
+    assert.equal(JSON.parse(text(named(msgs(containers, 31)).get('x-kubernetes-patch-merge-key')!, 2)[0]), 'name');
+  });
+
+  test('operations: query parameters, body and group-version-kind', () => {
+    const paths = named(msgs(msgs(doc, 8)[0], 2));
+    const item = paths.get('/api/v1/namespaces/{namespace}/configmaps/{name}')!;
+    const patch = msgs(item, 8)[0];
+    assert.deepEqual(text(patch, 5), [json.paths['/api/v1/namespaces/{namespace}/configmaps/{name}'].patch.operationId]);
+    const params = msgs(patch, 8).map(p => msgs(p, 1)[0]);
+    const body = msgs(params[0], 1)[0];
+    assert.deepEqual(text(body, 3), ['body']);
+    const query = params.slice(1).map(p => msgs(msgs(p, 2)[0], 3)[0]);
+    assert.ok(query.some(q => text(q, 4)[0] === 'fieldValidation' && text(q, 2)[0] === 'query' && text(q, 6)[0] === 'string'));
+    const gvk = named(msgs(patch, 13)).get('x-kubernetes-group-version-kind')!;
+    assert.deepEqual(JSON.parse(text(gvk, 2)[0]), { group: '', kind: 'ConfigMap', version: 'v1' });
+    // path-level parameters: name and namespace in the path message (field 4)
+    const pathParams = msgs(item, 9).map(p => msgs(msgs(msgs(p, 1)[0], 2)[0], 4)[0]).filter(Boolean);
+    assert.deepEqual(pathParams.map(p => text(p, 4)[0]), ['name', 'namespace']);
+    assert.ok(pathParams.every(p => p.get(1)?.[0] === 1n));
+    // responses: 200 refers to ConfigMap
+    const responses = named(msgs(msgs(patch, 9)[0], 1));
+    const ok = msgs(msgs(responses.get('200')!, 1)[0], 2)[0];
+    assert.deepEqual(text(msgs(ok, 1)[0], 1), ['#/definitions/io.k8s.api.core.v1.ConfigMap']);
+  });
+});
