@@ -13,6 +13,7 @@ import type { Scope } from './scope.js';
 import { get, list } from './read.js';
 import { watch } from './watch.js';
 import { create, update, patch, remove, removeCollection } from './write.js';
+import { createReview, reviewHandlers, type ReviewDeps } from './reviews.js';
 
 export interface ResourceEndpointsConfig {
   resources: ApiResources;
@@ -21,12 +22,17 @@ export interface ResourceEndpointsConfig {
   plugins: AdmissionPlugin[];
   bookmarkIntervalMs: number;
   minRequestTimeoutSeconds: number;
+  reviews: ReviewDeps;
 }
 
 /** subresources served by the generic store: each changes only its own part of the object */
 const genericSubresources = new Set(['status', 'finalize']);
 
 export function resourceEndpoints(c: ResourceEndpointsConfig) {
+  const reviews = reviewHandlers(c.reviews);
+  /** the review kinds of the authentication and authorization groups are answered, never stored */
+  const reviewFor = (info: ResourceInfo) =>
+    info.def.domainGroup && (info.def.group === 'authentication' || info.def.group === 'authorization') ? reviews[info.resource] : undefined;
   const backends = new Map<string, { store: Store; reads: Reads; strategy: Strategy }>();
 
   /** one store per resource, shared by all its served versions */
@@ -82,6 +88,12 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
 
       const scope = scopeFor(info, '');
       if (info.namespaced && !namespace && name) throw pathNotFound(ctx.path);
+      const review = reviewFor(info);
+      if (review) {
+        if (verb !== 'create' || name) throw methodNotSupported(info.resource, ctx.method);
+        if (info.namespaced && !namespace) throw methodNotSupported(info.resource, ctx.method);
+        return createReview(ctx, scope, namespace, review);
+      }
       if (!name) {
         switch (verb) {
           case 'list': allowed(info.verbs, 'list'); return list(ctx, scope, namespace);

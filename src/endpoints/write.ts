@@ -100,7 +100,7 @@ const writeOptions = (ctx: RequestContext) => ({ dryRun: parseDryRun(ctx.query.g
 
 export async function create(ctx: RequestContext, scope: Scope, namespace: string) {
   const rep = representationFor(ctx, scope);
-  const { value, text } = await readObject(ctx);
+  const { value, text } = await readObject(ctx, scope.names);
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx);
@@ -115,7 +115,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
 
 export async function update(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
-  const { value, text } = await readObject(ctx);
+  const { value, text } = await readObject(ctx, scope.names);
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx);

@@ -9,10 +9,10 @@ import { allVerbs } from '../registry/types.js';
 
 interface Reply { status: number; headers: IncomingHttpHeaders; body: Buffer }
 
-function get(server: TestServer, path: string, headers: Record<string, string> = {}): Promise<Reply> {
+function get(server: TestServer, path: string, headers: Record<string, string> = {}, method = 'GET'): Promise<Reply> {
   return new Promise((resolve, reject) => {
     const req = request(new URL(path, server.url), {
-      ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, headers, agent: false,
+      method, ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, headers, agent: false,
     }, res => {
       const chunks: Buffer[] = [];
       res.on('data', c => chunks.push(c));
@@ -84,6 +84,7 @@ describe('OpenAPI endpoints', () => {
       assert.ok(body.length > 100_000);
     }
     assert.equal((await get(server, '/openapi/v2', { accept: 'text/html' })).status, 406);
+    assert.equal((await get(server, '/openapi/v2', {}, 'POST')).status, 405);
   });
 
   test('documents follow the installed resources', async () => {

@@ -8,7 +8,7 @@ import type { ApiResources } from '../registry/resources.js';
 import type { RequestContext } from '../server/context.js';
 import { parseAccept } from '../server/negotiation.js';
 import { setWarnings } from '../server/respond.js';
-import { notAcceptable, pathNotFound } from '../server/status.js';
+import { methodNotSupported, notAcceptable, pathNotFound } from '../server/status.js';
 import { buildModel, openapi3Document, swaggerDocument, type Model } from './documents.js';
 import { encodeSwaggerDocument } from './protobuf.js';
 
@@ -97,6 +97,9 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
   return {
     handle(ctx: RequestContext): boolean {
       const p = ctx.path;
+      const ours = p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json' || p === '/openapi/v3' || p.startsWith('/openapi/v3/');
+      if (!ours) return false;
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotSupported(p, ctx.method);
       const accept = ctx.headers.accept;
       if (p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json') {
         const form = p === '/swagger-2.0.0.pb-v1' ? 'protobuf' : p === '/swagger.json' ? 'json' : v2Form(accept);

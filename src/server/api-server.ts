@@ -86,6 +86,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const names = naming(options.apiDomain);
   const authorizer = authorizerFor(options.authorizationModes);
   const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
+  const authenticate = unionAuthenticator([x509Authenticator], options.anonymousAuth);
 
   // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
   const kv = await openStorage({
@@ -116,6 +117,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       resources, names, plugins,
       deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000 },
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
+      reviews: { authorizer, authenticate: req => authenticate(req) },
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     });
 
@@ -173,7 +175,6 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       if (discovery.handle(ctx)) return;
       throw pathNotFound(ctx.path);
     };
-    const authenticate = unionAuthenticator([x509Authenticator], options.anonymousAuth);
     const chain = compose(pipeline({
       names, authenticate, authorizer, requestTimeoutMs: options.requestTimeoutMs,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,

@@ -1,6 +1,8 @@
 // Reading and decoding request bodies, with the reference's size limit.
 import type { RequestContext } from './context.js';
 import { yaml } from '../util/yaml.js';
+import type { Naming } from '../api/naming.js';
+import { decodeEnvelope, protobufToJson, UnsupportedKindError } from '../api/protobuf/codec.js';
 import { badRequest, tooLarge, unsupportedMediaType } from './status.js';
 
 /** the reference's request body limit */
@@ -40,12 +42,26 @@ export function parseYamlObject(text: string): unknown {
   }
 }
 
-/** decodes an object body (POST, PUT) by its content type */
-export async function readObject(ctx: RequestContext): Promise<{ value: unknown; text: string }> {
+/** decodes an object body (POST, PUT) by its content type: JSON, YAML, or the protobuf envelope of a built-in kind */
+export async function readObject(ctx: RequestContext, names: Naming): Promise<{ value: unknown; text: string }> {
   const type = mediaType(ctx);
   const raw = await readBody(ctx);
+  if (type === names.protobufMediaType) return { value: decodeProtobuf(raw, names), text: '' };
   const text = raw.toString('utf8');
   if (type === '' || type === 'application/json' || type === '*/*') return { value: parseJson(text), text };
   if (type === 'application/yaml' || type === 'text/yaml') return { value: parseYamlObject(text), text };
-  throw unsupportedMediaType(type, ['application/json', 'application/yaml']);
+  throw unsupportedMediaType(type, ['application/json', 'application/yaml', names.protobufMediaType]);
+}
+
+function decodeProtobuf(raw: Buffer, names: Naming): Record<string, unknown> {
+  try {
+    const envelope = decodeEnvelope(raw, names);
+    if (envelope.contentEncoding)
+      throw unsupportedMediaType(`${names.protobufMediaType} with content encoding ${envelope.contentEncoding}`, [names.protobufMediaType, 'application/json']);
+    return protobufToJson(envelope.raw, envelope.apiVersion, envelope.kind);
+  } catch (e) {
+    if (e instanceof UnsupportedKindError) throw unsupportedMediaType(`${names.protobufMediaType} (${e.message})`, ['application/json', 'application/yaml']);
+    if (e instanceof Error && e.name === 'MalformedProtobufError') throw badRequest(`error decoding the request body: ${e.message}`);
+    throw e;
+  }
 }

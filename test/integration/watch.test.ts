@@ -61,7 +61,7 @@ eachBackend('watch', h => {
     w.close();
     // without allowWatchBookmarks: none
     const quiet = await c().watch(`${base}?watch=true&resourceVersion=${r.json.metadata.resourceVersion}`);
-    assert.equal(await quiet.next(bookmarkIntervalMs * 3), undefined);
+    assert.equal(await quiet.next(bookmarkIntervalMs * 2), undefined);
     quiet.close();
   });
 

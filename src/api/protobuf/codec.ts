@@ -147,18 +147,20 @@ function decodeMessage(buf: Buffer, def: MessageDef, path: string, unknown?: str
       const k = entry.find((e) => e.number === 1);
       const v = entry.find((e) => e.number === 2);
       const map = (found.get(field) ?? {}) as Json;
-      map[k ? text(asBytes(k, where)) : ''] = v ? value(v) : zeroValue(field.value);
+      // an entry without a value holds the zero value: for messages, what an empty message decodes to
+      map[k ? text(asBytes(k, where)) : ''] = value(v ?? emptyField(field.value));
       found.set(field, map);
     } else if (field.repeated) {
       const list = (found.get(field) ?? []) as unknown[];
-      if ('scalar' in field.value && field.value.scalar !== 'string' && field.value.scalar !== 'bytes' && f.type === wireBytes) {
+      if ('scalar' in field.value && packable.has(field.value.scalar) && f.type === wireBytes) {
         for (const v of readPackedVarints(f.value as Buffer)) list.push(value({ ...f, type: wireVarint, value: v }));
       } else {
         list.push(value(f));
       }
       found.set(field, list);
     } else if (field.inline) {
-      found.set(field, { ...(found.get(field) as Json | undefined), ...decodeMessage(asBytes(f, where), message((field.value as { message: string }).message), path, unknown) });
+      const inner = decodeMessage(asBytes(f, where), message((field.value as { message: string }).message), path, unknown);
+      found.set(field, { ...(found.get(field) as Json | undefined), ...inner });
     } else {
       found.set(field, value(f));
     }
@@ -178,9 +180,13 @@ function isZeroScalar(value: unknown, field: FieldDef): boolean {
   return value === '' || value === 0 || value === false;
 }
 
-function zeroValue(t: ValueType): unknown {
-  if ('scalar' in t) return t.scalar === 'bool' ? false : t.scalar === 'string' || t.scalar === 'bytes' ? '' : 0;
-  return 'special' in t && t.special === 'ExtraValue' ? [] : {};
+/** repeated scalars a sender may pack into one length-delimited field */
+const packable = new Set(['bool', 'int32', 'int64']);
+
+function emptyField(t: ValueType): WireField {
+  if ('scalar' in t && packable.has(t.scalar)) return { number: 2, type: wireVarint, value: 0n };
+  if ('scalar' in t && t.scalar === 'double') return { number: 2, type: wireFixed64, value: Buffer.alloc(8) };
+  return { number: 2, type: wireBytes, value: Buffer.alloc(0) };
 }
 
 function int(f: WireField, where: string): bigint {
@@ -254,7 +260,7 @@ export function jsonToProtobuf(obj: Json, apiVersion: string, kind: string): Buf
 function encodeMessage(obj: unknown, def: MessageDef, path: string): Buffer {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ProtobufEncodeError(`${path}: expected an object`);
   const parts: Buffer[] = [];
-  for (const field of [...def.fields].sort((a, b) => a.number - b.number)) {
+  for (const field of def.wireOrder) {
     const where = `${path}.${field.json}`;
     if (field.inline) {
       const inner = message((field.value as { message: string }).message);

@@ -545,6 +545,8 @@ export interface MessageDef {
   name: string;
   /** in the reference's JSON order */
   fields: FieldDef[];
+  /** by field number, the order the reference writes them */
+  wireOrder: FieldDef[];
   byNumber: Map<number, FieldDef>;
 }
 
@@ -578,7 +580,8 @@ function parseField(json: string, spec: string): FieldDef {
 export const protobufMessages: ReadonlyMap<string, MessageDef> = new Map(Object.entries(messages).map(([short, fields]) => {
   const name = definitionName(short);
   const defs = Object.entries(fields).map(([json, spec]) => parseField(json, spec));
-  return [name, { name, fields: defs, byNumber: new Map(defs.map((f) => [f.number, f])) }];
+  const wireOrder = [...defs].sort((a, b) => a.number - b.number);
+  return [name, { name, fields: defs, wireOrder, byNumber: new Map(defs.map((f) => [f.number, f])) }];
 }));
 
 /** top-level kinds: `<group base>/<version>/<Kind>` → full definition name */
