@@ -58,6 +58,7 @@ export interface ManagedResult { object: Obj; managedFields: ManagedFieldsEntry[
 
 export const maxUpdateManagers = 10;
 export const ancientChangesManager = 'ancient-changes';
+export const beforeFirstApplyManager = 'before-first-apply';
 export const fieldManagerMaxLength = 128;
 /** detail of the 400 for an apply without fieldManager (field `fieldManager` of PatchOptions) */
 export const fieldManagerRequired = 'is required for apply patch';
@@ -249,9 +250,9 @@ function capUpdateManagers(owners: Owners): void {
 // ── topology changes (spec 2.7) ──────────────────────────────────────────────────────────────────────
 
 /**
- * Brings owned sets in line with the current schema: a value that became atomic is owned as a whole by
- * whoever owned any part of it; a value that became granular stays owned and its owner also gets what
- * the value holds now (as the reference reconciles).
+ * Brings owned sets in line with the current schema (spec 2.7): a value that became atomic is owned as a
+ * whole by whoever owned any part of it. A value that became granular keeps its owner for the value
+ * itself, and nobody owns its children, so no conflict arises.
  */
 function reconcileWithSchema(owners: Owners, live: unknown, schema: Schema | undefined): void {
   if (!schema) return;
@@ -290,15 +291,6 @@ function reconcileNode(set: FieldSet, value: unknown, schema: Schema | undefined
     const next = reconcileNode(sub, child.value, child.schema);
     if (next) edit().children.set(pe, next);
   }
-  for (const pe of set.members) {
-    if (set.children.has(pe)) continue;
-    const child = childOf(pe);
-    if (!child.schema || !isContainerSchema(child.schema) || child.value === undefined) continue;
-    if (shapeOf(child.schema, child.value).kind === 'leaf') continue;
-    // atomic → granular: the owner keeps the value and owns what it holds now
-    const below = toFieldSet(child.value, child.schema);
-    if (!isEmpty(below)) edit().children.set(pe, below);
-  }
   return out;
 }
 
@@ -314,9 +306,16 @@ export function updateManagedFields(live: Obj | undefined, next: Obj, opts: Upda
   const liveBare = withoutManagedFields(live) ?? {};
   const nextBare = withoutManagedFields(next)!;
   const owners = startingOwners(live, next, !!opts.subresource);
-  reconcileWithSchema(owners, liveBare, schema);
+  recordUpdate(owners, liveBare, nextBare, opts, schema);
+  const managedFields = keepTimesOnNoop(live, liveBare, nextBare, encodeManagedFields(owners));
+  return { object: withManagedFields(next, managedFields), managedFields };
+}
+
+/** the writer of `next` gains what changed since `live`; everybody else loses it */
+function recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, schema: Schema | undefined): void {
+  reconcileWithSchema(owners, live, schema);
   const reset = resetSet(opts.resetFields);
-  const c = excludeReset(compare(liveBare, nextBare, schema), reset);
+  const c = excludeReset(compare(live, next, schema), reset);
   release(owners, c, undefined, true);
   let mine = union(c.modified, c.added);
   if (reset) mine = recursiveDifference(mine, reset);
@@ -330,8 +329,6 @@ export function updateManagedFields(live: Obj | undefined, next: Obj, opts: Upda
     owners.set(id, owner);
   }
   capUpdateManagers(owners);
-  const managedFields = keepTimesOnNoop(live, liveBare, nextBare, encodeManagedFields(owners));
-  return { object: withManagedFields(next, managedFields), managedFields };
 }
 
 function startingOwners(live: Obj | undefined, next: Obj, subresource: boolean): Owners {
@@ -367,6 +364,8 @@ export function apply(live: Obj | undefined, applied: Obj, opts: ApplyOptions, s
   let stored: Owners;
   try { stored = decodeManagedFields(metadataOf(live)?.managedFields); } catch (e) { throw new ApplyError(500, `failed to decode managed fields: ${(e as Error).message}`); }
   const liveBare = withoutManagedFields(live) ?? {};
+  // an existing object nobody owns yet: its current fields go to a placeholder manager first
+  if (live && stored.size === 0) recordUpdate(stored, {}, liveBare, { ...opts, manager: beforeFirstApplyManager, subresource: undefined }, schema);
   const cli = opts.cliManager ?? 'kubectl';
   let result: { object: Obj; owners: Owners };
   try {

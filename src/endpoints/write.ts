@@ -11,8 +11,7 @@ import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import type { DeleteOptions } from '../registry/store.js';
 import { admission, asServed, parseDryRun, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne } from './read.js';
-import { checkFields } from '../schema/fields.js';
-import type { Schema } from '../schema/types.js';
+import { duplicateFields, readTyped } from '../schema/fields.js';
 
 /** the body must name the kind this endpoint serves (or name nothing) */
 function checkKind(scope: Scope, obj: unknown): ApiObject {
@@ -37,63 +36,23 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
   } as ApiObject;
 }
 
-const jsonTypeOf = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
-
-const typeFits = (type: string, v: unknown) =>
-  type === 'object' ? typeof v === 'object' && !Array.isArray(v)
-    : type === 'array' ? Array.isArray(v)
-      : type === 'integer' ? Number.isInteger(v)
-        : type === 'number' ? typeof v === 'number'
-          : typeof v === type;
-
 /**
- * Reads the body as the reference's typed decoding does: fields the schema does not know are dropped (in every
- * fieldValidation mode; same rules as schema/fields.ts's unknown-field walk), a null list entry becomes an empty
- * object, and a value of the wrong JSON type is reported (null is every type's zero value).
+ * The typed reading of a body: wrong types are a 400 as the reference's decoder reports them, unknown fields are
+ * dropped, and per fieldValidation unknown and duplicate fields are ignored, warned about (one Warning each) or refused (400 listing all).
  */
-function decodeTyped(s: Schema | undefined, v: unknown, path: string, wrongTypes: string[]) {
-  if (!s || v === null || v === undefined) return;
-  if (s.type && !typeFits(s.type, v)) { wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
-  if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
-  if (Array.isArray(v)) {
-    v.forEach((e, i) => {
-      if (e === null && s.items?.type === 'object') v[i] = {};
-      decodeTyped(s.items, v[i], `${path}[${i}]`, wrongTypes);
-    });
-    return;
-  }
-  const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
-    const child = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
-    if (child) decodeTyped(child, o[k], path ? `${path}.${k}` : k, wrongTypes);
-    else if (s.additionalProperties !== true && s.properties) delete o[k];
-  }
-}
-
-/** the typed reading of a create or update body; wrong types are a 400 as the reference's decoder reports them */
-function decodeBody(scope: Scope, obj: unknown) {
-  const wrong: string[] = [];
-  decodeTyped(scope.info.schema, obj, '', wrong);
-  if (wrong.length) throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrong.join(', ')}`);
-}
-
-/** unknown and duplicate fields per fieldValidation: warnings, a 400 listing all, or nothing */
-function validateFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
+function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
+  const { unknown, wrongTypes } = readTyped(scope.info.schema, obj);
+  if (wrongTypes.length)
+    throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   if (mode === 'Ignore') return;
-  const problems = checkFields(scope.info.schema, obj, text);
+  const problems = [...(text ? duplicateFields(text) : []), ...unknown.map(f => `unknown field "${f}"`)];
   if (!problems.length) return;
   if (mode === 'Strict') {
     const name = (obj as ApiObject)?.metadata?.name ?? '';
     throw badRequest(`strict decoding error: ${problems.join(', ')}`, problems.map(p => ({ reason: 'FieldValueInvalid', message: p, field: name })));
   }
   ctx.warnings.push(...problems);
-}
-
-/** field validation, then the unknown fields dropped */
-function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
-  validateFields(ctx, scope, obj, text);
-  decodeBody(scope, obj);
 }
 
 const writeOptions = (ctx: RequestContext) => ({ dryRun: parseDryRun(ctx.query.getAll('dryRun')) });
@@ -138,16 +97,17 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   const patchDoc = parseJson(text);
   const opts = writeOptions(ctx);
   const fieldMode = parseFieldValidation(ctx.query.get('fieldValidation'));
+  let warned = false;   // a retry after a conflict reads the patch again; its warnings are given once
   const { obj: out } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, current => {
     if (!current) return { metadata: { name } } as ApiObject;   // the store answers 404
     const patched = type === 'application/json-patch+json' ? applyJsonPatch(current, patchDoc)
       : type === 'application/merge-patch+json' ? applyMergePatch(current, patchDoc)
         : applyStrategicMergePatch(current, patchDoc, scope.info.schema);
-    if (fieldMode !== 'Ignore') validateFields(ctx, scope, patched, undefined);
     // a patch that produces wrong types is invalid (422), as the reference reports it
-    const wrong: string[] = [];
-    decodeTyped(scope.info.schema, patched, '', wrong);
-    if (wrong.length) throw invalid('', '', '', wrong.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
+    const { unknown, wrongTypes } = readTyped(scope.info.schema, patched);
+    if (wrongTypes.length) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
+    if (unknown.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map(f => `unknown field "${f}"`).join(', ')}`);
+    if (unknown.length && fieldMode === 'Warn' && !warned) { warned = true; ctx.warnings.push(...unknown.map(f => `unknown field "${f}"`)); }
     return checkKind(scope, patched);
   }, admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: false });
   sendOne(ctx, scope, rep, asServed(scope, out), 200);

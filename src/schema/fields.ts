@@ -1,34 +1,58 @@
-// Unknown and duplicate fields, for fieldValidation Warn and Strict. Unknown fields come from walking the
-// object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
+// Unknown, duplicate and wrongly typed fields: the typed reading of a request body. Unknown fields come from
+// walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
 import type { Schema } from './types.js';
 
-export function checkFields(schema: Schema | undefined, obj: unknown, jsonText?: string): string[] {
-  const out: string[] = [];
-  if (jsonText !== undefined) duplicateFields(jsonText, out);
-  if (schema) unknownFields(schema, obj, '', out);
+export interface TypedReading {
+  /** paths of fields the schema does not know; they have been dropped from the value */
+  unknown: string[];
+  /** values of the wrong JSON type, as "<path>: expected <type>, got <type>" */
+  wrongTypes: string[];
+}
+
+/**
+ * Reads a value as the reference's typed decoding does: fields the schema does not know are reported and dropped,
+ * a null list entry of objects becomes an empty object, and a value of the wrong JSON type is reported (null is
+ * every type's zero value). Changes the value in place.
+ */
+export function readTyped(schema: Schema | undefined, value: unknown): TypedReading {
+  const out: TypedReading = { unknown: [], wrongTypes: [] };
+  walk(schema, value, '', out);
   return out;
+}
+
+const jsonTypeOf = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
+
+const typeFits = (type: string, v: unknown) =>
+  type === 'object' ? typeof v === 'object' && !Array.isArray(v)
+    : type === 'array' ? Array.isArray(v)
+      : type === 'integer' ? Number.isInteger(v)
+        : type === 'number' ? typeof v === 'number'
+          : typeof v === type;
+
+function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading) {
+  if (!s || v === null || v === undefined) return;
+  if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
+  if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
+  if (Array.isArray(v)) {
+    v.forEach((e, i) => {
+      if (e === null && s.items?.type === 'object') v[i] = {};
+      walk(s.items, v[i], `${path}[${i}]`, out);
+    });
+    return;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k of Object.keys(o)) {
+    const child = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    if (child) walk(child, o[k], join(path, k), out);
+    else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
+  }
 }
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
-function unknownFields(s: Schema, v: unknown, path: string, out: string[]) {
-  if (s['x-kubernetes-preserve-unknown-fields'] || v === null || typeof v !== 'object') return;
-  if (Array.isArray(v)) {
-    if (s.items) v.forEach((e, i) => unknownFields(s.items!, e, `${path}[${i}]`, out));
-    return;
-  }
-  if (s['x-kubernetes-embedded-resource']) return;
-  for (const [k, child] of Object.entries(v as Record<string, unknown>)) {
-    const p = s.properties?.[k];
-    if (p) { unknownFields(p, child, join(path, k), out); continue; }
-    if (typeof s.additionalProperties === 'object') { unknownFields(s.additionalProperties, child, join(path, k), out); continue; }
-    if (s.additionalProperties === true || !s.properties) continue;
-    out.push(`unknown field "${join(path, k)}"`);
-  }
-}
-
-/** reports keys that appear twice in one JSON object, with their path */
-function duplicateFields(text: string, out: string[]) {
+/** keys that appear twice in one JSON object, as "duplicate field" messages with their path */
+export function duplicateFields(text: string): string[] {
+  const out: string[] = [];
   let i = 0;
   const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
   const str = (): string => {
@@ -77,4 +101,5 @@ function duplicateFields(text: string, out: string[]) {
     }
   };
   value('');
+  return out;
 }

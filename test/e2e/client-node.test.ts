@@ -196,6 +196,12 @@ for (const domain of apiDomains) {
         await eventually(() => seen.length >= 4, 'four informer events');
         assert.deepEqual(seen, ['add i0', 'add i1', 'update i1 2', 'delete i0']);
         assert.deepEqual(informer.list(ns).map((o) => o.metadata!.name), ['i1']);
+        // an object that stops matching the selector leaves the watch as a deletion
+        await core.patchNamespacedConfigMap({ name: 'i1', namespace: ns, body: { metadata: { labels: { informed: 'no' } } } },
+          setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+        await eventually(() => seen.length >= 5, 'the object leaving the selector');
+        assert.equal(seen[4], 'delete i1');
+        assert.deepEqual(informer.list(ns), []);
       } finally {
         await informer.stop();
       }

@@ -9,7 +9,7 @@ import { stringify } from 'yaml';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import type { ApiDomain } from '../../src/api/naming.js';
 
-export const apiDomains: readonly ApiDomain[] = ['cluster.io', 'k8s.io'];
+export { apiDomains } from '../../src/api/naming.js';
 export const kubectlVersions = ['1.27', '1.32'] as const;
 export type KubectlVersion = (typeof kubectlVersions)[number];
 
@@ -146,7 +146,7 @@ export const tableHeader = (stdout: string) => tableRows(stdout)[0] ?? [];
 /** The first column of every data row of a kubectl human table. */
 export const tableNames = (stdout: string) => tableRows(stdout).slice(1).map((r) => r[0]!);
 
-/** ConfigMaps for list tests: labelled, with a sort key whose order differs from the names'. */
+/** ConfigMap manifests. */
 export function configMaps(namespace: string | undefined, specs: Array<{ name: string; labels?: Record<string, string>; data?: Record<string, string> }>): Manifest[] {
   return specs.map(({ name, labels, data }) => ({
     apiVersion: 'v1', kind: 'ConfigMap',
