@@ -1,6 +1,6 @@
 // Sets of field paths, stored as a trie: `members` are the paths ending at this node, `children` hold the
-// longer ones. Operations return new sets and share untouched subtrees, so a set handed out is never
-// mutated afterwards; `insert` is only used while building a fresh set.
+// longer ones. Operations return new sets that may share subtrees with their inputs (or be an input),
+// so sets are never mutated once handed out; `insert` is only for building a fresh set.
 import { canonicalElement, compareElements, isPathElement, type Path, type PathElement } from './field-path.js';
 
 export interface FieldSet {

@@ -127,7 +127,11 @@ function pruneBelow(v: unknown, schema: Schema | undefined, last: FieldSet, owne
     const within = inLast || mine;
     const gone = doomed || (within && !owned);
     if (gone && mine) return undefined;
-    return lastChild ? pruneBelow(child, childSchema, lastChild, below, within, gone) : child;
+    if (!lastChild) return child;
+    const next = pruneBelow(child, childSchema, lastChild, below, within, gone);
+    // a container someone owns as such stays, even when emptied
+    if (next === undefined && owners.some((o) => o.members.has(pe))) return Array.isArray(child) ? [] : {};
+    return next;
   };
   if (shape.kind === 'map' && isObject(v)) {
     let out: Obj | undefined;

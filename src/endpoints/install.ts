@@ -23,6 +23,18 @@ export interface ResourceEndpointsConfig {
   bookmarkIntervalMs: number;
   minRequestTimeoutSeconds: number;
   reviews: ReviewDeps;
+  /** a request reached a deprecated version (for the apiserver_requested_deprecated_apis gauge) */
+  deprecatedApiRequested?(info: ResourceInfo, subresource: string): void;
+}
+
+/** the reference's warning for a deprecated version, naming the version to use instead */
+export function deprecationWarning(info: ResourceInfo, resources: ApiResources): string {
+  const v = info.versionDef;
+  if (v.deprecationWarning) return v.deprecationWarning;
+  const preferred = resources.preferred(info.group, info.resource);
+  return `${info.apiVersion} ${info.kind} is deprecated${v.deprecatedIn ? ` in v${v.deprecatedIn}+` : ''}`
+    + `${v.removedIn ? `, unavailable in v${v.removedIn}+` : ''}`
+    + `${preferred && preferred.version !== info.version ? `; use ${preferred.apiVersion} ${preferred.kind}` : ''}`;
 }
 
 /** subresources served by the generic store: each changes only its own part of the object */
@@ -40,7 +52,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
     const key = `${info.group}/${info.resource}`;
     let b = backends.get(key);
     if (!b) {
-      const strategy = strategyFor(info.def.group, info.resource);
+      const strategy = info.def.strategy ?? strategyFor(info.def.group, info.resource);
       b = { store: createStore(info, strategy, c.deps), reads: createReads(info, c.deps), strategy };
       backends.set(key, b);
     }
@@ -62,6 +74,10 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
       const ri = ctx.info;
       const info = c.resources.lookup(ri.apiGroup, ri.apiVersion, ri.parts[0] ?? '');
       if (!info) throw pathNotFound(ctx.path);
+      if (info.versionDef.deprecated) {
+        ctx.warnings.push(deprecationWarning(info, c.resources));
+        c.deprecatedApiRequested?.(info, ri.parts[2] ?? '');
+      }
       const parts = ri.parts;
       if (parts.length > 3) throw pathNotFound(ctx.path);
       const namespace = info.namespaced ? ri.namespace : '';

@@ -43,7 +43,8 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
 function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
   const { unknown, wrongTypes } = readTyped(scope.info.schema, obj);
-  if (wrongTypes.length)
+  // custom resources are checked by their schema instead: a wrong type is a 422 with the field's path
+  if (wrongTypes.length && !scope.info.def.custom)
     throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   if (mode === 'Ignore') return;
   const problems = [...(text ? duplicateFields(text) : []), ...unknown.map(f => `unknown field "${f}"`)];
@@ -91,7 +92,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   if (type === 'application/apply-patch+yaml')
     throw new ApiError(statusBody(415, 'UnsupportedMediaType', 'server-side apply (application/apply-patch+yaml) is not supported by this server yet; use a strategic merge, merge or JSON patch, or client-side apply'));
   if (!patchTypes.includes(type)) throw unsupportedMediaType(type, [...patchTypes]);
-  if (type === 'application/strategic-merge-patch+json' && !scope.info.schema)
+  if (type === 'application/strategic-merge-patch+json' && (!scope.info.schema || scope.info.def.custom))
     throw unsupportedMediaType(type, patchTypes.filter(t => !t.includes('strategic')));
   const text = (await readBody(ctx)).toString('utf8');
   const patchDoc = parseJson(text);
@@ -105,7 +106,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
         : applyStrategicMergePatch(current, patchDoc, scope.info.schema);
     // a patch that produces wrong types is invalid (422), as the reference reports it
     const { unknown, wrongTypes } = readTyped(scope.info.schema, patched);
-    if (wrongTypes.length) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
+    if (wrongTypes.length && !scope.info.def.custom) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
     if (unknown.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map(f => `unknown field "${f}"`).join(', ')}`);
     if (unknown.length && fieldMode === 'Warn' && !warned) { warned = true; ctx.warnings.push(...unknown.map(f => `unknown field "${f}"`)); }
     return checkKind(scope, patched);

@@ -1,6 +1,7 @@
 // A resource is a definition (names, scope, verbs, versions, schema) plus a strategy (hooks).
 // Nothing resource-specific lives in the generic store.
 import type { Schema } from '../schema/types.js';
+import type { Strategy } from './strategy.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -12,6 +13,10 @@ export interface VersionDefinition {
   /** the kind's schema at this version (the whole object, apiVersion/kind/metadata included) */
   schema?: Schema;
   deprecated?: boolean;
+  /** release that deprecated the version, e.g. '1.26' (for the warning clients get) */
+  deprecatedIn?: string;
+  /** release that no longer serves the version, e.g. '1.29' */
+  removedIn?: string;
   deprecationWarning?: string;
 }
 
@@ -55,4 +60,9 @@ export interface ResourceDefinition {
   subresources?: Record<string, SubresourceDefinition>;
   /** columns of the Table form beyond Name (defaults: Name and Created At) */
   columns?: TableColumn[];
+  /** the resource's own strategy (custom resources); built-in ones are found by strategyFor */
+  strategy?: Strategy;
+  /** defined at run time by a CustomResourceDefinition: its schema validates, but strategic merge patch and
+   *  typed decoding do not apply */
+  custom?: boolean;
 }

@@ -104,6 +104,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
     for (const def of builtinResources) resources.add(def);
 
+    const metrics = createMetrics();
+    const deprecatedApis = metrics.gauge('apiserver_requested_deprecated_apis',
+      'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
     let endpoints: ReturnType<typeof resourceEndpoints>;
     const listers: Listers = {
       async get(group, resource, namespace, name) {
@@ -118,6 +121,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000 },
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
       reviews: { authorizer, authenticate: req => authenticate(req) },
+      deprecatedApiRequested: (info, subresource) => deprecatedApis({
+        group: info.group, version: info.version, resource: info.resource, subresource, removed_release: info.versionDef.removedIn ?? '',
+      }, 1),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     });
 
@@ -180,7 +186,6 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
     }), mux);
 
-    const metrics = createMetrics();
     const requestTotal = metrics.counter('apiserver_request_total',
       'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
     const requestDuration = metrics.histogram('apiserver_request_duration_seconds',

@@ -52,7 +52,7 @@ const deployment = (namespace: string, name: string): V1Deployment => ({
 });
 
 for (const domain of apiDomains) {
-  describe(`client-node 1.4.0, ${domain} mode`, () => {
+  describe(`client-node 1.4.0, ${domain} mode`, { timeout: 60_000 }, () => {
     let server: TestServer;
     let kc: KubeConfig;
     let core: CoreV1Api;

@@ -8,7 +8,7 @@ const group = { group: 'flowcontrol.apiserver', domainGroup: true, namespaced: f
 // v1beta2 is deprecated in 1.26 and removed in 1.29; its warning names the full group, so the server composes it
 const versions = (schema: (v: string) => ResourceDefinition['versions'][number]['schema']) => [
   { name: 'v1beta3', served: true, storage: true, schema: schema('v1beta3') },
-  { name: 'v1beta2', served: true, storage: false, schema: schema('v1beta2'), deprecated: true },
+  { name: 'v1beta2', served: true, storage: false, schema: schema('v1beta2'), deprecated: true, deprecatedIn: '1.26', removedIn: '1.29' },
 ];
 
 export const flowcontrolResources: ResourceDefinition[] = [

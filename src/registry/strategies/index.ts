@@ -2,6 +2,7 @@
 import { defaultStrategy, defineStrategy, type Strategy } from '../strategy.js';
 import { namespaces } from './namespaces.js';
 import { pods } from './pods.js';
+import { customResourceDefinitions } from '../crd/crd-strategy.js';
 
 const path = { nameRule: 'path-segment' as const, allowCreateOnUpdate: true, generation: false };
 const label = { nameRule: 'dns-label' as const };
@@ -26,6 +27,7 @@ const strategies: Record<string, Strategy> = {
   'rbac.authorization/rolebindings': defineStrategy(path),
   'rbac.authorization/clusterroles': defineStrategy(path),
   'rbac.authorization/clusterrolebindings': defineStrategy(path),
+  'apiextensions/customresourcedefinitions': customResourceDefinitions,
   'certificates/certificatesigningrequests': defineStrategy({ selectableFields: { 'spec.signerName': o => o.spec?.signerName } }),
 };
 

@@ -1,0 +1,171 @@
+// A CustomResourceDefinition as the server serves it: a ResourceDefinition built from the CRD's accepted names,
+// versions, schemas, subresources and printer columns, with the custom-resource strategy.
+import type { Schema } from '../../schema/types.js';
+import { objectMeta } from '../../api/schemas/meta.js';
+import { compareVersions } from '../resources.js';
+import type { ResourceDefinition, SubresourceDefinition, TableColumn, Verb, VersionDefinition } from '../types.js';
+import { readWrite, scale as scaleSubresource } from '../catalog/define.js';
+import { customResourceStrategy } from './strategy.js';
+import type { ValidationSchema } from '../../schema/validate.js';
+
+type Crd = Record<string, any>;
+
+/** the verbs of a custom resource, in the order the reference lists them */
+const verbs: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
+
+const ageColumn: TableColumn = {
+  name: 'Age', type: 'date', format: '', priority: 0, jsonPath: '.metadata.creationTimestamp',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists.',
+};
+
+/** the finalizer the server puts on a CRD being deleted, until its objects are gone */
+export const cleanupFinalizer = (apiextensionsGroup: string) => `customresourcecleanup.${apiextensionsGroup}`;
+
+/** the whole object's schema: the CRD's, with apiVersion, kind and object metadata as every object has them
+ *  (a CRD's own narrowing of metadata.name is checked by the strategy against the CRD's schema) */
+export function servingSchema(schema: Schema): Schema {
+  return {
+    ...schema,
+    properties: {
+      ...schema.properties,
+      apiVersion: { type: 'string', ...schema.properties?.apiVersion },
+      kind: { type: 'string', ...schema.properties?.kind },
+      metadata: objectMeta,
+    },
+  };
+}
+
+/** the served versions that need no conversion: all of them, or only the storage version with a webhook */
+function servedVersions(crd: Crd): any[] {
+  const versions: any[] = crd.spec.versions ?? [];
+  if (crd.spec.conversion?.strategy !== 'Webhook') return versions;
+  // conversion webhooks are not called yet: versions other than the storage version are not served
+  return versions.map(v => (v.storage ? v : { ...v, served: false }));
+}
+
+export function isTerminating(crd: Crd): boolean {
+  return (crd.status?.conditions ?? []).some((c: any) => c?.type === 'Terminating' && c?.status === 'True') || !!crd.metadata?.deletionTimestamp;
+}
+
+/** the definition served for a CRD with accepted names; a terminating CRD accepts no new objects */
+export function definitionFromCrd(crd: Crd): ResourceDefinition {
+  const names = crd.status?.acceptedNames ?? crd.spec.names;
+  const versions = servedVersions(crd);
+  const storage = versions.find(v => v.storage) ?? versions[0];
+  const preferred = [...versions].filter(v => v.served).sort((a, b) => compareVersions(a.name, b.name))[0] ?? storage;
+
+  const subresources: Record<string, SubresourceDefinition> = {};
+  for (const v of versions) {
+    if (!v.served) continue;
+    if (v.subresources?.status) subresources.status = { verbs: readWrite };
+    if (v.subresources?.scale) subresources.scale = scaleSubresource;
+  }
+  const printerColumns: any[] = preferred.additionalPrinterColumns ?? [];
+  const columns: TableColumn[] = printerColumns.length
+    ? printerColumns.map(c => ({
+      name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0,
+      jsonPath: c.jsonPath, cell: (obj: unknown) => columnCell(obj, c.jsonPath),
+    }))
+    : [ageColumn];
+
+  const storageSchema: ValidationSchema = storage.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  return {
+    group: crd.spec.group,
+    resource: names.plural,
+    singular: names.singular || names.kind.toLowerCase(),
+    kind: names.kind,
+    listKind: names.listKind || `${names.kind}List`,
+    ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
+    ...(names.categories?.length ? { categories: names.categories } : {}),
+    namespaced: crd.spec.scope === 'Namespaced',
+    verbs: isTerminating(crd) ? verbs.filter(v => v !== 'create') : verbs,
+    versions: versions.map((v): VersionDefinition => ({
+      name: v.name, served: !!v.served, storage: !!v.storage,
+      schema: servingSchema(v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
+      ...(v.deprecated ? { deprecated: true } : {}),
+      ...(v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
+    })),
+    subresources,
+    columns,
+    custom: true,
+    strategy: customResourceStrategy({ schema: storageSchema, statusSubresource: !!subresources.status }),
+  };
+}
+
+/** a printer column's cell: the JSONPath's results, one value as is, several joined with commas */
+export function columnCell(obj: unknown, path: string): unknown {
+  const results = evaluateJsonPath(obj, path);
+  if (!results.length) return undefined;
+  if (results.length === 1) return results[0];
+  return results.map(r => (typeof r === 'object' && r !== null ? JSON.stringify(r) : String(r))).join(', ');
+}
+
+/**
+ * The JSONPath subset printer columns use: `.a.b`, `['a.b']`, `[0]`, `[*]`, `..` is not supported, and filters
+ * `[?(@.type=="Ready")]` with ==, != and existence. Missing fields give no results.
+ */
+export function evaluateJsonPath(obj: unknown, path: string): unknown[] {
+  let text = path.trim();
+  if (text.startsWith('{') && text.endsWith('}')) text = text.slice(1, -1);
+  let current: unknown[] = [obj];
+  let i = 0;
+  const field = /^[A-Za-z0-9_\-/$]+/;
+  while (i < text.length && current.length) {
+    if (text[i] === '.') {
+      const m = field.exec(text.slice(i + 1));
+      if (!m) { i++; continue; }
+      i += 1 + m[0].length;
+      current = current.flatMap(c => (c && typeof c === 'object' && !Array.isArray(c) && (c as any)[m[0]] !== undefined ? [(c as any)[m[0]]] : []));
+    } else if (text[i] === '[') {
+      const end = matchingBracket(text, i);
+      if (end < 0) return [];
+      const inner = text.slice(i + 1, end).trim();
+      i = end + 1;
+      current = current.flatMap(c => select(c, inner));
+    } else {
+      return [];
+    }
+  }
+  return current.filter(v => v !== undefined && v !== null);
+}
+
+function matchingBracket(text: string, start: number): number {
+  let depth = 0, quote = '';
+  for (let j = start; j < text.length; j++) {
+    const ch = text[j];
+    if (quote) { if (ch === quote) quote = ''; continue; }
+    if (ch === '"' || ch === "'") quote = ch;
+    else if (ch === '[') depth++;
+    else if (ch === ']' && --depth === 0) return j;
+  }
+  return -1;
+}
+
+function select(c: unknown, inner: string): unknown[] {
+  if (inner === '*') return Array.isArray(c) ? c : c && typeof c === 'object' ? Object.values(c) : [];
+  const quoted = /^(['"])(.*)\1$/.exec(inner);
+  if (quoted) return c && typeof c === 'object' && (c as any)[quoted[2]] !== undefined ? [(c as any)[quoted[2]]] : [];
+  if (/^-?\d+$/.test(inner)) {
+    if (!Array.isArray(c)) return [];
+    const n = Number(inner);
+    const e = c[n < 0 ? c.length + n : n];
+    return e === undefined ? [] : [e];
+  }
+  const filter = /^\?\(@((?:\.[A-Za-z0-9_\-/$]+)+)\s*(?:(==|!=)\s*(.+?))?\s*\)$/.exec(inner);
+  if (filter && Array.isArray(c)) {
+    const [, fieldPath, op, rawValue] = filter;
+    let expected: unknown;
+    if (op) {
+      const v = rawValue.trim();
+      const q = /^(['"])(.*)\1$/.exec(v);
+      expected = q ? q[2] : v === 'true' ? true : v === 'false' ? false : Number.isNaN(Number(v)) ? v : Number(v);
+    }
+    return c.filter(e => {
+      const got = evaluateJsonPath(e, fieldPath);
+      if (!op) return got.length > 0;
+      const equal = got.length > 0 && got[0] === expected;
+      return op === '==' ? equal : !equal;
+    });
+  }
+  return [];
+}
