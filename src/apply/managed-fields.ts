@@ -231,9 +231,9 @@ function capUpdateManagers(owners: Owners): void {
   for (let i = 0; i < updaters.length && count > maxUpdateManagers; i++) {
     const [id, o] = updaters[i];
     const bucketId = ownerId({ manager: ancientChangesManager, operation: 'Update', apiVersion: o.apiVersion });
-    if (id === bucketId) continue;
     const first = firstOfVersion.get(o.apiVersion);
     if (first === undefined) { firstOfVersion.set(o.apiVersion, id); continue; }
+    if (id === bucketId) continue;
     if (!owners.has(bucketId)) {
       const f = owners.get(first)!;
       owners.delete(first);
@@ -306,7 +306,15 @@ export function updateManagedFields(live: Obj | undefined, next: Obj, opts: Upda
   const liveBare = withoutManagedFields(live) ?? {};
   const nextBare = withoutManagedFields(next)!;
   const owners = startingOwners(live, next, !!opts.subresource);
-  recordUpdate(owners, liveBare, nextBare, opts, schema);
+  try {
+    recordUpdate(owners, liveBare, nextBare, opts, schema);
+  } catch (e) {
+    // an object the schema cannot read (validation refuses it later) keeps the stored managedFields
+    if (!(e instanceof InvalidObjectError)) throw e;
+    const stored = metadataOf(live)?.managedFields;
+    const kept = Array.isArray(stored) ? (stored as ManagedFieldsEntry[]) : [];
+    return { object: withManagedFields(next, kept), managedFields: kept };
+  }
   const managedFields = keepTimesOnNoop(live, liveBare, nextBare, encodeManagedFields(owners));
   return { object: withManagedFields(next, managedFields), managedFields };
 }

@@ -1,12 +1,11 @@
 // The union of authenticators: the first success decides, every authenticated user joins
 // system:authenticated, a credential no authenticator accepts is 401, and no credential at all is anonymous.
-import type { Authenticator, AuthnRequest } from './types.js';
+import type { Authenticator, AuthnRequest, AuthnResult } from './types.js';
 import { anonymousUser, authenticatedGroup } from './types.js';
-import type { UserInfo } from '../server/context.js';
 import { unauthorized } from '../server/status.js';
 
 export function unionAuthenticator(authenticators: Authenticator[], anonymous: boolean) {
-  return async (req: AuthnRequest): Promise<UserInfo> => {
+  return async (req: AuthnRequest): Promise<AuthnResult> => {
     for (const a of authenticators) {
       const user = await a.authenticate(req);
       if (user) {
@@ -14,7 +13,7 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous: b
           ? user : { ...user, groups: [...user.groups, authenticatedGroup] };
       }
     }
-    if (req.headers.authorization) throw unauthorized();
+    if (req.headers.authorization || req.peerCertificateError) throw unauthorized();
     if (!anonymous) throw unauthorized();
     return anonymousUser;
   };

@@ -20,6 +20,52 @@ export interface PortRange {
   size: number;
 }
 
+export interface OidcOptions {
+  issuerUrl: string;
+  clientId: string;
+  usernameClaim: string;
+  /** undefined: the reference's default (issuer URL and '#' unless the claim is email); '-' disables */
+  usernamePrefix?: string;
+  groupsClaim?: string;
+  groupsPrefix: string;
+  requiredClaims: Record<string, string>;
+  caFile?: string;
+  signingAlgs: string[];
+}
+
+export interface TokenWebhookOptions { configFile: string; cacheTtlMs: number; version: 'v1' | 'v1beta1' }
+
+export interface RequestHeaderOptions {
+  clientCaFile: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  groupHeaders: string[];
+  extraHeadersPrefixes: string[];
+}
+
+export interface AuthenticationOptions {
+  tokenAuthFile?: string;
+  enableBootstrapTokenAuth: boolean;
+  /** keys verifying service-account tokens (PEM, RSA or ECDSA, public or private) */
+  serviceAccountKeyFiles: string[];
+  /** the private key signing service-account tokens; generated under the cert dir when absent */
+  serviceAccountSigningKeyFile?: string;
+  /** the first issues tokens; all are accepted. Empty: derived from the API domain */
+  serviceAccountIssuers: string[];
+  serviceAccountLookup: boolean;
+  /** empty: the first issuer */
+  apiAudiences: string[];
+  /** 0: no limit */
+  serviceAccountMaxTokenExpirationMs: number;
+  oidc?: OidcOptions;
+  tokenWebhook?: TokenWebhookOptions;
+  requestHeader?: RequestHeaderOptions;
+}
+
+export interface AuthorizationOptions {
+  webhook?: { configFile: string; authorizedTtlMs: number; unauthorizedTtlMs: number; version: 'v1' | 'v1beta1' };
+}
+
 export interface ApiServerOptions {
   storageBackend: StorageBackend;
   etcdServers: string[];
@@ -42,6 +88,8 @@ export interface ApiServerOptions {
   clientCaFile?: string;
   anonymousAuth: boolean;
   authorizationModes: AuthorizationMode[];
+  authentication: AuthenticationOptions;
+  authorization: AuthorizationOptions;
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   admissionControlConfigFile?: string;
@@ -84,6 +132,35 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle that client certificates are checked against. The generated CA is always trusted too.' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Treat requests no authenticator rejects or accepts as user system:anonymous in group system:unauthenticated.' },
   { name: 'authorization-mode', type: 'stringList', default: ['AlwaysAllow'], help: `Ordered list of authorizers: ${authorizationModes.join(', ')}.`, validate: checkAuthorizationModes },
+  { name: 'token-auth-file', type: 'string', default: '', help: 'CSV file of static bearer tokens: token,user,uid[,"group1,group2"]. Read once at start-up.' },
+  { name: 'enable-bootstrap-token-auth', type: 'bool', default: false, help: 'Accept bootstrap tokens (Secrets of the bootstrap token type in the system namespace) as bearer tokens.' },
+  { name: 'service-account-key-file', type: 'stringList', default: [], help: 'PEM file of RSA or ECDSA keys (public or private) that verify service-account tokens; repeatable. Defaults to the signing key.' },
+  { name: 'service-account-signing-key-file', type: 'string', default: '', help: 'Private key that signs service-account tokens. Without it a key is generated under --cert-dir (or --tls-private-key-file is used).' },
+  { name: 'service-account-issuer', type: 'stringList', default: [], help: 'Issuer of service-account tokens; repeatable: the first issues, all are accepted.' },
+  { name: 'service-account-lookup', type: 'bool', default: true, help: 'Check that the service account (and bound object) of a token still exists.' },
+  { name: 'api-audiences', type: 'stringList', default: [], help: 'Audiences a token must be meant for. Defaults to the first --service-account-issuer.' },
+  { name: 'service-account-max-token-expiration', type: 'duration', default: 0, help: 'Longest lifetime of a token issued by TokenRequest. 0 means no limit.', validate: nonNegative },
+  { name: 'oidc-issuer-url', type: 'string', default: '', help: 'HTTPS URL of the OpenID issuer; enables OpenID Connect tokens.', validate: (v) => (v === '' || /^https:\/\//.test(v as string) ? undefined : 'must be an https URL') },
+  { name: 'oidc-client-id', type: 'string', default: '', help: 'Client ID every OpenID token must be issued for (required with --oidc-issuer-url).' },
+  { name: 'oidc-username-claim', type: 'string', default: 'sub', help: 'The claim giving the user name.' },
+  { name: 'oidc-username-prefix', type: 'string', default: '', help: 'Prefix of user names; "-" disables. Default: the issuer URL and "#" unless the claim is email.' },
+  { name: 'oidc-groups-claim', type: 'string', default: '', help: 'The claim giving the groups (a string or list of strings).' },
+  { name: 'oidc-groups-prefix', type: 'string', default: '', help: 'Prefix of group names.' },
+  { name: 'oidc-required-claim', type: 'map', default: {}, help: 'key=value claims every token must have; repeatable.' },
+  { name: 'oidc-ca-file', type: 'string', default: '', help: 'CA certificates for the issuer. Default: the host roots.' },
+  { name: 'oidc-signing-algs', type: 'stringList', default: ['RS256'], help: 'Accepted signing algorithms.' },
+  { name: 'authentication-token-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the token-review webhook.' },
+  { name: 'authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, help: 'How long token-review answers are cached.', validate: nonNegative },
+  { name: 'authentication-token-webhook-version', type: 'enum', values: ['v1', 'v1beta1'], default: 'v1beta1', help: 'TokenReview version sent to the webhook.' },
+  { name: 'requestheader-client-ca-file', type: 'string', default: '', help: 'CA that an authenticating proxy\'s client certificate must chain to before its headers are trusted.' },
+  { name: 'requestheader-allowed-names', type: 'stringList', default: [], help: 'Common names an authenticating proxy\'s certificate may have. Empty: any.' },
+  { name: 'requestheader-username-headers', type: 'stringList', default: [], help: 'Headers that carry the user name, first with a value wins.' },
+  { name: 'requestheader-group-headers', type: 'stringList', default: [], help: 'Headers whose values are groups.' },
+  { name: 'requestheader-extra-headers-prefix', type: 'stringList', default: [], help: 'Header prefixes whose headers give extra attributes.' },
+  { name: 'authorization-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the authorization webhook (mode Webhook).' },
+  { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, help: 'How long allowed answers of the webhook are cached.', validate: nonNegative },
+  { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, help: 'How long denied answers of the webhook are cached.', validate: nonNegative },
+  { name: 'authorization-webhook-version', type: 'enum', values: ['v1', 'v1beta1'], default: 'v1beta1', help: 'SubjectAccessReview version sent to the webhook.' },
   { name: 'enable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to enable in addition to the default ones.' },
   { name: 'disable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to disable, even if on by default.' },
   { name: 'admission-control-config-file', type: 'string', default: '', help: 'File with the admission plugins\' configuration (an AdmissionConfiguration object).' },
@@ -148,6 +225,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     clientCaFile: s('client-ca-file'),
     anonymousAuth: v['anonymous-auth'] as boolean,
     authorizationModes: v['authorization-mode'] as AuthorizationMode[],
+    authentication: authenticationOptions(v),
+    authorization: authorizationOptions(v, v['authorization-mode'] as AuthorizationMode[]),
     enableAdmissionPlugins: v['enable-admission-plugins'] as string[],
     disableAdmissionPlugins: v['disable-admission-plugins'] as string[],
     admissionControlConfigFile: s('admission-control-config-file'),
@@ -169,6 +248,57 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   const both = options.enableAdmissionPlugins.filter((p) => options.disableAdmissionPlugins.includes(p));
   if (both.length) throw new FlagError(`admission plugins both enabled and disabled (--enable-admission-plugins, --disable-admission-plugins): ${both.join(', ')}`);
   return { options, warnings, help: parsed.help };
+}
+
+type Values = Record<string, FlagValue | undefined>;
+
+function authenticationOptions(v: Values): AuthenticationOptions {
+  const str = (name: string) => (v[name] as string) || undefined;
+  const list = (name: string) => v[name] as string[];
+  const issuerUrl = str('oidc-issuer-url');
+  if (!issuerUrl && str('oidc-client-id')) throw new FlagError('flag --oidc-client-id needs --oidc-issuer-url');
+  if (issuerUrl && !str('oidc-client-id')) throw new FlagError('flag --oidc-client-id is required with --oidc-issuer-url');
+  const requestHeaderCa = str('requestheader-client-ca-file');
+  if (!requestHeaderCa && list('requestheader-username-headers').length)
+    throw new FlagError('flag --requestheader-client-ca-file is required with --requestheader-username-headers');
+  const webhook = str('authentication-token-webhook-config-file');
+  return {
+    tokenAuthFile: str('token-auth-file'),
+    enableBootstrapTokenAuth: v['enable-bootstrap-token-auth'] as boolean,
+    serviceAccountKeyFiles: list('service-account-key-file'),
+    serviceAccountSigningKeyFile: str('service-account-signing-key-file'),
+    serviceAccountIssuers: list('service-account-issuer'),
+    serviceAccountLookup: v['service-account-lookup'] as boolean,
+    apiAudiences: list('api-audiences'),
+    serviceAccountMaxTokenExpirationMs: v['service-account-max-token-expiration'] as number,
+    oidc: issuerUrl ? {
+      issuerUrl, clientId: str('oidc-client-id')!, usernameClaim: v['oidc-username-claim'] as string,
+      usernamePrefix: str('oidc-username-prefix'), groupsClaim: str('oidc-groups-claim'), groupsPrefix: (v['oidc-groups-prefix'] as string) ?? '',
+      requiredClaims: v['oidc-required-claim'] as Record<string, string>, caFile: str('oidc-ca-file'), signingAlgs: list('oidc-signing-algs'),
+    } : undefined,
+    tokenWebhook: webhook ? {
+      configFile: webhook, cacheTtlMs: v['authentication-token-webhook-cache-ttl'] as number,
+      version: v['authentication-token-webhook-version'] as 'v1' | 'v1beta1',
+    } : undefined,
+    requestHeader: requestHeaderCa ? {
+      clientCaFile: requestHeaderCa, allowedNames: list('requestheader-allowed-names'), usernameHeaders: list('requestheader-username-headers'),
+      groupHeaders: list('requestheader-group-headers'), extraHeadersPrefixes: list('requestheader-extra-headers-prefix'),
+    } : undefined,
+  };
+}
+
+function authorizationOptions(v: Values, modes: AuthorizationMode[]): AuthorizationOptions {
+  const configFile = (v['authorization-webhook-config-file'] as string) || undefined;
+  if (modes.includes('Webhook') && !configFile) throw new FlagError('authorization-mode Webhook needs --authorization-webhook-config-file');
+  if (!modes.includes('Webhook') && configFile) throw new FlagError('flag --authorization-webhook-config-file needs --authorization-mode to include Webhook');
+  if (modes.includes('ABAC')) throw new FlagError('authorization mode ABAC is not supported by this server');
+  return {
+    webhook: configFile ? {
+      configFile, authorizedTtlMs: v['authorization-webhook-cache-authorized-ttl'] as number,
+      unauthorizedTtlMs: v['authorization-webhook-cache-unauthorized-ttl'] as number,
+      version: v['authorization-webhook-version'] as 'v1' | 'v1beta1',
+    } : undefined,
+  };
 }
 
 export function apiServerHelp(program = 'cluster-apiserver'): string {

@@ -94,7 +94,8 @@ function mediaTypes(o: Operation, names: Naming) {
   const objects = ['application/json', 'application/yaml', names.protobufMediaType];
   const produces = o.stream ? [...objects, 'application/json;stream=watch', `${names.protobufMediaType};stream=watch`]
     : o.responses.some(([, s]) => s === 'text') ? ['text/plain', ...objects] : objects;
-  return { consumes: o.body?.patch ? patchTypes : ['*/*'], produces };
+  const consumes = !o.body?.patch ? ['*/*'] : o.body.strategic === false ? patchTypes.filter(t => !t.includes('strategic')) : patchTypes;
+  return { consumes, produces };
 }
 
 const codeText: Record<string, string> = { '200': 'OK', '201': 'Created', '202': 'Accepted', '401': 'Unauthorized' };

@@ -25,7 +25,8 @@ export interface Operation {
   description: string;
   gvk: Gvk;
   params: Param[];
-  body?: { schema: Schema; required: boolean; patch?: boolean };
+  /** strategic: false when strategic merge patch is not accepted (custom resources) */
+  body?: { schema: Schema; required: boolean; patch?: boolean; strategic?: boolean };
   /** status code → response schema; 'text' for plain text answers */
   responses: Array<[code: string, schema: Schema | 'text' | undefined]>;
   /** answers a stream of watch events */
@@ -106,7 +107,7 @@ export function resourcePaths(e: ResourceInfo, s: EntrySchemas, prefix: string):
   const item: Operation[] = [];
   if (can('get')) item.push(op({ method: 'get', action: 'get', id: `read${gv}${scope}${e.kind}`, description: `read the specified ${e.kind}`, params: [], responses: kindOk }));
   if (can('update')) item.push(op({ method: 'put', action: 'put', id: `replace${gv}${scope}${e.kind}`, description: `replace the specified ${e.kind}`, params: writeParams, body: { schema: s.kind, required: true }, responses: [['200', s.kind], ['201', s.kind]] }));
-  if (can('patch')) item.push(op({ method: 'patch', action: 'patch', id: `patch${gv}${scope}${e.kind}`, description: `partially update the specified ${e.kind}`, params: [...writeParams, p.force], body: { schema: s.patch, required: true, patch: true }, responses: [['200', s.kind], ['201', s.kind]] }));
+  if (can('patch')) item.push(op({ method: 'patch', action: 'patch', id: `patch${gv}${scope}${e.kind}`, description: `partially update the specified ${e.kind}`, params: [...writeParams, p.force], body: { schema: s.patch, required: true, patch: true, strategic: !e.def.custom }, responses: [['200', s.kind], ['201', s.kind]] }));
   if (can('delete')) item.push(op({ method: 'delete', action: 'delete', id: `delete${gv}${scope}${e.kind}`, description: `delete a ${e.kind}`, params: deleteParams, body: { schema: s.deleteOptions, required: false }, responses: [['200', s.status], ['202', s.status]] }));
   if (item.length) out.push({ path: `${base}/{name}`, params: [p.name, ...scopeParams, p.pretty], operations: item });
 
@@ -137,7 +138,7 @@ export function resourcePaths(e: ResourceInfo, s: EntrySchemas, prefix: string):
         ops.push(op({ method, action, id: id(action === 'get' ? 'read' : `connect${capital(method)}`), description: `${action} ${name} of a ${e.kind}`, gvk: subGvk, params: [], responses: [['200', 'text']] }));
         continue;
       }
-      const body = method === 'patch' ? { schema: s.patch, required: true, patch: true } : { schema, required: true };
+      const body = method === 'patch' ? { schema: s.patch, required: true, patch: true, strategic: !e.def.custom } : { schema, required: true };
       const described = `the ${name} of the specified ${e.kind}`;
       if (method === 'get') ops.push(op({ method, action: 'get', id: id(word), description: `read ${described}`, gvk: subGvk, params: [], responses: [['200', schema]] }));
       else if (method === 'post') ops.push(op({ method, action: 'post', id: id(word), description: `create ${described}`, gvk: subGvk, params: writeParams, body, responses: [['200', schema], ['201', schema], ['202', schema]] }));

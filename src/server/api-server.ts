@@ -33,6 +33,7 @@ import { versionInfo } from './version.js';
 import { loadYaml } from '../util/yaml.js';
 import { createMetrics, metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
 import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
+import { startCrdController } from '../controllers/crd.js';
 
 export interface ApiServer {
   url: string;
@@ -138,6 +139,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     }
     const finalizer = startNamespaceFinalizer({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
     cleanup.unshift(() => finalizer.stop());
+    const crds = startCrdController({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
+    cleanup.unshift(() => crds.stop());
+    await crds.ready;   // custom resources stored before a restart are served from the first request
     if (options.etcdCompactionIntervalMs > 0) {
       const compactor = startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs });
       cleanup.unshift(() => compactor.stop());

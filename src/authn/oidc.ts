@@ -1,0 +1,72 @@
+// OpenID Connect ID tokens from one trusted issuer: keys found by discovery over TLS, claims mapped to a user.
+import { readFileSync } from 'node:fs';
+import { get } from 'node:https';
+import type { OidcOptions } from '../config/apiserver-options.js';
+import type { Authenticator } from './types.js';
+import { bearerToken } from './types.js';
+import { loadJose, peekClaims } from './jwt.js';
+import { unauthorized } from '../server/status.js';
+
+function fetchJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<any> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    if (u.protocol !== 'https:') return reject(new Error(`${url}: only https is allowed`));
+    const req = get(u, { ca, timeout: timeoutMs, headers: { accept: 'application/json' } }, res => {
+      const chunks: Buffer[] = [];
+      res.on('data', c => chunks.push(c));
+      res.on('end', () => {
+        if (res.statusCode !== 200) return reject(new Error(`${url}: status ${res.statusCode}`));
+        try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { reject(new Error(`${url}: not JSON`)); }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`${url}: no answer in time`)));
+    req.on('error', reject);
+  });
+}
+
+export function oidcAuthenticator(o: OidcOptions, now = () => Date.now()): Authenticator {
+  const ca = o.caFile ? readFileSync(o.caFile, 'utf8') : undefined;
+  const issuer = o.issuerUrl;
+  let keys: Promise<{ set: any; fetchedAt: number }> | undefined;
+  // keys are fetched on first use and again (at most every 10 s) when a token names a key not in the set
+  const loadKeys = () => (keys = (async () => {
+    const jose = await loadJose();
+    const discovery = await fetchJson(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, ca);
+    if (discovery.issuer !== issuer) throw new Error(`the discovery document names issuer ${discovery.issuer}, expected ${issuer}`);
+    const jwks = await fetchJson(discovery.jwks_uri, ca);
+    return { set: jose.createLocalJWKSet(jwks), fetchedAt: now() };
+  })());
+  const usernamePrefix = o.usernamePrefix === '-' ? '' : o.usernamePrefix ?? (o.usernameClaim === 'email' ? '' : `${issuer}#`);
+
+  return {
+    async authenticate(req) {
+      const token = bearerToken(req);
+      const peek = token ? peekClaims(token) : undefined;
+      if (!token || peek?.iss !== issuer) return undefined;
+      const jose = await loadJose();
+      let claims: Record<string, any>;
+      try {
+        let k = await (keys ?? loadKeys()).catch(e => { keys = undefined; throw e; });
+        const verify = () => jose.jwtVerify(token, k.set, { issuer, audience: o.clientId, algorithms: o.signingAlgs, currentDate: new Date(now()) });
+        try { claims = (await verify()).payload; } catch (e) {
+          if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || now() - k.fetchedAt < 10_000) throw e;
+          k = await loadKeys();
+          claims = (await verify()).payload;
+        }
+      } catch (e) {
+        throw unauthorized(`Unauthorized: invalid OpenID token: ${(e as Error).message}`);
+      }
+      const name = claims[o.usernameClaim];
+      if (typeof name !== 'string' || !name) throw unauthorized(`Unauthorized: the OpenID token has no claim ${o.usernameClaim}`);
+      if (o.usernameClaim === 'email' && claims.email_verified !== undefined && claims.email_verified !== true)
+        throw unauthorized('Unauthorized: the OpenID token\'s email is not verified');
+      for (const [k, v] of Object.entries(o.requiredClaims))
+        if (claims[k] !== v) throw unauthorized(`Unauthorized: the OpenID token's claim ${k} is not ${v}`);
+      const g = o.groupsClaim ? claims[o.groupsClaim] : undefined;
+      if (g !== undefined && typeof g !== 'string' && !(Array.isArray(g) && g.every(x => typeof x === 'string')))
+        throw unauthorized(`Unauthorized: the OpenID token's claim ${o.groupsClaim} is not a string or a list of strings`);
+      const groups = (g === undefined ? [] : typeof g === 'string' ? [g] : g as string[]).map(x => o.groupsPrefix + x);
+      return { username: usernamePrefix + name, groups };
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// Token-review webhook: a bearer token nothing else recognised is sent to a remote service as a TokenReview.
+import { createHash } from 'node:crypto';
+import type { Naming } from '../api/naming.js';
+import type { Authenticator, AuthnResult } from './types.js';
+import { bearerToken, intersect } from './types.js';
+import { ttlCache, type WebhookClient } from './webhook-client.js';
+import { unauthorized } from '../server/status.js';
+
+export interface TokenWebhookConfig { client: WebhookClient; version: 'v1' | 'v1beta1'; cacheTtlMs: number; apiAudiences: string[] }
+
+export function tokenWebhookAuthenticator(names: Naming, c: TokenWebhookConfig, now = () => Date.now()): Authenticator {
+  const apiVersion = `${names.group('authentication')}/${c.version}`;
+  const cache = ttlCache<{ user?: AuthnResult; error?: string }>(now);
+  return {
+    async authenticate(req) {
+      const token = bearerToken(req);
+      if (!token) return undefined;
+      const audiences = req.audiences?.length ? req.audiences : c.apiAudiences;
+      const key = createHash('sha256').update(`${audiences.join(',')}\n${token}`).digest('hex');
+      let answer = cache.get(key);
+      if (!answer) {
+        let reply: any;
+        try {
+          reply = await c.client.post({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token, ...(audiences.length ? { audiences } : {}) }, status: { user: {} } });
+        } catch (e) {
+          throw unauthorized(`Unauthorized: the token review webhook failed: ${(e as Error).message}`);
+        }
+        if (reply?.apiVersion && reply.apiVersion !== apiVersion) throw unauthorized(`Unauthorized: the token review webhook answered ${reply.apiVersion}, not ${apiVersion}`);
+        const s = reply?.status ?? {};
+        if (s.authenticated === true && typeof s.user?.username === 'string' && s.user.username) {
+          // audiences in the answer must be a subset of those asked; none means the API audiences were understood
+          const got: string[] = Array.isArray(s.audiences) && s.audiences.length ? s.audiences : audiences;
+          const ok = intersect(audiences, got);
+          answer = audiences.length && !ok.length ? { error: 'token audiences are invalid for the target audiences' } : {
+            user: {
+              username: s.user.username, ...(s.user.uid ? { uid: String(s.user.uid) } : {}),
+              groups: Array.isArray(s.user.groups) ? s.user.groups.map(String) : [],
+              ...(s.user.extra && typeof s.user.extra === 'object' ? { extra: s.user.extra } : {}), audiences: ok,
+            },
+          };
+        } else answer = { error: typeof s.error === 'string' && s.error ? s.error : undefined };
+        cache.set(key, answer, c.cacheTtlMs);
+      }
+      if (!answer.user) throw unauthorized(answer.error ? `Unauthorized: ${answer.error}` : 'Unauthorized');
+      return { ...answer.user, groups: [...answer.user.groups] };
+    },
+  };
+}

@@ -1,0 +1,78 @@
+// A client for remote review services (token review, authorization) described by a client-configuration file:
+// `clusters` holds the service (server URL, CA), `users` this server's credentials (certificate, key or token).
+import { readFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { dirname, resolve } from 'node:path';
+import { loadYaml } from '../util/yaml.js';
+
+export interface WebhookClient {
+  /** POSTs a JSON body; resolves to the JSON reply, rejects on transport errors and non-2xx answers */
+  post(body: unknown): Promise<any>;
+}
+
+const named = <T>(list: Array<{ name?: string } & T> | undefined, name: string | undefined, what: string): T => {
+  const hit = name ? list?.find(e => e.name === name) : list?.[0];
+  if (!hit) throw new Error(`the client configuration has no ${what}${name ? ` named ${name}` : ''}`);
+  return hit;
+};
+
+export async function webhookClient(configFile: string, timeoutMs = 30_000): Promise<WebhookClient> {
+  const text = await readFile(configFile, 'utf8');
+  const config = (await loadYaml()).parse(text) as any;
+  const context = config?.contexts?.find((c: any) => c.name === config['current-context'])?.context;
+  const cluster = named<{ cluster: any }>(config?.clusters, context?.cluster, 'cluster').cluster ?? {};
+  const user = config?.users?.length ? named<{ user: any }>(config.users, context?.user, 'user').user ?? {} : {};
+  const base = dirname(configFile);
+  const fileOrData = async (file: string | undefined, data: string | undefined) =>
+    data ? Buffer.from(data, 'base64').toString('utf8') : file ? readFile(resolve(base, file), 'utf8') : undefined;
+  const server = new URL(cluster.server);
+  if (server.protocol !== 'https:') throw new Error(`${configFile}: the webhook server must use https, not ${server.protocol}`);
+  const ca = await fileOrData(cluster['certificate-authority'], cluster['certificate-authority-data']);
+  const cert = await fileOrData(user['client-certificate'], user['client-certificate-data']);
+  const key = await fileOrData(user['client-key'], user['client-key-data']);
+  const token = user.token ?? (user.tokenFile ? (await readFile(resolve(base, user.tokenFile), 'utf8')).trim() : undefined);
+  const auth = token ? { authorization: `Bearer ${token}` } : user.username ? { authorization: `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}` } : {};
+
+  return {
+    post(body) {
+      const payload = Buffer.from(JSON.stringify(body));
+      return new Promise((res, rej) => {
+        const req = request(server, {
+          method: 'POST', ca, cert, key, rejectUnauthorized: !cluster['insecure-skip-tls-verify'], timeout: timeoutMs,
+          servername: cluster['tls-server-name'],
+          headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length, ...auth },
+        }, r => {
+          const chunks: Buffer[] = [];
+          r.on('data', c => chunks.push(c));
+          r.on('end', () => {
+            const text = Buffer.concat(chunks).toString('utf8');
+            if ((r.statusCode ?? 0) < 200 || (r.statusCode ?? 0) > 299) return rej(new Error(`the webhook answered ${r.statusCode}: ${text.slice(0, 200)}`));
+            try { res(JSON.parse(text)); } catch { rej(new Error('the webhook answered with a body that is not JSON')); }
+          });
+          r.on('error', rej);
+        });
+        req.on('timeout', () => req.destroy(new Error('the webhook did not answer in time')));
+        req.on('error', rej);
+        req.end(payload);
+      });
+    },
+  };
+}
+
+/** a time-bounded cache of answers, keyed by a string */
+export function ttlCache<T>(now = () => Date.now(), maxEntries = 10_000) {
+  const entries = new Map<string, { value: T; until: number }>();
+  return {
+    get(key: string): T | undefined {
+      const e = entries.get(key);
+      if (!e) return undefined;
+      if (e.until <= now()) { entries.delete(key); return undefined; }
+      return e.value;
+    },
+    set(key: string, value: T, ttlMs: number) {
+      if (ttlMs <= 0) return;
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value, until: now() + ttlMs });
+    },
+  };
+}

@@ -1,0 +1,274 @@
+// The shared REST client: one connection pool per configuration, TLS with client certificates,
+// bearer tokens (static or from an exec plugin), JSON bodies, a QPS/burst limit, typed resource
+// clients with get/list/create/update/patch/delete, the status sub-client and raw watch streams.
+
+import { Agent, request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import type { ClientConfig } from '../config/client-config.js';
+import { execCredential, type ExecToken } from './exec-credential.js';
+import { tokenBucket } from './rate-limit.js';
+
+export interface ClientOptions {
+  /** requests per second (0 or less: unlimited); default 50 */
+  qps?: number;
+  /** requests that may go at once before the QPS limit applies; default 100 */
+  burst?: number;
+  userAgent?: string;
+  /** per-request timeout for non-streaming requests; default 60 s */
+  timeoutMs?: number;
+}
+
+/** Which collection: core resources have group ''. */
+export interface ResourceRef {
+  group: string;
+  version: string;
+  resource: string;
+  namespaced?: boolean;
+}
+
+export interface ListOptions {
+  labelSelector?: string;
+  fieldSelector?: string;
+  resourceVersion?: string;
+  limit?: number;
+  continue?: string;
+}
+
+export interface WatchOptions extends ListOptions {
+  timeoutSeconds?: number;
+  allowWatchBookmarks?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
+  preconditions?: { uid?: string; resourceVersion?: string };
+}
+
+export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+
+export interface WriteOptions {
+  fieldManager?: string;
+  dryRun?: boolean;
+  force?: boolean;
+}
+
+export interface WatchEvent<T = any> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+export interface RequestSpec {
+  method: string;
+  path: string;
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  contentType?: string;
+  signal?: AbortSignal;
+}
+
+/** An answer other than 2xx; `status` is the server's Status object when it sent one. */
+export class ApiError extends Error {
+  override name = 'ApiError';
+  constructor(readonly code: number, readonly reason: string, message: string, readonly status?: any) {
+    super(message);
+  }
+}
+
+export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 404;
+export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409;
+export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists';
+export const isGone = (e: unknown) => e instanceof ApiError && e.code === 410;
+
+export interface Client {
+  readonly config: ClientConfig;
+  /** a JSON request; resolves with the decoded body */
+  request<T = any>(spec: RequestSpec): Promise<T>;
+  /** a streaming request (watch, logs); the caller reads and ends the response */
+  stream(spec: RequestSpec): Promise<IncomingMessage>;
+  resource<T = any>(ref: ResourceRef, namespace?: string): ResourceClient<T>;
+  close(): void;
+}
+
+export interface ResourceClient<T = any> {
+  get(name: string): Promise<T>;
+  list(opts?: ListOptions): Promise<{ metadata: { resourceVersion?: string; continue?: string }; items: T[] }>;
+  create(obj: T, opts?: WriteOptions): Promise<T>;
+  update(obj: T, opts?: WriteOptions): Promise<T>;
+  patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T>;
+  delete(name: string, opts?: DeleteOptions): Promise<T | undefined>;
+  /** one watch stream; ends when the server closes it; an expired resourceVersion throws an ApiError 410 */
+  watch(opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /** the same verbs on the `status` subresource */
+  status: { update(obj: T, opts?: WriteOptions): Promise<T>; patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T> };
+}
+
+const patchTypes: Record<PatchType, string> = {
+  merge: 'application/merge-patch+json',
+  json: 'application/json-patch+json',
+  strategic: 'application/strategic-merge-patch+json',
+  apply: 'application/apply-patch+yaml',
+};
+
+export function createClient(config: ClientConfig, opts: ClientOptions = {}): Client {
+  const base = new URL(config.server);
+  const secure = base.protocol === 'https:';
+  const agentOptions = { keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64 };
+  const agent = secure
+    ? new Agent({
+        ...agentOptions,
+        ca: config.caPem,
+        cert: config.certPem,
+        key: config.keyPem,
+        rejectUnauthorized: !config.insecureSkipTLSVerify,
+        servername: config.tlsServerName,
+      })
+    : new HttpAgent(agentOptions);
+  const limiter = tokenBucket(opts.qps ?? 50, opts.burst ?? 100);
+  const timeoutMs = opts.timeoutMs ?? 60_000;
+  let execToken: ExecToken | undefined;
+
+  const authorization = async (refresh = false): Promise<string | undefined> => {
+    if (config.token) return `Bearer ${config.token}`;
+    if (config.username !== undefined && config.password !== undefined)
+      return `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;
+    if (config.exec) {
+      if (refresh || !execToken || (execToken.expiresAt !== undefined && execToken.expiresAt <= Date.now())) {
+        execToken = await execCredential(config.exec, config);
+      }
+      return execToken.token ? `Bearer ${execToken.token}` : undefined;
+    }
+    return undefined;
+  };
+
+  const send = async (spec: RequestSpec, streaming: boolean, retried = false): Promise<IncomingMessage> => {
+    await limiter.take();
+    const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    const body = spec.body === undefined ? undefined : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (opts.userAgent) headers['user-agent'] = opts.userAgent;
+    if (body !== undefined) {
+      headers['content-type'] = spec.contentType ?? 'application/json';
+      headers['content-length'] = String(Buffer.byteLength(body));
+    }
+    const auth = await authorization(retried);
+    if (auth) headers.authorization = auth;
+    const res = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = (secure ? httpsRequest : httpRequest)(url, { method: spec.method, headers, agent, signal: spec.signal }, resolve);
+      req.on('error', reject);
+      if (!streaming) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${spec.method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
+      req.end(body);
+    });
+    if (res.statusCode === 401 && config.exec && !retried) {
+      res.resume();
+      return send(spec, streaming, true);
+    }
+    if ((res.statusCode ?? 500) >= 300) throw await errorFrom(res, spec);
+    return res;
+  };
+
+  const request = async <T>(spec: RequestSpec): Promise<T> => {
+    const res = await send(spec, false);
+    const text = await readAll(res);
+    if (!text) return undefined as T;
+    return (res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : (text as T);
+  };
+
+  const client: Client = {
+    config,
+    request,
+    stream: (spec) => send(spec, true),
+    resource: (ref, namespace) => resourceClient(client, ref, namespace),
+    close: () => agent.destroy(),
+  };
+  return client;
+}
+
+/** `/api/v1/namespaces/ns/pods/name/status` and the like */
+export function resourcePath(ref: ResourceRef, namespace?: string, name?: string, subresource?: string): string {
+  const root = ref.group === '' ? `/api/${ref.version}` : `/apis/${ref.group}/${ref.version}`;
+  const ns = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  const item = name !== undefined ? `/${encodeURIComponent(name)}${subresource ? `/${subresource}` : ''}` : '';
+  return `${root}${ns}/${ref.resource}${item}`;
+}
+
+function resourceClient<T>(client: Client, ref: ResourceRef, namespace?: string): ResourceClient<T> {
+  const path = (name?: string, sub?: string) => resourcePath(ref, namespace, name, sub);
+  const nameOf = (obj: any): string => {
+    const name = obj?.metadata?.name;
+    if (!name) throw new Error(`${ref.resource}: the object has no metadata.name`);
+    return name;
+  };
+  const writeQuery = (o?: WriteOptions) => ({ fieldManager: o?.fieldManager, dryRun: o?.dryRun ? 'All' : undefined, force: o?.force });
+  const patch = (sub?: string) => (name: string, body: unknown, type: PatchType = 'merge', o?: WriteOptions) =>
+    client.request<T>({ method: 'PATCH', path: path(name, sub), body: type === 'apply' && typeof body !== 'string' ? JSON.stringify(body) : body, contentType: patchTypes[type], query: writeQuery(o) });
+  const update = (sub?: string) => (obj: T, o?: WriteOptions) =>
+    client.request<T>({ method: 'PUT', path: path(nameOf(obj), sub), body: obj, query: writeQuery(o) });
+
+  return {
+    get: (name) => client.request<T>({ method: 'GET', path: path(name) }),
+    list: (o = {}) => client.request({ method: 'GET', path: path(), query: { ...o } }),
+    create: (obj, o) => client.request<T>({ method: 'POST', path: path(), body: obj, query: writeQuery(o) }),
+    update: update(),
+    patch: patch(),
+    delete: (name, o = {}) =>
+      client.request<T>({ method: 'DELETE', path: path(name), body: { kind: 'DeleteOptions', apiVersion: 'v1', ...o } }),
+    watch: (o = {}) => watchStream<T>(client, path(), o),
+    status: { update: update('status'), patch: patch('status') },
+  };
+}
+
+async function* watchStream<T>(client: Client, path: string, o: WatchOptions): AsyncIterable<WatchEvent<T>> {
+  const { signal, ...query } = o;
+  const res = await client.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, signal });
+  let rest = '';
+  try {
+    for await (const chunk of res) {
+      rest += chunk.toString('utf8');
+      let nl: number;
+      while ((nl = rest.indexOf('\n')) >= 0) {
+        const line = rest.slice(0, nl).trim();
+        rest = rest.slice(nl + 1);
+        if (!line) continue;
+        const event = JSON.parse(line) as WatchEvent<T>;
+        if (event.type === 'ERROR') throw statusError(event.object as any);
+        yield event;
+      }
+    }
+  } catch (e) {
+    if (signal?.aborted) return;
+    throw e;
+  } finally {
+    res.destroy();
+  }
+}
+
+function statusError(status: any): ApiError {
+  return new ApiError(status?.code ?? 500, status?.reason ?? 'Unknown', status?.message ?? JSON.stringify(status), status);
+}
+
+async function errorFrom(res: IncomingMessage, spec: RequestSpec): Promise<ApiError> {
+  const text = await readAll(res);
+  let status: any;
+  try {
+    status = JSON.parse(text);
+  } catch {
+    status = undefined;
+  }
+  const message = status?.message ?? (text.trim() || `HTTP ${res.statusCode}`);
+  return new ApiError(res.statusCode ?? 500, status?.reason ?? 'Unknown', `${spec.method} ${spec.path}: ${message}`, status);
+}
+
+async function readAll(res: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of res) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Reads the client-configuration file and makes a client of it. */
+export async function clientFromFile(path: string, opts: ClientOptions & { context?: string } = {}): Promise<Client> {
+  const { loadClientConfig } = await import('../config/client-config.js');
+  return createClient(await loadClientConfig(path, { context: opts.context }), opts);
+}

@@ -1,0 +1,201 @@
+// Serves CustomResourceDefinitions inside the server. For each CRD: its names are checked against the other
+// CRDs and the built-in resources of its group (NamesAccepted), its resource is added to the installed API
+// (served at once, discovery included) and it is marked Established. A CRD being deleted first loses every
+// object of its kind, then its resource, then its cleanup finalizer, so the CRD itself goes.
+import type { ApiObject } from '../api/meta.js';
+import type { Naming } from '../api/naming.js';
+import type { ApiResources, ResourceInfo } from '../registry/resources.js';
+import type { ResourceDefinition } from '../registry/types.js';
+import type { Store } from '../registry/store.js';
+import type { Reads } from '../registry/reads.js';
+import { noAdmission } from '../registry/store.js';
+import type { WatchHub } from '../watch/cache.js';
+import { cleanupFinalizer, definitionFromCrd, isTerminating } from '../registry/crd/definition.js';
+import { setCondition } from '../registry/crd/crd-strategy.js';
+import { applyCrdDefaults } from '../registry/crd/validation.js';
+
+export interface CrdControllerDeps {
+  resources: ApiResources;
+  names: Naming;
+  hub: WatchHub;
+  backendFor(info: ResourceInfo): { store: Store; reads: Reads };
+}
+
+type Crd = ApiObject & { spec: any; status?: any };
+interface Condition { type: string; status: string; reason: string; message: string }
+interface Names { plural: string; singular?: string; kind: string; listKind?: string; shortNames?: string[]; categories?: string[] }
+
+const retryMs = 1000;
+
+export function startCrdController(deps: CrdControllerDeps, log: { warn(m: string): void }) {
+  const { resources, names } = deps;
+  const crdInfo = resources.preferred(names.group('apiextensions'), 'customresourcedefinitions')!;
+  const crdStore = () => deps.backendFor(crdInfo).store;
+  const cache = deps.hub.cache(crdInfo.keyPrefix);
+  const finalizer = cleanupFinalizer(names.group('apiextensions'));
+  /** what each CRD (by name) has installed, and from which content */
+  const served = new Map<string, { group: string; plural: string; def: ResourceDefinition; fingerprint: string }>();
+  const pending = new Set<string>();
+  let draining: Promise<void> | undefined;
+  let stopped = false;
+
+  // one CRD at a time: name checks depend on what the others have accepted
+  function enqueue(name: string) {
+    pending.add(name);
+    return kick();
+  }
+  function kick() {
+    draining ??= drain().finally(() => { draining = undefined; });
+    return draining;
+  }
+  async function drain() {
+    while (pending.size && !stopped) {
+      const [name] = pending;
+      pending.delete(name);
+      try {
+        await reconcile(name);
+      } catch (e) {
+        if (stopped) return;
+        log.warn(`customresourcedefinition ${name}: ${(e as Error).message}; retrying`);
+        setTimeout(() => void enqueue(name), retryMs).unref();
+      }
+    }
+  }
+
+  const current = (name: string) => cache.get(crdInfo.keyPrefix + name)?.obj as Crd | undefined;
+
+  function unserve(name: string) {
+    const s = served.get(name);
+    if (!s) return;
+    served.delete(name);
+    resources.remove(s.group, s.plural);
+  }
+
+  /** installs (or re-installs, when its content changed) the resource of a CRD under its accepted names */
+  function serve(crd: Crd, accepted: Names) {
+    const name = crd.metadata.name!;
+    const shaped = { ...crd, status: { ...crd.status, acceptedNames: accepted } };
+    const fingerprint = JSON.stringify([crd.spec, accepted, isTerminating(crd)]);
+    const s = served.get(name);
+    if (s?.fingerprint === fingerprint) return;
+    // removed first so the resource's store is rebuilt with the new schema and strategy
+    if (s) resources.remove(s.group, s.plural);
+    const def = definitionFromCrd(shaped);
+    resources.add(def);
+    served.set(name, { group: crd.spec.group, plural: accepted.plural, def, fingerprint });
+  }
+
+  /** reasons the CRD's names cannot be accepted: taken by another CRD or a built-in resource of the group */
+  function conflicts(crd: Crd, wanted: Names): string[] {
+    const group = crd.spec.group;
+    const own = served.get(crd.metadata.name!)?.def;
+    const taken = { plural: new Set<string>(), singular: new Set<string>(), kind: new Set<string>(), listKind: new Set<string>(), short: new Set<string>() };
+    for (const e of resources.all()) {
+      if (e.group !== group || e.def === own) continue;
+      taken.plural.add(e.resource); taken.singular.add(e.singular); taken.kind.add(e.kind); taken.listKind.add(e.listKind);
+      for (const s of e.def.shortNames ?? []) taken.short.add(s);
+    }
+    for (const other of cache.snapshot(crdInfo.keyPrefix)) {
+      const o = other.obj as Crd;
+      if (o.metadata.name === crd.metadata.name || o.spec?.group !== group) continue;
+      const a: Names | undefined = o.status?.acceptedNames;
+      if (!a?.plural) continue;
+      taken.plural.add(a.plural); if (a.singular) taken.singular.add(a.singular); taken.kind.add(a.kind);
+      if (a.listKind) taken.listKind.add(a.listKind);
+      for (const s of a.shortNames ?? []) taken.short.add(s);
+    }
+    const out: string[] = [];
+    if (taken.plural.has(wanted.plural) || taken.singular.has(wanted.plural)) out.push(`"${wanted.plural}" is already in use`);
+    if (wanted.singular && (taken.plural.has(wanted.singular) || taken.singular.has(wanted.singular))) out.push(`"${wanted.singular}" is already in use`);
+    for (const s of wanted.shortNames ?? []) if (taken.short.has(s)) out.push(`"${s}" is already in use`);
+    if (taken.kind.has(wanted.kind) || taken.listKind.has(wanted.kind)) out.push(`"${wanted.kind}" is already in use`);
+    if (wanted.listKind && (taken.kind.has(wanted.listKind) || taken.listKind.has(wanted.listKind))) out.push(`"${wanted.listKind}" is already in use`);
+    return out;
+  }
+
+  const sameConditions = (crd: Crd, want: Condition[]) => want.every(w => (crd.status?.conditions ?? [])
+    .some((c: Condition) => c.type === w.type && c.status === w.status && c.reason === w.reason && c.message === w.message));
+
+  /** writes accepted names and conditions through the status subresource when they differ */
+  async function writeStatus(crd: Crd, accepted: Names | undefined, conditions: Condition[]) {
+    if (JSON.stringify(crd.status?.acceptedNames ?? null) === JSON.stringify(accepted ?? crd.status?.acceptedNames ?? null) && sameConditions(crd, conditions)) return;
+    await crdStore().guaranteedUpdate('', crd.metadata.name!, 'status', cur => {
+      if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
+      const c = cur as Crd;
+      if (accepted) (c.status ??= {}).acceptedNames = accepted;
+      for (const condition of conditions) setCondition(c, condition);
+      return c;
+    }, noAdmission, { dryRun: false });
+  }
+
+  async function reconcile(name: string) {
+    const crd = current(name);
+    if (!crd) { unserve(name); return; }
+    if (crd.metadata.deletionTimestamp) return finalize(crd);
+
+    const wanted: Names = structuredClone(crd.spec.names);
+    applyCrdDefaults({ spec: { names: wanted } });
+    const problems = conflicts(crd, wanted);
+    const previous: Names | undefined = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : undefined;
+    const accepted = problems.length ? previous : wanted;
+    const wasEstablished = (crd.status?.conditions ?? []).some((c: Condition) => c.type === 'Established' && c.status === 'True');
+    const conditions: Condition[] = problems.length
+      ? [{ type: 'NamesAccepted', status: 'False', reason: 'NameConflict', message: problems.join(', ') }]
+      : [{ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }];
+    if (accepted) {
+      serve(crd, accepted);
+      if (!wasEstablished) conditions.push({ type: 'Established', status: 'True', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' });
+    } else {
+      conditions.push({ type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
+    }
+    await writeStatus(crd, accepted, conditions);
+  }
+
+  /** a CRD being deleted: its objects go, then its resource, then the cleanup finalizer */
+  async function finalize(crd: Crd) {
+    const name = crd.metadata.name!;
+    if (!(crd.metadata.finalizers ?? []).includes(finalizer)) return;
+    const accepted: Names | undefined = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : undefined;
+    let remaining = 0;
+    if (accepted) {
+      serve(crd, accepted);   // terminating: no new objects
+      await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }]);
+      const info = resources.preferred(crd.spec.group, accepted.plural);
+      if (info) {
+        const { store, reads } = deps.backendFor(info);
+        const { items } = await reads.list({ namespace: '', selective: false });
+        for (const item of items) {
+          await store.delete(item.obj.metadata.namespace ?? '', item.obj.metadata.name!, {}, noAdmission)
+            .catch(e => { if ((e as { code?: number }).code !== 404) throw e; });
+        }
+        // objects without finalizers are gone now; the ones with finalizers of their own are waited for
+        if (items.length) remaining = (await reads.list({ namespace: '', selective: false })).items.length;
+      }
+    }
+    if (remaining > 0) {
+      setTimeout(() => void enqueue(name), retryMs).unref();
+      return;
+    }
+    await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }]);
+    unserve(name);
+    await crdStore().guaranteedUpdate('', name, '', cur => {
+      if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
+      cur.metadata.finalizers = (cur.metadata.finalizers ?? []).filter(f => f !== finalizer);
+      return cur;
+    }, noAdmission, { dryRun: false }).catch(e => { if ((e as { code?: number }).code !== 404) throw e; });
+  }
+
+  const unsubscribe = cache.subscribe({
+    send(ev) { void enqueue(ev.cur.obj.metadata.name!); },
+    end() {},
+  });
+  /** resolves once every CRD present at start is served again */
+  const ready = cache.ready.then(async () => {
+    for (const c of cache.snapshot(crdInfo.keyPrefix)) pending.add(c.obj.metadata.name!);
+    await kick();
+  });
+  return {
+    ready,
+    stop() { stopped = true; unsubscribe(); },
+  };
+}

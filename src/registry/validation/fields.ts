@@ -1,0 +1,147 @@
+// Field errors in the reference's words, and the small checks every kind's validation is built from.
+// A check returns the causes it found (empty when the value is fine), so a validator is a list of checks.
+import type { StatusCause } from '../../api/meta.js';
+import { labelValueErrors, qualifiedNameErrors } from '../../api/selectors.js';
+import { nameProblems } from '../validation.js';
+
+export type Causes = StatusCause[];
+
+/** a value as the reference prints it in an error: strings quoted, string maps as Go prints them, the rest as JSON */
+export function showValue(v: unknown): string {
+  if (v === undefined || v === null) return 'null';
+  if (typeof v === 'string') return JSON.stringify(v);
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (!Array.isArray(v) && typeof v === 'object' && Object.values(v).every(x => typeof x === 'string')) {
+    const entries = Object.keys(v).sort().map(k => `${JSON.stringify(k)}:${JSON.stringify((v as Record<string, string>)[k])}`);
+    return `map[string]string{${entries.join(', ')}}`;
+  }
+  return JSON.stringify(v);
+}
+
+export const required = (field: string, detail = ''): StatusCause =>
+  ({ reason: 'FieldValueRequired', field, message: detail ? `Required value: ${detail}` : 'Required value' });
+export const invalid = (field: string, value: unknown, detail: string): StatusCause =>
+  ({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${showValue(value)}${detail ? `: ${detail}` : ''}` });
+export const notSupported = (field: string, value: unknown, supported: readonly string[]): StatusCause =>
+  ({ reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${showValue(value)}: supported values: ${supported.map(s => JSON.stringify(s)).join(', ')}` });
+export const duplicate = (field: string, value: unknown): StatusCause =>
+  ({ reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${showValue(value)}` });
+export const forbidden = (field: string, detail: string): StatusCause =>
+  ({ reason: 'FieldValueForbidden', field, message: `Forbidden: ${detail}` });
+export const tooMany = (field: string, actual: number, max: number): StatusCause =>
+  ({ reason: 'FieldValueTooMany', field, message: `Too many: ${actual}: must have at most ${max} items` });
+
+export const isSet = (v: unknown) => v !== undefined && v !== null;
+export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
+
+export const dnsLabel = (field: string, v: string): Causes =>
+  nameProblems(v, 'dns-label').map(p => invalid(field, v, p));
+export const dnsSubdomain = (field: string, v: string): Causes =>
+  nameProblems(v, 'dns-subdomain').map(p => invalid(field, v, p));
+export const qualifiedName = (field: string, v: string): Causes => qualifiedNameErrors(v).map(p => invalid(field, v, p));
+
+export function nonNegative(field: string, v: unknown): Causes {
+  return isSet(v) && typeof v === 'number' && v < 0 ? [invalid(field, v, 'must be greater than or equal to 0')] : [];
+}
+export function positive(field: string, v: unknown): Causes {
+  return isSet(v) && typeof v === 'number' && v <= 0 ? [invalid(field, v, 'must be greater than zero')] : [];
+}
+export function oneOf(field: string, v: unknown, allowed: readonly string[], needed = true): Causes {
+  if (!isSet(v) || v === '') return needed ? [required(field)] : [];
+  return allowed.includes(v as string) ? [] : [notSupported(field, v, allowed)];
+}
+
+export function portNumber(field: string, v: unknown): Causes {
+  return isInt(v) && v >= 1 && v <= 65535 ? [] : [invalid(field, v, 'must be between 1 and 65535, inclusive')];
+}
+
+/** an IANA service name, as container port names and named target ports must be */
+export function portName(field: string, v: string): Causes {
+  const out: Causes = [];
+  if (v.length > 15) out.push(invalid(field, v, 'must be no more than 15 characters'));
+  if (!/^[-a-z0-9]+$/.test(v)) out.push(invalid(field, v, 'must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)'));
+  if (v.includes('--')) out.push(invalid(field, v, 'must not contain consecutive hyphens'));
+  if (/[a-z]/.test(v) === false) out.push(invalid(field, v, 'must contain at least one letter (a-z)'));
+  if (v.startsWith('-') || v.endsWith('-')) out.push(invalid(field, v, 'must not begin or end with a hyphen'));
+  return out;
+}
+
+/** an int-or-string port: a number in range or a service name */
+export function portNumberOrName(field: string, v: unknown): Causes {
+  if (typeof v === 'string') return v === '' ? [required(field)] : portName(field, v);
+  return portNumber(field, v);
+}
+
+export function labels(field: string, m: unknown): Causes {
+  const out: Causes = [];
+  for (const [k, v] of Object.entries((m ?? {}) as Record<string, unknown>)) {
+    out.push(...qualifiedName(field, k));
+    if (typeof v === 'string') out.push(...labelValueErrors(v).map(p => invalid(field, v, p)));
+  }
+  return out;
+}
+
+const selectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
+
+/** a metav1.LabelSelector */
+export function labelSelector(field: string, sel: any): Causes {
+  if (!sel) return [];
+  const out = labels(`${field}.matchLabels`, sel.matchLabels);
+  for (const [i, e] of (sel.matchExpressions ?? []).entries()) {
+    const at = `${field}.matchExpressions[${i}]`;
+    out.push(...qualifiedName(`${at}.key`, e?.key ?? ''));
+    if (!selectorOperators.includes(e?.operator)) { out.push(notSupported(`${at}.operator`, e?.operator ?? '', selectorOperators)); continue; }
+    const n = (e.values ?? []).length;
+    if ((e.operator === 'In' || e.operator === 'NotIn') && n === 0)
+      out.push(required(`${at}.values`, 'must be specified when `operator` is \'In\' or \'NotIn\''));
+    if ((e.operator === 'Exists' || e.operator === 'DoesNotExist') && n > 0)
+      out.push(forbidden(`${at}.values`, 'may not be specified when `operator` is \'Exists\' or \'DoesNotExist\''));
+  }
+  return out;
+}
+
+/** a selector that selects nothing or everything is refused where workloads own pods */
+export const selectorIsEmpty = (sel: any) =>
+  !sel || (Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0);
+
+/** whether a metav1.LabelSelector matches a label set */
+export function selectorMatches(sel: any, labelSet: Record<string, string> | undefined): boolean {
+  const l = labelSet ?? {};
+  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) if (l[k] !== v) return false;
+  for (const e of sel?.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(l, e.key);
+    const vals: string[] = e.values ?? [];
+    if (e.operator === 'In' && !(has && vals.includes(l[e.key]))) return false;
+    if (e.operator === 'NotIn' && has && vals.includes(l[e.key])) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}
+
+/** a field that may not change after create: the cause names the new value */
+export function immutable(field: string, next: unknown, old: unknown): Causes {
+  return JSON.stringify(next ?? null) === JSON.stringify(old ?? null) ? [] : [invalid(field, next, 'field is immutable')];
+}
+
+/** quantities: `<number><suffix>` as resource requests and limits are written */
+const quantityPattern = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
+const suffixes: Record<string, number> = {
+  '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
+  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
+};
+
+/** a quantity's value as a number (approximate for huge values), undefined when it is not a quantity */
+export function quantityValue(q: unknown): number | undefined {
+  if (typeof q === 'number') return q;
+  if (typeof q !== 'string' || !quantityPattern.test(q.trim())) return undefined;
+  const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(.*)$/.exec(q.trim())!;
+  const suffix = m[2];
+  if (/^[eE]/.test(suffix)) return Number(m[1] + suffix);
+  return Number(m[1]) * suffixes[suffix];
+}
+
+export function quantity(field: string, q: unknown): Causes {
+  if (quantityValue(q) !== undefined) return [];
+  return [invalid(field, q, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")];
+}

@@ -1,0 +1,275 @@
+// Pod and pod-template validation: the reference's rules for containers, ports, volumes and the pod-level
+// enums, and the short list of pod fields that may change after create.
+import type { StatusCause } from '../../api/meta.js';
+import {
+  type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, immutable, invalid, isInt, isSet, labels, nonNegative,
+  notSupported, oneOf, portName, portNumber, portNumberOrName, qualifiedName, quantityValue, required,
+} from './fields.js';
+
+const envVarName = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
+const protocols = ['SCTP', 'TCP', 'UDP'];
+const pullPolicies = ['Always', 'IfNotPresent', 'Never'];
+const messagePolicies = ['FallbackToLogsOnError', 'File'];
+const restartPolicies = ['Always', 'OnFailure', 'Never'];
+const dnsPolicies = ['ClusterFirstWithHostNet', 'ClusterFirst', 'Default', 'None'];
+const tolerationOperators = ['Equal', 'Exists'];
+const taintEffects = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'];
+const maxInt32 = 2147483647;
+
+const notFound = (field: string, value: unknown): StatusCause =>
+  ({ reason: 'FieldValueNotFound', field, message: `Not found: ${JSON.stringify(value)}` });
+
+const handlerKinds = ['exec', 'httpGet', 'tcpSocket', 'grpc'];
+
+function handler(at: string, h: any, kinds = handlerKinds): Causes {
+  const set = kinds.filter(k => isSet(h?.[k]));
+  if (set.length === 0) return [required(at, 'must specify a handler type')];
+  const out: Causes = set.slice(1).map(k => forbidden(`${at}.${k}`, 'may not specify more than 1 handler type'));
+  if (h.httpGet) out.push(...portNumberOrName(`${at}.httpGet.port`, h.httpGet.port));
+  if (h.tcpSocket) out.push(...portNumberOrName(`${at}.tcpSocket.port`, h.tcpSocket.port));
+  if (h.grpc) out.push(...portNumber(`${at}.grpc.port`, h.grpc.port));
+  if (h.exec && !(h.exec.command ?? []).length) out.push(required(`${at}.exec.command`));
+  return out;
+}
+
+function probe(at: string, p: any, successMustBeOne: boolean): Causes {
+  if (!p) return [];
+  const out = handler(at, p);
+  for (const f of ['initialDelaySeconds', 'timeoutSeconds', 'periodSeconds', 'successThreshold', 'failureThreshold'])
+    out.push(...nonNegative(`${at}.${f}`, p[f]));
+  if (successMustBeOne && isSet(p.successThreshold) && p.successThreshold !== 1) out.push(invalid(`${at}.successThreshold`, p.successThreshold, 'must be 1'));
+  return out;
+}
+
+function resources(at: string, r: any): Causes {
+  const out: Causes = [];
+  for (const kind of ['limits', 'requests'])
+    for (const [name, q] of Object.entries(r?.[kind] ?? {})) {
+      const v = quantityValue(q);
+      if (v !== undefined && v < 0) out.push(invalid(`${at}.${kind}[${name}]`, q, 'must be greater than or equal to 0'));
+    }
+  for (const [name, q] of Object.entries(r?.requests ?? {})) {
+    const limit = r?.limits?.[name];
+    if (limit === undefined) continue;
+    const rv = quantityValue(q), lv = quantityValue(limit);
+    if (rv !== undefined && lv !== undefined && rv > lv)
+      out.push(invalid(`${at}.requests`, q, `must be less than or equal to ${name} limit of ${limit}`));
+  }
+  return out;
+}
+
+function container(at: string, c: any, volumeNames: Set<string>, isInit: boolean): Causes {
+  const out: Causes = [];
+  if (!c || typeof c !== 'object') return [required(at)];
+  if (!c.name) out.push(required(`${at}.name`));
+  else out.push(...dnsLabel(`${at}.name`, c.name));
+  if (!c.image) out.push(required(`${at}.image`));
+  const portNames = new Set<string>();
+  for (const [i, p] of (c.ports ?? []).entries()) {
+    const pat = `${at}.ports[${i}]`;
+    if (p?.name) {
+      out.push(...portName(`${pat}.name`, p.name));
+      if (portNames.has(p.name)) out.push(duplicate(`${pat}.name`, p.name));
+      portNames.add(p.name);
+    }
+    if (!isSet(p?.containerPort)) out.push(required(`${pat}.containerPort`));
+    else out.push(...portNumber(`${pat}.containerPort`, p.containerPort));
+    if (isSet(p?.hostPort) && p.hostPort !== 0) out.push(...portNumber(`${pat}.hostPort`, p.hostPort));
+    out.push(...oneOf(`${pat}.protocol`, p?.protocol, protocols));
+  }
+  for (const [i, e] of (c.env ?? []).entries()) {
+    const eat = `${at}.env[${i}]`;
+    if (!e?.name) out.push(required(`${eat}.name`));
+    else if (!envVarName.test(e.name))
+      out.push(invalid(`${eat}.name`, e.name, "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')"));
+    const from = e?.valueFrom;
+    if (from) {
+      const sources = ['fieldRef', 'resourceFieldRef', 'configMapKeyRef', 'secretKeyRef'].filter(k => isSet(from[k]));
+      if (sources.length === 0) out.push(invalid(`${eat}.valueFrom`, '', 'must specify one of: `fieldRef`, `resourceFieldRef`, `configMapKeyRef` or `secretKeyRef`'));
+      else if (sources.length > 1) out.push(invalid(`${eat}.valueFrom`, '', 'may not have more than one field specified at a time'));
+      if (isSet(e.value) && e.value !== '') out.push(invalid(`${eat}.valueFrom`, '', 'may not be specified when `value` is not empty'));
+      if (from.fieldRef && !from.fieldRef.fieldPath) out.push(required(`${eat}.valueFrom.fieldRef.fieldPath`));
+      for (const k of ['configMapKeyRef', 'secretKeyRef'] as const) if (from[k] && !from[k].key) out.push(required(`${eat}.valueFrom.${k}.key`));
+      if (from.resourceFieldRef && !from.resourceFieldRef.resource) out.push(required(`${eat}.valueFrom.resourceFieldRef.resource`));
+    }
+  }
+  const mountPaths = new Set<string>();
+  for (const [i, m] of (c.volumeMounts ?? []).entries()) {
+    const mat = `${at}.volumeMounts[${i}]`;
+    if (!m?.name) out.push(required(`${mat}.name`));
+    else if (!volumeNames.has(m.name)) out.push(notFound(`${mat}.name`, m.name));
+    if (!m?.mountPath) out.push(required(`${mat}.mountPath`));
+    else {
+      if (mountPaths.has(m.mountPath)) out.push(invalid(`${mat}.mountPath`, m.mountPath, 'must be unique'));
+      mountPaths.add(m.mountPath);
+    }
+  }
+  out.push(...oneOf(`${at}.imagePullPolicy`, c.imagePullPolicy, pullPolicies));
+  out.push(...oneOf(`${at}.terminationMessagePolicy`, c.terminationMessagePolicy, messagePolicies));
+  out.push(...resources(`${at}.resources`, c.resources));
+  if (isInit) {
+    for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'])
+      if (isSet(c[p]) && c.restartPolicy !== 'Always') out.push(forbidden(`${at}.${p}`, `may not be set for init containers`));
+  } else {
+    out.push(...probe(`${at}.livenessProbe`, c.livenessProbe, true));
+    out.push(...probe(`${at}.readinessProbe`, c.readinessProbe, false));
+    out.push(...probe(`${at}.startupProbe`, c.startupProbe, true));
+    for (const hook of ['postStart', 'preStop'])
+      if (c.lifecycle?.[hook]) out.push(...handler(`${at}.lifecycle.${hook}`, c.lifecycle[hook], ['exec', 'httpGet', 'tcpSocket']));
+  }
+  return out;
+}
+
+const volumeSourceNames = ['hostPath', 'emptyDir', 'gcePersistentDisk', 'awsElasticBlockStore', 'gitRepo', 'secret', 'nfs', 'iscsi',
+  'glusterfs', 'persistentVolumeClaim', 'rbd', 'flexVolume', 'cinder', 'cephfs', 'flocker', 'downwardAPI', 'fc', 'azureFile',
+  'configMap', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'projected', 'portworxVolume', 'scaleIO',
+  'storageos', 'csi', 'ephemeral'];
+
+function fileMode(at: string, mode: unknown): Causes {
+  return isSet(mode) && !(isInt(mode) && mode >= 0 && mode <= 0o777)
+    ? [invalid(at, mode, 'must be a number between 0 and 0777 (octal), both inclusive')] : [];
+}
+
+function volume(at: string, v: any): Causes {
+  const out: Causes = [];
+  if (!v?.name) out.push(required(`${at}.name`));
+  else out.push(...dnsLabel(`${at}.name`, v.name));
+  const sources = volumeSourceNames.filter(s => isSet(v?.[s]));
+  if (sources.length === 0) out.push(required(at, 'must specify a volume type'));
+  for (const s of sources.slice(1)) out.push(forbidden(`${at}.${s}`, 'may not specify more than 1 volume type'));
+  if (v?.hostPath && !v.hostPath.path) out.push(required(`${at}.hostPath.path`));
+  if (v?.persistentVolumeClaim && !v.persistentVolumeClaim.claimName) out.push(required(`${at}.persistentVolumeClaim.claimName`));
+  if (v?.secret) {
+    if (!v.secret.secretName) out.push(required(`${at}.secret.secretName`));
+    out.push(...fileMode(`${at}.secret.defaultMode`, v.secret.defaultMode));
+  }
+  if (v?.configMap) {
+    if (!v.configMap.name) out.push(required(`${at}.configMap.name`));
+    out.push(...fileMode(`${at}.configMap.defaultMode`, v.configMap.defaultMode));
+  }
+  if (v?.nfs) {
+    if (!v.nfs.server) out.push(required(`${at}.nfs.server`));
+    if (!v.nfs.path) out.push(required(`${at}.nfs.path`));
+  }
+  if (v?.csi && !v.csi.driver) out.push(required(`${at}.csi.driver`));
+  return out;
+}
+
+function toleration(at: string, t: any): Causes {
+  const out: Causes = [];
+  if (t?.key) out.push(...qualifiedName(`${at}.key`, t.key));
+  if (!t?.key && t?.operator !== 'Exists') out.push(invalid(`${at}.operator`, t?.operator ?? '', 'operator must be Exists when `key` is empty, which means "match all values and all keys"'));
+  if (isSet(t?.tolerationSeconds) && t.effect !== 'NoExecute') out.push(invalid(`${at}.effect`, t.effect ?? '', 'effect must be \'NoExecute\' when `tolerationSeconds` is set'));
+  if (isSet(t?.operator) && t.operator !== '') {
+    if (!tolerationOperators.includes(t.operator)) out.push(notSupported(`${at}.operator`, t.operator, tolerationOperators));
+    else if (t.operator === 'Exists' && t.value) out.push(invalid(`${at}.operator`, t.value, 'value must be empty when `operator` is \'Exists\''));
+  }
+  if (isSet(t?.effect) && t.effect !== '' && !taintEffects.includes(t.effect)) out.push(notSupported(`${at}.effect`, t.effect, taintEffects));
+  return out;
+}
+
+export interface PodSpecRules {
+  /** restart policies a workload's template may use (pods: all) */
+  restartPolicies?: readonly string[];
+  /** workload templates may not set activeDeadlineSeconds */
+  noActiveDeadline?: string;
+}
+
+export function validatePodSpec(at: string, spec: any, rules: PodSpecRules = {}): Causes {
+  if (!spec || typeof spec !== 'object') return [required(at)];
+  const out: Causes = [];
+  const volumeNames = new Set<string>();
+  for (const [i, v] of (spec.volumes ?? []).entries()) {
+    out.push(...volume(`${at}.volumes[${i}]`, v));
+    if (v?.name) {
+      if (volumeNames.has(v.name)) out.push(duplicate(`${at}.volumes[${i}].name`, v.name));
+      volumeNames.add(v.name);
+    }
+  }
+  const containerNames = new Set<string>();
+  const checkName = (field: string, c: any) => {
+    if (!c?.name) return;
+    if (containerNames.has(c.name)) out.push(duplicate(field, c.name));
+    containerNames.add(c.name);
+  };
+  if (!(spec.containers ?? []).length) out.push(required(`${at}.containers`));
+  for (const [i, c] of (spec.initContainers ?? []).entries()) {
+    out.push(...container(`${at}.initContainers[${i}]`, c, volumeNames, true));
+    checkName(`${at}.initContainers[${i}].name`, c);
+  }
+  for (const [i, c] of (spec.containers ?? []).entries()) {
+    out.push(...container(`${at}.containers[${i}]`, c, volumeNames, false));
+    checkName(`${at}.containers[${i}].name`, c);
+  }
+  const allowedRestart = rules.restartPolicies ?? restartPolicies;
+  if (!spec.restartPolicy) out.push(required(`${at}.restartPolicy`));
+  else if (!allowedRestart.includes(spec.restartPolicy)) out.push(notSupported(`${at}.restartPolicy`, spec.restartPolicy, allowedRestart));
+  out.push(...oneOf(`${at}.dnsPolicy`, spec.dnsPolicy, dnsPolicies));
+  if (spec.dnsPolicy === 'None' && !spec.dnsConfig) out.push(required(`${at}.dnsConfig`, "must provide `dnsConfig` when `dnsPolicy` is None"));
+  out.push(...labels(`${at}.nodeSelector`, spec.nodeSelector));
+  if (spec.serviceAccountName) out.push(...dnsSubdomain(`${at}.serviceAccountName`, spec.serviceAccountName));
+  if (spec.nodeName) out.push(...dnsSubdomain(`${at}.nodeName`, spec.nodeName));
+  if (spec.hostname) out.push(...dnsLabel(`${at}.hostname`, spec.hostname));
+  if (spec.subdomain) out.push(...dnsLabel(`${at}.subdomain`, spec.subdomain));
+  if (spec.priorityClassName) out.push(...dnsSubdomain(`${at}.priorityClassName`, spec.priorityClassName));
+  if (isSet(spec.activeDeadlineSeconds)) {
+    if (rules.noActiveDeadline) out.push(forbidden(`${at}.activeDeadlineSeconds`, rules.noActiveDeadline));
+    else if (!(isInt(spec.activeDeadlineSeconds) && spec.activeDeadlineSeconds >= 1 && spec.activeDeadlineSeconds <= maxInt32))
+      out.push(invalid(`${at}.activeDeadlineSeconds`, spec.activeDeadlineSeconds, `must be between 1 and ${maxInt32}, inclusive`));
+  }
+  for (const [i, t] of (spec.tolerations ?? []).entries()) out.push(...toleration(`${at}.tolerations[${i}]`, t));
+  return out;
+}
+
+/** a template's labels and spec; workloads pass their restart policy rule */
+export function validateTemplate(at: string, template: any, rules: PodSpecRules): Causes {
+  if (!template || typeof template !== 'object') return [required(at)];
+  const out = labels(`${at}.metadata.labels`, template.metadata?.labels);
+  out.push(...validatePodSpec(`${at}.spec`, template.spec, rules));
+  return out;
+}
+
+/** the pod spec fields that may change after create: images, the active deadline, added tolerations, a grace period */
+export function validatePodSpecUpdate(spec: any, old: any): Causes {
+  const out: Causes = [];
+  if (isSet(old.activeDeadlineSeconds)) {
+    if (!isSet(spec.activeDeadlineSeconds)) out.push(invalid('spec.activeDeadlineSeconds', null, 'must not update from a positive integer to nil value'));
+    else if (spec.activeDeadlineSeconds > old.activeDeadlineSeconds)
+      out.push(invalid('spec.activeDeadlineSeconds', spec.activeDeadlineSeconds, 'must be less than or equal to previous value'));
+  }
+  const oldTolerations: any[] = old.tolerations ?? [];
+  const keep = new Set((spec.tolerations ?? []).map((t: any) => JSON.stringify(withoutSeconds(t))));
+  for (const t of oldTolerations)
+    if (!keep.has(JSON.stringify(withoutSeconds(t)))) { out.push(forbidden('spec.tolerations', 'existing toleration can not be modified except its tolerationSeconds')); break; }
+  // everything else must be as it was: compare with the old spec carrying the new values of the mutable fields
+  const mutable = structuredClone(old);
+  const take = (field: string) => { if (isSet(spec[field])) mutable[field] = spec[field]; else delete mutable[field]; };
+  take('activeDeadlineSeconds');
+  take('tolerations');
+  if (old.terminationGracePeriodSeconds < 0 && spec.terminationGracePeriodSeconds === 1) mutable.terminationGracePeriodSeconds = 1;
+  for (const list of ['containers', 'initContainers'] as const) {
+    const next: any[] = spec[list] ?? [];
+    const prev: any[] = mutable[list] ?? [];
+    if (next.length === prev.length) prev.forEach((c, i) => { if (c && next[i]) c.image = next[i].image; });
+  }
+  // scheduling gates may only be removed
+  if (Array.isArray(spec.schedulingGates) && (old.schedulingGates ?? []).length) {
+    const had = new Set((old.schedulingGates ?? []).map((g: any) => g?.name));
+    if (spec.schedulingGates.every((g: any) => had.has(g?.name))) take('schedulingGates');
+  }
+  if (!sameJson(mutable, spec))
+    out.push(forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'));
+  return out;
+}
+
+const withoutSeconds = (t: any) => { const { tolerationSeconds: _s, ...rest } = t ?? {}; return sortKeys(rest); };
+
+function sortKeys(v: any): any {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map(k => [k, sortKeys(v[k])]));
+  return v;
+}
+
+export const sameJson = (a: unknown, b: unknown) => JSON.stringify(sortKeys(a ?? null)) === JSON.stringify(sortKeys(b ?? null));
+
+export { immutable };

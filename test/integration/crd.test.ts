@@ -1,0 +1,465 @@
+// Custom resources: a CRD is validated, served at once (discovery included) and Established; its objects are
+// pruned, defaulted and validated by the structural schema; status and printer columns work; deleting the CRD
+// removes its objects first. Then the real kubectl 1.32 drives the same flow in k8s.io mode.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createClient, type Client } from './client.js';
+import { startKubectlEnv, type KubectlEnv } from '../e2e/support.js';
+
+const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
+
+const widgetSchema = {
+  type: 'object',
+  properties: {
+    spec: {
+      type: 'object',
+      required: ['size'],
+      properties: {
+        size: { type: 'string', enum: ['small', 'large'] },
+        replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
+        color: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 },
+        port: { 'x-kubernetes-int-or-string': true },
+        tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+        ports: {
+          type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
+          items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, number: { type: 'integer', default: 80 } } },
+        },
+        options: { type: 'object', properties: { debug: { type: 'boolean', default: false } } },
+        extra: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true },
+        template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+        startedAt: { type: 'string', format: 'date-time' },
+      },
+    },
+    status: { type: 'object', properties: { ready: { type: 'boolean' }, replicas: { type: 'integer' } } },
+  },
+  'x-kubernetes-validations': [{ rule: 'true' }],
+};
+
+function widgetCrd(group: string, extra: Record<string, unknown> = {}) {
+  return {
+    apiVersion: 'apiextensions.cluster.io/v1', kind: 'CustomResourceDefinition',
+    metadata: { name: `widgets.${group}` },
+    spec: {
+      group, scope: 'Namespaced',
+      names: { plural: 'widgets', singular: 'widget', kind: 'Widget', shortNames: ['wd'], categories: ['all'] },
+      versions: [{
+        name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: widgetSchema },
+        subresources: { status: {} },
+        additionalPrinterColumns: [
+          { name: 'Size', type: 'string', jsonPath: '.spec.size' },
+          { name: 'Replicas', type: 'integer', jsonPath: '.spec.replicas', description: 'wanted' },
+          { name: 'Ready', type: 'boolean', jsonPath: '.status.ready', priority: 1 },
+        ],
+      }],
+      ...extra,
+    },
+  };
+}
+
+const crdPath = '/apis/apiextensions.cluster.io/v1/customresourcedefinitions';
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(25);
+  }
+}
+
+const condition = (crd: any, type: string) => (crd?.status?.conditions ?? []).find((c: any) => c.type === type);
+
+async function established(c: Client, name: string) {
+  return waitFor(`${name} Established`, async () => {
+    const r = await c.get(`${crdPath}/${name}`);
+    return condition(r.json, 'Established')?.status === 'True' ? r.json : undefined;
+  });
+}
+
+describe('custom resources', { concurrency: 1, timeout: 60_000 }, () => {
+  let server: TestServer;
+  let c: Client;
+  let n = 0;
+  /** a fresh CRD group per test */
+  const groupName = () => `t${++n}.example.com`;
+
+  before(async () => { server = await startTestServer(); c = createClient(server); });
+  after(async () => { c.close(); await server.close(); });
+
+  async function install(group: string, extra: Record<string, unknown> = {}) {
+    const r = await c.request('POST', crdPath, { body: widgetCrd(group, extra) });
+    assert.equal(r.status, 201, r.body);
+    return established(c, `widgets.${group}`);
+  }
+
+  test('a CRD is Established, accepted names are set, and discovery shows it at once', async () => {
+    const group = groupName();
+    const crd = await install(group);
+    assert.equal(condition(crd, 'NamesAccepted').status, 'True');
+    assert.equal(condition(crd, 'NamesAccepted').reason, 'NoConflicts');
+    assert.equal(condition(crd, 'Established').reason, 'InitialNamesAccepted');
+    assert.equal(crd.status.acceptedNames.plural, 'widgets');
+    assert.equal(crd.status.acceptedNames.listKind, 'WidgetList');   // defaulted
+    assert.deepEqual(crd.status.storedVersions, ['v1']);
+    assert.equal(crd.spec.conversion.strategy, 'None');
+
+    const list = await c.get(`/apis/${group}/v1`);
+    assert.equal(list.status, 200, list.body);
+    const widgets = list.json.resources.find((r: any) => r.name === 'widgets');
+    assert.equal(widgets.kind, 'Widget');
+    assert.equal(widgets.namespaced, true);
+    assert.deepEqual(widgets.shortNames, ['wd']);
+    assert.deepEqual(widgets.categories, ['all']);
+    assert.deepEqual([...widgets.verbs].sort(), ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch']);
+    assert.ok(list.json.resources.some((r: any) => r.name === 'widgets/status'));
+
+    const groups = await c.get('/apis');
+    assert.ok(groups.json.groups.some((g: any) => g.name === group && g.preferredVersion.version === 'v1'));
+    const aggregated = await c.get('/apis', { accept: 'application/json;g=apidiscovery.cluster.io;v=v2;as=APIGroupDiscoveryList' });
+    assert.equal(aggregated.status, 200, aggregated.body);
+    const entry = aggregated.json.items.find((g: any) => g.metadata.name === group);
+    assert.ok(entry, 'the group is in aggregated discovery');
+    assert.equal(entry.versions[0].resources[0].resource, 'widgets');
+  });
+
+  test('create, get, list, watch, merge and JSON patch, delete of custom objects', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const watch = await c.watch(`${base}?watch=1`);
+    const created = await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'one' }, spec: { size: 'small' } } });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.json.metadata.generation, 1);
+    const ev = await watch.next(3000);
+    assert.equal(ev?.type, 'ADDED');
+    assert.equal(ev?.object.metadata.name, 'one');
+    watch.close();
+
+    const got = await c.get(`${base}/one`);
+    assert.equal(got.json.kind, 'Widget');
+    assert.equal(got.json.apiVersion, `${group}/v1`);
+    const list = await c.get(base);
+    assert.equal(list.json.kind, 'WidgetList');
+    assert.deepEqual(list.json.items.map((i: any) => i.metadata.name), ['one']);
+    const all = await c.get(`/apis/${group}/v1/widgets`);
+    assert.equal(all.json.items.length, 1);
+
+    const merged = await c.request('PATCH', `${base}/one`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(merged.status, 200, merged.body);
+    assert.equal(merged.json.spec.replicas, 3);
+    assert.equal(merged.json.metadata.generation, 2);
+    const jsonPatched = await c.request('PATCH', `${base}/one`, { body: [{ op: 'replace', path: '/spec/size', value: 'large' }], contentType: 'application/json-patch+json' });
+    assert.equal(jsonPatched.status, 200, jsonPatched.body);
+    assert.equal(jsonPatched.json.spec.size, 'large');
+    const strategic = await c.request('PATCH', `${base}/one`, { body: { spec: { replicas: 4 } }, contentType: 'application/strategic-merge-patch+json' });
+    assert.equal(strategic.status, 415, strategic.body);
+    assert.doesNotMatch(strategic.json.message, /include: .*strategic/);
+    const badPatch = await c.request('PATCH', `${base}/one`, { body: { spec: { replicas: 'many' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(badPatch.status, 422, badPatch.body);
+
+    // PUT must name the version it replaces
+    const { resourceVersion: _rv, ...meta } = jsonPatched.json.metadata;
+    const unconditional = await c.request('PUT', `${base}/one`, { body: { ...jsonPatched.json, metadata: meta } });
+    assert.equal(unconditional.status, 422, unconditional.body);
+    const put = await c.request('PUT', `${base}/one`, { body: { ...jsonPatched.json, spec: { size: 'small' } } });
+    assert.equal(put.status, 200, put.body);
+    assert.equal(put.json.spec.replicas, 1, 'defaulted again');
+
+    const del = await c.request('DELETE', `${base}/one`);
+    assert.equal(del.status, 200, del.body);
+    assert.equal((await c.get(`${base}/one`)).status, 404);
+  });
+
+  test('pruning and defaulting show in the stored object; unknown fields are warned about', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const r = await c.request('POST', base, {
+      body: {
+        apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'pruned', labels: { a: 'b' } },
+        spec: {
+          size: 'small', unknown: 1, options: {}, ports: [{ name: 'http' }, { name: 'https', number: 443, junk: true }],
+          extra: { anything: { goes: [1] } },
+          template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', bogus: 1 }, spec: { x: 1 } },
+        },
+        status: { ready: true },
+        topLevel: 'x',
+      },
+    });
+    assert.equal(r.status, 201, r.body);
+    const stored = (await c.get(`${base}/pruned`)).json;
+    assert.deepEqual(stored.spec, {
+      size: 'small', replicas: 1, options: { debug: false }, ports: [{ name: 'http', number: 80 }, { name: 'https', number: 443 }],
+      extra: { anything: { goes: [1] } },
+      template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { x: 1 } },
+    });
+    assert.equal(stored.topLevel, undefined);
+    assert.equal(stored.status, undefined, 'status is written through its subresource only');
+    assert.deepEqual(stored.metadata.labels, { a: 'b' });
+    assert.match(String(r.headers.warning), /unknown field \\"spec.unknown\\"/);
+  });
+
+  test('validation failures are 422 with the reference causes', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const create = (name: string, spec: unknown) =>
+      c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec } });
+
+    const wrongType = await create('bad', { size: 'small', replicas: 'string' });
+    assert.equal(wrongType.status, 422, wrongType.body);
+    assert.equal(wrongType.json.reason, 'Invalid');
+    assert.deepEqual(wrongType.json.details.causes, [{
+      reason: 'FieldValueTypeInvalid', field: 'spec.replicas',
+      message: 'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+    }]);
+    assert.equal(wrongType.json.message,
+      `Widget.${group} "bad" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`);
+
+    const many = await create('bad', { size: 'medium', replicas: 0, color: 'Red', port: true, tags: ['a', 'a'], ports: [{ name: 'x' }, { name: 'x' }], startedAt: 'yesterday' });
+    assert.equal(many.status, 422, many.body);
+    const byField = Object.fromEntries(many.json.details.causes.map((x: any) => [x.field, x.message]));
+    assert.equal(byField['spec.size'], 'Unsupported value: "medium": supported values: "small", "large"');
+    assert.equal(byField['spec.replicas'], 'Invalid value: 0: spec.replicas in body should be greater than or equal to 1');
+    assert.equal(byField['spec.color'], "Invalid value: \"Red\": spec.color in body should match '^[a-z]+$'");
+    assert.equal(byField['spec.port'], 'Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"');
+    assert.equal(byField['spec.tags[1]'], 'Duplicate value: "a"');
+    assert.equal(byField['spec.ports[1]'], 'Duplicate value: {"name":"x"}');
+    assert.equal(byField['spec.startedAt'], 'Invalid value: "yesterday": spec.startedAt in body must be of type date-time: "yesterday"');
+
+    const missing = await create('bad', {});
+    assert.equal(missing.status, 422);
+    assert.deepEqual(missing.json.details.causes, [{ reason: 'FieldValueRequired', field: 'spec.size', message: 'Required value' }]);
+
+    const embedded = await create('bad', { size: 'small', template: { metadata: {} } });
+    assert.equal(embedded.status, 422);
+    assert.deepEqual(embedded.json.details.causes.map((x: any) => x.field), ['spec.template.apiVersion', 'spec.template.kind']);
+
+    const badName = await create('Bad_Name', { size: 'small' });
+    assert.equal(badName.status, 422);
+    assert.equal(badName.json.details.causes[0].field, 'metadata.name');
+  });
+
+  test('status subresource: spec changes through status are ignored and status changes through the object', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const created = (await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 's' }, spec: { size: 'small' } } })).json;
+    const st = await c.request('PUT', `${base}/s/status`, { body: { ...created, spec: { size: 'large' }, status: { ready: true, replicas: 2, junk: 1 } } });
+    assert.equal(st.status, 200, st.body);
+    assert.deepEqual(st.json.status, { ready: true, replicas: 2 }, 'pruned');
+    assert.equal(st.json.spec.size, 'small');
+    assert.equal(st.json.metadata.generation, 1);
+
+    const badStatus = await c.request('PATCH', `${base}/s/status`, { body: { status: { replicas: 'two' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(badStatus.status, 422, badStatus.body);
+    assert.equal(badStatus.json.details.causes[0].field, 'status.replicas');
+
+    const main = await c.request('PATCH', `${base}/s`, { body: { spec: { size: 'large' }, status: { ready: false } }, contentType: 'application/merge-patch+json' });
+    assert.equal(main.status, 200, main.body);
+    assert.equal(main.json.spec.size, 'large');
+    assert.deepEqual(main.json.status, { ready: true, replicas: 2 });
+    assert.equal(main.json.metadata.generation, 2);
+  });
+
+  test('printer columns in the Table form', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 't' }, spec: { size: 'large', replicas: 2 } } });
+    const table = await c.get(base, { accept: 'application/json;as=Table;g=meta.cluster.io;v=v1' });
+    assert.equal(table.status, 200, table.body);
+    assert.equal(table.json.kind, 'Table');
+    assert.deepEqual(table.json.columnDefinitions.map((d: any) => [d.name, d.type, d.priority]),
+      [['Name', 'string', 0], ['Size', 'string', 0], ['Replicas', 'integer', 0], ['Ready', 'boolean', 1]]);
+    assert.equal(table.json.columnDefinitions[2].description, 'wanted');
+    assert.deepEqual(table.json.rows[0].cells, ['t', 'large', 2, null]);
+
+    // without printer columns: Name and Age
+    const bare = groupName();
+    const crd = widgetCrd(bare);
+    delete (crd.spec.versions[0] as any).additionalPrinterColumns;
+    assert.equal((await c.request('POST', crdPath, { body: crd })).status, 201);
+    await established(c, `widgets.${bare}`);
+    const bareTable = await c.get(`/apis/${bare}/v1/namespaces/default/widgets`, { accept: 'application/json;as=Table;g=meta.cluster.io;v=v1' });
+    assert.deepEqual(bareTable.json.columnDefinitions.map((d: any) => [d.name, d.type]), [['Name', 'string'], ['Age', 'date']]);
+  });
+
+  test('deleting a CRD removes its objects, then its resource, then the CRD', async () => {
+    const group = groupName();
+    await install(group);
+    for (const ns of [server.names.publicNamespace, 'default']) {
+      const r = await c.request('POST', `/apis/${group}/v1/namespaces/${ns}/widgets`,
+        { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 'small' } } });
+      assert.equal(r.status, 201, r.body);
+    }
+    const del = await c.request('DELETE', `${crdPath}/widgets.${group}`);
+    assert.equal(del.status, 200, del.body);
+    assert.ok(del.json.metadata.deletionTimestamp);
+    assert.deepEqual(del.json.metadata.finalizers, ['customresourcecleanup.apiextensions.cluster.io']);
+    assert.equal(condition(del.json, 'Terminating').status, 'True');
+    await waitFor('the CRD to go', async () => ((await c.get(`${crdPath}/widgets.${group}`)).status === 404 ? true : undefined));
+    assert.equal((await c.get(`/apis/${group}/v1`)).status, 404);
+    assert.ok(!(await c.get('/apis')).json.groups.some((g: any) => g.name === group));
+    assert.ok(!server.resources.all().some(r => r.group === group));
+    // created again: no objects left over from before
+    await install(group);
+    assert.deepEqual((await c.get(`/apis/${group}/v1/widgets`)).json.items, []);
+  });
+
+  test('a non-structural schema and bad definitions are refused with reasons', async () => {
+    const group = groupName();
+    const bad = widgetCrd(group);
+    bad.spec.versions[0].schema.openAPIV3Schema = {
+      type: 'object',
+      properties: {
+        metadata: { type: 'object', properties: { labels: { type: 'object' } } },
+        spec: { properties: { a: { type: 'string' } }, additionalProperties: { type: 'string' } },
+        list: { type: 'array', items: {} },
+        port: { type: 'string', 'x-kubernetes-int-or-string': true },
+        keep: { type: 'object', 'x-kubernetes-preserve-unknown-fields': false },
+        either: { type: 'object', anyOf: [{ type: 'object' }] },
+      },
+    } as any;
+    const r = await c.request('POST', crdPath, { body: bad });
+    assert.equal(r.status, 422, r.body);
+    const p = 'spec.versions[0].schema.openAPIV3Schema';
+    const msgs = r.json.details.causes.map((x: any) => `${x.field}: ${x.message}`);
+    for (const want of [
+      `${p}.properties[metadata]: Forbidden: must not specify anything other than name and generateName, but metadata is implicitly specified`,
+      `${p}.properties[spec].type: Required value: must not be empty for specified object fields`,
+      `${p}.properties[spec].additionalProperties: Forbidden: additionalProperties and properties are mutual exclusive`,
+      `${p}.properties[list].items.type: Required value: must not be empty for specified array items`,
+      `${p}.properties[port].type: Invalid value: "string": must be empty if x-kubernetes-int-or-string is true`,
+      `${p}.properties[keep].x-kubernetes-preserve-unknown-fields: Invalid value: false: must be true or undefined`,
+      `${p}.properties[either].anyOf[0].type: Forbidden: must be empty to be structural`,
+    ]) assert.ok(msgs.includes(want), `expected "${want}" in:\n${msgs.join('\n')}`);
+
+    const names = widgetCrd(group);
+    (names.metadata as any).name = 'wrong.example.com';
+    names.spec.scope = 'Global';
+    (names.spec as any).versions = [{ ...names.spec.versions[0] }, { ...names.spec.versions[0] }];
+    const r2 = await c.request('POST', crdPath, { body: names });
+    assert.equal(r2.status, 422);
+    const fields = r2.json.details.causes.map((x: any) => `${x.field}: ${x.message}`);
+    assert.ok(fields.includes(`metadata.name: Invalid value: "wrong.example.com": must be spec.names.plural+"."+spec.group`), fields.join('\n'));
+    assert.ok(fields.includes('spec.scope: Unsupported value: "Global": supported values: "Cluster", "Namespaced"'), fields.join('\n'));
+    assert.ok(fields.some((f: string) => f.startsWith('spec.versions: Invalid value') && f.endsWith('must have exactly one version marked as storage version')), fields.join('\n'));
+    assert.ok(fields.includes('spec.versions[1].name: Invalid value: "v1": must be unique'), fields.join('\n'));
+
+    const noSchema = widgetCrd(group);
+    delete (noSchema.spec.versions[0] as any).schema;
+    const r3 = await c.request('POST', crdPath, { body: noSchema });
+    assert.equal(r3.status, 422);
+    assert.equal(r3.json.details.causes[0].field, 'spec.versions[0].schema.openAPIV3Schema');
+  });
+
+  test('names taken by another CRD are not accepted', async () => {
+    const group = groupName();
+    await install(group);
+    const other = widgetCrd(group);
+    other.metadata.name = `gadgets.${group}`;
+    other.spec.names = { plural: 'gadgets', singular: 'gadget', kind: 'Widget', shortNames: ['wd'], categories: [] };
+    assert.equal((await c.request('POST', crdPath, { body: other })).status, 201);
+    const crd = await waitFor('NamesAccepted', async () => {
+      const r = await c.get(`${crdPath}/gadgets.${group}`);
+      return condition(r.json, 'NamesAccepted') ? r.json : undefined;
+    });
+    assert.equal(condition(crd, 'NamesAccepted').status, 'False');
+    assert.equal(condition(crd, 'NamesAccepted').reason, 'NameConflict');
+    assert.match(condition(crd, 'NamesAccepted').message, /"wd" is already in use/);
+    assert.equal(condition(crd, 'Established').status, 'False');
+    assert.equal((await c.get(`/apis/${group}/v1/gadgets`)).status, 404);
+  });
+
+  test('a schema change is served at once; cluster-scoped resources', async () => {
+    const group = groupName();
+    const crd = await install(group, { scope: 'Cluster' });
+    const base = `/apis/${group}/v1/widgets`;
+    assert.equal((await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'c' }, spec: { size: 'tiny' } } })).status, 422);
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.enum.push('tiny');
+    const up = await c.request('PUT', `${crdPath}/widgets.${group}`, { body: crd });
+    assert.equal(up.status, 200, up.body);
+    await waitFor('the new schema', async () => {
+      const r = await c.request('POST', `${base}?dryRun=All`, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'c' }, spec: { size: 'tiny' } } });
+      return r.status === 201 ? true : undefined;
+    });
+    const scopeChange = await c.request('PUT', `${crdPath}/widgets.${group}`, { body: { ...up.json, spec: { ...up.json.spec, scope: 'Namespaced' } } });
+    assert.equal(scopeChange.status, 422);
+    assert.equal(scopeChange.json.details.causes[0].message, 'Invalid value: "Namespaced": field is immutable');
+  });
+});
+
+describe('custom resources after a restart', { timeout: 30_000 }, () => {
+  test('a CRD stored before a restart is served from the first request', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'crd-restart-'));
+    try {
+      const first = await startTestServer({ storage: 'sqlite', dataDir });
+      const c1 = createClient(first);
+      try {
+        assert.equal((await c1.request('POST', crdPath, { body: widgetCrd('restart.example.com') })).status, 201);
+        await established(c1, 'widgets.restart.example.com');
+        const r = await c1.request('POST', '/apis/restart.example.com/v1/namespaces/default/widgets',
+          { body: { metadata: { name: 'kept' }, spec: { size: 'small' } } });
+        assert.equal(r.status, 201, r.body);
+      } finally { c1.close(); await first.close(); }
+      const second = await startTestServer({ storage: 'sqlite', dataDir });
+      const c2 = createClient(second);
+      try {
+        const got = await c2.get('/apis/restart.example.com/v1/namespaces/default/widgets/kept');
+        assert.equal(got.status, 200, got.body);
+        assert.equal(got.json.spec.replicas, 1);
+      } finally { c2.close(); await second.close(); }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('kubectl 1.32 with custom resources (k8s.io mode)', { timeout: 60_000 }, () => {
+  let env: KubectlEnv;
+  before(async () => { env = await startKubectlEnv('1.32', 'k8s.io'); });
+  after(async () => { await env.close(); });
+
+  test('apply a CRD, wait for Established, apply and get objects, delete', async () => {
+    const crd = widgetCrd('kube.example.com');
+    crd.apiVersion = 'apiextensions.k8s.io/v1';
+    const crdFile = env.manifest('crd', [crd as any]);
+    assert.match(await env.ok(['apply', '-f', crdFile]), /customresourcedefinition.apiextensions.k8s.io\/widgets.kube.example.com created/);
+    assert.match(await env.ok(['wait', '--for=condition=Established', 'crd/widgets.kube.example.com', '--timeout=20s']), /condition met/);
+    const empty = await env.run(['get', 'widgets']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.match(empty.stderr, /No resources found/);
+
+    const crFile = env.manifest('cr', [{ apiVersion: 'kube.example.com/v1', kind: 'Widget', metadata: { name: 'first', namespace: 'default' }, spec: { size: 'large' } }]);
+    const applied = await env.run(['apply', '-f', crFile]);
+    assert.equal(applied.code, 0, applied.stderr);
+    assert.match(applied.stdout, /widget.kube.example.com\/first created/);
+    const table = await env.ok(['get', 'widgets']);
+    assert.match(table, /^NAME\s+SIZE\s+REPLICAS\n/);
+    assert.match(table, /first\s+large\s+1/);
+    assert.match(await env.ok(['get', 'wd']), /first/);
+    const yaml = await env.ok(['get', 'widgets', '-o', 'yaml']);
+    assert.match(yaml, /kind: Widget/);
+    assert.match(yaml, /replicas: 1/);
+    assert.doesNotMatch(yaml, /junk/);
+
+    // apply again with a change: kubectl patches custom resources with a merge patch
+    const changed = env.manifest('cr2', [{ apiVersion: 'kube.example.com/v1', kind: 'Widget', metadata: { name: 'first', namespace: 'default' }, spec: { size: 'small', replicas: 5 } }]);
+    assert.match(await env.ok(['apply', '-f', changed]), /configured/);
+    assert.match(await env.ok(['get', 'widgets']), /first\s+small\s+5/);
+    const invalidApply = await env.run(['apply', '-f', env.manifest('cr3', [{ apiVersion: 'kube.example.com/v1', kind: 'Widget', metadata: { name: 'second', namespace: 'default' }, spec: { size: 'huge' } }])]);
+    assert.notEqual(invalidApply.code, 0);
+    assert.match(invalidApply.stderr, /spec.size: Unsupported value: "huge"/);
+
+    assert.match(await env.ok(['delete', '-f', crFile]), /widget.kube.example.com "first" deleted/);
+    assert.match(await env.ok(['delete', '-f', crdFile]), /customresourcedefinition.apiextensions.k8s.io "widgets.kube.example.com" deleted/);
+    const gone = await env.run(['get', 'widgets']);
+    assert.notEqual(gone.code, 0);
+  });
+});
