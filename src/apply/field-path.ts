@@ -17,7 +17,8 @@ export function keyElement(fields: [string, unknown][]): PathElement {
 
 /** JSON the way the reference's encoder writes it: sorted map keys, and <, >, & and line separators escaped */
 export function goJSON(v: unknown): string {
-  const text = JSON.stringify(sortKeys(v)) ?? 'null';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  const text = (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(sortKeys(v))) ?? 'null';
   return /[<>&\u2028\u2029]/.test(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
 }
 
@@ -46,17 +47,42 @@ export function isPathElement(s: string): boolean {
 
 /** canonical spelling of an element read from stored fieldsV1 (key fields sorted, values re-encoded) */
 export function canonicalElement(s: string): PathElement {
-  switch (s[0]) {
-    case 'k': return keyElement(Object.entries(JSON.parse(s.slice(2)) as Record<string, unknown>));
-    case 'v': return valueElement(JSON.parse(s.slice(2)));
-    case 'i': return indexElement(Number(s.slice(2)));
-    default: return s;
+  if (s[0] === 'f') return s;
+  let c = canonical.get(s);
+  if (c === undefined) {
+    switch (s[0]) {
+      case 'k': c = keyElement(Object.entries(JSON.parse(s.slice(2)) as Record<string, unknown>)); break;
+      case 'v': c = valueElement(JSON.parse(s.slice(2))); break;
+      default: c = indexElement(Number(s.slice(2)));
+    }
+    // the same elements come back on every write of an object: remember a bounded number of them
+    if (canonical.size >= 50_000) canonical.clear();
+    canonical.set(s, c);
   }
+  return c;
 }
+const canonical = new Map<string, PathElement>();
 
 // ── ordering: fields < keys < values < indexes, as the reference sorts its sets ─────────────────────
 
 const kindRank: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
+
+/** elements in the reference's order; keys and values are parsed once, not per comparison */
+export function sortElements(pes: Iterable<PathElement>): PathElement[] {
+  const list = [...pes];
+  if (list.every((pe) => pe[0] === 'f')) return list.sort(compareStrings);
+  const parsed = new Map(list.map((pe) => [pe, pe[0] === 'k' || pe[0] === 'v' ? JSON.parse(pe.slice(2)) as unknown : undefined]));
+  return list.sort((a, b) => {
+    const ra = kindRank[a[0]], rb = kindRank[b[0]];
+    if (ra !== rb) return ra - rb;
+    switch (a[0]) {
+      case 'f': return compareStrings(a, b);
+      case 'i': return Number(a.slice(2)) - Number(b.slice(2));
+      case 'v': return compareValues(parsed.get(a), parsed.get(b));
+      default: return compareKeys(parsed.get(a) as Record<string, unknown>, parsed.get(b) as Record<string, unknown>);
+    }
+  });
+}
 
 export function compareElements(a: PathElement, b: PathElement): number {
   if (a === b) return 0;

@@ -1,7 +1,7 @@
 // Sets of field paths, stored as a trie: `members` are the paths ending at this node, `children` hold the
 // longer ones. Operations return new sets that may share subtrees with their inputs (or be an input),
 // so sets are never mutated once handed out; `insert` is only for building a fresh set.
-import { canonicalElement, compareElements, isPathElement, type Path, type PathElement } from './field-path.js';
+import { canonicalElement, isPathElement, sortElements, type Path, type PathElement } from './field-path.js';
 
 export interface FieldSet {
   members: Set<PathElement>;
@@ -105,8 +105,8 @@ export function equals(a: FieldSet, b: FieldSet): boolean {
 export function paths(s: FieldSet): Path[] {
   const out: Path[] = [];
   const walk = (node: FieldSet, prefix: PathElement[]) => {
-    for (const pe of [...node.members].sort(compareElements)) out.push([...prefix, pe]);
-    for (const pe of [...node.children.keys()].sort(compareElements)) walk(node.children.get(pe)!, [...prefix, pe]);
+    for (const pe of sortElements(node.members)) out.push([...prefix, pe]);
+    for (const pe of sortElements(node.children.keys())) walk(node.children.get(pe)!, [...prefix, pe]);
   };
   walk(s, []);
   return out;
@@ -125,8 +125,8 @@ export type FieldsV1 = { [key: string]: FieldsV1 };
 /** the fieldsV1 tree, keys in the order the reference writes them ("." after the children) */
 export function toFieldsV1(s: FieldSet): FieldsV1 {
   const out: FieldsV1 = {};
-  const keys = new Set<PathElement>([...s.members, ...s.children.keys()]);
-  for (const pe of [...keys].sort(compareElements)) {
+  const keys = s.children.size === 0 ? s.members : new Set<PathElement>([...s.members, ...s.children.keys()]);
+  for (const pe of sortElements(keys)) {
     const child = s.children.get(pe);
     if (!child) { out[pe] = {}; continue; }
     const sub = toFieldsV1(child);

@@ -169,12 +169,16 @@ export interface Comparison { added: FieldSet; modified: FieldSet; removed: Fiel
  * changed; granular containers when they appear or disappear (with all their leaves).
  */
 export function compare(lhs: unknown, rhs: unknown, schema: Schema | undefined): Comparison {
-  const out: Comparison = { added: emptySet(), modified: emptySet(), removed: emptySet() };
-  compareBelow(lhs, rhs, schema, out, '');
-  return out;
+  const acc: Partial<Comparison> = {};
+  compareBelow(lhs, rhs, schema, acc, '');
+  return { added: acc.added ?? emptySet(), modified: acc.modified ?? emptySet(), removed: acc.removed ?? emptySet() };
 }
 
-function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: Comparison, where: string): void {
+// sets are created only where something differs: most of an updated object is unchanged
+type Acc = Partial<Comparison>;
+const note = (acc: Acc, kind: keyof Comparison, pe: PathElement) => (acc[kind] ??= emptySet()).members.add(pe);
+
+function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string): void {
   const shape = shapeOf(schema, r ?? l);
   if (shape.kind === 'map') {
     const lm = isObject(l) ? l : undefined, rm = isObject(r) ? r : undefined;
@@ -206,34 +210,29 @@ function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: C
 }
 
 /** a key present more than once is compared as one piece */
-function compareDuplicates(pe: PathElement, l: unknown[], r: unknown[] | undefined, shape: Shape & { kind: 'list' }, out: Comparison) {
+function compareDuplicates(pe: PathElement, l: unknown[], r: unknown[] | undefined, shape: Shape & { kind: 'list' }, out: Acc) {
   const pick = (list: unknown[] | undefined) => (list ?? []).filter((item, i) => listElement(shape, item, i) === pe);
   const a = pick(l), b = pick(r);
-  if (a.length === 0) out.added.members.add(pe);
-  else if (b.length === 0) out.removed.members.add(pe);
-  else if (!deepEqual(a, b)) out.modified.members.add(pe);
+  if (a.length === 0) note(out, 'added', pe);
+  else if (b.length === 0) note(out, 'removed', pe);
+  else if (!deepEqual(a, b)) note(out, 'modified', pe);
 }
 
-function compareChild(pe: PathElement, l: unknown, r: unknown, schema: Schema | undefined, out: Comparison, where: string): void {
+function compareChild(pe: PathElement, l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string): void {
   const shape = shapeOf(schema, r ?? l);
-  const leafLike = shape.kind === 'leaf' || bothEmpty(shape, l, r);
-  if (leafLike) {
-    if (l === undefined) out.added.members.add(pe);
-    else if (r === undefined) out.removed.members.add(pe);
-    else if (!deepEqual(l, r)) out.modified.members.add(pe);
+  if (shape.kind === 'leaf' || bothEmpty(shape, l, r)) {
+    if (l === undefined) note(out, 'added', pe);
+    else if (r === undefined) note(out, 'removed', pe);
+    else if (!deepEqual(l, r)) note(out, 'modified', pe);
     return;
   }
-  const sub: Comparison = { added: emptySet(), modified: emptySet(), removed: emptySet() };
+  const sub: Acc = {};
   compareBelow(l, r, schema, sub, where);
-  attach(out.added, pe, sub.added);
-  attach(out.modified, pe, sub.modified);
-  attach(out.removed, pe, sub.removed);
-  if (l === undefined) out.added.members.add(pe);
-  else if (r === undefined) out.removed.members.add(pe);
-}
-
-function attach(parent: FieldSet, pe: PathElement, child: FieldSet) {
-  if (!isEmpty(child)) parent.children.set(pe, child);
+  if (sub.added) (out.added ??= emptySet()).children.set(pe, sub.added);
+  if (sub.modified) (out.modified ??= emptySet()).children.set(pe, sub.modified);
+  if (sub.removed) (out.removed ??= emptySet()).children.set(pe, sub.removed);
+  if (l === undefined) note(out, 'added', pe);
+  else if (r === undefined) note(out, 'removed', pe);
 }
 
 /** empty or absent on both sides (or not a container at all): compared as a leaf, keeping {} and null apart */

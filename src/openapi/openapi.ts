@@ -9,8 +9,12 @@ import type { RequestContext } from '../server/context.js';
 import { parseAccept } from '../server/negotiation.js';
 import { setWarnings } from '../server/respond.js';
 import { methodNotSupported, notAcceptable, pathNotFound } from '../server/status.js';
-import { buildModel, openapi3Document, swaggerDocument, type Model } from './documents.js';
-import { encodeSwaggerDocument } from './protobuf.js';
+import type { Model } from './documents.js';
+
+// the document builders load on the first OpenAPI request, keeping them out of start-up
+type Builders = typeof import('./documents.js') & typeof import('./protobuf.js');
+let builders: Builders | undefined;
+const loadBuilders = async (): Promise<Builders> => (builders ??= { ...(await import('./documents.js')), ...(await import('./protobuf.js')) });
 
 /** the protobuf form's media type as clients ask for it, and as answered (Go's MIME parser rejects `@`) */
 const protobufV2Asked = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
@@ -69,11 +73,11 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
   let v3: { index: Encoded; groups: Map<string, Encoded> } | undefined;
   resources.onChange(() => { model = undefined; v2 = undefined; v3 = undefined; });
 
-  const currentModel = () => (model ??= buildModel(resources, names));
+  const currentModel = () => (model ??= builders!.buildModel(resources, names));
 
   function swagger() {
     if (!v2) {
-      const doc = swaggerDocument(currentModel(), names);
+      const doc = builders!.swaggerDocument(currentModel(), names);
       v2 = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
     }
     return v2;
@@ -85,7 +89,7 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
       const groups = new Map<string, Encoded>();
       const paths: Record<string, { serverRelativeURL: string }> = {};
       for (const gv of m.groupVersions) {
-        const doc = encoded(Buffer.from(JSON.stringify(openapi3Document(m, gv, names))));
+        const doc = encoded(Buffer.from(JSON.stringify(builders!.openapi3Document(m, gv, names))));
         groups.set(gv.key, doc);
         paths[gv.key] = { serverRelativeURL: `/openapi/v3/${gv.key}?hash=${doc.hash}` };
       }
@@ -95,10 +99,11 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
   }
 
   return {
-    handle(ctx: RequestContext): boolean {
+    async handle(ctx: RequestContext): Promise<boolean> {
       const p = ctx.path;
       const ours = p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json' || p === '/openapi/v3' || p.startsWith('/openapi/v3/');
       if (!ours) return false;
+      await loadBuilders();
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotSupported(p, ctx.method);
       const accept = ctx.headers.accept;
       if (p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json') {
@@ -106,7 +111,7 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
         if (!form) throw notAcceptable(['application/json', protobufV2ContentType]);
         const doc = swagger();
         if (form === 'json') send(ctx, doc.json, 'application/json');
-        else send(ctx, doc.proto ??= encoded(encodeSwaggerDocument(doc.doc as Record<string, unknown>)), protobufV2ContentType);
+        else send(ctx, doc.proto ??= encoded(builders!.encodeSwaggerDocument(doc.doc as Record<string, unknown>)), protobufV2ContentType);
         return true;
       }
       if (p === '/openapi/v3' || p === '/openapi/v3/') {

@@ -180,7 +180,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       if (await health.handle(ctx)) return;
       if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
       if (ctx.path === '/metrics') return sendText(ctx, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
-      if (openapi.handle(ctx)) return;
+      if (await openapi.handle(ctx)) return;
       if (ctx.info.isResourceRequest) return endpoints.handle(ctx);
       if (discovery.handle(ctx)) return;
       throw pathNotFound(ctx.path);

@@ -2,7 +2,7 @@
 import type { RequestContext } from './context.js';
 import { yaml } from '../util/yaml.js';
 import type { Naming } from '../api/naming.js';
-import { decodeEnvelope, protobufToJson, UnsupportedKindError } from '../api/protobuf/codec.js';
+
 import { badRequest, tooLarge, unsupportedMediaType } from './status.js';
 
 /** the reference's request body limit */
@@ -46,14 +46,16 @@ export function parseYamlObject(text: string): unknown {
 export async function readObject(ctx: RequestContext, names: Naming): Promise<{ value: unknown; text: string }> {
   const type = mediaType(ctx);
   const raw = await readBody(ctx);
-  if (type === names.protobufMediaType) return { value: decodeProtobuf(raw, names), text: '' };
+  if (type === names.protobufMediaType) return { value: await decodeProtobuf(raw, names), text: '' };
   const text = raw.toString('utf8');
   if (type === '' || type === 'application/json' || type === '*/*') return { value: parseJson(text), text };
   if (type === 'application/yaml' || type === 'text/yaml') return { value: parseYamlObject(text), text };
   throw unsupportedMediaType(type, ['application/json', 'application/yaml', names.protobufMediaType]);
 }
 
-function decodeProtobuf(raw: Buffer, names: Naming): Record<string, unknown> {
+/** the protobuf codec loads on the first protobuf body, keeping its field tables out of start-up */
+async function decodeProtobuf(raw: Buffer, names: Naming): Promise<Record<string, unknown>> {
+  const { decodeEnvelope, protobufToJson, UnsupportedKindError } = await import('../api/protobuf/codec.js');
   try {
     const envelope = decodeEnvelope(raw, names);
     if (envelope.contentEncoding)

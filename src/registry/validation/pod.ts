@@ -2,7 +2,7 @@
 // enums, and the short list of pod fields that may change after create.
 import type { StatusCause } from '../../api/meta.js';
 import {
-  type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, immutable, invalid, isInt, isSet, labels, nonNegative,
+  type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isInt, isSet, labels, nonNegative,
   notSupported, oneOf, portName, portNumber, portNumberOrName, qualifiedName, quantityValue, required,
 } from './fields.js';
 
@@ -109,7 +109,7 @@ function container(at: string, c: any, volumeNames: Set<string>, isInit: boolean
   out.push(...resources(`${at}.resources`, c.resources));
   if (isInit) {
     for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'])
-      if (isSet(c[p]) && c.restartPolicy !== 'Always') out.push(forbidden(`${at}.${p}`, `may not be set for init containers`));
+      if (isSet(c[p])) out.push(forbidden(`${at}.${p}`, 'may not be set for init containers'));
   } else {
     out.push(...probe(`${at}.livenessProbe`, c.livenessProbe, true));
     out.push(...probe(`${at}.readinessProbe`, c.readinessProbe, false));
@@ -171,7 +171,7 @@ function toleration(at: string, t: any): Causes {
 export interface PodSpecRules {
   /** restart policies a workload's template may use (pods: all) */
   restartPolicies?: readonly string[];
-  /** workload templates may not set activeDeadlineSeconds */
+  /** workload templates may not set activeDeadlineSeconds: the kind named in the refusal */
   noActiveDeadline?: string;
 }
 
@@ -213,7 +213,8 @@ export function validatePodSpec(at: string, spec: any, rules: PodSpecRules = {})
   if (spec.subdomain) out.push(...dnsLabel(`${at}.subdomain`, spec.subdomain));
   if (spec.priorityClassName) out.push(...dnsSubdomain(`${at}.priorityClassName`, spec.priorityClassName));
   if (isSet(spec.activeDeadlineSeconds)) {
-    if (rules.noActiveDeadline) out.push(forbidden(`${at}.activeDeadlineSeconds`, rules.noActiveDeadline));
+    if (rules.noActiveDeadline)
+      out.push(invalid(`${at}.activeDeadlineSeconds`, spec.activeDeadlineSeconds, `activeDeadlineSeconds in ${rules.noActiveDeadline} is not Supported`));
     else if (!(isInt(spec.activeDeadlineSeconds) && spec.activeDeadlineSeconds >= 1 && spec.activeDeadlineSeconds <= maxInt32))
       out.push(invalid(`${at}.activeDeadlineSeconds`, spec.activeDeadlineSeconds, `must be between 1 and ${maxInt32}, inclusive`));
   }
@@ -272,4 +273,3 @@ function sortKeys(v: any): any {
 
 export const sameJson = (a: unknown, b: unknown) => JSON.stringify(sortKeys(a ?? null)) === JSON.stringify(sortKeys(b ?? null));
 
-export { immutable };

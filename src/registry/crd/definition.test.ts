@@ -1,0 +1,88 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { columnCell, definitionFromCrd, evaluateJsonPath } from './definition.js';
+import { customResourceDefinitions } from './crd-strategy.js';
+
+const crd = (extra: Record<string, unknown> = {}): any => ({
+  apiVersion: 'apiextensions.example.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'foos.example.com' },
+  spec: {
+    group: 'example.com', scope: 'Cluster', names: { plural: 'foos', singular: 'foo', kind: 'Foo', listKind: 'FooList', shortNames: ['fo'] },
+    versions: [
+      { name: 'v1beta1', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { old: { type: 'string' } } } } } } },
+      {
+        name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { n: { type: 'integer', default: 2 } } } } } },
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.n', statusReplicasPath: '.status.n' } },
+        additionalPrinterColumns: [{ name: 'N', type: 'integer', jsonPath: '.spec.n' }],
+      },
+    ],
+    conversion: { strategy: 'None' },
+    ...extra,
+  },
+  status: { acceptedNames: { plural: 'foos', singular: 'foo', kind: 'Foo', listKind: 'FooList', shortNames: ['fo'] } },
+});
+
+describe('definitionFromCrd', () => {
+  test('names, scope, versions, subresources, columns and a strategy that prunes, defaults and validates', () => {
+    const def = definitionFromCrd(crd());
+    assert.equal(def.group, 'example.com');
+    assert.equal(def.resource, 'foos');
+    assert.equal(def.kind, 'Foo');
+    assert.equal(def.namespaced, false);
+    assert.equal(def.custom, true);
+    assert.deepEqual(def.shortNames, ['fo']);
+    assert.deepEqual(def.versions.map(v => [v.name, v.served, v.storage]), [['v1beta1', true, false], ['v1', true, true]]);
+    assert.equal(def.versions[1].schema!.properties!.metadata!['x-ref'], 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    assert.deepEqual(Object.keys(def.subresources!), ['status', 'scale']);
+    assert.deepEqual(def.columns!.map(c => c.name), ['N'], 'the preferred version (v1) gives the columns');
+    const obj: any = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'gone' }, status: { a: 1 } };
+    def.strategy!.prepareForCreate!(obj, { names: undefined as any, now: '' });
+    assert.deepEqual(obj.spec, { n: 2 });
+    assert.equal(obj.status, undefined);
+    obj.spec.n = 'two';
+    assert.equal(def.strategy!.validate!(obj)[0].field, 'spec.n');
+  });
+
+  test('with a conversion webhook only the storage version is served; a terminating CRD takes no new objects; no columns means Age', () => {
+    const webhook = definitionFromCrd(crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://c' } } } }));
+    assert.deepEqual(webhook.versions.map(v => [v.name, v.served]), [['v1beta1', false], ['v1', true]]);
+    const c = crd();
+    c.metadata.deletionTimestamp = '2024-01-01T00:00:00Z';
+    delete c.spec.versions[1].additionalPrinterColumns;
+    const def = definitionFromCrd(c);
+    assert.ok(!def.verbs.includes('create'));
+    assert.deepEqual(def.columns!.map(x => [x.name, x.type, x.jsonPath]), [['Age', 'date', '.metadata.creationTimestamp']]);
+  });
+});
+
+describe('printer column JSONPath', () => {
+  const obj = { spec: { a: { b: 1 }, list: [{ name: 'x', v: 1 }, { name: 'y', v: 2 }], 'dotted.key': 'd' }, status: { conditions: [{ type: 'Ready', status: 'True' }, { type: 'Synced', status: 'False' }] } };
+  test('fields, indexes, wildcards, quoted keys and filters', () => {
+    assert.deepEqual(evaluateJsonPath(obj, '.spec.a.b'), [1]);
+    assert.deepEqual(evaluateJsonPath(obj, '.spec.list[1].name'), ['y']);
+    assert.deepEqual(evaluateJsonPath(obj, '.spec.list[-1].v'), [2]);
+    assert.deepEqual(evaluateJsonPath(obj, '.spec.list[*].name'), ['x', 'y']);
+    assert.deepEqual(evaluateJsonPath(obj, ".spec['dotted.key']"), ['d']);
+    assert.deepEqual(evaluateJsonPath(obj, '.status.conditions[?(@.type=="Ready")].status'), ['True']);
+    assert.deepEqual(evaluateJsonPath(obj, '{.status.conditions[?(@.type!="Ready")].type}'), ['Synced']);
+    assert.deepEqual(evaluateJsonPath(obj, '.spec.missing.x'), []);
+    assert.equal(columnCell(obj, '.spec.list[*].v'), '1, 2');
+    assert.equal(columnCell(obj, '.spec.none'), undefined);
+  });
+});
+
+describe('CRD strategy', () => {
+  test('create sets storedVersions; the first delete adds the cleanup finalizer and Terminating', () => {
+    const c = crd();
+    delete c.status;
+    customResourceDefinitions.prepareForCreate!(c, { names: undefined as any, now: '' });
+    assert.deepEqual(c.status.storedVersions, ['v1']);
+    assert.equal(customResourceDefinitions.pendingFinalizers!(c), true, 'a live CRD always takes the two-phase delete');
+    c.metadata.deletionTimestamp = 'now';
+    customResourceDefinitions.prepareForDelete!(c);
+    assert.deepEqual(c.metadata.finalizers, ['customresourcecleanup.apiextensions.example.io']);
+    assert.equal(c.status.conditions[0].type, 'Terminating');
+    assert.equal(customResourceDefinitions.pendingFinalizers!(c), true);
+    c.metadata.finalizers = [];
+    assert.equal(customResourceDefinitions.pendingFinalizers!(c), false);
+  });
+});
