@@ -9,7 +9,7 @@ import {
   type FieldSet, type FieldsV1,
 } from './field-set.js';
 import { merge, prune } from './merge.js';
-import { compare, deepEqual, entrySchema, InvalidObjectError, isObject, listEntries, shapeOf, toFieldSet, type Comparison, type Obj } from './typed.js';
+import { compare, deepEqual, entrySchema, InvalidObjectError, isObject, shapeOf, toFieldSet, type Comparison, type Obj } from './typed.js';
 
 export interface ManagedFieldsEntry {
   manager?: string;
@@ -254,42 +254,34 @@ function capUpdateManagers(owners: Owners): void {
  * whole by whoever owned any part of it. A value that became granular keeps its owner for the value
  * itself, and nobody owns its children, so no conflict arises.
  */
-function reconcileWithSchema(owners: Owners, live: unknown, schema: Schema | undefined): void {
+function reconcileWithSchema(owners: Owners, schema: Schema | undefined): void {
   if (!schema) return;
   for (const o of owners.values()) {
-    const next = reconcileNode(o.set, live, schema);
+    const next = reconcileNode(o.set, schema);
     if (next) o.set = next;
   }
 }
 
+/** schemas that describe a container; their shape does not depend on the value */
 const isContainerSchema = (s: Schema) => s.type === 'object' || s.type === 'array' || !!s.properties || !!s.items || !!s.additionalProperties;
 
 /** the reconciled set below a node, or undefined when nothing changes */
-function reconcileNode(set: FieldSet, value: unknown, schema: Schema | undefined): FieldSet | undefined {
-  if (!schema || (!isContainerSchema(schema))) return undefined;
-  const shape = shapeOf(schema, value);
-  let entries: ReturnType<typeof listEntries> | undefined;
-  const childOf = (pe: PathElement): { value: unknown; schema: Schema | undefined } => {
-    if (shape.kind === 'map') return { value: isObject(value) && pe.startsWith('f:') ? value[pe.slice(2)] : undefined, schema: pe.startsWith('f:') ? entrySchema(shape, pe.slice(2)) : undefined };
-    if (shape.kind === 'list') {
-      try { entries ??= Array.isArray(value) ? listEntries(shape, value, true, '') : undefined; } catch { entries = undefined; }
-      return { value: entries?.get(pe)?.value, schema: shape.items };
-    }
-    return { value: undefined, schema: schema.items ?? (typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined) };
-  };
+function reconcileNode(set: FieldSet, schema: Schema): FieldSet | undefined {
+  const shape = shapeOf(schema, undefined);
+  if (shape.kind === 'leaf') return undefined;
   let out: FieldSet | undefined;
-  const edit = () => (out ??= { members: new Set(set.members), children: new Map(set.children) });
   for (const [pe, sub] of set.children) {
-    const child = childOf(pe);
-    if (!child.schema || !isContainerSchema(child.schema)) continue;
-    if (shapeOf(child.schema, child.value).kind === 'leaf' && !isEmpty(sub)) {
-      // granular → atomic: the whole value is owned
-      edit().children.delete(pe);
-      out!.members.add(pe);
+    const childSchema = shape.kind === 'list' ? shape.items : pe.startsWith('f:') ? entrySchema(shape, pe.slice(2)) : undefined;
+    if (!childSchema || !isContainerSchema(childSchema)) continue;
+    let next: FieldSet | undefined;
+    if (shapeOf(childSchema, undefined).kind === 'leaf') {
+      // granular → atomic: whoever owned a part owns the whole value
+      out ??= { members: new Set(set.members), children: new Map(set.children) };
+      out.children.delete(pe);
+      out.members.add(pe);
       continue;
     }
-    const next = reconcileNode(sub, child.value, child.schema);
-    if (next) edit().children.set(pe, next);
+    if ((next = reconcileNode(sub, childSchema))) (out ??= { members: new Set(set.members), children: new Map(set.children) }).children.set(pe, next);
   }
   return out;
 }
@@ -321,7 +313,7 @@ export function updateManagedFields(live: Obj | undefined, next: Obj, opts: Upda
 
 /** the writer of `next` gains what changed since `live`; everybody else loses it */
 function recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, schema: Schema | undefined): void {
-  reconcileWithSchema(owners, live, schema);
+  reconcileWithSchema(owners, schema);
   const reset = resetSet(opts.resetFields);
   const c = excludeReset(compare(live, next, schema), reset);
   release(owners, c, undefined, true);
@@ -396,14 +388,14 @@ export function apply(live: Obj | undefined, applied: Obj, opts: ApplyOptions, s
 
 function applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions, force: boolean, schema: Schema | undefined): { object: Obj; owners: Owners } {
   const owners: Owners = new Map([...stored].map(([id, o]) => [id, { ...o }]));
-  reconcileWithSchema(owners, live, schema);
+  reconcileWithSchema(owners, schema);
   let set: FieldSet;
   let object: Obj;
   try {
     set = toFieldSet(applied, schema);
     object = merge(live, applied, schema) as Obj;
   } catch (e) {
-    if (e instanceof InvalidObjectError) throw new ApplyError(500, `failed to create typed patch object: ${e.message}`);
+    if (e instanceof InvalidObjectError) throw new ApplyError(500, `failed to create typed patch object (${gvkString(applied)}): ${e.message}`);
     throw e;
   }
   const reset = resetSet(opts.resetFields);
@@ -460,10 +452,11 @@ function refreshLastApplied(object: Obj, applied: Obj, annotation: string): Obj 
 function keepTimesOnNoop(live: Obj | undefined, liveBare: Obj, nextBare: Obj, entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
   const stored = metadataOf(live)?.managedFields;
   if (!Array.isArray(stored) || stored.length !== entries.length) return entries;
-  const sameButTime = entries.every((e, i) => {
-    const s = stored[i] as ManagedFieldsEntry;
-    return isObject(s) && s.manager === e.manager && s.operation === e.operation && s.apiVersion === e.apiVersion
-      && (s.subresource || undefined) === e.subresource && s.fieldsType === e.fieldsType && deepEqual(s.fieldsV1, e.fieldsV1);
+  const identity = (e: ManagedFieldsEntry) => JSON.stringify([e.manager, e.operation, e.apiVersion, e.subresource || '']);
+  const before = new Map(stored.filter(isObject).map((e) => [identity(e as ManagedFieldsEntry), e as ManagedFieldsEntry]));
+  const sameButTime = entries.every((e) => {
+    const s = before.get(identity(e));
+    return !!s && s.fieldsType === e.fieldsType && deepEqual(s.fieldsV1, e.fieldsV1);
   });
   if (!sameButTime) return entries;
   return deepEqual(liveBare, withoutManagedFields(nextBare)) ? (stored as ManagedFieldsEntry[]) : entries;

@@ -2,8 +2,8 @@
 // markers decide the granularity: struct fields and granular map keys are owned one by one, `set` and
 // `map` lists per entry, atomic values (and lists without markers) as a whole.
 import type { Schema } from '../schema/types.js';
-import { fieldElement, keyElement, valueElement, type PathElement } from './field-path.js';
-import { emptySet, isEmpty, union, type FieldSet } from './field-set.js';
+import { elementString, fieldElement, keyElement, valueElement, type PathElement } from './field-path.js';
+import { emptySet, isEmpty, type FieldSet } from './field-set.js';
 
 export type Obj = Record<string, unknown>;
 
@@ -92,7 +92,7 @@ export function listEntries(shape: Shape & { kind: 'list' }, list: unknown[], al
     try { pe = listElement(shape, item, i); } catch (e) { throw new InvalidObjectError(`${where}: ${(e as Error).message}`); }
     const seen = out.get(pe);
     if (seen) {
-      if (!allowDuplicates) throw new InvalidObjectError(`${where}: duplicate entries for key ${pe.slice(2)}`);
+      if (!allowDuplicates) throw new InvalidObjectError(`${where}: duplicate entries for key ${elementString(pe)}`);
       seen.duplicate = true;
     } else {
       out.set(pe, { pe, value: item, duplicate: false });
@@ -134,14 +134,12 @@ function fieldsBelow(value: unknown, shape: Shape, where: string): FieldSet | un
     value.forEach((item, i) => {
       let pe: PathElement;
       try { pe = listElement(shape, item, i); } catch (e) { throw new InvalidObjectError(`${where}: ${(e as Error).message}`); }
+      if (out.members.has(pe)) throw new InvalidObjectError(`${where}: duplicate entries for key ${elementString(pe)}`);
       out.members.add(pe);
       const cs = shapeOf(items, item);
       if (isLeafValue(cs, item)) return;
       const sub = fieldsBelow(item, cs, `${where}[${i}]`);
-      if (sub) {
-        const prev = out.children.get(pe);
-        out.children.set(pe, prev ? union(prev, sub) : sub);
-      }
+      if (sub) out.children.set(pe, sub);
     });
     return out;
   }

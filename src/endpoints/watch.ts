@@ -57,7 +57,13 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (closed || res.writableEnded || res.destroyed) return;
     if (pending) { pending.push(text); return; }
     res.write(text);
-    if (bufferedBytes(res) > maxBufferedBytes) finish();
+    if (bufferedBytes(res) > maxBufferedBytes) cutOff();
+  };
+  // a watcher too far behind is cut off, not ended: an orderly end would wait behind everything it has not read
+  const cutOff = () => {
+    finish();
+    const stream = (res as unknown as { stream?: { close(code?: number): void } }).stream;
+    if (stream) stream.close(0x8 /* CANCEL */); else res.destroy();
   };
   const objectFor = (obj: ApiObject): unknown => {
     const served = asServed(scope, obj);

@@ -52,6 +52,8 @@ export interface DeleteOptions {
 export interface StoreDeps {
   kv: KV;
   names: Naming;
+  serviceClusterIpRanges?: string[];
+  serviceNodePortRange?: { base: number; size: number };
 }
 
 export const objectKey = (info: ResourceInfo, namespace: string, name: string) =>
@@ -92,7 +94,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const { kv, names } = deps;
   const pendingFinalizers = strategy.pendingFinalizers ?? ((o: ApiObject) => (o.metadata.finalizers?.length ?? 0) > 0);
   const hasStatus = 'status' in info.subresources;
-  const ctx = (): StrategyContext => ({ names, now: nowTimestamp() });
+  const ctx = (): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
+    serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange });
 
   const fail = (e: unknown, name: string): never => {
     if (e instanceof ApiError) throw e;
@@ -145,7 +148,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       delete m.deletionGracePeriodSeconds;
       if (strategy.generation) m.generation = 1; else delete m.generation;
       if (hasStatus && !strategy.prepareForCreate) delete (obj as { status?: unknown }).status;
-      strategy.prepareForCreate?.(obj, ctx());
+      await strategy.prepareForCreate?.(obj, ctx());
       await admission.mutate('CREATE', obj, undefined);
       validate(obj);
       await admission.validate('CREATE', obj, undefined);
@@ -196,7 +199,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
         if (!wanted && !strategy.allowUnconditionalUpdate)
           throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
-        const shaped = shapeUpdate(next, old, subresource);
+        const shaped = await shapeUpdate(next, old, subresource);
         await admission.mutate('UPDATE', shaped, old);
         validate(shaped, old);
         await admission.validate('UPDATE', shaped, old);
@@ -275,7 +278,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   };
 
   /** the rules that hold for every update: system metadata kept, status and the rest each changed only through their own path */
-  function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string): ApiObject {
+  async function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string): Promise<ApiObject> {
     type WithStatus = ApiObject & { status?: unknown };
     const fields = subresourceFields[subresource];
     if (fields) {
@@ -301,7 +304,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       if (added.length) throw invalid(info.group, info.kind, old.metadata.name ?? '', [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers',
         message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
     }
-    if (!fields) strategy.prepareForUpdate?.(next, old, ctx());
+    if (!fields) await strategy.prepareForUpdate?.(next, old, ctx());
     if (strategy.generation && !fields && withoutMeta(next) !== withoutMeta(old))
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     return next;

@@ -2,6 +2,8 @@
 // defaultStrategy fills in the reference's common behaviour.
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
+import type { KV } from '../storage/types.js';
+import type { PortRange } from '../config/apiserver-options.js';
 
 export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
 
@@ -9,6 +11,13 @@ export interface StrategyContext {
   /** the API domain's names, for strategies that set well-known labels */
   names: Naming;
   now: string;
+  /** the storage and this resource's key prefix, for strategies that look at their kind's other objects (Service IPs and ports) */
+  kv?: KV;
+  keyPrefix?: string;
+  /** --service-cluster-ip-range: at most one CIDR per IP family */
+  serviceClusterIpRanges?: string[];
+  /** --service-node-port-range */
+  serviceNodePortRange?: PortRange;
 }
 
 export interface Strategy {
@@ -21,8 +30,8 @@ export interface Strategy {
   generation: boolean;
   /** fields usable in field selectors beyond metadata.name and metadata.namespace */
   selectableFields: Record<string, (obj: any) => string | undefined>;
-  prepareForCreate?(obj: ApiObject, ctx: StrategyContext): void;
-  prepareForUpdate?(obj: ApiObject, old: ApiObject, ctx: StrategyContext): void;
+  prepareForCreate?(obj: ApiObject, ctx: StrategyContext): void | Promise<void>;
+  prepareForUpdate?(obj: ApiObject, old: ApiObject, ctx: StrategyContext): void | Promise<void>;
   validate?(obj: ApiObject): StatusCause[];
   validateUpdate?(obj: ApiObject, old: ApiObject): StatusCause[];
   /** finalizers still to run before the object may go (default: metadata.finalizers) */

@@ -119,7 +119,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const plugins = specs.map(s => s.create({ listers, names }));
     endpoints = resourceEndpoints({
       resources, names, plugins,
-      deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000 },
+      deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
+        serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange },
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
       reviews: { authorizer, authenticate: req => authenticate(req) },
       deprecatedApiRequested: (info, subresource) => deprecatedApis({

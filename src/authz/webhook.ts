@@ -1,0 +1,44 @@
+// The Webhook authorizer: asks a remote service with a SubjectAccessReview, caching allowed and denied answers
+// for their own times. A service that fails gives no opinion (the next authorizer decides).
+import { createHash } from 'node:crypto';
+import type { Naming } from '../api/naming.js';
+import type { Authorizer, Decision } from './types.js';
+import { ttlCache, type WebhookClient } from '../authn/webhook-client.js';
+
+export interface WebhookAuthorizerConfig {
+  client: WebhookClient;
+  version: 'v1' | 'v1beta1';
+  authorizedTtlMs: number;
+  unauthorizedTtlMs: number;
+}
+
+export function webhookAuthorizer(names: Naming, c: WebhookAuthorizerConfig, now = () => Date.now()): Authorizer {
+  const apiVersion = `${names.group('authorization')}/${c.version}`;
+  const cache = ttlCache<{ decision: Decision; reason: string }>(now);
+  return {
+    async authorize(a) {
+      const spec = {
+        ...(a.isResourceRequest
+          ? { resourceAttributes: { namespace: a.namespace, verb: a.verb, group: a.apiGroup, version: a.apiVersion, resource: a.resource, subresource: a.subresource, name: a.name } }
+          : { nonResourceAttributes: { path: a.path, verb: a.verb } }),
+        // v1beta1 names the groups field `group`
+        user: a.user.username, [c.version === 'v1' ? 'groups' : 'group']: a.user.groups, uid: a.user.uid ?? '', extra: a.user.extra ?? {},
+      };
+      const key = createHash('sha256').update(JSON.stringify(spec)).digest('hex');
+      const hit = cache.get(key);
+      if (hit) return hit;
+      let status: any;
+      try {
+        const reply = await c.client.post({ apiVersion, kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec, status: { allowed: false } });
+        if (reply?.apiVersion && reply.apiVersion !== apiVersion) throw new Error(`the webhook answered ${reply.apiVersion}, not ${apiVersion}`);
+        status = reply?.status ?? {};
+      } catch (e) {
+        return { decision: 'NoOpinion', reason: `authorization webhook failed: ${(e as Error).message}` };
+      }
+      const reason = typeof status.reason === 'string' ? status.reason : '';
+      const answer = { decision: (status.allowed === true ? 'Allow' : status.denied === true ? 'Deny' : 'NoOpinion') as Decision, reason };
+      cache.set(key, answer, answer.decision === 'Allow' ? c.authorizedTtlMs : c.unauthorizedTtlMs);
+      return answer;
+    },
+  };
+}

@@ -1,0 +1,59 @@
+// A watcher that stops reading is closed once its unsent output passes the server's bound, rather than
+// growing the server's memory; a watcher that keeps reading gets every event.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:tls';
+import { request } from 'node:https';
+import { startTestServer } from '../../src/testing.js';
+
+const big = 'x'.repeat(900 * 1024);
+
+test('a watcher that stops reading is closed; one that reads gets every event', async () => {
+  const server = await startTestServer();
+  try {
+    const auth = { ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem };
+    const post = (name: string) => new Promise<number>((resolve, reject) => {
+      const req = request(`${server.url}/api/v1/namespaces/default/configmaps`, { ...auth, method: 'POST', headers: { 'content-type': 'application/json' } },
+        res => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+      req.on('error', reject);
+      req.end(JSON.stringify({ metadata: { name }, data: { big } }));
+    });
+
+    // the slow watcher: a raw HTTP/1.1 connection that reads the headers, then stops reading
+    const port = Number(new URL(server.url).port);
+    const slow = connect({ host: '127.0.0.1', port, ...auth, ALPNProtocols: ['http/1.1'] });
+    await new Promise<void>(r => slow.once('secureConnect', () => r()));
+    slow.write('GET /api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0 HTTP/1.1\r\nHost: x\r\n\r\n');
+    await new Promise<void>(r => slow.once('data', () => r()));
+    slow.pause();
+    let slowEnded = false;
+    slow.on('end', () => { slowEnded = true; });
+    slow.on('close', () => { slowEnded = true; });
+
+    // the reading watcher counts what it gets
+    let received = 0;
+    const fast = request(`${server.url}/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=0`, auth, res => {
+      let buf = '';
+      res.on('data', (d: Buffer) => { buf += d.toString(); const lines = buf.split('\n'); buf = lines.pop()!; received += lines.length; });
+    });
+    fast.end();
+
+    const count = 40;   // 36 MB of events: far past the 16 MB a watcher may hold back
+    for (let i = 0; i < count; i++) assert.equal(await post(`big-${i}`), 201);
+    const deadline = Date.now() + 20_000;
+    while (received < count && Date.now() < deadline) await new Promise(r => setTimeout(r, 50));
+    assert.equal(received, count, 'the reading watcher got every event');
+
+    // once the slow watcher reads again, it finds its stream ended short of the events
+    let bytes = 0;
+    slow.on('data', (d: Buffer) => { bytes += d.length; });
+    slow.resume();
+    while (!slowEnded && Date.now() < deadline) await new Promise(r => setTimeout(r, 50));
+    assert.ok(slowEnded, 'the server closed the slow watcher');
+    assert.ok(bytes < count * big.length, `the slow watcher got less than all events (${bytes} bytes)`);
+    fast.destroy();
+    slow.destroy();
+  } finally {
+    await server.close();
+  }
+});
