@@ -11,15 +11,18 @@ export const valueElement = (v: unknown): PathElement => `v:${goJSON(v)}`;
 
 /** a list-map entry; `fields` are [name, value] pairs of the key fields */
 export function keyElement(fields: [string, unknown][]): PathElement {
-  const sorted = fields.length > 1 ? [...fields].sort((a, b) => compareStrings(a[0], b[0])) : fields;
+  if (fields.length === 1) return `k:{${goJSON(fields[0][0])}:${goJSON(fields[0][1])}}`;
+  const sorted = [...fields].sort((a, b) => compareStrings(a[0], b[0]));
   return `k:{${sorted.map(([n, v]) => `${goJSON(n)}:${goJSON(v)}`).join(',')}}`;
 }
+
+const htmlUnsafe = /[<>&\u2028\u2029]/;
 
 /** JSON the way the reference's encoder writes it: sorted map keys, and <, >, & and line separators escaped */
 export function goJSON(v: unknown): string {
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
   const text = (typeof v === 'string' ? JSON.stringify(v) : JSON.stringify(sortKeys(v))) ?? 'null';
-  return /[<>&\u2028\u2029]/.test(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
+  return htmlUnsafe.test(text) ? text.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`) : text;
 }
 
 function sortKeys(v: unknown): unknown {

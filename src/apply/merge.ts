@@ -43,7 +43,7 @@ function mergeMaps(l: Obj, r: Obj, shape: Shape & { kind: 'map' }): Obj {
 function mergeLists(l: unknown[], r: unknown[], shape: Shape & { kind: 'list' }): unknown[] {
   const lpe = l.map((item, i) => listElement(shape, item, i));
   const rEntries = listEntries(shape, r, false, '');
-  const lEntries = listEntries(shape, l, true, '');
+  const lEntries = listEntries(shape, l, true, '', lpe);
   const shared = rEntries.order.filter((pe) => lEntries.has(pe));
   let si = 0;
   const merged = new Set<PathElement>();

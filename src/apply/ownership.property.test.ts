@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Schema } from '../schema/types.js';
 import { pathString, type Path } from './field-path.js';
-import { difference, paths, setOf, union, type FieldSet } from './field-set.js';
+import { difference, has, paths, setOf, union, type FieldSet } from './field-set.js';
 import { apply, ConflictError, decodeManagedFields, updateManagedFields } from './managed-fields.js';
 import { merge } from './merge.js';
 import * as S from './test-schemas.js';
@@ -113,10 +113,12 @@ function exists(v: unknown, schema: Schema | undefined, path: Path): boolean {
 function checkOwnership(o: Obj, schema: Schema, history: string[]) {
   const owned = [...decodeManagedFields((o.metadata as Obj).managedFields).values()].reduce<FieldSet>((u, x) => union(u, x.set), setOf());
   const present = difference(toFieldSet(o, schema), system);
-  const all = paths(present);
-  const leaves = all.filter((p) => !all.some((q) => q.length > p.length && p.every((pe, i) => q[i] === pe)));
   const context = () => `${history.join('\n')}\nobject: ${JSON.stringify(o)}`;
-  for (const leaf of leaves) assert.ok(paths(owned).some((p) => p.length === leaf.length && p.every((pe, i) => leaf[i] === pe)), `unowned ${pathString(leaf)}\n${context()}`);
+  const checkLeaves = (node: FieldSet, prefix: Path) => {
+    for (const pe of node.members) if (!node.children.has(pe)) assert.ok(has(owned, [...prefix, pe]), `unowned ${pathString([...prefix, pe])}\n${context()}`);
+    for (const [pe, child] of node.children) checkLeaves(child, [...prefix, pe]);
+  };
+  checkLeaves(present, []);
   for (const p of paths(owned)) assert.ok(exists(o, schema, p), `owned but absent ${pathString(p)}\n${context()}`);
 }
 

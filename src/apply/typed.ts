@@ -10,11 +10,11 @@ export type Obj = Record<string, unknown>;
 /** how a value is walked: one piece, per key, or per list entry */
 export type Shape =
   | { kind: 'leaf' }
-  | { kind: 'map'; properties?: Record<string, Schema>; elements: Schema | undefined; nullable: boolean }
+  | { kind: 'map'; properties?: Record<string, Schema>; elements: Schema | undefined }
   | { kind: 'list'; listType: 'set' | 'map'; keys: string[]; items: Schema | undefined };
 
 const leaf: Shape = { kind: 'leaf' };
-const deducedMap: Shape = { kind: 'map', elements: undefined, nullable: false };
+const deducedMap: Shape = { kind: 'map', elements: undefined };
 const shapes = new WeakMap<Schema, Shape>();
 
 /**
@@ -46,7 +46,7 @@ function schemaShape(s: Schema): Shape {
   }
   if (s.type === 'object' || (!s.type && (s.properties || s.additionalProperties))) {
     if (s['x-kubernetes-map-type'] === 'atomic') return leaf;
-    return { kind: 'map', properties: s.properties, elements: typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined, nullable: !!s.nullable };
+    return { kind: 'map', properties: s.properties, elements: typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined };
   }
   return leaf;
 }
@@ -72,6 +72,8 @@ export function listElement(shape: Shape & { kind: 'list' }, item: unknown, inde
   }
   if (item === null) throw new InvalidObjectError(`element ${index}: associative list with keys may not have a null element`);
   if (!isObject(item)) throw new InvalidObjectError(`element ${index}: associative list with keys may not have non-map elements`);
+  const only = shape.keys.length === 1 ? shape.keys[0] : undefined;
+  if (only !== undefined && item[only] !== undefined) return keyElement([[only, item[only]]]);
   const fields: [string, unknown][] = [];
   for (const k of shape.keys) {
     if (item[k] !== undefined) fields.push([k, item[k]]);
@@ -84,12 +86,13 @@ export function listElement(shape: Shape & { kind: 'list' }, item: unknown, inde
 export interface Entry { pe: PathElement; value: unknown; duplicate: boolean }
 
 /** the entries of a granular list, in order, by path element; `duplicate` marks keys that occur twice */
-export function listEntries(shape: Shape & { kind: 'list' }, list: unknown[], allowDuplicates: boolean, where: string): Map<PathElement, Entry> & { order: PathElement[] } {
+export function listEntries(shape: Shape & { kind: 'list' }, list: unknown[], allowDuplicates: boolean, where: string, pes?: PathElement[]): Map<PathElement, Entry> & { order: PathElement[] } {
   const out = new Map<PathElement, Entry>() as Map<PathElement, Entry> & { order: PathElement[] };
   out.order = [];
   list.forEach((item, i) => {
     let pe: PathElement;
-    try { pe = listElement(shape, item, i); } catch (e) { throw new InvalidObjectError(`${where}: ${(e as Error).message}`); }
+    if (pes) pe = pes[i];
+    else try { pe = listElement(shape, item, i); } catch (e) { throw new InvalidObjectError(`${where}: ${(e as Error).message}`); }
     const seen = out.get(pe);
     if (seen) {
       if (!allowDuplicates) throw new InvalidObjectError(`${where}: duplicate entries for key ${elementString(pe)}`);
@@ -138,7 +141,7 @@ function fieldsBelow(value: unknown, shape: Shape, where: string): FieldSet | un
       out.members.add(pe);
       const cs = shapeOf(items, item);
       if (isLeafValue(cs, item)) return;
-      const sub = fieldsBelow(item, cs, `${where}[${i}]`);
+      const sub = fieldsBelow(item, cs, `${where}${elementString(pe)}`);
       if (sub) out.children.set(pe, sub);
     });
     return out;

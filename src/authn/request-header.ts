@@ -34,7 +34,7 @@ export function requestHeaderAuthenticator(o: RequestHeaderOptions): Authenticat
       const cert = req.peerCertificate;
       if (!username || !cert?.raw || !chainsTo(cert, cas)) return undefined;
       const cn = Array.isArray(cert.subject.CN) ? cert.subject.CN[0] : cert.subject.CN;
-      if (o.allowedNames.length && !o.allowedNames.includes(cn)) return undefined;
+      if (o.allowedNames.length && !(cn && o.allowedNames.includes(cn))) return undefined;
       const groups = groupHeaders.flatMap(h => values(req.headers[h]).flatMap(v => v.split(',')).map(s => s.trim()).filter(Boolean));
       const extra: Record<string, string[]> = {};
       for (const [h, v] of Object.entries(req.headers)) {

@@ -14,6 +14,8 @@ import { get, list } from './read.js';
 import { watch } from './watch.js';
 import { create, update, patch, remove, removeCollection } from './write.js';
 import { createReview, reviewHandlers, type ReviewDeps } from './reviews.js';
+import { tokenRequest } from './token-request.js';
+import { bind, evict, getScale, writeScale } from './subresources.js';
 
 export interface ResourceEndpointsConfig {
   resources: ApiResources;
@@ -38,7 +40,7 @@ export function deprecationWarning(info: ResourceInfo, resources: ApiResources):
 }
 
 /** subresources served by the generic store: each changes only its own part of the object */
-const genericSubresources = new Set(['status', 'finalize']);
+const genericSubresources = new Set(['status', 'finalize', 'ephemeralcontainers', 'approval']);
 
 export function resourceEndpoints(c: ResourceEndpointsConfig) {
   const reviews = reviewHandlers(c.reviews);
@@ -62,6 +64,14 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
     const live = new Set(c.resources.all().map(r => `${r.group}/${r.resource}`));
     for (const k of backends.keys()) if (!live.has(k)) backends.delete(k);
   });
+
+  /** the disruption budgets of a namespace, for evictions */
+  const budgetsIn = async (namespace: string) => {
+    const pdbs = c.resources.preferred('policy', 'poddisruptionbudgets');
+    if (!pdbs) return [];
+    const { items } = await backendFor(pdbs).reads.list({ namespace, selective: false });
+    return items.map(i => i.obj);
+  };
 
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
     info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins,
@@ -92,10 +102,17 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
       if (sub) {
         const s = info.subresources[sub];
         if (!s) throw pathNotFound(ctx.path);
-        if (!genericSubresources.has(sub))
-          throw new ApiError(statusBody(405, 'MethodNotAllowed', `the ${info.resource}/${sub} subresource is not supported by this server yet`));
         const scope = scopeFor(info, sub);
         allowed(s.verbs, verb);
+        if (sub === 'scale') return verb === 'get' ? getScale(ctx, scope, namespace, name) : writeScale(ctx, scope, namespace, name);
+        if (sub === 'binding' && info.group === '' && info.resource === 'pods') return bind(ctx, scope, namespace, name);
+        if (sub === 'eviction' && info.group === '' && info.resource === 'pods') return evict(ctx, scope, namespace, name, () => budgetsIn(namespace));
+        if (sub === 'token' && info.group === '' && info.resource === 'serviceaccounts' && c.reviews.tokenRequest) {
+          if (verb !== 'create') throw methodNotSupported(`${info.resource}/${sub}`, ctx.method);
+          return tokenRequest(ctx, scopeFor(info, sub), namespace, name, c.reviews.tokenRequest);
+        }
+        if (!genericSubresources.has(sub))
+          throw new ApiError(statusBody(405, 'MethodNotAllowed', `the ${info.resource}/${sub} subresource is not supported by this server yet`));
         if (verb === 'get') return get(ctx, scope, namespace, name);
         if (verb === 'update') return update(ctx, scope, namespace, name);
         if (verb === 'patch') return patch(ctx, scope, namespace, name);
@@ -109,6 +126,11 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
         if (verb !== 'create' || name) throw methodNotSupported(info.resource, ctx.method);
         if (info.namespaced && !namespace) throw methodNotSupported(info.resource, ctx.method);
         return createReview(ctx, scope, namespace, review);
+      }
+      // the bindings resource binds the pod its body names
+      if (info.group === '' && info.resource === 'bindings' && verb === 'create') {
+        const pods = c.resources.lookup('', 'v1', 'pods');
+        if (pods) return bind(ctx, scopeFor(pods, 'binding'), namespace, '');
       }
       if (!name) {
         switch (verb) {

@@ -2,7 +2,9 @@
 // may I / may they (the access reviews), what may I do (SelfSubjectRulesReview), is this token good (TokenReview).
 import type { ApiObject } from '../api/meta.js';
 import type { Authorizer, AuthzAttributes } from '../authz/types.js';
-import type { AuthnRequest } from '../authn/types.js';
+import type { AuthnRequest, AuthnResult } from '../authn/types.js';
+import { intersect } from '../authn/types.js';
+import type { TokenRequestDeps } from './token-request.js';
 import type { RequestContext, UserInfo } from '../server/context.js';
 import { badRequest, invalid, ApiError } from '../server/status.js';
 import { readObject } from '../server/body.js';
@@ -11,7 +13,11 @@ import type { Scope } from './scope.js';
 
 export interface ReviewDeps {
   authorizer: Authorizer;
-  authenticate(req: AuthnRequest): Promise<UserInfo>;
+  authenticate(req: AuthnRequest): Promise<AuthnResult>;
+  /** audiences tokens are meant for when a TokenReview names none */
+  apiAudiences?: string[];
+  /** serviceaccounts/<name>/token; absent: the subresource is not served */
+  tokenRequest?: TokenRequestDeps;
 }
 
 type Review = (ctx: RequestContext, body: any, scope: Scope, namespace: string) => Promise<Record<string, unknown>>;
@@ -60,24 +66,28 @@ export function reviewHandlers(deps: ReviewDeps): Record<string, Review> {
       requireOneAttributeSet(scope, body.spec);
       return subjectReview(deps, ctx, body, scope);
     },
-    selfsubjectrulesreviews: async (_ctx, body) => {
-      // the authorizers in use answer for everything they allow: a wildcard rule, as the reference's AlwaysAllow does
-      const decision = await decide(deps, attributes(_ctx.user!, { resourceAttributes: { namespace: body.spec?.namespace ?? '', verb: '*', group: '*', resource: '*' } }, _ctx.path));
-      return {
-        status: decision.allowed
-          ? { resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }], incomplete: false }
-          : { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'rules are not known for the authorizers in use' },
-      };
+    selfsubjectrulesreviews: async (ctx, body) => {
+      const namespace = body.spec?.namespace ?? '';
+      const rules = deps.authorizer.rulesFor?.(ctx.user!, namespace)
+        ?? { resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'the authorizers in use cannot list their rules' };
+      return { status: rules };
     },
     tokenreviews: async (_ctx, body, scope) => {
       const token = body.spec?.token;
       if (!token) throw invalid(scope.info.group, scope.info.kind, '', [{ reason: 'FieldValueRequired', field: 'spec.token', message: 'Required value' }]);
+      const requested: string[] = Array.isArray(body.spec.audiences) ? body.spec.audiences : [];
+      const apiAudiences = deps.apiAudiences ?? [];
+      const refuse = (error: string) => ({ status: { authenticated: false, user: {}, error } });
+      if (typeof token !== 'string' || /[\r\n]/.test(token)) return refuse('invalid bearer token');
       try {
-        const user = await deps.authenticate({ headers: { authorization: `Bearer ${token}` } });
-        if (user.username === 'system:anonymous') throw new Error('the token was not recognised');
-        return { status: { authenticated: true, user: userInfo(user), audiences: body.spec.audiences ?? [] } };
+        const user = await deps.authenticate({ headers: { authorization: `Bearer ${token}` }, ...(requested.length ? { audiences: requested } : {}) });
+        if (user.username === 'system:anonymous') return refuse('invalid bearer token');
+        // tokens that carry no audiences of their own are good for the API audiences only
+        const audiences = user.audiences ?? (requested.length ? intersect(requested, apiAudiences) : apiAudiences);
+        if (requested.length && !audiences.length) return refuse('token audiences are invalid for the target audiences');
+        return { status: { authenticated: true, user: userInfo(user), audiences } };
       } catch (e) {
-        return { status: { authenticated: false, user: {}, error: e instanceof ApiError ? 'invalid bearer token' : (e as Error).message } };
+        return refuse(e instanceof ApiError ? (e.message === 'Unauthorized' ? 'invalid bearer token' : e.message.replace(/^Unauthorized: /, '')) : (e as Error).message);
       }
     },
   };

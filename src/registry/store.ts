@@ -88,7 +88,9 @@ const withoutMeta = (obj: ApiObject) => {
 };
 
 /** what each subresource may change; everything else keeps its stored value */
-const subresourceFields: Record<string, string[]> = { status: ['status'], finalize: ['spec', 'finalizers'] };
+const subresourceFields: Record<string, string[]> = {
+  status: ['status'], finalize: ['spec', 'finalizers'], ephemeralcontainers: ['spec', 'ephemeralContainers'], approval: ['status', 'conditions'],
+};
 
 export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreDeps) {
   const { kv, names } = deps;

@@ -32,7 +32,16 @@ export interface TableColumn {
   cell?: (obj: any) => unknown;
 }
 
+/** where a resource keeps what its scale subresource shows (JSON paths such as .spec.replicas) */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
 export interface SubresourceDefinition {
+  /** scale: the paths of the replica counts and selector, when not .spec.replicas, .status.replicas and .spec.selector */
+  scale?: ScalePaths;
   verbs: Verb[];
   /** kind served at the subresource when it differs from the parent's (e.g. Scale) */
   kind?: string;

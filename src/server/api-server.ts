@@ -18,9 +18,7 @@ import { builtinResources } from '../registry/catalog/index.js';
 import { decodeObject, noAdmission } from '../registry/store.js';
 import { selectPlugins } from '../admission/registry.js';
 import type { Listers } from '../admission/types.js';
-import { unionAuthenticator } from '../authn/union.js';
-import { x509Authenticator } from '../authn/x509.js';
-import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from '../authz/types.js';
+import { setupAuth } from '../authn/setup.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
@@ -74,20 +72,10 @@ async function checkDomain(kv: KV, names: Naming) {
     throw new Error(`this store was created with --api-domain=${domain}; start with --api-domain=${domain}, or use a new data directory or store`);
 }
 
-function authorizerFor(modes: readonly string[]): Authorizer {
-  return unionAuthorizer(modes.map(m => {
-    if (m === 'AlwaysAllow') return alwaysAllow;
-    if (m === 'AlwaysDeny') return alwaysDeny;
-    throw new Error(`--authorization-mode=${m} is not supported by this server yet; use AlwaysAllow or AlwaysDeny`);
-  }));
-}
-
 export async function startApiServer(options: ApiServerOptions, log: Logger, tuning: ServerTuning = {}): Promise<ApiServer> {
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
-  const authorizer = authorizerFor(options.authorizationModes);
   const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
-  const authenticate = unionAuthenticator([x509Authenticator], options.anonymousAuth);
 
   // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
   const kv = await openStorage({
@@ -116,13 +104,19 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         try { return await endpoints.backendFor(info).store.get(namespace, name); } catch { return undefined; }
       },
     };
-    const plugins = specs.map(s => s.create({ listers, names }));
+    const auth = await setupAuth(options, { names, hub, resources, listers, log });
+    cleanup.unshift(() => auth.stop());
+    const { authenticate, authorizer } = auth;
+    const plugins = [...specs.map(s => s.create({ listers, names })), ...auth.admissionPlugins];
     endpoints = resourceEndpoints({
       resources, names, plugins,
       deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
         serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange },
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
-      reviews: { authorizer, authenticate: req => authenticate(req) },
+      reviews: {
+        authorizer, authenticate, apiAudiences: auth.apiAudiences,
+        tokenRequest: { tokens: auth.tokens, maxExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs, get: (r, ns, n) => listers.get('', r, ns, n) },
+      },
       deprecatedApiRequested: (info, subresource) => deprecatedApis({
         group: info.group, version: info.version, resource: info.resource, subresource, removed_release: info.versionDef.removedIn ?? '',
       }, 1),
@@ -138,6 +132,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           .catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
       }
     }
+    await auth.start(info => endpoints.backendFor(info));
     const finalizer = startNamespaceFinalizer({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
     cleanup.unshift(() => finalizer.stop());
     const crds = startCrdController({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
@@ -156,7 +151,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
     const serverCert = options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem;
     const serverKey = options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem;
-    const clientCAs = [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : [])];
+    const clientCAs = [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs];
 
     let shuttingDown = false;
     let address = '';

@@ -89,43 +89,74 @@ const attributesOf = (ctx: RequestContext, user: UserInfo): AuthzAttributes => (
   resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
 });
 
-const headerValues = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+/** every value of every header, in order, as sent (repeated headers stay separate, unlike ctx.headers) */
+function rawHeaderPairs(ctx: RequestContext): Array<[string, string]> {
+  const raw = (ctx.req as { rawHeaders?: string[] }).rawHeaders;
+  const out: Array<[string, string]> = [];
+  if (raw) for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i].toLowerCase(), raw[i + 1]]);
+  else for (const [k, v] of Object.entries(ctx.headers)) for (const x of Array.isArray(v) ? v : v === undefined ? [] : [v]) out.push([k, String(x)]);
+  return out;
+}
 
-/** Impersonate-User/Group/Uid/Extra-*: the requester acts as another user when allowed to impersonate each part */
+const extraPrefix = 'impersonate-extra-';
+
+/**
+ * Impersonate-User/Group/Uid/Extra-*: the requester acts as another user when allowed to `impersonate` each
+ * part (users or serviceaccounts, groups, uids, userextras/<key>; resourceNames restrict the values).
+ */
 function impersonation(authorizer: Authorizer, authenticationGroup: string): Filter {
   return async (ctx, next) => {
-    const h = ctx.headers;
-    const users = headerValues(h['impersonate-user']);
-    const groups = headerValues(h['impersonate-group']).flatMap(g => g.split(',').map(s => s.trim())).filter(Boolean);
-    const uid = headerValues(h['impersonate-uid'])[0];
+    let users: string[] = [], groups: string[] = [], uids: string[] = [];
     const extra: Record<string, string[]> = {};
-    for (const [k, v] of Object.entries(h)) {
-      if (k.startsWith('impersonate-extra-')) extra[decodeURIComponent(k.slice('impersonate-extra-'.length))] = headerValues(v);
+    let any = false;
+    for (const [k, v] of rawHeaderPairs(ctx)) {
+      if (!k.startsWith('impersonate-')) continue;
+      any = true;
+      if (k === 'impersonate-user') users.push(v);
+      else if (k === 'impersonate-group') groups.push(v);
+      else if (k === 'impersonate-uid') uids.push(v);
+      else if (k.startsWith(extraPrefix)) {
+        let key = k.slice(extraPrefix.length);
+        try { key = decodeURIComponent(key); } catch { throw badRequest(`invalid impersonation extra key "${key}"`); }
+        (extra[key] ??= []).push(v);
+      }
     }
+    if (!any) return next();
+    users = [...new Set(users)]; uids = [...new Set(uids)];
     if (!users.length) {
-      if (groups.length || uid || Object.keys(extra).length)
+      if (groups.length || uids.length || Object.keys(extra).length)
         throw badRequest('requested impersonation of groups, uid or extra without impersonating a user');
       return next();
     }
+    if (users.length > 1) throw badRequest('only one Impersonate-User header may be given');
+    if (uids.length > 1) throw badRequest('only one Impersonate-Uid header may be given');
     const requester = ctx.user!;
-    const check = async (resource: string, name: string, apiGroup = '', subresource = '') => {
+    const check = async (resource: string, name: string, opts: { apiGroup?: string; subresource?: string; namespace?: string } = {}) => {
+      const apiGroup = opts.apiGroup ?? '';
       const d = await authorizer.authorize({
         user: requester, verb: 'impersonate', isResourceRequest: true, path: ctx.path, apiGroup, apiVersion: '',
-        namespace: '', resource, subresource, name,
+        namespace: opts.namespace ?? '', resource, subresource: opts.subresource ?? '', name,
       });
       if (d.decision !== 'Allow')
-        throw forbidden(`${resource} "${name}" is forbidden: User "${requester.username}" cannot impersonate resource "${resource}" in API group "${apiGroup}" at the cluster scope${d.reason ? `: ${d.reason}` : ''}`);
+        throw forbidden(`${resource}${apiGroup ? `.${apiGroup}` : ''} "${name}" is forbidden: User "${requester.username}" cannot impersonate resource "${resource}${opts.subresource ? `/${opts.subresource}` : ''}" in API group "${apiGroup}" ${opts.namespace ? `in the namespace "${opts.namespace}"` : 'at the cluster scope'}${d.reason ? `: ${d.reason}` : ''}`,
+          { name, group: apiGroup || undefined, kind: resource });
     };
     const username = users[0];
     const sa = /^system:serviceaccount:([^:]+):([^:]+)$/.exec(username);
-    if (sa) await check('serviceaccounts', sa[2]); else await check('users', username);
+    if (sa) await check('serviceaccounts', sa[2], { namespace: sa[1] }); else await check('users', username);
     for (const g of groups) await check('groups', g);
-    if (uid) await check('uids', uid, authenticationGroup);
-    for (const [k, vs] of Object.entries(extra)) for (const v of vs) await check('userextras', v, authenticationGroup, k);
-    const impersonated: UserInfo = { username, groups: [...groups], extra };
-    if (uid) impersonated.uid = uid;
-    if (username !== 'system:anonymous' && !impersonated.groups.includes('system:authenticated')) impersonated.groups.push('system:authenticated');
-    if (sa && !impersonated.groups.includes('system:serviceaccounts')) impersonated.groups.push('system:serviceaccounts', `system:serviceaccounts:${sa[1]}`);
+    if (uids.length) await check('uids', uids[0], { apiGroup: authenticationGroup });
+    for (const [k, vs] of Object.entries(extra)) for (const v of vs) await check('userextras', v, { apiGroup: authenticationGroup, subresource: k });
+
+    const impersonatedGroups = [...new Set(groups)];
+    if (sa && !groups.length) impersonatedGroups.push('system:serviceaccounts', `system:serviceaccounts:${sa[1]}`);
+    if (username !== 'system:anonymous') {
+      if (!impersonatedGroups.includes('system:authenticated')) impersonatedGroups.push('system:authenticated');
+    } else if (!impersonatedGroups.includes('system:authenticated') && !impersonatedGroups.includes('system:unauthenticated')) {
+      impersonatedGroups.push('system:unauthenticated');
+    }
+    const impersonated: UserInfo = { username, groups: impersonatedGroups, ...(Object.keys(extra).length ? { extra } : {}) };
+    if (uids.length) impersonated.uid = uids[0];
     ctx.user = impersonated;
     await next();
   };

@@ -58,7 +58,7 @@ export function definitionFromCrd(crd: Crd): ResourceDefinition {
   for (const v of versions) {
     if (!v.served) continue;
     if (v.subresources?.status) subresources.status = { verbs: readWrite };
-    if (v.subresources?.scale) subresources.scale = scaleSubresource;
+    if (v.subresources?.scale) subresources.scale = { ...scaleSubresource, scale: v.subresources.scale };
   }
   const printerColumns: any[] = preferred.additionalPrinterColumns ?? [];
   const columns: TableColumn[] = printerColumns.length

@@ -1,0 +1,75 @@
+// Pod sources merged into one desired set (the reference agent's PodConfig): each source sends its
+// full set (`set`) or single changes; the merger turns them into adds, updates and removes of pods
+// by uid. Changes that only touch a pod's status or resourceVersion are not updates.
+
+export type SourceName = 'api' | 'file' | 'http';
+
+export interface PodChanges {
+  update(pod: any): void;
+  remove(uid: string): void;
+}
+
+export interface PodConfig {
+  set(source: SourceName, pods: any[]): void;
+  upsert(source: SourceName, pod: any): void;
+  delete(source: SourceName, uid: string): void;
+  /** every desired pod, by uid */
+  pods(): Map<string, any>;
+  /** resolves once each named source has sent its first full set */
+  seenAll(sources: SourceName[]): Promise<void>;
+}
+
+/** what makes a pod different to run; the first-seen annotation of static pods changes on every read */
+const fingerprint = (pod: any) => {
+  const annotations = Object.entries(pod.metadata?.annotations ?? {}).filter(([k]) => !k.endsWith('/config.seen'));
+  return JSON.stringify([pod.spec, pod.metadata?.deletionTimestamp ?? null, pod.metadata?.deletionGracePeriodSeconds ?? null, pod.metadata?.labels ?? null, annotations]);
+};
+
+export function createPodConfig(changes: PodChanges): PodConfig {
+  const bySource = new Map<SourceName, Map<string, { pod: any; print: string }>>();
+  const seen = new Set<SourceName>();
+  const waiters: { sources: SourceName[]; resolve(): void }[] = [];
+
+  const sourceMap = (s: SourceName) => {
+    let m = bySource.get(s);
+    if (!m) bySource.set(s, (m = new Map()));
+    return m;
+  };
+  const upsert = (source: SourceName, pod: any) => {
+    const m = sourceMap(source);
+    const uid = pod.metadata.uid;
+    const print = fingerprint(pod);
+    const old = m.get(uid);
+    m.set(uid, { pod, print });
+    if (!old || old.print !== print) changes.update(pod);
+  };
+  const remove = (source: SourceName, uid: string) => {
+    if (sourceMap(source).delete(uid)) changes.remove(uid);
+  };
+
+  return {
+    set(source, pods) {
+      const incoming = new Set(pods.map((p) => p.metadata.uid));
+      for (const uid of [...sourceMap(source).keys()]) if (!incoming.has(uid)) remove(source, uid);
+      for (const pod of pods) upsert(source, pod);
+      seen.add(source);
+      for (const w of [...waiters]) {
+        if (w.sources.every((s) => seen.has(s))) {
+          waiters.splice(waiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
+    },
+    upsert,
+    delete: remove,
+    pods() {
+      const all = new Map<string, any>();
+      for (const m of bySource.values()) for (const [uid, { pod }] of m) all.set(uid, pod);
+      return all;
+    },
+    seenAll(sources) {
+      if (sources.every((s) => seen.has(s))) return Promise.resolve();
+      return new Promise((resolve) => waiters.push({ sources, resolve }));
+    },
+  };
+}

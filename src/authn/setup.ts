@@ -1,0 +1,162 @@
+// Authentication and authorization assembled from the server's options: the authenticators in the reference's
+// order, the authorizers in --authorization-mode order, the RBAC escalation check, service-account token
+// signing, and (with RBAC or Node) the default roles and bindings, created at start-up when absent.
+import { readFileSync } from 'node:fs';
+import type { Naming } from '../api/naming.js';
+import type { ApiObject } from '../api/meta.js';
+import type { ApiServerOptions } from '../config/apiserver-options.js';
+import type { AdmissionPlugin, Listers } from '../admission/types.js';
+import type { ApiResources, ResourceInfo } from '../registry/resources.js';
+import type { Store } from '../registry/store.js';
+import { noAdmission } from '../registry/store.js';
+import type { WatchHub } from '../watch/cache.js';
+import type { Authenticator, AuthnRequest, AuthnResult } from './types.js';
+import { unionAuthenticator } from './union.js';
+import { x509Authenticator } from './x509.js';
+import { tokenFileAuthenticator } from './token-file.js';
+import { bootstrapTokenAuthenticator } from './bootstrap-token.js';
+import { defaultIssuer, serviceAccountTokens, type ServiceAccountTokens } from './service-account.js';
+import { oidcAuthenticator } from './oidc.js';
+import { tokenWebhookAuthenticator } from './token-webhook.js';
+import { requestHeaderAuthenticator } from './request-header.js';
+import { webhookClient } from './webhook-client.js';
+import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from '../authz/types.js';
+import { rbacAuthorizer, type RbacAuthorizer } from '../authz/rbac/authorizer.js';
+import { escalationCheck } from '../authz/rbac/escalation.js';
+import { aggregatedRules, startAggregation } from '../authz/rbac/aggregation.js';
+import type { LabelSelectorObject } from '../api/selectors.js';
+import { nodeAuthorizer } from '../authz/node.js';
+import { webhookAuthorizer } from '../authz/webhook.js';
+import { bootstrapPolicy, nodeRules } from '../registry/bootstrap/rbac.js';
+
+export interface AuthDeps {
+  names: Naming;
+  hub: WatchHub;
+  resources: ApiResources;
+  listers: Listers;
+  log: { info(m: string): void; warn(m: string): void };
+}
+
+export interface Auth {
+  authenticate(req: AuthnRequest): Promise<AuthnResult>;
+  authorizer: Authorizer;
+  /** admission steps auth adds (RBAC escalation prevention) */
+  admissionPlugins: AdmissionPlugin[];
+  tokens: ServiceAccountTokens;
+  apiAudiences: string[];
+  /** CAs whose client certificates the TLS listener must accept besides the client CAs (the proxy's) */
+  extraClientCAs: string[];
+  /** after the stores exist: the default policy is written and the RBAC index is current */
+  start(backendFor: (info: ResourceInfo) => { store: Store }): Promise<void>;
+  stop(): void;
+}
+
+export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Promise<Auth> {
+  const { names, hub, resources, listers } = deps;
+  const a = options.authentication;
+  const rbacGroup = names.group('rbac.authorization');
+  const issuers = a.serviceAccountIssuers.length ? a.serviceAccountIssuers : [defaultIssuer(names)];
+  const apiAudiences = a.apiAudiences.length ? a.apiAudiences : [issuers[0]];
+  const tokens = serviceAccountTokens(names, {
+    signingKeyFile: a.serviceAccountSigningKeyFile, tlsPrivateKeyFile: options.tlsPrivateKeyFile, keyFiles: a.serviceAccountKeyFiles,
+    certDir: options.certDir, issuers, apiAudiences,
+  });
+
+  // the reference's order: proxy headers, client certificates, token file, service accounts, bootstrap, OIDC, webhook
+  const authenticators: Authenticator[] = [];
+  const extraClientCAs: string[] = [];
+  if (a.requestHeader) {
+    authenticators.push(requestHeaderAuthenticator(a.requestHeader));
+    extraClientCAs.push(readFileSync(a.requestHeader.clientCaFile, 'utf8'));
+  }
+  authenticators.push(x509Authenticator);
+  if (a.tokenAuthFile) authenticators.push(tokenFileAuthenticator(a.tokenAuthFile));
+  authenticators.push(tokens.authenticator(a.serviceAccountLookup
+    ? (resource, ns, name) => listers.get('', resource, ns, name) : undefined));
+  if (a.enableBootstrapTokenAuth) authenticators.push(bootstrapTokenAuthenticator(names, (ns, name) => listers.get('', 'secrets', ns, name)));
+  if (a.oidc) authenticators.push(oidcAuthenticator(a.oidc));
+  if (a.tokenWebhook) {
+    authenticators.push(tokenWebhookAuthenticator(names, {
+      client: await webhookClient(a.tokenWebhook.configFile), version: a.tokenWebhook.version, cacheTtlMs: a.tokenWebhook.cacheTtlMs, apiAudiences,
+    }));
+  }
+  const authenticate = unionAuthenticator(authenticators, options.anonymousAuth);
+
+  const cacheOf = (group: string, resource: string) => {
+    const info = resources.preferred(group, resource);
+    if (!info) throw new Error(`the ${resource} resource must be served for this authorization mode`);
+    return hub.cache(info.keyPrefix);
+  };
+  let rbac: RbacAuthorizer | undefined;
+  const modes = options.authorizationModes;
+  const members: Authorizer[] = [];
+  for (const m of modes) {
+    if (m === 'AlwaysAllow') members.push(alwaysAllow);
+    else if (m === 'AlwaysDeny') members.push(alwaysDeny);
+    else if (m === 'RBAC') {
+      rbac = rbacAuthorizer({
+        clusterRoles: cacheOf(rbacGroup, 'clusterroles'), roles: cacheOf(rbacGroup, 'roles'),
+        clusterRoleBindings: cacheOf(rbacGroup, 'clusterrolebindings'), roleBindings: cacheOf(rbacGroup, 'rolebindings'),
+      });
+      members.push(rbac);
+    } else if (m === 'Node') {
+      members.push(nodeAuthorizer({
+        pods: cacheOf('', 'pods'), nodeRules: nodeRules(names), coordinationGroup: names.group('coordination'),
+        storageGroup: names.group('storage'), nodeLeaseNamespace: names.nodeLeaseNamespace,
+      }));
+    } else if (m === 'Webhook') {
+      const w = options.authorization.webhook!;
+      members.push(webhookAuthorizer(names, { client: await webhookClient(w.configFile), version: w.version, authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs }));
+    } else throw new Error(`--authorization-mode=${m} is not supported by this server`);
+  }
+  const authorizer = unionAuthorizer(members);
+  const stops: Array<() => void> = [];
+  if (rbac) stops.push(() => rbac!.stop());
+
+  return {
+    authenticate, authorizer, tokens, apiAudiences, extraClientCAs,
+    admissionPlugins: rbac ? [escalationCheck(rbacGroup, rbac, authorizer)] : [],
+    async start(backendFor) {
+      if (!modes.includes('RBAC') && !modes.includes('Node')) return;
+      const policy = bootstrapPolicy(names);
+      // aggregated roles start with their rules filled in (nested aggregation settles in a few rounds)
+      for (let round = 0; round < 4; round++) for (const r of policy.clusterRoles) {
+        const selectors = (r as { aggregationRule?: { clusterRoleSelectors?: LabelSelectorObject[] } }).aggregationRule?.clusterRoleSelectors;
+        if (selectors) r.rules = aggregatedRules(policy.clusterRoles as Parameters<typeof aggregatedRules>[0], r.metadata.name!, selectors);
+      }
+      let lastWrite = 0;
+      const create = async (resource: string, objs: ApiObject[]) => {
+        const info = resources.preferred(rbacGroup, resource);
+        if (!info) return;
+        const { store } = backendFor(info);
+        for (const obj of objs) {
+          const ns = obj.metadata.namespace ?? '';
+          try { await store.get(ns, obj.metadata.name!); continue; } catch { /* absent: created below */ }
+          const written = await store.create(ns, structuredClone(obj), noAdmission, { dryRun: false })
+            .catch(e => { if ((e as { code?: number }).code !== 409) throw e; return undefined; });
+          lastWrite = Math.max(lastWrite, Number(written?.metadata.resourceVersion ?? 0));
+        }
+      };
+      await create('clusterroles', policy.clusterRoles);
+      await create('clusterrolebindings', policy.clusterRoleBindings);
+      await create('roles', policy.roles);
+      await create('rolebindings', policy.roleBindings);
+      if (!rbac) return;
+      await rbac.ready;
+      // decisions right after start-up see the default policy
+      if (lastWrite) await hub.waitFor(lastWrite, 5000);
+      const info = resources.preferred(rbacGroup, 'clusterroles')!;
+      const aggregation = startAggregation({
+        rbac, log: deps.log,
+        async writeRules(name, rules) {
+          await backendFor(info).store.guaranteedUpdate('', name, '', cur => {
+            if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
+            return { ...cur, rules };
+          }, noAdmission, { dryRun: false });
+        },
+      });
+      stops.push(() => aggregation.stop());
+    },
+    stop() { for (const s of stops.splice(0)) s(); },
+  };
+}

@@ -1,0 +1,99 @@
+// Subresources that act on part of their parent: scale, binding, eviction, ephemeral containers; and kubectl scale.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createClient, type Client } from './client.js';
+
+const deployment = (name: string, replicas: number) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+  spec: { replicas, selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } },
+});
+const pod = (name: string, labels: Record<string, string> = {}) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name, labels }, spec: { containers: [{ name: 'c', image: 'busybox' }] },
+});
+
+describe('subresources', () => {
+  let server: TestServer;
+  let c: Client;
+  before(async () => { server = await startTestServer({ apiDomain: 'k8s.io' }); c = createClient(server); });
+  after(async () => { c.close(); await server.close(); });
+  const apps = '/apis/apps/v1/namespaces/default/deployments';
+  const pods = '/api/v1/namespaces/default/pods';
+
+  test('scale: read the Scale, change replicas by PUT and by merge patch, refuse a negative count, precondition on resourceVersion', async () => {
+    assert.equal((await c.request('POST', apps, { body: deployment('web', 2) })).status, 201);
+    const scale = (await c.get(`${apps}/web/scale`)).json;
+    assert.equal(scale.kind, 'Scale');
+    assert.equal(scale.apiVersion, 'autoscaling/v1');
+    assert.equal(scale.spec.replicas, 2);
+    assert.equal(scale.status.selector, 'app=web');
+    const put = await c.request('PUT', `${apps}/web/scale`, { body: { ...scale, spec: { replicas: 5 } } });
+    assert.equal(put.status, 200);
+    assert.equal(put.json.spec.replicas, 5);
+    assert.equal((await c.get(`${apps}/web`)).json.spec.replicas, 5);
+    const patched = await c.request('PATCH', `${apps}/web/scale`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(patched.json.spec.replicas, 3);
+    const negative = await c.request('PATCH', `${apps}/web/scale`, { body: { spec: { replicas: -1 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(negative.status, 422);
+    const stale = await c.request('PUT', `${apps}/web/scale`, { body: { ...scale, spec: { replicas: 4 } } });
+    assert.equal(stale.status, 409, 'the stale resourceVersion of the first read conflicts');
+  });
+
+  test('binding: a pod is assigned to a node once, through the subresource or the bindings resource', async () => {
+    await c.request('POST', pods, { body: pod('p1') });
+    await c.request('POST', pods, { body: pod('p2') });
+    const bound = await c.request('POST', `${pods}/p1/binding`, { body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p1' }, target: { kind: 'Node', name: 'node-a' } } });
+    assert.equal(bound.status, 201);
+    assert.equal((await c.get(`${pods}/p1`)).json.spec.nodeName, 'node-a');
+    const again = await c.request('POST', `${pods}/p1/binding`, { body: { metadata: { name: 'p1' }, target: { kind: 'Node', name: 'node-b' } } });
+    assert.equal(again.status, 409);
+    const viaResource = await c.request('POST', '/api/v1/namespaces/default/bindings', { body: { metadata: { name: 'p2' }, target: { kind: 'Node', name: 'node-b' } } });
+    assert.equal(viaResource.status, 201);
+    assert.equal((await c.get(`${pods}/p2`)).json.spec.nodeName, 'node-b');
+  });
+
+  test('eviction: refused while a disruption budget allows none, then the pod goes', async () => {
+    await c.request('POST', pods, { body: pod('guarded', { app: 'db' }) });
+    await c.request('POST', pods, { body: pod('free', { app: 'web' }) });
+    await c.request('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', {
+      body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } } },
+    });
+    const refused = await c.request('POST', `${pods}/guarded/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'guarded' } } });
+    assert.equal(refused.status, 429);
+    assert.equal(refused.json.details.causes[0].reason, 'DisruptionBudget');
+    const ok = await c.request('POST', `${pods}/free/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'free' } } });
+    assert.equal(ok.status, 201);
+    assert.equal((await c.get(`${pods}/free`)).status, 404);
+  });
+
+  test('ephemeral containers: only spec.ephemeralContainers changes through the subresource', async () => {
+    await c.request('POST', pods, { body: pod('debugged') });
+    const cur = (await c.get(`${pods}/debugged`)).json;
+    const body = { ...cur, spec: { ...cur.spec, ephemeralContainers: [{ name: 'debug', image: 'busybox' }], containers: [{ name: 'changed', image: 'x' }] } };
+    const r = await c.request('PUT', `${pods}/debugged/ephemeralcontainers`, { body });
+    assert.equal(r.status, 200);
+    assert.equal(r.json.spec.ephemeralContainers[0].name, 'debug');
+    assert.equal(r.json.spec.containers[0].name, 'c', 'the containers are not changed through this subresource');
+  });
+
+  const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.32';
+  test('kubectl scale changes the replica count', { skip: existsSync(kubectl) ? false : 'kubectl.1.32 is not installed' }, async () => {
+    const home = mkdtempSync(join(tmpdir(), 'kubectl-home-'));
+    try {
+      await c.request('POST', apps, { body: deployment('scaled', 1) });
+      const run = promisify(execFile);
+      const out = await run(kubectl, ['--kubeconfig', server.kubeconfig, '--cache-dir', join(home, 'cache'), 'scale', 'deployment/scaled', '--replicas=4'],
+        { env: { PATH: process.env.PATH, HOME: home }, timeout: 20_000 });
+      assert.match(out.stdout, /scaled/);
+      assert.equal((await c.get(`${apps}/scaled`)).json.spec.replicas, 4);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
