@@ -5,10 +5,14 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { storageBench } from './storage.js';
 import { apiBench } from './api.js';
+import { agentBench } from './agent.js';
+import { authBench } from './auth.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
   { name: 'api', run: apiBench },
+  { name: 'agent', run: agentBench },
+  { name: 'auth', run: authBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

@@ -64,7 +64,7 @@ export function observeSignals(rootDir: string): Record<string, { available: num
   while (!existsSync(dir) && dirname(dir) !== dir) dir = dirname(dir);
   const fs = statfsSync(dir);
   const pidMax = Number(readText('/proc/sys/kernel/pid_max')) || 32768;
-  const procs = Number(/^procs_running/m.test(readText('/proc/stat')) ? readText('/proc/loadavg').split(' ')[3]?.split('/')[1] ?? 0 : 0);
+  const procs = Number(readText('/proc/loadavg').split(' ')[3]?.split('/')[1] ?? 0);
   return {
     'memory.available': { available: kb('MemAvailable'), capacity: kb('MemTotal') || totalmem() },
     'nodefs.available': { available: fs.bavail * fs.bsize, capacity: fs.blocks * fs.bsize },

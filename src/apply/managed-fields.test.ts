@@ -45,6 +45,25 @@ describe('managedFields of creates', () => {
     same(mf(object), [entry('kubectl-create', 'Update', T(0), { 'f:data': { 'f:key': {}, '.': {} }, 'f:metadata': { 'f:labels': { 'f:app': {}, '.': {} } } })]);
   });
 
+  test('a create by update against the kind\'s zero value: non-pointer structs are not added themselves', () => {
+    const zero = { metadata: { creationTimestamp: null }, spec: { selector: null, strategy: {}, template: { metadata: { creationTimestamp: null }, spec: { containers: null } } }, status: {} };
+    const d = deploy({
+      replicas: 1, selector: { matchLabels: { app: 'nginx' } }, strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%' } },
+      template: { metadata: { labels: { app: 'nginx' } }, spec: { containers: [{ name: 'nginx', image: 'nginx', resources: {} }], restartPolicy: 'Always' } },
+    });
+    const { managedFields } = updateManagedFields(undefined, d, { manager: 'kubectl-create', apiVersion: 'apps/v1', time: T(0), zero }, S.deployment);
+    same(managedFields, [entry('kubectl-create', 'Update', T(0), {
+      'f:spec': {
+        'f:replicas': {}, 'f:selector': {},
+        'f:strategy': { 'f:rollingUpdate': { 'f:maxSurge': {}, '.': {} }, 'f:type': {} },
+        'f:template': {
+          'f:metadata': { 'f:labels': { 'f:app': {}, '.': {} } },
+          'f:spec': { 'f:containers': { 'k:{"name":"nginx"}': { 'f:image': {}, 'f:name': {}, 'f:resources': {}, '.': {} } }, 'f:restartPolicy': {} },
+        },
+      },
+    }, 'apps/v1')]);
+  });
+
   test('apply of a Deployment: list maps keyed by name and by (containerPort, defaulted protocol)', () => {
     const object = applyD(undefined, {
       replicas: 2, selector: { matchLabels: { app: 'nginx' } },

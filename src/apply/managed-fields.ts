@@ -3,7 +3,7 @@
 // configuration, fails on conflicts with other owners unless forced, and removes what the applier
 // stopped asserting.
 import type { Schema } from '../schema/types.js';
-import { compareStrings, fieldElement, goJSON, pathString, type Path, type PathElement } from './field-path.js';
+import { compareStrings, fieldElement, goJSON, pathString, type Path } from './field-path.js';
 import {
   difference, emptySet, fromFieldsV1, has, intersection, isEmpty, paths, recursiveDifference, setOf, toFieldsV1, union,
   type FieldSet, type FieldsV1,
@@ -42,7 +42,15 @@ interface WriteOptions {
   resetFields?: string[][];
 }
 
-export interface UpdateOptions extends WriteOptions { operation?: 'Update' }
+export interface UpdateOptions extends WriteOptions {
+  operation?: 'Update';
+  /**
+   * On create, what the new object is compared with: the kind's zero value as the reference serializes
+   * it (struct fields that are not pointers as {}, fields without omitempty as null), so that the creator
+   * owns those containers through their children only. Default {}.
+   */
+  zero?: Obj;
+}
 
 export interface ApplyOptions extends WriteOptions {
   force?: boolean;
@@ -295,7 +303,7 @@ function reconcileNode(set: FieldSet, schema: Schema): FieldSet | undefined {
  * ones; subresource writes always keep them).
  */
 export function updateManagedFields(live: Obj | undefined, next: Obj, opts: UpdateOptions, schema: Schema | undefined): ManagedResult {
-  const liveBare = withoutManagedFields(live) ?? {};
+  const liveBare = withoutManagedFields(live) ?? opts.zero ?? {};
   const nextBare = withoutManagedFields(next)!;
   const owners = startingOwners(live, next, !!opts.subresource);
   try {

@@ -1,31 +1,17 @@
 // The authenticating proxy: once its client certificate chains to the request-header CA (and its name is
 // allowed), headers it sets name the user, the groups and extra attributes.
 import { readFileSync } from 'node:fs';
-import { X509Certificate } from 'node:crypto';
-import type { PeerCertificate } from 'node:tls';
 import type { RequestHeaderOptions } from '../config/apiserver-options.js';
 import type { Authenticator } from './types.js';
 import { publicKeysFromPem } from './jwt.js';
+import { certificatesIn, chainsTo } from './x509.js';
 
 const values = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
-
-/** true when the certificate or its presented chain is issued by one of the CAs */
-function chainsTo(cert: PeerCertificate, cas: X509Certificate[]): boolean {
-  const seen = new Set<PeerCertificate>();
-  for (let c: PeerCertificate | undefined = cert; c && !seen.has(c); c = (c as { issuerCertificate?: PeerCertificate }).issuerCertificate) {
-    seen.add(c);
-    const x = new X509Certificate(c.raw);
-    const now = Date.now();
-    if (Date.parse(x.validFrom) > now || Date.parse(x.validTo) < now) return false;
-    if (cas.some(ca => x.checkIssued(ca) && x.verify(ca.publicKey))) return true;
-  }
-  return false;
-}
 
 export function requestHeaderAuthenticator(o: RequestHeaderOptions): Authenticator {
   const pem = readFileSync(o.clientCaFile, 'utf8');
   publicKeysFromPem(pem, o.clientCaFile);
-  const cas = (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(b => new X509Certificate(b));
+  const cas = certificatesIn(pem);
   const lower = (l: string[]) => l.map(h => h.toLowerCase());
   const userHeaders = lower(o.usernameHeaders), groupHeaders = lower(o.groupHeaders), prefixes = lower(o.extraHeadersPrefixes);
   return {

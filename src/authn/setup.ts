@@ -2,6 +2,8 @@
 // order, the authorizers in --authorization-mode order, the RBAC escalation check, service-account token
 // signing, and (with RBAC or Node) the default roles and bindings, created at start-up when absent.
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { files as pkiFiles } from '../pki/pki.js';
 import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
 import type { ApiServerOptions } from '../config/apiserver-options.js';
@@ -12,7 +14,7 @@ import { noAdmission } from '../registry/store.js';
 import type { WatchHub } from '../watch/cache.js';
 import type { Authenticator, AuthnRequest, AuthnResult } from './types.js';
 import { unionAuthenticator } from './union.js';
-import { x509Authenticator } from './x509.js';
+import { certificatesIn, clientCertificateAuthenticator, x509Authenticator } from './x509.js';
 import { tokenFileAuthenticator } from './token-file.js';
 import { bootstrapTokenAuthenticator } from './bootstrap-token.js';
 import { defaultIssuer, serviceAccountTokens, type ServiceAccountTokens } from './service-account.js';
@@ -69,7 +71,13 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
     authenticators.push(requestHeaderAuthenticator(a.requestHeader));
     extraClientCAs.push(readFileSync(a.requestHeader.clientCaFile, 'utf8'));
   }
-  authenticators.push(x509Authenticator);
+  if (a.requestHeader) {
+    // the listener also accepts the proxy's CA, whose certificates are no user credentials by themselves
+    let cas: ReturnType<typeof certificatesIn> | undefined;
+    authenticators.push(clientCertificateAuthenticator(() => (cas ??= certificatesIn([
+      readFileSync(join(options.certDir, pkiFiles.caCert), 'utf8'), ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []),
+    ].join('\n')))));
+  } else authenticators.push(x509Authenticator);
   if (a.tokenAuthFile) authenticators.push(tokenFileAuthenticator(a.tokenAuthFile));
   authenticators.push(tokens.authenticator(a.serviceAccountLookup
     ? (resource, ns, name) => listers.get('', resource, ns, name) : undefined));

@@ -13,7 +13,7 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous: b
           ? user : { ...user, groups: [...user.groups, authenticatedGroup] };
       }
     }
-    if (req.headers.authorization || req.peerCertificateError) throw unauthorized();
+    if (req.headers.authorization || req.peerCertificateError || req.peerCertificate) throw unauthorized();
     if (!anonymous) throw unauthorized();
     return anonymousUser;
   };

@@ -1,17 +1,44 @@
 // Client certificates: the subject's common name is the user, its organizations are the groups.
 // A certificate that did not verify is no credential here; the union answers 401 if nothing else accepts the request.
+import { X509Certificate } from 'node:crypto';
+import type { PeerCertificate } from 'node:tls';
 import type { Authenticator } from './types.js';
 import { unauthorized } from '../server/status.js';
 
-export const x509Authenticator: Authenticator = {
-  authenticate(req) {
-    const cert = req.peerCertificate;
-    if (req.peerCertificateError || !cert?.subject) return undefined;
-    const cn = cert.subject.CN;
-    const username = Array.isArray(cn) ? cn[0] : cn;
-    if (!username) throw unauthorized('Unauthorized: client certificate has no common name');
-    const o = cert.subject.O;
-    const groups = o === undefined ? [] : Array.isArray(o) ? [...o] : [o];
-    return { username, groups };
-  },
-};
+export const certificatesIn = (pem: string) =>
+  (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(b => new X509Certificate(b));
+
+/** true when the certificate, or the chain presented with it, is issued by one of the CAs and is current */
+export function chainsTo(cert: PeerCertificate, cas: X509Certificate[]): boolean {
+  const seen = new Set<PeerCertificate>();
+  const now = Date.now();
+  for (let c: PeerCertificate | undefined = cert; c?.raw && !seen.has(c); c = (c as { issuerCertificate?: PeerCertificate }).issuerCertificate) {
+    seen.add(c);
+    const x = new X509Certificate(c.raw);
+    if (Date.parse(x.validFrom) > now || Date.parse(x.validTo) < now) return false;
+    if (cas.some(ca => x.checkIssued(ca) && x.verify(ca.publicKey))) return true;
+  }
+  return false;
+}
+
+/**
+ * Trusts the TLS layer's verification; with `clientCAs` (needed when the listener also accepts other CAs,
+ * such as an authenticating proxy's) the certificate must chain to one of those.
+ */
+export function clientCertificateAuthenticator(clientCAs?: () => X509Certificate[]): Authenticator {
+  return {
+    authenticate(req) {
+      const cert = req.peerCertificate;
+      if (req.peerCertificateError || !cert?.subject) return undefined;
+      if (clientCAs && !chainsTo(cert, clientCAs())) return undefined;
+      const cn = cert.subject.CN;
+      const username = Array.isArray(cn) ? cn[0] : cn;
+      if (!username) throw unauthorized('Unauthorized: client certificate has no common name');
+      const o = cert.subject.O;
+      const groups = o === undefined ? [] : Array.isArray(o) ? [...o] : [o];
+      return { username, groups };
+    },
+  };
+}
+
+export const x509Authenticator = clientCertificateAuthenticator();

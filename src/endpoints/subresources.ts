@@ -96,7 +96,7 @@ export async function bind(ctx: RequestContext, scope: Scope, namespace: string,
   if (body?.target?.kind && body.target.kind !== 'Node')
     throw invalid('', 'Binding', podName, [{ reason: 'FieldValueNotSupported', field: 'target.kind', message: `Unsupported value: "${body.target.kind}": supported values: "Node"` }]);
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
-  await scope.store.guaranteedUpdate(namespace, podName, '', current => {
+  await scope.store.guaranteedUpdate(namespace, podName, 'binding', current => {
     if (!current) return { metadata: { name: podName } } as ApiObject;
     const spec = ((current as any).spec ??= {});
     if (current.metadata.deletionTimestamp) throw conflict('', 'pods', podName, 'pod is being deleted, cannot be assigned to a host');

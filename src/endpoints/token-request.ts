@@ -31,7 +31,7 @@ export async function tokenRequest(ctx: RequestContext, scope: Scope, namespace:
   if (spec.expirationSeconds < minSeconds) throw fail('spec.expirationSeconds', `Invalid value: ${spec.expirationSeconds}: may not specify a duration less than 10 minutes`);
   if (spec.expirationSeconds > maxSeconds) throw fail('spec.expirationSeconds', `Invalid value: ${spec.expirationSeconds}: may not specify a duration larger than 2^32 seconds`);
   if (d.maxExpirationMs > 0) spec.expirationSeconds = Math.min(spec.expirationSeconds, Math.floor(d.maxExpirationMs / 1000));
-  if (spec.audiences !== undefined && !(Array.isArray(spec.audiences) && spec.audiences.every((a: unknown) => typeof a === 'string')))
+  if (spec.audiences != null && !(Array.isArray(spec.audiences) && spec.audiences.every((a: unknown) => typeof a === 'string')))
     throw fail('spec.audiences', 'Invalid value: must be a list of strings');
   if (!spec.audiences?.length) spec.audiences = d.tokens.apiAudiences;
 

@@ -8,7 +8,8 @@ import { badRequest, invalid, unsupportedMediaType, successStatus, ApiError, sta
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
-import type { DeleteOptions } from '../registry/store.js';
+import type { DeleteOptions, WriteOptions } from '../registry/store.js';
+import { apply, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
 import { admission, asServed, parseDryRun, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne } from './read.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
@@ -56,14 +57,29 @@ function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: str
   ctx.warnings.push(...problems);
 }
 
-const writeOptions = (ctx: RequestContext) => ({ dryRun: parseDryRun(ctx.query.getAll('dryRun')) });
+/**
+ * Dry run, and the writer for metadata.managedFields: the fieldManager parameter, else the client's user agent.
+ * `options` names the options kind in errors (CreateOptions, UpdateOptions, PatchOptions).
+ */
+function writeOptions(ctx: RequestContext, scope: Scope, options: string): WriteOptions {
+  const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
+  const given = ctx.query.get('fieldManager');
+  if (given !== null) checkFieldManager(scope, options, given);
+  const name = given || managerFromUserAgent(String(ctx.headers['user-agent'] ?? ''));
+  return { dryRun, manager: { name, apiVersion: scope.info.apiVersion } };
+}
+
+function checkFieldManager(scope: Scope, options: string, manager: string) {
+  const problems = fieldManagerProblems(manager);
+  if (problems.length) throw invalid(scope.names.metaGroup, options, '', problems.map(p => ({ reason: 'FieldValueInvalid', field: 'fieldManager', message: p })));
+}
 
 export async function create(ctx: RequestContext, scope: Scope, namespace: string) {
   const rep = representationFor(ctx, scope);
   const { value, text } = await readObject(ctx, scope.names);
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   const obj = checkKind(scope, value);
-  const opts = writeOptions(ctx);
+  const opts = writeOptions(ctx, scope, 'CreateOptions');
   // the reference's storage refuses a create that names a version, with a plain 500 and no reason
   const rv = obj.metadata.resourceVersion;
   if (!opts.dryRun && typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) > 0) {
@@ -78,7 +94,7 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   const { value, text } = await readObject(ctx, scope.names);
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   const obj = checkKind(scope, value);
-  const opts = writeOptions(ctx);
+  const opts = writeOptions(ctx, scope, 'UpdateOptions');
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => structuredClone(obj),
     admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: scope.strategy.allowCreateOnUpdate });
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
@@ -89,14 +105,15 @@ const patchTypes = ['application/json-patch+json', 'application/merge-patch+json
 export async function patch(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
   const type = mediaType(ctx);
-  if (type === 'application/apply-patch+yaml')
-    throw new ApiError(statusBody(415, 'UnsupportedMediaType', 'server-side apply (application/apply-patch+yaml) is not supported by this server yet; use a strategic merge, merge or JSON patch, or client-side apply'));
+  if (type === 'application/apply-patch+yaml') return serverSideApply(ctx, scope, namespace, name);
+  if (ctx.query.has('force'))
+    throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }]);
   if (!patchTypes.includes(type)) throw unsupportedMediaType(type, [...patchTypes]);
   if (type === 'application/strategic-merge-patch+json' && (!scope.info.schema || scope.info.def.custom))
     throw unsupportedMediaType(type, patchTypes.filter(t => !t.includes('strategic')));
   const text = (await readBody(ctx)).toString('utf8');
   const patchDoc = parseJson(text);
-  const opts = writeOptions(ctx);
+  const opts = writeOptions(ctx, scope, 'PatchOptions');
   const fieldMode = parseFieldValidation(ctx.query.get('fieldValidation'));
   let warned = false;   // a retry after a conflict reads the patch again; its warnings are given once
   const { obj: out } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, current => {
@@ -112,6 +129,33 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     return checkKind(scope, patched);
   }, admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: false });
   sendOne(ctx, scope, rep, asServed(scope, out), 200);
+}
+
+/**
+ * Server-side apply: the applied configuration merges into the live object (or creates it), and its manager owns
+ * what it applied; a field another manager owns with another value is a conflict (409) unless force=true.
+ */
+async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
+  const rep = representationFor(ctx, scope);
+  const text = (await readBody(ctx)).toString('utf8');
+  const applied = parseYamlObject(text) as ApiObject;   // clients send JSON, which is YAML too
+  if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
+  const manager = ctx.query.get('fieldManager');
+  if (!manager) throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: `Required value: ${fieldManagerRequired}` }]);
+  checkFieldManager(scope, 'PatchOptions', manager);
+  const force = ctx.query.get('force');
+  if (force !== null && force !== 'true' && force !== 'false') throw badRequest(`force: Invalid value: "${force}": must be true or false`);
+  decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined);
+  const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
+  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, current => {
+    const { object } = apply(current, structuredClone(applied) as Record<string, unknown>, {
+      manager, apiVersion: scope.info.apiVersion, kind: scope.subresource ? undefined : scope.info.kind, force: force === 'true',
+      time: new Date(), subresource: scope.subresource || undefined, resetFields: scope.store.resetFieldsFor(scope.subresource),
+      lastAppliedAnnotation: `kubectl.${scope.names.labelDomain}/last-applied-configuration`,
+    }, scope.info.schema);
+    return checkKind(scope, object);
+  }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true });
+  sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
 }
 
 /** DeleteOptions from the body (with or without kind) and the query */

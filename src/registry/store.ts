@@ -10,6 +10,7 @@ import { isStorageError } from '../storage/types.js';
 import type { ResourceInfo } from './resources.js';
 import type { Strategy, StrategyContext } from './strategy.js';
 import { validateObjectMeta } from './validation.js';
+import { updateManagedFields } from '../apply/managed-fields.js';
 import {
   alreadyExists, badRequest, conflict, gone, internalError, invalid, notFound, ApiError,
 } from '../server/status.js';
@@ -31,6 +32,8 @@ export const decodeObject = (kv: KeyValue): ApiObject => {
 
 export interface WriteOptions {
   dryRun: boolean;
+  /** who writes, for metadata.managedFields; absent when the caller records ownership itself (server-side apply) */
+  manager?: { name: string; apiVersion: string };
 }
 
 export interface AdmissionHooks {
@@ -88,11 +91,15 @@ const withoutMeta = (obj: ApiObject) => {
 };
 
 /** what each subresource may change; everything else keeps its stored value */
-const subresourceFields: Record<string, string[]> = {
-  status: ['status'], finalize: ['spec', 'finalizers'], ephemeralcontainers: ['spec', 'ephemeralContainers'], approval: ['status', 'conditions'],
+const subresourceFields: Record<string, string[][]> = {
+  status: [['status']], finalize: [['spec', 'finalizers']], ephemeralcontainers: [['spec', 'ephemeralContainers']],
+  approval: [['status', 'conditions']], binding: [['spec', 'nodeName'], ['status', 'conditions']],
 };
 
 export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreDeps) {
+  /** fields a write through this path resets rather than sets: status on the main resource, the rest through status */
+  const resetFieldsFor = (subresource: string): string[][] | undefined =>
+    subresource === 'status' ? [['spec']] : !subresource && 'status' in info.subresources ? [['status']] : undefined;
   const { kv, names } = deps;
   const pendingFinalizers = strategy.pendingFinalizers ?? ((o: ApiObject) => (o.metadata.finalizers?.length ?? 0) > 0);
   const hasStatus = 'status' in info.subresources;
@@ -118,10 +125,21 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     }
   }
 
-  function validate(obj: ApiObject, old?: ApiObject) {
+  /** metadata rules, then the strategy's; a subresource write changes only its own fields, so the main resource's update rules do not apply */
+  function validate(obj: ApiObject, old?: ApiObject, subresource = '') {
     const causes: StatusCause[] = validateObjectMeta(obj.metadata, info.namespaced, strategy.nameRule, old?.metadata);
-    causes.push(...(old ? strategy.validateUpdate?.(obj, old) ?? [] : strategy.validate?.(obj) ?? []));
+    if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old) ?? [] : strategy.validate?.(obj) ?? []));
     if (causes.length) throw invalid(info.group, info.kind, obj.metadata.name ?? '', causes);
+  }
+
+  /** the writer owns the fields it set or changed (metadata.managedFields); the parts a subresource cannot change are never owned through it */
+  function recordOwnership(obj: ApiObject, old: ApiObject | undefined, subresource: string, opts: WriteOptions) {
+    if (!opts.manager) return;
+    const { managedFields } = updateManagedFields(old, obj, {
+      manager: opts.manager.name, apiVersion: opts.manager.apiVersion, time: new Date(), subresource: subresource || undefined,
+      resetFields: resetFieldsFor(subresource),
+    }, info.schema);
+    if (managedFields.length) obj.metadata.managedFields = managedFields; else delete obj.metadata.managedFields;
   }
 
   async function read(key: string, name: string): Promise<KeyValue> {
@@ -133,6 +151,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const store = {
     info,
     strategy,
+    resetFieldsFor,
 
     async get(namespace: string, name: string): Promise<ApiObject> {
       return decodeObject(await read(objectKey(info, namespace, name), name));
@@ -151,6 +170,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       if (strategy.generation) m.generation = 1; else delete m.generation;
       if (hasStatus && !strategy.prepareForCreate) delete (obj as { status?: unknown }).status;
       await strategy.prepareForCreate?.(obj, ctx());
+      recordOwnership(obj, undefined, '', opts);
       await admission.mutate('CREATE', obj, undefined);
       validate(obj);
       await admission.validate('CREATE', obj, undefined);
@@ -202,8 +222,9 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         if (!wanted && !strategy.allowUnconditionalUpdate)
           throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
         const shaped = await shapeUpdate(next, old, subresource);
+        recordOwnership(shaped, old, subresource, opts);
         await admission.mutate('UPDATE', shaped, old);
-        validate(shaped, old);
+        validate(shaped, old, subresource);
         await admission.validate('UPDATE', shaped, old);
         shaped.metadata.resourceVersion = old.metadata.resourceVersion;
         if (opts.dryRun) return { obj: shaped, created: false };
@@ -284,12 +305,14 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     type WithStatus = ApiObject & { status?: unknown };
     const fields = subresourceFields[subresource];
     if (fields) {
-      // a subresource changes its own field only
+      // a subresource changes its own fields only
       const shaped = structuredClone(old) as Record<string, any>;
-      let src: any = next, dst: any = shaped;
-      for (const f of fields.slice(0, -1)) { src = src?.[f]; dst = dst[f] ??= {}; }
-      const last = fields[fields.length - 1];
-      if (src?.[last] === undefined) delete dst[last]; else dst[last] = src[last];
+      for (const path of fields) {
+        let src: any = next, dst: any = shaped;
+        for (const f of path.slice(0, -1)) { src = src?.[f]; dst = dst[f] ??= {}; }
+        const last = path[path.length - 1];
+        if (src?.[last] === undefined) delete dst[last]; else dst[last] = src[last];
+      }
       shaped.metadata.resourceVersion = next.metadata.resourceVersion;
       next = shaped as ApiObject;
     } else {

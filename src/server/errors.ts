@@ -1,8 +1,10 @@
 // Errors from the pure modules (patches, selectors, storage) as the Status bodies the reference returns.
 import { ApiError, statusBody, internalError } from './status.js';
+import type { Status } from '../api/meta.js';
 import { PatchError } from '../patch/common.js';
 import { SelectorError } from '../api/selectors.js';
 import { isStorageError } from '../storage/types.js';
+import { ApplyError, ConflictError } from '../apply/managed-fields.js';
 
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
@@ -11,6 +13,8 @@ export function toApiError(e: unknown): ApiError {
       ? new ApiError(statusBody(e.code, e.reason, 'the server rejected our request due to an error in our request', { causes: [{ message: e.message }] }))
       : new ApiError(statusBody(e.code, e.reason, e.message));
   }
+  if (e instanceof ConflictError) return new ApiError(e.status() as Status);
+  if (e instanceof ApplyError) return new ApiError(statusBody(e.code, e.code === 400 ? 'BadRequest' : e.code === 422 ? 'Invalid' : 'InternalError', e.message));
   if (e instanceof SelectorError) return new ApiError(statusBody(400, 'BadRequest', e.message));
   if (isStorageError(e, 'Unavailable')) return new ApiError(statusBody(503, 'ServiceUnavailable', e.message));
   if (isStorageError(e)) return internalError(e.message);

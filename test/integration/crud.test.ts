@@ -77,8 +77,13 @@ eachBackend('crud', h => {
 
   test('patch: json, merge, strategic (containers merged by name), unknown type 415', async () => {
     const ns = await h.namespace();
-    const base = `/api/v1/namespaces/${ns}/pods`;
-    assert.equal((await c().request('POST', base, { body: pod('p') })).status, 201);
+    // a Deployment's pod template may change where a Pod's spec may not
+    const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const deployment = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'p' },
+      spec: { selector: { matchLabels: { app: 'p' } }, template: { metadata: { labels: { app: 'p' } }, spec: { containers: [{ name: 'a', image: 'img:1' }] } } },
+    };
+    assert.equal((await c().request('POST', base, { body: deployment })).status, 201);
 
     const merge = await c().request('PATCH', `${base}/p`, { body: { metadata: { labels: { x: '1' } } }, contentType: 'application/merge-patch+json' });
     assert.equal(merge.status, 200, merge.body);
@@ -89,16 +94,16 @@ eachBackend('crud', h => {
     assert.deepEqual(json.json.metadata.labels, { x: '1', y: '2' });
 
     const smp = await c().request('PATCH', `${base}/p`, {
-      body: { spec: { containers: [{ name: 'b', image: 'img:2' }, { name: 'a', image: 'img:3' }] } }, contentType: 'application/strategic-merge-patch+json',
+      body: { spec: { template: { spec: { containers: [{ name: 'b', image: 'img:2' }, { name: 'a', image: 'img:3' }] } } } }, contentType: 'application/strategic-merge-patch+json',
     });
     assert.equal(smp.status, 200, smp.body);
-    const byName = Object.fromEntries(smp.json.spec.containers.map((x: any) => [x.name, x.image]));
+    const byName = Object.fromEntries(smp.json.spec.template.spec.containers.map((x: any) => [x.name, x.image]));
     assert.deepEqual(byName, { a: 'img:3', b: 'img:2' });
 
     // a merge patch replaces the list
-    const mergeList = await c().request('PATCH', `${base}/p`, { body: { spec: { containers: [{ name: 'c', image: 'img:4' }] } }, contentType: 'application/merge-patch+json' });
-    assert.equal(mergeList.status, 200);
-    assert.deepEqual(mergeList.json.spec.containers.map((x: any) => x.name), ['c']);
+    const mergeList = await c().request('PATCH', `${base}/p`, { body: { spec: { template: { spec: { containers: [{ name: 'c', image: 'img:4' }] } } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(mergeList.status, 200, mergeList.body);
+    assert.deepEqual(mergeList.json.spec.template.spec.containers.map((x: any) => x.name), ['c']);
 
     const bad = await c().request('PATCH', `${base}/p`, { body: {}, contentType: 'application/x-unknown-patch' });
     assert.equal(bad.status, 415);

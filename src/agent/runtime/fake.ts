@@ -92,7 +92,7 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
     },
     async probe(container, _sandbox, kind) {
       const c = containers.get(container.id);
-      const value = c && setting(c.annotations, c.name, kind);
+      const value = c && setting(c.annotations, c.name, kind === 'readiness' ? 'ready' : kind);
       return !(value === 'fail' || value === 'false');
     },
     logPath() {

@@ -7,6 +7,12 @@ import { nowTimestamp, parseApiVersion } from '../../api/meta.js';
 import { defineStrategy } from '../strategy.js';
 import { applyCrdDefaults, storageVersionOf, validateCrd, validateCrdUpdate } from './validation.js';
 import { cleanupFinalizer } from './definition.js';
+import { hasRules, loadRules } from '../../cel/index.js';
+
+/** the CEL engine is loaded before a CRD with validation rules is validated (validation is synchronous) */
+const loadRulesFor = async (obj: Crd) => {
+  if ((obj.spec?.versions ?? []).some((v: any) => hasRules(v?.schema?.openAPIV3Schema))) await loadRules();
+};
 
 type Crd = ApiObject & { spec?: any; status?: any };
 
@@ -23,13 +29,15 @@ export function setCondition(crd: Crd, condition: { type: string; status: string
 export const customResourceDefinitions = defineStrategy({
   nameRule: 'dns-subdomain',
   generation: true,
-  prepareForCreate(obj: Crd) {
+  async prepareForCreate(obj: Crd) {
     applyCrdDefaults(obj);
+    await loadRulesFor(obj);
     const storage = storageVersionOf(obj);
     obj.status = { acceptedNames: { plural: '', kind: '' }, storedVersions: storage ? [storage] : [] };
   },
-  prepareForUpdate(obj: Crd) {
+  async prepareForUpdate(obj: Crd) {
     applyCrdDefaults(obj);
+    await loadRulesFor(obj);
     const storage = storageVersionOf(obj);
     const stored: string[] = obj.status?.storedVersions ?? [];
     if (storage && !stored.includes(storage)) (obj.status ??= {}).storedVersions = [...stored, storage];

@@ -1,11 +1,14 @@
 // The strategy of a custom resource: on every write the object is pruned to its structural schema, defaulted,
-// and validated against it (CEL rules, x-kubernetes-validations, are not evaluated yet). Updates must name
-// the resourceVersion they replace, as the reference requires for custom resources.
-import type { ApiObject } from '../../api/meta.js';
+// validated against it, and its CEL validation rules (x-kubernetes-validations) are evaluated, transition
+// rules against the old object on updates. Updates must name the resourceVersion they replace, as the
+// reference requires for custom resources.
+import type { ApiObject, StatusCause } from '../../api/meta.js';
 import { defineStrategy, type Strategy } from '../strategy.js';
 import { prune } from '../../schema/prune.js';
 import { applyDefaults } from '../../schema/defaults.js';
 import { validateValue, type ValidationSchema } from '../../schema/validate.js';
+import { hasRules, loadedRules, loadRules } from '../../cel/index.js';
+import type { CompiledSchema } from '../../cel/rules.js';
 
 export interface CustomResourceShape {
   /** the openAPIV3Schema objects are checked against (the storage version's) */
@@ -14,27 +17,51 @@ export interface CustomResourceShape {
   statusSubresource: boolean;
 }
 
+/** type errors leave values the rules cannot be evaluated on, as the reference judges */
+const blocking = (c: StatusCause) => c.reason === 'FieldValueTypeInvalid' || c.reason === 'FieldValueNotSupported';
+
 export function customResourceStrategy({ schema, statusSubresource }: CustomResourceShape): Strategy {
+  // the rules compile once; the CEL engine loads on the first write when the schema has any
+  const withRules = hasRules(schema);
+  let compiled: CompiledSchema | undefined;
+  const rulesReady = async () => {
+    if (withRules && !compiled) compiled = (await loadRules()).compileSchema(schema, '');
+  };
+  if (withRules && loadedRules()) compiled = loadedRules()!.compileSchema(schema, '');
+
   /** pruning then defaulting, as the reference applies them on decoding and again after mutating admission */
   const normalize = (obj: ApiObject) => {
     prune(schema, obj, true);
     applyDefaults(schema, obj);
   };
   // validate runs on every write, subresource writes and mutated objects included, so it normalizes first
-  const check = (obj: ApiObject) => {
+  const check = (obj: ApiObject, old?: ApiObject) => {
     normalize(obj);
-    return validateValue(schema, obj);
+    const causes = validateValue(schema, obj);
+    if (!withRules) return causes;
+    if (causes.some(blocking)) {
+      causes.push({ reason: 'FieldValueInvalid', field: '<nil>', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
+      return causes;
+    }
+    const engine = loadedRules();
+    if (!engine) throw new Error('validation rules are not loaded');
+    compiled ??= engine.compileSchema(schema, '');
+    return [...causes, ...engine.validateRules(compiled, schema, obj, old)];
   };
   return defineStrategy({
     nameRule: 'dns-subdomain',
     allowUnconditionalUpdate: false,
     generation: true,
-    prepareForCreate(obj) {
+    async prepareForCreate(obj) {
       if (statusSubresource) delete (obj as { status?: unknown }).status;
       normalize(obj);
+      await rulesReady();
     },
-    prepareForUpdate: normalize,
-    validate: check,
-    validateUpdate: check,
+    async prepareForUpdate(obj) {
+      normalize(obj);
+      await rulesReady();
+    },
+    validate: obj => check(obj),
+    validateUpdate: (obj, old) => check(obj, old),
   });
 }

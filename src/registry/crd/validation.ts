@@ -1,10 +1,12 @@
 // CustomResourceDefinition (v1) defaults and validation: names, scope, versions with exactly one storage
 // version, structural schemas, subresources, printer columns and conversion, with the reference's field
-// paths and reasons. CEL rules (x-kubernetes-validations) are accepted as written and not checked yet.
+// paths and reasons. CEL rules (x-kubernetes-validations) are compiled against their schema: syntax, types
+// and estimated cost (the engine is loaded by the strategy before validation runs).
 import type { StatusCause } from '../../api/meta.js';
 import { shown } from '../../schema/validate.js';
 import { structuralProblems } from '../../schema/structural.js';
 import { nameProblems } from '../validation.js';
+import { hasRules, loadedRules } from '../../cel/index.js';
 
 type Crd = Record<string, any>;
 
@@ -77,7 +79,15 @@ function validateVersion(v: any, path: string, out: StatusCause[]) {
   const schemaPath = `${path}.schema.openAPIV3Schema`;
   const schema = v.schema?.openAPIV3Schema;
   if (schema === undefined || schema === null) out.push(required(schemaPath, 'schemas are required'));
-  else out.push(...structuralProblems(schema, schemaPath));
+  else {
+    const problems = structuralProblems(schema, schemaPath);
+    out.push(...problems);
+    if (!problems.length && hasRules(schema)) {
+      const engine = loadedRules();
+      if (!engine) out.push({ reason: 'InternalError', field: schemaPath, message: 'Internal error: the CEL engine is not loaded' });
+      else out.push(...engine.compileSchema(schema, schemaPath).problems);
+    }
+  }
 
   const scale = v.subresources?.scale;
   if (scale && typeof scale === 'object') {

@@ -2,19 +2,40 @@
 import { defaultStrategy, defineStrategy, type Strategy } from '../strategy.js';
 import { namespaces } from './namespaces.js';
 import { pods } from './pods.js';
+import { services } from './services.js';
+import { cronJobs, daemonSets, deployments, jobs, podTemplates, replicaSets, replicationControllers, statefulSets } from './workloads.js';
+import { configMaps, endpoints, persistentVolumeClaims, persistentVolumes, secrets, serviceAccounts } from './config.js';
+import {
+  clusterRoleBindings, clusterRoles, endpointSlices, horizontalPodAutoscalers, ingressClasses, ingresses, leases, networkPolicies,
+  podDisruptionBudgets, priorityClasses, roleBindings, roles,
+} from './others.js';
 import { customResourceDefinitions } from '../crd/crd-strategy.js';
-
-const path = { nameRule: 'path-segment' as const, allowCreateOnUpdate: true, generation: false };
-const label = { nameRule: 'dns-label' as const };
 
 const strategies: Record<string, Strategy> = {
   '/namespaces': namespaces,
   '/pods': pods,
-  '/services': defineStrategy({ ...label }),
-  '/configmaps': defineStrategy({ generation: false }),
-  '/secrets': defineStrategy({ generation: false, selectableFields: { type: (o) => o.type } }),
-  '/serviceaccounts': defineStrategy({ generation: false }),
-  '/endpoints': defineStrategy({ generation: false, allowCreateOnUpdate: true }),
+  '/services': services,
+  '/configmaps': configMaps,
+  '/secrets': secrets,
+  '/serviceaccounts': serviceAccounts,
+  '/endpoints': endpoints,
+  '/persistentvolumeclaims': persistentVolumeClaims,
+  '/persistentvolumes': persistentVolumes,
+  '/replicationcontrollers': replicationControllers,
+  '/podtemplates': podTemplates,
+  'apps/deployments': deployments,
+  'apps/replicasets': replicaSets,
+  'apps/statefulsets': statefulSets,
+  'apps/daemonsets': daemonSets,
+  'batch/jobs': jobs,
+  'batch/cronjobs': cronJobs,
+  'autoscaling/horizontalpodautoscalers': horizontalPodAutoscalers,
+  'policy/poddisruptionbudgets': podDisruptionBudgets,
+  'networking/ingresses': ingresses,
+  'networking/ingressclasses': ingressClasses,
+  'networking/networkpolicies': networkPolicies,
+  'discovery/endpointslices': endpointSlices,
+  'scheduling/priorityclasses': priorityClasses,
   '/events': defineStrategy({
     generation: false, allowCreateOnUpdate: true, nameRule: 'path-segment',
     selectableFields: Object.fromEntries(['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
@@ -22,11 +43,11 @@ const strategies: Record<string, Strategy> = {
       .map(f => [f, (o: any) => f === 'source' ? o.source?.component : String(f.split('.').reduce((x: any, k) => x?.[k], o) ?? '')])),
   }),
   '/nodes': defineStrategy({ generation: false, selectableFields: { 'spec.unschedulable': o => String(!!o.spec?.unschedulable) } }),
-  'coordination/leases': defineStrategy({ generation: false, allowCreateOnUpdate: true }),
-  'rbac.authorization/roles': defineStrategy(path),
-  'rbac.authorization/rolebindings': defineStrategy(path),
-  'rbac.authorization/clusterroles': defineStrategy(path),
-  'rbac.authorization/clusterrolebindings': defineStrategy(path),
+  'coordination/leases': leases,
+  'rbac.authorization/roles': roles,
+  'rbac.authorization/rolebindings': roleBindings,
+  'rbac.authorization/clusterroles': clusterRoles,
+  'rbac.authorization/clusterrolebindings': clusterRoleBindings,
   'apiextensions/customresourcedefinitions': customResourceDefinitions,
   'certificates/certificatesigningrequests': defineStrategy({ selectableFields: { 'spec.signerName': o => o.spec?.signerName } }),
 };

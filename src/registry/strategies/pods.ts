@@ -1,9 +1,15 @@
+import type { ApiObject } from '../../api/meta.js';
 import { defineStrategy } from '../strategy.js';
+import { defaultPod } from '../defaults/pod.js';
+import type { Causes } from '../validation/fields.js';
+import { validatePodSpec, validatePodSpecUpdate } from '../validation/pod.js';
 
 const field = (path: string) => (o: any) => {
   const v = path.split('.').reduce((x: any, k) => x?.[k], o);
   return v === undefined || v === null ? '' : String(v);
 };
+
+const validatePod = (obj: ApiObject): Causes => validatePodSpec('spec', (obj as any).spec);
 
 /** pods start Pending; a pod bound to a node is deleted gracefully (its node agent confirms) */
 export const pods = defineStrategy({
@@ -12,8 +18,14 @@ export const pods = defineStrategy({
   selectableFields: Object.fromEntries(['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
     'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'].map(f => [f, field(f)])),
   prepareForCreate(obj: any) {
+    defaultPod(obj);
     obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
   },
+  prepareForUpdate(obj: any) {
+    defaultPod(obj);
+  },
+  validate: validatePod,
+  validateUpdate: (obj: any, old: any) => [...validatePod(obj), ...validatePodSpecUpdate(obj.spec ?? {}, old.spec ?? {})],
   defaultGracePeriod(obj: any) {
     if (!obj.spec?.nodeName) return 0;
     return obj.spec?.terminationGracePeriodSeconds ?? 30;

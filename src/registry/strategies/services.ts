@@ -172,7 +172,7 @@ function validateService(svc: any): Causes {
       out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${s.type}'`));
   }
   out.push(...oneOf('spec.sessionAffinity', s.sessionAffinity, ['ClientIP', 'None']));
-  const timeout = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+  const timeout: number = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
   if (s.sessionAffinity === 'ClientIP' && isSet(timeout) && !(timeout > 0 && timeout <= 86400))
     out.push(invalid('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, 'must be greater than 0 and less than 86400'));
   out.push(...labels('spec.selector', s.selector));

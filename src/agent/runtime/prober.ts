@@ -1,0 +1,44 @@
+// Probe handlers that run outside the container: HTTP GET (2xx and 3xx pass) and TCP connect.
+// Exec probes run inside the container through the runtime.
+
+import { connect } from 'node:net';
+
+/** a named port resolves through the container's ports */
+export function resolvePort(port: number | string, container: any): number {
+  if (typeof port === 'number') return port;
+  if (/^\d+$/.test(port)) return Number(port);
+  const named = (container?.ports ?? []).find((p: any) => p.name === port);
+  if (!named) throw new Error(`port ${port} is not a named port of container ${container?.name}`);
+  return named.containerPort;
+}
+
+export async function httpProbe(probe: any, host: string, container: any): Promise<boolean> {
+  const h = probe.httpGet;
+  const port = resolvePort(h.port, container);
+  const scheme = (h.scheme ?? 'HTTP').toLowerCase();
+  const target = h.host || host;
+  const url = `${scheme}://${target.includes(':') ? `[${target}]` : target}:${port}${h.path?.startsWith('/') ? h.path : `/${h.path ?? ''}`}`;
+  const headers = new Headers({ 'user-agent': 'cluster-probe/1.27' });
+  for (const x of h.httpHeaders ?? []) headers.set(x.name, x.value);
+  try {
+    const res = await fetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout((probe.timeoutSeconds ?? 1) * 1000) });
+    await res.arrayBuffer().catch(() => {});
+    return res.status >= 200 && res.status < 400;
+  } catch {
+    return false;
+  }
+}
+
+export function tcpProbe(probe: any, host: string, container: any): Promise<boolean> {
+  const port = resolvePort(probe.tcpSocket.port, container);
+  return new Promise((resolve) => {
+    const socket = connect({ host: probe.tcpSocket.host || host, port });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout((probe.timeoutSeconds ?? 1) * 1000, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}

@@ -1,0 +1,142 @@
+// Writes pod statuses to the API server: one write per change, coalesced per pod (a newer status
+// replaces one not yet sent), the pod's uid checked so a recreated pod of the same name is never
+// written over. Static pods report through their mirror pods. Pods being deleted are removed with
+// grace 0 once their containers have stopped. Mirror pods are created, replaced and deleted here.
+
+import type { Naming } from '../api/naming.js';
+import { isConflict, isNotFound, type Client } from '../client/rest-client.js';
+import { configAnnotations, isStaticPod } from './sources/static.js';
+
+export const podsRef = { group: '', version: 'v1', resource: 'pods' };
+
+export interface StatusManager {
+  set(pod: any, status: any): void;
+  /** the pod's containers stopped after its deletion began: remove it from the API */
+  terminated(pod: any): void;
+  /** mirror pods in the API (from the API source), by namespace/name */
+  observeMirror(pod: any, deleted: boolean): void;
+  /** makes the API's mirror pods match the static pods */
+  syncMirrors(staticPods: any[]): void;
+  /** resolves when nothing is waiting to be written */
+  flushed(): Promise<void>;
+  stop(): void;
+}
+
+export function createStatusManager(client: Client, names: Naming, nodeName: string, nodeUid: () => string | undefined, log: (m: string) => void): StatusManager {
+  const pending = new Map<string, { pod: any; status: any }>();
+  const written = new Map<string, string>();
+  const mirrors = new Map<string, any>();
+  const latest = new Map<string, { pod: any; status: any }>();
+  let active = 0;
+  let stopped = false;
+  let idle: (() => void)[] = [];
+  const a = configAnnotations(names);
+  const keyOf = (pod: any) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+  const maxInFlight = 16;
+
+  const pump = () => {
+    while (!stopped && active < maxInFlight && pending.size) {
+      const [uid, item] = pending.entries().next().value as [string, { pod: any; status: any }];
+      pending.delete(uid);
+      active++;
+      void write(uid, item).finally(() => {
+        active--;
+        pump();
+        if (!active && !pending.size) for (const r of idle.splice(0)) r();
+      });
+    }
+  };
+
+  const write = async (uid: string, { pod, status }: { pod: any; status: any }) => {
+    const text = JSON.stringify(status);
+    if (written.get(uid) === text) return;
+    const pods = client.resource(podsRef, pod.metadata.namespace);
+    try {
+      if (isStaticPod(pod, names)) {
+        const mirror = mirrors.get(keyOf(pod));
+        if (!mirror || mirror.metadata.annotations?.[a.mirror] !== pod.metadata.uid) return; // written once the mirror exists
+        await pods.status.patch(pod.metadata.name, { metadata: { uid: mirror.metadata.uid }, status }, 'merge');
+      } else {
+        await pods.status.patch(pod.metadata.name, { metadata: { uid }, status }, 'merge');
+      }
+      written.set(uid, text);
+    } catch (e) {
+      if (isNotFound(e)) return;
+      log(`writing the status of pod ${keyOf(pod)} failed: ${(e as Error).message}`);
+      if (!stopped) setTimeout(() => { if (!pending.has(uid)) { pending.set(uid, { pod, status }); pump(); } }, 1000).unref();
+    }
+  };
+
+  const ensureMirror = async (pod: any) => {
+    const pods = client.resource(podsRef, pod.metadata.namespace);
+    const existing = mirrors.get(keyOf(pod));
+    if (existing?.metadata.annotations?.[a.mirror] === pod.metadata.uid) return;
+    try {
+      if (existing) await pods.delete(existing.metadata.name, { gracePeriodSeconds: 0, preconditions: { uid: existing.metadata.uid } });
+      const { uid: _u, resourceVersion: _r, ...meta } = pod.metadata;
+      const uid = nodeUid();
+      const created = await pods.create({
+        apiVersion: 'v1', kind: 'Pod',
+        metadata: { ...meta, annotations: { ...meta.annotations, [a.mirror]: pod.metadata.uid }, ...(uid ? { ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name: nodeName, uid, controller: true }] } : {}) },
+        spec: pod.spec,
+      });
+      mirrors.set(keyOf(pod), created);
+      written.delete(pod.metadata.uid);
+    } catch (e) {
+      if (!isConflict(e) && !isNotFound(e)) log(`mirror pod ${keyOf(pod)}: ${(e as Error).message}`);
+    }
+  };
+
+  return {
+    set(pod, status) {
+      if (stopped) return;
+      latest.set(pod.metadata.uid, { pod, status });
+      pending.set(pod.metadata.uid, { pod, status });
+      pump();
+    },
+    terminated(pod) {
+      if (isStaticPod(pod, names)) return;
+      const pods = client.resource(podsRef, pod.metadata.namespace);
+      void (async () => {
+        // the final status first, then the removal
+        await this.flushed();
+        await pods.delete(pod.metadata.name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch((e) => {
+          if (!isNotFound(e) && !isConflict(e)) log(`deleting pod ${keyOf(pod)} failed: ${(e as Error).message}`);
+        });
+        written.delete(pod.metadata.uid);
+        latest.delete(pod.metadata.uid);
+      })();
+    },
+    observeMirror(pod, deleted) {
+      if (deleted) mirrors.delete(keyOf(pod));
+      else mirrors.set(keyOf(pod), pod);
+    },
+    syncMirrors(staticPods) {
+      const wanted = new Set(staticPods.map(keyOf));
+      for (const pod of staticPods) void ensureMirror(pod).then(() => {
+        // a status computed before the mirror existed is sent now
+        const last = latest.get(pod.metadata.uid);
+        if (last && !stopped && written.get(pod.metadata.uid) !== JSON.stringify(last.status)) {
+          pending.set(pod.metadata.uid, last);
+          pump();
+        }
+      });
+      const staticUids = new Set(staticPods.map((p) => p.metadata.uid));
+      for (const [uid, { pod }] of latest) if (isStaticPod(pod, names) && !staticUids.has(uid)) latest.delete(uid);
+      for (const [key, mirror] of mirrors) {
+        if (wanted.has(key)) continue;
+        mirrors.delete(key);
+        void client.resource(podsRef, mirror.metadata.namespace).delete(mirror.metadata.name, { gracePeriodSeconds: 0, preconditions: { uid: mirror.metadata.uid } }).catch(() => {});
+      }
+    },
+    flushed() {
+      if (!active && !pending.size) return Promise.resolve();
+      return new Promise((r) => idle.push(r));
+    },
+    stop() {
+      stopped = true;
+      pending.clear();
+      for (const r of idle.splice(0)) r();
+    },
+  };
+}

@@ -1,0 +1,224 @@
+// The function libraries of Kubernetes 1.27 CEL on top of @bufbuild/cel: the standard library, the string
+// extensions, lists (isSorted, sum, min, max, indexOf, lastIndexOf), regex (find, findAll with RE2 semantics
+// through re2js) and URLs (url, isURL, getScheme, getHost, getHostname, getPort, getEscapedPath, getQuery).
+// The authorizer library is not offered: CRD validation rules have no `authorizer` variable in 1.27, and the
+// checker answers its functions as undeclared. Runtime call costs follow the reference's cost model.
+import { celEnv, celFunc, celList, celMap, celMethod, CelScalar, isCelError, isCelList, isCelMap, listType, mapType,
+  type CelEnv, type CelList, type CelMap, type CelResult, type CelValue, celError, isCelUint, celUint } from '@bufbuild/cel';
+import { strings } from '@bufbuild/cel/ext';
+import { RE2JS } from 're2js';
+
+const { INT, STRING, BOOL, DYN } = CelScalar;
+const LIST = listType(DYN);
+const URL_TYPE = mapType(STRING, DYN);
+
+/** CEL's size of a value: characters of a string, bytes, items, entries; 1 for anything else */
+export function sizeOf(v: CelValue | undefined): number {
+  if (typeof v === 'string') { let n = 0; for (const _ of v) n++; return n; }
+  if (v instanceof Uint8Array) return v.length;
+  if (isCelList(v)) return v.size;
+  if (isCelMap(v)) return v.size;
+  return 1;
+}
+
+// @bufbuild/cel's timestamp, duration and message functions read the registry from an evaluation context its
+// planner sets; our evaluator sets the same context through the package's own module (not in its exports map).
+export const evalContext: { setEvalContext(c: { registry: CelEnv['registry'] }): () => void } =
+  await import(new URL('./eval.js', import.meta.resolve('@bufbuild/cel')).href);
+
+// ---- lists
+let std: CelEnv | undefined;
+/** calls a standard function or operator by name (comparison, arithmetic, conversions) */
+export function stdCall(name: string, target: CelValue | undefined, args: CelValue[]): CelResult | undefined {
+  std ??= celEnv();
+  const unset = evalContext.setEvalContext({ registry: std.registry });
+  try {
+    return std.funcs.find(name)?.call(0, target, args);
+  } finally {
+    unset();
+  }
+}
+const less = (a: CelValue, b: CelValue) => {
+  const r = stdCall('_<_', undefined, [a, b]);
+  if (r === undefined || isCelError(r)) throw new Error(`no such overload: ${typeof a} < ${typeof b}`);
+  return r === true;
+};
+const items = (l: CelList) => [...l];
+
+function isSorted(this: CelList) {
+  const xs = items(this);
+  for (let i = 1; i < xs.length; i++) if (less(xs[i], xs[i - 1])) return false;
+  return true;
+}
+function sum(this: CelList): CelValue {
+  const xs = items(this);
+  if (!xs.length) return 0n;
+  let acc: CelValue = xs[0];
+  for (const x of xs.slice(1)) {
+    const r = stdCall('_+_', undefined, [acc, x]);
+    if (r === undefined) throw new Error('no such overload: sum');
+    if (isCelError(r)) throw r;
+    acc = r;
+  }
+  return acc;
+}
+const extreme = (name: string, pick: (a: CelValue, b: CelValue) => boolean) => function (this: CelList): CelValue {
+  const xs = items(this);
+  if (!xs.length) throw new Error(`${name} called on empty list`);
+  return xs.reduce((a, b) => (pick(a, b) ? a : b));
+};
+const equal = (a: CelValue, b: CelValue) => stdCall('_==_', undefined, [a, b]) === true;
+function listIndexOf(this: CelList, x: CelValue) { return BigInt(items(this).findIndex(e => equal(e, x))); }
+function listLastIndexOf(this: CelList, x: CelValue) {
+  const xs = items(this);
+  for (let i = xs.length - 1; i >= 0; i--) if (equal(xs[i], x)) return BigInt(i);
+  return -1n;
+}
+
+// ---- regex
+const compiled = new Map<string, RE2JS>();
+function regex(pattern: string): RE2JS {
+  let re = compiled.get(pattern);
+  if (!re) {
+    re = RE2JS.compile(pattern);
+    if (compiled.size > 1000) compiled.clear();
+    compiled.set(pattern, re);
+  }
+  return re;
+}
+function find(this: string, pattern: string) {
+  const m = regex(pattern).matcher(this);
+  return m.find() ? m.group(0) ?? '' : '';
+}
+function findAll(this: string, pattern: string, limit?: bigint) {
+  const out: string[] = [];
+  if (limit === 0n) return celList([]);
+  const m = regex(pattern).matcher(this);
+  while (m.find()) {
+    out.push(m.group(0) ?? '');
+    if (limit !== undefined && limit > 0n && BigInt(out.length) >= limit) break;
+  }
+  return celList(out);
+}
+
+// ---- URLs: held as maps with a marker key so equality and dispatch work without a custom value type
+const urlMarker = '\u0000url';
+interface ParsedUrl { scheme: string; host: string; hostname: string; port: string; path: string; query: Record<string, string[]> }
+/** absolute URLs and absolute paths, as Go's url.ParseRequestURI accepts them */
+function parseUrl(s: string): ParsedUrl | string {
+  if (s.startsWith('/')) {
+    const [path, q = ''] = s.split('?', 2);
+    return { scheme: '', host: '', hostname: '', port: '', path, query: queryOf(q) };
+  }
+  const m = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(s);
+  if (!m) return `parse "${s}": invalid URI for request`;
+  if (/\s/.test(s)) return `parse "${s}": invalid character " " in URL`;
+  try {
+    const u = new URL(s);
+    const hostPart = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/([^/?#]*)/.exec(s)?.[1] ?? '';
+    const host = hostPart.includes('@') ? hostPart.slice(hostPart.lastIndexOf('@') + 1) : hostPart;
+    const bracketed = /^\[([^\]]*)\](?::(\d*))?$/.exec(host);
+    const hostname = bracketed ? bracketed[1] : host.replace(/:\d*$/, '');
+    const port = bracketed ? bracketed[2] ?? '' : /:(\d*)$/.exec(host)?.[1] ?? '';
+    const raw = /^[A-Za-z][A-Za-z0-9+.-]*:(?:\/\/[^/?#]*)?([^?#]*)/.exec(s)?.[1] ?? '';
+    return { scheme: m[1], host, hostname, port, path: raw, query: queryOf(u.search.slice(1)) };
+  } catch {
+    return `parse "${s}": invalid URL`;
+  }
+}
+function queryOf(q: string): Record<string, string[]> {
+  const out: Record<string, string[]> = {};
+  if (!q) return out;
+  for (const part of q.split('&')) {
+    if (!part) continue;
+    const [k, v = ''] = part.split('=', 2);
+    const key = decodeURIComponent(k.replace(/\+/g, ' '));
+    (out[key] ??= []).push(decodeURIComponent(v.replace(/\+/g, ' ')));
+  }
+  return out;
+}
+function url(s: string): CelMap {
+  const u = parseUrl(s);
+  if (typeof u === 'string') throw new Error(`URL parse error during conversion from string: ${u}`);
+  return celMap(new Map<string, CelValue>([[urlMarker, JSON.stringify(u)]]));
+}
+const urlOf = (m: CelMap): ParsedUrl => {
+  const raw = m.get(urlMarker);
+  if (typeof raw !== 'string') throw new Error('no such overload: not a URL');
+  return JSON.parse(raw);
+};
+const urlQuery = (m: CelMap) => celMap(new Map(Object.entries(urlOf(m).query).map(([k, v]) => [k, celList(v)])));
+
+/** the functions Kubernetes 1.27 adds to CEL, beside the standard library and string extensions */
+export const kubernetesFunctions = [
+  celMethod('isSorted', LIST, [], BOOL, isSorted),
+  celMethod('sum', LIST, [], DYN, sum),
+  celMethod('min', LIST, [], DYN, extreme('min', (a, b) => !less(b, a))),
+  celMethod('max', LIST, [], DYN, extreme('max', (a, b) => !less(a, b))),
+  celMethod('indexOf', LIST, [DYN], INT, listIndexOf),
+  celMethod('lastIndexOf', LIST, [DYN], INT, listLastIndexOf),
+  celMethod('find', STRING, [STRING], STRING, find),
+  celMethod('findAll', STRING, [STRING], listType(STRING), function (this: string, p: string) { return findAll.call(this, p); }),
+  celMethod('findAll', STRING, [STRING, INT], listType(STRING), findAll),
+  celFunc('url', [STRING], URL_TYPE, url),
+  celFunc('isURL', [STRING], BOOL, (s: string) => typeof parseUrl(s) !== 'string'),
+  celMethod('getScheme', URL_TYPE, [], STRING, function (this: CelMap) { return urlOf(this).scheme; }),
+  celMethod('getHost', URL_TYPE, [], STRING, function (this: CelMap) { return urlOf(this).host; }),
+  celMethod('getHostname', URL_TYPE, [], STRING, function (this: CelMap) { return urlOf(this).hostname; }),
+  celMethod('getPort', URL_TYPE, [], STRING, function (this: CelMap) { return urlOf(this).port; }),
+  celMethod('getEscapedPath', URL_TYPE, [], STRING, function (this: CelMap) { return urlOf(this).path; }),
+  celMethod('getQuery', URL_TYPE, [], mapType(STRING, listType(STRING)), function (this: CelMap) { return urlQuery(this); }),
+];
+
+/** the environment rules run in: standard library, string extensions and the Kubernetes libraries */
+export function kubernetesEnv(): CelEnv {
+  return celEnv({ funcs: [...strings, ...kubernetesFunctions] });
+}
+
+const traversal = 0.1;   // cost per character of traversing a string
+const regexFactor = 0.25; // cost per character of a regular expression
+
+/** a data tree's traversal cost, as the list functions are charged */
+function traversalCost(v: CelValue): number {
+  if (typeof v === 'string' || v instanceof Uint8Array) return Math.floor(sizeOf(v) * traversal);
+  if (isCelList(v)) { let c = 0; for (const x of v) c += traversalCost(x); return c; }
+  if (isCelMap(v)) { let c = 0; for (const [k, x] of v) c += traversalCost(k as CelValue) + traversalCost(x); return c; }
+  return 1;
+}
+
+/** the runtime cost of one call, from its actual arguments, as the reference's cost tracker charges it */
+export function callCost(fn: string, target: CelValue | undefined, args: CelValue[], result: CelValue | undefined): number {
+  const all = target === undefined ? args : [target, ...args];
+  const size = (i: number) => sizeOf(all[i]);
+  switch (fn) {
+    case 'isSorted': case 'sum': case 'max': case 'min': case 'indexOf': case 'lastIndexOf':
+      return isCelList(all[0]) ? traversalCost(all[0]) : Math.ceil(size(0) * traversal);
+    case 'url': case 'lowerAscii': case 'upperAscii': case 'substring': case 'trim':
+      return Math.ceil(size(0) * traversal);
+    case 'replace': case 'split':
+      return Math.ceil(size(0) * 2 * traversal);
+    case 'join':
+      return Math.ceil(sizeOf(result) * 2 * traversal);
+    case 'find': case 'findAll':
+    case 'matches':
+      return Math.ceil((1 + size(0)) * traversal) * Math.ceil(size(1) * regexFactor);
+    case 'contains':
+      return Math.ceil(size(0) * traversal) * Math.ceil(size(1) * traversal);
+    case 'startsWith': case 'endsWith':
+      return Math.ceil(size(1) * traversal);
+    case '@in':
+      return isCelList(all[1]) ? size(1) : 1;
+    case '_+_':
+      if (typeof all[0] === 'string' || all[0] instanceof Uint8Array) return Math.ceil((size(0) + size(1)) * traversal);
+      return 1;
+    case '_==_': case '_!=_': case '_<_': case '_<=_': case '_>_': case '_>=_':
+      if (typeof all[0] === 'string' || all[0] instanceof Uint8Array) return Math.ceil(Math.min(size(0), size(1)) * traversal);
+      return 1;
+    case 'string': case 'bytes':
+      return typeof all[0] === 'string' || all[0] instanceof Uint8Array ? Math.ceil(size(0) * traversal) : 1;
+    default:
+      return 1;
+  }
+}
+
+export { celError, celUint, isCelUint };

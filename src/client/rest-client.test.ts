@@ -1,0 +1,172 @@
+// The shared client against a real API server: TLS with client certificates, bearer tokens (static
+// and from an exec plugin), the verbs, the status sub-client, watch, the informer's resume and relist, QPS.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../testing.js';
+import { loadClientConfig } from '../config/client-config.js';
+import { ApiError, clientFromFile, createClient, isNotFound, type Client, type ResourceClient, type WatchEvent } from './rest-client.js';
+import { startInformer, type InformerEvent } from './informer.js';
+import { tokenBucket } from './rate-limit.js';
+
+const configMaps = { group: '', version: 'v1', resource: 'configmaps' };
+const until = async (f: () => boolean, ms = 5000) => {
+  const end = Date.now() + ms;
+  while (!f()) {
+    if (Date.now() > end) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('REST client', () => {
+  let server: TestServer;
+  let client: Client;
+  let dir: string;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'client-test-'));
+    writeFileSync(join(dir, 'tokens.csv'), 'secret-token,alice,uid-1,"system:masters"\nplugin-token,bob,uid-2,"system:masters"\n');
+    server = await startTestServer({ flags: [`--token-auth-file=${join(dir, 'tokens.csv')}`] });
+    client = await clientFromFile(server.kubeconfig);
+  });
+  after(async () => {
+    client?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('create, get, list, update, patch (merge, json, strategic), delete with the client certificate', async () => {
+    const cms = client.resource(configMaps, 'default');
+    const created = await cms.create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', labels: { app: 'x' } }, data: { a: '1' } });
+    assert.ok(created.metadata.uid);
+    assert.equal((await cms.get('one')).data.a, '1');
+    const updated = await cms.update({ ...created, data: { a: '2' } });
+    assert.equal(updated.data.a, '2');
+    assert.equal((await cms.patch('one', { data: { b: '3' } })).data.b, '3');
+    assert.equal((await cms.patch('one', [{ op: 'replace', path: '/data/a', value: '4' }], 'json')).data.a, '4');
+    assert.equal((await cms.patch('one', { data: { c: '5' } }, 'strategic')).data.c, '5');
+    const list = await cms.list({ labelSelector: 'app=x' });
+    assert.deepEqual(list.items.map((i: any) => i.metadata.name), ['one']);
+    assert.ok(list.metadata.resourceVersion);
+    await cms.delete('one');
+    await assert.rejects(cms.get('one'), (e: unknown) => isNotFound(e) && e instanceof ApiError && /not found/.test(e.message));
+  });
+
+  test('a stale update is a conflict; the status sub-client writes status', async () => {
+    const cms = client.resource(configMaps, 'default');
+    const a = await cms.create({ metadata: { name: 'two' } });
+    await cms.update({ ...a, data: { x: '1' } });
+    await assert.rejects(cms.update({ ...a, data: { x: '2' } }), (e: unknown) => e instanceof ApiError && e.code === 409);
+    const pods = client.resource({ group: '', version: 'v1', resource: 'pods' }, 'default');
+    await pods.create({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
+    const patched = await pods.status.patch('p', { status: { phase: 'Running' } });
+    assert.equal(patched.status.phase, 'Running');
+  });
+
+  test('bearer tokens: static, and from an exec credential plugin', async () => {
+    const base = await loadClientConfig(server.kubeconfig);
+    const { certPem: _c, keyPem: _k, ...noCert } = base;
+    const withToken = createClient({ ...noCert, token: 'secret-token' });
+    const review = await withToken.request({ method: 'POST', path: `/apis/${server.names.group('authentication')}/v1beta1/selfsubjectreviews`, body: { apiVersion: `${server.names.group('authentication')}/v1beta1`, kind: 'SelfSubjectReview' } });
+    assert.equal(review.status.userInfo.username, 'alice');
+    withToken.close();
+    const bad = createClient({ ...noCert, token: 'wrong' });
+    await assert.rejects(bad.resource(configMaps, 'default').list(), (e: unknown) => e instanceof ApiError && e.code === 401);
+    bad.close();
+
+    const plugin = join(dir, 'plugin.sh');
+    writeFileSync(plugin, `#!/bin/sh\necho '{"apiVersion":"client.authentication.test/v1","kind":"ExecCredential","status":{"token":"plugin-token"}}'\n`);
+    chmodSync(plugin, 0o755);
+    const viaPlugin = createClient({ ...noCert, exec: { apiVersion: 'client.authentication.test/v1', command: plugin } });
+    const who = await viaPlugin.request({ method: 'POST', path: `/apis/${server.names.group('authentication')}/v1beta1/selfsubjectreviews`, body: { apiVersion: `${server.names.group('authentication')}/v1beta1`, kind: 'SelfSubjectReview' } });
+    assert.equal(who.status.userInfo.username, 'bob');
+    viaPlugin.close();
+  });
+
+  test('watch streams events from a resourceVersion', async () => {
+    const cms = client.resource(configMaps, 'default');
+    const { metadata } = await cms.list();
+    const stop = new AbortController();
+    const seen: WatchEvent[] = [];
+    const done = (async () => {
+      for await (const e of cms.watch({ resourceVersion: metadata.resourceVersion, signal: stop.signal })) {
+        seen.push(e);
+        if (seen.length === 3) stop.abort();
+      }
+    })();
+    await cms.create({ metadata: { name: 'w' } });
+    await cms.patch('w', { data: { a: 'b' } });
+    await cms.delete('w');
+    await done;
+    assert.deepEqual(seen.map((e) => `${e.type} ${e.object.metadata.name}`), ['ADDED w', 'MODIFIED w', 'DELETED w']);
+  });
+
+  test('the informer lists, then follows; a watch that ends resumes without a relist', async () => {
+    const cms = client.resource(configMaps, 'informed');
+    await client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: 'informed' } });
+    await cms.create({ metadata: { name: 'before' } });
+    const events: InformerEvent<any>[] = [];
+    const informer = startInformer(cms, (e) => events.push(e), { watchTimeoutSeconds: 1 });
+    await informer.synced;
+    assert.deepEqual([...informer.store.keys()], ['informed/before']);
+    // the server ends each watch after a second; changes made across the reconnects all arrive
+    for (let i = 0; i < 3; i++) {
+      await cms.create({ metadata: { name: `n${i}` } });
+      await new Promise((r) => setTimeout(r, 700));
+    }
+    await cms.delete('before');
+    await until(() => informer.store.size === 3 && !informer.store.has('informed/before'));
+    informer.stop();
+    assert.equal(events.filter((e) => e.type === 'sync').length, 1);
+    assert.deepEqual(events.filter((e) => e.type !== 'sync').map((e) => `${e.type} ${(e as any).object.metadata.name}`), ['added n0', 'added n1', 'added n2', 'deleted before']);
+  });
+});
+
+describe('informer relist on 410 Gone (unit, with a scripted resource)', () => {
+  test('a watch that answers 410 makes the informer list again', async () => {
+    let lists = 0;
+    let watches = 0;
+    const fake: Pick<ResourceClient, 'list' | 'watch'> = {
+      async list() {
+        lists++;
+        return { metadata: { resourceVersion: String(lists * 10) }, items: [{ metadata: { name: `item-${lists}`, resourceVersion: '1' } }] };
+      },
+      watch(o) {
+        watches++;
+        const n = watches;
+        return (async function* () {
+          if (n === 1) throw new ApiError(410, 'Expired', 'too old resource version');
+          await new Promise<void>((r) => o?.signal?.addEventListener('abort', () => r()));
+        })();
+      },
+    };
+    const syncs: string[][] = [];
+    const informer = startInformer(fake as ResourceClient, (e) => { if (e.type === 'sync') syncs.push(e.items.map((i: any) => i.metadata.name)); });
+    await until(() => syncs.length === 2);
+    informer.stop();
+    assert.deepEqual(syncs, [['item-1'], ['item-2']]);
+    assert.deepEqual([...informer.store.keys()], ['item-2']);
+    assert.equal(informer.lastResourceVersion(), '20');
+  });
+});
+
+describe('token bucket', () => {
+  test('burst goes at once, then qps per second', async () => {
+    const limiter = tokenBucket(20, 3);
+    const t0 = performance.now();
+    for (let i = 0; i < 3; i++) await limiter.take();
+    assert.ok(performance.now() - t0 < 30, 'the burst is not delayed');
+    for (let i = 0; i < 4; i++) await limiter.take();
+    const elapsed = performance.now() - t0;
+    assert.ok(elapsed >= 180 && elapsed < 600, `4 more at 20/s take about 200 ms (took ${Math.round(elapsed)})`);
+  });
+
+  test('qps 0 is unlimited', async () => {
+    const limiter = tokenBucket(0, 0);
+    const t0 = performance.now();
+    for (let i = 0; i < 1000; i++) await limiter.take();
+    assert.ok(performance.now() - t0 < 100);
+  });
+});

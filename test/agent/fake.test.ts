@@ -1,0 +1,177 @@
+// The agent in fake mode against a real API server: registration, status, lease, pods to Running,
+// exits and restarts by annotation, graceful deletion, static pods as mirror pods, NotReady on stop.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { parseAgentOptions, fakeAnnotation } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { leasesRef, nodesRef } from '../../src/agent/node-status.js';
+import { podsRef } from '../../src/agent/status-manager.js';
+import { pod, tempDir, waitFor } from './helpers.js';
+
+const quiet = { info() {}, warn() {} };
+
+describe('agent with the fake runtime', () => {
+  let server: TestServer;
+  let client: Client;
+  let agent: RunningAgent;
+  let root: string;
+  let manifests: string;
+
+  before(async () => {
+    server = await startTestServer();
+    client = await clientFromFile(server.kubeconfig);
+    root = tempDir('agent-fake-');
+    manifests = tempDir('agent-manifests-');
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=node-a', `--root-dir=${root}`,
+      '--node-status-update-frequency=200ms', '--node-labels=team=blue', '--register-with-taints=dedicated=test:NoSchedule',
+      `--pod-manifest-path=${manifests}`, '--file-check-frequency=200ms', '--system-reserved=memory=1Gi',
+    ]);
+    agent = await runAgent(options, quiet, { leaseDurationSeconds: 1, relistMs: 50 });
+  });
+
+  after(async () => {
+    await agent?.stop();
+    client?.close();
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+    rmSync(manifests, { recursive: true, force: true });
+  });
+
+  test('registers the node with labels, taints, capacity and allocatable, and Ready', async () => {
+    const node = await waitFor('node Ready', async () => {
+      const n = await client.resource(nodesRef).get('node-a');
+      return n.status?.conditions?.find((c: any) => c.type === 'Ready')?.status === 'True' && n;
+    });
+    const label = server.names.label('hostname');
+    assert.equal(node.metadata.labels[label], 'node-a');
+    assert.equal(node.metadata.labels.team, 'blue');
+    assert.deepEqual(node.spec.taints, [{ key: 'dedicated', value: 'test', effect: 'NoSchedule' }]);
+    assert.equal(node.status.capacity.pods, '110');
+    assert.equal(node.status.capacity.memory, `${(32 * 2 ** 30) / 1024}Ki`);
+    // 32 GiB less 1 GiB reserved less the 100Mi hard eviction threshold
+    assert.equal(node.status.allocatable.memory, `${(31 * 2 ** 30 - 100 * 2 ** 20) / 1024}Ki`);
+    assert.deepEqual(node.status.conditions.map((c: any) => c.type).sort(), ['DiskPressure', 'MemoryPressure', 'PIDPressure', 'Ready']);
+    assert.equal(node.status.nodeInfo.containerRuntimeVersion, 'fake://1.0.0');
+    assert.ok(node.status.addresses.some((a: any) => a.type === 'Hostname' && a.address === 'node-a'));
+  });
+
+  test('renews its lease in the node-lease namespace', async () => {
+    const leases = client.resource(leasesRef(server.names), server.names.nodeLeaseNamespace);
+    const first = await waitFor('lease', () => leases.get('node-a'));
+    assert.equal(first.spec.holderIdentity, 'node-a');
+    const renewed = await waitFor('renewed lease', async () => {
+      const l = await leases.get('node-a');
+      return l.spec.renewTime !== first.spec.renewTime && l;
+    });
+    assert.ok(Date.parse(renewed.spec.renewTime) > Date.parse(first.spec.renewTime));
+  });
+
+  test('runs a bound pod: Running with container ids, Ready conditions', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(pod('web', 'node-a'));
+    const running = await waitFor('pod Running', async () => {
+      const p = await pods.get('web');
+      return p.status?.phase === 'Running' && p.status.conditions?.find((c: any) => c.type === 'Ready')?.status === 'True' && p;
+    });
+    const [status] = running.status.containerStatuses;
+    assert.match(status.containerID, /^fake:\/\/node-a\/.+\/main\/0$/);
+    assert.equal(status.ready, true);
+    assert.equal(status.restartCount, 0);
+    assert.ok(status.state.running.startedAt);
+  });
+
+  test('a container that exits is restarted per its policy; Never leaves the pod Failed', async () => {
+    const pods = client.resource(podsRef, 'default');
+    const exit = { [fakeAnnotation(server.names, 'run-for')]: '50ms', [fakeAnnotation(server.names, 'exit-code')]: '3' };
+    await pods.create(pod('crash', 'node-a', { annotations: exit }));
+    await pods.create(pod('once', 'node-a', { annotations: exit, spec: { restartPolicy: 'Never' } }));
+    const restarted = await waitFor('restart', async () => {
+      const p = await pods.get('crash');
+      return p.status?.containerStatuses?.[0]?.restartCount >= 1 && p;
+    });
+    assert.equal(restarted.status.containerStatuses[0].lastState.terminated.exitCode, 3);
+    const failed = await waitFor('Failed', async () => {
+      const p = await pods.get('once');
+      return p.status?.phase === 'Failed' && p;
+    });
+    assert.equal(failed.status.containerStatuses[0].state.terminated.exitCode, 3);
+    assert.equal(failed.status.containerStatuses[0].restartCount, 0);
+  });
+
+  test('a failing liveness probe restarts the container; a failing readiness probe keeps it unready', async () => {
+    const pods = client.resource(podsRef, 'default');
+    const probe = { exec: { command: ['true'] }, periodSeconds: 1, failureThreshold: 1 };
+    await pods.create(pod('sick', 'node-a', { annotations: { [fakeAnnotation(server.names, 'liveness')]: 'fail' }, containers: [{ name: 'main', image: 'busybox', livenessProbe: probe }] }));
+    await pods.create(pod('shy', 'node-a', { annotations: { [fakeAnnotation(server.names, 'ready')]: 'false' }, containers: [{ name: 'main', image: 'busybox', readinessProbe: probe }] }));
+    await waitFor('liveness restart', async () => (await pods.get('sick')).status?.containerStatuses?.[0]?.restartCount >= 1);
+    const shy = await waitFor('shy running', async () => {
+      const p = await pods.get('shy');
+      return p.status?.phase === 'Running' && p;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const again = await pods.get('shy');
+    assert.equal(again.status.containerStatuses[0].ready, false);
+    assert.equal(again.status.conditions.find((c: any) => c.type === 'Ready').status, 'False');
+    assert.ok(shy);
+  });
+
+  test('deleting a pod: the agent stops its containers and removes it', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(pod('doomed', 'node-a'));
+    await waitFor('Running', async () => (await pods.get('doomed')).status?.phase === 'Running');
+    const deleting = await pods.delete('doomed');
+    assert.ok(deleting?.metadata?.deletionTimestamp, 'a bound pod is deleted gracefully');
+    await waitFor('pod gone', async () => {
+      try {
+        await pods.get('doomed');
+        return false;
+      } catch (e) {
+        return (e as any).code === 404;
+      }
+    });
+    assert.ok(!agent.nodes[0]!.workers.pods().some((x) => x.pod.metadata.name === 'doomed'));
+  });
+
+  test('a static pod appears as a mirror pod and follows edits of its file', async () => {
+    const file = join(manifests, 'static.yaml');
+    const manifest = (image: string) => `apiVersion: v1\nkind: Pod\nmetadata:\n  name: static-web\nspec:\n  containers:\n  - name: web\n    image: ${image}\n`;
+    writeFileSync(file, manifest('busybox:1'));
+    const pods = client.resource(podsRef, 'default');
+    const mirrorKey = server.names.label('config.mirror');
+    const mirror = await waitFor('mirror pod Running', async () => {
+      const p = await pods.get('static-web-node-a');
+      return p.status?.phase === 'Running' && p;
+    });
+    assert.ok(mirror.metadata.annotations[mirrorKey]);
+    assert.equal(mirror.metadata.ownerReferences?.[0]?.kind, 'Node');
+    writeFileSync(file, manifest('busybox:2'));
+    const edited = await waitFor('mirror pod follows the edit', async () => {
+      const p = await pods.get('static-web-node-a');
+      return p.spec.containers[0].image === 'busybox:2' && p.status?.phase === 'Running' && p;
+    });
+    assert.notEqual(edited.metadata.annotations[mirrorKey], mirror.metadata.annotations[mirrorKey]);
+    unlinkSync(file);
+    await waitFor('mirror pod removed', async () => {
+      try {
+        await pods.get('static-web-node-a');
+        return false;
+      } catch (e) {
+        return (e as any).code === 404;
+      }
+    });
+  });
+
+  test('the node goes NotReady when the agent stops', async () => {
+    await agent.stop();
+    const node = await client.resource(nodesRef).get('node-a');
+    const ready = node.status.conditions.find((c: any) => c.type === 'Ready');
+    assert.equal(ready.status, 'Unknown');
+    assert.equal(ready.reason, 'NodeStatusUnknown');
+    agent = undefined as never;
+  });
+});

@@ -1,0 +1,141 @@
+// Authenticators and authorizers that call out, each against a real HTTPS service on loopback: OpenID Connect
+// (discovery and keys), the token-review webhook, the authorization webhook (both with caching), and the
+// authenticating proxy (client certificate from its own CA, allowed names, header mapping).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT, exportJWK } from 'jose';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createCertificateAuthority } from '../../src/pki/certificates.js';
+import { call, fakeHttpsService, issueClientCert, writeWebhookConfig, type FakeService, type Identity } from './auth-support.js';
+
+describe('remote authentication and authorization services', { concurrency: 1, timeout: 60_000 }, () => {
+  let server: TestServer;
+  let dir: string;
+  let issuer: FakeService, tokenHook: FakeService, authzHook: FakeService;
+  const oidcKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const proxyCa = createCertificateAuthority('front-proxy-ca', 3600);
+  let proxy: Identity, intruder: Identity;
+  const as = (who: Identity, method: string, path: string, opts?: Parameters<typeof call>[4]) => call(server, who, method, path, opts);
+  const whoami = (who: Identity, headers?: Record<string, string>) =>
+    as(who, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers });
+  const idToken = (claims: Record<string, unknown>, opts: { exp?: number; aud?: string; key?: typeof oidcKey.privateKey } = {}) =>
+    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer.url).setAudience(opts.aud ?? 'cluster-client')
+      .setIssuedAt().setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 600).sign(opts.key ?? oidcKey.privateKey);
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'auth-remote-'));
+    const jwk = { ...(await exportJWK(oidcKey.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+    issuer = await fakeHttpsService(dir, 'issuer', req => req.url === '/.well-known/openid-configuration'
+      ? { issuer: issuer.url, jwks_uri: `${issuer.url}/keys` } : { keys: [jwk] });
+    tokenHook = await fakeHttpsService(dir, 'token-hook', (_req, body) => {
+      const good = body?.spec?.token === 'hook-good';
+      return { apiVersion: body.apiVersion, kind: 'TokenReview', status: good
+        ? { authenticated: true, user: { username: 'hook-user', uid: '42', groups: ['hookers'], extra: { team: ['a'] } } }
+        : { authenticated: false, error: 'token rejected by the hook' } };
+    });
+    authzHook = await fakeHttpsService(dir, 'authz-hook', (_req, body) => {
+      const r = body?.spec?.resourceAttributes;
+      const allowed = body?.spec?.user === 'hook-user' && r?.resource === 'configmaps' && r?.verb === 'list';
+      const denied = r?.resource === 'secrets';
+      return { apiVersion: body.apiVersion, kind: 'SubjectAccessReview', status: { allowed, ...(denied ? { denied: true, reason: 'secrets are off limits' } : {}) } };
+    });
+    const tokenHookConfig = join(dir, 'token-hook.json');
+    writeWebhookConfig(tokenHookConfig, tokenHook, '/review');
+    const authzHookConfig = join(dir, 'authz-hook.json');
+    writeWebhookConfig(authzHookConfig, authzHook, '/authorize');
+    const proxyCaFile = join(dir, 'proxy-ca.crt');
+    writeFileSync(proxyCaFile, proxyCa.certPem);
+    proxy = await issueClientCert(proxyCa, 'front-proxy');
+    intruder = await issueClientCert(proxyCa, 'intruder');
+    server = await startTestServer({ flags: [
+      '--authorization-mode=RBAC,Webhook', `--authorization-webhook-config-file=${authzHookConfig}`, '--authorization-webhook-version=v1',
+      `--authentication-token-webhook-config-file=${tokenHookConfig}`,
+      `--oidc-issuer-url=${issuer.url}`, '--oidc-client-id=cluster-client', `--oidc-ca-file=${issuer.caFile}`, '--oidc-username-claim=email',
+      '--oidc-groups-claim=groups', '--oidc-groups-prefix=oidc:', '--oidc-required-claim=tenant=blue',
+      `--requestheader-client-ca-file=${proxyCaFile}`, '--requestheader-allowed-names=front-proxy', '--requestheader-username-headers=X-Remote-User',
+      '--requestheader-group-headers=X-Remote-Group', '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    ] });
+  });
+  after(async () => {
+    await server?.close();
+    for (const s of [issuer, tokenHook, authzHook]) await s?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('OpenID Connect: valid, wrong signature, expired, wrong audience, missing claim', async () => {
+    const good = await idToken({ email: 'jane@example.com', email_verified: true, groups: ['eng', 'ops'], tenant: 'blue' });
+    const r = await whoami({ token: good });
+    assert.equal(r.status, 201, r.body);
+    assert.deepEqual(r.json.status.userInfo, { username: 'jane@example.com', groups: ['oidc:eng', 'oidc:ops', 'system:authenticated'] });
+    assert.ok(issuer.requests.some(q => q.path === '/.well-known/openid-configuration'));
+    const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const bad: Array<[string, Promise<string>]> = [
+      ['foreign key', idToken({ email: 'jane@example.com', tenant: 'blue' }, { key: other.privateKey })],
+      ['expired', idToken({ email: 'jane@example.com', tenant: 'blue' }, { exp: Math.floor(Date.now() / 1000) - 60 })],
+      ['audience', idToken({ email: 'jane@example.com', tenant: 'blue' }, { aud: 'someone-else' })],
+      ['required claim', idToken({ email: 'jane@example.com', tenant: 'red' })],
+      ['unverified email', idToken({ email: 'jane@example.com', email_verified: false, tenant: 'blue' })],
+      ['no user claim', idToken({ tenant: 'blue' })],
+    ];
+    for (const [why, token] of bad) {
+      const res = await whoami({ token: await token });
+      assert.equal(res.status, 401, why);
+      assert.equal(res.json.reason, 'Unauthorized');
+    }
+  });
+
+  test('token-review webhook: accepted, rejected, cached', async () => {
+    const before = tokenHook.requests.length;
+    const r = await whoami({ token: 'hook-good' });
+    assert.equal(r.status, 201, r.body);
+    assert.deepEqual(r.json.status.userInfo, { username: 'hook-user', uid: '42', groups: ['hookers', 'system:authenticated'], extra: { team: ['a'] } });
+    const sent = tokenHook.requests[before];
+    assert.equal(sent.body.apiVersion, 'authentication.cluster.io/v1beta1');
+    assert.equal(sent.body.spec.token, 'hook-good');
+    assert.equal(sent.headers.authorization, 'Bearer apiserver-secret');
+    await whoami({ token: 'hook-good' });
+    assert.equal(tokenHook.requests.length, before + 1, 'the second call is answered from the cache');
+    const bad = await whoami({ token: 'hook-bad' });
+    assert.equal(bad.status, 401);
+    assert.match(bad.json.message, /token rejected by the hook/);
+  });
+
+  test('authorization webhook: allow, explicit deny, no opinion, cached', async () => {
+    const hookUser: Identity = { token: 'hook-good' };
+    const before = authzHook.requests.length;
+    assert.equal((await as(hookUser, 'GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+    const sent = authzHook.requests[before].body;
+    assert.equal(sent.apiVersion, 'authorization.cluster.io/v1');
+    assert.deepEqual(sent.spec.groups, ['hookers', 'system:authenticated']);
+    assert.equal(sent.spec.resourceAttributes.namespace, 'default');
+    assert.equal((await as(hookUser, 'GET', '/api/v1/namespaces/default/configmaps')).status, 200);
+    assert.equal(authzHook.requests.length, before + 1, 'allowed answers are cached');
+    const denied = await as(hookUser, 'GET', '/api/v1/namespaces/default/secrets');
+    assert.equal(denied.status, 403);
+    assert.match(denied.json.message, /: secrets are off limits$/);
+    assert.equal((await as(hookUser, 'DELETE', '/api/v1/namespaces/default/configmaps/x')).status, 403);
+    // RBAC comes first: the discovery role answers without asking the webhook
+    const n = authzHook.requests.length;
+    assert.equal((await as(hookUser, 'GET', '/version')).status, 200);
+    assert.equal(authzHook.requests.length, n);
+  });
+
+  test('authenticating proxy: trusted certificate and name, headers mapped; others ignored', async () => {
+    const headers = { 'X-Remote-User': 'pat', 'X-Remote-Group': 'g1', 'X-Remote-Extra-Acme.com%2Fproject': 'p1' };
+    const r = await whoami(proxy, headers);
+    assert.equal(r.status, 201, r.body);
+    assert.deepEqual(r.json.status.userInfo, { username: 'pat', groups: ['g1', 'system:authenticated'], extra: { 'acme.com/project': ['p1'] } });
+    // a certificate from the proxy CA with a name not allowed: neither a proxy nor a user
+    assert.equal((await whoami(intruder, headers)).status, 401);
+    // headers without the proxy's certificate are ignored: anonymous, who may not ask
+    assert.equal((await whoami({}, headers)).status, 403);
+    // the proxy certificate alone, without the headers, is no user either
+    assert.equal((await whoami(proxy)).status, 401);
+    // admin certificates still work alongside
+    assert.equal((await whoami({ certPem: server.adminCertPem, keyPem: server.adminKeyPem })).json.status.userInfo.username, 'admin');
+  });
+});

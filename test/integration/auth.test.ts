@@ -1,0 +1,352 @@
+// Authentication and authorization against a real server (cluster.io mode, RBAC and Node): each local
+// authenticator with valid, invalid, expired and missing credentials; an authorization matrix; escalation
+// prevention; impersonation; TokenRequest and TokenReview; aggregated roles; the Node authorizer; bad input.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createPrivateKey } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SignJWT } from 'jose';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createCertificateAuthority } from '../../src/pki/certificates.js';
+import { call, issueClientCert, serverCa, type Identity } from './auth-support.js';
+
+const rbac = 'rbac.authorization.cluster.io';
+const rbacApi = `/apis/${rbac}/v1`;
+
+describe('authentication and authorization (cluster.io mode, Node,RBAC)', { concurrency: 1, timeout: 60_000 }, () => {
+  let server: TestServer;
+  let dir: string;
+  const admin: Identity = {};
+  const alice: Identity = { token: 'alice-token' };
+  const bob: Identity = { token: 'bob-token' };
+  let carol: Identity;
+  const as = (who: Identity, method: string, path: string, opts?: Parameters<typeof call>[4]) => call(server, who, method, path, opts);
+  const create = async (path: string, body: unknown) => {
+    const r = await as(admin, 'POST', path, { body });
+    assert.equal(r.status, 201, `${path}: ${r.body}`);
+    return r.json;
+  };
+  const role = (kind: 'Role' | 'ClusterRole', name: string, rules: unknown[], namespace?: string) =>
+    create(kind === 'Role' ? `${rbacApi}/namespaces/${namespace}/roles` : `${rbacApi}/clusterroles`,
+      { apiVersion: `${rbac}/v1`, kind, metadata: { name, ...(namespace ? { namespace } : {}) }, rules });
+  const bind = (kind: 'RoleBinding' | 'ClusterRoleBinding', name: string, roleRef: { kind: string; name: string }, subjects: unknown[], namespace?: string) =>
+    create(kind === 'RoleBinding' ? `${rbacApi}/namespaces/${namespace}/rolebindings` : `${rbacApi}/clusterrolebindings`,
+      { apiVersion: `${rbac}/v1`, kind, metadata: { name, ...(namespace ? { namespace } : {}) }, roleRef: { apiGroup: rbac, ...roleRef }, subjects });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'auth-it-'));
+    const tokens = join(dir, 'tokens.csv');
+    writeFileSync(tokens, 'alice-token,alice,u-1,"dev"\nbob-token,bob,u-2\nnode-token,system:node:n1,u-3,system:nodes\n');
+    server = await startTestServer({ flags: ['--authorization-mode=Node,RBAC', `--token-auth-file=${tokens}`, '--enable-bootstrap-token-auth'] });
+    admin.certPem = server.adminCertPem; admin.keyPem = server.adminKeyPem;
+    carol = await issueClientCert(serverCa(server), 'carol', ['auditors']);
+    await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'team' } });
+    await create('/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'other' } });
+    await role('Role', 'worker', [
+      { apiGroups: [''], resources: ['pods', 'pods/status'], verbs: ['get', 'list', 'create'] },
+      { apiGroups: [''], resources: ['configmaps'], resourceNames: ['public'], verbs: ['get', 'update'] },
+      { apiGroups: ['apps'], resources: ['*'], verbs: ['list'] },
+    ], 'team');
+    await bind('RoleBinding', 'alice-worker', { kind: 'Role', name: 'worker' }, [{ kind: 'User', name: 'alice' }], 'team');
+    await role('ClusterRole', 'metrics-reader', [{ nonResourceURLs: ['/metrics', '/logs/*'], verbs: ['get'] }]);
+    await bind('ClusterRoleBinding', 'auditors-metrics', { kind: 'ClusterRole', name: 'metrics-reader' }, [{ kind: 'Group', name: 'auditors' }]);
+    await bind('RoleBinding', 'auditors-view', { kind: 'ClusterRole', name: 'view' }, [{ kind: 'Group', name: 'auditors' }], 'team');
+    for (const name of ['public', 'private'])
+      await create('/api/v1/namespaces/team/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { k: name } });
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('authorization matrix: verbs, resources, subresources, resourceNames, non-resource URLs', async () => {
+    const matrix: Array<[string, Identity, string, string, number]> = [
+      ['alice', alice, 'GET', '/api/v1/namespaces/team/pods', 200],
+      ['alice', alice, 'GET', '/api/v1/namespaces/other/pods', 403],
+      ['alice', alice, 'DELETE', '/api/v1/namespaces/team/pods/x', 403],
+      ['alice', alice, 'GET', '/api/v1/namespaces/team/pods/x/status', 404], // allowed, then not found
+      ['alice', alice, 'GET', '/api/v1/namespaces/team/pods/x/log', 403],
+      ['alice', alice, 'GET', '/api/v1/namespaces/team/configmaps/public', 200],
+      ['alice', alice, 'GET', '/api/v1/namespaces/team/configmaps/private', 403],
+      ['alice', alice, 'GET', '/api/v1/namespaces/team/configmaps', 403], // resourceNames never allow a list
+      ['alice', alice, 'GET', '/apis/apps/v1/namespaces/team/deployments', 200],
+      ['alice', alice, 'GET', '/apis/apps/v1/namespaces/team/deployments/d', 403],
+      ['alice', alice, 'GET', '/metrics', 403],
+      ['alice', alice, 'GET', '/version', 200], // system:discovery and system:public-info-viewer
+      ['alice', alice, 'GET', '/api', 200],
+      ['carol', carol, 'GET', '/metrics', 200],
+      ['carol', carol, 'GET', '/logs/any/thing', 404], // allowed by the /logs/* rule, not served
+      ['carol', carol, 'GET', '/api/v1/namespaces/team/configmaps', 200], // view, aggregated from system:aggregate-to-view
+      ['carol', carol, 'GET', '/api/v1/namespaces/team/secrets', 403],
+      ['carol', carol, 'GET', '/api/v1/namespaces/other/configmaps', 403],
+      ['bob', bob, 'GET', '/api/v1/namespaces/team/pods', 403],
+      ['bob', bob, 'GET', '/healthz', 200],
+      ['anonymous', {}, 'GET', '/healthz', 200],
+      ['anonymous', {}, 'GET', '/api', 403],
+      ['anonymous', {}, 'GET', '/api/v1/namespaces', 403],
+      ['admin', admin, 'GET', '/api/v1/namespaces/team/secrets', 200],
+    ];
+    const failures: string[] = [];
+    for (const [name, who, method, path, want] of matrix) {
+      const r = await as(who, method, path);
+      if (r.status !== want) failures.push(`${name} ${method} ${path}: ${r.status}, want ${want}: ${r.body.slice(0, 200)}`);
+      if (r.status === 403) {
+        assert.equal(r.json.kind, 'Status');
+        assert.equal(r.json.reason, 'Forbidden');
+      }
+    }
+    assert.deepEqual(failures, []);
+    const denied = await as(alice, 'GET', '/api/v1/namespaces/team/pods/x/log');
+    assert.equal(denied.json.message, 'pods "x" is forbidden: User "alice" cannot get resource "pods/log" in API group "" in the namespace "team"');
+    const nonResource = await as(alice, 'GET', '/metrics');
+    assert.equal(nonResource.json.message, 'forbidden: User "alice" cannot get path "/metrics"');
+  });
+
+  test('access reviews answer from RBAC, with the allowing binding as reason', async () => {
+    const review = await as(admin, 'POST', '/apis/authorization.cluster.io/v1/subjectaccessreviews', { body: {
+      apiVersion: 'authorization.cluster.io/v1', kind: 'SubjectAccessReview',
+      spec: { user: 'alice', resourceAttributes: { namespace: 'team', verb: 'get', resource: 'configmaps', name: 'public' } } } });
+    assert.equal(review.json.status.allowed, true);
+    assert.equal(review.json.status.reason, 'RBAC: allowed by RoleBinding "alice-worker/team" of Role "worker" to User "alice"');
+    const self = await as(alice, 'POST', '/apis/authorization.cluster.io/v1/selfsubjectaccessreviews', { body: {
+      spec: { resourceAttributes: { namespace: 'team', verb: 'delete', resource: 'pods' } } } });
+    assert.equal(self.status, 201);
+    assert.equal(self.json.status.allowed, false);
+    const rules = await as(alice, 'POST', '/apis/authorization.cluster.io/v1/selfsubjectrulesreviews', { body: { spec: { namespace: 'team' } } });
+    assert.equal(rules.json.status.incomplete, false);
+    assert.ok(rules.json.status.resourceRules.some((r: any) => r.resources.includes('pods') && r.verbs.includes('create')));
+    assert.ok(rules.json.status.resourceRules.some((r: any) => r.resourceNames?.includes('public')));
+    const elsewhere = await as(alice, 'POST', '/apis/authorization.cluster.io/v1/selfsubjectrulesreviews', { body: { spec: { namespace: 'other' } } });
+    assert.ok(!elsewhere.json.status.resourceRules.some((r: any) => r.resources.includes('pods')));
+    // bob may not ask about others
+    const bobAsks = await as(bob, 'POST', '/apis/authorization.cluster.io/v1/subjectaccessreviews', { body: {
+      spec: { user: 'alice', resourceAttributes: { verb: 'get', resource: 'pods' } } } });
+    assert.equal(bobAsks.status, 403);
+  });
+
+  test('escalation prevention: roles and bindings grant only what the writer holds, unless escalate or bind', async () => {
+    // bob may manage roles and bindings in team, but holds nothing else there
+    await role('Role', 'rbac-manager', [{ apiGroups: [rbac], resources: ['roles', 'rolebindings'], verbs: ['create', 'update', 'get'] }], 'team');
+    await bind('RoleBinding', 'bob-rbac', { kind: 'Role', name: 'rbac-manager' }, [{ kind: 'User', name: 'bob' }], 'team');
+    const secretsRole = { apiVersion: `${rbac}/v1`, kind: 'Role', metadata: { name: 'secret-reader' }, rules: [{ apiGroups: [''], resources: ['secrets'], verbs: ['get'] }] };
+    const refused = await as(bob, 'POST', `${rbacApi}/namespaces/team/roles`, { body: secretsRole });
+    assert.equal(refused.status, 403, refused.body);
+    assert.match(refused.json.message, /^roles\.rbac\.authorization\.cluster\.io "secret-reader" is forbidden: user "bob" \(groups=\["system:authenticated"\]\) is attempting to grant RBAC permissions not currently held:\n\{APIGroups:\[""\], Resources:\["secrets"\], Verbs:\["get"\]\}/);
+    const dryRun = await as(bob, 'POST', `${rbacApi}/namespaces/team/roles?dryRun=All`, { body: secretsRole });
+    assert.equal(dryRun.status, 403);
+    // a role within what bob holds is fine
+    const within = await as(bob, 'POST', `${rbacApi}/namespaces/team/roles`, { body: { ...secretsRole, metadata: { name: 'role-reader' },
+      rules: [{ apiGroups: [rbac], resources: ['roles'], verbs: ['get'] }] } });
+    assert.equal(within.status, 201, within.body);
+    // binding a role bob does not cover is refused; with `bind` on that role name it is allowed
+    const bindingBody = { apiVersion: `${rbac}/v1`, kind: 'RoleBinding', metadata: { name: 'bob-gives-worker' },
+      roleRef: { apiGroup: rbac, kind: 'Role', name: 'worker' }, subjects: [{ kind: 'User', name: 'eve' }] };
+    assert.equal((await as(bob, 'POST', `${rbacApi}/namespaces/team/rolebindings`, { body: bindingBody })).status, 403);
+    await role('Role', 'worker-binder', [{ apiGroups: [rbac], resources: ['roles'], resourceNames: ['worker'], verbs: ['bind'] }], 'team');
+    await bind('RoleBinding', 'bob-binds-worker', { kind: 'Role', name: 'worker-binder' }, [{ kind: 'User', name: 'bob' }], 'team');
+    assert.equal((await as(bob, 'POST', `${rbacApi}/namespaces/team/rolebindings`, { body: bindingBody })).status, 201);
+    // escalate lets bob write a role beyond his permissions
+    await role('Role', 'escalator', [{ apiGroups: [rbac], resources: ['roles'], verbs: ['escalate'] }], 'team');
+    await bind('RoleBinding', 'bob-escalates', { kind: 'Role', name: 'escalator' }, [{ kind: 'User', name: 'bob' }], 'team');
+    assert.equal((await as(bob, 'POST', `${rbacApi}/namespaces/team/roles`, { body: secretsRole })).status, 201);
+  });
+
+  test('aggregated cluster roles pick up the rules of labelled roles', async () => {
+    await create(`${rbacApi}/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole',
+      metadata: { name: 'widgets-view', labels: { [`${rbac}/aggregate-to-view`]: 'true' } },
+      rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list'] }] });
+    let rules: any[] = [];
+    for (let i = 0; i < 100; i++) {
+      rules = (await as(admin, 'GET', `${rbacApi}/clusterroles/view`)).json.rules;
+      if (rules.some(r => r.resources?.includes('widgets'))) break;
+      await new Promise(r => setTimeout(r, 20));
+    }
+    assert.ok(rules.some(r => r.resources?.includes('widgets')), 'view aggregated widgets');
+    assert.ok(rules.some(r => r.resources?.includes('pods')), 'view keeps its own rules');
+    // edit and admin aggregate view, so they follow
+    const admin2 = (await as(admin, 'GET', `${rbacApi}/clusterroles/admin`)).json.rules;
+    for (let i = 0; i < 100 && !admin2.some((r: any) => r.resources?.includes('widgets')); i++) {
+      await new Promise(r => setTimeout(r, 20));
+      admin2.splice(0, admin2.length, ...(await as(admin, 'GET', `${rbacApi}/clusterroles/admin`)).json.rules);
+    }
+    assert.ok(admin2.some((r: any) => r.resources?.includes('widgets')));
+    assert.equal((await as(carol, 'GET', '/apis/example.com/v1/namespaces/team/widgets')).status, 404); // allowed, not served
+  });
+
+  test('impersonation: each header needs its own impersonate permission', async () => {
+    await role('ClusterRole', 'impersonate-some', [
+      { apiGroups: [''], resources: ['users'], resourceNames: ['alice'], verbs: ['impersonate'] },
+      { apiGroups: [''], resources: ['groups'], resourceNames: ['dev'], verbs: ['impersonate'] },
+      { apiGroups: ['authentication.cluster.io'], resources: ['userextras/scopes'], resourceNames: ['read'], verbs: ['impersonate'] },
+      { apiGroups: ['authentication.cluster.io'], resources: ['uids'], resourceNames: ['u-1'], verbs: ['impersonate'] },
+    ]);
+    await bind('ClusterRoleBinding', 'bob-impersonates', { kind: 'ClusterRole', name: 'impersonate-some' }, [{ kind: 'User', name: 'bob' }]);
+    const whoami = (headers: Record<string, string | string[]>) =>
+      as(bob, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers });
+    const ok = await whoami({ 'Impersonate-User': 'alice', 'Impersonate-Group': 'dev', 'Impersonate-Uid': 'u-1', 'Impersonate-Extra-Scopes': 'read' });
+    assert.equal(ok.status, 201, ok.body);
+    assert.deepEqual(ok.json.status.userInfo, { username: 'alice', uid: 'u-1', groups: ['dev', 'system:authenticated'], extra: { scopes: ['read'] } });
+    const cases: Array<[Record<string, string | string[]>, RegExp]> = [
+      [{ 'Impersonate-User': 'carol' }, /users "carol" is forbidden: User "bob" cannot impersonate resource "users"/],
+      [{ 'Impersonate-User': 'alice', 'Impersonate-Group': ['dev', 'system:masters'] }, /groups "system:masters" is forbidden/],
+      [{ 'Impersonate-User': 'alice', 'Impersonate-Uid': 'u-9' }, /uids.authentication.cluster.io "u-9" is forbidden/],
+      [{ 'Impersonate-User': 'alice', 'Impersonate-Extra-Scopes': 'write' }, /cannot impersonate resource "userextras\/scopes"/],
+      [{ 'Impersonate-User': 'system:serviceaccount:team:robot' }, /serviceaccounts "robot" is forbidden: User "bob" cannot impersonate resource "serviceaccounts" in API group "" in the namespace "team"/],
+    ];
+    for (const [headers, message] of cases) {
+      const r = await whoami(headers);
+      assert.equal(r.status, 403, JSON.stringify(headers));
+      assert.match(r.json.message, message);
+    }
+    // groups, uid or extra without a user is a bad request, never a 500
+    for (const headers of [{ 'Impersonate-Group': 'dev' }, { 'Impersonate-Uid': 'u-1' }, { 'Impersonate-Extra-A': 'b' }] as Record<string, string>[]) {
+      const r = await whoami(headers);
+      assert.equal(r.status, 400, JSON.stringify(headers));
+    }
+    // acting as alice, bob gets exactly alice's permissions
+    assert.equal((await as(bob, 'GET', '/api/v1/namespaces/team/pods', { headers: { 'Impersonate-User': 'alice' } })).status, 200);
+    assert.equal((await as(bob, 'GET', '/api/v1/namespaces/team/secrets', { headers: { 'Impersonate-User': 'alice' } })).status, 403);
+    // impersonating a service account gives the account's groups
+    const sa = await as(admin, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers: { 'Impersonate-User': 'system:serviceaccount:team:robot' } });
+    assert.deepEqual(sa.json.status.userInfo.groups, ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated']);
+  });
+
+  test('service-account tokens: TokenRequest, audiences, binding, expiry, lookup, TokenReview', async () => {
+    const sa = await create('/api/v1/namespaces/team/serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+    await bind('RoleBinding', 'robot-worker', { kind: 'Role', name: 'worker' }, [{ kind: 'ServiceAccount', name: 'robot', namespace: 'team' }], 'team');
+    const tokenFor = async (spec: unknown, name = 'robot') => as(admin, 'POST', `/api/v1/namespaces/team/serviceaccounts/${name}/token`, {
+      body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenRequest', spec } });
+    const tr = await tokenFor({ expirationSeconds: 600 });
+    assert.equal(tr.status, 201, tr.body);
+    assert.equal(tr.json.kind, 'TokenRequest');
+    assert.deepEqual(tr.json.spec.audiences, ['https://cluster.default.svc.cluster.local']);
+    const left = Date.parse(tr.json.status.expirationTimestamp) - Date.now();
+    assert.ok(left > 590_000 && left <= 600_000, String(left));
+    const robot: Identity = { token: tr.json.status.token };
+    assert.equal((await as(robot, 'GET', '/api/v1/namespaces/team/pods')).status, 200);
+    assert.equal((await as(robot, 'GET', '/api/v1/namespaces/team/secrets')).status, 403);
+
+    // validation
+    assert.equal((await tokenFor({ expirationSeconds: 60 })).status, 422);
+    assert.equal((await tokenFor({}, 'nobody')).status, 404);
+    assert.equal((await tokenFor({ boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'n1' } })).status, 400);
+
+    // a token for another audience is not good for the API, but TokenReview with that audience accepts it
+    const other = await tokenFor({ audiences: ['vault'] });
+    assert.equal((await as({ token: other.json.status.token }, 'GET', '/api/v1/namespaces/team/pods')).status, 401);
+    const review = async (token: string, audiences?: string[]) => (await as(admin, 'POST', '/apis/authentication.cluster.io/v1/tokenreviews', {
+      body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } } })).json.status;
+    const good = await review(other.json.status.token, ['vault']);
+    assert.equal(good.authenticated, true);
+    assert.deepEqual(good.audiences, ['vault']);
+    assert.equal(good.user.username, 'system:serviceaccount:team:robot');
+    assert.equal(good.user.uid, sa.metadata.uid);
+    assert.equal((await review(other.json.status.token)).authenticated, false);
+    assert.equal((await review('alice-token')).user.username, 'alice');
+    assert.equal((await review('nonsense')).authenticated, false);
+
+    // bound to a pod: dies with the pod
+    const pod = await create('/api/v1/namespaces/team/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'runner' },
+      spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'busybox' }] } });
+    const bad = await tokenFor({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner', uid: 'not-the-uid' } });
+    assert.equal(bad.status, 409);
+    const bound = await tokenFor({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner' } });
+    assert.equal(bound.json.spec.boundObjectRef.uid, pod.metadata.uid);
+    const boundReview = await review(bound.json.status.token);
+    assert.deepEqual(boundReview.user.extra, { 'authentication.cluster.io/pod-name': ['runner'], 'authentication.cluster.io/pod-uid': [pod.metadata.uid] });
+    assert.equal((await as({ token: bound.json.status.token }, 'GET', '/api/v1/namespaces/team/pods')).status, 200);
+    assert.equal((await as(admin, 'DELETE', '/api/v1/namespaces/team/pods/runner?gracePeriodSeconds=0')).status, 200);
+    const dead = await as({ token: bound.json.status.token }, 'GET', '/api/v1/namespaces/team/pods');
+    assert.equal(dead.status, 401);
+    assert.equal(dead.json.reason, 'Unauthorized');
+
+    // expired: signed with the server's own key, a minute in the past
+    const key = createPrivateKey(readFileSync(join(server.dataDir, 'pki', 'sa.key'), 'utf8'));
+    const past = Math.floor(Date.now() / 1000) - 3600;
+    const expired = await new SignJWT({ 'cluster.io': { namespace: 'team', serviceaccount: { name: 'robot', uid: sa.metadata.uid } } })
+      .setProtectedHeader({ alg: 'ES256' }).setIssuer('https://cluster.default.svc.cluster.local').setAudience('https://cluster.default.svc.cluster.local')
+      .setSubject('system:serviceaccount:team:robot').setIssuedAt(past).setExpirationTime(past + 60).sign(key);
+    assert.equal((await as({ token: expired }, 'GET', '/api/v1/namespaces/team/pods')).status, 401);
+    // signed by a key the server does not know
+    const foreign = createPrivateKey(createCertificateAuthority('x', 60).keyPem);
+    const forged = await new SignJWT({ 'cluster.io': { namespace: 'team', serviceaccount: { name: 'robot', uid: sa.metadata.uid } } })
+      .setProtectedHeader({ alg: 'ES256' }).setIssuer('https://cluster.default.svc.cluster.local').setAudience('https://cluster.default.svc.cluster.local')
+      .setSubject('system:serviceaccount:team:robot').setIssuedAt().setExpirationTime('1h').sign(foreign);
+    assert.equal((await as({ token: forged }, 'GET', '/api/v1/namespaces/team/pods')).status, 401);
+
+    // lookup: deleting the account revokes its tokens
+    assert.equal((await as(admin, 'DELETE', '/api/v1/namespaces/team/serviceaccounts/robot')).status, 200);
+    assert.equal((await as(robot, 'GET', '/api/v1/namespaces/team/pods')).status, 401);
+  });
+
+  test('bootstrap tokens: valid, wrong secret, expired, unusable, missing', async () => {
+    const secret = (id: string, data: Record<string, string>) => create('/api/v1/namespaces/cluster-system/secrets', {
+      apiVersion: 'v1', kind: 'Secret', type: 'bootstrap.cluster.io/token', metadata: { name: `bootstrap-token-${id}` },
+      stringData: { 'token-id': id, 'usage-bootstrap-authentication': 'true', ...data } });
+    await secret('abcdef', { 'token-secret': '0123456789abcdef', 'auth-extra-groups': 'system:bootstrappers:worker' });
+    await secret('expird', { 'token-secret': '0123456789abcdef', expiration: '2020-01-01T00:00:00Z' });
+    await secret('nouse0', { 'token-secret': '0123456789abcdef', 'usage-bootstrap-authentication': 'false' });
+    const whoami = (token?: string) => as(token ? { token } : {}, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {} });
+    const ok = await whoami('abcdef.0123456789abcdef');
+    assert.equal(ok.status, 201, ok.body);
+    assert.deepEqual(ok.json.status.userInfo, { username: 'system:bootstrap:abcdef', groups: ['system:bootstrappers', 'system:bootstrappers:worker', 'system:authenticated'] });
+    for (const t of ['abcdef.0123456789abcdex', 'expird.0123456789abcdef', 'nouse0.0123456789abcdef', 'zzzzzz.0123456789abcdef'])
+      assert.equal((await whoami(t)).status, 401, t);
+    // missing credentials: anonymous, which RBAC lets ask who it is? no: only authenticated users hold system:basic-user
+    assert.equal((await whoami()).status, 403);
+  });
+
+  test('Node authorizer: a node reads only what pods on it use', async () => {
+    const node: Identity = { token: 'node-token' };
+    await create('/api/v1/namespaces/team/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db' }, stringData: { p: 'x' } });
+    await create('/api/v1/namespaces/team/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unrelated' }, stringData: { p: 'x' } });
+    await create('/api/v1/namespaces/team/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'on-n1' },
+      spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox', env: [{ name: 'P', valueFrom: { secretKeyRef: { name: 'db', key: 'p' } } }] }] } });
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) { // the pod reaches the node authorizer's cache shortly
+      status = (await as(node, 'GET', '/api/v1/namespaces/team/secrets/db')).status;
+      if (status !== 200) await new Promise(r => setTimeout(r, 20));
+    }
+    assert.equal(status, 200);
+    const unrelated = await as(node, 'GET', '/api/v1/namespaces/team/secrets/unrelated');
+    assert.equal(unrelated.status, 403);
+    assert.match(unrelated.json.message, /no relationship found between node 'n1' and this object/);
+    assert.equal((await as(node, 'GET', '/api/v1/namespaces/team/secrets')).status, 403);
+    assert.equal((await as(node, 'GET', '/api/v1/nodes')).status, 200);
+    assert.equal((await as(node, 'GET', '/apis/coordination.cluster.io/v1/namespaces/cluster-node-lease/leases/n2')).status, 403);
+    assert.equal((await as(node, 'GET', '/apis/coordination.cluster.io/v1/namespaces/cluster-node-lease/leases/n1')).status, 404);
+  });
+
+  test('bad input: malformed tokens, foreign certificates, oversized headers give 401/403, never 500', async () => {
+    const malformed = ['', 'a b', 'eyJhbGciOiJub25lIn0.eyJpc3MiOiJ4In0.', 'eyJ.eyJ.sig', `${'x'.repeat(2000)}`,
+      'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2NsdXN0ZXIuZGVmYXVsdC5zdmMuY2x1c3Rlci5sb2NhbCJ9.AAAA', 'abcdef.00000000000000zz'];
+    for (const token of malformed) {
+      const r = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: `Bearer ${token}` } });
+      assert.equal(r.status, 401, `token ${JSON.stringify(token.slice(0, 40))}: ${r.body}`);
+      assert.deepEqual({ kind: r.json.kind, reason: r.json.reason, code: r.json.code }, { kind: 'Status', reason: 'Unauthorized', code: 401 });
+    }
+    for (const h of ['Basic dXNlcjpwYXNz', 'Bearer', 'bearer']) {
+      const r = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: h } });
+      assert.equal(r.status, 401, h);
+    }
+    const foreignCa = createCertificateAuthority('elsewhere', 3600);
+    const mallory = await issueClientCert(foreignCa, 'admin', ['system:masters']);
+    const r = await as(mallory, 'GET', '/api/v1/namespaces');
+    assert.equal(r.status, 401);
+    // a foreign certificate does not spoil a good token
+    assert.equal((await as({ ...mallory, token: 'alice-token' }, 'GET', '/api/v1/namespaces/team/pods')).status, 200);
+    // forged impersonation from an unprivileged user and from anonymous
+    assert.equal((await as(alice, 'GET', '/api/v1/namespaces', { headers: { 'Impersonate-User': 'admin', 'Impersonate-Group': 'system:masters' } })).status, 403);
+    assert.equal((await as({}, 'GET', '/api/v1/namespaces', { headers: { 'Impersonate-User': 'admin' } })).status, 403);
+    assert.equal((await as(alice, 'GET', '/api/v1/namespaces', { headers: { 'Impersonate-User': 'x', 'Impersonate-Extra-%zz': 'y' } })).status, 400);
+    // oversized: the HTTP layer refuses the headers (431) or the token is just not known (401)
+    for (const headers of [{ authorization: `Bearer ${'a'.repeat(70_000)}` }, { 'Impersonate-User': 'u'.repeat(70_000) }] as Record<string, string>[]) {
+      const big = await as(alice, 'GET', '/api/v1/namespaces', { headers }).catch(e => ({ status: -1, body: String(e) }));
+      assert.ok([401, 403, 431, -1].includes(big.status), `${big.status} ${big.body.slice(0, 200)}`);
+    }
+    // the server is still fine
+    assert.equal((await as(admin, 'GET', '/api/v1/namespaces')).status, 200);
+  });
+});

@@ -1,0 +1,370 @@
+// The built-in kinds through HTTP: defaults read back, validation causes, immutable fields, Service IPs and ports,
+// and a new user's manifest set applied and read back.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { naming } from '../../src/api/naming.js';
+import { createClient, type Client } from './client.js';
+
+const names = naming();
+const g = (base: string, version: string) => `/apis/${names.group(base)}/${version}`;
+
+let server: TestServer;
+let c: Client;
+let nsCount = 0;
+
+before(async () => {
+  server = await startTestServer({ flags: ['--service-cluster-ip-range=10.96.0.0/28', '--service-node-port-range=30000-30009'] });
+  c = createClient(server);
+});
+after(async () => { c.close(); await server.close(); });
+
+async function namespace(): Promise<string> {
+  const name = `bi-${process.pid}-${++nsCount}`;
+  const r = await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name } } });
+  assert.equal(r.status, 201, r.body);
+  return name;
+}
+
+const causes = (r: { json: any }) => (r.json?.details?.causes ?? []).map((x: any) => `${x.field}: ${x.message}`);
+
+const labels = { app: 'web' };
+const template = (extra: any = {}) => ({ metadata: { labels }, spec: { containers: [{ name: 'web', image: 'nginx:1.25', ...extra }] } });
+
+describe('built-in kinds through HTTP', () => {
+  test('a Deployment reads back with the reference defaults; selector is immutable; status only through /status', async () => {
+    const ns = await namespace();
+    const base = `/apis/apps/v1/namespaces/${ns}/deployments`;
+    const created = await c.request('POST', base, { body: { metadata: { name: 'web' }, spec: { selector: { matchLabels: labels }, template: template() } } });
+    assert.equal(created.status, 201, created.body);
+    const got = (await c.get(`${base}/web`)).json;
+    assert.equal(got.spec.replicas, 1);
+    assert.deepEqual(got.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } });
+    assert.equal(got.spec.revisionHistoryLimit, 10);
+    assert.equal(got.spec.progressDeadlineSeconds, 600);
+    const pod = got.spec.template.spec;
+    assert.equal(pod.restartPolicy, 'Always');
+    assert.equal(pod.dnsPolicy, 'ClusterFirst');
+    assert.equal(pod.schedulerName, 'default-scheduler');
+    assert.equal(pod.terminationGracePeriodSeconds, 30);
+    assert.deepEqual(pod.securityContext, {});
+    assert.equal(pod.enableServiceLinks, undefined, 'templates do not get service links');
+    assert.equal(pod.containers[0].imagePullPolicy, 'IfNotPresent');
+    assert.equal(pod.containers[0].terminationMessagePath, '/dev/termination-log');
+    assert.equal(pod.containers[0].terminationMessagePolicy, 'File');
+    assert.equal(got.metadata.generation, 1);
+
+    // an update that leaves replicas out gets the default again, not a missing field
+    const { replicas: _r, ...specWithout } = got.spec;
+    const upd = await c.request('PUT', `${base}/web`, { body: { ...got, spec: { ...specWithout, template: template({ image: 'nginx:1.26' }) } } });
+    assert.equal(upd.status, 200, upd.body);
+    assert.equal(upd.json.spec.replicas, 1);
+    assert.equal(upd.json.metadata.generation, 2);
+
+    const moved = await c.request('PUT', `${base}/web`, { body: { ...upd.json, spec: { ...upd.json.spec, selector: { matchLabels: { app: 'other' } }, template: { ...upd.json.spec.template, metadata: { labels: { app: 'other' } } } } } });
+    assert.equal(moved.status, 422, moved.body);
+    assert.deepEqual(causes(moved), ['spec.selector: Invalid value: {"matchLabels":{"app":"other"}}: field is immutable']);
+
+    const st = await c.request('PUT', `${base}/web/status`, { body: { ...upd.json, status: { replicas: 3, observedGeneration: 2 } } });
+    assert.equal(st.status, 200, st.body);
+    assert.equal(st.json.status.replicas, 3);
+    assert.equal(st.json.metadata.generation, 2);
+    const del = await c.request('DELETE', `${base}/web`);
+    assert.equal(del.status, 200, del.body);
+    assert.equal((await c.get(`${base}/web`)).status, 404);
+  });
+
+  test('a Deployment with many problems lists every one as its own cause', async () => {
+    const ns = await namespace();
+    const r = await c.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, {
+      body: {
+        metadata: { name: 'bad' },
+        spec: {
+          replicas: -1, selector: { matchLabels: { app: 'x' } },
+          template: { metadata: { labels }, spec: { restartPolicy: 'OnFailure', containers: [{ name: 'Web', ports: [{ containerPort: 70000 }] }, { name: 'Web', image: 'a' }] } },
+        },
+      },
+    });
+    assert.equal(r.status, 422, r.body);
+    assert.equal(r.json.reason, 'Invalid');
+    assert.deepEqual(causes(r), [
+      'spec.replicas: Invalid value: -1: must be greater than or equal to 0',
+      'spec.template.metadata.labels: Invalid value: map[string]string{"app":"web"}: `selector` does not match template `labels`',
+      'spec.template.spec.containers[0].name: Invalid value: "Web": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')',
+      'spec.template.spec.containers[0].image: Required value',
+      'spec.template.spec.containers[0].ports[0].containerPort: Invalid value: 70000: must be between 1 and 65535, inclusive',
+      'spec.template.spec.containers[1].name: Invalid value: "Web": a lowercase RFC 1123 label must consist of lower case alphanumeric characters or \'-\', and must start and end with an alphanumeric character (e.g. \'my-name\',  or \'123-abc\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?\')',
+      'spec.template.spec.containers[1].name: Duplicate value: "Web"',
+      'spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"',
+    ]);
+    assert.match(r.json.message, /^Deployment\.apps "bad" is invalid: spec\.replicas: Invalid value: -1/);
+  });
+
+  test('a Pod gets its defaults; only images and a few fields change after create', async () => {
+    const ns = await namespace();
+    const base = `/api/v1/namespaces/${ns}/pods`;
+    const created = await c.request('POST', base, {
+      body: {
+        metadata: { name: 'p' },
+        spec: {
+          containers: [{
+            name: 'a', image: 'busybox', ports: [{ containerPort: 80 }], resources: { limits: { cpu: '1' } },
+            env: [{ name: 'NODE', valueFrom: { fieldRef: { fieldPath: 'spec.nodeName' } } }],
+            livenessProbe: { httpGet: { port: 80 } }, volumeMounts: [{ name: 'cfg', mountPath: '/cfg' }],
+          }],
+          volumes: [{ name: 'cfg', configMap: { name: 'c' } }, { name: 'scratch' }],
+        },
+      },
+    });
+    assert.equal(created.status, 201, created.body);
+    const p = created.json;
+    const ctr = p.spec.containers[0];
+    assert.equal(ctr.imagePullPolicy, 'Always');
+    assert.equal(ctr.ports[0].protocol, 'TCP');
+    assert.deepEqual(ctr.resources.requests, { cpu: '1' });
+    assert.equal(ctr.env[0].valueFrom.fieldRef.apiVersion, 'v1');
+    assert.deepEqual(ctr.livenessProbe, { httpGet: { port: 80, path: '/', scheme: 'HTTP' }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    assert.equal(p.spec.volumes[0].configMap.defaultMode, 420);
+    assert.deepEqual(p.spec.volumes[1].emptyDir, {});
+    assert.equal(p.spec.enableServiceLinks, true);
+    assert.equal(p.status.phase, 'Pending');
+
+    const image = await c.request('PUT', `${base}/p`, { body: { ...p, spec: { ...p.spec, containers: [{ ...ctr, image: 'busybox:1.36' }] } } });
+    assert.equal(image.status, 200, image.body);
+    assert.equal(image.json.spec.containers[0].image, 'busybox:1.36');
+    const env = await c.request('PUT', `${base}/p`, { body: { ...image.json, spec: { ...image.json.spec, restartPolicy: 'Never' } } });
+    assert.equal(env.status, 422, env.body);
+    assert.equal(causes(env).length, 1);
+    assert.match(causes(env)[0], /^spec: Forbidden: pod updates may not change fields other than `spec.containers\[\*\].image`/);
+
+    const st = await c.request('PUT', `${base}/p/status`, { body: { ...image.json, status: { phase: 'Running' } } });
+    assert.equal(st.status, 200, st.body);
+    assert.equal(st.json.status.phase, 'Running');
+    assert.equal((await c.request('DELETE', `${base}/p`)).status, 200);
+  });
+
+  test('Services get cluster IPs from the range, node ports from theirs, and keep them', async () => {
+    const ns = await namespace();
+    const base = `/api/v1/namespaces/${ns}/services`;
+    const svc = (name: string, spec: any) => c.request('POST', base, { body: { metadata: { name }, spec } });
+    const created = await Promise.all(Array.from({ length: 6 }, (_, i) => svc(`s${i}`, { selector: labels, ports: [{ port: 80 }] })));
+    for (const r of created) assert.equal(r.status, 201, r.body);
+    const ips = created.map(r => r.json.spec.clusterIP);
+    assert.equal(new Set(ips).size, ips.length, `concurrent creates got distinct IPs: ${ips}`);
+    for (const ip of ips) assert.match(ip, /^10\.96\.0\.([1-9]|1[0-4])$/);
+    const one = created[0].json;
+    assert.deepEqual(one.spec.clusterIPs, [one.spec.clusterIP]);
+    assert.equal(one.spec.type, 'ClusterIP');
+    assert.equal(one.spec.sessionAffinity, 'None');
+    assert.deepEqual(one.spec.ports, [{ port: 80, protocol: 'TCP', targetPort: 80 }]);
+    assert.deepEqual(one.spec.ipFamilies, ['IPv4']);
+    assert.equal(one.spec.ipFamilyPolicy, 'SingleStack');
+    assert.equal(one.spec.internalTrafficPolicy, 'Cluster');
+
+    const taken = await svc('dup', { clusterIP: one.spec.clusterIP, ports: [{ port: 80 }] });
+    assert.equal(taken.status, 422, taken.body);
+    assert.deepEqual(causes(taken), [`spec.clusterIPs: Invalid value: ${JSON.stringify([one.spec.clusterIP])}: failed to allocate IP ${one.spec.clusterIP}: provided IP is already allocated`]);
+    const outside = await svc('out', { clusterIP: '10.1.2.3', ports: [{ port: 80 }] });
+    assert.deepEqual(causes(outside), ['spec.clusterIPs: Invalid value: ["10.1.2.3"]: failed to allocate IP 10.1.2.3: provided IP is not in the valid range. The range of valid IPs is 10.96.0.0/28']);
+
+    // an update without clusterIP keeps it; a changed one is refused
+    const { clusterIP: _a, clusterIPs: _b, ...bare } = one.spec;
+    const kept = await c.request('PUT', `${base}/s0`, { body: { ...one, spec: bare } });
+    assert.equal(kept.status, 200, kept.body);
+    assert.equal(kept.json.spec.clusterIP, one.spec.clusterIP);
+    const other = ips.find(ip => ip !== one.spec.clusterIP)!;
+    const moved = await c.request('PUT', `${base}/s0`, { body: { ...kept.json, spec: { ...kept.json.spec, clusterIP: '10.96.0.13', clusterIPs: ['10.96.0.13'] } } });
+    assert.equal(moved.status, 422, moved.body);
+    assert.ok(causes(moved).includes('spec.clusterIPs[0]: Invalid value: ["10.96.0.13"]: may not change once set'), causes(moved).join('\n'));
+    void other;
+
+    // a deleted Service's IP is free again
+    assert.equal((await c.request('DELETE', `${base}/s1`)).status, 200);
+    const again = await svc('again', { clusterIP: ips[1], ports: [{ port: 80 }] });
+    assert.equal(again.status, 201, again.body);
+
+    const headless = await svc('headless', { clusterIP: 'None', selector: labels, ports: [{ port: 80 }] });
+    assert.equal(headless.json.spec.clusterIP, 'None');
+    assert.deepEqual(headless.json.spec.clusterIPs, ['None']);
+
+    const np = await svc('np', { type: 'NodePort', selector: labels, ports: [{ port: 80, name: 'http' }, { port: 443, name: 'https', nodePort: 30005 }] });
+    assert.equal(np.status, 201, np.body);
+    const [p0, p1] = np.json.spec.ports;
+    assert.ok(p0.nodePort >= 30000 && p0.nodePort <= 30009 && p0.nodePort !== 30005, String(p0.nodePort));
+    assert.equal(p1.nodePort, 30005);
+    assert.equal(np.json.spec.externalTrafficPolicy, 'Cluster');
+    const clash = await svc('np2', { type: 'NodePort', ports: [{ port: 80, nodePort: 30005 }] });
+    assert.deepEqual(causes(clash), ['spec.ports[0].nodePort: Invalid value: 30005: provided port is already allocated']);
+    const range = await svc('np3', { type: 'NodePort', ports: [{ port: 80, nodePort: 80 }] });
+    assert.deepEqual(causes(range), ['spec.ports[0].nodePort: Invalid value: 80: provided port is not in the valid range. The range of valid ports is 30000-30009']);
+
+    const external = await svc('ext', { type: 'ExternalName', externalName: 'db.example.com' });
+    assert.equal(external.status, 201, external.body);
+    assert.equal(external.json.spec.clusterIP, undefined);
+
+    const bad = await svc('bad', { type: 'Weird', ports: [{ port: 0, protocol: 'HTTP' }, { port: 81 }] });
+    assert.deepEqual(causes(bad), [
+      'spec.type: Unsupported value: "Weird": supported values: "ClusterIP", "ExternalName", "LoadBalancer", "NodePort"',
+      'spec.ports[0].name: Required value',
+      'spec.ports[0].port: Invalid value: 0: must be between 1 and 65535, inclusive',
+      'spec.ports[0].protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP"',
+      'spec.ports[0].targetPort: Invalid value: 0: must be between 1 and 65535, inclusive',
+      'spec.ports[1].name: Required value',
+    ]);
+  });
+
+  test('a Job gets its selector, labels and defaults; its template must not restart Always', async () => {
+    const ns = await namespace();
+    const base = `/apis/batch/v1/namespaces/${ns}/jobs`;
+    const job = await c.request('POST', base, { body: { metadata: { name: 'j' }, spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'a', image: 'busybox' }] } } } } });
+    assert.equal(job.status, 201, job.body);
+    const s = job.json.spec;
+    const uid = job.json.metadata.uid;
+    const prefix = `batch.${names.labelDomain}/`;
+    assert.deepEqual(s.selector, { matchLabels: { [`${prefix}controller-uid`]: uid } });
+    assert.deepEqual(s.template.metadata.labels, { [`${prefix}controller-uid`]: uid, [`${prefix}job-name`]: 'j', 'controller-uid': uid, 'job-name': 'j' });
+    assert.equal(s.completions, 1);
+    assert.equal(s.parallelism, 1);
+    assert.equal(s.backoffLimit, 6);
+    assert.equal(s.completionMode, 'NonIndexed');
+    assert.equal(s.suspend, false);
+
+    const tpl = await c.request('PUT', `${base}/j`, { body: { ...job.json, spec: { ...s, template: { ...s.template, spec: { ...s.template.spec, containers: [{ ...s.template.spec.containers[0], image: 'other' }] } } } } });
+    assert.equal(tpl.status, 422);
+    assert.equal(causes(tpl).length, 1);
+    assert.match(causes(tpl)[0], /^spec\.template: Invalid value: .*: field is immutable$/);
+
+    const always = await c.request('POST', base, { body: { metadata: { name: 'k' }, spec: { template: { spec: { containers: [{ name: 'a', image: 'busybox' }] } } } } });
+    assert.deepEqual(causes(always), ['spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']);
+  });
+
+  test('CronJob, StatefulSet and DaemonSet defaults', async () => {
+    const ns = await namespace();
+    const cj = await c.request('POST', `/apis/batch/v1/namespaces/${ns}/cronjobs`, {
+      body: { metadata: { name: 'cj' }, spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'a', image: 'x:1' }] } } } } } },
+    });
+    assert.equal(cj.status, 201, cj.body);
+    const { concurrencyPolicy, suspend, successfulJobsHistoryLimit, failedJobsHistoryLimit } = cj.json.spec;
+    assert.deepEqual({ concurrencyPolicy, suspend, successfulJobsHistoryLimit, failedJobsHistoryLimit }, { concurrencyPolicy: 'Allow', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1 });
+    const badCron = await c.request('POST', `/apis/batch/v1/namespaces/${ns}/cronjobs`, {
+      body: { metadata: { name: 'bad' }, spec: { schedule: 'often', jobTemplate: { spec: { template: { spec: { restartPolicy: 'OnFailure', containers: [{ name: 'a', image: 'x:1' }] } } } } } },
+    });
+    assert.deepEqual(causes(badCron), ['spec.schedule: Invalid value: "often": expected exactly 5 fields, found 1: often']);
+
+    const ss = await c.request('POST', `/apis/apps/v1/namespaces/${ns}/statefulsets`, {
+      body: { metadata: { name: 'db' }, spec: { serviceName: 'db', selector: { matchLabels: labels }, template: template(), volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }] } },
+    });
+    assert.equal(ss.status, 201, ss.body);
+    assert.equal(ss.json.spec.podManagementPolicy, 'OrderedReady');
+    assert.deepEqual(ss.json.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
+    assert.deepEqual(ss.json.spec.persistentVolumeClaimRetentionPolicy, { whenDeleted: 'Retain', whenScaled: 'Retain' });
+    assert.equal(ss.json.spec.volumeClaimTemplates[0].spec.volumeMode, 'Filesystem');
+    const ssUpd = await c.request('PUT', `/apis/apps/v1/namespaces/${ns}/statefulsets/db`, { body: { ...ss.json, spec: { ...ss.json.spec, serviceName: 'other' } } });
+    assert.equal(ssUpd.status, 422);
+    assert.match(causes(ssUpd)[0], /^spec: Forbidden: updates to statefulset spec for fields other than 'replicas'/);
+
+    const ds = await c.request('POST', `/apis/apps/v1/namespaces/${ns}/daemonsets`, { body: { metadata: { name: 'agent' }, spec: { selector: { matchLabels: labels }, template: template() } } });
+    assert.equal(ds.status, 201, ds.body);
+    assert.deepEqual(ds.json.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+    assert.equal(ds.json.spec.revisionHistoryLimit, 10);
+  });
+
+  test('immutable Secrets and ConfigMaps; secret types and stringData', async () => {
+    const ns = await namespace();
+    const sec = await c.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { metadata: { name: 's' }, stringData: { password: 'hunter2' }, immutable: true } });
+    assert.equal(sec.status, 201, sec.body);
+    assert.equal(sec.json.type, 'Opaque');
+    assert.deepEqual(sec.json.data, { password: Buffer.from('hunter2').toString('base64') });
+    assert.equal(sec.json.stringData, undefined);
+    const changed = await c.request('PUT', `/api/v1/namespaces/${ns}/secrets/s`, { body: { ...sec.json, data: { password: 'eA==' } } });
+    assert.deepEqual(causes(changed), ['data: Forbidden: field is immutable when `immutable` is set']);
+    const tls = await c.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { metadata: { name: 't' }, type: `${names.labelDomain}/tls`, data: { 'bad key': 'eA==' } } });
+    assert.deepEqual(causes(tls), [
+      'data[bad key]: Invalid value: "bad key": a valid config key must consist of alphanumeric characters, \'-\', \'_\' or \'.\' (e.g. \'key.name\',  or \'KEY_NAME\',  or \'key-name\', regex used for validation is \'[-._a-zA-Z0-9]+\')',
+      'data[tls.crt]: Required value', 'data[tls.key]: Required value',
+    ]);
+    const cm = await c.request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'c' }, data: { a: '1' }, immutable: true } });
+    assert.equal(cm.status, 201, cm.body);
+    const cmChanged = await c.request('PUT', `/api/v1/namespaces/${ns}/configmaps/c`, { body: { ...cm.json, data: { a: '2' }, immutable: false } });
+    assert.deepEqual(causes(cmChanged), ['immutable: Forbidden: field is immutable when `immutable` is set', 'data: Forbidden: field is immutable when `immutable` is set']);
+  });
+
+  test('a new user: a realistic manifest set is accepted and reads back with defaults', async () => {
+    const ns = `shop-${process.pid}`;
+    const manifests: Array<[string, any]> = [
+      ['/api/v1/namespaces', { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } }],
+      [`/api/v1/namespaces/${ns}/configmaps`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'shop-config' }, data: { LOG_LEVEL: 'info' } }],
+      [`/api/v1/namespaces/${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'shop-secret' }, type: 'Opaque', stringData: { DB_PASSWORD: 'pw' } }],
+      [`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'shop' } }],
+      [`${g('rbac.authorization', 'v1')}/namespaces/${ns}/roles`, { apiVersion: `${names.group('rbac.authorization')}/v1`, kind: 'Role', metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['configmaps'], verbs: ['get', 'list', 'watch'] }] }],
+      [`${g('rbac.authorization', 'v1')}/namespaces/${ns}/rolebindings`, { apiVersion: `${names.group('rbac.authorization')}/v1`, kind: 'RoleBinding', metadata: { name: 'shop-reader' }, roleRef: { apiGroup: names.group('rbac.authorization'), kind: 'Role', name: 'reader' }, subjects: [{ kind: 'ServiceAccount', name: 'shop', namespace: ns }] }],
+      [`/apis/apps/v1/namespaces/${ns}/deployments`, {
+        apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'shop', labels: { app: 'shop' } },
+        spec: {
+          replicas: 2, selector: { matchLabels: { app: 'shop' } },
+          template: {
+            metadata: { labels: { app: 'shop' } },
+            spec: {
+              serviceAccountName: 'shop',
+              containers: [{
+                name: 'shop', image: 'registry.local:5000/shop:2.1.0', ports: [{ name: 'http', containerPort: 8080 }],
+                envFrom: [{ configMapRef: { name: 'shop-config' } }, { secretRef: { name: 'shop-secret' } }],
+                readinessProbe: { httpGet: { path: '/healthz', port: 'http' } },
+                resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { memory: '256Mi' } },
+              }],
+            },
+          },
+        },
+      }],
+      [`/api/v1/namespaces/${ns}/services`, { apiVersion: 'v1', kind: 'Service', metadata: { name: 'shop' }, spec: { selector: { app: 'shop' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } }],
+      [`${g('networking', 'v1')}/namespaces/${ns}/ingresses`, { apiVersion: `${names.group('networking')}/v1`, kind: 'Ingress', metadata: { name: 'shop' }, spec: { rules: [{ host: 'shop.example.com', http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { name: 'http' } } } }] } }] } }],
+      [`${g('networking', 'v1')}/namespaces/${ns}/networkpolicies`, { apiVersion: `${names.group('networking')}/v1`, kind: 'NetworkPolicy', metadata: { name: 'shop' }, spec: { podSelector: { matchLabels: { app: 'shop' } }, ingress: [{ ports: [{ port: 8080 }] }] } }],
+      [`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers`, { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'shop' }, spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' }, maxReplicas: 5 } }],
+      [`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'shop' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'shop' } } } }],
+    ];
+    for (const [path, body] of manifests) {
+      const r = await c.request('POST', path, { body });
+      assert.equal(r.status, 201, `${body.kind}: ${r.body}`);
+    }
+    const read = async (path: string) => { const r = await c.get(path); assert.equal(r.status, 200, r.body); return r.json; };
+    const dep = await read(`/apis/apps/v1/namespaces/${ns}/deployments/shop`);
+    assert.equal(dep.spec.replicas, 2);
+    assert.equal(dep.spec.template.spec.containers[0].imagePullPolicy, 'IfNotPresent');
+    assert.equal(dep.spec.template.spec.serviceAccount, 'shop');
+    assert.deepEqual(dep.spec.template.spec.containers[0].readinessProbe.httpGet, { path: '/healthz', port: 'http', scheme: 'HTTP' });
+    const svc = await read(`/api/v1/namespaces/${ns}/services/shop`);
+    assert.match(svc.spec.clusterIP, /^10\.96\.0\./);
+    assert.equal(svc.spec.ports[0].targetPort, 'http');
+    const np = await read(`${g('networking', 'v1')}/namespaces/${ns}/networkpolicies/shop`);
+    assert.deepEqual(np.spec.policyTypes, ['Ingress']);
+    assert.equal(np.spec.ingress[0].ports[0].protocol, 'TCP');
+    const hpa = await read(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/shop`);
+    assert.equal(hpa.spec.minReplicas, 1);
+    assert.deepEqual(hpa.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }]);
+    const sec = await read(`/api/v1/namespaces/${ns}/secrets/shop-secret`);
+    assert.deepEqual(sec.data, { DB_PASSWORD: Buffer.from('pw').toString('base64') });
+    const pdb = await read(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/shop`);
+    assert.equal(pdb.spec.minAvailable, 1);
+    const ing = await read(`${g('networking', 'v1')}/namespaces/${ns}/ingresses/shop`);
+    assert.equal(ing.spec.rules[0].http.paths[0].pathType, 'Prefix');
+  });
+
+  test('Ingress, NetworkPolicy, HPA, PDB, PVC and RBAC refuse what the reference refuses', async () => {
+    const ns = await namespace();
+    const post = (path: string, body: any) => c.request('POST', path, { body });
+    const ing = await post(`${g('networking', 'v1')}/namespaces/${ns}/ingresses`, { metadata: { name: 'i' }, spec: { rules: [{ http: { paths: [{ path: 'x', backend: { service: { name: 's', port: { number: 80 } } } }] } }] } });
+    assert.deepEqual(causes(ing), ['spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified']);
+    const hpa = await post(`/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers`, { metadata: { name: 'h' }, spec: { scaleTargetRef: { kind: 'Deployment' }, minReplicas: 3, maxReplicas: 2 } });
+    assert.deepEqual(causes(hpa), ['spec.scaleTargetRef.name: Required value', 'spec.maxReplicas: Invalid value: 2: must be greater than or equal to `minReplicas`']);
+    const pdb = await post(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, { metadata: { name: 'p' }, spec: { minAvailable: '150%' } });
+    assert.deepEqual(causes(pdb), ['spec.minAvailable: Invalid value: "150%": must not be greater than 100%']);
+    const pvc = await post(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, { metadata: { name: 'c' }, spec: {} });
+    assert.deepEqual(causes(pvc), ['spec.accessModes: Required value: at least 1 access mode is required', 'spec.resources[storage]: Required value']);
+    const ok = await post(`/api/v1/namespaces/${ns}/persistentvolumeclaims`, { metadata: { name: 'd' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+    assert.equal(ok.status, 201, ok.body);
+    assert.equal(ok.json.spec.volumeMode, 'Filesystem');
+    assert.equal(ok.json.status.phase, 'Pending');
+    const rb = await post(`${g('rbac.authorization', 'v1')}/namespaces/${ns}/rolebindings`, { metadata: { name: 'rb' }, roleRef: { kind: 'Thing', name: 'x' }, subjects: [{ kind: 'Robot', name: 'r' }] });
+    assert.deepEqual(causes(rb), ['roleRef.kind: Unsupported value: "Thing": supported values: "ClusterRole", "Role"', 'subjects[0].kind: Unsupported value: "Robot": supported values: "Group", "ServiceAccount", "User"']);
+  });
+});
