@@ -14,9 +14,12 @@ const NODES = 100;
 const PODS = 3000;
 const CREATE_CONCURRENCY = 64;
 
+/** BENCH_PROFILE=<dir> writes CPU profiles of the child processes there */
+const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+
 function spawnUntil(args: string[], ready: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...profile, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (d: Buffer) => {
       out += d.toString();

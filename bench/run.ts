@@ -7,12 +7,14 @@ import { storageBench } from './storage.js';
 import { apiBench } from './api.js';
 import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
+import { crdBench } from './crd.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
   { name: 'api', run: apiBench },
   { name: 'agent', run: agentBench },
   { name: 'auth', run: authBench },
+  { name: 'crd', run: crdBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

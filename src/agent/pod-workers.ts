@@ -5,7 +5,6 @@
 // notices containers that changed on their own.
 
 import { join } from 'node:path';
-import { mkdir } from 'node:fs/promises';
 import type { ContainerConfig, ContainerInfo, ContainerRuntime, ProbeKind, SandboxConfig, SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
 
@@ -138,7 +137,6 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const attempt = w.sandbox ? w.sandbox.attempt + 1 : 0;
       if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
       const config = sandboxConfig(pod, attempt, deps.rootDir);
-      await mkdir(config.logDirectory, { recursive: true }).catch(() => {});
       const id = await deps.runtime.runSandbox(config);
       w.sandbox = (await deps.runtime.listSandboxes()).find((s) => s.id === id) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
       w.sandboxConfig = config;

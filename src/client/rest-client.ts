@@ -1,9 +1,9 @@
-// The shared REST client: one connection pool per configuration, TLS with client certificates,
+// The shared REST client: one HTTP/2 connection per configuration, TLS with client certificates,
 // bearer tokens (static or from an exec plugin), JSON bodies, a QPS/burst limit, typed resource
 // clients with get/list/create/update/patch/delete, the status sub-client and raw watch streams.
 
-import { Agent, request as httpsRequest } from 'node:https';
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { connect as http2Connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { ClientConfig } from '../config/client-config.js';
 import { execCredential, type ExecToken } from './exec-credential.js';
 import { tokenBucket } from './rate-limit.js';
@@ -86,7 +86,7 @@ export interface Client {
   /** a JSON request; resolves with the decoded body */
   request<T = any>(spec: RequestSpec): Promise<T>;
   /** a streaming request (watch, logs); the caller reads and ends the response */
-  stream(spec: RequestSpec): Promise<IncomingMessage>;
+  stream(spec: RequestSpec): Promise<Response>;
   resource<T = any>(ref: ResourceRef, namespace?: string): ResourceClient<T>;
   close(): void;
 }
@@ -113,18 +113,7 @@ const patchTypes: Record<PatchType, string> = {
 
 export function createClient(config: ClientConfig, opts: ClientOptions = {}): Client {
   const base = new URL(config.server);
-  const secure = base.protocol === 'https:';
-  const agentOptions = { keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64 };
-  const agent = secure
-    ? new Agent({
-        ...agentOptions,
-        ca: config.caPem,
-        cert: config.certPem,
-        key: config.keyPem,
-        rejectUnauthorized: !config.insecureSkipTLSVerify,
-        servername: config.tlsServerName,
-      })
-    : new HttpAgent(agentOptions);
+  const transport = base.protocol === 'https:' ? http2Transport(base, config) : http1Transport();
   const limiter = tokenBucket(opts.qps ?? 50, opts.burst ?? 100);
   const timeoutMs = opts.timeoutMs ?? 60_000;
   let execToken: ExecToken | undefined;
@@ -142,30 +131,22 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     return undefined;
   };
 
-  const send = async (spec: RequestSpec, streaming: boolean, retried = false): Promise<IncomingMessage> => {
+  const send = async (spec: RequestSpec, streaming: boolean, retried = false): Promise<Response> => {
     await limiter.take();
     const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const body = spec.body === undefined ? undefined : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
     const headers: Record<string, string> = { accept: 'application/json' };
     if (opts.userAgent) headers['user-agent'] = opts.userAgent;
-    if (body !== undefined) {
-      headers['content-type'] = spec.contentType ?? 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(body));
-    }
+    if (body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
     const auth = await authorization(retried);
     if (auth) headers.authorization = auth;
-    const res = await new Promise<IncomingMessage>((resolve, reject) => {
-      const req = (secure ? httpsRequest : httpRequest)(url, { method: spec.method, headers, agent, signal: spec.signal }, resolve);
-      req.on('error', reject);
-      if (!streaming) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${spec.method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
-      req.end(body);
-    });
+    const res = await transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs });
     if (res.statusCode === 401 && config.exec && !retried) {
-      res.resume();
+      res.destroy();
       return send(spec, streaming, true);
     }
-    if ((res.statusCode ?? 500) >= 300) throw await errorFrom(res, spec);
+    if (res.statusCode >= 300) throw await errorFrom(res, spec);
     return res;
   };
 
@@ -173,7 +154,7 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     const res = await send(spec, false);
     const text = await readAll(res);
     if (!text) return undefined as T;
-    return (res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : (text as T);
+    return String(res.headers['content-type'] ?? '').includes('json') ? JSON.parse(text) : (text as T);
   };
 
   const client: Client = {
@@ -181,9 +162,92 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     request,
     stream: (spec) => send(spec, true),
     resource: (ref, namespace) => resourceClient(client, ref, namespace),
-    close: () => agent.destroy(),
+    close: () => transport.close(),
   };
   return client;
+}
+
+/** A response being read: its status, headers and body chunks. */
+export interface Response extends AsyncIterable<Buffer> {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  destroy(): void;
+}
+
+interface Transport {
+  send(r: { method: string; url: URL; headers: Record<string, string>; body?: string; signal?: AbortSignal; timeoutMs?: number }): Promise<Response>;
+  close(): void;
+}
+
+/**
+ * HTTPS goes over one HTTP/2 connection, as the reference client does: every request and watch is a
+ * stream of it, so a process with many watches (one per simulated node) holds a single TLS session.
+ */
+function http2Transport(base: URL, config: ClientConfig): Transport {
+  let session: ClientHttp2Session | undefined;
+  const connectOptions = {
+    ca: config.caPem, cert: config.certPem, key: config.keyPem, servername: config.tlsServerName,
+    rejectUnauthorized: !config.insecureSkipTLSVerify,
+    settings: { initialWindowSize: 4 * 2 ** 20 },
+  };
+  const open = (): ClientHttp2Session => {
+    if (session && !session.closed && !session.destroyed) return session;
+    const s = http2Connect(base.origin, connectOptions);
+    s.on('error', () => {}); // failures reach the streams; the next request reconnects
+    s.on('close', () => { if (session === s) session = undefined; });
+    s.on('goaway', () => { if (session === s) session = undefined; });
+    s.on('connect', () => s.setLocalWindowSize(32 * 2 ** 20));
+    session = s;
+    return s;
+  };
+  return {
+    send({ method, url, headers, body, signal, timeoutMs }) {
+      return new Promise<Response>((resolve, reject) => {
+        let stream: ClientHttp2Stream;
+        try {
+          stream = open().request({ ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
+        } catch (e) {
+          return reject(e);
+        }
+        stream.on('error', reject);
+        if (timeoutMs) stream.setTimeout(timeoutMs, () => stream.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
+        stream.once('response', (h) => {
+          stream.off('error', reject);
+          stream.on('error', () => {});
+          const res = Object.assign(stream as unknown as AsyncIterable<Buffer>, {
+            statusCode: Number(h[':status']),
+            headers: h as Record<string, string | string[] | undefined>,
+            destroy: () => { if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL); },
+          });
+          resolve(res as Response);
+        });
+        if (body !== undefined) stream.end(body);
+      });
+    },
+    close() {
+      session?.close();
+      session?.destroy();
+      session = undefined;
+    },
+  };
+}
+
+/** Plain HTTP (a server without TLS) goes over HTTP/1.1 with kept-alive connections. */
+function http1Transport(): Transport {
+  const agent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64 });
+  return {
+    send({ method, url, headers, body, signal, timeoutMs }) {
+      return new Promise<Response>((resolve, reject) => {
+        const h = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
+        const req = httpRequest(url, { method, headers: h, agent, signal }, (res) =>
+          resolve(Object.assign(res, { statusCode: res.statusCode ?? 500, destroy: () => res.destroy() }) as unknown as Response));
+        req.on('error', reject);
+        if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
+        req.end(body);
+      });
+    },
+    close: () => agent.destroy(),
+  };
 }
 
 /** `/api/v1/namespaces/ns/pods/name/status` and the like */
@@ -249,7 +313,7 @@ function statusError(status: any): ApiError {
   return new ApiError(status?.code ?? 500, status?.reason ?? 'Unknown', status?.message ?? JSON.stringify(status), status);
 }
 
-async function errorFrom(res: IncomingMessage, spec: RequestSpec): Promise<ApiError> {
+async function errorFrom(res: Response, spec: RequestSpec): Promise<ApiError> {
   const text = await readAll(res);
   let status: any;
   try {
@@ -258,10 +322,10 @@ async function errorFrom(res: IncomingMessage, spec: RequestSpec): Promise<ApiEr
     status = undefined;
   }
   const message = status?.message ?? (text.trim() || `HTTP ${res.statusCode}`);
-  return new ApiError(res.statusCode ?? 500, status?.reason ?? 'Unknown', `${spec.method} ${spec.path}: ${message}`, status);
+  return new ApiError(res.statusCode, status?.reason ?? 'Unknown', `${spec.method} ${spec.path}: ${message}`, status);
 }
 
-async function readAll(res: IncomingMessage): Promise<string> {
+async function readAll(res: Response): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');

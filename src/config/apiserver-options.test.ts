@@ -123,3 +123,37 @@ describe('API server options', () => {
     for (const bad of ['0-10', '65535+2', 'a-b', '5-4']) assert.throws(() => parsePortRange(bad), bad);
   });
 });
+
+describe('authentication and authorization flags', () => {
+  test('defaults: lookup on, no optional authenticators, no webhook', () => {
+    const { options: o } = parseApiServerOptions([]);
+    assert.equal(o.authentication.serviceAccountLookup, true);
+    assert.equal(o.authentication.enableBootstrapTokenAuth, false);
+    assert.equal(o.authentication.oidc, undefined);
+    assert.equal(o.authentication.tokenWebhook, undefined);
+    assert.equal(o.authorization.webhook, undefined);
+  });
+  test('OIDC, webhooks, proxy and service-account flags', () => {
+    const { options: o } = parseApiServerOptions([
+      '--oidc-issuer-url=https://issuer', '--oidc-client-id=c', '--oidc-required-claim=a=b', '--oidc-required-claim=c=d',
+      '--service-account-issuer=https://one', '--service-account-issuer=https://two', '--service-account-key-file=a.pem,b.pem',
+      '--authentication-token-webhook-config-file=hook.yaml', '--authentication-token-webhook-cache-ttl=30s',
+      '--authorization-mode=RBAC,Webhook', '--authorization-webhook-config-file=authz.yaml', '--authorization-webhook-version=v1',
+      '--requestheader-client-ca-file=proxy.crt', '--requestheader-username-headers=X-Remote-User',
+    ]);
+    assert.deepEqual(o.authentication.oidc?.requiredClaims, { a: 'b', c: 'd' });
+    assert.equal(o.authentication.oidc?.usernameClaim, 'sub');
+    assert.deepEqual(o.authentication.oidc?.signingAlgs, ['RS256']);
+    assert.deepEqual(o.authentication.serviceAccountIssuers, ['https://one', 'https://two']);
+    assert.deepEqual(o.authentication.serviceAccountKeyFiles, ['a.pem', 'b.pem']);
+    assert.deepEqual(o.authentication.tokenWebhook, { configFile: 'hook.yaml', cacheTtlMs: 30_000, version: 'v1beta1' });
+    assert.deepEqual(o.authorization.webhook, { configFile: 'authz.yaml', authorizedTtlMs: 300_000, unauthorizedTtlMs: 30_000, version: 'v1' });
+    assert.deepEqual(o.authentication.requestHeader?.usernameHeaders, ['X-Remote-User']);
+  });
+  test('inconsistent combinations are refused', () => {
+    assert.throws(() => parseApiServerOptions(['--oidc-issuer-url=https://issuer']), /--oidc-client-id is required/);
+    assert.throws(() => parseApiServerOptions(['--oidc-issuer-url=http://issuer', '--oidc-client-id=c']), /must be an https URL/);
+    assert.throws(() => parseApiServerOptions(['--authorization-mode=Webhook']), /needs --authorization-webhook-config-file/);
+    assert.throws(() => parseApiServerOptions(['--requestheader-username-headers=X-User']), /--requestheader-client-ca-file is required/);
+  });
+});

@@ -13,6 +13,7 @@ import type { WatchHub } from '../watch/cache.js';
 import { cleanupFinalizer, definitionFromCrd, isTerminating } from '../registry/crd/definition.js';
 import { setCondition } from '../registry/crd/crd-strategy.js';
 import { applyCrdDefaults } from '../registry/crd/validation.js';
+import { hasRules, loadRules } from '../cel/index.js';
 
 export interface CrdControllerDeps {
   resources: ApiResources;
@@ -132,6 +133,8 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     const crd = current(name);
     if (!crd) { unserve(name); return; }
     if (crd.metadata.deletionTimestamp) return finalize(crd);
+    // a CRD with validation rules needs the CEL engine for its objects and for its own status writes
+    if ((crd.spec?.versions ?? []).some((v: any) => hasRules(v?.schema?.openAPIV3Schema))) await loadRules();
 
     const wanted: Names = structuredClone(crd.spec.names);
     applyCrdDefaults({ spec: { names: wanted } });

@@ -34,6 +34,8 @@ export interface Strategy {
   prepareForUpdate?(obj: ApiObject, old: ApiObject, ctx: StrategyContext): void | Promise<void>;
   validate?(obj: ApiObject): StatusCause[];
   validateUpdate?(obj: ApiObject, old: ApiObject): StatusCause[];
+  /** rules for a write through the status subresource (the main update rules do not apply there) */
+  validateStatusUpdate?(obj: ApiObject, old: ApiObject): StatusCause[];
   /** finalizers still to run before the object may go (default: metadata.finalizers) */
   pendingFinalizers?(obj: ApiObject): boolean;
   /** called when deletion starts (deletionTimestamp set) */

@@ -12,9 +12,9 @@ import { createCertificateAuthority, generateKeyPair, signCertificate, type Cert
 export interface Identity { token?: string; certPem?: string; keyPem?: string }
 export interface Reply { status: number; json: any; body: string; headers: Record<string, unknown> }
 
-export async function issueClientCert(ca: CertificateAuthority, commonName: string, organizations: string[] = []): Promise<Required<Pick<Identity, 'certPem' | 'keyPem'>>> {
+export async function issueClientCert(ca: CertificateAuthority, commonName: string, organizations: string[] = [], ttlSeconds = 3600): Promise<Required<Pick<Identity, 'certPem' | 'keyPem'>>> {
   const key = generateKeyPair();
-  const certPem = await signCertificate(ca, { publicKey: key.publicKey, commonName, organizations, usages: ['digital signature', 'client auth'], ttlSeconds: 3600 });
+  const certPem = await signCertificate(ca, { publicKey: key.publicKey, commonName, organizations, usages: ['digital signature', 'client auth'], ttlSeconds });
   return { certPem, keyPem: key.keyPem };
 }
 

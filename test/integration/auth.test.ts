@@ -335,6 +335,11 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     const mallory = await issueClientCert(foreignCa, 'admin', ['system:masters']);
     const r = await as(mallory, 'GET', '/api/v1/namespaces');
     assert.equal(r.status, 401);
+    // an expired certificate from the server's own CA
+    const shortLived = await issueClientCert(serverCa(server), 'carol', ['auditors'], 1);
+    await new Promise(res => setTimeout(res, 1100));
+    const stale = await as(shortLived, 'GET', '/api/v1/namespaces/team/configmaps');
+    assert.equal(stale.status, 401);
     // a foreign certificate does not spoil a good token
     assert.equal((await as({ ...mallory, token: 'alice-token' }, 'GET', '/api/v1/namespaces/team/pods')).status, 200);
     // forged impersonation from an unprivileged user and from anonymous

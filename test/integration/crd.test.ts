@@ -23,7 +23,7 @@ const widgetSchema = {
         replicas: { type: 'integer', minimum: 1, maximum: 10, default: 1 },
         color: { type: 'string', pattern: '^[a-z]+$', maxLength: 8 },
         port: { 'x-kubernetes-int-or-string': true },
-        tags: { type: 'array', items: { type: 'string' }, 'x-kubernetes-list-type': 'set' },
+        tags: { type: 'array', maxItems: 16, items: { type: 'string', maxLength: 32 }, 'x-kubernetes-list-type': 'set' },
         ports: {
           type: 'array', 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'],
           items: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, number: { type: 'integer', default: 80 } } },
@@ -38,6 +38,14 @@ const widgetSchema = {
   },
   'x-kubernetes-validations': [{ rule: 'true' }],
 };
+/** the spec's CEL rules: a plain one, one with messageExpression, a regex, a list macro and a transition rule */
+const specRules = [
+  { rule: "self.size != 'large' || self.replicas <= 8", message: 'large widgets allow at most 8 replicas' },
+  { rule: "!has(self.color) || self.color != 'red'", messageExpression: "'color ' + self.color + ' is reserved'" },
+  { rule: "!has(self.tags) || self.tags.all(t, t.matches('^[a-z]+$'))" },
+  { rule: '!has(oldSelf.color) || (has(self.color) && self.color == oldSelf.color)', message: 'color is immutable' },
+];
+(widgetSchema.properties.spec as Record<string, unknown>)['x-kubernetes-validations'] = specRules;
 
 function widgetCrd(group: string, extra: Record<string, unknown> = {}) {
   return {
@@ -214,12 +222,16 @@ describe('custom resources', { concurrency: 1, timeout: 60_000 }, () => {
     const wrongType = await create('bad', { size: 'small', replicas: 'string' });
     assert.equal(wrongType.status, 422, wrongType.body);
     assert.equal(wrongType.json.reason, 'Invalid');
+    // a type error stops the CEL rules from running, and says so
     assert.deepEqual(wrongType.json.details.causes, [{
       reason: 'FieldValueTypeInvalid', field: 'spec.replicas',
       message: 'Invalid value: "string": spec.replicas in body must be of type integer: "string"',
+    }, {
+      reason: 'FieldValueInvalid', field: '<nil>',
+      message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     }]);
-    assert.equal(wrongType.json.message,
-      `Widget.${group} "bad" is invalid: spec.replicas: Invalid value: "string": spec.replicas in body must be of type integer: "string"`);
+    assert.match(wrongType.json.message,
+      /^Widget\.t\d+\.example\.com "bad" is invalid: spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string", <nil>: Invalid value: "null": some validation rules were not checked/);
 
     const many = await create('bad', { size: 'medium', replicas: 0, color: 'Red', port: true, tags: ['a', 'a'], ports: [{ name: 'x' }, { name: 'x' }], startedAt: 'yesterday' });
     assert.equal(many.status, 422, many.body);
@@ -243,6 +255,59 @@ describe('custom resources', { concurrency: 1, timeout: 60_000 }, () => {
     const badName = await create('Bad_Name', { size: 'small' });
     assert.equal(badName.status, 422);
     assert.equal(badName.json.details.causes[0].field, 'metadata.name');
+  });
+
+  test('CEL rules: evaluated on create and update, transition rules only on update, messages and causes', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const create = (name: string, spec: unknown) =>
+      c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec } });
+    const bad = await create('rules', { size: 'large', replicas: 9, color: 'red', tags: ['ok', 'Not-OK'] });
+    assert.equal(bad.status, 422, bad.body);
+    assert.deepEqual(bad.json.details.causes, [
+      { reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": large widgets allow at most 8 replicas' },
+      { reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": color red is reserved' },
+      { reason: 'FieldValueInvalid', field: 'spec', message: "Invalid value: \"object\": failed rule: !has(self.tags) || self.tags.all(t, t.matches('^[a-z]+$'))" },
+    ]);
+    assert.match(bad.json.message, /is invalid: spec: Invalid value: "object": large widgets allow at most 8 replicas, /);
+
+    const ok = await create('rules', { size: 'large', replicas: 3, color: 'blue' });
+    assert.equal(ok.status, 201, ok.body);
+    const recolor = await c.request('PATCH', `${base}/rules`, { body: { spec: { color: 'green' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(recolor.status, 422, recolor.body);
+    assert.deepEqual(recolor.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": color is immutable' }]);
+    const scale = await c.request('PATCH', `${base}/rules`, { body: { spec: { replicas: 4 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(scale.status, 200, scale.body);
+  });
+
+  test('CEL rules are compiled at CRD create: bad syntax, unknown fields and too expensive rules are refused', async () => {
+    const group = groupName();
+    const withRules = (rules: unknown[], extraProps: Record<string, unknown> = {}) => {
+      const crd = widgetCrd(group) as any;
+      crd.spec.versions[0].schema.openAPIV3Schema = { type: 'object', properties: { spec: {
+        type: 'object', properties: { size: { type: 'string' }, list: { type: 'array', items: { type: 'string' } }, ...extraProps },
+        'x-kubernetes-validations': rules } } };
+      return crd;
+    };
+    const path = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations';
+    const r = await c.request('POST', crdPath, { body: withRules([
+      { rule: 'self.size ==' }, { rule: 'self.nope == 1' }, { rule: "self.list.all(x, x.matches('^a+$'))" },
+      { rule: 'true', messageExpression: 'self.nope' },
+    ]) });
+    assert.equal(r.status, 422, r.body);
+    const causes = r.json.details.causes;
+    assert.equal(causes[0].field, `${path}[0].rule`);
+    assert.match(causes[0].message, /^Invalid value: apiextensions.ValidationRule\{Rule:"self.size ==", Message:"", MessageExpression:""\}: compilation failed: ERROR: <input>:1:\d+: Syntax error/);
+    assert.equal(causes[1].field, `${path}[1].rule`);
+    assert.match(causes[1].message, /compilation failed: ERROR: <input>:1:5: undefined field 'nope'/);
+    assert.equal(causes[2].field, `${path}[2].rule`);
+    assert.match(causes[2].message, /^Forbidden: estimated rule cost exceeds budget by factor of more than 100x/);
+    assert.equal(causes[3].field, `${path}[3].messageExpression`);
+    assert.match(causes[3].message, /messageExpression compilation failed: ERROR: <input>:1:5: undefined field 'nope'/);
+    const bounded = await c.request('POST', crdPath, { body: withRules([{ rule: "self.list.all(x, x.matches('^a+$'))" }],
+      { list: { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 64 } } }) });
+    assert.equal(bounded.status, 201, bounded.body);
   });
 
   test('status subresource: spec changes through status are ignored and status changes through the object', async () => {
@@ -453,6 +518,9 @@ describe('kubectl 1.32 with custom resources (k8s.io mode)', { timeout: 60_000 }
     const changed = env.manifest('cr2', [{ apiVersion: 'kube.example.com/v1', kind: 'Widget', metadata: { name: 'first', namespace: 'default' }, spec: { size: 'small', replicas: 5 } }]);
     assert.match(await env.ok(['apply', '-f', changed]), /configured/);
     assert.match(await env.ok(['get', 'widgets']), /first\s+small\s+5/);
+    const ruleBroken = await env.run(['apply', '-f', env.manifest('cr4', [{ apiVersion: 'kube.example.com/v1', kind: 'Widget', metadata: { name: 'first', namespace: 'default' }, spec: { size: 'large', replicas: 9 } }])]);
+    assert.notEqual(ruleBroken.code, 0);
+    assert.match(ruleBroken.stderr, /spec: Invalid value: "object": (large widgets allow at most 8 replicas|replicas may not decrease)/);
     const invalidApply = await env.run(['apply', '-f', env.manifest('cr3', [{ apiVersion: 'kube.example.com/v1', kind: 'Widget', metadata: { name: 'second', namespace: 'default' }, spec: { size: 'huge' } }])]);
     assert.notEqual(invalidApply.code, 0);
     assert.match(invalidApply.stderr, /spec.size: Unsupported value: "huge"/);

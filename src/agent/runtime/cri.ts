@@ -4,7 +4,7 @@
 // --container-log-max-files.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { criProto } from './cri-proto.js';
@@ -80,6 +80,7 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       if (!cond?.status) throw new Error(`container runtime at ${o.endpoint} is not ready: ${cond?.reason ?? 'no RuntimeReady condition'} ${cond?.message ?? ''}`.trim());
     },
     async runSandbox(c: SandboxConfig) {
+      await mkdir(c.logDirectory, { recursive: true });
       const r = await rt('runPodSandbox', { config: sandboxConfig(c) });
       return r.podSandboxId;
     },

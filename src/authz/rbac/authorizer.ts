@@ -4,7 +4,7 @@
 import type { ApiObject } from '../../api/meta.js';
 import type { ResourceCache, CachedObject } from '../../watch/cache.js';
 import type { UserInfo } from '../../server/context.js';
-import type { Authorizer, AuthzAttributes, PolicyRule, RulesAnswer } from '../types.js';
+import type { Authorizer, AuthzAttributes, Decision, PolicyRule, RulesAnswer } from '../types.js';
 import { ruleAllows } from './rules.js';
 
 export interface Subject { kind: string; name: string; namespace?: string; apiGroup?: string }
@@ -14,6 +14,8 @@ type Role = ApiObject & { rules?: PolicyRule[] };
 export interface RbacSources { clusterRoles: ResourceCache; roles: ResourceCache; clusterRoleBindings: ResourceCache; roleBindings: ResourceCache }
 
 export interface RbacAuthorizer extends Authorizer {
+  /** answered from memory, synchronously */
+  authorize(a: AuthzAttributes): { decision: Decision; reason: string };
   rulesFor(user: UserInfo, namespace: string): RulesAnswer;
   /** every rule the user holds in a namespace ('' for cluster-wide ones only) */
   rulesOf(user: UserInfo, namespace: string): PolicyRule[];
@@ -138,10 +140,10 @@ export function rbacAuthorizer(src: RbacSources): RbacAuthorizer {
         for (const rule of rulesOfBinding(b)) {
           if (!ruleAllows(rule, a)) continue;
           const where = b.kind === 'RoleBinding' ? `RoleBinding "${b.name}/${b.namespace}"` : `ClusterRoleBinding "${b.name}"`;
-          return { decision: 'Allow', reason: `RBAC: allowed by ${where} of ${b.roleRef.kind} "${b.roleRef.name}" to ${subjectText(b, a.user)}` };
+          return { decision: 'Allow' as const, reason: `RBAC: allowed by ${where} of ${b.roleRef.kind} "${b.roleRef.name}" to ${subjectText(b, a.user)}` };
         }
       }
-      return { decision: 'NoOpinion', reason: '' };
+      return { decision: 'NoOpinion' as const, reason: '' };
     },
     rulesOf,
     rulesFor(user, namespace) {

@@ -71,10 +71,10 @@ describe('printer column JSONPath', () => {
 });
 
 describe('CRD strategy', () => {
-  test('create sets storedVersions; the first delete adds the cleanup finalizer and Terminating', () => {
+  test('create sets storedVersions; the first delete adds the cleanup finalizer and Terminating', async () => {
     const c = crd();
     delete c.status;
-    customResourceDefinitions.prepareForCreate!(c, { names: undefined as any, now: '' });
+    await customResourceDefinitions.prepareForCreate!(c, { names: undefined as any, now: '' });
     assert.deepEqual(c.status.storedVersions, ['v1']);
     assert.equal(customResourceDefinitions.pendingFinalizers!(c), true, 'a live CRD always takes the two-phase delete');
     c.metadata.deletionTimestamp = 'now';

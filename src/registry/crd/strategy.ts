@@ -17,8 +17,8 @@ export interface CustomResourceShape {
   statusSubresource: boolean;
 }
 
-/** type errors leave values the rules cannot be evaluated on, as the reference judges */
-const blocking = (c: StatusCause) => c.reason === 'FieldValueTypeInvalid' || c.reason === 'FieldValueNotSupported';
+/** type errors leave values the rules cannot be evaluated on */
+const blocking = (c: StatusCause) => c.reason === 'FieldValueTypeInvalid';
 
 export function customResourceStrategy({ schema, statusSubresource }: CustomResourceShape): Strategy {
   // the rules compile once; the CEL engine loads on the first write when the schema has any
@@ -63,5 +63,6 @@ export function customResourceStrategy({ schema, statusSubresource }: CustomReso
     },
     validate: obj => check(obj),
     validateUpdate: (obj, old) => check(obj, old),
+    validateStatusUpdate: (obj, old) => check(obj, old),
   });
 }

@@ -1,0 +1,49 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { unionAuthenticator } from './union.js';
+import { parseTokenFile, tokenFileAuthenticator } from './token-file.js';
+import type { Authenticator } from './types.js';
+import { unauthorized } from '../server/status.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const fixed = (username: string): Authenticator => ({ authenticate: req => (req.headers.authorization === `Bearer ${username}` ? { username, groups: ['g'] } : undefined) });
+
+describe('authenticator union', () => {
+  test('first success decides and joins system:authenticated', async () => {
+    const u = unionAuthenticator([fixed('a'), fixed('b')], true);
+    assert.deepEqual(await u({ headers: { authorization: 'Bearer b' } }), { username: 'b', groups: ['g', 'system:authenticated'] });
+  });
+  test('an unknown bearer token is 401, never anonymous; no credential is anonymous when allowed', async () => {
+    const u = unionAuthenticator([fixed('a')], true);
+    await assert.rejects(u({ headers: { authorization: 'Bearer zzz' } }), (e: any) => e.code === 401);
+    assert.deepEqual(await u({ headers: {} }), { username: 'system:anonymous', groups: ['system:unauthenticated'] });
+    await assert.rejects(unionAuthenticator([fixed('a')], false)({ headers: {} }), (e: any) => e.code === 401);
+    await assert.rejects(u({ headers: {}, peerCertificateError: 'unknown authority' }), (e: any) => e.code === 401);
+  });
+  test('an authenticator that rejects its own kind of credential stops the union', async () => {
+    const strict: Authenticator = { authenticate: () => { throw unauthorized('Unauthorized: expired'); } };
+    await assert.rejects(unionAuthenticator([strict, fixed('a')], true)({ headers: { authorization: 'Bearer a' } }), /expired/);
+  });
+});
+
+describe('static token file', () => {
+  test('CSV rules: quoted group lists, at least three columns', () => {
+    const t = parseTokenFile('t1,alice,1,"a,b"\nt2,bob,2,c,d\n\n t3 , carol , 3\n');
+    assert.deepEqual(t.get('t1'), { username: 'alice', uid: '1', groups: ['a', 'b'] });
+    assert.deepEqual(t.get('t2'), { username: 'bob', uid: '2', groups: ['c', 'd'] });
+    assert.deepEqual(t.get('t3'), { username: 'carol', uid: '3', groups: [] });
+    assert.throws(() => parseTokenFile('t1,alice\n'), /at least 3 columns/);
+  });
+  test('valid, invalid and missing tokens', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'token-file-'));
+    try {
+      writeFileSync(join(dir, 't.csv'), 'secret,alice,1\n');
+      const a = tokenFileAuthenticator(join(dir, 't.csv'));
+      assert.equal((await a.authenticate({ headers: { authorization: 'Bearer secret' } }))?.username, 'alice');
+      assert.equal(await a.authenticate({ headers: { authorization: 'Bearer secreT' } }), undefined);
+      assert.equal(await a.authenticate({ headers: {} }), undefined);
+    } finally { rmSync(dir, { recursive: true, force: true }); }
+  });
+});
