@@ -6,11 +6,14 @@ import { createClient, type Client } from '../client/rest-client.js';
 import { loadClientConfig } from '../config/client-config.js';
 import { startInformer, type Informer } from '../client/informer.js';
 import { createPodConfig, type SourceName } from './sources/merge.js';
-import { fetchManifestUrl, isMirrorPod, readManifestPath } from './sources/static.js';
+import { fetchManifestUrl, isMirrorPod, isStaticPod, readManifestPath } from './sources/static.js';
 import { createPodWorkers, type PodWorkers } from './pod-workers.js';
 import { createStatusManager, podsRef, type StatusManager } from './status-manager.js';
-import { capacityAndAllocatable, crossed, hostIP, nodeStatusLoop, observeSignals, pressureOf, type NodeSettings, type NodeStatusLoop } from './node-status.js';
+import { capacityAndAllocatable, hostIP, nodeStatusLoop, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
+import { evictionManager, type Signals } from './eviction.js';
 import type { ContainerRuntime } from './runtime/types.js';
+import { eventRecorder } from './events.js';
+import { collectImages, type ImageUse } from './gc.js';
 import { fakeRuntime } from './runtime/fake.js';
 
 export interface Logger {
@@ -32,6 +35,14 @@ export interface NodeAgent {
 export interface AgentTuning {
   leaseDurationSeconds?: number;
   relistMs?: number;
+  /** how often eviction thresholds are checked (the reference's 10 s) */
+  evictionIntervalMs?: number;
+  /** replaces the measured eviction signals (simulated nodes measure nothing) */
+  observeSignals?: () => Signals;
+  /** how often images are garbage collected (the reference's 5 minutes) */
+  imageGcIntervalMs?: number;
+  /** how often container logs are checked for rotation (10 s) */
+  logCheckMs?: number;
 }
 
 export interface NodeAgentDeps {
@@ -56,12 +67,26 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   let statusLoop: NodeStatusLoop | undefined;
   const status: StatusManager | undefined = client ? createStatusManager(client, names, nodeName, () => statusLoop?.node()?.metadata?.uid, (m) => log.warn(m)) : undefined;
 
+  const recorder = client ? eventRecorder(client, nodeName, o.eventQps, o.eventBurst, (m) => log.warn(m)) : undefined;
   const workers = createPodWorkers({
+    recorder,
     runtime, runtimeName, nodeName, hostIP: hostIP(o.nodeIps), rootDir: o.rootDir, relistMs: tuning.relistMs ?? (simulated ? 5000 : 1000),
     maxDeadPerContainer: o.maximumDeadContainersPerContainer,
     reportStatus: (pod, s) => status?.set(pod, s),
     terminated: (pod) => status?.terminated(pod),
     log: (m) => log.warn(`${nodeName}: ${m}`),
+  });
+
+  const evictions = evictionManager({
+    hard: o.evictionHard, soft: o.evictionSoft, softGraceMs: o.evictionSoftGracePeriodMs, transitionMs: o.evictionPressureTransitionPeriodMs,
+    maxPodGraceSeconds: Number(o.values['eviction-max-pod-grace-period']),
+    observe: tuning.observeSignals ?? (simulated ? () => ({}) : () => observeSignals(o.rootDir)),
+    activePods: () => workers.pods().map((x) => x.pod).filter((p) => !p.metadata.deletionTimestamp && !['Succeeded', 'Failed'].includes(p.status?.phase)),
+    isCritical: (p) => isStaticPod(p, names) || (p.spec?.priority ?? 0) >= 2_000_000_000,
+    evict: (p, message, grace) => {
+      log.warn(`${nodeName}: evicting pod ${p.metadata.namespace}/${p.metadata.name}: ${message}`);
+      workers.evict(p.metadata.uid, message, grace);
+    },
   });
 
   // admission: a node runs at most its allocatable number of pods; the rest fail as the reference's do
@@ -87,6 +112,22 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
 
   const sources: SourceName[] = [];
   const timers: NodeJS.Timeout[] = [];
+  const evictionTimer = setInterval(() => {
+    try {
+      evictions.check();
+    } catch (e) {
+      log.warn(`${nodeName}: eviction check: ${(e as Error).message}`);
+    }
+  }, tuning.evictionIntervalMs ?? 10_000);
+  evictionTimer.unref();
+  const imageUse = new Map<string, ImageUse>();
+  const imageGcTimer = setInterval(() => {
+    const policy = { highPercent: o.imageGcHighThreshold, lowPercent: o.imageGcLowThreshold, minAgeMs: o.minimumImageTtlMs };
+    void collectImages(runtime, policy, String(o.values['pod-infra-container-image']), imageUse, (m) => log.warn(`${nodeName}: ${m}`))
+      .then((ids) => { if (ids.length) log.info(`${nodeName}: image garbage collection removed ${ids.length} image(s)`); })
+      .catch((e) => log.warn(`${nodeName}: image garbage collection: ${(e as Error).message}`));
+  }, tuning.imageGcIntervalMs ?? 5 * 60_000);
+  imageGcTimer.unref();
   let informer: Informer<any> | undefined;
   const staticBySource: Record<'file' | 'http', any[]> = { file: [], http: [] };
   const syncMirrors = () => status?.syncMirrors([...staticBySource.file, ...staticBySource.http]);
@@ -113,7 +154,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   if (client) {
     if (o.registerNode) {
       statusLoop = nodeStatusLoop({
-        client, settings, runtime, register: true, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
+        client, settings, runtime, register: true, recorder, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
         log: (m) => log.warn(m),
         async health() {
           let ready: { ok: boolean; message?: string } = { ok: true };
@@ -122,8 +163,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
           } catch (e) {
             ready = { ok: false, message: `container runtime is down: ${(e as Error).message}` };
           }
-          const pressure = simulated ? { memory: false, disk: false, pid: false } : pressureOf(crossed(o.evictionHard, observeSignals(o.rootDir)));
-          return { ready, pressure };
+          return { ready, pressure: evictions.pressure() };
         },
       });
       await statusLoop.start();
@@ -158,9 +198,11 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     status: statusLoop,
     async stop(markNotReady) {
       for (const t of timers) clearTimeout(t);
+      clearInterval(evictionTimer);
+      clearInterval(imageGcTimer);
       informer?.stop();
       await workers.close();
-      await status?.flushed();
+      await Promise.all([status?.flushed(), recorder?.flushed()]);
       status?.stop();
       await statusLoop?.stop(markNotReady);
     },
@@ -184,7 +226,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
   const runtimeFor = makeRuntime ?? (async (nodeName: string) => {
     if (o.runtime === 'fake') return { runtime: fakeRuntime(nodeName, o.names), name: 'fake' };
     const { criRuntime } = await import('./runtime/cri.js');
-    const runtime = await criRuntime({ endpoint: o.containerRuntimeEndpoint, imageEndpoint: o.imageServiceEndpoint, timeoutMs: o.runtimeRequestTimeoutMs, rootDir: o.rootDir, logMaxSize: o.containerLogMaxSize, logMaxFiles: o.containerLogMaxFiles });
+    const runtime = await criRuntime({ endpoint: o.containerRuntimeEndpoint, imageEndpoint: o.imageServiceEndpoint, timeoutMs: o.runtimeRequestTimeoutMs, rootDir: o.rootDir, logMaxSize: o.containerLogMaxSize, logMaxFiles: o.containerLogMaxFiles, logCheckMs: tuning.logCheckMs });
     const v = await runtime.version();
     return { runtime, name: v.name };
   });

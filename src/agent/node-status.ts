@@ -10,6 +10,7 @@ import { isAlreadyExists, isConflict, isNotFound, type Client } from '../client/
 import { timestamp } from './pod-status.js';
 import type { Taint, Threshold } from './quantity.js';
 import type { ContainerRuntime } from './runtime/types.js';
+import type { Recorder } from './events.js';
 
 export const agentVersion = 'v1.27.0';
 export const nodesRef = { group: '', version: 'v1', resource: 'nodes' };
@@ -72,24 +73,6 @@ export function observeSignals(rootDir: string): Record<string, { available: num
     'imagefs.available': { available: fs.bavail * fs.bsize, capacity: fs.blocks * fs.bsize },
     'imagefs.inodesFree': { available: fs.ffree, capacity: fs.files },
     'pid.available': { available: pidMax - procs, capacity: pidMax },
-  };
-}
-
-/** Which thresholds are crossed now. */
-export function crossed(thresholds: Threshold[], signals: ReturnType<typeof observeSignals>): Threshold[] {
-  return thresholds.filter((t) => {
-    const s = signals[t.signal];
-    if (!s) return false;
-    const limit = t.percentage !== undefined ? t.percentage * s.capacity : t.quantity!;
-    return s.available < limit;
-  });
-}
-
-export function pressureOf(hit: Threshold[]): Pressure {
-  return {
-    memory: hit.some((t) => t.signal.startsWith('memory') || t.signal.startsWith('allocatableMemory')),
-    disk: hit.some((t) => t.signal.startsWith('nodefs') || t.signal.startsWith('imagefs')),
-    pid: hit.some((t) => t.signal === 'pid.available'),
   };
 }
 
@@ -211,6 +194,7 @@ export interface NodeStatusDeps {
   /** the runtime's readiness and the measured pressure */
   health(): Promise<{ ready: { ok: boolean; message?: string }; pressure: Pressure }>;
   log(message: string): void;
+  recorder?: Recorder;
 }
 
 export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
@@ -255,8 +239,14 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       nodeInfo: info,
       images: await nodeImages(deps.runtime, s.maxImages),
     };
+    const wasReady = node?.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
     try {
       node = await nodes.status.patch(s.nodeName, { status }, 'merge');
+      const isReady = node.status.conditions.find((c: any) => c.type === 'Ready')?.status;
+      if (isReady !== wasReady) {
+        const ref = { kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } };
+        deps.recorder?.event(ref, 'Normal', isReady === 'True' ? 'NodeReady' : 'NodeNotReady', `Node ${s.nodeName} status is now: ${isReady === 'True' ? 'NodeReady' : 'NodeNotReady'}`);
+      }
     } catch (e) {
       if (isNotFound(e) && deps.register) await register();
       else throw e;
@@ -294,6 +284,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
 
   return {
     async start() {
+      deps.recorder?.event({ kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } }, 'Normal', 'Starting', 'Starting kubelet.');
       if (deps.register) await register();
       await post().catch((e) => deps.log(`posting the status of ${s.nodeName} failed: ${(e as Error).message}`));
       await renew();

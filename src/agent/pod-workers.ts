@@ -7,6 +7,7 @@
 import { join } from 'node:path';
 import type { ContainerConfig, ContainerInfo, ContainerRuntime, ProbeKind, SandboxConfig, SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
+import { noEvents, type Recorder } from './events.js';
 
 export interface PodWorkerDeps {
   runtime: ContainerRuntime;
@@ -22,6 +23,7 @@ export interface PodWorkerDeps {
   relistMs?: number;
   log?(message: string): void;
   maxDeadPerContainer?: number;
+  recorder?: Recorder;
 }
 
 export interface PodWorkers {
@@ -29,6 +31,8 @@ export interface PodWorkers {
   update(pod: any): void;
   /** the pod left every source: stop it */
   remove(uid: string): void;
+  /** stops the pod's containers for good and reports it Failed with reason Evicted */
+  evict(uid: string, message: string, graceSeconds: number): void;
   /** pods with their containers, for the agent's server */
   pods(): { pod: any; containers: ContainerInfo[] }[];
   /** resolves when no sync is running or queued */
@@ -57,6 +61,7 @@ interface Worker {
   again: boolean;
   timer?: NodeJS.Timeout;
   finished: boolean;
+  evicted?: { message: string; graceSeconds: number };
 }
 
 const backoffInitialMs = 10_000;
@@ -68,6 +73,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
   const backoff = new Map<string, { delayMs: number; at: number }>();
   let closed = false;
   const log = deps.log ?? (() => {});
+  const events = deps.recorder ?? noEvents;
+  const fieldPath = (name: string) => `spec.containers{${name}}`;
   const lastSeen = new Map<string, string>();
   /** pods already terminated: later copies from the sources (until they go) change nothing */
   const terminatedUids = new Set<string>();
@@ -130,7 +137,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     const pod = w.pod;
     const uid: string = pod.metadata.uid;
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
-    if (w.removed || pod.metadata.deletionTimestamp) return terminate(w);
+    if (w.removed || pod.metadata.deletionTimestamp || w.evicted) return terminate(w);
     if (isFinished(w)) return report(w);
 
     if (!w.sandbox || !w.sandbox.ready) {
@@ -159,6 +166,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         const b = backoff.get(key);
         const finished = current.finishedAt ?? now;
         if (b && now - finished < b.delayMs) {
+          if (w.waiting.get(spec.name)?.reason !== 'CrashLoopBackOff') events.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`, fieldPath(spec.name));
           w.waiting.set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(b.delayMs / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})` });
           nextWake = Math.min(nextWake, finished + b.delayMs);
           continue;
@@ -182,14 +190,18 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       imageRef = await deps.runtime.ensureImage(spec.image);
     } catch (e) {
       w.waiting.set(spec.name, { reason: 'ErrImagePull', message: (e as Error).message });
+      events.event(w.pod, 'Warning', 'Failed', `Failed to pull image "${spec.image}": ${(e as Error).message}`, fieldPath(spec.name));
       return;
     }
     try {
       const id = await deps.runtime.createContainer(sandbox.id, w.sandboxConfig!, containerConfig(w.pod, spec, attempt, imageRef, deps));
+      events.event(w.pod, 'Normal', 'Created', `Created container ${spec.name}`, fieldPath(spec.name));
       await deps.runtime.startContainer(id);
+      events.event(w.pod, 'Normal', 'Started', `Started container ${spec.name}`, fieldPath(spec.name));
       w.waiting.delete(spec.name);
     } catch (e) {
       w.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
+      events.event(w.pod, 'Warning', 'Failed', `Error: ${(e as Error).message}`, fieldPath(spec.name));
     }
   }
 
@@ -235,11 +247,15 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       p.failures[kind]++;
       if (p.failures[kind] < (probe.failureThreshold ?? 3)) continue;
       if (kind === 'readiness') {
+        if (p.ready || p.failures[kind] === (probe.failureThreshold ?? 3)) events.event(w.pod, 'Warning', 'Unhealthy', 'Readiness probe failed', fieldPath(spec.name));
         p.ready = false;
         continue;
       }
       // liveness or startup failed: the container is killed and restarted per the restart policy
       log(`container ${c.name} of pod ${w.pod.metadata.name} failed its ${kind} probe; killing it`);
+      const Kind = kind === 'liveness' ? 'Liveness' : 'Startup';
+      events.event(w.pod, 'Warning', 'Unhealthy', `${Kind} probe failed`, fieldPath(spec.name));
+      events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(spec.name));
       const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec?.terminationGracePeriodSeconds ?? 30;
       await deps.runtime.stopContainer(c.id, grace);
       w.probes.delete(c.id);
@@ -250,13 +266,22 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
 
   async function terminate(w: Worker) {
     const pod = w.pod;
-    const grace = Math.min(pod.metadata.deletionGracePeriodSeconds ?? Infinity, pod.spec?.terminationGracePeriodSeconds ?? 30);
-    await Promise.all(w.containers.filter((c) => c.state === 'running' || c.state === 'created').map((c) => deps.runtime.stopContainer(c.id, grace)));
+    const grace = w.evicted?.graceSeconds ?? Math.min(pod.metadata.deletionGracePeriodSeconds ?? Infinity, pod.spec?.terminationGracePeriodSeconds ?? 30);
+    const live = w.containers.filter((c) => c.state === 'running' || c.state === 'created');
+    for (const c of live) if (!w.removed) events.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPath(c.name));
+    await Promise.all(live.map((c) => deps.runtime.stopContainer(c.id, grace)));
     if (w.sandbox) {
       await deps.runtime.stopSandbox(w.sandbox.id);
       w.containers = await deps.runtime.listContainers(w.sandbox.id);
     }
     if (!w.removed) report(w);
+    if (w.evicted) {
+      // an evicted pod stays in the API, Failed, with its containers' last states
+      const status = { ...w.pod.status, phase: 'Failed', reason: 'Evicted', message: w.evicted.message };
+      w.pod = { ...w.pod, status };
+      deps.reportStatus(w.pod, status);
+      events.event(pod, 'Warning', 'Evicted', w.evicted.message);
+    }
     for (const c of w.containers) await deps.runtime.removeContainer(c.id).catch(() => {});
     if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
     w.finished = true;
@@ -264,7 +289,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     workers.delete(pod.metadata.uid);
     if (!w.removed) terminatedUids.add(pod.metadata.uid);
     for (const spec of pod.spec?.containers ?? []) backoff.delete(`${pod.metadata.uid}/${spec.name}`);
-    if (!w.removed) deps.terminated(pod);
+    if (!w.removed && !w.evicted) deps.terminated(pod);
   }
 
   function isFinished(w: Worker): boolean {
@@ -310,6 +335,12 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const w = workers.get(uid);
       if (!w) return;
       w.removed = true;
+      schedule(uid);
+    },
+    evict(uid, message, graceSeconds) {
+      const w = workers.get(uid);
+      if (!w || w.evicted) return;
+      w.evicted = { message, graceSeconds };
       schedule(uid);
     },
     pods() {

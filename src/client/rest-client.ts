@@ -3,7 +3,7 @@
 // clients with get/list/create/update/patch/delete, the status sub-client and raw watch streams.
 
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
-import { connect as http2Connect, constants, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
 import type { ClientConfig } from '../config/client-config.js';
 import { execCredential, type ExecToken } from './exec-credential.js';
 import { tokenBucket } from './rate-limit.js';
@@ -104,6 +104,8 @@ export interface ResourceClient<T = any> {
   status: { update(obj: T, opts?: WriteOptions): Promise<T>; patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T> };
 }
 
+const maxThrottledRetries = 10;
+
 const patchTypes: Record<PatchType, string> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
@@ -131,7 +133,7 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     return undefined;
   };
 
-  const send = async (spec: RequestSpec, streaming: boolean, retried = false): Promise<Response> => {
+  const send = async (spec: RequestSpec, streaming: boolean, retried = false, throttled = 0): Promise<Response> => {
     await limiter.take();
     const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
@@ -144,7 +146,14 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     const res = await transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs });
     if (res.statusCode === 401 && config.exec && !retried) {
       res.destroy();
-      return send(spec, streaming, true);
+      return send(spec, streaming, true, throttled);
+    }
+    // the server did not take the request: try again after the delay it asks for, as the reference client does
+    if (res.statusCode === 429 && throttled < maxThrottledRetries) {
+      res.destroy();
+      const seconds = Number(res.headers['retry-after']);
+      await new Promise((r) => setTimeout(r, (Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000));
+      return send(spec, streaming, retried, throttled + 1);
     }
     if (res.statusCode >= 300) throw await errorFrom(res, spec);
     return res;
@@ -217,7 +226,6 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
           const res = Object.assign(stream as unknown as AsyncIterable<Buffer>, {
             statusCode: Number(h[':status']),
             headers: h as Record<string, string | string[] | undefined>,
-            destroy: () => { if (!stream.destroyed) stream.close(constants.NGHTTP2_CANCEL); },
           });
           resolve(res as Response);
         });
@@ -240,7 +248,7 @@ function http1Transport(): Transport {
       return new Promise<Response>((resolve, reject) => {
         const h = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
         const req = httpRequest(url, { method, headers: h, agent, signal }, (res) =>
-          resolve(Object.assign(res, { statusCode: res.statusCode ?? 500, destroy: () => res.destroy() }) as unknown as Response));
+          resolve(res as unknown as Response));
         req.on('error', reject);
         if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
         req.end(body);
@@ -287,6 +295,8 @@ function resourceClient<T>(client: Client, ref: ResourceRef, namespace?: string)
 async function* watchStream<T>(client: Client, path: string, o: WatchOptions): AsyncIterable<WatchEvent<T>> {
   const { signal, ...query } = o;
   const res = await client.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, signal });
+  const abort = () => res.destroy();
+  signal?.addEventListener('abort', abort);
   let rest = '';
   try {
     for await (const chunk of res) {
@@ -305,6 +315,7 @@ async function* watchStream<T>(client: Client, path: string, o: WatchOptions): A
     if (signal?.aborted) return;
     throw e;
   } finally {
+    signal?.removeEventListener('abort', abort);
     res.destroy();
   }
 }

@@ -83,6 +83,14 @@ describe('agent with the fake runtime', () => {
     assert.equal(status.ready, true);
     assert.equal(status.restartCount, 0);
     assert.ok(status.state.running.startedAt);
+    const events = await waitFor('events', async () => {
+      const list = await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list();
+      const mine = list.items.filter((e: any) => e.involvedObject.uid === running.metadata.uid);
+      return mine.length >= 2 && mine;
+    });
+    assert.deepEqual(events.map((e: any) => e.reason).sort(), ['Created', 'Started']);
+    assert.equal(events[0].involvedObject.fieldPath, 'spec.containers{main}');
+    assert.equal(events[0].source.host, 'node-a');
   });
 
   test('a container that exits is restarted per its policy; Never leaves the pod Failed', async () => {

@@ -27,6 +27,7 @@ service ImageService {
   rpc ImageStatus(ImageStatusRequest) returns (ImageStatusResponse) {}
   rpc PullImage(PullImageRequest) returns (PullImageResponse) {}
   rpc RemoveImage(RemoveImageRequest) returns (RemoveImageResponse) {}
+  rpc ImageFsInfo(ImageFsInfoRequest) returns (ImageFsInfoResponse) {}
 }
 
 message VersionRequest { string version = 1; }
@@ -156,4 +157,9 @@ message PullImageRequest { ImageSpec image = 1; AuthConfig auth = 2; PodSandboxC
 message PullImageResponse { string image_ref = 1; }
 message RemoveImageRequest { ImageSpec image = 1; }
 message RemoveImageResponse {}
+message UInt64Value { uint64 value = 1; }
+message FilesystemIdentifier { string mountpoint = 1; }
+message FilesystemUsage { int64 timestamp = 1; FilesystemIdentifier fs_id = 2; UInt64Value used_bytes = 3; UInt64Value inodes_used = 4; }
+message ImageFsInfoRequest {}
+message ImageFsInfoResponse { repeated FilesystemUsage image_filesystems = 1; }
 `;

@@ -4,7 +4,7 @@
 // --container-log-max-files.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdir, readdir, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, readdir, rename, stat, statfs, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { criProto } from './cri-proto.js';
@@ -118,6 +118,13 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
     async removeImage(id) {
       await img('removeImage', { image: { image: id } });
     },
+    async imageFsUsage() {
+      const r = await img('imageFsInfo', {});
+      const fs = r.imageFilesystems?.[0];
+      if (!fs?.fsId?.mountpoint) return undefined;
+      const st = await statfs(fs.fsId.mountpoint).catch(() => undefined);
+      return st ? { used: Number(fs.usedBytes?.value ?? 0), capacity: st.blocks * st.bsize } : undefined;
+    },
     async createContainer(sandboxId, sandbox, c: ContainerConfig) {
       const r = await rt('createContainer', {
         podSandboxId: sandboxId,
@@ -161,7 +168,8 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
     },
     async probe(container, sandbox, _kind, probe, pod) {
       const spec = (pod.spec?.containers ?? []).find((c: any) => c.name === container.name);
-      const host = sandbox.ip || (pod.spec?.hostNetwork ? '127.0.0.1' : '127.0.0.1');
+      // the pod's IP, as the reference probes (the host's for host-network pods)
+      const host = sandbox.ip || pod.status?.podIP || '127.0.0.1';
       if (probe.exec) {
         const timeout = probe.timeoutSeconds ?? 1;
         const r = await rt('execSync', { containerId: container.id, cmd: probe.exec.command ?? [], timeout }, o.timeoutMs + timeout * 1000);

@@ -79,6 +79,8 @@ export interface ContainerRuntime {
   ensureImage(image: string): Promise<string>;
   listImages(): Promise<ImageInfo[]>;
   removeImage(id: string): Promise<void>;
+  /** bytes the images take and the size of their filesystem, when the runtime tells */
+  imageFsUsage?(): Promise<{ used: number; capacity: number } | undefined>;
   createContainer(sandboxId: string, sandbox: SandboxConfig, config: ContainerConfig): Promise<string>;
   startContainer(id: string): Promise<void>;
   /** sends the stop signal, then kills after the grace period */

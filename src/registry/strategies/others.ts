@@ -13,6 +13,9 @@ const protocols = ['SCTP', 'TCP', 'UDP'];
 // Ingress
 
 const pathTypes = ['Exact', 'ImplementationSpecific', 'Prefix'];
+const wildcardHostProblem = "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of "
+  + "lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for "
+  + "validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 function backend(at: string, b: any): Causes {
   if (!b || typeof b !== 'object') return [required(at)];
@@ -45,8 +48,8 @@ function validateIngress(ing: any): Causes {
     const at = `spec.rules[${i}]`;
     if (r?.host) {
       const host = String(r.host);
-      if (host.startsWith('*.')) out.push(...dnsSubdomain(`${at}.host`, host.slice(2)).map(c => ({ ...c, message: `Invalid value: ${JSON.stringify(host)}: a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')` })));
-      else out.push(...dnsSubdomain(`${at}.host`, host));
+      if (!host.startsWith('*.')) out.push(...dnsSubdomain(`${at}.host`, host));
+      else if (dnsSubdomain(`${at}.host`, host.slice(2)).length) out.push(invalid(`${at}.host`, host, wildcardHostProblem));
     }
     if (!r?.http) continue;
     const paths: any[] = r.http.paths ?? [];
@@ -218,7 +221,7 @@ function validateHpa(hpa: any): Causes {
 }
 
 export const horizontalPodAutoscalers = defineStrategy({
-  prepareForCreate(obj: any) { delete obj.status; defaultHpa(obj); },
+  prepareForCreate(obj: any) { obj.status = { desiredReplicas: 0 }; defaultHpa(obj); },
   prepareForUpdate: defaultHpa,
   validate: validateHpa,
   validateUpdate: validateHpa,

@@ -110,17 +110,26 @@ export function withAllocations<T>(kv: KV, prefix: string, owner: string,
   return result;
 }
 
-/** a free address of the range, drawn at random (then the next free one), or undefined when the range is full */
+/**
+ * A free address of the range, or undefined when it is full. As the reference does, new addresses come from the upper
+ * part of the range first, leaving its lower band (1/16 of it, 16 to 256 addresses) to addresses chosen by users.
+ */
 export function freeIp(r: IpRange, taken: (ip: string) => boolean): string | undefined {
   const span = r.size > 1n << 20n ? 1n << 20n : r.size;
-  const start = BigInt(Math.floor(Math.random() * Number(span)));
-  for (let i = 0n; i < span; i++) {
-    const v = r.base + ((start + i) % span);
-    if (!usable(r, v)) continue;
-    const ip = formatIp(v, r.family);
-    if (!taken(ip)) return ip;
-  }
-  return undefined;
+  const band = r.size <= 16n ? 0n : r.size / 16n < 16n ? 16n : r.size / 16n > 256n ? 256n : r.size / 16n;
+  const scan = (from: bigint, to: bigint) => {
+    const n = to - from;
+    if (n <= 0n) return undefined;
+    const start = BigInt(Math.floor(Math.random() * Number(n)));
+    for (let i = 0n; i < n; i++) {
+      const v = r.base + from + ((start + i) % n);
+      if (!usable(r, v)) continue;
+      const ip = formatIp(v, r.family);
+      if (!taken(ip)) return ip;
+    }
+    return undefined;
+  };
+  return scan(band < span ? band : 0n, span) ?? scan(0n, band < span ? band : 0n);
 }
 
 export function freePort(base: number, size: number, taken: (port: number) => boolean): number | undefined {

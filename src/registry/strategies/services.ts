@@ -79,8 +79,12 @@ async function allocate(svc: any, ctx: StrategyContext, old?: any) {
           }
           const wanted = ips[i];
           if (wanted) {
-            if (old?.spec?.clusterIPs?.[i] === wanted) continue;
-            if (familyOf(wanted) !== family) continue;
+            // an address the service already had stays its own; a changed one is refused by validation, not taken
+            if (old?.spec?.clusterIPs?.[i] && needsClusterIp(old.spec)) continue;
+            if (familyOf(wanted) !== family) {
+              out.push(invalid(`spec.clusterIPs[${i}]`, wanted, `expected an ${family} value as indicated by \`ipFamilies[${i}]\``));
+              continue;
+            }
             if (!inRange(range, wanted))
               out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is not in the valid range. The range of valid IPs is ${range.cidr}`));
             else if (takenByOther(inUse.ips, wanted)) out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is already allocated`));
@@ -100,8 +104,10 @@ async function allocate(svc: any, ctx: StrategyContext, old?: any) {
       }
     }
     if (needsNodePorts(s)) {
-      // within one service a node port may repeat only across protocols of the same port
-      const mine = new Set<number>();
+      // within one service a node port may repeat only across protocols of the same port; ports the service
+      // names itself are claimed before any is drawn, so a drawn port never takes one named further down
+      const listed: any[] = Array.isArray(s.ports) ? s.ports : [];
+      const mine = new Set<number>(listed.filter(p => p && typeof p === 'object' && p.nodePort).map(p => p.nodePort));
       const oldPorts: any[] = old?.spec?.ports ?? [];
       for (const [i, p] of (Array.isArray(s.ports) ? s.ports : []).entries()) {
         if (!p || typeof p !== 'object') continue;

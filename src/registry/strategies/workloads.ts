@@ -11,10 +11,13 @@ import { sameJson, validateTemplate } from '../validation/pod.js';
 
 const always = ['Always'] as const;
 
-/** defaults and validation run on every write of the object, so an update reads back as complete as a create */
-function withDefaults(defaults: (obj: any, ctx: StrategyContext) => void) {
+/**
+ * Defaults run on every write of the object, so an update reads back as complete as a create; a new object's status
+ * starts empty, with the counters the reference always writes.
+ */
+function withDefaults(defaults: (obj: any, ctx: StrategyContext) => void, emptyStatus: Record<string, number> = {}) {
   return {
-    prepareForCreate(obj: ApiObject, ctx: StrategyContext) { delete (obj as any).status; defaults(obj, ctx); },
+    prepareForCreate(obj: ApiObject, ctx: StrategyContext) { (obj as any).status = { ...emptyStatus }; defaults(obj, ctx); },
     prepareForUpdate(obj: ApiObject, _old: ApiObject, ctx: StrategyContext) { defaults(obj, ctx); },
   };
 }
@@ -109,7 +112,7 @@ function validateReplicaSet(rs: any): Causes {
 }
 
 export const replicaSets = defineStrategy({
-  ...withDefaults(defaultReplicaSet),
+  ...withDefaults(defaultReplicaSet, { replicas: 0 }),
   validate: validateReplicaSet,
   validateUpdate: (obj, old) => [...validateReplicaSet(obj), ...selectorImmutable(obj, old)],
 });
@@ -163,7 +166,7 @@ function validateStatefulSetUpdate(ss: any, old: any): Causes {
 }
 
 export const statefulSets = defineStrategy({
-  ...withDefaults(defaultStatefulSet),
+  ...withDefaults(defaultStatefulSet, { replicas: 0, availableReplicas: 0 }),
   validate: validateStatefulSet,
   validateUpdate: validateStatefulSetUpdate,
 });
@@ -191,7 +194,7 @@ function validateDaemonSet(ds: any): Causes {
 }
 
 export const daemonSets = defineStrategy({
-  ...withDefaults(defaultDaemonSet),
+  ...withDefaults(defaultDaemonSet, { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }),
   validate: validateDaemonSet,
   validateUpdate: (obj, old) => [...validateDaemonSet(obj), ...selectorImmutable(obj, old)],
 });
@@ -270,7 +273,7 @@ function validateJobUpdate(job: any, old: any): Causes {
 
 export const jobs = defineStrategy({
   generation: true,
-  prepareForCreate(obj: any, ctx) { delete obj.status; defaultJob(obj, ctx, true); },
+  prepareForCreate(obj: any, ctx) { obj.status = {}; defaultJob(obj, ctx, true); },
   prepareForUpdate(obj: any, _old, ctx) { defaultJob(obj, ctx, false); },
   validate: validateJob,
   validateUpdate: validateJobUpdate,
@@ -359,7 +362,7 @@ function validateReplicationController(rc: any): Causes {
 }
 
 export const replicationControllers = defineStrategy({
-  ...withDefaults(defaultReplicationController),
+  ...withDefaults(defaultReplicationController, { replicas: 0 }),
   validate: validateReplicationController,
   validateUpdate: validateReplicationController,
 });

@@ -124,7 +124,7 @@ export function immutable(field: string, next: unknown, old: unknown): Causes {
   return JSON.stringify(next ?? null) === JSON.stringify(old ?? null) ? [] : [invalid(field, next, 'field is immutable')];
 }
 
-/** quantities: `<number><suffix>` as resource requests and limits are written */
+/** quantities: `<number><suffix>` as resource requests and limits are written (the decoder has refused malformed ones) */
 const quantityPattern = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
 const suffixes: Record<string, number> = {
   '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
@@ -139,9 +139,4 @@ export function quantityValue(q: unknown): number | undefined {
   const suffix = m[2];
   if (/^[eE]/.test(suffix)) return Number(m[1] + suffix);
   return Number(m[1]) * suffixes[suffix];
-}
-
-export function quantity(field: string, q: unknown): Causes {
-  if (quantityValue(q) !== undefined) return [];
-  return [invalid(field, q, "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'")];
 }

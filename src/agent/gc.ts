@@ -1,0 +1,61 @@
+// Image garbage collection by the spec's thresholds: when the image filesystem is fuller than
+// --image-gc-high-threshold percent, unused images are removed, least recently used first, until
+// usage is down to --image-gc-low-threshold; images younger than --minimum-image-ttl-duration and
+// the sandbox image stay. 100 as the high threshold disables it.
+
+import type { ContainerRuntime, ImageInfo } from './runtime/types.js';
+
+export interface ImageUse {
+  firstSeen: number;
+  lastUsed: number;
+}
+
+export interface ImageGcPolicy {
+  highPercent: number;
+  lowPercent: number;
+  minAgeMs: number;
+}
+
+export function imagesToRemove(images: ImageInfo[], inUse: Set<string>, pinned: (i: ImageInfo) => boolean, usage: { used: number; capacity: number },
+  policy: ImageGcPolicy, seen: Map<string, ImageUse>, now: number): ImageInfo[] {
+  if (policy.highPercent >= 100 || usage.capacity <= 0) return [];
+  if ((usage.used / usage.capacity) * 100 < policy.highPercent) return [];
+  let toFree = usage.used - (usage.capacity * policy.lowPercent) / 100;
+  const candidates = images
+    .filter((i) => !inUse.has(i.id) && !pinned(i) && now - (seen.get(i.id)?.firstSeen ?? now) >= policy.minAgeMs)
+    .sort((a, b) => (seen.get(a.id)?.lastUsed ?? 0) - (seen.get(b.id)?.lastUsed ?? 0));
+  const out: ImageInfo[] = [];
+  for (const i of candidates) {
+    if (toFree <= 0) break;
+    out.push(i);
+    toFree -= i.size;
+  }
+  return out;
+}
+
+/** One round of image collection on a runtime; returns the ids removed. */
+export async function collectImages(runtime: ContainerRuntime, policy: ImageGcPolicy, sandboxImage: string, seen: Map<string, ImageUse>, log: (m: string) => void): Promise<string[]> {
+  const usage = await runtime.imageFsUsage?.();
+  const images = await runtime.listImages();
+  const containers = await runtime.listContainers();
+  const now = Date.now();
+  const inUse = new Set(containers.map((c) => c.imageRef));
+  for (const i of images) {
+    const u = seen.get(i.id) ?? { firstSeen: now, lastUsed: 0 };
+    if (inUse.has(i.id)) u.lastUsed = now;
+    seen.set(i.id, u);
+  }
+  for (const id of seen.keys()) if (!images.some((i) => i.id === id)) seen.delete(id);
+  if (!usage) return [];
+  const removed: string[] = [];
+  for (const i of imagesToRemove(images, inUse, (x) => x.names.includes(sandboxImage), usage, policy, seen, now)) {
+    try {
+      await runtime.removeImage(i.id);
+      removed.push(i.id);
+      seen.delete(i.id);
+    } catch (e) {
+      log(`image garbage collection: removing ${i.names[0] ?? i.id}: ${(e as Error).message}`);
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,227 @@
+// The agent with real containers: Debian's containerd in its own namespaces, driven over CRI, against
+// a real API server. Skipped, saying why, only when containerd cannot run here.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { request } from 'node:https';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { clientFromFile, isNotFound, type Client } from '../../src/client/rest-client.js';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
+import { nodesRef } from '../../src/agent/node-status.js';
+import { podsRef } from '../../src/agent/status-manager.js';
+import { collectImages } from '../../src/agent/gc.js';
+import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
+import { tempDir, waitFor } from './helpers.js';
+
+const missing = containerdMissing();
+const quiet = { info() {}, warn() {} };
+const image = 'localhost/busybox:1';
+
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address() as { port: number };
+    s.close(() => resolve(port));
+  });
+});
+
+const get = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+  request(url, { rejectUnauthorized: false }, (res) => {
+    let body = '';
+    res.on('data', (d) => (body += d));
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+  }).on('error', reject).end();
+});
+
+const hostPod = (name: string, containers: object[], spec: object = {}) => ({
+  apiVersion: 'v1', kind: 'Pod', metadata: { name },
+  spec: { nodeName: 'real-node', hostNetwork: true, terminationGracePeriodSeconds: 1, containers, ...spec },
+});
+
+describe('agent with containerd over CRI', { skip: missing ? `containerd cannot run here: ${missing}` : false, timeout: 120_000 }, () => {
+  let server: TestServer;
+  let containerd: Containerd;
+  let client: Client;
+  let agent: RunningAgent | undefined;
+  let servers: AgentServers;
+  let root: string;
+  let manifests: string;
+  let port: number;
+
+  before(async () => {
+    [server, containerd] = await Promise.all([startTestServer(), startContainerd()]);
+    client = await clientFromFile(server.kubeconfig);
+    root = tempDir('agent-cri-');
+    manifests = tempDir('agent-cri-manifests-');
+    port = await freePort();
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, `--container-runtime-endpoint=${containerd.endpoint}`, '--hostname-override=real-node',
+      `--root-dir=${root}`, `--cert-dir=${join(root, 'pki')}`, `--pod-manifest-path=${manifests}`, '--file-check-frequency=300ms',
+      '--node-status-update-frequency=500ms', '--address=127.0.0.1', `--port=${port}`, '--read-only-port=0', `--healthz-port=${await freePort()}`,
+      '--runtime-request-timeout=30s', '--container-log-max-size=16Ki', '--container-log-max-files=3',
+    ]);
+    agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100 });
+    servers = await startAgentServers(options, agent.nodes, agent.client);
+  });
+
+  after(async () => {
+    await servers?.close();
+    await agent?.stop();
+    client?.close();
+    await containerd?.stop();
+    await server?.close();
+    if (root) rmSync(root, { recursive: true, force: true });
+    if (manifests) rmSync(manifests, { recursive: true, force: true });
+  });
+
+  test('the node is Ready and reports the runtime and its images', async () => {
+    const node = await waitFor('node Ready', async () => {
+      const n = await client.resource(nodesRef).get('real-node');
+      return n.status?.conditions?.find((c: any) => c.type === 'Ready')?.status === 'True' && n;
+    });
+    assert.match(node.status.nodeInfo.containerRuntimeVersion, /^containerd:\/\//);
+    assert.ok(node.status.images.some((i: any) => i.names.includes(image)));
+  });
+
+  test('a bound pod runs a busybox container: Running with the real container id; its log is served', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(hostPod('hello', [{ name: 'main', image, command: ['sh', '-c', 'echo hello from busybox; sleep 3600'] }]));
+    const p = await waitFor('Running', async () => {
+      const x = await pods.get('hello');
+      return x.status?.phase === 'Running' && x;
+    }, 30_000);
+    const status = p.status.containerStatuses[0];
+    assert.match(status.containerID, /^containerd:\/\/[0-9a-f]{64}$/);
+    assert.match(status.imageID, /^sha256:[0-9a-f]{64}$/);
+    assert.equal(status.ready, true);
+    const running = await agent!.nodes[0]!.runtime.listContainers();
+    assert.ok(running.some((c) => `containerd://${c.id}` === status.containerID && c.state === 'running'));
+    const log = await waitFor('log', async () => {
+      const r = await get(`https://127.0.0.1:${port}/containerLogs/default/hello/main`);
+      return r.status === 200 && r.body.includes('hello') && r;
+    });
+    assert.equal(log.body, 'hello from busybox\n');
+    const list = await get(`https://127.0.0.1:${port}/pods`);
+    assert.ok(JSON.parse(list.body).items.some((x: any) => x.metadata.name === 'hello'));
+  });
+
+  test('image garbage collection removes unused images, keeping those in use and the sandbox image', async () => {
+    const runtime = agent!.nodes[0]!.runtime;
+    const before = (await runtime.listImages()).flatMap((i) => i.names);
+    assert.ok(before.includes('localhost/extra:1'));
+    // containerd measures its snapshots every stats_collect_period (1 s here)
+    const usage = await waitFor('image filesystem usage', async () => {
+      const u = await runtime.imageFsUsage!();
+      return u && u.used > 0 && u;
+    });
+    assert.ok(usage.capacity > usage.used, 'the runtime reports its image filesystem');
+    // thresholds that always collect: everything unused and unpinned goes
+    const removed = await collectImages(runtime, { highPercent: 0, lowPercent: 0, minAgeMs: 0 }, 'localhost/pause:1', new Map(), () => {});
+    const after = (await runtime.listImages()).flatMap((i) => i.names);
+    assert.equal(removed.length, 1);
+    assert.ok(!after.includes('localhost/extra:1'));
+    assert.ok(after.includes(image), 'in use by the running pod');
+    assert.ok(after.includes('localhost/pause:1'), 'the sandbox image is pinned');
+  });
+
+  test('a container that exits is restarted per its policy, then backs off', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(hostPod('crasher', [{ name: 'main', image, command: ['sh', '-c', 'echo attempt; exit 2'] }]));
+    const p = await waitFor('restarted and backing off', async () => {
+      const x = await pods.get('crasher');
+      const s = x.status?.containerStatuses?.[0];
+      return s?.restartCount >= 1 && s.state.waiting?.reason === 'CrashLoopBackOff' && x;
+    }, 30_000);
+    assert.equal(p.status.containerStatuses[0].lastState.terminated.exitCode, 2);
+    const previous = await get(`https://127.0.0.1:${port}/containerLogs/default/crasher/main?previous=true`);
+    assert.equal(previous.body, 'attempt\n');
+  });
+
+  test('a failing liveness probe restarts the container; an HTTP readiness probe makes it ready', async () => {
+    const pods = client.resource(podsRef, 'default');
+    const httpPort = await freePort();
+    await pods.create(hostPod('probed', [
+      { name: 'sick', image, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 } },
+      { name: 'web', image, command: ['sh', '-c', `echo ok > /tmp/index.html; exec httpd -f -p ${httpPort} -h /tmp`], readinessProbe: { httpGet: { path: '/', port: httpPort }, periodSeconds: 1 } },
+    ]));
+    const p = await waitFor('liveness restart and web ready', async () => {
+      const x = await pods.get('probed');
+      const [sick, web] = x.status?.containerStatuses ?? [];
+      return sick?.restartCount >= 1 && web?.ready === true && x;
+    }, 30_000);
+    assert.equal(p.status.containerStatuses[1].restartCount, 0);
+  });
+
+  test('deleting a pod stops its container within the grace period, then removes it', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(hostPod('doomed', [{ name: 'main', image, command: ['sleep', '3600'] }], { terminationGracePeriodSeconds: 2 }));
+    const p = await waitFor('Running', async () => {
+      const x = await pods.get('doomed');
+      return x.status?.phase === 'Running' && x;
+    }, 30_000);
+    const id = p.status.containerStatuses[0].containerID.replace('containerd://', '');
+    const t0 = Date.now();
+    await pods.delete('doomed');
+    await waitFor('pod removed', async () => pods.get('doomed').then(() => false, (e) => isNotFound(e)), 15_000);
+    const elapsed = Date.now() - t0;
+    assert.ok(elapsed < 2000 + 3000, `stopped within the grace period and a little (${elapsed} ms)`);
+    const left = await agent!.nodes[0]!.runtime.listContainers();
+    assert.ok(!left.some((c) => c.id === id && c.state === 'running'));
+  });
+
+  test('a static pod from the manifest directory appears as a mirror pod and follows edits', async () => {
+    const file = join(manifests, 'static.json');
+    const manifest = (word: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'static' }, spec: { hostNetwork: true, terminationGracePeriodSeconds: 1, containers: [{ name: 'main', image, command: ['sh', '-c', `echo ${word}; sleep 3600`] }] } });
+    writeFileSync(file, manifest('first'));
+    const pods = client.resource(podsRef, 'default');
+    const first = await waitFor('mirror Running', async () => {
+      const x = await pods.get('static-real-node');
+      return x.status?.phase === 'Running' && x.status.containerStatuses?.[0]?.containerID && x;
+    }, 30_000);
+    writeFileSync(file, manifest('second'));
+    const second = await waitFor('mirror follows the edit', async () => {
+      const x = await pods.get('static-real-node');
+      const id = x.status?.containerStatuses?.[0]?.containerID;
+      return x.spec.containers[0].command[2].includes('second') && x.status?.phase === 'Running' && id && id !== first.status.containerStatuses[0].containerID && x;
+    }, 30_000);
+    const log = await waitFor('static log', async () => {
+      const r = await get(`https://127.0.0.1:${port}/containerLogs/default/static-real-node/main`);
+      return r.body.includes('second') && r;
+    });
+    assert.equal(log.body, 'second\n');
+    assert.ok(second);
+  });
+
+  test('container logs are rotated at --container-log-max-size, keeping --container-log-max-files', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(hostPod('chatty', [{ name: 'main', image, command: ['sh', '-c', 'i=0; while true; do echo line $i of a chatty container; i=$((i+1)); sleep 0.002; done'] }]));
+    const p = await waitFor('Running', async () => {
+      const x = await pods.get('chatty');
+      return x.status?.phase === 'Running' && x;
+    }, 30_000);
+    const logDir = join(root, 'logs', 'pods', `default_chatty_${p.metadata.uid}`, 'main');
+    const files = await waitFor('two rotations', () => {
+      const names = readdirSync(logDir);
+      return names.filter((n) => n.startsWith('0.log.')).length >= 2 && names;
+    }, 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    const now = readdirSync(logDir);
+    assert.ok(now.includes('0.log'), `the current file exists (${files.join(' ')})`);
+    assert.ok(now.filter((n) => n.startsWith('0.log.')).length <= 2, `at most max-files - 1 rotated files: ${now.join(' ')}`);
+    for (const n of now) assert.ok(statSync(join(logDir, n)).size < 16 * 1024 * 4, `${n} stays near the limit`);
+    const tail = await get(`https://127.0.0.1:${port}/containerLogs/default/chatty/main?tailLines=1`);
+    assert.match(tail.body, /^line \d+ of a chatty container\n$/);
+    await pods.delete('chatty', { gracePeriodSeconds: 0 });
+  });
+
+  test('the node goes NotReady in the API when the agent stops', async () => {
+    await servers.close();
+    await agent!.stop();
+    agent = undefined;
+    const node = await client.resource(nodesRef).get('real-node');
+    assert.equal(node.status.conditions.find((c: any) => c.type === 'Ready').status, 'Unknown');
+  });
+});

@@ -1,0 +1,110 @@
+// The agent's own endpoints: healthz; the authenticated server (client certificates of
+// --client-ca-file, bearer tokens through TokenReview, anonymous refused when off, authorization
+// through SubjectAccessReview); the read-only port without authentication.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { request as httpsRequest } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
+import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { podsRef } from '../../src/agent/status-manager.js';
+import { pod, tempDir, waitFor } from './helpers.js';
+
+const quiet = { info() {}, warn() {} };
+const freePort = () => new Promise<number>((resolve) => {
+  const s = createServer().listen(0, '127.0.0.1', () => {
+    const { port } = s.address() as { port: number };
+    s.close(() => resolve(port));
+  });
+});
+
+interface Answer { status: number; body: string }
+const fetchIt = (url: string, opts: { token?: string; cert?: string; key?: string } = {}) => new Promise<Answer>((resolve, reject) => {
+  const headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};
+  const done = (res: any) => {
+    let body = '';
+    res.on('data', (d: Buffer) => (body += d));
+    res.on('end', () => resolve({ status: res.statusCode, body }));
+  };
+  const req = url.startsWith('https:')
+    ? httpsRequest(url, { headers, rejectUnauthorized: false, cert: opts.cert, key: opts.key }, done)
+    : httpRequest(url, { headers }, done);
+  req.on('error', reject).end();
+});
+
+describe('agent endpoints', () => {
+  let server: TestServer;
+  let client: Client;
+  let agent: RunningAgent;
+  let servers: AgentServers;
+  let dir: string;
+  let clientCert: { cert: string; key: string };
+  let ports: { main: number; readOnly: number; healthz: number };
+
+  before(async () => {
+    dir = tempDir('agent-server-');
+    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,uid-a,"system:masters"\n');
+    server = await startTestServer({ flags: [`--token-auth-file=${join(dir, 'tokens.csv')}`] });
+    client = await clientFromFile(server.kubeconfig);
+    const ca = createCertificateAuthority('agent-clients', 3600);
+    writeFileSync(join(dir, 'clients-ca.crt'), ca.certPem);
+    const pair = generateKeyPair();
+    clientCert = { cert: issueLeaf(ca, pair.publicKey, { commonName: 'carol', organizations: ['ops'], usages: ['digital signature', 'client auth'], ttlSeconds: 3600 }), key: pair.keyPem };
+    const [main, readOnly, healthz] = [await freePort(), await freePort(), await freePort()];
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=served', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`,
+      '--address=127.0.0.1', `--port=${main}`, `--read-only-port=${readOnly}`, `--healthz-port=${healthz}`, '--anonymous-auth=false',
+      '--authentication-token-webhook', '--authorization-mode=Webhook', `--client-ca-file=${join(dir, 'clients-ca.crt')}`,
+    ]);
+    agent = await runAgent(options, quiet);
+    servers = await startAgentServers(options, agent.nodes, agent.client);
+    ports = servers.ports;
+    await client.resource(podsRef, 'default').create(pod('listed', 'served'));
+    await waitFor('pod Running', () => agent.nodes[0]!.workers.pods().some((x) => x.pod.status?.phase === 'Running'));
+  });
+
+  after(async () => {
+    await servers?.close();
+    await agent?.stop();
+    client?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('healthz answers ok on its own port', async () => {
+    assert.deepEqual(await fetchIt(`http://127.0.0.1:${ports.healthz}/healthz`), { status: 200, body: 'ok' });
+  });
+
+  test('without credentials, or with a bad token, the server answers 401', async () => {
+    assert.equal((await fetchIt(`https://127.0.0.1:${ports.main}/pods`)).status, 401);
+    assert.equal((await fetchIt(`https://127.0.0.1:${ports.main}/pods`, { token: 'nope' })).status, 401);
+  });
+
+  test('a token the API server knows, checked by TokenReview and SubjectAccessReview, lists the pods', async () => {
+    const r = await fetchIt(`https://127.0.0.1:${ports.main}/pods`, { token: 'alice-token' });
+    assert.equal(r.status, 200);
+    const list = JSON.parse(r.body);
+    assert.equal(list.kind, 'PodList');
+    assert.deepEqual(list.items.map((p: any) => p.metadata.name), ['listed']);
+  });
+
+  test('a client certificate of --client-ca-file is accepted', async () => {
+    const r = await fetchIt(`https://127.0.0.1:${ports.main}/runningpods/`, clientCert);
+    assert.equal(r.status, 200);
+    assert.deepEqual(JSON.parse(r.body).items.map((p: any) => p.metadata.name), ['listed']);
+    assert.equal((await fetchIt(`https://127.0.0.1:${ports.main}/containerLogs/default/none/c`, clientCert)).status, 404);
+  });
+
+  test('the read-only port serves pods without authentication', async () => {
+    const r = await fetchIt(`http://127.0.0.1:${ports.readOnly}/pods`);
+    assert.equal(r.status, 200);
+    assert.equal(JSON.parse(r.body).items.length, 1);
+  });
+});
