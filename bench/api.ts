@@ -3,88 +3,18 @@
 //   get by name                      vs a bare HTTPS server answering the same JSON
 //   10,000-object list from the cache vs JSON serialization of those objects
 //   one change delivered to 1,000 watchers; start-up to ready; idle resident memory
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs';
 import { request, Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-
-const root = new URL('..', import.meta.url).pathname;   // dist/
-const apiserver = join(root, 'src/main/apiserver.js');
-const baseline = join(root, 'bench/servers/baseline.js');
-const ROUND_MS = 1500;
-const ROUNDS = 3;
-
-interface Child { proc: ChildProcess; port: number; dir: string; stop(): Promise<void> }
-
-function start(args: string[], ready: RegExp, dir: string): Promise<Child> {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd: dir });
-    let out = '';
-    const onData = (d: Buffer) => {
-      out += d.toString();
-      const m = ready.exec(out);
-      if (m) resolve({
-        proc, port: Number(m[1]), dir,
-        stop: () => new Promise(r => { proc.once('exit', () => r()); proc.kill('SIGKILL'); }),
-      });
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    proc.once('exit', code => reject(new Error(`${args.join(' ')} exited with ${code}: ${out}`)));
-  });
-}
-
-const startApi = (dir: string, backend: 'sqlite' | 'memory') =>
-  start([apiserver, '--secure-port=0', '--bind-address=127.0.0.1', `--storage-backend=${backend}`, `--data-dir=${join(dir, 'data')}`,
-    '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'], /serving on https:\/\/127\.0\.0\.1:(\d+)/, dir);
-const startBaseline = (dir: string, mode: 'json' | 'sqlite') => start([baseline, mode, dir], /listening (\d+)/, dir);
-
-function call(agent: Agent, port: number, method: string, path: string, body?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method, path, agent, rejectUnauthorized: false,
-      headers: body ? { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) } : {} }, res => {
-      const chunks: Buffer[] = [];
-      res.on('data', c => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, text: Buffer.concat(chunks).toString() }));
-    });
-    req.on('error', reject);
-    req.end(body);
-  });
-}
-
-/** requests per second at a concurrency, in rounds alternating with the baseline */
-async function rate(port: number, concurrency: number, op: (agent: Agent, port: number, i: number) => Promise<unknown>, ms: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  let n = 0;
-  const end = performance.now() + ms;
-  const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => { while (performance.now() < end) await op(agent, port, n++); }));
-  const elapsed = performance.now() - t0;
-  agent.destroy();
-  return (n / elapsed) * 1000;
-}
-
-async function versus(a: () => Promise<number>, b: () => Promise<number>) {
-  let ta = 0, tb = 0;
-  await a(); await b();   // warm-up
-  for (let i = 0; i < ROUNDS; i++) {
-    if (i % 2) { tb += await b(); ta += await a(); } else { ta += await a(); tb += await b(); }
-  }
-  return [ta / ROUNDS, tb / ROUNDS];
-}
+import { ROUND_MS, ROUNDS, call, expectOk, fmt, rate, row, startApi, startBaseline, versus, type Child } from './support.js';
 
 const configMap = (i: number) => JSON.stringify({
   apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'bench-', labels: { app: 'bench', i: String(i % 10) } },
   data: { key: 'v'.repeat(200) },
 });
-
-async function expectOk(p: Promise<{ status: number; text: string }>, code: number) {
-  const r = await p;
-  if (r.status !== code) throw new Error(`expected ${code}, got ${r.status}: ${r.text.slice(0, 300)}`);
-  return r;
-}
 
 /** the server's own account of its configmap LIST requests: total seconds and count */
 async function serverListSeconds(agent: Agent, port: number) {
@@ -97,9 +27,6 @@ async function serverListSeconds(agent: Agent, port: number) {
   }
   return { sum, count };
 }
-
-const fmt = (n: number) => n >= 100 ? Math.round(n).toLocaleString('en-US') : n.toFixed(1);
-const row = (cells: (string | number)[]) => `| ${cells.join(' | ')} |`;
 
 async function startupMs(backend: 'sqlite' | 'memory'): Promise<number> {
   const times: number[] = [];

@@ -5,6 +5,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { storageBench } from './storage.js';
 import { apiBench } from './api.js';
+import { applyBench } from './apply.js';
 import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
@@ -12,6 +13,7 @@ import { crdBench } from './crd.js';
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
   { name: 'api', run: apiBench },
+  { name: 'apply', run: applyBench },
   { name: 'agent', run: agentBench },
   { name: 'auth', run: authBench },
   { name: 'crd', run: crdBench },

@@ -2,6 +2,7 @@
 import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { UserInfo } from '../server/context.js';
+import type { Authorizer } from '../authz/types.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -19,14 +20,33 @@ export interface AdmissionAttributes {
   oldObject?: ApiObject;
   dryRun: boolean;
   user?: UserInfo;
+  /** adds a Warning header to the response */
+  warn?(message: string): void;
 }
 
 /** read-only access to stored objects for plugins, never the registry itself */
 export interface Listers {
   get(group: string, resource: string, namespace: string, name: string): Promise<ApiObject | undefined>;
+  /** the objects of a namespace ('' for all, or for cluster-scoped resources), served from the watch cache */
+  list(group: string, resource: string, namespace: string): Promise<ApiObject[]>;
 }
 
-export interface AdmissionDeps { listers: Listers; names: Naming }
+/** the few writes plugins make themselves (quota usage, auto-provisioned namespaces), without admission */
+export interface Writers {
+  create(group: string, resource: string, namespace: string, obj: ApiObject): Promise<ApiObject>;
+  /** read-modify-write of the status subresource, retried on conflict; `change` returns undefined to write nothing */
+  updateStatus(group: string, resource: string, namespace: string, name: string,
+    change: (current: ApiObject) => ApiObject | undefined): Promise<void>;
+}
+
+export interface AdmissionDeps {
+  listers: Listers;
+  names: Naming;
+  authorizer: Authorizer;
+  writers: Writers;
+  /** the plugin's entry of the AdmissionConfiguration file, when it has one */
+  config?: unknown;
+}
 
 export interface AdmissionPlugin {
   name: string;

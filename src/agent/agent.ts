@@ -190,11 +190,22 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     }, { fieldSelector: `spec.nodeName=${nodeName}`, onError: (err) => log.warn(`${nodeName}: pod watch: ${(err as Error).message}`) });
   }
 
+  const synced = podConfig.seenAll(sources);
+  // once every source has spoken, sandboxes of pods no source wants any more (left from before a restart) go
+  void synced.then(async () => {
+    const wanted = podConfig.pods();
+    for (const s of await runtime.listSandboxes().catch(() => [])) {
+      if (wanted.has(s.uid)) continue;
+      log.info(`${nodeName}: removing sandbox ${s.id} of pod ${s.namespace}/${s.name}, which no source wants`);
+      await runtime.stopSandbox(s.id).then(() => runtime.removeSandbox(s.id)).catch((e) => log.warn(`${nodeName}: removing sandbox ${s.id}: ${(e as Error).message}`));
+    }
+  });
+
   return {
     nodeName,
     runtime,
     workers,
-    synced: podConfig.seenAll(sources),
+    synced,
     status: statusLoop,
     async stop(markNotReady) {
       for (const t of timers) clearTimeout(t);

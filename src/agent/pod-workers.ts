@@ -62,6 +62,7 @@ interface Worker {
   timer?: NodeJS.Timeout;
   finished: boolean;
   evicted?: { message: string; graceSeconds: number };
+  adoptionTried?: boolean;
 }
 
 const backoffInitialMs = 10_000;
@@ -136,16 +137,26 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
   async function sync(w: Worker) {
     const pod = w.pod;
     const uid: string = pod.metadata.uid;
+    if (!w.sandbox && !w.adoptionTried) {
+      // containers this agent started before a restart are taken over, not started twice
+      w.adoptionTried = true;
+      const mine = (await deps.runtime.listSandboxes()).filter((s) => s.uid === uid && s.ready).sort((a, b) => b.attempt - a.attempt)[0];
+      if (mine) {
+        w.sandbox = (await deps.runtime.sandboxInfo(mine.id)) ?? mine;
+        w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps.rootDir);
+      }
+    }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
     if (w.removed || pod.metadata.deletionTimestamp || w.evicted) return terminate(w);
-    if (isFinished(w)) return report(w);
+    // a pod that already finished keeps the status it ended with
+    if (isFinished(w)) return;
 
     if (!w.sandbox || !w.sandbox.ready) {
       const attempt = w.sandbox ? w.sandbox.attempt + 1 : 0;
       if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
       const config = sandboxConfig(pod, attempt, deps.rootDir);
       const id = await deps.runtime.runSandbox(config);
-      w.sandbox = (await deps.runtime.listSandboxes()).find((s) => s.id === id) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
+      w.sandbox = (await deps.runtime.sandboxInfo(id)) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
       w.sandboxConfig = config;
       w.containers = [];
     }

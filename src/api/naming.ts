@@ -23,9 +23,18 @@ export interface Naming {
   readonly nodeLeaseNamespace: string;
   /** namespaces that exist from the first start */
   readonly initialNamespaces: readonly string[];
+  /** the ConfigMap published in every namespace with the cluster's root CA (`kube-root-ca.crt`) */
+  readonly rootCAConfigMap: string;
+  /** name prefix of the projected service-account token volume pods get (`kube-api-access`) */
+  readonly serviceAccountVolumePrefix: string;
   /** prefix of system users and groups is vendor-neutral (`system:`); kept here for completeness */
   readonly systemPrefix: string;
+  /** names of the client-side apply annotation: the domain's own, then the one unmodified kubectl writes in any domain */
+  readonly lastAppliedAnnotations: readonly string[];
 }
+
+/** what unmodified kubectl writes for client-side apply, whatever the server's domain */
+const referenceLastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
 
 const vendors: Record<ApiDomain, { vendor: string; labelDomain: string; nsPrefix: string }> = {
   'cluster.io': { vendor: 'cluster', labelDomain: 'cluster.io', nsPrefix: 'cluster' },
@@ -52,6 +61,9 @@ export function naming(domain: ApiDomain = defaultApiDomain): Naming {
     publicNamespace: ns('public'),
     nodeLeaseNamespace: ns('node-lease'),
     initialNamespaces: ['default', ns('system'), ns('public'), ns('node-lease')],
+    rootCAConfigMap: ns('root-ca.crt'),
+    serviceAccountVolumePrefix: ns('api-access'),
     systemPrefix: 'system:',
+    lastAppliedAnnotations: [...new Set([`kubectl.${v.labelDomain}/last-applied-configuration`, referenceLastApplied])],
   });
 }

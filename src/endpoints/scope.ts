@@ -28,7 +28,7 @@ export function admission(ctx: RequestContext, scope: Scope, namespace: string, 
   const { info } = scope;
   return admissionFor(scope.plugins, {
     group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: info.kind,
-    namespace, name, dryRun, user: ctx.user,
+    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message),
   });
 }
 

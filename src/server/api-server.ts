@@ -17,7 +17,8 @@ import { createApiResources, type ApiResources } from '../registry/resources.js'
 import { builtinResources } from '../registry/catalog/index.js';
 import { decodeObject, noAdmission } from '../registry/store.js';
 import { selectPlugins } from '../admission/registry.js';
-import type { Listers } from '../admission/types.js';
+import type { Listers, Writers } from '../admission/types.js';
+import { loadAdmissionConfig } from '../admission/config.js';
 import { setupAuth } from '../authn/setup.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
@@ -103,11 +104,31 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         if (!info) return undefined;
         try { return await endpoints.backendFor(info).store.get(namespace, name); } catch { return undefined; }
       },
+      async list(group, resource, namespace) {
+        const info = resources.preferred(group, resource);
+        if (!info) return [];
+        const { items } = await endpoints.backendFor(info).reads.list({ namespace, selective: false, resourceVersion: '0' });
+        return items.map(i => i.obj);
+      },
     };
+    const writers: Writers = {
+      async create(group, resource, namespace, obj) {
+        const info = resources.preferred(group, resource);
+        if (!info) throw new Error(`no resource ${resource} in group "${group}"`);
+        return endpoints.backendFor(info).store.create(namespace, obj, noAdmission, { dryRun: false });
+      },
+      async updateStatus(group, resource, namespace, name, change) {
+        const info = resources.preferred(group, resource);
+        if (!info) throw new Error(`no resource ${resource} in group "${group}"`);
+        await endpoints.backendFor(info).store.guaranteedUpdate(namespace, name, 'status',
+          cur => (cur && change(cur)) ?? cur!, noAdmission, { dryRun: false });
+      },
+    };
+    const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
     const auth = await setupAuth(options, { names, hub, resources, listers, log });
     cleanup.unshift(() => auth.stop());
     const { authenticate, authorizer } = auth;
-    const plugins = [...specs.map(s => s.create({ listers, names })), ...auth.admissionPlugins];
+    const plugins = [...specs.map(s => s.create({ listers, names, authorizer, writers, config: admissionConfig.get(s.name) })), ...auth.admissionPlugins];
     endpoints = resourceEndpoints({
       resources, names, plugins,
       deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,

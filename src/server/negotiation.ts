@@ -1,4 +1,4 @@
-// Content negotiation: which representation a response takes (JSON, YAML, Table, aggregated discovery),
+// Content negotiation: which representation a response takes (JSON, YAML, Table, protobuf, aggregated discovery),
 // honouring the requested group exactly or falling through to the next Accept entry.
 import type { Naming } from '../api/naming.js';
 
@@ -31,6 +31,7 @@ export function parseAccept(header: string | undefined): MediaRange[] {
 export type Representation =
   | { kind: 'json'; contentType: string }
   | { kind: 'yaml'; contentType: string }
+  | { kind: 'protobuf'; contentType: string }
   | { kind: 'table'; contentType: string; version: string }
   | { kind: 'metadata'; contentType: string; version: string; list: boolean }
   | { kind: 'discovery'; contentType: string; version: string };
@@ -44,6 +45,8 @@ export interface NegotiationTarget {
   discovery?: boolean;
   /** PartialObjectMetadata forms */
   metadata?: boolean;
+  /** the kind has a protobuf form; without one, a protobuf entry falls through to the next */
+  protobuf?: boolean;
 }
 
 const jsonLike = (t: string) => t === 'application/json' || t === 'application/*' || t === '*/*';
@@ -64,13 +67,14 @@ export function negotiate(accept: MediaRange[], names: Naming, target: Negotiati
       continue;
     }
     if (jsonLike(m.type)) return { kind: 'json', contentType: 'application/json' };
+    if (target.protobuf && m.type === names.protobufMediaType) return { kind: 'protobuf', contentType: names.protobufMediaType };
     if (target.yaml && (m.type === 'application/yaml' || m.type === 'text/yaml')) return { kind: 'yaml', contentType: 'application/yaml' };
   }
   return undefined;
 }
 
 export const offeredTypes = (names: Naming, target: NegotiationTarget) => [
-  'application/json', ...(target.yaml ? ['application/yaml'] : []),
+  'application/json', ...(target.yaml ? ['application/yaml'] : []), ...(target.protobuf ? [names.protobufMediaType] : []),
   ...(target.table ? [`application/json;as=Table;v=v1;g=${names.metaGroup}`] : []),
   ...(target.discovery ? [`application/json;as=APIGroupDiscoveryList;v=v2;g=${names.group('apidiscovery')}`] : []),
 ];

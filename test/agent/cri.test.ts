@@ -50,6 +50,7 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
   let root: string;
   let manifests: string;
   let port: number;
+  let startAgent: () => Promise<void>;
 
   before(async () => {
     [server, containerd] = await Promise.all([startTestServer(), startContainerd()]);
@@ -63,8 +64,11 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
       '--node-status-update-frequency=500ms', '--address=127.0.0.1', `--port=${port}`, '--read-only-port=0', `--healthz-port=${await freePort()}`,
       '--runtime-request-timeout=30s', '--container-log-max-size=16Ki', '--container-log-max-files=3',
     ]);
-    agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100 });
-    servers = await startAgentServers(options, agent.nodes, agent.client);
+    startAgent = async () => {
+      agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100 });
+      servers = await startAgentServers(options, agent.nodes, agent.client);
+    };
+    await startAgent();
   });
 
   after(async () => {
@@ -215,6 +219,33 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     const tail = await get(`https://127.0.0.1:${port}/containerLogs/default/chatty/main?tailLines=1`);
     assert.match(tail.body, /^line \d+ of a chatty container\n$/);
     await pods.delete('chatty', { gracePeriodSeconds: 0 });
+  });
+
+  test('a restarted agent takes over the containers it started, and removes sandboxes nobody wants', async () => {
+    const pods = client.resource(podsRef, 'default');
+    const before = (await pods.get('hello')).status.containerStatuses[0].containerID;
+    await servers.close();
+    await agent!.stop();
+    // a pod deleted while the agent is away leaves a sandbox behind
+    await pods.delete('hello', { gracePeriodSeconds: 0 });
+    await pods.create(hostPod('survivor', [{ name: 'main', image, command: ['sleep', '3600'] }]));
+    await startAgent();
+    const p = await waitFor('survivor Running', async () => {
+      const x = await pods.get('survivor');
+      return x.status?.phase === 'Running' && x;
+    }, 30_000);
+    assert.ok(p.status.containerStatuses[0].containerID);
+    const runtime = agent!.nodes[0]!.runtime;
+    await waitFor('orphan sandbox removed', async () => !(await runtime.listContainers()).some((c) => `containerd://${c.id}` === before), 10_000);
+    // the restart changes nothing for a pod that is still wanted
+    const second = agent!;
+    await servers.close();
+    await second.stop();
+    await startAgent();
+    await new Promise((r) => setTimeout(r, 1000));
+    const after = await pods.get('survivor');
+    assert.equal(after.status.containerStatuses[0].containerID, p.status.containerStatuses[0].containerID);
+    assert.equal(after.status.containerStatuses[0].restartCount, 0);
   });
 
   test('the node goes NotReady in the API when the agent stops', async () => {

@@ -11,8 +11,6 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { apiDomains, sleep } from './support.js';
 
 const fieldManager = 'e2e-client-node';
-const todoManagedFields = 'server: writes do not record metadata.managedFields (create with ?fieldManager=e2e-client-node returns no managedFields)';
-const todoApply = 'server: server-side apply is refused: PATCH with Content-Type application/apply-patch+yaml answers 415 UnsupportedMediaType';
 
 /** The status code and Status body of a failed call. */
 async function failure(call: Promise<unknown>): Promise<{ code: number; status: any }> {
@@ -138,14 +136,14 @@ for (const domain of apiDomains) {
       assert.equal(stale.status.reason, 'Conflict');
     });
 
-    test('create records managedFields for the field manager', { todo: todoManagedFields }, async () => {
+    test('create records managedFields for the field manager', async () => {
       const created = await core.createNamespacedConfigMap({ namespace: ns, body: configMap(ns, 'mf', { a: '1' }), fieldManager });
       const entry = created.metadata!.managedFields?.[0];
       assert.deepEqual([entry?.manager, entry?.operation, entry?.apiVersion, entry?.fieldsType], [fieldManager, 'Update', 'v1', 'FieldsV1']);
       assert.deepEqual(entry?.fieldsV1, { 'f:data': { '.': {}, 'f:a': {} } });
     });
 
-    test('server-side apply (application/apply-patch+yaml with a JSON body) creates, then updates', { todo: todoApply }, async () => {
+    test('server-side apply (application/apply-patch+yaml with a JSON body) creates, then updates', async () => {
       const apply = (data: Record<string, string>) => core.patchNamespacedConfigMap({ name: 'cn-ssa', namespace: ns, fieldManager, force: true,
         body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cn-ssa', namespace: ns }, data } },
       setHeaderOptions('Content-Type', PatchStrategy.ServerSideApply));

@@ -92,16 +92,11 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
     },
     async listSandboxes() {
       const r = await rt('listPodSandbox', {});
-      const out: SandboxInfo[] = [];
-      for (const s of r.items ?? []) {
-        let ip: string | undefined;
-        if (s.state === 'SANDBOX_READY') {
-          const st = await rt('podSandboxStatus', { podSandboxId: s.id }).catch(() => undefined);
-          ip = st?.status?.network?.ip || undefined;
-        }
-        out.push({ id: s.id, uid: s.metadata?.uid ?? '', name: s.metadata?.name ?? '', namespace: s.metadata?.namespace ?? '', attempt: s.metadata?.attempt ?? 0, ready: s.state === 'SANDBOX_READY', createdAt: ms(s.createdAt) ?? 0, ip });
-      }
-      return out;
+      return (r.items ?? []).map(toSandbox);
+    },
+    async sandboxInfo(id) {
+      const r = await rt('podSandboxStatus', { podSandboxId: id }).catch(() => undefined);
+      return r?.status ? { ...toSandbox(r.status), ip: r.status.network?.ip || undefined } : undefined;
     },
     async ensureImage(image) {
       const st = await img('imageStatus', { image: { image } });
@@ -205,6 +200,10 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
   const rotation = setInterval(() => void rotate(), o.logCheckMs ?? 10_000);
   rotation.unref();
   return self;
+}
+
+function toSandbox(s: any): SandboxInfo {
+  return { id: s.id, uid: s.metadata?.uid ?? '', name: s.metadata?.name ?? '', namespace: s.metadata?.namespace ?? '', attempt: s.metadata?.attempt ?? 0, ready: s.state === 'SANDBOX_READY', createdAt: ms(s.createdAt) ?? 0 };
 }
 
 function sandboxConfig(c: SandboxConfig) {

@@ -45,6 +45,9 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
     async listSandboxes() {
       return [...sandboxes.values()];
     },
+    async sandboxInfo(id) {
+      return sandboxes.get(id);
+    },
     async ensureImage(image) {
       const ref = `sha256:${Buffer.from(image).toString('hex').padEnd(64, '0').slice(0, 64)}`;
       if (!images.has(ref)) images.set(ref, { id: ref, names: [image], size: 1_000_000 + image.length });

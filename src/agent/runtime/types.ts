@@ -74,7 +74,10 @@ export interface ContainerRuntime {
   runSandbox(config: SandboxConfig): Promise<string>;
   stopSandbox(id: string): Promise<void>;
   removeSandbox(id: string): Promise<void>;
+  /** every sandbox, without network details */
   listSandboxes(): Promise<SandboxInfo[]>;
+  /** one sandbox with its IP */
+  sandboxInfo(id: string): Promise<SandboxInfo | undefined>;
   /** makes the image present (pull or already imported); returns its reference */
   ensureImage(image: string): Promise<string>;
   listImages(): Promise<ImageInfo[]>;
