@@ -49,19 +49,21 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
     info.def.domainGroup && (info.def.group === 'authentication' || info.def.group === 'authorization') ? reviews[info.resource] : undefined;
   const backends = new Map<string, { store: Store; reads: Reads; strategy: Strategy }>();
 
-  /** one store per resource, shared by all its served versions */
+  /** one store per resource, shared by all its served versions; a converting resource has one per version, each
+   *  working at its version with that version's strategy */
+  const backendKey = (info: ResourceInfo) => `${info.group}/${info.resource}${info.def.convert ? `/${info.version}` : ''}`;
   function backendFor(info: ResourceInfo) {
-    const key = `${info.group}/${info.resource}`;
+    const key = backendKey(info);
     let b = backends.get(key);
     if (!b) {
-      const strategy = info.def.strategy ?? strategyFor(info.def.group, info.resource);
+      const strategy = info.versionDef.strategy ?? info.def.strategy ?? strategyFor(info.def.group, info.resource);
       b = { store: createStore(info, strategy, c.deps), reads: createReads(info, c.deps), strategy };
       backends.set(key, b);
     }
     return b;
   }
   c.resources.onChange(() => {
-    const live = new Set(c.resources.all().map(r => `${r.group}/${r.resource}`));
+    const live = new Set(c.resources.all().map(backendKey));
     for (const k of backends.keys()) if (!live.has(k)) backends.delete(k);
   });
 
@@ -74,7 +76,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
   };
 
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
-    info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins,
+    info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins, authorizer: c.reviews.authorizer,
     bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
   });
 

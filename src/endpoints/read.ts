@@ -1,15 +1,18 @@
-// get and list: one object or a collection, as JSON, YAML, Table or metadata only.
+// get and list: one object or a collection, as JSON, YAML, Table, protobuf or metadata only.
 import type { ApiObject } from '../api/meta.js';
+import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import type { RequestContext } from '../server/context.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from '../server/negotiation.js';
 import { sendObject, sendText, isPretty, encode } from '../server/respond.js';
 import { notAcceptable, badRequest } from '../server/status.js';
 import { parseIncludeObject, toTable } from '../server/table.js';
 import type { CachedObject } from '../watch/cache.js';
-import { asServed, filterFor, type Scope } from './scope.js';
+import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
-  const target = { table: true, yaml: true, metadata: true };
+  // the codec is loaded whenever the Accept header names the protobuf media type
+  const protobuf = loadedProtobufCodec()?.hasProtobufForm(scope.info.apiVersion, scope.info.kind) ?? false;
+  const target = { table: true, yaml: true, metadata: true, protobuf };
   const rep = negotiate(parseAccept(ctx.headers.accept), scope.names, target);
   if (!rep) throw notAcceptable(offeredTypes(scope.names, target));
   return rep;
@@ -35,9 +38,18 @@ export function sendOne(ctx: RequestContext, scope: Scope, rep: Representation, 
       return sendObject(ctx, code, partial(scope, obj, rep.version), rep.contentType);
     case 'yaml':
       return sendObject(ctx, code, obj, rep.contentType);
+    case 'protobuf':
+      return sendText(ctx, code, protobufCodec().encodeObject(obj), rep.contentType);
     default:
       return sendObject(ctx, code, obj, 'application/json');
   }
+}
+
+/** the codec, which a protobuf representation implies is loaded */
+export function protobufCodec() {
+  const codec = loadedProtobufCodec();
+  if (!codec) throw new Error('protobuf representation negotiated without the codec loaded');
+  return codec;
 }
 
 export function parseLimit(v: string | null): number | undefined {
@@ -60,7 +72,8 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) meta.continue = result.continue;
   if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
-  const objects = () => result.items.map(i => asServed(scope, i.obj));
+  const items = await servedItems(scope, result.items);
+  const objects = () => items.map(i => asServed(scope, i.obj));
   switch (rep.kind) {
     case 'table':
       return sendObject(ctx, 200, toTable(scope.info, objects(), meta, parseIncludeObject(q.get('includeObject')), scope.names, rep.version), rep.contentType);
@@ -71,8 +84,10 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
       }, rep.contentType);
     case 'yaml':
       return sendObject(ctx, 200, { apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() }, rep.contentType);
+    case 'protobuf':
+      return sendText(ctx, 200, protobufCodec().encodeObject({ apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() }), rep.contentType);
     default:
-      return sendText(ctx, 200, listJson(scope, meta, result.items, isPretty(ctx)), 'application/json');
+      return sendText(ctx, 200, listJson(scope, meta, items, isPretty(ctx)), 'application/json');
   }
 }
 

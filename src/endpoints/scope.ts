@@ -2,11 +2,13 @@
 import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { AdmissionPlugin } from '../admission/types.js';
+import type { Authorizer } from '../authz/types.js';
 import { admissionFor } from '../admission/chain.js';
 import type { RequestContext } from '../server/context.js';
 import type { ResourceInfo } from '../registry/resources.js';
 import type { Store, AdmissionHooks } from '../registry/store.js';
 import type { Reads, Filter } from '../registry/reads.js';
+import type { CachedObject } from '../watch/cache.js';
 import type { Strategy } from '../registry/strategy.js';
 import { parseLabelSelector, matchLabels, parseFieldSelector, matchFields, type FieldSelector } from '../api/selectors.js';
 import { badRequest } from '../server/status.js';
@@ -19,6 +21,8 @@ export interface Scope {
   strategy: Strategy;
   names: Naming;
   plugins: AdmissionPlugin[];
+  /** for checks beyond the request's own verb (creating through apply needs create too) */
+  authorizer?: Authorizer;
   bookmarkIntervalMs: number;
   /** watches without timeoutSeconds end after a random time between this and twice this */
   minRequestTimeoutSeconds: number;
@@ -36,6 +40,15 @@ export function admission(ctx: RequestContext, scope: Scope, namespace: string, 
 export function asServed(scope: Scope, obj: ApiObject): ApiObject {
   if (obj.apiVersion === scope.info.apiVersion && obj.kind === scope.info.kind) return obj;
   return { ...obj, apiVersion: scope.info.apiVersion, kind: scope.info.kind };
+}
+
+/** cached objects (at the storage version) as the requested version has them, converted in one batch by a
+ *  converting resource; items that need no conversion are returned as they are, so their cached bytes serve */
+export async function servedItems(scope: Scope, items: CachedObject[]): Promise<CachedObject[]> {
+  const { convert } = scope.info.def;
+  if (!convert || items.every(i => i.obj.apiVersion === scope.info.apiVersion)) return items;
+  const objects = await convert(items.map(i => i.obj), scope.info.version);
+  return items.map((item, n) => (objects[n] === item.obj ? item : { key: item.key, rev: item.rev, obj: objects[n] }));
 }
 
 /** dryRun=All, or nothing; the bare parameter is not a dry run */

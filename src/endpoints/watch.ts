@@ -1,4 +1,5 @@
-// watch: a stream of {type, object} documents, one per change, with headers flushed at once.
+// watch: a stream of {type, object} documents (or length-prefixed protobuf WatchEvents), one per change,
+// with headers flushed at once.
 import type { ApiObject } from '../api/meta.js';
 import { bufferedBytes, type RequestContext } from '../server/context.js';
 import { setWarnings } from '../server/respond.js';
@@ -6,7 +7,7 @@ import { badRequest, type ApiError } from '../server/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from '../server/table.js';
 import type { CachedObject } from '../watch/cache.js';
 import { asServed, filterFor, type Scope } from './scope.js';
-import { representationFor, bytesOf } from './read.js';
+import { representationFor, bytesOf, protobufCodec } from './read.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
@@ -77,10 +78,14 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (rep.kind === 'metadata') return { kind: 'PartialObjectMetadata', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: obj.metadata };
     return served;
   };
+  /** one event in the negotiated form */
+  const event = (type: string, obj: unknown): string | Buffer => rep.kind === 'protobuf'
+    ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
+    : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
   const eventText = (type: string, item: CachedObject): string | Buffer => {
     if (rep.kind === 'json' && item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind)
       return Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytesOf(item), eventTail]);
-    return `{"type":"${type}","object":${JSON.stringify(objectFor(item.obj))}}\n`;
+    return event(type, objectFor(item.obj));
   };
   const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
     const metadata: Record<string, unknown> = { resourceVersion: String(rev) };
@@ -101,13 +106,13 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     sendInitialEvents, allowBookmarks, bookmarkIntervalMs: scope.bookmarkIntervalMs,
   }, {
     event: (type, item) => write(eventText(type, item)),
-    bookmark: (rev, end) => write(`{"type":"BOOKMARK","object":${JSON.stringify(bookmarkObject(rev, end))}}\n`),
-    fail: (err: ApiError) => { write(`{"type":"ERROR","object":${JSON.stringify(err.status)}}\n`); ending = true; if (!pending) finish(); },
+    bookmark: (rev, end) => write(event('BOOKMARK', bookmarkObject(rev, end))),
+    fail: (err: ApiError) => { write(event('ERROR', err.status)); ending = true; if (!pending) finish(); },
   }).catch(e => { clearTimeout(timer); closed = true; throw e; });
   if (closed) { stop(); return; }
 
   setWarnings(ctx);
-  res.setHeader('Content-Type', rep.contentType);
+  res.setHeader('Content-Type', rep.kind === 'protobuf' ? `${rep.contentType};stream=watch` : rep.contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('Audit-Id', ctx.id);
   if (!('stream' in ctx.req)) res.setHeader('Transfer-Encoding', 'chunked');

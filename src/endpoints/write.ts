@@ -4,7 +4,7 @@ import { parseApiVersion } from '../api/meta.js';
 import type { RequestContext } from '../server/context.js';
 import { readBody, readObject, mediaType, parseJson, parseYamlObject } from '../server/body.js';
 import { sendObject, sendStatus } from '../server/respond.js';
-import { badRequest, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../server/status.js';
+import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../server/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
@@ -148,7 +148,8 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   if (force !== null && force !== 'true' && force !== 'false') throw badRequest(`force: Invalid value: "${force}": must be true or false`);
   decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined);
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
-  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, current => {
+  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
+    if (!current) await requireCreate(ctx, scope, namespace, name);
     const { object } = apply(current, structuredClone(applied) as Record<string, unknown>, {
       manager, apiVersion: scope.info.apiVersion, kind: scope.subresource ? undefined : scope.info.kind, force: force === 'true',
       time: new Date(), subresource: scope.subresource || undefined, resetFields: scope.store.resetFieldsFor(scope.subresource),
@@ -157,6 +158,19 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
     return checkKind(scope, object);
   }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true });
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
+}
+
+/** an apply that creates its object needs the create permission besides patch */
+async function requireCreate(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
+  if (!scope.authorizer || !ctx.user) return;
+  const { info } = scope;
+  const d = await scope.authorizer.authorize({
+    user: ctx.user, verb: 'create', isResourceRequest: true, path: ctx.path, apiGroup: info.group, apiVersion: info.version,
+    namespace, resource: info.resource, subresource: '', name,
+  });
+  if (d.decision !== 'Allow')
+    throw forbidden(`${info.resource}${info.group ? `.${info.group}` : ''} "${name}" is forbidden: User "${ctx.user.username}" cannot create resource "${info.resource}" in API group "${info.group}" ${namespace ? `in the namespace "${namespace}"` : 'at the cluster scope'}`,
+      { name, group: info.group || undefined, kind: info.resource });
 }
 
 /** DeleteOptions from the body (with or without kind) and the query */

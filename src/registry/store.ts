@@ -103,6 +103,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const { kv, names } = deps;
   const pendingFinalizers = strategy.pendingFinalizers ?? ((o: ApiObject) => (o.metadata.finalizers?.length ?? 0) > 0);
   const hasStatus = 'status' in info.subresources;
+  // a converting resource is handled at the served version and stored at the storage version
+  const convert = info.def.convert;
+  const storageApiVersion = info.group ? `${info.group}/${info.storageVersion}` : info.storageVersion;
+  const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.version))[0] : obj);
+  const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.storageVersion))[0] : obj);
   const ctx = (): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
     serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange });
 
@@ -153,9 +158,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     info,
     strategy,
     resetFieldsFor,
+    /** the apiVersion of the objects the store takes and returns */
+    apiVersion: convert ? info.apiVersion : storageApiVersion,
 
     async get(namespace: string, name: string): Promise<ApiObject> {
-      return decodeObject(await read(objectKey(info, namespace, name), name));
+      return fromStored(decodeObject(await read(objectKey(info, namespace, name), name)));
     },
 
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {
@@ -181,12 +188,16 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         if (existing) throw alreadyExists(info.group, info.resource, m.name!);
         return obj;
       }
+      const stored = await toStored(obj);
       // a generated name that is taken is drawn again, so generateName never fails on a collision
       for (let attempt = 0; ; attempt++) {
         try {
-          const { kv: written } = await kv.create(objectKey(info, namespace, m.name!), encodeObject(obj));
+          stored.metadata.name = m.name;
+          const { kv: written } = await kv.create(objectKey(info, namespace, m.name!), encodeObject(stored));
           m.resourceVersion = String(written.modRevision);
-          return obj;
+          if (stored === obj) return obj;
+          stored.metadata.resourceVersion = m.resourceVersion;
+          return fromStored(stored);
         } catch (e) {
           if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
           return fail(e, m.name!);
@@ -206,7 +217,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       const key = objectKey(info, namespace, name);
       for (let attempt = 0; attempt < maxRetries; attempt++) {
         const { kv: cur } = await kv.get(key).catch(e => fail(e, name));
-        const old = cur ? decodeObject(cur) : undefined;
+        const old = cur ? await fromStored(decodeObject(cur)) : undefined;
         const next = await transform(old ? structuredClone(old) : undefined);
         if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
         if (next.metadata.name !== undefined && next.metadata.name !== name)
@@ -230,7 +241,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         shaped.metadata.resourceVersion = old.metadata.resourceVersion;
         if (opts.dryRun) return { obj: shaped, created: false };
         // nothing changed: no write, the same resourceVersion
-        const bytes = encodeObject(shaped);
+        const stored = await toStored(shaped);
+        const bytes = encodeObject(stored);
         if (Buffer.compare(Buffer.from(bytes), Buffer.from(cur!.value)) === 0) return { obj: old, created: false };
         // the last finalizer of an object being deleted is gone: the update completes the deletion
         if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped)) {
@@ -246,7 +258,9 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         try {
           const { kv: written } = await kv.update(key, bytes, cur!.modRevision);
           shaped.metadata.resourceVersion = String(written.modRevision);
-          return { obj: shaped, created: false };
+          if (stored === shaped) return { obj: shaped, created: false };
+          stored.metadata.resourceVersion = shaped.metadata.resourceVersion;
+          return { obj: await fromStored(stored), created: false };
         } catch (e) {
           if (isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound')) continue;
           return fail(e, name);
@@ -260,7 +274,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       const key = objectKey(info, namespace, name);
       for (let attempt = 0; attempt < maxRetries; attempt++) {
         const cur = await read(key, name);
-        const obj = decodeObject(cur);
+        const obj = await fromStored(decodeObject(cur));
         const pre = options.preconditions;
         if (pre?.uid && pre.uid !== obj.metadata.uid)
           throw conflict(info.group, info.resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
@@ -279,7 +293,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           strategy.prepareForDelete?.(obj);
           if (options.dryRun) return { obj, deleted: false };
           try {
-            const { kv: written } = await kv.update(key, encodeObject(obj), cur.modRevision);
+            const { kv: written } = await kv.update(key, encodeObject(await toStored(obj)), cur.modRevision);
             m.resourceVersion = String(written.modRevision);
             return { obj, deleted: false };
           } catch (e) {

@@ -2,6 +2,7 @@
 // Nothing resource-specific lives in the generic store.
 import type { Schema } from '../schema/types.js';
 import type { Strategy } from './strategy.js';
+import type { ApiObject } from '../api/meta.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -18,6 +19,10 @@ export interface VersionDefinition {
   /** release that no longer serves the version, e.g. '1.29' */
   removedIn?: string;
   deprecationWarning?: string;
+  /** the version's own strategy when its schema differs from the others' (custom resources) */
+  strategy?: Strategy;
+  /** the version's own Table columns (custom resources' printer columns) */
+  columns?: TableColumn[];
 }
 
 export interface TableColumn {
@@ -74,4 +79,10 @@ export interface ResourceDefinition {
   /** defined at run time by a CustomResourceDefinition: its schema validates, but strategic merge patch and
    *  typed decoding do not apply */
   custom?: boolean;
+  /**
+   * Converts objects (each at its own version) to one version of this resource, in order; objects already at it come
+   * back unchanged. Resources that have it take and return objects at the requested version and are stored at the
+   * storage version; the others are handled at the storage version and only renamed on the way out.
+   */
+  convert?(objects: ApiObject[], toVersion: string): Promise<ApiObject[]>;
 }

@@ -30,6 +30,7 @@ import { sendError, sendObject, sendText } from './respond.js';
 import { pathNotFound } from './status.js';
 import { versionInfo } from './version.js';
 import { loadYaml } from '../util/yaml.js';
+import { loadProtobufCodec, mentionsProtobuf } from '../api/protobuf/load.js';
 import { createMetrics, metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
 import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
 import { startCrdController } from '../controllers/crd.js';
@@ -194,6 +195,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
 
     const mux = async (ctx: RequestContext) => {
       if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYaml();
+      if (mentionsProtobuf(ctx.headers, names.protobufMediaType)) await loadProtobufCodec();
       if (await health.handle(ctx)) return;
       if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
       if (ctx.path === '/metrics') return sendText(ctx, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
@@ -248,7 +250,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       chain(ctx).catch(e => {
         if ((e as { code?: number }).code === undefined && !(e instanceof Error && e.name === 'ApiError'))
           log.error(`${ctx.method} ${ctx.path}: ${(e as Error)?.stack ?? e}`);
-        sendError(ctx, e);
+        sendError(ctx, e, names);
       }).finally(() => inflight.delete(ctx));
     };
     const server = createSecureServer({

@@ -2,6 +2,7 @@
 import type { RequestContext } from './context.js';
 import { yaml } from '../util/yaml.js';
 import type { Naming } from '../api/naming.js';
+import { loadProtobufCodec } from '../api/protobuf/load.js';
 
 import { badRequest, tooLarge, unsupportedMediaType } from './status.js';
 
@@ -53,9 +54,9 @@ export async function readObject(ctx: RequestContext, names: Naming): Promise<{ 
   throw unsupportedMediaType(type, ['application/json', 'application/yaml', names.protobufMediaType]);
 }
 
-/** the protobuf codec loads on the first protobuf body, keeping its field tables out of start-up */
+/** the protobuf codec loads on first use, keeping its field tables out of start-up */
 async function decodeProtobuf(raw: Buffer, names: Naming): Promise<Record<string, unknown>> {
-  const { decodeEnvelope, protobufToJson, UnsupportedKindError } = await import('../api/protobuf/codec.js');
+  const { decodeEnvelope, protobufToJson, UnsupportedKindError } = await loadProtobufCodec();
   try {
     const envelope = decodeEnvelope(raw, names);
     if (envelope.contentEncoding)

@@ -4,6 +4,9 @@ import { yaml } from '../util/yaml.js';
 import type { RequestContext } from './context.js';
 import type { Status } from '../api/meta.js';
 import { toApiError } from './errors.js';
+import type { Naming } from '../api/naming.js';
+import { loadedProtobufCodec } from '../api/protobuf/load.js';
+import { negotiate, parseAccept } from './negotiation.js';
 
 /** responses at least this large are compressed when the client accepts gzip */
 const gzipThreshold = 128 * 1024;
@@ -53,8 +56,16 @@ export function sendStatus(ctx: RequestContext, status: Status, headers: Record<
   sendText(ctx, status.code, encode(status, 'application/json', isPretty(ctx)), 'application/json', headers);
 }
 
-export function sendError(ctx: RequestContext, e: unknown) {
+/** a Status error; in protobuf when the client accepts nothing else (given the names, to know its media type) */
+export function sendError(ctx: RequestContext, e: unknown, names?: Naming) {
   const err = toApiError(e);
   if (ctx.res.headersSent) { ctx.res.end(); return; }
+  const codec = names && acceptsOnlyProtobuf(ctx, names) ? loadedProtobufCodec() : undefined;
+  if (codec && names) return sendText(ctx, err.status.code, codec.encodeObject(err.status as unknown as Record<string, unknown>), names.protobufMediaType, err.headers);
   sendStatus(ctx, err.status, err.headers);
+}
+
+function acceptsOnlyProtobuf(ctx: RequestContext, names: Naming): boolean {
+  const accept = parseAccept(ctx.headers.accept);
+  return !negotiate(accept, names, {}) && negotiate(accept, names, { protobuf: true }) !== undefined;
 }

@@ -78,6 +78,17 @@ export function encodeObject(obj: Json): Buffer {
   return encodeEnvelope(apiVersion, kind, jsonToProtobuf(obj, apiVersion, kind));
 }
 
+/**
+ * One watch event as the reference streams it: a 4-byte big-endian length, then a WatchEvent message
+ * (type = 1; object = 2, a RawExtension whose raw = 1 holds the object in its envelope).
+ */
+export function encodeWatchEvent(type: string, obj: Json): Buffer {
+  const event = Buffer.concat([bytesField(1, Buffer.from(type)), bytesField(2, bytesField(1, encodeObject(obj)))]);
+  const length = Buffer.alloc(4);
+  length.writeUInt32BE(event.length);
+  return Buffer.concat([length, event]);
+}
+
 // ── kinds ────────────────────────────────────────────────────────────────────────────────────────
 
 /** the group without its vendor domain, or undefined when the domain does not fit the group */
@@ -100,6 +111,17 @@ export function kindDefinition(apiVersion: string, kind: string): MessageDef {
   const def = name ? protobufMessages.get(name) : undefined;
   if (!def) throw new UnsupportedKindError(apiVersion, kind);
   return def;
+}
+
+/** whether `kind` in `apiVersion` has a protobuf form (custom resources and unlisted kinds have none) */
+export function hasProtobufForm(apiVersion: string, kind: string): boolean {
+  try {
+    kindDefinition(apiVersion, kind);
+    return true;
+  } catch (e) {
+    if (e instanceof UnsupportedKindError) return false;
+    throw e;
+  }
 }
 
 /** the `<apiVersion>/<Kind>` pairs with a protobuf form, in the given API domain */

@@ -516,6 +516,19 @@ const kinds: Record<string, string> = {
   'certificates/v1/CertificateSigningRequest': 'certs.CertificateSigningRequest',
 };
 
+/** kinds that are never stored, so have no list form */
+const unlisted = new Set([
+  'Status', 'DeleteOptions', 'Eviction', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
+  'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview',
+]);
+
+// every stored kind has its `<Kind>List`: ListMeta metadata = 1, items = 2
+for (const [key, short] of Object.entries(kinds)) {
+  if (unlisted.has(key.slice(key.lastIndexOf('/') + 1))) continue;
+  kinds[`${key}List`] = `${short}List`;
+  messages[`${short}List`] ??= { metadata: '1 meta.ListMeta', items: `2 []${short}` };
+}
+
 /** group bases that the vendor domain is appended to (`rbac.authorization` → `rbac.authorization.<domain>`) */
 export const vendorGroups: ReadonlySet<string> = new Set([
   'meta', 'rbac.authorization', 'scheduling', 'networking', 'authorization', 'authentication', 'certificates',

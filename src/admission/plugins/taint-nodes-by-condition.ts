@@ -1,0 +1,22 @@
+// TaintNodesByCondition: a new node starts with the not-ready NoSchedule taint, so nothing is scheduled to it
+// before its agent reports it ready (the node lifecycle controller removes the taint).
+import { definePlugin } from '../types.js';
+import { isWriteOf } from '../util.js';
+
+export default definePlugin({
+  name: 'TaintNodesByCondition',
+  defaultOn: true,
+  create: ({ names }) => {
+    const key = `node.${names.labelDomain}/not-ready`;
+    return {
+      name: 'TaintNodesByCondition',
+      operations: ['CREATE'],
+      admit(a) {
+        if (!isWriteOf(a, '', 'nodes')) return;
+        const spec = ((a.object as any).spec ??= {});
+        const taints: any[] = Array.isArray(spec.taints) ? spec.taints : (spec.taints = []);
+        if (!taints.some(t => t?.key === key && t?.effect === 'NoSchedule')) taints.push({ key, effect: 'NoSchedule' });
+      },
+    };
+  },
+});

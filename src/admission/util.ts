@@ -1,0 +1,45 @@
+// Helpers the admission plugins share: which request a plugin looks at, the reference's "forbidden"
+// refusal, and resource quantities as numbers and back.
+import type { ApiObject } from '../api/meta.js';
+import type { AdmissionAttributes } from './types.js';
+import { forbidden, qualifiedResource } from '../server/status.js';
+import { quantityValue } from '../registry/validation/fields.js';
+
+/** a write of the object itself (not a subresource) of this core or grouped resource */
+export const isWriteOf = (a: Readonly<AdmissionAttributes>, group: string, resource: string) =>
+  a.group === group && a.resource === resource && a.subresource === '' && !!a.object;
+
+/** `<resource> "<name>" is forbidden: <why>`, as the reference refuses a request in admission */
+export const refuse = (a: Readonly<AdmissionAttributes>, why: string) =>
+  forbidden(`${qualifiedResource(a.group, a.resource)} "${a.name}" is forbidden: ${why}`,
+    { name: a.name, group: a.group || undefined, kind: a.resource });
+
+/** several reasons print as the reference's aggregate: one alone, or `[a, b]` */
+export const aggregate = (reasons: string[]) => (reasons.length === 1 ? reasons[0]! : `[${reasons.join(', ')}]`);
+
+export const podSpec = (o: ApiObject | undefined): any => (o as any)?.spec ?? {};
+
+/** containers and init containers (ephemeral containers take no resources) */
+export const podContainers = (spec: any): any[] =>
+  [...(Array.isArray(spec.initContainers) ? spec.initContainers : []), ...(Array.isArray(spec.containers) ? spec.containers : [])];
+
+export const quantity = (q: unknown): number => quantityValue(q) ?? 0;
+
+const binary: Array<[string, number]> = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
+const decimal: Array<[string, number]> = [['E', 1e18], ['P', 1e15], ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
+
+/** a number written as a quantity: binary suffixes when `like` used one, milli-units for fractions */
+export function formatQuantity(n: number, like = ''): string {
+  if (n === 0) return '0';
+  if (!Number.isInteger(n)) {
+    const milli = Math.round(n * 1000);
+    return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+  }
+  const table = /i$/.test(like) ? binary : /[kMGTPE]$/.test(like) ? decimal : [];
+  for (const [s, f] of table) if (n % f === 0) return `${n / f}${s}`;
+  return String(n);
+}
+
+/** toleration `t` matches taint key and effect the way the reference compares them (empty effect is any) */
+export const tolerates = (t: any, key: string, effect: string) =>
+  (t?.key === key || (!t?.key && t?.operator === 'Exists')) && (!t?.effect || t.effect === effect);

@@ -1,0 +1,78 @@
+// Server-side apply through HTTP: permissions (patch to edit, create as well to create), managedFields on every
+// write, the reset with one empty entry, dry run and field validation of apply patches.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { call, issueClientCert, serverCa, type Identity } from './auth-support.js';
+
+const applyType = { 'content-type': 'application/apply-patch+yaml' };
+const cm = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
+
+describe('server-side apply over HTTP', () => {
+  let server: TestServer;
+  let admin: Identity;
+  let patcher: Identity;
+  let creator: Identity;
+  const base = '/api/v1/namespaces/default/configmaps';
+  const apply = (who: Identity, name: string, body: unknown, query = 'fieldManager=tester') =>
+    call(server, who, 'PATCH', `${base}/${name}?${query}`, { body, headers: applyType });
+
+  before(async () => {
+    server = await startTestServer({ flags: ['--authorization-mode=RBAC'] });
+    const ca = serverCa(server);
+    admin = await issueClientCert(ca, 'admin', ['system:masters']);
+    patcher = await issueClientCert(ca, 'patcher');
+    creator = await issueClientCert(ca, 'creator');
+    const role = (name: string, verbs: string[]) => ({
+      apiVersion: 'rbac.authorization.cluster.io/v1', kind: 'Role', metadata: { name, namespace: 'default' },
+      rules: [{ apiGroups: [''], resources: ['configmaps'], verbs }],
+    });
+    const binding = (name: string, user: string) => ({
+      apiVersion: 'rbac.authorization.cluster.io/v1', kind: 'RoleBinding', metadata: { name, namespace: 'default' },
+      roleRef: { apiGroup: 'rbac.authorization.cluster.io', kind: 'Role', name }, subjects: [{ kind: 'User', name: user, apiGroup: 'rbac.authorization.cluster.io' }],
+    });
+    const rbac = `/apis/${server.names.group('rbac.authorization')}/v1/namespaces/default`;
+    const fix = (o: any) => JSON.parse(JSON.stringify(o).replaceAll('rbac.authorization.cluster.io', server.names.group('rbac.authorization')));
+    for (const [name, user, verbs] of [['patch-only', 'patcher', ['get', 'patch']], ['patch-create', 'creator', ['get', 'patch', 'create']]] as const) {
+      assert.equal((await call(server, admin, 'POST', `${rbac}/roles`, { body: fix(role(name, [...verbs])) })).status, 201);
+      assert.equal((await call(server, admin, 'POST', `${rbac}/rolebindings`, { body: fix(binding(name, user)) })).status, 201);
+    }
+  });
+  after(async () => { await server?.close(); });
+
+  test('rule 5: apply edits with patch, and creating through apply needs create too', async () => {
+    const refused = await apply(patcher, 'by-patcher', cm('by-patcher', { a: '1' }));
+    assert.equal(refused.status, 403, refused.body);
+    assert.match(refused.json.message, /cannot create resource "configmaps"/);
+    const created = await apply(creator, 'by-creator', cm('by-creator', { a: '1' }));
+    assert.equal(created.status, 201, created.body);
+    const edited = await apply(patcher, 'by-creator', cm('by-creator', { b: '2' }), 'fieldManager=patcher');
+    assert.equal(edited.status, 200, edited.body);
+    assert.deepEqual(edited.json.data, { a: '1', b: '2' });
+  });
+
+  test('every write records its manager; one empty entry resets managedFields; an empty list does not', async () => {
+    const created = await call(server, admin, 'POST', `${base}?fieldManager=maker`, { body: cm('owned', { a: '1' }) });
+    assert.deepEqual(created.json.metadata.managedFields.map((f: any) => [f.manager, f.operation]), [['maker', 'Update']]);
+    const untouched = await call(server, admin, 'PATCH', `${base}/owned?fieldManager=other`, {
+      body: { metadata: { managedFields: [] } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(untouched.json.metadata.managedFields.length, 1);
+    const reset = await call(server, admin, 'PATCH', `${base}/owned?fieldManager=other`, {
+      body: { metadata: { managedFields: [{}] } }, headers: { 'content-type': 'application/merge-patch+json' } });
+    assert.equal(reset.status, 200, reset.body);
+    assert.equal(reset.json.metadata.managedFields, undefined);
+  });
+
+  test('apply refuses a missing fieldManager, managedFields in the body, and unknown fields under Strict; dry run stores nothing', async () => {
+    const noManager = await apply(admin, 'x', cm('x', {}), '');
+    assert.equal(noManager.status, 422);
+    const withMf = await apply(admin, 'x', { ...cm('x', {}), metadata: { name: 'x', managedFields: [{ manager: 'm' }] } });
+    assert.equal(withMf.status, 400);
+    const strict = await apply(admin, 'x', { ...cm('x', {}), colour: 'red' }, 'fieldManager=t&fieldValidation=Strict');
+    assert.equal(strict.status, 400);
+    assert.match(strict.json.message, /unknown field "colour"/);
+    const dry = await apply(admin, 'dry', cm('dry', { a: '1' }), 'fieldManager=t&dryRun=All');
+    assert.equal(dry.status, 201);
+    assert.equal((await call(server, admin, 'GET', `${base}/dry`)).status, 404);
+  });
+});
