@@ -3,6 +3,7 @@ import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { UserInfo } from '../server/context.js';
 import type { Authorizer } from '../authz/types.js';
+import type { WebhookSource } from './webhook/source.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -22,6 +23,8 @@ export interface AdmissionAttributes {
   user?: UserInfo;
   /** adds a Warning header to the response */
   warn?(message: string): void;
+  /** adds an annotation to the request's audit record (webhook mutations, webhook auditAnnotations) */
+  annotate?(key: string, value: string): void;
 }
 
 /** read-only access to stored objects for plugins, never the registry itself */
@@ -46,6 +49,8 @@ export interface AdmissionDeps {
   writers: Writers;
   /** the plugin's entry of the AdmissionConfiguration file, when it has one */
   config?: unknown;
+  /** webhook configurations and served versions, for the two webhook plugins */
+  webhooks?: WebhookSource;
 }
 
 export interface AdmissionPlugin {

@@ -13,6 +13,7 @@ import { capacityAndAllocatable, hostIP, nodeStatusLoop, observeSignals, type No
 import { evictionManager, type Signals } from './eviction.js';
 import type { ContainerRuntime } from './runtime/types.js';
 import { eventRecorder } from './events.js';
+import { forbiddenSysctls } from './sysctls.js';
 import { collectImages, type ImageUse } from './gc.js';
 import { fakeRuntime } from './runtime/fake.js';
 
@@ -72,6 +73,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     recorder,
     runtime, runtimeName, nodeName, hostIP: hostIP(o.nodeIps), rootDir: o.rootDir, relistMs: tuning.relistMs ?? (simulated ? 5000 : 1000),
     maxDeadPerContainer: o.maximumDeadContainersPerContainer,
+    // the fake runtime has no use for DNS settings
+    dns: simulated ? undefined : { clusterDns: o.clusterDns, clusterDomain: o.clusterDomain, resolvConf: String(o.values['resolv-conf']) },
     reportStatus: (pod, s) => status?.set(pod, s),
     terminated: (pod) => status?.terminated(pod),
     log: (m) => log.warn(`${nodeName}: ${m}`),
@@ -96,6 +99,11 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       const uid = pod.metadata.uid;
       const terminal = ['Succeeded', 'Failed'].includes(pod.status?.phase);
       if (!admitted.has(uid) && !pod.metadata.deletionTimestamp && !terminal) {
+        const forbidden = forbiddenSysctls(pod, o.values['allowed-unsafe-sysctls'] as string[]);
+        if (forbidden.length) {
+          status?.set(pod, { ...pod.status, phase: 'Failed', reason: 'SysctlForbidden', message: `forbidden sysctl: ${forbidden.map((n) => `"${n}" not allowlisted`).join(', ')}` });
+          return;
+        }
         if (admitted.size >= podCapacity) {
           status?.set(pod, { ...pod.status, phase: 'Failed', reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${admitted.size}, capacity: ${podCapacity}` });
           return;

@@ -273,10 +273,14 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     }
   };
 
+  const inflight = new Set<Promise<void>>();
   const every = (ms: number, f: () => Promise<void>) => {
     const tick = async () => {
       if (stopped) return;
-      await f().catch((e) => deps.log((e as Error).message));
+      const run = f().catch((e) => deps.log((e as Error).message));
+      inflight.add(run);
+      await run;
+      inflight.delete(run);
       if (!stopped) timers.push(setTimeout(tick, ms));
     };
     timers.push(setTimeout(tick, ms));
@@ -295,6 +299,8 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     async stop(markStopped) {
       stopped = true;
       for (const t of timers) clearTimeout(t);
+      // a status posted while stopping must not land after the NotReady one
+      await Promise.all(inflight);
       if (!markStopped || !node) return;
       try {
         await nodes.status.patch(s.nodeName, { status: { conditions: stoppedConditions(node.status?.conditions ?? []) } }, 'merge');

@@ -270,7 +270,8 @@ export class AgentOptionsError extends Error {
 export const configKind = 'AgentConfiguration';
 export const configApiVersion = (names: Naming) => `${names.group('agent.config')}/v1beta1`;
 /** the reference's own kind, as the reference spells it, so its files load unchanged */
-const referenceKind = { kind: 'KubeletConfiguration', apiVersion: `${naming('k8s.io').group('kubelet.config')}/v1beta1` };
+const referenceDomain = apiDomains.find((d) => d !== defaultApiDomain)!;
+const referenceKind = { kind: 'KubeletConfiguration', apiVersion: `${naming(referenceDomain).group('kubelet.config')}/v1beta1` };
 
 export function agentUsage(): string {
   const names = naming();

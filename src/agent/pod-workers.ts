@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { ContainerConfig, ContainerInfo, ContainerRuntime, ProbeKind, SandboxConfig, SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
 import { noEvents, type Recorder } from './events.js';
+import { podDns, type DnsSettings } from './dns.js';
 
 export interface PodWorkerDeps {
   runtime: ContainerRuntime;
@@ -24,6 +25,7 @@ export interface PodWorkerDeps {
   log?(message: string): void;
   maxDeadPerContainer?: number;
   recorder?: Recorder;
+  dns?: DnsSettings;
 }
 
 export interface PodWorkers {
@@ -143,7 +145,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const mine = (await deps.runtime.listSandboxes()).filter((s) => s.uid === uid && s.ready).sort((a, b) => b.attempt - a.attempt)[0];
       if (mine) {
         w.sandbox = (await deps.runtime.sandboxInfo(mine.id)) ?? mine;
-        w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps.rootDir);
+        w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps);
       }
     }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
@@ -154,7 +156,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     if (!w.sandbox || !w.sandbox.ready) {
       const attempt = w.sandbox ? w.sandbox.attempt + 1 : 0;
       if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
-      const config = sandboxConfig(pod, attempt, deps.rootDir);
+      const config = sandboxConfig(pod, attempt, deps);
       const id = await deps.runtime.runSandbox(config);
       w.sandbox = (await deps.runtime.sandboxInfo(id)) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
       w.sandboxConfig = config;
@@ -186,7 +188,21 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         const ranLong = b && finished - (current.startedAt ?? finished) > 2 * backoffMaxMs;
         backoff.set(key, { delayMs: !b || ranLong ? backoffInitialMs : Math.min(b.delayMs * 2, backoffMaxMs), at: now });
       }
-      await startContainer(w, spec, current ? current.attempt + 1 : 0);
+      // an image that could not be pulled (or a container not created) is tried again with back-off
+      const failedKey = `failed/${uid}/${spec.name}`;
+      const failed = backoff.get(failedKey);
+      if (failed && now - failed.at < failed.delayMs) {
+        const waiting = w.waiting.get(spec.name);
+        if (waiting?.reason === 'ErrImagePull') w.waiting.set(spec.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${spec.image}"` });
+        nextWake = Math.min(nextWake, failed.at + failed.delayMs);
+        continue;
+      }
+      if (await startContainer(w, spec, current ? current.attempt + 1 : 0)) {
+        backoff.delete(failedKey);
+      } else {
+        backoff.set(failedKey, { delayMs: failed ? Math.min(failed.delayMs * 2, backoffMaxMs) : backoffInitialMs, at: now });
+        nextWake = Math.min(nextWake, now + backoff.get(failedKey)!.delayMs);
+      }
       for (const old of instances.slice(deps.maxDeadPerContainer ?? 1)) if (old.state === 'exited') await deps.runtime.removeContainer(old.id).catch(() => {});
     }
     w.containers = await deps.runtime.listContainers(w.sandbox!.id);
@@ -194,7 +210,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     if (nextWake < Infinity) schedule(uid, Math.max(10, nextWake - Date.now()));
   }
 
-  async function startContainer(w: Worker, spec: any, attempt: number) {
+  /** true when the container was created and started */
+  async function startContainer(w: Worker, spec: any, attempt: number): Promise<boolean> {
     const sandbox = w.sandbox!;
     let imageRef: string;
     try {
@@ -202,7 +219,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     } catch (e) {
       w.waiting.set(spec.name, { reason: 'ErrImagePull', message: (e as Error).message });
       events.event(w.pod, 'Warning', 'Failed', `Failed to pull image "${spec.image}": ${(e as Error).message}`, fieldPath(spec.name));
-      return;
+      return false;
     }
     try {
       const id = await deps.runtime.createContainer(sandbox.id, w.sandboxConfig!, containerConfig(w.pod, spec, attempt, imageRef, deps));
@@ -210,9 +227,11 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       await deps.runtime.startContainer(id);
       events.event(w.pod, 'Normal', 'Started', `Started container ${spec.name}`, fieldPath(spec.name));
       w.waiting.delete(spec.name);
+      return true;
     } catch (e) {
       w.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
       events.event(w.pod, 'Warning', 'Failed', `Error: ${(e as Error).message}`, fieldPath(spec.name));
+      return false;
     }
   }
 
@@ -299,7 +318,10 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     clearTimeout(w.timer);
     workers.delete(pod.metadata.uid);
     if (!w.removed) terminatedUids.add(pod.metadata.uid);
-    for (const spec of pod.spec?.containers ?? []) backoff.delete(`${pod.metadata.uid}/${spec.name}`);
+    for (const spec of pod.spec?.containers ?? []) {
+      backoff.delete(`${pod.metadata.uid}/${spec.name}`);
+      backoff.delete(`failed/${pod.metadata.uid}/${spec.name}`);
+    }
     if (!w.removed && !w.evicted) deps.terminated(pod);
   }
 
@@ -382,14 +404,16 @@ export function podLogDirectory(rootDir: string, pod: any): string {
   return join(rootDir, 'logs', 'pods', `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
 }
 
-function sandboxConfig(pod: any, attempt: number, rootDir: string): SandboxConfig {
+function sandboxConfig(pod: any, attempt: number, deps: Pick<PodWorkerDeps, 'rootDir' | 'dns'>): SandboxConfig {
   const m = pod.metadata;
   const hostNetwork = !!pod.spec?.hostNetwork;
   return {
     name: m.name, namespace: m.namespace, uid: m.uid, attempt, hostNetwork,
     // a host-network pod shares the host's UTS namespace and must not set a host name
     hostname: hostNetwork ? undefined : pod.spec?.hostname ?? m.name,
-    logDirectory: podLogDirectory(rootDir, pod),
+    ...(deps.dns ? { dns: podDns(pod, deps.dns) } : {}),
+    sysctls: Object.fromEntries((pod.spec?.securityContext?.sysctls ?? []).map((x: any) => [x.name, String(x.value)])),
+    logDirectory: podLogDirectory(deps.rootDir, pod),
     labels: { ...(m.labels ?? {}) },
     annotations: { ...(m.annotations ?? {}) },
   };

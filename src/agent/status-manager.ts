@@ -4,7 +4,7 @@
 // grace 0 once their containers have stopped. Mirror pods are created, replaced and deleted here.
 
 import type { Naming } from '../api/naming.js';
-import { isConflict, isNotFound, type Client } from '../client/rest-client.js';
+import { ApiError, isConflict, isNotFound, type Client } from '../client/rest-client.js';
 import { configAnnotations, isStaticPod } from './sources/static.js';
 
 export const podsRef = { group: '', version: 'v1', resource: 'pods' };
@@ -63,7 +63,10 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
     } catch (e) {
       if (isNotFound(e)) return;
       log(`writing the status of pod ${keyOf(pod)} failed: ${(e as Error).message}`);
-      if (!stopped) setTimeout(() => { if (!pending.has(uid)) { pending.set(uid, { pod, status }); pump(); } }, 1000).unref();
+      // a refusal (invalid, forbidden, another pod of that name) stays one; conflicts, throttling and outages pass
+      const code = e instanceof ApiError ? e.code : 0;
+      const retry = code === 0 || code === 409 || code === 429 || code >= 500;
+      if (retry && !stopped) setTimeout(() => { if (!pending.has(uid)) { pending.set(uid, { pod, status }); pump(); } }, 1000).unref();
     }
   };
 

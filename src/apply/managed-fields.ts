@@ -172,8 +172,9 @@ export function encodeManagedFields(owners: Owners): ManagedFieldsEntry[] {
     .filter((o) => !isEmpty(o.set))
     .sort((p, q) => compareStrings(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || compareStrings(p.manager, q.manager)
       || compareStrings(p.apiVersion, q.apiVersion) || compareStrings(p.subresource ?? '', q.subresource ?? ''))
+    // an empty manager (a client with no user agent) is left out, as the reference writes it
     .map((o) => ({
-      manager: o.manager, operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
+      ...(o.manager ? { manager: o.manager } : {}), operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
       fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.set), ...(o.subresource ? { subresource: o.subresource } : {}),
     }));
 }

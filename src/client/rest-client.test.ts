@@ -60,6 +60,8 @@ describe('REST client', () => {
     await cms.update({ ...a, data: { x: '1' } });
     await assert.rejects(cms.update({ ...a, data: { x: '2' } }), (e: unknown) => e instanceof ApiError && e.code === 409);
     const pods = client.resource({ group: '', version: 'v1', resource: 'pods' }, 'default');
+    // the ServiceAccount admission plugin wants the namespace's default account
+    await client.resource({ group: '', version: 'v1', resource: 'serviceaccounts' }, 'default').create({ metadata: { name: 'default' } }).catch(() => {});
     await pods.create({ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } });
     const patched = await pods.status.patch('p', { status: { phase: 'Running' } });
     assert.equal(patched.status.phase, 'Running');
@@ -106,14 +108,16 @@ describe('REST client', () => {
   test('the informer lists, then follows; a watch that ends resumes without a relist', async () => {
     const cms = client.resource(configMaps, 'informed');
     await client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: 'informed' } });
-    await cms.create({ metadata: { name: 'before' } });
+    const labels = { app: 'informed' };
+    await cms.create({ metadata: { name: 'before', labels } });
     const events: InformerEvent<any>[] = [];
-    const informer = startInformer(cms, (e) => events.push(e), { watchTimeoutSeconds: 1 });
+    // a selector: controllers of the server may put their own objects in the namespace
+    const informer = startInformer(cms, (e) => events.push(e), { watchTimeoutSeconds: 1, labelSelector: 'app=informed' });
     await informer.synced;
     assert.deepEqual([...informer.store.keys()], ['informed/before']);
     // the server ends each watch after a second; changes made across the reconnects all arrive
     for (let i = 0; i < 3; i++) {
-      await cms.create({ metadata: { name: `n${i}` } });
+      await cms.create({ metadata: { name: `n${i}`, labels } });
       await new Promise((r) => setTimeout(r, 700));
     }
     await cms.delete('before');

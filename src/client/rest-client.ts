@@ -106,6 +106,25 @@ export interface ResourceClient<T = any> {
 
 const maxThrottledRetries = 10;
 
+/**
+ * A stream the server refused before reading it (REFUSED_STREAM, or ENHANCE_YOUR_CALM when its
+ * session is over its memory limit) or a connection that went away before any answer was not
+ * processed: it is sent again, after a short and growing pause.
+ */
+async function sendRefusable(send: () => Promise<Response>): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await send();
+    } catch (e) {
+      const message = String((e as Error).message);
+      const refused = /NGHTTP2_REFUSED_STREAM|NGHTTP2_ENHANCE_YOUR_CALM|ERR_HTTP2_GOAWAY_SESSION|session.*(closed|destroyed)/i.test(message)
+        || ['ERR_HTTP2_GOAWAY_SESSION', 'ERR_HTTP2_INVALID_SESSION'].includes((e as NodeJS.ErrnoException).code ?? '');
+      if (!refused || attempt >= 6) throw e;
+      await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    }
+  }
+}
+
 const patchTypes: Record<PatchType, string> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
@@ -143,7 +162,7 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     if (body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
     const auth = await authorization(retried);
     if (auth) headers.authorization = auth;
-    const res = await transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs });
+    const res = await sendRefusable(() => transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs }));
     if (res.statusCode === 401 && config.exec && !retried) {
       res.destroy();
       return send(spec, streaming, true, throttled);

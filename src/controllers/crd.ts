@@ -81,7 +81,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (s?.fingerprint === fingerprint) return;
     // removed first so the resource's store is rebuilt with the new schema and strategy
     if (s) resources.remove(s.group, s.plural);
-    const def = definitionFromCrd(shaped);
+    const def = definitionFromCrd(shaped, names.group('apiextensions'));
     resources.add(def);
     served.set(name, { group: crd.spec.group, plural: accepted.plural, def, fingerprint });
   }
@@ -163,7 +163,9 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (accepted) {
       serve(crd, accepted);   // terminating: no new objects
       await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }]);
-      const info = resources.preferred(crd.spec.group, accepted.plural);
+      // deleted through the storage version where it is served, so no object needs converting on its way out
+      const info = resources.all().find(e => e.group === crd.spec.group && e.resource === accepted.plural && e.version === e.storageVersion)
+        ?? resources.preferred(crd.spec.group, accepted.plural);
       if (info) {
         const { store, reads } = deps.backendFor(info);
         const { items } = await reads.list({ namespace: '', selective: false });

@@ -38,8 +38,10 @@ export function sendOne(ctx: RequestContext, scope: Scope, rep: Representation, 
       return sendObject(ctx, code, partial(scope, obj, rep.version), rep.contentType);
     case 'yaml':
       return sendObject(ctx, code, obj, rep.contentType);
-    case 'protobuf':
-      return sendText(ctx, code, protobufCodec().encodeObject(obj), rep.contentType);
+    case 'protobuf': {
+      const bytes = protobufOrJson(ctx, scope, obj);
+      return bytes ? sendText(ctx, code, bytes, rep.contentType) : sendObject(ctx, code, obj, 'application/json');
+    }
     default:
       return sendObject(ctx, code, obj, 'application/json');
   }
@@ -50,6 +52,21 @@ export function protobufCodec() {
   const codec = loadedProtobufCodec();
   if (!codec) throw new Error('protobuf representation negotiated without the codec loaded');
   return codec;
+}
+
+/**
+ * The object's protobuf bytes; undefined when it holds a field the protobuf form lacks and the client
+ * also accepts JSON (the next representation), else 406.
+ */
+function protobufOrJson(ctx: RequestContext, scope: Scope, obj: object): Buffer | undefined {
+  const codec = protobufCodec();
+  try {
+    return codec.encodeObject(obj as Record<string, unknown>);
+  } catch (e) {
+    if (!(e instanceof codec.ProtobufEncodeError)) throw e;
+    if (negotiate(parseAccept(ctx.headers.accept), scope.names, {})) return undefined;
+    throw notAcceptable(offeredTypes(scope.names, { yaml: true, table: true }));
+  }
 }
 
 export function parseLimit(v: string | null): number | undefined {
@@ -84,8 +101,11 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
       }, rep.contentType);
     case 'yaml':
       return sendObject(ctx, 200, { apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() }, rep.contentType);
-    case 'protobuf':
-      return sendText(ctx, 200, protobufCodec().encodeObject({ apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() }), rep.contentType);
+    case 'protobuf': {
+      const body = { apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() };
+      const bytes = protobufOrJson(ctx, scope, body);
+      return bytes ? sendText(ctx, 200, bytes, rep.contentType) : sendObject(ctx, 200, body, 'application/json');
+    }
     default:
       return sendText(ctx, 200, listJson(scope, meta, items, isPretty(ctx)), 'application/json');
   }

@@ -3,10 +3,10 @@
 import type { ApiObject } from '../api/meta.js';
 import { bufferedBytes, type RequestContext } from '../server/context.js';
 import { setWarnings } from '../server/respond.js';
-import { badRequest, type ApiError } from '../server/status.js';
+import { badRequest, internalError, type ApiError } from '../server/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from '../server/table.js';
 import type { CachedObject } from '../watch/cache.js';
-import { asServed, filterFor, type Scope } from './scope.js';
+import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec } from './read.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
@@ -94,6 +94,14 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     return { kind: scope.info.kind, apiVersion: scope.info.apiVersion, metadata };
   };
 
+  // a converting resource's events are converted one at a time, each written after the ones before it
+  const { convert } = scope.info.def;
+  let queue = Promise.resolve();
+  const inOrder = (step: () => void | Promise<void>) => {
+    if (!convert) { void step(); return; }
+    queue = queue.then(step).catch((e: unknown) => end((e as Partial<ApiError>).status ?? internalError((e as Error).message).status));
+  };
+  const end = (status: unknown) => { write(event('ERROR', status)); ending = true; if (!pending) finish(); };
   const timer = setTimeout(finish, timeoutSeconds * 1000);
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });
@@ -105,9 +113,11 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     resourceVersion: q.get('resourceVersion') ?? undefined,
     sendInitialEvents, allowBookmarks, bookmarkIntervalMs: scope.bookmarkIntervalMs,
   }, {
-    event: (type, item) => write(eventText(type, item)),
-    bookmark: (rev, end) => write(event('BOOKMARK', bookmarkObject(rev, end))),
-    fail: (err: ApiError) => { write(event('ERROR', err.status)); ending = true; if (!pending) finish(); },
+    event: (type, item) => (convert
+      ? inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0])); })
+      : write(eventText(type, item))),
+    bookmark: (rev, initialEventsEnd) => inOrder(() => write(event('BOOKMARK', bookmarkObject(rev, initialEventsEnd)))),
+    fail: (err: ApiError) => inOrder(() => end(err.status)),
   }).catch(e => { clearTimeout(timer); closed = true; throw e; });
   if (closed) { stop(); return; }
 

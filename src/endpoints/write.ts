@@ -29,12 +29,10 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
   }
   if (o.metadata === undefined || o.metadata === null) o.metadata = {};
   if (typeof o.metadata !== 'object' || Array.isArray(o.metadata)) throw badRequest('metadata must be an object');
-  // objects are stored under the storage version's names, kind first as the reference writes them
+  // objects go to the store under the names it works with (the storage version's, unless it converts), kind first
+  // as the reference writes them
   const { kind: _k, apiVersion: _v, metadata, ...rest } = o;
-  return {
-    kind: scope.info.kind, apiVersion: scope.info.group ? `${scope.info.group}/${scope.info.storageVersion}` : scope.info.storageVersion,
-    metadata, ...rest,
-  } as ApiObject;
+  return { kind: scope.info.kind, apiVersion: scope.store.apiVersion, metadata, ...rest } as ApiObject;
 }
 
 /**

@@ -4,6 +4,7 @@
 import { agentUsage, parseAgentOptions } from '../agent/options.js';
 import { runAgent } from '../agent/agent.js';
 import { startAgentServers } from '../agent/server.js';
+import { readFileSync, writeFileSync } from 'node:fs';
 
 const log = {
   info: (m: string) => process.stderr.write(`I ${new Date().toISOString()} ${m}\n`),
@@ -26,6 +27,7 @@ async function main() {
   const o = parsed.options;
   if (o.runonce && o.clusterconfig) log.warn('--runonce ignores --clusterconfig: pods come from the file and URL sources only');
   const options = o.runonce ? { ...o, clusterconfig: undefined } : o;
+  if (o.runtime === 'remote') prepareHost(o.values['fail-swap-on'] as boolean, o.values['oom-score-adj'] as number);
 
   const agent = await runAgent(options, log).catch((e) => {
     process.stderr.write(`cluster-agent: ${(e as Error).message}\n`);
@@ -68,6 +70,20 @@ async function main() {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/** The host checks of the reference agent: swap refused unless allowed; the agent's own OOM score. */
+function prepareHost(failSwapOn: boolean, oomScoreAdj: number) {
+  const swaps = readFileSync('/proc/swaps', 'utf8').trim().split('\n').slice(1).filter(Boolean);
+  if (swaps.length && failSwapOn) {
+    process.stderr.write('cluster-agent: running with swap on is not supported; disable swap or set --fail-swap-on=false\n');
+    process.exit(1);
+  }
+  try {
+    writeFileSync('/proc/self/oom_score_adj', String(oomScoreAdj));
+  } catch (e) {
+    log.warn(`could not set the agent's oom_score_adj to ${oomScoreAdj}: ${(e as Error).message}`);
+  }
 }
 
 void main();

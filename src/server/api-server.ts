@@ -13,10 +13,12 @@ import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
 import type { KV } from '../storage/types.js';
 import { createWatchHub, type WatchHub } from '../watch/cache.js';
-import { createApiResources, type ApiResources } from '../registry/resources.js';
+import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { builtinResources } from '../registry/catalog/index.js';
+import { checkRuntimeConfig } from '../config/runtime-config.js';
 import { decodeObject, noAdmission } from '../registry/store.js';
 import { selectPlugins } from '../admission/registry.js';
+import { webhookSource } from '../admission/webhook/source.js';
 import type { Listers, Writers } from '../admission/types.js';
 import { loadAdmissionConfig } from '../admission/config.js';
 import { setupAuth } from '../authn/setup.js';
@@ -33,6 +35,8 @@ import { loadYaml } from '../util/yaml.js';
 import { loadProtobufCodec, mentionsProtobuf } from '../api/protobuf/load.js';
 import { createMetrics, metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
 import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
+import { startNamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { startStorageProtection } from '../controllers/storage-protection.js';
 import { startCrdController } from '../controllers/crd.js';
 
 export interface ApiServer {
@@ -91,8 +95,12 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     await hub.start();
     cleanup.unshift(() => hub.stop());
 
-    const resources = createApiResources(names, (group, version, resource) =>
-      options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
+    // --runtime-config switches built-in versions (alpha off unless enabled); custom resources serve what their definition says
+    const builtins = new Set(builtinResources);
+    const resources = createApiResources(names, (group, version, resource, def) =>
+      !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
+    checkRuntimeConfig(options.runtimeConfig, builtinResources.flatMap(def =>
+      def.versions.map(v => ({ group: fullGroup(def, names), version: v.name, resources: [def.resource] }))));
     for (const def of builtinResources) resources.add(def);
 
     const metrics = createMetrics();
@@ -129,7 +137,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const auth = await setupAuth(options, { names, hub, resources, listers, log });
     cleanup.unshift(() => auth.stop());
     const { authenticate, authorizer } = auth;
-    const plugins = [...specs.map(s => s.create({ listers, names, authorizer, writers, config: admissionConfig.get(s.name) })), ...auth.admissionPlugins];
+    const webhooks = webhookSource(hub, resources, names);
+    const plugins = [...specs.map(s => s.create({ listers, names, authorizer, writers, config: admissionConfig.get(s.name), webhooks })), ...auth.admissionPlugins];
     endpoints = resourceEndpoints({
       resources, names, plugins,
       deps: { kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
@@ -173,6 +182,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
     const serverCert = options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem;
     const serverKey = options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem;
+    const storageProtection = startStorageProtection({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
+    cleanup.unshift(() => storageProtection.stop());
+    const namespaceDefaults = startNamespaceDefaults({ resources, hub, backendFor: info => endpoints.backendFor(info) }, log);
+    cleanup.unshift(() => namespaceDefaults.stop());
+    await namespaceDefaults.ready;
     const clientCAs = [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs];
 
     let shuttingDown = false;

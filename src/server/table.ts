@@ -26,7 +26,7 @@ const createdAtColumn: TableColumn = {
 
 /** the catalog's columns, led by Name unless they place it themselves (events print it last, wide only) */
 export const columnsOf = (info: ResourceInfo): TableColumn[] => {
-  const own = info.def.columns;
+  const own = info.versionDef.columns ?? info.def.columns;
   if (!own?.length) return [nameColumn, createdAtColumn];
   return own.some(c => c.name === 'Name') ? own.map(c => (c.name === 'Name' && !c.cell && !c.jsonPath ? { ...nameColumn, priority: c.priority } : c)) : [nameColumn, ...own];
 };

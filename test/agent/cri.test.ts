@@ -15,7 +15,7 @@ import { nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
 import { collectImages } from '../../src/agent/gc.js';
 import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
-import { tempDir, waitFor } from './helpers.js';
+import { tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
 
 const missing = containerdMissing();
 const quiet = { info() {}, warn() {} };
@@ -55,6 +55,7 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
   before(async () => {
     [server, containerd] = await Promise.all([startTestServer(), startContainerd()]);
     client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
     root = tempDir('agent-cri-');
     manifests = tempDir('agent-cri-manifests-');
     port = await freePort();
@@ -129,6 +130,19 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     assert.ok(!after.includes('localhost/extra:1'));
     assert.ok(after.includes(image), 'in use by the running pod');
     assert.ok(after.includes('localhost/pause:1'), 'the sandbox image is pinned');
+  });
+
+  test('an image that cannot be pulled leaves the container waiting, then backing off', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(hostPod('no-image', [{ name: 'main', image: 'localhost/missing:1' }]));
+    const p = await waitFor('ErrImagePull', async () => {
+      const x = await pods.get('no-image');
+      const w = x.status?.containerStatuses?.[0]?.state?.waiting;
+      return ['ErrImagePull', 'ImagePullBackOff'].includes(w?.reason) && x;
+    }, 30_000);
+    assert.equal(p.status.phase, 'Pending');
+    assert.match(p.status.containerStatuses[0].state.waiting.message, /missing/);
+    await pods.delete('no-image', { gracePeriodSeconds: 0 });
   });
 
   test('a container that exits is restarted per its policy, then backs off', async () => {

@@ -11,7 +11,7 @@ import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
-import { pod, tempDir, waitFor } from './helpers.js';
+import { pod, tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
 
 const Mi = 2 ** 20;
 const memory = (availableMi: number): Signals => ({ 'memory.available': { available: availableMi * Mi, capacity: 4096 * Mi } });
@@ -76,10 +76,17 @@ describe('agent eviction against the API server', () => {
   before(async () => {
     server = await startTestServer();
     client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
     root = tempDir('agent-evict-');
     const { options } = await parseAgentOptions([`--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=tight', `--root-dir=${root}`,
       '--eviction-hard=memory.available<100Mi', '--node-status-update-frequency=100ms', '--eviction-pressure-transition-period=1s']);
-    agent = await runAgent(options, { info() {}, warn() {} }, { evictionIntervalMs: 50, observeSignals: () => memory(low ? 50 : 3000) });
+    // memory is low for exactly one observation: one pod is evicted
+    const observe = () => {
+      const signals = memory(low ? 50 : 3000);
+      low = false;
+      return signals;
+    };
+    agent = await runAgent(options, { info() {}, warn() {} }, { evictionIntervalMs: 50, observeSignals: observe });
   });
   after(async () => {
     await agent?.stop();
@@ -99,7 +106,6 @@ describe('agent eviction against the API server', () => {
       const p = await pods.get('best-effort');
       return p.status?.reason === 'Evicted' && p;
     });
-    low = false;
     assert.equal(evicted.status.phase, 'Failed');
     assert.match(evicted.status.message, /low on resource: memory/);
     assert.equal((await pods.get('guaranteed')).status.phase, 'Running');

@@ -10,7 +10,7 @@ import { parseAgentOptions, fakeAnnotation } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { leasesRef, nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
-import { pod, tempDir, waitFor } from './helpers.js';
+import { pod, tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
 
 const quiet = { info() {}, warn() {} };
 
@@ -24,6 +24,7 @@ describe('agent with the fake runtime', () => {
   before(async () => {
     server = await startTestServer();
     client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
     root = tempDir('agent-fake-');
     manifests = tempDir('agent-manifests-');
     const { options } = await parseAgentOptions([
@@ -50,7 +51,8 @@ describe('agent with the fake runtime', () => {
     const label = server.names.label('hostname');
     assert.equal(node.metadata.labels[label], 'node-a');
     assert.equal(node.metadata.labels.team, 'blue');
-    assert.deepEqual(node.spec.taints, [{ key: 'dedicated', value: 'test', effect: 'NoSchedule' }]);
+    // (the TaintNodesByCondition admission plugin may add its not-ready taint beside ours)
+    assert.deepEqual(node.spec.taints.filter((t: any) => t.key === 'dedicated'), [{ key: 'dedicated', value: 'test', effect: 'NoSchedule' }]);
     assert.equal(node.status.capacity.pods, '110');
     assert.equal(node.status.capacity.memory, `${(32 * 2 ** 30) / 1024}Ki`);
     // 32 GiB less 1 GiB reserved less the 100Mi hard eviction threshold
@@ -126,6 +128,19 @@ describe('agent with the fake runtime', () => {
     assert.equal(again.status.containerStatuses[0].ready, false);
     assert.equal(again.status.conditions.find((c: any) => c.type === 'Ready').status, 'False');
     assert.ok(shy);
+  });
+
+  test('pods with unsafe sysctls are refused; safe ones run', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(pod('unsafe', 'node-a', { spec: { securityContext: { sysctls: [{ name: 'net.core.somaxconn', value: '1024' }] } } }));
+    await pods.create(pod('safe', 'node-a', { spec: { securityContext: { sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }] } } }));
+    const refused = await waitFor('refused', async () => {
+      const p = await pods.get('unsafe');
+      return p.status?.phase === 'Failed' && p;
+    });
+    assert.equal(refused.status.reason, 'SysctlForbidden');
+    assert.match(refused.status.message, /net\.core\.somaxconn/);
+    await waitFor('safe Running', async () => (await pods.get('safe')).status?.phase === 'Running');
   });
 
   test('deleting a pod: the agent stops its containers and removes it', async () => {

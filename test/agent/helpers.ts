@@ -28,3 +28,12 @@ export function pod(name: string, nodeName: string, extra: { annotations?: Recor
     spec: { nodeName, containers: extra.containers ?? [{ name: 'main', image: 'busybox' }], ...extra.spec },
   };
 }
+
+/**
+ * Pods need their namespace's `default` ServiceAccount when the ServiceAccount admission plugin is on;
+ * without a controller manager in these tests, the test creates it.
+ */
+export async function ensureDefaultServiceAccount(client: { resource(ref: object, ns?: string): { create(o: object): Promise<unknown> } }, namespace = 'default'): Promise<void> {
+  await client.resource({ group: '', version: 'v1', resource: 'serviceaccounts' }, namespace).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } })
+    .catch((e: any) => { if (e?.code !== 409) throw e; });
+}

@@ -15,7 +15,7 @@ import { startAgentServers, type AgentServers } from '../../src/agent/server.js'
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
 import { podsRef } from '../../src/agent/status-manager.js';
-import { pod, tempDir, waitFor } from './helpers.js';
+import { pod, tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
 
 const quiet = { info() {}, warn() {} };
 const freePort = () => new Promise<number>((resolve) => {
@@ -53,6 +53,7 @@ describe('agent endpoints', () => {
     writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,uid-a,"system:masters"\n');
     server = await startTestServer({ flags: [`--token-auth-file=${join(dir, 'tokens.csv')}`] });
     client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
     const ca = createCertificateAuthority('agent-clients', 3600);
     writeFileSync(join(dir, 'clients-ca.crt'), ca.certPem);
     const pair = generateKeyPair();

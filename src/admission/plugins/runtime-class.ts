@@ -39,11 +39,10 @@ export default definePlugin({
       async validate(a) {
         if (!isWriteOf(a, '', 'pods')) return;
         const spec = podSpec(a.object);
-        if (!spec.runtimeClassName) return;
         const rc = await classOf(spec) as any;
-        if (!rc) throw refuse(a, `pod rejected: RuntimeClass "${spec.runtimeClassName}" not found`);
-        if (!rc.overhead?.podFixed && spec.overhead) throw refuse(a, `pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead`);
-        if (rc.overhead?.podFixed && !isDeepStrictEqual(spec.overhead, rc.overhead.podFixed))
+        if (spec.runtimeClassName && !rc) throw refuse(a, `pod rejected: RuntimeClass "${spec.runtimeClassName}" not found`);
+        if (!rc?.overhead?.podFixed && spec.overhead) throw refuse(a, `pod rejected: Pod Overhead set without corresponding RuntimeClass defined Overhead`);
+        if (rc?.overhead?.podFixed && !isDeepStrictEqual(spec.overhead, rc.overhead.podFixed))
           throw refuse(a, "pod rejected: Pod's Overhead doesn't match RuntimeClass's defined Overhead");
       },
     };

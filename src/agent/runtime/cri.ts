@@ -211,8 +211,9 @@ function sandboxConfig(c: SandboxConfig) {
     metadata: { name: c.name, uid: c.uid, namespace: c.namespace, attempt: c.attempt },
     hostname: c.hostname ?? '',
     logDirectory: c.logDirectory,
+    ...(c.dns ? { dnsConfig: c.dns } : {}),
     labels: c.labels,
     annotations: c.annotations,
-    linux: { securityContext: { namespaceOptions: { network: c.hostNetwork ? 'NODE' : 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
+    linux: { sysctls: c.sysctls, securityContext: { namespaceOptions: { network: c.hostNetwork ? 'NODE' : 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
   };
 }

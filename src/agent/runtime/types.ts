@@ -8,6 +8,8 @@ export interface SandboxConfig {
   attempt: number;
   hostNetwork: boolean;
   hostname?: string;
+  dns?: { servers: string[]; searches: string[]; options: string[] };
+  sysctls: Record<string, string>;
   logDirectory: string;
   labels: Record<string, string>;
   annotations: Record<string, string>;

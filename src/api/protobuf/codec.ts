@@ -279,14 +279,30 @@ export function jsonToProtobuf(obj: Json, apiVersion: string, kind: string): Buf
   return encodeMessage(obj, kindDefinition(apiVersion, kind), kind);
 }
 
-function encodeMessage(obj: unknown, def: MessageDef, path: string): Buffer {
+/** the JSON names a message holds, its inline members' included */
+const knownNames = new Map<MessageDef, Set<string>>();
+function jsonNames(def: MessageDef): Set<string> {
+  let names = knownNames.get(def);
+  if (!names) {
+    names = new Set(def.fields.flatMap((f) => (f.inline ? [...jsonNames(message((f.value as { message: string }).message))] : [f.json])));
+    knownNames.set(def, names);
+  }
+  return names;
+}
+
+/** `inline`: the parent's object, whose other keys belong to the parent */
+function encodeMessage(obj: unknown, def: MessageDef, path: string, inline = false): Buffer {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) throw new ProtobufEncodeError(`${path}: expected an object`);
+  // a field the table lacks would be lost: refuse, so the caller can answer in JSON instead
+  if (!inline) for (const key of Object.keys(obj)) {
+    if (!jsonNames(def).has(key) && key !== 'apiVersion' && key !== 'kind') throw new ProtobufEncodeError(`${path}.${key}: no protobuf field is known`);
+  }
   const parts: Buffer[] = [];
   for (const field of def.wireOrder) {
     const where = `${path}.${field.json}`;
     if (field.inline) {
       const inner = message((field.value as { message: string }).message);
-      if (inner.fields.some((f) => (obj as Json)[f.json] !== undefined)) parts.push(bytesField(field.number, encodeMessage(obj, inner, path)));
+      if (inner.fields.some((f) => (obj as Json)[f.json] !== undefined)) parts.push(bytesField(field.number, encodeMessage(obj, inner, path, true)));
       continue;
     }
     const value = (obj as Json)[field.json];

@@ -23,6 +23,11 @@ export const definitionPrefixes: Record<string, string> = {
   authnBeta: 'io.k8s.api.authentication.v1beta1.',
   authnAlpha: 'io.k8s.api.authentication.v1alpha1.',
   certs: 'io.k8s.api.certificates.v1.',
+  hpa1: 'io.k8s.api.autoscaling.v1.',
+  hpa: 'io.k8s.api.autoscaling.v2.',
+  disc: 'io.k8s.api.discovery.v1.',
+  coord: 'io.k8s.api.coordination.v1.',
+  storage: 'io.k8s.api.storage.v1.',
 };
 
 type Fields = Record<string, string>;
@@ -51,9 +56,12 @@ const affinityTerms = (term: string): Fields => ({
 const roleBinding: Fields = { ...objectMetaFields, subjects: '2 []rbac.Subject', roleRef: '3 rbac.RoleRef' };
 const selfSubjectReview = (status: string): Fields => ({ ...objectMetaFields, status: `2 ${status}` });
 const extraUser: Fields = { username: '1 string', uid: '2 string', groups: '3 []string', extra: '4 map[ExtraValue]' };
-const condition = (numbers: { lastProbeTime?: number; lastUpdateTime?: number; lastTransitionTime: number; reason: number; message: number }): Fields => ({
+const condition = (numbers: {
+  lastProbeTime?: number; lastHeartbeatTime?: number; lastUpdateTime?: number; lastTransitionTime: number; reason: number; message: number;
+}): Fields => ({
   type: '1 *string', status: '2 *string',
   ...(numbers.lastProbeTime ? { lastProbeTime: `${numbers.lastProbeTime} Time` } : {}),
+  ...(numbers.lastHeartbeatTime ? { lastHeartbeatTime: `${numbers.lastHeartbeatTime} Time` } : {}),
   ...(numbers.lastUpdateTime ? { lastUpdateTime: `${numbers.lastUpdateTime} Time` } : {}),
   lastTransitionTime: `${numbers.lastTransitionTime} Time`, reason: `${numbers.reason} string`, message: `${numbers.message} string`,
 });
@@ -439,6 +447,241 @@ const messages: Record<string, Fields> = {
   'net.IngressLoadBalancerIngress': { ip: '1 string', hostname: '2 string', ports: '4 []net.IngressPortStatus' },
   'net.IngressPortStatus': { port: '1 *int32', protocol: '2 *string', error: '3 *string' },
 
+  // ── core/v1: the remaining stored kinds ──────────────────────────────────────────────────────
+  'core.Endpoints': { ...objectMetaFields, subsets: '2 []core.EndpointSubset' },
+  'core.EndpointSubset': { addresses: '1 []core.EndpointAddress', notReadyAddresses: '2 []core.EndpointAddress', ports: '3 []core.EndpointPort' },
+  'core.EndpointAddress': { ip: '1 *string', hostname: '3 string', nodeName: '4 *string', targetRef: '2 core.ObjectReference' },
+  'core.EndpointPort': { name: '1 string', port: '2 *int32', protocol: '3 string', appProtocol: '4 *string' },
+  'core.LimitRange': { ...objectMetaFields, spec: '2 core.LimitRangeSpec' },
+  'core.LimitRangeSpec': { limits: '1 []core.LimitRangeItem' },
+  'core.LimitRangeItem': {
+    type: '1 *string', max: '2 map[Quantity]', min: '3 map[Quantity]', default: '4 map[Quantity]', defaultRequest: '5 map[Quantity]',
+    maxLimitRequestRatio: '6 map[Quantity]',
+  },
+  'core.PodTemplate': { ...objectMetaFields, template: '2 core.PodTemplateSpec' },
+  'core.ReplicationController': { ...objectMetaFields, spec: '2 core.ReplicationControllerSpec', status: '3 core.ReplicationControllerStatus' },
+  'core.ReplicationControllerSpec': { replicas: '1 *int32', minReadySeconds: '4 int32', selector: '2 map[string]', template: '3 core.PodTemplateSpec' },
+  'core.ReplicationControllerStatus': {
+    replicas: '1 *int32', fullyLabeledReplicas: '2 int32', readyReplicas: '4 int32', availableReplicas: '5 int32',
+    observedGeneration: '3 int64', conditions: '6 []core.ReplicationControllerCondition',
+  },
+  'core.ReplicationControllerCondition': condition({ lastTransitionTime: 3, reason: 4, message: 5 }),
+  'core.PersistentVolumeClaim': { ...objectMetaFields, spec: '2 core.PersistentVolumeClaimSpec', status: '3 core.PersistentVolumeClaimStatus' },
+  'core.PersistentVolumeClaimStatus': {
+    phase: '1 string', accessModes: '2 []string', capacity: '3 map[Quantity]', conditions: '4 []core.PersistentVolumeClaimCondition',
+    allocatedResources: '5 map[Quantity]', resizeStatus: '6 *string',
+  },
+  'core.PersistentVolumeClaimCondition': condition({ lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }),
+  'core.PersistentVolume': { ...objectMetaFields, spec: '2 core.PersistentVolumeSpec', status: '3 core.PersistentVolumeStatus' },
+  'core.PersistentVolumeSpec': {
+    capacity: '1 map[Quantity]', persistentVolumeSource: '2 inline core.PersistentVolumeSource', accessModes: '3 []string',
+    claimRef: '4 core.ObjectReference', persistentVolumeReclaimPolicy: '5 string', storageClassName: '6 string',
+    mountOptions: '7 []string', volumeMode: '8 *string', nodeAffinity: '9 core.VolumeNodeAffinity',
+  },
+  'core.PersistentVolumeSource': {
+    gcePersistentDisk: '1 core.GCEPersistentDiskVolumeSource', awsElasticBlockStore: '2 core.AWSElasticBlockStoreVolumeSource',
+    hostPath: '3 core.HostPathVolumeSource', glusterfs: '4 core.GlusterfsPersistentVolumeSource', nfs: '5 core.NFSVolumeSource',
+    rbd: '6 core.RBDPersistentVolumeSource', iscsi: '7 core.ISCSIPersistentVolumeSource', cinder: '8 core.CinderPersistentVolumeSource',
+    cephfs: '9 core.CephFSPersistentVolumeSource', fc: '10 core.FCVolumeSource', flocker: '11 core.FlockerVolumeSource',
+    flexVolume: '12 core.FlexPersistentVolumeSource', azureFile: '13 core.AzureFilePersistentVolumeSource',
+    vsphereVolume: '14 core.VsphereVirtualDiskVolumeSource', quobyte: '15 core.QuobyteVolumeSource',
+    azureDisk: '16 core.AzureDiskVolumeSource', photonPersistentDisk: '17 core.PhotonPersistentDiskVolumeSource',
+    portworxVolume: '18 core.PortworxVolumeSource', scaleIO: '19 core.ScaleIOPersistentVolumeSource', local: '20 core.LocalVolumeSource',
+    storageos: '21 core.StorageOSPersistentVolumeSource', csi: '22 core.CSIPersistentVolumeSource',
+  },
+  // the persistent-volume variants of the pod volume sources: their secret references carry a namespace
+  'core.GlusterfsPersistentVolumeSource': { endpoints: '1 *string', path: '2 *string', readOnly: '3 bool', endpointsNamespace: '4 *string' },
+  'core.RBDPersistentVolumeSource': {
+    monitors: '1 []string', image: '2 *string', fsType: '3 string', pool: '4 string', user: '5 string', keyring: '6 string',
+    secretRef: '7 core.SecretReference', readOnly: '8 bool',
+  },
+  'core.ISCSIPersistentVolumeSource': {
+    targetPortal: '1 *string', iqn: '2 *string', lun: '3 *int32', iscsiInterface: '4 string', fsType: '5 string', readOnly: '6 bool',
+    portals: '7 []string', chapAuthDiscovery: '8 bool', chapAuthSession: '11 bool', secretRef: '10 core.SecretReference',
+    initiatorName: '12 *string',
+  },
+  'core.CinderPersistentVolumeSource': { volumeID: '1 *string', fsType: '2 string', readOnly: '3 bool', secretRef: '4 core.SecretReference' },
+  'core.CephFSPersistentVolumeSource': {
+    monitors: '1 []string', path: '2 string', user: '3 string', secretFile: '4 string', secretRef: '5 core.SecretReference', readOnly: '6 bool',
+  },
+  'core.FlexPersistentVolumeSource': {
+    driver: '1 *string', fsType: '2 string', secretRef: '3 core.SecretReference', readOnly: '4 bool', options: '5 map[string]',
+  },
+  'core.AzureFilePersistentVolumeSource': { secretName: '1 *string', shareName: '2 *string', readOnly: '3 bool', secretNamespace: '4 *string' },
+  'core.ScaleIOPersistentVolumeSource': {
+    gateway: '1 *string', system: '2 *string', secretRef: '3 core.SecretReference', sslEnabled: '4 bool',
+    protectionDomain: '5 string', storagePool: '6 string', storageMode: '7 string', volumeName: '8 string', fsType: '9 string', readOnly: '10 bool',
+  },
+  'core.StorageOSPersistentVolumeSource': {
+    volumeName: '1 string', volumeNamespace: '2 string', fsType: '3 string', readOnly: '4 bool', secretRef: '5 core.ObjectReference',
+  },
+  'core.LocalVolumeSource': { path: '1 *string', fsType: '2 *string' },
+  'core.CSIPersistentVolumeSource': {
+    driver: '1 *string', volumeHandle: '2 *string', readOnly: '3 bool', fsType: '4 string', volumeAttributes: '5 map[string]',
+    controllerPublishSecretRef: '6 core.SecretReference', nodeStageSecretRef: '7 core.SecretReference',
+    nodePublishSecretRef: '8 core.SecretReference', controllerExpandSecretRef: '9 core.SecretReference',
+    nodeExpandSecretRef: '10 core.SecretReference',
+  },
+  'core.SecretReference': { name: '1 string', namespace: '2 string' },
+  'core.VolumeNodeAffinity': { required: '1 core.NodeSelector' },
+  'core.PersistentVolumeStatus': { phase: '1 string', message: '2 string', reason: '3 string' },
+  'core.Node': { ...objectMetaFields, spec: '2 core.NodeSpec', status: '3 core.NodeStatus' },
+  'core.NodeSpec': {
+    podCIDR: '1 string', podCIDRs: '7 []string', providerID: '3 string', unschedulable: '4 bool', taints: '5 []core.Taint',
+    configSource: '6 core.NodeConfigSource', externalID: '2 string',
+  },
+  'core.Taint': { key: '1 *string', value: '2 string', effect: '3 *string', timeAdded: '4 Time' },
+  'core.NodeConfigSource': { configMap: '2 core.ConfigMapNodeConfigSource' },
+  'core.ConfigMapNodeConfigSource': {
+    namespace: '1 *string', name: '2 *string', uid: '3 string', resourceVersion: '4 string', kubeletConfigKey: '5 *string',
+  },
+  'core.NodeStatus': {
+    capacity: '1 map[Quantity]', allocatable: '2 map[Quantity]', phase: '3 string', conditions: '4 []core.NodeCondition',
+    addresses: '5 []core.NodeAddress', daemonEndpoints: '6 core.NodeDaemonEndpoints', nodeInfo: '7 core.NodeSystemInfo',
+    images: '8 []core.ContainerImage', volumesInUse: '9 []string', volumesAttached: '10 []core.AttachedVolume',
+    config: '11 core.NodeConfigStatus',
+  },
+  'core.NodeCondition': condition({ lastHeartbeatTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }),
+  'core.NodeAddress': { type: '1 *string', address: '2 *string' },
+  'core.NodeDaemonEndpoints': { kubeletEndpoint: '1 core.DaemonEndpoint' },
+  'core.DaemonEndpoint': { Port: '1 *int32' },
+  'core.NodeSystemInfo': {
+    machineID: '1 *string', systemUUID: '2 *string', bootID: '3 *string', kernelVersion: '4 *string', osImage: '5 *string',
+    containerRuntimeVersion: '6 *string', kubeletVersion: '7 *string', kubeProxyVersion: '8 *string',
+    operatingSystem: '9 *string', architecture: '10 *string',
+  },
+  'core.ContainerImage': { names: '1 []string', sizeBytes: '2 int64' },
+  'core.AttachedVolume': { name: '1 *string', devicePath: '2 *string' },
+  'core.NodeConfigStatus': {
+    assigned: '1 core.NodeConfigSource', active: '2 core.NodeConfigSource', lastKnownGood: '3 core.NodeConfigSource', error: '4 string',
+  },
+  'core.TopologySelectorTerm': { matchLabelExpressions: '1 []core.TopologySelectorLabelRequirement' },
+  'core.TopologySelectorLabelRequirement': { key: '1 *string', values: '2 []string' },
+
+  // ── apps/v1: the remaining kinds ─────────────────────────────────────────────────────────────
+  'apps.ReplicaSet': { ...objectMetaFields, spec: '2 apps.ReplicaSetSpec', status: '3 apps.ReplicaSetStatus' },
+  'apps.ReplicaSetSpec': { replicas: '1 *int32', minReadySeconds: '4 int32', selector: '2 meta.LabelSelector', template: '3 core.PodTemplateSpec' },
+  'apps.ReplicaSetStatus': {
+    replicas: '1 *int32', fullyLabeledReplicas: '2 int32', readyReplicas: '4 int32', availableReplicas: '5 int32',
+    observedGeneration: '3 int64', conditions: '6 []apps.ReplicaSetCondition',
+  },
+  'apps.ReplicaSetCondition': condition({ lastTransitionTime: 3, reason: 4, message: 5 }),
+  'apps.StatefulSet': { ...objectMetaFields, spec: '2 apps.StatefulSetSpec', status: '3 apps.StatefulSetStatus' },
+  'apps.StatefulSetSpec': {
+    replicas: '1 *int32', selector: '2 meta.LabelSelector', template: '3 core.PodTemplateSpec',
+    volumeClaimTemplates: '4 []core.PersistentVolumeClaim', serviceName: '5 *string', podManagementPolicy: '6 string',
+    updateStrategy: '7 apps.StatefulSetUpdateStrategy', revisionHistoryLimit: '8 *int32', minReadySeconds: '9 int32',
+    persistentVolumeClaimRetentionPolicy: '10 apps.StatefulSetPersistentVolumeClaimRetentionPolicy', ordinals: '11 apps.StatefulSetOrdinals',
+  },
+  'apps.StatefulSetUpdateStrategy': { type: '1 string', rollingUpdate: '2 apps.RollingUpdateStatefulSetStrategy' },
+  'apps.RollingUpdateStatefulSetStrategy': { partition: '1 *int32', maxUnavailable: '2 IntOrString' },
+  'apps.StatefulSetPersistentVolumeClaimRetentionPolicy': { whenDeleted: '1 string', whenScaled: '2 string' },
+  'apps.StatefulSetOrdinals': { start: '1 int32' },
+  'apps.StatefulSetStatus': {
+    observedGeneration: '1 int64', replicas: '2 *int32', readyReplicas: '3 int32', currentReplicas: '4 int32', updatedReplicas: '5 int32',
+    currentRevision: '6 string', updateRevision: '7 string', collisionCount: '9 *int32', conditions: '10 []apps.StatefulSetCondition',
+    availableReplicas: '11 *int32',
+  },
+  'apps.StatefulSetCondition': condition({ lastTransitionTime: 3, reason: 4, message: 5 }),
+  'apps.DaemonSet': { ...objectMetaFields, spec: '2 apps.DaemonSetSpec', status: '3 apps.DaemonSetStatus' },
+  'apps.DaemonSetSpec': {
+    selector: '1 meta.LabelSelector', template: '2 core.PodTemplateSpec', updateStrategy: '3 apps.DaemonSetUpdateStrategy',
+    minReadySeconds: '4 int32', revisionHistoryLimit: '6 *int32',
+  },
+  'apps.DaemonSetUpdateStrategy': { type: '1 string', rollingUpdate: '2 apps.RollingUpdateDaemonSet' },
+  'apps.RollingUpdateDaemonSet': { maxUnavailable: '1 IntOrString', maxSurge: '2 IntOrString' },
+  'apps.DaemonSetStatus': {
+    currentNumberScheduled: '1 *int32', numberMisscheduled: '2 *int32', desiredNumberScheduled: '3 *int32', numberReady: '4 *int32',
+    observedGeneration: '5 int64', updatedNumberScheduled: '6 int32', numberAvailable: '7 int32', numberUnavailable: '8 int32',
+    collisionCount: '9 *int32', conditions: '10 []apps.DaemonSetCondition',
+  },
+  'apps.DaemonSetCondition': condition({ lastTransitionTime: 3, reason: 4, message: 5 }),
+  'apps.ControllerRevision': { ...objectMetaFields, data: '2 RawExtension', revision: '3 *int64' },
+
+  // ── autoscaling v1 and v2 ────────────────────────────────────────────────────────────────────
+  'hpa1.HorizontalPodAutoscaler': {
+    ...objectMetaFields, spec: '2 hpa1.HorizontalPodAutoscalerSpec', status: '3 hpa1.HorizontalPodAutoscalerStatus',
+  },
+  'hpa1.HorizontalPodAutoscalerSpec': {
+    scaleTargetRef: '1 hpa1.CrossVersionObjectReference', minReplicas: '2 *int32', maxReplicas: '3 *int32',
+    targetCPUUtilizationPercentage: '4 *int32',
+  },
+  'hpa1.CrossVersionObjectReference': { kind: '1 *string', name: '2 *string', apiVersion: '3 string' },
+  'hpa1.HorizontalPodAutoscalerStatus': {
+    observedGeneration: '1 *int64', lastScaleTime: '2 Time', currentReplicas: '3 *int32', desiredReplicas: '4 *int32',
+    currentCPUUtilizationPercentage: '5 *int32',
+  },
+  'hpa.HorizontalPodAutoscaler': {
+    ...objectMetaFields, spec: '2 hpa.HorizontalPodAutoscalerSpec', status: '3 hpa.HorizontalPodAutoscalerStatus',
+  },
+  'hpa.HorizontalPodAutoscalerSpec': {
+    scaleTargetRef: '1 hpa.CrossVersionObjectReference', minReplicas: '2 *int32', maxReplicas: '3 *int32', metrics: '4 []hpa.MetricSpec',
+    behavior: '5 hpa.HorizontalPodAutoscalerBehavior',
+  },
+  'hpa.CrossVersionObjectReference': { kind: '1 *string', name: '2 *string', apiVersion: '3 string' },
+  'hpa.MetricSpec': {
+    type: '1 *string', object: '2 hpa.ObjectMetricSource', pods: '3 hpa.PodsMetricSource', resource: '4 hpa.ResourceMetricSource',
+    containerResource: '7 hpa.ContainerResourceMetricSource', external: '5 hpa.ExternalMetricSource',
+  },
+  'hpa.ObjectMetricSource': { describedObject: '1 hpa.CrossVersionObjectReference', target: '2 hpa.MetricTarget', metric: '3 hpa.MetricIdentifier' },
+  'hpa.PodsMetricSource': { metric: '1 hpa.MetricIdentifier', target: '2 hpa.MetricTarget' },
+  'hpa.ResourceMetricSource': { name: '1 *string', target: '2 hpa.MetricTarget' },
+  'hpa.ContainerResourceMetricSource': { name: '1 *string', target: '2 hpa.MetricTarget', container: '3 *string' },
+  'hpa.ExternalMetricSource': { metric: '1 hpa.MetricIdentifier', target: '2 hpa.MetricTarget' },
+  'hpa.MetricIdentifier': { name: '1 *string', selector: '2 meta.LabelSelector' },
+  'hpa.MetricTarget': { type: '1 *string', value: '2 Quantity', averageValue: '3 Quantity', averageUtilization: '4 *int32' },
+  'hpa.HorizontalPodAutoscalerBehavior': { scaleUp: '1 hpa.HPAScalingRules', scaleDown: '2 hpa.HPAScalingRules' },
+  'hpa.HPAScalingRules': { stabilizationWindowSeconds: '3 *int32', selectPolicy: '1 *string', policies: '2 []hpa.HPAScalingPolicy' },
+  'hpa.HPAScalingPolicy': { type: '1 *string', value: '2 *int32', periodSeconds: '3 *int32' },
+  'hpa.HorizontalPodAutoscalerStatus': {
+    observedGeneration: '1 *int64', lastScaleTime: '2 Time', currentReplicas: '3 int32', desiredReplicas: '4 *int32',
+    currentMetrics: '5 []hpa.MetricStatus', conditions: '6 []hpa.HorizontalPodAutoscalerCondition',
+  },
+  'hpa.HorizontalPodAutoscalerCondition': condition({ lastTransitionTime: 3, reason: 4, message: 5 }),
+  'hpa.MetricStatus': {
+    type: '1 *string', object: '2 hpa.ObjectMetricStatus', pods: '3 hpa.PodsMetricStatus', resource: '4 hpa.ResourceMetricStatus',
+    containerResource: '7 hpa.ContainerResourceMetricStatus', external: '5 hpa.ExternalMetricStatus',
+  },
+  'hpa.ObjectMetricStatus': { metric: '1 hpa.MetricIdentifier', current: '2 hpa.MetricValueStatus', describedObject: '3 hpa.CrossVersionObjectReference' },
+  'hpa.PodsMetricStatus': { metric: '1 hpa.MetricIdentifier', current: '2 hpa.MetricValueStatus' },
+  'hpa.ResourceMetricStatus': { name: '1 *string', current: '2 hpa.MetricValueStatus' },
+  'hpa.ContainerResourceMetricStatus': { name: '1 *string', current: '2 hpa.MetricValueStatus', container: '3 *string' },
+  'hpa.ExternalMetricStatus': { metric: '1 hpa.MetricIdentifier', current: '2 hpa.MetricValueStatus' },
+  'hpa.MetricValueStatus': { value: '1 Quantity', averageValue: '2 Quantity', averageUtilization: '3 *int32' },
+
+  // ── networking, discovery, coordination, storage ─────────────────────────────────────────────
+  'net.NetworkPolicy': { ...objectMetaFields, spec: '2 net.NetworkPolicySpec' },
+  'net.NetworkPolicySpec': {
+    podSelector: '1 meta.LabelSelector', ingress: '2 []net.NetworkPolicyIngressRule', egress: '3 []net.NetworkPolicyEgressRule',
+    policyTypes: '4 []string',
+  },
+  'net.NetworkPolicyIngressRule': { ports: '1 []net.NetworkPolicyPort', from: '2 []net.NetworkPolicyPeer' },
+  'net.NetworkPolicyEgressRule': { ports: '1 []net.NetworkPolicyPort', to: '2 []net.NetworkPolicyPeer' },
+  'net.NetworkPolicyPort': { protocol: '1 *string', port: '2 IntOrString', endPort: '3 *int32' },
+  'net.NetworkPolicyPeer': { podSelector: '1 meta.LabelSelector', namespaceSelector: '2 meta.LabelSelector', ipBlock: '3 net.IPBlock' },
+  'net.IPBlock': { cidr: '1 *string', except: '2 []string' },
+  'net.IngressClass': { ...objectMetaFields, spec: '2 net.IngressClassSpec' },
+  'net.IngressClassSpec': { controller: '1 string', parameters: '2 net.IngressClassParametersReference' },
+  'net.IngressClassParametersReference': { apiGroup: '1 *string', kind: '2 *string', name: '3 *string', scope: '4 *string', namespace: '5 *string' },
+  'disc.EndpointSlice': { ...objectMetaFields, addressType: '4 *string', endpoints: '2 []disc.Endpoint', ports: '3 []disc.EndpointPort' },
+  'disc.Endpoint': {
+    addresses: '1 []string', conditions: '2 disc.EndpointConditions', hostname: '3 *string', targetRef: '4 core.ObjectReference',
+    deprecatedTopology: '5 map[string]', nodeName: '6 *string', zone: '7 *string', hints: '8 disc.EndpointHints',
+  },
+  'disc.EndpointConditions': { ready: '1 *bool', serving: '2 *bool', terminating: '3 *bool' },
+  'disc.EndpointHints': { forZones: '1 []disc.ForZone' },
+  'disc.ForZone': { name: '1 *string' },
+  'disc.EndpointPort': { name: '1 *string', protocol: '2 *string', port: '3 *int32', appProtocol: '4 *string' },
+  'coord.Lease': { ...objectMetaFields, spec: '2 coord.LeaseSpec' },
+  'coord.LeaseSpec': {
+    holderIdentity: '1 *string', leaseDurationSeconds: '2 *int32', acquireTime: '3 MicroTime', renewTime: '4 MicroTime',
+    leaseTransitions: '5 *int32',
+  },
+  'storage.StorageClass': {
+    ...objectMetaFields, provisioner: '2 *string', parameters: '3 map[string]', reclaimPolicy: '4 *string', mountOptions: '5 []string',
+    allowVolumeExpansion: '6 *bool', volumeBindingMode: '7 *string', allowedTopologies: '8 []core.TopologySelectorTerm',
+  },
+
   // ── authorization, authentication, certificates ──────────────────────────────────────────────
   'authz.SelfSubjectAccessReview': {
     ...objectMetaFields, spec: '2 authz.SelfSubjectAccessReviewSpec', status: '3 authz.SubjectAccessReviewStatus',
@@ -497,6 +740,14 @@ const kinds: Record<string, string> = {
   'v1/ConfigMap': 'core.ConfigMap', 'v1/Secret': 'core.Secret', 'v1/Namespace': 'core.Namespace',
   'v1/ServiceAccount': 'core.ServiceAccount', 'v1/Pod': 'core.Pod', 'v1/Service': 'core.Service',
   'v1/ResourceQuota': 'core.ResourceQuota', 'v1/Event': 'core.Event',
+  'v1/Endpoints': 'core.Endpoints', 'v1/LimitRange': 'core.LimitRange', 'v1/PodTemplate': 'core.PodTemplate',
+  'v1/ReplicationController': 'core.ReplicationController', 'v1/PersistentVolumeClaim': 'core.PersistentVolumeClaim',
+  'v1/PersistentVolume': 'core.PersistentVolume', 'v1/Node': 'core.Node',
+  'apps/v1/ReplicaSet': 'apps.ReplicaSet', 'apps/v1/StatefulSet': 'apps.StatefulSet', 'apps/v1/DaemonSet': 'apps.DaemonSet',
+  'apps/v1/ControllerRevision': 'apps.ControllerRevision',
+  'autoscaling/v1/HorizontalPodAutoscaler': 'hpa1.HorizontalPodAutoscaler', 'autoscaling/v2/HorizontalPodAutoscaler': 'hpa.HorizontalPodAutoscaler',
+  'networking/v1/NetworkPolicy': 'net.NetworkPolicy', 'networking/v1/IngressClass': 'net.IngressClass',
+  'discovery/v1/EndpointSlice': 'disc.EndpointSlice', 'coordination/v1/Lease': 'coord.Lease', 'storage/v1/StorageClass': 'storage.StorageClass',
   'v1/Status': 'meta.Status', 'v1/DeleteOptions': 'meta.DeleteOptions', 'meta/v1/DeleteOptions': 'meta.DeleteOptions',
   'apps/v1/Deployment': 'apps.Deployment',
   'batch/v1/Job': 'batch.Job', 'batch/v1/CronJob': 'batch.CronJob',
@@ -532,6 +783,7 @@ for (const [key, short] of Object.entries(kinds)) {
 /** group bases that the vendor domain is appended to (`rbac.authorization` → `rbac.authorization.<domain>`) */
 export const vendorGroups: ReadonlySet<string> = new Set([
   'meta', 'rbac.authorization', 'scheduling', 'networking', 'authorization', 'authentication', 'certificates',
+  'discovery', 'coordination', 'storage',
 ]);
 
 // ── the parsed form ──────────────────────────────────────────────────────────────────────────────

@@ -22,7 +22,7 @@ const crd = (extra: Record<string, unknown> = {}): any => ({
 });
 
 describe('definitionFromCrd', () => {
-  test('names, scope, versions, subresources, columns and a strategy that prunes, defaults and validates', () => {
+  test('names, scope, versions, subresources, columns and a strategy per version that prunes, defaults and validates', () => {
     const def = definitionFromCrd(crd());
     assert.equal(def.group, 'example.com');
     assert.equal(def.resource, 'foos');
@@ -34,17 +34,40 @@ describe('definitionFromCrd', () => {
     assert.equal(def.versions[1].schema!.properties!.metadata!['x-ref'], 'io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
     assert.deepEqual(Object.keys(def.subresources!), ['status', 'scale']);
     assert.deepEqual(def.columns!.map(c => c.name), ['N'], 'the preferred version (v1) gives the columns');
+    assert.deepEqual(def.versions[1].columns!.map(c => c.name), ['N']);
+    assert.deepEqual(def.versions[0].columns!.map(c => c.name), ['Age'], 'v1beta1 has no columns of its own');
+    const strategy = def.versions[1].strategy!;
     const obj: any = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'gone' }, status: { a: 1 } };
-    def.strategy!.prepareForCreate!(obj, { names: undefined as any, now: '' });
+    strategy.prepareForCreate!(obj, { names: undefined as any, now: '' });
     assert.deepEqual(obj.spec, { n: 2 });
     assert.equal(obj.status, undefined);
     obj.spec.n = 'two';
-    assert.equal(def.strategy!.validate!(obj)[0].field, 'spec.n');
+    assert.equal(strategy.validate!(obj)[0].field, 'spec.n');
+    const older: any = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'kept', n: 1 } };
+    def.versions[0].strategy!.prepareForCreate!(older, { names: undefined as any, now: '' });
+    assert.deepEqual(older.spec, { old: 'kept' }, 'v1beta1 is pruned by its own schema');
   });
 
-  test('with a conversion webhook only the storage version is served; a terminating CRD takes no new objects; no columns means Age', () => {
-    const webhook = definitionFromCrd(crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { url: 'https://c' } } } }));
-    assert.deepEqual(webhook.versions.map(v => [v.name, v.served]), [['v1beta1', false], ['v1', true]]);
+  test('conversion None renames; Webhook serves every version and refuses service references', async () => {
+    const none = definitionFromCrd(crd());
+    const stored: any = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { n: 1 } };
+    const atV1: any = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'y' } };
+    const [renamed, same] = await none.convert!([stored, atV1], 'v1beta1');
+    assert.deepEqual(renamed, { ...stored, apiVersion: 'example.com/v1beta1' });
+    assert.equal(same, atV1, 'an object already at the version is returned as it is');
+
+    const service = { namespace: 'ops', name: 'converter' };
+    const webhook = definitionFromCrd(crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service } } } }));
+    assert.deepEqual(webhook.versions.map(v => [v.name, v.served]), [['v1beta1', true], ['v1', true]]);
+    assert.deepEqual(await webhook.convert!([stored], 'v1'), [stored], 'nothing to convert, no call');
+    await assert.rejects(webhook.convert!([stored], 'v1beta1'), (e: any) => {
+      assert.equal(e.code, 500);
+      assert.match(e.status.message, /conversion webhook for example.com\/v1, Kind=Foo failed: service references are not reachable from this server \(service "ops\/converter"\)/);
+      return true;
+    });
+  });
+
+  test('a terminating CRD takes no new objects; no columns means Age', () => {
     const c = crd();
     c.metadata.deletionTimestamp = '2024-01-01T00:00:00Z';
     delete c.spec.versions[1].additionalPrinterColumns;

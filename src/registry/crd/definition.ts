@@ -7,6 +7,9 @@ import type { ResourceDefinition, SubresourceDefinition, TableColumn, Verb, Vers
 import { readWrite, scale as scaleSubresource } from '../catalog/define.js';
 import { customResourceStrategy } from './strategy.js';
 import type { ValidationSchema } from '../../schema/validate.js';
+import { prune } from '../../schema/prune.js';
+import { applyDefaults } from '../../schema/defaults.js';
+import { converterFor } from './conversion.js';
 
 type Crd = Record<string, any>;
 
@@ -35,22 +38,20 @@ export function servingSchema(schema: Schema): Schema {
   };
 }
 
-/** the served versions that need no conversion: all of them, or only the storage version with a webhook */
-function servedVersions(crd: Crd): any[] {
-  const versions: any[] = crd.spec.versions ?? [];
-  if (crd.spec.conversion?.strategy !== 'Webhook') return versions;
-  // conversion webhooks are not called yet: versions other than the storage version are not served
-  return versions.map(v => (v.storage ? v : { ...v, served: false }));
-}
-
 export function isTerminating(crd: Crd): boolean {
   return (crd.status?.conditions ?? []).some((c: any) => c?.type === 'Terminating' && c?.status === 'True') || !!crd.metadata?.deletionTimestamp;
 }
 
-/** the definition served for a CRD with accepted names; a terminating CRD accepts no new objects */
-export function definitionFromCrd(crd: Crd): ResourceDefinition {
+const anything: ValidationSchema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
+/**
+ * The definition served for a CRD with accepted names; a terminating CRD accepts no new objects. Each version
+ * has its own schema, strategy and printer columns; objects are converted between versions by the CRD's
+ * conversion (ConversionReviews are of `apiextensionsGroup`, by default the CRD's own group).
+ */
+export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiVersion ?? '').split('/')[0]): ResourceDefinition {
   const names = crd.status?.acceptedNames ?? crd.spec.names;
-  const versions = servedVersions(crd);
+  const versions: any[] = crd.spec.versions ?? [];
   const storage = versions.find(v => v.storage) ?? versions[0];
   const preferred = [...versions].filter(v => v.served).sort((a, b) => compareVersions(a.name, b.name))[0] ?? storage;
 
@@ -60,20 +61,24 @@ export function definitionFromCrd(crd: Crd): ResourceDefinition {
     if (v.subresources?.status) subresources.status = { verbs: readWrite };
     if (v.subresources?.scale) subresources.scale = { ...scaleSubresource, scale: v.subresources.scale };
   }
-  const printerColumns: any[] = preferred.additionalPrinterColumns ?? [];
-  const columns: TableColumn[] = printerColumns.length
-    ? printerColumns.map(c => ({
-      name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0,
-      jsonPath: c.jsonPath, cell: (obj: unknown) => columnCell(obj, c.jsonPath),
-    }))
-    : [ageColumn];
-
-  const storageSchema: ValidationSchema = storage.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+  const columnsOf = (v: any): TableColumn[] => {
+    const printerColumns: any[] = v.additionalPrinterColumns ?? [];
+    return printerColumns.length
+      ? printerColumns.map(c => ({
+        name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0,
+        jsonPath: c.jsonPath, cell: (obj: unknown) => columnCell(obj, c.jsonPath),
+      }))
+      : [ageColumn];
+  };
+  const schemaOf = (v: any): ValidationSchema => v.schema?.openAPIV3Schema ?? anything;
+  const schemas = new Map<string, ValidationSchema>(versions.map(v => [v.name, schemaOf(v)]));
+  const statusSubresource = !!subresources.status;
+  const kind: string = names.kind;
   return {
     group: crd.spec.group,
     resource: names.plural,
     singular: names.singular || names.kind.toLowerCase(),
-    kind: names.kind,
+    kind,
     listKind: names.listKind || `${names.kind}List`,
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
     ...(names.categories?.length ? { categories: names.categories } : {}),
@@ -81,14 +86,23 @@ export function definitionFromCrd(crd: Crd): ResourceDefinition {
     verbs: isTerminating(crd) ? verbs.filter(v => v !== 'create') : verbs,
     versions: versions.map((v): VersionDefinition => ({
       name: v.name, served: !!v.served, storage: !!v.storage,
-      schema: servingSchema(v.schema?.openAPIV3Schema ?? { type: 'object', 'x-kubernetes-preserve-unknown-fields': true }),
+      schema: servingSchema(schemaOf(v)),
       ...(v.deprecated ? { deprecated: true } : {}),
       ...(v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
+      ...(v.served ? { strategy: customResourceStrategy({ schema: schemaOf(v), statusSubresource }), columns: columnsOf(v) } : {}),
     })),
     subresources,
-    columns,
+    columns: columnsOf(preferred),
     custom: true,
-    strategy: customResourceStrategy({ schema: storageSchema, statusSubresource: !!subresources.status }),
+    convert: converterFor(crd.spec.conversion, {
+      group: crd.spec.group, kind, reviewGroup: apiextensionsGroup,
+      normalize(obj, version) {
+        const schema = schemas.get(version);
+        if (!schema) return;
+        prune(schema, obj, true);
+        applyDefaults(schema, obj);
+      },
+    }),
   };
 }
 

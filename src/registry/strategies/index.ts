@@ -10,6 +10,7 @@ import {
   podDisruptionBudgets, priorityClasses, roleBindings, roles,
 } from './others.js';
 import { customResourceDefinitions } from '../crd/crd-strategy.js';
+import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from './webhook-configurations.js';
 
 const strategies: Record<string, Strategy> = {
   '/namespaces': namespaces,
@@ -49,6 +50,8 @@ const strategies: Record<string, Strategy> = {
   'rbac.authorization/clusterroles': clusterRoles,
   'rbac.authorization/clusterrolebindings': clusterRoleBindings,
   'apiextensions/customresourcedefinitions': customResourceDefinitions,
+  'admissionregistration/mutatingwebhookconfigurations': mutatingWebhookConfigurations,
+  'admissionregistration/validatingwebhookconfigurations': validatingWebhookConfigurations,
   'certificates/certificatesigningrequests': defineStrategy({ selectableFields: { 'spec.signerName': o => o.spec?.signerName } }),
 };
 

@@ -150,7 +150,8 @@ function validateStatefulSet(ss: any): Causes {
   out.push(...oneOf('spec.persistentVolumeClaimRetentionPolicy.whenScaled', pr.whenScaled, retention));
   out.push(...nonNegative('spec.revisionHistoryLimit', s.revisionHistoryLimit));
   if (s.ordinals) out.push(...nonNegative('spec.ordinals.start', s.ordinals.start));
-  out.push(...selectorAndTemplate(s, 'statefulset', { restartPolicies: always, noActiveDeadline: 'StatefulSet' }));
+  const claimTemplates = (Array.isArray(s.volumeClaimTemplates) ? s.volumeClaimTemplates : []).map((t: any) => t?.metadata?.name).filter(Boolean);
+  out.push(...selectorAndTemplate(s, 'statefulset', { restartPolicies: always, noActiveDeadline: 'StatefulSet', extraVolumes: claimTemplates }));
   return out;
 }
 

@@ -173,12 +173,14 @@ export interface PodSpecRules {
   restartPolicies?: readonly string[];
   /** workload templates may not set activeDeadlineSeconds: the kind named in the refusal */
   noActiveDeadline?: string;
+  /** volumes the workload supplies besides the template's own (a StatefulSet's claim templates) */
+  extraVolumes?: readonly string[];
 }
 
 export function validatePodSpec(at: string, spec: any, rules: PodSpecRules = {}): Causes {
   if (!spec || typeof spec !== 'object') return [required(at)];
   const out: Causes = [];
-  const volumeNames = new Set<string>();
+  const volumeNames = new Set<string>(rules.extraVolumes ?? []);
   for (const [i, v] of (spec.volumes ?? []).entries()) {
     out.push(...volume(`${at}.volumes[${i}]`, v));
     if (v?.name) {

@@ -1,0 +1,32 @@
+// CertificateSubjectRestriction: the API server's client signer never issues certificates in the
+// privileged group, which would bypass authorization altogether.
+import { definePlugin } from '../types.js';
+import { privilegedGroup } from '../../authz/types.js';
+import { readCertificateRequest } from '../../pki/certificates.js';
+import { refuse } from '../util.js';
+
+export default definePlugin({
+  name: 'CertificateSubjectRestriction',
+  defaultOn: true,
+  create: ({ names }) => {
+    const group = names.group('certificates');
+    // the signer keeps its reference name under the label domain, as the bootstrap approver roles name it
+    const signer = `${names.labelDomain}/kube-apiserver-client`;
+    return {
+      name: 'CertificateSubjectRestriction',
+      operations: ['CREATE'],
+      async validate(a) {
+        if (a.group !== group || a.resource !== 'certificatesigningrequests' || a.subresource !== '' || !a.object) return;
+        const spec = (a.object as any).spec ?? {};
+        if (spec.signerName !== signer) return;
+        let organizations: string[];
+        try {
+          organizations = (await readCertificateRequest(Buffer.from(String(spec.request ?? ''), 'base64').toString('utf8'))).organizations;
+        } catch (e) {
+          throw refuse(a, `failed to parse CSR: ${(e as Error).message}`);
+        }
+        if (organizations.includes(privilegedGroup)) throw refuse(a, `use of ${signer} signer with ${privilegedGroup} group is not allowed`);
+      },
+    };
+  },
+});

@@ -1,0 +1,128 @@
+// LimitRanger: the LimitRanges of a namespace fill in containers' default requests and limits, then bound
+// what containers, pods and claims may ask for (min, max, and the limit-to-request ratio).
+import { definePlugin, type AdmissionAttributes } from '../types.js';
+import { aggregate, formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse } from '../util.js';
+
+type Amounts = Record<string, string>;
+interface LimitItem { type: string; min?: Amounts; max?: Amounts; default?: Amounts; defaultRequest?: Amounts; maxLimitRequestRatio?: Amounts }
+
+/** the LimitRange defaults of the reference: default limits from max, default requests from default limits, else from min */
+function withDefaults(item: LimitItem): LimitItem {
+  if (item.type !== 'Container') return item;
+  const def: Amounts = { ...(item.max ?? {}), ...(item.default ?? {}) };
+  const defReq: Amounts = { ...(item.min ?? {}), ...def, ...(item.defaultRequest ?? {}) };
+  return { ...item, default: def, defaultRequest: defReq };
+}
+
+const items = (ranges: any[]): LimitItem[] => ranges.flatMap(r => (r.spec?.limits ?? []) as LimitItem[]).map(withDefaults);
+
+/** the annotation text of the reference: which resources were set for which containers */
+function setMessage(kind: string, names: string[], container: string) {
+  return `${names.sort().join(', ')} ${kind} for container ${container}`;
+}
+
+function applyDefaults(spec: any, limits: LimitItem[]): string[] {
+  const notes: string[] = [];
+  for (const c of podContainers(spec)) {
+    if (!c) continue;
+    const requested: string[] = [], limited: string[] = [];
+    for (const item of limits.filter(l => l.type === 'Container')) {
+      c.resources ??= {};
+      for (const [r, q] of Object.entries(item.default ?? {}))
+        if ((c.resources.limits ?? {})[r] === undefined) { (c.resources.limits ??= {})[r] = q; limited.push(r); }
+      for (const [r, q] of Object.entries(item.defaultRequest ?? {}))
+        if ((c.resources.requests ?? {})[r] === undefined) { (c.resources.requests ??= {})[r] = q; requested.push(r); }
+    }
+    if (requested.length) notes.push(setMessage('request', requested, c.name));
+    if (limited.length) notes.push(setMessage('limit', limited, c.name));
+  }
+  return notes;
+}
+
+/** the min/max/ratio checks of one item against one set of requests and limits */
+function check(kind: string, item: LimitItem, requests: Amounts, limits: Amounts): string[] {
+  const errs: string[] = [];
+  for (const [r, min] of Object.entries(item.min ?? {})) {
+    if (requests[r] === undefined) errs.push(`minimum ${r} usage per ${kind} is ${min}.  No request is specified`);
+    else if (quantity(requests[r]) < quantity(min)) errs.push(`minimum ${r} usage per ${kind} is ${min}, but request is ${requests[r]}`);
+    if (limits[r] !== undefined && quantity(limits[r]) < quantity(min)) errs.push(`minimum ${r} usage per ${kind} is ${min}, but limit is ${limits[r]}`);
+  }
+  for (const [r, max] of Object.entries(item.max ?? {})) {
+    if (limits[r] === undefined) errs.push(`maximum ${r} usage per ${kind} is ${max}.  No limit is specified`);
+    else if (quantity(limits[r]) > quantity(max)) errs.push(`maximum ${r} usage per ${kind} is ${max}, but limit is ${limits[r]}`);
+    if (requests[r] !== undefined && quantity(requests[r]) > quantity(max)) errs.push(`maximum ${r} usage per ${kind} is ${max}, but request is ${requests[r]}`);
+  }
+  for (const [r, ratio] of Object.entries(item.maxLimitRequestRatio ?? {})) {
+    if (limits[r] === undefined) { errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but no limit is specified`); continue; }
+    const req = quantity(requests[r]);
+    if (!req) { errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but no request is specified or request is 0`); continue; }
+    const actual = quantity(limits[r]) / req;
+    if (actual > quantity(ratio)) errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but provided ratio is ${actual.toFixed(6)}`);
+  }
+  return errs;
+}
+
+function podErrors(spec: any, limits: LimitItem[]): string[] {
+  const errs: string[] = [];
+  for (const item of limits) {
+    if (item.type === 'Container')
+      for (const c of podContainers(spec)) errs.push(...check('Container', item, c?.resources?.requests ?? {}, c?.resources?.limits ?? {}));
+    if (item.type === 'Pod') {
+      // a pod needs what its containers need together, and at least what its largest init container needs
+      const sum = (which: 'requests' | 'limits') => {
+        const total: Record<string, number> = {};
+        for (const c of spec.containers ?? []) for (const [r, q] of Object.entries(c?.resources?.[which] ?? {})) total[r] = (total[r] ?? 0) + quantity(q);
+        for (const c of spec.initContainers ?? []) for (const [r, q] of Object.entries(c?.resources?.[which] ?? {})) total[r] = Math.max(total[r] ?? 0, quantity(q));
+        return Object.fromEntries(Object.entries(total).map(([r, n]) => [r, formatQuantity(n)]));
+      };
+      errs.push(...check('Pod', item, sum('requests'), sum('limits')));
+    }
+  }
+  return errs;
+}
+
+/** a claim is bounded by what it requests */
+function claimErrors(spec: any, limits: LimitItem[]): string[] {
+  const requests: Amounts = spec.resources?.requests ?? {};
+  const errs: string[] = [];
+  for (const item of limits.filter(l => l.type === 'PersistentVolumeClaim')) {
+    for (const [r, min] of Object.entries(item.min ?? {}))
+      if (requests[r] === undefined) errs.push(`minimum ${r} usage per PersistentVolumeClaim is ${min}.  No request is specified`);
+      else if (quantity(requests[r]) < quantity(min)) errs.push(`minimum ${r} usage per PersistentVolumeClaim is ${min}, but request is ${requests[r]}`);
+    for (const [r, max] of Object.entries(item.max ?? {}))
+      if (requests[r] === undefined) errs.push(`maximum ${r} usage per PersistentVolumeClaim is ${max}.  No request is specified`);
+      else if (quantity(requests[r]) > quantity(max)) errs.push(`maximum ${r} usage per PersistentVolumeClaim is ${max}, but request is ${requests[r]}`);
+  }
+  return errs;
+}
+
+const concerns = (a: Readonly<AdmissionAttributes>) =>
+  a.operation === 'CREATE' && (isWriteOf(a, '', 'pods') || isWriteOf(a, '', 'persistentvolumeclaims'));
+
+export default definePlugin({
+  name: 'LimitRanger',
+  defaultOn: true,
+  create: ({ listers, names }) => {
+    const annotation = names.label('limit-ranger');
+    const limitsOf = async (ns: string) => items(await listers.list('', 'limitranges', ns));
+    return {
+      name: 'LimitRanger',
+      operations: ['CREATE'],
+      async admit(a) {
+        if (!concerns(a) || a.resource !== 'pods') return;
+        const limits = await limitsOf(a.namespace);
+        if (!limits.length) return;
+        const notes = applyDefaults(podSpec(a.object), limits);
+        if (notes.length) (a.object!.metadata.annotations ??= {})[annotation] = `LimitRanger plugin set: ${notes.join('; ')}`;
+      },
+      async validate(a) {
+        if (!concerns(a)) return;
+        const limits = await limitsOf(a.namespace);
+        if (!limits.length) return;
+        const spec = podSpec(a.object);
+        const errs = a.resource === 'pods' ? podErrors(spec, limits) : claimErrors(spec, limits);
+        if (errs.length) throw refuse(a, aggregate(errs));
+      },
+    };
+  },
+});

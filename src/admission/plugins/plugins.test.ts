@@ -1,0 +1,231 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { attrs, fakeDeps, pod } from '../testing.js';
+import limitRanger from './limit-ranger.js';
+import serviceAccount from './service-account.js';
+import taintNodes from './taint-nodes-by-condition.js';
+import priority from './priority.js';
+import tolerationSeconds from './default-toleration-seconds.js';
+import defaultStorageClass from './default-storage-class.js';
+import inUseProtection from './storage-object-in-use-protection.js';
+import pvcResize from './persistent-volume-claim-resize.js';
+import runtimeClass from './runtime-class.js';
+import defaultIngressClass from './default-ingress-class.js';
+import resourceQuota from './resource-quota.js';
+import podSecurity, { violations } from './pod-security.js';
+import certificateApproval from './certificate-approval.js';
+import alwaysPullImages from './always-pull-images.js';
+import denyExternalIPs from './deny-service-external-ips.js';
+import { alwaysDeny } from '../../authz/types.js';
+
+const sa = (name: string, extra: any = {}) => ({ group: '', resource: 'serviceaccounts', obj: { metadata: { name, namespace: 'ns' }, ...extra } });
+const rejects = async (p: Promise<unknown> | unknown, re: RegExp) => assert.rejects(async () => p, (e: any) => { assert.match(e.message, re); return true; });
+
+describe('LimitRanger', () => {
+  const lr = { group: '', resource: 'limitranges', obj: { metadata: { name: 'l', namespace: 'ns' }, spec: { limits: [
+    { type: 'Container', default: { cpu: '500m' }, defaultRequest: { cpu: '100m' }, max: { cpu: '1' }, min: { cpu: '50m' } }] } } };
+  test('fills in defaults and annotates', async () => {
+    const p = limitRanger.create(fakeDeps([lr]));
+    const a = attrs({ object: pod({ containers: [{ name: 'c' }] }) });
+    await p.admit!(a);
+    const c = (a.object as any).spec.containers[0];
+    assert.deepEqual(c.resources, { limits: { cpu: '500m' }, requests: { cpu: '100m' } });
+    assert.match(a.object!.metadata.annotations!['cluster.io/limit-ranger']!, /LimitRanger plugin set: cpu request for container c; cpu limit for container c/);
+    await p.validate!(a);
+  });
+  test('refuses above max and below min', async () => {
+    const p = limitRanger.create(fakeDeps([lr]));
+    await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { limits: { cpu: '2' }, requests: { cpu: '10m' } } }] }) })),
+      /pods "p" is forbidden: \[minimum cpu usage per Container is 50m, but request is 10m, maximum cpu usage per Container is 1, but limit is 2\]/);
+  });
+});
+
+describe('ServiceAccount', () => {
+  test('defaults the account and mounts the token volume', async () => {
+    const p = serviceAccount.create(fakeDeps([sa('default', { imagePullSecrets: [{ name: 'pull' }] })]));
+    const a = attrs({ object: pod({ containers: [{ name: 'c' }], initContainers: [{ name: 'i' }] }) });
+    await p.admit!(a);
+    const spec = (a.object as any).spec;
+    assert.equal(spec.serviceAccountName, 'default');
+    assert.deepEqual(spec.imagePullSecrets, [{ name: 'pull' }]);
+    const v = spec.volumes[0];
+    assert.match(v.name, /^cluster-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
+    assert.equal(v.projected.sources[0].serviceAccountToken.expirationSeconds, 3607);
+    assert.equal(v.projected.sources[1].configMap.name, 'cluster-root-ca.crt');
+    for (const c of [...spec.containers, ...spec.initContainers])
+      assert.deepEqual(c.volumeMounts, [{ name: v.name, readOnly: true, mountPath: '/var/run/secrets/cluster.io/serviceaccount' }]);
+    await p.validate!(a);
+  });
+  test('no automount when the pod or account says so', async () => {
+    const p = serviceAccount.create(fakeDeps([sa('quiet', { automountServiceAccountToken: false })]));
+    const a = attrs({ object: pod({ serviceAccountName: 'quiet', containers: [{ name: 'c' }] }) });
+    await p.admit!(a);
+    assert.equal((a.object as any).spec.volumes, undefined);
+  });
+  test('refuses a missing account; the default account counts as present before the server has made it', async () => {
+    const p = serviceAccount.create(fakeDeps([]));
+    await rejects(p.admit!(attrs({ object: pod({ serviceAccountName: 'ghost', containers: [{ name: 'c' }] }) })),
+      /error looking up service account ns\/ghost: serviceaccount "ghost" not found/);
+    const a = attrs({ object: pod({ containers: [{ name: 'c' }] }) });
+    await p.admit!(a);
+    assert.equal((a.object as any).spec.serviceAccountName, 'default');
+  });
+});
+
+describe('small mutating plugins', () => {
+  test('TaintNodesByCondition adds the not-ready taint once', async () => {
+    const p = taintNodes.create(fakeDeps());
+    const a = attrs({ resource: 'nodes', namespace: '', object: { metadata: { name: 'n' }, spec: {} } });
+    await p.admit!(a); await p.admit!(a);
+    assert.deepEqual((a.object as any).spec.taints, [{ key: 'node.cluster.io/not-ready', effect: 'NoSchedule' }]);
+  });
+  test('DefaultTolerationSeconds adds both tolerations unless present', async () => {
+    const p = tolerationSeconds.create(fakeDeps());
+    const a = attrs({ object: pod({ tolerations: [{ key: 'node.cluster.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] }) });
+    await p.admit!(a);
+    const t = (a.object as any).spec.tolerations;
+    assert.equal(t.length, 2);
+    assert.deepEqual(t[1], { key: 'node.cluster.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+  });
+  test('StorageObjectInUseProtection adds finalizers', async () => {
+    const p = inUseProtection.create(fakeDeps());
+    const a = attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec: {} } });
+    await p.admit!(a);
+    assert.deepEqual(a.object!.metadata.finalizers, ['cluster.io/pvc-protection']);
+  });
+  test('AlwaysPullImages sets Always and refuses otherwise', async () => {
+    const p = alwaysPullImages.create(fakeDeps());
+    const a = attrs({ object: pod({ containers: [{ name: 'c', image: 'x:1', imagePullPolicy: 'IfNotPresent' }] }) });
+    await rejects((async () => p.validate!(a))(), /Unsupported value: "IfNotPresent"/);
+    await p.admit!(a);
+    assert.equal((a.object as any).spec.containers[0].imagePullPolicy, 'Always');
+  });
+  test('DenyServiceExternalIPs allows removal only', async () => {
+    const p = denyExternalIPs.create(fakeDeps());
+    const svc = (ips: string[]) => ({ metadata: { name: 's' }, spec: { externalIPs: ips } });
+    await rejects((async () => p.validate!(attrs({ resource: 'services', object: svc(['1.2.3.4']) })))(), /use of external IPs is denied/);
+    await p.validate!(attrs({ operation: 'UPDATE', resource: 'services', object: svc(['1.2.3.4']), oldObject: svc(['1.2.3.4', '5.6.7.8']) }));
+  });
+});
+
+describe('Priority', () => {
+  const pc = (name: string, value: number, globalDefault = false) => ({ group: 'scheduling.cluster.io', resource: 'priorityclasses', obj: { metadata: { name }, value, globalDefault } });
+  test('resolves the named class, the system classes and the default', async () => {
+    const p = priority.create(fakeDeps([pc('high', 1000), pc('d1', 5, true), pc('d2', 3, true)]));
+    const named = attrs({ object: pod({ priorityClassName: 'high' }) });
+    await p.admit!(named);
+    assert.equal((named.object as any).spec.priority, 1000);
+    const system = attrs({ object: pod({ priorityClassName: 'system-node-critical' }) });
+    await p.admit!(system);
+    assert.equal((system.object as any).spec.priority, 2000001000);
+    const plain = attrs({ object: pod({}) });
+    await p.admit!(plain);
+    assert.equal((plain.object as any).spec.priorityClassName, 'd2');
+    assert.equal((plain.object as any).spec.priority, 3);
+  });
+  test('refuses a missing class and a mismatching priority', async () => {
+    const p = priority.create(fakeDeps([pc('high', 1000)]));
+    await rejects(p.admit!(attrs({ object: pod({ priorityClassName: 'nope' }) })), /no PriorityClass with name nope was found/);
+    await rejects(p.admit!(attrs({ object: pod({ priorityClassName: 'high', priority: 1 }) })), /the integer value of priority \(1\) must not be provided/);
+  });
+});
+
+describe('class defaults', () => {
+  test('DefaultStorageClass picks the newest default, respects an explicit class', async () => {
+    const sc = (name: string, ts: string) => ({ group: 'storage.cluster.io', resource: 'storageclasses',
+      obj: { metadata: { name, creationTimestamp: ts, annotations: { 'storageclass.cluster.io/is-default-class': 'true' } } } });
+    const p = defaultStorageClass.create(fakeDeps([sc('old', '2023-01-01T00:00:00Z'), sc('new', '2024-01-01T00:00:00Z')]));
+    const a = attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec: {} } });
+    await p.admit!(a);
+    assert.equal((a.object as any).spec.storageClassName, 'new');
+    const explicit = attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec: { storageClassName: '' } } });
+    await p.admit!(explicit);
+    assert.equal((explicit.object as any).spec.storageClassName, '');
+  });
+  test('DefaultIngressClass refuses with two defaults', async () => {
+    const ic = (name: string) => ({ group: 'networking.cluster.io', resource: 'ingressclasses',
+      obj: { metadata: { name, annotations: { 'ingressclass.cluster.io/is-default-class': 'true' } } } });
+    const ing = () => attrs({ group: 'networking.cluster.io', resource: 'ingresses', object: { metadata: { name: 'i' }, spec: {} } });
+    const one = ing();
+    await defaultIngressClass.create(fakeDeps([ic('a')])).admit!(one);
+    assert.equal((one.object as any).spec.ingressClassName, 'a');
+    await rejects(defaultIngressClass.create(fakeDeps([ic('a'), ic('b')])).admit!(ing()), /2 default IngressClasses were found, only 1 allowed/);
+  });
+  test('PersistentVolumeClaimResize needs a bound claim and an expandable class', async () => {
+    const claim = (size: string, phase = 'Bound') => ({ metadata: { name: 'c' }, spec: { storageClassName: 'fast', resources: { requests: { storage: size } } }, status: { phase } });
+    const grow = (old: any) => attrs({ operation: 'UPDATE', resource: 'persistentvolumeclaims', object: claim('2Gi'), oldObject: old });
+    const sc = (allow: boolean) => ({ group: 'storage.cluster.io', resource: 'storageclasses', obj: { metadata: { name: 'fast' }, allowVolumeExpansion: allow } });
+    await rejects(pvcResize.create(fakeDeps([sc(false)])).validate!(grow(claim('1Gi'))), /only dynamically provisioned pvc can be resized/);
+    await rejects(pvcResize.create(fakeDeps([sc(true)])).validate!(grow(claim('1Gi', 'Pending'))), /Only bound persistent volume claims can be expanded/);
+    await pvcResize.create(fakeDeps([sc(true)])).validate!(grow(claim('1Gi')));
+  });
+  test('RuntimeClass sets overhead and scheduling, refuses a missing class', async () => {
+    const rc = { group: 'node.cluster.io', resource: 'runtimeclasses', obj: { metadata: { name: 'gvisor' }, handler: 'runsc',
+      overhead: { podFixed: { cpu: '250m' } }, scheduling: { nodeSelector: { sandbox: 'yes' }, tolerations: [{ key: 'sandbox', operator: 'Exists' }] } } };
+    const p = runtimeClass.create(fakeDeps([rc]));
+    const a = attrs({ object: pod({ runtimeClassName: 'gvisor' }) });
+    await p.admit!(a);
+    assert.deepEqual((a.object as any).spec.overhead, { cpu: '250m' });
+    assert.deepEqual((a.object as any).spec.nodeSelector, { sandbox: 'yes' });
+    await p.validate!(a);
+    await rejects(p.validate!(attrs({ object: pod({ runtimeClassName: 'nope' }) })), /RuntimeClass "nope" not found/);
+  });
+});
+
+describe('ResourceQuota', () => {
+  const quota = (hard: any) => ({ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard } } });
+  test('counts usage into the status and refuses past the limit', async () => {
+    const deps = fakeDeps([quota({ pods: '1' })]);
+    const p = resourceQuota.create(deps);
+    await p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) }));
+    assert.deepEqual((deps.statusWrites[0] as any).status, { hard: { pods: '1' }, used: { pods: '1' } });
+    await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }, { name: 'p2' }) })),
+      /pods "p2" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1/);
+  });
+  test('compute quotas need requests and sum them', async () => {
+    const deps = fakeDeps([quota({ 'requests.memory': '1Gi' })]);
+    const p = resourceQuota.create(deps);
+    await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) })), /failed quota: q: must specify requests.memory/);
+    await p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { requests: { memory: '512Mi' } } }] }) }));
+    assert.equal((deps.statusWrites[0] as any).status.used['requests.memory'], '512Mi');
+    await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { requests: { memory: '768Mi' } } }] }) })),
+      /exceeded quota: q, requested: requests.memory=768Mi, used: requests.memory=512Mi, limited: requests.memory=1Gi/);
+  });
+  test('dry run checks without recording', async () => {
+    const deps = fakeDeps([quota({ pods: '1' })]);
+    await resourceQuota.create(deps).validate!(attrs({ dryRun: true, object: pod({}) }));
+    assert.equal(deps.statusWrites.length, 0);
+  });
+});
+
+describe('PodSecurity', () => {
+  const ns = (labels: Record<string, string>) => ({ group: '', resource: 'namespaces', obj: { metadata: { name: 'ns', labels } } });
+  test('baseline refuses privileged and host namespaces', async () => {
+    const p = podSecurity.create(fakeDeps([ns({ 'pod-security.cluster.io/enforce': 'baseline' })]));
+    await rejects(p.validate!(attrs({ object: pod({ hostNetwork: true, containers: [{ name: 'c', securityContext: { privileged: true } }] }) })),
+      /violates PodSecurity "baseline:latest": host namespaces \(hostNetwork=true\), privileged \(container "c" must not set securityContext.privileged=true\)/);
+    await p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) }));
+  });
+  test('restricted warns in warn mode', async () => {
+    const warnings: string[] = [];
+    const p = podSecurity.create(fakeDeps([ns({ 'pod-security.cluster.io/warn': 'restricted' })]));
+    await p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }), warn: m => warnings.push(m) }));
+    assert.equal(warnings.length, 1);
+    assert.match(warnings[0]!, /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
+  });
+  test('a restricted-compliant pod passes', () => {
+    const ok = { securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+      containers: [{ name: 'c', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }] };
+    assert.deepEqual(violations(ok, 'restricted'), []);
+    assert.ok(violations({ ...ok, volumes: [{ name: 'h', hostPath: { path: '/' } }] }, 'restricted').length >= 2);
+  });
+});
+
+describe('CertificateApproval', () => {
+  test('needs approve on the signer', async () => {
+    const csr = attrs({ operation: 'UPDATE', group: 'certificates.cluster.io', resource: 'certificatesigningrequests', subresource: 'approval', namespace: '',
+      object: { metadata: { name: 'r' }, spec: { signerName: 'example.com/x' } } });
+    await certificateApproval.create(fakeDeps()).validate!(csr);
+    await rejects(certificateApproval.create(fakeDeps([], alwaysDeny)).validate!(csr), /user not permitted to approve requests with signerName "example.com\/x"/);
+  });
+});

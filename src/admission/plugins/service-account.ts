@@ -1,0 +1,85 @@
+// ServiceAccount: every new pod runs as a service account (`default` unless named), which must exist; its
+// image pull secrets are copied in, and unless automounting is off the pod mounts a projected volume with a
+// bound token, the cluster's root CA and its namespace in every container.
+import { randomInt } from 'node:crypto';
+import { definePlugin } from '../types.js';
+import { isWriteOf, podSpec, refuse } from '../util.js';
+
+const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
+const randomSuffix = () => Array.from({ length: 5 }, () => suffixAlphabet[randomInt(suffixAlphabet.length)]).join('');
+
+/** the token lifetime of the reference's projected volume: just over an hour, so expiry can be told apart from the default */
+export const tokenExpirationSeconds = 3607;
+
+export default definePlugin({
+  name: 'ServiceAccount',
+  defaultOn: true,
+  create: ({ listers, names }) => {
+    const mountPath = `/var/run/secrets/${names.labelDomain}/serviceaccount`;
+    const volumePrefix = `${names.serviceAccountVolumePrefix}-`;
+    const isMirror = (o: any) => o?.metadata?.annotations?.[names.label('config.mirror')] !== undefined;
+
+    function mountToken(spec: any) {
+      const volumes: any[] = Array.isArray(spec.volumes) ? spec.volumes : [];
+      const existing = volumes.find(v => typeof v?.name === 'string' && v.name.startsWith(volumePrefix));
+      const volumeName: string = existing?.name ?? volumePrefix + randomSuffix();
+      let needed = false;
+      for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
+        if (!c) continue;
+        const mounts: any[] = Array.isArray(c.volumeMounts) ? c.volumeMounts : [];
+        if (mounts.some(m => m?.mountPath === mountPath)) continue;
+        c.volumeMounts = [...mounts, { name: volumeName, readOnly: true, mountPath }];
+        needed = true;
+      }
+      if (existing || !needed) return;
+      spec.volumes = [...volumes, {
+        name: volumeName,
+        projected: {
+          defaultMode: 0o644,
+          sources: [
+            { serviceAccountToken: { expirationSeconds: tokenExpirationSeconds, path: 'token' } },
+            { configMap: { name: names.rootCAConfigMap, items: [{ key: 'ca.crt', path: 'ca.crt' }] } },
+            { downwardAPI: { items: [{ path: 'namespace', fieldRef: { apiVersion: 'v1', fieldPath: 'metadata.namespace' } }] } },
+          ],
+        },
+      }];
+    }
+
+    /**
+     * The account a pod runs as. The server creates each namespace's `default` account as the namespace appears
+     * (controllers/namespace-defaults.ts); a pod created in the moment before that uses the account as it will be.
+     */
+    const lookup = async (namespace: string, name: string): Promise<any> =>
+      (await listers.get('', 'serviceaccounts', namespace, name)) ?? (name === 'default' ? { metadata: { name, namespace } } : undefined);
+
+    return {
+      name: 'ServiceAccount',
+      operations: ['CREATE'],
+      async admit(a) {
+        if (!isWriteOf(a, '', 'pods') || isMirror(a.object)) return;
+        const spec = podSpec(a.object);
+        if (!spec.serviceAccountName) spec.serviceAccountName = 'default';
+        spec.serviceAccount = spec.serviceAccountName;
+        const sa = await lookup(a.namespace, spec.serviceAccountName);
+        if (!sa) throw refuse(a, `error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`);
+        const automount = spec.automountServiceAccountToken ?? sa.automountServiceAccountToken ?? true;
+        if (automount) mountToken(spec);
+        if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length)
+          spec.imagePullSecrets = sa.imagePullSecrets.map((s: any) => ({ name: s.name }));
+      },
+      async validate(a) {
+        if (!isWriteOf(a, '', 'pods')) return;
+        const spec = podSpec(a.object);
+        if (isMirror(a.object)) {
+          if (spec.serviceAccountName) throw refuse(a, 'a mirror pod may not reference service accounts');
+          if ((spec.volumes ?? []).some((v: any) => v?.secret || v?.projected))
+            throw refuse(a, 'a mirror pod may not reference secrets or projected volumes');
+          return;
+        }
+        if (!spec.serviceAccountName) throw refuse(a, 'service account was not set');
+        if (!await lookup(a.namespace, spec.serviceAccountName))
+          throw refuse(a, `error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`);
+      },
+    };
+  },
+});

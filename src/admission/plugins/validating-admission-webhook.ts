@@ -1,0 +1,15 @@
+// ValidatingAdmissionWebhook: calls the webhooks of the ValidatingWebhookConfigurations, all at once, in the validating phase.
+import { definePlugin } from '../types.js';
+import { dispatchValidating } from '../webhook/dispatch.js';
+
+export default definePlugin({
+  name: 'ValidatingAdmissionWebhook',
+  defaultOn: true,
+  create: ({ listers, names, webhooks }) => {
+    const deps = webhooks && { source: webhooks, listers, names };
+    return {
+      name: 'ValidatingAdmissionWebhook',
+      async validate(a) { if (deps) await dispatchValidating(a, deps); },
+    };
+  },
+});

@@ -1,0 +1,35 @@
+// Fakes for unit tests of single plugins: listers over an in-memory object list, and request attributes.
+import type { ApiObject } from '../api/meta.js';
+import { naming } from '../api/naming.js';
+import { alwaysAllow, type Authorizer } from '../authz/types.js';
+import type { AdmissionAttributes, AdmissionDeps, Listers } from './types.js';
+
+export interface Stored { group: string; resource: string; obj: ApiObject }
+
+export function fakeDeps(stored: Stored[] = [], authorizer: Authorizer = alwaysAllow): AdmissionDeps & { statusWrites: ApiObject[] } {
+  const statusWrites: ApiObject[] = [];
+  const find = (g: string, r: string, ns: string) => stored.filter(s => s.group === g && s.resource === r && (!ns || (s.obj.metadata.namespace ?? '') === ns));
+  const listers: Listers = {
+    async get(g, r, ns, name) { return find(g, r, ns).find(s => s.obj.metadata.name === name)?.obj; },
+    async list(g, r, ns) { return find(g, r, ns).map(s => s.obj); },
+  };
+  return {
+    listers, names: naming('cluster.io'), authorizer, statusWrites,
+    writers: {
+      async create(_g, _r, _ns, obj) { return obj; },
+      async updateStatus(g, r, ns, name, change) {
+        const s = find(g, r, ns).find(x => x.obj.metadata.name === name);
+        if (!s) throw new Error('not found');
+        const next = change(structuredClone(s.obj));
+        if (next) { s.obj = next; statusWrites.push(next); }
+      },
+    },
+  };
+}
+
+export const attrs = (a: Partial<AdmissionAttributes> & { object?: any }): AdmissionAttributes => ({
+  operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'ns', name: a.object?.metadata?.name ?? 'p',
+  dryRun: false, user: { username: 'alice', groups: [] }, ...a,
+});
+
+export const pod = (spec: any, meta: any = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...meta }, spec });

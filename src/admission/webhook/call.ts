@@ -1,0 +1,170 @@
+// One AdmissionReview call: the review sent, the HTTPS POST with the configuration's CA bundle and timeout,
+// and the checks on the answer. A failure to get a usable answer is a CallError, which failurePolicy decides on.
+import { request as httpsRequest, Agent } from 'node:https';
+import { randomUUID } from 'node:crypto';
+import type { ApiObject } from '../../api/meta.js';
+import type { Naming } from '../../api/naming.js';
+import type { AdmissionAttributes } from '../types.js';
+import { admissionReviewVersions } from '../../registry/strategies/webhook-configurations.js';
+
+/** the webhook could not be asked, or its answer was unusable: failurePolicy applies */
+export class CallError extends Error {
+  constructor(webhook: string, reason: string) {
+    super(`failed calling webhook "${webhook}": ${reason}`);
+    this.name = 'CallError';
+  }
+}
+
+/** service references name cluster addresses this server cannot reach unless told the resolver knows them */
+export const serviceDnsEnv = 'ADMISSION_WEBHOOK_SERVICE_DNS';
+const serviceDnsEnabled = () => /^(1|true|yes)$/i.test(process.env[serviceDnsEnv] ?? '');
+
+export interface AdmissionResponse {
+  allowed: boolean;
+  status?: { code?: number; message?: string; reason?: string; details?: unknown; status?: string };
+  patch?: string;
+  patchType?: string;
+  warnings?: string[];
+  auditAnnotations?: Record<string, string>;
+}
+
+/** what the review says about the request, at the version the webhook registered for */
+export interface ReviewTarget {
+  version: string;
+  kind: string;
+  object?: ApiObject;
+  oldObject?: ApiObject;
+}
+
+export function reviewRequest(a: AdmissionAttributes, t: ReviewTarget, names: Naming) {
+  const optionsKind = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' }[a.operation];
+  const u = a.user;
+  return {
+    uid: randomUUID(),
+    kind: { group: a.group, version: t.version, kind: t.kind },
+    resource: { group: a.group, version: t.version, resource: a.resource },
+    ...(a.subresource ? { subResource: a.subresource } : {}),
+    requestKind: { group: a.group, version: a.version, kind: a.kind },
+    requestResource: { group: a.group, version: a.version, resource: a.resource },
+    ...(a.subresource ? { requestSubResource: a.subresource } : {}),
+    ...(a.name ? { name: a.name } : {}),
+    ...(a.namespace ? { namespace: a.namespace } : {}),
+    operation: a.operation,
+    userInfo: u ? {
+      ...(u.username ? { username: u.username } : {}), ...(u.uid ? { uid: u.uid } : {}),
+      ...(u.groups?.length ? { groups: u.groups } : {}), ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}),
+    } : {},
+    object: t.object ?? null,
+    oldObject: t.oldObject ?? null,
+    dryRun: a.dryRun,
+    options: optionsKind
+      ? { kind: optionsKind, apiVersion: `${names.metaGroup}/v1`, ...(a.dryRun ? { dryRun: ['All'] } : {}) }
+      : null,
+  };
+}
+
+/** the first AdmissionReview version the webhook lists that this server speaks */
+export function reviewVersion(hook: any): string | undefined {
+  return (hook.admissionReviewVersions ?? []).find((v: string) => (admissionReviewVersions as readonly string[]).includes(v));
+}
+
+const agents = new Map<string, Agent>();
+/** one keep-alive agent per trust bundle, so calls to the same webhook reuse connections */
+function agentFor(caBundle: string | undefined): Agent {
+  const key = caBundle ?? '';
+  let agent = agents.get(key);
+  if (!agent) {
+    agent = new Agent({ keepAlive: true, maxFreeSockets: 4, ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}) });
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+function webhookUrl(hook: any): string {
+  const cc = hook.clientConfig ?? {};
+  if (cc.url) return cc.url;
+  const s = cc.service ?? {};
+  const port = s.port ?? 443;
+  if (!serviceDnsEnabled())
+    throw new CallError(hook.name, `failed to call webhook: service reference ${s.namespace}/${s.name}:${port} is not reachable from this server `
+      + `(it has no cluster network); use clientConfig.url, or set ${serviceDnsEnv}=true when ${s.name}.${s.namespace}.svc resolves here`);
+  return `https://${s.name}.${s.namespace}.svc:${port}${s.path ?? ''}`;
+}
+
+/** the reference's words for the usual transport failures */
+function describe(e: NodeJS.ErrnoException, host: string): string {
+  switch (e.code) {
+    case 'ECONNREFUSED': return `dial tcp ${host}: connect: connection refused`;
+    case 'ENOTFOUND': case 'EAI_AGAIN': return `dial tcp: lookup ${host.replace(/:\d+$/, '')}: no such host`;
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE': case 'SELF_SIGNED_CERT_IN_CHAIN': case 'DEPTH_ZERO_SELF_SIGNED_CERT': case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return 'tls: failed to verify certificate: x509: certificate signed by unknown authority';
+    case 'ERR_TLS_CERT_ALTNAME_INVALID': return `tls: failed to verify certificate: x509: ${e.message}`;
+    default: return e.message;
+  }
+}
+
+function post(url: URL, body: Buffer, caBundle: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, {
+      method: 'POST', agent: agentFor(caBundle),
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': body.length },
+    }, res => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }); });
+      res.on('error', e => { clearTimeout(timer); reject(e); });
+    });
+    const timer = setTimeout(() => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' })), timeoutMs);
+    req.on('error', e => { clearTimeout(timer); reject(e); });
+    req.end(body);
+  });
+}
+
+/** POSTs the review and returns the webhook's checked response */
+export async function callWebhook(hook: any, request: ReturnType<typeof reviewRequest>, names: Naming): Promise<AdmissionResponse> {
+  const version = reviewVersion(hook);
+  if (!version)
+    throw new CallError(hook.name, `webhook does not accept known AdmissionReview versions: none of ${JSON.stringify(hook.admissionReviewVersions ?? [])} is one of ${admissionReviewVersions.join(', ')}`);
+  const timeoutSeconds = hook.timeoutSeconds ?? 10;
+  const url = new URL(webhookUrl(hook));
+  url.searchParams.set('timeout', `${timeoutSeconds}s`);
+  const apiVersion = `${names.group('admission')}/${version}`;
+  const body = Buffer.from(JSON.stringify({ kind: 'AdmissionReview', apiVersion, request }));
+  let answer: { status: number; text: string };
+  try {
+    answer = await post(url, body, hook.clientConfig?.caBundle || undefined, timeoutSeconds * 1000);
+  } catch (e) {
+    throw new CallError(hook.name, `failed to call webhook: Post "${url}": ${describe(e as NodeJS.ErrnoException, url.host)}`);
+  }
+  if (answer.status < 200 || answer.status > 299) {
+    const shown = answer.text.trim() ? `an error on the server (${JSON.stringify(answer.text.trim().slice(0, 200))}) has prevented the request from succeeding`
+      : `the server responded with the status code ${answer.status} but did not return more information`;
+    throw new CallError(hook.name, `failed to call webhook: ${shown}`);
+  }
+  let review: any;
+  try { review = JSON.parse(answer.text); } catch (e) {
+    throw new CallError(hook.name, `received invalid webhook response: ${(e as Error).message}`);
+  }
+  const invalid = (why: string) => new CallError(hook.name, `received invalid webhook response: ${why}`);
+  if (!review || typeof review !== 'object') throw invalid('the response is not an AdmissionReview');
+  const r = review.response;
+  if (version === 'v1') {
+    if (review.apiVersion !== apiVersion || review.kind !== 'AdmissionReview')
+      throw invalid(`expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${review.apiVersion ?? ''}, Kind=${review.kind ?? ''}`);
+    if (!r || typeof r !== 'object') throw invalid('webhook response was absent');
+    if (r.uid !== request.uid) throw invalid(`expected response.uid="${request.uid}", got "${r.uid ?? ''}"`);
+    if (r.patch && !r.patchType) throw invalid('webhook returned response.patch but not response.patchType');
+    if (!r.patch && r.patchType) throw invalid('webhook returned response.patchType but not response.patch');
+  } else if (!r || typeof r !== 'object') {
+    throw invalid('webhook response was absent');
+  }
+  if (r.patchType && r.patchType !== 'JSONPatch') throw invalid(`webhook returned invalid response.patchType of "${r.patchType}"`);
+  return {
+    allowed: r.allowed === true,
+    status: r.status && typeof r.status === 'object' ? r.status : undefined,
+    patch: typeof r.patch === 'string' && r.patch ? r.patch : undefined,
+    patchType: r.patchType,
+    warnings: Array.isArray(r.warnings) ? r.warnings.map(String) : undefined,
+    auditAnnotations: r.auditAnnotations && typeof r.auditAnnotations === 'object' ? r.auditAnnotations : undefined,
+  };
+}

@@ -1,0 +1,128 @@
+// Calling the matching webhooks of a request. Mutating webhooks run one after another, each seeing the
+// previous one's patch, and those with reinvocationPolicy IfNeeded run once more when a later webhook changed
+// the object; validating webhooks run at the same time. failurePolicy decides on calls that fail.
+import type { ApiObject, Status } from '../../api/meta.js';
+import type { Naming } from '../../api/naming.js';
+import type { AdmissionAttributes, Listers } from '../types.js';
+import type { WebhookKind, WebhookSource } from './source.js';
+import { allHooks, invocationFor, type Invocation } from './match.js';
+import { CallError, callWebhook, reviewRequest, type AdmissionResponse } from './call.js';
+import { ApiError, badRequest, internalError } from '../../server/status.js';
+import { applyJsonPatch } from '../../patch/json-patch.js';
+import { deepEqual } from '../../patch/common.js';
+
+export interface DispatchDeps {
+  source: WebhookSource;
+  listers: Listers;
+  names: Naming;
+  log?: (message: string) => void;
+}
+
+/** the webhook configurations and policies are never sent to webhooks, so a broken webhook can always be removed */
+function exempt(a: AdmissionAttributes, names: Naming): boolean {
+  return a.group === names.group('admissionregistration') && ['mutatingwebhookconfigurations', 'validatingwebhookconfigurations',
+    'validatingadmissionpolicies', 'validatingadmissionpolicybindings'].includes(a.resource);
+}
+
+/** the webhook's own denial: its code (at least 400, else 403) and message after the reference's prefix */
+function rejection(webhook: string, result: AdmissionResponse['status']): ApiError {
+  const r = result ?? {};
+  const code = typeof r.code === 'number' && r.code >= 400 ? r.code : 403;
+  const deniedBy = `admission webhook "${webhook}" denied the request`;
+  const message = r.message ? `${deniedBy}: ${r.message}` : r.reason ? `${deniedBy}: ${r.reason}` : `${deniedBy} without explanation`;
+  const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
+  if (r.reason) status.reason = r.reason;
+  if (r.details && typeof r.details === 'object') status.details = r.details as Status['details'];
+  return new ApiError(status);
+}
+
+/** what every call shares: the dry-run check, the review at the webhook's version, failurePolicy, warnings and audit annotations */
+async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps): Promise<AdmissionResponse | undefined> {
+  const { hook } = inv;
+  if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun')
+    throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
+  const at = async (o?: ApiObject) => (o && inv.version !== a.version ? d.source.convert(a.group, a.resource, o, inv.version) : o);
+  const kind = (await at(a.object ?? a.oldObject))?.kind ?? a.kind;
+  const request = reviewRequest(a, { version: inv.version, kind, object: await at(a.object), oldObject: await at(a.oldObject) }, d.names);
+  let response: AdmissionResponse;
+  try {
+    response = await callWebhook(hook, request, d.names);
+  } catch (e) {
+    if (!(e instanceof CallError)) throw e;
+    if (hook.failurePolicy === 'Ignore') { d.log?.(`Failed calling webhook, failing open ${hook.name}: ${e.message}`); return undefined; }
+    d.log?.(`Failed calling webhook, failing closed ${hook.name}: ${e.message}`);
+    throw internalError(e.message);
+  }
+  for (const w of response.warnings ?? []) a.warn?.(w);
+  for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) a.annotate?.(`${hook.name}/${k}`, String(v));
+  if (!response.allowed) throw rejection(hook.name, response.status);
+  return response;
+}
+
+/** applies a mutating webhook's patch to the request's object; true when the object changed */
+async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: AdmissionResponse, d: DispatchDeps): Promise<boolean> {
+  let ops: unknown;
+  try { ops = JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8')); } catch (e) {
+    throw internalError(`admission webhook "${inv.hook.name}" returned an invalid patch: ${(e as Error).message}`);
+  }
+  if (Array.isArray(ops) && ops.length === 0) return false;
+  if (!a.object) throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
+  const sent = inv.version !== a.version ? await d.source.convert(a.group, a.resource, a.object, inv.version) : a.object;
+  let patched: ApiObject;
+  try { patched = applyJsonPatch(structuredClone(sent), ops) as ApiObject; } catch (e) {
+    throw internalError(`admission webhook "${inv.hook.name}" returned a patch that cannot be applied: ${(e as Error).message}`);
+  }
+  if (!patched || typeof patched !== 'object' || !patched.metadata || typeof patched.metadata !== 'object')
+    throw internalError(`admission webhook "${inv.hook.name}" returned a patch that removes the object's metadata`);
+  const back = inv.version !== a.version ? await d.source.convert(a.group, a.resource, patched, a.version) : patched;
+  back.apiVersion = a.object.apiVersion;
+  back.kind = a.object.kind;
+  if (deepEqual(back, a.object)) return false;
+  // the store holds this very object: it is changed in place
+  for (const k of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[k];
+  Object.assign(a.object, back);
+  return true;
+}
+
+async function hooksOf(kind: WebhookKind, d: DispatchDeps) {
+  return allHooks(await d.source.configurations(kind) as { metadata: { name?: string }; webhooks?: unknown }[]);
+}
+
+export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps): Promise<void> {
+  if (exempt(a, d.names)) return;
+  const hooks = await hooksOf('mutatingwebhookconfigurations', d);
+  if (!hooks.length) return;
+  // IfNeeded webhooks called since the last change, and those a later change obliges to run again
+  let sinceChange = new Set<number>();
+  const again = new Set<number>();
+  for (const round of [0, 1]) {
+    for (const entry of hooks) {
+      if (round === 1 && !again.has(entry.index)) continue;
+      const inv = await invocationFor(entry, a, d.source, d.listers);
+      if (!inv) continue;
+      let changed = false;
+      try {
+        const response = await call(inv, a, d);
+        if (response?.patch) changed = await applyPatch(inv, a, response, d);
+      } finally {
+        a.annotate?.(`mutation.webhook.admission.${d.names.domain}/round_${round}_index_${entry.index}`,
+          JSON.stringify({ configuration: inv.configuration, webhook: inv.hook.name, mutated: changed }));
+      }
+      if (changed) { for (const i of sinceChange) again.add(i); sinceChange = new Set(); }
+      if (inv.hook.reinvocationPolicy === 'IfNeeded') sinceChange.add(entry.index);
+    }
+    if (!again.size) return;
+  }
+}
+
+export async function dispatchValidating(a: AdmissionAttributes, d: DispatchDeps): Promise<void> {
+  if (exempt(a, d.names)) return;
+  const invocations: Invocation[] = [];
+  for (const entry of await hooksOf('validatingwebhookconfigurations', d)) {
+    const inv = await invocationFor(entry, a, d.source, d.listers);
+    if (inv) invocations.push(inv);
+  }
+  const results = await Promise.allSettled(invocations.map(inv => call(inv, a, d)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+}

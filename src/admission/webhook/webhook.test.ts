@@ -1,0 +1,356 @@
+// Admission webhooks against real HTTPS webhook servers on loopback: configuration validation, mutation by
+// JSONPatch, denial with the webhook's code and message, timeouts under each failurePolicy, rules and
+// selectors, dry run, reinvocation, warnings and audit annotations; and kubectl showing a denial.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { ensurePki } from '../../pki/pki.js';
+import { startTestServer, type TestServer } from '../../testing.js';
+import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
+import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
+import type { ApiObject } from '../../api/meta.js';
+import type { AdmissionAttributes } from '../types.js';
+import { dispatchMutating, dispatchValidating } from './dispatch.js';
+import type { WebhookSource } from './source.js';
+import { kubectlPath, startKubectlEnv } from '../../../test/e2e/support.js';
+
+type Handler = (request: any) => Record<string, unknown> | 'hang' | Promise<Record<string, unknown> | 'hang'>;
+
+interface WebhookServer { url: string; caBundle: string; calls: Map<string, any[]>; handle: Map<string, Handler>; close(): Promise<void> }
+
+/** an HTTPS AdmissionReview server: each path answers with its handler's response (uid and envelope added) */
+async function startWebhookServer(): Promise<WebhookServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'webhook-pki-'));
+  const pki = await ensurePki(dir, { hosts: ['127.0.0.1'] });
+  rmSync(dir, { recursive: true, force: true });
+  const calls = new Map<string, any[]>();
+  const handle = new Map<string, Handler>();
+  const server: Server = createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', c => chunks.push(c));
+    req.on('end', async () => {
+      const path = new URL(req.url!, 'https://x').pathname;
+      const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      calls.set(path, [...(calls.get(path) ?? []), { ...review.request, query: new URL(req.url!, 'https://x').search, apiVersion: review.apiVersion }]);
+      const answer = await (handle.get(path) ?? (() => ({ allowed: true })))(review.request);
+      if (answer === 'hang') return;   // never answers: the caller's timeout decides
+      res.writeHead(200, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer } }));
+    });
+  });
+  await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    caBundle: Buffer.from(pki.caCertPem).toString('base64'),
+    calls, handle,
+    close: () => { server.closeAllConnections(); return new Promise(r => server.close(() => r())); },
+  };
+}
+
+const jsonPatch = (ops: unknown[]) => ({ patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
+const cm = (name: string, labels?: Record<string, string>, namespace = 'default') =>
+  ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels ? { labels } : {}) }, data: { a: '1' } });
+
+function hook(wh: WebhookServer, name: string, path: string, extra: Record<string, unknown> = {}) {
+  return {
+    name, clientConfig: { url: `${wh.url}${path}`, caBundle: wh.caBundle },
+    rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+    sideEffects: 'None', admissionReviewVersions: ['v1'], ...extra,
+  };
+}
+
+describe('admission webhooks', () => {
+  let server: TestServer;
+  let client: Client;
+  let wh: WebhookServer;
+  let group: string;
+  const mutating = () => client.resource({ group, version: 'v1', resource: 'mutatingwebhookconfigurations' });
+  const validating = () => client.resource({ group, version: 'v1', resource: 'validatingwebhookconfigurations' });
+  const configMaps = (ns = 'default') => client.resource({ group: '', version: 'v1', resource: 'configmaps', namespaced: true }, ns);
+  const failure = async (p: Promise<unknown>) => {
+    try { await p; } catch (e) { if (e instanceof ApiError) return e; throw e; }
+    assert.fail('the request succeeded');
+  };
+
+  /** waits until the webhook plugins' cache holds the configuration (or no longer holds it) */
+  async function settled(kind: 'mutating' | 'validating', name: string, present = true) {
+    const r = kind === 'mutating' ? mutating() : validating();
+    for (let i = 0; i < 200; i++) {
+      const { items } = await r.list({ resourceVersion: '0' });
+      if (items.some((o: ApiObject) => o.metadata.name === name) === present) return;
+      await new Promise(res => setTimeout(res, 10));
+    }
+    assert.fail(`configuration ${name} never ${present ? 'appeared' : 'went'}`);
+  }
+  async function withConfig(kind: 'mutating' | 'validating', name: string, webhooks: unknown[], body: () => Promise<void>) {
+    await (kind === 'mutating' ? mutating() : validating()).create({ metadata: { name }, webhooks });
+    await settled(kind, name);
+    try { await body(); } finally {
+      await (kind === 'mutating' ? mutating() : validating()).delete(name);
+      await settled(kind, name, false);
+    }
+  }
+
+  before(async () => {
+    server = await startTestServer();
+    client = await clientFromFile(server.kubeconfig);
+    wh = await startWebhookServer();
+    group = server.names.group('admissionregistration');
+  });
+  after(async () => { client?.close(); await server?.close(); await wh?.close(); });
+
+  test('configurations: defaults applied, the reference rules enforced', async () => {
+    const created = await mutating().create({ metadata: { name: 'defaults' }, webhooks: [{
+      name: 'a.example.com', clientConfig: { service: { namespace: 'default', name: 'svc' } }, sideEffects: 'None', admissionReviewVersions: ['v1'],
+      rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*/*'] }],
+    }] });
+    const w = created.webhooks[0];
+    assert.equal(w.failurePolicy, 'Fail');
+    assert.equal(w.matchPolicy, 'Equivalent');
+    assert.equal(w.timeoutSeconds, 10);
+    assert.equal(w.reinvocationPolicy, 'Never');
+    assert.deepEqual(w.namespaceSelector, {});
+    assert.deepEqual(w.objectSelector, {});
+    assert.equal(w.rules[0].scope, '*');
+    assert.equal(w.clientConfig.service.port, 443);
+    await mutating().delete('defaults');
+
+    const bad = await failure(validating().create({ metadata: { name: 'bad' }, webhooks: [
+      { name: 'short', clientConfig: { url: 'http://u:p@example.com/x?q=1#f' }, sideEffects: 'Some', admissionReviewVersions: ['v2'], timeoutSeconds: 31,
+        rules: [{ operations: ['GET'], apiGroups: ['*', 'apps'], apiVersions: ['v1'], resources: ['pods/*', 'pods/status'], scope: 'Everywhere' }] },
+      { name: 'dup.example.com', clientConfig: {}, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Maybe' },
+      { name: 'dup.example.com', clientConfig: { url: 'https://example.com' }, admissionReviewVersions: [] },
+    ] }));
+    assert.equal(bad.code, 422);
+    const fields = bad.status.details.causes.map((c: any) => `${c.field}: ${c.message}`);
+    const expected = [
+      'webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots',
+      'webhooks[0].rules[0].operations[0]: Unsupported value: "GET": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
+      'webhooks[0].rules[0].apiGroups: Invalid value: ["*","apps"]: if \'*\' is present, must not specify other API groups',
+      'webhooks[0].rules[0].resources[1]: Invalid value: "pods/status": if \'pods/*\' is present, must not specify pods/status',
+      'webhooks[0].rules[0].scope: Unsupported value: "Everywhere": supported values: "*", "Cluster", "Namespaced"',
+      'webhooks[0].sideEffects: Unsupported value: "Some": supported values: "None", "NoneOnDryRun"',
+      'webhooks[0].timeoutSeconds: Invalid value: 31: the timeout value must be between 1 and 30 seconds',
+      'webhooks[0].clientConfig.url: Invalid value: "http": \'https\' is the only allowed URL scheme; desired format: https://host[/path]',
+      'webhooks[0].clientConfig.url: Invalid value: "u:p": user information is not permitted in the URL',
+      'webhooks[0].clientConfig.url: Invalid value: "f": fragments are not permitted in the URL',
+      'webhooks[0].clientConfig.url: Invalid value: "q=1": query parameters are not permitted in the URL',
+      'webhooks[0].admissionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1',
+      'webhooks[1].failurePolicy: Unsupported value: "Maybe": supported values: "Fail", "Ignore"',
+      'webhooks[1].clientConfig: Required value: exactly one of url or service is required',
+      'webhooks[2].sideEffects: Required value: must specify one of None, NoneOnDryRun',
+      'webhooks[2].admissionReviewVersions: Required value: must specify one of v1, v1beta1',
+      'webhooks[2].name: Duplicate value: "dup.example.com"',
+    ];
+    assert.deepEqual(fields.sort(), expected.sort());
+  });
+
+  test('a mutating webhook adds a label by JSONPatch; the review carries the request', async () => {
+    wh.handle.set('/label', () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { mutated: 'yes' } }]) }));
+    await withConfig('mutating', 'label', [hook(wh, 'label.example.com', '/label', { timeoutSeconds: 5 })], async () => {
+      const created = await configMaps().create(cm('labelled'));
+      assert.deepEqual(created.metadata.labels, { mutated: 'yes' });
+      assert.deepEqual((await configMaps().get('labelled')).metadata.labels, { mutated: 'yes' });
+      const call = wh.calls.get('/label')!.at(-1);
+      assert.equal(call.apiVersion, `${server.names.group('admission')}/v1`);
+      assert.equal(call.query, '?timeout=5s');
+      assert.equal(call.operation, 'CREATE');
+      assert.deepEqual(call.kind, { group: '', version: 'v1', kind: 'ConfigMap' });
+      assert.deepEqual(call.resource, { group: '', version: 'v1', resource: 'configmaps' });
+      assert.deepEqual(call.requestResource, call.resource);
+      assert.equal(call.namespace, 'default');
+      assert.equal(call.name, 'labelled');
+      assert.equal(call.userInfo.username, 'admin');
+      assert.equal(call.object.metadata.name, 'labelled');
+      assert.equal(call.oldObject, null);
+      assert.equal(call.dryRun, false);
+      assert.equal(call.options.kind, 'CreateOptions');
+      await configMaps().delete('labelled');
+    });
+  });
+
+  test('a validating webhook denies with its code and message; warnings reach the client', async () => {
+    wh.handle.set('/deny', r => r.object.metadata.name.startsWith('bad')
+      ? { allowed: false, status: { code: 409, message: 'names starting with bad are refused' } }
+      : { allowed: true, warnings: ['this object is watched'] });
+    await withConfig('validating', 'deny', [hook(wh, 'deny.example.com', '/deny')], async () => {
+      const e = await failure(configMaps().create(cm('bad-one')));
+      assert.equal(e.code, 409);
+      assert.equal(e.status.message, 'admission webhook "deny.example.com" denied the request: names starting with bad are refused');
+      const res = await client.stream({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: cm('good-one') });
+      for await (const _ of res) { /* drain */ }
+      assert.equal(res.statusCode, 201);
+      assert.match(String(res.headers.warning), /^299 - "this object is watched"$/);
+      await configMaps().delete('good-one');
+    });
+  });
+
+  test('a webhook that times out: Ignore lets the request through, Fail refuses it', async () => {
+    wh.handle.set('/slow', () => 'hang');
+    await withConfig('validating', 'slow', [
+      hook(wh, 'ignore.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Ignore', objectSelector: { matchLabels: { policy: 'ignore' } } }),
+      hook(wh, 'fail.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Fail', objectSelector: { matchLabels: { policy: 'fail' } } }),
+    ], async () => {
+      const [ignored, failed] = await Promise.all([
+        configMaps().create(cm('slow-ignore', { policy: 'ignore' })),
+        failure(configMaps().create(cm('slow-fail', { policy: 'fail' }))),
+      ]);
+      assert.equal(ignored.metadata.name, 'slow-ignore');
+      assert.equal(failed.code, 500);
+      assert.match(failed.status.message, /^Internal error occurred: failed calling webhook "fail\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\?timeout=1s": context deadline exceeded$/);
+      await configMaps().delete('slow-ignore');
+    });
+  });
+
+  test('rules, namespaceSelector and objectSelector decide which requests a webhook sees', async () => {
+    await client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: 'team-a', labels: { team: 'a' } } });
+    wh.handle.set('/sel', () => ({ allowed: false, status: { message: 'seen' } }));
+    await withConfig('validating', 'sel', [hook(wh, 'sel.example.com', '/sel', {
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], scope: 'Namespaced' }],
+      namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['a'] }] },
+      objectSelector: { matchLabels: { check: 'yes' } },
+    })], async () => {
+      const denied = await failure(configMaps('team-a').create(cm('x1', { check: 'yes' }, 'team-a')));
+      assert.match(denied.message, /denied the request: seen/);
+      await configMaps('team-a').create(cm('x2', { check: 'no' }, 'team-a'));           // object selector
+      await configMaps().create(cm('x3', { check: 'yes' }));                             // namespace selector
+      await configMaps('team-a').update({ ...cm('x2', { check: 'no' }, 'team-a'), data: { b: '2' } });   // UPDATE is not in the rule
+      await client.resource({ group: '', version: 'v1', resource: 'secrets', namespaced: true }, 'team-a')
+        .create({ metadata: { name: 's', labels: { check: 'yes' } } });                  // another resource
+      await configMaps().delete('x3');
+    });
+  });
+
+  test('DELETE reaches validating and mutating webhooks with the old object only', async () => {
+    await configMaps().create(cm('keep'));
+    wh.handle.set('/keep', () => ({ allowed: false, status: { code: 403, message: 'kept' } }));
+    const deleteRule = { rules: [{ operations: ['DELETE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] };
+    for (const kind of ['validating', 'mutating'] as const) {
+      await withConfig(kind, 'keep', [hook(wh, `keep-${kind}.example.com`, '/keep', deleteRule)], async () => {
+        const e = await failure(configMaps().delete('keep'));
+        assert.equal(e.code, 403);
+        assert.equal(e.status.message, `admission webhook "keep-${kind}.example.com" denied the request: kept`);
+        const call = wh.calls.get('/keep')!.at(-1);
+        assert.equal(call.operation, 'DELETE');
+        assert.equal(call.object, null);
+        assert.equal(call.oldObject.metadata.name, 'keep');
+        assert.equal(call.options.kind, 'DeleteOptions');
+      });
+    }
+    await configMaps().delete('keep');
+  });
+
+  test('dry run: the webhook is told, and sees the request; service references fail under Fail with a clear reason', async () => {
+    await withConfig('validating', 'dry', [
+      hook(wh, 'dry.example.com', '/dry', { sideEffects: 'NoneOnDryRun' }),
+      { ...hook(wh, 'svc.example.com', '/', { objectSelector: { matchLabels: { svc: 'yes' } } }),
+        clientConfig: { service: { namespace: 'default', name: 'hooks', path: '/check' } } },
+    ], async () => {
+      await configMaps().create(cm('dry-one'), { dryRun: true });
+      assert.equal(wh.calls.get('/dry')!.at(-1).dryRun, true);
+      assert.deepEqual(wh.calls.get('/dry')!.at(-1).options.dryRun, ['All']);
+      await assert.rejects(configMaps().get('dry-one'), (e: ApiError) => e.code === 404);
+      const e = await failure(configMaps().create(cm('svc-one', { svc: 'yes' })));
+      assert.equal(e.code, 500);
+      assert.match(e.message, /failed calling webhook "svc\.example\.com": failed to call webhook: service reference default\/hooks:443 is not reachable from this server/);
+    });
+  });
+});
+
+/** the dispatcher alone, with configurations handed to it directly: what the API cannot store, and audit annotations */
+describe('webhook dispatch', () => {
+  let wh: WebhookServer;
+  before(async () => { wh = await startWebhookServer(); });
+  after(async () => { await wh?.close(); });
+  const names = naming();
+  const deps = (mutatingHooks: unknown[], validatingHooks: unknown[] = []) => {
+    const source: WebhookSource = {
+      configurations: async kind => [{ apiVersion: 'v1', kind: 'X', metadata: { name: 'cfg' },
+        webhooks: kind === 'mutatingwebhookconfigurations' ? mutatingHooks : validatingHooks } as ApiObject],
+      servedVersions: () => ['v1'],
+      convert: async (_g, _r, o) => o,
+    };
+    return { source, names, listers: { get: async () => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }), list: async () => [] } };
+  };
+  const attrs = (object: ApiObject, dryRun = false) => {
+    const annotations: Record<string, string> = {};
+    const warnings: string[] = [];
+    const a: AdmissionAttributes = {
+      operation: 'CREATE', group: '', version: 'v1', resource: 'configmaps', subresource: '', kind: 'ConfigMap',
+      namespace: 'default', name: object.metadata.name!, object, dryRun, user: { username: 'u', groups: [] },
+      warn: m => warnings.push(m), annotate: (k, v) => { annotations[k] = v; },
+    };
+    return { a, annotations, warnings };
+  };
+
+  test('reinvocation: an IfNeeded webhook runs again after a later webhook changed the object', async () => {
+    // idempotent: once its label is there it changes nothing
+    wh.handle.set('/first', r => r.object.metadata.labels?.first
+      ? { allowed: true }
+      : { allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { first: 'x' } }]) });
+    wh.handle.set('/second', () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels/second', value: 'y' }]),
+      auditAnnotations: { note: 'hello' } }));
+    wh.handle.set('/never', () => ({ allowed: true }));
+    const { a, annotations } = attrs(cm('r') as ApiObject);
+    const d = deps([hook(wh, 'first.example.com', '/first', { reinvocationPolicy: 'IfNeeded' }),
+      hook(wh, 'second.example.com', '/second', { reinvocationPolicy: 'Never' }),
+      hook(wh, 'never.example.com', '/never', { reinvocationPolicy: 'IfNeeded' })]);
+    const before = wh.calls.get('/first')?.length ?? 0;
+    await dispatchMutating(a, d);
+    assert.equal((wh.calls.get('/first')?.length ?? 0) - before, 2);
+    assert.deepEqual(a.object!.metadata.labels, { first: 'x', second: 'y' });
+    assert.deepEqual(wh.calls.get('/first')!.at(-1).object.metadata.labels, { first: 'x', second: 'y' });
+    const key = (r: number, i: number) => `mutation.webhook.admission.${names.domain}/round_${r}_index_${i}`;
+    assert.deepEqual(JSON.parse(annotations[key(0, 0)]), { configuration: 'cfg', webhook: 'first.example.com', mutated: true });
+    assert.deepEqual(JSON.parse(annotations[key(0, 1)]), { configuration: 'cfg', webhook: 'second.example.com', mutated: true });
+    assert.deepEqual(JSON.parse(annotations[key(0, 2)]), { configuration: 'cfg', webhook: 'never.example.com', mutated: false });
+    assert.deepEqual(JSON.parse(annotations[key(1, 0)]), { configuration: 'cfg', webhook: 'first.example.com', mutated: false });
+    assert.equal(annotations[key(1, 1)], undefined);   // Never
+    assert.equal(annotations[key(1, 2)], undefined);   // called after the last change: not again
+    assert.equal(annotations['second.example.com/note'], 'hello');
+  });
+
+  test('dry run refuses a webhook with side effects; v1beta1 is sent when it is the only version', async () => {
+    const { a } = attrs(cm('d') as ApiObject, true);
+    await assert.rejects(dispatchValidating(a, deps([], [hook(wh, 'side.example.com', '/side', { sideEffects: 'Some' })])),
+      (e: any) => e.code === 400 && e.message === 'admission webhook "side.example.com" does not support dry run');
+    assert.equal(wh.calls.get('/side'), undefined);
+    const { a: b } = attrs(cm('e') as ApiObject);
+    await dispatchValidating(b, deps([], [hook(wh, 'old.example.com', '/old', { admissionReviewVersions: ['v1beta1'] })]));
+    assert.equal(wh.calls.get('/old')!.at(-1).apiVersion, `${names.group('admission')}/v1beta1`);
+    await assert.rejects(dispatchValidating(b, deps([], [hook(wh, 'new.example.com', '/old', { admissionReviewVersions: ['v2'] })])),
+      (e: any) => e.code === 500 && /does not accept known AdmissionReview versions/.test(e.message));
+  });
+});
+
+/** the reference's names, so unmodified kubectl works */
+const referenceDomain = apiDomains.find(d => d !== defaultApiDomain)!;
+
+describe('kubectl 1.32 (reference names) and a denying webhook', { skip: !existsSync(kubectlPath('1.32')) }, () => {
+  test('kubectl create shows the webhook message', async () => {
+    const wh = await startWebhookServer();
+    const k = await startKubectlEnv('1.32', referenceDomain);
+    try {
+      wh.handle.set('/deny', () => ({ allowed: false, status: { message: 'no config maps today' } }));
+      await k.ok(['create', '-f', k.manifest('vwc.yaml', [{
+        apiVersion: `${k.server.names.group('admissionregistration')}/v1`, kind: 'ValidatingWebhookConfiguration',
+        metadata: { name: 'deny' }, webhooks: [hook(wh, 'deny.example.com', '/deny')],
+      }])]);
+      let r = await k.run(['create', 'configmap', 'refused', '--from-literal=a=1']);
+      for (let i = 0; i < 50 && r.code === 0; i++) {   // the configuration reaches the plugin's cache shortly after it is stored
+        await k.run(['delete', 'configmap', 'refused']);
+        await new Promise(res => setTimeout(res, 20));
+        r = await k.run(['create', 'configmap', 'refused', '--from-literal=a=1']);
+      }
+      assert.notEqual(r.code, 0);
+      assert.match(r.stderr, /admission webhook "deny\.example\.com" denied the request: no config maps today/);
+    } finally {
+      await k.close();
+      await wh.close();
+    }
+  });
+});

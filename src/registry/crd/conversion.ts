@@ -1,0 +1,123 @@
+// Conversion of custom objects between the versions of their CRD. Strategy None changes apiVersion only; strategy
+// Webhook sends the objects that need it, as one ConversionReview, to the CRD's webhook over HTTPS and checks what
+// comes back: one object per object sent, each at the desired version, metadata other than labels and annotations
+// kept as it was. A webhook named by service reference cannot be reached from this server (no cluster network):
+// such conversions fail with an error saying so.
+import { randomUUID } from 'node:crypto';
+import { request } from 'node:https';
+import type { ApiObject } from '../../api/meta.js';
+import { internalError } from '../../server/status.js';
+
+export type Convert = (objects: ApiObject[], toVersion: string) => Promise<ApiObject[]>;
+
+export interface ConverterOptions {
+  /** the custom resource's group and kind */
+  group: string;
+  kind: string;
+  /** the group of ConversionReview (the API extensions group) */
+  reviewGroup: string;
+  /** prunes and defaults a converted object by the schema of the version it was converted to */
+  normalize(obj: ApiObject, version: string): void;
+  timeoutMs?: number;
+}
+
+/** the reference's timeout for conversion webhook calls */
+const defaultTimeoutMs = 30_000;
+
+/** the converter of a CRD's conversion settings */
+export function converterFor(conversion: any, opts: ConverterOptions): Convert {
+  const { group, kind } = opts;
+  if (conversion?.strategy !== 'Webhook') {
+    return async (objects, toVersion) => {
+      const desired = `${group}/${toVersion}`;
+      return objects.map(o => (o.apiVersion === desired ? o : { ...o, apiVersion: desired }));
+    };
+  }
+  const webhook = conversion.webhook ?? {};
+  const client = webhook.clientConfig ?? {};
+  const reviewVersion = (webhook.conversionReviewVersions ?? []).includes('v1') ? 'v1' : 'v1beta1';
+  const reviewApiVersion = `${opts.reviewGroup}/${reviewVersion}`;
+
+  return async (objects, toVersion) => {
+    const desired = `${group}/${toVersion}`;
+    const pending = objects.flatMap((o, i) => (o.apiVersion === desired ? [] : [i]));
+    if (!pending.length) return objects;
+    const failed = (message: string) => internalError(`conversion webhook for ${objects[pending[0]].apiVersion}, Kind=${kind} failed: ${message}`);
+    if (!client.url) {
+      throw failed(`service references are not reachable from this server (service "${client.service?.namespace}/${client.service?.name}"); ` +
+        'give the conversion webhook a clientConfig.url');
+    }
+    const uid = randomUUID();
+    const review = { apiVersion: reviewApiVersion, kind: 'ConversionReview', request: { uid, desiredAPIVersion: desired, objects: pending.map(i => objects[i]) } };
+    let reply: any;
+    try {
+      reply = await post(client.url, client.caBundle, review, opts.timeoutMs ?? defaultTimeoutMs);
+    } catch (e) {
+      throw failed(`Post "${client.url}": ${(e as Error).message}`);
+    }
+    if (reviewVersion === 'v1' && (reply?.apiVersion !== reviewApiVersion || reply?.kind !== 'ConversionReview'))
+      throw failed(`expected webhook response of ${reviewApiVersion}, Kind=ConversionReview, got ${reply?.apiVersion}, Kind=${reply?.kind}`);
+    const response = reply?.response;
+    if (!response || typeof response !== 'object') throw failed('no response provided');
+    if (response.uid !== uid) throw failed(`expected response uid "${uid}", got "${response.uid}"`);
+    if (response.result?.status !== 'Success') throw failed(response.result?.message || 'the webhook did not report success');
+    const converted: unknown[] = Array.isArray(response.convertedObjects) ? response.convertedObjects : [];
+    if (converted.length !== pending.length) throw failed(`expected ${pending.length} converted objects, got ${converted.length}`);
+
+    const out = objects.slice();
+    converted.forEach((c: any, n) => {
+      const original = objects[pending[n]];
+      if (!c || typeof c !== 'object' || Array.isArray(c)) throw failed(`invalid converted object at index ${n}: not an object`);
+      if (c.apiVersion !== desired) throw failed(`invalid converted object at index ${n}: invalid apiVersion "${c.apiVersion}", expected "${desired}"`);
+      if (c.kind !== original.kind) throw failed(`invalid converted object at index ${n}: invalid kind "${c.kind}", expected "${original.kind}"`);
+      const labels = stringMap(c.metadata?.labels), annotations = stringMap(c.metadata?.annotations);
+      if (labels === null || annotations === null) throw failed(`invalid converted object at index ${n}: labels and annotations must map strings to strings`);
+      // the webhook may change labels and annotations; the rest of metadata stays the server's
+      const metadata = { ...original.metadata };
+      if (labels) metadata.labels = labels; else delete metadata.labels;
+      if (annotations) metadata.annotations = annotations; else delete metadata.annotations;
+      const obj = { ...c, metadata } as ApiObject;
+      opts.normalize(obj, toVersion);
+      out[pending[n]] = obj;
+    });
+    return out;
+  };
+}
+
+/** a string map, undefined when absent, null when not a map of strings */
+function stringMap(v: unknown): Record<string, string> | undefined | null {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'object' || Array.isArray(v)) return null;
+  return Object.values(v).every(x => typeof x === 'string') ? (v as Record<string, string>) : null;
+}
+
+/**
+ * POSTs a JSON document over HTTPS, trusting the CA bundle when one is given (the system's roots otherwise).
+ * A kept-alive connection the webhook has closed meanwhile is retried once on a new one.
+ */
+function post(url: string, caBundle: string | undefined, body: unknown, timeoutMs: number, retry = true): Promise<unknown> {
+  return new Promise((resolve, reject) => {
+    const data = Buffer.from(JSON.stringify(body));
+    const req = request(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': data.length },
+      ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}),
+      timeout: timeoutMs,
+    }, res => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', reject);
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        if (res.statusCode !== 200) return reject(new Error(`the server responded with status ${res.statusCode}: ${text.slice(0, 200)}`));
+        try { resolve(JSON.parse(text)); } catch { reject(new Error('the response is not JSON')); }
+      });
+    });
+    req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs / 1000}s`)));
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (retry && req.reusedSocket && e.code === 'ECONNRESET') resolve(post(url, caBundle, body, timeoutMs, false));
+      else reject(e);
+    });
+    req.end(data);
+  });
+}
