@@ -4,7 +4,7 @@
 
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
-import type { ClientConfig } from '../config/client-config.js';
+import { loadClientConfig, type ClientConfig } from '../config/client-config.js';
 import { execCredential, type ExecToken } from './exec-credential.js';
 import { tokenBucket } from './rate-limit.js';
 
@@ -363,6 +363,5 @@ async function readAll(res: Response): Promise<string> {
 
 /** Reads the client-configuration file and makes a client of it. */
 export async function clientFromFile(path: string, opts: ClientOptions & { context?: string } = {}): Promise<Client> {
-  const { loadClientConfig } = await import('../config/client-config.js');
   return createClient(await loadClientConfig(path, { context: opts.context }), opts);
 }

@@ -58,8 +58,11 @@ async function main() {
   });
   log.info(`healthz port ${servers.ports.healthz || 'off'}, server port ${servers.ports.main || 'off'}, read-only port ${servers.ports.readOnly || 'off'}`);
 
+  // the agent's own timers do not hold the process: it runs until it is told to stop
+  const keepAlive = setInterval(() => {}, 3_600_000);
   let stopping = false;
   const stop = (sig: string) => {
+    clearInterval(keepAlive);
     if (stopping) process.exit(1);
     stopping = true;
     log.info(`${sig}: stopping; the node(s) will show NotReady`);

@@ -1,10 +1,13 @@
 // The cluster-agent program: --help, refused options, an unreachable runtime, a bad configuration file.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { startTestServer } from '../../src/testing.js';
+import { clientFromFile } from '../../src/client/rest-client.js';
+import { nodesRef } from '../../src/agent/node-status.js';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './helpers.js';
+import { tempDir, waitFor } from './helpers.js';
 
 const agentMain = new URL('../../src/main/agent.js', import.meta.url).pathname;
 const run = (...args: string[]) => new Promise<{ code: number; stdout: string; stderr: string }>((resolve) =>
@@ -44,6 +47,27 @@ describe('cluster-agent', () => {
       assert.equal(r.code, 1);
       assert.match(r.stderr, new RegExp(`container runtime at unix://${dir}/none\\.sock is unreachable`));
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('runs until SIGTERM, then exits 0 leaving its node NotReady', async () => {
+    const server = await startTestServer();
+    const client = await clientFromFile(server.kubeconfig);
+    const dir = tempDir('agent-cli-');
+    const child = spawn(process.execPath, [agentMain, `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=signalled', `--root-dir=${dir}`,
+      '--enable-server=false', '--healthz-port=0', '--read-only-port=0', '--node-status-update-frequency=200ms'], { stdio: 'ignore' });
+    try {
+      const ready = (n: any) => n.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
+      await waitFor('node Ready', async () => ready(await client.resource(nodesRef).get('signalled')) === 'True');
+      const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0);
+      assert.equal(ready(await client.resource(nodesRef).get('signalled')), 'Unknown');
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      client.close();
+      await server.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });
