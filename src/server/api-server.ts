@@ -37,6 +37,7 @@ import { createMetrics, metricVerb, requestDurationBuckets } from '../metrics/me
 import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
 import { startNamespaceDefaults } from '../controllers/namespace-defaults.js';
 import { startStorageProtection } from '../controllers/storage-protection.js';
+import { startNodeTaints } from '../controllers/node-taints.js';
 import { startCrdController } from '../controllers/crd.js';
 
 export interface ApiServer {
@@ -182,6 +183,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
     const serverCert = options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem;
     const serverKey = options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem;
+    const nodeTaints = startNodeTaints({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
+    cleanup.unshift(() => nodeTaints.stop());
     const storageProtection = startStorageProtection({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
     cleanup.unshift(() => storageProtection.stop());
     const namespaceDefaults = startNamespaceDefaults({ resources, hub, backendFor: info => endpoints.backendFor(info) }, log);
@@ -269,6 +272,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     };
     const server = createSecureServer({
       allowHTTP1: true, key: serverKey, cert: serverCert, ca: clientCAs, requestCert: true, rejectUnauthorized: false,
+      // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
+      maxSessionMemory: 64,
     }, onRequest);
     server.on('sessionError', () => {});
     server.on('tlsClientError', () => {});

@@ -67,13 +67,22 @@ function deadline(defaultMs: number): Filter {
   };
 }
 
-function peerCertificate(ctx: RequestContext): Pick<AuthnRequest, 'peerCertificate' | 'peerCertificateError'> {
+type PeerResult = Pick<AuthnRequest, 'peerCertificate' | 'peerCertificateError'>;
+/** a connection's certificate is fixed at its handshake: read once per connection, not per request */
+const peers = new WeakMap<TLSSocket, PeerResult>();
+
+function peerCertificate(ctx: RequestContext): PeerResult {
   const socket = ((ctx.req as { stream?: { session?: { socket?: TLSSocket } } }).stream?.session?.socket ?? ctx.req.socket) as TLSSocket;
   if (!socket || typeof socket.getPeerCertificate !== 'function') return {};
-  const cert = socket.getPeerCertificate() as PeerCertificate;
-  if (!cert || !cert.subject) return {};
-  if (!socket.authorized) return { peerCertificateError: String(socket.authorizationError ?? 'unknown authority') };
-  return { peerCertificate: cert };
+  let result = peers.get(socket);
+  if (!result) {
+    const cert = socket.getPeerCertificate() as PeerCertificate;
+    result = !cert || !cert.subject ? {}
+      : !socket.authorized ? { peerCertificateError: String(socket.authorizationError ?? 'unknown authority') }
+        : { peerCertificate: cert };
+    peers.set(socket, result);
+  }
+  return result;
 }
 
 function authentication(authenticate: PipelineConfig['authenticate']): Filter {

@@ -1,0 +1,59 @@
+// The work the reference's controller manager does that this server does itself: every namespace's default
+// service account, the node not-ready taint following the Ready condition, and claim protection lifted when free.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createClient, type Client } from './client.js';
+
+const eventually = async (what: string, check: () => Promise<boolean>) => {
+  for (let i = 0; i < 200; i++) { if (await check()) return; await new Promise(r => setTimeout(r, 20)); }
+  assert.fail(`${what} did not happen within 4 s`);
+};
+
+describe('in-server controllers', () => {
+  let server: TestServer;
+  let c: Client;
+  before(async () => { server = await startTestServer(); c = createClient(server); });
+  after(async () => { c.close(); await server.close(); });
+
+  test('a new namespace gets its default service account', async () => {
+    assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'fresh' } } })).status, 201);
+    await eventually('the default service account', async () => (await c.get('/api/v1/namespaces/fresh/serviceaccounts/default')).status === 200);
+    // a pod created right away is admitted under it
+    const pod = await c.request('POST', '/api/v1/namespaces/fresh/pods', { body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } } });
+    assert.equal(pod.status, 201, pod.body);
+    assert.equal(pod.json.spec.serviceAccountName, 'default');
+  });
+
+  test('the not-ready taint follows the node Ready condition', async () => {
+    const key = `node.${server.names.labelDomain}/not-ready`;
+    const node = await c.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'n1' } } });
+    assert.deepEqual(node.json.spec.taints.map((t: any) => t.key), [key], 'registered with the taint');
+    const setReady = async (status: string) => {
+      const cur = (await c.get('/api/v1/nodes/n1')).json;
+      cur.status = { conditions: [{ type: 'Ready', status, reason: 'Test', lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] };
+      assert.equal((await c.request('PUT', '/api/v1/nodes/n1/status', { body: cur })).status, 200);
+    };
+    const taints = async () => ((await c.get('/api/v1/nodes/n1')).json.spec.taints ?? []).map((t: any) => t.key);
+    await setReady('True');
+    await eventually('the taint to go', async () => (await taints()).length === 0);
+    await setReady('False');
+    await eventually('the taint to come back', async () => (await taints()).includes(key));
+  });
+
+  test('a deleted claim stays while a pod uses it, and goes when the pod goes', async () => {
+    const ns = '/api/v1/namespaces/default';
+    assert.equal((await c.request('POST', `${ns}/persistentvolumeclaims`, { body: {
+      metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } })).status, 201);
+    assert.equal((await c.request('POST', `${ns}/pods`, { body: { metadata: { name: 'user' }, spec: {
+      containers: [{ name: 'c', image: 'x:1', volumeMounts: [{ name: 'v', mountPath: '/d' }] }],
+      volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'data' } }] } } })).status, 201);
+    assert.equal((await c.request('DELETE', `${ns}/persistentvolumeclaims/data`)).status, 200);
+    await new Promise(r => setTimeout(r, 200));
+    const held = await c.get(`${ns}/persistentvolumeclaims/data`);
+    assert.equal(held.status, 200, 'the claim is kept while the pod uses it');
+    assert.ok(held.json.metadata.deletionTimestamp);
+    assert.equal((await c.request('DELETE', `${ns}/pods/user`, { body: { gracePeriodSeconds: 0 } })).status, 200);
+    await eventually('the claim to go', async () => (await c.get(`${ns}/persistentvolumeclaims/data`)).status === 404);
+  });
+});
