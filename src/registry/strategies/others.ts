@@ -3,7 +3,7 @@ import type { ApiObject } from '../../api/meta.js';
 import { defineStrategy } from '../strategy.js';
 import { fill } from '../defaults/pod.js';
 import {
-  type Causes, dnsLabel, dnsSubdomain, forbidden, immutable, invalid, isInt, isSet, labelSelector, nonNegative, notSupported, oneOf,
+  type Causes, dnsLabel, dnsSubdomain, forbidden, immutable, intOrPercent, invalid, isInt, isSet, labelSelector, nonNegative, notSupported, oneOf,
   portNumber, portNumberOrName, required, tooMany,
 } from '../validation/fields.js';
 
@@ -230,13 +230,6 @@ export const horizontalPodAutoscalers = defineStrategy({
 // ---------------------------------------------------------------------------------------------
 // PodDisruptionBudget
 
-function intOrPercent(at: string, v: unknown): Causes {
-  if (!isSet(v)) return [];
-  if (typeof v === 'number') return nonNegative(at, v);
-  const m = /^(\d+)%$/.exec(String(v));
-  if (!m) return [invalid(at, v, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
-  return Number(m[1]) > 100 ? [invalid(at, v, 'must not be greater than 100%')] : [];
-}
 
 function validatePdb(pdb: any): Causes {
   const s = pdb.spec ?? {};

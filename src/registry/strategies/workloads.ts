@@ -4,7 +4,7 @@ import type { ApiObject } from '../../api/meta.js';
 import { defineStrategy, type StrategyContext } from '../strategy.js';
 import { defaultClaimSpec, defaultTemplate, fill } from '../defaults/pod.js';
 import {
-  type Causes, forbidden, immutable, invalid, isSet, labelSelector, labels, nonNegative, notSupported, oneOf, positive, required,
+  type Causes, forbidden, immutable, intOrPercent, invalid, isSet, labelSelector, labels, nonNegative, notSupported, oneOf, positive, required,
   selectorIsEmpty, selectorMatches,
 } from '../validation/fields.js';
 import { sameJson, validateTemplate } from '../validation/pod.js';
@@ -24,14 +24,6 @@ function withDefaults(defaults: (obj: any, ctx: StrategyContext) => void, emptyS
 
 const spec = (obj: any) => (obj.spec && typeof obj.spec === 'object' ? obj.spec : (obj.spec = {}));
 
-/** an int-or-percent: a non-negative integer or "<n>%" with n at most 100 */
-function intOrPercent(at: string, v: unknown): Causes {
-  if (!isSet(v)) return [];
-  if (typeof v === 'number') return nonNegative(at, v);
-  const m = /^(\d+)%$/.exec(String(v));
-  if (!m) return [invalid(at, v, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
-  return Number(m[1]) > 100 ? [invalid(at, v, 'must not be greater than 100%')] : [];
-}
 
 const isZero = (v: unknown) => v === 0 || v === '0%';
 
