@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 export const root = new URL('..', import.meta.url).pathname;   // dist/
-export const apiserver = join(root, 'src/main/apiserver.js');
+export const apiserver = join(root, 'bin/apiserver.js');
 const baseline = join(root, 'bench/servers/baseline.js');
 export const ROUND_MS = 1500;
 export const ROUNDS = 3;

@@ -6,3 +6,4 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund >&2
 fi
 npx tsc -p tsconfig.json
+node scripts/bundle.mjs

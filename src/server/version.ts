@@ -4,10 +4,11 @@ import { readFileSync } from 'node:fs';
 const referenceRelease = { major: '1', minor: '27', patch: '16' };
 
 export function versionInfo() {
+  // the package's own version, from the nearest package.json above this file (compiled or bundled)
   let pkg = '0.0.0';
-  try {
-    pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')).version;
-  } catch { /* running from an unusual layout */ }
+  for (let up = '../'; up.length <= 12; up += '../') {
+    try { pkg = JSON.parse(readFileSync(new URL(`${up}package.json`, import.meta.url), 'utf8')).version; break; } catch { /* look higher */ }
+  }
   const { major, minor, patch } = referenceRelease;
   return {
     major, minor,
