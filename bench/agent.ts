@@ -53,7 +53,7 @@ export async function agentBench(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'agent-bench-'));
   const children: ChildProcess[] = [];
   try {
-    const api = await spawnUntil([join(root, 'src/main/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], /serving on https:\/\/127\.0\.0\.1:(\d+)/);
+    const api = await spawnUntil([join(root, 'bin/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], /serving on https:\/\/127\.0\.0\.1:(\d+)/);
     children.push(api.proc);
     const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
     const client = await clientFromFile(kubeconfig, { qps: 0 });
@@ -98,7 +98,7 @@ export async function agentBench(): Promise<string> {
     const createMs = performance.now() - t;
 
     t = performance.now();
-    const agent = await spawnUntil([join(root, 'src/main/agent.js'), `--clusterconfig=${kubeconfig}`, '--runtime=fake', `--fake-nodes=${NODES}`, '--hostname-override=sim',
+    const agent = await spawnUntil([join(root, 'bin/agent.js'), `--clusterconfig=${kubeconfig}`, '--runtime=fake', `--fake-nodes=${NODES}`, '--hostname-override=sim',
       `--root-dir=${join(dir, 'agent')}`, `--cert-dir=${join(dir, 'pki')}`, '--enable-server=false', '--healthz-port=0', '--read-only-port=0'], /running \d+ node/);
     children.push(agent.proc);
     await watchUntilRunning(0, PODS);

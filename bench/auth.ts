@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const root = new URL('..', import.meta.url).pathname;
-const apiserver = join(root, 'src/main/apiserver.js');
+const apiserver = join(root, 'bin/apiserver.js');
 const ROUND_MS = 1500;
 const ROUNDS = 3;
 const CONCURRENCY = 32;
