@@ -1,10 +1,11 @@
 // The static cost estimate of a checked CEL expression, with the reference's cost model (cel-go's estimator
-// plus the Kubernetes libraries'): identifiers and selections 1, constants 0, list literals 10, map literals
+// plus the Kubernetes libraries'): identifiers and selections 1, constants 0, list literals 40 (spec §8), map literals
 // 30, most calls 1, string and bytes operations 0.1 per character, `matches`/`find` the product of the
 // string's and the regex's charges (0.1 and 0.25 per character), `in` a list its size, comprehensions their
 // range's size times the cost of one step. Sizes come from literals and from the schema's bounds (types.ts).
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { CelType } from './types.js';
+import { listBase } from './evaluate.js';
 
 export interface Estimate { min: number; max: number }
 
@@ -57,7 +58,7 @@ export function estimateCost(root: Expr, types: Map<bigint, CelType>): Estimate 
         if (k.value.testOnly) return add(operand, fixed(1));
         return ['map', 'object', 'dyn'].includes(kindOf(k.value.operand)) ? add(operand, fixed(1)) : operand;
       }
-      case 'listExpr': return k.value.elements.reduce((s, x) => add(s, cost(x)), fixed(10));
+      case 'listExpr': return k.value.elements.reduce((s, x) => add(s, cost(x)), fixed(listBase));
       case 'structExpr':
         return k.value.entries.reduce((s, x) => add(add(s, x.keyKind.case === 'mapKey' ? cost(x.keyKind.value) : fixed(0)), x.value ? cost(x.value) : fixed(0)),
           fixed(k.value.messageName ? 40 : 30));

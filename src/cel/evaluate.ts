@@ -1,6 +1,6 @@
 // A tree-walking evaluator over the parsed CEL AST (the cel-go compatible one @bufbuild/cel produces) that
 // counts the reference's runtime cost as it goes: identifiers and field selections 1, constants 0, list
-// literals 10, map literals 30, each call what its function charges for its actual arguments, and every
+// literals 40 (spec §8), map literals 30, each call what its function charges for its actual arguments, and every
 // comprehension step its own nodes. Going over the limit halts the evaluation (CostLimitError). Functions
 // and operators come from @bufbuild/cel's environment; the evaluator adds short-circuit logic, selection,
 // indexing, literals and comprehensions, and hands names it does not know (type names) to @bufbuild/cel.
@@ -20,7 +20,8 @@ type Scope = Record<string, CelValue>;
 type Value = CelValue | CelError;
 
 const err = (message: string, id: bigint) => celError(message, id);
-const listBase = 10, mapBase = 30, structBase = 40;
+/** spec §8: a list literal's base cost is 40 (cel-go's own estimator uses 10); map and message literals as the reference */
+export const listBase = 40, mapBase = 30, structBase = 40;
 
 export function evaluate(env: CelEnv, root: Expr, vars: Scope, meter: CostMeter): Value {
   const fallbacks = new WeakMap<Expr, (ctx: Scope) => Value>();
