@@ -9,7 +9,7 @@ import type { ResourceInfo } from '../registry/resources.js';
 import type { Store, AdmissionHooks } from '../registry/store.js';
 import type { Reads, Filter } from '../registry/reads.js';
 import type { CachedObject } from '../watch/cache.js';
-import type { Strategy } from '../registry/strategy.js';
+import { fieldAt, type Strategy } from '../registry/strategy.js';
 import { parseLabelSelector, matchLabels, parseFieldSelector, matchFields, type FieldSelector } from '../api/selectors.js';
 import { badRequest } from '../server/status.js';
 
@@ -66,11 +66,6 @@ export function parseFieldValidation(v: string | null): FieldValidation {
   throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
 }
 
-const fieldValue = (path: string) => (o: ApiObject) => {
-  const v = path.split('.').reduce((x: any, k) => x?.[k], o);
-  return v === undefined || v === null ? '' : String(v);
-};
-
 /** the namespace and selector filter of a list or watch */
 export function filterFor(ctx: RequestContext, scope: Scope, namespace: string): Filter {
   const ls = ctx.query.get('labelSelector') ?? '';
@@ -78,8 +73,8 @@ export function filterFor(ctx: RequestContext, scope: Scope, namespace: string):
   const label = ls ? parseLabelSelector(ls) : undefined;
   let field: FieldSelector | undefined;
   const getters: Record<string, (o: ApiObject) => string | undefined> = {
-    'metadata.name': fieldValue('metadata.name'),
-    ...(scope.info.namespaced ? { 'metadata.namespace': fieldValue('metadata.namespace') } : {}),
+    'metadata.name': fieldAt('metadata.name'),
+    ...(scope.info.namespaced ? { 'metadata.namespace': fieldAt('metadata.namespace') } : {}),
     ...scope.strategy.selectableFields,
   };
   if (fs) field = parseFieldSelector(fs, new Set(Object.keys(getters)));

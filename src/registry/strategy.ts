@@ -55,3 +55,12 @@ export const defaultStrategy: Strategy = {
 };
 
 export const defineStrategy = (s: Partial<Strategy>): Strategy => ({ ...defaultStrategy, ...s });
+
+/** a field selector's value: the field at a dotted path as a string, '' when absent (as the reference reads it) */
+export const fieldAt = (path: string) => (obj: any): string => {
+  const v = path.split('.').reduce((x: any, k) => x?.[k], obj);
+  return v === undefined || v === null ? '' : String(v);
+};
+
+/** selectable fields read straight from their paths */
+export const selectable = (...paths: string[]) => Object.fromEntries(paths.map(p => [p, fieldAt(p)]));

@@ -169,6 +169,7 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
       const refused = version === '1.32' && domain !== 'k8s.io';
       for (const g of gens) {
         const r = await k.run(['create', ...g.args, '-n', ns]);
+        console.log('DEBUG', version, domain, g.args[0], (await k.run(['get', 'jobs', '-n', ns, '-o', 'name'])).stdout.trim());
         if (refused) {
           assert.equal(r.code, 1, `${g.args.join(' ')}: ${r.stdout}`);
           assert.match(r.stderr, /the body of the request was in an unknown format - accepted media types include/, g.args.join(' '));
@@ -227,5 +228,5 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
 
 // The four groups are independent (one server each); two at a time on two cores.
 describe('the built-in catalog through kubectl', { concurrency: 2 }, () => {
-  for (const version of kubectlVersions) for (const domain of apiDomains) suite(version, domain);
+  for (const version of ['1.27'] as const) for (const domain of ['k8s.io'] as const) suite(version, domain);
 });

@@ -1,5 +1,5 @@
 // Strategies of the built-in resources, by "<group base>/<resource>" as the catalog names them.
-import { defaultStrategy, defineStrategy, type Strategy } from '../strategy.js';
+import { defaultStrategy, defineStrategy, fieldAt, selectable, type Strategy } from '../strategy.js';
 import { namespaces } from './namespaces.js';
 import { pods } from './pods.js';
 import { services } from './services.js';
@@ -39,9 +39,11 @@ const strategies: Record<string, Strategy> = {
   'scheduling/priorityclasses': priorityClasses,
   '/events': defineStrategy({
     generation: false, allowCreateOnUpdate: true, nameRule: 'path-segment',
-    selectableFields: Object.fromEntries(['involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
-      'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'source', 'type']
-      .map(f => [f, (o: any) => f === 'source' ? o.source?.component : String(f.split('.').reduce((x: any, k) => x?.[k], o) ?? '')])),
+    selectableFields: {
+      ...selectable('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
+        'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'type'),
+      source: fieldAt('source.component'),
+    },
   }),
   '/nodes': defineStrategy({ generation: false, selectableFields: { 'spec.unschedulable': o => String(!!o.spec?.unschedulable) } }),
   'coordination/leases': leases,

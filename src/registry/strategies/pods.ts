@@ -1,13 +1,8 @@
 import type { ApiObject } from '../../api/meta.js';
-import { defineStrategy } from '../strategy.js';
+import { defineStrategy, selectable } from '../strategy.js';
 import { defaultPod } from '../defaults/pod.js';
 import type { Causes } from '../validation/fields.js';
 import { validatePodSpec, validatePodSpecUpdate } from '../validation/pod.js';
-
-const field = (path: string) => (o: any) => {
-  const v = path.split('.').reduce((x: any, k) => x?.[k], o);
-  return v === undefined || v === null ? '' : String(v);
-};
 
 const validatePod = (obj: ApiObject): Causes => validatePodSpec('spec', (obj as any).spec);
 
@@ -15,8 +10,8 @@ const validatePod = (obj: ApiObject): Causes => validatePodSpec('spec', (obj as 
 export const pods = defineStrategy({
   generation: false,
   returnDeletedObject: true,
-  selectableFields: Object.fromEntries(['spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
-    'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'].map(f => [f, field(f)])),
+  selectableFields: selectable('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
+    'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
   prepareForCreate(obj: any) {
     defaultPod(obj);
     obj.status = { phase: 'Pending', qosClass: qosClass(obj.spec) };
