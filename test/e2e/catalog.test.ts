@@ -13,8 +13,11 @@ import {
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
 import type { ApiDomain } from '../../src/api/naming.js';
 
-/** a kubectl generator command, the `resource/name` it makes, and a check of what reads back */
-interface Generator { args: string[]; object: string; check(o: any): void }
+/**
+ * a kubectl generator command, the `resource/name` it makes, and a check of what reads back; `path` is the
+ * typed client's collection when its group is named under the domain (kubectl compiles `<group>.k8s.io` in)
+ */
+interface Generator { args: string[]; object: string; path?: string; check(o: any): void }
 
 function generators(ns: string, certDir: string): Generator[] {
   const { certPem, keyPem } = createCertificateAuthority('web.example.com', 3600);
@@ -53,18 +56,22 @@ function generators(ns: string, certDir: string): Generator[] {
     },
     {
       args: ['role', 'gen-role', '--verb=get,list', '--resource=pods'], object: 'role/gen-role',
+      path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/roles`,
       check: (o) => assert.deepEqual(o.rules, [{ apiGroups: [''], resources: ['pods'], verbs: ['get', 'list'] }]),
     },
     {
       args: ['rolebinding', 'gen-rb', '--role=gen-role', '--user=alice'], object: 'rolebinding/gen-rb',
+      path: `/apis/rbac.authorization.k8s.io/v1/namespaces/${ns}/rolebindings`,
       check: (o) => { assert.equal(o.roleRef.name, 'gen-role'); assert.equal(o.subjects[0].name, 'alice'); },
     },
     {
       args: ['clusterrole', `${ns}-cr`, '--verb=get', '--resource=nodes'], object: `clusterrole/${ns}-cr`,
+      path: `/apis/rbac.authorization.k8s.io/v1/clusterroles`,
       check: (o) => assert.deepEqual(o.rules[0].resources, ['nodes']),
     },
     {
       args: ['clusterrolebinding', `${ns}-crb`, `--clusterrole=${ns}-cr`, '--group=readers'], object: `clusterrolebinding/${ns}-crb`,
+      path: `/apis/rbac.authorization.k8s.io/v1/clusterrolebindings`,
       check: (o) => { assert.equal(o.roleRef.kind, 'ClusterRole'); assert.equal(o.subjects[0].kind, 'Group'); },
     },
     {
@@ -94,6 +101,7 @@ function generators(ns: string, certDir: string): Generator[] {
     { args: ['quota', 'gen-quota', '--hard=pods=10,cpu=2'], object: 'resourcequota/gen-quota', check: (o) => assert.deepEqual(o.spec.hard, { pods: '10', cpu: '2' }) },
     {
       args: ['priorityclass', `${ns}-pc`, '--value=1000', '--description=gen'], object: `priorityclass/${ns}-pc`,
+      path: `/apis/scheduling.k8s.io/v1/priorityclasses`,
       check: (o) => { assert.equal(o.value, 1000); assert.equal(o.preemptionPolicy, 'PreemptLowerPriority'); },
     },
     {
@@ -102,6 +110,7 @@ function generators(ns: string, certDir: string): Generator[] {
     },
     {
       args: ['ingress', 'gen-ing', '--rule=shop.example.com/api*=gen-cip:80'], object: 'ingress/gen-ing',
+      path: `/apis/networking.k8s.io/v1/namespaces/${ns}/ingresses`,
       check: (o) => {
         const path = o.spec.rules[0].http.paths[0];
         assert.equal(o.spec.rules[0].host, 'shop.example.com');
@@ -161,36 +170,37 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
       }
     });
 
-    test(`every kubectl create <generator> ${version === '1.32' && domain !== 'k8s.io' ? 'is refused with 415 and stores nothing' : 'succeeds and reads back'}`, async () => {
+    // In cluster.io mode the typed clients of `<group>.k8s.io` groups post to paths this server does not serve (404),
+    // and kubectl 1.32 posts protobuf with the reference media type, which only a k8s.io server takes (415).
+    test('every kubectl create <generator>: created and read back, or refused as the client predicts, storing nothing', async () => {
       const ns = 'gen';
       await k.ok(['create', '-f', k.manifest('gen-ns.yaml', [namespaceManifest(ns)])]);
       const gens = generators(ns, k.server.dataDir);
-      // kubectl 1.32 posts protobuf with the reference media type: only a k8s.io server takes it
-      const refused = version === '1.32' && domain !== 'k8s.io';
+      const outcome = (g: Generator) =>
+        domain === 'k8s.io' ? 'created' : g.path ? 'not found' : version === '1.32' ? 'unsupported media type' : 'created';
       for (const g of gens) {
-        const r = await k.run(['create', ...g.args, '-n', ns]);
-        console.log('DEBUG', version, domain, g.args[0], (await k.run(['get', 'jobs', '-n', ns, '-o', 'name'])).stdout.trim());
-        if (refused) {
-          assert.equal(r.code, 1, `${g.args.join(' ')}: ${r.stdout}`);
-          assert.match(r.stderr, /the body of the request was in an unknown format - accepted media types include/, g.args.join(' '));
-        } else {
-          assert.equal(r.code, 0, `${g.args.join(' ')}: ${r.stderr}`);
-          assert.match(r.stdout.trim(), new RegExp(`^\\S+/${g.object.split('/')[1]} created$`));
+        const r = await k.run(['create', '-n', ns, ...g.args]);
+        const what = `${g.args.join(' ')}: ${r.stderr}${r.stdout}`;
+        switch (outcome(g)) {
+          case 'created':
+            assert.equal(r.code, 0, what);
+            assert.match(r.stdout.trim(), new RegExp(`^\\S+/${g.object.split('/')[1]} created$`), what);
+            break;
+          case 'not found':
+            assert.equal(r.code, 1, what);
+            assert.ok(r.stderr.trim().endsWith(`the server could not find the requested resource (${g.path})`), what);
+            break;
+          default:
+            assert.equal(r.code, 1, what);
+            assert.match(r.stderr, /the body of the request was in an unknown format - accepted media types include/, what);
         }
       }
       const got = await k.run(['get', ...gens.map((g) => g.object), '-n', ns, '-o', 'json', '--ignore-not-found']);
       assert.equal(got.code, 0, got.stderr);
       const items: any[] = got.stdout.trim() === '' ? [] : JSON.parse(got.stdout).items;
-      if (refused) {
-        assert.deepEqual(items.map((o) => `${o.kind}/${o.metadata.name}`), []);
-        return;
-      }
-      assert.equal(items.length, gens.length, items.map((o) => `${o.kind}/${o.metadata.name}`).join(', '));
-      gens.forEach((g, i) => {
-        const o = items[i];
-        assert.equal(o.metadata.name, g.object.split('/')[1]);
-        g.check(o);
-      });
+      const made = gens.filter((g) => outcome(g) === 'created');
+      assert.deepEqual(items.map((o) => o.metadata.name), made.map((g) => g.object.split('/')[1]));
+      made.forEach((g, i) => g.check(items[i]));
     });
 
     test('apply -f of a Deployment, Service, ConfigMap, Role and RoleBinding, twice: the second time unchanged', async () => {
@@ -228,5 +238,5 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
 
 // The four groups are independent (one server each); two at a time on two cores.
 describe('the built-in catalog through kubectl', { concurrency: 2 }, () => {
-  for (const version of ['1.27'] as const) for (const domain of ['k8s.io'] as const) suite(version, domain);
+  for (const version of kubectlVersions) for (const domain of apiDomains) suite(version, domain);
 });

@@ -1,9 +1,10 @@
 // The KV contract on etcd v3: a near 1:1 mapping onto etcd's own MVCC store.
-// Writes are transactions guarded on the key's revisions; watches are raw gRPC watch
+// Writes are transactions guarded on the key's revisions, sent on a lean gRPC path of their own
+// (unary.ts, txn-wire.ts); reads go through the etcd3 client; watches are raw gRPC watch
 // streams so the compact revision etcd reports is not lost and a resumed stream starts
 // exactly after the last delivered event.
 import {
-  ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCInvalidArgumentError,
+  castGrpcError, ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCInvalidArgumentError,
   GRPCUnavailableError,
   type IDuplexStream, type IKeyValue, type IRangeRequest, type IWatchRequest, type IWatchResponse, type IOptions,
 } from 'etcd3';
@@ -12,6 +13,8 @@ import {
   type GetResult, type KeyValue, type KV, type ListOptions, type ListResult, type Revision, type Watch,
   type WatchEvent, type WatchHandler, type WatchOptions, type WriteResult,
 } from '../types.js';
+import { decodeTxnResponse, encodeCreate, encodeDelete, encodeUpdate, TXN_PATH, type TxnReply, type WireKeyValue } from './txn-wire.js';
+import { openUnaryChannel } from './unary.js';
 
 export interface EtcdKVOptions {
   endpoints: string[];
@@ -27,6 +30,9 @@ const EMPTY = Buffer.alloc(0);
 /** the lowest key: etcd rejects a range that starts at the empty key */
 const FIRST_KEY = Buffer.from([0]);
 const REQUEST_TIMEOUT_MS = 60_000;
+// Pings find a dead connection under an idle watch stream or a stalled write (etcd allows one every 5 s).
+const KEEPALIVE_MS = 30_000;
+const KEEPALIVE_TIMEOUT_MS = 10_000;
 const WATCH_RETRY_MIN_MS = 100;
 const WATCH_RETRY_MAX_MS = 2000;
 
@@ -47,9 +53,8 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
       // Lists of many objects and large values exceed gRPC's default 4 MiB message cap.
       'grpc.max_receive_message_length': -1,
       'grpc.max_send_message_length': -1,
-      // Pings find a dead connection under an idle watch stream (etcd allows one every 5 s).
-      'grpc.keepalive_time_ms': 30_000,
-      'grpc.keepalive_timeout_ms': 10_000,
+      'grpc.keepalive_time_ms': KEEPALIVE_MS,
+      'grpc.keepalive_timeout_ms': KEEPALIVE_TIMEOUT_MS,
     },
     // A request to a server that stopped answering fails instead of hanging; watch streams stay open.
     defaultCallOptions: context => context.isStream ? {} : { deadline: Date.now() + REQUEST_TIMEOUT_MS },
@@ -64,11 +69,22 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   // KEY_END so that no list or watch under the prefix ever sees it.
   const compactKey = Buffer.concat([root, KEY_END, Buffer.from('compact_rev_key')]);
 
+  // The guarded writes, most of the traffic, skip the etcd3 client's generic layers.
+  const writes = openUnaryChannel(endpoints, {
+    deadlineMs: REQUEST_TIMEOUT_MS, keepaliveMs: KEEPALIVE_MS, keepaliveTimeoutMs: KEEPALIVE_TIMEOUT_MS,
+  });
+
   const toKeyValue = (kv: IKeyValue): KeyValue => ({
     key: kv.key.subarray(root.length).toString('utf8'),
     value: kv.value,
     createRevision: Number(kv.create_revision),
     modRevision: Number(kv.mod_revision),
+  });
+  const fromWire = (kv: WireKeyValue): KeyValue => ({
+    key: kv.key.subarray(root.length).toString('utf8'),
+    value: kv.value,
+    createRevision: kv.createRevision,
+    modRevision: kv.modRevision,
   });
 
   const unavailable = (err: Error) =>
@@ -86,6 +102,16 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     } catch (err) {
       throw toStorageError(err);
     }
+  };
+
+  const txn = async (request: Buffer): Promise<TxnReply> => {
+    let reply: Buffer;
+    try {
+      reply = await writes.call(TXN_PATH, request);
+    } catch (err) {
+      throw toStorageError(castGrpcError(err as Error));
+    }
+    return decodeTxnResponse(reply);
   };
 
   const compactedRevision = async (): Promise<Revision> => {
@@ -120,6 +146,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     await currentRevision(dialTimeoutMs);
   } catch (err) {
     client.close();
+    writes.close();
     // Whatever went wrong, say which etcd could not be reached.
     throw isStorageError(err, 'Unavailable') ? err : unavailable(err as Error);
   }
@@ -151,45 +178,23 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     },
 
     async create(key, value): Promise<WriteResult> {
-      const k = fullKey(key);
-      const res = await call(() => client.kv.txn({
-        compare: [{ key: k, target: 'Create', result: 'Equal', create_revision: 0 }],
-        success: [{ request_put: { key: k, value: asBuffer(value) } }],
-      }));
+      const res = await txn(encodeCreate(fullKey(key), asBuffer(value)));
       if (!res.succeeded) throw keyExists(key);
-      const revision = Number(res.header.revision);
-      return { kv: { key, value, createRevision: revision, modRevision: revision }, revision };
+      return { kv: { key, value, createRevision: res.revision, modRevision: res.revision }, revision: res.revision };
     },
 
     async update(key, value, expectedModRevision): Promise<WriteResult> {
-      const k = fullKey(key);
-      const res = await call(() => client.kv.txn({
-        // The key must exist: etcd compares a missing key's mod revision as 0.
-        compare: [
-          { key: k, target: 'Create', result: 'Greater', create_revision: 0 },
-          { key: k, target: 'Mod', result: 'Equal', mod_revision: expectedModRevision },
-        ],
-        success: [{ request_put: { key: k, value: asBuffer(value), prev_kv: true } }],
-        failure: [{ request_range: { key: k } }],
-      }));
-      if (!res.succeeded) throw failedGuard(key, res.responses[0].response_range.kvs);
-      const revision = Number(res.header.revision);
-      const createRevision = Number(res.responses[0].response_put.prev_kv.create_revision);
-      return { kv: { key, value, createRevision, modRevision: revision }, revision };
+      // The key must exist (etcd compares a missing key's mod revision as 0) at expectedModRevision;
+      // a failed guard reads the key in the same transaction.
+      const res = await txn(encodeUpdate(fullKey(key), asBuffer(value), expectedModRevision));
+      if (!res.succeeded) throw failedGuard(key, res.kvs.map(fromWire));
+      return { kv: { key, value, createRevision: res.kvs[0].createRevision, modRevision: res.revision }, revision: res.revision };
     },
 
     async delete(key, expectedModRevision): Promise<WriteResult> {
-      const k = fullKey(key);
-      const res = await call(() => client.kv.txn({
-        compare: [
-          { key: k, target: 'Create', result: 'Greater', create_revision: 0 },
-          ...expectedModRevision === undefined ? [] : [{ key: k, target: 'Mod' as const, result: 'Equal' as const, mod_revision: expectedModRevision }],
-        ],
-        success: [{ request_delete_range: { key: k, prev_kv: true } }],
-        failure: [{ request_range: { key: k } }],
-      }));
-      if (!res.succeeded) throw failedGuard(key, res.responses[0].response_range.kvs);
-      return { kv: toKeyValue(res.responses[0].response_delete_range.prev_kvs[0]), revision: Number(res.header.revision) };
+      const res = await txn(encodeDelete(fullKey(key), expectedModRevision));
+      if (!res.succeeded) throw failedGuard(key, res.kvs.map(fromWire));
+      return { kv: fromWire(res.kvs[0]), revision: res.revision };
     },
 
     watch(keyPrefix: string, opts: WatchOptions, handler: WatchHandler): Watch {
@@ -238,6 +243,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
       for (const stop of watches) stop();
       watches.clear();
       client.close();
+      writes.close();
     },
   };
 }
@@ -247,12 +253,8 @@ function asBuffer(value: Uint8Array): Buffer {
 }
 
 /** why a guarded write failed, from the key's current state read in the same transaction */
-function failedGuard(key: string, current: IKeyValue[]): StorageError {
-  if (current.length === 0) return notFound(key);
-  const kv = current[0];
-  return conflict(key, {
-    key, value: kv.value, createRevision: Number(kv.create_revision), modRevision: Number(kv.mod_revision),
-  });
+function failedGuard(key: string, current: KeyValue[]): StorageError {
+  return current.length === 0 ? notFound(key) : conflict(key, current[0]);
 }
 
 interface WatchRangeSpec {

@@ -1,0 +1,146 @@
+// A minimal gRPC client for unary calls, straight on node:http2. The guarded writes are most of
+// the storage's traffic, and on a machine where etcd and the server share the CPUs the general
+// gRPC client's per-call work (interceptors, retry buffering, call tracking) takes CPU etcd needs:
+// this path does only what one unary call needs. Calls are never retried, so a write whose reply
+// was lost is reported, not repeated. Errors are shaped as @grpc/grpc-js reports them.
+import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+
+export interface UnaryChannelOptions {
+  /** every call fails if its reply has not come after this long */
+  deadlineMs: number;
+  /** a ping is sent this often while calls are in flight, as gRPC keepalive does */
+  keepaliveMs: number;
+  /** a connection whose ping is not answered within this is dropped, failing its calls */
+  keepaliveTimeoutMs: number;
+}
+
+export interface UnaryChannel {
+  /** sends one serialized request to the method at path; resolves with the serialized reply */
+  call(path: string, message: Buffer): Promise<Buffer>;
+  close(): void;
+}
+
+/** a gRPC status error as @grpc/grpc-js shapes it: etcd3's castGrpcError understands these */
+export type StatusError = Error & { code: number; details: string };
+
+const UNKNOWN = 2;
+const DEADLINE_EXCEEDED = 4;
+const INTERNAL = 13;
+const UNAVAILABLE = 14;
+const STATUS_NAMES = [
+  'OK', 'CANCELLED', 'UNKNOWN', 'INVALID_ARGUMENT', 'DEADLINE_EXCEEDED', 'NOT_FOUND', 'ALREADY_EXISTS',
+  'PERMISSION_DENIED', 'RESOURCE_EXHAUSTED', 'FAILED_PRECONDITION', 'ABORTED', 'OUT_OF_RANGE', 'UNIMPLEMENTED',
+  'INTERNAL', 'UNAVAILABLE', 'DATA_LOSS', 'UNAUTHENTICATED',
+];
+
+export function statusError(code: number, details: string): StatusError {
+  return Object.assign(new Error(`${code} ${STATUS_NAMES[code] ?? 'UNKNOWN'}: ${details}`), { code, details });
+}
+
+/** the 5-byte gRPC message prefix: not compressed, then the length */
+const PREFIX_BYTES = 5;
+
+/**
+ * One HTTP/2 connection at a time, to one endpoint; a connection that fails is dropped and the
+ * next call connects to the next endpoint in turn.
+ */
+export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions): UnaryChannel {
+  const urls = endpoints.map(e => /^https?:\/\//.test(e) ? e : `http://${e}`);
+  const timeoutHeader = `${Math.ceil(opts.deadlineMs / 1000)}S`;
+  let next = 0;
+  let session: ClientHttp2Session | undefined;
+  let inFlight = 0;
+  let closed = false;
+
+  const open = (): ClientHttp2Session => {
+    const url = urls[next];
+    next = (next + 1) % urls.length;
+    const s = connect(url);
+    const drop = () => {
+      clearInterval(keepalive);
+      if (session === s) session = undefined;
+    };
+    // Unanswered pings mean a dead peer; pinging only while calls are in flight, as etcd's
+    // keepalive policy wants.
+    const keepalive = setInterval(() => {
+      if (inFlight === 0 || s.destroyed) return;
+      const timer = setTimeout(() => s.destroy(new Error(`keepalive ping to ${url} not answered`)), opts.keepaliveTimeoutMs);
+      timer.unref();
+      if (!s.ping(() => clearTimeout(timer))) clearTimeout(timer);
+    }, opts.keepaliveMs);
+    keepalive.unref();
+    // A connection error fails the calls on it; the session's own error event needs a listener.
+    s.on('error', drop).on('goaway', drop).on('close', drop);
+    s.unref();
+    return s;
+  };
+
+  const call = (path: string, message: Buffer) => new Promise<Buffer>((resolve, reject) => {
+    if (closed) {
+      reject(statusError(UNAVAILABLE, 'the channel is closed'));
+      return;
+    }
+    const s = session ??= open();
+    const frame = Buffer.allocUnsafe(PREFIX_BYTES + message.length);
+    frame[0] = 0;
+    frame.writeUInt32BE(message.length, 1);
+    message.copy(frame, PREFIX_BYTES);
+
+    let stream;
+    try {
+      stream = s.request({
+        ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': timeoutHeader,
+      });
+    } catch (err) {
+      // A session that is closing refuses new streams before it emits close.
+      if (session === s) session = undefined;
+      reject(statusError(UNAVAILABLE, (err as Error).message));
+      return;
+    }
+    if (inFlight++ === 0) s.ref();
+    const chunks: Buffer[] = [];
+    let status: IncomingHttpHeaders | undefined;
+    let failure: StatusError | undefined;
+    stream.on('response', headers => { if (headers['grpc-status'] !== undefined) status = headers; });
+    stream.on('trailers', trailers => { status = trailers; });
+    stream.on('data', (chunk: Buffer) => { chunks.push(chunk); });
+    stream.on('error', err => { failure ??= statusError(UNAVAILABLE, err.message); });
+    stream.setTimeout(opts.deadlineMs, () => {
+      failure ??= statusError(DEADLINE_EXCEEDED, 'Deadline exceeded');
+      stream.close(constants.NGHTTP2_CANCEL);
+    });
+    stream.on('close', () => {
+      if (--inFlight === 0 && !s.destroyed) s.unref();
+      if (failure) return reject(failure);
+      if (!status) return reject(statusError(UNAVAILABLE, `stream closed without a status (HTTP/2 code ${stream.rstCode})`));
+      const code = Number(status['grpc-status']);
+      if (code !== 0) return reject(statusError(Number.isInteger(code) ? code : UNKNOWN, grpcMessage(status)));
+      const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+      if (body.length < PREFIX_BYTES || body[0] !== 0 || body.readUInt32BE(1) !== body.length - PREFIX_BYTES) {
+        return reject(statusError(INTERNAL, 'the reply is not one uncompressed gRPC message'));
+      }
+      resolve(body.subarray(PREFIX_BYTES));
+    });
+    stream.end(frame);
+  });
+
+  return {
+    call,
+    close() {
+      closed = true;
+      session?.destroy();
+      session = undefined;
+    },
+  };
+}
+
+/** grpc-message is percent-encoded */
+function grpcMessage(status: IncomingHttpHeaders): string {
+  const raw = status['grpc-message'];
+  const text = Array.isArray(raw) ? raw.join(',') : raw ?? '';
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
