@@ -64,7 +64,7 @@ function writeOptions(ctx: RequestContext, scope: Scope, options: string): Write
   const given = ctx.query.get('fieldManager');
   if (given !== null) checkFieldManager(scope, options, given);
   const name = given || managerFromUserAgent(String(ctx.headers['user-agent'] ?? ''));
-  return { dryRun, manager: { name, apiVersion: scope.info.apiVersion } };
+  return { dryRun, manager: { name, apiVersion: scope.info.apiVersion }, user: ctx.user };
 }
 
 function checkFieldManager(scope: Scope, options: string, manager: string) {
@@ -154,7 +154,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
       lastAppliedAnnotation: scope.names.lastAppliedAnnotations.find(a => current?.metadata.annotations?.[a] !== undefined) ?? scope.names.lastAppliedAnnotations[0],
     }, scope.info.schema);
     return checkKind(scope, object);
-  }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true });
+  }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true, user: ctx.user });
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
 }
 

@@ -34,6 +34,8 @@ export interface WriteOptions {
   dryRun: boolean;
   /** who writes, for metadata.managedFields; absent when the caller records ownership itself (server-side apply) */
   manager?: { name: string; apiVersion: string };
+  /** who makes the request, handed to the strategy */
+  user?: StrategyContext['user'];
 }
 
 export interface AdmissionHooks {
@@ -108,8 +110,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const storageApiVersion = info.group ? `${info.group}/${info.storageVersion}` : info.storageVersion;
   const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.version))[0] : obj);
   const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.storageVersion))[0] : obj);
-  const ctx = (): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
-    serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange });
+  const ctx = (user?: StrategyContext['user']): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
+    serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, user });
 
   const fail = (e: unknown, name: string): never => {
     if (e instanceof ApiError) throw e;
@@ -177,7 +179,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       delete m.deletionGracePeriodSeconds;
       if (strategy.generation) m.generation = 1; else delete m.generation;
       if (hasStatus && !strategy.prepareForCreate) delete (obj as { status?: unknown }).status;
-      await strategy.prepareForCreate?.(obj, ctx());
+      await strategy.prepareForCreate?.(obj, ctx(opts.user));
       recordOwnership(obj, undefined, '', opts);
       await admission.mutate('CREATE', obj, undefined);
       validate(obj);
@@ -233,7 +235,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
         if (!wanted && !strategy.allowUnconditionalUpdate)
           throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
-        const shaped = await shapeUpdate(next, old, subresource);
+        const shaped = await shapeUpdate(next, old, subresource, opts.user);
         recordOwnership(shaped, old, subresource, opts);
         await admission.mutate('UPDATE', shaped, old);
         validate(shaped, old, subresource);
@@ -316,7 +318,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   };
 
   /** the rules that hold for every update: system metadata kept, status and the rest each changed only through their own path */
-  async function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string): Promise<ApiObject> {
+  async function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string, user?: StrategyContext['user']): Promise<ApiObject> {
     type WithStatus = ApiObject & { status?: unknown };
     const fields = subresourceFields[subresource];
     if (fields) {
@@ -344,7 +346,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       if (added.length) throw invalid(info.group, info.kind, old.metadata.name ?? '', [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers',
         message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
     }
-    if (!fields) await strategy.prepareForUpdate?.(next, old, ctx());
+    if (!fields) await strategy.prepareForUpdate?.(next, old, ctx(user));
     if (strategy.generation && !fields && withoutMeta(next) !== withoutMeta(old))
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     return next;

@@ -18,6 +18,8 @@ export interface StrategyContext {
   serviceClusterIpRanges?: string[];
   /** --service-node-port-range */
   serviceNodePortRange?: PortRange;
+  /** who makes the request, for strategies that record the requester (CertificateSigningRequests) */
+  user?: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
 }
 
 export interface Strategy {

@@ -11,6 +11,11 @@ import {
 } from './others.js';
 import { customResourceDefinitions } from '../crd/crd-strategy.js';
 import { mutatingWebhookConfigurations, validatingWebhookConfigurations } from './webhook-configurations.js';
+import { certificateSigningRequests } from './certificates.js';
+import { csiDrivers, volumeAttachments } from './storage.js';
+import { runtimeClasses } from './node.js';
+import { eventsV1 } from './events.js';
+import { apiServices } from './apiservices.js';
 
 const strategies: Record<string, Strategy> = {
   '/namespaces': namespaces,
@@ -54,7 +59,12 @@ const strategies: Record<string, Strategy> = {
   'apiextensions/customresourcedefinitions': customResourceDefinitions,
   'admissionregistration/mutatingwebhookconfigurations': mutatingWebhookConfigurations,
   'admissionregistration/validatingwebhookconfigurations': validatingWebhookConfigurations,
-  'certificates/certificatesigningrequests': defineStrategy({ selectableFields: { 'spec.signerName': o => o.spec?.signerName } }),
+  'certificates/certificatesigningrequests': certificateSigningRequests,
+  'storage/csidrivers': csiDrivers,
+  'storage/volumeattachments': volumeAttachments,
+  'node/runtimeclasses': runtimeClasses,
+  'events/events': eventsV1,
+  'apiregistration/apiservices': apiServices,
 };
 
 export function strategyFor(groupBase: string, resource: string): Strategy {

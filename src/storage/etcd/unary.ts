@@ -109,8 +109,10 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
       failure ??= statusError(DEADLINE_EXCEEDED, 'Deadline exceeded');
       stream.close(constants.NGHTTP2_CANCEL);
     });
-    stream.on('close', () => {
-      if (--inFlight === 0 && !s.destroyed) s.unref();
+    let settled = false;
+    const settle = () => {
+      if (settled) return;
+      settled = true;
       if (failure) return reject(failure);
       if (!status) return reject(statusError(UNAVAILABLE, `stream closed without a status (HTTP/2 code ${stream.rstCode})`));
       const code = Number(status['grpc-status']);
@@ -120,6 +122,17 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
         return reject(statusError(INTERNAL, 'the reply is not one uncompressed gRPC message'));
       }
       resolve(body.subarray(PREFIX_BYTES));
+    };
+    // The status ends the call even while the request is still being sent (etcd answers a
+    // request over its size limit at once and stops reading it): stop sending then.
+    stream.on('end', () => {
+      if (!status) return;
+      settle();
+      if (!stream.writableFinished) stream.close(constants.NGHTTP2_CANCEL);
+    });
+    stream.on('close', () => {
+      if (--inFlight === 0 && !s.destroyed) s.unref();
+      settle();
     });
     stream.end(frame);
   });

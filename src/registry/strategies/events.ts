@@ -1,0 +1,78 @@
+// events/v1 Events. The reference checks the newer shape strictly, but names fields as its internal (core) Event
+// does: regarding is `involvedObject`, note is `message`, the deprecated* fields lose their prefix.
+import { apiDomains, naming } from '../../api/naming.js';
+import { defineStrategy } from '../strategy.js';
+import { type Causes, immutable, invalid, qualifiedName, required, dnsSubdomain } from '../validation/fields.js';
+
+const limits = { reportingInstance: 128, action: 128, reason: 128 };
+const noteLimit = 1024;
+/** events about cluster-scoped objects live in `default` or the system namespace (every API domain's spelling: validation has no server names) */
+const eventHomes = ['default', ...apiDomains.map(d => naming(d).systemNamespace)];
+
+/** the checks every event passes, whichever version wrote it */
+function legacy(e: any, systemNamespace: boolean): Causes {
+  const out: Causes = [];
+  const regardingNs = e.regarding?.namespace ?? '';
+  const ns = e.metadata?.namespace ?? '';
+  if (!e.eventTime) {
+    if (regardingNs ? ns !== regardingNs : ns !== '' && ns !== 'default')
+      out.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
+  } else {
+    if (!regardingNs && !systemNamespace) out.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
+    const controller = e.reportingController ?? '';
+    if (!controller) out.push(required('reportingController'));
+    out.push(...qualifiedName('reportingController', controller));
+    for (const [f, max] of Object.entries(limits)) {
+      const v = String(e[f] ?? '');
+      if (!v) out.push(required(f));
+      if (v.length > max) out.push(invalid(f, '', `can have at most ${max} characters`));
+    }
+    if (String(e.note ?? '').length > noteLimit) out.push(invalid('message', '', `can have at most ${noteLimit} characters`));
+  }
+  out.push(...dnsSubdomain('namespace', ns));
+  return out;
+}
+
+function series(e: any): Causes {
+  if (!e.series) return [];
+  const out: Causes = [];
+  if (!(e.series.count >= 2)) out.push(invalid('series.count', '', 'should be at least 2'));
+  if (!e.series.lastObservedTime) out.push(required('series.lastObservedTime'));
+  return out;
+}
+
+function validateEvent(e: any): Causes {
+  const out = legacy(e, isSystemNamespace(e));
+  out.push(...series(e));
+  if (!e.eventTime) out.push(required('eventTime'));
+  if (e.type !== 'Normal' && e.type !== 'Warning') out.push(invalid('type', '', `has invalid value: ${e.type ?? ''}`));
+  const unset: Array<[string, boolean]> = [
+    ['firstTimestamp', !!e.deprecatedFirstTimestamp], ['lastTimestamp', !!e.deprecatedLastTimestamp], ['count', !!e.deprecatedCount],
+    ['source', !!(e.deprecatedSource?.component || e.deprecatedSource?.host)],
+  ];
+  for (const [f, set] of unset) if (set) out.push(invalid(f, '', 'needs to be unset'));
+  return out;
+}
+
+/** the internal field each events/v1 field is reported under, for the fields that never change */
+const fixedFields: Array<[string, string]> = [
+  ['regarding', 'involvedObject'], ['reason', 'reason'], ['note', 'message'], ['deprecatedSource', 'source'],
+  ['deprecatedFirstTimestamp', 'firstTimestamp'], ['deprecatedLastTimestamp', 'lastTimestamp'], ['deprecatedCount', 'count'],
+  ['type', 'type'], ['eventTime', 'eventTime'], ['action', 'action'], ['related', 'related'],
+  ['reportingController', 'reportingController'], ['reportingInstance', 'reportingInstance'],
+];
+
+function validateEventUpdate(e: any, old: any): Causes {
+  const out = legacy(e, isSystemNamespace(e));
+  if (JSON.stringify(e.series ?? null) !== JSON.stringify(old.series ?? null)) out.push(...series(e));
+  for (const [f, at] of fixedFields) out.push(...immutable(at, e[f], old[f]));
+  return out;
+}
+
+const isSystemNamespace = (e: any) => eventHomes.includes(e.metadata?.namespace);
+
+export const eventsV1 = defineStrategy({
+  generation: false, allowCreateOnUpdate: true,
+  validate: validateEvent,
+  validateUpdate: validateEventUpdate,
+});
