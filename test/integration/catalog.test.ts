@@ -39,7 +39,8 @@ const kinds = (ns: string): Array<{ path: string; body: Record<string, unknown>;
     { path: `${n('/api/v1')}/persistentvolumeclaims`, body: { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }, status: { phase: 'Bound', capacity: { storage: '1Gi' } } },
     { path: '/api/v1/persistentvolumes', body: { spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/d' } } }, status: { phase: 'Available' } },
     { path: '/api/v1/nodes', body: { spec: { podCIDR: '10.244.0.0/24', taints: [{ key: 'k', effect: 'NoSchedule' }] } }, status: {
-      capacity: { cpu: '4', pods: '110' }, allocatable: { cpu: '4' }, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }],
+      // not Ready: the node keeps the not-ready taint it was registered with, so no controller write races the reads below
+      capacity: { cpu: '4', pods: '110' }, allocatable: { cpu: '4' }, conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady' }],
       addresses: [{ type: 'InternalIP', address: '10.0.0.1' }], daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: { machineID: 'm', systemUUID: 's', bootID: 'b', kernelVersion: '6', osImage: 'x', containerRuntimeVersion: 'c', kubeletVersion: 'v1.27.0', kubeProxyVersion: 'v1.27.0', operatingSystem: 'linux', architecture: 'amd64' },
       images: [{ names: ['nginx:1.25'], sizeBytes: 1000 }],
