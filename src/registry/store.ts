@@ -12,7 +12,7 @@ import type { Strategy, StrategyContext } from './strategy.js';
 import { validateObjectMeta } from './validation.js';
 import { updateManagedFields } from '../apply/managed-fields.js';
 import {
-  alreadyExists, badRequest, conflict, gone, internalError, invalid, notFound, ApiError,
+  alreadyExists, badRequest, conflict, gone, internalError, invalid, notFound, tooLarge, ApiError,
 } from '../server/status.js';
 
 export const encodeObject = (obj: ApiObject): Uint8Array => {
@@ -118,6 +118,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     if (isStorageError(e, 'KeyExists')) throw alreadyExists(info.group, info.resource, name);
     if (isStorageError(e, 'NotFound')) throw notFound(info.group, info.resource, name);
     if (isStorageError(e, 'Compacted')) throw gone(`too old resource version: ${e.message}`);
+    if (isStorageError(e, 'TooLarge')) throw tooLarge(e.message);
     if (isStorageError(e)) throw internalError(e.message);
     throw e;
   };

@@ -86,7 +86,7 @@ export interface KV {
   close(): Promise<void>;
 }
 
-export type StorageErrorCode = 'KeyExists' | 'Conflict' | 'NotFound' | 'Compacted' | 'FutureRevision' | 'Unavailable' | 'Invalid';
+export type StorageErrorCode = 'KeyExists' | 'Conflict' | 'NotFound' | 'Compacted' | 'FutureRevision' | 'Unavailable' | 'Invalid' | 'TooLarge';
 
 export class StorageError extends Error {
   constructor(

@@ -31,6 +31,16 @@ describe('etcd specifics', () => {
     assert.equal(got.kv!.modRevision, created.revision);
   });
 
+  test('a write over etcd\'s request limit fails at once with TooLarge, and the store goes on', async () => {
+    const value = new Uint8Array(17 * 1024 * 1024);   // the test etcd takes at most 16 MiB
+    const started = Date.now();
+    await assert.rejects(kv.create(`/huge/${randomBytes(4).toString('hex')}`, value), (e: unknown) => isStorageError(e, 'TooLarge'));
+    assert.ok(Date.now() - started < 10_000, 'it did not hang');
+    const key = `/after/${randomBytes(4).toString('hex')}`;
+    await kv.create(key, new Uint8Array([1]));
+    assert.equal((await kv.get(key)).kv?.value[0], 1);
+  });
+
   test('the prefix keeps stores apart and the compaction record out of lists', async () => {
     const other = await openEtcdKV({ endpoints: [etcd.endpoint], prefix: '/specifics-other' });
     try {

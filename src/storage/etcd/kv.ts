@@ -4,7 +4,7 @@
 // streams so the compact revision etcd reports is not lost and a resumed stream starts
 // exactly after the last delivered event.
 import {
-  castGrpcError, ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCInvalidArgumentError,
+  castGrpcError, ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCInvalidArgumentError, GRPCResourceExhastedError,
   GRPCUnavailableError,
   type IDuplexStream, type IKeyValue, type IRangeRequest, type IWatchRequest, type IWatchResponse, type IOptions,
 } from 'etcd3';
@@ -14,7 +14,7 @@ import {
   type WatchEvent, type WatchHandler, type WatchOptions, type WriteResult,
 } from '../types.js';
 import { decodeTxnResponse, encodeCreate, encodeDelete, encodeUpdate, TXN_PATH, type TxnReply, type WireKeyValue } from './txn-wire.js';
-import { openUnaryChannel } from './unary.js';
+import { openGrpcChannel, openUnaryChannel, type UnaryChannel } from './unary.js';
 
 export interface EtcdKVOptions {
   endpoints: string[];
@@ -29,6 +29,8 @@ const KEY_END = Buffer.from([0xff]);
 const EMPTY = Buffer.alloc(0);
 /** the lowest key: etcd rejects a range that starts at the empty key */
 const FIRST_KEY = Buffer.from([0]);
+/** requests larger than this take the grpc-js path (see openGrpcChannel) */
+const leanLimit = 1 << 20;
 const REQUEST_TIMEOUT_MS = 60_000;
 // Pings find a dead connection under an idle watch stream or a stalled write (etcd allows one every 5 s).
 const KEEPALIVE_MS = 30_000;
@@ -69,10 +71,11 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   // KEY_END so that no list or watch under the prefix ever sees it.
   const compactKey = Buffer.concat([root, KEY_END, Buffer.from('compact_rev_key')]);
 
-  // The guarded writes, most of the traffic, skip the etcd3 client's generic layers.
-  const writes = openUnaryChannel(endpoints, {
-    deadlineMs: REQUEST_TIMEOUT_MS, keepaliveMs: KEEPALIVE_MS, keepaliveTimeoutMs: KEEPALIVE_TIMEOUT_MS,
-  });
+  // The guarded writes, most of the traffic, skip the etcd3 client's generic layers; the rare request over
+  // leanLimit (near etcd's own request limit) goes through grpc-js, opened when first needed.
+  const writeOptions = { deadlineMs: REQUEST_TIMEOUT_MS, keepaliveMs: KEEPALIVE_MS, keepaliveTimeoutMs: KEEPALIVE_TIMEOUT_MS };
+  const writes = openUnaryChannel(endpoints, writeOptions);
+  let largeWrites: Promise<UnaryChannel> | undefined;
 
   const toKeyValue = (kv: IKeyValue): KeyValue => ({
     key: kv.key.subarray(root.length).toString('utf8'),
@@ -94,6 +97,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     if (err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError || err instanceof GRPCCancelledError
       || err instanceof ClientClosedError || err.name === 'BrokenCircuitError') return unavailable(err);
     if (err instanceof GRPCInvalidArgumentError) return new StorageError('Invalid', `etcd rejected the request: ${err.message}`);
+    if (err instanceof GRPCResourceExhastedError) return new StorageError('TooLarge', `etcd refused the request as too large: ${err.message}`);
     return err;
   };
   const call = async <T>(op: () => Promise<T>): Promise<T> => {
@@ -107,7 +111,8 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const txn = async (request: Buffer): Promise<TxnReply> => {
     let reply: Buffer;
     try {
-      reply = await writes.call(TXN_PATH, request);
+      reply = request.length > leanLimit ? await (largeWrites ??= openGrpcChannel(endpoints, writeOptions)).then(c => c.call(TXN_PATH, request))
+        : await writes.call(TXN_PATH, request);
     } catch (err) {
       throw toStorageError(castGrpcError(err as Error));
     }
@@ -147,6 +152,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   } catch (err) {
     client.close();
     writes.close();
+    void largeWrites?.then(c => c.close());
     // Whatever went wrong, say which etcd could not be reached.
     throw isStorageError(err, 'Unavailable') ? err : unavailable(err as Error);
   }
@@ -244,6 +250,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
       watches.clear();
       client.close();
       writes.close();
+    void largeWrites?.then(c => c.close());
     },
   };
 }
