@@ -29,6 +29,12 @@ async function main() {
   const options = o.runonce ? { ...o, clusterconfig: undefined } : o;
   if (o.runtime === 'remote') prepareHost(o.values['fail-swap-on'] as boolean, o.values['oom-score-adj'] as number);
 
+  // a stop asked for while the agent starts is carried out once it has started
+  let stop = (sig: string) => { requested = sig; };
+  let requested: string | undefined;
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+
   const agent = await runAgent(options, log).catch((e) => {
     process.stderr.write(`cluster-agent: ${(e as Error).message}\n`);
     process.exit(1);
@@ -61,7 +67,7 @@ async function main() {
   // the agent's own timers do not hold the process: it runs until it is told to stop
   const keepAlive = setInterval(() => {}, 3_600_000);
   let stopping = false;
-  const stop = (sig: string) => {
+  stop = (sig: string) => {
     clearInterval(keepAlive);
     if (stopping) process.exit(1);
     stopping = true;
@@ -71,8 +77,7 @@ async function main() {
       process.exit(1);
     });
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  if (requested) stop(requested);
 }
 
 /** The host checks of the reference agent: swap refused unless allowed; the agent's own OOM score. */
