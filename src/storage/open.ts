@@ -1,8 +1,7 @@
-// Opens the configured backend. The etcd client is loaded only when etcd is chosen.
+// Opens the configured backend. Each backend's code (SQLite's native module, the etcd client) loads only when chosen.
 import { mkdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { openMemoryKV } from './memory/kv.js';
-import { openSqliteKV } from './sqlite/kv.js';
 import { StorageError, type KV } from './types.js';
 
 export interface StorageOptions {
@@ -23,6 +22,7 @@ export async function openStorage(opts: StorageOptions): Promise<KV> {
     case 'sqlite': {
       if (!opts.dataDir) throw invalid('the sqlite storage backend needs a data directory');
       ensureDataDir(opts.dataDir);
+      const { openSqliteKV } = await import('./sqlite/kv.js');
       return openSqliteKV({ file: join(opts.dataDir, 'store.db') });
     }
     case 'etcd': {

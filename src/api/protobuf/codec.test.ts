@@ -7,6 +7,7 @@ import {
 } from './codec.js';
 import { protobufKindDefinitions, protobufMessages } from './fields.js';
 import { bytesField, varintField } from './wire.js';
+import { builtinResources } from '../../registry/catalog/index.js';
 
 /** the reference's names (what kubectl sends) and this project's own */
 const ref = naming(apiDomains.find((d) => d !== defaultApiDomain)!);
@@ -77,6 +78,22 @@ describe('kinds', () => {
     assert.equal(protobufKinds(own).size, protobufKindDefinitions.size);
   });
 
+  test('every built-in kind and its list have a protobuf form, but the alpha admission policies', () => {
+    // v1alpha1 ValidatingAdmissionPolicy(Binding) changed shape across releases; they stay JSON only
+    const jsonOnly = new Set(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    for (const names of [ref, own]) {
+      const kinds = protobufKinds(names);
+      for (const r of builtinResources) {
+        const group = !r.group ? '' : r.domainGroup ? names.group(r.group) : r.group;
+        for (const v of r.versions) {
+          const apiVersion = group ? `${group}/${v.name}` : v.name;
+          assert.equal(kinds.has(`${apiVersion}/${r.kind}`), !jsonOnly.has(r.kind), `${apiVersion} ${r.kind}`);
+          if (r.verbs.includes('list')) assert.equal(kinds.has(`${apiVersion}/${r.listKind}`), !jsonOnly.has(r.kind), `${apiVersion} ${r.listKind}`);
+        }
+      }
+    }
+  });
+
   test('every message the table names is defined', () => {
     for (const def of protobufMessages.values()) {
       for (const f of def.fields) {
@@ -129,7 +146,30 @@ describe('values', () => {
     assert.deepEqual(unknown, ['ConfigMap.#99']);
   });
 
+  test('schema unions and JSON values read as the reference writes them', () => {
+    const str = (n: number, v: string) => bytesField(n, Buffer.from(v));
+    const props = Buffer.concat([
+      bytesField(30, varintField(1, 1)), // additionalProperties: allows only
+      bytesField(33, Buffer.concat([varintField(1, 1), bytesField(2, str(5, 'string'))])), // additionalItems: allows and a schema
+      bytesField(24, Buffer.concat([bytesField(2, str(5, 'string')), bytesField(2, str(5, 'integer'))])), // items: an array
+      bytesField(32, Buffer.concat([str(1, 'a'), bytesField(2, Buffer.concat([str(2, 'b'), str(2, 'c')]))])), // dependencies[a]: strings
+      bytesField(8, str(1, '"x"')), bytesField(20, str(1, '1')), bytesField(20, str(1, 'null')), // default, enum
+    ]);
+    // spec.versions[0].schema.openAPIV3Schema
+    const raw = bytesField(2, bytesField(7, bytesField(4, bytesField(1, props))));
+    const crd = protobufToJson(raw, `${ref.group('apiextensions')}/v1`, 'CustomResourceDefinition') as any;
+    assert.deepEqual(crd.spec.versions[0].schema.openAPIV3Schema, {
+      default: 'x', enum: [1, null], items: [{ type: 'string' }, { type: 'integer' }], additionalProperties: true,
+      dependencies: { a: ['b', 'c'] }, additionalItems: { type: 'string' },
+    });
+  });
+
   test('JSON that does not fit the kind is refused', () => {
+    // fieldPath and reason of a validation rule come after 1.27
+    const crd = { spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { 'x-kubernetes-validations': [{ rule: 'true', fieldPath: '.a' }] } } }] } };
+    assert.throws(() => jsonToProtobuf(crd, `${ref.group('apiextensions')}/v1`, 'CustomResourceDefinition'), /x-kubernetes-validations\[0\]\.fieldPath: no protobuf field/);
+    const items = { spec: { versions: [{ name: 'v1', schema: { openAPIV3Schema: { items: 'x' } } }] } };
+    assert.throws(() => jsonToProtobuf(items, `${ref.group('apiextensions')}/v1`, 'CustomResourceDefinition'), /openAPIV3Schema\.items: expected an object/);
     assert.throws(() => jsonToProtobuf({ spec: { replicas: 'three' } }, 'apps/v1', 'Deployment'), /Deployment\.spec\.replicas: expected an integer/);
     assert.throws(() => jsonToProtobuf({ metadata: { creationTimestamp: 'yesterday' } }, 'v1', 'ConfigMap'), /not an RFC 3339 time/);
   });
@@ -207,6 +247,61 @@ const podSpec = {
   overhead: { cpu: '10m' },
   topologySpreadConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchExpressions: [{ key: 'app', operator: 'Exists' }] }, minDomains: 2, matchLabelKeys: ['pod-template-hash'] }],
   setHostnameAsFQDN: false, os: { name: 'linux' }, hostUsers: true, schedulingGates: [{ name: 'example.com/gate' }],
+};
+
+function flowcontrolFixtures(version: string, shares: string): Record<string, Record<string, unknown>> {
+  const apiVersion = `${ref.group('flowcontrol.apiserver')}/${version}`;
+  const conditions = [{ type: 'Dangling', status: 'False', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'Found', message: 'the level exists' }];
+  return {
+    [`FlowSchema (${version})`]: {
+      apiVersion, kind: 'FlowSchema', metadata: meta('workloads'),
+      spec: {
+        priorityLevelConfiguration: { name: 'workload-high' }, matchingPrecedence: 800, distinguisherMethod: { type: 'ByNamespace' },
+        rules: [{
+          subjects: [{ kind: 'ServiceAccount', serviceAccount: { namespace: 'kube-system', name: '*' } }, { kind: 'User', user: { name: 'alice' } }, { kind: 'Group', group: { name: 'system:nodes' } }],
+          resourceRules: [{ verbs: ['get', 'list'], apiGroups: ['*'], resources: ['*'], clusterScope: true, namespaces: ['*'] }],
+          nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['/healthz', '/metrics'] }],
+        }],
+      },
+      status: { conditions },
+    },
+    [`PriorityLevelConfiguration (${version})`]: {
+      apiVersion, kind: 'PriorityLevelConfiguration', metadata: meta('workload-high'),
+      spec: { type: 'Limited', limited: { [shares]: 40, limitResponse: { type: 'Queue', queuing: { queues: 128, handSize: 6, queueLengthLimit: 50 } }, lendablePercent: 0, borrowingLimitPercent: 50 } },
+      status: { conditions },
+    },
+  };
+}
+
+/** a schema that sets every JSONSchemaProps field somewhere, the unions in each of their forms */
+const widgetSchema = {
+  id: 'widget', $schema: 'http://json-schema.org/draft-04/schema#', description: 'A widget', type: 'object', title: 'Widget',
+  required: ['spec'], minProperties: 1, maxProperties: 3, externalDocs: { description: 'docs', url: 'https://example.com/docs' },
+  'x-kubernetes-preserve-unknown-fields': false,
+  'x-kubernetes-validations': [{ rule: 'self.spec.size <= 10', message: 'too big', messageExpression: "'size ' + string(self.spec.size)" }],
+  properties: {
+    spec: {
+      type: 'object', 'x-kubernetes-map-type': 'atomic', additionalProperties: false,
+      properties: {
+        size: { type: 'integer', format: 'int32', default: 3, minimum: 0, maximum: 10.5, exclusiveMinimum: true, exclusiveMaximum: true, multipleOf: 1, example: 5 },
+        color: { type: 'string', enum: ['red', 'green', 0, null, { hex: '#fff' }], pattern: '^[a-z]+$', minLength: 0, maxLength: 20, default: 'red' },
+        port: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+        tags: {
+          type: 'array', items: { type: 'string' }, minItems: 0, maxItems: 5, uniqueItems: true,
+          'x-kubernetes-list-type': 'set',
+        },
+        pair: { type: 'array', items: [{ type: 'string' }, { type: 'integer' }], additionalItems: { type: 'boolean' } },
+        ports: { type: 'array', items: { type: 'object', properties: { name: { type: 'string' } } }, 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] },
+        labels: { type: 'object', additionalProperties: { type: 'string' } },
+        anything: { 'x-kubernetes-preserve-unknown-fields': true, additionalProperties: true, additionalItems: false },
+        either: { allOf: [{ minLength: 1 }], oneOf: [{ required: ['a'] }, { required: ['b'] }], not: { required: ['c'] }, $ref: '#/definitions/base' },
+      },
+      patternProperties: { '^x-': { type: 'string' } },
+      dependencies: { a: ['b', 'c'], d: { required: ['e'] } },
+    },
+    status: { type: 'object', nullable: true, default: {}, example: { replicas: 1 }, definitions: { base: { type: 'object' } } },
+    template: { type: 'object', 'x-kubernetes-embedded-resource': true, 'x-kubernetes-preserve-unknown-fields': true },
+  },
 };
 
 const fixtures: Record<string, Record<string, unknown>> = {
@@ -305,13 +400,99 @@ const fixtures: Record<string, Record<string, unknown>> = {
     spec: { audiences: ['https://api.example.com'], expirationSeconds: 3600, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'web-0', uid: 'p1' } },
     status: { token: 'eyJhbGciOi', expirationTimestamp: '2024-05-06T08:08:09Z' },
   },
+  Binding: { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'web-0', namespace: 'default' }, target: { apiVersion: 'v1', kind: 'Node', name: 'node-1' } },
+  ComponentStatus: {
+    apiVersion: 'v1', kind: 'ComponentStatus', metadata: meta('etcd-0'),
+    conditions: [{ type: 'Healthy', status: 'False', message: 'ok', error: 'dial tcp 127.0.0.1:2379: connect: connection refused' }],
+  },
+  'Event (events/v1)': {
+    apiVersion: `${ref.group('events')}/v1`, kind: 'Event', metadata: meta('web-0.17a', 'default'), eventTime: '2024-05-06T07:08:09.123456Z',
+    series: { count: 0, lastObservedTime: '2024-05-06T07:09:09.000001Z' }, reportingController: 'example.com/kubelet', reportingInstance: 'kubelet-node-1',
+    action: 'Pulling', reason: 'Pulling', regarding: { kind: 'Pod', namespace: 'default', name: 'web-0', uid: 'p1', apiVersion: 'v1', resourceVersion: '5', fieldPath: 'spec.containers{web}' },
+    related: { kind: 'Node', name: 'node-1' }, note: 'Pulling image "nginx:1.25"', type: 'Normal', deprecatedSource: { component: 'kubelet', host: 'node-1' },
+    deprecatedFirstTimestamp: '2024-05-06T07:08:09Z', deprecatedLastTimestamp: '2024-05-06T07:09:09Z', deprecatedCount: 2,
+  },
+  RuntimeClass: {
+    apiVersion: `${ref.group('node')}/v1`, kind: 'RuntimeClass', metadata: meta('gvisor'), handler: 'runsc',
+    overhead: { podFixed: { cpu: '250m', memory: '120Mi' } },
+    scheduling: { nodeSelector: { 'example.com/sandbox': 'true' }, tolerations: [{ key: 'sandbox', operator: 'Equal', value: 'yes', effect: 'NoSchedule' }] },
+  },
+  CSIDriver: {
+    apiVersion: `${ref.group('storage')}/v1`, kind: 'CSIDriver', metadata: meta('disk.csi.example.com'),
+    spec: { attachRequired: false, podInfoOnMount: true, volumeLifecycleModes: ['Persistent', 'Ephemeral'], storageCapacity: true, fsGroupPolicy: 'File',
+      tokenRequests: [{ audience: '', expirationSeconds: 3600 }, { audience: 'vault' }], requiresRepublish: true, seLinuxMount: false },
+  },
+  CSINode: {
+    apiVersion: `${ref.group('storage')}/v1`, kind: 'CSINode', metadata: meta('node-1'),
+    spec: { drivers: [{ name: 'disk.csi.example.com', nodeID: 'i-0abc', topologyKeys: ['topology.example.com/zone'], allocatable: { count: 0 } }, { name: 'nfs', nodeID: 'node-1' }] },
+  },
+  CSIStorageCapacity: {
+    apiVersion: `${ref.group('storage')}/v1`, kind: 'CSIStorageCapacity', metadata: meta('csisc-1', 'kube-system'),
+    nodeTopology: { matchLabels: { 'topology.example.com/zone': 'a' } }, storageClassName: 'fast', capacity: '100Gi', maximumVolumeSize: '10Gi',
+  },
+  VolumeAttachment: {
+    apiVersion: `${ref.group('storage')}/v1`, kind: 'VolumeAttachment', metadata: meta('csi-123'),
+    spec: { attacher: 'disk.csi.example.com', nodeName: 'node-1', source: { persistentVolumeName: 'pv-1' } },
+    status: { attached: false, attachmentMetadata: { devicePath: '/dev/xvdb' }, attachError: { time: '2024-05-06T07:08:09Z', message: 'timeout' }, detachError: { message: 'busy' } },
+  },
+  'VolumeAttachment (inline)': {
+    apiVersion: `${ref.group('storage')}/v1`, kind: 'VolumeAttachment', metadata: meta('csi-456'),
+    spec: { attacher: 'disk.csi.example.com', nodeName: 'node-2', source: { inlineVolumeSpec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteOnce'], csi: { driver: 'disk.csi.example.com', volumeHandle: 'vol-1' } } } },
+  },
+  MutatingWebhookConfiguration: {
+    apiVersion: `${ref.group('admissionregistration')}/v1`, kind: 'MutatingWebhookConfiguration', metadata: meta('inject'),
+    webhooks: [{
+      name: 'inject.example.com', clientConfig: { service: { namespace: 'system', name: 'injector', path: '/mutate', port: 8443 }, caBundle: Buffer.from('ca').toString('base64') },
+      rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods', 'pods/status'], scope: 'Namespaced' }],
+      failurePolicy: 'Ignore', matchPolicy: 'Equivalent', namespaceSelector: { matchExpressions: [{ key: 'inject', operator: 'NotIn', values: ['off'] }] },
+      objectSelector: { matchLabels: { inject: 'on' } }, sideEffects: 'None', timeoutSeconds: 5, admissionReviewVersions: ['v1', 'v1beta1'],
+      reinvocationPolicy: 'IfNeeded', matchConditions: [{ name: 'not-system', expression: "!request.userInfo.username.startsWith('system:')" }],
+    }],
+  },
+  ValidatingWebhookConfiguration: {
+    apiVersion: `${ref.group('admissionregistration')}/v1`, kind: 'ValidatingWebhookConfiguration', metadata: meta('policy'),
+    webhooks: [{
+      name: 'policy.example.com', clientConfig: { url: 'https://policy.example.com/validate' },
+      rules: [{ operations: ['*'], apiGroups: ['apps'], apiVersions: ['*'], resources: ['deployments'], scope: '*' }],
+      failurePolicy: 'Fail', matchPolicy: 'Exact', namespaceSelector: {}, objectSelector: { matchLabels: { team: 'a' } }, sideEffects: 'NoneOnDryRun',
+      timeoutSeconds: 30, admissionReviewVersions: ['v1'], matchConditions: [{ name: 'always', expression: 'true' }],
+    }],
+  },
+  ...flowcontrolFixtures('v1beta3', 'nominalConcurrencyShares'),
+  ...flowcontrolFixtures('v1beta2', 'assuredConcurrencyShares'),
+  APIService: {
+    apiVersion: `${ref.group('apiregistration')}/v1`, kind: 'APIService', metadata: meta('v1beta1.metrics.example.com'),
+    spec: { service: { namespace: 'kube-system', name: 'metrics-server', port: 443 }, group: 'metrics.example.com', version: 'v1beta1',
+      insecureSkipTLSVerify: true, caBundle: Buffer.from('ca').toString('base64'), groupPriorityMinimum: 0, versionPriority: 100 },
+    status: { conditions: [{ type: 'Available', status: 'False', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'FailedDiscoveryCheck', message: 'no response' }] },
+  },
+  CustomResourceDefinition: {
+    apiVersion: `${ref.group('apiextensions')}/v1`, kind: 'CustomResourceDefinition', metadata: meta('widgets.example.com'),
+    spec: {
+      group: 'example.com', names: { plural: 'widgets', singular: 'widget', shortNames: ['wd'], kind: 'Widget', listKind: 'WidgetList', categories: ['all'] },
+      scope: 'Namespaced',
+      versions: [{
+        name: 'v1', served: true, storage: true, deprecated: true, deprecationWarning: 'use v2',
+        schema: { openAPIV3Schema: widgetSchema },
+        subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.status.selector' } },
+        additionalPrinterColumns: [{ name: 'Size', type: 'integer', format: 'int32', description: 'the size', priority: 1, jsonPath: '.spec.size' }],
+      }, { name: 'v2', served: false, storage: false }],
+      conversion: { strategy: 'Webhook', webhook: { clientConfig: { service: { namespace: 'system', name: 'convert', path: '/convert', port: 9443 }, caBundle: Buffer.from('ca').toString('base64'), url: 'https://convert.example.com' }, conversionReviewVersions: ['v1'] } },
+      preserveUnknownFields: true,
+    },
+    status: {
+      conditions: [{ type: 'Established', status: 'True', lastTransitionTime: '2024-05-06T07:08:09Z', reason: 'InitialNamesAccepted', message: 'the initial names have been accepted' }],
+      acceptedNames: { plural: 'widgets', kind: 'Widget' }, storedVersions: ['v1'],
+    },
+  },
   Status: { apiVersion: 'v1', kind: 'Status', metadata: { resourceVersion: '7' }, status: 'Failure', message: 'pods "x" not found', reason: 'NotFound', details: { name: 'x', kind: 'pods', causes: [{ reason: 'FieldValueInvalid', message: 'bad', field: 'spec' }], retryAfterSeconds: 1 }, code: 404 },
 };
 
 describe('round trips JSON → protobuf → JSON', () => {
-  for (const [kind, obj] of Object.entries(fixtures)) {
-    test(kind, () => {
+  for (const [name, obj] of Object.entries(fixtures)) {
+    test(name, () => {
       const apiVersion = obj.apiVersion as string;
+      const kind = obj.kind as string;
       const body = encodeObject(obj);
       const unknown: string[] = [];
       const env = decodeEnvelope(body, ref);

@@ -1,7 +1,9 @@
 // The protobuf form of built-in objects: the envelope the reference wraps them in, and a
 // conversion between an object's protobuf bytes and its JSON form driven by the field table.
 import { apiDomains, type Naming } from '../naming.js';
-import { protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type ValueType } from './fields.js';
+import {
+  jsonSchemaPropsDefinition, protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type ValueType,
+} from './fields.js';
 import {
   bytesField, doubleField, MalformedProtobufError, readFields, readPackedVarints, varintField,
   wireBytes, wireFixed64, wireVarint, type WireField,
@@ -236,6 +238,10 @@ function decodeValue(f: WireField, t: ValueType, where: string, unknown?: string
   const num = (n: number) => { const p = last(n); return p ? Number(BigInt.asIntN(64, int(p, where))) : 0; };
   const str = (n: number) => { const p = last(n); return p ? asBytes(p, where).toString('utf8') : ''; };
   const raw = () => last(1);
+  const schema = (p: WireField) => decodeMessage(asBytes(p, where), message(jsonSchemaPropsDefinition), where, unknown);
+  const all = (n: number) => parts.filter((p) => p.number === n);
+  // the unions marshal as the member that is set; an empty one is null
+  const schemaOr = (others: unknown[]) => (others.length ? others : last(1) ? schema(last(1)!) : null);
   switch (t.special) {
     case 'Time': return formatTime(num(1), num(2), false);
     case 'MicroTime': return formatTime(num(1), num(2), true);
@@ -243,6 +249,10 @@ function decodeValue(f: WireField, t: ValueType, where: string, unknown?: string
     case 'IntOrString': return num(1) === 1 ? str(3) : num(2);
     case 'ExtraValue': return parts.filter((p) => p.number === 1).map((p) => asBytes(p, where).toString('utf8'));
     case 'FieldsV1': { const r = raw(); return r ? parseEmbeddedJson(asBytes(r, where), where) : {}; }
+    case 'JSON': { const r = raw(); const bytes = r ? asBytes(r, where) : undefined; return bytes?.length ? parseEmbeddedJson(bytes, where) : null; }
+    case 'JSONSchemaPropsOrArray': return schemaOr(all(2).map(schema));
+    case 'JSONSchemaPropsOrStringArray': return schemaOr(all(2).map((p) => asBytes(p, where).toString('utf8')));
+    case 'JSONSchemaPropsOrBool': { const s = last(2); return s ? schema(s) : num(1) !== 0; }
     case 'RawExtension': {
       const r = raw();
       if (!r) return {};
@@ -355,10 +365,22 @@ function encodeValue(number: number, v: unknown, t: ValueType, where: string): B
     case 'ExtraValue':
       expect(Array.isArray(v) && v.every((s) => typeof s === 'string'), 'a list of strings');
       return sub(...(v as string[]).map((s) => bytesField(1, Buffer.from(s))));
-    case 'FieldsV1': case 'RawExtension':
+    case 'FieldsV1': case 'RawExtension': case 'JSON':
       return sub(bytesField(1, Buffer.from(JSON.stringify(v))));
+    case 'JSONSchemaPropsOrArray':
+      return Array.isArray(v) ? sub(...v.map((s, i) => schemaField(2, s, `${where}[${i}]`))) : sub(schemaField(1, v, where));
+    case 'JSONSchemaPropsOrStringArray':
+      if (!Array.isArray(v)) return sub(schemaField(1, v, where));
+      expect(v.every((s) => typeof s === 'string'), 'a schema or a list of strings');
+      return sub(...(v as string[]).map((s) => bytesField(2, Buffer.from(s))));
+    case 'JSONSchemaPropsOrBool':
+      // a schema allows what it describes: allows = true beside it
+      return typeof v === 'boolean' ? sub(varintField(1, v ? 1 : 0)) : sub(varintField(1, 1), schemaField(2, v, where));
   }
 }
+
+const schemaField = (number: number, v: unknown, where: string) =>
+  bytesField(number, encodeMessage(v, message(jsonSchemaPropsDefinition), where));
 
 function parseTime(s: string, where: string): { seconds: number; nanos: number } {
   const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d{1,9}))?(Z|[+-]\d\d:\d\d)$/.exec(s);

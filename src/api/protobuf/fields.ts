@@ -2,6 +2,8 @@
 // by definition name. Each field reads `<number> <shape>`, the field keyed by its JSON name:
 //   string | bool | int32 | int64 | double | bytes       scalars
 //   Time | MicroTime | Quantity | IntOrString | RawExtension | FieldsV1 | ExtraValue   special types
+//   JSON (any JSON value, as raw = 1) | JSONSchemaPropsOrArray | JSONSchemaPropsOrBool |
+//   JSONSchemaPropsOrStringArray   (unions whose JSON form is the member that is set)
 //   core.Container, meta.ObjectMeta, ...                  a message (the prefixes are expanded below)
 //   []X  repeated X;  map[X]  a map from string to X;  inline X  an embedded struct whose fields the
 //   JSON form lifts into the parent
@@ -28,6 +30,13 @@ export const definitionPrefixes: Record<string, string> = {
   disc: 'io.k8s.api.discovery.v1.',
   coord: 'io.k8s.api.coordination.v1.',
   storage: 'io.k8s.api.storage.v1.',
+  events: 'io.k8s.api.events.v1.',
+  node: 'io.k8s.api.node.v1.',
+  admission: 'io.k8s.api.admissionregistration.v1.',
+  fc3: 'io.k8s.api.flowcontrol.v1beta3.',
+  fc2: 'io.k8s.api.flowcontrol.v1beta2.',
+  apiext: 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.',
+  apireg: 'io.k8s.kube-aggregator.pkg.apis.apiregistration.v1.',
 };
 
 type Fields = Record<string, string>;
@@ -56,6 +65,51 @@ const affinityTerms = (term: string): Fields => ({
 const roleBinding: Fields = { ...objectMetaFields, subjects: '2 []rbac.Subject', roleRef: '3 rbac.RoleRef' };
 const selfSubjectReview = (status: string): Fields => ({ ...objectMetaFields, status: `2 ${status}` });
 const extraUser: Fields = { username: '1 string', uid: '2 string', groups: '3 []string', extra: '4 map[ExtraValue]' };
+const webhook = (numbers: { objectSelector: number; matchConditions: number }): Fields => ({
+  name: '1 *string', clientConfig: '2 admission.WebhookClientConfig', rules: '3 []admission.RuleWithOperations',
+  failurePolicy: '4 *string', matchPolicy: '9 *string', namespaceSelector: '5 meta.LabelSelector',
+  objectSelector: `${numbers.objectSelector} meta.LabelSelector`, sideEffects: '6 *string', timeoutSeconds: '7 *int32',
+  admissionReviewVersions: '8 []string', matchConditions: `${numbers.matchConditions} []admission.MatchCondition`,
+});
+/** flowcontrol v1beta3 and v1beta2 differ only in the name of the limited level's shares (field 1) */
+const flowcontrol = (v: 'fc3' | 'fc2', shares: string): Record<string, Fields> => {
+  // unlike most conditions, both keep type and status out of the JSON when empty
+  const conditionFields: Fields = { type: '1 string', status: '2 string', lastTransitionTime: '3 Time', reason: '4 string', message: '5 string' };
+  return {
+    [`${v}.FlowSchema`]: { ...objectMetaFields, spec: `2 ${v}.FlowSchemaSpec`, status: `3 ${v}.FlowSchemaStatus` },
+    [`${v}.FlowSchemaSpec`]: {
+      priorityLevelConfiguration: `1 ${v}.PriorityLevelConfigurationReference`, matchingPrecedence: '2 int32',
+      distinguisherMethod: `3 ${v}.FlowDistinguisherMethod`, rules: `4 []${v}.PolicyRulesWithSubjects`,
+    },
+    [`${v}.PriorityLevelConfigurationReference`]: { name: '1 *string' },
+    [`${v}.FlowDistinguisherMethod`]: { type: '1 *string' },
+    [`${v}.PolicyRulesWithSubjects`]: {
+      subjects: `1 []${v}.Subject`, resourceRules: `2 []${v}.ResourcePolicyRule`, nonResourceRules: `3 []${v}.NonResourcePolicyRule`,
+    },
+    [`${v}.Subject`]: { kind: '1 *string', user: `2 ${v}.UserSubject`, group: `3 ${v}.GroupSubject`, serviceAccount: `4 ${v}.ServiceAccountSubject` },
+    [`${v}.UserSubject`]: { name: '1 *string' },
+    [`${v}.GroupSubject`]: { name: '1 *string' },
+    [`${v}.ServiceAccountSubject`]: { namespace: '1 *string', name: '2 *string' },
+    [`${v}.ResourcePolicyRule`]: {
+      verbs: '1 []string', apiGroups: '2 []string', resources: '3 []string', clusterScope: '4 bool', namespaces: '5 []string',
+    },
+    [`${v}.NonResourcePolicyRule`]: { verbs: '1 []string', nonResourceURLs: '6 []string' },
+    [`${v}.FlowSchemaStatus`]: { conditions: `1 []${v}.FlowSchemaCondition` },
+    [`${v}.FlowSchemaCondition`]: conditionFields,
+    [`${v}.PriorityLevelConfiguration`]: {
+      ...objectMetaFields, spec: `2 ${v}.PriorityLevelConfigurationSpec`, status: `3 ${v}.PriorityLevelConfigurationStatus`,
+    },
+    // exempt = 3 comes with 1.28
+    [`${v}.PriorityLevelConfigurationSpec`]: { type: '1 *string', limited: `2 ${v}.LimitedPriorityLevelConfiguration` },
+    [`${v}.LimitedPriorityLevelConfiguration`]: {
+      [shares]: '1 *int32', limitResponse: `2 ${v}.LimitResponse`, lendablePercent: '3 *int32', borrowingLimitPercent: '4 *int32',
+    },
+    [`${v}.LimitResponse`]: { type: '1 *string', queuing: `2 ${v}.QueuingConfiguration` },
+    [`${v}.QueuingConfiguration`]: { queues: '1 *int32', handSize: '2 *int32', queueLengthLimit: '3 *int32' },
+    [`${v}.PriorityLevelConfigurationStatus`]: { conditions: `1 []${v}.PriorityLevelConfigurationCondition` },
+    [`${v}.PriorityLevelConfigurationCondition`]: conditionFields,
+  };
+};
 const condition = (numbers: {
   lastProbeTime?: number; lastHeartbeatTime?: number; lastUpdateTime?: number; lastTransitionTime: number; reason: number; message: number;
 }): Fields => ({
@@ -730,6 +784,122 @@ const messages: Record<string, Fields> = {
   'certs.CertificateSigningRequestCondition': {
     type: '1 *string', status: '6 *string', reason: '2 string', message: '3 string', lastUpdateTime: '4 Time', lastTransitionTime: '5 Time',
   },
+
+  // ── core leftovers, events, node, storage (CSI) ──────────────────────────────────────────────
+  'core.Binding': { ...objectMetaFields, target: '2 core.ObjectReference' },
+  'core.ComponentStatus': { ...objectMetaFields, conditions: '2 []core.ComponentCondition' },
+  'core.ComponentCondition': { type: '1 *string', status: '2 *string', message: '3 string', error: '4 string' },
+  'events.Event': {
+    ...objectMetaFields, eventTime: '2 MicroTime', series: '3 events.EventSeries', reportingController: '4 string',
+    reportingInstance: '5 string', action: '6 string', reason: '7 string', regarding: '8 core.ObjectReference',
+    related: '9 core.ObjectReference', note: '10 string', type: '11 string', deprecatedSource: '12 core.EventSource',
+    deprecatedFirstTimestamp: '13 Time', deprecatedLastTimestamp: '14 Time', deprecatedCount: '15 int32',
+  },
+  'events.EventSeries': { count: '1 *int32', lastObservedTime: '2 MicroTime' },
+  'node.RuntimeClass': { ...objectMetaFields, handler: '2 *string', overhead: '3 node.Overhead', scheduling: '4 node.Scheduling' },
+  'node.Overhead': { podFixed: '1 map[Quantity]' },
+  'node.Scheduling': { nodeSelector: '1 map[string]', tolerations: '2 []core.Toleration' },
+  'storage.CSIDriver': { ...objectMetaFields, spec: '2 storage.CSIDriverSpec' },
+  // nodeAllocatableUpdatePeriodSeconds = 9 and later come after 1.27
+  'storage.CSIDriverSpec': {
+    attachRequired: '1 *bool', podInfoOnMount: '2 *bool', volumeLifecycleModes: '3 []string', storageCapacity: '4 *bool',
+    fsGroupPolicy: '5 *string', tokenRequests: '6 []storage.TokenRequest', requiresRepublish: '7 *bool', seLinuxMount: '8 *bool',
+  },
+  'storage.TokenRequest': { audience: '1 *string', expirationSeconds: '2 *int64' },
+  // status = 3 comes after 1.27
+  'storage.CSINode': { ...objectMetaFields, spec: '2 storage.CSINodeSpec' },
+  'storage.CSINodeSpec': { drivers: '1 []storage.CSINodeDriver' },
+  'storage.CSINodeDriver': { name: '1 *string', nodeID: '2 *string', topologyKeys: '3 []string', allocatable: '4 storage.VolumeNodeResources' },
+  'storage.VolumeNodeResources': { count: '1 *int32' },
+  'storage.CSIStorageCapacity': {
+    ...objectMetaFields, nodeTopology: '2 meta.LabelSelector', storageClassName: '3 *string', capacity: '4 Quantity',
+    maximumVolumeSize: '5 Quantity',
+  },
+  'storage.VolumeAttachment': { ...objectMetaFields, spec: '2 storage.VolumeAttachmentSpec', status: '3 storage.VolumeAttachmentStatus' },
+  'storage.VolumeAttachmentSpec': { attacher: '1 *string', source: '2 storage.VolumeAttachmentSource', nodeName: '3 *string' },
+  'storage.VolumeAttachmentSource': { persistentVolumeName: '1 *string', inlineVolumeSpec: '2 core.PersistentVolumeSpec' },
+  'storage.VolumeAttachmentStatus': {
+    attached: '1 *bool', attachmentMetadata: '2 map[string]', attachError: '3 storage.VolumeError', detachError: '4 storage.VolumeError',
+  },
+  // errorCode = 3 comes after 1.27
+  'storage.VolumeError': { time: '1 Time', message: '2 string' },
+
+  // ── admissionregistration/v1 ─────────────────────────────────────────────────────────────────
+  'admission.MutatingWebhookConfiguration': { ...objectMetaFields, webhooks: '2 []admission.MutatingWebhook' },
+  'admission.MutatingWebhook': { ...webhook({ objectSelector: 11, matchConditions: 12 }), reinvocationPolicy: '10 *string' },
+  'admission.ValidatingWebhookConfiguration': { ...objectMetaFields, webhooks: '2 []admission.ValidatingWebhook' },
+  'admission.ValidatingWebhook': webhook({ objectSelector: 10, matchConditions: 11 }),
+  'admission.WebhookClientConfig': { url: '3 *string', service: '1 admission.ServiceReference', caBundle: '2 bytes' },
+  'admission.ServiceReference': { namespace: '1 *string', name: '2 *string', path: '3 *string', port: '4 *int32' },
+  'admission.RuleWithOperations': { operations: '1 []string', rule: '2 inline admission.Rule' },
+  'admission.Rule': { apiGroups: '1 []string', apiVersions: '2 []string', resources: '3 []string', scope: '4 *string' },
+  'admission.MatchCondition': { name: '1 *string', expression: '2 *string' },
+
+  // ── flowcontrol.apiserver v1beta3, v1beta2 ───────────────────────────────────────────────────
+  ...flowcontrol('fc3', 'nominalConcurrencyShares'),
+  ...flowcontrol('fc2', 'assuredConcurrencyShares'),
+
+  // ── apiregistration/v1 ───────────────────────────────────────────────────────────────────────
+  'apireg.APIService': { ...objectMetaFields, spec: '2 apireg.APIServiceSpec', status: '3 apireg.APIServiceStatus' },
+  'apireg.APIServiceSpec': {
+    service: '1 apireg.ServiceReference', group: '2 string', version: '3 string', insecureSkipTLSVerify: '4 bool', caBundle: '5 bytes',
+    groupPriorityMinimum: '7 *int32', versionPriority: '8 *int32',
+  },
+  'apireg.ServiceReference': { namespace: '1 string', name: '2 string', port: '3 *int32' },
+  'apireg.APIServiceStatus': { conditions: '1 []apireg.APIServiceCondition' },
+  'apireg.APIServiceCondition': condition({ lastTransitionTime: 3, reason: 4, message: 5 }),
+
+  // ── apiextensions/v1 ─────────────────────────────────────────────────────────────────────────
+  'apiext.CustomResourceDefinition': {
+    ...objectMetaFields, spec: '2 apiext.CustomResourceDefinitionSpec', status: '3 apiext.CustomResourceDefinitionStatus',
+  },
+  'apiext.CustomResourceDefinitionSpec': {
+    group: '1 *string', names: '3 apiext.CustomResourceDefinitionNames', scope: '4 *string',
+    versions: '7 []apiext.CustomResourceDefinitionVersion', conversion: '9 apiext.CustomResourceConversion', preserveUnknownFields: '10 bool',
+  },
+  'apiext.CustomResourceDefinitionNames': {
+    plural: '1 *string', singular: '2 string', shortNames: '3 []string', kind: '4 *string', listKind: '5 string', categories: '6 []string',
+  },
+  // selectableFields = 9 comes after 1.27
+  'apiext.CustomResourceDefinitionVersion': {
+    name: '1 *string', served: '2 *bool', storage: '3 *bool', deprecated: '7 bool', deprecationWarning: '8 *string',
+    schema: '4 apiext.CustomResourceValidation', subresources: '5 apiext.CustomResourceSubresources',
+    additionalPrinterColumns: '6 []apiext.CustomResourceColumnDefinition',
+  },
+  'apiext.CustomResourceValidation': { openAPIV3Schema: '1 apiext.JSONSchemaProps' },
+  'apiext.CustomResourceSubresources': { status: '1 apiext.CustomResourceSubresourceStatus', scale: '2 apiext.CustomResourceSubresourceScale' },
+  'apiext.CustomResourceSubresourceStatus': {},
+  'apiext.CustomResourceSubresourceScale': { specReplicasPath: '1 *string', statusReplicasPath: '2 *string', labelSelectorPath: '3 *string' },
+  'apiext.CustomResourceColumnDefinition': {
+    name: '1 *string', type: '2 *string', format: '3 string', description: '4 string', priority: '5 int32', jsonPath: '6 *string',
+  },
+  'apiext.CustomResourceConversion': { strategy: '1 *string', webhook: '2 apiext.WebhookConversion' },
+  'apiext.WebhookConversion': { clientConfig: '2 apiext.WebhookClientConfig', conversionReviewVersions: '3 []string' },
+  'apiext.WebhookClientConfig': { url: '3 *string', service: '1 apiext.ServiceReference', caBundle: '2 bytes' },
+  'apiext.ServiceReference': { namespace: '1 *string', name: '2 *string', path: '3 *string', port: '4 *int32' },
+  'apiext.CustomResourceDefinitionStatus': {
+    conditions: '1 []apiext.CustomResourceDefinitionCondition', acceptedNames: '2 apiext.CustomResourceDefinitionNames',
+    storedVersions: '3 []string',
+  },
+  'apiext.CustomResourceDefinitionCondition': condition({ lastTransitionTime: 3, reason: 4, message: 5 }),
+  'apiext.JSONSchemaProps': {
+    id: '1 string', $schema: '2 string', $ref: '3 *string', description: '4 string', type: '5 string', format: '6 string',
+    title: '7 string', default: '8 JSON', maximum: '9 *double', exclusiveMaximum: '10 bool', minimum: '11 *double',
+    exclusiveMinimum: '12 bool', maxLength: '13 *int64', minLength: '14 *int64', pattern: '15 string', maxItems: '16 *int64',
+    minItems: '17 *int64', uniqueItems: '18 bool', multipleOf: '19 *double', enum: '20 []JSON', maxProperties: '21 *int64',
+    minProperties: '22 *int64', required: '23 []string', items: '24 JSONSchemaPropsOrArray', allOf: '25 []apiext.JSONSchemaProps',
+    oneOf: '26 []apiext.JSONSchemaProps', anyOf: '27 []apiext.JSONSchemaProps', not: '28 apiext.JSONSchemaProps',
+    properties: '29 map[apiext.JSONSchemaProps]', additionalProperties: '30 JSONSchemaPropsOrBool',
+    patternProperties: '31 map[apiext.JSONSchemaProps]', dependencies: '32 map[JSONSchemaPropsOrStringArray]',
+    additionalItems: '33 JSONSchemaPropsOrBool', definitions: '34 map[apiext.JSONSchemaProps]',
+    externalDocs: '35 apiext.ExternalDocumentation', example: '36 JSON', nullable: '37 bool',
+    'x-kubernetes-preserve-unknown-fields': '38 *bool', 'x-kubernetes-embedded-resource': '39 bool',
+    'x-kubernetes-int-or-string': '40 bool', 'x-kubernetes-list-map-keys': '41 []string', 'x-kubernetes-list-type': '42 *string',
+    'x-kubernetes-map-type': '43 *string', 'x-kubernetes-validations': '44 []apiext.ValidationRule',
+  },
+  'apiext.ExternalDocumentation': { description: '1 string', url: '2 string' },
+  // reason = 4 and fieldPath = 5 come with 1.28
+  'apiext.ValidationRule': { rule: '1 *string', message: '2 string', messageExpression: '3 string' },
 };
 
 /**
@@ -765,11 +935,23 @@ const kinds: Record<string, string> = {
   'authentication/v1beta1/SelfSubjectReview': 'authnBeta.SelfSubjectReview',
   'authentication/v1alpha1/SelfSubjectReview': 'authnAlpha.SelfSubjectReview',
   'certificates/v1/CertificateSigningRequest': 'certs.CertificateSigningRequest',
+  'v1/Binding': 'core.Binding', 'v1/ComponentStatus': 'core.ComponentStatus', 'events/v1/Event': 'events.Event',
+  'node/v1/RuntimeClass': 'node.RuntimeClass',
+  'storage/v1/CSIDriver': 'storage.CSIDriver', 'storage/v1/CSINode': 'storage.CSINode',
+  'storage/v1/CSIStorageCapacity': 'storage.CSIStorageCapacity', 'storage/v1/VolumeAttachment': 'storage.VolumeAttachment',
+  'admissionregistration/v1/MutatingWebhookConfiguration': 'admission.MutatingWebhookConfiguration',
+  'admissionregistration/v1/ValidatingWebhookConfiguration': 'admission.ValidatingWebhookConfiguration',
+  'flowcontrol.apiserver/v1beta3/FlowSchema': 'fc3.FlowSchema',
+  'flowcontrol.apiserver/v1beta3/PriorityLevelConfiguration': 'fc3.PriorityLevelConfiguration',
+  'flowcontrol.apiserver/v1beta2/FlowSchema': 'fc2.FlowSchema',
+  'flowcontrol.apiserver/v1beta2/PriorityLevelConfiguration': 'fc2.PriorityLevelConfiguration',
+  'apiregistration/v1/APIService': 'apireg.APIService',
+  'apiextensions/v1/CustomResourceDefinition': 'apiext.CustomResourceDefinition',
 };
 
 /** kinds that are never stored, so have no list form */
 const unlisted = new Set([
-  'Status', 'DeleteOptions', 'Eviction', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
+  'Status', 'DeleteOptions', 'Eviction', 'Binding', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
   'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview',
 ]);
 
@@ -783,13 +965,15 @@ for (const [key, short] of Object.entries(kinds)) {
 /** group bases that the vendor domain is appended to (`rbac.authorization` → `rbac.authorization.<domain>`) */
 export const vendorGroups: ReadonlySet<string> = new Set([
   'meta', 'rbac.authorization', 'scheduling', 'networking', 'authorization', 'authentication', 'certificates',
-  'discovery', 'coordination', 'storage',
+  'discovery', 'coordination', 'storage', 'events', 'node', 'admissionregistration', 'flowcontrol.apiserver',
+  'apiregistration', 'apiextensions',
 ]);
 
 // ── the parsed form ──────────────────────────────────────────────────────────────────────────────
 
 export type Scalar = 'string' | 'bool' | 'int32' | 'int64' | 'double' | 'bytes';
-export type Special = 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'RawExtension' | 'FieldsV1' | 'ExtraValue';
+export type Special = 'Time' | 'MicroTime' | 'Quantity' | 'IntOrString' | 'RawExtension' | 'FieldsV1' | 'ExtraValue'
+  | 'JSON' | 'JSONSchemaPropsOrArray' | 'JSONSchemaPropsOrBool' | 'JSONSchemaPropsOrStringArray';
 /** the type of one value: a scalar, a special type, or a message by definition name */
 export type ValueType = { scalar: Scalar } | { special: Special } | { message: string };
 
@@ -816,7 +1000,10 @@ export interface MessageDef {
 }
 
 const scalars = new Set<string>(['string', 'bool', 'int32', 'int64', 'double', 'bytes']);
-const specials = new Set<string>(['Time', 'MicroTime', 'Quantity', 'IntOrString', 'RawExtension', 'FieldsV1', 'ExtraValue']);
+const specials = new Set<string>([
+  'Time', 'MicroTime', 'Quantity', 'IntOrString', 'RawExtension', 'FieldsV1', 'ExtraValue',
+  'JSON', 'JSONSchemaPropsOrArray', 'JSONSchemaPropsOrBool', 'JSONSchemaPropsOrStringArray',
+]);
 
 function definitionName(short: string): string {
   const dot = short.indexOf('.');
@@ -848,6 +1035,9 @@ export const protobufMessages: ReadonlyMap<string, MessageDef> = new Map(Object.
   const wireOrder = [...defs].sort((a, b) => a.number - b.number);
   return [name, { name, fields: defs, wireOrder, byNumber: new Map(defs.map((f) => [f.number, f])) }];
 }));
+
+/** the message the JSONSchemaPropsOr* unions hold */
+export const jsonSchemaPropsDefinition = definitionName('apiext.JSONSchemaProps');
 
 /** top-level kinds: `<group base>/<version>/<Kind>` → full definition name */
 export const protobufKindDefinitions: ReadonlyMap<string, string> = new Map(
