@@ -1,6 +1,6 @@
 // Fakes for unit tests of single plugins: listers over an in-memory object list, and request attributes.
 import type { ApiObject } from '../api/meta.js';
-import { naming } from '../api/naming.js';
+import { defaultApiDomain, naming } from '../api/naming.js';
 import { alwaysAllow, type Authorizer } from '../authz/types.js';
 import type { AdmissionAttributes, AdmissionDeps, Listers } from './types.js';
 
@@ -14,7 +14,7 @@ export function fakeDeps(stored: Stored[] = [], authorizer: Authorizer = alwaysA
     async list(g, r, ns) { return find(g, r, ns).map(s => s.obj); },
   };
   return {
-    listers, names: naming('cluster.io'), authorizer, statusWrites,
+    listers, names: naming(defaultApiDomain), authorizer, statusWrites,
     writers: {
       async create(_g, _r, _ns, obj) { return obj; },
       async updateStatus(g, r, ns, name, change) {
