@@ -11,10 +11,6 @@ import {
 } from './support.js';
 import type { ApiDomain } from '../../src/api/naming.js';
 
-const todoDeploymentDefaults = 'server: no defaulting of Deployments on create (spec.strategy, revisionHistoryLimit, progressDeadlineSeconds, template restartPolicy, ports[].protocol are absent)';
-const todoPodDefaults = 'server: no defaulting of Pods on create (restartPolicy, dnsPolicy, terminationGracePeriodSeconds, schedulerName, imagePullPolicy, terminationMessagePath are absent)';
-const todoServiceDefaults = 'server: no Service defaulting and no cluster IP allocation on create (spec.type, sessionAffinity, ports[].protocol, clusterIP, clusterIPs are absent)';
-const todoDeploymentValidation = 'server: Deployment validation is missing: a Deployment whose spec.selector does not match spec.template.metadata.labels is created (201) instead of refused (422 Invalid)';
 
 const deployment = (namespace: string, name: string, image = 'nginx:1.25'): Manifest => ({
   apiVersion: 'apps/v1', kind: 'Deployment',
@@ -297,7 +293,7 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
         assert.match(badName.stderr, /The ConfigMap "Bad_Name" is invalid: metadata.name: Invalid value: "Bad_Name": a lowercase RFC 1123 subdomain/);
       });
 
-      test('a Deployment whose selector does not match its template is invalid', { todo: todoDeploymentValidation }, async () => {
+      test('a Deployment whose selector does not match its template is invalid', async () => {
         const bad = deployment(ns, 'mismatch');
         (bad.spec as any).template.metadata.labels = { app: 'other' };
         const r = await k.run(['create', '-f', k.manifest('mismatch.yaml', [bad])]);
@@ -315,7 +311,7 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
         }
       });
 
-      test('Deployment defaults', { todo: todoDeploymentDefaults }, async () => {
+      test('Deployment defaults', async () => {
         const dep = await k.json(['get', 'deploy', 'web', '-n', ns]);
         assert.deepEqual(dep.spec.strategy, { type: 'RollingUpdate', rollingUpdate: { maxSurge: '25%', maxUnavailable: '25%' } });
         assert.equal(dep.spec.revisionHistoryLimit, 10);
@@ -324,7 +320,7 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
         assert.equal(dep.spec.template.spec.containers[0].ports[0].protocol, 'TCP');
       });
 
-      test('Pod defaults', { todo: todoPodDefaults }, async () => {
+      test('Pod defaults', async () => {
         const p = await k.json(['get', 'pod', 'solo', '-n', ns]);
         assert.equal(p.spec.restartPolicy, 'Always');
         assert.equal(p.spec.dnsPolicy, 'ClusterFirst');
@@ -334,7 +330,7 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
         assert.equal(p.spec.containers[0].terminationMessagePath, '/dev/termination-log');
       });
 
-      test('Service defaults and a cluster IP', { todo: todoServiceDefaults }, async () => {
+      test('Service defaults and a cluster IP', async () => {
         const svc = await k.json(['get', 'svc', 'web', '-n', ns]);
         assert.equal(svc.spec.type, 'ClusterIP');
         assert.equal(svc.spec.sessionAffinity, 'None');
