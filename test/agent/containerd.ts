@@ -60,7 +60,17 @@ state = "${dir}/state"
     if (proc.exitCode !== null || Date.now() > deadline) throw new Error(`containerd did not start: ${log.slice(-2000)}`);
     await new Promise((r) => setTimeout(r, 50));
   }
-  const ctr = (...args: string[]) => execFileSync('nsenter', ['-t', String(proc.pid), '-m', 'ctr', '--address', sock, '-n', ['k8s', 'io'].join('.'), ...args], { encoding: 'utf8' });
+  // ctr runs synchronously: bounded, and tried again, so a containerd slow under load cannot hang the test file
+  const ctr = (...args: string[]) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return execFileSync('nsenter', ['-t', String(proc.pid), '-m', 'ctr', '--address', sock, '-n', ['k8s', 'io'].join('.'), ...args],
+          { encoding: 'utf8', timeout: 60_000, killSignal: 'SIGKILL' });
+      } catch (e) {
+        if (attempt >= 3) throw new Error(`ctr ${args.join(' ')} failed: ${(e as Error).message}\n${log.slice(-2000)}`);
+      }
+    }
+  };
   const images = join(dir, 'images');
   ctr('images', 'import', buildImage(images, 'busybox', ['sh'], []));
   ctr('images', 'import', buildImage(images, 'pause', [], ['/bin/sleep', '2147483647']));
