@@ -5,4 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 mapfile -t files < <(find dist/src dist/test -name '*.test.js' | sort)
-exec node --test --test-concurrency=2 --test-timeout=600000 "${files[@]}"
+# --test-force-exit: a file whose tests are done ends even if a handle it forgot would keep it alive
+exec node --test --test-concurrency=2 --test-timeout=600000 --test-force-exit "${files[@]}"
