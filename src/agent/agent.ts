@@ -119,7 +119,9 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   });
 
   const sources: SourceName[] = [];
-  const timers: NodeJS.Timeout[] = [];
+  /** each polled source's next read; a read in flight when the agent stops schedules none */
+  const timers = new Map<'file' | 'http', NodeJS.Timeout>();
+  let stopped = false;
   const evictionTimer = setInterval(() => {
     try {
       evictions.check();
@@ -152,7 +154,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       } catch (e) {
         log.warn(`${nodeName}: ${source} source: ${(e as Error).message}`);
       }
-      timers.push(setTimeout(tick, everyMs));
+      if (!stopped) timers.set(source, setTimeout(tick, everyMs));
     };
     void tick();
   };
@@ -216,7 +218,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     synced,
     status: statusLoop,
     async stop(markNotReady) {
-      for (const t of timers) clearTimeout(t);
+      stopped = true;
+      for (const t of timers.values()) clearTimeout(t);
       clearInterval(evictionTimer);
       clearInterval(imageGcTimer);
       informer?.stop();
