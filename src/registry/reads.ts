@@ -47,7 +47,8 @@ export interface WatchSink {
 
 export interface ReadDeps { kv: KV; hub: WatchHub; names: Naming; freshnessTimeoutMs: number }
 
-const tooLarge = (rv: Revision, current: Revision) =>
+/** a resourceVersion this server has not reached (504, as the reference answers) */
+const tooLargeResourceVersion = (rv: Revision, current: Revision) =>
   timeout(`Too large resource version: ${rv}, current: ${current}`, 1);
 
 function parseRV(rv: string | undefined): Revision | undefined {
@@ -78,7 +79,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
   const cache = () => hub.cache(info.keyPrefix);
 
   async function fresh(rv: Revision) {
-    if (!(await hub.waitFor(rv, deps.freshnessTimeoutMs))) throw tooLarge(rv, hub.revision());
+    if (!(await hub.waitFor(rv, deps.freshnessTimeoutMs))) throw tooLargeResourceVersion(rv, hub.revision());
   }
 
   async function listFromCache(req: ListRequest, atLeast: Revision | undefined): Promise<ListResult> {
@@ -126,7 +127,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
           ? expired('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.')
           : expired(`too old resource version: ${revision} (${await kv.oldestRevision().catch(() => 0)})`);
       }
-      if (isStorageError(e, 'FutureRevision')) throw tooLarge(revision ?? 0, await kv.currentRevision());
+      if (isStorageError(e, 'FutureRevision')) throw tooLargeResourceVersion(revision ?? 0, await kv.currentRevision());
       if (isStorageError(e)) throw internalError(e.message);
       throw e;
     }

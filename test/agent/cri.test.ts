@@ -3,10 +3,10 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { request } from 'node:https';
 import { startTestServer, type TestServer } from '../../src/testing.js';
+import { freePort } from '../support/ports.js';
 import { clientFromFile, isNotFound, type Client } from '../../src/client/rest-client.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
@@ -20,13 +20,6 @@ import { tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
 const missing = containerdMissing();
 const quiet = { info() {}, warn() {} };
 const image = 'localhost/busybox:1';
-
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
-  });
-});
 
 const get = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
   request(url, { rejectUnauthorized: false }, (res) => {

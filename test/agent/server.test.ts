@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
+import { freePort } from '../support/ports.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
@@ -18,13 +18,6 @@ import { podsRef } from '../../src/agent/status-manager.js';
 import { pod, tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
 
 const quiet = { info() {}, warn() {} };
-const freePort = () => new Promise<number>((resolve) => {
-  const s = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = s.address() as { port: number };
-    s.close(() => resolve(port));
-  });
-});
-
 interface Answer { status: number; body: string }
 const fetchIt = (url: string, opts: { token?: string; cert?: string; key?: string } = {}) => new Promise<Answer>((resolve, reject) => {
   const headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};

@@ -2,9 +2,9 @@
 // loopback ports picked free, a temporary data directory, stopped by its process id.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './ports.js';
 
 export interface EtcdServer {
   /** the client URL, e.g. http://127.0.0.1:40123 */
@@ -140,16 +140,6 @@ function stopProcess(child: ChildProcess): Promise<void> {
   });
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 function goArch(): string {
   return ({ ia32: '386', ppc64: 'ppc64le' } as Record<string, string>)[process.arch] ?? process.arch;

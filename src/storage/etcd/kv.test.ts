@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
 import { startEtcd, type EtcdServer } from '../../../test/support/etcd.js';
+import { freePort } from '../../../test/support/ports.js';
 import { kvContract } from '../testing/kv-contract.js';
 import { isStorageError, type KV } from '../types.js';
 import { openEtcdKV } from './kv.js';
@@ -129,7 +130,7 @@ describe('unreachable etcd', () => {
   };
 
   test('nothing listening: open fails fast with Unavailable naming the endpoint', async () => {
-    await assertUnavailable(`http://127.0.0.1:${await closedPort()}`);
+    await assertUnavailable(`http://127.0.0.1:${await freePort()}`);
   });
 
   test('a server that accepts but never answers: open fails within the dial timeout', async () => {
@@ -144,15 +145,3 @@ describe('unreachable etcd', () => {
     }
   });
 });
-
-/** a loopback port nobody listens on */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
