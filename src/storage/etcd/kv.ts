@@ -108,6 +108,11 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     }
   };
 
+  // The latest revision this client has seen. A watch from "now" starts right after it: etcd registers a watch only
+  // when its request arrives, and writes travel on another connection, so "now" at registration could miss them.
+  let seen = 0;
+  const saw = (revision: number) => { if (revision > seen) seen = revision; };
+
   const txn = async (request: Buffer): Promise<TxnReply> => {
     let reply: Buffer;
     try {
@@ -116,7 +121,9 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     } catch (err) {
       throw toStorageError(castGrpcError(err as Error));
     }
-    return decodeTxnResponse(reply);
+    const res = decodeTxnResponse(reply);
+    saw(res.revision);
+    return res;
   };
 
   const compactedRevision = async (): Promise<Revision> => {
@@ -126,13 +133,16 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const currentRevision = async (deadlineMs?: number): Promise<Revision> => {
     const options = deadlineMs ? { deadline: Date.now() + deadlineMs } : undefined;
     const res = await call(() => client.kv.range({ key: compactKey, count_only: true }, options));
+    saw(Number(res.header.revision));
     return Number(res.header.revision);
   };
 
   /** a read at a revision, with etcd's revision errors turned into the contract's */
   const rangeAt = async (req: IRangeRequest, revision: Revision | undefined) => {
     try {
-      return await call(() => client.kv.range(revision ? { ...req, revision } : req));
+      const res = await call(() => client.kv.range(revision ? { ...req, revision } : req));
+      saw(Number(res.header.revision));
+      return res;
     } catch (err) {
       const message = err instanceof Error ? err.message : '';
       if (revision && message.includes('required revision has been compacted')) {
@@ -208,7 +218,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
         open: () => client.watchClient.watch(),
         key: rangeStart(keyPrefix),
         rangeEnd: rangeEnd(keyPrefix),
-        afterRevision: opts.afterRevision,
+        afterRevision: opts.afterRevision ?? (seen || undefined),
         toKeyValue,
         onEvents: events => handler.onEvents(events),
         onError: err => { watches.delete(stop); handler.onError(err); },
