@@ -121,7 +121,7 @@ export async function readKubeconfigFile(file: string): Promise<KubeconfigDoc | 
   if (text.length > maxFileBytes) throw new ClientConfigError(`${file}: larger than ${maxFileBytes} bytes`);
   let doc: unknown;
   try {
-    doc = (await loadYaml()).parse(text, { maxAliasCount: 100 }) ?? {};
+    doc = (await loadYaml()).parse(text) ?? {};
   } catch (e) {
     throw new ClientConfigError(`${file}: not valid YAML: ${(e as Error).message}`);
   }

@@ -63,6 +63,8 @@ export interface ServerTuning {
   bookmarkIntervalMs?: number;
   /** how long a read waits for the watch cache to reach a requested resourceVersion before 504 (default 3 s) */
   freshnessTimeoutMs?: number;
+  /** wraps the opened store before anything reads it (the testing kit's fault injection and forks) */
+  decorateStorage?: (kv: KV) => KV | Promise<KV>;
 }
 
 const domainKey = '/registry/_meta/api-domain';
@@ -85,10 +87,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
 
   // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
-  const kv = await openStorage({
+  const opened = await openStorage({
     backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
     etcdPrefix: options.etcdPrefix === '/registry' ? '' : options.etcdPrefix,
   });
+  const kv = tuning.decorateStorage ? await tuning.decorateStorage(opened) : opened;
   const cleanup: Array<() => unknown> = [() => kv.close()];
   try {
     await checkDomain(kv, names);
