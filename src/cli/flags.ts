@@ -43,3 +43,12 @@ export function writeFlags(f: WriteFlags): { dryRun: DryRun; write: WriteOptions
   const dryRun = dryRunMode(f.dryRun);
   return { dryRun, write: { fieldManager: f.fieldManager, dryRun: dryRun === 'server', fieldValidation: fieldValidation(f.validate) } };
 }
+
+/** `--flag`, `--flag=true` and `--flag=false` for a flag that is on by default */
+export function booleanOption(flags: string, description: string, defaultValue: boolean): Option {
+  return new Option(flags, description).default(defaultValue).preset('true').argParser((v: string) => {
+    if (v === 'true' || v === '1') return true;
+    if (v === 'false' || v === '0') return false;
+    throw new CliError(`${flags.split(' ')[0]}: "${v}" is not true or false`);
+  });
+}

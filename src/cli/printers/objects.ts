@@ -20,7 +20,7 @@ export function toJson(value: unknown): string {
 
 export async function toYaml(value: unknown): Promise<string> {
   const { stringify } = await loadYaml();
-  return stringify(sortKeys(value), { indentSeq: false, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
+  return stringify(sortKeys(value), { version: '1.1', indentSeq: false, lineWidth: 0, minContentWidth: 0, aliasDuplicateObjects: false });
 }
 
 /** `kind[.group]/name` in lower case, as `-o name` prints */

@@ -18,14 +18,14 @@ export function parseOutput(flag: string | undefined, allowed: OutputKind[] = ['
   const eq = flag.indexOf('=');
   const format = eq < 0 ? flag : flag.slice(0, eq);
   const arg = eq < 0 ? undefined : flag.slice(eq + 1);
-  const kinds: Record<string, Output> = {
-    json: { kind: 'json' }, yaml: { kind: 'yaml' }, name: { kind: 'name' }, wide: { kind: 'wide' },
-    jsonpath: { kind: 'jsonpath', arg }, 'jsonpath-as-json': { kind: 'jsonpath', arg },
-    'jsonpath-file': { kind: 'jsonpath', arg: arg === undefined ? undefined : readFileSync(arg, 'utf8') },
-    'custom-columns': { kind: 'custom-columns', arg },
-    'custom-columns-file': { kind: 'custom-columns', arg: arg === undefined ? undefined : `file:${arg}` },
+  const kinds: Record<string, () => Output> = {
+    json: () => ({ kind: 'json' }), yaml: () => ({ kind: 'yaml' }), name: () => ({ kind: 'name' }), wide: () => ({ kind: 'wide' }),
+    jsonpath: () => ({ kind: 'jsonpath', arg }), 'jsonpath-as-json': () => ({ kind: 'jsonpath', arg }),
+    'jsonpath-file': () => ({ kind: 'jsonpath', arg: arg === undefined ? undefined : readFileSync(arg, 'utf8') }),
+    'custom-columns': () => ({ kind: 'custom-columns', arg }),
+    'custom-columns-file': () => ({ kind: 'custom-columns', arg: arg === undefined ? undefined : `file:${arg}` }),
   };
-  const out = kinds[format];
+  const out = Object.hasOwn(kinds, format) ? kinds[format]!() : undefined;
   if (!out || !allowed.includes(out.kind)) {
     throw new CliError(`unable to match a printer suitable for the output format "${flag}", the allowed formats are: ${allowed.filter((k) => k !== 'default').join(',')}`);
   }
