@@ -2,7 +2,7 @@
 // certificates and admin client configuration in a temporary folder; an admin client; CustomResourceDefinitions
 // loaded from files; admission webhooks served in-process; snapshots, restores and forks of its state; and
 // faults injected at its storage (watches ended as by compaction, compaction, lost compare-and-swap races,
-// latency). The default API domain is `cluster.io`; `apiDomain: 'k8s.io'` gives the reference's names.
+// latency). The API domain is the naming module's default unless `apiDomain` names the reference's.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,7 +25,7 @@ export { diffToPatch } from './testing/webhooks.js';
 export type { AdmissionRequest, AdmissionDecision, WebhookOptions, WebhookRule, RunningWebhook, JsonPatchOperation } from './testing/webhooks.js';
 
 export interface TestServerOptions {
-  /** `cluster.io` (the default) or `k8s.io` (the reference's names: unmodified clients work in full) */
+  /** one of the naming module's domains; the reference's makes unmodified clients work in full (default: the naming module's default) */
   apiDomain?: ApiDomain;
   /** `memory` (the default), `sqlite` or `etcd` */
   storage?: 'memory' | 'sqlite' | 'etcd';

@@ -39,7 +39,7 @@ export class ExecPluginError extends Error {
 
 const maxOutputBytes = 1 << 20;
 
-/** The environment variable the plugin reads its input from: `CLUSTER_EXEC_INFO` in the `cluster.io` domain. */
+/** The environment variable the plugin reads its input from: `CLUSTER_EXEC_INFO` in the default domain. */
 export function execInfoVariable(apiVersion: string): string {
   const group = apiVersion.split('/')[0];
   const domain = apiDomains.find((d) => naming(d).group('client.authentication') === group);

@@ -2,10 +2,10 @@
 // cluster-test-server: one isolated API server for tests in any language. It prints the path of its admin
 // client-configuration file on the first line of stdout, then serves until stdin closes or a signal comes.
 import { parseArgs } from 'node:util';
-import { isApiDomain } from '../api/naming.js';
+import { apiDomains, defaultApiDomain, isApiDomain } from '../api/naming.js';
 import { startTestServer } from '../testing.js';
 
-const usage = `Usage: cluster-test-server [--api-domain cluster.io|k8s.io] [--crds DIR] [--keep-stdin] [-- API server flags]
+const usage = `Usage: cluster-test-server [--api-domain ${apiDomains.join('|')}] [--crds DIR] [--keep-stdin] [-- API server flags]
 
 Starts an API server on a random loopback port with an in-memory store, prints the path of an admin
 client-configuration file (the kubeconfig format) on the first line, and serves until SIGINT or SIGTERM,
@@ -16,7 +16,7 @@ async function main() {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
     options: {
-      'api-domain': { type: 'string', default: 'cluster.io' },
+      'api-domain': { type: 'string', default: defaultApiDomain },
       crds: { type: 'string', multiple: true },
       'keep-stdin': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -24,7 +24,7 @@ async function main() {
   });
   if (values.help) { process.stdout.write(usage); return; }
   const domain = values['api-domain']!;
-  if (!isApiDomain(domain)) throw new Error(`--api-domain must be cluster.io or k8s.io, not "${domain}"`);
+  if (!isApiDomain(domain)) throw new Error(`--api-domain must be one of ${apiDomains.join(', ')}, not "${domain}"`);
   const server = await startTestServer({ apiDomain: domain, flags: positionals });
   for (const dir of values.crds ?? []) await server.loadCRDs(dir);
   process.stdout.write(`${server.kubeconfig}\n`);
