@@ -232,7 +232,7 @@ STATUS="$(cat "${folder}/$F.json"),\\"expirationTimestamp\\":\\"$E\\"}"`);
   });
 
   test('standard input taken by the command (a manifest from -) is unavailable to the plugin even on a terminal', () => {
-    const exec = { apiVersion: `${execGroup()}/v1`, command: 'x', args: [], env: [], provideClusterInfo: false } as const;
+    const exec = { apiVersion: `${execGroup()}/v1`, command: 'x', args: [] as string[], env: [], provideClusterInfo: false };
     assert.throws(() => isInteractive({ ...exec, interactiveMode: 'Always' }, { stdinIsTerminal: true, stdinUnavailable: true }), /standard input is in use/);
     assert.equal(isInteractive({ ...exec, interactiveMode: 'IfAvailable' }, { stdinIsTerminal: true, stdinUnavailable: true }), false);
     assert.equal(isInteractive({ ...exec, interactiveMode: 'IfAvailable' }, { stdinIsTerminal: true }), true);
