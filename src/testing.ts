@@ -44,6 +44,16 @@ export interface TestServerOptions {
   from?: Snapshot;
 }
 
+/** Faults of the storage under a test server, with writes named by the objects they touch. */
+export interface TestFaults extends Omit<Faults, 'conflictOnNextWrite'> {
+  /**
+   * the next update or delete of the objects named (every object of a resource, of a namespace, or one by name)
+   * loses a compare-and-swap race to a real concurrent write: an update with the resourceVersion read before gets
+   * 409, while patches and the server's own retries succeed on the next attempt
+   */
+  conflictOnNextWrite(target: { group?: string; resource: string; namespace?: string; name?: string }, count?: number): void;
+}
+
 export interface TestServer extends ApiServer {
   /** the admin client-configuration file */
   kubeconfig: string;
@@ -61,7 +71,7 @@ export interface TestServer extends ApiServer {
   /** a new, independent server that starts with this one's state */
   fork(opts?: Omit<TestServerOptions, 'from' | 'apiDomain' | 'storage'>): Promise<TestServer>;
   /** faults injected at the storage under this server */
-  faults: Faults;
+  faults: TestFaults;
   /** a client-configuration file for another user, with a client certificate this server's CA signed */
   userKubeconfig(user: string, groups?: string[]): Promise<string>;
 }
@@ -92,8 +102,18 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const kubeconfig = server.adminKubeconfigPath!;
   const client = createClient(await loadClientConfig(kubeconfig), { qps: 0 });
   const close = server.close;
+  const testFaults: TestFaults = {
+    ...faults,
+    get injected() { return faults.injected; },
+    conflictOnNextWrite(target, count) {
+      const info = server.resources.preferred(target.group ?? '', target.resource);
+      if (!info) throw new Error(`no resource ${target.resource} in group "${target.group ?? ''}"`);
+      const under = info.keyPrefix + (target.namespace ? `${target.namespace}/` : '');
+      faults.conflictOnNextWrite((key) => (target.name === undefined ? key.startsWith(under) : key === under + target.name), count);
+    },
+  };
   const self: TestServer = {
-    ...server, kubeconfig, dataDir, client, faults,
+    ...server, kubeconfig, dataDir, client, faults: testFaults,
     loadCRDs: (paths, o) => loadCRDs(client, server.names, Array.isArray(paths) ? paths : [paths], o),
     webhook: (o) => startWebhook(client, server.names, o),
     snapshot: () => takeSnapshot(server.kv),

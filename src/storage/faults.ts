@@ -12,10 +12,11 @@ export interface Faults {
   /** compact history up to the current revision; returns it */
   compactNow(): Promise<Revision>;
   /**
-   * the next update or delete of a key under `prefix` first meets a real concurrent write of the key (the same
-   * value written again, so its revision moves): the writer's compare-and-swap fails as in a race
+   * the next update or delete of a key under `prefix` (or that `matches` accepts) first meets a real concurrent
+   * write of the key (the same value written again, so its revision moves): the writer's compare-and-swap fails
+   * as in a race
    */
-  conflictOnNextWrite(prefix: string, count?: number): void;
+  conflictOnNextWrite(matches: string | ((key: string) => boolean), count?: number): void;
   /** delay every operation by `ms` (0: none); watches deliver their events later by as much */
   setLatency(ms: number): void;
   /** how many faults of each kind were carried out */
@@ -25,7 +26,7 @@ export interface Faults {
 export function withFaults(inner: KV): { kv: KV; faults: Faults } {
   let latencyMs = 0;
   let watchesToBreak = 0;
-  const conflicts: Array<{ prefix: string; left: number }> = [];
+  const conflicts: Array<{ matches: (key: string) => boolean; left: number }> = [];
   const live = new Set<{ handler: WatchHandler; inner: Watch; ended: boolean }>();
   const injected = { brokenWatches: 0, conflicts: 0 };
 
@@ -47,7 +48,7 @@ export function withFaults(inner: KV): { kv: KV; faults: Faults } {
 
   /** a concurrent writer wins the race for this key, if one is due */
   const race = async (key: string) => {
-    const due = conflicts.find((c) => c.left > 0 && key.startsWith(c.prefix));
+    const due = conflicts.find((c) => c.left > 0 && c.matches(key));
     if (!due) return;
     const { kv } = await inner.get(key);
     if (!kv) return;
@@ -99,8 +100,8 @@ export function withFaults(inner: KV): { kv: KV; faults: Faults } {
       await inner.compact(rev);
       return rev;
     },
-    conflictOnNextWrite(prefix, count = 1) {
-      conflicts.push({ prefix, left: count });
+    conflictOnNextWrite(matches, count = 1) {
+      conflicts.push({ matches: typeof matches === 'string' ? (key) => key.startsWith(matches) : matches, left: count });
     },
     setLatency(ms) {
       latencyMs = Math.max(0, ms);

@@ -6,8 +6,6 @@ import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
-import * as tar from 'tar';
-import { execInPod } from '../../client/streams.js';
 import { CliError, type Cli } from '../cli.js';
 import { containerOf, podFor } from '../pods.js';
 
@@ -37,6 +35,7 @@ export function cpCommand(cli: Cli): Command {
       const container = await containerOf(cli, pod, f.container);
       const client = await cli.client();
       const names = await cli.names();
+      const [tar, { execInPod }] = await Promise.all([import('tar'), import('../../client/streams.js')]);
       const errors = new PassThrough();
       let errorText = '';
       errors.on('data', (c: Buffer) => { errorText += c.toString('utf8'); });

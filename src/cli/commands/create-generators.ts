@@ -12,6 +12,7 @@ import { CliError, type Cli } from '../cli.js';
 import { collect } from '../flags.js';
 import { apiVersionOf } from '../objects.js';
 import { lookup } from '../resources.js';
+import { sortKeys } from '../printers/objects.js';
 
 export interface GeneratorContext {
   args: string[];
@@ -80,7 +81,11 @@ const sourceOptions = (c: Command) => c
 
 function appendHash(obj: ApiObject, flags: Record<string, any>): ApiObject {
   if (!flags.appendHash) return obj;
-  const h = createHash('sha256').update(JSON.stringify({ kind: obj.kind, name: obj.metadata.name, data: obj.data, binaryData: obj.binaryData, type: obj.type })).digest('hex');
+  // what is hashed: kind, name, data (binaryData when there is any, type for Secrets) as JSON with sorted keys
+  const fields: Record<string, unknown> = obj.kind === 'Secret'
+    ? { data: obj.data ?? null, kind: 'Secret', name: obj.metadata.name, type: obj.type ?? '' }
+    : { ...(obj.binaryData ? { binaryData: obj.binaryData } : {}), data: obj.data ?? null, kind: 'ConfigMap', name: obj.metadata.name };
+  const h = createHash('sha256').update(JSON.stringify(sortKeys(fields))).digest('hex');
   // the reference encodes ten hex characters into letters and digits that avoid vowels
   const encoded = [...h.slice(0, 10)].map((ch) => ({ 0: 'g', 1: 'h', 3: 'k', a: 'm', e: 't' } as Record<string, string>)[ch] ?? ch).join('');
   return { ...obj, metadata: { ...obj.metadata, name: `${obj.metadata.name}-${encoded}` } };
@@ -175,7 +180,7 @@ export const generators: Generator[] = [
     define: (c) => sourceOptions(c).option('--type <type>', 'the Secret type'),
     build(ctx) {
       const data = Object.fromEntries(Object.entries(sourceData(ctx.flags)).map(([k, v]) => [k, Buffer.from(v).toString('base64')]));
-      return appendHash({ apiVersion: 'v1', kind: 'Secret', metadata: meta(nameArg(ctx, 'Secret')), type: ctx.flags.type ?? 'Opaque', data }, ctx.flags);
+      return appendHash({ apiVersion: 'v1', kind: 'Secret', metadata: meta(nameArg(ctx, 'Secret')), ...(ctx.flags.type ? { type: ctx.flags.type } : {}), data }, ctx.flags);
     },
   },
   {
@@ -223,7 +228,7 @@ export const generators: Generator[] = [
       const labels = { app: name };
       return {
         apiVersion: versionOf(ctx.d, 'deployments.apps'), kind: 'Deployment', metadata: meta(name, { labels }),
-        spec: { replicas: Number(ctx.flags.replicas), selector: { matchLabels: labels }, strategy: {}, template: { metadata: { labels }, spec: { containers } } },
+        spec: { replicas: Number(ctx.flags.replicas), selector: { matchLabels: labels }, strategy: {}, template: { metadata: { creationTimestamp: null, labels }, spec: { containers } } },
         status: {},
       };
     },
@@ -250,7 +255,7 @@ export const generators: Generator[] = [
       const command = ctx.args.slice(1);
       return {
         apiVersion: batch, kind: 'Job', metadata: meta(name),
-        spec: { template: { metadata: {}, spec: { containers: [{ name, image: ctx.flags.image, resources: {}, ...(command.length ? { command } : {}) }], restartPolicy: 'Never' } } },
+        spec: { template: { metadata: { creationTimestamp: null }, spec: { containers: [{ name, image: ctx.flags.image, resources: {}, ...(command.length ? { command } : {}) }], restartPolicy: 'Never' } } },
         status: {},
       };
     },
@@ -265,7 +270,7 @@ export const generators: Generator[] = [
         apiVersion: versionOf(ctx.d, 'cronjobs.batch'), kind: 'CronJob', metadata: meta(name),
         spec: {
           schedule: ctx.flags.schedule,
-          jobTemplate: { metadata: { name }, spec: { template: { metadata: {}, spec: { containers: [{ name, image: ctx.flags.image, resources: {}, ...(command.length ? { command } : {}) }], restartPolicy: ctx.flags.restart } } } },
+          jobTemplate: { metadata: { creationTimestamp: null, name }, spec: { template: { metadata: { creationTimestamp: null }, spec: { containers: [{ name, image: ctx.flags.image, resources: {}, ...(command.length ? { command } : {}) }], restartPolicy: ctx.flags.restart } } } },
         },
         status: {},
       };
@@ -316,9 +321,9 @@ export const generators: Generator[] = [
   service('clusterip', (name, f) => ({ ports: servicePorts(f), selector: { app: name }, type: 'ClusterIP', ...(f.clusterip ? { clusterIP: f.clusterip } : {}) })),
   service('nodeport', (name, f) => ({ ports: servicePorts(f), selector: { app: name }, type: 'NodePort' })),
   service('loadbalancer', (name, f) => ({ ports: servicePorts(f), selector: { app: name }, type: 'LoadBalancer' })),
-  service('externalname', (_name, f) => {
+  service('externalname', (name, f) => {
     if (!f.externalName) throw new CliError('--external-name is required');
-    return { type: 'ExternalName', externalName: f.externalName, ...(f.tcp ? { ports: servicePorts(f) } : {}) };
+    return { type: 'ExternalName', externalName: f.externalName, selector: { app: name }, ...(f.tcp ? { ports: servicePorts(f) } : {}) };
   }),
   {
     name: 'quota', aliases: ['resourcequota'], description: 'Create a resource quota',
@@ -338,7 +343,7 @@ export const generators: Generator[] = [
     define: (c) => c.argument('<name>').option('--value <n>', 'the priority', '0').option('--global-default', 'use it for pods without a priority class').option('--description <text>', 'a description').option('--preemption-policy <policy>', 'PreemptLowerPriority or Never', 'PreemptLowerPriority'),
     build: (ctx) => ({
       apiVersion: versionOf(ctx.d, `priorityclasses.${ctx.names.group('scheduling')}`), kind: 'PriorityClass', metadata: meta(nameArg(ctx, 'priority class')),
-      value: Number(ctx.flags.value), globalDefault: !!ctx.flags.globalDefault, description: ctx.flags.description ?? '', preemptionPolicy: ctx.flags.preemptionPolicy,
+      value: Number(ctx.flags.value), ...(ctx.flags.globalDefault ? { globalDefault: true } : {}), description: ctx.flags.description ?? '', preemptionPolicy: ctx.flags.preemptionPolicy,
     }),
   },
   {

@@ -5,7 +5,7 @@ import type { Cli } from '../cli.js';
 import { CliError } from '../cli.js';
 import { parseDuration } from '../../config/flags.js';
 import { collect } from '../flags.js';
-import { parseOutput, printObjects } from '../printers/output.js';
+import { outputHelp, parseOutput, printObjects } from '../printers/output.js';
 
 interface Flags { audience?: string[]; duration?: string; boundObjectKind?: string; boundObjectName?: string; boundObjectUid?: string; output?: string }
 
@@ -18,8 +18,8 @@ export function createTokenCommand(cli: Cli): Command {
     .option('--bound-object-kind <kind>', 'Pod or Secret: the token ends with this object')
     .option('--bound-object-name <name>', 'the name of the bound object')
     .option('--bound-object-uid <uid>', 'the UID of the bound object (default: read from the server)')
-    .action(async (sa: string, _f: Flags, command: Command) => {
-      const f = command.optsWithGlobals() as Flags;
+    .option('-o, --output <format>', outputHelp)
+    .action(async (sa: string, f: Flags) => {
       const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
       const client = await cli.client();
       const names = await cli.names();

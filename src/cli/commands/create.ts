@@ -51,15 +51,16 @@ export function createCommand(cli: Cli): Command {
   return c;
 }
 
-/** A generator: its own flags, and those of `create` (-o, --dry-run, --field-manager, --validate, --save-config). */
+/** A generator: its own flags, and those every creation has (-o, --dry-run, --field-manager, --validate, --save-config). */
 function generatorCommand(cli: Cli, g: Generator): Command {
-  const c = new Command(g.name).description(g.description)
-    .addHelpText('after', '\nThe flags of create apply too: -o, --dry-run, --field-manager, --validate, --save-config.');
+  const c = writeOptions(new Command(g.name), 'clusterctl-create').description(g.description);
   if (g.aliases) c.aliases(g.aliases);
   g.define(c);
+  c.option('-o, --output <format>', outputHelp)
+    .option('--save-config', 'record the object in the last-applied annotation');
   c.action(async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
-      const flags = command.optsWithGlobals() as CreateFlags & Record<string, unknown>;
+      const flags = command.opts() as CreateFlags & Record<string, unknown>;
       const output = parseOutput(flags.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
       const { dryRun, write } = writeFlags(flags);
       const d = await cli.discovery();

@@ -3,7 +3,6 @@
 // no differences; 1: differences; more: an error.
 
 import { Command } from 'commander';
-import { createTwoFilesPatch } from 'diff';
 import type { ApiObject } from '../../api/meta.js';
 import { ApiError } from '../../client/rest-client.js';
 import { CliError, ExitCode, errorText, type Cli } from '../cli.js';
@@ -35,6 +34,7 @@ export function diffCommand(cli: Cli): Command {
     .action(async (f: DiffFlags) => {
       if (!f.filename?.length) throw new CliError('name the objects to compare with -f', 2);
       const { targets } = await resolveTargets(cli, [], { filenames: f.filename, recursive: f.recursive });
+      const { createTwoFilesPatch } = await import('diff');
       let differs = false;
       for (const t of targets) {
         try {

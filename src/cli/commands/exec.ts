@@ -2,7 +2,6 @@
 // input with -i, a terminal with -t; the exit code is the process's.
 
 import { Command } from 'commander';
-import { execInPod } from '../../client/streams.js';
 import { CliError, ExitCode, type Cli } from '../cli.js';
 import { containerOf, podFor } from '../pods.js';
 
@@ -17,6 +16,7 @@ async function run(cli: Cli, arg: string, command: string[], f: ExecFlags, subre
   const tty = !!f.tty && cli.streams.stdin.isTTY === true;
   if (f.tty && !tty && !f.quiet) cli.err('Unable to use a TTY - input is not a terminal or the right kind of file\n');
   const stdout = cli.streams.stdout as NodeJS.WriteStream;
+  const { execInPod } = await import('../../client/streams.js');
   const { exitCode } = await execInPod(await cli.client(), await cli.names(), {
     namespace, pod: pod.metadata.name, container, command, subresource, tty,
     stdin: f.stdin ? cli.streams.stdin : undefined, stdout: cli.streams.stdout, stderr: cli.streams.stderr,

@@ -3,13 +3,12 @@
 
 import { Command } from 'commander';
 import type { ApiObject } from '../../api/meta.js';
-import { JSONPath } from 'jsonpath-plus';
 import { readAll, resourcePath, watchEvents, type Response } from '../../client/rest-client.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { fetchTargets, failIf, tableAccept, withKind } from '../objects.js';
 import { outputHelp, parseOutput, printObjects, type Output } from '../printers/output.js';
 import { alignColumns, tableCells, type Table, type TableOptions } from '../printers/table.js';
-import { toJsonPathPlus } from '../printers/jsonpath.js';
+import { loadJsonPath, query } from '../printers/jsonpath.js';
 import { qualifiedName, resolveTargets, type Target } from '../resources.js';
 import { collect } from '../flags.js';
 import { since } from '../../api/duration.js';
@@ -50,6 +49,7 @@ export function getCommand(cli: Cli): Command {
       const { targets, multipleTypes } = await resolveTargets(cli, args, { filenames: flags.filename, recursive: flags.recursive, allNamespaces: flags.allNamespaces });
       if ((flags.watch || flags.watchOnly) && new Set(targets.map((t) => t.info)).size > 1) throw new CliError('watch is only supported on one resource type at a time');
       const human = output.kind === 'default' || output.kind === 'wide';
+      if (flags.sortBy) await loadJsonPath();
       let resourceVersion: string | undefined;
       if (!flags.watchOnly) {
         resourceVersion = human
@@ -144,8 +144,8 @@ async function printTables(cli: Cli, targets: Target[], flags: GetFlags, output:
 }
 
 function sortRows(rows: NonNullable<Table['rows']>, sortBy: string) {
-  const path = toJsonPathPlus(sortBy.replace(/^\{(.*)\}$/s, '$1'));
-  const key = (row: (typeof rows)[number]) => (JSONPath({ path, json: (row.object ?? {}) as object, wrap: true, eval: 'safe' }) as unknown[])[0];
+  const path = sortBy.replace(/^\{(.*)\}$/s, '$1');
+  const key = (row: (typeof rows)[number]) => query(path, row.object ?? {})[0];
   const compare = (a: unknown, b: unknown) => {
     if (a === undefined) return b === undefined ? 0 : -1;
     if (b === undefined) return 1;

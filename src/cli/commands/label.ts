@@ -16,7 +16,7 @@ interface MetaFlags extends WriteFlags {
 
 type Field = 'labels' | 'annotations';
 
-function metadataCommand(cli: Cli, name: 'label' | 'annotate', field: Field, past: string): Command {
+function metadataCommand(cli: Cli, name: 'label' | 'annotate', field: Field, pastOf: (removalsOnly: boolean) => string): Command {
   return writeOptions(fileOptions(new Command(name), `the objects to ${name}`), `clusterctl-${name}`)
     .description(`Update the ${field} of objects: KEY=VALUE sets one, KEY- removes it`)
     .argument('[args...]', 'TYPE NAME... KEY=VALUE... KEY-...')
@@ -65,6 +65,7 @@ function metadataCommand(cli: Cli, name: 'label' | 'annotate', field: Field, pas
           const changed = Object.entries(set).some(([k, v]) => current[k] !== v) || remove.some((k) => k in current);
           const patch = { metadata: { [field]: patchValue, ...(f.resourceVersion ? { resourceVersion: f.resourceVersion } : {}) } };
           const r = await resourceFor(cli, { info, namespace });
+          const past = pastOf(!Object.keys(set).length);
           const result: ApiObject = dryRun === 'client' || !changed ? object : await r.patch(object.metadata.name!, patch, 'merge', write);
           await printResult(cli, { ...result, apiVersion: object.apiVersion, kind: object.kind }, changed ? past : `not ${past}`, output, dryRun);
         } catch (e) {
@@ -76,5 +77,5 @@ function metadataCommand(cli: Cli, name: 'label' | 'annotate', field: Field, pas
     });
 }
 
-export const labelCommand = (cli: Cli) => metadataCommand(cli, 'label', 'labels', 'labeled');
-export const annotateCommand = (cli: Cli) => metadataCommand(cli, 'annotate', 'annotations', 'annotated');
+export const labelCommand = (cli: Cli) => metadataCommand(cli, 'label', 'labels', (removalsOnly) => (removalsOnly ? 'unlabeled' : 'labeled'));
+export const annotateCommand = (cli: Cli) => metadataCommand(cli, 'annotate', 'annotations', () => 'annotated');

@@ -3,7 +3,6 @@
 
 import { createServer, type Server } from 'node:net';
 import { Command } from 'commander';
-import { forwardPort } from '../../client/streams.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { collect } from '../flags.js';
 import { podFor } from '../pods.js';
@@ -19,6 +18,7 @@ export function portForwardCommand(cli: Cli): Command {
       if (pod.status?.phase !== 'Running') throw new CliError(`unable to forward port because pod is not running. Current status=${pod.status?.phase ?? 'Unknown'}`);
       const client = await cli.client();
       const names = await cli.names();
+      const { forwardPort } = await import('../../client/streams.js');
       const pairs = ports.map((p) => {
         const [local, remote] = p.includes(':') ? p.split(':') : [p, p];
         const r = Number(remote);

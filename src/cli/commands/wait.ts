@@ -2,13 +2,12 @@
 // holds a value (`jsonpath={.status.phase}=Running`); watches each object from the revision it was read at.
 
 import { Command } from 'commander';
-import { JSONPath } from 'jsonpath-plus';
 import type { ApiObject } from '../../api/meta.js';
 import { parseDuration } from '../../config/flags.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { fileOptions } from '../flags.js';
 import { failIf, fetchTargets, resourceFor, type Found } from '../objects.js';
-import { toJsonPathPlus } from '../printers/jsonpath.js';
+import { loadJsonPath, query } from '../printers/jsonpath.js';
 import { nameOf } from '../printers/objects.js';
 import { resolveTargets } from '../resources.js';
 
@@ -36,7 +35,7 @@ export function parseCondition(spec: string): { predicate: Predicate; deletion: 
       deletion: false,
       predicate: (o) => {
         if (!o) return false;
-        const values = JSONPath({ path: toJsonPathPlus(expr), json: o as object, wrap: true, eval: 'safe' }) as unknown[];
+        const values = query(expr, o);
         if (want === undefined) return values.length > 0;
         return values.length > 0 && values.every((v) => (typeof v === 'string' ? v : JSON.stringify(v)) === want);
       },
@@ -56,6 +55,7 @@ export function waitCommand(cli: Cli): Command {
     .option('--all', 'every object of the type in the namespace')
     .option('-A, --all-namespaces', 'in every namespace')
     .action(async (args: string[], f: WaitFlags) => {
+      await loadJsonPath();
       const { predicate, deletion } = parseCondition(f.for);
       const ms = parseDuration(f.timeout);
       const deadline = Date.now() + (ms < 0 ? 7 * 24 * 3600 * 1000 : ms);

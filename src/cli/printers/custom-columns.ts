@@ -3,10 +3,8 @@
 
 import { readFileSync } from 'node:fs';
 import { CliError } from '../cli.js';
-import { parseTemplate, renderTemplate } from './jsonpath.js';
+import { parseTemplate, query, renderTemplate } from './jsonpath.js';
 import { alignColumns } from './table.js';
-import { JSONPath } from 'jsonpath-plus';
-import { toJsonPathPlus } from './jsonpath.js';
 
 export interface CustomColumn { header: string; expr: string }
 
@@ -31,7 +29,7 @@ export function parseCustomColumnsFile(path: string): CustomColumn[] {
 function cell(expr: string, obj: unknown): string {
   const bare = expr.replace(/^\{(.*)\}$/s, '$1');
   if (/\{|range/.test(bare)) return renderTemplate(parseTemplate(expr), obj) || '<none>';
-  const values = JSONPath({ path: toJsonPathPlus(bare), json: obj as object, wrap: true, eval: 'safe' }) as unknown[];
+  const values = query(bare, obj);
   if (!values.length || values.every((v) => v === undefined || v === null)) return '<none>';
   return values.map((v) => (typeof v === 'string' ? v : JSON.stringify(v))).join(',');
 }

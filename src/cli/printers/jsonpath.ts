@@ -1,9 +1,21 @@
 // The reference CLI's JSONPath templates: literal text with `{expression}` actions, `{range expr}...{end}`
 // loops and `{"literal"}` strings. Each expression is evaluated by jsonpath-plus once written in its syntax
 // (`$` root, `\.` escapes made bracket keys); several results print space-separated, objects as JSON.
+// The library loads on first use (loadJsonPath), so commands that never evaluate a path start faster.
 
-import { JSONPath } from 'jsonpath-plus';
 import { CliError } from '../cli.js';
+
+let library: typeof import('jsonpath-plus') | undefined;
+
+export async function loadJsonPath(): Promise<void> {
+  library ??= await import('jsonpath-plus');
+}
+
+/** every value the expression (reference syntax, without braces) selects; loadJsonPath() must have run */
+export function query(expr: string, data: unknown): unknown[] {
+  if (!library) throw new Error('the JSONPath library is not loaded yet; call loadJsonPath() first');
+  return library.JSONPath({ path: toJsonPathPlus(expr), json: data as object, wrap: true, eval: 'safe' }) as unknown[];
+}
 
 type Node =
   | { kind: 'text'; text: string }
@@ -70,7 +82,7 @@ export function toJsonPathPlus(expr: string): string {
 function evaluate(expr: string, data: unknown, allowMissing: boolean): unknown[] {
   let results: unknown[];
   try {
-    results = JSONPath({ path: toJsonPathPlus(expr), json: data as object, wrap: true, eval: 'safe' }) as unknown[];
+    results = query(expr, data);
   } catch (e) {
     throw new CliError(`JSONPath "${expr}": ${(e as Error).message}`);
   }
@@ -95,7 +107,7 @@ export function renderTemplate(nodes: Node[], data: unknown, allowMissing = true
   return out;
 }
 
-/** `-o jsonpath=...`: the template over one object or the List of several */
+/** `-o jsonpath=...`: the template over one object or the List of several; loadJsonPath() must have run */
 export function jsonPathPrinter(template: string, allowMissing = true): (data: unknown) => string {
   // the reference accepts a bare expression without braces
   const nodes = parseTemplate(template.includes('{') ? template : `{${template}}`);

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import type { ApiObject } from '../../api/meta.js';
 import { CliError, type Cli } from '../cli.js';
 import { customColumnsText, parseCustomColumns, parseCustomColumnsFile } from './custom-columns.js';
-import { jsonPathPrinter } from './jsonpath.js';
+import { jsonPathPrinter, loadJsonPath } from './jsonpath.js';
 import { asList, nameOf, toJson, toYaml } from './objects.js';
 
 export type OutputKind = 'default' | 'wide' | 'json' | 'yaml' | 'name' | 'jsonpath' | 'custom-columns';
@@ -36,6 +36,7 @@ export function parseOutput(flag: string | undefined, allowed: OutputKind[] = ['
 /** Prints objects in a machine format; `single` prints one object as itself rather than as a List. */
 export async function printObjects(cli: Cli, objects: ApiObject[], output: Output, o: { single?: boolean; noHeaders?: boolean } = {}): Promise<void> {
   const data = o.single && objects.length === 1 ? objects[0] : asList(objects);
+  if (output.kind === 'jsonpath' || output.kind === 'custom-columns') await loadJsonPath();
   switch (output.kind) {
     case 'json': return cli.out(toJson(data));
     case 'yaml': return cli.out(await toYaml(data));
