@@ -48,7 +48,7 @@ function stable(obj: any): any {
   return JSON.parse(neutral(JSON.stringify(cleaned)));
 }
 
-describe('clusterctl does what kubectl does', { concurrency: 1, timeout: 600_000 }, () => {
+describe('clusterctl does what kubectl does', { concurrency: 1, timeout: 1_800_000 }, () => {
   let envs: Env[];
   let kubectl: Env;
 
@@ -256,7 +256,9 @@ describe('clusterctl does what kubectl does', { concurrency: 1, timeout: 600_000
           spec: { replicas: 0, selector: { matchLabels: { app: 'web', 'pod-template-hash': hash } }, template: template(image, hash) },
         });
       }
-      await d.status.patch('web', { status: { observedGeneration: dep.metadata.generation, replicas: 3, updatedReplicas: 3, availableReplicas: 3, readyReplicas: 3 } });
+      await d.patch('web', { metadata: { annotations: { [revision]: '2' } } }, 'merge');
+      const now = await d.get('web');
+      await d.status.patch('web', { status: { observedGeneration: now.metadata.generation, replicas: 3, updatedReplicas: 3, availableReplicas: 3, readyReplicas: 3 } });
     }));
     await same(['rollout', 'status', 'deployment/web', '-n', 'e2e'], out);
     await same(['rollout', 'history', 'deployment/web', '-n', 'e2e'], (r) => rowsWithoutAge(r.stdout));

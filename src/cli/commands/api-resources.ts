@@ -23,7 +23,14 @@ export function apiResourcesCommand(cli: Cli): Command {
     .action(async (f: Flags) => {
       const d = await cli.discovery();
       if (f.output && f.output !== 'wide' && f.output !== 'name') throw new CliError(`--output must be wide or name, not "${f.output}"`);
-      let list = d.resources.filter((r) => r.preferred && r.verbs.length);
+      // each resource once: from its group's preferred version, else from the first version that serves it
+      const seen = new Set<string>();
+      let list = d.resources.filter((r) => {
+        const key = `${r.group}/${r.resource}`;
+        if (!r.verbs.length || seen.has(key)) return false;
+        seen.add(key);
+        return true;
+      });
       if (f.apiGroup !== undefined) list = list.filter((r) => r.group === f.apiGroup);
       if (f.namespaced !== undefined) list = list.filter((r) => r.namespaced === (f.namespaced === 'true'));
       if (f.verbs?.length) list = list.filter((r) => f.verbs!.flatMap((v) => v.split(',')).every((v) => r.verbs.includes(v)));
