@@ -15,7 +15,7 @@ import { resourcePaths, type EntrySchemas, type Operation, type Param, type Path
 import { deleteOptions, everyGroupVersion, patchBody, status, watchEvent } from './meta-schemas.js';
 
 /** kinds served only at subresources, which no resource entry carries */
-const subresourceKinds: Record<string, Schema> = { Scale: scale, Eviction: eviction, TokenRequest: tokenRequest };
+export const subresourceKinds: Record<string, Schema> = { Scale: scale, Eviction: eviction, TokenRequest: tokenRequest };
 
 export interface GroupVersionModel {
   /** 'api/v1', 'apis/apps/v1' */
