@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiServerOptions } from './config/apiserver-options.js';
-import { startApiServer, type ApiServer } from './server/api-server.js';
+import { startApiServer, type ApiServer } from './main/apiserver.js';
 import { defaultApiDomain, type ApiDomain } from './api/naming.js';
 import type { ApiObject } from './api/meta.js';
 import { createClient, type Client } from './client/rest-client.js';

@@ -9,6 +9,7 @@ export {
   type DeleteOptions, type PatchType, type WriteOptions, type WatchEvent, type ObjectList, type RequestSpec, type Response, type Connection,
 } from './rest-client.js';
 export { discover, type Discovery, type ApiResourceInfo, type ApiGroupInfo } from './discovery.js';
+export { kindClient, discoveryOf, type KindOf } from './typed.js';
 export { execCredentials, runPlugin, isInteractive, ExecPluginError, type Credential, type CredentialSource, type ExecIO } from './exec-credential.js';
 export { startInformer, objectKey, type Informer, type InformerEvent, type InformerOptions } from './informer.js';
 export { parseManifests, readManifestFiles, ManifestError, type Manifest } from './manifests.js';
@@ -24,3 +25,5 @@ export {
 } from '../config/kubeconfig.js';
 export { naming, apiDomains, defaultApiDomain, isApiDomain, type ApiDomain, type Naming } from '../api/naming.js';
 export type { ApiObject, ObjectMeta, OwnerReference, Status, StatusDetails, StatusCause } from '../api/meta.js';
+/** the generated types of every built-in kind: `types.appsV1.Deployment`, `types.KindMap['apps/v1/Deployment']` */
+export type * as types from '../api/types/index.js';

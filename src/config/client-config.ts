@@ -180,7 +180,7 @@ export async function resolveClientConfig(merged: MergedKubeconfig, o: ConfigOve
 }
 
 const execVersions = ['v1', 'v1beta1'];
-const execGroups = apiDomains.map((d) => naming(d).group('client.authentication'));
+const execGroups: string[] = apiDomains.map((d) => naming(d).group('client.authentication'));
 const interactiveModes: InteractiveMode[] = ['Never', 'IfAvailable', 'Always'];
 
 /** Spec 5.6: the fields an exec entry must have, and its defaults. */

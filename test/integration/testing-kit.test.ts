@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { ApiError, isConflict, retryOnConflict, type WatchEvent } from '../../src/client/rest-client.js';
 import { startInformer } from '../../src/client/informer.js';
+import { kindClient } from '../../src/client/typed.js';
 
 const configMaps = { group: '', version: 'v1', resource: 'configmaps' };
 
@@ -196,6 +197,24 @@ metadata: {name: not-a-crd}
       assert.ok(own.faults.injected.brokenWatches >= 1);
     } finally {
       informer.stop();
+    }
+  });
+
+  test('kindClient: built-in kinds typed from the generated types, the path from discovery, in either domain', async () => {
+    for (const server2 of [server, await startTestServer({ apiDomain: 'k8s.io' })]) {
+      try {
+        const roles = kindClient(server2.client, `${server2.names.group('rbac.authorization')}/v1`, 'Role', 'default');
+        const made = await roles.create({ metadata: { name: 'reader' }, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] });
+        const rules: string[] | undefined = made.rules?.[0]?.verbs;
+        assert.deepEqual(rules, ['get']);
+        const deployments = kindClient(server2.client, 'apps/v1', 'Deployment', 'default');
+        const d = await deployments.create({ metadata: { name: 'typed' }, spec: { selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } });
+        const replicas: number | undefined = d.spec?.replicas;
+        assert.equal(replicas, 1, 'defaulted by the server');
+        assert.equal((await deployments.status.get('typed')).metadata?.name, 'typed');
+      } finally {
+        if (server2 !== server) await server2.close();
+      }
     }
   });
 

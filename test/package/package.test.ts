@@ -65,18 +65,22 @@ describe('the package, installed into a separate TypeScript project', { concurre
 
   test('the types are checked: a wrong use of the client does not compile', async () => {
     const bad = join(project, 'src', 'bad.ts');
-    writeFileSync(bad, `import { createClient } from 'cluster-control-plane';
+    writeFileSync(bad, `import { createClient, kindClient } from 'cluster-control-plane';
 import { widgets } from './controller.js';
 export async function wrong() {
-  const w = await createClient({ contextName: '', clusterName: '', userName: '', server: 'https://x' }).resource(widgets).get('w');
+  const client = createClient({ contextName: '', clusterName: '', userName: '', server: 'https://x' });
+  const w = await client.resource(widgets).get('w');
   const size: string = w.spec.size;
-  return size;
+  const d = await kindClient(client, 'apps/v1', 'Deployment').get('d');
+  const replicas: string | undefined = d.spec?.replicas;
+  return [size, replicas];
 }
 `);
     try {
       const r = await run(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.', '--noEmit'], project);
       assert.notEqual(r.code, 0);
-      assert.match(r.stdout, /bad\.ts.*Type 'number' is not assignable to type 'string'/);
+      assert.match(r.stdout, /bad\.ts\(6,9\).*Type 'number' is not assignable to type 'string'/);
+      assert.match(r.stdout, /bad\.ts\(8,9\).*Type 'number \| undefined' is not assignable to type 'string \| undefined'/);
     } finally {
       rmSync(bad);
     }

@@ -2,11 +2,13 @@
 // aggregated metrics server provides; without it the answer is the reference's "Metrics API not available".
 
 import { Command } from 'commander';
-import { parseQuantity } from '../../api/quantity.js';
+import { quantityValue } from '../../api/quantity.js';
 import { CliError, type Cli } from '../cli.js';
 import { alignColumns } from '../printers/table.js';
 import { lookup } from '../resources.js';
 
+/** a quantity the metrics API reported; 0 for one that is not a quantity */
+const parseQuantity = (q: string) => quantityValue(q) ?? 0;
 const cores = (q: string) => `${Math.round(parseQuantity(q) * 1000)}m`;
 const mebibytes = (q: string) => `${Math.round(parseQuantity(q) / 2 ** 20)}Mi`;
 
