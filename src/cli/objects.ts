@@ -60,3 +60,13 @@ export function failIf(failed: boolean): void {
 }
 
 export const objectName = (o: ApiObject) => o.metadata?.name ?? '';
+
+/** the stored object, or undefined when there is none */
+export async function liveObject(r: ResourceClient<ApiObject>, name: string): Promise<ApiObject | undefined> {
+  try {
+    return await r.get(name);
+  } catch (e) {
+    if (e instanceof ApiError && e.code === 404) return undefined;
+    throw e;
+  }
+}

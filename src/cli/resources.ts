@@ -105,3 +105,7 @@ export function qualifiedName(info: Pick<ApiResourceInfo, 'kind' | 'group'>, nam
 export function supports(info: ApiResourceInfo, verb: string): boolean {
   return info.verbs.includes(verb);
 }
+
+/** the object a target names from a file, in the target's namespace */
+export const targetObject = (t: Target): ApiObject =>
+  (t.info.namespaced ? { ...t.object!, metadata: { ...t.object!.metadata, namespace: t.namespace } } : t.object!);

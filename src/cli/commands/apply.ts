@@ -4,12 +4,11 @@
 
 import { Command } from 'commander';
 import type { ApiObject } from '../../api/meta.js';
-import { ApiError } from '../../client/rest-client.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { booleanOption, fileOptions, writeFlags, writeOptions, type WriteFlags } from '../flags.js';
-import { failIf, resourceFor } from '../objects.js';
+import { failIf, liveObject, resourceFor } from '../objects.js';
 import { outputHelp, parseOutput, printResult } from '../printers/output.js';
-import { resolveTargets, type Target } from '../resources.js';
+import { resolveTargets, targetObject, type Target } from '../resources.js';
 
 interface ApplyFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; serverSide: boolean; forceConflicts?: boolean }
 
@@ -39,7 +38,7 @@ export function applyCommand(cli: Cli): Command {
 
 async function serverSide(cli: Cli, t: Target, flags: ApplyFlags): Promise<{ result: ApiObject; verb: string }> {
   const { dryRun, write } = writeFlags(flags);
-  const obj = t.info.namespaced ? { ...t.object!, metadata: { ...t.object!.metadata, namespace: t.namespace } } : t.object!;
+  const obj = targetObject(t);
   if (dryRun === 'client') return { result: obj, verb: 'serverside-applied' };
   const result = await (await resourceFor(cli, t)).apply(obj, { ...write, fieldManager: write.fieldManager!, force: !!flags.forceConflicts });
   return { result, verb: 'serverside-applied' };
@@ -79,25 +78,27 @@ export function threeWayMergePatch(original: unknown, modified: Record<string, u
   return patch;
 }
 
+/**
+ * What client-side apply sends: the object with its last-applied annotation to create, or the merge patch that
+ * takes the live object there (empty when nothing changes). The last applied configuration is read from the
+ * domain's annotation, else from the one unmodified kubectl writes.
+ */
+export async function clientSidePlan(cli: Cli, obj: ApiObject, live: ApiObject | undefined): Promise<{ modified: ApiObject; patch?: Record<string, unknown> }> {
+  const modified = await lastAppliedFor(cli, obj);
+  if (!live) return { modified };
+  const recorded = (await cli.names()).lastAppliedAnnotations.map((k) => live.metadata.annotations?.[k]).find(Boolean);
+  return { modified, patch: threeWayMergePatch(recorded ? JSON.parse(recorded) : undefined, modified as Record<string, unknown>, live) };
+}
+
 async function clientSide(cli: Cli, t: Target, flags: ApplyFlags): Promise<{ result: ApiObject; verb: string }> {
   const { dryRun, write } = writeFlags(flags);
   const r = await resourceFor(cli, t);
-  const [key] = (await cli.names()).lastAppliedAnnotations;
-  const base = t.info.namespaced ? { ...t.object!, metadata: { ...t.object!.metadata, namespace: t.namespace } } : t.object!;
-  const modified = await lastAppliedFor(cli, base);
-  let current: ApiObject | undefined;
-  try {
-    current = await r.get(t.name!);
-  } catch (e) {
-    if (!(e instanceof ApiError && e.code === 404)) throw e;
-  }
-  if (!current) {
+  const current = await liveObject(r, t.name!);
+  const { modified, patch } = await clientSidePlan(cli, targetObject(t), current);
+  if (!current || !patch) {
     const result = dryRun === 'client' ? modified : await r.create(modified, write);
     return { result, verb: 'created' };
   }
-  const recorded = current.metadata.annotations?.[key!];
-  const original = recorded ? JSON.parse(recorded) : undefined;
-  const patch = threeWayMergePatch(original, modified as Record<string, unknown>, current);
   if (!Object.keys(patch).length) return { result: current, verb: 'unchanged' };
   const result = dryRun === 'client' ? { ...current, ...modified } : await r.patch(t.name!, patch, 'merge', write);
   return { result, verb: 'configured' };

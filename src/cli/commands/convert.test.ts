@@ -93,3 +93,49 @@ for (const domain of apiDomains) {
     assert.ok(rules(n).every((r) => r.kinds.length && r.from.length));
   });
 }
+
+test('the convert command: a file of old objects in, the new versions out as YAML or JSON', async () => {
+  const { runCli } = await import('../program.js');
+  const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { PassThrough } = await import('node:stream');
+  const { parseAllDocuments } = await import('yaml');
+  const dir = mkdtempSync(join(tmpdir(), 'convert-'));
+  try {
+    const file = join(dir, 'old.yaml');
+    writeFileSync(file, `apiVersion: extensions/v1beta1
+kind: Ingress
+metadata: {name: web}
+spec:
+  backend: {serviceName: web, servicePort: 80}
+---
+apiVersion: rbac.authorization.k8s.io/v1beta1
+kind: Role
+metadata: {name: r}
+rules: []
+`);
+    const run = async (args: string[]) => {
+      const stdout = new PassThrough();
+      const stderr = new PassThrough();
+      let out = '';
+      let err = '';
+      stdout.on('data', (c: Buffer) => { out += c; });
+      stderr.on('data', (c: Buffer) => { err += c; });
+      const code = await runCli(args, { stdout, stderr, stdin: new PassThrough() });
+      return { code, out, err };
+    };
+    // the Role names the reference's domain, so the Ingress moves to that domain's networking group
+    const yaml = await run(['--kubeconfig', join(dir, 'none'), 'convert', '-f', file]);
+    assert.equal(yaml.code, 0, yaml.err);
+    const list = parseAllDocuments(yaml.out)[0]!.toJS();
+    assert.equal(list.kind, 'List');
+    assert.deepEqual(list.items.map((o: any) => o.apiVersion), ['networking.k8s.io/v1', 'rbac.authorization.k8s.io/v1']);
+    assert.deepEqual(list.items[0].spec, { defaultBackend: { service: { name: 'web', port: { number: 80 } } } });
+    const wrong = await run(['--kubeconfig', join(dir, 'none'), 'convert', '-f', file, '--output-version', 'apps/v1']);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.err, /^error: Ingress web: extensions\/v1beta1 converts to networking\.k8s\.io\/v1, not apps\/v1/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

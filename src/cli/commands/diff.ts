@@ -4,13 +4,12 @@
 
 import { Command } from 'commander';
 import type { ApiObject } from '../../api/meta.js';
-import { ApiError } from '../../client/rest-client.js';
 import { CliError, ExitCode, errorText, type Cli } from '../cli.js';
 import { booleanOption, fileOptions } from '../flags.js';
-import { resourceFor } from '../objects.js';
+import { liveObject, resourceFor } from '../objects.js';
 import { toYaml } from '../printers/objects.js';
-import { resolveTargets } from '../resources.js';
-import { lastAppliedFor, threeWayMergePatch } from './apply.js';
+import { resolveTargets, targetObject } from '../resources.js';
+import { clientSidePlan } from './apply.js';
 
 interface DiffFlags { filename?: string[]; recursive?: boolean; serverSide: boolean; forceConflicts?: boolean; fieldManager: string }
 
@@ -39,21 +38,15 @@ export function diffCommand(cli: Cli): Command {
       for (const t of targets) {
         try {
           const r = await resourceFor(cli, t);
-          const obj = t.info.namespaced ? { ...t.object!, metadata: { ...t.object!.metadata, namespace: t.namespace } } : t.object!;
-          let live: ApiObject | undefined;
-          try { live = await r.get(t.name!); } catch (e) { if (!(e instanceof ApiError && e.code === 404)) throw e; }
+          const obj = targetObject(t);
+          const live = await liveObject(r, t.name!);
           let merged: ApiObject;
           if (f.serverSide) {
             merged = await r.apply(obj, { fieldManager: f.fieldManager, force: !!f.forceConflicts, dryRun: true, fieldValidation: 'Strict' });
           } else {
-            const modified = await lastAppliedFor(cli, obj);
-            if (!live) merged = await r.create(modified, { dryRun: true, fieldManager: 'clusterctl-client-side-apply' });
-            else {
-              const [key] = (await cli.names()).lastAppliedAnnotations;
-              const recorded = live.metadata.annotations?.[key!];
-              const patch = threeWayMergePatch(recorded ? JSON.parse(recorded) : undefined, modified as Record<string, unknown>, live);
-              merged = Object.keys(patch).length ? await r.patch(t.name!, patch, 'merge', { dryRun: true, fieldManager: 'clusterctl-client-side-apply' }) : live;
-            }
+            const { modified, patch } = await clientSidePlan(cli, obj, live);
+            const write = { dryRun: true, fieldManager: 'clusterctl-client-side-apply' };
+            merged = !live || !patch ? await r.create(modified, write) : Object.keys(patch).length ? await r.patch(t.name!, patch, 'merge', write) : live;
           }
           const kindVersion = `${t.info.group ? `${t.info.group}.` : ''}${t.info.version}.${t.info.kind}`;
           const file = [kindVersion, t.namespace, t.name].filter(Boolean).join('.');

@@ -134,13 +134,16 @@ async function printTables(cli: Cli, targets: Target[], flags: GetFlags, output:
     };
     cli.out(`${i > 0 ? '\n' : ''}${alignColumns(tableCells(table, o))}`);
   });
-  if (!shown.length && listed && !failed && !flags.watch) {
-    const { namespace } = await cli.namespace();
-    const namespaced = targets.some((t) => t.info.namespaced) && !flags.allNamespaces;
-    cli.err(namespaced ? `No resources found in ${namespace} namespace.\n` : 'No resources found\n');
-  }
+  if (!shown.length && listed && !failed && !flags.watch) await noResources(cli, targets, flags);
   failIf(failed);
   return rv;
+}
+
+/** the reference's note on standard error when a list found nothing */
+async function noResources(cli: Cli, targets: Target[], flags: GetFlags) {
+  const { namespace } = await cli.namespace();
+  const namespaced = targets.some((t) => t.info.namespaced) && !flags.allNamespaces;
+  cli.err(namespaced ? `No resources found in ${namespace} namespace.\n` : 'No resources found\n');
 }
 
 function sortRows(rows: NonNullable<Table['rows']>, sortBy: string) {
@@ -191,6 +194,8 @@ async function printMachine(cli: Cli, targets: Target[], flags: GetFlags, output
   }
   if (objects.length || single || output.kind === 'json' || output.kind === 'yaml') {
     if (!(single && failed)) await printObjects(cli, objects, output, { single, noHeaders: !flags.headers });
+  } else if (!failed && !flags.watch && !flags.watchOnly) {
+    await noResources(cli, targets, flags);
   }
   failIf(failed);
   return rv;

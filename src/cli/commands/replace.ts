@@ -7,7 +7,7 @@ import { CliError, errorText, type Cli } from '../cli.js';
 import { fileOptions, writeFlags, writeOptions, type WriteFlags } from '../flags.js';
 import { failIf, resourceFor } from '../objects.js';
 import { outputHelp, parseOutput, printResult } from '../printers/output.js';
-import { resolveTargets } from '../resources.js';
+import { resolveTargets, targetObject } from '../resources.js';
 
 interface ReplaceFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; force?: boolean; subresource?: string }
 
@@ -25,7 +25,7 @@ export function replaceCommand(cli: Cli): Command {
       let failed = false;
       for (const t of targets) {
         const r = await resourceFor(cli, t);
-        const obj = t.info.namespaced ? { ...t.object!, metadata: { ...t.object!.metadata, namespace: t.namespace } } : t.object!;
+        const obj = targetObject(t);
         try {
           if (f.force) {
             if (dryRun === 'none') {
