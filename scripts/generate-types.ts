@@ -9,7 +9,7 @@
 import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Schema } from '../src/schema/types.js';
+import type { Schema } from '../src/api/schema.js';
 import type { ResourceDefinition } from '../src/registry/types.js';
 import { builtinResources } from '../src/registry/catalog/index.js';
 import { collectDefinitions, listSchema, type Root } from '../src/openapi/definitions.js';

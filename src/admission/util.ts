@@ -3,9 +3,9 @@
 import type { ApiObject } from '../api/meta.js';
 import type { Container, Pod, PodSpec, Toleration } from '../api/types/core-v1.js';
 import type { Quantity } from '../api/types/meta-v1.js';
-import type { AdmissionAttributes } from './types.js';
-import { forbidden, qualifiedResource } from '../server/status.js';
-import { quantityValue } from '../registry/validation/fields.js';
+import { forbidden, qualifiedResource } from '../api/status.js';
+import type { AdmissionAttributes } from '../api/admission.js';
+import { quantityValue } from '../api/quantity.js';
 
 /** a write of the object itself (not a subresource) of this core or grouped resource */
 export const isWriteOf = (a: Readonly<AdmissionAttributes>, group: string, resource: string) =>

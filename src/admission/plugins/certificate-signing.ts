@@ -2,9 +2,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { definePlugin } from '../types.js';
 import type { CertificateSigningRequest } from '../../api/types/certificates-v1.js';
-import type { Authorizer } from '../../authz/types.js';
-import type { UserInfo } from '../../server/context.js';
 import { refuse } from '../util.js';
+import type { Authorizer, UserInfo } from '../../api/auth.js';
 
 /** the verb on the signer itself, or on every signer of its domain (`example.com/*`) */
 export async function signerAllowed(authorizer: Authorizer, group: string, user: UserInfo | undefined, verb: string, signer: string) {

@@ -2,9 +2,9 @@
 // privileged group, which would bypass authorization altogether.
 import { definePlugin } from '../types.js';
 import type { CertificateSigningRequest, CertificateSigningRequestSpec } from '../../api/types/certificates-v1.js';
-import { privilegedGroup } from '../../authz/types.js';
 import { readCertificateRequest } from '../../pki/certificates.js';
 import { refuse } from '../util.js';
+import { privilegedGroup } from '../../api/auth.js';
 
 export default definePlugin({
   name: 'CertificateSubjectRestriction',

@@ -1,10 +1,11 @@
 // LimitRanger: the LimitRanges of a namespace fill in containers' default requests and limits, then bound
 // what containers, pods and claims may ask for (min, max, and the limit-to-request ratio).
-import { definePlugin, type AdmissionAttributes } from '../types.js';
+import { definePlugin } from '../types.js';
+import { aggregate, formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse, specOf, type AdmittedPodSpec } from '../util.js';
+import type { AdmissionAttributes } from '../../api/admission.js';
 import type { ApiObject } from '../../api/meta.js';
 import type { LimitRange, LimitRangeItem as LimitItem, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../api/types/core-v1.js';
 import type { Quantity } from '../../api/types/meta-v1.js';
-import { aggregate, formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse, specOf, type AdmittedPodSpec } from '../util.js';
 
 type Amounts = Record<string, Quantity>;
 

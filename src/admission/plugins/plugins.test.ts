@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attrs, fakeDeps, pod } from '../testing.js';
+import { attrs, fakeDeps, pod } from '../testing/fakes.js';
 import { specOf } from '../util.js';
 import type { ApiObject } from '../../api/meta.js';
 import type { Ingress } from '../../api/types/networking-v1.js';

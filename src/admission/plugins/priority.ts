@@ -1,8 +1,9 @@
 // Priority: a pod's integer priority and preemption policy come from its PriorityClass (or the global
 // default class); the two system classes always exist. Also keeps one global default among the classes.
-import { definePlugin, type Listers } from '../types.js';
+import { definePlugin } from '../types.js';
 import { isWriteOf, podSpec, refuse } from '../util.js';
 import type { Stored } from '../../api/meta.js';
+import type { Listers } from '../../api/admission.js';
 import type { PodSpec } from '../../api/types/core-v1.js';
 import type { PriorityClass } from '../../api/types/scheduling-v1.js';
 

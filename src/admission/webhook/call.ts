@@ -5,9 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
 import type { ServiceReference, WebhookClientConfig } from '../../api/types/admissionregistration-v1.js';
-import type { AdmissionAttributes } from '../types.js';
+import { type AdmissionAttributes, admissionReviewVersions } from '../../api/admission.js';
 import type { Webhook } from './match.js';
-import { admissionReviewVersions } from '../../registry/strategies/webhook-configurations.js';
 
 /** the webhook could not be asked, or its answer was unusable: failurePolicy applies */
 export class CallError extends Error {

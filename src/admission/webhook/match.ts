@@ -5,10 +5,9 @@ import type { Stored } from '../../api/meta.js';
 import type {
   MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhook, ValidatingWebhookConfiguration,
 } from '../../api/types/admissionregistration-v1.js';
-import type { AdmissionAttributes, Listers } from '../types.js';
-import type { WebhookSource } from './source.js';
-import { selectorIsEmpty, selectorMatches } from '../../registry/validation/fields.js';
-import { notFound } from '../../server/status.js';
+import { notFound } from '../../api/status.js';
+import type { AdmissionAttributes, Listers, WebhookSource } from '../../api/admission.js';
+import { selectorIsEmpty, selectorMatches } from '../../api/selectors.js';
 
 export type Webhook = MutatingWebhook | ValidatingWebhook;
 export type WebhookConfiguration = Stored<MutatingWebhookConfiguration | ValidatingWebhookConfiguration>;

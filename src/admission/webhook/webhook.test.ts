@@ -13,12 +13,11 @@ import { startTestServer, type TestServer } from '../../testing.js';
 import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
 import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
 import type { ApiObject, StatusCause } from '../../api/meta.js';
-import type { AdmissionAttributes } from '../types.js';
 import { dispatchMutating, dispatchValidating } from './dispatch.js';
-import type { WebhookSource } from './source.js';
 import type { reviewRequest } from './call.js';
-import type { ApiError as ServerError } from '../../server/status.js';
+import type { ApiError as ServerError } from '../../api/status.js';
 import { kubectlPath, startKubectlEnv } from '../../../test/e2e/support.js';
+import type { AdmissionAttributes, WebhookSource } from '../../api/admission.js';
 
 /** what a webhook was sent: the review's request, the query of the call and the review's apiVersion */
 type Received = ReturnType<typeof reviewRequest> & { query: string; apiVersion: string };
