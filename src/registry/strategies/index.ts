@@ -2,7 +2,7 @@
 import { defaultStrategy, defineStrategy, fieldAt, selectable, type Strategy } from '../strategy.js';
 import { namespaces } from './namespaces.js';
 import { pods } from './pods.js';
-import { services } from './services.js';
+import { services } from '../resources/core/services/strategy.js';
 import { cronJobs, daemonSets, deployments, jobs, podTemplates, replicaSets, replicationControllers, statefulSets } from './workloads.js';
 import { configMaps, endpoints, persistentVolumeClaims, persistentVolumes, secrets, serviceAccounts } from './config.js';
 import {

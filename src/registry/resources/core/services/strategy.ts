@@ -1,12 +1,12 @@
 // Services: defaults, cluster IP and node port allocation, and validation.
-import type { ApiObject } from '../../api/meta.js';
-import { invalid as invalidError } from '../../api/status.js';
-import { defineStrategy, type StrategyContext } from '../strategy.js';
-import { fill } from '../defaults/pod.js';
+import type { ApiObject } from '../../../../api/meta.js';
+import { invalid as invalidError } from '../../../../api/status.js';
+import { defineStrategy, type StrategyContext } from '../../../strategy.js';
+import { fill } from '../../../defaults/pod.js';
 import {
   type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isSet, labels, notSupported, oneOf, portNumber, portNumberOrName, required,
-} from '../validation/fields.js';
-import { familyOf, freeIp, freePort, inRange, parseCidr, withAllocations, type IpRange } from './service-allocator.js';
+} from '../../../validation/fields.js';
+import { familyOf, freeIp, freePort, inRange, parseCidr, withAllocations, type IpRange } from './allocator.js';
 
 const types = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const protocols = ['SCTP', 'TCP', 'UDP'];

@@ -6,7 +6,7 @@
 // until the Service carrying it is stored (or a create that failed has had ample time to give up). This holds
 // for every server process sharing the process's storage object; the reference's bitmap kept in storage would be
 // needed for several processes allocating from one range at once.
-import type { KV } from '../../storage/types.js';
+import type { KV } from '../../../../storage/types.js';
 
 export interface IpRange { family: 'IPv4' | 'IPv6'; base: bigint; bits: number; size: bigint; cidr: string }
 

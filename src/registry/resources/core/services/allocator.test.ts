@@ -1,11 +1,11 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openMemoryKV } from '../../storage/memory/kv.js';
-import { naming } from '../../api/naming.js';
-import type { ApiObject } from '../../api/meta.js';
-import type { StrategyContext } from '../strategy.js';
-import { formatIp, freeIp, inRange, parseCidr, parseIp } from './service-allocator.js';
-import { services } from './services.js';
+import { openMemoryKV } from '../../../../storage/memory/kv.js';
+import { naming } from '../../../../api/naming.js';
+import type { ApiObject } from '../../../../api/meta.js';
+import type { StrategyContext } from '../../../strategy.js';
+import { formatIp, freeIp, inRange, parseCidr, parseIp } from './allocator.js';
+import { services } from './strategy.js';
 
 describe('service IP ranges', () => {
   test('IPv4 and IPv6 addresses parse and print back', () => {
