@@ -2,10 +2,12 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openMemoryKV } from '../../../../storage/memory/kv.js';
 import { naming } from '../../../../api/naming.js';
-import type { ApiObject } from '../../../../api/meta.js';
+import type { Stored } from '../../../../api/meta.js';
+import type { Service, ServiceSpec } from '../../../../api/types/core-v1.js';
+import { ApiError } from '../../../../api/status.js';
 import type { StrategyContext } from '../../../strategy.js';
 import { formatIp, freeIp, inRange, parseCidr, parseIp } from './allocator.js';
-import { services } from './strategy.js';
+import { strategy as services } from './strategy.js';
 
 describe('service IP ranges', () => {
   test('IPv4 and IPv6 addresses parse and print back', () => {
@@ -41,11 +43,12 @@ describe('service allocation against storage', () => {
   const setup = async (ranges: string[]) => {
     const kv = openMemoryKV();
     const ctx: StrategyContext = { names: naming(), now: '', kv, keyPrefix: '/registry/core/services/', serviceClusterIpRanges: ranges, serviceNodePortRange: { base: 30000, size: 3 } };
-    const create = async (name: string, spec: any) => {
-      const obj = { metadata: { name, namespace: 'ns' }, spec } as ApiObject;
+    const create = async (name: string, spec: ServiceSpec) => {
+      const obj: Stored<Service> = { metadata: { name, namespace: 'ns' }, spec };
+      services.defaults!(obj, ctx);
       await services.prepareForCreate!(obj, ctx);
       await kv.create(`/registry/core/services/ns/${name}`, Buffer.from(JSON.stringify(obj)));
-      return obj as any;
+      return { ...obj.spec, ports: obj.spec?.ports ?? [], clusterIPs: obj.spec?.clusterIPs ?? [] };
     };
     return { kv, create };
   };
@@ -53,10 +56,11 @@ describe('service allocation against storage', () => {
   test('concurrent creates never share an IP or a node port, and a full range is a 422', async () => {
     const { kv, create } = await setup(['10.0.0.0/29']);
     const made = await Promise.all(['a', 'b', 'c'].map(n => create(n, { type: 'NodePort', ports: [{ port: 80 }] })));
-    assert.equal(new Set(made.map(s => s.spec.clusterIP)).size, 3);
-    assert.deepEqual(made.map(s => s.spec.ports[0].nodePort).sort(), [30000, 30001, 30002]);
-    await assert.rejects(create('d', { type: 'NodePort', ports: [{ port: 80 }] }), (e: any) => {
-      assert.equal(e.status?.code ?? e.code, 422);
+    assert.equal(new Set(made.map(s => s.clusterIP)).size, 3);
+    assert.deepEqual(made.map(s => s.ports[0]?.nodePort).sort(), [30000, 30001, 30002]);
+    await assert.rejects(create('d', { type: 'NodePort', ports: [{ port: 80 }] }), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.code, 422);
       return true;
     });
     await kv.close();
@@ -65,14 +69,14 @@ describe('service allocation against storage', () => {
   test('a dual-stack cluster gives PreferDualStack services both families', async () => {
     const { kv, create } = await setup(['10.0.0.0/24', 'fd00::/112']);
     const both = await create('both', { ipFamilyPolicy: 'PreferDualStack', ports: [{ port: 80 }] });
-    assert.deepEqual(both.spec.ipFamilies, ['IPv4', 'IPv6']);
-    assert.equal(both.spec.clusterIPs.length, 2);
-    assert.match(both.spec.clusterIPs[1], /^fd00::/);
+    assert.deepEqual(both.ipFamilies, ['IPv4', 'IPv6']);
+    assert.equal(both.clusterIPs.length, 2);
+    assert.match(both.clusterIPs[1], /^fd00::/);
     const single = await create('single', { ports: [{ port: 80 }] });
-    assert.deepEqual(single.spec.ipFamilies, ['IPv4']);
-    assert.equal(single.spec.ipFamilyPolicy, 'SingleStack');
+    assert.deepEqual(single.ipFamilies, ['IPv4']);
+    assert.equal(single.ipFamilyPolicy, 'SingleStack');
     const v6 = await create('v6', { ipFamilies: ['IPv6'], ports: [{ port: 80 }] });
-    assert.match(v6.spec.clusterIP, /^fd00::/);
+    assert.match(v6.clusterIP ?? '', /^fd00::/);
     await kv.close();
   });
 });
