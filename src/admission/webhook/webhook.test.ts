@@ -172,6 +172,29 @@ describe('admission webhooks', () => {
     });
   });
 
+  test('what a mutating webhook returns is defaulted, and the strategy prepares the mutated object', async () => {
+    const limits = { cpu: '1', memory: '1Gi' };
+    wh.handle.set('/sidecar', () => ({ allowed: true, ...jsonPatch([
+      { op: 'add', path: '/spec/containers/0/resources', value: { limits } },
+      { op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'sidecar:1', resources: { limits } } },
+    ]) }));
+    const rules = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }];
+    await withConfig('mutating', 'sidecar', [hook(wh, 'sidecar.example.com', '/sidecar', { rules })], async () => {
+      const pods = client.resource({ group: '', version: 'v1', resource: 'pods', namespaced: true }, 'default');
+      const created = await pods.create({ metadata: { name: 'with-sidecar' }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
+      // the webhook was sent the object as decoding defaults it
+      const sent = wh.calls.get('/sidecar')!.at(-1).object;
+      assert.deepEqual([sent.spec.dnsPolicy, sent.spec.containers[0].imagePullPolicy], ['ClusterFirst', 'IfNotPresent']);
+      // the container the webhook added got the defaults too, requests from its limits among them
+      const sidecar = created.spec.containers[1];
+      assert.deepEqual([sidecar.name, sidecar.imagePullPolicy, sidecar.terminationMessagePath, sidecar.resources.requests],
+        ['sidecar', 'IfNotPresent', '/dev/termination-log', limits]);
+      // prepare ran after the webhook: the QoS class counts the limits the webhook set
+      assert.equal(created.status.qosClass, 'Guaranteed');
+      await pods.delete('with-sidecar');
+    });
+  });
+
   test('a validating webhook denies with its code and message; warnings reach the client', async () => {
     wh.handle.set('/deny', r => r.object.metadata.name.startsWith('bad')
       ? { allowed: false, status: { code: 409, message: 'names starting with bad are refused' } }
