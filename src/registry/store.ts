@@ -5,31 +5,16 @@ import { randomUUID } from 'node:crypto';
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import { nowTimestamp } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
-import type { KV, KeyValue } from '../storage/types.js';
+import { sameContent, type ObjectStore, type UpdateDecision } from '../storage/objects.js';
 import { isStorageError } from '../storage/types.js';
+import { formatResourceVersion, parseResourceVersion } from '../api/resource-version.js';
+import { apiErrorOf } from './storage-errors.js';
 import type { ResourceInfo } from './resources.js';
 import type { AdmissionHooks } from '../api/admission.js';
 import type { Strategy, StrategyContext } from './strategy.js';
 import { validateObjectMeta } from './validation.js';
 import { updateManagedFields } from '../apply/managed-fields.js';
-import {
-  alreadyExists, badRequest, conflict, gone, internalError, invalid, notFound, tooLarge, ApiError,
-} from '../api/status.js';
-
-export const encodeObject = (obj: ApiObject): Uint8Array => {
-  const rv = obj.metadata.resourceVersion;
-  delete obj.metadata.resourceVersion;
-  const bytes = Buffer.from(JSON.stringify(obj));
-  if (rv !== undefined) obj.metadata.resourceVersion = rv;
-  return bytes;
-};
-
-export const decodeObject = (kv: KeyValue): ApiObject => {
-  const v = kv.value;
-  const obj = JSON.parse(Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8')) as ApiObject;
-  obj.metadata.resourceVersion = String(kv.modRevision);
-  return obj;
-};
+import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
 
 export interface WriteOptions {
   dryRun: boolean;
@@ -49,7 +34,7 @@ export interface DeleteOptions {
 }
 
 export interface StoreDeps {
-  kv: KV;
+  objects: ObjectStore;
   names: Naming;
   serviceClusterIpRanges?: string[];
   serviceNodePortRange?: { base: number; size: number };
@@ -57,8 +42,6 @@ export interface StoreDeps {
 
 export const objectKey = (info: ResourceInfo, namespace: string, name: string) =>
   info.keyPrefix + (info.namespaced ? `${namespace}/${name}` : name);
-
-const maxRetries = 64;
 
 const generateSuffix = () => {
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -96,7 +79,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   /** fields a write through this path resets rather than sets: status on the main resource, the rest through status */
   const resetFieldsFor = (subresource: string): string[][] | undefined =>
     subresource === 'status' ? [['spec']] : !subresource && 'status' in info.subresources ? [['status']] : undefined;
-  const { kv, names } = deps;
+  const { objects, names } = deps;
   const pendingFinalizers = strategy.pendingFinalizers ?? ((o: ApiObject) => (o.metadata.finalizers?.length ?? 0) > 0);
   const hasStatus = 'status' in info.subresources;
   // a converting resource is handled at the served version and stored at the storage version
@@ -104,17 +87,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const storageApiVersion = info.group ? `${info.group}/${info.storageVersion}` : info.storageVersion;
   const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.version))[0] : obj);
   const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.storageVersion))[0] : obj);
-  const ctx = (user?: StrategyContext['user']): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
+  const ctx = (user?: StrategyContext['user']): StrategyContext => ({ names, now: nowTimestamp(), objects, keyPrefix: info.keyPrefix,
     serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, user });
 
-  const fail = (e: unknown, name: string): never => {
-    if (e instanceof ApiError) throw e;
-    if (isStorageError(e, 'KeyExists')) throw alreadyExists(info.group, info.resource, name);
-    if (isStorageError(e, 'NotFound')) throw notFound(info.group, info.resource, name);
-    if (isStorageError(e, 'Compacted')) throw gone(`too old resource version: ${e.message}`);
-    if (isStorageError(e, 'TooLarge')) throw tooLarge(e.message);
-    if (isStorageError(e)) throw internalError(e.message);
-    throw e;
+  const fail = (e: unknown, name: string, revision?: number): never => {
+    throw apiErrorOf(e, { group: info.group, resource: info.resource, name, revision });
   };
 
   function checkNamespace(obj: ApiObject, namespace: string) {
@@ -145,12 +122,6 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     if (managedFields.length) obj.metadata.managedFields = managedFields; else delete obj.metadata.managedFields;
   }
 
-  async function read(key: string, name: string): Promise<KeyValue> {
-    const { kv: cur } = await kv.get(key).catch(e => fail(e, name));
-    if (!cur) throw notFound(info.group, info.resource, name);
-    return cur;
-  }
-
   const store = {
     info,
     strategy,
@@ -158,8 +129,12 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     /** the apiVersion of the objects the store takes and returns */
     apiVersion: convert ? info.apiVersion : storageApiVersion,
 
-    async get(namespace: string, name: string): Promise<ApiObject> {
-      return fromStored(decodeObject(await read(objectKey(info, namespace, name), name)));
+    /** resourceVersion: unset or "0" reads at once; another value waits until the server has seen it (504 when it never comes) */
+    async get(namespace: string, name: string, resourceVersion?: string): Promise<ApiObject> {
+      const revision = parseResourceVersion(resourceVersion) || undefined;
+      const cur = await objects.get(objectKey(info, namespace, name), { revision }).catch(e => fail(e, name, revision));
+      if (!cur) throw notFound(info.group, info.resource, name);
+      return fromStored(cur.obj);
     },
 
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {
@@ -181,8 +156,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       await admission.validate('CREATE', obj, undefined);
       const key = objectKey(info, namespace, m.name!);
       if (opts.dryRun) {
-        const { kv: existing } = await kv.get(key).catch(e => fail(e, m.name!));
-        if (existing) throw alreadyExists(info.group, info.resource, m.name!);
+        if (await objects.get(key).catch(e => fail(e, m.name!))) throw alreadyExists(info.group, info.resource, m.name!);
         return obj;
       }
       const stored = await toStored(obj);
@@ -190,10 +164,9 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       for (let attempt = 0; ; attempt++) {
         try {
           stored.metadata.name = m.name;
-          const { kv: written } = await kv.create(objectKey(info, namespace, m.name!), encodeObject(stored));
-          m.resourceVersion = String(written.modRevision);
+          await objects.create(objectKey(info, namespace, m.name!), stored);
           if (stored === obj) return obj;
-          stored.metadata.resourceVersion = m.resourceVersion;
+          m.resourceVersion = stored.metadata.resourceVersion;
           return fromStored(stored);
         } catch (e) {
           if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
@@ -212,9 +185,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       admission: AdmissionHooks, opts: WriteOptions & { allowCreate?: boolean },
     ): Promise<{ obj: ApiObject; created: boolean }> {
       const key = objectKey(info, namespace, name);
-      for (let attempt = 0; attempt < maxRetries; attempt++) {
-        const { kv: cur } = await kv.get(key).catch(e => fail(e, name));
-        const old = cur ? await fromStored(decodeObject(cur)) : undefined;
+      let old: ApiObject | undefined, shaped: ApiObject | undefined, absent: ApiObject | undefined;
+      let decision: UpdateDecision | undefined;
+      const result = await objects.update(key, async cur => {
+        old = shaped = absent = undefined;
+        old = cur ? await fromStored(cur.obj) : undefined;
         const next = await transform(old ? structuredClone(old) : undefined);
         if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
         if (next.metadata.name !== undefined && next.metadata.name !== name)
@@ -222,7 +197,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         next.metadata.name = name;
         if (!old) {
           if (!opts.allowCreate || subresource) throw notFound(info.group, info.resource, name);
-          return { obj: await store.create(namespace, next, admission, opts), created: true };
+          absent = next;
+          return decision = { skip: true };
         }
         checkNamespace(next, namespace);
         const wanted = next.metadata.resourceVersion;
@@ -230,85 +206,54 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
         if (!wanted && !strategy.allowUnconditionalUpdate)
           throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
-        const shaped = await shapeUpdate(next, old, subresource, opts.user);
+        shaped = await shapeUpdate(next, old, subresource, opts.user);
         recordOwnership(shaped, old, subresource, opts);
         await admission.mutate('UPDATE', shaped, old);
         validate(shaped, old, subresource);
         await admission.validate('UPDATE', shaped, old);
         shaped.metadata.resourceVersion = old.metadata.resourceVersion;
-        if (opts.dryRun) return { obj: shaped, created: false };
-        // nothing changed: no write, the same resourceVersion
+        if (opts.dryRun) return decision = { skip: true };
         const stored = await toStored(shaped);
-        const bytes = encodeObject(stored);
-        if (Buffer.compare(Buffer.from(bytes), Buffer.from(cur!.value)) === 0) return { obj: old, created: false };
-        // the last finalizer of an object being deleted is gone: the update completes the deletion
-        if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped)) {
-          try {
-            const { revision } = await kv.delete(key, cur!.modRevision);
-            shaped.metadata.resourceVersion = String(revision);
-            return { obj: shaped, created: false };
-          } catch (e) {
-            if (isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound')) continue;
-            return fail(e, name);
-          }
-        }
-        try {
-          const { kv: written } = await kv.update(key, bytes, cur!.modRevision);
-          shaped.metadata.resourceVersion = String(written.modRevision);
-          if (stored === shaped) return { obj: shaped, created: false };
-          stored.metadata.resourceVersion = shaped.metadata.resourceVersion;
-          return { obj: await fromStored(stored), created: false };
-        } catch (e) {
-          if (isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound')) continue;
-          return fail(e, name);
-        }
+        // the last finalizer of an object being deleted is gone: a change completes the deletion
+        if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped) && !sameContent(stored, cur!.obj)) return decision = { delete: true };
+        return decision = { put: stored };
+      }).catch(e => fail(e, name));
+      if (absent) return { obj: await store.create(namespace, absent, admission, opts), created: true };
+      if (!decision || 'skip' in decision) return { obj: shaped!, created: false };
+      if ('delete' in decision) {
+        shaped!.metadata.resourceVersion = formatResourceVersion(result!.rev);
+        return { obj: shaped!, created: false };
       }
-      throw conflict(info.group, info.resource, name, 'too many concurrent updates; please try again');
+      // nothing changed: no write, the same resourceVersion
+      if (result!.obj !== decision.put) return { obj: old!, created: false };
+      if (decision.put === shaped) return { obj: shaped, created: false };
+      return { obj: await fromStored(decision.put), created: false };
     },
 
     async delete(namespace: string, name: string, options: DeleteOptions, admission: AdmissionHooks)
       : Promise<{ obj: ApiObject; deleted: boolean }> {
-      const key = objectKey(info, namespace, name);
-      for (let attempt = 0; attempt < maxRetries; attempt++) {
-        const cur = await read(key, name);
-        const obj = await fromStored(decodeObject(cur));
-        const pre = options.preconditions;
-        if (pre?.uid && pre.uid !== obj.metadata.uid)
-          throw conflict(info.group, info.resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
-        if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion)
-          throw conflict(info.group, info.resource, name,
-            `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+      let outcome!: { obj: ApiObject; deleted: boolean };
+      const result = await objects.update(objectKey(info, namespace, name), async (cur): Promise<UpdateDecision> => {
+        if (!cur) throw notFound(info.group, info.resource, name);
+        const obj = await fromStored(cur.obj);
         await admission.validate('DELETE', undefined, obj);
         const grace = options.gracePeriodSeconds ?? strategy.defaultGracePeriod?.(obj) ?? 0;
         if (pendingFinalizers(obj) || grace > 0) {
+          outcome = { obj, deleted: false };
           const m = obj.metadata;
           // already being deleted: only a shorter grace period changes anything
-          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace) return { obj, deleted: false };
+          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace) return { skip: true };
           m.deletionTimestamp = nowTimestamp(new Date(Date.now() + grace * 1000));
           m.deletionGracePeriodSeconds = grace;
           if (strategy.generation) m.generation = (m.generation ?? 0) + 1;
           strategy.prepareForDelete?.(obj);
-          if (options.dryRun) return { obj, deleted: false };
-          try {
-            const { kv: written } = await kv.update(key, encodeObject(await toStored(obj)), cur.modRevision);
-            m.resourceVersion = String(written.modRevision);
-            return { obj, deleted: false };
-          } catch (e) {
-            if (isStorageError(e, 'Conflict')) continue;
-            return fail(e, name);
-          }
+          return options.dryRun ? { skip: true } : { put: await toStored(obj) };
         }
-        if (options.dryRun) return { obj, deleted: true };
-        try {
-          const { revision } = await kv.delete(key, cur.modRevision);
-          obj.metadata.resourceVersion = String(revision);
-          return { obj, deleted: true };
-        } catch (e) {
-          if (isStorageError(e, 'Conflict')) continue;
-          return fail(e, name);
-        }
-      }
-      throw conflict(info.group, info.resource, name, 'too many concurrent updates; please try again');
+        outcome = { obj, deleted: true };
+        return options.dryRun ? { skip: true } : { delete: true };
+      }, { preconditions: options.preconditions }).catch(e => fail(e, name));
+      if (!options.dryRun && result) outcome.obj.metadata.resourceVersion = formatResourceVersion(result.rev);
+      return outcome;
     },
   };
 

@@ -2,7 +2,7 @@
 // defaultStrategy fills in the reference's common behaviour.
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
-import type { KV } from '../storage/types.js';
+import type { ObjectStore } from '../storage/objects.js';
 
 
 export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
@@ -11,8 +11,8 @@ export interface StrategyContext {
   /** the API domain's names, for strategies that set well-known labels */
   names: Naming;
   now: string;
-  /** the storage and this resource's key prefix, for strategies that look at their kind's other objects (Service IPs and ports) */
-  kv?: KV;
+  /** the storage and this resource's key prefix, for strategies that keep state of their own (Service IPs and ports) */
+  objects?: ObjectStore;
   keyPrefix?: string;
   /** --service-cluster-ip-range: at most one CIDR per IP family */
   serviceClusterIpRanges?: string[];

@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openMemoryKV } from '../../storage/memory/kv.js';
+import { createObjectStore } from '../../storage/objects.js';
 import { naming } from '../../api/naming.js';
 import type { ApiObject } from '../../api/meta.js';
 import type { StrategyContext } from '../strategy.js';
@@ -40,7 +41,7 @@ describe('service IP ranges', () => {
 describe('service allocation against storage', () => {
   const setup = async (ranges: string[]) => {
     const kv = openMemoryKV();
-    const ctx: StrategyContext = { names: naming(), now: '', kv, keyPrefix: '/registry/core/services/', serviceClusterIpRanges: ranges, serviceNodePortRange: { base: 30000, size: 3 } };
+    const ctx: StrategyContext = { names: naming(), now: '', objects: createObjectStore(kv), keyPrefix: '/registry/core/services/', serviceClusterIpRanges: ranges, serviceNodePortRange: { base: 30000, size: 3 } };
     const create = async (name: string, spec: any) => {
       const obj = { metadata: { name, namespace: 'ns' }, spec } as ApiObject;
       await services.prepareForCreate!(obj, ctx);

@@ -6,7 +6,7 @@
 // until the Service carrying it is stored (or a create that failed has had ample time to give up). This holds
 // for every server process sharing the process's storage object; the reference's bitmap kept in storage would be
 // needed for several processes allocating from one range at once.
-import type { KV } from '../../storage/types.js';
+import type { ObjectStore } from '../../storage/objects.js';
 
 export interface IpRange { family: 'IPv4' | 'IPv6'; base: bigint; bits: number; size: bigint; cidr: string }
 
@@ -71,7 +71,7 @@ export const inRange = (r: IpRange, ip: string) => { const v = parseIp(ip); retu
 interface Pending { owner: string; until: number }
 interface AllocatorState { queue: Promise<unknown>; ips: Map<string, Pending>; ports: Map<string, Pending> }
 
-const states = new WeakMap<KV, AllocatorState>();
+const states = new WeakMap<ObjectStore, AllocatorState>();
 /** how long a value handed to a create that has not been stored yet stays reserved */
 const pendingMs = 30_000;
 
@@ -81,16 +81,16 @@ export interface InUse { ips: Map<string, string>; ports: Map<string, string> }
  * Runs `fn` with what stored Services use (IP and `<port>/<protocol>`-less node ports, each mapped to its owner
  * `<namespace>/<name>`) plus what is pending; `reserve` holds new values for `owner`. One call at a time per storage.
  */
-export function withAllocations<T>(kv: KV, prefix: string, owner: string,
+export function withAllocations<T>(kv: ObjectStore, prefix: string, owner: string,
   fn: (inUse: InUse, reserve: (kind: 'ips' | 'ports', value: string) => void) => T): Promise<T> {
   let state = states.get(kv);
   if (!state) states.set(kv, state = { queue: Promise.resolve(), ips: new Map(), ports: new Map() });
   const s = state;
   const run = async () => {
-    const { kvs } = await kv.list(prefix);
+    const { items } = await kv.list(prefix);
     const inUse: InUse = { ips: new Map(), ports: new Map() };
-    for (const item of kvs) {
-      const svc = JSON.parse(Buffer.from(item.value).toString('utf8'));
+    for (const item of items) {
+      const svc = item.obj as any;
       const who = `${svc.metadata?.namespace}/${svc.metadata?.name}`;
       for (const ip of svc.spec?.clusterIPs ?? (svc.spec?.clusterIP ? [svc.spec.clusterIP] : [])) if (ip && ip !== 'None') inUse.ips.set(ip, who);
       for (const p of svc.spec?.ports ?? []) if (p?.nodePort) inUse.ports.set(String(p.nodePort), who);

@@ -59,11 +59,11 @@ function chooseFamilies(s: any, ranges: IpRange[]): void {
 /** cluster IPs and node ports for a service that needs them: the ones asked for if free, new ones otherwise */
 async function allocate(svc: any, ctx: StrategyContext, old?: any) {
   const s = svc.spec;
-  if (!ctx.kv || !ctx.keyPrefix || !s || typeof s !== 'object') return;
+  if (!ctx.objects || !ctx.keyPrefix || !s || typeof s !== 'object') return;
   const owner = `${svc.metadata.namespace}/${svc.metadata.name}`;
   const ranges = rangesOf(ctx);
   const ports = nodePortRange(ctx);
-  const causes = await withAllocations(ctx.kv, ctx.keyPrefix, owner, (inUse, reserve) => {
+  const causes = await withAllocations(ctx.objects, ctx.keyPrefix, owner, (inUse, reserve) => {
     const out: Causes = [];
     const takenByOther = (m: Map<string, string>, v: string) => { const who = m.get(v); return who !== undefined && who !== owner; };
     if (needsClusterIp(s)) {
