@@ -67,8 +67,9 @@ interface ResourceState extends ResourceCache {
   apply(ev: ObjectEvent): void;
   /** events wait until the next load */
   hold(): void;
-  /** the stored state at exactly at; ignored when generation gen is over by then */
-  load(at: Revision, gen: number): Promise<void>;
+  /** the stored state at exactly at; false when generation gen was over by then (nothing changed) */
+  load(at: Revision, gen: number): Promise<boolean>;
+  loaded(): boolean;
   end(err: StorageError): void;
 }
 
@@ -215,7 +216,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       async load(at, gen) {
         c.hold();
         const page = await inner.list(prefix, { revision: at, match: 'Exact' });
-        if (gen !== generation) return;
+        if (gen !== generation) return false;
         replace(page.items, page.revision);
         const pending = buffered!;
         buffered = undefined;
@@ -223,7 +224,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         for (const ev of pending) applyOne(ev, now);
         trim(now);
         readiness.resolve();
+        return true;
       },
+      loaded: () => loaded,
       end(err) {
         for (const s of streams) s.watcher.end(err);
         streams.clear();
@@ -290,17 +293,18 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
   /** a cache's first state: listed at the revision the storage watch has reached, once any healing is over */
   async function loadFirst(c: ResourceState) {
-    for (let delay = 100; !stopped; delay = Math.min(delay * 2, 5000)) {
+    for (let delay = 100; !stopped && !c.loaded();) {
       await healing?.done;
+      if (c.loaded()) return;   // a heal that listed everything again loaded it
       const gen = generation;
       try {
-        await c.load(seen, gen);
-        return;
+        if (await c.load(seen, gen)) return;
       } catch (e) {
-        if (gen !== generation || stopped) return;   // a heal loads it
+        if (stopped || gen !== generation) continue;
         if (isStorageError(e, 'Compacted')) { heal(e); continue; }
         opts.log?.warn(`watch cache: listing ${c.prefix} failed (${(e as Error).message}); trying again`);
         await sleep(delay);
+        delay = Math.min(delay * 2, 5000);
       }
     }
   }
@@ -329,12 +333,13 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       const ok = await new Promise<boolean>(resolve => {
         const w = { rev, resolve };
         waiters.push(w);
-        setTimeout(() => { waiters = waiters.filter(x => x !== w); resolve(false); }, Math.min(100, deadline - Date.now())).unref();
+        // not unref'd: a read waiting here is work in progress
+        setTimeout(() => { waiters = waiters.filter(x => x !== w); resolve(false); }, Math.min(100, deadline - Date.now()));
       });
       if (ok) return true;
       try {
         const current = await inner.revision();
-        if (current >= rev && !healing && !disconnected) { await sleep(20); advance(Math.min(rev, current)); return true; }
+        if (current >= rev && !healing && !disconnected) { await new Promise(r => setTimeout(r, 20)); advance(Math.min(rev, current)); return true; }
       } catch (e) { if (!isStorageError(e)) throw e; }
     }
     return rev <= seen;
