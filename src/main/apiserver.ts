@@ -17,6 +17,7 @@ import { createBackends, type Backends } from '../registry/backends.js';
 import { builtinResources } from '../registry/catalog/index.js';
 import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
+import { startServiceRepair } from '../registry/strategies/service-allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
 import { selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
@@ -146,6 +147,10 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         });
       },
     },
+    // before the first request: the allocation objects hold every address and port stored Services hold (state written
+    // before they existed included), and later passes free what a failed create left allocated
+    loop(undefined, () => startServiceRepair(watchCache, { clusterIps: options.serviceClusterIpRanges, nodePorts: options.serviceNodePortRange },
+      resources.preferred('', 'services')!.keyPrefix, log)),
     {
       async start() {
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),

@@ -87,8 +87,20 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const storageApiVersion = info.group ? `${info.group}/${info.storageVersion}` : info.storageVersion;
   const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.version))[0] : obj);
   const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.storageVersion))[0] : obj);
-  const ctx = (user?: StrategyContext['user']): StrategyContext => ({ names, now: nowTimestamp(), objects, keyPrefix: info.keyPrefix,
-    serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, user });
+  /** a write's strategy context; settle(stored) runs what strategies left for when the write's outcome is known */
+  function writeContext(opts: { user?: StrategyContext['user']; dryRun?: boolean }) {
+    const finishers: Array<(stored: boolean) => Promise<void> | void> = [];
+    const ctx: StrategyContext = {
+      names, now: nowTimestamp(), objects, keyPrefix: info.keyPrefix, user: opts.user, dryRun: opts.dryRun,
+      serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange,
+      onFinish: finish => { finishers.push(finish); },
+    };
+    // what a failed write took is given back as well as storage allows; the strategy's repair frees what is left
+    const settle = async (stored: boolean) => {
+      for (const finish of finishers.splice(0)) await (stored ? finish(true) : Promise.resolve().then(() => finish(false)).catch(() => {}));
+    };
+    return { ctx, settle };
+  }
 
   const fail = (e: unknown, name: string, revision?: number): never => {
     throw apiErrorOf(e, { group: info.group, resource: info.resource, name, revision });
@@ -138,40 +150,14 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     },
 
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {
-      checkNamespace(obj, namespace);
-      const m = obj.metadata;
-      const generated = !m.name && !!m.generateName;
-      if (generated) m.name = m.generateName + generateSuffix();
-      m.uid = randomUUID();
-      m.creationTimestamp = nowTimestamp();
-      delete m.resourceVersion;
-      delete m.deletionTimestamp;
-      delete m.deletionGracePeriodSeconds;
-      if (strategy.generation) m.generation = 1; else delete m.generation;
-      if (hasStatus && !strategy.prepareForCreate) delete (obj as { status?: unknown }).status;
-      await strategy.prepareForCreate?.(obj, ctx(opts.user));
-      recordOwnership(obj, undefined, '', opts);
-      await admission.mutate('CREATE', obj, undefined);
-      validate(obj);
-      await admission.validate('CREATE', obj, undefined);
-      const key = objectKey(info, namespace, m.name!);
-      if (opts.dryRun) {
-        if (await objects.get(key).catch(e => fail(e, m.name!))) throw alreadyExists(info.group, info.resource, m.name!);
-        return obj;
-      }
-      const stored = await toStored(obj);
-      // a generated name that is taken is drawn again, so generateName never fails on a collision
-      for (let attempt = 0; ; attempt++) {
-        try {
-          stored.metadata.name = m.name;
-          await objects.create(objectKey(info, namespace, m.name!), stored);
-          if (stored === obj) return obj;
-          m.resourceVersion = stored.metadata.resourceVersion;
-          return fromStored(stored);
-        } catch (e) {
-          if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
-          return fail(e, m.name!);
-        }
+      const w = writeContext(opts);
+      try {
+        const created = await create(namespace, obj, admission, opts, w.ctx);
+        await w.settle(!opts.dryRun);
+        return created;
+      } catch (e) {
+        await w.settle(false);
+        throw e;
       }
     },
 
@@ -187,47 +173,59 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       const key = objectKey(info, namespace, name);
       let old: ApiObject | undefined, shaped: ApiObject | undefined, absent: ApiObject | undefined;
       let decision: UpdateDecision | undefined;
-      const result = await objects.update(key, async cur => {
-        old = shaped = absent = undefined;
-        old = cur ? await fromStored(cur.obj) : undefined;
-        const next = await transform(old ? structuredClone(old) : undefined);
-        if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
-        if (next.metadata.name !== undefined && next.metadata.name !== name)
-          throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
-        next.metadata.name = name;
-        if (!old) {
-          if (!opts.allowCreate || subresource) throw notFound(info.group, info.resource, name);
-          absent = next;
-          return decision = { skip: true };
+      let attempt: ReturnType<typeof writeContext> | undefined;
+      try {
+        const result = await objects.update(key, async cur => {
+          // an attempt that lost the race gives back what it took
+          await attempt?.settle(false);
+          attempt = writeContext(opts);
+          old = shaped = absent = undefined;
+          old = cur ? await fromStored(cur.obj) : undefined;
+          const next = await transform(old ? structuredClone(old) : undefined);
+          if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
+          if (next.metadata.name !== undefined && next.metadata.name !== name)
+            throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+          next.metadata.name = name;
+          if (!old) {
+            if (!opts.allowCreate || subresource) throw notFound(info.group, info.resource, name);
+            absent = next;
+            return decision = { skip: true };
+          }
+          checkNamespace(next, namespace);
+          const wanted = next.metadata.resourceVersion;
+          if (wanted && wanted !== old.metadata.resourceVersion)
+            throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
+          if (!wanted && !strategy.allowUnconditionalUpdate)
+            throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
+          shaped = await shapeUpdate(next, old, subresource, attempt.ctx);
+          recordOwnership(shaped, old, subresource, opts);
+          await admission.mutate('UPDATE', shaped, old);
+          validate(shaped, old, subresource);
+          await admission.validate('UPDATE', shaped, old);
+          shaped.metadata.resourceVersion = old.metadata.resourceVersion;
+          if (opts.dryRun) return decision = { skip: true };
+          const stored = await toStored(shaped);
+          // the last finalizer of an object being deleted is gone: a change completes the deletion
+          if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped) && !sameContent(stored, cur!.obj)) return decision = { delete: true };
+          return decision = { put: stored };
+        }).catch(e => fail(e, name));
+        const written = !!decision && 'put' in decision && result!.obj === decision.put;
+        await attempt?.settle(written);
+        if (absent) return { obj: await store.create(namespace, absent, admission, opts), created: true };
+        if (!decision || 'skip' in decision) return { obj: shaped!, created: false };
+        if ('delete' in decision) {
+          await strategy.afterDelete?.(old!, writeContext(opts).ctx);
+          shaped!.metadata.resourceVersion = formatResourceVersion(result!.rev);
+          return { obj: shaped!, created: false };
         }
-        checkNamespace(next, namespace);
-        const wanted = next.metadata.resourceVersion;
-        if (wanted && wanted !== old.metadata.resourceVersion)
-          throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
-        if (!wanted && !strategy.allowUnconditionalUpdate)
-          throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
-        shaped = await shapeUpdate(next, old, subresource, opts.user);
-        recordOwnership(shaped, old, subresource, opts);
-        await admission.mutate('UPDATE', shaped, old);
-        validate(shaped, old, subresource);
-        await admission.validate('UPDATE', shaped, old);
-        shaped.metadata.resourceVersion = old.metadata.resourceVersion;
-        if (opts.dryRun) return decision = { skip: true };
-        const stored = await toStored(shaped);
-        // the last finalizer of an object being deleted is gone: a change completes the deletion
-        if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped) && !sameContent(stored, cur!.obj)) return decision = { delete: true };
-        return decision = { put: stored };
-      }).catch(e => fail(e, name));
-      if (absent) return { obj: await store.create(namespace, absent, admission, opts), created: true };
-      if (!decision || 'skip' in decision) return { obj: shaped!, created: false };
-      if ('delete' in decision) {
-        shaped!.metadata.resourceVersion = formatResourceVersion(result!.rev);
-        return { obj: shaped!, created: false };
+        // nothing changed: no write, the same resourceVersion
+        if (!written) return { obj: old!, created: false };
+        if (decision.put === shaped) return { obj: shaped, created: false };
+        return { obj: await fromStored(decision.put), created: false };
+      } catch (e) {
+        await attempt?.settle(false);
+        throw e;
       }
-      // nothing changed: no write, the same resourceVersion
-      if (result!.obj !== decision.put) return { obj: old!, created: false };
-      if (decision.put === shaped) return { obj: shaped, created: false };
-      return { obj: await fromStored(decision.put), created: false };
     },
 
     async delete(namespace: string, name: string, options: DeleteOptions, admission: AdmissionHooks)
@@ -252,13 +250,53 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         outcome = { obj, deleted: true };
         return options.dryRun ? { skip: true } : { delete: true };
       }, { preconditions: options.preconditions }).catch(e => fail(e, name));
-      if (!options.dryRun && result) outcome.obj.metadata.resourceVersion = formatResourceVersion(result.rev);
+      if (options.dryRun) return outcome;
+      outcome.obj.metadata.resourceVersion = formatResourceVersion(result!.rev);
+      if (outcome.deleted) await strategy.afterDelete?.(outcome.obj, writeContext({}).ctx);
       return outcome;
     },
   };
 
+  async function create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions, ctx: StrategyContext): Promise<ApiObject> {
+    checkNamespace(obj, namespace);
+    const m = obj.metadata;
+    const generated = !m.name && !!m.generateName;
+    if (generated) m.name = m.generateName + generateSuffix();
+    m.uid = randomUUID();
+    m.creationTimestamp = nowTimestamp();
+    delete m.resourceVersion;
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    if (strategy.generation) m.generation = 1; else delete m.generation;
+    if (hasStatus && !strategy.prepareForCreate) delete (obj as { status?: unknown }).status;
+    await strategy.prepareForCreate?.(obj, ctx);
+    recordOwnership(obj, undefined, '', opts);
+    await admission.mutate('CREATE', obj, undefined);
+    validate(obj);
+    await admission.validate('CREATE', obj, undefined);
+    const key = objectKey(info, namespace, m.name!);
+    if (opts.dryRun) {
+      if (await objects.get(key).catch(e => fail(e, m.name!))) throw alreadyExists(info.group, info.resource, m.name!);
+      return obj;
+    }
+    const stored = await toStored(obj);
+    // a generated name that is taken is drawn again, so generateName never fails on a collision
+    for (let attempt = 0; ; attempt++) {
+      try {
+        stored.metadata.name = m.name;
+        await objects.create(objectKey(info, namespace, m.name!), stored);
+        if (stored === obj) return obj;
+        m.resourceVersion = stored.metadata.resourceVersion;
+        return fromStored(stored);
+      } catch (e) {
+        if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
+        return fail(e, m.name!);
+      }
+    }
+  }
+
   /** the rules that hold for every update: system metadata kept, status and the rest each changed only through their own path */
-  async function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string, user?: StrategyContext['user']): Promise<ApiObject> {
+  async function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string, ctx: StrategyContext): Promise<ApiObject> {
     type WithStatus = ApiObject & { status?: unknown };
     const fields = subresourceFields[subresource];
     if (fields) {
@@ -286,7 +324,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       if (added.length) throw invalid(info.group, info.kind, old.metadata.name ?? '', [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers',
         message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
     }
-    if (!fields) await strategy.prepareForUpdate?.(next, old, ctx(user));
+    if (!fields) await strategy.prepareForUpdate?.(next, old, ctx);
     if (strategy.generation && !fields && withoutMeta(next) !== withoutMeta(old))
       next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     return next;

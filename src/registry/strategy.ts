@@ -20,6 +20,10 @@ export interface StrategyContext {
   serviceNodePortRange?: { base: number; size: number };
   /** who makes the request, for strategies that record the requester (CertificateSigningRequests) */
   user?: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
+  /** the write is a dry run: nothing outside the object may change either */
+  dryRun?: boolean;
+  /** work for when the write's outcome is known (stored: the object was written), such as giving back what a failed write took */
+  onFinish?(finish: (stored: boolean) => Promise<void> | void): void;
 }
 
 export interface Strategy {
@@ -42,6 +46,8 @@ export interface Strategy {
   pendingFinalizers?(obj: ApiObject): boolean;
   /** called when deletion starts (deletionTimestamp set) */
   prepareForDelete?(obj: ApiObject): void;
+  /** called once the object is gone from storage, with its last state */
+  afterDelete?(obj: ApiObject, ctx: StrategyContext): Promise<void> | void;
   /** a delete that removes the object at once answers with the object rather than a Status */
   returnDeletedObject?: boolean;
   /** grace period for a delete without one in its options; undefined or 0 deletes at once */
