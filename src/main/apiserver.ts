@@ -14,10 +14,10 @@ import { createObjectStore } from '../storage/objects.js';
 import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
-import { builtinResources } from '../registry/catalog/index.js';
+import { builtinResources } from '../registry/resources/index.js';
 import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
-import { startServiceRepair } from '../registry/strategies/service-allocator.js';
+import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
 import { selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
@@ -238,12 +238,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const endpoints = resourceEndpoints({
       resources, names, plugins, backends,
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
-      reviews: {
+      services: {
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
-        tokenRequest: {
-          tokens: auth.tokens, maxExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
-          get: (r, ns, n) => backends.listers.get('', r, ns, n),
-        },
+        tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
       },
       deprecatedApiRequested: deprecatedApiGauge(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,

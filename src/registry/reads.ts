@@ -5,7 +5,7 @@ import type { Naming } from '../api/naming.js';
 import { formatResourceVersion, parseResourceVersion, type Revision } from '../api/resource-version.js';
 import type { ListOptions, ObjectStore } from '../storage/objects.js';
 import type { ResourceInfo } from './resources.js';
-import { apiErrorOf } from './storage-errors.js';
+import { storageFailure } from './errors.js';
 import { badRequest, type ApiError } from '../api/status.js';
 import type { StoredObject, ObjectEvent, EventType } from '../api/cache.js';
 
@@ -67,7 +67,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
   const { objects, names } = deps;
   const prefixFor = (namespace: string) => (info.namespaced && namespace ? `${info.keyPrefix}${namespace}/` : info.keyPrefix);
   const failure = (e: unknown, revision?: Revision, continuing?: boolean) =>
-    apiErrorOf(e, { group: info.group, resource: info.resource, revision, continuing });
+    storageFailure(e, { group: info.group, resource: info.resource, revision, continuing }) ?? e;
 
   async function listAt(req: ListRequest, at: ListOptions, continuing = false): Promise<ListResult> {
     const page = await objects.list(prefixFor(req.namespace), { ...at, limit: req.limit, filter: req.match })
