@@ -4,7 +4,7 @@
 import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { Listers, WebhookSource, Writers } from '../api/admission.js';
-import type { WatchHub } from '../watch/cache.js';
+import type { WatchCache } from '../watch/cache.js';
 import type { ApiResources, ResourceInfo } from './resources.js';
 import { createStore, noAdmission, type Store, type StoreDeps } from './store.js';
 import { createReads, type Reads, type ReadDeps } from './reads.js';
@@ -21,7 +21,7 @@ export interface Backends {
   webhooks: WebhookSource;
 }
 
-export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDeps): Backends {
+export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDeps & { objects: WatchCache }): Backends {
   const backends = new Map<string, Backend>();
   const backendKey = (info: ResourceInfo) => `${info.group}/${info.resource}${info.def.convert ? `/${info.version}` : ''}`;
   function backendFor(info: ResourceInfo): Backend {
@@ -66,16 +66,16 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
         cur => (cur && change(cur)) ?? cur!, noAdmission, { dryRun: false });
     },
   };
-  return { backendFor, preferred, listers, writers, webhooks: webhookSource(deps.hub, resources, deps.names) };
+  return { backendFor, preferred, listers, writers, webhooks: webhookSource(deps.objects, resources, deps.names) };
 }
 
-export function webhookSource(hub: WatchHub, resources: ApiResources, names: Naming): WebhookSource {
+export function webhookSource(watchCache: WatchCache, resources: ApiResources, names: Naming): WebhookSource {
   const group = names.group('admissionregistration');
   return {
     async configurations(kind) {
       const info = resources.preferred(group, kind);
       if (!info) return [];
-      const cache = hub.cache(info.keyPrefix);
+      const cache = watchCache.cache(info.keyPrefix);
       await cache.ready;
       return cache.snapshot(info.keyPrefix).map(c => c.obj);
     },
