@@ -7,6 +7,7 @@ import type { ApiObject } from '../api/meta.js';
 import { naming } from '../api/naming.js';
 import { ApiError } from '../api/status.js';
 import { openMemoryKV } from '../storage/memory/kv.js';
+import { createObjectStore } from '../storage/objects.js';
 import { createApiResources } from './resources.js';
 import { createStore } from './store.js';
 import { defineStrategy } from './strategy.js';
@@ -31,7 +32,7 @@ function setup() {
     subresources: status, strategy,
   }));
   const info = resources.lookup('example.com', 'v1', 'things')!;
-  const store = createStore(info, info.def.strategy!, { kv: openMemoryKV(), names });
+  const store = createStore(info, info.def.strategy!, { objects: createObjectStore(openMemoryKV()), names });
   /** mutating admission paints the object and may grow it; validating admission records what it sees */
   const admission = (grow = 0): AdmissionHooks => ({
     async mutate(_op, obj) {

@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../../testing.js';
 import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
 import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
 import type { ApiObject, StatusCause } from '../../api/meta.js';
+import type { Pod } from '../../api/types/core-v1.js';
 import { dispatchMutating, dispatchValidating } from './dispatch.js';
 import type { reviewRequest } from './call.js';
 import type { ApiError as ServerError } from '../../api/status.js';
@@ -188,8 +189,8 @@ describe('admission webhooks', () => {
       const pods = client.resource({ group: '', version: 'v1', resource: 'pods', namespaced: true }, 'default');
       const created = await pods.create({ metadata: { name: 'with-sidecar' }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
       // the webhook was sent the object as decoding defaults it
-      const sent = wh.calls.get('/sidecar')!.at(-1).object;
-      assert.deepEqual([sent.spec.dnsPolicy, sent.spec.containers[0].imagePullPolicy], ['ClusterFirst', 'IfNotPresent']);
+      const sent = wh.calls.get('/sidecar')!.at(-1)!.object as Pod;
+      assert.deepEqual([sent.spec?.dnsPolicy, sent.spec?.containers[0].imagePullPolicy], ['ClusterFirst', 'IfNotPresent']);
       // the container the webhook added got the defaults too, requests from its limits among them
       const sidecar = created.spec.containers[1];
       assert.deepEqual([sidecar.name, sidecar.imagePullPolicy, sidecar.terminationMessagePath, sidecar.resources.requests],
