@@ -3,23 +3,14 @@
 // configuration, fails on conflicts with other owners unless forced, and removes what the applier
 // stopped asserting.
 import type { Schema } from '../api/schema.js';
+import type { ManagedFieldsEntry } from '../api/types/meta-v1.js';
 import { compareStrings, fieldElement, goJSON, pathString, type Path } from './field-path.js';
 import {
   difference, emptySet, fromFieldsV1, has, intersection, isEmpty, paths, recursiveDifference, setOf, toFieldsV1, union,
-  type FieldSet, type FieldsV1,
+  type FieldSet,
 } from './field-set.js';
 import { merge, prune } from './merge.js';
 import { compare, deepEqual, entrySchema, InvalidObjectError, isObject, shapeOf, toFieldSet, type Comparison, type Obj } from './typed.js';
-
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: string;
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: string;
-  fieldsV1?: FieldsV1;
-  subresource?: string;
-}
 
 interface Owner {
   manager: string;
@@ -159,7 +150,7 @@ export function decodeManagedFields(entries: unknown): Owners {
     const tree = e.fieldsV1 ?? e.fields;
     if (e.fieldsType === undefined && e.fields === undefined) throw new Error(`missing fieldsType in managed fields entry ${i}`);
     if (e.fieldsType !== undefined && e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
-    const owner: Owner = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource || undefined, time: e.time, set: tree === undefined ? emptySet() : fromFieldsV1(tree) };
+    const owner: Owner = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource || undefined, time: e.time ?? undefined, set: tree === undefined ? emptySet() : fromFieldsV1(tree) };
     owners.set(ownerId(owner), owner);
   });
   return owners;

@@ -14,6 +14,7 @@ import { createObjectStore } from '../storage/objects.js';
 import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
+import { webhookSource } from '../registry/resources/admissionregistration/webhook-source.js';
 import { builtinResources } from '../registry/resources/index.js';
 import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
@@ -170,7 +171,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
         plugins = [...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
-          config: admissionConfig.get(s.name), webhooks: backends.webhooks,
+          config: admissionConfig.get(s.name), webhooks: webhookSource(watchCache, resources, names),
         })), ...auth.admissionPlugins];
       },
     },
