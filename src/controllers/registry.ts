@@ -5,7 +5,11 @@ import { nodeLifecycleController } from './node-lifecycle.js';
 import { pvProtectionController } from './pv-protection.js';
 import { pvcProtectionController } from './pvc-protection.js';
 import { serviceAccountController } from './serviceaccount.js';
+import { replicaSetController } from './replicaset.js';
+import { replicationControllerController } from './replication-controller.js';
+import { deploymentController } from './deployment.js';
 
 export const controllers: readonly Controller[] = [
+  deploymentController, replicaSetController, replicationControllerController,
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
 ];
