@@ -8,8 +8,9 @@ import { serviceAccountController } from './serviceaccount.js';
 import { replicaSetController } from './replicaset.js';
 import { replicationControllerController } from './replication-controller.js';
 import { deploymentController } from './deployment.js';
+import { garbageCollector } from './garbage-collector.js';
 
 export const controllers: readonly Controller[] = [
-  deploymentController, replicaSetController, replicationControllerController,
+  deploymentController, replicaSetController, replicationControllerController, garbageCollector,
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
 ];
