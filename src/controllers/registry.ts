@@ -9,8 +9,12 @@ import { replicaSetController } from './replicaset.js';
 import { replicationControllerController } from './replication-controller.js';
 import { deploymentController } from './deployment.js';
 import { garbageCollector } from './garbage-collector.js';
+import { jobController } from './job.js';
+import { cronJobController } from './cronjob.js';
+import { ttlAfterFinishedController } from './ttl-after-finished.js';
 
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
+  jobController, cronJobController, ttlAfterFinishedController,
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
 ];
