@@ -10,11 +10,14 @@ import { replicationControllerController } from './replication-controller.js';
 import { deploymentController } from './deployment.js';
 import { garbageCollector } from './garbage-collector.js';
 import { jobController } from './job.js';
+import { statefulSetController } from './statefulset.js';
+import { daemonSetController } from './daemonset.js';
+import { disruptionController } from './disruption.js';
 import { cronJobController } from './cronjob.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
 
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
-  jobController, cronJobController, ttlAfterFinishedController,
+  statefulSetController, daemonSetController, disruptionController, jobController, cronJobController, ttlAfterFinishedController,
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
 ];

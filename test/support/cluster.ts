@@ -50,7 +50,10 @@ export function startBinder(client: Client, nodes: string[]): () => void {
   const pods = client.resource({ group: '', version: 'v1', resource: 'pods' });
   const bind = (p: any) => {
     if (p.spec?.nodeName || p.metadata.deletionTimestamp || ['Succeeded', 'Failed'].includes(p.status?.phase)) return;
-    const node = nodes[next++ % nodes.length];
+    // a node-name affinity (as daemon pods carry) names the node; otherwise the nodes take turns
+    const terms = p.spec?.affinity?.nodeAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.nodeSelectorTerms ?? [];
+    const named = terms.flatMap((t: any) => t.matchFields ?? []).find((f: any) => f.key === 'metadata.name' && f.operator === 'In')?.values?.[0];
+    const node = named ?? nodes[next++ % nodes.length];
     void client.request({
       method: 'POST', path: `/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}/binding`,
       body: { apiVersion: 'v1', kind: 'Binding', metadata: { name: p.metadata.name }, target: { apiVersion: 'v1', kind: 'Node', name: node } },
