@@ -9,11 +9,15 @@ import type { Client } from '../client/rest-client.js';
 import { createInformerFactory, type InformerFactory } from '../client/informer.js';
 import { startLeaderElection, type LeaderElector } from '../client/leader-election.js';
 import { createEventRecorder, type EventRecorder } from '../client/events.js';
-import { discoverNaming } from '../client/discovery.js';
+import { discoverNaming, discoverResources } from '../client/discovery.js';
 import { controllerEnabled, type ControllerManagerOptions } from '../config/controller-manager-options.js';
 import { refs as makeRefs, type Refs } from './types.js';
 import { controllers as allControllers } from './registry.js';
 import { serviceAccountClients } from './credentials.js';
+
+class NotServed extends Error {
+  constructor(groupVersion: string, resource: string) { super(`the server does not serve ${resource} in ${groupVersion}`); }
+}
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
@@ -90,11 +94,20 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     let markSynced!: () => void;
     const synced = new Promise<void>((r) => (markSynced = r));
     const readiness: Promise<void>[] = [synced];
+    // a controller whose resources the server does not serve (--runtime-config) is not started, as in the reference
+    const served = new Set((await discoverResources(o.client)).map((r) => `${r.group}/${r.version}/${r.resource}`));
+    const servedInformers: InformerFactory = {
+      ...informers,
+      informer(ref, sel) {
+        if (!served.has(`${ref.group}/${ref.version}/${ref.resource}`)) throw new NotServed(ref.group ? `${ref.group}/${ref.version}` : ref.version, ref.resource);
+        return informers.informer(ref, sel);
+      },
+    };
     for (const c of enabled) {
       const component = c.component ?? `${c.name}-controller`;
       const client = clientFor(c.serviceAccount ?? component);
       const ctx: ControllerContext = {
-        name: c.name, client, informers, refs, names, signal, options: o, log: o.log, synced,
+        name: c.name, client, informers: servedInformers, refs, names, signal, options: o, log: o.log, synced,
         workers: o.concurrency[c.name] ?? 1,
         recorder: createEventRecorder(client, { names, component, host: hostname(), log: (m) => o.log.warn(m) }),
       };
@@ -103,7 +116,8 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
         if (started?.ready) readiness.push(started.ready);
         running.push(c.name);
       } catch (e) {
-        o.log.error(`controller ${c.name} failed to start: ${(e as Error).message}`);
+        if (e instanceof NotServed) o.log.info(`controller ${c.name} not started: ${e.message}`);
+        else o.log.error(`controller ${c.name} failed to start: ${(e as Error).message}`);
       }
     }
     informers.start();
