@@ -31,3 +31,6 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
 
 /** RFC 3339 with seconds precision, as the reference writes timestamps */
 export const nowTimestamp = (d = new Date()) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** RFC 3339 with microseconds, as the reference writes MicroTime fields (lease renewals, event times) */
+export const nowMicroTime = (d = new Date()) => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');

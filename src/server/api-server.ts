@@ -34,11 +34,8 @@ import { versionInfo } from './version.js';
 import { loadYaml } from '../util/yaml.js';
 import { loadProtobufCodec, mentionsProtobuf } from '../api/protobuf/load.js';
 import { createMetrics, metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
-import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
-import { startNamespaceDefaults } from '../controllers/namespace-defaults.js';
-import { startStorageProtection } from '../controllers/storage-protection.js';
-import { startNodeTaints } from '../controllers/node-taints.js';
 import { startCrdController } from '../controllers/crd.js';
+import { startEmbeddedControllerManager } from '../main/embedded-controller-manager.js';
 
 export interface ApiServer {
   url: string;
@@ -165,8 +162,6 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       }
     }
     await auth.start(info => endpoints.backendFor(info));
-    const finalizer = startNamespaceFinalizer({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
-    cleanup.unshift(() => finalizer.stop());
     const crds = startCrdController({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
     cleanup.unshift(() => crds.stop());
     await crds.ready;   // custom resources stored before a restart are served from the first request
@@ -183,13 +178,6 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
     const serverCert = options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem;
     const serverKey = options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem;
-    const nodeTaints = startNodeTaints({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
-    cleanup.unshift(() => nodeTaints.stop());
-    const storageProtection = startStorageProtection({ resources, names, hub, backendFor: info => endpoints.backendFor(info) }, log);
-    cleanup.unshift(() => storageProtection.stop());
-    const namespaceDefaults = startNamespaceDefaults({ resources, hub, backendFor: info => endpoints.backendFor(info) }, log);
-    cleanup.unshift(() => namespaceDefaults.stop());
-    await namespaceDefaults.ready;
     const clientCAs = [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs];
 
     let shuttingDown = false;
@@ -197,7 +185,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const storageCheck: HealthCheck = { name: kv.name, check: () => kv.check() };
     const ping: HealthCheck = { name: 'ping', check: () => {} };
     const logCheck: HealthCheck = { name: 'log', check: () => {} };
-    const hooks: HealthCheck[] = ['poststarthook/bootstrap-namespaces', 'poststarthook/start-watch-cache', 'poststarthook/start-namespace-finalizer']
+    const hooks: HealthCheck[] = ['poststarthook/bootstrap-namespaces', 'poststarthook/start-watch-cache']
       .map(name => ({ name, check: () => {} }));
     const health = healthEndpoints({
       healthz: [ping, logCheck, storageCheck, ...hooks],
@@ -287,6 +275,13 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const hostInUrl = host.includes(':') ? `[${host}]` : host;
     address = `${options.advertiseAddress || (host === '127.0.0.1' ? hostname() : host)}:${port}`;
     const url = `https://${hostInUrl}:${port}`;
+
+    // the controller manager, a client of this server over HTTPS
+    if (options.controllerManager) {
+      const cm = startEmbeddedControllerManager({ url, ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names, options: options.controllerManager, log });
+      cleanup.unshift(() => cm.stop());
+      await cm.ready.catch(e => log.warn(`controller manager: ${(e as Error).message}`));
+    }
 
     let adminKubeconfigPath: string | undefined;
     if (options.storageBackend !== 'memory' || options.adminKubeconfigPath) {
