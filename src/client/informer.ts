@@ -6,6 +6,7 @@
 //   of additions, updates and deletions (deletions missed while disconnected are told after the relist),
 //   and a periodic resync that tells every handler about every object again.
 
+import { setMaxListeners } from 'node:events';
 import { isGone, type ListOptions, type ListResult, type ResourceClient, type ResourceRef, type Client } from './rest-client.js';
 
 export type InformerEvent<T> =
@@ -172,6 +173,8 @@ export interface InformerFactoryOptions extends Omit<InformerOptions, 'labelSele
 export function createInformerFactory(client: Client, opts: InformerFactoryOptions = {}): InformerFactory {
   const informers = new Map<string, SharedInformerImpl<any>>();
   const stopper = new AbortController();
+  // every watch of every informer listens for the stop: more than the default warning threshold of 10
+  setMaxListeners(0, stopper.signal);
   let resyncTimer: NodeJS.Timeout | undefined;
   return {
     informer<T = any>(ref: ResourceRef<T>, sel: Pick<ListOptions, 'labelSelector' | 'fieldSelector'> = {}) {

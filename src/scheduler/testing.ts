@@ -4,7 +4,7 @@ import { naming } from '../api/naming.js';
 import type { EventRecorder, SchedulerWrites } from './framework.js';
 import { podKey } from './node-info.js';
 import type { ProfileConfig } from './profiles.js';
-import { assembleScheduler, type AssembledScheduler } from './scheduler.js';
+import { assembleScheduler, type AssembledScheduler } from './assemble.js';
 import type { Affinity, Container, Node, Pod, PodDisruptionBudget, SelectingObject, Taint, Toleration, TopologySpreadConstraint } from './types.js';
 
 export const names = naming();
