@@ -173,7 +173,7 @@ export interface InformerFactoryOptions extends Omit<InformerOptions, 'labelSele
 export function createInformerFactory(client: Client, opts: InformerFactoryOptions = {}): InformerFactory {
   const informers = new Map<string, SharedInformerImpl<any>>();
   const stopper = new AbortController();
-  // every watch listens on the one signal
+  // every watch of every informer listens for the stop: more than the default warning threshold of 10
   setMaxListeners(0, stopper.signal);
   let resyncTimer: NodeJS.Timeout | undefined;
   return {

@@ -8,6 +8,7 @@ import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './fe
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { controllerManagerFlags, controllerManagerOptionsFrom, type ControllerManagerOptions } from './controller-manager-options.js';
+import { embeddedSchedulerFlags, embeddedSchedulerValues, schedulerOptionsFrom } from './scheduler-options.js';
 
 export type StorageBackend = 'memory' | 'sqlite' | 'etcd';
 
@@ -111,6 +112,15 @@ export interface ApiServerOptions {
   verbosity: number;
   /** the controller manager run inside the server's process; undefined with --controller-manager=false */
   controllerManager?: ControllerManagerOptions;
+  /** the scheduler run inside the server's process; undefined with --scheduler=false */
+  scheduler?: EmbeddedSchedulerOptions;
+}
+
+export interface EmbeddedSchedulerOptions {
+  /** a KubeSchedulerConfiguration file (--scheduler-config), read when the scheduler starts */
+  configFile?: string;
+  /** the flag values its options start from (the shared leader-election flags) */
+  flagValues: Record<string, FlagValue | undefined>;
 }
 
 const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative' : undefined);
@@ -183,6 +193,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
   { name: 'controller-manager', type: 'bool', default: true, help: 'Run the controller manager inside the server\'s process (the flags below that it shares with cluster-controller-manager configure it).' },
   ...controllerManagerFlags,
+  ...embeddedSchedulerFlags,
 ];
 
 export interface ParsedApiServerOptions {
@@ -250,7 +261,10 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     serviceNodePortRange: parsePortRange(v['service-node-port-range'] as string),
     verbosity: v.v as number,
     controllerManager: v['controller-manager'] ? controllerManagerOptionsFrom(v) : undefined,
+    scheduler: v.scheduler ? { configFile: (v['scheduler-config'] as string) || undefined, flagValues: embeddedSchedulerValues(v) } : undefined,
   };
+  // checked now, so a bad combination fails at start-up rather than when the scheduler starts
+  if (options.scheduler) schedulerOptionsFrom(options.scheduler.flagValues, undefined);
   const both = options.enableAdmissionPlugins.filter((p) => options.disableAdmissionPlugins.includes(p));
   if (both.length) throw new FlagError(`admission plugins both enabled and disabled (--enable-admission-plugins, --disable-admission-plugins): ${both.join(', ')}`);
   return { options, warnings, help: parsed.help };

@@ -2,6 +2,9 @@
 // options object. The same options (less the client configuration) run the controllers inside the API server.
 
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
+import { leaderElectionFlags, leaderElectionOptionsFrom, type LeaderElectionOptions } from './leader-election-options.js';
+
+export type { LeaderElectionOptions };
 
 /** Controller names, as the reference's --controllers flag knows them. */
 export const knownControllers = [
@@ -27,16 +30,6 @@ export const concurrencyFlags = {
   'ttl-after-finished': ['concurrent-ttl-after-finished-syncs', 5],
 } as const satisfies Partial<Record<ControllerName, readonly [string, number]>>;
 
-export interface LeaderElectionOptions {
-  enabled: boolean;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-  /** empty: the system namespace of the server's API domain */
-  resourceNamespace: string;
-  resourceName: string;
-}
-
 export interface ControllerManagerOptions {
   /** `*`, `name`, `-name` entries */
   controllers: string[];
@@ -59,13 +52,7 @@ const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative
 export const controllerManagerFlags: readonly FlagDecl[] = [
   { name: 'controllers', type: 'stringList', default: ['*'], help: `Controllers to run: '*' runs the ones on by default, 'name' adds one, '-name' leaves one out. Known: ${[...knownControllers, ...controllersDisabledByDefault].sort().join(', ')}; off by default: ${controllersDisabledByDefault.join(', ')}.` },
   ...Object.entries(concurrencyFlags).map(([controller, [name, dflt]]): FlagDecl => ({ name, type: 'int', default: dflt, help: `How many objects the ${controller} controller syncs at once.`, validate: positive })),
-  { name: 'leader-elect', type: 'bool', default: true, help: 'Take a lease before running the controllers, so that of several controller managers only one acts.' },
-  { name: 'leader-elect-lease-duration', type: 'duration', default: 15_000, help: 'How long other candidates wait after the last renewal before taking the lease.', validate: positive },
-  { name: 'leader-elect-renew-deadline', type: 'duration', default: 10_000, help: 'How long the leader keeps trying to renew before it steps down. Shorter than the lease duration.', validate: positive },
-  { name: 'leader-elect-retry-period', type: 'duration', default: 2_000, help: 'How long candidates wait between attempts to take or renew the lease.', validate: positive },
-  { name: 'leader-elect-resource-lock', type: 'enum', values: ['leases'], default: 'leases', help: 'The kind of object held for leader election.' },
-  { name: 'leader-elect-resource-name', type: 'string', default: 'kube-controller-manager', help: 'The name of the lease.' },
-  { name: 'leader-elect-resource-namespace', type: 'string', default: '', help: 'The namespace of the lease (default: the system namespace).' },
+  ...leaderElectionFlags('kube-controller-manager', 'controllers'),
   { name: 'kube-api-qps', type: 'float', default: 20, help: 'Requests per second to the API server, per client.', validate: positive },
   { name: 'kube-api-burst', type: 'int', default: 30, help: 'Requests that may go at once above the QPS limit.', validate: positive },
   { name: 'use-service-account-credentials', type: 'bool', default: false, help: 'Run each controller with the credentials of a service account of its own.' },
@@ -104,20 +91,7 @@ export function controllerEnabled(name: string, list: readonly string[]): boolea
 export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undefined>): ControllerManagerOptions {
   const problem = checkControllers(v.controllers as string[]);
   if (problem) throw new FlagError(`invalid value for flag --controllers: ${problem}`);
-  const leaderElection: LeaderElectionOptions = {
-    enabled: v['leader-elect'] as boolean,
-    leaseDurationMs: v['leader-elect-lease-duration'] as number,
-    renewDeadlineMs: v['leader-elect-renew-deadline'] as number,
-    retryPeriodMs: v['leader-elect-retry-period'] as number,
-    resourceNamespace: v['leader-elect-resource-namespace'] as string,
-    resourceName: v['leader-elect-resource-name'] as string,
-  };
-  if (leaderElection.enabled) {
-    if (leaderElection.leaseDurationMs <= leaderElection.renewDeadlineMs)
-      throw new FlagError('--leader-elect-lease-duration must be longer than --leader-elect-renew-deadline');
-    if (leaderElection.renewDeadlineMs <= leaderElection.retryPeriodMs * 1.2)
-      throw new FlagError('--leader-elect-renew-deadline must be longer than 1.2 times --leader-elect-retry-period');
-  }
+  const leaderElection = leaderElectionOptionsFrom(v);
   return {
     controllers: v.controllers as string[],
     concurrency: Object.fromEntries(Object.entries(concurrencyFlags).map(([controller, [flag]]) => [controller, v[flag] as number])),

@@ -36,6 +36,7 @@ import { loadProtobufCodec, mentionsProtobuf } from '../api/protobuf/load.js';
 import { createMetrics, metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
 import { startCrdController } from '../controllers/crd.js';
 import { startEmbeddedControllerManager } from '../main/embedded-controller-manager.js';
+import { startEmbeddedScheduler } from '../main/embedded-scheduler.js';
 
 export interface ApiServer {
   url: string;
@@ -276,11 +277,17 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     address = `${options.advertiseAddress || (host === '127.0.0.1' ? hostname() : host)}:${port}`;
     const url = `https://${hostInUrl}:${port}`;
 
-    // the controller manager, a client of this server over HTTPS
+    // the controller manager and the scheduler, clients of this server over HTTPS
+    const loopback = { url, ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names };
     if (options.controllerManager) {
-      const cm = startEmbeddedControllerManager({ url, ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names, options: options.controllerManager, log });
+      const cm = startEmbeddedControllerManager({ ...loopback, options: options.controllerManager, log });
       cleanup.unshift(() => cm.stop());
       await cm.ready.catch(e => log.warn(`controller manager: ${(e as Error).message}`));
+    }
+    if (options.scheduler) {
+      const scheduler = await startEmbeddedScheduler({ ...loopback, options: options.scheduler, log });
+      cleanup.unshift(() => scheduler.stop());
+      await scheduler.ready.catch(e => log.warn(`scheduler: ${(e as Error).message}`));
     }
 
     let adminKubeconfigPath: string | undefined;
