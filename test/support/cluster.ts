@@ -25,7 +25,7 @@ export async function startTestCluster(opts: TestServerOptions & { nodes?: numbe
   const count = opts.nodes ?? 3;
   const { options } = await parseAgentOptions([
     `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', `--fake-nodes=${count}`, '--hostname-override=node', `--root-dir=${root}`,
-    '--node-status-update-frequency=1s',
+    '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`,
   ]);
   const agent = await runAgent(options, quiet, { leaseDurationSeconds: 10, relistMs: 200 });
   const nodes = agent.nodes.map((n) => n.nodeName);
