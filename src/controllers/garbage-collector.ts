@@ -8,7 +8,7 @@
 // - orphan: an owner deleted with the `orphan` finalizer has its references removed from its dependents,
 //   then the finalizer.
 // Whether an owner is gone is checked against the server (by name, then uid), never only against the cache.
-import { discoverResources, type DiscoveredResource } from '../client/discovery.js';
+import type { DiscoveredResource } from '../client/discovery.js';
 import { ApiError, isConflict, isNotFound, type ResourceRef } from '../client/rest-client.js';
 import { createWorkQueue, runWorkers } from '../client/workqueue.js';
 import { parseApiVersion } from '../api/meta.js';
@@ -96,7 +96,7 @@ export const garbageCollector: Controller = {
       });
     };
     const discover = async () => {
-      const all = await discoverResources(ctx.client);
+      const all = await ctx.discover();
       for (const r of all) byKind.set(`${r.group}/${r.kind}`, r);
       for (const r of all.filter(collectable)) watch(r);
       ctx.informers.start();
@@ -114,7 +114,6 @@ export const garbageCollector: Controller = {
       ctx.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
     })();
     ready.catch((e) => { if (!ctx.signal.aborted) ctx.log.error(`garbage collector: ${(e as Error).message}`); });
-    return { ready: ready.catch(() => {}) };
   },
 };
 
