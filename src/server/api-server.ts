@@ -1,6 +1,6 @@
 // Assembles the API server from its options: storage, watch cache, installed resources, admission,
 // the pipeline, health, discovery and HTTPS (HTTP/2 and HTTP/1.1 on one port).
-import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type ServerHttp2Session } from 'node:http2';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -265,12 +265,20 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       maxSessionMemory: 64,
     }, onRequest);
     server.on('sessionError', () => {});
+    // open connections (clients that keep theirs, such as node agents) are told to go on close, or closing never ends
+    const sessions = new Set<ServerHttp2Session>();
+    server.on('session', (s: ServerHttp2Session) => { sessions.add(s); s.once('close', () => sessions.delete(s)); });
     server.on('tlsClientError', () => {});
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(options.securePort, options.bindAddress, () => { server.off('error', reject); resolve(); });
     });
-    cleanup.unshift(() => new Promise<void>(r => server.close(() => r())));
+    cleanup.unshift(() => new Promise<void>(r => {
+      server.close(() => r());
+      for (const s of sessions) s.close();
+      // a session whose peer does not answer the GOAWAY is cut after a moment
+      setTimeout(() => { for (const s of sessions) s.destroy(); }, 1000).unref();
+    }));
     const port = (server.address() as AddressInfo).port;
     const host = options.bindAddress === '0.0.0.0' || options.bindAddress === '::' || !options.bindAddress ? '127.0.0.1' : options.bindAddress;
     const hostInUrl = host.includes(':') ? `[${host}]` : host;
