@@ -257,7 +257,10 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     rejectUnauthorized: !config.insecureSkipTLSVerify,
     settings: { initialWindowSize: 4 * 2 ** 20 },
   };
+  let closed = false;
   const open = (): ClientHttp2Session => {
+    // a closed client opens no new connection (a late request would keep the server from closing)
+    if (closed) throw new Error(`the client of ${base.origin} is closed`);
     if (session && !session.closed && !session.destroyed) return session;
     const s = http2Connect(base.origin, connectOptions);
     s.on('error', () => {}); // failures reach the streams; the next request reconnects
@@ -291,6 +294,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
       });
     },
     close() {
+      closed = true;
       session?.close();
       session?.destroy();
       session = undefined;

@@ -4,8 +4,8 @@
 import { labelSelectorFromObject, matchLabels, type LabelSelector as ParsedSelector } from '../api/selectors.js';
 import { createWorkQueue, runWorkers, type SyncResult, type WorkQueue } from '../client/workqueue.js';
 import { isConflict, isNotFound, type ApiError, type ResourceRef } from '../client/rest-client.js';
-import type { ControllerContext } from './manager.js';
-import type { Condition, LabelSelector, Obj, OwnerReference, Pod } from './types.js';
+import type { ControllerContext } from './context.js';
+import type { Condition, IntOrString, LabelSelector, Obj, OwnerReference, Pod } from './types.js';
 
 export const keyOf = (o: Obj) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name!);
 export function splitKey(key: string): [namespace: string, name: string] {
@@ -132,9 +132,21 @@ export function deletionRank(a: Pod, b: Pod): number {
     || restarts(b) - restarts(a) || created(b) - created(a);
 }
 
+/** an int-or-percent of a total: percentages round up for surge and down for unavailability */
+export function scaledValue(v: IntOrString | undefined, total: number, roundUp: boolean, dflt: IntOrString): number {
+  const value = v ?? dflt;
+  if (typeof value === 'number') return value;
+  const m = /^(\d+)%$/.exec(value);
+  if (!m) return Number(value) || 0;
+  const exact = (Number(m[1]) * total) / 100;
+  return roundUp ? Math.ceil(exact) : Math.floor(exact);
+}
+
 // ---- conditions ----
 
-export function setCondition<C extends Condition>(conditions: C[] | undefined, next: C, now: string): C[] {
+/** sets a condition; its lastTransitionTime moves only when its status changes */
+export function setCondition<C extends Condition>(conditions: C[] | undefined, change: Condition, now: string): C[] {
+  const next = change as C;
   const list = [...(conditions ?? [])];
   const i = list.findIndex((c) => c.type === next.type);
   if (i < 0) return [...list, { ...next, lastTransitionTime: next.lastTransitionTime ?? now }];

@@ -9,7 +9,7 @@ import { ownerUidIndex } from '../client/informer.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import { controllerOf, controllerRef, keyOf, splitKey, startQueue } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
+import type { Controller, ControllerContext } from './context.js';
 import type { CronJob, CronJobStatus, Job } from './types.js';
 
 const descriptorAliases: Record<string, string> = { '@midnight': '@daily', '@annually': '@yearly' };

@@ -9,9 +9,9 @@ import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, controllerOf, controllerRef, keyOf, liveOwner, msUntilAvailable, podAvailable, podFromTemplate,
   podReady, selects, splitKey, startQueue,
+  scaledValue,
 } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
-import { scaledValue } from './deployment.js';
+import type { Controller, ControllerContext } from './context.js';
 import { currentRevision, ownedRevisions, revisionHashLabel, templateOf, trimHistory } from './revisions.js';
 import type { ControllerRevision, DaemonSet, DaemonSetStatus, Node, Pod, PodSpec, Taint, Toleration } from './types.js';
 
@@ -58,7 +58,7 @@ export function daemonTolerations(labelDomain: string, spec: PodSpec): Toleratio
     { key: key('memory-pressure'), operator: 'Exists', effect: 'NoSchedule' },
     { key: key('pid-pressure'), operator: 'Exists', effect: 'NoSchedule' },
     { key: key('unschedulable'), operator: 'Exists', effect: 'NoSchedule' },
-    ...(spec.hostNetwork ? [{ key: key('network-unavailable'), operator: 'Exists', effect: 'NoSchedule' }] : []),
+    ...(spec.hostNetwork ? [{ key: key('network-unavailable'), operator: 'Exists', effect: 'NoSchedule' } satisfies Toleration] : []),
   ];
   const have = spec.tolerations ?? [];
   return [...have, ...wanted.filter((w) => !have.some((h) => h.key === w.key && h.effect === w.effect && h.operator === w.operator))];

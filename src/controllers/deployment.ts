@@ -9,24 +9,14 @@ import { ownerUidIndex } from '../client/informer.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import {
-  canonicalJson, claimOwned, controllerOf, controllerRef, ignoreNotFound, keyOf, liveOwner, podFinished, removeCondition, selects,
+  canonicalJson, claimOwned, scaledValue, controllerOf, controllerRef, ignoreNotFound, keyOf, liveOwner, podFinished, removeCondition, selects,
   selectsEverything, setCondition, splitKey, startQueue, templateHash,
 } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
+import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Deployment, DeploymentStatus, IntOrString, Pod, PodTemplateSpec, ReplicaSet } from './types.js';
 
 export const templateHashLabel = 'pod-template-hash';
 const maxInt32 = 2 ** 31 - 1;
-
-/** an int-or-percent of a total: percentages round up for surge and down for unavailability */
-export function scaledValue(v: IntOrString | undefined, total: number, roundUp: boolean, dflt: IntOrString): number {
-  const value = v ?? dflt;
-  if (typeof value === 'number') return value;
-  const m = /^(\d+)%$/.exec(value);
-  if (!m) return Number(value) || 0;
-  const exact = (Number(m[1]) * total) / 100;
-  return roundUp ? Math.ceil(exact) : Math.floor(exact);
-}
 
 /** maxSurge and maxUnavailable as numbers; both zero would stall, so unavailability is then 1 */
 export function fenceposts(d: Deployment): { maxSurge: number; maxUnavailable: number } {

@@ -6,9 +6,8 @@
 import { nowTimestamp } from '../api/meta.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
-import { canonicalJson, controllerOf, keyOf, podReady, selects, setCondition, splitKey, startQueue } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
-import { scaledValue } from './deployment.js';
+import { canonicalJson, controllerOf, keyOf, podReady, scaledValue, selects, setCondition, splitKey, startQueue } from './common.js';
+import type { Controller, ControllerContext } from './context.js';
 import type { Pod, PodDisruptionBudget } from './types.js';
 
 const evictionTimeoutMs = 2 * 60_000;

@@ -12,7 +12,7 @@ import type { DiscoveredResource } from '../client/discovery.js';
 import { ApiError, isConflict, isNotFound, type ResourceRef } from '../client/rest-client.js';
 import { createWorkQueue, runWorkers } from '../client/workqueue.js';
 import { parseApiVersion } from '../api/meta.js';
-import type { Controller, ControllerContext } from './manager.js';
+import type { Controller, ControllerContext } from './context.js';
 import type { Obj, OwnerReference } from './types.js';
 
 export const orphanFinalizer = 'orphan';

@@ -13,7 +13,7 @@ import {
   claimOwned, controllerOf, controllerRef, createExpectations, deletionRank, keyOf, liveOwner, podFromTemplate, podReady,
   selects, setCondition, slowStart, splitKey, startQueue,
 } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
+import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Job, JobStatus, Pod, PodFailurePolicyRule } from './types.js';
 
 const backoffBaseMs = 10_000;
@@ -255,7 +255,7 @@ export const jobController: Controller = {
           pod.metadata.finalizers = [...(pod.metadata.finalizers ?? []), trackingFinalizer];
           if (index !== undefined) {
             pod.spec.hostname = `${job.metadata.name}-${index}`;
-            pod.spec.containers = pod.spec.containers.map((c) => ({ ...c, env: [...((c.env as unknown[]) ?? []),
+            pod.spec.containers = pod.spec.containers.map((c) => ({ ...c, env: [...(c.env ?? []),
               { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${indexAnnotation}']` } } }] }));
           }
           try {

@@ -9,11 +9,13 @@ import type { Naming } from '../api/naming.js';
 import type { Client } from '../client/rest-client.js';
 import { createInformerFactory, type InformerFactory } from '../client/informer.js';
 import { startLeaderElection, type LeaderElector } from '../client/leader-election.js';
-import { createEventRecorder, type EventRecorder } from '../client/events.js';
+import { createEventRecorder } from '../client/events.js';
 import { discoverNaming, discoverResources, type DiscoveredResource } from '../client/discovery.js';
-import { controllerEnabled, type ControllerManagerOptions } from '../config/controller-manager-options.js';
-import { refs as makeRefs, type Refs } from './types.js';
+import { refs as makeRefs } from './types.js';
 import { controllers as allControllers } from './registry.js';
+import type { Controller, ControllerContext, Logger } from './context.js';
+
+export type { Controller, ControllerContext, Logger };
 import { serviceAccountClients } from './credentials.js';
 
 class NotServed extends Error {
@@ -22,40 +24,29 @@ class NotServed extends Error {
 
 const discoveryTtlMs = 5000;
 
-export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
-
-/** What a controller gets: clients, the shared informers, an event recorder, its worker count. */
-export interface ControllerContext {
-  name: string;
-  /** the client its writes go through (its own service account's with --use-service-account-credentials) */
-  client: Client;
-  informers: InformerFactory;
-  refs: Refs;
-  names: Naming;
-  recorder: EventRecorder;
-  /** aborts when the controller manager stops or loses leadership */
-  signal: AbortSignal;
-  /** how many keys it works on at once (`--concurrent-*-syncs`) */
-  workers: number;
-  options: ControllerManagerOptions;
-  log: Logger;
-  /** resolves once the informers this controller asked for while starting have listed */
-  synced: Promise<void>;
-  /** the server's resources (discovery, shared between controllers and read again at most every few seconds) */
-  discover(): Promise<DiscoveredResource[]>;
+export interface LeaderElectionSettings {
+  enabled: boolean;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** empty: the system namespace of the server's API domain */
+  resourceNamespace: string;
+  resourceName: string;
 }
 
-/** One controller: `start` registers informers and handlers and starts its workers once `ctx.synced` resolves. */
-export interface Controller {
-  name: string;
-  /** the reference's component name for events, e.g. `deployment-controller` */
-  component?: string;
-  /** the service account it acts as with --use-service-account-credentials */
-  serviceAccount?: string;
-  start(ctx: ControllerContext): { ready?: Promise<void> } | void;
-}
-
-export interface StartControllerManagerOptions extends ControllerManagerOptions {
+export interface StartControllerManagerOptions {
+  /** the names of the controllers to run (those of registry.ts) */
+  controllers: readonly string[];
+  /** workers per controller, by name; 1 when not given */
+  concurrency: Record<string, number>;
+  leaderElection: LeaderElectionSettings;
+  /** each controller's client (and the informers' by default) has this QPS limit and burst */
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  /** each controller acts as a service account of its own in the system namespace */
+  useServiceAccountCredentials: boolean;
+  /** informers tell every object again at a random interval between this and twice this; 0: never */
+  minResyncPeriodMs: number;
   /** the client with the controller manager's own credentials (informers, leader election) */
   client: Client;
   /**
@@ -83,8 +74,9 @@ export interface RunningControllerManager {
 
 export function startControllerManager(o: StartControllerManagerOptions): RunningControllerManager {
   const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
-  const enabled = allControllers.filter((c) => controllerEnabled(c.name, o.controllers)
-    && (c.name !== 'garbagecollector' || o.enableGarbageCollector));
+  const unknown = o.controllers.filter((n) => !allControllers.some((c) => c.name === n));
+  if (unknown.length) throw new Error(`unknown controllers: ${unknown.join(', ')}`);
+  const enabled = allControllers.filter((c) => o.controllers.includes(c.name));
   let markReady!: () => void;
   let fail!: (e: unknown) => void;
   const ready = new Promise<void>((resolve, reject) => { markReady = resolve; fail = reject; });
@@ -138,7 +130,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
       });
       synced.catch(() => {});
       const ctx: ControllerContext = {
-        name: c.name, client, informers: own, refs, names, signal, options: o, log: o.log, synced, discover,
+        name: c.name, client, informers: own, refs, names, signal, log: o.log, synced, discover,
         workers: o.concurrency[c.name] ?? 1,
         recorder: createEventRecorder(client, { names, component, host: hostname(), log: (m) => o.log.warn(m) }),
       };

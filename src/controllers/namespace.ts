@@ -5,7 +5,7 @@ import { nowTimestamp } from '../api/meta.js';
 import type { DiscoveredResource } from '../client/discovery.js';
 import { isNotFound } from '../client/rest-client.js';
 import { setCondition, startQueue } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
+import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Namespace } from './types.js';
 
 /** how soon a namespace whose content is still going is looked at again */

@@ -4,7 +4,7 @@
 import { nowTimestamp } from '../api/meta.js';
 import { isNotFound } from '../client/rest-client.js';
 import { startQueue } from './common.js';
-import type { Controller } from './manager.js';
+import type { Controller } from './context.js';
 import type { Node } from './types.js';
 
 export const nodeLifecycleController: Controller = {

@@ -1,7 +1,7 @@
 // The PV protection controller: a volume being deleted keeps its protection finalizer while it is bound
 // to a claim, and loses it once it is not.
 import { ignoreNotFound, startQueue } from './common.js';
-import type { Controller } from './manager.js';
+import type { Controller } from './context.js';
 
 export const pvProtectionController: Controller = {
   name: 'pv-protection',

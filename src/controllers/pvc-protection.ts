@@ -1,7 +1,7 @@
 // The PVC protection controller: a claim being deleted keeps its protection finalizer while a pod that has
 // not finished uses it (directly, or as the claim of a generic ephemeral volume), and loses it once none does.
 import { ignoreNotFound, podFinished, startQueue } from './common.js';
-import type { Controller } from './manager.js';
+import type { Controller } from './context.js';
 import type { Pod } from './types.js';
 
 const usesClaim = (pod: Pod, claim: string) =>

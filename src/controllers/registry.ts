@@ -1,5 +1,5 @@
 // Every controller the controller manager can run, by the reference's names.
-import type { Controller } from './manager.js';
+import type { Controller } from './context.js';
 import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
 import { pvProtectionController } from './pv-protection.js';

@@ -10,7 +10,7 @@ import {
   claimOwned, controllerOf, controllerRef, createExpectations, liveOwner, deletionRank, ignoreNotFound, keyOf, msUntilAvailable, podActive,
   podAvailable, podFromTemplate, podReady, removeCondition, selects, setCondition, slowStart, splitKey, startQueue,
 } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
+import type { Controller, ControllerContext } from './context.js';
 import type { Condition, LabelSelector, Obj, Pod, PodTemplateSpec, ReplicaSetStatus } from './types.js';
 
 /** at most this many pods are created or deleted in one sync, as the reference's burstReplicas */

@@ -3,7 +3,7 @@
 // in the `controller-revision-hash` label of the pods made from it, and carries a growing revision number.
 import { isAlreadyExists } from '../client/rest-client.js';
 import { canonicalJson, claimOwned, controllerRef, ignoreNotFound, liveOwner, templateHash } from './common.js';
-import type { ControllerContext } from './manager.js';
+import type { ControllerContext } from './context.js';
 import type { ControllerRevision, LabelSelector, Obj, PodTemplateSpec, ResourceRef } from './types.js';
 
 export const revisionHashLabel = 'controller-revision-hash';

@@ -2,7 +2,7 @@
 // account, created when the namespace appears and again if someone deletes it.
 import { isAlreadyExists, isNotFound } from '../client/rest-client.js';
 import { startQueue } from './common.js';
-import type { Controller } from './manager.js';
+import type { Controller } from './context.js';
 
 const accountName = 'default';
 

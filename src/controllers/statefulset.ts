@@ -11,7 +11,7 @@ import {
   canonicalJson, claimOwned, controllerOf, controllerRef, keyOf, liveOwner, msUntilAvailable, podAvailable, podFromTemplate, podReady,
   selects, splitKey, startQueue,
 } from './common.js';
-import type { Controller, ControllerContext } from './manager.js';
+import type { Controller, ControllerContext } from './context.js';
 import { currentRevision, ownedRevisions, revisionHashLabel, templateOf, trimHistory } from './revisions.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus } from './types.js';
 

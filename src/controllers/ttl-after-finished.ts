@@ -2,7 +2,7 @@
 // ttlSecondsAfterFinished is deleted that many seconds after it finished, its pods with it (in the background).
 import { isNotFound } from '../client/rest-client.js';
 import { keyOf, splitKey, startQueue } from './common.js';
-import type { Controller } from './manager.js';
+import type { Controller } from './context.js';
 import type { Job } from './types.js';
 
 /** when a finished Job may be deleted, in ms since the epoch; undefined while it runs or has no TTL */

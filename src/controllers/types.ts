@@ -1,145 +1,64 @@
-// The objects the controllers read and write, with the fields they use, and typed references to their
-// collections. (Hand-written until the generated types of every kind are in src/api/types.)
+// The objects the controllers read and write, from the generated types of src/api/types, as the server
+// returns them (metadata always set, spec defaulted), and typed references to their collections.
 
-import type { ObjectMeta, OwnerReference } from '../api/meta.js';
+import type { ObjectMeta, OwnerReference, LabelSelector, LabelSelectorRequirement, IntOrString } from '../api/types/meta-v1.js';
+import type * as core from '../api/types/core-v1.js';
+import type * as apps from '../api/types/apps-v1.js';
+import type * as batch from '../api/types/batch-v1.js';
+import type * as policy from '../api/types/policy-v1.js';
 import type { Naming } from '../api/naming.js';
 import { resourceRef, type ResourceRef } from '../client/rest-client.js';
 
-export type { ObjectMeta, OwnerReference };
+export type { ObjectMeta, OwnerReference, LabelSelector, LabelSelectorRequirement, IntOrString };
 
+/** an object as the server returns it: with metadata */
 export interface Obj { apiVersion?: string; kind?: string; metadata: ObjectMeta }
+/** a stored object: metadata always set and, where given, its spec (defaulted by the server) too */
+type Served<T extends { metadata?: ObjectMeta }> = Omit<T, 'metadata'> & { metadata: ObjectMeta };
+type WithSpec<T extends { metadata?: ObjectMeta; spec?: unknown }, S> = Omit<Served<T>, 'spec'> & { spec: S };
 
-export interface LabelSelectorRequirement { key: string; operator: string; values?: string[] }
-export interface LabelSelector { matchLabels?: Record<string, string>; matchExpressions?: LabelSelectorRequirement[] }
-
+/** the condition shape shared by the kinds' status conditions */
 export interface Condition {
-  type: string; status: 'True' | 'False' | 'Unknown'; reason?: string; message?: string;
-  lastTransitionTime?: string; lastUpdateTime?: string; lastProbeTime?: string | null;
+  type: string; status: string; reason?: string; message?: string;
+  lastTransitionTime?: string; lastUpdateTime?: string; lastProbeTime?: string;
 }
 
-export interface Toleration { key?: string; operator?: string; value?: string; effect?: string; tolerationSeconds?: number }
-export interface Taint { key: string; value?: string; effect: string; timeAdded?: string }
+export type Toleration = core.Toleration;
+export type Taint = core.Taint;
+export type Container = core.Container;
+export type Volume = core.Volume;
+export type PodSpec = core.PodSpec;
+export type ContainerStatus = core.ContainerStatus;
+export type PodStatus = core.PodStatus;
+export type PodTemplateSpec = core.PodTemplateSpec & { spec: core.PodSpec };
+export type Pod = WithSpec<core.Pod, core.PodSpec>;
+export type Node = Served<core.Node>;
+export type Namespace = Served<core.Namespace>;
+export type ServiceAccount = Served<core.ServiceAccount>;
+export type PersistentVolumeClaim = Served<core.PersistentVolumeClaim>;
+/** a claim template of a StatefulSet: named, with a spec */
+export type ClaimTemplate = WithSpec<core.PersistentVolumeClaim, core.PersistentVolumeClaimSpec>;
+export type PersistentVolume = Served<core.PersistentVolume>;
+export type ReplicationController = WithSpec<core.ReplicationController, Omit<core.ReplicationControllerSpec, 'template'> & { template?: PodTemplateSpec }>;
 
-export interface Container { name: string; image?: string; [field: string]: unknown }
-export interface Volume { name: string; persistentVolumeClaim?: { claimName: string; readOnly?: boolean }; ephemeral?: unknown; [field: string]: unknown }
+export type ReplicaSetStatus = apps.ReplicaSetStatus;
+export type ReplicaSet = WithSpec<apps.ReplicaSet, apps.ReplicaSetSpec & { template: PodTemplateSpec }>;
+export type Deployment = WithSpec<apps.Deployment, apps.DeploymentSpec & { template: PodTemplateSpec }>;
+export type DeploymentStatus = apps.DeploymentStatus;
+export type StatefulSet = WithSpec<apps.StatefulSet, Omit<apps.StatefulSetSpec, 'volumeClaimTemplates'> & { template: PodTemplateSpec; volumeClaimTemplates?: ClaimTemplate[] }>;
+export type StatefulSetStatus = apps.StatefulSetStatus;
+export type DaemonSet = WithSpec<apps.DaemonSet, apps.DaemonSetSpec & { template: PodTemplateSpec }>;
+export type DaemonSetStatus = apps.DaemonSetStatus;
+export type ControllerRevision = Served<apps.ControllerRevision>;
 
-export interface PodSpec {
-  nodeName?: string; hostname?: string; subdomain?: string; restartPolicy?: string; schedulerName?: string;
-  containers: Container[]; initContainers?: Container[]; volumes?: Volume[]; tolerations?: Toleration[];
-  nodeSelector?: Record<string, string>; affinity?: any; activeDeadlineSeconds?: number;
-  [field: string]: unknown;
-}
-export interface ContainerStatus {
-  name: string; ready?: boolean; restartCount?: number;
-  state?: { running?: { startedAt?: string }; terminated?: { exitCode: number; reason?: string; finishedAt?: string }; waiting?: { reason?: string } };
-}
-export interface PodStatus {
-  phase?: string; conditions?: Condition[]; reason?: string; message?: string; startTime?: string;
-  containerStatuses?: ContainerStatus[]; initContainerStatuses?: ContainerStatus[];
-}
-export interface Pod extends Obj { spec: PodSpec; status?: PodStatus }
-export interface PodTemplateSpec { metadata?: ObjectMeta; spec: PodSpec }
+export type PodFailurePolicyRule = batch.PodFailurePolicyRule;
+export type JobSpec = batch.JobSpec & { template: PodTemplateSpec };
+export type JobStatus = batch.JobStatus;
+export type Job = WithSpec<batch.Job, JobSpec>;
+export type CronJobStatus = batch.CronJobStatus;
+export type CronJob = WithSpec<batch.CronJob, batch.CronJobSpec & { jobTemplate: { metadata?: ObjectMeta; spec: JobSpec } }>;
 
-export interface Node extends Obj {
-  spec?: { unschedulable?: boolean; taints?: Taint[]; podCIDR?: string };
-  status?: { conditions?: Condition[]; allocatable?: Record<string, string>; capacity?: Record<string, string> };
-}
-
-export type IntOrString = number | string;
-
-export interface ReplicaSetSpec { replicas?: number; minReadySeconds?: number; selector: LabelSelector; template: PodTemplateSpec }
-export interface ReplicaSetStatus {
-  replicas: number; fullyLabeledReplicas?: number; readyReplicas?: number; availableReplicas?: number;
-  observedGeneration?: number; conditions?: Condition[];
-}
-export interface ReplicaSet extends Obj { spec: ReplicaSetSpec; status?: ReplicaSetStatus }
-
-export interface ReplicationController extends Obj {
-  spec: { replicas?: number; minReadySeconds?: number; selector?: Record<string, string>; template?: PodTemplateSpec };
-  status?: ReplicaSetStatus;
-}
-
-export interface DeploymentSpec {
-  replicas?: number; selector: LabelSelector; template: PodTemplateSpec;
-  strategy?: { type?: 'Recreate' | 'RollingUpdate'; rollingUpdate?: { maxSurge?: IntOrString; maxUnavailable?: IntOrString } };
-  minReadySeconds?: number; revisionHistoryLimit?: number; paused?: boolean; progressDeadlineSeconds?: number;
-}
-export interface DeploymentStatus {
-  observedGeneration?: number; replicas?: number; updatedReplicas?: number; readyReplicas?: number;
-  availableReplicas?: number; unavailableReplicas?: number; conditions?: Condition[]; collisionCount?: number;
-}
-export interface Deployment extends Obj { spec: DeploymentSpec; status?: DeploymentStatus }
-
-export interface PersistentVolumeClaim extends Obj {
-  spec?: { accessModes?: string[]; resources?: unknown; storageClassName?: string; volumeName?: string; [field: string]: unknown };
-  status?: { phase?: string };
-}
-export interface PersistentVolume extends Obj { spec?: { claimRef?: { name?: string; namespace?: string; uid?: string } }; status?: { phase?: string } }
-
-export interface StatefulSetSpec {
-  replicas?: number; selector: LabelSelector; template: PodTemplateSpec; serviceName?: string;
-  volumeClaimTemplates?: PersistentVolumeClaim[]; podManagementPolicy?: 'OrderedReady' | 'Parallel';
-  updateStrategy?: { type?: 'RollingUpdate' | 'OnDelete'; rollingUpdate?: { partition?: number; maxUnavailable?: IntOrString } };
-  revisionHistoryLimit?: number; minReadySeconds?: number;
-  persistentVolumeClaimRetentionPolicy?: { whenDeleted?: 'Retain' | 'Delete'; whenScaled?: 'Retain' | 'Delete' };
-  ordinals?: { start?: number };
-}
-export interface StatefulSetStatus {
-  observedGeneration?: number; replicas: number; readyReplicas?: number; currentReplicas?: number; updatedReplicas?: number;
-  currentRevision?: string; updateRevision?: string; collisionCount?: number; conditions?: Condition[]; availableReplicas?: number;
-}
-export interface StatefulSet extends Obj { spec: StatefulSetSpec; status?: StatefulSetStatus }
-
-export interface DaemonSetSpec {
-  selector: LabelSelector; template: PodTemplateSpec; minReadySeconds?: number; revisionHistoryLimit?: number;
-  updateStrategy?: { type?: 'RollingUpdate' | 'OnDelete'; rollingUpdate?: { maxUnavailable?: IntOrString; maxSurge?: IntOrString } };
-}
-export interface DaemonSetStatus {
-  currentNumberScheduled: number; numberMisscheduled: number; desiredNumberScheduled: number; numberReady: number;
-  observedGeneration?: number; updatedNumberScheduled?: number; numberAvailable?: number; numberUnavailable?: number;
-  collisionCount?: number; conditions?: Condition[];
-}
-export interface DaemonSet extends Obj { spec: DaemonSetSpec; status?: DaemonSetStatus }
-
-export interface ControllerRevision extends Obj { data?: unknown; revision: number }
-
-export interface PodFailurePolicyRule {
-  action: 'FailJob' | 'Ignore' | 'Count';
-  onExitCodes?: { containerName?: string; operator: 'In' | 'NotIn'; values: number[] };
-  onPodConditions?: Array<{ type: string; status: string }>;
-}
-export interface JobSpec {
-  parallelism?: number; completions?: number; activeDeadlineSeconds?: number; backoffLimit?: number;
-  selector?: LabelSelector; manualSelector?: boolean; template: PodTemplateSpec; ttlSecondsAfterFinished?: number;
-  completionMode?: 'NonIndexed' | 'Indexed'; suspend?: boolean; podFailurePolicy?: { rules: PodFailurePolicyRule[] };
-}
-export interface JobStatus {
-  conditions?: Condition[]; startTime?: string; completionTime?: string; active?: number; succeeded?: number; failed?: number;
-  completedIndexes?: string; uncountedTerminatedPods?: { succeeded?: string[]; failed?: string[] }; ready?: number;
-}
-export interface Job extends Obj { spec: JobSpec; status?: JobStatus }
-
-export interface CronJobSpec {
-  schedule: string; timeZone?: string; startingDeadlineSeconds?: number; concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
-  suspend?: boolean; jobTemplate: { metadata?: ObjectMeta; spec: JobSpec };
-  successfulJobsHistoryLimit?: number; failedJobsHistoryLimit?: number;
-}
-export interface CronJobStatus {
-  active?: Array<{ apiVersion?: string; kind?: string; name?: string; namespace?: string; uid?: string; resourceVersion?: string }>;
-  lastScheduleTime?: string; lastSuccessfulTime?: string;
-}
-export interface CronJob extends Obj { spec: CronJobSpec; status?: CronJobStatus }
-
-export interface PodDisruptionBudget extends Obj {
-  spec?: { minAvailable?: IntOrString; maxUnavailable?: IntOrString; selector?: LabelSelector; unhealthyPodEvictionPolicy?: string };
-  status?: {
-    observedGeneration?: number; disruptedPods?: Record<string, string>; disruptionsAllowed: number;
-    currentHealthy: number; desiredHealthy: number; expectedPods: number; conditions?: Condition[];
-  };
-}
-
-export interface Namespace extends Obj { spec?: { finalizers?: string[] }; status?: { phase?: string; conditions?: Condition[] } }
-export interface ServiceAccount extends Obj { secrets?: unknown[] }
+export type PodDisruptionBudget = Served<policy.PodDisruptionBudget>;
 
 /** Typed references to the collections the controllers use; the groups named by the API domain come from `names`. */
 export function refs(names: Naming) {

@@ -6,6 +6,7 @@ import { createClient } from '../client/rest-client.js';
 import { loadClientConfig } from '../config/client-config.js';
 import { controllerManagerHelp, parseControllerManagerProgram } from '../config/controller-manager-options.js';
 import { startControllerManager } from '../controllers/manager.js';
+import { controllerManagerSettings } from './embedded-controller-manager.js';
 
 const log = {
   info: (m: string) => process.stderr.write(`I ${new Date().toISOString()} ${m}\n`),
@@ -31,7 +32,7 @@ async function main() {
     qps: parsed.options.kubeApiQps, burst: parsed.options.kubeApiBurst, userAgent: 'cluster-controller-manager',
   });
   const manager = startControllerManager({
-    ...parsed.options, client, log,
+    ...controllerManagerSettings(parsed.options), client, log,
     onLostLeadership: () => { log.error('leader election lost'); process.exit(1); },
   });
   manager.ready.then(() => log.info(manager.isLeader() ? 'controllers running' : 'waiting to become the leader'),

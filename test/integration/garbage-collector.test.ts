@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
 import { startControllerManager } from '../../src/controllers/manager.js';
 import { defaultControllerManagerOptions } from '../../src/config/controller-manager-options.js';
+import { controllerManagerSettings } from '../../src/main/embedded-controller-manager.js';
 import { waitFor } from '../support/cluster.js';
 
 const cms = { group: '', version: 'v1', resource: 'configmaps' };
@@ -78,7 +79,7 @@ describe('garbage collector', () => {
       await c.resource(secrets, 'default').create(owned('down-dep', owner));
       await c.resource(cms, 'default').delete('down-owner', { propagationPolicy: 'Background' });
       assert.ok(await c.resource(secrets, 'default').get('down-dep'));
-      const cm = startControllerManager({ ...defaultControllerManagerOptions(), controllers: ['garbagecollector'], client: c, log: quiet });
+      const cm = startControllerManager({ ...controllerManagerSettings(defaultControllerManagerOptions()), controllers: ['garbagecollector'], client: c, log: quiet });
       await waitFor('collected', () => c.resource(secrets, 'default').get('down-dep').then(() => false, () => true));
       await cm.stop();
     } finally {

@@ -12,6 +12,7 @@ import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { startControllerManager } from '../../src/controllers/manager.js';
 import { defaultControllerManagerOptions } from '../../src/config/controller-manager-options.js';
+import { controllerManagerSettings } from '../../src/main/embedded-controller-manager.js';
 import { waitFor } from '../support/cluster.js';
 
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
@@ -78,7 +79,7 @@ describe('restarts', () => {
     const client = await clientFromFile(server.kubeconfig);
     const agentRoot = mkdtempSync(join(tmpdir(), 'restart-agent2-'));
     const agent = await startAgent(server.kubeconfig, agentRoot);
-    const options = { ...defaultControllerManagerOptions(), client, log: quiet };
+    const options = { ...controllerManagerSettings(defaultControllerManagerOptions()), client, log: quiet };
     let cm = startControllerManager(options);
     try {
       const deps = client.resource(deploymentsRef, 'default');
