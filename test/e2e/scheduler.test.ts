@@ -5,11 +5,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
-import { nowTimestamp } from '../../src/api/meta.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { ensureDefaultServiceAccount, tempDir, waitFor } from '../agent/helpers.js';
 import { startKubectlEnv, type KubectlEnv } from './support.js';
+import { addReadyNode, type NodeOptions } from './nodes.js';
 
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
 const nodesRef = { group: '', version: 'v1', resource: 'nodes' };
@@ -22,14 +22,12 @@ describe('the scheduler inside cluster-apiserver', () => {
   let env: KubectlEnv;
   let client: Client;
   let hostname: string;
-  let notReady: string;
   let nsCount = 0;
 
   before(async () => {
     env = await startKubectlEnv('1.27', 'k8s.io', { scheduler: true });
     client = await clientFromFile(env.server.kubeconfig, { qps: 0 });
     hostname = env.server.names.label('hostname');
-    notReady = `node.${env.server.names.labelDomain}/not-ready`;
   });
   after(async () => {
     client?.close();
@@ -44,19 +42,7 @@ describe('the scheduler inside cluster-apiserver', () => {
     return { namespace, label: { scenario: name } };
   }
 
-  /** a Ready node with the given allocatable resources; the server keeps no status on create, so it is written after */
-  async function addNode(name: string, s: Scenario, o: { cpu?: string; pods?: string; labels?: Record<string, string>; taints?: object[] } = {}) {
-    const nodes = client.resource(nodesRef);
-    await nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [hostname]: name, ...s.label, ...o.labels } }, spec: { taints: o.taints ?? [] } });
-    const allocatable = { cpu: o.cpu ?? '4', memory: '16Gi', pods: o.pods ?? '110' };
-    const now = nowTimestamp();
-    await nodes.patchStatus(name, { status: {
-      capacity: allocatable, allocatable,
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready', lastHeartbeatTime: now, lastTransitionTime: now }],
-    } }, 'merge');
-    // the node lifecycle controller lifts the not-ready taint the node was admitted with
-    await waitFor(`node ${name} without its not-ready taint`, async () => !(await nodes.get(name)).spec?.taints?.some((t: any) => t.key === notReady), bound);
-  }
+  const addNode = (name: string, s: Scenario, o: NodeOptions = {}) => addReadyNode(client, env.server.names, name, { ...o, labels: { ...s.label, ...o.labels } });
 
   const pods = (s: Scenario) => client.resource(podsRef, s.namespace);
 
