@@ -24,9 +24,12 @@ const nodesRef = { group: '', version: 'v1', resource: 'nodes' };
 
 interface Proc { proc: ChildProcess; match: RegExpExecArray; output(): string }
 
+/** BENCH_PROFILE=<dir> writes CPU profiles of the child processes there */
+const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+
 function spawnUntil(args: string[], ready: RegExp): Promise<Proc> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...profile, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let done = false;
     const onData = (d: Buffer) => {
@@ -44,7 +47,7 @@ function spawnUntil(args: string[], ready: RegExp): Promise<Proc> {
 }
 
 const stop = (p: ChildProcess) => new Promise<void>((r) => {
-  if (p.exitCode !== null) return r();
+  if (p.exitCode !== null || p.signalCode !== null) return r();
   p.once('exit', () => r());
   p.kill('SIGTERM');
   setTimeout(() => p.kill('SIGKILL'), 10_000).unref();

@@ -85,6 +85,8 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
   let nextStartNodeIndex = 0;
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = d.maxInFlightBindings ?? 512;
+  /** resolves the next scheduling cycle waiting for a binding to end */
+  let roomForOne: (() => void) | undefined;
 
   /** the nodes that pass every filter, enough of them to choose well, and why the others did not */
   function findNodesThatFit(fwk: Framework, state: CycleState, pod: PodInfo, nodes: NodeInfo[], diagnosis: Diagnosis): NodeInfo[] {
@@ -224,13 +226,17 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     }
     const binding = bindingCycle(fwk, state, p, assumed, host, cycle)
       .catch((e) => d.log.warn(`binding ${p.info.key}: ${(e as Error).message}`))
-      .finally(() => inFlight.delete(binding));
+      .finally(() => {
+        inFlight.delete(binding);
+        roomForOne?.();
+        roomForOne = undefined;
+      });
     inFlight.add(binding);
   }
 
   return {
     async next() {
-      while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+      while (inFlight.size >= maxInFlight) await new Promise<void>((r) => (roomForOne = r));
       const p = await d.queue.pop();
       if (!p) return false;
       await scheduleCycle(p).catch((e) => d.log.warn(`scheduling ${podKey(p.info.pod)}: ${(e as Error).stack ?? e}`));
