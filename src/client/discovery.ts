@@ -13,17 +13,36 @@ export interface DiscoveredResource extends ResourceRef {
 interface ApiResourceList { groupVersion: string; resources: Array<{ name: string; kind: string; namespaced: boolean; verbs?: string[] }> }
 interface ApiGroupList { groups: Array<{ name: string; preferredVersion?: { version: string }; versions: Array<{ version: string }> }> }
 
-/** the resources of every group, each in its group's preferred version */
-export async function discoverResources(client: Client): Promise<DiscoveredResource[]> {
-  const core = await client.request<{ versions: string[] }>({ method: 'GET', path: '/api' });
+interface AggregatedList {
+  kind?: string;
+  items?: Array<{ metadata: { name?: string }; versions: Array<{ version: string; resources?: Array<{ resource: string; responseKind?: { kind?: string }; scope?: string; verbs?: string[] }> }> }>;
+}
+
+/**
+ * The resources of every group, each in its group's preferred version. With the naming of the server's
+ * domain, aggregated discovery answers in two requests; otherwise (or from a server without it) each group
+ * version is read on its own.
+ */
+export async function discoverResources(client: Client, names?: Naming): Promise<DiscoveredResource[]> {
   const groups = await client.request<ApiGroupList>({ method: 'GET', path: '/apis' });
-  const lists: Array<{ group: string; version: string; path: string }> = [
-    ...core.versions.slice(0, 1).map((v) => ({ group: '', version: v, path: `/api/${v}` })),
-    ...groups.groups.map((g) => {
-      const version = g.preferredVersion?.version ?? g.versions[0]!.version;
-      return { group: g.name, version, path: `/apis/${g.name}/${version}` };
-    }),
-  ];
+  const preferred = new Map<string, string>([['', 'v1'], ...groups.groups.map((g): [string, string] => [g.name, g.preferredVersion?.version ?? g.versions[0]!.version])]);
+  if (names) {
+    const accept = `application/json;g=${names.group('apidiscovery')};v=v2beta1;as=APIGroupDiscoveryList, application/json`;
+    const [core, rest] = await Promise.all(['/api', '/apis'].map((path) =>
+      client.request<AggregatedList>({ method: 'GET', path, headers: { accept } }).catch(() => undefined)));
+    if (core?.kind === 'APIGroupDiscoveryList' && rest?.kind === 'APIGroupDiscoveryList') {
+      const out: DiscoveredResource[] = [];
+      for (const g of [...(core.items ?? []), ...(rest.items ?? [])]) {
+        const group = g.metadata.name ?? '';
+        const v = g.versions.find((x) => x.version === preferred.get(group)) ?? g.versions[0];
+        for (const r of v?.resources ?? []) {
+          out.push({ group, version: v!.version, resource: r.resource, kind: r.responseKind?.kind ?? '', namespaced: r.scope === 'Namespaced', verbs: r.verbs ?? [] });
+        }
+      }
+      return out;
+    }
+  }
+  const lists = [...preferred].map(([group, version]) => ({ group, version, path: group ? `/apis/${group}/${version}` : `/api/${version}` }));
   const out: DiscoveredResource[] = [];
   await Promise.all(lists.map(async (l) => {
     // a group that went away meanwhile (a custom resource deleted) is skipped

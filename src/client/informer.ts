@@ -50,11 +50,12 @@ export async function listAll<T>(resource: ResourceClient<T>, opts: ListOptions 
   items.push(...page.items);
   while (page.metadata.continue) {
     try {
-      page = await resource.list({ ...opts, limit: pageSize, continue: page.metadata.continue });
+      // a continued list carries its position in the token, not in resourceVersion
+      page = await resource.list({ ...opts, resourceVersion: undefined, limit: pageSize, continue: page.metadata.continue });
     } catch (e) {
       // the continue token expired: the whole list again, in one piece
       if (!isGone(e)) throw e;
-      return resource.list(opts);
+      return resource.list({ ...opts, resourceVersion: undefined });
     }
     items.push(...page.items);
   }
@@ -68,10 +69,14 @@ function reflect<T>(resource: ResourceClient<T>, sink: ReflectorSink<T>, opts: I
   const run = async () => {
     let needList = true;
     let failures = 0;
+    // the first list may come from the server's cache (resourceVersion 0), as the reference's reflector does;
+    // a list after a 410 must be current
+    let listFrom: string | undefined = '0';
     while (!signal.aborted) {
       try {
         if (needList) {
-          const list = await listAll(resource, selectors, opts.pageSize);
+          const list = await listAll(resource, { ...selectors, resourceVersion: listFrom }, opts.pageSize);
+          listFrom = undefined;
           resourceVersion = list.metadata.resourceVersion ?? '';
           sink.replace(list.items, resourceVersion);
           needList = false;

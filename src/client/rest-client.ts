@@ -79,6 +79,8 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** extra request headers (an Accept other than JSON, ...) */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -110,6 +112,8 @@ export interface Client {
    * its own QPS limit. The connection must carry no client certificate, which would take precedence.
    */
   withCredentials(credentials: CredentialSource, opts?: ClientOptions): Client;
+  /** a client on the same connection with the same credentials and a QPS limit of its own */
+  withLimits(opts: ClientOptions): Client;
   close(): void;
 }
 
@@ -190,7 +194,7 @@ function clientOn(config: ClientConfig, transport: Transport, authorization: Cre
     const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const body = spec.body === undefined ? undefined : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
     if (opts.userAgent) headers['user-agent'] = opts.userAgent;
     if (body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
     const auth = await authorization(retried);
@@ -224,6 +228,7 @@ function clientOn(config: ClientConfig, transport: Transport, authorization: Cre
     stream: (spec) => send(spec, true),
     resource: (ref, namespace) => resourceClient(client, ref, namespace),
     withCredentials: (credentials, o = opts) => clientOn(config, transport, credentials, true, o, false),
+    withLimits: (o) => clientOn(config, transport, authorization, retryUnauthorized, { ...opts, ...o }, false),
     close: () => { if (owner) transport.close(); },
   };
   return client;

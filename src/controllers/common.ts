@@ -3,7 +3,7 @@
 
 import { labelSelectorFromObject, matchLabels, type LabelSelector as ParsedSelector } from '../api/selectors.js';
 import { createWorkQueue, runWorkers, type SyncResult, type WorkQueue } from '../client/workqueue.js';
-import { isNotFound, type ApiError } from '../client/rest-client.js';
+import { isConflict, isNotFound, type ApiError, type ResourceRef } from '../client/rest-client.js';
 import type { ControllerContext } from './manager.js';
 import type { Condition, LabelSelector, Obj, OwnerReference, Pod } from './types.js';
 
@@ -50,6 +50,50 @@ export function selects(selector: LabelSelector | undefined, labels: Record<stri
 }
 /** the empty selector selects everything; the controllers refuse to act on one */
 export const selectsEverything = (s: LabelSelector | undefined) => !!s && !Object.keys(s.matchLabels ?? {}).length && !(s.matchExpressions ?? []).length;
+
+/**
+ * Adopts matching orphans and releases owned objects (pods, ReplicaSets, ControllerRevisions) that no longer
+ * match; returns the objects the owner controls.
+ */
+export async function claimOwned<T extends Obj>(ctx: ControllerContext, ref: ResourceRef<T>, owner: Obj, kind: { kind: string; apiVersion: string },
+  selector: LabelSelector | undefined, candidates: T[], canAdopt: () => Promise<boolean>): Promise<T[]> {
+  const objects = ctx.client.resource(ref, owner.metadata.namespace);
+  const claimed: T[] = [];
+  let adoptable: boolean | undefined;
+  for (const item of candidates) {
+    const controller = controllerOf(item);
+    const matches = selects(selector, item.metadata.labels);
+    if (controller) {
+      if (controller.uid !== owner.metadata.uid) continue;
+      if (matches || owner.metadata.deletionTimestamp) { claimed.push(item); continue; }
+      // release: it no longer matches
+      if (item.metadata.deletionTimestamp) continue;
+      await objects.patch(item.metadata.name!, {
+        metadata: { resourceVersion: item.metadata.resourceVersion, ownerReferences: (item.metadata.ownerReferences ?? []).filter((r) => r.uid !== owner.metadata.uid) },
+      }, 'merge').catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
+      continue;
+    }
+    if (!matches || owner.metadata.deletionTimestamp || item.metadata.deletionTimestamp) continue;
+    // adopt an orphan, once the owner is confirmed live (not a stale cache entry of a deleted one)
+    adoptable ??= await canAdopt();
+    if (!adoptable) continue;
+    try {
+      const adopted = await objects.patch(item.metadata.name!, {
+        metadata: { resourceVersion: item.metadata.resourceVersion, ownerReferences: [...(item.metadata.ownerReferences ?? []), controllerRef(owner, kind.kind, kind.apiVersion)] },
+      }, 'merge');
+      claimed.push(adopted);
+    } catch (e) {
+      if (!isNotFound(e) && !isConflict(e)) throw e;
+    }
+  }
+  return claimed;
+}
+
+/** a live check that the owner is the one in the cache and is not being deleted */
+export const liveOwner = <T extends Obj>(ctx: ControllerContext, ref: ResourceRef<T>, owner: Obj) => async () => {
+  const fresh = await ctx.client.resource(ref, owner.metadata.namespace).get(owner.metadata.name!).catch(() => undefined);
+  return !!fresh && fresh.metadata.uid === owner.metadata.uid && !fresh.metadata.deletionTimestamp;
+};
 
 // ---- pods ----
 

@@ -2,6 +2,7 @@
 // It is a client of the API like any other, so it runs the same inside the API server's process and as
 // its own program. Leadership lost stops the controllers; the program exits then, as the reference does.
 
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
@@ -9,11 +10,17 @@ import type { Client } from '../client/rest-client.js';
 import { createInformerFactory, type InformerFactory } from '../client/informer.js';
 import { startLeaderElection, type LeaderElector } from '../client/leader-election.js';
 import { createEventRecorder, type EventRecorder } from '../client/events.js';
-import { discoverNaming } from '../client/discovery.js';
+import { discoverNaming, discoverResources, type DiscoveredResource } from '../client/discovery.js';
 import { controllerEnabled, type ControllerManagerOptions } from '../config/controller-manager-options.js';
 import { refs as makeRefs, type Refs } from './types.js';
 import { controllers as allControllers } from './registry.js';
 import { serviceAccountClients } from './credentials.js';
+
+class NotServed extends Error {
+  constructor(groupVersion: string, resource: string) { super(`the server does not serve ${resource} in ${groupVersion}`); }
+}
+
+const discoveryTtlMs = 5000;
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
@@ -32,8 +39,10 @@ export interface ControllerContext {
   workers: number;
   options: ControllerManagerOptions;
   log: Logger;
-  /** resolves once the informers asked for when the controllers started have listed */
+  /** resolves once the informers this controller asked for while starting have listed */
   synced: Promise<void>;
+  /** the server's resources (discovery, shared between controllers and read again at most every few seconds) */
+  discover(): Promise<DiscoveredResource[]>;
 }
 
 /** One controller: `start` registers informers and handlers and starts its workers once `ctx.synced` resolves. */
@@ -49,6 +58,11 @@ export interface Controller {
 export interface StartControllerManagerOptions extends ControllerManagerOptions {
   /** the client with the controller manager's own credentials (informers, leader election) */
   client: Client;
+  /**
+   * the client of the shared informers' lists and watches; default: one like `client` with the QPS limits of
+   * the options (the server's own process passes one without limits: its watch cache serves them)
+   */
+  informerClient?: Client;
   /** the API domain's naming; read from the server's discovery when not given */
   names?: Naming;
   /** this candidate's identity for leader election; default `<hostname>_<uuid>` */
@@ -79,22 +93,52 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
   const stopping = new AbortController();
 
   const run = async (names: Naming, signal: AbortSignal) => {
+    // every controller and queue listens for the end of leadership
+    setMaxListeners(0, signal);
     const refs = makeRefs(names);
     const resyncMs = o.minResyncPeriodMs > 0 ? Math.floor(o.minResyncPeriodMs * (1 + Math.random())) : 0;
-    const informers = createInformerFactory(o.client, {
+    const informers = createInformerFactory(o.informerClient ?? o.client.withLimits({ qps: o.kubeApiQps, burst: o.kubeApiBurst }), {
       resyncMs, onError: (e) => { if (!signal.aborted) o.log.warn(`informer: ${(e as Error).message}`); },
     });
     const clientFor = o.useServiceAccountCredentials
       ? await serviceAccountClients(o.client, names, refs, names.systemNamespace, { qps: o.kubeApiQps, burst: o.kubeApiBurst }, o.log, signal)
-      : () => o.client;
-    let markSynced!: () => void;
-    const synced = new Promise<void>((r) => (markSynced = r));
-    const readiness: Promise<void>[] = [synced];
+      // each controller has a client (and QPS limit) of its own, as in the reference
+      : () => o.client.withLimits({ qps: o.kubeApiQps, burst: o.kubeApiBurst });
+    const readiness: Promise<void>[] = [];
+    // discovery, shared by the controllers that need it (and read again at most every few seconds)
+    let discovered: { at: number; list: Promise<DiscoveredResource[]> } | undefined;
+    const discover = () => {
+      if (!discovered || Date.now() - discovered.at > discoveryTtlMs) {
+        const list = discoverResources(o.client, names);
+        discovered = { at: Date.now(), list };
+        list.catch(() => { if (discovered?.list === list) discovered = undefined; });
+      }
+      return discovered.list;
+    };
+    // a controller whose resources the server does not serve (--runtime-config) is not started, as in the reference
+    const served = new Set((await discover()).map((r) => `${r.group}/${r.version}/${r.resource}`));
     for (const c of enabled) {
       const component = c.component ?? `${c.name}-controller`;
       const client = clientFor(c.serviceAccount ?? component);
+      // each controller's workers wait for the informers it uses, as the reference's WaitForCacheSync
+      const used: Array<Promise<void>> = [];
+      const own: InformerFactory = {
+        ...informers,
+        informer(ref, sel) {
+          if (!served.has(`${ref.group}/${ref.version}/${ref.resource}`)) throw new NotServed(ref.group ? `${ref.group}/${ref.version}` : ref.version, ref.resource);
+          const inf = informers.informer(ref, sel);
+          used.push(inf.synced);
+          return inf;
+        },
+      };
+      const synced = new Promise<void>((resolve, reject) => {
+        signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+        // the informers it asked for when starting are known once start returns
+        queueMicrotask(() => Promise.all(used).then(() => resolve(), reject));
+      });
+      synced.catch(() => {});
       const ctx: ControllerContext = {
-        name: c.name, client, informers, refs, names, signal, options: o, log: o.log, synced,
+        name: c.name, client, informers: own, refs, names, signal, options: o, log: o.log, synced, discover,
         workers: o.concurrency[c.name] ?? 1,
         recorder: createEventRecorder(client, { names, component, host: hostname(), log: (m) => o.log.warn(m) }),
       };
@@ -103,13 +147,12 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
         if (started?.ready) readiness.push(started.ready);
         running.push(c.name);
       } catch (e) {
-        o.log.error(`controller ${c.name} failed to start: ${(e as Error).message}`);
+        if (e instanceof NotServed) o.log.info(`controller ${c.name} not started: ${e.message}`);
+        else o.log.error(`controller ${c.name} failed to start: ${(e as Error).message}`);
       }
     }
     informers.start();
     signal.addEventListener('abort', () => informers.stop(), { once: true });
-    await informers.waitForSync(signal);
-    markSynced();
     o.log.info(`controller manager ${identity}: running ${running.join(', ')}`);
     await Promise.all(readiness);
   };

@@ -2,7 +2,7 @@
 // (a collection at a time where the resource allows it), the namespace's status says what remains, and
 // when nothing does, the namespace's own finalizer is removed through `finalize`, so the namespace goes.
 import { nowTimestamp } from '../api/meta.js';
-import { discoverResources, type DiscoveredResource } from '../client/discovery.js';
+import type { DiscoveredResource } from '../client/discovery.js';
 import { isNotFound } from '../client/rest-client.js';
 import { setCondition, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './manager.js';
@@ -41,7 +41,7 @@ interface Remaining { resources: string[]; finalizers: Map<string, number>; fail
 
 /** deletes what the namespace holds; returns what is still there */
 async function deleteContent(ctx: ControllerContext, namespace: string): Promise<Remaining> {
-  const all = await discoverResources(ctx.client);
+  const all = await ctx.discover();
   const remaining: Remaining = { resources: [], finalizers: new Map(), failures: [] };
   const deletable = all.filter((r) => r.namespaced && r.verbs.includes('delete') && r.verbs.includes('list'));
   await Promise.all(deletable.map(async (r: DiscoveredResource) => {

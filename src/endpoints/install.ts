@@ -3,7 +3,7 @@ import type { RequestContext } from '../server/context.js';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { AdmissionPlugin } from '../admission/types.js';
-import { createStore, type StoreDeps, type Store } from '../registry/store.js';
+import { createStore, noAdmission, type StoreDeps, type Store } from '../registry/store.js';
 import { createReads, type Reads, type ReadDeps } from '../registry/reads.js';
 import { strategyFor } from '../registry/strategies/index.js';
 import type { Strategy } from '../registry/strategy.js';
@@ -15,7 +15,8 @@ import { watch } from './watch.js';
 import { create, update, patch, remove, removeCollection } from './write.js';
 import { createReview, reviewHandlers, type ReviewDeps } from './reviews.js';
 import { tokenRequest } from './token-request.js';
-import { bind, evict, getScale, writeScale } from './subresources.js';
+import { bind, evict, getScale, writeScale, type Budgets } from './subresources.js';
+import { nowTimestamp } from '../api/meta.js';
 
 export interface ResourceEndpointsConfig {
   resources: ApiResources;
@@ -68,11 +69,25 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
   });
 
   /** the disruption budgets of a namespace, for evictions */
-  const budgetsIn = async (namespace: string) => {
+  const budgetsIn = (namespace: string): Budgets => {
     const pdbs = c.resources.preferred('policy', 'poddisruptionbudgets');
-    if (!pdbs) return [];
-    const { items } = await backendFor(pdbs).reads.list({ namespace, selective: false });
-    return items.map(i => i.obj);
+    return {
+      async list() {
+        if (!pdbs) return [];
+        const { items } = await backendFor(pdbs).reads.list({ namespace, selective: false });
+        return items.map(i => i.obj);
+      },
+      async charge(budget, pod, dryRun, refuse) {
+        if (!pdbs) return;
+        await backendFor(pdbs).store.guaranteedUpdate(namespace, budget.metadata.name!, 'status', cur => {
+          const status = (cur as any)?.status;
+          if (!cur || !((status?.disruptionsAllowed ?? 0) > 0)) throw refuse(cur ?? budget);
+          status.disruptionsAllowed -= 1;
+          status.disruptedPods = { ...(status.disruptedPods ?? {}), [pod]: nowTimestamp() };
+          return cur;
+        }, noAdmission, { dryRun });
+      },
+    };
   };
 
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
@@ -108,7 +123,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
         allowed(s.verbs, verb);
         if (sub === 'scale') return verb === 'get' ? getScale(ctx, scope, namespace, name) : writeScale(ctx, scope, namespace, name);
         if (sub === 'binding' && info.group === '' && info.resource === 'pods') return bind(ctx, scope, namespace, name);
-        if (sub === 'eviction' && info.group === '' && info.resource === 'pods') return evict(ctx, scope, namespace, name, () => budgetsIn(namespace));
+        if (sub === 'eviction' && info.group === '' && info.resource === 'pods') return evict(ctx, scope, namespace, name, budgetsIn(namespace));
         if (sub === 'token' && info.group === '' && info.resource === 'serviceaccounts' && c.reviews.tokenRequest) {
           if (verb !== 'create') throw methodNotSupported(`${info.resource}/${sub}`, ctx.method);
           return tokenRequest(ctx, scopeFor(info, sub), namespace, name, c.reviews.tokenRequest);

@@ -110,9 +110,25 @@ export async function bind(ctx: RequestContext, scope: Scope, namespace: string,
   sendStatus(ctx, { ...successStatus(), code: 201 });
 }
 
-/** eviction: a delete of the pod unless a disruption budget that selects it allows no disruption */
-export async function evict(ctx: RequestContext, scope: Scope, namespace: string, name: string,
-  budgets: () => Promise<ApiObject[]>) {
+/** The disruption budgets of the pod's namespace, and a compare-and-swap charge of one disruption to one of them. */
+export interface Budgets {
+  list(): Promise<ApiObject[]>;
+  /** takes one allowed disruption for the pod (recorded in status.disruptedPods), or refuses when none is left */
+  charge(budget: ApiObject, pod: string, dryRun: boolean, refuse: (budget: ApiObject) => Error): Promise<void>;
+}
+
+/** the refusal of an eviction that the budget does not allow */
+export function budgetRefusal(pdb: any): Error {
+  const e = tooManyRequests('Cannot evict pod as it would violate the pod\'s disruption budget.', 0);
+  e.status.details = { causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently` }] };
+  return e;
+}
+
+/**
+ * eviction: a delete of the pod unless a disruption budget that selects it allows no disruption; an allowed
+ * eviction takes one disruption from the budget first, so concurrent evictions never exceed it
+ */
+export async function evict(ctx: RequestContext, scope: Scope, namespace: string, name: string, budgets: Budgets) {
   const { value } = await readObject(ctx, scope.names);
   const body = (value ?? {}) as any;
   if (body.metadata?.name && body.metadata.name !== name) throw badRequest(`name in URL does not match name in Eviction object`);
@@ -122,16 +138,16 @@ export async function evict(ctx: RequestContext, scope: Scope, namespace: string
   // a pod that has finished or is already going needs no budget
   const phase = (pod as any).status?.phase;
   if (!pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') {
-    const matching = (await budgets()).filter(pdb => {
+    const matching = (await budgets.list()).filter(pdb => {
       const sel = (pdb as any).spec?.selector;
       return sel && matchLabels(labelSelectorFromObject(sel), pod.metadata.labels);
     });
     if (matching.length > 1) throw new ApiError(statusBody(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'));
     const pdb = matching[0] as any;
-    if (pdb && !((pdb.status?.disruptionsAllowed ?? 0) > 0)) {
-      const e = tooManyRequests('Cannot evict pod as it would violate the pod\'s disruption budget.', 0);
-      e.status.details = { causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently` }] };
-      throw e;
+    if (pdb) {
+      // a budget whose status is older than its spec is not trusted, as in the reference
+      if ((pdb.status?.observedGeneration ?? -1) < (pdb.metadata.generation ?? 0)) throw budgetRefusal(pdb);
+      await budgets.charge(pdb, name, !!dryRun, budgetRefusal);
     }
   }
   await scope.store.delete(namespace, name, {

@@ -4,6 +4,7 @@ import type { ApiObject } from '../api/meta.js';
 import { bufferedBytes, type RequestContext } from '../server/context.js';
 import { setWarnings } from '../server/respond.js';
 import { badRequest, internalError, type ApiError } from '../server/status.js';
+import { queryFlag } from '../server/request-info.js';
 import { parseIncludeObject, tableRow, columnsOf } from '../server/table.js';
 import type { CachedObject } from '../watch/cache.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
@@ -23,8 +24,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const min = scope.minRequestTimeoutSeconds;
   const timeoutSeconds = timeoutText ? Number(timeoutText) : min * (1 + Math.random());
   const sendInitialText = q.get('sendInitialEvents');
-  const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : sendInitialText === 'true';
-  const allowBookmarks = q.get('allowWatchBookmarks') === 'true';
+  const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : queryFlag(sendInitialText);
+  const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));
   if (sendInitialEvents !== undefined) {
     if (q.get('resourceVersionMatch') !== 'NotOlderThan')
       throw badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');

@@ -12,6 +12,7 @@ import type { DeleteOptions, WriteOptions } from '../registry/store.js';
 import { apply, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
 import { admission, asServed, parseDryRun, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne } from './read.js';
+import { queryFlag } from '../server/request-info.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
 
 /** the body must name the kind this endpoint serves (or name nothing) */
@@ -194,6 +195,7 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const orphan = q.get('orphanDependents') ?? body.orphanDependents;
   if (orphan !== undefined && orphan !== null && opts.propagationPolicy)
     throw invalid('meta', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: 'Invalid value: orphanDependents and propagationPolicy cannot both be set' }]);
+  if (orphan !== undefined && orphan !== null && orphan !== '') opts.orphanDependents = typeof orphan === 'boolean' ? orphan : queryFlag(String(orphan));
   if (body.preconditions) opts.preconditions = { uid: body.preconditions.uid, resourceVersion: body.preconditions.resourceVersion };
   const dry = [...q.getAll('dryRun'), ...(Array.isArray(body.dryRun) ? body.dryRun : [])];
   opts.dryRun = parseDryRun(dry);

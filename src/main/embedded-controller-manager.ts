@@ -8,7 +8,9 @@ export const controllerManagerUser = 'system:kube-controller-manager';
 
 export function startEmbeddedControllerManager(o: Loopback & { options: ControllerManagerOptions; log: Logger }): RunningControllerManager {
   const client = loopbackClient(o, controllerManagerUser, { qps: o.options.kubeApiQps, burst: o.options.kubeApiBurst, userAgent: 'cluster-controller-manager' });
-  const manager = startControllerManager({ ...o.options, client, names: o.names, log: o.log });
+  // the informers' lists and watches are served by this process's watch cache: no client-side limit on them
+  const informerClient = client.withLimits({ qps: 0 });
+  const manager = startControllerManager({ ...o.options, client, informerClient, names: o.names, log: o.log });
   return {
     ...manager,
     async stop() {

@@ -50,6 +50,8 @@ export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: a
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  /** the older form of propagationPolicy Orphan (true) or Background (false) */
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
 }
@@ -72,6 +74,31 @@ const generateSuffix = () => {
   for (let i = 0; i < 5; i++) s += alphabet[Math.floor(Math.random() * alphabet.length)];
   return s;
 };
+
+export const orphanFinalizer = 'orphan';
+export const foregroundFinalizer = 'foregroundDeletion';
+
+/**
+ * Sets the garbage collector's finalizers of an object being deleted, by the reference's rules: an explicit
+ * policy wins, then a finalizer the object already has, then the kind's default; `orphan` leaves the
+ * dependents, `foregroundDeletion` keeps the object until its blocking dependents are gone. Returns
+ * whether the finalizers changed.
+ */
+function applyPropagation(obj: ApiObject, options: DeleteOptions, orphanByDefault: boolean): boolean {
+  const before = obj.metadata.finalizers ?? [];
+  let orphan: boolean;
+  let foreground = false;
+  if (options.orphanDependents !== undefined) orphan = options.orphanDependents;
+  else if (options.propagationPolicy) { orphan = options.propagationPolicy === 'Orphan'; foreground = options.propagationPolicy === 'Foreground'; }
+  else if (before.includes(orphanFinalizer)) orphan = true;
+  else if (before.includes(foregroundFinalizer)) { orphan = false; foreground = true; }
+  else orphan = orphanByDefault;
+  const after = [...before.filter(f => f !== orphanFinalizer && f !== foregroundFinalizer),
+    ...(orphan ? [orphanFinalizer] : []), ...(foreground ? [foregroundFinalizer] : [])];
+  if (after.length === before.length && after.every(f => before.includes(f))) return false;
+  if (after.length) obj.metadata.finalizers = after; else delete obj.metadata.finalizers;
+  return true;
+}
 
 /** fields that belong to the system and survive an update unchanged */
 function keepSystemMeta(obj: ApiObject, old: ApiObject) {
@@ -285,11 +312,22 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           throw conflict(info.group, info.resource, name,
             `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
         await admission.validate('DELETE', undefined, obj);
+        const gcChanged = applyPropagation(obj, options, !!strategy.orphanDependentsByDefault);
         const grace = options.gracePeriodSeconds ?? strategy.defaultGracePeriod?.(obj) ?? 0;
         if (pendingFinalizers(obj) || grace > 0) {
           const m = obj.metadata;
-          // already being deleted: only a shorter grace period changes anything
-          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace) return { obj, deleted: false };
+          // already being deleted: only a shorter grace period or another propagation policy changes anything
+          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace && !gcChanged) return { obj, deleted: false };
+          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace) {
+            try {
+              const { kv: written } = await kv.update(key, encodeObject(await toStored(obj)), cur.modRevision);
+              m.resourceVersion = String(written.modRevision);
+              return { obj, deleted: false };
+            } catch (e) {
+              if (isStorageError(e, 'Conflict')) continue;
+              return fail(e, name);
+            }
+          }
           m.deletionTimestamp = nowTimestamp(new Date(Date.now() + grace * 1000));
           m.deletionGracePeriodSeconds = grace;
           if (strategy.generation) m.generation = (m.generation ?? 0) + 1;

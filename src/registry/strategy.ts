@@ -46,6 +46,8 @@ export interface Strategy {
   returnDeletedObject?: boolean;
   /** grace period for a delete without one in its options; undefined or 0 deletes at once */
   defaultGracePeriod?(obj: ApiObject): number | undefined;
+  /** a delete without a propagation policy orphans the dependents (the older kinds' default); otherwise they go in the background */
+  orphanDependentsByDefault?: boolean;
 }
 
 export const defaultStrategy: Strategy = {

@@ -19,7 +19,11 @@ export interface RequestInfo {
 /** subresources of a namespace that are not namespaced collections */
 const namespaceSubresources = new Set(['status', 'finalize']);
 
-const isTrue = (v: string | null) => v === '1' || v === 'true';
+/**
+ * A boolean query parameter as the reference reads one: absent, empty, `0` and `false` (in any case) are
+ * false, anything else is true (clients send `true`, `True` and `1`).
+ */
+export const queryFlag = (v: string | null) => v !== null && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const segments = path.split('/').filter(Boolean).map(decodeSegment);
@@ -57,7 +61,7 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
 
   switch (method) {
     case 'GET': case 'HEAD':
-      info.verb = watchPath || isTrue(query.get('watch')) ? 'watch' : info.name ? 'get' : 'list';
+      info.verb = watchPath || queryFlag(query.get('watch')) ? 'watch' : info.name ? 'get' : 'list';
       break;
     case 'POST': info.verb = 'create'; break;
     case 'PUT': info.verb = 'update'; break;

@@ -9,6 +9,7 @@ import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { ensureDefaultServiceAccount, tempDir, waitFor } from '../agent/helpers.js';
 import { startKubectlEnv, type KubectlEnv } from './support.js';
+import { startTestServer } from '../../src/testing.js';
 import { addReadyNode, type NodeOptions } from './nodes.js';
 
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
@@ -25,13 +26,14 @@ describe('the scheduler inside cluster-apiserver', () => {
   let nsCount = 0;
 
   before(async () => {
-    env = await startKubectlEnv('1.27', 'k8s.io', { scheduler: true });
+    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true }));
     client = await clientFromFile(env.server.kubeconfig, { qps: 0 });
     hostname = env.server.names.label('hostname');
   });
   after(async () => {
     client?.close();
     await env?.close();
+    await env?.server.close();
   });
 
   /** a namespace of its own and a label its nodes carry */
@@ -185,7 +187,7 @@ describe('preemption, with nodes of the node agent in fake mode', () => {
   let root: string;
 
   before(async () => {
-    env = await startKubectlEnv('1.27', 'k8s.io', { scheduler: true });
+    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true }));
     client = await clientFromFile(env.server.kubeconfig, { qps: 0 });
     await ensureDefaultServiceAccount(client);
     root = tempDir('sched-agent-');
@@ -200,6 +202,7 @@ describe('preemption, with nodes of the node agent in fake mode', () => {
     await agent?.stop();
     client?.close();
     await env?.close();
+    await env?.server.close();
     if (root) rmSync(root, { recursive: true, force: true });
   });
 

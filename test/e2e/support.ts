@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { startTestServer, type TestServer, type TestServerOptions } from '../../src/testing.js';
+import { startTestServer, type TestServer } from '../../src/testing.js';
 import type { ApiDomain } from '../../src/api/naming.js';
 
 export { apiDomains } from '../../src/api/naming.js';
@@ -40,8 +40,9 @@ export interface KubectlEnv {
 
 const commandTimeoutMs = 20_000;
 
-export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, opts: Omit<TestServerOptions, 'apiDomain'> = {}): Promise<KubectlEnv> {
-  const server = await startTestServer({ ...opts, apiDomain });
+/** kubectl against a fresh server, or against the given one (which the caller then closes) */
+export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
+  const server = existing ?? await startTestServer({ apiDomain });
   const home = mkdtempSync(join(tmpdir(), `e2e-kubectl-${version}-`));
   const watches = new Set<Watch>();
   // Own HOME and cache: discovery cached for one server must never answer for another.
@@ -80,7 +81,7 @@ export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDom
     },
     async close() {
       await Promise.all([...watches].map((w) => w.stop()));
-      await server.close();
+      if (!existing) await server.close();
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -265,6 +265,7 @@ function validateJobUpdate(job: any, old: any): Causes {
 }
 
 export const jobs = defineStrategy({
+  orphanDependentsByDefault: true,
   generation: true,
   prepareForCreate(obj: any, ctx) { obj.status = {}; defaultJob(obj, ctx, true); },
   prepareForUpdate(obj: any, _old, ctx) { defaultJob(obj, ctx, false); },
@@ -355,6 +356,7 @@ function validateReplicationController(rc: any): Causes {
 }
 
 export const replicationControllers = defineStrategy({
+  orphanDependentsByDefault: true,
   ...withDefaults(defaultReplicationController, { replicas: 0 }),
   validate: validateReplicationController,
   validateUpdate: validateReplicationController,
