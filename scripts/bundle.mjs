@@ -7,7 +7,7 @@ rmSync('dist/bin', { recursive: true, force: true });   // chunk names change wi
 
 await build({
   entryPoints: {
-    apiserver: 'dist/src/main/apiserver.js', agent: 'dist/src/main/agent.js', 'controller-manager': 'dist/src/main/controller-manager.js',
+    apiserver: 'dist/src/main/cluster-apiserver.js', agent: 'dist/src/main/agent.js', 'controller-manager': 'dist/src/main/controller-manager.js',
     scheduler: 'dist/src/main/scheduler.js',
   },
   outdir: 'dist/bin',

@@ -1,4 +1,4 @@
-// Resource quantities (`100Mi`, `1.5G`, `250m`, `2`, `1e3`) as numbers, rounded up to whole units or
+// Resource quantities (`500m`, `1Gi`, `2e3`) as numbers, for comparisons and sums; rounded up to whole units or
 // milli-units as the reference's Value and MilliValue do, so requests never come out smaller than written.
 
 const quantityForm = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(Ki|Mi|Gi|Ti|Pi|Ei|[numkMGTPE]))?$/;

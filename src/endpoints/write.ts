@@ -1,10 +1,10 @@
 // create, update, patch, delete and deletecollection: decode, then the store's one write path.
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
-import type { RequestContext } from '../server/context.js';
-import { readBody, readObject, mediaType, parseJson, parseYamlObject } from '../server/body.js';
-import { sendObject, sendStatus } from '../server/respond.js';
-import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../server/status.js';
+import { queryFlag, type RequestContext } from '../api/request.js';
+import { readBody, readObject, mediaType, parseJson, parseYamlObject } from './body.js';
+import { sendObject, sendStatus } from './respond.js';
+import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
@@ -12,7 +12,6 @@ import type { DeleteOptions, WriteOptions } from '../registry/store.js';
 import { apply, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
 import { admission, asServed, parseDryRun, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne } from './read.js';
-import { queryFlag } from '../server/request-info.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
 
 /** the body must name the kind this endpoint serves (or name nothing) */

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { buildFramework, defaultPlugins, mergePluginSet, type ProfileConfig } from './profiles.js';
 import { checkProfiles } from './scheduler.js';
 import type { Handle } from './framework.js';
-import { names } from './testing.js';
+import { names } from './testing/cluster.js';
 
 const handle = { names } as Handle;
 const build = (p: ProfileConfig) => buildFramework(p, () => handle);

@@ -6,7 +6,7 @@ import { createSchedulingQueue } from './queue.js';
 import { createSchedulerCache } from './cache.js';
 import { podInfo } from './node-info.js';
 import type { ClusterEvent } from './framework.js';
-import { node, pod, zoneLabel } from './testing.js';
+import { node, pod, zoneLabel } from './testing/cluster.js';
 
 function queue(events: Record<string, ClusterEvent[]> = {}) {
   let clock = 1_000_000;

@@ -2,7 +2,7 @@
 // re-tries on cluster events, preemption and profiles.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fakeCluster, hostnameLabel, names, node, pod, zoneLabel } from './testing.js';
+import { fakeCluster, hostnameLabel, names, node, pod, zoneLabel } from './testing/cluster.js';
 import { fitErrorMessage, numFeasibleNodesToFind } from './schedule-one.js';
 
 describe('scheduling: filters and the failure message', () => {

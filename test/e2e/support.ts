@@ -38,7 +38,8 @@ export interface KubectlEnv {
   close(): Promise<void>;
 }
 
-const commandTimeoutMs = 20_000;
+// a hung command is killed; a slow one on a busy machine is not
+const commandTimeoutMs = 180_000;
 
 /** kubectl against a fresh server, or against the given one (which the caller then closes) */
 export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {

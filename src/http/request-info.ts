@@ -1,29 +1,9 @@
 // Method + path → what is being asked: the verb, API group and version, namespace, resource, name and subresource.
 
-export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy' | string;
-
-export interface RequestInfo {
-  isResourceRequest: boolean;
-  path: string;
-  verb: RequestVerb;
-  apiPrefix: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-  parts: string[];
-}
+import { queryFlag, type RequestInfo } from '../api/request.js';
 
 /** subresources of a namespace that are not namespaced collections */
 const namespaceSubresources = new Set(['status', 'finalize']);
-
-/**
- * A boolean query parameter as the reference reads one: absent, empty, `0` and `false` (in any case) are
- * false, anything else is true (clients send `true`, `True` and `1`).
- */
-export const queryFlag = (v: string | null) => v !== null && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const segments = path.split('/').filter(Boolean).map(decodeSegment);
