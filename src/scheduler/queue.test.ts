@@ -91,7 +91,7 @@ describe('the scheduling queue', () => {
     q.add(original);
     const p = (await q.pop())!;
     q.requeue(p, q.cycle, false);
-    const withStatus = { ...original, metadata: { ...original.metadata, resourceVersion: '9' }, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False' as const }] } };
+    const withStatus = { ...original, metadata: { ...original.metadata, resourceVersion: '9' }, status: { phase: 'Pending' as const, conditions: [{ type: 'PodScheduled', status: 'False' }] } };
     q.update(original, withStatus);
     assert.equal(q.counts().unschedulable, 1);
     const relabelled = { ...withStatus, metadata: { ...withStatus.metadata, labels: { x: 'y' } } };
