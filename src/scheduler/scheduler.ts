@@ -9,7 +9,7 @@ import { naming, type Naming } from '../api/naming.js';
 import { discoverNaming } from '../client/discovery.js';
 import { createEventRecorder } from '../client/events.js';
 import { createInformerFactory, type SharedInformer } from '../client/informer.js';
-import { startLeaderElection, type Lease, type LeaderElector } from '../client/leader-election.js';
+import { startLeaderElection, type Lease, type LeaderElectionConfig, type LeaderElector } from '../client/leader-election.js';
 import { isNotFound, resourcePath, resourceRef, type Client } from '../client/rest-client.js';
 import { assembleScheduler, type AssembledScheduler } from './assemble.js';
 import type { EventRecorder, SchedulerWrites } from './framework.js';
@@ -18,15 +18,9 @@ import type { Namespace, Node, Pod, PodDisruptionBudget, SelectingObject } from 
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
-export interface SchedulerLeaderElection {
-  enabled: boolean;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-  /** empty: the system namespace */
-  resourceNamespace: string;
-  resourceName: string;
-}
+/** on or off, the Lease's name and namespace (empty: the system namespace), and its timing */
+export type SchedulerLeaderElection = { enabled: boolean; resourceName: string; resourceNamespace: string }
+  & Required<Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
 
 export interface StartSchedulerOptions {
   client: Client;
