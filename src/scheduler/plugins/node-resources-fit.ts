@@ -36,10 +36,9 @@ export function requestedWith(node: NodeInfo, pod: PodInfo, resource: string, as
 export function insufficientResources(pod: PodInfo, node: NodeInfo, ignored?: (resource: string) => boolean): string[] | undefined {
   let reasons: string[] | undefined;
   if (node.pods.length + 1 > (node.allocatable[podsResource] ?? 0)) reasons = [reasonTooManyPods];
-  for (const resource in pod.requests) {
-    const want = pod.requests[resource]!;
-    if (want <= 0 || resource === podsResource || ignored?.(resource)) continue;
-    if (want > (node.allocatable[resource] ?? 0) - (node.requested[resource] ?? 0)) (reasons ??= []).push(reasonInsufficient(resource));
+  for (const { resource, amount } of pod.asks) {
+    if (ignored?.(resource)) continue;
+    if (amount > (node.allocatable[resource] ?? 0) - (node.requested[resource] ?? 0)) (reasons ??= []).push(reasonInsufficient(resource));
   }
   return reasons;
 }
