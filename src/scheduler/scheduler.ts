@@ -35,7 +35,7 @@ export interface StartSchedulerOptions {
   /** this candidate's identity for leader election; default `<hostname>_<uuid>` */
   identity?: string;
   log: Logger;
-  /** called when leadership is lost (not on stop()) */
+  /** called when leadership is lost (not on stop()); without it the scheduler stands for election again */
   onLostLeadership?(): void;
 }
 
@@ -172,7 +172,7 @@ export function startScheduler(o: StartSchedulerOptions): RunningScheduler {
     });
   };
 
-  const start = async () => {
+  const start = async (): Promise<void> => {
     const names = o.names ?? (await discoverNaming(o.client));
     if (stopping.signal.aborted) return;
     if (!election.enabled) return lead(names)(stopping.signal);
@@ -184,7 +184,11 @@ export function startScheduler(o: StartSchedulerOptions): RunningScheduler {
       onStartedLeading: lead(names),
       onStoppedLeading: () => {
         leading = false;
-        if (!stopping.signal.aborted) { o.log.warn(`scheduler ${identity}: leadership lost`); o.onLostLeadership?.(); }
+        if (stopping.signal.aborted) return;
+        o.log.warn(`scheduler ${identity}: leadership lost`);
+        // a program ends (its supervisor starts a fresh one); inside the API server it stands for election again
+        if (o.onLostLeadership) o.onLostLeadership();
+        else void start().catch((e) => o.log.error(`scheduler: ${(e as Error).message}`));
       },
       onNewLeader: (who) => {
         if (who !== identity) { o.log.info(`scheduler: ${who} is the leader`); markReady(); }

@@ -11,6 +11,7 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
 import { ensureDefaultServiceAccount, tempDir, waitFor } from '../agent/helpers.js';
 import { addReadyNode } from './nodes.js';
+import { startScheduler } from '../../src/scheduler/scheduler.js';
 
 const program = new URL('../../bin/scheduler.js', import.meta.url).pathname;
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
@@ -170,6 +171,39 @@ describe('the scheduler inside cluster-apiserver with --scheduler-config', () =>
       await assert.rejects(startTestServer({ scheduler: true, flags: [`--scheduler-config=${file}`] }), /percentageOfNodesToScore must be an integer from 0 to 100/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('startScheduler without a lost-leadership handler (as inside the API server)', () => {
+  test('a scheduler whose lease was taken stops scheduling, stands for election again and takes over once the lease expires', async () => {
+    const server = await startTestServer();
+    const client = await clientFromFile(server.kubeconfig, { qps: 0 });
+    const logged: string[] = [];
+    const log = { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), error: (m: string) => logged.push(m) };
+    const scheduler = startScheduler({
+      client, log, identity: 'me',
+      leaderElection: { enabled: true, leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 300, resourceName: 'kube-scheduler', resourceNamespace: '' },
+    });
+    try {
+      await ensureDefaultServiceAccount(client);
+      await scheduler.ready;
+      assert.ok(scheduler.isLeader());
+      const leases = client.resource({ group: server.names.group('coordination'), version: 'v1', resource: 'leases' }, server.names.systemNamespace);
+      // another candidate takes the lease (as one would after a partition)
+      const lease = await leases.get('kube-scheduler');
+      await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'thief', renewTime: new Date().toISOString().replace('Z', '000Z') } });
+      await waitFor('leadership lost', () => logged.some((m) => m.includes('leadership lost')) && !scheduler.isLeader(), bound);
+      // the thief never renews: once its lease has expired, this scheduler leads again and schedules
+      await addReadyNode(client, server.names, 'again', {});
+      await client.resource(podsRef, 'default').create(pod('after'));
+      assert.equal(await waitFor('bound after re-election', async () => (await client.resource(podsRef, 'default').get('after')).spec?.nodeName, bound), 'again');
+      assert.ok(scheduler.isLeader());
+      assert.equal((await leases.get('kube-scheduler')).spec.holderIdentity, 'me');
+    } finally {
+      await scheduler.stop();
+      client.close();
+      await server.close();
     }
   });
 });
