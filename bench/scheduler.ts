@@ -8,7 +8,7 @@
 //    while it schedules, from the first create to the last binding, and create → bound latency.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { clientFromFile, type Client } from '../src/client/rest-client.js';
@@ -118,6 +118,7 @@ async function watchBound(client: Client, count: number): Promise<{ boundAt: Map
 export async function schedulerBench(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'scheduler-bench-'));
   const children: ChildProcess[] = [];
+  const loadBefore = loadavg()[0]!;
   try {
     // 1. backlog: the API server alone creates the pods (the baseline), then a cluster-scheduler process binds them
     const one = await startServer(join(dir, 'one'), ['--scheduler=false']);
@@ -171,6 +172,9 @@ export async function schedulerBench(): Promise<string> {
       `| in-process: create → bound latency p50 / p99 | ${Math.round(pct(latencies, 50))} / ${Math.round(pct(latencies, 99))} ms | | | |`,
       `| backlog: pods per node (min / max over ${spread.size} nodes used) | ${Math.min(...perNode)} / ${Math.max(...perNode)} | | | |`,
       `| \`cluster-scheduler\` peak resident memory | ${schedulerRss.toFixed(0)} MiB | | | |`,
+      '',
+      `The machine's load average (1 minute) was ${loadBefore.toFixed(1)} at the start and ${loadavg()[0]!.toFixed(1)} at the end: other work shares the CPUs, which moves`,
+      'the absolute rates of both columns; the ratio compares them within the run.',
     ].join('\n');
   } finally {
     for (const c of children.reverse()) await stop(c);
