@@ -2,7 +2,7 @@
 // order, names the plugin that rejected a pod, skips Filter and Score of plugins whose PreFilter or
 // PreScore answered Skip, and sums normalized, weighted scores.
 import {
-  errorStatus, isUnschedulable, maxNodeScore, podPriority,
+  errorStatus, maxNodeScore, podPriority,
   type CycleState, type NodeScore, type Plugin, type PostFilterResult, type PreFilterResult, type Status,
 } from './framework.js';
 import { addPod, cloneNodeInfo, type NodeInfo, type PodInfo } from './node-info.js';
@@ -134,18 +134,23 @@ export function createFramework(schedulerName: string, points: Record<ExtensionP
       return filter(withState, pod, withNode) ?? filter(state, pod, node);
     },
     async postFilter(state, pod, statuses) {
-      let last: Status | undefined;
+      // the first plugin that succeeds, or says it cannot help, decides; otherwise their reasons are merged
+      let result: PostFilterResult | undefined;
+      const reasons: string[] = [];
       for (const p of points.postFilter) {
+        let outcome: { result?: PostFilterResult; status?: Status };
         try {
-          const { result, status } = await p.postFilter!(state, pod, statuses);
-          if (!status || (!isUnschedulable(status) && status.code !== 'Skip')) return { result, status: status && named(status, p.name) };
-          if (isUnschedulable(status)) last = named(status, p.name);
-          if (result?.nominatedNodeName !== undefined) return { result, status: last };
+          outcome = await p.postFilter!(state, pod, statuses);
         } catch (e) {
           return { status: named(errorStatus(`running PostFilter plugin ${p.name}: ${(e as Error).message}`), p.name) };
         }
+        const s = outcome.status;
+        if (!s || s.code === 'UnschedulableAndUnresolvable') return { result: outcome.result, status: s && named(s, p.name) };
+        if (s.code !== 'Unschedulable') return { status: named(s, p.name) };
+        if (outcome.result?.nominatedNodeName !== undefined) result = outcome.result;
+        reasons.push(...s.reasons);
       }
-      return { status: last ?? { code: 'Unschedulable', reasons: [] } };
+      return { result, status: { code: 'Unschedulable', reasons } };
     },
     preScore(state, pod, nodes) {
       for (const p of points.preScore) {

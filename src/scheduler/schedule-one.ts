@@ -104,11 +104,8 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
       const n = d.cache.node(nominated);
       if (n && !fwk.filterWithNominated(state, pod, n, d.queue.nominatedPods(n.name))) return [n];
     }
-    let candidates = nodes;
-    if (result.nodeNames) {
-      candidates = nodes.filter((n) => result.nodeNames!.has(n.name));
-      for (const n of nodes) if (!result.nodeNames.has(n.name)) diagnosis.statuses.set(n.name, { code: 'UnschedulableAndUnresolvable', reasons: ['node(s) didn\'t satisfy plugin(s) [PreFilter]'] });
-    }
+    // nodes a PreFilter plugin ruled out are not evaluated (and, as in the reference, not counted in the reasons)
+    const candidates = result.nodeNames ? nodes.filter((n) => result.nodeNames!.has(n.name)) : nodes;
     const wanted = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? d.percentageOfNodesToScore, candidates.length);
     const feasible: NodeInfo[] = [];
     const start = candidates.length ? nextStartNodeIndex % candidates.length : 0;
@@ -155,12 +152,11 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     const unschedulable = isUnschedulable(f.status);
     const message = f.diagnosis ? fitErrorMessage(f.numAllNodes ?? 0, f.diagnosis) : f.status.reasons.join(', ');
     const current = d.currentPod(p.info.key);
-    if (!current || current.metadata.uid !== p.info.pod.metadata.uid) return;   // deleted meanwhile
-    if (!current.spec.nodeName) {
-      p.info = podInfo(current);
-      p.unschedulablePlugins = f.diagnosis?.unschedulablePlugins ?? new Set();
-      d.queue.requeue(p, cycle, !unschedulable);
-    }
+    // deleted meanwhile, or bound by someone else: nothing to report
+    if (!current || current.metadata.uid !== p.info.pod.metadata.uid || current.spec.nodeName) return;
+    p.info = podInfo(current);
+    p.unschedulablePlugins = f.diagnosis?.unschedulablePlugins ?? new Set();
+    d.queue.requeue(p, cycle, !unschedulable);
     if (f.nominatedNodeName !== undefined) d.queue.nominate(p.info, f.nominatedNodeName);
     if (!unschedulable) d.log.warn(`scheduling ${p.info.key}: ${message}`);
     d.recorder.event(current, undefined, 'Warning', 'FailedScheduling', 'Scheduling', message.slice(0, 1024));

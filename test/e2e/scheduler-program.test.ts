@@ -190,9 +190,12 @@ describe('startScheduler without a lost-leadership handler (as inside the API se
       await scheduler.ready;
       assert.ok(scheduler.isLeader());
       const leases = client.resource({ group: server.names.group('coordination'), version: 'v1', resource: 'leases' }, server.names.systemNamespace);
-      // another candidate takes the lease (as one would after a partition)
-      const lease = await leases.get('kube-scheduler');
-      await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'thief', renewTime: new Date().toISOString().replace('Z', '000Z') } });
+      // another candidate takes the lease (as one would after a partition), racing the leader's renewals
+      await waitFor('the lease taken', async () => {
+        const lease = await leases.get('kube-scheduler');
+        await leases.update({ ...lease, spec: { ...lease.spec, holderIdentity: 'thief', renewTime: new Date().toISOString().replace('Z', '000Z') } });
+        return true;
+      }, bound);
       await waitFor('leadership lost', () => logged.some((m) => m.includes('leadership lost')) && !scheduler.isLeader(), bound);
       // the thief never renews: once its lease has expired, this scheduler leads again and schedules
       await addReadyNode(client, server.names, 'again', {});
