@@ -86,6 +86,8 @@ async function checkDomain(kv: KV, names: Naming) {
     throw new Error(`this store was created with --api-domain=${domain}; start with --api-domain=${domain}, or use a new data directory or store`);
 }
 
+interface Running { ready: Promise<void>; stop(): Promise<void> }
+
 /** a module that starts a loop and keeps its stop */
 const loop = (name: string | undefined, begin: () => { stop(): void; ready?: Promise<unknown> }): Module => {
   let running: { stop(): void } | undefined;

@@ -7,27 +7,19 @@ import { loadClientConfig } from '../config/client-config.js';
 import { controllerManagerHelp, parseControllerManagerProgram } from '../config/controller-manager-options.js';
 import { startControllerManager } from '../controllers/manager.js';
 import { controllerManagerSettings } from './embedded-controller-manager.js';
+import { exitWith, log, stopOnSignal } from './program.js';
 
-const log = {
-  info: (m: string) => process.stderr.write(`I ${new Date().toISOString()} ${m}\n`),
-  warn: (m: string) => process.stderr.write(`W ${new Date().toISOString()} ${m}\n`),
-  error: (m: string) => process.stderr.write(`E ${new Date().toISOString()} ${m}\n`),
-};
 
 async function main() {
   let parsed;
   try {
     parsed = parseControllerManagerProgram(process.argv.slice(2));
   } catch (e) {
-    process.stderr.write(`cluster-controller-manager: ${(e as Error).message}\nRun with --help for the list of flags.\n`);
-    process.exit(2);
+    return exitWith('cluster-controller-manager', 2)(e);
   }
   if (parsed.help) { process.stdout.write(controllerManagerHelp()); return; }
   for (const w of parsed.warnings) log.warn(w);
-  const config = await loadClientConfig(parsed.kubeconfig).catch((e) => {
-    process.stderr.write(`cluster-controller-manager: ${(e as Error).message}\n`);
-    process.exit(1);
-  });
+  const config = await loadClientConfig(parsed.kubeconfig).catch(exitWith('cluster-controller-manager', 1));
   const client = createClient(parsed.master ? { ...config, server: parsed.master } : config, {
     qps: parsed.options.kubeApiQps, burst: parsed.options.kubeApiBurst, userAgent: 'cluster-controller-manager',
   });
@@ -37,17 +29,10 @@ async function main() {
   });
   manager.ready.then(() => log.info(manager.isLeader() ? 'controllers running' : 'waiting to become the leader'),
     (e) => { log.error(String((e as Error).message)); process.exit(1); });
-  const keepAlive = setInterval(() => {}, 3_600_000);
-  let stopping = false;
-  const stop = (sig: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    clearInterval(keepAlive);
-    log.info(`${sig}: stopping`);
-    manager.stop().then(() => { client.close(); process.exit(0); }, (e) => { log.error(String(e)); process.exit(1); });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  stopOnSignal('stopping', async () => {
+    await manager.stop();
+    client.close();
+  }, { keepAlive: true });
 }
 
 void main();

@@ -4,7 +4,7 @@
 import type { Naming } from '../api/naming.js';
 import { createSchedulerCache, type SchedulerCache } from './cache.js';
 import type { ClusterEvent, EventRecorder, Handle, SchedulerWrites } from './framework.js';
-import { buildFramework, type ProfileConfig } from './profiles.js';
+import { buildFramework, defaultSchedulerName, type ProfileConfig } from './profiles.js';
 import { createSchedulingQueue, type SchedulingQueue } from './queue.js';
 import type { Framework } from './runtime.js';
 import { scheduler, type ScheduleOne } from './schedule-one.js';
@@ -67,7 +67,7 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
   for (const profile of p.profiles) {
     const fw = buildFramework(profile, (fwk): Handle => ({
       names,
-      schedulerName: profile.schedulerName || 'default-scheduler',
+      schedulerName: profile.schedulerName || defaultSchedulerName,
       nodes: () => cache.nodes(),
       node: (name) => cache.node(name),
       namespaceLabels: (ns) => p.listers.namespaceLabels(ns),

@@ -113,7 +113,8 @@ export function createSchedulerCache(zoneLabels: readonly string[]): SchedulerCa
         // the assumed pod is confirmed: keep its place, take the stored object
         assumed.delete(key);
         removeFromNode(infos.get(existing.node)!, key);
-        place(podInfo(pod), existing.node);
+        // what it asks for was parsed when it was assumed; a binding changes nothing of it
+        place({ ...existing.info, pod }, existing.node);
         return;
       }
       unplace(key);

@@ -34,6 +34,8 @@ export interface CycleState {
   skipFilter: Set<string>;
   /** plugins whose PreScore answered Skip: their Score is not run */
   skipScore: Set<string>;
+  /** the Filter plugins not skipped, worked out once per cycle */
+  activeFilters?: readonly Plugin[];
 }
 
 export const newCycleState = (): CycleState => ({ data: new Map(), skipFilter: new Set(), skipScore: new Set() });
@@ -41,7 +43,7 @@ export const newCycleState = (): CycleState => ({ data: new Map(), skipFilter: n
 export function cloneCycleState(s: CycleState): CycleState {
   const data = new Map<string, unknown>();
   for (const [k, v] of s.data) data.set(k, typeof (v as { clone?: unknown })?.clone === 'function' ? (v as { clone(): unknown }).clone() : v);
-  return { data, skipFilter: new Set(s.skipFilter), skipScore: new Set(s.skipScore) };
+  return { data, skipFilter: new Set(s.skipFilter), skipScore: new Set(s.skipScore), activeFilters: s.activeFilters };
 }
 
 /** the state a plugin stored, or an error naming the plugin when its PreFilter or PreScore did not run */

@@ -23,6 +23,8 @@ export interface PodInfo {
   /** namespace/name */
   key: string;
   requests: Amounts;
+  /** the resources it asks a positive amount of (the pod count aside), for the fit check that runs once per node */
+  asks: readonly { resource: string; amount: number }[];
   nonZero: { cpu: number; memory: number };
   ports: HostPort[];
   requiredAffinity: AffinityTerm[];
@@ -51,8 +53,10 @@ const weighted = (pod: Pod, ts: WeightedPodAffinityTerm[] | undefined): Weighted
 
 export function podInfo(pod: Pod): PodInfo {
   const a = pod.spec.affinity;
+  const requests = podRequests(pod);
   const info: PodInfo = {
-    pod, key: podKey(pod), requests: podRequests(pod), nonZero: nonZeroRequests(pod), ports: hostPorts(pod),
+    pod, key: podKey(pod), requests, nonZero: nonZeroRequests(pod), ports: hostPorts(pod),
+    asks: Object.entries(requests).filter(([r, n]) => n > 0 && r !== 'pods').map(([resource, amount]) => ({ resource, amount })),
     requiredAffinity: [], requiredAntiAffinity: [], preferredAffinity: [], preferredAntiAffinity: [],
   };
   try {

@@ -55,6 +55,8 @@ function meaningfulChange(old: Pod, pod: Pod): boolean {
   return strip(old) !== strip(pod);
 }
 
+const none: readonly PodInfo[] = Object.freeze([]);
+
 export function createSchedulingQueue(o: QueueOptions): SchedulingQueue {
   const now = o.now ?? Date.now;
   const initialBackoff = o.initialBackoffMs ?? 1000;
@@ -194,7 +196,7 @@ export function createSchedulingQueue(o: QueueOptions): SchedulingQueue {
     },
     counts: () => ({ active: active.size, backoff: backoff.size, unschedulable: unschedulable.size }),
     nominate,
-    nominatedPods: (nodeName) => nominatedByNode.get(nodeName) ?? [],
+    nominatedPods: (nodeName) => nominatedByNode.get(nodeName) ?? none,
     close() {
       closed = true;
       notify();

@@ -2,7 +2,7 @@
 // order, names the plugin that rejected a pod, skips Filter and Score of plugins whose PreFilter or
 // PreScore answered Skip, and sums normalized, weighted scores.
 import {
-  errorStatus, isUnschedulable, maxNodeScore, podPriority,
+  errorStatus, maxNodeScore, podPriority,
   type CycleState, type NodeScore, type Plugin, type PostFilterResult, type PreFilterResult, type Status,
 } from './framework.js';
 import { addPod, cloneNodeInfo, type NodeInfo, type PodInfo } from './node-info.js';
@@ -68,11 +68,18 @@ export function createFramework(schedulerName: string, points: Record<ExtensionP
   const queueSort = points.queueSort[0];
   const extensions = points.preFilter.filter((p) => p.addPod || p.removePod);
 
+  // the hot path: run once per pod and node, so no closure per call and the skipped plugins left out once per cycle
+  const activeFilters = (state: CycleState) => (state.activeFilters ??= points.filter.filter((p) => !state.skipFilter.has(p.name)));
   const filter = (state: CycleState, pod: PodInfo, node: NodeInfo): Status | undefined => {
-    for (const p of points.filter) {
-      if (state.skipFilter.has(p.name)) continue;
-      const s = guarded(p, 'Filter', () => p.filter!(state, pod, node));
-      if (s) return named(s, p.name);
+    const plugins = activeFilters(state);
+    let i = 0;
+    try {
+      for (; i < plugins.length; i++) {
+        const s = plugins[i]!.filter!(state, pod, node);
+        if (s) return named(s, plugins[i]!.name);
+      }
+    } catch (e) {
+      return named(errorStatus(`running Filter plugin ${plugins[i]!.name}: ${(e as Error).message}`), plugins[i]!.name);
     }
     return undefined;
   };
@@ -102,7 +109,7 @@ export function createFramework(schedulerName: string, points: Record<ExtensionP
       for (const p of points.preFilter) {
         const r = guarded(p, 'PreFilter', () => p.preFilter!(state, pod, nodes));
         if (isStatus(r)) {
-          if (r.code === 'Skip') { state.skipFilter.add(p.name); continue; }
+          if (r.code === 'Skip') { state.skipFilter.add(p.name); state.activeFilters = undefined; continue; }
           return { result: {}, status: named(r, p.name) };
         }
         if (r?.nodeNames) nodeNames = nodeNames ? new Set([...nodeNames].filter((n) => r.nodeNames!.has(n))) : new Set(r.nodeNames);
@@ -113,6 +120,7 @@ export function createFramework(schedulerName: string, points: Record<ExtensionP
     removePod: runExtension('removePod'),
     filter,
     filterWithNominated(state, pod, node, nominated) {
+      if (!nominated.length) return filter(state, pod, node);
       const others = nominated.filter((n) => n.pod.metadata.uid !== pod.pod.metadata.uid && podPriority(n.pod) >= podPriority(pod.pod));
       if (!others.length) return filter(state, pod, node);
       // placed as if the nominated pods were there; then without them, since they may not come (anti-affinity)
@@ -126,18 +134,23 @@ export function createFramework(schedulerName: string, points: Record<ExtensionP
       return filter(withState, pod, withNode) ?? filter(state, pod, node);
     },
     async postFilter(state, pod, statuses) {
-      let last: Status | undefined;
+      // the first plugin that succeeds, or says it cannot help, decides; otherwise their reasons are merged
+      let result: PostFilterResult | undefined;
+      const reasons: string[] = [];
       for (const p of points.postFilter) {
+        let outcome: { result?: PostFilterResult; status?: Status };
         try {
-          const { result, status } = await p.postFilter!(state, pod, statuses);
-          if (!status || (!isUnschedulable(status) && status.code !== 'Skip')) return { result, status: status && named(status, p.name) };
-          if (isUnschedulable(status)) last = named(status, p.name);
-          if (result?.nominatedNodeName !== undefined) return { result, status: last };
+          outcome = await p.postFilter!(state, pod, statuses);
         } catch (e) {
           return { status: named(errorStatus(`running PostFilter plugin ${p.name}: ${(e as Error).message}`), p.name) };
         }
+        const s = outcome.status;
+        if (!s || s.code === 'UnschedulableAndUnresolvable') return { result: outcome.result, status: s && named(s, p.name) };
+        if (s.code !== 'Unschedulable') return { status: named(s, p.name) };
+        if (outcome.result?.nominatedNodeName !== undefined) result = outcome.result;
+        reasons.push(...s.reasons);
       }
-      return { status: last ?? { code: 'Unschedulable', reasons: [] } };
+      return { result, status: { code: 'Unschedulable', reasons } };
     },
     preScore(state, pod, nodes) {
       for (const p of points.preScore) {
@@ -149,18 +162,22 @@ export function createFramework(schedulerName: string, points: Record<ExtensionP
       return undefined;
     },
     score(state, pod, nodes) {
-      const totals = nodes.map((n) => ({ name: n.name, score: 0 }));
+      const totals = new Float64Array(nodes.length);
+      // one array of scores, refilled by each plugin in turn (normalizing rewrites it in place)
+      const scores: NodeScore[] = nodes.map((n) => ({ name: n.name, score: 0 }));
       for (const p of points.score) {
         if (state.skipScore.has(p.name)) continue;
-        const scores = nodes.map((n) => ({ name: n.name, score: p.score!(state, pod, n) }));
+        for (let i = 0; i < nodes.length; i++) scores[i]!.score = p.score!(state, pod, nodes[i]!);
         p.normalizeScore?.(state, pod, scores);
         const weight = weights.get(p.name) ?? 1;
-        scores.forEach((s, i) => {
-          if (s.score < 0 || s.score > maxNodeScore) throw new Error(`plugin ${p.name} scored node ${s.name} ${s.score}, outside 0..${maxNodeScore}`);
-          totals[i]!.score += s.score * weight;
-        });
+        for (let i = 0; i < nodes.length; i++) {
+          const s = scores[i]!.score;
+          if (!(s >= 0 && s <= maxNodeScore)) throw new Error(`plugin ${p.name} scored node ${scores[i]!.name} ${s}, outside 0..${maxNodeScore}`);
+          totals[i] += s * weight;
+        }
       }
-      return totals;
+      for (let i = 0; i < nodes.length; i++) scores[i]!.score = totals[i]!;
+      return scores;
     },
     reserve(state, pod, nodeName) {
       for (const p of points.reserve) {

@@ -85,6 +85,8 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
   let nextStartNodeIndex = 0;
   const inFlight = new Set<Promise<void>>();
   const maxInFlight = d.maxInFlightBindings ?? 512;
+  /** resolves the next scheduling cycle waiting for a binding to end */
+  let roomForOne: (() => void) | undefined;
 
   /** the nodes that pass every filter, enough of them to choose well, and why the others did not */
   function findNodesThatFit(fwk: Framework, state: CycleState, pod: PodInfo, nodes: NodeInfo[], diagnosis: Diagnosis): NodeInfo[] {
@@ -102,11 +104,8 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
       const n = d.cache.node(nominated);
       if (n && !fwk.filterWithNominated(state, pod, n, d.queue.nominatedPods(n.name))) return [n];
     }
-    let candidates = nodes;
-    if (result.nodeNames) {
-      candidates = nodes.filter((n) => result.nodeNames!.has(n.name));
-      for (const n of nodes) if (!result.nodeNames.has(n.name)) diagnosis.statuses.set(n.name, { code: 'UnschedulableAndUnresolvable', reasons: ['node(s) didn\'t satisfy plugin(s) [PreFilter]'] });
-    }
+    // nodes a PreFilter plugin ruled out are not evaluated (and, as in the reference, not counted in the reasons)
+    const candidates = result.nodeNames ? nodes.filter((n) => result.nodeNames!.has(n.name)) : nodes;
     const wanted = numFeasibleNodesToFind(fwk.percentageOfNodesToScore ?? d.percentageOfNodesToScore, candidates.length);
     const feasible: NodeInfo[] = [];
     const start = candidates.length ? nextStartNodeIndex % candidates.length : 0;
@@ -153,12 +152,11 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     const unschedulable = isUnschedulable(f.status);
     const message = f.diagnosis ? fitErrorMessage(f.numAllNodes ?? 0, f.diagnosis) : f.status.reasons.join(', ');
     const current = d.currentPod(p.info.key);
-    if (!current || current.metadata.uid !== p.info.pod.metadata.uid) return;   // deleted meanwhile
-    if (!current.spec.nodeName) {
-      p.info = podInfo(current);
-      p.unschedulablePlugins = f.diagnosis?.unschedulablePlugins ?? new Set();
-      d.queue.requeue(p, cycle, !unschedulable);
-    }
+    // deleted meanwhile, or bound by someone else: nothing to report
+    if (!current || current.metadata.uid !== p.info.pod.metadata.uid || current.spec.nodeName) return;
+    p.info = podInfo(current);
+    p.unschedulablePlugins = f.diagnosis?.unschedulablePlugins ?? new Set();
+    d.queue.requeue(p, cycle, !unschedulable);
     if (f.nominatedNodeName !== undefined) d.queue.nominate(p.info, f.nominatedNodeName);
     if (!unschedulable) d.log.warn(`scheduling ${p.info.key}: ${message}`);
     d.recorder.event(current, undefined, 'Warning', 'FailedScheduling', 'Scheduling', message.slice(0, 1024));
@@ -224,13 +222,17 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     }
     const binding = bindingCycle(fwk, state, p, assumed, host, cycle)
       .catch((e) => d.log.warn(`binding ${p.info.key}: ${(e as Error).message}`))
-      .finally(() => inFlight.delete(binding));
+      .finally(() => {
+        inFlight.delete(binding);
+        roomForOne?.();
+        roomForOne = undefined;
+      });
     inFlight.add(binding);
   }
 
   return {
     async next() {
-      while (inFlight.size >= maxInFlight) await Promise.race(inFlight);
+      while (inFlight.size >= maxInFlight) await new Promise<void>((r) => (roomForOne = r));
       const p = await d.queue.pop();
       if (!p) return false;
       await scheduleCycle(p).catch((e) => d.log.warn(`scheduling ${podKey(p.info.pod)}: ${(e as Error).stack ?? e}`));

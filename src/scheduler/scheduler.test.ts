@@ -2,7 +2,7 @@
 // re-tries on cluster events, preemption and profiles.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fakeCluster, hostnameLabel, names, node, pod, zoneLabel } from './testing.js';
+import { fakeCluster, hostnameLabel, names, node, pod, zoneLabel } from './testing/cluster.js';
 import { fitErrorMessage, numFeasibleNodesToFind } from './schedule-one.js';
 
 describe('scheduling: filters and the failure message', () => {
@@ -300,7 +300,7 @@ describe('scheduling: preemption', () => {
   });
 
   test('pods protected by a disruption budget are spared when another node needs no violation', async () => {
-    const pdb = { metadata: { name: 'keep', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'kept' } } }, status: { disruptionsAllowed: 0 } };
+    const pdb = { metadata: { name: 'keep', namespace: 'default' }, spec: { selector: { matchLabels: { app: 'kept' } } }, status: { disruptionsAllowed: 0, currentHealthy: 1, desiredHealthy: 1, expectedPods: 1 } };
     const c = fakeCluster({ nodes: [node('n1', { cpu: '1' }), node('n2', { cpu: '1' })], pdbs: [pdb] });
     c.add(pod('kept', { cpu: '1', labels: { app: 'kept' }, nodeName: 'n1' }));
     c.add(pod('free', { cpu: '1', priority: 5, nodeName: 'n2' }));

@@ -9,7 +9,7 @@ import { naming, type Naming } from '../api/naming.js';
 import { discoverNaming } from '../client/discovery.js';
 import { createEventRecorder } from '../client/events.js';
 import { createInformerFactory, type SharedInformer } from '../client/informer.js';
-import { startLeaderElection, type Lease, type LeaderElector } from '../client/leader-election.js';
+import { startLeaderElection, type Lease, type LeaderElectionConfig, type LeaderElector } from '../client/leader-election.js';
 import { isNotFound, resourcePath, resourceRef, type Client } from '../client/rest-client.js';
 import { assembleScheduler, type AssembledScheduler } from './assemble.js';
 import type { EventRecorder, SchedulerWrites } from './framework.js';
@@ -18,15 +18,9 @@ import type { Namespace, Node, Pod, PodDisruptionBudget, SelectingObject } from 
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
-export interface SchedulerLeaderElection {
-  enabled: boolean;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-  /** empty: the system namespace */
-  resourceNamespace: string;
-  resourceName: string;
-}
+/** on or off, the Lease's name and namespace (empty: the system namespace), and its timing */
+export type SchedulerLeaderElection = { enabled: boolean; resourceName: string; resourceNamespace: string }
+  & Required<Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
 
 export interface StartSchedulerOptions {
   client: Client;
@@ -41,7 +35,7 @@ export interface StartSchedulerOptions {
   /** this candidate's identity for leader election; default `<hostname>_<uuid>` */
   identity?: string;
   log: Logger;
-  /** called when leadership is lost (not on stop()) */
+  /** called when leadership is lost (not on stop()); without it the scheduler stands for election again */
   onLostLeadership?(): void;
 }
 
@@ -178,7 +172,7 @@ export function startScheduler(o: StartSchedulerOptions): RunningScheduler {
     });
   };
 
-  const start = async () => {
+  const start = async (): Promise<void> => {
     const names = o.names ?? (await discoverNaming(o.client));
     if (stopping.signal.aborted) return;
     if (!election.enabled) return lead(names)(stopping.signal);
@@ -190,7 +184,11 @@ export function startScheduler(o: StartSchedulerOptions): RunningScheduler {
       onStartedLeading: lead(names),
       onStoppedLeading: () => {
         leading = false;
-        if (!stopping.signal.aborted) { o.log.warn(`scheduler ${identity}: leadership lost`); o.onLostLeadership?.(); }
+        if (stopping.signal.aborted) return;
+        o.log.warn(`scheduler ${identity}: leadership lost`);
+        // a program ends (its supervisor starts a fresh one); inside the API server it stands for election again
+        if (o.onLostLeadership) o.onLostLeadership();
+        else void start().catch((e) => o.log.error(`scheduler: ${(e as Error).message}`));
       },
       onNewLeader: (who) => {
         if (who !== identity) { o.log.info(`scheduler: ${who} is the leader`); markReady(); }

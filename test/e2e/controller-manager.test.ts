@@ -37,7 +37,7 @@ describe('cluster-controller-manager', () => {
 
   before(async () => {
     // the server runs its scheduler but no controllers of its own
-    server = await startTestServer({ flags: ['--controller-manager=false'] });
+    server = await startTestServer({ scheduler: true, flags: ['--controller-manager=false'] });
     client = await clientFromFile(server.kubeconfig);
     root = mkdtempSync(join(tmpdir(), 'cm-agent-'));
     const { options } = await parseAgentOptions([`--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--fake-nodes=2',

@@ -45,7 +45,7 @@ describe('restarts', () => {
   });
 
   test('the API server and its controllers restart on the same store: the pods are the same, then they scale', async () => {
-    let server: TestServer = await startTestServer({ storage: 'sqlite', dataDir });
+    let server: TestServer = await startTestServer({ storage: 'sqlite', dataDir, scheduler: true });
     const port = server.port;
     let client = await clientFromFile(server.kubeconfig);
     const agent = await startAgent(server.kubeconfig, root);
@@ -58,7 +58,7 @@ describe('restarts', () => {
       client.close();
       await server.close();
       // the same address, store and certificates: the agent reconnects
-      server = await startTestServer({ storage: 'sqlite', dataDir, flags: [`--secure-port=${port}`] });
+      server = await startTestServer({ storage: 'sqlite', dataDir, scheduler: true, flags: [`--secure-port=${port}`] });
       client = await clientFromFile(server.kubeconfig);
       const deps = client.resource(deploymentsRef, 'default');
       await waitFor('the controllers have seen the pods again', async () => (await deps.get('durable')).status?.availableReplicas === 3);
@@ -75,7 +75,7 @@ describe('restarts', () => {
   });
 
   test('the controller manager stops and starts again: a pod deleted meanwhile is replaced once', async () => {
-    const server = await startTestServer({ flags: ['--controller-manager=false'] });
+    const server = await startTestServer({ scheduler: true, flags: ['--controller-manager=false'] });
     const client = await clientFromFile(server.kubeconfig);
     const agentRoot = mkdtempSync(join(tmpdir(), 'restart-agent2-'));
     const agent = await startAgent(server.kubeconfig, agentRoot);

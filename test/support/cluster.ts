@@ -19,7 +19,7 @@ export interface TestCluster {
 const quiet = { info() {}, warn() {} };
 
 export async function startTestCluster(opts: TestServerOptions & { nodes?: number } = {}): Promise<TestCluster> {
-  const server = await startTestServer(opts);
+  const server = await startTestServer({ scheduler: true, ...opts });
   const client = await clientFromFile(server.kubeconfig);
   const root = mkdtempSync(join(tmpdir(), 'cluster-agent-'));
   const count = opts.nodes ?? 3;

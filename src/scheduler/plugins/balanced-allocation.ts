@@ -10,18 +10,23 @@ export const balancedAllocation: PluginSpec = {
     return {
       name: 'NodeResourcesBalancedAllocation',
       score(_state, pod, node) {
-        const fractions: number[] = [];
+        // the population standard deviation of the fractions, without building a list (once per pod and node)
+        let n = 0;
+        let sum = 0;
+        let sumOfSquares = 0;
+        let first = 0;
         for (const r of resources) {
           const allocatable = node.allocatable[r] ?? 0;
           if (!allocatable) continue;
-          fractions.push(Math.min(1, requestedWith(node, pod, r, true) / allocatable));
+          const f = Math.min(1, requestedWith(node, pod, r, true) / allocatable);
+          if (n === 0) first = f;
+          n++;
+          sum += f;
+          sumOfSquares += f * f;
         }
         let std = 0;
-        if (fractions.length === 2) std = Math.abs(fractions[0]! - fractions[1]!) / 2;
-        else if (fractions.length > 2) {
-          const mean = fractions.reduce((a, b) => a + b, 0) / fractions.length;
-          std = Math.sqrt(fractions.reduce((a, f) => a + (f - mean) ** 2, 0) / fractions.length);
-        }
+        if (n === 2) std = Math.abs(first - (sum - first)) / 2;
+        else if (n > 2) std = Math.sqrt(Math.max(0, sumOfSquares / n - (sum / n) ** 2));
         return Math.trunc((1 - std) * maxNodeScore);
       },
     };

@@ -32,14 +32,13 @@ export function requestedWith(node: NodeInfo, pod: PodInfo, resource: string, as
   return (node.requested[resource] ?? 0) + (pod.requests[resource] ?? 0);
 }
 
-/** the reasons the pod does not fit the node's resources (empty when it fits) */
-export function insufficientResources(pod: PodInfo, node: NodeInfo, ignored: (resource: string) => boolean = () => false): string[] {
-  const reasons: string[] = [];
-  if (node.pods.length + 1 > (node.allocatable[podsResource] ?? 0)) reasons.push(reasonTooManyPods);
-  for (const resource in pod.requests) {
-    const want = pod.requests[resource]!;
-    if (want <= 0 || resource === podsResource || ignored(resource)) continue;
-    if (want > (node.allocatable[resource] ?? 0) - (node.requested[resource] ?? 0)) reasons.push(reasonInsufficient(resource));
+/** the reasons the pod does not fit the node's resources (undefined when it fits) */
+export function insufficientResources(pod: PodInfo, node: NodeInfo, ignored?: (resource: string) => boolean): string[] | undefined {
+  let reasons: string[] | undefined;
+  if (node.pods.length + 1 > (node.allocatable[podsResource] ?? 0)) reasons = [reasonTooManyPods];
+  for (const { resource, amount } of pod.asks) {
+    if (ignored?.(resource)) continue;
+    if (amount > (node.allocatable[resource] ?? 0) - (node.requested[resource] ?? 0)) (reasons ??= []).push(reasonInsufficient(resource));
   }
   return reasons;
 }
@@ -75,7 +74,9 @@ export const nodeResourcesFit: PluginSpec = {
     const args = rawArgs as Args;
     const ignored = new Set(args.ignoredResources ?? []);
     const ignoredGroups = new Set(args.ignoredResourceGroups ?? []);
-    const isIgnored = (r: string) => ignored.has(r) || (r.includes('/') && ignoredGroups.has(r.slice(0, r.indexOf('/'))));
+    const isIgnored = ignored.size || ignoredGroups.size
+      ? (r: string) => ignored.has(r) || (r.includes('/') && ignoredGroups.has(r.slice(0, r.indexOf('/'))))
+      : undefined;
     const strategy = args.scoringStrategy?.type ?? 'LeastAllocated';
     const makeScorer = scorers[strategy];
     if (!makeScorer) throw new Error(`NodeResourcesFit: unknown scoring strategy ${JSON.stringify(strategy)}`);
@@ -86,7 +87,7 @@ export const nodeResourcesFit: PluginSpec = {
       events: ['Pod/Delete', 'Node/Add', ...nodeUpdates],
       filter(_state, pod, node) {
         const reasons = insufficientResources(pod, node, isIgnored);
-        return reasons.length ? unschedulable(...reasons) : undefined;
+        return reasons ? unschedulable(...reasons) : undefined;
       },
       score(_state, pod, node) {
         let total = 0;

@@ -1,11 +1,11 @@
 // Test fixtures for the scheduler's unit tests: nodes and pods in a few words, and a scheduler whose
 // writes are applied to an in-memory cluster and fed back as watch events, as the API server would.
-import { naming } from '../api/naming.js';
-import type { EventRecorder, SchedulerWrites } from './framework.js';
-import { podKey } from './node-info.js';
-import type { ProfileConfig } from './profiles.js';
-import { assembleScheduler, type AssembledScheduler } from './assemble.js';
-import type { Affinity, Container, Node, Pod, PodDisruptionBudget, SelectingObject, Taint, Toleration, TopologySpreadConstraint } from './types.js';
+import { naming } from '../../api/naming.js';
+import type { EventRecorder, SchedulerWrites } from '../framework.js';
+import { podKey } from '../node-info.js';
+import type { ProfileConfig } from '../profiles.js';
+import { assembleScheduler, type AssembledScheduler } from '../assemble.js';
+import type { Affinity, Container, Node, Pod, PodDisruptionBudget, SelectingObject, Taint, Toleration, TopologySpreadConstraint } from '../types.js';
 
 export const names = naming();
 export const hostnameLabel = names.label('hostname');
