@@ -42,6 +42,11 @@ export interface TestServerOptions {
   freshnessTimeoutMs?: number;
   /** start from this state (a snapshot of another server) */
   from?: Snapshot;
+  /**
+   * run the scheduler inside the server, as cluster-apiserver does by default; off here, since a test
+   * server usually has no nodes and its pods are the test's to watch (default false)
+   */
+  scheduler?: boolean;
 }
 
 /** Faults of the storage under a test server, with writes named by the objects they touch. */
@@ -87,6 +92,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     `--storage-backend=${storage}`, `--api-domain=${apiDomain}`,
     ...(opts.etcdServers ? [`--etcd-servers=${opts.etcdServers.join(',')}`] : []),
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
+    `--scheduler=${opts.scheduler ?? false}`,
     ...(opts.flags ?? []),
   ]);
   let faults!: Faults;

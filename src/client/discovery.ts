@@ -149,3 +149,16 @@ function build(names: Naming, all: GroupResources[]): Discovery {
     },
   };
 }
+
+/** a resource as the controllers use it: one of the preferred version of its group */
+export type DiscoveredResource = ApiResourceInfo;
+
+/** the resources of every group, each in its group's preferred version (subresources left out) */
+export async function discoverResources(client: Client): Promise<DiscoveredResource[]> {
+  return (await discover(client)).resources.filter((r) => r.preferred);
+}
+
+/** the naming of the server's API domain, as its discovery answer tells */
+export async function discoverNaming(client: Client): Promise<Naming> {
+  return (await discover(client)).names;
+}

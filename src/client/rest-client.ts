@@ -30,9 +30,18 @@ export interface ResourceRef<T = any> {
   version: string;
   resource: string;
   namespaced?: boolean;
+  /** the kind of its objects, for writing apiVersion and kind into new ones */
+  kind?: string;
   /** never set: carries the object type */
   readonly __object?: T;
 }
+
+/** A typed reference to a collection. */
+export const resourceRef = <T>(group: string, version: string, resource: string, kind: string, namespaced = true): ResourceRef<T> =>
+  ({ group, version, resource, kind, namespaced });
+
+/** `apps/v1`, `v1` */
+export const apiVersionOfRef = (ref: ResourceRef) => (ref.group ? `${ref.group}/${ref.version}` : ref.version);
 
 export interface ListOptions {
   labelSelector?: string;
@@ -87,6 +96,7 @@ export interface RequestSpec {
   contentType?: string;
   /** default `application/json` */
   accept?: string;
+  /** extra request headers */
   headers?: Record<string, string>;
   signal?: AbortSignal;
 }
@@ -122,8 +132,18 @@ export interface Client {
   resource<T = any>(ref: ResourceRef<T>, namespace?: string): ResourceClient<T>;
   /** the address and credentials for a connection the caller opens itself (exec, port-forward) */
   connection(path: string, query?: RequestSpec['query']): Promise<Connection>;
+  /**
+   * A client on the same connection that authenticates each request with the given credentials (tokens) and
+   * has its own QPS limit. The connection must carry no client certificate, which would take precedence.
+   */
+  withCredentials(credentials: CredentialSource, opts?: ClientOptions): Client;
+  /** a client on the same connection with the same credentials and a QPS limit of its own */
+  withLimits(opts: ClientOptions): Client;
   close(): void;
 }
+
+/** a list as the informers read it */
+export type ListResult<T> = ObjectList<T>;
 
 export interface ResourceClient<T = any> {
   get(name: string, opts?: { resourceVersion?: string }): Promise<T>;
@@ -198,12 +218,21 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Pr
 export function createClient(config: ClientConfig, opts: ClientOptions = {}): Client {
   const base = new URL(config.server);
   const tls = base.protocol === 'https:';
-  const credentials: CredentialSource | undefined = config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO) : undefined;
-  const transport = tls ? http2Transport(base, config) : http1Transport();
+  const credentials = config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO) : undefined;
+  return clientOn(config, tls ? http2Transport(base, config) : http1Transport(), credentials, opts);
+}
+
+/**
+ * A client over a transport. Clients made with withCredentials or withLimits share it, and only the
+ * first closes it. Credentials apply over TLS only, as in the reference client.
+ */
+function clientOn(config: ClientConfig, transport: Transport, credentials: CredentialSource | undefined, opts: ClientOptions,
+  owner = true): Client {
+  const base = new URL(config.server);
+  const tls = base.protocol === 'https:';
   const limiter = tokenBucket(opts.qps ?? 50, opts.burst ?? 100);
   const timeoutMs = opts.timeoutMs ?? 60_000;
 
-  /** credentials apply over TLS only, as in the reference client */
   const authHeaders = (credential?: Credential): Record<string, string> => {
     const h: Record<string, string> = {};
     if (opts.userAgent) h['user-agent'] = opts.userAgent;
@@ -276,7 +305,9 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
         tls: { ca: config.caPem, cert, key, servername: config.tlsServerName, rejectUnauthorized: !config.insecureSkipTLSVerify },
       };
     },
-    close: () => transport.close(),
+    withCredentials: (source, o = opts) => clientOn(config, transport, source, o, false),
+    withLimits: (o) => clientOn(config, transport, credentials, { ...opts, ...o }, false),
+    close: () => { if (owner) transport.close(); },
   };
   return client;
 }
@@ -305,7 +336,10 @@ interface Transport {
 function http2Transport(base: URL, config: ClientConfig): Transport {
   let session: ClientHttp2Session | undefined;
   let sessionCert: string | undefined;
+  let closed = false;
   const open = (cert?: string, key?: string): ClientHttp2Session => {
+    // a closed client opens no new connection (a late request would keep the server from closing)
+    if (closed) throw new Error(`the client of ${base.origin} is closed`);
     if (session && !session.closed && !session.destroyed && sessionCert === cert) return session;
     if (session) session.close();
     const s = http2Connect(base.origin, {
@@ -345,6 +379,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
       });
     },
     close() {
+      closed = true;
       session?.close();
       session?.destroy();
       session = undefined;
@@ -401,6 +436,7 @@ function resourceClient<T>(client: Client, ref: ResourceRef<T>, namespace?: stri
     };
   };
   const main = sub<T>();
+  const status = sub<T>('status');
   const list = (o: ListOptions = {}) => client.request<ObjectList<T>>({ method: 'GET', path: path(), query: { ...o } });
 
   const resource: ResourceClient<T> = {
@@ -437,7 +473,7 @@ function resourceClient<T>(client: Client, ref: ResourceRef<T>, namespace?: stri
       if (next === undefined) return current;
       return main.update(next as T, o);
     }),
-    status: sub<T>('status'),
+    status,
     subresource: <S>(name: string) => sub<S>(name),
   };
   return resource;

@@ -10,12 +10,15 @@ import { ensurePki, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
 import type { KV } from '../storage/types.js';
-import { createWatchHub, type WatchHub } from '../watch/cache.js';
+import { createObjectStore } from '../storage/objects.js';
+import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
-import { builtinResources } from '../registry/catalog/index.js';
-import { decodeObject, noAdmission } from '../registry/store.js';
+import { webhookSource } from '../registry/resources/admissionregistration/webhook-source.js';
+import { builtinResources } from '../registry/resources/index.js';
+import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
+import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
 import { selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
@@ -28,10 +31,9 @@ import { createMetrics } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
 import { listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
-import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
-import { startNamespaceDefaults } from '../controllers/namespace-defaults.js';
-import { startStorageProtection } from '../controllers/storage-protection.js';
-import { startNodeTaints } from '../controllers/node-taints.js';
+import { startEmbeddedControllerManager } from './embedded-controller-manager.js';
+import { startEmbeddedScheduler } from './embedded-scheduler.js';
+import type { Loopback } from './loopback.js';
 
 export type { Logger };
 
@@ -86,6 +88,8 @@ async function checkDomain(kv: KV, names: Naming) {
     throw new Error(`this store was created with --api-domain=${domain}; start with --api-domain=${domain}, or use a new data directory or store`);
 }
 
+interface Running { ready: Promise<void>; stop(): Promise<void> }
+
 /** a module that starts a loop and keeps its stop */
 const loop = (name: string | undefined, begin: () => { stop(): void; ready?: Promise<unknown> }): Module => {
   let running: { stop(): void } | undefined;
@@ -100,7 +104,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
   const metrics = createMetrics();
-  let kv!: KV, hub!: WatchHub, pki!: Pki, auth!: Auth, https!: HttpsServer;
+  let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
   let backends!: Backends, plugins!: AdmissionPlugin[];
   let shuttingDown = false;
   let address = '';
@@ -110,7 +114,23 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const resources = createApiResources(names, (group, version, resource, def) =>
     !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
-  const controllerDeps = () => ({ resources, names, hub, backendFor });
+  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor });
+  /**
+   * A component the server runs as its own client (controller manager, scheduler), started after the listener
+   * with the server's address and CA; not becoming ready is logged, not fatal, as for a separate process.
+   */
+  type Component = { ready: Promise<unknown>; stop(): Promise<void> | void };
+  const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
+    let running: Component | undefined;
+    return {
+      async start() {
+        if (!begin) return;
+        running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
+        await running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+      },
+      stop: () => running?.stop(),
+    };
+  };
 
   const modules: Module[] = [
     {
@@ -128,12 +148,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       check: () => kv.check(),
     },
     {
+      // fails while the cache has lost its storage watch or lists storage again to heal
       name: 'poststarthook/start-watch-cache',
       async start() {
-        hub = createWatchHub(kv, '/registry/', { decode: decodeObject });
-        await hub.start();
+        watchCache = createWatchCache(createObjectStore(kv), { root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log });
+        await watchCache.start();
       },
-      stop: () => hub?.stop(),
+      stop: () => watchCache?.stop(),
+      check: () => watchCache.check(),
     },
     {
       start() {
@@ -141,11 +163,15 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           def.versions.map(v => ({ group: fullGroup(def, names), version: v.name, resources: [def.resource] }))));
         for (const def of builtinResources) resources.add(def);
         backends = createBackends(resources, {
-          kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
+          objects: watchCache, names,
           serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
         });
       },
     },
+    // before the first request: the allocation objects hold every address and port stored Services hold (state written
+    // before they existed included), and later passes free what a failed create left allocated
+    loop(undefined, () => startServiceRepair(watchCache, { clusterIps: options.serviceClusterIpRanges, nodePorts: options.serviceNodePortRange },
+      resources.preferred('', 'services')!.keyPrefix, log)),
     {
       async start() {
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
@@ -156,7 +182,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     {
-      async start() { auth = await setupAuth(options, { names, hub, resources, backends, log }); },
+      async start() { auth = await setupAuth(options, { names, watchCache, resources, backends, log }); },
       stop: () => auth?.stop(),
     },
     {
@@ -165,7 +191,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
         plugins = [...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
-          config: admissionConfig.get(s.name), webhooks: backends.webhooks,
+          config: admissionConfig.get(s.name), webhooks: webhookSource(watchCache, resources, names),
         })), ...auth.admissionPlugins];
       },
     },
@@ -200,14 +226,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
-    loop('poststarthook/start-namespace-finalizer', () => startNamespaceFinalizer(controllerDeps(), log)),
-    loop(undefined, () => startNodeTaints(controllerDeps(), log)),
-    loop(undefined, () => startStorageProtection(controllerDeps(), log)),
-    loop('poststarthook/start-service-account-controller', () => startNamespaceDefaults(controllerDeps(), log)),
+    // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
+    embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log }))),
+    embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
 
   const listenHost = () => (options.bindAddress === '0.0.0.0' || options.bindAddress === '::' || !options.bindAddress ? '127.0.0.1' : options.bindAddress);
+  const serverUrl = () => `https://${listenHost().includes(':') ? `[${listenHost()}]` : listenHost()}:${https.port}`;
 
   const started = new Set<Module>();
   const checkOf = (m: Module): HealthCheck => ({
@@ -233,12 +259,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const endpoints = resourceEndpoints({
       resources, names, plugins, backends,
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
-      reviews: {
+      services: {
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
-        tokenRequest: {
-          tokens: auth.tokens, maxExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
-          get: (r, ns, n) => backends.listers.get('', r, ns, n),
-        },
+        tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
       },
       deprecatedApiRequested: deprecatedApiGauge(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
@@ -278,8 +301,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     throw e;
   }
 
-  const hostInUrl = listenHost().includes(':') ? `[${listenHost()}]` : listenHost();
-  const url = `https://${hostInUrl}:${https.port}`;
+  const url = serverUrl();
   let adminKubeconfigPath: string | undefined;
   if (options.storageBackend !== 'memory' || options.adminKubeconfigPath) {
     adminKubeconfigPath = options.adminKubeconfigPath;

@@ -41,20 +41,22 @@ export interface KubectlEnv {
 // a hung command is killed; a slow one on a busy machine is not
 const commandTimeoutMs = 180_000;
 
-export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain): Promise<KubectlEnv> {
-  return startCommandEnv([kubectlPath(version)], version, await startTestServer({ apiDomain }), (home) => ['--cache-dir', join(home, 'cache')]);
+/** kubectl against a fresh server, or against the given one (which the caller then closes) */
+export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
+  return startCommandEnv([kubectlPath(version)], version, existing ?? await startTestServer({ apiDomain }), (home) => ['--cache-dir', join(home, 'cache')], !existing);
 }
 
 /** The bundled clusterctl, run as users run it. */
 export const clusterctlPath = new URL('../../bin/clusterctl.js', import.meta.url).pathname;
 
-/** clusterctl against a fresh server of the domain (or the one given); the same helpers as for kubectl. */
-export async function startClusterctlEnv(apiDomain: ApiDomain, server?: TestServer): Promise<KubectlEnv> {
-  return startCommandEnv([process.execPath, clusterctlPath], 'clusterctl', server ?? await startTestServer({ apiDomain }), () => []);
+/** clusterctl against a fresh server of the domain, or against the given one (which the caller then closes). */
+export async function startClusterctlEnv(apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
+  return startCommandEnv([process.execPath, clusterctlPath], 'clusterctl', existing ?? await startTestServer({ apiDomain }), () => [], !existing);
 }
 
 /** A command-line client with its own HOME against one server; `extra` adds flags that need the HOME. */
-export async function startCommandEnv(command: string[], label: string, server: TestServer, extra: (home: string) => string[]): Promise<KubectlEnv> {
+export async function startCommandEnv(command: string[], label: string, server: TestServer, extra: (home: string) => string[],
+  ownsServer: boolean): Promise<KubectlEnv> {
   const home = mkdtempSync(join(tmpdir(), `e2e-${label}-`));
   const watches = new Set<Watch>();
   // Own HOME and cache: discovery cached for one server must never answer for another.
@@ -94,7 +96,7 @@ export async function startCommandEnv(command: string[], label: string, server: 
     },
     async close() {
       await Promise.all([...watches].map((w) => w.stop()));
-      await server.close();
+      if (ownsServer) await server.close();
       rmSync(home, { recursive: true, force: true });
     },
   };
