@@ -118,6 +118,10 @@ describe('cluster-scheduler, the program', () => {
       '    filter:',
       '      disabled: [{name: TaintToleration}]',
       '- schedulerName: packing',
+      // balanced allocation would pull the other way as much as MostAllocated pulls this one: left out
+      '  plugins:',
+      '    score:',
+      '      disabled: [{name: NodeResourcesBalancedAllocation}]',
       '  pluginConfig:',
       '  - name: NodeResourcesFit',
       '    args: {scoringStrategy: {type: MostAllocated}}',
