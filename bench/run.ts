@@ -11,6 +11,7 @@ import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
 import { testingBench } from './testing.js';
 import { schedulerBench } from './scheduler.js';
+import { deploymentBench } from './deployment.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
@@ -21,6 +22,7 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'crd', run: crdBench },
   { name: 'testing', run: testingBench },
   { name: 'scheduler', run: schedulerBench },
+  { name: 'deployment', run: deploymentBench },
 ];
 
 const FILE = 'BENCHMARKS.md';
