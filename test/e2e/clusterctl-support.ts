@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import {
   clusterctlPath, startClusterctlEnv, startKubectlEnv, tableRows, type KubectlEnv, type Manifest, type Run,
 } from './support.js';
+import { startTestServer, type TestServer } from '../../src/testing.js';
 
 export type Env = KubectlEnv & { domain: 'cluster.io' | 'k8s.io'; label: string };
 
@@ -56,12 +57,16 @@ export interface Compared {
   setup(objects: Manifest[]): Promise<unknown>;
 }
 
-/** A suite of comparisons: three fresh servers and clients, `prepare` run in each before the tests. */
-export function comparedSuite(name: string, prepare: (e: Env) => Promise<unknown>, tests: (c: Compared) => void): void {
+/**
+ * A suite of comparisons: three fresh servers (with these flags) and clients, `prepare` run in each before the tests.
+ */
+export function comparedSuite(name: string, prepare: (e: Env) => Promise<unknown>, tests: (c: Compared) => void, flags: string[] = []): void {
   describe(name, { concurrency: 1, timeout: 1_200_000 }, () => {
     let envs: Env[] = [];
+    let servers: TestServer[] = [];
     before(async () => {
-      const [k, c, r] = await Promise.all([startKubectlEnv('1.32', 'k8s.io'), startClusterctlEnv('cluster.io'), startClusterctlEnv('k8s.io')]);
+      servers = await Promise.all((['k8s.io', 'cluster.io', 'k8s.io'] as const).map((apiDomain) => startTestServer({ apiDomain, flags })));
+      const [k, c, r] = await Promise.all([startKubectlEnv('1.32', 'k8s.io', servers[0]), startClusterctlEnv('cluster.io', servers[1]), startClusterctlEnv('k8s.io', servers[2])]);
       envs = [
         Object.assign(k, { domain: 'k8s.io' as const, label: 'kubectl 1.32 (k8s.io)' }),
         Object.assign(c, { domain: 'cluster.io' as const, label: 'clusterctl (cluster.io)' }),
@@ -69,7 +74,10 @@ export function comparedSuite(name: string, prepare: (e: Env) => Promise<unknown
       ];
       await Promise.all(envs.map(prepare));
     });
-    after(async () => { await Promise.all(envs.map((e) => e.close())); });
+    after(async () => {
+      await Promise.all(envs.map((e) => e.close()));
+      await Promise.all(servers.map((s) => s.close()));
+    });
     const compared: Compared = {
       envs: () => envs,
       kubectl: () => envs[0]!,
