@@ -32,7 +32,7 @@ export function admission(ctx: RequestContext, scope: Scope, namespace: string, 
   const { info } = scope;
   return admissionFor(scope.plugins, {
     group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: info.kind,
-    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message),
+    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message), applyDefaults: scope.store.applyDefaults,
   });
 }
 
@@ -49,13 +49,6 @@ export async function servedItems(scope: Scope, items: CachedObject[]): Promise<
   if (!convert || items.every(i => i.obj.apiVersion === scope.info.apiVersion)) return items;
   const objects = await convert(items.map(i => i.obj), scope.info.version);
   return items.map((item, n) => (objects[n] === item.obj ? item : { key: item.key, rev: item.rev, obj: objects[n] }));
-}
-
-/** dryRun=All, or nothing; the bare parameter is not a dry run */
-export function parseDryRun(values: string[]): boolean {
-  const set = values.filter(v => v !== '');
-  for (const v of set) if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
-  return set.length > 0;
 }
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

@@ -13,7 +13,7 @@ import type { KV } from '../storage/types.js';
 import { createWatchHub, type WatchHub } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
-import { builtinResources } from '../registry/catalog/index.js';
+import { builtinResources } from '../registry/resources/index.js';
 import { decodeObject, noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
@@ -230,12 +230,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const endpoints = resourceEndpoints({
       resources, names, plugins, backends,
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
-      reviews: {
+      services: {
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
-        tokenRequest: {
-          tokens: auth.tokens, maxExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
-          get: (r, ns, n) => backends.listers.get('', r, ns, n),
-        },
+        tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
       },
       deprecatedApiRequested: deprecatedApiGauge(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,

@@ -8,8 +8,7 @@ import type { WatchHub } from '../watch/cache.js';
 import type { ApiResources, ResourceInfo } from './resources.js';
 import { createStore, noAdmission, type Store, type StoreDeps } from './store.js';
 import { createReads, type Reads, type ReadDeps } from './reads.js';
-import { strategyFor } from './strategies/index.js';
-import type { Strategy } from './strategy.js';
+import { defaultStrategy, type Strategy } from './strategy.js';
 
 export interface Backend { store: Store; reads: Reads; strategy: Strategy }
 
@@ -29,7 +28,7 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
     const key = backendKey(info);
     let b = backends.get(key);
     if (!b) {
-      const strategy = info.versionDef.strategy ?? info.def.strategy ?? strategyFor(info.def.group, info.resource);
+      const strategy = info.versionDef.strategy ?? info.def.strategy ?? defaultStrategy;
       b = { store: createStore(info, strategy, deps), reads: createReads(info, deps), strategy };
       backends.set(key, b);
     }

@@ -7,6 +7,7 @@ import { isStorageError } from '../storage/types.js';
 import type { WatchHub } from '../watch/cache.js';
 import type { ResourceInfo } from './resources.js';
 import { decodeObject } from './store.js';
+import { storageFailure } from './errors.js';
 import { badRequest, expired, gone, internalError, timeout, ApiError } from '../api/status.js';
 import type { CachedObject, CacheEvent, EventType } from '../api/cache.js';
 
@@ -129,8 +130,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
           : expired(`too old resource version: ${revision} (${await kv.oldestRevision().catch(() => 0)})`);
       }
       if (isStorageError(e, 'FutureRevision')) throw tooLargeResourceVersion(revision ?? 0, await kv.currentRevision());
-      if (isStorageError(e)) throw internalError(e.message);
-      throw e;
+      throw storageFailure(e) ?? e;
     }
     const result: ListResult = { items, resourceVersion: String(readAt) };
     if (next) {

@@ -1,20 +1,22 @@
-// The generic store: every resource's get, list, create, update, patch and delete, driven by its definition
-// and strategy. Every write goes through compare-and-swap on the storage revision and is retried on conflict,
-// with admission and validation inside the loop so they see the object they will replace.
+// The generic store: every resource's get, create, update, patch and delete, driven by its definition and
+// strategy. Every write goes through compare-and-swap on the storage revision and is retried on conflict, with
+// admission and validation inside the loop so they see the object they will replace. A write takes the
+// reference's steps in its order: defaults (as decoding applies them), the field manager, mutating admission, the
+// strategy's prepare, validation (object metadata, then the strategy's rules), validating admission, storage.
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import { nowTimestamp } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { KV, KeyValue } from '../storage/types.js';
 import { isStorageError } from '../storage/types.js';
-import type { ResourceInfo } from './resources.js';
+import type { DeleteOptions, FieldPath, ResourceInfo, WriteOptions } from './types.js';
 import type { AdmissionHooks } from '../api/admission.js';
 import type { Strategy, StrategyContext } from './strategy.js';
-import { validateObjectMeta } from './validation.js';
+import { validateObjectMeta } from './validation/object-meta.js';
+import { forbidden } from './validation/fields.js';
 import { updateManagedFields } from '../apply/managed-fields.js';
-import {
-  alreadyExists, badRequest, conflict, gone, internalError, invalid, notFound, tooLarge, ApiError,
-} from '../api/status.js';
+import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
+import { storageFailure } from './errors.js';
 
 export const encodeObject = (obj: ApiObject): Uint8Array => {
   const rv = obj.metadata.resourceVersion;
@@ -31,22 +33,7 @@ export const decodeObject = (kv: KeyValue): ApiObject => {
   return obj;
 };
 
-export interface WriteOptions {
-  dryRun: boolean;
-  /** who writes, for metadata.managedFields; absent when the caller records ownership itself (server-side apply) */
-  manager?: { name: string; apiVersion: string };
-  /** who makes the request, handed to the strategy */
-  user?: StrategyContext['user'];
-}
-
 export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: async () => {} };
-
-export interface DeleteOptions {
-  gracePeriodSeconds?: number;
-  propagationPolicy?: string;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  dryRun?: boolean;
-}
 
 export interface StoreDeps {
   kv: KV;
@@ -82,21 +69,41 @@ function keepSystemMeta(obj: ApiObject, old: ApiObject) {
 
 /** the object's content outside metadata and status, for deciding whether generation moves */
 const withoutMeta = (obj: ApiObject) => {
-  const { metadata: _m, status: _s, ...rest } = obj as ApiObject & { status?: unknown };
+  const { metadata: _m, status: _s, ...rest } = obj;
   return JSON.stringify(rest);
 };
 
-/** what each subresource may change; everything else keeps its stored value */
-const subresourceFields: Record<string, string[][]> = {
-  status: [['status']], finalize: [['spec', 'finalizers']], ephemeralcontainers: [['spec', 'ephemeralContainers']],
-  approval: [['status', 'conditions']], binding: [['spec', 'nodeName'], ['status', 'conditions']],
-};
+type Fields = Record<string, unknown>;
+
+/** the object with each field of `paths` taken from `from` (absent there: removed) */
+function withFields(to: Fields, from: Fields, paths: readonly FieldPath[]): void {
+  for (const path of paths) {
+    let src: unknown = from, dst = to;
+    for (const f of path.slice(0, -1)) {
+      src = src && typeof src === 'object' ? (src as Fields)[f] : undefined;
+      dst = (dst[f] ??= {}) as Fields;
+    }
+    const last = path[path.length - 1];
+    const value = src && typeof src === 'object' ? (src as Fields)[last] : undefined;
+    if (value === undefined) delete dst[last]; else dst[last] = value;
+  }
+}
+
+/** finalizers may not be added once deletion has started */
+function newFinalizers(obj: ApiObject, old: ApiObject): StatusCause[] {
+  if (!old.metadata.deletionTimestamp) return [];
+  const had = new Set(old.metadata.finalizers ?? []);
+  const added = (obj.metadata.finalizers ?? []).filter(f => !had.has(f));
+  return added.length ? [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`)] : [];
+}
 
 export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreDeps) {
   /** fields a write through this path resets rather than sets: status on the main resource, the rest through status */
   const resetFieldsFor = (subresource: string): string[][] | undefined =>
     subresource === 'status' ? [['spec']] : !subresource && 'status' in info.subresources ? [['status']] : undefined;
   const { kv, names } = deps;
+  /** the fields a subresource served by this store may change (undefined: the main resource's path) */
+  const changesOf = (subresource: string) => (subresource ? info.subresources[subresource]?.changes : undefined);
   const pendingFinalizers = strategy.pendingFinalizers ?? ((o: ApiObject) => (o.metadata.finalizers?.length ?? 0) > 0);
   const hasStatus = 'status' in info.subresources;
   // a converting resource is handled at the served version and stored at the storage version
@@ -106,15 +113,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.storageVersion))[0] : obj);
   const ctx = (user?: StrategyContext['user']): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
     serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, user });
+  /** the defaults decoding applies; run again on whatever a mutating webhook returns */
+  const applyDefaults = (obj: ApiObject) => strategy.defaults?.(obj, { names });
 
   const fail = (e: unknown, name: string): never => {
-    if (e instanceof ApiError) throw e;
-    if (isStorageError(e, 'KeyExists')) throw alreadyExists(info.group, info.resource, name);
-    if (isStorageError(e, 'NotFound')) throw notFound(info.group, info.resource, name);
-    if (isStorageError(e, 'Compacted')) throw gone(`too old resource version: ${e.message}`);
-    if (isStorageError(e, 'TooLarge')) throw tooLarge(e.message);
-    if (isStorageError(e)) throw internalError(e.message);
-    throw e;
+    throw storageFailure(e, { group: info.group, resource: info.resource, name }) ?? e;
   };
 
   function checkNamespace(obj: ApiObject, namespace: string) {
@@ -130,6 +133,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   /** metadata rules, then the strategy's; a subresource write changes only its own fields, so the main resource's update rules do not apply */
   function validate(obj: ApiObject, old?: ApiObject, subresource = '') {
     const causes: StatusCause[] = validateObjectMeta(obj.metadata, info.namespaced, strategy.nameRule, old?.metadata);
+    if (old) causes.push(...newFinalizers(obj, old));
     if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old) ?? [] : strategy.validate?.(obj) ?? []));
     else if (subresource === 'status' && old) causes.push(...strategy.validateStatusUpdate?.(obj, old) ?? []);
     if (causes.length) throw invalid(info.group, info.kind, obj.metadata.name ?? '', causes);
@@ -155,6 +159,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     info,
     strategy,
     resetFieldsFor,
+    applyDefaults,
     /** the apiVersion of the objects the store takes and returns */
     apiVersion: convert ? info.apiVersion : storageApiVersion,
 
@@ -164,6 +169,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
 
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {
       checkNamespace(obj, namespace);
+      applyDefaults(obj);
       const m = obj.metadata;
       const generated = !m.name && !!m.generateName;
       if (generated) m.name = m.generateName + generateSuffix();
@@ -173,10 +179,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       delete m.deletionTimestamp;
       delete m.deletionGracePeriodSeconds;
       if (strategy.generation) m.generation = 1; else delete m.generation;
-      if (hasStatus && !strategy.prepareForCreate) delete (obj as { status?: unknown }).status;
-      await strategy.prepareForCreate?.(obj, ctx(opts.user));
       recordOwnership(obj, undefined, '', opts);
       await admission.mutate('CREATE', obj, undefined);
+      // a new object's status is the server's to set
+      if (hasStatus) delete obj.status;
+      await strategy.prepareForCreate?.(obj, ctx(opts.user));
       validate(obj);
       await admission.validate('CREATE', obj, undefined);
       const key = objectKey(info, namespace, m.name!);
@@ -230,9 +237,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
         if (!wanted && !strategy.allowUnconditionalUpdate)
           throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
-        const shaped = await shapeUpdate(next, old, subresource, opts.user);
-        recordOwnership(shaped, old, subresource, opts);
-        await admission.mutate('UPDATE', shaped, old);
+        applyDefaults(next);
+        const written = writable(next, old, subresource);
+        recordOwnership(written, old, subresource, opts);
+        await admission.mutate('UPDATE', written, old);
+        const shaped = await prepareUpdate(written, old, subresource, opts.user);
         validate(shaped, old, subresource);
         await admission.validate('UPDATE', shaped, old);
         shaped.metadata.resourceVersion = old.metadata.resourceVersion;
@@ -312,39 +321,36 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     },
   };
 
-  /** the rules that hold for every update: system metadata kept, status and the rest each changed only through their own path */
-  async function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string, user?: StrategyContext['user']): Promise<ApiObject> {
-    type WithStatus = ApiObject & { status?: unknown };
-    const fields = subresourceFields[subresource];
+  /**
+   * What a write through this path may change, the rest kept as stored: a subresource changes its own fields only;
+   * the main resource keeps the system's metadata, and its status when status has a path of its own. Applied before
+   * the field manager (so it records what is written) and again after mutating admission (which may not overstep it).
+   */
+  function writable(next: ApiObject, old: ApiObject, subresource: string): ApiObject {
+    const fields = changesOf(subresource);
     if (fields) {
-      // a subresource changes its own fields only
-      const shaped = structuredClone(old) as Record<string, any>;
-      for (const path of fields) {
-        let src: any = next, dst: any = shaped;
-        for (const f of path.slice(0, -1)) { src = src?.[f]; dst = dst[f] ??= {}; }
-        const last = path[path.length - 1];
-        if (src?.[last] === undefined) delete dst[last]; else dst[last] = src[last];
-      }
+      const shaped = structuredClone(old);
+      withFields(shaped, next, fields);
       shaped.metadata.resourceVersion = next.metadata.resourceVersion;
-      next = shaped as ApiObject;
-    } else {
-      keepSystemMeta(next, old);
-      if (hasStatus) {
-        const s = (old as WithStatus).status;
-        if (s === undefined) delete (next as WithStatus).status; else (next as WithStatus).status = structuredClone(s);
-      }
+      if (next.metadata.managedFields === undefined) delete shaped.metadata.managedFields;
+      else shaped.metadata.managedFields = next.metadata.managedFields;
+      return shaped;
     }
-    // no new finalizers once deletion has started
-    if (old.metadata.deletionTimestamp) {
-      const had = new Set(old.metadata.finalizers ?? []);
-      const added = (next.metadata.finalizers ?? []).filter(f => !had.has(f));
-      if (added.length) throw invalid(info.group, info.kind, old.metadata.name ?? '', [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers',
-        message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
+    keepSystemMeta(next, old);
+    if (hasStatus) {
+      if (old.status === undefined) delete next.status; else next.status = structuredClone(old.status);
     }
-    if (!fields) await strategy.prepareForUpdate?.(next, old, ctx(user));
-    if (strategy.generation && !fields && withoutMeta(next) !== withoutMeta(old))
-      next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     return next;
+  }
+
+  /** after mutating admission: the path's limits again, the strategy's prepare, and the generation */
+  async function prepareUpdate(next: ApiObject, old: ApiObject, subresource: string, user?: StrategyContext['user']): Promise<ApiObject> {
+    const shaped = writable(next, old, subresource);
+    if (changesOf(subresource)) return shaped;
+    await strategy.prepareForUpdate?.(shaped, old, ctx(user));
+    if (strategy.generation && withoutMeta(shaped) !== withoutMeta(old))
+      shaped.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    return shaped;
   }
 
   return store;
