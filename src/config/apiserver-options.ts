@@ -74,6 +74,9 @@ export interface ApiServerOptions {
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   admissionControlConfigFile?: string;
+  /** tolerationSeconds DefaultTolerationSeconds gives pods for the not-ready and unreachable taints */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
   maxRequestsInflight: number;
@@ -145,6 +148,8 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'enable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to enable in addition to the default ones.' },
   { name: 'disable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to disable, even if on by default.' },
   { name: 'admission-control-config-file', type: 'string', default: '', help: 'File with the admission plugins\' configuration (an AdmissionConfiguration object).' },
+  { name: 'default-not-ready-toleration-seconds', type: 'int', default: 300, help: 'How long pods tolerate a not-ready node (the toleration DefaultTolerationSeconds adds).', validate: nonNegative },
+  { name: 'default-unreachable-toleration-seconds', type: 'int', default: 300, help: 'How long pods tolerate an unreachable node (the toleration DefaultTolerationSeconds adds).', validate: nonNegative },
   { name: 'runtime-config', type: 'stringList', default: [], help: 'Comma-separated <key>[=true|false] entries enabling or disabling API versions and resources. Keys: api/all, api/ga, api/beta, api/alpha, v1, <group>/<version>, <group>/<version>/<resource>.' },
   { name: 'feature-gates', type: 'map', default: {}, help: `Comma-separated Name=true|false pairs. Known gates:\n          ${describeFeatureGates().split('\n').join('\n          ')}` },
   { name: 'max-requests-inflight', type: 'int', default: 400, help: 'Maximum number of non-mutating requests in flight; more are refused. 0 means no limit.', validate: nonNegative },
@@ -211,6 +216,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     enableAdmissionPlugins: v['enable-admission-plugins'] as string[],
     disableAdmissionPlugins: v['disable-admission-plugins'] as string[],
     admissionControlConfigFile: s('admission-control-config-file'),
+    defaultNotReadyTolerationSeconds: v['default-not-ready-toleration-seconds'] as number,
+    defaultUnreachableTolerationSeconds: v['default-unreachable-toleration-seconds'] as number,
     runtimeConfig,
     featureGates: featureGates.gates,
     maxRequestsInflight: v['max-requests-inflight'] as number,

@@ -17,9 +17,10 @@ import { builtinResources } from '../registry/resources/index.js';
 import { decodeObject, noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
-import { selectPlugins } from '../admission/registry.js';
+import { checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
-import type { AdmissionPlugin } from '../api/admission.js';
+import type { AdmissionPlugin, ResourceCatalog, ServedResource } from '../api/admission.js';
+import { loadYaml } from '../util/yaml.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
@@ -94,6 +95,20 @@ const loop = (name: string | undefined, begin: () => { stop(): void; ready?: Pro
   };
 };
 
+/** the served resources as admission asks about them (owner references, policy parameters, schemas) */
+function resourceCatalog(resources: ApiResources): ResourceCatalog {
+  const served = (i: ReturnType<ApiResources['all']>[number]): ServedResource =>
+    ({ group: i.group, version: i.version, resource: i.resource, kind: i.kind, namespaced: i.namespaced, schema: i.schema });
+  return {
+    byKind: (group, version, kind) => resources.all()
+      .filter(i => i.group === group && i.kind === kind && (!version || version === '*' || i.version === version)).map(served),
+    get(group, version, resource) {
+      const i = resources.lookup(group, version, resource);
+      return i && served(i);
+    },
+  };
+}
+
 export async function startApiServer(options: ApiServerOptions, log: Logger, tuning: ServerTuning = {}): Promise<ApiServer> {
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
@@ -160,9 +175,19 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       async start() {
         const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
+        checkWebhookPlugins(specs, names, (group, version, resource) => !!resources.lookup(group, version, resource));
+        if (resources.lookup(names.group('admissionregistration'), 'v1alpha1', 'validatingadmissionpolicies')
+          && (!options.featureGates.ValidatingAdmissionPolicy || !specs.some(p => p.name === 'ValidatingAdmissionPolicy')))
+          log.warn('ValidatingAdmissionPolicies are served but not enforced: enable --feature-gates=ValidatingAdmissionPolicy=true and the ValidatingAdmissionPolicy admission plugin');
+        // plugins that read client configurations at start-up parse them synchronously
+        await loadYaml();
+        const flagConfig: Record<string, unknown> = {
+          DefaultTolerationSeconds: { notReadySeconds: options.defaultNotReadyTolerationSeconds, unreachableSeconds: options.defaultUnreachableTolerationSeconds },
+        };
         plugins = [...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
-          config: admissionConfig.get(s.name), webhooks: backends.webhooks,
+          config: admissionConfig.get(s.name)?.config ?? flagConfig[s.name], configPath: admissionConfig.get(s.name)?.path,
+          webhooks: backends.webhooks, catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
         })), ...auth.admissionPlugins];
       },
     },
