@@ -14,8 +14,8 @@ export interface AuditRecord {
   readonly level: AuditLevel;
   /** adds an annotation kept when the record's level is at least `level` (default Metadata); the first value of a key stays */
   annotate(key: string, value: string, level?: AuditLevel): void;
-  /** the decoded request body (kept at level Request and above) */
-  requestObject(obj: unknown): void;
-  /** the response body (kept at level RequestResponse) */
-  responseObject(obj: unknown): void;
+  /** the request body as received (kept, when it is JSON, at level Request and above) */
+  requestBody(body: Buffer, contentType: string): void;
+  /** the response body as sent (kept, when it is JSON, at level RequestResponse) */
+  responseBody(body: string | Buffer, contentType: string): void;
 }

@@ -16,11 +16,13 @@ import { createBackends, type Backends } from '../registry/backends.js';
 import { builtinResources } from '../registry/resources/index.js';
 import { decodeObject, noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
+import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
 import { checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
 import type { AdmissionPlugin, ResourceCatalog, ServedResource } from '../api/admission.js';
 import { loadYaml } from '../util/yaml.js';
+import { createAuditor, type Auditor } from '../audit/audit.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
@@ -114,6 +116,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const names = naming(options.apiDomain);
   const metrics = createMetrics();
   let kv!: KV, hub!: WatchHub, pki!: Pki, auth!: Auth, https!: HttpsServer;
+  let auditor: Auditor | undefined;
   let backends!: Backends, plugins!: AdmissionPlugin[];
   let shuttingDown = false;
   let address = '';
@@ -155,6 +158,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         backends = createBackends(resources, {
           kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
           serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
+          featureGates: options.featureGates,
         });
       },
     },
@@ -180,7 +184,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           && (!options.featureGates.ValidatingAdmissionPolicy || !specs.some(p => p.name === 'ValidatingAdmissionPolicy')))
           log.warn('ValidatingAdmissionPolicies are served but not enforced: enable --feature-gates=ValidatingAdmissionPolicy=true and the ValidatingAdmissionPolicy admission plugin');
         // plugins that read client configurations at start-up parse them synchronously
-        await loadYaml();
+        if (options.admissionControlConfigFile) await loadYaml();
         const flagConfig: Record<string, unknown> = {
           DefaultTolerationSeconds: { notReadySeconds: options.defaultNotReadyTolerationSeconds, unreachableSeconds: options.defaultUnreachableTolerationSeconds },
         };
@@ -190,6 +194,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           webhooks: backends.webhooks, catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
         })), ...auth.admissionPlugins];
       },
+    },
+    {
+      // the audit backends are stopped after the listener, so the last requests' events still go out
+      async start() {
+        if (options.audit.policyFile) await loadYaml();
+        auditor = createAuditor(options.audit, { names, metrics, log });
+      },
+      stop: () => auditor?.stop(),
     },
     {
       // the listener: from here on the server answers, and readyz tells whether the hooks below have run
@@ -223,6 +235,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     loop('poststarthook/start-namespace-finalizer', () => startNamespaceFinalizer(controllerDeps(), log)),
+    loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
     loop(undefined, () => startNodeTaints(controllerDeps(), log)),
     loop(undefined, () => startStorageProtection(controllerDeps(), log)),
     loop('poststarthook/start-service-account-controller', () => startNamespaceDefaults(controllerDeps(), log)),
@@ -265,7 +278,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const discovery = discoveryEndpoints(resources, names, () => address);
     const openapi = openapiEndpoints(resources, names);
     return createHandler({
-      names, metrics, log, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs,
+      names, metrics, log, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       routes: [
         ctx => health.handle(ctx),

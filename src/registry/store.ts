@@ -40,6 +40,8 @@ export interface StoreDeps {
   names: Naming;
   serviceClusterIpRanges?: string[];
   serviceNodePortRange?: { base: number; size: number };
+  /** --feature-gates, for strategies that drop the fields of a gated feature */
+  featureGates?: Readonly<Record<string, boolean>>;
 }
 
 export const objectKey = (info: ResourceInfo, namespace: string, name: string) =>
@@ -112,7 +114,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.version))[0] : obj);
   const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.storageVersion))[0] : obj);
   const ctx = (user?: StrategyContext['user']): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
-    serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, user });
+    serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, featureGates: deps.featureGates, user });
   /** the defaults decoding applies; run again on whatever a mutating webhook returns */
   const applyDefaults = (obj: ApiObject) => strategy.defaults?.(obj, { names });
 

@@ -7,6 +7,7 @@ import { aggregate } from '../util.js';
 import { tooManyRequests } from '../../api/status.js';
 import type { AdmissionAttributes } from '../../api/admission.js';
 import type { Event } from '../../api/types/core-v1.js';
+import { tokenBucket, type TokenBucket } from '../../util/token-bucket.js';
 
 const limitTypes = ['Server', 'Namespace', 'User', 'SourceAndObject'] as const;
 type LimitType = (typeof limitTypes)[number];
@@ -16,22 +17,6 @@ interface Configuration { limits?: Limit[] }
 
 const defaultCacheSize = 4096;
 
-/** a token bucket that starts full and refills at qps tokens a second, up to burst */
-export function tokenBucket(qps: number, burst: number, now: () => number = () => performance.now()) {
-  let tokens = burst, at = now();
-  return {
-    tryAccept(): boolean {
-      const t = now();
-      tokens = Math.min(burst, tokens + ((t - at) / 1000) * qps);
-      at = t;
-      if (tokens < 1) return false;
-      tokens -= 1;
-      return true;
-    },
-  };
-}
-
-type Bucket = ReturnType<typeof tokenBucket>;
 
 /** one limit: its buckets by key, the least recently used dropped past cacheSize */
 function enforcer(limit: Required<Limit>, now?: () => number) {
@@ -45,7 +30,7 @@ function enforcer(limit: Required<Limit>, now?: () => number) {
       return [e.source?.component, e.source?.host, o.kind, o.namespace, o.name, o.uid, o.apiVersion].map(x => x ?? '').join('');
     },
   };
-  const buckets = new Map<string, Bucket>();
+  const buckets = new Map<string, TokenBucket>();
   return (a: Readonly<AdmissionAttributes>): string | undefined => {
     const key = keyOf[limit.type](a);
     let b = buckets.get(key);

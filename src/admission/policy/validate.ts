@@ -11,7 +11,8 @@ import type { Naming } from '../../api/naming.js';
 import { parseApiVersion, type Stored } from '../../api/meta.js';
 import { ApiError } from '../../api/status.js';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, MatchResources } from '../../api/types/admissionregistration-v1alpha1.js';
-import { evaluateAdmission, perExpressionCostLimit, perPolicyCostBudget, type AdmissionActivation } from '../../cel/admission.js';
+import type { AdmissionActivation } from '../../cel/admission.js';
+import { loadAdmissionCel } from '../../cel/index.js';
 import { activationFor, compiled, matchConditions } from '../conditions.js';
 import { matchingVersion, ruleMatches, selectorsMatch } from '../match.js';
 import { refuse } from '../util.js';
@@ -41,7 +42,7 @@ async function matches(m: MatchResources | undefined, a: AdmissionAttributes, d:
 }
 
 /** the failures of one policy for this request under one binding; undefined when the policy does not concern it */
-async function evaluatePolicy(policy: Policy, binding: Binding, a: AdmissionAttributes, act: () => AdmissionActivation, d: PolicyDeps):
+async function evaluatePolicy(policy: Policy, binding: Binding, a: AdmissionAttributes, act: () => Promise<AdmissionActivation>, d: PolicyDeps):
   Promise<Failure[]> {
   const spec = policy.spec ?? {};
   const ignore = spec.failurePolicy === 'Ignore';
@@ -63,14 +64,15 @@ async function evaluatePolicy(policy: Policy, binding: Binding, a: AdmissionAttr
   if ('error' in conditions) { broken(`failed to evaluate match conditions: ${conditions.error}`); return failures; }
   if (!conditions.matches) return failures;
 
-  let budget = perPolicyCostBudget;
+  const cel = await loadAdmissionCel();
+  let budget = cel.perPolicyCostBudget;
   /** evaluates one expression of the policy within the per-expression limit and what is left of the policy's budget */
   const run = async (source: string, result: 'bool' | 'string' | 'string or null') => {
-    const program = compiled(source, result);
+    const program = compiled(cel, source, result);
     if ('error' in program) return { error: `compilation failed: ${program.error}` };
     if (budget <= 0) return { error: 'validation failed due to running out of cost budget, no further validation rules will be run' };
-    const meter = { cost: 0, limit: Math.min(perExpressionCostLimit, budget) };
-    const outcome = await evaluateAdmission(program.program, act(), meter, params);
+    const meter = { cost: 0, limit: Math.min(cel.perExpressionCostLimit, budget) };
+    const outcome = await cel.evaluateAdmission(program.program, await act(), meter, params);
     budget -= meter.cost;
     return outcome;
   };
@@ -102,7 +104,7 @@ export async function validatePolicies(a: AdmissionAttributes, d: PolicyDeps): P
   const bindings = await d.source.configurations('validatingadmissionpolicybindings') as Binding[];
   if (!bindings.length) return;
   const policies = new Map((await d.source.configurations('validatingadmissionpolicies') as Policy[]).map(p => [p.metadata.name, p]));
-  let activation: AdmissionActivation | undefined;
+  let activation: Promise<AdmissionActivation> | undefined;
   const act = () => (activation ??= activationFor(a, d.names, d.authorizer));
   const denials: ApiError[] = [];
   const audited: object[] = [];
