@@ -11,7 +11,7 @@ import { parseLabelSelector, matchLabels, parseFieldSelector, matchFields, type 
 import { badRequest } from '../api/status.js';
 import type { Authorizer } from '../api/auth.js';
 import type { AdmissionPlugin, AdmissionHooks } from '../api/admission.js';
-import type { CachedObject } from '../api/cache.js';
+import type { StoredObject } from '../api/cache.js';
 
 export interface Scope {
   info: ResourceInfo;
@@ -45,7 +45,7 @@ export function asServed(scope: Scope, obj: ApiObject): ApiObject {
 
 /** cached objects (at the storage version) as the requested version has them, converted in one batch by a
  *  converting resource; items that need no conversion are returned as they are, so their cached bytes serve */
-export async function servedItems(scope: Scope, items: CachedObject[]): Promise<CachedObject[]> {
+export async function servedItems(scope: Scope, items: StoredObject[]): Promise<StoredObject[]> {
   const { convert } = scope.info.def;
   if (!convert || items.every(i => i.obj.apiVersion === scope.info.apiVersion)) return items;
   const objects = await convert(items.map(i => i.obj), scope.info.version);

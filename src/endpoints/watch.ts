@@ -7,7 +7,7 @@ import { badRequest, internalError, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec } from './read.js';
-import type { CachedObject } from '../api/cache.js';
+import type { StoredObject } from '../api/cache.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
@@ -82,7 +82,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const event = (type: string, obj: unknown): string | Buffer => rep.kind === 'protobuf'
     ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
     : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
-  const eventText = (type: string, item: CachedObject): string | Buffer => {
+  const eventText = (type: string, item: StoredObject): string | Buffer => {
     if (rep.kind === 'json' && item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind)
       return Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytesOf(item), eventTail]);
     return event(type, objectFor(item.obj));

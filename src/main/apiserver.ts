@@ -10,13 +10,16 @@ import { ensurePki, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
 import type { KV } from '../storage/types.js';
-import { createWatchHub, type WatchHub } from '../watch/cache.js';
+import { createObjectStore } from '../storage/objects.js';
+import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
+import { webhookSource } from '../registry/resources/admissionregistration/webhook-source.js';
 import { builtinResources } from '../registry/resources/index.js';
-import { decodeObject, noAdmission } from '../registry/store.js';
+import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
 import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
+import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
 import { checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
@@ -115,7 +118,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
   const metrics = createMetrics();
-  let kv!: KV, hub!: WatchHub, pki!: Pki, auth!: Auth, https!: HttpsServer;
+  let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
   let auditor: Auditor | undefined;
   let backends!: Backends, plugins!: AdmissionPlugin[];
   let shuttingDown = false;
@@ -126,7 +129,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const resources = createApiResources(names, (group, version, resource, def) =>
     !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
-  const controllerDeps = () => ({ resources, names, hub, backendFor });
+  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor });
 
   const modules: Module[] = [
     {
@@ -143,12 +146,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       check: () => kv.check(),
     },
     {
+      // fails while the cache has lost its storage watch or lists storage again to heal
       name: 'poststarthook/start-watch-cache',
       async start() {
-        hub = createWatchHub(kv, '/registry/', { decode: decodeObject });
-        await hub.start();
+        watchCache = createWatchCache(createObjectStore(kv), { root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log });
+        await watchCache.start();
       },
-      stop: () => hub?.stop(),
+      stop: () => watchCache?.stop(),
+      check: () => watchCache.check(),
     },
     {
       start() {
@@ -156,12 +161,16 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           def.versions.map(v => ({ group: fullGroup(def, names), version: v.name, resources: [def.resource] }))));
         for (const def of builtinResources) resources.add(def);
         backends = createBackends(resources, {
-          kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
+          objects: watchCache, names,
           serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
           featureGates: options.featureGates,
         });
       },
     },
+    // before the first request: the allocation objects hold every address and port stored Services hold (state written
+    // before they existed included), and later passes free what a failed create left allocated
+    loop(undefined, () => startServiceRepair(watchCache, { clusterIps: options.serviceClusterIpRanges, nodePorts: options.serviceNodePortRange },
+      resources.preferred('', 'services')!.keyPrefix, log)),
     {
       async start() {
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
@@ -172,7 +181,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     {
-      async start() { auth = await setupAuth(options, { names, hub, resources, backends, log }); },
+      async start() { auth = await setupAuth(options, { names, watchCache, resources, backends, log }); },
       stop: () => auth?.stop(),
     },
     {
@@ -191,7 +200,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         plugins = [...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
           config: admissionConfig.get(s.name)?.config ?? flagConfig[s.name], configPath: admissionConfig.get(s.name)?.path,
-          webhooks: backends.webhooks, catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
+          webhooks: webhookSource(watchCache, resources, names), catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
         })), ...auth.admissionPlugins];
       },
     },

@@ -4,7 +4,7 @@
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { UserInfo } from '../api/auth.js';
-import type { KV } from '../storage/types.js';
+import type { ObjectStore } from '../storage/objects.js';
 
 
 export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
@@ -17,8 +17,8 @@ export interface DefaultingContext {
 
 export interface StrategyContext extends DefaultingContext {
   now: string;
-  /** the storage and this resource's key prefix, for strategies that look at their kind's other objects (Service IPs and ports) */
-  kv?: KV;
+  /** the storage and this resource's key prefix, for strategies that keep state of their own (Service IPs and ports) */
+  objects?: ObjectStore;
   keyPrefix?: string;
   /** --service-cluster-ip-range: at most one CIDR per IP family */
   serviceClusterIpRanges?: string[];
@@ -28,6 +28,10 @@ export interface StrategyContext extends DefaultingContext {
   featureGates?: Readonly<Record<string, boolean>>;
   /** who makes the request, for strategies that record the requester (CertificateSigningRequests) */
   user?: UserInfo;
+  /** the write is a dry run: nothing outside the object may change either */
+  dryRun?: boolean;
+  /** work for when the write's outcome is known (stored: the object was written), such as giving back what a failed write took */
+  onFinish?(finish: (stored: boolean) => Promise<void> | void): void;
 }
 
 export interface Strategy<T = ApiObject> {
@@ -55,6 +59,8 @@ export interface Strategy<T = ApiObject> {
   pendingFinalizers?(obj: T): boolean;
   /** called when deletion starts (deletionTimestamp set) */
   prepareForDelete?(obj: T): void;
+  /** called once the object is gone from storage, with its last state */
+  afterDelete?(obj: T, ctx: StrategyContext): Promise<void> | void;
   /** a delete that removes the object at once answers with the object rather than a Status */
   returnDeletedObject?: boolean;
   /** grace period for a delete without one in its options; undefined or 0 deletes at once */

@@ -10,7 +10,7 @@ import { ofKind, type ResourceDefinition } from '../types.js';
 import type { Store } from '../store.js';
 import type { Reads } from '../reads.js';
 import { noAdmission } from '../store.js';
-import type { WatchHub } from '../../watch/cache.js';
+import type { ResourceCaches } from '../../api/cache.js';
 import { definitionFromCrd, isTerminating } from './definition.js';
 import { cleanupFinalizer, setCondition } from '../resources/apiextensions/customresourcedefinitions/strategy.js';
 import { applyCrdDefaults } from '../resources/apiextensions/customresourcedefinitions/validation.js';
@@ -19,7 +19,7 @@ import { hasRules, loadRules } from '../../cel/index.js';
 export interface CrdControllerDeps {
   resources: ApiResources;
   names: Naming;
-  hub: WatchHub;
+  caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store; reads: Reads };
 }
 
@@ -33,7 +33,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
   const { resources, names } = deps;
   const crdInfo = resources.preferred(names.group('apiextensions'), 'customresourcedefinitions')!;
   const crdStore = () => deps.backendFor(crdInfo).store;
-  const cache = deps.hub.cache(crdInfo.keyPrefix);
+  const cache = deps.caches.cache(crdInfo.keyPrefix);
   const finalizer = cleanupFinalizer(names.group('apiextensions'));
   /** what each CRD (by name) has installed, and from which content */
   const served = new Map<string, { group: string; plural: string; def: ResourceDefinition; fingerprint: string }>();

@@ -9,7 +9,7 @@ import { parseApiVersion } from '../../../../api/meta.js';
 import type { Naming } from '../../../../api/naming.js';
 import type { Schema } from '../../../../api/schema.js';
 import type { ExpressionWarning, ValidatingAdmissionPolicy } from '../../../../api/types/admissionregistration-v1alpha1.js';
-import type { WatchHub } from '../../../../watch/cache.js';
+import type { ResourceCaches } from '../../../../api/cache.js';
 import { loadAdmissionCel, type AdmissionCel } from '../../../../cel/index.js';
 import type { ApiResources, ResourceInfo } from '../../../resources.js';
 import { noAdmission, type Store } from '../../../store.js';
@@ -19,7 +19,7 @@ type Policy = Stored<ValidatingAdmissionPolicy>;
 export interface TypeCheckingDeps {
   resources: ApiResources;
   names: Naming;
-  hub: WatchHub;
+  caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store };
 }
 
@@ -61,7 +61,7 @@ export function policyWarnings(cel: AdmissionCel, p: Policy, resources: ApiResou
 export function startPolicyTypeChecking(deps: TypeCheckingDeps, log: { warn(m: string): void }) {
   const info = deps.resources.preferred(deps.names.group('admissionregistration'), 'validatingadmissionpolicies');
   if (!info) return { stop() {} };
-  const cache = deps.hub.cache(info.keyPrefix);
+  const cache = deps.caches.cache(info.keyPrefix);
   let stopped = false;
   const pending = new Set<string>();
   let draining: Promise<void> | undefined;

@@ -1,28 +1,29 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { applyCrdDefaults, validateCrd, validateCrdUpdate } from './validation.js';
+import { applyCrdDefaults, validateCrd, validateCrdUpdate, type CrdBody } from './validation.js';
 
-const crd = (spec: Record<string, unknown> = {}, name = 'foos.example.com'): any => {
-  const c: any = {
+/** a CRD of the given spec fields, defaulted; the tests give malformed ones too */
+const crd = (spec: Record<string, unknown> = {}, name = 'foos.example.com'): CrdBody => {
+  const c = {
     metadata: { name },
     spec: {
       group: 'example.com', scope: 'Namespaced', names: { plural: 'foos', kind: 'Foo' },
       versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object' } } }],
       ...spec,
     },
-  };
+  } as CrdBody;
   applyCrdDefaults(c);
   return c;
 };
-const problems = (c: any) => validateCrd(c).map(x => `${x.field}: ${x.message}`);
+const problems = (c: CrdBody) => validateCrd(c).map(x => `${x.field}: ${x.message}`);
 
 describe('CRD validation', () => {
   test('defaults: singular, listKind, conversion None, webhook service port', () => {
     const c = crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { namespace: 'ns', name: 's' } } } } });
-    assert.equal(c.spec.names.singular, 'foo');
-    assert.equal(c.spec.names.listKind, 'FooList');
-    assert.equal(c.spec.conversion.webhook.clientConfig.service.port, 443);
-    assert.deepEqual(crd().spec.conversion, { strategy: 'None' });
+    assert.equal(c.spec?.names?.singular, 'foo');
+    assert.equal(c.spec?.names?.listKind, 'FooList');
+    assert.equal(c.spec?.conversion?.webhook?.clientConfig?.service?.port, 443);
+    assert.deepEqual(crd().spec?.conversion, { strategy: 'None' });
     assert.deepEqual(problems(c), []);
     assert.deepEqual(problems(crd()), []);
   });

@@ -7,7 +7,10 @@ import { fill } from '../../../defaults/fill.js';
 import {
   type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isSet, labels, notSupported, oneOf, portNumber, portNumberOrName, required,
 } from '../../../validation/fields.js';
-import { familyOf, freeIp, freePort, inRange, parseCidr, withAllocations, type IpRange } from './allocator.js';
+import {
+  AllocationError, familyOf, inRange, ipAt, ipOffset, isHeadless, needsClusterIp, needsNodePorts, releaseHeld, serviceAllocators,
+  type IpRange, type RangeAllocator, type ServiceRanges,
+} from './allocator.js';
 
 const types = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -16,9 +19,6 @@ const familyPolicies = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
 
 type Svc = Stored<Service>;
 
-const needsClusterIp = (s: ServiceSpec) => s.type !== 'ExternalName';
-const needsNodePorts = (s: ServiceSpec) => s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
-const isHeadless = (s: ServiceSpec) => s.clusterIP === 'None' || s.clusterIPs?.[0] === 'None';
 const portsOf = (s: ServiceSpec): ServicePort[] => (Array.isArray(s.ports) ? s.ports : []);
 
 function defaultService(svc: Service) {
@@ -38,9 +38,9 @@ function defaultService(svc: Service) {
   else if (!s.clusterIP && s.clusterIPs?.length) s.clusterIP = s.clusterIPs[0];
 }
 
-const rangesOf = (ctx: StrategyContext): IpRange[] => (ctx.serviceClusterIpRanges ?? ['10.0.0.0/24']).map(parseCidr);
-const nodePortRange = (ctx: StrategyContext) => ctx.serviceNodePortRange ?? { base: 30000, size: 2768 };
-const rangeText = (r: { base: number; size: number }) => `${r.base}-${r.base + r.size - 1}`;
+const rangesOf = (ctx: StrategyContext): ServiceRanges => ({
+  clusterIps: ctx.serviceClusterIpRanges ?? ['10.0.0.0/24'], nodePorts: ctx.serviceNodePortRange ?? { base: 30000, size: 2768 },
+});
 
 /** the families a service gets: what it asks for, else the cluster's primary (and secondary when it prefers both) */
 function chooseFamilies(s: ServiceSpec, ranges: IpRange[]): void {
@@ -63,19 +63,26 @@ function chooseFamilies(s: ServiceSpec, ranges: IpRange[]): void {
 /** cluster IPs and node ports for a service that needs them: the ones asked for if free, new ones otherwise */
 async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
   const s = svc.spec;
-  if (!ctx.kv || !ctx.keyPrefix || !s || typeof s !== 'object') return;
-  const owner = `${svc.metadata.namespace}/${svc.metadata.name}`;
-  const ranges = rangesOf(ctx);
-  const ports = nodePortRange(ctx);
-  const causes = await withAllocations(ctx.kv, ctx.keyPrefix, owner, (inUse, reserve) => {
-    const out: Causes = [];
-    const takenByOther = (m: Map<string, string>, v: string) => { const who = m.get(v); return who !== undefined && who !== owner; };
+  if (!ctx.objects || !s || typeof s !== 'object') return;
+  const a = serviceAllocators(ctx.objects, rangesOf(ctx));
+  const ports = a.nodePorts;
+  const dryRun = !!ctx.dryRun;
+  const out: Causes = [];
+  /** what this write took, given back when it is not stored */
+  const taken: Taken = [];
+  const take = async (allocator: RangeAllocator, asks: Array<number | undefined>) => {
+    const got = await allocator.allocate(asks, dryRun);
+    if (!dryRun) taken.push({ allocator, offsets: got });
+    return got;
+  };
+  const refused = (e: unknown) => { if (!(e instanceof AllocationError)) throw e; return e; };
+  try {
     if (needsClusterIp(s)) {
-      chooseFamilies(s, ranges);
+      chooseFamilies(s, a.ips.map(r => r.cidr));
       if (!isHeadless(s)) {
         const ips: string[] = (s.clusterIPs ?? []).filter(Boolean);
         for (const [i, family] of (s.ipFamilies ?? []).entries()) {
-          const range = ranges.find(r => r.family === family);
+          const range = a.ips.find(r => r.cidr.family === family);
           if (!range) {
             if (s.ipFamilyPolicy === 'SingleStack' || s.ipFamilyPolicy === 'RequireDualStack' || i === 0)
               out.push(invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
@@ -89,17 +96,20 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
               out.push(invalid(`spec.clusterIPs[${i}]`, wanted, `expected an ${family} value as indicated by \`ipFamilies[${i}]\``));
               continue;
             }
-            if (!inRange(range, wanted))
-              out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is not in the valid range. The range of valid IPs is ${range.cidr}`));
-            else if (takenByOther(inUse.ips, wanted)) out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is already allocated`));
-            else reserve('ips', wanted);
+            const offset = ipOffset(range.cidr, wanted);
+            if (!inRange(range.cidr, wanted) || offset === undefined) {
+              out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is not in the valid range. The range of valid IPs is ${range.cidr.cidr}`));
+              continue;
+            }
+            await take(range.allocator, [offset]).catch(e => {
+              refused(e);
+              out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is already allocated`));
+            });
             continue;
           }
-          const ip = freeIp(range, v => inUse.ips.has(v) && inUse.ips.get(v) !== owner);
-          if (!ip) { out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP: range is full`)); continue; }
-          reserve('ips', ip);
-          inUse.ips.set(ip, owner);
-          ips[i] = ip;
+          const got = await take(range.allocator, [undefined]).catch(e => { refused(e); return undefined; });
+          if (!got) { out.push(invalid('spec.clusterIPs', ips, 'failed to allocate IP: range is full')); continue; }
+          ips[i] = ipAt(range.cidr, got[0]);
         }
         if (!out.length) { s.clusterIPs = ips.slice(0, s.ipFamilies?.length ?? 0); s.clusterIP = s.clusterIPs[0]; }
       } else {
@@ -107,38 +117,60 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
         s.clusterIPs = ['None'];
       }
     }
-    if (needsNodePorts(s)) {
-      // within one service a node port may repeat only across protocols of the same port; ports the service
-      // names itself are claimed before any is drawn, so a drawn port never takes one named further down
-      const listed = portsOf(s);
-      const mine = new Set<number>(listed.filter(p => p && typeof p === 'object' && p.nodePort).map(p => p.nodePort!));
-      const oldPorts = old?.spec?.ports ?? [];
-      for (const [i, p] of listed.entries()) {
-        if (!p || typeof p !== 'object') continue;
-        if (p.nodePort) {
-          const kept = oldPorts.some(o => o?.nodePort === p.nodePort);
-          if (!kept) {
-            if (p.nodePort < ports.base || p.nodePort >= ports.base + ports.size)
-              out.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${rangeText(ports)}`));
-            else if (takenByOther(inUse.ports, String(p.nodePort))) out.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, 'provided port is already allocated'));
-            else reserve('ports', String(p.nodePort));
-          }
-          mine.add(p.nodePort);
+    if (needsNodePorts(s) && !out.length) {
+      // within one service a node port may repeat only across protocols of the same port; ports the service names
+      // itself are asked for before any is drawn, so a drawn port never takes one named further down
+      const entries = [...portsOf(s).entries()].filter(([, p]) => p && typeof p === 'object');
+      const had = new Set((old?.spec?.ports ?? []).map(o => o?.nodePort).filter(Boolean));
+      /** a port number: the node port one of its entries names (the others of other protocols share it) */
+      const shared = new Map<number, number>();
+      for (const [, p] of entries) if (p.nodePort && !shared.has(p.port)) shared.set(p.port, p.nodePort);
+      const asks: Array<number | undefined> = [];
+      const askedBy: number[] = [];   // the index in spec.ports of each ask
+      const named = new Set<number>();
+      for (const [i, p] of entries) {
+        if (!p.nodePort || had.has(p.nodePort) || named.has(p.nodePort)) continue;
+        if (p.nodePort < ports.base || p.nodePort >= ports.base + ports.size) {
+          out.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${a.ports.range.text}`));
           continue;
         }
-        const sibling = listed.find(q => q !== p && q?.port === p.port && q?.nodePort);
-        const port = sibling?.nodePort ?? freePort(ports.base, ports.size, n => mine.has(n) || inUse.ports.has(String(n)));
-        if (port === undefined) { out.push(invalid(`spec.ports[${i}].nodePort`, 0, 'range is full')); continue; }
-        reserve('ports', String(port));
-        inUse.ports.set(String(port), owner);
-        mine.add(port);
-        p.nodePort = port;
+        named.add(p.nodePort);
+        asks.push(p.nodePort - ports.base);
+        askedBy.push(i);
       }
+      const drawFor = new Map<number, number>();   // a port number without node port: its ask
+      for (const [i, p] of entries) {
+        if (p.nodePort || shared.has(p.port) || drawFor.has(p.port)) continue;
+        drawFor.set(p.port, asks.length);
+        asks.push(undefined);
+        askedBy.push(i);
+      }
+      if (!out.length && asks.length) {
+        try {
+          const got = await take(a.ports, asks);
+          for (const [port, ask] of drawFor) shared.set(port, ports.base + got[ask]);
+        } catch (e) {
+          const { index, reason } = refused(e);
+          const i = askedBy[index];
+          out.push(reason === 'full' ? invalid(`spec.ports[${i}].nodePort`, 0, 'range is full')
+            : invalid(`spec.ports[${i}].nodePort`, portsOf(s)[i].nodePort, 'provided port is already allocated'));
+        }
+      }
+      if (!out.length) for (const [, p] of entries) p.nodePort ||= shared.get(p.port);
     }
-    return out;
-  });
-  if (causes.length) throw invalidError('', 'Service', svc.metadata.name ?? '', causes);
+  } catch (e) {
+    await giveBack(taken);
+    throw e;
+  }
+  if (out.length) {
+    await giveBack(taken);
+    throw invalidError('', 'Service', svc.metadata.name ?? '', out);
+  }
+  ctx.onFinish?.(stored => (stored ? releaseHeld(a, old, svc) : giveBack(taken)));
 }
+
+type Taken = Array<{ allocator: RangeAllocator; offsets: number[] }>;
+const giveBack = (taken: Taken) => Promise.all(taken.map(t => t.allocator.release(t.offsets))).then(() => {});
 
 /** an update that leaves out what was allocated keeps it (clients often send the spec they wrote, not the one they read) */
 function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
@@ -234,4 +266,7 @@ export const strategy = defineStrategy<Svc>({
   },
   validate: validateService,
   validateUpdate: validateServiceUpdate,
+  async afterDelete(svc, ctx) {
+    if (ctx.objects) await releaseHeld(serviceAllocators(ctx.objects, rangesOf(ctx)), svc, undefined);
+  },
 });
