@@ -32,10 +32,11 @@ const codes: Record<string, number> = { Unauthorized: 401, Forbidden: 403, Inval
 
 interface Failure { message: string; reason: string; expressionIndex?: number }
 
-/** matchConstraints or a binding's matchResources: rules (less the excluded ones) and selectors */
-async function matches(m: MatchResources | undefined, a: AdmissionAttributes, d: PolicyDeps): Promise<boolean> {
-  if (!m) return false;
-  const version = matchingVersion(m.resourceRules, m.matchPolicy, a, d.source);
+/** a policy's matchConstraints, or a binding's matchResources (whose missing rules leave the policy's to decide):
+ *  rules, less the excluded ones, and selectors */
+async function matches(m: MatchResources | undefined, a: AdmissionAttributes, d: PolicyDeps, rulesRequired = true): Promise<boolean> {
+  if (!m) return !rulesRequired;
+  const version = !rulesRequired && !m.resourceRules?.length ? a.version : matchingVersion(m.resourceRules, m.matchPolicy, a, d.source);
   if (!version) return false;
   if ((m.excludeResourceRules ?? []).some(r => ruleMatches(r, a, a.version) || ruleMatches(r, a, version))) return false;
   return selectorsMatch(m, a, d.listers);
@@ -111,7 +112,7 @@ export async function validatePolicies(a: AdmissionAttributes, d: PolicyDeps): P
   for (const binding of bindings) {
     const policy = policies.get(binding.spec?.policyName);
     if (!policy || !(await matches(policy.spec?.matchConstraints, a, d))) continue;
-    if (binding.spec?.matchResources && !(await matches(binding.spec.matchResources, a, d))) continue;
+    if (!(await matches(binding.spec?.matchResources, a, d, false))) continue;
     const failures = await evaluatePolicy(policy, binding, a, act, d);
     const actions = binding.spec?.validationActions?.length ? binding.spec.validationActions : ['Deny'];
     const names = `ValidatingAdmissionPolicy '${policy.metadata.name}' with binding '${binding.metadata.name}'`;
