@@ -1,5 +1,5 @@
 // resourceVersion: the storage revision of an object's last write, as the decimal string clients see. The one place
-// that turns revisions into resourceVersions and back; everything else handles revisions as numbers.
+// that turns revisions into resourceVersions and back; everything else handles (and compares) revisions as numbers.
 import { badRequest } from './status.js';
 
 /** a storage revision: global, monotonic, one per write */
@@ -21,9 +21,5 @@ export function parseResourceVersion(text: string | undefined, field = 'resource
 /** the revision of an object's resourceVersion; 0 when it has none or one this server did not write */
 export const revisionOf = (obj: { metadata?: { resourceVersion?: string } } | undefined): Revision => {
   const text = obj?.metadata?.resourceVersion;
-  return text !== undefined && /^\d{1,16}$/.test(text) ? Number(text) : 0;
+  return text !== undefined && /^\d+$/.test(text) ? Number(text) : 0;
 };
-
-/** orders two resourceVersions by the writes they stand for (negative: a is older) */
-export const compareResourceVersions = (a: string, b: string): number =>
-  (parseResourceVersion(a) ?? 0) - (parseResourceVersion(b) ?? 0);

@@ -1,5 +1,6 @@
 // watch: a stream of {type, object} documents (or length-prefixed protobuf WatchEvents), one per change,
 // with headers flushed at once.
+import { formatResourceVersion } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { bufferedBytes, type RequestContext } from '../api/request.js';
 import { setWarnings } from './respond.js';
@@ -88,7 +89,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     return event(type, objectFor(item.obj));
   };
   const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(rev) };
+    const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };
     if (initialEventsEnd) metadata.annotations = { [`${scope.names.domain}/initial-events-end`]: 'true' };
     if (rep.kind === 'table') return { kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata, columnDefinitions: [], rows: [] };
     return { kind: scope.info.kind, apiVersion: scope.info.apiVersion, metadata };

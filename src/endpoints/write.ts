@@ -1,4 +1,5 @@
 // create, update, patch, delete and deletecollection: decode, then the store's one write path.
+import { revisionOf } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
 import type { RequestContext } from '../api/request.js';
@@ -81,8 +82,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx, scope, 'CreateOptions');
   // the reference's storage refuses a create that names a version, with a plain 500 and no reason
-  const rv = obj.metadata.resourceVersion;
-  if (!opts.dryRun && typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) > 0) {
+  if (!opts.dryRun && revisionOf(obj) > 0) {
     throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 });
   }
   const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun), opts);

@@ -10,18 +10,12 @@ import { faultyKV, type FaultyKV } from '../storage/testing/faulty-kv.js';
 import { createObjectStore } from '../storage/objects.js';
 import { isStorageError, StorageError } from '../storage/types.js';
 import { createWatchCache, type WatchCache } from './cache.js';
+import { until } from '../../test/support/wait.js';
 
 const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
 const object = (name: string, v = '1'): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } } as ApiObject);
 const valueOf = (o: ApiObject) => (o as { data?: { v?: string } }).data?.v;
 
-async function until(ready: () => boolean, what: string, timeoutMs = 15_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!ready()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 const passes = (check: () => void) => { try { check(); return true; } catch { return false; } };
 
 for (const name of backendNames) {

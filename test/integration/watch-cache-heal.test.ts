@@ -11,6 +11,7 @@ import { startInformer, type Informer } from '../../src/client/informer.js';
 import { openEtcdKV } from '../../src/storage/etcd/kv.js';
 import { startEtcd, type EtcdServer } from '../support/etcd.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { until } from '../support/wait.js';
 import { createClient, type Client } from './client.js';
 import { call, issueClientCert, serverCa } from './auth-support.js';
 
@@ -18,13 +19,6 @@ const names = naming();
 const rbac = `/apis/${names.group('rbac.authorization')}/v1`;
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
-async function until(ready: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await ready())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 let etcd: EtcdServer;
 let proxy: TcpProxy;
@@ -88,10 +82,10 @@ test('compaction past the cache and an etcd restart under writes: watchers go on
       await sleep(10);
     }
   })();
-  await until(() => written.length >= 20, 'the load to run');
+  await until(() => written.length >= 20, 'the load to run', 60_000);
 
   proxy.cut();
-  await until(() => samples.some(s => s.status !== 200 && !s.cacheOk), 'readyz to report the watch cache');
+  await until(() => samples.some(s => s.status !== 200 && !s.cacheOk), 'readyz to report the watch cache', 60_000);
   // meanwhile another client writes under the server's prefix and compacts past all of it, and etcd restarts
   const other = await openEtcdKV({ endpoints: [etcd.endpoint], prefix: '/heal' });
   try {
@@ -107,7 +101,7 @@ test('compaction past the cache and an etcd restart under writes: watchers go on
   await etcd.restart();
   const restoredAt = samples.length;
   proxy.restore();
-  await until(() => samples.length > restoredAt && samples[samples.length - 1].status === 200, 'readyz to pass again');
+  await until(() => samples.length > restoredAt && samples[samples.length - 1].status === 200, 'readyz to pass again', 60_000);
   const healed = samples.slice(restoredAt);
   t.diagnostic(`readyz samples: ${samples.filter(s => s.status !== 200).length} failing (the watch cache among the failures in ${samples.filter(s => !s.cacheOk).length}), then ${healed.filter(s => s.status === 200).length} passing after the network came back`);
 
@@ -128,7 +122,7 @@ test('compaction past the cache and an etcd restart under writes: watchers go on
   t.diagnostic(`the RoleBinding made after the restart took effect after ${tookMs.toFixed(0)} ms`);
 
   const before = written.length;
-  await until(() => written.length >= before + 20, 'the load to go on after healing');
+  await until(() => written.length >= before + 20, 'the load to go on after healing', 60_000);
   writing = false;
   await load;
   assert.equal((await c.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: { metadata: { name: 'after' }, stringData: { a: 'b' } } })).status, 201);
@@ -148,7 +142,7 @@ test('compaction past the cache and an etcd restart under writes: watchers go on
   const relisted = watchers.filter(w => w.syncs > 1).length;
   t.diagnostic(`configmaps watchers: ${relisted} got 410 and listed again, ${watchers.length - relisted} went on; ${written.length} writes accepted, ${refused} refused while etcd was away`);
   assert.ok(relisted > 0, 'the resource that changed in the gap could not be carried over');
-  await until(() => quiet.informer.store.has(`${ns}/after`), 'the quiet watcher to see a change after healing');
+  await until(() => quiet.informer.store.has(`${ns}/after`), 'the quiet watcher to see a change after healing', 30_000);
   assert.equal(quiet.syncs, 1, 'the watcher of a resource that did not change in the gap went on');
 
   sampling = false;

@@ -8,7 +8,9 @@ import type { ApiObject } from '../../api/meta.js';
 import type { ObjectEvent } from '../../api/cache.js';
 import { formatResourceVersion, type Revision } from '../../api/resource-version.js';
 import type { ObjectStore, ObjectWatcher, WatchOptions } from '../objects.js';
-import { isStorageError, type KV, type StorageError, type StorageErrorCode } from '../types.js';
+import { isStorageError, type KV, type StorageError } from '../types.js';
+import { rejectsWith } from './kv-contract.js';
+import { until } from '../../../test/support/wait.js';
 
 export interface OpenedStore {
   store: ObjectStore;
@@ -25,16 +27,6 @@ const object = (name: string, data: Record<string, string> = {}): ApiObject =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, uid: `uid-${name}` }, data } as ApiObject);
 const dataOf = (o: ApiObject | undefined) => (o as { data?: Record<string, string> } | undefined)?.data;
 
-async function rejectsWith(promise: Promise<unknown>, code: StorageErrorCode): Promise<StorageError> {
-  let caught: unknown;
-  await assert.rejects(promise, (err: unknown) => {
-    caught = err;
-    assert.ok(isStorageError(err, code), `expected StorageError ${code}, got ${String(err)}`);
-    return true;
-  });
-  return caught as StorageError;
-}
-
 /** what a watcher received, in order, and a way to wait for it */
 export interface Recording {
   log: Array<{ kind: 'event'; ev: ObjectEvent } | { kind: 'bookmark'; rev: Revision; end?: boolean }>;
@@ -49,13 +41,7 @@ export async function record(store: ObjectStore, prefix: string, opts: WatchOpti
     log: [],
     events: () => r.log.flatMap(l => (l.kind === 'event' ? [l.ev] : [])),
     stop: () => {},
-    async until(ready, what) {
-      const deadline = Date.now() + EVENT_TIMEOUT_MS;
-      while (!ready()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(r.log.map(l => l.kind === 'event' ? [l.ev.type, l.ev.key, l.ev.rev] : ['BOOKMARK', l.rev]))}${r.ended ? ` and end ${r.ended.message}` : ''}`);
-        await sleep(10);
-      }
-    },
+    until: (ready, what) => until(ready, () => `${what}; got ${JSON.stringify(r.log.map(l => l.kind === 'event' ? [l.ev.type, l.ev.key, l.ev.rev] : ['BOOKMARK', l.rev]))}${r.ended ? ` and end ${r.ended.message}` : ''}`, EVENT_TIMEOUT_MS),
   };
   const watcher: ObjectWatcher = {
     event: ev => { r.log.push({ kind: 'event', ev }); },

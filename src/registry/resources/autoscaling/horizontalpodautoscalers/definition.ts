@@ -72,7 +72,10 @@ export const strategy = defineStrategy<Stored<Hpa>>({
   validateUpdate: validateHpa,
 });
 
-const sourceName = (t: v2.MetricSpec['type']) => (t ? t[0].toLowerCase() + t.slice(1) : '') as Exclude<keyof v2.MetricSpec, 'type'>;
+/** the field of a metric that holds its source, by the metric's type */
+const sources = {
+  ContainerResource: 'containerResource', External: 'external', Object: 'object', Pods: 'pods', Resource: 'resource',
+} as const satisfies Record<v2.MetricSpec['type'], Exclude<keyof v2.MetricSpec, 'type'>>;
 
 /** the Targets cell: current/target per metric, at most the first three */
 function hpaTargets(hpa: Hpa): string {
@@ -86,9 +89,9 @@ function hpaTargets(hpa: Hpa): string {
   if (!metrics.length) return '<none>';
   const current = hpa.status?.currentMetrics ?? [];
   const cells = metrics.map((m, i) => {
-    const source = sourceName(m.type);
-    const target: Partial<v2.MetricTarget> = m[source]?.target ?? {};
-    const cur: v2.MetricValueStatus = current[i]?.[source]?.current ?? {};
+    const source = sources[m.type];
+    const target: Partial<v2.MetricTarget> = (source && m[source]?.target) ?? {};
+    const cur: v2.MetricValueStatus = (source && current[i]?.[source]?.current) ?? {};
     if (target.type === 'Utilization') return `${cur.averageUtilization === undefined ? '<unknown>' : `${cur.averageUtilization}%`}/${target.averageUtilization}%`;
     if (target.type === 'AverageValue') return `${cur.averageValue ?? '<unknown>'}/${target.averageValue}`;
     return `${cur.value ?? '<unknown>'}/${target.value}`;

@@ -7,9 +7,9 @@ import { defineStrategy } from '../../../strategy.js';
 import { defaultClaimSpec } from '../../../defaults/pod-spec.js';
 import { type Causes, forbidden, isSet, oneOf, sameJson } from '../../../validation/fields.js';
 import { define, only, status } from '../../define.js';
-import { age, column, wide } from '../../columns.js';
+import { age, column } from '../../columns.js';
 import { storageQuantity, validateAccessModes, volumeModes } from '../persistentvolumes/strategy.js';
-import { accessModes } from '../persistentvolumes/definition.js';
+import { accessModes, phaseColumn, volumeModeColumn } from '../persistentvolumes/definition.js';
 
 function validateClaim(pvc: PersistentVolumeClaim): Causes {
   const s: PersistentVolumeClaimSpec = pvc.spec ?? {};
@@ -42,13 +42,13 @@ export const strategy = defineStrategy<Stored<PersistentVolumeClaim>>({
 });
 
 const columns: TableColumn<PersistentVolumeClaim>[] = [
-  column('Status', 'string', o => (o.metadata?.deletionTimestamp ? 'Terminating' : o.status?.phase ?? ''), 'The phase of the claim.'),
+  phaseColumn('claim'),
   column('Volume', 'string', o => o.spec?.volumeName ?? '', 'The volume bound to the claim.'),
   column('Capacity', 'string', o => (o.spec?.volumeName ? String(o.status?.capacity?.storage ?? '') : ''), 'Capacity of the bound volume.'),
   column('Access Modes', 'string', o => (o.spec?.volumeName ? accessModes(o.status?.accessModes) : ''), 'Access modes of the bound volume.'),
   column('StorageClass', 'string', o => o.spec?.storageClassName ?? '', 'Storage class of the claim.'),
   age,
-  wide('VolumeMode', 'string', o => o.spec?.volumeMode ?? 'Filesystem', 'The volume mode.'),
+  volumeModeColumn,
 ];
 
 export const definition = define<PersistentVolumeClaim>({

@@ -188,8 +188,9 @@ type Op = Request & { done(result: unknown): void };
 /** one op on the bits; false when it changed nothing */
 function apply(r: Range, bits: Uint8Array, op: Request): { changed: boolean; result: unknown } {
   if (op.kind === 'release') {
-    for (const o of op.offsets) if (o >= 0 && o < r.size) clearBit(bits, o);
-    return { changed: op.offsets.length > 0, result: undefined };
+    let changed = false;
+    for (const o of op.offsets) if (o >= 0 && o < r.size && isSet(bits, o)) { clearBit(bits, o); changed = true; }
+    return { changed, result: undefined };
   }
   if (op.kind === 'repair') {
     let changed = false;
@@ -231,9 +232,9 @@ export function rangeAllocator(objects: ObjectStore, range: Range): RangeAllocat
         try {
           await objects.update(range.key, current => {
             const stored = current?.obj as ApiObject & { range?: string; data?: string } | undefined;
-            // an object of another range (the flag changed) starts empty; the repair marks what Services use
+            // an object of another range (the flag changed) starts empty, as does an absent one; the repair marks what Services hold
             const bits = stored?.range === range.text ? decodeOffsets(stored.data ?? '', range.size) : new Uint8Array(Math.ceil(range.size / 8));
-            let changed = !stored || stored.range !== range.text;
+            let changed = !!stored && stored.range !== range.text;
             results = batch.map(op => {
               const out = apply(range, bits, op);
               changed ||= out.changed;
