@@ -9,6 +9,7 @@ import { applyBench } from './apply.js';
 import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
+import { admissionBench } from './admission.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
@@ -17,6 +18,7 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'agent', run: agentBench },
   { name: 'auth', run: authBench },
   { name: 'crd', run: crdBench },
+  { name: 'admission', run: admissionBench },
 ];
 
 const FILE = 'BENCHMARKS.md';
