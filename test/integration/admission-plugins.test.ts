@@ -17,7 +17,8 @@ const pod = (name: string, spec: Record<string, unknown> = {}, metadata: Record<
   ({ metadata: { name, ...metadata }, spec: { containers: [{ name: 'c', image: 'nginx:1' }], ...spec } });
 const b64 = (s: string) => Buffer.from(s).toString('base64');
 
-/** a server with these flags and, when given, an AdmissionConfiguration holding these plugins' configurations;
+/** a server with these flags and, when given, an AdmissionConfiguration holding these plugins' configurations (inline,
+ *  or the name of one of the files);
  *  files are written to a folder of their own first, whose path `DIR` in a flag stands for */
 async function serverWith(flags: string[], configurations: Record<string, unknown> = {}, files: Record<string, string> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'admission-plugins-'));
@@ -27,7 +28,8 @@ async function serverWith(flags: string[], configurations: Record<string, unknow
     const file = join(dir, 'admission.json');
     writeFileSync(file, JSON.stringify({
       apiVersion: 'apiserver.config.cluster.io/v1', kind: 'AdmissionConfiguration',
-      plugins: Object.entries(configurations).map(([name, configuration]) => ({ name, configuration })),
+      // a string names a file of its own, beside the configuration file; anything else is given inline
+      plugins: Object.entries(configurations).map(([name, c]) => (typeof c === 'string' ? { name, path: c } : { name, configuration: c })),
     }));
     extra.push(`--admission-control-config-file=${file}`);
   }
@@ -56,10 +58,11 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
       PodNodeSelector: { podNodeSelectorPluginConfig: { clusterDefaultNodeSelector: 'region=eu', limited: 'env=prod' } },
       PodTolerationRestriction: { apiVersion: 'podtolerationrestriction.admission.cluster.io/v1alpha1', kind: 'Configuration',
         default: [{ key: 'cluster-default', operator: 'Exists', effect: 'NoSchedule' }] },
-      PersistentVolumeLabel: { persistentVolumeLabel: { region: 'eu-west', zone: 'eu-west-1a__eu-west-1b' } },
+      PersistentVolumeLabel: 'persistent-volume-label.yaml',
       PodSecurity: { apiVersion: 'pod-security.admission.config.cluster.io/v1', kind: 'PodSecurityConfiguration',
         defaults: { enforce: 'baseline' }, exemptions: { namespaces: ['exempt-ns'] } },
-    }, { 'tokens.csv': 'olga-token,olga,u1\ncarl-token,carl,u2\n' });
+    }, { 'tokens.csv': 'olga-token,olga,u1\ncarl-token,carl,u2\n',
+      'persistent-volume-label.yaml': 'persistentVolumeLabel:\n  region: eu-west\n  zone: eu-west-1a__eu-west-1b\n' });
     server = s.server;
     c = createClient(server);
     node1 = await issueClientCert(serverCa(server), 'system:node:n1', ['system:nodes']);
