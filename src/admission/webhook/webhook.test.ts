@@ -194,6 +194,31 @@ describe('admission webhooks', () => {
     });
   });
 
+  test('a webhook that offers HTTP/2 is called over it, on one connection; one that does not, over HTTP/1.1', async () => {
+    const h2 = await startWebhookServer({ http2: true });
+    try {
+      h2.handle.set('/check', r => ({ allowed: !r.object!.metadata.name!.startsWith('bad'), status: { message: 'bad name' } }));
+      h2.handle.set('/slow', () => 'hang');
+      wh.handle.set('/check', () => ({ allowed: true }));
+      await withConfig('validating', 'protocols', [
+        hook(h2, 'h2.example.com', '/check'), hook(wh, 'h1.example.com', '/check'),
+        hook(h2, 'h2-slow.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Fail', objectSelector: { matchLabels: { slow: 'yes' } } }),
+      ], async () => {
+        await Promise.all(['p-1', 'p-2', 'p-3'].map(name => configMaps().create(cm(name))));
+        assert.deepEqual(h2.calls.get('/check')!.map(c => c.httpVersion), ['2.0', '2.0', '2.0']);
+        assert.deepEqual(wh.calls.get('/check')!.map(c => c.httpVersion), ['1.1', '1.1', '1.1']);
+        const denied = await failure(configMaps().create(cm('bad-p')));
+        assert.match(denied.status.message, /admission webhook "h2.example.com" denied the request: bad name/);
+        const slow = await failure(configMaps().create(cm('slow-p', { slow: 'yes' })));
+        assert.match(slow.status.message, /failed calling webhook "h2-slow.example.com": .*context deadline exceeded$/);
+        for (const name of ['p-1', 'p-2', 'p-3']) await configMaps().delete(name);
+      });
+      assert.equal(h2.connections(), 1);
+    } finally {
+      await h2.close();
+    }
+  });
+
   test('rules, namespaceSelector and objectSelector decide which requests a webhook sees', async () => {
     await client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: 'team-a', labels: { team: 'a' } } });
     wh.handle.set('/sel', () => ({ allowed: false, status: { message: 'seen' } }));
