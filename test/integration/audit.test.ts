@@ -20,7 +20,7 @@ const policy = (extra: object[] = []) => JSON.stringify({
     ...extra,
     { level: 'None', namespaces: ['lvl-none'] },
     { level: 'Request', namespaces: ['lvl-req'] },
-    { level: 'RequestResponse', namespaces: ['lvl-rr'], omitStages: ['ResponseStarted'] },
+    { level: 'RequestResponse', namespaces: ['lvl-rr'], omitStages: ['ResponseStarted'], omitManagedFields: true },
     { level: 'RequestResponse', namespaces: ['lvl-rr-watch'] },
     { level: 'Metadata' },
   ],
@@ -102,6 +102,13 @@ describe('audit log', () => {
     assert.equal(rcr!.responseObject.metadata.name, 'cm');
     assert.deepEqual(rup!.responseObject.data, { a: '2' });
     assert.deepEqual([rdel!.responseObject.kind, rdel!.responseObject.status], ['Status', 'Success']);
+    // that rule omits managed fields; another records them
+    assert.equal(rcr!.responseObject.metadata.managedFields, undefined);
+    assert.equal(rcr!.requestObject.metadata.managedFields, undefined);
+    const kept = await c.request('POST', '/api/v1/namespaces/lvl-rr-watch/configmaps', { body: configMap('with-fields') });
+    assert.equal(kept.status, 201);
+    const [withFields] = await waitFor(() => eventsOf(kept.headers['audit-id']).filter(e => e.stage === 'ResponseComplete'), es => es.length > 0);
+    assert.equal(withFields!.responseObject.metadata.managedFields[0].manager, kept.json.metadata.managedFields[0].manager);
   });
 
   test('a watch is recorded when its response starts and when it ends; omitted stages are left out', async () => {
