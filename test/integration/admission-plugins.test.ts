@@ -12,6 +12,7 @@ import { createClient, type Client } from './client.js';
 import { call, fakeHttpsService, issueClientCert, serverCa, writeWebhookConfig, type FakeService, type Identity } from './auth-support.js';
 import { certificateRequest } from '../support/certificate-request.js';
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
+import { until } from '../support/wait.js';
 
 const pod = (name: string, spec: Record<string, unknown> = {}, metadata: Record<string, unknown> = {}) =>
   ({ metadata: { name, ...metadata }, spec: { containers: [{ name: 'c', image: 'nginx:1' }], ...spec } });
@@ -422,11 +423,5 @@ describe('start-up checks of the admission flags', () => {
   });
 });
 
-/** retries a check until it holds: caches (authorization, listers) take a moment to see new objects */
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise(r => setTimeout(r, 50));
-  }
-}
+/** retries a check until it holds: caches (authorization, listers, configurations) take a moment to see new objects */
+const waitFor = (check: () => Promise<boolean>) => until(check, 'the server to act on the new objects');

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createClient, type Client } from './client.js';
 import { startWebhookServer, type WebhookServer } from '../support/admission-webhook.js';
+import { until } from '../support/wait.js';
 
 const G = '/apis/admissionregistration.cluster.io/v1alpha1';
 const W = '/apis/admissionregistration.cluster.io/v1';
@@ -19,13 +20,8 @@ let attempt = 0;
 /** a name of its own for each try, so a try made before a policy took effect leaves nothing in the way */
 const fresh = (base: string) => `${base}-${++attempt}`;
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise(r => setTimeout(r, 50));
-  }
-}
+/** retries a check until it holds: caches (authorization, listers, configurations) take a moment to see new objects */
+const waitFor = (check: () => Promise<boolean>) => until(check, 'the server to act on the new objects');
 
 describe('ValidatingAdmissionPolicy', () => {
   let server: TestServer, c: Client;
