@@ -12,6 +12,7 @@ import { crdBench } from './crd.js';
 import { testingBench } from './testing.js';
 import { schedulerBench } from './scheduler.js';
 import { deploymentBench } from './deployment.js';
+import { admissionBench } from './admission.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
@@ -23,6 +24,7 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'testing', run: testingBench },
   { name: 'scheduler', run: schedulerBench },
   { name: 'deployment', run: deploymentBench },
+  { name: 'admission', run: admissionBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from './auth.js';
+import type { AuditRecord } from './audit.js';
 import { badRequest } from './status.js';
 
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -57,8 +58,8 @@ export interface RequestContext {
   deadline?: number;
   /** long-running requests (watch) are exempt from the deadline and max-in-flight */
   longRunning: boolean;
-  /** the decision reason recorded for audit */
-  authorizationReason?: string;
+  /** the request's audit record, when the audit policy records it */
+  audit?: AuditRecord;
 }
 
 /** dryRun=All, or nothing; the bare parameter is not a dry run */
