@@ -43,7 +43,8 @@ const commandTimeoutMs = 180_000;
 
 /** kubectl against a fresh server, or against the given one (which the caller then closes) */
 export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
-  const server = existing ?? await startTestServer({ apiDomain });
+  // the suites count what their namespaces hold: no root-CA ConfigMap among it (test/integration/endpoints.test.ts has it)
+  const server = existing ?? await startTestServer({ apiDomain, flags: ['--controllers=*,-root-ca-cert-publisher'] });
   const home = mkdtempSync(join(tmpdir(), `e2e-kubectl-${version}-`));
   const watches = new Set<Watch>();
   // Own HOME and cache: discovery cached for one server must never answer for another.
