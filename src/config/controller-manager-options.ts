@@ -9,7 +9,7 @@ export type { LeaderElectionOptions };
 /** Controller names, as the reference's --controllers flag knows them. */
 export const knownControllers = [
   'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'garbagecollector', 'job', 'namespace', 'nodelifecycle', 'podgc',
-  'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'root-ca-cert-publisher', 'serviceaccount', 'statefulset', 'ttl-after-finished',
+  'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
 ] as const;
 export type ControllerName = (typeof knownControllers)[number];
 
@@ -30,6 +30,7 @@ export const concurrencyFlags = {
   'ttl-after-finished': ['concurrent-ttl-after-finished-syncs', 5],
   endpoint: ['concurrent-endpoint-syncs', 5],
   endpointslice: ['concurrent-service-endpoint-syncs', 5],
+  resourcequota: ['concurrent-resource-quota-syncs', 5],
 } as const satisfies Partial<Record<ControllerName, readonly [string, number]>>;
 
 export interface ControllerManagerOptions {
@@ -50,6 +51,7 @@ export interface ControllerManagerOptions {
   nodeStartupGracePeriodMs: number;
   terminatedPodGcThreshold: number;
   maxEndpointsPerSlice: number;
+  resourceQuotaSyncPeriodMs: number;
   /** the CA bundle published in every namespace; empty: the CA the manager's client trusts */
   rootCaFile?: string;
   /** the CA each signer signs with (files), by signer suffix; the generic pair applies to signers without their own */
@@ -83,6 +85,7 @@ export const controllerManagerFlags: readonly FlagDecl[] = [
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, help: 'How long a node may go without renewing its Lease or posting status before it is marked Unknown.', validate: positive },
   { name: 'node-startup-grace-period', type: 'duration', default: 60_000, help: 'How long a node that has never posted status may stay silent before it is marked Unknown.', validate: positive },
   { name: 'terminated-pod-gc-threshold', type: 'int', default: 12500, help: 'Finished pods beyond this many are deleted, oldest first. 0 keeps them all.', validate: nonNegative },
+  { name: 'resource-quota-sync-period', type: 'duration', default: 5 * 60_000, help: 'How often every ResourceQuota\'s usage is recomputed, besides the changes seen.', validate: positive },
   { name: 'max-endpoints-per-slice', type: 'int', default: 100, help: 'The most endpoints one EndpointSlice holds.', validate: (v) => ((v as number) >= 1 && (v as number) <= 1000 ? undefined : 'must be from 1 to 1000') },
   { name: 'root-ca-file', type: 'string', default: '', help: 'The CA bundle published as the root-CA ConfigMap in every namespace. Default: the CA the controller manager trusts for the API server.' },
   { name: 'cluster-signing-cert-file', type: 'string', default: '', help: 'The CA certificate (PEM) approved certificate requests are signed with, for signers without a pair of their own. The API server\'s own controller manager defaults to the server\'s CA.' },
@@ -150,6 +153,7 @@ export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undef
     nodeStartupGracePeriodMs: v['node-startup-grace-period'] as number,
     terminatedPodGcThreshold: v['terminated-pod-gc-threshold'] as number,
     maxEndpointsPerSlice: v['max-endpoints-per-slice'] as number,
+    resourceQuotaSyncPeriodMs: v['resource-quota-sync-period'] as number,
     rootCaFile: (v['root-ca-file'] as string) || undefined,
     clusterSigning: {
       ...pair(v, 'cluster-signing'),

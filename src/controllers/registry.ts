@@ -24,6 +24,8 @@ import { csrSigningController } from './csr-signing.js';
 import { csrCleanerController } from './csr-cleaner.js';
 import { tokenCleanerController } from './tokencleaner.js';
 import { bootstrapSignerController } from './bootstrapsigner.js';
+import { resourceQuotaController } from './resourcequota.js';
+import { serviceAccountTokenController } from './serviceaccount-token.js';
 
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
@@ -31,4 +33,5 @@ export const controllers: readonly Controller[] = [
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
   endpointsController, endpointSliceController, rootCaPublisher, podGcController,
   csrApprovingController, csrSigningController, csrCleanerController, tokenCleanerController, bootstrapSignerController,
+  resourceQuotaController, serviceAccountTokenController,
 ];

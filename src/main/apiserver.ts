@@ -231,7 +231,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
-    embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log }))),
+    embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
     embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
