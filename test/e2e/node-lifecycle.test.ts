@@ -15,7 +15,7 @@ import { runAgent } from '../../src/agent/agent.js';
 import { waitFor } from '../support/cluster.js';
 
 const agentMain = new URL('../../src/main/agent.js', import.meta.url).pathname;
-const graceSeconds = 3;
+const graceSeconds = 6;
 const nodes = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
 const pods = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
 
