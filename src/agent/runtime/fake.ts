@@ -2,7 +2,7 @@
 // they start; pod annotations make containers exit after a while with a code, or make probes fail
 // (see `agentUsage`). One instance per simulated node; they are cheap enough for thousands of pods.
 
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Naming } from '../../api/naming.js';
 import { fakeAnnotation } from '../options.js';
 import type { ContainerConfig, ContainerInfo, ContainerRuntime, ImageInfo, SandboxConfig, SandboxInfo } from './types.js';
@@ -17,11 +17,6 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
   const containers = new Map<string, FakeContainer>();
   const images = new Map<string, ImageInfo>();
 
-  // each simulated node hands out addresses from a /24 of its own in 10.0.0.0/8, as a pod network would
-  const digest = createHash('sha256').update(nodeName).digest();
-  let lastHost = 0;
-  const nextIp = () => { lastHost = (lastHost % 254) + 1; return `10.${digest[0]}.${digest[1]}.${lastHost}`; };
-
   /** an annotation for one container (`key.<container>`) wins over the pod-wide one */
   const setting = (annotations: Record<string, string>, container: string, what: string) => {
     const key = fakeAnnotation(names, what);
@@ -35,7 +30,7 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
     async ready() {},
     async runSandbox(c: SandboxConfig) {
       const id = randomUUID().replaceAll('-', '');
-      sandboxes.set(id, { id, uid: c.uid, name: c.name, namespace: c.namespace, attempt: c.attempt, ready: true, createdAt: Date.now(), ip: c.hostNetwork ? undefined : nextIp(), annotations: c.annotations });
+      sandboxes.set(id, { id, uid: c.uid, name: c.name, namespace: c.namespace, attempt: c.attempt, ready: true, createdAt: Date.now(), ip: undefined, annotations: c.annotations });
       return id;
     },
     async stopSandbox(id) {
