@@ -4,7 +4,6 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ApiObject } from '../api/meta.js';
 import { parseLabelSelector } from '../api/selectors.js';
 import type { Container, Pod, PodSpec, Toleration } from '../api/types/core-v1.js';
-import type { Quantity } from '../api/types/meta-v1.js';
 import { forbidden, qualifiedResource } from '../api/status.js';
 import type { AdmissionAttributes } from '../api/admission.js';
 import { quantityValue } from '../api/quantity.js';
@@ -35,20 +34,7 @@ export const podContainers = (spec: AdmittedPodSpec): Container[] =>
 
 export const quantity = (q: unknown): number => quantityValue(q) ?? 0;
 
-const binary: Array<[string, number]> = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
-const decimal: Array<[string, number]> = [['E', 1e18], ['P', 1e15], ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
-
-/** a number written as a quantity: binary suffixes when `like` used one, milli-units for fractions */
-export function formatQuantity(n: number, like: Quantity = ''): string {
-  if (n === 0) return '0';
-  if (!Number.isInteger(n)) {
-    const milli = Math.round(n * 1000);
-    return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
-  }
-  const table = /i$/.test(String(like)) ? binary : /[kMGTPE]$/.test(String(like)) ? decimal : [];
-  for (const [s, f] of table) if (n % f === 0) return `${n / f}${s}`;
-  return String(n);
-}
+export { formatQuantity } from '../api/quantity.js';
 
 /** toleration `t` matches taint key and effect the way the reference compares them (empty effect is any) */
 export const tolerates = (t: Toleration | undefined, key: string, effect: string) =>

@@ -27,3 +27,18 @@ export const wholeUnits = (q: unknown): number => roundUp(quantityValue(q) ?? 0)
 
 /** thousandths of a unit, rounded up (CPU in millicores); 0 when it is not a quantity */
 export const milliUnits = (q: unknown): number => roundUp((quantityValue(q) ?? 0) * 1000);
+
+const binary: Array<[string, number]> = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti', 2 ** 40], ['Gi', 2 ** 30], ['Mi', 2 ** 20], ['Ki', 2 ** 10]];
+const decimal: Array<[string, number]> = [['E', 1e18], ['P', 1e15], ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
+
+/** a number written as a quantity: binary suffixes when `like` used one, milli-units for fractions */
+export function formatQuantity(n: number, like: string | number = ''): string {
+  if (n === 0) return '0';
+  if (!Number.isInteger(n)) {
+    const milli = Math.round(n * 1000);
+    return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
+  }
+  const table = /i$/.test(String(like)) ? binary : /[kMGTPE]$/.test(String(like)) ? decimal : [];
+  for (const [s, f] of table) if (n % f === 0) return `${n / f}${s}`;
+  return String(n);
+}

@@ -23,6 +23,8 @@ export function parseServiceAccountUsername(username: string): { namespace: stri
 
 export interface ServiceAccountTokens extends ServiceAccountTokenSigner {
   issuers: string[];
+  /** the signing key (PEM), for the controller manager that fills legacy token Secrets in the server's process */
+  signingKeyPem: string;
   authenticator(lookup?: ObjectGetter): Authenticator;
 }
 
@@ -40,6 +42,11 @@ export interface ServiceAccountKeyOptions {
 }
 
 export const defaultIssuer = (names: Naming) => `https://${names.vendor}.default.svc.cluster.local`;
+
+/** the issuer of legacy tokens, kept in `<domain>/service-account-token` Secrets by the token controller */
+export const legacyIssuer = (names: Naming) => `${names.vendor}/serviceaccount`;
+/** a claim of a legacy token: `<label domain>/serviceaccount/<name>` */
+export const legacyClaim = (names: Naming, name: string) => `${names.labelDomain}/serviceaccount/${name}`;
 
 function signingKey(o: ServiceAccountKeyOptions): KeyObject {
   const file = o.signingKeyFile ?? o.tlsPrivateKeyFile;
@@ -62,8 +69,33 @@ export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions,
   const extraKey = (k: string) => `authentication.${names.labelDomain}/${k}`;
   const issuers = o.issuers;
 
+  const legacy = legacyIssuer(names);
+
+  /** a legacy token: valid while its Secret holds it and its account (the same one) exists */
+  async function legacyUser(token: string, lookup: ObjectGetter | undefined): Promise<AuthnResult> {
+    const jose = await loadJose();
+    let claims: Record<string, any> | undefined;
+    for (const k of verifyKeys) {
+      try { claims = (await jose.jwtVerify(token, k, { issuer: legacy })).payload; break; } catch { /* the next key */ }
+    }
+    if (!claims) throw unauthorized('Unauthorized: service account token signature is invalid');
+    const claim = (n: string) => claims![legacyClaim(names, n)];
+    const namespace = claim('namespace'), secretName = claim('secret.name'), name = claim('service-account.name'), uid = claim('service-account.uid');
+    if (typeof namespace !== 'string' || typeof secretName !== 'string' || typeof name !== 'string' || claims.sub !== serviceAccountUsername(namespace, name))
+      throw unauthorized('Unauthorized: service account token claims are malformed');
+    if (lookup) {
+      const secret = await lookup('secrets', namespace, secretName) as (ApiObject & { data?: Record<string, string> }) | undefined;
+      if (!secret || secret.metadata.deletionTimestamp || Buffer.from(secret.data?.token ?? '', 'base64').toString('utf8') !== token)
+        throw unauthorized(`Unauthorized: secret ${namespace}/${secretName} no longer holds this token`);
+      const account = await lookup('serviceaccounts', namespace, name);
+      if (!account || (uid && account.metadata.uid !== uid)) throw unauthorized(`Unauthorized: service account ${namespace}/${name} has been deleted`);
+    }
+    return { username: serviceAccountUsername(namespace, name), groups: serviceAccountGroups(namespace), audiences: o.apiAudiences, ...(uid ? { uid } : {}) };
+  }
+
   return {
     issuers,
+    signingKeyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
     apiAudiences: o.apiAudiences,
     async sign(t) {
       const jose = await loadJose();
@@ -87,6 +119,7 @@ export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions,
         async authenticate(req) {
           const token = bearerToken(req);
           const peek = token ? peekClaims(token) : undefined;
+          if (token && peek?.iss === legacy && !issuers.includes(legacy)) return legacyUser(token, lookup);
           if (!token || !peek || typeof peek.iss !== 'string' || !issuers.includes(peek.iss)) return undefined;
           const jose = await loadJose();
           let claims: Record<string, any> | undefined;

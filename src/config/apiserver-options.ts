@@ -103,6 +103,8 @@ export interface ApiServerOptions {
   defaultWatchCacheSize: number;
   serviceClusterIpRanges: string[];
   serviceNodePortRange: PortRange;
+  /** how the `<vendor>` Service's endpoints are kept: a lease per API server, or not at all */
+  endpointReconcilerType: 'lease' | 'none';
   verbosity: number;
   /** the controller manager run inside the server's process; undefined with --controller-manager=false */
   controllerManager?: ControllerManagerOptions;
@@ -200,6 +202,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'shutdown-send-retry-after', type: 'bool', default: false, help: 'During shutdown, answer new requests with 429 and Retry-After instead of serving them.' },
   { name: 'watch-cache', type: 'bool', default: true, help: 'Serve lists and watches from an in-memory cache.' },
   { name: 'default-watch-cache-size', type: 'int', default: 100, help: 'Events kept per resource by the watch cache. 0 disables the cache for resources with no size set.', validate: nonNegative },
+  { name: 'endpoint-reconciler-type', type: 'enum', values: ['lease', 'none'], default: 'lease', help: 'How the endpoints of the API server\'s own Service are kept: each server renews a lease and the live ones are listed (lease), or they are left alone (none).' },
   { name: 'service-cluster-ip-range', type: 'stringList', default: ['10.0.0.0/24'], help: 'CIDR from which Service cluster IPs are allocated; at most one per IP family.', validate: checkCidrs },
   { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'Ports for NodePort Services, both ends included, as <first>-<last> or <first>+<count>.', validate: (v) => checkPortRange(v as string) },
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
@@ -274,6 +277,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     defaultWatchCacheSize: v['default-watch-cache-size'] as number,
     serviceClusterIpRanges: v['service-cluster-ip-range'] as string[],
     serviceNodePortRange: parsePortRange(v['service-node-port-range'] as string),
+    endpointReconcilerType: v['endpoint-reconciler-type'] as 'lease' | 'none',
     verbosity: v.v as number,
     controllerManager: v['controller-manager'] ? controllerManagerOptionsFrom(v) : undefined,
     scheduler: v.scheduler ? { configFile: (v['scheduler-config'] as string) || undefined, flagValues: embeddedSchedulerValues(v) } : undefined,

@@ -8,12 +8,12 @@ export type { LeaderElectionOptions };
 
 /** Controller names, as the reference's --controllers flag knows them. */
 export const knownControllers = [
-  'cronjob', 'daemonset', 'deployment', 'disruption', 'garbagecollector', 'job', 'namespace', 'nodelifecycle',
-  'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'serviceaccount', 'statefulset', 'ttl-after-finished',
+  'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'garbagecollector', 'job', 'namespace', 'nodelifecycle', 'podgc',
+  'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
 ] as const;
 export type ControllerName = (typeof knownControllers)[number];
 
-/** off unless named, as in the reference (the bootstrap-token controllers of the reference are the others) */
+/** off unless named, as in the reference: the bootstrap-token controllers */
 export const controllersDisabledByDefault: readonly string[] = ['bootstrapsigner', 'tokencleaner'];
 
 /** `--concurrent-<x>-syncs` flags: how many keys each controller works on at once */
@@ -28,6 +28,9 @@ export const concurrencyFlags = {
   garbagecollector: ['concurrent-gc-syncs', 20],
   namespace: ['concurrent-namespace-syncs', 10],
   'ttl-after-finished': ['concurrent-ttl-after-finished-syncs', 5],
+  endpoint: ['concurrent-endpoint-syncs', 5],
+  endpointslice: ['concurrent-service-endpoint-syncs', 5],
+  resourcequota: ['concurrent-resource-quota-syncs', 5],
 } as const satisfies Partial<Record<ControllerName, readonly [string, number]>>;
 
 export interface ControllerManagerOptions {
@@ -43,20 +46,56 @@ export interface ControllerManagerOptions {
   enableGarbageCollector: boolean;
   /** informers tell every object again at a random interval between this and twice this */
   minResyncPeriodMs: number;
+  nodeMonitorPeriodMs: number;
+  nodeMonitorGracePeriodMs: number;
+  nodeStartupGracePeriodMs: number;
+  terminatedPodGcThreshold: number;
+  maxEndpointsPerSlice: number;
+  resourceQuotaSyncPeriodMs: number;
+  /** the CA bundle published in every namespace; empty: the CA the manager's client trusts */
+  rootCaFile?: string;
+  /** the CA each signer signs with (files), by signer suffix; the generic pair applies to signers without their own */
+  clusterSigning: { certFile?: string; keyFile?: string; perSigner: Partial<Record<SignerSuffix, { certFile: string; keyFile: string }>> };
+  clusterSigningDurationMs: number;
+  serviceAccountPrivateKeyFile?: string;
 }
+
+/** the signers of the certificates API, by the part of the name after `<domain>/` */
+export const signerSuffixes = ['kube-apiserver-client', 'kube-apiserver-client-kubelet', 'kubelet-serving', 'legacy-unknown'] as const;
+export type SignerSuffix = (typeof signerSuffixes)[number];
+/** each signer's own flags, as the reference names them */
+const signerFlagNames: Record<SignerSuffix, string> = {
+  'kube-apiserver-client': 'kube-apiserver-client', 'kube-apiserver-client-kubelet': 'kubelet-client',
+  'kubelet-serving': 'kubelet-serving', 'legacy-unknown': 'legacy-unknown',
+};
 
 const positive = (v: FlagValue) => ((v as number) > 0 ? undefined : 'must be greater than 0');
 const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative' : undefined);
 
 /** The flags shared by the program and the API server's embedded controller manager. */
 export const controllerManagerFlags: readonly FlagDecl[] = [
-  { name: 'controllers', type: 'stringList', default: ['*'], help: `Controllers to run: '*' runs the ones on by default, 'name' adds one, '-name' leaves one out. Known: ${[...knownControllers, ...controllersDisabledByDefault].sort().join(', ')}; off by default: ${controllersDisabledByDefault.join(', ')}.` },
+  { name: 'controllers', type: 'stringList', default: ['*'], help: `Controllers to run: '*' runs the ones on by default, 'name' adds one, '-name' leaves one out. Known: ${[...knownControllers].sort().join(', ')}; off by default: ${controllersDisabledByDefault.join(', ')}.` },
   ...Object.entries(concurrencyFlags).map(([controller, [name, dflt]]): FlagDecl => ({ name, type: 'int', default: dflt, help: `How many objects the ${controller} controller syncs at once.`, validate: positive })),
   ...leaderElectionFlags('kube-controller-manager', 'controllers'),
   { name: 'kube-api-qps', type: 'float', default: 20, help: 'Requests per second to the API server, per client.', validate: positive },
   { name: 'kube-api-burst', type: 'int', default: 30, help: 'Requests that may go at once above the QPS limit.', validate: positive },
   { name: 'use-service-account-credentials', type: 'bool', default: false, help: 'Run each controller with the credentials of a service account of its own.' },
   { name: 'enable-garbage-collector', type: 'bool', default: true, help: 'Run the garbage collector. Must agree with the API server\'s setting.' },
+  { name: 'node-monitor-period', type: 'duration', default: 5_000, help: 'How often the node lifecycle controller looks at node health.', validate: positive },
+  { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, help: 'How long a node may go without renewing its Lease or posting status before it is marked Unknown.', validate: positive },
+  { name: 'node-startup-grace-period', type: 'duration', default: 60_000, help: 'How long a node that has never posted status may stay silent before it is marked Unknown.', validate: positive },
+  { name: 'terminated-pod-gc-threshold', type: 'int', default: 12500, help: 'Finished pods beyond this many are deleted, oldest first. 0 keeps them all.', validate: nonNegative },
+  { name: 'resource-quota-sync-period', type: 'duration', default: 5 * 60_000, help: 'How often every ResourceQuota\'s usage is recomputed, besides the changes seen.', validate: positive },
+  { name: 'max-endpoints-per-slice', type: 'int', default: 100, help: 'The most endpoints one EndpointSlice holds.', validate: (v) => ((v as number) >= 1 && (v as number) <= 1000 ? undefined : 'must be from 1 to 1000') },
+  { name: 'root-ca-file', type: 'string', default: '', help: 'The CA bundle published as the root-CA ConfigMap in every namespace. Default: the CA the controller manager trusts for the API server.' },
+  { name: 'cluster-signing-cert-file', type: 'string', default: '', help: 'The CA certificate (PEM) approved certificate requests are signed with, for signers without a pair of their own. The API server\'s own controller manager defaults to the server\'s CA.' },
+  { name: 'cluster-signing-key-file', type: 'string', default: '', help: 'The private key (PEM) of --cluster-signing-cert-file.' },
+  ...signerSuffixes.flatMap((suffix): FlagDecl[] => [
+    { name: `cluster-signing-${signerFlagNames[suffix]}-cert-file`, type: 'string', default: '', help: `The CA certificate (PEM) of the ${suffix} signer.` },
+    { name: `cluster-signing-${signerFlagNames[suffix]}-key-file`, type: 'string', default: '', help: `The private key (PEM) of the ${suffix} signer.` },
+  ]),
+  { name: 'cluster-signing-duration', type: 'duration', default: 8760 * 3_600_000, help: 'The longest a signed certificate is valid; a request\'s expirationSeconds may ask for less.', validate: positive },
+  { name: 'service-account-private-key-file', type: 'string', default: '', help: 'The private key (PEM) that legacy service-account token Secrets are signed with. Without it the token controller does not run.' },
   { name: 'min-resync-period', type: 'duration', default: 12 * 3_600_000, help: 'Informers tell controllers about every object again at a random interval between this and twice this.', validate: nonNegative },
 ];
 
@@ -68,7 +107,7 @@ const programFlags: readonly FlagDecl[] = [
 ];
 
 export function checkControllers(list: readonly string[]): string | undefined {
-  const known = new Set<string>([...knownControllers, ...controllersDisabledByDefault]);
+  const known = new Set<string>(knownControllers);
   for (const entry of list) {
     const name = entry.startsWith('-') ? entry.slice(1) : entry;
     if (entry !== '*' && !known.has(name)) return `"${name}" is not in the list of known controllers (${[...known].sort().join(', ')})`;
@@ -87,6 +126,14 @@ export function controllerEnabled(name: string, list: readonly string[]): boolea
   return star && !controllersDisabledByDefault.includes(name);
 }
 
+/** a certificate and key flag pair: both or neither */
+function pair(v: Record<string, FlagValue | undefined>, prefix: string): { certFile?: string; keyFile?: string } {
+  const certFile = (v[`${prefix}-cert-file`] as string) || undefined;
+  const keyFile = (v[`${prefix}-key-file`] as string) || undefined;
+  if (!certFile !== !keyFile) throw new FlagError(`flags --${prefix}-cert-file and --${prefix}-key-file must be given together`);
+  return { certFile, keyFile };
+}
+
 /** The shared options from parsed flag values. */
 export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undefined>): ControllerManagerOptions {
   const problem = checkControllers(v.controllers as string[]);
@@ -101,6 +148,22 @@ export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undef
     useServiceAccountCredentials: v['use-service-account-credentials'] as boolean,
     enableGarbageCollector: v['enable-garbage-collector'] as boolean,
     minResyncPeriodMs: v['min-resync-period'] as number,
+    nodeMonitorPeriodMs: v['node-monitor-period'] as number,
+    nodeMonitorGracePeriodMs: v['node-monitor-grace-period'] as number,
+    nodeStartupGracePeriodMs: v['node-startup-grace-period'] as number,
+    terminatedPodGcThreshold: v['terminated-pod-gc-threshold'] as number,
+    maxEndpointsPerSlice: v['max-endpoints-per-slice'] as number,
+    resourceQuotaSyncPeriodMs: v['resource-quota-sync-period'] as number,
+    rootCaFile: (v['root-ca-file'] as string) || undefined,
+    clusterSigning: {
+      ...pair(v, 'cluster-signing'),
+      perSigner: Object.fromEntries(signerSuffixes.flatMap((suffix) => {
+        const p = pair(v, `cluster-signing-${signerFlagNames[suffix]}`);
+        return p.certFile && p.keyFile ? [[suffix, p]] : [];
+      })),
+    },
+    clusterSigningDurationMs: v['cluster-signing-duration'] as number,
+    serviceAccountPrivateKeyFile: (v['service-account-private-key-file'] as string) || undefined,
   };
 }
 

@@ -5,7 +5,7 @@ import { labelSelectorFromObject, matchLabels, type LabelSelector as ParsedSelec
 import { createWorkQueue, runWorkers, type SyncResult, type WorkQueue } from '../client/workqueue.js';
 import { isConflict, isNotFound, type ApiError, type ResourceRef } from '../client/rest-client.js';
 import type { ControllerContext } from './context.js';
-import type { Condition, IntOrString, LabelSelector, Obj, OwnerReference, Pod } from './types.js';
+import type { Condition, IntOrString, LabelSelector, Obj, OwnerReference, Pod, Taint, Toleration } from './types.js';
 
 export const keyOf = (o: Obj) => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name!);
 export function splitKey(key: string): [namespace: string, name: string] {
@@ -142,6 +142,11 @@ export function scaledValue(v: IntOrString | undefined, total: number, roundUp: 
   return roundUp ? Math.ceil(exact) : Math.floor(exact);
 }
 
+/** whether one toleration tolerates a taint (an empty key with Exists tolerates every taint of its effect) */
+export const toleratesTaint = (t: Toleration, taint: Taint) =>
+  (!t.effect || t.effect === taint.effect)
+  && (t.operator === 'Exists' ? (!t.key || t.key === taint.key) : t.key === taint.key && (t.value ?? '') === (taint.value ?? ''));
+
 // ---- conditions ----
 
 /** sets a condition; its lastTransitionTime moves only when its status changes */
@@ -253,6 +258,12 @@ export function canonicalJson(v: unknown): string {
   }
   return JSON.stringify(v);
 }
+
+/** resolves once the informers synced and `done` holds (or after a while, so a stuck object does not hold the start) */
+export const readyWhen = (ctx: ControllerContext, done: () => boolean, timeoutMs = 30_000) => ctx.synced.then(async () => {
+  const deadline = Date.now() + timeoutMs;
+  while (!ctx.signal.aborted && Date.now() < deadline && !done()) await new Promise((r) => setTimeout(r, 10));
+});
 
 export const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve) => {
   const t = setTimeout(resolve, ms);

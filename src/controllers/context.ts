@@ -6,6 +6,38 @@ import type { EventRecorder } from '../client/events.js';
 import type { DiscoveredResource } from '../client/discovery.js';
 import type { Refs } from './types.js';
 
+/**
+ * Settings of individual controllers, from the controller manager's flags (main maps them; controllers read no
+ * files). A controller whose required setting is absent is not started, as in the reference.
+ */
+export interface ControllerSettings {
+  /** the CA bundle published in every namespace (`--root-ca-file`, else the CA of the manager's client) */
+  rootCaPem?: string;
+  /** how often node health is looked at (`--node-monitor-period`) */
+  nodeMonitorPeriodMs: number;
+  /** a node not heard from (Lease or status) for this long is Unknown (`--node-monitor-grace-period`) */
+  nodeMonitorGracePeriodMs: number;
+  /** the same for a node that has never reported Ready (`--node-startup-grace-period`) */
+  nodeStartupGracePeriodMs: number;
+  /** finished pods beyond this many are deleted, oldest first; 0: never (`--terminated-pod-gc-threshold`) */
+  terminatedPodGcThreshold: number;
+  /** how often every quota's usage is recomputed besides the changes seen (`--resource-quota-sync-period`) */
+  resourceQuotaSyncPeriodMs: number;
+  /** endpoints per EndpointSlice (`--max-endpoints-per-slice`) */
+  maxEndpointsPerSlice: number;
+  /** the CA of each signer the csrsigning controller serves, by the name after `<domain>/` (`--cluster-signing-*`) */
+  signers: Record<string, { certPem: string; keyPem: string }>;
+  /** the longest life of a signed certificate (`--cluster-signing-duration`) */
+  clusterSigningDurationMs: number;
+  /** the key legacy service-account tokens are signed with (`--service-account-private-key-file`); none: not started */
+  serviceAccountKeyPem?: string;
+}
+
+export const defaultControllerSettings = (): ControllerSettings => ({
+  nodeMonitorPeriodMs: 5_000, nodeMonitorGracePeriodMs: 40_000, nodeStartupGracePeriodMs: 60_000,
+  terminatedPodGcThreshold: 12_500, maxEndpointsPerSlice: 100, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000,
+});
+
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
 /** What a controller gets: clients, the shared informers, an event recorder, its worker count. */
@@ -24,6 +56,7 @@ export interface ControllerContext {
   log: Logger;
   /** resolves once the informers this controller asked for while starting have listed */
   synced: Promise<void>;
+  settings: ControllerSettings;
   /** the server's resources (discovery, shared between controllers and read again at most every few seconds) */
   discover(): Promise<DiscoveredResource[]>;
 }

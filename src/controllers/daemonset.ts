@@ -8,7 +8,7 @@ import { isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, controllerOf, controllerRef, keyOf, liveOwner, msUntilAvailable, podAvailable, podFromTemplate,
-  podReady, selects, splitKey, startQueue,
+  podReady, selects, splitKey, startQueue, toleratesTaint,
   scaledValue,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
@@ -44,9 +44,7 @@ export function nodeMatches(spec: PodSpec, node: Node): boolean {
     && (t.matchFields ?? []).every((r) => requirementHolds(r, r.key === 'metadata.name' ? node.metadata.name : undefined)));
 }
 
-export const tolerates = (tolerations: Toleration[], taint: Taint) => tolerations.some((t) =>
-  (!t.effect || t.effect === taint.effect)
-  && (t.operator === 'Exists' ? (!t.key || t.key === taint.key) : t.key === taint.key && (t.value ?? '') === (taint.value ?? '')));
+export const tolerates = (tolerations: Toleration[], taint: Taint) => tolerations.some((t) => toleratesTaint(t, taint));
 
 /** the tolerations the reference gives every daemon pod, so that node problems do not evict it */
 export function daemonTolerations(labelDomain: string, spec: PodSpec): Toleration[] {

@@ -13,9 +13,9 @@ import { createEventRecorder } from '../client/events.js';
 import { discoverNaming, discoverResources, type DiscoveredResource } from '../client/discovery.js';
 import { refs as makeRefs } from './types.js';
 import { controllers as allControllers } from './registry.js';
-import type { Controller, ControllerContext, Logger } from './context.js';
+import { defaultControllerSettings, type Controller, type ControllerContext, type ControllerSettings, type Logger } from './context.js';
 
-export type { Controller, ControllerContext, Logger };
+export type { Controller, ControllerContext, ControllerSettings, Logger };
 import { serviceAccountClients } from './credentials.js';
 
 class NotServed extends Error {
@@ -47,6 +47,8 @@ export interface StartControllerManagerOptions {
   useServiceAccountCredentials: boolean;
   /** informers tell every object again at a random interval between this and twice this; 0: never */
   minResyncPeriodMs: number;
+  /** settings of individual controllers; the defaults of the reference where not given */
+  settings?: Partial<ControllerSettings>;
   /** the client with the controller manager's own credentials (informers, leader election) */
   client: Client;
   /**
@@ -77,6 +79,8 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
   const unknown = o.controllers.filter((n) => !allControllers.some((c) => c.name === n));
   if (unknown.length) throw new Error(`unknown controllers: ${unknown.join(', ')}`);
   const enabled = allControllers.filter((c) => o.controllers.includes(c.name));
+  const settings: ControllerSettings = { ...defaultControllerSettings(), ...o.settings };
+  settings.rootCaPem ??= o.client.config.caPem;
   let markReady!: () => void;
   let fail!: (e: unknown) => void;
   const ready = new Promise<void>((resolve, reject) => { markReady = resolve; fail = reject; });
@@ -130,7 +134,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
       });
       synced.catch(() => {});
       const ctx: ControllerContext = {
-        name: c.name, client, informers: own, refs, names, signal, log: o.log, synced, discover,
+        name: c.name, client, informers: own, refs, names, signal, log: o.log, synced, discover, settings,
         workers: o.concurrency[c.name] ?? 1,
         recorder: createEventRecorder(client, { names, component, host: hostname(), log: (m) => o.log.warn(m) }),
       };

@@ -1,34 +1,168 @@
-// The node lifecycle controller, in part: a node's not-ready taint follows its Ready condition, as the
-// reference's taint-by-condition does. A node that reports Ready loses the taint it was registered with;
-// one that stops being Ready gets it back; one that has never reported keeps what admission gave it.
+// The node lifecycle controller. Node health: a node whose agent has not renewed its Lease nor posted its
+// status within --node-monitor-grace-period (--node-startup-grace-period for one that never reported) gets
+// its conditions set to Unknown, and the pods on a node that stops being Ready are marked not ready.
+// Taints follow the Ready condition: Unknown gives the `unreachable` taints, False the `not-ready` ones
+// (NoSchedule and NoExecute each), True neither; a node that has never reported keeps what admission gave it.
+// Taint-based eviction: a pod on a node with NoExecute taints it does not tolerate is deleted; one that
+// tolerates them for tolerationSeconds is deleted once that time has passed since the taint was added.
 import { nowTimestamp } from '../api/meta.js';
-import { isNotFound } from '../client/rest-client.js';
-import { startQueue } from './common.js';
-import type { Controller } from './context.js';
-import type { Node } from './types.js';
+import { nodeNameIndex } from '../client/informer.js';
+import { isConflict, isNotFound } from '../client/rest-client.js';
+import { ignoreNotFound, keyOf, podCondition, podFinished, setCondition, splitKey, startQueue, toleratesTaint } from './common.js';
+import type { Controller, ControllerContext } from './context.js';
+import type { Condition, Node, Pod, Taint } from './types.js';
+
+/** the conditions an agent reports that go Unknown when it stops reporting */
+const agentConditions = ['Ready', 'MemoryPressure', 'DiskPressure', 'PIDPressure'];
 
 export const nodeLifecycleController: Controller = {
   name: 'nodelifecycle',
   component: 'node-controller',
   start(ctx) {
-    const key = `node.${ctx.names.labelDomain}/not-ready`;
+    const s = ctx.settings;
+    const taintKey = (k: string) => `node.${ctx.names.labelDomain}/${k}`;
+    const notReady = taintKey('not-ready');
+    const unreachable = taintKey('unreachable');
     const nodes = ctx.informers.informer(ctx.refs.nodes);
-    const ready = (n: Node) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
-    const reported = (n: Node) => (n.status?.conditions ?? []).some((c) => c.type === 'Ready');
-    const tainted = (n: Node) => (n.spec?.taints ?? []).some((t) => t.key === key && t.effect === 'NoSchedule');
-    const wanted = (n: Node) => (ready(n) ? false : reported(n) ? true : undefined);
+    const leases = ctx.informers.informer(ctx.refs.nodeLeases);
+    const pods = ctx.informers.informer(ctx.refs.pods);
+    pods.addIndex('node', nodeNameIndex);
 
-    const queue = startQueue(ctx, async (name) => {
+    const readyOf = (n: Node) => n.status?.conditions?.find((c) => c.type === 'Ready');
+    /** what the controller last heard from each node: the lease renewal and status heartbeat, and when it heard it */
+    const heard = new Map<string, { lease?: string; heartbeat?: string; at: number }>();
+    const lastReady = new Map<string, string | undefined>();
+
+    // ---- health ----
+    const monitor = startQueue(ctx, async (name) => {
       const node = nodes.get(name);
-      if (!node) return;
-      const want = wanted(node);
-      if (want === undefined || want === tainted(node)) return;
-      const others = (node.spec?.taints ?? []).filter((t) => !(t.key === key && t.effect === 'NoSchedule'));
-      const taints = want ? [...others, { key, effect: 'NoSchedule', timeAdded: nowTimestamp() }] : others;
-      // the resourceVersion makes it a compare-and-swap: a node changed meanwhile is looked at again
-      await ctx.client.resource(ctx.refs.nodes).patch(name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints: taints.length ? taints : null } }, 'merge')
-        .catch((e) => { if (!isNotFound(e)) throw e; });
+      if (!node) { heard.delete(name); return; }
+      const lease = leases.get(`${ctx.names.nodeLeaseNamespace}/${name}`)?.spec?.renewTime ?? undefined;
+      const ready = readyOf(node);
+      const heartbeat = ready?.lastHeartbeatTime ?? undefined;
+      const prev = heard.get(name);
+      if (!prev || prev.lease !== lease || prev.heartbeat !== heartbeat) heard.set(name, { lease, heartbeat, at: Date.now() });
+      const since = heard.get(name)!.at;
+      const grace = ready ? s.nodeMonitorGracePeriodMs : s.nodeStartupGracePeriodMs;
+      const left = since + grace - Date.now();
+      if (left > 0) return { requeueAfterMs: Math.min(left + 10, s.nodeMonitorPeriodMs) };
+      if (ready?.status === 'Unknown') return { requeueAfterMs: s.nodeMonitorPeriodMs };
+      // silent past the grace period: every condition the agent reports becomes Unknown
+      const now = nowTimestamp();
+      const reason = ready ? 'NodeStatusUnknown' : 'NodeStatusNeverUpdated';
+      const message = ready ? 'Kubelet stopped posting node status.' : 'Kubelet never posted node status.';
+      type NodeCondition = Condition & { lastHeartbeatTime?: string | null };
+      let conditions = node.status?.conditions as NodeCondition[] | undefined;
+      for (const type of agentConditions) {
+        const cur = conditions?.find((c) => c.type === type);
+        conditions = setCondition(conditions, { ...cur, type, status: 'Unknown', reason, message, lastHeartbeatTime: cur?.lastHeartbeatTime ?? node.metadata.creationTimestamp } as NodeCondition, now);
+      }
+      try {
+        await ctx.client.resource(ctx.refs.nodes).updateStatus({ ...node, status: { ...node.status, conditions } } as Node);
+        ctx.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata }, 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
+      } catch (e) {
+        if (!isConflict(e)) ignoreNotFound(e);
+        return { requeueAfterMs: 100 };
+      }
+      return { requeueAfterMs: s.nodeMonitorPeriodMs };
     });
-    nodes.addHandler({ added: (n) => queue.add(n.metadata.name!), updated: (_, n) => queue.add(n.metadata.name!) });
+
+    // ---- taints from the Ready condition, and pods marked not ready on a node that stops being Ready ----
+    const condTaints = (n: Node): Taint[] | undefined => {
+      const status = readyOf(n)?.status;
+      if (status === 'True') return [];
+      if (status === 'False') return [{ key: notReady, effect: 'NoSchedule' }, { key: notReady, effect: 'NoExecute' }];
+      if (status === 'Unknown') return [{ key: unreachable, effect: 'NoSchedule' }, { key: unreachable, effect: 'NoExecute' }];
+      return undefined;
+    };
+    const ours = (t: Taint) => (t.key === notReady || t.key === unreachable) && (t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+    const sameTaint = (a: Taint, b: Taint) => a.key === b.key && a.effect === b.effect;
+    const taints = startQueue(ctx, async (name) => {
+      const node = nodes.get(name);
+      if (!node) { lastReady.delete(name); return; }
+      const status = readyOf(node)?.status;
+      const was = lastReady.get(name);
+      lastReady.set(name, status);
+      if (was === 'True' && status !== 'True') await markPodsNotReady(ctx, pods.byIndex('node', name));
+      const want = condTaints(node);
+      if (!want) return;
+      const current = node.spec?.taints ?? [];
+      const kept = current.filter((t) => !ours(t) || want.some((w) => sameTaint(w, t)));
+      const added = want.filter((w) => !current.some((t) => sameTaint(w, t))).map((t) => ({ ...t, timeAdded: nowTimestamp() }));
+      if (!added.length && kept.length === current.length) return;
+      const next = [...kept, ...added];
+      // the resourceVersion makes it a compare-and-swap: a node changed meanwhile is looked at again
+      await ctx.client.resource(ctx.refs.nodes).patch(name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints: next.length ? next : null } }, 'merge')
+        .catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
+    });
+
+    // ---- eviction by NoExecute taints ----
+    const evictions = startQueue(ctx, async (key) => {
+      const [namespace, podName] = splitKey(key);
+      const pod = pods.get(key);
+      if (!pod || pod.metadata.deletionTimestamp || podFinished(pod) || !pod.spec.nodeName) return;
+      const node = nodes.get(pod.spec.nodeName);
+      const noExecute = (node?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
+      if (!noExecute.length) return;
+      const wait = tolerationWait(pod, noExecute);
+      if (wait === Infinity) return;
+      if (wait > 0) return { requeueAfterMs: wait + 10 };
+      const podClient = ctx.client.resource(ctx.refs.pods, namespace);
+      ctx.recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
+      // the pod says why it goes before it goes, as the reference does
+      const conditions = setCondition(pod.status?.conditions as Condition[] | undefined,
+        { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' }, nowTimestamp());
+      await podClient.patchStatus(podName, { metadata: { uid: pod.metadata.uid }, status: { conditions } }, 'strategic').catch(ignoreNotFound);
+      await podClient.delete(podName, { preconditions: { uid: pod.metadata.uid } }).catch(ignoreNotFound);
+    });
+
+    nodes.addHandler({
+      added: (n) => { monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
+      updated: (old, n) => {
+        monitor.add(n.metadata.name!);
+        taints.add(n.metadata.name!);
+        const noExec = (x: Node) => JSON.stringify((x.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute'));
+        if (noExec(old) !== noExec(n)) for (const p of pods.byIndex('node', n.metadata.name!)) evictions.add(keyOf(p));
+      },
+      deleted: (n) => { monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
+    });
+    leases.addHandler({
+      added: (l) => { if (l.metadata.namespace === ctx.names.nodeLeaseNamespace) monitor.add(l.metadata.name!); },
+      updated: (_, l) => { if (l.metadata.namespace === ctx.names.nodeLeaseNamespace) monitor.add(l.metadata.name!); },
+    });
+    pods.addHandler({
+      added: (p) => { if (p.spec.nodeName) evictions.add(keyOf(p)); },
+      updated: (old, p) => {
+        if (p.spec.nodeName && (old.spec.nodeName !== p.spec.nodeName || JSON.stringify(old.spec.tolerations) !== JSON.stringify(p.spec.tolerations))) evictions.add(keyOf(p));
+      },
+    });
   },
 };
+
+/**
+ * How long a pod may stay on a node with these NoExecute taints: 0 when one is not tolerated (or the time is
+ * up), Infinity when all are tolerated for ever, else the milliseconds left of the shortest tolerationSeconds
+ * counted from when the taints were added.
+ */
+export function tolerationWait(pod: Pod, taints: Taint[], now = Date.now()): number {
+  let seconds = Infinity;
+  let since = 0;
+  for (const taint of taints) {
+    const matching = (pod.spec.tolerations ?? []).filter((t) => toleratesTaint(t, taint));
+    if (!matching.length) return 0;
+    for (const t of matching) if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null) seconds = Math.min(seconds, Math.max(0, t.tolerationSeconds));
+    since = Math.max(since, Date.parse(taint.timeAdded ?? '') || now);
+  }
+  if (seconds === Infinity) return Infinity;
+  return Math.max(0, since + seconds * 1000 - now);
+}
+
+/** the Ready condition of the node's pods goes False, so endpoints stop sending them traffic */
+async function markPodsNotReady(ctx: ControllerContext, list: Pod[]) {
+  const now = nowTimestamp();
+  await Promise.all(list.filter((p) => podCondition(p, 'Ready')?.status === 'True' && !podFinished(p)).map(async (p) => {
+    const conditions = setCondition(p.status?.conditions as Condition[] | undefined, { type: 'Ready', status: 'False', reason: 'NodeNotReady', message: '' }, now);
+    await ctx.client.resource(ctx.refs.pods, p.metadata.namespace).patchStatus(p.metadata.name!, { metadata: { uid: p.metadata.uid }, status: { conditions } }, 'strategic')
+      .catch(ignoreNotFound);
+  }));
+}

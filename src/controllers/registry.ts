@@ -15,9 +15,23 @@ import { daemonSetController } from './daemonset.js';
 import { disruptionController } from './disruption.js';
 import { cronJobController } from './cronjob.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
+import { endpointsController } from './endpoints.js';
+import { endpointSliceController } from './endpointslice.js';
+import { rootCaPublisher } from './root-ca-publisher.js';
+import { podGcController } from './podgc.js';
+import { csrApprovingController } from './csr-approving.js';
+import { csrSigningController } from './csr-signing.js';
+import { csrCleanerController } from './csr-cleaner.js';
+import { tokenCleanerController } from './tokencleaner.js';
+import { bootstrapSignerController } from './bootstrapsigner.js';
+import { resourceQuotaController } from './resourcequota.js';
+import { serviceAccountTokenController } from './serviceaccount-token.js';
 
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
   statefulSetController, daemonSetController, disruptionController, jobController, cronJobController, ttlAfterFinishedController,
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
+  endpointsController, endpointSliceController, rootCaPublisher, podGcController,
+  csrApprovingController, csrSigningController, csrCleanerController, tokenCleanerController, bootstrapSignerController,
+  resourceQuotaController, serviceAccountTokenController,
 ];

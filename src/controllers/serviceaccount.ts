@@ -1,7 +1,7 @@
 // The service-account controller: every namespace that is not being deleted has a `default` service
 // account, created when the namespace appears and again if someone deletes it.
 import { isAlreadyExists, isNotFound } from '../client/rest-client.js';
-import { startQueue } from './common.js';
+import { readyWhen, startQueue } from './common.js';
 import type { Controller } from './context.js';
 
 const accountName = 'default';
@@ -25,13 +25,7 @@ export const serviceAccountController: Controller = {
     namespaces.addHandler({ added: (ns) => queue.add(ns.metadata.name!), updated: (_, ns) => queue.add(ns.metadata.name!) });
     accounts.addHandler({ deleted: (sa) => { if (sa.metadata.name === accountName) queue.add(sa.metadata.namespace!); } });
     // ready once every namespace known at start has its account
-    const ready = ctx.synced.then(async () => {
-      const deadline = Date.now() + 30_000;
-      while (!ctx.signal.aborted && Date.now() < deadline
-        && namespaces.list().some((ns) => !ns.metadata.deletionTimestamp && !accounts.get(`${ns.metadata.name}/${accountName}`))) {
-        await new Promise((r) => setTimeout(r, 10));
-      }
-    });
+    const ready = readyWhen(ctx, () => !namespaces.list().some((ns) => !ns.metadata.deletionTimestamp && !accounts.get(`${ns.metadata.name}/${accountName}`)));
     return { ready };
   },
 };

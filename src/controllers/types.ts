@@ -6,6 +6,9 @@ import type * as core from '../api/types/core-v1.js';
 import type * as apps from '../api/types/apps-v1.js';
 import type * as batch from '../api/types/batch-v1.js';
 import type * as policy from '../api/types/policy-v1.js';
+import type * as discovery from '../api/types/discovery-v1.js';
+import type * as certificates from '../api/types/certificates-v1.js';
+import type * as coordination from '../api/types/coordination-v1.js';
 import type { Naming } from '../api/naming.js';
 import { resourceRef, type ResourceRef } from '../client/rest-client.js';
 
@@ -39,6 +42,19 @@ export type PersistentVolumeClaim = Served<core.PersistentVolumeClaim>;
 /** a claim template of a StatefulSet: named, with a spec */
 export type ClaimTemplate = WithSpec<core.PersistentVolumeClaim, core.PersistentVolumeClaimSpec>;
 export type PersistentVolume = Served<core.PersistentVolume>;
+export type Service = Served<core.Service>;
+export type ServicePort = core.ServicePort;
+export type Endpoints = Served<core.Endpoints>;
+export type EndpointSubset = core.EndpointSubset;
+export type EndpointAddress = core.EndpointAddress;
+export type EndpointSlice = Served<discovery.EndpointSlice>;
+export type SliceEndpoint = discovery.Endpoint;
+export type SlicePort = discovery.EndpointPort;
+export type ConfigMap = Served<core.ConfigMap>;
+export type Secret = Served<core.Secret>;
+export type ResourceQuota = Served<core.ResourceQuota>;
+export type NodeLease = Served<coordination.Lease>;
+export type CertificateSigningRequest = WithSpec<certificates.CertificateSigningRequest, certificates.CertificateSigningRequestSpec>;
 export type ReplicationController = WithSpec<core.ReplicationController, Omit<core.ReplicationControllerSpec, 'template'> & { template?: PodTemplateSpec }>;
 
 export type ReplicaSetStatus = apps.ReplicaSetStatus;
@@ -78,6 +94,14 @@ export function refs(names: Naming) {
     jobs: resourceRef<Job>('batch', 'v1', 'jobs', 'Job'),
     cronJobs: resourceRef<CronJob>('batch', 'v1', 'cronjobs', 'CronJob'),
     podDisruptionBudgets: resourceRef<PodDisruptionBudget>('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
+    services: resourceRef<Service>('', 'v1', 'services', 'Service'),
+    endpoints: resourceRef<Endpoints>('', 'v1', 'endpoints', 'Endpoints'),
+    endpointSlices: resourceRef<EndpointSlice>(names.group('discovery'), 'v1', 'endpointslices', 'EndpointSlice'),
+    configMaps: resourceRef<ConfigMap>('', 'v1', 'configmaps', 'ConfigMap'),
+    secrets: resourceRef<Secret>('', 'v1', 'secrets', 'Secret'),
+    resourceQuotas: resourceRef<ResourceQuota>('', 'v1', 'resourcequotas', 'ResourceQuota'),
+    nodeLeases: resourceRef<NodeLease>(names.group('coordination'), 'v1', 'leases', 'Lease'),
+    certificateSigningRequests: resourceRef<CertificateSigningRequest>(names.group('certificates'), 'v1', 'certificatesigningrequests', 'CertificateSigningRequest', false),
     leases: resourceRef<import('../client/leader-election.js').Lease>(names.group('coordination'), 'v1', 'leases', 'Lease'),
   };
 }

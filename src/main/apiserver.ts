@@ -2,7 +2,8 @@
 // reverse. Modules before the listener make the server able to answer; the ones after it are the reference's
 // post-start hooks, and readyz reports each until it has started. Health checks come from the modules.
 import { readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { hostname, networkInterfaces } from 'node:os';
+import { isIP } from 'node:net';
 import { naming, type Naming } from '../api/naming.js';
 import type { ApiServerOptions } from '../config/apiserver-options.js';
 import { writeAdminClientConfig } from '../config/client-config.js';
@@ -36,6 +37,7 @@ import { listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
 import { startEmbeddedControllerManager } from './embedded-controller-manager.js';
 import { startEmbeddedScheduler } from './embedded-scheduler.js';
+import { startKubernetesService } from './kubernetes-service.js';
 import type { Loopback } from './loopback.js';
 
 export type { Logger };
@@ -94,12 +96,12 @@ async function checkDomain(kv: KV, names: Naming) {
 interface Running { ready: Promise<void>; stop(): Promise<void> }
 
 /** a module that starts a loop and keeps its stop */
-const loop = (name: string | undefined, begin: () => { stop(): void; ready?: Promise<unknown> }): Module => {
-  let running: { stop(): void } | undefined;
+const loop = (name: string | undefined, begin: () => { stop(): void | Promise<void>; ready?: Promise<unknown> }): Module => {
+  let running: { stop(): void | Promise<void> } | undefined;
   return {
     name,
     async start() { const r = begin(); running = r; await r.ready; },
-    stop() { running?.stop(); },
+    stop: () => running?.stop(),
   };
 };
 
@@ -261,15 +263,27 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
+    // the server's own Service in default, its endpoints the live API servers
+    loop('poststarthook/bootstrap-controller', () => startKubernetesService({
+      backends, names, log, reconciler: options.endpointReconcilerType, serviceClusterIpRanges: options.serviceClusterIpRanges,
+      address: () => ({ ip: advertisedIp(), port: https.port }),
+    })),
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
-    embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log }))),
+    embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
     embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
 
+  /** the IP the server's Service leads to: --advertise-address, else an address of this host's own network */
+  const advertisedIp = () => {
+    if (options.advertiseAddress) return options.advertiseAddress;
+    if (isIP(listenHost()) && listenHost() !== '127.0.0.1') return listenHost();
+    const external = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4');
+    return external?.address ?? '127.0.0.1';
+  };
   const listenHost = () => (options.bindAddress === '0.0.0.0' || options.bindAddress === '::' || !options.bindAddress ? '127.0.0.1' : options.bindAddress);
   const serverUrl = () => `https://${listenHost().includes(':') ? `[${listenHost()}]` : listenHost()}:${https.port}`;
 

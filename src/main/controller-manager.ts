@@ -23,8 +23,15 @@ async function main() {
   const client = createClient(parsed.master ? { ...config, server: parsed.master } : config, {
     qps: parsed.options.kubeApiQps, burst: parsed.options.kubeApiBurst, userAgent: 'cluster-controller-manager',
   });
+  let settings;
+  try {
+    settings = controllerManagerSettings(parsed.options);
+  } catch (e) {
+    client.close();
+    return exitWith('cluster-controller-manager', 1)(e);
+  }
   const manager = startControllerManager({
-    ...controllerManagerSettings(parsed.options), client, log,
+    ...settings, client, log,
     onLostLeadership: () => { log.error('leader election lost'); process.exit(1); },
   });
   manager.ready.then(() => log.info(manager.isLeader() ? 'controllers running' : 'waiting to become the leader'),

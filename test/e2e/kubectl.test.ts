@@ -10,6 +10,7 @@ import {
   startKubectlEnv, type KubectlEnv, type KubectlVersion, type Manifest,
 } from './support.js';
 import type { ApiDomain } from '../../src/api/naming.js';
+import { startTestServer, type TestServer } from '../../src/testing.js';
 
 
 const deployment = (namespace: string, name: string, image = 'nginx:1.25'): Manifest => ({
@@ -48,8 +49,10 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
     const serverTables = domain === 'k8s.io';
     const otherDomain = apiDomains.find((d) => d !== domain)!;
 
-    before(async () => { k = await startKubectlEnv(version, domain); });
-    after(async () => { await k?.close(); });
+    let server: TestServer;
+    // the tests count what their namespaces hold: no root-CA ConfigMap among it (test/integration/endpoints.test.ts has it)
+    before(async () => { k = await startKubectlEnv(version, domain, server = await startTestServer({ apiDomain: domain, flags: ['--controllers=*,-root-ca-cert-publisher'] })); });
+    after(async () => { await k?.close(); await server?.close(); });
 
     /** creates a namespace and objects in it with `create -f` */
     const setup = async (ns: string, objects: Manifest[]) => {

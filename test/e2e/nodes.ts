@@ -6,6 +6,12 @@ import type { Naming } from '../../src/api/naming.js';
 import type { Client } from '../../src/client/rest-client.js';
 import { waitFor } from '../agent/helpers.js';
 
+/**
+ * flags for a server whose nodes come from addReadyNode: no agent renews their Lease or status, so the node
+ * lifecycle controller must not find them silent within a test
+ */
+export const agentlessNodeFlags = ['--node-monitor-grace-period=1h'];
+
 export interface NodeOptions { cpu?: string; pods?: string; labels?: Record<string, string>; taints?: object[] }
 
 export async function addReadyNode(client: Client, names: Naming, name: string, o: NodeOptions = {}) {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
 import { ensureDefaultServiceAccount, tempDir, waitFor } from '../agent/helpers.js';
-import { addReadyNode } from './nodes.js';
+import { addReadyNode, agentlessNodeFlags } from './nodes.js';
 import { startScheduler } from '../../src/scheduler/scheduler.js';
 
 const program = new URL('../../bin/scheduler.js', import.meta.url).pathname;
@@ -43,7 +43,7 @@ describe('cluster-scheduler, the program', () => {
   const started: Running[] = [];
 
   before(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ flags: agentlessNodeFlags });
     client = await clientFromFile(server.kubeconfig, { qps: 0 });
     await ensureDefaultServiceAccount(client);
     dir = tempDir('scheduler-program-');
@@ -153,7 +153,7 @@ describe('the scheduler inside cluster-apiserver with --scheduler-config', () =>
     const file = join(dir, 'config.yaml');
     // the reference's apiVersion is accepted as well
     writeFileSync(file, 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- schedulerName: custom\n');
-    const server = await startTestServer({ scheduler: true, flags: [`--scheduler-config=${file}`] });
+    const server = await startTestServer({ scheduler: true, flags: [`--scheduler-config=${file}`, ...agentlessNodeFlags] });
     const client = await clientFromFile(server.kubeconfig, { qps: 0 });
     try {
       await ensureDefaultServiceAccount(client);
@@ -181,7 +181,7 @@ describe('the scheduler inside cluster-apiserver with --scheduler-config', () =>
 
 describe('startScheduler without a lost-leadership handler (as inside the API server)', () => {
   test('a scheduler whose lease was taken stops scheduling, stands for election again and takes over once the lease expires', async () => {
-    const server = await startTestServer();
+    const server = await startTestServer({ flags: agentlessNodeFlags });
     const client = await clientFromFile(server.kubeconfig, { qps: 0 });
     const logged: string[] = [];
     const log = { info: (m: string) => logged.push(m), warn: (m: string) => logged.push(m), error: (m: string) => logged.push(m) };

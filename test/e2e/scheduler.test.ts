@@ -10,7 +10,7 @@ import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { ensureDefaultServiceAccount, tempDir, waitFor } from '../agent/helpers.js';
 import { startKubectlEnv, type KubectlEnv } from './support.js';
 import { startTestServer } from '../../src/testing.js';
-import { addReadyNode, type NodeOptions } from './nodes.js';
+import { addReadyNode, agentlessNodeFlags, type NodeOptions } from './nodes.js';
 
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
 const nodesRef = { group: '', version: 'v1', resource: 'nodes' };
@@ -26,7 +26,7 @@ describe('the scheduler inside cluster-apiserver', () => {
   let nsCount = 0;
 
   before(async () => {
-    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true }));
+    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true, flags: agentlessNodeFlags }));
     client = await clientFromFile(env.server.kubeconfig, { qps: 0 });
     hostname = env.server.names.label('hostname');
   });
@@ -187,7 +187,7 @@ describe('preemption, with nodes of the node agent in fake mode', () => {
   let root: string;
 
   before(async () => {
-    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true }));
+    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true, flags: agentlessNodeFlags }));
     client = await clientFromFile(env.server.kubeconfig, { qps: 0 });
     await ensureDefaultServiceAccount(client);
     root = tempDir('sched-agent-');

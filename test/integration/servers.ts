@@ -22,7 +22,9 @@ let etcdUsers = 0;
 let prefixCount = 0;
 
 /** a server on this backend; etcd ones share one etcd per file */
-export async function serverOn(backend: Backend, opts: Omit<TestServerOptions, 'storage'> = {}): Promise<{ server: TestServer; close(): Promise<void> }> {
+export async function serverOn(backend: Backend, given: Omit<TestServerOptions, 'storage'> = {}): Promise<{ server: TestServer; close(): Promise<void> }> {
+  // these suites count what fresh namespaces hold: no root-CA ConfigMap in them (test/integration/endpoints.test.ts has it)
+  const opts = { ...given, flags: ['--controllers=*,-root-ca-cert-publisher', ...(given.flags ?? [])] };
   if (backend !== 'etcd') {
     const server = await startTestServer({ ...opts, storage: backend });
     return { server, close: () => server.close() };

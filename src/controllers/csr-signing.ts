@@ -1,0 +1,71 @@
+// The CSR signer: an approved request to one of the signers this controller serves gets its certificate in
+// `status.certificate`, signed by that signer's CA (--cluster-signing-*), valid for the shorter of
+// `spec.expirationSeconds` and --cluster-signing-duration (and never past the CA). Each signer checks what it
+// may sign; a request it refuses gets the Failed condition instead:
+// - kube-apiserver-client: client certificates for any subject; usages client auth, digital signature, key encipherment;
+// - kube-apiserver-client-kubelet: a node's client certificate (`system:node:<name>` in `system:nodes`, no alternative names);
+// - kubelet-serving: a node's serving certificate, with DNS names or IP addresses only; usages server auth, digital signature, key encipherment;
+// - legacy-unknown: anything, as the reference (the v1 API does not take requests for it).
+import { nowTimestamp } from '../api/meta.js';
+import { isConflict, isNotFound } from '../client/rest-client.js';
+import { readCertificateRequest, signCertificate, type CertificateRequest, type KeyUsage } from '../pki/pki.js';
+import { startQueue } from './common.js';
+import type { Controller } from './context.js';
+import { nodeClientProblem, nodeGroup, nodeUserPrefix } from './csr-approving.js';
+import type { CertificateSigningRequest } from './types.js';
+
+type Check = (csr: CertificateSigningRequest, req: CertificateRequest) => Promise<string | undefined> | string | undefined;
+
+const usagesWithin = (csr: CertificateSigningRequest, required: string, allowed: string[]) => {
+  const usages = csr.spec.usages ?? [];
+  return usages.includes(required) && usages.every((u) => allowed.includes(u)) ? undefined
+    : `usages must include ${required} and be among ${allowed.join(', ')}`;
+};
+
+const checks: Record<string, Check> = {
+  'kube-apiserver-client': (csr) => usagesWithin(csr, 'client auth', ['client auth', 'digital signature', 'key encipherment']),
+  'kube-apiserver-client-kubelet': (csr) => nodeClientProblem(csr),
+  'kubelet-serving': (csr, req) => {
+    if (req.organizations.length !== 1 || req.organizations[0] !== nodeGroup) return `subject organization is not ${nodeGroup}`;
+    if (!req.commonName.startsWith(nodeUserPrefix)) return `subject common name does not begin with ${nodeUserPrefix}`;
+    if (!req.dnsNames.length && !req.ips.length) return 'a DNS name or IP address is required';
+    if (req.emailAddresses.length || req.uris.length) return 'email addresses and URIs are not allowed';
+    return usagesWithin(csr, 'server auth', ['server auth', 'digital signature', 'key encipherment']);
+  },
+  'legacy-unknown': () => undefined,
+};
+
+const hasCondition = (csr: CertificateSigningRequest, type: string) => (csr.status?.conditions ?? []).some((c) => c.type === type && c.status !== 'False');
+
+export const csrSigningController: Controller = {
+  name: 'csrsigning',
+  component: 'certificate-controller',
+  serviceAccount: 'certificate-controller',
+  start(ctx) {
+    const signers = new Map(Object.entries(ctx.settings.signers).map(([suffix, ca]) => [`${ctx.names.labelDomain}/${suffix}`, { ca, check: checks[suffix]! }]));
+    if (!signers.size) { ctx.log.info('csrsigning: no signing CA (--cluster-signing-cert-file); not signing'); return; }
+    const csrs = ctx.informers.informer(ctx.refs.certificateSigningRequests);
+    const client = ctx.client.resource(ctx.refs.certificateSigningRequests);
+    const queue = startQueue(ctx, async (name) => {
+      const csr = csrs.get(name);
+      const signer = csr && signers.get(csr.spec.signerName);
+      if (!csr || !signer || csr.status?.certificate || !hasCondition(csr, 'Approved') || hasCondition(csr, 'Denied') || hasCondition(csr, 'Failed')) return;
+      const pem = Buffer.from(csr.spec.request, 'base64').toString('utf8');
+      let problem: string | undefined;
+      let req: CertificateRequest | undefined;
+      try { req = await readCertificateRequest(pem); } catch (e) { problem = `unreadable request: ${(e as Error).message}`; }
+      problem ??= await signer.check(csr, req!);
+      let status: CertificateSigningRequest['status'];
+      if (problem) {
+        status = { ...csr.status, conditions: [...(csr.status?.conditions ?? []), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: nowTimestamp() }] };
+      } else {
+        const requested = csr.spec.expirationSeconds ? csr.spec.expirationSeconds * 1000 : Infinity;
+        const ttlSeconds = Math.floor(Math.min(requested, ctx.settings.clusterSigningDurationMs) / 1000);
+        const certificate = await signCertificate(signer.ca, { csrPem: pem, usages: (csr.spec.usages ?? []) as KeyUsage[], ttlSeconds });
+        status = { ...csr.status, certificate: Buffer.from(certificate).toString('base64') };
+      }
+      await client.updateStatus({ ...csr, status }).catch((e) => { if (!isConflict(e) && !isNotFound(e)) throw e; });
+    });
+    csrs.addHandler({ added: (c) => queue.add(c.metadata.name!), updated: (_, c) => queue.add(c.metadata.name!) });
+  },
+};

@@ -1,0 +1,119 @@
+// The resource quota controller: each ResourceQuota's `status.hard` is its spec's and `status.used` the usage
+// recomputed from what its namespace holds (admission only adds what it admits; this also takes back what was
+// deleted or finished): object counts (`pods`, `services`, ..., `count/<resource>[.<group>]`), the compute
+// requests and limits of pods that have not finished, NodePorts and load balancers, and claimed storage (also
+// per storage class). Scopes (Terminating, NotTerminating, BestEffort, NotBestEffort) narrow a quota to pods.
+// Recomputed when a quota or a counted object changes, and every --resource-quota-sync-period.
+import { formatQuantity, quantityValue } from '../api/quantity.js';
+import type { SharedInformer } from '../client/informer.js';
+import { isConflict, isNotFound, type ResourceRef } from '../client/rest-client.js';
+import { keyOf, podFinished, splitKey, startQueue } from './common.js';
+import type { Controller, ControllerContext } from './context.js';
+import type { Obj, PersistentVolumeClaim, Pod, ResourceQuota, Service } from './types.js';
+
+type Usage = Record<string, number>;
+const q = (v: unknown) => quantityValue(v) ?? 0;
+
+/** what one pod counts: requests and limits of its containers, at least its largest init container, and overhead */
+function podUsage(p: Pod): Usage {
+  const u: Usage = { pods: 1, 'count/pods': 1 };
+  for (const which of ['requests', 'limits'] as const) {
+    const total: Usage = {};
+    for (const c of p.spec.containers ?? []) for (const [r, v] of Object.entries(c.resources?.[which] ?? {})) total[r] = (total[r] ?? 0) + q(v);
+    for (const c of p.spec.initContainers ?? []) for (const [r, v] of Object.entries(c.resources?.[which] ?? {})) total[r] = Math.max(total[r] ?? 0, q(v));
+    for (const [r, v] of Object.entries(p.spec.overhead ?? {})) if (r in total) total[r]! += q(v);
+    for (const [r, n] of Object.entries(total)) {
+      u[`${which}.${r}`] = n;
+      if (which === 'requests' && ['cpu', 'memory', 'ephemeral-storage'].includes(r)) u[r] = n;
+    }
+  }
+  return u;
+}
+
+const bestEffort = (p: Pod) => [...(p.spec.containers ?? []), ...(p.spec.initContainers ?? [])]
+  .every((c) => !Object.keys(c.resources?.requests ?? {}).length && !Object.keys(c.resources?.limits ?? {}).length);
+
+function podInScopes(p: Pod, scopes: string[]): boolean {
+  return scopes.every((s) => ({
+    Terminating: p.spec.activeDeadlineSeconds != null, NotTerminating: p.spec.activeDeadlineSeconds == null,
+    BestEffort: bestEffort(p), NotBestEffort: !bestEffort(p),
+  } as Record<string, boolean>)[s] ?? true);
+}
+
+export const resourceQuotaController: Controller = {
+  name: 'resourcequota',
+  component: 'resourcequota-controller',
+  start(ctx) {
+    const quotas = ctx.informers.informer(ctx.refs.resourceQuotas);
+    const pods = ctx.informers.informer(ctx.refs.pods);
+    const services = ctx.informers.informer(ctx.refs.services);
+    const claims = ctx.informers.informer(ctx.refs.persistentVolumeClaims);
+    const counted: Array<[string, SharedInformer<Obj>]> = [
+      ['services', services], ['persistentvolumeclaims', claims],
+      ['configmaps', ctx.informers.informer(ctx.refs.configMaps)], ['secrets', ctx.informers.informer(ctx.refs.secrets)],
+      ['replicationcontrollers', ctx.informers.informer(ctx.refs.replicationControllers)], ['resourcequotas', quotas],
+    ];
+    const storageGroup = ctx.names.group('storage');
+
+    const usage = async (quota: ResourceQuota, namespace: string): Promise<Usage> => {
+      const hard = Object.keys(quota.spec?.hard ?? {});
+      const scopes = quota.spec?.scopes ?? [];
+      const u: Usage = Object.fromEntries(hard.map((r) => [r, 0]));
+      const add = (more: Usage) => { for (const [r, n] of Object.entries(more)) if (r in u) u[r]! += n; };
+      for (const p of pods.list(namespace)) if (!podFinished(p) && podInScopes(p, scopes)) add(podUsage(p));
+      if (scopes.length) return u;
+      for (const [resource, informer] of counted) {
+        const n = informer.list(namespace).length;
+        add({ [resource]: n, [`count/${resource}`]: n });
+      }
+      for (const s of services.list(namespace) as Service[]) {
+        const type = s.spec?.type;
+        if (type === 'NodePort' || type === 'LoadBalancer') add({ 'services.nodeports': (s.spec?.ports ?? []).filter((p) => p.nodePort).length });
+        if (type === 'LoadBalancer') add({ 'services.loadbalancers': 1 });
+      }
+      for (const c of claims.list(namespace) as PersistentVolumeClaim[]) {
+        const storage = q(c.spec?.resources?.requests?.storage);
+        const cls = c.spec?.storageClassName;
+        add({ 'requests.storage': storage });
+        if (cls) add({ [`${cls}.storageclass.${storageGroup}/requests.storage`]: storage, [`${cls}.storageclass.${storageGroup}/persistentvolumeclaims`]: 1 });
+      }
+      // count/<resource>.<group> of kinds not watched here: listed once per pass
+      const watched = new Set(['count/pods', ...counted.map(([r]) => `count/${r}`)]);
+      const others = hard.filter((r) => r.startsWith('count/') && !watched.has(r));
+      if (others.length) {
+        const all = await ctx.discover();
+        for (const r of others) {
+          const [resource, ...group] = r.slice('count/'.length).split('.');
+          const found = all.find((d) => d.resource === resource && d.group === group.join('.') && d.namespaced && d.verbs.includes('list'));
+          if (found) u[r] = (await ctx.client.resource(found as ResourceRef, namespace).list()).items.length;
+        }
+      }
+      return u;
+    };
+
+    const queue = startQueue(ctx, async (key) => {
+      const quota = quotas.get(key);
+      if (!quota || quota.metadata.deletionTimestamp) return;
+      const [namespace] = splitKey(key);
+      const hard = quota.spec?.hard ?? {};
+      const used = Object.fromEntries(Object.entries(await usage(quota, namespace)).map(([r, n]) => [r, formatQuantity(n, String(hard[r] ?? ''))]));
+      const same = (a: Record<string, unknown> | undefined, b: Record<string, unknown>) => JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b).sort());
+      if (same(quota.status?.hard, hard) && same(quota.status?.used, used)) return;
+      await ctx.client.resource(ctx.refs.resourceQuotas, namespace).updateStatus({ ...quota, status: { hard, used } } as ResourceQuota)
+        .catch((e) => { if (isConflict(e)) queue.addAfter(key, 100); else if (!isNotFound(e)) throw e; });
+    });
+    const inNamespace = (o: Obj) => { for (const quota of quotas.list(o.metadata.namespace)) queue.add(keyOf(quota)); };
+    quotas.addHandler({ added: (x) => queue.add(keyOf(x)), updated: (_, x) => queue.add(keyOf(x)) });
+    for (const informer of [pods as unknown as SharedInformer<Obj>, ...counted.filter(([r]) => r !== 'resourcequotas').map(([, i]) => i)]) {
+      informer.addHandler({
+        added: inNamespace, deleted: inNamespace,
+        updated: (old, cur) => { if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) inNamespace(cur); },
+      });
+    }
+    // every quota again now and then, for what no event told (the kinds counted by listing)
+    const every = ctx.settings.resourceQuotaSyncPeriodMs;
+    const timer = setInterval(() => { for (const quota of quotas.list()) queue.add(keyOf(quota)); }, every);
+    timer.unref();
+    ctx.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+  },
+};

@@ -1,0 +1,110 @@
+// Node lifecycle against a real agent process: killed with SIGKILL, its node goes Unknown once the grace
+// period passes without a Lease renewal or status, gets the unreachable taints, its pods are marked not ready
+// and evicted when their toleration runs out; deleting the node collects its pods. An agent stopped
+// gracefully marks its node Unknown itself, without the wait. Durations are shortened by flags.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent } from '../../src/agent/agent.js';
+import { waitFor } from '../support/cluster.js';
+
+const agentMain = new URL('../../src/main/agent.js', import.meta.url).pathname;
+const graceSeconds = 6;
+const nodes = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
+const pods = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
+
+describe('node lifecycle', () => {
+  let server: TestServer;
+  let client: Client;
+  let root: string;
+  let agent: ChildProcess | undefined;
+  before(async () => {
+    server = await startTestServer({ flags: [`--node-monitor-grace-period=${graceSeconds}s`, '--node-monitor-period=500ms'] });
+    client = await clientFromFile(server.kubeconfig);
+    root = mkdtempSync(join(tmpdir(), 'node-lifecycle-'));
+  });
+  after(async () => {
+    agent?.kill('SIGKILL');
+    client.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  const key = (k: string) => `node.${server.names.labelDomain}/${k}`;
+  const ready = (n: any) => n.status?.conditions?.find((c: any) => c.type === 'Ready');
+  const taintsOf = (n: any) => (n.spec?.taints ?? []).map((t: any) => `${t.key}:${t.effect}`).sort();
+  const pod = (name: string, node: string, tolerationSeconds?: number) => ({
+    apiVersion: 'v1', kind: 'Pod', metadata: { name },
+    spec: {
+      nodeName: node, containers: [{ name: 'c', image: 'x:1' }],
+      ...(tolerationSeconds === undefined ? {} : { tolerations: [{ key: key('unreachable'), operator: 'Exists', effect: 'NoExecute', tolerationSeconds }] }),
+    },
+  });
+
+  test('SIGKILL: Unknown after the grace period, unreachable taints, eviction after the toleration, pods collected with the node', async () => {
+    agent = spawn(process.execPath, [agentMain, `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=crashy',
+      `--root-dir=${join(root, 'crashy')}`, '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`], { stdio: 'ignore' });
+    await waitFor('the node Ready', async () => ready(await client.resource(nodes).get('crashy'))?.status === 'True', 30_000);
+    const podClient = client.resource(pods, 'default');
+    await podClient.create(pod('brief', 'crashy', 2));
+    await podClient.create(pod('patient', 'crashy'));
+    for (const name of ['brief', 'patient']) {
+      await waitFor(`${name} ready`, async () => (await podClient.get(name)).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'), 30_000);
+    }
+    // still Ready a while later: the agent's Lease and status keep it fresh
+    await new Promise((r) => setTimeout(r, graceSeconds * 1000 + 500));
+    assert.equal(ready(await client.resource(nodes).get('crashy')).status, 'True');
+
+    agent.kill('SIGKILL');
+    const killedAt = Date.now();
+    const unknown = await waitFor('the node Unknown', async () => {
+      const n = await client.resource(nodes).get('crashy');
+      return ready(n)?.status === 'Unknown' && n;
+    }, 30_000, 50);
+    const unknownAfterMs = Date.now() - killedAt;
+    assert.ok(unknownAfterMs >= graceSeconds * 1000 - 1500, `Unknown after ${unknownAfterMs} ms, before the grace period`);
+    assert.equal(ready(unknown).reason, 'NodeStatusUnknown');
+    const tainted = await waitFor('the unreachable taints', async () => {
+      const n = await client.resource(nodes).get('crashy');
+      return taintsOf(n).join(',') === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(',') && n;
+    }, 10_000, 50);
+    const taintedAt = Date.parse(tainted.spec.taints.find((t: any) => t.effect === 'NoExecute').timeAdded);
+    process.stdout.write(`# node Unknown ${unknownAfterMs} ms after SIGKILL (grace ${graceSeconds} s)\n`);
+
+    // the pods stop being ready; the one tolerating 2 s is evicted then, the one with the default 300 s stays
+    await waitFor('patient not ready', async () => (await podClient.get('patient')).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'False'), 10_000);
+    const evicted = await waitFor('brief evicted', async () => { const p = await podClient.get('brief'); return p.metadata.deletionTimestamp && p; }, 20_000, 50);
+    const evictedAfterMs = Date.now() - taintedAt;
+    process.stdout.write(`# pod evicted ${evictedAfterMs} ms after the NoExecute taint (toleration 2 s)\n`);
+    assert.ok(evictedAfterMs >= 1000, `evicted ${evictedAfterMs} ms after the taint`);
+    assert.equal(evicted.status.conditions.find((c: any) => c.type === 'DisruptionTarget')?.reason, 'DeletionByTaintManager');
+    assert.equal((await podClient.get('patient')).metadata.deletionTimestamp, undefined);
+
+    // nothing finishes the pods of a node that is gone: the pod collector does
+    await client.resource(nodes).delete('crashy');
+    await waitFor('the pods collected', async () => {
+      const left = (await podClient.list()).items.filter((p: any) => ['brief', 'patient'].includes(p.metadata.name));
+      return left.length === 0;
+    }, 20_000);
+  });
+
+  test('a graceful stop marks the node Unknown at once, which gives the unreachable taints', async () => {
+    const { options } = await parseAgentOptions([`--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=gentle',
+      `--root-dir=${join(root, 'gentle')}`, '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`]);
+    const gentle = await runAgent(options, { info() {}, warn() {} });
+    await waitFor('the node Ready', async () => ready(await client.resource(nodes).get('gentle'))?.status === 'True', 30_000);
+    await waitFor('no taints', async () => taintsOf(await client.resource(nodes).get('gentle')).length === 0, 10_000);
+    await gentle.stop();
+    const n = await waitFor('the unreachable taints', async () => {
+      const x = await client.resource(nodes).get('gentle');
+      return taintsOf(x).join(',') === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(',') && x;
+    }, 10_000, 50);
+    assert.equal(ready(n).status, 'Unknown');
+  });
+});

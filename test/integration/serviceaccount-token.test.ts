@@ -1,0 +1,48 @@
+// Legacy service-account token Secrets: filled by the token controller with a token, the CA and the namespace;
+// the token authenticates as the account while the Secret holds it; the account deleted, the Secret goes and
+// the token stops working.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { clientFromFile, createClient as apiClient, type Client } from '../../src/client/rest-client.js';
+import { waitFor } from '../support/cluster.js';
+
+describe('service-account token controller', () => {
+  let server: TestServer;
+  let admin: Client;
+  before(async () => {
+    server = await startTestServer();
+    admin = await clientFromFile(server.kubeconfig);
+  });
+  after(async () => { admin.close(); await server.close(); });
+
+  const secrets = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
+  const accounts = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
+  const whoAmI = async (token: string) => {
+    const c = apiClient({ ...admin.config, certPem: undefined, keyPem: undefined, token });
+    try {
+      const group = server.names.group('authentication');
+      return await c.request<any>({ method: 'POST', path: `/apis/${group}/v1beta1/selfsubjectreviews`, body: { apiVersion: `${group}/v1beta1`, kind: 'SelfSubjectReview' } });
+    } finally { c.close(); }
+  };
+
+  test('a token Secret is filled, authenticates as its account, and goes with the account', async () => {
+    const domain = server.names.labelDomain;
+    await admin.resource(accounts, 'default').create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
+    await admin.resource(secrets, 'default').create({
+      apiVersion: 'v1', kind: 'Secret', type: `${domain}/service-account-token`,
+      metadata: { name: 'robot-token', annotations: { [`${domain}/service-account.name`]: 'robot' } },
+    });
+    const filled = await waitFor('the token', async () => { const s = await admin.resource(secrets, 'default').get('robot-token'); return s.data?.token && s; }, 20_000);
+    assert.equal(Buffer.from(filled.data['ca.crt'], 'base64').toString(), server.caCertPem);
+    assert.equal(Buffer.from(filled.data.namespace, 'base64').toString(), 'default');
+    const token = Buffer.from(filled.data.token, 'base64').toString();
+    const review = await whoAmI(token);
+    assert.equal(review.status.userInfo.username, 'system:serviceaccount:default:robot');
+    assert.ok(review.status.userInfo.groups.includes('system:serviceaccounts:default'));
+
+    await admin.resource(accounts, 'default').delete('robot');
+    await waitFor('the Secret to go', async () => admin.resource(secrets, 'default').get('robot-token').then(() => false, () => true), 20_000);
+    await assert.rejects(whoAmI(token), (e: any) => e.code === 401);
+  });
+});
