@@ -1,0 +1,4 @@
+import type { DescriptionTable } from './common.js';
+
+export default {
+} satisfies DescriptionTable;
