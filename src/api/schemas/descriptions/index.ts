@@ -30,7 +30,7 @@ import storageV1 from './storage-v1.js';
 export type { DescriptionTable } from './common.js';
 
 /** tables by the reference's definition-name prefix (the name without its last part) */
-const tables: Record<string, DescriptionTable> = {
+export const descriptionTables: Readonly<Record<string, DescriptionTable>> = {
   'io.k8s.api.admissionregistration.v1': admissionregistrationV1,
   'io.k8s.api.admissionregistration.v1alpha1': admissionregistrationV1alpha1,
   'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1': apiextensionsV1,
@@ -76,7 +76,7 @@ const nothing: Described = Object.freeze({ fields: Object.freeze({}) });
  *  built-in kinds (…DeploymentList) are described from their item kind. Unknown names have none. */
 export function descriptionsFor(ref: string): Described {
   const dot = ref.lastIndexOf('.');
-  const table = tables[ref.slice(0, dot)];
+  const table = descriptionTables[ref.slice(0, dot)];
   if (!table) return nothing;
   const simple = ref.slice(dot + 1);
   const entry = table[simple];
