@@ -2,6 +2,7 @@
 // name in `x-ref`; every such object becomes one definition and the places that use it become `$ref`s.
 // Kinds and their list kinds carry x-kubernetes-group-version-kind so clients can find them. Descriptions
 // come from the catalog's description tables, loaded with this module (on the first OpenAPI request).
+import type { Naming } from '../api/naming.js';
 import type { Schema } from '../schema/types.js';
 import { obj, str, arr } from '../api/schemas/build.js';
 import { listMeta } from '../api/schemas/meta.js';
@@ -135,7 +136,6 @@ const publishedShapes: Record<string, { v2: Shape; v3: Shape }> = (() => {
     'io.k8s.apimachinery.pkg.api.resource.Quantity': { v2: { type: 'string' }, v3: { oneOf: [{ type: 'string' }, { type: 'number' }] } },
     [meta('Time')]: both({ type: 'string', format: 'date-time' }),
     [meta('MicroTime')]: both({ type: 'string', format: 'date-time' }),
-    [meta('Duration')]: both({ type: 'string' }),
     [meta('FieldsV1')]: both({ type: 'object' }),
     [meta('Patch')]: both({ type: 'object' }),
     'io.k8s.apimachinery.pkg.runtime.RawExtension': both({ type: 'object' }),
@@ -156,9 +156,9 @@ export interface Dialect {
 export const swagger2: Dialect = { v3: false, refPrefix: '#/definitions/' };
 export const openapi3: Dialect = { v3: true, refPrefix: '#/components/schemas/' };
 
-/** Writes schemas in one dialect and remembers which definitions they refer to. `gvks` may narrow the
- *  group-version-kinds a definition lists in this document. */
-export function schemaWriter(defs: Definitions, dialect: Dialect, gvks = (name: string) => defs.gvks.get(name)) {
+/** Writes schemas in one dialect, with descriptions spelled for `names`, and remembers which definitions they
+ *  refer to. `gvks` may narrow the group-version-kinds a definition lists in this document. */
+export function schemaWriter(defs: Definitions, dialect: Dialect, names: Naming, gvks = (name: string) => defs.gvks.get(name)) {
   const used = new Set<string>();
 
   const refTo = (name: string): Json => { used.add(name); return { $ref: dialect.refPrefix + name }; };
@@ -184,7 +184,7 @@ export function schemaWriter(defs: Definitions, dialect: Dialect, gvks = (name: 
 
   /** a schema written out; `name` is the definition it is the body of, whose description table applies */
   function body(s: Schema, name?: string): Json {
-    const described = name ? descriptionsFor(name) : undefined;
+    const described = name ? descriptionsFor(name, names) : undefined;
     const out: Json = {};
     const description = described?.description ?? s.description;
     if (description) out.description = description;
@@ -205,7 +205,7 @@ export function schemaWriter(defs: Definitions, dialect: Dialect, gvks = (name: 
   function definition(name: string): Json {
     const shape = publishedShapes[name];
     if (!shape) return body(defs.byName.get(name)!, name);
-    const description = descriptionsFor(name)?.description ?? defs.byName.get(name)!.description;
+    const description = descriptionsFor(name, names).description ?? defs.byName.get(name)!.description;
     return { ...(description ? { description } : {}), ...structuredClone(dialect.v3 ? shape.v3 : shape.v2) };
   }
 

@@ -1,6 +1,8 @@
 // The shape of the description tables and the entries many definitions share.
 
-/** per definition (by its simple name): '' is what the definition is, every other key what that field means */
+/** per definition (by its simple name): '' is what the definition is, every other key what that field means.
+ *  Names that follow the API domain are written with placeholders: {labels} for the label domain
+ *  (as in {labels}/hostname) and {domain} for the group suffix (as in rbac.authorization.{domain}). */
 export type DescriptionTable = Readonly<Record<string, Readonly<Record<string, string>>>>;
 
 /** the fields every object of a kind carries */

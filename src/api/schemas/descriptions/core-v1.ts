@@ -414,7 +414,7 @@ export default {
     '': 'A set of pods, and the topology key that says what "near" means for them.',
     labelSelector: 'Which pods the term is about, by their labels.',
     namespaces: 'The namespaces the pods are looked for in, together with namespaceSelector; the pod\'s own namespace when both are empty.',
-    topologyKey: 'A node label: two nodes with the same value of it are in the same domain, such as "kubernetes.io/hostname" for a node or "topology.kubernetes.io/zone" for a zone. Required.',
+    topologyKey: 'A node label: two nodes with the same value of it are in the same domain, such as "{labels}/hostname" for a node or "topology.{labels}/zone" for a zone. Required.',
     namespaceSelector: 'The namespaces the pods are looked for in, by their labels, together with namespaces. An empty selector means every namespace.',
   },
   WeightedPodAffinityTerm: {
@@ -433,7 +433,7 @@ export default {
   TopologySpreadConstraint: {
     '': 'How the matching pods should be spread over the domains of a topology.',
     maxSkew: 'The most the number of matching pods may differ between any two domains (or, with minDomains, from zero). At least 1.',
-    topologyKey: 'The node label whose values are the domains, such as "topology.kubernetes.io/zone". Nodes without it are not counted.',
+    topologyKey: 'The node label whose values are the domains, such as "topology.{labels}/zone". Nodes without it are not counted.',
     whenUnsatisfiable: 'What to do when the constraint cannot be met: "DoNotSchedule" (the default) keeps the pod pending; "ScheduleAnyway" prefers nodes that reduce the skew.',
     labelSelector: 'Which pods are counted.',
     minDomains: 'The least number of eligible domains; with fewer, missing domains count as holding zero pods. Only with DoNotSchedule. Beta.',
@@ -944,7 +944,7 @@ export default {
     immutable: 'When true, data can no longer change; the object can only be deleted and created anew.',
     data: 'Values by key, base64-encoded in JSON. Keys are made of letters, digits, "-", "_" and ".".',
     stringData: 'Values given as plain text, for convenience when writing: they are merged into data, replacing keys of the same name, and never read back.',
-    type: 'How the data is used, which decides the keys it must have, such as "Opaque" (the default, any keys), "kubernetes.io/tls" or "kubernetes.io/service-account-token".',
+    type: 'How the data is used, which decides the keys it must have, such as "Opaque" (the default, any keys), "{labels}/tls" or "{labels}/service-account-token".',
   }),
   ServiceAccount: kind('A ServiceAccount is an identity for processes running in pods; tokens issued for it authenticate them to the API.', {
     secrets: 'Secrets pods of this account may use. Listing token Secrets here is legacy; tokens are now issued on request.',

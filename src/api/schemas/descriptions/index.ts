@@ -1,6 +1,7 @@
 // What each definition of the built-in API is and what each of its fields means, in the project's own words.
 // The tables are data modules of their own, loaded only by what needs them (the OpenAPI documents, on their
 // first request, and the type generator); nothing on the server's start-up path imports this module.
+import { naming, type Naming } from '../../naming.js';
 import type { DescriptionTable } from './common.js';
 import { objectFields } from './common.js';
 import admissionregistrationV1 from './admissionregistration-v1.js';
@@ -71,18 +72,25 @@ export interface Described {
 }
 
 const nothing: Described = Object.freeze({ fields: Object.freeze({}) });
+const defaultNames = naming();
 
-/** The descriptions of a definition, by its reference name (io.k8s.api.apps.v1.Deployment). List kinds of
- *  built-in kinds (…DeploymentList) are described from their item kind. Unknown names have none. */
-export function descriptionsFor(ref: string): Described {
+/** a table's text with the names that follow the API domain spelled for `names` */
+const spell = (text: string, names: Naming) =>
+  text.includes('{') ? text.replaceAll('{labels}', names.labelDomain).replaceAll('{domain}', names.domain) : text;
+
+/** The descriptions of a definition, by its reference name (io.k8s.api.apps.v1.Deployment), with vendor names
+ *  spelled for `names` (the default domain when not given). List kinds of built-in kinds (…DeploymentList) are
+ *  described from their item kind. Unknown names have none. */
+export function descriptionsFor(ref: string, names: Naming = defaultNames): Described {
   const dot = ref.lastIndexOf('.');
   const table = descriptionTables[ref.slice(0, dot)];
   if (!table) return nothing;
   const simple = ref.slice(dot + 1);
   const entry = table[simple];
   if (entry) {
-    const { '': description, ...fields } = entry;
-    return { description, fields };
+    const fields: Record<string, string> = {};
+    for (const [field, text] of Object.entries(entry)) if (field) fields[field] = spell(text, names);
+    return { description: entry[''] === undefined ? undefined : spell(entry[''], names), fields };
   }
   if (simple.endsWith('List') && table[simple.slice(0, -'List'.length)]) return listDescriptions(simple.slice(0, -'List'.length));
   return nothing;

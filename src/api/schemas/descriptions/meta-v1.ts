@@ -118,7 +118,6 @@ export default {
   },
   Time: { '': 'A point in time, written as an RFC 3339 string in UTC with second precision, such as "2024-05-01T12:00:00Z".' },
   MicroTime: { '': 'A point in time with microsecond precision, written as an RFC 3339 string in UTC, such as "2024-05-01T12:00:00.000000Z".' },
-  Duration: { '': 'A length of time, written as a string of numbers with units, such as "300ms", "1.5h" or "2h45m".' },
   Quantity: {
     '': 'An exact decimal amount, written as a number with an optional suffix: binary (Ki, Mi, Gi, Ti, Pi, Ei), decimal (m, k, M, G, T, P, E) or an exponent (e3). For example "500m" CPU is half a core and "1Gi" memory is 2^30 bytes.',
   },
