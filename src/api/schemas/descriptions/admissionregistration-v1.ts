@@ -13,7 +13,7 @@ const webhook = {
   sideEffects: 'Whether calling the webhook changes anything elsewhere: "None" or "NoneOnDryRun" (it has side effects but skips them for dry-run requests). Dry-run requests are refused when the webhook has side effects.',
   timeoutSeconds: 'Seconds to wait for the webhook\'s answer, from 1 to 30; after that the call counts as failed. Defaults to 10.',
   admissionReviewVersions: 'The AdmissionReview versions the webhook accepts, in order of preference; the server sends the first it supports and fails the call if there is none.',
-  matchConditions: 'CEL expressions that must all be true for the webhook to be called; up to 64. A condition that fails to evaluate is handled by failurePolicy. Beta.',
+  matchConditions: 'CEL expressions that must all be true for the webhook to be called; up to 64. A condition that fails to evaluate is handled by failurePolicy. Needs the AdmissionWebhookMatchConditions feature (alpha).',
 };
 
 export default {

@@ -13,7 +13,7 @@ export default {
     version: 'The API version served, such as "v1".',
     insecureSkipTLSVerify: 'When true the backend\'s serving certificate is not verified. Discouraged: use caBundle.',
     caBundle: 'PEM-encoded certificate authorities to verify the backend\'s serving certificate with.',
-    groupPriorityMinimum: 'The priority of the group: groups are listed in discovery highest first, and clients prefer them. Every APIService of a group sets at least this much.',
+    groupPriorityMinimum: 'The priority this version asks for its group: a group\'s priority is the highest any of its versions asks for, and discovery lists groups highest first.',
     versionPriority: 'The priority of this version within its group, highest first; equal priorities sort by version name.',
   },
   APIServiceStatus: { '': 'The state of an APIService.', conditions: 'The current conditions, such as Available.' },

@@ -9,7 +9,7 @@ export default {
   HorizontalPodAutoscalerSpec: {
     '': 'What a HorizontalPodAutoscaler scales and how.',
     scaleTargetRef: 'The object to scale; it must have a scale subresource.',
-    minReplicas: 'The fewest replicas to scale down to. Defaults to 1; 0 is allowed only with the HPAScaleToZero feature and an object or external metric.',
+    minReplicas: 'The fewest replicas to scale down to. Defaults to 1.',
     maxReplicas: 'The most replicas to scale up to; not less than minReplicas.',
     targetCPUUtilizationPercentage: 'The target average CPU use of the pods, as a percentage of their CPU request. A default policy applies when unset.',
   },

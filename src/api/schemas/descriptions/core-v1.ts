@@ -25,7 +25,7 @@ const scheduling = {
 // the fields of a container, shared by containers, init containers and ephemeral containers
 const container = {
   name: 'The container\'s name, a DNS label unique within the pod. It cannot be changed.',
-  image: 'The container image to run, as a registry reference such as "nginx:1.25" or "registry.example.com/app@sha256:...". Workload controllers require it; it may change on a running pod, which restarts the container.',
+  image: 'The container image to run, as a registry reference such as "nginx:1.25" or "registry.example.com/app@sha256:...". Required when a pod is created; changing it on a running pod restarts the container.',
   command: 'The program to run, replacing the image\'s ENTRYPOINT. It is not run in a shell. $(VAR) references are expanded from the container\'s environment ($$ writes a literal $); the image\'s ENTRYPOINT is used when empty.',
   args: 'Arguments to the program, replacing the image\'s CMD. $(VAR) references are expanded as in command; the image\'s CMD is used when empty.',
   workingDir: 'The directory the program starts in; the image\'s default when empty.',
