@@ -44,7 +44,7 @@ export default {
   },
   WebhookClientConfig: {
     '': 'How to reach a webhook: exactly one of url and service.',
-    url: 'The webhook\'s URL, such as "https://hook.example.com/validate". It must use https and carry no user, query or fragment.',
+    url: 'The webhook\'s URL, such as "https://hook.example.com/check". It must use https and carry no user, query or fragment.',
     service: 'A Service in the cluster the webhook runs behind.',
     caBundle: 'PEM-encoded certificate authorities to verify the webhook\'s serving certificate with; the server\'s system roots when empty.',
   },

@@ -1,5 +1,6 @@
 // apiextensions/v1: custom resource definitions and the OpenAPI v3 schemas inside them.
 import { conditionFields, kind, type DescriptionTable } from './common.js';
+import admissionregistrationV1 from './admissionregistration-v1.js';
 
 const schemas = (what: string) => `Schemas ${what}.`;
 
@@ -69,19 +70,8 @@ export default {
     clientConfig: 'How to reach the webhook.',
     conversionReviewVersions: 'The ConversionReview versions the webhook understands, in order of preference; conversion fails when the server supports none of them.',
   },
-  WebhookClientConfig: {
-    '': 'How to reach a webhook: exactly one of url and service.',
-    url: 'The webhook\'s URL, such as "https://convert.example.com/crontabs". It must use https and carry no user, query or fragment.',
-    service: 'A Service in the cluster the webhook runs behind.',
-    caBundle: 'PEM-encoded certificate authorities to verify the webhook\'s serving certificate with; the server\'s system roots when empty.',
-  },
-  ServiceReference: {
-    '': 'A Service a webhook is reached through.',
-    namespace: 'The namespace of the Service.',
-    name: 'The name of the Service.',
-    path: 'The URL path requests are sent to.',
-    port: 'The port of the Service, between 1 and 65535. Defaults to 443.',
-  },
+  WebhookClientConfig: admissionregistrationV1.WebhookClientConfig,
+  ServiceReference: admissionregistrationV1.ServiceReference,
   CustomResourceDefinitionStatus: {
     '': 'The state of a CustomResourceDefinition.',
     conditions: 'The current conditions, such as Established, NamesAccepted and Terminating.',

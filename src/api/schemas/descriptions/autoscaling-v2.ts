@@ -1,6 +1,6 @@
 // autoscaling/v2: the HorizontalPodAutoscaler with any metrics and scaling behaviour.
-import { conditionFields, kind, type DescriptionTable } from './common.js';
-import autoscalingV1 from './autoscaling-v1.js';
+import { conditionFields, kind, pick, type DescriptionTable } from './common.js';
+import v1 from './autoscaling-v1.js';
 
 const target = 'The target value of the metric.';
 const current = 'The current value of the metric.';
@@ -13,24 +13,18 @@ export default {
     status: 'The most recently observed state of the autoscaler.',
   }),
   HorizontalPodAutoscalerSpec: {
-    '': 'What a HorizontalPodAutoscaler scales and how.',
-    scaleTargetRef: 'The object to scale; it must have a scale subresource.',
+    ...pick(v1.HorizontalPodAutoscalerSpec, '', 'scaleTargetRef', 'maxReplicas'),
     minReplicas: 'The fewest replicas to scale down to. Defaults to 1; 0 is allowed only with the HPAScaleToZero feature and an object or external metric.',
-    maxReplicas: 'The most replicas to scale up to; not less than minReplicas.',
     metrics: 'The metrics to scale on: for each, the replica count it calls for is computed, and the largest wins. Defaults to 80% average CPU use.',
     behavior: 'How fast to scale up and down; the defaults when unset.',
   },
   HorizontalPodAutoscalerStatus: {
-    '': 'The observed state of a HorizontalPodAutoscaler.',
-    observedGeneration: 'The most recent generation of the autoscaler acted on.',
-    lastScaleTime: 'When the autoscaler last changed the number of replicas.',
-    currentReplicas: 'How many replicas the target has now.',
-    desiredReplicas: 'How many replicas the autoscaler wants.',
+    ...pick(v1.HorizontalPodAutoscalerStatus, '', 'observedGeneration', 'lastScaleTime', 'currentReplicas', 'desiredReplicas'),
     currentMetrics: 'The last values read of the metrics.',
     conditions: 'The current conditions of the autoscaler, such as AbleToScale, ScalingActive and ScalingLimited.',
   },
   HorizontalPodAutoscalerCondition: { '': 'A condition of a HorizontalPodAutoscaler.', ...conditionFields('autoscaler', '"AbleToScale" or "ScalingActive"') },
-  CrossVersionObjectReference: autoscalingV1.CrossVersionObjectReference,
+  CrossVersionObjectReference: v1.CrossVersionObjectReference,
   HorizontalPodAutoscalerBehavior: {
     '': 'How fast an autoscaler scales in each direction.',
     scaleUp: 'Rules for scaling up. By default the larger of doubling or adding 4 pods every 15 seconds, with no stabilization.',

@@ -16,6 +16,10 @@ export const objectFields = {
 export const kind = (description: string, fields: Record<string, string> = {}): Record<string, string> =>
   ({ '': description, ...objectFields, ...fields });
 
+/** some entries of another definition's descriptions, for a definition that shares them */
+export const pick = (entry: Readonly<Record<string, string>>, ...keys: string[]): Record<string, string> =>
+  Object.fromEntries(keys.map(k => [k, entry[k]]));
+
 /** what the usual condition fields mean, for the many `<Kind>Condition` definitions */
 export const conditionFields = (of: string, types: string): Record<string, string> => ({
   type: `The aspect of the ${of} this condition reports on${types ? `, for example ${types}` : ''}.`,
