@@ -206,7 +206,7 @@ export function schemaWriter(defs: Definitions, dialect: Dialect, names: Naming,
     const shape = publishedShapes[name];
     if (!shape) return body(defs.byName.get(name)!, name);
     const description = descriptionsFor(name, names).description ?? defs.byName.get(name)!.description;
-    return { ...(description ? { description } : {}), ...structuredClone(dialect.v3 ? shape.v3 : shape.v2) };
+    return { ...(description ? { description } : {}), ...(dialect.v3 ? shape.v3 : shape.v2) };
   }
 
   /** the definitions referred to so far and, transitively, the ones they refer to, sorted by name */
