@@ -17,6 +17,7 @@ const serviceReference = obj(ref('ServiceReference'), {
 /** any JSON value, and the unions whose JSON form is whichever member is set: no type is fixed */
 const untyped = (k: string): Schema => ({ ...anyJson, 'x-ref': ref(k) });
 const json = untyped('JSON');
+const schemaOrBool = untyped('JSONSchemaPropsOrBool');
 
 export const jsonSchemaProps: Schema = obj(ref('JSONSchemaProps'), {});
 const validationRule = obj(ref('ValidationRule'), { rule: str(), message: str(), messageExpression: str() }, { required: ['rule'] });
@@ -28,10 +29,10 @@ Object.assign(jsonSchemaProps.properties!, {
   items: untyped('JSONSchemaPropsOrArray'),
   allOf: arr(jsonSchemaProps), oneOf: arr(jsonSchemaProps), anyOf: arr(jsonSchemaProps), not: jsonSchemaProps,
   properties: mapOf(jsonSchemaProps),
-  additionalProperties: untyped('JSONSchemaPropsOrBool'),
+  additionalProperties: schemaOrBool,
   patternProperties: mapOf(jsonSchemaProps),
   dependencies: mapOf(untyped('JSONSchemaPropsOrStringArray')),
-  additionalItems: untyped('JSONSchemaPropsOrBool'),
+  additionalItems: schemaOrBool,
   definitions: mapOf(jsonSchemaProps),
   externalDocs: obj(ref('ExternalDocumentation'), { description: str(), url: str() }),
   example: json,
