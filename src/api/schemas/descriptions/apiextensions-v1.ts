@@ -2,8 +2,6 @@
 import { conditionFields, kind, type DescriptionTable } from './common.js';
 import admissionregistrationV1 from './admissionregistration-v1.js';
 
-const schemas = (what: string) => `Schemas ${what}.`;
-
 export default {
   CustomResourceDefinition: kind('A CustomResourceDefinition adds a resource to the API: the server then stores and serves objects of its kind, validated by its schemas. Its name is <plural>.<group>.', {
     spec: 'The resource: its group, names, scope and versions.',
@@ -34,11 +32,11 @@ export default {
     storage: 'Whether objects are stored in this version; exactly one version is.',
     deprecated: 'Whether the version is deprecated: requests to it get a warning. Defaults to false.',
     deprecationWarning: 'The warning sent to clients of a deprecated version instead of the generated one.',
-    schema: 'The schema objects of this version are validated and pruned with.',
+    schema: 'The schema that validates and prunes objects of this version.',
     subresources: 'The subresources objects of this version have: status and scale.',
     additionalPrinterColumns: 'Columns of the table clients print for this version; just the age when empty.',
   },
-  CustomResourceValidation: { '': 'How custom objects are validated.', openAPIV3Schema: 'The OpenAPI v3 schema objects are validated, pruned and defaulted with.' },
+  CustomResourceValidation: { '': 'How custom objects are validated.', openAPIV3Schema: 'The OpenAPI v3 schema that validates, prunes and defaults the objects.' },
   CustomResourceSubresources: {
     '': 'The subresources of a version of a custom resource.',
     status: 'Enables the status subresource: writes to the object ignore changes to status, and writes to /status change only status.',
@@ -105,15 +103,15 @@ export default {
     minProperties: 'The fewest fields an object must have.',
     required: 'Fields an object must have.',
     items: 'The schema of an array\'s items.',
-    allOf: schemas('the value must match all of'),
-    oneOf: schemas('the value must match exactly one of'),
-    anyOf: schemas('the value must match at least one of'),
+    allOf: 'Schemas that must all match the value.',
+    oneOf: 'Schemas of which exactly one must match the value.',
+    anyOf: 'Schemas of which at least one must match the value.',
     not: 'A schema the value must not match.',
     properties: 'The schemas of an object\'s fields, by name.',
     additionalProperties: 'The schema of an object\'s other fields, making it a map; false allows no other fields. Not allowed together with properties.',
     patternProperties: 'Schemas of fields whose names match regular expressions; not allowed in structural schemas.',
     dependencies: 'Fields or schemas required when a field is present; not allowed in structural schemas.',
-    additionalItems: 'The schema of items past those items lists; not allowed in structural schemas.',
+    additionalItems: 'The schema of array items beyond those that items lists; not allowed in structural schemas.',
     definitions: 'Schemas to refer to; not allowed in structural schemas.',
     externalDocs: 'A link to more documentation.',
     example: 'An example value.',

@@ -126,7 +126,7 @@ export default {
   PodSpec: {
     '': 'The desired state of a pod.',
     volumes: 'Volumes the pod\'s containers can mount.',
-    initContainers: 'Containers run one after another, each to completion, before the regular containers start. If one fails, the pod\'s restartPolicy decides whether it runs again. Their resources count towards the pod\'s as the larger of their largest and the regular containers\' sum. Cannot change.',
+    initContainers: 'Containers run one after another, each to completion, before the regular containers start. If one fails, the pod\'s restartPolicy decides whether it runs again. Their resources count towards the pod\'s as the larger of their largest and the regular containers\' sum. Cannot be added or removed after creation.',
     containers: 'The containers of the pod; at least one. Cannot be added or removed after creation.',
     ephemeralContainers: 'Containers added to a running pod to debug it, through the ephemeralcontainers subresource. They are never restarted and have no ports, probes or resources.',
     restartPolicy: 'Whether containers are restarted when they exit: "Always" (the default), "OnFailure" or "Never".',
