@@ -123,6 +123,14 @@ for (const version of [oldKubectlVersion, ...kubectlVersions]) for (const domain
         };
         assert.match(await k.ok(['apply', '-f', k.manifest('crd.yaml', [crd])]), /customresourcedefinition\.[\w.]+\/crontabs\.stable\.example\.com created/);
         assert.match(await k.ok(['wait', '--for=condition=Established', `crd/crontabs.${group}`, '--timeout=20s']), /condition met/);
+        // applied again with a field added and the rule changed: a strategic merge patch through the nested schemas
+        const spec = (crd.spec as any).versions[0].schema.openAPIV3Schema.properties.spec;
+        spec.properties.timeZone = { type: 'string' };
+        spec['x-kubernetes-validations'] = [{ rule: 'self.replicas <= 6 || self.mode == "slow"', message: 'fast tabs run at most 6 replicas' }];
+        assert.match(await k.ok(['apply', '-f', k.manifest('crd.yaml', [crd])]), /configured/);
+        const stored = (await k.json(['get', 'crd', `crontabs.${group}`])).spec.versions[0].schema.openAPIV3Schema.properties.spec;
+        assert.deepEqual(stored.properties.timeZone, { type: 'string' });
+        assert.deepEqual(stored['x-kubernetes-validations'], spec['x-kubernetes-validations']);
         const tab: Manifest = {
           apiVersion: `${group}/v1`, kind: 'CronTab', metadata: { name: 'nightly', namespace: 'default' },
           spec: { cronSpec: '0 3 * * *', mode: 'fast', size: '2Gi', extra: { any: [1, { thing: true }] }, ports: [{ name: 'web', port: 80 }] },
