@@ -3,7 +3,7 @@
 // Kinds and their list kinds carry x-kubernetes-group-version-kind so clients can find them. Descriptions
 // come from the catalog's description tables, loaded with this module (on the first OpenAPI request).
 import type { Naming } from '../api/naming.js';
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { obj, str, arr } from '../api/schemas/build.js';
 import { listMeta } from '../api/schemas/meta.js';
 import { descriptionsFor, listDescriptions } from '../api/schemas/descriptions/index.js';

@@ -42,7 +42,8 @@ export interface KubectlEnv {
   close(): Promise<void>;
 }
 
-const commandTimeoutMs = 20_000;
+// a hung command is killed; a slow one on a busy machine is not
+const commandTimeoutMs = 180_000;
 
 export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain): Promise<KubectlEnv> {
   if (!existsSync(kubectlPath(version))) throw new Error(`kubectl ${version} is missing at ${kubectlPath(version)}: run scripts/ensure-deps.sh`);

@@ -3,7 +3,7 @@
 // custom-resource code.
 import { anyJson, arr, atomicList, bool, bytes, double, int32, int64, mapList, mapOf, obj, patch, str, time } from './build.js';
 import { kind } from './meta.js';
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../schema.js';
 
 const ref = (k: string) => `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.${k}`;
 

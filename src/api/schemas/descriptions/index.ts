@@ -1,7 +1,7 @@
 // What each definition of the built-in API is and what each of its fields means, in the project's own words.
 // The tables are data modules of their own, loaded only by what needs them (the OpenAPI documents, on their
 // first request, and the type generator); nothing on the server's start-up path imports this module.
-import { naming, type Naming } from '../../naming.js';
+import { naming } from '../../naming.js';
 import type { DescriptionTable } from './common.js';
 import { objectFields } from './common.js';
 import admissionregistrationV1 from './admissionregistration-v1.js';
@@ -72,16 +72,19 @@ export interface Described {
 }
 
 const nothing: Described = Object.freeze({ fields: Object.freeze({}) });
-const defaultNames = naming();
 
-/** a table's text with the names that follow the API domain spelled for `names` */
-const spell = (text: string, names: Naming) =>
+/** how the names that follow the API domain are spelled: a Naming, or words for documentation that serves every domain */
+export interface Spelling { labelDomain: string; domain: string }
+const defaultNames: Spelling = naming();
+
+/** a table's text with the names that follow the API domain spelled out */
+const spell = (text: string, names: Spelling) =>
   text.includes('{') ? text.replaceAll('{labels}', names.labelDomain).replaceAll('{domain}', names.domain) : text;
 
 /** The descriptions of a definition, by its reference name (io.k8s.api.apps.v1.Deployment), with vendor names
- *  spelled for `names` (the default domain when not given). List kinds of built-in kinds (…DeploymentList) are
- *  described from their item kind. Unknown names have none. */
-export function descriptionsFor(ref: string, names: Naming = defaultNames): Described {
+ *  spelled for `names` (a Naming; the default domain when not given). List kinds of built-in kinds
+ *  (…DeploymentList) are described from their item kind. Unknown names have none. */
+export function descriptionsFor(ref: string, names: Spelling = defaultNames): Described {
   const dot = ref.lastIndexOf('.');
   const table = descriptionTables[ref.slice(0, dot)];
   if (!table) return nothing;
