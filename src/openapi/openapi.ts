@@ -1,6 +1,7 @@
 // The OpenAPI endpoints: /openapi/v2 (Swagger 2.0 as JSON or gnostic protobuf, also at the legacy
 // /swagger-2.0.0.pb-v1 and /swagger.json) and /openapi/v3 (an index of per-group-version documents
-// addressed by content hash). Documents are built on first request and dropped when the API changes.
+// addressed by content hash). Documents are built on first request, never at start, kept until the API
+// changes, and shared by the servers of one process that serve the same API.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Naming } from '../api/naming.js';
@@ -67,24 +68,63 @@ function v2Form(accept: string | undefined): 'json' | 'protobuf' | undefined {
 const acceptsJson = (accept: string | undefined) =>
   parseAccept(accept).some(m => m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*');
 
-export function openapiEndpoints(resources: ApiResources, names: Naming) {
-  let model: Model | undefined;
-  let v2: { json: Encoded; proto?: Encoded; doc: unknown } | undefined;
-  let v3: { index: Encoded; groups: Map<string, Encoded> } | undefined;
-  resources.onChange(() => { model = undefined; v2 = undefined; v3 = undefined; });
+/** the documents of one API, each built when first asked for */
+interface Documents {
+  model?: Model;
+  v2?: { json: Encoded; proto?: Encoded; doc: unknown };
+  v3?: { index: Encoded; groups: Map<string, Encoded> };
+}
 
-  const currentModel = () => (model ??= builders!.buildModel(resources, names));
+/** A key that is equal for two servers exactly when their documents are: the domain and, for each served
+ *  resource version, the identity of its definition and schema (built-in ones are shared by the process;
+ *  a custom resource's are its own). */
+const ids = new WeakMap<object, number>();
+let nextId = 1;
+const identity = (o: object | undefined) => {
+  if (!o) return 0;
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, id = nextId++);
+  return id;
+};
+
+function apiKey(resources: ApiResources, names: Naming): string {
+  const parts = [names.domain, ...resources.groups().map(g => `${g.name}:${g.versions.join(',')}:${g.preferredVersion}`)];
+  for (const e of resources.all()) parts.push(`${e.group}/${e.version}/${e.resource}:${identity(e.def)}:${identity(e.schema)}`);
+  return parts.join('|');
+}
+
+/** the documents of the APIs served lately in this process; a few, as each set is some megabytes */
+const recent = new Map<string, Documents>();
+const recentLimit = 4;
+
+function documentsFor(key: string): Documents {
+  let docs = recent.get(key);
+  if (docs) recent.delete(key);
+  else docs = {};
+  recent.set(key, docs);
+  while (recent.size > recentLimit) recent.delete(recent.keys().next().value!);
+  return docs;
+}
+
+export function openapiEndpoints(resources: ApiResources, names: Naming) {
+  let docs: Documents | undefined;
+  resources.onChange(() => { docs = undefined; });
+  const current = () => (docs ??= documentsFor(apiKey(resources, names)));
+
+  const currentModel = () => (current().model ??= builders!.buildModel(resources, names));
 
   function swagger() {
-    if (!v2) {
+    const d = current();
+    if (!d.v2) {
       const doc = builders!.swaggerDocument(currentModel(), names);
-      v2 = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
+      d.v2 = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
     }
-    return v2;
+    return d.v2;
   }
 
   function openapi3() {
-    if (!v3) {
+    const d = current();
+    if (!d.v3) {
       const m = currentModel();
       const groups = new Map<string, Encoded>();
       const paths: Record<string, { serverRelativeURL: string }> = {};
@@ -93,9 +133,9 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
         groups.set(gv.key, doc);
         paths[gv.key] = { serverRelativeURL: `/openapi/v3/${gv.key}?hash=${doc.hash}` };
       }
-      v3 = { groups, index: encoded(Buffer.from(JSON.stringify({ paths }))) };
+      d.v3 = { groups, index: encoded(Buffer.from(JSON.stringify({ paths }))) };
     }
-    return v3;
+    return d.v3;
   }
 
   return {
