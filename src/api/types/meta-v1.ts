@@ -88,12 +88,8 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-<<<<<<< HEAD
-export type MicroTime = string | null;
-=======
 /** A point in time with microsecond precision, written as an RFC 3339 string in UTC, such as "2024-05-01T12:00:00.000000Z". */
-export type MicroTime = string;
->>>>>>> openapi-docs
+export type MicroTime = string | null;
 
 /** The metadata every stored object carries: its identity, labels and annotations, ownership, and the fields the server maintains. */
 export interface ObjectMeta {
@@ -208,12 +204,8 @@ export interface StatusDetails {
   uid?: string;
 }
 
-<<<<<<< HEAD
-export type Time = string | null;
-=======
 /** A point in time, written as an RFC 3339 string in UTC with second precision, such as "2024-05-01T12:00:00Z". */
-export type Time = string;
->>>>>>> openapi-docs
+export type Time = string | null;
 
 /** One event of a watch stream. */
 export interface WatchEvent {
