@@ -21,6 +21,8 @@ export interface TestServerOptions {
   bookmarkIntervalMs?: number;
   /** how long a read waits for a too-new resourceVersion before 504 (the server's default is 3 s) */
   freshnessTimeoutMs?: number;
+  /** how often the backends of APIServices are checked (the server's default is 30 s) */
+  apiServiceCheckIntervalMs?: number;
   /**
    * run the scheduler inside the server, as cluster-apiserver does by default; off here, since a test
    * server usually has no nodes and its pods are the test's to watch (default false)
@@ -46,7 +48,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     `--scheduler=${opts.scheduler ?? false}`,
     ...(opts.flags ?? []),
   ]);
-  const server = await startApiServer(options, quiet, { bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs });
+  const server = await startApiServer(options, quiet, { bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs, apiServiceCheckIntervalMs: opts.apiServiceCheckIntervalMs });
   const close = server.close;
   return {
     ...server, kubeconfig: server.adminKubeconfigPath!, dataDir,

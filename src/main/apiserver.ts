@@ -34,6 +34,7 @@ import { setupAuth, type Auth } from './auth.js';
 import { startEmbeddedControllerManager } from './embedded-controller-manager.js';
 import { startEmbeddedScheduler } from './embedded-scheduler.js';
 import type { Loopback } from './loopback.js';
+import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
 
 export type { Logger };
 
@@ -58,6 +59,8 @@ export interface ServerTuning {
   bookmarkIntervalMs?: number;
   /** how long a read waits for the watch cache to reach a requested resourceVersion before 504 (default 3 s) */
   freshnessTimeoutMs?: number;
+  /** how often the backends of APIServices are checked (default 30 s; a change of one is checked at once) */
+  apiServiceCheckIntervalMs?: number;
 }
 
 /** a part of the server with a life of its own */
@@ -103,7 +106,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const names = naming(options.apiDomain);
   const metrics = createMetrics();
   let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
-  let backends!: Backends, plugins!: AdmissionPlugin[];
+  let backends!: Backends, plugins!: AdmissionPlugin[], aggregation!: Aggregation;
   let shuttingDown = false;
   let address = '';
 
@@ -178,6 +181,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
       },
     },
+    // the aggregation layer's view of APIServices and its front-proxy identity, before the first request
+    { start() { aggregation = createAggregation({ watchCache, resources, backends, names, front: frontProxy(options) }); } },
     {
       async start() { auth = await setupAuth(options, { names, watchCache, resources, backends, log }); },
       stop: () => auth?.stop(),
@@ -221,6 +226,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
+    { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
+    loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
@@ -263,13 +270,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       deprecatedApiRequested: deprecatedApiGauge(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     });
-    const discovery = discoveryEndpoints(resources, names, () => address);
-    const openapi = openapiEndpoints(resources, names);
+    const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
+    const openapi = openapiEndpoints(resources, names, aggregation.remoteSpecs);
     return createHandler({
       names, metrics, log, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       routes: [
         ctx => health.handle(ctx),
+        ctx => aggregation.proxy.handle(ctx),
         ctx => openapi.handle(ctx),
         async ctx => { if (!ctx.info.isResourceRequest) return false; await endpoints.handle(ctx); return true; },
         ctx => discovery.handle(ctx),

@@ -106,9 +106,31 @@ function documentsFor(key: string): Documents {
   return docs;
 }
 
-export function openapiEndpoints(resources: ApiResources, names: Naming) {
+/** the backends of APIServices: their group versions and their v2 documents, as last fetched */
+export interface RemoteSpecs {
+  /** the remote group versions, as `apis/<group>/<version>` (their v3 documents are proxied to the backend) */
+  groupVersions(): string[];
+  v2Documents(): Array<{ paths?: Record<string, unknown>; definitions?: Record<string, unknown> }>;
+  onChange(fn: () => void): void;
+}
+
+/** the backends' paths and definitions joined to this server's; this server's own win where a name is taken */
+function mergeV2(doc: Record<string, unknown>, remote: ReturnType<RemoteSpecs['v2Documents']>) {
+  const paths = { ...(doc.paths as object) } as Record<string, unknown>;
+  const definitions = { ...(doc.definitions as object) } as Record<string, unknown>;
+  for (const r of remote) {
+    for (const [k, v] of Object.entries(r.paths ?? {})) paths[k] ??= v;
+    for (const [k, v] of Object.entries(r.definitions ?? {})) definitions[k] ??= v;
+  }
+  return { ...doc, paths, definitions };
+}
+
+export function openapiEndpoints(resources: ApiResources, names: Naming, remote?: RemoteSpecs) {
   let docs: Documents | undefined;
-  resources.onChange(() => { docs = undefined; });
+  let merged: { json: Encoded; proto?: Encoded; doc: unknown } | undefined;
+  let remoteIndex: Encoded | undefined;
+  resources.onChange(() => { docs = undefined; merged = undefined; remoteIndex = undefined; });
+  remote?.onChange(() => { merged = undefined; remoteIndex = undefined; });
   const current = () => (docs ??= documentsFor(apiKey(resources, names)));
 
   const currentModel = () => (current().model ??= builders!.buildModel(resources, names));
@@ -120,6 +142,31 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
       d.v2 = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
     }
     return d.v2;
+  }
+
+  /** the v2 document with the backends' documents merged in */
+  function swaggerWithRemote() {
+    const own = swagger();
+    const docs = remote?.v2Documents() ?? [];
+    if (!docs.length) return own;
+    if (!merged) {
+      const doc = mergeV2(own.doc as Record<string, unknown>, docs);
+      merged = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
+    }
+    return merged;
+  }
+
+  /** the v3 index with the remote group versions listed */
+  function indexWithRemote() {
+    const own = openapi3().index;
+    const gvs = remote?.groupVersions() ?? [];
+    if (!gvs.length) return own;
+    if (!remoteIndex) {
+      const paths = { ...(JSON.parse(own.body.toString()) as { paths: Record<string, unknown> }).paths };
+      for (const key of gvs) paths[key] = { serverRelativeURL: `/openapi/v3/${key}` };
+      remoteIndex = encoded(Buffer.from(JSON.stringify({ paths })));
+    }
+    return remoteIndex;
   }
 
   function openapi3() {
@@ -149,14 +196,14 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
       if (p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json') {
         const form = p === '/swagger-2.0.0.pb-v1' ? 'protobuf' : p === '/swagger.json' ? 'json' : v2Form(accept);
         if (!form) throw notAcceptable(['application/json', protobufV2ContentType]);
-        const doc = swagger();
+        const doc = swaggerWithRemote();
         if (form === 'json') send(ctx, doc.json, 'application/json');
         else send(ctx, doc.proto ??= encoded(builders!.encodeSwaggerDocument(doc.doc as Record<string, unknown>)), protobufV2ContentType);
         return true;
       }
       if (p === '/openapi/v3' || p === '/openapi/v3/') {
         if (!acceptsJson(accept)) throw notAcceptable(['application/json']);
-        send(ctx, openapi3().index, 'application/json');
+        send(ctx, indexWithRemote(), 'application/json');
         return true;
       }
       if (p.startsWith('/openapi/v3/')) {
