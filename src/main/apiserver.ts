@@ -126,6 +126,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     return {
       async start() {
         if (!begin) return;
+        // a client of the API needs pods and leases served (--runtime-config can switch them off)
+        if (!resources.preferred('', 'pods') || !resources.preferred(names.group('coordination'), 'leases')) {
+          log.warn(`${what}: not started, as the core group or coordination.${names.domain} is not served`);
+          return;
+        }
         running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
         await running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
       },
@@ -171,7 +176,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // before the first request: the allocation objects hold every address and port stored Services hold (state written
     // before they existed included), and later passes free what a failed create left allocated
     loop(undefined, () => startServiceRepair(watchCache, { clusterIps: options.serviceClusterIpRanges, nodePorts: options.serviceNodePortRange },
-      resources.preferred('', 'services')!.keyPrefix, log)),
+      resources.preferred('', 'services')?.keyPrefix ?? '/registry/core/services/', log)),
     {
       async start() {
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
@@ -216,7 +221,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     {
       name: 'poststarthook/bootstrap-namespaces',
       async start() {
-        const namespaces = backends.preferred('', 'namespaces')!.store;
+        // with the core group switched off (--runtime-config=api/all=false) there are no namespaces to make
+        const namespaces = backends.preferred('', 'namespaces')?.store;
+        if (!namespaces) return;
         for (const name of names.initialNamespaces) {
           try { await namespaces.get('', name); } catch {
             await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, noAdmission, { dryRun: false })

@@ -261,6 +261,24 @@ describe('--runtime-config', { concurrency: 1 }, () => {
     } finally { c.close(); await server.close(); }
   });
 
+  test('api/all, api/ga, api/beta, api/alpha and api/legacy switch whole tracks; the server starts with any of them', async () => {
+    const served = async (flag: string, paths: Record<string, number>) => {
+      const server = await startTestServer({ flags: [`--runtime-config=${flag}`] });
+      const c = createClient(server);
+      try {
+        for (const [path, status] of Object.entries(paths)) assert.equal((await c.get(path)).status, status, `${flag}: ${path}`);
+        assert.equal((await c.get('/readyz')).status, 200, `${flag}: ready`);
+      } finally { c.close(); await server.close(); }
+    };
+    await served('api/all=false', { '/api/v1/pods': 404, '/apis/apps/v1/deployments': 404, '/apis': 200, '/version': 200 });
+    await served('api/all=false,api/v1=true', { '/api/v1/pods': 200, '/apis/apps/v1/deployments': 404 });
+    await served('api/all=false,apps/v1=true', { '/api/v1/pods': 404, '/apis/apps/v1/deployments': 200 });
+    await served('api/alpha=true', { [policies]: 200, '/apis/apps/v1/deployments': 200 });
+    await served('api/ga=false,api/v1=true', { '/api/v1/pods': 200, '/apis/apps/v1/deployments': 404, [`/apis/${names.group('flowcontrol.apiserver')}/v1beta3/flowschemas`]: 200 });
+    await served('api/beta=false', { [`/apis/${names.group('flowcontrol.apiserver')}/v1beta3/flowschemas`]: 404, '/apis/apps/v1/deployments': 200 });
+    await served('api/legacy=false', { '/api/v1/pods': 404, '/apis/apps/v1/deployments': 200 });
+  });
+
   test('a key naming nothing the server has refuses to start', async () => {
     await assert.rejects(startTestServer({ flags: ['--runtime-config=apps/v1beta1=true'] }), /unknown API group versions or resources in runtime-config: apps\/v1beta1/);
   });

@@ -31,7 +31,10 @@ const retryMs = 1000;
 
 export function startCrdController(deps: CrdControllerDeps, log: { warn(m: string): void }) {
   const { resources, names } = deps;
-  const crdInfo = resources.preferred(names.group('apiextensions'), 'customresourcedefinitions')!;
+  const found = resources.preferred(names.group('apiextensions'), 'customresourcedefinitions');
+  // with apiextensions switched off (--runtime-config) no custom resources are served
+  if (!found) return { ready: Promise.resolve(), stop() {} };
+  const crdInfo = found;
   const crdStore = () => deps.backendFor(crdInfo).store;
   const cache = deps.caches.cache(crdInfo.keyPrefix);
   const finalizer = cleanupFinalizer(names.group('apiextensions'));
