@@ -4,7 +4,7 @@ import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { SubresourceDefinition } from '../registry/types.js';
-import type { RequestContext } from '../api/request.js';
+import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept } from '../endpoints/negotiation.js';
 import { sendObject } from '../endpoints/respond.js';
 import { notAcceptable, pathNotFound } from '../api/status.js';
@@ -135,7 +135,7 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
       if (parts[0] !== 'api' && parts[0] !== 'apis') return false;
       const core = parts[0] === 'api';
       if (parts.length === 1) {
-        const target = { discovery: true };
+        const target = { discovery: featureEnabled(ctx, 'AggregatedDiscoveryEndpoint', true) };
         const rep = negotiate(parseAccept(ctx.headers.accept), names, target);
         if (!rep) throw notAcceptable(offeredTypes(names, target));
         if (rep.kind === 'discovery') {

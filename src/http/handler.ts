@@ -20,6 +20,8 @@ export interface HandlerConfig extends PipelineConfig {
   log: Logger;
   /** in the mux's order: health, OpenAPI, then the resource endpoints, then discovery */
   routes: Route[];
+  /** the feature gates every request is served under */
+  features: Readonly<Record<string, boolean>>;
 }
 
 export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promise<void> {
@@ -38,6 +40,7 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
   const record = requestMetrics(metrics);
   return async ctx => {
     const startedAt = performance.now();
+    ctx.features = c.features;
     ctx.res.once('finish', () => record(ctx, startedAt));
     try {
       await chain(ctx);

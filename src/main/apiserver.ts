@@ -112,10 +112,15 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
 
   // --runtime-config switches built-in versions (alpha off unless enabled); custom resources serve what their definition says
   const builtins = new Set(builtinResources);
+  // a resource behind a feature gate is served only with the gate on
+  const gatedResources: Record<string, string> = {
+    selfsubjectreviews: 'APISelfSubjectReview', validatingadmissionpolicies: 'ValidatingAdmissionPolicy', validatingadmissionpolicybindings: 'ValidatingAdmissionPolicy',
+  };
   const resources = createApiResources(names, (group, version, resource, def) =>
-    !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
+    !builtins.has(def) || (options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version))
+      && (!gatedResources[resource] || options.featureGates[gatedResources[resource]] !== false)));
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
-  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor });
+  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor, celRules: options.featureGates.CustomResourceValidationExpressions });
   /**
    * A component the server runs as its own client (controller manager, scheduler), started after the listener
    * with the server's address and CA; not becoming ready is logged, not fatal, as for a separate process.
@@ -280,7 +285,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
     const openapi = openapiEndpoints(resources, names, aggregation.remoteSpecs);
     return createHandler({
-      names, metrics, log, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs,
+      names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       routes: [
         ctx => health.handle(ctx),

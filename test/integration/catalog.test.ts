@@ -243,7 +243,7 @@ describe('--runtime-config', { concurrency: 1 }, () => {
   });
 
   test('group versions and single resources switch on and off', async () => {
-    const server = await startTestServer({ flags: [`--runtime-config=${admission}/v1alpha1=true,apps/v1/daemonsets=false,batch/v1=false,batch/v1/jobs=true,v1/podtemplates=false`] });
+    const server = await startTestServer({ flags: ['--feature-gates=ValidatingAdmissionPolicy=true', `--runtime-config=${admission}/v1alpha1=true,apps/v1/daemonsets=false,batch/v1=false,batch/v1/jobs=true,v1/podtemplates=false`] });
     const c = createClient(server);
     try {
       const made = await c.request('POST', policies, { body: { metadata: { name: 'p' }, spec: { validations: [{ expression: 'true' }] } } });
@@ -263,7 +263,7 @@ describe('--runtime-config', { concurrency: 1 }, () => {
 
   test('api/all, api/ga, api/beta, api/alpha and api/legacy switch whole tracks; the server starts with any of them', async () => {
     const served = async (flag: string, paths: Record<string, number>) => {
-      const server = await startTestServer({ flags: [`--runtime-config=${flag}`] });
+      const server = await startTestServer({ flags: [`--runtime-config=${flag}`, '--feature-gates=ValidatingAdmissionPolicy=true'] });
       const c = createClient(server);
       try {
         for (const [path, status] of Object.entries(paths)) assert.equal((await c.get(path)).status, status, `${flag}: ${path}`);

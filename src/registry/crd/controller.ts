@@ -21,6 +21,8 @@ export interface CrdControllerDeps {
   names: Naming;
   caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store; reads: Reads };
+  /** evaluate the CEL rules of custom resources (the CustomResourceValidationExpressions gate; default true) */
+  celRules?: boolean;
 }
 
 type Crd = Stored<CustomResourceDefinition>;
@@ -88,7 +90,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (s?.fingerprint === fingerprint) return;
     // removed first so the resource's store is rebuilt with the new schema and strategy
     if (s) resources.remove(s.group, s.plural);
-    const def = definitionFromCrd(shaped, names.group('apiextensions'));
+    const def = definitionFromCrd(shaped, names.group('apiextensions'), deps.celRules ?? true);
     resources.add(def);
     served.set(name, { group: crd.spec.group, plural: accepted.plural, def, fingerprint });
   }
