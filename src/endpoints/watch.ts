@@ -61,6 +61,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (closed || res.writableEnded || res.destroyed) return;
     if (pending) { pending.push(text); return; }
     res.write(text);
+    scope.watchEventSent?.(scope.info, text.length);
     if (bufferedBytes(res) > maxBufferedBytes) cutOff();
   };
   // a watcher too far behind is cut off, not ended: an orderly end would wait behind everything it has not read

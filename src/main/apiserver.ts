@@ -35,6 +35,7 @@ import { startEmbeddedControllerManager } from './embedded-controller-manager.js
 import { startEmbeddedScheduler } from './embedded-scheduler.js';
 import type { Loopback } from './loopback.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
+import { instrumentAdmission, instrumentAuthentication, instrumentAuthorizer, instrumentStorage, scrapedGauges } from './server-metrics.js';
 
 export type { Logger };
 
@@ -119,6 +120,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const resources = createApiResources(names, (group, version, resource, def) =>
     !builtins.has(def) || (options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version))
       && (!gatedResources[resource] || options.featureGates[gatedResources[resource]] !== false)));
+  scrapedGauges(metrics, { inflight: () => https?.inflight ?? [], resources, watchCache: () => watchCache, features: options.featureGates });
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
   const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor, celRules: options.featureGates.CustomResourceValidationExpressions });
   /**
@@ -151,7 +153,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         kv = await openStorage({
           backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
           etcdPrefix: options.etcdPrefix === '/registry' ? '' : options.etcdPrefix,
-        });
+        }).then(store => instrumentStorage(store, metrics));
         await checkDomain(kv, names);
       },
       stop: () => kv?.close(),
@@ -194,17 +196,20 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // the aggregation layer's view of APIServices and its front-proxy identity, before the first request
     { start() { aggregation = createAggregation({ watchCache, resources, backends, names, front: frontProxy(options) }); } },
     {
-      async start() { auth = await setupAuth(options, { names, watchCache, resources, backends, log }); },
+      async start() {
+        const a = await setupAuth(options, { names, watchCache, resources, backends, log });
+        auth = { ...a, authenticate: instrumentAuthentication(a.authenticate, metrics), authorizer: instrumentAuthorizer(a.authorizer, metrics), start: a.start, stop: a.stop };
+      },
       stop: () => auth?.stop(),
     },
     {
       async start() {
         const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
-        plugins = [...specs.map(s => s.create({
+        plugins = instrumentAdmission([...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
           config: admissionConfig.get(s.name), webhooks: webhookSource(watchCache, resources, names),
-        })), ...auth.admissionPlugins];
+        })), ...auth.admissionPlugins], metrics);
       },
     },
     {
@@ -279,7 +284,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
         tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
       },
-      deprecatedApiRequested: deprecatedApiGauge(),
+      deprecatedApiRequested: deprecatedApiGauge(), watchEventSent: watchEventMetrics(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     });
     const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
@@ -297,9 +302,21 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     });
   }
 
+  function watchEventMetrics() {
+    const labels = ['group', 'version', 'kind'];
+    const total = metrics.counter('apiserver_watch_events_total', 'Number of events sent in watch clients', labels);
+    const sizes = metrics.histogram('apiserver_watch_events_sizes', 'Watch event size distribution in bytes', labels, [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]);
+    return (info: { group: string; version: string; kind: string }, bytes: number) => {
+      const l = { group: info.group, version: info.version, kind: info.kind };
+      total(l);
+      sizes(l, bytes);
+    };
+  }
+
   function deprecatedApiGauge() {
     const gauge = metrics.gauge('apiserver_requested_deprecated_apis',
-      'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
+      'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+      ['group', 'version', 'resource', 'subresource', 'removed_release']);
     return (info: { group: string; version: string; resource: string; versionDef: { removedIn?: string } }, subresource: string) => gauge({
       group: info.group, version: info.version, resource: info.resource, subresource, removed_release: info.versionDef.removedIn ?? '',
     }, 1);
