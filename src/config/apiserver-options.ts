@@ -92,7 +92,7 @@ export interface ApiServerOptions {
   serviceNodePortRange: PortRange;
   verbosity: number;
   /** the aggregation layer: the client certificate shown to backends (generated when absent) */
-  aggregation: { proxyClientCertFile?: string; proxyClientKeyFile?: string; metricsApi: boolean };
+  aggregation: { proxyClientCertFile?: string; proxyClientKeyFile?: string };
   /** the controller manager run inside the server's process; undefined with --controller-manager=false */
   controllerManager?: ControllerManagerOptions;
   /** the scheduler run inside the server's process; undefined with --scheduler=false */
@@ -151,7 +151,6 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'proxy-client-cert-file', type: 'string', default: '', help: 'Client certificate this server shows the backends of APIServices; they trust it through their --requestheader-client-ca-file. Without it one is issued from a front-proxy CA generated at start.' },
   { name: 'proxy-client-key-file', type: 'string', default: '', help: 'Private key of --proxy-client-cert-file.' },
   { name: 'enable-aggregator-routing', type: 'bool', default: true, help: 'Accepted for compatibility: backends of APIServices are always reached through the endpoints of their Service (this server has no cluster IP routing).' },
-  { name: 'metrics-api', type: 'bool', default: true, help: 'Serve the resource metrics API (metrics.<domain>/v1beta1: NodeMetrics and PodMetrics from the node agents) so kubectl top works; false leaves the group to an APIService of a metrics server.' },
   { name: 'requestheader-client-ca-file', type: 'string', default: '', help: 'CA that an authenticating proxy\'s client certificate must chain to before its headers are trusted.' },
   { name: 'requestheader-allowed-names', type: 'stringList', default: [], help: 'Common names an authenticating proxy\'s certificate may have. Empty: any.' },
   { name: 'requestheader-username-headers', type: 'stringList', default: [], help: 'Headers that carry the user name, first with a value wins.' },
@@ -235,9 +234,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     admissionControlConfigFile: s('admission-control-config-file'),
     runtimeConfig,
     featureGates: featureGates.gates,
-    aggregation: {
+    aggregation: proxyClientPair(v['proxy-client-cert-file'] as string, v['proxy-client-key-file'] as string) && {
       proxyClientCertFile: (v['proxy-client-cert-file'] as string) || undefined, proxyClientKeyFile: (v['proxy-client-key-file'] as string) || undefined,
-      metricsApi: v['metrics-api'] as boolean,
     },
     maxRequestsInflight: v['max-requests-inflight'] as number,
     maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
@@ -262,6 +260,12 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
 }
 
 type Values = Record<string, FlagValue | undefined>;
+
+/** the proxy client certificate and its key come together */
+function proxyClientPair(cert: string, key: string): true {
+  if (!cert !== !key) throw new FlagError('flags --proxy-client-cert-file and --proxy-client-key-file must be given together');
+  return true;
+}
 
 function authenticationOptions(v: Values): AuthenticationOptions {
   const str = (name: string) => (v[name] as string) || undefined;

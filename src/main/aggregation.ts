@@ -34,10 +34,11 @@ export function frontProxy(options: ApiServerOptions): FrontProxy {
     extraHeaderPrefixes: rh?.extraHeadersPrefixes.length ? rh.extraHeadersPrefixes : defaultHeaders.extraHeaderPrefixes,
   };
   const { proxyClientCertFile: certFile, proxyClientKeyFile: keyFile } = options.aggregation;
-  if (certFile && keyFile && rh) {
+  if (certFile && keyFile) {
+    // the CA backends check it against is the one of --requestheader-client-ca-file, published when given
     return {
       identity: { certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8'), ...headers },
-      caPem: readFileSync(rh.clientCaFile, 'utf8'), allowedNames: rh.allowedNames,
+      caPem: rh ? readFileSync(rh.clientCaFile, 'utf8') : '', allowedNames: rh?.allowedNames ?? [],
     };
   }
   const ca = createCertificateAuthority(`front-proxy-ca@${Math.floor(Date.now() / 1000)}`, 10 * 365 * 24 * 3600);
