@@ -189,6 +189,8 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   // our own
   { name: 'runtime', type: 'enum', values: ['remote', 'fake'], default: 'remote', config: 'runtime', help: 'The container runtime: remote is CRI over gRPC (--container-runtime-endpoint); fake simulates containers without running anything (see below).' },
   { name: 'fake-nodes', type: 'int', default: 1, config: 'fakeNodes', validate: between(1, 10_000), help: 'With --runtime=fake: how many nodes this process simulates, named <node name>-0 to <node name>-(N-1) when more than one.' },
+  { name: 'fake-node-capacity', type: 'map', default: {}, config: 'fakeNodeCapacity', validate: (v) => Object.entries(v as Record<string, string>).map(([k, q]) => tryIt(() => { if (parseQuantity(q) < 0) throw new Error(`${k} must not be negative`); })).find(Boolean), help: 'With --runtime=fake: the capacity of each simulated node, e.g. cpu=4,memory=16Gi,pods=50,ephemeral-storage=50Gi (default cpu=8, memory=32Gi, ephemeral-storage=100Gi, pods from --max-pods).' },
+  { name: 'fake-node-template', type: 'string', default: '', config: 'fakeNodeTemplate', help: 'With --runtime=fake: a YAML or JSON file of one Node, or a list of them (items), whose labels, annotations, taints and status.capacity the simulated nodes take, the i-th node the i-th item (round robin); flags still apply on top.' },
   { name: 'api-domain', type: 'enum', values: apiDomains, default: defaultApiDomain, config: 'apiDomain', help: 'The API domain of the server\'s names (labels, the node-lease namespace).' },
 ];
 
@@ -252,6 +254,29 @@ export interface AgentOptions {
   podCidr?: string;
   clusterDns: string[];
   clusterDomain?: string;
+  cgroupDriver: 'cgroupfs' | 'systemd';
+  cgroupRoot: string;
+  cgroupsPerQos: boolean;
+  enforceNodeAllocatable: string[];
+  systemReservedCgroup?: string;
+  clusterReservedCgroup?: string;
+  podPidsLimit: number;
+  cpuCfsQuota: boolean;
+  cpuCfsQuotaPeriodMs: number;
+  seccompDefault: boolean;
+  allowedUnsafeSysctls: string[];
+  resolvConf: string;
+  podInfraContainerImage: string;
+  evictionMaxPodGraceSeconds: number;
+  registryQps: number;
+  registryBurst: number;
+  serializeImagePulls: boolean;
+  experimentalMounterPath: string;
+  /** --qos-reserved memory as a fraction, when the QOSReserved gate is on */
+  qosReservedMemory?: number;
+  /** simulated nodes: capacity by resource (from --fake-node-capacity) */
+  fakeNodeCapacity: Record<string, number>;
+  fakeNodeTemplate?: string;
   /** every flag's final value, by flag name */
   values: Record<string, FlagValue | undefined>;
 }
@@ -448,6 +473,16 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
   if (num('image-gc-low-threshold') >= num('image-gc-high-threshold') && num('image-gc-high-threshold') !== 100)
     throw fail('image-gc-low-threshold', `must be less than --image-gc-high-threshold (${num('image-gc-high-threshold')})`);
   if (v.runtime !== 'fake' && num('fake-nodes') !== 1) throw fail('fake-nodes', 'only with --runtime=fake');
+  for (const name of ['fake-node-capacity', 'fake-node-template']) {
+    const given = v[name];
+    if (v.runtime !== 'fake' && (typeof given === 'string' ? given : Object.keys(given as object).length)) throw fail(name, 'only with --runtime=fake');
+  }
+  const enforce = v['enforce-node-allocatable'] as string[];
+  for (const [level, group] of [['system-reserved', 'system-reserved-cgroup'], ['cluster-reserved', 'cluster-reserved-cgroup']] as const) {
+    if (enforce.includes(level) && !str(group)) throw fail('enforce-node-allocatable', `${level} is enforced but --${group} is not set`);
+  }
+  if (enforce.length && !enforce.includes('none') && !bool('cgroups-per-qos')) throw fail('enforce-node-allocatable', 'needs --cgroups-per-qos (or --enforce-node-allocatable=none)');
+  if (v['cgroup-root'] && !String(v['cgroup-root']).startsWith('/') && v['cgroup-driver'] === 'cgroupfs') throw fail('cgroup-root', 'must be an absolute cgroup path such as /agent');
   if (bool('rotate-server-certificates') && !featureGates.RotateKubeletServerCertificate)
     throw fail('rotate-server-certificates', 'needs the feature gate RotateKubeletServerCertificate');
   if (Object.keys(v['qos-reserved'] as object).length && !featureGates.QOSReserved) throw fail('qos-reserved', 'needs the feature gate QOSReserved');
@@ -536,6 +571,27 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     podCidr: str('pod-cidr'),
     clusterDns: v['cluster-dns'] as string[],
     clusterDomain: str('cluster-domain'),
+    cgroupDriver: v['cgroup-driver'] as AgentOptions['cgroupDriver'],
+    cgroupRoot: v['cgroup-root'] as string,
+    cgroupsPerQos: bool('cgroups-per-qos'),
+    enforceNodeAllocatable: (v['enforce-node-allocatable'] as string[]).filter((x) => x !== 'none'),
+    systemReservedCgroup: str('system-reserved-cgroup'),
+    clusterReservedCgroup: str('cluster-reserved-cgroup'),
+    podPidsLimit: num('pod-max-pids'),
+    cpuCfsQuota: bool('cpu-cfs-quota'),
+    cpuCfsQuotaPeriodMs: num('cpu-cfs-quota-period'),
+    seccompDefault: bool('seccomp-default'),
+    allowedUnsafeSysctls: v['allowed-unsafe-sysctls'] as string[],
+    resolvConf: v['resolv-conf'] as string,
+    podInfraContainerImage: v['pod-infra-container-image'] as string,
+    evictionMaxPodGraceSeconds: num('eviction-max-pod-grace-period'),
+    registryQps: num('registry-qps'),
+    registryBurst: num('registry-burst'),
+    serializeImagePulls: bool('serialize-image-pulls'),
+    experimentalMounterPath: v['experimental-mounter-path'] as string,
+    ...(featureGates.QOSReserved && (v['qos-reserved'] as Record<string, string>).memory ? { qosReservedMemory: Number((v['qos-reserved'] as Record<string, string>).memory!.slice(0, -1)) / 100 } : {}),
+    fakeNodeCapacity: quantities('fake-node-capacity'),
+    fakeNodeTemplate: str('fake-node-template'),
     values: v,
   };
 }

@@ -57,7 +57,7 @@ async function main() {
     process.exit(failed ? 1 : 0);
   }
 
-  const servers = await startAgentServers(o, agent.nodes, agent.client).catch(async (e) => {
+  const servers = await startAgentServers(o, agent.nodes, agent.client, agent.metrics).catch(async (e) => {
     await agent.stop();
     process.stderr.write(`cluster-agent: ${(e as Error).message}\n`);
     process.exit(1);

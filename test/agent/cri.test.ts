@@ -15,10 +15,9 @@ import { nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
 import { collectImages } from '../../src/agent/gc.js';
 import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
-import { tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
+import { tempDir, waitFor, ensureDefaultServiceAccount, ensureRootCA, quiet } from './helpers.js';
 
 const missing = containerdMissing();
-const quiet = { info() {}, warn() {} };
 const image = 'localhost/busybox:1';
 
 const get = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
@@ -51,14 +50,15 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     [server, containerd] = await Promise.all([startTestServer(), containerdOnce()]);
     client = await clientFromFile(server.kubeconfig);
     await ensureDefaultServiceAccount(client);
-    root = tempDir('agent-cri-');
+    await ensureRootCA(client, server.names.rootCAConfigMap);
+    root = containerd.agentRoot;
     manifests = tempDir('agent-cri-manifests-');
     port = await freePort();
     const { options } = await parseAgentOptions([
       `--clusterconfig=${server.kubeconfig}`, `--container-runtime-endpoint=${containerd.endpoint}`, '--hostname-override=real-node',
       `--root-dir=${root}`, `--cert-dir=${join(root, 'pki')}`, `--pod-manifest-path=${manifests}`, '--file-check-frequency=300ms',
       '--node-status-update-frequency=500ms', '--address=127.0.0.1', `--port=${port}`, '--read-only-port=0', `--healthz-port=${await freePort()}`,
-      '--runtime-request-timeout=30s', '--container-log-max-size=16Ki', '--container-log-max-files=3',
+      '--runtime-request-timeout=30s', '--container-log-max-size=16Ki', '--container-log-max-files=3', `--cgroup-root=${containerd.cgroupRoot}`,
     ]);
     startAgent = async () => {
       agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100 });
@@ -73,7 +73,6 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     client?.close();
     await containerd?.stop();
     await server?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
     if (manifests) rmSync(manifests, { recursive: true, force: true });
   });
 
