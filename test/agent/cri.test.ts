@@ -4,7 +4,6 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'node:https';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
 import { clientFromFile, isNotFound, type Client } from '../../src/client/rest-client.js';
@@ -15,18 +14,12 @@ import { nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
 import { collectImages } from '../../src/agent/gc.js';
 import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
-import { tempDir, waitFor, ensureDefaultServiceAccount, ensureRootCA, quiet } from './helpers.js';
+import { tempDir, waitFor, ensureDefaultServiceAccount, ensureRootCA, httpsGet, quiet } from './helpers.js';
 
 const missing = containerdMissing();
 const image = 'localhost/busybox:1';
 
-const get = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-  request(url, { rejectUnauthorized: false }, (res) => {
-    let body = '';
-    res.on('data', (d) => (body += d));
-    res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-  }).on('error', reject).end();
-});
+const get = httpsGet;
 
 const hostPod = (name: string, containers: object[], spec: object = {}) => ({
   apiVersion: 'v1', kind: 'Pod', metadata: { name },

@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpsRequest } from 'node:https';
 
 export async function waitFor<T>(what: string, f: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -52,3 +53,12 @@ export async function ensureRootCA(client: { config: { caPem?: string }; resourc
     .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName }, data: { 'ca.crt': client.config.caPem ?? '' } })
     .catch((e: any) => { if (e?.code !== 409) throw e; });
 }
+
+/** a GET of the agent's server, its certificate not checked */
+export const httpsGet = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+  httpsRequest(url, { rejectUnauthorized: false }, (res) => {
+    let body = '';
+    res.on('data', (d) => (body += d));
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+  }).on('error', reject).end();
+});
