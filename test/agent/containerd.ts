@@ -53,6 +53,14 @@ export function containerdMissing(): string | undefined {
   if (process.getuid?.() !== 0) return 'containerd needs root';
   for (const cmd of ['containerd', 'runc', 'ctr', 'unshare', 'nsenter']) if (!which(cmd)) return `${cmd} is not installed (scripts/ensure-deps.sh installs containerd runc busybox-static)`;
   if (!existsSync('/bin/busybox') && !which('busybox')) return 'busybox-static is not installed';
+  if (!['/usr/lib/cni', '/opt/cni/bin'].some((d) => existsSync(join(d, 'loopback')))) return 'the CNI plugins are not installed (scripts/ensure-deps.sh installs containernetworking-plugins)';
+  return undefined;
+}
+
+/** Why pods cannot get a bridge network with host ports here, or nothing when they can. */
+export function cniMissing(): string | undefined {
+  if (!['/usr/lib/cni', '/opt/cni/bin'].some((d) => ['bridge', 'host-local', 'portmap', 'loopback'].every((p) => existsSync(join(d, p))))) return 'the CNI plugins are not installed (scripts/ensure-deps.sh installs containernetworking-plugins)';
+  if (!which('iptables')) return 'iptables is not installed';
   return undefined;
 }
 

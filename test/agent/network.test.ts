@@ -12,10 +12,10 @@ import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
-import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
+import { cniMissing, containerdMissing, startContainerd, type Containerd } from './containerd.js';
 import { ensureDefaultServiceAccount, ensureRootCA, quiet, waitFor } from './helpers.js';
 
-const missing = containerdMissing();
+const missing = containerdMissing() ?? cniMissing();
 const image = 'localhost/busybox:1';
 const node = 'net-node';
 /** an HTTP GET from the node's network namespace, by this Node.js (busybox's wget crashes outside its image) */
