@@ -47,7 +47,7 @@ export function admit(a: AdmissionInput): Rejection | undefined {
     if (conditions.length) return { reason: 'Evicted', message: `The node had condition: [${conditions.join(', ')}]. ` };
   }
 
-  const insufficient = fits(pod, a.others, a.allocatable);
+  const insufficient = fits(pod, a.others, a.allocatable, names);
   if (insufficient) return insufficient;
   if (!matchesNodeSelector(pod, node, labels)) return predicate('NodeAffinity');
   if (pod.spec.nodeName && node.metadata?.name && pod.spec.nodeName !== node.metadata.name) return predicate('NodeName');
@@ -59,7 +59,7 @@ export function admit(a: AdmissionInput): Rejection | undefined {
 const predicate = (name: string): Rejection => ({ reason: name, message: `Predicate ${name} failed` });
 
 /** the first resource the node lacks, as the reference reports it */
-function fits(pod: AgentPod, others: AgentPod[], allocatable: Record<string, number>): Rejection | undefined {
+function fits(pod: AgentPod, others: AgentPod[], allocatable: Record<string, number>, names: Naming): Rejection | undefined {
   const allowedPods = allocatable.pods ?? Infinity;
   if (others.length + 1 > allowedPods) return insufficientResource('pods', 1, others.length, allowedPods);
   const want = podRequests(pod);
@@ -68,12 +68,19 @@ function fits(pod: AgentPod, others: AgentPod[], allocatable: Record<string, num
   for (const [resource, requested] of Object.entries(want)) {
     if (resource === 'pods' || requested <= 0) continue;
     const capacity = allocatable[resource];
-    // resources the node does not know (extended ones of other nodes) count as none available
+    // an extended resource the node has none of is the scheduler's business (cluster-level resources)
+    if (capacity === undefined && isExtended(resource, names)) continue;
     const free = (capacity ?? 0) - (used[resource] ?? 0);
     if (requested > free) return insufficientResource(resource, requested, used[resource] ?? 0, capacity ?? 0);
   }
   return undefined;
 }
+
+/** a resource outside the built-in names: a domain-qualified name not under the vendor's domain */
+const isExtended = (resource: string, names: Naming) => {
+  const domain = resource.split('/')[0]!;
+  return resource.includes('/') && domain !== names.labelDomain && !domain.endsWith(`.${names.labelDomain}`) && !resource.startsWith('requests.');
+};
 
 const insufficientResource = (resource: string, requested: number, used: number, capacity: number): Rejection => ({
   reason: `OutOf${resource}`,

@@ -26,6 +26,7 @@ import { createVolumeManager, type VolumeManager } from './volumes/index.js';
 import { createStats, type StatsProvider } from './stats/summary.js';
 import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
+import { writeHostsFile } from './sandbox.js';
 import { isTerminalPhase, type AgentPod, type Node, type Taint } from './objects.js';
 import type { Taint as FlagTaint } from './quantity.js';
 
@@ -168,6 +169,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       return { ready: !problem, message: problem ?? '' };
     },
     volumeRefreshMs: tuning.volumeRefreshMs,
+    ...(simulated ? {} : { hostsFile: (pod: AgentPod, ips: string[]) => writeHostsFile(pod, volumes.podDir(pod), ips, o.clusterDomain) }),
   });
 
   const evictions = evictionManager({

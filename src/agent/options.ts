@@ -311,8 +311,12 @@ fake://<node>/<pod uid>/<container>/<attempt>. Pod annotations change what a sim
   ${fakeAnnotation(names, 'ready')}: false            readiness probes fail
   ${fakeAnnotation(names, 'liveness')}: fail          liveness probes fail, so the containers are restarted
   ${fakeAnnotation(names, 'startup')}: fail           startup probes fail
+  ${fakeAnnotation(names, 'cpu-usage')}: <quantity>   the CPU the containers are reported to use, e.g. 250m (default: their request)
+  ${fakeAnnotation(names, 'memory-usage')}: <quantity> the memory they are reported to use, e.g. 64Mi (default: 8Mi, less under a lower limit)
 Each annotation may name one container: ${fakeAnnotation(names, 'exit-code')}.<container>: <code>.
-With --fake-nodes=N one process registers and runs N nodes.
+With --fake-nodes=N one process registers and runs N nodes; with --pod-cidr each takes its own part of the range.
+Simulated pods are admitted as real ones are (resources against allocatable, node selector and affinity,
+host ports, NoExecute taints); their volumes are not set up.
 `;
 }
 

@@ -16,7 +16,7 @@ import type { VolumeManager } from './volumes/index.js';
 import type { CgroupManager } from './cgroups.js';
 import { containerConfig, type ContainerConfigDeps } from './container-config.js';
 import { nonRootViolation } from './security.js';
-import { sandboxConfig, writeHostsFile } from './sandbox.js';
+import { sandboxConfig } from './sandbox.js';
 
 export { podLogDirectory } from './sandbox.js';
 
@@ -44,6 +44,8 @@ export interface PodWorkerDeps {
   network(): { ready: boolean; message: string };
   /** how often content volumes (configMap, secret, downwardAPI, projected) are brought up to date (default 60 s) */
   volumeRefreshMs?: number;
+  /** writes the pod's hosts file once its addresses are known; its path, or undefined when the runtime's serves */
+  hostsFile?(pod: AgentPod, ips: string[]): Promise<string | undefined>;
 }
 
 export interface PodWorkers {
@@ -207,7 +209,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps.cgroups?.podCgroupName(pod) ?? '', settings);
         // the volumes are set up again (idempotent): their paths are needed for new containers
         await deps.volumes.setUp(pod).catch((e) => log(`volumes of adopted pod ${pod.metadata.name}: ${(e as Error).message}`));
-        w.hostsFile = await writeHostsFile(pod, deps.volumes.podDir(pod), ipsOf(w), deps.dns?.clusterDomain).catch(() => undefined);
+        w.hostsFile = await deps.hostsFile?.(pod, ipsOf(w)).catch(() => undefined);
       }
     }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
@@ -360,7 +362,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     w.containers = [];
     w.setupFailure = undefined;
     w.setupBackoff = undefined;
-    w.hostsFile = await writeHostsFile(pod, deps.volumes.podDir(pod), ipsOf(w), deps.dns?.clusterDomain);
+    w.hostsFile = await deps.hostsFile?.(pod, ipsOf(w));
     return true;
   }
 

@@ -4,7 +4,7 @@
 // admission, and usage figures that move when a pod burns CPU.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
@@ -219,6 +219,7 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     assert.equal(oom.status.phase, 'Failed');
     await pods().delete('limited', { gracePeriodSeconds: 0 });
     await pods().delete('hungry', { gracePeriodSeconds: 0 });
+    await waitFor('the pod\'s cgroup removed', () => !existsSync(cgroupDir('memory', p)), 30_000, 200);
   });
 
   test('the security context is what the process runs with', async () => {

@@ -25,7 +25,15 @@ function v6ToBigInt(addr: string): bigint {
 function format(value: bigint, v4: boolean): string {
   if (v4) return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 255n)).join('.');
   const groups = Array.from({ length: 8 }, (_, i) => ((value >> BigInt((7 - i) * 16)) & 0xffffn).toString(16));
-  return groups.join(':').replace(/(^|:)0(:0)+(:|$)/, '::');
+  // the longest run of two or more zero groups becomes '::'
+  let best = { at: -1, len: 1 };
+  for (let i = 0; i < 8; i++) {
+    let j = i;
+    while (j < 8 && groups[j] === '0') j++;
+    if (j - i > best.len) best = { at: i, len: j - i };
+  }
+  if (best.at < 0) return groups.join(':');
+  return `${groups.slice(0, best.at).join(':')}::${groups.slice(best.at + best.len).join(':')}`;
 }
 
 /** the index-th of `count` equal parts of a CIDR (the smallest power of two that holds them) */
