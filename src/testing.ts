@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiServerOptions } from './config/apiserver-options.js';
-import { startApiServer, type ApiServer } from './server/api-server.js';
+import { startApiServer, type ApiServer } from './main/apiserver.js';
 import { defaultApiDomain, type ApiDomain } from './api/naming.js';
 
 export interface TestServerOptions {

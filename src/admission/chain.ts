@@ -1,7 +1,6 @@
 // The admission chain bound to one request: mutating plugins in order, then validating plugins in order.
 import type { ApiObject } from '../api/meta.js';
-import type { AdmissionAttributes, AdmissionPlugin, Operation } from './types.js';
-import type { AdmissionHooks } from '../registry/store.js';
+import type { AdmissionAttributes, AdmissionPlugin, Operation, AdmissionHooks } from '../api/admission.js';
 
 export type RequestAttributes = Omit<AdmissionAttributes, 'operation' | 'object' | 'oldObject'>;
 

@@ -1,9 +1,9 @@
 // Helpers the admission plugins share: which request a plugin looks at, the reference's "forbidden"
 // refusal, and resource quantities as numbers and back.
 import type { ApiObject } from '../api/meta.js';
-import type { AdmissionAttributes } from './types.js';
-import { forbidden, qualifiedResource } from '../server/status.js';
-import { quantityValue } from '../registry/validation/fields.js';
+import { forbidden, qualifiedResource } from '../api/status.js';
+import type { AdmissionAttributes } from '../api/admission.js';
+import { quantityValue } from '../api/quantity.js';
 
 /** a write of the object itself (not a subresource) of this core or grouped resource */
 export const isWriteOf = (a: Readonly<AdmissionAttributes>, group: string, resource: string) =>

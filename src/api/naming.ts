@@ -12,8 +12,8 @@ export interface Naming {
   readonly vendor: string;
   /** domain used by well-known labels, annotations, finalizers and signer names */
   readonly labelDomain: string;
-  /** `<base>.<domain>`, e.g. group('rbac.authorization') */
-  group(base: string): string;
+  /** `<base>.<domain>`, e.g. group('rbac.authorization'); typed so it fits the apiVersion of the generated types */
+  group<Base extends string>(base: Base): `${Base}.${string}`;
   /** `<labelDomain>/<name>`, e.g. label('metadata.name') */
   label(name: string): string;
   readonly protobufMediaType: string;
@@ -53,7 +53,7 @@ export function naming(domain: ApiDomain = defaultApiDomain): Naming {
     domain,
     vendor: v.vendor,
     labelDomain: v.labelDomain,
-    group: (base: string) => `${base}.${domain}`,
+    group: <Base extends string>(base: Base) => `${base}.${domain}` as const,
     label: (name: string) => `${v.labelDomain}/${name}`,
     protobufMediaType: `application/vnd.${v.vendor}.protobuf`,
     metaGroup: `meta.${domain}`,

@@ -383,3 +383,22 @@ export function selectorToString(sel: LabelSelector | FieldSelector): string {
   if ('terms' in sel) return sel.terms.map(t => `${t.field}${t.operator}${escapeValue(t.value)}`).join(',');
   return sel.requirements.map(labelRequirementToString).join(',');
 }
+
+/** a selector that selects nothing or everything is refused where workloads own pods */
+export const selectorIsEmpty = (sel: any) =>
+  !sel || (Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0);
+
+/** whether a metav1.LabelSelector matches a label set */
+export function selectorMatches(sel: any, labelSet: Record<string, string> | undefined): boolean {
+  const l = labelSet ?? {};
+  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) if (l[k] !== v) return false;
+  for (const e of sel?.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(l, e.key);
+    const vals: string[] = e.values ?? [];
+    if (e.operator === 'In' && !(has && vals.includes(l[e.key]))) return false;
+    if (e.operator === 'NotIn' && has && vals.includes(l[e.key])) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { naming } from '../api/naming.js';
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import {
   apply, ApplyError, ConflictError, fieldManagerProblems, managerFromUserAgent, updateManagedFields, type ApplyOptions, type ManagedFieldsEntry,
 } from './managed-fields.js';

@@ -2,7 +2,7 @@
 // (create, update, patch) give the writer the fields it changed; server-side apply merges a partial
 // configuration, fails on conflicts with other owners unless forced, and removes what the applier
 // stopped asserting.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { compareStrings, fieldElement, goJSON, pathString, type Path } from './field-path.js';
 import {
   difference, emptySet, fromFieldsV1, has, intersection, isEmpty, paths, recursiveDifference, setOf, toFieldsV1, union,

@@ -1,6 +1,6 @@
 // Declarative merge of an applied configuration into the live object, and removal of the fields an
 // applier stopped asserting. Both copy only along the paths they change; untouched subtrees are shared.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import type { PathElement } from './field-path.js';
 import type { FieldSet } from './field-set.js';
 import { entrySchema, isNamedField, isObject, listElement, listEntries, shapeOf, type Obj, type Shape } from './typed.js';

@@ -2,7 +2,7 @@
 // object has an owner, and nobody owns a field the object does not have.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { pathString, type Path } from './field-path.js';
 import { difference, has, paths, setOf, union, type FieldSet } from './field-set.js';
 import { apply, ConflictError, decodeManagedFields, updateManagedFields } from './managed-fields.js';

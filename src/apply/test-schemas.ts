@@ -1,6 +1,6 @@
 // Schemas for the apply tests, shaped like the reference's ConfigMap, Pod and Deployment with the
 // merge markers those types carry. Only tests import this file.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 
 const str: Schema = { type: 'string' };
 const int: Schema = { type: 'integer', format: 'int32' };

@@ -1,7 +1,7 @@
 // An object read through its schema: which fields it sets, and how two versions differ. The schema's
 // markers decide the granularity: struct fields and granular map keys are owned one by one, `set` and
 // `map` lists per entry, atomic values (and lists without markers) as a whole.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { elementString, fieldElement, keyElement, valueElement, type PathElement } from './field-path.js';
 import { emptySet, isEmpty, type FieldSet } from './field-set.js';
 

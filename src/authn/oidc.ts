@@ -1,11 +1,10 @@
 // OpenID Connect ID tokens from one trusted issuer: keys found by discovery over TLS, claims mapped to a user.
 import { readFileSync } from 'node:fs';
 import { get } from 'node:https';
-import type { OidcOptions } from '../config/apiserver-options.js';
 import type { Authenticator } from './types.js';
 import { bearerToken } from './types.js';
 import { loadJose, peekClaims } from './jwt.js';
-import { unauthorized } from '../server/status.js';
+import { unauthorized } from '../api/status.js';
 
 function fetchJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<any> {
   return new Promise((resolve, reject) => {
@@ -22,6 +21,19 @@ function fetchJson(url: string, ca: string | undefined, timeoutMs = 10_000): Pro
     req.on('timeout', () => req.destroy(new Error(`${url}: no answer in time`)));
     req.on('error', reject);
   });
+}
+
+export interface OidcOptions {
+  issuerUrl: string;
+  clientId: string;
+  usernameClaim: string;
+  /** undefined: the reference's default (issuer URL and '#' unless the claim is email); '-' disables */
+  usernamePrefix?: string;
+  groupsClaim?: string;
+  groupsPrefix: string;
+  requiredClaims: Record<string, string>;
+  caFile?: string;
+  signingAlgs: string[];
 }
 
 export function oidcAuthenticator(o: OidcOptions, now = () => Date.now()): Authenticator {

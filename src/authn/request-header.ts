@@ -1,12 +1,19 @@
 // The authenticating proxy: once its client certificate chains to the request-header CA (and its name is
 // allowed), headers it sets name the user, the groups and extra attributes.
 import { readFileSync } from 'node:fs';
-import type { RequestHeaderOptions } from '../config/apiserver-options.js';
 import type { Authenticator } from './types.js';
 import { publicKeysFromPem } from './jwt.js';
 import { certificatesIn, chainsTo } from './x509.js';
 
 const values = (v: string | string[] | undefined) => (v === undefined ? [] : Array.isArray(v) ? v : [v]);
+
+export interface RequestHeaderOptions {
+  clientCaFile: string;
+  allowedNames: string[];
+  usernameHeaders: string[];
+  groupHeaders: string[];
+  extraHeadersPrefixes: string[];
+}
 
 export function requestHeaderAuthenticator(o: RequestHeaderOptions): Authenticator {
   const pem = readFileSync(o.clientCaFile, 'utf8');

@@ -5,10 +5,11 @@ import { readFileSync, existsSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
-import type { Authenticator, AuthnResult } from './types.js';
-import { bearerToken, intersect } from './types.js';
+import type { Authenticator } from './types.js';
+import { bearerToken } from './types.js';
 import { algorithmFor, keyId, loadJose, peekClaims, publicKeysFromPem } from './jwt.js';
-import { unauthorized } from '../server/status.js';
+import { unauthorized } from '../api/status.js';
+import { type AuthnResult, type ObjectRef, type ServiceAccountTokenSigner, intersect } from '../api/auth.js';
 
 export const serviceAccountGroup = 'system:serviceaccounts';
 export const serviceAccountUsername = (namespace: string, name: string) => `system:serviceaccount:${namespace}:${name}`;
@@ -19,13 +20,9 @@ export function parseServiceAccountUsername(username: string): { namespace: stri
   return m ? { namespace: m[1], name: m[2] } : undefined;
 }
 
-export interface ObjectRef { name: string; uid: string }
 
-export interface ServiceAccountTokens {
+export interface ServiceAccountTokens extends ServiceAccountTokenSigner {
   issuers: string[];
-  apiAudiences: string[];
-  /** signs a token; returns it with its expiry (epoch seconds) */
-  sign(t: { namespace: string; serviceAccount: ObjectRef; pod?: ObjectRef; secret?: ObjectRef; audiences: string[]; expirationSeconds: number }): Promise<{ token: string; exp: number }>;
   authenticator(lookup?: ObjectGetter): Authenticator;
 }
 

@@ -1,8 +1,9 @@
 // Static bearer tokens from a CSV file read at start-up: token,user,uid[,"group1,group2,..."].
 import { readFileSync } from 'node:fs';
 import { timingSafeEqual, createHash } from 'node:crypto';
-import type { Authenticator, AuthnResult } from './types.js';
+import type { Authenticator } from './types.js';
 import { bearerToken } from './types.js';
+import type { AuthnResult } from '../api/auth.js';
 
 /** one CSV record per line; double quotes group commas and "" is a quote, as in RFC 4180 */
 function csvRecords(text: string): string[][] {

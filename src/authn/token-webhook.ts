@@ -1,10 +1,11 @@
 // Token-review webhook: a bearer token nothing else recognised is sent to a remote service as a TokenReview.
 import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
-import type { Authenticator, AuthnResult } from './types.js';
-import { bearerToken, intersect } from './types.js';
-import { ttlCache, type WebhookClient } from './webhook-client.js';
-import { unauthorized } from '../server/status.js';
+import type { Authenticator } from './types.js';
+import { bearerToken } from './types.js';
+import { ttlCache, type WebhookClient } from '../util/webhook-client.js';
+import { unauthorized } from '../api/status.js';
+import { type AuthnResult, intersect } from '../api/auth.js';
 
 export interface TokenWebhookConfig { client: WebhookClient; version: 'v1' | 'v1beta1'; cacheTtlMs: number; apiAudiences: string[] }
 

@@ -1,20 +1,5 @@
 // Authentication: who is asking. Each authenticator is one module; the union tries them in order.
-import type { IncomingHttpHeaders } from 'node:http';
-import type { PeerCertificate } from 'node:tls';
-import type { UserInfo } from '../server/context.js';
-
-export interface AuthnRequest {
-  headers: IncomingHttpHeaders;
-  /** the verified client certificate, when one was presented and chains to the client CA */
-  peerCertificate?: PeerCertificate;
-  /** a client certificate was presented but did not verify */
-  peerCertificateError?: string;
-  /** audiences a token must be meant for (a TokenReview's spec.audiences); default: the API audiences */
-  audiences?: string[];
-}
-
-/** a user, and for tokens the requested audiences the token is good for */
-export type AuthnResult = UserInfo & { audiences?: string[] };
+import type { AuthnRequest, AuthnResult, UserInfo } from '../api/auth.js';
 
 export interface Authenticator {
   /** undefined: not this authenticator's kind of credential; throw Unauthorized: a credential of its kind, but invalid */
@@ -31,6 +16,3 @@ export function bearerToken(req: AuthnRequest): string | undefined {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(h);
   return m ? m[1] : undefined;
 }
-
-/** a token audience check: the requested audiences the token's audiences cover (empty when none) */
-export const intersect = (wanted: readonly string[], have: readonly string[]) => wanted.filter(a => have.includes(a));

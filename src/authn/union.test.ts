@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { unionAuthenticator } from './union.js';
 import { parseTokenFile, tokenFileAuthenticator } from './token-file.js';
 import type { Authenticator } from './types.js';
-import { unauthorized } from '../server/status.js';
+import { unauthorized } from '../api/status.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

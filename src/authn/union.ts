@@ -1,8 +1,9 @@
 // The union of authenticators: the first success decides, every authenticated user joins
 // system:authenticated, a credential no authenticator accepts is 401, and no credential at all is anonymous.
-import type { Authenticator, AuthnRequest, AuthnResult } from './types.js';
+import type { Authenticator } from './types.js';
 import { anonymousUser, authenticatedGroup } from './types.js';
-import { unauthorized } from '../server/status.js';
+import { unauthorized } from '../api/status.js';
+import type { AuthnRequest, AuthnResult } from '../api/auth.js';
 
 export function unionAuthenticator(authenticators: Authenticator[], anonymous: boolean) {
   return async (req: AuthnRequest): Promise<AuthnResult> => {

@@ -3,7 +3,7 @@
 import { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import type { Authenticator } from './types.js';
-import { unauthorized } from '../server/status.js';
+import { unauthorized } from '../api/status.js';
 
 export const certificatesIn = (pem: string) =>
   (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(b => new X509Certificate(b));

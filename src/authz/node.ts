@@ -2,9 +2,9 @@
 // secrets, config maps, claims and service-account tokens of pods scheduled to its node, its own lease
 // and CSINode, plus what the system:node rules allow. Everyone else gets no opinion.
 import type { ApiObject } from '../api/meta.js';
-import type { ResourceCache } from '../watch/cache.js';
-import type { Authorizer, AuthzAttributes, PolicyRule, RulesAnswer } from './types.js';
 import { ruleAllows } from './rbac/rules.js';
+import type { Authorizer, AuthzAttributes, PolicyRule, RulesAnswer } from '../api/auth.js';
+import type { ResourceCache } from '../api/cache.js';
 
 export const nodesGroup = 'system:nodes';
 export const nodeUserPrefix = 'system:node:';

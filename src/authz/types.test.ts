@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from './types.js';
+import { alwaysAllow, alwaysDeny, unionAuthorizer } from './types.js';
+import type { Authorizer } from '../api/auth.js';
 
 const a = (groups: string[] = []) => ({ user: { username: 'u', groups }, verb: 'get', isResourceRequest: true, path: '', apiGroup: '', apiVersion: 'v1', namespace: '', resource: 'pods', subresource: '', name: '' });
 const none: Authorizer = { authorize: () => ({ decision: 'NoOpinion', reason: 'not mine' }) };

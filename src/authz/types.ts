@@ -1,42 +1,5 @@
 // Authorization: may this user do this. Each authorizer is one module; the union asks them in order.
-import type { UserInfo } from '../server/context.js';
-
-export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
-
-export interface AuthzAttributes {
-  user: UserInfo;
-  verb: string;
-  isResourceRequest: boolean;
-  path: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-}
-
-export interface PolicyRule {
-  verbs: string[];
-  apiGroups?: string[];
-  resources?: string[];
-  resourceNames?: string[];
-  nonResourceURLs?: string[];
-}
-
-/** what a user may do in a namespace, as SelfSubjectRulesReview reports it */
-export interface RulesAnswer {
-  resourceRules: Array<{ verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }>;
-  nonResourceRules: Array<{ verbs: string[]; nonResourceURLs?: string[] }>;
-  incomplete: boolean;
-  evaluationError?: string;
-}
-
-export interface Authorizer {
-  authorize(a: AuthzAttributes): Promise<{ decision: Decision; reason?: string }> | { decision: Decision; reason?: string };
-  /** the rules behind the decisions, for authorizers that can list them */
-  rulesFor?(user: UserInfo, namespace: string): RulesAnswer;
-}
+import { privilegedGroup, type Authorizer, type RulesAnswer } from '../api/auth.js';
 
 const everything: RulesAnswer = {
   resourceRules: [{ verbs: ['*'], apiGroups: ['*'], resources: ['*'] }],
@@ -48,8 +11,6 @@ export const alwaysDeny: Authorizer = {
   authorize: () => ({ decision: 'Deny', reason: 'Everything is forbidden.' }),
   rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
-
-export const privilegedGroup = 'system:masters';
 
 /** the first decision other than NoOpinion wins; members of system:masters may do anything */
 export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {

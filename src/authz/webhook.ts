@@ -2,8 +2,8 @@
 // for their own times. A service that fails gives no opinion (the next authorizer decides).
 import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
-import type { Authorizer, Decision } from './types.js';
-import { ttlCache, type WebhookClient } from '../authn/webhook-client.js';
+import { ttlCache, type WebhookClient } from '../util/webhook-client.js';
+import type { Authorizer, Decision } from '../api/auth.js';
 
 export interface WebhookAuthorizerConfig {
   client: WebhookClient;

@@ -1,6 +1,8 @@
 // The API server's command line: flag declarations with the reference's defaults, and their
 // validation into one typed options object.
 
+import type { OidcOptions } from '../authn/oidc.js';
+import type { RequestHeaderOptions } from '../authn/request-header.js';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { apiDomains, defaultApiDomain, type ApiDomain } from '../api/naming.js';
@@ -20,28 +22,7 @@ export interface PortRange {
   size: number;
 }
 
-export interface OidcOptions {
-  issuerUrl: string;
-  clientId: string;
-  usernameClaim: string;
-  /** undefined: the reference's default (issuer URL and '#' unless the claim is email); '-' disables */
-  usernamePrefix?: string;
-  groupsClaim?: string;
-  groupsPrefix: string;
-  requiredClaims: Record<string, string>;
-  caFile?: string;
-  signingAlgs: string[];
-}
-
 export interface TokenWebhookOptions { configFile: string; cacheTtlMs: number; version: 'v1' | 'v1beta1' }
-
-export interface RequestHeaderOptions {
-  clientCaFile: string;
-  allowedNames: string[];
-  usernameHeaders: string[];
-  groupHeaders: string[];
-  extraHeadersPrefixes: string[];
-}
 
 export interface AuthenticationOptions {
   tokenAuthFile?: string;

@@ -4,10 +4,10 @@ import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { SubresourceDefinition } from '../registry/types.js';
-import type { RequestContext } from '../server/context.js';
-import { negotiate, offeredTypes, parseAccept } from '../server/negotiation.js';
-import { sendObject } from '../server/respond.js';
-import { notAcceptable, pathNotFound } from '../server/status.js';
+import type { RequestContext } from '../api/request.js';
+import { negotiate, offeredTypes, parseAccept } from '../endpoints/negotiation.js';
+import { sendObject } from '../endpoints/respond.js';
+import { notAcceptable, pathNotFound } from '../api/status.js';
 
 const storageVersionHash = (r: ResourceInfo) =>
   createHash('sha256').update(`${r.group}/${r.storageVersion}/${r.kind}`).digest().subarray(0, 8).toString('base64');

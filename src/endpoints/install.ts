@@ -1,14 +1,10 @@
 // Routes a resource request to its verb handler: the resource, its scope, and the verbs it serves.
-import type { RequestContext } from '../server/context.js';
+import type { RequestContext } from '../api/request.js';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
-import type { AdmissionPlugin } from '../admission/types.js';
-import { createStore, type StoreDeps, type Store } from '../registry/store.js';
-import { createReads, type Reads, type ReadDeps } from '../registry/reads.js';
-import { strategyFor } from '../registry/strategies/index.js';
-import type { Strategy } from '../registry/strategy.js';
+import type { Backends } from '../registry/backends.js';
 import type { Verb } from '../registry/types.js';
-import { methodNotSupported, notFound, pathNotFound, ApiError, statusBody } from '../server/status.js';
+import { methodNotSupported, notFound, pathNotFound, ApiError, statusBody } from '../api/status.js';
 import type { Scope } from './scope.js';
 import { get, list } from './read.js';
 import { watch } from './watch.js';
@@ -16,11 +12,12 @@ import { create, update, patch, remove, removeCollection } from './write.js';
 import { createReview, reviewHandlers, type ReviewDeps } from './reviews.js';
 import { tokenRequest } from './token-request.js';
 import { bind, evict, getScale, writeScale } from './subresources.js';
+import type { AdmissionPlugin } from '../api/admission.js';
 
 export interface ResourceEndpointsConfig {
   resources: ApiResources;
   names: Naming;
-  deps: StoreDeps & ReadDeps;
+  backends: Backends;
   plugins: AdmissionPlugin[];
   bookmarkIntervalMs: number;
   minRequestTimeoutSeconds: number;
@@ -47,25 +44,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
   /** the review kinds of the authentication and authorization groups are answered, never stored */
   const reviewFor = (info: ResourceInfo) =>
     info.def.domainGroup && (info.def.group === 'authentication' || info.def.group === 'authorization') ? reviews[info.resource] : undefined;
-  const backends = new Map<string, { store: Store; reads: Reads; strategy: Strategy }>();
-
-  /** one store per resource, shared by all its served versions; a converting resource has one per version, each
-   *  working at its version with that version's strategy */
-  const backendKey = (info: ResourceInfo) => `${info.group}/${info.resource}${info.def.convert ? `/${info.version}` : ''}`;
-  function backendFor(info: ResourceInfo) {
-    const key = backendKey(info);
-    let b = backends.get(key);
-    if (!b) {
-      const strategy = info.versionDef.strategy ?? info.def.strategy ?? strategyFor(info.def.group, info.resource);
-      b = { store: createStore(info, strategy, c.deps), reads: createReads(info, c.deps), strategy };
-      backends.set(key, b);
-    }
-    return b;
-  }
-  c.resources.onChange(() => {
-    const live = new Set(c.resources.all().map(backendKey));
-    for (const k of backends.keys()) if (!live.has(k)) backends.delete(k);
-  });
+  const { backendFor } = c.backends;
 
   /** the disruption budgets of a namespace, for evictions */
   const budgetsIn = async (namespace: string) => {
@@ -81,7 +60,6 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
   });
 
   return {
-    backendFor,
     async handle(ctx: RequestContext): Promise<void> {
       const ri = ctx.info;
       const info = c.resources.lookup(ri.apiGroup, ri.apiVersion, ri.parts[0] ?? '');
@@ -160,6 +138,5 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
         default: throw methodNotSupported(info.resource, ctx.method);
       }
     },
-    notFound,
   };
 }

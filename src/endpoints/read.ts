@@ -1,13 +1,13 @@
 // get and list: one object or a collection, as JSON, YAML, Table, protobuf or metadata only.
 import type { ApiObject } from '../api/meta.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
-import type { RequestContext } from '../server/context.js';
-import { negotiate, offeredTypes, parseAccept, type Representation } from '../server/negotiation.js';
-import { sendObject, sendText, isPretty, encode } from '../server/respond.js';
-import { notAcceptable, badRequest } from '../server/status.js';
-import { parseIncludeObject, toTable } from '../server/table.js';
-import type { CachedObject } from '../watch/cache.js';
+import type { RequestContext } from '../api/request.js';
+import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
+import { sendObject, sendText, isPretty, encode } from './respond.js';
+import { notAcceptable, badRequest } from '../api/status.js';
+import { parseIncludeObject, toTable } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
+import type { CachedObject } from '../api/cache.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type

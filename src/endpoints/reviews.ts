@@ -1,15 +1,13 @@
 // The review resources: objects that are created, answered and never stored. Who am I (SelfSubjectReview),
 // may I / may they (the access reviews), what may I do (SelfSubjectRulesReview), is this token good (TokenReview).
 import type { ApiObject } from '../api/meta.js';
-import type { Authorizer, AuthzAttributes } from '../authz/types.js';
-import type { AuthnRequest, AuthnResult } from '../authn/types.js';
-import { intersect } from '../authn/types.js';
 import type { TokenRequestDeps } from './token-request.js';
-import type { RequestContext, UserInfo } from '../server/context.js';
-import { badRequest, invalid, ApiError } from '../server/status.js';
-import { readObject } from '../server/body.js';
-import { sendObject } from '../server/respond.js';
+import type { RequestContext } from '../api/request.js';
+import { badRequest, invalid, ApiError } from '../api/status.js';
+import { readObject } from './body.js';
+import { sendObject } from './respond.js';
 import type { Scope } from './scope.js';
+import { type Authorizer, type AuthzAttributes, type AuthnRequest, type AuthnResult, type UserInfo, intersect } from '../api/auth.js';
 
 export interface ReviewDeps {
   authorizer: Authorizer;

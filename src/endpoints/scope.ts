@@ -1,17 +1,17 @@
 // What a verb handler needs to serve one resource at one version, and the helpers all handlers share.
 import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
-import type { AdmissionPlugin } from '../admission/types.js';
-import type { Authorizer } from '../authz/types.js';
 import { admissionFor } from '../admission/chain.js';
-import type { RequestContext } from '../server/context.js';
+import type { RequestContext } from '../api/request.js';
 import type { ResourceInfo } from '../registry/resources.js';
-import type { Store, AdmissionHooks } from '../registry/store.js';
+import type { Store } from '../registry/store.js';
 import type { Reads, Filter } from '../registry/reads.js';
-import type { CachedObject } from '../watch/cache.js';
 import { fieldAt, type Strategy } from '../registry/strategy.js';
 import { parseLabelSelector, matchLabels, parseFieldSelector, matchFields, type FieldSelector } from '../api/selectors.js';
-import { badRequest } from '../server/status.js';
+import { badRequest } from '../api/status.js';
+import type { Authorizer } from '../api/auth.js';
+import type { AdmissionPlugin, AdmissionHooks } from '../api/admission.js';
+import type { CachedObject } from '../api/cache.js';
 
 export interface Scope {
   info: ResourceInfo;

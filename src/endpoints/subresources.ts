@@ -2,10 +2,10 @@
 // (assigns a pod to a node) and eviction (a delete that respects disruption budgets).
 import type { ApiObject } from '../api/meta.js';
 import { nowTimestamp } from '../api/meta.js';
-import type { RequestContext } from '../server/context.js';
-import { readBody, readObject, mediaType, parseJson } from '../server/body.js';
-import { sendObject, sendStatus } from '../server/respond.js';
-import { badRequest, conflict, invalid, statusBody, successStatus, tooManyRequests, unsupportedMediaType, ApiError } from '../server/status.js';
+import type { RequestContext } from '../api/request.js';
+import { readBody, readObject, mediaType, parseJson } from './body.js';
+import { sendObject, sendStatus } from './respond.js';
+import { badRequest, conflict, invalid, statusBody, successStatus, tooManyRequests, unsupportedMediaType, ApiError } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';

@@ -1,15 +1,15 @@
 // TokenRequest (`serviceaccounts/<name>/token`): a signed, expiring service-account token for chosen audiences,
 // optionally bound to a Pod or Secret so it dies with that object.
 import type { ApiObject } from '../api/meta.js';
-import type { RequestContext } from '../server/context.js';
-import type { ServiceAccountTokens } from '../authn/service-account.js';
-import { badRequest, conflict, invalid, notFound } from '../server/status.js';
-import { readObject } from '../server/body.js';
-import { sendObject } from '../server/respond.js';
+import type { RequestContext } from '../api/request.js';
+import type { ServiceAccountTokenSigner } from '../api/auth.js';
+import { badRequest, conflict, invalid, notFound } from '../api/status.js';
+import { readObject } from './body.js';
+import { sendObject } from './respond.js';
 import type { Scope } from './scope.js';
 
 export interface TokenRequestDeps {
-  tokens: ServiceAccountTokens;
+  tokens: ServiceAccountTokenSigner;
   /** longest lifetime in ms; 0: no limit */
   maxExpirationMs: number;
   get(resource: 'pods' | 'secrets', namespace: string, name: string): Promise<ApiObject | undefined>;

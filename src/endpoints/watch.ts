@@ -1,13 +1,13 @@
 // watch: a stream of {type, object} documents (or length-prefixed protobuf WatchEvents), one per change,
 // with headers flushed at once.
 import type { ApiObject } from '../api/meta.js';
-import { bufferedBytes, type RequestContext } from '../server/context.js';
-import { setWarnings } from '../server/respond.js';
-import { badRequest, internalError, type ApiError } from '../server/status.js';
-import { parseIncludeObject, tableRow, columnsOf } from '../server/table.js';
-import type { CachedObject } from '../watch/cache.js';
+import { bufferedBytes, type RequestContext } from '../api/request.js';
+import { setWarnings } from './respond.js';
+import { badRequest, internalError, type ApiError } from '../api/status.js';
+import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec } from './read.js';
+import type { CachedObject } from '../api/cache.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');

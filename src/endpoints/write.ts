@@ -1,10 +1,10 @@
 // create, update, patch, delete and deletecollection: decode, then the store's one write path.
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
-import type { RequestContext } from '../server/context.js';
-import { readBody, readObject, mediaType, parseJson, parseYamlObject } from '../server/body.js';
-import { sendObject, sendStatus } from '../server/respond.js';
-import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../server/status.js';
+import type { RequestContext } from '../api/request.js';
+import { readBody, readObject, mediaType, parseJson, parseYamlObject } from './body.js';
+import { sendObject, sendStatus } from './respond.js';
+import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';

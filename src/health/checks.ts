@@ -1,7 +1,7 @@
 // /healthz, /livez and /readyz: named checks, ?verbose, ?exclude=, /livez/<check>, and the reference's text.
-import type { RequestContext } from '../server/context.js';
-import { sendText } from '../server/respond.js';
-import { pathNotFound } from '../server/status.js';
+import type { RequestContext } from '../api/request.js';
+import { sendText } from '../endpoints/respond.js';
+import { pathNotFound } from '../api/status.js';
 
 export interface HealthCheck {
   name: string;

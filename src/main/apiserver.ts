@@ -1,40 +1,302 @@
-#!/usr/bin/env node
-// cluster-apiserver: flags → options → server; SIGTERM and SIGINT shut down gracefully.
-import { apiServerHelp, parseApiServerOptions } from '../config/apiserver-options.js';
-import { startApiServer } from '../server/api-server.js';
+// The composition root of the API server: an ordered list of modules, each started in turn and stopped in
+// reverse. Modules before the listener make the server able to answer; the ones after it are the reference's
+// post-start hooks, and readyz reports each until it has started. Health checks come from the modules.
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { naming, type Naming } from '../api/naming.js';
+import type { ApiServerOptions } from '../config/apiserver-options.js';
+import { writeAdminClientConfig } from '../config/client-config.js';
+import { ensurePki, type Pki } from '../pki/pki.js';
+import { openStorage } from '../storage/open.js';
+import { startCompactor } from '../storage/compactor.js';
+import type { KV } from '../storage/types.js';
+import { createWatchHub, type WatchHub } from '../watch/cache.js';
+import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
+import { createBackends, type Backends } from '../registry/backends.js';
+import { builtinResources } from '../registry/catalog/index.js';
+import { decodeObject, noAdmission } from '../registry/store.js';
+import { startCrdController } from '../registry/crd/controller.js';
+import { checkRuntimeConfig } from '../config/runtime-config.js';
+import { selectPlugins } from '../admission/registry.js';
+import { loadAdmissionConfig } from '../admission/config.js';
+import type { AdmissionPlugin } from '../api/admission.js';
+import { resourceEndpoints } from '../endpoints/install.js';
+import { discoveryEndpoints } from '../discovery/discovery.js';
+import { healthEndpoints, type HealthCheck } from '../health/checks.js';
+import { openapiEndpoints } from '../openapi/openapi.js';
+import { createMetrics } from '../metrics/metrics.js';
+import { createHandler } from '../http/handler.js';
+import { listenHttps, type HttpsServer, type Logger } from '../http/server.js';
+import { setupAuth, type Auth } from './auth.js';
+import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
+import { startNamespaceDefaults } from '../controllers/namespace-defaults.js';
+import { startStorageProtection } from '../controllers/storage-protection.js';
+import { startNodeTaints } from '../controllers/node-taints.js';
 
-const log = {
-  info: (m: string) => process.stderr.write(`I ${new Date().toISOString()} ${m}\n`),
-  warn: (m: string) => process.stderr.write(`W ${new Date().toISOString()} ${m}\n`),
-  error: (m: string) => process.stderr.write(`E ${new Date().toISOString()} ${m}\n`),
-};
+export type { Logger };
 
-async function main() {
-  let parsed;
-  try {
-    parsed = parseApiServerOptions(process.argv.slice(2));
-  } catch (e) {
-    process.stderr.write(`cluster-apiserver: ${(e as Error).message}\nRun with --help for the list of flags.\n`);
-    process.exit(2);
-  }
-  if (parsed.help) { process.stdout.write(apiServerHelp()); return; }
-  for (const w of parsed.warnings) log.warn(w);
-  const t0 = performance.now();
-  const server = await startApiServer(parsed.options, log).catch(e => {
-    process.stderr.write(`cluster-apiserver: ${(e as Error).message}\n`);
-    process.exit(1);
-  });
-  log.info(`serving on ${server.url} (storage: ${parsed.options.storageBackend}, API domain: ${server.names.domain}) ready in ${Math.round(performance.now() - t0)} ms`);
-  if (server.adminKubeconfigPath) log.info(`admin client configuration: ${server.adminKubeconfigPath} (try: kubectl --kubeconfig ${server.adminKubeconfigPath} get namespaces)`);
-  let stopping = false;
-  const stop = (sig: string) => {
-    if (stopping) process.exit(1);
-    stopping = true;
-    log.info(`${sig}: shutting down`);
-    server.shutdown().then(() => process.exit(0), e => { log.error(String(e)); process.exit(1); });
-  };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+export interface ApiServer {
+  url: string;
+  port: number;
+  names: Naming;
+  kv: KV;
+  resources: ApiResources;
+  adminKubeconfigPath?: string;
+  caCertPem: string;
+  adminCertPem: string;
+  adminKeyPem: string;
+  /** graceful stop: readyz fails, the delay passes, in-flight requests finish, watches end */
+  shutdown(): Promise<void>;
+  close(): Promise<void>;
 }
 
-void main();
+/** settings with no flag of their own, changed only by tests */
+export interface ServerTuning {
+  /** how often an idle watch that allows bookmarks gets one (default 60 s) */
+  bookmarkIntervalMs?: number;
+  /** how long a read waits for the watch cache to reach a requested resourceVersion before 504 (default 3 s) */
+  freshnessTimeoutMs?: number;
+}
+
+/** a part of the server with a life of its own */
+export interface Module {
+  /** its health check's name; modules without one have no check */
+  name?: string;
+  start(): Promise<void> | void;
+  stop?(): Promise<void> | void;
+  /** throws while the module cannot do its work (default: passes once started) */
+  check?(): Promise<void> | void;
+  /** the check is also a liveness check (a failing one means the process should be restarted) */
+  live?: boolean;
+}
+
+const domainKey = '/registry/_meta/api-domain';
+
+/** the API domain is fixed when the store is first used; another one later is refused */
+async function checkDomain(kv: KV, names: Naming) {
+  const { kv: stored } = await kv.get(domainKey);
+  if (!stored) {
+    try { await kv.create(domainKey, Buffer.from(JSON.stringify({ domain: names.domain }))); } catch { /* created concurrently */ }
+    return checkDomain(kv, names);
+  }
+  const domain = JSON.parse(Buffer.from(stored.value).toString('utf8')).domain;
+  if (domain !== names.domain)
+    throw new Error(`this store was created with --api-domain=${domain}; start with --api-domain=${domain}, or use a new data directory or store`);
+}
+
+/** a module that starts a loop and keeps its stop */
+const loop = (name: string | undefined, begin: () => { stop(): void; ready?: Promise<unknown> }): Module => {
+  let running: { stop(): void } | undefined;
+  return {
+    name,
+    async start() { const r = begin(); running = r; await r.ready; },
+    stop() { running?.stop(); },
+  };
+};
+
+export async function startApiServer(options: ApiServerOptions, log: Logger, tuning: ServerTuning = {}): Promise<ApiServer> {
+  const startedAt = Date.now();
+  const names = naming(options.apiDomain);
+  const metrics = createMetrics();
+  let kv!: KV, hub!: WatchHub, pki!: Pki, auth!: Auth, https!: HttpsServer;
+  let backends!: Backends, plugins!: AdmissionPlugin[];
+  let shuttingDown = false;
+  let address = '';
+
+  // --runtime-config switches built-in versions (alpha off unless enabled); custom resources serve what their definition says
+  const builtins = new Set(builtinResources);
+  const resources = createApiResources(names, (group, version, resource, def) =>
+    !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
+  const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
+  const controllerDeps = () => ({ resources, names, hub, backendFor });
+
+  const modules: Module[] = [
+    {
+      name: 'etcd', live: true,
+      async start() {
+        // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
+        kv = await openStorage({
+          backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
+          etcdPrefix: options.etcdPrefix === '/registry' ? '' : options.etcdPrefix,
+        });
+        await checkDomain(kv, names);
+      },
+      stop: () => kv?.close(),
+      check: () => kv.check(),
+    },
+    {
+      name: 'poststarthook/start-watch-cache',
+      async start() {
+        hub = createWatchHub(kv, '/registry/', { decode: decodeObject });
+        await hub.start();
+      },
+      stop: () => hub?.stop(),
+    },
+    {
+      start() {
+        checkRuntimeConfig(options.runtimeConfig, builtinResources.flatMap(def =>
+          def.versions.map(v => ({ group: fullGroup(def, names), version: v.name, resources: [def.resource] }))));
+        for (const def of builtinResources) resources.add(def);
+        backends = createBackends(resources, {
+          kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
+          serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
+        });
+      },
+    },
+    {
+      async start() {
+        const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
+          ...(options.externalHostname ? [options.externalHostname] : []),
+          ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
+        pki = await ensurePki(options.certDir, { hosts });
+        if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
+      },
+    },
+    {
+      async start() { auth = await setupAuth(options, { names, hub, resources, backends, log }); },
+      stop: () => auth?.stop(),
+    },
+    {
+      async start() {
+        const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
+        const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
+        plugins = [...specs.map(s => s.create({
+          listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
+          config: admissionConfig.get(s.name), webhooks: backends.webhooks,
+        })), ...auth.admissionPlugins];
+      },
+    },
+    {
+      // the listener: from here on the server answers, and readyz tells whether the hooks below have run
+      async start() {
+        https = await listenHttps({
+          port: options.securePort, host: options.bindAddress, log,
+          keyPem: options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem,
+          certPem: options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem,
+          clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs],
+        }, handler());
+        address = `${options.advertiseAddress || (listenHost() === '127.0.0.1' ? hostname() : listenHost())}:${https.port}`;
+      },
+      async stop() {
+        for (const ctx of https?.inflight ?? []) if (ctx.longRunning && !ctx.res.writableEnded) ctx.res.end();
+        await https?.close();
+      },
+    },
+    {
+      name: 'poststarthook/bootstrap-namespaces',
+      async start() {
+        const namespaces = backends.preferred('', 'namespaces')!.store;
+        for (const name of names.initialNamespaces) {
+          try { await namespaces.get('', name); } catch {
+            await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, noAdmission, { dryRun: false })
+              .catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
+          }
+        }
+      },
+    },
+    { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
+    // custom resources stored before a restart are served from the first request after start-up
+    loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
+    loop('poststarthook/start-namespace-finalizer', () => startNamespaceFinalizer(controllerDeps(), log)),
+    loop(undefined, () => startNodeTaints(controllerDeps(), log)),
+    loop(undefined, () => startStorageProtection(controllerDeps(), log)),
+    loop('poststarthook/start-service-account-controller', () => startNamespaceDefaults(controllerDeps(), log)),
+    loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
+  ];
+
+  const listenHost = () => (options.bindAddress === '0.0.0.0' || options.bindAddress === '::' || !options.bindAddress ? '127.0.0.1' : options.bindAddress);
+
+  const started = new Set<Module>();
+  const checkOf = (m: Module): HealthCheck => ({
+    name: m.name!,
+    check: () => {
+      if (!started.has(m)) throw new Error('not started yet');
+      return m.check?.();
+    },
+  });
+  const named = modules.filter(m => m.name);
+  const ping: HealthCheck = { name: 'ping', check: () => {} };
+  // the log check fails when what the server writes to its log cannot get out
+  const logCheck: HealthCheck = { name: 'log', check: () => { if (process.stderr.writableLength > 1 << 20) throw new Error('log output is backed up'); } };
+  const shutdownCheck: HealthCheck = { name: 'shutdown', check: () => { if (shuttingDown) throw new Error('process is shutting down'); } };
+
+  function handler() {
+    const health = healthEndpoints({
+      healthz: [ping, logCheck, ...named.map(checkOf)],
+      livez: [ping, logCheck, ...named.filter(m => m.live).map(checkOf)],
+      readyz: [ping, logCheck, ...named.map(checkOf), shutdownCheck],
+      livezGracePeriodMs: options.livezGracePeriodMs, startedAt,
+    });
+    const endpoints = resourceEndpoints({
+      resources, names, plugins, backends,
+      bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
+      reviews: {
+        authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
+        tokenRequest: {
+          tokens: auth.tokens, maxExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
+          get: (r, ns, n) => backends.listers.get('', r, ns, n),
+        },
+      },
+      deprecatedApiRequested: deprecatedApiGauge(),
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+    });
+    const discovery = discoveryEndpoints(resources, names, () => address);
+    const openapi = openapiEndpoints(resources, names);
+    return createHandler({
+      names, metrics, log, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs,
+      maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
+      routes: [
+        ctx => health.handle(ctx),
+        ctx => openapi.handle(ctx),
+        async ctx => { if (!ctx.info.isResourceRequest) return false; await endpoints.handle(ctx); return true; },
+        ctx => discovery.handle(ctx),
+      ],
+    });
+  }
+
+  function deprecatedApiGauge() {
+    const gauge = metrics.gauge('apiserver_requested_deprecated_apis',
+      'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
+    return (info: { group: string; version: string; resource: string; versionDef: { removedIn?: string } }, subresource: string) => gauge({
+      group: info.group, version: info.version, resource: info.resource, subresource, removed_release: info.versionDef.removedIn ?? '',
+    }, 1);
+  }
+
+  const stopAll = async () => {
+    for (const m of [...modules].reverse()) {
+      if (!started.delete(m)) continue;
+      try { await m.stop?.(); } catch (e) { log.warn(`stopping ${m.name ?? 'a module'}: ${(e as Error).message}`); }
+    }
+  };
+  try {
+    for (const m of modules) { started.add(m); await m.start(); }
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+
+  const hostInUrl = listenHost().includes(':') ? `[${listenHost()}]` : listenHost();
+  const url = `https://${hostInUrl}:${https.port}`;
+  let adminKubeconfigPath: string | undefined;
+  if (options.storageBackend !== 'memory' || options.adminKubeconfigPath) {
+    adminKubeconfigPath = options.adminKubeconfigPath;
+    await writeAdminClientConfig(adminKubeconfigPath, {
+      server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem,
+      clusterName: names.vendor, userName: 'admin', contextName: 'admin',
+    });
+  }
+
+  return {
+    url, port: https.port, names, kv, resources, adminKubeconfigPath,
+    caCertPem: pki.caCertPem, adminCertPem: pki.adminCertPem, adminKeyPem: pki.adminKeyPem,
+    async shutdown() {
+      shuttingDown = true;
+      if (options.shutdownDelayDurationMs > 0) await new Promise(r => setTimeout(r, options.shutdownDelayDurationMs));
+      void https.close();   // no new connections; the open ones finish their requests
+      const deadline = Date.now() + 60_000;
+      while ([...https.inflight].some(c => !c.longRunning) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+      await stopAll();
+    },
+    close: stopAll,
+  };
+}

@@ -1,7 +1,7 @@
 // Named definitions for the OpenAPI documents. The catalog's shared sub-schemas carry their reference
 // name in `x-ref`; every such object becomes one definition and the places that use it become `$ref`s.
 // Kinds and their list kinds carry x-kubernetes-group-version-kind so clients can find them.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { obj, str, arr } from '../api/schemas/build.js';
 import { listMeta } from '../api/schemas/meta.js';
 

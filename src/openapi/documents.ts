@@ -2,11 +2,11 @@
 // one OpenAPI 3.0 document per group version (/openapi/v3/<path>), both written from the same model.
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { scale } from '../api/schemas/autoscaling.js';
 import { eviction } from '../api/schemas/policy-v1.js';
 import { tokenRequest } from '../api/schemas/core-v1.js';
-import { versionInfo } from '../server/version.js';
+import { versionInfo } from '../endpoints/version.js';
 import {
   collectDefinitions, customDefinitionName, listSchema, openapi3, schemaWriter, swagger2,
   type Definitions, type Gvk, type Json, type Root,
@@ -15,7 +15,7 @@ import { resourcePaths, type EntrySchemas, type Operation, type Param, type Path
 import { deleteOptions, everyGroupVersion, patchBody, status, watchEvent } from './meta-schemas.js';
 
 /** kinds served only at subresources, which no resource entry carries */
-const subresourceKinds: Record<string, Schema> = { Scale: scale, Eviction: eviction, TokenRequest: tokenRequest };
+export const subresourceKinds: Record<string, Schema> = { Scale: scale, Eviction: eviction, TokenRequest: tokenRequest };
 
 export interface GroupVersionModel {
   /** 'api/v1', 'apis/apps/v1' */

@@ -1,6 +1,6 @@
 // The apimachinery definitions that operations name but no kind embeds: the bodies of delete and patch
 // requests, the Status answer and watch events.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { atomicList, int32, int64, bool, metaRef, obj, rawExtension, str } from '../api/schemas/build.js';
 import { listMeta } from '../api/schemas/meta.js';
 

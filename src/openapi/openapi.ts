@@ -5,10 +5,10 @@ import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources } from '../registry/resources.js';
-import type { RequestContext } from '../server/context.js';
-import { parseAccept } from '../server/negotiation.js';
-import { setWarnings } from '../server/respond.js';
-import { methodNotSupported, notAcceptable, pathNotFound } from '../server/status.js';
+import type { RequestContext } from '../api/request.js';
+import { parseAccept } from '../endpoints/negotiation.js';
+import { setWarnings } from '../endpoints/respond.js';
+import { methodNotSupported, notAcceptable, pathNotFound } from '../api/status.js';
 import type { Model } from './documents.js';
 
 // the document builders load on the first OpenAPI request, keeping them out of start-up

@@ -1,6 +1,6 @@
 // The operations of each served resource, as the reference lays them out: collection and item paths,
 // the deprecated watch paths, subresources. Kept in one neutral form; the documents write it out.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import type { ResourceInfo } from '../registry/resources.js';
 import type { Verb } from '../registry/types.js';
 import type { Gvk } from './definitions.js';

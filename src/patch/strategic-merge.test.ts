@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import { applyStrategicMergePatch as smp } from './strategic-merge.js';
 import { PatchError } from './common.js';
 

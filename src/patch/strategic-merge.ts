@@ -20,7 +20,7 @@
 // (or `$setElementOrder`'s), elements only on the server keep theirs, and the two sequences are
 // interleaved by server order, so an element new to the list lands before the server's elements
 // that follow it in the merge.
-import { fieldSchema, type Schema } from '../schema/types.js';
+import { fieldSchema, type Schema } from '../api/schema.js';
 import {
   type JsonObject, badPatch, cannotApply, clone, deepEqual, getOwn, hasOwn, isObject, setOwn, show,
 } from './common.js';

@@ -4,10 +4,11 @@ import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { KV, Revision } from '../storage/types.js';
 import { isStorageError } from '../storage/types.js';
-import type { CachedObject, CacheEvent, EventType, WatchHub } from '../watch/cache.js';
+import type { WatchHub } from '../watch/cache.js';
 import type { ResourceInfo } from './resources.js';
 import { decodeObject } from './store.js';
-import { badRequest, expired, gone, internalError, timeout, ApiError } from '../server/status.js';
+import { badRequest, expired, gone, internalError, timeout, ApiError } from '../api/status.js';
+import type { CachedObject, CacheEvent, EventType } from '../api/cache.js';
 
 export interface Filter {
   namespace: string;

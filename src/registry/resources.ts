@@ -2,7 +2,7 @@
 // looked up by (group, version, resource). Routes and discovery read the same table.
 import type { Naming } from '../api/naming.js';
 import type { ResourceDefinition, SubresourceDefinition, Verb, VersionDefinition } from './types.js';
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 
 export interface ResourceInfo {
   def: ResourceDefinition;

@@ -8,12 +8,13 @@ import type { Naming } from '../api/naming.js';
 import type { KV, KeyValue } from '../storage/types.js';
 import { isStorageError } from '../storage/types.js';
 import type { ResourceInfo } from './resources.js';
+import type { AdmissionHooks } from '../api/admission.js';
 import type { Strategy, StrategyContext } from './strategy.js';
 import { validateObjectMeta } from './validation.js';
 import { updateManagedFields } from '../apply/managed-fields.js';
 import {
   alreadyExists, badRequest, conflict, gone, internalError, invalid, notFound, tooLarge, ApiError,
-} from '../server/status.js';
+} from '../api/status.js';
 
 export const encodeObject = (obj: ApiObject): Uint8Array => {
   const rv = obj.metadata.resourceVersion;
@@ -36,13 +37,6 @@ export interface WriteOptions {
   manager?: { name: string; apiVersion: string };
   /** who makes the request, handed to the strategy */
   user?: StrategyContext['user'];
-}
-
-export interface AdmissionHooks {
-  /** mutating admission: may change obj */
-  mutate(op: 'CREATE' | 'UPDATE' | 'DELETE', obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
-  /** validating admission: sees the final object, must not change it */
-  validate(op: 'CREATE' | 'UPDATE' | 'DELETE', obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
 }
 
 export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: async () => {} };

@@ -3,7 +3,7 @@
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { KV } from '../storage/types.js';
-import type { PortRange } from '../config/apiserver-options.js';
+
 
 export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
 
@@ -17,7 +17,7 @@ export interface StrategyContext {
   /** --service-cluster-ip-range: at most one CIDR per IP family */
   serviceClusterIpRanges?: string[];
   /** --service-node-port-range */
-  serviceNodePortRange?: PortRange;
+  serviceNodePortRange?: { base: number; size: number };
   /** who makes the request, for strategies that record the requester (CertificateSigningRequests) */
   user?: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
 }

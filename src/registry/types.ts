@@ -1,6 +1,6 @@
 // A resource is a definition (names, scope, verbs, versions, schema) plus a strategy (hooks).
 // Nothing resource-specific lives in the generic store.
-import type { Schema } from '../schema/types.js';
+import type { Schema } from '../api/schema.js';
 import type { Strategy } from './strategy.js';
 import type { ApiObject } from '../api/meta.js';
 

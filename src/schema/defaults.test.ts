@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { applyDefaults } from './defaults.js';
-import type { Schema } from './types.js';
+import type { Schema } from '../api/schema.js';
 
 describe('applyDefaults', () => {
   const schema: Schema = {

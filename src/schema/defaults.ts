@@ -2,7 +2,7 @@
 // absent (or null where the schema does not allow null) takes its default; defaults apply inside objects and
 // list entries that exist, parents first, so a defaulted object then gets its own fields' defaults.
 // A null that the schema does not allow and that has no default is dropped.
-import type { Schema } from './types.js';
+import type { Schema } from '../api/schema.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 

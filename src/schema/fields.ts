@@ -1,6 +1,6 @@
 // Unknown, duplicate and wrongly typed fields: the typed reading of a request body. Unknown fields come from
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
-import type { Schema } from './types.js';
+import type { Schema } from '../api/schema.js';
 
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */

@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { prune } from './prune.js';
-import type { Schema } from './types.js';
+import type { Schema } from '../api/schema.js';
 
 describe('prune', () => {
   const schema: Schema = {

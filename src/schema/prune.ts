@@ -3,7 +3,7 @@
 // below), and apiVersion, kind and metadata survive at the root and in embedded resources, with metadata cut
 // to the fields object metadata has.
 import { objectMeta } from '../api/schemas/meta.js';
-import type { Schema } from './types.js';
+import type { Schema } from '../api/schema.js';
 
 const metaFields = new Set(Object.keys(objectMeta.properties ?? {}));
 const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);

@@ -3,7 +3,7 @@
 // be of type integer: "string"`. CEL rules (x-kubernetes-validations) are accepted in schemas but not
 // evaluated yet.
 import type { StatusCause } from '../api/meta.js';
-import type { Schema } from './types.js';
+import type { Schema } from '../api/schema.js';
 
 /** a schema as a CRD may write it: the structural part plus the value-validation keywords */
 export interface ValidationSchema extends Schema {

@@ -4,46 +4,7 @@
 import type { KV, KeyValue, Revision, Watch, WatchEvent as KVEvent } from '../storage/types.js';
 import { isStorageError, StorageError } from '../storage/types.js';
 import type { ApiObject } from '../api/meta.js';
-
-export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
-
-export interface CachedObject {
-  key: string;
-  obj: ApiObject;
-  rev: Revision;
-  /** obj as JSON bytes, made once when first needed and shared by every list and watch that sends it */
-  bytes?: Buffer;
-}
-
-export interface CacheEvent {
-  type: EventType;
-  key: string;
-  /** the object after the event; for DELETED, its last state with the delete's resourceVersion */
-  cur: CachedObject;
-  prev?: CachedObject;
-  rev: Revision;
-  at: number;
-}
-
-export interface CacheWatcher {
-  /** receives events in order; return false to be removed */
-  send(ev: CacheEvent): void;
-  /** the cache dropped the watcher (history lost, cache stopped) */
-  end(err?: StorageError): void;
-}
-
-export interface ResourceCache {
-  readonly prefix: string;
-  ready: Promise<void>;
-  /** latest revision whose events this cache has applied */
-  revision(): Revision;
-  /** all objects under a key prefix (the resource prefix or a namespace below it), sorted by key */
-  snapshot(keyPrefix: string): CachedObject[];
-  get(key: string): CachedObject | undefined;
-  /** events after rev (exclusive) from history, or undefined when history does not reach back that far */
-  since(rev: Revision): CacheEvent[] | undefined;
-  subscribe(w: CacheWatcher): () => void;
-}
+import type { CacheEvent, CacheWatcher, CachedObject, EventType, ResourceCache } from '../api/cache.js';
 
 export interface WatchCacheOptions {
   /** how long history is kept */

@@ -26,7 +26,7 @@ const hostPod = (name: string, containers: object[], spec: object = {}) => ({
   spec: { nodeName: 'real-node', hostNetwork: true, terminationGracePeriodSeconds: 1, containers, ...spec },
 });
 
-describe('agent with containerd over CRI', { skip: missing ? `containerd cannot run here: ${missing}` : false, timeout: 120_000 }, () => {
+describe('agent with containerd over CRI', { skip: missing ? `containerd cannot run here: ${missing}` : false }, () => {
   let server: TestServer;
   let containerd: Containerd;
   let client: Client;

@@ -38,6 +38,12 @@ function writeUntilKilled(store: CrashStore, onKill: () => void = () => {}): Pro
   };
   const notReady = setTimeout(kill, READY_TIMEOUT_MS);
   let ready = false;
+  // the kill comes mid-stream: after a while, but never before enough writes were acknowledged (a busy machine is slow)
+  let timeUp = false;
+  const killWhenDue = () => {
+    const total = acks.created.length + acks.hot.reduce((a, b) => a + b, 0);
+    if (acks.created.length >= KILL_AFTER_ACKS || (timeUp && total >= 100)) kill();
+  };
   let partial = '';
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
@@ -49,14 +55,14 @@ function writeUntilKilled(store: CrashStore, onKill: () => void = () => {}): Pro
       if (kind === 'ready') {
         ready = true;
         clearTimeout(notReady);
-        setTimeout(kill, KILL_AFTER_MS);
+        setTimeout(() => { timeUp = true; killWhenDue(); }, KILL_AFTER_MS);
       } else if (kind === 'c') {
         acks.created.push(Number(a));
       } else if (kind === 'h') {
         acks.hot[Number(a)] = Math.max(acks.hot[Number(a)], Number(b));
       }
     }
-    if (acks.created.length >= KILL_AFTER_ACKS) kill();
+    killWhenDue();
   });
   // 'close' comes after stdout is drained: every acknowledgement written before the kill is counted.
   return new Promise((resolve, reject) => {

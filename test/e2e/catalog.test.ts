@@ -122,7 +122,7 @@ function generators(ns: string, certDir: string): Generator[] {
 }
 
 function suite(version: KubectlVersion, domain: ApiDomain) {
-  describe(`kubectl ${version}, ${domain} mode: the catalog`, { concurrency: 1, timeout: 120_000 }, () => {
+  describe(`kubectl ${version}, ${domain} mode: the catalog`, { concurrency: 1 }, () => {
     let k: KubectlEnv;
     const serverTables = domain === 'k8s.io';
     const rbac = `rbac.authorization.${domain}/v1`;

@@ -50,7 +50,7 @@ const deployment = (namespace: string, name: string): V1Deployment => ({
 });
 
 for (const domain of apiDomains) {
-  describe(`client-node 1.4.0, ${domain} mode`, { timeout: 60_000 }, () => {
+  describe(`client-node 1.4.0, ${domain} mode`, () => {
     let server: TestServer;
     let kc: KubeConfig;
     let core: CoreV1Api;

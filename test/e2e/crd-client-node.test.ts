@@ -24,7 +24,7 @@ async function failure(call: Promise<unknown>): Promise<{ code: number; status: 
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
-describe('an operator CRD through client-node 1.4.0 CustomObjectsApi (k8s.io mode)', { timeout: 60_000, concurrency: 1 }, () => {
+describe('an operator CRD through client-node 1.4.0 CustomObjectsApi (k8s.io mode)', { concurrency: 1 }, () => {
   let server: TestServer;
   let objects: CustomObjectsApi;
   let kc: KubeConfig;

@@ -13,7 +13,7 @@ const crdName = `${operatorPlural}.${operatorGroup}`;
 
 for (const version of kubectlVersions) {
   for (const domain of apiDomains) {
-    describe(`kubectl ${version} with custom resources (${domain} mode)`, { timeout: 90_000, concurrency: 1 }, () => {
+    describe(`kubectl ${version} with custom resources (${domain} mode)`, { concurrency: 1 }, () => {
       let k: KubectlEnv;
       const ns = 'shop';
       const serverTables = domain === 'k8s.io';

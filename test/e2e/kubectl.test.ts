@@ -42,7 +42,7 @@ function requestPaths(stderr: string): string[] {
 
 /** One client version against one fresh server in one domain mode; the tests run in order. */
 function suite(version: KubectlVersion, domain: ApiDomain) {
-  describe(`kubectl ${version}, ${domain} mode`, { concurrency: 1, timeout: 120_000 }, () => {
+  describe(`kubectl ${version}, ${domain} mode`, { concurrency: 1 }, () => {
     let k: KubectlEnv;
     /** kubectl asks for meta.k8s.io Tables: only a k8s.io server can answer them */
     const serverTables = domain === 'k8s.io';

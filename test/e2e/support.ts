@@ -38,7 +38,8 @@ export interface KubectlEnv {
   close(): Promise<void>;
 }
 
-const commandTimeoutMs = 20_000;
+// a hung command is killed; a slow one on a busy machine is not
+const commandTimeoutMs = 180_000;
 
 export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain): Promise<KubectlEnv> {
   const server = await startTestServer({ apiDomain });

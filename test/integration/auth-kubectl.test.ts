@@ -13,7 +13,7 @@ import { issueClientCert, serverCa, writeKubeconfig, type Identity } from './aut
 const versions = ['1.27', '1.32'] as const;
 
 for (const version of versions) {
-  describe(`kubectl ${version} auth commands (k8s.io mode, RBAC)`, { concurrency: 1, timeout: 120_000 }, () => {
+  describe(`kubectl ${version} auth commands (k8s.io mode, RBAC)`, { concurrency: 1 }, () => {
     let server: TestServer;
     let dir: string;
     const configs: Record<string, string> = {};

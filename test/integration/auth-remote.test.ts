@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
 import { call, fakeHttpsService, issueClientCert, writeWebhookConfig, type FakeService, type Identity } from './auth-support.js';
 
-describe('remote authentication and authorization services', { concurrency: 1, timeout: 60_000 }, () => {
+describe('remote authentication and authorization services', { concurrency: 1 }, () => {
   let server: TestServer;
   let dir: string;
   let issuer: FakeService, tokenHook: FakeService, authzHook: FakeService;

@@ -15,7 +15,7 @@ import { call, issueClientCert, serverCa, type Identity } from './auth-support.j
 const rbac = 'rbac.authorization.cluster.io';
 const rbacApi = `/apis/${rbac}/v1`;
 
-describe('authentication and authorization (cluster.io mode, Node,RBAC)', { concurrency: 1, timeout: 60_000 }, () => {
+describe('authentication and authorization (cluster.io mode, Node,RBAC)', { concurrency: 1 }, () => {
   let server: TestServer;
   let dir: string;
   const admin: Identity = {};

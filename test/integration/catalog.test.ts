@@ -74,7 +74,7 @@ const kinds = (ns: string): Array<{ path: string; body: Record<string, unknown>;
 
 const without = (o: Record<string, unknown>, ...keys: string[]) => Object.fromEntries(Object.entries(o).filter(([k]) => !keys.includes(k)));
 
-describe('protobuf responses', { concurrency: 1, timeout: 60_000 }, () => {
+describe('protobuf responses', { concurrency: 1 }, () => {
   let server: TestServer;
   let c: Client;
   before(async () => { server = await startTestServer(); c = createClient(server); });
@@ -223,7 +223,7 @@ function encodeEnvelopeFor(apiVersion: string, kind: string): Buffer {
 }
 const field = (n: number, b: Buffer) => Buffer.concat([Buffer.from([(n << 3) | 2, b.length]), b]);
 
-describe('--runtime-config', { concurrency: 1, timeout: 30_000 }, () => {
+describe('--runtime-config', { concurrency: 1 }, () => {
   const admission = names.group('admissionregistration');
   const policies = `/apis/${admission}/v1alpha1/validatingadmissionpolicies`;
 

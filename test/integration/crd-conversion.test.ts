@@ -99,7 +99,7 @@ function crd(group: string, conversion: unknown, storage: 'v1' | 'v2' = 'v1') {
 
 const crdPath = '/apis/apiextensions.cluster.io/v1/customresourcedefinitions';
 
-describe('CRD conversion webhook', { concurrency: 1, timeout: 60_000 }, () => {
+describe('CRD conversion webhook', { concurrency: 1 }, () => {
   let server: TestServer;
   let c: Client;
   let hook: Awaited<ReturnType<typeof startWebhook>>;

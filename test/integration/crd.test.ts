@@ -89,7 +89,7 @@ async function established(c: Client, name: string) {
   });
 }
 
-describe('custom resources', { concurrency: 1, timeout: 60_000 }, () => {
+describe('custom resources', { concurrency: 1 }, () => {
   let server: TestServer;
   let c: Client;
   let n = 0;
@@ -460,7 +460,7 @@ describe('custom resources', { concurrency: 1, timeout: 60_000 }, () => {
   });
 });
 
-describe('custom resources after a restart', { timeout: 30_000 }, () => {
+describe('custom resources after a restart', () => {
   test('a CRD stored before a restart is served from the first request', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'crd-restart-'));
     try {
@@ -486,7 +486,7 @@ describe('custom resources after a restart', { timeout: 30_000 }, () => {
   });
 });
 
-describe('kubectl 1.32 with custom resources (k8s.io mode)', { timeout: 60_000 }, () => {
+describe('kubectl 1.32 with custom resources (k8s.io mode)', () => {
   let env: KubectlEnv;
   before(async () => { env = await startKubectlEnv('1.32', 'k8s.io'); });
   after(async () => { await env.close(); });

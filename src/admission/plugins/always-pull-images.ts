@@ -1,7 +1,8 @@
 // AlwaysPullImages: every container of a new pod, and every container given a new image, pulls its image
 // each time it starts, so a node's cached image cannot be used by a pod without the pull credentials.
-import { definePlugin, type AdmissionAttributes } from '../types.js';
+import { definePlugin } from '../types.js';
 import { isWriteOf, podSpec, refuse } from '../util.js';
+import type { AdmissionAttributes } from '../../api/admission.js';
 
 const allContainers = (spec: any) => (['initContainers', 'containers', 'ephemeralContainers'] as const)
   .flatMap(list => (Array.isArray(spec[list]) ? spec[list] as any[] : []).map((c, i) => ({ c, path: `spec.${list}[${i}].imagePullPolicy` })));

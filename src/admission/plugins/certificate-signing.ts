@@ -1,9 +1,8 @@
 // CertificateSigning: writing the issued certificate into a request's status needs the `sign` verb on its signer.
 import { isDeepStrictEqual } from 'node:util';
 import { definePlugin } from '../types.js';
-import type { Authorizer } from '../../authz/types.js';
-import type { UserInfo } from '../../server/context.js';
 import { refuse } from '../util.js';
+import type { Authorizer, UserInfo } from '../../api/auth.js';
 
 /** the verb on the signer itself, or on every signer of its domain (`example.com/*`) */
 export async function signerAllowed(authorizer: Authorizer, group: string, user: UserInfo | undefined, verb: string, signer: string) {

@@ -1,9 +1,9 @@
 // CertificateSubjectRestriction: the API server's client signer never issues certificates in the
 // privileged group, which would bypass authorization altogether.
 import { definePlugin } from '../types.js';
-import { privilegedGroup } from '../../authz/types.js';
 import { readCertificateRequest } from '../../pki/certificates.js';
 import { refuse } from '../util.js';
+import { privilegedGroup } from '../../api/auth.js';
 
 export default definePlugin({
   name: 'CertificateSubjectRestriction',

@@ -1,7 +1,8 @@
 // LimitRanger: the LimitRanges of a namespace fill in containers' default requests and limits, then bound
 // what containers, pods and claims may ask for (min, max, and the limit-to-request ratio).
-import { definePlugin, type AdmissionAttributes } from '../types.js';
+import { definePlugin } from '../types.js';
 import { aggregate, formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse } from '../util.js';
+import type { AdmissionAttributes } from '../../api/admission.js';
 
 type Amounts = Record<string, string>;
 interface LimitItem { type: string; min?: Amounts; max?: Amounts; default?: Amounts; defaultRequest?: Amounts; maxLimitRequestRatio?: Amounts }

@@ -1,6 +1,6 @@
 // NamespaceExists: a namespaced write names a namespace that exists.
 import { definePlugin } from '../types.js';
-import { notFound } from '../../server/status.js';
+import { notFound } from '../../api/status.js';
 
 export default definePlugin({
   name: 'NamespaceExists',

@@ -1,7 +1,7 @@
 // NamespaceLifecycle: no new content in a namespace that does not exist or is being deleted, and the
 // namespaces the system needs cannot be deleted.
 import { definePlugin } from '../types.js';
-import { forbidden, notFound } from '../../server/status.js';
+import { forbidden, notFound } from '../../api/status.js';
 
 export default definePlugin({
   name: 'NamespaceLifecycle',

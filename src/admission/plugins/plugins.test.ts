@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { attrs, fakeDeps, pod } from '../testing.js';
+import { attrs, fakeDeps, pod } from '../testing/fakes.js';
 import limitRanger from './limit-ranger.js';
 import serviceAccount from './service-account.js';
 import taintNodes from './taint-nodes-by-condition.js';

@@ -1,8 +1,9 @@
 // Priority: a pod's integer priority and preemption policy come from its PriorityClass (or the global
 // default class); the two system classes always exist. Also keeps one global default among the classes.
-import { definePlugin, type Listers } from '../types.js';
+import { definePlugin } from '../types.js';
 import { isWriteOf, podSpec, refuse } from '../util.js';
 import type { ApiObject } from '../../api/meta.js';
+import type { Listers } from '../../api/admission.js';
 
 /** the classes the reference serves even before they are stored */
 export const systemPriorityClasses: Record<string, number> = { 'system-node-critical': 2000001000, 'system-cluster-critical': 2000000000 };

@@ -2,9 +2,10 @@
 // storage) must fit every ResourceQuota there; admitted usage is recorded in the quota's status at once, so
 // the next request counts it. Without a quota controller here, a quota whose status is not yet filled counts
 // from zero against its spec.
-import { definePlugin, type AdmissionAttributes, type Writers } from '../types.js';
+import { definePlugin } from '../types.js';
 import type { Naming } from '../../api/naming.js';
 import { formatQuantity, isWriteOf, podContainers, quantity, refuse } from '../util.js';
+import type { AdmissionAttributes, Writers } from '../../api/admission.js';
 
 type Usage = Record<string, number>;
 

@@ -4,8 +4,7 @@ import { request as httpsRequest, Agent } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
-import type { AdmissionAttributes } from '../types.js';
-import { admissionReviewVersions } from '../../registry/strategies/webhook-configurations.js';
+import { type AdmissionAttributes, admissionReviewVersions } from '../../api/admission.js';
 
 /** the webhook could not be asked, or its answer was unusable: failurePolicy applies */
 export class CallError extends Error {

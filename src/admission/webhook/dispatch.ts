@@ -3,13 +3,12 @@
 // the object; validating webhooks run at the same time. failurePolicy decides on calls that fail.
 import type { ApiObject, Status } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
-import type { AdmissionAttributes, Listers } from '../types.js';
-import type { WebhookKind, WebhookSource } from './source.js';
 import { allHooks, invocationFor, type Invocation } from './match.js';
 import { CallError, callWebhook, reviewRequest, type AdmissionResponse } from './call.js';
-import { ApiError, badRequest, internalError } from '../../server/status.js';
+import { ApiError, badRequest, internalError } from '../../api/status.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import { deepEqual } from '../../patch/common.js';
+import type { AdmissionAttributes, Listers, WebhookKind, WebhookSource } from '../../api/admission.js';
 
 export interface DispatchDeps {
   source: WebhookSource;

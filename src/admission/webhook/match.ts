@@ -1,10 +1,9 @@
 // Which webhooks a request goes to: rules (operation, group, version, resource/subresource, scope), then the
 // namespace and object selectors. With matchPolicy Equivalent a rule naming another served version of the
 // same resource matches too, and the object is sent at that version.
-import type { AdmissionAttributes, Listers } from '../types.js';
-import type { WebhookSource } from './source.js';
-import { selectorIsEmpty, selectorMatches } from '../../registry/validation/fields.js';
-import { notFound } from '../../server/status.js';
+import { notFound } from '../../api/status.js';
+import type { AdmissionAttributes, Listers, WebhookSource } from '../../api/admission.js';
+import { selectorIsEmpty, selectorMatches } from '../../api/selectors.js';
 
 export interface Invocation {
   hook: any;

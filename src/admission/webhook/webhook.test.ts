@@ -13,10 +13,9 @@ import { startTestServer, type TestServer } from '../../testing.js';
 import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
 import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
 import type { ApiObject } from '../../api/meta.js';
-import type { AdmissionAttributes } from '../types.js';
 import { dispatchMutating, dispatchValidating } from './dispatch.js';
-import type { WebhookSource } from './source.js';
 import { kubectlPath, startKubectlEnv } from '../../../test/e2e/support.js';
+import type { AdmissionAttributes, WebhookSource } from '../../api/admission.js';
 
 type Handler = (request: any) => Record<string, unknown> | 'hang' | Promise<Record<string, unknown> | 'hang'>;
 

@@ -2,7 +2,7 @@
 // here (its own validation lives with the custom-resource code).
 import { anyJson, arr, bool, bytes, int32, mapList, obj, str, time } from './build.js';
 import { kind } from './meta.js';
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../schema.js';
 
 const ref = (k: string) => `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.${k}`;
 

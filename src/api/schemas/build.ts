@@ -1,6 +1,6 @@
 // Small constructors for the schema catalog. Each reference definition is written once as a shared
 // object (named by `x-ref`), and fields point at it, so the catalog reads like the API reference.
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../schema.js';
 
 /** reference definition names: io.k8s.api.<group>.<version>.<Kind> and the apimachinery ones */
 export const apiRef = (groupVersion: string, kind: string) => `io.k8s.api.${groupVersion}.${kind}`;

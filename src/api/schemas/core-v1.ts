@@ -1,6 +1,6 @@
 // core/v1 definitions: field names, types, formats, enums, required fields and merge markers as
 // the reference API declares them at 1.27.
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../schema.js';
 import {
   apiRef, arr, atomicList, atomicObj, bool, bytes, int32, int64, intOrString, mapList, mapOf, mergeList, microTime,
   obj, oneOf, patch, quantity, resourceList, str, stringMap, time,

@@ -1,6 +1,6 @@
 // flowcontrol.apiserver v1beta3 and v1beta2 (API priority and fairness). The two versions differ only in
 // the name of the limited level's share field: nominalConcurrencyShares (v1beta3), assuredConcurrencyShares (v1beta2).
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../schema.js';
 import { apiRef, atomicList, bool, int32, mapList, obj, oneOf, setList, str, time } from './build.js';
 import { kind } from './meta.js';
 

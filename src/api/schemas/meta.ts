@@ -1,5 +1,5 @@
 // Object metadata and the other apimachinery definitions every kind shares.
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../schema.js';
 import {
   arr, atomicList, atomicObj, bool, int64, mapList, metaRef, obj, oneOf, patch, setList, str, stringMap, time, anyJson,
 } from './build.js';

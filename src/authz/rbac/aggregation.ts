@@ -1,8 +1,8 @@
 // Aggregated cluster roles: a cluster role with an aggregationRule holds the rules of every cluster role its
 // selectors match. Recomputed whenever cluster roles change, and written back only when the rules differ.
 import { labelSelectorFromObject, matchLabels, type LabelSelectorObject } from '../../api/selectors.js';
-import type { PolicyRule } from '../types.js';
 import type { RbacAuthorizer } from './authorizer.js';
+import type { PolicyRule } from '../../api/auth.js';
 
 export interface AggregationDeps {
   rbac: RbacAuthorizer;

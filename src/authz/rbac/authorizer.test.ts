@@ -3,9 +3,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../api/meta.js';
-import type { CacheWatcher, ResourceCache } from '../../watch/cache.js';
 import { rbacAuthorizer } from './authorizer.js';
-import type { AuthzAttributes } from '../types.js';
+import type { AuthzAttributes } from '../../api/auth.js';
+import type { CacheWatcher, ResourceCache } from '../../api/cache.js';
 
 function fakeCache(prefix: string, objs: ApiObject[]) {
   const watchers = new Set<CacheWatcher>();

@@ -2,10 +2,9 @@
 // cache keeps current, so a decision never waits on storage. Bindings are indexed by subject, so a request
 // only looks at the bindings that name its user or one of its groups.
 import type { ApiObject } from '../../api/meta.js';
-import type { ResourceCache, CachedObject } from '../../watch/cache.js';
-import type { UserInfo } from '../../server/context.js';
-import type { Authorizer, AuthzAttributes, Decision, PolicyRule, RulesAnswer } from '../types.js';
 import { ruleAllows } from './rules.js';
+import type { Authorizer, AuthzAttributes, Decision, PolicyRule, RulesAnswer, UserInfo } from '../../api/auth.js';
+import type { ResourceCache, CachedObject } from '../../api/cache.js';
 
 export interface Subject { kind: string; name: string; namespace?: string; apiGroup?: string }
 interface Binding { kind: 'RoleBinding' | 'ClusterRoleBinding'; namespace: string; name: string; roleRef: { kind: string; name: string }; subjects: Subject[] }

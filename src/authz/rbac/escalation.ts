@@ -1,14 +1,12 @@
 // Escalation prevention: a role or binding may only be written by someone who already holds every permission
 // it grants, or who may `escalate` (roles) or `bind` (bindings) the role in question. Runs as a validating
 // admission step on the four RBAC resources, so dry runs are checked too.
-import type { AdmissionPlugin, AdmissionAttributes } from '../../admission/types.js';
 import type { ApiObject } from '../../api/meta.js';
-import type { UserInfo } from '../../server/context.js';
-import type { Authorizer, PolicyRule } from '../types.js';
-import { privilegedGroup } from '../types.js';
 import type { RbacAuthorizer } from './authorizer.js';
 import { describeRule, uncovered } from './rules.js';
-import { forbidden, qualifiedResource } from '../../server/status.js';
+import { forbidden, qualifiedResource } from '../../api/status.js';
+import { type Authorizer, type PolicyRule, type UserInfo, privilegedGroup } from '../../api/auth.js';
+import type { AdmissionPlugin, AdmissionAttributes } from '../../api/admission.js';
 
 const everything: PolicyRule = { verbs: ['*'], apiGroups: ['*'], resources: ['*'] };
 

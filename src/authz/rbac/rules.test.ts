@@ -1,7 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { nonResourceURLMatches, resourceMatches, ruleAllows, uncovered, describeRule } from './rules.js';
-import type { AuthzAttributes } from '../types.js';
+import type { AuthzAttributes } from '../../api/auth.js';
 
 const req = (over: Partial<AuthzAttributes>): AuthzAttributes => ({
   user: { username: 'u', groups: [] }, verb: 'get', isResourceRequest: true, path: '/', apiGroup: '', apiVersion: 'v1',

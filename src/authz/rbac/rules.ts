@@ -1,6 +1,6 @@
 // Matching a request against RBAC policy rules, and whether one set of rules covers another
+import type { AuthzAttributes, PolicyRule } from '../../api/auth.js';
 // (the escalation check: nobody grants what they do not hold).
-import type { AuthzAttributes, PolicyRule } from '../types.js';
 
 const has = (list: readonly string[] | undefined, v: string) => !!list && (list.includes('*') || list.includes(v));
 

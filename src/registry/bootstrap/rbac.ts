@@ -3,7 +3,7 @@
 // roles of the built-in components (node agents, scheduler, controller manager, proxy, ...).
 import type { Naming } from '../../api/naming.js';
 import type { ApiObject } from '../../api/meta.js';
-import type { PolicyRule } from '../../authz/types.js';
+import type { PolicyRule } from '../../api/auth.js';
 
 const read = ['get', 'list', 'watch'];
 const write = ['create', 'delete', 'deletecollection', 'patch', 'update'];

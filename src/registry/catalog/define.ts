@@ -1,6 +1,6 @@
 // Helpers that keep the per-group catalog files to the facts that differ between resources.
 import { allVerbs, type ResourceDefinition, type SubresourceDefinition, type Verb, type VersionDefinition } from '../types.js';
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../../api/schema.js';
 
 type Definition = Omit<ResourceDefinition, 'singular' | 'verbs' | 'listKind'> & Partial<Pick<ResourceDefinition, 'singular' | 'verbs' | 'listKind'>>;
 

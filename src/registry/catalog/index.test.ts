@@ -5,8 +5,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtinResources } from './index.js';
 import type { ResourceDefinition } from '../types.js';
-import type { Schema } from '../../schema/types.js';
-import { fieldSchema } from '../../schema/types.js';
+import type { Schema } from '../../api/schema.js';
+import { fieldSchema } from '../../api/schema.js';
 
 const key = (d: ResourceDefinition) => `${d.group}/${d.resource}`;
 const find = (group: string, resource: string) => {

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import type { ApiObject } from '../../api/meta.js';
-import { internalError } from '../../server/status.js';
+import { internalError } from '../../api/status.js';
 
 export type Convert = (objects: ApiObject[], toVersion: string) => Promise<ApiObject[]>;
 

@@ -1,6 +1,6 @@
 // A CustomResourceDefinition as the server serves it: a ResourceDefinition built from the CRD's accepted names,
 // versions, schemas, subresources and printer columns, with the custom-resource strategy.
-import type { Schema } from '../../schema/types.js';
+import type { Schema } from '../../api/schema.js';
 import { objectMeta } from '../../api/schemas/meta.js';
 import { compareVersions } from '../resources.js';
 import type { ResourceDefinition, SubresourceDefinition, TableColumn, Verb, VersionDefinition } from '../types.js';

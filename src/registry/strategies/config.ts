@@ -3,10 +3,9 @@ import type { ApiObject } from '../../api/meta.js';
 import { apiDomains, naming } from '../../api/naming.js';
 import { defineStrategy } from '../strategy.js';
 import { defaultClaimSpec, fill } from '../defaults/pod.js';
-import {
-  type Causes, forbidden, immutable, invalid, isSet, notSupported, oneOf, portNumber, quantityValue, required,
-} from '../validation/fields.js';
+import { type Causes, forbidden, immutable, invalid, isSet, notSupported, oneOf, portNumber, required } from '../validation/fields.js';
 import { sameJson } from '../validation/pod.js';
+import { quantityValue } from '../../api/quantity.js';
 
 const configKey = /^[-._a-zA-Z0-9]+$/;
 const maxDataBytes = 1024 * 1024;

@@ -1,6 +1,6 @@
 // Services: defaults, cluster IP and node port allocation, and validation.
 import type { ApiObject } from '../../api/meta.js';
-import { invalid as invalidError } from '../../server/status.js';
+import { invalid as invalidError } from '../../api/status.js';
 import { defineStrategy, type StrategyContext } from '../strategy.js';
 import { fill } from '../defaults/pod.js';
 import {

@@ -1,6 +1,7 @@
 // MutatingWebhookConfiguration and ValidatingWebhookConfiguration (admissionregistration v1): the reference's
 // defaults and validation. A few rules relax on update when the stored object already broke them, so objects
 // written by older servers stay editable.
+import { admissionReviewVersions } from '../../api/admission.js';
 import type { ApiObject } from '../../api/meta.js';
 import { defineStrategy } from '../strategy.js';
 import { nameProblems } from '../validation.js';
@@ -9,7 +10,6 @@ import {
 } from '../validation/fields.js';
 
 /** the AdmissionReview versions this server can send */
-export const admissionReviewVersions = ['v1', 'v1beta1'] as const;
 const noSideEffects = ['None', 'NoneOnDryRun'];
 const anySideEffects = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
 const operations = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];

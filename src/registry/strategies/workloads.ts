@@ -3,11 +3,9 @@
 import type { ApiObject } from '../../api/meta.js';
 import { defineStrategy, type StrategyContext } from '../strategy.js';
 import { defaultClaimSpec, defaultTemplate, fill } from '../defaults/pod.js';
-import {
-  type Causes, forbidden, immutable, intOrPercent, invalid, isSet, labelSelector, labels, nonNegative, notSupported, oneOf, positive, required,
-  selectorIsEmpty, selectorMatches,
-} from '../validation/fields.js';
+import { type Causes, forbidden, immutable, intOrPercent, invalid, isSet, labelSelector, labels, nonNegative, notSupported, oneOf, positive, required } from '../validation/fields.js';
 import { sameJson, validateTemplate } from '../validation/pod.js';
+import { selectorIsEmpty, selectorMatches } from '../../api/selectors.js';
 
 const always = ['Always'] as const;
 

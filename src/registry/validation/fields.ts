@@ -109,43 +109,8 @@ export function labelSelector(field: string, sel: any): Causes {
   return out;
 }
 
-/** a selector that selects nothing or everything is refused where workloads own pods */
-export const selectorIsEmpty = (sel: any) =>
-  !sel || (Object.keys(sel.matchLabels ?? {}).length === 0 && (sel.matchExpressions ?? []).length === 0);
-
-/** whether a metav1.LabelSelector matches a label set */
-export function selectorMatches(sel: any, labelSet: Record<string, string> | undefined): boolean {
-  const l = labelSet ?? {};
-  for (const [k, v] of Object.entries(sel?.matchLabels ?? {})) if (l[k] !== v) return false;
-  for (const e of sel?.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(l, e.key);
-    const vals: string[] = e.values ?? [];
-    if (e.operator === 'In' && !(has && vals.includes(l[e.key]))) return false;
-    if (e.operator === 'NotIn' && has && vals.includes(l[e.key])) return false;
-    if (e.operator === 'Exists' && !has) return false;
-    if (e.operator === 'DoesNotExist' && has) return false;
-  }
-  return true;
-}
-
 /** a field that may not change after create: the cause names the new value */
 export function immutable(field: string, next: unknown, old: unknown): Causes {
   return JSON.stringify(next ?? null) === JSON.stringify(old ?? null) ? [] : [invalid(field, next, 'field is immutable')];
 }
 
-/** quantities: `<number><suffix>` as resource requests and limits are written (the decoder has refused malformed ones) */
-const quantityPattern = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+|Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E)?$/;
-const suffixes: Record<string, number> = {
-  '': 1, n: 1e-9, u: 1e-6, m: 1e-3, k: 1e3, M: 1e6, G: 1e9, T: 1e12, P: 1e15, E: 1e18,
-  Ki: 2 ** 10, Mi: 2 ** 20, Gi: 2 ** 30, Ti: 2 ** 40, Pi: 2 ** 50, Ei: 2 ** 60,
-};
-
-/** a quantity's value as a number (approximate for huge values), undefined when it is not a quantity */
-export function quantityValue(q: unknown): number | undefined {
-  if (typeof q === 'number') return q;
-  if (typeof q !== 'string' || !quantityPattern.test(q.trim())) return undefined;
-  const m = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(.*)$/.exec(q.trim())!;
-  const suffix = m[2];
-  if (/^[eE]/.test(suffix)) return Number(m[1] + suffix);
-  return Number(m[1]) * suffixes[suffix];
-}

@@ -1,10 +1,8 @@
 // Pod and pod-template validation: the reference's rules for containers, ports, volumes and the pod-level
 // enums, and the short list of pod fields that may change after create.
 import type { StatusCause } from '../../api/meta.js';
-import {
-  type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isInt, isSet, labels, nonNegative,
-  notSupported, oneOf, portName, portNumber, portNumberOrName, qualifiedName, quantityValue, required,
-} from './fields.js';
+import { type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isInt, isSet, labels, nonNegative, notSupported, oneOf, portName, portNumber, portNumberOrName, qualifiedName, required } from './fields.js';
+import { quantityValue } from '../../api/quantity.js';
 
 const envVarName = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const protocols = ['SCTP', 'TCP', 'UDP'];

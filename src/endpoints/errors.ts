@@ -1,5 +1,5 @@
 // Errors from the pure modules (patches, selectors, storage) as the Status bodies the reference returns.
-import { ApiError, statusBody, internalError } from './status.js';
+import { ApiError, statusBody, internalError } from '../api/status.js';
 import type { Status } from '../api/meta.js';
 import { PatchError } from '../patch/common.js';
 import { SelectorError } from '../api/selectors.js';

@@ -2,7 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { RequestInfo } from './request-info.js';
+import type { UserInfo } from './auth.js';
 
 export type Request = IncomingMessage | Http2ServerRequest;
 /** HTTP/1.1 and HTTP/2 responses share this surface (setHeader, writeHead, write, end, events) */
@@ -14,11 +14,20 @@ export const bufferedBytes = (res: Response): number => {
   return stream ? stream.writableLength : res.writableLength;
 };
 
-export interface UserInfo {
-  username: string;
-  uid?: string;
-  groups: string[];
-  extra?: Record<string, string[]>;
+export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy' | string;
+
+export interface RequestInfo {
+  isResourceRequest: boolean;
+  path: string;
+  verb: RequestVerb;
+  apiPrefix: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+  parts: string[];
 }
 
 export interface RequestContext {

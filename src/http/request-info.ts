@@ -1,20 +1,6 @@
 // Method + path → what is being asked: the verb, API group and version, namespace, resource, name and subresource.
 
-export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy' | string;
-
-export interface RequestInfo {
-  isResourceRequest: boolean;
-  path: string;
-  verb: RequestVerb;
-  apiPrefix: string;
-  apiGroup: string;
-  apiVersion: string;
-  namespace: string;
-  resource: string;
-  subresource: string;
-  name: string;
-  parts: string[];
-}
+import type { RequestInfo } from '../api/request.js';
 
 /** subresources of a namespace that are not namespaced collections */
 const namespaceSubresources = new Set(['status', 'finalize']);

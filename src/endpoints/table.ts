@@ -4,7 +4,7 @@ import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { TableColumn } from '../registry/types.js';
 import type { ResourceInfo } from '../registry/resources.js';
-import { badRequest } from './status.js';
+import { badRequest } from '../api/status.js';
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 

@@ -1,11 +1,10 @@
 // The request pipeline, read top to bottom: every request passes these stages in order, then the mux.
 import type { PeerCertificate, TLSSocket } from 'node:tls';
-import type { RequestContext, UserInfo } from './context.js';
+import type { RequestContext } from '../api/request.js';
 import type { Naming } from '../api/naming.js';
 import { requestInfo } from './request-info.js';
-import type { Authorizer, AuthzAttributes } from '../authz/types.js';
-import type { AuthnRequest } from '../authn/types.js';
-import { forbidden, internalError, tooManyRequests, badRequest } from './status.js';
+import { forbidden, internalError, tooManyRequests, badRequest } from '../api/status.js';
+import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api/auth.js';
 
 export type Next = () => Promise<void>;
 export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;

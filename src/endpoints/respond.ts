@@ -1,7 +1,7 @@
 // Writing responses: objects in the negotiated representation, gzip over a size threshold, Status errors.
 import { gzipSync } from 'node:zlib';
 import { yaml } from '../util/yaml.js';
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../api/request.js';
 import type { Status } from '../api/meta.js';
 import { toApiError } from './errors.js';
 import type { Naming } from '../api/naming.js';

@@ -3,7 +3,7 @@
 import { readFile } from 'node:fs/promises';
 import { request } from 'node:https';
 import { dirname, resolve } from 'node:path';
-import { loadYaml } from '../util/yaml.js';
+import { loadYaml } from './yaml.js';
 
 export interface WebhookClient {
   /** POSTs a JSON body; resolves to the JSON reply, rejects on transport errors and non-2xx answers */

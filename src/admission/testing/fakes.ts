@@ -1,8 +1,10 @@
 // Fakes for unit tests of single plugins: listers over an in-memory object list, and request attributes.
-import type { ApiObject } from '../api/meta.js';
-import { defaultApiDomain, naming } from '../api/naming.js';
-import { alwaysAllow, type Authorizer } from '../authz/types.js';
-import type { AdmissionAttributes, AdmissionDeps, Listers } from './types.js';
+import type { ApiObject } from '../../api/meta.js';
+import { defaultApiDomain, naming } from '../../api/naming.js';
+import { alwaysAllow } from '../../authz/types.js';
+import type { AdmissionDeps } from '../types.js';
+import type { Authorizer } from '../../api/auth.js';
+import type { AdmissionAttributes, Listers } from '../../api/admission.js';
 
 export interface Stored { group: string; resource: string; obj: ApiObject }
 

@@ -1,5 +1,5 @@
 // The error catalogue: every failure reaches the client as a Status body with the reference's reason and code.
-import type { Status, StatusCause, StatusDetails } from '../api/meta.js';
+import type { Status, StatusCause, StatusDetails } from './meta.js';
 
 export class ApiError extends Error {
   constructor(readonly status: Status, readonly headers: Record<string, string> = {}) {

@@ -1,10 +1,10 @@
 // Reading and decoding request bodies, with the reference's size limit.
-import type { RequestContext } from './context.js';
+import type { RequestContext } from '../api/request.js';
 import { yaml } from '../util/yaml.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 
-import { badRequest, tooLarge, unsupportedMediaType } from './status.js';
+import { badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
 
 /** the reference's request body limit */
 export const maxBodyBytes = 3 * 1024 * 1024;

@@ -2,18 +2,18 @@
 // CRDs and the built-in resources of its group (NamesAccepted), its resource is added to the installed API
 // (served at once, discovery included) and it is marked Established. A CRD being deleted first loses every
 // object of its kind, then its resource, then its cleanup finalizer, so the CRD itself goes.
-import type { ApiObject } from '../api/meta.js';
-import type { Naming } from '../api/naming.js';
-import type { ApiResources, ResourceInfo } from '../registry/resources.js';
-import type { ResourceDefinition } from '../registry/types.js';
-import type { Store } from '../registry/store.js';
-import type { Reads } from '../registry/reads.js';
-import { noAdmission } from '../registry/store.js';
-import type { WatchHub } from '../watch/cache.js';
-import { cleanupFinalizer, definitionFromCrd, isTerminating } from '../registry/crd/definition.js';
-import { setCondition } from '../registry/crd/crd-strategy.js';
-import { applyCrdDefaults } from '../registry/crd/validation.js';
-import { hasRules, loadRules } from '../cel/index.js';
+import type { ApiObject } from '../../api/meta.js';
+import type { Naming } from '../../api/naming.js';
+import type { ApiResources, ResourceInfo } from '../resources.js';
+import type { ResourceDefinition } from '../types.js';
+import type { Store } from '../store.js';
+import type { Reads } from '../reads.js';
+import { noAdmission } from '../store.js';
+import type { WatchHub } from '../../watch/cache.js';
+import { cleanupFinalizer, definitionFromCrd, isTerminating } from './definition.js';
+import { setCondition } from './crd-strategy.js';
+import { applyCrdDefaults } from './validation.js';
+import { hasRules, loadRules } from '../../cel/index.js';
 
 export interface CrdControllerDeps {
   resources: ApiResources;

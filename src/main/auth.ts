@@ -7,22 +7,21 @@ import { files as pkiFiles } from '../pki/pki.js';
 import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
 import type { ApiServerOptions } from '../config/apiserver-options.js';
-import type { AdmissionPlugin, Listers } from '../admission/types.js';
-import type { ApiResources, ResourceInfo } from '../registry/resources.js';
-import type { Store } from '../registry/store.js';
+import type { ApiResources } from '../registry/resources.js';
+import type { Backends } from '../registry/backends.js';
 import { noAdmission } from '../registry/store.js';
 import type { WatchHub } from '../watch/cache.js';
-import type { Authenticator, AuthnRequest, AuthnResult } from './types.js';
-import { unionAuthenticator } from './union.js';
-import { certificatesIn, clientCertificateAuthenticator, x509Authenticator } from './x509.js';
-import { tokenFileAuthenticator } from './token-file.js';
-import { bootstrapTokenAuthenticator } from './bootstrap-token.js';
-import { defaultIssuer, serviceAccountTokens, type ServiceAccountTokens } from './service-account.js';
-import { oidcAuthenticator } from './oidc.js';
-import { tokenWebhookAuthenticator } from './token-webhook.js';
-import { requestHeaderAuthenticator } from './request-header.js';
-import { webhookClient } from './webhook-client.js';
-import { alwaysAllow, alwaysDeny, unionAuthorizer, type Authorizer } from '../authz/types.js';
+import type { Authenticator } from '../authn/types.js';
+import { unionAuthenticator } from '../authn/union.js';
+import { certificatesIn, clientCertificateAuthenticator, x509Authenticator } from '../authn/x509.js';
+import { tokenFileAuthenticator } from '../authn/token-file.js';
+import { bootstrapTokenAuthenticator } from '../authn/bootstrap-token.js';
+import { defaultIssuer, serviceAccountTokens, type ServiceAccountTokens } from '../authn/service-account.js';
+import { oidcAuthenticator } from '../authn/oidc.js';
+import { tokenWebhookAuthenticator } from '../authn/token-webhook.js';
+import { requestHeaderAuthenticator } from '../authn/request-header.js';
+import { webhookClient } from '../util/webhook-client.js';
+import { alwaysAllow, alwaysDeny, unionAuthorizer } from '../authz/types.js';
 import { rbacAuthorizer, type RbacAuthorizer } from '../authz/rbac/authorizer.js';
 import { escalationCheck } from '../authz/rbac/escalation.js';
 import { aggregatedRules, startAggregation } from '../authz/rbac/aggregation.js';
@@ -30,12 +29,14 @@ import type { LabelSelectorObject } from '../api/selectors.js';
 import { nodeAuthorizer } from '../authz/node.js';
 import { webhookAuthorizer } from '../authz/webhook.js';
 import { bootstrapPolicy, nodeRules } from '../registry/bootstrap/rbac.js';
+import type { Authorizer, AuthnRequest, AuthnResult } from '../api/auth.js';
+import type { AdmissionPlugin } from '../api/admission.js';
 
 export interface AuthDeps {
   names: Naming;
   hub: WatchHub;
   resources: ApiResources;
-  listers: Listers;
+  backends: Backends;
   log: { info(m: string): void; warn(m: string): void };
 }
 
@@ -49,12 +50,13 @@ export interface Auth {
   /** CAs whose client certificates the TLS listener must accept besides the client CAs (the proxy's) */
   extraClientCAs: string[];
   /** after the stores exist: the default policy is written and the RBAC index is current */
-  start(backendFor: (info: ResourceInfo) => { store: Store }): Promise<void>;
+  start(): Promise<void>;
   stop(): void;
 }
 
 export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Promise<Auth> {
-  const { names, hub, resources, listers } = deps;
+  const { names, hub, resources, backends } = deps;
+  const { listers } = backends;
   const a = options.authentication;
   const rbacGroup = names.group('rbac.authorization');
   const issuers = a.serviceAccountIssuers.length ? a.serviceAccountIssuers : [defaultIssuer(names)];
@@ -124,7 +126,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
   return {
     authenticate, authorizer, tokens, apiAudiences, extraClientCAs,
     admissionPlugins: rbac ? [escalationCheck(rbacGroup, rbac, authorizer)] : [],
-    async start(backendFor) {
+    async start() {
       if (!modes.includes('RBAC') && !modes.includes('Node')) return;
       const policy = bootstrapPolicy(names);
       // aggregated roles start with their rules filled in (nested aggregation settles in a few rounds)
@@ -134,9 +136,9 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
       }
       let lastWrite = 0;
       const create = async (resource: string, objs: ApiObject[]) => {
-        const info = resources.preferred(rbacGroup, resource);
-        if (!info) return;
-        const { store } = backendFor(info);
+        const backend = backends.preferred(rbacGroup, resource);
+        if (!backend) return;
+        const { store } = backend;
         for (const obj of objs) {
           const ns = obj.metadata.namespace ?? '';
           try { await store.get(ns, obj.metadata.name!); continue; } catch { /* absent: created below */ }
@@ -153,11 +155,11 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
       await rbac.ready;
       // decisions right after start-up see the default policy
       if (lastWrite) await hub.waitFor(lastWrite, 5000);
-      const info = resources.preferred(rbacGroup, 'clusterroles')!;
+      const clusterRoles = backends.preferred(rbacGroup, 'clusterroles')!;
       const aggregation = startAggregation({
         rbac, log: deps.log,
         async writeRules(name, rules) {
-          await backendFor(info).store.guaranteedUpdate('', name, '', cur => {
+          await clusterRoles.store.guaranteedUpdate('', name, '', cur => {
             if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
             return { ...cur, rules };
           }, noAdmission, { dryRun: false });

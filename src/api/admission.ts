@@ -1,0 +1,72 @@
+// Admission as the rest of the server sees it: the attributes of a write, a plugin's two phases, the hooks the
+// store calls inside its write loop, and the read-only listers and few writers plugins are given.
+import type { ApiObject } from './meta.js';
+import type { UserInfo } from './auth.js';
+
+export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
+
+export interface AdmissionAttributes {
+  operation: Operation;
+  group: string;
+  version: string;
+  resource: string;
+  subresource: string;
+  kind: string;
+  namespace: string;
+  name: string;
+  /** the object being written (CREATE, UPDATE); mutating plugins may change it */
+  object?: ApiObject;
+  oldObject?: ApiObject;
+  dryRun: boolean;
+  user?: UserInfo;
+  /** adds a Warning header to the response */
+  warn?(message: string): void;
+  /** adds an annotation to the request's audit record (webhook mutations, webhook auditAnnotations) */
+  annotate?(key: string, value: string): void;
+}
+
+/** read-only access to stored objects for plugins, never the registry itself */
+export interface Listers {
+  get(group: string, resource: string, namespace: string, name: string): Promise<ApiObject | undefined>;
+  /** the objects of a namespace ('' for all, or for cluster-scoped resources), served from the watch cache */
+  list(group: string, resource: string, namespace: string): Promise<ApiObject[]>;
+}
+
+/** the few writes plugins make themselves (quota usage, auto-provisioned namespaces), without admission */
+export interface Writers {
+  create(group: string, resource: string, namespace: string, obj: ApiObject): Promise<ApiObject>;
+  /** read-modify-write of the status subresource, retried on conflict; `change` returns undefined to write nothing */
+  updateStatus(group: string, resource: string, namespace: string, name: string,
+    change: (current: ApiObject) => ApiObject | undefined): Promise<void>;
+}
+
+export interface AdmissionPlugin {
+  name: string;
+  operations?: Operation[];
+  /** mutating phase */
+  admit?(a: AdmissionAttributes): Promise<void> | void;
+  /** validating phase: sees the final object and must not change it */
+  validate?(a: Readonly<AdmissionAttributes>): Promise<void> | void;
+}
+
+export interface AdmissionHooks {
+  /** mutating admission: may change obj */
+  mutate(op: 'CREATE' | 'UPDATE' | 'DELETE', obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
+  /** validating admission: sees the final object, must not change it */
+  validate(op: 'CREATE' | 'UPDATE' | 'DELETE', obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
+}
+
+/** the AdmissionReview versions this server sends to webhooks */
+export const admissionReviewVersions = ['v1', 'v1beta1'] as const;
+
+/** what the webhook plugins read from the server: configurations as the watch cache holds them, and served versions */
+export type WebhookKind = 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations';
+
+export interface WebhookSource {
+  /** the stored configurations of one kind, sorted by name */
+  configurations(kind: WebhookKind): Promise<ApiObject[]>;
+  /** the versions a group's resource is served at (empty when unknown) */
+  servedVersions(group: string, resource: string): string[];
+  /** an object of that resource as another version has it */
+  convert(group: string, resource: string, obj: ApiObject, version: string): Promise<ApiObject>;
+}

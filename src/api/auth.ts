@@ -1,0 +1,77 @@
+// Who is asking and what they may do: the user, the request an authenticator reads, and the authorizer's
+// interface. Authentication and authorization implement these; the pipeline, admission and reviews use them.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { PeerCertificate } from 'node:tls';
+
+export interface UserInfo {
+  username: string;
+  uid?: string;
+  groups: string[];
+  extra?: Record<string, string[]>;
+}
+
+export interface AuthnRequest {
+  headers: IncomingHttpHeaders;
+  /** the verified client certificate, when one was presented and chains to the client CA */
+  peerCertificate?: PeerCertificate;
+  /** a client certificate was presented but did not verify */
+  peerCertificateError?: string;
+  /** audiences a token must be meant for (a TokenReview's spec.audiences); default: the API audiences */
+  audiences?: string[];
+}
+
+/** a user, and for tokens the requested audiences the token is good for */
+export type AuthnResult = UserInfo & { audiences?: string[] };
+
+export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
+
+export interface AuthzAttributes {
+  user: UserInfo;
+  verb: string;
+  isResourceRequest: boolean;
+  path: string;
+  apiGroup: string;
+  apiVersion: string;
+  namespace: string;
+  resource: string;
+  subresource: string;
+  name: string;
+}
+
+export interface PolicyRule {
+  verbs: string[];
+  apiGroups?: string[];
+  resources?: string[];
+  resourceNames?: string[];
+  nonResourceURLs?: string[];
+}
+
+/** what a user may do in a namespace, as SelfSubjectRulesReview reports it */
+export interface RulesAnswer {
+  resourceRules: Array<{ verbs: string[]; apiGroups?: string[]; resources?: string[]; resourceNames?: string[] }>;
+  nonResourceRules: Array<{ verbs: string[]; nonResourceURLs?: string[] }>;
+  incomplete: boolean;
+  evaluationError?: string;
+}
+
+export interface Authorizer {
+  authorize(a: AuthzAttributes): Promise<{ decision: Decision; reason?: string }> | { decision: Decision; reason?: string };
+  /** the rules behind the decisions, for authorizers that can list them */
+  rulesFor?(user: UserInfo, namespace: string): RulesAnswer;
+}
+
+/** members of this group may do anything */
+export const privilegedGroup = 'system:masters';
+
+/** a token audience check: the requested audiences the token's audiences cover (empty when none) */
+export const intersect = (wanted: readonly string[], have: readonly string[]) => wanted.filter(a => have.includes(a));
+
+/** what a bound service-account token names: its account, and the pod or secret whose deletion ends it */
+export interface ObjectRef { name: string; uid: string }
+
+/** signs service-account tokens (TokenRequest) */
+export interface ServiceAccountTokenSigner {
+  apiAudiences: string[];
+  /** signs a token; returns it with its expiry (epoch seconds) */
+  sign(t: { namespace: string; serviceAccount: ObjectRef; pod?: ObjectRef; secret?: ObjectRef; audiences: string[]; expirationSeconds: number }): Promise<{ token: string; exp: number }>;
+}

@@ -1,0 +1,67 @@
+// What every request goes through: the pipeline's filters in order, then the mux to health, version, metrics,
+// OpenAPI, resources or discovery; failures become Status bodies; each request is counted and timed.
+import type { Naming } from '../api/naming.js';
+import type { RequestContext } from '../api/request.js';
+import { pathNotFound } from '../api/status.js';
+import { sendError, sendObject, sendText } from '../endpoints/respond.js';
+import { versionInfo } from '../endpoints/version.js';
+import { loadYaml } from '../util/yaml.js';
+import { loadProtobufCodec, mentionsProtobuf } from '../api/protobuf/load.js';
+import type { MetricsRegistry } from '../metrics/metrics.js';
+import { metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
+import { compose, pipeline, type PipelineConfig } from './pipeline.js';
+import type { Logger } from './server.js';
+
+/** a part of the mux: answers the request, or returns false when the path is not its own */
+export type Route = (ctx: RequestContext) => boolean | Promise<boolean>;
+
+export interface HandlerConfig extends PipelineConfig {
+  metrics: MetricsRegistry;
+  log: Logger;
+  /** in the mux's order: health, OpenAPI, then the resource endpoints, then discovery */
+  routes: Route[];
+}
+
+export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promise<void> {
+  const { names, metrics } = c;
+  const version = versionInfo();
+  const mux = async (ctx: RequestContext) => {
+    // codecs load on first use, keeping their tables out of start-up
+    if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYaml();
+    if (mentionsProtobuf(ctx.headers, names.protobufMediaType)) await loadProtobufCodec();
+    if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
+    if (ctx.path === '/metrics') return sendText(ctx, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
+    for (const route of c.routes) if (await route(ctx)) return;
+    throw pathNotFound(ctx.path);
+  };
+  const chain = compose(pipeline(c), mux);
+  const record = requestMetrics(metrics);
+  return async ctx => {
+    const startedAt = performance.now();
+    ctx.res.once('finish', () => record(ctx, startedAt));
+    try {
+      await chain(ctx);
+    } catch (e) {
+      if ((e as { code?: number }).code === undefined && !(e instanceof Error && e.name === 'ApiError'))
+        c.log.error(`${ctx.method} ${ctx.path}: ${(e as Error)?.stack ?? e}`);
+      sendError(ctx, e, names);
+    }
+  };
+}
+
+function requestMetrics(metrics: MetricsRegistry) {
+  const requestTotal = metrics.counter('apiserver_request_total',
+    'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+  const requestDuration = metrics.histogram('apiserver_request_duration_seconds',
+    'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestDurationBuckets);
+  return (ctx: RequestContext, startedAt: number) => {
+    const i = ctx.info;
+    const labels = {
+      verb: metricVerb(i.verb, ctx.method), dry_run: ctx.query.has('dryRun') ? 'All' : '', group: i.apiGroup, version: i.apiVersion,
+      resource: i.resource, subresource: i.subresource, scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster',
+      component: 'apiserver',
+    };
+    requestTotal({ ...labels, code: String(ctx.res.statusCode) });
+    if (!ctx.longRunning) requestDuration(labels, (performance.now() - startedAt) / 1000);
+  };
+}

@@ -1,0 +1,113 @@
+// The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, client certificates requested (the pipeline verifies
+// them), one request context per request, and the requests in flight for graceful shutdown.
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
+import type { TLSSocket } from 'node:tls';
+import { randomUUID } from 'node:crypto';
+import type { AddressInfo } from 'node:net';
+import { asResponse, type RequestContext } from '../api/request.js';
+
+export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
+
+export interface HttpsOptions {
+  port: number;
+  host: string;
+  keyPem: string;
+  certPem: string;
+  /** CAs whose client certificates the handshake accepts */
+  clientCaPems: string[];
+  log: Logger;
+}
+
+export interface HttpsServer {
+  port: number;
+  /** requests being served */
+  inflight: ReadonlySet<RequestContext>;
+  /** stops accepting connections; resolves when the open ones are gone */
+  close(): Promise<void>;
+}
+
+/** connection-level failures (handshakes, sessions) are logged, at most this many a minute, so a scanner cannot flood the log */
+function rateLimitedLog(log: Logger, perMinute = 20) {
+  let windowStart = 0, count = 0, dropped = 0;
+  return (msg: string) => {
+    const now = Date.now();
+    if (now - windowStart > 60_000) {
+      if (dropped) log.warn(`${dropped} more connection errors in the last minute were not logged`);
+      windowStart = now; count = 0; dropped = 0;
+    }
+    if (++count <= perMinute) log.warn(msg); else dropped++;
+  };
+}
+
+export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext) => Promise<void>): Promise<HttpsServer> {
+  const inflight = new Set<RequestContext>();
+  /** HTTP/1.1 connections with a request in progress, and how many */
+  const busy = new Map<TLSSocket, number>();
+  let closing: Promise<void> | undefined;
+  const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse) => {
+    const res = asResponse(rawRes);
+    const target = req.url ?? '/';
+    const qmark = target.indexOf('?');
+    let aborter: AbortController | undefined;
+    let signal: AbortSignal | undefined;
+    const ctx: RequestContext = {
+      get signal() {
+        if (!signal) {
+          aborter = new AbortController();
+          signal = ctx.deadline ? AbortSignal.any([aborter.signal, AbortSignal.timeout(Math.max(0, ctx.deadline - Date.now()))]) : aborter.signal;
+        }
+        return signal;
+      },
+      id: randomUUID(), req, res, method: req.method ?? 'GET',
+      path: qmark < 0 ? target : target.slice(0, qmark),
+      query: new URLSearchParams(qmark < 0 ? '' : target.slice(qmark + 1)),
+      headers: req.headers,
+      info: { isResourceRequest: false, path: '', verb: '', apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] },
+      warnings: [], longRunning: false,
+    };
+    ctx.info.path = ctx.path;
+    res.on('close', () => aborter?.abort());
+    inflight.add(ctx);
+    const socket = req.httpVersionMajor === 1 ? (req.socket as TLSSocket) : undefined;
+    if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    handle(ctx).finally(() => {
+      inflight.delete(ctx);
+      if (!socket) return;
+      const n = (busy.get(socket) ?? 1) - 1;
+      if (n > 0) busy.set(socket, n);
+      else { busy.delete(socket); if (closing) socket.end(); }
+    });
+  };
+  const server = createSecureServer({
+    allowHTTP1: true, key: o.keyPem, cert: o.certPem, ca: o.clientCaPems, requestCert: true, rejectUnauthorized: false,
+    // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
+    maxSessionMemory: 64,
+  }, onRequest);
+  const connectionError = rateLimitedLog(o.log);
+  server.on('sessionError', (e: Error) => connectionError(`HTTP/2 session error: ${e.message}`));
+  server.on('tlsClientError', (e: Error, socket) => connectionError(`TLS handshake error from ${socket.remoteAddress ?? 'unknown'}: ${e.message}`));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(o.port, o.host, () => { server.off('error', reject); resolve(); });
+  });
+  // open connections, so a close does not wait on clients that keep theirs open
+  const sessions = new Set<Http2Session>();
+  const sockets = new Set<TLSSocket>();
+  server.on('session', (s: Http2Session) => { sessions.add(s); s.once('close', () => sessions.delete(s)); });
+  server.on('secureConnection', (s: TLSSocket) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
+  return {
+    port: (server.address() as AddressInfo).port,
+    inflight,
+    close: () => (closing ??= new Promise<void>(resolve => {
+      server.close(() => resolve());
+      // HTTP/2 sessions finish their open streams and go; HTTP/1.1 connections end after their response
+      for (const s of sessions) s.close();
+      for (const s of sockets) if (!sessionOf(s, sessions) && !busy.has(s)) s.end();
+    })),
+  };
+}
+
+const sessionOf = (socket: TLSSocket, sessions: Set<Http2Session>) => {
+  for (const s of sessions) if (s.socket === socket) return s;
+  return undefined;
+};
