@@ -311,7 +311,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   }
 
   const synced = podConfig.seenAll(sources);
-  // once every source has spoken, sandboxes of pods no source wants any more (left from before a restart) go
+  // once every source has spoken, sandboxes of pods no source still wants (left from before a restart) go
   void synced.then(async () => {
     const wanted = podConfig.pods();
     for (const s of await runtime.listSandboxes().catch(() => [])) {

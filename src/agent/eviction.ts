@@ -6,6 +6,7 @@
 
 import type { Threshold } from './quantity.js';
 import type { Pressure } from './node-status.js';
+import type { AgentPod } from './objects.js';
 
 export type Signals = Record<string, { available: number; capacity: number }>;
 
@@ -17,9 +18,9 @@ export interface EvictionDeps {
   /** 0: the pod's own grace period */
   maxPodGraceSeconds: number;
   observe(): Signals;
-  activePods(): any[];
-  isCritical(pod: any): boolean;
-  evict(pod: any, message: string, graceSeconds: number): void;
+  activePods(): AgentPod[];
+  isCritical(pod: AgentPod): boolean;
+  evict(pod: AgentPod, message: string, graceSeconds: number): void;
 }
 
 export interface EvictionManager {
@@ -58,7 +59,7 @@ export function evictionManager(deps: EvictionDeps): EvictionManager {
       if (acting) {
         const victim = deps.activePods()
           .filter((p) => !deps.isCritical(p))
-          .sort((a, b) => (qosRank[a.status?.qosClass] ?? 0) - (qosRank[b.status?.qosClass] ?? 0) || (a.spec?.priority ?? 0) - (b.spec?.priority ?? 0))[0];
+          .sort((a, b) => (qosRank[a.status?.qosClass ?? ''] ?? 0) - (qosRank[b.status?.qosClass ?? ''] ?? 0) || (a.spec.priority ?? 0) - (b.spec.priority ?? 0))[0];
         if (victim) {
           const own = victim.spec?.terminationGracePeriodSeconds ?? 30;
           const grace = hard[0] ? 0 : deps.maxPodGraceSeconds > 0 ? Math.min(own, deps.maxPodGraceSeconds) : own;

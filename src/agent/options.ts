@@ -53,9 +53,15 @@ const cpuSet = (v: FlagValue) => (v === '' || /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(
 
 /** config maps of signal → quantity are written on the command line as `signal<quantity` */
 const thresholdsFromMap = (v: unknown) => Object.entries(asObject(v)).map(([k, q]) => `${k}<${q}`);
-const taintsFromList = (v: unknown) => asArray(v).map((t: any) => `${t?.key}${t?.value ? `=${t.value}` : ''}:${t?.effect}`);
+const taintsFromList = (v: unknown) => asArray(v).map((x) => {
+  const t = asObject(x);
+  return `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
+});
 const headersFromMap = (v: unknown) => Object.entries(asObject(v)).flatMap(([k, vs]) => asArray(vs).map((x) => `${k}:${x}`));
-const reservedMemoryFromList = (v: unknown) => asArray(v).map((r: any) => `${r?.numaNode}:${Object.entries(asObject(r?.limits)).map(([k, q]) => `${k}=${q}`).join(',')}`);
+const reservedMemoryFromList = (v: unknown) => asArray(v).map((x) => {
+  const r = asObject(x);
+  return `${r.numaNode}:${Object.entries(asObject(r.limits)).map(([k, q]) => `${k}=${q}`).join(',')}`;
+});
 
 export const agentFlags: readonly AgentFlagDecl[] = [
   // serving
@@ -353,9 +359,9 @@ async function readConfigFile(path: string, domain: ApiDomain, warnings: string[
   } catch (e) {
     throw new AgentOptionsError(`--config ${path}: cannot read: ${(e as Error).message}`);
   }
-  let doc: any;
+  let doc: Record<string, unknown>;
   try {
-    doc = (await loadYaml()).parse(text) ?? {};
+    doc = ((await loadYaml()).parse(text) ?? {}) as Record<string, unknown>;
   } catch (e) {
     throw new AgentOptionsError(`--config ${path}: not valid YAML: ${(e as Error).message}`);
   }
@@ -369,7 +375,7 @@ async function readConfigFile(path: string, domain: ApiDomain, warnings: string[
   for (const d of agentFlags) {
     if (!d.config) continue;
     const fieldName = referenceKind.kind === doc.kind ? (referenceFieldNames[d.config] ?? d.config) : d.config;
-    const raw = fieldName.split('.').reduce((o: any, k) => o?.[k], doc);
+    const raw = fieldName.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), doc);
     if (raw === undefined || raw === null) continue;
     used.add(fieldName);
     const field = `--config ${path}: field ${fieldName}`;
@@ -425,7 +431,7 @@ function fromFileValue(d: AgentFlagDecl, raw: unknown): FlagValue {
   }
 }
 
-function leafPaths(o: any, prefix = ''): string[] {
+function leafPaths(o: unknown, prefix = ''): string[] {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return [prefix];
   const entries = Object.entries(o);
   if (!entries.length) return prefix ? [prefix] : [];

@@ -7,7 +7,7 @@ import { qosClass } from './resources.js';
 import type { ContainerInfo } from './runtime/types.js';
 
 export interface ContainerView {
-  /** the newest instance of the container, if any */
+  /** the newest instance of the container, when there is one */
   current?: ContainerInfo;
   /** the instance before it */
   previous?: ContainerInfo;

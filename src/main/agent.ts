@@ -4,6 +4,7 @@
 import { agentUsage, parseAgentOptions } from '../agent/options.js';
 import { runAgent } from '../agent/agent.js';
 import { startAgentServers } from '../agent/server.js';
+import type { AgentPod } from '../agent/objects.js';
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const log = {
@@ -44,10 +45,10 @@ async function main() {
   if (o.runonce) {
     await Promise.all(agent.nodes.map((n) => n.synced));
     const deadline = Date.now() + 5 * 60_000;
-    let pods: any[] = [];
+    let pods: AgentPod[] = [];
     for (;;) {
       pods = agent.nodes.flatMap((n) => n.workers.pods().map((x) => x.pod));
-      const settled = pods.every((p) => ['Running', 'Succeeded', 'Failed'].includes(p.status?.phase));
+      const settled = pods.every((p) => ['Running', 'Succeeded', 'Failed'].includes(p.status?.phase ?? ''));
       if (settled || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 200));
     }
