@@ -487,6 +487,7 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     const given = v[name];
     if (v.runtime !== 'fake' && (typeof given === 'string' ? given : Object.keys(given as object).length)) throw fail(name, 'only with --runtime=fake');
   }
+  if (bool('exit-on-lock-contention') && !str('lock-file')) throw fail('exit-on-lock-contention', 'needs --lock-file');
   const enforce = v['enforce-node-allocatable'] as string[];
   for (const [level, group] of [['system-reserved', 'system-reserved-cgroup'], ['cluster-reserved', 'cluster-reserved-cgroup']] as const) {
     if (enforce.includes(level) && !str(group)) throw fail('enforce-node-allocatable', `${level} is enforced but --${group} is not set`);
