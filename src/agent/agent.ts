@@ -27,7 +27,10 @@ import { createStats, type StatsProvider } from './stats/summary.js';
 import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
 import { writeHostsFile } from './sandbox.js';
-import { isTerminalPhase, type AgentPod, type Node, type Taint } from './objects.js';
+import { isTerminalPhase, type AgentPod, type Container, type Node, type Taint } from './objects.js';
+import { createCpuManager, parseCpuList } from './cpu-manager.js';
+import { createMemoryManager, numaNodes, parseReservedMemory } from './memory-manager.js';
+import { parseQuantity } from './quantity.js';
 import type { Taint as FlagTaint } from './quantity.js';
 
 export interface Logger {
@@ -142,6 +145,14 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     }
   }
 
+  // CPUs and NUMA memory of guaranteed pods (real nodes only: simulated ones have no CPUs to give)
+  const cpuManager = simulated ? undefined : createCpuManager({
+    policy: o.values['cpu-manager-policy'] as 'none' | 'static', options: o.values['cpu-manager-policy-options'] as Record<string, string>, rootDir: o.rootDir,
+    reserved: o.values['reserved-cpus'] ? parseCpuList(o.values['reserved-cpus'] as string)
+      : Array.from({ length: Math.ceil((o.systemReserved.cpu ?? 0) + (o.clusterReserved.cpu ?? 0)) }, (_, i) => i),
+  });
+  const memoryManager = simulated ? undefined : createMemoryManager(o.values['memory-manager-policy'] as 'None' | 'Static', numaNodes(), parseReservedMemory(o.values['reserved-memory'] as string[], parseQuantity));
+
   let workers: PodWorkers;
   const volumes: VolumeManager = createVolumeManager(o.rootDir, {
     client, names, mounter, allocatable: allocatableUnits, tokens: new Map(), now: Date.now,
@@ -163,6 +174,12 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     containers: {
       api: { client }, allocatable: allocatableUnits, seccompDefault: o.seccompDefault,
       resources: { cfsQuota: o.cpuCfsQuota, cfsPeriodUs: o.cpuCfsQuotaPeriodMs * 1000, memoryCapacity: cap.memory! },
+      ...(cpuManager?.policy === 'static' ? { cpuset: (pod: AgentPod, c: Container) => cpuManager.cpuset(pod, c) } : {}),
+      ...(memoryManager?.policy === 'Static' ? { memoryNodes: (pod: AgentPod) => memoryManager.nodes(pod) } : {}),
+    },
+    released: (pod) => {
+      cpuManager?.release(pod.metadata.uid);
+      memoryManager?.release(pod.metadata.uid);
     },
     network: () => {
       const problem = networkProblem();
@@ -194,11 +211,15 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     update(pod) {
       const uid = pod.metadata.uid;
       if (!admitted.has(uid) && !pod.metadata.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
-        const rejection = admit({
+        let rejection = admit({
           pod, others: activeAdmitted(), node: statusLoop?.node() ?? initialNode(settings), allocatable: allocatableUnits,
           pressure: evictions.pressure(), allowedUnsafeSysctls: o.allowedUnsafeSysctls, names,
         });
+        const allocation = rejection ? undefined : cpuManager?.allocate(pod) ?? memoryManager?.allocate(pod);
+        if (allocation) rejection = { reason: 'UnexpectedAdmissionError', message: `Allocate failed due to ${allocation}, which is unexpected` };
         if (rejection) {
+          cpuManager?.release(uid);
+          memoryManager?.release(uid);
           log.warn(`${nodeName}: pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
           recorder?.event(pod, 'Warning', rejection.reason, rejection.message);
           status?.set(pod, { ...pod.status, phase: 'Failed', reason: rejection.reason, message: `Pod was rejected: ${rejection.message}` });
@@ -219,6 +240,25 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     nodeName, runtime, rootDir: o.rootDir, pods: () => workers.pods(), podDir: volumes.podDir, labelDomain: names.labelDomain,
     ...(simulated ? { simulated: { capacityBytes: cap['ephemeral-storage']! } } : {}),
   });
+  // containers of the CPU manager's shared pool follow it as exclusive CPUs are taken and given back
+  const applied = new Map<string, string>();
+  const cpuTimer = setInterval(() => {
+    if (cpuManager?.policy !== 'static') return;
+    void (async () => {
+      const live = new Set(workers.pods().flatMap((x) => x.containers.map((c) => c.id)));
+      for (const id of applied.keys()) if (!live.has(id)) applied.delete(id);
+      for (const { pod, containers } of workers.pods()) {
+        for (const c of containers.filter((x) => x.state === 'running')) {
+          const spec = pod.spec.containers.find((x) => x.name === c.name);
+          if (!spec) continue;
+          const want = cpuManager.cpuset(pod, spec);
+          if (applied.get(c.id) === want) continue;
+          await runtime.updateContainerResources(c.id, { cpusetCpus: want }).then(() => applied.set(c.id, want), (e) => log.warn(`${nodeName}: cpuset of container ${c.name} of pod ${pod.metadata.name}: ${(e as Error).message}`));
+        }
+      }
+    })();
+  }, o.values['cpu-manager-reconcile-period'] as number);
+  cpuTimer.unref();
   const statsTimer = setInterval(() => void stats.sample().catch(() => {}), tuning.statsSampleMs ?? 10_000);
   statsTimer.unref();
   metrics?.observe(() => {
@@ -336,6 +376,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       clearInterval(imageGcTimer);
       clearInterval(runtimeTimer);
       clearInterval(statsTimer);
+      clearInterval(cpuTimer);
       informer?.stop();
       await workers.close();
       await Promise.all([status?.flushed(), recorder?.flushed()]);

@@ -16,6 +16,8 @@ import { help, parseDuration, parseFlags, type FlagDecl, type FlagValue } from '
 import { loadYaml } from '../util/yaml.js';
 import { agentFeatureGates } from './feature-gates.js';
 import { parseQuantity, parseTaint, parseThresholds, validLabel, type Taint, type Threshold } from './quantity.js';
+import { parseCpuList } from './cpu-manager.js';
+import { parseReservedMemory } from './memory-manager.js';
 
 export interface AgentFlagDecl extends FlagDecl {
   /** the field of the configuration file (dotted for nested objects) */
@@ -521,6 +523,23 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     (headers[h.slice(0, colon).trim()] ??= []).push(h.slice(colon + 1).trim());
   }
   const quantities = (name: string) => Object.fromEntries(Object.entries(v[name] as Record<string, string>).map(([k, q]) => [k, parseQuantity(q)]));
+  const systemReserved = quantities('system-reserved');
+  const clusterReserved = quantities('cluster-reserved');
+  // --reserved-cpus stands for the CPU of both reservations, as the reference has it
+  const reservedCpus = str('reserved-cpus');
+  if (reservedCpus) {
+    systemReserved.cpu = parseCpuList(reservedCpus).length;
+    delete clusterReserved.cpu;
+  }
+  const evictionHard = parseThresholds(v['eviction-hard'] as string[]);
+  if (v['memory-manager-policy'] === 'Static') {
+    const reservedMemory = [...parseReservedMemory(v['reserved-memory'] as string[], parseQuantity).values()].reduce((a, b) => a + b, 0);
+    const hardMemory = evictionHard.find((t) => t.signal === 'memory.available')?.quantity ?? 0;
+    const wanted = (systemReserved.memory ?? 0) + (clusterReserved.memory ?? 0) + hardMemory;
+    if (!reservedMemory) throw fail('reserved-memory', 'the Static memory manager policy needs memory reserved per NUMA node');
+    if (reservedMemory !== wanted) throw fail('reserved-memory', `the memory reserved on the NUMA nodes (${reservedMemory}) must equal --system-reserved and --cluster-reserved memory plus the memory.available hard eviction threshold (${wanted})`);
+  }
+  if (v['cpu-manager-policy'] === 'static' && !systemReserved.cpu && !clusterReserved.cpu) throw fail('cpu-manager-policy', 'the static policy needs reserved CPUs: --reserved-cpus, or cpu in --system-reserved or --cluster-reserved');
 
   return {
     names,
@@ -560,15 +579,15 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     runtimeRequestTimeoutMs: num('runtime-request-timeout'),
     maxPods: num('max-pods'),
     podsPerCore: num('pods-per-core'),
-    systemReserved: quantities('system-reserved'),
-    clusterReserved: quantities('cluster-reserved'),
+    systemReserved,
+    clusterReserved,
     podManifestPath: str('pod-manifest-path'),
     fileCheckFrequencyMs: num('file-check-frequency'),
     manifestUrl: str('manifest-url'),
     manifestUrlHeaders: headers,
     httpCheckFrequencyMs: num('http-check-frequency'),
     runonce: bool('runonce'),
-    evictionHard: parseThresholds(v['eviction-hard'] as string[]),
+    evictionHard,
     evictionSoft,
     evictionSoftGracePeriodMs: graces,
     evictionPressureTransitionPeriodMs: num('eviction-pressure-transition-period'),

@@ -44,6 +44,8 @@ export interface PodWorkerDeps {
   network(): { ready: boolean; message: string };
   /** how often content volumes (configMap, secret, downwardAPI, projected) are brought up to date (default 60 s) */
   volumeRefreshMs?: number;
+  /** the pod has stopped for good (deleted, removed or evicted): what was held for it can go */
+  released?(pod: AgentPod): void;
   /** writes the pod's hosts file once its addresses are known; its path, or undefined when the runtime's serves */
   hostsFile?(pod: AgentPod, ips: string[]): Promise<string | undefined>;
 }
@@ -501,6 +503,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       backoff.delete(`${pod.metadata.uid}/${spec.name}`);
       backoff.delete(`failed/${pod.metadata.uid}/${spec.name}`);
     }
+    deps.released?.(pod);
     if (!w.removed && !w.evicted) deps.terminated(pod);
   }
 

@@ -17,6 +17,7 @@ service RuntimeService {
   rpc RemoveContainer(RemoveContainerRequest) returns (RemoveContainerResponse) {}
   rpc ListContainers(ListContainersRequest) returns (ListContainersResponse) {}
   rpc ContainerStatus(ContainerStatusRequest) returns (ContainerStatusResponse) {}
+  rpc UpdateContainerResources(UpdateContainerResourcesRequest) returns (UpdateContainerResourcesResponse) {}
   rpc ReopenContainerLog(ReopenContainerLogRequest) returns (ReopenContainerLogResponse) {}
   rpc ExecSync(ExecSyncRequest) returns (ExecSyncResponse) {}
   rpc ContainerStats(ContainerStatsRequest) returns (ContainerStatsResponse) {}
@@ -194,6 +195,8 @@ message ContainerStatus {
   string log_path = 15;
 }
 message ContainerStatusResponse { ContainerStatus status = 1; }
+message UpdateContainerResourcesRequest { string container_id = 1; LinuxContainerResources linux = 2; }
+message UpdateContainerResourcesResponse {}
 message ReopenContainerLogRequest { string container_id = 1; }
 message ReopenContainerLogResponse {}
 message ExecSyncRequest { string container_id = 1; repeated string cmd = 2; int64 timeout = 3; }

@@ -191,6 +191,9 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
     async stopContainer(id, graceSeconds) {
       await rt('stopContainer', { containerId: id, timeout: graceSeconds }, o.timeoutMs + graceSeconds * 1000);
     },
+    async updateContainerResources(id, r) {
+      await rt('updateContainerResources', { containerId: id, linux: criResources({ cpuPeriod: 0, cpuQuota: 0, cpuShares: 0, memoryLimitBytes: 0, oomScoreAdj: 0, cpusetCpus: '', cpusetMems: '', ...r }) });
+    },
     async removeContainer(id) {
       await rt('removeContainer', { containerId: id });
       exited.delete(id);

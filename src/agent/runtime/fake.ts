@@ -133,6 +133,9 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const c = containers.get(id);
       if (c) stop(c, 137, 'Error');
     },
+    async updateContainerResources(id) {
+      if (!containers.has(id)) throw new Error(`container ${id} not found`);
+    },
     async removeContainer(id) {
       const c = containers.get(id);
       if (c) forget(c);

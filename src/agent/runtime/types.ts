@@ -154,6 +154,8 @@ export interface ContainerRuntime {
   /** sends the stop signal, then kills after the grace period */
   stopContainer(id: string, graceSeconds: number): Promise<void>;
   removeContainer(id: string): Promise<void>;
+  /** changes a running container's resources; fields left 0 or empty stay as they are */
+  updateContainerResources(id: string, resources: Partial<LinuxResources>): Promise<void>;
   listContainers(sandboxId?: string): Promise<ContainerInfo[]>;
   /** runs a command in a container and waits for it */
   execSync(containerId: string, command: string[], timeoutSeconds: number): Promise<{ stdout: string; stderr: string; exitCode: number }>;
