@@ -13,14 +13,14 @@ import { fetchManifestUrl, isMirrorPod, isStaticPod, readManifestPath } from './
 import { createPodWorkers, type PodWorkers } from './pod-workers.js';
 import { createStatusManager, podsRef, type StatusManager } from './status-manager.js';
 import { allocatableAmounts, capacity, hostIP, initialNode, nodeStatusLoop, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
-import { evictionManager, type Signals } from './eviction.js';
-import type { ContainerRuntime, RuntimeStatus } from './runtime/types.js';
+import { evictionManager, localStorageViolation, type Signals } from './eviction.js';
+import type { ContainerInfo, ContainerRuntime, RuntimeStatus } from './runtime/types.js';
 import { eventRecorder } from './events.js';
-import { collectImages, type ImageUse } from './gc.js';
+import { collectImages, containersToRemove, type ImageUse } from './gc.js';
 import { fakeRuntime } from './runtime/fake.js';
 import { subnet } from './runtime/address-pool.js';
 import { admit } from './admission.js';
-import { createCgroupManager, type CgroupManager } from './cgroups.js';
+import { cgroupName, createCgroupManager, joinCgroup, type CgroupManager } from './cgroups.js';
 import { createMounter, type Mounter } from './volumes/mount.js';
 import { createVolumeManager, type VolumeManager } from './volumes/index.js';
 import { createStats, type StatsProvider } from './stats/summary.js';
@@ -58,6 +58,8 @@ export interface AgentTuning {
   evictionIntervalMs?: number;
   /** replaces the measured eviction signals (simulated nodes measure nothing) */
   observeSignals?: () => Signals;
+  /** how often dead containers are collected (the reference's minute) */
+  containerGcIntervalMs?: number;
   /** how often images are garbage collected (the reference's 5 minutes) */
   imageGcIntervalMs?: number;
   /** how often container logs are checked for rotation (10 s) */
@@ -104,6 +106,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     providerId: o.providerId, podCidr: overrides.podCidr ?? o.podCidr, maxPods: o.maxPods, podsPerCore: o.podsPerCore, systemReserved: o.systemReserved,
     clusterReserved: o.clusterReserved, evictionHard: o.evictionHard, maxImages: o.nodeStatusMaxImages, rootDir: o.rootDir, simulated,
     simulatedCapacity: { ...overrides.capacity, ...o.fakeNodeCapacity }, annotations: overrides.annotations,
+    allocatableIgnoresEviction: o.values['experimental-allocatable-ignore-eviction'] as boolean, localStorage: o.values['local-storage-capacity-isolation'] as boolean,
+    controllerAttachDetach: o.values['enable-controller-attach-detach'] as boolean, externalCloudProvider: o.values['cloud-provider'] === 'external',
   };
   const allocatable = allocatableAmounts(settings);
   // admission and the downward API count CPU in millicores
@@ -177,6 +181,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       ...(cpuManager?.policy === 'static' ? { cpuset: (pod: AgentPod, c: Container) => cpuManager.cpuset(pod, c) } : {}),
       ...(memoryManager?.policy === 'Static' ? { memoryNodes: (pod: AgentPod) => memoryManager.nodes(pod) } : {}),
     },
+    keepTerminatedPodVolumes: o.values['keep-terminated-pod-volumes'] as boolean,
     released: (pod) => {
       cpuManager?.release(pod.metadata.uid);
       memoryManager?.release(pod.metadata.uid);
@@ -191,13 +196,12 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
 
   const evictions = evictionManager({
     hard: o.evictionHard, soft: o.evictionSoft, softGraceMs: o.evictionSoftGracePeriodMs, transitionMs: o.evictionPressureTransitionPeriodMs,
-    maxPodGraceSeconds: o.evictionMaxPodGraceSeconds,
+    maxPodGraceSeconds: o.evictionMaxPodGraceSeconds, minReclaim: o.evictionMinimumReclaim,
     observe: tuning.observeSignals ?? (simulated ? () => ({}) : () => observeSignals(o.rootDir)),
     activePods: () => workers.pods().map((x) => x.pod).filter((p) => !p.metadata.deletionTimestamp && !isTerminalPhase(p.status?.phase)),
     isCritical: (p) => isStaticPod(p, names) || (p.spec?.priority ?? 0) >= 2_000_000_000,
     evict: (p, message, grace) => {
-      log.warn(`${nodeName}: evicting pod ${p.metadata.namespace}/${p.metadata.name}: ${message}`);
-      workers.evict(p.metadata.uid, message, grace);
+      if (workers.evict(p.metadata.uid, message, grace)) log.warn(`${nodeName}: evicting pod ${p.metadata.namespace}/${p.metadata.name}: ${message}`);
     },
   });
 
@@ -236,9 +240,15 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     },
   });
 
+  const agentCgroup = o.values['agent-cgroups'] as string;
+  if (!simulated && agentCgroup) await joinCgroup(agentCgroup, process.pid, tuning.cgroupFsRoot).catch((e) => log.warn(`${nodeName}: moving the agent into ${agentCgroup}: ${(e as Error).message}`));
   const stats = createStats({
-    nodeName, runtime, rootDir: o.rootDir, pods: () => workers.pods(), podDir: volumes.podDir, labelDomain: names.labelDomain,
-    ...(simulated ? { simulated: { capacityBytes: cap['ephemeral-storage']! } } : {}),
+    nodeName, runtime, rootDir: o.rootDir, pods: () => workers.pods(), podDir: volumes.podDir, labelDomain: names.labelDomain, cgroupFsRoot: tuning.cgroupFsRoot,
+    systemCgroups: simulated ? undefined : {
+      kubelet: agentCgroup || undefined, runtime: (o.values['runtime-cgroups'] as string) || undefined,
+      pods: o.cgroupsPerQos ? cgroupName(o.cgroupDriver, o.cgroupRoot, ['kubepods']).path : undefined,
+    },
+    ...(simulated ? { simulated: { capacityBytes: cap['ephemeral-storage'] ?? 0 } } : {}),
   });
   // containers of the CPU manager's shared pool follow it as exclusive CPUs are taken and given back
   const applied = new Map<string, string>();
@@ -269,6 +279,23 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   });
   metrics?.nodeName(nodeName);
 
+  /** pods over their local storage limits are evicted at once */
+  const checkLocalStorage = async () => {
+    const summary = await stats.summary();
+    const byUid = new Map(workers.pods().map((x) => [x.pod.metadata.uid, x.pod]));
+    for (const p of summary.pods) {
+      const pod = byUid.get(p.podRef.uid);
+      if (!pod || pod.metadata.deletionTimestamp) continue;
+      const use = {
+        volumes: new Map((p.volume ?? []).map((v) => [v.name, v.usedBytes ?? 0])),
+        containers: new Map(p.containers.map((c) => [c.name, (c.rootfs?.usedBytes ?? 0) + (c.logs?.usedBytes ?? 0)])),
+      };
+      const message = localStorageViolation(pod, use);
+      if (!message) continue;
+      if (workers.evict(pod.metadata.uid, message, 0)) log.warn(`${nodeName}: evicting pod ${pod.metadata.namespace}/${pod.metadata.name}: ${message}`);
+    }
+  };
+
   const sources: SourceName[] = [];
   /** each polled source's next read; a read in flight when the agent stops schedules none */
   const timers = new Map<'file' | 'http', NodeJS.Timeout>();
@@ -279,6 +306,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     } catch (e) {
       log.warn(`${nodeName}: eviction check: ${(e as Error).message}`);
     }
+    if (!simulated && o.values['local-storage-capacity-isolation']) void checkLocalStorage().catch((e) => log.warn(`${nodeName}: local storage check: ${(e as Error).message}`));
   }, tuning.evictionIntervalMs ?? 10_000);
   evictionTimer.unref();
   const imageUse = new Map<string, ImageUse>();
@@ -289,6 +317,23 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       .catch((e) => log.warn(`${nodeName}: image garbage collection: ${(e as Error).message}`));
   }, tuning.imageGcIntervalMs ?? 5 * 60_000);
   imageGcTimer.unref();
+  const containerPolicy = {
+    minAgeMs: o.values['minimum-container-ttl-duration'] as number, maxPerContainer: o.maximumDeadContainersPerContainer, maxContainers: o.values['maximum-dead-containers'] as number,
+  };
+  const containerGcTimer = setInterval(() => {
+    void (async () => {
+      const all = await runtime.listContainers();
+      const newest = new Map<string, ContainerInfo>();
+      for (const c of all) {
+        const key = `${c.sandboxId}/${c.name}`;
+        const n = newest.get(key);
+        if (!n || c.attempt > n.attempt) newest.set(key, c);
+      }
+      const dead = all.filter((c) => c.state === 'exited');
+      for (const c of containersToRemove(dead, new Set([...newest.values()].map((c) => c.id)), containerPolicy, Date.now())) await runtime.removeContainer(c.id);
+    })().catch((e) => log.warn(`${nodeName}: container garbage collection: ${(e as Error).message}`));
+  }, tuning.containerGcIntervalMs ?? 60_000);
+  containerGcTimer.unref();
   let informer: Informer<AgentPod> | undefined;
   const staticBySource: Record<'file' | 'http', AgentPod[]> = { file: [], http: [] };
   const syncMirrors = () => status?.syncMirrors([...staticBySource.file, ...staticBySource.http]);
@@ -374,6 +419,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       for (const t of timers.values()) clearTimeout(t);
       clearInterval(evictionTimer);
       clearInterval(imageGcTimer);
+      clearInterval(containerGcTimer);
       clearInterval(runtimeTimer);
       clearInterval(statsTimer);
       clearInterval(cpuTimer);

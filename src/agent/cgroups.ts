@@ -280,3 +280,42 @@ function descendants(dir: string): string[] {
 }
 
 export type { QosClass };
+
+/** CPU time and memory of a group (v1 or v2), for the statistics of the agent, the runtime and the pods */
+export function cgroupUsage(path: string, fsRoot = '/sys/fs/cgroup'): { cpuNanos: number; usageBytes: number; workingSetBytes: number } | undefined {
+  const read = (f: string) => {
+    try {
+      return readFileSync(join(fsRoot, f), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };
+  const statValue = (text: string | undefined, key: string) => Number(new RegExp(`^${key} (\\d+)`, 'm').exec(text ?? '')?.[1] ?? 0);
+  if (existsSync(join(fsRoot, 'cgroup.controllers'))) {
+    const cpu = read(join(path, 'cpu.stat'));
+    const current = read(join(path, 'memory.current'));
+    if (cpu === undefined && current === undefined) return undefined;
+    const usage = Number(current ?? 0);
+    return { cpuNanos: statValue(cpu, 'usage_usec') * 1000, usageBytes: usage, workingSetBytes: Math.max(0, usage - statValue(read(join(path, 'memory.stat')), 'inactive_file')) };
+  }
+  const cpu = read(join('cpuacct', path, 'cpuacct.usage')) ?? read(join('cpu,cpuacct', path, 'cpuacct.usage'));
+  const usageText = read(join('memory', path, 'memory.usage_in_bytes'));
+  if (cpu === undefined && usageText === undefined) return undefined;
+  const usage = Number(usageText ?? 0);
+  return { cpuNanos: Number(cpu ?? 0), usageBytes: usage, workingSetBytes: Math.max(0, usage - statValue(read(join('memory', path, 'memory.stat')), 'total_inactive_file')) };
+}
+
+/** moves a process into a group (made when missing) in every hierarchy */
+export async function joinCgroup(path: string, pid: number, fsRoot = '/sys/fs/cgroup'): Promise<void> {
+  const dirs = existsSync(join(fsRoot, 'cgroup.controllers')) ? [join(fsRoot, path)] : v1Hierarchies(fsRoot).map((h) => join(fsRoot, h, path));
+  for (const dir of dirs) {
+    await mkdir(dir, { recursive: true });
+    if (dir.includes('cpuset')) {
+      for (const f of ['cpuset.cpus', 'cpuset.mems']) {
+        const own = (await readFile(join(dir, f), 'utf8').catch(() => '')).trim();
+        if (!own) await writeFile(join(dir, f), (await readFile(join(dir, '..', f), 'utf8').catch(() => '')).trim()).catch(() => {});
+      }
+    }
+    await writeFile(join(dir, 'cgroup.procs'), String(pid));
+  }
+}

@@ -40,6 +40,14 @@ export interface NodeSettings {
   simulatedCapacity?: Record<string, number>;
   /** simulated nodes: annotations from the node template */
   annotations?: Record<string, string>;
+  /** --experimental-allocatable-ignore-eviction: hard eviction thresholds stay in allocatable */
+  allocatableIgnoresEviction?: boolean;
+  /** --local-storage-capacity-isolation: ephemeral storage is a resource of the node */
+  localStorage?: boolean;
+  /** --enable-controller-attach-detach: the attach/detach controller manages the node's volumes */
+  controllerAttachDetach?: boolean;
+  /** --cloud-provider=external: the node waits for its cloud controller (an uninitialized taint) */
+  externalCloudProvider?: boolean;
 }
 
 export interface Pressure {
@@ -97,7 +105,8 @@ export function capacity(s: NodeSettings): Record<string, number> {
   }
   const pods = sim.pods ?? (s.podsPerCore > 0 ? Math.min(s.maxPods, Math.floor(s.podsPerCore * cores)) : s.maxPods);
   const extra = Object.fromEntries(Object.entries(sim).filter(([k]) => !['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(k)));
-  return { cpu: cores, memory, 'ephemeral-storage': storage, pods, 'hugepages-2Mi': 0, 'hugepages-1Gi': 0, ...extra };
+  const ephemeral: Record<string, number> = s.localStorage === false ? {} : { 'ephemeral-storage': storage };
+  return { cpu: cores, memory, ...ephemeral, pods, 'hugepages-2Mi': 0, 'hugepages-1Gi': 0, ...extra };
 }
 
 function format(resource: string, value: number): string {
@@ -111,9 +120,9 @@ export function allocatableAmounts(s: NodeSettings): Record<string, number> {
   const cap = capacity(s);
   const alloc: Record<string, number> = { ...cap };
   for (const reserved of [s.systemReserved, s.clusterReserved]) for (const [k, v] of Object.entries(reserved)) if (k in alloc) alloc[k] = alloc[k]! - v;
-  for (const t of s.evictionHard) {
+  for (const t of s.allocatableIgnoresEviction ? [] : s.evictionHard) {
     if (t.signal === 'memory.available') alloc.memory = alloc.memory! - (t.quantity ?? (t.percentage ?? 0) * cap.memory!);
-    if (t.signal === 'nodefs.available') alloc['ephemeral-storage'] = alloc['ephemeral-storage']! - (t.quantity ?? (t.percentage ?? 0) * cap['ephemeral-storage']!);
+    if (t.signal === 'nodefs.available' && 'ephemeral-storage' in alloc) alloc['ephemeral-storage'] = alloc['ephemeral-storage']! - (t.quantity ?? (t.percentage ?? 0) * cap['ephemeral-storage']!);
   }
   for (const k of Object.keys(alloc)) alloc[k] = Math.max(0, alloc[k]!);
   return alloc;
@@ -136,13 +145,18 @@ export function defaultLabels(s: NodeSettings): Record<string, string> {
 }
 
 export function initialNode(s: NodeSettings): Node {
+  // a node of an external cloud provider is tainted until the cloud's controller has initialized it
+  const taints = [...s.taints, ...(s.externalCloudProvider ? [{ key: `node.cloudprovider.${s.names.labelDomain}/uninitialized`, value: 'true', effect: 'NoSchedule' as const }] : [])];
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: s.nodeName, labels: defaultLabels(s), annotations: { ...s.annotations, [`volumes.${s.names.labelDomain}/controller-managed-attach-detach`]: 'true' } },
+    metadata: {
+      name: s.nodeName, labels: defaultLabels(s),
+      annotations: { ...s.annotations, ...(s.controllerAttachDetach === false ? {} : { [`volumes.${s.names.labelDomain}/controller-managed-attach-detach`]: 'true' }) },
+    },
     spec: {
       ...(s.schedulable ? {} : { unschedulable: true }),
-      ...(s.taints.length ? { taints: s.taints } : {}),
+      ...(taints.length ? { taints } : {}),
       ...(s.podCidr ? { podCIDR: s.podCidr, podCIDRs: [s.podCidr] } : {}),
       ...(s.providerId ? { providerID: s.providerId } : {}),
     },

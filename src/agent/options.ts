@@ -251,6 +251,7 @@ export interface AgentOptions {
   evictionHard: Threshold[];
   evictionSoft: Threshold[];
   evictionSoftGracePeriodMs: Record<string, number>;
+  evictionMinimumReclaim: Threshold[];
   evictionPressureTransitionPeriodMs: number;
   imageGcHighThreshold: number;
   imageGcLowThreshold: number;
@@ -590,6 +591,7 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     evictionHard,
     evictionSoft,
     evictionSoftGracePeriodMs: graces,
+    evictionMinimumReclaim: parseThresholds(Object.entries(v['eviction-minimum-reclaim'] as Record<string, string>).map(([k, q]) => `${k}<${q}`)),
     evictionPressureTransitionPeriodMs: num('eviction-pressure-transition-period'),
     imageGcHighThreshold: num('image-gc-high-threshold'),
     imageGcLowThreshold: num('image-gc-low-threshold'),

@@ -44,6 +44,8 @@ export interface PodWorkerDeps {
   network(): { ready: boolean; message: string };
   /** how often content volumes (configMap, secret, downwardAPI, projected) are brought up to date (default 60 s) */
   volumeRefreshMs?: number;
+  /** --keep-terminated-pod-volumes: volumes of pods that ran to completion stay until the pod is deleted */
+  keepTerminatedPodVolumes?: boolean;
   /** the pod has stopped for good (deleted, removed or evicted): what was held for it can go */
   released?(pod: AgentPod): void;
   /** writes the pod's hosts file once its addresses are known; its path, or undefined when the runtime's serves */
@@ -55,8 +57,8 @@ export interface PodWorkers {
   update(pod: AgentPod): void;
   /** the pod left every source: stop it */
   remove(uid: string): void;
-  /** stops the pod's containers for good and reports it Failed with reason Evicted */
-  evict(uid: string, message: string, graceSeconds: number): void;
+  /** stops the pod's containers for good and reports it Failed with reason Evicted; false when it already is */
+  evict(uid: string, message: string, graceSeconds: number): boolean;
   /** pods with their containers and sandbox, for the agent's server and stats */
   pods(): { pod: AgentPod; containers: ContainerInfo[]; sandbox?: SandboxInfo }[];
   /** the addresses of a pod the agent runs (empty until its sandbox exists) */
@@ -103,6 +105,10 @@ interface Worker {
   setupFailure?: Waiting & { event: string };
   setupBackoff?: Backoff;
   hostsFile?: string;
+  /** the volumes of a finished pod were torn down */
+  volumesReleased?: boolean;
+  /** content volumes are to be brought up to date at the next sync */
+  refreshDue?: boolean;
 }
 
 const backoffInitialMs = 10_000;
@@ -162,13 +168,12 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
   }
 
-  async function refreshVolumes() {
+  /** content volumes are refreshed inside the pod's sync, so never beside its set-up or tear-down */
+  function refreshVolumes() {
     for (const w of workers.values()) {
-      if (!w.sandbox || w.finished || w.removed || w.pod.metadata.deletionTimestamp) continue;
-      await deps.volumes.refresh(w.pod).catch((e) => {
-        log(`refreshing the volumes of pod ${w.pod.metadata.namespace}/${w.pod.metadata.name}: ${(e as Error).message}`);
-        events.event(w.pod, 'Warning', 'FailedMount', (e as Error).message);
-      });
+      if (!w.sandbox || w.finished) continue;
+      w.refreshDue = true;
+      schedule(w.pod.metadata.uid);
     }
   }
 
@@ -216,11 +221,23 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
     if (w.removed || pod.metadata.deletionTimestamp || w.evicted) return terminate(w);
-    // a pod that already finished keeps the status it ended with
-    if (isFinished(w)) return;
+    // a pod that already finished keeps the status it ended with; its volumes go unless kept
+    if (isFinished(w)) {
+      if (!deps.keepTerminatedPodVolumes && !w.volumesReleased) {
+        w.volumesReleased = true;
+        await deps.volumes.tearDown(pod).catch((e) => log(`removing the volumes of finished pod ${pod.metadata.name}: ${(e as Error).message}`));
+      }
+      return;
+    }
 
     if (!w.sandbox || !w.sandbox.ready) {
       if (!(await prepareSandbox(w))) return report(w);
+    } else if (w.refreshDue) {
+      w.refreshDue = false;
+      await deps.volumes.refresh(pod).catch((e) => {
+        log(`refreshing the volumes of pod ${pod.metadata.namespace}/${pod.metadata.name}: ${(e as Error).message}`);
+        events.event(pod, 'Warning', 'FailedMount', (e as Error).message);
+      });
     }
 
     const now = Date.now();
@@ -550,7 +567,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         // keep the status this agent computed; the source's copy may lag behind it
         w.pod = { ...pod, status: { ...pod.status, ...w.pod.status } };
         // downward API files follow the pod's labels and annotations
-        if (labelsChanged && w.sandbox) void deps.volumes.refresh(w.pod).catch((e) => log(`refreshing the volumes of pod ${pod.metadata.name}: ${(e as Error).message}`));
+        if (labelsChanged) w.refreshDue = true;
       } else {
         workers.set(uid, { pod, removed: false, containers: [], probes: new Map(), waiting: new Map(), startTime: Date.now(), again: false, finished: false });
       }
@@ -565,9 +582,10 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     },
     evict(uid, message, graceSeconds) {
       const w = workers.get(uid);
-      if (!w || w.evicted) return;
+      if (!w || w.evicted || w.finished) return false;
       w.evicted = { message, graceSeconds };
       schedule(uid);
+      return true;
     },
     pods() {
       return [...workers.values()].map((w) => ({ pod: w.pod, containers: w.containers, sandbox: w.sandbox }));

@@ -15,18 +15,20 @@ import { podsRef } from '../../src/agent/status-manager.js';
 import { cniMissing, containerdMissing, startContainerd, type Containerd } from './containerd.js';
 import { ensureDefaultServiceAccount, ensureRootCA, quiet, waitFor } from './helpers.js';
 
+/** how long a condition may take: these machines are shared, and containers start slowly under load */
+const slow = 180_000;
 const missing = containerdMissing() ?? cniMissing();
 const image = 'localhost/busybox:1';
 const node = 'net-node';
 /** an HTTP GET from the node's network namespace, by this Node.js (busybox's wget crashes outside its image) */
 const httpGetIn = (containerd: Containerd, url: string) =>
-  containerd.inNetwork([process.execPath, '-e', 'fetch(process.argv[1], { signal: AbortSignal.timeout(3000) }).then((r) => r.text()).then((t) => process.stdout.write(t))', url], 10_000);
+  containerd.inNetwork([process.execPath, '-e', 'fetch(process.argv[1], { signal: AbortSignal.timeout(3000) }).then((r) => r.text()).then((t) => process.stdout.write(t))', url], slow);
 const podOf = (name: string, containers: object[], spec: object = {}) => ({
   apiVersion: 'v1', kind: 'Pod', metadata: { name },
   spec: { nodeName: node, terminationGracePeriodSeconds: 1, automountServiceAccountToken: false, containers, ...spec },
 });
 
-describe('pod networking on containerd', { skip: missing ? `containerd cannot run here: ${missing}` : false, timeout: 300_000 }, () => {
+describe('pod networking on containerd', { skip: missing ? `containerd cannot run here: ${missing}` : false, timeout: 900_000 }, () => {
   let server: TestServer;
   let containerd: Containerd;
   let client: Client;
@@ -44,7 +46,7 @@ describe('pod networking on containerd', { skip: missing ? `containerd cannot ru
       '--enable-server=false', '--read-only-port=0', `--healthz-port=${await freePort()}`, '--runtime-request-timeout=60s', `--cgroup-root=${containerd.cgroupRoot}`,
     ]);
     agent = await runAgent(options, quiet, { leaseDurationSeconds: 5, relistMs: 200, runtimeStatusMs: 200 });
-  }, { timeout: 180_000 });
+  }, { timeout: 300_000 });
 
   after(async () => {
     await agent?.stop();
@@ -60,7 +62,7 @@ describe('pod networking on containerd', { skip: missing ? `containerd cannot ru
     const ready = await waitFor('NotReady', async () => {
       const c = await readyCondition();
       return c?.status === 'False' && c;
-    }, 30_000, 200);
+    }, slow, 200);
     assert.equal(ready.reason, 'KubeletNotReady');
     assert.equal(ready.message, 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized');
 
@@ -68,7 +70,7 @@ describe('pod networking on containerd', { skip: missing ? `containerd cannot ru
     const event = await waitFor('NetworkNotReady event', async () => {
       const list = (await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items;
       return list.find((e: any) => e.involvedObject.name === 'web' && e.reason === 'NetworkNotReady');
-    }, 30_000, 200);
+    }, slow, 200);
     assert.equal(event.type, 'Warning');
     assert.match(event.message, /^network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady/);
     const waiting = await pods().get('web');
@@ -78,11 +80,11 @@ describe('pod networking on containerd', { skip: missing ? `containerd cannot ru
 
   test('with a bridge network the node is Ready, the pod gets its address and its host port reaches it', async () => {
     containerd.configureBridge();
-    await waitFor('Ready', async () => (await readyCondition())?.status === 'True', 30_000, 200);
+    await waitFor('Ready', async () => (await readyCondition())?.status === 'True', slow, 200);
     const p = await waitFor('web Running', async () => {
       const x = await pods().get('web');
       return x.status?.phase === 'Running' && x;
-    }, 60_000, 200);
+    }, slow, 200);
     assert.match(p.status.podIP, /^10\.88\.0\.\d+$/);
     assert.deepEqual(p.status.podIPs, [{ ip: p.status.podIP }]);
     // the node's side of the bridge is 10.88.0.1: the host port forwards to the pod's 8080
@@ -92,7 +94,7 @@ describe('pod networking on containerd', { skip: missing ? `containerd cannot ru
       } catch {
         return undefined;
       }
-    }, 30_000, 500);
+    }, slow, 500);
     assert.equal(body, 'served\n');
     const direct = httpGetIn(containerd, `http://${p.status.podIP}:8080/index.html`);
     assert.equal(direct, 'served\n');
@@ -106,13 +108,13 @@ describe('pod networking on containerd', { skip: missing ? `containerd cannot ru
     const event = await waitFor('FailedCreatePodSandBox', async () => {
       const list = (await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items;
       return list.find((e: any) => e.involvedObject.name === 'later' && e.reason === 'FailedCreatePodSandBox');
-    }, 60_000, 200);
+    }, slow, 200);
     assert.equal(event.type, 'Warning');
     assert.match(event.message, /^Failed to create pod sandbox: .*pause/);
     const pending = await waitFor('the failure in the status', async () => {
       const x = await pods().get('later');
       return x.status?.containerStatuses?.[0]?.state?.waiting?.message?.startsWith('Failed to create pod sandbox') && x;
-    }, 30_000, 200);
+    }, slow, 200);
     assert.equal(pending.status.phase, 'Pending');
     const uid = pending.metadata.uid;
     // each failed try leaves no sandbox behind
@@ -122,7 +124,7 @@ describe('pod networking on containerd', { skip: missing ? `containerd cannot ru
     const p = await waitFor('later Running', async () => {
       const x = await pods().get('later');
       return x.status?.phase === 'Running' && x;
-    }, 90_000, 200);
+    }, slow, 200);
     assert.ok(p.status.podIP);
     const mine = (await runtime.listSandboxes()).filter((s) => s.uid === uid);
     assert.equal(mine.length, 1, 'one sandbox for the pod');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { AgentPod } from '../objects.js';
 import type { ContainerInfo, ContainerRuntime, ContainerStats, SandboxInfo } from '../runtime/types.js';
 import { podLogDirectory } from '../sandbox.js';
+import { cgroupUsage } from '../cgroups.js';
 import { diskUsage, fsFigures, networkInterfaces, nodeCpuNanos, nodeMemory, processCounts, type FsFigures, type InterfaceFigures } from './host.js';
 
 export interface CpuStats {
@@ -87,6 +88,9 @@ export interface StatsDeps {
   /** simulated nodes: node figures are the sum of their pods, filesystems the node's declared capacity */
   simulated?: { capacityBytes: number };
   labelDomain: string;
+  /** the cgroups of the agent (--agent-cgroups), the runtime (--runtime-cgroups) and the pods (kubepods) */
+  systemCgroups?: { kubelet?: string; runtime?: string; pods?: string };
+  cgroupFsRoot?: string;
 }
 
 export interface StatsProvider {
@@ -196,7 +200,7 @@ export function createStats(d: StatsDeps): StatsProvider {
     return {
       node: {
         nodeName: d.nodeName,
-        systemContainers: [{ name: 'kubelet', startTime: iso(agentStart), cpu: cpuOf('agent', now, process.cpuUsage().user * 1000 + process.cpuUsage().system * 1000), memory: { time: iso(now), workingSetBytes: process.memoryUsage().rss, rssBytes: process.memoryUsage().rss } }],
+        systemContainers: systemContainers(now),
         startTime: iso(agentStart),
         cpu,
         memory,
@@ -207,6 +211,24 @@ export function createStats(d: StatsDeps): StatsProvider {
       },
       pods,
     };
+  }
+
+  /** the agent (its cgroup, else its process), the runtime and the pods' cgroup when known */
+  function systemContainers(now: number): ContainerSummary[] {
+    const out: ContainerSummary[] = [];
+    const groups = d.systemCgroups ?? {};
+    for (const name of ['kubelet', 'runtime', 'pods'] as const) {
+      const path = groups[name];
+      const use = path ? cgroupUsage(path, d.cgroupFsRoot) : undefined;
+      if (use) {
+        out.push({ name, startTime: iso(agentStart), cpu: cpuOf(`system/${name}`, now, use.cpuNanos), memory: { time: iso(now), workingSetBytes: use.workingSetBytes, usageBytes: use.usageBytes } });
+      } else if (name === 'kubelet') {
+        const cpu = process.cpuUsage();
+        const rss = process.memoryUsage().rss;
+        out.push({ name, startTime: iso(agentStart), cpu: cpuOf('system/kubelet', now, (cpu.user + cpu.system) * 1000), memory: { time: iso(now), workingSetBytes: rss, rssBytes: rss } });
+      }
+    }
+    return out;
   }
 
   /** usage of the volumes the agent keeps in the pod's folder */
