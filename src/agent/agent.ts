@@ -129,6 +129,9 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     return n.status ? undefined : `container runtime network not ready: NetworkReady=false reason:${n.reason} message:${n.message}`;
   };
 
+  // the node's pod range reaches the runtime, as the reference passes it (runtimes with a CNI template use it)
+  if (!simulated && settings.podCidr) await runtime.updatePodCidr?.(settings.podCidr).catch((e) => log.warn(`${nodeName}: passing the pod range to the runtime: ${(e as Error).message}`));
+
   let cgroups: CgroupManager | undefined;
   let mounter = noMounts;
   if (!simulated) {
@@ -159,7 +162,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
 
   let workers: PodWorkers;
   const volumes: VolumeManager = createVolumeManager(o.rootDir, {
-    client, names, mounter, allocatable: allocatableUnits, tokens: new Map(), now: Date.now,
+    client, names, mounter, allocatable: allocatableUnits, tokens: new Map(), now: Date.now, sizeMemoryVolumes: !!o.featureGates.SizeMemoryBackedVolumes,
     facts: (pod) => ({ nodeName, hostIP: hostIP(o.nodeIps), podIPs: workers.podIPs(pod.metadata.uid) }),
   });
   const fakeVolumes: VolumeManager = { podDir: volumes.podDir, async setUp() {}, async refresh() {}, async containerMounts() { return []; }, async tearDown() {} };

@@ -51,7 +51,7 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
       `--root-dir=${containerd.agentRoot}`, `--cert-dir=${join(containerd.dir, 'pki')}`, '--node-status-update-frequency=500ms',
       '--address=127.0.0.1', `--port=${port}`, '--read-only-port=0', `--healthz-port=${await freePort()}`, '--runtime-request-timeout=60s',
       `--cgroup-root=${containerd.cgroupRoot}`, '--system-reserved=memory=1Gi,cpu=100m', '--pod-max-pids=200', '--seccomp-default',
-      '--cpu-cfs-quota-period=50ms',
+      '--cpu-cfs-quota-period=50ms', '--feature-gates=CustomCPUCFSQuotaPeriod=true',
     ]);
     agent = await runAgent(options, quiet, { leaseDurationSeconds: 5, relistMs: 200, volumeRefreshMs: 300, runtimeStatusMs: 300, statsSampleMs: 1000, evictionIntervalMs: 500 });
     servers = await startAgentServers(options, agent.nodes, agent.client, agent.metrics);

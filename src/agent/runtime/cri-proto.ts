@@ -23,6 +23,7 @@ service RuntimeService {
   rpc ContainerStats(ContainerStatsRequest) returns (ContainerStatsResponse) {}
   rpc ListContainerStats(ListContainerStatsRequest) returns (ListContainerStatsResponse) {}
   rpc ListPodSandboxStats(ListPodSandboxStatsRequest) returns (ListPodSandboxStatsResponse) {}
+  rpc UpdateRuntimeConfig(UpdateRuntimeConfigRequest) returns (UpdateRuntimeConfigResponse) {}
   rpc Status(StatusRequest) returns (StatusResponse) {}
 }
 
@@ -201,6 +202,10 @@ message ReopenContainerLogRequest { string container_id = 1; }
 message ReopenContainerLogResponse {}
 message ExecSyncRequest { string container_id = 1; repeated string cmd = 2; int64 timeout = 3; }
 message ExecSyncResponse { bytes stdout = 1; bytes stderr = 2; int32 exit_code = 3; }
+message NetworkConfig { string pod_cidr = 1; }
+message RuntimeConfig { NetworkConfig network_config = 1; }
+message UpdateRuntimeConfigRequest { RuntimeConfig runtime_config = 1; }
+message UpdateRuntimeConfigResponse {}
 message StatusRequest { bool verbose = 1; }
 message RuntimeCondition { string type = 1; bool status = 2; string reason = 3; string message = 4; }
 message RuntimeStatus { repeated RuntimeCondition conditions = 1; }

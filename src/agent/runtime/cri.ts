@@ -135,6 +135,9 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       const conditions = s.status?.conditions ?? [];
       return { runtimeReady: condition(conditions, 'RuntimeReady'), networkReady: condition(conditions, 'NetworkReady') };
     },
+    async updatePodCidr(cidr) {
+      await rt('updateRuntimeConfig', { runtimeConfig: { networkConfig: { podCidr: cidr } } });
+    },
     async runSandbox(c) {
       await mkdir(c.logDirectory, { recursive: true });
       const r = await rt<{ podSandboxId: string }>('runPodSandbox', { config: criSandboxConfig(c) });

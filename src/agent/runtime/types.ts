@@ -134,6 +134,8 @@ export interface ContainerRuntime {
   version(): Promise<{ name: string; version: string }>;
   /** throws with a clear message when the runtime cannot be reached or is not ready */
   ready(): Promise<void>;
+  /** tells the runtime the node's pod address range (for network configurations made from a template) */
+  updatePodCidr?(cidr: string): Promise<void>;
   /** the runtime's conditions: ready to run containers, and its network ready for pods */
   status(): Promise<RuntimeStatus>;
   runSandbox(config: SandboxConfig): Promise<string>;

@@ -16,7 +16,7 @@ function contentKind(folder: string, inMemory: boolean, files: (v: Volume, pod: 
     async setUp(volume, pod, dir, ctx) {
       await mkdir(dir, { recursive: true });
       if (inMemory && !(await ctx.mounter.mountsUnder(dir)).includes(dir)) {
-        await ctx.mounter.mount('tmpfs', dir, 'tmpfs', [`size=${memoryVolumeSize(pod, undefined, ctx.allocatable)}`, 'mode=0755']);
+        await ctx.mounter.mount('tmpfs', dir, 'tmpfs', [...(ctx.sizeMemoryVolumes ? [`size=${memoryVolumeSize(pod, undefined, ctx.allocatable)}`] : []), 'mode=0755']);
       }
       const set = await files(volume, pod, ctx);
       const gid = pod.spec.securityContext?.fsGroup;

@@ -20,7 +20,7 @@ export const emptyDirVolume: VolumeKind = {
     if (medium !== '' && medium !== 'Memory') throw new Error(`emptyDir medium ${JSON.stringify(medium)} is not supported (only the default or Memory)`);
     await mkdir(dir, { recursive: true });
     if (medium === 'Memory' && !(await ctx.mounter.mountsUnder(dir)).includes(dir)) {
-      await ctx.mounter.mount('tmpfs', dir, 'tmpfs', [`size=${memoryVolumeSize(pod, volume.emptyDir?.sizeLimit, ctx.allocatable)}`]);
+      await ctx.mounter.mount('tmpfs', dir, 'tmpfs', ctx.sizeMemoryVolumes ? [`size=${memoryVolumeSize(pod, volume.emptyDir?.sizeLimit, ctx.allocatable)}`] : []);
     }
     // open to every user of the pod; with fsGroup, owned by that group and inherited by what is created in it
     const gid = pod.spec.securityContext?.fsGroup;

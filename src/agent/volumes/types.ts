@@ -17,6 +17,8 @@ export interface VolumeContext {
   /** service-account tokens already issued, by pod uid, volume and path */
   tokens: Map<string, IssuedToken>;
   now(): number;
+  /** SizeMemoryBackedVolumes: memory-backed volumes are sized (else a tmpfs of the kernel's default size) */
+  sizeMemoryVolumes: boolean;
 }
 
 export interface IssuedToken {
