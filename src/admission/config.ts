@@ -5,7 +5,14 @@ import { dirname, resolve } from 'node:path';
 import type { Naming } from '../api/naming.js';
 import { loadYaml } from '../util/yaml.js';
 
-async function parseFile(path: string): Promise<any> {
+/** the AdmissionConfiguration file as it was parsed: nothing in it is checked yet */
+interface AdmissionConfiguration {
+  apiVersion?: unknown;
+  kind?: unknown;
+  plugins?: Array<{ name?: string; configuration?: unknown; path?: string } | null>;
+}
+
+async function parseFile(path: string): Promise<unknown> {
   const text = await readFile(path, 'utf8');
   try { return JSON.parse(text); } catch { return (await loadYaml()).parse(text); }
 }
@@ -14,7 +21,7 @@ async function parseFile(path: string): Promise<any> {
 export async function loadAdmissionConfig(path: string, names: Naming): Promise<Map<string, unknown>> {
   const out = new Map<string, unknown>();
   if (!path) return out;
-  const doc = await parseFile(path);
+  const doc = await parseFile(path) as AdmissionConfiguration | null | undefined;
   const group = names.group('apiserver.config');
   if (doc?.kind !== 'AdmissionConfiguration' || !String(doc.apiVersion ?? '').startsWith(`${group}/`))
     throw new Error(`${path}: expected kind AdmissionConfiguration of ${group}, got ${doc?.kind ?? 'nothing'} ${doc?.apiVersion ?? ''}`);

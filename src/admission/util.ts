@@ -1,6 +1,8 @@
 // Helpers the admission plugins share: which request a plugin looks at, the reference's "forbidden"
 // refusal, and resource quantities as numbers and back.
 import type { ApiObject } from '../api/meta.js';
+import type { Container, Pod, PodSpec, Toleration } from '../api/types/core-v1.js';
+import type { Quantity } from '../api/types/meta-v1.js';
 import { forbidden, qualifiedResource } from '../api/status.js';
 import type { AdmissionAttributes } from '../api/admission.js';
 import { quantityValue } from '../api/quantity.js';
@@ -17,10 +19,16 @@ export const refuse = (a: Readonly<AdmissionAttributes>, why: string) =>
 /** several reasons print as the reference's aggregate: one alone, or `[a, b]` */
 export const aggregate = (reasons: string[]) => (reasons.length === 1 ? reasons[0]! : `[${reasons.join(', ')}]`);
 
-export const podSpec = (o: ApiObject | undefined): any => (o as any)?.spec ?? {};
+/** the spec of the object a request writes, empty when it has none: no field is sure to be there before validation */
+export const specOf = <T extends { spec?: object }>(o: ApiObject | undefined): Partial<NonNullable<T['spec']>> =>
+  (o as T | undefined)?.spec ?? {};
+
+/** a pod's spec as admission sees it, before validation */
+export type AdmittedPodSpec = Partial<PodSpec>;
+export const podSpec = (o: ApiObject | undefined): AdmittedPodSpec => specOf<Pod>(o);
 
 /** containers and init containers (ephemeral containers take no resources) */
-export const podContainers = (spec: any): any[] =>
+export const podContainers = (spec: AdmittedPodSpec): Container[] =>
   [...(Array.isArray(spec.initContainers) ? spec.initContainers : []), ...(Array.isArray(spec.containers) ? spec.containers : [])];
 
 export const quantity = (q: unknown): number => quantityValue(q) ?? 0;
@@ -29,17 +37,17 @@ const binary: Array<[string, number]> = [['Ei', 2 ** 60], ['Pi', 2 ** 50], ['Ti'
 const decimal: Array<[string, number]> = [['E', 1e18], ['P', 1e15], ['T', 1e12], ['G', 1e9], ['M', 1e6], ['k', 1e3]];
 
 /** a number written as a quantity: binary suffixes when `like` used one, milli-units for fractions */
-export function formatQuantity(n: number, like = ''): string {
+export function formatQuantity(n: number, like: Quantity = ''): string {
   if (n === 0) return '0';
   if (!Number.isInteger(n)) {
     const milli = Math.round(n * 1000);
     return milli % 1000 === 0 ? String(milli / 1000) : `${milli}m`;
   }
-  const table = /i$/.test(like) ? binary : /[kMGTPE]$/.test(like) ? decimal : [];
+  const table = /i$/.test(String(like)) ? binary : /[kMGTPE]$/.test(String(like)) ? decimal : [];
   for (const [s, f] of table) if (n % f === 0) return `${n / f}${s}`;
   return String(n);
 }
 
 /** toleration `t` matches taint key and effect the way the reference compares them (empty effect is any) */
-export const tolerates = (t: any, key: string, effect: string) =>
+export const tolerates = (t: Toleration | undefined, key: string, effect: string) =>
   (t?.key === key || (!t?.key && t?.operator === 'Exists')) && (!t?.effect || t.effect === effect);

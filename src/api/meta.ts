@@ -31,3 +31,6 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
 
 /** RFC 3339 with seconds precision, as the reference writes timestamps */
 export const nowTimestamp = (d = new Date()) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+
+/** a typed object (src/api/types) as the server holds it, stored or on its way there: its metadata is always set */
+export type Stored<T extends { metadata?: object }> = T & { metadata: NonNullable<T['metadata']> };

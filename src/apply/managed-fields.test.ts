@@ -5,8 +5,9 @@ import { describe, test } from 'node:test';
 import { naming } from '../api/naming.js';
 import type { Schema } from '../api/schema.js';
 import {
-  apply, ApplyError, ConflictError, fieldManagerProblems, managerFromUserAgent, updateManagedFields, type ApplyOptions, type ManagedFieldsEntry,
+  apply, ApplyError, ConflictError, fieldManagerProblems, managerFromUserAgent, updateManagedFields, type ApplyOptions,
 } from './managed-fields.js';
+import type { ManagedFieldsEntry } from '../api/types/meta-v1.js';
 import type { Obj } from './typed.js';
 import * as S from './test-schemas.js';
 

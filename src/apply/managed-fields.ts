@@ -3,23 +3,14 @@
 // configuration, fails on conflicts with other owners unless forced, and removes what the applier
 // stopped asserting.
 import type { Schema } from '../api/schema.js';
+import type { ManagedFieldsEntry } from '../api/types/meta-v1.js';
 import { compareStrings, fieldElement, goJSON, pathString, type Path } from './field-path.js';
 import {
   difference, emptySet, fromFieldsV1, has, intersection, isEmpty, paths, recursiveDifference, setOf, toFieldsV1, union,
-  type FieldSet, type FieldsV1,
+  type FieldSet,
 } from './field-set.js';
 import { merge, prune } from './merge.js';
 import { compare, deepEqual, entrySchema, InvalidObjectError, isObject, shapeOf, toFieldSet, type Comparison, type Obj } from './typed.js';
-
-export interface ManagedFieldsEntry {
-  manager?: string;
-  operation?: string;
-  apiVersion?: string;
-  time?: string;
-  fieldsType?: string;
-  fieldsV1?: FieldsV1;
-  subresource?: string;
-}
 
 interface Owner {
   manager: string;

@@ -1,11 +1,12 @@
 // AlwaysPullImages: every container of a new pod, and every container given a new image, pulls its image
 // each time it starts, so a node's cached image cannot be used by a pod without the pull credentials.
 import { definePlugin } from '../types.js';
-import { isWriteOf, podSpec, refuse } from '../util.js';
+import { isWriteOf, podSpec, refuse, type AdmittedPodSpec } from '../util.js';
 import type { AdmissionAttributes } from '../../api/admission.js';
+import type { Container, EphemeralContainer } from '../../api/types/core-v1.js';
 
-const allContainers = (spec: any) => (['initContainers', 'containers', 'ephemeralContainers'] as const)
-  .flatMap(list => (Array.isArray(spec[list]) ? spec[list] as any[] : []).map((c, i) => ({ c, path: `spec.${list}[${i}].imagePullPolicy` })));
+const allContainers = (spec: AdmittedPodSpec) => (['initContainers', 'containers', 'ephemeralContainers'] as const)
+  .flatMap(list => (Array.isArray(spec[list]) ? spec[list] as Array<Container | EphemeralContainer> : []).map((c, i) => ({ c, path: `spec.${list}[${i}].imagePullPolicy` })));
 
 /** on update only images that were not there before need the policy */
 function concerned(a: Readonly<AdmissionAttributes>) {

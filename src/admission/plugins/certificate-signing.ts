@@ -1,6 +1,7 @@
 // CertificateSigning: writing the issued certificate into a request's status needs the `sign` verb on its signer.
 import { isDeepStrictEqual } from 'node:util';
 import { definePlugin } from '../types.js';
+import type { CertificateSigningRequest } from '../../api/types/certificates-v1.js';
 import { refuse } from '../util.js';
 import type { Authorizer, UserInfo } from '../../api/auth.js';
 
@@ -24,9 +25,10 @@ export default definePlugin({
     async validate(a) {
       const group = names.group('certificates');
       if (a.group !== group || a.resource !== 'certificatesigningrequests' || a.subresource !== 'status' || !a.object) return;
-      const cert = (a.object as any).status?.certificate, before = (a.oldObject as any)?.status?.certificate;
+      const cert = (a.object as Partial<CertificateSigningRequest>).status?.certificate;
+      const before = (a.oldObject as Partial<CertificateSigningRequest> | undefined)?.status?.certificate;
       if (isDeepStrictEqual(cert, before)) return;
-      const signer = (a.object as any).spec?.signerName ?? '';
+      const signer = (a.object as Partial<CertificateSigningRequest>).spec?.signerName ?? '';
       if (!await signerAllowed(authorizer, group, a.user, 'sign', signer))
         throw refuse(a, `user not permitted to sign requests with signerName "${signer}"`);
     },

@@ -1,6 +1,7 @@
 // CertificateSubjectRestriction: the API server's client signer never issues certificates in the
 // privileged group, which would bypass authorization altogether.
 import { definePlugin } from '../types.js';
+import type { CertificateSigningRequest, CertificateSigningRequestSpec } from '../../api/types/certificates-v1.js';
 import { readCertificateRequest } from '../../pki/certificates.js';
 import { refuse } from '../util.js';
 import { privilegedGroup } from '../../api/auth.js';
@@ -17,7 +18,7 @@ export default definePlugin({
       operations: ['CREATE'],
       async validate(a) {
         if (a.group !== group || a.resource !== 'certificatesigningrequests' || a.subresource !== '' || !a.object) return;
-        const spec = (a.object as any).spec ?? {};
+        const spec: Partial<CertificateSigningRequestSpec> = (a.object as Partial<CertificateSigningRequest>).spec ?? {};
         if (spec.signerName !== signer) return;
         let organizations: string[];
         try {

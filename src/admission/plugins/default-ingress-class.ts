@@ -1,6 +1,8 @@
 // DefaultIngressClass: a new Ingress that names no class gets the default IngressClass; several defaults
 // are a misconfiguration the reference refuses to guess around.
 import { definePlugin } from '../types.js';
+import type { Stored } from '../../api/meta.js';
+import type { Ingress } from '../../api/types/networking-v1.js';
 import { isWriteOf, refuse } from '../util.js';
 
 export default definePlugin({
@@ -15,7 +17,7 @@ export default definePlugin({
       operations: ['CREATE'],
       async admit(a) {
         if (!isWriteOf(a, group, 'ingresses')) return;
-        const ing = a.object as any;
+        const ing = a.object as Stored<Ingress>;
         ing.spec ??= {};
         if (ing.spec.ingressClassName != null || ing.metadata.annotations?.[legacyClass] !== undefined) return;
         const defaults = (await listers.list(group, 'ingressclasses', '')).filter(c => c.metadata.annotations?.[isDefault] === 'true');

@@ -1,6 +1,8 @@
 // DefaultStorageClass: a new claim that names no class gets the default one; with several defaults the
 // newest wins (the reference's behaviour since it stopped refusing such claims).
 import { definePlugin } from '../types.js';
+import type { Stored } from '../../api/meta.js';
+import type { PersistentVolumeClaim } from '../../api/types/core-v1.js';
 import { isWriteOf } from '../util.js';
 
 export default definePlugin({
@@ -14,7 +16,7 @@ export default definePlugin({
       operations: ['CREATE'],
       async admit(a) {
         if (!isWriteOf(a, '', 'persistentvolumeclaims')) return;
-        const pvc = a.object as any;
+        const pvc = a.object as Stored<PersistentVolumeClaim>;
         pvc.spec ??= {};
         if (pvc.spec.storageClassName != null || pvc.metadata.annotations?.[betaClass] !== undefined) return;
         const defaults = (await listers.list(names.group('storage'), 'storageclasses', ''))

@@ -1,6 +1,7 @@
 // DefaultTolerationSeconds: a new pod tolerates a not-ready or unreachable node for a while (300 s unless
 // configured) before it is evicted, unless it already says how long.
 import { definePlugin } from '../types.js';
+import type { Toleration } from '../../api/types/core-v1.js';
 import { isWriteOf, podSpec, tolerates } from '../util.js';
 
 export interface DefaultTolerationConfig { notReadySeconds?: number; unreachableSeconds?: number }
@@ -20,7 +21,7 @@ export default definePlugin({
       admit(a) {
         if (!isWriteOf(a, '', 'pods')) return;
         const spec = podSpec(a.object);
-        const tolerations: any[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
+        const tolerations: Toleration[] = Array.isArray(spec.tolerations) ? spec.tolerations : [];
         for (const { key, seconds } of defaults)
           if (!tolerations.some(t => tolerates(t, key, 'NoExecute')))
             tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: seconds });

@@ -1,6 +1,7 @@
 // DenyServiceExternalIPs: no new external IPs on Services (removing them stays possible), since any user
 // able to set them could intercept traffic to those addresses.
 import { definePlugin } from '../types.js';
+import type { Service } from '../../api/types/core-v1.js';
 import { isWriteOf, refuse } from '../util.js';
 
 export default definePlugin({
@@ -11,8 +12,8 @@ export default definePlugin({
     operations: ['CREATE', 'UPDATE'],
     validate(a) {
       if (!isWriteOf(a, '', 'services')) return;
-      const before = new Set<string>((a.oldObject as any)?.spec?.externalIPs ?? []);
-      const added = ((a.object as any).spec?.externalIPs ?? []).filter((ip: string) => !before.has(ip));
+      const before = new Set<string>((a.oldObject as Service | undefined)?.spec?.externalIPs ?? []);
+      const added = ((a.object as Service).spec?.externalIPs ?? []).filter(ip => !before.has(ip));
       if (added.length) throw refuse(a, 'spec.externalIPs: Forbidden: use of external IPs is denied by admission control');
     },
   }),

@@ -1,11 +1,13 @@
 // LimitRanger: the LimitRanges of a namespace fill in containers' default requests and limits, then bound
 // what containers, pods and claims may ask for (min, max, and the limit-to-request ratio).
 import { definePlugin } from '../types.js';
-import { aggregate, formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse } from '../util.js';
+import { aggregate, formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse, specOf, type AdmittedPodSpec } from '../util.js';
 import type { AdmissionAttributes } from '../../api/admission.js';
+import type { ApiObject } from '../../api/meta.js';
+import type { LimitRange, LimitRangeItem as LimitItem, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../api/types/core-v1.js';
+import type { Quantity } from '../../api/types/meta-v1.js';
 
-type Amounts = Record<string, string>;
-interface LimitItem { type: string; min?: Amounts; max?: Amounts; default?: Amounts; defaultRequest?: Amounts; maxLimitRequestRatio?: Amounts }
+type Amounts = Record<string, Quantity>;
 
 /** the LimitRange defaults of the reference: default limits from max, default requests from default limits, else from min */
 function withDefaults(item: LimitItem): LimitItem {
@@ -15,14 +17,14 @@ function withDefaults(item: LimitItem): LimitItem {
   return { ...item, default: def, defaultRequest: defReq };
 }
 
-const items = (ranges: any[]): LimitItem[] => ranges.flatMap(r => (r.spec?.limits ?? []) as LimitItem[]).map(withDefaults);
+const items = (ranges: ApiObject[]): LimitItem[] => ranges.flatMap(r => (r as LimitRange).spec?.limits ?? []).map(withDefaults);
 
 /** the annotation text of the reference: which resources were set for which containers */
 function setMessage(kind: string, names: string[], container: string) {
   return `${names.sort().join(', ')} ${kind} for container ${container}`;
 }
 
-function applyDefaults(spec: any, limits: LimitItem[]): string[] {
+function applyDefaults(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
   const notes: string[] = [];
   for (const c of podContainers(spec)) {
     if (!c) continue;
@@ -63,7 +65,7 @@ function check(kind: string, item: LimitItem, requests: Amounts, limits: Amounts
   return errs;
 }
 
-function podErrors(spec: any, limits: LimitItem[]): string[] {
+function podErrors(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
   const errs: string[] = [];
   for (const item of limits) {
     if (item.type === 'Container')
@@ -83,7 +85,7 @@ function podErrors(spec: any, limits: LimitItem[]): string[] {
 }
 
 /** a claim is bounded by what it requests */
-function claimErrors(spec: any, limits: LimitItem[]): string[] {
+function claimErrors(spec: Partial<PersistentVolumeClaimSpec>, limits: LimitItem[]): string[] {
   const requests: Amounts = spec.resources?.requests ?? {};
   const errs: string[] = [];
   for (const item of limits.filter(l => l.type === 'PersistentVolumeClaim')) {
@@ -120,8 +122,7 @@ export default definePlugin({
         if (!concerns(a)) return;
         const limits = await limitsOf(a.namespace);
         if (!limits.length) return;
-        const spec = podSpec(a.object);
-        const errs = a.resource === 'pods' ? podErrors(spec, limits) : claimErrors(spec, limits);
+        const errs = a.resource === 'pods' ? podErrors(podSpec(a.object), limits) : claimErrors(specOf<PersistentVolumeClaim>(a.object), limits);
         if (errs.length) throw refuse(a, aggregate(errs));
       },
     };

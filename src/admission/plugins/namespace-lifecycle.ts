@@ -2,6 +2,7 @@
 // namespaces the system needs cannot be deleted.
 import { definePlugin } from '../types.js';
 import { forbidden, notFound } from '../../api/status.js';
+import type { Namespace } from '../../api/types/core-v1.js';
 
 export default definePlugin({
   name: 'NamespaceLifecycle',
@@ -20,7 +21,7 @@ export default definePlugin({
         if (a.operation !== 'CREATE' || !a.namespace) return;
         const ns = await listers.get('', 'namespaces', '', a.namespace);
         if (!ns) throw notFound('', 'namespaces', a.namespace);
-        if (ns.metadata.deletionTimestamp || (ns as { status?: { phase?: string } }).status?.phase === 'Terminating')
+        if (ns.metadata.deletionTimestamp || (ns as Namespace).status?.phase === 'Terminating')
           throw forbidden(`${a.resource} "${a.name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`,
             { name: a.name, group: a.group || undefined, kind: a.resource });
       },

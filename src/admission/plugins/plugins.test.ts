@@ -1,6 +1,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { attrs, fakeDeps, pod } from '../testing/fakes.js';
+import { specOf } from '../util.js';
+import type { ApiObject } from '../../api/meta.js';
+import type { Ingress } from '../../api/types/networking-v1.js';
+import type { Node, PersistentVolumeClaim, Pod, PodSpec, ResourceQuota, ServiceAccount } from '../../api/types/core-v1.js';
 import limitRanger from './limit-ranger.js';
 import serviceAccount from './service-account.js';
 import taintNodes from './taint-nodes-by-condition.js';
@@ -18,8 +22,8 @@ import alwaysPullImages from './always-pull-images.js';
 import denyExternalIPs from './deny-service-external-ips.js';
 import { alwaysDeny } from '../../authz/types.js';
 
-const sa = (name: string, extra: any = {}) => ({ group: '', resource: 'serviceaccounts', obj: { metadata: { name, namespace: 'ns' }, ...extra } });
-const rejects = async (p: Promise<unknown> | unknown, re: RegExp) => assert.rejects(async () => p, (e: any) => { assert.match(e.message, re); return true; });
+const sa = (name: string, extra: Partial<ServiceAccount> = {}) => ({ group: '', resource: 'serviceaccounts', obj: { metadata: { name, namespace: 'ns' }, ...extra } });
+const rejects = async (p: Promise<unknown> | unknown, re: RegExp) => assert.rejects(async () => p, (e: Error) => { assert.match(e.message, re); return true; });
 
 describe('LimitRanger', () => {
   const lr = { group: '', resource: 'limitranges', obj: { metadata: { name: 'l', namespace: 'ns' }, spec: { limits: [
@@ -28,7 +32,7 @@ describe('LimitRanger', () => {
     const p = limitRanger.create(fakeDeps([lr]));
     const a = attrs({ object: pod({ containers: [{ name: 'c' }] }) });
     await p.admit!(a);
-    const c = (a.object as any).spec.containers[0];
+    const c = specOf<Pod>(a.object).containers![0]!;
     assert.deepEqual(c.resources, { limits: { cpu: '500m' }, requests: { cpu: '100m' } });
     assert.match(a.object!.metadata.annotations!['cluster.io/limit-ranger']!, /LimitRanger plugin set: cpu request for container c; cpu limit for container c/);
     await p.validate!(a);
@@ -45,14 +49,14 @@ describe('ServiceAccount', () => {
     const p = serviceAccount.create(fakeDeps([sa('default', { imagePullSecrets: [{ name: 'pull' }] })]));
     const a = attrs({ object: pod({ containers: [{ name: 'c' }], initContainers: [{ name: 'i' }] }) });
     await p.admit!(a);
-    const spec = (a.object as any).spec;
+    const spec = specOf<Pod>(a.object);
     assert.equal(spec.serviceAccountName, 'default');
     assert.deepEqual(spec.imagePullSecrets, [{ name: 'pull' }]);
-    const v = spec.volumes[0];
+    const v = spec.volumes![0]!;
     assert.match(v.name, /^cluster-api-access-[bcdfghjklmnpqrstvwxz2456789]{5}$/);
-    assert.equal(v.projected.sources[0].serviceAccountToken.expirationSeconds, 3607);
-    assert.equal(v.projected.sources[1].configMap.name, 'cluster-root-ca.crt');
-    for (const c of [...spec.containers, ...spec.initContainers])
+    assert.equal(v.projected!.sources![0]!.serviceAccountToken!.expirationSeconds, 3607);
+    assert.equal(v.projected!.sources![1]!.configMap!.name, 'cluster-root-ca.crt');
+    for (const c of [...spec.containers!, ...spec.initContainers!])
       assert.deepEqual(c.volumeMounts, [{ name: v.name, readOnly: true, mountPath: '/var/run/secrets/cluster.io/serviceaccount' }]);
     await p.validate!(a);
   });
@@ -60,7 +64,7 @@ describe('ServiceAccount', () => {
     const p = serviceAccount.create(fakeDeps([sa('quiet', { automountServiceAccountToken: false })]));
     const a = attrs({ object: pod({ serviceAccountName: 'quiet', containers: [{ name: 'c' }] }) });
     await p.admit!(a);
-    assert.equal((a.object as any).spec.volumes, undefined);
+    assert.equal(specOf<Pod>(a.object).volumes, undefined);
   });
   test('refuses a missing account; the default account counts as present before the server has made it', async () => {
     const p = serviceAccount.create(fakeDeps([]));
@@ -68,7 +72,7 @@ describe('ServiceAccount', () => {
       /error looking up service account ns\/ghost: serviceaccount "ghost" not found/);
     const a = attrs({ object: pod({ containers: [{ name: 'c' }] }) });
     await p.admit!(a);
-    assert.equal((a.object as any).spec.serviceAccountName, 'default');
+    assert.equal(specOf<Pod>(a.object).serviceAccountName, 'default');
   });
 });
 
@@ -77,13 +81,13 @@ describe('small mutating plugins', () => {
     const p = taintNodes.create(fakeDeps());
     const a = attrs({ resource: 'nodes', namespace: '', object: { metadata: { name: 'n' }, spec: {} } });
     await p.admit!(a); await p.admit!(a);
-    assert.deepEqual((a.object as any).spec.taints, [{ key: 'node.cluster.io/not-ready', effect: 'NoSchedule' }]);
+    assert.deepEqual(specOf<Node>(a.object).taints, [{ key: 'node.cluster.io/not-ready', effect: 'NoSchedule' }]);
   });
   test('DefaultTolerationSeconds adds both tolerations unless present', async () => {
     const p = tolerationSeconds.create(fakeDeps());
     const a = attrs({ object: pod({ tolerations: [{ key: 'node.cluster.io/unreachable', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 5 }] }) });
     await p.admit!(a);
-    const t = (a.object as any).spec.tolerations;
+    const t = specOf<Pod>(a.object).tolerations!;
     assert.equal(t.length, 2);
     assert.deepEqual(t[1], { key: 'node.cluster.io/not-ready', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
   });
@@ -98,7 +102,7 @@ describe('small mutating plugins', () => {
     const a = attrs({ object: pod({ containers: [{ name: 'c', image: 'x:1', imagePullPolicy: 'IfNotPresent' }] }) });
     await rejects((async () => p.validate!(a))(), /Unsupported value: "IfNotPresent"/);
     await p.admit!(a);
-    assert.equal((a.object as any).spec.containers[0].imagePullPolicy, 'Always');
+    assert.equal(specOf<Pod>(a.object).containers![0]!.imagePullPolicy, 'Always');
   });
   test('DenyServiceExternalIPs allows removal only', async () => {
     const p = denyExternalIPs.create(fakeDeps());
@@ -114,14 +118,14 @@ describe('Priority', () => {
     const p = priority.create(fakeDeps([pc('high', 1000), pc('d1', 5, true), pc('d2', 3, true)]));
     const named = attrs({ object: pod({ priorityClassName: 'high' }) });
     await p.admit!(named);
-    assert.equal((named.object as any).spec.priority, 1000);
+    assert.equal(specOf<Pod>(named.object).priority, 1000);
     const system = attrs({ object: pod({ priorityClassName: 'system-node-critical' }) });
     await p.admit!(system);
-    assert.equal((system.object as any).spec.priority, 2000001000);
+    assert.equal(specOf<Pod>(system.object).priority, 2000001000);
     const plain = attrs({ object: pod({}) });
     await p.admit!(plain);
-    assert.equal((plain.object as any).spec.priorityClassName, 'd2');
-    assert.equal((plain.object as any).spec.priority, 3);
+    assert.equal(specOf<Pod>(plain.object).priorityClassName, 'd2');
+    assert.equal(specOf<Pod>(plain.object).priority, 3);
   });
   test('refuses a missing class and a mismatching priority', async () => {
     const p = priority.create(fakeDeps([pc('high', 1000)]));
@@ -137,10 +141,10 @@ describe('class defaults', () => {
     const p = defaultStorageClass.create(fakeDeps([sc('old', '2023-01-01T00:00:00Z'), sc('new', '2024-01-01T00:00:00Z')]));
     const a = attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec: {} } });
     await p.admit!(a);
-    assert.equal((a.object as any).spec.storageClassName, 'new');
+    assert.equal(specOf<PersistentVolumeClaim>(a.object).storageClassName, 'new');
     const explicit = attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec: { storageClassName: '' } } });
     await p.admit!(explicit);
-    assert.equal((explicit.object as any).spec.storageClassName, '');
+    assert.equal(specOf<PersistentVolumeClaim>(explicit.object).storageClassName, '');
   });
   test('DefaultIngressClass refuses with two defaults', async () => {
     const ic = (name: string) => ({ group: 'networking.cluster.io', resource: 'ingressclasses',
@@ -148,12 +152,12 @@ describe('class defaults', () => {
     const ing = () => attrs({ group: 'networking.cluster.io', resource: 'ingresses', object: { metadata: { name: 'i' }, spec: {} } });
     const one = ing();
     await defaultIngressClass.create(fakeDeps([ic('a')])).admit!(one);
-    assert.equal((one.object as any).spec.ingressClassName, 'a');
+    assert.equal(specOf<Ingress>(one.object).ingressClassName, 'a');
     await rejects(defaultIngressClass.create(fakeDeps([ic('a'), ic('b')])).admit!(ing()), /2 default IngressClasses were found, only 1 allowed/);
   });
   test('PersistentVolumeClaimResize needs a bound claim and an expandable class', async () => {
     const claim = (size: string, phase = 'Bound') => ({ metadata: { name: 'c' }, spec: { storageClassName: 'fast', resources: { requests: { storage: size } } }, status: { phase } });
-    const grow = (old: any) => attrs({ operation: 'UPDATE', resource: 'persistentvolumeclaims', object: claim('2Gi'), oldObject: old });
+    const grow = (old: ApiObject) => attrs({ operation: 'UPDATE', resource: 'persistentvolumeclaims', object: claim('2Gi'), oldObject: old });
     const sc = (allow: boolean) => ({ group: 'storage.cluster.io', resource: 'storageclasses', obj: { metadata: { name: 'fast' }, allowVolumeExpansion: allow } });
     await rejects(pvcResize.create(fakeDeps([sc(false)])).validate!(grow(claim('1Gi'))), /only dynamically provisioned pvc can be resized/);
     await rejects(pvcResize.create(fakeDeps([sc(true)])).validate!(grow(claim('1Gi', 'Pending'))), /Only bound persistent volume claims can be expanded/);
@@ -165,20 +169,20 @@ describe('class defaults', () => {
     const p = runtimeClass.create(fakeDeps([rc]));
     const a = attrs({ object: pod({ runtimeClassName: 'gvisor' }) });
     await p.admit!(a);
-    assert.deepEqual((a.object as any).spec.overhead, { cpu: '250m' });
-    assert.deepEqual((a.object as any).spec.nodeSelector, { sandbox: 'yes' });
+    assert.deepEqual(specOf<Pod>(a.object).overhead, { cpu: '250m' });
+    assert.deepEqual(specOf<Pod>(a.object).nodeSelector, { sandbox: 'yes' });
     await p.validate!(a);
     await rejects(p.validate!(attrs({ object: pod({ runtimeClassName: 'nope' }) })), /RuntimeClass "nope" not found/);
   });
 });
 
 describe('ResourceQuota', () => {
-  const quota = (hard: any) => ({ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard } } });
+  const quota = (hard: Record<string, string>) => ({ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard } } });
   test('counts usage into the status and refuses past the limit', async () => {
     const deps = fakeDeps([quota({ pods: '1' })]);
     const p = resourceQuota.create(deps);
     await p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) }));
-    assert.deepEqual((deps.statusWrites[0] as any).status, { hard: { pods: '1' }, used: { pods: '1' } });
+    assert.deepEqual((deps.statusWrites[0] as ResourceQuota).status, { hard: { pods: '1' }, used: { pods: '1' } });
     await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }, { name: 'p2' }) })),
       /pods "p2" is forbidden: exceeded quota: q, requested: pods=1, used: pods=1, limited: pods=1/);
   });
@@ -187,7 +191,7 @@ describe('ResourceQuota', () => {
     const p = resourceQuota.create(deps);
     await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) })), /failed quota: q: must specify requests.memory/);
     await p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { requests: { memory: '512Mi' } } }] }) }));
-    assert.equal((deps.statusWrites[0] as any).status.used['requests.memory'], '512Mi');
+    assert.equal((deps.statusWrites[0] as ResourceQuota).status!.used!['requests.memory'], '512Mi');
     await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { requests: { memory: '768Mi' } } }] }) })),
       /exceeded quota: q, requested: requests.memory=768Mi, used: requests.memory=512Mi, limited: requests.memory=1Gi/);
   });
@@ -214,7 +218,7 @@ describe('PodSecurity', () => {
     assert.match(warnings[0]!, /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
   });
   test('a restricted-compliant pod passes', () => {
-    const ok = { securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
+    const ok: PodSpec = { securityContext: { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } },
       containers: [{ name: 'c', securityContext: { allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } } }] };
     assert.deepEqual(violations(ok, 'restricted'), []);
     assert.ok(violations({ ...ok, volumes: [{ name: 'h', hostPath: { path: '/' } }] }, 'restricted').length >= 2);

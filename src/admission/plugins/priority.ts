@@ -2,25 +2,27 @@
 // default class); the two system classes always exist. Also keeps one global default among the classes.
 import { definePlugin } from '../types.js';
 import { isWriteOf, podSpec, refuse } from '../util.js';
-import type { ApiObject } from '../../api/meta.js';
+import type { Stored } from '../../api/meta.js';
 import type { Listers } from '../../api/admission.js';
+import type { PodSpec } from '../../api/types/core-v1.js';
+import type { PriorityClass } from '../../api/types/scheduling-v1.js';
 
 /** the classes the reference serves even before they are stored */
 export const systemPriorityClasses: Record<string, number> = { 'system-node-critical': 2000001000, 'system-cluster-critical': 2000000000 };
 
-interface Resolved { name: string; value: number; preemptionPolicy: string }
+interface Resolved { name: string; value: number; preemptionPolicy: NonNullable<PodSpec['preemptionPolicy']> }
 
 async function resolve(listers: Listers, group: string, className: string): Promise<Resolved | undefined> {
-  const stored = await listers.get(group, 'priorityclasses', '', className) as any;
+  const stored = await listers.get(group, 'priorityclasses', '', className) as Partial<PriorityClass> | undefined;
   if (stored) return { name: className, value: stored.value ?? 0, preemptionPolicy: stored.preemptionPolicy ?? 'PreemptLowerPriority' };
   if (className in systemPriorityClasses) return { name: className, value: systemPriorityClasses[className]!, preemptionPolicy: 'PreemptLowerPriority' };
   return undefined;
 }
 
 /** the global default with the lowest value, as the reference picks when several claim it */
-async function globalDefault(listers: Listers, group: string): Promise<ApiObject | undefined> {
-  const defaults = (await listers.list(group, 'priorityclasses', '')).filter(c => (c as any).globalDefault === true);
-  return defaults.sort((x: any, y: any) => (x.value ?? 0) - (y.value ?? 0))[0];
+async function globalDefault(listers: Listers, group: string): Promise<Stored<Partial<PriorityClass>> | undefined> {
+  const defaults = (await listers.list(group, 'priorityclasses', '') as Stored<Partial<PriorityClass>>[]).filter(c => c.globalDefault === true);
+  return defaults.sort((x, y) => (x.value ?? 0) - (y.value ?? 0))[0];
 }
 
 export default definePlugin({
@@ -39,8 +41,8 @@ export default definePlugin({
           resolved = await resolve(listers, group, spec.priorityClassName);
           if (!resolved) throw refuse(a, `no PriorityClass with name ${spec.priorityClassName} was found`);
         } else {
-          const d = await globalDefault(listers, group) as any;
-          resolved = d ? { name: d.metadata.name, value: d.value ?? 0, preemptionPolicy: d.preemptionPolicy ?? 'PreemptLowerPriority' }
+          const d = await globalDefault(listers, group);
+          resolved = d ? { name: d.metadata.name!, value: d.value ?? 0, preemptionPolicy: d.preemptionPolicy ?? 'PreemptLowerPriority' }
             : { name: '', value: 0, preemptionPolicy: 'PreemptLowerPriority' };
           if (resolved.name) spec.priorityClassName = resolved.name;
         }
@@ -52,7 +54,7 @@ export default definePlugin({
         spec.preemptionPolicy = resolved.preemptionPolicy;
       },
       async validate(a) {
-        if (!isWriteOf(a, group, 'priorityclasses') || (a.object as any).globalDefault !== true) return;
+        if (!isWriteOf(a, group, 'priorityclasses') || (a.object as Partial<PriorityClass>).globalDefault !== true) return;
         const existing = await globalDefault(listers, group);
         if (existing && existing.metadata.name !== a.object!.metadata.name)
           throw refuse(a, `PriorityClass ${existing.metadata.name} is already marked as default. Only one default can exist`);

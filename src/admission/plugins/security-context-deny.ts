@@ -1,6 +1,7 @@
 // SecurityContextDeny (deprecated): pods may not choose their user, groups or SELinux context.
 import { definePlugin } from '../types.js';
-import { isWriteOf, refuse } from '../util.js';
+import type { PodSecurityContext } from '../../api/types/core-v1.js';
+import { isWriteOf, podSpec, refuse } from '../util.js';
 
 export default definePlugin({
   name: 'SecurityContextDeny',
@@ -10,8 +11,8 @@ export default definePlugin({
     operations: ['CREATE', 'UPDATE'],
     validate(a) {
       if (!isWriteOf(a, '', 'pods')) return;
-      const spec = (a.object as any).spec ?? {};
-      const psc = spec.securityContext ?? {};
+      const spec = podSpec(a.object);
+      const psc: PodSecurityContext = spec.securityContext ?? {};
       if (psc.supplementalGroups !== undefined) throw refuse(a, 'pod.Spec.SecurityContext.SupplementalGroups is forbidden');
       if (psc.seLinuxOptions !== undefined) throw refuse(a, 'pod.Spec.SecurityContext.SELinuxOptions is forbidden');
       if (psc.runAsUser !== undefined) throw refuse(a, 'pod.Spec.SecurityContext.RunAsUser is forbidden');

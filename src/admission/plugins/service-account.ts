@@ -3,7 +3,9 @@
 // bound token, the cluster's root CA and its namespace in every container.
 import { randomInt } from 'node:crypto';
 import { definePlugin } from '../types.js';
-import { isWriteOf, podSpec, refuse } from '../util.js';
+import type { ApiObject } from '../../api/meta.js';
+import type { ServiceAccount, Volume, VolumeMount } from '../../api/types/core-v1.js';
+import { isWriteOf, podSpec, refuse, type AdmittedPodSpec } from '../util.js';
 
 const suffixAlphabet = 'bcdfghjklmnpqrstvwxz2456789';
 const randomSuffix = () => Array.from({ length: 5 }, () => suffixAlphabet[randomInt(suffixAlphabet.length)]).join('');
@@ -17,16 +19,16 @@ export default definePlugin({
   create: ({ listers, names }) => {
     const mountPath = `/var/run/secrets/${names.labelDomain}/serviceaccount`;
     const volumePrefix = `${names.serviceAccountVolumePrefix}-`;
-    const isMirror = (o: any) => o?.metadata?.annotations?.[names.label('config.mirror')] !== undefined;
+    const isMirror = (o: ApiObject | undefined) => o?.metadata?.annotations?.[names.label('config.mirror')] !== undefined;
 
-    function mountToken(spec: any) {
-      const volumes: any[] = Array.isArray(spec.volumes) ? spec.volumes : [];
+    function mountToken(spec: AdmittedPodSpec) {
+      const volumes: Volume[] = Array.isArray(spec.volumes) ? spec.volumes : [];
       const existing = volumes.find(v => typeof v?.name === 'string' && v.name.startsWith(volumePrefix));
       const volumeName: string = existing?.name ?? volumePrefix + randomSuffix();
       let needed = false;
       for (const c of [...(spec.initContainers ?? []), ...(spec.containers ?? [])]) {
         if (!c) continue;
-        const mounts: any[] = Array.isArray(c.volumeMounts) ? c.volumeMounts : [];
+        const mounts: VolumeMount[] = Array.isArray(c.volumeMounts) ? c.volumeMounts : [];
         if (mounts.some(m => m?.mountPath === mountPath)) continue;
         c.volumeMounts = [...mounts, { name: volumeName, readOnly: true, mountPath }];
         needed = true;
@@ -49,8 +51,8 @@ export default definePlugin({
      * The account a pod runs as. The server creates each namespace's `default` account as the namespace appears
      * (controllers/namespace-defaults.ts); a pod created in the moment before that uses the account as it will be.
      */
-    const lookup = async (namespace: string, name: string): Promise<any> =>
-      (await listers.get('', 'serviceaccounts', namespace, name)) ?? (name === 'default' ? { metadata: { name, namespace } } : undefined);
+    const lookup = async (namespace: string, name: string): Promise<ServiceAccount | undefined> =>
+      (await listers.get('', 'serviceaccounts', namespace, name) as ServiceAccount | undefined) ?? (name === 'default' ? { metadata: { name, namespace } } : undefined);
 
     return {
       name: 'ServiceAccount',
@@ -65,14 +67,14 @@ export default definePlugin({
         const automount = spec.automountServiceAccountToken ?? sa.automountServiceAccountToken ?? true;
         if (automount) mountToken(spec);
         if (!spec.imagePullSecrets?.length && sa.imagePullSecrets?.length)
-          spec.imagePullSecrets = sa.imagePullSecrets.map((s: any) => ({ name: s.name }));
+          spec.imagePullSecrets = sa.imagePullSecrets.map(s => ({ name: s.name }));
       },
       async validate(a) {
         if (!isWriteOf(a, '', 'pods')) return;
         const spec = podSpec(a.object);
         if (isMirror(a.object)) {
           if (spec.serviceAccountName) throw refuse(a, 'a mirror pod may not reference service accounts');
-          if ((spec.volumes ?? []).some((v: any) => v?.secret || v?.projected))
+          if ((spec.volumes ?? []).some(v => v?.secret || v?.projected))
             throw refuse(a, 'a mirror pod may not reference secrets or projected volumes');
           return;
         }

@@ -1,6 +1,7 @@
 // TaintNodesByCondition: a new node starts with the not-ready NoSchedule taint, so nothing is scheduled to it
 // before its agent reports it ready (the node lifecycle controller removes the taint).
 import { definePlugin } from '../types.js';
+import type { Node, Taint } from '../../api/types/core-v1.js';
 import { isWriteOf } from '../util.js';
 
 export default definePlugin({
@@ -13,8 +14,8 @@ export default definePlugin({
       operations: ['CREATE'],
       admit(a) {
         if (!isWriteOf(a, '', 'nodes')) return;
-        const spec = ((a.object as any).spec ??= {});
-        const taints: any[] = Array.isArray(spec.taints) ? spec.taints : (spec.taints = []);
+        const spec = ((a.object as Node).spec ??= {});
+        const taints: Taint[] = Array.isArray(spec.taints) ? spec.taints : (spec.taints = []);
         if (!taints.some(t => t?.key === key && t?.effect === 'NoSchedule')) taints.push({ key, effect: 'NoSchedule' });
       },
     };

@@ -1,5 +1,6 @@
 // Fakes for unit tests of single plugins: listers over an in-memory object list, and request attributes.
-import type { ApiObject } from '../../api/meta.js';
+import type { ApiObject, ObjectMeta } from '../../api/meta.js';
+import type { PodSpec } from '../../api/types/core-v1.js';
 import { defaultApiDomain, naming } from '../../api/naming.js';
 import { alwaysAllow } from '../../authz/types.js';
 import type { AdmissionDeps } from '../types.js';
@@ -29,9 +30,9 @@ export function fakeDeps(stored: Stored[] = [], authorizer: Authorizer = alwaysA
   };
 }
 
-export const attrs = (a: Partial<AdmissionAttributes> & { object?: any }): AdmissionAttributes => ({
+export const attrs = (a: Partial<AdmissionAttributes>): AdmissionAttributes => ({
   operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'ns', name: a.object?.metadata?.name ?? 'p',
   dryRun: false, user: { username: 'alice', groups: [] }, ...a,
 });
 
-export const pod = (spec: any, meta: any = {}) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...meta }, spec });
+export const pod = (spec: Partial<PodSpec>, meta: ObjectMeta = {}): ApiObject => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'ns', ...meta }, spec });

@@ -4,7 +4,9 @@ import { request as httpsRequest, Agent } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
+import type { ServiceReference, WebhookClientConfig } from '../../api/types/admissionregistration-v1.js';
 import { type AdmissionAttributes, admissionReviewVersions } from '../../api/admission.js';
+import type { Webhook } from './match.js';
 
 /** the webhook could not be asked, or its answer was unusable: failurePolicy applies */
 export class CallError extends Error {
@@ -25,6 +27,13 @@ export interface AdmissionResponse {
   patchType?: string;
   warnings?: string[];
   auditAnnotations?: Record<string, string>;
+}
+
+/** a webhook's answer as it was parsed: nothing in it is checked yet */
+interface AdmissionReviewAnswer {
+  apiVersion?: unknown;
+  kind?: unknown;
+  response?: { [field in keyof AdmissionResponse | 'uid']?: unknown };
 }
 
 /** what the review says about the request, at the version the webhook registered for */
@@ -63,8 +72,8 @@ export function reviewRequest(a: AdmissionAttributes, t: ReviewTarget, names: Na
 }
 
 /** the first AdmissionReview version the webhook lists that this server speaks */
-export function reviewVersion(hook: any): string | undefined {
-  return (hook.admissionReviewVersions ?? []).find((v: string) => (admissionReviewVersions as readonly string[]).includes(v));
+export function reviewVersion(hook: Webhook): string | undefined {
+  return (hook.admissionReviewVersions ?? []).find(v => (admissionReviewVersions as readonly string[]).includes(v));
 }
 
 const agents = new Map<string, Agent>();
@@ -79,10 +88,10 @@ function agentFor(caBundle: string | undefined): Agent {
   return agent;
 }
 
-function webhookUrl(hook: any): string {
-  const cc = hook.clientConfig ?? {};
+function webhookUrl(hook: Webhook): string {
+  const cc: WebhookClientConfig = hook.clientConfig ?? {};
   if (cc.url) return cc.url;
-  const s = cc.service ?? {};
+  const s: Partial<ServiceReference> = cc.service ?? {};
   const port = s.port ?? 443;
   if (!serviceDnsEnabled())
     throw new CallError(hook.name, `failed to call webhook: service reference ${s.namespace}/${s.name}:${port} is not reachable from this server `
@@ -120,7 +129,7 @@ function post(url: URL, body: Buffer, caBundle: string | undefined, timeoutMs: n
 }
 
 /** POSTs the review and returns the webhook's checked response */
-export async function callWebhook(hook: any, request: ReturnType<typeof reviewRequest>, names: Naming): Promise<AdmissionResponse> {
+export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming): Promise<AdmissionResponse> {
   const version = reviewVersion(hook);
   if (!version)
     throw new CallError(hook.name, `webhook does not accept known AdmissionReview versions: none of ${JSON.stringify(hook.admissionReviewVersions ?? [])} is one of ${admissionReviewVersions.join(', ')}`);
@@ -140,7 +149,7 @@ export async function callWebhook(hook: any, request: ReturnType<typeof reviewRe
       : `the server responded with the status code ${answer.status} but did not return more information`;
     throw new CallError(hook.name, `failed to call webhook: ${shown}`);
   }
-  let review: any;
+  let review: AdmissionReviewAnswer | null;
   try { review = JSON.parse(answer.text); } catch (e) {
     throw new CallError(hook.name, `received invalid webhook response: ${(e as Error).message}`);
   }
@@ -160,10 +169,10 @@ export async function callWebhook(hook: any, request: ReturnType<typeof reviewRe
   if (r.patchType && r.patchType !== 'JSONPatch') throw invalid(`webhook returned invalid response.patchType of "${r.patchType}"`);
   return {
     allowed: r.allowed === true,
-    status: r.status && typeof r.status === 'object' ? r.status : undefined,
+    status: r.status && typeof r.status === 'object' ? r.status as AdmissionResponse['status'] : undefined,
     patch: typeof r.patch === 'string' && r.patch ? r.patch : undefined,
-    patchType: r.patchType,
+    patchType: r.patchType as string | undefined,
     warnings: Array.isArray(r.warnings) ? r.warnings.map(String) : undefined,
-    auditAnnotations: r.auditAnnotations && typeof r.auditAnnotations === 'object' ? r.auditAnnotations : undefined,
+    auditAnnotations: r.auditAnnotations && typeof r.auditAnnotations === 'object' ? r.auditAnnotations as Record<string, string> : undefined,
   };
 }

@@ -3,7 +3,8 @@
 // the object; validating webhooks run at the same time. failurePolicy decides on calls that fail.
 import type { ApiObject, Status } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
-import { allHooks, invocationFor, type Invocation } from './match.js';
+import type { MutatingWebhook } from '../../api/types/admissionregistration-v1.js';
+import { allHooks, invocationFor, type Invocation, type WebhookConfiguration } from './match.js';
 import { CallError, callWebhook, reviewRequest, type AdmissionResponse } from './call.js';
 import { ApiError, badRequest, internalError } from '../../api/status.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
@@ -84,7 +85,7 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
 }
 
 async function hooksOf(kind: WebhookKind, d: DispatchDeps) {
-  return allHooks(await d.source.configurations(kind) as { metadata: { name?: string }; webhooks?: unknown }[]);
+  return allHooks(await d.source.configurations(kind) as WebhookConfiguration[]);
 }
 
 export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps): Promise<void> {
@@ -108,7 +109,7 @@ export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps):
           JSON.stringify({ configuration: inv.configuration, webhook: inv.hook.name, mutated: changed }));
       }
       if (changed) { for (const i of sinceChange) again.add(i); sinceChange = new Set(); }
-      if (inv.hook.reinvocationPolicy === 'IfNeeded') sinceChange.add(entry.index);
+      if ((inv.hook as MutatingWebhook).reinvocationPolicy === 'IfNeeded') sinceChange.add(entry.index);
     }
     if (!again.size) return;
   }

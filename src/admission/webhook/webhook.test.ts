@@ -12,21 +12,25 @@ import { ensurePki } from '../../pki/pki.js';
 import { startTestServer, type TestServer } from '../../testing.js';
 import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
 import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
-import type { ApiObject } from '../../api/meta.js';
+import type { ApiObject, StatusCause } from '../../api/meta.js';
 import { dispatchMutating, dispatchValidating } from './dispatch.js';
+import type { reviewRequest } from './call.js';
+import type { ApiError as ServerError } from '../../api/status.js';
 import { kubectlPath, startKubectlEnv } from '../../../test/e2e/support.js';
 import type { AdmissionAttributes, WebhookSource } from '../../api/admission.js';
 
-type Handler = (request: any) => Record<string, unknown> | 'hang' | Promise<Record<string, unknown> | 'hang'>;
+/** what a webhook was sent: the review's request, the query of the call and the review's apiVersion */
+type Received = ReturnType<typeof reviewRequest> & { query: string; apiVersion: string };
+type Handler = (request: Received) => Record<string, unknown> | 'hang' | Promise<Record<string, unknown> | 'hang'>;
 
-interface WebhookServer { url: string; caBundle: string; calls: Map<string, any[]>; handle: Map<string, Handler>; close(): Promise<void> }
+interface WebhookServer { url: string; caBundle: string; calls: Map<string, Received[]>; handle: Map<string, Handler>; close(): Promise<void> }
 
 /** an HTTPS AdmissionReview server: each path answers with its handler's response (uid and envelope added) */
 async function startWebhookServer(): Promise<WebhookServer> {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-pki-'));
   const pki = await ensurePki(dir, { hosts: ['127.0.0.1'] });
   rmSync(dir, { recursive: true, force: true });
-  const calls = new Map<string, any[]>();
+  const calls = new Map<string, Received[]>();
   const handle = new Map<string, Handler>();
   const server: Server = createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -50,6 +54,7 @@ async function startWebhookServer(): Promise<WebhookServer> {
   };
 }
 
+const lastCall = (wh: WebhookServer, path: string) => wh.calls.get(path)!.at(-1)!;
 const jsonPatch = (ops: unknown[]) => ({ patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
 const cm = (name: string, labels?: Record<string, string>, namespace = 'default') =>
   ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace, ...(labels ? { labels } : {}) }, data: { a: '1' } });
@@ -125,7 +130,7 @@ describe('admission webhooks', () => {
       { name: 'dup.example.com', clientConfig: { url: 'https://example.com' }, admissionReviewVersions: [] },
     ] }));
     assert.equal(bad.code, 422);
-    const fields = bad.status.details.causes.map((c: any) => `${c.field}: ${c.message}`);
+    const fields = bad.status.details.causes.map((c: StatusCause) => `${c.field}: ${c.message}`);
     const expected = [
       'webhooks[0].name: Invalid value: "short": should be a domain with at least three segments separated by dots',
       'webhooks[0].rules[0].operations[0]: Unsupported value: "GET": supported values: "*", "CONNECT", "CREATE", "DELETE", "UPDATE"',
@@ -154,7 +159,7 @@ describe('admission webhooks', () => {
       const created = await configMaps().create(cm('labelled'));
       assert.deepEqual(created.metadata.labels, { mutated: 'yes' });
       assert.deepEqual((await configMaps().get('labelled')).metadata.labels, { mutated: 'yes' });
-      const call = wh.calls.get('/label')!.at(-1);
+      const call = lastCall(wh, '/label');
       assert.equal(call.apiVersion, `${server.names.group('admission')}/v1`);
       assert.equal(call.query, '?timeout=5s');
       assert.equal(call.operation, 'CREATE');
@@ -164,16 +169,16 @@ describe('admission webhooks', () => {
       assert.equal(call.namespace, 'default');
       assert.equal(call.name, 'labelled');
       assert.equal(call.userInfo.username, 'admin');
-      assert.equal(call.object.metadata.name, 'labelled');
+      assert.equal(call.object!.metadata.name, 'labelled');
       assert.equal(call.oldObject, null);
       assert.equal(call.dryRun, false);
-      assert.equal(call.options.kind, 'CreateOptions');
+      assert.equal(call.options!.kind, 'CreateOptions');
       await configMaps().delete('labelled');
     });
   });
 
   test('a validating webhook denies with its code and message; warnings reach the client', async () => {
-    wh.handle.set('/deny', r => r.object.metadata.name.startsWith('bad')
+    wh.handle.set('/deny', r => r.object!.metadata.name!.startsWith('bad')
       ? { allowed: false, status: { code: 409, message: 'names starting with bad are refused' } }
       : { allowed: true, warnings: ['this object is watched'] });
     await withConfig('validating', 'deny', [hook(wh, 'deny.example.com', '/deny')], async () => {
@@ -233,11 +238,11 @@ describe('admission webhooks', () => {
         const e = await failure(configMaps().delete('keep'));
         assert.equal(e.code, 403);
         assert.equal(e.status.message, `admission webhook "keep-${kind}.example.com" denied the request: kept`);
-        const call = wh.calls.get('/keep')!.at(-1);
+        const call = lastCall(wh, '/keep');
         assert.equal(call.operation, 'DELETE');
         assert.equal(call.object, null);
-        assert.equal(call.oldObject.metadata.name, 'keep');
-        assert.equal(call.options.kind, 'DeleteOptions');
+        assert.equal(call.oldObject!.metadata.name, 'keep');
+        assert.equal(call.options!.kind, 'DeleteOptions');
       });
     }
     await configMaps().delete('keep');
@@ -250,8 +255,8 @@ describe('admission webhooks', () => {
         clientConfig: { service: { namespace: 'default', name: 'hooks', path: '/check' } } },
     ], async () => {
       await configMaps().create(cm('dry-one'), { dryRun: true });
-      assert.equal(wh.calls.get('/dry')!.at(-1).dryRun, true);
-      assert.deepEqual(wh.calls.get('/dry')!.at(-1).options.dryRun, ['All']);
+      assert.equal(lastCall(wh, '/dry').dryRun, true);
+      assert.deepEqual(lastCall(wh, '/dry').options!.dryRun, ['All']);
       await assert.rejects(configMaps().get('dry-one'), (e: ApiError) => e.code === 404);
       const e = await failure(configMaps().create(cm('svc-one', { svc: 'yes' })));
       assert.equal(e.code, 500);
@@ -288,7 +293,7 @@ describe('webhook dispatch', () => {
 
   test('reinvocation: an IfNeeded webhook runs again after a later webhook changed the object', async () => {
     // idempotent: once its label is there it changes nothing
-    wh.handle.set('/first', r => r.object.metadata.labels?.first
+    wh.handle.set('/first', r => r.object!.metadata.labels?.first
       ? { allowed: true }
       : { allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { first: 'x' } }]) });
     wh.handle.set('/second', () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels/second', value: 'y' }]),
@@ -302,7 +307,7 @@ describe('webhook dispatch', () => {
     await dispatchMutating(a, d);
     assert.equal((wh.calls.get('/first')?.length ?? 0) - before, 2);
     assert.deepEqual(a.object!.metadata.labels, { first: 'x', second: 'y' });
-    assert.deepEqual(wh.calls.get('/first')!.at(-1).object.metadata.labels, { first: 'x', second: 'y' });
+    assert.deepEqual(lastCall(wh, '/first').object!.metadata.labels, { first: 'x', second: 'y' });
     const key = (r: number, i: number) => `mutation.webhook.admission.${names.domain}/round_${r}_index_${i}`;
     assert.deepEqual(JSON.parse(annotations[key(0, 0)]), { configuration: 'cfg', webhook: 'first.example.com', mutated: true });
     assert.deepEqual(JSON.parse(annotations[key(0, 1)]), { configuration: 'cfg', webhook: 'second.example.com', mutated: true });
@@ -316,13 +321,13 @@ describe('webhook dispatch', () => {
   test('dry run refuses a webhook with side effects; v1beta1 is sent when it is the only version', async () => {
     const { a } = attrs(cm('d') as ApiObject, true);
     await assert.rejects(dispatchValidating(a, deps([], [hook(wh, 'side.example.com', '/side', { sideEffects: 'Some' })])),
-      (e: any) => e.code === 400 && e.message === 'admission webhook "side.example.com" does not support dry run');
+      (e: ServerError) => e.code === 400 && e.message === 'admission webhook "side.example.com" does not support dry run');
     assert.equal(wh.calls.get('/side'), undefined);
     const { a: b } = attrs(cm('e') as ApiObject);
     await dispatchValidating(b, deps([], [hook(wh, 'old.example.com', '/old', { admissionReviewVersions: ['v1beta1'] })]));
-    assert.equal(wh.calls.get('/old')!.at(-1).apiVersion, `${names.group('admission')}/v1beta1`);
+    assert.equal(lastCall(wh, '/old').apiVersion, `${names.group('admission')}/v1beta1`);
     await assert.rejects(dispatchValidating(b, deps([], [hook(wh, 'new.example.com', '/old', { admissionReviewVersions: ['v2'] })])),
-      (e: any) => e.code === 500 && /does not accept known AdmissionReview versions/.test(e.message));
+      (e: ServerError) => e.code === 500 && /does not accept known AdmissionReview versions/.test(e.message));
   });
 });
 
