@@ -165,7 +165,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     client, names, mounter, allocatable: allocatableUnits, tokens: new Map(), now: Date.now, sizeMemoryVolumes: !!o.featureGates.SizeMemoryBackedVolumes,
     facts: (pod) => ({ nodeName, hostIP: hostIP(o.nodeIps), podIPs: workers.podIPs(pod.metadata.uid) }),
   });
-  const fakeVolumes: VolumeManager = { podDir: volumes.podDir, async setUp() {}, async refresh() {}, async containerMounts() { return []; }, async tearDown() {} };
+  const fakeVolumes: VolumeManager = { podDir: volumes.podDir, async setUp() {}, async refresh() {}, async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; } };
 
   workers = createPodWorkers({
     recorder,
@@ -399,7 +399,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   }
 
   const synced = podConfig.seenAll(sources);
-  // once every source has spoken, sandboxes of pods no source still wants (left from before a restart) go
+  // once every source has spoken, what is left of pods no source still wants (from before a restart) goes:
+  // their sandboxes, then their folders and cgroups
   void synced.then(async () => {
     const wanted = podConfig.pods();
     for (const s of await runtime.listSandboxes().catch(() => [])) {
@@ -407,6 +408,11 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       log.info(`${nodeName}: removing sandbox ${s.id} of pod ${s.namespace}/${s.name}, which no source wants`);
       await runtime.stopSandbox(s.id).then(() => runtime.removeSandbox(s.id)).catch((e) => log.warn(`${nodeName}: removing sandbox ${s.id}: ${(e as Error).message}`));
     }
+    if (simulated) return;
+    // checked one pod at a time: a pod that arrives meanwhile keeps what it is setting up
+    const keep = (uid: string) => podConfig.pods().has(uid) || workers.pods().some((x) => x.pod.metadata.uid === uid);
+    for (const uid of await volumes.removeOrphans(keep).catch((e) => { log.warn(`${nodeName}: removing orphaned pod folders: ${(e as Error).message}`); return []; })) log.info(`${nodeName}: removed the folder of pod ${uid}, which no source wants`);
+    await cgroups?.removeOrphans(keep).catch((e) => log.warn(`${nodeName}: removing orphaned pod cgroups: ${(e as Error).message}`));
   });
 
   return {

@@ -54,6 +54,8 @@ export interface CgroupManager {
   pathOf(name: string, controller: string): string;
   /** the name of the pod's group as the runtime sees it */
   podCgroupName(pod: AgentPod): string;
+  /** groups of pods no source wants (left from before a restart) are removed; returns their uids */
+  removeOrphans(wanted: (uid: string) => boolean): Promise<string[]>;
 }
 
 /** the levels of a pod's group below the root: [kubepods, burstable?, pod<uid>] */
@@ -254,6 +256,20 @@ export function createCgroupManager(s: CgroupSettings): CgroupManager {
       await apply(named(['kubepods', 'besteffort']).path, bestEffortLimits);
     },
     pathOf,
+    async removeOrphans(wanted) {
+      if (!s.perQos) return [];
+      const removed: string[] = [];
+      for (const levels of [['kubepods'], ['kubepods', 'burstable'], ['kubepods', 'besteffort']]) {
+        const dir = version === 2 ? join(fsRoot, named(levels).path) : pathOf(named(levels).path, 'memory');
+        for (const e of readdirSync(dir, { withFileTypes: true })) {
+          const uid = s.driver === 'systemd' ? /pod([0-9a-f_]+)\.slice$/.exec(e.name)?.[1]?.replaceAll('_', '-') : /^pod(.+)$/.exec(e.name)?.[1];
+          if (!e.isDirectory() || !uid || wanted(uid)) continue;
+          await remove(named([...levels, `pod${uid}`]).path);
+          removed.push(uid);
+        }
+      }
+      return removed;
+    },
     podCgroupName: (pod) => (s.perQos ? named(podLevels(pod, true)).runtimeName : s.root ? named([]).runtimeName : ''),
   };
 }

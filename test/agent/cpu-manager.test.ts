@@ -6,17 +6,11 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../../src/testing.js';
-import { clientFromFile, type Client } from '../../src/client/rest-client.js';
-import { parseAgentOptions } from '../../src/agent/options.js';
-import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { nodesRef } from '../../src/agent/node-status.js';
-import { podsRef } from '../../src/agent/status-manager.js';
-import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
-import { ensureDefaultServiceAccount, ensureRootCA, quiet, waitFor } from './helpers.js';
+import { containerdMissing } from './containerd.js';
+import { waitFor } from './helpers.js';
+import { slow, startRealNode, type RealNode } from './real-node.js';
 
-/** how long a condition may take: these machines are shared, and containers start slowly under load */
-const slow = 180_000;
 const missing = containerdMissing() ?? (cpus().length < 2 ? 'the static CPU policy needs two CPUs here' : undefined) ?? (!existsSync('/sys/fs/cgroup/cpuset/cpuset.cpus') ? 'the test reads cgroup v1 cpusets' : undefined);
 const image = 'localhost/busybox:1';
 const node = 'cpu-node';
@@ -26,49 +20,27 @@ const hostPod = (name: string, resources: object = {}) => ({
 });
 
 describe('CPU and memory managers on containerd', { skip: missing ? `cannot run here: ${missing}` : false, timeout: 900_000 }, () => {
-  let server: TestServer;
-  let containerd: Containerd;
-  let client: Client;
-  let agent: RunningAgent;
+  let n: RealNode;
   const last = cpus().length - 1;
 
   before(async () => {
-    const containerdOnce = () => startContainerd().catch(() => startContainerd());
-    [server, containerd] = await Promise.all([startTestServer(), containerdOnce()]);
-    client = await clientFromFile(server.kubeconfig);
-    await ensureDefaultServiceAccount(client);
-    await ensureRootCA(client, server.names.rootCAConfigMap);
-    const { options } = await parseAgentOptions([
-      `--clusterconfig=${server.kubeconfig}`, `--container-runtime-endpoint=${containerd.endpoint}`, `--hostname-override=${node}`,
-      `--root-dir=${containerd.agentRoot}`, `--cert-dir=${join(containerd.dir, 'pki')}`, '--node-status-update-frequency=500ms',
-      '--enable-server=false', '--read-only-port=0', '--healthz-port=0', `--cgroup-root=${containerd.cgroupRoot}`,
-      '--cpu-manager-policy=static', '--reserved-cpus=0', '--cpu-manager-reconcile-period=300ms',
+    n = await startRealNode(node, [
+      '--enable-server=false', '--cpu-manager-policy=static', '--reserved-cpus=0', '--cpu-manager-reconcile-period=300ms',
       '--memory-manager-policy=Static', '--system-reserved=memory=1Gi', '--reserved-memory=0:memory=1124Mi',
     ]);
-    agent = await runAgent(options, quiet, { leaseDurationSeconds: 5, relistMs: 200 });
   }, { timeout: 300_000 });
 
   after(async () => {
-    await agent?.stop();
-    client?.close();
-    await containerd?.stop();
-    await server?.close();
+    await n?.stop();
   });
 
-  const pods = () => client.resource(podsRef, 'default');
-  const running = (name: string) => waitFor(`${name} Running`, async () => {
-    const p = await pods().get(name);
-    return p.status?.phase === 'Running' && p;
-  }, slow, 200);
-  const cpuset = (p: any, file: 'cpuset.cpus' | 'cpuset.mems') => {
-    const qos = p.status.qosClass === 'Guaranteed' ? '' : `/${p.status.qosClass.toLowerCase()}`;
-    const id = p.status.containerStatuses[0].containerID.replace('containerd://', '');
-    return readFileSync(`/sys/fs/cgroup/cpuset${containerd.cgroupRoot}/kubepods${qos}/pod${p.metadata.uid}/${id}/${file}`, 'utf8').trim();
-  };
+  const pods = () => n.pods();
+  const running = (name: string) => n.running(name);
+  const cpuset = (p: any, file: 'cpuset.cpus' | 'cpuset.mems') => readFileSync(join(n.cgroupDir('cpuset', p, 'main'), file), 'utf8').trim();
 
   test('a guaranteed whole-CPU container gets its CPU alone; the shared pool moves off it and back', async () => {
-    const n = await client.resource(nodesRef).get(node);
-    assert.equal(n.status.allocatable.cpu, String(cpus().length - 1), 'the reserved CPU is out of allocatable');
+    const registered = await n.client.resource(nodesRef).get(node);
+    assert.equal(registered.status.allocatable.cpu, String(cpus().length - 1), 'the reserved CPU is out of allocatable');
     await pods().create(hostPod('shared'));
     const shared = await running('shared');
     await waitFor('the shared pool is every CPU', () => cpuset(shared, 'cpuset.cpus') === `0-${last}`, slow, 200);
@@ -80,7 +52,7 @@ describe('CPU and memory managers on containerd', { skip: missing ? `cannot run 
     assert.equal(cpuset(pinned, 'cpuset.mems'), '0', 'bound to its NUMA node');
     const expectShared = last > 1 ? `0,2${last > 2 ? `-${last}` : ''}` : '0';
     await waitFor('the shared pool left CPU 1', () => cpuset(shared, 'cpuset.cpus') === expectShared, slow, 200);
-    const state = JSON.parse(readFileSync(join(containerd.agentRoot, 'cpu_manager_state'), 'utf8'));
+    const state = JSON.parse(readFileSync(join(n.containerd.agentRoot, 'cpu_manager_state'), 'utf8'));
     assert.equal(state.policyName, 'static');
     assert.deepEqual(state.entries[pinned.metadata.uid], { main: '1' });
 

@@ -2,7 +2,7 @@
 // a real API server. Skipped, saying why, only when containerd cannot run here.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
@@ -229,7 +229,10 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
 
   test('a restarted agent takes over the containers it started, and removes sandboxes nobody wants', async () => {
     const pods = client.resource(podsRef, 'default');
-    const before = (await pods.get('hello')).status.containerStatuses[0].containerID;
+    const hello = await pods.get('hello');
+    const before = hello.status.containerStatuses[0].containerID;
+    const helloDir = join(root, 'pods', hello.metadata.uid);
+    assert.ok(existsSync(helloDir));
     await servers.close();
     await agent!.stop();
     // a pod deleted while the agent is away leaves a sandbox behind
@@ -243,6 +246,10 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     assert.ok(p.status.containerStatuses[0].containerID);
     const runtime = agent!.nodes[0]!.runtime;
     await waitFor('orphan sandbox removed', async () => !(await runtime.listContainers()).some((c) => `containerd://${c.id}` === before), slow);
+    // and its folder (with its volumes' mounts) and cgroup
+    await waitFor('orphan folder removed', () => !existsSync(helloDir), slow);
+    assert.ok(!readFileSync('/proc/mounts', 'utf8').includes(helloDir));
+    await waitFor('orphan cgroup removed', () => !existsSync(`/sys/fs/cgroup/memory${containerd.cgroupRoot}/kubepods/besteffort/pod${hello.metadata.uid}`), slow);
     // the restart changes nothing for a pod that is still wanted
     const second = agent!;
     await servers.close();

@@ -4,19 +4,13 @@
 // made is reported with the runtime's message and made once the cause is gone, leaving nothing behind.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../../src/testing.js';
-import { freePort } from '../support/ports.js';
-import { clientFromFile, type Client } from '../../src/client/rest-client.js';
-import { parseAgentOptions } from '../../src/agent/options.js';
-import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { nodesRef } from '../../src/agent/node-status.js';
-import { podsRef } from '../../src/agent/status-manager.js';
-import { cniMissing, containerdMissing, startContainerd, type Containerd } from './containerd.js';
-import { ensureDefaultServiceAccount, ensureRootCA, quiet, waitFor } from './helpers.js';
+import type { Client } from '../../src/client/rest-client.js';
+import type { RunningAgent } from '../../src/agent/agent.js';
+import { cniMissing, containerdMissing, type Containerd } from './containerd.js';
+import { waitFor } from './helpers.js';
+import { slow, startRealNode, type RealNode } from './real-node.js';
 
-/** how long a condition may take: these machines are shared, and containers start slowly under load */
-const slow = 180_000;
 const missing = containerdMissing() ?? cniMissing();
 const image = 'localhost/busybox:1';
 const node = 'net-node';
@@ -29,33 +23,21 @@ const podOf = (name: string, containers: object[], spec: object = {}) => ({
 });
 
 describe('pod networking on containerd', { skip: missing ? `containerd cannot run here: ${missing}` : false, timeout: 900_000 }, () => {
-  let server: TestServer;
-  let containerd: Containerd;
+  let n: RealNode;
   let client: Client;
+  let containerd: Containerd;
   let agent: RunningAgent;
 
   before(async () => {
-    const containerdOnce = () => startContainerd({ network: 'private' }).catch(() => startContainerd({ network: 'private' }));
-    [server, containerd] = await Promise.all([startTestServer(), containerdOnce()]);
-    client = await clientFromFile(server.kubeconfig);
-    await ensureDefaultServiceAccount(client);
-    await ensureRootCA(client, server.names.rootCAConfigMap);
-    const { options } = await parseAgentOptions([
-      `--clusterconfig=${server.kubeconfig}`, `--container-runtime-endpoint=${containerd.endpoint}`, `--hostname-override=${node}`,
-      `--root-dir=${containerd.agentRoot}`, `--cert-dir=${join(containerd.dir, 'pki')}`, '--node-status-update-frequency=300ms',
-      '--enable-server=false', '--read-only-port=0', `--healthz-port=${await freePort()}`, '--runtime-request-timeout=60s', `--cgroup-root=${containerd.cgroupRoot}`,
-    ]);
-    agent = await runAgent(options, quiet, { leaseDurationSeconds: 5, relistMs: 200, runtimeStatusMs: 200 });
+    n = await startRealNode(node, ['--enable-server=false', '--node-status-update-frequency=300ms'], { runtimeStatusMs: 200 }, { network: 'private' });
+    ({ client, containerd, agent } = n);
   }, { timeout: 300_000 });
 
   after(async () => {
-    await agent?.stop();
-    client?.close();
-    await containerd?.stop();
-    await server?.close();
+    await n?.stop();
   });
 
-  const pods = () => client.resource(podsRef, 'default');
+  const pods = () => n.pods();
   const readyCondition = async () => (await client.resource(nodesRef).get(node)).status?.conditions?.find((c: any) => c.type === 'Ready');
 
   test('with no CNI network the node is NotReady with the runtime\'s reason, and a pod off the host network waits for it', async () => {

@@ -4,21 +4,18 @@
 // admission, and usage figures that move when a pod burns CPU.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
-import { clientFromFile, createClient, type Client } from '../../src/client/rest-client.js';
-import { parseAgentOptions } from '../../src/agent/options.js';
-import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
-import { podsRef } from '../../src/agent/status-manager.js';
 import type { Summary } from '../../src/agent/stats/summary.js';
-import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
-import { ensureDefaultServiceAccount, ensureRootCA, httpsGet, quiet, tempDir, waitFor } from './helpers.js';
+import type { TestServer } from '../../src/testing.js';
+import { createClient, type Client } from '../../src/client/rest-client.js';
+import type { RunningAgent } from '../../src/agent/agent.js';
+import { containerdMissing, type Containerd } from './containerd.js';
+import { httpsGet, tempDir, waitFor } from './helpers.js';
+import { slow, startRealNode, type RealNode } from './real-node.js';
 
-/** how long a condition may take: these machines are shared, and containers start slowly under load */
-const slow = 180_000;
 const missing = containerdMissing();
 const image = 'localhost/busybox:1';
 const node = 'work-node';
@@ -30,6 +27,7 @@ const hostPod = (name: string, containers: object[], spec: object = {}, metadata
 const ref = (resource: string) => ({ group: '', version: 'v1', resource });
 
 describe('real workloads on containerd', { skip: missing ? `containerd cannot run here: ${missing}` : false, timeout: 900_000 }, () => {
+  let n: RealNode;
   let server: TestServer;
   let containerd: Containerd;
   let client: Client;
@@ -39,51 +37,32 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
   let hostDir: string;
 
   before(async () => {
-    const containerdOnce = () => startContainerd().catch(() => startContainerd());
-    [server, containerd] = await Promise.all([startTestServer(), containerdOnce()]);
-    client = await clientFromFile(server.kubeconfig);
-    await ensureDefaultServiceAccount(client);
-    await ensureRootCA(client, server.names.rootCAConfigMap);
     hostDir = tempDir('agent-work-host-');
     port = await freePort();
-    const { options } = await parseAgentOptions([
-      `--clusterconfig=${server.kubeconfig}`, `--container-runtime-endpoint=${containerd.endpoint}`, `--hostname-override=${node}`,
-      `--root-dir=${containerd.agentRoot}`, `--cert-dir=${join(containerd.dir, 'pki')}`, '--node-status-update-frequency=500ms',
-      '--address=127.0.0.1', `--port=${port}`, '--read-only-port=0', `--healthz-port=${await freePort()}`, '--runtime-request-timeout=60s',
-      `--cgroup-root=${containerd.cgroupRoot}`, '--system-reserved=memory=1Gi,cpu=100m', '--pod-max-pids=200', '--seccomp-default',
+    n = await startRealNode(node, [
+      '--address=127.0.0.1', `--port=${port}`, '--system-reserved=memory=1Gi,cpu=100m', '--pod-max-pids=200', '--seccomp-default',
       '--cpu-cfs-quota-period=50ms', '--feature-gates=CustomCPUCFSQuotaPeriod=true',
-    ]);
-    agent = await runAgent(options, quiet, { leaseDurationSeconds: 5, relistMs: 200, volumeRefreshMs: 300, runtimeStatusMs: 300, statsSampleMs: 1000, evictionIntervalMs: 500 });
-    servers = await startAgentServers(options, agent.nodes, agent.client, agent.metrics);
+    ], { volumeRefreshMs: 300, statsSampleMs: 1000, evictionIntervalMs: 500 });
+    ({ server, containerd, client, agent } = n);
+    servers = await startAgentServers(n.options, agent.nodes, agent.client, agent.metrics);
   }, { timeout: 300_000 });
 
   after(async () => {
     await servers?.close();
-    await agent?.stop();
-    client?.close();
-    await containerd?.stop();
-    await server?.close();
+    await n?.stop();
+    rmSync(hostDir, { recursive: true, force: true });
   });
 
-  const pods = () => client.resource(podsRef, 'default');
-  const running = (name: string, timeoutMs = slow) => waitFor(`${name} Running`, async () => {
-    const p = await pods().get(name);
-    return p.status?.phase === 'Running' && p.status.containerStatuses?.every((s: any) => s.state.running) && p;
-  }, timeoutMs, 200);
+  const pods = () => n.pods();
+  const running = (name: string) => n.running(name);
   const idOf = (p: any, container: string) => p.status.containerStatuses.find((s: any) => s.name === container).containerID.replace(/^containerd:\/\//, '');
-  const exec = async (p: any, container: string, command: string[]) => {
-    const r = await agent.nodes[0]!.runtime.execSync(idOf(p, container), command, 20);
-    return r;
-  };
+  const exec = (p: any, container: string, command: string[]) => agent.nodes[0]!.runtime.execSync(idOf(p, container), command, 20);
   const read = async (p: any, container: string, path: string) => {
     const r = await exec(p, container, ['cat', path]);
     assert.equal(r.exitCode, 0, `cat ${path}: ${r.stderr}`);
     return r.stdout;
   };
-  const cgroupDir = (controller: string, p: any, container?: string) => {
-    const qos = p.status.qosClass === 'Guaranteed' ? '' : `/${p.status.qosClass.toLowerCase()}`;
-    return `/sys/fs/cgroup/${controller}${containerd.cgroupRoot}/kubepods${qos}/pod${p.metadata.uid}${container ? `/${idOf(p, container)}` : ''}`;
-  };
+  const cgroupDir = (controller: string, p: any, container?: string) => n.cgroupDir(controller, p, container);
   const processStatus = (p: any, container: string) => {
     const pid = readFileSync(join(cgroupDir('pids', p, container), 'cgroup.procs'), 'utf8').trim().split('\n')[0];
     return readFileSync(`/proc/${pid}/status`, 'utf8');

@@ -3,7 +3,7 @@
 // container's volumeMounts into the runtime's mounts (subPaths bound in place so a link inside the
 // volume cannot lead out of it), and unmounts and removes everything when the pod goes.
 
-import { mkdir, open, realpath, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { AgentPod, Container, Volume } from '../objects.js';
 import { configMapVolume, downwardApiVolume, projectedVolume, secretVolume } from './content.js';
@@ -57,6 +57,8 @@ export interface VolumeManager {
   containerMounts(pod: AgentPod, container: Container, env: Map<string, string>): Promise<MountSpec[]>;
   /** unmounts and removes the pod's folder */
   tearDown(pod: AgentPod): Promise<void>;
+  /** folders of pods no source wants (left from before a restart) are unmounted and removed; returns their uids */
+  removeOrphans(wanted: (uid: string) => boolean): Promise<string[]>;
 }
 
 export function createVolumeManager(rootDir: string, ctx: VolumeContext): VolumeManager {
@@ -103,14 +105,25 @@ export function createVolumeManager(rootDir: string, ctx: VolumeContext): Volume
       }
       return out;
     },
-    async tearDown(pod) {
-      prepared.delete(pod.metadata.uid);
-      for (const key of ctx.tokens.keys()) if (key.startsWith(`${pod.metadata.uid}/`)) ctx.tokens.delete(key);
-      const dir = podDir(pod);
-      for (const m of await ctx.mounter.mountsUnder(dir)) await ctx.mounter.unmount(m);
-      await rm(dir, { recursive: true, force: true });
+    tearDown: (pod) => removePodDir(pod.metadata.uid),
+    async removeOrphans(wanted) {
+      const removed: string[] = [];
+      for (const uid of await readdir(join(rootDir, 'pods')).catch(() => [] as string[])) {
+        if (wanted(uid)) continue;
+        await removePodDir(uid);
+        removed.push(uid);
+      }
+      return removed;
     },
   };
+
+  async function removePodDir(uid: string) {
+    prepared.delete(uid);
+    for (const key of ctx.tokens.keys()) if (key.startsWith(`${uid}/`)) ctx.tokens.delete(key);
+    const dir = join(rootDir, 'pods', uid);
+    for (const m of await ctx.mounter.mountsUnder(dir)) await ctx.mounter.unmount(m);
+    await rm(dir, { recursive: true, force: true });
+  }
 
   /** the subPath resolved inside the volume (created as a folder when missing), bound at `target` */
   async function bindSubPath(pod: AgentPod, volumePath: string, sub: string, target: string): Promise<string> {
