@@ -329,9 +329,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       schedule(uid, b.at + b.delayMs - now);
       return false;
     }
-    const fail = (event: string, message: string, type: 'Warning' = 'Warning') => {
-      // the same failure again is reported once per back-off step, a new one at once
-      events.event(pod, type, event, message);
+    /** reported as a Warning event of that reason at every try, tried again after a growing back-off */
+    const fail = (event: string, message: string) => {
+      events.event(pod, 'Warning', event, message);
       w.setupFailure = { reason: 'ContainerCreating', message, event };
       w.setupBackoff = grow(w.setupBackoff, setupBackoffInitialMs, setupBackoffMaxMs, Date.now());
       schedule(uid, w.setupBackoff.delayMs);
