@@ -326,14 +326,20 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   const containerGcTimer = setInterval(() => {
     void (async () => {
       const all = await runtime.listContainers();
+      // the newest instance of each container of a pod the node runs stays; sandboxes of no pod go whole
+      const owned = new Set(workers.pods().flatMap((x) => (x.sandbox ? [x.sandbox.id] : [])));
       const newest = new Map<string, ContainerInfo>();
-      for (const c of all) {
+      for (const c of all.filter((x) => owned.has(x.sandboxId))) {
         const key = `${c.sandboxId}/${c.name}`;
         const n = newest.get(key);
         if (!n || c.attempt > n.attempt) newest.set(key, c);
       }
       const dead = all.filter((c) => c.state === 'exited');
       for (const c of containersToRemove(dead, new Set([...newest.values()].map((c) => c.id)), containerPolicy, Date.now())) await runtime.removeContainer(c.id);
+      for (const s of await runtime.listSandboxes()) {
+        if (s.ready || owned.has(s.id) || workers.pods().some((x) => x.pod.metadata.uid === s.uid)) continue;
+        await runtime.removeSandbox(s.id);
+      }
     })().catch((e) => log.warn(`${nodeName}: container garbage collection: ${(e as Error).message}`));
   }, tuning.containerGcIntervalMs ?? 60_000);
   containerGcTimer.unref();

@@ -507,8 +507,10 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       deps.reportStatus(w.pod, status);
       events.event(pod, 'Warning', 'Evicted', w.evicted.message);
     }
-    for (const c of w.containers) await deps.runtime.removeContainer(c.id).catch(() => {});
-    if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
+    // what cannot be removed now is left to the container garbage collection
+    const leftover = (what: string) => (e: unknown) => log(`removing ${what} of pod ${pod.metadata.name}: ${(e as Error).message}`);
+    for (const c of w.containers) await deps.runtime.removeContainer(c.id).catch(leftover(`container ${c.name}`));
+    if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(leftover('the sandbox'));
     await deps.volumes.tearDown(pod).catch((e) => log(`removing the volumes of pod ${pod.metadata.name}: ${(e as Error).message}`));
     await deps.cgroups?.removePod(pod).catch((e) => log(`removing the cgroup of pod ${pod.metadata.name}: ${(e as Error).message}`));
     w.finished = true;

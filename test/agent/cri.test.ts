@@ -56,7 +56,7 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
       '--runtime-request-timeout=30s', '--container-log-max-size=16Ki', '--container-log-max-files=3', `--cgroup-root=${containerd.cgroupRoot}`,
     ]);
     startAgent = async () => {
-      agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100 });
+      agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100, containerGcIntervalMs: 1000 });
       servers = await startAgentServers(options, agent.nodes, agent.client);
     };
     await startAgent();
@@ -177,8 +177,8 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     await pods.delete('doomed');
     await waitFor('pod removed', async () => pods.get('doomed').then(() => false, (e) => isNotFound(e)), slow);
     assert.equal(readFileSync(join(out, 'signal'), 'utf8'), 'stopped-by-term\n', 'the container got the stop signal and ended on it');
-    const left = await agent!.nodes[0]!.runtime.listContainers();
-    assert.ok(!left.some((c) => c.id === id));
+    const runtime = agent!.nodes[0]!.runtime;
+    await waitFor('container removed', async () => !(await runtime.listContainers()).some((c) => c.id === id), slow);
     rmSync(out, { recursive: true, force: true });
   });
 
