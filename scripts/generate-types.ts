@@ -5,13 +5,13 @@
 //
 // The definitions are the ones the OpenAPI documents publish (the same canonical object per reference name),
 // so the types, `kubectl explain` and validation read one catalog. The kinds, their groups and resources come
-// from the registry's catalog of built-in resources.
+// from the registry's built-in resources.
 import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Schema } from '../src/api/schema.js';
 import type { ResourceDefinition } from '../src/registry/types.js';
-import { builtinResources } from '../src/registry/catalog/index.js';
+import { builtinResources } from '../src/registry/resources/index.js';
 import { collectDefinitions, listSchema, type Root } from '../src/openapi/definitions.js';
 import { subresourceKinds } from '../src/openapi/documents.js';
 import { deleteOptions, patchBody, status, watchEvent } from '../src/openapi/meta-schemas.js';
@@ -86,6 +86,8 @@ function doc(text: string | undefined, indent: string): string {
 function aliasBody(s: Schema, write: (s: Schema) => string): string | undefined {
   if (s.format === 'int-or-string' || s['x-kubernetes-int-or-string']) return 'number | string';
   if (s.format === 'quantity') return 'string | number';
+  // the reference encodes a zero time as null (lastProbeTime: null, creationTimestamp: null)
+  if (s.format === 'date-time') return 'string | null';
   if (s.type === 'object' && !Object.keys(s.properties ?? {}).length)
     return typeof s.additionalProperties === 'object' ? `Record<string, ${write(s.additionalProperties)}>` : 'Record<string, unknown>';
   if (s.type !== 'object') return write({ ...s, 'x-ref': undefined });

@@ -23,6 +23,8 @@ export interface AdmissionAttributes {
   warn?(message: string): void;
   /** adds an annotation to the request's audit record (webhook mutations, webhook auditAnnotations) */
   annotate?(key: string, value: string): void;
+  /** the resource's defaulting, applied to an object a webhook changed (as decoding it would) */
+  applyDefaults?(obj: ApiObject): void;
 }
 
 /** read-only access to stored objects for plugins, never the registry itself */

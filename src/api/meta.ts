@@ -6,7 +6,7 @@ export interface OwnerReference {
 
 export interface ObjectMeta {
   name?: string; generateName?: string; namespace?: string; uid?: string; resourceVersion?: string;
-  generation?: number; creationTimestamp?: string | null; deletionTimestamp?: string; deletionGracePeriodSeconds?: number;
+  generation?: number; creationTimestamp?: string | null; deletionTimestamp?: string | null; deletionGracePeriodSeconds?: number;
   labels?: Record<string, string>; annotations?: Record<string, string>; finalizers?: string[];
   ownerReferences?: OwnerReference[]; managedFields?: unknown[];
 }

@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from './auth.js';
+import { badRequest } from './status.js';
 
 export type Request = IncomingMessage | Http2ServerRequest;
 /** HTTP/1.1 and HTTP/2 responses share this surface (setHeader, writeHead, write, end, events) */
@@ -24,6 +25,8 @@ export interface RequestInfo {
   apiGroup: string;
   apiVersion: string;
   namespace: string;
+  /** the path went into a namespace (/namespaces/{namespace}/{resource}...), rather than naming a namespace itself */
+  inNamespace?: boolean;
   resource: string;
   subresource: string;
   name: string;
@@ -50,4 +53,11 @@ export interface RequestContext {
   longRunning: boolean;
   /** the decision reason recorded for audit */
   authorizationReason?: string;
+}
+
+/** dryRun=All, or nothing; the bare parameter is not a dry run */
+export function parseDryRun(values: string[]): boolean {
+  const set = values.filter(v => v !== '');
+  for (const v of set) if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
+  return set.length > 0;
 }

@@ -150,7 +150,7 @@ export function decodeManagedFields(entries: unknown): Owners {
     const tree = e.fieldsV1 ?? e.fields;
     if (e.fieldsType === undefined && e.fields === undefined) throw new Error(`missing fieldsType in managed fields entry ${i}`);
     if (e.fieldsType !== undefined && e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
-    const owner: Owner = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource || undefined, time: e.time, set: tree === undefined ? emptySet() : fromFieldsV1(tree) };
+    const owner: Owner = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource || undefined, time: e.time ?? undefined, set: tree === undefined ? emptySet() : fromFieldsV1(tree) };
     owners.set(ownerId(owner), owner);
   });
   return owners;

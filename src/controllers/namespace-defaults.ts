@@ -5,18 +5,18 @@ import type { ApiObject } from '../api/meta.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { Store } from '../registry/store.js';
 import { noAdmission } from '../registry/store.js';
-import type { WatchHub } from '../watch/cache.js';
+import type { ResourceCaches } from '../api/cache.js';
 
 export interface NamespaceDefaultsDeps {
   resources: ApiResources;
-  hub: WatchHub;
+  caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store };
 }
 
 export function startNamespaceDefaults(deps: NamespaceDefaultsDeps, log: { warn(m: string): void }) {
   const { resources } = deps;
   const nsInfo = resources.lookup('', 'v1', 'namespaces')!;
-  const cache = deps.hub.cache(nsInfo.keyPrefix);
+  const cache = deps.caches.cache(nsInfo.keyPrefix);
   const wanted = (namespace: string): Array<[string, ApiObject]> => [
     ['serviceaccounts', { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace } }],
   ];

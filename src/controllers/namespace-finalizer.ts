@@ -6,12 +6,12 @@ import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { Store } from '../registry/store.js';
 import type { Reads } from '../registry/reads.js';
 import { noAdmission } from '../registry/store.js';
-import type { WatchHub } from '../watch/cache.js';
+import type { ResourceCaches } from '../api/cache.js';
 
 export interface NamespaceFinalizerDeps {
   resources: ApiResources;
   names: Naming;
-  hub: WatchHub;
+  caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store; reads: Reads };
 }
 
@@ -20,7 +20,7 @@ const retryMs = 1000;
 export function startNamespaceFinalizer(deps: NamespaceFinalizerDeps, log: { warn(m: string): void }) {
   const { resources, names } = deps;
   const nsInfo = resources.lookup('', 'v1', 'namespaces')!;
-  const cache = deps.hub.cache(nsInfo.keyPrefix);
+  const cache = deps.caches.cache(nsInfo.keyPrefix);
   const working = new Set<string>();
   let stopped = false;
 

@@ -5,12 +5,12 @@ import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { Store } from '../registry/store.js';
 import { noAdmission } from '../registry/store.js';
-import type { WatchHub } from '../watch/cache.js';
+import type { ResourceCaches } from '../api/cache.js';
 
 export interface NodeTaintsDeps {
   resources: ApiResources;
   names: Naming;
-  hub: WatchHub;
+  caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store };
 }
 
@@ -18,7 +18,7 @@ export function startNodeTaints(deps: NodeTaintsDeps, log: { warn(m: string): vo
   const nodes = deps.resources.lookup('', 'v1', 'nodes');
   if (!nodes) return { stop() {} };
   const key = `node.${deps.names.labelDomain}/not-ready`;
-  const cache = deps.hub.cache(nodes.keyPrefix);
+  const cache = deps.caches.cache(nodes.keyPrefix);
   const ready = (n: any) => (n.status?.conditions ?? []).some((c: any) => c?.type === 'Ready' && c.status === 'True');
   const reported = (n: any) => (n.status?.conditions ?? []).some((c: any) => c?.type === 'Ready');
   const tainted = (n: any) => (n.spec?.taints ?? []).some((t: any) => t?.key === key && t.effect === 'NoSchedule');

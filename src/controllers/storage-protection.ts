@@ -6,12 +6,12 @@ import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { Store } from '../registry/store.js';
 import type { Reads } from '../registry/reads.js';
 import { noAdmission } from '../registry/store.js';
-import type { WatchHub } from '../watch/cache.js';
+import type { ResourceCaches } from '../api/cache.js';
 
 export interface StorageProtectionDeps {
   resources: ApiResources;
   names: Naming;
-  hub: WatchHub;
+  caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store; reads: Reads };
 }
 
@@ -49,13 +49,13 @@ export function startStorageProtection(deps: StorageProtectionDeps, log: { warn(
 
   const stops: Array<() => void> = [];
   for (const kind of kinds) {
-    const cache = deps.hub.cache(kind.info.keyPrefix);
+    const cache = deps.caches.cache(kind.info.keyPrefix);
     stops.push(cache.subscribe({ send(ev) { if (ev.type !== 'DELETED') void release(kind, ev.cur.obj); }, end() {} }));
     void cache.ready.then(() => { for (const i of cache.snapshot(kind.info.keyPrefix)) void release(kind, i.obj); });
   }
   // a pod that goes or finishes may free the claims of its namespace
-  const podCache = deps.hub.cache(pods.keyPrefix);
-  const claimCache = deps.hub.cache(pvcs.keyPrefix);
+  const podCache = deps.caches.cache(pods.keyPrefix);
+  const claimCache = deps.caches.cache(pvcs.keyPrefix);
   stops.push(podCache.subscribe({
     send(ev) {
       if (ev.type !== 'DELETED' && !finished(ev.cur.obj)) return;

@@ -3,8 +3,8 @@ import { ApiError, statusBody, internalError } from '../api/status.js';
 import type { Status } from '../api/meta.js';
 import { PatchError } from '../patch/common.js';
 import { SelectorError } from '../api/selectors.js';
-import { isStorageError } from '../storage/types.js';
 import { ApplyError, ConflictError } from '../apply/managed-fields.js';
+import { storageFailure } from '../registry/errors.js';
 
 export function toApiError(e: unknown): ApiError {
   if (e instanceof ApiError) return e;
@@ -16,8 +16,5 @@ export function toApiError(e: unknown): ApiError {
   if (e instanceof ConflictError) return new ApiError(e.status() as Status);
   if (e instanceof ApplyError) return new ApiError(statusBody(e.code, e.code === 400 ? 'BadRequest' : e.code === 422 ? 'Invalid' : 'InternalError', e.message));
   if (e instanceof SelectorError) return new ApiError(statusBody(400, 'BadRequest', e.message));
-  if (isStorageError(e, 'TooLarge')) return new ApiError(statusBody(413, 'RequestEntityTooLarge', e.message));
-  if (isStorageError(e, 'Unavailable')) return new ApiError(statusBody(503, 'ServiceUnavailable', e.message));
-  if (isStorageError(e)) return internalError(e.message);
-  return internalError(e instanceof Error ? e.message : String(e));
+  return storageFailure(e) ?? internalError(e instanceof Error ? e.message : String(e));
 }

@@ -3,15 +3,13 @@ import type { RequestContext } from '../api/request.js';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { Backends } from '../registry/backends.js';
-import type { Verb } from '../registry/types.js';
-import { methodNotSupported, notFound, pathNotFound, ApiError, statusBody } from '../api/status.js';
+import type { RestServices, Verb } from '../registry/types.js';
+import { methodNotSupported, pathNotFound, ApiError, statusBody } from '../api/status.js';
 import type { Scope } from './scope.js';
 import { get, list } from './read.js';
 import { watch } from './watch.js';
 import { create, update, patch, remove, removeCollection } from './write.js';
-import { createReview, reviewHandlers, type ReviewDeps } from './reviews.js';
-import { tokenRequest } from './token-request.js';
-import { bind, evict, getScale, writeScale } from './subresources.js';
+import { serveRest } from './rest.js';
 import type { AdmissionPlugin } from '../api/admission.js';
 
 export interface ResourceEndpointsConfig {
@@ -21,7 +19,8 @@ export interface ResourceEndpointsConfig {
   plugins: AdmissionPlugin[];
   bookmarkIntervalMs: number;
   minRequestTimeoutSeconds: number;
-  reviews: ReviewDeps;
+  /** what resources' own handlers need (the authorizer, the authenticator, the token signer) */
+  services: RestServices;
   /** a request reached a deprecated version (for the apiserver_requested_deprecated_apis gauge) */
   deprecatedApiRequested?(info: ResourceInfo, subresource: string): void;
 }
@@ -36,28 +35,13 @@ export function deprecationWarning(info: ResourceInfo, resources: ApiResources):
     + `${preferred && preferred.version !== info.version ? `; use ${preferred.apiVersion} ${preferred.kind}` : ''}`;
 }
 
-/** subresources served by the generic store: each changes only its own part of the object */
-const genericSubresources = new Set(['status', 'finalize', 'ephemeralcontainers', 'approval']);
-
 export function resourceEndpoints(c: ResourceEndpointsConfig) {
-  const reviews = reviewHandlers(c.reviews);
-  /** the review kinds of the authentication and authorization groups are answered, never stored */
-  const reviewFor = (info: ResourceInfo) =>
-    info.def.domainGroup && (info.def.group === 'authentication' || info.def.group === 'authorization') ? reviews[info.resource] : undefined;
   const { backendFor } = c.backends;
-
-  /** the disruption budgets of a namespace, for evictions */
-  const budgetsIn = async (namespace: string) => {
-    const pdbs = c.resources.preferred('policy', 'poddisruptionbudgets');
-    if (!pdbs) return [];
-    const { items } = await backendFor(pdbs).reads.list({ namespace, selective: false });
-    return items.map(i => i.obj);
-  };
-
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
-    info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins, authorizer: c.reviews.authorizer,
+    info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins, authorizer: c.services.authorizer,
     bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
   });
+  const restDeps = { resources: c.resources, listers: c.backends.listers, services: c.services, scopeFor };
 
   return {
     async handle(ctx: RequestContext): Promise<void> {
@@ -71,7 +55,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
       const parts = ri.parts;
       if (parts.length > 3) throw pathNotFound(ctx.path);
       const namespace = info.namespaced ? ri.namespace : '';
-      if (!info.namespaced && ri.namespace && !(info.group === '' && info.resource === 'namespaces')) throw pathNotFound(ctx.path);
+      if (!info.namespaced && ri.inNamespace) throw pathNotFound(ctx.path);
       const name = parts[1] ?? '';
       const sub = parts[2] ?? '';
       const verb = ri.verb as Verb;
@@ -84,14 +68,8 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
         if (!s) throw pathNotFound(ctx.path);
         const scope = scopeFor(info, sub);
         allowed(s.verbs, verb);
-        if (sub === 'scale') return verb === 'get' ? getScale(ctx, scope, namespace, name) : writeScale(ctx, scope, namespace, name);
-        if (sub === 'binding' && info.group === '' && info.resource === 'pods') return bind(ctx, scope, namespace, name);
-        if (sub === 'eviction' && info.group === '' && info.resource === 'pods') return evict(ctx, scope, namespace, name, () => budgetsIn(namespace));
-        if (sub === 'token' && info.group === '' && info.resource === 'serviceaccounts' && c.reviews.tokenRequest) {
-          if (verb !== 'create') throw methodNotSupported(`${info.resource}/${sub}`, ctx.method);
-          return tokenRequest(ctx, scopeFor(info, sub), namespace, name, c.reviews.tokenRequest);
-        }
-        if (!genericSubresources.has(sub))
+        if (s.rest) return serveRest(ctx, scope, s.rest, namespace, name, restDeps);
+        if (!s.changes)
           throw new ApiError(statusBody(405, 'MethodNotAllowed', `the ${info.resource}/${sub} subresource is not supported by this server yet`));
         if (verb === 'get') return get(ctx, scope, namespace, name);
         if (verb === 'update') return update(ctx, scope, namespace, name);
@@ -101,16 +79,10 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
 
       const scope = scopeFor(info, '');
       if (info.namespaced && !namespace && name) throw pathNotFound(ctx.path);
-      const review = reviewFor(info);
-      if (review) {
-        if (verb !== 'create' || name) throw methodNotSupported(info.resource, ctx.method);
-        if (info.namespaced && !namespace) throw methodNotSupported(info.resource, ctx.method);
-        return createReview(ctx, scope, namespace, review);
-      }
-      // the bindings resource binds the pod its body names
-      if (info.group === '' && info.resource === 'bindings' && verb === 'create') {
-        const pods = c.resources.lookup('', 'v1', 'pods');
-        if (pods) return bind(ctx, scopeFor(pods, 'binding'), namespace, '');
+      // a resource that is never stored answers creates on its collection, in its namespace
+      if (info.def.rest) {
+        if (verb !== 'create' || name || (info.namespaced && !namespace)) throw methodNotSupported(info.resource, ctx.method);
+        return serveRest(ctx, scope, info.def.rest, namespace, name, restDeps);
       }
       if (!name) {
         switch (verb) {

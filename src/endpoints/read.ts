@@ -7,7 +7,7 @@ import { sendObject, sendText, isPretty, encode } from './respond.js';
 import { notAcceptable, badRequest } from '../api/status.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
-import type { CachedObject } from '../api/cache.js';
+import type { StoredObject } from '../api/cache.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type
@@ -23,8 +23,7 @@ const partial = (scope: Scope, obj: ApiObject, version: string) =>
 
 export async function get(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
-  await scope.reads.notOlderThan(ctx.query.get('resourceVersion') ?? undefined);
-  const obj = asServed(scope, await scope.store.get(namespace, name));
+  const obj = asServed(scope, await scope.store.get(namespace, name, ctx.query.get('resourceVersion') ?? undefined));
   sendOne(ctx, scope, rep, obj, 200);
 }
 
@@ -112,12 +111,12 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
 }
 
 /** the JSON bytes of a cached object, made once */
-export const bytesOf = (item: CachedObject): Buffer => (item.bytes ??= Buffer.from(JSON.stringify(item.obj)));
+export const bytesOf = (item: StoredObject): Buffer => (item.bytes ??= Buffer.from(JSON.stringify(item.obj)));
 
 const comma = Buffer.from(',');
 
 /** a list's JSON from each cached object's own JSON bytes, made once and shared by every list that returns it */
-export function listJson(scope: Scope, meta: Record<string, unknown>, items: CachedObject[], pretty: boolean): Buffer | string {
+export function listJson(scope: Scope, meta: Record<string, unknown>, items: StoredObject[], pretty: boolean): Buffer | string {
   if (pretty) return encode({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta, items: items.map(i => asServed(scope, i.obj)) }, 'application/json', true);
   const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(scope.info.listKind)},"apiVersion":${JSON.stringify(scope.info.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`)];
   for (let n = 0; n < items.length; n++) {

@@ -11,7 +11,7 @@ import { parseLabelSelector, matchLabels, parseFieldSelector, matchFields, type 
 import { badRequest } from '../api/status.js';
 import type { Authorizer } from '../api/auth.js';
 import type { AdmissionPlugin, AdmissionHooks } from '../api/admission.js';
-import type { CachedObject } from '../api/cache.js';
+import type { StoredObject } from '../api/cache.js';
 
 export interface Scope {
   info: ResourceInfo;
@@ -32,7 +32,7 @@ export function admission(ctx: RequestContext, scope: Scope, namespace: string, 
   const { info } = scope;
   return admissionFor(scope.plugins, {
     group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: info.kind,
-    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message),
+    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message), applyDefaults: scope.store.applyDefaults,
   });
 }
 
@@ -44,18 +44,11 @@ export function asServed(scope: Scope, obj: ApiObject): ApiObject {
 
 /** cached objects (at the storage version) as the requested version has them, converted in one batch by a
  *  converting resource; items that need no conversion are returned as they are, so their cached bytes serve */
-export async function servedItems(scope: Scope, items: CachedObject[]): Promise<CachedObject[]> {
+export async function servedItems(scope: Scope, items: StoredObject[]): Promise<StoredObject[]> {
   const { convert } = scope.info.def;
   if (!convert || items.every(i => i.obj.apiVersion === scope.info.apiVersion)) return items;
   const objects = await convert(items.map(i => i.obj), scope.info.version);
   return items.map((item, n) => (objects[n] === item.obj ? item : { key: item.key, rev: item.rev, obj: objects[n] }));
-}
-
-/** dryRun=All, or nothing; the bare parameter is not a dry run */
-export function parseDryRun(values: string[]): boolean {
-  const set = values.filter(v => v !== '');
-  for (const v of set) if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
-  return set.length > 0;
 }
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';

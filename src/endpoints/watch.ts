@@ -1,5 +1,6 @@
 // watch: a stream of {type, object} documents (or length-prefixed protobuf WatchEvents), one per change,
 // with headers flushed at once.
+import { formatResourceVersion } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { bufferedBytes, type RequestContext } from '../api/request.js';
 import { setWarnings } from './respond.js';
@@ -7,7 +8,7 @@ import { badRequest, internalError, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec } from './read.js';
-import type { CachedObject } from '../api/cache.js';
+import type { StoredObject } from '../api/cache.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
@@ -82,13 +83,13 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const event = (type: string, obj: unknown): string | Buffer => rep.kind === 'protobuf'
     ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
     : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
-  const eventText = (type: string, item: CachedObject): string | Buffer => {
+  const eventText = (type: string, item: StoredObject): string | Buffer => {
     if (rep.kind === 'json' && item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind)
       return Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytesOf(item), eventTail]);
     return event(type, objectFor(item.obj));
   };
   const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
-    const metadata: Record<string, unknown> = { resourceVersion: String(rev) };
+    const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };
     if (initialEventsEnd) metadata.annotations = { [`${scope.names.domain}/initial-events-end`]: 'true' };
     if (rep.kind === 'table') return { kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata, columnDefinitions: [], rows: [] };
     return { kind: scope.info.kind, apiVersion: scope.info.apiVersion, metadata };

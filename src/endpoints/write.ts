@@ -1,4 +1,5 @@
 // create, update, patch, delete and deletecollection: decode, then the store's one write path.
+import { revisionOf } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
 import type { RequestContext } from '../api/request.js';
@@ -8,11 +9,13 @@ import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, Ap
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
-import type { DeleteOptions, WriteOptions } from '../registry/store.js';
+import type { DeleteOptions, WriteOptions } from '../registry/types.js';
+import { parseDryRun } from '../api/request.js';
 import { apply, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
-import { admission, asServed, parseDryRun, parseFieldValidation, filterFor, type Scope } from './scope.js';
+import { admission, asServed, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne } from './read.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
+import type { Schema } from '../api/schema.js';
 
 /** the body must name the kind this endpoint serves (or name nothing) */
 function checkKind(scope: Scope, obj: unknown): ApiObject {
@@ -79,8 +82,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx, scope, 'CreateOptions');
   // the reference's storage refuses a create that names a version, with a plain 500 and no reason
-  const rv = obj.metadata.resourceVersion;
-  if (!opts.dryRun && typeof rv === 'string' && /^\d+$/.test(rv) && Number(rv) > 0) {
+  if (!opts.dryRun && revisionOf(obj) > 0) {
     throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 });
   }
   const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun), opts);
@@ -98,7 +100,14 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
 }
 
-const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+/** the patch types every resource takes (server-side apply aside) */
+export const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+
+/** a patch document of one of `patchTypes` applied to an object (a strategic merge patch reads the schema's markers) */
+export function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined): unknown {
+  return type === 'application/json-patch+json' ? applyJsonPatch(current, doc)
+    : type === 'application/merge-patch+json' ? applyMergePatch(current, doc) : applyStrategicMergePatch(current, doc, schema);
+}
 
 export async function patch(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
@@ -115,10 +124,8 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   const fieldMode = parseFieldValidation(ctx.query.get('fieldValidation'));
   let warned = false;   // a retry after a conflict reads the patch again; its warnings are given once
   const { obj: out } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, current => {
-    if (!current) return { metadata: { name } } as ApiObject;   // the store answers 404
-    const patched = type === 'application/json-patch+json' ? applyJsonPatch(current, patchDoc)
-      : type === 'application/merge-patch+json' ? applyMergePatch(current, patchDoc)
-        : applyStrategicMergePatch(current, patchDoc, scope.info.schema);
+    if (!current) return { metadata: { name } };   // the store answers 404
+    const patched = applyPatch(type, current, patchDoc, scope.info.schema);
     // a patch that produces wrong types is invalid (422), as the reference reports it
     const { unknown, wrongTypes } = readTyped(scope.info.schema, patched);
     if (wrongTypes.length && !scope.info.def.custom) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));

@@ -34,7 +34,7 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
 
   if (rest[0] === 'namespaces' && rest.length >= 2) {
     info.namespace = rest[1];
-    if (rest.length > 2 && !namespaceSubresources.has(rest[2])) rest = rest.slice(2);
+    if (rest.length > 2 && !namespaceSubresources.has(rest[2])) { rest = rest.slice(2); info.inNamespace = true; }
   }
   info.parts = rest;
   info.resource = rest[0] ?? '';

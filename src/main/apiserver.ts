@@ -10,12 +10,15 @@ import { ensurePki, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
 import type { KV } from '../storage/types.js';
-import { createWatchHub, type WatchHub } from '../watch/cache.js';
+import { createObjectStore } from '../storage/objects.js';
+import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
-import { builtinResources } from '../registry/catalog/index.js';
-import { decodeObject, noAdmission } from '../registry/store.js';
+import { webhookSource } from '../registry/resources/admissionregistration/webhook-source.js';
+import { builtinResources } from '../registry/resources/index.js';
+import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
+import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
 import { selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
@@ -98,7 +101,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
   const metrics = createMetrics();
-  let kv!: KV, hub!: WatchHub, pki!: Pki, auth!: Auth, https!: HttpsServer;
+  let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
   let backends!: Backends, plugins!: AdmissionPlugin[];
   let shuttingDown = false;
   let address = '';
@@ -108,7 +111,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const resources = createApiResources(names, (group, version, resource, def) =>
     !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
-  const controllerDeps = () => ({ resources, names, hub, backendFor });
+  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor });
 
   const modules: Module[] = [
     {
@@ -125,12 +128,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       check: () => kv.check(),
     },
     {
+      // fails while the cache has lost its storage watch or lists storage again to heal
       name: 'poststarthook/start-watch-cache',
       async start() {
-        hub = createWatchHub(kv, '/registry/', { decode: decodeObject });
-        await hub.start();
+        watchCache = createWatchCache(createObjectStore(kv), { root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log });
+        await watchCache.start();
       },
-      stop: () => hub?.stop(),
+      stop: () => watchCache?.stop(),
+      check: () => watchCache.check(),
     },
     {
       start() {
@@ -138,11 +143,15 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           def.versions.map(v => ({ group: fullGroup(def, names), version: v.name, resources: [def.resource] }))));
         for (const def of builtinResources) resources.add(def);
         backends = createBackends(resources, {
-          kv, names, hub, freshnessTimeoutMs: tuning.freshnessTimeoutMs ?? 3000,
+          objects: watchCache, names,
           serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
         });
       },
     },
+    // before the first request: the allocation objects hold every address and port stored Services hold (state written
+    // before they existed included), and later passes free what a failed create left allocated
+    loop(undefined, () => startServiceRepair(watchCache, { clusterIps: options.serviceClusterIpRanges, nodePorts: options.serviceNodePortRange },
+      resources.preferred('', 'services')!.keyPrefix, log)),
     {
       async start() {
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
@@ -153,7 +162,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     {
-      async start() { auth = await setupAuth(options, { names, hub, resources, backends, log }); },
+      async start() { auth = await setupAuth(options, { names, watchCache, resources, backends, log }); },
       stop: () => auth?.stop(),
     },
     {
@@ -162,7 +171,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
         plugins = [...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
-          config: admissionConfig.get(s.name), webhooks: backends.webhooks,
+          config: admissionConfig.get(s.name), webhooks: webhookSource(watchCache, resources, names),
         })), ...auth.admissionPlugins];
       },
     },
@@ -230,12 +239,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const endpoints = resourceEndpoints({
       resources, names, plugins, backends,
       bookmarkIntervalMs: tuning.bookmarkIntervalMs ?? 60_000,
-      reviews: {
+      services: {
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
-        tokenRequest: {
-          tokens: auth.tokens, maxExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
-          get: (r, ns, n) => backends.listers.get('', r, ns, n),
-        },
+        tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
       },
       deprecatedApiRequested: deprecatedApiGauge(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,

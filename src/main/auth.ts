@@ -10,7 +10,7 @@ import type { ApiServerOptions } from '../config/apiserver-options.js';
 import type { ApiResources } from '../registry/resources.js';
 import type { Backends } from '../registry/backends.js';
 import { noAdmission } from '../registry/store.js';
-import type { WatchHub } from '../watch/cache.js';
+import type { WatchCache } from '../watch/cache.js';
 import type { Authenticator } from '../authn/types.js';
 import { unionAuthenticator } from '../authn/union.js';
 import { certificatesIn, clientCertificateAuthenticator, x509Authenticator } from '../authn/x509.js';
@@ -31,10 +31,11 @@ import { webhookAuthorizer } from '../authz/webhook.js';
 import { bootstrapPolicy, nodeRules } from '../registry/bootstrap/rbac.js';
 import type { Authorizer, AuthnRequest, AuthnResult } from '../api/auth.js';
 import type { AdmissionPlugin } from '../api/admission.js';
+import { revisionOf } from '../api/resource-version.js';
 
 export interface AuthDeps {
   names: Naming;
-  hub: WatchHub;
+  watchCache: WatchCache;
   resources: ApiResources;
   backends: Backends;
   log: { info(m: string): void; warn(m: string): void };
@@ -55,7 +56,7 @@ export interface Auth {
 }
 
 export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Promise<Auth> {
-  const { names, hub, resources, backends } = deps;
+  const { names, watchCache, resources, backends } = deps;
   const { listers } = backends;
   const a = options.authentication;
   const rbacGroup = names.group('rbac.authorization');
@@ -95,7 +96,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
   const cacheOf = (group: string, resource: string) => {
     const info = resources.preferred(group, resource);
     if (!info) throw new Error(`the ${resource} resource must be served for this authorization mode`);
-    return hub.cache(info.keyPrefix);
+    return watchCache.cache(info.keyPrefix);
   };
   let rbac: RbacAuthorizer | undefined;
   const modes = options.authorizationModes;
@@ -144,7 +145,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
           try { await store.get(ns, obj.metadata.name!); continue; } catch { /* absent: created below */ }
           const written = await store.create(ns, structuredClone(obj), noAdmission, { dryRun: false })
             .catch(e => { if ((e as { code?: number }).code !== 409) throw e; return undefined; });
-          lastWrite = Math.max(lastWrite, Number(written?.metadata.resourceVersion ?? 0));
+          lastWrite = Math.max(lastWrite, revisionOf(written));
         }
       };
       await create('clusterroles', policy.clusterRoles);
@@ -154,7 +155,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
       if (!rbac) return;
       await rbac.ready;
       // decisions right after start-up see the default policy
-      if (lastWrite) await hub.waitFor(lastWrite, 5000);
+      if (lastWrite) await watchCache.waitFor(lastWrite, 5000);
       const clusterRoles = backends.preferred(rbacGroup, 'clusterroles')!;
       const aggregation = startAggregation({
         rbac, log: deps.log,

@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { builtinResources } from '../registry/catalog/index.js';
+import { builtinResources } from '../registry/resources/index.js';
 import { createApiResources } from '../registry/resources.js';
 import { apiDomains, naming, type ApiDomain } from '../api/naming.js';
 import { buildModel, openapi3Document, swaggerDocument } from './documents.js';

@@ -1,15 +1,11 @@
 // One store and one reader per installed resource, shared by every served version (a converting resource has one
-// per version), and the narrow facades other layers get instead of the stores: listers and writers for admission,
-// the webhook configurations for the webhook plugins.
-import type { ApiObject } from '../api/meta.js';
-import type { Naming } from '../api/naming.js';
-import type { Listers, WebhookSource, Writers } from '../api/admission.js';
-import type { WatchHub } from '../watch/cache.js';
+// per version), and the narrow facades other layers get instead of the stores: listers and writers for admission.
+import type { Listers, Writers } from '../api/admission.js';
+import type { WatchCache } from '../watch/cache.js';
 import type { ApiResources, ResourceInfo } from './resources.js';
 import { createStore, noAdmission, type Store, type StoreDeps } from './store.js';
 import { createReads, type Reads, type ReadDeps } from './reads.js';
-import { strategyFor } from './strategies/index.js';
-import type { Strategy } from './strategy.js';
+import { defaultStrategy, type Strategy } from './strategy.js';
 
 export interface Backend { store: Store; reads: Reads; strategy: Strategy }
 
@@ -19,17 +15,16 @@ export interface Backends {
   preferred(group: string, resource: string): Backend | undefined;
   listers: Listers;
   writers: Writers;
-  webhooks: WebhookSource;
 }
 
-export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDeps): Backends {
+export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDeps & { objects: WatchCache }): Backends {
   const backends = new Map<string, Backend>();
   const backendKey = (info: ResourceInfo) => `${info.group}/${info.resource}${info.def.convert ? `/${info.version}` : ''}`;
   function backendFor(info: ResourceInfo): Backend {
     const key = backendKey(info);
     let b = backends.get(key);
     if (!b) {
-      const strategy = info.versionDef.strategy ?? info.def.strategy ?? strategyFor(info.def.group, info.resource);
+      const strategy = info.versionDef.strategy ?? info.def.strategy ?? defaultStrategy;
       b = { store: createStore(info, strategy, deps), reads: createReads(info, deps), strategy };
       backends.set(key, b);
     }
@@ -67,25 +62,5 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
         cur => (cur && change(cur)) ?? cur!, noAdmission, { dryRun: false });
     },
   };
-  return { backendFor, preferred, listers, writers, webhooks: webhookSource(deps.hub, resources, deps.names) };
-}
-
-export function webhookSource(hub: WatchHub, resources: ApiResources, names: Naming): WebhookSource {
-  const group = names.group('admissionregistration');
-  return {
-    async configurations(kind) {
-      const info = resources.preferred(group, kind);
-      if (!info) return [];
-      const cache = hub.cache(info.keyPrefix);
-      await cache.ready;
-      return cache.snapshot(info.keyPrefix).map(c => c.obj);
-    },
-    servedVersions: (g, resource) => resources.all().filter(i => i.group === g && i.resource === resource).map(i => i.version),
-    async convert(g, resource, obj, version) {
-      const info = resources.all().find(i => i.group === g && i.resource === resource && i.version === version);
-      if (!info) return obj;
-      const converted = info.def.convert ? (await info.def.convert([obj], version))[0] : obj;
-      return { ...converted, apiVersion: info.apiVersion, kind: info.kind };
-    },
-  };
+  return { backendFor, preferred, listers, writers };
 }

@@ -1,30 +1,9 @@
 // The installed API: resource definitions resolved against the API domain and the enabled versions,
 // looked up by (group, version, resource). Routes and discovery read the same table.
 import type { Naming } from '../api/naming.js';
-import type { ResourceDefinition, SubresourceDefinition, Verb, VersionDefinition } from './types.js';
-import type { Schema } from '../api/schema.js';
+import type { ResourceDefinition, ResourceInfo, VersionDefinition } from './types.js';
 
-export interface ResourceInfo {
-  def: ResourceDefinition;
-  /** full group name ('' for core) */
-  group: string;
-  /** the served version this entry answers for */
-  version: string;
-  /** the version objects are stored at */
-  storageVersion: string;
-  resource: string;
-  kind: string;
-  listKind: string;
-  singular: string;
-  namespaced: boolean;
-  verbs: Verb[];
-  subresources: Record<string, SubresourceDefinition>;
-  schema?: Schema;
-  versionDef: VersionDefinition;
-  /** storage key prefix, ending in '/' */
-  keyPrefix: string;
-  apiVersion: string;
-}
+export type { ResourceInfo };
 
 export interface GroupInfo { name: string; versions: string[]; preferredVersion: string }
 

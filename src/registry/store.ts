@@ -1,55 +1,28 @@
-// The generic store: every resource's get, list, create, update, patch and delete, driven by its definition
-// and strategy. Every write goes through compare-and-swap on the storage revision and is retried on conflict,
-// with admission and validation inside the loop so they see the object they will replace.
+// The generic store: every resource's get, create, update, patch and delete, driven by its definition and
+// strategy. Every write goes through compare-and-swap on the storage revision and is retried on conflict, with
+// admission and validation inside the loop so they see the object they will replace. A write takes the
+// reference's steps in its order: defaults (as decoding applies them), the field manager, mutating admission, the
+// strategy's prepare, validation (object metadata, then the strategy's rules), validating admission, storage.
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import { nowTimestamp } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
-import type { KV, KeyValue } from '../storage/types.js';
+import { sameContent, type ObjectStore, type UpdateDecision } from '../storage/objects.js';
 import { isStorageError } from '../storage/types.js';
-import type { ResourceInfo } from './resources.js';
+import { formatResourceVersion, parseResourceVersion } from '../api/resource-version.js';
+import type { DeleteOptions, FieldPath, ResourceInfo, WriteOptions } from './types.js';
 import type { AdmissionHooks } from '../api/admission.js';
 import type { Strategy, StrategyContext } from './strategy.js';
-import { validateObjectMeta } from './validation.js';
+import { validateObjectMeta } from './validation/object-meta.js';
+import { forbidden } from './validation/fields.js';
 import { updateManagedFields } from '../apply/managed-fields.js';
-import {
-  alreadyExists, badRequest, conflict, gone, internalError, invalid, notFound, tooLarge, ApiError,
-} from '../api/status.js';
-
-export const encodeObject = (obj: ApiObject): Uint8Array => {
-  const rv = obj.metadata.resourceVersion;
-  delete obj.metadata.resourceVersion;
-  const bytes = Buffer.from(JSON.stringify(obj));
-  if (rv !== undefined) obj.metadata.resourceVersion = rv;
-  return bytes;
-};
-
-export const decodeObject = (kv: KeyValue): ApiObject => {
-  const v = kv.value;
-  const obj = JSON.parse(Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('utf8')) as ApiObject;
-  obj.metadata.resourceVersion = String(kv.modRevision);
-  return obj;
-};
-
-export interface WriteOptions {
-  dryRun: boolean;
-  /** who writes, for metadata.managedFields; absent when the caller records ownership itself (server-side apply) */
-  manager?: { name: string; apiVersion: string };
-  /** who makes the request, handed to the strategy */
-  user?: StrategyContext['user'];
-}
+import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
+import { storageFailure } from './errors.js';
 
 export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: async () => {} };
 
-export interface DeleteOptions {
-  gracePeriodSeconds?: number;
-  propagationPolicy?: string;
-  preconditions?: { uid?: string; resourceVersion?: string };
-  dryRun?: boolean;
-}
-
 export interface StoreDeps {
-  kv: KV;
+  objects: ObjectStore;
   names: Naming;
   serviceClusterIpRanges?: string[];
   serviceNodePortRange?: { base: number; size: number };
@@ -57,8 +30,6 @@ export interface StoreDeps {
 
 export const objectKey = (info: ResourceInfo, namespace: string, name: string) =>
   info.keyPrefix + (info.namespaced ? `${namespace}/${name}` : name);
-
-const maxRetries = 64;
 
 const generateSuffix = () => {
   const alphabet = 'bcdfghjklmnpqrstvwxz2456789';
@@ -82,21 +53,41 @@ function keepSystemMeta(obj: ApiObject, old: ApiObject) {
 
 /** the object's content outside metadata and status, for deciding whether generation moves */
 const withoutMeta = (obj: ApiObject) => {
-  const { metadata: _m, status: _s, ...rest } = obj as ApiObject & { status?: unknown };
+  const { metadata: _m, status: _s, ...rest } = obj;
   return JSON.stringify(rest);
 };
 
-/** what each subresource may change; everything else keeps its stored value */
-const subresourceFields: Record<string, string[][]> = {
-  status: [['status']], finalize: [['spec', 'finalizers']], ephemeralcontainers: [['spec', 'ephemeralContainers']],
-  approval: [['status', 'conditions']], binding: [['spec', 'nodeName'], ['status', 'conditions']],
-};
+type Fields = Record<string, unknown>;
+
+/** the object with each field of `paths` taken from `from` (absent there: removed) */
+function withFields(to: Fields, from: Fields, paths: readonly FieldPath[]): void {
+  for (const path of paths) {
+    let src: unknown = from, dst = to;
+    for (const f of path.slice(0, -1)) {
+      src = src && typeof src === 'object' ? (src as Fields)[f] : undefined;
+      dst = (dst[f] ??= {}) as Fields;
+    }
+    const last = path[path.length - 1];
+    const value = src && typeof src === 'object' ? (src as Fields)[last] : undefined;
+    if (value === undefined) delete dst[last]; else dst[last] = value;
+  }
+}
+
+/** finalizers may not be added once deletion has started */
+function newFinalizers(obj: ApiObject, old: ApiObject): StatusCause[] {
+  if (!old.metadata.deletionTimestamp) return [];
+  const had = new Set(old.metadata.finalizers ?? []);
+  const added = (obj.metadata.finalizers ?? []).filter(f => !had.has(f));
+  return added.length ? [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`)] : [];
+}
 
 export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreDeps) {
   /** fields a write through this path resets rather than sets: status on the main resource, the rest through status */
   const resetFieldsFor = (subresource: string): string[][] | undefined =>
     subresource === 'status' ? [['spec']] : !subresource && 'status' in info.subresources ? [['status']] : undefined;
-  const { kv, names } = deps;
+  const { objects, names } = deps;
+  /** the fields a subresource served by this store may change (undefined: the main resource's path) */
+  const changesOf = (subresource: string) => (subresource ? info.subresources[subresource]?.changes : undefined);
   const pendingFinalizers = strategy.pendingFinalizers ?? ((o: ApiObject) => (o.metadata.finalizers?.length ?? 0) > 0);
   const hasStatus = 'status' in info.subresources;
   // a converting resource is handled at the served version and stored at the storage version
@@ -104,17 +95,25 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const storageApiVersion = info.group ? `${info.group}/${info.storageVersion}` : info.storageVersion;
   const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.version))[0] : obj);
   const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.storageVersion))[0] : obj);
-  const ctx = (user?: StrategyContext['user']): StrategyContext => ({ names, now: nowTimestamp(), kv, keyPrefix: info.keyPrefix,
-    serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, user });
+  /** a write's strategy context; settle(stored) runs what strategies left for when the write's outcome is known */
+  function writeContext(opts: { user?: StrategyContext['user']; dryRun?: boolean }) {
+    const finishers: Array<(stored: boolean) => Promise<void> | void> = [];
+    const ctx: StrategyContext = {
+      names, now: nowTimestamp(), objects, keyPrefix: info.keyPrefix, user: opts.user, dryRun: opts.dryRun,
+      serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange,
+      onFinish: finish => { finishers.push(finish); },
+    };
+    // what a failed write took is given back as well as storage allows; the strategy's repair frees what is left
+    const settle = async (stored: boolean) => {
+      for (const finish of finishers.splice(0)) await (stored ? finish(true) : Promise.resolve().then(() => finish(false)).catch(() => {}));
+    };
+    return { ctx, settle };
+  }
+  /** the defaults decoding applies; run again on whatever a mutating webhook returns */
+  const applyDefaults = (obj: ApiObject) => strategy.defaults?.(obj, { names });
 
-  const fail = (e: unknown, name: string): never => {
-    if (e instanceof ApiError) throw e;
-    if (isStorageError(e, 'KeyExists')) throw alreadyExists(info.group, info.resource, name);
-    if (isStorageError(e, 'NotFound')) throw notFound(info.group, info.resource, name);
-    if (isStorageError(e, 'Compacted')) throw gone(`too old resource version: ${e.message}`);
-    if (isStorageError(e, 'TooLarge')) throw tooLarge(e.message);
-    if (isStorageError(e)) throw internalError(e.message);
-    throw e;
+  const fail = (e: unknown, name: string, revision?: number): never => {
+    throw storageFailure(e, { group: info.group, resource: info.resource, name, revision }) ?? e;
   };
 
   function checkNamespace(obj: ApiObject, namespace: string) {
@@ -130,6 +129,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   /** metadata rules, then the strategy's; a subresource write changes only its own fields, so the main resource's update rules do not apply */
   function validate(obj: ApiObject, old?: ApiObject, subresource = '') {
     const causes: StatusCause[] = validateObjectMeta(obj.metadata, info.namespaced, strategy.nameRule, old?.metadata);
+    if (old) causes.push(...newFinalizers(obj, old));
     if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old) ?? [] : strategy.validate?.(obj) ?? []));
     else if (subresource === 'status' && old) causes.push(...strategy.validateStatusUpdate?.(obj, old) ?? []);
     if (causes.length) throw invalid(info.group, info.kind, obj.metadata.name ?? '', causes);
@@ -145,60 +145,31 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     if (managedFields.length) obj.metadata.managedFields = managedFields; else delete obj.metadata.managedFields;
   }
 
-  async function read(key: string, name: string): Promise<KeyValue> {
-    const { kv: cur } = await kv.get(key).catch(e => fail(e, name));
-    if (!cur) throw notFound(info.group, info.resource, name);
-    return cur;
-  }
-
   const store = {
     info,
     strategy,
     resetFieldsFor,
+    applyDefaults,
     /** the apiVersion of the objects the store takes and returns */
     apiVersion: convert ? info.apiVersion : storageApiVersion,
 
-    async get(namespace: string, name: string): Promise<ApiObject> {
-      return fromStored(decodeObject(await read(objectKey(info, namespace, name), name)));
+    /** resourceVersion: unset or "0" reads at once; another value waits until the server has seen it (504 when it never comes) */
+    async get(namespace: string, name: string, resourceVersion?: string): Promise<ApiObject> {
+      const revision = parseResourceVersion(resourceVersion) || undefined;
+      const cur = await objects.get(objectKey(info, namespace, name), { revision }).catch(e => fail(e, name, revision));
+      if (!cur) throw notFound(info.group, info.resource, name);
+      return fromStored(cur.obj);
     },
 
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {
-      checkNamespace(obj, namespace);
-      const m = obj.metadata;
-      const generated = !m.name && !!m.generateName;
-      if (generated) m.name = m.generateName + generateSuffix();
-      m.uid = randomUUID();
-      m.creationTimestamp = nowTimestamp();
-      delete m.resourceVersion;
-      delete m.deletionTimestamp;
-      delete m.deletionGracePeriodSeconds;
-      if (strategy.generation) m.generation = 1; else delete m.generation;
-      if (hasStatus && !strategy.prepareForCreate) delete (obj as { status?: unknown }).status;
-      await strategy.prepareForCreate?.(obj, ctx(opts.user));
-      recordOwnership(obj, undefined, '', opts);
-      await admission.mutate('CREATE', obj, undefined);
-      validate(obj);
-      await admission.validate('CREATE', obj, undefined);
-      const key = objectKey(info, namespace, m.name!);
-      if (opts.dryRun) {
-        const { kv: existing } = await kv.get(key).catch(e => fail(e, m.name!));
-        if (existing) throw alreadyExists(info.group, info.resource, m.name!);
-        return obj;
-      }
-      const stored = await toStored(obj);
-      // a generated name that is taken is drawn again, so generateName never fails on a collision
-      for (let attempt = 0; ; attempt++) {
-        try {
-          stored.metadata.name = m.name;
-          const { kv: written } = await kv.create(objectKey(info, namespace, m.name!), encodeObject(stored));
-          m.resourceVersion = String(written.modRevision);
-          if (stored === obj) return obj;
-          stored.metadata.resourceVersion = m.resourceVersion;
-          return fromStored(stored);
-        } catch (e) {
-          if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
-          return fail(e, m.name!);
-        }
+      const w = writeContext(opts);
+      try {
+        const created = await create(namespace, obj, admission, opts, w.ctx);
+        await w.settle(!opts.dryRun);
+        return created;
+      } catch (e) {
+        await w.settle(false);
+        throw e;
       }
     },
 
@@ -212,139 +183,164 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       admission: AdmissionHooks, opts: WriteOptions & { allowCreate?: boolean },
     ): Promise<{ obj: ApiObject; created: boolean }> {
       const key = objectKey(info, namespace, name);
-      for (let attempt = 0; attempt < maxRetries; attempt++) {
-        const { kv: cur } = await kv.get(key).catch(e => fail(e, name));
-        const old = cur ? await fromStored(decodeObject(cur)) : undefined;
-        const next = await transform(old ? structuredClone(old) : undefined);
-        if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
-        if (next.metadata.name !== undefined && next.metadata.name !== name)
-          throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
-        next.metadata.name = name;
-        if (!old) {
-          if (!opts.allowCreate || subresource) throw notFound(info.group, info.resource, name);
-          return { obj: await store.create(namespace, next, admission, opts), created: true };
-        }
-        checkNamespace(next, namespace);
-        const wanted = next.metadata.resourceVersion;
-        if (wanted && wanted !== old.metadata.resourceVersion)
-          throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
-        if (!wanted && !strategy.allowUnconditionalUpdate)
-          throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
-        const shaped = await shapeUpdate(next, old, subresource, opts.user);
-        recordOwnership(shaped, old, subresource, opts);
-        await admission.mutate('UPDATE', shaped, old);
-        validate(shaped, old, subresource);
-        await admission.validate('UPDATE', shaped, old);
-        shaped.metadata.resourceVersion = old.metadata.resourceVersion;
-        if (opts.dryRun) return { obj: shaped, created: false };
-        // nothing changed: no write, the same resourceVersion
-        const stored = await toStored(shaped);
-        const bytes = encodeObject(stored);
-        if (Buffer.compare(Buffer.from(bytes), Buffer.from(cur!.value)) === 0) return { obj: old, created: false };
-        // the last finalizer of an object being deleted is gone: the update completes the deletion
-        if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped)) {
-          try {
-            const { revision } = await kv.delete(key, cur!.modRevision);
-            shaped.metadata.resourceVersion = String(revision);
-            return { obj: shaped, created: false };
-          } catch (e) {
-            if (isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound')) continue;
-            return fail(e, name);
+      let old: ApiObject | undefined, shaped: ApiObject | undefined, absent: ApiObject | undefined;
+      let decision: UpdateDecision | undefined;
+      let attempt: ReturnType<typeof writeContext> | undefined;
+      try {
+        const result = await objects.update(key, async cur => {
+          // an attempt that lost the race gives back what it took
+          await attempt?.settle(false);
+          attempt = writeContext(opts);
+          old = shaped = absent = undefined;
+          old = cur ? await fromStored(cur.obj) : undefined;
+          const next = await transform(old ? structuredClone(old) : undefined);
+          if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
+          if (next.metadata.name !== undefined && next.metadata.name !== name)
+            throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
+          next.metadata.name = name;
+          if (!old) {
+            if (!opts.allowCreate || subresource) throw notFound(info.group, info.resource, name);
+            absent = next;
+            return decision = { skip: true };
           }
+          checkNamespace(next, namespace);
+          const wanted = next.metadata.resourceVersion;
+          if (wanted && wanted !== old.metadata.resourceVersion)
+            throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');
+          if (!wanted && !strategy.allowUnconditionalUpdate)
+            throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
+          applyDefaults(next);
+          const written = writable(next, old, subresource);
+          recordOwnership(written, old, subresource, opts);
+          await admission.mutate('UPDATE', written, old);
+          shaped = await prepareUpdate(written, old, subresource, attempt.ctx);
+          validate(shaped, old, subresource);
+          await admission.validate('UPDATE', shaped, old);
+          shaped.metadata.resourceVersion = old.metadata.resourceVersion;
+          if (opts.dryRun) return decision = { skip: true };
+          const stored = await toStored(shaped);
+          // the last finalizer of an object being deleted is gone: a change completes the deletion
+          if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped) && !sameContent(stored, cur!.obj)) return decision = { delete: true };
+          return decision = { put: stored };
+        }).catch(e => fail(e, name));
+        const written = !!decision && 'put' in decision && result!.obj === decision.put;
+        await attempt?.settle(written);
+        if (absent) return { obj: await store.create(namespace, absent, admission, opts), created: true };
+        if (!decision || 'skip' in decision) return { obj: shaped!, created: false };
+        if ('delete' in decision) {
+          await strategy.afterDelete?.(old!, writeContext(opts).ctx);
+          shaped!.metadata.resourceVersion = formatResourceVersion(result!.rev);
+          return { obj: shaped!, created: false };
         }
-        try {
-          const { kv: written } = await kv.update(key, bytes, cur!.modRevision);
-          shaped.metadata.resourceVersion = String(written.modRevision);
-          if (stored === shaped) return { obj: shaped, created: false };
-          stored.metadata.resourceVersion = shaped.metadata.resourceVersion;
-          return { obj: await fromStored(stored), created: false };
-        } catch (e) {
-          if (isStorageError(e, 'Conflict') || isStorageError(e, 'NotFound')) continue;
-          return fail(e, name);
-        }
+        // nothing changed: no write, the same resourceVersion
+        if (!written) return { obj: old!, created: false };
+        if (decision.put === shaped) return { obj: shaped, created: false };
+        return { obj: await fromStored(decision.put), created: false };
+      } catch (e) {
+        await attempt?.settle(false);
+        throw e;
       }
-      throw conflict(info.group, info.resource, name, 'too many concurrent updates; please try again');
     },
 
     async delete(namespace: string, name: string, options: DeleteOptions, admission: AdmissionHooks)
       : Promise<{ obj: ApiObject; deleted: boolean }> {
-      const key = objectKey(info, namespace, name);
-      for (let attempt = 0; attempt < maxRetries; attempt++) {
-        const cur = await read(key, name);
-        const obj = await fromStored(decodeObject(cur));
-        const pre = options.preconditions;
-        if (pre?.uid && pre.uid !== obj.metadata.uid)
-          throw conflict(info.group, info.resource, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${obj.metadata.uid}`);
-        if (pre?.resourceVersion && pre.resourceVersion !== obj.metadata.resourceVersion)
-          throw conflict(info.group, info.resource, name,
-            `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${obj.metadata.resourceVersion}`);
+      let outcome!: { obj: ApiObject; deleted: boolean };
+      const result = await objects.update(objectKey(info, namespace, name), async (cur): Promise<UpdateDecision> => {
+        if (!cur) throw notFound(info.group, info.resource, name);
+        const obj = await fromStored(cur.obj);
         await admission.validate('DELETE', undefined, obj);
         const grace = options.gracePeriodSeconds ?? strategy.defaultGracePeriod?.(obj) ?? 0;
         if (pendingFinalizers(obj) || grace > 0) {
+          outcome = { obj, deleted: false };
           const m = obj.metadata;
           // already being deleted: only a shorter grace period changes anything
-          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace) return { obj, deleted: false };
+          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace) return { skip: true };
           m.deletionTimestamp = nowTimestamp(new Date(Date.now() + grace * 1000));
           m.deletionGracePeriodSeconds = grace;
           if (strategy.generation) m.generation = (m.generation ?? 0) + 1;
           strategy.prepareForDelete?.(obj);
-          if (options.dryRun) return { obj, deleted: false };
-          try {
-            const { kv: written } = await kv.update(key, encodeObject(await toStored(obj)), cur.modRevision);
-            m.resourceVersion = String(written.modRevision);
-            return { obj, deleted: false };
-          } catch (e) {
-            if (isStorageError(e, 'Conflict')) continue;
-            return fail(e, name);
-          }
+          return options.dryRun ? { skip: true } : { put: await toStored(obj) };
         }
-        if (options.dryRun) return { obj, deleted: true };
-        try {
-          const { revision } = await kv.delete(key, cur.modRevision);
-          obj.metadata.resourceVersion = String(revision);
-          return { obj, deleted: true };
-        } catch (e) {
-          if (isStorageError(e, 'Conflict')) continue;
-          return fail(e, name);
-        }
-      }
-      throw conflict(info.group, info.resource, name, 'too many concurrent updates; please try again');
+        outcome = { obj, deleted: true };
+        return options.dryRun ? { skip: true } : { delete: true };
+      }, { preconditions: options.preconditions }).catch(e => fail(e, name));
+      if (options.dryRun) return outcome;
+      outcome.obj.metadata.resourceVersion = formatResourceVersion(result!.rev);
+      if (outcome.deleted) await strategy.afterDelete?.(outcome.obj, writeContext({}).ctx);
+      return outcome;
     },
   };
 
-  /** the rules that hold for every update: system metadata kept, status and the rest each changed only through their own path */
-  async function shapeUpdate(next: ApiObject, old: ApiObject, subresource: string, user?: StrategyContext['user']): Promise<ApiObject> {
-    type WithStatus = ApiObject & { status?: unknown };
-    const fields = subresourceFields[subresource];
+  async function create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions, ctx: StrategyContext): Promise<ApiObject> {
+    checkNamespace(obj, namespace);
+    applyDefaults(obj);
+    const m = obj.metadata;
+    const generated = !m.name && !!m.generateName;
+    if (generated) m.name = m.generateName + generateSuffix();
+    m.uid = randomUUID();
+    m.creationTimestamp = nowTimestamp();
+    delete m.resourceVersion;
+    delete m.deletionTimestamp;
+    delete m.deletionGracePeriodSeconds;
+    if (strategy.generation) m.generation = 1; else delete m.generation;
+    recordOwnership(obj, undefined, '', opts);
+    await admission.mutate('CREATE', obj, undefined);
+    // a new object's status is the server's to set
+    if (hasStatus) delete obj.status;
+    await strategy.prepareForCreate?.(obj, ctx);
+    validate(obj);
+    await admission.validate('CREATE', obj, undefined);
+    const key = objectKey(info, namespace, m.name!);
+    if (opts.dryRun) {
+      if (await objects.get(key).catch(e => fail(e, m.name!))) throw alreadyExists(info.group, info.resource, m.name!);
+      return obj;
+    }
+    const stored = await toStored(obj);
+    // a generated name that is taken is drawn again, so generateName never fails on a collision
+    for (let attempt = 0; ; attempt++) {
+      try {
+        stored.metadata.name = m.name;
+        await objects.create(objectKey(info, namespace, m.name!), stored);
+        if (stored === obj) return obj;
+        m.resourceVersion = stored.metadata.resourceVersion;
+        return fromStored(stored);
+      } catch (e) {
+        if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
+        return fail(e, m.name!);
+      }
+    }
+  }
+
+  /**
+   * What a write through this path may change, the rest kept as stored: a subresource changes its own fields only;
+   * the main resource keeps the system's metadata, and its status when status has a path of its own. Applied before
+   * the field manager (so it records what is written) and again after mutating admission (which may not overstep it).
+   */
+  function writable(next: ApiObject, old: ApiObject, subresource: string): ApiObject {
+    const fields = changesOf(subresource);
     if (fields) {
-      // a subresource changes its own fields only
-      const shaped = structuredClone(old) as Record<string, any>;
-      for (const path of fields) {
-        let src: any = next, dst: any = shaped;
-        for (const f of path.slice(0, -1)) { src = src?.[f]; dst = dst[f] ??= {}; }
-        const last = path[path.length - 1];
-        if (src?.[last] === undefined) delete dst[last]; else dst[last] = src[last];
-      }
+      const shaped = structuredClone(old);
+      withFields(shaped, next, fields);
       shaped.metadata.resourceVersion = next.metadata.resourceVersion;
-      next = shaped as ApiObject;
-    } else {
-      keepSystemMeta(next, old);
-      if (hasStatus) {
-        const s = (old as WithStatus).status;
-        if (s === undefined) delete (next as WithStatus).status; else (next as WithStatus).status = structuredClone(s);
-      }
+      if (next.metadata.managedFields === undefined) delete shaped.metadata.managedFields;
+      else shaped.metadata.managedFields = next.metadata.managedFields;
+      return shaped;
     }
-    // no new finalizers once deletion has started
-    if (old.metadata.deletionTimestamp) {
-      const had = new Set(old.metadata.finalizers ?? []);
-      const added = (next.metadata.finalizers ?? []).filter(f => !had.has(f));
-      if (added.length) throw invalid(info.group, info.kind, old.metadata.name ?? '', [{ reason: 'FieldValueForbidden', field: 'metadata.finalizers',
-        message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}` }]);
+    keepSystemMeta(next, old);
+    if (hasStatus) {
+      if (old.status === undefined) delete next.status; else next.status = structuredClone(old.status);
     }
-    if (!fields) await strategy.prepareForUpdate?.(next, old, ctx(user));
-    if (strategy.generation && !fields && withoutMeta(next) !== withoutMeta(old))
-      next.metadata.generation = (old.metadata.generation ?? 0) + 1;
     return next;
+  }
+
+  /** after mutating admission: the path's limits again, the strategy's prepare, and the generation */
+  async function prepareUpdate(next: ApiObject, old: ApiObject, subresource: string, ctx: StrategyContext): Promise<ApiObject> {
+    const shaped = writable(next, old, subresource);
+    if (changesOf(subresource)) return shaped;
+    await strategy.prepareForUpdate?.(shaped, old, ctx);
+    if (strategy.generation && withoutMeta(shaped) !== withoutMeta(old))
+      shaped.metadata.generation = (old.metadata.generation ?? 0) + 1;
+    return shaped;
   }
 
   return store;

@@ -1,28 +1,38 @@
 // A strategy holds the per-resource hooks the generic store calls. Every hook is optional;
-// defaultStrategy fills in the reference's common behaviour.
+// defaultStrategy fills in the reference's common behaviour. A strategy is written against its kind's type
+// (src/api/types); the store calls it in the reference's order (see store.ts).
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
-import type { KV } from '../storage/types.js';
+import type { UserInfo } from '../api/auth.js';
+import type { ObjectStore } from '../storage/objects.js';
 
 
 export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
 
-export interface StrategyContext {
-  /** the API domain's names, for strategies that set well-known labels */
+/** what defaulting may read: defaults are pure, fill only unset fields, and may run more than once */
+export interface DefaultingContext {
+  /** the API domain's names, for defaults that are well-known labels */
   names: Naming;
+}
+
+export interface StrategyContext extends DefaultingContext {
   now: string;
-  /** the storage and this resource's key prefix, for strategies that look at their kind's other objects (Service IPs and ports) */
-  kv?: KV;
+  /** the storage and this resource's key prefix, for strategies that keep state of their own (Service IPs and ports) */
+  objects?: ObjectStore;
   keyPrefix?: string;
   /** --service-cluster-ip-range: at most one CIDR per IP family */
   serviceClusterIpRanges?: string[];
   /** --service-node-port-range */
   serviceNodePortRange?: { base: number; size: number };
   /** who makes the request, for strategies that record the requester (CertificateSigningRequests) */
-  user?: { username: string; uid?: string; groups: string[]; extra?: Record<string, string[]> };
+  user?: UserInfo;
+  /** the write is a dry run: nothing outside the object may change either */
+  dryRun?: boolean;
+  /** work for when the write's outcome is known (stored: the object was written), such as giving back what a failed write took */
+  onFinish?(finish: (stored: boolean) => Promise<void> | void): void;
 }
 
-export interface Strategy {
+export interface Strategy<T = ApiObject> {
   nameRule: NameRule;
   /** PUT of a missing object creates it */
   allowCreateOnUpdate: boolean;
@@ -31,36 +41,44 @@ export interface Strategy {
   /** metadata.generation starts at 1 and grows with every change outside metadata and status */
   generation: boolean;
   /** fields usable in field selectors beyond metadata.name and metadata.namespace */
-  selectableFields: Record<string, (obj: any) => string | undefined>;
-  prepareForCreate?(obj: ApiObject, ctx: StrategyContext): void | Promise<void>;
-  prepareForUpdate?(obj: ApiObject, old: ApiObject, ctx: StrategyContext): void | Promise<void>;
-  validate?(obj: ApiObject): StatusCause[];
-  validateUpdate?(obj: ApiObject, old: ApiObject): StatusCause[];
+  selectableFields: Record<string, (obj: T) => string | undefined>;
+  /** the reference's defaults, applied as the object is decoded (before admission) and again to what a mutating
+   *  webhook returns */
+  defaults?(obj: T, ctx: DefaultingContext): void;
+  /** after mutating admission: what the server sets on a new object (initial status, allocations, the requester) */
+  prepareForCreate?(obj: T, ctx: StrategyContext): void | Promise<void>;
+  /** after mutating admission: what an update through the main resource may not change, or what the server keeps up */
+  prepareForUpdate?(obj: T, old: T, ctx: StrategyContext): void | Promise<void>;
+  validate?(obj: T): StatusCause[];
+  validateUpdate?(obj: T, old: T): StatusCause[];
   /** rules for a write through the status subresource (the main update rules do not apply there) */
-  validateStatusUpdate?(obj: ApiObject, old: ApiObject): StatusCause[];
+  validateStatusUpdate?(obj: T, old: T): StatusCause[];
   /** finalizers still to run before the object may go (default: metadata.finalizers) */
-  pendingFinalizers?(obj: ApiObject): boolean;
+  pendingFinalizers?(obj: T): boolean;
   /** called when deletion starts (deletionTimestamp set) */
-  prepareForDelete?(obj: ApiObject): void;
+  prepareForDelete?(obj: T): void;
+  /** called once the object is gone from storage, with its last state */
+  afterDelete?(obj: T, ctx: StrategyContext): Promise<void> | void;
   /** a delete that removes the object at once answers with the object rather than a Status */
   returnDeletedObject?: boolean;
   /** grace period for a delete without one in its options; undefined or 0 deletes at once */
-  defaultGracePeriod?(obj: ApiObject): number | undefined;
+  defaultGracePeriod?(obj: T): number | undefined;
 }
 
-export const defaultStrategy: Strategy = {
+export const defineStrategy = <T = ApiObject>(s: Partial<Strategy<T>>): Strategy<T> => ({
   nameRule: 'dns-subdomain',
   allowCreateOnUpdate: false,
   allowUnconditionalUpdate: true,
   generation: true,
   selectableFields: {},
-};
+  ...s,
+});
 
-export const defineStrategy = (s: Partial<Strategy>): Strategy => ({ ...defaultStrategy, ...s });
+export const defaultStrategy: Strategy = defineStrategy({});
 
 /** a field selector's value: the field at a dotted path as a string, '' when absent (as the reference reads it) */
-export const fieldAt = (path: string) => (obj: any): string => {
-  const v = path.split('.').reduce((x: any, k) => x?.[k], obj);
+export const fieldAt = (path: string) => (obj: unknown): string => {
+  const v = path.split('.').reduce<unknown>((x, k) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined), obj);
   return v === undefined || v === null ? '' : String(v);
 };
 

@@ -1,8 +1,12 @@
-// A resource is a definition (names, scope, verbs, versions, schema) plus a strategy (hooks).
-// Nothing resource-specific lives in the generic store.
+// A resource is a definition (names, scope, verbs, versions, schema) with its strategy (hooks of the generic store),
+// its Table columns and the handlers of what the store does not serve itself (scale, binding, eviction, token,
+// the review kinds). Nothing resource-specific lives in the generic store or the endpoints.
 import type { Schema } from '../api/schema.js';
 import type { Strategy } from './strategy.js';
-import type { ApiObject } from '../api/meta.js';
+import type { ApiObject, Stored } from '../api/meta.js';
+import type { Naming } from '../api/naming.js';
+import type { AdmissionHooks, Listers } from '../api/admission.js';
+import type { AuthnRequest, AuthnResult, Authorizer, ServiceAccountTokenSigner, UserInfo } from '../api/auth.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -25,7 +29,7 @@ export interface VersionDefinition {
   columns?: TableColumn[];
 }
 
-export interface TableColumn {
+export interface TableColumn<T = ApiObject> {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
   format?: string;
@@ -34,19 +38,13 @@ export interface TableColumn {
   /** JSONPath-like path into the object, e.g. .status.phase */
   jsonPath?: string;
   /** or a function computing the cell */
-  cell?: (obj: any) => unknown;
+  cell?(obj: T): unknown;
 }
 
-/** where a resource keeps what its scale subresource shows (JSON paths such as .spec.replicas) */
-export interface ScalePaths {
-  specReplicasPath: string;
-  statusReplicasPath: string;
-  labelSelectorPath?: string;
-}
+/** a field as a path of property names, e.g. ['status', 'conditions'] */
+export type FieldPath = readonly string[];
 
 export interface SubresourceDefinition {
-  /** scale: the paths of the replica counts and selector, when not .spec.replicas, .status.replicas and .spec.selector */
-  scale?: ScalePaths;
   verbs: Verb[];
   /** kind served at the subresource when it differs from the parent's (e.g. Scale) */
   kind?: string;
@@ -54,6 +52,11 @@ export interface SubresourceDefinition {
   /** true when `group` is a base that naming.group() completes (as ResourceDefinition.domainGroup) */
   domainGroup?: boolean;
   version?: string;
+  /** a subresource the generic store serves (get, update, patch of the parent): the fields a write through it may
+   *  change; everything else keeps its stored value */
+  changes?: FieldPath[];
+  /** a subresource served by its own handler */
+  rest?: RestHandler;
 }
 
 export interface ResourceDefinition {
@@ -74,8 +77,10 @@ export interface ResourceDefinition {
   subresources?: Record<string, SubresourceDefinition>;
   /** columns of the Table form beyond Name (defaults: Name and Created At) */
   columns?: TableColumn[];
-  /** the resource's own strategy (custom resources); built-in ones are found by strategyFor */
+  /** the hooks the generic store calls (defaults: the reference's common behaviour) */
   strategy?: Strategy;
+  /** a resource that is never stored: its handler answers every request (the review kinds, bindings) */
+  rest?: RestHandler;
   /** defined at run time by a CustomResourceDefinition: its schema validates, but strategic merge patch and
    *  typed decoding do not apply */
   custom?: boolean;
@@ -86,3 +91,110 @@ export interface ResourceDefinition {
    */
   convert?(objects: ApiObject[], toVersion: string): Promise<ApiObject[]>;
 }
+
+/** a definition resolved against the API domain at one served version */
+export interface ResourceInfo {
+  def: ResourceDefinition;
+  /** full group name ('' for core) */
+  group: string;
+  /** the served version this entry answers for */
+  version: string;
+  /** the version objects are stored at */
+  storageVersion: string;
+  resource: string;
+  kind: string;
+  listKind: string;
+  singular: string;
+  namespaced: boolean;
+  verbs: Verb[];
+  subresources: Record<string, SubresourceDefinition>;
+  schema?: Schema;
+  versionDef: VersionDefinition;
+  /** storage key prefix, ending in '/' */
+  keyPrefix: string;
+  apiVersion: string;
+}
+
+export interface WriteOptions {
+  dryRun: boolean;
+  /** who writes, for metadata.managedFields; absent when the caller records ownership itself (server-side apply) */
+  manager?: { name: string; apiVersion: string };
+  /** who makes the request, handed to the strategy */
+  user?: UserInfo;
+}
+
+export interface DeleteOptions {
+  gracePeriodSeconds?: number;
+  propagationPolicy?: string;
+  preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
+}
+
+// ── the REST surface of a resource's own handlers ────────────────────────────────────────────────
+// Handlers are written against it without HTTP: the endpoints layer decodes the request body into a call and sends
+// what the call returns.
+
+/** the store operations a handler may use */
+export interface RestStore {
+  get(namespace: string, name: string): Promise<ApiObject>;
+  /** read, change, write with compare-and-swap, retried on conflict (see the generic store) */
+  guaranteedUpdate(namespace: string, name: string, subresource: string,
+    transform: (current: ApiObject | undefined) => Promise<ApiObject> | ApiObject,
+    admission: AdmissionHooks, opts: WriteOptions & { allowCreate?: boolean }): Promise<{ obj: ApiObject; created: boolean }>;
+  delete(namespace: string, name: string, options: DeleteOptions, admission: AdmissionHooks): Promise<{ obj: ApiObject; deleted: boolean }>;
+}
+
+/** one resource as a request reaches it */
+export interface ResourceAccess {
+  info: ResourceInfo;
+  store: RestStore;
+  /** the objects of a namespace ('' for all), read from storage */
+  list(namespace: string): Promise<ApiObject[]>;
+  /** admission bound to this request (by default the request's own name and dry run) */
+  admission(opts?: { name?: string; dryRun?: boolean }): AdmissionHooks;
+}
+
+/** what handlers need beyond storage */
+export interface RestServices {
+  authorizer: Authorizer;
+  authenticate(req: AuthnRequest): Promise<AuthnResult>;
+  /** audiences tokens are meant for when a request names none */
+  apiAudiences?: string[];
+  /** issues service-account tokens; absent: serviceaccounts/<name>/token is not served */
+  tokens?: ServiceAccountTokenSigner;
+  /** the longest token lifetime in ms; 0 or absent: no limit */
+  maxTokenExpirationMs?: number;
+}
+
+export interface RestRequest extends ResourceAccess {
+  /** the subresource addressed, '' for the resource itself */
+  subresource: string;
+  namespace: string;
+  name: string;
+  user?: UserInfo;
+  /** the request's path, for reviews that describe a request */
+  path: string;
+  /** dryRun=All was asked for in the query */
+  dryRun: boolean;
+  /** adds a Warning to the response */
+  warn(message: string): void;
+  names: Naming;
+  listers: Listers;
+  services: RestServices;
+  /** another resource of this server (at its preferred version), for handlers that act on it */
+  resource(group: string, resource: string, subresource?: string): ResourceAccess | undefined;
+}
+
+/**
+ * A resource's own handler. Each call returns the object to send, or a Status (sent with its own code); creates
+ * answer 201, the rest 200.
+ */
+export interface RestHandler {
+  get?(req: RestRequest): Promise<object>;
+  create?(req: RestRequest, body: unknown): Promise<object>;
+  /** PUT and PATCH: `next` makes the object wanted from the current one (the body, or the patch applied to it) */
+  update?(req: RestRequest, next: (current: object) => unknown): Promise<object>;
+}
+
+/** an object of this resource as its kind's type: the store hands a resource's code only objects of that resource */
+export const ofKind = <T extends { metadata?: object }>(obj: ApiObject): Stored<T> => obj as unknown as Stored<T>;

@@ -1,8 +1,9 @@
 // The key-value contract every backend implements, modelled on etcd v3 MVCC.
 // A revision is global and monotonic; every write gets the next one. An object's
-// resourceVersion is the decimal string of the revision that last modified it.
+// resourceVersion is the decimal string of the revision that last modified it (src/api/resource-version.ts).
+import type { Revision } from '../api/resource-version.js';
 
-export type Revision = number;
+export type { Revision };
 
 export interface KeyValue {
   key: string;
@@ -58,6 +59,11 @@ export interface WatchHandler {
   onEvents(events: WatchEvent[]): void;
   /** the watch ended with an error (for example Compacted); no more events follow */
   onError(err: StorageError): void;
+  /**
+   * A networked backend lost the watch's stream and is opening it again (false), or has it again (true). Events
+   * resume after the last one delivered, without gap or duplicate, unless the watch ends with Compacted.
+   */
+  onConnection?(connected: boolean): void;
 }
 
 export interface KV {
@@ -93,9 +99,10 @@ export class StorageError extends Error {
     readonly code: StorageErrorCode,
     message: string,
     readonly key?: string,
-    /** Conflict: the key's current value; Compacted: the compacted revision */
+    /** Conflict: the key's current value; Compacted: the compacted revision; FutureRevision: the latest revision */
     readonly current?: KeyValue,
     readonly compactedRevision?: Revision,
+    readonly currentRevision?: Revision,
   ) {
     super(message);
     this.name = 'StorageError';
@@ -112,7 +119,7 @@ export const conflict = (key: string, current?: KeyValue) =>
 export const compacted = (requested: Revision, compactedAt: Revision) =>
   new StorageError('Compacted', `revision ${requested} has been compacted (oldest available is ${compactedAt + 1})`, undefined, undefined, compactedAt);
 export const futureRevision = (requested: Revision, current: Revision) =>
-  new StorageError('FutureRevision', `revision ${requested} is newer than the current revision ${current}`);
+  new StorageError('FutureRevision', `revision ${requested} is newer than the current revision ${current}`, undefined, undefined, undefined, current);
 
 /** end of a prefix range: every key that starts with prefix sorts below it */
 export const prefixEnd = (prefix: string): string => prefix + '\uffff';

@@ -1,26 +1,39 @@
-// The watch cache. One storage watch over the whole registry feeds a cache per resource (built on first use
-// from a list at the revision the watch has reached), which serves watches and resourceVersion="0" /
-// NotOlderThan lists from memory, keeps a bounded history window, and fans events out to watchers.
-import type { KV, KeyValue, Revision, Watch, WatchEvent as KVEvent } from '../storage/types.js';
-import { isStorageError, StorageError } from '../storage/types.js';
-import type { ApiObject } from '../api/meta.js';
-import type { CacheEvent, CacheWatcher, CachedObject, EventType, ResourceCache } from '../api/cache.js';
+// The watch cache: a decorator of the object store that serves watches and not-older-than lists from memory and
+// passes everything else to the store it wraps. One storage watch over the root feeds a cache per resource (built on
+// first use from a list at the revision the watch has reached), which keeps a bounded history window and fans
+// events out to watchers.
+//
+// When the storage watch cannot go on, the cache heals. A watch that merely broke (cancelled, connection lost) is
+// opened again from the last revision seen, and nothing is lost. A watch whose revision was compacted away makes the
+// cache list every resource again at one revision and watch from there: a resource that changed in the gap ends its
+// API watchers with Compacted (410 for the client, which lists again), and its subscribers inside the server get the
+// difference as events; a resource that did not change keeps its watchers. Until it has caught up, check() fails,
+// which readyz reports.
+import type { CacheSubscriber, ObjectEvent, ResourceCache, StoredObject } from '../api/cache.js';
+import { formatResourceVersion, type Revision } from '../api/resource-version.js';
+import type { ListOptions, ObjectStore, ObjectWatcher } from '../storage/objects.js';
+import { futureRevision, isStorageError, StorageError } from '../storage/types.js';
 
 export interface WatchCacheOptions {
+  /** the key root of the resources' keys, /registry/<group>/<resource>/... */
+  root: string;
   /** how long history is kept */
   historyMs?: number;
   /** most events kept per resource */
   historyLimit?: number;
-  decode(kv: KeyValue): ApiObject;
+  /** how long a read waits for the cache to reach a revision it asks for before FutureRevision (default 3 s) */
+  freshnessTimeoutMs?: number;
+  log?: { warn(message: string): void };
 }
 
-export interface WatchHub {
+export interface WatchCache extends ObjectStore {
   start(): Promise<void>;
+  /** the in-memory view of one resource, for consumers inside the server (built on first use) */
   cache(prefix: string): ResourceCache;
-  /** latest revision the hub has seen */
-  revision(): Revision;
-  /** resolve once the hub has seen rev, or false after timeoutMs */
+  /** resolves once the cache has seen rev, or false after timeoutMs */
   waitFor(rev: Revision, timeoutMs: number): Promise<boolean>;
+  /** throws while the cache cannot serve what storage holds: before start, while its storage watch is away or it re-lists */
+  check(): void;
   stop(): void;
 }
 
@@ -31,19 +44,51 @@ export function resourcePrefixOf(key: string): string {
   return key;
 }
 
-export function createWatchHub(kv: KV, root: string, opts: WatchCacheOptions): WatchHub {
+const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unref());
+
+/** the end of API watchers a re-list could not carry over */
+const relisted = () => new StorageError('Compacted',
+  'the watch cache listed this resource again after its storage watch was compacted away; list and watch again');
+
+interface Deferred { promise: Promise<void>; resolve(): void; settled: boolean }
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const d: Deferred = { promise: new Promise<void>(r => { resolve = r; }), resolve: () => { d.settled = true; resolve(); }, settled: false };
+  return d;
+}
+
+interface ResourceState extends ResourceCache {
+  /** latest revision whose events this cache has applied */
+  revision(): Revision;
+  /** events after rev (exclusive), or undefined when history does not reach back that far */
+  since(rev: Revision): ObjectEvent[] | undefined;
+  /** an API watcher of a prefix of this resource; it ends when the cache cannot carry it over a re-list */
+  stream(prefix: string, watcher: ObjectWatcher): () => void;
+  apply(ev: ObjectEvent): void;
+  /** events wait until the next load */
+  hold(): void;
+  /** the stored state at exactly at; false when generation gen was over by then (nothing changed) */
+  load(at: Revision, gen: number): Promise<boolean>;
+  loaded(): boolean;
+  end(err: StorageError): void;
+}
+
+export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): WatchCache {
   const historyMs = opts.historyMs ?? 5 * 60_000;
   const historyLimit = opts.historyLimit ?? 10_000;
-  const caches = new Map<string, CacheState>();
+  const freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
+  const caches = new Map<string, ResourceState>();
   let seen = 0;
-  let watch: Watch | undefined;
+  /** bumped whenever the storage watch is replaced; work of an older generation is dropped */
+  let generation = 0;
+  let stopRoot: (() => void) | undefined;
+  let started = false;
+  let stopped = false;
+  let disconnected = false;
+  let healing: { reason: string; done: Promise<void> } | undefined;
+  let lastHealAt = 0;
+  let healDelayMs = 0;
   let waiters: Array<{ rev: Revision; resolve: (ok: boolean) => void }> = [];
-  let failed: StorageError | undefined;
-
-  interface CacheState extends ResourceCache {
-    apply(events: KVEvent[]): void;
-    fail(err: StorageError): void;
-  }
 
   function advance(rev: Revision) {
     if (rev <= seen) return;
@@ -55,56 +100,91 @@ export function createWatchHub(kv: KV, root: string, opts: WatchCacheOptions): W
     }
   }
 
-  function makeCache(prefix: string): CacheState {
-    const objects = new Map<string, CachedObject>();
+  function resourceState(prefix: string): ResourceState {
+    let objects = new Map<string, StoredObject>();
     let sortedKeys: string[] | undefined;
-    const history: CacheEvent[] = [];
+    let history: Array<{ ev: ObjectEvent; at: number }> = [];
     let historyFrom = 0;   // every event with rev > historyFrom is in history
     let rev = 0;
-    let buffered: KVEvent[] | undefined = [];
-    const watchers = new Set<CacheWatcher>();
-
-    const toCached = (k: KeyValue): CachedObject => ({ key: k.key, obj: opts.decode(k), rev: k.modRevision });
+    let loaded = false;
+    let buffered: ObjectEvent[] | undefined = [];
+    let readiness = deferred();
+    const streams = new Set<{ prefix: string; watcher: ObjectWatcher }>();
+    const subscribers = new Set<CacheSubscriber>();
 
     function trim(now: number) {
       let drop = 0;
       while (drop < history.length && (history.length - drop > historyLimit || now - history[drop].at > historyMs)) drop++;
-      if (drop) { historyFrom = history[drop - 1].rev; history.splice(0, drop); }
+      if (drop) { historyFrom = history[drop - 1].ev.rev; history.splice(0, drop); }
     }
 
-    function applyOne(e: KVEvent, now: number) {
-      if (e.kv.modRevision <= rev) return;
-      const prev = objects.get(e.kv.key);
-      let ev: CacheEvent;
-      if (e.type === 'put') {
-        const cur = toCached(e.kv);
+    function publish(ev: ObjectEvent) {
+      for (const s of streams) if (ev.key.startsWith(s.prefix)) s.watcher.event(ev);
+      for (const s of subscribers) s.send(ev);
+    }
+
+    function applyOne(e: ObjectEvent, now: number) {
+      if (e.rev <= rev) return;
+      const prev = objects.get(e.key);
+      let ev: ObjectEvent;
+      if (e.type !== 'DELETED') {
         if (!prev) sortedKeys = undefined;
-        objects.set(cur.key, cur);
-        ev = { type: prev ? 'MODIFIED' : 'ADDED', key: cur.key, cur, prev, rev: cur.rev, at: now };
+        objects.set(e.key, e.cur);
+        ev = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, cur: e.cur, prev, rev: e.rev };
       } else {
-        if (!prev) { rev = e.kv.modRevision; return; }
-        objects.delete(e.kv.key);
+        if (!prev) { rev = e.rev; return; }
+        objects.delete(e.key);
         sortedKeys = undefined;
-        // the deleted object as last stored, carrying the delete's revision
-        const last: CachedObject = e.prevKv
-          ? toCached({ ...e.prevKv, modRevision: e.kv.modRevision })
-          : { key: prev.key, obj: structuredClone(prev.obj), rev: e.kv.modRevision };
-        last.obj.metadata.resourceVersion = String(e.kv.modRevision);
-        ev = { type: 'DELETED', key: e.kv.key, cur: last, prev, rev: e.kv.modRevision, at: now };
+        ev = { type: 'DELETED', key: e.key, cur: e.cur, prev, rev: e.rev };
       }
       rev = ev.rev;
-      history.push(ev);
-      for (const w of watchers) w.send(ev);
+      history.push({ ev, at: now });
+      publish(ev);
     }
 
-    const c: CacheState = {
+    /** the stored state replaces the cache's; after a gap, what changed in it goes to subscribers */
+    function replace(items: StoredObject[], at: Revision) {
+      const fresh = new Map(items.map(i => [i.key, i]));
+      if (!loaded) {
+        loaded = true;
+        objects = fresh;
+        sortedKeys = undefined;
+        rev = historyFrom = at;
+        return;
+      }
+      const changes: ObjectEvent[] = [];
+      for (const [key, cur] of fresh) {
+        const prev = objects.get(key);
+        if (!prev) changes.push({ type: 'ADDED', key, cur, rev: cur.rev });
+        else if (prev.rev !== cur.rev) changes.push({ type: 'MODIFIED', key, cur, prev, rev: cur.rev });
+      }
+      for (const [key, prev] of objects) {
+        if (fresh.has(key)) continue;
+        const last = structuredClone(prev.obj);
+        last.metadata.resourceVersion = formatResourceVersion(at);
+        changes.push({ type: 'DELETED', key, cur: { key, obj: last, rev: at }, prev, rev: at });
+      }
+      rev = Math.max(rev, at);
+      // the same keys at the same revisions: nothing happened to this resource in the gap, its watchers go on
+      if (!changes.length) return;
+      objects = fresh;
+      sortedKeys = undefined;
+      history = [];
+      historyFrom = rev;
+      const err = relisted();
+      for (const s of [...streams]) s.watcher.end(err);
+      streams.clear();
+      for (const ev of changes.sort((a, b) => a.rev - b.rev)) for (const s of subscribers) s.send(ev);
+    }
+
+    const c: ResourceState = {
       prefix,
-      ready: Promise.resolve(),
+      get ready() { return readiness.promise; },
       revision: () => (buffered ? rev : Math.max(rev, seen)),
       get: key => objects.get(key),
       snapshot(keyPrefix) {
         if (!sortedKeys) sortedKeys = [...objects.keys()].sort();
-        const out: CachedObject[] = [];
+        const out: StoredObject[] = [];
         if (keyPrefix === prefix) { for (const k of sortedKeys) out.push(objects.get(k)!); return out; }
         let lo = 0, hi = sortedKeys.length;
         while (lo < hi) { const mid = (lo + hi) >> 1; if (sortedKeys[mid] < keyPrefix) lo = mid + 1; else hi = mid; }
@@ -114,87 +194,239 @@ export function createWatchHub(kv: KV, root: string, opts: WatchCacheOptions): W
       since(from) {
         if (from < historyFrom) return undefined;
         let lo = 0, hi = history.length;
-        while (lo < hi) { const mid = (lo + hi) >> 1; if (history[mid].rev <= from) lo = mid + 1; else hi = mid; }
-        return history.slice(lo);
+        while (lo < hi) { const mid = (lo + hi) >> 1; if (history[mid].ev.rev <= from) lo = mid + 1; else hi = mid; }
+        return history.slice(lo).map(h => h.ev);
       },
-      subscribe(w) { watchers.add(w); return () => { watchers.delete(w); }; },
-      apply(events) {
-        if (buffered) { buffered.push(...events); return; }
+      subscribe(s) { subscribers.add(s); return () => { subscribers.delete(s); }; },
+      stream(keyPrefix, watcher) {
+        const s = { prefix: keyPrefix, watcher };
+        streams.add(s);
+        return () => { streams.delete(s); };
+      },
+      apply(ev) {
+        if (buffered) { buffered.push(ev); return; }
         const now = Date.now();
-        for (const e of events) applyOne(e, now);
+        applyOne(ev, now);
         trim(now);
       },
-      fail(err) {
-        for (const w of watchers) w.end(err);
-        watchers.clear();
+      hold() {
+        buffered ??= [];
+        if (readiness.settled) readiness = deferred();
+      },
+      async load(at, gen) {
+        c.hold();
+        const page = await inner.list(prefix, { revision: at, match: 'Exact' });
+        if (gen !== generation) return false;
+        replace(page.items, page.revision);
+        const pending = buffered!;
+        buffered = undefined;
+        const now = Date.now();
+        for (const ev of pending) applyOne(ev, now);
+        trim(now);
+        readiness.resolve();
+        return true;
+      },
+      loaded: () => loaded,
+      end(err) {
+        for (const s of streams) s.watcher.end(err);
+        streams.clear();
+        for (const s of subscribers) s.end(err);
+        subscribers.clear();
       },
     };
-    const at = seen;
-    c.ready = kv.list(prefix, { revision: at }).then(list => {
-      for (const k of list.kvs) objects.set(k.key, toCached(k));
-      rev = historyFrom = list.revision;
-      const pending = buffered!;
-      buffered = undefined;
-      c.apply(pending);
-    }, err => {
-      caches.delete(prefix);
-      throw err;
-    });
     return c;
   }
 
-  return {
-    async start() {
-      seen = await kv.currentRevision();
-      watch = kv.watch(root, { afterRevision: seen }, {
-        onEvents(events) {
-          const byPrefix = new Map<string, KVEvent[]>();
-          for (const e of events) {
-            const p = resourcePrefixOf(e.kv.key);
-            if (!caches.has(p)) continue;
-            let list = byPrefix.get(p);
-            if (!list) byPrefix.set(p, list = []);
-            list.push(e);
-          }
-          for (const [p, list] of byPrefix) caches.get(p)!.apply(list);
-          advance(events[events.length - 1].kv.modRevision);
-        },
-        onError(err) {
-          failed = err;
-          for (const c of caches.values()) c.fail(err);
-          caches.clear();
-        },
-      });
-    },
-    cache(prefix) {
-      if (failed) throw failed;
-      let c = caches.get(prefix);
-      if (!c) { c = makeCache(prefix); caches.set(prefix, c); }
-      return c;
-    },
-    revision: () => seen,
-    async waitFor(rev, timeoutMs) {
-      if (rev <= seen) return true;
-      // revisions written outside the registry never reach the watch; the store's own revision settles those
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const ok = await new Promise<boolean>(resolve => {
-          const w = { rev, resolve };
-          waiters.push(w);
-          setTimeout(() => { waiters = waiters.filter(x => x !== w); resolve(false); }, Math.min(100, deadline - Date.now())).unref();
-        });
-        if (ok) return true;
+  /** the storage watch of this generation, from a revision */
+  async function watchRoot(from: Revision) {
+    const gen = generation;
+    stopRoot?.();
+    stopRoot = undefined;
+    const stop = await inner.watch(opts.root, { revision: from }, {
+      event(ev) {
+        if (gen !== generation) return;
+        caches.get(resourcePrefixOf(ev.key))?.apply(ev);
+        advance(ev.rev);
+      },
+      end(err) { if (gen === generation) heal(err); },
+      connected(live) { if (gen === generation) disconnected = !live; },
+    });
+    if (gen === generation && !stopped) stopRoot = stop; else stop();
+  }
+
+  /** a new storage watch after the last one ended: from where it was, or after listing everything again */
+  function heal(err: StorageError) {
+    const gen = ++generation;
+    stopRoot?.();
+    stopRoot = undefined;
+    disconnected = false;
+    // a store that ends every watch at once is not hammered: heals close together wait longer and longer
+    healDelayMs = Date.now() - lastHealAt < 1000 ? Math.min(Math.max(healDelayMs * 2, 100), 5000) : 0;
+    lastHealAt = Date.now();
+    opts.log?.warn(`watch cache: the storage watch ended (${err.message}); ${isStorageError(err, 'Compacted') ? 'listing every cached resource again' : 'watching again from revision ' + seen}`);
+    let relist = isStorageError(err, 'Compacted');
+    const done = (async () => {
+      for (let delay = healDelayMs; gen === generation && !stopped; delay = Math.min(Math.max(delay * 2, 100), 5000)) {
+        if (delay) await sleep(delay);
+        if (gen !== generation || stopped) return;
         try {
-          const current = await kv.currentRevision();
-          if (current >= rev) { await new Promise(r => setTimeout(r, 20)); advance(Math.min(rev, current)); return true; }
-        } catch (e) { if (!isStorageError(e)) throw e; }
+          if (!relist) {
+            await watchRoot(seen);
+          } else {
+            const at = await inner.revision();
+            for (const c of caches.values()) c.hold();
+            await watchRoot(at);
+            await Promise.all([...caches.values()].map(c => c.load(at, gen)));
+            if (gen === generation) advance(at);
+          }
+          if (gen === generation) healing = undefined;
+          return;
+        } catch (e) {
+          if (gen !== generation || stopped) return;
+          if (isStorageError(e, 'Compacted')) relist = true;
+          opts.log?.warn(`watch cache: healing failed (${(e as Error).message}); trying again`);
+        }
       }
-      return rev <= seen;
+    })();
+    healing = { reason: err.message, done };
+  }
+
+  /** a cache's first state: listed at the revision the storage watch has reached, once any healing is over */
+  async function loadFirst(c: ResourceState) {
+    for (let delay = 100; !stopped && !c.loaded();) {
+      await healing?.done;
+      if (c.loaded()) return;   // a heal that listed everything again loaded it
+      const gen = generation;
+      try {
+        if (await c.load(seen, gen)) return;
+      } catch (e) {
+        if (stopped || gen !== generation) continue;
+        if (isStorageError(e, 'Compacted')) { heal(e); continue; }
+        opts.log?.warn(`watch cache: listing ${c.prefix} failed (${(e as Error).message}); trying again`);
+        await sleep(delay);
+        delay = Math.min(delay * 2, 5000);
+      }
+    }
+  }
+
+  function cache(prefix: string): ResourceState {
+    let c = caches.get(prefix);
+    if (!c) {
+      c = resourceState(prefix);
+      caches.set(prefix, c);
+      void loadFirst(c);
+    }
+    return c;
+  }
+
+  /** the cache of the resource a prefix lies in, when it is one the cache serves */
+  const cacheFor = (prefix: string) => {
+    const p = resourcePrefixOf(prefix);
+    return p.endsWith('/') && p.startsWith(opts.root) ? cache(p) : undefined;
+  };
+
+  async function waitFor(rev: Revision, timeoutMs: number) {
+    if (rev <= seen) return true;
+    // revisions written outside the root never reach the watch; the store's own revision settles those
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      const ok = await new Promise<boolean>(resolve => {
+        const w = { rev, resolve };
+        waiters.push(w);
+        // not unref'd: a read waiting here is work in progress
+        setTimeout(() => { waiters = waiters.filter(x => x !== w); resolve(false); }, Math.min(100, deadline - Date.now()));
+      });
+      if (ok) return true;
+      try {
+        const current = await inner.revision();
+        if (current >= rev && !healing && !disconnected) { await new Promise(r => setTimeout(r, 20)); advance(Math.min(rev, current)); return true; }
+      } catch (e) { if (!isStorageError(e)) throw e; }
+    }
+    return rev <= seen;
+  }
+
+  /** the cache is current to at least rev and not re-listing; FutureRevision when it does not get there in time */
+  async function fresh(c: ResourceState, rev: Revision | undefined) {
+    await c.ready;
+    if (!rev) return;
+    if (!(await waitFor(rev, freshnessTimeoutMs))) throw futureRevision(rev, seen);
+    await c.ready;
+  }
+
+  /** the reference's rule: consistent, exact and paged reads at a version go to storage, the rest is served here */
+  const servedHere = (o: ListOptions) =>
+    o.revision !== undefined && o.start === undefined && o.match !== 'Exact' && !(o.limit && o.revision);
+
+  const watchCache: WatchCache = {
+    async start() {
+      seen = await inner.revision();
+      await watchRoot(seen);
+      started = true;
+    },
+    cache,
+    waitFor,
+    check() {
+      if (!started || stopped) throw new Error(stopped ? 'the watch cache is stopped' : 'the watch cache has not started');
+      if (healing) throw new Error(`the watch cache is catching up after its storage watch ended: ${healing.reason}`);
+      if (disconnected) throw new Error('the watch cache lost its storage watch and is reconnecting');
     },
     stop() {
-      watch?.close();
-      for (const c of caches.values()) c.fail(new StorageError('Unavailable', 'the watch cache is stopping'));
+      stopped = true;
+      generation++;
+      stopRoot?.();
+      stopRoot = undefined;
+      for (const c of caches.values()) c.end(new StorageError('Unavailable', 'the watch cache is stopping'));
       caches.clear();
     },
+
+    async get(key, o) {
+      // served by storage, once this server has seen the version asked for
+      if (o?.revision && !(await waitFor(o.revision, freshnessTimeoutMs))) throw futureRevision(o.revision, seen);
+      return inner.get(key, o);
+    },
+
+    async list(prefix, o = {}) {
+      const c = servedHere(o) ? cacheFor(prefix) : undefined;
+      if (!c) return inner.list(prefix, o);
+      await fresh(c, o.revision);
+      const all = c.snapshot(prefix);
+      const filter = o.filter;
+      return { items: filter ? all.filter(i => filter(i.obj)) : all, revision: c.revision() };
+    },
+
+    async watch(prefix, o, watcher) {
+      const c = cacheFor(prefix);
+      if (!c) return inner.watch(prefix, o, watcher);
+      let stopStream: () => void;
+      let timer: NodeJS.Timeout | undefined;
+      const own: ObjectWatcher = { ...watcher, end(err) { clearInterval(timer); watcher.end(err); } };
+      if (o.initialEvents ?? !o.revision) {
+        await fresh(c, o.revision ?? await inner.revision());
+        const snap = c.snapshot(prefix);
+        const at = c.revision();
+        stopStream = c.stream(prefix, own);
+        for (const cur of snap) watcher.event({ type: 'ADDED', key: cur.key, cur, rev: cur.rev });
+        if (o.initialEvents) watcher.bookmark?.(at, true);
+      } else {
+        // no version and no initial events: changes from the latest state (for "0": from the cache's)
+        if (!o.revision) await fresh(c, o.revision ?? await inner.revision());
+        const from = o.revision || c.revision();
+        await fresh(c, from > c.revision() ? from : undefined);
+        const history = c.since(from);
+        // older than the history: straight from storage, whose watch sends its own bookmarks
+        if (!history) return inner.watch(prefix, o, watcher);
+        stopStream = c.stream(prefix, own);
+        for (const ev of history) if (ev.key.startsWith(prefix)) watcher.event(ev);
+      }
+      // every event up to the cache's revision has gone out before a bookmark names it
+      if (o.bookmarkIntervalMs) (timer = setInterval(() => watcher.bookmark?.(c.revision()), o.bookmarkIntervalMs)).unref();
+      return () => { clearInterval(timer); stopStream(); };
+    },
+
+    create: (key, obj) => inner.create(key, obj),
+    update: (key, decide, o) => inner.update(key, decide, o),
+    delete: (key, o) => inner.delete(key, o),
+    revision: () => inner.revision(),
   };
+  return watchCache;
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { command, generateTypes, repositoryRoot, typesFolder, writeTypes } from '../../scripts/generate-types.js';
-import { define, only } from '../../src/registry/catalog/define.js';
+import { define, only } from '../../src/registry/resources/define.js';
 import { apiRef, int32, obj, str } from '../../src/api/schemas/build.js';
 import { kind } from '../../src/api/schemas/meta.js';
 import { objectReference } from '../../src/api/schemas/core-v1.js';

@@ -78,9 +78,10 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   back.apiVersion = a.object.apiVersion;
   back.kind = a.object.kind;
   if (deepEqual(back, a.object)) return false;
-  // the store holds this very object: it is changed in place
+  // the store holds this very object: it is changed in place, and defaulted as a decoded object is
   for (const k of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[k];
   Object.assign(a.object, back);
+  a.applyDefaults?.(a.object);
   return true;
 }
 

@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../../testing.js';
 import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
 import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
 import type { ApiObject, StatusCause } from '../../api/meta.js';
+import type { Pod } from '../../api/types/core-v1.js';
 import { dispatchMutating, dispatchValidating } from './dispatch.js';
 import type { reviewRequest } from './call.js';
 import type { ApiError as ServerError } from '../../api/status.js';
@@ -174,6 +175,29 @@ describe('admission webhooks', () => {
       assert.equal(call.dryRun, false);
       assert.equal(call.options!.kind, 'CreateOptions');
       await configMaps().delete('labelled');
+    });
+  });
+
+  test('what a mutating webhook returns is defaulted, and the strategy prepares the mutated object', async () => {
+    const limits = { cpu: '1', memory: '1Gi' };
+    wh.handle.set('/sidecar', () => ({ allowed: true, ...jsonPatch([
+      { op: 'add', path: '/spec/containers/0/resources', value: { limits } },
+      { op: 'add', path: '/spec/containers/-', value: { name: 'sidecar', image: 'sidecar:1', resources: { limits } } },
+    ]) }));
+    const rules = [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }];
+    await withConfig('mutating', 'sidecar', [hook(wh, 'sidecar.example.com', '/sidecar', { rules })], async () => {
+      const pods = client.resource({ group: '', version: 'v1', resource: 'pods', namespaced: true }, 'default');
+      const created = await pods.create({ metadata: { name: 'with-sidecar' }, spec: { containers: [{ name: 'app', image: 'app:1' }] } });
+      // the webhook was sent the object as decoding defaults it
+      const sent = wh.calls.get('/sidecar')!.at(-1)!.object as Pod;
+      assert.deepEqual([sent.spec?.dnsPolicy, sent.spec?.containers[0].imagePullPolicy], ['ClusterFirst', 'IfNotPresent']);
+      // the container the webhook added got the defaults too, requests from its limits among them
+      const sidecar = created.spec.containers[1];
+      assert.deepEqual([sidecar.name, sidecar.imagePullPolicy, sidecar.terminationMessagePath, sidecar.resources.requests],
+        ['sidecar', 'IfNotPresent', '/dev/termination-log', limits]);
+      // prepare ran after the webhook: the QoS class counts the limits the webhook set
+      assert.equal(created.status.qosClass, 'Guaranteed');
+      await pods.delete('with-sidecar');
     });
   });
 

@@ -7,7 +7,7 @@ import {
 } from './codec.js';
 import { protobufKindDefinitions, protobufMessages } from './fields.js';
 import { bytesField, varintField } from './wire.js';
-import { builtinResources } from '../../registry/catalog/index.js';
+import { builtinResources } from '../../registry/resources/index.js';
 
 /** the reference's names (what kubectl sends) and this project's own */
 const ref = naming(apiDomains.find((d) => d !== defaultApiDomain)!);

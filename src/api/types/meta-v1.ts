@@ -53,7 +53,7 @@ export interface ManagedFieldsEntry {
   subresource?: string;
 }
 
-export type MicroTime = string;
+export type MicroTime = string | null;
 
 export interface ObjectMeta {
   name?: string;
@@ -125,7 +125,7 @@ export interface StatusDetails {
   uid?: string;
 }
 
-export type Time = string;
+export type Time = string | null;
 
 /** Event represents a single event to a watched resource. */
 export interface WatchEvent {

@@ -5,20 +5,20 @@ import assert from 'node:assert/strict';
 import type { ApiObject } from '../../api/meta.js';
 import { rbacAuthorizer } from './authorizer.js';
 import type { AuthzAttributes } from '../../api/auth.js';
-import type { CacheWatcher, ResourceCache } from '../../api/cache.js';
+import type { CacheSubscriber, ResourceCache } from '../../api/cache.js';
 
 function fakeCache(prefix: string, objs: ApiObject[]) {
-  const watchers = new Set<CacheWatcher>();
+  const watchers = new Set<CacheSubscriber>();
   let rev = 1;
   const key = (o: ApiObject) => `${prefix}${o.metadata.namespace ? `${o.metadata.namespace}/` : ''}${o.metadata.name}`;
   const items = objs.map(obj => ({ key: key(obj), obj, rev: rev++ }));
   const cache = {
-    prefix, ready: Promise.resolve(), revision: () => rev, get: () => undefined, since: () => undefined,
-    snapshot: () => items, subscribe: (w: CacheWatcher) => { watchers.add(w); return () => watchers.delete(w); },
+    prefix, ready: Promise.resolve(), get: () => undefined,
+    snapshot: () => items, subscribe: (w: CacheSubscriber) => { watchers.add(w); return () => watchers.delete(w); },
   } as unknown as ResourceCache;
   const emit = (type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: ApiObject) => {
     const c = { key: key(obj), obj, rev: ++rev };
-    for (const w of watchers) w.send({ type, key: c.key, cur: c, rev: c.rev, at: Date.now() });
+    for (const w of watchers) w.send({ type, key: c.key, cur: c, rev: c.rev });
   };
   return { cache, emit };
 }

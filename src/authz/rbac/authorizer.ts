@@ -4,7 +4,7 @@
 import type { ApiObject } from '../../api/meta.js';
 import { ruleAllows } from './rules.js';
 import type { Authorizer, AuthzAttributes, Decision, PolicyRule, RulesAnswer, UserInfo } from '../../api/auth.js';
-import type { ResourceCache, CachedObject } from '../../api/cache.js';
+import type { ResourceCache, StoredObject } from '../../api/cache.js';
 
 export interface Subject { kind: string; name: string; namespace?: string; apiGroup?: string }
 interface Binding { kind: 'RoleBinding' | 'ClusterRoleBinding'; namespace: string; name: string; roleRef: { kind: string; name: string }; subjects: Subject[] }
@@ -76,7 +76,7 @@ export function rbacAuthorizer(src: RbacSources): RbacAuthorizer {
     for (const k of keys) { let set = idx.get(k); if (!set) idx.set(k, set = new Set()); set.add(binding); }
   }
 
-  type Apply = (c: CachedObject, deleted: boolean) => void;
+  type Apply = (c: StoredObject, deleted: boolean) => void;
   const appliers: Array<[ResourceCache, Apply]> = [
     [src.clusterRoles, (c, del) => { if (del) clusterRoles.delete(c.obj.metadata.name!); else clusterRoles.set(c.obj.metadata.name!, c.obj as Role); }],
     [src.roles, (c, del) => { const k = `${c.obj.metadata.namespace}/${c.obj.metadata.name}`; if (del) roles.delete(k); else roles.set(k, c.obj as Role); }],
@@ -87,19 +87,17 @@ export function rbacAuthorizer(src: RbacSources): RbacAuthorizer {
 
   function follow(cache: ResourceCache, apply: Apply): Promise<void> {
     // newer revisions win, so an event seen before the snapshot is never undone by it
-    const take = (c: CachedObject, deleted: boolean) => {
+    const take = (c: StoredObject, deleted: boolean) => {
       if ((revs.get(c.key) ?? -1) > c.rev) return;
       revs.set(c.key, c.rev);
       apply(c, deleted);
     };
     return cache.ready.then(() => {
       if (stopped) return;
+      // the cache keeps the index whole: after it lists storage again, the difference comes as events
       const unsubscribe = cache.subscribe({
         send(ev) { take(ev.cur, ev.type === 'DELETED'); notify(cache); },
-        end() {
-          // the cache dropped us (history lost): follow it again from a fresh snapshot
-          if (!stopped) setTimeout(() => void follow(cache, apply), 200).unref();
-        },
+        end() {},
       });
       unsubscribers.push(unsubscribe);
       for (const c of cache.snapshot(cache.prefix)) take(c, false);

@@ -2,29 +2,30 @@
 // CRDs and the built-in resources of its group (NamesAccepted), its resource is added to the installed API
 // (served at once, discovery included) and it is marked Established. A CRD being deleted first loses every
 // object of its kind, then its resource, then its cleanup finalizer, so the CRD itself goes.
-import type { ApiObject } from '../../api/meta.js';
+import type { Stored } from '../../api/meta.js';
+import type { CustomResourceDefinition, CustomResourceDefinitionCondition, CustomResourceDefinitionNames } from '../../api/types/apiextensions-v1.js';
 import type { Naming } from '../../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../resources.js';
-import type { ResourceDefinition } from '../types.js';
+import { ofKind, type ResourceDefinition } from '../types.js';
 import type { Store } from '../store.js';
 import type { Reads } from '../reads.js';
 import { noAdmission } from '../store.js';
-import type { WatchHub } from '../../watch/cache.js';
-import { cleanupFinalizer, definitionFromCrd, isTerminating } from './definition.js';
-import { setCondition } from './crd-strategy.js';
-import { applyCrdDefaults } from './validation.js';
+import type { ResourceCaches } from '../../api/cache.js';
+import { definitionFromCrd, isTerminating } from './definition.js';
+import { cleanupFinalizer, setCondition } from '../resources/apiextensions/customresourcedefinitions/strategy.js';
+import { applyCrdDefaults } from '../resources/apiextensions/customresourcedefinitions/validation.js';
 import { hasRules, loadRules } from '../../cel/index.js';
 
 export interface CrdControllerDeps {
   resources: ApiResources;
   names: Naming;
-  hub: WatchHub;
+  caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store; reads: Reads };
 }
 
-type Crd = ApiObject & { spec: any; status?: any };
-interface Condition { type: string; status: string; reason: string; message: string }
-interface Names { plural: string; singular?: string; kind: string; listKind?: string; shortNames?: string[]; categories?: string[] }
+type Crd = Stored<CustomResourceDefinition>;
+type Condition = Omit<CustomResourceDefinitionCondition, 'lastTransitionTime'>;
+type Names = CustomResourceDefinitionNames;
 
 const retryMs = 1000;
 
@@ -32,7 +33,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
   const { resources, names } = deps;
   const crdInfo = resources.preferred(names.group('apiextensions'), 'customresourcedefinitions')!;
   const crdStore = () => deps.backendFor(crdInfo).store;
-  const cache = deps.hub.cache(crdInfo.keyPrefix);
+  const cache = deps.caches.cache(crdInfo.keyPrefix);
   const finalizer = cleanupFinalizer(names.group('apiextensions'));
   /** what each CRD (by name) has installed, and from which content */
   const served = new Map<string, { group: string; plural: string; def: ResourceDefinition; fingerprint: string }>();
@@ -63,7 +64,10 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     }
   }
 
-  const current = (name: string) => cache.get(crdInfo.keyPrefix + name)?.obj as Crd | undefined;
+  const current = (name: string) => {
+    const obj = cache.get(crdInfo.keyPrefix + name)?.obj;
+    return obj && ofKind<CustomResourceDefinition>(obj);
+  };
 
   function unserve(name: string) {
     const s = served.get(name);
@@ -75,7 +79,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
   /** installs (or re-installs, when its content changed) the resource of a CRD under its accepted names */
   function serve(crd: Crd, accepted: Names) {
     const name = crd.metadata.name!;
-    const shaped = { ...crd, status: { ...crd.status, acceptedNames: accepted } };
+    const shaped: Crd = { ...crd, status: { ...crd.status, acceptedNames: accepted } };
     const fingerprint = JSON.stringify([crd.spec, accepted, isTerminating(crd)]);
     const s = served.get(name);
     if (s?.fingerprint === fingerprint) return;
@@ -97,9 +101,9 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
       for (const s of e.def.shortNames ?? []) taken.short.add(s);
     }
     for (const other of cache.snapshot(crdInfo.keyPrefix)) {
-      const o = other.obj as Crd;
+      const o = ofKind<CustomResourceDefinition>(other.obj);
       if (o.metadata.name === crd.metadata.name || o.spec?.group !== group) continue;
-      const a: Names | undefined = o.status?.acceptedNames;
+      const a = o.status?.acceptedNames;
       if (!a?.plural) continue;
       taken.plural.add(a.plural); if (a.singular) taken.singular.add(a.singular); taken.kind.add(a.kind);
       if (a.listKind) taken.listKind.add(a.listKind);
@@ -115,17 +119,17 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
   }
 
   const sameConditions = (crd: Crd, want: Condition[]) => want.every(w => (crd.status?.conditions ?? [])
-    .some((c: Condition) => c.type === w.type && c.status === w.status && c.reason === w.reason && c.message === w.message));
+    .some(c => c.type === w.type && c.status === w.status && c.reason === w.reason && c.message === w.message));
 
   /** writes accepted names and conditions through the status subresource when they differ */
   async function writeStatus(crd: Crd, accepted: Names | undefined, conditions: Condition[]) {
     if (JSON.stringify(crd.status?.acceptedNames ?? null) === JSON.stringify(accepted ?? crd.status?.acceptedNames ?? null) && sameConditions(crd, conditions)) return;
     await crdStore().guaranteedUpdate('', crd.metadata.name!, 'status', cur => {
       if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
-      const c = cur as Crd;
+      const c = ofKind<CustomResourceDefinition>(cur);
       if (accepted) (c.status ??= {}).acceptedNames = accepted;
       for (const condition of conditions) setCondition(c, condition);
-      return c;
+      return cur;
     }, noAdmission, { dryRun: false });
   }
 
@@ -134,14 +138,14 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (!crd) { unserve(name); return; }
     if (crd.metadata.deletionTimestamp) return finalize(crd);
     // a CRD with validation rules needs the CEL engine for its objects and for its own status writes
-    if ((crd.spec?.versions ?? []).some((v: any) => hasRules(v?.schema?.openAPIV3Schema))) await loadRules();
+    if ((crd.spec?.versions ?? []).some(v => hasRules(v?.schema?.openAPIV3Schema))) await loadRules();
 
     const wanted: Names = structuredClone(crd.spec.names);
-    applyCrdDefaults({ spec: { names: wanted } });
+    applyCrdDefaults({ metadata: {}, spec: { names: wanted } });
     const problems = conflicts(crd, wanted);
     const previous: Names | undefined = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : undefined;
     const accepted = problems.length ? previous : wanted;
-    const wasEstablished = (crd.status?.conditions ?? []).some((c: Condition) => c.type === 'Established' && c.status === 'True');
+    const wasEstablished = (crd.status?.conditions ?? []).some(c => c.type === 'Established' && c.status === 'True');
     const conditions: Condition[] = problems.length
       ? [{ type: 'NamesAccepted', status: 'False', reason: 'NameConflict', message: problems.join(', ') }]
       : [{ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }];

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import type { ApiObject } from '../../api/meta.js';
+import type { CustomResourceConversion } from '../../api/types/apiextensions-v1.js';
 import { internalError } from '../../api/status.js';
 
 export type Convert = (objects: ApiObject[], toVersion: string) => Promise<ApiObject[]>;
@@ -21,11 +22,18 @@ export interface ConverterOptions {
   timeoutMs?: number;
 }
 
+/** what a conversion webhook answers: checked field by field, since it is the webhook's to get right */
+interface ConversionReply {
+  apiVersion?: unknown;
+  kind?: unknown;
+  response?: { uid?: unknown; result?: { status?: unknown; message?: string }; convertedObjects?: unknown };
+}
+
 /** the reference's timeout for conversion webhook calls */
 const defaultTimeoutMs = 30_000;
 
 /** the converter of a CRD's conversion settings */
-export function converterFor(conversion: any, opts: ConverterOptions): Convert {
+export function converterFor(conversion: CustomResourceConversion | undefined, opts: ConverterOptions): Convert {
   const { group, kind } = opts;
   if (conversion?.strategy !== 'Webhook') {
     return async (objects, toVersion) => {
@@ -33,9 +41,9 @@ export function converterFor(conversion: any, opts: ConverterOptions): Convert {
       return objects.map(o => (o.apiVersion === desired ? o : { ...o, apiVersion: desired }));
     };
   }
-  const webhook = conversion.webhook ?? {};
-  const client = webhook.clientConfig ?? {};
-  const reviewVersion = (webhook.conversionReviewVersions ?? []).includes('v1') ? 'v1' : 'v1beta1';
+  const webhook = conversion.webhook;
+  const client = webhook?.clientConfig ?? {};
+  const reviewVersion = (webhook?.conversionReviewVersions ?? []).includes('v1') ? 'v1' : 'v1beta1';
   const reviewApiVersion = `${opts.reviewGroup}/${reviewVersion}`;
 
   return async (objects, toVersion) => {
@@ -49,9 +57,9 @@ export function converterFor(conversion: any, opts: ConverterOptions): Convert {
     }
     const uid = randomUUID();
     const review = { apiVersion: reviewApiVersion, kind: 'ConversionReview', request: { uid, desiredAPIVersion: desired, objects: pending.map(i => objects[i]) } };
-    let reply: any;
+    let reply: ConversionReply | undefined;
     try {
-      reply = await post(client.url, client.caBundle, review, opts.timeoutMs ?? defaultTimeoutMs);
+      reply = await post(client.url, client.caBundle, review, opts.timeoutMs ?? defaultTimeoutMs) as ConversionReply | undefined;
     } catch (e) {
       throw failed(`Post "${client.url}": ${(e as Error).message}`);
     }
@@ -59,15 +67,16 @@ export function converterFor(conversion: any, opts: ConverterOptions): Convert {
       throw failed(`expected webhook response of ${reviewApiVersion}, Kind=ConversionReview, got ${reply?.apiVersion}, Kind=${reply?.kind}`);
     const response = reply?.response;
     if (!response || typeof response !== 'object') throw failed('no response provided');
-    if (response.uid !== uid) throw failed(`expected response uid "${uid}", got "${response.uid}"`);
+    if (response.uid !== uid) throw failed(`expected response uid "${uid}", got "${String(response.uid)}"`);
     if (response.result?.status !== 'Success') throw failed(response.result?.message || 'the webhook did not report success');
     const converted: unknown[] = Array.isArray(response.convertedObjects) ? response.convertedObjects : [];
     if (converted.length !== pending.length) throw failed(`expected ${pending.length} converted objects, got ${converted.length}`);
 
     const out = objects.slice();
-    converted.forEach((c: any, n) => {
+    converted.forEach((item, n) => {
       const original = objects[pending[n]];
-      if (!c || typeof c !== 'object' || Array.isArray(c)) throw failed(`invalid converted object at index ${n}: not an object`);
+      if (!item || typeof item !== 'object' || Array.isArray(item)) throw failed(`invalid converted object at index ${n}: not an object`);
+      const c = item as Partial<ApiObject>;
       if (c.apiVersion !== desired) throw failed(`invalid converted object at index ${n}: invalid apiVersion "${c.apiVersion}", expected "${desired}"`);
       if (c.kind !== original.kind) throw failed(`invalid converted object at index ${n}: invalid kind "${c.kind}", expected "${original.kind}"`);
       const labels = stringMap(c.metadata?.labels), annotations = stringMap(c.metadata?.annotations);
@@ -76,7 +85,7 @@ export function converterFor(conversion: any, opts: ConverterOptions): Convert {
       const metadata = { ...original.metadata };
       if (labels) metadata.labels = labels; else delete metadata.labels;
       if (annotations) metadata.annotations = annotations; else delete metadata.annotations;
-      const obj = { ...c, metadata } as ApiObject;
+      const obj: ApiObject = { ...c, metadata };
       opts.normalize(obj, toVersion);
       out[pending[n]] = obj;
     });

@@ -1,9 +1,17 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ApiObject, Stored } from '../../api/meta.js';
+import { naming } from '../../api/naming.js';
+import { ApiError } from '../../api/status.js';
+import type { CustomResourceDefinition } from '../../api/types/apiextensions-v1.js';
+import type { StrategyContext } from '../strategy.js';
 import { columnCell, definitionFromCrd, evaluateJsonPath } from './definition.js';
-import { customResourceDefinitions } from './crd-strategy.js';
+import { strategy as customResourceDefinitions } from '../resources/apiextensions/customresourcedefinitions/strategy.js';
 
-const crd = (extra: Record<string, unknown> = {}): any => ({
+const ctx: StrategyContext = { names: naming(), now: '' };
+const specOf = (o: ApiObject) => o.spec as Record<string, unknown>;
+
+const crd = (extra: Partial<CustomResourceDefinition['spec']> = {}): Stored<CustomResourceDefinition> => ({
   apiVersion: 'apiextensions.example.io/v1', kind: 'CustomResourceDefinition', metadata: { name: 'foos.example.com' },
   spec: {
     group: 'example.com', scope: 'Cluster', names: { plural: 'foos', singular: 'foo', kind: 'Foo', listKind: 'FooList', shortNames: ['fo'] },
@@ -37,21 +45,20 @@ describe('definitionFromCrd', () => {
     assert.deepEqual(def.versions[1].columns!.map(c => c.name), ['N']);
     assert.deepEqual(def.versions[0].columns!.map(c => c.name), ['Age'], 'v1beta1 has no columns of its own');
     const strategy = def.versions[1].strategy!;
-    const obj: any = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'gone' }, status: { a: 1 } };
-    strategy.prepareForCreate!(obj, { names: undefined as any, now: '' });
+    const obj: ApiObject = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'gone' } };
+    strategy.defaults!(obj, ctx);
     assert.deepEqual(obj.spec, { n: 2 });
-    assert.equal(obj.status, undefined);
-    obj.spec.n = 'two';
+    specOf(obj).n = 'two';
     assert.equal(strategy.validate!(obj)[0].field, 'spec.n');
-    const older: any = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'kept', n: 1 } };
-    def.versions[0].strategy!.prepareForCreate!(older, { names: undefined as any, now: '' });
+    const older: ApiObject = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'kept', n: 1 } };
+    def.versions[0].strategy!.defaults!(older, ctx);
     assert.deepEqual(older.spec, { old: 'kept' }, 'v1beta1 is pruned by its own schema');
   });
 
   test('conversion None renames; Webhook serves every version and refuses service references', async () => {
     const none = definitionFromCrd(crd());
-    const stored: any = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { n: 1 } };
-    const atV1: any = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'y' } };
+    const stored: ApiObject = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { n: 1 } };
+    const atV1: ApiObject = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'y' } };
     const [renamed, same] = await none.convert!([stored, atV1], 'v1beta1');
     assert.deepEqual(renamed, { ...stored, apiVersion: 'example.com/v1beta1' });
     assert.equal(same, atV1, 'an object already at the version is returned as it is');
@@ -60,9 +67,10 @@ describe('definitionFromCrd', () => {
     const webhook = definitionFromCrd(crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service } } } }));
     assert.deepEqual(webhook.versions.map(v => [v.name, v.served]), [['v1beta1', true], ['v1', true]]);
     assert.deepEqual(await webhook.convert!([stored], 'v1'), [stored], 'nothing to convert, no call');
-    await assert.rejects(webhook.convert!([stored], 'v1beta1'), (e: any) => {
+    await assert.rejects(webhook.convert!([stored], 'v1beta1'), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
       assert.equal(e.code, 500);
-      assert.match(e.status.message, /conversion webhook for example.com\/v1, Kind=Foo failed: service references are not reachable from this server \(service "ops\/converter"\)/);
+      assert.match(e.message, /conversion webhook for example.com\/v1, Kind=Foo failed: service references are not reachable from this server \(service "ops\/converter"\)/);
       return true;
     });
   });
@@ -70,7 +78,7 @@ describe('definitionFromCrd', () => {
   test('a terminating CRD takes no new objects; no columns means Age', () => {
     const c = crd();
     c.metadata.deletionTimestamp = '2024-01-01T00:00:00Z';
-    delete c.spec.versions[1].additionalPrinterColumns;
+    delete c.spec.versions[1]!.additionalPrinterColumns;
     const def = definitionFromCrd(c);
     assert.ok(!def.verbs.includes('create'));
     assert.deepEqual(def.columns!.map(x => [x.name, x.type, x.jsonPath]), [['Age', 'date', '.metadata.creationTimestamp']]);
@@ -97,13 +105,14 @@ describe('CRD strategy', () => {
   test('create sets storedVersions; the first delete adds the cleanup finalizer and Terminating', async () => {
     const c = crd();
     delete c.status;
-    await customResourceDefinitions.prepareForCreate!(c, { names: undefined as any, now: '' });
-    assert.deepEqual(c.status.storedVersions, ['v1']);
+    await customResourceDefinitions.prepareForCreate!(c, ctx);
+    const statusOf = (x: Stored<CustomResourceDefinition>) => x.status;
+    assert.deepEqual(statusOf(c)?.storedVersions, ['v1']);
     assert.equal(customResourceDefinitions.pendingFinalizers!(c), true, 'a live CRD always takes the two-phase delete');
     c.metadata.deletionTimestamp = 'now';
     customResourceDefinitions.prepareForDelete!(c);
     assert.deepEqual(c.metadata.finalizers, ['customresourcecleanup.apiextensions.example.io']);
-    assert.equal(c.status.conditions[0].type, 'Terminating');
+    assert.equal(statusOf(c)?.conditions?.[0]?.type, 'Terminating');
     assert.equal(customResourceDefinitions.pendingFinalizers!(c), true);
     c.metadata.finalizers = [];
     assert.equal(customResourceDefinitions.pendingFinalizers!(c), false);

@@ -1,17 +1,21 @@
 // A CustomResourceDefinition as the server serves it: a ResourceDefinition built from the CRD's accepted names,
 // versions, schemas, subresources and printer columns, with the custom-resource strategy.
 import type { Schema } from '../../api/schema.js';
+import type { Stored } from '../../api/meta.js';
+import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '../../api/types/apiextensions-v1.js';
 import { objectMeta } from '../../api/schemas/meta.js';
 import { compareVersions } from '../resources.js';
 import type { ResourceDefinition, SubresourceDefinition, TableColumn, Verb, VersionDefinition } from '../types.js';
-import { readWrite, scale as scaleSubresource } from '../catalog/define.js';
+import { statusSubresource } from '../resources/define.js';
+import { scaleSubresource } from '../resources/scale.js';
 import { customResourceStrategy } from './strategy.js';
 import type { ValidationSchema } from '../../schema/validate.js';
 import { prune } from '../../schema/prune.js';
 import { applyDefaults } from '../../schema/defaults.js';
 import { converterFor } from './conversion.js';
 
-type Crd = Record<string, any>;
+type Crd = Stored<CustomResourceDefinition>;
+type Fields = Record<string, unknown>;
 
 /** the verbs of a custom resource, in the order the reference lists them */
 const verbs: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'create', 'update', 'watch'];
@@ -20,9 +24,6 @@ const ageColumn: TableColumn = {
   name: 'Age', type: 'date', format: '', priority: 0, jsonPath: '.metadata.creationTimestamp',
   description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists.',
 };
-
-/** the finalizer the server puts on a CRD being deleted, until its objects are gone */
-export const cleanupFinalizer = (apiextensionsGroup: string) => `customresourcecleanup.${apiextensionsGroup}`;
 
 /** the whole object's schema: the CRD's, with apiVersion, kind and object metadata as every object has them
  *  (a CRD's own narrowing of metadata.name is checked by the strategy against the CRD's schema) */
@@ -39,10 +40,13 @@ export function servingSchema(schema: Schema): Schema {
 }
 
 export function isTerminating(crd: Crd): boolean {
-  return (crd.status?.conditions ?? []).some((c: any) => c?.type === 'Terminating' && c?.status === 'True') || !!crd.metadata?.deletionTimestamp;
+  return (crd.status?.conditions ?? []).some(c => c?.type === 'Terminating' && c?.status === 'True') || !!crd.metadata.deletionTimestamp;
 }
 
 const anything: ValidationSchema = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+
+const columnTypes: readonly string[] = ['boolean', 'date', 'integer', 'number', 'string'] satisfies TableColumn['type'][];
+const isColumnType = (t: string): t is TableColumn['type'] => columnTypes.includes(t);
 
 /**
  * The definition served for a CRD with accepted names; a terminating CRD accepts no new objects. Each version
@@ -51,28 +55,28 @@ const anything: ValidationSchema = { type: 'object', 'x-kubernetes-preserve-unkn
  */
 export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiVersion ?? '').split('/')[0]): ResourceDefinition {
   const names = crd.status?.acceptedNames ?? crd.spec.names;
-  const versions: any[] = crd.spec.versions ?? [];
+  const versions = crd.spec.versions ?? [];
   const storage = versions.find(v => v.storage) ?? versions[0];
   const preferred = [...versions].filter(v => v.served).sort((a, b) => compareVersions(a.name, b.name))[0] ?? storage;
 
   const subresources: Record<string, SubresourceDefinition> = {};
   for (const v of versions) {
     if (!v.served) continue;
-    if (v.subresources?.status) subresources.status = { verbs: readWrite };
-    if (v.subresources?.scale) subresources.scale = { ...scaleSubresource, scale: v.subresources.scale };
+    if (v.subresources?.status) subresources.status = statusSubresource;
+    if (v.subresources?.scale) subresources.scale = scaleSubresource(v.subresources.scale);
   }
-  const columnsOf = (v: any): TableColumn[] => {
-    const printerColumns: any[] = v.additionalPrinterColumns ?? [];
+  const columnsOf = (v: CustomResourceDefinitionVersion): TableColumn[] => {
+    const printerColumns = v.additionalPrinterColumns ?? [];
     return printerColumns.length
       ? printerColumns.map(c => ({
-        name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0,
-        jsonPath: c.jsonPath, cell: (obj: unknown) => columnCell(obj, c.jsonPath),
+        name: c.name, type: isColumnType(c.type) ? c.type : 'string', format: c.format ?? '', description: c.description ?? '',
+        priority: c.priority ?? 0, jsonPath: c.jsonPath, cell: (obj: unknown) => columnCell(obj, c.jsonPath),
       }))
       : [ageColumn];
   };
-  const schemaOf = (v: any): ValidationSchema => v.schema?.openAPIV3Schema ?? anything;
+  // the CRD's validation made its schemas structural: they are validation schemas
+  const schemaOf = (v: CustomResourceDefinitionVersion): ValidationSchema => (v.schema?.openAPIV3Schema as ValidationSchema | undefined) ?? anything;
   const schemas = new Map<string, ValidationSchema>(versions.map(v => [v.name, schemaOf(v)]));
-  const statusSubresource = !!subresources.status;
   const kind: string = names.kind;
   return {
     group: crd.spec.group,
@@ -89,7 +93,7 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
       schema: servingSchema(schemaOf(v)),
       ...(v.deprecated ? { deprecated: true } : {}),
       ...(v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
-      ...(v.served ? { strategy: customResourceStrategy({ schema: schemaOf(v), statusSubresource }), columns: columnsOf(v) } : {}),
+      ...(v.served ? { strategy: customResourceStrategy({ schema: schemaOf(v) }), columns: columnsOf(v) } : {}),
     })),
     subresources,
     columns: columnsOf(preferred),
@@ -129,7 +133,7 @@ export function evaluateJsonPath(obj: unknown, path: string): unknown[] {
       const m = field.exec(text.slice(i + 1));
       if (!m) { i++; continue; }
       i += 1 + m[0].length;
-      current = current.flatMap(c => (c && typeof c === 'object' && !Array.isArray(c) && (c as any)[m[0]] !== undefined ? [(c as any)[m[0]]] : []));
+      current = current.flatMap(c => (c && typeof c === 'object' && !Array.isArray(c) && (c as Fields)[m[0]] !== undefined ? [(c as Fields)[m[0]]] : []));
     } else if (text[i] === '[') {
       const end = matchingBracket(text, i);
       if (end < 0) return [];
@@ -158,7 +162,7 @@ function matchingBracket(text: string, start: number): number {
 function select(c: unknown, inner: string): unknown[] {
   if (inner === '*') return Array.isArray(c) ? c : c && typeof c === 'object' ? Object.values(c) : [];
   const quoted = /^(['"])(.*)\1$/.exec(inner);
-  if (quoted) return c && typeof c === 'object' && (c as any)[quoted[2]] !== undefined ? [(c as any)[quoted[2]]] : [];
+  if (quoted) return c && typeof c === 'object' && (c as Fields)[quoted[2]] !== undefined ? [(c as Fields)[quoted[2]]] : [];
   if (/^-?\d+$/.test(inner)) {
     if (!Array.isArray(c)) return [];
     const n = Number(inner);

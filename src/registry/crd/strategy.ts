@@ -13,14 +13,12 @@ import type { CompiledSchema } from '../../cel/rules.js';
 export interface CustomResourceShape {
   /** the openAPIV3Schema objects are checked against (the storage version's) */
   schema: ValidationSchema;
-  /** status is written only through the status subresource */
-  statusSubresource: boolean;
 }
 
 /** type errors leave values the rules cannot be evaluated on */
 const blocking = (c: StatusCause) => c.reason === 'FieldValueTypeInvalid';
 
-export function customResourceStrategy({ schema, statusSubresource }: CustomResourceShape): Strategy {
+export function customResourceStrategy({ schema }: CustomResourceShape): Strategy {
   // the rules compile once; the CEL engine loads on the first write when the schema has any
   const withRules = hasRules(schema);
   let compiled: CompiledSchema | undefined;
@@ -29,7 +27,7 @@ export function customResourceStrategy({ schema, statusSubresource }: CustomReso
   };
   if (withRules && loadedRules()) compiled = loadedRules()!.compileSchema(schema, '');
 
-  /** pruning then defaulting, as the reference applies them on decoding and again after mutating admission */
+  /** pruning then defaulting, as the reference applies them on decoding and again to what a mutating webhook returns */
   const normalize = (obj: ApiObject) => {
     prune(schema, obj, true);
     applyDefaults(schema, obj);
@@ -52,15 +50,9 @@ export function customResourceStrategy({ schema, statusSubresource }: CustomReso
     nameRule: 'dns-subdomain',
     allowUnconditionalUpdate: false,
     generation: true,
-    async prepareForCreate(obj) {
-      if (statusSubresource) delete (obj as { status?: unknown }).status;
-      normalize(obj);
-      await rulesReady();
-    },
-    async prepareForUpdate(obj) {
-      normalize(obj);
-      await rulesReady();
-    },
+    defaults: normalize,
+    prepareForCreate: rulesReady,
+    prepareForUpdate: rulesReady,
     validate: obj => check(obj),
     validateUpdate: (obj, old) => check(obj, old),
     validateStatusUpdate: (obj, old) => check(obj, old),

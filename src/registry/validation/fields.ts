@@ -1,8 +1,9 @@
 // Field errors in the reference's words, and the small checks every kind's validation is built from.
 // A check returns the causes it found (empty when the value is fine), so a validator is a list of checks.
 import type { StatusCause } from '../../api/meta.js';
+import type { LabelSelector } from '../../api/types/meta-v1.js';
 import { labelValueErrors, qualifiedNameErrors } from '../../api/selectors.js';
-import { nameProblems } from '../validation.js';
+import { nameProblems } from './object-meta.js';
 
 export type Causes = StatusCause[];
 
@@ -31,7 +32,7 @@ export const forbidden = (field: string, detail: string): StatusCause =>
 export const tooMany = (field: string, actual: number, max: number): StatusCause =>
   ({ reason: 'FieldValueTooMany', field, message: `Too many: ${actual}: must have at most ${max} items` });
 
-export const isSet = (v: unknown) => v !== undefined && v !== null;
+export const isSet = <T>(v: T): v is NonNullable<T> => v !== undefined && v !== null;
 export const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v);
 
 export const dnsLabel = (field: string, v: string): Causes =>
@@ -93,7 +94,7 @@ export function labels(field: string, m: unknown): Causes {
 const selectorOperators = ['In', 'NotIn', 'Exists', 'DoesNotExist'];
 
 /** a metav1.LabelSelector */
-export function labelSelector(field: string, sel: any): Causes {
+export function labelSelector(field: string, sel: LabelSelector | undefined): Causes {
   if (!sel) return [];
   const out = labels(`${field}.matchLabels`, sel.matchLabels);
   for (const [i, e] of (sel.matchExpressions ?? []).entries()) {
@@ -114,3 +115,15 @@ export function immutable(field: string, next: unknown, old: unknown): Causes {
   return JSON.stringify(next ?? null) === JSON.stringify(old ?? null) ? [] : [invalid(field, next, 'field is immutable')];
 }
 
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map(k => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  return v;
+}
+
+/** JSON text with object keys sorted, so equal values have equal text (absent and null alike) */
+export const canonicalJson = (v: unknown) => JSON.stringify(sortKeys(v ?? null));
+
+/** the same JSON value, whatever the order of object keys */
+export const sameJson = (a: unknown, b: unknown) => canonicalJson(a) === canonicalJson(b);

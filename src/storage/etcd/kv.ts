@@ -222,6 +222,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
         toKeyValue,
         onEvents: events => handler.onEvents(events),
         onError: err => { watches.delete(stop); handler.onError(err); },
+        onConnection: connected => handler.onConnection?.(connected),
       });
       watches.add(stop);
       return { close() { watches.delete(stop); stop(); } };
@@ -282,6 +283,7 @@ interface WatchRangeSpec {
   toKeyValue: (kv: IKeyValue) => KeyValue;
   onEvents: (events: WatchEvent[]) => void;
   onError: (err: StorageError) => void;
+  onConnection: (connected: boolean) => void;
 }
 
 /**
@@ -296,6 +298,13 @@ function watchRange(spec: WatchRangeSpec): () => void {
   let stopped = false;
   let retryMs = WATCH_RETRY_MIN_MS;
   let retryTimer: NodeJS.Timeout | undefined;
+  // the watcher hears of a lost stream once, and of its return once
+  let connected = true;
+  const setConnected = (now: boolean) => {
+    if (now === connected || stopped) return;
+    connected = now;
+    spec.onConnection(now);
+  };
 
   const stop = () => {
     stopped = true;
@@ -310,6 +319,7 @@ function watchRange(spec: WatchRangeSpec): () => void {
   };
   const reconnect = () => {
     if (stopped) return;
+    setConnected(false);
     stream?.cancel();
     stream = undefined;
     retryTimer = setTimeout(connect, retryMs);
@@ -330,6 +340,7 @@ function watchRange(spec: WatchRangeSpec): () => void {
     if (res.created) {
       retryMs = WATCH_RETRY_MIN_MS;
       if (next === 0) next = Number(res.header.revision) + 1;
+      setConnected(true);
       return;
     }
     if (res.events.length === 0) return;

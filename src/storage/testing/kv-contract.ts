@@ -21,7 +21,7 @@ const EVENT_TIMEOUT_MS = 5000;
 /** how long to watch for events that must not come */
 const QUIET_MS = 150;
 
-async function rejectsWith(promise: Promise<unknown>, code: StorageErrorCode): Promise<StorageError> {
+export async function rejectsWith(promise: Promise<unknown>, code: StorageErrorCode): Promise<StorageError> {
   let caught: unknown;
   await assert.rejects(promise, (err: unknown) => {
     caught = err;

@@ -1,0 +1,73 @@
+// Serves a resource's own handler (a subresource such as scale, binding, eviction or token, or a resource that is
+// never stored, such as the reviews): the request body is decoded into a call on the handler, and what the call
+// returns is sent. The handlers themselves know nothing of HTTP.
+import type { RequestContext } from '../api/request.js';
+import { parseDryRun } from '../api/request.js';
+import type { Listers } from '../api/admission.js';
+import type { Status } from '../api/meta.js';
+import { methodNotSupported, unsupportedMediaType } from '../api/status.js';
+import type { ApiResources, ResourceInfo } from '../registry/resources.js';
+import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
+import { mediaType, parseJson, readBody, readObject } from './body.js';
+import { sendObject, sendStatus } from './respond.js';
+import { admission, type Scope } from './scope.js';
+import { applyPatch, patchTypes } from './write.js';
+
+export interface RestDeps {
+  resources: ApiResources;
+  listers: Listers;
+  services: RestServices;
+  scopeFor(info: ResourceInfo, subresource: string): Scope;
+}
+
+const isStatus = (o: object): o is Status => (o as { kind?: unknown }).kind === 'Status';
+
+function send(ctx: RequestContext, result: object, code: number) {
+  if (isStatus(result)) return sendStatus(ctx, result);
+  sendObject(ctx, code, result);
+}
+
+function restRequest(ctx: RequestContext, scope: Scope, namespace: string, name: string, deps: RestDeps): RestRequest {
+  const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
+  const access = (s: Scope): ResourceAccess => ({
+    info: s.info,
+    store: s.store,
+    async list(ns) { return (await s.reads.list({ namespace: ns, selective: false })).items.map(i => i.obj); },
+    admission: (opts = {}) => admission(ctx, s, namespace, opts.name ?? name, opts.dryRun ?? dryRun),
+  });
+  return {
+    ...access(scope), subresource: scope.subresource, namespace, name, user: ctx.user, path: ctx.path, dryRun,
+    warn: message => ctx.warnings.push(message), names: scope.names, listers: deps.listers, services: deps.services,
+    resource(group, resource, subresource = '') {
+      const info = deps.resources.preferred(group, resource);
+      return info && access(deps.scopeFor(info, subresource));
+    },
+  };
+}
+
+export async function serveRest(ctx: RequestContext, scope: Scope, handler: RestHandler, namespace: string, name: string, deps: RestDeps) {
+  const req = restRequest(ctx, scope, namespace, name, deps);
+  switch (ctx.method) {
+    case 'GET': case 'HEAD':
+      if (handler.get) return send(ctx, await handler.get(req), 200);
+      break;
+    case 'POST':
+      if (handler.create) return send(ctx, await handler.create(req, (await readObject(ctx, scope.names)).value), 201);
+      break;
+    case 'PUT':
+      if (handler.update) {
+        const { value } = await readObject(ctx, scope.names);
+        return send(ctx, await handler.update(req, () => value), 200);
+      }
+      break;
+    case 'PATCH':
+      if (handler.update) {
+        const type = mediaType(ctx);
+        if (!patchTypes.includes(type)) throw unsupportedMediaType(type, patchTypes);
+        const doc = parseJson((await readBody(ctx)).toString('utf8'));
+        return send(ctx, await handler.update(req, current => applyPatch(type, current, doc, undefined)), 200);
+      }
+      break;
+  }
+  throw methodNotSupported(scope.subresource ? `${scope.info.resource}/${scope.subresource}` : scope.info.resource, ctx.method);
+}

@@ -1,0 +1,204 @@
+// What MutatingWebhookConfigurations and ValidatingWebhookConfigurations (admissionregistration v1) share: the
+// reference's defaults and validation. A few rules relax on update when the stored object already broke them, so
+// objects written by older servers stay editable.
+import { admissionReviewVersions } from '../../../api/admission.js';
+import type { Stored } from '../../../api/meta.js';
+import type {
+  MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ServiceReference, ValidatingWebhookConfiguration,
+} from '../../../api/types/admissionregistration-v1.js';
+import type { TableColumn } from '../../types.js';
+import { defineStrategy } from '../../strategy.js';
+import { nameProblems } from '../../validation/object-meta.js';
+import {
+  type Causes, duplicate, invalid, isInt, labelSelector, notSupported, oneOf, required,
+} from '../../validation/fields.js';
+import { age, column } from '../columns.js';
+
+/** either kind of configuration; a validating webhook has no reinvocation policy */
+type Configuration = MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
+type Webhook = MutatingWebhook;
+
+/** the AdmissionReview versions this server can send */
+const noSideEffects = ['None', 'NoneOnDryRun'];
+const anySideEffects = ['None', 'NoneOnDryRun', 'Some', 'Unknown'];
+const operations = ['*', 'CONNECT', 'CREATE', 'DELETE', 'UPDATE'];
+const scopes = ['*', 'Cluster', 'Namespaced'];
+
+/** fills in what the reference defaults, on every webhook of a configuration */
+function defaultWebhooks(obj: Configuration, mutating: boolean) {
+  for (const w of list<Webhook>(obj.webhooks)) {
+    if (!w || typeof w !== 'object') continue;
+    w.failurePolicy ??= 'Fail';
+    w.matchPolicy ??= 'Equivalent';
+    w.namespaceSelector ??= {};
+    w.objectSelector ??= {};
+    w.timeoutSeconds ??= 10;
+    if (mutating) w.reinvocationPolicy ??= 'Never';
+    for (const r of Array.isArray(w.rules) ? w.rules : []) if (r && typeof r === 'object') r.scope ??= '*';
+    const svc = w.clientConfig?.service;
+    if (svc && typeof svc === 'object') svc.port ??= 443;
+  }
+}
+
+interface Options { noSideEffects: boolean; knownReviewVersion: boolean; uniqueNames: boolean }
+
+const hasWildcard = (values: string[]) => values.includes('*');
+const list = <T = string>(v: T[] | undefined): T[] => (Array.isArray(v) ? v : []);
+
+function fullyQualifiedName(at: string, name: unknown): Causes {
+  if (typeof name !== 'string' || name === '') return [required(at)];
+  const problems = nameProblems(name, 'dns-subdomain');
+  if (problems.length) return [invalid(at, name, problems.join(','))];
+  return name.split('.').length < 3 ? [invalid(at, name, 'should be a domain with at least three segments separated by dots')] : [];
+}
+
+function validateResources(at: string, resources: string[]): Causes {
+  const out: Causes = [];
+  if (resources.length === 0) out.push(required(at));
+  const wildSub = new Set<string>();   // x/*
+  const wildRes = new Set<string>();   // */x
+  let doubleWildcard = false, singleWildcard = false, plain = false;
+  resources.forEach((rs, i) => {
+    if (rs === '') { out.push(required(`${at}[${i}]`)); return; }
+    if (rs === '*/*') doubleWildcard = true;
+    if (rs === '*') singleWildcard = true;
+    const slash = rs.indexOf('/');
+    if (slash < 0) { plain = rs !== '*'; return; }
+    const res = rs.slice(0, slash), sub = rs.slice(slash + 1);
+    if (wildSub.has(res)) out.push(invalid(`${at}[${i}]`, rs, `if '${res}/*' is present, must not specify ${rs}`));
+    if (wildRes.has(sub)) out.push(invalid(`${at}[${i}]`, rs, `if '*/${sub}' is present, must not specify ${rs}`));
+    if (sub === '*') wildSub.add(res);
+    if (res === '*') wildRes.add(sub);
+  });
+  if (resources.length > 1 && doubleWildcard) out.push(invalid(at, resources, "if '*/*' is present, must not specify other resources"));
+  if (singleWildcard && plain) out.push(invalid(at, resources, "if '*' is present, must not specify other resources without subresources"));
+  return out;
+}
+
+function validateRule(at: string, r: RuleWithOperations): Causes {
+  const out: Causes = [];
+  const ops: string[] = list(r?.operations), groups = list(r?.apiGroups), versions = list(r?.apiVersions);
+  if (ops.length === 0) out.push(required(`${at}.operations`));
+  if (ops.length > 1 && hasWildcard(ops)) out.push(invalid(`${at}.operations`, ops, "if '*' is present, must not specify other operations"));
+  ops.forEach((op, i) => { if (!operations.includes(op)) out.push(notSupported(`${at}.operations[${i}]`, op, operations)); });
+  if (groups.length === 0) out.push(required(`${at}.apiGroups`));
+  if (groups.length > 1 && hasWildcard(groups)) out.push(invalid(`${at}.apiGroups`, groups, "if '*' is present, must not specify other API groups"));
+  if (versions.length === 0) out.push(required(`${at}.apiVersions`));
+  if (versions.length > 1 && hasWildcard(versions)) out.push(invalid(`${at}.apiVersions`, versions, "if '*' is present, must not specify other API versions"));
+  versions.forEach((v, i) => { if (v === '') out.push(required(`${at}.apiVersions[${i}]`)); });
+  out.push(...validateResources(`${at}.resources`, list(r?.resources)));
+  if (r?.scope !== undefined && r?.scope !== null && !scopes.includes(r.scope)) out.push(notSupported(`${at}.scope`, r.scope, scopes));
+  return out;
+}
+
+function validateUrl(at: string, raw: string): Causes {
+  const form = '; desired format: https://host[/path]';
+  let u: URL;
+  try { u = new URL(raw); } catch (e) { return [required(at, `url must be a valid URL: ${(e as Error).message}${form}`)]; }
+  const out: Causes = [];
+  if (u.protocol !== 'https:') out.push(invalid(at, u.protocol.replace(/:$/, ''), `'https' is the only allowed URL scheme${form}`));
+  if (!u.host) out.push(invalid(at, u.host, `host must be provided${form}`));
+  if (u.username || u.password) out.push(invalid(at, u.password ? `${u.username}:${u.password}` : u.username, 'user information is not permitted in the URL'));
+  if (u.hash.length > 1) out.push(invalid(at, u.hash.slice(1), 'fragments are not permitted in the URL'));
+  if (u.search.length > 1) out.push(invalid(at, u.search.slice(1), 'query parameters are not permitted in the URL'));
+  return out;
+}
+
+function validateService(at: string, s: ServiceReference): Causes {
+  const out: Causes = [];
+  if (!s.name) out.push(required(`${at}.name`, 'service name is required'));
+  if (!s.namespace) out.push(required(`${at}.namespace`, 'service namespace is required'));
+  const port = s.port ?? 443;
+  if (!isInt(port) || port < 1 || port > 65535) out.push(invalid(`${at}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
+  const path: unknown = s.path;
+  if (typeof path !== 'string' || path === '' || path === '/') return out;
+  if (path === '//') return [...out, invalid(`${at}.path`, path, 'segment[0] may not be empty')];
+  if (!path.startsWith('/')) out.push(invalid(`${at}.path`, path, "must start with a '/'"));
+  let rest = path.slice(1);
+  if (rest.endsWith('/')) rest = rest.slice(0, -1);
+  rest.split('/').forEach((step, i) => {
+    if (step === '') { out.push(invalid(`${at}.path`, path, `segment[${i}] may not be empty`)); return; }
+    for (const p of nameProblems(step, 'dns-subdomain')) out.push(invalid(`${at}.path`, path, `segment[${i}]: ${p}`));
+  });
+  return out;
+}
+
+function validateReviewVersions(at: string, versions: string[] | undefined, requireKnown: boolean): Causes {
+  const vs = list(versions);
+  if (vs.length === 0) return [required(at, `must specify one of ${admissionReviewVersions.join(', ')}`)];
+  const out: Causes = [];
+  const seen = new Set<string>();
+  vs.forEach((v, i) => {
+    if (seen.has(v)) { out.push(invalid(`${at}[${i}]`, v, 'duplicate version')); return; }
+    seen.add(v);
+    for (const p of nameProblems(String(v), 'dns-label')) out.push(invalid(`${at}[${i}]`, v, p));
+  });
+  if (requireKnown && !vs.some(v => (admissionReviewVersions as readonly string[]).includes(v)))
+    out.push(invalid(at, vs, `must include at least one of ${admissionReviewVersions.join(', ')}`));
+  return out;
+}
+
+function validateWebhook(at: string, w: Webhook, mutating: boolean, opts: Options): Causes {
+  const out = fullyQualifiedName(`${at}.name`, w?.name);
+  list(w?.rules).forEach((r, i) => out.push(...validateRule(`${at}.rules[${i}]`, r)));
+  if (w.failurePolicy != null) out.push(...oneOf(`${at}.failurePolicy`, w.failurePolicy, ['Fail', 'Ignore']));
+  if (w.matchPolicy != null) out.push(...oneOf(`${at}.matchPolicy`, w.matchPolicy, ['Equivalent', 'Exact']));
+  const sideEffects = opts.noSideEffects ? noSideEffects : anySideEffects;
+  if (w.sideEffects == null) out.push(required(`${at}.sideEffects`, `must specify one of ${sideEffects.join(', ')}`));
+  else if (!sideEffects.includes(w.sideEffects)) out.push(notSupported(`${at}.sideEffects`, w.sideEffects, sideEffects));
+  const t = w.timeoutSeconds;
+  if (t != null && (!isInt(t) || t < 1 || t > 30)) out.push(invalid(`${at}.timeoutSeconds`, t, 'the timeout value must be between 1 and 30 seconds'));
+  if (w.namespaceSelector) out.push(...labelSelector(`${at}.namespaceSelector`, w.namespaceSelector));
+  if (w.objectSelector) out.push(...labelSelector(`${at}.objectSelector`, w.objectSelector));
+  if (mutating && w.reinvocationPolicy != null) out.push(...oneOf(`${at}.reinvocationPolicy`, w.reinvocationPolicy, ['IfNeeded', 'Never']));
+  const cc = w.clientConfig ?? {};
+  const hasUrl = cc.url != null;
+  if (hasUrl === (cc.service != null)) out.push(required(`${at}.clientConfig`, 'exactly one of url or service is required'));
+  else if (cc.service) out.push(...validateService(`${at}.clientConfig.service`, cc.service));
+  else out.push(...validateUrl(`${at}.clientConfig.url`, String(cc.url)));
+  return out;
+}
+
+function validateConfiguration(obj: Configuration, mutating: boolean, opts: Options): Causes {
+  const out: Causes = [];
+  const seen = new Set<string>();
+  list<Webhook>(obj.webhooks).forEach((w, i) => {
+    const at = `webhooks[${i}]`;
+    if (!w || typeof w !== 'object') { out.push(required(at)); return; }
+    out.push(...validateWebhook(at, w, mutating, opts));
+    out.push(...validateReviewVersions(`${at}.admissionReviewVersions`, w.admissionReviewVersions, opts.knownReviewVersion));
+    if (opts.uniqueNames && typeof w.name === 'string' && w.name) {
+      if (seen.has(w.name)) out.push(duplicate(`${at}.name`, w.name)); else seen.add(w.name);
+    }
+  });
+  return out;
+}
+
+/** update relaxes each rule the stored object already broke */
+function updateOptions(old: Configuration): Options {
+  const hooks = list<Webhook>(old.webhooks);
+  const names = hooks.map(w => w?.name).filter(Boolean);
+  return {
+    noSideEffects: hooks.every(w => noSideEffects.includes(w?.sideEffects)),
+    knownReviewVersion: hooks.every(w => list(w?.admissionReviewVersions).length === 0
+      || list(w?.admissionReviewVersions).some(v => (admissionReviewVersions as readonly string[]).includes(v))),
+    uniqueNames: new Set(names).size === names.length,
+  };
+}
+
+const strict: Options = { noSideEffects: true, knownReviewVersion: true, uniqueNames: true };
+
+/** the strategy of either kind of configuration */
+export function webhookConfigurationStrategy(mutating: boolean) {
+  return defineStrategy<Stored<Configuration>>({
+    generation: true,
+    defaults: obj => defaultWebhooks(obj, mutating),
+    validate: obj => validateConfiguration(obj, mutating, strict),
+    validateUpdate: (obj, old) => validateConfiguration(obj, mutating, updateOptions(old)),
+  });
+}
+
+export const webhookConfigurationColumns: TableColumn<Configuration>[] = [
+  column('Webhooks', 'integer', o => (o.webhooks ?? []).length, 'Webhooks indicates the number of webhooks.'),
+  age,
+];

@@ -1,0 +1,41 @@
+// What the access reviews share: the request a review describes as authorization attributes, and the decision.
+import type { SubjectAccessReviewSpec, SubjectAccessReviewStatus } from '../../../api/types/authorization-v1.js';
+import type { AuthzAttributes, UserInfo } from '../../../api/auth.js';
+import { invalid } from '../../../api/status.js';
+import type { RestRequest } from '../../types.js';
+
+/** the attributes of the request a review describes (resource attributes or non-resource ones) */
+export function attributes(user: UserInfo, spec: SubjectAccessReviewSpec, path: string): AuthzAttributes {
+  const r = spec.resourceAttributes, n = spec.nonResourceAttributes;
+  if (r) return {
+    user, verb: r.verb ?? '', isResourceRequest: true, path, apiGroup: r.group ?? '', apiVersion: r.version ?? '',
+    namespace: r.namespace ?? '', resource: r.resource ?? '', subresource: r.subresource ?? '', name: r.name ?? '',
+  };
+  return { user, verb: n?.verb ?? '', isResourceRequest: false, path: n?.path ?? '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' };
+}
+
+export function requireOneAttributeSet(req: RestRequest, spec: SubjectAccessReviewSpec) {
+  const has = !!spec.resourceAttributes, hasNon = !!spec.nonResourceAttributes;
+  if (has === hasNon) throw invalid(req.info.group, req.info.kind, '', [{ reason: 'FieldValueRequired', field: 'spec.resourceAttributes',
+    message: has ? 'Invalid value: cannot be specified in combination with nonResourceAttributes' : 'Required value: exactly one of nonResourceAttributes or resourceAttributes must be specified' }]);
+}
+
+/** the authorizer's decision on the attributes; an authorizer that fails gives an evaluation error, not a refusal */
+export async function decide(req: RestRequest, a: AuthzAttributes): Promise<SubjectAccessReviewStatus> {
+  try {
+    const d = await req.services.authorizer.authorize(a);
+    return { allowed: d.decision === 'Allow', ...(d.decision === 'Deny' ? { denied: true } : {}), ...(d.reason ? { reason: d.reason } : {}) };
+  } catch (e) {
+    return { allowed: false, evaluationError: (e as Error).message };
+  }
+}
+
+/** may the user of the review's spec do what it describes */
+export async function subjectReview(req: RestRequest, review: { spec: SubjectAccessReviewSpec }): Promise<SubjectAccessReviewStatus> {
+  const spec = review.spec;
+  requireOneAttributeSet(req, spec);
+  if (!spec.user && !(spec.groups?.length))
+    throw invalid(req.info.group, req.info.kind, '', [{ reason: 'FieldValueRequired', field: 'spec.user', message: 'Invalid value: "": at least one of user or group must be specified' }]);
+  const user: UserInfo = { username: spec.user ?? '', uid: spec.uid, groups: spec.groups ?? [], extra: spec.extra };
+  return decide(req, attributes(user, spec, req.path));
+}

@@ -1,0 +1,93 @@
+// Jobs: run-to-completion pods; the server labels a job's pods with its name and uid and selects them by the uid.
+import type { Stored } from '../../../../api/meta.js';
+import type { Job, JobSpec } from '../../../../api/types/batch-v1.js';
+import type { PodTemplateSpec } from '../../../../api/types/core-v1.js';
+import { selectorMatches } from '../../../../api/selectors.js';
+import { defineStrategy, type StrategyContext } from '../../../strategy.js';
+import { fill, specOf } from '../../../defaults/fill.js';
+import { defaultTemplate } from '../../../defaults/pod-spec.js';
+import {
+  type Causes, immutable, invalid, isSet, labelSelector, nonNegative, notSupported, oneOf, positive, required, sameJson,
+} from '../../../validation/fields.js';
+import { validateTemplate } from '../../../validation/pod-spec.js';
+
+type StoredJob = Stored<Job>;
+
+function defaultJob(job: StoredJob) {
+  const s = specOf(job);
+  if (!isSet(s.completions) && !isSet(s.parallelism)) { s.completions = 1; s.parallelism = 1; }
+  fill(s, { parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false });
+  for (const rule of s.podFailurePolicy?.rules ?? [])
+    for (const c of rule?.onPodConditions ?? []) if (c) fill(c, { status: 'True' });
+  const templateLabels = s.template?.metadata?.labels;
+  if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...templateLabels };
+  defaultTemplate(s.template);
+}
+
+/** the reference labels a job's pods with its name and uid and selects them by the uid */
+function generateSelector(job: StoredJob, ctx: StrategyContext) {
+  const s = specOf(job);
+  if (s.manualSelector === true) return;
+  const prefix = `batch.${ctx.names.labelDomain}/`;
+  const uid = job.metadata.uid ?? '', name = job.metadata.name ?? '';
+  if (s.template && typeof s.template === 'object') {
+    const t = s.template.metadata ??= {};
+    t.labels = { ...(t.labels ?? {}) };
+    fill(t.labels, { [`${prefix}controller-uid`]: uid, [`${prefix}job-name`]: name, 'controller-uid': uid, 'job-name': name });
+  }
+  s.selector ??= { matchLabels: { [`${prefix}controller-uid`]: uid } };
+}
+
+/** a job's spec, in a job or in a cron job's template; a job's own must have its (generated) selector */
+export function validateJobSpec(at: string, s: Partial<JobSpec>, generatedSelector: boolean): Causes {
+  const out = [...nonNegative(`${at}.parallelism`, s.parallelism), ...nonNegative(`${at}.completions`, s.completions),
+    ...nonNegative(`${at}.backoffLimit`, s.backoffLimit), ...nonNegative(`${at}.ttlSecondsAfterFinished`, s.ttlSecondsAfterFinished),
+    ...positive(`${at}.activeDeadlineSeconds`, s.activeDeadlineSeconds)];
+  if (isSet(s.completionMode)) out.push(...oneOf(`${at}.completionMode`, s.completionMode, ['NonIndexed', 'Indexed']));
+  if (s.completionMode === 'Indexed' && !isSet(s.completions)) out.push(required(`${at}.completions`, 'when completion mode is Indexed'));
+  if (s.selector) out.push(...labelSelector(`${at}.selector`, s.selector));
+  else if (generatedSelector) out.push(required(`${at}.selector`));
+  if (!s.template) out.push(required(`${at}.template`));
+  else {
+    if (s.selector && !selectorMatches(s.selector, s.template.metadata?.labels))
+      out.push(invalid(`${at}.template.metadata.labels`, s.template.metadata?.labels ?? {}, '`selector` does not match template `labels`'));
+    const rp: string | undefined = s.template.spec?.restartPolicy;
+    const templateCauses = validateTemplate(`${at}.template`, s.template, { restartPolicies: ['OnFailure', 'Never', 'Always'] });
+    out.push(...templateCauses.filter(c => c.field !== `${at}.template.spec.restartPolicy`));
+    if (!rp || rp === 'Always') out.push(required(`${at}.template.spec.restartPolicy`, 'valid values: "OnFailure", "Never"'));
+    else if (rp !== 'OnFailure' && rp !== 'Never') out.push(notSupported(`${at}.template.spec.restartPolicy`, rp, ['OnFailure', 'Never']));
+  }
+  return out;
+}
+
+const validateJob = (job: Job) => validateJobSpec('spec', job.spec ?? {}, true);
+
+/** the template fields a suspended job that never started may still change */
+const suspendedTemplateMutable = (t: PodTemplateSpec | undefined): PodTemplateSpec => {
+  const c = structuredClone(t ?? {});
+  if (c.metadata) { delete c.metadata.labels; delete c.metadata.annotations; }
+  if (c.spec) for (const f of ['nodeSelector', 'tolerations', 'affinity', 'schedulingGates'] as const) delete c.spec[f];
+  return c;
+};
+
+function validateJobUpdate(job: Job, old: Job): Causes {
+  const s: Partial<JobSpec> = job.spec ?? {}, o: Partial<JobSpec> = old.spec ?? {};
+  const out = validateJob(job);
+  out.push(...immutable('spec.selector', s.selector, o.selector), ...immutable('spec.completionMode', s.completionMode, o.completionMode));
+  // an indexed job may scale when completions follows parallelism
+  const elastic = s.completionMode === 'Indexed' && o.completions === o.parallelism && s.completions === s.parallelism;
+  if (!elastic) out.push(...immutable('spec.completions', s.completions, o.completions));
+  const mayChangeScheduling = o.suspend === true && !old.status?.startTime;
+  const same = mayChangeScheduling ? sameJson(suspendedTemplateMutable(s.template), suspendedTemplateMutable(o.template)) : sameJson(s.template, o.template);
+  if (!same) out.push(invalid('spec.template', s.template, 'field is immutable'));
+  return out;
+}
+
+export const strategy = defineStrategy<StoredJob>({
+  generation: true,
+  defaults: defaultJob,
+  prepareForCreate(job, ctx) { job.status = {}; generateSelector(job, ctx); },
+  validate: validateJob,
+  validateUpdate: validateJobUpdate,
+  selectableFields: { 'status.successful': job => String(job.status?.succeeded ?? 0) },
+});

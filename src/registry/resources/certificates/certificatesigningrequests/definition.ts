@@ -1,0 +1,26 @@
+// certificates/v1 CertificateSigningRequests: decisions arrive through approval, the certificate through status.
+import type { CertificateSigningRequest } from '../../../../api/types/certificates-v1.js';
+import * as s from '../../../../api/schemas/certificates-v1.js';
+import type { TableColumn } from '../../../types.js';
+import { define, only, readWrite, statusSubresource } from '../../define.js';
+import { age, column, humanDuration } from '../../columns.js';
+import { strategy } from './strategy.js';
+
+const columns: TableColumn<CertificateSigningRequest>[] = [
+  age,
+  column('SignerName', 'string', o => o.spec?.signerName ?? '', 'The signer of the certificate.'),
+  column('Requestor', 'string', o => o.spec?.username ?? '', 'Name of the user which submitted the request.'),
+  column('RequestedDuration', 'string', o => (o.spec?.expirationSeconds ? humanDuration(o.spec.expirationSeconds * 1000) : '<none>'), 'Requested duration of the certificate.'),
+  column('Condition', 'string', o => {
+    const names = (o.status?.conditions ?? []).filter(c => c.status !== 'False').map(c => c.type);
+    if (!names.length) return 'Pending';
+    return [...names.filter(t => t !== 'Issued'), ...(o.status?.certificate ? ['Issued'] : [])].join(',');
+  }, 'State of the request (Pending, Approved, Denied, Issued, Failed).'),
+];
+
+export const definition = define<CertificateSigningRequest>({
+  group: 'certificates', domainGroup: true, resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest',
+  shortNames: ['csr'], namespaced: false, versions: only('v1', s.certificateSigningRequest),
+  subresources: { approval: { verbs: readWrite, changes: [['status', 'conditions']] }, status: statusSubresource },
+  strategy, columns,
+});

@@ -1,0 +1,69 @@
+// CertificateSigningRequests: the request's PEM and signature, the requester recorded, decisions that stay decided.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { webcrypto } from 'node:crypto';
+import type { ApiObject } from '../../../../api/meta.js';
+import { naming } from '../../../../api/naming.js';
+import { createCertificateAuthority } from '../../../../pki/certificates.js';
+import { ctx, strategyOf, text } from '../../testing/strategy.js';
+import { certificateRequestProblem, issuedCertificateProblem } from './strategy.js';
+
+const certificateSigningRequests = strategyOf('certificates', 'certificatesigningrequests');
+
+async function requestPem(): Promise<string> {
+  await import('reflect-metadata');
+  const x509 = await import('@peculiar/x509');
+  x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+  const alg = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const keys = await webcrypto.subtle.generateKey(alg, true, ['sign', 'verify']);
+  return (await x509.Pkcs10CertificateRequestGenerator.create({ name: 'CN=carol', keys, signingAlgorithm: alg })).toString('pem');
+}
+
+describe('CertificateSigningRequest strategy', () => {
+  test('a signed request passes; a tampered signature, another block type and no PEM do not', async () => {
+    const pem = await requestPem();
+    assert.equal(certificateRequestProblem(Buffer.from(pem)), '');
+    const der = Buffer.from(pem.split('\n').filter(l => !l.startsWith('-----')).join(''), 'base64');
+    der[der.length - 2] ^= 0xff;
+    const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
+    assert.equal(certificateRequestProblem(Buffer.from(tampered)), 'x509: ECDSA verification failure');
+    assert.equal(certificateRequestProblem(Buffer.from(pem.replaceAll('CERTIFICATE REQUEST', 'PUBLIC KEY'))), 'PEM block type must be CERTIFICATE REQUEST');
+    assert.equal(certificateRequestProblem(Buffer.from('nothing')), 'PEM block type must be CERTIFICATE REQUEST');
+  });
+
+  test('status.certificate holds CERTIFICATE blocks only', () => {
+    const { certPem, keyPem } = createCertificateAuthority('ca', 600);
+    assert.equal(issuedCertificateProblem(Buffer.from(certPem)), '');
+    assert.equal(issuedCertificateProblem(Buffer.from(certPem + keyPem)), 'only CERTIFICATE PEM blocks are allowed, found "PRIVATE KEY"');
+    assert.equal(issuedCertificateProblem(Buffer.from('text')), 'must contain at least one CERTIFICATE PEM block');
+  });
+
+  test('create records the requester and clears what the body claimed; updates keep the spec', async () => {
+    const obj: ApiObject = { metadata: { name: 'x' }, spec: { username: 'mallory', groups: ['system:masters'], signerName: 'example.com/s' }, status: { conditions: [{ type: 'Approved' }] } };
+    await certificateSigningRequests.prepareForCreate!(obj, ctx);
+    const spec = obj.spec as Record<string, unknown>;
+    assert.deepEqual([spec.username, spec.uid, spec.groups, spec.extra, obj.status], ['carol', 'u-1', ['devs', 'system:authenticated'], undefined, {}]);
+    const next: ApiObject = { metadata: { name: 'x' }, spec: { signerName: 'example.com/other' }, status: { certificate: 'eA==' } };
+    await certificateSigningRequests.prepareForUpdate!(next, obj, ctx);
+    assert.deepEqual([next.spec, next.status], [obj.spec, obj.status]);
+  });
+
+  test('the legacy signer, a short lifetime, and Approved with Denied are refused; decisions cannot be taken back through /status', async () => {
+    const base = { metadata: { name: 'x' }, spec: { request: Buffer.from(await requestPem()).toString('base64'), usages: ['client auth'] } };
+    const bad: ApiObject = { ...base, spec: { ...base.spec, signerName: `${naming().labelDomain}/legacy-unknown`, expirationSeconds: 60 },
+      status: { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'False' }] } };
+    assert.deepEqual(text(certificateSigningRequests.validate!(bad)), [
+      `spec.signerName: Invalid value: "${naming().labelDomain}/legacy-unknown": the legacy signerName is not allowed via this API version`,
+      'spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)',
+      'status.conditions[1].status: Unsupported value: "False": supported values: "True"',
+      'status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive',
+    ]);
+    const approved = { ...base, spec: { ...base.spec, signerName: 'example.com/s' }, status: { conditions: [{ type: 'Approved', status: 'True' }] } };
+    assert.deepEqual(certificateSigningRequests.validateStatusUpdate!(approved, approved), []);
+    assert.deepEqual(text(certificateSigningRequests.validateStatusUpdate!({ ...approved, status: {} }, approved)),
+      ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']);
+    assert.deepEqual(text(certificateSigningRequests.validate!({ ...approved, spec: { ...approved.spec, signerName: 'nodomain/s' } })),
+      ['spec.signerName: Invalid value: "nodomain": should be a domain with at least two segments separated by dots']);
+  });
+});
+

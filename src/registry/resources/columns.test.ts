@@ -1,0 +1,218 @@
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { ApiObject } from '../../api/meta.js';
+import type { Endpoints, Node, Pod, Service } from '../../api/types/core-v1.js';
+import type { Job } from '../../api/types/batch-v1.js';
+import { builtinResources } from './index.js';
+import { formatLabelSelector, humanDuration, since } from './columns.js';
+import { podSummary as podSummaryOf } from './core/pods/columns.js';
+import { serviceExternalIP as externalIPOf, servicePorts as portsOf } from './core/services/columns.js';
+import { formatEndpoints as endpointsOf } from './core/endpoints/definition.js';
+import { nodeRoles as rolesOf, nodeStatus as statusOf } from './core/nodes/columns.js';
+import { jobCompletions as completionsOf, jobDuration as durationOf } from './batch/jobs/columns.js';
+
+// cells read whatever storage holds: these tests give them partial objects
+const podSummary = (o: unknown) => podSummaryOf(o as Pod);
+const serviceExternalIP = (o: unknown) => externalIPOf(o as Service);
+const servicePorts = (o: unknown) => portsOf(o as Service);
+const formatEndpoints = (o: unknown) => endpointsOf(o as Endpoints);
+const nodeStatus = (o: unknown) => statusOf(o as Node);
+const nodeRoles = (o: unknown, prefixes: string[], labels: string[]) => rolesOf(o as Node, prefixes, labels);
+const jobCompletions = (o: unknown) => completionsOf(o as Job);
+const jobDuration = (o: unknown) => durationOf(o as Job);
+
+const s = 1000;
+const m = 60 * s;
+const h = 60 * m;
+const d = 24 * h;
+const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+const columnsOf = (group: string, resource: string) =>
+  builtinResources.find(r => r.group === group && r.resource === resource)!.columns!;
+const cells = (group: string, resource: string, obj: unknown, wide = false) =>
+  columnsOf(group, resource).filter(c => wide || !c.priority).map(c => c.cell!(obj as ApiObject));
+
+describe('human durations', () => {
+  test('follow the reference steps', () => {
+    const cases: Array<[number, string]> = [
+      [-5 * s, '<invalid>'], [-500, '0s'], [0, '0s'], [59 * s, '59s'], [119 * s, '119s'], [2 * m, '2m'],
+      [3 * m + 20 * s, '3m20s'], [10 * m + 30 * s, '10m'], [179 * m, '179m'], [3 * h, '3h'], [5 * h + 30 * m, '5h30m'],
+      [8 * h, '8h'], [47 * h, '47h'], [2 * d, '2d'], [2 * d + 3 * h, '2d3h'], [8 * d, '8d'], [400 * d, '400d'],
+      [730 * d, '2y'], [800 * d, '2y70d'], [9 * 365 * d, '9y'],
+    ];
+    for (const [ms, text] of cases) assert.equal(humanDuration(ms), text, `${ms}ms`);
+    assert.equal(since(undefined), '<unknown>');
+    assert.equal(since('not a time'), '<unknown>');
+    assert.equal(since('2020-01-01T00:00:00Z', Date.parse('2020-01-01T00:05:00Z')), '5m');
+  });
+});
+
+describe('pod cells', () => {
+  const running = {
+    metadata: { name: 'web', creationTimestamp: ago(15 * m) },
+    spec: { containers: [{ name: 'a' }, { name: 'b' }] },
+    status: {
+      phase: 'Running',
+      podIP: '10.0.0.7',
+      containerStatuses: [
+        { name: 'a', ready: true, restartCount: 0, state: { running: { startedAt: ago(m) } } },
+        { name: 'b', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } },
+          lastState: { terminated: { exitCode: 1, finishedAt: ago(12 * m) } } },
+      ],
+    },
+  };
+
+  test('ready count, the waiting reason and restarts with the last restart', () => {
+    assert.deepEqual(podSummary(running), { ready: '1/2', status: 'CrashLoopBackOff', restarts: '3 (12m ago)' });
+    assert.deepEqual(cells('', 'pods', running), ['1/2', 'CrashLoopBackOff', '3 (12m ago)', '15m']);
+    assert.deepEqual(cells('', 'pods', running, true).slice(4), ['10.0.0.7', '<none>', '<none>', '<none>']);
+  });
+
+  test('pending, init, completed, terminating and gated pods', () => {
+    assert.equal(podSummary({ spec: { containers: [{}] }, status: { phase: 'Pending' } }).status, 'Pending');
+    const init = {
+      spec: { initContainers: [{ name: 'i1' }, { name: 'i2' }], containers: [{ name: 'c' }] },
+      status: {
+        phase: 'Pending',
+        initContainerStatuses: [
+          { name: 'i1', restartCount: 0, state: { terminated: { exitCode: 0 } } },
+          { name: 'i2', restartCount: 0, state: { running: {} } },
+        ],
+      },
+    };
+    assert.deepEqual(podSummary(init), { ready: '0/1', status: 'Init:1/2', restarts: '0' });
+    init.status.initContainerStatuses[1].state = { waiting: { reason: 'ImagePullBackOff' } } as never;
+    assert.equal(podSummary(init).status, 'Init:ImagePullBackOff');
+    init.status.initContainerStatuses[1].state = { terminated: { exitCode: 2 } } as never;
+    assert.equal(podSummary(init).status, 'Init:ExitCode:2');
+
+    const done = {
+      spec: { containers: [{}] },
+      status: { phase: 'Succeeded', containerStatuses: [{ restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed' } } }] },
+    };
+    assert.deepEqual(podSummary(done), { ready: '0/1', status: 'Completed', restarts: '0' });
+    assert.equal(podSummary({ ...running, metadata: { deletionTimestamp: ago(0) } }).status, 'Terminating');
+    assert.equal(podSummary({
+      spec: { containers: [{}] },
+      status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'SchedulingGated' }] },
+    }).status, 'SchedulingGated');
+  });
+
+  test('readiness gates count the true conditions', () => {
+    const pod = {
+      spec: { containers: [], readinessGates: [{ conditionType: 'x' }, { conditionType: 'y' }] },
+      status: { conditions: [{ type: 'x', status: 'True' }] },
+    };
+    assert.equal(cells('', 'pods', pod, true)[7], '1/2');
+  });
+});
+
+describe('service, endpoint and node cells', () => {
+  test('external IPs by service type, and ports with node ports', () => {
+    assert.equal(serviceExternalIP({ spec: { type: 'ClusterIP' } }), '<none>');
+    assert.equal(serviceExternalIP({ spec: { type: 'LoadBalancer' } }), '<pending>');
+    assert.equal(serviceExternalIP({
+      spec: { type: 'LoadBalancer', externalIPs: ['1.2.3.4'] },
+      status: { loadBalancer: { ingress: [{ ip: '5.6.7.8' }, { hostname: 'lb.example' }] } },
+    }), '5.6.7.8,lb.example,1.2.3.4');
+    assert.equal(serviceExternalIP({ spec: { type: 'ExternalName', externalName: 'db.example' } }), 'db.example');
+    assert.equal(servicePorts({ spec: { ports: [{ port: 80, protocol: 'TCP' }, { port: 53, nodePort: 30053, protocol: 'UDP' }] } }),
+      '80/TCP,53:30053/UDP');
+    const svc = { metadata: { creationTimestamp: ago(3 * h) }, spec: { type: 'ClusterIP', clusterIP: '10.96.0.1', ports: [{ port: 443, protocol: 'TCP' }], selector: { b: '2', a: '1' } } };
+    assert.deepEqual(cells('', 'services', svc, true), ['ClusterIP', '10.96.0.1', '<none>', '443/TCP', '3h', 'a=1,b=2']);
+  });
+
+  test('endpoints list at most three addresses', () => {
+    const ep = { subsets: [{ addresses: [{ ip: '1.1.1.1' }, { ip: '2.2.2.2' }], ports: [{ port: 80 }, { port: 443 }] }] };
+    assert.equal(formatEndpoints(ep), '1.1.1.1:80,2.2.2.2:80,1.1.1.1:443 + 1 more...');
+    assert.equal(formatEndpoints({}), '<none>');
+  });
+
+  test('node status and roles', () => {
+    assert.equal(nodeStatus({}), 'Unknown');
+    assert.equal(nodeStatus({ spec: { unschedulable: true }, status: { conditions: [{ type: 'Ready', status: 'True' }] } }), 'Ready,SchedulingDisabled');
+    assert.equal(nodeStatus({ status: { conditions: [{ type: 'Ready', status: 'Unknown' }] } }), 'NotReady');
+    const labels = { 'node-role.example/control-plane': '', 'node-role.example/worker': '', 'example/role': 'edge', other: 'x' };
+    assert.equal(nodeRoles({ metadata: { labels } }, ['node-role.example/'], ['example/role']), 'control-plane,edge,worker');
+    assert.equal(nodeRoles({ metadata: {} }, ['node-role.example/'], ['example/role']), '<none>');
+  });
+});
+
+describe('workload cells', () => {
+  test('deployments, replica sets, stateful sets and daemon sets', () => {
+    const dep = {
+      metadata: { creationTimestamp: ago(d + h) },
+      spec: { replicas: 3, selector: { matchLabels: { app: 'web' } }, template: { spec: { containers: [{ name: 'web', image: 'nginx:1' }] } } },
+      status: { readyReplicas: 2, updatedReplicas: 3, availableReplicas: 2 },
+    };
+    assert.deepEqual(cells('apps', 'deployments', dep, true), ['2/3', 3, 2, '25h', 'web', 'nginx:1', 'app=web']);
+    assert.deepEqual(cells('apps', 'replicasets', dep), [3, 0, 2, '25h']);
+    assert.deepEqual(cells('apps', 'statefulsets', dep), ['2/3', '25h']);
+    assert.equal(cells('apps', 'daemonsets', { spec: { template: { spec: { nodeSelector: { os: 'linux' } } } } })[5], 'os=linux');
+  });
+
+  test('jobs and cron jobs', () => {
+    assert.equal(jobCompletions({ spec: { completions: 3 }, status: { succeeded: 1 } }), '1/3');
+    assert.equal(jobCompletions({ spec: { parallelism: 2 }, status: {} }), '0/1 of 2');
+    assert.equal(jobCompletions({ spec: {} }), '0/1');
+    assert.equal(jobDuration({ status: { startTime: '2020-01-01T00:00:00Z', completionTime: '2020-01-01T00:00:42Z' } }), '42s');
+    assert.equal(jobDuration({ status: {} }), '');
+    const cj = { spec: { schedule: '*/5 * * * *', suspend: false }, status: { active: [{ name: 'x' }] } };
+    assert.deepEqual(cells('batch', 'cronjobs', cj).slice(0, 4), ['*/5 * * * *', false, 1, '<none>']);
+  });
+
+  test('label selectors print in the reference form', () => {
+    assert.equal(formatLabelSelector(undefined), '<none>');
+    assert.equal(formatLabelSelector({}), '<none>');
+    assert.equal(formatLabelSelector({
+      matchLabels: { tier: 'web' },
+      matchExpressions: [{ key: 'env', operator: 'In', values: ['prod', 'dev'] }, { key: 'zz', operator: 'DoesNotExist' }],
+    }), 'env in (dev,prod),tier=web,!zz');
+  });
+});
+
+describe('every column of every resource', () => {
+  test('computes a cell from an empty object and from a bare one', () => {
+    for (const def of builtinResources) {
+      for (const col of def.columns ?? []) {
+        assert.ok(col.cell || col.jsonPath, `${def.resource} ${col.name} has a cell`);
+        for (const obj of [{}, { metadata: { name: 'x', creationTimestamp: ago(m) }, spec: {}, status: {} }]) {
+          const v = col.cell!(obj as ApiObject);
+          assert.ok(v === null || ['string', 'number', 'boolean'].includes(typeof v), `${def.resource} ${col.name}: ${typeof v}`);
+        }
+      }
+    }
+  });
+
+  test('the reference column sets of the common kinds', () => {
+    const names = (group: string, resource: string) => columnsOf(group, resource).map(c => (c.priority ? `(${c.name})` : c.name));
+    assert.deepEqual(names('', 'pods'), ['Ready', 'Status', 'Restarts', 'Age', '(IP)', '(Node)', '(Nominated Node)', '(Readiness Gates)']);
+    assert.deepEqual(names('', 'services'), ['Type', 'Cluster-IP', 'External-IP', 'Port(s)', 'Age', '(Selector)']);
+    assert.deepEqual(names('', 'namespaces'), ['Status', 'Age']);
+    assert.deepEqual(names('', 'nodes').slice(0, 4), ['Status', 'Roles', 'Age', 'Version']);
+    assert.deepEqual(names('', 'configmaps'), ['Data', 'Age']);
+    assert.deepEqual(names('', 'secrets'), ['Type', 'Data', 'Age']);
+    assert.deepEqual(names('', 'serviceaccounts'), ['Secrets', 'Age']);
+    assert.deepEqual(names('apps', 'deployments').slice(0, 4), ['Ready', 'Up-to-date', 'Available', 'Age']);
+    assert.deepEqual(names('rbac.authorization', 'roles'), ['Created At']);
+    assert.equal(columnsOf('rbac.authorization', 'roles')[0].type, 'date');
+    assert.equal(columnsOf('', 'pods').find(c => c.name === 'Age')!.type, 'string');
+    assert.deepEqual(names('', 'events').filter(n => !n.startsWith('(')), ['Last Seen', 'Type', 'Reason', 'Object', 'Message']);
+  });
+});
+
+describe('event cells', () => {
+  test('read core and events/v1 shapes alike', () => {
+    const core = {
+      metadata: { name: 'web.1' }, type: 'Warning', reason: 'BackOff', message: 'restarting',
+      involvedObject: { kind: 'Pod', name: 'web', fieldPath: 'spec.containers{a}' },
+      source: { component: 'kubelet', host: 'n1' }, firstTimestamp: ago(40 * m), lastTimestamp: ago(30 * m), count: 4,
+    };
+    assert.deepEqual(cells('', 'events', core, true),
+      ['30m', 'Warning', 'BackOff', 'pod/web', 'spec.containers{a}', 'kubelet, n1', 'restarting', '40m', 4, 'web.1']);
+    const v1 = {
+      metadata: { name: 'web.2' }, type: 'Normal', reason: 'Pulled', note: 'pulled image',
+      regarding: { kind: 'Pod', name: 'web' }, reportingController: 'kubelet', eventTime: ago(20 * m),
+    };
+    assert.deepEqual(cells('events', 'events', v1), ['20m', 'Normal', 'Pulled', 'pod/web', 'pulled image']);
+  });
+});

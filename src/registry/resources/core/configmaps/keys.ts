@@ -1,0 +1,29 @@
+// What ConfigMaps and Secrets share: the rules of their keys, their size limit, and `immutable`.
+import { type Causes, forbidden, invalid, sameJson } from '../../../validation/fields.js';
+
+const configKey = /^[-._a-zA-Z0-9]+$/;
+export const maxDataBytes = 1024 * 1024;
+
+export function keyCauses(at: string, key: string): Causes {
+  const out: Causes = [];
+  if (key.length > 253) out.push(invalid(at, key, 'must be no more than 253 characters'));
+  if (!configKey.test(key))
+    out.push(invalid(at, key, "a valid config key must consist of alphanumeric characters, '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for validation is '[-._a-zA-Z0-9]+')"));
+  if (key === '.' || key === '..') out.push(invalid(at, key, `must not be '${key}'`));
+  else if (key.startsWith('..')) out.push(invalid(at, key, "must not start with '..'"));
+  return out;
+}
+
+export const tooLong = (field: string, max: number) => ({ reason: 'FieldValueTooLong', field, message: `Too long: must have at most ${max} bytes` });
+
+/** the bytes of a base64 value */
+export const decoded = (v: unknown) => Buffer.from(String(v ?? ''), 'base64');
+
+/** once `immutable: true` is stored, the data and the flag stay as they are */
+export function immutableData<T extends { immutable?: boolean }>(obj: T, old: T, fields: readonly (keyof T & string)[]): Causes {
+  if (old.immutable !== true) return [];
+  const out: Causes = [];
+  if (obj.immutable !== true) out.push(forbidden('immutable', 'field is immutable when `immutable` is set'));
+  for (const f of fields) if (!sameJson(obj[f] ?? {}, old[f] ?? {})) out.push(forbidden(f, 'field is immutable when `immutable` is set'));
+  return out;
+}

@@ -1,0 +1,27 @@
+// core/v1 events.
+import type { Stored } from '../../../../api/meta.js';
+import type { Event } from '../../../../api/types/core-v1.js';
+import * as s from '../../../../api/schemas/core-v1.js';
+import { defineStrategy, fieldAt, selectable } from '../../../strategy.js';
+import { define, only } from '../../define.js';
+import { eventColumns } from './columns.js';
+
+export const strategy = defineStrategy<Stored<Event>>({
+  generation: false, allowCreateOnUpdate: true, nameRule: 'path-segment',
+  selectableFields: {
+    ...selectable('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
+      'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'type'),
+    source: fieldAt('source.component'),
+  },
+});
+
+const first = (e: Event) => e.firstTimestamp || e.eventTime;
+
+export const definition = define<Event>({
+  group: '', resource: 'events', kind: 'Event', shortNames: ['ev'], namespaced: true, versions: only('v1', s.event), strategy,
+  columns: eventColumns<Event>(e => ({
+    metadata: e.metadata, type: e.type, reason: e.reason, regarding: e.involvedObject ?? {}, message: e.message,
+    source: { component: e.source?.component || e.reportingComponent, host: e.source?.host || e.reportingInstance },
+    first: first(e), last: e.series?.lastObservedTime || e.lastTimestamp || first(e), count: e.series?.count ?? e.count,
+  })),
+});

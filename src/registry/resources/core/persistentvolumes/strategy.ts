@@ -1,0 +1,69 @@
+// Persistent volumes: one source, a capacity, access modes; the source and the volume mode never change.
+import type { Stored } from '../../../../api/meta.js';
+import type { PersistentVolume, PersistentVolumeSpec } from '../../../../api/types/core-v1.js';
+import { quantityValue } from '../../../../api/quantity.js';
+import { defineStrategy } from '../../../strategy.js';
+import { fill, specOf } from '../../../defaults/fill.js';
+import { type Causes, forbidden, immutable, invalid, isSet, notSupported, oneOf, required, sameJson } from '../../../validation/fields.js';
+
+const accessModes = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
+export const volumeModes = ['Block', 'Filesystem'];
+
+/** the access modes of a volume or a claim */
+export function validateAccessModes(at: string, modes: unknown): Causes {
+  const list: unknown[] = Array.isArray(modes) ? modes : [];
+  if (!list.length) return [required(at, 'at least 1 access mode is required')];
+  const out: Causes = list.filter(m => !accessModes.includes(m as string)).map(m => notSupported(at, m, accessModes));
+  if (list.includes('ReadWriteOncePod') && list.length > 1) out.push(forbidden(at, 'may not use ReadWriteOncePod with other access modes'));
+  return out;
+}
+
+/** a storage size: set, and above zero */
+export function storageQuantity(at: string, q: unknown): Causes {
+  if (!isSet(q)) return [required(at)];
+  const v = quantityValue(q);
+  return v !== undefined && v <= 0 ? [invalid(at, q, 'must be greater than zero')] : [];
+}
+
+const pvSources = ['gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glusterfs', 'nfs', 'rbd', 'iscsi', 'cinder', 'cephfs',
+  'fc', 'flocker', 'flexVolume', 'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume',
+  'scaleIO', 'local', 'storageos', 'csi'] as const satisfies ReadonlyArray<keyof PersistentVolumeSpec>;
+
+function defaultVolume(pv: PersistentVolume) {
+  const s = specOf(pv);
+  fill(s, { persistentVolumeReclaimPolicy: 'Retain', volumeMode: 'Filesystem' });
+  if (s.hostPath) fill(s.hostPath, { type: '' });
+}
+
+function validateVolume(pv: PersistentVolume): Causes {
+  const s: PersistentVolumeSpec = pv.spec ?? {};
+  const out = validateAccessModes('spec.accessModes', s.accessModes);
+  out.push(...storageQuantity('spec.capacity[storage]', s.capacity?.storage));
+  const sources = pvSources.filter(k => isSet(s[k]));
+  if (!sources.length) out.push(required('spec', 'must specify a volume type'));
+  for (const k of sources.slice(1)) out.push(forbidden(`spec.${k}`, 'may not specify more than 1 volume type'));
+  out.push(...oneOf('spec.persistentVolumeReclaimPolicy', s.persistentVolumeReclaimPolicy, ['Delete', 'Recycle', 'Retain']));
+  if (isSet(s.volumeMode)) out.push(...oneOf('spec.volumeMode', s.volumeMode, volumeModes));
+  if (s.hostPath && !s.hostPath.path) out.push(required('spec.hostPath.path'));
+  if (s.local && !s.local.path) out.push(required('spec.local.path'));
+  if (s.nfs) { if (!s.nfs.server) out.push(required('spec.nfs.server')); if (!s.nfs.path) out.push(required('spec.nfs.path')); }
+  if (s.csi) { if (!s.csi.driver) out.push(required('spec.csi.driver')); if (!s.csi.volumeHandle) out.push(required('spec.csi.volumeHandle')); }
+  return out;
+}
+
+function validateVolumeUpdate(pv: PersistentVolume, old: PersistentVolume): Causes {
+  const out = validateVolume(pv);
+  const source = pvSources.find(k => isSet(old.spec?.[k]));
+  if (source && source !== 'csi' && !sameJson(pv.spec?.[source], old.spec?.[source]))
+    out.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
+  out.push(...immutable('spec.volumeMode', pv.spec?.volumeMode, old.spec?.volumeMode));
+  return out;
+}
+
+export const strategy = defineStrategy<Stored<PersistentVolume>>({
+  generation: false,
+  defaults: defaultVolume,
+  prepareForCreate(pv) { pv.status = { phase: 'Pending' }; },
+  validate: validateVolume,
+  validateUpdate: validateVolumeUpdate,
+});

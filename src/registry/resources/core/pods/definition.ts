@@ -1,0 +1,30 @@
+// core/v1 pods, with the subresources the store serves (status, ephemeralcontainers), those with handlers of their
+// own (binding, eviction), and the node streams this server does not serve yet (attach, exec, log, portforward, proxy).
+import type { Pod } from '../../../../api/types/core-v1.js';
+import * as s from '../../../../api/schemas/core-v1.js';
+import { connect, createOnly, define, only, proxy, readWrite, statusSubresource } from '../../define.js';
+import { strategy } from './strategy.js';
+import { columns } from './columns.js';
+import { bind, bindingChanges } from './binding.js';
+import { evict } from './eviction.js';
+
+export const definition = define<Pod>({
+  group: '', resource: 'pods', kind: 'Pod', shortNames: ['po'], categories: ['all'], namespaced: true,
+  versions: only('v1', s.pod),
+  subresources: {
+    attach: { verbs: connect, kind: 'PodAttachOptions' },
+    binding: {
+      verbs: createOnly, kind: 'Binding', changes: bindingChanges,
+      rest: { create: (req, body) => bind(req, req.namespace, req.name, body, req.dryRun) },
+    },
+    ephemeralcontainers: { verbs: readWrite, changes: [['spec', 'ephemeralContainers']] },
+    eviction: { verbs: createOnly, kind: 'Eviction', group: 'policy', version: 'v1', rest: { create: evict } },
+    exec: { verbs: connect, kind: 'PodExecOptions' },
+    log: { verbs: ['get'] },
+    portforward: { verbs: connect, kind: 'PodPortForwardOptions' },
+    proxy: { verbs: proxy, kind: 'PodProxyOptions' },
+    status: statusSubresource,
+  },
+  strategy,
+  columns,
+});

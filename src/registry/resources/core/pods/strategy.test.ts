@@ -1,0 +1,106 @@
+// Pod defaults and validation, one rule per assertion, with the exact causes the reference gives.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Pod } from '../../../../api/types/core-v1.js';
+import { pullPolicyFor } from '../../../defaults/pod-spec.js';
+import { container, create, podSpec, strategyOf, update } from '../../testing/strategy.js';
+
+const pods = strategyOf('', 'pods');
+
+describe('pod defaults', () => {
+  test('image pull policy follows the tag', () => {
+    assert.equal(pullPolicyFor('nginx'), 'Always');
+    assert.equal(pullPolicyFor('nginx:latest'), 'Always');
+    assert.equal(pullPolicyFor('nginx:1.25'), 'IfNotPresent');
+    assert.equal(pullPolicyFor('registry:5000/nginx'), 'Always');
+    assert.equal(pullPolicyFor('registry:5000/nginx:1'), 'IfNotPresent');
+    assert.equal(pullPolicyFor('nginx@sha256:abc'), 'IfNotPresent');
+    assert.equal(pullPolicyFor('nginx:latest@sha256:abc'), 'Always');
+  });
+
+  test('a pod spec is completed as the reference completes it', async () => {
+    const { obj, causes } = await create<Pod>(pods, {
+      spec: {
+        hostNetwork: true,
+        initContainers: [container({ name: 'init' })],
+        containers: [container({
+          ports: [{ containerPort: 8080 }], resources: { limits: { cpu: '2', memory: '1Gi' }, requests: { cpu: '1' } },
+          readinessProbe: { tcpSocket: { port: 8080 } }, lifecycle: { preStop: { httpGet: { port: 80 } } },
+        })],
+        volumes: [{ name: 's', secret: { secretName: 's' } }, { name: 'h', hostPath: { path: '/x' } },
+          { name: 'p', projected: { sources: [{ serviceAccountToken: { path: 't' } }] } }],
+      },
+    });
+    assert.deepEqual(causes, []);
+    const sp = obj.spec!;
+    assert.deepEqual([sp.restartPolicy, sp.dnsPolicy, sp.schedulerName, sp.terminationGracePeriodSeconds, sp.enableServiceLinks],
+      ['Always', 'ClusterFirst', 'default-scheduler', 30, true]);
+    const c = sp.containers[0];
+    assert.deepEqual(c.ports, [{ containerPort: 8080, protocol: 'TCP', hostPort: 8080 }]);
+    assert.deepEqual(c.resources?.requests, { cpu: '1', memory: '1Gi' });
+    assert.deepEqual(c.readinessProbe, { tcpSocket: { port: 8080 }, timeoutSeconds: 1, periodSeconds: 10, successThreshold: 1, failureThreshold: 3 });
+    assert.deepEqual(c.lifecycle?.preStop?.httpGet, { port: 80, path: '/', scheme: 'HTTP' });
+    assert.equal(sp.initContainers?.[0].terminationMessagePolicy, 'File');
+    const [secret, hostPath, projected] = sp.volumes ?? [];
+    assert.equal(secret.secret?.defaultMode, 420);
+    assert.equal(hostPath.hostPath?.type, '');
+    assert.equal(projected.projected?.defaultMode, 420);
+    assert.equal(projected.projected?.sources?.[0].serviceAccountToken?.expirationSeconds, 3600);
+    assert.deepEqual(obj.status, { phase: 'Pending', qosClass: 'Burstable' });
+  });
+});
+
+describe('pod validation', () => {
+  test('missing containers, bad names, ports, env, mounts and enums each give a cause', async () => {
+    const { causes } = await create(pods, { spec: { restartPolicy: 'Sometimes', containers: [] } });
+    assert.deepEqual(causes, [
+      'spec.containers: Required value',
+      'spec.restartPolicy: Unsupported value: "Sometimes": supported values: "Always", "OnFailure", "Never"',
+    ]);
+    const r = await create(pods, {
+      spec: {
+        volumes: [{ name: 'v', emptyDir: {} }, { name: 'v', emptyDir: {} }],
+        containers: [container({
+          ports: [{ name: 'http', containerPort: 80 }, { name: 'http', containerPort: 81, protocol: 'ICMP' }, { name: 'Bad--', containerPort: 82 }],
+          env: [{ name: '1X', value: 'a' }, { value: 'b' }],
+          volumeMounts: [{ name: 'nope', mountPath: '/a' }, { name: 'v', mountPath: '/a' }],
+          livenessProbe: { successThreshold: 2, exec: { command: ['true'] } },
+          resources: { requests: { cpu: '2' }, limits: { cpu: '1' } },
+          imagePullPolicy: 'Sometimes',
+        })],
+        activeDeadlineSeconds: 0,
+      },
+    });
+    assert.deepEqual(r.causes, [
+      'spec.volumes[1].name: Duplicate value: "v"',
+      'spec.containers[0].ports[1].name: Duplicate value: "http"',
+      'spec.containers[0].ports[1].protocol: Unsupported value: "ICMP": supported values: "SCTP", "TCP", "UDP"',
+      'spec.containers[0].ports[2].name: Invalid value: "Bad--": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)',
+      'spec.containers[0].ports[2].name: Invalid value: "Bad--": must not contain consecutive hyphens',
+      'spec.containers[0].ports[2].name: Invalid value: "Bad--": must not begin or end with a hyphen',
+      'spec.containers[0].env[0].name: Invalid value: "1X": a valid environment variable name must consist of alphabetic characters, digits, \'_\', \'-\', or \'.\', and must not start with a digit (e.g. \'my.env-name\',  or \'MY_ENV.NAME\',  or \'MyEnvName1\', regex used for validation is \'[-._a-zA-Z][-._a-zA-Z0-9]*\')',
+      'spec.containers[0].env[1].name: Required value',
+      'spec.containers[0].volumeMounts[0].name: Not found: "nope"',
+      'spec.containers[0].volumeMounts[1].mountPath: Invalid value: "/a": must be unique',
+      'spec.containers[0].imagePullPolicy: Unsupported value: "Sometimes": supported values: "Always", "IfNotPresent", "Never"',
+      'spec.containers[0].resources.requests: Invalid value: "2": must be less than or equal to cpu limit of 1',
+      'spec.containers[0].livenessProbe.successThreshold: Invalid value: 2: must be 1',
+      'spec.activeDeadlineSeconds: Invalid value: 0: must be between 1 and 2147483647, inclusive',
+    ]);
+  });
+
+  test('after create only images, the deadline and added tolerations may change', async () => {
+    const { obj } = await create<Pod>(pods, { spec: podSpec({ tolerations: [{ key: 'k', operator: 'Exists' }] }) });
+    assert.deepEqual(await update<Pod>(pods, obj, o => {
+      o.spec!.containers[0].image = 'img:2'; o.spec!.activeDeadlineSeconds = 10; o.spec!.tolerations!.push({ operator: 'Exists' });
+    }), []);
+    const forbidden = await update<Pod>(pods, obj, o => { o.spec!.containers[0].env = [{ name: 'A', value: '1' }]; });
+    assert.equal(forbidden.length, 1);
+    assert.match(forbidden[0], /^spec: Forbidden: pod updates may not change fields other than/);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.tolerations = []; }), ['spec.tolerations: Forbidden: existing toleration can not be modified except its tolerationSeconds']);
+    const withDeadline = structuredClone(obj);
+    withDeadline.spec!.activeDeadlineSeconds = 10;
+    assert.deepEqual(await update<Pod>(pods, withDeadline, o => { o.spec!.activeDeadlineSeconds = 20; }),
+      ['spec.activeDeadlineSeconds: Invalid value: 20: must be less than or equal to previous value']);
+  });
+});

@@ -1,0 +1,54 @@
+// Pods: the reference's defaults, Pending with its QoS class on create, the spec's validation and the few fields that
+// may change after create; a pod bound to a node is deleted gracefully (its node agent confirms).
+import type { Stored } from '../../../../api/meta.js';
+import type { Pod, PodSpec, PodStatus } from '../../../../api/types/core-v1.js';
+import { defineStrategy, selectable } from '../../../strategy.js';
+import { defaultPodSpec } from '../../../defaults/pod-spec.js';
+import { fill } from '../../../defaults/fill.js';
+import { validatePodSpec } from '../../../validation/pod-spec.js';
+import { validatePodSpecUpdate } from './validation.js';
+
+/** a pod (not a template) also gets service links, and requests equal to its limits where requests are unset */
+export function defaultPod(pod: Pod) {
+  const spec = pod.spec;
+  if (!spec || typeof spec !== 'object') return;
+  defaultPodSpec(spec);
+  fill(spec, { enableServiceLinks: true });
+  for (const list of [spec.containers, spec.initContainers])
+    for (const c of Array.isArray(list) ? list : []) {
+      const limits = c?.resources?.limits;
+      if (!limits || typeof limits !== 'object') continue;
+      const requests = c.resources!.requests ??= {};
+      for (const [r, q] of Object.entries(limits)) if (requests[r] === undefined) requests[r] = q;
+    }
+}
+
+type QosClass = NonNullable<PodStatus['qosClass']>;
+
+function qosClass(spec: PodSpec | undefined): QosClass {
+  const containers = [...(spec?.containers ?? []), ...(spec?.initContainers ?? [])];
+  let guaranteed = containers.length > 0, bounded = false;
+  for (const c of containers) {
+    const req = c.resources?.requests ?? {}, lim = c.resources?.limits ?? {};
+    if (Object.keys(req).length || Object.keys(lim).length) bounded = true;
+    for (const r of ['cpu', 'memory']) {
+      const l = lim[r], q = req[r] ?? l;
+      if (!l || q !== l) guaranteed = false;
+    }
+  }
+  return guaranteed ? 'Guaranteed' : bounded ? 'Burstable' : 'BestEffort';
+}
+
+export const strategy = defineStrategy<Stored<Pod>>({
+  generation: false,
+  returnDeletedObject: true,
+  selectableFields: selectable('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
+    'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
+  defaults: defaultPod,
+  prepareForCreate(pod) {
+    pod.status = { phase: 'Pending', qosClass: qosClass(pod.spec) };
+  },
+  validate: pod => validatePodSpec('spec', pod.spec),
+  validateUpdate: (pod, old) => [...validatePodSpec('spec', pod.spec), ...validatePodSpecUpdate(pod.spec, old.spec)],
+  defaultGracePeriod: pod => (pod.spec?.nodeName ? pod.spec.terminationGracePeriodSeconds ?? 30 : 0),
+});

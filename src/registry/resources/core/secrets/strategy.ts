@@ -1,0 +1,73 @@
+// Secrets: stringData folded into data, the type defaulted and immutable, the keys each well-known type needs.
+import type { Stored } from '../../../../api/meta.js';
+import { apiDomains, naming } from '../../../../api/naming.js';
+import type { Secret } from '../../../../api/types/core-v1.js';
+import { defineStrategy } from '../../../strategy.js';
+import { fill } from '../../../defaults/fill.js';
+import { type Causes, immutable, invalid, required } from '../../../validation/fields.js';
+import { decoded, immutableData, keyCauses, maxDataBytes, tooLong } from '../configmaps/keys.js';
+
+const secretLabelDomains = apiDomains.map(d => naming(d).labelDomain);
+/** `<labelDomain>/<kind>` for either API domain */
+const secretKind = (type: unknown) => {
+  const t = String(type ?? '');
+  const slash = t.indexOf('/');
+  return slash > 0 && secretLabelDomains.includes(t.slice(0, slash)) ? { domain: t.slice(0, slash), kind: t.slice(slash + 1) } : undefined;
+};
+
+/** stringData is a write-only convenience: its entries replace those of data, encoded (as decoding does) */
+function defaultSecret(secret: Secret) {
+  fill(secret, { type: 'Opaque' });
+  if (secret.stringData && typeof secret.stringData === 'object') {
+    secret.data = { ...(secret.data ?? {}) };
+    for (const [k, v] of Object.entries(secret.stringData)) secret.data[k] = Buffer.from(String(v), 'utf8').toString('base64');
+  }
+  delete secret.stringData;
+}
+
+const isJson = (b: Buffer) => { try { JSON.parse(b.toString('utf8')); return true; } catch { return false; } };
+
+function validateSecret(secret: Stored<Secret>): Causes {
+  const out: Causes = [];
+  const data = secret.data ?? {};
+  let size = 0;
+  for (const [k, v] of Object.entries(data)) { out.push(...keyCauses(`data[${k}]`, k)); size += decoded(v).length; }
+  if (size > maxDataBytes) out.push(tooLong('data', maxDataBytes));
+  const known = secretKind(secret.type);
+  const needKey = (key: string) => { if (!(key in data)) out.push(required(`data[${key}]`)); };
+  const needJson = (key: string) => {
+    needKey(key);
+    if (key in data && !isJson(decoded(data[key]))) out.push(invalid(`data[${key}]`, '<secret contents redacted>', 'invalid character in JSON'));
+  };
+  switch (known?.kind) {
+    case 'service-account-token':
+      if (!secret.metadata.annotations?.[`${known.domain}/service-account.name`])
+        out.push(required(`metadata.annotations[${known.domain}/service-account.name]`));
+      break;
+    case 'dockercfg':
+      needJson('.dockercfg');
+      break;
+    case 'dockerconfigjson':
+      needJson('.dockerconfigjson');
+      break;
+    case 'basic-auth':
+      if (!('username' in data) && !('password' in data)) out.push(required('data[username]'), required('data[password]'));
+      break;
+    case 'ssh-auth':
+      needKey('ssh-privatekey');
+      break;
+    case 'tls':
+      needKey('tls.crt');
+      needKey('tls.key');
+      break;
+  }
+  return out;
+}
+
+export const strategy = defineStrategy<Stored<Secret>>({
+  generation: false,
+  selectableFields: { type: o => o.type },
+  defaults: defaultSecret,
+  validate: validateSecret,
+  validateUpdate: (secret, old) => [...validateSecret(secret), ...immutable('type', secret.type, old.type), ...immutableData(secret, old, ['data'])],
+});

@@ -1,0 +1,54 @@
+// TokenRequest (`serviceaccounts/<name>/token`): a signed, expiring service-account token for chosen audiences,
+// optionally bound to a Pod or Secret so it dies with that object.
+import { nowTimestamp } from '../../../../api/meta.js';
+import type { Pod } from '../../../../api/types/core-v1.js';
+import type { TokenRequest, TokenRequestSpec } from '../../../../api/types/authentication-v1.js';
+import { badRequest, conflict, invalid, notFound, statusBody, ApiError } from '../../../../api/status.js';
+import type { RestRequest } from '../../../types.js';
+import { objectBody } from '../../review.js';
+
+const minSeconds = 600;
+const maxSeconds = 2 ** 32;
+
+export async function requestToken(req: RestRequest, body: unknown): Promise<TokenRequest> {
+  const { namespace, name, names, services: { tokens, maxTokenExpirationMs = 0 } } = req;
+  if (!tokens) throw new ApiError(statusBody(405, 'MethodNotAllowed', `the ${req.info.resource}/${req.subresource} subresource is not supported by this server yet`));
+  const authGroup = names.group('authentication');
+  const request = objectBody(body) as Partial<TokenRequest>;
+  if (request.kind !== undefined && request.kind !== 'TokenRequest') throw badRequest(`the kind in the body (${request.kind}) must be TokenRequest`);
+  const spec: Partial<TokenRequestSpec> = { ...(request.spec ?? {}) };
+  const fail = (field: string, message: string) => invalid(authGroup, 'TokenRequest', name, [{ reason: 'FieldValueInvalid', field, message }]);
+  const asked = spec.expirationSeconds ?? 3600;
+  if (!Number.isInteger(asked)) throw fail('spec.expirationSeconds', `Invalid value: ${JSON.stringify(asked)}: must be an integer`);
+  if (asked < minSeconds) throw fail('spec.expirationSeconds', `Invalid value: ${asked}: may not specify a duration less than 10 minutes`);
+  if (asked > maxSeconds) throw fail('spec.expirationSeconds', `Invalid value: ${asked}: may not specify a duration larger than 2^32 seconds`);
+  const expirationSeconds = spec.expirationSeconds = maxTokenExpirationMs > 0 ? Math.min(asked, Math.floor(maxTokenExpirationMs / 1000)) : asked;
+  if (spec.audiences != null && !(Array.isArray(spec.audiences) && spec.audiences.every(a => typeof a === 'string')))
+    throw fail('spec.audiences', 'Invalid value: must be a list of strings');
+  const audiences = spec.audiences = spec.audiences?.length ? spec.audiences : tokens.apiAudiences;
+
+  const sa = await req.store.get(namespace, name);
+  let pod, secret;
+  const ref = spec.boundObjectRef;
+  if (ref) {
+    const resource = ref.kind === 'Pod' ? 'pods' : ref.kind === 'Secret' ? 'secrets' : undefined;
+    if (!resource || (ref.apiVersion ?? 'v1') !== 'v1') throw badRequest(`cannot bind token to object of type ${ref.apiVersion ?? ''}, Kind=${ref.kind ?? ''}`);
+    if (!ref.name) throw fail('spec.boundObjectRef.name', 'Required value');
+    const obj = await req.listers.get('', resource, namespace, ref.name);
+    if (!obj) throw notFound('', resource, ref.name);
+    if (ref.uid && ref.uid !== obj.metadata.uid)
+      throw conflict('', resource, ref.name, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+    if (resource === 'pods') {
+      const podSa = (obj as Pod).spec?.serviceAccountName || 'default';
+      if (podSa !== name) throw badRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
+      pod = { name: ref.name, uid: obj.metadata.uid! };
+    } else secret = { name: ref.name, uid: obj.metadata.uid! };
+    spec.boundObjectRef = { kind: ref.kind, apiVersion: 'v1', name: ref.name, uid: obj.metadata.uid };
+  }
+  const { token, exp } = await tokens.sign({ namespace, serviceAccount: { name, uid: sa.metadata.uid! }, pod, secret, audiences, expirationSeconds });
+  return {
+    kind: 'TokenRequest', apiVersion: `${authGroup}/v1`,
+    metadata: { name, namespace, creationTimestamp: nowTimestamp() },
+    spec: { ...spec, audiences, expirationSeconds }, status: { token, expirationTimestamp: nowTimestamp(new Date(exp * 1000)) },
+  };
+}

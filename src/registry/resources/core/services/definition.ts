@@ -1,0 +1,13 @@
+// core/v1 services: cluster IPs and node ports allocated by the server.
+import type { Service } from '../../../../api/types/core-v1.js';
+import * as s from '../../../../api/schemas/core-v1.js';
+import { define, only, proxy, statusSubresource } from '../../define.js';
+import { strategy } from './strategy.js';
+import { columns } from './columns.js';
+
+export const definition = define<Service>({
+  group: '', resource: 'services', kind: 'Service', shortNames: ['svc'], categories: ['all'], namespaced: true,
+  versions: only('v1', s.service),
+  subresources: { proxy: { verbs: proxy, kind: 'ServiceProxyOptions' }, status: statusSubresource },
+  strategy, columns,
+});

@@ -1,0 +1,272 @@
+// Services: defaults, cluster IP and node port allocation, and validation.
+import type { Stored } from '../../../../api/meta.js';
+import type { Service, ServicePort, ServiceSpec } from '../../../../api/types/core-v1.js';
+import { invalid as invalidError } from '../../../../api/status.js';
+import { defineStrategy, type StrategyContext } from '../../../strategy.js';
+import { fill } from '../../../defaults/fill.js';
+import {
+  type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isSet, labels, notSupported, oneOf, portNumber, portNumberOrName, required,
+} from '../../../validation/fields.js';
+import {
+  AllocationError, familyOf, inRange, ipAt, ipOffset, isHeadless, needsClusterIp, needsNodePorts, releaseHeld, serviceAllocators,
+  type IpRange, type RangeAllocator, type ServiceRanges,
+} from './allocator.js';
+
+const types = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
+const protocols = ['SCTP', 'TCP', 'UDP'];
+const families = ['IPv4', 'IPv6'];
+const familyPolicies = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
+
+type Svc = Stored<Service>;
+
+const portsOf = (s: ServiceSpec): ServicePort[] => (Array.isArray(s.ports) ? s.ports : []);
+
+function defaultService(svc: Service) {
+  const s = svc.spec && typeof svc.spec === 'object' ? svc.spec : (svc.spec = {});
+  fill(s, { type: 'ClusterIP', sessionAffinity: 'None' });
+  if (s.sessionAffinity === 'ClientIP') fill((s.sessionAffinityConfig ??= {}).clientIP ??= {}, { timeoutSeconds: 10800 });
+  for (const p of portsOf(s)) {
+    if (!p || typeof p !== 'object') continue;
+    fill(p, { protocol: 'TCP' });
+    if (!isSet(p.targetPort) || p.targetPort === 0 || p.targetPort === '') p.targetPort = p.port;
+  }
+  if (s.type === 'NodePort' || s.type === 'LoadBalancer') fill(s, { externalTrafficPolicy: 'Cluster' });
+  if (s.type === 'LoadBalancer') fill(s, { allocateLoadBalancerNodePorts: true });
+  if (s.type !== 'ExternalName') fill(s, { internalTrafficPolicy: 'Cluster' });
+  // clusterIP and clusterIPs say the same thing: either may be given
+  if (s.clusterIP && !s.clusterIPs?.length) s.clusterIPs = [s.clusterIP];
+  else if (!s.clusterIP && s.clusterIPs?.length) s.clusterIP = s.clusterIPs[0];
+}
+
+const rangesOf = (ctx: StrategyContext): ServiceRanges => ({
+  clusterIps: ctx.serviceClusterIpRanges ?? ['10.0.0.0/24'], nodePorts: ctx.serviceNodePortRange ?? { base: 30000, size: 2768 },
+});
+
+/** the families a service gets: what it asks for, else the cluster's primary (and secondary when it prefers both) */
+function chooseFamilies(s: ServiceSpec, ranges: IpRange[]): void {
+  const available = ranges.map(r => r.family);
+  if (!s.ipFamilyPolicy) {
+    // a headless service without selector serves every family the cluster has
+    s.ipFamilyPolicy = isHeadless(s) && !s.selector && available.length > 1 ? 'RequireDualStack'
+      : (s.ipFamilies ?? []).length > 1 || (s.clusterIPs ?? []).length > 1 ? 'RequireDualStack' : 'SingleStack';
+  }
+  const asked: IpRange['family'][] = s.ipFamilies?.length ? [...s.ipFamilies]
+    : (s.clusterIPs ?? []).filter(ip => ip && ip !== 'None').map(ip => familyOf(ip) ?? available[0]);
+  if (!asked.length) asked.push(available[0]);
+  if (s.ipFamilyPolicy !== 'SingleStack' && asked.length === 1) {
+    const other = available.find(f => f !== asked[0]);
+    if (other) asked.push(other);
+  }
+  s.ipFamilies = s.ipFamilyPolicy === 'SingleStack' ? asked.slice(0, 1) : asked;
+}
+
+/** cluster IPs and node ports for a service that needs them: the ones asked for if free, new ones otherwise */
+async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
+  const s = svc.spec;
+  if (!ctx.objects || !s || typeof s !== 'object') return;
+  const a = serviceAllocators(ctx.objects, rangesOf(ctx));
+  const ports = a.nodePorts;
+  const dryRun = !!ctx.dryRun;
+  const out: Causes = [];
+  /** what this write took, given back when it is not stored */
+  const taken: Taken = [];
+  const take = async (allocator: RangeAllocator, asks: Array<number | undefined>) => {
+    const got = await allocator.allocate(asks, dryRun);
+    if (!dryRun) taken.push({ allocator, offsets: got });
+    return got;
+  };
+  const refused = (e: unknown) => { if (!(e instanceof AllocationError)) throw e; return e; };
+  try {
+    if (needsClusterIp(s)) {
+      chooseFamilies(s, a.ips.map(r => r.cidr));
+      if (!isHeadless(s)) {
+        const ips: string[] = (s.clusterIPs ?? []).filter(Boolean);
+        for (const [i, family] of (s.ipFamilies ?? []).entries()) {
+          const range = a.ips.find(r => r.cidr.family === family);
+          if (!range) {
+            if (s.ipFamilyPolicy === 'SingleStack' || s.ipFamilyPolicy === 'RequireDualStack' || i === 0)
+              out.push(invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
+            continue;
+          }
+          const wanted = ips[i];
+          if (wanted) {
+            // an address the service already had stays its own; a changed one is refused by validation, not taken
+            if (old?.spec?.clusterIPs?.[i] && needsClusterIp(old.spec)) continue;
+            if (familyOf(wanted) !== family) {
+              out.push(invalid(`spec.clusterIPs[${i}]`, wanted, `expected an ${family} value as indicated by \`ipFamilies[${i}]\``));
+              continue;
+            }
+            const offset = ipOffset(range.cidr, wanted);
+            if (!inRange(range.cidr, wanted) || offset === undefined) {
+              out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is not in the valid range. The range of valid IPs is ${range.cidr.cidr}`));
+              continue;
+            }
+            await take(range.allocator, [offset]).catch(e => {
+              refused(e);
+              out.push(invalid('spec.clusterIPs', ips, `failed to allocate IP ${wanted}: provided IP is already allocated`));
+            });
+            continue;
+          }
+          const got = await take(range.allocator, [undefined]).catch(e => { refused(e); return undefined; });
+          if (!got) { out.push(invalid('spec.clusterIPs', ips, 'failed to allocate IP: range is full')); continue; }
+          ips[i] = ipAt(range.cidr, got[0]);
+        }
+        if (!out.length) { s.clusterIPs = ips.slice(0, s.ipFamilies?.length ?? 0); s.clusterIP = s.clusterIPs[0]; }
+      } else {
+        s.clusterIP = 'None';
+        s.clusterIPs = ['None'];
+      }
+    }
+    if (needsNodePorts(s) && !out.length) {
+      // within one service a node port may repeat only across protocols of the same port; ports the service names
+      // itself are asked for before any is drawn, so a drawn port never takes one named further down
+      const entries = [...portsOf(s).entries()].filter(([, p]) => p && typeof p === 'object');
+      const had = new Set((old?.spec?.ports ?? []).map(o => o?.nodePort).filter(Boolean));
+      /** a port number: the node port one of its entries names (the others of other protocols share it) */
+      const shared = new Map<number, number>();
+      for (const [, p] of entries) if (p.nodePort && !shared.has(p.port)) shared.set(p.port, p.nodePort);
+      const asks: Array<number | undefined> = [];
+      const askedBy: number[] = [];   // the index in spec.ports of each ask
+      const named = new Set<number>();
+      for (const [i, p] of entries) {
+        if (!p.nodePort || had.has(p.nodePort) || named.has(p.nodePort)) continue;
+        if (p.nodePort < ports.base || p.nodePort >= ports.base + ports.size) {
+          out.push(invalid(`spec.ports[${i}].nodePort`, p.nodePort, `provided port is not in the valid range. The range of valid ports is ${a.ports.range.text}`));
+          continue;
+        }
+        named.add(p.nodePort);
+        asks.push(p.nodePort - ports.base);
+        askedBy.push(i);
+      }
+      const drawFor = new Map<number, number>();   // a port number without node port: its ask
+      for (const [i, p] of entries) {
+        if (p.nodePort || shared.has(p.port) || drawFor.has(p.port)) continue;
+        drawFor.set(p.port, asks.length);
+        asks.push(undefined);
+        askedBy.push(i);
+      }
+      if (!out.length && asks.length) {
+        try {
+          const got = await take(a.ports, asks);
+          for (const [port, ask] of drawFor) shared.set(port, ports.base + got[ask]);
+        } catch (e) {
+          const { index, reason } = refused(e);
+          const i = askedBy[index];
+          out.push(reason === 'full' ? invalid(`spec.ports[${i}].nodePort`, 0, 'range is full')
+            : invalid(`spec.ports[${i}].nodePort`, portsOf(s)[i].nodePort, 'provided port is already allocated'));
+        }
+      }
+      if (!out.length) for (const [, p] of entries) p.nodePort ||= shared.get(p.port);
+    }
+  } catch (e) {
+    await giveBack(taken);
+    throw e;
+  }
+  if (out.length) {
+    await giveBack(taken);
+    throw invalidError('', 'Service', svc.metadata.name ?? '', out);
+  }
+  ctx.onFinish?.(stored => (stored ? releaseHeld(a, old, svc) : giveBack(taken)));
+}
+
+type Taken = Array<{ allocator: RangeAllocator; offsets: number[] }>;
+const giveBack = (taken: Taken) => Promise.all(taken.map(t => t.allocator.release(t.offsets))).then(() => {});
+
+/** an update that leaves out what was allocated keeps it (clients often send the spec they wrote, not the one they read) */
+function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
+  if (needsClusterIp(s) && needsClusterIp(o)) {
+    if (!s.clusterIP && !(s.clusterIPs ?? []).length) { s.clusterIP = o.clusterIP; s.clusterIPs = o.clusterIPs; }
+    if (!(s.ipFamilies ?? []).length && o.ipFamilies) s.ipFamilies = o.ipFamilies;
+    if (!s.ipFamilyPolicy && o.ipFamilyPolicy) s.ipFamilyPolicy = o.ipFamilyPolicy;
+  }
+  if (needsNodePorts(s) && needsNodePorts(o))
+    for (const p of portsOf(s)) {
+      if (!p || p.nodePort) continue;
+      const was = (o.ports ?? []).find(q => q?.port === p.port && (q?.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
+      if (was?.nodePort) p.nodePort = was.nodePort;
+    }
+  if (s.type === 'ExternalName') { delete s.clusterIP; delete s.clusterIPs; delete s.ipFamilies; delete s.ipFamilyPolicy; }
+  if (!needsNodePorts(s)) for (const p of portsOf(s)) if (p) delete p.nodePort;
+}
+
+function validateService(svc: Svc): Causes {
+  const s = svc.spec ?? {};
+  const out: Causes = [];
+  out.push(...oneOf('spec.type', s.type, types));
+  const ports = portsOf(s);
+  if (!ports.length && s.type !== 'ExternalName' && !isHeadless(s)) out.push(required('spec.ports'));
+  const names = new Set<string>(), keys = new Set<string>();
+  for (const [i, p] of ports.entries()) {
+    const at = `spec.ports[${i}]`;
+    if (ports.length > 1 && !p?.name) out.push(required(`${at}.name`));
+    else if (p?.name) {
+      out.push(...dnsLabel(`${at}.name`, p.name));
+      if (names.has(p.name)) out.push(duplicate(`${at}.name`, p.name));
+      names.add(p.name);
+    }
+    out.push(...portNumber(`${at}.port`, p?.port));
+    out.push(...oneOf(`${at}.protocol`, p?.protocol, protocols));
+    if (isSet(p?.targetPort)) out.push(...portNumberOrName(`${at}.targetPort`, p.targetPort));
+    const key = `${p?.port}/${p?.protocol}`;
+    if (keys.has(key)) out.push(duplicate(at, { port: p.port, protocol: p.protocol }));
+    keys.add(key);
+    if (p?.nodePort && (s.type === 'ClusterIP' || s.type === 'ExternalName'))
+      out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${s.type}'`));
+  }
+  out.push(...oneOf('spec.sessionAffinity', s.sessionAffinity, ['ClientIP', 'None']));
+  const timeout = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
+  if (s.sessionAffinity === 'ClientIP' && isSet(timeout) && !(timeout > 0 && timeout <= 86400))
+    out.push(invalid('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, 'must be greater than 0 and less than 86400'));
+  out.push(...labels('spec.selector', s.selector));
+  if (s.type === 'ExternalName') {
+    if (!s.externalName) out.push(required('spec.externalName'));
+    else out.push(...dnsSubdomain('spec.externalName', String(s.externalName).replace(/\.$/, '')));
+  }
+  // an empty policy is an unset one
+  const trafficPolicy: string | undefined = s.externalTrafficPolicy;
+  if (isSet(trafficPolicy) && trafficPolicy !== '') {
+    if (s.type !== 'NodePort' && s.type !== 'LoadBalancer')
+      out.push(invalid('spec.externalTrafficPolicy', trafficPolicy, "may only be set when `type` is 'NodePort' or 'LoadBalancer'"));
+    else out.push(...oneOf('spec.externalTrafficPolicy', trafficPolicy, ['Cluster', 'Local']));
+  }
+  if (isSet(s.internalTrafficPolicy) && s.type !== 'ExternalName') out.push(...oneOf('spec.internalTrafficPolicy', s.internalTrafficPolicy, ['Cluster', 'Local']));
+  if (isSet(s.ipFamilyPolicy)) out.push(...oneOf('spec.ipFamilyPolicy', s.ipFamilyPolicy, familyPolicies));
+  for (const [i, f] of (s.ipFamilies ?? []).entries()) if (!families.includes(f)) out.push(notSupported(`spec.ipFamilies[${i}]`, f, families));
+  for (const [i, ip] of (s.clusterIPs ?? []).entries())
+    if (ip && ip !== 'None' && !familyOf(ip)) out.push(invalid(`spec.clusterIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+  if (s.clusterIP && s.clusterIPs?.length && s.clusterIP !== s.clusterIPs[0])
+    out.push(invalid('spec.clusterIPs', s.clusterIPs, 'first value must match `clusterIP`'));
+  for (const [i, ip] of (s.externalIPs ?? []).entries())
+    if (!familyOf(ip)) out.push(invalid(`spec.externalIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+  return out;
+}
+
+function validateServiceUpdate(svc: Svc, old: Svc): Causes {
+  const out = validateService(svc);
+  const s = svc.spec ?? {}, o = old.spec ?? {};
+  // the primary IP stays unless the service turns into, or from, an ExternalName
+  if (needsClusterIp(s) && needsClusterIp(o) && o.clusterIPs?.[0] && s.clusterIPs?.[0] !== o.clusterIPs[0])
+    out.push(invalid('spec.clusterIPs[0]', s.clusterIPs ?? [], 'may not change once set'));
+  if (needsClusterIp(s) && needsClusterIp(o) && o.ipFamilies?.[0] && s.ipFamilies?.[0] !== o.ipFamilies[0])
+    out.push(invalid('spec.ipFamilies[0]', s.ipFamilies?.[0] ?? '', 'may not change once set'));
+  return out;
+}
+
+export const strategy = defineStrategy<Svc>({
+  nameRule: 'dns-label',
+  generation: false,
+  defaults: defaultService,
+  async prepareForCreate(svc, ctx) {
+    svc.status = { loadBalancer: {} };
+    await allocate(svc, ctx);
+  },
+  async prepareForUpdate(svc, old, ctx) {
+    if (svc.spec) keepAllocated(svc.spec, old.spec ?? {});
+    await allocate(svc, ctx, old);
+  },
+  validate: validateService,
+  validateUpdate: validateServiceUpdate,
+  async afterDelete(svc, ctx) {
+    if (ctx.objects) await releaseHeld(serviceAllocators(ctx.objects, rangesOf(ctx)), svc, undefined);
+  },
+});

@@ -1,0 +1,55 @@
+// Role bindings and cluster role bindings: a role and the subjects it is granted to; the role never changes.
+import type { Stored } from '../../../../api/meta.js';
+import type { ClusterRoleBinding, RoleBinding } from '../../../../api/types/rbac-v1.js';
+import type { TableColumn } from '../../../types.js';
+import { defineStrategy } from '../../../strategy.js';
+import { type Causes, dnsSubdomain, invalid, notSupported, required, sameJson } from '../../../validation/fields.js';
+import { age, column, wide } from '../../columns.js';
+import { rbacStrategy } from '../roles/strategy.js';
+
+type Binding = RoleBinding | ClusterRoleBinding;
+
+const subjectKinds = ['Group', 'ServiceAccount', 'User'];
+
+function validateBinding(b: Binding, namespaced: boolean): Causes {
+  const out: Causes = [];
+  const ref = b.roleRef;
+  const kinds = namespaced ? ['ClusterRole', 'Role'] : ['ClusterRole'];
+  if (!ref?.kind) out.push(required('roleRef.kind'));
+  else if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind, kinds));
+  if (!ref?.name) out.push(required('roleRef.name'));
+  for (const [i, s] of (b.subjects ?? []).entries()) {
+    const at = `subjects[${i}]`;
+    if (!s?.name) out.push(required(`${at}.name`));
+    if (!subjectKinds.includes(s?.kind)) { out.push(notSupported(`${at}.kind`, s?.kind ?? '', subjectKinds)); continue; }
+    if (s.kind === 'ServiceAccount') {
+      if (s.name) out.push(...dnsSubdomain(`${at}.name`, s.name));
+      if (!namespaced && !s.namespace) out.push(required(`${at}.namespace`));
+    }
+  }
+  return out;
+}
+
+const roleRefFixed = (b: Binding, old: Binding): Causes => (sameJson(b.roleRef, old.roleRef) ? [] : [invalid('roleRef', b.roleRef, 'cannot change roleRef')]);
+
+/** the strategy of role bindings (namespaced) and cluster role bindings */
+export function bindingStrategy(namespaced: boolean) {
+  return defineStrategy<Stored<Binding>>({
+    ...rbacStrategy,
+    validate: b => validateBinding(b, namespaced),
+    validateUpdate: (b, old) => [...validateBinding(b, namespaced), ...roleRefFixed(b, old)],
+  });
+}
+
+function subjectsOf(b: Binding, kind: string): string {
+  return (b.subjects ?? []).filter(s => s.kind === kind)
+    .map(s => (kind === 'ServiceAccount' ? `${s.namespace ?? ''}/${s.name}` : s.name)).join(', ');
+}
+
+export const bindingColumns: TableColumn<Binding>[] = [
+  column('Role', 'string', o => `${o.roleRef?.kind ?? ''}/${o.roleRef?.name ?? ''}`, 'Role or ClusterRole of the binding.'),
+  age,
+  wide('Users', 'string', o => subjectsOf(o, 'User'), 'Users in the binding'),
+  wide('Groups', 'string', o => subjectsOf(o, 'Group'), 'Groups in the binding'),
+  wide('ServiceAccounts', 'string', o => subjectsOf(o, 'ServiceAccount'), 'ServiceAccounts in the binding'),
+];

@@ -1,0 +1,85 @@
+// The scale subresource: a resource's replica count as an autoscaling/v1 Scale. The workload kinds serve it, and so
+// do custom resources that declare it (with their own paths of the counts and the selector).
+import type { ApiObject } from '../../api/meta.js';
+import type { Scale } from '../../api/types/autoscaling-v1.js';
+import type { LabelSelector } from '../../api/types/meta-v1.js';
+import { badRequest, conflict, invalid } from '../../api/status.js';
+import { labelSelectorFromObject, selectorToString } from '../../api/selectors.js';
+import type { RestHandler, SubresourceDefinition } from '../types.js';
+import { readWrite } from './define.js';
+
+/** where a resource keeps what its scale subresource shows (JSON paths such as .spec.replicas) */
+export interface ScalePaths {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
+const defaultPaths: ScalePaths = { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas', labelSelectorPath: '.spec.selector' };
+
+type Fields = Record<string, unknown>;
+const steps = (path: string) => path.replace(/^\./, '').split('.').filter(Boolean);
+const getPath = (obj: unknown, path: string): unknown =>
+  steps(path).reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Fields)[k] : undefined), obj);
+function setPath(obj: object, path: string, value: unknown) {
+  const keys = steps(path);
+  let o = obj as Fields;
+  for (const k of keys.slice(0, -1)) o = (o[k] ??= {}) as Fields;
+  o[keys[keys.length - 1]] = value;
+}
+
+/** a label selector as the Scale's status carries it: the string form of a LabelSelector object or a plain map */
+function selectorString(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'string') return v;
+  const o = v as Fields;
+  const asObject = ('matchLabels' in o || 'matchExpressions' in o ? o : { matchLabels: o }) as LabelSelector;
+  return selectorToString(labelSelectorFromObject(asObject));
+}
+
+const count = (v: unknown) => (typeof v === 'number' ? v : 0);
+
+export function scaleOf(obj: ApiObject, paths: ScalePaths): Scale {
+  const m = obj.metadata;
+  const selector = paths.labelSelectorPath ? selectorString(getPath(obj, paths.labelSelectorPath)) : undefined;
+  return {
+    kind: 'Scale', apiVersion: 'autoscaling/v1',
+    metadata: { name: m.name, namespace: m.namespace, uid: m.uid, resourceVersion: m.resourceVersion, creationTimestamp: m.creationTimestamp },
+    spec: { replicas: count(getPath(obj, paths.specReplicasPath)) },
+    status: { replicas: count(getPath(obj, paths.statusReplicasPath)), ...(selector ? { selector } : {}) },
+  };
+}
+
+/** GET, PUT and PATCH of a Scale: the parent's replica count changes, nothing else */
+function scaleHandler(paths: ScalePaths): RestHandler {
+  return {
+    async get(req) {
+      return scaleOf(await req.store.get(req.namespace, req.name), paths);
+    },
+    async update(req, next) {
+      const { obj } = await req.store.guaranteedUpdate(req.namespace, req.name, '', current => {
+        if (!current) return { metadata: { name: req.name } };   // the store answers 404
+        const wanted = next(scaleOf(current, paths));
+        if (!wanted || typeof wanted !== 'object' || Array.isArray(wanted)) throw badRequest('the request body must be a Scale object');
+        const scale = wanted as Partial<Scale>;
+        if (scale.kind !== undefined && scale.kind !== 'Scale') throw badRequest(`the kind in the body (${scale.kind}) is not Scale`);
+        const replicas = scale.spec?.replicas;
+        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+          throw invalid('autoscaling', 'Scale', req.name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas',
+            message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0` }]);
+        const rv = scale.metadata?.resourceVersion;
+        if (rv && rv !== current.metadata.resourceVersion)
+          throw conflict(req.info.group, req.info.resource, req.name, 'the object has been modified; please apply your changes to the latest version and try again');
+        setPath(current, paths.specReplicasPath, replicas);
+        return current;
+      }, req.admission(), { dryRun: req.dryRun });
+      return scaleOf(obj, paths);
+    },
+  };
+}
+
+/** the scale subresource, for a resource whose counts are not at .spec.replicas, .status.replicas and .spec.selector */
+export const scaleSubresource = (paths: ScalePaths = defaultPaths): SubresourceDefinition =>
+  ({ verbs: readWrite, kind: 'Scale', group: 'autoscaling', version: 'v1', rest: scaleHandler(paths) });
+
+export const scale = scaleSubresource();

@@ -1,0 +1,39 @@
+// What the workload kinds share: a selector that selects the template's pods, and rolling update bounds.
+import type { IntOrString, LabelSelector } from '../../api/types/meta-v1.js';
+import type { PodTemplateSpec } from '../../api/types/core-v1.js';
+import { selectorIsEmpty, selectorMatches } from '../../api/selectors.js';
+import { type Causes, immutable, intOrPercent, invalid, labelSelector, required } from './fields.js';
+import { validateTemplate, type PodSpecRules } from './pod-spec.js';
+
+/** the restart policy of every workload but jobs */
+export const always = ['Always'] as const;
+
+/** selector present, not empty, valid, and matching the template's labels */
+export function selectorAndTemplate(s: { selector?: LabelSelector; template?: PodTemplateSpec }, kind: string, rules: PodSpecRules): Causes {
+  const out: Causes = [];
+  if (!s.selector) out.push(required('spec.selector'));
+  else {
+    out.push(...labelSelector('spec.selector', s.selector));
+    if (selectorIsEmpty(s.selector)) out.push(invalid('spec.selector', s.selector, `empty selector is invalid for ${kind}`));
+  }
+  if (!s.template) out.push(required('spec.template'));
+  else {
+    if (s.selector && !selectorIsEmpty(s.selector) && !selectorMatches(s.selector, s.template.metadata?.labels))
+      out.push(invalid('spec.template.metadata.labels', s.template.metadata?.labels ?? {}, '`selector` does not match template `labels`'));
+    out.push(...validateTemplate('spec.template', s.template, rules));
+  }
+  return out;
+}
+
+const isZero = (v: unknown) => v === 0 || v === '0%';
+
+export function rollingUpdate(at: string, ru: { maxUnavailable?: IntOrString; maxSurge?: IntOrString }): Causes {
+  const out = [...intOrPercent(`${at}.maxUnavailable`, ru.maxUnavailable), ...intOrPercent(`${at}.maxSurge`, ru.maxSurge)];
+  if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge ?? 0))
+    out.push(invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+  return out;
+}
+
+interface WithSelector { spec?: { selector?: LabelSelector } }
+export const selectorImmutable = (obj: WithSelector, old: WithSelector) => immutable('spec.selector', obj.spec?.selector, old.spec?.selector);
+

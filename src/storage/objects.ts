@@ -1,0 +1,262 @@
+// The object store: what the registry asks of storage, in objects rather than bytes. One interface, two
+// implementations: the direct store below (JSON over a KV backend) and the watch cache (src/watch/cache.ts), which
+// decorates it and serves watches and not-older-than reads from memory. Every write is a compare-and-swap on the
+// key's revision, retried on conflict.
+import type { ApiObject } from '../api/meta.js';
+import type { ObjectEvent, StoredObject } from '../api/cache.js';
+import { formatResourceVersion, type Revision } from '../api/resource-version.js';
+import { futureRevision, isStorageError, notFound, StorageError, type KV, type KeyValue, type WatchEvent } from './types.js';
+
+/** how recent a read must be, as a request's resourceVersion and resourceVersionMatch say */
+export interface ReadOptions {
+  /** absent: the latest (a consistent read); 0: any; else not older than this revision, or exactly it (match Exact) */
+  revision?: Revision;
+  match?: 'Exact' | 'NotOlderThan';
+}
+
+export interface ListOptions extends ReadOptions {
+  /** at most this many objects (that pass the filter); absent or 0: all */
+  limit?: number;
+  /** the key to go on from (inclusive), a page of an earlier list read at exactly `revision` */
+  start?: string;
+  /** only objects it accepts are returned and count against the limit */
+  filter?(obj: ApiObject): boolean;
+}
+
+export interface ListPage {
+  /** in key order */
+  items: StoredObject[];
+  /** the revision the list was read at */
+  revision: Revision;
+  /** more objects may follow: the key the next page starts at */
+  next?: string;
+  /** stored objects after this page (filtered or not), when known */
+  remaining?: number;
+}
+
+export interface WatchOptions {
+  /** changes after this revision; absent or 0: the current state first, as ADDED events (for absent: the latest state) */
+  revision?: Revision;
+  /** send the current state first even with a revision (which it is then not older than), and mark its end */
+  initialEvents?: boolean;
+  /** an idle watch gets a bookmark at least this often; absent: no bookmarks */
+  bookmarkIntervalMs?: number;
+}
+
+export interface ObjectWatcher {
+  event(ev: ObjectEvent): void;
+  /** every change up to rev has been sent; initialEventsEnd: the initial events asked for are all out */
+  bookmark?(rev: Revision, initialEventsEnd?: boolean): void;
+  /** the watch cannot go on (Compacted: its revision is gone, the watcher must list again); nothing follows */
+  end(err: StorageError): void;
+  /** the store lost its watch stream (false) or has it back (true); changes go on without a gap unless end follows */
+  connected?(live: boolean): void;
+}
+
+/** what an update does with the current object (undefined when the key is absent) */
+export type UpdateDecision =
+  /** store this object, guarded on the current revision (created when absent); unchanged content writes nothing */
+  | { put: ApiObject }
+  /** write nothing */
+  | { skip: true }
+  /** delete the current object, guarded on its revision */
+  | { delete: true };
+
+export interface Preconditions { uid?: string; resourceVersion?: string }
+
+export interface ObjectStore {
+  /** the object at key, or undefined; opts.revision: the answer must not be older */
+  get(key: string, opts?: ReadOptions): Promise<StoredObject | undefined>;
+  list(prefix: string, opts?: ListOptions): Promise<ListPage>;
+  /** starts a watch of a key prefix; rejects when it cannot start (Compacted, FutureRevision); resolves to its stop */
+  watch(prefix: string, opts: WatchOptions, watcher: ObjectWatcher): Promise<() => void>;
+  /** throws KeyExists; sets obj's resourceVersion */
+  create(key: string, obj: ApiObject): Promise<StoredObject>;
+  /**
+   * Compare-and-swap: decide gets a private copy of the current object and says what to do; when the object changed
+   * meanwhile, decide runs again on the new one. Resolves to what is stored afterwards: the written object (its
+   * resourceVersion set), the unchanged current one, or for a delete the last state with the delete's revision.
+   */
+  update(key: string, decide: (current: StoredObject | undefined) => Promise<UpdateDecision> | UpdateDecision,
+    opts?: { preconditions?: Preconditions }): Promise<StoredObject | undefined>;
+  /** deletes the object when the preconditions hold (else Conflict); NotFound when absent */
+  delete(key: string, opts?: { preconditions?: Preconditions }): Promise<StoredObject>;
+  /** the store's latest revision */
+  revision(): Promise<Revision>;
+}
+
+/** the stored form of an object: JSON without its resourceVersion, which the revision carries */
+export const encodeObject = (obj: ApiObject): Uint8Array => {
+  const rv = obj.metadata.resourceVersion;
+  delete obj.metadata.resourceVersion;
+  const bytes = Buffer.from(JSON.stringify(obj));
+  if (rv !== undefined) obj.metadata.resourceVersion = rv;
+  return bytes;
+};
+
+export const decodeObject = (value: Uint8Array, rev: Revision): ApiObject => {
+  const obj = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as ApiObject;
+  obj.metadata.resourceVersion = formatResourceVersion(rev);
+  return obj;
+};
+
+/** a stored object decoded when first read: watchers of a wide prefix skip most events without parsing them */
+export function storedObject(key: string, value: Uint8Array, rev: Revision): StoredObject {
+  let obj: ApiObject | undefined;
+  return {
+    key, rev,
+    get obj() { return (obj ??= decodeObject(value, rev)); },
+    set obj(o: ApiObject) { obj = o; },
+  };
+}
+
+const stored = (kv: KeyValue) => storedObject(kv.key, kv.value, kv.modRevision);
+
+/** a change in the form watchers get; a delete without the deleted value says nothing a watcher can use */
+export function objectEvent(e: WatchEvent): ObjectEvent | undefined {
+  const prev = e.prevKv && stored(e.prevKv);
+  const rev = e.kv.modRevision;
+  if (e.type === 'put') return { type: prev ? 'MODIFIED' : 'ADDED', key: e.kv.key, cur: stored(e.kv), prev, rev };
+  return e.prevKv && { type: 'DELETED', key: e.kv.key, cur: storedObject(e.kv.key, e.prevKv.value, rev), prev, rev };
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
+
+/** the two objects are stored alike (their resourceVersions aside) */
+export const sameContent = (a: ApiObject, b: ApiObject) => sameBytes(encodeObject(a), encodeObject(b));
+
+/** why preconditions fail on the current object, in the reference's words */
+export function checkPreconditions(key: string, current: StoredObject, p: Preconditions | undefined) {
+  const meta = current.obj.metadata;
+  if (p?.uid && p.uid !== meta.uid)
+    throw new StorageError('Conflict', `Precondition failed: UID in precondition: ${p.uid}, UID in object meta: ${meta.uid}`, key);
+  if (p?.resourceVersion && p.resourceVersion !== meta.resourceVersion)
+    throw new StorageError('Conflict',
+      `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`, key);
+}
+
+/** attempts of one update before it gives up with Conflict */
+const maxAttempts = 64;
+
+/** the revision a list reads at: exactly the asked one, or absent for the latest (then checked to be not older) */
+const exactRevision = (opts: ListOptions): Revision | undefined =>
+  opts.start !== undefined || opts.match === 'Exact' || (!opts.match && opts.limit && opts.revision) ? opts.revision || undefined : undefined;
+
+export function createObjectStore(kv: KV): ObjectStore {
+  const notOlder = (rev: Revision | undefined, readAt: Revision) => {
+    if (rev && readAt < rev) throw futureRevision(rev, readAt);
+  };
+
+  const store: ObjectStore = {
+    async get(key, opts) {
+      const { kv: cur, revision } = await kv.get(key);
+      notOlder(opts?.revision, revision);
+      return cur && stored(cur);
+    },
+
+    async list(prefix, opts = {}) {
+      const limit = opts.limit && opts.limit > 0 ? opts.limit : 0;
+      const { filter } = opts;
+      const items: StoredObject[] = [];
+      let readAt = exactRevision(opts);
+      let from = opts.start;
+      let next: string | undefined;
+      let remaining: number | undefined;
+      for (;;) {
+        const want = limit ? limit - items.length : 0;
+        // a filter may drop most of a page: read ahead so a selective list takes few round trips
+        const page = await kv.list(prefix, { revision: readAt, limit: filter && want ? Math.max(want, 100) : want, start: from });
+        if (readAt === undefined) notOlder(opts.revision, page.revision);
+        readAt = page.revision;
+        let i = 0;
+        for (; i < page.kvs.length && (!limit || items.length < limit); i++) {
+          const item = stored(page.kvs[i]);
+          if (!filter || filter(item.obj)) items.push(item);
+        }
+        const lastKey = page.kvs[i - 1]?.key;
+        const leftInPage = page.kvs.length - i;
+        if (limit && items.length >= limit) {
+          if (leftInPage > 0 || page.more) {
+            next = lastKey! + '\0';
+            remaining = leftInPage + (page.remaining ?? 0);
+          }
+          break;
+        }
+        if (!page.more || !lastKey) break;
+        from = lastKey + '\0';
+      }
+      return { items, revision: readAt, next, remaining };
+    },
+
+    async watch(prefix, opts, watcher) {
+      let last: Revision;
+      if (opts.initialEvents ?? !opts.revision) {
+        const { items, revision } = await store.list(prefix, { revision: opts.revision });
+        for (const cur of items) watcher.event({ type: 'ADDED', key: cur.key, cur, rev: cur.rev });
+        if (opts.initialEvents) watcher.bookmark?.(revision, true);
+        last = revision;
+      } else {
+        last = opts.revision || await kv.currentRevision();
+      }
+      let timer: NodeJS.Timeout | undefined;
+      const w = kv.watch(prefix, { afterRevision: last }, {
+        onEvents(events) {
+          for (const e of events) {
+            last = e.kv.modRevision;
+            const ev = objectEvent(e);
+            if (ev) watcher.event(ev);
+          }
+        },
+        onError: err => { clearInterval(timer); watcher.end(err); },
+        onConnection: live => watcher.connected?.(live),
+      });
+      // a bookmark says what this watch has delivered, never more
+      if (opts.bookmarkIntervalMs) (timer = setInterval(() => watcher.bookmark?.(last), opts.bookmarkIntervalMs)).unref();
+      return () => { clearInterval(timer); w.close(); };
+    },
+
+    async create(key, obj) {
+      const { kv: written } = await kv.create(key, encodeObject(obj));
+      obj.metadata.resourceVersion = formatResourceVersion(written.modRevision);
+      return { key, obj, rev: written.modRevision };
+    },
+
+    async update(key, decide, opts = {}) {
+      let cur = (await kv.get(key)).kv;
+      for (let attempt = 0; attempt < maxAttempts; attempt++) {
+        const current = cur && stored(cur);
+        if (current && opts.preconditions) checkPreconditions(key, current, opts.preconditions);
+        const decision = await decide(current);
+        if ('skip' in decision) return current;
+        if ('delete' in decision && !cur) throw notFound(key);
+        try {
+          if ('delete' in decision) {
+            const { revision } = await kv.delete(key, cur!.modRevision);
+            return storedObject(key, cur!.value, revision);
+          }
+          const bytes = encodeObject(decision.put);
+          if (cur && sameBytes(bytes, cur.value)) return current;
+          const { kv: written } = cur ? await kv.update(key, bytes, cur.modRevision) : await kv.create(key, bytes);
+          decision.put.metadata.resourceVersion = formatResourceVersion(written.modRevision);
+          return { key, obj: decision.put, rev: written.modRevision };
+        } catch (e) {
+          // changed meanwhile: decide again on what is stored now
+          if (isStorageError(e, 'Conflict')) cur = e.current ?? (await kv.get(key)).kv;
+          else if (isStorageError(e, 'NotFound')) cur = undefined;
+          else if (isStorageError(e, 'KeyExists')) cur = (await kv.get(key)).kv;
+          else throw e;
+        }
+      }
+      throw new StorageError('Conflict', 'too many concurrent updates; please try again', key);
+    },
+
+    async delete(key, opts) {
+      const gone = await store.update(key, () => ({ delete: true }), opts);
+      return gone!;
+    },
+
+    revision: () => kv.currentRevision(),
+  };
+  return store;
+}

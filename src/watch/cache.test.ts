@@ -1,0 +1,153 @@
+// The watch cache: the object store contract, and healing after its storage watch ends, on every backend.
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import type { ApiObject } from '../api/meta.js';
+import type { ObjectEvent } from '../api/cache.js';
+import { objectStoreContract, record, assertBookmarksHonest } from '../storage/testing/object-store-contract.js';
+import { backendNames, openBackend } from '../storage/testing/backends.js';
+import { faultyKV, type FaultyKV } from '../storage/testing/faulty-kv.js';
+import { createObjectStore } from '../storage/objects.js';
+import { isStorageError, StorageError } from '../storage/types.js';
+import { createWatchCache, type WatchCache } from './cache.js';
+import { until } from '../../test/support/wait.js';
+
+const sleep = (ms: number) => new Promise<void>(resolve => setTimeout(resolve, ms));
+const object = (name: string, v = '1'): ApiObject => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { v } } as ApiObject);
+const valueOf = (o: ApiObject) => (o as { data?: { v?: string } }).data?.v;
+
+const passes = (check: () => void) => { try { check(); return true; } catch { return false; } };
+
+for (const name of backendNames) {
+  objectStoreContract(`watch cache on ${name}`, async () => {
+    const { kv, close } = await openBackend(name);
+    const store = createWatchCache(createObjectStore(kv), { root: '/registry/', freshnessTimeoutMs: 300 });
+    await store.start();
+    return { store, kv, async close() { store.stop(); await close(); } };
+  });
+
+  describe(`watch cache healing on ${name}`, () => {
+    let backend: Awaited<ReturnType<typeof openBackend>>;
+    let kv: FaultyKV;
+    let cache: WatchCache;
+    const run = randomBytes(4).toString('hex');
+    let counter = 0;
+    const fresh = (label: string) => `/registry/heal-${run}/${++counter}-${label}/`;
+    const put = (key: string, v: string) => cache.update(key, cur => ({ put: { ...(cur?.obj ?? object(key.split('/').pop()!)), data: { v } } as ApiObject }));
+
+    before(async () => {
+      backend = await openBackend(name);
+      kv = faultyKV(backend.kv);
+      cache = createWatchCache(createObjectStore(kv), { root: '/registry/', log: { warn() {} } });
+      await cache.start();
+    });
+    after(async () => { cache.stop(); await backend.close(); });
+
+    test('a storage watch that breaks is opened again from where it was: watchers go on without loss', async () => {
+      const p = fresh('broken');
+      const first = await cache.create(p + 'a', object('a', '0'));
+      await cache.list(p, { revision: first.rev });   // the resource is cached from here on
+      const r = await record(cache, p, { revision: first.rev, bookmarkIntervalMs: 5 });
+      try {
+        kv.disconnect();
+        assert.throws(() => cache.check(), /reconnecting/);
+        const written: number[] = [];
+        for (let i = 1; i <= 5; i++) written.push((await put(p + 'a', String(i)))!.rev);
+        kv.breakWatches(new StorageError('Unavailable', 'the connection to storage was lost'));
+        await r.until(() => r.events().length >= 5, 'the 5 changes');
+        await until(() => passes(() => cache.check()), 'the cache to be ready again');
+        const more = await put(p + 'a', '6');
+        await r.until(() => r.events().length >= 6, 'a change after healing');
+        assert.deepEqual(r.events().map(e => e.rev), [...written, more!.rev]);
+        assert.equal(r.ended, undefined, 'the watcher was carried over');
+        assertBookmarksHonest(r);
+      } finally {
+        r.stop();
+      }
+    });
+
+    test('compaction past the cache: it lists again; watchers of changed resources end with Compacted, the rest go on; subscribers get the difference', async () => {
+      const changed = fresh('changed');
+      const quiet = fresh('quiet');
+      await cache.create(changed + 'a', object('a'));
+      await cache.create(changed + 'b', object('b'));
+      const q = await cache.create(quiet + 'q', object('q'));
+      const view = cache.cache(changed);
+      await view.ready;
+      await cache.list(changed, { revision: q.rev });
+      await cache.list(quiet, { revision: q.rev });
+      // a subscriber inside the server keeps a map of the resource
+      const state = new Map(view.snapshot(changed).map(i => [i.key, valueOf(i.obj)]));
+      const seen: ObjectEvent[] = [];
+      const unsubscribe = view.subscribe({
+        send(ev) { seen.push(ev); if (ev.type === 'DELETED') state.delete(ev.key); else state.set(ev.key, valueOf(ev.cur.obj)); },
+        end() {},
+      });
+      const onChanged = await record(cache, changed, { revision: q.rev });
+      const onQuiet = await record(cache, quiet, { revision: q.rev });
+      try {
+        kv.disconnect();
+        await cache.create(changed + 'c', object('c'));
+        await put(changed + 'a', '2');
+        await cache.delete(changed + 'b');
+        await backend.kv.compact(await backend.kv.currentRevision());
+        kv.breakWatches(new StorageError('Unavailable', 'the storage server restarted'));
+        await onChanged.until(() => onChanged.ended !== undefined, 'the watcher of the changed resource to end');
+        await until(() => passes(() => cache.check()), 'the cache to be ready again');
+        assert.ok(isStorageError(onChanged.ended, 'Compacted'), String(onChanged.ended));
+        assert.deepEqual(Object.fromEntries(state), { [changed + 'a']: '2', [changed + 'c']: '1' }, 'the subscriber holds what is stored');
+        assert.deepEqual(seen.map(e => [e.type, e.key]).sort(), [['ADDED', changed + 'c'], ['DELETED', changed + 'b'], ['MODIFIED', changed + 'a']].sort());
+
+        const after = await put(quiet + 'q', '2');
+        await onQuiet.until(() => onQuiet.events().length >= 1, 'a change to the quiet resource');
+        assert.equal(onQuiet.ended, undefined, 'the quiet resource kept its watcher');
+        assert.deepEqual(onQuiet.events().map(e => e.rev), [after!.rev]);
+
+        const later = await put(changed + 'c', '2');
+        await until(() => state.get(changed + 'c') === '2', 'the subscriber to see a change after healing');
+        const again = await record(cache, changed, { revision: 0 });
+        try {
+          await again.until(() => again.events().length >= 2, 'the current objects');
+          assert.deepEqual(again.events().map(e => [e.key, valueOf(e.cur.obj)]), [[changed + 'a', '2'], [changed + 'c', '2']]);
+          assert.ok(again.events()[1].rev === later!.rev);
+        } finally {
+          again.stop();
+        }
+      } finally {
+        unsubscribe();
+        onChanged.stop();
+        onQuiet.stop();
+      }
+    });
+
+    test('a watch from before the cache\'s history is served by storage, whose bookmarks never run ahead of its events', async () => {
+      const p = fresh('fallback');
+      const first = await cache.create(p + 'k', object('k', '0'));
+      for (let i = 1; i <= 100; i++) await put(p + 'k', String(i));
+      const now = await cache.revision();
+      await cache.list(p, { revision: now });   // the cache's history starts after all of these
+      const r = await record(cache, p, { revision: first.rev, bookmarkIntervalMs: 1 });
+      try {
+        for (let i = 101; i <= 120; i++) await put(p + 'k', String(i));
+        await r.until(() => r.events().length >= 120, 'every change');
+        await r.until(() => r.log.some(l => l.kind === 'bookmark'), 'a bookmark');
+        assertBookmarksHonest(r);
+        assert.deepEqual(r.events().map(e => valueOf(e.cur.obj)), Array.from({ length: 120 }, (_, i) => String(i + 1)));
+      } finally {
+        r.stop();
+      }
+    });
+
+    test('a cache first used while the storage watch is away catches up once it is back', async () => {
+      const p = fresh('late');
+      await cache.create(p + 'a', object('a'));
+      kv.disconnect();
+      const b = await cache.create(p + 'b', object('b'));
+      const listing = cache.list(p, { revision: b.rev });
+      await sleep(50);
+      kv.reconnect();
+      assert.deepEqual((await listing).items.map(i => i.obj.metadata.name), ['a', 'b']);
+      await until(() => passes(() => cache.check()), 'the cache to be ready');
+    });
+  });
+}

@@ -1,0 +1,59 @@
+// Service addresses and ports held in the stored allocation objects: what a refused write took is given back,
+// what a Service lets go of (deleted, changed type) is free at once, and a dry run takes nothing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { eachBackend } from './servers.js';
+
+// six usable addresses (a /29 keeps no band for chosen ones) and two node ports
+const flags = ['--service-cluster-ip-range=10.0.0.0/29', '--service-node-port-range=30000-30001'];
+
+eachBackend('service allocations', h => {
+  const svc = (ns: string, name: string, spec: any, query = '') =>
+    h.client().request('POST', `/api/v1/namespaces/${ns}/services${query}`, { body: { metadata: { name }, spec } });
+
+  test('refused and dry-run creates take nothing: six valid Services still fit the six addresses, the seventh does not', async () => {
+    const ns = await h.namespace('svc');
+    // allocated during prepare, then refused by validation: what they took goes back
+    for (let i = 0; i < 10; i++) {
+      const refused = await svc(ns, `bad-${i}`, { ports: [{ port: 80 }], selector: { 'not a label!': 'x' } });
+      assert.equal(refused.status, 422, refused.body);
+    }
+    for (let i = 0; i < 10; i++) assert.equal((await svc(ns, `dry-${i}`, { ports: [{ port: 80 }] }, '?dryRun=All')).status, 201);
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => svc(ns, `s${i}`, { ports: [{ port: 80 }] })));
+    for (const r of made) assert.equal(r.status, 201, r.body);
+    assert.equal(new Set(made.map(r => r.json.spec.clusterIP)).size, 6);
+    const full = await svc(ns, 'seventh', { ports: [{ port: 80 }] });
+    assert.equal(full.status, 422, full.body);
+    assert.match(full.body, /range is full/);
+    // a deleted Service's address is free at once
+    assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/s0`)).status, 200);
+    const again = await svc(ns, 'again', { clusterIP: made[0].json.spec.clusterIP, ports: [{ port: 80 }] });
+    assert.equal(again.status, 201, again.body);
+    for (const name of ['s1', 's2', 's3', 's4', 's5', 'again'])
+      assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
+  });
+
+  test('a Service that stops being a NodePort gives its node port back; one that starts takes one', async () => {
+    const ns = await h.namespace('svc');
+    const a = await svc(ns, 'a', { type: 'NodePort', ports: [{ port: 80 }] });
+    const b = await svc(ns, 'b', { type: 'NodePort', ports: [{ port: 80 }] });
+    assert.equal(a.status, 201, a.body);
+    assert.equal(b.status, 201, b.body);
+    assert.notEqual(a.json.spec.ports[0].nodePort, b.json.spec.ports[0].nodePort);
+    const c = await svc(ns, 'c', { type: 'NodePort', ports: [{ port: 80 }] });
+    assert.equal(c.status, 422, c.body);
+    const toClusterIp = { ...a.json, spec: { ...a.json.spec, type: 'ClusterIP', ports: [{ port: 80, protocol: 'TCP', targetPort: 80 }] } };
+    delete toClusterIp.spec.externalTrafficPolicy;
+    const changed = await h.client().request('PUT', `/api/v1/namespaces/${ns}/services/a`, { body: toClusterIp });
+    assert.equal(changed.status, 200, changed.body);
+    assert.equal(changed.json.spec.ports[0].nodePort, undefined);
+    const now = await svc(ns, 'c', { type: 'NodePort', ports: [{ port: 80 }] });
+    assert.equal(now.status, 201, now.body);
+    assert.equal(now.json.spec.ports[0].nodePort, a.json.spec.ports[0].nodePort);
+    // back to NodePort: no port is left
+    const back = await h.client().request('PUT', `/api/v1/namespaces/${ns}/services/a`, { body: { ...changed.json, spec: { ...changed.json.spec, type: 'NodePort' } } });
+    assert.equal(back.status, 422, back.body);
+    assert.match(back.body, /range is full/);
+    for (const name of ['a', 'b', 'c']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
+  });
+}, { flags });

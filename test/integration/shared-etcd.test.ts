@@ -1,0 +1,58 @@
+// Two API servers on one etcd, as larger installations run them: Services created through both at once never share
+// a cluster IP or a node port, because both allocate from the same stored allocation objects.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { startEtcd, type EtcdServer } from '../support/etcd.js';
+import { createClient, type Client } from './client.js';
+
+let etcd: EtcdServer;
+let servers: TestServer[] = [];
+let clients: Client[] = [];
+
+before(async () => {
+  etcd = await startEtcd();
+  const shared = { storage: 'etcd' as const, etcdServers: [etcd.endpoint], etcdPrefix: '/shared', flags: ['--service-cluster-ip-range=10.96.0.0/16'] };
+  servers = await Promise.all([startTestServer(shared), startTestServer(shared)]);
+  clients = servers.map(s => createClient(s));
+});
+after(async () => {
+  for (const c of clients) c.close();
+  await Promise.all(servers.map(s => s.close()));
+  await etcd?.stop();
+});
+
+test('two API servers on one etcd create 2,000 Services concurrently: no two share a cluster IP or a node port', async t => {
+  const ns = 'shared';
+  assert.equal((await clients[0].request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
+  const total = 2000;
+  const inFlightPerServer = 32;
+  let next = 0;
+  const failures: string[] = [];
+  const started = performance.now();
+  // each server gets its own stream of creates, inFlightPerServer at a time
+  await Promise.all(clients.flatMap((c, s) => Array.from({ length: inFlightPerServer }, async () => {
+    for (let i = next++; i < total; i = next++) {
+      const r = await c.request('POST', `/api/v1/namespaces/${ns}/services`, {
+        body: { metadata: { name: `svc-${i}` }, spec: { type: 'NodePort', selector: { app: `a${i}` }, ports: [{ port: 80 }] } },
+      });
+      if (r.status !== 201) failures.push(`server ${s}, svc-${i}: ${r.status} ${r.body.slice(0, 200)}`);
+    }
+  })));
+  const seconds = (performance.now() - started) / 1000;
+  t.diagnostic(`${total} Services through 2 servers in ${seconds.toFixed(1)} s (${Math.round(total / seconds)}/s)`);
+  assert.deepEqual(failures, []);
+
+  for (const c of clients) {
+    const list = await c.get(`/api/v1/namespaces/${ns}/services`);
+    assert.equal(list.status, 200);
+    const items: any[] = list.json.items;
+    assert.equal(items.length, total);
+    const ips = items.map(s => s.spec.clusterIP);
+    const ports = items.map(s => s.spec.ports[0].nodePort);
+    assert.equal(new Set(ips).size, total, 'no two Services share a cluster IP');
+    assert.equal(new Set(ports).size, total, 'no two Services share a node port');
+    for (const ip of ips) assert.match(ip, /^10\.96\.\d+\.\d+$/);
+    for (const p of ports) assert.ok(p >= 30000 && p <= 32767, String(p));
+  }
+});
