@@ -34,6 +34,8 @@ export interface NodeSettings {
   evictionHard: Threshold[];
   maxImages: number;
   rootDir: string;
+  /** --port: where the API server reaches the agent's server (logs, exec, statistics) */
+  serverPort: number;
   /** simulated nodes report no pressure and fixed machine ids */
   simulated: boolean;
   /** simulated nodes: capacity by resource (cpu in cores), over the defaults of 8 CPUs, 32Gi memory and 100Gi storage */
@@ -265,7 +267,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       ...capacityAndAllocatable(s),
       conditions: nodeConditions(node?.status?.conditions ?? [], ready, pressure),
       addresses,
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: s.serverPort } },
       nodeInfo: info,
       images: await nodeImages(deps.runtime, s.maxImages),
     };

@@ -324,6 +324,7 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     assert.ok(c.memory!.workingSetBytes > 0 && c.logs!.usedBytes !== undefined);
     const s = await summary();
     assert.equal(s.node.nodeName, node);
+    assert.equal((await client.resource(ref('nodes')).get(node)).status.daemonEndpoints.kubeletEndpoint.Port, port, 'the node tells where its server is (--port)');
     assert.ok(s.node.cpu!.usageNanoCores! > 100_000_000, 'the node is busy too');
     assert.ok(s.node.memory!.workingSetBytes > 0 && s.node.fs!.capacityBytes! > 0 && s.node.runtime!.imageFs!.usedBytes! > 0);
     assert.ok(s.node.systemContainers.find((c) => c.name === 'pods')!.cpu!.usageCoreNanoSeconds > 0, 'the pods\' cgroup');
