@@ -84,9 +84,9 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
 
     await pods().create(hostPod('volumes', [
       {
-        name: 'reader', image, command: ['sleep', '3600'],
+        name: 'reader', image, command: ['sleep', '3600'], resources: { limits: { memory: '48Mi' } },
         volumeMounts: [
-          { name: 'config', mountPath: '/etc/config' }, { name: 'secret', mountPath: '/etc/secret' }, { name: 'info', mountPath: '/etc/info' },
+          { name: 'vault', mountPath: '/etc/vault' }, { name: 'config', mountPath: '/etc/config' }, { name: 'secret', mountPath: '/etc/secret' }, { name: 'info', mountPath: '/etc/info' },
           { name: 'scratch', mountPath: '/scratch' }, { name: 'memory', mountPath: '/memory' }, { name: 'host', mountPath: '/host' },
           { name: 'claim', mountPath: '/claim', readOnly: true }, { name: 'config', mountPath: '/etc/app.conf', subPath: 'app.conf' },
           { name: 'scratch', mountPath: '/sub', subPath: 'nested/dir' },
@@ -102,6 +102,16 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
         { name: 'memory', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } },
         { name: 'host', hostPath: { path: hostPathDir, type: 'DirectoryOrCreate' } },
         { name: 'claim', persistentVolumeClaim: { claimName: 'claim' } },
+        {
+          name: 'vault', projected: {
+            defaultMode: 0o440,
+            sources: [
+              { serviceAccountToken: { audience: 'vault', expirationSeconds: 3600, path: 'token' } },
+              { downwardAPI: { items: [{ path: 'memory-limit', resourceFieldRef: { containerName: 'reader', resource: 'limits.memory', divisor: '1Mi' } }] } },
+              { configMap: { name: 'settings', items: [{ key: 'greeting', path: 'greeting' }] } },
+            ],
+          },
+        },
       ],
     }, { labels: { app: 'demo', tier: 'back' } }));
     const p = await running('volumes');
@@ -135,6 +145,14 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     const review = await asPod.request({ method: 'POST', path: `/apis/${group}/v1beta1/selfsubjectreviews`, body: { apiVersion: `${group}/v1beta1`, kind: 'SelfSubjectReview' } });
     asPod.close();
     assert.equal(review.status.userInfo.username, 'system:serviceaccount:default:default');
+    // a projected token of its own audience and lifetime, beside a limit and a ConfigMap key, in the volume's mode
+    const claims = JSON.parse(Buffer.from((await read(p, 'reader', '/etc/vault/token')).split('.')[1]!, 'base64url').toString());
+    assert.deepEqual(claims.aud, ['vault']);
+    assert.equal(claims.exp - claims.iat, 3600);
+    assert.equal(claims.sub, 'system:serviceaccount:default:default');
+    assert.equal(await read(p, 'reader', '/etc/vault/memory-limit'), '48');
+    assert.equal(await read(p, 'reader', '/etc/vault/greeting'), 'hello');
+    assert.equal((await exec(p, 'reader', ['stat', '-L', '-c', '%a', '/etc/vault/memory-limit'])).stdout.trim(), '440');
 
     // a ConfigMap edit reaches the mounted file (the subPath mount keeps the old content, as the reference)
     await cms.patch('settings', { data: { greeting: 'hello again', 'app.conf': 'level=debug\n' } }, 'merge');
