@@ -14,6 +14,7 @@ const layers = {
   watch: ['api', 'storage', 'util'],
   authn: ['api', 'util', 'pki'],
   authz: ['api', 'util'],
+  audit: ['api', 'util', 'metrics'],
   admission: ['api', 'util', 'schema', 'cel', 'patch', 'pki'],
   registry: ['api', 'util', 'storage', 'watch', 'schema', 'cel', 'apply', 'patch', 'pki'],
   endpoints: ['api', 'util', 'storage', 'watch', 'registry', 'schema', 'apply', 'patch', 'admission'],

@@ -1,6 +1,8 @@
 // Helpers the admission plugins share: which request a plugin looks at, the reference's "forbidden"
 // refusal, and resource quantities as numbers and back.
+import { isDeepStrictEqual } from 'node:util';
 import type { ApiObject } from '../api/meta.js';
+import { parseLabelSelector } from '../api/selectors.js';
 import type { Container, Pod, PodSpec, Toleration } from '../api/types/core-v1.js';
 import type { Quantity } from '../api/types/meta-v1.js';
 import { forbidden, qualifiedResource } from '../api/status.js';
@@ -51,3 +53,40 @@ export function formatQuantity(n: number, like: Quantity = ''): string {
 /** toleration `t` matches taint key and effect the way the reference compares them (empty effect is any) */
 export const tolerates = (t: Toleration | undefined, key: string, effect: string) =>
   (t?.key === key || (!t?.key && t?.operator === 'Exists')) && (!t?.effect || t.effect === effect);
+
+const operatorOf = (t: Toleration) => t.operator || 'Equal';
+
+/** whether toleration `wide` tolerates everything `t` does (equal tolerations count) */
+export function toleratesSuperset(wide: Toleration, t: Toleration): boolean {
+  if (isDeepStrictEqual(wide, t)) return true;
+  if ((t.key ?? '') !== (wide.key ?? '') && (wide.key || operatorOf(wide) !== 'Exists')) return false;
+  if (t.effect !== wide.effect && wide.effect) return false;
+  if (wide.effect === 'NoExecute' && wide.tolerationSeconds != null && (t.tolerationSeconds == null || t.tolerationSeconds > wide.tolerationSeconds))
+    return false;
+  return operatorOf(wide) === 'Exists' || (operatorOf(t) === 'Equal' && (t.value ?? '') === (wide.value ?? ''));
+}
+
+/** both lists in one, without the tolerations another one already covers (of equal ones the first stays) */
+export function mergeTolerations(first: Toleration[], second: Toleration[]): Toleration[] {
+  const all = [...first, ...second];
+  const merged: Toleration[] = [];
+  all.forEach((t, i) => {
+    if (merged.some(m => toleratesSuperset(m, t))) return;
+    if (all.slice(i + 1).some(later => !isDeepStrictEqual(later, t) && toleratesSuperset(later, t))) return;
+    merged.push(t);
+  });
+  return merged;
+}
+
+/** a selector of `key=value` pairs as a map (the only form namespace node selectors take) */
+export function labelMap(selector: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const r of parseLabelSelector(selector).requirements) {
+    if ((r.operator !== '=' && r.operator !== '==') || r.values.length !== 1) throw new Error(`invalid selector "${selector}": only key=value pairs are allowed`);
+    out[r.key] = r.values[0]!;
+  }
+  return out;
+}
+
+/** keys two label maps give different values */
+export const labelConflicts = (a: Record<string, string>, b: Record<string, string>) => Object.keys(a).some(k => k in b && b[k] !== a[k]);

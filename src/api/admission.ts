@@ -2,6 +2,8 @@
 // store calls inside its write loop, and the read-only listers and few writers plugins are given.
 import type { ApiObject } from './meta.js';
 import type { UserInfo } from './auth.js';
+import type { AuditLevel } from './audit.js';
+import type { Schema } from './schema.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
@@ -21,8 +23,8 @@ export interface AdmissionAttributes {
   user?: UserInfo;
   /** adds a Warning header to the response */
   warn?(message: string): void;
-  /** adds an annotation to the request's audit record (webhook mutations, webhook auditAnnotations) */
-  annotate?(key: string, value: string): void;
+  /** adds an annotation to the request's audit record, kept when the record's level is at least `level` (default Metadata) */
+  annotate?(key: string, value: string, level?: AuditLevel): void;
   /** the resource's defaulting, applied to an object a webhook changed (as decoding it would) */
   applyDefaults?(obj: ApiObject): void;
 }
@@ -61,14 +63,34 @@ export interface AdmissionHooks {
 /** the AdmissionReview versions this server sends to webhooks */
 export const admissionReviewVersions = ['v1', 'v1beta1'] as const;
 
-/** what the webhook plugins read from the server: configurations as the watch cache holds them, and served versions */
-export type WebhookKind = 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations';
+/** what the webhook and policy plugins read from the server: configurations as the watch cache holds them, and served versions */
+export type WebhookKind = 'mutatingwebhookconfigurations' | 'validatingwebhookconfigurations'
+  | 'validatingadmissionpolicies' | 'validatingadmissionpolicybindings';
 
 export interface WebhookSource {
-  /** the stored configurations of one kind, sorted by name */
+  /** the stored configurations (or policies, or bindings) of one kind, sorted by name */
   configurations(kind: WebhookKind): Promise<ApiObject[]>;
   /** the versions a group's resource is served at (empty when unknown) */
   servedVersions(group: string, resource: string): string[];
   /** an object of that resource as another version has it */
   convert(group: string, resource: string, obj: ApiObject, version: string): Promise<ApiObject>;
+}
+
+/** a resource the server serves at one version */
+export interface ServedResource {
+  group: string;
+  version: string;
+  resource: string;
+  kind: string;
+  namespaced: boolean;
+  /** the schema of its objects, when the server has one */
+  schema?: Schema;
+}
+
+/** the served API as admission sees it: which resource a kind is (owner references, policy parameters), and schemas */
+export interface ResourceCatalog {
+  /** the resources (not subresources) a group's kind is served as at a version ('' or '*' for any version) */
+  byKind(group: string, version: string, kind: string): ServedResource[];
+  /** a group's resource at a version */
+  get(group: string, version: string, resource: string): ServedResource | undefined;
 }

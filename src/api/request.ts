@@ -3,6 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { UserInfo } from './auth.js';
+import type { AuditRecord } from './audit.js';
 import { badRequest } from './status.js';
 
 export type Request = IncomingMessage | Http2ServerRequest;
@@ -61,6 +62,8 @@ export interface RequestContext {
   authorizationReason?: string;
   /** the server's feature gates (name → enabled), set for every request the server handles */
   features?: Readonly<Record<string, boolean>>;
+  /** the request's audit record, when the audit policy records it */
+  audit?: AuditRecord;
 }
 
 /** whether a feature gate is on for this request's server; `byDefault` is the gate's 1.27 default (for requests made without a server) */

@@ -2,12 +2,11 @@
 // secrets, config maps, claims and service-account tokens of pods scheduled to its node, its own lease
 // and CSINode, plus what the system:node rules allow. Everyone else gets no opinion.
 import type { ApiObject } from '../api/meta.js';
+import { nodeNameOf, podReferences as references } from '../api/nodes.js';
 import { ruleAllows } from './rbac/rules.js';
 import type { Authorizer, AuthzAttributes, PolicyRule, RulesAnswer } from '../api/auth.js';
 import type { ResourceCache } from '../api/cache.js';
 
-export const nodesGroup = 'system:nodes';
-export const nodeUserPrefix = 'system:node:';
 
 export interface NodeAuthorizerDeps {
   pods: ResourceCache;
@@ -20,39 +19,7 @@ export interface NodeAuthorizerDeps {
 
 type Pod = ApiObject & { spec?: any };
 
-/** names of objects of a kind a pod refers to */
-function references(pod: Pod, kind: 'secrets' | 'configmaps' | 'persistentvolumeclaims' | 'serviceaccounts'): string[] {
-  const s = pod.spec ?? {};
-  const out: string[] = [];
-  const containers = [...(s.initContainers ?? []), ...(s.containers ?? []), ...(s.ephemeralContainers ?? [])];
-  if (kind === 'serviceaccounts') return [s.serviceAccountName || s.serviceAccount || 'default'];
-  if (kind === 'persistentvolumeclaims') {
-    for (const v of s.volumes ?? []) {
-      if (v.persistentVolumeClaim?.claimName) out.push(v.persistentVolumeClaim.claimName);
-      if (v.ephemeral) out.push(`${pod.metadata.name}-${v.name}`);
-    }
-    return out;
-  }
-  const secret = kind === 'secrets';
-  if (secret) for (const p of s.imagePullSecrets ?? []) if (p?.name) out.push(p.name);
-  for (const c of containers) {
-    for (const e of c.envFrom ?? []) { const r = secret ? e.secretRef : e.configMapRef; if (r?.name) out.push(r.name); }
-    for (const e of c.env ?? []) { const r = secret ? e.valueFrom?.secretKeyRef : e.valueFrom?.configMapKeyRef; if (r?.name) out.push(r.name); }
-  }
-  for (const v of s.volumes ?? []) {
-    if (secret) {
-      if (v.secret?.secretName) out.push(v.secret.secretName);
-      for (const src of [v.azureFile, v.cephfs, v.cinder, v.flexVolume, v.iscsi, v.rbd, v.scaleIO, v.storageos, v.csi])
-        { const n = src?.secretRef?.name ?? src?.nodePublishSecretRef?.name ?? src?.secretName; if (n) out.push(n); }
-    } else if (v.configMap?.name) out.push(v.configMap.name);
-    for (const p of v.projected?.sources ?? []) { const r = secret ? p.secret : p.configMap; if (r?.name) out.push(r.name); }
-  }
-  return out;
-}
-
 export function nodeAuthorizer(d: NodeAuthorizerDeps): Authorizer {
-  const nodeOf = (a: AuthzAttributes['user']) =>
-    a.username.startsWith(nodeUserPrefix) && a.groups.includes(nodesGroup) ? a.username.slice(nodeUserPrefix.length) : undefined;
   const podsOn = (node: string, namespace: string) =>
     d.pods.snapshot(`${d.pods.prefix}${namespace}/`).map(c => c.obj as Pod).filter(p => p.spec?.nodeName === node);
   const byRules = (a: AuthzAttributes) =>
@@ -62,7 +29,7 @@ export function nodeAuthorizer(d: NodeAuthorizerDeps): Authorizer {
 
   return {
     authorize(a) {
-      const node = nodeOf(a.user);
+      const node = nodeNameOf(a.user);
       if (node === undefined) return { decision: 'NoOpinion', reason: '' };
       if (!node) return { decision: 'NoOpinion', reason: 'unknown node for user' };
       if (!a.isResourceRequest) return byRules(a);
@@ -89,7 +56,7 @@ export function nodeAuthorizer(d: NodeAuthorizerDeps): Authorizer {
       return byRules(a);
     },
     rulesFor(user): RulesAnswer {
-      if (nodeOf(user) === undefined) return { resourceRules: [], nonResourceRules: [], incomplete: false };
+      if (nodeNameOf(user) === undefined) return { resourceRules: [], nonResourceRules: [], incomplete: false };
       return {
         resourceRules: d.nodeRules.filter(r => r.resources?.length).map(r => ({ verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources })),
         nonResourceRules: [], incomplete: true, evaluationError: 'node authorizer does not support user rule resolution',

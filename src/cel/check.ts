@@ -35,7 +35,8 @@ const typeNames = new Set(['int', 'uint', 'double', 'bool', 'string', 'bytes', '
 const comparable: Kind[] = ['int', 'uint', 'double', 'string', 'bool', 'bytes', 'timestamp', 'duration'];
 const numeric = new Set<Kind>(['int', 'uint', 'double']);
 
-export function check(parsed: ParsedExpr & { expr: Expr }, source: string, vars: Record<string, CelType>): Checked {
+/** checks an expression; `functions` adds the result types of functions beyond the standard and Kubernetes ones */
+export function check(parsed: ParsedExpr & { expr: Expr }, source: string, vars: Record<string, CelType>, functions: Record<string, CelType> = {}): Checked {
   const types = new Map<bigint, CelType>();
   const errors: string[] = [];
   const positions = parsed.sourceInfo?.positions ?? {};
@@ -163,6 +164,7 @@ export function check(parsed: ParsedExpr & { expr: Expr }, source: string, vars:
         }
         if (listElement.has(fn) && targetType) return targetType.kind === 'list' ? targetType.elem ?? dyn : dyn;
         const name = namespace === undefined ? fn : `${namespace}.${fn}`;
+        if (name in functions) return functions[name]!;
         if (name in results) return results[name]!;
         report(e, `undeclared reference to '${name}' (in container '')`);
         return dyn;

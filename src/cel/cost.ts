@@ -6,6 +6,7 @@
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { CelType } from './types.js';
 import { listBase } from './evaluate.js';
+import { authzCheckCost } from './library.js';
 
 export interface Estimate { min: number; max: number }
 
@@ -139,6 +140,9 @@ export function estimateCost(root: Expr, types: Map<bigint, CelType>): Estimate 
         break;
       case 'url':
         return add(factor(size(0), traversal), base);
+      case 'check':
+        if (target && args.length === 1) return add(fixed(authzCheckCost), base);
+        break;
       case 'lowerAscii': case 'upperAscii': case 'substring': case 'trim':
         if (target) { sizes.set(e.id, size(0)); return add(factor(size(0), traversal), base); }
         break;

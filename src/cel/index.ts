@@ -19,3 +19,14 @@ export function hasRules(schema: unknown): boolean {
   return Object.values(s.properties ?? {}).some(hasRules) || hasRules(s.items) || hasRules(s.additionalProperties)
     || (['allOf', 'anyOf', 'oneOf'] as const).some(k => (s[k] ?? []).some(hasRules));
 }
+
+export type AdmissionCel = typeof import('./admission.js');
+let admission: AdmissionCel | undefined;
+
+/** the CEL of admission policies and match conditions, loaded when a request or an object first needs it */
+export async function loadAdmissionCel(): Promise<AdmissionCel> {
+  return (admission ??= await import('./admission.js'));
+}
+
+/** the admission CEL when it has been loaded */
+export const loadedAdmissionCel = (): AdmissionCel | undefined => admission;

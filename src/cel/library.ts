@@ -1,12 +1,14 @@
 // The function libraries of Kubernetes 1.27 CEL on top of @bufbuild/cel: the standard library, the string
 // extensions, lists (isSorted, sum, min, max, indexOf, lastIndexOf), regex (find, findAll with RE2 semantics
-// through re2js) and URLs (url, isURL, getScheme, getHost, getHostname, getPort, getEscapedPath, getQuery).
-// The authorizer library is not offered: CRD validation rules have no `authorizer` variable in 1.27, and the
-// checker answers its functions as undeclared. Runtime call costs follow the reference's cost model.
+// through re2js), URLs (url, isURL, getScheme, getHost, getHostname, getPort, getEscapedPath, getQuery) and the
+// authorizer of admission expressions (path, group, resource, subresource, namespace, name, serviceAccount, check,
+// allowed, reason, errored, error). CRD validation rules have no `authorizer` variable, so the checker answers
+// its functions as undeclared there. Runtime call costs follow the reference's cost model.
 import { celEnv, celFunc, celList, celMap, celMethod, CelScalar, isCelError, isCelList, isCelMap, listType, mapType,
   type CelEnv, type CelList, type CelMap, type CelResult, type CelValue, celError, isCelUint, celUint } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
 import { RE2JS } from 're2js';
+import type { AuthzAttributes, UserInfo } from '../api/auth.js';
 
 const { INT, STRING, BOOL, DYN } = CelScalar;
 const LIST = listType(DYN);
@@ -149,6 +151,69 @@ const urlOf = (m: CelMap): ParsedUrl => {
 };
 const urlQuery = (m: CelMap) => celMap(new Map(Object.entries(urlOf(m).query).map(([k, v]) => [k, celList(v)])));
 
+// ---- the authorizer: its values are maps with a marker key holding the check being built, as URLs are held.
+// A check's decision comes from the evaluation's authorization context: a decision not known yet is recorded
+// as pending and the check fails; the caller asks the authorizer and evaluates again (see admission.ts).
+const authzMarker = '\u0000authz';
+type AuthzState =
+  | { kind: 'authorizer'; user?: UserInfo }
+  | { kind: 'path'; user?: UserInfo; path: string }
+  | { kind: 'group' | 'resource'; user?: UserInfo; group: string; resource?: string; subresource?: string; namespace?: string; name?: string }
+  | { kind: 'decision'; decision: string; reason: string; error: string };
+
+export interface AuthzDecision { decision: string; reason: string; error: string }
+export interface AuthzContext {
+  user?: UserInfo;
+  /** decisions by the attributes asked (JSON) */
+  decisions: Map<string, AuthzDecision>;
+  /** questions met during the evaluation that have no decision yet */
+  pending: Map<string, AuthzAttributes>;
+}
+let authzContext: AuthzContext | undefined;
+
+/** runs an evaluation with its authorization context */
+export function withAuthz<T>(ctx: AuthzContext, run: () => T): T {
+  const before = authzContext;
+  authzContext = ctx;
+  try { return run(); } finally { authzContext = before; }
+}
+
+const authzValue = (state: AuthzState, extra: Array<[string, CelValue]> = []) =>
+  celMap(new Map<string, CelValue>([[authzMarker, JSON.stringify(state)], ...extra]));
+const stateOf = (m: CelMap, ...kinds: AuthzState['kind'][]): AuthzState => {
+  const raw = m.get(authzMarker);
+  const state = typeof raw === 'string' ? JSON.parse(raw) as AuthzState : undefined;
+  if (!state || !kinds.includes(state.kind)) throw new Error(`no such overload: not an authorizer ${kinds.join(' or ')} value`);
+  return state;
+};
+
+/** the `authorizer` variable of a request: checks as the requesting user, and `requestResource` for the request's own resource */
+export function authorizerValue(request: { group: string; resource: string; subresource: string; namespace: string; name: string }): CelMap {
+  const requestResource = authzValue({ kind: 'resource', group: request.group, resource: request.resource,
+    subresource: request.subresource, namespace: request.namespace, name: request.name });
+  return authzValue({ kind: 'authorizer' }, [['requestResource', requestResource]]);
+}
+
+function checkAuthz(this: CelMap, verb: string): CelMap {
+  const s = stateOf(this, 'path', 'resource');
+  const ctx = authzContext;
+  const user = ('user' in s && s.user) || ctx?.user;
+  if (!ctx || !user) throw new Error('no authorizer is available to this expression');
+  const attrs: AuthzAttributes = s.kind === 'path'
+    ? { user, verb, isResourceRequest: false, path: s.path, apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '' }
+    : s.kind === 'resource' ? { user, verb, isResourceRequest: true, path: '', apiGroup: s.group, apiVersion: '*', namespace: s.namespace ?? '',
+      resource: s.resource ?? '', subresource: s.subresource ?? '', name: s.name ?? '' } : (() => { throw new Error('unreachable'); })();
+  const key = JSON.stringify(attrs);
+  const d = ctx.decisions.get(key);
+  if (!d) { ctx.pending.set(key, attrs); throw new Error('authorization decision pending'); }
+  return authzValue({ kind: 'decision', ...d });
+}
+const withField = (field: 'resource' | 'subresource' | 'namespace' | 'name') => function (this: CelMap, value: string) {
+  const s = stateOf(this, field === 'resource' ? 'group' : 'resource');
+  return authzValue({ ...s, kind: 'resource', [field]: value } as AuthzState);
+};
+const decisionOf = (m: CelMap) => stateOf(m, 'decision') as Extract<AuthzState, { kind: 'decision' }>;
+
 /** the functions Kubernetes 1.27 adds to CEL, beside the standard library and string extensions */
 export const kubernetesFunctions = [
   celMethod('isSorted', LIST, [], BOOL, isSorted),
@@ -168,6 +233,28 @@ export const kubernetesFunctions = [
   celMethod('getPort', URL_TYPE, [], STRING, function (this: CelMap) { return urlOf(this).port; }),
   celMethod('getEscapedPath', URL_TYPE, [], STRING, function (this: CelMap) { return urlOf(this).path; }),
   celMethod('getQuery', URL_TYPE, [], mapType(STRING, listType(STRING)), function (this: CelMap) { return urlQuery(this); }),
+  celMethod('path', URL_TYPE, [STRING], URL_TYPE, function (this: CelMap, path: string) {
+    const s = stateOf(this, 'authorizer');
+    return authzValue({ kind: 'path', user: 'user' in s ? s.user : undefined, path });
+  }),
+  celMethod('group', URL_TYPE, [STRING], URL_TYPE, function (this: CelMap, group: string) {
+    const s = stateOf(this, 'authorizer');
+    return authzValue({ kind: 'group', user: 'user' in s ? s.user : undefined, group });
+  }),
+  celMethod('serviceAccount', URL_TYPE, [STRING, STRING], URL_TYPE, function (this: CelMap, namespace: string, name: string) {
+    stateOf(this, 'authorizer');
+    return authzValue({ kind: 'authorizer', user: { username: `system:serviceaccount:${namespace}:${name}`,
+      groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'] } });
+  }),
+  celMethod('resource', URL_TYPE, [STRING], URL_TYPE, withField('resource')),
+  celMethod('subresource', URL_TYPE, [STRING], URL_TYPE, withField('subresource')),
+  celMethod('namespace', URL_TYPE, [STRING], URL_TYPE, withField('namespace')),
+  celMethod('name', URL_TYPE, [STRING], URL_TYPE, withField('name')),
+  celMethod('check', URL_TYPE, [STRING], URL_TYPE, checkAuthz),
+  celMethod('allowed', URL_TYPE, [], BOOL, function (this: CelMap) { return decisionOf(this).decision === 'Allow'; }),
+  celMethod('reason', URL_TYPE, [], STRING, function (this: CelMap) { return decisionOf(this).reason; }),
+  celMethod('errored', URL_TYPE, [], BOOL, function (this: CelMap) { return decisionOf(this).error !== ''; }),
+  celMethod('error', URL_TYPE, [], STRING, function (this: CelMap) { return decisionOf(this).error; }),
 ];
 
 /** the environment rules run in: standard library, string extensions and the Kubernetes libraries */
@@ -175,7 +262,13 @@ export function kubernetesEnv(): CelEnv {
   return celEnv({ funcs: [...strings, ...kubernetesFunctions] });
 }
 
+let shared: CelEnv | undefined;
+/** one environment for every evaluation */
+export const celEnvironment = () => (shared ??= kubernetesEnv());
+
 const traversal = 0.1;   // cost per character of traversing a string
+/** an authorization check costs as much as the reference charges it: a handful fit in one expression's budget */
+export const authzCheckCost = 350_000;
 const regexFactor = 0.25; // cost per character of a regular expression
 
 /** a data tree's traversal cost, as the list functions are charged */
@@ -208,6 +301,8 @@ export function callCost(fn: string, target: CelValue | undefined, args: CelValu
       return Math.ceil(size(1) * traversal);
     case '@in':
       return isCelList(all[1]) ? size(1) : 1;
+    case 'check':
+      return authzCheckCost;
     case '_+_':
       if (typeof all[0] === 'string' || all[0] instanceof Uint8Array) return Math.ceil((size(0) + size(1)) * traversal);
       return 1;

@@ -41,10 +41,17 @@ function minSerializedSize(s: ValidationSchema | undefined): number {
   }
 }
 
+/** types already made, so a schema that contains itself (JSONSchemaProps) has a type that contains itself */
+const made = new WeakMap<object, CelType>();
+
 /** the CEL type of values under a schema; `root` adds the apiVersion, kind and metadata every object has */
 export function typeOfSchema(s: ValidationSchema | undefined, root = false): CelType {
   if (!s) return dyn;
   if (s['x-kubernetes-int-or-string']) return dyn;
+  if (!root) {
+    const known = made.get(s);
+    if (known) return known;
+  }
   switch (s.type) {
     case 'integer': return scalar('int');
     case 'number': return scalar('double');
@@ -55,14 +62,26 @@ export function typeOfSchema(s: ValidationSchema | undefined, root = false): Cel
       if (s.format === 'date' || s.format === 'date-time') return scalar('timestamp');
       return { kind: 'string', maxSize: s.maxLength ?? maxRequestSizeBytes - 2 };
     }
-    case 'array':
-      return listOf(typeOfSchema(s.items), s.maxItems ?? Math.floor((maxRequestSizeBytes - 2) / (minSerializedSize(s.items) + 1)));
+    case 'array': {
+      const t = listOf(dyn, s.maxItems ?? Math.floor((maxRequestSizeBytes - 2) / (minSerializedSize(s.items) + 1)));
+      if (!root) made.set(s, t);
+      t.elem = typeOfSchema(s.items);
+      return t;
+    }
     case 'object': {
       const maxProperties = (s as { maxProperties?: number }).maxProperties;
-      if (typeof s.additionalProperties === 'object' && !s.properties)
-        return mapOf(scalar('string'), typeOfSchema(s.additionalProperties),
+      if (typeof s.additionalProperties === 'object' && !s.properties) {
+        const t = mapOf(scalar('string'), dyn,
           maxProperties ?? Math.floor((maxRequestSizeBytes - 2) / (minSerializedSize(s.additionalProperties) + 6)));
+        if (!root) made.set(s, t);
+        t.value = typeOfSchema(s.additionalProperties);
+        return t;
+      }
+      // an object that keeps unknown fields and names none is open: anything may be selected from it
+      if (s['x-kubernetes-preserve-unknown-fields'] && !Object.keys(s.properties ?? {}).length && !root) return dyn;
       const fields: Record<string, CelType> = {};
+      const t: CelType = { kind: 'object', fields, maxSize: maxProperties ?? Math.floor((maxRequestSizeBytes - 2) / 7) };
+      if (!root) made.set(s, t);
       for (const [k, v] of Object.entries(s.properties ?? {})) fields[k] = typeOfSchema(v);
       if (root || s['x-kubernetes-embedded-resource']) {
         fields.apiVersion ??= { kind: 'string', maxSize: maxRequestSizeBytes - 2 };
@@ -72,9 +91,8 @@ export function typeOfSchema(s: ValidationSchema | undefined, root = false): Cel
           fields: { name: { kind: 'string', maxSize: 253 }, generateName: { kind: 'string', maxSize: 253 } },
         };
       }
-      // an object that keeps unknown fields and names none is open: anything may be selected from it
       if (s['x-kubernetes-preserve-unknown-fields'] && !Object.keys(s.properties ?? {}).length) return { kind: 'dyn' };
-      return { kind: 'object', fields, maxSize: maxProperties ?? Math.floor((maxRequestSizeBytes - 2) / 7) };
+      return t;
     }
     default:
       return dyn;

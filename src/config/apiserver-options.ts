@@ -49,6 +49,15 @@ export interface AuthorizationOptions {
   webhook?: { configFile: string; authorizedTtlMs: number; unauthorizedTtlMs: number; version: 'v1' | 'v1beta1' };
 }
 
+export interface AuditFlags {
+  policyFile?: string;
+  log?: { path: string; maxAgeDays: number; maxBackups: number; maxSizeMb: number; bufferSize: number };
+  webhook?: {
+    configFile: string; bufferSize: number; maxBatchSize: number; maxWaitMs: number;
+    throttle?: { qps: number; burst: number }; initialBackoffMs: number;
+  };
+}
+
 export interface ApiServerOptions {
   storageBackend: StorageBackend;
   etcdServers: string[];
@@ -76,8 +85,12 @@ export interface ApiServerOptions {
   enableAdmissionPlugins: string[];
   disableAdmissionPlugins: string[];
   admissionControlConfigFile?: string;
+  /** tolerationSeconds DefaultTolerationSeconds gives pods for the not-ready and unreachable taints */
+  defaultNotReadyTolerationSeconds: number;
+  defaultUnreachableTolerationSeconds: number;
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
+  audit: AuditFlags;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
   requestTimeoutMs: number;
@@ -107,6 +120,8 @@ export interface EmbeddedSchedulerOptions {
 }
 
 const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative' : undefined);
+const positiveInt = (v: FlagValue) => (Number.isInteger(v) && (v as number) > 0 ? undefined : 'must be a positive integer');
+const positiveNumber = (v: FlagValue) => ((v as number) > 0 ? undefined : 'must be greater than 0');
 const port = (v: FlagValue) => (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be a port number from 0 to 65535');
 const ipAddress = (v: FlagValue) => (v === '' || isIP(v as string) ? undefined : `${JSON.stringify(v)} is not an IP address`);
 
@@ -163,6 +178,22 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'enable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to enable in addition to the default ones.' },
   { name: 'disable-admission-plugins', type: 'stringList', default: [], help: 'Admission plugins to disable, even if on by default.' },
   { name: 'admission-control-config-file', type: 'string', default: '', help: 'File with the admission plugins\' configuration (an AdmissionConfiguration object).' },
+  { name: 'default-not-ready-toleration-seconds', type: 'int', default: 300, help: 'How long pods tolerate a not-ready node (the toleration DefaultTolerationSeconds adds).', validate: nonNegative },
+  { name: 'default-unreachable-toleration-seconds', type: 'int', default: 300, help: 'How long pods tolerate an unreachable node (the toleration DefaultTolerationSeconds adds).', validate: nonNegative },
+  { name: 'audit-policy-file', type: 'string', default: '', help: 'Audit policy (kind Policy of audit.<domain>/v1): which requests are recorded, at which level. Needed for any auditing.' },
+  { name: 'audit-log-path', type: 'string', default: '', help: 'File the audit log is written to, one JSON event a line; "-" writes to standard output.' },
+  { name: 'audit-log-maxage', type: 'int', default: 0, help: 'Days a rotated audit log file is kept (0: no limit).', validate: nonNegative },
+  { name: 'audit-log-maxbackup', type: 'int', default: 0, help: 'Rotated audit log files kept (0: all).', validate: nonNegative },
+  { name: 'audit-log-maxsize', type: 'int', default: 0, help: 'Megabytes of the audit log file before it is rotated (0: never).', validate: nonNegative },
+  { name: 'audit-log-batch-buffer-size', type: 'int', default: 10000, help: 'Audit events held for the log when it falls behind; more are dropped and counted (apiserver_audit_error_total).', validate: positiveInt },
+  { name: 'audit-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the audit webhook, which receives batches of events (EventList).' },
+  { name: 'audit-webhook-batch-buffer-size', type: 'int', default: 10000, help: 'Audit events held for the webhook; more are dropped and counted.', validate: positiveInt },
+  { name: 'audit-webhook-batch-max-size', type: 'int', default: 400, help: 'Most events in one batch sent to the audit webhook.', validate: positiveInt },
+  { name: 'audit-webhook-batch-max-wait', type: 'duration', default: 30_000, help: 'Longest an event waits for its batch to fill before the batch is sent.', validate: nonNegative },
+  { name: 'audit-webhook-batch-throttle-enable', type: 'bool', default: true, help: 'Limit how often batches are sent to the audit webhook.' },
+  { name: 'audit-webhook-batch-throttle-qps', type: 'float', default: 10, help: 'Batches a second sent to the audit webhook at most.', validate: positiveNumber },
+  { name: 'audit-webhook-batch-throttle-burst', type: 'int', default: 15, help: 'Batches sent at once to the audit webhook before the throttle applies.', validate: positiveInt },
+  { name: 'audit-webhook-initial-backoff', type: 'duration', default: 10_000, help: 'Wait before a failed batch is sent again; each retry waits twice as long, five tries in all.', validate: nonNegative },
   { name: 'runtime-config', type: 'stringList', default: [], help: 'Comma-separated <key>[=true|false] entries enabling or disabling API versions and resources. Keys: api/all, api/ga, api/beta, api/alpha, v1, <group>/<version>, <group>/<version>/<resource>.' },
   { name: 'feature-gates', type: 'map', default: {}, help: `Comma-separated Name=true|false pairs. Known gates:\n          ${describeFeatureGates().split('\n').join('\n          ')}` },
   { name: 'max-requests-inflight', type: 'int', default: 400, help: 'Maximum number of non-mutating requests in flight; more are refused. 0 means no limit.', validate: nonNegative },
@@ -232,11 +263,14 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     enableAdmissionPlugins: v['enable-admission-plugins'] as string[],
     disableAdmissionPlugins: v['disable-admission-plugins'] as string[],
     admissionControlConfigFile: s('admission-control-config-file'),
+    defaultNotReadyTolerationSeconds: v['default-not-ready-toleration-seconds'] as number,
+    defaultUnreachableTolerationSeconds: v['default-unreachable-toleration-seconds'] as number,
     runtimeConfig,
     featureGates: featureGates.gates,
     aggregation: proxyClientPair(v['proxy-client-cert-file'] as string, v['proxy-client-key-file'] as string) && {
       proxyClientCertFile: (v['proxy-client-cert-file'] as string) || undefined, proxyClientKeyFile: (v['proxy-client-key-file'] as string) || undefined,
     },
+    audit: auditFlags(v),
     maxRequestsInflight: v['max-requests-inflight'] as number,
     maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
     requestTimeoutMs: v['request-timeout'] as number,
@@ -298,6 +332,24 @@ function authenticationOptions(v: Values): AuthenticationOptions {
     requestHeader: requestHeaderCa ? {
       clientCaFile: requestHeaderCa, allowedNames: list('requestheader-allowed-names'), usernameHeaders: list('requestheader-username-headers'),
       groupHeaders: list('requestheader-group-headers'), extraHeadersPrefixes: list('requestheader-extra-headers-prefix'),
+    } : undefined,
+  };
+}
+
+function auditFlags(v: Values): AuditFlags {
+  const str = (name: string) => (v[name] as string) || undefined;
+  const num = (name: string) => v[name] as number;
+  const logPath = str('audit-log-path'), webhook = str('audit-webhook-config-file');
+  return {
+    policyFile: str('audit-policy-file'),
+    log: logPath ? {
+      path: logPath, maxAgeDays: num('audit-log-maxage'), maxBackups: num('audit-log-maxbackup'), maxSizeMb: num('audit-log-maxsize'),
+      bufferSize: num('audit-log-batch-buffer-size'),
+    } : undefined,
+    webhook: webhook ? {
+      configFile: webhook, bufferSize: num('audit-webhook-batch-buffer-size'), maxBatchSize: num('audit-webhook-batch-max-size'),
+      maxWaitMs: num('audit-webhook-batch-max-wait'), initialBackoffMs: num('audit-webhook-initial-backoff'),
+      throttle: v['audit-webhook-batch-throttle-enable'] ? { qps: num('audit-webhook-batch-throttle-qps'), burst: num('audit-webhook-batch-throttle-burst') } : undefined,
     } : undefined,
   };
 }

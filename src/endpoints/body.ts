@@ -19,7 +19,9 @@ export async function readBody(ctx: RequestContext, limit = maxBodyBytes): Promi
     if (size > limit) throw tooLarge();
     chunks.push(chunk);
   }
-  return Buffer.concat(chunks);
+  const body = Buffer.concat(chunks);
+  ctx.audit?.requestBody(body, mediaType(ctx));
+  return body;
 }
 
 export const mediaType = (ctx: RequestContext) => String(ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();

@@ -51,6 +51,8 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
       if (!info) throw pathNotFound(ctx.path);
       if (info.versionDef.deprecated) {
         ctx.warnings.push(deprecationWarning(info, c.resources));
+        ctx.audit?.annotate(`${c.names.domain}/deprecated`, 'true');
+        if (info.versionDef.removedIn) ctx.audit?.annotate(`${c.names.domain}/removed-release`, info.versionDef.removedIn);
         c.deprecatedApiRequested?.(info, ri.parts[2] ?? '');
       }
       const parts = ri.parts;

@@ -30,6 +30,7 @@ export function sendText(ctx: RequestContext, code: number, text: string | Buffe
   res.setHeader('Content-Type', contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('Audit-Id', ctx.id);
+  ctx.audit?.responseBody(text, contentType);
   let payload: string | Buffer = text;
   if (text.length >= gzipThreshold && featureEnabled(ctx, 'APIResponseCompression', true) && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? '')) && ctx.method !== 'HEAD') {
     payload = gzipSync(text, { level: 1 });

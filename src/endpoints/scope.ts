@@ -35,6 +35,7 @@ export function admission(ctx: RequestContext, scope: Scope, namespace: string, 
   return admissionFor(scope.plugins, {
     group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: info.kind,
     namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message), applyDefaults: scope.store.applyDefaults,
+    annotate: ctx.audit && ((key, value, level) => ctx.audit!.annotate(key, value, level)),
   });
 }
 

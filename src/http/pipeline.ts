@@ -11,6 +11,8 @@ export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;
 
 export interface PipelineConfig {
   names: Naming;
+  /** the audit stages, when the server audits */
+  audit?: { failedAuthentication: Filter; requests: Filter };
   authenticate(req: AuthnRequest): Promise<UserInfo>;
   authorizer: Authorizer;
   requestTimeoutMs: number;
@@ -22,10 +24,12 @@ export function pipeline(c: PipelineConfig): Filter[] {
   return [
     requestInfoStage,
     deadline(c.requestTimeoutMs),
+    ...(c.audit ? [c.audit.failedAuthentication] : []),
     authentication(c.authenticate),
+    ...(c.audit ? [c.audit.requests] : []),
     impersonation(c.authorizer, c.names.group('authentication')),
     maxInFlight(c.maxRequestsInflight, c.maxMutatingRequestsInflight),
-    authorization(c.authorizer),
+    authorization(c.authorizer, c.names.domain),
   ];
 }
 
@@ -185,12 +189,13 @@ function maxInFlight(readonlyLimit: number, mutatingLimit: number): Filter {
   };
 }
 
-function authorization(authorizer: Authorizer): Filter {
+function authorization(authorizer: Authorizer, domain: string): Filter {
   return async (ctx, next) => {
     const a = attributesOf(ctx, ctx.user!);
     let d;
     try { d = await authorizer.authorize(a); } catch (e) { throw internalError(`authorization failed: ${(e as Error).message}`); }
-    ctx.authorizationReason = d.reason;
+    ctx.audit?.annotate(`authorization.${domain}/decision`, d.decision === 'Allow' ? 'allow' : 'forbid');
+    if (d.reason) ctx.audit?.annotate(`authorization.${domain}/reason`, d.reason);
     if (d.decision === 'Allow') return next();
     const who = `User "${a.user.username}"`;
     const what = a.isResourceRequest

@@ -18,11 +18,14 @@ import { webhookSource } from '../registry/resources/admissionregistration/webho
 import { builtinResources } from '../registry/resources/index.js';
 import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
+import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
 import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
-import { selectPlugins } from '../admission/registry.js';
+import { checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
-import type { AdmissionPlugin } from '../api/admission.js';
+import type { AdmissionPlugin, ResourceCatalog, ServedResource } from '../api/admission.js';
+import { loadYaml } from '../util/yaml.js';
+import { createAuditor, type Auditor } from '../audit/audit.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
@@ -102,11 +105,26 @@ const loop = (name: string | undefined, begin: () => { stop(): void; ready?: Pro
   };
 };
 
+/** the served resources as admission asks about them (owner references, policy parameters, schemas) */
+function resourceCatalog(resources: ApiResources): ResourceCatalog {
+  const served = (i: ReturnType<ApiResources['all']>[number]): ServedResource =>
+    ({ group: i.group, version: i.version, resource: i.resource, kind: i.kind, namespaced: i.namespaced, schema: i.schema });
+  return {
+    byKind: (group, version, kind) => resources.all()
+      .filter(i => i.group === group && i.kind === kind && (!version || version === '*' || i.version === version)).map(served),
+    get(group, version, resource) {
+      const i = resources.lookup(group, version, resource);
+      return i && served(i);
+    },
+  };
+}
+
 export async function startApiServer(options: ApiServerOptions, log: Logger, tuning: ServerTuning = {}): Promise<ApiServer> {
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
   const metrics = createMetrics();
   let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
+  let auditor: Auditor | undefined;
   let backends!: Backends, plugins!: AdmissionPlugin[], aggregation!: Aggregation;
   let shuttingDown = false;
   let address = '';
@@ -177,6 +195,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         backends = createBackends(resources, {
           objects: watchCache, names,
           serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
+          featureGates: options.featureGates,
         });
       },
     },
@@ -206,11 +225,29 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       async start() {
         const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
+        checkWebhookPlugins(specs, names, (group, version, resource) => !!resources.lookup(group, version, resource));
+        if (resources.lookup(names.group('admissionregistration'), 'v1alpha1', 'validatingadmissionpolicies')
+          && (!options.featureGates.ValidatingAdmissionPolicy || !specs.some(p => p.name === 'ValidatingAdmissionPolicy')))
+          log.warn('ValidatingAdmissionPolicies are served but not enforced: enable --feature-gates=ValidatingAdmissionPolicy=true and the ValidatingAdmissionPolicy admission plugin');
+        // plugins that read client configurations at start-up parse them synchronously
+        if (options.admissionControlConfigFile) await loadYaml();
+        const flagConfig: Record<string, unknown> = {
+          DefaultTolerationSeconds: { notReadySeconds: options.defaultNotReadyTolerationSeconds, unreachableSeconds: options.defaultUnreachableTolerationSeconds },
+        };
         plugins = instrumentAdmission([...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
-          config: admissionConfig.get(s.name), webhooks: webhookSource(watchCache, resources, names),
+          config: admissionConfig.get(s.name)?.config ?? flagConfig[s.name], configPath: admissionConfig.get(s.name)?.path,
+          webhooks: webhookSource(watchCache, resources, names), catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
         })), ...auth.admissionPlugins], metrics);
       },
+    },
+    {
+      // the audit backends are stopped after the listener, so the last requests' events still go out
+      async start() {
+        if (options.audit.policyFile) await loadYaml();
+        auditor = createAuditor(options.audit, { names, metrics, log });
+      },
+      stop: () => auditor?.stop(),
     },
     {
       // the listener: from here on the server answers, and readyz tells whether the hooks below have run
@@ -250,6 +287,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
     embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log }))),
     embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
+    loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
 
@@ -290,7 +328,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
     const openapi = openapiEndpoints(resources, names, aggregation.remoteSpecs);
     return createHandler({
-      names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs,
+      names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       routes: [
         ctx => health.handle(ctx),

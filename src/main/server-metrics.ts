@@ -1,7 +1,7 @@
 // The reference's API server metric families beyond the request ones, gathered where the composition root joins
 // the parts: storage requests timed at the key-value store, authentication, authorization and each admission
 // plugin timed around their calls, and the gauges read when scraped (watchers and long-running requests from the
-// requests in flight, stored objects from the watch cache, feature gate states).
+// requests in flight, stored objects from the watch cache, feature gate states). The audit families are the auditor's.
 import type { KV } from '../storage/types.js';
 import type { AdmissionPlugin } from '../api/admission.js';
 import type { Authorizer, AuthnRequest } from '../api/auth.js';
@@ -112,7 +112,7 @@ export function instrumentAdmission(plugins: AdmissionPlugin[], metrics: Metrics
   }));
 }
 
-/** gauges read at scrape time: watchers and long-running requests, stored objects, feature gates, audit */
+/** gauges read at scrape time: watchers and long-running requests, stored objects, feature gates */
 export function scrapedGauges(metrics: MetricsRegistry, deps: {
   inflight: () => Iterable<RequestContext>; resources: ApiResources; watchCache: () => WatchCache | undefined; features: FeatureGates;
 }) {
@@ -172,7 +172,4 @@ export function scrapedGauges(metrics: MetricsRegistry, deps: {
       const stage = apiServerFeatureGates[name]?.stage;
       return [{ name, stage: stage === 'GA' ? '' : stage ?? '' }, on ? 1 : 0];
     }));
-  // this server writes no audit log yet: the families are there, and count nothing
-  metrics.counter('apiserver_audit_event_total', 'Counter of audit events generated and sent to the audit backend.', []);
-  metrics.counter('apiserver_audit_requests_rejected_total', 'Counter of apiserver requests rejected due to an error in audit logging backend.', []);
 }

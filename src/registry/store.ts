@@ -26,6 +26,8 @@ export interface StoreDeps {
   names: Naming;
   serviceClusterIpRanges?: string[];
   serviceNodePortRange?: { base: number; size: number };
+  /** --feature-gates, for strategies that drop the fields of a gated feature */
+  featureGates?: Readonly<Record<string, boolean>>;
 }
 
 export const objectKey = (info: ResourceInfo, namespace: string, name: string) =>
@@ -125,7 +127,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     const finishers: Array<(stored: boolean) => Promise<void> | void> = [];
     const ctx: StrategyContext = {
       names, now: nowTimestamp(), objects, keyPrefix: info.keyPrefix, user: opts.user, dryRun: opts.dryRun,
-      serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange,
+      serviceClusterIpRanges: deps.serviceClusterIpRanges, serviceNodePortRange: deps.serviceNodePortRange, featureGates: deps.featureGates,
       onFinish: finish => { finishers.push(finish); },
     };
     // what a failed write took is given back as well as storage allows; the strategy's repair frees what is left

@@ -24,6 +24,8 @@ export interface StrategyContext extends DefaultingContext {
   serviceClusterIpRanges?: string[];
   /** --service-node-port-range */
   serviceNodePortRange?: { base: number; size: number };
+  /** --feature-gates: a gated field is dropped from writes while its gate is off */
+  featureGates?: Readonly<Record<string, boolean>>;
   /** who makes the request, for strategies that record the requester (CertificateSigningRequests) */
   user?: UserInfo;
   /** the write is a dry run: nothing outside the object may change either */

@@ -1,9 +1,9 @@
 // A client for remote review services (token review, authorization) described by a client-configuration file:
 // `clusters` holds the service (server URL, CA), `users` this server's credentials (certificate, key or token).
-import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { dirname, resolve } from 'node:path';
-import { loadYaml } from './yaml.js';
+import { loadYaml, yaml } from './yaml.js';
 
 export interface WebhookClient {
   /** POSTs a JSON body; resolves to the JSON reply, rejects on transport errors and non-2xx answers */
@@ -17,20 +17,25 @@ const named = <T>(list: Array<{ name?: string } & T> | undefined, name: string |
 };
 
 export async function webhookClient(configFile: string, timeoutMs = 30_000): Promise<WebhookClient> {
-  const text = await readFile(configFile, 'utf8');
-  const config = (await loadYaml()).parse(text) as any;
+  await loadYaml();
+  return openWebhookClient(configFile, timeoutMs);
+}
+
+/** the same, for start-up code that must stay synchronous and has loaded the YAML library */
+export function openWebhookClient(configFile: string, timeoutMs = 30_000): WebhookClient {
+  const config = yaml().parse(readFileSync(configFile, 'utf8')) as any;
   const context = config?.contexts?.find((c: any) => c.name === config['current-context'])?.context;
   const cluster = named<{ cluster: any }>(config?.clusters, context?.cluster, 'cluster').cluster ?? {};
   const user = config?.users?.length ? named<{ user: any }>(config.users, context?.user, 'user').user ?? {} : {};
   const base = dirname(configFile);
-  const fileOrData = async (file: string | undefined, data: string | undefined) =>
-    data ? Buffer.from(data, 'base64').toString('utf8') : file ? readFile(resolve(base, file), 'utf8') : undefined;
+  const fileOrData = (file: string | undefined, data: string | undefined) =>
+    data ? Buffer.from(data, 'base64').toString('utf8') : file ? readFileSync(resolve(base, file), 'utf8') : undefined;
   const server = new URL(cluster.server);
   if (server.protocol !== 'https:') throw new Error(`${configFile}: the webhook server must use https, not ${server.protocol}`);
-  const ca = await fileOrData(cluster['certificate-authority'], cluster['certificate-authority-data']);
-  const cert = await fileOrData(user['client-certificate'], user['client-certificate-data']);
-  const key = await fileOrData(user['client-key'], user['client-key-data']);
-  const token = user.token ?? (user.tokenFile ? (await readFile(resolve(base, user.tokenFile), 'utf8')).trim() : undefined);
+  const ca = fileOrData(cluster['certificate-authority'], cluster['certificate-authority-data']);
+  const cert = fileOrData(user['client-certificate'], user['client-certificate-data']);
+  const key = fileOrData(user['client-key'], user['client-key-data']);
+  const token = user.token ?? (user.tokenFile ? readFileSync(resolve(base, user.tokenFile), 'utf8').trim() : undefined);
   const auth = token ? { authorization: `Bearer ${token}` } : user.username ? { authorization: `Basic ${Buffer.from(`${user.username}:${user.password ?? ''}`).toString('base64')}` } : {};
 
   return {

@@ -5,9 +5,9 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { naming } from '../../src/api/naming.js';
 import { createClient, type Client } from './client.js';
-import { webcrypto } from 'node:crypto';
 import { createCertificateAuthority, knownUsages } from '../../src/pki/certificates.js';
 import { adminGroup, adminUser } from '../../src/pki/pki.js';
+import { certificateRequest } from '../support/certificate-request.js';
 
 const names = naming();
 const g = (base: string, version: string) => `/apis/${names.group(base)}/${version}`;
@@ -62,17 +62,6 @@ async function createReadUpdateDelete(kinds: Kind[]) {
     for (let i = 0; i < 100 && (gone = (await c.get(`${k.path}/${name}`)).status) !== 404; i++) await new Promise(r => setTimeout(r, 20));
     assert.equal(gone, 404, k.path);
   }
-}
-
-/** a PKCS #10 request for a new EC key, PEM */
-async function certificateRequest(commonName: string): Promise<string> {
-  await import('reflect-metadata');
-  const x509 = await import('@peculiar/x509');
-  x509.cryptoProvider.set(webcrypto as unknown as Crypto);
-  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
-  const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
-  const csr = await x509.Pkcs10CertificateRequestGenerator.create({ name: `CN=${commonName}`, keys, signingAlgorithm: algorithm });
-  return csr.toString('pem');
 }
 
 const knownUsagesText = knownUsages.map((u) => JSON.stringify(u)).sort().join(', ');

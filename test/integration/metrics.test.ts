@@ -25,7 +25,7 @@ test('a scrape parses and lists each family the reference\'s dashboards read', a
     'apiserver_registered_watchers', 'apiserver_watch_events_total', 'apiserver_watch_events_sizes', 'apiserver_storage_objects',
     'etcd_request_duration_seconds', 'etcd_requests_total', 'apiserver_admission_step_admission_duration_seconds',
     'apiserver_admission_controller_admission_duration_seconds', 'apiserver_admission_webhook_admission_duration_seconds',
-    'apiserver_admission_webhook_rejection_count', 'apiserver_audit_event_total', 'authentication_attempts', 'authentication_duration_seconds',
+    'apiserver_admission_webhook_rejection_count', 'authentication_attempts', 'authentication_duration_seconds',
     'authorization_attempts_total', 'authorization_duration_seconds', 'kubernetes_feature_enabled',
     'process_cpu_seconds_total', 'process_resident_memory_bytes', 'nodejs_eventloop_lag_seconds', 'nodejs_heap_size_used_bytes',
   ]) assert.ok(families.has(name), `missing ${name}`);

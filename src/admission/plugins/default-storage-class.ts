@@ -1,9 +1,9 @@
-// DefaultStorageClass: a new claim that names no class gets the default one; with several defaults the
-// newest wins (the reference's behaviour since it stopped refusing such claims).
+// DefaultStorageClass: a new claim that names no class gets the default StorageClass; several defaults are a
+// misconfiguration the server refuses to guess around, so claims that would need one are refused until it is fixed.
 import { definePlugin } from '../types.js';
 import type { Stored } from '../../api/meta.js';
 import type { PersistentVolumeClaim } from '../../api/types/core-v1.js';
-import { isWriteOf } from '../util.js';
+import { isWriteOf, refuse } from '../util.js';
 
 export default definePlugin({
   name: 'DefaultStorageClass',
@@ -20,10 +20,9 @@ export default definePlugin({
         pvc.spec ??= {};
         if (pvc.spec.storageClassName != null || pvc.metadata.annotations?.[betaClass] !== undefined) return;
         const defaults = (await listers.list(names.group('storage'), 'storageclasses', ''))
-          .filter(c => isDefault.some(k => c.metadata.annotations?.[k] === 'true'))
-          .sort((x, y) => String(y.metadata.creationTimestamp).localeCompare(String(x.metadata.creationTimestamp))
-            || String(x.metadata.name).localeCompare(String(y.metadata.name)));
-        if (defaults.length) pvc.spec.storageClassName = defaults[0]!.metadata.name;
+          .filter(c => isDefault.some(k => c.metadata.annotations?.[k] === 'true'));
+        if (defaults.length > 1) throw refuse(a, `${defaults.length} default StorageClasses were found`);
+        if (defaults.length === 1) pvc.spec.storageClassName = defaults[0]!.metadata.name;
       },
     };
   },

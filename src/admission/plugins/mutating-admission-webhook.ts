@@ -5,8 +5,8 @@ import { dispatchMutating } from '../webhook/dispatch.js';
 export default definePlugin({
   name: 'MutatingAdmissionWebhook',
   defaultOn: true,
-  create: ({ listers, names, webhooks }) => {
-    const deps = webhooks && { source: webhooks, listers, names };
+  create: ({ listers, names, webhooks, authorizer, featureGates }) => {
+    const deps = webhooks && { source: webhooks, listers, names, authorizer, matchConditions: featureGates?.AdmissionWebhookMatchConditions === true };
     return {
       name: 'MutatingAdmissionWebhook',
       async admit(a) { if (deps) await dispatchMutating(a, deps); },

@@ -135,16 +135,18 @@ describe('Priority', () => {
 });
 
 describe('class defaults', () => {
-  test('DefaultStorageClass picks the newest default, respects an explicit class', async () => {
-    const sc = (name: string, ts: string) => ({ group: 'storage.cluster.io', resource: 'storageclasses',
-      obj: { metadata: { name, creationTimestamp: ts, annotations: { 'storageclass.cluster.io/is-default-class': 'true' } } } });
-    const p = defaultStorageClass.create(fakeDeps([sc('old', '2023-01-01T00:00:00Z'), sc('new', '2024-01-01T00:00:00Z')]));
-    const a = attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec: {} } });
+  test('DefaultStorageClass fills in the default, respects an explicit class, refuses with several defaults', async () => {
+    const sc = (name: string) => ({ group: 'storage.cluster.io', resource: 'storageclasses',
+      obj: { metadata: { name, annotations: { 'storageclass.cluster.io/is-default-class': 'true' } } } });
+    const claim = (spec = {}) => attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec } });
+    const p = defaultStorageClass.create(fakeDeps([sc('standard')]));
+    const a = claim();
     await p.admit!(a);
-    assert.equal(specOf<PersistentVolumeClaim>(a.object).storageClassName, 'new');
-    const explicit = attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec: { storageClassName: '' } } });
+    assert.equal(specOf<PersistentVolumeClaim>(a.object).storageClassName, 'standard');
+    const explicit = claim({ storageClassName: '' });
     await p.admit!(explicit);
     assert.equal(specOf<PersistentVolumeClaim>(explicit.object).storageClassName, '');
+    await rejects(defaultStorageClass.create(fakeDeps([sc('a'), sc('b')])).admit!(claim()), /persistentvolumeclaims "c" is forbidden: 2 default StorageClasses were found/);
   });
   test('DefaultIngressClass refuses with two defaults', async () => {
     const ic = (name: string) => ({ group: 'networking.cluster.io', resource: 'ingressclasses',

@@ -1,7 +1,11 @@
-// PodSecurity: the namespace's labels `pod-security.<domain>/enforce|warn` (with `-version`) choose a Pod
-// Security Standard level; a new pod breaking the enforced level is refused, one breaking the warned level
-// is admitted with a warning. Levels: privileged (anything), baseline, restricted (baseline and more).
+// PodSecurity: the namespace's labels `pod-security.<domain>/enforce|audit|warn` (with `-version`), else the
+// configured defaults (PodSecurityConfiguration), choose a Pod Security Standard level for each mode; a pod
+// breaking the enforced level is refused, one breaking the audited level is recorded in the audit log, one
+// breaking the warned level gets a warning. Exempt users, runtime classes and namespaces are not checked.
+// Levels: privileged (anything), baseline, restricted (baseline and more).
+import { isDeepStrictEqual } from 'node:util';
 import { definePlugin } from '../types.js';
+import { configError, typedConfig } from '../config.js';
 import type { Container, ContainerPort, EphemeralContainer, PodSecurityContext, SeccompProfile, SecurityContext, SELinuxOptions } from '../../api/types/core-v1.js';
 import { isWriteOf, podSpec, refuse, type AdmittedPodSpec } from '../util.js';
 
@@ -86,34 +90,82 @@ export function violations(spec: AdmittedPodSpec, level: Level): string[] {
   return out;
 }
 
+type Mode = 'enforce' | 'audit' | 'warn';
+const modes: Mode[] = ['enforce', 'audit', 'warn'];
+
+/** the PodSecurityConfiguration of the admission configuration file, as parsed */
+interface PodSecurityConfiguration {
+  defaults?: Partial<Record<Mode | `${Mode}-version`, string>>;
+  exemptions?: { usernames?: string[]; runtimeClasses?: string[]; namespaces?: string[] };
+}
+
+interface Policy { level: Level; version: string }
+
+const isLevel = (v: unknown): v is Level => levels.includes(v as Level);
+const isVersion = (v: unknown) => v === 'latest' || /^v1\.(0|[1-9]\d*)$/.test(String(v));
+
+function checkConfig(c: PodSecurityConfiguration | undefined): Record<Mode, Policy> {
+  const d = c?.defaults ?? {};
+  const out = {} as Record<Mode, Policy>;
+  for (const m of modes) {
+    const level = d[m] ?? 'privileged', version = d[`${m}-version`] ?? 'latest';
+    if (!isLevel(level)) throw configError('PodSecurity', `defaults.${m}: Unsupported value: ${JSON.stringify(level)}: supported values: ${levels.map(l => `"${l}"`).join(', ')}`);
+    if (!isVersion(version)) throw configError('PodSecurity', `defaults.${m}-version: Invalid value: ${JSON.stringify(version)}: must be "latest" or "v1.<minor>"`);
+    out[m] = { level, version };
+  }
+  for (const k of ['usernames', 'runtimeClasses', 'namespaces'] as const) {
+    const list = c?.exemptions?.[k];
+    if (list !== undefined && !(Array.isArray(list) && list.every(x => typeof x === 'string' && x)))
+      throw configError('PodSecurity', `exemptions.${k} must be a list of non-empty names`);
+  }
+  return out;
+}
+
 export default definePlugin({
   name: 'PodSecurity',
   defaultOn: true,
-  create: ({ listers, names }) => {
-    const label = (mode: string) => `pod-security.${names.labelDomain}/${mode}`;
-    const policy = (labels: Record<string, string>, mode: 'enforce' | 'warn') => {
-      const level = labels[label(mode)] as Level | undefined;
-      if (!level || !levels.includes(level)) return undefined;
-      return { level, version: labels[label(`${mode}-version`)] || 'latest' };
+  create: ({ listers, names, config }) => {
+    const c = typedConfig<PodSecurityConfiguration>('PodSecurity', config, names,
+      { kind: 'PodSecurityConfiguration', group: 'pod-security.admission.config', versions: ['v1', 'v1beta1', 'v1alpha1'] });
+    const defaults = checkConfig(c);
+    const exempt = {
+      usernames: new Set(c?.exemptions?.usernames ?? []), runtimeClasses: new Set(c?.exemptions?.runtimeClasses ?? []),
+      namespaces: new Set(c?.exemptions?.namespaces ?? []),
     };
+    const prefix = `pod-security.${names.labelDomain}`;
+    const label = (key: string) => `${prefix}/${key}`;
+    /** a namespace's policy for a mode: its labels, else the configured default; an unreadable enforce label enforces the most */
+    const policy = (labels: Record<string, string>, mode: Mode): Policy => {
+      const level = labels[label(mode)], version = labels[label(`${mode}-version`)];
+      if (level !== undefined && !isLevel(level)) return mode === 'enforce' ? { level: 'restricted', version: 'latest' } : defaults[mode];
+      return { level: level ?? defaults[mode].level, version: version !== undefined && isVersion(version) ? version : defaults[mode].version };
+    };
+    const shown = (p: Policy) => `"${p.level}:${p.version}"`;
     return {
       name: 'PodSecurity',
-      operations: ['CREATE'],
+      operations: ['CREATE', 'UPDATE'],
       async validate(a) {
-        if (!isWriteOf(a, '', 'pods')) return;
+        if (!isWriteOf(a, '', 'pods') && !(a.group === '' && a.resource === 'pods' && a.subresource === 'ephemeralcontainers' && a.object)) return;
+        const spec = podSpec(a.object);
+        // an update that leaves the pod's spec as it was (labels, annotations, status) cannot make it less safe
+        if (a.operation === 'UPDATE' && a.oldObject && isDeepStrictEqual(spec, podSpec(a.oldObject))) return;
+        const exemption = a.user && exempt.usernames.has(a.user.username) ? 'user'
+          : exempt.namespaces.has(a.namespace) ? 'namespace'
+            : spec.runtimeClassName && exempt.runtimeClasses.has(spec.runtimeClassName) ? 'runtimeClass' : undefined;
+        if (exemption) { a.annotate?.(label('exempt'), exemption); return; }
         const ns = await listers.get('', 'namespaces', '', a.namespace);
         const labels = ns?.metadata.labels ?? {};
-        const spec = podSpec(a.object);
         const enforce = policy(labels, 'enforce');
-        if (enforce) {
-          const v = violations(spec, enforce.level);
-          if (v.length) throw refuse(a, `violates PodSecurity "${enforce.level}:${enforce.version}": ${v.join(', ')}`);
-        }
-        const warn = policy(labels, 'warn');
-        if (warn) {
-          const v = violations(spec, warn.level);
-          if (v.length) a.warn?.(`would violate PodSecurity "${warn.level}:${warn.version}": ${v.join(', ')}`);
-        }
+        a.annotate?.(label('enforce-policy'), `${enforce.level}:${enforce.version}`);
+        const broken = (p: Policy) => violations(spec, p.level).join(', ');
+        const audit = policy(labels, 'audit'), warn = policy(labels, 'warn');
+        const auditWhy = broken(audit);
+        if (auditWhy) a.annotate?.(label('audit-violations'), `would violate PodSecurity ${shown(audit)}: ${auditWhy}`);
+        const enforceWhy = broken(enforce);
+        if (enforceWhy) throw refuse(a, `violates PodSecurity ${shown(enforce)}: ${enforceWhy}`);
+        // a request that is refused anyway gets no warnings
+        const warnWhy = broken(warn);
+        if (warnWhy) a.warn?.(`would violate PodSecurity ${shown(warn)}: ${warnWhy}`);
       },
     };
   },

@@ -5,8 +5,8 @@ import { dispatchValidating } from '../webhook/dispatch.js';
 export default definePlugin({
   name: 'ValidatingAdmissionWebhook',
   defaultOn: true,
-  create: ({ listers, names, webhooks }) => {
-    const deps = webhooks && { source: webhooks, listers, names };
+  create: ({ listers, names, webhooks, authorizer, featureGates }) => {
+    const deps = webhooks && { source: webhooks, listers, names, authorizer, matchConditions: featureGates?.AdmissionWebhookMatchConditions === true };
     return {
       name: 'ValidatingAdmissionWebhook',
       async validate(a) { if (deps) await dispatchValidating(a, deps); },

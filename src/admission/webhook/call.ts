@@ -1,6 +1,8 @@
 // One AdmissionReview call: the review sent, the HTTPS POST with the configuration's CA bundle and timeout,
 // and the checks on the answer. A failure to get a usable answer is a CallError, which failurePolicy decides on.
 import { request as httpsRequest, Agent } from 'node:https';
+import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
+import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
@@ -76,17 +78,52 @@ export function reviewVersion(hook: Webhook): string | undefined {
   return (hook.admissionReviewVersions ?? []).find(v => (admissionReviewVersions as readonly string[]).includes(v));
 }
 
-const agents = new Map<string, Agent>();
-/** one keep-alive agent per trust bundle, so calls to the same webhook reuse connections */
-function agentFor(caBundle: string | undefined): Agent {
-  const key = caBundle ?? '';
-  let agent = agents.get(key);
-  if (!agent) {
-    agent = new Agent({ keepAlive: true, maxFreeSockets: 4, ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}) });
-    agents.set(key, agent);
+/** how this server reaches one webhook origin with one trust bundle: a shared TLS context, a keep-alive agent for
+ *  HTTP/1.1, and an HTTP/2 session when the webhook offers it (as the reference's client prefers): its calls share
+ *  one connection, and calls made at once go out in one write rather than a write and a TLS record each */
+interface Route { secureContext?: SecureContext; agent: Agent; h2?: Promise<ClientHttp2Session | undefined> }
+
+const routes = new Map<string, Route>();
+
+function routeFor(url: URL, caBundle: string | undefined): Route {
+  const key = `${url.origin}\u0000${caBundle ?? ''}`;
+  let route = routes.get(key);
+  if (!route) {
+    // building the TLS context once: per connection it costs more than the call
+    const secureContext = caBundle ? createSecureContext({ ca: Buffer.from(caBundle, 'base64').toString('utf8') }) : undefined;
+    route = { secureContext, agent: new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', ...(secureContext ? { secureContext } : {}) }) };
+    routes.set(key, route);
   }
-  return agent;
+  return route;
 }
+
+const h2IdleMs = 60_000;
+
+/** an HTTP/2 session to the origin, or undefined when the webhook speaks only HTTP/1.1 (remembered for the route) */
+function http2Session(url: URL, route: Route, timeoutMs: number): Promise<ClientHttp2Session | undefined> {
+  route.h2 ??= new Promise<ClientHttp2Session | undefined>((resolve, reject) => {
+    const socket = tlsConnect({
+      host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), servername: isIP(url.hostname) ? undefined : url.hostname,
+      ALPNProtocols: ['h2', 'http/1.1'], ...(route.secureContext ? { secureContext: route.secureContext } : {}),
+    });
+    socket.setTimeout(timeoutMs, () => socket.destroy(timeoutError()));
+    socket.once('error', e => { route.h2 = undefined; reject(e); });
+    socket.once('secureConnect', () => {
+      socket.setTimeout(0);
+      if (socket.alpnProtocol !== 'h2') { socket.destroy(); resolve(undefined); return; }
+      const session = http2Connect(url.origin, { createConnection: () => socket });
+      const forget = () => { if (route.h2 === current) route.h2 = undefined; };
+      session.on('close', forget).on('goaway', forget).on('error', forget);
+      session.setTimeout(h2IdleMs, () => session.close());
+      session.unref();
+      resolve(session);
+    });
+  });
+  const current = route.h2;
+  return current;
+}
+
+const isIP = (host: string) => /^[\d.]+$/.test(host) || host.includes(':') || host.startsWith('[');
 
 function webhookUrl(hook: Webhook): string {
   const cc: WebhookClientConfig = hook.clientConfig ?? {};
@@ -111,10 +148,33 @@ function describe(e: NodeJS.ErrnoException, host: string): string {
   }
 }
 
-function post(url: URL, body: Buffer, caBundle: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+async function post(url: URL, body: Buffer, caBundle: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const route = routeFor(url, caBundle);
+  const session = await http2Session(url, route, timeoutMs);
+  return session && !session.closed && !session.destroyed ? postHttp2(session, url, body, timeoutMs) : postHttp1(url, body, route.agent, timeoutMs);
+}
+
+const timeoutError = () => Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' });
+
+function postHttp2(session: ClientHttp2Session, url: URL, body: Buffer, timeoutMs: number): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const stream = session.request({ ':method': 'POST', ':path': `${url.pathname}${url.search}`,
+      'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length });
+    const timer = setTimeout(() => stream.destroy(timeoutError()), timeoutMs);
+    let status = 0;
+    const chunks: Buffer[] = [];
+    stream.on('response', headers => { status = Number(headers[':status'] ?? 0); });
+    stream.on('data', (c: Buffer) => chunks.push(c));
+    stream.on('end', () => { clearTimeout(timer); resolve({ status, text: Buffer.concat(chunks).toString('utf8') }); });
+    stream.on('error', e => { clearTimeout(timer); reject(e); });
+    stream.end(body);
+  });
+}
+
+function postHttp1(url: URL, body: Buffer, agent: Agent, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
-      method: 'POST', agent: agentFor(caBundle),
+      method: 'POST', agent,
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': body.length },
     }, res => {
       const chunks: Buffer[] = [];
@@ -122,7 +182,7 @@ function post(url: URL, body: Buffer, caBundle: string | undefined, timeoutMs: n
       res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }); });
       res.on('error', e => { clearTimeout(timer); reject(e); });
     });
-    const timer = setTimeout(() => req.destroy(Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' })), timeoutMs);
+    const timer = setTimeout(() => req.destroy(timeoutError()), timeoutMs);
     req.on('error', e => { clearTimeout(timer); reject(e); });
     req.end(body);
   });

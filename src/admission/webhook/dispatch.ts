@@ -10,11 +10,17 @@ import { ApiError, badRequest, internalError } from '../../api/status.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import { deepEqual } from '../../patch/common.js';
 import type { AdmissionAttributes, Listers, WebhookKind, WebhookSource } from '../../api/admission.js';
+import type { Authorizer } from '../../api/auth.js';
+import { activationFor, matchConditions } from '../conditions.js';
 
 export interface DispatchDeps {
   source: WebhookSource;
   listers: Listers;
   names: Naming;
+  /** webhooks' matchConditions are honoured (feature gate AdmissionWebhookMatchConditions) */
+  matchConditions?: boolean;
+  /** for the `authorizer` of match conditions */
+  authorizer?: Authorizer;
   log?: (message: string) => void;
 }
 
@@ -36,6 +42,21 @@ function rejection(webhook: string, result: AdmissionResponse['status']): ApiErr
   return new ApiError(status);
 }
 
+/** failurePolicy on a webhook that could not be asked: Ignore goes on without it, Fail refuses the request */
+function failed(hook: Invocation['hook'], e: CallError, d: DispatchDeps): undefined {
+  if (hook.failurePolicy === 'Ignore') { d.log?.(`Failed calling webhook, failing open ${hook.name}: ${e.message}`); return undefined; }
+  d.log?.(`Failed calling webhook, failing closed ${hook.name}: ${e.message}`);
+  throw internalError(e.message);
+}
+
+/** whether the webhook's match conditions let the request through to it (errors follow failurePolicy) */
+async function conditionsAllow(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps): Promise<boolean> {
+  if (!d.matchConditions || !inv.hook.matchConditions?.length) return true;
+  const r = await matchConditions(inv.hook.matchConditions, () => activationFor(a, d.names, d.authorizer));
+  if ('matches' in r) return r.matches;
+  return failed(inv.hook, new CallError(inv.hook.name, `failed to evaluate match conditions: ${r.error}`), d) ?? false;
+}
+
 /** what every call shares: the dry-run check, the review at the webhook's version, failurePolicy, warnings and audit annotations */
 async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps): Promise<AdmissionResponse | undefined> {
   const { hook } = inv;
@@ -49,9 +70,7 @@ async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps): P
     response = await callWebhook(hook, request, d.names);
   } catch (e) {
     if (!(e instanceof CallError)) throw e;
-    if (hook.failurePolicy === 'Ignore') { d.log?.(`Failed calling webhook, failing open ${hook.name}: ${e.message}`); return undefined; }
-    d.log?.(`Failed calling webhook, failing closed ${hook.name}: ${e.message}`);
-    throw internalError(e.message);
+    return failed(hook, e, d);
   }
   for (const w of response.warnings ?? []) a.warn?.(w);
   for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) a.annotate?.(`${hook.name}/${k}`, String(v));
@@ -59,13 +78,13 @@ async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps): P
   return response;
 }
 
-/** applies a mutating webhook's patch to the request's object; true when the object changed */
-async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: AdmissionResponse, d: DispatchDeps): Promise<boolean> {
+/** applies a mutating webhook's patch to the request's object; the operations when the object changed */
+async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: AdmissionResponse, d: DispatchDeps): Promise<unknown[] | undefined> {
   let ops: unknown;
   try { ops = JSON.parse(Buffer.from(response.patch!, 'base64').toString('utf8')); } catch (e) {
     throw internalError(`admission webhook "${inv.hook.name}" returned an invalid patch: ${(e as Error).message}`);
   }
-  if (Array.isArray(ops) && ops.length === 0) return false;
+  if (Array.isArray(ops) && ops.length === 0) return undefined;
   if (!a.object) throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
   const sent = inv.version !== a.version ? await d.source.convert(a.group, a.resource, a.object, inv.version) : a.object;
   let patched: ApiObject;
@@ -77,12 +96,12 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   const back = inv.version !== a.version ? await d.source.convert(a.group, a.resource, patched, a.version) : patched;
   back.apiVersion = a.object.apiVersion;
   back.kind = a.object.kind;
-  if (deepEqual(back, a.object)) return false;
+  if (deepEqual(back, a.object)) return undefined;
   // the store holds this very object: it is changed in place, and defaulted as a decoded object is
   for (const k of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[k];
   Object.assign(a.object, back);
   a.applyDefaults?.(a.object);
-  return true;
+  return ops as unknown[];
 }
 
 async function hooksOf(kind: WebhookKind, d: DispatchDeps) {
@@ -100,13 +119,18 @@ export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps):
     for (const entry of hooks) {
       if (round === 1 && !again.has(entry.index)) continue;
       const inv = await invocationFor(entry, a, d.source, d.listers);
-      if (!inv) continue;
+      if (!inv || !(await conditionsAllow(inv, a, d))) continue;
       let changed = false;
+      const at = `round_${round}_index_${entry.index}`;
       try {
         const response = await call(inv, a, d);
-        if (response?.patch) changed = await applyPatch(inv, a, response, d);
+        const applied = response?.patch ? await applyPatch(inv, a, response, d) : undefined;
+        changed = applied !== undefined;
+        // the patch itself is recorded only when the audit record keeps request bodies
+        if (applied) a.annotate?.(`patch.webhook.admission.${d.names.domain}/${at}`,
+          JSON.stringify({ configuration: inv.configuration, webhook: inv.hook.name, patch: applied, patchType: 'JSONPatch' }), 'Request');
       } finally {
-        a.annotate?.(`mutation.webhook.admission.${d.names.domain}/round_${round}_index_${entry.index}`,
+        a.annotate?.(`mutation.webhook.admission.${d.names.domain}/${at}`,
           JSON.stringify({ configuration: inv.configuration, webhook: inv.hook.name, mutated: changed }));
       }
       if (changed) { for (const i of sinceChange) again.add(i); sinceChange = new Set(); }
@@ -121,7 +145,7 @@ export async function dispatchValidating(a: AdmissionAttributes, d: DispatchDeps
   const invocations: Invocation[] = [];
   for (const entry of await hooksOf('validatingwebhookconfigurations', d)) {
     const inv = await invocationFor(entry, a, d.source, d.listers);
-    if (inv) invocations.push(inv);
+    if (inv && await conditionsAllow(inv, a, d)) invocations.push(inv);
   }
   const results = await Promise.allSettled(invocations.map(inv => call(inv, a, d)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');

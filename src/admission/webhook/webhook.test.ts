@@ -3,57 +3,17 @@
 // selectors, dry run, reinvocation, warnings and audit annotations; and kubectl showing a denial.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:https';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { AddressInfo } from 'node:net';
-import { ensurePki } from '../../pki/pki.js';
+import { existsSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../../testing.js';
 import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
 import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
 import type { ApiObject, StatusCause } from '../../api/meta.js';
 import type { Pod } from '../../api/types/core-v1.js';
 import { dispatchMutating, dispatchValidating } from './dispatch.js';
-import type { reviewRequest } from './call.js';
 import type { ApiError as ServerError } from '../../api/status.js';
 import { kubectlPath, startKubectlEnv } from '../../../test/e2e/support.js';
+import { startWebhookServer, type WebhookServer } from '../../../test/support/admission-webhook.js';
 import type { AdmissionAttributes, WebhookSource } from '../../api/admission.js';
-
-/** what a webhook was sent: the review's request, the query of the call and the review's apiVersion */
-type Received = ReturnType<typeof reviewRequest> & { query: string; apiVersion: string };
-type Handler = (request: Received) => Record<string, unknown> | 'hang' | Promise<Record<string, unknown> | 'hang'>;
-
-interface WebhookServer { url: string; caBundle: string; calls: Map<string, Received[]>; handle: Map<string, Handler>; close(): Promise<void> }
-
-/** an HTTPS AdmissionReview server: each path answers with its handler's response (uid and envelope added) */
-async function startWebhookServer(): Promise<WebhookServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-pki-'));
-  const pki = await ensurePki(dir, { hosts: ['127.0.0.1'] });
-  rmSync(dir, { recursive: true, force: true });
-  const calls = new Map<string, Received[]>();
-  const handle = new Map<string, Handler>();
-  const server: Server = createServer({ cert: pki.serverCertPem, key: pki.serverKeyPem }, (req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', c => chunks.push(c));
-    req.on('end', async () => {
-      const path = new URL(req.url!, 'https://x').pathname;
-      const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      calls.set(path, [...(calls.get(path) ?? []), { ...review.request, query: new URL(req.url!, 'https://x').search, apiVersion: review.apiVersion }]);
-      const answer = await (handle.get(path) ?? (() => ({ allowed: true })))(review.request);
-      if (answer === 'hang') return;   // never answers: the caller's timeout decides
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer } }));
-    });
-  });
-  await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    caBundle: Buffer.from(pki.caCertPem).toString('base64'),
-    calls, handle,
-    close: () => { server.closeAllConnections(); return new Promise(r => server.close(() => r())); },
-  };
-}
 
 const lastCall = (wh: WebhookServer, path: string) => wh.calls.get(path)!.at(-1)!;
 const jsonPatch = (ops: unknown[]) => ({ patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
@@ -232,6 +192,31 @@ describe('admission webhooks', () => {
       assert.match(failed.status.message, /^Internal error occurred: failed calling webhook "fail\.example\.com": failed to call webhook: Post "https:\/\/127\.0\.0\.1:\d+\/slow\?timeout=1s": context deadline exceeded$/);
       await configMaps().delete('slow-ignore');
     });
+  });
+
+  test('a webhook that offers HTTP/2 is called over it, on one connection; one that does not, over HTTP/1.1', async () => {
+    const h2 = await startWebhookServer({ http2: true });
+    try {
+      h2.handle.set('/check', r => ({ allowed: !r.object!.metadata.name!.startsWith('bad'), status: { message: 'bad name' } }));
+      h2.handle.set('/slow', () => 'hang');
+      wh.handle.set('/check', () => ({ allowed: true }));
+      await withConfig('validating', 'protocols', [
+        hook(h2, 'h2.example.com', '/check'), hook(wh, 'h1.example.com', '/check'),
+        hook(h2, 'h2-slow.example.com', '/slow', { timeoutSeconds: 1, failurePolicy: 'Fail', objectSelector: { matchLabels: { slow: 'yes' } } }),
+      ], async () => {
+        await Promise.all(['p-1', 'p-2', 'p-3'].map(name => configMaps().create(cm(name))));
+        assert.deepEqual(h2.calls.get('/check')!.map(c => c.httpVersion), ['2.0', '2.0', '2.0']);
+        assert.deepEqual(wh.calls.get('/check')!.map(c => c.httpVersion), ['1.1', '1.1', '1.1']);
+        const denied = await failure(configMaps().create(cm('bad-p')));
+        assert.match(denied.status.message, /admission webhook "h2.example.com" denied the request: bad name/);
+        const slow = await failure(configMaps().create(cm('slow-p', { slow: 'yes' })));
+        assert.match(slow.status.message, /failed calling webhook "h2-slow.example.com": .*context deadline exceeded$/);
+        for (const name of ['p-1', 'p-2', 'p-3']) await configMaps().delete(name);
+      });
+      assert.equal(h2.connections(), 1);
+    } finally {
+      await h2.close();
+    }
   });
 
   test('rules, namespaceSelector and objectSelector decide which requests a webhook sees', async () => {

@@ -13,6 +13,9 @@ import {
   type Causes, duplicate, invalid, isInt, labelSelector, notSupported, oneOf, required,
 } from '../../validation/fields.js';
 import { age, column } from '../columns.js';
+import { loadAdmissionCel, loadedAdmissionCel } from '../../../cel/index.js';
+import { qualifiedNameErrors } from '../../../api/selectors.js';
+import type { StrategyContext } from '../../strategy.js';
 
 /** either kind of configuration; a validating webhook has no reinvocation policy */
 type Configuration = MutatingWebhookConfiguration | ValidatingWebhookConfiguration;
@@ -75,7 +78,8 @@ function validateResources(at: string, resources: string[]): Causes {
   return out;
 }
 
-function validateRule(at: string, r: RuleWithOperations): Causes {
+/** a rule of a webhook, or (with resource names) of a policy's match constraints */
+export function validateRule(at: string, r: RuleWithOperations): Causes {
   const out: Causes = [];
   const ops: string[] = list(r?.operations), groups = list(r?.apiGroups), versions = list(r?.apiVersions);
   if (ops.length === 0) out.push(required(`${at}.operations`));
@@ -151,6 +155,8 @@ function validateWebhook(at: string, w: Webhook, mutating: boolean, opts: Option
   if (w.namespaceSelector) out.push(...labelSelector(`${at}.namespaceSelector`, w.namespaceSelector));
   if (w.objectSelector) out.push(...labelSelector(`${at}.objectSelector`, w.objectSelector));
   if (mutating && w.reinvocationPolicy != null) out.push(...oneOf(`${at}.reinvocationPolicy`, w.reinvocationPolicy, ['IfNeeded', 'Never']));
+  // prepare loaded the CEL engine for any object with match conditions
+  if (w.matchConditions !== undefined) out.push(...loadedAdmissionCel()!.matchConditionProblems(`${at}.matchConditions`, w.matchConditions, false, qualifiedNameErrors));
   const cc = w.clientConfig ?? {};
   const hasUrl = cc.url != null;
   if (hasUrl === (cc.service != null)) out.push(required(`${at}.clientConfig`, 'exactly one of url or service is required'));
@@ -188,11 +194,22 @@ function updateOptions(old: Configuration): Options {
 
 const strict: Options = { noSideEffects: true, knownReviewVersion: true, uniqueNames: true };
 
+const matchConditionsGate = 'AdmissionWebhookMatchConditions';
+const usesMatchConditions = (c: Configuration) => list<Webhook>(c.webhooks).some(w => w?.matchConditions !== undefined);
+/** while the gate is off, match conditions are not stored, unless the stored object already had them; those kept are checked */
+async function prepareMatchConditions(obj: Configuration, ctx: StrategyContext, old?: Configuration) {
+  if (!ctx.featureGates?.[matchConditionsGate] && !(old && usesMatchConditions(old)))
+    for (const w of list<Webhook>(obj.webhooks)) if (w && typeof w === 'object') delete w.matchConditions;
+  if (usesMatchConditions(obj)) await loadAdmissionCel();
+}
+
 /** the strategy of either kind of configuration */
 export function webhookConfigurationStrategy(mutating: boolean) {
   return defineStrategy<Stored<Configuration>>({
     generation: true,
     defaults: obj => defaultWebhooks(obj, mutating),
+    prepareForCreate: (obj, ctx) => prepareMatchConditions(obj, ctx),
+    prepareForUpdate: (obj, old, ctx) => prepareMatchConditions(obj, ctx, old),
     validate: obj => validateConfiguration(obj, mutating, strict),
     validateUpdate: (obj, old) => validateConfiguration(obj, mutating, updateOptions(old)),
   });

@@ -3,11 +3,12 @@ import type { ValidatingAdmissionPolicy } from '../../../../api/types/admissionr
 import * as s from '../../../../api/schemas/admissionregistration.js';
 import { define, only, status } from '../../define.js';
 import { age, column } from '../../columns.js';
+import { strategy } from './strategy.js';
 
 export const definition = define<ValidatingAdmissionPolicy>({
   group: 'admissionregistration', domainGroup: true, categories: ['api-extensions'],
   resource: 'validatingadmissionpolicies', kind: 'ValidatingAdmissionPolicy', namespaced: false,
-  versions: only('v1alpha1', s.validatingAdmissionPolicy), subresources: status,
+  versions: only('v1alpha1', s.validatingAdmissionPolicy), subresources: status, strategy,
   columns: [
     column('Validations', 'integer', o => (o.spec?.validations ?? []).length, 'Validations indicates the number of validation rules defined in this configuration'),
     column('ParamKind', 'string', o => {

@@ -3,11 +3,12 @@ import type { ValidatingAdmissionPolicyBinding } from '../../../../api/types/adm
 import * as s from '../../../../api/schemas/admissionregistration.js';
 import { define, only } from '../../define.js';
 import { age, column } from '../../columns.js';
+import { strategy } from './strategy.js';
 
 export const definition = define<ValidatingAdmissionPolicyBinding>({
   group: 'admissionregistration', domainGroup: true, categories: ['api-extensions'],
   resource: 'validatingadmissionpolicybindings', kind: 'ValidatingAdmissionPolicyBinding', namespaced: false,
-  versions: only('v1alpha1', s.validatingAdmissionPolicyBinding),
+  versions: only('v1alpha1', s.validatingAdmissionPolicyBinding), strategy,
   columns: [
     column('PolicyName', 'string', o => o.spec?.policyName ?? '', 'PolicyName indicates the policy definition which the policy binding binded to'),
     column('ParamRef', 'string', o => {

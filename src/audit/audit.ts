@@ -1,0 +1,211 @@
+// Auditing: every request the policy records gets an event at each of its stages (RequestReceived; for
+// long-running requests ResponseStarted when the response begins; ResponseComplete; Panic when the server
+// failed unexpectedly), with the user, the request line, the outcome and the annotations authorization and
+// admission add, and, at the Request and RequestResponse levels, the request and response bodies. Events go
+// to the log and webhook backends through their bounded buffers; a request never waits for them.
+import type { RequestContext } from '../api/request.js';
+import type { AuditLevel, AuditRecord } from '../api/audit.js';
+import { levelCovers } from '../api/audit.js';
+import type { Naming } from '../api/naming.js';
+import type { UserInfo } from '../api/auth.js';
+import type { Status } from '../api/meta.js';
+import type { MetricsRegistry } from '../metrics/metrics.js';
+import { openWebhookClient } from '../util/webhook-client.js';
+import { decide, loadPolicy, type AuditPolicy, type Decision, type Stage } from './policy.js';
+import { logBackend, unionBackend, webhookBackend, type AuditEvent, type Backend, type LogOptions } from './backends.js';
+
+export interface AuditOptions {
+  policyFile?: string;
+  log?: LogOptions & { bufferSize: number };
+  webhook?: {
+    configFile: string; bufferSize: number; maxBatchSize: number; maxWaitMs: number;
+    throttle?: { qps: number; burst: number }; initialBackoffMs: number;
+  };
+}
+
+export type AuditFilter = (ctx: RequestContext, next: () => Promise<void>) => Promise<void>;
+
+export interface Auditor {
+  /** before authentication: a request refused for its credentials is recorded too */
+  failedAuthentication: AuditFilter;
+  /** after authentication: every request the policy records */
+  requests: AuditFilter;
+  /** sends what the backends still hold */
+  stop(): Promise<void>;
+}
+
+/** MicroTime, as the reference writes event timestamps */
+const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, (_, f: string) => `.${f}000Z`);
+
+const userOf = (u: UserInfo | undefined) => (u ? {
+  username: u.username, ...(u.uid ? { uid: u.uid } : {}), ...(u.groups?.length ? { groups: u.groups } : {}),
+  ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}),
+} : {});
+
+/** the client's addresses: the forwarding headers' then the connection's, each once */
+function sourceIPs(ctx: RequestContext): string[] {
+  const forwarded = String(ctx.headers['x-forwarded-for'] ?? '').split(',').map(s => s.trim()).filter(Boolean);
+  const real = String(ctx.headers['x-real-ip'] ?? '').trim();
+  const remote = (ctx.req.socket?.remoteAddress ?? '').replace(/^::ffff:/, '');
+  return [...new Set([...forwarded, ...(real ? [real] : []), ...(remote ? [remote] : [])])];
+}
+
+function withoutManagedFields(v: unknown): unknown {
+  if (!v || typeof v !== 'object') return v;
+  const o = v as { metadata?: { managedFields?: unknown }; items?: unknown[] };
+  let out = o;
+  if (o.metadata && typeof o.metadata === 'object' && 'managedFields' in o.metadata) {
+    const { managedFields: _m, ...metadata } = o.metadata;
+    out = { ...o, metadata };
+  }
+  if (Array.isArray(o.items)) out = { ...out, items: o.items.map(withoutManagedFields) };
+  return out;
+}
+
+const statusBody = /^\{\s*"kind":\s*"Status"/;
+const isJson = (contentType: string) => contentType === '' || contentType === 'application/json' || contentType.endsWith('+json');
+const parsed = (body: string | Buffer): unknown => {
+  try { return JSON.parse(body.toString()); } catch { return undefined; }
+};
+
+export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: MetricsRegistry; log: { warn(m: string): void } }): Auditor | undefined {
+  const { names, metrics, log } = deps;
+  if (!o.policyFile) {
+    if (o.log || o.webhook) log.warn('audit backends are configured but --audit-policy-file is not: nothing will be recorded');
+    return undefined;
+  }
+  const policy: AuditPolicy = loadPolicy(o.policyFile, names);
+  const eventTotal = metrics.counter('apiserver_audit_event_total', 'Counter of audit events generated and sent to the audit backend.', []);
+  const errorTotal = metrics.counter('apiserver_audit_error_total', 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.', ['plugin']);
+  const levelTotal = metrics.counter('apiserver_audit_level_total', 'Counter of policy levels for audit events (1 per request).', ['level']);
+  const backends: Backend[] = [];
+  const failures = (plugin: string) => {
+    let warned = 0;
+    return (count: number, why: string) => {
+      if (count) errorTotal({ plugin }, count);
+      // a sink that keeps failing is reported now and then, not for every event
+      if (Date.now() - warned > 10_000) { warned = Date.now(); log.warn(`audit ${plugin} backend: ${count ? `${count} events lost: ` : ''}${why}`); }
+    };
+  };
+  if (o.log) backends.push(logBackend(o.log, o.log.bufferSize, failures('log')));
+  if (o.webhook) {
+    let client;
+    try { client = openWebhookClient(o.webhook.configFile); } catch (e) { throw new Error(`--audit-webhook-config-file: ${(e as Error).message}`); }
+    backends.push(webhookBackend(client, { ...o.webhook, apiVersion: `${names.group('audit')}/v1` }, failures('webhook')));
+  }
+  if (!backends.length) {
+    log.warn('--audit-policy-file is set but no audit backend is: give --audit-log-path or --audit-webhook-config-file');
+    return undefined;
+  }
+  const backend = unionBackend(backends);
+  const apiVersion = `${names.group('audit')}/v1`;
+
+  function emit(event: AuditEvent, stage: Stage, d: Decision) {
+    if (d.omitStages.includes(stage)) return;
+    eventTotal({});
+    backend.process([{ ...event, stage, stageTimestamp: microTime(Date.now()) }]);
+  }
+
+  /** the event's fixed part, made once a request is known to be recorded */
+  function baseEvent(ctx: RequestContext, level: AuditLevel, user: UserInfo | undefined, receivedAt: number): AuditEvent {
+    const i = ctx.info;
+    return {
+      kind: 'Event', apiVersion, level, auditID: ctx.id, requestURI: ctx.req.url ?? ctx.path, verb: i.verb,
+      user: userOf(user), sourceIPs: sourceIPs(ctx),
+      ...(ctx.headers['user-agent'] ? { userAgent: String(ctx.headers['user-agent']) } : {}),
+      ...(i.isResourceRequest ? {
+        objectRef: {
+          resource: i.resource, ...(i.namespace ? { namespace: i.namespace } : {}), ...(i.name ? { name: i.name } : {}),
+          apiGroup: i.apiGroup, apiVersion: i.apiVersion, ...(i.subresource ? { subresource: i.subresource } : {}),
+        },
+      } : {}),
+      requestReceivedTimestamp: microTime(receivedAt),
+    };
+  }
+
+  const statusOf = (e: unknown): Pick<Status, 'status' | 'message' | 'reason' | 'code'> => {
+    const s = (e as { status?: Status }).status;
+    if (e instanceof Error && e.name === 'ApiError' && s) return { status: 'Failure', message: s.message, reason: s.reason, code: s.code };
+    return { status: 'Failure', message: 'Internal Server Error', reason: 'InternalError', code: 500 };
+  };
+
+  const requests: AuditFilter = async (ctx, next) => {
+    const d = decide(policy, {
+      user: ctx.user, verb: ctx.info.verb, isResourceRequest: ctx.info.isResourceRequest, path: ctx.path, apiGroup: ctx.info.apiGroup,
+      namespace: ctx.info.namespace, resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
+    });
+    levelTotal({ level: d.level });
+    if (d.level === 'None') return next();
+    const authenticated = ctx.user;
+    const event = baseEvent(ctx, d.level, authenticated, Date.now());
+    const annotations: Record<string, string> = {};
+    let requestObject: unknown, responseObject: unknown, responseStatus: Partial<Status> | undefined;
+    const keep = (v: unknown) => (d.omitManagedFields ? withoutManagedFields(v) : v);
+    const record: AuditRecord = {
+      level: d.level,
+      annotate(key, value, level = 'Metadata') {
+        if (levelCovers(d.level, level) && !(key in annotations)) annotations[key] = value;
+      },
+      requestBody(body, contentType) {
+        if (levelCovers(d.level, 'Request') && requestObject === undefined && isJson(contentType)) requestObject = keep(parsed(body));
+      },
+      responseBody(body, contentType) {
+        if (!isJson(contentType)) return;
+        // below RequestResponse only a Status body is read, for the outcome's message
+        const whole = levelCovers(d.level, 'RequestResponse');
+        const obj = whole || statusBody.test(typeof body === 'string' ? body.slice(0, 40) : body.subarray(0, 40).toString()) ? parsed(body) as { kind?: string } | undefined : undefined;
+        if (obj?.kind === 'Status') responseStatus = obj as Status;
+        if (levelCovers(d.level, 'RequestResponse')) responseObject = keep(obj);
+      },
+    };
+    ctx.audit = record;
+    /** what the event says at a stage: the user it acted as, the outcome and the bodies so far */
+    const current = (): AuditEvent => ({
+      ...event,
+      ...(ctx.user !== authenticated ? { impersonatedUser: userOf(ctx.user) } : {}),
+      ...(responseStatus ? { responseStatus: { metadata: {}, ...responseStatus } } : {}),
+      ...(requestObject !== undefined ? { requestObject } : {}),
+      ...(responseObject !== undefined ? { responseObject } : {}),
+      ...(Object.keys(annotations).length ? { annotations: { ...annotations } } : {}),
+    });
+    emit(current(), 'RequestReceived', d);
+    if (ctx.longRunning) {
+      // the listener has no event for a response's start: its writeHead is watched instead
+      const res = ctx.res, writeHead = res.writeHead;
+      res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
+        res.writeHead = writeHead;
+        const out = writeHead.apply(this, args);
+        responseStatus ??= { code: res.statusCode };
+        emit(current(), 'ResponseStarted', d);
+        return out;
+      } as typeof writeHead;
+    }
+    try {
+      await next();
+      responseStatus ??= { code: ctx.res.statusCode };
+      emit(current(), 'ResponseComplete', d);
+    } catch (e) {
+      responseStatus = statusOf(e);
+      const unexpected = !(e instanceof Error && e.name === 'ApiError');
+      emit(current(), unexpected ? 'Panic' : 'ResponseComplete', d);
+      throw e;
+    }
+  };
+
+  const failedAuthentication: AuditFilter = async (ctx, next) => {
+    try {
+      await next();
+    } catch (e) {
+      // a refusal after authentication was recorded by the request filter; this is one before it
+      if (ctx.user || (e as { code?: number }).code !== 401) throw e;
+      const d = decide(policy, {
+        verb: ctx.info.verb, isResourceRequest: ctx.info.isResourceRequest, path: ctx.path, apiGroup: ctx.info.apiGroup,
+        namespace: ctx.info.namespace, resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
+      });
+      if (d.level !== 'None') emit({ ...baseEvent(ctx, d.level, undefined, Date.now()), responseStatus: { metadata: {}, ...statusOf(e) } }, 'ResponseStarted', d);
+      throw e;
+    }
+  };
+
+  return { requests, failedAuthentication, stop: () => backend.shutdown(5000) };
+}

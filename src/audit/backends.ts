@@ -1,0 +1,177 @@
+// Where audit events go: a log of JSON lines (a file rotated by size, with backups pruned by count and age, or
+// stdout) and a webhook that receives them in batches. Both sit behind the same bounded buffer: a request only
+// hands its events over, and when a sink is slower than the requests the buffer fills and further events are
+// dropped and counted, so auditing never holds a request back.
+import { readdir, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, extname, join } from 'node:path';
+import type { Writable } from 'node:stream';
+import { createStream } from 'rotating-file-stream';
+import { tokenBucket } from '../util/token-bucket.js';
+import type { WebhookClient } from '../util/webhook-client.js';
+
+/** an audit event as written (audit.<domain>/v1 Event) */
+export type AuditEvent = Record<string, unknown>;
+
+export interface Backend {
+  /** hands events over; never waits */
+  process(events: AuditEvent[]): void;
+  /** sends what is buffered, within the time given */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+export interface BatchOptions {
+  /** events held at most; more are dropped */
+  bufferSize: number;
+  maxBatchSize: number;
+  /** how long the first event of a batch waits for more (0: a batch goes as soon as the sink is free) */
+  maxWaitMs: number;
+  throttle?: { qps: number; burst: number };
+  send(events: AuditEvent[]): Promise<void>;
+  /** events that were dropped (buffer full) or could not be sent */
+  onError(count: number, why: string): void;
+}
+
+/** the bounded buffer and the one sender that empties it, batch by batch, in order */
+export function batching(o: BatchOptions): Backend {
+  const queue: AuditEvent[] = [];
+  const bucket = o.throttle && tokenBucket(o.throttle.qps, o.throttle.burst);
+  let sending: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  /** the oldest buffered event has waited maxWaitMs, or the backend is shutting down */
+  let due = false, closing = false;
+
+  const shouldSend = () => queue.length > 0 && (queue.length >= o.maxBatchSize || o.maxWaitMs === 0 || due || closing);
+  function schedule() {
+    if (sending) return;
+    if (shouldSend()) {
+      clearTimeout(timer);
+      timer = undefined;
+      sending = run();
+    } else if (queue.length && !timer) {
+      timer = setTimeout(() => { timer = undefined; due = true; schedule(); }, o.maxWaitMs).unref();
+    }
+  }
+  async function run() {
+    try {
+      while (shouldSend()) {
+        const wait = bucket?.waitMs() ?? 0;
+        if (wait) await new Promise(r => setTimeout(r, wait).unref());
+        bucket?.tryAccept();
+        const batch = queue.splice(0, o.maxBatchSize);
+        due = false;
+        try { await o.send(batch); } catch (e) { o.onError(batch.length, (e as Error).message); }
+      }
+    } finally {
+      sending = undefined;
+      schedule();
+    }
+  }
+  return {
+    process(events) {
+      const room = Math.max(o.bufferSize - queue.length, 0);
+      if (room < events.length) o.onError(events.length - room, 'audit buffer is full');
+      if (room > 0) queue.push(...(room < events.length ? events.slice(0, room) : events));
+      schedule();
+    },
+    async shutdown(timeoutMs) {
+      closing = true;
+      const deadline = Date.now() + timeoutMs;
+      schedule();
+      while ((sending || queue.length) && Date.now() < deadline) await Promise.race([sending, new Promise(r => setTimeout(r, 20))]);
+    },
+  };
+}
+
+export interface LogOptions {
+  /** a file, or `-` for standard output */
+  path: string;
+  /** megabytes before the file is rotated (0: never) */
+  maxSizeMb: number;
+  /** rotated files kept (0: all) */
+  maxBackups: number;
+  /** days a rotated file is kept (0: no limit) */
+  maxAgeDays: number;
+}
+
+/** rotated files are named like the log with the time of rotation: audit-2024-01-02T15-04-05.000.log */
+const backupName = (file: string, time: Date, index?: number) => {
+  const ext = extname(file);
+  const stamp = time.toISOString().replace(/:/g, '-').replace(/Z$/, '');
+  return `${basename(file, ext)}-${stamp}${index && index > 1 ? `-${index}` : ''}${ext}`;
+};
+
+/** removes rotated files past the count or age limit, oldest first */
+async function prune(o: LogOptions) {
+  const dir = dirname(o.path), ext = extname(o.path), base = basename(o.path, ext);
+  const backups = (await readdir(dir)).filter(f => f !== basename(o.path) && f.startsWith(`${base}-`) && f.endsWith(ext));
+  const aged = await Promise.all(backups.map(async f => ({ f, mtime: (await stat(join(dir, f))).mtimeMs })));
+  aged.sort((x, y) => y.mtime - x.mtime);
+  const tooOld = Date.now() - o.maxAgeDays * 86_400_000;
+  await Promise.all(aged.filter((b, i) => (o.maxBackups > 0 && i >= o.maxBackups) || (o.maxAgeDays > 0 && b.mtime < tooOld))
+    .map(b => unlink(join(dir, b.f)).catch(() => {})));
+}
+
+/** the log's stream: what it accepts, and a wait for it to take more when it is backed up */
+export function logStream(o: LogOptions, onError: (why: string) => void): { write(text: string): Promise<void>; close(): Promise<void> } {
+  let out: Writable;
+  if (o.path === '-') out = process.stdout;
+  else {
+    const file = basename(o.path);
+    const rotating = createStream((time, index) => (time ? backupName(file, time instanceof Date ? time : new Date(time), index) : file), {
+      path: dirname(o.path), ...(o.maxSizeMb > 0 ? { size: `${o.maxSizeMb}M` } : {}),
+    });
+    rotating.on('rotated', () => { void prune(o).catch(e => onError(`pruning audit log backups: ${(e as Error).message}`)); });
+    rotating.on('warning', e => onError(e.message));
+    out = rotating;
+  }
+  out.on('error', e => onError(e.message));
+  return {
+    write: text => (out.write(text) ? Promise.resolve() : new Promise(r => out.once('drain', r))),
+    close: () => (out === process.stdout ? Promise.resolve() : new Promise(r => out.end(r))),
+  };
+}
+
+export function logBackend(o: LogOptions, bufferSize: number, onError: (count: number, why: string) => void) {
+  const stream = logStream(o, why => onError(0, why));
+  const b = batching({
+    bufferSize, maxBatchSize: 1000, maxWaitMs: 0, onError,
+    send: events => stream.write(events.map(e => `${JSON.stringify(e)}\n`).join('')),
+  });
+  return { ...b, async shutdown(timeoutMs: number) { await b.shutdown(timeoutMs); await stream.close(); } };
+}
+
+export interface WebhookOptions {
+  bufferSize: number;
+  maxBatchSize: number;
+  maxWaitMs: number;
+  throttle?: { qps: number; burst: number };
+  /** the first retry's wait; each retry waits twice the last, five tries in all */
+  initialBackoffMs: number;
+  apiVersion: string;
+}
+
+export function webhookBackend(client: WebhookClient, o: WebhookOptions, onError: (count: number, why: string) => void): Backend {
+  return batching({
+    bufferSize: o.bufferSize, maxBatchSize: o.maxBatchSize, maxWaitMs: o.maxWaitMs, throttle: o.throttle, onError,
+    async send(items) {
+      let wait = o.initialBackoffMs;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.post({ kind: 'EventList', apiVersion: o.apiVersion, metadata: {}, items });
+          return;
+        } catch (e) {
+          if (attempt >= 5) throw e;
+          await new Promise(r => setTimeout(r, wait).unref());
+          wait *= 2;
+        }
+      }
+    },
+  });
+}
+
+export function unionBackend(backends: Backend[]): Backend {
+  return {
+    process(events) { for (const b of backends) b.process(events); },
+    async shutdown(timeoutMs) { await Promise.all(backends.map(b => b.shutdown(timeoutMs))); },
+  };
+}

@@ -1,0 +1,253 @@
+// The audit log through a real server: a policy that records each namespace at another level, the events of
+// create, update, delete and watch at each level (bodies only where the level keeps them), the stages, the
+// annotations of authorization, deprecated versions, mutating webhooks and pod security, failed
+// authentication, a log rotated by size, a webhook backend receiving batches, and requests that never wait
+// for a backend that does not answer.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createClient, type Client } from './client.js';
+import { call, fakeHttpsService, writeWebhookConfig, type FakeService } from './auth-support.js';
+import { startWebhookServer, type WebhookServer } from '../support/admission-webhook.js';
+
+const policy = (extra: object[] = []) => JSON.stringify({
+  apiVersion: 'audit.cluster.io/v1', kind: 'Policy', omitStages: ['RequestReceived'],
+  rules: [
+    { level: 'None', nonResourceURLs: ['/healthz*', '/readyz*', '/livez*'] },
+    ...extra,
+    { level: 'None', namespaces: ['lvl-none'] },
+    { level: 'Request', namespaces: ['lvl-req'] },
+    { level: 'RequestResponse', namespaces: ['lvl-rr'], omitStages: ['ResponseStarted'], omitManagedFields: true },
+    { level: 'RequestResponse', namespaces: ['lvl-rr-watch'] },
+    { level: 'Metadata' },
+  ],
+});
+
+interface AuditEvent {
+  stage: string; level: string; verb: string; requestURI: string; auditID: string; annotations?: Record<string, string>;
+  objectRef?: { resource: string; namespace?: string; name?: string }; user: { username?: string; groups?: string[] };
+  responseStatus?: { code: number; message?: string }; requestObject?: any; responseObject?: any;
+}
+
+async function waitFor<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await get();
+    if (ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`condition not met in time: ${JSON.stringify(v).slice(0, 500)}`);
+    await new Promise(r => setTimeout(r, 50));
+  }
+}
+
+describe('audit log', () => {
+  let dir: string, server: TestServer, c: Client, wh: WebhookServer;
+  const logFile = () => join(dir, 'audit.log');
+  const events = (): AuditEvent[] => (existsSync(logFile()) ? readFileSync(logFile(), 'utf8').trim().split('\n').filter(Boolean).map(l => JSON.parse(l)) : []);
+  const eventsOf = (id: string | string[] | undefined) => events().filter(e => e.auditID === id);
+  const configMap = (name: string, data: Record<string, string> = { a: '1' }) => ({ metadata: { name }, data });
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-'));
+    writeFileSync(join(dir, 'policy.json'), policy());
+    wh = await startWebhookServer();
+    server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${logFile()}`] });
+    c = createClient(server);
+    for (const ns of ['lvl-none', 'lvl-meta', 'lvl-req', 'lvl-rr', 'lvl-rr-watch'])
+      assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: ns } } })).status, 201);
+  });
+  after(async () => { c?.close(); await server?.close(); await wh?.close(); rmSync(dir, { recursive: true, force: true }); });
+
+  /** create, update, delete of a ConfigMap in a namespace, and the events each left */
+  async function writes(ns: string) {
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const created = await c.request('POST', base, { body: configMap('cm') });
+    const updated = await c.request('PUT', `${base}/cm`, { body: configMap('cm', { a: '2' }) });
+    const deleted = await c.request('DELETE', `${base}/cm`);
+    assert.deepEqual([created.status, updated.status, deleted.status], [201, 200, 200]);
+    return Promise.all([created, updated, deleted].map(r =>
+      waitFor(() => eventsOf(r.headers['audit-id']), es => ns === 'lvl-none' || es.length > 0).then(es => es)));
+  }
+
+  test('None records nothing', async () => {
+    const [cr, up, del] = await writes('lvl-none');
+    assert.deepEqual([cr, up, del].map(e => e.length), [0, 0, 0]);
+  });
+
+  test('Metadata records the request line, user and outcome, without bodies', async () => {
+    const [[cr], [up], [del]] = await writes('lvl-meta');
+    assert.deepEqual([cr!.verb, up!.verb, del!.verb], ['create', 'update', 'delete']);
+    for (const e of [cr!, up!, del!]) {
+      assert.equal(e.level, 'Metadata');
+      assert.equal(e.stage, 'ResponseComplete');
+      assert.equal(e.requestObject, undefined);
+      assert.equal(e.responseObject, undefined);
+      assert.equal(e.annotations?.['authorization.cluster.io/decision'], 'allow');
+      assert.ok(e.user.groups?.includes('system:masters'));
+    }
+    assert.deepEqual(cr!.objectRef, { resource: 'configmaps', namespace: 'lvl-meta', apiGroup: '', apiVersion: 'v1' });
+    assert.equal(cr!.responseStatus?.code, 201);
+    assert.equal(del!.objectRef?.name, 'cm');
+  });
+
+  test('Request adds the request body; RequestResponse the response body too', async () => {
+    const [[cr], [up]] = await writes('lvl-req');
+    assert.deepEqual(cr!.requestObject.data, { a: '1' });
+    assert.deepEqual(up!.requestObject.data, { a: '2' });
+    assert.equal(cr!.responseObject, undefined);
+    const [[rcr], [rup], [rdel]] = await writes('lvl-rr');
+    assert.deepEqual(rcr!.requestObject.data, { a: '1' });
+    assert.equal(rcr!.responseObject.metadata.name, 'cm');
+    assert.deepEqual(rup!.responseObject.data, { a: '2' });
+    assert.deepEqual([rdel!.responseObject.kind, rdel!.responseObject.status], ['Status', 'Success']);
+    // that rule omits managed fields; another records them
+    assert.equal(rcr!.responseObject.metadata.managedFields, undefined);
+    assert.equal(rcr!.requestObject.metadata.managedFields, undefined);
+    const kept = await c.request('POST', '/api/v1/namespaces/lvl-rr-watch/configmaps', { body: configMap('with-fields') });
+    assert.equal(kept.status, 201);
+    const [withFields] = await waitFor(() => eventsOf(kept.headers['audit-id']).filter(e => e.stage === 'ResponseComplete'), es => es.length > 0);
+    assert.equal(withFields!.responseObject.metadata.managedFields[0].manager, kept.json.metadata.managedFields[0].manager);
+  });
+
+  test('a watch is recorded when its response starts and when it ends; omitted stages are left out', async () => {
+    const w = await c.watch('/api/v1/namespaces/lvl-rr-watch/configmaps?watch=1');
+    const id = w.headers['audit-id'];
+    await waitFor(() => eventsOf(id), es => es.some(e => e.stage === 'ResponseStarted'));
+    w.close();
+    const stages = (await waitFor(() => eventsOf(id), es => es.some(e => e.stage === 'ResponseComplete'))).map(e => e.stage);
+    assert.deepEqual(stages, ['ResponseStarted', 'ResponseComplete']);
+    assert.equal(eventsOf(id)[0]!.verb, 'watch');
+    // in lvl-rr the rule leaves ResponseStarted out, and the policy leaves RequestReceived out everywhere
+    const other = await c.watch('/api/v1/namespaces/lvl-rr/configmaps?watch=1');
+    other.close();
+    const otherStages = (await waitFor(() => eventsOf(other.headers['audit-id']), es => es.length > 0)).map(e => e.stage);
+    assert.deepEqual(otherStages, ['ResponseComplete']);
+  });
+
+  test('a deprecated version is annotated, and so is a mutating webhook\'s change (its patch only at Request)', async () => {
+    const fs = await c.request('POST', '/apis/flowcontrol.apiserver.cluster.io/v1beta2/flowschemas', { body: {
+      metadata: { name: 'old-api' }, spec: { priorityLevelConfiguration: { name: 'global-default' }, matchingPrecedence: 5000 } } });
+    assert.equal(fs.status, 201, fs.body);
+    const [deprecated] = await waitFor(() => eventsOf(fs.headers['audit-id']), es => es.length > 0);
+    assert.equal(deprecated!.annotations?.['cluster.io/deprecated'], 'true');
+    assert.equal(deprecated!.annotations?.['cluster.io/removed-release'], '1.29');
+
+    wh.handle.set('/label', () => ({ allowed: true, patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify([{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }])).toString('base64') }));
+    assert.equal((await c.request('POST', '/apis/admissionregistration.cluster.io/v1/mutatingwebhookconfigurations', { body: { metadata: { name: 'labeller' }, webhooks: [{
+      name: 'label.example.com', clientConfig: { url: `${wh.url}/label`, caBundle: wh.caBundle }, sideEffects: 'None', admissionReviewVersions: ['v1'],
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] }] } })).status, 201);
+    let meta!: Awaited<ReturnType<Client['request']>>;
+    await waitFor(async () => (meta = await c.request('POST', '/api/v1/namespaces/lvl-meta/configmaps', { body: configMap(`m-${Date.now()}`) })).json.metadata.labels?.touched, Boolean);
+    const [m] = await waitFor(() => eventsOf(meta.headers['audit-id']), es => es.length > 0);
+    assert.deepEqual(JSON.parse(m!.annotations!['mutation.webhook.admission.cluster.io/round_0_index_0']!), { configuration: 'labeller', webhook: 'label.example.com', mutated: true });
+    assert.equal(m!.annotations!['patch.webhook.admission.cluster.io/round_0_index_0'], undefined);
+    const req = await c.request('POST', '/api/v1/namespaces/lvl-req/configmaps', { body: configMap('patched') });
+    const [r] = await waitFor(() => eventsOf(req.headers['audit-id']), es => es.length > 0);
+    assert.deepEqual(JSON.parse(r!.annotations!['patch.webhook.admission.cluster.io/round_0_index_0']!),
+      { configuration: 'labeller', webhook: 'label.example.com', patch: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }], patchType: 'JSONPatch' });
+    assert.equal((await c.request('DELETE', '/apis/admissionregistration.cluster.io/v1/mutatingwebhookconfigurations/labeller')).status, 200);
+  });
+
+  test('pod security records the policy it enforced and what an audited level would refuse', async () => {
+    assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'psa', labels: { 'pod-security.cluster.io/audit': 'restricted' } } } })).status, 201);
+    const p = await c.request('POST', '/api/v1/namespaces/psa/pods', { body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } } });
+    assert.equal(p.status, 201, p.body);
+    const [e] = await waitFor(() => eventsOf(p.headers['audit-id']), es => es.length > 0);
+    assert.equal(e!.annotations!['pod-security.cluster.io/enforce-policy'], 'privileged:latest');
+    assert.match(e!.annotations!['pod-security.cluster.io/audit-violations']!, /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
+  });
+
+  test('a request refused for its credentials is recorded', async () => {
+    const r = await call(server, { token: 'nobody-knows-this' }, 'GET', '/api/v1/namespaces/lvl-meta/configmaps');
+    assert.equal(r.status, 401);
+    const [e] = await waitFor(() => events().filter(x => x.responseStatus?.code === 401), es => es.length > 0);
+    assert.equal(e!.stage, 'ResponseStarted');
+    assert.deepEqual(e!.user, {});
+  });
+});
+
+describe('audit log rotation', () => {
+  test('the log is rotated by size and old files are pruned past --audit-log-maxbackup', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-rotate-'));
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify({ apiVersion: 'audit.cluster.io/v1', kind: 'Policy', rules: [{ level: 'RequestResponse' }] }));
+    const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${join(dir, 'audit.log')}`,
+      '--audit-log-maxsize=1', '--audit-log-maxbackup=2'] });
+    const c = createClient(server);
+    try {
+      const big = 'x'.repeat(200_000);
+      // each create is recorded twice (request and response bodies): about 800 kB a request
+      for (let i = 0; i < 8; i++) assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: `big-${i}` }, data: { big } } })).status, 201);
+      const backups = await waitFor(() => readdirSync(dir).filter(f => /^audit-.*\.log$/.test(f)), fs => fs.length === 2);
+      assert.equal(backups.length, 2);
+      assert.ok(existsSync(join(dir, 'audit.log')));
+    } finally {
+      c.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('audit webhook backend', () => {
+  let dir: string, sink: FakeService;
+  let answer: 'ok' | 'never' = 'ok';
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-webhook-'));
+    writeFileSync(join(dir, 'policy.json'), policy());
+    sink = await fakeHttpsService(dir, 'audit-sink', (_req, _body, res) => {
+      if (answer === 'never') return new Promise(() => {});   // holds the connection: a backend that is stuck
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return undefined;
+    });
+    writeWebhookConfig(join(dir, 'sink.kubeconfig'), sink, '/events');
+  });
+  after(async () => { await sink?.close(); rmSync(dir, { recursive: true, force: true }); });
+
+  test('receives the events in batches (EventList)', async () => {
+    const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-webhook-config-file=${join(dir, 'sink.kubeconfig')}`,
+      '--audit-webhook-batch-max-wait=300ms', '--audit-webhook-batch-max-size=50'] });
+    const c = createClient(server);
+    try {
+      const ids = new Set<string>();
+      for (let i = 0; i < 20; i++) ids.add(String((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody(`w${i}`) })).headers['audit-id']));
+      const received = () => sink.requests.flatMap(r => r.body.items as AuditEvent[]).filter(e => ids.has(e.auditID));
+      await waitFor(received, es => es.length === 20);
+      const batches = sink.requests.filter(r => r.body.items.some((e: AuditEvent) => ids.has(e.auditID)));
+      assert.ok(batches.length < 20, `${batches.length} batches for 20 events`);
+      assert.equal(batches[0]!.body.kind, 'EventList');
+      assert.equal(batches[0]!.body.apiVersion, 'audit.cluster.io/v1');
+      assert.equal(batches[0]!.path, '/events');
+    } finally {
+      c.close();
+      await server.close();
+    }
+  });
+
+  test('a backend that never answers holds no request back: events past the buffer are dropped and counted', async () => {
+    answer = 'never';
+    const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-webhook-config-file=${join(dir, 'sink.kubeconfig')}`,
+      '--audit-webhook-batch-max-wait=10ms', '--audit-webhook-batch-max-size=5', '--audit-webhook-batch-buffer-size=20',
+      // the embedded controller manager's own requests would fill the stuck backend's first batch before this test's
+      '--controller-manager=false'] });
+    const c = createClient(server);
+    try {
+      const before = sink.requests.length;
+      // the first batch goes out and is never answered: the sender is stuck from here on
+      assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('first') })).status, 201);
+      await waitFor(() => sink.requests.length, n => n > before);
+      for (let i = 0; i < 200; i++) assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody(`stuck-${i}`) })).status, 201);
+      assert.equal(sink.requests.length, before + 1, 'the backend is still stuck on its first batch');
+      const metrics = (await c.get('/metrics')).body;
+      const dropped = Number(/apiserver_audit_error_total\{plugin="webhook"\} (\d+)/.exec(metrics)?.[1]);
+      assert.ok(dropped >= 180, `dropped ${dropped}`);
+    } finally {
+      c.close();
+      await server.close();
+      answer = 'ok';
+    }
+  });
+});
+
+const configMapBody = (name: string) => ({ metadata: { name }, data: { a: '1' } });
