@@ -116,36 +116,31 @@ export function instrumentAdmission(plugins: AdmissionPlugin[], metrics: Metrics
 export function scrapedGauges(metrics: MetricsRegistry, deps: {
   inflight: () => Iterable<RequestContext>; resources: ApiResources; watchCache: () => WatchCache | undefined; features: FeatureGates;
 }) {
-  metrics.collected('apiserver_registered_watchers', 'Number of currently registered watchers for a given resources', ['group', 'version', 'kind'], () => {
-    const counts = new Map<string, { labels: Record<string, string>; n: number }>();
+  /** the requests in flight that `labelsOf` labels (undefined: not counted), counted per set of labels */
+  const countInflight = (labelsOf: (ctx: RequestContext) => Record<string, string> | undefined) => {
+    const counts = new Map<string, [Record<string, string>, number]>();
     for (const ctx of deps.inflight()) {
-      if (ctx.info.verb !== 'watch') continue;
-      const info = deps.resources.lookup(ctx.info.apiGroup, ctx.info.apiVersion, ctx.info.resource);
-      const labels = { group: ctx.info.apiGroup, version: ctx.info.apiVersion, kind: info?.kind ?? ctx.info.resource };
+      const labels = labelsOf(ctx);
+      if (!labels) continue;
       const key = JSON.stringify(labels);
-      const c = counts.get(key) ?? { labels, n: 0 };
-      c.n++;
-      counts.set(key, c);
+      counts.set(key, [labels, (counts.get(key)?.[1] ?? 0) + 1]);
     }
-    return [...counts.values()].map(c => [c.labels, c.n]);
-  });
+    return [...counts.values()];
+  };
+  metrics.collected('apiserver_registered_watchers', 'Number of currently registered watchers for a given resources', ['group', 'version', 'kind'], () =>
+    countInflight(ctx => {
+      if (ctx.info.verb !== 'watch') return undefined;
+      const info = deps.resources.lookup(ctx.info.apiGroup, ctx.info.apiVersion, ctx.info.resource);
+      return { group: ctx.info.apiGroup, version: ctx.info.apiVersion, kind: info?.kind ?? ctx.info.resource };
+    }));
   metrics.collected('apiserver_longrunning_requests', 'Gauge of all active long-running apiserver requests broken out by verb, group, version, resource, scope and component.',
-    ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], () => {
-      const counts = new Map<string, { labels: Record<string, string>; n: number }>();
-      for (const ctx of deps.inflight()) {
-        if (!ctx.longRunning) continue;
-        const i = ctx.info;
-        const labels = {
-          verb: metricVerb(i.verb, ctx.method), group: i.apiGroup, version: i.apiVersion, resource: i.resource, subresource: i.subresource,
-          scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster', component: 'apiserver',
-        };
-        const key = JSON.stringify(labels);
-        const c = counts.get(key) ?? { labels, n: 0 };
-        c.n++;
-        counts.set(key, c);
-      }
-      return [...counts.values()].map(c => [c.labels, c.n]);
-    });
+    ['verb', 'group', 'version', 'resource', 'subresource', 'scope', 'component'], () => countInflight(ctx => {
+      const i = ctx.info;
+      return !ctx.longRunning ? undefined : {
+        verb: metricVerb(i.verb, ctx.method), group: i.apiGroup, version: i.apiVersion, resource: i.resource, subresource: i.subresource,
+        scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster', component: 'apiserver',
+      };
+    }));
   metrics.collected('apiserver_current_inflight_requests', 'Maximal number of currently used inflight request limit of this apiserver per request kind in last second.', ['request_kind'], () => {
     let readOnly = 0, mutating = 0;
     for (const ctx of deps.inflight()) {
