@@ -81,7 +81,7 @@ async function addNodes(client: Client) {
     const name = `node-${i}`;
     await nodes.create({ metadata: { name, labels: { zone: `zone-${i % 3}` } } });
     const now = nowTimestamp();
-    await nodes.patchStatus(name, { status: { capacity: allocatable, allocatable, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: now, lastTransitionTime: now }] } }, 'merge');
+    await nodes.status.patch(name, { status: { capacity: allocatable, allocatable, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: now, lastTransitionTime: now }] } }, 'merge');
   });
   for (;;) {
     const tainted = (await nodes.list()).items.filter((n: any) => (n.spec?.taints ?? []).length).length;

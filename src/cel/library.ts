@@ -264,7 +264,7 @@ export function kubernetesEnv(): CelEnv {
 
 let shared: CelEnv | undefined;
 /** one environment for every evaluation */
-export const celEnvironment = () => (shared ??= kubernetesEnv());
+export const celEnvironment = (): CelEnv => (shared ??= kubernetesEnv());
 
 const traversal = 0.1;   // cost per character of traversing a string
 /** an authorization check costs as much as the reference charges it: a handful fit in one expression's budget */

@@ -1,67 +1,164 @@
-// What a server serves, read from its discovery documents: every resource of every group's preferred
-// version (subresources left out), and the API domain its groups are named in.
+// What the server serves, learnt from it: its API domain (from the group of its aggregated discovery answer,
+// or of its authorization group in the legacy answer), the groups and versions, and every resource with its
+// kind, scope, verbs, short names and categories. Nothing about the domain is assumed: the request offers the
+// discovery media type of every domain the naming module knows and the server's answer tells which it speaks.
 
-import { apiDomains, naming, type Naming } from '../api/naming.js';
-import type { Client, ResourceRef } from './rest-client.js';
+import { apiDomains, naming, type ApiDomain, type Naming } from '../api/naming.js';
+import { ApiError, type Client, type ResourceRef } from './rest-client.js';
 
-export interface DiscoveredResource extends ResourceRef {
+export interface ApiResourceInfo extends ResourceRef {
   kind: string;
   namespaced: boolean;
+  /** '' for core */
+  group: string;
+  version: string;
+  resource: string;
+  singular: string;
   verbs: string[];
+  shortNames: string[];
+  categories: string[];
+  subresources: string[];
+  /** the group's preferred version */
+  preferred: boolean;
 }
 
-interface ApiResourceList { groupVersion: string; resources: Array<{ name: string; kind: string; namespaced: boolean; verbs?: string[] }> }
-interface ApiGroupList { groups: Array<{ name: string; preferredVersion?: { version: string }; versions: Array<{ version: string }> }> }
+export interface ApiGroupInfo { name: string; versions: string[]; preferredVersion: string }
 
-interface AggregatedList {
-  kind?: string;
-  items?: Array<{ metadata: { name?: string }; versions: Array<{ version: string; resources?: Array<{ resource: string; responseKind?: { kind?: string }; scope?: string; verbs?: string[] }> }> }>;
+export interface Discovery {
+  /** the server's vendor names */
+  names: Naming;
+  groups: ApiGroupInfo[];
+  /** every resource of every served version, preferred versions first within a group */
+  resources: ApiResourceInfo[];
+  /**
+   * `pods`, `pod`, `po`, `Pod`, `deployments.apps`, `deployments.v1.apps`, `deploy.apps`: the resource
+   * (preferred version unless one is named), or undefined
+   */
+  find(arg: string): ApiResourceInfo | undefined;
+  /** the resource serving objects of this apiVersion and kind */
+  forKind(apiVersion: string, kind: string): ApiResourceInfo | undefined;
 }
 
-/**
- * The resources of every group, each in its group's preferred version. With the naming of the server's
- * domain, aggregated discovery answers in two requests; otherwise (or from a server without it) each group
- * version is read on its own.
- */
-export async function discoverResources(client: Client, names?: Naming): Promise<DiscoveredResource[]> {
-  const groups = await client.request<ApiGroupList>({ method: 'GET', path: '/apis' });
-  const preferred = new Map<string, string>([['', 'v1'], ...groups.groups.map((g): [string, string] => [g.name, g.preferredVersion?.version ?? g.versions[0]!.version])]);
-  if (names) {
-    const accept = `application/json;g=${names.group('apidiscovery')};v=v2beta1;as=APIGroupDiscoveryList, application/json`;
-    const [core, rest] = await Promise.all(['/api', '/apis'].map((path) =>
-      client.request<AggregatedList>({ method: 'GET', path, headers: { accept } }).catch(() => undefined)));
-    if (core?.kind === 'APIGroupDiscoveryList' && rest?.kind === 'APIGroupDiscoveryList') {
-      const out: DiscoveredResource[] = [];
-      for (const g of [...(core.items ?? []), ...(rest.items ?? [])]) {
-        const group = g.metadata.name ?? '';
-        const v = g.versions.find((x) => x.version === preferred.get(group)) ?? g.versions[0];
-        for (const r of v?.resources ?? []) {
-          out.push({ group, version: v!.version, resource: r.resource, kind: r.responseKind?.kind ?? '', namespaced: r.scope === 'Namespaced', verbs: r.verbs ?? [] });
-        }
-      }
-      return out;
-    }
+const discoveryVersions = ['v2', 'v2beta1'];
+
+/** the Accept header that asks for aggregated discovery in any known domain, JSON otherwise */
+export const aggregatedAccept = () => [
+  ...apiDomains.flatMap((d) => discoveryVersions.map((v) => `application/json;g=${naming(d).group('apidiscovery')};v=${v};as=APIGroupDiscoveryList`)),
+  'application/json',
+].join(',');
+
+function domainOfGroup(group: string, base: string): ApiDomain | undefined {
+  return apiDomains.find((d) => naming(d).group(base) === group);
+}
+
+export async function discover(client: Client): Promise<Discovery> {
+  const accept = aggregatedAccept();
+  const [core, named] = await Promise.all([
+    client.request<any>({ method: 'GET', path: '/api', accept }),
+    client.request<any>({ method: 'GET', path: '/apis', accept }),
+  ]);
+  if (named?.kind === 'APIGroupDiscoveryList') {
+    const domain = domainOfGroup(String(named.apiVersion ?? '').split('/')[0] ?? '', 'apidiscovery');
+    if (!domain) throw new Error(`the server's discovery answer names an unknown API domain (${named.apiVersion})`);
+    const items = [...(core?.kind === 'APIGroupDiscoveryList' ? core.items ?? [] : []), ...(named.items ?? [])];
+    return build(naming(domain), items.map(fromAggregated));
   }
-  const lists = [...preferred].map(([group, version]) => ({ group, version, path: group ? `/apis/${group}/${version}` : `/api/${version}` }));
-  const out: DiscoveredResource[] = [];
-  await Promise.all(lists.map(async (l) => {
-    // a group that went away meanwhile (a custom resource deleted) is skipped
-    const list = await client.request<ApiResourceList>({ method: 'GET', path: l.path }).catch(() => undefined);
-    for (const r of list?.resources ?? []) {
-      if (r.name.includes('/')) continue;
-      out.push({ group: l.group, version: l.version, resource: r.name, kind: r.kind, namespaced: r.namespaced, verbs: r.verbs ?? [] });
-    }
+  return legacyDiscovery(client, core, named);
+}
+
+interface GroupResources { group: ApiGroupInfo; byVersion: Map<string, Omit<ApiResourceInfo, 'preferred'>[]> }
+
+function fromAggregated(item: any): GroupResources {
+  const name = item?.metadata?.name ?? '';
+  const versions: string[] = (item.versions ?? []).map((v: any) => v.version);
+  const byVersion = new Map<string, Omit<ApiResourceInfo, 'preferred'>[]>();
+  for (const v of item.versions ?? []) {
+    byVersion.set(v.version, (v.resources ?? []).map((r: any) => ({
+      group: name, version: v.version, resource: r.resource, kind: r.responseKind?.kind ?? '',
+      namespaced: r.scope === 'Namespaced', singular: r.singularResource ?? '', verbs: r.verbs ?? [],
+      shortNames: r.shortNames ?? [], categories: r.categories ?? [],
+      subresources: (r.subresources ?? []).map((s: any) => s.subresource),
+    })));
+  }
+  return { group: { name, versions, preferredVersion: versions[0] ?? '' }, byVersion };
+}
+
+/** a server without aggregated discovery: the group list, then one request per group version */
+async function legacyDiscovery(client: Client, core: any, named: any): Promise<Discovery> {
+  const groups: ApiGroupInfo[] = [
+    { name: '', versions: core?.versions ?? ['v1'], preferredVersion: core?.versions?.[0] ?? 'v1' },
+    ...(named?.groups ?? []).map((g: any) => ({
+      name: g.name, versions: (g.versions ?? []).map((v: any) => v.version), preferredVersion: g.preferredVersion?.version ?? g.versions?.[0]?.version,
+    })),
+  ];
+  const domain = groups.map((g) => domainOfGroup(g.name, 'authorization')).find(Boolean);
+  if (!domain) throw new Error(`the server serves no authorization group of a known API domain (${apiDomains.join(', ')})`);
+  const all = await Promise.all(groups.map(async (group) => {
+    const byVersion = new Map<string, Omit<ApiResourceInfo, 'preferred'>[]>();
+    await Promise.all(group.versions.map(async (version) => {
+      const list = await client.request<any>({ method: 'GET', path: group.name ? `/apis/${group.name}/${version}` : `/api/${version}` })
+        .catch((e) => { if (e instanceof ApiError && e.code === 404) return { resources: [] }; throw e; });
+      const entries = list.resources ?? [];
+      byVersion.set(version, entries.filter((r: any) => !r.name.includes('/')).map((r: any) => ({
+        group: group.name, version, resource: r.name, kind: r.kind, namespaced: r.namespaced === true, singular: r.singularName || r.kind.toLowerCase(),
+        verbs: r.verbs ?? [], shortNames: r.shortNames ?? [], categories: r.categories ?? [],
+        subresources: entries.filter((s: any) => s.name.startsWith(`${r.name}/`)).map((s: any) => s.name.slice(r.name.length + 1)),
+      })));
+    }));
+    return { group, byVersion };
   }));
-  return out;
+  return build(naming(domain), all);
 }
 
-/** The naming of the server's API domain, read from the name of its coordination group. */
-export async function discoverNaming(client: Client): Promise<Naming> {
-  const groups = await client.request<ApiGroupList>({ method: 'GET', path: '/apis' });
-  const served = new Set(groups.groups.map((g) => g.name));
-  for (const domain of apiDomains) {
-    const names = naming(domain);
-    if (served.has(names.group('coordination'))) return names;
+function build(names: Naming, all: GroupResources[]): Discovery {
+  const groups = all.map((g) => g.group);
+  const resources: ApiResourceInfo[] = [];
+  for (const { group, byVersion } of all) {
+    const order = [group.preferredVersion, ...group.versions.filter((v) => v !== group.preferredVersion)];
+    for (const v of order) for (const r of byVersion.get(v) ?? []) resources.push({ ...r, preferred: v === group.preferredVersion });
   }
-  throw new Error(`the server serves no coordination group of a known API domain (${apiDomains.join(', ')})`);
+  const find = (arg: string): ApiResourceInfo | undefined => {
+    const lower = arg.toLowerCase();
+    // `resource`, `resource.group` or `resource.version.group`
+    const candidates: { name: string; version?: string; group?: string }[] = [{ name: lower }];
+    const dot = lower.indexOf('.');
+    if (dot > 0) {
+      candidates.push({ name: lower.slice(0, dot), group: lower.slice(dot + 1) });
+      const parts = lower.split('.');
+      if (parts.length >= 3) candidates.push({ name: parts[0]!, version: parts[1], group: parts.slice(2).join('.') });
+    }
+    for (const c of candidates) {
+      const matches = resources.filter((r) => (c.group === undefined || r.group === c.group || (c.group === '' && r.group === ''))
+        && (c.version === undefined || r.version === c.version)
+        && (r.resource === c.name || r.singular === c.name || r.kind.toLowerCase() === c.name || r.shortNames.includes(c.name)));
+      // the exact plural beats a kind or short name; a preferred version beats another; core beats the rest
+      const best = matches.sort((a, b) => rank(a, c.name) - rank(b, c.name))[0];
+      if (best) return best;
+    }
+    return undefined;
+  };
+  const rank = (r: ApiResourceInfo, name: string) =>
+    (r.resource === name ? 0 : r.singular === name ? 1 : r.shortNames.includes(name) ? 2 : 3) * 10 + (r.preferred ? 0 : 1) * 4 + (r.group === '' ? 0 : 1);
+  return {
+    names, groups, resources, find,
+    forKind(apiVersion, kind) {
+      const i = apiVersion.lastIndexOf('/');
+      const group = i < 0 ? '' : apiVersion.slice(0, i);
+      const version = i < 0 ? apiVersion : apiVersion.slice(i + 1);
+      return resources.find((r) => r.group === group && r.version === version && r.kind === kind);
+    },
+  };
+}
+
+/** a resource as the controllers use it: one of the preferred version of its group */
+export type DiscoveredResource = ApiResourceInfo;
+
+/** the resources of every group, each in its group's preferred version (subresources left out) */
+export async function discoverResources(client: Client): Promise<DiscoveredResource[]> {
+  return (await discover(client)).resources.filter((r) => r.preferred);
+}
+
+/** the naming of the server's API domain, as its discovery answer tells */
+export async function discoverNaming(client: Client): Promise<Naming> {
+  return (await discover(client)).names;
 }

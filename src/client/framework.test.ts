@@ -161,7 +161,10 @@ describe('controller framework', () => {
   test('discovery lists the preferred version of every resource', async () => {
     const all = await discoverResources(client);
     const deployments = all.find((r) => r.resource === 'deployments');
-    assert.deepEqual({ ...deployments, verbs: undefined }, { group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', namespaced: true, verbs: undefined });
+    assert.deepEqual([deployments?.group, deployments?.version, deployments?.kind, deployments?.namespaced, deployments?.preferred],
+      ['apps', 'v1', 'Deployment', true, true]);
+    assert.ok(deployments?.verbs.includes('watch'));
+    assert.ok(all.every((r) => r.preferred));
     assert.ok(!all.some((r) => r.resource.includes('/')));
   });
 });

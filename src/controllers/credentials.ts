@@ -5,6 +5,7 @@
 
 import type { Naming } from '../api/naming.js';
 import { createClient, isAlreadyExists, type Client, type ClientOptions } from '../client/rest-client.js';
+import type { CredentialSource } from '../client/exec-credential.js';
 import type { Refs } from './types.js';
 
 const tokenSeconds = 3600;
@@ -31,18 +32,25 @@ export async function serviceAccountClients(root: Client, names: Naming, refs: R
       cached = { token: review.status.token, renewAt: Date.now() + (expires - Date.now()) * 0.8 };
       return cached.token;
     };
-    return async (refresh: boolean) => {
-      if (refresh || !cached || cached.renewAt <= Date.now()) {
-        pending ??= fetchToken().finally(() => { pending = undefined; });
-        try {
-          await pending;
-        } catch (e) {
-          log.warn(`service account ${namespace}/${name}: no token: ${(e as Error).message}`);
-          if (!cached) throw e;
+    let refresh = false;
+    const source: CredentialSource = {
+      async get() {
+        if (refresh || !cached || cached.renewAt <= Date.now()) {
+          refresh = false;
+          pending ??= fetchToken().finally(() => { pending = undefined; });
+          try {
+            await pending;
+          } catch (e) {
+            log.warn(`service account ${namespace}/${name}: no token: ${(e as Error).message}`);
+            if (!cached) throw e;
+          }
         }
-      }
-      return `Bearer ${cached!.token}`;
+        return { token: cached!.token };
+      },
+      // the server refused the token (401): the next request asks for a new one
+      invalidate() { refresh = true; },
     };
+    return source;
   };
   return (serviceAccount) => shared.withCredentials(tokenSource(serviceAccount), opts);
 }

@@ -188,7 +188,7 @@ async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[]): P
     const same = JSON.stringify({ ...prev, active: (prev.active ?? []).map((a) => a.uid) }) === JSON.stringify({ ...status, active: (status.active ?? []).map((a) => a.uid) });
     if (same) return;
     if (!status.active?.length) delete status.active;
-    await ctx.client.resource(ctx.refs.cronJobs, namespace).updateStatus({ ...cj, status }).catch((e) => {
+    await ctx.client.resource(ctx.refs.cronJobs, namespace).status.update({ ...cj, status }).catch((e) => {
       if (!isConflict(e) && !isNotFound(e)) throw e;
     });
   }

@@ -203,7 +203,7 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
   status.numberUnavailable = Math.max(0, status.desiredNumberScheduled - status.numberAvailable!);
   if (!status.numberUnavailable) delete status.numberUnavailable;
   if (canonicalJson(status) !== canonicalJson(ds.status ?? {})) {
-    await ctx.client.resource(ctx.refs.daemonSets, namespace).updateStatus({ ...ds, status }).catch((e) => {
+    await ctx.client.resource(ctx.refs.daemonSets, namespace).status.update({ ...ds, status }).catch((e) => {
       if (!isConflict(e) && !isNotFound(e)) throw e;
     });
   }

@@ -478,7 +478,7 @@ function sameStatus(a: DeploymentStatus | undefined, b: DeploymentStatus): boole
 }
 
 async function writeStatus(ctx: ControllerContext, d: Deployment, status: DeploymentStatus) {
-  const updated = await ctx.client.resource(ctx.refs.deployments, d.metadata.namespace).updateStatus({ ...d, status }).catch((e) => {
+  const updated = await ctx.client.resource(ctx.refs.deployments, d.metadata.namespace).status.update({ ...d, status }).catch((e) => {
     if (isConflict(e) || isNotFound(e)) return undefined;   // a newer version brings another sync
     throw e;
   });

@@ -106,7 +106,7 @@ async function syncBudget(ctx: ControllerContext, pdb: PodDisruptionBudget, name
         : { type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '' }, nowTimestamp()),
   };
   if (canonicalJson(status) !== canonicalJson(pdb.status ?? {})) {
-    await ctx.client.resource(ctx.refs.podDisruptionBudgets, pdb.metadata.namespace).updateStatus({ ...pdb, status }).catch((e) => {
+    await ctx.client.resource(ctx.refs.podDisruptionBudgets, pdb.metadata.namespace).status.update({ ...pdb, status }).catch((e) => {
       // a conflict means an eviction charged the budget meanwhile: its update brings another sync
       if (!isConflict(e) && !isNotFound(e)) throw e;
     });

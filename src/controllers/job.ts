@@ -212,7 +212,7 @@ export const jobController: Controller = {
       // 4. write the status (recording uncounted pods before their finalizers go), then release finished pods
       if (JSON.stringify(status) !== JSON.stringify(job.status ?? {})) {
         try {
-          const written = await ctx.client.resource(ctx.refs.jobs, namespace).updateStatus({ ...job, status });
+          const written = await ctx.client.resource(ctx.refs.jobs, namespace).status.update({ ...job, status });
           job.metadata = written.metadata;
         } catch (e) {
           if (isConflict(e) || isNotFound(e)) return;   // a newer version brings another sync

@@ -101,7 +101,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     let discovered: { at: number; list: Promise<DiscoveredResource[]> } | undefined;
     const discover = () => {
       if (!discovered || Date.now() - discovered.at > discoveryTtlMs) {
-        const list = discoverResources(o.client, names);
+        const list = discoverResources(o.client);
         discovered = { at: Date.now(), list };
         list.catch(() => { if (discovered?.list === list) discovered = undefined; });
       }

@@ -83,5 +83,5 @@ async function setStatus(ctx: ControllerContext, ns: Namespace, r: Remaining) {
     conditions = setCondition(conditions, { type, status: on ? 'True' : 'False', reason: on ? reasonOn : reasonOff, message: on ? message : '' }, now);
   }
   if (JSON.stringify(conditions) === JSON.stringify(ns.status?.conditions)) return;
-  await ctx.client.resource(ctx.refs.namespaces).patchStatus(ns.metadata.name!, { status: { conditions } }, 'merge').catch((e) => { if (!isNotFound(e)) throw e; });
+  await ctx.client.resource(ctx.refs.namespaces).status.patch(ns.metadata.name!, { status: { conditions } }, 'merge').catch((e) => { if (!isNotFound(e)) throw e; });
 }

@@ -167,7 +167,7 @@ async function updateStatus<T extends Obj>(ctx: ControllerContext, k: ReplicaKin
   const same = prev && ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']
     .every((f) => (prev as any)[f] === (status as any)[f]) && JSON.stringify(prev.conditions ?? []) === JSON.stringify(status.conditions ?? []);
   if (!same) {
-    await ctx.client.resource(ref, owner.metadata.namespace).updateStatus({ ...owner, status } as T).catch((e) => {
+    await ctx.client.resource(ref, owner.metadata.namespace).status.update({ ...owner, status } as T).catch((e) => {
       // a newer version is on its way through the informer, and with it another sync
       if (!isConflict(e)) ignoreNotFound(e);
     });

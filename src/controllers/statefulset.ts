@@ -138,7 +138,7 @@ async function syncSet(ctx: ControllerContext, set: StatefulSet, namespacePods: 
     status.currentReplicas = status.updatedReplicas;
   }
   if (canonicalJson(status) !== canonicalJson(set.status ?? {})) {
-    await ctx.client.resource(ctx.refs.statefulSets, namespace).updateStatus({ ...set, status }).catch((e) => {
+    await ctx.client.resource(ctx.refs.statefulSets, namespace).status.update({ ...set, status }).catch((e) => {
       if (!isConflict(e) && !isNotFound(e)) throw e;
     });
   }

@@ -65,6 +65,8 @@ export interface ServerTuning {
   freshnessTimeoutMs?: number;
   /** how often the backends of APIServices are checked (default 30 s; a change of one is checked at once) */
   apiServiceCheckIntervalMs?: number;
+  /** wraps the opened store before anything reads it (the testing kit's fault injection and forks) */
+  decorateStorage?: (kv: KV) => KV | Promise<KV>;
 }
 
 /** a part of the server with a life of its own */
@@ -168,10 +170,12 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       name: 'etcd', live: true,
       async start() {
         // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
-        kv = await openStorage({
+        const opened = await openStorage({
           backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
           etcdPrefix: options.etcdPrefix === '/registry' ? '' : options.etcdPrefix,
-        }).then(store => instrumentStorage(store, metrics));
+        });
+        const decorated = tuning.decorateStorage ? await tuning.decorateStorage(opened) : opened;
+        kv = instrumentStorage(decorated, metrics);
         await checkDomain(kv, names);
       },
       stop: () => kv?.close(),
@@ -284,10 +288,10 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
+    loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
     embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log }))),
     embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
-    loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
 

@@ -78,7 +78,7 @@ function apiWrites(client: Client): SchedulerWrites {
         .catch((e) => { if (!isNotFound(e)) throw e; });
     },
     async patchPodStatus(pod, patch) {
-      await pods(pod.metadata.namespace).patchStatus(pod.metadata.name!, patch, 'strategic')
+      await pods(pod.metadata.namespace).status.patch(pod.metadata.name!, patch, 'strategic')
         .catch((e) => { if (!isNotFound(e)) throw e; });
     },
   };

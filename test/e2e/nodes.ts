@@ -13,7 +13,7 @@ export async function addReadyNode(client: Client, names: Naming, name: string, 
   await nodes.create({ apiVersion: 'v1', kind: 'Node', metadata: { name, labels: { [names.label('hostname')]: name, ...o.labels } }, spec: { taints: o.taints ?? [] } });
   const allocatable = { cpu: o.cpu ?? '4', memory: '16Gi', pods: o.pods ?? '110' };
   const now = nowTimestamp();
-  await nodes.patchStatus(name, { status: {
+  await nodes.status.patch(name, { status: {
     capacity: allocatable, allocatable,
     conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready', lastHeartbeatTime: now, lastTransitionTime: now }],
   } }, 'merge');

@@ -118,7 +118,7 @@ describe('cluster-scheduler, the program', () => {
       '    filter:',
       '      disabled: [{name: TaintToleration}]',
       '- schedulerName: packing',
-      // balanced allocation would cancel the packing score out on these two nodes (a tie, broken at random)
+      // balanced allocation would pull the other way as much as MostAllocated pulls this one: left out
       '  plugins:',
       '    score:',
       '      disabled: [{name: NodeResourcesBalancedAllocation}]',
@@ -129,13 +129,12 @@ describe('cluster-scheduler, the program', () => {
     const scheduler = start([`--config=${file}`]);
     await waitFor('scheduling', () => scheduler.output().includes('scheduler: scheduling pods of ignores-taints, packing'), bound);
     await addReadyNode(client, server.names, 'cfg-tainted', { labels: { cfg: 'tainted' }, taints: [{ key: 'keep', value: 'out', effect: 'NoSchedule' }] });
-    const pods = client.resource(podsRef, 'default');
-    // the pod that fills cfg-busy is stored before its node: the scheduler's cache holds it when the node appears
-    await pods.create(pod('filler', { nodeName: 'cfg-busy', containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '2' } } }] }));
     await addReadyNode(client, server.names, 'cfg-busy', { labels: { cfg: 'pack' } });
     await addReadyNode(client, server.names, 'cfg-idle', { labels: { cfg: 'pack' } });
+    const pods = client.resource(podsRef, 'default');
     await pods.create(pod('through-taint', { schedulerName: 'ignores-taints', nodeSelector: { cfg: 'tainted' } }));
     assert.equal(await nodeOf('through-taint'), 'cfg-tainted');
+    await pods.create(pod('filler', { nodeName: 'cfg-busy', containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '2' } } }] }));
     await pods.create(pod('packed', { schedulerName: 'packing', nodeSelector: { cfg: 'pack' }, containers: [{ name: 'c', image: 'busybox', resources: { requests: { cpu: '1' } } }] }));
     assert.equal(await nodeOf('packed'), 'cfg-busy', 'MostAllocated prefers the fuller node');
     // no profile is named default-scheduler here: such a pod is not this scheduler's
