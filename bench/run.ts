@@ -9,6 +9,9 @@ import { applyBench } from './apply.js';
 import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
+import { testingBench } from './testing.js';
+import { schedulerBench } from './scheduler.js';
+import { deploymentBench } from './deployment.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
@@ -17,6 +20,9 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'agent', run: agentBench },
   { name: 'auth', run: authBench },
   { name: 'crd', run: crdBench },
+  { name: 'testing', run: testingBench },
+  { name: 'scheduler', run: schedulerBench },
+  { name: 'deployment', run: deploymentBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

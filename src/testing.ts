@@ -1,14 +1,33 @@
-// The testing entry point: an isolated API server on a random loopback port, ready in milliseconds,
-// with its own certificates and admin client configuration in a temporary folder.
-import { mkdtempSync, rmSync } from 'node:fs';
+// The testing kit: an isolated API server on a random loopback port, ready in milliseconds, with its own
+// certificates and admin client configuration in a temporary folder; an admin client; CustomResourceDefinitions
+// loaded from files; admission webhooks served in-process; snapshots, restores and forks of its state; and
+// faults injected at its storage (watches ended as by compaction, compaction, lost compare-and-swap races,
+// latency). The API domain is the naming module's default unless `apiDomain` names the reference's.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiServerOptions } from './config/apiserver-options.js';
 import { startApiServer, type ApiServer } from './main/apiserver.js';
 import { defaultApiDomain, type ApiDomain } from './api/naming.js';
+import type { ApiObject } from './api/meta.js';
+import { createClient, type Client } from './client/rest-client.js';
+import { loadClientConfig, writeAdminClientConfig } from './config/client-config.js';
+import { generateKeyPair, issueLeaf } from './pki/certificates.js';
+import { withFaults, type Faults } from './storage/faults.js';
+import { restoreSnapshot, takeSnapshot, type Snapshot } from './storage/snapshot.js';
+import { loadCRDs, type LoadCRDsOptions } from './testing/crds.js';
+import { startWebhook, type RunningWebhook, type WebhookOptions } from './testing/webhooks.js';
+
+export type { Snapshot } from './storage/snapshot.js';
+export type { Faults } from './storage/faults.js';
+export type { LoadCRDsOptions } from './testing/crds.js';
+export { diffToPatch } from './testing/webhooks.js';
+export type { AdmissionRequest, AdmissionDecision, WebhookOptions, WebhookRule, RunningWebhook, JsonPatchOperation } from './testing/webhooks.js';
 
 export interface TestServerOptions {
+  /** one of the naming module's domains; the reference's makes unmodified clients work in full (default: the naming module's default) */
   apiDomain?: ApiDomain;
+  /** `memory` (the default), `sqlite` or `etcd` */
   storage?: 'memory' | 'sqlite' | 'etcd';
   etcdServers?: string[];
   /** etcd: a key prefix of its own, so servers can share one etcd */
@@ -21,32 +40,113 @@ export interface TestServerOptions {
   bookmarkIntervalMs?: number;
   /** how long a read waits for a too-new resourceVersion before 504 (the server's default is 3 s) */
   freshnessTimeoutMs?: number;
+  /** start from this state (a snapshot of another server) */
+  from?: Snapshot;
+  /**
+   * run the scheduler inside the server, as cluster-apiserver does by default; off here, since a test
+   * server usually has no nodes and its pods are the test's to watch (default false)
+   */
+  scheduler?: boolean;
+}
+
+/** Faults of the storage under a test server, with writes named by the objects they touch. */
+export interface TestFaults extends Omit<Faults, 'conflictOnNextWrite'> {
+  /**
+   * the next update or delete of the objects named (every object of a resource, of a namespace, or one by name)
+   * loses a compare-and-swap race to a real concurrent write: an update with the resourceVersion read before gets
+   * 409, while patches and the server's own retries succeed on the next attempt
+   */
+  conflictOnNextWrite(target: { group?: string; resource: string; namespace?: string; name?: string }, count?: number): void;
 }
 
 export interface TestServer extends ApiServer {
   /** the admin client-configuration file */
   kubeconfig: string;
   dataDir: string;
+  /** a client of this library with the admin's rights; closed with the server */
+  client: Client;
+  /** applies the CustomResourceDefinitions of these files and folders and waits until they are served */
+  loadCRDs(paths: string | string[], opts?: LoadCRDsOptions): Promise<ApiObject[]>;
+  /** serves an admission webhook from this process and registers it */
+  webhook(opts: WebhookOptions): Promise<RunningWebhook>;
+  /** every stored key at one revision */
+  snapshot(): Promise<Snapshot>;
+  /** makes the stored state that of the snapshot, through ordinary writes (revisions keep rising) */
+  restore(snapshot: Snapshot): Promise<void>;
+  /** a new, independent server that starts with this one's state */
+  fork(opts?: Omit<TestServerOptions, 'from' | 'apiDomain' | 'storage'>): Promise<TestServer>;
+  /** faults injected at the storage under this server */
+  faults: TestFaults;
+  /** a client-configuration file for another user, with a client certificate this server's CA signed */
+  userKubeconfig(user: string, groups?: string[]): Promise<string>;
 }
 
 const quiet = { info() {}, warn() {}, error: (m: string) => process.stderr.write(`${m}\n`) };
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cluster-test-'));
+  const apiDomain = opts.apiDomain ?? defaultApiDomain;
+  const storage = opts.storage ?? 'memory';
   const { options } = parseApiServerOptions([
     '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dataDir}`,
-    `--storage-backend=${opts.storage ?? 'memory'}`, `--api-domain=${opts.apiDomain ?? defaultApiDomain}`,
+    `--storage-backend=${storage}`, `--api-domain=${apiDomain}`,
     ...(opts.etcdServers ? [`--etcd-servers=${opts.etcdServers.join(',')}`] : []),
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
+    `--scheduler=${opts.scheduler ?? false}`,
     ...(opts.flags ?? []),
   ]);
-  const server = await startApiServer(options, quiet, { bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs });
+  let faults!: Faults;
+  const server = await startApiServer(options, quiet, {
+    bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs,
+    async decorateStorage(kv) {
+      if (opts.from) await restoreSnapshot(kv, opts.from);
+      const decorated = withFaults(kv);
+      faults = decorated.faults;
+      return decorated.kv;
+    },
+  });
+  const kubeconfig = server.adminKubeconfigPath!;
+  const client = createClient(await loadClientConfig(kubeconfig), { qps: 0 });
   const close = server.close;
-  return {
-    ...server, kubeconfig: server.adminKubeconfigPath!, dataDir,
+  const testFaults: TestFaults = {
+    ...faults,
+    get injected() { return faults.injected; },
+    conflictOnNextWrite(target, count) {
+      const info = server.resources.preferred(target.group ?? '', target.resource);
+      if (!info) throw new Error(`no resource ${target.resource} in group "${target.group ?? ''}"`);
+      const under = info.keyPrefix + (target.namespace ? `${target.namespace}/` : '');
+      faults.conflictOnNextWrite((key) => (target.name === undefined ? key.startsWith(under) : key === under + target.name), count);
+    },
+  };
+  const self: TestServer = {
+    ...server, kubeconfig, dataDir, client, faults: testFaults,
+    loadCRDs: (paths, o) => loadCRDs(client, server.names, Array.isArray(paths) ? paths : [paths], o),
+    webhook: (o) => startWebhook(client, server.names, o),
+    snapshot: () => takeSnapshot(server.kv),
+    async restore(snapshot) {
+      await restoreSnapshot(server.kv, snapshot);
+      // reads after this see the restored state: wait until the server's cache holds the latest revision
+      const revision = await server.kv.currentRevision();
+      await client.request({ method: 'GET', path: '/api/v1/namespaces', query: { resourceVersion: String(revision), resourceVersionMatch: 'NotOlderThan', limit: 1 } });
+    },
+    async fork(o = {}) {
+      return startTestServer({ ...opts, ...o, dataDir: undefined, storage: 'memory', from: await self.snapshot() });
+    },
+    async userKubeconfig(user, groups = []) {
+      const pki = options.certDir;
+      const ca = { certPem: readFileSync(join(pki, 'ca.crt'), 'utf8'), keyPem: readFileSync(join(pki, 'ca.key'), 'utf8') };
+      const key = generateKeyPair();
+      const certPem = issueLeaf(ca, key.publicKey, { commonName: user, organizations: groups, usages: ['digital signature', 'key encipherment', 'client auth'], ttlSeconds: 24 * 3600 });
+      const path = join(dataDir, `${user.replace(/[^A-Za-z0-9_.-]/g, '_')}.kubeconfig`);
+      await writeAdminClientConfig(path, { server: server.url, caPem: server.caCertPem, certPem, keyPem: key.keyPem, clusterName: server.names.vendor, userName: user, contextName: user });
+      return path;
+    },
     async close() {
+      client.close();
       await close();
       if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return self;
 }
+

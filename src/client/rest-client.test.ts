@@ -79,9 +79,10 @@ describe('REST client', () => {
     bad.close();
 
     const plugin = join(dir, 'plugin.sh');
-    writeFileSync(plugin, `#!/bin/sh\necho '{"apiVersion":"client.authentication.test/v1","kind":"ExecCredential","status":{"token":"plugin-token"}}'\n`);
+    const execVersion = `${server.names.group('client.authentication')}/v1`;
+    writeFileSync(plugin, `#!/bin/sh\necho '{"apiVersion":"${execVersion}","kind":"ExecCredential","status":{"token":"plugin-token"}}'\n`);
     chmodSync(plugin, 0o755);
-    const viaPlugin = createClient({ ...noCert, exec: { apiVersion: 'client.authentication.test/v1', command: plugin } });
+    const viaPlugin = createClient({ ...noCert, exec: { apiVersion: execVersion, command: plugin, args: [], env: [], provideClusterInfo: false, interactiveMode: 'Never' } });
     const who = await viaPlugin.request({ method: 'POST', path: `/apis/${server.names.group('authentication')}/v1beta1/selfsubjectreviews`, body: { apiVersion: `${server.names.group('authentication')}/v1beta1`, kind: 'SelfSubjectReview' } });
     assert.equal(who.status.userInfo.username, 'bob');
     viaPlugin.close();

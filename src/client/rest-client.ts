@@ -1,11 +1,12 @@
 // The shared REST client: one HTTP/2 connection per configuration, TLS with client certificates,
-// bearer tokens (static or from an exec plugin), JSON bodies, a QPS/burst limit, typed resource
-// clients with get/list/create/update/patch/delete, the status sub-client and raw watch streams.
+// bearer tokens (static or from an exec plugin, spec 5.6), impersonation, JSON bodies, a QPS/burst limit,
+// resource clients with get/list/create/update/patch/apply/delete, subresources, paging and watch streams.
 
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import type { ApiObject, Status } from '../api/meta.js';
 import { loadClientConfig, type ClientConfig } from '../config/client-config.js';
-import { execCredential, type ExecToken } from './exec-credential.js';
+import { execCredentials, type Credential, type CredentialSource, type ExecIO } from './exec-credential.js';
 import { tokenBucket } from './rate-limit.js';
 
 export interface ClientOptions {
@@ -16,20 +17,37 @@ export interface ClientOptions {
   userAgent?: string;
   /** per-request timeout for non-streaming requests; default 60 s */
   timeoutMs?: number;
+  /** how an exec credential plugin meets the terminal */
+  execIO?: ExecIO;
 }
 
-/** Which collection: core resources have group ''. */
-export interface ResourceRef {
+/**
+ * Which collection: core resources have group ''. The type parameter names the objects it holds, so that
+ * `client.resource(ref)` is typed by the reference alone.
+ */
+export interface ResourceRef<T = any> {
   group: string;
   version: string;
   resource: string;
   namespaced?: boolean;
+  /** the kind of its objects, for writing apiVersion and kind into new ones */
+  kind?: string;
+  /** never set: carries the object type */
+  readonly __object?: T;
 }
+
+/** A typed reference to a collection. */
+export const resourceRef = <T>(group: string, version: string, resource: string, kind: string, namespaced = true): ResourceRef<T> =>
+  ({ group, version, resource, kind, namespaced });
+
+/** `apps/v1`, `v1` */
+export const apiVersionOfRef = (ref: ResourceRef) => (ref.group ? `${ref.group}/${ref.version}` : ref.version);
 
 export interface ListOptions {
   labelSelector?: string;
   fieldSelector?: string;
   resourceVersion?: string;
+  resourceVersionMatch?: 'Exact' | 'NotOlderThan';
   limit?: number;
   continue?: string;
 }
@@ -37,6 +55,7 @@ export interface ListOptions {
 export interface WatchOptions extends ListOptions {
   timeoutSeconds?: number;
   allowWatchBookmarks?: boolean;
+  sendInitialEvents?: boolean;
   signal?: AbortSignal;
 }
 
@@ -44,6 +63,7 @@ export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: 'Orphan' | 'Background' | 'Foreground';
   preconditions?: { uid?: string; resourceVersion?: string };
+  dryRun?: boolean;
 }
 
 export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
@@ -51,12 +71,21 @@ export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
 export interface WriteOptions {
   fieldManager?: string;
   dryRun?: boolean;
+  /** server-side apply: take over fields other managers own */
   force?: boolean;
+  fieldValidation?: 'Ignore' | 'Warn' | 'Strict';
 }
 
 export interface WatchEvent<T = any> {
   type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
   object: T;
+}
+
+export interface ObjectList<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion?: string; continue?: string; remainingItemCount?: number };
+  items: T[];
 }
 
 export interface RequestSpec {
@@ -65,13 +94,17 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** default `application/json` */
+  accept?: string;
+  /** extra request headers */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
 /** An answer other than 2xx; `status` is the server's Status object when it sent one. */
 export class ApiError extends Error {
   override name = 'ApiError';
-  constructor(readonly code: number, readonly reason: string, message: string, readonly status?: any) {
+  constructor(readonly code: number, readonly reason: string, message: string, readonly status?: Status | any) {
     super(message);
   }
 }
@@ -80,6 +113,15 @@ export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 40
 export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists';
 export const isGone = (e: unknown) => e instanceof ApiError && e.code === 410;
+export const isForbidden = (e: unknown) => e instanceof ApiError && e.code === 403;
+export const isInvalid = (e: unknown) => e instanceof ApiError && e.code === 422;
+
+/** Where a connection of its own (an upgraded stream) goes, and with which credentials. */
+export interface Connection {
+  url: URL;
+  headers: Record<string, string>;
+  tls: { ca?: string; cert?: string; key?: string; servername?: string; rejectUnauthorized: boolean };
+}
 
 export interface Client {
   readonly config: ClientConfig;
@@ -87,21 +129,50 @@ export interface Client {
   request<T = any>(spec: RequestSpec): Promise<T>;
   /** a streaming request (watch, logs); the caller reads and ends the response */
   stream(spec: RequestSpec): Promise<Response>;
-  resource<T = any>(ref: ResourceRef, namespace?: string): ResourceClient<T>;
+  resource<T = any>(ref: ResourceRef<T>, namespace?: string): ResourceClient<T>;
+  /** the address and credentials for a connection the caller opens itself (exec, port-forward) */
+  connection(path: string, query?: RequestSpec['query']): Promise<Connection>;
+  /**
+   * A client on the same connection that authenticates each request with the given credentials (tokens) and
+   * has its own QPS limit. The connection must carry no client certificate, which would take precedence.
+   */
+  withCredentials(credentials: CredentialSource, opts?: ClientOptions): Client;
+  /** a client on the same connection with the same credentials and a QPS limit of its own */
+  withLimits(opts: ClientOptions): Client;
   close(): void;
 }
 
+/** a list as the informers read it */
+export type ListResult<T> = ObjectList<T>;
+
 export interface ResourceClient<T = any> {
-  get(name: string): Promise<T>;
-  list(opts?: ListOptions): Promise<{ metadata: { resourceVersion?: string; continue?: string }; items: T[] }>;
+  get(name: string, opts?: { resourceVersion?: string }): Promise<T>;
+  list(opts?: ListOptions): Promise<ObjectList<T>>;
+  /** every page of a list, `limit` items per request (default 500) */
+  listAll(opts?: ListOptions): Promise<ObjectList<T>>;
   create(obj: T, opts?: WriteOptions): Promise<T>;
   update(obj: T, opts?: WriteOptions): Promise<T>;
   patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T>;
+  /** server-side apply of a partial object; `fieldManager` is required */
+  apply(obj: Partial<T> & { metadata: { name?: string } }, opts: WriteOptions & { fieldManager: string }): Promise<T>;
   delete(name: string, opts?: DeleteOptions): Promise<T | undefined>;
+  deleteCollection(opts?: ListOptions & DeleteOptions): Promise<ObjectList<T>>;
   /** one watch stream; ends when the server closes it; an expired resourceVersion throws an ApiError 410 */
   watch(opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
+  /** get, change, update; run again from a fresh read on conflict; `change` may return undefined to write nothing */
+  modify(name: string, change: (current: T) => T | undefined | void, opts?: WriteOptions): Promise<T>;
   /** the same verbs on the `status` subresource */
-  status: { update(obj: T, opts?: WriteOptions): Promise<T>; patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T> };
+  status: SubresourceClient<T>;
+  /** another subresource: `scale`, `approval`, `ephemeralcontainers`, ... */
+  subresource<S = any>(name: string): SubresourceClient<S>;
+}
+
+export interface SubresourceClient<T = any> {
+  get(name: string): Promise<T>;
+  create(name: string, obj: unknown, opts?: WriteOptions): Promise<any>;
+  update(obj: T, opts?: WriteOptions): Promise<T>;
+  patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T>;
+  apply(obj: Partial<T> & { metadata: { name?: string } }, opts: WriteOptions & { fieldManager: string }): Promise<T>;
 }
 
 const maxThrottledRetries = 10;
@@ -125,46 +196,81 @@ async function sendRefusable(send: () => Promise<Response>): Promise<Response> {
   }
 }
 
-const patchTypes: Record<PatchType, string> = {
+export const patchContentTypes: Record<PatchType, string> = {
   merge: 'application/merge-patch+json',
   json: 'application/json-patch+json',
   strategic: 'application/strategic-merge-patch+json',
   apply: 'application/apply-patch+yaml',
 };
 
+/** Runs `fn` again while it fails with a conflict (409), as many times as `attempts` allows. */
+export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (e) {
+      if (!isConflict(e) || isAlreadyExists(e) || i >= attempts) throw e;
+      await new Promise((r) => setTimeout(r, 10 * 2 ** i * Math.random()));
+    }
+  }
+}
+
 export function createClient(config: ClientConfig, opts: ClientOptions = {}): Client {
   const base = new URL(config.server);
-  const transport = base.protocol === 'https:' ? http2Transport(base, config) : http1Transport();
+  const tls = base.protocol === 'https:';
+  const credentials = config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO) : undefined;
+  return clientOn(config, tls ? http2Transport(base, config) : http1Transport(), credentials, opts);
+}
+
+/**
+ * A client over a transport. Clients made with withCredentials or withLimits share it, and only the
+ * first closes it. Credentials apply over TLS only, as in the reference client.
+ */
+function clientOn(config: ClientConfig, transport: Transport, credentials: CredentialSource | undefined, opts: ClientOptions,
+  owner = true): Client {
+  const base = new URL(config.server);
+  const tls = base.protocol === 'https:';
   const limiter = tokenBucket(opts.qps ?? 50, opts.burst ?? 100);
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  let execToken: ExecToken | undefined;
 
-  const authorization = async (refresh = false): Promise<string | undefined> => {
-    if (config.token) return `Bearer ${config.token}`;
-    if (config.username !== undefined && config.password !== undefined)
-      return `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;
-    if (config.exec) {
-      if (refresh || !execToken || (execToken.expiresAt !== undefined && execToken.expiresAt <= Date.now())) {
-        execToken = await execCredential(config.exec, config);
-      }
-      return execToken.token ? `Bearer ${execToken.token}` : undefined;
+  const authHeaders = (credential?: Credential): Record<string, string> => {
+    const h: Record<string, string> = {};
+    if (opts.userAgent) h['user-agent'] = opts.userAgent;
+    const token = config.token ?? credential?.token;
+    if (token) h.authorization = `Bearer ${token}`;
+    else if (config.username !== undefined && config.password !== undefined)
+      h.authorization = `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;
+    const imp = config.impersonate;
+    if (imp) {
+      h['impersonate-user'] = imp.user;
+      if (imp.uid) h['impersonate-uid'] = imp.uid;
+      // several groups go as one comma-joined header value, as HTTP allows for repeated fields
+      if (imp.groups?.length) h['impersonate-group'] = imp.groups.join(',');
+      for (const [k, v] of Object.entries(imp.extra ?? {})) h[`impersonate-extra-${encodeURIComponent(k).toLowerCase()}`] = v.join(',');
     }
-    return undefined;
+    return h;
+  };
+  const clientCert = (credential?: Credential) =>
+    credential?.certPem ? { cert: credential.certPem, key: credential.keyPem } : { cert: config.certPem, key: config.keyPem };
+
+  const urlOf = (path: string, query?: RequestSpec['query']) => {
+    const url = new URL(base.pathname.replace(/\/$/, '') + path, base);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
+    return url;
   };
 
   const send = async (spec: RequestSpec, streaming: boolean, retried = false, throttled = 0): Promise<Response> => {
     await limiter.take();
-    const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
-    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
-    const body = spec.body === undefined ? undefined : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (opts.userAgent) headers['user-agent'] = opts.userAgent;
+    const url = urlOf(spec.path, spec.query);
+    const body = spec.body === undefined ? undefined : typeof spec.body === 'string' || spec.body instanceof Uint8Array ? spec.body : JSON.stringify(spec.body);
+    const credential = credentials && tls ? await credentials.get() : undefined;
+    const headers: Record<string, string> = { accept: spec.accept ?? 'application/json', ...authHeaders(credential), ...spec.headers };
     if (body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
-    const auth = await authorization(retried);
-    if (auth) headers.authorization = auth;
-    const res = await sendRefusable(() => transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs }));
-    if (res.statusCode === 401 && config.exec && !retried) {
+    const res = await sendRefusable(() => transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs, ...clientCert(credential) }));
+    // spec 5.6: a 401 ends the cached credential; the request goes once more with a fresh one
+    if (res.statusCode === 401 && credential && !retried) {
       res.destroy();
+      credentials!.invalidate(credential);
       return send(spec, streaming, true, throttled);
     }
     // the server did not take the request: try again after the delay it asks for, as the reference client does
@@ -190,7 +296,18 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     request,
     stream: (spec) => send(spec, true),
     resource: (ref, namespace) => resourceClient(client, ref, namespace),
-    close: () => transport.close(),
+    async connection(path, query) {
+      const credential = credentials && tls ? await credentials.get() : undefined;
+      const { cert, key } = clientCert(credential);
+      return {
+        url: urlOf(path, query),
+        headers: authHeaders(credential),
+        tls: { ca: config.caPem, cert, key, servername: config.tlsServerName, rejectUnauthorized: !config.insecureSkipTLSVerify },
+      };
+    },
+    withCredentials: (source, o = opts) => clientOn(config, transport, source, o, false),
+    withLimits: (o) => clientOn(config, transport, credentials, { ...opts, ...o }, false),
+    close: () => { if (owner) transport.close(); },
   };
   return client;
 }
@@ -203,37 +320,47 @@ export interface Response extends AsyncIterable<Buffer> {
 }
 
 interface Transport {
-  send(r: { method: string; url: URL; headers: Record<string, string>; body?: string; signal?: AbortSignal; timeoutMs?: number }): Promise<Response>;
+  send(r: {
+    method: string; url: URL; headers: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal; timeoutMs?: number;
+    cert?: string; key?: string;
+  }): Promise<Response>;
   close(): void;
 }
 
 /**
  * HTTPS goes over one HTTP/2 connection, as the reference client does: every request and watch is a
  * stream of it, so a process with many watches (one per simulated node) holds a single TLS session.
+ * A client certificate that changes (from an exec plugin) opens a new connection; the old one finishes
+ * the streams it carries.
  */
 function http2Transport(base: URL, config: ClientConfig): Transport {
   let session: ClientHttp2Session | undefined;
-  const connectOptions = {
-    ca: config.caPem, cert: config.certPem, key: config.keyPem, servername: config.tlsServerName,
-    rejectUnauthorized: !config.insecureSkipTLSVerify,
-    settings: { initialWindowSize: 4 * 2 ** 20 },
-  };
-  const open = (): ClientHttp2Session => {
-    if (session && !session.closed && !session.destroyed) return session;
-    const s = http2Connect(base.origin, connectOptions);
+  let sessionCert: string | undefined;
+  let closed = false;
+  const open = (cert?: string, key?: string): ClientHttp2Session => {
+    // a closed client opens no new connection (a late request would keep the server from closing)
+    if (closed) throw new Error(`the client of ${base.origin} is closed`);
+    if (session && !session.closed && !session.destroyed && sessionCert === cert) return session;
+    if (session) session.close();
+    const s = http2Connect(base.origin, {
+      ca: config.caPem, cert, key, servername: config.tlsServerName,
+      rejectUnauthorized: !config.insecureSkipTLSVerify,
+      settings: { initialWindowSize: 4 * 2 ** 20 },
+    });
     s.on('error', () => {}); // failures reach the streams; the next request reconnects
     s.on('close', () => { if (session === s) session = undefined; });
     s.on('goaway', () => { if (session === s) session = undefined; });
     s.on('connect', () => s.setLocalWindowSize(32 * 2 ** 20));
     session = s;
+    sessionCert = cert;
     return s;
   };
   return {
-    send({ method, url, headers, body, signal, timeoutMs }) {
+    send({ method, url, headers, body, signal, timeoutMs, cert, key }) {
       return new Promise<Response>((resolve, reject) => {
         let stream: ClientHttp2Stream;
         try {
-          stream = open().request({ ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
+          stream = open(cert, key).request({ ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
         } catch (e) {
           return reject(e);
         }
@@ -252,6 +379,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
       });
     },
     close() {
+      closed = true;
       session?.close();
       session?.destroy();
       session = undefined;
@@ -285,35 +413,74 @@ export function resourcePath(ref: ResourceRef, namespace?: string, name?: string
   return `${root}${ns}/${ref.resource}${item}`;
 }
 
-function resourceClient<T>(client: Client, ref: ResourceRef, namespace?: string): ResourceClient<T> {
+const writeQuery = (o?: WriteOptions) => ({
+  fieldManager: o?.fieldManager, dryRun: o?.dryRun ? 'All' : undefined, force: o?.force, fieldValidation: o?.fieldValidation,
+});
+
+function resourceClient<T>(client: Client, ref: ResourceRef<T>, namespace?: string): ResourceClient<T> {
   const path = (name?: string, sub?: string) => resourcePath(ref, namespace, name, sub);
   const nameOf = (obj: any): string => {
     const name = obj?.metadata?.name;
     if (!name) throw new Error(`${ref.resource}: the object has no metadata.name`);
     return name;
   };
-  const writeQuery = (o?: WriteOptions) => ({ fieldManager: o?.fieldManager, dryRun: o?.dryRun ? 'All' : undefined, force: o?.force });
-  const patch = (sub?: string) => (name: string, body: unknown, type: PatchType = 'merge', o?: WriteOptions) =>
-    client.request<T>({ method: 'PATCH', path: path(name, sub), body: type === 'apply' && typeof body !== 'string' ? JSON.stringify(body) : body, contentType: patchTypes[type], query: writeQuery(o) });
-  const update = (sub?: string) => (obj: T, o?: WriteOptions) =>
-    client.request<T>({ method: 'PUT', path: path(nameOf(obj), sub), body: obj, query: writeQuery(o) });
-
-  return {
-    get: (name) => client.request<T>({ method: 'GET', path: path(name) }),
-    list: (o = {}) => client.request({ method: 'GET', path: path(), query: { ...o } }),
-    create: (obj, o) => client.request<T>({ method: 'POST', path: path(), body: obj, query: writeQuery(o) }),
-    update: update(),
-    patch: patch(),
-    delete: (name, o = {}) =>
-      client.request<T>({ method: 'DELETE', path: path(name), body: { kind: 'DeleteOptions', apiVersion: 'v1', ...o } }),
-    watch: (o = {}) => watchStream<T>(client, path(), o),
-    status: { update: update('status'), patch: patch('status') },
+  const sub = <S>(subresource?: string): SubresourceClient<S> => {
+    const patch = (name: string, body: unknown, type: PatchType = 'merge', o?: WriteOptions) =>
+      client.request<S>({ method: 'PATCH', path: path(name, subresource), body: type === 'apply' && typeof body !== 'string' ? JSON.stringify(body) : body, contentType: patchContentTypes[type], query: writeQuery(o) });
+    return {
+      get: (name) => client.request<S>({ method: 'GET', path: path(name, subresource) }),
+      create: (name, obj, o) => client.request({ method: 'POST', path: path(name, subresource), body: obj, query: writeQuery(o) }),
+      update: (obj, o) => client.request<S>({ method: 'PUT', path: path(nameOf(obj), subresource), body: obj, query: writeQuery(o) }),
+      patch,
+      apply: (obj, o) => patch(nameOf(obj), obj, 'apply', o),
+    };
   };
+  const main = sub<T>();
+  const status = sub<T>('status');
+  const list = (o: ListOptions = {}) => client.request<ObjectList<T>>({ method: 'GET', path: path(), query: { ...o } });
+
+  const resource: ResourceClient<T> = {
+    get: (name, o) => client.request<T>({ method: 'GET', path: path(name), query: { resourceVersion: o?.resourceVersion } }),
+    list,
+    async listAll(o = {}) {
+      const first = await list({ limit: 500, ...o });
+      const items = [...first.items];
+      let cont = first.metadata.continue;
+      while (cont) {
+        const page = await list({ ...o, limit: o.limit ?? 500, continue: cont, resourceVersion: undefined, resourceVersionMatch: undefined });
+        items.push(...page.items);
+        cont = page.metadata.continue;
+      }
+      return { ...first, metadata: { resourceVersion: first.metadata.resourceVersion }, items };
+    },
+    create: (obj, o) => client.request<T>({ method: 'POST', path: path(), body: obj, query: writeQuery(o) }),
+    update: main.update,
+    patch: main.patch,
+    apply: main.apply,
+    delete: (name, o = {}) => {
+      const { dryRun, ...rest } = o;
+      return client.request<T>({ method: 'DELETE', path: path(name), body: { kind: 'DeleteOptions', apiVersion: 'v1', ...rest, ...(dryRun ? { dryRun: ['All'] } : {}) } });
+    },
+    deleteCollection: (o = {}) => {
+      const { gracePeriodSeconds, propagationPolicy, preconditions, dryRun, ...selectors } = o;
+      return client.request({ method: 'DELETE', path: path(), query: { ...selectors },
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds, propagationPolicy, preconditions, ...(dryRun ? { dryRun: ['All'] } : {}) } });
+    },
+    watch: (o = {}) => watchStream<T>(client, path(), o),
+    modify: (name, change, o) => retryOnConflict(async () => {
+      const current = await resource.get(name);
+      const next = change(structuredClone(current));
+      if (next === undefined) return current;
+      return main.update(next as T, o);
+    }),
+    status,
+    subresource: <S>(name: string) => sub<S>(name),
+  };
+  return resource;
 }
 
-async function* watchStream<T>(client: Client, path: string, o: WatchOptions): AsyncIterable<WatchEvent<T>> {
-  const { signal, ...query } = o;
-  const res = await client.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, signal });
+/** Decodes a stream of newline-separated JSON watch events; an ERROR event ends it with its Status as an ApiError. */
+export async function* watchEvents<T>(res: Response, signal?: AbortSignal): AsyncIterable<WatchEvent<T>> {
   const abort = () => res.destroy();
   signal?.addEventListener('abort', abort);
   let rest = '';
@@ -326,7 +493,7 @@ async function* watchStream<T>(client: Client, path: string, o: WatchOptions): A
         rest = rest.slice(nl + 1);
         if (!line) continue;
         const event = JSON.parse(line) as WatchEvent<T>;
-        if (event.type === 'ERROR') throw statusError(event.object as any);
+        if (event.type === 'ERROR') throw statusError(event.object);
         yield event;
       }
     }
@@ -339,7 +506,13 @@ async function* watchStream<T>(client: Client, path: string, o: WatchOptions): A
   }
 }
 
-function statusError(status: any): ApiError {
+async function* watchStream<T>(client: Client, path: string, o: WatchOptions): AsyncIterable<WatchEvent<T>> {
+  const { signal, ...query } = o;
+  const res = await client.stream({ method: 'GET', path, query: { ...query, watch: 'true' }, signal });
+  yield* watchEvents<T>(res, signal);
+}
+
+export function statusError(status: any): ApiError {
   return new ApiError(status?.code ?? 500, status?.reason ?? 'Unknown', status?.message ?? JSON.stringify(status), status);
 }
 
@@ -355,7 +528,7 @@ async function errorFrom(res: Response, spec: RequestSpec): Promise<ApiError> {
   return new ApiError(res.statusCode, status?.reason ?? 'Unknown', `${spec.method} ${spec.path}: ${message}`, status);
 }
 
-async function readAll(res: Response): Promise<string> {
+export async function readAll(res: Response): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const c of res) chunks.push(c as Buffer);
   return Buffer.concat(chunks).toString('utf8');
@@ -365,3 +538,5 @@ async function readAll(res: Response): Promise<string> {
 export async function clientFromFile(path: string, opts: ClientOptions & { context?: string } = {}): Promise<Client> {
   return createClient(await loadClientConfig(path, { context: opts.context }), opts);
 }
+
+export type { ApiObject };

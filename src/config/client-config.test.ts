@@ -75,7 +75,7 @@ users:
 - name: sso
   user:
     exec:
-      apiVersion: client.authentication.example/v1
+      apiVersion: client.authentication.k8s.io/v1beta1
       command: ./bin/get-token
       args: [--audience, x]
 - name: plain
@@ -115,9 +115,9 @@ current-context: prod-admin
   test('errors name what is missing', async () => {
     const path = join(dir, 'broken');
     writeFileSync(path, 'apiVersion: v1\nkind: Config\nclusters: []\ncontexts:\n- name: c\n  context: {cluster: gone, user: u}\n');
-    await assert.rejects(loadClientConfig(path), (e: Error) => e instanceof ClientConfigError && /no current-context/.test(e.message));
-    await assert.rejects(loadClientConfig(path, { context: 'other' }), /context "other" not found in contexts/);
-    await assert.rejects(loadClientConfig(path, { context: 'c' }), /cluster "gone" not found in clusters/);
+    await assert.rejects(loadClientConfig(path), (e: Error) => e instanceof ClientConfigError && /no current context is set/.test(e.message));
+    await assert.rejects(loadClientConfig(path, { context: 'other' }), /context "other" not found in /);
+    await assert.rejects(loadClientConfig(path, { context: 'c' }), /cluster "gone" not found in /);
     writeFileSync(path, 'a: [unclosed');
     await assert.rejects(loadClientConfig(path, { context: 'c' }), /not valid YAML/);
   });

@@ -1,9 +1,14 @@
-// The client-configuration file, in the reference's kubeconfig format (YAML with named
-// clusters, users and contexts), so that the reference CLI can use what the server writes.
+// What a client needs to reach the server, resolved from one context of the merged client-configuration
+// files (kubeconfig.ts) and the command line's overrides; and the admin file the server writes.
 
 import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
-import { loadYaml } from '../util/yaml.js';
+import { apiDomains, naming } from '../api/naming.js';
+import {
+  ClientConfigError, kubeconfigLoading, loadKubeconfig, relativeTo,
+  type ClusterEntry, type ExecEntry, type MergedKubeconfig,
+} from './kubeconfig.js';
+
+export { ClientConfigError } from './kubeconfig.js';
 
 export interface AdminClientConfig {
   server: string;
@@ -16,15 +21,38 @@ export interface AdminClientConfig {
   namespace?: string;
 }
 
-/** An exec credential plugin, as named in a user entry. */
+export type InteractiveMode = 'Never' | 'IfAvailable' | 'Always';
+
+/** An exec credential plugin (spec 5.6), checked and with its defaults applied. */
 export interface ExecConfig {
-  apiVersion?: string;
+  /** `client.authentication.<domain>/v1` or `/v1beta1`; the plugin must answer in the same */
+  apiVersion: string;
+  /** a path with a slash is resolved against the file that names it; a bare name is looked up on PATH */
   command: string;
-  args?: string[];
-  env?: { name: string; value: string }[];
+  args: string[];
+  env: { name: string; value: string }[];
   installHint?: string;
-  provideClusterInfo?: boolean;
-  interactiveMode?: string;
+  provideClusterInfo: boolean;
+  interactiveMode: InteractiveMode;
+}
+
+/** The cluster as an exec plugin sees it (`spec.cluster` of its input). */
+export interface ExecClusterInfo {
+  server: string;
+  'tls-server-name'?: string;
+  'insecure-skip-tls-verify'?: boolean;
+  'certificate-authority-data'?: string;
+  'proxy-url'?: string;
+  'disable-compression'?: boolean;
+  /** the cluster's extension named `<exec apiVersion's group>/exec` */
+  config?: unknown;
+}
+
+export interface Impersonation {
+  user: string;
+  uid?: string;
+  groups?: string[];
+  extra?: Record<string, string[]>;
 }
 
 /** What a client needs to reach the server, resolved from one context of a file. */
@@ -44,10 +72,29 @@ export interface ClientConfig {
   proxyUrl?: string;
   namespace?: string;
   exec?: ExecConfig;
+  /** what the exec plugin is told of the cluster when it asks for it */
+  execCluster?: ExecClusterInfo;
+  impersonate?: Impersonation;
 }
 
-export class ClientConfigError extends Error {
-  override name = 'ClientConfigError';
+/** Command-line settings that win over the file's. */
+export interface ConfigOverrides {
+  context?: string;
+  cluster?: string;
+  user?: string;
+  namespace?: string;
+  server?: string;
+  certificateAuthority?: string;
+  clientCertificate?: string;
+  clientKey?: string;
+  token?: string;
+  username?: string;
+  password?: string;
+  insecureSkipTLSVerify?: boolean;
+  tlsServerName?: string;
+  as?: string;
+  asGroups?: string[];
+  asUid?: string;
 }
 
 const b64 = (pem: string) => Buffer.from(pem).toString('base64');
@@ -72,68 +119,105 @@ export async function writeAdminClientConfig(path: string, c: AdminClientConfig)
   await rename(`${path}.tmp`, path);
 }
 
-type Entry = Record<string, unknown>;
-
-/** Reads one context (the current one unless named); file references are relative to the file. */
+/** Reads one context of one file (the current one unless named). */
 export async function loadClientConfig(path: string, opts: { context?: string } = {}): Promise<ClientConfig> {
-  const text = await readFile(path, 'utf8');
-  let doc: Entry;
-  try {
-    doc = ((await loadYaml()).parse(text) ?? {}) as Entry;
-  } catch (e) {
-    throw new ClientConfigError(`${path}: not valid YAML: ${(e as Error).message}`);
-  }
-  const base = dirname(resolve(path));
-  const contextName = opts.context ?? str(doc['current-context']);
-  if (!contextName) throw new ClientConfigError(`${path}: no context given and no current-context set`);
-  const context = named(doc, 'contexts', 'context', contextName, path);
-  const clusterName = str(context.cluster) ?? '';
-  const userName = str(context.user) ?? '';
-  const cluster = named(doc, 'clusters', 'cluster', clusterName, path);
-  const user = userName ? named(doc, 'users', 'user', userName, path) : {};
-  const server = str(cluster.server);
-  if (!server) throw new ClientConfigError(`${path}: cluster "${clusterName}" has no server`);
+  return resolveClientConfig(await loadKubeconfig(kubeconfigLoading({ explicit: path })), { context: opts.context });
+}
 
-  const relative = (file: string) => (isAbsolute(file) ? file : resolve(base, file));
-  const fileOrData = async (fileKey: string, dataKey: string, entry: Entry): Promise<string | undefined> => {
-    const data = str(entry[dataKey]);
-    if (data) return Buffer.from(data, 'base64').toString('utf8');
-    const file = str(entry[fileKey]);
-    return file ? readFile(relative(file), 'utf8') : undefined;
+/** The context chosen (override, else the current one) with its cluster and user, and the overrides applied. */
+export async function resolveClientConfig(merged: MergedKubeconfig, o: ConfigOverrides = {}): Promise<ClientConfig> {
+  const where = merged.loading.files.join(', ');
+  const contextName = o.context ?? merged.currentContext ?? '';
+  const context = merged.contexts.get(contextName);
+  if (o.context && !context) throw new ClientConfigError(`context "${o.context}" not found in ${where}`);
+  const clusterName = o.cluster ?? context?.entry.cluster ?? '';
+  const userName = o.user ?? context?.entry.user ?? '';
+  const cluster = merged.clusters.get(clusterName);
+  const user = merged.users.get(userName);
+  if (!context && !o.server && !o.cluster) {
+    throw new ClientConfigError(contextName
+      ? `context "${contextName}" not found in ${where}`
+      : `no current context is set in ${where || 'any client configuration file'}; name one with --context, or give --server`);
+  }
+  if (clusterName && !cluster && !o.server) throw new ClientConfigError(`cluster "${clusterName}" not found in ${where}`);
+  if (o.user && !user) throw new ClientConfigError(`user "${o.user}" not found in ${where}`);
+  const c = cluster?.entry ?? {};
+  const u = user?.entry ?? {};
+  const server = o.server ?? str(c.server);
+  if (!server) throw new ClientConfigError(`cluster "${clusterName}" has no server`);
+
+  const fileOrData = async (origin: string | undefined, file: string | undefined, data: string | undefined, override?: string) => {
+    if (override) return readFile(override, 'utf8');
+    if (str(data)) return Buffer.from(data!, 'base64').toString('utf8');
+    return str(file) && origin ? readFile(relativeTo(origin, file!), 'utf8') : undefined;
   };
-  const tokenFile = str(user.tokenFile);
-  const token = str(user.token) ?? (tokenFile ? (await readFile(relative(tokenFile), 'utf8')).trim() : undefined);
+  const caPem = await fileOrData(cluster?.file, c['certificate-authority'], c['certificate-authority-data'], o.certificateAuthority);
+  const tokenFile = str(u.tokenFile);
+  const token = o.token ?? str(u.token) ?? (tokenFile && user ? (await readFile(relativeTo(user.file, tokenFile), 'utf8')).trim() : undefined);
+  const insecure = o.insecureSkipTLSVerify ?? (c['insecure-skip-tls-verify'] === true ? true : undefined);
+  const exec = !o.token && !o.clientCertificate && u.exec ? checkExec(u.exec, userName, user!.file) : undefined;
+  const asUser = o.as ?? str(u.as);
 
   return prune({
     contextName,
     clusterName,
     userName,
     server,
-    caPem: await fileOrData('certificate-authority', 'certificate-authority-data', cluster),
-    certPem: await fileOrData('client-certificate', 'client-certificate-data', user),
-    keyPem: await fileOrData('client-key', 'client-key-data', user),
+    caPem,
+    certPem: await fileOrData(user?.file, u['client-certificate'], u['client-certificate-data'], o.clientCertificate),
+    keyPem: await fileOrData(user?.file, u['client-key'], u['client-key-data'], o.clientKey),
     token,
-    username: str(user.username),
-    password: str(user.password),
-    insecureSkipTLSVerify: cluster['insecure-skip-tls-verify'] === true ? true : undefined,
-    tlsServerName: str(cluster['tls-server-name']),
-    proxyUrl: str(cluster['proxy-url']),
-    namespace: str(context.namespace),
-    exec: user.exec ? resolveExec(user.exec as ExecConfig, base) : undefined,
+    username: o.username ?? str(u.username),
+    password: o.password ?? str(u.password),
+    insecureSkipTLSVerify: insecure,
+    tlsServerName: o.tlsServerName ?? str(c['tls-server-name']),
+    proxyUrl: str(c['proxy-url']),
+    namespace: o.namespace ?? str(context?.entry.namespace),
+    exec,
+    execCluster: exec?.provideClusterInfo ? execClusterInfo(server, c, caPem, exec, insecure) : undefined,
+    impersonate: asUser ? prune({ user: asUser, uid: o.asUid ?? str(u['as-uid']), groups: o.asGroups ?? u['as-groups'], extra: u['as-user-extra'] }) : undefined,
   });
 }
 
-function named(doc: Entry, listKey: string, itemKey: string, name: string, path: string): Entry {
-  const list = Array.isArray(doc[listKey]) ? (doc[listKey] as Entry[]) : [];
-  const found = list.find((e) => e?.name === name);
-  if (!found) throw new ClientConfigError(`${path}: ${itemKey} "${name}" not found in ${listKey}`);
-  return (found[itemKey] ?? {}) as Entry;
+const execVersions = ['v1', 'v1beta1'];
+const execGroups: string[] = apiDomains.map((d) => naming(d).group('client.authentication'));
+const interactiveModes: InteractiveMode[] = ['Never', 'IfAvailable', 'Always'];
+
+/** Spec 5.6: the fields an exec entry must have, and its defaults. */
+function checkExec(e: ExecEntry, userName: string, file: string): ExecConfig {
+  const where = `user "${userName}" in ${file}`;
+  const [group, version, ...rest] = (e.apiVersion ?? '').split('/');
+  if (!e.apiVersion) throw new ClientConfigError(`${where}: exec needs an apiVersion (client.authentication.<domain>/v1 or v1beta1)`);
+  if (rest.length || !execGroups.includes(group ?? '') || !execVersions.includes(version ?? ''))
+    throw new ClientConfigError(`${where}: exec apiVersion "${e.apiVersion}" is not supported; use one of ${execGroups.flatMap((g) => execVersions.map((v) => `${g}/${v}`)).join(', ')}`);
+  if (!str(e.command)) throw new ClientConfigError(`${where}: exec needs a command`);
+  let interactiveMode = e.interactiveMode as InteractiveMode | undefined;
+  if (interactiveMode === undefined || (interactiveMode as string) === '') {
+    if (version === 'v1') throw new ClientConfigError(`${where}: exec with ${e.apiVersion} needs interactiveMode (Never, IfAvailable or Always)`);
+    interactiveMode = 'IfAvailable';
+  }
+  if (!interactiveModes.includes(interactiveMode))
+    throw new ClientConfigError(`${where}: exec interactiveMode "${interactiveMode}" is not one of ${interactiveModes.join(', ')}`);
+  for (const v of e.env ?? []) if (!v || typeof v.name !== 'string' || typeof v.value !== 'string')
+    throw new ClientConfigError(`${where}: every exec env entry needs a name and a value`);
+  const command = e.command!.includes('/') ? relativeTo(file, e.command!) : e.command!;
+  return prune({
+    apiVersion: e.apiVersion, command, args: (e.args ?? []).map(String), env: e.env ?? [],
+    installHint: str(e.installHint), provideClusterInfo: e.provideClusterInfo === true, interactiveMode,
+  });
 }
 
-/** A command given as a relative path (containing a slash) is relative to the file, as in the reference. */
-function resolveExec(exec: ExecConfig, base: string): ExecConfig {
-  const command = exec.command.includes('/') && !isAbsolute(exec.command) ? resolve(base, exec.command) : exec.command;
-  return { ...exec, command };
+function execClusterInfo(server: string, c: ClusterEntry, caPem: string | undefined, exec: ExecConfig, insecure?: boolean): ExecClusterInfo {
+  const extensionName = `${exec.apiVersion.split('/')[0]}/exec`;
+  return prune({
+    server,
+    'tls-server-name': str(c['tls-server-name']),
+    'insecure-skip-tls-verify': insecure,
+    'certificate-authority-data': caPem ? b64(caPem) : undefined,
+    'proxy-url': str(c['proxy-url']),
+    'disable-compression': c['disable-compression'],
+    config: c.extensions?.find((x) => x?.name === extensionName)?.extension,
+  });
 }
 
 function str(v: unknown): string | undefined {

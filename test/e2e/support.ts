@@ -18,7 +18,7 @@ export const kubectlPath = (version: KubectlVersion) => `/usr/lib/google-cloud-s
 
 export interface Run { code: number; stdout: string; stderr: string }
 
-export interface KubectlOptions { input?: string; timeoutMs?: number }
+export interface KubectlOptions { input?: string; timeoutMs?: number; env?: Record<string, string> }
 
 export interface Manifest { apiVersion: string; kind: string; metadata: Record<string, unknown>; [field: string]: unknown }
 
@@ -41,17 +41,32 @@ export interface KubectlEnv {
 // a hung command is killed; a slow one on a busy machine is not
 const commandTimeoutMs = 180_000;
 
-export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain): Promise<KubectlEnv> {
-  const server = await startTestServer({ apiDomain });
-  const home = mkdtempSync(join(tmpdir(), `e2e-kubectl-${version}-`));
+/** kubectl against a fresh server, or against the given one (which the caller then closes) */
+export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
+  return startCommandEnv([kubectlPath(version)], version, existing ?? await startTestServer({ apiDomain }), (home) => ['--cache-dir', join(home, 'cache')], !existing);
+}
+
+/** The bundled clusterctl, run as users run it. */
+export const clusterctlPath = new URL('../../bin/clusterctl.js', import.meta.url).pathname;
+
+/** clusterctl against a fresh server of the domain, or against the given one (which the caller then closes). */
+export async function startClusterctlEnv(apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
+  return startCommandEnv([process.execPath, clusterctlPath], 'clusterctl', existing ?? await startTestServer({ apiDomain }), () => [], !existing);
+}
+
+/** A command-line client with its own HOME against one server; `extra` adds flags that need the HOME. */
+export async function startCommandEnv(command: string[], label: string, server: TestServer, extra: (home: string) => string[],
+  ownsServer: boolean): Promise<KubectlEnv> {
+  const home = mkdtempSync(join(tmpdir(), `e2e-${label}-`));
   const watches = new Set<Watch>();
   // Own HOME and cache: discovery cached for one server must never answer for another.
   const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: home };
-  const base = ['--kubeconfig', server.kubeconfig, '--cache-dir', join(home, 'cache')];
+  const base = ['--kubeconfig', server.kubeconfig, ...extra(home)];
+  const [file, ...prefix] = command;
 
   const run = (args: string[], opts: KubectlOptions = {}) => new Promise<Run>((resolve) => {
-    const child = execFile(kubectlPath(version), [...base, ...args],
-      { env, timeout: opts.timeoutMs ?? commandTimeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 << 20 },
+    const child = execFile(file!, [...prefix, ...base, ...args],
+      { env: { ...env, ...opts.env }, timeout: opts.timeoutMs ?? commandTimeoutMs, killSignal: 'SIGKILL', maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
         resolve({ code, stdout, stderr: err?.killed ? `${stderr}\n(killed after timeout)` : stderr });
@@ -62,12 +77,12 @@ export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDom
 
   const ok = async (args: string[], opts?: KubectlOptions) => {
     const r = await run(args, opts);
-    if (r.code !== 0) throw new Error(`kubectl ${args.join(' ')} exited ${r.code}:\n${r.stderr}${r.stdout}`);
+    if (r.code !== 0) throw new Error(`${label} ${args.join(' ')} exited ${r.code}:\n${r.stderr}${r.stdout}`);
     return r.stdout;
   };
 
   return {
-    server, version, run, ok,
+    server, version: label as KubectlVersion, run, ok,
     json: async (args) => JSON.parse(await ok([...args, '-o', 'json'])),
     manifest(name, objects) {
       const path = join(home, name);
@@ -75,13 +90,13 @@ export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDom
       return path;
     },
     watch(args) {
-      const w = startWatch(spawn(kubectlPath(version), [...base, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+      const w = startWatch(spawn(file!, [...prefix, ...base, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
       watches.add(w);
       return w;
     },
     async close() {
       await Promise.all([...watches].map((w) => w.stop()));
-      await server.close();
+      if (ownsServer) await server.close();
       rmSync(home, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,48 @@
+#!/usr/bin/env node
+// cluster-test-server: one isolated API server for tests in any language. It prints the path of its admin
+// client-configuration file on the first line of stdout, then serves until stdin closes or a signal comes.
+import { parseArgs } from 'node:util';
+import { apiDomains, defaultApiDomain, isApiDomain } from '../api/naming.js';
+import { startTestServer } from '../testing.js';
+
+const usage = `Usage: cluster-test-server [--api-domain ${apiDomains.join('|')}] [--crds DIR] [--keep-stdin] [-- API server flags]
+
+Starts an API server on a random loopback port with an in-memory store, prints the path of an admin
+client-configuration file (the kubeconfig format) on the first line, and serves until SIGINT or SIGTERM,
+or until standard input closes when --keep-stdin is not given and standard input is a pipe.
+`;
+
+async function main() {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      'api-domain': { type: 'string', default: defaultApiDomain },
+      crds: { type: 'string', multiple: true },
+      'keep-stdin': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) { process.stdout.write(usage); return; }
+  const domain = values['api-domain']!;
+  if (!isApiDomain(domain)) throw new Error(`--api-domain must be one of ${apiDomains.join(', ')}, not "${domain}"`);
+  const server = await startTestServer({ apiDomain: domain, flags: positionals });
+  for (const dir of values.crds ?? []) await server.loadCRDs(dir);
+  process.stdout.write(`${server.kubeconfig}\n`);
+  let stopping = false;
+  const stop = () => {
+    if (stopping) return;
+    stopping = true;
+    server.close().then(() => process.exit(0), (e) => { process.stderr.write(`${e}\n`); process.exit(1); });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+  // a parent that dies closes the pipe: the server goes with it
+  if (!values['keep-stdin'] && !process.stdin.isTTY) {
+    process.stdin.on('end', stop).on('close', stop).resume();
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`cluster-test-server: ${(e as Error).message}\n`);
+  process.exit(1);
+});
