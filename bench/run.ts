@@ -9,6 +9,8 @@ import { applyBench } from './apply.js';
 import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
+import { schedulerBench } from './scheduler.js';
+import { deploymentBench } from './deployment.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
@@ -17,6 +19,8 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'agent', run: agentBench },
   { name: 'auth', run: authBench },
   { name: 'crd', run: crdBench },
+  { name: 'scheduler', run: schedulerBench },
+  { name: 'deployment', run: deploymentBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

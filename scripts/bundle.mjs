@@ -6,7 +6,10 @@ import { build } from 'esbuild';
 rmSync('dist/bin', { recursive: true, force: true });   // chunk names change with their content
 
 await build({
-  entryPoints: { apiserver: 'dist/src/main/cluster-apiserver.js', agent: 'dist/src/main/agent.js' },
+  entryPoints: {
+    apiserver: 'dist/src/main/cluster-apiserver.js', agent: 'dist/src/main/agent.js', 'controller-manager': 'dist/src/main/controller-manager.js',
+    scheduler: 'dist/src/main/scheduler.js',
+  },
   outdir: 'dist/bin',
   bundle: true,
   splitting: true,

@@ -21,6 +21,11 @@ export interface TestServerOptions {
   bookmarkIntervalMs?: number;
   /** how long a read waits for a too-new resourceVersion before 504 (the server's default is 3 s) */
   freshnessTimeoutMs?: number;
+  /**
+   * run the scheduler inside the server, as cluster-apiserver does by default; off here, since a test
+   * server usually has no nodes and its pods are the test's to watch (default false)
+   */
+  scheduler?: boolean;
 }
 
 export interface TestServer extends ApiServer {
@@ -38,6 +43,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     `--storage-backend=${opts.storage ?? 'memory'}`, `--api-domain=${opts.apiDomain ?? defaultApiDomain}`,
     ...(opts.etcdServers ? [`--etcd-servers=${opts.etcdServers.join(',')}`] : []),
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
+    `--scheduler=${opts.scheduler ?? false}`,
     ...(opts.flags ?? []),
   ]);
   const server = await startApiServer(options, quiet, { bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs });

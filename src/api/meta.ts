@@ -34,3 +34,6 @@ export const nowTimestamp = (d = new Date()) => d.toISOString().replace(/\.\d+Z$
 
 /** a typed object (src/api/types) as the server holds it, stored or on its way there: its metadata is always set */
 export type Stored<T extends { metadata?: object }> = T & { metadata: NonNullable<T['metadata']> };
+
+/** RFC 3339 with microseconds, as the reference writes MicroTime fields (lease renewals, event times) */
+export const nowMicroTime = (d = new Date()) => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');

@@ -15,6 +15,12 @@ export const bufferedBytes = (res: Response): number => {
   return stream ? stream.writableLength : res.writableLength;
 };
 
+/**
+ * A boolean query parameter as the reference reads one: absent, empty, `0` and `false` (in any case) are
+ * false, anything else is true (clients send `true`, `True` and `1`).
+ */
+export const queryFlag = (v: string | null) => v !== null && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+
 export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy' | string;
 
 export interface RequestInfo {

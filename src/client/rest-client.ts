@@ -18,13 +18,27 @@ export interface ClientOptions {
   timeoutMs?: number;
 }
 
-/** Which collection: core resources have group ''. */
-export interface ResourceRef {
+/**
+ * Which collection: core resources have group ''. The type parameter names the objects it holds, so
+ * `client.resource(ref)` is typed by the reference alone.
+ */
+export interface ResourceRef<T = any> {
   group: string;
   version: string;
   resource: string;
   namespaced?: boolean;
+  /** the kind of its objects, for writing apiVersion and kind into new ones */
+  kind?: string;
+  /** never set: carries the object type */
+  readonly __object?: T;
 }
+
+/** A typed reference to a collection. */
+export const resourceRef = <T>(group: string, version: string, resource: string, kind: string, namespaced = true): ResourceRef<T> =>
+  ({ group, version, resource, kind, namespaced });
+
+/** `apps/v1`, `v1` */
+export const apiVersionOfRef = (ref: ResourceRef) => (ref.group ? `${ref.group}/${ref.version}` : ref.version);
 
 export interface ListOptions {
   labelSelector?: string;
@@ -65,6 +79,8 @@ export interface RequestSpec {
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
   contentType?: string;
+  /** extra request headers (an Accept other than JSON, ...) */
+  headers?: Record<string, string>;
   signal?: AbortSignal;
 }
 
@@ -81,26 +97,40 @@ export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 40
 export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists';
 export const isGone = (e: unknown) => e instanceof ApiError && e.code === 410;
 
+/** Supplies the Authorization header of each request (a bearer token that may be refreshed). */
+export type CredentialSource = (refresh: boolean) => Promise<string | undefined>;
+
 export interface Client {
   readonly config: ClientConfig;
   /** a JSON request; resolves with the decoded body */
   request<T = any>(spec: RequestSpec): Promise<T>;
   /** a streaming request (watch, logs); the caller reads and ends the response */
   stream(spec: RequestSpec): Promise<Response>;
-  resource<T = any>(ref: ResourceRef, namespace?: string): ResourceClient<T>;
+  resource<T = any>(ref: ResourceRef<T>, namespace?: string): ResourceClient<T>;
+  /**
+   * A client on the same connection that authenticates each request with the given credentials and has
+   * its own QPS limit. The connection must carry no client certificate, which would take precedence.
+   */
+  withCredentials(credentials: CredentialSource, opts?: ClientOptions): Client;
+  /** a client on the same connection with the same credentials and a QPS limit of its own */
+  withLimits(opts: ClientOptions): Client;
   close(): void;
 }
 
+export interface ListResult<T> { metadata: { resourceVersion?: string; continue?: string }; items: T[] }
+
 export interface ResourceClient<T = any> {
   get(name: string): Promise<T>;
-  list(opts?: ListOptions): Promise<{ metadata: { resourceVersion?: string; continue?: string }; items: T[] }>;
+  list(opts?: ListOptions): Promise<ListResult<T>>;
   create(obj: T, opts?: WriteOptions): Promise<T>;
   update(obj: T, opts?: WriteOptions): Promise<T>;
+  updateStatus(obj: T, opts?: WriteOptions): Promise<T>;
   patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T>;
+  patchStatus(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T>;
   delete(name: string, opts?: DeleteOptions): Promise<T | undefined>;
   /** one watch stream; ends when the server closes it; an expired resourceVersion throws an ApiError 410 */
   watch(opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
-  /** the same verbs on the `status` subresource */
+  /** the verbs of the `status` subresource (the same as updateStatus and patchStatus) */
   status: { update(obj: T, opts?: WriteOptions): Promise<T>; patch(name: string, patch: unknown, type?: PatchType, opts?: WriteOptions): Promise<T> };
 }
 
@@ -135,11 +165,9 @@ const patchTypes: Record<PatchType, string> = {
 export function createClient(config: ClientConfig, opts: ClientOptions = {}): Client {
   const base = new URL(config.server);
   const transport = base.protocol === 'https:' ? http2Transport(base, config) : http1Transport();
-  const limiter = tokenBucket(opts.qps ?? 50, opts.burst ?? 100);
-  const timeoutMs = opts.timeoutMs ?? 60_000;
   let execToken: ExecToken | undefined;
 
-  const authorization = async (refresh = false): Promise<string | undefined> => {
+  const authorization: CredentialSource = async (refresh) => {
     if (config.token) return `Bearer ${config.token}`;
     if (config.username !== undefined && config.password !== undefined)
       return `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;
@@ -151,19 +179,28 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     }
     return undefined;
   };
+  return clientOn(config, transport, authorization, !!config.exec, opts);
+}
+
+/** A client over a transport; clients made with withCredentials share it, and only the first closes it. */
+function clientOn(config: ClientConfig, transport: Transport, authorization: CredentialSource, retryUnauthorized: boolean,
+  opts: ClientOptions, owner = true): Client {
+  const base = new URL(config.server);
+  const limiter = tokenBucket(opts.qps ?? 50, opts.burst ?? 100);
+  const timeoutMs = opts.timeoutMs ?? 60_000;
 
   const send = async (spec: RequestSpec, streaming: boolean, retried = false, throttled = 0): Promise<Response> => {
     await limiter.take();
     const url = new URL(base.pathname.replace(/\/$/, '') + spec.path, base);
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     const body = spec.body === undefined ? undefined : typeof spec.body === 'string' ? spec.body : JSON.stringify(spec.body);
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
     if (opts.userAgent) headers['user-agent'] = opts.userAgent;
     if (body !== undefined) headers['content-type'] = spec.contentType ?? 'application/json';
     const auth = await authorization(retried);
     if (auth) headers.authorization = auth;
     const res = await sendRefusable(() => transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs }));
-    if (res.statusCode === 401 && config.exec && !retried) {
+    if (res.statusCode === 401 && retryUnauthorized && !retried) {
       res.destroy();
       return send(spec, streaming, true, throttled);
     }
@@ -190,7 +227,9 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
     request,
     stream: (spec) => send(spec, true),
     resource: (ref, namespace) => resourceClient(client, ref, namespace),
-    close: () => transport.close(),
+    withCredentials: (credentials, o = opts) => clientOn(config, transport, credentials, true, o, false),
+    withLimits: (o) => clientOn(config, transport, authorization, retryUnauthorized, { ...opts, ...o }, false),
+    close: () => { if (owner) transport.close(); },
   };
   return client;
 }
@@ -218,7 +257,10 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     rejectUnauthorized: !config.insecureSkipTLSVerify,
     settings: { initialWindowSize: 4 * 2 ** 20 },
   };
+  let closed = false;
   const open = (): ClientHttp2Session => {
+    // a closed client opens no new connection (a late request would keep the server from closing)
+    if (closed) throw new Error(`the client of ${base.origin} is closed`);
     if (session && !session.closed && !session.destroyed) return session;
     const s = http2Connect(base.origin, connectOptions);
     s.on('error', () => {}); // failures reach the streams; the next request reconnects
@@ -252,6 +294,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
       });
     },
     close() {
+      closed = true;
       session?.close();
       session?.destroy();
       session = undefined;
@@ -298,16 +341,19 @@ function resourceClient<T>(client: Client, ref: ResourceRef, namespace?: string)
   const update = (sub?: string) => (obj: T, o?: WriteOptions) =>
     client.request<T>({ method: 'PUT', path: path(nameOf(obj), sub), body: obj, query: writeQuery(o) });
 
+  const status = { update: update('status'), patch: patch('status') };
   return {
     get: (name) => client.request<T>({ method: 'GET', path: path(name) }),
     list: (o = {}) => client.request({ method: 'GET', path: path(), query: { ...o } }),
     create: (obj, o) => client.request<T>({ method: 'POST', path: path(), body: obj, query: writeQuery(o) }),
     update: update(),
+    updateStatus: status.update,
     patch: patch(),
+    patchStatus: status.patch,
     delete: (name, o = {}) =>
       client.request<T>({ method: 'DELETE', path: path(name), body: { kind: 'DeleteOptions', apiVersion: 'v1', ...o } }),
     watch: (o = {}) => watchStream<T>(client, path(), o),
-    status: { update: update('status'), patch: patch('status') },
+    status,
   };
 }
 

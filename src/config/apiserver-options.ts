@@ -9,6 +9,8 @@ import { apiDomains, defaultApiDomain, type ApiDomain } from '../api/naming.js';
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
+import { controllerManagerFlags, controllerManagerOptionsFrom, type ControllerManagerOptions } from './controller-manager-options.js';
+import { embeddedSchedulerFlags, embeddedSchedulerValues, schedulerOptionsFrom } from './scheduler-options.js';
 
 export type StorageBackend = 'memory' | 'sqlite' | 'etcd';
 
@@ -89,6 +91,17 @@ export interface ApiServerOptions {
   serviceClusterIpRanges: string[];
   serviceNodePortRange: PortRange;
   verbosity: number;
+  /** the controller manager run inside the server's process; undefined with --controller-manager=false */
+  controllerManager?: ControllerManagerOptions;
+  /** the scheduler run inside the server's process; undefined with --scheduler=false */
+  scheduler?: EmbeddedSchedulerOptions;
+}
+
+export interface EmbeddedSchedulerOptions {
+  /** a KubeSchedulerConfiguration file (--scheduler-config), read when the scheduler starts */
+  configFile?: string;
+  /** the flag values its options start from (the shared leader-election flags) */
+  flagValues: Record<string, FlagValue | undefined>;
 }
 
 const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative' : undefined);
@@ -159,6 +172,9 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'service-cluster-ip-range', type: 'stringList', default: ['10.0.0.0/24'], help: 'CIDR from which Service cluster IPs are allocated; at most one per IP family.', validate: checkCidrs },
   { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'Ports for NodePort Services, both ends included, as <first>-<last> or <first>+<count>.', validate: (v) => checkPortRange(v as string) },
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
+  { name: 'controller-manager', type: 'bool', default: true, help: 'Run the controller manager inside the server\'s process (the flags below that it shares with cluster-controller-manager configure it).' },
+  ...controllerManagerFlags,
+  ...embeddedSchedulerFlags,
 ];
 
 export interface ParsedApiServerOptions {
@@ -225,7 +241,11 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     serviceClusterIpRanges: v['service-cluster-ip-range'] as string[],
     serviceNodePortRange: parsePortRange(v['service-node-port-range'] as string),
     verbosity: v.v as number,
+    controllerManager: v['controller-manager'] ? controllerManagerOptionsFrom(v) : undefined,
+    scheduler: v.scheduler ? { configFile: (v['scheduler-config'] as string) || undefined, flagValues: embeddedSchedulerValues(v) } : undefined,
   };
+  // checked now, so a bad combination fails at start-up rather than when the scheduler starts
+  if (options.scheduler) schedulerOptionsFrom(options.scheduler.flagValues, undefined);
   const both = options.enableAdmissionPlugins.filter((p) => options.disableAdmissionPlugins.includes(p));
   if (both.length) throw new FlagError(`admission plugins both enabled and disabled (--enable-admission-plugins, --disable-admission-plugins): ${both.join(', ')}`);
   return { options, warnings, help: parsed.help };

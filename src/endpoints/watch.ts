@@ -2,7 +2,7 @@
 // with headers flushed at once.
 import { formatResourceVersion } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
-import { bufferedBytes, type RequestContext } from '../api/request.js';
+import { bufferedBytes, queryFlag, type RequestContext } from '../api/request.js';
 import { setWarnings } from './respond.js';
 import { badRequest, internalError, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
@@ -24,8 +24,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const min = scope.minRequestTimeoutSeconds;
   const timeoutSeconds = timeoutText ? Number(timeoutText) : min * (1 + Math.random());
   const sendInitialText = q.get('sendInitialEvents');
-  const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : sendInitialText === 'true';
-  const allowBookmarks = q.get('allowWatchBookmarks') === 'true';
+  const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : queryFlag(sendInitialText);
+  const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));
   if (sendInitialEvents !== undefined) {
     if (q.get('resourceVersionMatch') !== 'NotOlderThan')
       throw badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');

@@ -2,7 +2,7 @@
 import { revisionOf } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
-import type { RequestContext } from '../api/request.js';
+import { queryFlag, type RequestContext } from '../api/request.js';
 import { readBody, readObject, mediaType, parseJson, parseYamlObject } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
@@ -201,6 +201,7 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const orphan = q.get('orphanDependents') ?? body.orphanDependents;
   if (orphan !== undefined && orphan !== null && opts.propagationPolicy)
     throw invalid('meta', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: 'Invalid value: orphanDependents and propagationPolicy cannot both be set' }]);
+  if (orphan !== undefined && orphan !== null && orphan !== '') opts.orphanDependents = typeof orphan === 'boolean' ? orphan : queryFlag(String(orphan));
   if (body.preconditions) opts.preconditions = { uid: body.preconditions.uid, resourceVersion: body.preconditions.resourceVersion };
   const dry = [...q.getAll('dryRun'), ...(Array.isArray(body.dryRun) ? body.dryRun : [])];
   opts.dryRun = parseDryRun(dry);

@@ -1,11 +1,9 @@
 // Method + path → what is being asked: the verb, API group and version, namespace, resource, name and subresource.
 
-import type { RequestInfo } from '../api/request.js';
+import { queryFlag, type RequestInfo } from '../api/request.js';
 
 /** subresources of a namespace that are not namespaced collections */
 const namespaceSubresources = new Set(['status', 'finalize']);
-
-const isTrue = (v: string | null) => v === '1' || v === 'true';
 
 export function requestInfo(method: string, path: string, query: URLSearchParams): RequestInfo {
   const segments = path.split('/').filter(Boolean).map(decodeSegment);
@@ -43,7 +41,7 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
 
   switch (method) {
     case 'GET': case 'HEAD':
-      info.verb = watchPath || isTrue(query.get('watch')) ? 'watch' : info.name ? 'get' : 'list';
+      info.verb = watchPath || queryFlag(query.get('watch')) ? 'watch' : info.name ? 'get' : 'list';
       break;
     case 'POST': info.verb = 'create'; break;
     case 'PUT': info.verb = 'update'; break;

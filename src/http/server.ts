@@ -103,6 +103,8 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       // HTTP/2 sessions finish their open streams and go; HTTP/1.1 connections end after their response
       for (const s of sessions) s.close();
       for (const s of sockets) if (!sessionOf(s, sessions) && !busy.has(s)) s.end();
+      // a session whose peer does not answer the GOAWAY (a client that keeps its connection) is cut after a moment
+      setTimeout(() => { for (const s of sessions) s.destroy(); }, 1000).unref();
     })),
   };
 }

@@ -31,10 +31,9 @@ import { createMetrics } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
 import { listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
-import { startNamespaceFinalizer } from '../controllers/namespace-finalizer.js';
-import { startNamespaceDefaults } from '../controllers/namespace-defaults.js';
-import { startStorageProtection } from '../controllers/storage-protection.js';
-import { startNodeTaints } from '../controllers/node-taints.js';
+import { startEmbeddedControllerManager } from './embedded-controller-manager.js';
+import { startEmbeddedScheduler } from './embedded-scheduler.js';
+import type { Loopback } from './loopback.js';
 
 export type { Logger };
 
@@ -87,6 +86,8 @@ async function checkDomain(kv: KV, names: Naming) {
     throw new Error(`this store was created with --api-domain=${domain}; start with --api-domain=${domain}, or use a new data directory or store`);
 }
 
+interface Running { ready: Promise<void>; stop(): Promise<void> }
+
 /** a module that starts a loop and keeps its stop */
 const loop = (name: string | undefined, begin: () => { stop(): void; ready?: Promise<unknown> }): Module => {
   let running: { stop(): void } | undefined;
@@ -112,6 +113,22 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
   const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor });
+  /**
+   * A component the server runs as its own client (controller manager, scheduler), started after the listener
+   * with the server's address and CA; not becoming ready is logged, not fatal, as for a separate process.
+   */
+  type Component = { ready: Promise<unknown>; stop(): Promise<void> | void };
+  const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
+    let running: Component | undefined;
+    return {
+      async start() {
+        if (!begin) return;
+        running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
+        await running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+      },
+      stop: () => running?.stop(),
+    };
+  };
 
   const modules: Module[] = [
     {
@@ -206,14 +223,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
-    loop('poststarthook/start-namespace-finalizer', () => startNamespaceFinalizer(controllerDeps(), log)),
-    loop(undefined, () => startNodeTaints(controllerDeps(), log)),
-    loop(undefined, () => startStorageProtection(controllerDeps(), log)),
-    loop('poststarthook/start-service-account-controller', () => startNamespaceDefaults(controllerDeps(), log)),
+    // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
+    embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log }))),
+    embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
 
   const listenHost = () => (options.bindAddress === '0.0.0.0' || options.bindAddress === '::' || !options.bindAddress ? '127.0.0.1' : options.bindAddress);
+  const serverUrl = () => `https://${listenHost().includes(':') ? `[${listenHost()}]` : listenHost()}:${https.port}`;
 
   const started = new Set<Module>();
   const checkOf = (m: Module): HealthCheck => ({
@@ -281,8 +298,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     throw e;
   }
 
-  const hostInUrl = listenHost().includes(':') ? `[${listenHost()}]` : listenHost();
-  const url = `https://${hostInUrl}:${https.port}`;
+  const url = serverUrl();
   let adminKubeconfigPath: string | undefined;
   if (options.storageBackend !== 'memory' || options.adminKubeconfigPath) {
     adminKubeconfigPath = options.adminKubeconfigPath;

@@ -133,3 +133,12 @@ async function writePair(dir: string, certFile: string, keyFile: string, certPem
   };
   return [await write(keyFile, keyPem, 0o600), await write(certFile, certPem, 0o644)];
 }
+
+/** A client certificate from the CA for a component the server runs itself, held in memory only. */
+export function issueClientCertificate(ca: CertificateAuthority, user: string, groups: readonly string[] = []): { certPem: string; keyPem: string } {
+  const key = generateKeyPair();
+  const certPem = issueLeaf(ca, key.publicKey, {
+    commonName: user, organizations: groups, usages: ['digital signature', 'key encipherment', 'client auth'], ttlSeconds: leafTtlSeconds,
+  });
+  return { certPem, keyPem: key.keyPem };
+}

@@ -38,6 +38,31 @@ const generateSuffix = () => {
   return s;
 };
 
+export const orphanFinalizer = 'orphan';
+export const foregroundFinalizer = 'foregroundDeletion';
+
+/**
+ * Sets the garbage collector's finalizers of an object being deleted, by the reference's rules: an explicit
+ * policy wins, then a finalizer the object already has, then the kind's default; `orphan` leaves the
+ * dependents, `foregroundDeletion` keeps the object until its blocking dependents are gone. Returns
+ * whether the finalizers changed.
+ */
+function applyPropagation(obj: ApiObject, options: DeleteOptions, orphanByDefault: boolean): boolean {
+  const before = obj.metadata.finalizers ?? [];
+  let orphan: boolean;
+  let foreground = false;
+  if (options.orphanDependents !== undefined) orphan = options.orphanDependents;
+  else if (options.propagationPolicy) { orphan = options.propagationPolicy === 'Orphan'; foreground = options.propagationPolicy === 'Foreground'; }
+  else if (before.includes(orphanFinalizer)) orphan = true;
+  else if (before.includes(foregroundFinalizer)) { orphan = false; foreground = true; }
+  else orphan = orphanByDefault;
+  const after = [...before.filter(f => f !== orphanFinalizer && f !== foregroundFinalizer),
+    ...(orphan ? [orphanFinalizer] : []), ...(foreground ? [foregroundFinalizer] : [])];
+  if (after.length === before.length && after.every(f => before.includes(f))) return false;
+  if (after.length) obj.metadata.finalizers = after; else delete obj.metadata.finalizers;
+  return true;
+}
+
 /** fields that belong to the system and survive an update unchanged */
 function keepSystemMeta(obj: ApiObject, old: ApiObject) {
   const m = obj.metadata, o = old.metadata;
@@ -249,12 +274,14 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         if (!cur) throw notFound(info.group, info.resource, name);
         const obj = await fromStored(cur.obj);
         await admission.validate('DELETE', undefined, obj);
+        const gcChanged = applyPropagation(obj, options, !!strategy.orphanDependentsByDefault);
         const grace = options.gracePeriodSeconds ?? strategy.defaultGracePeriod?.(obj) ?? 0;
         if (pendingFinalizers(obj) || grace > 0) {
           outcome = { obj, deleted: false };
           const m = obj.metadata;
-          // already being deleted: only a shorter grace period changes anything
-          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace) return { skip: true };
+          // already being deleted: only a shorter grace period or another propagation policy changes anything
+          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace)
+            return gcChanged && !options.dryRun ? { put: await toStored(obj) } : { skip: true };
           m.deletionTimestamp = nowTimestamp(new Date(Date.now() + grace * 1000));
           m.deletionGracePeriodSeconds = grace;
           if (strategy.generation) m.generation = (m.generation ?? 0) + 1;

@@ -63,6 +63,8 @@ export interface Strategy<T = ApiObject> {
   returnDeletedObject?: boolean;
   /** grace period for a delete without one in its options; undefined or 0 deletes at once */
   defaultGracePeriod?(obj: T): number | undefined;
+  /** a delete without a propagation policy orphans the dependents (the older kinds' default); otherwise they go in the background */
+  orphanDependentsByDefault?: boolean;
 }
 
 export const defineStrategy = <T = ApiObject>(s: Partial<Strategy<T>>): Strategy<T> => ({

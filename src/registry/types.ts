@@ -126,6 +126,8 @@ export interface WriteOptions {
 export interface DeleteOptions {
   gracePeriodSeconds?: number;
   propagationPolicy?: string;
+  /** the older form of propagationPolicy: Orphan (true) or Background (false) */
+  orphanDependents?: boolean;
   preconditions?: { uid?: string; resourceVersion?: string };
   dryRun?: boolean;
 }

@@ -41,8 +41,9 @@ export interface KubectlEnv {
 // a hung command is killed; a slow one on a busy machine is not
 const commandTimeoutMs = 180_000;
 
-export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain): Promise<KubectlEnv> {
-  const server = await startTestServer({ apiDomain });
+/** kubectl against a fresh server, or against the given one (which the caller then closes) */
+export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
+  const server = existing ?? await startTestServer({ apiDomain });
   const home = mkdtempSync(join(tmpdir(), `e2e-kubectl-${version}-`));
   const watches = new Set<Watch>();
   // Own HOME and cache: discovery cached for one server must never answer for another.
@@ -81,7 +82,7 @@ export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDom
     },
     async close() {
       await Promise.all([...watches].map((w) => w.stop()));
-      await server.close();
+      if (!existing) await server.close();
       rmSync(home, { recursive: true, force: true });
     },
   };

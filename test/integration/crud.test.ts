@@ -255,16 +255,26 @@ eachBackend('crud', h => {
     const badPolicyBody = await c().request('DELETE', `${base}/p`, { body: { propagationPolicy: 'Sideways' } });
     assert.equal(badPolicyBody.status, 422);
 
+    // Foreground keeps the object (202) with the foregroundDeletion finalizer until the garbage collector
+    // has seen its dependents go; Orphan keeps it with the orphan finalizer until its dependents are released
+    const gone = async (name: string) => {
+      for (let i = 0; i < 300 && (await c().get(`${base}/${name}`)).status !== 404; i++) await sleep(50);
+      return (await c().get(`${base}/${name}`)).status === 404;
+    };
     const right = await c().request('DELETE', `${base}/p?gracePeriodSeconds=0&propagationPolicy=Foreground`, {
       body: { preconditions: { uid: obj.metadata.uid, resourceVersion: obj.metadata.resourceVersion } },
     });
-    assert.equal(right.status, 200, right.body);
-    assert.equal((await c().get(`${base}/p`)).status, 404);
+    assert.equal(right.status, 202, right.body);
+    assert.deepEqual(right.json.metadata.finalizers, ['foregroundDeletion']);
+    assert.ok(await gone('p'), 'the collector finishes the deletion');
 
-    for (const policy of ['Orphan', 'Background', 'Foreground']) {
-      assert.equal((await c().request('POST', base, { body: configMap(`q-${policy.toLowerCase()}`) })).status, 201);
-      const r = await c().request('DELETE', `${base}/q-${policy.toLowerCase()}?propagationPolicy=${policy}`);
-      assert.equal(r.status, 200, `${policy}: ${r.body}`);
+    for (const [policy, status, finalizer] of [['Orphan', 200, 'orphan'], ['Background', 200, undefined], ['Foreground', 202, 'foregroundDeletion']] as const) {
+      const name = `q-${policy.toLowerCase()}`;
+      assert.equal((await c().request('POST', base, { body: configMap(name) })).status, 201);
+      const r = await c().request('DELETE', `${base}/${name}?propagationPolicy=${policy}`);
+      assert.equal(r.status, status, `${policy}: ${r.body}`);
+      if (finalizer) assert.deepEqual(r.json.metadata.finalizers, [finalizer], policy);
+      assert.ok(await gone(name), policy);
     }
   });
 

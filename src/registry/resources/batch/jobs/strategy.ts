@@ -84,6 +84,7 @@ function validateJobUpdate(job: Job, old: Job): Causes {
 }
 
 export const strategy = defineStrategy<StoredJob>({
+  orphanDependentsByDefault: true,
   generation: true,
   defaults: defaultJob,
   prepareForCreate(job, ctx) { job.status = {}; generateSelector(job, ctx); },

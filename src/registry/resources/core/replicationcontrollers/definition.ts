@@ -41,6 +41,7 @@ function validateReplicationController(rc: ReplicationController): Causes {
 }
 
 export const strategy = defineStrategy<Stored<ReplicationController>>({
+  orphanDependentsByDefault: true,
   defaults: defaultReplicationController,
   prepareForCreate(rc) { rc.status = { replicas: 0 }; },
   validate: validateReplicationController,

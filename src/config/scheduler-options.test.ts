@@ -1,0 +1,72 @@
+import { describe, test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { apiDomains, naming } from '../api/naming.js';
+import { parseSchedulerProgram } from './scheduler-options.js';
+import { parseApiServerOptions } from './apiserver-options.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'scheduler-options-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+const file = (text: string) => {
+  const path = join(dir, `c${++files}.yaml`);
+  writeFileSync(path, text);
+  return path;
+};
+const header = (domain = apiDomains[0]) => `apiVersion: ${naming(domain).group('kubescheduler.config')}/v1\nkind: KubeSchedulerConfiguration\n`;
+
+describe('cluster-scheduler options', () => {
+  test('defaults: one profile named by --scheduler-name, leader election on the kube-scheduler lease, the reference\'s client limits', async () => {
+    const { options, kubeconfig } = await parseSchedulerProgram(['--kubeconfig=k', '--scheduler-name=mine']);
+    assert.equal(kubeconfig, 'k');
+    assert.deepEqual(options.profiles, [{ schedulerName: 'mine' }]);
+    assert.deepEqual(options.leaderElection, { enabled: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, resourceNamespace: '', resourceName: 'kube-scheduler' });
+    assert.deepEqual([options.kubeApiQps, options.kubeApiBurst, options.podInitialBackoffSeconds, options.podMaxBackoffSeconds], [50, 100, 1, 10]);
+  });
+
+  test('the configuration file in either domain: profiles, percentage, back-off, leader election and client connection', async () => {
+    for (const domain of apiDomains) {
+      const path = file(`${header(domain)}percentageOfNodesToScore: 30\npodInitialBackoffSeconds: 2\npodMaxBackoffSeconds: 20\n`
+        + 'leaderElection: {leaderElect: true, leaseDuration: 30s, renewDeadline: 20s, retryPeriod: 4s, resourceName: sched, resourceNamespace: ops}\n'
+        + 'clientConnection: {kubeconfig: /etc/k, qps: 200, burst: 300}\nparallelism: 16\nprofiles:\n- schedulerName: a\n- schedulerName: b\n');
+      const { options, kubeconfig } = await parseSchedulerProgram([`--config=${path}`]);
+      assert.equal(kubeconfig, '/etc/k');
+      assert.deepEqual(options.profiles, [{ schedulerName: 'a' }, { schedulerName: 'b' }]);
+      assert.equal(options.percentageOfNodesToScore, 30);
+      assert.deepEqual([options.podInitialBackoffSeconds, options.podMaxBackoffSeconds, options.kubeApiQps, options.kubeApiBurst], [2, 20, 200, 300]);
+      assert.deepEqual(options.leaderElection, { enabled: true, leaseDurationMs: 30_000, renewDeadlineMs: 20_000, retryPeriodMs: 4_000, resourceNamespace: 'ops', resourceName: 'sched' });
+    }
+  });
+
+  test('flags on the command line win over the file', async () => {
+    const path = file(`${header()}leaderElection: {leaderElect: true, resourceName: from-file}\nclientConnection: {qps: 5}\n`);
+    const { options } = await parseSchedulerProgram(['--kubeconfig=k', `--config=${path}`, '--leader-elect=false', '--kube-api-qps=7']);
+    assert.equal(options.leaderElection.enabled, false);
+    assert.equal(options.leaderElection.resourceName, 'from-file');
+    assert.equal(options.kubeApiQps, 7);
+  });
+
+  test('mistakes are named', async () => {
+    await assert.rejects(parseSchedulerProgram([]), /--kubeconfig .* is required/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}bogus: 1\n`)}`]), /unknown field bogus/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}leaderElection: {leaseDurations: 1s}\n`)}`]), /unknown field leaderElection.leaseDurations/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file('apiVersion: v1\nkind: Pod\n')}`]), /expected kind KubeSchedulerConfiguration/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}extenders: [{urlPrefix: x}]\n`)}`]), /extenders are not supported/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n`)}`]), /podMaxBackoffSeconds must not be less/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}profiles: [{schedulerName: a}]\n`)}`, '--scheduler-name=b']), /set schedulerName in them/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', '--leader-elect-lease-duration=5s', '--leader-elect-renew-deadline=6s']), /lease-duration must be longer than/);
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${join(dir, 'missing.yaml')}`]), /cannot read it/);
+  });
+
+  test('inside the API server: on by default with the shared leader-election flags, the scheduler\'s own lease and no request limit', () => {
+    const on = parseApiServerOptions(['--leader-elect-retry-period=1s']).options.scheduler!;
+    assert.equal(on.configFile, undefined);
+    assert.equal(on.flagValues['leader-elect-resource-name'], 'kube-scheduler');
+    assert.equal(on.flagValues['leader-elect-retry-period'], 1000);
+    assert.equal(on.flagValues['kube-api-qps'], 0);
+    assert.equal(parseApiServerOptions(['--scheduler=false']).options.scheduler, undefined);
+    assert.equal(parseApiServerOptions(['--scheduler-config=/x.yaml']).options.scheduler!.configFile, '/x.yaml');
+  });
+});

@@ -1,0 +1,223 @@
+// The garbage collector: an owner graph built from the ownerReferences of every object of every resource
+// the server lists (found through discovery, looked at again every 30 s so custom resources join), and three
+// jobs done on it, as the reference does:
+// - background: an object whose owners are all gone is deleted (one with an owner left only loses the
+//   references to the missing ones); owners that went while the collector was down count as gone too;
+// - foreground: an owner deleted with the `foregroundDeletion` finalizer waits until its dependents that
+//   block owner deletion are gone, its dependents being deleted in the foreground themselves;
+// - orphan: an owner deleted with the `orphan` finalizer has its references removed from its dependents,
+//   then the finalizer.
+// Whether an owner is gone is checked against the server (by name, then uid), never only against the cache.
+import type { DiscoveredResource } from '../client/discovery.js';
+import { ApiError, isConflict, isNotFound, type ResourceRef } from '../client/rest-client.js';
+import { createWorkQueue, runWorkers } from '../client/workqueue.js';
+import { parseApiVersion } from '../api/meta.js';
+import type { Controller, ControllerContext } from './context.js';
+import type { Obj, OwnerReference } from './types.js';
+
+export const orphanFinalizer = 'orphan';
+export const foregroundFinalizer = 'foregroundDeletion';
+const rediscoverMs = 30_000;
+
+interface Item {
+  uid: string;
+  resource: DiscoveredResource;
+  namespace?: string;
+  name: string;
+  owners: OwnerReference[];
+  dependents: Set<string>;
+  deleting: boolean;
+  finalizers: string[];
+}
+
+export const garbageCollector: Controller = {
+  name: 'garbagecollector',
+  component: 'garbage-collector-controller',
+  serviceAccount: 'generic-garbage-collector',
+  start(ctx) {
+    const graph = new Map<string, Item>();
+    /** dependents by owner uid, including owners not (yet) seen */
+    const dependentsOf = new Map<string, Set<string>>();
+    const byKind = new Map<string, DiscoveredResource>();
+    const watched = new Set<string>();
+    const attemptToDelete = createWorkQueue<string>();
+    const attemptToOrphan = createWorkQueue<string>();
+    ctx.signal.addEventListener('abort', () => { attemptToDelete.shutDown(); attemptToOrphan.shutDown(); }, { once: true });
+
+    const blocking = (owner: string) => [...(dependentsOf.get(owner) ?? [])].filter((d) => graph.get(d)?.owners.some((r) => r.uid === owner && r.blockOwnerDeletion));
+    const link = (dependent: string, owners: OwnerReference[], add: boolean) => {
+      for (const r of owners) {
+        let set = dependentsOf.get(r.uid);
+        if (add) { if (!set) dependentsOf.set(r.uid, set = new Set()); set.add(dependent); }
+        else { set?.delete(dependent); if (set?.size === 0) dependentsOf.delete(r.uid); }
+      }
+    };
+
+    const observe = (resource: DiscoveredResource, obj: Obj) => {
+      const uid = obj.metadata.uid!;
+      const prev = graph.get(uid);
+      const owners = obj.metadata.ownerReferences ?? [];
+      const item: Item = {
+        uid, resource, namespace: obj.metadata.namespace, name: obj.metadata.name!, owners,
+        dependents: dependentsOf.get(uid) ?? new Set(), deleting: !!obj.metadata.deletionTimestamp, finalizers: obj.metadata.finalizers ?? [],
+      };
+      if (prev) link(uid, prev.owners, false);
+      link(uid, owners, true);
+      graph.set(uid, item);
+      // an owner not in the graph may be gone: look at the dependent
+      if (owners.some((r) => !graph.has(r.uid) || graph.get(r.uid)!.deleting)) attemptToDelete.add(uid);
+      if (item.deleting && item.finalizers.includes(orphanFinalizer)) attemptToOrphan.add(uid);
+      if (item.deleting && item.finalizers.includes(foregroundFinalizer)) {
+        attemptToDelete.add(uid);
+        for (const d of dependentsOf.get(uid) ?? []) attemptToDelete.add(d);
+      }
+      // an owner that appeared: dependents waiting on it are fine; one deleted: its dependents are looked at
+      if (!prev || prev.deleting !== item.deleting) for (const d of dependentsOf.get(uid) ?? []) attemptToDelete.add(d);
+    };
+    const forget = (obj: Obj) => {
+      const uid = obj.metadata.uid!;
+      const prev = graph.get(uid);
+      if (!prev) return;
+      graph.delete(uid);
+      link(uid, prev.owners, false);
+      for (const d of dependentsOf.get(uid) ?? []) attemptToDelete.add(d);
+      // an owner waiting for its dependents may now go
+      for (const r of prev.owners) if (graph.get(r.uid)?.deleting) attemptToDelete.add(r.uid);
+    };
+
+    const watch = (r: DiscoveredResource) => {
+      const id = `${r.group}/${r.resource}`;
+      if (watched.has(id)) return;
+      watched.add(id);
+      ctx.informers.informer(r).addHandler({
+        added: (o) => observe(r, o as Obj),
+        updated: (_, o) => observe(r, o as Obj),
+        deleted: (o) => forget(o as Obj),
+      });
+    };
+    const discover = async () => {
+      const all = await ctx.discover();
+      for (const r of all) byKind.set(`${r.group}/${r.kind}`, r);
+      for (const r of all.filter(collectable)) watch(r);
+      ctx.informers.start();
+    };
+
+    const ops = operations(ctx, graph, byKind, blocking);
+    const ready = (async () => {
+      await discover();
+      await ctx.synced;
+      // resources found after the controllers started have their own first list to wait for
+      await ctx.informers.waitForSync(ctx.signal);
+      void runWorkers(attemptToDelete, ctx.workers, ops.attemptToDelete, (uid, e) => ctx.log.warn(`garbage collector: ${describe(graph.get(uid), uid)}: ${(e as Error).message}`));
+      void runWorkers(attemptToOrphan, ctx.workers, ops.attemptToOrphan, (uid, e) => ctx.log.warn(`garbage collector: orphaning for ${describe(graph.get(uid), uid)}: ${(e as Error).message}`));
+      const timer = setInterval(() => { discover().catch((e) => ctx.log.warn(`garbage collector: discovery: ${(e as Error).message}`)); }, rediscoverMs);
+      ctx.signal.addEventListener('abort', () => clearInterval(timer), { once: true });
+    })();
+    ready.catch((e) => { if (!ctx.signal.aborted) ctx.log.error(`garbage collector: ${(e as Error).message}`); });
+  },
+};
+
+/** resources whose objects may be owned: listable, watchable and deletable, events left out as in the reference */
+const collectable = (r: DiscoveredResource) => ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v))
+  && !(r.resource === 'events' && (r.group === '' || r.group.startsWith('events.')));
+
+const describe = (item: Item | undefined, uid: string) =>
+  (item ? `${item.resource.resource} ${item.namespace ? `${item.namespace}/` : ''}${item.name}` : `uid ${uid}`);
+
+function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Map<string, DiscoveredResource>, blocking: (uid: string) => string[]) {
+  const client = (r: ResourceRef, namespace?: string) => ctx.client.resource<Obj>(r, r.namespaced ? namespace : undefined);
+
+  /** the live object of a graph item, if it still is that object */
+  const live = async (item: Item): Promise<Obj | undefined> => {
+    const obj = await client(item.resource, item.namespace).get(item.name).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+    return obj && obj.metadata.uid === item.uid ? obj : undefined;
+  };
+
+  /** an owner's state: the object (alive or being deleted) or absent */
+  const ownerState = async (ref: OwnerReference, namespace: string | undefined): Promise<'absent' | 'solid' | 'waiting'> => {
+    const known = graph.get(ref.uid);
+    const resource = known?.resource ?? byKind.get(`${parseApiVersion(ref.apiVersion).group}/${ref.kind}`);
+    if (!resource) return 'solid';   // a kind this server does not serve (yet): never collect on that ground
+    const obj = await client(resource, namespace).get(ref.name).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+    if (!obj || obj.metadata.uid !== ref.uid) return 'absent';
+    return obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).includes(foregroundFinalizer) ? 'waiting' : 'solid';
+  };
+
+  const patchOwners = (item: Item, obj: Obj, owners: OwnerReference[]) => client(item.resource, item.namespace).patch(item.name, {
+    metadata: { resourceVersion: obj.metadata.resourceVersion, uid: obj.metadata.uid, ownerReferences: owners.length ? owners : null },
+  }, 'merge');
+
+  const removeFinalizer = (item: Item, obj: Obj, finalizer: string) => client(item.resource, item.namespace).patch(item.name, {
+    metadata: { resourceVersion: obj.metadata.resourceVersion, finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer) },
+  }, 'merge');
+
+  const remove = (item: Item, policy: 'Orphan' | 'Background' | 'Foreground') =>
+    client(item.resource, item.namespace).delete(item.name, { propagationPolicy: policy, preconditions: { uid: item.uid } })
+      .catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
+
+  const retryConflict = (e: unknown) => {
+    // the object changed meanwhile: the next attempt reads it again
+    if (isConflict(e)) throw new ApiError(409, 'Conflict', 'changed meanwhile; trying again');
+    if (!isNotFound(e)) throw e;
+  };
+
+  return {
+    async attemptToDelete(uid: string) {
+      const item = graph.get(uid);
+      if (!item) return;
+      const obj = await live(item);
+      if (!obj) return;
+      const deleting = !!obj.metadata.deletionTimestamp;
+      // an owner deleted in the foreground goes once no blocking dependent is left
+      if (deleting && (obj.metadata.finalizers ?? []).includes(foregroundFinalizer)) {
+        const left = blocking(uid);
+        if (left.length === 0) { await removeFinalizer(item, obj, foregroundFinalizer).catch(retryConflict); return; }
+        return;
+      }
+      if (deleting) return;
+      const owners = obj.metadata.ownerReferences ?? [];
+      if (!owners.length) return;
+      const states = await Promise.all(owners.map(async (r) => ({ ref: r, state: await ownerState(r, obj.metadata.namespace) })));
+      const solid = states.filter((s) => s.state === 'solid');
+      const dangling = states.filter((s) => s.state === 'absent');
+      const waiting = states.filter((s) => s.state === 'waiting');
+      if (solid.length) {
+        // some owner lives: only the references to the gone ones go
+        if (dangling.length || waiting.length) {
+          const gone = new Set([...dangling, ...waiting].map((s) => s.ref.uid));
+          await patchOwners(item, obj, owners.filter((r) => !gone.has(r.uid))).catch(retryConflict);
+        }
+        return;
+      }
+      if (waiting.length && item.dependents.size) {
+        // the dependents of this dependent go first, unless one of them waits on it in turn (a cycle)
+        if ([...item.dependents].some((d) => graph.get(d)?.deleting && graph.get(d)?.finalizers.includes(foregroundFinalizer))) {
+          await patchOwners(item, obj, owners.map((r) => ({ ...r, blockOwnerDeletion: false }))).catch(retryConflict);
+        }
+        await remove(item, 'Foreground');
+        return;
+      }
+      // no owner left: the object goes, its own dependents as its finalizers say
+      const finalizers = obj.metadata.finalizers ?? [];
+      const policy = finalizers.includes(orphanFinalizer) ? 'Orphan' : finalizers.includes(foregroundFinalizer) ? 'Foreground' : 'Background';
+      await remove(item, policy);
+    },
+
+    async attemptToOrphan(uid: string) {
+      const item = graph.get(uid);
+      if (!item) return;
+      const obj = await live(item);
+      if (!obj?.metadata.deletionTimestamp || !(obj.metadata.finalizers ?? []).includes(orphanFinalizer)) return;
+      for (const d of [...item.dependents]) {
+        const dep = graph.get(d);
+        if (!dep) continue;
+        const depObj = await live(dep);
+        if (!depObj) continue;
+        const owners = (depObj.metadata.ownerReferences ?? []).filter((r) => r.uid !== uid);
+        if (owners.length === (depObj.metadata.ownerReferences ?? []).length) continue;
+        await patchOwners(dep, depObj, owners).catch(retryConflict);
+      }
+      await removeFinalizer(item, obj, orphanFinalizer).catch(retryConflict);
+    },
+  };
+}

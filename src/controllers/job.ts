@@ -1,0 +1,293 @@
+// The Job controller: runs pods until `completions` of them succeed (or, without completions, until one
+// does), at most `parallelism` at once; Indexed jobs give each pod an index and complete when every index
+// has succeeded. Failed pods are replaced after a back-off (10 s doubling, at most 6 min) until more than
+// backoffLimit have failed; activeDeadlineSeconds bounds the run; a podFailurePolicy can fail the job at once
+// on an exit code or pod condition, or ignore a failure. Pods carry the job-tracking finalizer: a finished pod
+// is first recorded in status.uncountedTerminatedPods, then released, then counted, so no pod is counted twice
+// or lost, across restarts of the controller. Suspended jobs run no pods.
+import { nowTimestamp } from '../api/meta.js';
+import { ownerUidIndex } from '../client/informer.js';
+import { isConflict, isNotFound } from '../client/rest-client.js';
+import type { SyncResult } from '../client/workqueue.js';
+import {
+  claimOwned, controllerOf, controllerRef, createExpectations, deletionRank, keyOf, liveOwner, podFromTemplate, podReady,
+  selects, setCondition, slowStart, splitKey, startQueue,
+} from './common.js';
+import type { Controller, ControllerContext } from './context.js';
+import type { Condition, Job, JobStatus, Pod, PodFailurePolicyRule } from './types.js';
+
+const backoffBaseMs = 10_000;
+const backoffMaxMs = 6 * 60_000;
+
+const isFinished = (j: Job) => (j.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+const succeeded = (p: Pod) => p.status?.phase === 'Succeeded';
+/** failed, or going away before it finished */
+const failed = (p: Pod) => p.status?.phase === 'Failed' || (!!p.metadata.deletionTimestamp && p.status?.phase !== 'Succeeded');
+const terminated = (p: Pod) => succeeded(p) || failed(p);
+
+/** `1,3-5` from a set of indexes */
+export function formatIndexes(indexes: Iterable<number>): string {
+  const sorted = [...new Set(indexes)].sort((a, b) => a - b);
+  const parts: string[] = [];
+  for (let i = 0; i < sorted.length; i++) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === sorted[j]! + 1) j++;
+    parts.push(i === j ? String(sorted[i]) : `${sorted[i]}-${sorted[j]}`);
+    i = j;
+  }
+  return parts.join(',');
+}
+export function parseIndexes(s: string | undefined, completions: number): Set<number> {
+  const out = new Set<number>();
+  for (const part of (s ?? '').split(',').filter(Boolean)) {
+    const [a, b] = part.split('-').map(Number);
+    for (let i = a!; i <= (b ?? a!) && i < completions; i++) out.add(i);
+  }
+  return out;
+}
+
+/** the first rule of a pod failure policy that matches a failed pod, with a message naming why */
+export function matchFailurePolicy(rules: PodFailurePolicyRule[], pod: Pod): { rule: PodFailurePolicyRule; index: number; message: string } | undefined {
+  for (const [index, rule] of rules.entries()) {
+    if (rule.onExitCodes) {
+      const { containerName, operator, values } = rule.onExitCodes;
+      for (const cs of [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])]) {
+        const code = cs.state?.terminated?.exitCode;
+        if (code === undefined || (containerName && cs.name !== containerName)) continue;
+        const hit = operator === 'In' ? values.includes(code) : code !== 0 && !values.includes(code);
+        if (hit) return { rule, index, message: `Container ${cs.name} for pod ${pod.metadata.namespace}/${pod.metadata.name} failed with exit code ${code} matching ${rule.action} rule at index ${index}` };
+      }
+    }
+    for (const pc of rule.onPodConditions ?? []) {
+      if ((pod.status?.conditions ?? []).some((c) => c.type === pc.type && c.status === (pc.status ?? 'True'))) {
+        return { rule, index, message: `Pod ${pod.metadata.namespace}/${pod.metadata.name} has condition ${pc.type} matching ${rule.action} rule at index ${index}` };
+      }
+    }
+  }
+  return undefined;
+}
+
+export const jobController: Controller = {
+  name: 'job',
+  start(ctx) {
+    const jobs = ctx.informers.informer(ctx.refs.jobs);
+    const pods = ctx.informers.informer(ctx.refs.pods);
+    pods.addIndex('owner', ownerUidIndex);
+    const expectations = createExpectations();
+    const trackingFinalizer = `batch.${ctx.names.labelDomain}/job-tracking`;
+    const indexAnnotation = `batch.${ctx.names.labelDomain}/job-completion-index`;
+    const queue = startQueue(ctx, (key) => syncJob(ctx, key));
+
+    const ownerKey = (p: Pod) => {
+      const ref = controllerOf(p);
+      return ref?.kind === 'Job' ? `${p.metadata.namespace}/${ref.name}` : undefined;
+    };
+    jobs.addHandler({ added: (j) => queue.add(keyOf(j)), updated: (_, j) => queue.add(keyOf(j)), deleted: (j) => { expectations.forget(keyOf(j)); queue.add(keyOf(j)); } });
+    pods.addHandler({
+      added: (p) => { const k = ownerKey(p); if (k) { expectations.created(k); queue.add(k); } },
+      updated: (old, p) => { if (old.metadata.resourceVersion !== p.metadata.resourceVersion) { const k = ownerKey(p); if (k) queue.add(k); } },
+      deleted: (p) => { const k = ownerKey(p); if (k) { expectations.deleted(k, keyOf(p)); queue.add(k); } },
+    });
+
+    async function syncJob(ctx: ControllerContext, key: string): Promise<SyncResult | void> {
+      const cached = jobs.get(key);
+      if (!cached) { expectations.forget(key); return; }
+      const job = structuredClone(cached);
+      const [namespace] = splitKey(key);
+      const podClient = ctx.client.resource(ctx.refs.pods, namespace);
+      const all = await claimOwned(ctx, ctx.refs.pods, job, { kind: 'Job', apiVersion: 'batch/v1' }, job.spec.selector,
+        pods.list(namespace).filter((p) => selects(job.spec.selector, p.metadata.labels) || controllerOf(p)?.uid === job.metadata.uid),
+        liveOwner(ctx, ctx.refs.jobs, job));
+      const status: JobStatus = structuredClone(job.status ?? {});
+      const now = nowTimestamp();
+      const uncounted = { succeeded: [...(status.uncountedTerminatedPods?.succeeded ?? [])], failed: [...(status.uncountedTerminatedPods?.failed ?? [])] };
+      const recorded = new Set([...uncounted.succeeded, ...uncounted.failed]);
+      const finished = isFinished(job);
+
+      // 1. finished pods still holding the finalizer are recorded as uncounted, failures checked against the policy
+      let failJob: { reason: string; message: string } | undefined;
+      const ignored = new Set<string>();
+      for (const p of all) {
+        if (!p.metadata.finalizers?.includes(trackingFinalizer) || !terminated(p) || recorded.has(p.metadata.uid!)) continue;
+        if (failed(p) && job.spec.podFailurePolicy && p.status?.phase === 'Failed') {
+          const m = matchFailurePolicy(job.spec.podFailurePolicy.rules, p);
+          if (m?.rule.action === 'Ignore') { ignored.add(p.metadata.uid!); continue; }
+          if (m?.rule.action === 'FailJob') failJob ??= { reason: 'PodFailurePolicy', message: m.message };
+        }
+        (succeeded(p) ? uncounted.succeeded : uncounted.failed).push(p.metadata.uid!);
+        recorded.add(p.metadata.uid!);
+      }
+      const succeededIndexes = parseIndexes(status.completedIndexes, job.spec.completions ?? 0);
+      const indexed = job.spec.completionMode === 'Indexed';
+      const indexOf = (p: Pod) => Number(p.metadata.annotations?.[indexAnnotation] ?? NaN);
+      for (const p of all) if (indexed && succeeded(p) && recorded.has(p.metadata.uid!)) succeededIndexes.add(indexOf(p));
+
+      // 2. released pods fold into the counts; counted uids leave uncountedTerminatedPods
+      const stillHeld = new Set(all.filter((p) => p.metadata.finalizers?.includes(trackingFinalizer)).map((p) => p.metadata.uid!));
+      const fold = (list: string[]) => { const done = list.filter((u) => !stillHeld.has(u)); return { done: done.length, left: list.filter((u) => stillHeld.has(u)) }; };
+      const s = fold(uncounted.succeeded);
+      const f = fold(uncounted.failed);
+      status.succeeded = indexed ? succeededIndexes.size : (status.succeeded ?? 0) + s.done;
+      status.failed = (status.failed ?? 0) + f.done;
+      status.uncountedTerminatedPods = { ...(s.left.length ? { succeeded: s.left } : {}), ...(f.left.length ? { failed: f.left } : {}) };
+      if (indexed) status.completedIndexes = formatIndexes(succeededIndexes);
+      const pendingSucceeded = s.left.length;
+      const pendingFailed = f.left.length;
+
+      const active = all.filter((p) => !terminated(p));
+      status.active = active.length;
+      status.ready = active.filter(podReady).length;
+      const completions = job.spec.completions;
+      const parallelism = job.spec.parallelism ?? 1;
+      const totalSucceeded = status.succeeded + (indexed ? 0 : pendingSucceeded);
+      const totalFailed = status.failed + pendingFailed;
+      let requeueAfterMs: number | undefined;
+
+      // 3. decide: suspended, failed, complete, or pods to start or stop
+      if (!finished) {
+        if (job.spec.suspend) {
+          status.conditions = setCondition(status.conditions, { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }, now);
+        } else {
+          if (status.conditions?.some((c) => c.type === 'Suspended' && c.status === 'True')) {
+            status.conditions = setCondition(status.conditions, { type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed' }, now);
+            status.startTime = now;   // the deadline counts from the resumption
+          }
+          status.startTime ??= now;
+        }
+        const restarts = job.spec.template.spec.restartPolicy === 'OnFailure'
+          ? active.reduce((n, p) => n + (p.status?.containerStatuses ?? []).reduce((m, c) => m + (c.restartCount ?? 0), 0), 0) : 0;
+        const deadline = job.spec.activeDeadlineSeconds !== undefined && status.startTime && !job.spec.suspend
+          ? Date.parse(status.startTime) + job.spec.activeDeadlineSeconds * 1000 : undefined;
+        const target = status.conditions?.find((c) => c.type === 'FailureTarget' && c.status === 'True');
+        if (failJob) {
+          // decided above by the pod failure policy
+        } else if (target) {
+          failJob = { reason: target.reason ?? 'PodFailurePolicy', message: target.message ?? '' };
+        } else if (totalFailed + restarts > (job.spec.backoffLimit ?? 6)) {
+          failJob = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
+        } else if (deadline !== undefined && deadline <= Date.now()) {
+          failJob = { reason: 'DeadlineExceeded', message: 'Job was active longer than specified deadline' };
+        } else if (deadline !== undefined) {
+          requeueAfterMs = deadline - Date.now() + 100;
+        }
+      }
+      const complete = !finished && !failJob && (completions !== undefined
+        ? (indexed ? succeededIndexes.size >= completions : totalSucceeded >= completions)
+        : totalSucceeded > 0 && active.length === 0);
+      if (!finished && expectations.satisfied(key)) {
+        if (failJob || complete || job.spec.suspend) {
+          // no more pods: the active ones stop
+          await deletePods(active, job.spec.suspend ? 'Job suspended' : 'Job done');
+        } else if (completions === undefined && totalSucceeded > 0) {
+          // a work queue: after the first success no new pods start; the running ones finish
+        } else {
+          const wanted = indexed
+            ? Math.min(parallelism, completions! - succeededIndexes.size)
+            : Math.min(parallelism, completions !== undefined ? completions - totalSucceeded : parallelism);
+          if (active.length > wanted) {
+            await deletePods([...active].sort(deletionRank).slice(0, active.length - wanted), 'too many active');
+          } else if (active.length < wanted) {
+            const wait = backoffRemaining(all);
+            if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
+            else await createPods(wanted - active.length, active, succeededIndexes);
+          }
+        }
+      }
+      if (!finished) {
+        if (failJob && pendingFailed + pendingSucceeded === 0 && active.length === 0) {
+          status.conditions = setCondition(status.conditions, { type: 'Failed', status: 'True', reason: failJob.reason, message: failJob.message }, now);
+          ctx.recorder.event(job, 'Warning', failJob.reason, failJob.message);
+        } else if (failJob) {
+          // the decision is kept until the pods are counted, so it survives the syncs in between
+          status.conditions = setCondition(status.conditions, { type: 'FailureTarget', status: 'True', reason: failJob.reason, message: failJob.message }, now);
+        } else if (complete && active.length === 0 && pendingSucceeded + pendingFailed === 0) {
+          status.conditions = setCondition(status.conditions, { type: 'Complete', status: 'True' } as Condition, now);
+          status.completionTime = now;
+          ctx.recorder.event(job, 'Normal', 'Completed', 'Job completed');
+        }
+      }
+      if (!status.uncountedTerminatedPods?.succeeded && !status.uncountedTerminatedPods?.failed) status.uncountedTerminatedPods = {};
+      status.active = Math.max(0, status.active);
+
+      // 4. write the status (recording uncounted pods before their finalizers go), then release finished pods
+      if (JSON.stringify(status) !== JSON.stringify(job.status ?? {})) {
+        try {
+          const written = await ctx.client.resource(ctx.refs.jobs, namespace).updateStatus({ ...job, status });
+          job.metadata = written.metadata;
+        } catch (e) {
+          if (isConflict(e) || isNotFound(e)) return;   // a newer version brings another sync
+          throw e;
+        }
+      }
+      const release = all.filter((p) => p.metadata.finalizers?.includes(trackingFinalizer)
+        && (recorded.has(p.metadata.uid!) || ignored.has(p.metadata.uid!) || (isFinished(job) && terminated(p))));
+      await Promise.all(release.map((p) => podClient.patch(p.metadata.name!, {
+        metadata: { resourceVersion: p.metadata.resourceVersion, finalizers: p.metadata.finalizers!.filter((x) => x !== trackingFinalizer) },
+      }, 'merge').catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; })));
+      if (release.length) return { requeueAfterMs: 0 };
+      return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
+
+      /** how long new pods wait after recent failures */
+      function backoffRemaining(list: Pod[]): number {
+        const failures = list.filter((p) => failed(p) && !ignored.has(p.metadata.uid!))
+          .map((p) => Date.parse(finishTime(p) ?? '') || 0).sort((a, b) => a - b);
+        const lastSuccess = Math.max(0, ...list.filter(succeeded).map((p) => Date.parse(finishTime(p) ?? '') || 0));
+        const recent = failures.filter((t) => t >= lastSuccess);
+        if (!recent.length) return 0;
+        const delay = Math.min(backoffMaxMs, backoffBaseMs * 2 ** (recent.length - 1));
+        return recent.at(-1)! + delay - Date.now();
+      }
+
+      async function createPods(count: number, current: Pod[], done: Set<number>) {
+        const ref = controllerRef(job, 'Job', 'batch/v1');
+        const busy = new Set(current.map(indexOf));
+        const indexes = indexed
+          ? Array.from({ length: completions! }, (_, i) => i).filter((i) => !done.has(i) && !busy.has(i)).slice(0, count)
+          : [];
+        const n = indexed ? indexes.length : count;
+        expectations.expectCreations(key, n);
+        const { done: made, error } = await slowStart(n, 1, async (i) => {
+          const index = indexes[i];
+          const pod = podFromTemplate(job.spec.template, namespace, ref, {
+            generateName: index !== undefined ? `${job.metadata.name}-${index}-` : `${job.metadata.name}-`,
+            ...(index !== undefined ? { annotations: { [indexAnnotation]: String(index) } } : {}),
+          });
+          pod.metadata.finalizers = [...(pod.metadata.finalizers ?? []), trackingFinalizer];
+          if (index !== undefined) {
+            pod.spec.hostname = `${job.metadata.name}-${index}`;
+            pod.spec.containers = pod.spec.containers.map((c) => ({ ...c, env: [...(c.env ?? []),
+              { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${indexAnnotation}']` } } }] }));
+          }
+          try {
+            const created = await podClient.create(pod);
+            ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
+          } catch (e) {
+            expectations.creationFailed(key);
+            throw e;
+          }
+        });
+        for (let i = made + (error ? 1 : 0); i < n; i++) expectations.creationFailed(key);
+        if (error) ctx.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${(error as Error).message}`);
+      }
+
+      async function deletePods(victims: Pod[], why: string) {
+        if (!victims.length) return;
+        expectations.expectDeletions(key, victims.map(keyOf));
+        await Promise.all(victims.map(async (p) => {
+          try {
+            await podClient.delete(p.metadata.name!, { preconditions: { uid: p.metadata.uid } });
+            ctx.recorder.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name} (${why})`);
+          } catch (e) {
+            expectations.deletionFailed(key, keyOf(p));
+            if (!isNotFound(e)) throw e;
+          }
+        }));
+      }
+    }
+  },
+};
+
+const finishTime = (p: Pod) => {
+  const times = (p.status?.containerStatuses ?? []).map((c) => c.state?.terminated?.finishedAt).filter((t): t is string => !!t).sort();
+  return times.at(-1) ?? p.metadata.deletionTimestamp ?? undefined;
+};

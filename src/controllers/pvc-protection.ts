@@ -1,0 +1,39 @@
+// The PVC protection controller: a claim being deleted keeps its protection finalizer while a pod that has
+// not finished uses it (directly, or as the claim of a generic ephemeral volume), and loses it once none does.
+import { ignoreNotFound, podFinished, startQueue } from './common.js';
+import type { Controller } from './context.js';
+import type { Pod } from './types.js';
+
+const usesClaim = (pod: Pod, claim: string) =>
+  (pod.spec.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === claim || (v.ephemeral && `${pod.metadata.name}-${v.name}` === claim));
+
+export const pvcProtectionController: Controller = {
+  name: 'pvc-protection',
+  start(ctx) {
+    const finalizer = ctx.names.label('pvc-protection');
+    const claims = ctx.informers.informer(ctx.refs.persistentVolumeClaims);
+    const pods = ctx.informers.informer(ctx.refs.pods);
+    const queue = startQueue(ctx, async (key) => {
+      const claim = claims.get(key);
+      if (!claim?.metadata.deletionTimestamp || !claim.metadata.finalizers?.includes(finalizer)) return;
+      const [namespace, name] = [claim.metadata.namespace!, claim.metadata.name!];
+      if (pods.list(namespace).some((p) => !podFinished(p) && usesClaim(p, name))) return;
+      // the cache may lag behind a pod created a moment ago: the live list decides, as in the reference
+      const live = await ctx.client.resource(ctx.refs.pods, namespace).list();
+      if (live.items.some((p) => !podFinished(p) && usesClaim(p, name))) return;
+      await ctx.client.resource(ctx.refs.persistentVolumeClaims, namespace).patch(name, {
+        metadata: { resourceVersion: claim.metadata.resourceVersion, finalizers: claim.metadata.finalizers.filter((f) => f !== finalizer) },
+      }, 'merge').catch(ignoreNotFound);
+    });
+    claims.addHandler({ added: (c) => queue.add(`${c.metadata.namespace}/${c.metadata.name}`), updated: (_, c) => queue.add(`${c.metadata.namespace}/${c.metadata.name}`) });
+    // a pod that goes or finishes may free the claims it used
+    const podChanged = (p: Pod) => {
+      if (p.metadata.deletionTimestamp === undefined && !podFinished(p)) return;
+      for (const v of p.spec.volumes ?? []) {
+        const claim = v.persistentVolumeClaim?.claimName ?? (v.ephemeral ? `${p.metadata.name}-${v.name}` : undefined);
+        if (claim) queue.add(`${p.metadata.namespace}/${claim}`);
+      }
+    };
+    pods.addHandler({ updated: (_, p) => podChanged(p), deleted: (p) => podChanged({ ...p, metadata: { ...p.metadata, deletionTimestamp: p.metadata.deletionTimestamp ?? 'gone' } }) });
+  },
+};

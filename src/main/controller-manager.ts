@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// cluster-controller-manager: flags → a client from --kubeconfig → leader election and the controllers.
+// SIGTERM and SIGINT stop it gracefully (the lease is freed for the next candidate); losing leadership ends
+// the process with a non-zero status, as the reference does, so a supervisor starts a fresh candidate.
+import { createClient } from '../client/rest-client.js';
+import { loadClientConfig } from '../config/client-config.js';
+import { controllerManagerHelp, parseControllerManagerProgram } from '../config/controller-manager-options.js';
+import { startControllerManager } from '../controllers/manager.js';
+import { controllerManagerSettings } from './embedded-controller-manager.js';
+import { exitWith, log, stopOnSignal } from './program.js';
+
+
+async function main() {
+  let parsed;
+  try {
+    parsed = parseControllerManagerProgram(process.argv.slice(2));
+  } catch (e) {
+    return exitWith('cluster-controller-manager', 2)(e);
+  }
+  if (parsed.help) { process.stdout.write(controllerManagerHelp()); return; }
+  for (const w of parsed.warnings) log.warn(w);
+  const config = await loadClientConfig(parsed.kubeconfig).catch(exitWith('cluster-controller-manager', 1));
+  const client = createClient(parsed.master ? { ...config, server: parsed.master } : config, {
+    qps: parsed.options.kubeApiQps, burst: parsed.options.kubeApiBurst, userAgent: 'cluster-controller-manager',
+  });
+  const manager = startControllerManager({
+    ...controllerManagerSettings(parsed.options), client, log,
+    onLostLeadership: () => { log.error('leader election lost'); process.exit(1); },
+  });
+  manager.ready.then(() => log.info(manager.isLeader() ? 'controllers running' : 'waiting to become the leader'),
+    (e) => { log.error(String((e as Error).message)); process.exit(1); });
+  stopOnSignal('stopping', async () => {
+    await manager.stop();
+    client.close();
+  }, { keepAlive: true });
+}
+
+void main();

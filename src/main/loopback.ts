@@ -1,0 +1,21 @@
+// A client of the API server's own address for a component it runs in its process (the controller
+// manager, the scheduler): HTTPS like any other client, with a client certificate the server issues
+// from its CA for the component's reference identity, held in memory only.
+import type { Naming } from '../api/naming.js';
+import { createClient, type Client, type ClientOptions } from '../client/rest-client.js';
+import { issueClientCertificate, type CertificateAuthority } from '../pki/pki.js';
+
+export interface Loopback {
+  /** the server's URL */
+  url: string;
+  ca: CertificateAuthority;
+  names: Naming;
+}
+
+export function loopbackClient(server: Loopback, user: string, opts: ClientOptions = {}): Client {
+  const { certPem, keyPem } = issueClientCertificate(server.ca, user);
+  return createClient({
+    contextName: user, clusterName: server.names.vendor, userName: user,
+    server: server.url, caPem: server.ca.certPem, certPem, keyPem,
+  }, opts);
+}

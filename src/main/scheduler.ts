@@ -1,0 +1,38 @@
+#!/usr/bin/env node
+// cluster-scheduler: flags and --config → a client from the client configuration → leader election and the
+// scheduler. SIGTERM and SIGINT stop it gracefully (the lease is freed for the next candidate); losing
+// leadership ends the process with a non-zero status, as the reference does, so a supervisor starts a
+// fresh candidate.
+import { createClient } from '../client/rest-client.js';
+import { loadClientConfig } from '../config/client-config.js';
+import { parseSchedulerProgram, schedulerHelp } from '../config/scheduler-options.js';
+import { startScheduler } from '../scheduler/scheduler.js';
+import { schedulerStartOptions } from './embedded-scheduler.js';
+import { exitWith, log, stopOnSignal } from './program.js';
+
+async function main() {
+  const parsed = await parseSchedulerProgram(process.argv.slice(2)).catch(exitWith('cluster-scheduler', 2));
+  if (parsed.help) { process.stdout.write(schedulerHelp()); return; }
+  for (const w of parsed.warnings) log.warn(w);
+  const config = await loadClientConfig(parsed.kubeconfig).catch(exitWith('cluster-scheduler', 1));
+  const client = createClient(parsed.master ? { ...config, server: parsed.master } : config, {
+    qps: parsed.options.kubeApiQps, burst: parsed.options.kubeApiBurst, userAgent: 'cluster-scheduler',
+  });
+  let scheduler;
+  try {
+    scheduler = startScheduler({
+      ...schedulerStartOptions(parsed.options, client, log),
+      onLostLeadership: () => { log.error('leader election lost'); process.exit(1); },
+    });
+  } catch (e) {
+    return exitWith('cluster-scheduler', 2)(e);
+  }
+  const running = scheduler;
+  running.ready.then(() => log.info(running.isLeader() ? 'scheduling' : 'waiting to become the leader'), exitWith('cluster-scheduler', 1));
+  stopOnSignal('stopping', async () => {
+    await running.stop();
+    client.close();
+  }, { keepAlive: true });
+}
+
+void main();

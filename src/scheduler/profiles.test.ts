@@ -1,0 +1,71 @@
+// Profiles: the reference's default plugin set, a configured set merged into it, and the errors a bad
+// profile gets.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { buildFramework, defaultPlugins, mergePluginSet, type ProfileConfig } from './profiles.js';
+import { checkProfiles } from './scheduler.js';
+import type { Handle } from './framework.js';
+import { names } from './testing/cluster.js';
+
+const handle = { names } as Handle;
+const build = (p: ProfileConfig) => buildFramework(p, () => handle);
+const namesAt = (p: ProfileConfig, point: 'filter' | 'score' | 'preFilter' | 'postFilter' | 'bind' | 'queueSort' | 'preScore') =>
+  build(p).points[point].map((x) => x.name);
+
+describe('scheduling profiles', () => {
+  test('the default profile has the reference\'s plugins at each extension point, in its order, with its weights', () => {
+    assert.deepEqual(namesAt({}, 'queueSort'), ['PrioritySort']);
+    assert.deepEqual(namesAt({}, 'preFilter'), ['NodeAffinity', 'NodePorts', 'PodTopologySpread', 'InterPodAffinity']);
+    assert.deepEqual(namesAt({}, 'filter'),
+      ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity']);
+    assert.deepEqual(namesAt({}, 'postFilter'), ['DefaultPreemption']);
+    assert.deepEqual(namesAt({}, 'score'),
+      ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation']);
+    assert.deepEqual(namesAt({}, 'bind'), ['DefaultBinder']);
+    const fw = build({});
+    assert.deepEqual(Object.fromEntries(fw.weights), {
+      TaintToleration: 3, NodeAffinity: 2, NodeResourcesFit: 1, PodTopologySpread: 2, InterPodAffinity: 2, NodeResourcesBalancedAllocation: 1,
+    });
+    assert.equal(fw.schedulerName, 'default-scheduler');
+  });
+
+  test('merging: disabled defaults leave, `*` disables all, re-enabled defaults keep their place, new ones follow', () => {
+    const defaults = [{ name: 'A' }, { name: 'B', weight: 2 }, { name: 'C' }];
+    assert.deepEqual(mergePluginSet(defaults, { disabled: [{ name: 'B' }] }), [{ name: 'A' }, { name: 'C' }]);
+    assert.deepEqual(mergePluginSet(defaults, { disabled: [{ name: '*' }], enabled: [{ name: 'C' }] }), [{ name: 'C' }]);
+    assert.deepEqual(mergePluginSet(defaults, { enabled: [{ name: 'D' }, { name: 'B', weight: 5 }] }),
+      [{ name: 'A' }, { name: 'B', weight: 5 }, { name: 'C' }, { name: 'D' }]);
+    assert.equal(mergePluginSet(defaultPlugins, undefined).length, defaultPlugins.length);
+  });
+
+  test('an extension point\'s own settings: disabled there only, weights, and the order of explicitly enabled plugins', () => {
+    assert.deepEqual(namesAt({ plugins: { filter: { disabled: [{ name: 'TaintToleration' }] } } }, 'filter'),
+      ['NodeUnschedulable', 'NodeName', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity']);
+    // still scoring
+    assert.ok(namesAt({ plugins: { filter: { disabled: [{ name: 'TaintToleration' }] } } }, 'score').includes('TaintToleration'));
+    const fw = build({ plugins: { score: { disabled: [{ name: '*' }], enabled: [{ name: 'NodeResourcesFit', weight: 7 }] } } });
+    assert.deepEqual(fw.points.score.map((p) => p.name), ['NodeResourcesFit']);
+    assert.equal(fw.weights.get('NodeResourcesFit'), 7);
+    assert.deepEqual(namesAt({ plugins: { multiPoint: { disabled: [{ name: 'DefaultPreemption' }] } } }, 'postFilter'), []);
+  });
+
+  test('plugin arguments reach the plugins; the reference\'s volume and image plugins may be disabled', () => {
+    const fw = build({
+      pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated' } } }],
+      plugins: { multiPoint: { disabled: [{ name: 'VolumeBinding' }, { name: 'ImageLocality' }] } },
+    });
+    assert.ok(fw.plugins.has('NodeResourcesFit'));
+  });
+
+  test('bad profiles are refused, naming the problem', () => {
+    assert.throws(() => build({ schedulerName: 'p', plugins: { filter: { enabled: [{ name: 'Nope' }] } } }), /profile p: plugin "Nope" does not exist; known: /);
+    assert.throws(() => build({ plugins: { score: { enabled: [{ name: 'DefaultBinder' }] } } }), /plugin DefaultBinder does not implement the score extension point/);
+    assert.throws(() => build({ plugins: { queueSort: { disabled: [{ name: '*' }] } } }), /exactly one queueSort plugin must be enabled, not 0/);
+    assert.throws(() => build({ plugins: { bind: { disabled: [{ name: '*' }] } } }), /at least one bind plugin must be enabled/);
+    assert.throws(() => build({ pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'Random' } } }] }), /unknown scoring strategy "Random"/);
+    assert.throws(() => build({ pluginConfig: [{ name: 'PodTopologySpread', args: { defaultingType: 'System', defaultConstraints: [{ maxSkew: 1, topologyKey: 'z', whenUnsatisfiable: 'DoNotSchedule' }] } }] }),
+      /defaultConstraints must be empty when defaultingType is System/);
+    assert.throws(() => build({ percentageOfNodesToScore: 101 }), /percentageOfNodesToScore must be between 0 and 100/);
+    assert.throws(() => checkProfiles([{ schedulerName: 'x' }, { schedulerName: 'x' }]), /two profiles are named x/);
+  });
+});

@@ -1,0 +1,210 @@
+// The scheduler as a client of the API: leader election through a Lease, then shared informers of
+// pods (those not finished), nodes and what the plugins read (namespaces, Services and controllers for
+// default spreading, PodDisruptionBudgets for preemption), and the scheduling loop. Bindings go through
+// `pods/binding`, conditions through `pods/status`, events through the events API (core/v1 Events). It runs the same
+// inside the API server's process and as its own program.
+import { hostname } from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { naming, type Naming } from '../api/naming.js';
+import { discoverNaming } from '../client/discovery.js';
+import { createEventRecorder } from '../client/events.js';
+import { createInformerFactory, type SharedInformer } from '../client/informer.js';
+import { startLeaderElection, type Lease, type LeaderElectionConfig, type LeaderElector } from '../client/leader-election.js';
+import { isNotFound, resourcePath, resourceRef, type Client } from '../client/rest-client.js';
+import { assembleScheduler, type AssembledScheduler } from './assemble.js';
+import type { EventRecorder, SchedulerWrites } from './framework.js';
+import { defaultSchedulerName, type ProfileConfig } from './profiles.js';
+import type { Namespace, Node, Pod, PodDisruptionBudget, SelectingObject } from './types.js';
+
+export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
+
+/** on or off, the Lease's name and namespace (empty: the system namespace), and its timing */
+export type SchedulerLeaderElection = { enabled: boolean; resourceName: string; resourceNamespace: string }
+  & Required<Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
+
+export interface StartSchedulerOptions {
+  client: Client;
+  /** the API domain's naming; read from the server's discovery when not given */
+  names?: Naming;
+  /** the profiles (KubeSchedulerConfiguration `profiles`); default: one, `default-scheduler` */
+  profiles?: ProfileConfig[];
+  percentageOfNodesToScore?: number;
+  podInitialBackoffSeconds?: number;
+  podMaxBackoffSeconds?: number;
+  leaderElection?: SchedulerLeaderElection;
+  /** this candidate's identity for leader election; default `<hostname>_<uuid>` */
+  identity?: string;
+  log: Logger;
+  /** called when leadership is lost (not on stop()); without it the scheduler stands for election again */
+  onLostLeadership?(): void;
+}
+
+export interface RunningScheduler {
+  /** resolves when this instance schedules with synced informers, or found another leader */
+  ready: Promise<void>;
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+export const defaultLeaderElection: SchedulerLeaderElection = {
+  enabled: true, leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, resourceNamespace: '', resourceName: 'kube-scheduler',
+};
+
+const refs = (names: Naming) => ({
+  pods: resourceRef<Pod>('', 'v1', 'pods', 'Pod'),
+  nodes: resourceRef<Node>('', 'v1', 'nodes', 'Node', false),
+  namespaces: resourceRef<Namespace>('', 'v1', 'namespaces', 'Namespace', false),
+  services: resourceRef<SelectingObject>('', 'v1', 'services', 'Service'),
+  replicationControllers: resourceRef<SelectingObject>('', 'v1', 'replicationcontrollers', 'ReplicationController'),
+  replicaSets: resourceRef<SelectingObject>('apps', 'v1', 'replicasets', 'ReplicaSet'),
+  statefulSets: resourceRef<SelectingObject>('apps', 'v1', 'statefulsets', 'StatefulSet'),
+  budgets: resourceRef<PodDisruptionBudget>('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
+  leases: resourceRef<Lease>(names.group('coordination'), 'v1', 'leases', 'Lease'),
+});
+
+/** the writes the scheduler makes, through the API */
+function apiWrites(client: Client): SchedulerWrites {
+  const pods = (ns: string | undefined) => client.resource(resourceRef<Pod>('', 'v1', 'pods', 'Pod'), ns);
+  return {
+    async bind(pod, nodeName) {
+      const { name, namespace, uid } = pod.metadata;
+      await client.request({
+        method: 'POST', path: resourcePath({ group: '', version: 'v1', resource: 'pods' }, namespace, name, 'binding'),
+        body: { apiVersion: 'v1', kind: 'Binding', metadata: { name, namespace, uid }, target: { kind: 'Node', name: nodeName } },
+      });
+    },
+    async deletePod(pod) {
+      await pods(pod.metadata.namespace).delete(pod.metadata.name!, { preconditions: { uid: pod.metadata.uid } })
+        .catch((e) => { if (!isNotFound(e)) throw e; });
+    },
+    async patchPodStatus(pod, patch) {
+      await pods(pod.metadata.namespace).patchStatus(pod.metadata.name!, patch, 'strategic')
+        .catch((e) => { if (!isNotFound(e)) throw e; });
+    },
+  };
+}
+
+/** runs the scheduler until the signal aborts; resolves once the informers have synced */
+async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal): Promise<AssembledScheduler> {
+  const r = refs(names);
+  const informers = createInformerFactory(o.client, {
+    onError: (e) => { if (!signal.aborted) o.log.warn(`scheduler informer: ${(e as Error).message}`); },
+  });
+  // finished pods take nothing from their node
+  const pods = informers.informer(r.pods, { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' });
+  const nodes = informers.informer(r.nodes);
+  const namespaces = informers.informer(r.namespaces);
+  const selecting: SharedInformer<SelectingObject>[] = [r.services, r.replicationControllers, r.replicaSets, r.statefulSets].map((ref) => informers.informer(ref));
+  const budgets = informers.informer(r.budgets);
+  const recorders = new Map<string, ReturnType<typeof createEventRecorder>>();
+  const recorderFor = (component: string) => {
+    let rec = recorders.get(component);
+    if (!rec) {
+      // core/v1 events: the server stores events.<domain>/v1 events apart from them, and kubectl describe reads these
+      rec = createEventRecorder(o.client, { names, component, host: `${component}-${hostname()}`, api: 'core', log: (m) => o.log.warn(m) });
+      recorders.set(component, rec);
+    }
+    return rec;
+  };
+  const recorder: EventRecorder = {
+    event(regarding, related, type, reason, action, note) {
+      recorderFor(regarding.spec.schedulerName || defaultSchedulerName).event(regarding, type, reason, note, { action, related });
+    },
+  };
+  const s = assembleScheduler({
+    names, profiles: o.profiles?.length ? o.profiles : [{ schedulerName: defaultSchedulerName }],
+    writes: apiWrites(o.client), recorder,
+    listers: {
+      pod: (key) => pods.get(key),
+      namespaceLabels: (ns) => namespaces.get(ns)?.metadata.labels,
+      selectingObjects: (ns) => selecting.flatMap((i) => i.list(ns)),
+      disruptionBudgets: (ns) => budgets.list(ns),
+    },
+    percentageOfNodesToScore: o.percentageOfNodesToScore,
+    podInitialBackoffSeconds: o.podInitialBackoffSeconds, podMaxBackoffSeconds: o.podMaxBackoffSeconds,
+    log: o.log,
+  });
+  nodes.addHandler({ added: s.nodeAdded, updated: s.nodeUpdated, deleted: s.nodeDeleted });
+  pods.addHandler({ added: (p) => s.podAdded(p), updated: (old, p) => s.podUpdated(old, p), deleted: (p) => s.podDeleted(p) });
+  informers.start();
+  signal.addEventListener('abort', () => {
+    informers.stop();
+    s.queue.close();
+  }, { once: true });
+  await informers.waitForSync(signal);
+  const flush = setInterval(() => s.queue.flush(), 1000);
+  signal.addEventListener('abort', () => clearInterval(flush), { once: true });
+  void (async () => {
+    while (!signal.aborted && (await s.loop.next()));
+  })();
+  o.log.info(`scheduler: scheduling pods of ${[...s.frameworks.keys()].join(', ')} (${s.cache.nodes().length} nodes)`);
+  return s;
+}
+
+/** throws when the profiles cannot be built (unknown plugins, bad arguments, two of one name) */
+export function checkProfiles(profiles: ProfileConfig[], names: Naming = naming()) {
+  const none = () => undefined;
+  assembleScheduler({
+    names, profiles: profiles.length ? profiles : [{}], log: { info: none, warn: none },
+    writes: { bind: async () => {}, deletePod: async () => {}, patchPodStatus: async () => {} },
+    recorder: { event: none },
+    listers: { pod: none, namespaceLabels: none, selectingObjects: () => [], disruptionBudgets: () => [] },
+  });
+}
+
+/** Starts the scheduler; bad profiles throw at once. */
+export function startScheduler(o: StartSchedulerOptions): RunningScheduler {
+  checkProfiles(o.profiles ?? [], o.names);
+  const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
+  const election = o.leaderElection ?? defaultLeaderElection;
+  const stopping = new AbortController();
+  let elector: LeaderElector | undefined;
+  let leading = false;
+  let markReady!: () => void;
+  let fail!: (e: unknown) => void;
+  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; fail = reject; });
+  ready.catch(() => {});
+
+  const lead = (names: Naming) => (signal: AbortSignal) => {
+    leading = true;
+    run(o, names, signal).then(() => markReady(), (e) => {
+      if (!signal.aborted) { o.log.error(`scheduler: ${(e as Error).message}`); fail(e); }
+    });
+  };
+
+  const start = async (): Promise<void> => {
+    const names = o.names ?? (await discoverNaming(o.client));
+    if (stopping.signal.aborted) return;
+    if (!election.enabled) return lead(names)(stopping.signal);
+    elector = startLeaderElection({
+      client: o.client, leases: refs(names).leases, identity,
+      namespace: election.resourceNamespace || names.systemNamespace, name: election.resourceName,
+      leaseDurationMs: election.leaseDurationMs, renewDeadlineMs: election.renewDeadlineMs, retryPeriodMs: election.retryPeriodMs,
+      releaseOnStop: true,
+      onStartedLeading: lead(names),
+      onStoppedLeading: () => {
+        leading = false;
+        if (stopping.signal.aborted) return;
+        o.log.warn(`scheduler ${identity}: leadership lost`);
+        // a program ends (its supervisor starts a fresh one); inside the API server it stands for election again
+        if (o.onLostLeadership) o.onLostLeadership();
+        else void start().catch((e) => o.log.error(`scheduler: ${(e as Error).message}`));
+      },
+      onNewLeader: (who) => {
+        if (who !== identity) { o.log.info(`scheduler: ${who} is the leader`); markReady(); }
+      },
+      log: (m) => o.log.info(m),
+    });
+  };
+  start().catch((e) => { o.log.error(`scheduler: ${(e as Error).message}`); fail(e); });
+
+  return {
+    ready,
+    isLeader: () => (elector ? elector.isLeader() : leading),
+    async stop() {
+      stopping.abort();
+      await elector?.stop();
+      leading = false;
+    },
+  };
+}

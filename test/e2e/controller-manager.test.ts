@@ -1,0 +1,104 @@
+// cluster-controller-manager as its own program: two processes against one server elect one leader (the
+// other waits), the leader's death hands the lease over, and the controllers pick up where the old leader
+// stopped without duplicating pods.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { waitFor } from '../support/cluster.js';
+
+const program = new URL('../../bin/controller-manager.js', import.meta.url).pathname;
+const podsRef = { group: '', version: 'v1', resource: 'pods' };
+
+interface Proc { child: ChildProcess; output: string; exited: Promise<number | null> }
+
+function startProgram(args: string[]): Proc {
+  const child = spawn(process.execPath, [program, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p: Proc = { child, output: '', exited: new Promise((r) => child.on('exit', (code) => r(code))) };
+  child.stdout!.on('data', (d) => { p.output += d; });
+  child.stderr!.on('data', (d) => { p.output += d; });
+  return p;
+}
+
+describe('cluster-controller-manager', () => {
+  let server: TestServer;
+  let client: Client;
+  let agent: RunningAgent;
+  let root: string;
+  const procs: Proc[] = [];
+  const flags = () => [`--kubeconfig=${server.kubeconfig}`, '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s',
+    '--leader-elect-retry-period=500ms', '--kube-api-qps=100', '--kube-api-burst=200'];
+
+  before(async () => {
+    // the server runs its scheduler but no controllers of its own
+    server = await startTestServer({ scheduler: true, flags: ['--controller-manager=false'] });
+    client = await clientFromFile(server.kubeconfig);
+    root = mkdtempSync(join(tmpdir(), 'cm-agent-'));
+    const { options } = await parseAgentOptions([`--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--fake-nodes=2',
+      '--hostname-override=cm-node', `--root-dir=${root}`, '--node-status-update-frequency=1s']);
+    agent = await runAgent(options, { info() {}, warn() {} }, { leaseDurationSeconds: 10, relistMs: 200 });
+  });
+  after(async () => {
+    for (const p of procs) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+    await agent?.stop();
+    client?.close();
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('--help lists the flags, a bad --controllers entry is refused', async () => {
+    const help = startProgram(['--help']);
+    assert.equal(await help.exited, 0);
+    for (const f of ['--kubeconfig', '--controllers', '--concurrent-deployment-syncs', '--leader-elect-lease-duration', '--leader-elect-resource-namespace']) {
+      assert.ok(help.output.includes(f), f);
+    }
+    const bad = startProgram([`--kubeconfig=${server.kubeconfig}`, '--controllers=*,nosuch']);
+    assert.equal(await bad.exited, 2);
+    assert.match(bad.output, /"nosuch" is not in the list of known controllers/);
+  });
+
+  test('two processes elect one leader; when it dies the other takes over without duplicating pods', async () => {
+    const leases = client.resource({ group: server.names.group('coordination'), version: 'v1', resource: 'leases' }, server.names.systemNamespace);
+    const a = startProgram(flags());
+    procs.push(a);
+    const first = await waitFor('a leader', async () => (await leases.get('kube-controller-manager').catch(() => undefined))?.spec?.holderIdentity);
+    const b = startProgram(flags());
+    procs.push(b);
+    await waitFor('b to see the leader', () => /is the leader/.test(b.output) || /waiting to become the leader/.test(b.output));
+    assert.match(a.output, /became the leader/);
+    assert.doesNotMatch(b.output, /became the leader/);
+
+    const deps = client.resource({ group: 'apps', version: 'v1', resource: 'deployments' }, 'default');
+    await deps.create({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'ha' }, spec: { replicas: 4,
+      selector: { matchLabels: { app: 'ha' } }, template: { metadata: { labels: { app: 'ha' } }, spec: { containers: [{ name: 'c', image: 'ha:1' }] } } } });
+    await waitFor('4 available', async () => (await deps.get('ha')).status?.availableReplicas === 4);
+    const before = (await client.resource(podsRef, 'default').list({ labelSelector: 'app=ha' })).items.map((p: any) => p.metadata.name).sort();
+
+    a.child.kill('SIGKILL');
+    await a.exited;
+    const second = await waitFor('b takes the lease', async () => {
+      const l = await leases.get('kube-controller-manager');
+      return l.spec.holderIdentity !== first && l.spec.holderIdentity;
+    }, 60_000);
+    assert.ok(second);
+    await waitFor('b runs the controllers', () => /became the leader/.test(b.output));
+    // the new leader sees the pods the old one made and makes none more
+    await new Promise((r) => setTimeout(r, 2000));
+    const after = (await client.resource(podsRef, 'default').list({ labelSelector: 'app=ha' })).items.map((p: any) => p.metadata.name).sort();
+    assert.deepEqual(after, before);
+    // and it acts: a scale-up is carried out
+    await deps.patch('ha', { spec: { replicas: 5 } });
+    await waitFor('5 available', async () => (await deps.get('ha')).status?.availableReplicas === 5);
+    assert.equal((await client.resource(podsRef, 'default').list({ labelSelector: 'app=ha' })).items.length, 5);
+    b.child.kill('SIGTERM');
+    assert.equal(await b.exited, 0);
+    // a graceful stop frees the lease
+    assert.equal((await leases.get('kube-controller-manager')).spec.holderIdentity ?? '', '');
+  });
+});

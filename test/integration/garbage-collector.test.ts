@@ -1,0 +1,90 @@
+// The garbage collector against a real server: background, orphan and foreground deletion by the owner
+// references of any resource, and dependents of owners that went while no collector ran.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { startControllerManager } from '../../src/controllers/manager.js';
+import { defaultControllerManagerOptions } from '../../src/config/controller-manager-options.js';
+import { controllerManagerSettings } from '../../src/main/embedded-controller-manager.js';
+import { waitFor } from '../support/cluster.js';
+
+const cms = { group: '', version: 'v1', resource: 'configmaps' };
+const secrets = { group: '', version: 'v1', resource: 'secrets' };
+const quiet = { info() {}, warn() {}, error() {} };
+
+const owned = (name: string, owner: any, block = false, finalizers?: string[]) => ({
+  apiVersion: 'v1', kind: 'Secret',
+  metadata: { name, ...(finalizers ? { finalizers } : {}), ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: owner.metadata.name, uid: owner.metadata.uid, ...(block ? { blockOwnerDeletion: true } : {}) }] },
+});
+
+describe('garbage collector', () => {
+  let server: TestServer;
+  let client: Client;
+  before(async () => {
+    server = await startTestServer();
+    client = await clientFromFile(server.kubeconfig);
+  });
+  after(async () => { client?.close(); await server?.close(); });
+
+  const gone = (r: any, name: string) => client.resource(r, 'default').get(name).then(() => false, () => true);
+
+  test('background: the dependent goes after its owner', async () => {
+    const owner = await client.resource(cms, 'default').create({ metadata: { name: 'bg-owner' } });
+    await client.resource(secrets, 'default').create(owned('bg-dep', owner));
+    await client.resource(cms, 'default').delete('bg-owner', { propagationPolicy: 'Background' });
+    await waitFor('the dependent collected', () => gone(secrets, 'bg-dep'));
+  });
+
+  test('a dependent with another live owner keeps living, without the reference to the gone one', async () => {
+    const a = await client.resource(cms, 'default').create({ metadata: { name: 'two-a' } });
+    const b = await client.resource(cms, 'default').create({ metadata: { name: 'two-b' } });
+    const dep = owned('two-dep', a);
+    dep.metadata.ownerReferences.push({ apiVersion: 'v1', kind: 'ConfigMap', name: 'two-b', uid: b.metadata.uid });
+    await client.resource(secrets, 'default').create(dep);
+    await client.resource(cms, 'default').delete('two-a');
+    await waitFor('the reference removed', async () => {
+      const s = await client.resource(secrets, 'default').get('two-dep');
+      return s.metadata.ownerReferences.length === 1 && s.metadata.ownerReferences[0].name === 'two-b';
+    });
+  });
+
+  test('orphan: the owner goes, the dependent stays without its reference', async () => {
+    const owner = await client.resource(cms, 'default').create({ metadata: { name: 'or-owner' } });
+    await client.resource(secrets, 'default').create(owned('or-dep', owner));
+    const deleting = await client.resource(cms, 'default').delete('or-owner', { propagationPolicy: 'Orphan' });
+    assert.ok(deleting.metadata.finalizers.includes('orphan'), 'the orphan finalizer holds the owner first');
+    await waitFor('the owner gone', () => gone(cms, 'or-owner'));
+    const dep = await client.resource(secrets, 'default').get('or-dep');
+    assert.equal(dep.metadata.ownerReferences, undefined);
+  });
+
+  test('foreground: the owner waits for its blocking dependents', async () => {
+    const owner = await client.resource(cms, 'default').create({ metadata: { name: 'fg-owner' } });
+    await client.resource(secrets, 'default').create(owned('fg-dep', owner, true, ['test.example/hold']));
+    const deleting = await client.resource(cms, 'default').delete('fg-owner', { propagationPolicy: 'Foreground' });
+    assert.ok(deleting.metadata.finalizers.includes('foregroundDeletion'));
+    await waitFor('the dependent being deleted', async () => !!(await client.resource(secrets, 'default').get('fg-dep')).metadata.deletionTimestamp);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.ok((await client.resource(cms, 'default').get('fg-owner')).metadata.deletionTimestamp, 'the owner is still there');
+    await client.resource(secrets, 'default').patch('fg-dep', { metadata: { finalizers: null } });
+    await waitFor('the owner gone', () => gone(cms, 'fg-owner'));
+  });
+
+  test('dependents of owners deleted while no collector ran are collected when one starts', async () => {
+    const quietServer = await startTestServer({ flags: ['--controller-manager=false'] });
+    const c = await clientFromFile(quietServer.kubeconfig);
+    try {
+      const owner = await c.resource(cms, 'default').create({ metadata: { name: 'down-owner' } });
+      await c.resource(secrets, 'default').create(owned('down-dep', owner));
+      await c.resource(cms, 'default').delete('down-owner', { propagationPolicy: 'Background' });
+      assert.ok(await c.resource(secrets, 'default').get('down-dep'));
+      const cm = startControllerManager({ ...controllerManagerSettings(defaultControllerManagerOptions()), controllers: ['garbagecollector'], client: c, log: quiet });
+      await waitFor('collected', () => c.resource(secrets, 'default').get('down-dep').then(() => false, () => true));
+      await cm.stop();
+    } finally {
+      c.close();
+      await quietServer.close();
+    }
+  });
+});

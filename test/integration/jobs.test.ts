@@ -1,0 +1,94 @@
+// Jobs, CronJobs and the TTL controller against a real server with simulated nodes: simulated containers
+// exit after a while with a chosen code (annotations of the agent's fake runtime).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestCluster, waitFor, type TestCluster } from '../support/cluster.js';
+import { fakeAnnotation } from '../../src/agent/options.js';
+
+const jobsRef = { group: 'batch', version: 'v1', resource: 'jobs' };
+const podsRef = { group: '', version: 'v1', resource: 'pods' };
+
+describe('job controllers', () => {
+  let cluster: TestCluster;
+  before(async () => { cluster = await startTestCluster({ nodes: 2 }); });
+  after(async () => { await cluster?.close(); });
+
+  const job = (name: string, spec: Record<string, unknown>, annotations: Record<string, string>) => ({
+    apiVersion: 'batch/v1', kind: 'Job', metadata: { name },
+    spec: { ...spec, template: { metadata: { annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } },
+  });
+  const runFor = (ms: number, code = 0) => ({
+    [fakeAnnotation(cluster.server.names, 'run-for')]: `${ms}ms`, [fakeAnnotation(cluster.server.names, 'exit-code')]: String(code),
+  });
+  const condition = (j: any, type: string) => (j.status?.conditions ?? []).find((c: any) => c.type === type && c.status === 'True');
+
+  test('completions and parallelism: never more than parallelism at once; Complete with the counts', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('batch', { completions: 4, parallelism: 2 }, runFor(300)));
+    let maxActive = 0;
+    const done = await waitFor('complete', async () => {
+      const j = await jobs.get('batch');
+      maxActive = Math.max(maxActive, j.status?.active ?? 0);
+      return condition(j, 'Complete') && j;
+    });
+    assert.ok(maxActive <= 2, `at most 2 active, saw ${maxActive}`);
+    assert.equal(done.status.succeeded, 4);
+    assert.equal(done.status.failed ?? 0, 0);
+    assert.ok(done.status.completionTime);
+    const pods = (await cluster.client.resource(podsRef, 'default').list({ labelSelector: `job-name=batch` })).items;
+    assert.equal(pods.filter((p: any) => p.status.phase === 'Succeeded').length, 4);
+    assert.ok(pods.every((p: any) => !(p.metadata.finalizers ?? []).length), 'the tracking finalizers are released');
+  });
+
+  test('Indexed: one pod per index, completedIndexes', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('indexed', { completions: 3, parallelism: 3, completionMode: 'Indexed' }, runFor(200)));
+    const done = await waitFor('complete', async () => { const j = await jobs.get('indexed'); return condition(j, 'Complete') && j; });
+    assert.equal(done.status.completedIndexes, '0-2');
+    const pods = (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'job-name=indexed' })).items;
+    const indexes = pods.map((p: any) => p.metadata.annotations[`batch.${cluster.server.names.labelDomain}/job-completion-index`]).sort();
+    assert.deepEqual(indexes, ['0', '1', '2']);
+  });
+
+  test('backoffLimit: failed pods beyond it fail the Job', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('failing', { backoffLimit: 0 }, runFor(100, 3)));
+    const failed = await waitFor('failed', async () => { const j = await jobs.get('failing'); return condition(j, 'Failed') && j; });
+    assert.equal(condition(failed, 'Failed').reason, 'BackoffLimitExceeded');
+    assert.equal(failed.status.failed, 1);
+  });
+
+  test('podFailurePolicy FailJob on an exit code fails at once', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('policy', { backoffLimit: 5, podFailurePolicy: { rules: [{ action: 'FailJob', onExitCodes: { operator: 'In', values: [42] } }] } }, runFor(100, 42)));
+    const failed = await waitFor('failed', async () => { const j = await jobs.get('policy'); return condition(j, 'Failed') && j; });
+    assert.equal(condition(failed, 'Failed').reason, 'PodFailurePolicy');
+    assert.match(condition(failed, 'Failed').message, /exit code 42/);
+  });
+
+  test('activeDeadlineSeconds stops a Job that runs too long', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('slow', { activeDeadlineSeconds: 1 }, {}));
+    const failed = await waitFor('failed', async () => { const j = await jobs.get('slow'); return condition(j, 'Failed') && j; });
+    assert.equal(condition(failed, 'Failed').reason, 'DeadlineExceeded');
+  });
+
+  test('ttlSecondsAfterFinished deletes a finished Job and its pods', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('short-lived', { ttlSecondsAfterFinished: 0 }, runFor(100)));
+    await waitFor('deleted', () => jobs.get('short-lived').then(() => false, () => true));
+    await waitFor('pods collected', async () => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'job-name=short-lived' })).items.length === 0);
+  });
+
+  test('a CronJob fires on its schedule and keeps its history', async () => {
+    const cronJobs = cluster.client.resource({ group: 'batch', version: 'v1', resource: 'cronjobs' }, 'default');
+    await cronJobs.create({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'tick' }, spec: {
+      schedule: '* * * * *', successfulJobsHistoryLimit: 1,
+      jobTemplate: { spec: { template: { metadata: { annotations: runFor(100) }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } } } } });
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const fired = await waitFor('a job', async () => (await jobs.list()).items.find((j: any) => j.metadata.ownerReferences?.[0]?.name === 'tick'), 90_000);
+    assert.match(fired.metadata.name, /^tick-\d+$/);
+    const cj = await waitFor('last schedule and success recorded', async () => { const c = await cronJobs.get('tick'); return c.status?.lastSuccessfulTime && c; }, 60_000);
+    assert.ok(cj.status.lastScheduleTime);
+  });
+});

@@ -1,0 +1,125 @@
+// StatefulSets, DaemonSets and disruption budgets against a real server with simulated nodes.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestCluster, waitFor, type TestCluster } from '../support/cluster.js';
+
+const podsRef = { group: '', version: 'v1', resource: 'pods' };
+const stsRef = { group: 'apps', version: 'v1', resource: 'statefulsets' };
+
+describe('stateful and per-node workloads', () => {
+  let cluster: TestCluster;
+  before(async () => { cluster = await startTestCluster({ nodes: 3 }); });
+  after(async () => { await cluster?.close(); });
+
+  const podsOf = async (selector: string) => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: selector })).items;
+  const sts = (name: string, replicas: number, extra: Record<string, unknown> = {}, image = 'db:1') => ({
+    apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name },
+    spec: {
+      replicas, serviceName: name, selector: { matchLabels: { app: name } },
+      template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image, volumeMounts: [{ name: 'data', mountPath: '/d' }] }] } },
+      volumeClaimTemplates: [{ metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } }],
+      ...extra,
+    },
+  });
+
+  test('StatefulSet: ordered pods with stable names and claims, each after the previous is ready', async () => {
+    const sets = cluster.client.resource(stsRef, 'default');
+    // a watch from before the create sees each pod appear only once the one before it is ready
+    const podsApi = cluster.client.resource(podsRef, 'default');
+    const from = (await podsApi.list()).metadata.resourceVersion;
+    const stop = new AbortController();
+    const seen: string[] = [];
+    const readyBefore: boolean[] = [];
+    const ready = new Set<string>();
+    const watching = (async () => {
+      for await (const e of podsApi.watch({ labelSelector: 'app=db', resourceVersion: from, signal: stop.signal })) {
+        const p = e.object;
+        if (e.type === 'ADDED') { readyBefore.push(seen.length === 0 || ready.has(seen.at(-1)!)); seen.push(p.metadata.name); }
+        if ((p.status?.conditions ?? []).some((c: any) => c.type === 'Ready' && c.status === 'True')) ready.add(p.metadata.name);
+      }
+    })().catch(() => {});
+    await sets.create(sts('db', 3));
+    const done = await waitFor('3 ready', async () => { const s = await sets.get('db'); return s.status?.readyReplicas === 3 && s; });
+    stop.abort();
+    await watching;
+    assert.deepEqual(seen, ['db-0', 'db-1', 'db-2']);
+    assert.deepEqual(readyBefore, [true, true, true], 'each pod was created after the one before it was ready');
+    const pods = (await podsOf('app=db')).sort((a: any, b: any) => a.metadata.name.localeCompare(b.metadata.name));
+    assert.equal(pods[1].spec.hostname, 'db-1');
+    assert.equal(pods[1].spec.subdomain, 'db');
+    assert.equal(pods[1].spec.volumes.find((v: any) => v.name === 'data').persistentVolumeClaim.claimName, 'data-db-1');
+    const claims = (await cluster.client.resource({ group: '', version: 'v1', resource: 'persistentvolumeclaims' }, 'default').list()).items.map((c: any) => c.metadata.name);
+    for (const c of ['data-db-0', 'data-db-1', 'data-db-2']) assert.ok(claims.includes(c), c);
+    assert.equal(done.status.currentRevision, done.status.updateRevision);
+    assert.equal(pods[0].metadata.labels['controller-revision-hash'], done.status.updateRevision);
+  });
+
+  test('StatefulSet: a partitioned rolling update replaces only the ordinals at or above the partition, highest first', async () => {
+    const sets = cluster.client.resource(stsRef, 'default');
+    const before = await sets.get('db');
+    await sets.patch('db', { spec: { updateStrategy: { type: 'RollingUpdate', rollingUpdate: { partition: 1 } }, template: { spec: { containers: [{ name: 'c', image: 'db:2' }] } } } }, 'strategic');
+    const s = await waitFor('2 updated', async () => { const x = await sets.get('db'); return x.status?.updatedReplicas === 2 && x.status.readyReplicas === 3 && x; });
+    assert.notEqual(s.status.updateRevision, before.status.updateRevision);
+    const pods = Object.fromEntries((await podsOf('app=db')).map((p: any) => [p.metadata.name, p]));
+    assert.equal(pods['db-0'].spec.containers[0].image, 'db:1');
+    assert.equal(pods['db-1'].spec.containers[0].image, 'db:2');
+    assert.equal(pods['db-2'].spec.containers[0].image, 'db:2');
+    assert.equal(s.status.currentRevision, before.status.updateRevision, 'not all pods are updated: the current revision stays');
+  });
+
+  test('StatefulSet: scaling down removes the highest ordinals; the claims stay', async () => {
+    const sets = cluster.client.resource(stsRef, 'default');
+    await sets.patch('db', { spec: { replicas: 1 } });
+    await waitFor('1 pod', async () => (await podsOf('app=db')).map((p: any) => p.metadata.name).join() === 'db-0');
+    const claims = (await cluster.client.resource({ group: '', version: 'v1', resource: 'persistentvolumeclaims' }, 'default').list()).items.map((c: any) => c.metadata.name);
+    assert.ok(claims.includes('data-db-2'));
+  });
+
+  test('StatefulSet with Parallel management starts all pods at once', async () => {
+    const sets = cluster.client.resource(stsRef, 'default');
+    await sets.create(sts('par', 3, { podManagementPolicy: 'Parallel' }));
+    await waitFor('3 ready', async () => (await sets.get('par')).status?.readyReplicas === 3);
+  });
+
+  test('DaemonSet: one pod per eligible node; a node it may not run on gets none', async () => {
+    // taint one node so that the daemon (without a toleration) stays off it
+    const nodes = cluster.client.resource({ group: '', version: 'v1', resource: 'nodes' });
+    const tainted = cluster.nodes[2]!;
+    const n = await nodes.get(tainted);
+    await nodes.patch(tainted, { spec: { taints: [...(n.spec.taints ?? []), { key: 'dedicated', value: 'x', effect: 'NoSchedule' }] } });
+    const dss = cluster.client.resource({ group: 'apps', version: 'v1', resource: 'daemonsets' }, 'default');
+    await dss.create({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent' }, spec: {
+      selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'a:1' }] } } } });
+    const ds = await waitFor('2 available', async () => { const d = await dss.get('agent'); return d.status?.numberAvailable === 2 && d; });
+    assert.equal(ds.status.desiredNumberScheduled, 2);
+    const pods = await podsOf('app=agent');
+    assert.deepEqual(pods.map((p: any) => p.spec.nodeName).sort(), cluster.nodes.slice(0, 2).sort());
+    // the taint goes: the third node gets its pod
+    await nodes.patch(tainted, { spec: { taints: n.spec.taints ?? null } });
+    await waitFor('3 available', async () => (await dss.get('agent')).status?.numberAvailable === 3);
+    // a new template rolls node by node
+    await dss.patch('agent', { spec: { template: { spec: { containers: [{ name: 'c', image: 'a:2' }] } } } }, 'strategic');
+    await waitFor('updated everywhere', async () => {
+      const d = await dss.get('agent');
+      return d.status.updatedNumberScheduled === 3 && d.status.numberAvailable === 3 && (await podsOf('app=agent')).length === 3;
+    });
+  });
+
+  test('PodDisruptionBudget status follows the healthy pods; evictions beyond it are refused', async () => {
+    const pods = cluster.client.resource(podsRef, 'default');
+    for (const name of ['g1', 'g2', 'g3']) await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'guarded' } }, spec: { containers: [{ name: 'c', image: 'g' }] } });
+    const pdbs = cluster.client.resource({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' }, 'default');
+    await pdbs.create({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guarded' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'guarded' } } } });
+    const pdb = await waitFor('1 disruption allowed', async () => { const p = await pdbs.get('guarded'); return p.status?.disruptionsAllowed === 1 && p.status.currentHealthy === 3 && p; });
+    assert.equal(pdb.status.expectedPods, 3);
+    assert.equal(pdb.status.desiredHealthy, 2);
+    assert.equal(pdb.status.conditions.find((c: any) => c.type === 'DisruptionAllowed').reason, 'SufficientPods');
+    // two evictions at once: the budget lets exactly one through
+    const results = await Promise.all(['g1', 'g2'].map((name) => cluster.client.request({
+      method: 'POST', path: `/api/v1/namespaces/default/pods/${name}/eviction`,
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } },
+    }).then(() => 201, (e: any) => e.code)));
+    assert.deepEqual(results.sort(), [201, 429]);
+    await waitFor('no disruption left', async () => { const p = await pdbs.get('guarded'); return p.status.disruptionsAllowed === 0 && p.status.currentHealthy === 2; });
+  });
+});

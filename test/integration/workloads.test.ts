@@ -1,0 +1,102 @@
+// The workload controllers against a real server, with simulated nodes: Deployments roll through
+// ReplicaSets, ReplicaSets and ReplicationControllers keep their pod counts.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestCluster, waitFor, type TestCluster } from '../support/cluster.js';
+
+const deploymentsRef = { group: 'apps', version: 'v1', resource: 'deployments' };
+const rsRef = { group: 'apps', version: 'v1', resource: 'replicasets' };
+const podsRef = { group: '', version: 'v1', resource: 'pods' };
+
+const deployment = (name: string, replicas: number, image = 'web:1', extra: Record<string, unknown> = {}) => ({
+  apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+  spec: { replicas, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name: 'c', image }] } }, ...extra },
+});
+
+describe('workload controllers', () => {
+  let cluster: TestCluster;
+  before(async () => { cluster = await startTestCluster({ nodes: 3 }); });
+  after(async () => { await cluster?.close(); });
+
+  const running = async (selector: string) => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: selector })).items
+    .filter((p: any) => p.status?.phase === 'Running' && !p.metadata.deletionTimestamp);
+
+  test('a Deployment runs its replicas through a ReplicaSet and reports them available', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    await deps.create(deployment('web', 3));
+    const d = await waitFor('3 available', async () => {
+      const cur = await deps.get('web');
+      return cur.status?.availableReplicas === 3 && cur.status.updatedReplicas === 3 && cur;
+    });
+    assert.equal(d.status.observedGeneration, d.metadata.generation);
+    const conditions = Object.fromEntries(d.status.conditions.map((c: any) => [c.type, c.reason]));
+    assert.deepEqual(conditions, { Available: 'MinimumReplicasAvailable', Progressing: 'NewReplicaSetAvailable' });
+    const rss = (await cluster.client.resource(rsRef, 'default').list({ labelSelector: 'app=web' })).items;
+    assert.equal(rss.length, 1);
+    const hash = rss[0].metadata.labels['pod-template-hash'];
+    assert.ok(hash);
+    assert.equal(rss[0].metadata.name, `web-${hash}`);
+    assert.equal(rss[0].metadata.ownerReferences[0].uid, d.metadata.uid);
+    const pods = await running('app=web');
+    assert.equal(pods.length, 3);
+    assert.ok(pods.every((p: any) => p.metadata.labels['pod-template-hash'] === hash && p.metadata.ownerReferences[0].name === rss[0].metadata.name));
+  });
+
+  test('scale up and down', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    await deps.patch('web', { spec: { replicas: 5 } });
+    await waitFor('5 running', async () => (await running('app=web')).length === 5 && (await deps.get('web')).status.availableReplicas === 5);
+    await deps.patch('web', { spec: { replicas: 2 } });
+    await waitFor('2 pods', async () => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'app=web' })).items
+      .filter((p: any) => !p.metadata.deletionTimestamp).length === 2 && (await deps.get('web')).status.replicas === 2);
+  });
+
+  test('a new template rolls to a second ReplicaSet with revision 2; the old one is scaled to 0', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    await deps.patch('web', { spec: { template: { spec: { containers: [{ name: 'c', image: 'web:2' }] } } } }, 'strategic');
+    await waitFor('rolled', async () => {
+      const d = await deps.get('web');
+      return d.status.updatedReplicas === 2 && d.status.replicas === 2 && d.status.availableReplicas === 2 && d.status.observedGeneration === d.metadata.generation;
+    });
+    const rss = (await cluster.client.resource(rsRef, 'default').list({ labelSelector: 'app=web' })).items;
+    assert.equal(rss.length, 2);
+    const byRevision = Object.fromEntries(rss.map((rs: any) => [rs.metadata.annotations[`deployment.${cluster.server.names.labelDomain}/revision`], rs]));
+    assert.equal(byRevision['1'].spec.replicas, 0);
+    assert.equal(byRevision['2'].spec.replicas, 2);
+    assert.equal(byRevision['2'].spec.template.spec.containers[0].image, 'web:2');
+    const d = await deps.get('web');
+    assert.equal(d.metadata.annotations[`deployment.${cluster.server.names.labelDomain}/revision`], '2');
+  });
+
+  test('Recreate: the old pods go before new ones start', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    await deps.create(deployment('recreate', 2, 'r:1', { strategy: { type: 'Recreate' } }));
+    await waitFor('2 available', async () => (await deps.get('recreate')).status?.availableReplicas === 2);
+    const oldPods = new Set((await running('app=recreate')).map((p: any) => p.metadata.name));
+    await deps.patch('recreate', { spec: { template: { spec: { containers: [{ name: 'c', image: 'r:2' }] } } } }, 'strategic');
+    // while the rollout goes on, old and new pods are never both running
+    let overlap = false;
+    await waitFor('rolled', async () => {
+      const pods = (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'app=recreate' })).items;
+      const oldLeft = pods.some((p: any) => oldPods.has(p.metadata.name));
+      const newRunning = pods.some((p: any) => !oldPods.has(p.metadata.name) && p.status?.phase === 'Running');
+      if (oldLeft && newRunning) overlap = true;
+      const d = await deps.get('recreate');
+      return d.status.updatedReplicas === 2 && d.status.availableReplicas === 2 && d.status.replicas === 2;
+    });
+    assert.equal(overlap, false);
+  });
+
+  test('a ReplicationController keeps its count, replacing a deleted pod', async () => {
+    const rcs = cluster.client.resource({ group: '', version: 'v1', resource: 'replicationcontrollers' }, 'default');
+    await rcs.create({ apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'rc' },
+      spec: { replicas: 2, selector: { app: 'rc' }, template: { metadata: { labels: { app: 'rc' } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } });
+    await waitFor('2 ready', async () => (await rcs.get('rc')).status?.readyReplicas === 2);
+    const [victim] = await running('app=rc');
+    await cluster.client.resource(podsRef, 'default').delete(victim.metadata.name, { gracePeriodSeconds: 0 });
+    await waitFor('replaced', async () => {
+      const pods = await running('app=rc');
+      return pods.length === 2 && !pods.some((p: any) => p.metadata.name === victim.metadata.name);
+    });
+  });
+});

@@ -1,0 +1,56 @@
+// A small cluster for controller tests: an API server (with its controller manager and scheduler in-process)
+// and a node agent in fake mode simulating a few nodes.
+import { rmSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer, type TestServerOptions } from '../../src/testing.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+
+export interface TestCluster {
+  server: TestServer;
+  client: Client;
+  agent: RunningAgent;
+  nodes: string[];
+  close(): Promise<void>;
+}
+
+const quiet = { info() {}, warn() {} };
+
+export async function startTestCluster(opts: TestServerOptions & { nodes?: number } = {}): Promise<TestCluster> {
+  const server = await startTestServer({ scheduler: true, ...opts });
+  const client = await clientFromFile(server.kubeconfig);
+  const root = mkdtempSync(join(tmpdir(), 'cluster-agent-'));
+  const count = opts.nodes ?? 3;
+  const { options } = await parseAgentOptions([
+    `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', `--fake-nodes=${count}`, '--hostname-override=node', `--root-dir=${root}`,
+    '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`,
+  ]);
+  const agent = await runAgent(options, quiet, { leaseDurationSeconds: 10, relistMs: 200 });
+  const nodes = agent.nodes.map((n) => n.nodeName);
+  return {
+    server, client, agent, nodes,
+    async close() {
+      await agent.stop();
+      client.close();
+      await server.close();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function waitFor<T>(what: string, f: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000, everyMs = 100): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const v = await f();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ''}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}
