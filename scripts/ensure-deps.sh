@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Installs the system packages the tests run for real when they are missing: Debian's etcd-server,
-# containerd, runc and busybox-static for the node agent's real runtime, and python3-kubernetes (the
-# Python client library the end-to-end tests drive the controllers with).
+# containerd, runc, busybox-static, the CNI plugins and iptables (host ports) for the node agent's real runtime,
+# python3-kubernetes (the Python client library the end-to-end tests drive the controllers with), and kubectl
+# 1.20 from Debian's kubernetes-client for the tests of older clients.
 set -euo pipefail
 need=()
 command -v etcd >/dev/null 2>&1 || need+=(etcd-server)
 command -v containerd >/dev/null 2>&1 || need+=(containerd)
 command -v runc >/dev/null 2>&1 || need+=(runc)
 /usr/bin/python3 -c 'import kubernetes' >/dev/null 2>&1 || need+=(python3-kubernetes)
+[ -x /usr/lib/cni/bridge ] || [ -x /opt/cni/bin/bridge ] || need+=(containernetworking-plugins)
+command -v iptables >/dev/null 2>&1 || need+=(iptables)
 # the test image copies busybox into an empty root: it must be the static build
 { [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; } || need+=(busybox-static)
 if [ ${#need[@]} -gt 0 ]; then
@@ -18,4 +21,17 @@ if [ ${#need[@]} -gt 0 ]; then
   # Debian starts the packaged service; the tests run their own instances.
   $SUDO systemctl disable --now etcd containerd >/dev/null 2>&1 || true
   pkill -x etcd >/dev/null 2>&1 || true
+fi
+
+# Debian's kubernetes-client ships /usr/bin/kubectl, which other kubectl packages own too, so its binary is
+# unpacked to a folder of its own rather than installed over theirs.
+kubectl120=/usr/local/lib/kubernetes-client/kubectl
+if [ ! -x "$kubectl120" ]; then
+  echo "unpacking kubernetes-client (kubectl 1.20) to $(dirname "$kubectl120")" >&2
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  work=$(mktemp -d)
+  trap 'rm -rf "$work"' EXIT
+  ( cd "$work" && { apt-get download -qq kubernetes-client >&2 2>/dev/null || { $SUDO apt-get update -qq >&2 && apt-get download -qq kubernetes-client >&2; }; } )
+  dpkg-deb -x "$work"/kubernetes-client_*.deb "$work/root"
+  $SUDO install -D -m 0755 "$work/root/usr/bin/kubectl" "$kubectl120"
 fi

@@ -5,13 +5,15 @@
 //
 // The definitions are the ones the OpenAPI documents publish (the same canonical object per reference name),
 // so the types, `kubectl explain` and validation read one catalog. The kinds, their groups and resources come
-// from the registry's built-in resources.
+// from the registry's built-in resources; the descriptions from the catalog's description tables
+// (descriptionsFor), or else from the schemas themselves.
 import { mkdirSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Schema } from '../src/api/schema.js';
 import type { ResourceDefinition } from '../src/registry/types.js';
 import { builtinResources } from '../src/registry/resources/index.js';
+import { descriptionsFor, type Spelling } from '../src/api/schemas/descriptions/index.js';
 import { collectDefinitions, listSchema, type Root } from '../src/openapi/definitions.js';
 import { subresourceKinds } from '../src/openapi/documents.js';
 import { deleteOptions, patchBody, status, watchEvent } from '../src/openapi/meta-schemas.js';
@@ -71,6 +73,9 @@ export function fileOf(ref: string): string {
 const typeName = (ref: string) => ref.slice(ref.lastIndexOf('.') + 1);
 /** core-v1 → coreV1 */
 const namespaceOf = (file: string) => file.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+
+/** the types serve every API domain: names that follow it are written with placeholders */
+const anyDomain: Spelling = { labelDomain: '<label domain>', domain: '<API domain>' };
 
 const identifier = /^[A-Za-z_$][\w$]*$/;
 const key = (k: string) => (identifier.test(k) ? k : JSON.stringify(k));
@@ -135,12 +140,12 @@ function writeFile(file: string, defs: Definition[], byRef: Map<string, Definiti
     return s.nullable && t !== 'unknown' ? `${t} | null` : t;
   };
 
-  /** the members of an object type, one per line with its description */
-  const members = (s: Schema, indent: string, literals: Record<string, string> = {}): string => {
+  /** the members of an object type, one per line with its description (from `described`, else the field's own) */
+  const members = (s: Schema, indent: string, literals: Record<string, string> = {}, described: Readonly<Record<string, string>> = {}): string => {
     const required = new Set(s.required ?? []);
     let out = '';
     for (const [k, p] of Object.entries(s.properties ?? {}))
-      out += doc(p.description, indent) + `${indent}${key(k)}${required.has(k) ? '' : '?'}: ${literals[k] ?? write(p, indent)};\n`;
+      out += doc(described[k] ?? p.description, indent) + `${indent}${key(k)}${required.has(k) ? '' : '?'}: ${literals[k] ?? write(p, indent)};\n`;
     if (typeof s.additionalProperties === 'object') out += `${indent}[key: string]: ${write(s.additionalProperties, indent)};\n`;
     else if (s['x-kubernetes-preserve-unknown-fields'] || s.additionalProperties === true) out += `${indent}[field: string]: unknown;\n`;
     return out;
@@ -149,7 +154,8 @@ function writeFile(file: string, defs: Definition[], byRef: Map<string, Definiti
 
   let body = '';
   for (const d of defs) {
-    body += '\n' + doc(d.schema.description, '');
+    const described = descriptionsFor(d.ref, anyDomain);
+    body += '\n' + doc(described.description ?? d.schema.description, '');
     const alias = aliasBody(d.schema, s => write(s));
     if (alias !== undefined) { body += `export type ${d.name} = ${alias};\n`; continue; }
     // a kind's apiVersion and kind name the group versions and kinds it is served as
@@ -158,7 +164,7 @@ function writeFile(file: string, defs: Definition[], byRef: Map<string, Definiti
       literals.apiVersion = [...new Set(d.kinds.map(k => apiVersionType(k.group, k.version)))].join(' | ');
       literals.kind = [...new Set(d.kinds.map(k => `'${k.kind}'`))].join(' | ');
     }
-    body += `export interface ${d.name} {\n${members(d.schema, '  ', literals)}}\n`;
+    body += `export interface ${d.name} {\n${members(d.schema, '  ', literals, described.fields)}}\n`;
   }
 
   let head = header;

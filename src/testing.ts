@@ -40,6 +40,8 @@ export interface TestServerOptions {
   bookmarkIntervalMs?: number;
   /** how long a read waits for a too-new resourceVersion before 504 (the server's default is 3 s) */
   freshnessTimeoutMs?: number;
+  /** how often the backends of APIServices are checked (the server's default is 30 s) */
+  apiServiceCheckIntervalMs?: number;
   /** start from this state (a snapshot of another server) */
   from?: Snapshot;
   /**
@@ -97,7 +99,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   ]);
   let faults!: Faults;
   const server = await startApiServer(options, quiet, {
-    bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs,
+    bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs, apiServiceCheckIntervalMs: opts.apiServiceCheckIntervalMs,
     async decorateStorage(kv) {
       if (opts.from) await restoreSnapshot(kv, opts.from);
       const decorated = withFaults(kv);

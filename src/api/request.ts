@@ -58,9 +58,16 @@ export interface RequestContext {
   deadline?: number;
   /** long-running requests (watch) are exempt from the deadline and max-in-flight */
   longRunning: boolean;
+  /** the decision reason recorded for audit */
+  authorizationReason?: string;
+  /** the server's feature gates (name → enabled), set for every request the server handles */
+  features?: Readonly<Record<string, boolean>>;
   /** the request's audit record, when the audit policy records it */
   audit?: AuditRecord;
 }
+
+/** whether a feature gate is on for this request's server; `byDefault` is the gate's 1.27 default (for requests made without a server) */
+export const featureEnabled = (ctx: Pick<RequestContext, 'features'>, gate: string, byDefault: boolean): boolean => ctx.features?.[gate] ?? byDefault;
 
 /** dryRun=All, or nothing; the bare parameter is not a dry run */
 export function parseDryRun(values: string[]): boolean {

@@ -75,9 +75,9 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
     return undefined;
   }
   const policy: AuditPolicy = loadPolicy(o.policyFile, names);
-  const eventTotal = metrics.counter('apiserver_audit_event_total', 'Counter of audit events generated and sent to the audit backend.');
-  const errorTotal = metrics.counter('apiserver_audit_error_total', 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.');
-  const levelTotal = metrics.counter('apiserver_audit_level_total', 'Counter of policy levels for audit events (1 per request).');
+  const eventTotal = metrics.counter('apiserver_audit_event_total', 'Counter of audit events generated and sent to the audit backend.', []);
+  const errorTotal = metrics.counter('apiserver_audit_error_total', 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.', ['plugin']);
+  const levelTotal = metrics.counter('apiserver_audit_level_total', 'Counter of policy levels for audit events (1 per request).', ['level']);
   const backends: Backend[] = [];
   const failures = (plugin: string) => {
     let warned = 0;

@@ -106,6 +106,8 @@ export interface ApiServerOptions {
   /** how the `<vendor>` Service's endpoints are kept: a lease per API server, or not at all */
   endpointReconcilerType: 'lease' | 'none';
   verbosity: number;
+  /** the aggregation layer: the client certificate shown to backends (generated when absent) */
+  aggregation: { proxyClientCertFile?: string; proxyClientKeyFile?: string };
   /** the controller manager run inside the server's process; undefined with --controller-manager=false */
   controllerManager?: ControllerManagerOptions;
   /** the scheduler run inside the server's process; undefined with --scheduler=false */
@@ -163,6 +165,9 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'authentication-token-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the token-review webhook.' },
   { name: 'authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, help: 'How long token-review answers are cached.', validate: nonNegative },
   { name: 'authentication-token-webhook-version', type: 'enum', values: ['v1', 'v1beta1'], default: 'v1beta1', help: 'TokenReview version sent to the webhook.' },
+  { name: 'proxy-client-cert-file', type: 'string', default: '', help: 'Client certificate this server shows the backends of APIServices; they trust it through their --requestheader-client-ca-file. Without it one is issued from a front-proxy CA generated at start.' },
+  { name: 'proxy-client-key-file', type: 'string', default: '', help: 'Private key of --proxy-client-cert-file.' },
+  { name: 'enable-aggregator-routing', type: 'bool', default: true, help: 'Accepted for compatibility: backends of APIServices are always reached through the endpoints of their Service (this server has no cluster IP routing).' },
   { name: 'requestheader-client-ca-file', type: 'string', default: '', help: 'CA that an authenticating proxy\'s client certificate must chain to before its headers are trusted.' },
   { name: 'requestheader-allowed-names', type: 'stringList', default: [], help: 'Common names an authenticating proxy\'s certificate may have. Empty: any.' },
   { name: 'requestheader-username-headers', type: 'stringList', default: [], help: 'Headers that carry the user name, first with a value wins.' },
@@ -265,6 +270,9 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     defaultUnreachableTolerationSeconds: v['default-unreachable-toleration-seconds'] as number,
     runtimeConfig,
     featureGates: featureGates.gates,
+    aggregation: proxyClientPair(v['proxy-client-cert-file'] as string, v['proxy-client-key-file'] as string) && {
+      proxyClientCertFile: (v['proxy-client-cert-file'] as string) || undefined, proxyClientKeyFile: (v['proxy-client-key-file'] as string) || undefined,
+    },
     audit: auditFlags(v),
     maxRequestsInflight: v['max-requests-inflight'] as number,
     maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
@@ -290,6 +298,12 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
 }
 
 type Values = Record<string, FlagValue | undefined>;
+
+/** the proxy client certificate and its key come together */
+function proxyClientPair(cert: string, key: string): true {
+  if (!cert !== !key) throw new FlagError('flags --proxy-client-cert-file and --proxy-client-key-file must be given together');
+  return true;
+}
 
 function authenticationOptions(v: Values): AuthenticationOptions {
   const str = (name: string) => (v[name] as string) || undefined;

@@ -4,10 +4,45 @@ import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { SubresourceDefinition } from '../registry/types.js';
-import type { RequestContext } from '../api/request.js';
+import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept } from '../endpoints/negotiation.js';
 import { sendObject } from '../endpoints/respond.js';
 import { notAcceptable, pathNotFound } from '../api/status.js';
+import { compareVersions, type Priority } from '../api/apiservices.js';
+
+/** an API resource as a backend's discovery lists it */
+interface ListedResource { name: string; singularName?: string; namespaced?: boolean; kind?: string; verbs?: string[]; shortNames?: string[]; categories?: string[]; group?: string; version?: string }
+
+/** the group versions APIServices hand to backends, and the priorities of every group version */
+export interface RemoteGroups {
+  priority(group: string, version: string): Priority;
+  /** each remote group version with its resources as its backend last listed them (absent while never listed) */
+  versions(): Array<{ group: string; version: string; available: boolean; resources?: ListedResource[] }>;
+  onChange(fn: () => void): void;
+}
+
+/** a backend's resource list in the aggregated form: subresources under their resource */
+function aggregatedFromList(group: string, version: string, list: ListedResource[]) {
+  const out: Record<string, unknown>[] = [];
+  const byName = new Map<string, Record<string, unknown>>();
+  for (const r of list.filter(r => !r.name.includes('/'))) {
+    const e: Record<string, unknown> = {
+      resource: r.name, responseKind: { group, version, kind: r.kind ?? '' }, scope: r.namespaced ? 'Namespaced' : 'Cluster',
+      singularResource: r.singularName ?? '', verbs: r.verbs ?? [],
+    };
+    if (r.shortNames?.length) e.shortNames = r.shortNames;
+    if (r.categories?.length) e.categories = r.categories;
+    byName.set(r.name, e);
+    out.push(e);
+  }
+  for (const r of list.filter(r => r.name.includes('/'))) {
+    const [parent, sub] = r.name.split('/');
+    const p = byName.get(parent);
+    if (!p) continue;
+    ((p.subresources ??= []) as unknown[]).push({ subresource: sub, responseKind: { group: r.group ?? group, version: r.version ?? version, kind: r.kind ?? '' }, verbs: r.verbs ?? [] });
+  }
+  return out;
+}
 
 const storageVersionHash = (r: ResourceInfo) =>
   createHash('sha256').update(`${r.group}/${r.storageVersion}/${r.kind}`).digest().subarray(0, 8).toString('base64');
@@ -47,9 +82,28 @@ function aggregatedResource(names: Naming, r: ResourceInfo) {
   return out;
 }
 
-export function discoveryEndpoints(resources: ApiResources, names: Naming, serverAddress: () => string) {
+export function discoveryEndpoints(resources: ApiResources, names: Naming, serverAddress: () => string, remote?: RemoteGroups) {
   let cache: Map<string, unknown> | undefined;
   resources.onChange(() => { cache = undefined; });
+  remote?.onChange(() => { cache = undefined; });
+
+  /**
+   * Every group with its versions, local and remote, in the reference's order: groups by the highest priority of
+   * their versions, then by name; versions by their priority, then newest first.
+   */
+  const allGroups = () => memo('all', () => {
+    const versions = new Map<string, Set<string>>();
+    const add = (g: string, v: string) => { if (!versions.has(g)) versions.set(g, new Set()); versions.get(g)!.add(v); };
+    for (const g of resources.groups()) for (const v of g.versions) add(g.name, v);
+    for (const r of remote?.versions() ?? []) add(r.group, r.version);
+    if (!remote) return resources.groups();
+    const prio = (g: string, v: string) => remote.priority(g, v);
+    return [...versions].map(([name, vs]) => {
+      const sorted = [...vs].sort((a, b) => prio(name, b).version - prio(name, a).version || compareVersions(a, b));
+      return { name, versions: sorted, preferredVersion: sorted[0], priority: Math.max(...sorted.map(v => prio(name, v).group)) };
+    }).sort((a, b) => b.priority - a.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  });
+  const remoteVersion = (group: string, version: string) => remote?.versions().find(r => r.group === group && r.version === version);
   const memo = <T>(key: string, make: () => T): T => {
     cache ??= new Map();
     if (!cache.has(key)) cache.set(key, make());
@@ -64,12 +118,13 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
 
   const aggregated = (core: boolean, version: string) => memo(`agg/${core}/${version}`, () => ({
     kind: 'APIGroupDiscoveryList', apiVersion: `${names.group('apidiscovery')}/${version}`, metadata: {},
-    items: resources.groups().filter(g => (g.name === '') === core).map(g => ({
+    items: allGroups().filter(g => (g.name === '') === core).map(g => ({
       metadata: { name: g.name, creationTimestamp: null },
-      versions: g.versions.map(v => ({
-        version: v, freshness: 'Current',
-        resources: resources.byGroupVersion(g.name, v).map(r => aggregatedResource(names, r)),
-      })),
+      versions: g.versions.map(v => {
+        const r = remoteVersion(g.name, v);
+        if (!r) return { version: v, freshness: 'Current', resources: resources.byGroupVersion(g.name, v).map(e => aggregatedResource(names, e)) };
+        return { version: v, freshness: r.available ? 'Current' : 'Stale', resources: aggregatedFromList(g.name, v, r.resources ?? []) };
+      }),
     })),
   }));
 
@@ -80,7 +135,7 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
       if (parts[0] !== 'api' && parts[0] !== 'apis') return false;
       const core = parts[0] === 'api';
       if (parts.length === 1) {
-        const target = { discovery: true };
+        const target = { discovery: featureEnabled(ctx, 'AggregatedDiscoveryEndpoint', true) };
         const rep = negotiate(parseAccept(ctx.headers.accept), names, target);
         if (!rep) throw notAcceptable(offeredTypes(names, target));
         if (rep.kind === 'discovery') {
@@ -94,7 +149,7 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
           });
         } else {
           sendObject(ctx, 200, memo('groups', () => ({
-            kind: 'APIGroupList', apiVersion: 'v1', groups: resources.groups().filter(g => g.name !== '').map(groupEntry),
+            kind: 'APIGroupList', apiVersion: 'v1', groups: allGroups().filter(g => g.name !== '').map(groupEntry),
           })));
         }
         return true;
@@ -102,7 +157,7 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
       const group = core ? '' : parts[1];
       const rest = core ? parts.slice(1) : parts.slice(2);
       if (rest.length === 0) {
-        const g = resources.groups().find(x => x.name === group && group !== '');
+        const g = allGroups().find(x => x.name === group && group !== '');
         if (!g) throw pathNotFound(ctx.path);
         sendObject(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(g) });
         return true;

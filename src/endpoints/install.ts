@@ -23,6 +23,7 @@ export interface ResourceEndpointsConfig {
   services: RestServices;
   /** a request reached a deprecated version (for the apiserver_requested_deprecated_apis gauge) */
   deprecatedApiRequested?(info: ResourceInfo, subresource: string): void;
+  watchEventSent?(info: ResourceInfo, bytes: number): void;
 }
 
 /** the reference's warning for a deprecated version, naming the version to use instead */
@@ -39,7 +40,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
   const { backendFor } = c.backends;
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
     info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins, authorizer: c.services.authorizer,
-    bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds,
+    bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds, watchEventSent: c.watchEventSent,
   });
   const restDeps = { resources: c.resources, listers: c.backends.listers, services: c.services, scopeFor };
 

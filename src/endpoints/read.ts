@@ -1,7 +1,7 @@
 // get and list: one object or a collection, as JSON, YAML, Table, protobuf or metadata only.
 import type { ApiObject } from '../api/meta.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
-import type { RequestContext } from '../api/request.js';
+import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
 import { sendObject, sendText, isPretty, encode } from './respond.js';
 import { notAcceptable, badRequest } from '../api/status.js';
@@ -78,16 +78,18 @@ export function parseLimit(v: string | null): number | undefined {
 export async function list(ctx: RequestContext, scope: Scope, namespace: string) {
   const rep = representationFor(ctx, scope);
   const q = ctx.query;
+  // without APIListChunking, limit and continue are ignored and the whole list is sent
+  const chunking = featureEnabled(ctx, 'APIListChunking', true);
   const result = await scope.reads.list({
     ...filterFor(ctx, scope, namespace),
-    limit: parseLimit(q.get('limit')),
-    continue: q.get('continue') ?? undefined,
+    limit: chunking ? parseLimit(q.get('limit')) : undefined,
+    continue: chunking ? q.get('continue') ?? undefined : undefined,
     resourceVersion: q.get('resourceVersion') ?? undefined,
     resourceVersionMatch: (q.get('resourceVersionMatch') ?? '') as '' | 'Exact' | 'NotOlderThan',
   });
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) meta.continue = result.continue;
-  if (result.remainingItemCount !== undefined) meta.remainingItemCount = result.remainingItemCount;
+  if (result.remainingItemCount !== undefined && featureEnabled(ctx, 'RemainingItemCount', true)) meta.remainingItemCount = result.remainingItemCount;
   const items = await servedItems(scope, result.items);
   const objects = () => items.map(i => asServed(scope, i.obj));
   switch (rep.kind) {

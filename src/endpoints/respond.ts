@@ -1,7 +1,7 @@
 // Writing responses: objects in the negotiated representation, gzip over a size threshold, Status errors.
 import { gzipSync } from 'node:zlib';
 import { yaml } from '../util/yaml.js';
-import type { RequestContext } from '../api/request.js';
+import { featureEnabled, type RequestContext } from '../api/request.js';
 import type { Status } from '../api/meta.js';
 import { toApiError } from './errors.js';
 import type { Naming } from '../api/naming.js';
@@ -32,7 +32,7 @@ export function sendText(ctx: RequestContext, code: number, text: string | Buffe
   res.setHeader('Audit-Id', ctx.id);
   ctx.audit?.responseBody(text, contentType);
   let payload: string | Buffer = text;
-  if (text.length >= gzipThreshold && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? '')) && ctx.method !== 'HEAD') {
+  if (text.length >= gzipThreshold && featureEnabled(ctx, 'APIResponseCompression', true) && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? '')) && ctx.method !== 'HEAD') {
     payload = gzipSync(text, { level: 1 });
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');

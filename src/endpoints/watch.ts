@@ -2,7 +2,7 @@
 // with headers flushed at once.
 import { formatResourceVersion } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
-import { bufferedBytes, queryFlag, type RequestContext } from '../api/request.js';
+import { bufferedBytes, featureEnabled, queryFlag, type RequestContext } from '../api/request.js';
 import { setWarnings } from './respond.js';
 import { badRequest, internalError, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
@@ -27,6 +27,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : queryFlag(sendInitialText);
   const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));
   if (sendInitialEvents !== undefined) {
+    if (!featureEnabled(ctx, 'WatchList', false))
+      throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
     if (q.get('resourceVersionMatch') !== 'NotOlderThan')
       throw badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
   } else if (q.get('resourceVersionMatch')) {
@@ -59,6 +61,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (closed || res.writableEnded || res.destroyed) return;
     if (pending) { pending.push(text); return; }
     res.write(text);
+    scope.watchEventSent?.(scope.info, text.length);
     if (bufferedBytes(res) > maxBufferedBytes) cutOff();
   };
   // a watcher too far behind is cut off, not ended: an orderly end would wait behind everything it has not read

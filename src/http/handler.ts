@@ -20,6 +20,8 @@ export interface HandlerConfig extends PipelineConfig {
   log: Logger;
   /** in the mux's order: health, OpenAPI, then the resource endpoints, then discovery */
   routes: Route[];
+  /** the feature gates every request is served under */
+  features: Readonly<Record<string, boolean>>;
 }
 
 export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promise<void> {
@@ -30,7 +32,7 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
     if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYaml();
     if (mentionsProtobuf(ctx.headers, names.protobufMediaType)) await loadProtobufCodec();
     if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
-    if (ctx.path === '/metrics') return sendText(ctx, 200, metrics.render(), 'text/plain; version=0.0.4; charset=utf-8');
+    if (ctx.path === '/metrics') return sendText(ctx, 200, await metrics.render(), metrics.contentType);
     for (const route of c.routes) if (await route(ctx)) return;
     throw pathNotFound(ctx.path);
   };
@@ -38,6 +40,7 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
   const record = requestMetrics(metrics);
   return async ctx => {
     const startedAt = performance.now();
+    ctx.features = c.features;
     ctx.res.once('finish', () => record(ctx, startedAt));
     try {
       await chain(ctx);
@@ -50,10 +53,11 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
 }
 
 function requestMetrics(metrics: MetricsRegistry) {
+  const labelNames = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
   const requestTotal = metrics.counter('apiserver_request_total',
-    'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.');
+    'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', [...labelNames, 'code']);
   const requestDuration = metrics.histogram('apiserver_request_duration_seconds',
-    'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', requestDurationBuckets);
+    'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames, requestDurationBuckets);
   return (ctx: RequestContext, startedAt: number) => {
     const i = ctx.info;
     const labels = {

@@ -39,6 +39,8 @@ import { startEmbeddedControllerManager } from './embedded-controller-manager.js
 import { startEmbeddedScheduler } from './embedded-scheduler.js';
 import { startKubernetesService } from './kubernetes-service.js';
 import type { Loopback } from './loopback.js';
+import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
+import { instrumentAdmission, instrumentAuthentication, instrumentAuthorizer, instrumentStorage, scrapedGauges } from './server-metrics.js';
 
 export type { Logger };
 
@@ -63,6 +65,8 @@ export interface ServerTuning {
   bookmarkIntervalMs?: number;
   /** how long a read waits for the watch cache to reach a requested resourceVersion before 504 (default 3 s) */
   freshnessTimeoutMs?: number;
+  /** how often the backends of APIServices are checked (default 30 s; a change of one is checked at once) */
+  apiServiceCheckIntervalMs?: number;
   /** wraps the opened store before anything reads it (the testing kit's fault injection and forks) */
   decorateStorage?: (kv: KV) => KV | Promise<KV>;
 }
@@ -125,16 +129,22 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const metrics = createMetrics();
   let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
   let auditor: Auditor | undefined;
-  let backends!: Backends, plugins!: AdmissionPlugin[];
+  let backends!: Backends, plugins!: AdmissionPlugin[], aggregation!: Aggregation;
   let shuttingDown = false;
   let address = '';
 
   // --runtime-config switches built-in versions (alpha off unless enabled); custom resources serve what their definition says
   const builtins = new Set(builtinResources);
+  // a resource behind a feature gate is served only with the gate on
+  const gatedResources: Record<string, string> = {
+    selfsubjectreviews: 'APISelfSubjectReview', validatingadmissionpolicies: 'ValidatingAdmissionPolicy', validatingadmissionpolicybindings: 'ValidatingAdmissionPolicy',
+  };
   const resources = createApiResources(names, (group, version, resource, def) =>
-    !builtins.has(def) || options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version)));
+    !builtins.has(def) || (options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version))
+      && (!gatedResources[resource] || options.featureGates[gatedResources[resource]] !== false)));
+  scrapedGauges(metrics, { inflight: () => https?.inflight ?? [], resources, watchCache: () => watchCache, features: options.featureGates });
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
-  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor });
+  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor, celRules: options.featureGates.CustomResourceValidationExpressions });
   /**
    * A component the server runs as its own client (controller manager, scheduler), started after the listener
    * with the server's address and CA; not becoming ready is logged, not fatal, as for a separate process.
@@ -145,6 +155,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     return {
       async start() {
         if (!begin) return;
+        // a client of the API needs pods and leases served (--runtime-config can switch them off)
+        if (!resources.preferred('', 'pods') || !resources.preferred(names.group('coordination'), 'leases')) {
+          log.warn(`${what}: not started, as the core group or coordination.${names.domain} is not served`);
+          return;
+        }
         running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
         await running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
       },
@@ -161,7 +176,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
           etcdPrefix: options.etcdPrefix === '/registry' ? '' : options.etcdPrefix,
         });
-        kv = tuning.decorateStorage ? await tuning.decorateStorage(opened) : opened;
+        const decorated = tuning.decorateStorage ? await tuning.decorateStorage(opened) : opened;
+        kv = instrumentStorage(decorated, metrics);
         await checkDomain(kv, names);
       },
       stop: () => kv?.close(),
@@ -192,7 +208,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // before the first request: the allocation objects hold every address and port stored Services hold (state written
     // before they existed included), and later passes free what a failed create left allocated
     loop(undefined, () => startServiceRepair(watchCache, { clusterIps: options.serviceClusterIpRanges, nodePorts: options.serviceNodePortRange },
-      resources.preferred('', 'services')!.keyPrefix, log)),
+      resources.preferred('', 'services')?.keyPrefix ?? '/registry/core/services/', log)),
     {
       async start() {
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
@@ -202,8 +218,13 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
       },
     },
+    // the aggregation layer's view of APIServices and its front-proxy identity, before the first request
+    { start() { aggregation = createAggregation({ watchCache, resources, backends, names, front: frontProxy(options) }); } },
     {
-      async start() { auth = await setupAuth(options, { names, watchCache, resources, backends, log }); },
+      async start() {
+        const a = await setupAuth(options, { names, watchCache, resources, backends, log });
+        auth = { ...a, authenticate: instrumentAuthentication(a.authenticate, metrics), authorizer: instrumentAuthorizer(a.authorizer, metrics), start: a.start, stop: a.stop };
+      },
       stop: () => auth?.stop(),
     },
     {
@@ -219,11 +240,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const flagConfig: Record<string, unknown> = {
           DefaultTolerationSeconds: { notReadySeconds: options.defaultNotReadyTolerationSeconds, unreachableSeconds: options.defaultUnreachableTolerationSeconds },
         };
-        plugins = [...specs.map(s => s.create({
+        plugins = instrumentAdmission([...specs.map(s => s.create({
           listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
           config: admissionConfig.get(s.name)?.config ?? flagConfig[s.name], configPath: admissionConfig.get(s.name)?.path,
           webhooks: webhookSource(watchCache, resources, names), catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
-        })), ...auth.admissionPlugins];
+        })), ...auth.admissionPlugins], metrics);
       },
     },
     {
@@ -253,7 +274,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     {
       name: 'poststarthook/bootstrap-namespaces',
       async start() {
-        const namespaces = backends.preferred('', 'namespaces')!.store;
+        // with the core group switched off (--runtime-config=api/all=false) there are no namespaces to make
+        const namespaces = backends.preferred('', 'namespaces')?.store;
+        if (!namespaces) return;
         for (const name of names.initialNamespaces) {
           try { await namespaces.get('', name); } catch {
             await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, noAdmission, { dryRun: false })
@@ -268,6 +291,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       backends, names, log, reconciler: options.endpointReconcilerType, serviceClusterIpRanges: options.serviceClusterIpRanges,
       address: () => ({ ip: advertisedIp(), port: https.port }),
     })),
+    { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
+    loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
@@ -315,16 +340,17 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
         tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
       },
-      deprecatedApiRequested: deprecatedApiGauge(),
+      deprecatedApiRequested: deprecatedApiGauge(), watchEventSent: watchEventMetrics(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
     });
-    const discovery = discoveryEndpoints(resources, names, () => address);
-    const openapi = openapiEndpoints(resources, names);
+    const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
+    const openapi = openapiEndpoints(resources, names, aggregation.remoteSpecs);
     return createHandler({
-      names, metrics, log, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
+      names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       routes: [
         ctx => health.handle(ctx),
+        ctx => aggregation.proxy.handle(ctx),
         ctx => openapi.handle(ctx),
         async ctx => { if (!ctx.info.isResourceRequest) return false; await endpoints.handle(ctx); return true; },
         ctx => discovery.handle(ctx),
@@ -332,9 +358,21 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     });
   }
 
+  function watchEventMetrics() {
+    const labels = ['group', 'version', 'kind'];
+    const total = metrics.counter('apiserver_watch_events_total', 'Number of events sent in watch clients', labels);
+    const sizes = metrics.histogram('apiserver_watch_events_sizes', 'Watch event size distribution in bytes', labels, [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]);
+    return (info: { group: string; version: string; kind: string }, bytes: number) => {
+      const l = { group: info.group, version: info.version, kind: info.kind };
+      total(l);
+      sizes(l, bytes);
+    };
+  }
+
   function deprecatedApiGauge() {
     const gauge = metrics.gauge('apiserver_requested_deprecated_apis',
-      'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.');
+      'Gauge of deprecated APIs that have been requested, broken out by API group, version, resource, subresource, and removed_release.',
+      ['group', 'version', 'resource', 'subresource', 'removed_release']);
     return (info: { group: string; version: string; resource: string; versionDef: { removedIn?: string } }, subresource: string) => gauge({
       group: info.group, version: info.version, resource: info.resource, subresource, removed_release: info.versionDef.removedIn ?? '',
     }, 1);

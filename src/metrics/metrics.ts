@@ -1,72 +1,58 @@
-// Prometheus metrics in the text exposition format: counters and histograms with labels, kept as plain maps.
-// The API server records the reference's apiserver_request_total and apiserver_request_duration_seconds.
+// Prometheus metrics through prom-client: one registry per server (several servers can share a process), the
+// reference's families declared with their label names, gauges read when scraped, and the process and Node.js
+// runtime metrics of prom-client's default collectors.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 type Labels = Record<string, string>;
 
-interface Series { labels: Labels; value: number; buckets?: number[]; sum?: number }
-
-interface Metric { name: string; help: string; type: 'counter' | 'histogram' | 'gauge'; bounds?: number[]; series: Map<string, Series> }
-
 export interface MetricsRegistry {
-  counter(name: string, help: string): (labels: Labels, by?: number) => void;
-  gauge(name: string, help: string): (labels: Labels, value: number) => void;
-  histogram(name: string, help: string, bounds: number[]): (labels: Labels, value: number) => void;
-  /** the text exposition format, version 0.0.4 */
-  render(): string;
+  counter(name: string, help: string, labelNames: readonly string[]): (labels: Labels, by?: number) => void;
+  gauge(name: string, help: string, labelNames: readonly string[]): (labels: Labels, value: number) => void;
+  histogram(name: string, help: string, labelNames: readonly string[], buckets: number[]): (labels: Labels, value: number) => void;
+  /** a gauge whose series are read when scraped */
+  collected(name: string, help: string, labelNames: readonly string[], read: () => Array<[Labels, number]> | Promise<Array<[Labels, number]>>): void;
+  /** the text exposition format */
+  render(): Promise<string>;
+  readonly contentType: string;
 }
 
-const keyOf = (labels: Labels) => Object.keys(labels).sort().map(k => `${k}=${labels[k]}`).join(',');
-const escape = (v: string) => v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
-const labelText = (labels: Labels, extra?: [string, string]) => {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escape(v)}"`);
-  if (extra) parts.push(`${extra[0]}="${extra[1]}"`);
-  return parts.length ? `{${parts.join(',')}}` : '';
+/** the process and runtime metrics: one collector per process, shared by the servers in it */
+let processRegistry: Registry | undefined;
+const processMetrics = () => {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
 };
 
 export function createMetrics(): MetricsRegistry {
-  const metrics: Metric[] = [];
-  const series = (m: Metric, labels: Labels): Series => {
-    const k = keyOf(labels);
-    let s = m.series.get(k);
-    if (!s) {
-      s = { labels, value: 0 };
-      if (m.bounds) { s.buckets = m.bounds.map(() => 0); s.sum = 0; }
-      m.series.set(k, s);
-    }
-    return s;
-  };
-  const add = (m: Metric) => { metrics.push(m); return m; };
+  const registry = new Registry();
+  const registers = [registry];
   return {
-    counter(name, help) {
-      const m = add({ name, help, type: 'counter', series: new Map() });
-      return (labels, by = 1) => { series(m, labels).value += by; };
+    counter(name, help, labelNames) {
+      const c = new Counter({ name, help, labelNames, registers });
+      return (labels, by = 1) => c.inc(labels, by);
     },
-    gauge(name, help) {
-      const m = add({ name, help, type: 'gauge', series: new Map() });
-      return (labels, value) => { series(m, labels).value = value; };
+    gauge(name, help, labelNames) {
+      const g = new Gauge({ name, help, labelNames, registers });
+      return (labels, value) => g.set(labels, value);
     },
-    histogram(name, help, bounds) {
-      const m = add({ name, help, type: 'histogram', bounds, series: new Map() });
-      return (labels, value) => {
-        const s = series(m, labels);
-        s.value++;
-        s.sum! += value;
-        for (let i = 0; i < bounds.length; i++) if (value <= bounds[i]) s.buckets![i]++;
-      };
+    histogram(name, help, labelNames, buckets) {
+      const h = new Histogram({ name, help, labelNames, buckets, registers });
+      return (labels, value) => h.observe(labels, value);
     },
-    render() {
-      const out: string[] = [];
-      for (const m of metrics) {
-        out.push(`# HELP ${m.name} ${m.help}`, `# TYPE ${m.name} ${m.type}`);
-        for (const s of m.series.values()) {
-          if (!m.bounds) { out.push(`${m.name}${labelText(s.labels)} ${s.value}`); continue; }
-          m.bounds.forEach((b, i) => out.push(`${m.name}_bucket${labelText(s.labels, ['le', String(b)])} ${s.buckets![i]}`));
-          out.push(`${m.name}_bucket${labelText(s.labels, ['le', '+Inf'])} ${s.value}`);
-          out.push(`${m.name}_sum${labelText(s.labels)} ${s.sum}`, `${m.name}_count${labelText(s.labels)} ${s.value}`);
-        }
-      }
-      return `${out.join('\n')}\n`;
+    collected(name, help, labelNames, read) {
+      new Gauge({
+        name, help, labelNames, registers,
+        async collect() {
+          this.reset();
+          for (const [labels, value] of await read()) this.set(labels, value);
+        },
+      });
     },
+    render: () => Registry.merge([registry, processMetrics()]).metrics(),
+    contentType: registry.contentType,
   };
 }
 
@@ -85,3 +71,7 @@ export function metricVerb(verb: string, method: string): string {
 
 /** the reference's request duration buckets, in seconds */
 export const requestDurationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+/** the reference's storage and admission latency buckets, in seconds */
+export const storageDurationBuckets = [0.005, 0.025, 0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1, 1.25, 1.5, 2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 45, 60];
+export const admissionDurationBuckets = [0.005, 0.025, 0.1, 0.5, 1, 2.5];
+export const authDurationBuckets = [0.001, 0.002, 0.004, 0.008, 0.016, 0.032, 0.064, 0.128, 0.256, 0.512, 1.024, 2.048, 4.096, 8.192, 16.384];

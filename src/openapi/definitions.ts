@@ -1,9 +1,12 @@
 // Named definitions for the OpenAPI documents. The catalog's shared sub-schemas carry their reference
 // name in `x-ref`; every such object becomes one definition and the places that use it become `$ref`s.
-// Kinds and their list kinds carry x-kubernetes-group-version-kind so clients can find them.
+// Kinds and their list kinds carry x-kubernetes-group-version-kind so clients can find them. Descriptions
+// come from the catalog's description tables, loaded with this module (on the first OpenAPI request).
+import type { Naming } from '../api/naming.js';
 import type { Schema } from '../api/schema.js';
 import { obj, str, arr } from '../api/schemas/build.js';
 import { listMeta } from '../api/schemas/meta.js';
+import { descriptionsFor, listDescriptions } from '../api/schemas/descriptions/index.js';
 
 export interface Gvk { group: string; kind: string; version: string }
 export type Json = Record<string, unknown>;
@@ -106,13 +109,43 @@ export function listSchema(kindSchema: Schema, kind: string, listKind: string): 
   let s = byKind.get(listKind);
   if (!s) {
     const name = kindSchema['x-ref']!;
-    s = obj(`${name.slice(0, name.lastIndexOf('.') + 1)}${listKind}`,
-      { apiVersion: str(), items: arr(kindSchema), kind: str(), metadata: listMeta },
-      { required: ['items'], description: `${listKind} is a list of ${kind} objects.` });
+    const { description, fields } = listDescriptions(kind);
+    s = obj(`${name.slice(0, name.lastIndexOf('.') + 1)}${listKind}`, {
+      apiVersion: str({ description: fields.apiVersion }),
+      items: arr(kindSchema, { description: fields.items }),
+      kind: str({ description: fields.kind }),
+      metadata: { ...listMeta, description: fields.metadata },
+    }, { required: ['items'], description });
     byKind.set(listKind, s);
   }
   return s;
 }
+
+type Shape = Record<string, unknown>;
+/** The definitions the reference publishes in a shape of their own rather than the one their Go type suggests:
+ *  values of more than one JSON type, and free-form objects. Version 3 can say "one of"; version 2 cannot. */
+const publishedShapes: Record<string, { v2: Shape; v3: Shape }> = (() => {
+  const both = (shape: Shape) => ({ v2: shape, v3: shape });
+  const apiext = (k: string) => `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.${k}`;
+  const meta = (k: string) => `io.k8s.apimachinery.pkg.apis.meta.v1.${k}`;
+  return {
+    'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
+      v2: { type: 'string', format: 'int-or-string' },
+      v3: { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+    },
+    'io.k8s.apimachinery.pkg.api.resource.Quantity': { v2: { type: 'string' }, v3: { oneOf: [{ type: 'string' }, { type: 'number' }] } },
+    [meta('Time')]: both({ type: 'string', format: 'date-time' }),
+    [meta('MicroTime')]: both({ type: 'string', format: 'date-time' }),
+    [meta('FieldsV1')]: both({ type: 'object' }),
+    [meta('Patch')]: both({ type: 'object' }),
+    'io.k8s.apimachinery.pkg.runtime.RawExtension': both({ type: 'object' }),
+    // any JSON value, and the unions of JSONSchemaProps with a boolean or a list: no type at all
+    [apiext('JSON')]: both({}),
+    [apiext('JSONSchemaPropsOrArray')]: both({}),
+    [apiext('JSONSchemaPropsOrBool')]: both({}),
+    [apiext('JSONSchemaPropsOrStringArray')]: both({}),
+  };
+})();
 
 export interface Dialect {
   /** OpenAPI 3 writes annotated references as allOf and keeps nullable; Swagger 2 does neither */
@@ -123,40 +156,57 @@ export interface Dialect {
 export const swagger2: Dialect = { v3: false, refPrefix: '#/definitions/' };
 export const openapi3: Dialect = { v3: true, refPrefix: '#/components/schemas/' };
 
-/** Writes schemas in one dialect and remembers which definitions they refer to. `gvks` may narrow the
- *  group-version-kinds a definition lists in this document. */
-export function schemaWriter(defs: Definitions, dialect: Dialect, gvks = (name: string) => defs.gvks.get(name)) {
+/** Writes schemas in one dialect, with descriptions spelled for `names`, and remembers which definitions they
+ *  refer to. `gvks` may narrow the group-version-kinds a definition lists in this document. */
+export function schemaWriter(defs: Definitions, dialect: Dialect, names: Naming, gvks = (name: string) => defs.gvks.get(name)) {
   const used = new Set<string>();
 
   const refTo = (name: string): Json => { used.add(name); return { $ref: dialect.refPrefix + name }; };
 
-  /** a schema where it is used: a reference when it has a name */
-  function use(s: Schema): Json {
+  /** a schema where it is used: a reference when it has a name; `description` says what it is in this place */
+  function use(s: Schema, description?: string): Json {
     const name = s['x-ref'];
-    if (!name) return body(s);
-    const canonical = defs.byName.get(name);
-    if (!canonical) return body(s);
+    const canonical = name ? defs.byName.get(name) : undefined;
+    if (!name || !canonical) {
+      const out = body(s);
+      if (description) out.description = description;
+      return out;
+    }
     const annotations: Json = {};
     if (s !== canonical) for (const k of differingKeys(s, canonical)) {
       const v = (s as Json)[k];
       if (isAnnotation(k) && v !== undefined && (dialect.v3 || k !== 'nullable')) annotations[k] = v;
     }
+    if (description) annotations.description = description;
     if (!Object.keys(annotations).length) return refTo(name);
     return dialect.v3 ? { allOf: [refTo(name)], ...annotations } : { ...refTo(name), ...annotations };
   }
 
-  function body(s: Schema): Json {
+  /** a schema written out; `name` is the definition it is the body of, whose description table applies */
+  function body(s: Schema, name?: string): Json {
+    const described = name ? descriptionsFor(name, names) : undefined;
     const out: Json = {};
-    // quantities and int-or-strings are published as strings, as the reference does
-    if (!s.type && (s.format === 'int-or-string' || s.format === 'quantity')) out.type = 'string';
+    const description = described?.description ?? s.description;
+    if (description) out.description = description;
     for (const [k, v] of Object.entries(s)) {
-      if (isInternal(k) || (k === 'nullable' && !dialect.v3)) continue;
-      if (k === 'properties') out.properties = Object.fromEntries(Object.entries(v as Record<string, Schema>).map(([p, c]) => [p, use(c)]));
+      if (isInternal(k) || k === 'description' || (k === 'nullable' && !dialect.v3)) continue;
+      if (k === 'properties') {
+        // an object that names no fields is written without `properties`, as the reference writes empty structs
+        const entries = Object.entries(v as Record<string, Schema>);
+        if (entries.length) out.properties = Object.fromEntries(entries.map(([p, c]) => [p, use(c, described?.fields[p])]));
+      }
       else if (k === 'items') out.items = use(v as Schema);
       else if (k === 'additionalProperties') out.additionalProperties = typeof v === 'object' ? use(v as Schema) : v;
       else out[k] = v;
     }
     return out;
+  }
+
+  function definition(name: string): Json {
+    const shape = publishedShapes[name];
+    if (!shape) return body(defs.byName.get(name)!, name);
+    const description = descriptionsFor(name, names).description ?? defs.byName.get(name)!.description;
+    return { ...(description ? { description } : {}), ...(dialect.v3 ? shape.v3 : shape.v2) };
   }
 
   /** the definitions referred to so far and, transitively, the ones they refer to, sorted by name */
@@ -166,7 +216,7 @@ export function schemaWriter(defs: Definitions, dialect: Dialect, gvks = (name: 
     for (let pending = [...used]; pending.length; pending = [...used].filter(n => !done.has(n))) {
       for (const name of pending) {
         done.add(name);
-        const d = body(defs.byName.get(name)!);
+        const d = definition(name);
         const gvk = gvks(name);
         if (gvk?.length) d['x-kubernetes-group-version-kind'] = gvk;
         out[name] = d;

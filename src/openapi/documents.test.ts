@@ -13,22 +13,40 @@ function installed(domain: ApiDomain) {
   return { names, resources, model: buildModel(resources, names) };
 }
 
-/** every `$ref` in a document, with where it was found */
+/** every `$ref` in a document, with where it was found (a field named "$ref", as JSONSchemaProps has, is no reference) */
 function refs(value: unknown, path = '', out: Array<[string, string]> = []): Array<[string, string]> {
   if (Array.isArray(value)) value.forEach((v, i) => refs(v, `${path}[${i}]`, out));
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
-      if (k === '$ref') out.push([path, String(v)]);
+      if (k === '$ref' && typeof v === 'string') out.push([path, v]);
       else refs(v, `${path}.${k}`, out);
     }
   }
   return out;
 }
 
-function keysAnywhere(value: unknown, found = new Set<string>()): Set<string> {
+/** the keywords used anywhere in a document; the names of fields (keys of `properties`) are not keywords */
+function keysAnywhere(value: unknown, found = new Set<string>(), fieldNames = false): Set<string> {
   if (Array.isArray(value)) value.forEach(v => keysAnywhere(v, found));
-  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) { found.add(k); keysAnywhere(v, found); }
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) {
+    if (!fieldNames) found.add(k);
+    keysAnywhere(v, found, k === 'properties' && !fieldNames);
+  }
   return found;
+}
+
+const apiext = (k: string) => `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.v1.${k}`;
+/** the definitions whose shape the reference fixes, without their descriptions */
+function shapes(definitions: Record<string, any>) {
+  const names = ['io.k8s.apimachinery.pkg.apis.meta.v1.FieldsV1', 'io.k8s.apimachinery.pkg.util.intstr.IntOrString',
+    'io.k8s.apimachinery.pkg.api.resource.Quantity', 'io.k8s.apimachinery.pkg.apis.meta.v1.Time',
+    'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime', 'io.k8s.apimachinery.pkg.runtime.RawExtension',
+    apiext('JSON'), apiext('JSONSchemaPropsOrArray'), apiext('JSONSchemaPropsOrBool'), apiext('JSONSchemaPropsOrStringArray')];
+  return Object.fromEntries(names.map(n => {
+    const { description, ...shape } = definitions[n];
+    assert.match(description, /\w/, n);
+    return [n.slice(n.lastIndexOf('.') + 1), shape];
+  }));
 }
 
 const writeMethods = ['post', 'put', 'patch'];
@@ -108,9 +126,8 @@ for (const domain of apiDomains) describe(`OpenAPI documents (${domain})`, () =>
     assert.deepEqual(podSpec.properties.containers.items, { $ref: '#/components/schemas/io.k8s.api.core.v1.Container' });
     assert.equal(podSpec.properties.containers['x-kubernetes-patch-merge-key'], 'name');
     assert.equal(podSpec.properties.containers['x-kubernetes-patch-strategy'], 'merge');
-    assert.deepEqual(schemas['io.k8s.api.core.v1.Pod'].properties.metadata, { $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' });
+    assert.deepEqual(schemas['io.k8s.api.core.v1.Pod'].properties.metadata.allOf, [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta' }]);
     assert.deepEqual(schemas['io.k8s.api.core.v1.Pod']['x-kubernetes-group-version-kind'], [{ group: '', kind: 'Pod', version: 'v1' }]);
-    assert.equal(schemas['io.k8s.apimachinery.pkg.util.intstr.IntOrString'].type, 'string');
     for (const name of ['Status', 'DeleteOptions', 'Patch', 'WatchEvent', 'ListMeta'])
       assert.ok(schemas[`io.k8s.apimachinery.pkg.apis.meta.v1.${name}`], name);
     // a field that adds an annotation to a shared definition refers to it through allOf
@@ -120,6 +137,52 @@ for (const domain of apiDomains) describe(`OpenAPI documents (${domain})`, () =>
       assert.deepEqual(selector.allOf, [{ $ref: '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.LabelSelector' }]);
       assert.equal(selector['x-kubernetes-patch-strategy'], 'replace');
     }
+  });
+
+  test('the definitions whose shape the reference fixes are written as it writes them', () => {
+    const v2 = (swaggerDocument(model, names) as any).definitions;
+    const object = { type: 'object' }, dateTime = { type: 'string', format: 'date-time' }, any = {};
+    assert.deepEqual(shapes(v2), {
+      FieldsV1: object, IntOrString: { type: 'string', format: 'int-or-string' }, Quantity: { type: 'string' },
+      Time: dateTime, MicroTime: dateTime, RawExtension: object,
+      JSON: any, JSONSchemaPropsOrArray: any, JSONSchemaPropsOrBool: any, JSONSchemaPropsOrStringArray: any,
+    });
+    const v3 = Object.assign({}, ...model.groupVersions.map(gv => (openapi3Document(model, gv, names) as any).components.schemas));
+    assert.deepEqual(shapes(v3), {
+      FieldsV1: object, IntOrString: { format: 'int-or-string', oneOf: [{ type: 'integer' }, { type: 'string' }] },
+      Quantity: { oneOf: [{ type: 'string' }, { type: 'number' }] },
+      Time: dateTime, MicroTime: dateTime, RawExtension: object,
+      JSON: any, JSONSchemaPropsOrArray: any, JSONSchemaPropsOrBool: any, JSONSchemaPropsOrStringArray: any,
+    });
+  });
+
+  test('JSONSchemaProps in full, referring to itself', () => {
+    const props = (swaggerDocument(model, names) as any).definitions[apiext('JSONSchemaProps')];
+    assert.equal(props.type, 'object');
+    const ref = (k: string) => `#/definitions/${apiext(k)}`;
+    const p = props.properties;
+    assert.deepEqual(Object.keys(p).sort(), [
+      '$ref', '$schema', 'additionalItems', 'additionalProperties', 'allOf', 'anyOf', 'default', 'definitions', 'dependencies',
+      'description', 'enum', 'example', 'exclusiveMaximum', 'exclusiveMinimum', 'externalDocs', 'format', 'id', 'items',
+      'maxItems', 'maxLength', 'maxProperties', 'maximum', 'minItems', 'minLength', 'minProperties', 'minimum', 'multipleOf',
+      'not', 'nullable', 'oneOf', 'pattern', 'patternProperties', 'properties', 'required', 'title', 'type', 'uniqueItems',
+      'x-kubernetes-embedded-resource', 'x-kubernetes-int-or-string', 'x-kubernetes-list-map-keys', 'x-kubernetes-list-type',
+      'x-kubernetes-map-type', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-validations']);
+    assert.equal(p.properties.additionalProperties.$ref, ref('JSONSchemaProps'));
+    assert.equal(p.allOf.items.$ref, ref('JSONSchemaProps'));
+    assert.equal(p.not.$ref, ref('JSONSchemaProps'));
+    assert.equal(p.items.$ref, ref('JSONSchemaPropsOrArray'));
+    assert.equal(p.additionalProperties.$ref, ref('JSONSchemaPropsOrBool'));
+    assert.equal(p.dependencies.additionalProperties.$ref, ref('JSONSchemaPropsOrStringArray'));
+    assert.equal(p.default.$ref, ref('JSON'));
+    assert.equal(p.enum.items.$ref, ref('JSON'));
+    assert.deepEqual({ type: p.maxLength.type, format: p.maxLength.format }, { type: 'integer', format: 'int64' });
+    assert.deepEqual({ type: p.minimum.type, format: p.minimum.format }, { type: 'number', format: 'double' });
+    assert.equal(p['x-kubernetes-validations'].items.$ref, ref('ValidationRule'));
+    assert.deepEqual(p['x-kubernetes-validations']['x-kubernetes-list-map-keys'], ['rule']);
+    const rule = (swaggerDocument(model, names) as any).definitions[apiext('ValidationRule')];
+    assert.deepEqual(Object.keys(rule.properties).sort(), ['message', 'messageExpression', 'rule']);
+    assert.deepEqual(rule.required, ['rule']);
   });
 });
 

@@ -115,7 +115,7 @@ function writePaths(paths: PathItem[], writeParam: (p: Param) => Json, writeOp: 
 const info = (names: Naming) => ({ title: names.vendor.charAt(0).toUpperCase() + names.vendor.slice(1), version: versionInfo().gitVersion });
 
 export function swaggerDocument(model: Model, names: Naming): Json {
-  const w = schemaWriter(model.definitions, swagger2);
+  const w = schemaWriter(model.definitions, swagger2, names);
   const param = (p: Param): Json => ({ ...p });
   const op = (o: Operation): Json => {
     const { consumes, produces } = mediaTypes(o, names);
@@ -141,7 +141,7 @@ export function openapi3Document(model: Model, gv: GroupVersionModel, names: Nam
     const all = model.definitions.gvks.get(name);
     return everyGroupVersionNames.has(name) ? all?.filter(g => g.group === gv.group && g.version === gv.version) : all;
   };
-  const w = schemaWriter(model.definitions, openapi3, gvks);
+  const w = schemaWriter(model.definitions, openapi3, names, gvks);
   const param = ({ type, uniqueItems, ...rest }: Param): Json => ({ ...rest, schema: { type, uniqueItems } });
   const op = (o: Operation): Json => {
     const { consumes, produces } = mediaTypes(o, names);

@@ -109,3 +109,25 @@ describe('OpenAPI endpoints', () => {
     assert.deepEqual(json(await get(server, '/openapi/v3')).paths, before);
   });
 });
+
+describe('OpenAPI documents shared by the servers of one process', () => {
+  let a: TestServer, b: TestServer;
+  before(async () => { [a, b] = await Promise.all([startTestServer({ apiDomain: 'k8s.io' }), startTestServer({ apiDomain: 'k8s.io' })]); });
+  after(async () => { await Promise.all([a?.close(), b?.close()]); });
+
+  test('two servers of the same API answer the same documents; a resource added to one stays its own', async () => {
+    const etag = async (s: TestServer) => (await get(s, '/openapi/v2', { accept: 'application/json' })).headers.etag;
+    assert.equal(await etag(a), await etag(b));
+    a.resources.add({
+      group: 'stable.example.com', resource: 'crontabs', singular: 'crontab', kind: 'CronTab', namespaced: true, verbs: [...allVerbs],
+      versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object' } }],
+    });
+    const withCrd = json(await get(a, '/openapi/v2', { accept: 'application/json' }));
+    assert.ok(withCrd.definitions['com.example.stable.v1.CronTab']);
+    const other = json(await get(b, '/openapi/v2', { accept: 'application/json' }));
+    assert.equal(other.definitions['com.example.stable.v1.CronTab'], undefined);
+    assert.notEqual(await etag(a), await etag(b));
+    a.resources.remove('stable.example.com', 'crontabs');
+    assert.equal(await etag(a), await etag(b));
+  });
+});

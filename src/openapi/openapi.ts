@@ -1,6 +1,7 @@
 // The OpenAPI endpoints: /openapi/v2 (Swagger 2.0 as JSON or gnostic protobuf, also at the legacy
 // /swagger-2.0.0.pb-v1 and /swagger.json) and /openapi/v3 (an index of per-group-version documents
-// addressed by content hash). Documents are built on first request and dropped when the API changes.
+// addressed by content hash). Documents are built on first request, never at start, kept until the API
+// changes, and shared by the servers of one process that serve the same API.
 import { createHash } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import type { Naming } from '../api/naming.js';
@@ -67,24 +68,110 @@ function v2Form(accept: string | undefined): 'json' | 'protobuf' | undefined {
 const acceptsJson = (accept: string | undefined) =>
   parseAccept(accept).some(m => m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*');
 
-export function openapiEndpoints(resources: ApiResources, names: Naming) {
-  let model: Model | undefined;
-  let v2: { json: Encoded; proto?: Encoded; doc: unknown } | undefined;
-  let v3: { index: Encoded; groups: Map<string, Encoded> } | undefined;
-  resources.onChange(() => { model = undefined; v2 = undefined; v3 = undefined; });
+/** the documents of one API, each built when first asked for */
+interface Documents {
+  model?: Model;
+  v2?: { json: Encoded; proto?: Encoded; doc: unknown };
+  v3?: { index: Encoded; groups: Map<string, Encoded> };
+}
 
-  const currentModel = () => (model ??= builders!.buildModel(resources, names));
+/** A key that is equal for two servers exactly when their documents are: the domain and, for each served
+ *  resource version, the identity of its definition and schema (built-in ones are shared by the process;
+ *  a custom resource's are its own). */
+const ids = new WeakMap<object, number>();
+let nextId = 1;
+const identity = (o: object | undefined) => {
+  if (!o) return 0;
+  let id = ids.get(o);
+  if (id === undefined) ids.set(o, id = nextId++);
+  return id;
+};
+
+function apiKey(resources: ApiResources, names: Naming): string {
+  const parts = [names.domain, ...resources.groups().map(g => `${g.name}:${g.versions.join(',')}:${g.preferredVersion}`)];
+  for (const e of resources.all()) parts.push(`${e.group}/${e.version}/${e.resource}:${identity(e.def)}:${identity(e.schema)}`);
+  return parts.join('|');
+}
+
+/** the documents of the APIs served lately in this process; a few, as each set is some megabytes */
+const recent = new Map<string, Documents>();
+const recentLimit = 4;
+
+function documentsFor(key: string): Documents {
+  let docs = recent.get(key);
+  if (docs) recent.delete(key);
+  else docs = {};
+  recent.set(key, docs);
+  while (recent.size > recentLimit) recent.delete(recent.keys().next().value!);
+  return docs;
+}
+
+/** the backends of APIServices: their group versions and their v2 documents, as last fetched */
+export interface RemoteSpecs {
+  /** the remote group versions, as `apis/<group>/<version>` (their v3 documents are proxied to the backend) */
+  groupVersions(): string[];
+  v2Documents(): Array<{ paths?: Record<string, unknown>; definitions?: Record<string, unknown> }>;
+  onChange(fn: () => void): void;
+}
+
+/** the backends' paths and definitions joined to this server's; this server's own win where a name is taken */
+function mergeV2(doc: Record<string, unknown>, remote: ReturnType<RemoteSpecs['v2Documents']>) {
+  const paths = { ...(doc.paths as object) } as Record<string, unknown>;
+  const definitions = { ...(doc.definitions as object) } as Record<string, unknown>;
+  for (const r of remote) {
+    for (const [k, v] of Object.entries(r.paths ?? {})) paths[k] ??= v;
+    for (const [k, v] of Object.entries(r.definitions ?? {})) definitions[k] ??= v;
+  }
+  return { ...doc, paths, definitions };
+}
+
+export function openapiEndpoints(resources: ApiResources, names: Naming, remote?: RemoteSpecs) {
+  let docs: Documents | undefined;
+  let merged: { json: Encoded; proto?: Encoded; doc: unknown } | undefined;
+  let remoteIndex: Encoded | undefined;
+  resources.onChange(() => { docs = undefined; merged = undefined; remoteIndex = undefined; });
+  remote?.onChange(() => { merged = undefined; remoteIndex = undefined; });
+  const current = () => (docs ??= documentsFor(apiKey(resources, names)));
+
+  const currentModel = () => (current().model ??= builders!.buildModel(resources, names));
 
   function swagger() {
-    if (!v2) {
+    const d = current();
+    if (!d.v2) {
       const doc = builders!.swaggerDocument(currentModel(), names);
-      v2 = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
+      d.v2 = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
     }
-    return v2;
+    return d.v2;
+  }
+
+  /** the v2 document with the backends' documents merged in */
+  function swaggerWithRemote() {
+    const own = swagger();
+    const docs = remote?.v2Documents() ?? [];
+    if (!docs.length) return own;
+    if (!merged) {
+      const doc = mergeV2(own.doc as Record<string, unknown>, docs);
+      merged = { doc, json: encoded(Buffer.from(JSON.stringify(doc))) };
+    }
+    return merged;
+  }
+
+  /** the v3 index with the remote group versions listed */
+  function indexWithRemote() {
+    const own = openapi3().index;
+    const gvs = remote?.groupVersions() ?? [];
+    if (!gvs.length) return own;
+    if (!remoteIndex) {
+      const paths = { ...(JSON.parse(own.body.toString()) as { paths: Record<string, unknown> }).paths };
+      for (const key of gvs) paths[key] = { serverRelativeURL: `/openapi/v3/${key}` };
+      remoteIndex = encoded(Buffer.from(JSON.stringify({ paths })));
+    }
+    return remoteIndex;
   }
 
   function openapi3() {
-    if (!v3) {
+    const d = current();
+    if (!d.v3) {
       const m = currentModel();
       const groups = new Map<string, Encoded>();
       const paths: Record<string, { serverRelativeURL: string }> = {};
@@ -93,9 +180,9 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
         groups.set(gv.key, doc);
         paths[gv.key] = { serverRelativeURL: `/openapi/v3/${gv.key}?hash=${doc.hash}` };
       }
-      v3 = { groups, index: encoded(Buffer.from(JSON.stringify({ paths }))) };
+      d.v3 = { groups, index: encoded(Buffer.from(JSON.stringify({ paths }))) };
     }
-    return v3;
+    return d.v3;
   }
 
   return {
@@ -109,14 +196,14 @@ export function openapiEndpoints(resources: ApiResources, names: Naming) {
       if (p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json') {
         const form = p === '/swagger-2.0.0.pb-v1' ? 'protobuf' : p === '/swagger.json' ? 'json' : v2Form(accept);
         if (!form) throw notAcceptable(['application/json', protobufV2ContentType]);
-        const doc = swagger();
+        const doc = swaggerWithRemote();
         if (form === 'json') send(ctx, doc.json, 'application/json');
         else send(ctx, doc.proto ??= encoded(builders!.encodeSwaggerDocument(doc.doc as Record<string, unknown>)), protobufV2ContentType);
         return true;
       }
       if (p === '/openapi/v3' || p === '/openapi/v3/') {
         if (!acceptsJson(accept)) throw notAcceptable(['application/json']);
-        send(ctx, openapi3().index, 'application/json');
+        send(ctx, indexWithRemote(), 'application/json');
         return true;
       }
       if (p.startsWith('/openapi/v3/')) {

@@ -1,6 +1,7 @@
 // The installed API: resource definitions resolved against the API domain and the enabled versions,
 // looked up by (group, version, resource). Routes and discovery read the same table.
 import type { Naming } from '../api/naming.js';
+import { compareVersions } from '../api/apiservices.js';
 import type { ResourceDefinition, ResourceInfo, VersionDefinition } from './types.js';
 
 export type { ResourceInfo };
@@ -27,20 +28,7 @@ export function fullGroup(def: ResourceDefinition, names: Naming): string {
 }
 
 /** versions sort as the reference does: GA before beta before alpha, higher numbers first */
-export function compareVersions(a: string, b: string): number {
-  const parse = (v: string) => {
-    const m = /^v(\d+)(?:(alpha|beta)(\d+))?$/.exec(v);
-    if (!m) return [0, 0, 0, v] as const;
-    const track = m[2] === 'alpha' ? 1 : m[2] === 'beta' ? 2 : 3;
-    return [track, Number(m[1]), Number(m[3] ?? 0), v] as const;
-  };
-  const [ta, ma, na, sa] = parse(a);
-  const [tb, mb, nb, sb] = parse(b);
-  if (ta !== tb) return tb - ta;
-  if (ta === 0) return sa < sb ? -1 : sa > sb ? 1 : 0;
-  if (ma !== mb) return mb - ma;
-  return nb - na;
-}
+export { compareVersions };
 
 export function createApiResources(names: Naming, isServed: (group: string, version: string, resource: string, def: ResourceDefinition, v: VersionDefinition) => boolean): ApiResources {
   const entries = new Map<string, ResourceInfo>();

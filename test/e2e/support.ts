@@ -2,7 +2,7 @@
 // with their own HOME and discovery cache, long-running watches read line by line, and manifests
 // written to a temporary folder.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -11,10 +11,14 @@ import type { ApiDomain } from '../../src/api/naming.js';
 
 export { apiDomains } from '../../src/api/naming.js';
 export const kubectlVersions = ['1.27', '1.32'] as const;
-export type KubectlVersion = (typeof kubectlVersions)[number];
+/** Debian's kubectl (package kubernetes-client), for what older clients do: client-side validation against the
+ *  OpenAPI v2 document. scripts/ensure-deps.sh unpacks it. */
+export const oldKubectlVersion = '1.20' as const;
+export type KubectlVersion = (typeof kubectlVersions)[number] | typeof oldKubectlVersion;
 
 /** The versioned binaries: the plain `kubectl` on PATH is a dispatcher that picks one from the server's /version. */
-export const kubectlPath = (version: KubectlVersion) => `/usr/lib/google-cloud-sdk/bin/kubectl.${version}`;
+export const kubectlPath = (version: KubectlVersion) =>
+  version === oldKubectlVersion ? '/usr/local/lib/kubernetes-client/kubectl' : `/usr/lib/google-cloud-sdk/bin/kubectl.${version}`;
 
 export interface Run { code: number; stdout: string; stderr: string }
 
@@ -43,6 +47,7 @@ const commandTimeoutMs = 180_000;
 
 /** kubectl against a fresh server, or against the given one (which the caller then closes) */
 export async function startKubectlEnv(version: KubectlVersion, apiDomain: ApiDomain, existing?: TestServer): Promise<KubectlEnv> {
+  if (!existsSync(kubectlPath(version))) throw new Error(`kubectl ${version} is missing at ${kubectlPath(version)}: run scripts/ensure-deps.sh`);
   return startCommandEnv([kubectlPath(version)], version, existing ?? await startTestServer({ apiDomain }), (home) => ['--cache-dir', join(home, 'cache')], !existing);
 }
 

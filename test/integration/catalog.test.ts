@@ -243,7 +243,7 @@ describe('--runtime-config', { concurrency: 1 }, () => {
   });
 
   test('group versions and single resources switch on and off', async () => {
-    const server = await startTestServer({ flags: [`--runtime-config=${admission}/v1alpha1=true,apps/v1/daemonsets=false,batch/v1=false,batch/v1/jobs=true,v1/podtemplates=false`] });
+    const server = await startTestServer({ flags: ['--feature-gates=ValidatingAdmissionPolicy=true', `--runtime-config=${admission}/v1alpha1=true,apps/v1/daemonsets=false,batch/v1=false,batch/v1/jobs=true,v1/podtemplates=false`] });
     const c = createClient(server);
     try {
       const made = await c.request('POST', policies, { body: { metadata: { name: 'p' }, spec: { validations: [{ expression: 'true' }] } } });
@@ -259,6 +259,24 @@ describe('--runtime-config', { concurrency: 1 }, () => {
       const discovery = (await c.get('/apis/apps/v1')).json.resources.map((r: any) => r.name);
       assert.ok(!discovery.includes('daemonsets') && discovery.includes('deployments'), discovery.join());
     } finally { c.close(); await server.close(); }
+  });
+
+  test('api/all, api/ga, api/beta, api/alpha and api/legacy switch whole tracks; the server starts with any of them', async () => {
+    const served = async (flag: string, paths: Record<string, number>) => {
+      const server = await startTestServer({ flags: [`--runtime-config=${flag}`, '--feature-gates=ValidatingAdmissionPolicy=true'] });
+      const c = createClient(server);
+      try {
+        for (const [path, status] of Object.entries(paths)) assert.equal((await c.get(path)).status, status, `${flag}: ${path}`);
+        assert.equal((await c.get('/readyz')).status, 200, `${flag}: ready`);
+      } finally { c.close(); await server.close(); }
+    };
+    await served('api/all=false', { '/api/v1/pods': 404, '/apis/apps/v1/deployments': 404, '/apis': 200, '/version': 200 });
+    await served('api/all=false,api/v1=true', { '/api/v1/pods': 200, '/apis/apps/v1/deployments': 404 });
+    await served('api/all=false,apps/v1=true', { '/api/v1/pods': 404, '/apis/apps/v1/deployments': 200 });
+    await served('api/alpha=true', { [policies]: 200, '/apis/apps/v1/deployments': 200 });
+    await served('api/ga=false,api/v1=true', { '/api/v1/pods': 200, '/apis/apps/v1/deployments': 404, [`/apis/${names.group('flowcontrol.apiserver')}/v1beta3/flowschemas`]: 200 });
+    await served('api/beta=false', { [`/apis/${names.group('flowcontrol.apiserver')}/v1beta3/flowschemas`]: 404, '/apis/apps/v1/deployments': 200 });
+    await served('api/legacy=false', { '/api/v1/pods': 404, '/apis/apps/v1/deployments': 200 });
   });
 
   test('a key naming nothing the server has refuses to start', async () => {

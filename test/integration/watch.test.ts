@@ -170,4 +170,4 @@ eachBackend('watch', h => {
     assert.equal((await w.next())?.type, 'MODIFIED');
     w.close();
   });
-}, { bookmarkIntervalMs });
+}, { bookmarkIntervalMs, flags: ['--feature-gates=WatchList=true'] });

@@ -73,3 +73,10 @@ test('descriptions of the catalog become TSDoc comments of types and fields; cla
   assert.match(text, / {2}owner\?: ObjectReference;\n {2}target\?: CoreV1ObjectReference;/);
   assert.match(files.get('index')!, /\[key: `example\.\$\{string\}\/v1\/widgets`\]: exampleV1\.Widget;/);
 });
+
+test('the description tables reach the types; names that follow the API domain are left open', () => {
+  const files = generateTypes();
+  assert.match(files.get('apps-v1')!, /\/\*\* How pods of an old template are replaced by pods of a new one\. \*\/\n {2}strategy\?: DeploymentStrategy;/);
+  assert.match(files.get('apps-v1')!, /\/\*\* A Deployment keeps a number of identical pods running[^\n]*\*\/\nexport interface Deployment \{/);
+  assert.match(files.get('core-v1')!, /"<label domain>\/hostname"/);
+});

@@ -1,6 +1,7 @@
-// apiextensions/v1 definitions. The OpenAPI schema inside a CustomResourceDefinition is free-form JSON
-// here (its own validation lives with the custom-resource code).
-import { anyJson, arr, bool, bytes, int32, mapList, obj, str, time } from './build.js';
+// apiextensions/v1 definitions. The OpenAPI schema inside a CustomResourceDefinition is described field by
+// field (JSONSchemaProps refers to itself); whether it is a valid structural schema is checked by the
+// custom-resource code.
+import { anyJson, arr, atomicList, bool, bytes, double, int32, int64, mapList, mapOf, obj, patch, str, time } from './build.js';
 import { kind } from './meta.js';
 import type { Schema } from '../schema.js';
 
@@ -13,7 +14,37 @@ const serviceReference = obj(ref('ServiceReference'), {
   namespace: str(), name: str(), path: str(), port: int32(),
 }, { required: ['namespace', 'name'] });
 
-export const jsonSchemaProps: Schema = { ...obj(ref('JSONSchemaProps'), {}), ...anyJson };
+/** any JSON value, and the unions whose JSON form is whichever member is set: no type is fixed */
+const untyped = (k: string): Schema => ({ ...anyJson, 'x-ref': ref(k) });
+const json = untyped('JSON');
+const schemaOrBool = untyped('JSONSchemaPropsOrBool');
+
+export const jsonSchemaProps: Schema = obj(ref('JSONSchemaProps'), {});
+const validationRule = obj(ref('ValidationRule'), { rule: str(), message: str(), messageExpression: str() }, { required: ['rule'] });
+Object.assign(jsonSchemaProps.properties!, {
+  id: str(), $schema: str(), $ref: str(), description: str(), type: str(), format: str(), title: str(),
+  default: json, maximum: double(), exclusiveMaximum: bool(), minimum: double(), exclusiveMinimum: bool(),
+  maxLength: int64(), minLength: int64(), pattern: str(), maxItems: int64(), minItems: int64(), uniqueItems: bool(),
+  multipleOf: double(), enum: arr(json), maxProperties: int64(), minProperties: int64(), required: arr(str()),
+  items: untyped('JSONSchemaPropsOrArray'),
+  allOf: arr(jsonSchemaProps), oneOf: arr(jsonSchemaProps), anyOf: arr(jsonSchemaProps), not: jsonSchemaProps,
+  properties: mapOf(jsonSchemaProps),
+  additionalProperties: schemaOrBool,
+  patternProperties: mapOf(jsonSchemaProps),
+  dependencies: mapOf(untyped('JSONSchemaPropsOrStringArray')),
+  additionalItems: schemaOrBool,
+  definitions: mapOf(jsonSchemaProps),
+  externalDocs: obj(ref('ExternalDocumentation'), { description: str(), url: str() }),
+  example: json,
+  nullable: bool(),
+  'x-kubernetes-preserve-unknown-fields': bool(),
+  'x-kubernetes-embedded-resource': bool(),
+  'x-kubernetes-int-or-string': bool(),
+  'x-kubernetes-list-map-keys': atomicList(str()),
+  'x-kubernetes-list-type': str(),
+  'x-kubernetes-map-type': str(),
+  'x-kubernetes-validations': mapList(validationRule, ['rule'], patch('rule')),
+} satisfies Record<string, Schema>);
 
 export const customResourceDefinition = kind(ref('CustomResourceDefinition'), {
   spec: obj(ref('CustomResourceDefinitionSpec'), {

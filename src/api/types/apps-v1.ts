@@ -2,240 +2,408 @@
 import type { PersistentVolumeClaim, PodTemplateSpec } from './core-v1.js';
 import type { IntOrString, LabelSelector, ListMeta, ObjectMeta, RawExtension, Time } from './meta-v1.js';
 
+/** A ControllerRevision records one version of the state a controller rolls out, such as a StatefulSet's or DaemonSet's pod template, so it can roll back to it. Its data never changes once written. */
 export interface ControllerRevision {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'ControllerRevision';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The recorded state, as the controller serialized it. */
   data?: RawExtension;
+  /** The number of this revision; each new revision of the same owner gets a higher one. */
   revision: number;
 }
 
-/** ControllerRevisionList is a list of ControllerRevision objects. */
+/** A list of ControllerRevision objects, as a list or watch request returns them. */
 export interface ControllerRevisionList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The ControllerRevision objects. */
   items: ControllerRevision[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'ControllerRevisionList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** A DaemonSet runs one copy of a pod on every node that matches its template's node selection, adding pods as nodes join and removing them as nodes leave. */
 export interface DaemonSet {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'DaemonSet';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The desired state: which pod to run on each node and how to update it. */
   spec?: DaemonSetSpec;
+  /** The most recently observed state, written by the daemon set controller. */
   status?: DaemonSetStatus;
 }
 
+/** A condition of a DaemonSet, reported by its controller. */
 export interface DaemonSetCondition {
+  /** The aspect of the DaemonSet this condition reports on. */
   type: string;
+  /** Whether the condition holds: "True", "False" or "Unknown". */
   status: string;
+  /** When the status of this condition last changed. */
   lastTransitionTime?: Time;
+  /** A one-word CamelCase code for why the condition last changed, meant for programs. */
   reason?: string;
+  /** A human-readable explanation of the last change, meant for people. */
   message?: string;
 }
 
-/** DaemonSetList is a list of DaemonSet objects. */
+/** A list of DaemonSet objects, as a list or watch request returns them. */
 export interface DaemonSetList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The DaemonSet objects. */
   items: DaemonSet[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'DaemonSetList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The desired state of a DaemonSet. */
 export interface DaemonSetSpec {
+  /** Label selector for the pods this controller owns. It must match the labels of the pod template and cannot be changed after creation. */
   selector: LabelSelector;
+  /** The pod template: every pod this controller creates is made from it. It runs on every node its node selector, affinity and tolerations allow. */
   template: PodTemplateSpec;
+  /** How pods are replaced when the template changes. */
   updateStrategy?: DaemonSetUpdateStrategy;
+  /** How many seconds a new pod must stay ready, with no container crashing, before it counts as available. Defaults to 0: available as soon as it is ready. */
   minReadySeconds?: number;
+  /** How many old revisions to keep so that a rollback is possible. Defaults to 10. */
   revisionHistoryLimit?: number;
 }
 
+/** The observed state of a DaemonSet. */
 export interface DaemonSetStatus {
+  /** How many nodes run at least one pod of the daemon set and should. */
   currentNumberScheduled: number;
+  /** How many nodes run a pod of the daemon set but should not. */
   numberMisscheduled: number;
+  /** How many nodes should run a pod of the daemon set. */
   desiredNumberScheduled: number;
+  /** How many nodes run a pod of the daemon set that is ready. */
   numberReady: number;
+  /** The most recent generation of the object the controller has acted on; when it equals metadata.generation, the status reflects the current spec. */
   observedGeneration?: number;
+  /** How many nodes run a pod of the current template. */
   updatedNumberScheduled?: number;
+  /** How many nodes run a pod of the daemon set that has been ready for at least minReadySeconds. */
   numberAvailable?: number;
+  /** How many nodes should run an available pod of the daemon set but do not. */
   numberUnavailable?: number;
+  /** How many times a name collision occurred when the controller named a new revision; it is added to the hash so the next name differs. */
   collisionCount?: number;
+  /** The latest observations of the DaemonSet. */
   conditions?: DaemonSetCondition[];
 }
 
+/** How a DaemonSet replaces pods when its template changes. */
 export interface DaemonSetUpdateStrategy {
+  /** The kind of update: "RollingUpdate" (the default) replaces pods node by node; "OnDelete" only replaces a pod after someone deletes it. */
   type?: 'OnDelete' | 'RollingUpdate';
+  /** Parameters of a rolling update; only used when type is RollingUpdate. */
   rollingUpdate?: RollingUpdateDaemonSet;
 }
 
+/** A Deployment keeps a number of identical pods running from one pod template and rolls out changes to the template declaratively, through ReplicaSets it owns. */
 export interface Deployment {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'Deployment';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The desired state: how many pods, from which template, and how changes roll out. */
   spec?: DeploymentSpec;
+  /** The most recently observed state of the rollout, written by the deployment controller. */
   status?: DeploymentStatus;
 }
 
+/** A condition of a Deployment, such as Available, Progressing or ReplicaFailure. */
 export interface DeploymentCondition {
+  /** The aspect of the Deployment this condition reports on, for example "Available" or "Progressing". */
   type: string;
+  /** Whether the condition holds: "True", "False" or "Unknown". */
   status: string;
+  /** When the controller last updated this condition, even if its status did not change. */
   lastUpdateTime?: Time;
+  /** When the status of this condition last changed. */
   lastTransitionTime?: Time;
+  /** A one-word CamelCase code for why the condition last changed, meant for programs. */
   reason?: string;
+  /** A human-readable explanation of the last change, meant for people. */
   message?: string;
 }
 
-/** DeploymentList is a list of Deployment objects. */
+/** A list of Deployment objects, as a list or watch request returns them. */
 export interface DeploymentList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The Deployment objects. */
   items: Deployment[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'DeploymentList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The desired state of a Deployment. */
 export interface DeploymentSpec {
+  /** How many pods should run. Defaults to 1; a HorizontalPodAutoscaler may manage this field instead. */
   replicas?: number;
+  /** Label selector for the pods this controller owns. It must match the labels of the pod template and cannot be changed after creation. */
   selector: LabelSelector;
+  /** The pod template: every pod this controller creates is made from it. Its restartPolicy must be Always. */
   template: PodTemplateSpec;
+  /** How pods of an old template are replaced by pods of a new one. */
   strategy?: DeploymentStrategy;
+  /** How many seconds a new pod must stay ready, with no container crashing, before it counts as available. Defaults to 0: available as soon as it is ready. */
   minReadySeconds?: number;
+  /** How many old revisions to keep so that a rollback is possible. Defaults to 10. */
   revisionHistoryLimit?: number;
+  /** While true, changes to the template start no rollout; the controller keeps the current pods as they are. */
   paused?: boolean;
+  /** Seconds a rollout may go without making progress before the Progressing condition reports ProgressDeadlineExceeded. Defaults to 600; must be greater than minReadySeconds. */
   progressDeadlineSeconds?: number;
 }
 
+/** The observed state of a Deployment. */
 export interface DeploymentStatus {
+  /** The most recent generation of the object the controller has acted on; when it equals metadata.generation, the status reflects the current spec. */
   observedGeneration?: number;
+  /** How many pods the Deployment's ReplicaSets target in total, old and new template together. */
   replicas?: number;
+  /** How many pods run the current template. */
   updatedReplicas?: number;
+  /** How many pods are ready. */
   readyReplicas?: number;
+  /** How many pods have been ready for at least minReadySeconds. */
   availableReplicas?: number;
+  /** How many more pods are needed before all desired pods are available. */
   unavailableReplicas?: number;
+  /** The latest observations of the rollout, such as Available and Progressing. */
   conditions?: DeploymentCondition[];
+  /** How many times a name collision occurred when the controller named a new revision; it is added to the hash so the next name differs. */
   collisionCount?: number;
 }
 
+/** How a Deployment replaces old pods with new ones. */
 export interface DeploymentStrategy {
+  /** The kind of replacement: "RollingUpdate" (the default) replaces pods gradually; "Recreate" deletes every old pod before creating new ones. */
   type?: 'Recreate' | 'RollingUpdate';
+  /** Limits for a rolling update; only used when type is RollingUpdate. */
   rollingUpdate?: RollingUpdateDeployment;
 }
 
+/** A ReplicaSet keeps a given number of pods matching its selector running, creating pods from its template and deleting extra ones. Deployments manage ReplicaSets; they are rarely used directly. */
 export interface ReplicaSet {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'ReplicaSet';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The desired state: how many pods, selected how, made from which template. */
   spec?: ReplicaSetSpec;
+  /** The most recently observed state, written by the replica set controller. */
   status?: ReplicaSetStatus;
 }
 
+/** A condition of a ReplicaSet, reported by its controller. */
 export interface ReplicaSetCondition {
+  /** The aspect of the ReplicaSet this condition reports on. */
   type: string;
+  /** Whether the condition holds: "True", "False" or "Unknown". */
   status: string;
+  /** When the status of this condition last changed. */
   lastTransitionTime?: Time;
+  /** A one-word CamelCase code for why the condition last changed, meant for programs. */
   reason?: string;
+  /** A human-readable explanation of the last change, meant for people. */
   message?: string;
 }
 
-/** ReplicaSetList is a list of ReplicaSet objects. */
+/** A list of ReplicaSet objects, as a list or watch request returns them. */
 export interface ReplicaSetList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The ReplicaSet objects. */
   items: ReplicaSet[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'ReplicaSetList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The desired state of a ReplicaSet. */
 export interface ReplicaSetSpec {
+  /** How many pods should run. Defaults to 1. */
   replicas?: number;
+  /** How many seconds a new pod must stay ready, with no container crashing, before it counts as available. Defaults to 0: available as soon as it is ready. */
   minReadySeconds?: number;
+  /** Label selector for the pods this controller owns. It must match the labels of the pod template and cannot be changed after creation. */
   selector: LabelSelector;
+  /** The pod template: every pod this controller creates is made from it. Pods matching the selector count towards replicas whether or not this template made them. */
   template?: PodTemplateSpec;
 }
 
+/** The observed state of a ReplicaSet. */
 export interface ReplicaSetStatus {
+  /** How many pods currently match the selector. */
   replicas: number;
+  /** How many pods carry all the labels of the pod template. */
   fullyLabeledReplicas?: number;
+  /** How many pods are ready. */
   readyReplicas?: number;
+  /** How many pods have been ready for at least minReadySeconds. */
   availableReplicas?: number;
+  /** The most recent generation of the object the controller has acted on; when it equals metadata.generation, the status reflects the current spec. */
   observedGeneration?: number;
+  /** The latest observations of the ReplicaSet, such as a failure to create pods. */
   conditions?: ReplicaSetCondition[];
 }
 
+/** How fast a rolling update of a DaemonSet may go. */
 export interface RollingUpdateDaemonSet {
+  /** How many nodes may be without an available pod during the update, as a number or a percentage of the nodes that should run one. Defaults to 1; cannot be 0 when maxSurge is 0. */
   maxUnavailable?: IntOrString;
+  /** How many nodes may run an old and a new pod at once during the update, as a number or a percentage. Defaults to 0; cannot be 0 when maxUnavailable is 0. */
   maxSurge?: IntOrString;
 }
 
+/** How fast a rolling update of a Deployment may go. */
 export interface RollingUpdateDeployment {
+  /** How many of the desired pods may be unavailable during the update, as a number or a percentage of replicas (rounded down). Defaults to 25%; cannot be 0 when maxSurge is 0. */
   maxUnavailable?: IntOrString;
+  /** How many pods may be created above the desired count during the update, as a number or a percentage of replicas (rounded up). Defaults to 25%; cannot be 0 when maxUnavailable is 0. */
   maxSurge?: IntOrString;
 }
 
+/** Parameters of a rolling update of a StatefulSet. */
 export interface RollingUpdateStatefulSetStrategy {
+  /** Only pods with an ordinal at or above this number are updated; the others keep the old template. Defaults to 0, which updates all of them. */
   partition?: number;
+  /** How many pods may be unavailable during the update, as a number or a percentage of replicas. Defaults to 1. Only honoured when the MaxUnavailableStatefulSet feature is on. */
   maxUnavailable?: IntOrString;
 }
 
+/** A StatefulSet runs pods with stable identities: each pod has a fixed ordinal name, its own persistent volume claims and a stable network name through a headless Service, and pods are created, updated and removed in order. */
 export interface StatefulSet {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'StatefulSet';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The desired state: how many pods, from which template, with which volume claims. */
   spec?: StatefulSetSpec;
+  /** The most recently observed state, written by the stateful set controller. */
   status?: StatefulSetStatus;
 }
 
+/** A condition of a StatefulSet, reported by its controller. */
 export interface StatefulSetCondition {
+  /** The aspect of the StatefulSet this condition reports on. */
   type: string;
+  /** Whether the condition holds: "True", "False" or "Unknown". */
   status: string;
+  /** When the status of this condition last changed. */
   lastTransitionTime?: Time;
+  /** A one-word CamelCase code for why the condition last changed, meant for programs. */
   reason?: string;
+  /** A human-readable explanation of the last change, meant for people. */
   message?: string;
 }
 
-/** StatefulSetList is a list of StatefulSet objects. */
+/** A list of StatefulSet objects, as a list or watch request returns them. */
 export interface StatefulSetList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'apps/v1';
+  /** The StatefulSet objects. */
   items: StatefulSet[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'StatefulSetList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The numbering of a StatefulSet's pods. */
 export interface StatefulSetOrdinals {
+  /** The ordinal of the first pod; pods are numbered from start to start + replicas - 1. Defaults to 0. */
   start?: number;
 }
 
+/** Whether the claims a StatefulSet made from its volume claim templates are kept or deleted. */
 export interface StatefulSetPersistentVolumeClaimRetentionPolicy {
+  /** What happens to the claims when the StatefulSet is deleted: "Retain" (the default) keeps them, "Delete" deletes them. */
   whenDeleted?: string;
+  /** What happens to the claims of pods removed by scaling down: "Retain" (the default) keeps them, "Delete" deletes them. */
   whenScaled?: string;
 }
 
+/** The desired state of a StatefulSet. */
 export interface StatefulSetSpec {
+  /** How many pods should run. Defaults to 1. */
   replicas?: number;
+  /** Label selector for the pods this controller owns. It must match the labels of the pod template and cannot be changed after creation. */
   selector: LabelSelector;
+  /** The pod template: every pod this controller creates is made from it. Each pod is named <statefulset name>-<ordinal>. */
   template: PodTemplateSpec;
+  /** Claims each pod gets a persistent volume claim of its own from, named <template name>-<pod name>; a container mounts one through a volume of the same name. */
   volumeClaimTemplates?: PersistentVolumeClaim[];
+  /** The headless Service that gives the pods their network identities (<pod>.<service>.<namespace>); it must exist before the pods can be reached. */
   serviceName: string;
+  /** How pods are created and removed when scaling: "OrderedReady" (the default) one at a time in ordinal order, each waiting for the one before to be ready; "Parallel" all at once. */
   podManagementPolicy?: 'OrderedReady' | 'Parallel';
+  /** How pods are replaced when the template changes. */
   updateStrategy?: StatefulSetUpdateStrategy;
+  /** How many old revisions to keep so that a rollback is possible. Defaults to 10. */
   revisionHistoryLimit?: number;
+  /** How many seconds a new pod must stay ready, with no container crashing, before it counts as available. Defaults to 0: available as soon as it is ready. */
   minReadySeconds?: number;
+  /** What happens to the claims made from volumeClaimTemplates when the StatefulSet is deleted or scaled down. By default they are kept. */
   persistentVolumeClaimRetentionPolicy?: StatefulSetPersistentVolumeClaimRetentionPolicy;
+  /** Where the numbering of pod ordinals starts. */
   ordinals?: StatefulSetOrdinals;
 }
 
+/** The observed state of a StatefulSet. */
 export interface StatefulSetStatus {
+  /** The most recent generation of the object the controller has acted on; when it equals metadata.generation, the status reflects the current spec. */
   observedGeneration?: number;
+  /** How many pods the controller has created. */
   replicas: number;
+  /** How many pods are ready. */
   readyReplicas?: number;
+  /** How many pods run the revision named by currentRevision. */
   currentReplicas?: number;
+  /** How many pods run the revision named by updateRevision. */
   updatedReplicas?: number;
+  /** The revision (a ControllerRevision name) of the pods in the ordinals before the update partition. */
   currentRevision?: string;
+  /** The revision (a ControllerRevision name) new and updated pods are made from. */
   updateRevision?: string;
+  /** How many times a name collision occurred when the controller named a new revision; it is added to the hash so the next name differs. */
   collisionCount?: number;
+  /** The latest observations of the StatefulSet. */
   conditions?: StatefulSetCondition[];
+  /** How many pods have been ready for at least minReadySeconds. */
   availableReplicas?: number;
 }
 
+/** How a StatefulSet replaces pods when its template changes. */
 export interface StatefulSetUpdateStrategy {
+  /** The kind of update: "RollingUpdate" (the default) replaces pods in reverse ordinal order; "OnDelete" only replaces a pod after someone deletes it. */
   type?: 'OnDelete' | 'RollingUpdate';
+  /** Parameters of a rolling update; only used when type is RollingUpdate. */
   rollingUpdate?: RollingUpdateStatefulSetStrategy;
 }

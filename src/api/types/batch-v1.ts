@@ -2,117 +2,198 @@
 import type { ObjectReference, PodTemplateSpec } from './core-v1.js';
 import type { LabelSelector, ListMeta, ObjectMeta, Time } from './meta-v1.js';
 
+/** A CronJob creates Jobs on a repeating schedule written in cron syntax. */
 export interface CronJob {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'batch/v1';
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CronJob';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The schedule and the Job to create. */
   spec?: CronJobSpec;
+  /** The most recently observed state, written by the cron job controller. */
   status?: CronJobStatus;
 }
 
-/** CronJobList is a list of CronJob objects. */
+/** A list of CronJob objects, as a list or watch request returns them. */
 export interface CronJobList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'batch/v1';
+  /** The CronJob objects. */
   items: CronJob[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CronJobList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The desired behaviour of a CronJob. */
 export interface CronJobSpec {
+  /** When to run, in cron syntax such as "*\/5 * * * *" (every five minutes) or a macro such as "@hourly". */
   schedule: string;
+  /** The time zone the schedule is read in, such as "Europe/Berlin"; the controller's time zone when unset. */
   timeZone?: string;
+  /** Seconds after a scheduled time within which a missed run may still start; later, the run counts as missed. */
   startingDeadlineSeconds?: number;
+  /** What to do when a run is due while the last one is still running: "Allow" (the default) runs both, "Forbid" skips the new run, "Replace" stops the old one. */
   concurrencyPolicy?: 'Allow' | 'Forbid' | 'Replace';
+  /** When true no new runs start; running Jobs are not affected. Defaults to false. */
   suspend?: boolean;
+  /** The Job each run creates. */
   jobTemplate: JobTemplateSpec;
+  /** How many finished successful Jobs to keep. Defaults to 3. */
   successfulJobsHistoryLimit?: number;
+  /** How many failed Jobs to keep. Defaults to 1. */
   failedJobsHistoryLimit?: number;
 }
 
+/** The observed state of a CronJob. */
 export interface CronJobStatus {
+  /** The Jobs now running. */
   active?: ObjectReference[];
+  /** When a Job was last scheduled. */
   lastScheduleTime?: Time;
+  /** When a Job last completed successfully. */
   lastSuccessfulTime?: Time;
 }
 
+/** A Job runs pods until a number of them have completed successfully, retrying failed ones up to a limit. */
 export interface Job {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'batch/v1';
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'Job';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** How many pods, from which template, with which limits. */
   spec?: JobSpec;
+  /** The most recently observed state, written by the job controller. */
   status?: JobStatus;
 }
 
+/** A condition of a Job. */
 export interface JobCondition {
+  /** The aspect of the Job this condition reports on, for example "Complete" or "Failed". */
   type: string;
+  /** Whether the condition holds: "True", "False" or "Unknown". */
   status: string;
+  /** When the condition was last checked. */
   lastProbeTime?: Time;
+  /** When the status of this condition last changed. */
   lastTransitionTime?: Time;
+  /** A one-word CamelCase code for why the condition last changed, meant for programs. */
   reason?: string;
+  /** A human-readable explanation of the last change, meant for people. */
   message?: string;
 }
 
-/** JobList is a list of Job objects. */
+/** A list of Job objects, as a list or watch request returns them. */
 export interface JobList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: 'batch/v1';
+  /** The Job objects. */
   items: Job[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'JobList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The desired behaviour of a Job. */
 export interface JobSpec {
+  /** The most pods that run at once. Defaults to 1; 0 pauses the job. */
   parallelism?: number;
+  /** How many pods must complete successfully. Defaults to 1; when unset with parallelism set, any single success completes the job. */
   completions?: number;
+  /** Seconds the job may run, from its start, before its pods are stopped and it fails with reason DeadlineExceeded. Counted across suspensions. */
   activeDeadlineSeconds?: number;
+  /** Rules that decide, from how a pod failed, whether the failure counts, is ignored or fails the whole job. The restartPolicy of the template must be Never. */
   podFailurePolicy?: PodFailurePolicy;
+  /** How many times pods may fail before the job is marked failed. Defaults to 6. */
   backoffLimit?: number;
+  /** Labels of the job's pods. Generated by default; set it only with manualSelector. */
   selector?: LabelSelector;
+  /** When true, selector is taken as given rather than generated, at the risk of it matching other pods. Defaults to false. */
   manualSelector?: boolean;
+  /** The pod template; its restartPolicy must be Never or OnFailure. */
   template: PodTemplateSpec;
+  /** Seconds after the job finishes (succeeds or fails) when it is deleted with its pods; never when unset, at once when 0. */
   ttlSecondsAfterFinished?: number;
+  /** How completions are counted: "NonIndexed" (the default), any pods, or "Indexed", one pod per index from 0 to completions - 1, given in the pod's annotation and environment. */
   completionMode?: 'Indexed' | 'NonIndexed';
+  /** When true the job creates no pods and its running pods are stopped; false resumes it. Defaults to false. */
   suspend?: boolean;
 }
 
+/** The observed state of a Job. */
 export interface JobStatus {
+  /** The latest observations of the job, such as Complete, Failed and Suspended. */
   conditions?: JobCondition[];
+  /** When the job controller started the job; reset when a suspended job resumes. */
   startTime?: Time;
+  /** When the job completed successfully; unset if it failed. */
   completionTime?: Time;
+  /** How many pods are pending or running. */
   active?: number;
+  /** How many pods have succeeded. */
   succeeded?: number;
+  /** How many pods have failed. */
   failed?: number;
+  /** For Indexed jobs, the indexes completed, as ranges such as "1,3-5,7". */
   completedIndexes?: string;
+  /** Pods that have ended but are not yet counted in succeeded and failed; the controller counts them before removing their finalizer. */
   uncountedTerminatedPods?: UncountedTerminatedPods;
+  /** How many pods are ready. */
   ready?: number;
 }
 
+/** The template from which a CronJob creates Jobs. */
 export interface JobTemplateSpec {
+  /** Metadata given to every Job created, such as labels. */
   metadata?: ObjectMeta;
+  /** The spec of every Job created. */
   spec?: JobSpec;
 }
 
+/** Rules that decide what a failed pod of a Job means. */
 export interface PodFailurePolicy {
+  /** The rules, checked in order; the first that matches decides. A failure no rule matches counts towards backoffLimit. At most 20. */
   rules: PodFailurePolicyRule[];
 }
 
+/** A requirement on the exit codes of a failed pod's containers. */
 export interface PodFailurePolicyOnExitCodesRequirement {
+  /** Only check this container; every container when unset. */
   containerName?: string;
+  /** How the exit code relates to values: "In" (one of them) or "NotIn" (none of them). A container that exited 0 never matches NotIn. */
   operator: 'In' | 'NotIn';
+  /** The exit codes, at most 255, distinct and sorted; 0 is not allowed with In. */
   values: number[];
 }
 
+/** A pod condition a rule matches. */
 export interface PodFailurePolicyOnPodConditionsPattern {
+  /** The type of the condition, such as "DisruptionTarget". */
   type: string;
+  /** The status the condition must have. Defaults to "True". */
   status: string;
 }
 
+/** A rule about failed pods: when its requirement matches, its action is taken. Exactly one of onExitCodes and onPodConditions is set. */
 export interface PodFailurePolicyRule {
+  /** What a match does: "FailJob" fails the job, "Ignore" does not count the failure, "Count" counts it as usual. */
   action: 'Count' | 'FailJob' | 'Ignore';
+  /** A requirement on the exit codes of the pod's containers. */
   onExitCodes?: PodFailurePolicyOnExitCodesRequirement;
+  /** Pod conditions, any of which matches; at most 20. */
   onPodConditions: PodFailurePolicyOnPodConditionsPattern[];
 }
 
+/** Pods of a Job that have ended but are not yet counted. */
 export interface UncountedTerminatedPods {
+  /** The uids of pods that succeeded. */
   succeeded?: string[];
+  /** The uids of pods that failed. */
   failed?: string[];
 }

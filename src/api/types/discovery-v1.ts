@@ -2,51 +2,84 @@
 import type { ObjectReference } from './core-v1.js';
 import type { ListMeta, ObjectMeta } from './meta-v1.js';
 
+/** One endpoint of a slice. */
 export interface Endpoint {
+  /** The addresses, of the slice's address type; consumers use the first. At least one, at most 100. */
   addresses: string[];
+  /** The endpoint's state. */
   conditions?: EndpointConditions;
+  /** The host name of the endpoint, a DNS label. */
   hostname?: string;
+  /** The object behind the endpoint, usually a pod. */
   targetRef?: ObjectReference;
+  /** Deprecated topology labels; use nodeName and zone. */
   deprecatedTopology?: Record<string, string>;
+  /** The node that hosts the endpoint. */
   nodeName?: string;
+  /** The zone the endpoint is in. */
   zone?: string;
+  /** Hints for how consumers should route to the endpoint. */
   hints?: EndpointHints;
 }
 
+/** The state of an endpoint. */
 export interface EndpointConditions {
+  /** Whether the endpoint is ready for new connections; unset means unknown, which consumers take as ready. False while terminating. */
   ready?: boolean;
+  /** Whether the endpoint passes its readiness checks, whether or not it is terminating. */
   serving?: boolean;
+  /** Whether the endpoint is shutting down. */
   terminating?: boolean;
 }
 
+/** Routing hints of an endpoint. */
 export interface EndpointHints {
+  /** The zones whose clients this endpoint should serve, for topology-aware routing. */
   forZones?: ForZone[];
 }
 
+/** A port of the endpoints of a slice. */
 export interface EndpointPort {
+  /** The name of the port, as in the Service; a DNS label, or empty for a single unnamed port. */
   name?: string;
+  /** The protocol of the port: "TCP" (the default), "UDP" or "SCTP". */
   protocol?: string;
+  /** The port number; unset means every port. */
   port?: number;
+  /** The application protocol of the port, such as a standard service name ("http") or a domain-prefixed name. */
   appProtocol?: string;
 }
 
+/** An EndpointSlice lists part of the endpoints behind a Service, of one address type; a Service may have several slices, linked by the label <label domain>/service-name. */
 export interface EndpointSlice {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `discovery.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'EndpointSlice';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The type of the addresses: "IPv4", "IPv6" or "FQDN". Cannot change. */
   addressType: 'FQDN' | 'IPv4' | 'IPv6';
+  /** The endpoints; at most 1000. */
   endpoints: Endpoint[];
+  /** The ports every endpoint serves; at most 100. Empty means none, and a port without a number means all. */
   ports?: EndpointPort[];
 }
 
-/** EndpointSliceList is a list of EndpointSlice objects. */
+/** A list of EndpointSlice objects, as a list or watch request returns them. */
 export interface EndpointSliceList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `discovery.${string}/v1`;
+  /** The EndpointSlice objects. */
   items: EndpointSlice[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'EndpointSliceList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** A zone an endpoint should serve. */
 export interface ForZone {
+  /** The name of the zone. */
   name: string;
 }

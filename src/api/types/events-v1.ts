@@ -2,35 +2,60 @@
 import type { EventSource, ObjectReference } from './core-v1.js';
 import type { ListMeta, MicroTime, ObjectMeta, Time } from './meta-v1.js';
 
+/** An Event reports something that happened to an object, such as a pod being scheduled or an image failing to pull. Events are kept for a limited time (an hour by default) and are meant for people, not for program logic. */
 export interface Event {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `events.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'Event';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** When the event first happened. Required. */
   eventTime: MicroTime;
+  /** The series of similar events this one belongs to, if it happened more than once. */
   series?: EventSeries;
+  /** The controller that reported the event, such as "<label domain>/kubelet". Required for new events. */
   reportingController?: string;
+  /** The instance of the controller that reported the event, such as the node name. Required for new events. */
   reportingInstance?: string;
+  /** What was done, or failed to be done, to the regarding object, such as "Binding" or "Pulling". At most 128 characters. */
   action?: string;
+  /** A short CamelCase code for why the action was taken, such as "Scheduled". At most 128 characters. */
   reason?: string;
+  /** The object the event is about. */
   regarding?: ObjectReference;
+  /** A second object the event is about, if any, such as the node a pod was bound to. */
   related?: ObjectReference;
+  /** A human-readable description of what happened; at most 1 KiB. */
   note?: string;
+  /** The event's type: "Normal" or "Warning". */
   type?: string;
+  /** The reporting component, in the form of core/v1 Events. */
   deprecatedSource?: EventSource;
+  /** When the event was first seen, in the form of core/v1 Events. */
   deprecatedFirstTimestamp?: Time;
+  /** When the event was last seen, in the form of core/v1 Events. */
   deprecatedLastTimestamp?: Time;
+  /** How many times the event was seen, in the form of core/v1 Events. */
   deprecatedCount?: number;
 }
 
-/** EventList is a list of Event objects. */
+/** A list of Event objects, as a list or watch request returns them. */
 export interface EventList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `events.${string}/v1`;
+  /** The Event objects. */
   items: Event[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'EventList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** A series of similar events, counted rather than reported one by one. */
 export interface EventSeries {
+  /** How many times the event has happened so far in the series. */
   count: number;
+  /** When the event last happened. */
   lastObservedTime: MicroTime;
 }

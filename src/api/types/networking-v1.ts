@@ -2,157 +2,254 @@
 import type { TypedLocalObjectReference } from './core-v1.js';
 import type { IntOrString, LabelSelector, ListMeta, ObjectMeta } from './meta-v1.js';
 
+/** A path and the backend requests to it go to. */
 export interface HTTPIngressPath {
+  /** The path, starting with "/"; matched as pathType says. */
   path?: string;
+  /** How the path is matched: "Exact", "Prefix" (by path elements split by "/") or "ImplementationSpecific" (as the controller chooses). */
   pathType: 'Exact' | 'ImplementationSpecific' | 'Prefix';
+  /** Where matching requests go. */
   backend: IngressBackend;
 }
 
+/** The HTTP routes of a host. */
 export interface HTTPIngressRuleValue {
+  /** The paths and their backends. */
   paths: HTTPIngressPath[];
 }
 
+/** An Ingress routes HTTP and HTTPS traffic from outside the cluster to Services, by host name and path. An ingress controller implements it. */
 export interface Ingress {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `networking.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'Ingress';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The routing rules. */
   spec?: IngressSpec;
+  /** The current state, such as the address of the load balancer. */
   status?: IngressStatus;
 }
 
+/** Where requests go: exactly one of service and resource. */
 export interface IngressBackend {
+  /** A Service. */
   service?: IngressServiceBackend;
+  /** Another object in the Ingress's namespace, such as a storage bucket. */
   resource?: TypedLocalObjectReference;
 }
 
+/** An IngressClass names an ingress controller and its settings; Ingresses choose one by name. The annotation ingressclass.<label domain>/is-default-class marks the default. */
 export interface IngressClass {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `networking.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'IngressClass';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The controller and its parameters. */
   spec?: IngressClassSpec;
 }
 
-/** IngressClassList is a list of IngressClass objects. */
+/** A list of IngressClass objects, as a list or watch request returns them. */
 export interface IngressClassList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `networking.${string}/v1`;
+  /** The IngressClass objects. */
   items: IngressClass[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'IngressClassList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The object holding an ingress controller's settings. */
 export interface IngressClassParametersReference {
+  /** The API group of the object; empty for the core group. */
   apiGroup?: string;
+  /** The kind of the object. */
   kind: string;
+  /** The name of the object. */
   name: string;
+  /** Whether the object is "Cluster"-scoped (the default) or "Namespace"-scoped. */
   scope?: string;
+  /** The namespace of the object; required when scope is Namespace. */
   namespace?: string;
 }
 
+/** The controller of an IngressClass. */
 export interface IngressClassSpec {
+  /** The name of the controller, such as "example.com/ingress-controller". Cannot change. */
   controller?: string;
+  /** An object with further settings for the controller. */
   parameters?: IngressClassParametersReference;
 }
 
-/** IngressList is a list of Ingress objects. */
+/** A list of Ingress objects, as a list or watch request returns them. */
 export interface IngressList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `networking.${string}/v1`;
+  /** The Ingress objects. */
   items: Ingress[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'IngressList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** An entry point of an Ingress's load balancer. */
 export interface IngressLoadBalancerIngress {
+  /** Its IP address. */
   ip?: string;
+  /** Its DNS name. */
   hostname?: string;
+  /** The state of each port on it. */
   ports?: IngressPortStatus[];
 }
 
+/** The state of an Ingress's load balancer. */
 export interface IngressLoadBalancerStatus {
+  /** Its entry points. */
   ingress?: IngressLoadBalancerIngress[];
 }
 
+/** The state of a port of an Ingress's load balancer. */
 export interface IngressPortStatus {
+  /** The port number. */
   port: number;
+  /** The protocol: "TCP" (the default), "UDP" or "SCTP". */
   protocol: 'SCTP' | 'TCP' | 'UDP';
+  /** Why the port is not working, as a CamelCase code; empty when it works. */
   error?: string;
 }
 
+/** The routes of one host. */
 export interface IngressRule {
+  /** The host name the rule applies to, as a DNS name without port; "*.example.com" matches one label. All hosts when empty. */
   host?: string;
+  /** The paths of the host and their backends. */
   http?: HTTPIngressRuleValue;
 }
 
+/** A Service as an ingress backend. */
 export interface IngressServiceBackend {
+  /** The name of the Service, in the Ingress's namespace. */
   name: string;
+  /** The port of the Service. */
   port?: ServiceBackendPort;
 }
 
+/** How an Ingress routes traffic. */
 export interface IngressSpec {
+  /** The IngressClass whose controller implements this Ingress; the default class when unset. */
   ingressClassName?: string;
+  /** Where requests that match no rule go; the controller decides when unset. */
   defaultBackend?: IngressBackend;
+  /** TLS settings: which hosts get which certificate. TLS is terminated at the ingress, on port 443. */
   tls?: IngressTLS[];
+  /** The rules, matched by host and then path; requests that match none go to the default backend. */
   rules?: IngressRule[];
 }
 
+/** The state of an Ingress. */
 export interface IngressStatus {
+  /** The load balancer's entry points. */
   loadBalancer?: IngressLoadBalancerStatus;
 }
 
+/** A TLS setting of an Ingress. */
 export interface IngressTLS {
+  /** The hosts the certificate is for; they must match the hosts of the rules. Defaults to the controller's wildcard host. */
   hosts?: string[];
+  /** The Secret, of type <label domain>/tls, holding the certificate and key. May be empty when the controller uses SNI without one. */
   secretName?: string;
 }
 
+/** A range of IP addresses. */
 export interface IPBlock {
+  /** The range, such as "192.168.1.0/24" or "2001:db8::/64". */
   cidr: string;
+  /** Ranges inside cidr that are left out. */
   except?: string[];
 }
 
+/** A NetworkPolicy says which traffic may reach and leave the pods it selects; a network plugin that supports policies enforces it. */
 export interface NetworkPolicy {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `networking.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'NetworkPolicy';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The pods and the traffic allowed. */
   spec?: NetworkPolicySpec;
 }
 
+/** Outgoing traffic allowed: to any of the peers, on any of the ports. */
 export interface NetworkPolicyEgressRule {
+  /** The ports; every port when empty. */
   ports?: NetworkPolicyPort[];
+  /** The destinations; every destination when empty. */
   to?: NetworkPolicyPeer[];
 }
 
+/** Incoming traffic allowed: from any of the peers, to any of the ports. */
 export interface NetworkPolicyIngressRule {
+  /** The ports; every port when empty. */
   ports?: NetworkPolicyPort[];
+  /** The sources; every source when empty. */
   from?: NetworkPolicyPeer[];
 }
 
-/** NetworkPolicyList is a list of NetworkPolicy objects. */
+/** A list of NetworkPolicy objects, as a list or watch request returns them. */
 export interface NetworkPolicyList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `networking.${string}/v1`;
+  /** The NetworkPolicy objects. */
   items: NetworkPolicy[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'NetworkPolicyList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** A source or destination of traffic: pods by selectors, or an address range. */
 export interface NetworkPolicyPeer {
+  /** Pods, in the policy's namespace or in the namespaces namespaceSelector chooses. */
   podSelector?: LabelSelector;
+  /** Namespaces, by their labels; with podSelector, pods in them, otherwise all of their pods. */
   namespaceSelector?: LabelSelector;
+  /** An address range; cannot be combined with the selectors. */
   ipBlock?: IPBlock;
 }
 
+/** A port traffic may use. */
 export interface NetworkPolicyPort {
+  /** The protocol: "TCP" (the default), "UDP" or "SCTP". */
   protocol?: 'SCTP' | 'TCP' | 'UDP';
+  /** The port, by number or by a pod's port name; every port when unset. */
   port?: IntOrString;
+  /** The last port of a range starting at port; port must then be a number not greater than it. */
   endPort?: number;
 }
 
+/** What a NetworkPolicy allows. */
 export interface NetworkPolicySpec {
+  /** The pods, in the policy's namespace, the policy applies to; empty selects all of them. */
   podSelector: LabelSelector;
+  /** Incoming traffic allowed, added to what other policies allow. No rules allows no incoming traffic. */
   ingress?: NetworkPolicyIngressRule[];
+  /** Outgoing traffic allowed, added to what other policies allow. No rules allows no outgoing traffic. */
   egress?: NetworkPolicyEgressRule[];
+  /** Which directions the policy isolates: "Ingress", "Egress" or both. Defaults to Ingress, plus Egress when there are egress rules. */
   policyTypes?: Array<'Egress' | 'Ingress'>;
 }
 
+/** A port of a Service: exactly one of name and number. */
 export interface ServiceBackendPort {
+  /** The name of the port. */
   name?: string;
+  /** The number of the port. */
   number?: number;
 }

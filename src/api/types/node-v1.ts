@@ -2,28 +2,44 @@
 import type { Toleration } from './core-v1.js';
 import type { ListMeta, ObjectMeta, Quantity } from './meta-v1.js';
 
+/** The resources a pod uses on top of its containers. */
 export interface Overhead {
+  /** A fixed amount of each resource per pod. */
   podFixed?: Record<string, Quantity>;
 }
 
+/** A RuntimeClass names a container runtime configuration, such as a sandboxed runtime, that pods choose with runtimeClassName. */
 export interface RuntimeClass {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `node.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'RuntimeClass';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The runtime configuration nodes run the pods with, as their container runtime names it; a DNS label. Cannot change. */
   handler: string;
+  /** The resources a pod of this class uses on top of its containers, added to its requests. */
   overhead?: Overhead;
+  /** The nodes that support this class; pods of the class are scheduled on them. */
   scheduling?: Scheduling;
 }
 
-/** RuntimeClassList is a list of RuntimeClass objects. */
+/** A list of RuntimeClass objects, as a list or watch request returns them. */
 export interface RuntimeClassList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `node.${string}/v1`;
+  /** The RuntimeClass objects. */
   items: RuntimeClass[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'RuntimeClassList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The nodes that support a RuntimeClass. */
 export interface Scheduling {
+  /** Labels the nodes carry; merged into the node selector of the class's pods, and the pod is refused when they conflict. */
   nodeSelector?: Record<string, string>;
+  /** Tolerations added to the class's pods, for taints of the nodes that support it. */
   tolerations?: Toleration[];
 }

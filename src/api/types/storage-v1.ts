@@ -2,141 +2,232 @@
 import type { PersistentVolumeSpec, TopologySelectorTerm } from './core-v1.js';
 import type { LabelSelector, ListMeta, ObjectMeta, Quantity, Time } from './meta-v1.js';
 
+/** A CSIDriver tells the cluster how to treat the volumes of one CSI driver installed on its nodes; its name is the driver's name. */
 export interface CSIDriver {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CSIDriver';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** How the driver's volumes are handled. */
   spec: CSIDriverSpec;
 }
 
-/** CSIDriverList is a list of CSIDriver objects. */
+/** A list of CSIDriver objects, as a list or watch request returns them. */
 export interface CSIDriverList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The CSIDriver objects. */
   items: CSIDriver[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CSIDriverList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** How the volumes of a CSI driver are handled. */
 export interface CSIDriverSpec {
+  /** Whether volumes must be attached to a node (ControllerPublishVolume) before they are mounted. Defaults to true. Cannot change. */
   attachRequired?: boolean;
+  /** Whether the pod's name, namespace, uid and service account are passed to the driver when a volume is mounted. Defaults to false. */
   podInfoOnMount?: boolean;
+  /** The kinds of volume the driver supports: "Persistent" (the default) and "Ephemeral" (inline in pods). */
   volumeLifecycleModes?: string[];
+  /** Whether the scheduler considers the storage capacity the driver publishes as CSIStorageCapacity objects. Defaults to false. */
   storageCapacity?: boolean;
+  /** Whether the node agent changes volume ownership to the pod's fsGroup: "ReadWriteOnceWithFSType" (the default), "File" (always) or "None" (never). */
   fsGroupPolicy?: string;
+  /** Service account tokens of the pod passed to the driver when a volume is mounted, one per audience. */
   tokenRequests?: TokenRequest[];
+  /** Whether the driver's NodePublishVolume is called again periodically, to refresh mounted content such as tokens. Defaults to false. */
   requiresRepublish?: boolean;
+  /** Whether the driver supports mounting with an SELinux context option, which spares relabelling every file. Defaults to false. */
   seLinuxMount?: boolean;
 }
 
+/** A CSINode lists the CSI drivers installed on a node; its name is the node's name. */
 export interface CSINode {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CSINode';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The drivers. */
   spec: CSINodeSpec;
 }
 
+/** A CSI driver installed on a node. */
 export interface CSINodeDriver {
+  /** The name of the driver. */
   name: string;
+  /** The node's identifier as the driver knows it. */
   nodeID: string;
+  /** The node label keys the driver uses for topology, such as a zone label. */
   topologyKeys?: string[];
+  /** How many volumes of the driver the node can have. */
   allocatable?: VolumeNodeResources;
 }
 
-/** CSINodeList is a list of CSINode objects. */
+/** A list of CSINode objects, as a list or watch request returns them. */
 export interface CSINodeList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The CSINode objects. */
   items: CSINode[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CSINodeList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The CSI drivers of a node. */
 export interface CSINodeSpec {
+  /** The drivers installed on the node. */
   drivers: CSINodeDriver[];
 }
 
+/** A CSIStorageCapacity reports how much storage of a class is available in a part of the cluster, so the scheduler can place pods where their volumes fit. */
 export interface CSIStorageCapacity {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CSIStorageCapacity';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The nodes that can reach this storage; none when unset. Cannot change. */
   nodeTopology?: LabelSelector;
+  /** The StorageClass the capacity is for. Cannot change. */
   storageClassName: string;
+  /** How much storage is available for new volumes; unknown when unset. */
   capacity?: Quantity;
+  /** The largest volume that could be created; the same as capacity when unset. */
   maximumVolumeSize?: Quantity;
 }
 
-/** CSIStorageCapacityList is a list of CSIStorageCapacity objects. */
+/** A list of CSIStorageCapacity objects, as a list or watch request returns them. */
 export interface CSIStorageCapacityList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The CSIStorageCapacity objects. */
   items: CSIStorageCapacity[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'CSIStorageCapacityList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** A StorageClass describes a kind of storage: the provisioner that creates volumes of it and their settings. Claims ask for a class by name; the annotation storageclass.<label domain>/is-default-class marks the default. */
 export interface StorageClass {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'StorageClass';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The name of the provisioner that creates volumes of this class. Cannot change. */
   provisioner: string;
+  /** Settings passed to the provisioner; what they mean depends on it. At most 512 entries, 256 KiB together. Cannot change. */
   parameters?: Record<string, string>;
+  /** The reclaim policy of volumes this class provisions: "Delete" (the default) or "Retain". Cannot change. */
   reclaimPolicy?: 'Delete' | 'Recycle' | 'Retain';
+  /** Mount options of volumes this class provisions, passed unchecked; a wrong option makes mounting fail. */
   mountOptions?: string[];
+  /** Whether claims of this class may be resized. */
   allowVolumeExpansion?: boolean;
+  /** When claims are bound and provisioned: "Immediate" (the default) or "WaitForFirstConsumer", once a pod using the claim is scheduled. */
   volumeBindingMode?: 'Immediate' | 'WaitForFirstConsumer';
+  /** Where volumes may be provisioned; anywhere when empty. Only for provisioners that support it. */
   allowedTopologies?: TopologySelectorTerm[];
 }
 
-/** StorageClassList is a list of StorageClass objects. */
+/** A list of StorageClass objects, as a list or watch request returns them. */
 export interface StorageClassList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The StorageClass objects. */
   items: StorageClass[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'StorageClassList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** A service account token passed to a CSI driver. */
 export interface TokenRequest {
+  /** The audience of the token; "" is the API server's own. */
   audience: string;
+  /** How long the token is valid; as for service account token volumes when unset. */
   expirationSeconds?: number;
 }
 
+/** A VolumeAttachment asks that a volume be attached to, or detached from, a node; the CSI attacher acts on it. */
 export interface VolumeAttachment {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'VolumeAttachment';
+  /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
   metadata?: ObjectMeta;
+  /** The volume and node. */
   spec: VolumeAttachmentSpec;
+  /** The state of the attachment. */
   status?: VolumeAttachmentStatus;
 }
 
-/** VolumeAttachmentList is a list of VolumeAttachment objects. */
+/** A list of VolumeAttachment objects, as a list or watch request returns them. */
 export interface VolumeAttachmentList {
+  /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
   apiVersion?: `storage.${string}/v1`;
+  /** The VolumeAttachment objects. */
   items: VolumeAttachment[];
+  /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'VolumeAttachmentList';
+  /** List metadata: the resource version the list was read at and, when the list is read in pages, the token for the next page. */
   metadata?: ListMeta;
 }
 
+/** The volume of a VolumeAttachment: exactly one of the fields. */
 export interface VolumeAttachmentSource {
+  /** A persistent volume, by name. */
   persistentVolumeName?: string;
+  /** The spec of an inline volume of a pod, translated to CSI for migration. */
   inlineVolumeSpec?: PersistentVolumeSpec;
 }
 
+/** What a VolumeAttachment attaches where. */
 export interface VolumeAttachmentSpec {
+  /** The name of the driver that handles the volume. */
   attacher: string;
+  /** The volume. */
   source: VolumeAttachmentSource;
+  /** The node to attach to. */
   nodeName: string;
 }
 
+/** The state of a VolumeAttachment. */
 export interface VolumeAttachmentStatus {
+  /** Whether the volume is attached. */
   attached: boolean;
+  /** What the driver returned when attaching, passed on to later steps. */
   attachmentMetadata?: Record<string, string>;
+  /** The last error while attaching, if any. */
   attachError?: VolumeError;
+  /** The last error while detaching, if any. */
   detachError?: VolumeError;
 }
 
+/** An error of an attach or detach. */
 export interface VolumeError {
+  /** When the error happened. */
   time?: Time;
+  /** What went wrong; it may be logged. */
   message?: string;
 }
 
+/** Limits of a CSI driver on a node. */
 export interface VolumeNodeResources {
+  /** The most volumes of the driver the node can use; unlimited when unset. */
   count?: number;
 }

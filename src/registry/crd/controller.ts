@@ -21,6 +21,8 @@ export interface CrdControllerDeps {
   names: Naming;
   caches: ResourceCaches;
   backendFor(info: ResourceInfo): { store: Store; reads: Reads };
+  /** evaluate the CEL rules of custom resources (the CustomResourceValidationExpressions gate; default true) */
+  celRules?: boolean;
 }
 
 type Crd = Stored<CustomResourceDefinition>;
@@ -31,7 +33,10 @@ const retryMs = 1000;
 
 export function startCrdController(deps: CrdControllerDeps, log: { warn(m: string): void }) {
   const { resources, names } = deps;
-  const crdInfo = resources.preferred(names.group('apiextensions'), 'customresourcedefinitions')!;
+  const found = resources.preferred(names.group('apiextensions'), 'customresourcedefinitions');
+  // with apiextensions switched off (--runtime-config) no custom resources are served
+  if (!found) return { ready: Promise.resolve(), stop() {} };
+  const crdInfo = found;
   const crdStore = () => deps.backendFor(crdInfo).store;
   const cache = deps.caches.cache(crdInfo.keyPrefix);
   const finalizer = cleanupFinalizer(names.group('apiextensions'));
@@ -85,7 +90,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (s?.fingerprint === fingerprint) return;
     // removed first so the resource's store is rebuilt with the new schema and strategy
     if (s) resources.remove(s.group, s.plural);
-    const def = definitionFromCrd(shaped, names.group('apiextensions'));
+    const def = definitionFromCrd(shaped, names.group('apiextensions'), deps.celRules ?? true);
     resources.add(def);
     served.set(name, { group: crd.spec.group, plural: accepted.plural, def, fingerprint });
   }

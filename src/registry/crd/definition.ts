@@ -53,7 +53,8 @@ const isColumnType = (t: string): t is TableColumn['type'] => columnTypes.includ
  * has its own schema, strategy and printer columns; objects are converted between versions by the CRD's
  * conversion (ConversionReviews are of `apiextensionsGroup`, by default the CRD's own group).
  */
-export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiVersion ?? '').split('/')[0]): ResourceDefinition {
+/** `celRules`: whether x-kubernetes-validations are evaluated (the CustomResourceValidationExpressions gate) */
+export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiVersion ?? '').split('/')[0], celRules = true): ResourceDefinition {
   const names = crd.status?.acceptedNames ?? crd.spec.names;
   const versions = crd.spec.versions ?? [];
   const storage = versions.find(v => v.storage) ?? versions[0];
@@ -93,7 +94,7 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
       schema: servingSchema(schemaOf(v)),
       ...(v.deprecated ? { deprecated: true } : {}),
       ...(v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
-      ...(v.served ? { strategy: customResourceStrategy({ schema: schemaOf(v) }), columns: columnsOf(v) } : {}),
+      ...(v.served ? { strategy: customResourceStrategy({ schema: schemaOf(v), celRules }), columns: columnsOf(v) } : {}),
     })),
     subresources,
     columns: columnsOf(preferred),

@@ -13,14 +13,16 @@ import type { CompiledSchema } from '../../cel/rules.js';
 export interface CustomResourceShape {
   /** the openAPIV3Schema objects are checked against (the storage version's) */
   schema: ValidationSchema;
+  /** evaluate x-kubernetes-validations (default true; the CustomResourceValidationExpressions gate turns them off) */
+  celRules?: boolean;
 }
 
 /** type errors leave values the rules cannot be evaluated on */
 const blocking = (c: StatusCause) => c.reason === 'FieldValueTypeInvalid';
 
-export function customResourceStrategy({ schema }: CustomResourceShape): Strategy {
+export function customResourceStrategy({ schema, celRules = true }: CustomResourceShape): Strategy {
   // the rules compile once; the CEL engine loads on the first write when the schema has any
-  const withRules = hasRules(schema);
+  const withRules = celRules && hasRules(schema);
   let compiled: CompiledSchema | undefined;
   const rulesReady = async () => {
     if (withRules && !compiled) compiled = (await loadRules()).compileSchema(schema, '');

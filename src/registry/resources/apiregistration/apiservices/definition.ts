@@ -45,6 +45,8 @@ function validateApiService(obj: StoredApiService): Causes {
 const conditionStatuses = ['True', 'False', 'Unknown'];
 
 export const strategy = defineStrategy<StoredApiService>({
+  // names are <version>.<group>, and the core group's is `v1.`
+  nameRule: 'path-segment',
   defaults(obj) {
     if (obj.spec?.service && obj.spec.service.port === undefined) obj.spec.service.port = 443;
   },

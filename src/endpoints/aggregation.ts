@@ -1,0 +1,135 @@
+// The aggregation proxy: requests for a group version an APIService hands to a backend server go there over HTTPS,
+// streamed both ways (watches included), with the front-proxy identity: this server's proxy client certificate
+// and the requesting user in the request-header headers the backend trusts. The same client probes a backend for
+// the availability check and fetches its discovery and OpenAPI documents.
+import { request as httpsRequest, type RequestOptions } from 'node:https';
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import type { APIService } from '../api/types/apiregistration-v1.js';
+import type { BackendAddress } from '../api/apiservices.js';
+import type { RequestContext } from '../api/request.js';
+import type { UserInfo } from '../api/auth.js';
+import { serviceUnavailable } from '../api/status.js';
+import type { ApiServiceLookup } from '../registry/resources/apiregistration/apiservices/lookup.js';
+
+/** the client certificate this server shows a backend, and the headers it names the user in */
+export interface FrontProxyIdentity {
+  certPem: string;
+  keyPem: string;
+  usernameHeaders: string[];
+  groupHeaders: string[];
+  extraHeaderPrefixes: string[];
+}
+
+export interface BackendResponse { status: number; headers: IncomingMessage['headers']; body: Buffer }
+
+/** headers that belong to one connection, never passed on */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'host',
+  'http2-settings', 'proxy-authorization', 'proxy-authenticate']);
+
+/** the TLS settings of a backend: its CA bundle, or no verification when the APIService asks for none */
+function tlsOptions(a: APIService, identity: FrontProxyIdentity): RequestOptions {
+  const ref = a.spec!.service!;
+  const ca = a.spec?.caBundle ? Buffer.from(a.spec.caBundle, 'base64').toString('utf8') : undefined;
+  return {
+    cert: identity.certPem, key: identity.keyPem, ca, rejectUnauthorized: !a.spec?.insecureSkipTLSVerify,
+    // the serving certificate is checked against the Service's name, as the reference does
+    servername: `${ref.name}.${ref.namespace}.svc`,
+  };
+}
+
+/** the user as the request-header headers carry it */
+function userHeaders(user: UserInfo | undefined, identity: FrontProxyIdentity): OutgoingHttpHeaders {
+  if (!user) return {};
+  const out: OutgoingHttpHeaders = { [identity.usernameHeaders[0] ?? 'X-Remote-User']: user.username };
+  if (user.groups?.length) out[identity.groupHeaders[0] ?? 'X-Remote-Group'] = user.groups;
+  const prefix = identity.extraHeaderPrefixes[0] ?? 'X-Remote-Extra-';
+  for (const [k, vs] of Object.entries(user.extra ?? {})) out[`${prefix}${encodeURIComponent(k)}`] = vs;
+  return out;
+}
+
+export interface Aggregator {
+  /** proxies a request for a remote group version; false when no APIService hands the path to a backend */
+  handle(ctx: RequestContext): Promise<boolean>;
+  /** one request of this server's own to a backend (the availability check, discovery, OpenAPI) */
+  fetch(a: APIService, path: string, timeoutMs: number): Promise<BackendResponse>;
+}
+
+export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyIdentity): Aggregator {
+  const target = (a: APIService): Extract<BackendAddress, { ok: true }> => {
+    const address = lookup.address(a);
+    if (!address.ok) throw serviceUnavailable(address.message);
+    return address;
+  };
+
+  /** the APIService a path belongs to: /apis/<group>/<version>[/...] and its OpenAPI v3 document */
+  const remoteOf = (path: string) => {
+    const m = /^\/(?:openapi\/v3\/)?apis\/([^/]+)\/([^/]+)(?:\/|$)/.exec(path);
+    return m ? lookup.remote(m[1], m[2]) : undefined;
+  };
+
+  return {
+    async handle(ctx) {
+      const a = remoteOf(ctx.path);
+      if (!a) return false;
+      if (lookup.available(a)?.status !== 'True')
+        throw serviceUnavailable(`the server is currently unable to handle the request (APIService ${a.metadata?.name} is not available)`);
+      const { host, port } = target(a);
+      const headers: OutgoingHttpHeaders = {};
+      for (const [k, v] of Object.entries(ctx.headers)) {
+        if (k.startsWith(':') || hopByHop.has(k) || k === 'authorization' || k.startsWith('impersonate-')) continue;
+        if ([...identity().usernameHeaders, ...identity().groupHeaders].some(h => h.toLowerCase() === k)) continue;
+        if (identity().extraHeaderPrefixes.some(p => k.startsWith(p.toLowerCase()))) continue;
+        headers[k] = v;
+      }
+      Object.assign(headers, userHeaders(ctx.user, identity()));
+      const query = ctx.query.toString();
+      await new Promise<void>((resolve, reject) => {
+        const upstream = httpsRequest({
+          host, port, method: ctx.method, path: `${ctx.path}${query ? `?${query}` : ''}`, headers, ...tlsOptions(a, identity()),
+        }, res => {
+          const out: OutgoingHttpHeaders = {};
+          for (const [k, v] of Object.entries(res.headers)) if (!hopByHop.has(k) && v !== undefined) out[k] = v;
+          ctx.res.writeHead(res.statusCode ?? 502, out);
+          // a watch's events reach the client as they come
+          ctx.res.flushHeaders?.();
+          res.on('data', (chunk: Buffer) => { ctx.res.write(chunk); });
+          res.on('end', () => { ctx.res.end(); resolve(); });
+          res.on('error', () => { ctx.res.end(); resolve(); });
+        });
+        upstream.on('error', e => {
+          if (ctx.res.headersSent) { ctx.res.end(); resolve(); return; }
+          reject(serviceUnavailable(`error trying to reach service: ${e.message}`));
+        });
+        ctx.res.on('close', () => upstream.destroy());
+        ctx.req.on('data', (chunk: Buffer) => upstream.write(chunk));
+        ctx.req.on('end', () => upstream.end());
+        if (ctx.req.readableEnded) upstream.end();
+      });
+      return true;
+    },
+
+    fetch(a, path, timeoutMs) {
+      const { host, port } = target(a);
+      return new Promise((resolve, reject) => {
+        const req = httpsRequest({
+          host, port, method: 'GET', path, headers: { accept: 'application/json', ...userHeaders({ username: 'system:kube-aggregator', groups: ['system:masters'] }, identity()) },
+          ...tlsOptions(a, identity()), timeout: timeoutMs,
+        }, res => {
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (c: Buffer) => {
+            size += c.length;
+            // a discovery or OpenAPI document has a bound: a backend cannot make this server hold more
+            if (size > 64 << 20) { req.destroy(new Error('response larger than 64 MiB')); return; }
+            chunks.push(c);
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+          res.on('error', reject);
+        });
+        req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs / 1000}s`)));
+        req.on('error', reject);
+        req.end();
+      });
+    },
+  };
+}
