@@ -128,7 +128,8 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
     authenticate, authorizer, tokens, apiAudiences, extraClientCAs,
     admissionPlugins: rbac ? [escalationCheck(rbacGroup, rbac, authorizer)] : [],
     async start() {
-      if (!modes.includes('RBAC') && !modes.includes('Node')) return;
+      // the default policy is stored whatever the authorization mode, as the reference does: switching the mode
+      // later finds it there
       const policy = bootstrapPolicy(names);
       // aggregated roles start with their rules filled in (nested aggregation settles in a few rounds)
       for (let round = 0; round < 4; round++) for (const r of policy.clusterRoles) {
