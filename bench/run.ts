@@ -3,6 +3,7 @@
 // written into BENCHMARKS.md as its own section, with the command, date and machine.
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
+import { startBench } from './start.js';
 import { storageBench } from './storage.js';
 import { apiBench } from './api.js';
 import { applyBench } from './apply.js';
@@ -10,9 +11,9 @@ import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
 import { schedulerBench } from './scheduler.js';
-import { startBench } from './start.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
+  { name: 'start', run: startBench },
   { name: 'storage', run: storageBench },
   { name: 'api', run: apiBench },
   { name: 'apply', run: applyBench },
@@ -20,7 +21,6 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'auth', run: authBench },
   { name: 'crd', run: crdBench },
   { name: 'scheduler', run: schedulerBench },
-  { name: 'start', run: startBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

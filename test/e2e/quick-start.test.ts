@@ -34,10 +34,13 @@ function npmStart(args: string[]): Promise<Started> {
   });
 }
 
+/** a graceful stop; one that takes past a minute is cut short (a slow shutdown is not what these tests check) */
 async function stop(s: Started | undefined) {
   if (!s || s.child.exitCode !== null) return;
   s.child.kill('SIGTERM');
+  const timer = setTimeout(() => s.child.kill('SIGKILL'), 60_000);
   await s.exited;
+  clearTimeout(timer);
 }
 
 /** an anonymous HTTPS request (no client certificate) */
@@ -101,6 +104,8 @@ describe('npm start, fresh', { skip: built ? false : 'the bundled program is mis
       // the controllers act as their own service accounts: the deployment's pods appear
       await waitFor('the pods of the deployment', async () => (await k('-n', ns, 'get', 'pods', '-o', 'name')).out.split('\n').filter(Boolean).length === 2);
       assert.match(await ok('-n', ns, 'get', 'pods'), /NAME\s+READY\s+STATUS\s+RESTARTS\s+AGE[\s\S]*web-\S+\s+0\/1\s+Pending/);
+      await waitFor('the deployment\'s revision and status', async () =>
+        /^1 2$/.test((await k('-n', ns, 'get', 'deployment', 'web', '-o', 'jsonpath={.metadata.annotations.deployment\\.kubernetes\\.io/revision} {.status.updatedReplicas}')).out));
       assert.equal((await ok('auth', 'can-i', 'create', 'pods')).trim(), 'yes');
       assert.equal((await k('auth', 'can-i', 'create', 'pods', '--as=someone')).out.trim(), 'no');
       assert.match(await ok('-n', ns, 'describe', 'deployment', 'web'), /Replicas:\s+2 desired/);
@@ -116,6 +121,10 @@ describe('npm start, fresh', { skip: built ? false : 'the bundled program is mis
       await ok('delete', 'namespace', ns, '--wait=false');
     });
   }
+
+  test('no controller, each acting as its own service account, is refused anything', () => {
+    assert.doesNotMatch(server.log(), /User "system:serviceaccount:kube-system:[^"]+" cannot/);
+  });
 });
 
 describe('npm start refuses with nothing written', { skip: built ? false : 'the bundled program is missing (npm run build)' }, () => {
