@@ -3,6 +3,7 @@
 // written into BENCHMARKS.md as its own section, with the command, date and machine.
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
+import { startBench } from './start.js';
 import { storageBench } from './storage.js';
 import { apiBench } from './api.js';
 import { applyBench } from './apply.js';
@@ -15,6 +16,7 @@ import { deploymentBench } from './deployment.js';
 import { admissionBench } from './admission.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
+  { name: 'start', run: startBench },
   { name: 'storage', run: storageBench },
   { name: 'api', run: apiBench },
   { name: 'apply', run: applyBench },

@@ -22,6 +22,11 @@ export const bufferedBytes = (res: Response): number => {
  */
 export const queryFlag = (v: string | null) => v !== null && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
 
+/** The stricter form a few parameters (`pretty`) are read with: the spellings of true and false the reference's
+ * boolean parser knows, undefined for anything else. */
+export const strictFlag = (v: string): boolean | undefined =>
+  ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(v) ? true : ['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(v) ? false : undefined;
+
 export type RequestVerb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection' | 'proxy' | string;
 
 export interface RequestInfo {

@@ -12,6 +12,27 @@ export class ApiError extends Error {
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
 
+/**
+ * The Status with its fields in the reference's order (kind, apiVersion, metadata, status, message, reason, details,
+ * code; details and causes likewise) and its empty optional fields left out, so the JSON is byte for byte the
+ * reference's: some clients compare error bodies whole.
+ */
+export function orderedStatus(s: Status): Status {
+  const d = s.details;
+  const details: StatusDetails | undefined = d && omitEmpty({
+    name: d.name, group: d.group, kind: d.kind, uid: d.uid,
+    causes: d.causes?.map(c => omitEmpty({ reason: c.reason, message: c.message, field: c.field })),
+    retryAfterSeconds: d.retryAfterSeconds,
+  });
+  return omitEmpty({
+    kind: 'Status', apiVersion: 'v1', metadata: s.metadata ?? {}, status: s.status,
+    message: s.message, reason: s.reason, details, code: s.code,
+  }) as Status;
+}
+
+const omitEmpty = <T extends object>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== 0 && !(Array.isArray(v) && !v.length))) as T;
+
 export function statusBody(code: number, reason: string, message: string, details?: StatusDetails): Status {
   const s: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, reason, code };
   if (details) s.details = details;

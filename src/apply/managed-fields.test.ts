@@ -343,6 +343,48 @@ describe('spec 2.7 markers', () => {
   });
 });
 
+describe('where a simpler reading would differ from the reference', () => {
+  const containers = (...names: string[]) => ({ template: { spec: { containers: names.map((name) => ({ name, image: `${name}:1` })) } } });
+
+  test('an apply holding only an empty list where the applier owned more keeps what it applied (rule 1)', () => {
+    const live = applyD(undefined, { minReadySeconds: 5, ...containers('a') }, 'm1', 1);
+    const object = applyD(live, containers(), 'm1', 2);
+    assert.deepEqual(object.spec, containers());
+    // an empty list under a declared field sets no field: the applier owns nothing now and its entry goes
+    assert.equal(mf(object), undefined);
+    // and the same with another owner below the container: its fields stay beside the applied empty list
+    let shared = applyD(undefined, { minReadySeconds: 5, ...containers('a') }, 'm1', 1);
+    shared = applyD(shared, { paused: true }, 'm2', 2);
+    const kept = applyD(shared, containers(), 'm1', 3);
+    assert.deepEqual(kept.spec, { paused: true, ...containers() });
+    same(mf(kept), [entry('m2', 'Apply', T(2), { 'f:spec': { 'f:paused': {} } }, 'apps/v1')]);
+  });
+
+  test('an apply that changes nothing keeps the live order of sets and list maps, and its managedFields', () => {
+    const live = applyD(undefined, containers('a', 'b'), 'm1', 1);
+    const object = applyD(live, containers('b', 'a'), 'm1', 2);
+    assert.deepEqual(object.spec, containers('a', 'b'));
+    assert.equal(mf(object), mf(live));
+    const withSet = applyCM(undefined, cm(undefined, { finalizers: ['a', 'b'] }), 'm1', 1);
+    const sharedSet = applyCM(withSet, cm(undefined, { finalizers: ['b', 'a'] }), 'm2', 2);
+    assert.deepEqual((sharedSet.metadata as Obj).finalizers, ['a', 'b']);
+    same(mf(sharedSet), [
+      entry('m1', 'Apply', T(1), { 'f:metadata': { 'f:finalizers': { 'v:"a"': {}, 'v:"b"': {} } } }),
+      entry('m2', 'Apply', T(2), { 'f:metadata': { 'f:finalizers': { 'v:"a"': {}, 'v:"b"': {} } } }),
+    ]);
+  });
+
+  test('an update of a stored object with no managedFields records no manager; a create and a reset do', () => {
+    const stored = cm({ a: '1' }, { uid: 'u1' });
+    const updated = updateCM(stored, { ...stored, data: { a: '2', b: '1' } }, 'editor', 1);
+    assert.deepEqual(updated.data, { a: '2', b: '1' });
+    assert.equal(mf(updated), undefined);
+    same(mf(updateCM(undefined, cm({ a: '1' }), 'creator', 1)), [entry('creator', 'Update', T(1), { 'f:data': { 'f:a': {}, '.': {} } })]);
+    const reset = updateCM(stored, { ...cm({ a: '3' }, { uid: 'u1', managedFields: [{}] }) }, 'resetter', 2);
+    same(mf(reset), [entry('resetter', 'Update', T(2), { 'f:data': { 'f:a': {} } })]);
+  });
+});
+
 describe('field manager bookkeeping', () => {
   test('an existing object nobody owns is first given to before-first-apply', () => {
     const live = cm({ k: '1', j: '1' });

@@ -298,6 +298,10 @@ export function updateManagedFields(live: Obj | undefined, next: Obj, opts: Upda
   const liveBare = withoutManagedFields(live) ?? opts.zero ?? {};
   const nextBare = withoutManagedFields(next)!;
   const owners = startingOwners(live, next, !!opts.subresource);
+  // an existing object nobody owns any field of stays that way through updates (as in the reference: tracking
+  // starts with a create, an apply or a reset), rather than have its writer own fields others set
+  if (owners.size === 0 && metadataOf(live)?.uid && !isResetManagedFields(metadataOf(next)?.managedFields))
+    return { object: withManagedFields(next, []), managedFields: [] };
   try {
     recordUpdate(owners, liveBare, nextBare, opts, schema);
   } catch (e) {
@@ -404,8 +408,12 @@ function applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions, 
   const id = ownerId(me);
   const last = owners.get(id)?.set;
   owners.set(id, me);
-  if (last && !isEmpty(difference(last, set))) object = prune(object, schema, last, [...owners.values()].map((o) => o.set)) as Obj;
-  release(owners, excludeReset(compare(live, object, schema), reset), id, force);
+  // what the applier no longer asserts goes; what it applied stays, empty containers included (rule 1)
+  if (last && !isEmpty(difference(last, set))) object = merge(prune(object, schema, last, [...owners.values()].map((o) => o.set)), applied, schema) as Obj;
+  const changes = excludeReset(compare(live, object, schema), reset);
+  // an apply that changes no field keeps the live object as it is, the order of its lists included
+  if (isEmpty(changes.added) && isEmpty(changes.modified) && isEmpty(changes.removed)) object = live;
+  release(owners, changes, id, force);
   stripSystemFields(owners);
   me.time = timestamp(opts.time);
   return { object, owners };

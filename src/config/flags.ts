@@ -1,6 +1,7 @@
 // A small declarative command-line parser shared by every program (API server, node agent, CLI).
 // Flags follow the reference's conventions: `--name=value`, `--name value`, bare booleans,
 // comma-separated and repeatable lists, `k=v` maps and Go-style durations.
+import { strictFlag } from '../api/request.js';
 
 export type FlagType = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'stringList' | 'map' | 'enum';
 
@@ -167,11 +168,7 @@ function splitList(raw: string): string[] {
 }
 
 /** Go's strconv.ParseBool forms. */
-export function parseBool(raw: string): boolean | undefined {
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(raw)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(raw)) return false;
-  return undefined;
-}
+export const parseBool = strictFlag;
 
 const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs': 1e-3, ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 

@@ -173,9 +173,10 @@ async function replicaSetsAndRevision(ctx: ControllerContext, a: Annotations, d:
   // the Deployment carries the revision of its current ReplicaSet
   const current = newRS?.metadata.annotations?.[a.revision];
   if (current && d.metadata.annotations?.[a.revision] !== current) {
-    const updated = await ctx.client.resource(ctx.refs.deployments, d.metadata.namespace).patch(d.metadata.name!, {
-      metadata: { resourceVersion: d.metadata.resourceVersion, annotations: { [a.revision]: current } },
-    }, 'merge');
+    // an update, as the reference's controller writes (its role grants update, not patch)
+    const updated = await ctx.client.resource(ctx.refs.deployments, d.metadata.namespace).update({
+      ...d, metadata: { ...d.metadata, annotations: { ...d.metadata.annotations, [a.revision]: current } },
+    });
     d.metadata = updated.metadata;
   }
   const all = newRS ? [...oldRSs, newRS] : oldRSs;

@@ -11,9 +11,10 @@ export const pvProtectionController: Controller = {
     const queue = startQueue(ctx, async (name) => {
       const pv = volumes.get(name);
       if (!pv?.metadata.deletionTimestamp || !pv.metadata.finalizers?.includes(finalizer) || pv.status?.phase === 'Bound') return;
-      await ctx.client.resource(ctx.refs.persistentVolumes).patch(name, {
-        metadata: { resourceVersion: pv.metadata.resourceVersion, finalizers: pv.metadata.finalizers.filter((f) => f !== finalizer) },
-      }, 'merge').catch(ignoreNotFound);
+      // an update, as the reference's controller writes (its role grants update, not patch)
+      await ctx.client.resource(ctx.refs.persistentVolumes).update({
+        ...pv, metadata: { ...pv.metadata, finalizers: pv.metadata.finalizers.filter((f) => f !== finalizer) },
+      }).catch(ignoreNotFound);
     });
     volumes.addHandler({ added: (v) => queue.add(v.metadata.name!), updated: (_, v) => queue.add(v.metadata.name!) });
   },

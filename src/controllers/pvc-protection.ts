@@ -21,9 +21,10 @@ export const pvcProtectionController: Controller = {
       // the cache may lag behind a pod created a moment ago: the live list decides, as in the reference
       const live = await ctx.client.resource(ctx.refs.pods, namespace).list();
       if (live.items.some((p) => !podFinished(p) && usesClaim(p, name))) return;
-      await ctx.client.resource(ctx.refs.persistentVolumeClaims, namespace).patch(name, {
-        metadata: { resourceVersion: claim.metadata.resourceVersion, finalizers: claim.metadata.finalizers.filter((f) => f !== finalizer) },
-      }, 'merge').catch(ignoreNotFound);
+      // an update, as the reference's controller writes (its role grants update, not patch)
+      await ctx.client.resource(ctx.refs.persistentVolumeClaims, namespace).update({
+        ...claim, metadata: { ...claim.metadata, finalizers: claim.metadata.finalizers.filter((f) => f !== finalizer) },
+      }).catch(ignoreNotFound);
     });
     claims.addHandler({ added: (c) => queue.add(`${c.metadata.namespace}/${c.metadata.name}`), updated: (_, c) => queue.add(`${c.metadata.namespace}/${c.metadata.name}`) });
     // a pod that goes or finishes may free the claims it used

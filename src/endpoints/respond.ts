@@ -1,8 +1,9 @@
 // Writing responses: objects in the negotiated representation, gzip over a size threshold, Status errors.
 import { gzipSync } from 'node:zlib';
 import { yaml } from '../util/yaml.js';
-import { featureEnabled, type RequestContext } from '../api/request.js';
+import { featureEnabled, strictFlag, type RequestContext } from '../api/request.js';
 import type { Status } from '../api/meta.js';
+import { orderedStatus } from '../api/status.js';
 import { toApiError } from './errors.js';
 import type { Naming } from '../api/naming.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
@@ -47,14 +48,19 @@ export function sendObject(ctx: RequestContext, code: number, body: unknown, con
   sendText(ctx, code, encode(body, contentType, pretty), contentType);
 }
 
+/** `pretty` is read as a strict boolean (as the reference does: an unknown value is false); absent or empty, browsers and
+ * command-line fetchers get indented output */
 export const isPretty = (ctx: RequestContext) => {
   const p = ctx.query.get('pretty');
-  if (p !== null) return p === '' || p === 'true' || p === '1';
+  if (p) return strictFlag(p) === true;
   return /\b(curl|Wget|Mozilla)\//.test(String(ctx.headers['user-agent'] ?? ''));
 };
 
+/** a Status as the reference writes one: its fields in order, and a newline after the JSON */
 export function sendStatus(ctx: RequestContext, status: Status, headers: Record<string, string> = {}) {
-  sendText(ctx, status.code, encode(status, 'application/json', isPretty(ctx)), 'application/json', headers);
+  const pretty = isPretty(ctx);
+  const text = encode(orderedStatus(status), 'application/json', pretty);
+  sendText(ctx, status.code, pretty ? text : `${text}\n`, 'application/json', headers);
 }
 
 /** a Status error; in protobuf when the client accepts nothing else (given the names, to know its media type) */

@@ -1,10 +1,10 @@
 // watch: a stream of {type, object} documents (or length-prefixed protobuf WatchEvents), one per change,
 // with headers flushed at once.
 import { formatResourceVersion } from '../api/resource-version.js';
-import type { ApiObject } from '../api/meta.js';
+import type { ApiObject, Status } from '../api/meta.js';
 import { bufferedBytes, featureEnabled, queryFlag, type RequestContext } from '../api/request.js';
 import { setWarnings } from './respond.js';
-import { badRequest, internalError, type ApiError } from '../api/status.js';
+import { badRequest, internalError, orderedStatus, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec } from './read.js';
@@ -105,7 +105,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (!convert) { void step(); return; }
     queue = queue.then(step).catch((e: unknown) => end((e as Partial<ApiError>).status ?? internalError((e as Error).message).status));
   };
-  const end = (status: unknown) => { write(event('ERROR', status)); ending = true; if (!pending) finish(); };
+  const end = (status: Status) => { write(event('ERROR', orderedStatus(status))); ending = true; if (!pending) finish(); };
   const timer = setTimeout(finish, timeoutSeconds * 1000);
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });

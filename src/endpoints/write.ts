@@ -149,14 +149,13 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   const manager = ctx.query.get('fieldManager');
   if (!manager) throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: `Required value: ${fieldManagerRequired}` }]);
   checkFieldManager(scope, 'PatchOptions', manager);
-  const force = ctx.query.get('force');
-  if (force !== null && force !== 'true' && force !== 'false') throw badRequest(`force: Invalid value: "${force}": must be true or false`);
+  const force = queryFlag(ctx.query.get('force'));
   decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined);
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) await requireCreate(ctx, scope, namespace, name);
     const { object } = apply(current, structuredClone(applied) as Record<string, unknown>, {
-      manager, apiVersion: scope.info.apiVersion, kind: scope.subresource ? undefined : scope.info.kind, force: force === 'true',
+      manager, apiVersion: scope.info.apiVersion, kind: scope.subresource ? undefined : scope.info.kind, force,
       time: new Date(), subresource: scope.subresource || undefined, resetFields: scope.store.resetFieldsFor(scope.subresource),
       lastAppliedAnnotation: scope.names.lastAppliedAnnotations.find(a => current?.metadata.annotations?.[a] !== undefined) ?? scope.names.lastAppliedAnnotations[0],
     }, scope.info.schema);

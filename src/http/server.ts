@@ -3,7 +3,7 @@
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { asResponse, type RequestContext } from '../api/request.js';
 
 export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
@@ -37,6 +37,20 @@ function rateLimitedLog(log: Logger, perMinute = 20) {
     }
     if (++count <= perMinute) log.warn(msg); else dropped++;
   };
+}
+
+/**
+ * Fails with a clear message when the address cannot be listened on (in use, not this machine's), so that a server
+ * checks it before it writes anything; the port is free again when this returns.
+ */
+export async function checkCanListen(host: string, port: number): Promise<void> {
+  const probe = createTcpServer();
+  await new Promise<void>((resolve, reject) => {
+    probe.once('error', (e: NodeJS.ErrnoException) => reject(new Error(e.code === 'EADDRINUSE'
+      ? `cannot listen on ${host}:${port}: the address is in use (is another server running? --secure-port chooses another port)`
+      : `cannot listen on ${host}:${port}: ${e.message}`)));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
 
 export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext) => Promise<void>): Promise<HttpsServer> {

@@ -33,7 +33,7 @@ import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
 import { createMetrics } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
-import { listenHttps, type HttpsServer, type Logger } from '../http/server.js';
+import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
 import { startEmbeddedControllerManager } from './embedded-controller-manager.js';
 import { startEmbeddedScheduler } from './embedded-scheduler.js';
@@ -45,7 +45,10 @@ import { instrumentAdmission, instrumentAuthentication, instrumentAuthorizer, in
 export type { Logger };
 
 export interface ApiServer {
+  /** the URL clients on this machine use (the loopback address when every address is listened on) */
   url: string;
+  /** the address listened on, as an URL: `https://0.0.0.0:6443` when every address is */
+  listenUrl: string;
   port: number;
   names: Naming;
   kv: KV;
@@ -168,6 +171,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   };
 
   const modules: Module[] = [
+    // a port in use is reported before anything is written (store, certificates)
+    { start: () => options.securePort ? checkCanListen(options.bindAddress || '0.0.0.0', options.securePort) : undefined },
     {
       name: 'etcd', live: true,
       async start() {
@@ -310,7 +315,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     return external?.address ?? '127.0.0.1';
   };
   const listenHost = () => (options.bindAddress === '0.0.0.0' || options.bindAddress === '::' || !options.bindAddress ? '127.0.0.1' : options.bindAddress);
-  const serverUrl = () => `https://${listenHost().includes(':') ? `[${listenHost()}]` : listenHost()}:${https.port}`;
+  const urlOf = (host: string) => `https://${host.includes(':') ? `[${host}]` : host}:${https.port}`;
+  const serverUrl = () => urlOf(listenHost());
 
   const started = new Set<Module>();
   const checkOf = (m: Module): HealthCheck => ({
@@ -402,7 +408,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   }
 
   return {
-    url, port: https.port, names, kv, resources, adminKubeconfigPath,
+    url, listenUrl: urlOf(options.bindAddress || '0.0.0.0'), port: https.port, names, kv, resources, adminKubeconfigPath,
     caCertPem: pki.caCertPem, adminCertPem: pki.adminCertPem, adminKeyPem: pki.adminKeyPem,
     async shutdown() {
       shuttingDown = true;

@@ -128,7 +128,8 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
     authenticate, authorizer, tokens, apiAudiences, extraClientCAs,
     admissionPlugins: rbac ? [escalationCheck(rbacGroup, rbac, authorizer)] : [],
     async start() {
-      if (!modes.includes('RBAC') && !modes.includes('Node')) return;
+      // the default policy is stored whatever the authorization mode, as the reference does: switching the mode
+      // later finds it there
       const policy = bootstrapPolicy(names);
       // aggregated roles start with their rules filled in (nested aggregation settles in a few rounds)
       for (let round = 0; round < 4; round++) for (const r of policy.clusterRoles) {
@@ -140,18 +141,18 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
         const backend = backends.preferred(rbacGroup, resource);
         if (!backend) return;
         const { store } = backend;
-        for (const obj of objs) {
+        await Promise.all(objs.map(async obj => {
           const ns = obj.metadata.namespace ?? '';
-          try { await store.get(ns, obj.metadata.name!); continue; } catch { /* absent: created below */ }
+          try { await store.get(ns, obj.metadata.name!); return; } catch { /* absent: created below */ }
           const written = await store.create(ns, structuredClone(obj), noAdmission, { dryRun: false })
             .catch(e => { if ((e as { code?: number }).code !== 409) throw e; return undefined; });
           lastWrite = Math.max(lastWrite, revisionOf(written));
-        }
+        }));
       };
-      await create('clusterroles', policy.clusterRoles);
-      await create('clusterrolebindings', policy.clusterRoleBindings);
-      await create('roles', policy.roles);
-      await create('rolebindings', policy.roleBindings);
+      await Promise.all([
+        create('clusterroles', policy.clusterRoles), create('clusterrolebindings', policy.clusterRoleBindings),
+        create('roles', policy.roles), create('rolebindings', policy.roleBindings),
+      ]);
       if (!rbac) return;
       await rbac.ready;
       // decisions right after start-up see the default policy

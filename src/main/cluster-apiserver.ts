@@ -1,7 +1,7 @@
 #!/usr/bin/env node
-// cluster-apiserver: flags → options → server; SIGTERM and SIGINT shut down gracefully.
+// cluster-apiserver: flags → options → server; SIGTERM and SIGINT shut down gracefully. The server's modules are
+// loaded once the flags are read, so that --help and a mistaken flag answer at once.
 import { apiServerHelp, parseApiServerOptions } from '../config/apiserver-options.js';
-import { startApiServer } from './apiserver.js';
 import { exitWith, log, stopOnSignal } from './program.js';
 
 async function main() {
@@ -14,8 +14,10 @@ async function main() {
   if (parsed.help) { process.stdout.write(apiServerHelp()); return; }
   for (const w of parsed.warnings) log.warn(w);
   const t0 = performance.now();
+  const { startApiServer } = await import('./apiserver.js');
   const server = await startApiServer(parsed.options, log).catch(exitWith('cluster-apiserver', 1));
-  log.info(`serving on ${server.url} (storage: ${parsed.options.storageBackend}, API domain: ${server.names.domain}) ready in ${Math.round(performance.now() - t0)} ms`);
+  const where = server.listenUrl === server.url ? server.url : `${server.listenUrl} (from this machine: ${server.url})`;
+  log.info(`serving on ${where} (storage: ${parsed.options.storageBackend}, API domain: ${server.names.domain}, authorization: ${parsed.options.authorizationModes.join(',')}) ready in ${Math.round(performance.now() - t0)} ms`);
   if (server.adminKubeconfigPath) log.info(`admin client configuration: ${server.adminKubeconfigPath} (try: kubectl --kubeconfig ${server.adminKubeconfigPath} get namespaces)`);
   stopOnSignal('shutting down', () => server.shutdown());
 }

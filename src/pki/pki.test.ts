@@ -158,10 +158,36 @@ describe('ensurePki, later boots', () => {
     assert.equal(b.caCertPem, a.caCertPem);
   });
 
-  test('a lost CA reissues everything, and garbage files are treated as missing', async () => {
+  test('a CA that is there but unusable stops with nothing changed, whatever is wrong with it', async () => {
+    const dir = join(root, 'broken-ca');
+    await ensurePki(dir, { hosts: [] });
+    const snapshot = async (): Promise<Record<string, string>> =>
+      Object.fromEntries(await Promise.all(Object.values(files).map(async f => [f, await readFile(join(dir, f), 'utf8').catch(() => '')])));
+    const other = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const damage: Array<[string, RegExp, () => Promise<void>]> = [
+      ['garbage', /not a certificate with its matching private key/, () => writeFile(join(dir, files.caCert), 'not a certificate')],
+      ['another key', /not a certificate with its matching private key/, () => writeFile(join(dir, files.caKey), other)],
+      ['no key', /ca\.key is missing/, () => unlink(join(dir, files.caKey))],
+      ['a leaf in its place', /not a CA certificate/, async () => {
+        await writeFile(join(dir, files.caCert), await readFile(join(dir, files.adminCert)));
+        await writeFile(join(dir, files.caKey), await readFile(join(dir, files.adminKey)));
+      }],
+    ];
+    for (const [what, message, harm] of damage) {
+      const good = await snapshot();
+      await harm();
+      const broken = await snapshot();
+      await assert.rejects(ensurePki(dir, { hosts: ['new.test'] }), message, what);
+      assert.deepEqual(await snapshot(), broken, `${what}: nothing written`);
+      for (const [f, text] of Object.entries(good)) await writeFile(join(dir, f), text);
+    }
+  });
+
+  test('a CA with both files gone is made anew, with everything issued from it', async () => {
     const dir = join(root, 'lost-ca');
     const a = await ensurePki(dir, { hosts: [] });
     await unlink(join(dir, files.caKey));
+    await unlink(join(dir, files.caCert));
     await writeFile(join(dir, files.serverCert), 'not a certificate');
     const b = await ensurePki(dir, { hosts: [] });
     assert.equal(b.written.length, 6);

@@ -1,9 +1,11 @@
 // The server's own certificates: a CA, a serving certificate and an admin client certificate.
-// Kept in one directory; loaded when present and still good, issued when missing, broken, expiring,
-// or (for the serving certificate) no longer covering the host names asked for.
+// Kept in one directory. The CA is created when neither of its files is there; one that is there but unusable
+// (unreadable, its key not matching, not a CA, expired) stops the server with nothing changed, since a new CA
+// would silently invalidate every certificate it issued. The others are loaded when present and still good, and
+// issued again when missing, broken, expiring, or (the serving certificate) no longer covering the names asked for.
 
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import { access, chmod, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
@@ -45,9 +47,7 @@ export async function ensurePki(dir: string, opts: { hosts: readonly string[] })
   const written: string[] = [];
   const serverNames = [...new Set([...opts.hosts, 'localhost', '127.0.0.1', '::1', hostname()].filter(Boolean))];
 
-  let ca = await loadPair(dir, files.caCert, files.caKey);
-  const caUsable = ca && ca.cert.ca && fresh(ca.cert);
-  if (!caUsable) ca = undefined;
+  const ca = await loadCa(dir);
   const authority: CertificateAuthority = ca
     ? { certPem: ca.certPem, keyPem: ca.keyPem }
     : createCertificateAuthority(`apiserver-ca@${Math.floor(Date.now() / 1000)}`, caTtlSeconds);
@@ -94,6 +94,20 @@ export async function ensurePki(dir: string, opts: { hosts: readonly string[] })
     serverNames,
     written,
   };
+}
+
+/** the CA found in the directory, or undefined when neither of its files is there; an unusable one is an error */
+async function loadCa(dir: string): Promise<LoadedPair | undefined> {
+  const present = await Promise.all([files.caCert, files.caKey].map(f => access(join(dir, f)).then(() => true, () => false)));
+  if (!present[0] && !present[1]) return undefined;
+  const problem = (why: string) => new Error(`${join(dir, files.caCert)}: ${why}. Nothing was changed: restore the CA's certificate and key, ` +
+    `or move ${dir} away to have a new CA made (the certificates and client configurations issued from the old one stop working)`);
+  if (!present[0] || !present[1]) throw problem(`${present[0] ? files.caKey : files.caCert} is missing`);
+  const ca = await loadPair(dir, files.caCert, files.caKey);
+  if (!ca) throw problem(`not a certificate with its matching private key in ${files.caKey}`);
+  if (!ca.cert.ca) throw problem('not a CA certificate');
+  if (new Date(ca.cert.validTo).getTime() <= Date.now()) throw problem(`the CA expired on ${ca.cert.validTo}`);
+  return ca;
 }
 
 interface LoadedPair {

@@ -307,6 +307,7 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
       });
 
       test('pods in the human table', async () => {
+        // the Deployment's pods, which its controllers make meanwhile, are left out
         const out = await k.ok(['get', 'pods', '-n', ns, '--field-selector', 'metadata.name=solo']);
         if (serverTables) {
           assert.deepEqual(tableRows(out), [['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE'], ['solo', '0/1', 'Pending', '0', tableRows(out)[1]![4]!]]);

@@ -21,7 +21,7 @@ test('cluster-apiserver starts on the embedded store and kubectl works with the 
       child.stderr!.on('data', (d: Buffer) => { log += d; if (/admin client configuration: data\/admin\.kubeconfig/.test(log)) resolve(); });
       child.once('exit', code => reject(new Error(`exited ${code}: ${log}`)));
     });
-    assert.match(log, /serving on https:\/\/127\.0\.0\.1:\d+ \(storage: sqlite, API domain: cluster\.io\)/);
+    assert.match(log, /serving on https:\/\/127\.0\.0\.1:\d+ \(storage: sqlite, API domain: cluster\.io, authorization: AlwaysAllow\)/);
     assert.ok(existsSync(join(cwd, 'data', 'store.db')), 'the SQLite store is in ./data');
     const kubectl = kubectlPath('1.32');
     if (existsSync(kubectl)) {

@@ -1,15 +1,13 @@
 // The default roles and bindings the reference creates at start-up: the user-facing roles (cluster-admin,
 // admin, edit, view, the last three aggregated), discovery and self-review roles every user holds, and the
-// roles of the built-in components (node agents, scheduler, controller manager, proxy, ...).
+// roles of the built-in components (node agents, scheduler, controller manager, proxy, ...), one role per
+// controller, and the roles in the system namespaces: the reference's set of 1.27, whatever the authorization mode.
 import type { Naming } from '../../api/naming.js';
 import type { ApiObject } from '../../api/meta.js';
 import type { PolicyRule } from '../../api/auth.js';
+import { controllerRoles } from './controller-roles.js';
 
-const read = ['get', 'list', 'watch'];
-const write = ['create', 'delete', 'deletecollection', 'patch', 'update'];
-const rule = (verbs: string[], apiGroups: string[], resources: string[], resourceNames?: string[]): PolicyRule =>
-  ({ verbs, apiGroups, resources, ...(resourceNames ? { resourceNames } : {}) });
-const urls = (verbs: string[], nonResourceURLs: string[]): PolicyRule => ({ verbs, nonResourceURLs });
+import { eventsRule, read, rule, urls, write } from './rules.js';
 
 export interface BootstrapPolicy {
   clusterRoles: ApiObject[];
@@ -21,6 +19,7 @@ export interface BootstrapPolicy {
 /** the rules of system:node, which the Node authorizer also applies */
 export function nodeRules(names: Naming): PolicyRule[] {
   const g = names.group;
+  const events = eventsRule(names);
   return [
     rule(['create'], [g('authentication')], ['tokenreviews']),
     rule(['create'], [g('authorization')], ['subjectaccessreviews', 'localsubjectaccessreviews']),
@@ -28,7 +27,7 @@ export function nodeRules(names: Naming): PolicyRule[] {
     rule(['create', 'get', 'list', 'watch'], [''], ['nodes']),
     rule(['patch', 'update'], [''], ['nodes/status']),
     rule(['patch', 'update'], [''], ['nodes']),
-    rule(['create', 'patch', 'update'], ['', g('events')], ['events']),
+    events,
     rule(read, [''], ['pods']),
     rule(['create', 'delete'], [''], ['pods']),
     rule(['patch', 'update'], [''], ['pods/status']),
@@ -50,6 +49,7 @@ export function nodeRules(names: Naming): PolicyRule[] {
 export function bootstrapPolicy(names: Naming): BootstrapPolicy {
   const g = names.group;
   const rbacGroup = g('rbac.authorization');
+  const events = eventsRule(names);
   const apiVersion = `${rbacGroup}/v1`;
   const meta = (name: string, labels: Record<string, string> = {}, namespace?: string) => ({
     name, ...(namespace ? { namespace } : {}),
@@ -126,12 +126,12 @@ export function bootstrapPolicy(names: Naming): BootstrapPolicy {
     clusterRole('system:auth-delegator', [rule(['create'], [g('authentication')], ['tokenreviews']), rule(['create'], [g('authorization')], ['subjectaccessreviews'])]),
     clusterRole('system:heapster', [rule(read, [''], ['events', 'namespaces', 'nodes', 'pods']), rule(read, [extensions], ['deployments'])]),
     clusterRole('system:node', nodeRules(names)),
-    clusterRole('system:node-problem-detector', [rule(['get'], [''], ['nodes']), rule(['patch'], [''], ['nodes/status']), rule(['create', 'patch', 'update'], ['', g('events')], ['events'])]),
+    clusterRole('system:node-problem-detector', [rule(['get'], [''], ['nodes']), rule(['patch'], [''], ['nodes/status']), events]),
     clusterRole('system:kubelet-api-admin', [rule(['get', 'list', 'watch', 'proxy'], [''], ['nodes']), rule(['*'], [''], ['nodes/log', 'nodes/metrics', 'nodes/proxy', 'nodes/stats'])]),
     clusterRole('system:node-bootstrapper', [rule(['create', 'get', 'list', 'watch'], [g('certificates')], ['certificatesigningrequests'])]),
     clusterRole('system:kube-aggregator', [rule(read, [''], ['endpoints', 'services'])]),
     clusterRole('system:kube-controller-manager', [
-      rule(['create', 'patch', 'update'], ['', g('events')], ['events']),
+      events,
       rule(['create'], [coordination], ['leases']),
       rule(['get', 'update'], [coordination], ['leases'], ['kube-controller-manager']),
       rule(['create'], [''], ['secrets', 'serviceaccounts']),
@@ -144,7 +144,7 @@ export function bootstrapPolicy(names: Naming): BootstrapPolicy {
       rule(['create'], [''], ['serviceaccounts/token']),
     ]),
     clusterRole('system:kube-scheduler', [
-      rule(['create', 'patch', 'update'], ['', g('events')], ['events']),
+      events,
       rule(['create'], [coordination], ['leases']),
       rule(['get', 'update'], [coordination], ['leases'], ['kube-scheduler']),
       rule(read, [''], ['nodes']),
@@ -169,7 +169,7 @@ export function bootstrapPolicy(names: Naming): BootstrapPolicy {
     clusterRole('system:node-proxier', [
       rule(['list', 'watch'], [''], ['endpoints', 'services']),
       rule(read, [''], ['nodes']),
-      rule(['create', 'patch', 'update'], ['', g('events')], ['events']),
+      events,
       rule(['list', 'watch'], [discovery], ['endpointslices']),
     ]),
     clusterRole('system:kube-dns', [rule(['list', 'watch'], [''], ['endpoints', 'services'])]),
@@ -186,6 +186,8 @@ export function bootstrapPolicy(names: Naming): BootstrapPolicy {
       clusterRole(`system:certificates.${names.domain}:${signer}-approver`,
         [rule(['approve'], [g('certificates')], ['signers'], [`${names.labelDomain}/${signer}`])])),
   ];
+  const controllers = Object.entries(controllerRoles(names));
+  clusterRoles.push(...controllers.map(([name, rules]) => clusterRole(`system:controller:${name}`, rules)));
 
   const clusterRoleBindings: ApiObject[] = [
     binding('cluster-admin', 'cluster-admin', [subject('Group', 'system:masters')]),
@@ -200,6 +202,7 @@ export function bootstrapPolicy(names: Naming): BootstrapPolicy {
     binding('system:kube-dns', 'system:kube-dns', [subject('ServiceAccount', 'kube-dns', names.systemNamespace)]),
     binding('system:service-account-issuer-discovery', 'system:service-account-issuer-discovery', [subject('Group', 'system:serviceaccounts')]),
     binding('system:node', 'system:node', []),
+    ...controllers.map(([name]) => binding(`system:controller:${name}`, `system:controller:${name}`, [subject('ServiceAccount', name, names.systemNamespace)])),
   ];
 
   const sys = names.systemNamespace;
@@ -210,14 +213,24 @@ export function bootstrapPolicy(names: Naming): BootstrapPolicy {
     role('extension-apiserver-authentication-reader', sys, [rule(read, [''], ['configmaps'], ['extension-apiserver-authentication'])]),
     role('system::leader-locking-kube-controller-manager', sys, [rule(['watch'], [''], ['configmaps']), rule(['get', 'update'], [''], ['configmaps'], ['kube-controller-manager'])]),
     role('system::leader-locking-kube-scheduler', sys, [rule(['watch'], [''], ['configmaps']), rule(['get', 'update'], [''], ['configmaps'], ['kube-scheduler'])]),
-    role(`system:controller:bootstrap-signer`, sys, [rule(read, [''], ['secrets'])]),
-    role(`system:controller:bootstrap-signer`, names.publicNamespace, [rule(read, [''], ['configmaps']), rule(['update'], [''], ['configmaps'], ['cluster-info'])]),
+    role('system:controller:bootstrap-signer', sys, [rule(read, [''], ['secrets'])]),
+    role('system:controller:cloud-provider', sys, [rule(['create', 'get', 'list', 'watch'], [''], ['configmaps'])]),
+    role('system:controller:token-cleaner', sys, [rule(['delete', 'get', 'list', 'watch'], [''], ['secrets']), events]),
+    role('system:controller:bootstrap-signer', names.publicNamespace,
+      [rule(read, [''], ['configmaps']), rule(['update'], [''], ['configmaps'], ['cluster-info']), events]),
   ];
+  const controllerAccount = (name: string) => [subject('ServiceAccount', name, sys)];
   const roleBindings = [
     roleBinding('system::extension-apiserver-authentication-reader', sys, 'extension-apiserver-authentication-reader',
       [subject('User', 'system:kube-controller-manager'), subject('User', 'system:kube-scheduler')]),
-    roleBinding('system::leader-locking-kube-controller-manager', sys, 'system::leader-locking-kube-controller-manager', [subject('User', 'system:kube-controller-manager')]),
-    roleBinding('system::leader-locking-kube-scheduler', sys, 'system::leader-locking-kube-scheduler', [subject('User', 'system:kube-scheduler')]),
+    roleBinding('system::leader-locking-kube-controller-manager', sys, 'system::leader-locking-kube-controller-manager',
+      [subject('User', 'system:kube-controller-manager'), subject('ServiceAccount', 'kube-controller-manager', sys), subject('ServiceAccount', 'leader-election-controller', sys)]),
+    roleBinding('system::leader-locking-kube-scheduler', sys, 'system::leader-locking-kube-scheduler',
+      [subject('User', 'system:kube-scheduler'), subject('ServiceAccount', 'kube-scheduler', sys)]),
+    roleBinding('system:controller:bootstrap-signer', sys, 'system:controller:bootstrap-signer', controllerAccount('bootstrap-signer')),
+    roleBinding('system:controller:cloud-provider', sys, 'system:controller:cloud-provider', controllerAccount('cloud-provider')),
+    roleBinding('system:controller:token-cleaner', sys, 'system:controller:token-cleaner', controllerAccount('token-cleaner')),
+    roleBinding('system:controller:bootstrap-signer', names.publicNamespace, 'system:controller:bootstrap-signer', controllerAccount('bootstrap-signer')),
   ];
   return { clusterRoles, clusterRoleBindings, roles, roleBindings };
 }
