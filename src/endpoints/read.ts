@@ -1,10 +1,10 @@
 // get and list: one object or a collection, as JSON, YAML, Table, protobuf or metadata only.
 import type { ApiObject } from '../api/meta.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
-import type { RequestContext } from '../api/request.js';
+import { integerParam, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
 import { sendObject, sendText, isPretty, encode } from './respond.js';
-import { notAcceptable, badRequest } from '../api/status.js';
+import { notAcceptable } from '../api/status.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
@@ -68,11 +68,10 @@ function protobufOrJson(ctx: RequestContext, scope: Scope, obj: object): Buffer 
   }
 }
 
+/** ?limit: no limit when absent or not positive; larger than any list could be means the same as no limit */
 export function parseLimit(v: string | null): number | undefined {
-  if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`limit: Invalid value: "${v}": must be an integer`);
-  const n = Number(v);
-  return n > 0 ? n : undefined;
+  const n = integerParam('limit', v, { max: 2 ** 31 - 1 });
+  return n !== undefined && n > 0 ? n : undefined;
 }
 
 export async function list(ctx: RequestContext, scope: Scope, namespace: string) {

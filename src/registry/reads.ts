@@ -36,6 +36,8 @@ export interface WatchRequest extends Filter {
   sendInitialEvents?: boolean;
   allowBookmarks: boolean;
   bookmarkIntervalMs: number;
+  /** when the watch will be ended (epoch ms) */
+  deadline?: number;
 }
 
 export interface WatchSink {
@@ -114,7 +116,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
         else if (before) sink.event('DELETED', ev.cur);
       };
       return objects.watch(prefixFor(req.namespace), {
-        revision: rv, initialEvents: req.sendInitialEvents, bookmarkIntervalMs: req.allowBookmarks ? req.bookmarkIntervalMs : undefined,
+        revision: rv, initialEvents: req.sendInitialEvents, bookmarkIntervalMs: req.allowBookmarks ? req.bookmarkIntervalMs : undefined, deadline: req.deadline,
       }, {
         event: deliver,
         bookmark: (rev, initialEventsEnd) => { if (req.allowBookmarks) sink.bookmark(rev, initialEventsEnd); },
