@@ -98,7 +98,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const toStorageError = (err: unknown): unknown => {
     if (err instanceof StorageError || !(err instanceof Error)) return err;
     if (err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError || err instanceof GRPCCancelledError
-      || err instanceof ClientClosedError || err.name === 'BrokenCircuitError') return unavailable(err);
+      || err instanceof ClientClosedError || (err as { isBrokenCircuitError?: boolean }).isBrokenCircuitError) return unavailable(err);
     if (err instanceof GRPCInvalidArgumentError) return new StorageError('Invalid', `etcd rejected the request: ${err.message}`);
     if (err instanceof GRPCResourceExhastedError) return new StorageError('TooLarge', `etcd refused the request as too large: ${err.message}`);
     return err;
