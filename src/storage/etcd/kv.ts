@@ -193,8 +193,18 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const probe = () => {
     if (probing) return;
     probing = true;
-    // the probe asks past the fail-fast guard: it is what finds etcd answering again
-    client.kv.range({ key: compactKey, count_only: true }, { deadline: Date.now() + HEALTH_STALE_MS })
+    // the probe asks past the fail-fast guard (it is what finds etcd answering again), and asks again at once when a
+    // member refused: the client turns to another member, and one member down leaves the cluster healthy
+    const deadline = Date.now() + HEALTH_STALE_MS;
+    const ask = async (attempt: number): Promise<unknown> => {
+      try {
+        return await client.kv.range({ key: compactKey, count_only: true }, { deadline });
+      } catch (err) {
+        if (attempt + 1 >= endpoints.length || Date.now() >= deadline) throw err;
+        return ask(attempt + 1);
+      }
+    };
+    ask(0)
       .then(() => { lastAnswer = Date.now(); probeFailure = undefined; }, err => {
         probeFailure = toStorageError(err);
         if (!unresponsive()) return;
