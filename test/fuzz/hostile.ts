@@ -105,6 +105,9 @@ const path = fc.oneof(
     .map(([c, n, s]) => [c, ...(n === undefined ? [] : [n]), ...(n !== undefined && s ? [s] : [])].map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join('/')) },
   { weight: 2, arbitrary: fc.constantFrom(...fixedPaths) },
   { weight: 1, arbitrary: fc.array(nasty, { minLength: 1, maxLength: 8 }).map(parts => `/${parts.map(encodeURIComponent).join('/')}`) },
+  // names that an object used as a map answers for itself
+  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...fixedPaths.map(p => p.split('?')[0]), ...collections, `${collections[0]}/cm-0`, '/apis/apps', '/openapi/v3/apis', '/api/v1/namespaces/fuzz/pods/p-0'),
+    fc.constantFrom('__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf', 'prototype')).map(([p, n]) => `${p.replace(/\/$/, '')}/${n}`) },
   { weight: 1, arbitrary: fc.constantFrom('/api/v1/namespaces/../../etc/passwd', '/api/v1/namespaces/%2e%2e/pods', '//api//v1', '/api/v1/namespaces/fuzz/pods/%00',
     '/apis/%E2%82%AC/v1', `/api/v1/namespaces/${ns}/configmaps/${'x'.repeat(10_000)}`, '/api/v1/namespaces/fuzz/configmaps/cm-0/', '/apis/apps/v1/namespaces/fuzz/deployments/d-0/scale/x/y') },
 );

@@ -123,6 +123,15 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('path segments that name properties of every object are not found', async () => {
+      for (const path of ['/constructor', '/__proto__', '/livez/constructor', `${cms}/cm-0/constructor`, `${cms}/cm-0/__proto__`, '/apis/constructor/v1', '/openapi/v3/constructor']) {
+        for (const method of ['GET', 'DELETE', 'PATCH']) {
+          const r = await client.request(method, path, method === 'PATCH' ? { body: '{}', contentType: 'application/merge-patch+json' } : {});
+          assert.ok(r.status >= 400 && r.status < 500, `${method} ${path}: ${r.status} ${r.body.slice(0, 200)}`);
+        }
+      }
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
