@@ -178,11 +178,15 @@ const strategicPatch = fc.letrec<{ node: unknown }>(tie => ({
     fc.array(tie('node'), { maxLength: 4 })),
 }));
 
-const yamlBody = fc.oneof(
+/** YAML bodies that are large or deep: rarer, since each costs the server (and the generator) real work */
+const heavyYaml = fc.oneof(
   fc.integer({ min: 50, max: 5000 }).map(n => Array.from({ length: n }, (_, i) => `${' '.repeat(i)}a:`).join('\n')),
   fc.integer({ min: 100, max: 20_000 }).map(n => `${'['.repeat(n)}${']'.repeat(n)}`),
   fc.integer({ min: 100, max: 20_000 }).map(n => `${'- '.repeat(n)}x`),
   fc.integer({ min: 1000, max: 60_000 }).map(n => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: yk-${n}\ndata:\n${Array.from({ length: n }, (_, i) => `  k${i}: v`).join('\n')}\n`),
+);
+
+const yamlBody = fc.oneof(
   fc.integer({ min: 3, max: 12 }).map(n => {   // aliases that expand exponentially
     const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
     for (let i = 1; i < n; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
@@ -220,21 +224,23 @@ function varint(n: number): Buffer {
 }
 function field(no: number, bytes: Buffer): Buffer { return Buffer.concat([varint((no << 3) | 2), varint(bytes.length), bytes]); }
 
+// weights: most bodies are small and malformed in many ways; a few in a hundred are large or deep
 const body: fc.Arbitrary<{ type: string; body: Buffer | undefined }> = fc.oneof(
-  { weight: 1, arbitrary: fc.constant({ type: '', body: undefined }) },
-  { weight: 4, arbitrary: objectBody.map(o => ({ type: 'application/json', body: Buffer.from(JSON.stringify(o)) })) },
-  { weight: 1, arbitrary: deepJson.map(t => ({ type: 'application/json', body: Buffer.from(t) })) },
+  { weight: 10, arbitrary: fc.constant({ type: '', body: undefined }) },
+  { weight: 40, arbitrary: objectBody.map(o => ({ type: 'application/json', body: Buffer.from(JSON.stringify(o)) })) },
+  { weight: 2, arbitrary: deepJson.map(t => ({ type: 'application/json', body: Buffer.from(t) })) },
   { weight: 1, arbitrary: manyKeysJson.map(t => ({ type: 'application/json', body: Buffer.from(t) })) },
   { weight: 1, arbitrary: bigSet.map(t => ({ type: 'application/json', body: Buffer.from(t) })) },
-  { weight: 2, arbitrary: yamlBody.map(t => ({ type: 'application/yaml', body: Buffer.from(t) })) },
-  { weight: 2, arbitrary: yamlBody.map(t => ({ type: 'application/apply-patch+yaml', body: Buffer.from(t) })) },
-  { weight: 2, arbitrary: objectBody.map(o => ({ type: 'application/apply-patch+yaml', body: Buffer.from(JSON.stringify(o)) })) },
-  { weight: 2, arbitrary: protobufBody.map(b => ({ type: 'application/vnd.cluster.protobuf', body: b })) },
-  { weight: 3, arbitrary: jsonPatch.map(p => ({ type: 'application/json-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
-  { weight: 1, arbitrary: doublingPatch.map(p => ({ type: 'application/json-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
-  { weight: 2, arbitrary: fc.jsonValue({ maxDepth: 5 }).map(p => ({ type: 'application/merge-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
-  { weight: 3, arbitrary: strategicPatch.node.map(p => ({ type: 'application/strategic-merge-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 500 }).map(b => ({ type: '', body: Buffer.from(b) })) },
+  { weight: 15, arbitrary: yamlBody.map(t => ({ type: 'application/yaml', body: Buffer.from(t) })) },
+  { weight: 15, arbitrary: yamlBody.map(t => ({ type: 'application/apply-patch+yaml', body: Buffer.from(t) })) },
+  { weight: 2, arbitrary: fc.tuple(heavyYaml, fc.constantFrom('application/yaml', 'application/apply-patch+yaml')).map(([t, type]) => ({ type, body: Buffer.from(t) })) },
+  { weight: 20, arbitrary: objectBody.map(o => ({ type: 'application/apply-patch+yaml', body: Buffer.from(JSON.stringify(o)) })) },
+  { weight: 20, arbitrary: protobufBody.map(b => ({ type: 'application/vnd.kubernetes.protobuf', body: b })) },
+  { weight: 30, arbitrary: jsonPatch.map(p => ({ type: 'application/json-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
+  { weight: 3, arbitrary: doublingPatch.map(p => ({ type: 'application/json-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
+  { weight: 20, arbitrary: fc.jsonValue({ maxDepth: 5 }).map(p => ({ type: 'application/merge-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
+  { weight: 30, arbitrary: strategicPatch.node.map(p => ({ type: 'application/strategic-merge-patch+json', body: Buffer.from(JSON.stringify(p)) })) },
+  { weight: 10, arbitrary: fc.uint8Array({ maxLength: 500 }).map(b => ({ type: '', body: Buffer.from(b) })) },
   { weight: 1, arbitrary: fc.integer({ min: 3 * 1024 * 1024 - 10, max: 3 * 1024 * 1024 + 10 }).map(n => ({ type: 'application/json', body: Buffer.alloc(n, 0x20) })) },
 );
 
