@@ -96,7 +96,12 @@ const queryNames = ['limit', 'continue', 'timeoutSeconds', 'gracePeriodSeconds',
   'fieldSelector', 'fieldValidation', 'dryRun', 'pretty', 'watch', 'timeout', 'propagationPolicy', 'orphanDependents', 'fieldManager', 'force',
   'includeObject', 'allowWatchBookmarks', 'sendInitialEvents', 'exclude', 'verbose', 'container', 'follow', 'tailLines', 'sinceSeconds', 'x'];
 
-const query = fc.array(fc.tuple(fc.oneof(fc.constantFrom(...queryNames), nasty), nasty), { maxLength: 5 });
+/** continue tokens shaped like the server's own, with values it never issued */
+const forgedContinue = fc.record({ v: fc.constantFrom('meta.k8s.io/v1', 'x'), rv: fc.oneof(fc.integer(), fc.double(), fc.constant(1e300), nasty), start: fc.oneof(nasty, fc.constantFrom('fuzz/cm-0', 'other/x', '')) })
+  .map(t => Buffer.from(JSON.stringify(t)).toString('base64url'));
+
+const query = fc.array(fc.oneof({ weight: 10, arbitrary: fc.tuple(fc.oneof(fc.constantFrom(...queryNames), nasty), nasty) },
+  { weight: 1, arbitrary: fc.tuple(fc.constant('continue'), forgedContinue) }), { maxLength: 5 });
 
 const name = fc.oneof(fc.constantFrom(...knownNames), nasty);
 
@@ -434,7 +439,7 @@ export async function setUpFixtures(s: Sender): Promise<void> {
   for (const f of fixtures) await json(f.path, f.body);
 }
 
-export async function runFuzz(opts: { requests: number; seed: number; concurrency?: number; server: FuzzServer; budgetMs?: number; progress?: (done: number) => void }): Promise<FuzzReport> {
+export async function runFuzz(opts: { requests: number; seed: number; concurrency?: number; server: FuzzServer; budgetMs?: number; progress?: (done: number, report: FuzzReport) => void }): Promise<FuzzReport> {
   const { server } = opts;
   const budgetMs = opts.budgetMs ?? answerBudgetMs;
   const s = sender(server, budgetMs);
@@ -477,7 +482,7 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
     }));
     // what the fuzzer deleted comes back, so later requests still find targets
     if (!crashed) for (const f of fixtures) await s.send({ protocol: 'h1', method: 'POST', target: f.path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(f.body)) });
-    opts.progress?.(report.sent);
+    opts.progress?.(report.sent, report);
   }
   probing = false;
   await probes;

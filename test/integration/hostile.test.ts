@@ -123,6 +123,14 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('continue tokens the server never issued are a 400', async () => {
+      for (const t of [{ rv: 5, start: 'other-namespace/x' }, { rv: 1e300, start: `${ns}/x` }, { rv: 1.5, start: `${ns}/x` }]) {
+        const token = Buffer.from(JSON.stringify({ v: `${server.names.metaGroup}/v1`, ...t })).toString('base64url');
+        const r = await client.get(`${cms}?limit=1&continue=${token}`);
+        assert.equal(r.status, 400, `${JSON.stringify(t)}: ${r.body.slice(0, 200)}`);
+      }
+    });
+
     test('path segments that name properties of every object are not found', async () => {
       for (const path of ['/constructor', '/__proto__', '/livez/constructor', `${cms}/cm-0/constructor`, `${cms}/cm-0/__proto__`, '/apis/constructor/v1', '/openapi/v3/constructor']) {
         for (const method of ['GET', 'DELETE', 'PATCH']) {
