@@ -1,6 +1,7 @@
 // The single entry for all benchmarks: `npm run bench` (all suites) or
 // `node dist/bench/run.js <suite>...`. Each suite returns a Markdown body; it is printed and
 // written into BENCHMARKS.md as its own section, with the command, date and machine.
+import { fuzzBench } from './fuzz.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { storageBench } from './storage.js';
@@ -10,9 +11,9 @@ import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
 import { schedulerBench } from './scheduler.js';
-import { fuzzBench } from './fuzz.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
+  { name: 'fuzz', run: fuzzBench },
   { name: 'storage', run: storageBench },
   { name: 'api', run: apiBench },
   { name: 'apply', run: applyBench },
@@ -20,7 +21,6 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'auth', run: authBench },
   { name: 'crd', run: crdBench },
   { name: 'scheduler', run: schedulerBench },
-  { name: 'fuzz', run: fuzzBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

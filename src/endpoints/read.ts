@@ -1,13 +1,14 @@
 // get and list: one object or a collection, as JSON, YAML, Table, protobuf or metadata only.
 import type { ApiObject } from '../api/meta.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
-import { integerParam, type RequestContext } from '../api/request.js';
+import type { RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
 import { sendObject, sendText, isPretty, encode } from './respond.js';
 import { notAcceptable } from '../api/status.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
+import { integerParam } from '../api/request.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type

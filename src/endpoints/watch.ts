@@ -2,13 +2,14 @@
 // with headers flushed at once.
 import { formatResourceVersion } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
-import { bufferedBytes, integerParam, queryFlag, type RequestContext } from '../api/request.js';
+import { bufferedBytes, queryFlag, type RequestContext } from '../api/request.js';
 import { setWarnings } from './respond.js';
 import { badRequest, internalError, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec } from './read.js';
 import type { StoredObject } from '../api/cache.js';
+import { integerParam } from '../api/request.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
