@@ -16,7 +16,9 @@ export async function fuzzBench(): Promise<string> {
   let peakMb = 0;
   const sampler = setInterval(() => { peakMb = Math.max(peakMb, residentMb(server.pid)); }, 500);
   try {
-    const report = await runFuzz({ requests, seed, server, concurrency: 16, progress: (n, r) => { if (n % 5_000 === 0) console.error(`fuzz: ${n} requests, ${r.serverErrors.length} 5xx, ${r.slow.length} slow, ${r.crashed ? 'crashed' : 'running'}`); } });
+    const report = await runFuzz({ requests, seed, server, concurrency: 16, progress: (n, r) => {
+      if (n % 5_000 === 0) console.error(`fuzz: ${n} requests, ${r.serverErrors.length} 5xx, ${r.slow.length} slow, ${r.crashed ? 'crashed' : 'running'}${r.slow.length ? `; last slow: ${JSON.stringify(r.slow.at(-1)).slice(0, 300)}` : ''}`);
+    } });
     const fiveHundreds = Object.entries(report.byStatus).filter(([s]) => Number(s) >= 500).reduce((a, [, n]) => a + n, 0);
     const statuses = Object.entries(report.byStatus).sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${s}: ${n}`).join(', ');
     return [

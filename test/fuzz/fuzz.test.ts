@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { runFuzz, startFuzzServer } from './hostile.js';
 
 const requests = Number(process.env.FUZZ_REQUESTS ?? 1500);
-const seed = Number(process.env.FUZZ_SEED ?? Date.now() % 1_000_000);
+// a fixed seed keeps the suite's outcome reproducible; FUZZ_SEED explores others (the benchmark uses its own)
+const seed = Number(process.env.FUZZ_SEED ?? 424242);
 
 test(`${requests} hostile requests over HTTP/1.1, HTTP/2 and raw sockets (seed ${seed})`, { timeout: 600_000 }, async () => {
   const server = await startFuzzServer();
