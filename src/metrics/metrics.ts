@@ -23,11 +23,23 @@ const labelText = (labels: Labels, extra?: [string, string]) => {
   return parts.length ? `{${parts.join(',')}}` : '';
 };
 
+/**
+ * Label values come from requests (paths, methods): past this many series a metric folds new label sets into one
+ * series whose values are all "other", so requests with made-up paths cannot grow the metrics (and /metrics) without end.
+ */
+export const maxSeriesPerMetric = 2000;
+
 export function createMetrics(): MetricsRegistry {
   const metrics: Metric[] = [];
-  const series = (m: Metric, labels: Labels): Series => {
-    const k = keyOf(labels);
+  const series = (m: Metric, given: Labels): Series => {
+    let labels = given;
+    let k = keyOf(labels);
     let s = m.series.get(k);
+    if (!s && m.series.size >= maxSeriesPerMetric) {
+      labels = Object.fromEntries(Object.keys(given).map(key => [key, 'other']));
+      k = keyOf(labels);
+      s = m.series.get(k);
+    }
     if (!s) {
       s = { labels, value: 0 };
       if (m.bounds) { s.buckets = m.bounds.map(() => 0); s.sum = 0; }
@@ -71,6 +83,8 @@ export function createMetrics(): MetricsRegistry {
 }
 
 /** the reference's verb label: the HTTP-like form of the request's verb */
+const standardMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
+
 export function metricVerb(verb: string, method: string): string {
   switch (verb) {
     case 'list': return 'LIST';
@@ -79,7 +93,8 @@ export function metricVerb(verb: string, method: string): string {
     case 'create': return 'POST';
     case 'update': return 'PUT';
     case 'deletecollection': return 'DELETECOLLECTION';
-    default: return method;
+    // HTTP/2 lets a client name any method: only the standard ones become label values
+    default: return standardMethods.has(method) ? method : 'other';
   }
 }
 

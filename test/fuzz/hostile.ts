@@ -417,6 +417,8 @@ export interface FuzzReport {
   slow: Array<{ request: string; ms: number; error?: string }>;
   /** connections the server closed without an answer (not failures by themselves: a refused request may close) */
   noAnswer: number;
+  /** generated requests Node's own client refused to send (invalid header characters, methods or paths): not counted as sent */
+  unsendable: number;
   crashed?: string;
   slowestMs: number;
   livezSlowestMs: number;
@@ -443,7 +445,7 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
   const { server } = opts;
   const budgetMs = opts.budgetMs ?? answerBudgetMs;
   const s = sender(server, budgetMs);
-  const report: FuzzReport = { sent: 0, byProtocol: {}, byStatus: {}, serverErrors: [], referenceServerErrors: 0, slow: [], noAnswer: 0, slowestMs: 0, livezSlowestMs: 0, seconds: 0 };
+  const report: FuzzReport = { sent: 0, byProtocol: {}, byStatus: {}, serverErrors: [], referenceServerErrors: 0, slow: [], noAnswer: 0, unsendable: 0, slowestMs: 0, livezSlowestMs: 0, seconds: 0 };
   const started = performance.now();
   let crashed = false;
   void server.exited.then(e => { crashed = true; report.crashed = `exit ${e.code ?? e.signal}: ${e.log.slice(-3000)}`; });
@@ -460,13 +462,14 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
   await setUpFixtures(s);
   const batch = 500;
   const concurrency = opts.concurrency ?? 16;
-  for (let offset = 0; offset < opts.requests && !crashed; offset += batch) {
-    const requests = fc.sample(hostileRequest, { numRuns: Math.min(batch, opts.requests - offset), seed: opts.seed + offset });
+  for (let offset = 0; report.sent < opts.requests && !crashed; offset += batch) {
+    const requests = fc.sample(hostileRequest, { numRuns: Math.min(batch, opts.requests - report.sent), seed: opts.seed + offset });
     let next = 0;
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < requests.length && !crashed) {
         const r = requests[next++];
         const o = await s.send(r);
+        if (o.error?.startsWith('not sendable')) { report.unsendable++; continue; }
         report.sent++;
         report.byProtocol[r.protocol] = (report.byProtocol[r.protocol] ?? 0) + 1;
         report.byStatus[o.status || 'none'] = (report.byStatus[o.status || 'none'] ?? 0) + 1;
