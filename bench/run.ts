@@ -1,6 +1,7 @@
 // The single entry for all benchmarks: `npm run bench` (all suites) or
 // `node dist/bench/run.js <suite>...`. Each suite returns a Markdown body; it is printed and
 // written into BENCHMARKS.md as its own section, with the command, date and machine.
+import { fuzzBench } from './fuzz.js';
 import { readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus } from 'node:os';
 import { startBench } from './start.js';
@@ -17,6 +18,7 @@ import { admissionBench } from './admission.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'start', run: startBench },
+  { name: 'fuzz', run: fuzzBench },
   { name: 'storage', run: storageBench },
   { name: 'api', run: apiBench },
   { name: 'apply', run: applyBench },

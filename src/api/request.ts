@@ -80,3 +80,20 @@ export function parseDryRun(values: string[]): boolean {
   for (const v of set) if (v !== 'All') throw badRequest(`dryRun: Unsupported value: "${v}": supported values: "All"`);
   return set.length > 0;
 }
+
+const int64Max = 2n ** 63n - 1n;
+
+/**
+ * An integer query parameter (or body field) as the reference reads one: a 64-bit decimal integer, else a 400 naming
+ * the parameter. Absent or empty is undefined. Values past `max` are clamped to it: the reference accepts any 64-bit
+ * value, and every use here means the same for all values that large (no limit, no deadline).
+ */
+export function integerParam(name: string, text: string | number | null | undefined, opts: { min?: number; max?: number } = {}): number | undefined {
+  if (text === null || text === undefined || text === '') return undefined;
+  const s = String(text);
+  if (!/^-?\d{1,19}$/.test(s) || BigInt(s) > int64Max || BigInt(s) < -int64Max - 1n)
+    throw badRequest(`${name}: Invalid value: "${s.length > 64 ? `${s.slice(0, 64)}...` : s}": must be a 64-bit integer`);
+  const n = Number(s);
+  if (opts.min !== undefined && n < opts.min) throw badRequest(`${name}: Invalid value: ${s}: must be greater than or equal to ${opts.min}`);
+  return opts.max !== undefined ? Math.min(n, opts.max) : n;
+}

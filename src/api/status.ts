@@ -80,7 +80,9 @@ export const tooManyRequests = (message: string, retryAfterSeconds = 1) =>
   err(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 export const internalError = (message: string) =>
   err(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
-export const serviceUnavailable = (message: string) => err(503, 'ServiceUnavailable', message);
+export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => retryAfterSeconds
+  ? err(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) })
+  : err(503, 'ServiceUnavailable', message);
 export const timeout = (message: string, retryAfterSeconds = 1) =>
   err(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
 

@@ -212,11 +212,26 @@ function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: A
 
 /** a key present more than once is compared as one piece */
 function compareDuplicates(pe: PathElement, l: unknown[], r: unknown[] | undefined, shape: Shape & { kind: 'list' }, out: Acc) {
-  const pick = (list: unknown[] | undefined) => (list ?? []).filter((item, i) => listElement(shape, item, i) === pe);
-  const a = pick(l), b = pick(r);
+  const a = itemsAt(shape, l, pe), b = r ? itemsAt(shape, r, pe) : [];
   if (a.length === 0) note(out, 'added', pe);
   else if (b.length === 0) note(out, 'removed', pe);
   else if (!deepEqual(a, b)) note(out, 'modified', pe);
+}
+
+/** a list's items grouped by path element, made once per list: a list with many duplicates stays linear */
+const groupedLists = new WeakMap<unknown[], Map<PathElement, unknown[]>>();
+function itemsAt(shape: Shape & { kind: 'list' }, list: unknown[], pe: PathElement): unknown[] {
+  let groups = groupedLists.get(list);
+  if (!groups) {
+    groups = new Map();
+    list.forEach((item, i) => {
+      const key = listElement(shape, item, i);
+      const group = groups!.get(key);
+      if (group) group.push(item); else groups!.set(key, [item]);
+    });
+    groupedLists.set(list, groups);
+  }
+  return groups.get(pe) ?? [];
 }
 
 function compareChild(pe: PathElement, l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string): void {

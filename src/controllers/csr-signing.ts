@@ -64,7 +64,7 @@ export const csrSigningController: Controller = {
         const certificate = await signCertificate(signer.ca, { csrPem: pem, usages: (csr.spec.usages ?? []) as KeyUsage[], ttlSeconds });
         status = { ...csr.status, certificate: Buffer.from(certificate).toString('base64') };
       }
-      await client.updateStatus({ ...csr, status }).catch((e) => { if (!isConflict(e) && !isNotFound(e)) throw e; });
+      await client.status.update({ ...csr, status }).catch((e) => { if (!isConflict(e) && !isNotFound(e)) throw e; });
     });
     csrs.addHandler({ added: (c) => queue.add(c.metadata.name!), updated: (_, c) => queue.add(c.metadata.name!) });
   },

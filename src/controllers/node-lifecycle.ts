@@ -58,7 +58,7 @@ export const nodeLifecycleController: Controller = {
         conditions = setCondition(conditions, { ...cur, type, status: 'Unknown', reason, message, lastHeartbeatTime: cur?.lastHeartbeatTime ?? node.metadata.creationTimestamp } as NodeCondition, now);
       }
       try {
-        await ctx.client.resource(ctx.refs.nodes).updateStatus({ ...node, status: { ...node.status, conditions } } as Node);
+        await ctx.client.resource(ctx.refs.nodes).status.update({ ...node, status: { ...node.status, conditions } } as Node);
         ctx.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: node.metadata }, 'Normal', 'NodeNotReady', `Node ${name} status is now: NodeNotReady`);
       } catch (e) {
         if (!isConflict(e)) ignoreNotFound(e);
@@ -112,7 +112,7 @@ export const nodeLifecycleController: Controller = {
       // the pod says why it goes before it goes, as the reference does
       const conditions = setCondition(pod.status?.conditions as Condition[] | undefined,
         { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' }, nowTimestamp());
-      await podClient.patchStatus(podName, { metadata: { uid: pod.metadata.uid }, status: { conditions } }, 'strategic').catch(ignoreNotFound);
+      await podClient.status.patch(podName, { metadata: { uid: pod.metadata.uid }, status: { conditions } }, 'strategic').catch(ignoreNotFound);
       await podClient.delete(podName, { preconditions: { uid: pod.metadata.uid } }).catch(ignoreNotFound);
     });
 
@@ -162,7 +162,7 @@ async function markPodsNotReady(ctx: ControllerContext, list: Pod[]) {
   const now = nowTimestamp();
   await Promise.all(list.filter((p) => podCondition(p, 'Ready')?.status === 'True' && !podFinished(p)).map(async (p) => {
     const conditions = setCondition(p.status?.conditions as Condition[] | undefined, { type: 'Ready', status: 'False', reason: 'NodeNotReady', message: '' }, now);
-    await ctx.client.resource(ctx.refs.pods, p.metadata.namespace).patchStatus(p.metadata.name!, { metadata: { uid: p.metadata.uid }, status: { conditions } }, 'strategic')
+    await ctx.client.resource(ctx.refs.pods, p.metadata.namespace).status.patch(p.metadata.name!, { metadata: { uid: p.metadata.uid }, status: { conditions } }, 'strategic')
       .catch(ignoreNotFound);
   }));
 }

@@ -76,7 +76,7 @@ async function forceDelete(ctx: ControllerContext, pod: Pod, reason?: string, me
   const [, name] = splitKey(keyOf(pod));
   if (reason && !podFinished(pod)) {
     const conditions = setCondition(pod.status?.conditions as Condition[] | undefined, { type: 'DisruptionTarget', status: 'True', reason, message }, nowTimestamp());
-    await client.patchStatus(name, { metadata: { uid: pod.metadata.uid }, status: { phase: 'Failed', conditions } }, 'strategic').catch(ignoreNotFound);
+    await client.status.patch(name, { metadata: { uid: pod.metadata.uid }, status: { phase: 'Failed', conditions } }, 'strategic').catch(ignoreNotFound);
   }
   ctx.log.info(`podgc: deleting pod ${keyOf(pod)}`);
   await client.delete(name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch(ignoreNotFound);

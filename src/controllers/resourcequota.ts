@@ -99,7 +99,7 @@ export const resourceQuotaController: Controller = {
       const used = Object.fromEntries(Object.entries(await usage(quota, namespace)).map(([r, n]) => [r, formatQuantity(n, String(hard[r] ?? ''))]));
       const same = (a: Record<string, unknown> | undefined, b: Record<string, unknown>) => JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b).sort());
       if (same(quota.status?.hard, hard) && same(quota.status?.used, used)) return;
-      await ctx.client.resource(ctx.refs.resourceQuotas, namespace).updateStatus({ ...quota, status: { hard, used } } as ResourceQuota)
+      await ctx.client.resource(ctx.refs.resourceQuotas, namespace).status.update({ ...quota, status: { hard, used } } as ResourceQuota)
         .catch((e) => { if (isConflict(e)) queue.addAfter(key, 100); else if (!isNotFound(e)) throw e; });
     });
     const inNamespace = (o: Obj) => { for (const quota of quotas.list(o.metadata.namespace)) queue.add(keyOf(quota)); };

@@ -1,13 +1,20 @@
-// Reading and decoding request bodies, with the reference's size limit.
+// Reading and decoding request bodies, with limits checked before the expensive work: the reference's size limit,
+// a nesting limit, and YAML aliases that may not expand a document past its own size.
 import type { RequestContext } from '../api/request.js';
-import { yaml } from '../util/yaml.js';
+import { yamlDecoder } from '../util/yaml.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 
-import { badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
+import { ApiError, badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
 
 /** the reference's request body limit */
 export const maxBodyBytes = 3 * 1024 * 1024;
+
+/**
+ * Objects and arrays nested deeper than this are refused. The reference's decoders stop at 10,000; the walks over a
+ * decoded object (typing, defaulting, merging, field sets) recurse, and no real object comes near this depth.
+ */
+export const maxNestingDepth = 1000;
 
 export async function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buffer> {
   const declared = Number(ctx.headers['content-length'] ?? 0);
@@ -26,8 +33,45 @@ export async function readBody(ctx: RequestContext, limit = maxBodyBytes): Promi
 
 export const mediaType = (ctx: RequestContext) => String(ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
-/** parses JSON text, reporting the first error position as the reference does in a 400 */
+const tooDeep = () => badRequest(`error decoding the request body: the object is nested more than ${maxNestingDepth} levels deep`);
+
+/** whether JSON text nests arrays and objects deeper than the limit: one pass over the text, strings skipped */
+export function jsonNestsDeeper(text: string, limit = maxNestingDepth): boolean {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {   // a string: skip to its closing quote
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b || c === 0x7b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
+
+/**
+ * Checks a decoded value without recursion: nested no deeper than the limit, and (a YAML alias makes one value appear
+ * in many places) holding no more values than `maxValues`.
+ */
+export function checkDecodedValue(value: unknown, maxValues = Infinity, limit = maxNestingDepth): void {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  let seen = 0;
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (++seen > maxValues) throw badRequest('error decoding the request body: YAML aliases expand the document beyond its size');
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limit) throw tooDeep();
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]); else seen++;
+  }
+}
+
+/** parses JSON text, refusing excessive nesting first; a syntax error is a 400 with the parser's position */
 export function parseJson(text: string): unknown {
+  if (jsonNestsDeeper(text)) throw tooDeep();
   try {
     return JSON.parse(text);
   } catch (e) {
@@ -35,14 +79,23 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/**
+ * Parses one YAML document (YAML 1.2 core schema; a repeated key is an error). The decoder is linear in its input and
+ * stops at the nesting limit; aliases may not make the document hold more values than its text has characters.
+ */
 export function parseYamlObject(text: string): unknown {
-  const docs = yaml().parseAllDocuments(text);
-  if (Array.isArray(docs) && docs.length > 1) throw badRequest('error decoding YAML: the request body holds more than one document');
+  const { load, CORE_SCHEMA } = yamlDecoder();
+  let value: unknown;
   try {
-    return yaml().parse(text, { uniqueKeys: true, merge: false });
+    value = load(text, { schema: CORE_SCHEMA, maxDepth: maxNestingDepth } as Parameters<typeof load>[1]);
   } catch (e) {
-    throw badRequest(`error decoding YAML: ${(e as Error).message}`);
+    const message = (e as Error).message ?? String(e);
+    if (/maxDepth/.test(message)) throw tooDeep();
+    if (/expected a single document/.test(message)) throw badRequest('error decoding YAML: the request body holds more than one document');
+    throw badRequest(`error decoding YAML: ${message.split('\n')[0]}`);
   }
+  checkDecodedValue(value, text.length + 16);
+  return value;
 }
 
 /** decodes an object body (POST, PUT) by its content type: JSON, YAML, or the protobuf envelope of a built-in kind */
@@ -59,14 +112,19 @@ export async function readObject(ctx: RequestContext, names: Naming): Promise<{ 
 /** the protobuf codec loads on first use, keeping its field tables out of start-up */
 async function decodeProtobuf(raw: Buffer, names: Naming): Promise<Record<string, unknown>> {
   const { decodeEnvelope, protobufToJson, UnsupportedKindError } = await loadProtobufCodec();
+  let value: Record<string, unknown>;
   try {
     const envelope = decodeEnvelope(raw, names);
     if (envelope.contentEncoding)
       throw unsupportedMediaType(`${names.protobufMediaType} with content encoding ${envelope.contentEncoding}`, [names.protobufMediaType, 'application/json']);
-    return protobufToJson(envelope.raw, envelope.apiVersion, envelope.kind);
+    value = protobufToJson(envelope.raw, envelope.apiVersion, envelope.kind);
   } catch (e) {
+    if (e instanceof ApiError) throw e;
     if (e instanceof UnsupportedKindError) throw unsupportedMediaType(`${names.protobufMediaType} (${e.message})`, ['application/json', 'application/yaml']);
-    if (e instanceof Error && e.name === 'MalformedProtobufError') throw badRequest(`error decoding the request body: ${e.message}`);
-    throw e;
+    // malformed bytes, and messages nested past what the decoder can follow, are the client's error
+    throw badRequest(`error decoding the request body: ${e instanceof Error ? e.message : String(e)}`);
   }
+  // a field that holds JSON (RawExtension) can nest anything
+  checkDecodedValue(value);
+  return value;
 }

@@ -67,7 +67,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
       };
 
       if (sub) {
-        const s = info.subresources[sub];
+        const s = Object.hasOwn(info.subresources, sub) ? info.subresources[sub] : undefined;
         if (!s) throw pathNotFound(ctx.path);
         const scope = scopeFor(info, sub);
         allowed(s.verbs, verb);

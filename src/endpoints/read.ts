@@ -4,10 +4,11 @@ import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
 import { sendObject, sendText, isPretty, encode } from './respond.js';
-import { notAcceptable, badRequest } from '../api/status.js';
+import { notAcceptable } from '../api/status.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
+import { integerParam } from '../api/request.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type
@@ -68,11 +69,10 @@ function protobufOrJson(ctx: RequestContext, scope: Scope, obj: object): Buffer 
   }
 }
 
+/** ?limit: no limit when absent or not positive; larger than any list could be means the same as no limit */
 export function parseLimit(v: string | null): number | undefined {
-  if (v === null || v === '') return undefined;
-  if (!/^-?\d+$/.test(v)) throw badRequest(`limit: Invalid value: "${v}": must be an integer`);
-  const n = Number(v);
-  return n > 0 ? n : undefined;
+  const n = integerParam('limit', v, { max: 2 ** 31 - 1 });
+  return n !== undefined && n > 0 ? n : undefined;
 }
 
 export async function list(ctx: RequestContext, scope: Scope, namespace: string) {

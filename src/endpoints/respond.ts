@@ -8,13 +8,13 @@ import { toApiError } from './errors.js';
 import type { Naming } from '../api/naming.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { negotiate, parseAccept } from './negotiation.js';
+import { warningHeaderValues } from './warnings.js';
 
 /** responses at least this large are compressed when the client accepts gzip */
 const gzipThreshold = 128 * 1024;
 
 export function setWarnings(ctx: RequestContext) {
-  if (ctx.warnings.length && !ctx.res.headersSent)
-    ctx.res.setHeader('Warning', ctx.warnings.map(w => `299 - ${JSON.stringify(w)}`));
+  if (ctx.warnings.length && !ctx.res.headersSent) ctx.res.setHeader('Warning', warningHeaderValues(ctx.warnings, ctx.req.httpVersionMajor === 2 ? 'HTTP/2' : 'HTTP/1.1'));
 }
 
 /** the body text for an object: pretty when asked, YAML for the YAML representation */

@@ -9,6 +9,7 @@ import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec } from './read.js';
 import type { StoredObject } from '../api/cache.js';
+import { integerParam } from '../api/request.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
@@ -20,9 +21,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const q = ctx.query;
   const rep = representationFor(ctx, scope);
   const timeoutText = q.get('timeoutSeconds');
-  if (timeoutText !== null && timeoutText !== '' && !/^\d+$/.test(timeoutText)) throw badRequest(`timeoutSeconds: Invalid value: "${timeoutText}": must be a non-negative integer`);
   const min = scope.minRequestTimeoutSeconds;
-  const timeoutSeconds = timeoutText ? Number(timeoutText) : min * (1 + Math.random());
+  // a timer holds at most 2^31-1 ms (about 24 days); a longer timeout means the same to any client
+  const timeoutSeconds = integerParam('timeoutSeconds', timeoutText, { min: 0, max: 2_000_000 }) ?? min * (1 + Math.random());
   const sendInitialText = q.get('sendInitialEvents');
   const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : queryFlag(sendInitialText);
   const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));
@@ -106,6 +107,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     queue = queue.then(step).catch((e: unknown) => end((e as Partial<ApiError>).status ?? internalError((e as Error).message).status));
   };
   const end = (status: Status) => { write(event('ERROR', orderedStatus(status))); ending = true; if (!pending) finish(); };
+  const endsAt = Date.now() + timeoutSeconds * 1000;
   const timer = setTimeout(finish, timeoutSeconds * 1000);
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });
@@ -115,7 +117,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   stop = await scope.reads.watch({
     ...filter,
     resourceVersion: q.get('resourceVersion') ?? undefined,
-    sendInitialEvents, allowBookmarks, bookmarkIntervalMs: scope.bookmarkIntervalMs,
+    sendInitialEvents, allowBookmarks, bookmarkIntervalMs: scope.bookmarkIntervalMs, deadline: endsAt,
   }, {
     event: (type, item) => (convert
       ? inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0])); })

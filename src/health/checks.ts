@@ -19,7 +19,7 @@ export function healthEndpoints(opts: {
   /** while the server is younger than this, failing livez checks still pass */
   livezGracePeriodMs: number; startedAt: number;
 }): HealthEndpoints {
-  const sets: Record<string, HealthCheck[]> = { healthz: opts.healthz, livez: opts.livez, readyz: opts.readyz };
+  const sets = new Map<string, HealthCheck[]>([['healthz', opts.healthz], ['livez', opts.livez], ['readyz', opts.readyz]]);
 
   async function run(ctx: RequestContext, kind: string, checks: HealthCheck[]) {
     const q = ctx.query;
@@ -51,7 +51,7 @@ export function healthEndpoints(opts: {
     async handle(ctx) {
       const parts = ctx.path.split('/').filter(Boolean);
       const kind = parts[0];
-      const checks = sets[kind];
+      const checks = sets.get(kind);
       if (!checks) return false;
       if (parts.length === 1) { await run(ctx, kind, checks); return true; }
       const name = parts.slice(1).join('/');

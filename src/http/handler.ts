@@ -5,7 +5,7 @@ import type { RequestContext } from '../api/request.js';
 import { pathNotFound } from '../api/status.js';
 import { sendError, sendObject, sendText } from '../endpoints/respond.js';
 import { versionInfo } from '../endpoints/version.js';
-import { loadYaml } from '../util/yaml.js';
+import { loadYamlCodecs } from '../util/yaml.js';
 import { loadProtobufCodec, mentionsProtobuf } from '../api/protobuf/load.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { metricVerb, requestDurationBuckets } from '../metrics/metrics.js';
@@ -29,7 +29,7 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
   const version = versionInfo();
   const mux = async (ctx: RequestContext) => {
     // codecs load on first use, keeping their tables out of start-up
-    if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYaml();
+    if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYamlCodecs();
     if (mentionsProtobuf(ctx.headers, names.protobufMediaType)) await loadProtobufCodec();
     if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
     if (ctx.path === '/metrics') return sendText(ctx, 200, await metrics.render(), metrics.contentType);
@@ -47,7 +47,13 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
     } catch (e) {
       if ((e as { code?: number }).code === undefined && !(e instanceof Error && e.name === 'ApiError'))
         c.log.error(`${ctx.method} ${ctx.path}: ${(e as Error)?.stack ?? e}`);
-      sendError(ctx, e, names);
+      try {
+        sendError(ctx, e, names);
+      } catch (sendFailure) {
+        // the answer itself could not be written (a header it carried, a closed stream): end the exchange, never the process
+        c.log.error(`${ctx.method} ${ctx.path}: could not send the error: ${(sendFailure as Error)?.message ?? sendFailure}`);
+        ctx.res.destroy();
+      }
     }
   };
 }

@@ -5,6 +5,25 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 type Labels = Record<string, string>;
 
+/**
+ * Label values come from requests (paths, methods): past this many series a metric folds new label sets into one
+ * series whose values are all "other", so requests with made-up paths cannot grow the metrics (and /metrics) without end.
+ */
+export const maxSeriesPerMetric = 2000;
+
+/** the labels to record: as given while the metric has room, else the "other" series */
+function seriesCap(labelNames: readonly string[]): (labels: Labels) => Labels {
+  const seen = new Set<string>();
+  const other = Object.fromEntries(labelNames.map((n) => [n, 'other']));
+  return (labels) => {
+    const key = labelNames.map((n) => labels[n] ?? '').join('\u0000');
+    if (seen.has(key)) return labels;
+    if (seen.size >= maxSeriesPerMetric) return other;
+    seen.add(key);
+    return labels;
+  };
+}
+
 export interface MetricsRegistry {
   counter(name: string, help: string, labelNames: readonly string[]): (labels: Labels, by?: number) => void;
   gauge(name: string, help: string, labelNames: readonly string[]): (labels: Labels, value: number) => void;
@@ -32,15 +51,18 @@ export function createMetrics(): MetricsRegistry {
   return {
     counter(name, help, labelNames) {
       const c = new Counter({ name, help, labelNames, registers });
-      return (labels, by = 1) => c.inc(labels, by);
+      const cap = seriesCap(labelNames);
+      return (labels, by = 1) => c.inc(cap(labels), by);
     },
     gauge(name, help, labelNames) {
       const g = new Gauge({ name, help, labelNames, registers });
-      return (labels, value) => g.set(labels, value);
+      const cap = seriesCap(labelNames);
+      return (labels, value) => g.set(cap(labels), value);
     },
     histogram(name, help, labelNames, buckets) {
       const h = new Histogram({ name, help, labelNames, buckets, registers });
-      return (labels, value) => h.observe(labels, value);
+      const cap = seriesCap(labelNames);
+      return (labels, value) => h.observe(cap(labels), value);
     },
     collected(name, help, labelNames, read) {
       new Gauge({
@@ -56,6 +78,8 @@ export function createMetrics(): MetricsRegistry {
   };
 }
 
+const standardMethods = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'CONNECT', 'TRACE']);
+
 /** the reference's verb label: the HTTP-like form of the request's verb */
 export function metricVerb(verb: string, method: string): string {
   switch (verb) {
@@ -65,7 +89,8 @@ export function metricVerb(verb: string, method: string): string {
     case 'create': return 'POST';
     case 'update': return 'PUT';
     case 'deletecollection': return 'DELETECOLLECTION';
-    default: return method;
+    // HTTP/2 lets a client name any method: only the standard ones become label values
+    default: return standardMethods.has(method) ? method : 'other';
   }
 }
 

@@ -240,3 +240,11 @@ describe('applyJsonPatch: RFC 6902 appendix A', () => {
     fails({ foo: 'bar' }, [{ op: 'add', path: '/baz/bat', value: 'qux' }], 'Invalid', /doc is missing path/);
   });
 });
+
+test('copies that double the document each time stop at the accumulated copy limit (413)', () => {
+  const doubling = [{ op: 'add', path: '/d', value: { a: 'x'.repeat(1000) } },
+    ...Array.from({ length: 40 }, (_, i) => ({ op: 'copy', from: '/d', path: `/d/c${i}` }))];
+  assert.throws(() => applyJsonPatch({}, doubling), (e: unknown) => e instanceof PatchError && e.code === 413 && /exceeding the limit/.test(e.message));
+  // a few copies of a small value are fine
+  assert.deepEqual(applyJsonPatch({ a: [1] }, [{ op: 'copy', from: '/a', path: '/b' }, { op: 'copy', from: '/a', path: '/c' }]), { a: [1], b: [1], c: [1] });
+});

@@ -21,11 +21,18 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
       `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
   }
   let root = clone(doc);
-  for (const op of patch) root = applyOperation(root, op);
+  const copied = { bytes: 0 };
+  for (const op of patch) root = applyOperation(root, op, copied);
   return root;
 }
 
-function applyOperation(root: unknown, op: JsonObject): unknown {
+/**
+ * What all copy operations of one patch may copy together: a few copies of a growing document would otherwise double it
+ * each time (the reference bounds the accumulated copies the same way, by the request body limit).
+ */
+export const maxAccumulatedCopyBytes = 3 * 1024 * 1024;
+
+function applyOperation(root: unknown, op: JsonObject, copied: { bytes: number }): unknown {
   const kind = typeof op.op === 'string' ? op.op : 'unknown';
   if (!['add', 'remove', 'replace', 'move', 'copy', 'test'].includes(kind)) throw cannotApply(`Unexpected kind: ${kind}`);
   const path = pointer(op, 'path', kind);
@@ -66,6 +73,11 @@ function applyOperation(root: unknown, op: JsonObject): unknown {
       if (!src) throw cannotApply(`${kind} operation does not apply: doc is missing from path: ${from}: missing value`);
       const moved = kind === 'move' ? take(src, `error in move for path: '${src.key}'`) : read(src);
       if (moved === absent) throw cannotApply(`error in copy for from: '${from}': missing value`);
+      if (kind === 'copy') {
+        copied.bytes += JSON.stringify(moved)?.length ?? 0;
+        if (copied.bytes > maxAccumulatedCopyBytes)
+          throw new PatchError('RequestEntityTooLarge', `Unable to copy, would result in document size exceeding the limit of ${maxAccumulatedCopyBytes} bytes`);
+      }
       const dest = locate(root, path);
       if (!dest) throw cannotApply(`${kind} operation does not apply: doc is missing destination path: ${path}: missing value`);
       insert(dest, clone(moved), `error in ${kind} for path: '${path}'`);

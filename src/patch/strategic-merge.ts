@@ -21,8 +21,9 @@
 // interleaved by server order, so an element new to the list lands before the server's elements
 // that follow it in the merge.
 import { fieldSchema, type Schema } from '../api/schema.js';
+import { canonicalJson } from '../api/json.js';
 import {
-  type JsonObject, badPatch, cannotApply, clone, deepEqual, getOwn, hasOwn, isObject, setOwn, show,
+  type JsonObject, badPatch, cannotApply, clone, getOwn, hasOwn, isObject, setOwn, show,
 } from './common.js';
 
 const directive = '$patch';
@@ -80,7 +81,10 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
     const field = key.slice(deletePrefix.length);
     if (!field || !Array.isArray(values)) throw badPatch(`invalid patch format of ${key}${where(path)}: expected a list`);
     const list = getOwn(original, field);
-    if (Array.isArray(list)) setOwn(original, field, list.filter(v => !values.some(d => deepEqual(v, d))));
+    if (!Array.isArray(list)) continue;
+    // equal JSON values have equal canonical text: one set lookup per element, not a scan of the deleted values
+    const gone = new Set(values.map(canonicalJson));
+    setOwn(original, field, list.filter(v => !gone.has(canonicalJson(v))));
   }
   return original;
 }
@@ -101,11 +105,12 @@ function mergeValue(original: unknown, patch: unknown, schema: Schema | undefine
 function applyRetainKeys(original: JsonObject, patch: JsonObject, path: string): void {
   const keep = patch[retainKeys];
   if (!Array.isArray(keep)) throw badPatch(`invalid patch format of retainKeys${where(path)}: expected a list`);
+  const kept = new Set(keep);
   for (const [key, value] of Object.entries(patch)) {
     if (value === null || key.startsWith('$')) continue;
-    if (!keep.includes(key)) throw badPatch(`invalid patch format of retainKeys${where(path)}: ${show(key)} is set but not retained`);
+    if (!kept.has(key)) throw badPatch(`invalid patch format of retainKeys${where(path)}: ${show(key)} is set but not retained`);
   }
-  for (const key of Object.keys(original)) if (!keep.includes(key)) delete original[key];
+  for (const key of Object.keys(original)) if (!kept.has(key)) delete original[key];
 }
 
 /** merges and orders the list a `$setElementOrder/<field>` names; false when it does not apply */
@@ -172,7 +177,7 @@ function mergeList(original: unknown[], patch: unknown[], schema: Schema | undef
 
   if (!mergeKey) throw badPatch(`cannot merge lists without merge key${where(path)}`);
   const identity = keyOf(mergeKey);
-  let base = original;
+  const deleted = new Set<string | undefined>();
   let replace = false;
   const plain: JsonObject[] = [];
   for (const e of patch as JsonObject[]) {
@@ -180,8 +185,7 @@ function mergeList(original: unknown[], patch: unknown[], schema: Schema | undef
     switch (e[directive]) {
       case 'delete': {
         if (!hasOwn(e, mergeKey)) throw badPatch(`map: ${show(e)} does not contain declared merge key: ${mergeKey}`);
-        const gone = identity(e);
-        base = base.filter(o => identity(o) !== gone);
+        deleted.add(identity(e));
         break;
       }
       case 'replace': replace = true; break; // the other elements with directives are still dropped
@@ -192,6 +196,7 @@ function mergeList(original: unknown[], patch: unknown[], schema: Schema | undef
   for (const e of plain) {
     if (!hasOwn(e, mergeKey)) throw badPatch(`map: ${show(e)} does not contain declared merge key: ${mergeKey}`);
   }
+  const base = deleted.size ? original.filter(o => !deleted.has(identity(o))) : original;
   if (replace) return plain.map(e => mergeMap({}, e, items, `${path}[${mergeKey}=${identity(e)}]`));
 
   const merged = [...base];

@@ -46,7 +46,8 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
 
   const listers: Listers = {
     async get(group, resource, namespace, name) {
-      try { return await preferred(group, resource)?.store.get(namespace, name); } catch { return undefined; }
+      // only "not found" means absent: a storage failure must reach the client as one, never as a missing object
+      try { return await preferred(group, resource)?.store.get(namespace, name); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
     },
     async list(group, resource, namespace) {
       const b = preferred(group, resource);

@@ -29,7 +29,8 @@ export function storageFailure(e: unknown, target?: ErrorTarget): ApiError | und
     // a version this server has not reached (504, as the reference answers)
     case 'FutureRevision': return timeout(`Too large resource version: ${target?.revision ?? 0}, current: ${e.currentRevision ?? 0}`, 1);
     case 'TooLarge': return tooLarge(e.message);
-    case 'Unavailable': return serviceUnavailable(e.message);
+    // clients retry after a moment (client libraries honour Retry-After on any 5xx): storage usually comes back
+    case 'Unavailable': return serviceUnavailable(`storage is unavailable: ${e.message}`, 1);
     default: return internalError(e.message);
   }
 }

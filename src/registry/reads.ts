@@ -36,6 +36,8 @@ export interface WatchRequest extends Filter {
   sendInitialEvents?: boolean;
   allowBookmarks: boolean;
   bookmarkIntervalMs: number;
+  /** when the watch will be ended (epoch ms) */
+  deadline?: number;
 }
 
 export interface WatchSink {
@@ -92,7 +94,11 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
         if (match) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
         if (rvText && rvText !== '0') throw badRequest('specifying resource version is not allowed when using continue');
         const t = decodeContinue(names, req.continue);
-        return listAt(req, { revision: t.rv, start: info.keyPrefix + t.start }, true);
+        const start = info.keyPrefix + t.start;
+        // a token made for another namespace's list (or made up) names a key outside this list
+        if (!start.startsWith(prefixFor(req.namespace)) || !Number.isSafeInteger(t.rv))
+          throw badRequest(`continue key is not valid: the continue token "${req.continue}" does not belong to this list`);
+        return listAt(req, { revision: t.rv, start }, true);
       }
       if (match && rvText === '') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
       if (match === 'Exact' && rv === 0) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
@@ -114,7 +120,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
         else if (before) sink.event('DELETED', ev.cur);
       };
       return objects.watch(prefixFor(req.namespace), {
-        revision: rv, initialEvents: req.sendInitialEvents, bookmarkIntervalMs: req.allowBookmarks ? req.bookmarkIntervalMs : undefined,
+        revision: rv, initialEvents: req.sendInitialEvents, bookmarkIntervalMs: req.allowBookmarks ? req.bookmarkIntervalMs : undefined, deadline: req.deadline,
       }, {
         event: deliver,
         bookmark: (rev, initialEventsEnd) => { if (req.allowBookmarks) sink.bookmark(rev, initialEventsEnd); },

@@ -2,6 +2,7 @@
 // reference's OpenAPI validator reports: `spec.replicas: Invalid value: "string": spec.replicas in body must
 // be of type integer: "string"`. CEL rules (x-kubernetes-validations) are accepted in schemas but not
 // evaluated yet.
+import { canonicalJson } from '../api/json.js';
 import type { StatusCause } from '../api/meta.js';
 import type { Schema } from '../api/schema.js';
 
@@ -160,14 +161,19 @@ function checkArray(s: ValidationSchema, v: unknown[], path: string, out: Status
     out.push(invalidValue(path, v.length, `${inBody(path)} should have at least ${s.minItems} items`));
   if (s.maxItems !== undefined && v.length > s.maxItems)
     out.push(cause('FieldValueTooMany', path, `Too many: ${v.length}: must have at most ${s.maxItems} items`));
-  if (s.uniqueItems && v.some((x, i) => v.findIndex(y => jsonEqual(x, y)) !== i))
-    out.push(invalidValue(path, v, `${inBody(path)} shouldn't contain duplicates`));
   const listType = s['x-kubernetes-list-type'];
+  // duplicates are found through each item's canonical text in a set: linear in the list, however long
+  const keys = s.uniqueItems || listType === 'set' ? v.map(canonicalJson) : undefined;
+  if (s.uniqueItems && new Set(keys).size !== v.length)
+    out.push(invalidValue(path, v, `${inBody(path)} shouldn't contain duplicates`));
   if (listType === 'set') {
-    v.forEach((x, i) => {
-      if (v.findIndex(y => jsonEqual(x, y)) !== i) out.push(cause('FieldValueDuplicate', `${path}[${i}]`, `Duplicate value: ${shown(x)}`));
+    const seen = new Set<string>();
+    keys!.forEach((k, i) => {
+      if (seen.has(k)) out.push(cause('FieldValueDuplicate', `${path}[${i}]`, `Duplicate value: ${shown(v[i])}`));
+      seen.add(k);
     });
-  } else if (listType === 'map' && s['x-kubernetes-list-map-keys']?.length) {
+  }
+  if (listType === 'map' && s['x-kubernetes-list-map-keys']?.length) {
     const keys = s['x-kubernetes-list-map-keys'];
     const seen = new Set<string>();
     v.forEach((x, i) => {

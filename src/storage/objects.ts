@@ -41,6 +41,22 @@ export interface WatchOptions {
   initialEvents?: boolean;
   /** an idle watch gets a bookmark at least this often; absent: no bookmarks */
   bookmarkIntervalMs?: number;
+  /** when the watch will be ended (epoch ms): with bookmarks on, one goes out 2 s before, as the reference sends it */
+  deadline?: number;
+}
+
+/** a bookmark this long before a watch's deadline lets its client resume from the latest revision */
+const bookmarkBeforeDeadlineMs = 2000;
+
+/** the bookmark timers of one watch: every interval, and once shortly before its deadline; returns their stop */
+export function scheduleBookmarks(opts: WatchOptions, send: () => void): () => void {
+  if (!opts.bookmarkIntervalMs) return () => {};
+  const periodic = setInterval(send, opts.bookmarkIntervalMs);
+  periodic.unref();
+  const untilLast = opts.deadline ? opts.deadline - bookmarkBeforeDeadlineMs - Date.now() : -1;
+  const last = untilLast > 0 ? setTimeout(send, untilLast) : undefined;
+  last?.unref();
+  return () => { clearInterval(periodic); clearTimeout(last); };
 }
 
 export interface ObjectWatcher {
@@ -199,7 +215,7 @@ export function createObjectStore(kv: KV): ObjectStore {
       } else {
         last = opts.revision || await kv.currentRevision();
       }
-      let timer: NodeJS.Timeout | undefined;
+      let stopBookmarks = () => {};
       const w = kv.watch(prefix, { afterRevision: last }, {
         onEvents(events) {
           for (const e of events) {
@@ -208,12 +224,12 @@ export function createObjectStore(kv: KV): ObjectStore {
             if (ev) watcher.event(ev);
           }
         },
-        onError: err => { clearInterval(timer); watcher.end(err); },
+        onError: err => { stopBookmarks(); watcher.end(err); },
         onConnection: live => watcher.connected?.(live),
       });
       // a bookmark says what this watch has delivered, never more
-      if (opts.bookmarkIntervalMs) (timer = setInterval(() => watcher.bookmark?.(last), opts.bookmarkIntervalMs)).unref();
-      return () => { clearInterval(timer); w.close(); };
+      stopBookmarks = scheduleBookmarks(opts, () => watcher.bookmark?.(last));
+      return () => { stopBookmarks(); w.close(); };
     },
 
     async create(key, obj) {

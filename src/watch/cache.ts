@@ -11,7 +11,7 @@
 // which readyz reports.
 import type { CacheSubscriber, ObjectEvent, ResourceCache, StoredObject } from '../api/cache.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
-import type { ListOptions, ObjectStore, ObjectWatcher } from '../storage/objects.js';
+import { scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher } from '../storage/objects.js';
 import { futureRevision, isStorageError, StorageError } from '../storage/types.js';
 
 export interface WatchCacheOptions {
@@ -398,8 +398,8 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       const c = cacheFor(prefix);
       if (!c) return inner.watch(prefix, o, watcher);
       let stopStream: () => void;
-      let timer: NodeJS.Timeout | undefined;
-      const own: ObjectWatcher = { ...watcher, end(err) { clearInterval(timer); watcher.end(err); } };
+      let stopBookmarks = () => {};
+      const own: ObjectWatcher = { ...watcher, end(err) { stopBookmarks(); watcher.end(err); } };
       if (o.initialEvents ?? !o.revision) {
         await fresh(c, o.revision ?? await inner.revision());
         const snap = c.snapshot(prefix);
@@ -419,8 +419,8 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         for (const ev of history) if (ev.key.startsWith(prefix)) watcher.event(ev);
       }
       // every event up to the cache's revision has gone out before a bookmark names it
-      if (o.bookmarkIntervalMs) (timer = setInterval(() => watcher.bookmark?.(c.revision()), o.bookmarkIntervalMs)).unref();
-      return () => { clearInterval(timer); stopStream(); };
+      stopBookmarks = scheduleBookmarks(o, () => watcher.bookmark?.(c.revision()));
+      return () => { stopBookmarks(); stopStream(); };
     },
 
     create: (key, obj) => inner.create(key, obj),

@@ -28,7 +28,7 @@ for (const version of kubectlVersions) {
       test('apply a CRD and wait for Established', async () => {
         const out = await k.ok(['apply', '-f', k.manifest('crd.yaml', [operatorCrd(k.server.names.group('apiextensions'))])]);
         assert.match(out, new RegExp(`customresourcedefinition.apiextensions.${domain.replace('.', '\\.')}/${crdName} created`));
-        const waited = await k.ok(['wait', '--for=condition=Established', `crd/${crdName}`, '--timeout=20s']);
+        const waited = await k.ok(['wait', '--for=condition=Established', `crd/${crdName}`, '--timeout=120s']);
         assert.match(waited, /condition met/);
       });
 

@@ -131,7 +131,8 @@ function startWatch(child: ChildProcess): Watch {
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => { stderr += chunk; });
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => { wake(); resolve(code); }));
 
-  const line = async (match: RegExp, { from = 0, timeoutMs = 10_000 } = {}) => {
+  // a watch line comes when the server has sent it: the timeout only ends a watch that will never see it
+  const line = async (match: RegExp, { from = 0, timeoutMs = 60_000 } = {}) => {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const found = lines.slice(from).find((l) => match.test(l));

@@ -1,7 +1,8 @@
 // Watches: event order, start semantics, bookmarks, initial events, timeouts, selectors, expiry, many watchers.
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eachBackend, configMap } from './servers.js';
+import { eachBackend, configMap, serverOn } from './servers.js';
+import { createClient, type Client } from './client.js';
 
 const bookmarkIntervalMs = 200;
 
@@ -171,3 +172,28 @@ eachBackend('watch', h => {
     w.close();
   });
 }, { bookmarkIntervalMs, flags: ['--feature-gates=WatchList=true'] });
+
+// the reference sends a bookmark 2 s before a watch's timeout, so the client resumes from the latest revision
+describe('bookmark before the timeout', () => {
+  let running: Awaited<ReturnType<typeof serverOn>>;
+  let client: Client;
+  before(async () => { running = await serverOn('memory'); client = createClient(running.server); });
+  after(async () => { client.close(); await running.close(); });
+
+  test('a watch with timeoutSeconds gets a bookmark with the latest version before it ends, not before', async () => {
+    const base = '/api/v1/namespaces/default/configmaps';
+    const first = await client.request('POST', base, { body: configMap('deadline-a') });
+    const w = await client.watch(`${base}?watch=true&allowWatchBookmarks=true&timeoutSeconds=3&resourceVersion=${first.json.metadata.resourceVersion}`);
+    const later = await client.request('POST', base, { body: configMap('deadline-b') });
+    assert.equal((await w.next())?.type, 'ADDED');
+    // the server's periodic bookmarks come every 60 s: the one that comes is the one before the deadline
+    const bookmark = await w.next(10_000);
+    assert.equal(bookmark?.type, 'BOOKMARK');
+    assert.equal(bookmark!.object.metadata.resourceVersion, later.json.metadata.resourceVersion);
+    await w.ended;
+    // without allowWatchBookmarks: none, and the stream still ends on time
+    const quiet = await client.watch(`${base}?watch=true&timeoutSeconds=3&resourceVersion=${later.json.metadata.resourceVersion}`);
+    assert.equal(await quiet.next(10_000), undefined);
+    await quiet.ended;
+  });
+});

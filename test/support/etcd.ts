@@ -79,17 +79,59 @@ export async function startEtcd(): Promise<EtcdServer> {
   return server;
 }
 
-async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number): Promise<ChildProcess> {
+export interface EtcdCluster {
+  /** every member's client URL */
+  endpoints: string[];
+  members: EtcdServer[];
+  stop(): Promise<void>;
+}
+
+/** a cluster of `size` members on loopback, each with its own data directory; members are killed and restarted one by one */
+export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
+  const ports = [];
+  for (let i = 0; i < size; i++) ports.push({ client: await freePort(), peer: await freePort() });
+  const names = ports.map((_, i) => `m${i}`);
+  const initialCluster = ports.map((p, i) => `${names[i]}=http://127.0.0.1:${p.peer}`).join(',');
+  const dirs = await Promise.all(ports.map(() => mkdtemp(join(tmpdir(), 'etcd-member-'))));
+  const children: Array<ChildProcess | undefined> = [];
+  // members wait for each other to form the cluster: start them together
+  await Promise.all(ports.map(async (p, i) => { children[i] = await spawnEtcd(dirs[i], p.client, p.peer, { name: names[i], initialCluster }); }));
+  const members: EtcdServer[] = ports.map((p, i) => ({
+    get endpoint() { return `http://127.0.0.1:${p.client}`; },
+    dataDir: dirs[i],
+    get pid() { return children[i]?.pid ?? -1; },
+    async stop() { const c = children[i]; children[i] = undefined; if (c) await stopProcess(c); },
+    kill() { children[i]?.kill('SIGKILL'); },
+    async restart() {
+      const c = children[i]; children[i] = undefined;
+      if (c) await stopProcess(c);
+      children[i] = await spawnEtcd(dirs[i], p.client, p.peer, { name: names[i], initialCluster, existing: true });
+    },
+  }));
+  return {
+    endpoints: members.map(m => m.endpoint),
+    members,
+    async stop() {
+      await Promise.all(members.map(m => m.stop()));
+      await Promise.all(dirs.map(d => rm(d, { recursive: true, force: true })));
+    },
+  };
+}
+
+async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number,
+  member: { name: string; initialCluster: string; existing?: boolean } | undefined = undefined): Promise<ChildProcess> {
   const clientUrl = `http://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
+  const name = member?.name ?? 'test';
   const child = spawn('etcd', [
-    '--name', 'test',
+    '--name', name,
     '--data-dir', dataDir,
     '--listen-client-urls', clientUrl,
     '--advertise-client-urls', clientUrl,
     '--listen-peer-urls', peerUrl,
     '--initial-advertise-peer-urls', peerUrl,
-    '--initial-cluster', `test=${peerUrl}`,
+    '--initial-cluster', member?.initialCluster ?? `test=${peerUrl}`,
+    '--initial-cluster-state', member?.existing ? 'existing' : 'new',
     '--max-request-bytes', String(MAX_REQUEST_BYTES),
     '--logger', 'zap',
     '--log-level', 'error',

@@ -20,7 +20,7 @@ export interface EtcdKVOptions {
   endpoints: string[];
   /** every key is stored under this prefix */
   prefix?: string;
-  /** how long open() and check() wait for an answer */
+  /** how long open() waits for an answer */
   dialTimeoutMs?: number;
 }
 
@@ -35,6 +35,9 @@ const REQUEST_TIMEOUT_MS = 60_000;
 // Pings find a dead connection under an idle watch stream or a stalled write (etcd allows one every 5 s).
 const KEEPALIVE_MS = 30_000;
 const KEEPALIVE_TIMEOUT_MS = 10_000;
+/** how often the health probe asks etcd, and how long without an answer makes it unhealthy (the reference allows 2 s) */
+const HEALTH_PROBE_INTERVAL_MS = 500;
+const HEALTH_STALE_MS = 1500;
 const WATCH_RETRY_MIN_MS = 100;
 const WATCH_RETRY_MAX_MS = 2000;
 
@@ -95,14 +98,32 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const toStorageError = (err: unknown): unknown => {
     if (err instanceof StorageError || !(err instanceof Error)) return err;
     if (err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError || err instanceof GRPCCancelledError
-      || err instanceof ClientClosedError || err.name === 'BrokenCircuitError') return unavailable(err);
+      || err instanceof ClientClosedError || (err as { isBrokenCircuitError?: boolean }).isBrokenCircuitError) return unavailable(err);
     if (err instanceof GRPCInvalidArgumentError) return new StorageError('Invalid', `etcd rejected the request: ${err.message}`);
     if (err instanceof GRPCResourceExhastedError) return new StorageError('TooLarge', `etcd refused the request as too large: ${err.message}`);
     return err;
   };
+  // when etcd last answered, and why the last health probe failed: readyz answers from these at once
+  let lastAnswer = Date.now();
+  let probeFailure: unknown;
+  const silence = () => Date.now() - lastAnswer;
+  const silent = () => unavailable(new Error(`no answer for ${silence()} ms`));
+  // Calls waiting on an etcd that stopped answering (a hung or stopped process keeps its connections open) fail once
+  // the health probe finds it silent, instead of holding their requests for the whole call deadline; new calls fail
+  // at once until it answers again. A write failed this way may still be applied: its client sees a 503, as after
+  // any lost reply.
+  const waiting = new Set<(err: unknown) => void>();
+  const unresponsive = () => probeFailure !== undefined && silence() > HEALTH_STALE_MS;
+  const bounded = <T>(op: () => Promise<T>): Promise<T> => {
+    if (unresponsive()) return Promise.reject(silent());
+    return new Promise<T>((resolve, reject) => {
+      waiting.add(reject);
+      op().then(result => { lastAnswer = Date.now(); resolve(result); }, reject).finally(() => waiting.delete(reject));
+    });
+  };
   const call = async <T>(op: () => Promise<T>): Promise<T> => {
     try {
-      return await op();
+      return await bounded(op);
     } catch (err) {
       throw toStorageError(err);
     }
@@ -116,8 +137,8 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const txn = async (request: Buffer): Promise<TxnReply> => {
     let reply: Buffer;
     try {
-      reply = request.length > leanLimit ? await (largeWrites ??= openGrpcChannel(endpoints, writeOptions)).then(c => c.call(TXN_PATH, request))
-        : await writes.call(TXN_PATH, request);
+      reply = await bounded(() => request.length > leanLimit ? (largeWrites ??= openGrpcChannel(endpoints, writeOptions)).then(c => c.call(TXN_PATH, request))
+        : writes.call(TXN_PATH, request));
     } catch (err) {
       throw toStorageError(castGrpcError(err as Error));
     }
@@ -166,6 +187,35 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     // Whatever went wrong, say which etcd could not be reached.
     throw isStorageError(err, 'Unavailable') ? err : unavailable(err as Error);
   }
+
+  // a probe in the background keeps the health answer fresh, so a stopped etcd shows in readyz within seconds
+  let probing = false;
+  const probe = () => {
+    if (probing) return;
+    probing = true;
+    // the probe asks past the fail-fast guard (it is what finds etcd answering again), and asks again at once when a
+    // member refused: the client turns to another member, and one member down leaves the cluster healthy
+    const deadline = Date.now() + HEALTH_STALE_MS;
+    const ask = async (attempt: number): Promise<unknown> => {
+      try {
+        return await client.kv.range({ key: compactKey, count_only: true }, { deadline });
+      } catch (err) {
+        if (attempt + 1 >= endpoints.length || Date.now() >= deadline) throw err;
+        return ask(attempt + 1);
+      }
+    };
+    ask(0)
+      .then(() => { lastAnswer = Date.now(); probeFailure = undefined; }, err => {
+        probeFailure = toStorageError(err);
+        if (!unresponsive()) return;
+        const failure = silent();
+        for (const reject of waiting) reject(failure);
+        waiting.clear();
+      })
+      .finally(() => { probing = false; });
+  };
+  const prober = setInterval(probe, HEALTH_PROBE_INTERVAL_MS);
+  prober.unref();
 
   return {
     name: 'etcd',
@@ -253,10 +303,14 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     },
 
     async check() {
-      await currentRevision(dialTimeoutMs);
+      probe();
+      const silentMs = Date.now() - lastAnswer;
+      if (probeFailure) throw probeFailure;
+      if (silentMs > HEALTH_STALE_MS) throw unavailable(new Error(`no answer for ${silentMs} ms`));
     },
 
     async close() {
+      clearInterval(prober);
       for (const stop of watches) stop();
       watches.clear();
       client.close();

@@ -165,8 +165,10 @@ export function validateCrd(crd: CrdBody): StatusCause[] {
     if (versions.filter(v => v?.storage === true).length !== 1)
       out.push(invalid('spec.versions', names, 'must have exactly one version marked as storage version'));
     if (!versions.some(v => v?.served === true)) out.push(invalid('spec.versions', names, 'must have at least one served version'));
+    const seen = new Set<unknown>();
     versions.forEach((v, i) => {
-      if (names.indexOf(v?.name) !== i) out.push(invalid(`spec.versions[${i}].name`, v?.name, 'must be unique'));
+      if (seen.has(v?.name)) out.push(invalid(`spec.versions[${i}].name`, v?.name, 'must be unique'));
+      seen.add(v?.name);
       validateVersion(v, `spec.versions[${i}]`, out);
     });
   }

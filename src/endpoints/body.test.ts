@@ -1,0 +1,51 @@
+import { test, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkDecodedValue, jsonNestsDeeper, maxNestingDepth, parseJson, parseYamlObject } from './body.js';
+import { loadYamlCodecs } from '../util/yaml.js';
+import { ApiError } from '../api/status.js';
+
+before(() => loadYamlCodecs());
+
+const code = (f: () => unknown) => { try { f(); return 0; } catch (e) { return e instanceof ApiError ? e.code : -1; } };
+
+test('JSON nesting is measured in one pass, strings and escapes skipped', () => {
+  assert.equal(jsonNestsDeeper('{"a":[1,{"b":"[[[["}]}', 3), false);
+  assert.equal(jsonNestsDeeper('{"a":[1,{"b":"\\"[[[["}]}', 3), false);
+  assert.equal(jsonNestsDeeper('[[[[]]]]', 3), true);
+  assert.equal(code(() => parseJson('['.repeat(maxNestingDepth + 1) + ']'.repeat(maxNestingDepth + 1))), 400);
+  assert.deepEqual(parseJson('['.repeat(maxNestingDepth) + ']'.repeat(maxNestingDepth)) instanceof Array, true);
+  assert.equal(code(() => parseJson('{"a":')), 400);
+});
+
+test('YAML: nesting past the limit, aliases that expand, several documents and duplicate keys are 400s', () => {
+  assert.equal(code(() => parseYamlObject(`${'- '.repeat(maxNestingDepth + 5)}x`)), 400);
+  assert.equal(code(() => parseYamlObject(Array.from({ length: maxNestingDepth + 5 }, (_, i) => `${' '.repeat(i)}a:`).join('\n'))), 400);
+  const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+  for (let i = 1; i < 6; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+  assert.equal(code(() => parseYamlObject(lines.join('\n'))), 400);
+  assert.equal(code(() => parseYamlObject('a: 1\n---\nb: 2\n')), 400);
+  assert.equal(code(() => parseYamlObject('a: 1\na: 2\n')), 400);
+  // a few aliases are fine, and the YAML 1.2 core schema leaves dates and "yes" as strings
+  assert.deepEqual(parseYamlObject('a: &x [1]\nb: *x\nc: 2001-01-01\nd: yes\n'), { a: [1], b: [1], c: '2001-01-01', d: 'yes' });
+});
+
+test('YAML decoding grows linearly with the number of keys', () => {
+  const doc = (n: number) => Array.from({ length: n }, (_, i) => `k${i}: v`).join('\n');
+  const best = (n: number) => {
+    const text = doc(n);
+    let min = Infinity;
+    for (let i = 0; i < 5; i++) { const t = performance.now(); parseYamlObject(text); min = Math.min(min, performance.now() - t); }
+    return min;
+  };
+  best(40_000);
+  const small = best(20_000), large = best(80_000);
+  // four times the keys: about four times the time when linear, sixteen when quadratic
+  assert.ok(large / small < 9, `20,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
+});
+
+test('decoded values: depth checked without recursion', () => {
+  let deep: unknown = 1;
+  for (let i = 0; i < 100_000; i++) deep = [deep];
+  assert.equal(code(() => checkDecodedValue(deep)), 400);
+  assert.equal(code(() => checkDecodedValue({ a: [1, 2, { b: 3 }] })), 0);
+});

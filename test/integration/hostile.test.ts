@@ -1,0 +1,188 @@
+// One request must never stop the server: each hostile request that once crashed it, answered 5xx or stalled it gets
+// a clear 4xx (or is served) and the server goes on answering.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect as http2Connect } from 'node:http2';
+import { serverOn } from './servers.js';
+import { createClient, type Client } from './client.js';
+import type { TestServer } from '../../src/testing.js';
+import { widgetCrd } from '../fuzz/fixtures.js';
+
+/** the Warning header values as text (the server sends their UTF-8 bytes, which Node's client reads as Latin-1) */
+const warningsOf = (headers: Record<string, unknown>): string[] => {
+  const w = headers.warning;
+  return (Array.isArray(w) ? w : w === undefined ? [] : String(w).split(/,(?=\s*299 )/)).map(v => Buffer.from(String(v).trim(), 'latin1').toString('utf8'));
+};
+
+const configMap = (name: string, extra: Record<string, unknown> = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: {}, ...extra });
+
+for (const backend of ['memory', 'sqlite'] as const) {
+  describe(`hostile requests [${backend}]`, () => {
+    let server: TestServer;
+    let close: () => Promise<void>;
+    let client: Client;
+    const ns = 'default';
+    const cms = `/api/v1/namespaces/${ns}/configmaps`;
+    before(async () => {
+      ({ server, close } = await serverOn(backend));
+      client = createClient(server);
+    });
+    after(async () => { client.close(); await close(); });
+
+    const alive = async () => assert.equal((await client.get('/livez')).status, 200);
+
+    test('an unknown field named outside Latin-1 is warned about over HTTP/1.1, escaped', async () => {
+      const r = await client.request('POST', `${cms}?fieldValidation=Warn`, { body: JSON.stringify({ ...configMap('cyrillic'), 'ж': 1 }) });
+      assert.equal(r.status, 201, r.body);
+      assert.deepEqual(warningsOf(r.headers), ['299 - "unknown field \\"\\u0436\\""']);
+      await alive();
+    });
+
+    test('the same warning reaches an HTTP/2 client', async () => {
+      const session = http2Connect(server.url, { ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem });
+      try {
+        const headers = await new Promise<Record<string, unknown>>((resolve, reject) => {
+          const s = session.request({ ':method': 'POST', ':path': `${cms}?fieldValidation=Warn`, 'content-type': 'application/json' });
+          s.on('response', h => { resolve(h); s.resume(); });
+          s.on('error', reject);
+          s.end(JSON.stringify({ ...configMap('cyrillic-h2'), '😀ж': 1 }));
+        });
+        assert.equal(headers[':status'], 201);
+        assert.deepEqual(warningsOf(headers), ['299 - "unknown field \\"😀ж\\""']);
+      } finally { session.close(); }
+    });
+
+    test('10,000 duplicate and unknown fields give at most 4 KB of warnings, and say how many were dropped', async () => {
+      const keys = Array.from({ length: 10_000 }, (_, i) => `"dup":${i},"u${i}":1`).join(',');
+      const r = await client.request('POST', `${cms}?fieldValidation=Warn`, { body: `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"dups"},${keys}}` });
+      assert.equal(r.status, 201, r.body.slice(0, 300));
+      const warnings = warningsOf(r.headers);
+      // the texts inside 299 - "..." hold at most 4 KB, and the last item may pass it by one truncated warning
+      const text = warnings.slice(0, -1).reduce((n, w) => n + w.slice('299 - "'.length, -1).replace(/\\(.)/g, '$1').length, 0);
+      assert.ok(text <= 4096 + 256, `warning text ${text}`);
+      assert.match(warnings.at(-1)!, /\d+ more warnings were dropped/);
+      assert.equal(new Set(warnings).size, warnings.length, 'no warning twice');
+    });
+
+    test('a JSON body nested 10,000 deep is a 400', async () => {
+      const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
+      const r = await client.request('POST', cms, { body: deep });
+      assert.equal(r.status, 400, r.body.slice(0, 300));
+      assert.match(r.json.message, /nested more than 1000 levels/);
+      const arrays = await client.request('PATCH', `${cms}/x`, { body: '['.repeat(10_000) + ']'.repeat(10_000), contentType: 'application/merge-patch+json' });
+      assert.equal(arrays.status, 400);
+      await alive();
+    });
+
+    for (const [what, yaml] of [
+      ['block mappings', Array.from({ length: 2000 }, (_, i) => `${' '.repeat(i)}a:`).join('\n')],
+      ['flow sequences', `${'['.repeat(5000)}${']'.repeat(5000)}`],
+      ['block sequences', `${'- '.repeat(5000)}x`],
+    ] as const) {
+      test(`a deeply nested YAML body (${what}, ${Math.round(yaml.length / 1024)} KB) is a 400, as body and as apply patch`, async () => {
+        const r = await client.request('POST', cms, { body: yaml, contentType: 'application/yaml' });
+        assert.equal(r.status, 400, r.body.slice(0, 300));
+        const applied = await client.request('PATCH', `${cms}/deep-apply?fieldManager=t`, { body: yaml, contentType: 'application/apply-patch+yaml' });
+        assert.equal(applied.status, 400, applied.body.slice(0, 300));
+        await alive();
+      });
+    }
+
+    test('YAML aliases that expand exponentially are a 400', async () => {
+      const lines = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+      for (let i = 1; i < 9; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+      const r = await client.request('POST', cms, { body: `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bomb}\n${lines.join('\n')}\n`, contentType: 'application/yaml' });
+      assert.equal(r.status, 400, r.body.slice(0, 300));
+      assert.match(r.json.message, /aliases/);
+    });
+
+    test('a 40,000-key YAML body is decoded and stored', async () => {
+      const yaml = `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: many-keys\ndata:\n${Array.from({ length: 40_000 }, (_, i) => `  k${i}: v`).join('\n')}\n`;
+      const r = await client.request('POST', cms, { body: yaml, contentType: 'application/yaml' });
+      assert.equal(r.status, 201, r.body.slice(0, 300));
+      assert.equal(Object.keys(r.json.data).length, 40_000);
+    });
+
+    test('out-of-range numeric query parameters are a 400 naming the parameter', async () => {
+      await client.request('POST', cms, { body: configMap('graceful') });
+      for (const [method, path, param] of [
+        ['DELETE', `${cms}/graceful?gracePeriodSeconds=99999999999999999999`, 'gracePeriodSeconds'],
+        ['GET', `${cms}?limit=99999999999999999999`, 'limit'],
+        ['GET', `${cms}?limit=1e3`, 'limit'],
+        ['GET', `${cms}?watch=1&timeoutSeconds=99999999999999999999`, 'timeoutSeconds'],
+        ['GET', `${cms}?watch=1&timeoutSeconds=-1`, 'timeoutSeconds'],
+      ] as const) {
+        const r = await client.request(method, path);
+        assert.equal(r.status, 400, `${path}: ${r.body}`);
+        assert.match(r.json.message, new RegExp(`^${param}: Invalid value`), path);
+      }
+      // large but legal values mean what the reference means
+      assert.equal((await client.request('GET', `${cms}?limit=9223372036854775807`)).status, 200);
+      const graceful = await client.request('DELETE', `${cms}/graceful?gracePeriodSeconds=9223372036854775807`);
+      assert.ok(graceful.status === 200, graceful.body);
+      await alive();
+    });
+
+    test('continue tokens the server never issued are a 400', async () => {
+      for (const t of [{ rv: 5, start: 'other-namespace/x' }, { rv: 1e300, start: `${ns}/x` }, { rv: 1.5, start: `${ns}/x` }]) {
+        const token = Buffer.from(JSON.stringify({ v: `${server.names.metaGroup}/v1`, ...t })).toString('base64url');
+        const r = await client.get(`${cms}?limit=1&continue=${token}`);
+        assert.equal(r.status, 400, `${JSON.stringify(t)}: ${r.body.slice(0, 200)}`);
+      }
+    });
+
+    test('path segments that name properties of every object are not found', async () => {
+      for (const path of ['/constructor', '/__proto__', '/livez/constructor', `${cms}/cm-0/constructor`, `${cms}/cm-0/__proto__`, '/apis/constructor/v1', '/openapi/v3/constructor']) {
+        for (const method of ['GET', 'DELETE', 'PATCH']) {
+          const r = await client.request(method, path, method === 'PATCH' ? { body: '{}', contentType: 'application/merge-patch+json' } : {});
+          assert.ok(r.status >= 400 && r.status < 500, `${method} ${path}: ${r.status} ${r.body.slice(0, 200)}`);
+        }
+      }
+    });
+
+    test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
+      let inner = Buffer.alloc(0);
+      const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
+      for (let i = 0; i < 3000; i++) inner = field(1, inner);
+      const typeMeta = Buffer.concat([field(1, Buffer.from('v1')), field(2, Buffer.from('Pod'))]);
+      for (const body of [Buffer.from('k8s\0garbage'), Buffer.concat([Buffer.from('k8s\0'), field(1, typeMeta), field(2, inner)])]) {
+        const r = await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body, contentType: `application/vnd.${server.names.vendor}.protobuf` });
+        assert.ok(r.status >= 400 && r.status < 500, `${r.status} ${r.body.slice(0, 300)}`);
+      }
+      await alive();
+    });
+  });
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  while (n > 127) { out.push((n & 127) | 128); n = Math.floor(n / 128); }
+  out.push(n);
+  return Buffer.from(out);
+}
+
+describe('a custom resource with a 200,000-item set', () => {
+  let server: TestServer;
+  let close: () => Promise<void>;
+  let client: Client;
+  const widgets = '/apis/fuzz.example.com/v1/namespaces/default/widgets';
+  before(async () => {
+    ({ server, close } = await serverOn('memory'));
+    client = createClient(server);
+    const r = await client.request('POST', `/apis/apiextensions.${server.names.domain}/v1/customresourcedefinitions`, { body: { ...widgetCrd, apiVersion: `apiextensions.${server.names.domain}/v1` } });
+    assert.equal(r.status, 201, r.body);
+    for (let i = 0; i < 500 && (await client.get(widgets)).status !== 200; i++) await new Promise(res => setTimeout(res, 20));
+  });
+  after(async () => { client.close(); await close(); });
+
+  test('is validated in one pass: all distinct is stored, duplicates are a 422 naming them', async () => {
+    const tags = Array.from({ length: 200_000 }, (_, i) => `t${i}`);
+    const ok = await client.request('POST', widgets, { body: { apiVersion: 'fuzz.example.com/v1', kind: 'Widget', metadata: { name: 'big' }, spec: { tags } } });
+    assert.equal(ok.status, 201, ok.body.slice(0, 300));
+    tags[199_999] = 't5';
+    const dup = await client.request('POST', widgets, { body: { apiVersion: 'fuzz.example.com/v1', kind: 'Widget', metadata: { name: 'dup' }, spec: { tags } } });
+    assert.equal(dup.status, 422, dup.body.slice(0, 300));
+    assert.match(dup.json.message, /spec\.tags\[199999\]: Duplicate value: "t5"/);
+    assert.equal((await client.get('/livez')).status, 200);
+  });
+});
