@@ -15,6 +15,10 @@ import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
 import { webhookSource } from '../registry/resources/admissionregistration/webhook-source.js';
+import { flowControlSource, flowControlWriter } from '../registry/resources/flowcontrol/source.js';
+import { createFlowControl, dumpPriorityLevels, type FlowControl } from '../flowcontrol/controller.js';
+import { keepDefaults } from '../flowcontrol/bootstrap.js';
+import type { FlowControlSource } from '../api/flowcontrol.js';
 import { builtinResources } from '../registry/resources/index.js';
 import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
@@ -24,6 +28,7 @@ import { selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
 import type { AdmissionPlugin } from '../api/admission.js';
 import { resourceEndpoints } from '../endpoints/install.js';
+import { sendText } from '../endpoints/respond.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
@@ -104,6 +109,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const metrics = createMetrics();
   let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
   let backends!: Backends, plugins!: AdmissionPlugin[];
+  let flowControl: FlowControl | undefined, flowControlConfig: FlowControlSource | undefined;
   let shuttingDown = false;
   let address = '';
 
@@ -165,6 +171,21 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         });
       },
     },
+    {
+      // API priority and fairness reads its configuration from the watch cache; without it, the in-flight limits apply
+      start() {
+        const seats = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
+        if (!options.enablePriorityAndFairness) return;
+        flowControlConfig = flowControlSource(watchCache, resources, names);
+        // both limits 0: nothing is limited, but the configuration objects are still kept
+        if (seats === 0) return;
+        flowControl = createFlowControl(flowControlConfig, {
+          names, serverConcurrencyLimit: seats,
+          // a quarter of the request timeout, as the reference waits
+          requestWaitLimitMs: Math.max(1000, options.requestTimeoutMs / 4),
+        });
+      },
+    },
     // before the first request: the allocation objects hold every address and port stored Services hold (state written
     // before they existed included), and later passes free what a failed create left allocated
     loop(undefined, () => startServiceRepair(watchCache, { clusterIps: options.serviceClusterIpRanges, nodePorts: options.serviceNodePortRange },
@@ -221,6 +242,10 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
+    // the mandatory and suggested FlowSchemas and PriorityLevelConfigurations, kept in place while the server runs
+    loop('poststarthook/apiserver/bootstrap-system-flowcontrol-configuration', () => (flowControlConfig
+      ? keepDefaults(flowControlConfig, flowControlWriter(backends, names), names, log)
+      : { stop() {} })),
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
@@ -268,8 +293,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     return createHandler({
       names, metrics, log, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
+      flowControl,
       routes: [
         ctx => health.handle(ctx),
+        ctx => {
+          if (ctx.path !== '/debug/api_priority_and_fairness/dump_priority_levels' || !flowControl) return false;
+          sendText(ctx, 200, dumpPriorityLevels(flowControl), 'text/plain; charset=utf-8');
+          return true;
+        },
         ctx => openapi.handle(ctx),
         async ctx => { if (!ctx.info.isResourceRequest) return false; await endpoints.handle(ctx); return true; },
         ctx => discovery.handle(ctx),
