@@ -50,7 +50,7 @@ test('requests are classified and named by uid; lists cost seats by the objects 
   const fc = createFlowControl(all(), options);
   const d = await fc.admit(req(alice, 'GET', '/api/v1/pods'));
   assert.deepEqual([d.flowSchema, d.priorityLevel], [{ name: 'global-default', uid: 'uid-global-default' }, { name: 'global-default', uid: 'uid-global-default' }]);
-  assert.equal(d.seats, 10, '5,000 pods from storage: the most a request takes');
+  assert.equal(d.seats, 10, '5,000 pods: the most a request takes');
   assert.ok(d.outcome.admitted);
   assert.equal((await fc.admit(req(alice, 'GET', '/api/v1/configmaps?resourceVersion=0'))).seats, 1);
   assert.equal((await fc.admit(req(alice, 'GET', '/api/v1/pods?resourceVersion=0&limit=500'))).seats, 10, 'the cache goes through everything');

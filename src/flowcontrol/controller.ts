@@ -37,8 +37,8 @@ export interface LevelState {
 }
 
 export interface FlowControl {
-  /** classifies the request and waits for its seats; the outcome says whether it may run */
-  admit(req: FlowRequest, signal?: AbortSignal): Promise<Decision>;
+  /** classifies the request and waits for its seats; the outcome says whether it may run (signal: as the queue set's) */
+  admit(req: FlowRequest, signal?: () => AbortSignal): Promise<Decision>;
   levels(): LevelState[];
   schemas(): Array<{ name: string; priorityLevel: string; precedence: number; distinguisher: string }>;
 }
@@ -77,8 +77,17 @@ interface Compiled {
   catchAll: CompiledSchema;
 }
 
-const flowHash = (schema: string, distinguisher: string) =>
-  createHash('sha256').update(schema).update('\0').update(distinguisher).digest().readUIntBE(0, 6);
+/** a flow's 48-bit hash, the source of its hand of queues; remembered, since a flow sends many requests */
+let flowHashes = new Map<string, number>();
+function flowHash(schema: string, distinguisher: string): number {
+  const key = `${schema}\0${distinguisher}`;
+  let h = flowHashes.get(key);
+  if (h === undefined) {
+    if (flowHashes.size >= 10_000) flowHashes = new Map();
+    flowHashes.set(key, h = createHash('sha256').update(key).digest().readUIntBE(0, 6));
+  }
+  return h;
+}
 
 /** each limited level's share of the server's seats */
 export function concurrencyLimits(levels: readonly PriorityLevelConfiguration[], serverLimit: number): Map<string, number> {

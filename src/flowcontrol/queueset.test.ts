@@ -102,13 +102,13 @@ test('a client that goes away leaves the queue, and the requests behind it move 
   const qs = createQueueSet({ concurrency: 1, queues: 1, handSize: 1, queueLengthLimit: 5 });
   const running = admitted(await qs.admit(0, 1, 10_000));
   const gone = new AbortController();
-  const first = qs.admit(0, 1, 10_000, gone.signal);
+  const first = qs.admit(0, 1, 10_000, () => gone.signal);
   const second = qs.admit(0, 1, 10_000);
   gone.abort();
   assert.deepEqual(await first, { admitted: false, reason: 'cancelled' });
   running();
   admitted(await second);
-  assert.deepEqual(await qs.admit(0, 1, 10_000, AbortSignal.abort()), { admitted: false, reason: 'cancelled' });
+  assert.deepEqual(await qs.admit(0, 1, 10_000, () => AbortSignal.abort()), { admitted: false, reason: 'cancelled' });
 });
 
 test('a level that does not queue refuses what does not fit', async () => {

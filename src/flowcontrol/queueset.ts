@@ -26,8 +26,11 @@ export interface QueueSetStats {
 }
 
 export interface QueueSet {
-  /** waits for seats; resolves refused when the queue is full, the wait limit passes or signal aborts */
-  admit(flowHash: number, seats: number, waitLimitMs: number, signal?: AbortSignal): Promise<Outcome>;
+  /**
+   * Waits for seats; resolves refused when the queue is full, the wait limit passes or the signal aborts. The signal
+   * is asked for only when the request has to wait (most never do, and making one costs).
+   */
+  admit(flowHash: number, seats: number, waitLimitMs: number, signal?: () => AbortSignal): Promise<Outcome>;
   configure(c: QueueSetConfig): void;
   stats(): QueueSetStats;
   /** nothing waits and nothing runs */
@@ -57,12 +60,16 @@ const nominalServiceSeconds = 1;
  */
 export function dealHand(hash: number, deckSize: number, handSize: number): number[] {
   const hand: number[] = [];
+  /** the cards dealt, in order of value */
+  const taken: number[] = [];
   let h = hash;
   for (let i = 0; i < Math.min(handSize, deckSize); i++) {
     const base = deckSize - i;
     let card = h % base;
     h = Math.floor(h / base);
-    for (const taken of [...hand].sort((a, b) => a - b)) if (card >= taken) card++;
+    let at = 0;
+    while (at < taken.length && card >= taken[at]) { card++; at++; }
+    taken.splice(at, 0, card);
     hand.push(card);
   }
   return hand;
@@ -88,6 +95,7 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
   function layout(c: QueueSetConfig) {
     const waiters = queues.flatMap(q => q.waiting);
     queues = Array.from({ length: c.queues }, newQueue);
+    hands = new Map();
     for (const w of waiters) {
       // a level that stopped queuing refuses what waited in it
       if (!queues.length) { waitingRequests--; waitingSeats -= w.seats; w.settle({ admitted: false, reason: 'concurrency-limit' }); continue; }
@@ -96,10 +104,21 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
     }
   }
 
+  /** hands dealt so far, by flow (a flow's hand changes only with the queues; dropped wholesale when large) */
+  let hands = new Map<number, number[]>();
+  const handOf = (flowHash: number) => {
+    let hand = hands.get(flowHash);
+    if (!hand) {
+      if (hands.size >= 10_000) hands = new Map();
+      hands.set(flowHash, hand = dealHand(flowHash, queues.length, cfg.handSize));
+    }
+    return hand;
+  };
+
   /** the least loaded queue of the flow's hand */
   function pick(flowHash: number): Queue {
     let best: Queue | undefined, bestLoad = Infinity;
-    for (const i of dealHand(flowHash, queues.length, cfg.handSize)) {
+    for (const i of handOf(flowHash)) {
       const q = queues[i];
       const load = q.waiting.reduce((n, w) => n + w.seats, 0) + q.executingSeats;
       if (load < bestLoad) { best = q; bestLoad = load; }
@@ -152,7 +171,6 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
     admit(flowHash, requested, waitLimitMs, signal) {
       tick();
       const seats = Math.max(1, Math.min(requested, cfg.concurrency));
-      if (signal?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       if (!queues.length) {
         if (!fits(seats)) return Promise.resolve({ admitted: false, reason: 'concurrency-limit' });
         return Promise.resolve({ admitted: true, release: start({ seats }) });
@@ -161,6 +179,8 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
       if (!busy(queue)) queue.virtualStart = Math.max(queue.virtualStart, virtualNow);
       if (!waitingRequests && fits(seats)) return Promise.resolve({ admitted: true, release: start({ seats, queue }) });
       if (queue.waiting.length >= cfg.queueLengthLimit) return Promise.resolve({ admitted: false, reason: 'queue-full' });
+      const cancel = signal?.();
+      if (cancel?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
       return new Promise<Outcome>(resolve => {
         let timer: NodeJS.Timeout | undefined;
         const giveUp = (reason: RejectReason) => {
@@ -177,14 +197,14 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
           flowHash, seats, queue,
           settle(o) {
             clearTimeout(timer);
-            signal?.removeEventListener('abort', onAbort);
+            cancel?.removeEventListener('abort', onAbort);
             resolve(o);
           },
         };
         queue.waiting.push(w);
         waitingRequests++; waitingSeats += seats;
         timer = setTimeout(() => giveUp('time-out'), waitLimitMs);
-        signal?.addEventListener('abort', onAbort, { once: true });
+        cancel?.addEventListener('abort', onAbort, { once: true });
         dispatch();
       });
     },

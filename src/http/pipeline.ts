@@ -199,7 +199,7 @@ function priorityAndFairness(fc: FlowControl, names: Naming): Filter {
   const schemaHeader = names.header('PF-FlowSchema-UID'), levelHeader = names.header('PF-PriorityLevel-UID');
   return async (ctx, next) => {
     if (ctx.longRunning && ctx.info.verb !== 'watch') return next();
-    const d = await fc.admit({ user: ctx.user!, info: ctx.info, query: ctx.query }, ctx.signal);
+    const d = await fc.admit({ user: ctx.user!, info: ctx.info, query: ctx.query }, () => ctx.signal);
     if (!ctx.res.headersSent) { ctx.res.setHeader(schemaHeader, d.flowSchema.uid); ctx.res.setHeader(levelHeader, d.priorityLevel.uid); }
     if (!d.outcome.admitted) {
       // a client that went away gets no answer; a request whose deadline passed while it waited gets 429

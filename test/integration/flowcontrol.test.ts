@@ -160,7 +160,8 @@ describe('fair queuing under a flood', () => {
       assert.equal(aliceServed + aliceRefused, 150);
       assert.ok(servedBefore[4] < aliceServed, `bob was served while alice still had ${aliceServed - servedBefore[4]} queued (served before each of bob's: ${servedBefore})`);
       const row = await levelRow(c, 'flood-test');
-      assert.ok(Number(row.RejectedRequests) >= aliceRefused, JSON.stringify(row));
+      // refused at once (full queues) or after the wait limit, on a busy machine
+      assert.equal(Number(row.RejectedRequests) + Number(row.TimedoutRequests), aliceRefused, JSON.stringify(row));
     } finally {
       alice.close(); bob.close();
     }
