@@ -17,6 +17,8 @@ export interface LoadPlan {
 export interface LoadResult {
   lists: Record<string, number>;
   listErrors: number;
+  /** the connection errors by message */
+  listErrorKinds: Record<string, number>;
   /** bytes of list bodies read */
   listBytes: number;
   watchesOpened: number;
@@ -27,7 +29,7 @@ export interface LoadResult {
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
 export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
-  const result: LoadResult = { lists: {}, listErrors: 0, listBytes: 0, watchesOpened: 0, watchRefused: {}, watchErrors: 0 };
+  const result: LoadResult = { lists: {}, listErrors: 0, listErrorKinds: {}, listBytes: 0, watchesOpened: 0, watchRefused: {}, watchErrors: 0 };
   const token = (i: number) => `Bearer token-${i % plan.users}`;
   const agent = new Agent({ keepAlive: true, maxSockets: plan.clients, rejectUnauthorized: false });
   const get = (path: string, auth: string) => new Promise<{ status: number; retryAfter: number; bytes: number; body: string }>((resolve, reject) => {
@@ -80,8 +82,10 @@ export async function runLoad(plan: LoadPlan): Promise<LoadResult> {
         result.lists[r.status] = (result.lists[r.status] ?? 0) + 1;
         if (r.status === 200) result.listBytes += r.bytes;
         if (r.status === 429) await sleep(r.retryAfter * 1000);
-      } catch {
+      } catch (e) {
         result.listErrors++;
+        const kind = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+        result.listErrorKinds[kind] = (result.listErrorKinds[kind] ?? 0) + 1;
         await sleep(1000);
       }
     }

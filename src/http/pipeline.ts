@@ -6,6 +6,7 @@ import { requestInfo } from './request-info.js';
 import { forbidden, internalError, tooManyRequests, badRequest } from '../api/status.js';
 import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api/auth.js';
 import { isHealthProbe, type FlowControl } from '../flowcontrol/controller.js';
+import type { MetricsRegistry } from '../metrics/metrics.js';
 
 export type Next = () => Promise<void>;
 export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;
@@ -19,6 +20,7 @@ export interface PipelineConfig {
   maxMutatingRequestsInflight: number;
   /** API priority and fairness (--enable-priority-and-fairness); without it the two in-flight limits apply */
   flowControl?: FlowControl;
+  metrics?: MetricsRegistry;
 }
 
 export function pipeline(c: PipelineConfig): Filter[] {
@@ -27,7 +29,7 @@ export function pipeline(c: PipelineConfig): Filter[] {
     deadline(c.requestTimeoutMs),
     authentication(c.authenticate),
     impersonation(c.authorizer, c.names.group('authentication')),
-    c.flowControl ? priorityAndFairness(c.flowControl, c.names) : maxInFlight(c.maxRequestsInflight, c.maxMutatingRequestsInflight),
+    c.flowControl ? priorityAndFairness(c.flowControl, c.names, c.metrics) : maxInFlight(c.maxRequestsInflight, c.maxMutatingRequestsInflight),
     authorization(c.authorizer),
   ];
 }
@@ -195,12 +197,16 @@ function maxInFlight(readonlyLimit: number, mutatingLimit: number): Filter {
  * full or the wait is too long); the response names the FlowSchema and priority level it was classified by. A watch
  * holds its seats only until its initial events are out; other long-running requests (exec, logs, proxy) hold none.
  */
-function priorityAndFairness(fc: FlowControl, names: Naming): Filter {
+function priorityAndFairness(fc: FlowControl, names: Naming, metrics?: MetricsRegistry): Filter {
   const schemaHeader = names.header('PF-FlowSchema-UID'), levelHeader = names.header('PF-PriorityLevel-UID');
+  const dispatched = metrics?.counter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem');
+  const rejected = metrics?.counter('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem');
   return async (ctx, next) => {
     if (ctx.longRunning && ctx.info.verb !== 'watch') return next();
     const d = await fc.admit({ user: ctx.user!, info: ctx.info, query: ctx.query }, () => ctx.signal);
     if (!ctx.res.headersSent) { ctx.res.setHeader(schemaHeader, d.flowSchema.uid); ctx.res.setHeader(levelHeader, d.priorityLevel.uid); }
+    const labels = { flow_schema: d.flowSchema.name, priority_level: d.priorityLevel.name };
+    if (d.outcome.admitted) dispatched?.(labels); else rejected?.({ ...labels, reason: d.outcome.reason });
     if (!d.outcome.admitted) {
       // a client that went away gets no answer; a request whose deadline passed while it waited gets 429
       if (d.outcome.reason === 'cancelled' && (ctx.signal.reason as Error | undefined)?.name !== 'TimeoutError') return;

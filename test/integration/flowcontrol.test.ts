@@ -159,6 +159,9 @@ describe('fair queuing under a flood', () => {
       await Promise.all(flood);
       assert.equal(aliceServed + aliceRefused, 150);
       assert.ok(servedBefore[4] < aliceServed, `bob was served while alice still had ${aliceServed - servedBefore[4]} queued (served before each of bob's: ${servedBefore})`);
+      const metrics = (await c.get('/metrics')).body;
+      assert.match(metrics, /apiserver_flowcontrol_rejected_requests_total\{flow_schema="flood-test",priority_level="flood-test",reason="(queue-full|time-out)"\} \d+/);
+      assert.match(metrics, /apiserver_flowcontrol_dispatched_requests_total\{flow_schema="flood-test",priority_level="flood-test"\} \d+/);
       const row = await levelRow(c, 'flood-test');
       // refused at once (full queues) or after the wait limit, on a busy machine
       assert.equal(Number(row.RejectedRequests) + Number(row.TimedoutRequests), aliceRefused, JSON.stringify(row));
