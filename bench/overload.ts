@@ -25,7 +25,7 @@ export interface OverloadOptions {
 
 export interface OverloadResult {
   load: LoadResult;
-  probes: { count: number; failed: number; overOneSecond: number; maxMs: number; idleMaxMs: number; slow: Array<[number, number]> };
+  probes: { count: number; failed: number; failures: Record<string, number>; overOneSecond: number; maxMs: number; idleMaxMs: number; slow: Array<[number, number]> };
   rss: { idleMiB: number; maxMiB: number; afterMiB: number };
   /** the server's CPU time while the load ran, its wall time, and the machine's load average (1 min) before and after */
   cpu: { serverSeconds: number; wallSeconds: number; loadBefore: number; loadAfter: number };
@@ -66,6 +66,7 @@ function probe(port: number) {
   const slow: Array<[number, number]> = [];
   const began = performance.now();
   let failed = 0, stopped = false;
+  const failures: Record<string, number> = {};
   const done = (async () => {
     while (!stopped) {
       for (const path of ['/livez', '/readyz']) {
@@ -74,12 +75,16 @@ function probe(port: number) {
           times.push(r.ms);
           if (r.ms > 500) slow.push([Math.round(performance.now() - r.ms - began), Math.round(r.ms)]);
           if (r.status !== 200) failed++;
-        } catch { failed++; times.push(5000); }
+        } catch (e) {
+          failed++; times.push(5000);
+          const kind = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+          failures[kind] = (failures[kind] ?? 0) + 1;
+        }
       }
       await new Promise(r => setTimeout(r, 100));
     }
   })();
-  return async () => { stopped = true; await done; agent.destroy(); return { times, failed, slow }; };
+  return async () => { stopped = true; await done; agent.destroy(); return { times, failed, slow, failures }; };
 }
 
 export async function runOverload(o: OverloadOptions): Promise<OverloadResult> {
@@ -141,7 +146,7 @@ export async function runOverload(o: OverloadOptions): Promise<OverloadResult> {
     return {
       load,
       probes: {
-        count: probes.times.length, failed: probes.failed, overOneSecond: probes.times.filter(t => t > 1000).length,
+        count: probes.times.length, failed: probes.failed, failures: probes.failures, overOneSecond: probes.times.filter(t => t > 1000).length,
         maxMs: Math.max(...probes.times), idleMaxMs: Math.max(...idle.times), slow: probes.slow,
       },
       rss: { idleMiB, maxMiB, afterMiB: rssMiB(pid) }, cpu,
@@ -176,7 +181,7 @@ export async function overloadBench(): Promise<string> {
     row(['list bodies received (MiB)', fmt(r.load.listBytes / 2 ** 20), '', '']),
     row(['watches open', `${r.load.watchesOpened.toLocaleString('en-US')} of ${o.watches.toLocaleString('en-US')}`
       + `${Object.keys(r.load.watchRefused).length ? ` (refused: ${JSON.stringify(r.load.watchRefused)})` : ''}`, '', 'all']),
-    row(['probes answered (of /livez and /readyz)', `${r.probes.count - r.probes.failed} of ${r.probes.count}`, '', 'all']),
+    row(['probes answered (of /livez and /readyz)', `${r.probes.count - r.probes.failed} of ${r.probes.count}${r.probes.failed ? ` (failed: ${JSON.stringify(r.probes.failures)})` : ''}`, '', 'all']),
     row(['slowest probe (ms)', fmt(r.probes.maxMs), fmt(r.probes.idleMaxMs), `< 1000: ${r.probes.maxMs < 1000 && r.probes.failed === 0 ? 'met' : 'NOT met'}`]),
     row(['probes over 1 s', r.probes.overOneSecond, '', '0']),
     row(['server resident memory, peak (MiB)', fmt(r.rss.maxMiB), fmt(r.rss.idleMiB), `< 1024: ${r.rss.maxMiB < 1024 ? 'met' : 'NOT met'}`]),
