@@ -92,7 +92,9 @@ function flowHash(schema: string, distinguisher: string): number {
 /** each limited level's share of the server's seats */
 export function concurrencyLimits(levels: readonly PriorityLevelConfiguration[], serverLimit: number): Map<string, number> {
   const limited = levels.filter(l => l.spec?.type === 'Limited');
-  const shares = (l: PriorityLevelConfiguration) => l.spec?.limited?.nominalConcurrencyShares ?? 30;
+  // v1beta2 calls the shares assuredConcurrencyShares
+  const shares = (l: PriorityLevelConfiguration) =>
+    l.spec?.limited?.nominalConcurrencyShares ?? (l.spec?.limited as { assuredConcurrencyShares?: number } | undefined)?.assuredConcurrencyShares ?? 30;
   const total = limited.reduce((n, l) => n + shares(l), 0);
   return new Map(limited.map(l => [l.metadata?.name ?? '', total ? Math.max(1, Math.ceil(serverLimit * shares(l) / total)) : 1]));
 }

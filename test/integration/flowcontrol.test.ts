@@ -73,12 +73,13 @@ for (const domain of ['k8s.io', 'cluster.io'] as const) {
       assert.equal((await c.request('DELETE', `${base()}/flowschemas/catch-all`)).status, 200);
       await until(async () => { const r = await c.get(`${base()}/flowschemas/catch-all`); return r.status === 200 && r.json.metadata.uid !== catchAll.metadata.uid; },
         'catch-all to be created again');
-      const exempt = (await c.get(`${base()}/prioritylevelconfigurations/exempt`)).json;
-      const changed = await c.request('PUT', `${base()}/prioritylevelconfigurations/exempt`, {
-        body: { ...exempt, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 1, limitResponse: { type: 'Reject' } } } },
+      const catchAllLevel = (await c.get(`${base()}/prioritylevelconfigurations/catch-all`)).json;
+      const changed = await c.request('PUT', `${base()}/prioritylevelconfigurations/catch-all`, {
+        body: { ...catchAllLevel, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 50, limitResponse: { type: 'Reject' } } } },
       });
       assert.equal(changed.status, 200, changed.body);
-      await until(async () => (await c.get(`${base()}/prioritylevelconfigurations/exempt`)).json.spec.type === 'Exempt', 'the exempt level restored');
+      await until(async () => (await c.get(`${base()}/prioritylevelconfigurations/catch-all`)).json.spec.limited.nominalConcurrencyShares === 5,
+        'the catch-all level restored');
 
       const annotation = `apf.${server.names.labelDomain}/autoupdate-spec`;
       const global = (await c.get(`${base()}/prioritylevelconfigurations/global-default`)).json;
@@ -90,6 +91,31 @@ for (const domain of ['k8s.io', 'cluster.io'] as const) {
       assert.equal((await c.request('PUT', `${base()}/flowschemas/probes`, { body: { ...ref, spec: { ...ref.spec, matchingPrecedence: 3 } } })).status, 200);
       await until(async () => (await c.get(`${base()}/flowschemas/probes`)).json.spec.matchingPrecedence === 2, 'the probes schema restored');
       assert.equal((await c.get(`${base()}/prioritylevelconfigurations/global-default`)).json.spec.limited.nominalConcurrencyShares, 7);
+    });
+
+    test('invalid objects are refused with the reference\'s reasons', async () => {
+      const apiVersion = `${server.names.group('flowcontrol.apiserver')}/v1beta3`;
+      const level = (name: string, spec: unknown) => c.request('POST', `${base()}/prioritylevelconfigurations`, { body: { apiVersion, kind: 'PriorityLevelConfiguration', metadata: { name }, spec } });
+      const queued = (queuing: unknown) => ({ type: 'Limited', limited: { nominalConcurrencyShares: 5, limitResponse: { type: 'Queue', queuing } } });
+      const causes = (r: Reply) => (r.json.details?.causes ?? []).map((x: { field: string }) => x.field);
+      let r = await level('big-hand', queued({ queues: 4, handSize: 8, queueLengthLimit: 5 }));
+      assert.equal(r.status, 422, r.body);
+      assert.deepEqual(causes(r), ['spec.limited.limitResponse.queuing.handSize']);
+      r = await level('entropy', queued({ queues: 10000, handSize: 10, queueLengthLimit: 5 }));
+      assert.match(r.json.message, /required entropy bits of deckSize 10000 and handSize 10 should not be greater than 60/);
+      r = await level('not-exempt', { type: 'Exempt' });
+      assert.match(r.json.message, /type must be 'Exempt' if and only if name is 'exempt'/);
+      r = await level('defaulted', { type: 'Limited', limited: { limitResponse: { type: 'Queue' } } });
+      assert.equal(r.status, 201, r.body);
+      assert.deepEqual(r.json.spec.limited, { nominalConcurrencyShares: 30, lendablePercent: 0, limitResponse: { type: 'Queue', queuing: { queues: 64, handSize: 8, queueLengthLimit: 50 } } });
+      const schema = (name: string, spec: unknown) => c.request('POST', `${base()}/flowschemas`, { body: { apiVersion, kind: 'FlowSchema', metadata: { name }, spec } });
+      r = await schema('bad', { priorityLevelConfiguration: { name: 'x' }, matchingPrecedence: 20000,
+        rules: [{ subjects: [{ kind: 'User', user: { name: 'a' } }], resourceRules: [{ verbs: ['*', 'get'], apiGroups: ['*'], resources: ['*'] }] }] });
+      assert.equal(r.status, 422, r.body);
+      assert.deepEqual(causes(r).sort(), ['spec.matchingPrecedence', 'spec.rules[0].resourceRules[0].namespaces', 'spec.rules[0].resourceRules[0].verbs']);
+      r = await schema('defaulted', { priorityLevelConfiguration: { name: 'global-default' } });
+      assert.equal(r.status, 201, r.body);
+      assert.equal(r.json.spec.matchingPrecedence, 1000);
     });
 
     test('a FlowSchema naming a missing level is Dangling', async () => {
