@@ -27,8 +27,8 @@ export function estimateSeats(req: FlowRequest, count: ObjectCount): number {
   const rv = query.get('resourceVersion') ?? '';
   const limitText = Number(query.get('limit') ?? '');
   const limit = Number.isSafeInteger(limitText) && limitText > 0 ? Math.min(limitText, stored) : stored;
-  // where the server reads a list: pages and exact versions from storage, the rest from the watch cache
-  const fromStorage = info.verb === 'list' && (query.get('resourceVersionMatch') === 'Exact' || !!query.get('continue') || (limitText > 0 && rv !== '0'));
+  // where the server reads a list: consistent reads, pages and exact versions from storage, the rest from the watch cache
+  const fromStorage = info.verb === 'list' && (rv === '' || query.get('resourceVersionMatch') === 'Exact' || !!query.get('continue') || (limitText > 0 && rv !== '0'));
   // the watch cache goes through everything it holds; storage reads a page, twice over when selectors filter it
   const selective = !!query.get('labelSelector') || !!query.get('fieldSelector');
   const objects = !fromStorage ? stored : selective ? stored + limit : 2 * limit;

@@ -354,11 +354,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     await c.ready;
   }
 
-  /** the reference's rule: exact and paged reads at a version go to storage, the rest is served here */
+  /** the reference's rule: consistent, exact and paged reads at a version go to storage, the rest is served here */
   const servedHere = (o: ListOptions) =>
     o.revision !== undefined && o.start === undefined && o.match !== 'Exact' && !(o.limit && o.revision);
-  /** a whole consistent list (no version, no paging) is served here once the cache has seen storage's current revision */
-  const consistentHere = (o: ListOptions) => o.revision === undefined && o.start === undefined && !o.limit && o.match !== 'Exact';
 
   const watchCache: WatchCache = {
     async start() {
@@ -389,17 +387,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     },
 
     async list(prefix, o = {}) {
-      const c = servedHere(o) || consistentHere(o) ? cacheFor(prefix) : undefined;
+      const c = servedHere(o) ? cacheFor(prefix) : undefined;
       if (!c) return inner.list(prefix, o);
-      if (o.revision === undefined) {
-        // as current as a read of storage, without storage's work: the cache has seen every write acknowledged before
-        // this request (storage serves it when the cache cannot get there)
-        const current = await inner.revision();
-        if (healing || disconnected || !(await waitFor(current, freshnessTimeoutMs))) return inner.list(prefix, o);
-        await c.ready;
-      } else {
-        await fresh(c, o.revision);
-      }
+      await fresh(c, o.revision);
       const all = c.snapshot(prefix);
       const filter = o.filter;
       return { items: filter ? all.filter(i => filter(i.obj)) : all, revision: c.revision() };
