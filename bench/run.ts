@@ -15,6 +15,7 @@ import { testingBench } from './testing.js';
 import { schedulerBench } from './scheduler.js';
 import { deploymentBench } from './deployment.js';
 import { admissionBench } from './admission.js';
+import { overloadBench } from './overload.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'start', run: startBench },
@@ -29,6 +30,7 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'scheduler', run: schedulerBench },
   { name: 'deployment', run: deploymentBench },
   { name: 'admission', run: admissionBench },
+  { name: 'overload', run: overloadBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

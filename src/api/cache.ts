@@ -40,6 +40,8 @@ export interface ResourceCache {
   /** all objects under a key prefix (the resource prefix or a namespace below it), sorted by key */
   snapshot(keyPrefix: string): StoredObject[];
   get(key: string): StoredObject | undefined;
+  /** how many objects the resource has */
+  count(): number;
   /**
    * Follows the resource's changes. When the cache had to list storage again (its storage watch could not go on),
    * a subscriber gets the difference between what it had and what is stored as events, so its view stays whole.

@@ -29,6 +29,8 @@ export interface Naming {
   readonly serviceAccountVolumePrefix: string;
   /** prefix of system users and groups is vendor-neutral (`system:`); kept here for completeness */
   readonly systemPrefix: string;
+  /** a vendor HTTP header: `X-Kubernetes-<name>` or `X-Cluster-<name>` */
+  header(name: string): string;
   /** names of the client-side apply annotation: the domain's own, then the one unmodified kubectl writes in any domain */
   readonly lastAppliedAnnotations: readonly string[];
 }
@@ -64,6 +66,7 @@ export function naming(domain: ApiDomain = defaultApiDomain): Naming {
     rootCAConfigMap: ns('root-ca.crt'),
     serviceAccountVolumePrefix: ns('api-access'),
     systemPrefix: 'system:',
+    header: (name: string) => `X-${v.vendor[0].toUpperCase()}${v.vendor.slice(1)}-${name}`,
     lastAppliedAnnotations: [...new Set([`kubectl.${v.labelDomain}/last-applied-configuration`, referenceLastApplied])],
   });
 }

@@ -63,6 +63,8 @@ export interface RequestContext {
   deadline?: number;
   /** long-running requests (watch) are exempt from the deadline and max-in-flight */
   longRunning: boolean;
+  /** a watch calls it once its initial events are out: flow control then frees the seats its start held */
+  watchInitialized?(): void;
   /** the decision reason recorded for audit */
   authorizationReason?: string;
   /** the server's feature gates (name → enabled), set for every request the server handles */

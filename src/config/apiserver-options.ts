@@ -93,6 +93,7 @@ export interface ApiServerOptions {
   audit: AuditFlags;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  enablePriorityAndFairness: boolean;
   requestTimeoutMs: number;
   /** lower bound of a watch's randomised lifetime, seconds */
   minRequestTimeoutSeconds: number;
@@ -198,8 +199,9 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'audit-webhook-initial-backoff', type: 'duration', default: 10_000, help: 'Wait before a failed batch is sent again; each retry waits twice as long, five tries in all.', validate: nonNegative },
   { name: 'runtime-config', type: 'stringList', default: [], help: 'Comma-separated <key>[=true|false] entries enabling or disabling API versions and resources. Keys: api/all, api/ga, api/beta, api/alpha, v1, <group>/<version>, <group>/<version>/<resource>.' },
   { name: 'feature-gates', type: 'map', default: {}, help: `Comma-separated Name=true|false pairs. Known gates:\n          ${describeFeatureGates().split('\n').join('\n          ')}` },
-  { name: 'max-requests-inflight', type: 'int', default: 400, help: 'Maximum number of non-mutating requests in flight; more are refused. 0 means no limit.', validate: nonNegative },
-  { name: 'max-mutating-requests-inflight', type: 'int', default: 200, help: 'Maximum number of mutating requests in flight; more are refused. 0 means no limit.', validate: nonNegative },
+  { name: 'enable-priority-and-fairness', type: 'bool', default: true, help: 'Queue requests fairly by FlowSchemas and PriorityLevelConfigurations (API priority and fairness); when false, the two in-flight limits below refuse what is over them.' },
+  { name: 'max-requests-inflight', type: 'int', default: 400, help: 'Maximum number of non-mutating requests in flight; more are refused. 0 means no limit. With priority and fairness, this plus the mutating limit is the seats its levels share.', validate: nonNegative },
+  { name: 'max-mutating-requests-inflight', type: 'int', default: 200, help: 'Maximum number of mutating requests in flight; more are refused. 0 means no limit. With priority and fairness, part of the seats its levels share.', validate: nonNegative },
   { name: 'request-timeout', type: 'duration', default: 60_000, help: 'Time limit for a request, except long-running ones such as watches.', validate: (v) => ((v as number) > 0 ? undefined : 'must be greater than 0') },
   { name: 'min-request-timeout', type: 'int', default: 1800, help: 'Minimum lifetime of a watch, in seconds; each watch lives a random time between this and twice this.', validate: nonNegative },
   { name: 'livez-grace-period', type: 'duration', default: 0, help: 'Time after start-up during which /livez reports success even if checks fail.', validate: nonNegative },
@@ -276,6 +278,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     audit: auditFlags(v),
     maxRequestsInflight: v['max-requests-inflight'] as number,
     maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
+    enablePriorityAndFairness: v['enable-priority-and-fairness'] as boolean,
     requestTimeoutMs: v['request-timeout'] as number,
     minRequestTimeoutSeconds: v['min-request-timeout'] as number,
     livezGracePeriodMs: v['livez-grace-period'] as number,

@@ -3,8 +3,8 @@ import type { ApiObject } from '../api/meta.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
-import { sendObject, sendText, isPretty, encode } from './respond.js';
-import { notAcceptable } from '../api/status.js';
+import { sendObject, sendText, sendStream, isPretty, encode } from './respond.js';
+import { notAcceptable, badRequest } from '../api/status.js';
 import { parseIncludeObject, toTable } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
@@ -107,8 +107,11 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
       const bytes = protobufOrJson(ctx, scope, body);
       return bytes ? sendText(ctx, 200, bytes, rep.contentType) : sendObject(ctx, 200, body, 'application/json');
     }
-    default:
-      return sendText(ctx, 200, listJson(scope, meta, items, isPretty(ctx)), 'application/json');
+    default: {
+      if (isPretty(ctx)) return sendText(ctx, 200, listJson(scope, meta, items, true), 'application/json');
+      const { parts, length, estimate } = listJsonParts(scope, meta, items);
+      return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
+    }
   }
 }
 
@@ -120,12 +123,30 @@ const comma = Buffer.from(',');
 /** a list's JSON from each cached object's own JSON bytes, made once and shared by every list that returns it */
 export function listJson(scope: Scope, meta: Record<string, unknown>, items: StoredObject[], pretty: boolean): Buffer | string {
   if (pretty) return encode({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta, items: items.map(i => asServed(scope, i.obj)) }, 'application/json', true);
-  const parts: Buffer[] = [Buffer.from(`{"kind":${JSON.stringify(scope.info.listKind)},"apiVersion":${JSON.stringify(scope.info.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`)];
-  for (let n = 0; n < items.length; n++) {
-    const i = items[n];
-    if (n) parts.push(comma);
-    parts.push(i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind ? bytesOf(i) : Buffer.from(JSON.stringify(asServed(scope, i.obj))));
+  return Buffer.concat([...listJsonParts(scope, meta, items).parts]);
+}
+
+const listTail = Buffer.from(']}');
+
+/**
+ * The pieces of a list's JSON, made as they are read: the objects' shared bytes between the list's head and tail.
+ * The length is known when every object's bytes already are (lists from the cache); otherwise it is estimated
+ * from the first object, and the pieces are made one batch at a time, so a long list never holds the event loop.
+ */
+export function listJsonParts(scope: Scope, meta: Record<string, unknown>, items: StoredObject[]): { parts: Iterable<Buffer>; length?: number; estimate: number } {
+  const head = Buffer.from(`{"kind":${JSON.stringify(scope.info.listKind)},"apiVersion":${JSON.stringify(scope.info.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`);
+  const served = (i: StoredObject) => i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind;
+  const piece = (i: StoredObject) => (served(i) ? bytesOf(i) : Buffer.from(JSON.stringify(asServed(scope, i.obj))));
+  function* parts() {
+    yield head;
+    for (let n = 0; n < items.length; n++) {
+      if (n) yield comma;
+      yield piece(items[n]);
+    }
+    yield listTail;
   }
-  parts.push(Buffer.from(']}'));
-  return Buffer.concat(parts);
+  const fixed = head.length + Math.max(0, items.length - 1) + listTail.length;
+  const known = items.every(i => i.bytes && served(i));
+  const length = known ? items.reduce((n, i) => n + i.bytes!.length, fixed) : undefined;
+  return { parts: parts(), length, estimate: length ?? fixed + (items.length ? piece(items[0]).length * items.length : 0) };
 }

@@ -1,5 +1,7 @@
 // Writing responses: objects in the negotiated representation, gzip over a size threshold, Status errors.
-import { gzipSync } from 'node:zlib';
+import { gzipSync, createGzip } from 'node:zlib';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { yaml } from '../util/yaml.js';
 import { featureEnabled, strictFlag, type RequestContext } from '../api/request.js';
 import type { Status } from '../api/meta.js';
@@ -41,6 +43,47 @@ export function sendText(ctx: RequestContext, code: number, text: string | Buffe
   res.setHeader('Content-Length', Buffer.byteLength(payload));
   res.writeHead(code);
   res.end(ctx.method === 'HEAD' ? undefined : payload);
+}
+
+/** a response written piece by piece as the client reads it: bounded memory, and no more work once the client is gone */
+export async function sendStream(ctx: RequestContext, code: number, parts: Iterable<Buffer>,
+  size: { length?: number; estimate: number }, contentType: string) {
+  const { res } = ctx;
+  if (res.headersSent) return;
+  setWarnings(ctx);
+  res.setHeader('Content-Type', contentType);
+  res.setHeader('Cache-Control', 'no-cache, private');
+  res.setHeader('Audit-Id', ctx.id);
+  const gzip = size.estimate >= gzipThreshold && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? '')) && ctx.method !== 'HEAD';
+  if (gzip) {
+    res.setHeader('Content-Encoding', 'gzip');
+    res.setHeader('Vary', 'Accept-Encoding');
+  } else if (size.length !== undefined) {
+    res.setHeader('Content-Length', size.length);
+  }
+  res.writeHead(code);
+  if (ctx.method === 'HEAD') { res.end(); return; }
+  const source = Readable.from(batches(parts), { objectMode: false, highWaterMark: batchBytes });
+  try {
+    await (gzip ? pipeline(source, createGzip({ level: 1 }), res, { signal: ctx.signal }) : pipeline(source, res, { signal: ctx.signal }));
+  } catch {
+    // the client went away or the deadline passed: what is left is not built, and the stream is cut
+    const stream = (res as unknown as { stream?: { destroyed: boolean; close(code?: number): void } }).stream;
+    if (stream) { if (!stream.destroyed) stream.close(0x8 /* CANCEL */); } else if (!res.destroyed) res.destroy();
+  }
+}
+
+const batchBytes = 64 * 1024;
+
+/** small pieces joined into writes of about 64 KB */
+function* batches(parts: Iterable<Buffer>): Generator<Buffer> {
+  let pending: Buffer[] = [], size = 0;
+  for (const p of parts) {
+    pending.push(p);
+    size += p.length;
+    if (size >= batchBytes) { yield pending.length === 1 ? pending[0] : Buffer.concat(pending, size); pending = []; size = 0; }
+  }
+  if (size) yield Buffer.concat(pending, size);
 }
 
 export function sendObject(ctx: RequestContext, code: number, body: unknown, contentType = 'application/json') {

@@ -137,6 +137,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const early = pending;
   pending = undefined;
   if (early.length) write(Buffer.concat(early.map(t => (typeof t === 'string' ? Buffer.from(t) : t))));
+  ctx.watchInitialized?.();
   if (ending) finish();
   await new Promise<void>(resolve => { if (closed) resolve(); else res.once('close', () => resolve()); if (res.writableEnded) resolve(); });
 }

@@ -5,6 +5,8 @@ import type { Naming } from '../api/naming.js';
 import { requestInfo } from './request-info.js';
 import { forbidden, internalError, tooManyRequests, badRequest } from '../api/status.js';
 import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api/auth.js';
+import { isHealthProbe, type FlowControl } from '../flowcontrol/controller.js';
+import type { MetricsRegistry } from '../metrics/metrics.js';
 
 export type Next = () => Promise<void>;
 export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;
@@ -18,6 +20,9 @@ export interface PipelineConfig {
   requestTimeoutMs: number;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
+  /** API priority and fairness (--enable-priority-and-fairness); without it the two in-flight limits apply */
+  flowControl?: FlowControl;
+  metrics?: MetricsRegistry;
 }
 
 export function pipeline(c: PipelineConfig): Filter[] {
@@ -28,7 +33,7 @@ export function pipeline(c: PipelineConfig): Filter[] {
     authentication(c.authenticate),
     ...(c.audit ? [c.audit.requests] : []),
     impersonation(c.authorizer, c.names.group('authentication')),
-    maxInFlight(c.maxRequestsInflight, c.maxMutatingRequestsInflight),
+    c.flowControl ? priorityAndFairness(c.flowControl, c.names, c.metrics) : maxInFlight(c.maxRequestsInflight, c.maxMutatingRequestsInflight),
     authorization(c.authorizer, c.names.domain),
   ];
 }
@@ -174,18 +179,46 @@ function impersonation(authorizer: Authorizer, authenticationGroup: string): Fil
   };
 }
 
+const overloaded = 'Too many requests, please try again later.';
 const mutating = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/** without priority and fairness: over either limit, 429, except for system:masters (who always get an answer) and probes */
 function maxInFlight(readonlyLimit: number, mutatingLimit: number): Filter {
   let readonly = 0, writes = 0;
   return async (ctx, next) => {
     if (ctx.longRunning) return next();
     const isWrite = mutating.has(ctx.info.verb);
     const limit = isWrite ? mutatingLimit : readonlyLimit;
-    if (limit > 0 && (isWrite ? writes : readonly) >= limit)
-      throw tooManyRequests('Too many requests, please try again later.');
+    if (limit > 0 && (isWrite ? writes : readonly) >= limit && !ctx.user?.groups.includes('system:masters') && !isHealthProbe(ctx.path))
+      throw tooManyRequests(overloaded);
     if (isWrite) writes++; else readonly++;
     try { await next(); } finally { if (isWrite) writes--; else readonly--; }
+  };
+}
+
+/**
+ * Each request waits in its priority level's fair queues for the seats it needs (refused with 429 when its queue is
+ * full or the wait is too long); the response names the FlowSchema and priority level it was classified by. A watch
+ * holds its seats only until its initial events are out; other long-running requests (exec, logs, proxy) hold none.
+ */
+function priorityAndFairness(fc: FlowControl, names: Naming, metrics?: MetricsRegistry): Filter {
+  const schemaHeader = names.header('PF-FlowSchema-UID'), levelHeader = names.header('PF-PriorityLevel-UID');
+  const dispatched = metrics?.counter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', ['flow_schema', 'priority_level']);
+  const rejected = metrics?.counter('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', ['flow_schema', 'priority_level', 'reason']);
+  return async (ctx, next) => {
+    if (ctx.longRunning && ctx.info.verb !== 'watch') return next();
+    const d = await fc.admit({ user: ctx.user!, info: ctx.info, query: ctx.query }, () => ctx.signal);
+    if (!ctx.res.headersSent) { ctx.res.setHeader(schemaHeader, d.flowSchema.uid); ctx.res.setHeader(levelHeader, d.priorityLevel.uid); }
+    const labels = { flow_schema: d.flowSchema.name, priority_level: d.priorityLevel.name };
+    if (d.outcome.admitted) dispatched?.(labels); else rejected?.({ ...labels, reason: d.outcome.reason });
+    if (!d.outcome.admitted) {
+      // a client that went away gets no answer; a request whose deadline passed while it waited gets 429
+      if (d.outcome.reason === 'cancelled' && (ctx.signal.reason as Error | undefined)?.name !== 'TimeoutError') return;
+      throw tooManyRequests(overloaded);
+    }
+    const { release } = d.outcome;
+    if (ctx.info.verb === 'watch') ctx.watchInitialized = release;
+    try { await next(); } finally { release(); }
   };
 }
 

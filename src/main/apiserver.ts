@@ -16,6 +16,10 @@ import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
 import { webhookSource } from '../registry/resources/admissionregistration/webhook-source.js';
+import { flowControlSource, flowControlWriter } from '../registry/resources/flowcontrol/source.js';
+import { createFlowControl, dumpPriorityLevels, type FlowControl } from '../flowcontrol/controller.js';
+import { keepDefaults } from '../flowcontrol/bootstrap.js';
+import type { FlowControlSource } from '../api/flowcontrol.js';
 import { builtinResources } from '../registry/resources/index.js';
 import { noAdmission } from '../registry/store.js';
 import { startCrdController } from '../registry/crd/controller.js';
@@ -28,6 +32,7 @@ import type { AdmissionPlugin, ResourceCatalog, ServedResource } from '../api/ad
 import { loadYaml } from '../util/yaml.js';
 import { createAuditor, type Auditor } from '../audit/audit.js';
 import { resourceEndpoints } from '../endpoints/install.js';
+import { sendText } from '../endpoints/respond.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
@@ -133,6 +138,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
   let auditor: Auditor | undefined;
   let backends!: Backends, plugins!: AdmissionPlugin[], aggregation!: Aggregation;
+  let flowControl: FlowControl | undefined, flowControlConfig: FlowControlSource | undefined;
   let shuttingDown = false;
   let address = '';
 
@@ -207,6 +213,21 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           objects: watchCache, names,
           serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
           featureGates: options.featureGates,
+        });
+      },
+    },
+    {
+      // API priority and fairness reads its configuration from the watch cache; without it, the in-flight limits apply
+      start() {
+        const seats = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
+        if (!options.enablePriorityAndFairness) return;
+        flowControlConfig = flowControlSource(watchCache, resources, names);
+        // both limits 0: nothing is limited, but the configuration objects are still kept
+        if (seats === 0) return;
+        flowControl = createFlowControl(flowControlConfig, {
+          names, serverConcurrencyLimit: seats,
+          // a quarter of the request timeout, as the reference waits
+          requestWaitLimitMs: Math.max(1000, options.requestTimeoutMs / 4),
         });
       },
     },
@@ -298,6 +319,10 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     })),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
     loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
+    // the mandatory and suggested FlowSchemas and PriorityLevelConfigurations, kept in place while the server runs
+    loop('poststarthook/apiserver/bootstrap-system-flowcontrol-configuration', () => (flowControlConfig
+      ? keepDefaults(flowControlConfig, flowControlWriter(backends, names), names, log)
+      : { stop() {} })),
     // custom resources stored before a restart are served from the first request after start-up
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
@@ -354,9 +379,15 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     return createHandler({
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
+      flowControl,
       routes: [
         ctx => health.handle(ctx),
         ctx => aggregation.proxy.handle(ctx),
+        ctx => {
+          if (ctx.path !== '/debug/api_priority_and_fairness/dump_priority_levels' || !flowControl) return false;
+          sendText(ctx, 200, dumpPriorityLevels(flowControl), 'text/plain; charset=utf-8');
+          return true;
+        },
         ctx => openapi.handle(ctx),
         async ctx => { if (!ctx.info.isResourceRequest) return false; await endpoints.handle(ctx); return true; },
         ctx => discovery.handle(ctx),

@@ -182,6 +182,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       get ready() { return readiness.promise; },
       revision: () => (buffered ? rev : Math.max(rev, seen)),
       get: key => objects.get(key),
+      count: () => objects.size,
       snapshot(keyPrefix) {
         if (!sortedKeys) sortedKeys = [...objects.keys()].sort();
         const out: StoredObject[] = [];

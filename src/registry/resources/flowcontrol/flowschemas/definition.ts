@@ -4,10 +4,11 @@ import * as s from '../../../../api/schemas/flowcontrol.js';
 import { define, status } from '../../define.js';
 import { age, column, conditionOf, wide } from '../../columns.js';
 import { flowcontrolVersions } from '../versions.js';
+import { strategy } from './strategy.js';
 
 export const definition = define<FlowSchema>({
   group: 'flowcontrol.apiserver', domainGroup: true, namespaced: false, subresources: status,
-  resource: 'flowschemas', kind: 'FlowSchema', versions: flowcontrolVersions(s.flowSchema),
+  resource: 'flowschemas', kind: 'FlowSchema', strategy, versions: flowcontrolVersions(s.flowSchema),
   columns: [
     column('PriorityLevel', 'string', o => o.spec?.priorityLevelConfiguration?.name ?? '', 'Name of the priority level.'),
     column('MatchingPrecedence', 'string', o => o.spec?.matchingPrecedence ?? 0, 'Precedence of the schema among the others.'),

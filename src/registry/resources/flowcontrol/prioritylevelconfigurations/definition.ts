@@ -4,10 +4,11 @@ import * as s from '../../../../api/schemas/flowcontrol.js';
 import { define, status } from '../../define.js';
 import { age, column } from '../../columns.js';
 import { flowcontrolVersions } from '../versions.js';
+import { strategy } from './strategy.js';
 
 export const definition = define<PriorityLevelConfiguration>({
   group: 'flowcontrol.apiserver', domainGroup: true, namespaced: false, subresources: status,
-  resource: 'prioritylevelconfigurations', kind: 'PriorityLevelConfiguration', versions: flowcontrolVersions(s.priorityLevelConfiguration),
+  resource: 'prioritylevelconfigurations', kind: 'PriorityLevelConfiguration', strategy, versions: flowcontrolVersions(s.priorityLevelConfiguration),
   columns: [
     column('Type', 'string', o => o.spec?.type ?? '', 'Limited or Exempt.'),
     column('NominalConcurrencyShares', 'string', o => o.spec?.limited?.nominalConcurrencyShares ?? '<none>', 'Share of the server concurrency limit.'),

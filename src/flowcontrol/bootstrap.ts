@@ -1,0 +1,112 @@
+// Keeps the configuration objects in place: the mandatory ones are created and restored whenever they change,
+// the suggested ones created when missing and kept current while their autoupdate annotation says "true"; and
+// each FlowSchema's Dangling condition says whether the priority level it names exists.
+import type { Naming } from '../api/naming.js';
+import type { FlowControlResource, FlowControlSource, FlowControlWriter, FlowSchema, PriorityLevelConfiguration } from '../api/flowcontrol.js';
+import { autoupdateAnnotation, defaultObjects } from './defaults.js';
+
+type ConfigObject = FlowSchema | PriorityLevelConfiguration;
+
+/** every field of want is in have with the same value (have may hold more, such as fields the server defaulted) */
+export function covers(have: unknown, want: unknown): boolean {
+  if (Array.isArray(want)) return Array.isArray(have) && have.length === want.length && want.every((w, i) => covers(have[i], w));
+  if (want && typeof want === 'object') {
+    if (!have || typeof have !== 'object' || Array.isArray(have)) return false;
+    return Object.entries(want).every(([k, w]) => covers((have as Record<string, unknown>)[k], w));
+  }
+  return have === want;
+}
+
+export interface EnsureResult { created: string[]; updated: string[] }
+
+/** one pass: the writes that bring the stored objects to the defaults */
+export async function ensureDefaults(source: FlowControlSource, writer: FlowControlWriter, names: Naming): Promise<EnsureResult> {
+  const d = defaultObjects(names);
+  const annotation = autoupdateAnnotation(names);
+  const result: EnsureResult = { created: [], updated: [] };
+  const cfg = source.config();
+  const sets: Array<[FlowControlResource, readonly ConfigObject[], ConfigObject[], ConfigObject[]]> = [
+    ['prioritylevelconfigurations', cfg.priorityLevels, d.mandatoryLevels, d.suggestedLevels],
+    ['flowschemas', cfg.flowSchemas, d.mandatorySchemas, d.suggestedSchemas],
+  ];
+  for (const [resource, stored, mandatory, suggested] of sets) {
+    for (const want of [...mandatory, ...suggested]) {
+      const name = want.metadata!.name!;
+      const have = stored.find(s => s.metadata?.name === name);
+      const isMandatory = mandatory.includes(want);
+      if (!have) {
+        await writer.create(resource, structuredClone(want)).catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
+        result.created.push(`${resource}/${name}`);
+        continue;
+      }
+      if (!isMandatory && have.metadata?.annotations?.[annotation] !== 'true') continue;
+      if (covers(have.spec, want.spec) && have.metadata?.annotations?.[annotation] === 'true') continue;
+      await writer.update<ConfigObject>(resource, name, '', cur => {
+        if (covers(cur.spec, want.spec) && cur.metadata?.annotations?.[annotation] === 'true') return undefined;
+        if (!isMandatory && cur.metadata?.annotations?.[annotation] !== 'true') return undefined;
+        return { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, [annotation]: 'true' } }, spec: structuredClone(want.spec) } as ConfigObject;
+      });
+      result.updated.push(`${resource}/${name}`);
+    }
+  }
+  await markDangling(source, writer);
+  return result;
+}
+
+/** the Dangling condition of each FlowSchema: True when its priority level does not exist */
+async function markDangling(source: FlowControlSource, writer: FlowControlWriter) {
+  const cfg = source.config();
+  const levels = new Set(cfg.priorityLevels.map(l => l.metadata?.name));
+  for (const fs of cfg.flowSchemas) {
+    const target = fs.spec?.priorityLevelConfiguration?.name ?? '';
+    const dangling = !levels.has(target);
+    const want = dangling
+      ? { status: 'True', reason: 'NotFound', message: `This FlowSchema references the PriorityLevelConfiguration object named "${target}" but there is no such object` }
+      : { status: 'False', reason: 'Found', message: `This FlowSchema references the PriorityLevelConfiguration object named "${target}" and it exists` };
+    const has = (fs.status?.conditions ?? []).find(c => c.type === 'Dangling');
+    if (has && has.status === want.status && has.message === want.message) continue;
+    await writer.update<FlowSchema>('flowschemas', fs.metadata!.name!, 'status', cur => {
+      const conditions = (cur.status?.conditions ?? []).filter(c => c.type !== 'Dangling');
+      const old = (cur.status?.conditions ?? []).find(c => c.type === 'Dangling');
+      if (old && old.status === want.status && old.message === want.message) return undefined;
+      const lastTransitionTime = old?.status === want.status && old.lastTransitionTime ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+      return { ...cur, status: { ...cur.status, conditions: [...conditions, { type: 'Dangling', ...want, lastTransitionTime }] } };
+    }).catch(e => { if ((e as { code?: number }).code !== 404) throw e; });
+  }
+}
+
+/**
+ * Runs a pass at start (retried until it succeeds) and again after every change of the configuration, so a
+ * mandatory object that is changed or deleted comes back; returns the function that stops it.
+ */
+export function keepDefaults(source: FlowControlSource, writer: FlowControlWriter, names: Naming,
+  log: { warn(msg: string): void }): { ready: Promise<void>; stop(): void } {
+  let stopped = false, running = false, again = false;
+  let timer: NodeJS.Timeout | undefined;
+  let resolveReady!: () => void;
+  const ready = new Promise<void>(r => { resolveReady = r; });
+  const pass = async () => {
+    if (stopped) return;
+    if (running) { again = true; return; }
+    running = true;
+    try {
+      await source.ready;
+      await ensureDefaults(source, writer, names);
+      resolveReady();
+    } catch (e) {
+      log.warn(`keeping the flow-control configuration in place: ${(e as Error).message}`);
+      again = true;
+    } finally {
+      running = false;
+      if (again && !stopped) { again = false; timer = setTimeout(() => void pass(), 200); timer.unref(); }
+    }
+  };
+  const unsubscribe = source.onChange(() => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(() => void pass(), 50);
+    timer.unref();
+  });
+  void pass();
+  return { ready, stop() { stopped = true; clearTimeout(timer); unsubscribe(); } };
+}
