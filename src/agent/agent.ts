@@ -1,21 +1,37 @@
-// The agent's wiring: for each node (one, or many simulated ones), the pod sources merged into the
-// pod workers, the status manager, and the node's registration, status and lease.
+// The agent's wiring: for each node (one, or many simulated ones), the pod sources merged through the
+// node's admission into the pod workers, the volumes, cgroups and runtime the workers use, the status
+// manager, the node's registration, status and lease, eviction, image collection and statistics.
 
+import { readFile } from 'node:fs/promises';
 import type { AgentOptions } from './options.js';
 import { createClient, type Client } from '../client/rest-client.js';
 import { loadClientConfig } from '../config/client-config.js';
 import { startInformer, type Informer } from '../client/informer.js';
+import { loadYaml } from '../util/yaml.js';
 import { createPodConfig, type SourceName } from './sources/merge.js';
 import { fetchManifestUrl, isMirrorPod, isStaticPod, readManifestPath } from './sources/static.js';
 import { createPodWorkers, type PodWorkers } from './pod-workers.js';
 import { createStatusManager, podsRef, type StatusManager } from './status-manager.js';
-import { capacityAndAllocatable, hostIP, nodeStatusLoop, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
-import { evictionManager, type Signals } from './eviction.js';
-import type { ContainerRuntime } from './runtime/types.js';
+import { allocatableAmounts, capacity, hostIP, initialNode, nodeStatusLoop, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
+import { evictionManager, localStorageViolation, type Signals } from './eviction.js';
+import type { ContainerInfo, ContainerRuntime, RuntimeStatus } from './runtime/types.js';
 import { eventRecorder } from './events.js';
-import { forbiddenSysctls } from './sysctls.js';
-import { collectImages, type ImageUse } from './gc.js';
+import { collectImages, containersToRemove, type ImageUse } from './gc.js';
 import { fakeRuntime } from './runtime/fake.js';
+import { subnet } from './runtime/address-pool.js';
+import { admit } from './admission.js';
+import { cgroupName, createCgroupManager, joinCgroup, type CgroupManager } from './cgroups.js';
+import { createMounter, type Mounter } from './volumes/mount.js';
+import { createVolumeManager, type VolumeManager } from './volumes/index.js';
+import { createStats, type StatsProvider } from './stats/summary.js';
+import { createAgentMetrics, type AgentMetrics } from './metrics.js';
+import { amount } from './resources.js';
+import { writeHostsFile } from './sandbox.js';
+import { isTerminalPhase, type AgentPod, type Container, type Node, type Taint } from './objects.js';
+import { createCpuManager, parseCpuList } from './cpu-manager.js';
+import { createMemoryManager, numaNodes, parseReservedMemory } from './memory-manager.js';
+import { parseQuantity } from './quantity.js';
+import type { Taint as FlagTaint } from './quantity.js';
 
 export interface Logger {
   info(message: string): void;
@@ -26,9 +42,11 @@ export interface NodeAgent {
   nodeName: string;
   runtime: ContainerRuntime;
   workers: PodWorkers;
+  stats: StatsProvider;
   /** resolves when every configured source has delivered its first set */
   synced: Promise<void>;
   status?: NodeStatusLoop;
+  cgroups?: CgroupManager;
   stop(markNotReady: boolean): Promise<void>;
 }
 
@@ -40,10 +58,29 @@ export interface AgentTuning {
   evictionIntervalMs?: number;
   /** replaces the measured eviction signals (simulated nodes measure nothing) */
   observeSignals?: () => Signals;
+  /** how often dead containers are collected (the reference's minute) */
+  containerGcIntervalMs?: number;
   /** how often images are garbage collected (the reference's 5 minutes) */
   imageGcIntervalMs?: number;
   /** how often container logs are checked for rotation (10 s) */
   logCheckMs?: number;
+  /** how often the runtime's conditions are read (the reference's 5 s) */
+  runtimeStatusMs?: number;
+  /** how often configMap, secret, downwardAPI and projected volumes are brought up to date (60 s) */
+  volumeRefreshMs?: number;
+  /** how often usage is sampled for CPU rates (10 s) */
+  statsSampleMs?: number;
+  /** where the cgroup filesystems are mounted (/sys/fs/cgroup) */
+  cgroupFsRoot?: string;
+}
+
+/** what a simulated node takes from --fake-node-template and --fake-node-capacity */
+export interface NodeOverrides {
+  podCidr?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  taints?: FlagTaint[];
+  capacity?: Record<string, number>;
 }
 
 export interface NodeAgentDeps {
@@ -54,62 +91,150 @@ export interface NodeAgentDeps {
   client?: Client;
   log: Logger;
   tuning?: AgentTuning;
+  metrics?: AgentMetrics;
+  overrides?: NodeOverrides;
 }
 
-export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, log, tuning = {} }: NodeAgentDeps): Promise<NodeAgent> {
+/** a mounter for simulated nodes: nothing is mounted */
+const noMounts: Mounter = { async mount() {}, async bind() {}, async unmount() {}, async makeShared() {}, async mountsUnder() { return []; } };
+
+export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, log, tuning = {}, metrics, overrides = {} }: NodeAgentDeps): Promise<NodeAgent> {
   const names = o.names;
   const simulated = o.runtime === 'fake';
   const settings: NodeSettings = {
-    names, nodeName, labels: o.nodeLabels, taints: o.registerWithTaints, schedulable: o.registerSchedulable, nodeIps: o.nodeIps,
-    providerId: o.providerId, podCidr: o.podCidr, maxPods: o.maxPods, podsPerCore: o.podsPerCore, systemReserved: o.systemReserved,
+    names, nodeName, labels: { ...overrides.labels, ...o.nodeLabels }, taints: [...(overrides.taints ?? []), ...o.registerWithTaints], schedulable: o.registerSchedulable, nodeIps: o.nodeIps,
+    providerId: o.providerId, podCidr: overrides.podCidr ?? o.podCidr, maxPods: o.maxPods, podsPerCore: o.podsPerCore, systemReserved: o.systemReserved,
     clusterReserved: o.clusterReserved, evictionHard: o.evictionHard, maxImages: o.nodeStatusMaxImages, rootDir: o.rootDir, simulated,
+    simulatedCapacity: { ...overrides.capacity, ...o.fakeNodeCapacity }, annotations: overrides.annotations,
+    allocatableIgnoresEviction: o.values['experimental-allocatable-ignore-eviction'] as boolean, localStorage: o.values['local-storage-capacity-isolation'] as boolean,
+    controllerAttachDetach: o.values['enable-controller-attach-detach'] as boolean, externalCloudProvider: o.values['cloud-provider'] === 'external',
   };
-  const podCapacity = Number(capacityAndAllocatable(settings).allocatable.pods);
+  const allocatable = allocatableAmounts(settings);
+  // admission and the downward API count CPU in millicores
+  const allocatableUnits: Record<string, number> = { ...allocatable, cpu: Math.round(allocatable.cpu! * 1000) };
+  const cap = capacity(settings);
   let statusLoop: NodeStatusLoop | undefined;
   const status: StatusManager | undefined = client ? createStatusManager(client, names, nodeName, () => statusLoop?.node()?.metadata?.uid, (m) => log.warn(m)) : undefined;
-
   const recorder = client ? eventRecorder(client, nodeName, o.eventQps, o.eventBurst, (m) => log.warn(m)) : undefined;
-  const workers = createPodWorkers({
+
+  // the runtime's conditions, read every few seconds: the node's readiness and pods off the host network wait on them
+  let runtimeStatus: RuntimeStatus | { error: string } = await runtime.status().catch((e) => ({ error: (e as Error).message }));
+  const runtimeTimer = setInterval(() => {
+    void runtime.status().then((s) => { runtimeStatus = s; }, (e) => { runtimeStatus = { error: (e as Error).message }; });
+  }, tuning.runtimeStatusMs ?? 5000);
+  runtimeTimer.unref();
+  const networkProblem = (): string | undefined => {
+    if ('error' in runtimeStatus) return undefined;
+    const n = runtimeStatus.networkReady;
+    return n.status ? undefined : `container runtime network not ready: NetworkReady=false reason:${n.reason} message:${n.message}`;
+  };
+
+  // the node's pod range reaches the runtime, as the reference passes it (runtimes with a CNI template use it)
+  if (!simulated && settings.podCidr) await runtime.updatePodCidr?.(settings.podCidr).catch((e) => log.warn(`${nodeName}: passing the pod range to the runtime: ${(e as Error).message}`));
+
+  let cgroups: CgroupManager | undefined;
+  let mounter = noMounts;
+  if (!simulated) {
+    mounter = createMounter(o.experimentalMounterPath);
+    // volumes the agent mounts under its root must reach the runtime's mount namespace
+    await mounter.makeShared(o.rootDir).catch((e) => log.warn(`${nodeName}: making ${o.rootDir} a shared mount: ${(e as Error).message}`));
+    if (o.cgroupsPerQos || o.cgroupRoot) {
+      cgroups = createCgroupManager({
+        driver: o.cgroupDriver, root: o.cgroupRoot, perQos: o.cgroupsPerQos, enforce: o.enforceNodeAllocatable,
+        systemReservedCgroup: o.systemReservedCgroup, clusterReservedCgroup: o.clusterReservedCgroup,
+        capacity: { cpu: Math.round(cap.cpu! * 1000), memory: cap.memory!, pids: Number(await readFile('/proc/sys/kernel/pid_max', 'utf8').catch(() => '32768')) },
+        systemReserved: { ...o.systemReserved, ...(o.systemReserved.cpu ? { cpu: Math.round(o.systemReserved.cpu * 1000) } : {}) },
+        clusterReserved: { ...o.clusterReserved, ...(o.clusterReserved.cpu ? { cpu: Math.round(o.clusterReserved.cpu * 1000) } : {}) },
+        podPidsLimit: o.podPidsLimit, cfsQuota: o.cpuCfsQuota, cfsPeriodUs: o.cpuCfsQuotaPeriodMs * 1000, qosReservedMemory: o.qosReservedMemory,
+        fsRoot: tuning.cgroupFsRoot,
+      });
+      await cgroups.start();
+    }
+  }
+
+  // CPUs and NUMA memory of guaranteed pods (real nodes only: simulated ones have no CPUs to give)
+  const cpuManager = simulated ? undefined : createCpuManager({
+    policy: o.values['cpu-manager-policy'] as 'none' | 'static', options: o.values['cpu-manager-policy-options'] as Record<string, string>, rootDir: o.rootDir,
+    reserved: o.values['reserved-cpus'] ? parseCpuList(o.values['reserved-cpus'] as string)
+      : Array.from({ length: Math.ceil((o.systemReserved.cpu ?? 0) + (o.clusterReserved.cpu ?? 0)) }, (_, i) => i),
+  });
+  const memoryManager = simulated ? undefined : createMemoryManager(o.values['memory-manager-policy'] as 'None' | 'Static', numaNodes(), parseReservedMemory(o.values['reserved-memory'] as string[], parseQuantity));
+
+  let workers: PodWorkers;
+  const volumes: VolumeManager = createVolumeManager(o.rootDir, {
+    client, names, mounter, allocatable: allocatableUnits, tokens: new Map(), now: Date.now, sizeMemoryVolumes: !!o.featureGates.SizeMemoryBackedVolumes,
+    facts: (pod) => ({ nodeName, hostIP: hostIP(o.nodeIps), podIPs: workers.podIPs(pod.metadata.uid) }),
+  });
+  const fakeVolumes: VolumeManager = { podDir: volumes.podDir, async setUp() {}, async refresh() {}, async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; } };
+
+  workers = createPodWorkers({
     recorder,
     runtime, runtimeName, nodeName, hostIP: hostIP(o.nodeIps), rootDir: o.rootDir, relistMs: tuning.relistMs ?? (simulated ? 5000 : 1000),
     maxDeadPerContainer: o.maximumDeadContainersPerContainer,
     // the fake runtime has no use for DNS settings
-    dns: simulated ? undefined : { clusterDns: o.clusterDns, clusterDomain: o.clusterDomain, resolvConf: String(o.values['resolv-conf']) },
+    dns: simulated ? undefined : { clusterDns: o.clusterDns, clusterDomain: o.clusterDomain, resolvConf: o.resolvConf },
     reportStatus: (pod, s) => status?.set(pod, s),
     terminated: (pod) => status?.terminated(pod),
     log: (m) => log.warn(`${nodeName}: ${m}`),
+    volumes: simulated ? fakeVolumes : volumes,
+    cgroups,
+    containers: {
+      api: { client }, allocatable: allocatableUnits, seccompDefault: o.seccompDefault,
+      resources: { cfsQuota: o.cpuCfsQuota, cfsPeriodUs: o.cpuCfsQuotaPeriodMs * 1000, memoryCapacity: cap.memory! },
+      ...(cpuManager?.policy === 'static' ? { cpuset: (pod: AgentPod, c: Container) => cpuManager.cpuset(pod, c) } : {}),
+      ...(memoryManager?.policy === 'Static' ? { memoryNodes: (pod: AgentPod) => memoryManager.nodes(pod) } : {}),
+    },
+    keepTerminatedPodVolumes: o.values['keep-terminated-pod-volumes'] as boolean,
+    released: (pod) => {
+      cpuManager?.release(pod.metadata.uid);
+      memoryManager?.release(pod.metadata.uid);
+    },
+    network: () => {
+      const problem = networkProblem();
+      return { ready: !problem, message: problem ?? '' };
+    },
+    volumeRefreshMs: tuning.volumeRefreshMs,
+    ...(simulated ? {} : { hostsFile: (pod: AgentPod, ips: string[]) => writeHostsFile(pod, volumes.podDir(pod), ips, o.clusterDomain) }),
   });
 
   const evictions = evictionManager({
     hard: o.evictionHard, soft: o.evictionSoft, softGraceMs: o.evictionSoftGracePeriodMs, transitionMs: o.evictionPressureTransitionPeriodMs,
-    maxPodGraceSeconds: Number(o.values['eviction-max-pod-grace-period']),
+    maxPodGraceSeconds: o.evictionMaxPodGraceSeconds, minReclaim: o.evictionMinimumReclaim,
     observe: tuning.observeSignals ?? (simulated ? () => ({}) : () => observeSignals(o.rootDir)),
-    activePods: () => workers.pods().map((x) => x.pod).filter((p) => !p.metadata.deletionTimestamp && !['Succeeded', 'Failed'].includes(p.status?.phase)),
+    activePods: () => workers.pods().map((x) => x.pod).filter((p) => !p.metadata.deletionTimestamp && !isTerminalPhase(p.status?.phase)),
     isCritical: (p) => isStaticPod(p, names) || (p.spec?.priority ?? 0) >= 2_000_000_000,
     evict: (p, message, grace) => {
-      log.warn(`${nodeName}: evicting pod ${p.metadata.namespace}/${p.metadata.name}: ${message}`);
-      workers.evict(p.metadata.uid, message, grace);
+      if (workers.evict(p.metadata.uid, message, grace)) log.warn(`${nodeName}: evicting pod ${p.metadata.namespace}/${p.metadata.name}: ${message}`);
     },
   });
 
-  // admission: a node runs at most its allocatable number of pods; the rest fail as the reference's do
-  const admitted = new Set<string>();
+  // admission: each new pod is checked against the node and the pods already admitted (reference's order)
+  const admitted = new Map<string, AgentPod>();
+  const activeAdmitted = () => {
+    const current = new Map(workers.pods().map((x) => [x.pod.metadata.uid, x.pod]));
+    return [...admitted.values()].filter((p) => !isTerminalPhase(current.get(p.metadata.uid)?.status?.phase));
+  };
   const podConfig = createPodConfig({
     update(pod) {
       const uid = pod.metadata.uid;
-      const terminal = ['Succeeded', 'Failed'].includes(pod.status?.phase);
-      if (!admitted.has(uid) && !pod.metadata.deletionTimestamp && !terminal) {
-        const forbidden = forbiddenSysctls(pod, o.values['allowed-unsafe-sysctls'] as string[]);
-        if (forbidden.length) {
-          status?.set(pod, { ...pod.status, phase: 'Failed', reason: 'SysctlForbidden', message: `forbidden sysctl: ${forbidden.map((n) => `"${n}" not allowlisted`).join(', ')}` });
+      if (!admitted.has(uid) && !pod.metadata.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
+        let rejection = admit({
+          pod, others: activeAdmitted(), node: statusLoop?.node() ?? initialNode(settings), allocatable: allocatableUnits,
+          pressure: evictions.pressure(), allowedUnsafeSysctls: o.allowedUnsafeSysctls, names,
+        });
+        const allocation = rejection ? undefined : cpuManager?.allocate(pod) ?? memoryManager?.allocate(pod);
+        if (allocation) rejection = { reason: 'UnexpectedAdmissionError', message: `Allocate failed due to ${allocation}, which is unexpected` };
+        if (rejection) {
+          cpuManager?.release(uid);
+          memoryManager?.release(uid);
+          log.warn(`${nodeName}: pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
+          recorder?.event(pod, 'Warning', rejection.reason, rejection.message);
+          status?.set(pod, { ...pod.status, phase: 'Failed', reason: rejection.reason, message: `Pod was rejected: ${rejection.message}` });
           return;
         }
-        if (admitted.size >= podCapacity) {
-          status?.set(pod, { ...pod.status, phase: 'Failed', reason: 'OutOfpods', message: `Node didn't have enough resource: pods, requested: 1, used: ${admitted.size}, capacity: ${podCapacity}` });
-          return;
-        }
-        admitted.add(uid);
+        admitted.set(uid, pod);
       }
+      if (admitted.has(uid)) admitted.set(uid, pod);
       workers.update(pod);
     },
     remove(uid) {
@@ -117,6 +242,62 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       workers.remove(uid);
     },
   });
+
+  const agentCgroup = o.values['agent-cgroups'] as string;
+  if (!simulated && agentCgroup) await joinCgroup(agentCgroup, process.pid, tuning.cgroupFsRoot).catch((e) => log.warn(`${nodeName}: moving the agent into ${agentCgroup}: ${(e as Error).message}`));
+  const stats = createStats({
+    nodeName, runtime, rootDir: o.rootDir, pods: () => workers.pods(), podDir: volumes.podDir, labelDomain: names.labelDomain, cgroupFsRoot: tuning.cgroupFsRoot,
+    systemCgroups: simulated ? undefined : {
+      kubelet: agentCgroup || undefined, runtime: (o.values['runtime-cgroups'] as string) || undefined,
+      pods: o.cgroupsPerQos ? cgroupName(o.cgroupDriver, o.cgroupRoot, ['kubepods']).path : undefined,
+    },
+    ...(simulated ? { simulated: { capacityBytes: cap['ephemeral-storage'] ?? 0 } } : {}),
+  });
+  // containers of the CPU manager's shared pool follow it as exclusive CPUs are taken and given back
+  const applied = new Map<string, string>();
+  const cpuTimer = setInterval(() => {
+    if (cpuManager?.policy !== 'static') return;
+    void (async () => {
+      const live = new Set(workers.pods().flatMap((x) => x.containers.map((c) => c.id)));
+      for (const id of applied.keys()) if (!live.has(id)) applied.delete(id);
+      for (const { pod, containers } of workers.pods()) {
+        for (const c of containers.filter((x) => x.state === 'running')) {
+          const spec = pod.spec.containers.find((x) => x.name === c.name);
+          if (!spec) continue;
+          const want = cpuManager.cpuset(pod, spec);
+          if (applied.get(c.id) === want) continue;
+          await runtime.updateContainerResources(c.id, { cpusetCpus: want }).then(() => applied.set(c.id, want), (e) => log.warn(`${nodeName}: cpuset of container ${c.name} of pod ${pod.metadata.name}: ${(e as Error).message}`));
+        }
+      }
+    })();
+  }, o.values['cpu-manager-reconcile-period'] as number);
+  cpuTimer.unref();
+  const statsTimer = setInterval(() => void stats.sample().catch(() => {}), tuning.statsSampleMs ?? 10_000);
+  statsTimer.unref();
+  metrics?.observe(() => {
+    const list = workers.pods();
+    const containers: Record<string, number> = {};
+    for (const c of list.flatMap((x) => x.containers)) containers[c.state] = (containers[c.state] ?? 0) + 1;
+    return { pods: list.filter((x) => x.sandbox?.ready).length, containers };
+  });
+  metrics?.nodeName(nodeName);
+
+  /** pods over their local storage limits are evicted at once */
+  const checkLocalStorage = async () => {
+    const summary = await stats.summary();
+    const byUid = new Map(workers.pods().map((x) => [x.pod.metadata.uid, x.pod]));
+    for (const p of summary.pods) {
+      const pod = byUid.get(p.podRef.uid);
+      if (!pod || pod.metadata.deletionTimestamp) continue;
+      const use = {
+        volumes: new Map((p.volume ?? []).map((v) => [v.name, v.usedBytes ?? 0])),
+        containers: new Map(p.containers.map((c) => [c.name, (c.rootfs?.usedBytes ?? 0) + (c.logs?.usedBytes ?? 0)])),
+      };
+      const message = localStorageViolation(pod, use);
+      if (!message) continue;
+      if (workers.evict(pod.metadata.uid, message, 0)) log.warn(`${nodeName}: evicting pod ${pod.metadata.namespace}/${pod.metadata.name}: ${message}`);
+    }
+  };
 
   const sources: SourceName[] = [];
   /** each polled source's next read; a read in flight when the agent stops schedules none */
@@ -128,21 +309,45 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     } catch (e) {
       log.warn(`${nodeName}: eviction check: ${(e as Error).message}`);
     }
+    if (!simulated && o.values['local-storage-capacity-isolation']) void checkLocalStorage().catch((e) => log.warn(`${nodeName}: local storage check: ${(e as Error).message}`));
   }, tuning.evictionIntervalMs ?? 10_000);
   evictionTimer.unref();
   const imageUse = new Map<string, ImageUse>();
   const imageGcTimer = setInterval(() => {
     const policy = { highPercent: o.imageGcHighThreshold, lowPercent: o.imageGcLowThreshold, minAgeMs: o.minimumImageTtlMs };
-    void collectImages(runtime, policy, String(o.values['pod-infra-container-image']), imageUse, (m) => log.warn(`${nodeName}: ${m}`))
+    void collectImages(runtime, policy, o.podInfraContainerImage, imageUse, (m) => log.warn(`${nodeName}: ${m}`))
       .then((ids) => { if (ids.length) log.info(`${nodeName}: image garbage collection removed ${ids.length} image(s)`); })
       .catch((e) => log.warn(`${nodeName}: image garbage collection: ${(e as Error).message}`));
   }, tuning.imageGcIntervalMs ?? 5 * 60_000);
   imageGcTimer.unref();
-  let informer: Informer<any> | undefined;
-  const staticBySource: Record<'file' | 'http', any[]> = { file: [], http: [] };
+  const containerPolicy = {
+    minAgeMs: o.values['minimum-container-ttl-duration'] as number, maxPerContainer: o.maximumDeadContainersPerContainer, maxContainers: o.values['maximum-dead-containers'] as number,
+  };
+  const containerGcTimer = setInterval(() => {
+    void (async () => {
+      const all = await runtime.listContainers();
+      // the newest instance of each container of a pod the node runs stays; sandboxes of no pod go whole
+      const owned = new Set(workers.pods().flatMap((x) => (x.sandbox ? [x.sandbox.id] : [])));
+      const newest = new Map<string, ContainerInfo>();
+      for (const c of all.filter((x) => owned.has(x.sandboxId))) {
+        const key = `${c.sandboxId}/${c.name}`;
+        const n = newest.get(key);
+        if (!n || c.attempt > n.attempt) newest.set(key, c);
+      }
+      const dead = all.filter((c) => c.state === 'exited');
+      for (const c of containersToRemove(dead, new Set([...newest.values()].map((c) => c.id)), containerPolicy, Date.now())) await runtime.removeContainer(c.id);
+      for (const s of await runtime.listSandboxes()) {
+        if (s.ready || owned.has(s.id) || workers.pods().some((x) => x.pod.metadata.uid === s.uid)) continue;
+        await runtime.removeSandbox(s.id);
+      }
+    })().catch((e) => log.warn(`${nodeName}: container garbage collection: ${(e as Error).message}`));
+  }, tuning.containerGcIntervalMs ?? 60_000);
+  containerGcTimer.unref();
+  let informer: Informer<AgentPod> | undefined;
+  const staticBySource: Record<'file' | 'http', AgentPod[]> = { file: [], http: [] };
   const syncMirrors = () => status?.syncMirrors([...staticBySource.file, ...staticBySource.http]);
 
-  const poll = (source: 'file' | 'http', everyMs: number, read: () => Promise<{ pods: any[]; errors: string[] }>) => {
+  const poll = (source: 'file' | 'http', everyMs: number, read: () => Promise<{ pods: AgentPod[]; errors: string[] }>) => {
     sources.push(source);
     const tick = async () => {
       try {
@@ -167,22 +372,21 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
         client, settings, runtime, register: true, recorder, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
         log: (m) => log.warn(m),
         async health() {
-          let ready: { ok: boolean; message?: string } = { ok: true };
-          try {
-            await runtime.ready();
-          } catch (e) {
-            ready = { ok: false, message: `container runtime is down: ${(e as Error).message}` };
-          }
+          // the reference's readiness: the runtime up and ready, and its network ready
+          const s = runtimeStatus;
+          const problems = 'error' in s ? [`container runtime is down: ${s.error}`]
+            : [...(s.runtimeReady.status ? [] : [`container runtime not ready: RuntimeReady=false reason:${s.runtimeReady.reason} message:${s.runtimeReady.message}`]), ...[networkProblem()].filter((x): x is string => !!x)];
+          const ready = problems.length ? { ok: false, message: problems.length > 1 ? `[${problems.join(', ')}]` : problems[0] } : { ok: true };
           return { ready, pressure: evictions.pressure() };
         },
       });
       await statusLoop.start();
     }
     sources.push('api');
-    const pods = client.resource(podsRef);
+    const pods = client.resource<AgentPod>(podsRef);
     informer = startInformer(pods, (e) => {
       if (e.type === 'sync') {
-        const runnable = [];
+        const runnable: AgentPod[] = [];
         for (const p of e.items) {
           if (isMirrorPod(p, names)) status?.observeMirror(p, false);
           else runnable.push(p);
@@ -201,7 +405,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   }
 
   const synced = podConfig.seenAll(sources);
-  // once every source has spoken, sandboxes of pods no source wants any more (left from before a restart) go
+  // once every source has spoken, what is left of pods no source still wants (from before a restart) goes:
+  // their sandboxes, then their folders and cgroups
   void synced.then(async () => {
     const wanted = podConfig.pods();
     for (const s of await runtime.listSandboxes().catch(() => [])) {
@@ -209,19 +414,30 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       log.info(`${nodeName}: removing sandbox ${s.id} of pod ${s.namespace}/${s.name}, which no source wants`);
       await runtime.stopSandbox(s.id).then(() => runtime.removeSandbox(s.id)).catch((e) => log.warn(`${nodeName}: removing sandbox ${s.id}: ${(e as Error).message}`));
     }
+    if (simulated) return;
+    // checked one pod at a time: a pod that arrives meanwhile keeps what it is setting up
+    const keep = (uid: string) => podConfig.pods().has(uid) || workers.pods().some((x) => x.pod.metadata.uid === uid);
+    for (const uid of await volumes.removeOrphans(keep).catch((e) => { log.warn(`${nodeName}: removing orphaned pod folders: ${(e as Error).message}`); return []; })) log.info(`${nodeName}: removed the folder of pod ${uid}, which no source wants`);
+    await cgroups?.removeOrphans(keep).catch((e) => log.warn(`${nodeName}: removing orphaned pod cgroups: ${(e as Error).message}`));
   });
 
   return {
     nodeName,
     runtime,
     workers,
+    stats,
     synced,
     status: statusLoop,
+    cgroups,
     async stop(markNotReady) {
       stopped = true;
       for (const t of timers.values()) clearTimeout(t);
       clearInterval(evictionTimer);
       clearInterval(imageGcTimer);
+      clearInterval(containerGcTimer);
+      clearInterval(runtimeTimer);
+      clearInterval(statsTimer);
+      clearInterval(cpuTimer);
       informer?.stop();
       await workers.close();
       await Promise.all([status?.flushed(), recorder?.flushed()]);
@@ -234,21 +450,56 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
 export interface RunningAgent {
   nodes: NodeAgent[];
   client?: Client;
+  metrics: AgentMetrics;
   stop(): Promise<void>;
 }
 
+/** The node template of simulated nodes: one Node or a list (items), each node taking the next in turn. */
+async function nodeTemplates(path: string): Promise<NodeOverrides[]> {
+  let doc: { items?: Node[] } & Node;
+  try {
+    doc = (await loadYaml()).parse(await readFile(path, 'utf8')) as typeof doc;
+  } catch (e) {
+    throw new Error(`--fake-node-template ${path}: ${(e as Error).message}`);
+  }
+  const items: Node[] = Array.isArray(doc?.items) ? doc.items : [doc];
+  return items.map((n, i) => {
+    const cap: Record<string, number> = {};
+    for (const [k, q] of Object.entries(n?.status?.capacity ?? {})) {
+      try {
+        cap[k] = k === 'cpu' ? amount('cpu', q) / 1000 : amount(k, q);
+      } catch (e) {
+        throw new Error(`--fake-node-template ${path}: item ${i}: capacity ${k}: ${(e as Error).message}`);
+      }
+    }
+    const taints: FlagTaint[] = (n?.spec?.taints ?? []).map((t: Taint) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect as FlagTaint['effect'] }));
+    return { labels: n?.metadata?.labels ?? {}, annotations: n?.metadata?.annotations ?? {}, taints, capacity: cap };
+  });
+}
+
 /** Starts every node this process runs: one, or --fake-nodes simulated ones. */
-export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning = {}, makeRuntime?: (nodeName: string) => Promise<{ runtime: ContainerRuntime; name: string }>): Promise<RunningAgent> {
+export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning = {}, makeRuntime?: (nodeName: string, overrides: NodeOverrides) => Promise<{ runtime: ContainerRuntime; name: string }>): Promise<RunningAgent> {
   let client: Client | undefined;
   if (o.clusterconfig) {
     const config = await loadClientConfig(o.clusterconfig);
     client = createClient(config, { qps: o.clusterApiQps * o.fakeNodes, burst: o.clusterApiBurst * o.fakeNodes, userAgent: `cluster-agent/${o.nodeName}` });
   }
+  const metrics = createAgentMetrics();
   const nodeNames = o.fakeNodes > 1 ? Array.from({ length: o.fakeNodes }, (_, i) => `${o.nodeName}-${i}`) : [o.nodeName];
-  const runtimeFor = makeRuntime ?? (async (nodeName: string) => {
-    if (o.runtime === 'fake') return { runtime: fakeRuntime(nodeName, o.names), name: 'fake' };
+  const templates = o.fakeNodeTemplate ? await nodeTemplates(o.fakeNodeTemplate) : [];
+  const overridesOf = (i: number): NodeOverrides => ({
+    ...templates[i % Math.max(1, templates.length)],
+    // simulated nodes share --pod-cidr, each with its own part of it
+    ...(o.runtime === 'fake' && o.podCidr && nodeNames.length > 1 ? { podCidr: subnet(o.podCidr, i, nodeNames.length) } : {}),
+  });
+  const runtimeFor = makeRuntime ?? (async (nodeName: string, overrides: NodeOverrides) => {
+    if (o.runtime === 'fake') return { runtime: fakeRuntime(nodeName, o.names, { podCidr: overrides.podCidr ?? o.podCidr }), name: 'fake' };
     const { criRuntime } = await import('./runtime/cri.js');
-    const runtime = await criRuntime({ endpoint: o.containerRuntimeEndpoint, imageEndpoint: o.imageServiceEndpoint, timeoutMs: o.runtimeRequestTimeoutMs, rootDir: o.rootDir, logMaxSize: o.containerLogMaxSize, logMaxFiles: o.containerLogMaxFiles, logCheckMs: tuning.logCheckMs });
+    const runtime = await criRuntime({
+      endpoint: o.containerRuntimeEndpoint, imageEndpoint: o.imageServiceEndpoint, timeoutMs: o.runtimeRequestTimeoutMs, rootDir: o.rootDir,
+      logMaxSize: o.containerLogMaxSize, logMaxFiles: o.containerLogMaxFiles, logCheckMs: tuning.logCheckMs,
+      registryQps: o.registryQps, registryBurst: o.registryBurst, serializeImagePulls: o.serializeImagePulls,
+    });
     const v = await runtime.version();
     return { runtime, name: v.name };
   });
@@ -256,10 +507,12 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
   try {
     // simulated nodes start in batches so registration does not exceed the shared connection pool
     for (let i = 0; i < nodeNames.length; i += 20) {
-      nodes.push(...(await Promise.all(nodeNames.slice(i, i + 20).map(async (nodeName) => {
-        const { runtime, name } = await runtimeFor(nodeName);
-        await runtime.ready();
-        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: name, client, log, tuning });
+      nodes.push(...(await Promise.all(nodeNames.slice(i, i + 20).map(async (nodeName, j) => {
+        const overrides = overridesOf(i + j);
+        const made = await runtimeFor(nodeName, overrides);
+        await made.runtime.ready();
+        const runtime = o.runtime === 'fake' ? made.runtime : metrics.instrument(made.runtime);
+        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, log, tuning, metrics, overrides });
       }))));
     }
   } catch (e) {
@@ -270,6 +523,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
   return {
     nodes,
     client,
+    metrics,
     async stop() {
       await Promise.all(nodes.map((n) => n.stop(true)));
       for (const n of nodes) n.runtime.close();

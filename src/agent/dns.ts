@@ -4,6 +4,7 @@
 // only spec.dnsConfig, which the other policies append to.
 
 import { readFileSync } from 'node:fs';
+import type { AgentPod } from './objects.js';
 
 export interface DnsConfig {
   servers: string[];
@@ -31,7 +32,7 @@ export function parseResolvConf(text: string): DnsConfig {
 
 const unique = (xs: string[]) => [...new Set(xs)];
 
-export function podDns(pod: any, s: DnsSettings, readResolv: (path: string) => string = (p) => readFileSync(p, 'utf8')): DnsConfig {
+export function podDns(pod: AgentPod, s: DnsSettings, readResolv: (path: string) => string = (p) => readFileSync(p, 'utf8')): DnsConfig {
   let policy: string = pod.spec?.dnsPolicy ?? 'ClusterFirst';
   const hostNetwork = !!pod.spec?.hostNetwork;
   if (policy === 'ClusterFirstWithHostNet') policy = 'ClusterFirst';
@@ -60,7 +61,7 @@ export function podDns(pod: any, s: DnsSettings, readResolv: (path: string) => s
   const extra = pod.spec?.dnsConfig ?? {};
   const options = new Map<string, string>();
   for (const o of base.options) options.set(o.split(':')[0]!, o);
-  for (const o of extra.options ?? []) options.set(o.name, o.value !== undefined ? `${o.name}:${o.value}` : o.name);
+  for (const o of extra.options ?? []) if (o.name) options.set(o.name, o.value !== undefined ? `${o.name}:${o.value}` : o.name);
   return {
     servers: unique([...base.servers, ...(extra.nameservers ?? [])]),
     searches: unique([...base.searches, ...(extra.searches ?? [])]).slice(0, 32),

@@ -3,12 +3,13 @@
 // falls behind, a bounded queue drops the oldest instead of growing.
 
 import type { Client } from '../client/rest-client.js';
+import type { Event as CoreEvent, EventTarget } from './objects.js';
 import { tokenBucket } from '../client/rate-limit.js';
 
 export type EventType = 'Normal' | 'Warning';
 
 export interface Recorder {
-  event(object: any, type: EventType, reason: string, message: string, fieldPath?: string): void;
+  event(object: EventTarget, type: EventType, reason: string, message: string, fieldPath?: string): void;
   /** resolves when every queued event was sent */
   flushed(): Promise<void>;
 }
@@ -20,17 +21,16 @@ const maxQueued = 1000;
 
 export function eventRecorder(client: Client, nodeName: string, qps: number, burst: number, log: (m: string) => void): Recorder {
   const limiter = tokenBucket(qps, burst);
-  const queue: any[] = [];
+  const queue: CoreEvent[] = [];
   let sending = false;
   let waiters: (() => void)[] = [];
 
   const pump = async () => {
     if (sending) return;
     sending = true;
-    while (queue.length) {
-      const e = queue.shift();
+    for (let e = queue.shift(); e; e = queue.shift()) {
       await limiter.take();
-      await client.resource(eventsRef, e.metadata.namespace).create(e).catch((err) => log(`event ${e.reason} for ${e.involvedObject.name}: ${(err as Error).message}`));
+      await client.resource<CoreEvent>(eventsRef, e.metadata?.namespace).create(e).catch((err) => log(`event ${e.reason} for ${e.involvedObject.name}: ${(err as Error).message}`));
     }
     sending = false;
     for (const w of waiters.splice(0)) w();

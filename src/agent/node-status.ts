@@ -11,6 +11,8 @@ import { timestamp } from './pod-status.js';
 import type { Taint, Threshold } from './quantity.js';
 import type { ContainerRuntime } from './runtime/types.js';
 import type { Recorder } from './events.js';
+import type { ContainerImage, Node, NodeCondition, NodeSystemInfo } from './objects.js';
+import type { Lease } from '../api/types/coordination-v1.js';
 
 export const agentVersion = 'v1.27.0';
 export const nodesRef = { group: '', version: 'v1', resource: 'nodes' };
@@ -34,6 +36,18 @@ export interface NodeSettings {
   rootDir: string;
   /** simulated nodes report no pressure and fixed machine ids */
   simulated: boolean;
+  /** simulated nodes: capacity by resource (cpu in cores), over the defaults of 8 CPUs, 32Gi memory and 100Gi storage */
+  simulatedCapacity?: Record<string, number>;
+  /** simulated nodes: annotations from the node template */
+  annotations?: Record<string, string>;
+  /** --experimental-allocatable-ignore-eviction: hard eviction thresholds stay in allocatable */
+  allocatableIgnoresEviction?: boolean;
+  /** --local-storage-capacity-isolation: ephemeral storage is a resource of the node */
+  localStorage?: boolean;
+  /** --enable-controller-attach-detach: the attach/detach controller manages the node's volumes */
+  controllerAttachDetach?: boolean;
+  /** --cloud-provider=external: the node waits for its cloud controller (an uninitialized taint) */
+  externalCloudProvider?: boolean;
 }
 
 export interface Pressure {
@@ -76,10 +90,11 @@ export function observeSignals(rootDir: string): Record<string, { available: num
   };
 }
 
-function capacity(s: NodeSettings): Record<string, number> {
-  const cores = s.simulated ? 8 : cpus().length;
-  const memory = s.simulated ? 32 * 2 ** 30 : totalmem();
-  let storage = 100 * 2 ** 30;
+export function capacity(s: NodeSettings): Record<string, number> {
+  const sim = s.simulatedCapacity ?? {};
+  const cores = s.simulated ? sim.cpu ?? 8 : cpus().length;
+  const memory = s.simulated ? sim.memory ?? 32 * 2 ** 30 : totalmem();
+  let storage = sim['ephemeral-storage'] ?? 100 * 2 ** 30;
   if (!s.simulated) {
     try {
       let dir = s.rootDir;
@@ -88,8 +103,10 @@ function capacity(s: NodeSettings): Record<string, number> {
       storage = fs.blocks * fs.bsize;
     } catch {}
   }
-  const pods = s.podsPerCore > 0 ? Math.min(s.maxPods, s.podsPerCore * cores) : s.maxPods;
-  return { cpu: cores, memory, 'ephemeral-storage': storage, pods, 'hugepages-2Mi': 0, 'hugepages-1Gi': 0 };
+  const pods = sim.pods ?? (s.podsPerCore > 0 ? Math.min(s.maxPods, Math.floor(s.podsPerCore * cores)) : s.maxPods);
+  const extra = Object.fromEntries(Object.entries(sim).filter(([k]) => !['cpu', 'memory', 'ephemeral-storage', 'pods'].includes(k)));
+  const ephemeral: Record<string, number> = s.localStorage === false ? {} : { 'ephemeral-storage': storage };
+  return { cpu: cores, memory, ...ephemeral, pods, 'hugepages-2Mi': 0, 'hugepages-1Gi': 0, ...extra };
 }
 
 function format(resource: string, value: number): string {
@@ -98,14 +115,22 @@ function format(resource: string, value: number): string {
   return String(Math.max(0, Math.floor(value)));
 }
 
-export function capacityAndAllocatable(s: NodeSettings): { capacity: Record<string, string>; allocatable: Record<string, string> } {
+/** allocatable by resource as numbers: capacity less the reserved amounts and the hard eviction thresholds */
+export function allocatableAmounts(s: NodeSettings): Record<string, number> {
   const cap = capacity(s);
   const alloc: Record<string, number> = { ...cap };
   for (const reserved of [s.systemReserved, s.clusterReserved]) for (const [k, v] of Object.entries(reserved)) if (k in alloc) alloc[k] = alloc[k]! - v;
-  for (const t of s.evictionHard) {
+  for (const t of s.allocatableIgnoresEviction ? [] : s.evictionHard) {
     if (t.signal === 'memory.available') alloc.memory = alloc.memory! - (t.quantity ?? (t.percentage ?? 0) * cap.memory!);
-    if (t.signal === 'nodefs.available') alloc['ephemeral-storage'] = alloc['ephemeral-storage']! - (t.quantity ?? (t.percentage ?? 0) * cap['ephemeral-storage']!);
+    if (t.signal === 'nodefs.available' && 'ephemeral-storage' in alloc) alloc['ephemeral-storage'] = alloc['ephemeral-storage']! - (t.quantity ?? (t.percentage ?? 0) * cap['ephemeral-storage']!);
   }
+  for (const k of Object.keys(alloc)) alloc[k] = Math.max(0, alloc[k]!);
+  return alloc;
+}
+
+export function capacityAndAllocatable(s: NodeSettings): { capacity: Record<string, string>; allocatable: Record<string, string> } {
+  const cap = capacity(s);
+  const alloc = allocatableAmounts(s);
   const render = (r: Record<string, number>) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, format(k, Math.max(0, v))]));
   return { capacity: render(cap), allocatable: render(alloc) };
 }
@@ -119,26 +144,31 @@ export function defaultLabels(s: NodeSettings): Record<string, string> {
   };
 }
 
-export function initialNode(s: NodeSettings): any {
+export function initialNode(s: NodeSettings): Node {
+  // a node of an external cloud provider is tainted until the cloud's controller has initialized it
+  const taints = [...s.taints, ...(s.externalCloudProvider ? [{ key: `node.cloudprovider.${s.names.labelDomain}/uninitialized`, value: 'true', effect: 'NoSchedule' as const }] : [])];
   return {
     apiVersion: 'v1',
     kind: 'Node',
-    metadata: { name: s.nodeName, labels: defaultLabels(s), annotations: { [`volumes.${s.names.labelDomain}/controller-managed-attach-detach`]: 'true' } },
+    metadata: {
+      name: s.nodeName, labels: defaultLabels(s),
+      annotations: { ...s.annotations, ...(s.controllerAttachDetach === false ? {} : { [`volumes.${s.names.labelDomain}/controller-managed-attach-detach`]: 'true' }) },
+    },
     spec: {
       ...(s.schedulable ? {} : { unschedulable: true }),
-      ...(s.taints.length ? { taints: s.taints } : {}),
+      ...(taints.length ? { taints } : {}),
       ...(s.podCidr ? { podCIDR: s.podCidr, podCIDRs: [s.podCidr] } : {}),
       ...(s.providerId ? { providerID: s.providerId } : {}),
     },
   };
 }
 
-function condition(type: string, status: string, reason: string, message: string, old: any[], now: string): any {
+function condition(type: string, status: string, reason: string, message: string, old: NodeCondition[], now: string): NodeCondition {
   const prior = old.find((c) => c.type === type);
   return { type, status, lastHeartbeatTime: now, lastTransitionTime: prior?.status === status ? prior.lastTransitionTime : now, reason, message };
 }
 
-export function nodeConditions(old: any[], ready: { ok: boolean; message?: string }, pressure: Pressure): any[] {
+export function nodeConditions(old: NodeCondition[], ready: { ok: boolean; message?: string }, pressure: Pressure): NodeCondition[] {
   const now = timestamp(Date.now());
   return [
     condition('MemoryPressure', pressure.memory ? 'True' : 'False', pressure.memory ? 'KubeletHasInsufficientMemory' : 'KubeletHasSufficientMemory', pressure.memory ? 'kubelet has insufficient memory available' : 'kubelet has sufficient memory available', old, now),
@@ -149,7 +179,7 @@ export function nodeConditions(old: any[], ready: { ok: boolean; message?: strin
 }
 
 /** What the node looks like once its agent stopped: every condition Unknown, as the reference's node controller writes. */
-export function stoppedConditions(old: any[]): any[] {
+export function stoppedConditions(old: NodeCondition[]): NodeCondition[] {
   const now = timestamp(Date.now());
   return ['MemoryPressure', 'DiskPressure', 'PIDPressure', 'Ready'].map((type) => {
     const prior = old.find((c) => c.type === type);
@@ -157,7 +187,7 @@ export function stoppedConditions(old: any[]): any[] {
   });
 }
 
-export async function nodeInfo(s: NodeSettings, runtime: ContainerRuntime): Promise<any> {
+export async function nodeInfo(s: NodeSettings, runtime: ContainerRuntime): Promise<NodeSystemInfo> {
   const v = await runtime.version().catch(() => ({ name: 'unknown', version: '' }));
   const osImage = /^PRETTY_NAME="?([^"\n]*)"?/m.exec(readText('/etc/os-release'))?.[1] ?? 'Linux';
   const machineID = s.simulated ? s.nodeName : readText('/etc/machine-id') || hostname();
@@ -169,7 +199,7 @@ export async function nodeInfo(s: NodeSettings, runtime: ContainerRuntime): Prom
   };
 }
 
-export async function nodeImages(runtime: ContainerRuntime, max: number): Promise<any[]> {
+export async function nodeImages(runtime: ContainerRuntime, max: number): Promise<ContainerImage[]> {
   const list = (await runtime.listImages().catch(() => [])).sort((a, b) => b.size - a.size);
   return (max < 0 ? list : list.slice(0, max)).map((i) => ({ names: i.names.length ? i.names : [i.id], sizeBytes: i.size }));
 }
@@ -181,7 +211,7 @@ export interface NodeStatusLoop {
   post(): Promise<void>;
   /** stops the loops and marks the node NotReady (conditions Unknown) */
   stop(markStopped: boolean): Promise<void>;
-  node(): any;
+  node(): Node | undefined;
 }
 
 export interface NodeStatusDeps {
@@ -199,14 +229,14 @@ export interface NodeStatusDeps {
 
 export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
   const { client, settings: s } = deps;
-  const nodes = client.resource(nodesRef);
-  const leases = client.resource(leasesRef(s.names), s.names.nodeLeaseNamespace);
+  const nodes = client.resource<Node>(nodesRef);
+  const leases = client.resource<Lease>(leasesRef(s.names), s.names.nodeLeaseNamespace);
   const leaseSeconds = deps.leaseDurationSeconds ?? 40;
-  let node: any;
-  let lease: any;
+  let node: Node | undefined;
+  let lease: Lease | undefined;
   let stopped = false;
   const timers: NodeJS.Timeout[] = [];
-  let info: any;
+  let info: NodeSystemInfo | undefined;
 
   const register = async () => {
     let delay = 100;
@@ -239,10 +269,10 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       nodeInfo: info,
       images: await nodeImages(deps.runtime, s.maxImages),
     };
-    const wasReady = node?.status?.conditions?.find((c: any) => c.type === 'Ready')?.status;
+    const wasReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     try {
       node = await nodes.status.patch(s.nodeName, { status }, 'merge');
-      const isReady = node.status.conditions.find((c: any) => c.type === 'Ready')?.status;
+      const isReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
       if (isReady !== wasReady) {
         const ref = { kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } };
         deps.recorder?.event(ref, 'Normal', isReady === 'True' ? 'NodeReady' : 'NodeNotReady', `Node ${s.nodeName} status is now: ${isReady === 'True' ? 'NodeReady' : 'NodeNotReady'}`);
@@ -262,11 +292,11 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
         } catch (e) {
           if (!isNotFound(e)) throw e;
           const owner = node?.metadata?.uid ? [{ apiVersion: 'v1', kind: 'Node', name: s.nodeName, uid: node.metadata.uid }] : undefined;
-          lease = await leases.create({ apiVersion: `${leasesRef(s.names).group}/v1`, kind: 'Lease', metadata: { name: s.nodeName, namespace: s.names.nodeLeaseNamespace, ...(owner ? { ownerReferences: owner } : {}) }, spec });
+          lease = await leases.create({ apiVersion: `${leasesRef(s.names).group}/v1` as Lease['apiVersion'], kind: 'Lease', metadata: { name: s.nodeName, namespace: s.names.nodeLeaseNamespace, ...(owner ? { ownerReferences: owner } : {}) }, spec });
           return;
         }
       }
-      lease = await leases.update({ ...lease, spec: { ...lease.spec, ...spec } });
+      lease = await leases.update({ ...lease!, spec: { ...lease!.spec, ...spec } });
     } catch (e) {
       if (isConflict(e) || isNotFound(e)) lease = undefined;
       deps.log(`renewing the lease of ${s.nodeName} failed: ${(e as Error).message}`);

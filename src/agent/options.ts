@@ -16,8 +16,12 @@ import { help, parseDuration, parseFlags, type FlagDecl, type FlagValue } from '
 import { loadYaml } from '../util/yaml.js';
 import { agentFeatureGates } from './feature-gates.js';
 import { parseQuantity, parseTaint, parseThresholds, validLabel, type Taint, type Threshold } from './quantity.js';
+import { parseCpuList } from './cpu-manager.js';
+import { parseReservedMemory } from './memory-manager.js';
 
 export interface AgentFlagDecl extends FlagDecl {
+  /** the flag is parsed and checked but changes nothing in this agent: why */
+  noEffect?: string;
   /** the field of the configuration file (dotted for nested objects) */
   config?: string;
   /** converts the file's value when it is not shaped like the flag's */
@@ -25,6 +29,7 @@ export interface AgentFlagDecl extends FlagDecl {
 }
 
 const inFile = 'set it in the file given by --config instead';
+const cpuPolicyOptions = ['full-pcpus-only', 'distribute-cpus-across-numa', 'align-by-socket'];
 const between = (lo: number, hi: number) => (v: FlagValue) => (Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi ? undefined : `must be an integer from ${lo} to ${hi}`);
 const atLeast = (lo: number) => (v: FlagValue) => ((v as number) >= lo ? undefined : `must be at least ${lo}`);
 const port = between(0, 65535);
@@ -53,11 +58,17 @@ const cpuSet = (v: FlagValue) => (v === '' || /^\d+(-\d+)?(,\d+(-\d+)?)*$/.test(
 
 /** config maps of signal → quantity are written on the command line as `signal<quantity` */
 const thresholdsFromMap = (v: unknown) => Object.entries(asObject(v)).map(([k, q]) => `${k}<${q}`);
-const taintsFromList = (v: unknown) => asArray(v).map((t: any) => `${t?.key}${t?.value ? `=${t.value}` : ''}:${t?.effect}`);
+const taintsFromList = (v: unknown) => asArray(v).map((x) => {
+  const t = asObject(x);
+  return `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
+});
 const headersFromMap = (v: unknown) => Object.entries(asObject(v)).flatMap(([k, vs]) => asArray(vs).map((x) => `${k}:${x}`));
-const reservedMemoryFromList = (v: unknown) => asArray(v).map((r: any) => `${r?.numaNode}:${Object.entries(asObject(r?.limits)).map(([k, q]) => `${k}=${q}`).join(',')}`);
+const reservedMemoryFromList = (v: unknown) => asArray(v).map((x) => {
+  const r = asObject(x);
+  return `${r.numaNode}:${Object.entries(asObject(r.limits)).map(([k, q]) => `${k}=${q}`).join(',')}`;
+});
 
-export const agentFlags: readonly AgentFlagDecl[] = [
+const declarations: readonly AgentFlagDecl[] = [
   // serving
   { name: 'address', type: 'string', default: '0.0.0.0', config: 'address', deprecated: inFile, validate: ip, help: 'The IP address the agent serves on (0.0.0.0 or :: for all interfaces).' },
   { name: 'port', type: 'int', default: 10250, config: 'port', deprecated: inFile, validate: between(1, 65535), help: 'The port of the authenticated agent server.' },
@@ -74,17 +85,17 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, config: 'authorization.webhook.cacheAuthorizedTTL', deprecated: inFile, validate: nonNegativeDuration, help: 'How long allowed answers of the authorization webhook are cached.' },
   { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, config: 'authorization.webhook.cacheUnauthorizedTTL', deprecated: inFile, validate: nonNegativeDuration, help: 'How long denied answers of the authorization webhook are cached.' },
   { name: 'client-ca-file', type: 'string', default: '', config: 'authentication.x509.clientCAFile', deprecated: inFile, help: 'Clients presenting a certificate signed by one of these authorities are authenticated by its common name.' },
-  { name: 'bootstrap-kubeconfig', type: 'string', default: '', help: 'A client-configuration file used to obtain a client certificate when --clusterconfig does not exist yet.' },
+  { name: 'bootstrap-kubeconfig', type: 'string', default: '', help: 'A client-configuration file used to obtain a client certificate when --clusterconfig does not exist yet.', noEffect: 'certificate bootstrap (a client certificate asked for with a CertificateSigningRequest) is not built; give --clusterconfig credentials' },
   { name: 'cert-dir', type: 'string', default: '/var/lib/kubelet/pki', help: 'Directory of the serving certificate and key (ignored when --tls-cert-file and --tls-private-key-file are given).' },
   { name: 'tls-cert-file', type: 'string', default: '', config: 'tlsCertFile', deprecated: inFile, help: 'The serving certificate (PEM, with intermediates after it).' },
   { name: 'tls-private-key-file', type: 'string', default: '', config: 'tlsPrivateKeyFile', deprecated: inFile, help: 'The private key of --tls-cert-file.' },
-  { name: 'rotate-certificates', type: 'bool', default: false, config: 'rotateCertificates', deprecated: inFile, help: 'Request a new client certificate from the API server when the current one nears expiry.' },
-  { name: 'rotate-server-certificates', type: 'bool', default: false, config: 'serverTLSBootstrap', deprecated: inFile, help: 'Request the serving certificate from the API server (beta; needs the RotateKubeletServerCertificate gate and approval of the requests).' },
+  { name: 'rotate-certificates', type: 'bool', default: false, config: 'rotateCertificates', deprecated: inFile, help: 'Request a new client certificate from the API server when the current one nears expiry.', noEffect: 'the client certificate of --clusterconfig is used as it is; nothing renews it' },
+  { name: 'rotate-server-certificates', type: 'bool', default: false, config: 'serverTLSBootstrap', deprecated: inFile, help: 'Request the serving certificate from the API server (beta; needs the RotateKubeletServerCertificate gate and approval of the requests).', noEffect: 'the serving certificate is self-signed in --cert-dir or given by --tls-cert-file; none is requested from the API server' },
   // the API server
   { name: 'clusterconfig', type: 'string', default: '', help: 'Client-configuration file to reach the API server. Given: API-server mode. Omitted: standalone mode (file and URL sources only).' },
   { name: 'cluster-api-qps', type: 'int', default: 50, config: 'clusterAPIQPS', deprecated: inFile, validate: atLeast(0), help: 'Requests per second to the API server (0 means the default).' },
   { name: 'cluster-api-burst', type: 'int', default: 100, config: 'clusterAPIBurst', deprecated: inFile, validate: atLeast(0), help: 'Requests to the API server that may go at once.' },
-  { name: 'cluster-api-content-type', type: 'string', default: naming().protobufMediaType, config: 'contentType', deprecated: inFile, help: 'Content type of requests to the API server (this agent sends JSON whatever is set).' },
+  { name: 'cluster-api-content-type', type: 'string', default: naming().protobufMediaType, config: 'contentType', deprecated: inFile, help: 'Content type of requests to the API server (this agent sends JSON whatever is set).', noEffect: 'requests to the API server are JSON; the client does not encode protobuf' },
   { name: 'event-qps', type: 'int', default: 50, config: 'eventRecordQPS', deprecated: inFile, validate: atLeast(0), help: 'Events created per second (0 means unlimited).' },
   { name: 'event-burst', type: 'int', default: 100, config: 'eventBurst', deprecated: inFile, validate: atLeast(0), help: 'Events that may be created at once.' },
   { name: 'register-node', type: 'bool', default: true, config: 'registerNode', help: 'Register the node with the API server.' },
@@ -108,7 +119,7 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   { name: 'cpu-cfs-quota', type: 'bool', default: true, config: 'cpuCFSQuota', deprecated: inFile, help: 'Enforce CPU limits with the CFS quota.' },
   { name: 'cpu-cfs-quota-period', type: 'duration', default: 100, config: 'cpuCFSQuotaPeriod', deprecated: inFile, validate: (v) => ((v as number) >= 1 && (v as number) <= 1000 ? undefined : 'must be from 1ms to 1s'), help: 'The CFS quota period.' },
   { name: 'cpu-manager-policy', type: 'enum', values: ['none', 'static'], default: 'none', config: 'cpuManagerPolicy', deprecated: inFile, help: 'CPU manager policy.' },
-  { name: 'cpu-manager-policy-options', type: 'map', default: {}, config: 'cpuManagerPolicyOptions', deprecated: inFile, help: 'Options of the CPU manager policy: key=value pairs.' },
+  { name: 'cpu-manager-policy-options', type: 'map', default: {}, config: 'cpuManagerPolicyOptions', deprecated: inFile, validate: (v) => Object.keys(v as object).map((k) => (cpuPolicyOptions.includes(k) ? undefined : `unknown option ${k}; known: ${cpuPolicyOptions.join(', ')}`)).find(Boolean), help: 'Options of the static CPU manager policy: key=value pairs.', noEffect: 'the options are checked; CPUs are given one at a time, without regard to cores, sockets or NUMA nodes' },
   { name: 'cpu-manager-reconcile-period', type: 'duration', default: 10_000, config: 'cpuManagerReconcilePeriod', deprecated: inFile, validate: positiveDuration, help: 'How often the CPU manager reconciles (alpha).' },
   { name: 'memory-manager-policy', type: 'enum', values: ['None', 'Static'], default: 'None', config: 'memoryManagerPolicy', deprecated: inFile, help: 'Memory manager policy.' },
   { name: 'reserved-cpus', type: 'string', default: '', config: 'reservedSystemCPUs', deprecated: inFile, validate: cpuSet, help: 'CPUs reserved for the system and cluster daemons (e.g. 0-3); overrides the CPU of --system-reserved and --cluster-reserved.' },
@@ -138,11 +149,11 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   { name: 'cluster-dns', type: 'stringList', default: [], config: 'clusterDNS', deprecated: inFile, validate: ips, help: 'DNS server addresses for pods with dnsPolicy ClusterFirst.' },
   { name: 'cluster-domain', type: 'string', default: '', config: 'clusterDomain', deprecated: inFile, help: 'The cluster\'s DNS domain, searched by pods.' },
   { name: 'resolv-conf', type: 'string', default: '/etc/resolv.conf', config: 'resolvConf', deprecated: inFile, help: 'The resolver configuration pods inherit ("" disables).' },
-  { name: 'hairpin-mode', type: 'enum', values: ['promiscuous-bridge', 'hairpin-veth', 'none'], default: 'promiscuous-bridge', config: 'hairpinMode', deprecated: inFile, help: 'How hairpin NAT is set up.' },
+  { name: 'hairpin-mode', type: 'enum', values: ['promiscuous-bridge', 'hairpin-veth', 'none'], default: 'promiscuous-bridge', config: 'hairpinMode', deprecated: inFile, help: 'How hairpin NAT is set up.', noEffect: 'with a CRI runtime the CNI network configuration decides hairpin traffic (the bridge plugin\'s hairpinMode), as with the reference' },
   { name: 'pod-cidr', type: 'string', default: '', config: 'podCIDR', deprecated: inFile, validate: (v) => (v === '' || (/^[^/]+\/\d+$/.test(v as string) && isIP((v as string).split('/')[0]!)) ? undefined : `${JSON.stringify(v)} is not a CIDR`), help: 'The pod address range of a standalone node.' },
-  { name: 'iptables-drop-bit', type: 'int', default: 15, config: 'iptablesDropBit', deprecated: inFile, validate: between(0, 31), help: 'The fwmark bit marking packets to drop.' },
-  { name: 'iptables-masquerade-bit', type: 'int', default: 14, config: 'iptablesMasqueradeBit', deprecated: inFile, validate: between(0, 31), help: 'The fwmark bit marking packets to masquerade.' },
-  { name: 'make-iptables-util-chains', type: 'bool', default: true, config: 'makeIPTablesUtilChains', deprecated: inFile, help: 'Keep the iptables utility chains.' },
+  { name: 'iptables-drop-bit', type: 'int', default: 15, config: 'iptablesDropBit', deprecated: inFile, validate: between(0, 31), help: 'The fwmark bit marking packets to drop.', noEffect: 'no iptables chains are made: with IPTablesOwnershipCleanup (on by default in 1.27) the reference stops making them too' },
+  { name: 'iptables-masquerade-bit', type: 'int', default: 14, config: 'iptablesMasqueradeBit', deprecated: inFile, validate: between(0, 31), help: 'The fwmark bit marking packets to masquerade.', noEffect: 'no iptables chains are made: with IPTablesOwnershipCleanup (on by default in 1.27) the reference stops making them too' },
+  { name: 'make-iptables-util-chains', type: 'bool', default: true, config: 'makeIPTablesUtilChains', deprecated: inFile, help: 'Keep the iptables utility chains.', noEffect: 'no iptables chains are made: with IPTablesOwnershipCleanup (on by default in 1.27) the reference stops making them too' },
   // eviction
   { name: 'eviction-hard', type: 'stringList', default: ['imagefs.available<15%', 'memory.available<100Mi', 'nodefs.available<10%', 'nodefs.inodesFree<5%'], config: 'evictionHard', fromConfig: thresholdsFromMap, deprecated: inFile, validate: thresholds, help: 'Thresholds that evict pods at once, e.g. memory.available<1Gi.' },
   { name: 'eviction-soft', type: 'stringList', default: [], config: 'evictionSoft', fromConfig: thresholdsFromMap, deprecated: inFile, validate: thresholds, help: 'Thresholds that evict pods after their grace period, e.g. memory.available<1.5Gi.' },
@@ -150,7 +161,7 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   { name: 'eviction-minimum-reclaim', type: 'map', default: {}, config: 'evictionMinimumReclaim', deprecated: inFile, validate: quantitiesBySignal, help: 'Least amount reclaimed once eviction starts, e.g. imagefs.available=2Gi.' },
   { name: 'eviction-pressure-transition-period', type: 'duration', default: 300_000, config: 'evictionPressureTransitionPeriod', deprecated: inFile, validate: nonNegativeDuration, help: 'How long a pressure condition holds after the pressure ends.' },
   { name: 'eviction-max-pod-grace-period', type: 'int', default: 0, config: 'evictionMaxPodGracePeriod', deprecated: inFile, validate: atLeast(0), help: 'Longest grace period, in seconds, of pods evicted on a soft threshold (0: the pod\'s own).' },
-  { name: 'kernel-memcg-notification', type: 'bool', default: false, config: 'kernelMemcgNotification', deprecated: inFile, help: 'Learn of memory thresholds from the kernel instead of polling.' },
+  { name: 'kernel-memcg-notification', type: 'bool', default: false, config: 'kernelMemcgNotification', deprecated: inFile, help: 'Learn of memory thresholds from the kernel instead of polling.', noEffect: 'memory is observed by polling every 10 s; kernel notifications would only notice pressure sooner' },
   // images and storage
   { name: 'image-gc-high-threshold', type: 'int', default: 85, config: 'imageGCHighThresholdPercent', deprecated: inFile, validate: between(0, 100), help: 'Disk usage percentage that starts image garbage collection (100 disables).' },
   { name: 'image-gc-low-threshold', type: 'int', default: 80, config: 'imageGCLowThresholdPercent', deprecated: inFile, validate: between(0, 100), help: 'Disk usage percentage image garbage collection frees down to; below --image-gc-high-threshold.' },
@@ -158,8 +169,8 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   { name: 'registry-qps', type: 'int', default: 5, config: 'registryPullQPS', deprecated: inFile, validate: atLeast(0), help: 'Image pulls per second (0: unlimited).' },
   { name: 'registry-burst', type: 'int', default: 10, config: 'registryBurst', deprecated: inFile, validate: atLeast(0), help: 'Image pulls that may go at once.' },
   { name: 'serialize-image-pulls', type: 'bool', default: true, config: 'serializeImagePulls', deprecated: inFile, help: 'Pull one image at a time.' },
-  { name: 'image-credential-provider-bin-dir', type: 'string', default: '', help: 'Directory of the image credential provider plugins.' },
-  { name: 'image-credential-provider-config', type: 'string', default: '', help: 'Configuration file of the image credential provider plugins.' },
+  { name: 'image-credential-provider-bin-dir', type: 'string', default: '', help: 'Directory of the image credential provider plugins.', noEffect: 'credential provider plugins are not run; images are pulled with no credentials' },
+  { name: 'image-credential-provider-config', type: 'string', default: '', help: 'Configuration file of the image credential provider plugins.', noEffect: 'credential provider plugins are not run; images are pulled with no credentials' },
   { name: 'container-log-max-files', type: 'int', default: 5, config: 'containerLogMaxFiles', deprecated: inFile, validate: atLeast(2), help: 'Log files kept per container (at least 2).' },
   { name: 'container-log-max-size', type: 'string', default: '10Mi', config: 'containerLogMaxSize', deprecated: inFile, validate: (v) => quantity(v) ?? (parseQuantity(v as string) <= 0 ? 'must be greater than 0' : undefined), help: 'Size at which a container log file is rotated.' },
   { name: 'maximum-dead-containers', type: 'int', default: -1, deprecated: 'use --eviction-hard or --eviction-soft instead', validate: atLeast(-1), help: 'Dead containers kept on the node at most (-1: no limit).' },
@@ -173,7 +184,7 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   // misc
   { name: 'config', type: 'string', default: '', help: 'The configuration file (kind AgentConfiguration); flags given on the command line override its fields.' },
   { name: 'allowed-unsafe-sysctls', type: 'stringList', default: [], config: 'allowedUnsafeSysctls', deprecated: inFile, validate: (v) => (v as string[]).map((s) => (/^[a-z0-9_.*\-/]+$/.test(s) ? undefined : `${JSON.stringify(s)} is not a sysctl name or pattern`)).find(Boolean), help: 'Unsafe sysctls (or patterns ending in *) pods may set.' },
-  { name: 'contention-profiling', type: 'bool', default: false, config: 'enableContentionProfiling', deprecated: inFile, help: 'Enable lock contention profiling with the debugging handlers.' },
+  { name: 'contention-profiling', type: 'bool', default: false, config: 'enableContentionProfiling', deprecated: inFile, help: 'Enable lock contention profiling with the debugging handlers.', noEffect: 'lock contention profiling is a feature of the reference\'s runtime; no profiling endpoints are served' },
   { name: 'exit-on-lock-contention', type: 'bool', default: false, help: 'Exit when another process takes the --lock-file.' },
   { name: 'lock-file', type: 'string', default: '', help: 'A lock file the agent holds while it runs (alpha).' },
   { name: 'log-flush-frequency', type: 'duration', default: 5000, config: 'logging.flushFrequency', validate: positiveDuration, help: 'Largest time between log flushes.' },
@@ -182,15 +193,20 @@ export const agentFlags: readonly AgentFlagDecl[] = [
   { name: 'log-json-split-stream', type: 'bool', default: false, config: 'logging.options.json.splitStream', deprecated: inFile, help: 'Write errors to stderr and info to stdout with --logging-format=json (alpha).' },
   { name: 'seccomp-default', type: 'bool', default: false, config: 'seccompDefault', deprecated: inFile, help: 'Use the runtime\'s default seccomp profile for every workload (beta).' },
   { name: 'cloud-provider', type: 'string', default: '', deprecated: 'will be removed; cloud providers run outside the agent', validate: (v) => (['', 'external'].includes(v as string) ? undefined : 'only "external" or empty (in-tree providers are gone)'), help: 'The cloud provider: empty for none, external for an external one.' },
-  { name: 'cloud-config', type: 'string', default: '', deprecated: 'will be removed with the in-tree cloud providers', help: 'The cloud provider\'s configuration file.' },
-  { name: 'azure-container-registry-config', type: 'string', default: '', deprecated: 'use --image-credential-provider-config instead', help: 'Azure container registry configuration file.' },
+  { name: 'cloud-config', type: 'string', default: '', deprecated: 'will be removed with the in-tree cloud providers', help: 'The cloud provider\'s configuration file.', noEffect: 'only the in-tree cloud providers read it, and they are gone; an external provider reads its own configuration' },
+  { name: 'azure-container-registry-config', type: 'string', default: '', deprecated: 'use --image-credential-provider-config instead', help: 'Azure container registry configuration file.', noEffect: 'registry credentials of the in-tree Azure provider, which is gone; credentials are not read' },
   { name: 'experimental-allocatable-ignore-eviction', type: 'bool', default: false, deprecated: 'will be removed in a future version', help: 'Leave hard eviction thresholds out of node allocatable.' },
   { name: 'feature-gates', type: 'map', default: {}, config: 'featureGates', fromConfig: (v) => Object.fromEntries(Object.entries(asObject(v)).map(([k, b]) => [k, String(b)])), deprecated: inFile, help: `Feature gates, Name=true|false, comma-separated:\n          ${describeFeatureGates(agentFeatureGates).split('\n').join('\n          ')}` },
   // our own
   { name: 'runtime', type: 'enum', values: ['remote', 'fake'], default: 'remote', config: 'runtime', help: 'The container runtime: remote is CRI over gRPC (--container-runtime-endpoint); fake simulates containers without running anything (see below).' },
   { name: 'fake-nodes', type: 'int', default: 1, config: 'fakeNodes', validate: between(1, 10_000), help: 'With --runtime=fake: how many nodes this process simulates, named <node name>-0 to <node name>-(N-1) when more than one.' },
+  { name: 'fake-node-capacity', type: 'map', default: {}, config: 'fakeNodeCapacity', validate: (v) => Object.entries(v as Record<string, string>).map(([k, q]) => tryIt(() => { if (parseQuantity(q) < 0) throw new Error(`${k} must not be negative`); })).find(Boolean), help: 'With --runtime=fake: the capacity of each simulated node, e.g. cpu=4,memory=16Gi,pods=50,ephemeral-storage=50Gi (default cpu=8, memory=32Gi, ephemeral-storage=100Gi, pods from --max-pods).' },
+  { name: 'fake-node-template', type: 'string', default: '', config: 'fakeNodeTemplate', help: 'With --runtime=fake: a YAML or JSON file of one Node, or a list of them (items), whose labels, annotations, taints and status.capacity the simulated nodes take, the i-th node the i-th item (round robin); flags still apply on top.' },
   { name: 'api-domain', type: 'enum', values: apiDomains, default: defaultApiDomain, config: 'apiDomain', help: 'The API domain of the server\'s names (labels, the node-lease namespace).' },
 ];
+
+/** the flags, the help of those without effect saying so */
+export const agentFlags: readonly AgentFlagDecl[] = declarations.map((d) => (d.noEffect ? { ...d, help: `${d.help} Accepted without effect: ${d.noEffect}.` } : d));
 
 export interface AgentOptions {
   names: Naming;
@@ -241,6 +257,7 @@ export interface AgentOptions {
   evictionHard: Threshold[];
   evictionSoft: Threshold[];
   evictionSoftGracePeriodMs: Record<string, number>;
+  evictionMinimumReclaim: Threshold[];
   evictionPressureTransitionPeriodMs: number;
   imageGcHighThreshold: number;
   imageGcLowThreshold: number;
@@ -252,6 +269,29 @@ export interface AgentOptions {
   podCidr?: string;
   clusterDns: string[];
   clusterDomain?: string;
+  cgroupDriver: 'cgroupfs' | 'systemd';
+  cgroupRoot: string;
+  cgroupsPerQos: boolean;
+  enforceNodeAllocatable: string[];
+  systemReservedCgroup?: string;
+  clusterReservedCgroup?: string;
+  podPidsLimit: number;
+  cpuCfsQuota: boolean;
+  cpuCfsQuotaPeriodMs: number;
+  seccompDefault: boolean;
+  allowedUnsafeSysctls: string[];
+  resolvConf: string;
+  podInfraContainerImage: string;
+  evictionMaxPodGraceSeconds: number;
+  registryQps: number;
+  registryBurst: number;
+  serializeImagePulls: boolean;
+  experimentalMounterPath: string;
+  /** --qos-reserved memory as a fraction, when the QOSReserved gate is on */
+  qosReservedMemory?: number;
+  /** simulated nodes: capacity by resource (from --fake-node-capacity) */
+  fakeNodeCapacity: Record<string, number>;
+  fakeNodeTemplate?: string;
   /** every flag's final value, by flag name */
   values: Record<string, FlagValue | undefined>;
 }
@@ -286,8 +326,12 @@ fake://<node>/<pod uid>/<container>/<attempt>. Pod annotations change what a sim
   ${fakeAnnotation(names, 'ready')}: false            readiness probes fail
   ${fakeAnnotation(names, 'liveness')}: fail          liveness probes fail, so the containers are restarted
   ${fakeAnnotation(names, 'startup')}: fail           startup probes fail
+  ${fakeAnnotation(names, 'cpu-usage')}: <quantity>   the CPU the containers are reported to use, e.g. 250m (default: their request)
+  ${fakeAnnotation(names, 'memory-usage')}: <quantity> the memory they are reported to use, e.g. 64Mi (default: 8Mi, less under a lower limit)
 Each annotation may name one container: ${fakeAnnotation(names, 'exit-code')}.<container>: <code>.
-With --fake-nodes=N one process registers and runs N nodes.
+With --fake-nodes=N one process registers and runs N nodes; with --pod-cidr each takes its own part of the range.
+Simulated pods are admitted as real ones are (resources against allocatable, node selector and affinity,
+host ports, NoExecute taints); their volumes are not set up.
 `;
 }
 
@@ -302,6 +346,7 @@ export async function parseAgentOptions(argv: readonly string[], env: { hostname
     throw new AgentOptionsError((e as Error).message);
   }
   const warnings = [...parsed.warnings];
+  for (const d of agentFlags) if (d.noEffect && parsed.given.has(d.name)) warnings.push(`--${d.name} is accepted without effect: ${d.noEffect}`);
   if (parsed.help) return { options: undefined as never, warnings, help: true };
   if (parsed.args.length) throw new AgentOptionsError(`unexpected arguments: ${parsed.args.join(' ')} (flags start with --)`);
   const values = { ...parsed.values };
@@ -324,9 +369,9 @@ async function readConfigFile(path: string, domain: ApiDomain, warnings: string[
   } catch (e) {
     throw new AgentOptionsError(`--config ${path}: cannot read: ${(e as Error).message}`);
   }
-  let doc: any;
+  let doc: Record<string, unknown>;
   try {
-    doc = (await loadYaml()).parse(text) ?? {};
+    doc = ((await loadYaml()).parse(text) ?? {}) as Record<string, unknown>;
   } catch (e) {
     throw new AgentOptionsError(`--config ${path}: not valid YAML: ${(e as Error).message}`);
   }
@@ -340,7 +385,7 @@ async function readConfigFile(path: string, domain: ApiDomain, warnings: string[
   for (const d of agentFlags) {
     if (!d.config) continue;
     const fieldName = referenceKind.kind === doc.kind ? (referenceFieldNames[d.config] ?? d.config) : d.config;
-    const raw = fieldName.split('.').reduce((o: any, k) => o?.[k], doc);
+    const raw = fieldName.split('.').reduce<unknown>((o, k) => (o && typeof o === 'object' ? (o as Record<string, unknown>)[k] : undefined), doc);
     if (raw === undefined || raw === null) continue;
     used.add(fieldName);
     const field = `--config ${path}: field ${fieldName}`;
@@ -396,7 +441,7 @@ function fromFileValue(d: AgentFlagDecl, raw: unknown): FlagValue {
   }
 }
 
-function leafPaths(o: any, prefix = ''): string[] {
+function leafPaths(o: unknown, prefix = ''): string[] {
   if (typeof o !== 'object' || o === null || Array.isArray(o)) return [prefix];
   const entries = Object.entries(o);
   if (!entries.length) return prefix ? [prefix] : [];
@@ -448,6 +493,18 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
   if (num('image-gc-low-threshold') >= num('image-gc-high-threshold') && num('image-gc-high-threshold') !== 100)
     throw fail('image-gc-low-threshold', `must be less than --image-gc-high-threshold (${num('image-gc-high-threshold')})`);
   if (v.runtime !== 'fake' && num('fake-nodes') !== 1) throw fail('fake-nodes', 'only with --runtime=fake');
+  for (const name of ['fake-node-capacity', 'fake-node-template']) {
+    const given = v[name];
+    if (v.runtime !== 'fake' && (typeof given === 'string' ? given : Object.keys(given as object).length)) throw fail(name, 'only with --runtime=fake');
+  }
+  if (num('cpu-cfs-quota-period') !== 100 && !featureGates.CustomCPUCFSQuotaPeriod) throw fail('cpu-cfs-quota-period', 'a period other than 100ms needs the feature gate CustomCPUCFSQuotaPeriod');
+  if (bool('exit-on-lock-contention') && !str('lock-file')) throw fail('exit-on-lock-contention', 'needs --lock-file');
+  const enforce = v['enforce-node-allocatable'] as string[];
+  for (const [level, group] of [['system-reserved', 'system-reserved-cgroup'], ['cluster-reserved', 'cluster-reserved-cgroup']] as const) {
+    if (enforce.includes(level) && !str(group)) throw fail('enforce-node-allocatable', `${level} is enforced but --${group} is not set`);
+  }
+  if (enforce.length && !enforce.includes('none') && !bool('cgroups-per-qos')) throw fail('enforce-node-allocatable', 'needs --cgroups-per-qos (or --enforce-node-allocatable=none)');
+  if (v['cgroup-root'] && !String(v['cgroup-root']).startsWith('/') && v['cgroup-driver'] === 'cgroupfs') throw fail('cgroup-root', 'must be an absolute cgroup path such as /agent');
   if (bool('rotate-server-certificates') && !featureGates.RotateKubeletServerCertificate)
     throw fail('rotate-server-certificates', 'needs the feature gate RotateKubeletServerCertificate');
   if (Object.keys(v['qos-reserved'] as object).length && !featureGates.QOSReserved) throw fail('qos-reserved', 'needs the feature gate QOSReserved');
@@ -475,6 +532,23 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     (headers[h.slice(0, colon).trim()] ??= []).push(h.slice(colon + 1).trim());
   }
   const quantities = (name: string) => Object.fromEntries(Object.entries(v[name] as Record<string, string>).map(([k, q]) => [k, parseQuantity(q)]));
+  const systemReserved = quantities('system-reserved');
+  const clusterReserved = quantities('cluster-reserved');
+  // --reserved-cpus stands for the CPU of both reservations, as the reference has it
+  const reservedCpus = str('reserved-cpus');
+  if (reservedCpus) {
+    systemReserved.cpu = parseCpuList(reservedCpus).length;
+    delete clusterReserved.cpu;
+  }
+  const evictionHard = parseThresholds(v['eviction-hard'] as string[]);
+  if (v['memory-manager-policy'] === 'Static') {
+    const reservedMemory = [...parseReservedMemory(v['reserved-memory'] as string[], parseQuantity).values()].reduce((a, b) => a + b, 0);
+    const hardMemory = evictionHard.find((t) => t.signal === 'memory.available')?.quantity ?? 0;
+    const wanted = (systemReserved.memory ?? 0) + (clusterReserved.memory ?? 0) + hardMemory;
+    if (!reservedMemory) throw fail('reserved-memory', 'the Static memory manager policy needs memory reserved per NUMA node');
+    if (reservedMemory !== wanted) throw fail('reserved-memory', `the memory reserved on the NUMA nodes (${reservedMemory}) must equal --system-reserved and --cluster-reserved memory plus the memory.available hard eviction threshold (${wanted})`);
+  }
+  if (v['cpu-manager-policy'] === 'static' && !systemReserved.cpu && !clusterReserved.cpu) throw fail('cpu-manager-policy', 'the static policy needs reserved CPUs: --reserved-cpus, or cpu in --system-reserved or --cluster-reserved');
 
   return {
     names,
@@ -514,17 +588,18 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     runtimeRequestTimeoutMs: num('runtime-request-timeout'),
     maxPods: num('max-pods'),
     podsPerCore: num('pods-per-core'),
-    systemReserved: quantities('system-reserved'),
-    clusterReserved: quantities('cluster-reserved'),
+    systemReserved,
+    clusterReserved,
     podManifestPath: str('pod-manifest-path'),
     fileCheckFrequencyMs: num('file-check-frequency'),
     manifestUrl: str('manifest-url'),
     manifestUrlHeaders: headers,
     httpCheckFrequencyMs: num('http-check-frequency'),
     runonce: bool('runonce'),
-    evictionHard: parseThresholds(v['eviction-hard'] as string[]),
+    evictionHard,
     evictionSoft,
     evictionSoftGracePeriodMs: graces,
+    evictionMinimumReclaim: parseThresholds(Object.entries(v['eviction-minimum-reclaim'] as Record<string, string>).map(([k, q]) => `${k}<${q}`)),
     evictionPressureTransitionPeriodMs: num('eviction-pressure-transition-period'),
     imageGcHighThreshold: num('image-gc-high-threshold'),
     imageGcLowThreshold: num('image-gc-low-threshold'),
@@ -536,6 +611,27 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     podCidr: str('pod-cidr'),
     clusterDns: v['cluster-dns'] as string[],
     clusterDomain: str('cluster-domain'),
+    cgroupDriver: v['cgroup-driver'] as AgentOptions['cgroupDriver'],
+    cgroupRoot: v['cgroup-root'] as string,
+    cgroupsPerQos: bool('cgroups-per-qos'),
+    enforceNodeAllocatable: (v['enforce-node-allocatable'] as string[]).filter((x) => x !== 'none'),
+    systemReservedCgroup: str('system-reserved-cgroup'),
+    clusterReservedCgroup: str('cluster-reserved-cgroup'),
+    podPidsLimit: num('pod-max-pids'),
+    cpuCfsQuota: bool('cpu-cfs-quota'),
+    cpuCfsQuotaPeriodMs: num('cpu-cfs-quota-period'),
+    seccompDefault: bool('seccomp-default'),
+    allowedUnsafeSysctls: v['allowed-unsafe-sysctls'] as string[],
+    resolvConf: v['resolv-conf'] as string,
+    podInfraContainerImage: v['pod-infra-container-image'] as string,
+    evictionMaxPodGraceSeconds: num('eviction-max-pod-grace-period'),
+    registryQps: num('registry-qps'),
+    registryBurst: num('registry-burst'),
+    serializeImagePulls: bool('serialize-image-pulls'),
+    experimentalMounterPath: v['experimental-mounter-path'] as string,
+    ...(featureGates.QOSReserved && (v['qos-reserved'] as Record<string, string>).memory ? { qosReservedMemory: Number((v['qos-reserved'] as Record<string, string>).memory!.slice(0, -1)) / 100 } : {}),
+    fakeNodeCapacity: quantities('fake-node-capacity'),
+    fakeNodeTemplate: str('fake-node-template'),
     values: v,
   };
 }

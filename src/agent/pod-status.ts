@@ -1,11 +1,13 @@
 // The Pod's status as the agent reports it, computed from the runtime's containers (the reference
-// agent's phase rules): containerStatuses with state, last state, restart count and ids; phase;
-// conditions PodScheduled, Initialized, ContainersReady and Ready.
+// agent's phase rules): init and regular containerStatuses with state, last state, restart count and
+// ids; phase; conditions PodScheduled, Initialized, ContainersReady and Ready; IPs; QoS class.
 
+import type { AgentPod, Container, ContainerState, ContainerStatus, PodCondition, PodStatus } from './objects.js';
+import { qosClass } from './resources.js';
 import type { ContainerInfo } from './runtime/types.js';
 
 export interface ContainerView {
-  /** the newest instance of the container, if any */
+  /** the newest instance of the container, when there is one */
   current?: ContainerInfo;
   /** the instance before it */
   previous?: ContainerInfo;
@@ -17,24 +19,24 @@ export interface ContainerView {
 
 export const timestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-function state(c: ContainerInfo | undefined, runtimeName: string, waiting?: ContainerView['waiting']): any {
+function state(c: ContainerInfo | undefined, runtimeName: string, waiting?: ContainerView['waiting']): ContainerState {
   if (c?.state === 'running') return { running: { startedAt: timestamp(c.startedAt ?? c.createdAt) } };
   if (c?.state === 'exited' && !waiting) {
     return {
       terminated: {
         exitCode: c.exitCode ?? 0, reason: c.reason ?? (c.exitCode ? 'Error' : 'Completed'), ...(c.message ? { message: c.message } : {}),
-        startedAt: c.startedAt ? timestamp(c.startedAt) : null, finishedAt: timestamp(c.finishedAt ?? Date.now()), containerID: `${runtimeName}://${c.id}`,
+        startedAt: c.startedAt ? timestamp(c.startedAt) : undefined, finishedAt: timestamp(c.finishedAt ?? Date.now()), containerID: `${runtimeName}://${c.id}`,
       },
     };
   }
   return { waiting: { reason: waiting?.reason ?? 'ContainerCreating', ...(waiting?.message ? { message: waiting.message } : {}) } };
 }
 
-function lastState(c: ContainerInfo | undefined, runtimeName: string): any {
+function lastState(c: ContainerInfo | undefined, runtimeName: string): ContainerState {
   return c?.state === 'exited' ? state(c, runtimeName) : {};
 }
 
-export function containerStatus(spec: any, view: ContainerView, runtimeName: string): any {
+export function containerStatus(spec: Container, view: ContainerView, runtimeName: string): ContainerStatus {
   const { current, previous } = view;
   // an exited container waiting for its restart shows as waiting, with the exit as its last state
   const restarting = current?.state === 'exited' && view.waiting;
@@ -44,22 +46,27 @@ export function containerStatus(spec: any, view: ContainerView, runtimeName: str
     lastState: restarting ? lastState(current, runtimeName) : lastState(previous, runtimeName),
     ready: view.ready,
     restartCount: current?.attempt ?? 0,
-    image: spec.image,
+    image: spec.image ?? '',
     imageID: current?.imageRef ?? '',
     ...(current ? { containerID: `${runtimeName}://${current.id}` } : {}),
     started: view.started,
   };
 }
 
-/** The reference's phase rules for regular containers. */
-export function podPhase(pod: any, statuses: any[]): string {
+/** The reference's phase rules: init containers first, then the regular ones. */
+export function podPhase(pod: AgentPod, statuses: ContainerStatus[], initStatuses: ContainerStatus[] = []): NonNullable<PodStatus['phase']> {
+  const policy = pod.spec.restartPolicy ?? 'Always';
+  const initFailed = initStatuses.some((s) => s.state?.terminated && s.state.terminated.exitCode !== 0);
+  if (initFailed && policy === 'Never') return 'Failed';
+  const initDone = initStatuses.every((s) => s.state?.terminated?.exitCode === 0);
+  if (!initDone) return 'Pending';
   let waiting = 0, running = 0, stopped = 0, succeeded = 0;
   for (const s of statuses) {
-    if (s.state.running) running++;
-    else if (s.state.terminated) {
+    if (s.state?.running) running++;
+    else if (s.state?.terminated) {
       stopped++;
       if (s.state.terminated.exitCode === 0) succeeded++;
-    } else if (s.state.waiting) {
+    } else if (s.state?.waiting) {
       if (s.lastState?.terminated) stopped++;
       else waiting++;
     }
@@ -67,7 +74,6 @@ export function podPhase(pod: any, statuses: any[]): string {
   if (waiting > 0) return 'Pending';
   if (running > 0) return 'Running';
   if (stopped > 0) {
-    const policy = pod.spec?.restartPolicy ?? 'Always';
     if (policy === 'Always') return 'Running';
     if (stopped === succeeded) return 'Succeeded';
     return policy === 'Never' ? 'Failed' : 'Running';
@@ -75,53 +81,61 @@ export function podPhase(pod: any, statuses: any[]): string {
   return 'Pending';
 }
 
-function condition(type: string, ok: boolean, old: any[], reason?: string, message?: string): any {
+function condition(type: string, ok: boolean, old: PodCondition[], reason?: string, message?: string): PodCondition {
   const status = ok ? 'True' : 'False';
   const prior = old.find((c) => c.type === type);
   return {
-    type, status, lastProbeTime: null,
+    type, status, lastProbeTime: undefined,
     lastTransitionTime: prior?.status === status ? prior.lastTransitionTime : timestamp(Date.now()),
     ...(reason ? { reason } : {}), ...(message ? { message } : {}),
   };
 }
 
 export interface PodStatusInput {
-  pod: any;
+  pod: AgentPod;
   views: Map<string, ContainerView>;
+  initViews?: Map<string, ContainerView>;
   runtimeName: string;
   hostIP: string;
-  podIP?: string;
+  podIPs: string[];
   startTime: number;
 }
 
-export function podStatus({ pod, views, runtimeName, hostIP, podIP, startTime }: PodStatusInput): any {
+const ownConditions = ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
+
+export function podStatus({ pod, views, initViews = new Map(), runtimeName, hostIP, podIPs, startTime }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
-  const specs: any[] = pod.spec?.containers ?? [];
-  const containerStatuses = specs.map((c) => containerStatus(c, views.get(c.name) ?? { ready: false, started: false }, runtimeName));
-  const phase = podPhase(pod, containerStatuses);
+  const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName);
+  const initContainerStatuses = (pod.spec.initContainers ?? []).map((c) => status(c, initViews));
+  const containerStatuses = pod.spec.containers.map((c) => status(c, views));
+  const phase = podPhase(pod, containerStatuses, initContainerStatuses);
+  const incomplete = initContainerStatuses.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
+  const initialized = incomplete.length === 0;
   const notReady = containerStatuses.filter((s) => !s.ready).map((s) => s.name);
   const done = phase === 'Succeeded' || phase === 'Failed';
   const containersReady = notReady.length === 0 && !done;
   const why = done ? 'PodCompleted' : 'ContainersNotReady';
   const message = done ? undefined : `containers with unready status: [${notReady.join(' ')}]`;
-  const readinessGates: any[] = pod.spec?.readinessGates ?? [];
-  const gatesOk = readinessGates.every((g) => old.some((c: any) => c.type === g.conditionType && c.status === 'True'));
+  const gatesOk = (pod.spec.readinessGates ?? []).every((g) => old.some((c) => c.type === g.conditionType && c.status === 'True'));
   const conditions = [
-    condition('Initialized', true, old),
+    initialized || done
+      ? condition('Initialized', true, old, done && !initialized ? 'PodCompleted' : undefined)
+      : condition('Initialized', false, old, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`),
     condition('Ready', containersReady && gatesOk, old, containersReady ? (gatesOk ? undefined : 'ReadinessGatesNotReady') : why, containersReady ? undefined : message),
     condition('ContainersReady', containersReady, old, containersReady ? undefined : why, containersReady ? undefined : message),
     condition('PodScheduled', true, old),
     // conditions owned by others (readiness gates, scheduler, disruption) are kept
-    ...old.filter((c: any) => !['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'].includes(c.type)),
+    ...old.filter((c) => !ownConditions.includes(c.type)),
   ];
-  const ips = podIP ?? (pod.spec?.hostNetwork ? hostIP : undefined);
+  const ips = pod.spec.hostNetwork ? [hostIP] : podIPs;
   return {
     phase,
     conditions,
     hostIP,
-    ...(ips ? { podIP: ips, podIPs: [{ ip: ips }] } : {}),
+    ...(ips.length ? { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } : {}),
     startTime: timestamp(startTime),
+    ...(initContainerStatuses.length ? { initContainerStatuses } : {}),
     containerStatuses,
-    qosClass: pod.status?.qosClass,
+    qosClass: pod.status?.qosClass ?? qosClass(pod),
   };
 }

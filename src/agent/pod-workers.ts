@@ -1,14 +1,24 @@
 // Pod workers: one level-triggered reconciler per pod. Each sync compares the pod's spec with what
-// the runtime holds, acts (sandbox, images, containers started, restarted with back-off, killed on
-// failed liveness, stopped on deletion) and reports the pod's status. A sync of a pod never runs
-// twice at once; a change during a sync runs it again. A relist of the runtime (the reference's PLEG)
-// notices containers that changed on their own.
+// the runtime holds, acts and reports the pod's status: the pod's volumes and cgroup, then its sandbox
+// (retried with back-off and reported when it fails, never while the runtime's network is not ready for
+// a pod off the host network), its init containers one after the other, then its containers (started,
+// restarted with back-off, killed on failed liveness), and on deletion everything stopped and removed.
+// A sync of a pod never runs twice at once; a change during a sync runs it again. A relist of the
+// runtime (the reference's PLEG) notices containers that changed on their own.
 
-import { join } from 'node:path';
-import type { ContainerConfig, ContainerInfo, ContainerRuntime, ProbeKind, SandboxConfig, SandboxInfo } from './runtime/types.js';
+import type { AgentPod, Container, PodStatus, Probe } from './objects.js';
+import { isTerminalPhase } from './objects.js';
+import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxConfig, type SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
 import { noEvents, type Recorder } from './events.js';
-import { podDns, type DnsSettings } from './dns.js';
+import type { DnsSettings } from './dns.js';
+import type { VolumeManager } from './volumes/index.js';
+import type { CgroupManager } from './cgroups.js';
+import { containerConfig, type ContainerConfigDeps } from './container-config.js';
+import { nonRootViolation } from './security.js';
+import { sandboxConfig } from './sandbox.js';
+
+export { podLogDirectory } from './sandbox.js';
 
 export interface PodWorkerDeps {
   runtime: ContainerRuntime;
@@ -17,26 +27,42 @@ export interface PodWorkerDeps {
   hostIP: string;
   rootDir: string;
   /** the status the pod should show; the status manager writes it */
-  reportStatus(pod: any, status: any): void;
+  reportStatus(pod: AgentPod, status: PodStatus): void;
   /** every container of a pod being deleted has stopped */
-  terminated(pod: any): void;
+  terminated(pod: AgentPod): void;
   /** how often the runtime is relisted to notice containers that changed (default 1 s) */
   relistMs?: number;
   log?(message: string): void;
   maxDeadPerContainer?: number;
   recorder?: Recorder;
   dns?: DnsSettings;
+  volumes: VolumeManager;
+  cgroups?: CgroupManager;
+  /** what container configurations are built from, besides the volumes and the pod's addresses */
+  containers: Omit<ContainerConfigDeps, 'volumes' | 'facts'>;
+  /** whether the runtime's network is ready for pods off the host network, and why not */
+  network(): { ready: boolean; message: string };
+  /** how often content volumes (configMap, secret, downwardAPI, projected) are brought up to date (default 60 s) */
+  volumeRefreshMs?: number;
+  /** --keep-terminated-pod-volumes: volumes of pods that ran to completion stay until the pod is deleted */
+  keepTerminatedPodVolumes?: boolean;
+  /** the pod has stopped for good (deleted, removed or evicted): what was held for it can go */
+  released?(pod: AgentPod): void;
+  /** writes the pod's hosts file once its addresses are known; its path, or undefined when the runtime's serves */
+  hostsFile?(pod: AgentPod, ips: string[]): Promise<string | undefined>;
 }
 
 export interface PodWorkers {
   /** a pod from the merged sources, new or changed; a deletionTimestamp makes it terminate */
-  update(pod: any): void;
+  update(pod: AgentPod): void;
   /** the pod left every source: stop it */
   remove(uid: string): void;
-  /** stops the pod's containers for good and reports it Failed with reason Evicted */
-  evict(uid: string, message: string, graceSeconds: number): void;
-  /** pods with their containers, for the agent's server */
-  pods(): { pod: any; containers: ContainerInfo[] }[];
+  /** stops the pod's containers for good and reports it Failed with reason Evicted; false when it already is */
+  evict(uid: string, message: string, graceSeconds: number): boolean;
+  /** pods with their containers and sandbox, for the agent's server and stats */
+  pods(): { pod: AgentPod; containers: ContainerInfo[]; sandbox?: SandboxInfo }[];
+  /** the addresses of a pod the agent runs (empty until its sandbox exists) */
+  podIPs(uid: string): string[];
   /** resolves when no sync is running or queued */
   idle(): Promise<void>;
   close(): Promise<void>;
@@ -50,14 +76,24 @@ interface ProbeState {
   nextAt: Record<ProbeKind, number>;
 }
 
+interface Waiting {
+  reason: string;
+  message?: string;
+}
+
+interface Backoff {
+  delayMs: number;
+  at: number;
+}
+
 interface Worker {
-  pod: any;
+  pod: AgentPod;
   removed: boolean;
   sandbox?: SandboxInfo;
   sandboxConfig?: SandboxConfig;
   containers: ContainerInfo[];
   probes: Map<string, ProbeState>;
-  waiting: Map<string, { reason: string; message?: string }>;
+  waiting: Map<string, Waiting>;
   startTime: number;
   running?: Promise<void>;
   again: boolean;
@@ -65,25 +101,48 @@ interface Worker {
   finished: boolean;
   evicted?: { message: string; graceSeconds: number };
   adoptionTried?: boolean;
+  /** why the pod's volumes or sandbox are not there yet: shown on its waiting containers */
+  setupFailure?: Waiting & { event: string };
+  setupBackoff?: Backoff;
+  hostsFile?: string;
+  /** the volumes of a finished pod were torn down */
+  volumesReleased?: boolean;
+  /** content volumes are to be brought up to date at the next sync */
+  refreshDue?: boolean;
 }
 
 const backoffInitialMs = 10_000;
 const backoffMaxMs = 300_000;
+const setupBackoffInitialMs = 1_000;
+const setupBackoffMaxMs = 30_000;
+const grow = (b: Backoff | undefined, initial: number, max: number, now: number): Backoff => ({ delayMs: b ? Math.min(b.delayMs * 2, max) : initial, at: now });
 
 export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
   const workers = new Map<string, Worker>();
   /** back-off per pod uid and container name: current delay and when it was last used */
-  const backoff = new Map<string, { delayMs: number; at: number }>();
+  const backoff = new Map<string, Backoff>();
   let closed = false;
   const log = deps.log ?? (() => {});
   const events = deps.recorder ?? noEvents;
-  const fieldPath = (name: string) => `spec.containers{${name}}`;
+  const fieldPath = (pod: AgentPod, name: string) => `spec.${(pod.spec.initContainers ?? []).some((c) => c.name === name) ? 'initContainers' : 'containers'}{${name}}`;
   const lastSeen = new Map<string, string>();
   /** pods already terminated: later copies from the sources (until they go) change nothing */
   const terminatedUids = new Set<string>();
+  const ipsOf = (w: Worker | undefined) => (w?.sandbox?.ip ? [w.sandbox.ip, ...(w.sandbox.additionalIps ?? [])] : []);
 
   const relist = setInterval(() => void pleg(), deps.relistMs ?? 1000);
   relist.unref();
+  const refresh = setInterval(() => void refreshVolumes(), deps.volumeRefreshMs ?? 60_000);
+  refresh.unref();
+
+  /** the QoS groups follow the pods the node runs; updates run one after the other */
+  let qosUpdate = Promise.resolve();
+  const updateQos = () => {
+    if (!deps.cgroups) return qosUpdate;
+    const active = [...workers.values()].filter((w) => !w.finished && !w.removed).map((w) => w.pod);
+    qosUpdate = qosUpdate.then(() => deps.cgroups!.updateQos(active)).catch((e) => log(`updating the QoS cgroups: ${(e as Error).message}`));
+    return qosUpdate;
+  };
 
   /** resyncs the pods whose containers changed state in the runtime */
   async function pleg() {
@@ -106,6 +165,15 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     if (lastSeen.size > list.length * 2 + 100) {
       const live = new Set(list.map((c) => c.id));
       for (const id of lastSeen.keys()) if (!live.has(id)) lastSeen.delete(id);
+    }
+  }
+
+  /** content volumes are refreshed inside the pod's sync, so never beside its set-up or tear-down */
+  function refreshVolumes() {
+    for (const w of workers.values()) {
+      if (!w.sandbox || w.finished) continue;
+      w.refreshDue = true;
+      schedule(w.pod.metadata.uid);
     }
   }
 
@@ -138,105 +206,232 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
 
   async function sync(w: Worker) {
     const pod = w.pod;
-    const uid: string = pod.metadata.uid;
+    const uid = pod.metadata.uid;
     if (!w.sandbox && !w.adoptionTried) {
       // containers this agent started before a restart are taken over, not started twice
       w.adoptionTried = true;
       const mine = (await deps.runtime.listSandboxes()).filter((s) => s.uid === uid && s.ready).sort((a, b) => b.attempt - a.attempt)[0];
       if (mine) {
         w.sandbox = (await deps.runtime.sandboxInfo(mine.id)) ?? mine;
-        w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps);
+        w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps.cgroups?.podCgroupName(pod) ?? '', settings);
+        // the volumes are set up again (idempotent): their paths are needed for new containers
+        await deps.volumes.setUp(pod).catch((e) => log(`volumes of adopted pod ${pod.metadata.name}: ${(e as Error).message}`));
+        w.hostsFile = await deps.hostsFile?.(pod, ipsOf(w)).catch(() => undefined);
       }
     }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
     if (w.removed || pod.metadata.deletionTimestamp || w.evicted) return terminate(w);
-    // a pod that already finished keeps the status it ended with
-    if (isFinished(w)) return;
-
-    if (!w.sandbox || !w.sandbox.ready) {
-      const attempt = w.sandbox ? w.sandbox.attempt + 1 : 0;
-      if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
-      const config = sandboxConfig(pod, attempt, deps);
-      const id = await deps.runtime.runSandbox(config);
-      w.sandbox = (await deps.runtime.sandboxInfo(id)) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
-      w.sandboxConfig = config;
-      w.containers = [];
+    // a pod that already finished keeps the status it ended with; its volumes go unless kept
+    if (isFinished(w)) {
+      if (!deps.keepTerminatedPodVolumes && !w.volumesReleased) {
+        w.volumesReleased = true;
+        await deps.volumes.tearDown(pod).catch((e) => log(`removing the volumes of finished pod ${pod.metadata.name}: ${(e as Error).message}`));
+      }
+      return;
     }
 
-    let nextWake = Infinity;
+    if (!w.sandbox || !w.sandbox.ready) {
+      if (!(await prepareSandbox(w))) return report(w);
+    } else if (w.refreshDue) {
+      w.refreshDue = false;
+      await deps.volumes.refresh(pod).catch((e) => {
+        log(`refreshing the volumes of pod ${pod.metadata.namespace}/${pod.metadata.name}: ${(e as Error).message}`);
+        events.event(pod, 'Warning', 'FailedMount', (e as Error).message);
+      });
+    }
+
     const now = Date.now();
-    for (const spec of pod.spec?.containers ?? []) {
-      const instances = w.containers.filter((c) => c.name === spec.name).sort((a, b) => b.attempt - a.attempt);
+    let nextWake = Infinity;
+    const init = await syncInitContainers(w, now);
+    nextWake = Math.min(nextWake, init.wake);
+    for (const spec of pod.spec.containers) {
+      if (!init.done) {
+        w.waiting.set(spec.name, { reason: 'PodInitializing' });
+        continue;
+      }
+      if (w.waiting.get(spec.name)?.reason === 'PodInitializing') w.waiting.delete(spec.name);
+      const instances = instancesOf(w, spec.name);
       const current = instances[0];
       if (current?.state === 'running') {
         nextWake = Math.min(nextWake, await runProbes(w, spec, current));
         continue;
       }
-      const exitedBefore = current?.state === 'exited';
-      if (exitedBefore && !shouldRestart(pod, current)) continue;
-      if (exitedBefore) {
-        const key = `${uid}/${spec.name}`;
-        const b = backoff.get(key);
-        const finished = current.finishedAt ?? now;
-        if (b && now - finished < b.delayMs) {
-          if (w.waiting.get(spec.name)?.reason !== 'CrashLoopBackOff') events.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`, fieldPath(spec.name));
-          w.waiting.set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(b.delayMs / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})` });
-          nextWake = Math.min(nextWake, finished + b.delayMs);
-          continue;
-        }
-        // a container that ran long enough starts over with the initial delay
-        const ranLong = b && finished - (current.startedAt ?? finished) > 2 * backoffMaxMs;
-        backoff.set(key, { delayMs: !b || ranLong ? backoffInitialMs : Math.min(b.delayMs * 2, backoffMaxMs), at: now });
-      }
-      // an image that could not be pulled (or a container not created) is tried again with back-off
-      const failedKey = `failed/${uid}/${spec.name}`;
-      const failed = backoff.get(failedKey);
-      if (failed && now - failed.at < failed.delayMs) {
-        const waiting = w.waiting.get(spec.name);
-        if (waiting?.reason === 'ErrImagePull') w.waiting.set(spec.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${spec.image}"` });
-        nextWake = Math.min(nextWake, failed.at + failed.delayMs);
-        continue;
-      }
-      if (await startContainer(w, spec, current ? current.attempt + 1 : 0)) {
-        backoff.delete(failedKey);
-      } else {
-        backoff.set(failedKey, { delayMs: failed ? Math.min(failed.delayMs * 2, backoffMaxMs) : backoffInitialMs, at: now });
-        nextWake = Math.min(nextWake, now + backoff.get(failedKey)!.delayMs);
-      }
-      for (const old of instances.slice(deps.maxDeadPerContainer ?? 1)) if (old.state === 'exited') await deps.runtime.removeContainer(old.id).catch(() => {});
+      if (current?.state === 'exited' && !shouldRestart(pod, current)) continue;
+      nextWake = Math.min(nextWake, await startWithBackoff(w, spec, instances, now));
     }
     w.containers = await deps.runtime.listContainers(w.sandbox!.id);
     report(w);
     if (nextWake < Infinity) schedule(uid, Math.max(10, nextWake - Date.now()));
   }
 
+  const instancesOf = (w: Worker, name: string) => w.containers.filter((c) => c.name === name).sort((a, b) => b.attempt - a.attempt);
+
+  /** init containers run one at a time, in order, each to success; done once all have */
+  async function syncInitContainers(w: Worker, now: number): Promise<{ done: boolean; wake: number }> {
+    const policy = w.pod.spec.restartPolicy ?? 'Always';
+    for (const spec of w.pod.spec.initContainers ?? []) {
+      const instances = instancesOf(w, spec.name);
+      const current = instances[0];
+      if (current?.state === 'exited' && current.exitCode === 0) continue;
+      if (current && current.state !== 'exited') return { done: false, wake: Infinity };
+      // a failed init container is run again unless the pod never restarts (it then fails)
+      if (current?.state === 'exited' && policy === 'Never') return { done: false, wake: Infinity };
+      return { done: false, wake: await startWithBackoff(w, spec, instances, now) };
+    }
+    return { done: true, wake: Infinity };
+  }
+
+  /** starts the next instance of a container, after the back-off of its last exit or failed start; returns when to look again */
+  async function startWithBackoff(w: Worker, spec: Container, instances: ContainerInfo[], now: number): Promise<number> {
+    const pod = w.pod;
+    const uid = pod.metadata.uid;
+    const current = instances[0];
+    let wake = Infinity;
+    if (current?.state === 'exited') {
+      const key = `${uid}/${spec.name}`;
+      const b = backoff.get(key);
+      const finished = current.finishedAt ?? now;
+      if (b && now - finished < b.delayMs) {
+        if (w.waiting.get(spec.name)?.reason !== 'CrashLoopBackOff') events.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`, fieldPath(pod, spec.name));
+        w.waiting.set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(b.delayMs / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})` });
+        return finished + b.delayMs;
+      }
+      // a container that ran long enough starts over with the initial delay
+      const ranLong = b && finished - (current.startedAt ?? finished) > 2 * backoffMaxMs;
+      backoff.set(key, { delayMs: !b || ranLong ? backoffInitialMs : Math.min(b.delayMs * 2, backoffMaxMs), at: now });
+    }
+    // an image that could not be pulled (or a container not created) is tried again with back-off
+    const failedKey = `failed/${uid}/${spec.name}`;
+    const failed = backoff.get(failedKey);
+    if (failed && now - failed.at < failed.delayMs) {
+      const waiting = w.waiting.get(spec.name);
+      if (waiting?.reason === 'ErrImagePull') w.waiting.set(spec.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${spec.image}"` });
+      return failed.at + failed.delayMs;
+    }
+    if (await startContainer(w, spec, current ? current.attempt + 1 : 0)) {
+      backoff.delete(failedKey);
+    } else {
+      const next = grow(failed, backoffInitialMs, backoffMaxMs, now);
+      backoff.set(failedKey, next);
+      wake = now + next.delayMs;
+    }
+    for (const old of instances.slice(deps.maxDeadPerContainer ?? 1)) if (old.state === 'exited') await deps.runtime.removeContainer(old.id).catch(() => {});
+    return wake;
+  }
+
+  /** the sandbox's prerequisites and the sandbox; false (with the reason recorded and a retry scheduled) when not there yet */
+  async function prepareSandbox(w: Worker): Promise<boolean> {
+    const pod = w.pod;
+    const uid = pod.metadata.uid;
+    const now = Date.now();
+    const b = w.setupBackoff;
+    if (b && now - b.at < b.delayMs) {
+      schedule(uid, b.at + b.delayMs - now);
+      return false;
+    }
+    /** reported as a Warning event of that reason at every try, tried again after a growing back-off */
+    const fail = (event: string, message: string) => {
+      events.event(pod, 'Warning', event, message);
+      w.setupFailure = { reason: 'ContainerCreating', message, event };
+      w.setupBackoff = grow(w.setupBackoff, setupBackoffInitialMs, setupBackoffMaxMs, Date.now());
+      schedule(uid, w.setupBackoff.delayMs);
+      return false;
+    };
+    if (!pod.spec.hostNetwork) {
+      const net = deps.network();
+      if (!net.ready) return fail('NetworkNotReady', `network is not ready: ${net.message}`);
+    }
+    try {
+      await deps.volumes.setUp(pod);
+    } catch (e) {
+      return fail('FailedMount', (e as Error).message);
+    }
+    let cgroupParent = '';
+    if (deps.cgroups) {
+      await updateQos();
+      try {
+        cgroupParent = await deps.cgroups.ensurePod(pod);
+      } catch (e) {
+        return fail('FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
+      }
+    }
+    const attempt = w.sandbox ? w.sandbox.attempt + 1 : 0;
+    if (w.sandbox) {
+      // the sandbox died: what is left of it goes before a new one is made
+      await deps.runtime.stopSandbox(w.sandbox.id).catch(() => {});
+      await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
+      events.event(pod, 'Normal', 'SandboxChanged', 'Pod sandbox changed, it will be killed and re-created.');
+    }
+    const config = sandboxConfig(pod, attempt, cgroupParent, settings);
+    let id: string;
+    try {
+      id = await deps.runtime.runSandbox(config);
+    } catch (e) {
+      // a half-made sandbox would keep its name reserved: it is removed before the next try
+      for (const s of await deps.runtime.listSandboxes().catch(() => [])) {
+        if (s.uid !== uid || s.ready) continue;
+        await deps.runtime.stopSandbox(s.id).catch(() => {});
+        await deps.runtime.removeSandbox(s.id).catch((err) => log(`removing failed sandbox ${s.id}: ${(err as Error).message}`));
+      }
+      w.sandbox = undefined;
+      return fail('FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
+    }
+    w.sandbox = (await deps.runtime.sandboxInfo(id)) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
+    w.sandboxConfig = config;
+    w.containers = [];
+    w.setupFailure = undefined;
+    w.setupBackoff = undefined;
+    w.hostsFile = await deps.hostsFile?.(pod, ipsOf(w));
+    return true;
+  }
+
   /** true when the container was created and started */
-  async function startContainer(w: Worker, spec: any, attempt: number): Promise<boolean> {
+  async function startContainer(w: Worker, spec: Container, attempt: number): Promise<boolean> {
     const sandbox = w.sandbox!;
-    let imageRef: string;
-    try {
-      imageRef = await deps.runtime.ensureImage(spec.image);
-    } catch (e) {
-      w.waiting.set(spec.name, { reason: 'ErrImagePull', message: (e as Error).message });
-      events.event(w.pod, 'Warning', 'Failed', `Failed to pull image "${spec.image}": ${(e as Error).message}`, fieldPath(spec.name));
+    const pod = w.pod;
+    const image = spec.image ?? '';
+    const failed = (reason: string, message: string, event: string) => {
+      w.waiting.set(spec.name, { reason, message });
+      events.event(pod, 'Warning', 'Failed', event, fieldPath(pod, spec.name));
       return false;
-    }
+    };
+    let imageInfo;
     try {
-      const id = await deps.runtime.createContainer(sandbox.id, w.sandboxConfig!, containerConfig(w.pod, spec, attempt, imageRef, deps));
-      events.event(w.pod, 'Normal', 'Created', `Created container ${spec.name}`, fieldPath(spec.name));
+      imageInfo = await deps.runtime.ensureImage(image, spec.imagePullPolicy);
+    } catch (e) {
+      if (e instanceof ImageNeverPulled) return failed('ErrImageNeverPull', e.message, e.message);
+      return failed('ErrImagePull', (e as Error).message, `Failed to pull image "${image}": ${(e as Error).message}`);
+    }
+    let config;
+    try {
+      const violation = nonRootViolation(pod, spec, imageInfo);
+      if (violation) throw new Error(violation);
+      config = await containerConfig(pod, spec, attempt, imageInfo.id, {
+        ...deps.containers, volumes: deps.volumes, facts: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: ipsOf(w) },
+      });
+      if (w.hostsFile && !config.mounts.some((m) => m.containerPath === '/etc/hosts')) config.mounts.push({ containerPath: '/etc/hosts', hostPath: w.hostsFile, readOnly: false, propagation: 'private' });
+    } catch (e) {
+      return failed('CreateContainerConfigError', (e as Error).message, `Error: ${(e as Error).message}`);
+    }
+    let id: string;
+    try {
+      id = await deps.runtime.createContainer(sandbox.id, w.sandboxConfig!, config);
+    } catch (e) {
+      return failed('CreateContainerError', (e as Error).message, `Error: ${(e as Error).message}`);
+    }
+    events.event(pod, 'Normal', 'Created', `Created container ${spec.name}`, fieldPath(pod, spec.name));
+    try {
       await deps.runtime.startContainer(id);
-      events.event(w.pod, 'Normal', 'Started', `Started container ${spec.name}`, fieldPath(spec.name));
-      w.waiting.delete(spec.name);
-      return true;
     } catch (e) {
-      w.waiting.set(spec.name, { reason: 'CreateContainerError', message: (e as Error).message });
-      events.event(w.pod, 'Warning', 'Failed', `Error: ${(e as Error).message}`, fieldPath(spec.name));
-      return false;
+      return failed('RunContainerError', (e as Error).message, `Error: ${(e as Error).message}`);
     }
+    events.event(pod, 'Normal', 'Started', `Started container ${spec.name}`, fieldPath(pod, spec.name));
+    w.waiting.delete(spec.name);
+    return true;
   }
 
   /** runs the probes that are due; returns when the next one is due */
-  async function runProbes(w: Worker, spec: any, c: ContainerInfo): Promise<number> {
+  async function runProbes(w: Worker, spec: Container, c: ContainerInfo): Promise<number> {
     let p = w.probes.get(c.id);
     const started = c.startedAt ?? c.createdAt;
     if (!p) {
@@ -247,7 +442,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       };
       w.probes.set(c.id, p);
     }
-    const kinds: [ProbeKind, any][] = p.startupDone
+    const kinds: [ProbeKind, Probe | undefined][] = p.startupDone
       ? [['liveness', spec.livenessProbe], ['readiness', spec.readinessProbe]]
       : [['startup', spec.startupProbe]];
     let next = Infinity;
@@ -259,7 +454,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         next = Math.min(next, due);
         continue;
       }
-      const ok = await deps.runtime.probe(c, w.sandbox!, kind, probe, w.pod).catch(() => false);
+      const ok = await deps.runtime.probe(c, w.sandbox!, kind, probe, spec).catch(() => false);
       p.nextAt[kind] = Date.now() + (probe.periodSeconds ?? 10) * 1000;
       next = Math.min(next, p.nextAt[kind]);
       if (ok) {
@@ -277,16 +472,16 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       p.failures[kind]++;
       if (p.failures[kind] < (probe.failureThreshold ?? 3)) continue;
       if (kind === 'readiness') {
-        if (p.ready || p.failures[kind] === (probe.failureThreshold ?? 3)) events.event(w.pod, 'Warning', 'Unhealthy', 'Readiness probe failed', fieldPath(spec.name));
+        if (p.ready || p.failures[kind] === (probe.failureThreshold ?? 3)) events.event(w.pod, 'Warning', 'Unhealthy', 'Readiness probe failed', fieldPath(w.pod, spec.name));
         p.ready = false;
         continue;
       }
       // liveness or startup failed: the container is killed and restarted per the restart policy
       log(`container ${c.name} of pod ${w.pod.metadata.name} failed its ${kind} probe; killing it`);
       const Kind = kind === 'liveness' ? 'Liveness' : 'Startup';
-      events.event(w.pod, 'Warning', 'Unhealthy', `${Kind} probe failed`, fieldPath(spec.name));
-      events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(spec.name));
-      const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec?.terminationGracePeriodSeconds ?? 30;
+      events.event(w.pod, 'Warning', 'Unhealthy', `${Kind} probe failed`, fieldPath(w.pod, spec.name));
+      events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(w.pod, spec.name));
+      const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec.terminationGracePeriodSeconds ?? 30;
       await deps.runtime.stopContainer(c.id, grace);
       w.probes.delete(c.id);
       return Date.now();
@@ -296,9 +491,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
 
   async function terminate(w: Worker) {
     const pod = w.pod;
-    const grace = w.evicted?.graceSeconds ?? Math.min(pod.metadata.deletionGracePeriodSeconds ?? Infinity, pod.spec?.terminationGracePeriodSeconds ?? 30);
+    const grace = w.evicted?.graceSeconds ?? Math.min(pod.metadata.deletionGracePeriodSeconds ?? Infinity, pod.spec.terminationGracePeriodSeconds ?? 30);
     const live = w.containers.filter((c) => c.state === 'running' || c.state === 'created');
-    for (const c of live) if (!w.removed) events.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPath(c.name));
+    for (const c of live) if (!w.removed) events.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPath(pod, c.name));
     await Promise.all(live.map((c) => deps.runtime.stopContainer(c.id, grace)));
     if (w.sandbox) {
       await deps.runtime.stopSandbox(w.sandbox.id);
@@ -307,48 +502,62 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     if (!w.removed) report(w);
     if (w.evicted) {
       // an evicted pod stays in the API, Failed, with its containers' last states
-      const status = { ...w.pod.status, phase: 'Failed', reason: 'Evicted', message: w.evicted.message };
+      const status: PodStatus = { ...w.pod.status, phase: 'Failed', reason: 'Evicted', message: w.evicted.message };
       w.pod = { ...w.pod, status };
       deps.reportStatus(w.pod, status);
       events.event(pod, 'Warning', 'Evicted', w.evicted.message);
     }
-    for (const c of w.containers) await deps.runtime.removeContainer(c.id).catch(() => {});
-    if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(() => {});
+    // what cannot be removed now is left to the container garbage collection
+    const leftover = (what: string) => (e: unknown) => log(`removing ${what} of pod ${pod.metadata.name}: ${(e as Error).message}`);
+    for (const c of w.containers) await deps.runtime.removeContainer(c.id).catch(leftover(`container ${c.name}`));
+    if (w.sandbox) await deps.runtime.removeSandbox(w.sandbox.id).catch(leftover('the sandbox'));
+    await deps.volumes.tearDown(pod).catch((e) => log(`removing the volumes of pod ${pod.metadata.name}: ${(e as Error).message}`));
+    await deps.cgroups?.removePod(pod).catch((e) => log(`removing the cgroup of pod ${pod.metadata.name}: ${(e as Error).message}`));
     w.finished = true;
     clearTimeout(w.timer);
     workers.delete(pod.metadata.uid);
+    void updateQos();
     if (!w.removed) terminatedUids.add(pod.metadata.uid);
-    for (const spec of pod.spec?.containers ?? []) {
+    for (const spec of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
       backoff.delete(`${pod.metadata.uid}/${spec.name}`);
       backoff.delete(`failed/${pod.metadata.uid}/${spec.name}`);
     }
+    deps.released?.(pod);
     if (!w.removed && !w.evicted) deps.terminated(pod);
   }
 
   function isFinished(w: Worker): boolean {
-    const phase = w.pod.status?.phase;
-    return (phase === 'Succeeded' || phase === 'Failed') && w.containers.every((c) => c.state === 'exited');
+    return isTerminalPhase(w.pod.status?.phase) && w.containers.every((c) => c.state === 'exited');
   }
 
-  function report(w: Worker) {
-    const views = new Map<string, ContainerView>();
-    for (const spec of w.pod.spec?.containers ?? []) {
-      const instances = w.containers.filter((c) => c.name === spec.name).sort((a, b) => b.attempt - a.attempt);
+  function views(w: Worker, specs: Container[]): Map<string, ContainerView> {
+    const out = new Map<string, ContainerView>();
+    for (const spec of specs) {
+      const instances = instancesOf(w, spec.name);
       const current = instances[0];
       const p = current && w.probes.get(current.id);
       const running = current?.state === 'running';
       const started = running && (p ? p.startupDone : !spec.startupProbe);
-      views.set(spec.name, {
+      out.set(spec.name, {
         current, previous: instances[1],
         ready: running && started && (p ? p.ready : !spec.readinessProbe),
         started: !!started,
-        waiting: current?.state === 'running' ? undefined : w.waiting.get(spec.name),
+        waiting: running ? undefined : w.waiting.get(spec.name) ?? (w.setupFailure ? { reason: w.setupFailure.reason, message: w.setupFailure.message } : undefined),
       });
     }
-    const status = podStatus({ pod: w.pod, views, runtimeName: deps.runtimeName, hostIP: deps.hostIP, podIP: w.sandbox?.ip, startTime: w.startTime });
+    return out;
+  }
+
+  function report(w: Worker) {
+    const status = podStatus({
+      pod: w.pod, views: views(w, w.pod.spec.containers), initViews: views(w, w.pod.spec.initContainers ?? []),
+      runtimeName: deps.runtimeName, hostIP: deps.hostIP, podIPs: ipsOf(w), startTime: w.startTime,
+    });
     w.pod = { ...w.pod, status };
     deps.reportStatus(w.pod, status);
   }
+
+  const settings = { rootDir: deps.rootDir, dns: deps.dns, seccompDefault: deps.containers.seccompDefault };
 
   return {
     update(pod) {
@@ -356,8 +565,11 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       if (terminatedUids.has(uid)) return;
       const w = workers.get(uid);
       if (w) {
+        const labelsChanged = JSON.stringify([pod.metadata.labels, pod.metadata.annotations]) !== JSON.stringify([w.pod.metadata.labels, w.pod.metadata.annotations]);
         // keep the status this agent computed; the source's copy may lag behind it
         w.pod = { ...pod, status: { ...pod.status, ...w.pod.status } };
+        // downward API files follow the pod's labels and annotations
+        if (labelsChanged) w.refreshDue = true;
       } else {
         workers.set(uid, { pod, removed: false, containers: [], probes: new Map(), waiting: new Map(), startTime: Date.now(), again: false, finished: false });
       }
@@ -372,13 +584,15 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     },
     evict(uid, message, graceSeconds) {
       const w = workers.get(uid);
-      if (!w || w.evicted) return;
+      if (!w || w.evicted || w.finished) return false;
       w.evicted = { message, graceSeconds };
       schedule(uid);
+      return true;
     },
     pods() {
-      return [...workers.values()].map((w) => ({ pod: w.pod, containers: w.containers }));
+      return [...workers.values()].map((w) => ({ pod: w.pod, containers: w.containers, sandbox: w.sandbox }));
     },
+    podIPs: (uid) => ipsOf(workers.get(uid)),
     async idle() {
       for (;;) {
         const busy = [...workers.values()].map((w) => w.running).filter(Boolean);
@@ -389,60 +603,15 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     async close() {
       closed = true;
       clearInterval(relist);
+      clearInterval(refresh);
       for (const w of workers.values()) clearTimeout(w.timer);
       await Promise.all([...workers.values()].map((w) => w.running));
+      await qosUpdate;
     },
   };
 }
 
-function shouldRestart(pod: any, c: ContainerInfo): boolean {
-  const policy = pod.spec?.restartPolicy ?? 'Always';
+function shouldRestart(pod: AgentPod, c: ContainerInfo): boolean {
+  const policy = pod.spec.restartPolicy ?? 'Always';
   return policy === 'Always' || (policy === 'OnFailure' && (c.exitCode ?? 1) !== 0);
-}
-
-export function podLogDirectory(rootDir: string, pod: any): string {
-  return join(rootDir, 'logs', 'pods', `${pod.metadata.namespace}_${pod.metadata.name}_${pod.metadata.uid}`);
-}
-
-function sandboxConfig(pod: any, attempt: number, deps: Pick<PodWorkerDeps, 'rootDir' | 'dns'>): SandboxConfig {
-  const m = pod.metadata;
-  const hostNetwork = !!pod.spec?.hostNetwork;
-  return {
-    name: m.name, namespace: m.namespace, uid: m.uid, attempt, hostNetwork,
-    // a host-network pod shares the host's UTS namespace and must not set a host name
-    hostname: hostNetwork ? undefined : pod.spec?.hostname ?? m.name,
-    ...(deps.dns ? { dns: podDns(pod, deps.dns) } : {}),
-    sysctls: Object.fromEntries((pod.spec?.securityContext?.sysctls ?? []).map((x: any) => [x.name, String(x.value)])),
-    logDirectory: podLogDirectory(deps.rootDir, pod),
-    labels: { ...(m.labels ?? {}) },
-    annotations: { ...(m.annotations ?? {}) },
-  };
-}
-
-function containerConfig(pod: any, spec: any, attempt: number, imageRef: string, deps: PodWorkerDeps): ContainerConfig {
-  const field = (path: string): string => {
-    switch (path) {
-      case 'metadata.name': return pod.metadata.name;
-      case 'metadata.namespace': return pod.metadata.namespace;
-      case 'metadata.uid': return pod.metadata.uid;
-      case 'spec.nodeName': return deps.nodeName;
-      case 'spec.serviceAccountName': return pod.spec?.serviceAccountName ?? '';
-      case 'status.hostIP': case 'status.podIP': return deps.hostIP;
-      default: {
-        const m = /^metadata\.(labels|annotations)\['(.+)'\]$/.exec(path);
-        return m ? pod.metadata[m[1]!]?.[m[2]!] ?? '' : '';
-      }
-    }
-  };
-  const env = (spec.env ?? []).map((e: any) => ({ name: e.name, value: e.value ?? (e.valueFrom?.fieldRef ? field(e.valueFrom.fieldRef.fieldPath) : '') }));
-  // $(VAR) references to earlier variables are expanded, as the reference does for command and args
-  const vars = new Map<string, string>(env.map((e: any) => [e.name, e.value]));
-  const expand = (s: string) => s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (all, name) => (all === '$$' ? '$' : vars.get(name) ?? all));
-  return {
-    name: spec.name, attempt, image: imageRef,
-    command: (spec.command ?? []).map(expand), args: (spec.args ?? []).map(expand), env,
-    workingDir: spec.workingDir,
-    logPath: join(spec.name, `${attempt}.log`),
-    labels: {}, annotations: {},
-  };
 }

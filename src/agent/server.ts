@@ -2,8 +2,9 @@
 // HTTPS server on --address:--port (client certificates of --client-ca-file, bearer tokens through
 // the TokenReview API with --authentication-token-webhook, anonymous per --anonymous-auth;
 // authorization AlwaysAllow or Webhook through SubjectAccessReview on the node's subresources) with
-// /healthz, /pods, /runningpods/ and /containerLogs/<namespace>/<pod>/<container>; and the
-// read-only HTTP port (no authentication) with /healthz and /pods.
+// /healthz, /pods, /runningpods/, /stats/summary, /metrics/resource, /metrics and
+// /containerLogs/<namespace>/<pod>/<container>; and the read-only HTTP port (no authentication) with
+// the same endpoints except the debugging ones.
 
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
@@ -17,7 +18,9 @@ import type { AgentOptions } from './options.js';
 import type { NodeAgent } from './agent.js';
 import type { Client } from '../client/rest-client.js';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
-import { podLogDirectory } from './pod-workers.js';
+import { podLogDirectory } from './sandbox.js';
+import { resourceMetrics } from './stats/resource-metrics.js';
+import type { AgentMetrics } from './metrics.js';
 
 export interface AgentServers {
   /** bound ports: 0 when a server is off */
@@ -30,13 +33,22 @@ interface User {
   groups: string[];
 }
 
+interface Route {
+  path: RegExp;
+  /** served only with --enable-debugging-handlers */
+  debugging?: boolean;
+  handle(r: { req: IncomingMessage; res: ServerResponse; url: URL; match: RegExpExecArray }): Promise<void> | void;
+}
+
+const prometheusText = 'text/plain; version=0.0.4; charset=utf-8';
+
 class HttpError extends Error {
   constructor(readonly code: number, message: string) {
     super(message);
   }
 }
 
-export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], client: Client | undefined): Promise<AgentServers> {
+export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], client: Client | undefined, metrics?: AgentMetrics): Promise<AgentServers> {
   const servers: Server[] = [];
   const listen = async (server: Server, port: number, host: string) => {
     servers.push(server);
@@ -56,7 +68,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       })), o.healthzPort, o.healthzBindAddress);
     }
     if (o.readOnlyPort > 0) {
-      ports.readOnly = await listen(createHttpServer((req, res) => handle(req, res, () => route(req, res, false))), o.readOnlyPort, o.address);
+      ports.readOnly = await listen(createHttpServer((req, res) => handle(req, res, () => route(req, res, false, 'readonly'))), o.readOnlyPort, o.address);
     }
     if (o.enableServer) {
       const tls = await servingCertificate(o);
@@ -65,7 +77,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
         handle(req, res, async () => {
           const user = await authenticate(req);
           await authorize(req, user);
-          return route(req, res, o.enableDebuggingHandlers);
+          return route(req, res, o.enableDebuggingHandlers, 'https');
         }));
       ports.main = await listen(server, o.port, o.address);
     }
@@ -124,36 +136,68 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     if (!allowed) throw new HttpError(403, `Forbidden (user=${user.name}, verb=${verb}, resource=nodes, subresource(s)=[${subresource}])`);
   }
 
-  async function route(req: IncomingMessage, res: ServerResponse, debugging: boolean) {
+  /** the node a request is about: the only one, or the simulated one named by ?node= */
+  const nodeOf = (url: URL): NodeAgent => {
+    const name = url.searchParams.get('node');
+    const n = name ? nodes.find((x) => x.nodeName === name) : nodes[0];
+    if (!n) throw new HttpError(404, `node ${name} is not run by this agent`);
+    return n;
+  };
+  const allPods = () => nodes.flatMap((n) => n.workers.pods());
+
+  /**
+   * The endpoints, matched in order: a path pattern, whether it needs --enable-debugging-handlers, and
+   * the handler. New endpoints (exec, attach, port-forward) go here.
+   */
+  const routes: Route[] = [
+    { path: /^\/healthz$/, handle: ({ res }) => text(res, 'ok') },
+    { path: /^\/pods\/?$/, handle: ({ res }) => json(res, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: allPods().map((x) => x.pod) }) },
+    {
+      path: /^\/runningpods\/?$/,
+      handle: ({ res }) => {
+        const items = allPods().filter((x) => x.containers.some((c) => c.state === 'running')).map(({ pod, containers }) => ({
+          metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
+          spec: { containers: containers.filter((c) => c.state === 'running').map((c) => ({ name: c.name, image: c.image })) },
+        }));
+        return json(res, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
+      },
+    },
+    { path: /^\/stats\/summary\/?$/, handle: async ({ res, url }) => json(res, await nodeOf(url).stats.summary()) },
+    { path: /^\/metrics\/resource\/?$/, handle: async ({ res, url }) => text(res, resourceMetrics(await nodeOf(url).stats.summary()), prometheusText) },
+    {
+      path: /^\/metrics\/?$/,
+      handle: async ({ res }) => {
+        if (!metrics) throw new HttpError(404, 'not found');
+        return text(res, await metrics.registry.metrics(), metrics.registry.contentType);
+      },
+    },
+    {
+      path: /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true,
+      handle: async ({ res, url, match }) => {
+        const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+        const found = allPods().find((x) => x.pod.metadata.namespace === ns && x.pod.metadata.name === name);
+        if (!found) throw new HttpError(404, `pod ${ns}/${name} not found`);
+        const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
+        const previous = url.searchParams.get('previous') === 'true';
+        const c = previous ? instances[1] : instances[0];
+        if (!c) throw new HttpError(404, previous ? `previous terminated container "${container}" in pod "${name}" not found` : `container "${container}" in pod "${name}" is not available`);
+        const file = join(podLogDirectory(o.rootDir, found.pod), container, `${c.attempt}.log`);
+        const raw = existsSync(file) ? await readFile(file, 'utf8') : '';
+        let lines = parseCriLog(raw, url.searchParams.get('timestamps') === 'true');
+        const tail = url.searchParams.get('tailLines');
+        if (tail !== null) lines = lines.slice(-Math.max(0, Number(tail)));
+        return text(res, lines.join(''));
+      },
+    },
+  ];
+
+  async function route(req: IncomingMessage, res: ServerResponse, debugging: boolean, serverType: string) {
     const url = new URL(req.url ?? '/', 'http://agent');
-    const p = url.pathname;
-    if (p === '/healthz') return text(res, 'ok');
-    if (p === '/pods' || p === '/pods/') {
-      const items = nodes.flatMap((n) => n.workers.pods().map((x) => x.pod));
-      return json(res, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
-    }
-    if (p === '/runningpods/' || p === '/runningpods') {
-      const items = nodes.flatMap((n) => n.workers.pods().filter((x) => x.containers.some((c) => c.state === 'running')).map(({ pod, containers }) => ({
-        metadata: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid: pod.metadata.uid },
-        spec: { containers: containers.filter((c) => c.state === 'running').map((c) => ({ name: c.name, image: c.image })) },
-      })));
-      return json(res, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
-    }
-    const logs = /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(p);
-    if (logs && debugging) {
-      const [ns, name, container] = logs.slice(1).map(decodeURIComponent) as [string, string, string];
-      const found = nodes.flatMap((n) => n.workers.pods()).find((x) => x.pod.metadata.namespace === ns && x.pod.metadata.name === name);
-      if (!found) throw new HttpError(404, `pod ${ns}/${name} not found`);
-      const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
-      const previous = url.searchParams.get('previous') === 'true';
-      const c = previous ? instances[1] : instances[0];
-      if (!c) throw new HttpError(404, previous ? `previous terminated container "${container}" in pod "${name}" not found` : `container "${container}" in pod "${name}" is not available`);
-      const file = join(podLogDirectory(o.rootDir, found.pod), container, `${c.attempt}.log`);
-      const raw = existsSync(file) ? await readFile(file, 'utf8') : '';
-      let lines = parseCriLog(raw, url.searchParams.get('timestamps') === 'true');
-      const tail = url.searchParams.get('tailLines');
-      if (tail !== null) lines = lines.slice(-Math.max(0, Number(tail)));
-      return text(res, lines.join(''));
+    for (const r of routes) {
+      const match = r.path.exec(url.pathname);
+      if (!match || (r.debugging && !debugging)) continue;
+      metrics?.request(req.method ?? 'GET', r.path.source, serverType);
+      return r.handle({ req, res, url, match });
     }
     throw new HttpError(404, 'not found');
   }
@@ -185,8 +229,8 @@ function path(req: IncomingMessage): string {
   return new URL(req.url ?? '/', 'http://agent').pathname;
 }
 
-function text(res: ServerResponse, body: string) {
-  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
+function text(res: ServerResponse, body: string, contentType = 'text/plain; charset=utf-8') {
+  res.writeHead(200, { 'content-type': contentType }).end(body);
 }
 
 function json(res: ServerResponse, body: unknown) {

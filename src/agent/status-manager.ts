@@ -6,37 +6,43 @@
 import type { Naming } from '../api/naming.js';
 import { ApiError, isConflict, isNotFound, type Client } from '../client/rest-client.js';
 import { configAnnotations, isStaticPod } from './sources/static.js';
+import { podKey, type AgentPod, type PodStatus } from './objects.js';
+
+interface Pending {
+  pod: AgentPod;
+  status: PodStatus;
+}
 
 export const podsRef = { group: '', version: 'v1', resource: 'pods' };
 
 export interface StatusManager {
-  set(pod: any, status: any): void;
+  set(pod: AgentPod, status: PodStatus): void;
   /** the pod's containers stopped after its deletion began: remove it from the API */
-  terminated(pod: any): void;
+  terminated(pod: AgentPod): void;
   /** mirror pods in the API (from the API source), by namespace/name */
-  observeMirror(pod: any, deleted: boolean): void;
+  observeMirror(pod: AgentPod, deleted: boolean): void;
   /** makes the API's mirror pods match the static pods */
-  syncMirrors(staticPods: any[]): void;
+  syncMirrors(staticPods: AgentPod[]): void;
   /** resolves when nothing is waiting to be written */
   flushed(): Promise<void>;
   stop(): void;
 }
 
 export function createStatusManager(client: Client, names: Naming, nodeName: string, nodeUid: () => string | undefined, log: (m: string) => void): StatusManager {
-  const pending = new Map<string, { pod: any; status: any }>();
+  const pending = new Map<string, Pending>();
   const written = new Map<string, string>();
-  const mirrors = new Map<string, any>();
-  const latest = new Map<string, { pod: any; status: any }>();
+  const mirrors = new Map<string, AgentPod>();
+  const latest = new Map<string, Pending>();
   let active = 0;
   let stopped = false;
   let idle: (() => void)[] = [];
   const a = configAnnotations(names);
-  const keyOf = (pod: any) => `${pod.metadata.namespace}/${pod.metadata.name}`;
+  const keyOf = podKey;
   const maxInFlight = 16;
 
   const pump = () => {
     while (!stopped && active < maxInFlight && pending.size) {
-      const [uid, item] = pending.entries().next().value as [string, { pod: any; status: any }];
+      const [uid, item] = pending.entries().next().value as [string, Pending];
       pending.delete(uid);
       active++;
       void write(uid, item).finally(() => {
@@ -47,7 +53,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
     }
   };
 
-  const write = async (uid: string, { pod, status }: { pod: any; status: any }) => {
+  const write = async (uid: string, { pod, status }: Pending) => {
     const text = JSON.stringify(status);
     if (written.get(uid) === text) return;
     const pods = client.resource(podsRef, pod.metadata.namespace);
@@ -70,7 +76,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
     }
   };
 
-  const ensureMirror = async (pod: any) => {
+  const ensureMirror = async (pod: AgentPod) => {
     const pods = client.resource(podsRef, pod.metadata.namespace);
     const existing = mirrors.get(keyOf(pod));
     if (existing?.metadata.annotations?.[a.mirror] === pod.metadata.uid) return;

@@ -4,11 +4,18 @@
 import { agentUsage, parseAgentOptions } from '../agent/options.js';
 import { runAgent } from '../agent/agent.js';
 import { startAgentServers } from '../agent/server.js';
-import { readFileSync, writeFileSync } from 'node:fs';
+import type { AgentPod } from '../agent/objects.js';
+import { createLogger, type Logger } from '../agent/logger.js';
+import { acquireLock } from '../agent/lock.js';
+import { checkKernelDefaults, setMaxOpenFiles, setOomScoreAdj, swapOn } from '../agent/host.js';
+import { parseQuantity } from '../agent/quantity.js';
+import type { AgentOptions } from '../agent/options.js';
 
-const log = {
-  info: (m: string) => process.stderr.write(`I ${new Date().toISOString()} ${m}\n`),
-  warn: (m: string) => process.stderr.write(`W ${new Date().toISOString()} ${m}\n`),
+let log: Logger = createLogger({ format: 'text', splitStream: false, infoBufferBytes: 0, flushMs: 5000 });
+const fail = (message: string, code = 1): never => {
+  log.error(`cluster-agent: ${message}`);
+  log.close();
+  process.exit(code);
 };
 
 async function main() {
@@ -23,11 +30,15 @@ async function main() {
     process.stdout.write(agentUsage());
     return;
   }
-  for (const w of parsed.warnings) log.warn(w);
   const o = parsed.options;
+  log = createLogger({
+    format: o.values['logging-format'] as 'text' | 'json', splitStream: o.values['log-json-split-stream'] as boolean,
+    infoBufferBytes: parseQuantity(o.values['log-json-info-buffer-size'] as string), flushMs: o.values['log-flush-frequency'] as number,
+  });
+  for (const w of parsed.warnings) log.warn(w);
   if (o.runonce && o.clusterconfig) log.warn('--runonce ignores --clusterconfig: pods come from the file and URL sources only');
   const options = o.runonce ? { ...o, clusterconfig: undefined } : o;
-  if (o.runtime === 'remote') prepareHost(o.values['fail-swap-on'] as boolean, o.values['oom-score-adj'] as number);
+  await prepareHost(o);
 
   // a stop asked for while the agent starts is carried out once it has started
   let stop = (sig: string) => { requested = sig; };
@@ -35,19 +46,33 @@ async function main() {
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 
-  const agent = await runAgent(options, log).catch((e) => {
-    process.stderr.write(`cluster-agent: ${(e as Error).message}\n`);
-    process.exit(1);
-  });
+  const lockFile = o.values['lock-file'] as string;
+  if (lockFile) {
+    log.info(`waiting for the lock on ${lockFile}`);
+    await acquireLock(lockFile, o.values['exit-on-lock-contention'] ? () => stop('lock contention') : undefined).catch((e) => fail((e as Error).message));
+    log.info(`holding the lock on ${lockFile}`);
+  }
+
+  const agent = await runAgent(options, log).catch((e) => fail((e as Error).message));
+  if (o.runtime === 'remote') {
+    // the kernel settings containers rely on, set (or checked) once the runtime answered, as the reference does
+    const protect = o.values['protect-kernel-defaults'] as boolean;
+    const problems = checkKernelDefaults(protect);
+    if (protect && problems.length) {
+      await agent.stop();
+      fail(`--protect-kernel-defaults: the kernel settings differ from the agent's defaults: ${problems.join('; ')}`);
+    }
+    for (const p of problems) log.warn(`kernel settings: ${p}`);
+  }
   log.info(`running ${agent.nodes.length} node(s) (${agent.nodes.slice(0, 3).map((n) => n.nodeName).join(', ')}${agent.nodes.length > 3 ? ', ...' : ''}), runtime ${o.runtime}, ${options.clusterconfig ? 'API-server mode' : 'standalone mode'}`);
 
   if (o.runonce) {
     await Promise.all(agent.nodes.map((n) => n.synced));
     const deadline = Date.now() + 5 * 60_000;
-    let pods: any[] = [];
+    let pods: AgentPod[] = [];
     for (;;) {
       pods = agent.nodes.flatMap((n) => n.workers.pods().map((x) => x.pod));
-      const settled = pods.every((p) => ['Running', 'Succeeded', 'Failed'].includes(p.status?.phase));
+      const settled = pods.every((p) => ['Running', 'Succeeded', 'Failed'].includes(p.status?.phase ?? ''));
       if (settled || Date.now() > deadline) break;
       await new Promise((r) => setTimeout(r, 200));
     }
@@ -57,10 +82,9 @@ async function main() {
     process.exit(failed ? 1 : 0);
   }
 
-  const servers = await startAgentServers(o, agent.nodes, agent.client).catch(async (e) => {
+  const servers = await startAgentServers(o, agent.nodes, agent.client, agent.metrics).catch(async (e) => {
     await agent.stop();
-    process.stderr.write(`cluster-agent: ${(e as Error).message}\n`);
-    process.exit(1);
+    return fail((e as Error).message);
   });
   log.info(`healthz port ${servers.ports.healthz || 'off'}, server port ${servers.ports.main || 'off'}, read-only port ${servers.ports.readOnly || 'off'}`);
 
@@ -72,26 +96,29 @@ async function main() {
     if (stopping) process.exit(1);
     stopping = true;
     log.info(`${sig}: stopping; the node(s) will show NotReady`);
-    Promise.all([servers.close(), agent.stop()]).then(() => process.exit(0), (e) => {
-      log.warn(String(e));
+    Promise.all([servers.close(), agent.stop()]).then(() => {
+      log.close();
+      process.exit(0);
+    }, (e) => {
+      log.error(String(e));
+      log.close();
       process.exit(1);
     });
   };
   if (requested) stop(requested);
 }
 
-/** The host checks of the reference agent: swap refused unless allowed; the agent's own OOM score. */
-function prepareHost(failSwapOn: boolean, oomScoreAdj: number) {
-  const swaps = readFileSync('/proc/swaps', 'utf8').trim().split('\n').slice(1).filter(Boolean);
-  if (swaps.length && failSwapOn) {
-    process.stderr.write('cluster-agent: running with swap on is not supported; disable swap or set --fail-swap-on=false\n');
-    process.exit(1);
+/** The host checks of the reference agent before it starts: swap refused unless allowed; the agent's own OOM score and file limit. */
+async function prepareHost(o: AgentOptions) {
+  if (o.runtime === 'remote') {
+    if (swapOn() && o.values['fail-swap-on']) fail('running with swap on is not supported; disable swap or set --fail-swap-on=false');
+    try {
+      setOomScoreAdj(o.values['oom-score-adj'] as number);
+    } catch (e) {
+      log.warn(`could not set the agent's oom_score_adj to ${o.values['oom-score-adj']}: ${(e as Error).message}`);
+    }
   }
-  try {
-    writeFileSync('/proc/self/oom_score_adj', String(oomScoreAdj));
-  } catch (e) {
-    log.warn(`could not set the agent's oom_score_adj to ${oomScoreAdj}: ${(e as Error).message}`);
-  }
+  await setMaxOpenFiles(o.values['max-open-files'] as number).catch((e) => log.warn(`could not raise the open-file limit: ${(e as Error).message}`));
 }
 
 void main();

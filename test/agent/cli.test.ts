@@ -5,7 +5,7 @@ import { execFile, spawn } from 'node:child_process';
 import { startTestServer } from '../../src/testing.js';
 import { clientFromFile } from '../../src/client/rest-client.js';
 import { nodesRef } from '../../src/agent/node-status.js';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, waitFor } from './helpers.js';
 
@@ -68,6 +68,59 @@ describe('cluster-agent', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       client.close();
       await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('--logging-format=json writes one JSON object a line; --log-json-split-stream puts info on stdout', async () => {
+    const dir = tempDir('agent-cli-');
+    try {
+      const args = ['--runtime=fake', '--hostname-override=logged', `--root-dir=${dir}`, '--enable-server=false', '--healthz-port=0', '--read-only-port=0', '--logging-format=json'];
+      const started = (child: ReturnType<typeof spawn>, stream: 'stdout' | 'stderr') => new Promise<string>((resolve) => {
+        let text = '';
+        child[stream]!.on('data', (d) => {
+          text += d;
+          if (text.includes('running 1 node(s)')) resolve(text);
+        });
+      });
+      const plain = spawn(process.execPath, [agentMain, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const err = await started(plain, 'stderr');
+      plain.kill('SIGTERM');
+      const first = JSON.parse(err.split('\n').find((l) => l.includes('running 1 node(s)'))!);
+      assert.equal(first.v, 0);
+      assert.equal(typeof first.ts, 'number');
+      assert.match(first.msg, /^running 1 node\(s\) \(logged\), runtime fake, standalone mode$/);
+      const split = spawn(process.execPath, [agentMain, ...args, '--log-json-split-stream', '--log-json-info-buffer-size=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const out = await started(split, 'stdout');
+      split.kill('SIGTERM');
+      assert.ok(out.split('\n').filter(Boolean).every((l) => typeof JSON.parse(l).msg === 'string'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('--lock-file: a second agent waits for the lock; with --exit-on-lock-contention the holder leaves for it', async () => {
+    const dir = tempDir('agent-cli-');
+    const lock = join(dir, 'agent.lock');
+    const start = (name: string) => {
+      const child = spawn(process.execPath, [agentMain, '--runtime=fake', `--hostname-override=${name}`, `--root-dir=${join(dir, name)}`, '--enable-server=false', '--healthz-port=0', '--read-only-port=0',
+        `--lock-file=${lock}`, '--exit-on-lock-contention', '--max-open-files=4096'], { stdio: ['ignore', 'ignore', 'pipe'] });
+      let log = '';
+      child.stderr!.on('data', (d) => (log += d));
+      return { child, log: () => log };
+    };
+    const first = start('first');
+    let second: ReturnType<typeof start> | undefined;
+    try {
+      await waitFor('first holds the lock and runs', () => first.log().includes('running 1 node(s)'), 20_000);
+      assert.match(readFileSync(`/proc/${first.child.pid}/limits`, 'utf8'), /^Max open files\s+4096\s+4096\s+files/m, '--max-open-files');
+      const exited = new Promise<number | null>((r) => first.child.once('exit', (code) => r(code)));
+      second = start('second');
+      assert.equal(await exited, 0, 'the holder stops on contention');
+      assert.match(first.log(), /lock contention: stopping/);
+      await waitFor('second takes the lock and runs', () => second!.log().includes('holding the lock') && second!.log().includes('running 1 node(s)'), 20_000);
+    } finally {
+      for (const c of [first.child, second?.child]) if (c && c.exitCode === null) c.kill('SIGKILL');
       rmSync(dir, { recursive: true, force: true });
     }
   });

@@ -2,17 +2,42 @@
 // private /run, on a socket in a temporary folder, with images built locally from busybox-static
 // (no registry is reachable): `localhost/busybox:1`, the sandbox image `localhost/pause:1`, and an
 // unused `localhost/extra:1` for garbage collection.
+//
+// The agent's root folder is made here, a shared mount the runtime's namespace follows (a slave of it),
+// so the tmpfs and bind mounts the agent makes for volumes reach the containers.
+//
+// Networks: `loopback` (the default) configures a CNI network of the loopback plugin only, so the
+// runtime reports its network ready and the host's network is untouched (the tests' pods use the host
+// network); `private` runs containerd in a network namespace of its own with no CNI configuration at
+// first (the runtime reports NetworkReady=false): `configureBridge` then adds a bridge network with host
+// ports (portmap), and `inNetwork` runs a command in that namespace, which is the node's network.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, symlinkSync, copyFileSync, writeFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { tempDir } from './helpers.js';
 import { criRuntime } from '../../src/agent/runtime/cri.js';
 
 export interface Containerd {
   endpoint: string;
   dir: string;
+  /** the agent's --root-dir: a shared mount the runtime sees */
+  agentRoot: string;
+  /** a --cgroup-root of this test's own, removed at stop */
+  cgroupRoot: string;
+  /** the ctr client against this containerd, in its namespace */
+  ctr(...args: string[]): string;
+  /** imports one of the images built for the tests again (after a test removed it) */
+  importImage(name: 'busybox' | 'pause' | 'extra'): void;
+  /** `private` network: adds the bridge and host-port network (subnet 10.88.0.0/24, gateway 10.88.0.1) */
+  configureBridge(): void;
+  /** `private` network: runs a command in the runtime's network namespace */
+  inNetwork(command: string[], timeoutMs?: number): string;
   stop(): Promise<void>;
+}
+
+export interface ContainerdOptions {
+  network?: 'loopback' | 'private';
 }
 
 const which = (cmd: string) => {
@@ -28,13 +53,28 @@ export function containerdMissing(): string | undefined {
   if (process.getuid?.() !== 0) return 'containerd needs root';
   for (const cmd of ['containerd', 'runc', 'ctr', 'unshare', 'nsenter']) if (!which(cmd)) return `${cmd} is not installed (scripts/ensure-deps.sh installs containerd runc busybox-static)`;
   if (!existsSync('/bin/busybox') && !which('busybox')) return 'busybox-static is not installed';
+  if (!['/usr/lib/cni', '/opt/cni/bin'].some((d) => existsSync(join(d, 'loopback')))) return 'the CNI plugins are not installed (scripts/ensure-deps.sh installs containernetworking-plugins)';
   return undefined;
 }
 
-export async function startContainerd(): Promise<Containerd> {
+/** Why pods cannot get a bridge network with host ports here, or nothing when they can. */
+export function cniMissing(): string | undefined {
+  if (!['/usr/lib/cni', '/opt/cni/bin'].some((d) => ['bridge', 'host-local', 'portmap', 'loopback'].every((p) => existsSync(join(d, p))))) return 'the CNI plugins are not installed (scripts/ensure-deps.sh installs containernetworking-plugins)';
+  if (!which('iptables')) return 'iptables is not installed';
+  return undefined;
+}
+
+export async function startContainerd(o: ContainerdOptions = {}): Promise<Containerd> {
+  const network = o.network ?? 'loopback';
   const dir = tempDir('agent-containerd-');
   const sock = join(dir, 'containerd.sock');
-  for (const d of ['root', 'state', 'run', 'opt', 'cni-bin', 'cni-conf']) mkdirSync(join(dir, d));
+  for (const d of ['root', 'state', 'run', 'opt', 'cni-conf', 'agent']) mkdirSync(join(dir, d));
+  const agentRoot = join(dir, 'agent');
+  const cgroupRoot = `/${basename(dir)}`;
+  execFileSync('mount', ['--bind', agentRoot, agentRoot]);
+  execFileSync('mount', ['--make-rshared', agentRoot]);
+  const cniBin = ['/usr/lib/cni', '/opt/cni/bin'].find((d) => existsSync(join(d, 'loopback'))) ?? '/usr/lib/cni';
+  if (network === 'loopback') writeFileSync(join(dir, 'cni-conf', '99-loopback.conflist'), JSON.stringify({ cniVersion: '0.4.0', name: 'loopback', plugins: [{ type: 'loopback' }] }));
   writeFileSync(join(dir, 'config.toml'), `version = 2
 root = "${dir}/root"
 state = "${dir}/state"
@@ -49,10 +89,12 @@ state = "${dir}/state"
   stats_collect_period = 1
   sandbox_image = "localhost/pause:1"
   [plugins."io.containerd.grpc.v1.cri".cni]
-    bin_dir = "${dir}/cni-bin"
+    bin_dir = "${cniBin}"
     conf_dir = "${dir}/cni-conf"
 `);
-  const proc: ChildProcess = spawn('unshare', ['--mount', '--propagation', 'private', 'sh', '-c', `mount --bind ${dir}/run /run && exec containerd --config ${dir}/config.toml`], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const netns = network === 'private' ? ['--net'] : [];
+  const setup = network === 'private' ? 'ip link set lo up && ' : '';
+  const proc: ChildProcess = spawn('unshare', ['--mount', ...netns, '--propagation', 'slave', 'sh', '-c', `${setup}mount --bind ${dir}/run /run && exec containerd --config ${dir}/config.toml`], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   proc.stderr!.on('data', (d) => { log = (log + d.toString()).slice(-20_000); });
   const deadline = Date.now() + 20_000;
@@ -72,13 +114,32 @@ state = "${dir}/state"
     }
   };
   const images = join(dir, 'images');
-  ctr('images', 'import', buildImage(images, 'busybox', ['sh'], []));
-  ctr('images', 'import', buildImage(images, 'pause', [], ['/bin/sleep', '2147483647']));
-  ctr('images', 'import', buildImage(images, 'extra', ['true'], []));
+  const archives = {
+    busybox: buildImage(images, 'busybox', ['sh'], []),
+    pause: buildImage(images, 'pause', [], ['/bin/sleep', '2147483647']),
+    extra: buildImage(images, 'extra', ['true'], []),
+  };
+  for (const archive of Object.values(archives)) ctr('images', 'import', archive);
 
   return {
     endpoint: `unix://${sock}`,
     dir,
+    agentRoot,
+    cgroupRoot,
+    ctr,
+    importImage: (name) => void ctr('images', 'import', archives[name]),
+    configureBridge() {
+      writeFileSync(join(dir, 'cni-conf', '10-bridge.conflist'), JSON.stringify({
+        cniVersion: '0.4.0', name: 'agent-test',
+        plugins: [
+          { type: 'bridge', bridge: 'cni0', isGateway: true, ipMasq: true, hairpinMode: true, ipam: { type: 'host-local', ranges: [[{ subnet: '10.88.0.0/24' }]], dataDir: join(dir, 'ipam') } },
+          { type: 'portmap', capabilities: { portMappings: true } },
+        ],
+      }));
+    },
+    inNetwork(command, timeoutMs = 30_000) {
+      return execFileSync('nsenter', ['-t', String(proc.pid), '-n', ...command], { encoding: 'utf8', timeout: timeoutMs, killSignal: 'SIGKILL' });
+    },
     async stop() {
       // every sandbox is stopped and removed through CRI first, so no container process outlives the test
       try {
@@ -100,6 +161,7 @@ state = "${dir}/state"
       const group = ['k8s', 'io'].join('.');
       removeEmptyCgroups(join('/sys/fs/cgroup', group));
       for (const c of readdirSync('/sys/fs/cgroup')) removeEmptyCgroups(join('/sys/fs/cgroup', c, group));
+      for (const c of readdirSync('/sys/fs/cgroup')) removeEmptyCgroups(join('/sys/fs/cgroup', c, cgroupRoot));
       execFileSync('sh', ['-c', `grep " ${dir}/" /proc/mounts | cut -d" " -f2 | sort -r | xargs -r -n1 umount -l`], { stdio: 'ignore' });
       rmSync(dir, { recursive: true, force: true });
     },
@@ -137,7 +199,8 @@ function buildImage(base: string, name: string, cmd: string[], entrypoint: strin
   mkdirSync(blobs, { recursive: true });
   const busybox = existsSync('/bin/busybox') ? '/bin/busybox' : which('busybox');
   copyFileSync(busybox, join(rootfs, 'bin', 'busybox'));
-  for (const applet of ['sh', 'sleep', 'echo', 'cat', 'true', 'false', 'httpd', 'nc', 'ls', 'wget', 'date', 'kill']) symlinkSync('busybox', join(rootfs, 'bin', applet));
+  const applets = execFileSync(busybox, ['--list'], { encoding: 'utf8' }).split('\n').filter((a) => a && a !== 'busybox');
+  for (const applet of applets) symlinkSync('busybox', join(rootfs, 'bin', applet));
   const layerTar = join(work, 'layer.tar');
   execFileSync('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', rootfs, '-cf', layerTar, '.']);
   const blob = (data: Buffer) => {

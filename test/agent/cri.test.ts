@@ -2,9 +2,8 @@
 // a real API server. Skipped, saying why, only when containerd cannot run here.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'node:https';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
 import { clientFromFile, isNotFound, type Client } from '../../src/client/rest-client.js';
@@ -15,19 +14,14 @@ import { nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
 import { collectImages } from '../../src/agent/gc.js';
 import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
-import { tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
+import { tempDir, waitFor, ensureDefaultServiceAccount, ensureRootCA, httpsGet, quiet } from './helpers.js';
 
+/** how long a condition may take: these machines are shared, and containers start slowly under load */
+const slow = 180_000;
 const missing = containerdMissing();
-const quiet = { info() {}, warn() {} };
 const image = 'localhost/busybox:1';
 
-const get = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
-  request(url, { rejectUnauthorized: false }, (res) => {
-    let body = '';
-    res.on('data', (d) => (body += d));
-    res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-  }).on('error', reject).end();
-});
+const get = httpsGet;
 
 const hostPod = (name: string, containers: object[], spec: object = {}) => ({
   apiVersion: 'v1', kind: 'Pod', metadata: { name },
@@ -51,21 +45,22 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     [server, containerd] = await Promise.all([startTestServer(), containerdOnce()]);
     client = await clientFromFile(server.kubeconfig);
     await ensureDefaultServiceAccount(client);
-    root = tempDir('agent-cri-');
+    await ensureRootCA(client, server.names.rootCAConfigMap);
+    root = containerd.agentRoot;
     manifests = tempDir('agent-cri-manifests-');
     port = await freePort();
     const { options } = await parseAgentOptions([
       `--clusterconfig=${server.kubeconfig}`, `--container-runtime-endpoint=${containerd.endpoint}`, '--hostname-override=real-node',
       `--root-dir=${root}`, `--cert-dir=${join(root, 'pki')}`, `--pod-manifest-path=${manifests}`, '--file-check-frequency=300ms',
       '--node-status-update-frequency=500ms', '--address=127.0.0.1', `--port=${port}`, '--read-only-port=0', `--healthz-port=${await freePort()}`,
-      '--runtime-request-timeout=30s', '--container-log-max-size=16Ki', '--container-log-max-files=3',
+      '--runtime-request-timeout=30s', '--container-log-max-size=16Ki', '--container-log-max-files=3', `--cgroup-root=${containerd.cgroupRoot}`,
     ]);
     startAgent = async () => {
-      agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100 });
+      agent = await runAgent(options, quiet, { leaseDurationSeconds: 2, relistMs: 200, logCheckMs: 100, containerGcIntervalMs: 1000 });
       servers = await startAgentServers(options, agent.nodes, agent.client);
     };
     await startAgent();
-  }, { timeout: 180_000 });
+  }, { timeout: 300_000 });
 
   after(async () => {
     await servers?.close();
@@ -73,7 +68,6 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     client?.close();
     await containerd?.stop();
     await server?.close();
-    if (root) rmSync(root, { recursive: true, force: true });
     if (manifests) rmSync(manifests, { recursive: true, force: true });
   });
 
@@ -92,7 +86,7 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     const p = await waitFor('Running', async () => {
       const x = await pods.get('hello');
       return x.status?.phase === 'Running' && x;
-    }, 30_000);
+    }, slow);
     const status = p.status.containerStatuses[0];
     assert.match(status.containerID, /^containerd:\/\/[0-9a-f]{64}$/);
     assert.match(status.imageID, /^sha256:[0-9a-f]{64}$/);
@@ -134,7 +128,7 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
       const x = await pods.get('no-image');
       const w = x.status?.containerStatuses?.[0]?.state?.waiting;
       return ['ErrImagePull', 'ImagePullBackOff'].includes(w?.reason) && x;
-    }, 30_000);
+    }, slow);
     assert.equal(p.status.phase, 'Pending');
     assert.match(p.status.containerStatuses[0].state.waiting.message, /missing/);
     await pods.delete('no-image', { gracePeriodSeconds: 0 });
@@ -147,7 +141,7 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
       const x = await pods.get('crasher');
       const s = x.status?.containerStatuses?.[0];
       return s?.restartCount >= 1 && s.state.waiting?.reason === 'CrashLoopBackOff' && x;
-    }, 30_000);
+    }, slow);
     assert.equal(p.status.containerStatuses[0].lastState.terminated.exitCode, 2);
     const previous = await get(`https://127.0.0.1:${port}/containerLogs/default/crasher/main?previous=true`);
     assert.equal(previous.body, 'attempt\n');
@@ -164,25 +158,28 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
       const x = await pods.get('probed');
       const [sick, web] = x.status?.containerStatuses ?? [];
       return sick?.restartCount >= 1 && web?.ready === true && x;
-    }, 30_000);
+    }, slow);
     assert.equal(p.status.containerStatuses[1].restartCount, 0);
   });
 
-  test('deleting a pod stops its container within the grace period, then removes it', async () => {
+  test('deleting a pod stops its container gracefully (the stop signal first), then removes it', async () => {
     const pods = client.resource(podsRef, 'default');
-    await pods.create(hostPod('doomed', [{ name: 'main', image, command: ['sleep', '3600'] }], { terminationGracePeriodSeconds: 2 }));
+    const out = tempDir('agent-cri-signal-');
+    await pods.create(hostPod('doomed', [{
+      name: 'main', image, command: ['sh', '-c', 'trap "echo stopped-by-term > /out/signal; exit 0" TERM; while :; do sleep 0.1; done'],
+      volumeMounts: [{ name: 'out', mountPath: '/out' }],
+    }], { terminationGracePeriodSeconds: 30, volumes: [{ name: 'out', hostPath: { path: out } }] }));
     const p = await waitFor('Running', async () => {
       const x = await pods.get('doomed');
       return x.status?.phase === 'Running' && x;
-    }, 30_000);
+    }, slow);
     const id = p.status.containerStatuses[0].containerID.replace('containerd://', '');
-    const t0 = Date.now();
     await pods.delete('doomed');
-    await waitFor('pod removed', async () => pods.get('doomed').then(() => false, (e) => isNotFound(e)), 15_000);
-    const elapsed = Date.now() - t0;
-    assert.ok(elapsed < 2000 + 3000, `stopped within the grace period and a little (${elapsed} ms)`);
-    const left = await agent!.nodes[0]!.runtime.listContainers();
-    assert.ok(!left.some((c) => c.id === id && c.state === 'running'));
+    await waitFor('pod removed', async () => pods.get('doomed').then(() => false, (e) => isNotFound(e)), slow);
+    assert.equal(readFileSync(join(out, 'signal'), 'utf8'), 'stopped-by-term\n', 'the container got the stop signal and ended on it');
+    const runtime = agent!.nodes[0]!.runtime;
+    await waitFor('container removed', async () => !(await runtime.listContainers()).some((c) => c.id === id), slow);
+    rmSync(out, { recursive: true, force: true });
   });
 
   test('a static pod from the manifest directory appears as a mirror pod and follows edits', async () => {
@@ -193,13 +190,13 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     const first = await waitFor('mirror Running', async () => {
       const x = await pods.get('static-real-node');
       return x.status?.phase === 'Running' && x.status.containerStatuses?.[0]?.containerID && x;
-    }, 30_000);
+    }, slow);
     writeFileSync(file, manifest('second'));
     const second = await waitFor('mirror follows the edit', async () => {
       const x = await pods.get('static-real-node');
       const id = x.status?.containerStatuses?.[0]?.containerID;
       return x.spec.containers[0].command[2].includes('second') && x.status?.phase === 'Running' && id && id !== first.status.containerStatuses[0].containerID && x;
-    }, 30_000);
+    }, slow);
     const log = await waitFor('static log', async () => {
       const r = await get(`https://127.0.0.1:${port}/containerLogs/default/static-real-node/main`);
       return r.body.includes('second') && r;
@@ -214,12 +211,12 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     const p = await waitFor('Running', async () => {
       const x = await pods.get('chatty');
       return x.status?.phase === 'Running' && x;
-    }, 30_000);
+    }, slow);
     const logDir = join(root, 'logs', 'pods', `default_chatty_${p.metadata.uid}`, 'main');
     const files = await waitFor('two rotations', () => {
       const names = readdirSync(logDir);
       return names.filter((n) => n.startsWith('0.log.')).length >= 2 && names;
-    }, 20_000);
+    }, slow);
     await new Promise((r) => setTimeout(r, 500));
     const now = readdirSync(logDir);
     assert.ok(now.includes('0.log'), `the current file exists (${files.join(' ')})`);
@@ -232,7 +229,10 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
 
   test('a restarted agent takes over the containers it started, and removes sandboxes nobody wants', async () => {
     const pods = client.resource(podsRef, 'default');
-    const before = (await pods.get('hello')).status.containerStatuses[0].containerID;
+    const hello = await pods.get('hello');
+    const before = hello.status.containerStatuses[0].containerID;
+    const helloDir = join(root, 'pods', hello.metadata.uid);
+    assert.ok(existsSync(helloDir));
     await servers.close();
     await agent!.stop();
     // a pod deleted while the agent is away leaves a sandbox behind
@@ -242,10 +242,14 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     const p = await waitFor('survivor Running', async () => {
       const x = await pods.get('survivor');
       return x.status?.phase === 'Running' && x;
-    }, 30_000);
+    }, slow);
     assert.ok(p.status.containerStatuses[0].containerID);
     const runtime = agent!.nodes[0]!.runtime;
-    await waitFor('orphan sandbox removed', async () => !(await runtime.listContainers()).some((c) => `containerd://${c.id}` === before), 10_000);
+    await waitFor('orphan sandbox removed', async () => !(await runtime.listContainers()).some((c) => `containerd://${c.id}` === before), slow);
+    // and its folder (with its volumes' mounts) and cgroup
+    await waitFor('orphan folder removed', () => !existsSync(helloDir), slow);
+    assert.ok(!readFileSync('/proc/mounts', 'utf8').includes(helloDir));
+    await waitFor('orphan cgroup removed', () => !existsSync(`/sys/fs/cgroup/memory${containerd.cgroupRoot}/kubepods/besteffort/pod${hello.metadata.uid}`), slow);
     // the restart changes nothing for a pod that is still wanted
     const second = agent!;
     await servers.close();

@@ -5,7 +5,7 @@ import { parseResolvConf, podDns } from '../../src/agent/dns.js';
 
 const resolv = 'nameserver 192.0.2.53\nnameserver 192.0.2.54 # second\nsearch corp.example lab.example\noptions timeout:2 rotate\n';
 const settings = { clusterDns: ['10.96.0.10'], clusterDomain: 'cluster.local', resolvConf: '/etc/resolv.conf' };
-const dns = (spec: object, s = settings) => podDns({ metadata: { namespace: 'shop' }, spec }, s, () => resolv);
+const dns = (spec: object, s = settings) => podDns({ metadata: { name: 'p', namespace: 'shop', uid: 'u' }, spec: { containers: [], ...spec } }, s, () => resolv);
 
 describe('pod DNS', () => {
   test('resolv.conf is parsed', () => {

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
+import type { AgentPod } from '../../src/agent/objects.js';
 import { evictionManager, type Signals } from '../../src/agent/eviction.js';
 import { parseThresholds } from '../../src/agent/quantity.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -15,7 +16,7 @@ import { pod, tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js
 
 const Mi = 2 ** 20;
 const memory = (availableMi: number): Signals => ({ 'memory.available': { available: availableMi * Mi, capacity: 4096 * Mi } });
-const active = (name: string, qosClass: string, priority = 0, grace = 30) => ({ metadata: { name, uid: name }, spec: { priority, terminationGracePeriodSeconds: grace }, status: { qosClass } });
+const active = (name: string, qosClass: 'Guaranteed' | 'Burstable' | 'BestEffort', priority = 0, grace = 30): AgentPod => ({ metadata: { name, namespace: 'default', uid: name }, spec: { containers: [], priority, terminationGracePeriodSeconds: grace }, status: { qosClass } });
 
 describe('eviction manager', () => {
   const setup = (signals: () => Signals, extra: Partial<Parameters<typeof evictionManager>[0]> = {}) => {

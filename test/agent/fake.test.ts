@@ -10,9 +10,8 @@ import { parseAgentOptions, fakeAnnotation } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { leasesRef, nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
-import { pod, tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
+import { pod, tempDir, waitFor, ensureDefaultServiceAccount, quiet } from './helpers.js';
 
-const quiet = { info() {}, warn() {} };
 
 describe('agent with the fake runtime', () => {
   let server: TestServer;

@@ -2,6 +2,7 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { request as httpsRequest } from 'node:https';
 
 export async function waitFor<T>(what: string, f: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000, everyMs = 50): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -37,3 +38,27 @@ export async function ensureDefaultServiceAccount(client: { resource(ref: object
   await client.resource({ group: '', version: 'v1', resource: 'serviceaccounts' }, namespace).create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default' } })
     .catch((e: any) => { if (e?.code !== 409) throw e; });
 }
+
+/** the agent's log in tests: silent, or on stderr with AGENT_TEST_LOG=1 */
+export const quiet = process.env.AGENT_TEST_LOG
+  ? { info: (m: string) => process.stderr.write(`I ${m}\n`), warn: (m: string) => process.stderr.write(`W ${m}\n`) }
+  : { info() {}, warn() {} };
+
+/**
+ * The cluster's root CA in the namespace's ConfigMap that projected service-account volumes read; without
+ * the controller that publishes it in these tests, the test writes it from the client's configuration.
+ */
+export async function ensureRootCA(client: { config: { caPem?: string }; resource(ref: object, ns?: string): { create(o: object): Promise<unknown> } }, configMapName: string, namespace = 'default'): Promise<void> {
+  await client.resource({ group: '', version: 'v1', resource: 'configmaps' }, namespace)
+    .create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: configMapName }, data: { 'ca.crt': client.config.caPem ?? '' } })
+    .catch((e: any) => { if (e?.code !== 409) throw e; });
+}
+
+/** a GET of the agent's server, its certificate not checked */
+export const httpsGet = (url: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+  httpsRequest(url, { rejectUnauthorized: false }, (res) => {
+    let body = '';
+    res.on('data', (d) => (body += d));
+    res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+  }).on('error', reject).end();
+});

@@ -15,9 +15,8 @@ import { startAgentServers, type AgentServers } from '../../src/agent/server.js'
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
 import { podsRef } from '../../src/agent/status-manager.js';
-import { pod, tempDir, waitFor, ensureDefaultServiceAccount } from './helpers.js';
+import { pod, tempDir, waitFor, ensureDefaultServiceAccount, quiet } from './helpers.js';
 
-const quiet = { info() {}, warn() {} };
 interface Answer { status: number; body: string }
 const fetchIt = (url: string, opts: { token?: string; cert?: string; key?: string } = {}) => new Promise<Answer>((resolve, reject) => {
   const headers = opts.token ? { authorization: `Bearer ${opts.token}` } : {};

@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { naming } from '../../src/api/naming.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
-import { tempDir, waitFor } from './helpers.js';
+import { tempDir, waitFor, quiet } from './helpers.js';
 
 const agentMain = new URL('../../src/main/agent.js', import.meta.url).pathname;
-const quiet = { info() {}, warn() {} };
 const manifest = (name: string, image = 'busybox') => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image }] } });
 
 describe('standalone agent: file and URL sources', () => {
@@ -56,7 +55,7 @@ describe('standalone agent: file and URL sources', () => {
     assert.equal(p.metadata.namespace, 'default');
     assert.equal(p.spec.nodeName, 'solo');
     assert.match(p.metadata.uid, /^[0-9a-f]{32}$/);
-    assert.equal(p.metadata.annotations[naming().label('config.source')], 'http');
+    assert.equal(p.metadata.annotations?.[naming().label('config.source')], 'http');
   });
 
   test('the URL is fetched with the configured headers', () => {

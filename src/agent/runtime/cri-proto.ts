@@ -17,8 +17,13 @@ service RuntimeService {
   rpc RemoveContainer(RemoveContainerRequest) returns (RemoveContainerResponse) {}
   rpc ListContainers(ListContainersRequest) returns (ListContainersResponse) {}
   rpc ContainerStatus(ContainerStatusRequest) returns (ContainerStatusResponse) {}
+  rpc UpdateContainerResources(UpdateContainerResourcesRequest) returns (UpdateContainerResourcesResponse) {}
   rpc ReopenContainerLog(ReopenContainerLogRequest) returns (ReopenContainerLogResponse) {}
   rpc ExecSync(ExecSyncRequest) returns (ExecSyncResponse) {}
+  rpc ContainerStats(ContainerStatsRequest) returns (ContainerStatsResponse) {}
+  rpc ListContainerStats(ListContainerStatsRequest) returns (ListContainerStatsResponse) {}
+  rpc ListPodSandboxStats(ListPodSandboxStatsRequest) returns (ListPodSandboxStatsResponse) {}
+  rpc UpdateRuntimeConfig(UpdateRuntimeConfigRequest) returns (UpdateRuntimeConfigResponse) {}
   rpc Status(StatusRequest) returns (StatusResponse) {}
 }
 
@@ -36,14 +41,45 @@ message VersionResponse { string version = 1; string runtime_name = 2; string ru
 message DNSConfig { repeated string servers = 1; repeated string searches = 2; repeated string options = 3; }
 enum NamespaceMode { POD = 0; CONTAINER = 1; NODE = 2; TARGET = 3; }
 message NamespaceOption { NamespaceMode network = 1; NamespaceMode pid = 2; NamespaceMode ipc = 3; string target_id = 4; }
-message LinuxSandboxSecurityContext { NamespaceOption namespace_options = 1; }
-message LinuxPodSandboxConfig { string cgroup_parent = 1; LinuxSandboxSecurityContext security_context = 2; map<string, string> sysctls = 3; }
+message Int64Value { int64 value = 1; }
+message SecurityProfile {
+  enum ProfileType { RuntimeDefault = 0; Unconfined = 1; Localhost = 2; }
+  ProfileType profile_type = 1;
+  string localhost_ref = 2;
+}
+message LinuxSandboxSecurityContext {
+  NamespaceOption namespace_options = 1;
+  Int64Value run_as_user = 3;
+  bool readonly_rootfs = 4;
+  repeated int64 supplemental_groups = 5;
+  bool privileged = 6;
+  Int64Value run_as_group = 8;
+  SecurityProfile seccomp = 9;
+}
+message LinuxContainerResources {
+  int64 cpu_period = 1;
+  int64 cpu_quota = 2;
+  int64 cpu_shares = 3;
+  int64 memory_limit_in_bytes = 4;
+  int64 oom_score_adj = 5;
+  string cpuset_cpus = 6;
+  string cpuset_mems = 7;
+}
+message LinuxPodSandboxConfig {
+  string cgroup_parent = 1;
+  LinuxSandboxSecurityContext security_context = 2;
+  map<string, string> sysctls = 3;
+  LinuxContainerResources resources = 5;
+}
+enum Protocol { TCP = 0; UDP = 1; SCTP = 2; }
+message PortMapping { Protocol protocol = 1; int32 container_port = 2; int32 host_port = 3; string host_ip = 4; }
 message PodSandboxMetadata { string name = 1; string uid = 2; string namespace = 3; uint32 attempt = 4; }
 message PodSandboxConfig {
   PodSandboxMetadata metadata = 1;
   string hostname = 2;
   string log_directory = 3;
   DNSConfig dns_config = 4;
+  repeated PortMapping port_mappings = 5;
   map<string, string> labels = 6;
   map<string, string> annotations = 7;
   LinuxPodSandboxConfig linux = 8;
@@ -83,6 +119,24 @@ message ListPodSandboxResponse { repeated PodSandbox items = 1; }
 
 message ImageSpec { string image = 1; map<string, string> annotations = 2; }
 message KeyValue { string key = 1; string value = 2; }
+enum MountPropagation { PROPAGATION_PRIVATE = 0; PROPAGATION_HOST_TO_CONTAINER = 1; PROPAGATION_BIDIRECTIONAL = 2; }
+message Mount { string container_path = 1; string host_path = 2; bool readonly = 3; bool selinux_relabel = 4; MountPropagation propagation = 5; }
+message Capability { repeated string add_capabilities = 1; repeated string drop_capabilities = 2; }
+message LinuxContainerSecurityContext {
+  Capability capabilities = 1;
+  bool privileged = 2;
+  NamespaceOption namespace_options = 3;
+  Int64Value run_as_user = 5;
+  string run_as_username = 6;
+  bool readonly_rootfs = 7;
+  repeated int64 supplemental_groups = 8;
+  bool no_new_privs = 11;
+  Int64Value run_as_group = 12;
+  repeated string masked_paths = 13;
+  repeated string readonly_paths = 14;
+  SecurityProfile seccomp = 15;
+}
+message LinuxContainerConfig { LinuxContainerResources resources = 1; LinuxContainerSecurityContext security_context = 2; }
 message ContainerMetadata { string name = 1; uint32 attempt = 2; }
 message ContainerConfig {
   ContainerMetadata metadata = 1;
@@ -91,9 +145,14 @@ message ContainerConfig {
   repeated string args = 4;
   string working_dir = 5;
   repeated KeyValue envs = 6;
+  repeated Mount mounts = 7;
   map<string, string> labels = 9;
   map<string, string> annotations = 10;
   string log_path = 11;
+  bool stdin = 12;
+  bool stdin_once = 13;
+  bool tty = 14;
+  LinuxContainerConfig linux = 15;
 }
 message CreateContainerRequest { string pod_sandbox_id = 1; ContainerConfig config = 2; PodSandboxConfig sandbox_config = 3; }
 message CreateContainerResponse { string container_id = 1; }
@@ -137,10 +196,16 @@ message ContainerStatus {
   string log_path = 15;
 }
 message ContainerStatusResponse { ContainerStatus status = 1; }
+message UpdateContainerResourcesRequest { string container_id = 1; LinuxContainerResources linux = 2; }
+message UpdateContainerResourcesResponse {}
 message ReopenContainerLogRequest { string container_id = 1; }
 message ReopenContainerLogResponse {}
 message ExecSyncRequest { string container_id = 1; repeated string cmd = 2; int64 timeout = 3; }
 message ExecSyncResponse { bytes stdout = 1; bytes stderr = 2; int32 exit_code = 3; }
+message NetworkConfig { string pod_cidr = 1; }
+message RuntimeConfig { NetworkConfig network_config = 1; }
+message UpdateRuntimeConfigRequest { RuntimeConfig runtime_config = 1; }
+message UpdateRuntimeConfigResponse {}
 message StatusRequest { bool verbose = 1; }
 message RuntimeCondition { string type = 1; bool status = 2; string reason = 3; string message = 4; }
 message RuntimeStatus { repeated RuntimeCondition conditions = 1; }
@@ -148,7 +213,7 @@ message StatusResponse { RuntimeStatus status = 1; }
 
 message ImageFilter { ImageSpec image = 1; }
 message ListImagesRequest { ImageFilter filter = 1; }
-message Image { string id = 1; repeated string repo_tags = 2; repeated string repo_digests = 3; uint64 size = 4; }
+message Image { string id = 1; repeated string repo_tags = 2; repeated string repo_digests = 3; uint64 size = 4; Int64Value uid = 5; string username = 6; }
 message ListImagesResponse { repeated Image images = 1; }
 message ImageStatusRequest { ImageSpec image = 1; bool verbose = 2; }
 message ImageStatusResponse { Image image = 1; }
@@ -162,4 +227,31 @@ message FilesystemIdentifier { string mountpoint = 1; }
 message FilesystemUsage { int64 timestamp = 1; FilesystemIdentifier fs_id = 2; UInt64Value used_bytes = 3; UInt64Value inodes_used = 4; }
 message ImageFsInfoRequest {}
 message ImageFsInfoResponse { repeated FilesystemUsage image_filesystems = 1; }
+
+message CpuUsage { int64 timestamp = 1; UInt64Value usage_core_nano_seconds = 2; UInt64Value usage_nano_cores = 3; }
+message MemoryUsage {
+  int64 timestamp = 1;
+  UInt64Value working_set_bytes = 2;
+  UInt64Value available_bytes = 3;
+  UInt64Value usage_bytes = 4;
+  UInt64Value rss_bytes = 5;
+  UInt64Value page_faults = 6;
+  UInt64Value major_page_faults = 7;
+}
+message ContainerAttributes { string id = 1; ContainerMetadata metadata = 2; map<string, string> labels = 3; map<string, string> annotations = 4; }
+message ContainerStats { ContainerAttributes attributes = 1; CpuUsage cpu = 2; MemoryUsage memory = 3; FilesystemUsage writable_layer = 4; }
+message ContainerStatsRequest { string container_id = 1; }
+message ContainerStatsResponse { ContainerStats stats = 1; }
+message ContainerStatsFilter { string id = 1; string pod_sandbox_id = 2; map<string, string> label_selector = 3; }
+message ListContainerStatsRequest { ContainerStatsFilter filter = 1; }
+message ListContainerStatsResponse { repeated ContainerStats stats = 1; }
+message NetworkInterfaceUsage { string name = 1; UInt64Value rx_bytes = 2; UInt64Value rx_errors = 3; UInt64Value tx_bytes = 4; UInt64Value tx_errors = 5; }
+message NetworkUsage { int64 timestamp = 1; NetworkInterfaceUsage default_interface = 2; repeated NetworkInterfaceUsage interfaces = 3; }
+message ProcessUsage { int64 timestamp = 1; UInt64Value process_count = 2; }
+message LinuxPodSandboxStats { CpuUsage cpu = 1; MemoryUsage memory = 2; NetworkUsage network = 3; ProcessUsage process = 4; repeated ContainerStats containers = 5; }
+message PodSandboxAttributes { string id = 1; PodSandboxMetadata metadata = 2; map<string, string> labels = 3; map<string, string> annotations = 4; }
+message PodSandboxStats { PodSandboxAttributes attributes = 1; LinuxPodSandboxStats linux = 2; }
+message PodSandboxStatsFilter { string id = 1; map<string, string> label_selector = 2; }
+message ListPodSandboxStatsRequest { PodSandboxStatsFilter filter = 1; }
+message ListPodSandboxStatsResponse { repeated PodSandboxStats stats = 1; }
 `;

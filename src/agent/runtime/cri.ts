@@ -1,7 +1,8 @@
 // The real runtime: CRI v1 over gRPC (containerd, CRI-O) on --container-runtime-endpoint and
 // --image-service-endpoint, every call bounded by --runtime-request-timeout. Container logs are
 // written by the runtime under --root-dir and rotated here by --container-log-max-size and
-// --container-log-max-files.
+// --container-log-max-files. Image pulls go at --registry-qps with --registry-burst, one at a time
+// with --serialize-image-pulls.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir, rename, stat, statfs, unlink } from 'node:fs/promises';
@@ -9,7 +10,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { criProto } from './cri-proto.js';
 import { httpProbe, tcpProbe } from './prober.js';
-import type { ContainerConfig, ContainerInfo, ContainerRuntime, ContainerState, ImageInfo, SandboxConfig, SandboxInfo } from './types.js';
+import { tokenBucket } from '../../client/rate-limit.js';
+import { ImageNeverPulled, type ContainerConfig, type ContainerInfo, type ContainerRuntime, type ContainerState, type ContainerStats, type ImageInfo, type RuntimeCondition, type SandboxConfig, type SandboxInfo, type SandboxStats } from './types.js';
+import type { ContainerSecurity, SandboxSecurity, Seccomp } from '../security.js';
+import type { LinuxResources } from '../resources.js';
 
 export interface CriOptions {
   endpoint: string;
@@ -20,9 +24,16 @@ export interface CriOptions {
   logMaxFiles: number;
   /** how often container logs are checked for rotation; default 10 s */
   logCheckMs?: number;
+  /** image pulls per second (0: unlimited) and at once */
+  registryQps?: number;
+  registryBurst?: number;
+  serializeImagePulls?: boolean;
 }
 
-type Call = (method: string, request: object, timeoutMs?: number) => Promise<any>;
+type Call = <T>(method: string, request: object, timeoutMs?: number) => Promise<T>;
+type GrpcCallback = (err: { code: number; details?: string; message: string } | null, res: unknown) => void;
+type GrpcClient = Record<string, (req: object, opts: object, cb: GrpcCallback) => void> & { close(): void };
+type GrpcClientClass = new (address: string, credentials: unknown) => GrpcClient;
 
 async function loadServices() {
   const grpc = await import('@grpc/grpc-js');
@@ -32,7 +43,7 @@ async function loadServices() {
   try {
     writeFileSync(join(dir, 'cri.proto'), criProto);
     const definition = loader.loadSync(join(dir, 'cri.proto'), { keepCase: false, longs: Number, enums: String, defaults: true, oneofs: true });
-    const pkg = grpc.loadPackageDefinition(definition) as any;
+    const pkg = grpc.loadPackageDefinition(definition) as unknown as { runtime: { v1: { RuntimeService: GrpcClientClass; ImageService: GrpcClientClass } } };
     return { grpc, runtime: pkg.runtime.v1.RuntimeService, image: pkg.runtime.v1.ImageService };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -40,18 +51,42 @@ async function loadServices() {
 }
 
 const states: Record<string, ContainerState> = { CONTAINER_CREATED: 'created', CONTAINER_RUNNING: 'running', CONTAINER_EXITED: 'exited', CONTAINER_UNKNOWN: 'unknown' };
-const ms = (ns: number) => (ns ? Math.floor(ns / 1e6) : undefined);
+const ms = (ns: number | undefined) => (ns ? Math.floor(ns / 1e6) : undefined);
+
+// the parts of the CRI's answers the agent reads
+interface Meta { name?: string; uid?: string; namespace?: string; attempt?: number }
+interface CriContainerStatus {
+  id: string; metadata?: Meta; state: string; createdAt?: number; startedAt?: number; finishedAt?: number; exitCode?: number;
+  image?: { image?: string }; imageRef?: string; reason?: string; message?: string; labels?: Record<string, string>; logPath?: string;
+}
+interface CriSandbox { id: string; metadata?: Meta; state: string; createdAt?: number; network?: { ip?: string; additionalIps?: { ip: string }[] } }
+interface CriImage { id: string; repoTags?: string[]; repoDigests?: string[]; size?: number; uid?: { value: number } | null; username?: string }
+interface U64 { value: number }
+interface CriContainerStats {
+  attributes?: { id: string; metadata?: Meta };
+  cpu?: { timestamp: number; usageCoreNanoSeconds?: U64 | null; usageNanoCores?: U64 | null } | null;
+  memory?: { timestamp: number; workingSetBytes?: U64 | null; usageBytes?: U64 | null; rssBytes?: U64 | null; pageFaults?: U64 | null; majorPageFaults?: U64 | null; availableBytes?: U64 | null } | null;
+  writableLayer?: { usedBytes?: U64 | null; inodesUsed?: U64 | null } | null;
+}
+interface CriSandboxStats {
+  attributes?: { id: string };
+  linux?: {
+    network?: { timestamp: number; defaultInterface?: CriInterface | null; interfaces?: CriInterface[] } | null;
+    process?: { timestamp: number; processCount?: U64 | null } | null;
+  } | null;
+}
+interface CriInterface { name: string; rxBytes?: U64 | null; rxErrors?: U64 | null; txBytes?: U64 | null; txErrors?: U64 | null }
 
 export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
   const { grpc, runtime: RuntimeService, image: ImageService } = await loadServices();
   const address = (e: string) => e.replace(/^unix:\/\/(?!\/)/, 'unix:///');
   const runtimeClient = new RuntimeService(address(o.endpoint), grpc.credentials.createInsecure());
-  const imageClient = o.imageEndpoint && o.imageEndpoint !== o.endpoint ? new ImageService(address(o.imageEndpoint), grpc.credentials.createInsecure()) : new ImageService(address(o.endpoint), grpc.credentials.createInsecure());
+  const imageClient = new ImageService(address(o.imageEndpoint || o.endpoint), grpc.credentials.createInsecure());
 
-  const caller = (client: any, endpoint: string): Call => (method, request, timeoutMs = o.timeoutMs) =>
-    new Promise((resolve, reject) => {
-      client[method](request, { deadline: Date.now() + timeoutMs }, (err: any, res: any) => {
-        if (!err) return resolve(res);
+  const caller = (client: GrpcClient, endpoint: string): Call => <T>(method: string, request: object, timeoutMs = o.timeoutMs) =>
+    new Promise<T>((resolve, reject) => {
+      client[method]!(request, { deadline: Date.now() + timeoutMs }, (err, res) => {
+        if (!err) return resolve(res as T);
         const unreachable = err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED;
         reject(new Error(unreachable ? `container runtime at ${endpoint} is unreachable (${method}): ${err.details || err.message}` : `${method}: ${err.details || err.message}`));
       });
@@ -61,27 +96,51 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
   /** statuses of exited containers never change: kept until the container is removed */
   const exited = new Map<string, ContainerInfo>();
   const logPaths = new Map<string, string>();
+  const pullLimiter = o.registryQps ? tokenBucket(o.registryQps, Math.max(1, o.registryBurst ?? 1)) : undefined;
+  let pulling: Promise<unknown> = Promise.resolve();
 
-  const toInfo = (s: any, sandboxId: string): ContainerInfo => ({
+  const toInfo = (s: CriContainerStatus, sandboxId: string): ContainerInfo => ({
     id: s.id, sandboxId, name: s.metadata?.name ?? '', attempt: s.metadata?.attempt ?? 0, state: states[s.state] ?? 'unknown',
     image: s.image?.image ?? '', imageRef: s.imageRef ?? '', createdAt: ms(s.createdAt) ?? Date.now(), startedAt: ms(s.startedAt), finishedAt: ms(s.finishedAt),
     exitCode: states[s.state] === 'exited' ? s.exitCode : undefined, reason: s.reason || undefined, message: s.message || undefined, logPath: s.logPath || undefined,
     labels: s.labels ?? {},
   });
+  const toImage = (i: CriImage): ImageInfo => ({
+    id: i.id, names: [...(i.repoTags ?? []), ...(i.repoDigests ?? [])], size: Number(i.size ?? 0),
+    ...(i.uid ? { uid: Number(i.uid.value) } : {}), ...(i.username ? { username: i.username } : {}),
+  });
+  const condition = (conditions: { type: string; status: boolean; reason?: string; message?: string }[], type: string): RuntimeCondition => {
+    const c = conditions.find((x) => x.type === type);
+    return c ? { status: c.status, reason: c.reason ?? '', message: c.message ?? '' } : { status: false, reason: 'NoCondition', message: `the runtime reports no ${type} condition` };
+  };
+
+  const pull = async (image: string) => {
+    await pullLimiter?.take();
+    return img<{ imageRef: string }>('pullImage', { image: { image } }).catch((e: Error) => {
+      throw new Error(`failed to pull image "${image}": ${e.message}`);
+    });
+  };
 
   const self: ContainerRuntime = {
     async version() {
-      const v = await rt('version', { version: 'v1' });
+      const v = await rt<{ runtimeName: string; runtimeVersion: string }>('version', { version: 'v1' });
       return { name: v.runtimeName, version: v.runtimeVersion };
     },
     async ready() {
-      const s = await rt('status', { verbose: false }, Math.min(o.timeoutMs, 10_000));
-      const cond = (s.status?.conditions ?? []).find((c: any) => c.type === 'RuntimeReady');
-      if (!cond?.status) throw new Error(`container runtime at ${o.endpoint} is not ready: ${cond?.reason ?? 'no RuntimeReady condition'} ${cond?.message ?? ''}`.trim());
+      const s = await self.status();
+      if (!s.runtimeReady.status) throw new Error(`container runtime at ${o.endpoint} is not ready: ${s.runtimeReady.reason} ${s.runtimeReady.message}`.trim());
     },
-    async runSandbox(c: SandboxConfig) {
+    async status() {
+      const s = await rt<{ status?: { conditions?: { type: string; status: boolean; reason?: string; message?: string }[] } }>('status', { verbose: false }, Math.min(o.timeoutMs, 10_000));
+      const conditions = s.status?.conditions ?? [];
+      return { runtimeReady: condition(conditions, 'RuntimeReady'), networkReady: condition(conditions, 'NetworkReady') };
+    },
+    async updatePodCidr(cidr) {
+      await rt('updateRuntimeConfig', { runtimeConfig: { networkConfig: { podCidr: cidr } } });
+    },
+    async runSandbox(c) {
       await mkdir(c.logDirectory, { recursive: true });
-      const r = await rt('runPodSandbox', { config: sandboxConfig(c) });
+      const r = await rt<{ podSandboxId: string }>('runPodSandbox', { config: criSandboxConfig(c) });
       return r.podSandboxId;
     },
     async stopSandbox(id) {
@@ -91,44 +150,41 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       await rt('removePodSandbox', { podSandboxId: id });
     },
     async listSandboxes() {
-      const r = await rt('listPodSandbox', {});
+      const r = await rt<{ items?: CriSandbox[] }>('listPodSandbox', {});
       return (r.items ?? []).map(toSandbox);
     },
     async sandboxInfo(id) {
-      const r = await rt('podSandboxStatus', { podSandboxId: id }).catch(() => undefined);
-      return r?.status ? { ...toSandbox(r.status), ip: r.status.network?.ip || undefined } : undefined;
+      const r = await rt<{ status?: CriSandbox }>('podSandboxStatus', { podSandboxId: id }).catch(() => undefined);
+      if (!r?.status) return undefined;
+      const additional = (r.status.network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean);
+      return { ...toSandbox(r.status), ip: r.status.network?.ip || undefined, ...(additional.length ? { additionalIps: additional } : {}) };
     },
-    async ensureImage(image) {
-      const st = await img('imageStatus', { image: { image } });
-      if (st.image?.id) return st.image.id;
-      const pulled = await img('pullImage', { image: { image } }).catch((e: Error) => {
-        throw new Error(`failed to pull image "${image}": ${e.message}`);
-      });
-      return pulled.imageRef;
+    async ensureImage(image, policy = 'IfNotPresent') {
+      const st = await img<{ image?: CriImage | null }>('imageStatus', { image: { image } });
+      if (st.image?.id && policy !== 'Always') return toImage(st.image);
+      if (policy === 'Never') throw new ImageNeverPulled(image);
+      // one pull at a time with --serialize-image-pulls
+      const run = o.serializeImagePulls ? (pulling = pulling.catch(() => {}).then(() => pull(image))) : pull(image);
+      const pulled = (await run) as { imageRef: string };
+      const after = await img<{ image?: CriImage | null }>('imageStatus', { image: { image } }).catch(() => undefined);
+      return after?.image?.id ? toImage(after.image) : { id: pulled.imageRef, names: [image], size: 0 };
     },
     async listImages() {
-      const r = await img('listImages', {});
-      return (r.images ?? []).map((i: any): ImageInfo => ({ id: i.id, names: [...(i.repoTags ?? []), ...(i.repoDigests ?? [])], size: Number(i.size ?? 0) }));
+      const r = await img<{ images?: CriImage[] }>('listImages', {});
+      return (r.images ?? []).map(toImage);
     },
     async removeImage(id) {
       await img('removeImage', { image: { image: id } });
     },
     async imageFsUsage() {
-      const r = await img('imageFsInfo', {});
+      const r = await img<{ imageFilesystems?: { fsId?: { mountpoint?: string }; usedBytes?: U64 | null; inodesUsed?: U64 | null }[] }>('imageFsInfo', {});
       const fs = r.imageFilesystems?.[0];
       if (!fs?.fsId?.mountpoint) return undefined;
       const st = await statfs(fs.fsId.mountpoint).catch(() => undefined);
-      return st ? { used: Number(fs.usedBytes?.value ?? 0), capacity: st.blocks * st.bsize } : undefined;
+      return st ? { used: Number(fs.usedBytes?.value ?? 0), capacity: st.blocks * st.bsize, inodesUsed: Number(fs.inodesUsed?.value ?? 0), mountpoint: fs.fsId.mountpoint } : undefined;
     },
     async createContainer(sandboxId, sandbox, c: ContainerConfig) {
-      const r = await rt('createContainer', {
-        podSandboxId: sandboxId,
-        config: {
-          metadata: { name: c.name, attempt: c.attempt }, image: { image: c.image }, command: c.command, args: c.args,
-          workingDir: c.workingDir ?? '', envs: c.env.map((e) => ({ key: e.name, value: e.value })), labels: c.labels, annotations: c.annotations, logPath: c.logPath,
-        },
-        sandboxConfig: sandboxConfig(sandbox),
-      });
+      const r = await rt<{ containerId: string }>('createContainer', { podSandboxId: sandboxId, config: criContainerConfig(c), sandboxConfig: criSandboxConfig(sandbox) });
       logPaths.set(r.containerId, join(sandbox.logDirectory, c.logPath));
       return r.containerId;
     },
@@ -138,13 +194,16 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
     async stopContainer(id, graceSeconds) {
       await rt('stopContainer', { containerId: id, timeout: graceSeconds }, o.timeoutMs + graceSeconds * 1000);
     },
+    async updateContainerResources(id, r) {
+      await rt('updateContainerResources', { containerId: id, linux: criResources({ cpuPeriod: 0, cpuQuota: 0, cpuShares: 0, memoryLimitBytes: 0, oomScoreAdj: 0, cpusetCpus: '', cpusetMems: '', ...r }) });
+    },
     async removeContainer(id) {
       await rt('removeContainer', { containerId: id });
       exited.delete(id);
       logPaths.delete(id);
     },
     async listContainers(sandboxId) {
-      const r = await rt('listContainers', { filter: sandboxId ? { podSandboxId: sandboxId } : {} });
+      const r = await rt<{ containers?: { id: string; podSandboxId: string }[] }>('listContainers', { filter: sandboxId ? { podSandboxId: sandboxId } : {} });
       const out: ContainerInfo[] = [];
       for (const c of r.containers ?? []) {
         const known = exited.get(c.id);
@@ -152,7 +211,7 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
           out.push(known);
           continue;
         }
-        const st = await rt('containerStatus', { containerId: c.id }).catch(() => undefined);
+        const st = await rt<{ status?: CriContainerStatus }>('containerStatus', { containerId: c.id }).catch(() => undefined);
         if (!st?.status) continue;
         const info = toInfo(st.status, c.podSandboxId);
         if (info.logPath) logPaths.set(info.id, info.logPath);
@@ -161,13 +220,43 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       }
       return out;
     },
-    async probe(container, sandbox, _kind, probe, pod) {
-      const spec = (pod.spec?.containers ?? []).find((c: any) => c.name === container.name);
+    async execSync(containerId, command, timeoutSeconds) {
+      const r = await rt<{ stdout: Buffer; stderr: Buffer; exitCode: number }>('execSync', { containerId, cmd: command, timeout: timeoutSeconds }, o.timeoutMs + timeoutSeconds * 1000);
+      return { stdout: Buffer.from(r.stdout ?? []).toString(), stderr: Buffer.from(r.stderr ?? []).toString(), exitCode: r.exitCode };
+    },
+    async containerStats() {
+      const r = await rt<{ stats?: CriContainerStats[] }>('listContainerStats', { filter: {} });
+      return (r.stats ?? []).filter((s) => s.attributes?.id).map((s): ContainerStats => ({
+        id: s.attributes!.id, name: s.attributes!.metadata?.name ?? '',
+        timestamp: ms(s.cpu?.timestamp ?? s.memory?.timestamp) ?? Date.now(),
+        ...(s.cpu?.usageCoreNanoSeconds ? { cpu: { usageCoreNanoSeconds: Number(s.cpu.usageCoreNanoSeconds.value), ...(s.cpu.usageNanoCores ? { usageNanoCores: Number(s.cpu.usageNanoCores.value) } : {}) } } : {}),
+        ...(s.memory?.workingSetBytes ? {
+          memory: {
+            workingSetBytes: Number(s.memory.workingSetBytes.value), usageBytes: u64(s.memory.usageBytes), rssBytes: u64(s.memory.rssBytes),
+            pageFaults: u64(s.memory.pageFaults), majorPageFaults: u64(s.memory.majorPageFaults), availableBytes: u64(s.memory.availableBytes),
+          },
+        } : {}),
+        ...(s.writableLayer?.usedBytes ? { writableLayer: { usedBytes: Number(s.writableLayer.usedBytes.value), inodesUsed: u64(s.writableLayer.inodesUsed) } } : {}),
+      }));
+    },
+    async sandboxStats() {
+      const r = await rt<{ stats?: CriSandboxStats[] }>('listPodSandboxStats', { filter: {} });
+      return (r.stats ?? []).filter((s) => s.attributes?.id).map((s): SandboxStats => {
+        const n = s.linux?.network;
+        const interfaces = n ? (n.interfaces?.length ? n.interfaces : n.defaultInterface ? [n.defaultInterface] : []) : [];
+        return {
+          id: s.attributes!.id, timestamp: ms(n?.timestamp ?? s.linux?.process?.timestamp) ?? Date.now(),
+          network: interfaces.map((i) => ({ name: i.name, rxBytes: u64(i.rxBytes) ?? 0, rxErrors: u64(i.rxErrors) ?? 0, txBytes: u64(i.txBytes) ?? 0, txErrors: u64(i.txErrors) ?? 0 })),
+          ...(s.linux?.process?.processCount ? { processCount: Number(s.linux.process.processCount.value) } : {}),
+        };
+      });
+    },
+    async probe(container, sandbox, _kind, probe, spec) {
       // the pod's IP, as the reference probes (the host's for host-network pods)
-      const host = sandbox.ip || pod.status?.podIP || '127.0.0.1';
+      const host = sandbox.ip || '127.0.0.1';
       if (probe.exec) {
         const timeout = probe.timeoutSeconds ?? 1;
-        const r = await rt('execSync', { containerId: container.id, cmd: probe.exec.command ?? [], timeout }, o.timeoutMs + timeout * 1000);
+        const r = await self.execSync(container.id, probe.exec.command ?? [], timeout);
         return r.exitCode === 0;
       }
       if (probe.httpGet) return httpProbe(probe, host, spec);
@@ -202,18 +291,66 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
   return self;
 }
 
-function toSandbox(s: any): SandboxInfo {
+const u64 = (v: U64 | null | undefined) => (v ? Number(v.value) : undefined);
+
+function toSandbox(s: CriSandbox): SandboxInfo {
   return { id: s.id, uid: s.metadata?.uid ?? '', name: s.metadata?.name ?? '', namespace: s.metadata?.namespace ?? '', attempt: s.metadata?.attempt ?? 0, ready: s.state === 'SANDBOX_READY', createdAt: ms(s.createdAt) ?? 0 };
 }
 
-function sandboxConfig(c: SandboxConfig) {
+const seccompProfile = (s: Seccomp) => ({ profileType: s.type, localhostRef: s.localhostRef ?? '' });
+const int64 = (v: number | undefined) => (v === undefined ? undefined : { value: v });
+
+function criSecurity(s: SandboxSecurity) {
+  return {
+    namespaceOptions: s.namespaces,
+    runAsUser: int64(s.runAsUser),
+    runAsGroup: int64(s.runAsGroup),
+    supplementalGroups: s.supplementalGroups,
+    privileged: s.privileged,
+    seccomp: seccompProfile(s.seccomp),
+  };
+}
+
+function criResources(r: LinuxResources) {
+  return {
+    cpuPeriod: r.cpuPeriod, cpuQuota: r.cpuQuota, cpuShares: r.cpuShares, memoryLimitInBytes: r.memoryLimitBytes, oomScoreAdj: r.oomScoreAdj,
+    cpusetCpus: r.cpusetCpus, cpusetMems: r.cpusetMems,
+  };
+}
+
+function criSandboxConfig(c: SandboxConfig) {
   return {
     metadata: { name: c.name, uid: c.uid, namespace: c.namespace, attempt: c.attempt },
     hostname: c.hostname ?? '',
     logDirectory: c.logDirectory,
     ...(c.dns ? { dnsConfig: c.dns } : {}),
+    portMappings: c.portMappings.map((p) => ({ protocol: p.protocol, containerPort: p.containerPort, hostPort: p.hostPort, hostIp: p.hostIp })),
     labels: c.labels,
     annotations: c.annotations,
-    linux: { sysctls: c.sysctls, securityContext: { namespaceOptions: { network: c.hostNetwork ? 'NODE' : 'POD', pid: 'CONTAINER', ipc: 'POD' } } },
+    linux: { cgroupParent: c.cgroupParent, sysctls: c.sysctls, securityContext: criSecurity(c.security), ...(c.resources ? { resources: criResources(c.resources) } : {}) },
+  };
+}
+
+const propagation = { private: 'PROPAGATION_PRIVATE', hostToContainer: 'PROPAGATION_HOST_TO_CONTAINER', bidirectional: 'PROPAGATION_BIDIRECTIONAL' } as const;
+
+function criContainerSecurity(s: ContainerSecurity) {
+  return {
+    ...criSecurity(s),
+    capabilities: { addCapabilities: s.capabilities.add, dropCapabilities: s.capabilities.drop },
+    readonlyRootfs: s.readOnlyRootfs,
+    noNewPrivs: s.noNewPrivs,
+    // an unmasked /proc has no masked or read-only paths; otherwise the runtime's defaults apply
+    ...(s.unmaskedProc ? { maskedPaths: [], readonlyPaths: [] } : {}),
+  };
+}
+
+function criContainerConfig(c: ContainerConfig) {
+  return {
+    metadata: { name: c.name, attempt: c.attempt }, image: { image: c.image }, command: c.command, args: c.args,
+    workingDir: c.workingDir ?? '', envs: c.env.map((e) => ({ key: e.name, value: e.value })),
+    mounts: c.mounts.map((m) => ({ containerPath: m.containerPath, hostPath: m.hostPath, readonly: m.readOnly, propagation: propagation[m.propagation] })),
+    labels: c.labels, annotations: c.annotations, logPath: c.logPath,
+    stdin: c.stdin, stdinOnce: c.stdinOnce, tty: c.tty,
+    linux: { resources: criResources(c.resources), securityContext: criContainerSecurity(c.security) },
   };
 }

@@ -1,56 +1,97 @@
 // The fake runtime: nothing runs. Sandboxes and containers are records that go Running as soon as
-// they start; pod annotations make containers exit after a while with a code, or make probes fail
-// (see `agentUsage`). One instance per simulated node; they are cheap enough for thousands of pods.
+// they start; pod annotations make containers exit after a while with a code, make probes fail, or set
+// the CPU and memory they are reported to use (see `agentUsage`). Pods off the host network get
+// addresses from the node's pod range. One instance per simulated node; they are cheap enough for
+// thousands of pods.
 
 import { randomUUID } from 'node:crypto';
 import type { Naming } from '../../api/naming.js';
 import { fakeAnnotation } from '../options.js';
-import type { ContainerConfig, ContainerInfo, ContainerRuntime, ImageInfo, SandboxConfig, SandboxInfo } from './types.js';
+import { parseQuantity } from '../quantity.js';
+import { addressPool, type AddressPool } from './address-pool.js';
+import { ImageNeverPulled, type ContainerConfig, type ContainerInfo, type ContainerRuntime, type ContainerStats, type ImageInfo, type SandboxConfig, type SandboxInfo } from './types.js';
 
 interface FakeContainer extends ContainerInfo {
   annotations: Record<string, string>;
   timer?: NodeJS.Timeout;
+  /** what it is reported to use: CPU in cores, memory in bytes */
+  cpuCores: number;
+  memoryBytes: number;
+  /** CPU time used up to `sampledAt`, in nanoseconds */
+  cpuNanos: number;
+  sampledAt: number;
 }
 
-export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
+export interface FakeRuntimeOptions {
+  /** the node's pod address range; pods off the host network get addresses from it */
+  podCidr?: string;
+}
+
+/** the default usage of a simulated container: its requests (from shares and limit), else a little */
+const defaultMemory = 8 * 2 ** 20;
+
+export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptions = {}): ContainerRuntime {
   const sandboxes = new Map<string, SandboxInfo & { annotations: Record<string, string> }>();
   const containers = new Map<string, FakeContainer>();
   const images = new Map<string, ImageInfo>();
+  const pool: AddressPool | undefined = o.podCidr ? addressPool(o.podCidr) : undefined;
 
   /** an annotation for one container (`key.<container>`) wins over the pod-wide one */
   const setting = (annotations: Record<string, string>, container: string, what: string) => {
     const key = fakeAnnotation(names, what);
     return annotations[`${key}.${container}`] ?? annotations[key];
   };
+  const imageOf = (image: string): ImageInfo => {
+    const ref = `sha256:${Buffer.from(image).toString('hex').padEnd(64, '0').slice(0, 64)}`;
+    let i = images.get(ref);
+    if (!i) images.set(ref, (i = { id: ref, names: [image], size: 1_000_000 + image.length }));
+    return i;
+  };
+  /** CPU time accrues at the container's rate while it runs */
+  const sample = (c: FakeContainer, now: number) => {
+    if (c.state === 'running') c.cpuNanos += (now - c.sampledAt) * 1e6 * c.cpuCores;
+    c.sampledAt = now;
+  };
 
-  return {
+  const self: ContainerRuntime = {
     async version() {
       return { name: 'fake', version: '1.0.0' };
     },
     async ready() {},
+    async status() {
+      const ok = { status: true, reason: '', message: '' };
+      return { runtimeReady: ok, networkReady: ok };
+    },
     async runSandbox(c: SandboxConfig) {
       const id = randomUUID().replaceAll('-', '');
-      sandboxes.set(id, { id, uid: c.uid, name: c.name, namespace: c.namespace, attempt: c.attempt, ready: true, createdAt: Date.now(), ip: undefined, annotations: c.annotations });
+      const ip = c.hostNetwork ? undefined : pool?.allocate(id);
+      if (!c.hostNetwork && pool && !ip) throw new Error(`no address left in the pod range ${o.podCidr} of node ${nodeName}`);
+      sandboxes.set(id, { id, uid: c.uid, name: c.name, namespace: c.namespace, attempt: c.attempt, ready: true, createdAt: Date.now(), ip, annotations: c.annotations });
       return id;
     },
     async stopSandbox(id) {
       const s = sandboxes.get(id);
       if (s) s.ready = false;
+      pool?.release(id);
       for (const c of containers.values()) if (c.sandboxId === id) stop(c, 137, 'Error');
     },
     async removeSandbox(id) {
       sandboxes.delete(id);
+      pool?.release(id);
       for (const c of [...containers.values()]) if (c.sandboxId === id) forget(c);
     },
     async listSandboxes() {
-      return [...sandboxes.values()];
+      return [...sandboxes.values()].map(({ annotations: _a, ...s }) => s);
     },
     async sandboxInfo(id) {
-      return sandboxes.get(id);
+      const s = sandboxes.get(id);
+      if (!s) return undefined;
+      const { annotations: _a, ...info } = s;
+      return info;
     },
-    async ensureImage(image) {
-      const ref = `sha256:${Buffer.from(image).toString('hex').padEnd(64, '0').slice(0, 64)}`;
-      if (!images.has(ref)) images.set(ref, { id: ref, names: [image], size: 1_000_000 + image.length });
+    async ensureImage(image, policy) {
+      const ref = imageOf(image);
+      if (policy === 'Never' && !images.has(ref.id)) throw new ImageNeverPulled(image);
       return ref;
     },
     async listImages() {
@@ -62,9 +103,16 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
     async createContainer(sandboxId, sandbox, c: ContainerConfig) {
       if (!sandboxes.has(sandboxId)) throw new Error(`sandbox ${sandboxId} not found`);
       const id = `${nodeName}/${sandbox.uid}/${c.name}/${c.attempt}`;
+      const annotations = sandbox.annotations;
+      const cpu = setting(annotations, c.name, 'cpu-usage');
+      const memory = setting(annotations, c.name, 'memory-usage');
+      const now = Date.now();
       containers.set(id, {
-        id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: await this.ensureImage(c.image),
-        createdAt: Date.now(), labels: c.labels, annotations: sandbox.annotations,
+        id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: imageOf(c.image).id,
+        createdAt: now, labels: c.labels, annotations,
+        cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
+        memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
+        cpuNanos: 0, sampledAt: now,
       });
       return id;
     },
@@ -72,7 +120,7 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
       const c = containers.get(id);
       if (!c) throw new Error(`container ${id} not found`);
       c.state = 'running';
-      c.startedAt = Date.now();
+      c.startedAt = c.sampledAt = Date.now();
       const runFor = setting(c.annotations, c.name, 'run-for');
       if (runFor !== undefined) {
         const { parseDuration } = await import('../../config/flags.js');
@@ -85,13 +133,36 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
       const c = containers.get(id);
       if (c) stop(c, 137, 'Error');
     },
+    async updateContainerResources(id) {
+      if (!containers.has(id)) throw new Error(`container ${id} not found`);
+    },
     async removeContainer(id) {
       const c = containers.get(id);
       if (c) forget(c);
     },
     async listContainers(sandboxId) {
       const all = [...containers.values()];
-      return (sandboxId ? all.filter((c) => c.sandboxId === sandboxId) : all).map(({ timer: _t, annotations: _a, ...info }) => info);
+      return (sandboxId ? all.filter((c) => c.sandboxId === sandboxId) : all).map(info);
+    },
+    async execSync(id) {
+      const c = containers.get(id);
+      if (!c || c.state !== 'running') throw new Error(`container ${id} is not running`);
+      return { stdout: '', stderr: '', exitCode: 0 };
+    },
+    async containerStats() {
+      const now = Date.now();
+      const out: ContainerStats[] = [];
+      for (const c of containers.values()) {
+        if (c.state !== 'running') continue;
+        sample(c, now);
+        out.push({
+          id: c.id, name: c.name, timestamp: now,
+          cpu: { usageCoreNanoSeconds: Math.round(c.cpuNanos) },
+          memory: { workingSetBytes: Math.round(c.memoryBytes), usageBytes: Math.round(c.memoryBytes), rssBytes: Math.round(c.memoryBytes) },
+          writableLayer: { usedBytes: 4096, inodesUsed: 1 },
+        });
+      }
+      return out;
     },
     async probe(container, _sandbox, kind) {
       const c = containers.get(container.id);
@@ -105,10 +176,17 @@ export function fakeRuntime(nodeName: string, names: Naming): ContainerRuntime {
       for (const c of containers.values()) clearTimeout(c.timer);
     },
   };
+  return self;
+
+  function info(c: FakeContainer): ContainerInfo {
+    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, ...rest } = c;
+    return rest;
+  }
 
   function stop(c: FakeContainer, exitCode: number, reason: string) {
     clearTimeout(c.timer);
     if (c.state !== 'running' && c.state !== 'created') return;
+    sample(c, Date.now());
     c.state = 'exited';
     c.exitCode = exitCode;
     c.reason = reason;

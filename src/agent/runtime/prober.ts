@@ -2,18 +2,26 @@
 // Exec probes run inside the container through the runtime.
 
 import { connect } from 'node:net';
+import type { IntOrString } from '../../api/types/meta-v1.js';
+import type { Probe } from '../objects.js';
+
+/** the part of a container probes look at: its named ports */
+export interface ProbedContainer {
+  name: string;
+  ports?: { name?: string; containerPort: number }[];
+}
 
 /** a named port resolves through the container's ports */
-export function resolvePort(port: number | string, container: any): number {
+export function resolvePort(port: IntOrString, container: ProbedContainer | undefined): number {
   if (typeof port === 'number') return port;
   if (/^\d+$/.test(port)) return Number(port);
-  const named = (container?.ports ?? []).find((p: any) => p.name === port);
+  const named = (container?.ports ?? []).find((p) => p.name === port);
   if (!named) throw new Error(`port ${port} is not a named port of container ${container?.name}`);
   return named.containerPort;
 }
 
-export async function httpProbe(probe: any, host: string, container: any): Promise<boolean> {
-  const h = probe.httpGet;
+export async function httpProbe(probe: Probe, host: string, container: ProbedContainer | undefined): Promise<boolean> {
+  const h = probe.httpGet!;
   const port = resolvePort(h.port, container);
   const scheme = (h.scheme ?? 'HTTP').toLowerCase();
   const target = h.host || host;
@@ -29,10 +37,11 @@ export async function httpProbe(probe: any, host: string, container: any): Promi
   }
 }
 
-export function tcpProbe(probe: any, host: string, container: any): Promise<boolean> {
-  const port = resolvePort(probe.tcpSocket.port, container);
+export function tcpProbe(probe: Probe, host: string, container: ProbedContainer | undefined): Promise<boolean> {
+  const tcp = probe.tcpSocket!;
+  const port = resolvePort(tcp.port, container);
   return new Promise((resolve) => {
-    const socket = connect({ host: probe.tcpSocket.host || host, port });
+    const socket = connect({ host: tcp.host || host, port });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);

@@ -2,31 +2,33 @@
 // full set (`set`) or single changes; the merger turns them into adds, updates and removes of pods
 // by uid. Changes that only touch a pod's status or resourceVersion are not updates.
 
+import type { AgentPod } from '../objects.js';
+
 export type SourceName = 'api' | 'file' | 'http';
 
 export interface PodChanges {
-  update(pod: any): void;
+  update(pod: AgentPod): void;
   remove(uid: string): void;
 }
 
 export interface PodConfig {
-  set(source: SourceName, pods: any[]): void;
-  upsert(source: SourceName, pod: any): void;
+  set(source: SourceName, pods: AgentPod[]): void;
+  upsert(source: SourceName, pod: AgentPod): void;
   delete(source: SourceName, uid: string): void;
   /** every desired pod, by uid */
-  pods(): Map<string, any>;
+  pods(): Map<string, AgentPod>;
   /** resolves once each named source has sent its first full set */
   seenAll(sources: SourceName[]): Promise<void>;
 }
 
 /** what makes a pod different to run; the first-seen annotation of static pods changes on every read */
-const fingerprint = (pod: any) => {
+const fingerprint = (pod: AgentPod) => {
   const annotations = Object.entries(pod.metadata?.annotations ?? {}).filter(([k]) => !k.endsWith('/config.seen'));
   return JSON.stringify([pod.spec, pod.metadata?.deletionTimestamp ?? null, pod.metadata?.deletionGracePeriodSeconds ?? null, pod.metadata?.labels ?? null, annotations]);
 };
 
 export function createPodConfig(changes: PodChanges): PodConfig {
-  const bySource = new Map<SourceName, Map<string, { pod: any; print: string }>>();
+  const bySource = new Map<SourceName, Map<string, { pod: AgentPod; print: string }>>();
   const seen = new Set<SourceName>();
   const waiters: { sources: SourceName[]; resolve(): void }[] = [];
 
@@ -35,7 +37,7 @@ export function createPodConfig(changes: PodChanges): PodConfig {
     if (!m) bySource.set(s, (m = new Map()));
     return m;
   };
-  const upsert = (source: SourceName, pod: any) => {
+  const upsert = (source: SourceName, pod: AgentPod) => {
     const m = sourceMap(source);
     const uid = pod.metadata.uid;
     const print = fingerprint(pod);
@@ -63,7 +65,7 @@ export function createPodConfig(changes: PodChanges): PodConfig {
     upsert,
     delete: remove,
     pods() {
-      const all = new Map<string, any>();
+      const all = new Map<string, AgentPod>();
       for (const m of bySource.values()) for (const [uid, { pod }] of m) all.set(uid, pod);
       return all;
     },

@@ -1,0 +1,153 @@
+// Simulated nodes for controller testing: capacity and labels from a node template and flags, pod
+// addresses from each node's part of --pod-cidr, the same node admission as real nodes, and usage
+// figures on the statistics endpoints.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { freePort } from '../support/ports.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { parseAgentOptions, fakeAnnotation } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
+import { nodesRef } from '../../src/agent/node-status.js';
+import { podsRef } from '../../src/agent/status-manager.js';
+import type { Summary } from '../../src/agent/stats/summary.js';
+import { ensureDefaultServiceAccount, httpsGet, pod, quiet, tempDir, waitFor } from './helpers.js';
+
+describe('simulated nodes', () => {
+  let server: TestServer;
+  let client: Client;
+  let agent: RunningAgent;
+  let servers: AgentServers;
+  let dir: string;
+  let port: number;
+
+  before(async () => {
+    server = await startTestServer();
+    client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
+    dir = tempDir('agent-fake-nodes-');
+    writeFileSync(join(dir, 'nodes.yaml'), [
+      'items:',
+      '- metadata: { labels: { zone: a }, annotations: { owner: team-a } }',
+      '  status: { capacity: { cpu: "4", memory: 8Gi, example.com/gpu: "2" } }',
+      '- metadata: { labels: { zone: b } }',
+      '- metadata: { labels: { zone: c } }',
+      '  spec: { taints: [ { key: dedicated, value: batch, effect: NoExecute } ] }',
+    ].join('\n'));
+    port = await freePort();
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--fake-nodes=3', '--hostname-override=sim', `--root-dir=${join(dir, 'root')}`,
+      `--cert-dir=${join(dir, 'pki')}`, '--node-status-update-frequency=200ms', '--pod-cidr=10.244.0.0/16', `--fake-node-template=${join(dir, 'nodes.yaml')}`,
+      '--fake-node-capacity=cpu=2,pods=4', '--address=127.0.0.1', `--port=${port}`, '--read-only-port=0', '--healthz-port=0',
+    ]);
+    agent = await runAgent(options, quiet, { leaseDurationSeconds: 5, relistMs: 50, statsSampleMs: 200 });
+    servers = await startAgentServers(options, agent.nodes, agent.client, agent.metrics);
+  });
+
+  after(async () => {
+    await servers?.close();
+    await agent?.stop();
+    client?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const pods = () => client.resource(podsRef, 'default');
+  const failed = (name: string) => waitFor(`${name} rejected`, async () => {
+    const p = await pods().get(name);
+    return p.status?.phase === 'Failed' && p;
+  });
+
+  test('capacity, labels and taints from the template and the flags; each node its part of the pod range', async () => {
+    const nodes = await waitFor('three nodes', async () => {
+      const list = (await client.resource(nodesRef).list()).items.filter((n: any) => n.metadata.name.startsWith('sim-') && n.status?.capacity);
+      return list.length === 3 && list.sort((a: any, b: any) => a.metadata.name.localeCompare(b.metadata.name));
+    });
+    assert.deepEqual(nodes.map((n: any) => n.metadata.labels.zone), ['a', 'b', 'c']);
+    assert.equal(nodes[0].metadata.annotations.owner, 'team-a');
+    // the flag wins over the template for cpu and pods; the template's memory and extended resource stay
+    assert.equal(nodes[0].status.capacity.cpu, '2');
+    assert.equal(nodes[0].status.capacity.memory, `${8 * 2 ** 20}Ki`);
+    assert.equal(nodes[0].status.capacity['example.com/gpu'], '2');
+    assert.equal(nodes[1].status.capacity.memory, `${32 * 2 ** 20}Ki`, 'the default without a template value');
+    assert.equal(nodes[0].status.capacity.pods, '4');
+    assert.deepEqual(nodes.map((n: any) => n.spec.podCIDR), ['10.244.0.0/18', '10.244.64.0/18', '10.244.128.0/18']);
+    assert.deepEqual(nodes[2].spec.taints.filter((t: any) => t.key === 'dedicated'), [{ key: 'dedicated', value: 'batch', effect: 'NoExecute' }]);
+  });
+
+  test('pods get addresses from their node\'s range; host-network pods the node\'s', async () => {
+    await pods().create(pod('addressed', 'sim-1'));
+    await pods().create(pod('on-host', 'sim-1', { spec: { hostNetwork: true } }));
+    const p = await waitFor('Running with an IP', async () => {
+      const x = await pods().get('addressed');
+      return x.status?.phase === 'Running' && x.status.podIP && x;
+    });
+    assert.equal(p.status.podIP, '10.244.64.2');
+    const h = await waitFor('host pod Running', async () => {
+      const x = await pods().get('on-host');
+      return x.status?.phase === 'Running' && x;
+    });
+    assert.equal(h.status.podIP, h.status.hostIP);
+  });
+
+  test('the node admission of real nodes: resources, pod count, node selector, host ports and NoExecute taints', async () => {
+    await pods().create(pod('greedy', 'sim-0', { containers: [{ name: 'main', image: 'busybox', resources: { requests: { cpu: '3' } } }] }));
+    await pods().create(pod('gpu-hungry', 'sim-0', { containers: [{ name: 'main', image: 'busybox', resources: { requests: { 'example.com/gpu': '3' }, limits: { 'example.com/gpu': '3' } } }] }));
+    // an extended resource the node does not have at all is left to the scheduler, as the reference does
+    await pods().create(pod('gpu-elsewhere', 'sim-1', { containers: [{ name: 'main', image: 'busybox', resources: { requests: { 'example.com/gpu': '1' }, limits: { 'example.com/gpu': '1' } } }] }));
+    await pods().create(pod('wrong-zone', 'sim-0', { spec: { nodeSelector: { zone: 'b' } } }));
+    await pods().create(pod('port-a', 'sim-0', { containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 80, hostPort: 8080 }] }] }));
+    await waitFor('port-a Running', async () => (await pods().get('port-a')).status?.phase === 'Running');
+    await pods().create(pod('port-b', 'sim-0', { containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: 81, hostPort: 8080 }] }] }));
+    await pods().create(pod('untolerated', 'sim-2'));
+    await pods().create(pod('tolerated', 'sim-2', { spec: { tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'batch', effect: 'NoExecute' }] } }));
+
+    const greedy = await failed('greedy');
+    assert.equal(greedy.status.reason, 'OutOfcpu');
+    assert.equal(greedy.status.message, 'Pod was rejected: Node didn\'t have enough resource: cpu, requested: 3000, used: 0, capacity: 2000');
+    assert.equal((await failed('gpu-hungry')).status.reason, 'OutOfexample.com/gpu');
+    assert.equal((await failed('wrong-zone')).status.reason, 'NodeAffinity');
+    assert.equal((await failed('port-b')).status.reason, 'NodePorts');
+    assert.equal((await failed('untolerated')).status.reason, 'TaintToleration');
+    await waitFor('tolerated Running', async () => (await pods().get('tolerated')).status?.phase === 'Running');
+    await waitFor('gpu-elsewhere Running', async () => (await pods().get('gpu-elsewhere')).status?.phase === 'Running');
+
+    // four pods at most: port-a and three more fit on sim-0, the next does not
+    for (const name of ['fill-1', 'fill-2', 'fill-3', 'fill-4']) await pods().create(pod(name, 'sim-0'));
+    const over = await failed('fill-4');
+    assert.equal(over.status.reason, 'OutOfpods');
+    assert.equal(over.status.message, 'Pod was rejected: Node didn\'t have enough resource: pods, requested: 1, used: 4, capacity: 4');
+    const events = await waitFor('rejection events', async () => {
+      const list = (await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items;
+      const reasons = new Set(list.filter((e: any) => e.type === 'Warning').map((e: any) => e.reason));
+      return ['OutOfcpu', 'NodeAffinity', 'NodePorts', 'TaintToleration', 'OutOfpods'].every((r) => reasons.has(r)) && reasons;
+    });
+    assert.ok(events.has('OutOfexample.com/gpu'));
+  });
+
+  test('usage figures on /stats/summary and /metrics/resource: the annotated rate, CPU time that grows', async () => {
+    await pods().create(pod('busy', 'sim-1', { annotations: { [fakeAnnotation(server.names, 'cpu-usage')]: '250m', [fakeAnnotation(server.names, 'memory-usage')]: '64Mi' } }));
+    await waitFor('busy Running', async () => (await pods().get('busy')).status?.phase === 'Running');
+    const summary = async () => JSON.parse((await httpsGet(`https://127.0.0.1:${port}/stats/summary?node=sim-1`)).body) as Summary;
+    const first = await waitFor('a rate', async () => {
+      const c = (await summary()).pods.find((p) => p.podRef.name === 'busy')?.containers[0];
+      return c?.cpu?.usageNanoCores !== undefined && c;
+    });
+    assert.ok(Math.abs(first.cpu!.usageNanoCores! - 250_000_000) < 25_000_000, `about 250m: ${first.cpu!.usageNanoCores}`);
+    assert.equal(first.memory!.workingSetBytes, 64 * 2 ** 20);
+    const later = await waitFor('more CPU time', async () => {
+      const c = (await summary()).pods.find((p) => p.podRef.name === 'busy')?.containers[0];
+      return c && c.cpu!.usageCoreNanoSeconds > first.cpu!.usageCoreNanoSeconds + 100_000_000 && c;
+    });
+    assert.ok(later.cpu!.usageCoreNanoSeconds > first.cpu!.usageCoreNanoSeconds);
+    const s = await summary();
+    assert.equal(s.node.nodeName, 'sim-1');
+    assert.ok(s.node.memory!.workingSetBytes >= 64 * 2 ** 20, 'the node sums its pods');
+    const metrics = (await httpsGet(`https://127.0.0.1:${port}/metrics/resource?node=sim-1`)).body;
+    assert.match(metrics, /^container_memory_working_set_bytes\{container="main",namespace="default",pod="busy"\} 67108864 \d+$/m);
+    assert.match(metrics, /^# TYPE container_cpu_usage_seconds_total counter$/m);
+  });
+});
