@@ -102,7 +102,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   const names = o.names;
   const simulated = o.runtime === 'fake';
   const settings: NodeSettings = {
-    names, nodeName, labels: { ...overrides.labels, ...o.nodeLabels }, taints: [...(overrides.taints ?? []), ...o.registerWithTaints], schedulable: o.registerSchedulable, nodeIps: o.nodeIps,
+    names, nodeName, labels: { ...overrides.labels, ...o.nodeLabels }, taints: [...(overrides.taints ?? []), ...o.registerWithTaints], schedulable: o.registerSchedulable, nodeIps: o.nodeIps, agentPort: o.port,
     providerId: o.providerId, podCidr: overrides.podCidr ?? o.podCidr, maxPods: o.maxPods, podsPerCore: o.podsPerCore, systemReserved: o.systemReserved,
     clusterReserved: o.clusterReserved, evictionHard: o.evictionHard, maxImages: o.nodeStatusMaxImages, rootDir: o.rootDir, simulated,
     simulatedCapacity: { ...overrides.capacity, ...o.fakeNodeCapacity }, annotations: overrides.annotations,

@@ -25,6 +25,8 @@ export interface NodeSettings {
   taints: Taint[];
   schedulable: boolean;
   nodeIps: string[];
+  /** the port of the agent's server, reported in the node's daemon endpoints */
+  agentPort?: number;
   providerId?: string;
   podCidr?: string;
   maxPods: number;
@@ -265,7 +267,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       ...capacityAndAllocatable(s),
       conditions: nodeConditions(node?.status?.conditions ?? [], ready, pressure),
       addresses,
-      daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: s.agentPort || 10250 } },
       nodeInfo: info,
       images: await nodeImages(deps.runtime, s.maxImages),
     };

@@ -2,6 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { UserInfo } from './auth.js';
 import { badRequest } from './status.js';
 
@@ -59,6 +60,8 @@ export interface RequestContext {
   longRunning: boolean;
   /** the decision reason recorded for audit */
   authorizationReason?: string;
+  /** an HTTP/1.1 upgrade request (SPDY, WebSocket): the client's connection, and what it sent after the request */
+  upgrade?: { socket: Duplex; head: Buffer };
 }
 
 /** dryRun=All, or nothing; the bare parameter is not a dry run */
