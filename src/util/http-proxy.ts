@@ -97,7 +97,7 @@ export function forwardUpgrade(target: ProxyTarget, method: string, headers: Out
   });
 }
 
-/** pipes two connections into each other; resolves when both are gone */
+/** pipes two connections into each other (an end is passed on, what is written still goes out); resolves when both are gone */
 export function join(a: Duplex, b: Duplex): Promise<void> {
   return new Promise(resolve => {
     let open = 2;
@@ -105,7 +105,8 @@ export function join(a: Duplex, b: Duplex): Promise<void> {
     for (const [from, to] of [[a, b], [b, a]] as const) {
       from.pipe(to);
       from.once('error', () => to.destroy());
-      from.once('close', () => { to.destroy(); done(); });
+      // a connection cut without an orderly end cuts the other
+      from.once('close', () => { if (!from.readableEnded) to.destroy(); done(); });
     }
   });
 }

@@ -67,7 +67,13 @@ export async function serveWebSocketCommand(u: Upgrade, flags: StreamFlags, comm
     ? JSON.stringify(exitStatus(result, command))
     : 'error' in result ? result.error : result.exitCode ? `command terminated with non-zero exit code: exit code ${result.exitCode}` : '';
   if (status) await sendOn(ws, f.encode(3, Buffer.from(status)));
+  closeSoon(ws, u.socket);
+}
+
+/** a normal close, and the connection ended after it: some clients never answer the close frame */
+function closeSoon(ws: WebSocket, socket: Duplex) {
   ws.close(1000);
+  socket.end();
 }
 
 export async function serveWebSocketPortForward(u: Upgrade, ports: number[], podName: string, open: (port: number) => Promise<Duplex>): Promise<void> {
@@ -90,7 +96,7 @@ export async function serveWebSocketPortForward(u: Upgrade, ports: number[], pod
       const t = await open(port);
       targets[i] = t;
       t.on('data', (d: Buffer) => ws.send(f.encode(2 * i, d)));
-      t.once('close', () => ws.close(1000));
+      t.once('close', () => closeSoon(ws, u.socket));
       t.on('error', e => sendOn(ws, f.encode(2 * i + 1, Buffer.from(`error forwarding port ${port} to pod ${podName}: ${e.message}`))));
     } catch (e) {
       await sendOn(ws, f.encode(2 * i + 1, Buffer.from(`error forwarding port ${port} to pod ${podName}: ${(e as Error).message}`)));
