@@ -10,6 +10,7 @@ import { agentBench } from './agent.js';
 import { authBench } from './auth.js';
 import { crdBench } from './crd.js';
 import { schedulerBench } from './scheduler.js';
+import { streamsBench } from './streams.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'storage', run: storageBench },
@@ -19,6 +20,7 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'auth', run: authBench },
   { name: 'crd', run: crdBench },
   { name: 'scheduler', run: schedulerBench },
+  { name: 'streams', run: streamsBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

@@ -349,13 +349,18 @@ export function parseCriLog(raw: string, timestamps: boolean): string[] {
 export function parseCriEntries(raw: string, partial = ''): { entries: { time: string; text: string }[]; partial: string; rest: string } {
   const entries: { time: string; text: string }[] = [];
   const end = raw.lastIndexOf('\n');
-  for (const line of raw.slice(0, end + 1).split('\n')) {
-    const m = /^(\S+) (stdout|stderr) ([PF]) ?(.*)$/.exec(line);
-    if (!m) continue;
-    partial += m[4];
-    if (m[3] === 'P') continue;
-    entries.push({ time: m[1]!, text: partial });
-    partial = '';
+  // by hand rather than by a regular expression per line: logs are read in megabytes
+  for (let at = 0; at <= end;) {
+    const nl = raw.indexOf('\n', at);
+    const s1 = raw.indexOf(' ', at);
+    const s2 = s1 < 0 || s1 > nl ? -1 : raw.indexOf(' ', s1 + 1);
+    const tag = s2 < 0 || s2 > nl ? '' : raw[s2 + 1];
+    const stream = s2 < 0 ? '' : raw.slice(s1 + 1, s2);
+    if ((tag === 'P' || tag === 'F') && (stream === 'stdout' || stream === 'stderr') && (s2 + 2 === nl || raw[s2 + 2] === ' ')) {
+      partial += raw.slice(Math.min(s2 + 3, nl), nl);
+      if (tag === 'F') { entries.push({ time: raw.slice(at, s1), text: partial }); partial = ''; }
+    }
+    at = nl + 1;
   }
   return { entries, partial, rest: raw.slice(end + 1) };
 }
@@ -382,11 +387,12 @@ async function streamLog(req: IncomingMessage, res: ServerResponse, file: string
   res.once('close', () => { closed = true; });
   let budget = o.limitBytes ?? Infinity;
   const emit = (entries: { time: string; text: string }[]) => {
-    let out = '';
+    const lines: string[] = [];
     for (const e of entries) {
       if (o.since !== undefined && Date.parse(e.time) < o.since) continue;
-      out += `${o.timestamps ? `${e.time} ` : ''}${e.text}\n`;
+      lines.push(o.timestamps ? `${e.time} ${e.text}\n` : `${e.text}\n`);
     }
+    let out = lines.join('');
     if (Buffer.byteLength(out) > budget) out = Buffer.from(out).subarray(0, budget).toString('utf8');
     budget -= Buffer.byteLength(out);
     if (out) res.write(out);

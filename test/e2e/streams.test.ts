@@ -9,7 +9,9 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { get as httpGet } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request as httpsRequest } from 'node:https';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { PassThrough, Writable } from 'node:stream';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -68,7 +70,7 @@ describe('node streams through the API server to a fake node', () => {
       spec: { nodeName: 'node-a', containers: [{ name: 'main', image: 'busybox', stdin: true }] },
     });
     await pods.create({
-      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'host' },
+      apiVersion: 'v1', kind: 'Pod', metadata: { name: 'host', labels: { app: 'host' } },
       spec: { nodeName: 'node-a', hostNetwork: true, containers: [{ name: 'main', image: 'busybox', ports: [{ containerPort: web.port }] }] },
     });
     await pods.create({
@@ -91,6 +93,14 @@ describe('node streams through the API server to a fake node', () => {
       subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'viewer' }],
     } });
   }, { timeout: 120_000 });
+
+  const asAdmin = (method: string, path: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    httpsRequest(`${server.url}${path}`, { method, cert: server.adminCertPem, key: server.adminKeyPem, ca: server.caCertPem }, (res) => {
+      let body = '';
+      res.on('data', (d) => (body += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    }).on('error', reject).end();
+  });
 
   after(async () => {
     web?.server.close();
@@ -245,6 +255,60 @@ print("portforward:" + data.decode().split("\\r\\n\\r\\n", 1)[1].strip())
     assert.match(out, /^exec:from python$/m);
     assert.match(out, /^returncode:5$/m);
     assert.match(out, /^portforward:served GET \/py$/m);
+  });
+
+  test('client-node: Exec, Attach, Log and PortForward', async () => {
+    const { KubeConfig, Exec, Attach, Log, PortForward } = await import('@kubernetes/client-node');
+    const kc = new KubeConfig();
+    kc.loadFromFile(server.kubeconfig);
+    const sink = () => { let text = ''; const stream = new Writable({ write(c, _e, cb) { text += c; cb(); } }); return { stream, text: () => text }; };
+
+    const out = sink();
+    const status: any = await new Promise((resolve, reject) => {
+      new Exec(kc).exec('default', 'talker', 'main', ['sh', '-c', 'echo from node; exit 2'], out.stream, null, null, false, resolve).catch(reject);
+    });
+    assert.equal(out.text(), 'from node\n');
+    assert.equal(status.status, 'Failure');
+    assert.equal(status.details.causes[0].message, '2');
+
+    const attached = sink();
+    const stdin = new PassThrough();
+    const ws: any = await new Attach(kc).attach('default', 'talker', 'main', attached.stream, null, stdin, false);
+    stdin.write('attached via client-node\n');
+    await waitFor('the echo', () => attached.text().includes('attached via client-node'), 30_000);
+    ws.close();
+
+    const logged = sink();
+    await new Promise<void>((resolve, reject) => {
+      logged.stream.on('finish', resolve);
+      new Log(kc).log('default', 'talker', 'main', logged.stream, { tailLines: 1 }).catch(reject);
+    });
+    assert.match(logged.text(), /^main line \d+\n$|^attached via client-node\n$/);
+
+    const forwarder = new PortForward(kc);
+    const local = createNetServer((socket) => { forwarder.portForward('default', 'host', [web.port], socket, null, socket).catch(() => socket.destroy()); });
+    await new Promise<void>((r) => local.listen(0, '127.0.0.1', r));
+    try {
+      const r = await fetchText(`http://127.0.0.1:${(local.address() as AddressInfo).port}/from-client-node`);
+      assert.equal(r.body, 'served GET /from-client-node\n');
+    } finally {
+      local.close();
+    }
+  });
+
+  test('services/proxy reaches a pod its selector picks', async () => {
+    await client.request({ method: 'POST', path: '/api/v1/namespaces/default/services', body: {
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' },
+      spec: { selector: { app: 'host' }, ports: [{ name: 'http', port: 80, targetPort: web.port }] },
+    } });
+    const r = await asAdmin('GET', '/api/v1/namespaces/default/services/web:http/proxy/by-service?q=1');
+    assert.equal(r.body, 'served GET /by-service?q=1\n');
+  });
+
+  test('an exec that does not upgrade is refused', async () => {
+    const r = await asAdmin('POST', '/api/v1/namespaces/default/pods/talker/exec?command=true&stdout=1');
+    assert.equal(r.status, 400);
+    assert.match(r.body, /Upgrade request required/);
   });
 
   test('the agent refuses a token without nodes/proxy rights and accepts the API server\'s certificate', async () => {
