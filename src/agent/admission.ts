@@ -7,7 +7,7 @@
 import type { Naming } from '../api/naming.js';
 import type { AgentPod, Node, NodeSelectorRequirement, Taint, Toleration } from './objects.js';
 import { isStaticPod } from './sources/static.js';
-import { forbiddenSysctls } from './sysctls.js';
+import { forbiddenSysctl } from './sysctls.js';
 import { podRequests, qosClass } from './resources.js';
 import type { Pressure } from './node-status.js';
 
@@ -39,8 +39,8 @@ export function admit(a: AdmissionInput): Rejection | undefined {
     return { reason: 'PodOSSelectorNodeLabelDoesNotMatch', message: `Failed to admit pod as the \`${osLabel}\` label doesn't match node label` };
   if (pod.spec.os?.name && pod.spec.os.name !== 'linux') return { reason: 'PodOSNotSupported', message: 'Failed to admit pod as the OS field doesn\'t match node OS' };
 
-  const forbidden = forbiddenSysctls(pod, a.allowedUnsafeSysctls);
-  if (forbidden.length) return { reason: 'SysctlForbidden', message: `forbidden sysctl: ${forbidden.map((n) => `"${n}" not allowlisted`).join(', ')}` };
+  const forbidden = forbiddenSysctl(pod, a.allowedUnsafeSysctls);
+  if (forbidden) return { reason: 'SysctlForbidden', message: `forbidden sysctl: ${forbidden}` };
 
   if (!critical(pod, names)) {
     const conditions = [...(a.pressure.memory && qosClass(pod) === 'BestEffort' ? ['MemoryPressure'] : []), ...(a.pressure.disk ? ['DiskPressure'] : []), ...(a.pressure.pid ? ['PIDPressure'] : [])];

@@ -102,9 +102,9 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   const names = o.names;
   const simulated = o.runtime === 'fake';
   const settings: NodeSettings = {
-    names, nodeName, labels: { ...overrides.labels, ...o.nodeLabels }, taints: [...(overrides.taints ?? []), ...o.registerWithTaints], schedulable: o.registerSchedulable, nodeIps: o.nodeIps, agentPort: o.port,
+    names, nodeName, labels: { ...overrides.labels, ...o.nodeLabels }, taints: [...(overrides.taints ?? []), ...o.registerWithTaints], schedulable: o.registerSchedulable, nodeIps: o.nodeIps,
     providerId: o.providerId, podCidr: overrides.podCidr ?? o.podCidr, maxPods: o.maxPods, podsPerCore: o.podsPerCore, systemReserved: o.systemReserved,
-    clusterReserved: o.clusterReserved, evictionHard: o.evictionHard, maxImages: o.nodeStatusMaxImages, rootDir: o.rootDir, simulated,
+    clusterReserved: o.clusterReserved, evictionHard: o.evictionHard, maxImages: o.nodeStatusMaxImages, rootDir: o.rootDir, serverPort: o.port, simulated,
     simulatedCapacity: { ...overrides.capacity, ...o.fakeNodeCapacity }, annotations: overrides.annotations,
     allocatableIgnoresEviction: o.values['experimental-allocatable-ignore-eviction'] as boolean, localStorage: o.values['local-storage-capacity-isolation'] as boolean,
     controllerAttachDetach: o.values['enable-controller-attach-detach'] as boolean, externalCloudProvider: o.values['cloud-provider'] === 'external',

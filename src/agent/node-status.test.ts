@@ -7,7 +7,7 @@ import { parseThresholds } from './quantity.js';
 const names = naming();
 const settings = (over: Partial<NodeSettings> = {}): NodeSettings => ({
   names, nodeName: 'n', labels: {}, taints: [], schedulable: true, nodeIps: [], maxPods: 110, podsPerCore: 0,
-  systemReserved: { memory: 2 ** 30 }, clusterReserved: {}, evictionHard: parseThresholds(['memory.available<100Mi']), maxImages: 50, rootDir: '/tmp',
+  systemReserved: { memory: 2 ** 30 }, clusterReserved: {}, evictionHard: parseThresholds(['memory.available<100Mi']), maxImages: 50, rootDir: '/tmp', serverPort: 10250,
   simulated: true, simulatedCapacity: { memory: 8 * 2 ** 30 }, ...over,
 });
 

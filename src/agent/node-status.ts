@@ -25,8 +25,6 @@ export interface NodeSettings {
   taints: Taint[];
   schedulable: boolean;
   nodeIps: string[];
-  /** the port of the agent's server, reported in the node's daemon endpoints */
-  agentPort?: number;
   providerId?: string;
   podCidr?: string;
   maxPods: number;
@@ -36,6 +34,8 @@ export interface NodeSettings {
   evictionHard: Threshold[];
   maxImages: number;
   rootDir: string;
+  /** --port: where the API server reaches the agent's server (logs, exec, statistics) */
+  serverPort: number;
   /** simulated nodes report no pressure and fixed machine ids */
   simulated: boolean;
   /** simulated nodes: capacity by resource (cpu in cores), over the defaults of 8 CPUs, 32Gi memory and 100Gi storage */
@@ -267,7 +267,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       ...capacityAndAllocatable(s),
       conditions: nodeConditions(node?.status?.conditions ?? [], ready, pressure),
       addresses,
-      daemonEndpoints: { kubeletEndpoint: { Port: s.agentPort || 10250 } },
+      daemonEndpoints: { kubeletEndpoint: { Port: s.serverPort } },
       nodeInfo: info,
       images: await nodeImages(deps.runtime, s.maxImages),
     };

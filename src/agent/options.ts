@@ -18,6 +18,7 @@ import { agentFeatureGates } from './feature-gates.js';
 import { parseQuantity, parseTaint, parseThresholds, validLabel, type Taint, type Threshold } from './quantity.js';
 import { parseCpuList } from './cpu-manager.js';
 import { parseReservedMemory } from './memory-manager.js';
+import { unsafeSysctlProblem } from './sysctls.js';
 
 export interface AgentFlagDecl extends FlagDecl {
   /** the flag is parsed and checked but changes nothing in this agent: why */
@@ -183,7 +184,7 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'experimental-mounter-path', type: 'string', default: 'mount', deprecated: 'will be removed in a future version', help: 'The mount binary.' },
   // misc
   { name: 'config', type: 'string', default: '', help: 'The configuration file (kind AgentConfiguration); flags given on the command line override its fields.' },
-  { name: 'allowed-unsafe-sysctls', type: 'stringList', default: [], config: 'allowedUnsafeSysctls', deprecated: inFile, validate: (v) => (v as string[]).map((s) => (/^[a-z0-9_.*\-/]+$/.test(s) ? undefined : `${JSON.stringify(s)} is not a sysctl name or pattern`)).find(Boolean), help: 'Unsafe sysctls (or patterns ending in *) pods may set.' },
+  { name: 'allowed-unsafe-sysctls', type: 'stringList', default: [], config: 'allowedUnsafeSysctls', deprecated: inFile, validate: (v) => (v as string[]).map(unsafeSysctlProblem).find(Boolean), help: 'Unsafe sysctls (or patterns ending in *) pods may set; only sysctls of the network or IPC namespace.' },
   { name: 'contention-profiling', type: 'bool', default: false, config: 'enableContentionProfiling', deprecated: inFile, help: 'Enable lock contention profiling with the debugging handlers.', noEffect: 'lock contention profiling is a feature of the reference\'s runtime; no profiling endpoints are served' },
   { name: 'exit-on-lock-contention', type: 'bool', default: false, help: 'Exit when another process takes the --lock-file.' },
   { name: 'lock-file', type: 'string', default: '', help: 'A lock file the agent holds while it runs (alpha).' },

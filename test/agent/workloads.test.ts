@@ -4,7 +4,7 @@
 // admission, and usage figures that move when a pod burns CPU.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort } from '../support/ports.js';
 import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
@@ -41,7 +41,7 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     port = await freePort();
     n = await startRealNode(node, [
       '--address=127.0.0.1', `--port=${port}`, '--system-reserved=memory=1Gi,cpu=100m', '--pod-max-pids=200', '--seccomp-default',
-      '--cpu-cfs-quota-period=50ms', '--feature-gates=CustomCPUCFSQuotaPeriod=true',
+      '--cpu-cfs-quota-period=50ms', '--feature-gates=CustomCPUCFSQuotaPeriod=true', '--allowed-unsafe-sysctls=kernel.msg*',
     ], { volumeRefreshMs: 300, statsSampleMs: 1000, evictionIntervalMs: 500 });
     ({ server, containerd, client, agent } = n);
     servers = await startAgentServers(n.options, agent.nodes, agent.client, agent.metrics);
@@ -84,9 +84,9 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
 
     await pods().create(hostPod('volumes', [
       {
-        name: 'reader', image, command: ['sleep', '3600'],
+        name: 'reader', image, command: ['sleep', '3600'], resources: { limits: { memory: '48Mi' } },
         volumeMounts: [
-          { name: 'config', mountPath: '/etc/config' }, { name: 'secret', mountPath: '/etc/secret' }, { name: 'info', mountPath: '/etc/info' },
+          { name: 'vault', mountPath: '/etc/vault' }, { name: 'config', mountPath: '/etc/config' }, { name: 'secret', mountPath: '/etc/secret' }, { name: 'info', mountPath: '/etc/info' },
           { name: 'scratch', mountPath: '/scratch' }, { name: 'memory', mountPath: '/memory' }, { name: 'host', mountPath: '/host' },
           { name: 'claim', mountPath: '/claim', readOnly: true }, { name: 'config', mountPath: '/etc/app.conf', subPath: 'app.conf' },
           { name: 'scratch', mountPath: '/sub', subPath: 'nested/dir' },
@@ -102,6 +102,16 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
         { name: 'memory', emptyDir: { medium: 'Memory', sizeLimit: '8Mi' } },
         { name: 'host', hostPath: { path: hostPathDir, type: 'DirectoryOrCreate' } },
         { name: 'claim', persistentVolumeClaim: { claimName: 'claim' } },
+        {
+          name: 'vault', projected: {
+            defaultMode: 0o440,
+            sources: [
+              { serviceAccountToken: { audience: 'vault', expirationSeconds: 3600, path: 'token' } },
+              { downwardAPI: { items: [{ path: 'memory-limit', resourceFieldRef: { containerName: 'reader', resource: 'limits.memory', divisor: '1Mi' } }] } },
+              { configMap: { name: 'settings', items: [{ key: 'greeting', path: 'greeting' }] } },
+            ],
+          },
+        },
       ],
     }, { labels: { app: 'demo', tier: 'back' } }));
     const p = await running('volumes');
@@ -135,6 +145,14 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     const review = await asPod.request({ method: 'POST', path: `/apis/${group}/v1beta1/selfsubjectreviews`, body: { apiVersion: `${group}/v1beta1`, kind: 'SelfSubjectReview' } });
     asPod.close();
     assert.equal(review.status.userInfo.username, 'system:serviceaccount:default:default');
+    // a projected token of its own audience and lifetime, beside a limit and a ConfigMap key, in the volume's mode
+    const claims = JSON.parse(Buffer.from((await read(p, 'reader', '/etc/vault/token')).split('.')[1]!, 'base64url').toString());
+    assert.deepEqual(claims.aud, ['vault']);
+    assert.equal(claims.exp - claims.iat, 3600);
+    assert.equal(claims.sub, 'system:serviceaccount:default:default');
+    assert.equal(await read(p, 'reader', '/etc/vault/memory-limit'), '48');
+    assert.equal(await read(p, 'reader', '/etc/vault/greeting'), 'hello');
+    assert.equal((await exec(p, 'reader', ['stat', '-L', '-c', '%a', '/etc/vault/memory-limit'])).stdout.trim(), '440');
 
     // a ConfigMap edit reaches the mounted file (the subPath mount keeps the old content, as the reference)
     await cms.patch('settings', { data: { greeting: 'hello again', 'app.conf': 'level=debug\n' } }, 'merge');
@@ -227,6 +245,45 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     await pods().delete('secure', { gracePeriodSeconds: 0 });
   });
 
+  test('host namespaces, sysctls and privileged containers as the process sees them', async () => {
+    await pods().create(hostPod('hosty', [
+      { name: 'main', image, command: ['sleep', '3600'] },
+      { name: 'root', image, command: ['sleep', '3600'], securityContext: { privileged: true } },
+    ], { hostPID: true, securityContext: { sysctls: [{ name: 'kernel.shm_rmid_forced', value: '1' }, { name: 'kernel.msgmax', value: '12345' }] } }));
+    const p = await running('hosty');
+    const pid = readFileSync(join(cgroupDir('pids', p, 'main'), 'cgroup.procs'), 'utf8').trim().split('\n')[0];
+    const ns = (which: string, of = pid) => readlinkSync(`/proc/${of}/ns/${which}`);
+    assert.equal(ns('pid'), ns('pid', 'self'), 'hostPID: the host\'s process namespace');
+    assert.equal(ns('net'), ns('net', 'self'), 'hostNetwork: the host\'s network');
+    assert.notEqual(ns('ipc'), ns('ipc', 'self'), 'an IPC namespace of the pod\'s own');
+    assert.equal((await exec(p, 'main', ['cat', `/proc/${process.pid}/comm`])).stdout.trim(), 'node', 'the host\'s processes are visible');
+    // the sysctls are set in the pod's IPC namespace, not the host's
+    assert.equal((await read(p, 'main', '/proc/sys/kernel/shm_rmid_forced')).trim(), '1');
+    assert.equal((await read(p, 'main', '/proc/sys/kernel/msgmax')).trim(), '12345', 'an unsafe sysctl allowed by --allowed-unsafe-sysctls');
+    assert.notEqual(readFileSync('/proc/sys/kernel/msgmax', 'utf8').trim(), '12345');
+    // privileged: every capability, the host's devices
+    assert.equal(field(processStatus(p, 'root'), 'CapEff')![0], field(readFileSync('/proc/self/status', 'utf8'), 'CapBnd')![0], 'every capability the node has');
+    assert.equal(field(processStatus(p, 'main'), 'CapEff')![0], '00000000a80425fb', 'the runtime\'s default set');
+    const hostDevice = ['/dev/kmsg', '/dev/mem', '/dev/loop-control'].find(existsSync);
+    if (hostDevice) {
+      assert.equal((await exec(p, 'root', ['test', '-e', hostDevice])).exitCode, 0, `the host's ${hostDevice} in a privileged container`);
+      assert.notEqual((await exec(p, 'main', ['test', '-e', hostDevice])).exitCode, 0);
+    }
+    await pods().delete('hosty', { gracePeriodSeconds: 0 });
+
+    // sysctls the node does not allow, or of a namespace shared with the host, are refused at admission
+    await pods().create(hostPod('unsafe', [{ name: 'main', image }], { securityContext: { sysctls: [{ name: 'kernel.sem', value: '250 32000 32 128' }] } }));
+    await pods().create(hostPod('shared-net', [{ name: 'main', image }], { securityContext: { sysctls: [{ name: 'net.ipv4.tcp_syncookies', value: '1' }] } }));
+    for (const [name, message] of [['unsafe', 'forbidden sysctl: "kernel.sem" not allowlisted'], ['shared-net', 'forbidden sysctl: "net.ipv4.tcp_syncookies" not allowed with host net enabled']]) {
+      const refused = await waitFor(`${name} refused`, async () => {
+        const x = await pods().get(name!);
+        return x.status?.phase === 'Failed' && x;
+      }, slow, 200);
+      assert.equal(refused.status.reason, 'SysctlForbidden');
+      assert.equal(refused.status.message, `Pod was rejected: ${message}`);
+    }
+  });
+
   test('node admission: pods the node cannot run are rejected with the reference reasons and events', async () => {
     await pods().create(hostPod('too-big', [{ name: 'main', image, resources: { requests: { cpu: '500' } } }]));
     await pods().create(hostPod('elsewhere', [{ name: 'main', image }], { nodeSelector: { disk: 'ssd' } }));
@@ -288,6 +345,7 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     assert.ok(c.memory!.workingSetBytes > 0 && c.logs!.usedBytes !== undefined);
     const s = await summary();
     assert.equal(s.node.nodeName, node);
+    assert.equal((await client.resource(ref('nodes')).get(node)).status.daemonEndpoints.kubeletEndpoint.Port, port, 'the node tells where its server is (--port)');
     assert.ok(s.node.cpu!.usageNanoCores! > 100_000_000, 'the node is busy too');
     assert.ok(s.node.memory!.workingSetBytes > 0 && s.node.fs!.capacityBytes! > 0 && s.node.runtime!.imageFs!.usedBytes! > 0);
     assert.ok(s.node.systemContainers.find((c) => c.name === 'pods')!.cpu!.usageCoreNanoSeconds > 0, 'the pods\' cgroup');
