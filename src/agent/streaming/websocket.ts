@@ -9,6 +9,8 @@ import { exitStatus, headerValues, refuseUpgrade, type CommandIO, type CommandRe
 
 const commandProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
 const portForwardProtocols = ['v4.channel.k8s.io', 'portforward.k8s.io', 'channel.k8s.io'];
+/** how long a v5 client is given to set up its streams */
+const v5SetupMs = 150;
 const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 << 20 });
 
 /** accepts the WebSocket with the first protocol the client offers that is served, or refuses in plain HTTP */
@@ -60,6 +62,9 @@ export async function serveWebSocketCommand(u: Upgrade, flags: StreamFlags, comm
     stdin, stdout: flags.stdout ? channel(1) : undefined, stderr: flags.stderr && !flags.tty ? channel(2) : undefined,
     tty: flags.tty, resizes, signal: aborter.signal,
   };
+  // kubectl's v5 client (1.30 to 1.32) sets its streams up only after the handshake and drops what comes before;
+  // a moment's wait keeps a quick command's output from arriving first, as the reference's slower path does
+  if (protocol.startsWith('v5')) await new Promise(r => setTimeout(r, v5SetupMs));
   const result = await run(io).catch((e: Error) => ({ error: e.message }));
   // the output is all out before the end is told
   await Promise.all([io.stdout, io.stderr].filter((w): w is Writable => !!w).map(w => new Promise(r => w.end(r))));

@@ -17,6 +17,21 @@ export function splitSchemeNamePort(id: string): { scheme: string; name: string;
   throw badRequest(`invalid resource name "${id}": expected [scheme:]name[:port]`);
 }
 
+/**
+ * Whether a pod's or endpoint's address may be proxied to: not unspecified, link-local (cloud metadata services live
+ * there) or multicast, as the reference refuses them. Loopback is allowed here, unlike the reference, since
+ * host-network pods of a one-machine cluster have it; README says so.
+ */
+export function proxyableAddress(ip: string): boolean {
+  const v4 = /^(\d+)\.(\d+)\.\d+\.\d+$/.exec(ip);
+  if (v4) {
+    const [a, b] = [Number(v4[1]), Number(v4[2])];
+    return !(ip === '0.0.0.0' || (a === 169 && b === 254) || (a >= 224 && a <= 239));
+  }
+  const v6 = ip.toLowerCase();
+  return !(v6 === '::' || v6.startsWith('fe8') || v6.startsWith('fe9') || v6.startsWith('fea') || v6.startsWith('feb') || v6.startsWith('ff'));
+}
+
 export const hostPort = (host: string, port: number | string) => `${host.includes(':') ? `[${host}]` : host}${port === '' ? '' : `:${port}`}`;
 
 /** the agent of `nodeName` at `path` (with its query), or another port of the node when one is given */

@@ -5,7 +5,7 @@ import type { Pod } from '../../../../api/types/core-v1.js';
 import { badRequest } from '../../../../api/status.js';
 import { queryFlag } from '../../../../api/request.js';
 import type { ConnectTarget, RestRequest } from '../../../types.js';
-import { hostPort, nodeTarget, splitSchemeNamePort } from '../nodes/connection.js';
+import { hostPort, nodeTarget, proxyableAddress, splitSchemeNamePort } from '../nodes/connection.js';
 
 const names = (list?: { name: string }[]) => (list ?? []).map(c => c.name);
 
@@ -100,6 +100,7 @@ export async function connectProxy(req: RestRequest, path: string): Promise<Conn
   const pod = await req.store.get(req.namespace, name) as Stored<Pod>;
   const ip = pod.status?.podIP;
   if (!ip) throw badRequest(`address not allowed: pod ${name} has no IP address yet`);
+  if (!proxyableAddress(ip)) throw badRequest(`address not allowed: ${ip}`);
   const search = [...req.query.keys()].length ? `?${req.query}` : '';
   const s = scheme || 'http';
   return { url: new URL(`${s}://${hostPort(ip, port)}${path || '/'}${search}`), tls: { rejectUnauthorized: false } };

@@ -4,7 +4,7 @@ import type { Stored } from '../../../../api/meta.js';
 import type { Endpoints, Pod, Service } from '../../../../api/types/core-v1.js';
 import { serviceUnavailable, badRequest } from '../../../../api/status.js';
 import type { ConnectTarget, RestRequest } from '../../../types.js';
-import { hostPort, splitSchemeNamePort } from '../nodes/connection.js';
+import { hostPort, proxyableAddress, splitSchemeNamePort } from '../nodes/connection.js';
 
 type ServicePort = NonNullable<Service['spec']>['ports'] extends (infer P)[] | undefined ? P : never;
 
@@ -17,6 +17,7 @@ export async function connectService(req: RestRequest, path: string): Promise<Co
   if (!sp) throw badRequest(port ? `no service port ${JSON.stringify(port)} found for service "${name}"` : `a port name must be given for service "${name}", choose one of: [${ports.map(p => p.name).join(' ')}]`);
   const endpoint = await fromEndpoints(req, name, sp) ?? await fromPods(req, svc, sp);
   if (!endpoint) throw serviceUnavailable(`no endpoints available for service "${name}"`);
+  if (!proxyableAddress(endpoint.ip)) throw badRequest(`address not allowed: ${endpoint.ip}`);
   const search = [...req.query.keys()].length ? `?${req.query}` : '';
   return { url: new URL(`${scheme || 'http'}://${hostPort(endpoint.ip, endpoint.port)}${path || '/'}${search}`), tls: { rejectUnauthorized: false } };
 }
