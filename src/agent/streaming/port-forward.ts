@@ -11,8 +11,13 @@ const protocol = 'portforward.k8s.io';
 /** serves port-forward until the client closes; `open` connects to a port of the pod */
 export async function servePortForward(u: Upgrade, podName: string, open: (port: number) => Promise<Duplex>): Promise<void> {
   if (!acceptSpdy(u, [protocol])) return;
+  return portForwardOver(u.socket, u.head, podName, open);
+}
+
+/** port-forward's SPDY streams on a connection already switched (upgraded, or tunnelled in a WebSocket) */
+export async function portForwardOver(socket: Duplex, head: Buffer, podName: string, open: (port: number) => Promise<Duplex>): Promise<void> {
   const pairs = new Map<string, { error?: SpdyStream; data?: SpdyStream }>();
-  const conn = spdyServer(u.socket, u.head, s => {
+  const conn = spdyServer(socket, head, s => {
     s.reply();
     const id = s.headers.requestid ?? '';
     const type = s.headers.streamtype;

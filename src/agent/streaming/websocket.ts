@@ -4,7 +4,8 @@
 // each port of `ports` a data and an error channel (2i, 2i+1), each opened by a message carrying the port.
 import { EventEmitter } from 'node:events';
 import { PassThrough, Writable, type Duplex } from 'node:stream';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
+import { portForwardOver } from './port-forward.js';
 import { exitStatus, headerValues, refuseUpgrade, type CommandIO, type CommandResult, type StreamFlags, type Upgrade } from './remote-command.js';
 
 const commandProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
@@ -81,7 +82,18 @@ function closeSoon(ws: WebSocket, socket: Duplex) {
   socket.end();
 }
 
+/** the port-forward of kubectl 1.30 and later: SPDY carried in the WebSocket's binary messages */
+const tunnelProtocol = 'SPDY/3.1+portforward.k8s.io';
+const tunnelServer = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 << 20, handleProtocols: () => tunnelProtocol });
+
 export async function serveWebSocketPortForward(u: Upgrade, ports: number[], podName: string, open: (port: number) => Promise<Duplex>): Promise<void> {
+  if (headerValues(u.req, 'sec-websocket-protocol').includes(tunnelProtocol)) {
+    // the protocol's name is not a token of the WebSocket grammar, which the library enforces: it is answered as it is
+    u.req.headers['sec-websocket-protocol'] = 'tunnel';
+    const ws = await new Promise<WebSocket>(resolve => tunnelServer.handleUpgrade(u.req, u.socket, u.head, resolve));
+    await portForwardOver(createWebSocketStream(ws), Buffer.alloc(0), podName, open);
+    return;
+  }
   if (!ports.length || ports.some(p => !Number.isInteger(p) || p < 1 || p > 65535)) return refuseUpgrade(u.socket, 400, 'query parameter "ports" is required and must name ports');
   const accepted = await accept(u, portForwardProtocols);
   if (!accepted) return;
