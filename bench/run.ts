@@ -16,6 +16,7 @@ import { schedulerBench } from './scheduler.js';
 import { deploymentBench } from './deployment.js';
 import { admissionBench } from './admission.js';
 import { overloadBench } from './overload.js';
+import { streamsBench } from './streams.js';
 
 const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'start', run: startBench },
@@ -31,6 +32,7 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'deployment', run: deploymentBench },
   { name: 'admission', run: admissionBench },
   { name: 'overload', run: overloadBench },
+  { name: 'streams', run: streamsBench },
 ];
 
 const FILE = 'BENCHMARKS.md';

@@ -2,17 +2,20 @@
 // HTTPS server on --address:--port (client certificates of --client-ca-file, bearer tokens through
 // the TokenReview API with --authentication-token-webhook, anonymous per --anonymous-auth;
 // authorization AlwaysAllow or Webhook through SubjectAccessReview on the node's subresources) with
-// /healthz, /pods, /runningpods/, /stats/summary, /metrics/resource, /metrics and
-// /containerLogs/<namespace>/<pod>/<container>; and the read-only HTTP port (no authentication) with
-// the same endpoints except the debugging ones.
+// /healthz, /pods, /runningpods/, /stats/summary, /metrics/resource, /metrics, and the debugging ones:
+// /containerLogs/<namespace>/<pod>/<container> (follow, tail, since, limit), /exec, /attach and
+// /portForward (upgraded to SPDY or WebSocket: passed to the runtime's streaming server, or served
+// here from the runtime's calls), /run and /logs/; and the read-only HTTP port (no authentication)
+// with the same endpoints except the debugging ones.
 
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createReadStream, existsSync } from 'node:fs';
+import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { join, normalize } from 'node:path';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { queryFlag } from '../api/request.js';
 import type { AgentOptions } from './options.js';
@@ -22,6 +25,13 @@ import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/c
 import { podLogDirectory } from './sandbox.js';
 import { resourceMetrics } from './stats/resource-metrics.js';
 import type { AgentMetrics } from './metrics.js';
+import { refuseUpgrade, serveRemoteCommand, streamFlags, type CommandIO } from './streaming/remote-command.js';
+import { servePortForward } from './streaming/port-forward.js';
+import { serveWebSocketCommand, serveWebSocketPortForward } from './streaming/websocket.js';
+import { forwardedHeaders, forwardUpgrade } from '../util/http-proxy.js';
+
+/** where the node's own logs are (served at /logs/) */
+const nodeLogDir = '/var/log';
 
 export interface AgentServers {
   /** bound ports: 0 when a server is off */
@@ -38,7 +48,9 @@ interface Route {
   path: RegExp;
   /** served only with --enable-debugging-handlers */
   debugging?: boolean;
-  handle(r: { req: IncomingMessage; res: ServerResponse; url: URL; match: RegExpExecArray }): Promise<void> | void;
+  handle?(r: { req: IncomingMessage; res: ServerResponse; url: URL; match: RegExpExecArray }): Promise<void> | void;
+  /** the route's upgraded connections (exec, attach, port-forward) */
+  upgrade?(r: { req: IncomingMessage; url: URL; match: RegExpExecArray; socket: Duplex; head: Buffer }): Promise<void> | void;
 }
 
 const prometheusText = 'text/plain; version=0.0.4; charset=utf-8';
@@ -51,6 +63,8 @@ class HttpError extends Error {
 
 export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], client: Client | undefined, metrics?: AgentMetrics): Promise<AgentServers> {
   const servers: Server[] = [];
+  /** upgraded connections, cut when the servers close */
+  const tunnels = new Set<Duplex>();
   const listen = async (server: Server, port: number, host: string) => {
     servers.push(server);
     await new Promise<void>((resolve, reject) => {
@@ -80,6 +94,18 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
           await authorize(req, user);
           return route(req, res, o.enableDebuggingHandlers, 'https');
         }));
+      server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+        socket.on('error', () => socket.destroy());
+        tunnels.add(socket);
+        socket.once('close', () => tunnels.delete(socket));
+        Promise.resolve()
+          .then(async () => {
+            const user = await authenticate(req);
+            await authorize(req, user);
+            await upgradeRoute(req, socket, head, o.enableDebuggingHandlers);
+          })
+          .catch((e) => refuseUpgrade(socket, e instanceof HttpError ? e.code : 500, (e as Error).message));
+      });
       ports.main = await listen(server, o.port, o.address);
     }
   } catch (e) {
@@ -174,29 +200,132 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     },
     {
       path: /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true,
-      handle: async ({ res, url, match }) => {
+      handle: async ({ req, res, url, match }) => {
         const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
-        const found = allPods().find((x) => x.pod.metadata.namespace === ns && x.pod.metadata.name === name);
-        if (!found) throw new HttpError(404, `pod ${ns}/${name} not found`);
+        const found = podOf(ns, name);
         const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
-        const previous = queryFlag(url.searchParams.get('previous'));
+        const previous = flag(url, 'previous');
         const c = previous ? instances[1] : instances[0];
-        if (!c) throw new HttpError(404, previous ? `previous terminated container "${container}" in pod "${name}" not found` : `container "${container}" in pod "${name}" is not available`);
+        if (!c) throw new HttpError(previous ? 400 : 404, previous ? `previous terminated container "${container}" in pod "${name}" not found` : `container "${container}" in pod "${name}" is not available`);
         const file = join(podLogDirectory(o.rootDir, found.pod), container, `${c.attempt}.log`);
-        const raw = existsSync(file) ? await readFile(file, 'utf8') : '';
-        let lines = parseCriLog(raw, queryFlag(url.searchParams.get('timestamps')));
-        const tail = url.searchParams.get('tailLines');
-        if (tail !== null) lines = lines.slice(-Math.max(0, Number(tail)));
-        return text(res, lines.join(''));
+        const running = () => !previous && podOf(ns, name, false)?.containers.find((x) => x.id === c.id)?.state === 'running';
+        return streamLog(req, res, file, logOptions(url), running);
+      },
+    },
+    { path: /^\/exec\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true, upgrade: (r) => remoteCommand('exec', r) },
+    { path: /^\/attach\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true, upgrade: (r) => remoteCommand('attach', r) },
+    {
+      path: /^\/portForward\/([^/]+)\/([^/]+)$/, debugging: true,
+      upgrade: async ({ req, url, match, socket, head }) => {
+        const [ns, name] = match.slice(1).map(decodeURIComponent) as [string, string];
+        const found = podOf(ns, name);
+        const { runtime } = nodeOfPod(found.pod);
+        const sandboxId = found.sandbox?.id ?? found.containers[0]?.sandboxId;
+        if (!sandboxId) throw new HttpError(404, `pod ${ns}/${name} has no sandbox`);
+        const ports = url.searchParams.getAll('ports').flatMap((p) => p.split(',')).map(Number);
+        if (runtime.streamUrl) return passTo(await runtime.streamUrl({ kind: 'portforward', sandboxId, ports }), req, socket, head);
+        if (!runtime.openPort) throw new HttpError(501, 'this runtime cannot forward ports');
+        const open = (port: number) => runtime.openPort!(sandboxId, port);
+        if (String(req.headers.upgrade ?? '').toLowerCase() === 'websocket') return serveWebSocketPortForward({ req, socket, head }, ports, name, open);
+        return servePortForward({ req, socket, head }, name, open);
+      },
+    },
+    {
+      // runs a command and answers with its output (the reference's /run)
+      path: /^\/run\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true,
+      handle: async ({ req, res, url, match }) => {
+        if (req.method !== 'POST') throw new HttpError(405, 'use POST');
+        const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+        const found = podOf(ns, name);
+        const c = runningContainer(found, container);
+        const command = url.searchParams.getAll('cmd').flatMap((x) => x.split(' ')).filter(Boolean);
+        if (!command.length) throw new HttpError(400, 'cmd is required');
+        const r = await nodeOfPod(found.pod).runtime.execSync(c.id, command, 60);
+        return text(res, r.stdout + r.stderr);
+      },
+    },
+    {
+      // the node's own log files (/var/log), listed or served
+      path: /^\/logs(\/.*)?$/, debugging: true,
+      handle: async ({ res, match }) => {
+        const rel = normalize(decodeURIComponent(match[1] ?? '/'));
+        if (rel.split('/').includes('..')) throw new HttpError(400, 'bad path');
+        const p = join(nodeLogDir, rel);
+        const st = await stat(p).catch(() => undefined);
+        if (!st) throw new HttpError(404, 'not found');
+        if (st.isDirectory()) {
+          const entries = await readdir(p, { withFileTypes: true });
+          return text(res, entries.map((e) => `${e.name}${e.isDirectory() ? '/' : ''}\n`).join(''));
+        }
+        res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': st.size });
+        createReadStream(p).pipe(res);
       },
     },
   ];
+
+  /** a pod the agent runs, by namespace and name */
+  function podOf(ns: string, name: string): ReturnType<typeof allPods>[number];
+  function podOf(ns: string, name: string, must: false): ReturnType<typeof allPods>[number] | undefined;
+  function podOf(ns: string, name: string, must = true) {
+    const found = allPods().find((x) => x.pod.metadata.namespace === ns && x.pod.metadata.name === name);
+    if (!found && must) throw new HttpError(404, `pod ${ns}/${name} not found`);
+    return found;
+  }
+  const nodeOfPod = (pod: { metadata: { uid?: string } }): NodeAgent => nodes.find((n) => n.workers.pods().some((x) => x.pod.metadata.uid === pod.metadata.uid)) ?? nodes[0]!;
+  const runningContainer = (found: ReturnType<typeof allPods>[number], container: string) => {
+    const c = found.containers.filter((x) => x.name === container).sort((a, b) => b.attempt - a.attempt)[0];
+    if (!c) throw new HttpError(404, `container not found ("${container}")`);
+    if (c.state !== 'running') throw new HttpError(400, `container ${container} is not running (state: ${c.state})`);
+    return c;
+  };
+
+  /** exec and attach: through the runtime's streaming server, or served here from the runtime's calls */
+  async function remoteCommand(kind: 'exec' | 'attach', { req, url, match, socket, head }: { req: IncomingMessage; url: URL; match: RegExpExecArray; socket: Duplex; head: Buffer }) {
+    const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+    const found = podOf(ns, name);
+    const c = runningContainer(found, container);
+    const { runtime } = nodeOfPod(found.pod);
+    const flags = streamFlags(url.searchParams);
+    const command = url.searchParams.getAll('command');
+    if (kind === 'exec' && !command.length) throw new HttpError(400, 'you must specify at least 1 command');
+    if (runtime.streamUrl) {
+      const r = kind === 'exec' ? { kind, containerId: c.id, command, flags } as const : { kind, containerId: c.id, flags } as const;
+      return passTo(await runtime.streamUrl(r), req, socket, head);
+    }
+    const serve = kind === 'exec' ? runtime.execStream && ((io: CommandIO) => runtime.execStream!(c.id, command, io)) : runtime.attachStream && ((io: CommandIO) => runtime.attachStream!(c.id, io));
+    if (!serve) throw new HttpError(501, `this runtime cannot ${kind}`);
+    if (String(req.headers.upgrade ?? '').toLowerCase() === 'websocket') return serveWebSocketCommand({ req, socket, head }, flags, command, serve);
+    return serveRemoteCommand({ req, socket, head }, flags, command, serve);
+  }
+
+  /** passes an upgrade on to the runtime's streaming server, and its refusal back */
+  async function passTo(streamUrl: string, req: IncomingMessage, socket: Duplex, head: Buffer) {
+    const headers = forwardedHeaders(req.headers, (n) => n === 'authorization');
+    const outcome = await forwardUpgrade({ url: new URL(streamUrl) }, req.method ?? 'GET', headers, String(req.headers.upgrade ?? ''), { socket, head });
+    if (outcome.upgraded) return;
+    let body = '';
+    for await (const chunk of outcome.response) if ((body += chunk).length > 65536) break;
+    refuseUpgrade(socket, outcome.response.statusCode ?? 500, body.trim() || 'the runtime refused the stream');
+  }
+
+  async function upgradeRoute(req: IncomingMessage, socket: Duplex, head: Buffer, debugging: boolean) {
+    const url = new URL(req.url ?? '/', 'http://agent');
+    for (const r of routes) {
+      const match = r.path.exec(url.pathname);
+      if (!match || (r.debugging && !debugging)) continue;
+      if (!r.upgrade) throw new HttpError(400, `${url.pathname} does not upgrade connections`);
+      metrics?.request(req.method ?? 'GET', r.path.source, 'https');
+      return r.upgrade({ req, url, match, socket, head });
+    }
+    throw new HttpError(404, 'not found');
+  }
 
   async function route(req: IncomingMessage, res: ServerResponse, debugging: boolean, serverType: string) {
     const url = new URL(req.url ?? '/', 'http://agent');
     for (const r of routes) {
       const match = r.path.exec(url.pathname);
       if (!match || (r.debugging && !debugging)) continue;
+      if (!r.handle) throw new HttpError(400, 'Upgrade request required');
       metrics?.request(req.method ?? 'GET', r.path.source, serverType);
       return r.handle({ req, res, url, match });
     }
@@ -206,6 +335,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
   return {
     ports,
     async close() {
+      for (const t of tunnels) t.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections?.(); })));
     },
   };
@@ -213,17 +343,90 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
 
 /** CRI log lines are `<RFC 3339 time> <stream> <P|F> <text>`; partial lines join the next. */
 export function parseCriLog(raw: string, timestamps: boolean): string[] {
-  const out: string[] = [];
-  let partial = '';
-  for (const line of raw.split('\n')) {
-    const m = /^(\S+) (stdout|stderr) ([PF]) ?(.*)$/.exec(line);
-    if (!m) continue;
-    partial += m[4];
-    if (m[3] === 'P') continue;
-    out.push(`${timestamps ? `${m[1]} ` : ''}${partial}\n`);
-    partial = '';
+  return parseCriEntries(raw).entries.map((e) => `${timestamps ? `${e.time} ` : ''}${e.text}\n`);
+}
+
+/** the whole lines of a CRI log text, and what is left of an unfinished one */
+export function parseCriEntries(raw: string, partial = ''): { entries: { time: string; text: string }[]; partial: string; rest: string } {
+  const entries: { time: string; text: string }[] = [];
+  const end = raw.lastIndexOf('\n');
+  // by hand rather than by a regular expression per line: logs are read in megabytes
+  for (let at = 0; at <= end;) {
+    const nl = raw.indexOf('\n', at);
+    const s1 = raw.indexOf(' ', at);
+    const s2 = s1 < 0 || s1 > nl ? -1 : raw.indexOf(' ', s1 + 1);
+    const tag = s2 < 0 || s2 > nl ? '' : raw[s2 + 1];
+    const stream = s2 < 0 ? '' : raw.slice(s1 + 1, s2);
+    if ((tag === 'P' || tag === 'F') && (stream === 'stdout' || stream === 'stderr') && (s2 + 2 === nl || raw[s2 + 2] === ' ')) {
+      partial += raw.slice(Math.min(s2 + 3, nl), nl);
+      if (tag === 'F') { entries.push({ time: raw.slice(at, s1), text: partial }); partial = ''; }
+    }
+    at = nl + 1;
   }
-  return out;
+  return { entries, partial, rest: raw.slice(end + 1) };
+}
+
+interface LogOptions { follow: boolean; timestamps: boolean; tailLines?: number; limitBytes?: number; since?: number }
+
+const flag = (url: URL, name: string) => queryFlag(url.searchParams.get(name));
+
+function logOptions(url: URL): LogOptions {
+  const num = (name: string) => { const v = url.searchParams.get(name); if (v === null) return undefined; const n = Number(v); if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `${name} must be a non-negative integer`); return n; };
+  const sinceSeconds = num('sinceSeconds');
+  const sinceTime = url.searchParams.get('sinceTime');
+  const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime ? Date.parse(sinceTime) : undefined;
+  if (since !== undefined && Number.isNaN(since)) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
+  return { follow: flag(url, 'follow'), timestamps: flag(url, 'timestamps'), tailLines: num('tailLines'), limitBytes: num('limitBytes'), since };
+}
+
+/** how often a followed log is looked at for new lines */
+const followPollMs = 100;
+
+/** the log's lines as asked (since, tail, limit), then with follow the lines that come while the container runs */
+async function streamLog(req: IncomingMessage, res: ServerResponse, file: string, o: LogOptions, running: () => boolean) {
+  let closed = false;
+  res.once('close', () => { closed = true; });
+  let budget = o.limitBytes ?? Infinity;
+  const emit = (entries: { time: string; text: string }[]) => {
+    const lines: string[] = [];
+    for (const e of entries) {
+      if (o.since !== undefined && Date.parse(e.time) < o.since) continue;
+      lines.push(o.timestamps ? `${e.time} ${e.text}\n` : `${e.text}\n`);
+    }
+    let out = lines.join('');
+    if (Buffer.byteLength(out) > budget) out = Buffer.from(out).subarray(0, budget).toString('utf8');
+    budget -= Buffer.byteLength(out);
+    if (out) res.write(out);
+  };
+  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+  // what is there now (a log file is bounded by rotation), the tail of it when asked
+  const now = existsSync(file) ? await readFile(file) : Buffer.alloc(0);
+  let offset = now.length;
+  let { entries, partial, rest } = parseCriEntries(now.toString('utf8'));
+  emit(o.tailLines !== undefined ? entries.slice(Math.max(0, entries.length - o.tailLines)) : entries);
+  if (o.follow) res.flushHeaders();
+  // then what is added while the container runs
+  while (o.follow && !closed && budget > 0) {
+    const alive = running();
+    const st = await stat(file).catch(() => undefined);
+    if (st && st.size < offset) { offset = 0; rest = ''; } // rotated: the new file from its start
+    if (st && st.size > offset) {
+      const fh = await open(file, 'r');
+      try {
+        const buf = Buffer.alloc(Math.min(st.size - offset, 4 << 20));
+        const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
+        offset += bytesRead;
+        ({ entries, partial, rest } = parseCriEntries(rest + buf.subarray(0, bytesRead).toString('utf8'), partial));
+        emit(entries);
+      } finally {
+        await fh.close();
+      }
+      continue;
+    }
+    if (!alive) break;
+    await new Promise((r) => setTimeout(r, followPollMs));
+  }
+  if (!closed) res.end();
 }
 
 function path(req: IncomingMessage): string {

@@ -2,6 +2,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Http2ServerRequest, Http2ServerResponse } from 'node:http2';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { UserInfo } from './auth.js';
 import type { AuditRecord } from './audit.js';
 import { badRequest } from './status.js';
@@ -71,6 +72,8 @@ export interface RequestContext {
   features?: Readonly<Record<string, boolean>>;
   /** the request's audit record, when the audit policy records it */
   audit?: AuditRecord;
+  /** an HTTP/1.1 upgrade request (SPDY, WebSocket): the client's connection, and what it sent after the request */
+  upgrade?: { socket: Duplex; head: Buffer };
 }
 
 /** whether a feature gate is on for this request's server; `byDefault` is the gate's 1.27 default (for requests made without a server) */

@@ -58,6 +58,18 @@ export interface AuditFlags {
   };
 }
 
+export interface KubeletClientOptions {
+  /** client certificate and key files; absent: one the server issues itself from its CA */
+  clientCertificateFile?: string;
+  clientKeyFile?: string;
+  /** CA file the agents' serving certificates are checked against; absent: not checked */
+  certificateAuthorityFile?: string;
+  preferredAddressTypes: string[];
+  timeoutMs: number;
+}
+
+export const nodeAddressTypes = ['Hostname', 'InternalDNS', 'InternalIP', 'ExternalDNS', 'ExternalIP'];
+
 export interface ApiServerOptions {
   storageBackend: StorageBackend;
   etcdServers: string[];
@@ -109,6 +121,8 @@ export interface ApiServerOptions {
   verbosity: number;
   /** the aggregation layer: the client certificate shown to backends (generated when absent) */
   aggregation: { proxyClientCertFile?: string; proxyClientKeyFile?: string };
+  /** how the server reaches the node agents' servers */
+  kubelet: KubeletClientOptions;
   /** the controller manager run inside the server's process; undefined with --controller-manager=false */
   controllerManager?: ControllerManagerOptions;
   /** the scheduler run inside the server's process; undefined with --scheduler=false */
@@ -212,6 +226,11 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'endpoint-reconciler-type', type: 'enum', values: ['lease', 'none'], default: 'lease', help: 'How the endpoints of the API server\'s own Service are kept: each server renews a lease and the live ones are listed (lease), or they are left alone (none).' },
   { name: 'service-cluster-ip-range', type: 'stringList', default: ['10.0.0.0/24'], help: 'CIDR from which Service cluster IPs are allocated; at most one per IP family.', validate: checkCidrs },
   { name: 'service-node-port-range', type: 'string', default: '30000-32767', help: 'Ports for NodePort Services, both ends included, as <first>-<last> or <first>+<count>.', validate: (v) => checkPortRange(v as string) },
+  { name: 'kubelet-client-certificate', type: 'string', default: '', help: 'Client certificate the server presents to node agents (logs, exec, attach, port-forward, nodes/proxy). Without it the server issues one from its CA (user kube-apiserver-kubelet-client, group system:masters).' },
+  { name: 'kubelet-client-key', type: 'string', default: '', help: 'The private key of --kubelet-client-certificate.' },
+  { name: 'kubelet-certificate-authority', type: 'string', default: '', help: 'CA file the node agents\' serving certificates must chain to. Without it they are not checked.' },
+  { name: 'kubelet-preferred-address-types', type: 'stringList', default: ['InternalIP', 'Hostname', 'InternalDNS', 'ExternalDNS', 'ExternalIP'], help: 'The node address types to reach agents at, in order. The default puts InternalIP first (the reference puts Hostname first), since simulated nodes\' names do not resolve.', validate: (v) => ((v as string[]).find((t) => !nodeAddressTypes.includes(t)) ? `address types are ${nodeAddressTypes.join(', ')}` : undefined) },
+  { name: 'kubelet-timeout', type: 'duration', default: 5000, help: 'How long connecting to a node agent may take.', validate: (v) => ((v as number) > 0 ? undefined : 'must be greater than 0') },
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
   { name: 'controller-manager', type: 'bool', default: true, help: 'Run the controller manager inside the server\'s process (the flags below that it shares with cluster-controller-manager configure it).' },
   ...controllerManagerFlags,
@@ -237,6 +256,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   if (storageBackend === 'etcd' && etcdServers.length === 0) throw new FlagError('flag --etcd-servers is required with --storage-backend=etcd');
   if (storageBackend !== 'etcd' && etcdServers.length) warnings.push(`flag --etcd-servers is ignored with --storage-backend=${storageBackend}`);
   if (!s('tls-cert-file') !== !s('tls-private-key-file')) throw new FlagError('flags --tls-cert-file and --tls-private-key-file must be given together');
+  if (!s('kubelet-client-certificate') !== !s('kubelet-client-key')) throw new FlagError('flags --kubelet-client-certificate and --kubelet-client-key must be given together');
 
   const featureGates = wrap('feature-gates', () => parseFeatureGates(v['feature-gates'] as Record<string, string>));
   warnings.push(...featureGates.warnings);
@@ -290,6 +310,11 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     serviceNodePortRange: parsePortRange(v['service-node-port-range'] as string),
     endpointReconcilerType: v['endpoint-reconciler-type'] as 'lease' | 'none',
     verbosity: v.v as number,
+    kubelet: {
+      clientCertificateFile: s('kubelet-client-certificate'), clientKeyFile: s('kubelet-client-key'),
+      certificateAuthorityFile: s('kubelet-certificate-authority'),
+      preferredAddressTypes: v['kubelet-preferred-address-types'] as string[], timeoutMs: v['kubelet-timeout'] as number,
+    },
     controllerManager: v['controller-manager'] ? controllerManagerOptionsFrom(v) : undefined,
     scheduler: v.scheduler ? { configFile: (v['scheduler-config'] as string) || undefined, flagValues: embeddedSchedulerValues(v) } : undefined,
   };

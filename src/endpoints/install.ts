@@ -56,7 +56,8 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
         c.deprecatedApiRequested?.(info, ri.parts[2] ?? '');
       }
       const parts = ri.parts;
-      if (parts.length > 3) throw pathNotFound(ctx.path);
+      // only proxy subresources have a path of their own after them
+      if (parts.length > 3 && !info.subresources[parts[2]!]?.rest?.connect) throw pathNotFound(ctx.path);
       const namespace = info.namespaced ? ri.namespace : '';
       if (!info.namespaced && ri.inNamespace) throw pathNotFound(ctx.path);
       const name = parts[1] ?? '';

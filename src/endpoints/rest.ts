@@ -12,6 +12,7 @@ import { mediaType, parseJson, readBody, readObject } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { admission, type Scope } from './scope.js';
 import { applyPatch, patchTypes } from './write.js';
+import { proxy } from './proxy.js';
 
 export interface RestDeps {
   resources: ApiResources;
@@ -36,7 +37,7 @@ function restRequest(ctx: RequestContext, scope: Scope, namespace: string, name:
     admission: (opts = {}) => admission(ctx, s, namespace, opts.name ?? name, opts.dryRun ?? dryRun),
   });
   return {
-    ...access(scope), subresource: scope.subresource, namespace, name, user: ctx.user, path: ctx.path, dryRun,
+    ...access(scope), subresource: scope.subresource, namespace, name, user: ctx.user, path: ctx.path, dryRun, query: ctx.query,
     warn: message => ctx.warnings.push(message), names: scope.names, listers: deps.listers, services: deps.services,
     resource(group, resource, subresource = '') {
       const info = deps.resources.preferred(group, resource);
@@ -47,6 +48,13 @@ function restRequest(ctx: RequestContext, scope: Scope, namespace: string, name:
 
 export async function serveRest(ctx: RequestContext, scope: Scope, handler: RestHandler, namespace: string, name: string, deps: RestDeps) {
   const req = restRequest(ctx, scope, namespace, name, deps);
+  if (handler.connect) {
+    // what follows the subresource in the path, as the client wrote it
+    const segments = ctx.path.split('/');
+    const at = segments.findIndex((s, i) => s === scope.subresource && i > 0 && safeDecode(segments[i - 1]!) === name);
+    const rest = at < 0 || at === segments.length - 1 ? '' : `/${segments.slice(at + 1).join('/')}`;
+    return proxy(ctx, await handler.connect(req, rest));
+  }
   switch (ctx.method) {
     case 'GET': case 'HEAD':
       if (handler.get) return send(ctx, await handler.get(req), 200);
@@ -70,4 +78,8 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
       break;
   }
   throw methodNotSupported(scope.subresource ? `${scope.info.resource}/${scope.subresource}` : scope.info.resource, ctx.method);
+}
+
+function safeDecode(s: string): string {
+  try { return decodeURIComponent(s); } catch { return s; }
 }

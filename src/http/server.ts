@@ -2,6 +2,9 @@
 // them), one request context per request, and the requests in flight for graceful shutdown.
 import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
+import { ServerResponse, type IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { asResponse, type RequestContext } from '../api/request.js';
@@ -58,7 +61,9 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   /** HTTP/1.1 connections with a request in progress, and how many */
   const busy = new Map<TLSSocket, number>();
   let closing: Promise<void> | undefined;
-  const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse) => {
+  /** upgraded connections (exec, attach, port-forward tunnels), cut when the server closes */
+  const tunnels = new Set<Duplex>();
+  const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse, upgrade?: RequestContext['upgrade']) => {
     const res = asResponse(rawRes);
     const target = req.url ?? '/';
     const qmark = target.indexOf('?');
@@ -77,7 +82,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       query: new URLSearchParams(qmark < 0 ? '' : target.slice(qmark + 1)),
       headers: req.headers,
       info: { isResourceRequest: false, path: '', verb: '', apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] },
-      warnings: [], longRunning: false,
+      warnings: [], longRunning: false, upgrade,
     };
     ctx.info.path = ctx.path;
     res.on('close', () => aborter?.abort());
@@ -86,6 +91,8 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
     handle(ctx).finally(() => {
       inflight.delete(ctx);
+      // an upgrade that was neither answered nor passed on leaves no connection behind
+      if (upgrade && !res.writableEnded) upgrade.socket.destroy();
       if (!socket) return;
       const n = (busy.get(socket) ?? 1) - 1;
       if (n > 0) busy.set(socket, n);
@@ -97,6 +104,18 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
     maxSessionMemory: 64,
   }, onRequest);
+  // an upgrade request goes through the same pipeline, with a response written straight to its connection for
+  // refusals; a proxy that upgrades it takes the connection over
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const res = new ServerResponse(req);
+    res.shouldKeepAlive = false;
+    res.assignSocket(socket as Socket);
+    res.once('finish', () => socket.end());
+    tunnels.add(socket);
+    socket.once('close', () => tunnels.delete(socket));
+    socket.on('error', () => socket.destroy());
+    onRequest(req as unknown as Http2ServerRequest, res as unknown as Http2ServerResponse, { socket, head });
+  });
   const connectionError = rateLimitedLog(o.log);
   server.on('sessionError', (e: Error) => connectionError(`HTTP/2 session error: ${e.message}`));
   server.on('tlsClientError', (e: Error, socket) => connectionError(`TLS handshake error from ${socket.remoteAddress ?? 'unknown'}: ${e.message}`));
@@ -119,6 +138,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       for (const s of sockets) if (!sessionOf(s, sessions) && !busy.has(s)) s.end();
       // a session whose peer does not answer the GOAWAY (a client that keeps its connection) is cut after a moment
       setTimeout(() => { for (const s of sessions) s.destroy(); }, 1000).unref();
+      for (const t of tunnels) t.destroy();
     })),
   };
 }

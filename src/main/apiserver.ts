@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { naming, type Naming } from '../api/naming.js';
 import type { ApiServerOptions } from '../config/apiserver-options.js';
 import { writeAdminClientConfig } from '../config/client-config.js';
-import { ensurePki, type Pki } from '../pki/pki.js';
+import { ensurePki, issueClientCertificate, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
 import type { KV } from '../storage/types.js';
@@ -33,6 +33,7 @@ import { loadYaml } from '../util/yaml.js';
 import { createAuditor, type Auditor } from '../audit/audit.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { sendText } from '../endpoints/respond.js';
+import type { NodeClientConfig } from '../registry/types.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
@@ -370,6 +371,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       services: {
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
         tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
+        nodeClient: nodeClient(),
       },
       deprecatedApiRequested: deprecatedApiGauge(), watchEventSent: watchEventMetrics(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
@@ -403,6 +405,18 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       const l = { group: info.group, version: info.version, kind: info.kind };
       total(l);
       sizes(l, bytes);
+    };
+  }
+
+  /** the client side towards the node agents: the flags' files, or a certificate of the server's CA */
+  function nodeClient(): NodeClientConfig {
+    const k = options.kubelet;
+    const own = k.clientCertificateFile ? undefined
+      : issueClientCertificate({ certPem: pki.caCertPem, keyPem: pki.caKeyPem }, 'kube-apiserver-kubelet-client', ['system:masters']);
+    return {
+      certPem: own?.certPem ?? readFileSync(k.clientCertificateFile!, 'utf8'), keyPem: own?.keyPem ?? readFileSync(k.clientKeyFile!, 'utf8'),
+      caPem: k.certificateAuthorityFile ? readFileSync(k.certificateAuthorityFile, 'utf8') : undefined,
+      preferredAddressTypes: k.preferredAddressTypes, timeoutMs: k.timeoutMs,
     };
   }
 

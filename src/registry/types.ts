@@ -7,6 +7,7 @@ import type { ApiObject, Stored } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { AdmissionHooks, Listers } from '../api/admission.js';
 import type { AuthnRequest, AuthnResult, Authorizer, ServiceAccountTokenSigner, UserInfo } from '../api/auth.js';
+import type { ProxyTarget } from '../util/http-proxy.js';
 
 export type Verb = 'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'delete' | 'deletecollection';
 export const allVerbs: readonly Verb[] = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
@@ -166,6 +167,32 @@ export interface RestServices {
   tokens?: ServiceAccountTokenSigner;
   /** the longest token lifetime in ms; 0 or absent: no limit */
   maxTokenExpirationMs?: number;
+  /** how the server reaches the node agents (logs, exec, attach, port-forward, nodes/proxy); absent: not at all */
+  nodeClient?: NodeClientConfig;
+}
+
+/** the server's client side towards the node agents' servers (--kubelet-* flags) */
+export interface NodeClientConfig {
+  /** the client certificate the server presents */
+  certPem?: string;
+  keyPem?: string;
+  /** the CA the agents' serving certificates must chain to; absent: not checked, as the reference */
+  caPem?: string;
+  /** the node address types to connect to, first found wins */
+  preferredAddressTypes: string[];
+  /** how long connecting may take, in ms */
+  timeoutMs: number;
+}
+
+/**
+ * Where a connect subresource (log, exec, attach, portforward, proxy) leads: the endpoints stream the request there,
+ * passing an upgraded connection through.
+ */
+export interface ConnectTarget extends ProxyTarget {
+  /** exec, attach and port-forward: only an upgraded connection is served */
+  upgradeRequired?: boolean;
+  /** an answer outside 2xx becomes a Status error with that code and the answer's text (logs) */
+  errorsAsStatus?: boolean;
 }
 
 export interface RestRequest extends ResourceAccess {
@@ -178,6 +205,8 @@ export interface RestRequest extends ResourceAccess {
   path: string;
   /** dryRun=All was asked for in the query */
   dryRun: boolean;
+  /** the request's query parameters (the options of connect subresources) */
+  query: URLSearchParams;
   /** adds a Warning to the response */
   warn(message: string): void;
   names: Naming;
@@ -196,6 +225,8 @@ export interface RestHandler {
   create?(req: RestRequest, body: unknown): Promise<object>;
   /** PUT and PATCH: `next` makes the object wanted from the current one (the body, or the patch applied to it) */
   update?(req: RestRequest, next: (current: object) => unknown): Promise<object>;
+  /** connect subresources (any method): where the request goes; `path` is what follows the subresource ('/...' or '') */
+  connect?(req: RestRequest, path: string): Promise<ConnectTarget>;
 }
 
 /** an object of this resource as its kind's type: the store hands a resource's code only objects of that resource */

@@ -20,6 +20,9 @@ service RuntimeService {
   rpc UpdateContainerResources(UpdateContainerResourcesRequest) returns (UpdateContainerResourcesResponse) {}
   rpc ReopenContainerLog(ReopenContainerLogRequest) returns (ReopenContainerLogResponse) {}
   rpc ExecSync(ExecSyncRequest) returns (ExecSyncResponse) {}
+  rpc Exec(ExecRequest) returns (ExecResponse) {}
+  rpc Attach(AttachRequest) returns (AttachResponse) {}
+  rpc PortForward(PortForwardRequest) returns (PortForwardResponse) {}
   rpc ContainerStats(ContainerStatsRequest) returns (ContainerStatsResponse) {}
   rpc ListContainerStats(ListContainerStatsRequest) returns (ListContainerStatsResponse) {}
   rpc ListPodSandboxStats(ListPodSandboxStatsRequest) returns (ListPodSandboxStatsResponse) {}
@@ -202,6 +205,12 @@ message ReopenContainerLogRequest { string container_id = 1; }
 message ReopenContainerLogResponse {}
 message ExecSyncRequest { string container_id = 1; repeated string cmd = 2; int64 timeout = 3; }
 message ExecSyncResponse { bytes stdout = 1; bytes stderr = 2; int32 exit_code = 3; }
+message ExecRequest { string container_id = 1; repeated string cmd = 2; bool tty = 3; bool stdin = 4; bool stdout = 5; bool stderr = 6; }
+message ExecResponse { string url = 1; }
+message AttachRequest { string container_id = 1; bool stdin = 2; bool tty = 3; bool stdout = 4; bool stderr = 5; }
+message AttachResponse { string url = 1; }
+message PortForwardRequest { string pod_sandbox_id = 1; repeated int32 port = 2; }
+message PortForwardResponse { string url = 1; }
 message NetworkConfig { string pod_cidr = 1; }
 message RuntimeConfig { NetworkConfig network_config = 1; }
 message UpdateRuntimeConfigRequest { RuntimeConfig runtime_config = 1; }

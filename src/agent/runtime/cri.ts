@@ -224,6 +224,15 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       const r = await rt<{ stdout: Buffer; stderr: Buffer; exitCode: number }>('execSync', { containerId, cmd: command, timeout: timeoutSeconds }, o.timeoutMs + timeoutSeconds * 1000);
       return { stdout: Buffer.from(r.stdout ?? []).toString(), stderr: Buffer.from(r.stderr ?? []).toString(), exitCode: r.exitCode };
     },
+    async streamUrl(r) {
+      // the runtime's streaming server serves the stream at this URL; the agent passes the connection through
+      const { url } = r.kind === 'exec'
+        ? await rt<{ url: string }>('exec', { containerId: r.containerId, cmd: r.command, tty: r.flags.tty, stdin: r.flags.stdin, stdout: r.flags.stdout, stderr: r.flags.stderr && !r.flags.tty })
+        : r.kind === 'attach'
+          ? await rt<{ url: string }>('attach', { containerId: r.containerId, stdin: r.flags.stdin, tty: r.flags.tty, stdout: r.flags.stdout, stderr: r.flags.stderr && !r.flags.tty })
+          : await rt<{ url: string }>('portForward', { podSandboxId: r.sandboxId, port: r.ports });
+      return url;
+    },
     async containerStats() {
       const r = await rt<{ stats?: CriContainerStats[] }>('listContainerStats', { filter: {} });
       return (r.stats ?? []).filter((s) => s.attributes?.id).map((s): ContainerStats => ({

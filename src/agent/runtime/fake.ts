@@ -1,10 +1,18 @@
 // The fake runtime: nothing runs. Sandboxes and containers are records that go Running as soon as
-// they start; pod annotations make containers exit after a while with a code, make probes fail, or set
-// the CPU and memory they are reported to use (see `agentUsage`). Pods off the host network get
+// they start; pod annotations make containers exit after a while with a code, make probes fail, set
+// the CPU and memory they are reported to use, or the lines they log (see `agentUsage`). Exec runs a
+// small simulated shell over the container's in-memory files (fake-exec.ts); attach echoes stdin;
+// port-forward reaches the node's port for host-network pods and a simulated HTTP answer otherwise. Pods off the host network get
 // addresses from the node's pod range. One instance per simulated node; they are cheap enough for
 // thousands of pods.
 
 import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import { appendFile, mkdir } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fakeExec, fakeFiles, type FakeFiles } from './fake-exec.js';
 import type { Naming } from '../../api/naming.js';
 import { fakeAnnotation } from '../options.js';
 import { parseQuantity } from '../quantity.js';
@@ -14,6 +22,17 @@ import { ImageNeverPulled, type ContainerConfig, type ContainerInfo, type Contai
 interface FakeContainer extends ContainerInfo {
   annotations: Record<string, string>;
   timer?: NodeJS.Timeout;
+  /** the simulated log lines written every so often */
+  logTimer?: NodeJS.Timeout;
+  /** the CRI log file of this instance */
+  logFile: string;
+  /** its files, for exec and cp */
+  files: FakeFiles;
+  hostname: string;
+  /** its main process reads stdin (attach with -i echoes what it reads) */
+  stdin: boolean;
+  /** told when the container stops (attach waits for it) */
+  stopped: EventEmitter;
   /** what it is reported to use: CPU in cores, memory in bytes */
   cpuCores: number;
   memoryBytes: number;
@@ -109,7 +128,8 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const now = Date.now();
       containers.set(id, {
         id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: imageOf(c.image).id,
-        createdAt: now, labels: c.labels, annotations,
+        createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath), files: fakeFiles(sandbox.hostname ?? sandbox.name),
+        hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stopped: new EventEmitter(),
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
         cpuNanos: 0, sampledAt: now,
@@ -121,6 +141,15 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       if (!c) throw new Error(`container ${id} not found`);
       c.state = 'running';
       c.startedAt = c.sampledAt = Date.now();
+      const lines = setting(c.annotations, c.name, 'log');
+      if (lines !== undefined) await appendLog(c, lines.split('\n'));
+      const every = setting(c.annotations, c.name, 'log-every');
+      if (every !== undefined) {
+        const { parseDuration } = await import('../../config/flags.js');
+        let n = 0;
+        c.logTimer = setInterval(() => { appendLog(c, [`${c.name} line ${++n}`]).catch(() => undefined); }, Math.max(10, parseDuration(every)));
+        c.logTimer.unref();
+      }
       const runFor = setting(c.annotations, c.name, 'run-for');
       if (runFor !== undefined) {
         const { parseDuration } = await import('../../config/flags.js');
@@ -169,32 +198,89 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const value = c && setting(c.annotations, c.name, kind === 'readiness' ? 'ready' : kind);
       return !(value === 'fail' || value === 'false');
     },
-    logPath() {
-      return undefined;
+    logPath(container) {
+      return containers.get(container.id)?.logFile;
+    },
+    async execStream(id, command, io) {
+      const c = containers.get(id);
+      if (!c || c.state !== 'running') return { error: `container not found ("${id.split('/')[2] ?? id}")` };
+      return { exitCode: await fakeExec({ files: c.files, hostname: c.hostname, env: {} }, command, io) };
+    },
+    async attachStream(id, io) {
+      const c = containers.get(id);
+      if (!c || c.state !== 'running') return { error: `container not found ("${id.split('/')[2] ?? id}")` };
+      // the simulated main process echoes what it reads, to the client and to its log, as `cat` would
+      const echo = (async () => {
+        if (!c.stdin || !io.stdin) return;
+        for await (const chunk of io.stdin) {
+          io.stdout?.write(chunk);
+          await appendLog(c, (chunk as Buffer).toString('utf8').replace(/\n$/, '').split('\n'));
+        }
+      })();
+      await Promise.race([
+        new Promise(resolve => c.stopped.once('stop', resolve)),
+        new Promise(resolve => io.signal.addEventListener('abort', resolve, { once: true })),
+        c.stdin && io.stdin ? echo : new Promise(() => undefined),
+      ]);
+      return { exitCode: (c.state as string) === 'exited' ? c.exitCode ?? 0 : 0 };
+    },
+    async openPort(sandboxId, port) {
+      const s = sandboxes.get(sandboxId);
+      if (!s) throw new Error(`sandbox ${sandboxId} not found`);
+      // a host-network pod shares the node's ports; any other simulated pod answers HTTP with what it was asked
+      if (!s.ip) return connectTo(port);
+      return simulatedHttp(`simulated pod ${s.namespace}/${s.name}, port ${port}`);
     },
     close() {
-      for (const c of containers.values()) clearTimeout(c.timer);
+      for (const c of containers.values()) { clearTimeout(c.timer); clearInterval(c.logTimer); }
     },
   };
   return self;
 
   function info(c: FakeContainer): ContainerInfo {
-    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, ...rest } = c;
+    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stopped: _e, ...rest } = c;
     return rest;
   }
 
   function stop(c: FakeContainer, exitCode: number, reason: string) {
     clearTimeout(c.timer);
+    clearInterval(c.logTimer);
     if (c.state !== 'running' && c.state !== 'created') return;
     sample(c, Date.now());
     c.state = 'exited';
     c.exitCode = exitCode;
     c.reason = reason;
     c.finishedAt = Date.now();
+    c.stopped.emit('stop');
   }
 
   function forget(c: FakeContainer) {
     clearTimeout(c.timer);
+    clearInterval(c.logTimer);
     containers.delete(c.id);
   }
+}
+
+/** appends lines to a container's log in the CRI format */
+async function appendLog(c: { logFile: string }, lines: string[]) {
+  await mkdir(dirname(c.logFile), { recursive: true });
+  const now = new Date().toISOString();
+  await appendFile(c.logFile, lines.map((l) => `${now} stdout F ${l}\n`).join(''));
+}
+
+function connectTo(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const s = connect(port, '127.0.0.1');
+    s.once('connect', () => resolve(s)).once('error', reject);
+  });
+}
+
+/** a connection to a one-off HTTP server that answers every request with `who` and the request */
+async function simulatedHttp(who: string): Promise<Socket> {
+  const server = createHttpServer((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${who}: ${req.method} ${req.url}\n`));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const socket = await connectTo((server.address() as AddressInfo).port);
+  server.close();
+  socket.once('close', () => server.closeAllConnections());
+  return socket;
 }

@@ -7,6 +7,8 @@ import type { MountSpec } from '../volumes/index.js';
 import type { Probe } from '../objects.js';
 import type { DnsConfig } from '../dns.js';
 import type { ProbedContainer } from './prober.js';
+import type { Duplex } from 'node:stream';
+import type { CommandIO, CommandResult, StreamFlags } from '../streaming/remote-command.js';
 
 export interface PortMapping {
   protocol: 'TCP' | 'UDP' | 'SCTP';
@@ -169,8 +171,22 @@ export interface ContainerRuntime {
   probe(container: ContainerInfo, sandbox: SandboxInfo, kind: ProbeKind, probe: Probe, spec: ProbedContainer): Promise<boolean>;
   /** the container's log as the runtime wrote it (CRI log format) */
   logPath(container: ContainerInfo): string | undefined;
+  /** where the runtime's own streaming server serves an exec, attach or port-forward (CRI); absent: the calls below */
+  streamUrl?(r: StreamRequest): Promise<string>;
+  /** runs a command in a container with the client's streams, for runtimes that have no streaming server */
+  execStream?(containerId: string, command: string[], io: CommandIO): Promise<CommandResult>;
+  /** joins the client's streams to the container's main process */
+  attachStream?(containerId: string, io: CommandIO): Promise<CommandResult>;
+  /** a connection to a port of the sandbox */
+  openPort?(sandboxId: string, port: number): Promise<Duplex>;
   close(): void;
 }
+
+/** a stream the runtime serves itself */
+export type StreamRequest =
+  | { kind: 'exec'; containerId: string; command: string[]; flags: StreamFlags }
+  | { kind: 'attach'; containerId: string; flags: StreamFlags }
+  | { kind: 'portforward'; sandboxId: string; ports: number[] };
 
 /** the image is missing and the pod's policy forbids pulling it */
 export class ImageNeverPulled extends Error {

@@ -1,5 +1,5 @@
 // core/v1 pods, with the subresources the store serves (status, ephemeralcontainers), those with handlers of their
-// own (binding, eviction), and the node streams this server does not serve yet (attach, exec, log, portforward, proxy).
+// own (binding, eviction), and the node streams proxied to the pod's agent or the pod (attach, exec, log, portforward, proxy).
 import type { Pod } from '../../../../api/types/core-v1.js';
 import * as s from '../../../../api/schemas/core-v1.js';
 import { connect, createOnly, define, only, proxy, readWrite, statusSubresource } from '../../define.js';
@@ -7,22 +7,23 @@ import { strategy } from './strategy.js';
 import { columns } from './columns.js';
 import { bind, bindingChanges } from './binding.js';
 import { evict } from './eviction.js';
+import { connectLog, connectPortForward, connectProxy, connectStream } from './connect.js';
 
 export const definition = define<Pod>({
   group: '', resource: 'pods', kind: 'Pod', shortNames: ['po'], categories: ['all'], namespaced: true,
   versions: only('v1', s.pod),
   subresources: {
-    attach: { verbs: connect, kind: 'PodAttachOptions' },
+    attach: { verbs: connect, kind: 'PodAttachOptions', rest: { connect: connectStream('attach') } },
     binding: {
       verbs: createOnly, kind: 'Binding', changes: bindingChanges,
       rest: { create: (req, body) => bind(req, req.namespace, req.name, body, req.dryRun) },
     },
     ephemeralcontainers: { verbs: readWrite, changes: [['spec', 'ephemeralContainers']] },
     eviction: { verbs: createOnly, kind: 'Eviction', group: 'policy', version: 'v1', rest: { create: evict } },
-    exec: { verbs: connect, kind: 'PodExecOptions' },
-    log: { verbs: ['get'] },
-    portforward: { verbs: connect, kind: 'PodPortForwardOptions' },
-    proxy: { verbs: proxy, kind: 'PodProxyOptions' },
+    exec: { verbs: connect, kind: 'PodExecOptions', rest: { connect: connectStream('exec') } },
+    log: { verbs: ['get'], rest: { connect: connectLog } },
+    portforward: { verbs: connect, kind: 'PodPortForwardOptions', rest: { connect: connectPortForward } },
+    proxy: { verbs: proxy, kind: 'PodProxyOptions', rest: { connect: connectProxy } },
     status: statusSubresource,
   },
   strategy,

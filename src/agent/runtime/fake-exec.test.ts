@@ -1,0 +1,51 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
+import { Readable, Writable } from 'node:stream';
+import { fakeExec, fakeFiles, parseScript, type FakeExecContext } from './fake-exec.js';
+
+function collect() {
+  const chunks: Buffer[] = [];
+  return { stream: new Writable({ write(c: Buffer, _e, cb) { chunks.push(Buffer.from(c)); cb(); } }), text: () => Buffer.concat(chunks).toString(), bytes: () => Buffer.concat(chunks) };
+}
+
+async function run(c: FakeExecContext, argv: string[], stdin?: Buffer | string) {
+  const out = collect();
+  const err = collect();
+  const code = await fakeExec(c, argv, {
+    stdin: stdin === undefined ? undefined : Readable.from([Buffer.from(stdin)]), stdout: out.stream, stderr: err.stream,
+    tty: false, resizes: new EventEmitter(), signal: new AbortController().signal,
+  });
+  return { code, out: out.text(), err: err.text(), bytes: out.bytes() };
+}
+
+test('scripts split on ; && || with quotes kept together', () => {
+  assert.deepEqual(parseScript(`echo 'a b'; false && echo no || echo "c;d"`), [
+    { words: ['echo', 'a b'], then: ';' }, { words: ['false'], then: '&&' }, { words: ['echo', 'no'], then: '||' }, { words: ['echo', 'c;d'], then: ';' },
+  ]);
+});
+
+test('exit codes, redirections, unknown commands', async () => {
+  const c = { files: fakeFiles('pod-a'), hostname: 'pod-a', env: {} };
+  assert.deepEqual(await run(c, ['sh', '-c', 'echo out; echo err >&2; exit 3']).then(r => [r.code, r.out, r.err]), [3, 'out\n', 'err\n']);
+  assert.equal((await run(c, ['sh', '-c', 'echo saved > /tmp/f && echo more >> /tmp/f'])).code, 0);
+  assert.equal((await run(c, ['cat', '/tmp/f'])).out, 'saved\nmore\n');
+  assert.equal((await run(c, ['cat'], 'from stdin')).out, 'from stdin');
+  assert.equal((await run(c, ['hostname'])).out, 'pod-a\n');
+  assert.deepEqual(await run(c, ['nope']).then(r => [r.code, r.err]), [127, 'sh: nope: not found\n']);
+  assert.equal((await run(c, ['test', '-d', '/tmp'])).code, 0);
+  assert.equal((await run(c, ['test', '-d', '/tmp/f'])).code, 1);
+});
+
+test('tar carries files out and in, as kubectl cp uses it', async () => {
+  const a = { files: fakeFiles('a'), hostname: 'a', env: {} };
+  const b = { files: fakeFiles('b'), hostname: 'b', env: {} };
+  const data = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
+  a.files.set('/tmp/d', { dir: true, data: Buffer.alloc(0), mode: 0o755, mtime: new Date() });
+  a.files.set('/tmp/d/bin', { dir: false, data, mode: 0o600, mtime: new Date() });
+  const archive = await run(a, ['tar', 'cf', '-', '/tmp/d']);
+  assert.equal(archive.code, 0);
+  assert.equal((await run(b, ['tar', '-xmf', '-', '-C', '/root'], archive.bytes)).code, 0);
+  assert.ok(b.files.get('/root/tmp/d/bin')?.data.equals(data));
+  assert.equal((await run(a, ['tar', 'cf', '-', '/missing'])).code, 1);
+});

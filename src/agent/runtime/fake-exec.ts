@@ -1,0 +1,309 @@
+// What `exec` runs in a simulated container: a small shell over an in-memory file tree of the container, with
+// the commands tools use (echo, cat, ls, mkdir, test, sleep, hostname, env, exit, sh -c, and tar, which is how
+// `kubectl cp` moves files both ways). Anything else is "not found" with exit code 127, as a shell says. No
+// process of the host is ever run.
+import { extract, pack } from 'tar-stream';
+import { Readable, Writable } from 'node:stream';
+import type { CommandIO } from '../streaming/remote-command.js';
+
+interface FileNode { dir: boolean; data: Buffer; mode: number; mtime: Date }
+
+/** a simulated container's files, by absolute path */
+export type FakeFiles = Map<string, FileNode>;
+
+export function fakeFiles(hostname: string): FakeFiles {
+  const now = new Date();
+  const files: FakeFiles = new Map();
+  for (const d of ['/', '/bin', '/etc', '/tmp', '/root']) files.set(d, { dir: true, data: Buffer.alloc(0), mode: 0o755, mtime: now });
+  files.set('/etc/hostname', { dir: false, data: Buffer.from(`${hostname}\n`), mode: 0o644, mtime: now });
+  return files;
+}
+
+/** a path made absolute against `cwd`, with `.` and `..` resolved */
+function resolve(cwd: string, p: string): string {
+  const parts: string[] = [];
+  for (const seg of (p.startsWith('/') ? p : `${cwd}/${p}`).split('/')) {
+    if (!seg || seg === '.') continue;
+    if (seg === '..') parts.pop(); else parts.push(seg);
+  }
+  return `/${parts.join('/')}`;
+}
+
+const parentOf = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/')) || '/');
+
+/** splits a command line into words: quotes group, `;` `&&` `||` separate commands */
+export function parseScript(script: string): { words: string[]; then: ';' | '&&' | '||' }[] {
+  const out: { words: string[]; then: ';' | '&&' | '||' }[] = [];
+  let words: string[] = [];
+  let word = '';
+  let inWord = false;
+  const flush = () => { if (inWord) words.push(word); word = ''; inWord = false; };
+  for (let i = 0; i < script.length; i++) {
+    const c = script[i]!;
+    if (c === "'" || c === '"') {
+      const end = script.indexOf(c, i + 1);
+      word += script.slice(i + 1, end < 0 ? script.length : end);
+      inWord = true;
+      i = end < 0 ? script.length : end;
+    } else if (c === '\\' && i + 1 < script.length) { word += script[++i]; inWord = true; }
+    else if (c === ' ' || c === '\t') flush();
+    else if (c === ';' || c === '\n' || (c === '&' && script[i + 1] === '&') || (c === '|' && script[i + 1] === '|')) {
+      flush();
+      const then = c === '&' ? '&&' : c === '|' ? '||' : ';';
+      if (then !== ';') i++;
+      if (words.length) out.push({ words, then });
+      words = [];
+    } else { word += c; inWord = true; }
+  }
+  flush();
+  if (words.length) out.push({ words, then: ';' });
+  return out;
+}
+
+async function readAll(from: Readable | undefined, limit = 64 * 2 ** 20): Promise<Buffer> {
+  if (!from) return Buffer.alloc(0);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const c of from) {
+    size += (c as Buffer).length;
+    if (size > limit) throw new Error('input too large for a simulated container');
+    chunks.push(c as Buffer);
+  }
+  return Buffer.concat(chunks);
+}
+
+const write = (to: Writable | undefined, text: string | Buffer) => new Promise<void>(r => (to && !to.writableEnded ? to.write(text, () => r()) : r()));
+
+export interface FakeExecContext {
+  files: FakeFiles;
+  hostname: string;
+  env: Record<string, string>;
+}
+
+/** runs `argv` in the simulated container; resolves with the exit code */
+export async function fakeExec(c: FakeExecContext, argv: string[], io: CommandIO): Promise<number> {
+  const state = { cwd: '/', exited: undefined as number | undefined };
+  return run(c, state, argv, io);
+}
+
+async function runScript(c: FakeExecContext, state: { cwd: string; exited?: number }, script: string, io: CommandIO): Promise<number> {
+  let code = 0;
+  let skip = false;
+  for (const { words, then } of parseScript(script)) {
+    if (!skip) code = await run(c, state, words, io);
+    if (state.exited !== undefined) return state.exited;
+    skip = (then === '&&' && code !== 0) || (then === '||' && code === 0);
+  }
+  return code;
+}
+
+/** an interactive shell: reads lines from stdin and runs them until `exit` or the end of input */
+async function interactive(c: FakeExecContext, state: { cwd: string; exited?: number }, io: CommandIO): Promise<number> {
+  const out = io.stdout;
+  const prompt = () => (io.tty ? write(out, `${state.cwd} # `) : Promise.resolve());
+  await prompt();
+  let code = 0;
+  let line = '';
+  for await (const chunk of io.stdin ?? []) {
+    for (const ch of (chunk as Buffer).toString('utf8')) {
+      if (ch === '\r' || ch === '\n') {
+        if (io.tty) await write(out, '\r\n');
+        code = await runScript(c, state, line, { ...io, stdin: undefined });
+        line = '';
+        if (state.exited !== undefined) return state.exited;
+        await prompt();
+      } else if (ch === '\x04' && io.tty && !line) {
+        return code;
+      } else if (ch === '\x7f' && io.tty) {
+        if (line) { line = line.slice(0, -1); await write(out, '\b \b'); }
+      } else {
+        line += ch;
+        // a terminal shows what is typed
+        if (io.tty) await write(out, ch);
+      }
+    }
+  }
+  return code;
+}
+
+/** applies the redirections of a command (`>&2`, `2>&1`, `> file`, `>> file`), then runs it */
+async function run(c: FakeExecContext, state: { cwd: string; exited?: number }, argv: string[], io: CommandIO): Promise<number> {
+  const words: string[] = [];
+  let stdout = io.stdout;
+  let stderr = io.stderr;
+  let file: { path: string; append: boolean } | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const w = argv[i]!;
+    if (w === '>&2' || w === '1>&2') stdout = io.stderr ?? io.stdout;
+    else if (w === '2>&1') stderr = stdout;
+    else if (w === '2>/dev/null') stderr = undefined;
+    else if (/^>>?/.test(w)) {
+      const append = w.startsWith('>>');
+      const path = w.slice(append ? 2 : 1) || argv[++i] || '';
+      file = { path: resolve(state.cwd, path), append };
+    } else words.push(w);
+  }
+  if (!file) return runCommand(c, state, words, { ...io, stdout, stderr });
+  if (file.path === '/dev/null') return runCommand(c, state, words, { ...io, stdout: undefined, stderr });
+  const chunks: Buffer[] = [];
+  const collect = new Writable({ write(chunk: Buffer, _e, cb) { chunks.push(Buffer.from(chunk)); cb(); } });
+  const code = await runCommand(c, state, words, { ...io, stdout: collect, stderr });
+  const before = file.append ? c.files.get(file.path)?.data ?? Buffer.alloc(0) : Buffer.alloc(0);
+  if (!c.files.get(parentOf(file.path))?.dir) { await write(stderr, `sh: can't create ${file.path}: nonexistent directory\n`); return 1; }
+  c.files.set(file.path, { dir: false, data: Buffer.concat([before, ...chunks]), mode: 0o644, mtime: new Date() });
+  return code;
+}
+
+async function runCommand(c: FakeExecContext, state: { cwd: string; exited?: number }, argv: string[], io: CommandIO): Promise<number> {
+  const [cmd, ...args] = argv;
+  const out = io.stdout;
+  const err = io.tty ? io.stdout : io.stderr;
+  const nl = io.tty ? '\r\n' : '\n';
+  const fail = async (message: string, code = 1) => { await write(err, `${message}${nl}`); return code; };
+  const f = c.files;
+  switch (cmd?.replace(/^\/bin\//, '')) {
+    case undefined: return 0;
+    case 'sh': case 'bash': case 'ash': {
+      const i = args.indexOf('-c');
+      if (i >= 0) return runScript(c, state, args[i + 1] ?? '', io);
+      return interactive(c, state, io);
+    }
+    case 'exit': state.exited = Number(args[0] ?? 0) & 255; return state.exited;
+    case 'true': return 0;
+    case 'false': return 1;
+    case 'echo': {
+      const noNewline = args[0] === '-n';
+      await write(out, `${(noNewline ? args.slice(1) : args).join(' ')}${noNewline ? '' : nl}`);
+      return 0;
+    }
+    case 'hostname': await write(out, `${c.hostname}${nl}`); return 0;
+    case 'pwd': await write(out, `${state.cwd}${nl}`); return 0;
+    case 'cd': {
+      const to = resolve(state.cwd, args[0] ?? '/');
+      if (!f.get(to)?.dir) return fail(`sh: cd: can't cd to ${args[0]}: No such file or directory`, 2);
+      state.cwd = to;
+      return 0;
+    }
+    case 'env': await write(out, Object.entries({ HOSTNAME: c.hostname, ...c.env }).map(([k, v]) => `${k}=${v}${nl}`).join('')); return 0;
+    case 'sleep': {
+      const ms = Number(args[0] ?? 0) * 1000;
+      await new Promise<void>(r => { const t = setTimeout(r, ms); io.signal.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true }); });
+      return 0;
+    }
+    case 'cat': {
+      if (!args.length) { for await (const chunk of io.stdin ?? []) await write(out, chunk as Buffer); return 0; }
+      let code = 0;
+      for (const a of args) {
+        const node = f.get(resolve(state.cwd, a));
+        if (!node || node.dir) code = await fail(`cat: can't open '${a}': ${node ? 'Is a directory' : 'No such file or directory'}`);
+        else await write(out, node.data);
+      }
+      return code;
+    }
+    case 'ls': {
+      const target = resolve(state.cwd, args.filter(a => !a.startsWith('-'))[0] ?? '.');
+      const node = f.get(target);
+      if (!node) return fail(`ls: ${target}: No such file or directory`);
+      const names = node.dir ? [...f.keys()].filter(p => p !== target && parentOf(p) === target).map(p => p.slice(p.lastIndexOf('/') + 1)).sort() : [target.slice(target.lastIndexOf('/') + 1)];
+      await write(out, names.map(n => `${n}${nl}`).join(''));
+      return 0;
+    }
+    case 'mkdir': {
+      const parents = args.includes('-p');
+      for (const a of args.filter(x => !x.startsWith('-'))) {
+        const p = resolve(state.cwd, a);
+        if (f.has(p)) { if (!parents) return fail(`mkdir: can't create directory '${a}': File exists`); continue; }
+        if (!parents && !f.get(parentOf(p))?.dir) return fail(`mkdir: can't create directory '${a}': No such file or directory`);
+        mkdirs(f, p);
+      }
+      return 0;
+    }
+    case 'rm': {
+      for (const a of args.filter(x => !x.startsWith('-'))) {
+        const p = resolve(state.cwd, a);
+        for (const k of [...f.keys()]) if (k === p || k.startsWith(`${p}/`)) f.delete(k);
+      }
+      return 0;
+    }
+    case 'test': case '[': {
+      const t = cmd === '[' ? args.slice(0, -1) : args;
+      const node = t[1] !== undefined ? f.get(resolve(state.cwd, t[1])) : undefined;
+      const ok = t[0] === '-d' ? !!node?.dir : t[0] === '-f' ? !!node && !node.dir : t[0] === '-e' ? !!node : t.length === 1 && t[0] !== '';
+      return ok ? 0 : 1;
+    }
+    case 'tar': return tar(c, state, args, io, fail);
+    default:
+      return fail(`sh: ${cmd}: not found`, 127);
+  }
+}
+
+function mkdirs(f: FakeFiles, p: string) {
+  const parts = p.split('/').filter(Boolean);
+  for (let i = 1; i <= parts.length; i++) {
+    const d = `/${parts.slice(0, i).join('/')}`;
+    if (!f.has(d)) f.set(d, { dir: true, data: Buffer.alloc(0), mode: 0o755, mtime: new Date() });
+  }
+}
+
+/** `tar c|x [v][m][f -] [-C dir] [paths]`: the archive on stdout or from stdin */
+async function tar(c: FakeExecContext, state: { cwd: string }, args: string[], io: CommandIO, fail: (m: string, code?: number) => Promise<number>): Promise<number> {
+  const f = c.files;
+  let mode: 'c' | 'x' | undefined;
+  let dir = state.cwd;
+  const paths: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i]!;
+    if (a === '-C') { dir = resolve(state.cwd, args[++i] ?? '.'); continue; }
+    if (a === '-f' || a === '--file') { i++; continue; }
+    if (a.startsWith('--')) continue;
+    if (i === 0 || /^-[a-zA-Z]+$/.test(a)) {
+      const letters = a.replace(/^-/, '');
+      if (letters.includes('c')) mode = 'c';
+      if (letters.includes('x')) mode = 'x';
+      // `f` takes the next word as the archive (always `-`, stdin or stdout, here)
+      if (letters.includes('f') && args[i + 1] === '-') i++;
+      continue;
+    }
+    paths.push(a);
+  }
+  if (mode === 'c') {
+    const p = pack();
+    let code = 0;
+    for (const src of paths) {
+      const abs = resolve(dir, src);
+      if (!f.has(abs)) { code = await fail(`tar: ${src}: No such file or directory`); continue; }
+      for (const [path, node] of [...f.entries()].filter(([k]) => k === abs || k.startsWith(`${abs}/`)).sort(([a], [b]) => a.localeCompare(b))) {
+        const name = path.replace(/^\/+/, '');
+        if (node.dir) p.entry({ name: `${name}/`, type: 'directory', mode: node.mode, mtime: node.mtime });
+        else p.entry({ name, type: 'file', mode: node.mode, mtime: node.mtime }, node.data);
+      }
+    }
+    p.finalize();
+    for await (const chunk of p) await write(io.stdout, chunk as Buffer);
+    return code;
+  }
+  if (mode === 'x') {
+    if (!f.get(dir)?.dir) return fail(`tar: can't change directory to '${dir}': No such file or directory`, 2);
+    const x = extract();
+    const done = new Promise<void>((res, rej) => { x.on('finish', res).on('error', rej); });
+    x.on('entry', (h, stream, next) => {
+      const target = resolve(dir, h.name);
+      readAll(stream as unknown as Readable).then(data => {
+        if (h.type === 'directory') mkdirs(f, target);
+        else if (h.type === 'file' || h.type === 'contiguous-file') {
+          mkdirs(f, parentOf(target));
+          f.set(target, { dir: false, data, mode: h.mode ?? 0o644, mtime: h.mtime ?? new Date() });
+        }
+        next();
+      }, next);
+    });
+    try {
+      (io.stdin ?? Readable.from([])).pipe(x as unknown as Writable);
+      await done;
+    } catch (e) {
+      return fail(`tar: ${(e as Error).message}`, 2);
+    }
+    return 0;
+  }
+  return fail('tar: need one of -c or -x', 2);
+}

@@ -1,0 +1,112 @@
+// Forwards one HTTP request to another server, as the API server does to the node agents and pods and the agent
+// does to the runtime's streaming server: a plain request with its body, or an upgrade (SPDY, WebSocket) whose
+// connection is then passed through byte for byte. The callers decide what a refusal or an error becomes.
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Duplex, Readable } from 'node:stream';
+
+export interface ProxyTarget {
+  /** http: or https: */
+  url: URL;
+  /** client certificate and trust for https targets; without `ca` and with rejectUnauthorized false, any certificate */
+  tls?: { certPem?: string; keyPem?: string; caPem?: string; rejectUnauthorized: boolean };
+  /** how long connecting may take, in ms (0 or absent: the system's) */
+  timeoutMs?: number;
+}
+
+/** headers that belong to one connection and are never passed on */
+const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer',
+  'transfer-encoding', 'upgrade', 'host', 'http2-settings']);
+
+/**
+ * The request's headers fit to pass on: no hop-by-hop or HTTP/2 pseudo headers, none the connection names, and none
+ * of `drop` (credentials meant for this server).
+ */
+export function forwardedHeaders(headers: IncomingHttpHeaders, drop: (name: string) => boolean = () => false): OutgoingHttpHeaders {
+  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map(s => s.trim()).filter(Boolean));
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(headers)) {
+    const name = k.toLowerCase();
+    if (v === undefined || name.startsWith(':') || hopByHop.has(name) || named.has(name) || drop(name)) continue;
+    out[name] = v;
+  }
+  return out;
+}
+
+/** the response's headers fit to pass back */
+export function responseHeaders(res: IncomingMessage): OutgoingHttpHeaders {
+  return forwardedHeaders(res.headers);
+}
+
+function open(target: ProxyTarget, method: string, headers: OutgoingHttpHeaders) {
+  const u = target.url;
+  const tls = u.protocol === 'https:' ? {
+    cert: target.tls?.certPem, key: target.tls?.keyPem, ca: target.tls?.caPem,
+    rejectUnauthorized: target.tls?.rejectUnauthorized ?? false, servername: /^[\d.:[\]]+$/.test(u.hostname) ? undefined : u.hostname,
+  } : {};
+  const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)({
+    host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || (u.protocol === 'https:' ? 443 : 80), path: `${u.pathname}${u.search}`,
+    method, headers: { ...headers, host: u.host }, agent: false, ...tls,
+  });
+  if (target.timeoutMs) {
+    // the limit is on connecting; an answer may take as long as it takes (logs followed, a long exec)
+    const timer = setTimeout(() => req.destroy(new Error(`timed out connecting to ${u.host} after ${target.timeoutMs}ms`)), target.timeoutMs);
+    req.once('socket', s => s.once(u.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer)));
+    req.once('close', () => clearTimeout(timer));
+  }
+  return req;
+}
+
+/** sends a plain request with its body; resolves with the answer's head, its body still to read */
+export function forwardRequest(target: ProxyTarget, method: string, headers: OutgoingHttpHeaders, body: Readable | undefined, signal?: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = open(target, method, headers);
+    req.once('response', resolve);
+    req.once('error', reject);
+    signal?.addEventListener('abort', () => req.destroy(), { once: true });
+    if (body && method !== 'GET' && method !== 'HEAD') body.pipe(req);
+    else req.end();
+  });
+}
+
+export type UpgradeOutcome =
+  /** the target switched protocols: the connection was passed through until either side closed it */
+  | { upgraded: true }
+  /** the target answered without switching: its answer, for the caller to send */
+  | { upgraded: false; response: IncomingMessage };
+
+/**
+ * Sends an upgrade request and, when the target switches protocols, writes its 101 answer to the client's socket and
+ * joins the two connections; resolves when they close (or at once with a refusal).
+ */
+export function forwardUpgrade(target: ProxyTarget, method: string, headers: OutgoingHttpHeaders, upgrade: string,
+  client: { socket: Duplex; head: Buffer }): Promise<UpgradeOutcome> {
+  return new Promise((resolve, reject) => {
+    const req = open(target, method, { ...headers, connection: 'Upgrade', upgrade });
+    req.once('error', reject);
+    req.once('response', response => resolve({ upgraded: false, response }));
+    req.once('upgrade', (res: IncomingMessage, backend: Duplex, backendHead: Buffer) => {
+      const lines = [`HTTP/1.1 101 ${res.statusMessage || 'Switching Protocols'}`];
+      for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+      client.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (backendHead.length) client.socket.write(backendHead);
+      if (client.head.length) backend.write(client.head);
+      join(client.socket, backend).then(() => resolve({ upgraded: true }));
+    });
+    req.end();
+  });
+}
+
+/** pipes two connections into each other (an end is passed on, what is written still goes out); resolves when both are gone */
+export function join(a: Duplex, b: Duplex): Promise<void> {
+  return new Promise(resolve => {
+    let open = 2;
+    const done = () => { if (--open === 0) resolve(); };
+    for (const [from, to] of [[a, b], [b, a]] as const) {
+      from.pipe(to);
+      from.once('error', () => to.destroy());
+      // a connection cut without an orderly end cuts the other
+      from.once('close', () => { if (!from.readableEnded) to.destroy(); done(); });
+    }
+  });
+}
