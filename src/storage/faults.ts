@@ -74,6 +74,8 @@ export function withFaults(inner: KV): { kv: KV; faults: Faults } {
           else handler.onEvents(events);
         },
         onError: (err) => { if (!w.ended) { w.ended = true; live.delete(w); handler.onError(err); } },
+        // a lost and regained stream is the watch cache's to know (readyz reports it while it resyncs)
+        onConnection: (connected) => { if (!w.ended) handler.onConnection?.(connected); },
       };
       w.inner = inner.watch(prefix, opts, relay);
       live.add(w);
