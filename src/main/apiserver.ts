@@ -160,9 +160,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
    * with the server's address and CA; not becoming ready is logged, not fatal, as for a separate process.
    */
   type Component = { ready: Promise<unknown>; stop(): Promise<void> | void };
+  /** the server's own clients: on shutdown they stop while the server still answers, so they leave cleanly */
+  const clients: Module[] = [];
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
     let running: Component | undefined;
-    return {
+    const module: Module = {
       async start() {
         if (!begin) return;
         // a client of the API needs pods and leases served (--runtime-config can switch them off)
@@ -175,6 +177,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
       stop: () => running?.stop(),
     };
+    clients.push(module);
+    return module;
   };
 
   const modules: Module[] = [
@@ -434,12 +438,13 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     }, 1);
   }
 
-  const stopAll = async () => {
-    for (const m of [...modules].reverse()) {
+  const stopSome = async (some: Module[]) => {
+    for (const m of some) {
       if (!started.delete(m)) continue;
       try { await m.stop?.(); } catch (e) { log.warn(`stopping ${m.name ?? 'a module'}: ${(e as Error).message}`); }
     }
   };
+  const stopAll = () => stopSome([...modules].reverse());
   try {
     for (const m of modules) { started.add(m); await m.start(); }
   } catch (e) {
@@ -463,6 +468,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     async shutdown() {
       shuttingDown = true;
       if (options.shutdownDelayDurationMs > 0) await new Promise(r => setTimeout(r, options.shutdownDelayDurationMs));
+      await stopSome([...clients].reverse());
       void https.close();   // no new connections; the open ones finish their requests
       const deadline = Date.now() + 60_000;
       while ([...https.inflight].some(c => !c.longRunning) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
