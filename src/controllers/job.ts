@@ -11,7 +11,7 @@ import { isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import {
   claimOwned, controllerOf, controllerRef, createExpectations, deletionRank, keyOf, liveOwner, podFromTemplate, podReady,
-  selects, setCondition, slowStart, splitKey, startQueue,
+  selects, setCondition, slowStartCreations, splitKey, startQueue,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Job, JobStatus, Pod, PodFailurePolicyRule } from './types.js';
@@ -245,8 +245,7 @@ export const jobController: Controller = {
           ? Array.from({ length: completions! }, (_, i) => i).filter((i) => !done.has(i) && !busy.has(i)).slice(0, count)
           : [];
         const n = indexed ? indexes.length : count;
-        expectations.expectCreations(key, n);
-        const { done: made, error } = await slowStart(n, 1, async (i) => {
+        const { error } = await slowStartCreations(expectations, key, n, async (i) => {
           const index = indexes[i];
           const pod = podFromTemplate(job.spec.template, namespace, ref, {
             generateName: index !== undefined ? `${job.metadata.name}-${index}-` : `${job.metadata.name}-`,
@@ -258,15 +257,9 @@ export const jobController: Controller = {
             pod.spec.containers = pod.spec.containers.map((c) => ({ ...c, env: [...(c.env ?? []),
               { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${indexAnnotation}']` } } }] }));
           }
-          try {
-            const created = await podClient.create(pod);
-            ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
-          } catch (e) {
-            expectations.creationFailed(key);
-            throw e;
-          }
+          const created = await podClient.create(pod);
+          ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
         });
-        for (let i = made + (error ? 1 : 0); i < n; i++) expectations.creationFailed(key);
         if (error) ctx.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${(error as Error).message}`);
       }
 
