@@ -27,7 +27,7 @@ interface Proc { proc: ChildProcess; match: RegExpExecArray; output(): string }
 /** BENCH_PROFILE=<dir> writes CPU profiles of the child processes there */
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
 
-function spawnUntil(args: string[], ready: RegExp): Promise<Proc> {
+export function spawnUntil(args: string[], ready: RegExp): Promise<Proc> {
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [...profile, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -46,17 +46,17 @@ function spawnUntil(args: string[], ready: RegExp): Promise<Proc> {
   });
 }
 
-const stop = (p: ChildProcess) => new Promise<void>((r) => {
+export const stop = (p: ChildProcess) => new Promise<void>((r) => {
   if (p.exitCode !== null || p.signalCode !== null) return r();
   p.once('exit', () => r());
   p.kill('SIGTERM');
   setTimeout(() => p.kill('SIGKILL'), 10_000).unref();
 });
 
-const rssMiB = (pid: number, field = 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+export const rssMiB = (pid: number, field = 'VmHWM') => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
 const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-async function inParallel(count: number, op: (i: number) => Promise<unknown>) {
+export async function inParallel(count: number, op: (i: number) => Promise<unknown>) {
   let next = 0;
   await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
     while (next < count) await op(next++);
@@ -65,7 +65,7 @@ async function inParallel(count: number, op: (i: number) => Promise<unknown>) {
 
 async function startServer(dir: string, extra: string[]) {
   const api = await spawnUntil([join(root, 'bin/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory',
-    `--data-dir=${join(dir, 'data')}`, ...extra], /serving on https:\/\/127\.0\.0\.1:(\d+)/);
+    `--data-dir=${join(dir, 'data')}`, '--controllers=*,-nodelifecycle', ...extra], /serving on https:\/\/127\.0\.0\.1:(\d+)/);
   const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
   const client = await clientFromFile(kubeconfig, { qps: 0 });
   await client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: 'bench' } });
@@ -73,7 +73,10 @@ async function startServer(dir: string, extra: string[]) {
   return { api, kubeconfig, client };
 }
 
-/** NODES Ready nodes of 32 CPUs; resolves when the node lifecycle controller has lifted their not-ready taint */
+/**
+ * NODES Ready nodes of 32 CPUs, their not-ready taint (set at create) lifted here: no agent renews their Leases, so
+ * the servers run without the node lifecycle controller, which would find them unreachable
+ */
 async function addNodes(client: Client) {
   const nodes = client.resource(nodesRef);
   const allocatable = { cpu: '32', memory: '128Gi', pods: '110' };
@@ -82,6 +85,7 @@ async function addNodes(client: Client) {
     await nodes.create({ metadata: { name, labels: { zone: `zone-${i % 3}` } } });
     const now = nowTimestamp();
     await nodes.status.patch(name, { status: { capacity: allocatable, allocatable, conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: now, lastTransitionTime: now }] } }, 'merge');
+    await nodes.patch(name, { spec: { taints: null } }, 'merge');
   });
   for (;;) {
     const tainted = (await nodes.list()).items.filter((n: any) => (n.spec?.taints ?? []).length).length;
@@ -96,7 +100,7 @@ const pod = (i: number) => ({
 });
 
 /** resolves with the time each pod was first seen bound, once all `count` are */
-async function watchBound(client: Client, count: number): Promise<{ boundAt: Map<string, number>; done: Promise<void> }> {
+export async function watchBound(client: Client, count: number): Promise<{ boundAt: Map<string, number>; done: Promise<void> }> {
   const pods = client.resource(podsRef, 'bench');
   const boundAt = new Map<string, number>();
   const { metadata } = await pods.list({ limit: 1 });
@@ -160,7 +164,8 @@ export async function schedulerBench(): Promise<string> {
 
     const perNode = [...spread.values()];
     return [
-      `${NODES} nodes (Node objects of 32 CPUs with a Ready condition and no agent, in 3 zones, as the reference's scheduler_perf uses),`,
+      `${NODES} nodes (Node objects of 32 CPUs with a Ready condition and no agent, in 3 zones, as the reference's scheduler_perf uses;`,
+      'the node lifecycle controller is off, since no agent renews their Leases),',
       `${PODS} pods requesting 100m CPU and 64Mi, the default profile (every filter and score plugin), the API server on the memory store,`,
       `each in its own process; this process creates the pods (${CONCURRENCY} in flight) and watches them. Every binding is a \`pods/binding\``,
       'request and a Scheduled event, as the reference\'s are. Baseline: the rate at which the same API server creates those pods, with no scheduler.',
