@@ -142,6 +142,8 @@ export const jobController: Controller = {
       const totalSucceeded = status.succeeded + (indexed ? 0 : pendingSucceeded);
       const totalFailed = status.failed + pendingFailed;
       let requeueAfterMs: number | undefined;
+      /** a refused create: the sync fails after writing the status, so the Job is tried again with back-off */
+      let createError: unknown;
 
       // 3. decide: suspended, failed, complete, or pods to start or stop
       if (!finished) {
@@ -189,7 +191,7 @@ export const jobController: Controller = {
           } else if (active.length < wanted) {
             const wait = backoffRemaining(all);
             if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
-            else await createPods(wanted - active.length, active, succeededIndexes);
+            else createError = await createPods(wanted - active.length, active, succeededIndexes);
           }
         }
       }
@@ -224,6 +226,7 @@ export const jobController: Controller = {
       await Promise.all(release.map((p) => podClient.patch(p.metadata.name!, {
         metadata: { resourceVersion: p.metadata.resourceVersion, finalizers: p.metadata.finalizers!.filter((x) => x !== trackingFinalizer) },
       }, 'merge').catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; })));
+      if (createError) throw createError;
       if (release.length) return { requeueAfterMs: 0 };
       return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
 
@@ -261,6 +264,7 @@ export const jobController: Controller = {
           ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
         });
         if (error) ctx.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${(error as Error).message}`);
+        return error;
       }
 
       async function deletePods(victims: Pod[], why: string) {
