@@ -195,23 +195,28 @@ export function createExpectations(ttlMs = 5 * 60_000) {
 export type Expectations = ReturnType<typeof createExpectations>;
 
 /**
- * Runs `count` calls in batches that double from `initial` (1, 2, 4, ...), stopping after the first batch
- * with a failure, as the reference's slow start does: a quota or admission refusal costs one call, not
- * hundreds. Returns how many succeeded and the first error.
+ * Makes `count` creations in batches that double from 1 (1, 2, 4, ...), stopping after the first batch with
+ * a failure, as the reference's slow start does: a quota or admission refusal costs one call, not hundreds.
+ * The owner's expectations are raised for all of them first and lowered for each one that failed or was
+ * never tried, since the informer will never show those. Returns how many succeeded and the first error.
  */
-export async function slowStart(count: number, initial: number, call: (i: number) => Promise<unknown>): Promise<{ done: number; error?: unknown }> {
+export async function slowStartCreations(expectations: Expectations, key: string, count: number,
+  create: (i: number) => Promise<unknown>): Promise<{ done: number; error?: unknown }> {
+  expectations.expectCreations(key, count);
   let done = 0;
-  let batch = Math.min(count, initial);
   let started = 0;
-  while (batch > 0) {
-    const results = await Promise.allSettled(Array.from({ length: batch }, (_, j) => call(started + j)));
+  let error: unknown;
+  for (let batch = Math.min(count, 1); batch > 0 && error === undefined; batch = Math.min(2 * batch, count - started)) {
+    const results = await Promise.allSettled(Array.from({ length: batch }, (_, j) => create(started + j)));
     started += batch;
-    const failed = results.find((r) => r.status === 'rejected') as PromiseRejectedResult | undefined;
-    done += results.filter((r) => r.status === 'fulfilled').length;
-    if (failed) return { done, error: failed.reason };
-    batch = Math.min(2 * batch, count - started);
+    for (const r of results) {
+      if (r.status === 'fulfilled') { done++; continue; }
+      expectations.creationFailed(key);
+      error ??= r.reason ?? new Error('creation failed');
+    }
   }
-  return { done };
+  for (let i = started; i < count; i++) expectations.creationFailed(key);
+  return { done, error };
 }
 
 /** deletes, treating an object that is already gone as deleted */

@@ -11,7 +11,7 @@ import { isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import {
   claimOwned, controllerOf, controllerRef, createExpectations, deletionRank, keyOf, liveOwner, podFromTemplate, podReady,
-  selects, setCondition, slowStart, splitKey, startQueue,
+  selects, setCondition, slowStartCreations, splitKey, startQueue,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Job, JobStatus, Pod, PodFailurePolicyRule } from './types.js';
@@ -142,6 +142,8 @@ export const jobController: Controller = {
       const totalSucceeded = status.succeeded + (indexed ? 0 : pendingSucceeded);
       const totalFailed = status.failed + pendingFailed;
       let requeueAfterMs: number | undefined;
+      /** a refused create: the sync fails after writing the status, so the Job is tried again with back-off */
+      let createError: unknown;
 
       // 3. decide: suspended, failed, complete, or pods to start or stop
       if (!finished) {
@@ -189,7 +191,7 @@ export const jobController: Controller = {
           } else if (active.length < wanted) {
             const wait = backoffRemaining(all);
             if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
-            else await createPods(wanted - active.length, active, succeededIndexes);
+            else createError = await createPods(wanted - active.length, active, succeededIndexes);
           }
         }
       }
@@ -224,6 +226,7 @@ export const jobController: Controller = {
       await Promise.all(release.map((p) => podClient.patch(p.metadata.name!, {
         metadata: { resourceVersion: p.metadata.resourceVersion, finalizers: p.metadata.finalizers!.filter((x) => x !== trackingFinalizer) },
       }, 'merge').catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; })));
+      if (createError) throw createError;
       if (release.length) return { requeueAfterMs: 0 };
       return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
 
@@ -245,8 +248,7 @@ export const jobController: Controller = {
           ? Array.from({ length: completions! }, (_, i) => i).filter((i) => !done.has(i) && !busy.has(i)).slice(0, count)
           : [];
         const n = indexed ? indexes.length : count;
-        expectations.expectCreations(key, n);
-        const { done: made, error } = await slowStart(n, 1, async (i) => {
+        const { error } = await slowStartCreations(expectations, key, n, async (i) => {
           const index = indexes[i];
           const pod = podFromTemplate(job.spec.template, namespace, ref, {
             generateName: index !== undefined ? `${job.metadata.name}-${index}-` : `${job.metadata.name}-`,
@@ -258,16 +260,11 @@ export const jobController: Controller = {
             pod.spec.containers = pod.spec.containers.map((c) => ({ ...c, env: [...(c.env ?? []),
               { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${indexAnnotation}']` } } }] }));
           }
-          try {
-            const created = await podClient.create(pod);
-            ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
-          } catch (e) {
-            expectations.creationFailed(key);
-            throw e;
-          }
+          const created = await podClient.create(pod);
+          ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
         });
-        for (let i = made + (error ? 1 : 0); i < n; i++) expectations.creationFailed(key);
         if (error) ctx.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${(error as Error).message}`);
+        return error;
       }
 
       async function deletePods(victims: Pod[], why: string) {

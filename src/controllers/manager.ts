@@ -61,7 +61,10 @@ export interface StartControllerManagerOptions {
   /** this candidate's identity for leader election; default `<hostname>_<uuid>` */
   identity?: string;
   log: Logger;
-  /** called when leadership is lost (not on stop()) */
+  /**
+   * called when leadership is lost (not on stop()); without it the manager stands for election again, as it
+   * must inside the API server's process, where no supervisor starts a fresh one
+   */
   onLostLeadership?(): void;
 }
 
@@ -174,7 +177,10 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
       onStartedLeading: lead(names),
       onStoppedLeading: () => {
         running = [];
-        if (!stopping.signal.aborted) { o.log.warn(`controller manager ${identity}: leadership lost`); o.onLostLeadership?.(); }
+        if (stopping.signal.aborted) return;
+        o.log.warn(`controller manager ${identity}: leadership lost`);
+        if (o.onLostLeadership) o.onLostLeadership();
+        else void start().catch((e) => o.log.error(`controller manager: ${(e as Error).message}`));
       },
       onNewLeader: (who) => {
         if (who !== identity) { o.log.info(`controller manager: ${who} is the leader`); markReady(); }

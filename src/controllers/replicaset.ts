@@ -8,7 +8,7 @@ import { ownerUidIndex } from '../client/informer.js';
 import { nowTimestamp } from '../api/meta.js';
 import {
   claimOwned, controllerOf, controllerRef, createExpectations, liveOwner, deletionRank, ignoreNotFound, keyOf, msUntilAvailable, podActive,
-  podAvailable, podFromTemplate, podReady, removeCondition, selects, setCondition, slowStart, splitKey, startQueue,
+  podAvailable, podFromTemplate, podReady, removeCondition, selects, setCondition, slowStartCreations, splitKey, startQueue,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, LabelSelector, Obj, Pod, PodTemplateSpec, ReplicaSetStatus } from './types.js';
@@ -51,7 +51,10 @@ export function replicaController<T extends Obj>(k: ReplicaKind<T>): Controller 
         const active = await claimOwned(ctx, ctx.refs.pods, owner, k, selector, candidates, liveOwner(ctx, ref as ResourceRef<Obj>, owner));
         let failure: { reason: string; message: string } | undefined;
         if (needsSync) failure = await manageReplicas(ctx, k, owner, key, active, expectations);
-        return updateStatus(ctx, k, ref, owner, active, failure);
+        const result = await updateStatus(ctx, k, ref, owner, active, failure);
+        // a refused create or delete is tried again with back-off, as the reference does: no event may come to retry it
+        if (failure) throw new Error(`${failure.reason}: ${failure.message}`);
+        return result;
       };
       const queue = startQueue(ctx, sync);
 
@@ -109,19 +112,11 @@ async function manageReplicas<T extends Obj>(ctx: ControllerContext, k: ReplicaK
     const template = k.template(owner);
     if (!template) return;
     const count = Math.min(-diff, burstReplicas);
-    expectations.expectCreations(key, count);
     const ref = controllerRef(owner, k.kind, k.apiVersion);
-    const { done, error } = await slowStart(count, 1, async () => {
-      try {
-        const pod = await pods.create(podFromTemplate(template, namespace, ref));
-        ctx.recorder.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
-      } catch (e) {
-        expectations.creationFailed(key);
-        throw e;
-      }
+    const { error } = await slowStartCreations(expectations, key, count, async () => {
+      const pod = await pods.create(podFromTemplate(template, namespace, ref));
+      ctx.recorder.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
     });
-    // the creations never tried will never be seen
-    for (let i = done + (error ? 1 : 0); i < count; i++) expectations.creationFailed(key);
     if (error) {
       const message = (error as Error).message;
       ctx.recorder.event(owner, 'Warning', 'FailedCreate', `Error creating: ${message}`);

@@ -97,11 +97,14 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   const selecting: SharedInformer<SelectingObject>[] = [r.services, r.replicationControllers, r.replicaSets, r.statefulSets].map((ref) => informers.informer(ref));
   const budgets = informers.informer(r.budgets);
   const recorders = new Map<string, ReturnType<typeof createEventRecorder>>();
+  // events go through a client of their own (the same limits, its own budget), as the reference's event client:
+  // they do not take the bindings' share of requests per second
+  const eventClient = o.client.withLimits({});
   const recorderFor = (component: string) => {
     let rec = recorders.get(component);
     if (!rec) {
       // core/v1 events: the server stores events.<domain>/v1 events apart from them, and kubectl describe reads these
-      rec = createEventRecorder(o.client, { names, component, host: `${component}-${hostname()}`, api: 'core', log: (m) => o.log.warn(m) });
+      rec = createEventRecorder(eventClient, { names, component, host: `${component}-${hostname()}`, api: 'core', log: (m) => o.log.warn(m) });
       recorders.set(component, rec);
     }
     return rec;

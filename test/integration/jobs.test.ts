@@ -73,6 +73,28 @@ describe('job controllers', () => {
     assert.equal(condition(failed, 'Failed').reason, 'DeadlineExceeded');
   });
 
+  test('a refused pod create is tried again with back-off, with no other event to set it off', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    // a webhook that cannot be reached, failing closed, refuses the Job's pods with the same message every time
+    const webhooks = cluster.client.resource({ group: cluster.server.names.group('admissionregistration'), version: 'v1', resource: 'validatingwebhookconfigurations' });
+    await webhooks.create({
+      metadata: { name: 'unreachable-jobs' },
+      webhooks: [{
+        name: 'unreachable.example.com', failurePolicy: 'Fail', sideEffects: 'None', admissionReviewVersions: ['v1'], timeoutSeconds: 1,
+        clientConfig: { url: 'https://127.0.0.1:1/refuse' }, objectSelector: { matchLabels: { 'job-name': 'refused' } },
+        rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }],
+      }],
+    });
+    await jobs.create(job('refused', { completions: 1 }, runFor(100)));
+    const events = cluster.client.resource({ group: '', version: 'v1', resource: 'events' }, 'default');
+    await waitFor('FailedCreate', async () => (await events.list()).items
+      .some((e: any) => e.involvedObject?.name === 'refused' && e.reason === 'FailedCreate' && /failed calling webhook/.test(e.message)));
+    // nothing the Job controller watches changes: only its own retry brings the pod
+    await webhooks.delete('unreachable-jobs');
+    const done = await waitFor('complete', async () => { const j = await jobs.get('refused'); return condition(j, 'Complete') && j; });
+    assert.equal(done.status.succeeded, 1);
+  });
+
   test('ttlSecondsAfterFinished deletes a finished Job and its pods', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
     await jobs.create(job('short-lived', { ttlSecondsAfterFinished: 0 }, runFor(100)));

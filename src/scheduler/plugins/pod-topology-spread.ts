@@ -9,7 +9,7 @@ import {
 } from '../framework.js';
 import { requiredNodeAffinityMatches, untoleratedTaint } from '../matching.js';
 import type { NodeInfo, PodInfo } from '../node-info.js';
-import type { Pod, TopologySpreadConstraint } from '../types.js';
+import type { Pod, SelectingObject, TopologySpreadConstraint } from '../types.js';
 
 export const reasonConstraints = "node(s) didn't match pod topology spread constraints";
 export const reasonMissingLabel = `${reasonConstraints} (missing required label)`;
@@ -22,6 +22,8 @@ interface Constraint {
   topologyKey: string;
   hard: boolean;
   selector: LabelSelector;
+  /** the selector as text: pods matching it are counted once per node and version of the node */
+  selectorKey: string;
   minDomains: number;
   honorAffinity: boolean;
   honorTaints: boolean;
@@ -63,14 +65,24 @@ export const podTopologySpread: PluginSpec = {
       ? [{ topologyKey: hostname, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 3 }, { topologyKey: zone, whenUnsatisfiable: 'ScheduleAnyway', maxSkew: 5 }]
       : args.defaultConstraints ?? [];
 
+    /** a Service's or controller's selector, parsed once per version of the object (the informer replaces it on change) */
+    const parsedSelectors = new WeakMap<object, LabelSelector>();
+    const selectorOf = (raw: NonNullable<NonNullable<SelectingObject['spec']>['selector']>) => {
+      let sel = parsedSelectors.get(raw);
+      if (!sel) {
+        const isMap = !('matchLabels' in raw) && !('matchExpressions' in raw);
+        parsedSelectors.set(raw, sel = labelSelectorFromObject(isMap ? { matchLabels: raw as Record<string, string> } : raw));
+      }
+      return sel;
+    };
+
     /** the selector of the Services and controllers that select the pod, as default spreading uses */
     function defaultSelector(pod: Pod): LabelSelector | undefined {
       const requirements: LabelSelector['requirements'] = [];
       for (const o of handle.selectingObjects(pod.metadata.namespace ?? '')) {
         const raw = o.spec?.selector;
         if (!raw) continue;
-        const isMap = !('matchLabels' in raw) && !('matchExpressions' in raw);
-        const sel = labelSelectorFromObject(isMap ? { matchLabels: raw as Record<string, string> } : raw);
+        const sel = selectorOf(raw);
         if (!sel.requirements.length || !matchLabels(sel, pod.metadata.labels)) continue;
         requirements.push(...sel.requirements);
       }
@@ -82,6 +94,7 @@ export const podTopologySpread: PluginSpec = {
       const own = pod.spec.topologySpreadConstraints ?? [];
       const convert = (c: TopologySpreadConstraint, selector: LabelSelector): Constraint => ({
         maxSkew: c.maxSkew, topologyKey: c.topologyKey, hard: c.whenUnsatisfiable === 'DoNotSchedule', selector,
+        selectorKey: `${pod.metadata.namespace ?? ''}\u0000${JSON.stringify(selector)}`,
         minDomains: c.minDomains ?? 1, honorAffinity: (c.nodeAffinityPolicy ?? 'Honor') === 'Honor', honorTaints: c.nodeTaintsPolicy === 'Honor',
       });
       if (own.length) {
@@ -107,9 +120,18 @@ export const podTopologySpread: PluginSpec = {
       && (!c.honorTaints || !untoleratedTaint(node.node.spec?.taints, pod.spec.tolerations ?? [], ['NoSchedule', 'NoExecute']));
     const counts = (c: Constraint, pod: Pod, other: Pod) =>
       other.metadata.namespace === pod.metadata.namespace && !other.metadata.deletionTimestamp && matchLabels(c.selector, other.metadata.labels);
+    // Counting a node's matching pods is the cost of every cycle (each pod's PreScore counts over every node); one
+    // node changes per pod placed, so the counts of the others are kept while their generation stays the same.
+    const counted = new WeakMap<NodeInfo, { generation: number; bySelector: Map<string, number> }>();
     const matching = (c: Constraint, pod: Pod, node: NodeInfo) => {
-      let n = 0;
-      for (const p of node.pods) if (counts(c, pod, p.pod)) n++;
+      let memo = counted.get(node);
+      if (!memo || memo.generation !== node.generation) counted.set(node, memo = { generation: node.generation, bySelector: new Map() });
+      let n = memo.bySelector.get(c.selectorKey);
+      if (n === undefined) {
+        n = 0;
+        for (const p of node.pods) if (counts(c, pod, p.pod)) n++;
+        memo.bySelector.set(c.selectorKey, n);
+      }
       return n;
     };
 
@@ -133,7 +155,8 @@ export const podTopologySpread: PluginSpec = {
       return undefined;
     };
 
-    interface ScoreState { constraints: Constraint[]; ignored: Set<string>; counts: Map<string, number>; weights: number[] }
+    /** per soft constraint, matching pods by domain (its key's value); nodes are scored by these */
+    interface ScoreState { constraints: Constraint[]; ignored: Set<string>; counts: Map<string, number>[]; weights: number[] }
 
     return {
       name: 'PodTopologySpread',
@@ -177,25 +200,29 @@ export const podTopologySpread: PluginSpec = {
         if (!constraints.length) return skip;
         // system defaults spread over whatever keys a node has; a pod's own constraints need all of them
         const requireAll = !systemDefaulted;
-        const s: ScoreState = { constraints, ignored: new Set(), counts: new Map(), weights: [] };
-        const sizes = constraints.map(() => 0);
+        const s: ScoreState = { constraints, ignored: new Set(), counts: constraints.map(() => new Map()), weights: [] };
+        // the domains of the feasible nodes (hosts are counted node by node when scored)
         for (const node of filtered) {
           if (requireAll && !hasKeys(node, constraints)) { s.ignored.add(node.name); continue; }
-          constraints.forEach((c, i) => {
-            const value = node.node.metadata.labels?.[c.topologyKey];
-            if (c.topologyKey === hostname || value === undefined) return;
-            const k = pairKey(c.topologyKey, value);
-            if (!s.counts.has(k)) { s.counts.set(k, 0); sizes[i]!++; }
-          });
+          const labels = node.node.metadata.labels;
+          for (let i = 0; i < constraints.length; i++) {
+            const value = labels?.[constraints[i]!.topologyKey];
+            if (constraints[i]!.topologyKey !== hostname && value !== undefined) s.counts[i]!.set(value, 0);
+          }
         }
-        s.weights = constraints.map((c, i) => Math.log((c.topologyKey === hostname ? filtered.length - s.ignored.size : sizes[i]!) + 2));
+        s.weights = constraints.map((c, i) => Math.log((c.topologyKey === hostname ? filtered.length - s.ignored.size : s.counts[i]!.size) + 2));
+        // the matching pods of those domains, on every node of the cluster
         for (const node of handle.nodes()) {
           if (requireAll && !hasKeys(node, constraints)) continue;
-          for (const c of constraints) {
-            const value = node.node.metadata.labels?.[c.topologyKey];
-            if (value === undefined || c.topologyKey === hostname || !included(c, pod.pod, node)) continue;
-            const k = pairKey(c.topologyKey, value);
-            if (s.counts.has(k)) s.counts.set(k, s.counts.get(k)! + matching(c, pod.pod, node));
+          const labels = node.node.metadata.labels;
+          for (let i = 0; i < constraints.length; i++) {
+            const c = constraints[i]!;
+            const value = labels?.[c.topologyKey];
+            if (value === undefined || c.topologyKey === hostname) continue;
+            const counts = s.counts[i]!;
+            const sofar = counts.get(value);
+            if (sofar === undefined || !included(c, pod.pod, node)) continue;
+            counts.set(value, sofar + matching(c, pod.pod, node));
           }
         }
         state.data.set(preScoreKey, s);
@@ -204,13 +231,15 @@ export const podTopologySpread: PluginSpec = {
       score(state, pod, node) {
         const s = readState<ScoreState>(state, preScoreKey);
         if (s.ignored.has(node.name)) return 0;
+        const labels = node.node.metadata.labels;
         let score = 0;
-        s.constraints.forEach((c, i) => {
-          const value = node.node.metadata.labels?.[c.topologyKey];
-          if (value === undefined) return;
-          const count = c.topologyKey === hostname ? matching(c, pod.pod, node) : s.counts.get(pairKey(c.topologyKey, value)) ?? 0;
+        for (let i = 0; i < s.constraints.length; i++) {
+          const c = s.constraints[i]!;
+          const value = labels?.[c.topologyKey];
+          if (value === undefined) continue;
+          const count = c.topologyKey === hostname ? matching(c, pod.pod, node) : s.counts[i]!.get(value) ?? 0;
           score += count * s.weights[i]! + (c.maxSkew - 1);
-        });
+        }
         return Math.round(score);
       },
       normalizeScore(state, _pod, scores) {
