@@ -29,7 +29,7 @@ const startServer = (storage: 'sqlite' | 'memory', dir: string, flags: string[])
     '--max-requests-inflight=0', '--max-mutating-requests-inflight=0', ...flags], /serving on https:\/\/127\.0\.0\.1:(\d+)/, dir);
 
 /** an AdmissionReview server (HTTP/2, and HTTP/1.1 for clients without it) that allows everything it is sent */
-async function allowingWebhook(dir: string) {
+export async function allowingWebhook(dir: string) {
   const pki = await ensurePki(join(dir, 'webhook-pki'), { hosts: ['127.0.0.1'] });
   const server = createSecureServer({ cert: pki.serverCertPem, key: pki.serverKeyPem, allowHTTP1: true }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -48,7 +48,7 @@ async function allowingWebhook(dir: string) {
 }
 
 /** three webhooks and three bound policies on Pod creation, all of which the bench pods pass */
-async function addWebhooksAndPolicies(agent: Agent, port: number, hook: { url: string; caBundle: string }) {
+export async function addWebhooksAndPolicies(agent: Agent, port: number, hook: { url: string; caBundle: string }) {
   const rules = [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE'], resources: ['pods'] }];
   const webhook = (name: string) => ({ name: `${name}.bench.example`, clientConfig: { url: `${hook.url}/${name}`, caBundle: hook.caBundle },
     rules, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Fail' });
