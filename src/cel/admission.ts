@@ -132,12 +132,22 @@ export interface ActivationInput {
   resource: { group: string; resource: string; subresource: string; namespace: string; name: string };
 }
 
+/** variables converted when an expression first reads them: most expressions name one or two of them */
+function lazyVars(make: Record<string, () => CelValue>): Record<string, CelValue> {
+  const vars: Record<string, CelValue> = {};
+  for (const [name, value] of Object.entries(make)) {
+    let v: CelValue | undefined;
+    Object.defineProperty(vars, name, { enumerable: true, get: () => (v ??= value()) });
+  }
+  return vars;
+}
+
 export function admissionActivation(input: ActivationInput): AdmissionActivation {
   return {
-    vars: {
-      object: toCel(input.object, undefined), oldObject: toCel(input.oldObject, undefined), request: toCel(input.request, undefined),
-      authorizer: authorizerValue(input.resource), params: null,
-    },
+    vars: lazyVars({
+      object: () => toCel(input.object, undefined), oldObject: () => toCel(input.oldObject, undefined),
+      request: () => toCel(input.request, undefined), authorizer: () => authorizerValue(input.resource), params: () => null,
+    }),
     authz: { user: input.user, decisions: new Map(), pending: new Map() },
     authorizer: input.authorizer,
   };
@@ -151,7 +161,8 @@ export type Outcome = { value: CelValue } | { error: string };
  * cost is charged to the meter, which stops the evaluation past its limit.
  */
 export async function evaluateAdmission(program: Expr, act: AdmissionActivation, meter: CostMeter, params?: unknown): Promise<Outcome> {
-  const vars = params === undefined ? act.vars : { ...act.vars, params: toCel(params, undefined) };
+  // the request's variables stay shared (and unconverted until read); params are the policy's own
+  const vars = params === undefined ? act.vars : Object.create(act.vars, { params: { value: toCel(params, undefined), enumerable: true } }) as typeof act.vars;
   const start = meter.cost;
   for (let round = 0; ; round++) {
     meter.cost = start;
