@@ -132,22 +132,21 @@ export interface ActivationInput {
   resource: { group: string; resource: string; subresource: string; namespace: string; name: string };
 }
 
-/** variables converted when an expression first reads them: most expressions name one or two of them */
-function lazyVars(make: Record<string, () => CelValue>): Record<string, CelValue> {
-  const vars: Record<string, CelValue> = {};
-  for (const [name, value] of Object.entries(make)) {
-    let v: CelValue | undefined;
-    Object.defineProperty(vars, name, { enumerable: true, get: () => (v ??= value()) });
-  }
-  return vars;
+/** the variables, each converted when an expression first reads it: most expressions name one or two of them */
+function lazyVars(input: ActivationInput): Record<string, CelValue> {
+  let object: CelValue | undefined, oldObject: CelValue | undefined, request: CelValue | undefined, authorizer: CelValue | undefined;
+  return {
+    get object() { return (object ??= toCel(input.object, undefined)); },
+    get oldObject() { return (oldObject ??= toCel(input.oldObject, undefined)); },
+    get request() { return (request ??= toCel(input.request, undefined)); },
+    get authorizer() { return (authorizer ??= authorizerValue(input.resource)); },
+    params: null,
+  };
 }
 
 export function admissionActivation(input: ActivationInput): AdmissionActivation {
   return {
-    vars: lazyVars({
-      object: () => toCel(input.object, undefined), oldObject: () => toCel(input.oldObject, undefined),
-      request: () => toCel(input.request, undefined), authorizer: () => authorizerValue(input.resource), params: () => null,
-    }),
+    vars: lazyVars(input),
     authz: { user: input.user, decisions: new Map(), pending: new Map() },
     authorizer: input.authorizer,
   };
