@@ -49,15 +49,17 @@ export function call(agent: Agent, port: number, method: string, path: string, b
   });
 }
 
-/** requests per second at a concurrency, in rounds alternating with the baseline */
-export async function rate(port: number, concurrency: number, op: (agent: Agent, port: number, i: number) => Promise<unknown>, ms: number) {
-  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+/** requests per second at a concurrency, in rounds alternating with the baseline; on the connections of `reuse`
+ *  when given (kept open: a round then pays no TLS handshakes), else on new ones */
+export async function rate(port: number, concurrency: number, op: (agent: Agent, port: number, i: number) => Promise<unknown>, ms: number,
+  reuse?: Agent) {
+  const agent = reuse ?? new Agent({ keepAlive: true, maxSockets: concurrency });
   let n = 0;
   const end = performance.now() + ms;
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => { while (performance.now() < end) await op(agent, port, n++); }));
   const elapsed = performance.now() - t0;
-  agent.destroy();
+  if (!reuse) agent.destroy();
   return (n / elapsed) * 1000;
 }
 

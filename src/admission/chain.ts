@@ -10,7 +10,9 @@ export function admissionFor(plugins: AdmissionPlugin[], base: RequestAttributes
     ({ ...base, operation, object, oldObject, name: base.name || object?.metadata.name || oldObject?.metadata.name || '' });
   return {
     async mutate(op, obj, old) {
-      for (const p of plugins) if (p.admit && handles(p, op)) await p.admit(attrs(op, obj, old));
+      // one set of attributes for the phase: plugins change the object itself, in place
+      const a = attrs(op, obj, old);
+      for (const p of plugins) if (p.admit && handles(p, op)) await p.admit(a);
     },
     async validate(op, obj, old) {
       const a = attrs(op, obj, old);

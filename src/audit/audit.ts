@@ -2,7 +2,9 @@
 // long-running requests ResponseStarted when the response begins; ResponseComplete; Panic when the server
 // failed unexpectedly), with the user, the request line, the outcome and the annotations authorization and
 // admission add, and, at the Request and RequestResponse levels, the request and response bodies. Events go
-// to the log and webhook backends through their bounded buffers; a request never waits for them.
+// to the log and webhook backends in their modes: in batch mode through a bounded buffer a request never waits
+// for; in blocking mode the request waits until they are written, and under blocking-strict a first event
+// (RequestReceived) that cannot be written fails the request.
 import type { RequestContext } from '../api/request.js';
 import type { AuditLevel, AuditRecord } from '../api/audit.js';
 import { levelCovers } from '../api/audit.js';
@@ -12,15 +14,16 @@ import type { Status } from '../api/meta.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { openWebhookClient } from '../util/webhook-client.js';
 import { decide, loadPolicy, type AuditPolicy, type Decision, type Stage } from './policy.js';
-import { logBackend, unionBackend, webhookBackend, type AuditEvent, type Backend, type LogOptions } from './backends.js';
+import { logBackend, unionBackend, webhookBackend, type AuditEvent, type Backend, type BatchOptions, type LogOptions } from './backends.js';
+import { internalError } from '../api/status.js';
+
+/** how events reach one backend: its mode and, in batch mode, its buffer and batches */
+export type AuditBatchOptions = Omit<BatchOptions, 'send' | 'onError'>;
 
 export interface AuditOptions {
   policyFile?: string;
-  log?: LogOptions & { bufferSize: number };
-  webhook?: {
-    configFile: string; bufferSize: number; maxBatchSize: number; maxWaitMs: number;
-    throttle?: { qps: number; burst: number }; initialBackoffMs: number;
-  };
+  log?: LogOptions & { batch: AuditBatchOptions };
+  webhook?: { configFile: string; initialBackoffMs: number; batch: AuditBatchOptions };
 }
 
 export type AuditFilter = (ctx: RequestContext, next: () => Promise<void>) => Promise<void>;
@@ -87,11 +90,12 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
       if (Date.now() - warned > 10_000) { warned = Date.now(); log.warn(`audit ${plugin} backend: ${count ? `${count} events lost: ` : ''}${why}`); }
     };
   };
-  if (o.log) backends.push(logBackend(o.log, o.log.bufferSize, failures('log')));
+  if (o.log) backends.push(logBackend(o.log, o.log.batch, failures('log')));
   if (o.webhook) {
     let client;
     try { client = openWebhookClient(o.webhook.configFile); } catch (e) { throw new Error(`--audit-webhook-config-file: ${(e as Error).message}`); }
-    backends.push(webhookBackend(client, { ...o.webhook, apiVersion: `${names.group('audit')}/v1` }, failures('webhook')));
+    backends.push(webhookBackend(client, { batch: o.webhook.batch, initialBackoffMs: o.webhook.initialBackoffMs, apiVersion: `${names.group('audit')}/v1` },
+      failures('webhook')));
   }
   if (!backends.length) {
     log.warn('--audit-policy-file is set but no audit backend is: give --audit-log-path or --audit-webhook-config-file');
@@ -100,11 +104,14 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
   const backend = unionBackend(backends);
   const apiVersion = `${names.group('audit')}/v1`;
 
-  function emit(event: AuditEvent, stage: Stage, d: Decision) {
-    if (d.omitStages.includes(stage)) return;
+  /** hands the event over; the promise of a blocking backend settles once it is written (a strict one's rejects when it was not) */
+  function emit(event: AuditEvent, stage: Stage, d: Decision): void | Promise<void> {
+    if (d.omitStages.includes(stage)) return undefined;
     eventTotal({});
-    backend.process([{ ...event, stage, stageTimestamp: microTime(Date.now()) }]);
+    return backend.process([{ ...event, stage, stageTimestamp: microTime(Date.now()) }]);
   }
+  /** a later stage's event: waited for in blocking mode, but it can no longer fail the request */
+  const settle = (p: void | Promise<void>) => p?.catch(() => {});
 
   /** the event's fixed part, made once a request is known to be recorded */
   function baseEvent(ctx: RequestContext, level: AuditLevel, user: UserInfo | undefined, receivedAt: number): AuditEvent {
@@ -168,7 +175,11 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
       ...(responseObject !== undefined ? { responseObject } : {}),
       ...(Object.keys(annotations).length ? { annotations: { ...annotations } } : {}),
     });
-    emit(current(), 'RequestReceived', d);
+    try {
+      await emit(current(), 'RequestReceived', d);
+    } catch {
+      throw internalError('failed to store audit event');
+    }
     if (ctx.longRunning) {
       // the listener has no event for a response's start: its writeHead is watched instead
       const res = ctx.res, writeHead = res.writeHead;
@@ -176,18 +187,18 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
         res.writeHead = writeHead;
         const out = writeHead.apply(this, args);
         responseStatus ??= { code: res.statusCode };
-        emit(current(), 'ResponseStarted', d);
+        void settle(emit(current(), 'ResponseStarted', d));
         return out;
       } as typeof writeHead;
     }
     try {
       await next();
       responseStatus ??= { code: ctx.res.statusCode };
-      emit(current(), 'ResponseComplete', d);
+      await settle(emit(current(), 'ResponseComplete', d));
     } catch (e) {
       responseStatus = statusOf(e);
       const unexpected = !(e instanceof Error && e.name === 'ApiError');
-      emit(current(), unexpected ? 'Panic' : 'ResponseComplete', d);
+      await settle(emit(current(), unexpected ? 'Panic' : 'ResponseComplete', d));
       throw e;
     }
   };
@@ -202,7 +213,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
         verb: ctx.info.verb, isResourceRequest: ctx.info.isResourceRequest, path: ctx.path, apiGroup: ctx.info.apiGroup,
         namespace: ctx.info.namespace, resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
       });
-      if (d.level !== 'None') emit({ ...baseEvent(ctx, d.level, undefined, Date.now()), responseStatus: { metadata: {}, ...statusOf(e) } }, 'ResponseStarted', d);
+      if (d.level !== 'None') await settle(emit({ ...baseEvent(ctx, d.level, undefined, Date.now()), responseStatus: { metadata: {}, ...statusOf(e) } }, 'ResponseStarted', d));
       throw e;
     }
   };

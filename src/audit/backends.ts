@@ -1,7 +1,10 @@
-// Where audit events go: a log of JSON lines (a file rotated by size, with backups pruned by count and age, or
-// stdout) and a webhook that receives them in batches. Both sit behind the same bounded buffer: a request only
-// hands its events over, and when a sink is slower than the requests the buffer fills and further events are
-// dropped and counted, so auditing never holds a request back.
+// Where audit events go: a log (JSON lines or the legacy text lines; a file rotated by size, with backups
+// compressed if asked and pruned by count and age, or stdout) and a webhook that receives them in batches. Each
+// runs in one of three modes. In batch mode a request only hands its events over to a bounded buffer that one
+// sender empties; when the sink is slower than the requests the buffer fills and further events are dropped and
+// counted, so auditing never holds a request back. In blocking mode the request waits until its events are
+// written (failures are counted, the request goes on); blocking-strict fails the request too when its first
+// event cannot be written.
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -12,14 +15,18 @@ import type { WebhookClient } from '../util/webhook-client.js';
 /** an audit event as written (audit.<domain>/v1 Event) */
 export type AuditEvent = Record<string, unknown>;
 
+export type AuditMode = 'blocking' | 'blocking-strict' | 'batch';
+
 export interface Backend {
-  /** hands events over; never waits */
-  process(events: AuditEvent[]): void;
+  /** hands events over: in batch mode it returns at once; a blocking backend's promise settles once they are
+   *  written, and a strict one's rejects when they could not be */
+  process(events: AuditEvent[]): void | Promise<void>;
   /** sends what is buffered, within the time given */
   shutdown(timeoutMs: number): Promise<void>;
 }
 
 export interface BatchOptions {
+  mode: AuditMode;
   /** events held at most; more are dropped */
   bufferSize: number;
   maxBatchSize: number;
@@ -31,8 +38,23 @@ export interface BatchOptions {
   onError(count: number, why: string): void;
 }
 
+/** the backend of a mode: the request waits for the sink (blocking), or the bounded buffer stands between (batch) */
+export function inMode(o: BatchOptions): Backend {
+  if (o.mode === 'batch') return batching(o);
+  const strict = o.mode === 'blocking-strict';
+  return {
+    async process(events) {
+      try { await o.send(events); } catch (e) {
+        o.onError(events.length, (e as Error).message);
+        if (strict) throw e;
+      }
+    },
+    async shutdown() {},
+  };
+}
+
 /** the bounded buffer and the one sender that empties it, batch by batch, in order */
-export function batching(o: BatchOptions): Backend {
+function batching(o: BatchOptions): Backend {
   const queue: AuditEvent[] = [];
   const bucket = o.throttle && tokenBucket(o.throttle.qps, o.throttle.burst);
   let sending: Promise<void> | undefined;
@@ -91,6 +113,10 @@ export interface LogOptions {
   maxBackups: number;
   /** days a rotated file is kept (0: no limit) */
   maxAgeDays: number;
+  /** rotated files are compressed with gzip (and named with .gz) */
+  compress?: boolean;
+  /** json: the event as a JSON line; legacy: the reference's older one-line text */
+  format?: 'json' | 'legacy';
 }
 
 /** rotated files are named like the log with the time of rotation: audit-2024-01-02T15-04-05.000.log */
@@ -103,7 +129,7 @@ const backupName = (file: string, time: Date, index?: number) => {
 /** removes rotated files past the count or age limit, oldest first */
 async function prune(o: LogOptions) {
   const dir = dirname(o.path), ext = extname(o.path), base = basename(o.path, ext);
-  const backups = (await readdir(dir)).filter(f => f !== basename(o.path) && f.startsWith(`${base}-`) && f.endsWith(ext));
+  const backups = (await readdir(dir)).filter(f => f !== basename(o.path) && f.startsWith(`${base}-`) && (f.endsWith(ext) || f.endsWith(`${ext}.gz`)));
   const aged = await Promise.all(backups.map(async f => ({ f, mtime: (await stat(join(dir, f))).mtimeMs })));
   aged.sort((x, y) => y.mtime - x.mtime);
   const tooOld = Date.now() - o.maxAgeDays * 86_400_000;
@@ -117,8 +143,10 @@ export function logStream(o: LogOptions, onError: (why: string) => void): { writ
   if (o.path === '-') out = process.stdout;
   else {
     const file = basename(o.path);
-    const rotating = createStream((time, index) => (time ? backupName(file, time instanceof Date ? time : new Date(time), index) : file), {
-      path: dirname(o.path), ...(o.maxSizeMb > 0 ? { size: `${o.maxSizeMb}M` } : {}),
+    // the library leaves a generated name as it is: compressed backups are given their .gz here
+    const rotating = createStream((time, index) => (time
+      ? `${backupName(file, time instanceof Date ? time : new Date(time), index)}${o.compress ? '.gz' : ''}` : file), {
+      path: dirname(o.path), ...(o.maxSizeMb > 0 ? { size: `${o.maxSizeMb}M` } : {}), ...(o.compress ? { compress: 'gzip' } : {}),
     });
     rotating.on('rotated', () => { void prune(o).catch(e => onError(`pruning audit log backups: ${(e as Error).message}`)); });
     rotating.on('warning', e => onError(e.message));
@@ -126,33 +154,48 @@ export function logStream(o: LogOptions, onError: (why: string) => void): { writ
   }
   out.on('error', e => onError(e.message));
   return {
-    write: text => (out.write(text) ? Promise.resolve() : new Promise(r => out.once('drain', r))),
+    // settles when the text is written (or could not be), so a blocking request waits for exactly its own events
+    write: text => new Promise((resolve, reject) => { out.write(text, e => (e ? reject(e) : resolve())); }),
     close: () => (out === process.stdout ? Promise.resolve() : new Promise(r => out.end(r))),
   };
 }
 
-export function logBackend(o: LogOptions, bufferSize: number, onError: (count: number, why: string) => void) {
+/** Go's %q of a string: quoted, with JSON's escapes (the characters the log meets are the same) */
+const quoted = (v: unknown) => JSON.stringify(String(v ?? ''));
+
+/** the legacy log line of an event: the request in one line of text, without bodies or annotations */
+export function legacyLine(e: AuditEvent): string {
+  const user = (e.user ?? {}) as { username?: string; groups?: string[] };
+  const as = e.impersonatedUser as { username?: string; groups?: string[] } | undefined;
+  const ref = e.objectRef as { namespace?: string } | undefined;
+  const status = e.responseStatus as { code?: number } | undefined;
+  const list = (groups: string[]) => groups.map(quoted).join(',');
+  const username = user.username || '<none>';
+  const groups = user.username && user.groups?.length ? list(user.groups) : '<none>';
+  const received = String(e.requestReceivedTimestamp ?? '').replace(/\.(\d*?)0*Z$/, (_, f: string) => (f ? `.${f}Z` : 'Z'));
+  return `${received} AUDIT: id=${quoted(e.auditID)} stage=${quoted(e.stage)} ip=${quoted((e.sourceIPs as string[] | undefined)?.[0] ?? '<unknown>')} `
+    + `method=${quoted(e.verb)} user=${quoted(username)} groups=${quoted(groups)} as=${quoted(as ? as.username : '<self>')} `
+    + `asgroups=${quoted(as?.groups ? list(as.groups) : '<lookup>')} user-agent=${quoted(e.userAgent)} namespace=${ref?.namespace || '<none>'} `
+    + `uri=${quoted(e.requestURI)} response="${status?.code !== undefined ? status.code : '<deferred>'}"`;
+}
+
+export function logBackend(o: LogOptions, batch: Omit<BatchOptions, 'send' | 'onError'>, onError: (count: number, why: string) => void) {
   const stream = logStream(o, why => onError(0, why));
-  const b = batching({
-    bufferSize, maxBatchSize: 1000, maxWaitMs: 0, onError,
-    send: events => stream.write(events.map(e => `${JSON.stringify(e)}\n`).join('')),
-  });
+  const line = o.format === 'legacy' ? legacyLine : (e: AuditEvent) => JSON.stringify(e);
+  const b = inMode({ ...batch, onError, send: events => stream.write(events.map(e => `${line(e)}\n`).join('')) });
   return { ...b, async shutdown(timeoutMs: number) { await b.shutdown(timeoutMs); await stream.close(); } };
 }
 
 export interface WebhookOptions {
-  bufferSize: number;
-  maxBatchSize: number;
-  maxWaitMs: number;
-  throttle?: { qps: number; burst: number };
+  batch: Omit<BatchOptions, 'send' | 'onError'>;
   /** the first retry's wait; each retry waits twice the last, five tries in all */
   initialBackoffMs: number;
   apiVersion: string;
 }
 
 export function webhookBackend(client: WebhookClient, o: WebhookOptions, onError: (count: number, why: string) => void): Backend {
-  return batching({
-    bufferSize: o.bufferSize, maxBatchSize: o.maxBatchSize, maxWaitMs: o.maxWaitMs, throttle: o.throttle, onError,
+  return inMode({
+    ...o.batch, onError,
     async send(items) {
       let wait = o.initialBackoffMs;
       for (let attempt = 1; ; attempt++) {
@@ -170,8 +213,12 @@ export function webhookBackend(client: WebhookClient, o: WebhookOptions, onError
 }
 
 export function unionBackend(backends: Backend[]): Backend {
+  if (backends.length === 1) return backends[0]!;
   return {
-    process(events) { for (const b of backends) b.process(events); },
+    process(events) {
+      const waiting = backends.map(b => b.process(events)).filter(Boolean);
+      return waiting.length ? Promise.all(waiting).then(() => undefined) : undefined;
+    },
     async shutdown(timeoutMs) { await Promise.all(backends.map(b => b.shutdown(timeoutMs))); },
   };
 }

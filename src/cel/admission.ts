@@ -132,12 +132,21 @@ export interface ActivationInput {
   resource: { group: string; resource: string; subresource: string; namespace: string; name: string };
 }
 
+/** the variables, each converted when an expression first reads it: most expressions name one or two of them */
+function lazyVars(input: ActivationInput): Record<string, CelValue> {
+  let object: CelValue | undefined, oldObject: CelValue | undefined, request: CelValue | undefined, authorizer: CelValue | undefined;
+  return {
+    get object() { return (object ??= toCel(input.object, undefined)); },
+    get oldObject() { return (oldObject ??= toCel(input.oldObject, undefined)); },
+    get request() { return (request ??= toCel(input.request, undefined)); },
+    get authorizer() { return (authorizer ??= authorizerValue(input.resource)); },
+    params: null,
+  };
+}
+
 export function admissionActivation(input: ActivationInput): AdmissionActivation {
   return {
-    vars: {
-      object: toCel(input.object, undefined), oldObject: toCel(input.oldObject, undefined), request: toCel(input.request, undefined),
-      authorizer: authorizerValue(input.resource), params: null,
-    },
+    vars: lazyVars(input),
     authz: { user: input.user, decisions: new Map(), pending: new Map() },
     authorizer: input.authorizer,
   };
@@ -151,7 +160,8 @@ export type Outcome = { value: CelValue } | { error: string };
  * cost is charged to the meter, which stops the evaluation past its limit.
  */
 export async function evaluateAdmission(program: Expr, act: AdmissionActivation, meter: CostMeter, params?: unknown): Promise<Outcome> {
-  const vars = params === undefined ? act.vars : { ...act.vars, params: toCel(params, undefined) };
+  // the request's variables stay shared (and unconverted until read); params are the policy's own
+  const vars = params === undefined ? act.vars : Object.create(act.vars, { params: { value: toCel(params, undefined), enumerable: true } }) as typeof act.vars;
   const start = meter.cost;
   for (let round = 0; ; round++) {
     meter.cost = start;

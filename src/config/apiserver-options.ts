@@ -49,13 +49,23 @@ export interface AuthorizationOptions {
   webhook?: { configFile: string; authorizedTtlMs: number; unauthorizedTtlMs: number; version: 'v1' | 'v1beta1' };
 }
 
+/** how a request hands its audit events to a backend: it waits for them to be written (blocking; blocking-strict also
+ *  fails the request when its first event cannot be), or they are buffered and sent in batches (batch) */
+export type AuditMode = 'blocking' | 'blocking-strict' | 'batch';
+export const auditModes: readonly AuditMode[] = ['blocking', 'blocking-strict', 'batch'];
+
+export interface AuditBatchFlags {
+  mode: AuditMode;
+  bufferSize: number;
+  maxBatchSize: number;
+  maxWaitMs: number;
+  throttle?: { qps: number; burst: number };
+}
+
 export interface AuditFlags {
   policyFile?: string;
-  log?: { path: string; maxAgeDays: number; maxBackups: number; maxSizeMb: number; bufferSize: number };
-  webhook?: {
-    configFile: string; bufferSize: number; maxBatchSize: number; maxWaitMs: number;
-    throttle?: { qps: number; burst: number }; initialBackoffMs: number;
-  };
+  log?: { path: string; maxAgeDays: number; maxBackups: number; maxSizeMb: number; format: 'json' | 'legacy'; compress: boolean; batch: AuditBatchFlags };
+  webhook?: { configFile: string; initialBackoffMs: number; batch: AuditBatchFlags };
 }
 
 export interface KubeletClientOptions {
@@ -142,6 +152,20 @@ const positiveNumber = (v: FlagValue) => ((v as number) > 0 ? undefined : 'must 
 const port = (v: FlagValue) => (Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be a port number from 0 to 65535');
 const ipAddress = (v: FlagValue) => (v === '' || isIP(v as string) ? undefined : `${JSON.stringify(v)} is not an IP address`);
 
+/** the mode and batching flags of an audit backend, with the reference's defaults for it */
+function auditBatchFlags(backend: 'log' | 'webhook', what: string, d: { mode: AuditMode; maxBatchSize: number; maxWaitMs: number; throttle: boolean }): FlagDecl[] {
+  const f = `audit-${backend}`;
+  return [
+    { name: `${f}-mode`, type: 'enum', values: [...auditModes], default: d.mode, help: `How requests hand their events to ${what}: blocking (each request waits until they are written), blocking-strict (and fails when its first event cannot be), batch (buffered and sent in batches; a request never waits).` },
+    { name: `${f}-batch-buffer-size`, type: 'int', default: 10000, help: `Audit events held for ${what} in batch mode when it falls behind; more are dropped and counted (apiserver_audit_error_total).`, validate: positiveInt },
+    { name: `${f}-batch-max-size`, type: 'int', default: d.maxBatchSize, help: `Most events in one batch sent to ${what} (batch mode).`, validate: positiveInt },
+    { name: `${f}-batch-max-wait`, type: 'duration', default: d.maxWaitMs, help: `Longest an event waits for its batch to fill before the batch is sent to ${what} (batch mode).`, validate: nonNegative },
+    { name: `${f}-batch-throttle-enable`, type: 'bool', default: d.throttle, help: `Limit how often batches are sent to ${what} (batch mode).` },
+    { name: `${f}-batch-throttle-qps`, type: 'float', default: 10, help: `Batches a second sent to ${what} at most, when throttled.`, validate: positiveNumber },
+    { name: `${f}-batch-throttle-burst`, type: 'int', default: 15, help: `Batches sent at once to ${what} before the throttle applies.`, validate: positiveInt },
+  ];
+}
+
 export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'storage-backend', type: 'enum', values: ['memory', 'sqlite', 'etcd'], default: 'sqlite', help: 'Where objects are stored: in memory (lost on exit), an embedded SQLite file under --data-dir, or etcd.' },
   { name: 'etcd-servers', type: 'stringList', default: [], help: 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd.', validate: (v) => (v as string[]).map(checkUrl).find(Boolean) },
@@ -202,14 +226,11 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'audit-log-maxage', type: 'int', default: 0, help: 'Days a rotated audit log file is kept (0: no limit).', validate: nonNegative },
   { name: 'audit-log-maxbackup', type: 'int', default: 0, help: 'Rotated audit log files kept (0: all).', validate: nonNegative },
   { name: 'audit-log-maxsize', type: 'int', default: 0, help: 'Megabytes of the audit log file before it is rotated (0: never).', validate: nonNegative },
-  { name: 'audit-log-batch-buffer-size', type: 'int', default: 10000, help: 'Audit events held for the log when it falls behind; more are dropped and counted (apiserver_audit_error_total).', validate: positiveInt },
+  { name: 'audit-log-format', type: 'enum', values: ['json', 'legacy'], default: 'json', help: 'Format of the audit log: json (one event a line) or legacy (one line of text an event).' },
+  { name: 'audit-log-compress', type: 'bool', default: false, help: 'Compress rotated audit log files with gzip.' },
+  ...auditBatchFlags('log', 'the log', { mode: 'blocking', maxBatchSize: 1, maxWaitMs: 0, throttle: false }),
   { name: 'audit-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the audit webhook, which receives batches of events (EventList).' },
-  { name: 'audit-webhook-batch-buffer-size', type: 'int', default: 10000, help: 'Audit events held for the webhook; more are dropped and counted.', validate: positiveInt },
-  { name: 'audit-webhook-batch-max-size', type: 'int', default: 400, help: 'Most events in one batch sent to the audit webhook.', validate: positiveInt },
-  { name: 'audit-webhook-batch-max-wait', type: 'duration', default: 30_000, help: 'Longest an event waits for its batch to fill before the batch is sent.', validate: nonNegative },
-  { name: 'audit-webhook-batch-throttle-enable', type: 'bool', default: true, help: 'Limit how often batches are sent to the audit webhook.' },
-  { name: 'audit-webhook-batch-throttle-qps', type: 'float', default: 10, help: 'Batches a second sent to the audit webhook at most.', validate: positiveNumber },
-  { name: 'audit-webhook-batch-throttle-burst', type: 'int', default: 15, help: 'Batches sent at once to the audit webhook before the throttle applies.', validate: positiveInt },
+  ...auditBatchFlags('webhook', 'the webhook', { mode: 'batch', maxBatchSize: 400, maxWaitMs: 30_000, throttle: true }),
   { name: 'audit-webhook-initial-backoff', type: 'duration', default: 10_000, help: 'Wait before a failed batch is sent again; each retry waits twice as long, five tries in all.', validate: nonNegative },
   { name: 'runtime-config', type: 'stringList', default: [], help: 'Comma-separated <key>[=true|false] entries enabling or disabling API versions and resources. Keys: api/all, api/ga, api/beta, api/alpha, v1, <group>/<version>, <group>/<version>/<resource>.' },
   { name: 'feature-gates', type: 'map', default: {}, help: `Comma-separated Name=true|false pairs. Known gates:\n          ${describeFeatureGates().split('\n').join('\n          ')}` },
@@ -371,18 +392,19 @@ function authenticationOptions(v: Values): AuthenticationOptions {
 function auditFlags(v: Values): AuditFlags {
   const str = (name: string) => (v[name] as string) || undefined;
   const num = (name: string) => v[name] as number;
+  const batch = (f: string): AuditBatchFlags => ({
+    mode: v[`${f}-mode`] as AuditMode, bufferSize: num(`${f}-batch-buffer-size`), maxBatchSize: num(`${f}-batch-max-size`),
+    maxWaitMs: num(`${f}-batch-max-wait`),
+    throttle: v[`${f}-batch-throttle-enable`] ? { qps: num(`${f}-batch-throttle-qps`), burst: num(`${f}-batch-throttle-burst`) } : undefined,
+  });
   const logPath = str('audit-log-path'), webhook = str('audit-webhook-config-file');
   return {
     policyFile: str('audit-policy-file'),
     log: logPath ? {
       path: logPath, maxAgeDays: num('audit-log-maxage'), maxBackups: num('audit-log-maxbackup'), maxSizeMb: num('audit-log-maxsize'),
-      bufferSize: num('audit-log-batch-buffer-size'),
+      format: v['audit-log-format'] as 'json' | 'legacy', compress: v['audit-log-compress'] === true, batch: batch('audit-log'),
     } : undefined,
-    webhook: webhook ? {
-      configFile: webhook, bufferSize: num('audit-webhook-batch-buffer-size'), maxBatchSize: num('audit-webhook-batch-max-size'),
-      maxWaitMs: num('audit-webhook-batch-max-wait'), initialBackoffMs: num('audit-webhook-initial-backoff'),
-      throttle: v['audit-webhook-batch-throttle-enable'] ? { qps: num('audit-webhook-batch-throttle-qps'), burst: num('audit-webhook-batch-throttle-burst') } : undefined,
-    } : undefined,
+    webhook: webhook ? { configFile: webhook, initialBackoffMs: num('audit-webhook-initial-backoff'), batch: batch('audit-webhook') } : undefined,
   };
 }
 

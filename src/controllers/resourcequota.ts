@@ -3,7 +3,8 @@
 // deleted or finished): object counts (`pods`, `services`, ..., `count/<resource>[.<group>]`), the compute
 // requests and limits of pods that have not finished, NodePorts and load balancers, and claimed storage (also
 // per storage class). Scopes (Terminating, NotTerminating, BestEffort, NotBestEffort) narrow a quota to pods.
-// Recomputed when a quota or a counted object changes, and every --resource-quota-sync-period.
+// Recomputed when a quota's spec changes, when a counted object goes away (or a pod finishes), and every
+// --resource-quota-sync-period.
 import { formatQuantity, quantityValue } from '../api/quantity.js';
 import type { SharedInformer } from '../client/informer.js';
 import { isConflict, isNotFound, type ResourceRef } from '../client/rest-client.js';
@@ -103,13 +104,14 @@ export const resourceQuotaController: Controller = {
         .catch((e) => { if (isConflict(e)) queue.addAfter(key, 100); else if (!isNotFound(e)) throw e; });
     });
     const inNamespace = (o: Obj) => { for (const quota of quotas.list(o.metadata.namespace)) queue.add(keyOf(quota)); };
-    quotas.addHandler({ added: (x) => queue.add(keyOf(x)), updated: (_, x) => queue.add(keyOf(x)) });
-    for (const informer of [pods as unknown as SharedInformer<Obj>, ...counted.filter(([r]) => r !== 'resourcequotas').map(([, i]) => i)]) {
-      informer.addHandler({
-        added: inNamespace, deleted: inNamespace,
-        updated: (old, cur) => { if (old.metadata.resourceVersion !== cur.metadata.resourceVersion) inNamespace(cur); },
-      });
-    }
+    // As in the reference, admission charges what it admits and this takes back what goes away: a recount on every
+    // create (or on the status admission writes) would race the charges of creates the informers have not seen yet,
+    // lower `used`, and let a create past the limit through.
+    const specOf = (x: ResourceQuota) => JSON.stringify([x.spec?.hard ?? {}, x.spec?.scopes ?? [], x.spec?.scopeSelector ?? null]);
+    quotas.addHandler({ added: (x) => queue.add(keyOf(x)), updated: (old, x) => { if (specOf(old) !== specOf(x)) queue.add(keyOf(x)); } });
+    pods.addHandler({ deleted: inNamespace, updated: (old, cur) => { if (!podFinished(old) && podFinished(cur)) inNamespace(cur); } });
+    services.addHandler({ updated: (old, cur) => { if ((old as Service).spec?.type !== (cur as Service).spec?.type) inNamespace(cur); } });
+    for (const [resource, informer] of counted) if (resource !== 'resourcequotas') informer.addHandler({ deleted: inNamespace });
     // every quota again now and then, for what no event told (the kinds counted by listing)
     const every = ctx.settings.resourceQuotaSyncPeriodMs;
     const timer = setInterval(() => { for (const quota of quotas.list()) queue.add(keyOf(quota)); }, every);

@@ -1,14 +1,17 @@
 // The audit log through a real server: a policy that records each namespace at another level, the events of
 // create, update, delete and watch at each level (bodies only where the level keeps them), the stages, the
 // annotations of authorization, deprecated versions, mutating webhooks and pod security, failed
-// authentication, a log rotated by size, a webhook backend receiving batches, and requests that never wait
-// for a backend that does not answer.
+// authentication, a log rotated by size, a webhook backend receiving batches, requests that never wait for a
+// batching backend that does not answer, the blocking and blocking-strict modes, the legacy log format, and a
+// request whose handler fails unexpectedly (the Panic stage).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
+import { parseApiServerOptions } from '../../src/config/apiserver-options.js';
+import { startApiServer } from '../../src/main/apiserver.js';
 import { createClient, type Client } from './client.js';
 import { call, fakeHttpsService, writeWebhookConfig, type FakeService } from './auth-support.js';
 import { startWebhookServer, type WebhookServer } from '../support/admission-webhook.js';
@@ -251,3 +254,108 @@ describe('audit webhook backend', () => {
 });
 
 const configMapBody = (name: string) => ({ metadata: { name }, data: { a: '1' } });
+
+/** every request at Metadata, each stage recorded */
+const everyStage = JSON.stringify({ apiVersion: 'audit.cluster.io/v1', kind: 'Policy',
+  rules: [{ level: 'None', nonResourceURLs: ['/healthz*', '/readyz*', '/livez*'] }, { level: 'Metadata' }] });
+
+describe('audit backend modes', () => {
+  let dir: string, sink: FakeService;
+  let answer: 'ok' | 'fail' = 'ok';
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'audit-modes-'));
+    writeFileSync(join(dir, 'policy.json'), everyStage);
+    sink = await fakeHttpsService(dir, 'audit-sink', (_req, _body, res) => {
+      if (answer === 'fail') res.writeHead(500, { 'content-type': 'text/plain' }).end('sink is down');
+      else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      return undefined;
+    });
+    writeWebhookConfig(join(dir, 'sink.kubeconfig'), sink, '/events');
+  });
+  after(async () => { await sink?.close(); rmSync(dir, { recursive: true, force: true }); });
+
+  const receivedStages = (id: string) => sink.requests.flatMap(r => (r.body?.items ?? []) as AuditEvent[]).filter(e => e.auditID === id).map(e => e.stage);
+
+  test('blocking: a request\'s first event has reached the webhook before the request is served', async () => {
+    const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-webhook-config-file=${join(dir, 'sink.kubeconfig')}`,
+      '--audit-webhook-mode=blocking', '--controller-manager=false'] });
+    const c = createClient(server);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const r = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody(`blocking-${i}`) });
+        assert.equal(r.status, 201);
+        assert.deepEqual(receivedStages(String(r.headers['audit-id'])).slice(0, 1), ['RequestReceived']);
+      }
+      // blocking sends each event as it comes: one event a request to the sink
+      assert.ok(sink.requests.every(r => r.body.items.length === 1));
+    } finally {
+      c.close();
+      await server.close();
+    }
+  });
+
+  test('blocking-strict: a request whose first event cannot be written fails with 500; the server serves again once the backend is back', async () => {
+    const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-webhook-config-file=${join(dir, 'sink.kubeconfig')}`,
+      '--audit-webhook-mode=blocking-strict', '--audit-webhook-initial-backoff=1ms', '--controller-manager=false',
+      // a second backend, the log in the legacy format, in batch mode
+      `--audit-log-path=${join(dir, 'strict.log')}`, '--audit-log-format=legacy', '--audit-log-mode=batch'] });
+    const c = createClient(server);
+    try {
+      answer = 'fail';
+      const refused = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('strict-refused') });
+      assert.equal(refused.status, 500);
+      assert.equal(refused.json.kind, 'Status');
+      assert.match(refused.json.message, /failed to store audit event/);
+      assert.equal((await c.get('/api/v1/namespaces/default/configmaps/strict-refused')).status, 500, 'nothing is served while the backend fails');
+      answer = 'ok';
+      const served = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('strict-served') });
+      assert.equal(served.status, 201);
+      assert.equal((await c.get('/api/v1/namespaces/default/configmaps/strict-refused')).status, 404, 'the refused create was never carried out');
+      const id = String(served.headers['audit-id']);
+      const lines = await waitFor(() => readFileSync(join(dir, 'strict.log'), 'utf8').split('\n').filter(l => l.includes(`id="${id}"`)),
+        ls => ls.some(l => l.includes('stage="ResponseComplete"')));
+      assert.match(lines.find(l => l.includes('stage="ResponseComplete"'))!,
+        /^\d{4}-\d\d-\d\dT[\d:.]+Z AUDIT: id="[^"]+" stage="ResponseComplete" ip="127\.0\.0\.1" method="create" user="[^"]+" groups=".*" as="<self>" asgroups="<lookup>" user-agent="[^"]*" namespace=default uri="\/api\/v1\/namespaces\/default\/configmaps" response="201"$/);
+    } finally {
+      answer = 'ok';
+      c.close();
+      await server.close();
+    }
+  });
+});
+
+describe('audit of a request whose handler fails unexpectedly', () => {
+  test('is recorded at the Panic stage; the client gets a 500 Status and the server goes on serving', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-panic-'));
+    writeFileSync(join(dir, 'policy.json'), everyStage);
+    const log = join(dir, 'audit.log');
+    const { options } = parseApiServerOptions(['--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${join(dir, 'data')}`, '--storage-backend=memory',
+      '--controller-manager=false', '--scheduler=false', `--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${log}`]);
+    const errors: string[] = [];
+    // a storage whose create of one object fails as a programming error would: not a failure the server knows
+    const server = await startApiServer(options, { info() {}, warn() {}, error: m => { errors.push(m); } }, {
+      decorateStorage: kv => ({ ...kv, create: (key, value) => (key.endsWith('/panic')
+        ? Promise.reject(new TypeError("Cannot read properties of undefined (reading 'revision')")) : kv.create(key, value)) }),
+    });
+    const c = createClient(server);
+    try {
+      const r = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('panic') });
+      assert.equal(r.status, 500);
+      assert.equal(r.json.kind, 'Status');
+      assert.equal(r.json.code, 500);
+      assert.equal(r.json.reason, 'InternalError');
+      const events = () => readFileSync(log, 'utf8').trim().split('\n').map(l => JSON.parse(l) as AuditEvent).filter(e => e.auditID === r.headers['audit-id']);
+      const recorded = await waitFor(events, es => es.some(e => e.stage === 'Panic'));
+      assert.deepEqual(recorded.map(e => e.stage), ['RequestReceived', 'Panic']);
+      assert.equal(recorded[1]!.responseStatus?.code, 500);
+      assert.ok(errors.some(m => /TypeError: Cannot read properties of undefined/.test(m)), 'the failure is logged with its stack');
+      // the server goes on serving
+      assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('after-panic') })).status, 201);
+      assert.equal((await c.get('/api/v1/namespaces/default/configmaps/after-panic')).status, 200);
+    } finally {
+      c.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

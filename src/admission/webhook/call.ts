@@ -81,7 +81,7 @@ export function reviewVersion(hook: Webhook): string | undefined {
 /** how this server reaches one webhook origin with one trust bundle: a shared TLS context, a keep-alive agent for
  *  HTTP/1.1, and an HTTP/2 session when the webhook offers it (as the reference's client prefers): its calls share
  *  one connection, and calls made at once go out in one write rather than a write and a TLS record each */
-interface Route { secureContext?: SecureContext; agent: Agent; h2?: Promise<ClientHttp2Session | undefined> }
+interface Route { secureContext?: SecureContext; agent: Agent; h2?: Promise<ClientHttp2Session | undefined>; lastUsed: number }
 
 const routes = new Map<string, Route>();
 
@@ -91,12 +91,14 @@ function routeFor(url: URL, caBundle: string | undefined): Route {
   if (!route) {
     // building the TLS context once: per connection it costs more than the call
     const secureContext = caBundle ? createSecureContext({ ca: Buffer.from(caBundle, 'base64').toString('utf8') }) : undefined;
-    route = { secureContext, agent: new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', ...(secureContext ? { secureContext } : {}) }) };
+    route = { secureContext, agent: new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', ...(secureContext ? { secureContext } : {}) }), lastUsed: 0 };
     routes.set(key, route);
   }
   return route;
 }
 
+/** an HTTP/2 session unused this long is closed (checked now and then: a timer on the session itself would be
+ *  refreshed on every frame of every call) */
 const h2IdleMs = 60_000;
 
 /** an HTTP/2 session to the origin, or undefined when the webhook speaks only HTTP/1.1 (remembered for the route) */
@@ -112,9 +114,9 @@ function http2Session(url: URL, route: Route, timeoutMs: number): Promise<Client
       socket.setTimeout(0);
       if (socket.alpnProtocol !== 'h2') { socket.destroy(); resolve(undefined); return; }
       const session = http2Connect(url.origin, { createConnection: () => socket });
-      const forget = () => { if (route.h2 === current) route.h2 = undefined; };
+      const idle = setInterval(() => { if (Date.now() - route.lastUsed > h2IdleMs) session.close(); }, h2IdleMs / 2).unref();
+      const forget = () => { clearInterval(idle); if (route.h2 === current) route.h2 = undefined; };
       session.on('close', forget).on('goaway', forget).on('error', forget);
-      session.setTimeout(h2IdleMs, () => session.close());
       session.unref();
       resolve(session);
     });
@@ -148,17 +150,37 @@ function describe(e: NodeJS.ErrnoException, host: string): string {
   }
 }
 
-async function post(url: URL, body: Buffer, caBundle: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const route = routeFor(url, caBundle);
-  const session = await http2Session(url, route, timeoutMs);
-  return session && !session.closed && !session.destroyed ? postHttp2(session, url, body, timeoutMs) : postHttp1(url, body, route.agent, timeoutMs);
+/** where a webhook is called: its URL with the timeout the reference adds, parsed once */
+interface Target { url: URL; path: string }
+const targets = new Map<string, Target>();
+
+function targetOf(hook: Webhook, timeoutSeconds: number): Target {
+  const base = webhookUrl(hook);
+  const key = `${timeoutSeconds}\u0000${base}`;
+  let target = targets.get(key);
+  if (!target) {
+    const url = new URL(base);
+    url.searchParams.set('timeout', `${timeoutSeconds}s`);
+    target = { url, path: `${url.pathname}${url.search}` };
+    if (targets.size >= 1000) targets.clear();
+    targets.set(key, target);
+  }
+  return target;
+}
+
+async function post(target: Target, body: Buffer, caBundle: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
+  const route = routeFor(target.url, caBundle);
+  route.lastUsed = Date.now();
+  const session = await http2Session(target.url, route, timeoutMs);
+  return session && !session.closed && !session.destroyed
+    ? postHttp2(session, target.path, body, timeoutMs) : postHttp1(target.url, body, route.agent, timeoutMs);
 }
 
 const timeoutError = () => Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' });
 
-function postHttp2(session: ClientHttp2Session, url: URL, body: Buffer, timeoutMs: number): Promise<{ status: number; text: string }> {
+function postHttp2(session: ClientHttp2Session, path: string, body: Buffer, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': 'POST', ':path': `${url.pathname}${url.search}`,
+    const stream = session.request({ ':method': 'POST', ':path': path,
       'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length });
     const timer = setTimeout(() => stream.destroy(timeoutError()), timeoutMs);
     let status = 0;
@@ -188,19 +210,31 @@ function postHttp1(url: URL, body: Buffer, agent: Agent, timeoutMs: number): Pro
   });
 }
 
+/** the request's objects as JSON, encoded once for all the webhooks that see them at one version */
+export interface EncodedObjects { object: string; oldObject: string }
+
+/** the AdmissionReview as sent; objects already encoded are spliced in rather than serialized again */
+function reviewText(apiVersion: string, request: ReturnType<typeof reviewRequest>, encoded?: EncodedObjects): string {
+  if (!encoded) return JSON.stringify({ kind: 'AdmissionReview', apiVersion, request });
+  const { object: _object, oldObject: _oldObject, ...rest } = request;
+  const head = JSON.stringify({ kind: 'AdmissionReview', apiVersion, request: rest });
+  return `${head.slice(0, -2)},"object":${encoded.object},"oldObject":${encoded.oldObject}}}`;
+}
+
 /** POSTs the review and returns the webhook's checked response */
-export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming): Promise<AdmissionResponse> {
+export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming, encoded?: EncodedObjects):
+  Promise<AdmissionResponse> {
   const version = reviewVersion(hook);
   if (!version)
     throw new CallError(hook.name, `webhook does not accept known AdmissionReview versions: none of ${JSON.stringify(hook.admissionReviewVersions ?? [])} is one of ${admissionReviewVersions.join(', ')}`);
   const timeoutSeconds = hook.timeoutSeconds ?? 10;
-  const url = new URL(webhookUrl(hook));
-  url.searchParams.set('timeout', `${timeoutSeconds}s`);
+  const target = targetOf(hook, timeoutSeconds);
+  const url = target.url;
   const apiVersion = `${names.group('admission')}/${version}`;
-  const body = Buffer.from(JSON.stringify({ kind: 'AdmissionReview', apiVersion, request }));
+  const body = Buffer.from(reviewText(apiVersion, request, encoded));
   let answer: { status: number; text: string };
   try {
-    answer = await post(url, body, hook.clientConfig?.caBundle || undefined, timeoutSeconds * 1000);
+    answer = await post(target, body, hook.clientConfig?.caBundle || undefined, timeoutSeconds * 1000);
   } catch (e) {
     throw new CallError(hook.name, `failed to call webhook: Post "${url}": ${describe(e as NodeJS.ErrnoException, url.host)}`);
   }

@@ -5,7 +5,7 @@ import type { ApiObject, Status } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
 import type { MutatingWebhook } from '../../api/types/admissionregistration-v1.js';
 import { allHooks, invocationFor, type Invocation, type WebhookConfiguration } from './match.js';
-import { CallError, callWebhook, reviewRequest, type AdmissionResponse } from './call.js';
+import { CallError, callWebhook, reviewRequest, type AdmissionResponse, type EncodedObjects } from './call.js';
 import { ApiError, badRequest, internalError } from '../../api/status.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import { deepEqual } from '../../patch/common.js';
@@ -57,17 +57,30 @@ async function conditionsAllow(inv: Invocation, a: AdmissionAttributes, d: Dispa
   return failed(inv.hook, new CallError(inv.hook.name, `failed to evaluate match conditions: ${r.error}`), d) ?? false;
 }
 
-/** what every call shares: the dry-run check, the review at the webhook's version, failurePolicy, warnings and audit annotations */
-async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps): Promise<AdmissionResponse | undefined> {
+/** the request's objects at one version, with their JSON when the calls share it */
+interface Seen { kind: string; object?: ApiObject; oldObject?: ApiObject; encoded?: EncodedObjects }
+
+async function seenAt(version: string, a: AdmissionAttributes, d: DispatchDeps, encode: boolean): Promise<Seen> {
+  const at = async (o?: ApiObject) => (o && version !== a.version ? d.source.convert(a.group, a.resource, o, version) : o);
+  const object = await at(a.object), oldObject = await at(a.oldObject);
+  const kind = (object ?? oldObject)?.kind ?? a.kind;
+  const json = (o?: ApiObject) => (o ? JSON.stringify(o) : 'null');
+  return { kind, object, oldObject, ...(encode ? { encoded: { object: json(object), oldObject: json(oldObject) } } : {}) };
+}
+
+/** what every call shares: the dry-run check, the review at the webhook's version, failurePolicy, warnings and audit
+ *  annotations; validating calls, which all see the same objects, share them converted and encoded once per version */
+async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, shared?: Map<string, Promise<Seen>>): Promise<AdmissionResponse | undefined> {
   const { hook } = inv;
   if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun')
     throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
-  const at = async (o?: ApiObject) => (o && inv.version !== a.version ? d.source.convert(a.group, a.resource, o, inv.version) : o);
-  const kind = (await at(a.object ?? a.oldObject))?.kind ?? a.kind;
-  const request = reviewRequest(a, { version: inv.version, kind, object: await at(a.object), oldObject: await at(a.oldObject) }, d.names);
+  let seen = shared?.get(inv.version);
+  if (!seen) { seen = seenAt(inv.version, a, d, shared !== undefined); shared?.set(inv.version, seen); }
+  const { kind, object, oldObject, encoded } = await seen;
+  const request = reviewRequest(a, { version: inv.version, kind, object, oldObject }, d.names);
   let response: AdmissionResponse;
   try {
-    response = await callWebhook(hook, request, d.names);
+    response = await callWebhook(hook, request, d.names, encoded);
   } catch (e) {
     if (!(e instanceof CallError)) throw e;
     return failed(hook, e, d);
@@ -147,7 +160,8 @@ export async function dispatchValidating(a: AdmissionAttributes, d: DispatchDeps
     const inv = await invocationFor(entry, a, d.source, d.listers);
     if (inv && await conditionsAllow(inv, a, d)) invocations.push(inv);
   }
-  const results = await Promise.allSettled(invocations.map(inv => call(inv, a, d)));
+  const shared = new Map<string, Promise<Seen>>();
+  const results = await Promise.allSettled(invocations.map(inv => call(inv, a, d, shared)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 }
