@@ -16,12 +16,16 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { clientFromFile, createClient, isForbidden, type Client } from '../../src/client/rest-client.js';
 import { freePort } from '../support/ports.js';
 import { waitFor } from '../support/cluster.js';
+import * as jose from 'jose';
 
 const agentMain = new URL('../../src/main/agent.js', import.meta.url).pathname;
 const nodes = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
 const secrets = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
 const leases = { group: 'coordination.k8s.io', version: 'v1', resource: 'leases', kind: 'Lease', namespaced: true };
 const csrs = { group: 'certificates.k8s.io', version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', namespaced: false };
+const configMaps = { group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true };
+const roles = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'roles', kind: 'Role', namespaced: true };
+const roleBindings = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true };
 const bindings = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false };
 const signingSeconds = 140;
 
@@ -36,10 +40,17 @@ describe('agent TLS bootstrap', () => {
   before(async () => {
     server = await startTestServer({ apiDomain: 'k8s.io', flags: [
       '--authorization-mode=Node,RBAC', '--use-service-account-credentials=true', '--enable-bootstrap-token-auth',
-      `--cluster-signing-duration=${signingSeconds}s`,
+      `--cluster-signing-duration=${signingSeconds}s`, '--controllers=*,bootstrapsigner',
     ] });
     admin = await clientFromFile(server.kubeconfig);
     root = mkdtempSync(join(tmpdir(), 'agent-bootstrap-'));
+    await admin.resource(secrets, 'kube-system').create({
+      apiVersion: 'v1', kind: 'Secret', type: 'bootstrap.kubernetes.io/token', metadata: { name: `bootstrap-token-${tokenId}` },
+      stringData: {
+        'token-id': tokenId, 'token-secret': tokenSecret, 'usage-bootstrap-authentication': 'true', 'usage-bootstrap-signing': 'true',
+        'auth-extra-groups': 'system:bootstrappers:nodes',
+      },
+    });
   });
   after(async () => {
     agent?.kill('SIGKILL');
@@ -56,10 +67,6 @@ describe('agent TLS bootstrap', () => {
   const pemOf = (file: string) => new X509Certificate(readFileSync(file, 'utf8'));
 
   test('an agent with only a bootstrap token ends with its own signed certificate, and renews it before expiry', async () => {
-    await admin.resource(secrets, 'kube-system').create({
-      apiVersion: 'v1', kind: 'Secret', type: 'bootstrap.kubernetes.io/token', metadata: { name: `bootstrap-token-${tokenId}` },
-      stringData: { 'token-id': tokenId, 'token-secret': tokenSecret, 'usage-bootstrap-authentication': 'true', 'auth-extra-groups': 'system:bootstrappers:nodes' },
-    });
     await binding('bootstrap-may-ask', 'system:node-bootstrapper', 'system:bootstrappers:nodes');
     await binding('bootstrap-auto-approve', 'system:certificates.k8s.io:certificatesigningrequests:nodeclient', 'system:bootstrappers:nodes');
     await binding('nodes-auto-renew', 'system:certificates.k8s.io:certificatesigningrequests:selfnodeclient', 'system:nodes');
@@ -132,5 +139,41 @@ describe('agent TLS bootstrap', () => {
     const before = await renewTime();
     await waitFor('the Lease renewed after the rotation', async () => (await renewTime()) > Math.max(before, renewedAt), 30_000);
     assert.match(agentLog, /client certificate renewed/);
+  });
+
+  test('cluster-info: the default policy lets only the bootstrap signer at it, as the reference; an installer opens it to anonymous reads', async () => {
+    // what the server's policy holds in the public namespace: the signer's Role and RoleBinding, nothing for anonymous users
+    const names = async (ref: typeof roles) => (await admin.resource(ref, 'kube-public').list()).items.map((o: any) => o.metadata.name);
+    assert.deepEqual(await names(roles), ['system:controller:bootstrap-signer']);
+    assert.deepEqual(await names(roleBindings), ['system:controller:bootstrap-signer']);
+    const kubeconfig = `apiVersion: v1\nkind: Config\nclusters:\n- name: ""\n  cluster:\n    server: ${server.url}\n`;
+    await admin.resource(configMaps, 'kube-public').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info' }, data: { kubeconfig } });
+    const anonymous = createClient({ ...admin.config, certPem: undefined, keyPem: undefined });
+    try {
+      const denied = await anonymous.resource(configMaps, 'kube-public').get('cluster-info').then(() => undefined, (e) => e);
+      assert.ok(isForbidden(denied), `anonymous read: ${denied}`);
+      // what a cluster installer adds (kubeadm's bootstrap-signer-clusterinfo Role and RoleBinding)
+      await admin.resource(roles, 'kube-public').create({
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'cluster-info-reader' },
+        rules: [{ apiGroups: [''], resources: ['configmaps'], resourceNames: ['cluster-info'], verbs: ['get'] }],
+      });
+      await admin.resource(roleBindings, 'kube-public').create({
+        apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'cluster-info-reader' },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'cluster-info-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'system:anonymous' }],
+      });
+      const info = await waitFor('the signed cluster-info, read anonymously', async () => {
+        const cm = await anonymous.resource(configMaps, 'kube-public').get('cluster-info').catch(() => undefined);
+        return cm?.data?.[`jws-kubeconfig-${tokenId}`] && cm;
+      }, 20_000);
+      const [header, , signature] = info.data[`jws-kubeconfig-${tokenId}`].split('.');
+      const verified = await jose.flattenedVerify({ protected: header, payload: Buffer.from(info.data.kubeconfig).toString('base64url'), signature },
+        new TextEncoder().encode(`${tokenId}.${tokenSecret}`));
+      assert.equal(new TextDecoder().decode(verified.payload), kubeconfig);
+      // the binding names one object: the rest of the namespace stays closed
+      assert.ok(isForbidden(await anonymous.resource(configMaps, 'kube-public').list().then(() => undefined, (e) => e)));
+    } finally {
+      anonymous.close();
+    }
   });
 });
