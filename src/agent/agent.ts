@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { AgentOptions } from './options.js';
 import { createClient, type Client } from '../client/rest-client.js';
 import { loadClientConfig } from '../config/client-config.js';
-import { clientCertificates, type ClientCertificates } from './client-certificate.js';
+import { clientCertificates, type ClientCertificates } from './certificates.js';
 import { startInformer, type Informer } from '../client/informer.js';
 import { loadYaml } from '../util/yaml.js';
 import { createPodConfig, type SourceName } from './sources/merge.js';

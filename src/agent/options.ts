@@ -91,7 +91,7 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'tls-cert-file', type: 'string', default: '', config: 'tlsCertFile', deprecated: inFile, help: 'The serving certificate (PEM, with intermediates after it).' },
   { name: 'tls-private-key-file', type: 'string', default: '', config: 'tlsPrivateKeyFile', deprecated: inFile, help: 'The private key of --tls-cert-file.' },
   { name: 'rotate-certificates', type: 'bool', default: false, config: 'rotateCertificates', deprecated: inFile, help: 'Request a new client certificate from the API server when the current one nears expiry (at 70 to 84 % of its life).' },
-  { name: 'rotate-server-certificates', type: 'bool', default: false, config: 'serverTLSBootstrap', deprecated: inFile, help: 'Request the serving certificate from the API server (beta; needs the RotateKubeletServerCertificate gate and approval of the requests).', noEffect: 'the serving certificate is self-signed in --cert-dir or given by --tls-cert-file; none is requested from the API server' },
+  { name: 'rotate-server-certificates', type: 'bool', default: false, config: 'serverTLSBootstrap', deprecated: inFile, help: 'Request the serving certificate from the API server (kubelet-serving signer, approved by an administrator) and renew it before expiry; the server completes no TLS handshake until the first is signed (beta; needs the RotateKubeletServerCertificate gate).' },
   // the API server
   { name: 'clusterconfig', type: 'string', default: '', help: 'Client-configuration file to reach the API server. Given: API-server mode. Omitted: standalone mode (file and URL sources only).' },
   { name: 'cluster-api-qps', type: 'int', default: 50, config: 'clusterAPIQPS', deprecated: inFile, validate: atLeast(0), help: 'Requests per second to the API server (0 means the default).' },
@@ -216,6 +216,7 @@ export interface AgentOptions {
   /** --bootstrap-kubeconfig */
   bootstrapClusterconfig?: string;
   rotateCertificates: boolean;
+  rotateServerCertificates: boolean;
   runtime: 'remote' | 'fake';
   fakeNodes: number;
   featureGates: FeatureGates;
@@ -567,6 +568,7 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     clusterconfig: str('clusterconfig'),
     bootstrapClusterconfig: str('bootstrap-kubeconfig'),
     rotateCertificates: bool('rotate-certificates'),
+    rotateServerCertificates: bool('rotate-server-certificates'),
     runtime: v.runtime as AgentOptions['runtime'],
     fakeNodes: num('fake-nodes'),
     featureGates,

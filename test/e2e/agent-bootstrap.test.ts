@@ -3,12 +3,17 @@
 // approves and the signer signs; the agent writes it and --clusterconfig and registers its node as
 // `system:node:<name>`, which the token could not. With --rotate-certificates it asks again with its own identity
 // before the certificate expires (--cluster-signing-duration shortens the life) and keeps working with the new one.
+// With --rotate-server-certificates it asks for its serving certificate, which waits for `kubectl certificate
+// approve`; its server completes no TLS handshake until then.
 // The bindings that let bootstrap tokens ask and nodes renew are not part of the server's default policy (as in
 // the reference, where kubeadm creates them); the test makes them as an administrator would.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { connect as tlsConnect } from 'node:tls';
+import { promisify } from 'node:util';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -28,6 +33,8 @@ const roles = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'ro
 const roleBindings = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings', kind: 'RoleBinding', namespaced: true };
 const bindings = { group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'clusterrolebindings', kind: 'ClusterRoleBinding', namespaced: false };
 const signingSeconds = 140;
+const kubectl = '/usr/lib/google-cloud-sdk/bin/kubectl.1.27';
+const run = promisify(execFile);
 
 describe('agent TLS bootstrap', () => {
   let server: TestServer;
@@ -87,11 +94,12 @@ describe('agent TLS bootstrap', () => {
     assert.ok(refused);
     bootstrap.close();
 
+    const agentPort = await freePort();
     const clusterconfig = join(root, 'agent.conf');
     const certDir = join(root, 'pki');
     agent = spawn(process.execPath, [agentMain, `--bootstrap-kubeconfig=${bootstrapFile}`, `--clusterconfig=${clusterconfig}`, `--cert-dir=${certDir}`,
-      '--rotate-certificates', '--runtime=fake', '--hostname-override=joiner', `--root-dir=${join(root, 'root')}`, '--node-status-update-frequency=1s',
-      '--api-domain=k8s.io', '--address=127.0.0.1', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      '--rotate-certificates', '--rotate-server-certificates', '--node-ip=127.0.0.1', '--runtime=fake', '--hostname-override=joiner', `--root-dir=${join(root, 'root')}`, '--node-status-update-frequency=1s',
+      '--api-domain=k8s.io', '--address=127.0.0.1', `--port=${agentPort}`, '--read-only-port=0', '--healthz-port=0'], { stdio: ['ignore', 'pipe', 'pipe'] });
     agent.stdout!.on('data', (d) => { agentLog += d; });
     agent.stderr!.on('data', (d) => { agentLog += d; });
 
@@ -102,7 +110,7 @@ describe('agent TLS bootstrap', () => {
     assert.equal(node.metadata.name, 'joiner');
 
     // the request, made with the token, approved by the controller and signed
-    const [first] = (await admin.resource(csrs).list()).items;
+    const [first] = (await admin.resource(csrs).list()).items.filter((c: any) => c.spec.signerName !== 'kubernetes.io/kubelet-serving');
     assert.equal(first.spec.username, `system:bootstrap:${tokenId}`);
     assert.equal(first.spec.signerName, 'kubernetes.io/kube-apiserver-client-kubelet');
     assert.equal(first.status.conditions.find((c: any) => c.type === 'Approved')?.reason, 'AutoApproved');
@@ -138,7 +146,30 @@ describe('agent TLS bootstrap', () => {
     const renewTime = async () => Date.parse((await admin.resource(leases, 'kube-node-lease').get('joiner')).spec.renewTime);
     const before = await renewTime();
     await waitFor('the Lease renewed after the rotation', async () => (await renewTime()) > Math.max(before, renewedAt), 30_000);
-    assert.match(agentLog, /client certificate renewed/);
+    assert.match(agentLog, /client certificate signed/);
+  });
+
+  test('--rotate-server-certificates: the serving certificate waits for an administrator, then the agent serves with it', async () => {
+    assert.ok(agent, 'the agent of the test before');
+    const serving = await waitFor('the serving certificate request', async () =>
+      (await admin.resource(csrs).list()).items.find((c: any) => c.spec.signerName === 'kubernetes.io/kubelet-serving'), 30_000);
+    assert.equal(serving.spec.username, 'system:node:joiner');
+    assert.deepEqual([...serving.spec.usages].sort(), ['digital signature', 'server auth']);
+    assert.ok(!serving.status?.conditions?.length, 'not approved by anyone but an administrator');
+    const agentPort = Number(/--port=(\d+)/.exec(agent!.spawnargs.join(' '))![1]);
+    const handshake = () => new Promise<X509Certificate>((resolve, reject) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: agentPort, ca: server.caCertPem }, () => {
+        resolve(new X509Certificate(socket.getPeerX509Certificate()!.raw));
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+    await assert.rejects(handshake(), 'no handshake before the certificate is signed');
+    await run(kubectl, ['--kubeconfig', server.kubeconfig, 'certificate', 'approve', serving.metadata.name]);
+    const cert = await waitFor('the agent serving with the signed certificate', () => handshake().catch(() => undefined), 30_000, 200);
+    assert.equal(cert.subject.split('\n').sort().join(','), 'CN=system:node:joiner,O=system:nodes');
+    assert.ok(cert.checkIssued(new X509Certificate(server.caCertPem)), 'signed by the cluster CA');
+    assert.ok(cert.checkIP('127.0.0.1') && cert.checkHost('joiner'), cert.subjectAltName);
   });
 
   test('cluster-info: the default policy lets only the bootstrap signer at it, as the reference; an installer opens it to anonymous reads', async () => {

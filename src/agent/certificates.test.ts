@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate, createPublicKey } from 'node:crypto';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
-import { readKeyPair, rotationDeadline } from './client-certificate.js';
+import { readKeyPair, rotationDeadline } from './certificates.js';
 
 const ca = createCertificateAuthority('test-ca', 3600);
 const key = generateKeyPair();
