@@ -1,15 +1,19 @@
 // The EndpointSlice mirroring controller: the Endpoints of a Service without a selector (written by someone
 // else than the Endpoints controller) are mirrored to EndpointSlices, so that consumers of slices see them too.
 // The slices are owned by the Endpoints, labelled with the Service's name and managed by
-// `endpointslicemirroring-controller.<domain>`; they carry the Endpoints' labels. Each subset's addresses become
-// endpoints (ready or not, as listed), grouped by address family and ports, at most
+// `endpointslicemirroring-controller.<domain>`; they carry the Endpoints' labels and annotations. Each subset's
+// addresses become endpoints (ready or not, as listed), grouped by address family and ports, at most
 // --mirroring-max-endpoints-per-subset of each subset and to a slice. Endpoints labelled
 // `endpointslice.<domain>/skip-mirror: "true"` (the server's own) are left alone, as in the reference.
 import { isIP } from 'node:net';
 import { keyOf, startQueue } from './common.js';
-import type { Controller } from './context.js';
+import type { Controller, ControllerContext } from './context.js';
 import { addToGroup, planSlices, sliceWriter, sortPorts, type Family, type SliceGroup } from './endpointslice.js';
 import type { Endpoints, Service } from './types.js';
+
+/** annotations of the Endpoints that say something of that object only: the last applied configuration and the time of its last change */
+const notMirroredAnnotations = (ctx: Pick<ControllerContext, 'names'>) =>
+  [...ctx.names.lastAppliedAnnotations, `endpoints.${ctx.names.labelDomain}/last-change-trigger-time`];
 
 /** mirrored: the Service exists, selects nothing, and the Endpoints do not ask to be skipped */
 const mirrored = (ep: Endpoints | undefined, svc: Service | undefined, skipLabel: string): ep is Endpoints =>
@@ -57,7 +61,8 @@ export const endpointSliceMirroringController: Controller = {
         return writer.write(key, { create: [], update: [], remove: owned });
       }
       const labels = { ...ep.metadata.labels, [ctx.names.label('service-name')]: ep.metadata.name!, [writer.managedByLabel]: managedBy };
-      const plan = planSlices(endpointsGroups(ep, ctx.settings.mirroringMaxEndpointsPerSubset), owned, labels, ctx.settings.mirroringMaxEndpointsPerSubset, ctx);
+      const annotations = Object.fromEntries(Object.entries(ep.metadata.annotations ?? {}).filter(([k]) => !notMirroredAnnotations(ctx).includes(k)));
+      const plan = planSlices(endpointsGroups(ep, ctx.settings.mirroringMaxEndpointsPerSubset), owned, { labels, annotations }, ctx.settings.mirroringMaxEndpointsPerSubset, ctx);
       return writer.write(key, plan, { apiVersion: 'v1', kind: 'Endpoints', name: ep.metadata.name!, uid: ep.metadata.uid!, controller: true, blockOwnerDeletion: true });
     });
     const enqueue = (o: Endpoints | Service) => queue.add(keyOf(o));

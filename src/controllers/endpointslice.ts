@@ -33,7 +33,7 @@ export const endpointSliceController: Controller = {
       if (!managedService(service)) return writer.write(key, { create: [], update: [], remove: owned });
       const labels = sliceLabels(ctx, service, serviceNameLabel, writer.managedByLabel, managedBy);
       const { families, groups } = podGroups(service, selected(service), (n) => nodes.get(n), ctx);
-      const plan = planSlices(groups, owned, labels, ctx.settings.maxEndpointsPerSlice, ctx, families[0]);
+      const plan = planSlices(groups, owned, { labels }, ctx.settings.maxEndpointsPerSlice, ctx, families[0]);
       return writer.write(key, plan, { apiVersion: 'v1', kind: 'Service', name: service.metadata.name!, uid: service.metadata.uid!, controller: true, blockOwnerDeletion: true });
     });
     writer.onForeignChange((k) => queue.add(k));
@@ -123,6 +123,9 @@ function sliceLabels(ctx: ControllerContext, service: Service, serviceNameLabel:
   return labels;
 }
 
+/** the labels every slice of an owner carries, and its annotations when the controller sets them */
+export interface SliceMeta { labels: Record<string, string>; annotations?: Record<string, string> }
+
 export interface Plan { create: EndpointSlice[]; update: EndpointSlice[]; remove: EndpointSlice[] }
 
 /** endpoints that share an address family and ports, keyed by endpointKey */
@@ -179,7 +182,7 @@ const groupKey = (s: EndpointSlice) => `${s.addressType}/${canonicalJson(sortPor
  * their group; new ones fill slices with room before new slices are made; slices left empty go. With a
  * placeholder family, an owner without endpoints keeps one empty slice of that family.
  */
-export function planSlices(groups: Map<string, SliceGroup>, existing: EndpointSlice[], labels: Record<string, string>, max: number,
+export function planSlices(groups: Map<string, SliceGroup>, existing: EndpointSlice[], meta: SliceMeta, max: number,
   ctx: Pick<ControllerContext, 'names'>, placeholderFamily?: Family): Plan {
   const plan: Plan = { create: [], update: [], remove: [] };
   const byGroup = new Map<string, EndpointSlice[]>();
@@ -206,24 +209,25 @@ export function planSlices(groups: Map<string, SliceGroup>, existing: EndpointSl
     for (const slot of slots) {
       if (!slot.endpoints.length) { plan.remove.push(slot.slice!); continue; }
       const content = { addressType: g.family, endpoints: slot.endpoints, ports: g.ports };
-      if (!slot.slice) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { labels }, ...content });
-      else if (!sameSlice(slot.slice, content, labels)) plan.update.push({ ...slot.slice, metadata: { ...slot.slice.metadata, labels }, ...content });
+      if (!slot.slice) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { ...meta }, ...content });
+      else if (!sameSlice(slot.slice, content, meta)) plan.update.push({ ...slot.slice, metadata: { ...slot.slice.metadata, ...meta }, ...content });
     }
   }
   if (!groups.size && placeholderFamily) {
     const placeholder = { addressType: placeholderFamily, endpoints: [], ports: [] as SlicePort[] };
     const keep = existing.find((s) => !s.endpoints?.length && !s.ports?.length && s.addressType === placeholder.addressType);
     plan.remove = existing.filter((s) => s !== keep);
-    if (!keep) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { labels }, ...placeholder });
-    else if (!sameSlice(keep, placeholder, labels)) plan.update.push({ ...keep, metadata: { ...keep.metadata, labels }, ...placeholder });
+    if (!keep) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { ...meta }, ...placeholder });
+    else if (!sameSlice(keep, placeholder, meta)) plan.update.push({ ...keep, metadata: { ...keep.metadata, ...meta }, ...placeholder });
   }
   return plan;
 }
 
-function sameSlice(s: EndpointSlice, want: { endpoints: SliceEndpoint[]; ports: SlicePort[] }, labels: Record<string, string>) {
+function sameSlice(s: EndpointSlice, want: { endpoints: SliceEndpoint[]; ports: SlicePort[] }, meta: SliceMeta) {
   const norm = (eps: SliceEndpoint[]) => canonicalJson(eps.map((e) => ({ ...e, conditions: { ready: !!e.conditions?.ready, serving: !!e.conditions?.serving, terminating: !!e.conditions?.terminating } }))
     .sort((a, b) => endpointKey(a).localeCompare(endpointKey(b))));
   return norm(s.endpoints ?? []) === norm(want.endpoints)
     && canonicalJson(sortPorts(s.ports ?? [])) === canonicalJson(sortPorts(want.ports))
-    && canonicalJson(s.metadata.labels ?? {}) === canonicalJson(labels);
+    && canonicalJson(s.metadata.labels ?? {}) === canonicalJson(meta.labels)
+    && (!meta.annotations || canonicalJson(s.metadata.annotations ?? {}) === canonicalJson(meta.annotations));
 }

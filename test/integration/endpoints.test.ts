@@ -111,7 +111,7 @@ describe('endpoints', () => {
     const mirrorLabel = `endpointslicemirroring-controller.${server.names.domain}`;
     const managedBy = `endpointslice.${server.names.labelDomain}/managed-by`;
     await created(`${ns}/services`, { metadata: { name: 'outside' }, spec: { ports: [{ name: 'pg', port: 5432 }] } });
-    const ep = await created(`${ns}/endpoints`, { metadata: { name: 'outside', labels: { team: 'data' } }, subsets: [{
+    const ep = await created(`${ns}/endpoints`, { metadata: { name: 'outside', labels: { team: 'data' }, annotations: { note: 'db' } }, subsets: [{
       addresses: [{ ip: '192.0.2.10', hostname: 'a' }, { ip: '2001:db8::10' }], notReadyAddresses: [{ ip: '192.0.2.11' }],
       ports: [{ name: 'pg', port: 5432, protocol: 'TCP' }],
     }] });
@@ -123,6 +123,7 @@ describe('endpoints', () => {
     assert.deepEqual(v4.endpoints.map((e: any) => [e.addresses[0], e.conditions.ready, e.hostname]).sort(), [['192.0.2.10', true, 'a'], ['192.0.2.11', false, undefined]]);
     assert.deepEqual(v4.ports, [{ name: 'pg', port: 5432, protocol: 'TCP' }]);
     assert.equal(v4.metadata.labels.team, 'data', 'the Endpoints labels are copied');
+    assert.equal(v4.metadata.annotations.note, 'db', 'and its annotations');
     assert.deepEqual(v4.metadata.ownerReferences.map((r: any) => [r.kind, r.name, r.uid, r.controller]), [['Endpoints', 'outside', ep.metadata.uid, true]]);
     assert.deepEqual(v6.endpoints.map((e: any) => e.addresses[0]), ['2001:db8::10']);
     // the slices follow the Endpoints
