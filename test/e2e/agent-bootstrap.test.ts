@@ -4,7 +4,7 @@
 // `system:node:<name>`, which the token could not. With --rotate-certificates it asks again with its own identity
 // before the certificate expires (--cluster-signing-duration shortens the life) and keeps working with the new one.
 // With --rotate-server-certificates it asks for its serving certificate, which waits for `kubectl certificate
-// approve`; its server completes no TLS handshake until then.
+// approve`; its server completes no TLS handshake until then. Restarted, it goes on with the certificates it kept.
 // The bindings that let bootstrap tokens ask and nodes renew are not part of the server's default policy (as in
 // the reference, where kubeadm creates them); the test makes them as an administrator would.
 import { after, before, describe, test } from 'node:test';
@@ -170,6 +170,29 @@ describe('agent TLS bootstrap', () => {
     assert.equal(cert.subject.split('\n').sort().join(','), 'CN=system:node:joiner,O=system:nodes');
     assert.ok(cert.checkIssued(new X509Certificate(server.caCertPem)), 'signed by the cluster CA');
     assert.ok(cert.checkIP('127.0.0.1') && cert.checkHost('joiner'), cert.subjectAltName);
+  });
+
+  test('restarted, the agent goes on with the certificates it keeps, asking for none', async () => {
+    assert.ok(agent, 'the agent of the tests before');
+    const before = (await admin.resource(csrs).list()).items.length;
+    const args = agent!.spawnargs.slice(1);
+    const stopped = new Promise((r) => agent!.once('exit', r));
+    agent!.kill('SIGTERM');
+    await stopped;
+    const ready = async () => (await admin.resource(nodes).get('joiner')).status?.conditions?.find((c: any) => c.type === 'Ready');
+    await waitFor('the node not ready after the stop', async () => (await ready())?.status !== 'True', 30_000);
+    agentLog = '';
+    agent = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    agent.stdout!.on('data', (d) => { agentLog += d; });
+    agent.stderr!.on('data', (d) => { agentLog += d; });
+    await waitFor('the node Ready again', async () => (await ready())?.status === 'True', 60_000)
+      .catch((e) => { throw new Error(`${(e as Error).message}\n${agentLog}`); });
+    assert.doesNotMatch(agentLog, /asking for one with the credentials/);
+    // the renewal loop may have asked for a client certificate meanwhile; nothing was asked with the token or for serving
+    const after = (await admin.resource(csrs).list()).items;
+    assert.equal(after.filter((c: any) => c.spec.username.startsWith('system:bootstrap:')).length, 1);
+    assert.equal(after.filter((c: any) => c.spec.signerName === 'kubernetes.io/kubelet-serving').length, 1);
+    assert.ok(after.length >= before);
   });
 
   test('cluster-info: the default policy lets only the bootstrap signer at it, as the reference; an installer opens it to anonymous reads', async () => {
