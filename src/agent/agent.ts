@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import type { AgentOptions } from './options.js';
 import { createClient, type Client } from '../client/rest-client.js';
 import { loadClientConfig } from '../config/client-config.js';
+import { clientCertificates, type ClientCertificates } from './certificates.js';
 import { startInformer, type Informer } from '../client/informer.js';
 import { loadYaml } from '../util/yaml.js';
 import { createPodConfig, type SourceName } from './sources/merge.js';
@@ -480,9 +481,16 @@ async function nodeTemplates(path: string): Promise<NodeOverrides[]> {
 /** Starts every node this process runs: one, or --fake-nodes simulated ones. */
 export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning = {}, makeRuntime?: (nodeName: string, overrides: NodeOverrides) => Promise<{ runtime: ContainerRuntime; name: string }>): Promise<RunningAgent> {
   let client: Client | undefined;
+  let certificates: ClientCertificates | undefined;
   if (o.clusterconfig) {
-    const config = await loadClientConfig(o.clusterconfig);
-    client = createClient(config, { qps: o.clusterApiQps * o.fakeNodes, burst: o.clusterApiBurst * o.fakeNodes, userAgent: `cluster-agent/${o.nodeName}` });
+    certificates = await clientCertificates({
+      names: o.names, nodeName: o.nodeName, clusterconfig: o.clusterconfig, bootstrapConfig: o.bootstrapClusterconfig, certDir: o.certDir, rotate: o.rotateCertificates,
+    }, log);
+    const config = certificates?.config ?? await loadClientConfig(o.clusterconfig);
+    client = createClient(config, {
+      qps: o.clusterApiQps * o.fakeNodes, burst: o.clusterApiBurst * o.fakeNodes, userAgent: `cluster-agent/${o.nodeName}`, credentials: certificates?.credentials,
+    });
+    certificates?.startRotation(client);
   }
   const metrics = createAgentMetrics();
   const nodeNames = o.fakeNodes > 1 ? Array.from({ length: o.fakeNodes }, (_, i) => `${o.nodeName}-${i}`) : [o.nodeName];
@@ -517,6 +525,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     }
   } catch (e) {
     await Promise.all(nodes.map((n) => n.stop(false)));
+    certificates?.stop();
     client?.close();
     throw e;
   }
@@ -527,6 +536,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     async stop() {
       await Promise.all(nodes.map((n) => n.stop(true)));
       for (const n of nodes) n.runtime.close();
+      certificates?.stop();
       client?.close();
     },
   };

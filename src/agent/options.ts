@@ -86,12 +86,12 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, config: 'authorization.webhook.cacheAuthorizedTTL', deprecated: inFile, validate: nonNegativeDuration, help: 'How long allowed answers of the authorization webhook are cached.' },
   { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, config: 'authorization.webhook.cacheUnauthorizedTTL', deprecated: inFile, validate: nonNegativeDuration, help: 'How long denied answers of the authorization webhook are cached.' },
   { name: 'client-ca-file', type: 'string', default: '', config: 'authentication.x509.clientCAFile', deprecated: inFile, help: 'Clients presenting a certificate signed by one of these authorities are authenticated by its common name.' },
-  { name: 'bootstrap-kubeconfig', type: 'string', default: '', help: 'A client-configuration file used to obtain a client certificate when --clusterconfig does not exist yet.', noEffect: 'certificate bootstrap (a client certificate asked for with a CertificateSigningRequest) is not built; give --clusterconfig credentials' },
-  { name: 'cert-dir', type: 'string', default: '/var/lib/kubelet/pki', help: 'Directory of the serving certificate and key (ignored when --tls-cert-file and --tls-private-key-file are given).' },
+  { name: 'bootstrap-kubeconfig', type: 'string', default: '', help: 'A client-configuration file (a bootstrap token) used to ask for a client certificate when --clusterconfig has no valid one; the certificate is kept in --cert-dir and --clusterconfig is written to use it.' },
+  { name: 'cert-dir', type: 'string', default: '/var/lib/kubelet/pki', help: 'Directory of the client certificate got with --bootstrap-kubeconfig, and of the serving certificate and key (unless --tls-cert-file and --tls-private-key-file are given).' },
   { name: 'tls-cert-file', type: 'string', default: '', config: 'tlsCertFile', deprecated: inFile, help: 'The serving certificate (PEM, with intermediates after it).' },
   { name: 'tls-private-key-file', type: 'string', default: '', config: 'tlsPrivateKeyFile', deprecated: inFile, help: 'The private key of --tls-cert-file.' },
-  { name: 'rotate-certificates', type: 'bool', default: false, config: 'rotateCertificates', deprecated: inFile, help: 'Request a new client certificate from the API server when the current one nears expiry.', noEffect: 'the client certificate of --clusterconfig is used as it is; nothing renews it' },
-  { name: 'rotate-server-certificates', type: 'bool', default: false, config: 'serverTLSBootstrap', deprecated: inFile, help: 'Request the serving certificate from the API server (beta; needs the RotateKubeletServerCertificate gate and approval of the requests).', noEffect: 'the serving certificate is self-signed in --cert-dir or given by --tls-cert-file; none is requested from the API server' },
+  { name: 'rotate-certificates', type: 'bool', default: false, config: 'rotateCertificates', deprecated: inFile, help: 'Request a new client certificate from the API server when the current one nears expiry (at 70 to 84 % of its life).' },
+  { name: 'rotate-server-certificates', type: 'bool', default: false, config: 'serverTLSBootstrap', deprecated: inFile, help: 'Request the serving certificate from the API server (kubelet-serving signer, approved by an administrator) and renew it before expiry; the server completes no TLS handshake until the first is signed (beta; needs the RotateKubeletServerCertificate gate).' },
   // the API server
   { name: 'clusterconfig', type: 'string', default: '', help: 'Client-configuration file to reach the API server. Given: API-server mode. Omitted: standalone mode (file and URL sources only).' },
   { name: 'cluster-api-qps', type: 'int', default: 50, config: 'clusterAPIQPS', deprecated: inFile, validate: atLeast(0), help: 'Requests per second to the API server (0 means the default).' },
@@ -213,6 +213,10 @@ export interface AgentOptions {
   names: Naming;
   nodeName: string;
   clusterconfig?: string;
+  /** --bootstrap-kubeconfig */
+  bootstrapClusterconfig?: string;
+  rotateCertificates: boolean;
+  rotateServerCertificates: boolean;
   runtime: 'remote' | 'fake';
   fakeNodes: number;
   featureGates: FeatureGates;
@@ -516,6 +520,8 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
   if (Object.keys(v['qos-reserved'] as object).length && !featureGates.QOSReserved) throw fail('qos-reserved', 'needs the feature gate QOSReserved');
   if (v['authorization-mode'] === 'Webhook' && !str('clusterconfig')) throw fail('authorization-mode', 'Webhook needs --clusterconfig to reach the API server');
   if (bool('authentication-token-webhook') && !str('clusterconfig')) throw fail('authentication-token-webhook', 'needs --clusterconfig to reach the API server');
+  if (str('bootstrap-kubeconfig') && !str('clusterconfig')) throw fail('bootstrap-kubeconfig', 'needs --clusterconfig, the file the agent writes with its new certificate');
+  if (str('bootstrap-kubeconfig') && num('fake-nodes') !== 1) throw fail('bootstrap-kubeconfig', 'a certificate is for one node; not with --fake-nodes');
 
   const nodeLabels = v['node-labels'] as Record<string, string>;
   for (const [key, value] of Object.entries(nodeLabels)) {
@@ -560,6 +566,9 @@ function resolve(v: Record<string, FlagValue | undefined>, env: { hostname?: str
     names,
     nodeName,
     clusterconfig: str('clusterconfig'),
+    bootstrapClusterconfig: str('bootstrap-kubeconfig'),
+    rotateCertificates: bool('rotate-certificates'),
+    rotateServerCertificates: bool('rotate-server-certificates'),
     runtime: v.runtime as AgentOptions['runtime'],
     fakeNodes: num('fake-nodes'),
     featureGates,

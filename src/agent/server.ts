@@ -23,6 +23,8 @@ import type { NodeAgent } from './agent.js';
 import type { Client } from '../client/rest-client.js';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
 import { podLogDirectory } from './sandbox.js';
+import { servingCertificate, type Logger, type RotatingCertificate } from './certificates.js';
+import { hostIP } from './node-status.js';
 import { resourceMetrics } from './stats/resource-metrics.js';
 import type { AgentMetrics } from './metrics.js';
 import { refuseUpgrade, serveRemoteCommand, streamFlags, type CommandIO } from './streaming/remote-command.js';
@@ -61,7 +63,8 @@ class HttpError extends Error {
   }
 }
 
-export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], client: Client | undefined, metrics?: AgentMetrics): Promise<AgentServers> {
+export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], client: Client | undefined, metrics?: AgentMetrics,
+  log: Logger = { info() {}, warn() {} }): Promise<AgentServers> {
   const servers: Server[] = [];
   /** upgraded connections, cut when the servers close */
   const tunnels = new Set<Duplex>();
@@ -74,6 +77,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     return (server.address() as AddressInfo).port;
   };
   const ports = { healthz: 0, main: 0, readOnly: 0 };
+  let serving: RotatingCertificate | undefined;
 
   try {
     if (o.healthzPort > 0) {
@@ -86,7 +90,9 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       ports.readOnly = await listen(createHttpServer((req, res) => handle(req, res, () => route(req, res, false, 'readonly'))), o.readOnlyPort, o.address);
     }
     if (o.enableServer) {
-      const tls = await servingCertificate(o);
+      // with --rotate-server-certificates the certificate comes from the API server once approved; until then no handshake completes
+      const requested = o.rotateServerCertificates && client;
+      const tls = requested ? {} : await selfSignedOrGiven(o);
       const ca = o.clientCaFile ? await readFile(o.clientCaFile, 'utf8') : undefined;
       const server = createHttpsServer({ ...tls, ca, requestCert: !!ca, rejectUnauthorized: false }, (req, res) =>
         handle(req, res, async () => {
@@ -107,8 +113,14 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
           .catch((e) => refuseUpgrade(socket, e instanceof HttpError ? e.code : 500, (e as Error).message));
       });
       ports.main = await listen(server, o.port, o.address);
+      if (requested) {
+        serving = await servingCertificate({
+          names: o.names, nodeName: o.nodeName, certDir: o.certDir, dnsNames: [o.nodeName], ips: [...new Set([hostIP(o.nodeIps), ...o.nodeIps])],
+        }, client, (pair) => server.setSecureContext({ cert: pair.certPem, key: pair.keyPem, ca }), log);
+      }
     }
   } catch (e) {
+    serving?.stop();
     for (const s of servers) s.close();
     throw new Error(`agent server: ${(e as Error).message}`);
   }
@@ -335,6 +347,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
   return {
     ports,
     async close() {
+      serving?.stop();
       for (const t of tunnels) t.destroy();
       await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections?.(); })));
     },
@@ -452,7 +465,7 @@ function handle(req: IncomingMessage, res: ServerResponse, f: () => Promise<void
 }
 
 /** --tls-cert-file and --tls-private-key-file, else a self-signed pair kept in --cert-dir. */
-async function servingCertificate(o: AgentOptions): Promise<{ cert: string; key: string }> {
+async function selfSignedOrGiven(o: AgentOptions): Promise<{ cert: string; key: string }> {
   if (o.tlsCertFile && o.tlsPrivateKeyFile) return { cert: await readFile(o.tlsCertFile, 'utf8'), key: await readFile(o.tlsPrivateKeyFile, 'utf8') };
   const certFile = join(o.certDir, 'agent.crt');
   const keyFile = join(o.certDir, 'agent.key');

@@ -19,6 +19,8 @@ export interface ClientOptions {
   timeoutMs?: number;
   /** how an exec credential plugin meets the terminal */
   execIO?: ExecIO;
+  /** where each request's credentials come from (a client certificate that is renewed); instead of an exec plugin */
+  credentials?: CredentialSource;
 }
 
 /**
@@ -218,7 +220,7 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Pr
 export function createClient(config: ClientConfig, opts: ClientOptions = {}): Client {
   const base = new URL(config.server);
   const tls = base.protocol === 'https:';
-  const credentials = config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO) : undefined;
+  const credentials = opts.credentials ?? (config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO) : undefined);
   return clientOn(config, tls ? http2Transport(base, config) : http1Transport(), credentials, opts);
 }
 

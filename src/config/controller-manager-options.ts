@@ -8,7 +8,7 @@ export type { LeaderElectionOptions };
 
 /** Controller names, as the reference's --controllers flag knows them. */
 export const knownControllers = [
-  'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'garbagecollector', 'job', 'namespace', 'nodelifecycle', 'podgc',
+  'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'endpointslicemirroring', 'garbagecollector', 'job', 'namespace', 'nodelifecycle', 'podgc',
   'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
 ] as const;
 export type ControllerName = (typeof knownControllers)[number];
@@ -30,6 +30,7 @@ export const concurrencyFlags = {
   'ttl-after-finished': ['concurrent-ttl-after-finished-syncs', 5],
   endpoint: ['concurrent-endpoint-syncs', 5],
   endpointslice: ['concurrent-service-endpoint-syncs', 5],
+  endpointslicemirroring: ['mirroring-concurrent-service-endpoint-syncs', 5],
   resourcequota: ['concurrent-resource-quota-syncs', 5],
 } as const satisfies Partial<Record<ControllerName, readonly [string, number]>>;
 
@@ -51,6 +52,7 @@ export interface ControllerManagerOptions {
   nodeStartupGracePeriodMs: number;
   terminatedPodGcThreshold: number;
   maxEndpointsPerSlice: number;
+  mirroringMaxEndpointsPerSubset: number;
   resourceQuotaSyncPeriodMs: number;
   /** the CA bundle published in every namespace; empty: the CA the manager's client trusts */
   rootCaFile?: string;
@@ -87,6 +89,7 @@ export const controllerManagerFlags: readonly FlagDecl[] = [
   { name: 'terminated-pod-gc-threshold', type: 'int', default: 12500, help: 'Finished pods beyond this many are deleted, oldest first. 0 keeps them all.', validate: nonNegative },
   { name: 'resource-quota-sync-period', type: 'duration', default: 5 * 60_000, help: 'How often every ResourceQuota\'s usage is recomputed, besides the changes seen.', validate: positive },
   { name: 'max-endpoints-per-slice', type: 'int', default: 100, help: 'The most endpoints one EndpointSlice holds.', validate: (v) => ((v as number) >= 1 && (v as number) <= 1000 ? undefined : 'must be from 1 to 1000') },
+  { name: 'mirroring-max-endpoints-per-subset', type: 'int', default: 1000, help: 'The most endpoints of each Endpoints subset the mirroring controller copies, and the most one mirrored EndpointSlice holds.', validate: (v) => ((v as number) >= 1 && (v as number) <= 1000 ? undefined : 'must be from 1 to 1000') },
   { name: 'root-ca-file', type: 'string', default: '', help: 'The CA bundle published as the root-CA ConfigMap in every namespace. Default: the CA the controller manager trusts for the API server.' },
   { name: 'cluster-signing-cert-file', type: 'string', default: '', help: 'The CA certificate (PEM) approved certificate requests are signed with, for signers without a pair of their own. The API server\'s own controller manager defaults to the server\'s CA.' },
   { name: 'cluster-signing-key-file', type: 'string', default: '', help: 'The private key (PEM) of --cluster-signing-cert-file.' },
@@ -153,6 +156,7 @@ export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undef
     nodeStartupGracePeriodMs: v['node-startup-grace-period'] as number,
     terminatedPodGcThreshold: v['terminated-pod-gc-threshold'] as number,
     maxEndpointsPerSlice: v['max-endpoints-per-slice'] as number,
+    mirroringMaxEndpointsPerSubset: v['mirroring-max-endpoints-per-subset'] as number,
     resourceQuotaSyncPeriodMs: v['resource-quota-sync-period'] as number,
     rootCaFile: (v['root-ca-file'] as string) || undefined,
     clusterSigning: {

@@ -25,6 +25,8 @@ export interface ControllerSettings {
   resourceQuotaSyncPeriodMs: number;
   /** endpoints per EndpointSlice (`--max-endpoints-per-slice`) */
   maxEndpointsPerSlice: number;
+  /** endpoints mirrored of each Endpoints subset, and per mirrored slice (`--mirroring-max-endpoints-per-subset`) */
+  mirroringMaxEndpointsPerSubset: number;
   /** the CA of each signer the csrsigning controller serves, by the name after `<domain>/` (`--cluster-signing-*`) */
   signers: Record<string, { certPem: string; keyPem: string }>;
   /** the longest life of a signed certificate (`--cluster-signing-duration`) */
@@ -35,7 +37,7 @@ export interface ControllerSettings {
 
 export const defaultControllerSettings = (): ControllerSettings => ({
   nodeMonitorPeriodMs: 5_000, nodeMonitorGracePeriodMs: 40_000, nodeStartupGracePeriodMs: 60_000,
-  terminatedPodGcThreshold: 12_500, maxEndpointsPerSlice: 100, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000,
+  terminatedPodGcThreshold: 12_500, maxEndpointsPerSlice: 100, mirroringMaxEndpointsPerSubset: 1000, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000,
 });
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }

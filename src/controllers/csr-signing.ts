@@ -1,7 +1,7 @@
 // The CSR signer: an approved request to one of the signers this controller serves gets its certificate in
 // `status.certificate`, signed by that signer's CA (--cluster-signing-*), valid for the shorter of
-// `spec.expirationSeconds` and --cluster-signing-duration (and never past the CA). Each signer checks what it
-// may sign; a request it refuses gets the Failed condition instead:
+// `spec.expirationSeconds` and --cluster-signing-duration (less the 5 minutes it is backdated, when that is 8 hours
+// or more; never past the CA). Each signer checks what it may sign; a request it refuses gets the Failed condition:
 // - kube-apiserver-client: client certificates for any subject; usages client auth, digital signature, key encipherment;
 // - kube-apiserver-client-kubelet: a node's client certificate (`system:node:<name>` in `system:nodes`, no alternative names);
 // - kubelet-serving: a node's serving certificate, with DNS names or IP addresses only; usages server auth, digital signature, key encipherment;
@@ -60,7 +60,9 @@ export const csrSigningController: Controller = {
         status = { ...csr.status, conditions: [...(csr.status?.conditions ?? []), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: nowTimestamp() }] };
       } else {
         const requested = csr.spec.expirationSeconds ? csr.spec.expirationSeconds * 1000 : Infinity;
-        const ttlSeconds = Math.floor(Math.min(requested, ctx.settings.clusterSigningDurationMs) / 1000);
+        const lifeSeconds = Math.floor(Math.min(requested, ctx.settings.clusterSigningDurationMs) / 1000);
+        // certificates begin 5 minutes back (clock skew); a long one (8 hours or more) ends 5 minutes earlier to make up for it, as the reference's
+        const ttlSeconds = lifeSeconds >= 8 * 3600 ? lifeSeconds - 300 : lifeSeconds;
         const certificate = await signCertificate(signer.ca, { csrPem: pem, usages: (csr.spec.usages ?? []) as KeyUsage[], ttlSeconds });
         status = { ...csr.status, certificate: Buffer.from(certificate).toString('base64') };
       }

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from '../api/naming.js';
-import { planSlices } from './endpointslice.js';
+import { planSlices, podGroups } from './endpointslice.js';
 import type { ControllerContext } from './context.js';
 import type { EndpointSlice, Pod, Service } from './types.js';
 
@@ -19,7 +19,7 @@ const slice = (name: string, uids: number[]): EndpointSlice => ({
   endpoints: uids.map((i) => ({ addresses: [`10.0.0.${i}`], conditions: { ready: true, serving: true, terminating: false }, nodeName: 'node',
     targetRef: { kind: 'Pod', namespace: 'n', name: `p${i}`, uid: `u${i}` } })),
 });
-const plan = (pods: Pod[], existing: EndpointSlice[], max = 2) => planSlices(service, pods, existing, {}, max, () => undefined, ctx);
+const plan = (pods: Pod[], existing: EndpointSlice[], max = 2) => planSlices(podGroups(service, pods, () => undefined, ctx).groups, existing, { labels: {} }, max, ctx, 'IPv4');
 const uidsOf = (s: EndpointSlice) => s.endpoints.map((e) => e.targetRef?.uid);
 
 test('endpoints stay in their slice; a change to one pod rewrites only its slice', () => {

@@ -4,88 +4,39 @@
 // most --max-endpoints-per-slice to a slice. An endpoint stays in the slice it is in while it can, so a change
 // to one pod rewrites one slice; a Service with no endpoints keeps one empty slice, as the reference does.
 import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
+import type { SharedInformer } from '../client/informer.js';
+import type { SyncResult } from '../client/workqueue.js';
 import { canonicalJson, ignoreNotFound, splitKey } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import { headlessLabel } from './endpoints.js';
 import { endpointConditions, endpointHostname, headless, managedService, podAddresses, podHasEndpoint, targetPort, watchServicePods } from './service-pods.js';
-import type { EndpointSlice, Node, Pod, Service, SliceEndpoint, SlicePort } from './types.js';
+import type { EndpointSlice, Node, OwnerReference, Pod, Service, SliceEndpoint, SlicePort } from './types.js';
 
-type Family = 'IPv4' | 'IPv6';
+export type Family = 'IPv4' | 'IPv6';
 
 export const endpointSliceController: Controller = {
   name: 'endpointslice',
   component: 'endpoint-slice-controller',
   start(ctx) {
     const serviceNameLabel = ctx.names.label('service-name');
-    const managedByLabel = `endpointslice.${ctx.names.labelDomain}/managed-by`;
     const managedBy = `endpointslice-controller.${ctx.names.domain}`;
     const slices = ctx.informers.informer(ctx.refs.endpointSlices);
     const nodes = ctx.informers.informer(ctx.refs.nodes);
-    slices.addIndex('service', (s) => (s.metadata.labels?.[managedByLabel] === managedBy && s.metadata.labels?.[serviceNameLabel]
-      ? [`${s.metadata.namespace}/${s.metadata.labels[serviceNameLabel]}`] : []));
-    // what this controller wrote and the informer may not show yet: slice name → generation, or 0 for deleted
-    const written = new Map<string, Map<string, number>>();
-    const caughtUp = (key: string) => {
-      const mine = written.get(key);
-      if (!mine) return true;
-      const [namespace] = splitKey(key);
-      for (const [name, generation] of mine) {
-        const seen = slices.get(`${namespace}/${name}`);
-        if (generation === 0 ? !seen : (seen?.metadata.generation ?? 0) >= generation) mine.delete(name);
-      }
-      if (!mine.size) written.delete(key);
-      return !mine.size;
-    };
+    const writer = sliceWriter(ctx, slices, managedBy);
 
     const { services, selected, queue } = watchServicePods(ctx, async (key) => {
-      if (!caughtUp(key)) { queue.addAfter(key, 50); return; }
-      const [namespace] = splitKey(key);
+      if (!writer.caughtUp(key)) return { requeueAfterMs: 50 };
       const service = services.get(key);
-      const client = ctx.client.resource(ctx.refs.endpointSlices, namespace);
-      const owned = slices.byIndex('service', key).filter((s) => !service || s.metadata.ownerReferences?.some((r) => r.uid === service.metadata.uid));
-      const remember = (name: string, generation: number) => {
-        let mine = written.get(key);
-        if (!mine) written.set(key, mine = new Map());
-        mine.set(name, generation);
-      };
-      if (!service || !managedService(service)) {
-        // the garbage collector removes what a deleted Service owned; a Service that lost its selector keeps none
-        if (service) for (const s of owned) { await client.delete(s.metadata.name!).catch(ignoreNotFound); remember(s.metadata.name!, 0); }
-        return;
-      }
-      const labels = sliceLabels(ctx, service, serviceNameLabel, managedByLabel, managedBy);
-      const plan = planSlices(service, selected(service), owned, labels, ctx.settings.maxEndpointsPerSlice, (n) => nodes.get(n), ctx);
-      try {
-        for (const s of plan.remove) {
-          await client.delete(s.metadata.name!, { preconditions: { uid: s.metadata.uid } }).catch(ignoreNotFound);
-          remember(s.metadata.name!, 0);
-        }
-        for (const s of plan.update) {
-          const done = await client.update(s);
-          remember(done.metadata.name!, done.metadata.generation ?? 0);
-        }
-        for (const s of plan.create) {
-          const done = await client.create({
-            ...s, metadata: { ...s.metadata, generateName: `${service.metadata.name}-`, namespace,
-              ownerReferences: [{ apiVersion: 'v1', kind: 'Service', name: service.metadata.name!, uid: service.metadata.uid!, controller: true, blockOwnerDeletion: true }] },
-          });
-          remember(done.metadata.name!, done.metadata.generation ?? 0);
-        }
-      } catch (e) {
-        if (isConflict(e) || isAlreadyExists(e)) { queue.addAfter(key, 100); return; }
-        if (isNotFound(e)) return;   // the namespace is going away
-        throw e;
-      }
+      const owned = writer.owned(key).filter((s) => !service || s.metadata.ownerReferences?.some((r) => r.uid === service.metadata.uid));
+      // the garbage collector removes what a deleted Service owned; a Service that lost its selector keeps none
+      if (!service) return;
+      if (!managedService(service)) return writer.write(key, { create: [], update: [], remove: owned });
+      const labels = sliceLabels(ctx, service, serviceNameLabel, writer.managedByLabel, managedBy);
+      const { families, groups } = podGroups(service, selected(service), (n) => nodes.get(n), ctx);
+      const plan = planSlices(groups, owned, { labels }, ctx.settings.maxEndpointsPerSlice, ctx, families[0]);
+      return writer.write(key, plan, { apiVersion: 'v1', kind: 'Service', name: service.metadata.name!, uid: service.metadata.uid!, controller: true, blockOwnerDeletion: true });
     });
-    slices.addHandler({
-      // a change by someone else (or a deletion) is put right
-      updated: (_, s) => { for (const k of serviceKeys(s)) queue.add(k); },
-      deleted: (s) => { for (const k of serviceKeys(s)) queue.add(k); },
-    });
-    function serviceKeys(s: EndpointSlice) {
-      const name = s.metadata.labels?.[serviceNameLabel];
-      return name && s.metadata.labels?.[managedByLabel] === managedBy ? [`${s.metadata.namespace}/${name}`] : [];
-    }
+    writer.onForeignChange((k) => queue.add(k));
     // a node's zone is part of its endpoints
     nodes.addHandler({
       updated: (old, cur) => {
@@ -96,6 +47,73 @@ export const endpointSliceController: Controller = {
   },
 };
 
+/**
+ * The slices one controller manages (by its managed-by label), indexed by the Service they serve, and their
+ * writes: a key whose last writes the informer does not show yet waits, so a stale cache never doubles a slice.
+ */
+export function sliceWriter(ctx: ControllerContext, slices: SharedInformer<EndpointSlice>, managedBy: string) {
+  const serviceNameLabel = ctx.names.label('service-name');
+  const managedByLabel = `endpointslice.${ctx.names.labelDomain}/managed-by`;
+  const serviceKey = (s: EndpointSlice) => {
+    const name = s.metadata.labels?.[serviceNameLabel];
+    return name && s.metadata.labels?.[managedByLabel] === managedBy ? [`${s.metadata.namespace}/${name}`] : [];
+  };
+  const index = `service:${managedBy}`;
+  slices.addIndex(index, serviceKey);
+  // what was written and the informer may not show yet: key → slice name → generation, or 0 for deleted
+  const written = new Map<string, Map<string, number>>();
+  const remember = (key: string, name: string, generation: number) => {
+    let mine = written.get(key);
+    if (!mine) written.set(key, mine = new Map());
+    mine.set(name, generation);
+  };
+  return {
+    managedByLabel,
+    owned: (key: string) => slices.byIndex(index, key),
+    caughtUp(key: string) {
+      const mine = written.get(key);
+      if (!mine) return true;
+      const [namespace] = splitKey(key);
+      for (const [name, generation] of mine) {
+        const seen = slices.get(`${namespace}/${name}`);
+        if (generation === 0 ? !seen : (seen?.metadata.generation ?? 0) >= generation) mine.delete(name);
+      }
+      if (!mine.size) written.delete(key);
+      return !mine.size;
+    },
+    /** a change by someone else (or a deletion) to a managed slice is put right */
+    onForeignChange(enqueue: (key: string) => void) {
+      slices.addHandler({
+        updated: (_, s) => { for (const k of serviceKey(s)) enqueue(k); },
+        deleted: (s) => { for (const k of serviceKey(s)) enqueue(k); },
+      });
+    },
+    /** carries out a plan; new slices are named after the owner and owned by it */
+    async write(key: string, plan: Plan, owner?: OwnerReference): Promise<SyncResult | void> {
+      const [namespace] = splitKey(key);
+      const client = ctx.client.resource(ctx.refs.endpointSlices, namespace);
+      try {
+        for (const s of plan.remove) {
+          await client.delete(s.metadata.name!, { preconditions: { uid: s.metadata.uid } }).catch(ignoreNotFound);
+          remember(key, s.metadata.name!, 0);
+        }
+        for (const s of plan.update) {
+          const done = await client.update(s);
+          remember(key, done.metadata.name!, done.metadata.generation ?? 0);
+        }
+        for (const s of plan.create) {
+          const done = await client.create({ ...s, metadata: { ...s.metadata, generateName: `${owner!.name}-`, namespace, ownerReferences: [owner!] } });
+          remember(key, done.metadata.name!, done.metadata.generation ?? 0);
+        }
+      } catch (e) {
+        if (isConflict(e) || isAlreadyExists(e)) return { requeueAfterMs: 100 };
+        if (isNotFound(e)) return;   // the namespace is going away
+        throw e;
+      }
+    },
+  };
+}
+
 const zoneOf = (n: Node | undefined, ctx: Pick<ControllerContext, 'names'>) => n?.metadata.labels?.[`topology.${ctx.names.labelDomain}/zone`];
 
 function sliceLabels(ctx: ControllerContext, service: Service, serviceNameLabel: string, managedByLabel: string, managedBy: string) {
@@ -105,12 +123,32 @@ function sliceLabels(ctx: ControllerContext, service: Service, serviceNameLabel:
   return labels;
 }
 
-interface Plan { create: EndpointSlice[]; update: EndpointSlice[]; remove: EndpointSlice[] }
+/** the labels every slice of an owner carries, and its annotations when the controller sets them */
+export interface SliceMeta { labels: Record<string, string>; annotations?: Record<string, string> }
 
-/** the endpoints of the Service by slice group (family and ports), each keyed by its pod */
-function desiredGroups(service: Service, pods: Pod[], nodeOf: (name: string) => Node | undefined, ctx: ControllerContext) {
+export interface Plan { create: EndpointSlice[]; update: EndpointSlice[]; remove: EndpointSlice[] }
+
+/** endpoints that share an address family and ports, keyed by endpointKey */
+export interface SliceGroup { family: Family; ports: SlicePort[]; endpoints: Map<string, SliceEndpoint> }
+
+/** what an endpoint is, across rewrites: the object it stands for and its address */
+export const endpointKey = (e: SliceEndpoint) => `${e.targetRef?.uid ?? ''}/${e.addresses[0] ?? ''}`;
+
+export const sortPorts = (ports: SlicePort[]) =>
+  ports.map((p) => ({ ...p, name: p.name ?? '' })).sort((a, b) => a.name.localeCompare(b.name) || (a.port ?? 0) - (b.port ?? 0));
+
+/** adds an endpoint to the group of its family and ports */
+export function addToGroup(groups: Map<string, SliceGroup>, family: Family, ports: SlicePort[], endpoint: SliceEndpoint) {
+  const k = `${family}/${canonicalJson(ports)}`;
+  let g = groups.get(k);
+  if (!g) groups.set(k, g = { family, ports, endpoints: new Map() });
+  g.endpoints.set(endpointKey(endpoint), endpoint);
+}
+
+/** the endpoints of a Service's pods, grouped */
+export function podGroups(service: Service, pods: Pod[], nodeOf: (name: string) => Node | undefined, ctx: Pick<ControllerContext, 'names'>) {
   const families = (service.spec?.ipFamilies?.length ? service.spec.ipFamilies : ['IPv4']) as Family[];
-  const groups = new Map<string, { family: Family; ports: SlicePort[]; endpoints: Map<string, SliceEndpoint> }>();
+  const groups = new Map<string, SliceGroup>();
   for (const pod of pods) {
     if (!podHasEndpoint(pod, true)) continue;
     const ports: SlicePort[] = [];
@@ -120,16 +158,12 @@ function desiredGroups(service: Service, pods: Pod[], nodeOf: (name: string) => 
       ports.push({ name: sp.name ?? '', port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
     }
     if (!ports.length && service.spec?.ports?.length) continue;
-    ports.sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || (a.port ?? 0) - (b.port ?? 0));
     const hostname = endpointHostname(service, pod);
     const zone = pod.spec.nodeName ? zoneOf(nodeOf(pod.spec.nodeName), ctx) : undefined;
     for (const family of families) {
       const addresses = podAddresses(pod, family);
       if (!addresses.length) continue;
-      const k = `${family}/${canonicalJson(ports)}`;
-      let g = groups.get(k);
-      if (!g) groups.set(k, g = { family, ports, endpoints: new Map() });
-      g.endpoints.set(pod.metadata.uid!, {
+      addToGroup(groups, family, sortPorts(ports), {
         addresses: [addresses[0]!], conditions: endpointConditions(service, pod),
         ...(hostname ? { hostname } : {}),
         targetRef: { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid },
@@ -141,16 +175,15 @@ function desiredGroups(service: Service, pods: Pod[], nodeOf: (name: string) => 
   return { families, groups };
 }
 
-const groupKey = (s: EndpointSlice) => `${s.addressType}/${canonicalJson([...(s.ports ?? [])].map((p) => ({ ...p, name: p.name ?? '' }))
-  .sort((a, b) => a.name.localeCompare(b.name) || (a.port ?? 0) - (b.port ?? 0)))}`;
+const groupKey = (s: EndpointSlice) => `${s.addressType}/${canonicalJson(sortPorts(s.ports ?? []))}`;
 
 /**
  * What to create, update and delete: endpoints stay in the slice they are in where that slice still fits
- * their group; new ones fill slices with room before new slices are made; slices left empty go.
+ * their group; new ones fill slices with room before new slices are made; slices left empty go. With a
+ * placeholder family, an owner without endpoints keeps one empty slice of that family.
  */
-export function planSlices(service: Service, pods: Pod[], existing: EndpointSlice[], labels: Record<string, string>, max: number,
-  nodeOf: (name: string) => Node | undefined, ctx: ControllerContext): Plan {
-  const { families, groups } = desiredGroups(service, pods, nodeOf, ctx);
+export function planSlices(groups: Map<string, SliceGroup>, existing: EndpointSlice[], meta: SliceMeta, max: number,
+  ctx: Pick<ControllerContext, 'names'>, placeholderFamily?: Family): Plan {
   const plan: Plan = { create: [], update: [], remove: [] };
   const byGroup = new Map<string, EndpointSlice[]>();
   for (const s of existing) {
@@ -164,37 +197,37 @@ export function planSlices(service: Service, pods: Pod[], existing: EndpointSlic
     for (const s of byGroup.get(k) ?? []) {
       const kept: SliceEndpoint[] = [];
       for (const e of s.endpoints ?? []) {
-        const uid = e.targetRef?.uid;
-        const want = uid ? g.endpoints.get(uid) : undefined;
-        if (want && !placed.has(uid!) && kept.length < max) { kept.push(want); placed.add(uid!); }
+        const id = endpointKey(e);
+        const want = g.endpoints.get(id);
+        if (want && !placed.has(id) && kept.length < max) { kept.push(want); placed.add(id); }
       }
       slots.push({ slice: s, endpoints: kept });
     }
-    const rest = [...g.endpoints.entries()].filter(([uid]) => !placed.has(uid)).map(([, e]) => e);
+    const rest = [...g.endpoints.entries()].filter(([id]) => !placed.has(id)).map(([, e]) => e);
     for (const slot of slots) while (rest.length && slot.endpoints.length < max) slot.endpoints.push(rest.shift()!);
     while (rest.length) slots.push({ endpoints: rest.splice(0, max) });
     for (const slot of slots) {
       if (!slot.endpoints.length) { plan.remove.push(slot.slice!); continue; }
       const content = { addressType: g.family, endpoints: slot.endpoints, ports: g.ports };
-      if (!slot.slice) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { labels }, ...content });
-      else if (!sameSlice(slot.slice, content, labels)) plan.update.push({ ...slot.slice, metadata: { ...slot.slice.metadata, labels }, ...content });
+      if (!slot.slice) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { ...meta }, ...content });
+      else if (!sameSlice(slot.slice, content, meta)) plan.update.push({ ...slot.slice, metadata: { ...slot.slice.metadata, ...meta }, ...content });
     }
   }
-  // a Service without endpoints keeps one empty slice
-  if (!groups.size) {
-    const placeholder = { addressType: families[0]!, endpoints: [], ports: [] as SlicePort[] };
+  if (!groups.size && placeholderFamily) {
+    const placeholder = { addressType: placeholderFamily, endpoints: [], ports: [] as SlicePort[] };
     const keep = existing.find((s) => !s.endpoints?.length && !s.ports?.length && s.addressType === placeholder.addressType);
     plan.remove = existing.filter((s) => s !== keep);
-    if (!keep) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { labels }, ...placeholder });
-    else if (!sameSlice(keep, placeholder, labels)) plan.update.push({ ...keep, metadata: { ...keep.metadata, labels }, ...placeholder });
+    if (!keep) plan.create.push({ apiVersion: `${ctx.names.group('discovery')}/v1`, kind: 'EndpointSlice', metadata: { ...meta }, ...placeholder });
+    else if (!sameSlice(keep, placeholder, meta)) plan.update.push({ ...keep, metadata: { ...keep.metadata, ...meta }, ...placeholder });
   }
   return plan;
 }
 
-function sameSlice(s: EndpointSlice, want: { endpoints: SliceEndpoint[]; ports: SlicePort[] }, labels: Record<string, string>) {
+function sameSlice(s: EndpointSlice, want: { endpoints: SliceEndpoint[]; ports: SlicePort[] }, meta: SliceMeta) {
   const norm = (eps: SliceEndpoint[]) => canonicalJson(eps.map((e) => ({ ...e, conditions: { ready: !!e.conditions?.ready, serving: !!e.conditions?.serving, terminating: !!e.conditions?.terminating } }))
-    .sort((a, b) => (a.targetRef?.uid ?? '').localeCompare(b.targetRef?.uid ?? '')));
+    .sort((a, b) => endpointKey(a).localeCompare(endpointKey(b))));
   return norm(s.endpoints ?? []) === norm(want.endpoints)
-    && canonicalJson((s.ports ?? []).map((p) => ({ ...p, name: p.name ?? '' }))) === canonicalJson(want.ports)
-    && canonicalJson(s.metadata.labels ?? {}) === canonicalJson(labels);
+    && canonicalJson(sortPorts(s.ports ?? [])) === canonicalJson(sortPorts(want.ports))
+    && canonicalJson(s.metadata.labels ?? {}) === canonicalJson(meta.labels)
+    && (!meta.annotations || canonicalJson(s.metadata.annotations ?? {}) === canonicalJson(meta.annotations));
 }

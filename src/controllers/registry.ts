@@ -17,6 +17,7 @@ import { cronJobController } from './cronjob.js';
 import { ttlAfterFinishedController } from './ttl-after-finished.js';
 import { endpointsController } from './endpoints.js';
 import { endpointSliceController } from './endpointslice.js';
+import { endpointSliceMirroringController } from './endpointslice-mirroring.js';
 import { rootCaPublisher } from './root-ca-publisher.js';
 import { podGcController } from './podgc.js';
 import { csrApprovingController } from './csr-approving.js';
@@ -31,7 +32,7 @@ export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
   statefulSetController, daemonSetController, disruptionController, jobController, cronJobController, ttlAfterFinishedController,
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
-  endpointsController, endpointSliceController, rootCaPublisher, podGcController,
+  endpointsController, endpointSliceController, endpointSliceMirroringController, rootCaPublisher, podGcController,
   csrApprovingController, csrSigningController, csrCleanerController, tokenCleanerController, bootstrapSignerController,
   resourceQuotaController, serviceAccountTokenController,
 ];

@@ -3,7 +3,7 @@
 // deleted or finished): object counts (`pods`, `services`, ..., `count/<resource>[.<group>]`), the compute
 // requests and limits of pods that have not finished, NodePorts and load balancers, and claimed storage (also
 // per storage class). Scopes (Terminating, NotTerminating, BestEffort, NotBestEffort) narrow a quota to pods.
-// Recomputed when a quota's spec changes, when a counted object goes away (or a pod finishes), and every
+// Recomputed when a quota's spec changes, when a counted object goes or its usage shrinks, and every
 // --resource-quota-sync-period.
 import { formatQuantity, quantityValue } from '../api/quantity.js';
 import type { SharedInformer } from '../client/informer.js';
@@ -40,6 +40,13 @@ function podInScopes(p: Pod, scopes: string[]): boolean {
     BestEffort: bestEffort(p), NotBestEffort: !bestEffort(p),
   } as Record<string, boolean>)[s] ?? true);
 }
+
+/** what of an object its usage depends on beyond its existence: a pod's end, a Service's type and ports, a claim's request */
+const usageShapes: Record<string, (o: Obj) => string> = {
+  pods: (o) => String(podFinished(o as Pod)),
+  services: (o) => JSON.stringify([(o as Service).spec?.type, (o as Service).spec?.ports?.map((p) => p.nodePort)]),
+  persistentvolumeclaims: (o) => JSON.stringify([(o as PersistentVolumeClaim).spec?.resources?.requests?.storage, (o as PersistentVolumeClaim).spec?.storageClassName]),
+};
 
 export const resourceQuotaController: Controller = {
   name: 'resourcequota',
@@ -103,15 +110,21 @@ export const resourceQuotaController: Controller = {
       await ctx.client.resource(ctx.refs.resourceQuotas, namespace).status.update({ ...quota, status: { hard, used } } as ResourceQuota)
         .catch((e) => { if (isConflict(e)) queue.addAfter(key, 100); else if (!isNotFound(e)) throw e; });
     });
+    // As in the reference, what is created is counted by admission, which records it in the quota at once; this
+    // controller gives back what goes (deleted, finished, made smaller) and counts afresh when a quota's spec changes.
+    // Recounting on every creation or usage write would race admission: a recount from a cache that does not show
+    // the pod just admitted would lower `used` and let one more through.
     const inNamespace = (o: Obj) => { for (const quota of quotas.list(o.metadata.namespace)) queue.add(keyOf(quota)); };
-    // As in the reference, admission charges what it admits and this takes back what goes away: a recount on every
-    // create (or on the status admission writes) would race the charges of creates the informers have not seen yet,
-    // lower `used`, and let a create past the limit through.
-    const specOf = (x: ResourceQuota) => JSON.stringify([x.spec?.hard ?? {}, x.spec?.scopes ?? [], x.spec?.scopeSelector ?? null]);
-    quotas.addHandler({ added: (x) => queue.add(keyOf(x)), updated: (old, x) => { if (specOf(old) !== specOf(x)) queue.add(keyOf(x)); } });
-    pods.addHandler({ deleted: inNamespace, updated: (old, cur) => { if (!podFinished(old) && podFinished(cur)) inNamespace(cur); } });
-    services.addHandler({ updated: (old, cur) => { if ((old as Service).spec?.type !== (cur as Service).spec?.type) inNamespace(cur); } });
-    for (const [resource, informer] of counted) if (resource !== 'resourcequotas') informer.addHandler({ deleted: inNamespace });
+    const specChanged = (old: ResourceQuota, cur: ResourceQuota) => JSON.stringify(old.spec) !== JSON.stringify(cur.spec)
+      || JSON.stringify(cur.status?.hard ?? {}) !== JSON.stringify(cur.spec?.hard ?? {});
+    quotas.addHandler({ added: (x) => queue.add(keyOf(x)), updated: (old, cur) => { if (specChanged(old, cur)) queue.add(keyOf(cur)); } });
+    for (const [resource, informer] of [['pods', pods as unknown as SharedInformer<Obj>] as const, ...counted.filter(([r]) => r !== 'resourcequotas')]) {
+      const shape = usageShapes[resource];
+      informer.addHandler({
+        deleted: inNamespace,
+        updated: (old, cur) => { if (shape && shape(old) !== shape(cur)) inNamespace(cur); },
+      });
+    }
     // every quota again now and then, for what no event told (the kinds counted by listing)
     const every = ctx.settings.resourceQuotaSyncPeriodMs;
     const timer = setInterval(() => { for (const quota of quotas.list()) queue.add(keyOf(quota)); }, every);

@@ -2,7 +2,7 @@
 // Service, the port each Service port reaches on a pod, and a queue of Services told of every pod change
 // that can alter their endpoints.
 import type { SharedInformer } from '../client/informer.js';
-import type { WorkQueue } from '../client/workqueue.js';
+import type { SyncResult, WorkQueue } from '../client/workqueue.js';
 import { keyOf, podFinished, podReady, startQueue } from './common.js';
 import type { ControllerContext } from './context.js';
 import type { Pod, Service, ServicePort } from './types.js';
@@ -62,7 +62,7 @@ export interface ServicePods {
  * A Service queue fed by Service changes and by every pod change that can alter a Service's endpoints
  * (labels, readiness, addresses, termination), for the Services that select the pod before or after.
  */
-export function watchServicePods(ctx: ControllerContext, sync: (key: string) => Promise<void>): ServicePods {
+export function watchServicePods(ctx: ControllerContext, sync: (key: string) => Promise<SyncResult | void>): ServicePods {
   const services = ctx.informers.informer(ctx.refs.services);
   const pods = ctx.informers.informer(ctx.refs.pods);
   const queue = startQueue(ctx, sync);

@@ -82,7 +82,7 @@ async function main() {
     process.exit(failed ? 1 : 0);
   }
 
-  const servers = await startAgentServers(o, agent.nodes, agent.client, agent.metrics).catch(async (e) => {
+  const servers = await startAgentServers(o, agent.nodes, agent.client, agent.metrics, log).catch(async (e) => {
     await agent.stop();
     return fail((e as Error).message);
   });

@@ -273,6 +273,32 @@ export async function readCertificateRequest(csrPem: string): Promise<Certificat
   return out;
 }
 
+/**
+ * A PKCS #10 request for an EC P-256 key (PEM, PKCS #8), signed by it: the subject's common name and
+ * organizations, and DNS names and IP addresses as alternative names when given.
+ */
+export async function createCertificateRequest(keyPem: string, subject: { commonName: string; organizations?: string[]; dnsNames?: string[]; ips?: string[] }): Promise<string> {
+  await import('reflect-metadata');
+  const x509 = await import('@peculiar/x509');
+  const { webcrypto } = await import('node:crypto');
+  x509.cryptoProvider.set(webcrypto as unknown as Crypto);
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
+  const key = createPrivateKey(keyPem);
+  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' });
+  const keys = {
+    privateKey: await webcrypto.subtle.importKey('pkcs8', key.export({ type: 'pkcs8', format: 'der' }), algorithm, false, ['sign']),
+    publicKey: await webcrypto.subtle.importKey('spki', spki, algorithm, true, ['verify']),
+  } as CryptoKeyPair;
+  const altNames = [...(subject.dnsNames ?? []).map((value) => ({ type: 'dns' as const, value })), ...(subject.ips ?? []).map((value) => ({ type: 'ip' as const, value }))];
+  // the name is built from parts, so that a comma or an equals sign in a value stays part of that value
+  const name = [{ CN: [subject.commonName] }, ...(subject.organizations ?? []).map((o) => ({ O: [o] }))];
+  const csr = await x509.Pkcs10CertificateRequestGenerator.create({
+    name, keys, signingAlgorithm: algorithm,
+    extensions: altNames.length ? [new x509.SubjectAlternativeNameExtension(altNames)] : [],
+  });
+  return csr.toString('pem');
+}
+
 export function toPem(label: string, derBytes: Uint8Array): string {
   const b64 = Buffer.from(derBytes).toString('base64').replace(/.{64}/g, '$&\n').replace(/\n$/, '');
   return `-----BEGIN ${label}-----\n${b64}\n-----END ${label}-----\n`;

@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { createCertificateAuthority, generateKeyPair, issueLeaf, type CertificateAuthority } from './certificates.js';
 
-export { signCertificate, readCertificateRequest, knownUsages, type KeyUsage, type CertificateAuthority, type CertificateRequest } from './certificates.js';
+export { signCertificate, readCertificateRequest, createCertificateRequest, generateKeyPair, knownUsages, type KeyUsage, type CertificateAuthority, type CertificateRequest } from './certificates.js';
 
 export interface Pki {
   dir: string;

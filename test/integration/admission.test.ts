@@ -41,7 +41,7 @@ describe('admission plugins', () => {
     assert.deepEqual(r.json.spec.taints, [{ key: 'node.cluster.io/not-ready', effect: 'NoSchedule' }]);
   });
 
-  // with the resource-quota controller running beside the plugin: admission charges, the controller does not undo it
+  // with the resource-quota controller running beside the plugin: its recounts must not undo what admission recorded
   test('quota counts pods and refuses past its limit', async () => {
     assert.equal((await c.request('POST', '/api/v1/namespaces/default/resourcequotas', { body: { metadata: { name: 'q' }, spec: { hard: { pods: '2' } } } })).status, 201);
     // admission counts against a quota once the resource-quota controller has written its status, as in the reference

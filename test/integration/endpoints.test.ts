@@ -107,6 +107,42 @@ describe('endpoints', () => {
     assert.deepEqual((await endpoints('empty')).subsets ?? [], []);
   });
 
+  test('the Endpoints of a Service without a selector are mirrored to EndpointSlices', async () => {
+    const mirrorLabel = `endpointslicemirroring-controller.${server.names.domain}`;
+    const managedBy = `endpointslice.${server.names.labelDomain}/managed-by`;
+    await created(`${ns}/services`, { metadata: { name: 'outside' }, spec: { ports: [{ name: 'pg', port: 5432 }] } });
+    const ep = await created(`${ns}/endpoints`, { metadata: { name: 'outside', labels: { team: 'data' }, annotations: { note: 'db' } }, subsets: [{
+      addresses: [{ ip: '192.0.2.10', hostname: 'a' }, { ip: '2001:db8::10' }], notReadyAddresses: [{ ip: '192.0.2.11' }],
+      ports: [{ name: 'pg', port: 5432, protocol: 'TCP' }],
+    }] });
+    const mirrored = async () => (await slices('outside')).filter((s) => s.metadata.labels[managedBy] === mirrorLabel)
+      .sort((a, b) => a.addressType.localeCompare(b.addressType));
+    await until(async () => (await mirrored()).length === 2, 'an IPv4 and an IPv6 mirrored slice');
+    const [v4, v6] = await mirrored();
+    assert.equal(v4.addressType, 'IPv4');
+    assert.deepEqual(v4.endpoints.map((e: any) => [e.addresses[0], e.conditions.ready, e.hostname]).sort(), [['192.0.2.10', true, 'a'], ['192.0.2.11', false, undefined]]);
+    assert.deepEqual(v4.ports, [{ name: 'pg', port: 5432, protocol: 'TCP' }]);
+    assert.equal(v4.metadata.labels.team, 'data', 'the Endpoints labels are copied');
+    assert.equal(v4.metadata.annotations.note, 'db', 'and its annotations');
+    assert.deepEqual(v4.metadata.ownerReferences.map((r: any) => [r.kind, r.name, r.uid, r.controller]), [['Endpoints', 'outside', ep.metadata.uid, true]]);
+    assert.deepEqual(v6.endpoints.map((e: any) => e.addresses[0]), ['2001:db8::10']);
+    // the slices follow the Endpoints
+    const cur = (await c.get(`${ns}/endpoints/outside`)).json;
+    assert.equal((await c.request('PUT', `${ns}/endpoints/outside`, { body: { ...cur, subsets: [{ addresses: [{ ip: '192.0.2.12' }], ports: [{ name: 'pg', port: 5433, protocol: 'TCP' }] }] } })).status, 200);
+    await until(async () => {
+      const now = await mirrored();
+      return now.length === 1 && now[0].endpoints?.[0]?.addresses[0] === '192.0.2.12' && now[0].ports[0].port === 5433;
+    }, 'the mirrored slices to follow the update');
+    // skip-mirror: the slices go
+    const again = (await c.get(`${ns}/endpoints/outside`)).json;
+    again.metadata.labels[`endpointslice.${server.names.labelDomain}/skip-mirror`] = 'true';
+    assert.equal((await c.request('PUT', `${ns}/endpoints/outside`, { body: again })).status, 200);
+    await until(async () => (await mirrored()).length === 0, 'the mirrored slices to go with skip-mirror');
+    // Endpoints of a Service with a selector are the endpoint controllers', not mirrored
+    assert.equal((await mirrored()).length, 0);
+    assert.equal((await slices('web')).some((s) => s.metadata.labels[managedBy] === mirrorLabel), false);
+  });
+
   test("the server's own Service in default leads to the server", async () => {
     const svc = (await c.get(`${ns}/services/${server.names.vendor}`)).json;
     assert.equal(svc.spec.clusterIP, '10.0.0.1');
