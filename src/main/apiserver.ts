@@ -395,6 +395,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       flowControl,
+      servesResource: (group, version, resource) => !!resources.lookup(group, version, resource) || !!aggregation.lookup.remote(group, version),
       routes: [
         ctx => health.handle(ctx),
         ctx => aggregation.proxy.handle(ctx),
