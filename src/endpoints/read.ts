@@ -142,7 +142,8 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
 }
 
 const comma = Buffer.from(','), prettyComma = Buffer.from(',\n');
-const indent = (text: string, by: string) => text.replace(/^(?=.)/gm, by);
+/** every line that is not empty, indented (only \n ends a line: the encoders may leave U+2028 in strings) */
+const indent = (text: string, by: string) => text.split('\n').map(line => (line ? by + line : line)).join('\n');
 
 /**
  * The JSON of `head` with `field` added last, holding `count` members: the same text as the whole object's, made one
