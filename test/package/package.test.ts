@@ -50,12 +50,12 @@ describe('the package, installed into a separate TypeScript project', { concurre
 
   test('the tarball holds the programs, the compiled library with its types, and no tests', async () => {
     const listing = JSON.parse(await ok('npm', ['pack', '--dry-run', '--json'], root))[0].files.map((f: { path: string }) => f.path) as string[];
-    for (const f of ['dist/bin/clusterctl.js', 'dist/bin/test-server.js', 'dist/bin/apiserver.js', 'dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/src/testing.d.ts', 'README.md']) {
+    for (const f of ['dist/bin/clusterctl.js', 'dist/bin/test-server.js', 'dist/bin/apiserver.js', 'dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/src/testing.d.ts', 'dist/src/api/types/index.d.ts', 'README.md']) {
       assert.ok(listing.includes(f), `${f} is packed`);
     }
     assert.deepEqual(listing.filter((f) => /\.test\.(js|d\.ts)$/.test(f) || f.startsWith('test/') || f.startsWith('src/')), []);
     const pkg = JSON.parse(readFileSync(join(project, 'node_modules', 'cluster-control-plane', 'package.json'), 'utf8'));
-    assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './client', './package.json', './testing']);
+    assert.deepEqual(Object.keys(pkg.exports).sort(), ['.', './client', './package.json', './testing', './types', './types/*']);
   });
 
   test('the project compiles against the package with strict on', async () => {
