@@ -38,9 +38,12 @@ test('YAML decoding grows linearly with the number of keys', () => {
     return min;
   };
   best(40_000);
-  const small = best(20_000), large = best(80_000);
-  // four times the keys: about four times the time when linear, sixteen when quadratic
-  assert.ok(large / small < 9, `20,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
+  // the best of rounds that alternate sizes, so a busy machine slows both alike
+  let small = Infinity, large = Infinity;
+  for (let round = 0; round < 3; round++) { small = Math.min(small, best(10_000)); large = Math.min(large, best(80_000)); }
+  // eight times the keys: about eight times the time when linear, sixty-four when quadratic; the bound sits well
+  // between, since collecting the larger heap adds to it on a loaded machine
+  assert.ok(large / small < 24, `10,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
 });
 
 test('decoded values: depth checked without recursion', () => {
