@@ -485,19 +485,23 @@ function resourceClient<T>(client: Client, ref: ResourceRef<T>, namespace?: stri
 export async function* watchEvents<T>(res: Response, signal?: AbortSignal): AsyncIterable<WatchEvent<T>> {
   const abort = () => res.destroy();
   signal?.addEventListener('abort', abort);
-  let rest = '';
+  // the bytes of a line not ended yet; each chunk is searched once, so a long event costs time linear in its size
+  let pending: Buffer[] = [];
   try {
-    for await (const chunk of res) {
-      rest += chunk.toString('utf8');
-      let nl: number;
-      while ((nl = rest.indexOf('\n')) >= 0) {
-        const line = rest.slice(0, nl).trim();
-        rest = rest.slice(nl + 1);
+    for await (const data of res as AsyncIterable<Buffer | string>) {
+      const chunk = typeof data === 'string' ? Buffer.from(data) : data;
+      let from = 0, nl: number;
+      while ((nl = chunk.indexOf(10, from)) >= 0) {
+        pending.push(chunk.subarray(from, nl));
+        const line = (pending.length === 1 ? pending[0] : Buffer.concat(pending)).toString('utf8').trim();
+        pending = [];
+        from = nl + 1;
         if (!line) continue;
         const event = JSON.parse(line) as WatchEvent<T>;
         if (event.type === 'ERROR') throw statusError(event.object);
         yield event;
       }
+      if (from < chunk.length) pending.push(chunk.subarray(from));
     }
   } catch (e) {
     if (signal?.aborted) return;

@@ -4,6 +4,7 @@ import type { RequestContext } from '../api/request.js';
 import { yamlDecoder } from '../util/yaml.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
+import { yieldToLoop } from '../util/slices.js';
 
 import { ApiError, badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
 
@@ -98,14 +99,23 @@ export function parseYamlObject(text: string): unknown {
   return value;
 }
 
-/** decodes an object body (POST, PUT) by its content type: JSON, YAML, or the protobuf envelope of a built-in kind */
-export async function readObject(ctx: RequestContext, names: Naming): Promise<{ value: unknown; text: string }> {
+/** a body at least this large is decoded and checked in steps, with the event loop given back between them */
+export const largeBodyBytes = 256 * 1024;
+
+/**
+ * Decodes an object body (POST, PUT) by its content type: JSON, YAML, or the protobuf envelope of a built-in kind.
+ * `large` says the body is large enough that the caller should give the event loop back between its next steps.
+ */
+export async function readObject(ctx: RequestContext, names: Naming): Promise<{ value: unknown; text: string; large: boolean }> {
   const type = mediaType(ctx);
   const raw = await readBody(ctx);
-  if (type === names.protobufMediaType) return { value: await decodeProtobuf(raw, names), text: '' };
+  const large = raw.length >= largeBodyBytes;
+  if (large) await yieldToLoop();
+  const decoded = (value: unknown, text: string) => (large ? yieldToLoop().then(() => ({ value, text, large })) : { value, text, large });
+  if (type === names.protobufMediaType) return decoded(await decodeProtobuf(raw, names), '');
   const text = raw.toString('utf8');
-  if (type === '' || type === 'application/json' || type === '*/*') return { value: parseJson(text), text };
-  if (type === 'application/yaml' || type === 'text/yaml') return { value: parseYamlObject(text), text };
+  if (type === '' || type === 'application/json' || type === '*/*') return decoded(parseJson(text), text);
+  if (type === 'application/yaml' || type === 'text/yaml') return decoded(parseYamlObject(text), text);
   throw unsupportedMediaType(type, ['application/json', 'application/yaml', names.protobufMediaType]);
 }
 

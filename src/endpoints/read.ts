@@ -3,9 +3,11 @@ import type { ApiObject } from '../api/meta.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
-import { sendObject, sendText, sendStream, isPretty, encode } from './respond.js';
-import { notAcceptable, badRequest } from '../api/status.js';
-import { parseIncludeObject, toTable } from './table.js';
+import { sendObject, sendText, sendStream, isPretty } from './respond.js';
+import { notAcceptable } from '../api/status.js';
+import { columnsOf, parseIncludeObject, tableHead, tableRow, toTable } from './table.js';
+import { yaml } from '../util/yaml.js';
+import { mapInSlices } from '../util/slices.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
 import { integerParam } from '../api/request.js';
@@ -91,42 +93,89 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
   if (result.continue) meta.continue = result.continue;
   if (result.remainingItemCount !== undefined && featureEnabled(ctx, 'RemainingItemCount', true)) meta.remainingItemCount = result.remainingItemCount;
   const items = await servedItems(scope, result.items);
-  const objects = () => items.map(i => asServed(scope, i.obj));
+  const served = (n: number) => asServed(scope, items[n].obj);
+  const listHead = { apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta };
+  // every representation is written piece by piece as the client reads it, so a long list never holds the event loop
+  const stream = (parts: Iterable<Buffer> | AsyncIterable<Buffer>, contentType: string, estimate: number) =>
+    sendStream(ctx, 200, parts, { estimate }, contentType);
   switch (rep.kind) {
-    case 'table':
-      return sendObject(ctx, 200, toTable(scope.info, objects(), meta, parseIncludeObject(q.get('includeObject')), scope.names, rep.version), rep.contentType);
-    case 'metadata':
-      return sendObject(ctx, 200, {
-        kind: 'PartialObjectMetadataList', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: meta,
-        items: objects().map(o => partial(scope, o, rep.version)),
-      }, rep.contentType);
+    case 'table': {
+      const include = parseIncludeObject(q.get('includeObject'));
+      const cols = columnsOf(scope.info);
+      const head = tableHead(scope.info, meta, scope.names, rep.version);
+      return stream(jsonArrayParts(head, 'rows', items.length, n => tableRow(scope.info, served(n), include, scope.names, cols), isPretty(ctx)),
+        rep.contentType, items.length * 256);
+    }
+    case 'metadata': {
+      const head = { kind: 'PartialObjectMetadataList', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: meta };
+      return stream(jsonArrayParts(head, 'items', items.length, n => partial(scope, served(n), rep.version), isPretty(ctx)),
+        rep.contentType, items.length * 256);
+    }
     case 'yaml':
-      return sendObject(ctx, 200, { apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() }, rep.contentType);
+      return stream(yamlArrayParts(listHead, 'items', items.length, served), rep.contentType, items.length * 512);
     case 'protobuf': {
-      const body = { apiVersion: scope.info.apiVersion, kind: scope.info.listKind, metadata: meta, items: objects() };
-      const bytes = protobufOrJson(ctx, scope, body);
-      return bytes ? sendText(ctx, 200, bytes, rep.contentType) : sendObject(ctx, 200, body, 'application/json');
+      const codec = protobufCodec();
+      let encoded: { parts: Buffer[]; length: number } | undefined;
+      try {
+        const encoder = codec.listEncoder(scope.info.apiVersion, scope.info.listKind);
+        if (encoder) encoded = encoder.finish(meta, await mapInSlices(items, (_, n) => encoder.item(served(n) as unknown as Record<string, unknown>)));
+        else {
+          const whole = codec.encodeObject({ ...listHead, items: items.map((_, n) => served(n)) });
+          encoded = { parts: [whole], length: whole.length };
+        }
+      } catch (e) {
+        if (!(e instanceof codec.ProtobufEncodeError)) throw e;
+        // a field the protobuf form lacks: JSON when the client takes it too, else 406
+        if (!negotiate(parseAccept(ctx.headers.accept), scope.names, {})) throw notAcceptable(offeredTypes(scope.names, { yaml: true, table: true }));
+      }
+      if (encoded) return sendStream(ctx, 200, encoded.parts, { length: encoded.length, estimate: encoded.length }, rep.contentType);
+      const { parts, length, estimate } = listJsonParts(scope, meta, items);
+      return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
     }
     default: {
-      if (isPretty(ctx)) return sendText(ctx, 200, listJson(scope, meta, items, true), 'application/json');
+      if (isPretty(ctx)) return stream(jsonArrayParts({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta }, 'items', items.length, served, true),
+        'application/json', items.length * 512);
       const { parts, length, estimate } = listJsonParts(scope, meta, items);
       return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
     }
   }
 }
 
+const comma = Buffer.from(','), prettyComma = Buffer.from(',\n');
+/** every line that is not empty, indented (only \n ends a line: the encoders may leave U+2028 in strings) */
+const indent = (text: string, by: string) => text.split('\n').map(line => (line ? by + line : line)).join('\n');
+
+/**
+ * The JSON of `head` with `field` added last, holding `count` members: the same text as the whole object's, made one
+ * member at a time as it is read. A member is an object to encode, or its bytes already encoded (compact only).
+ */
+export function* jsonArrayParts(head: Record<string, unknown>, field: string, count: number, member: (n: number) => unknown,
+  pretty: boolean): Generator<Buffer> {
+  // the head's text ends with the field's placeholder value 0, then the closing brace (and a line break when indented)
+  const whole = pretty ? JSON.stringify({ ...head, [field]: 0 }, null, 2) : JSON.stringify({ ...head, [field]: 0 });
+  const open = whole.slice(0, whole.lastIndexOf('0'));
+  if (!count) { yield Buffer.from(`${open}[]${pretty ? '\n}\n' : '}'}`); return; }
+  yield Buffer.from(`${open}[${pretty ? '\n' : ''}`);
+  for (let n = 0; n < count; n++) {
+    if (n) yield pretty ? prettyComma : comma;
+    const m = member(n);
+    yield Buffer.isBuffer(m) ? m : Buffer.from(pretty ? indent(JSON.stringify(m, null, 2), '    ') : JSON.stringify(m));
+  }
+  yield Buffer.from(pretty ? '\n  ]\n}\n' : ']}');
+}
+
+/** the YAML of `head` with `field` added last, holding `count` members, made one member at a time as it is read */
+export function* yamlArrayParts(head: Record<string, unknown>, field: string, count: number, member: (n: number) => unknown): Generator<Buffer> {
+  const y = yaml();
+  yield Buffer.from(y.stringify(head, { lineWidth: 0 }));
+  if (!count) { yield Buffer.from(`${field}: []\n`); return; }
+  yield Buffer.from(`${field}:\n`);
+  for (let n = 0; n < count; n++) yield Buffer.from(indent(y.stringify([member(n)], { lineWidth: 0 }), '  '));
+}
+
 /** the JSON bytes of a cached object, made once */
 export const bytesOf = (item: StoredObject): Buffer => (item.bytes ??= Buffer.from(JSON.stringify(item.obj)));
 
-const comma = Buffer.from(',');
-
-/** a list's JSON from each cached object's own JSON bytes, made once and shared by every list that returns it */
-export function listJson(scope: Scope, meta: Record<string, unknown>, items: StoredObject[], pretty: boolean): Buffer | string {
-  if (pretty) return encode({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta, items: items.map(i => asServed(scope, i.obj)) }, 'application/json', true);
-  return Buffer.concat([...listJsonParts(scope, meta, items).parts]);
-}
-
-const listTail = Buffer.from(']}');
 
 /**
  * The pieces of a list's JSON, made as they are read: the objects' shared bytes between the list's head and tail.
@@ -134,19 +183,15 @@ const listTail = Buffer.from(']}');
  * from the first object, and the pieces are made one batch at a time, so a long list never holds the event loop.
  */
 export function listJsonParts(scope: Scope, meta: Record<string, unknown>, items: StoredObject[]): { parts: Iterable<Buffer>; length?: number; estimate: number } {
-  const head = Buffer.from(`{"kind":${JSON.stringify(scope.info.listKind)},"apiVersion":${JSON.stringify(scope.info.apiVersion)},"metadata":${JSON.stringify(meta)},"items":[`);
+  const head = { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta };
   const served = (i: StoredObject) => i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind;
   const piece = (i: StoredObject) => (served(i) ? bytesOf(i) : Buffer.from(JSON.stringify(asServed(scope, i.obj))));
-  function* parts() {
-    yield head;
-    for (let n = 0; n < items.length; n++) {
-      if (n) yield comma;
-      yield piece(items[n]);
-    }
-    yield listTail;
-  }
-  const fixed = head.length + Math.max(0, items.length - 1) + listTail.length;
   const known = items.every(i => i.bytes && served(i));
+  // the text around the members: the head, the brackets and the commas between members
+  const fixed = Buffer.byteLength(JSON.stringify({ ...head, items: [] })) + Math.max(0, items.length - 1);
   const length = known ? items.reduce((n, i) => n + i.bytes!.length, fixed) : undefined;
-  return { parts: parts(), length, estimate: length ?? fixed + (items.length ? piece(items[0]).length * items.length : 0) };
+  return {
+    parts: jsonArrayParts(head, 'items', items.length, n => piece(items[n]), false),
+    length, estimate: length ?? fixed + (items.length ? piece(items[0]).length * items.length : 0),
+  };
 }

@@ -11,6 +11,7 @@ import type { Naming } from '../api/naming.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { negotiate, parseAccept } from './negotiation.js';
 import { warningHeaderValues } from './warnings.js';
+import { sliceClock, yieldToLoop } from '../util/slices.js';
 
 /** responses at least this large are compressed when the client accepts gzip */
 const gzipThreshold = 128 * 1024;
@@ -50,7 +51,7 @@ export function sendText(ctx: RequestContext, code: number, text: string | Buffe
 }
 
 /** a response written piece by piece as the client reads it: bounded memory, and no more work once the client is gone */
-export async function sendStream(ctx: RequestContext, code: number, parts: Iterable<Buffer>,
+export async function sendStream(ctx: RequestContext, code: number, parts: Iterable<Buffer> | AsyncIterable<Buffer>,
   size: { length?: number; estimate: number }, contentType: string) {
   const { res } = ctx;
   if (res.headersSent) return;
@@ -79,13 +80,22 @@ export async function sendStream(ctx: RequestContext, code: number, parts: Itera
 
 const batchBytes = 64 * 1024;
 
-/** small pieces joined into writes of about 64 KB */
-function* batches(parts: Iterable<Buffer>): Generator<Buffer> {
+/**
+ * Small pieces joined into writes of about 64 KB. Making the pieces is the work (encoding each object), and a socket
+ * on loopback may take every write at once, so the event loop is given back after each batch once a slice of work
+ * is used up: other requests and health probes are served between the batches of a large response.
+ */
+async function* batches(parts: Iterable<Buffer> | AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [], size = 0;
-  for (const p of parts) {
+  const clock = sliceClock();
+  for await (const p of parts) {
     pending.push(p);
     size += p.length;
-    if (size >= batchBytes) { yield pending.length === 1 ? pending[0] : Buffer.concat(pending, size); pending = []; size = 0; }
+    if (size >= batchBytes) {
+      yield pending.length === 1 ? pending[0] : Buffer.concat(pending, size);
+      pending = []; size = 0;
+      if (clock.due()) await yieldToLoop();
+    }
   }
   if (size) yield Buffer.concat(pending, size);
 }

@@ -79,12 +79,13 @@ export function tableRow(info: ResourceInfo, obj: ApiObject, include: IncludeObj
   return row;
 }
 
+/** a Table without its rows */
+export const tableHead = (info: ResourceInfo, listMeta: Record<string, unknown>, names: Naming, version = 'v1') => ({
+  kind: 'Table', apiVersion: `${names.metaGroup}/${version}`, metadata: listMeta, columnDefinitions: columnsOf(info).map(definitionOf),
+});
+
 export function toTable(info: ResourceInfo, objects: ApiObject[], listMeta: Record<string, unknown>, include: IncludeObject,
   names: Naming, version = 'v1') {
   const cols = columnsOf(info);
-  return {
-    kind: 'Table', apiVersion: `${names.metaGroup}/${version}`, metadata: listMeta,
-    columnDefinitions: cols.map(definitionOf),
-    rows: objects.map(o => tableRow(info, o, include, names, cols)),
-  };
+  return { ...tableHead(info, listMeta, names, version), rows: objects.map(o => tableRow(info, o, include, names, cols)) };
 }

@@ -11,6 +11,7 @@ import { applyMergePatch } from '../patch/merge-patch.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import type { DeleteOptions, WriteOptions } from '../registry/types.js';
 import { integerParam, parseDryRun } from '../api/request.js';
+import { yieldToLoop } from '../util/slices.js';
 
 const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
 import { apply, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
@@ -79,8 +80,9 @@ function checkFieldManager(scope: Scope, options: string, manager: string) {
 
 export async function create(ctx: RequestContext, scope: Scope, namespace: string) {
   const rep = representationFor(ctx, scope);
-  const { value, text } = await readObject(ctx, scope.names);
+  const { value, text, large } = await readObject(ctx, scope.names);
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
+  if (large) await yieldToLoop();
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx, scope, 'CreateOptions');
   // the reference's storage refuses a create that names a version, with a plain 500 and no reason
@@ -93,8 +95,9 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
 
 export async function update(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
-  const { value, text } = await readObject(ctx, scope.names);
+  const { value, text, large } = await readObject(ctx, scope.names);
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
+  if (large) await yieldToLoop();
   const obj = checkKind(scope, value);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => structuredClone(obj),

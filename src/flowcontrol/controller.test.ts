@@ -1,13 +1,13 @@
 // The flow controller over a configuration: levels' shares of the server's seats, classification with the
 // mandatory objects standing in for missing ones, exempt requests and probes, list seats, and a new configuration
-// taking effect.
+// taking effect; seats lent and borrowed between levels by their demand, and the debug dumps.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from '../api/naming.js';
 import type { FlowControlSource, FlowRequest, FlowSchema, PriorityLevelConfiguration } from '../api/flowcontrol.js';
 import type { UserInfo } from '../api/auth.js';
 import { requestInfo } from '../http/request-info.js';
-import { concurrencyLimits, createFlowControl } from './controller.js';
+import { allocateSeats, concurrencyLimits, createFlowControl, dumpQueues, dumpRequests, lendingLimits } from './controller.js';
 import { defaultObjects } from './defaults.js';
 
 const names = naming('k8s.io');
@@ -96,4 +96,67 @@ test('a changed configuration takes effect on the next request', async () => {
   const second = await fc.admit(req(alice, 'GET', '/version'));
   assert.deepEqual(second.outcome, { admitted: false, reason: 'concurrency-limit' });
   assert.equal(fc.levels().find(l => l.name === 'tiny')!.rejected['concurrency-limit'], 1);
+});
+
+test('a level may lend lendablePercent of its seats and borrow up to borrowingLimitPercent (without a limit when unset)', () => {
+  const level = (lendablePercent?: number, borrowingLimitPercent?: number): PriorityLevelConfiguration =>
+    ({ metadata: { name: 'l' }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, lendablePercent, borrowingLimitPercent, limitResponse: { type: 'Reject' } } } });
+  assert.deepEqual(lendingLimits(level(50, 25), 40), { lower: 20, upper: 50 });
+  assert.deepEqual(lendingLimits(level(), 40), { lower: 40, upper: Infinity });
+  assert.deepEqual(lendingLimits(level(0, 0), 40), { lower: 40, upper: 40 });
+});
+
+test('seats are shared out by one fraction of every target, each level held within its limits', () => {
+  // two busy levels asking for more than there is share it in proportion; the idle one keeps what it may not lend
+  const { seats } = allocateSeats([{ lower: 5, upper: 100, target: 60 }, { lower: 5, upper: 100, target: 20 }, { lower: 4, upper: 20, target: 4 }], 44);
+  assert.deepEqual(seats.map(n => Math.round(n)), [30, 10, 4]);
+  // a borrowing limit caps a level; the rest goes to the others
+  assert.deepEqual(allocateSeats([{ lower: 5, upper: 12, target: 60 }, { lower: 5, upper: 100, target: 60 }], 40).seats.map(n => Math.round(n)), [12, 28]);
+  // little demand: every level gets at least its lower limit, and the seats are all handed out
+  const idle = allocateSeats([{ lower: 5, upper: Infinity, target: 5 }, { lower: 10, upper: Infinity, target: 10 }], 30).seats;
+  assert.deepEqual(idle.map(n => Math.round(n)), [10, 20]);
+});
+
+test('a busy level borrows the seats an idle one lends, and gives them back when that one gets busy', async () => {
+  const shared = (name: string, lendablePercent: number, borrowingLimitPercent?: number): PriorityLevelConfiguration => withUid({
+    metadata: { name }, spec: { type: 'Limited', limited: { nominalConcurrencyShares: 10, lendablePercent, borrowingLimitPercent, limitResponse: { type: 'Queue', queuing: { queues: 16, handSize: 4, queueLengthLimit: 50 } } } },
+  });
+  const toLevel = (user: string, level: string): FlowSchema => withUid({
+    metadata: { name: `${user}-schema` },
+    spec: { priorityLevelConfiguration: { name: level }, matchingPrecedence: 100, distinguisherMethod: { type: 'ByUser' }, rules: [{ subjects: [{ kind: 'User', user: { name: user } }], nonResourceRules: [{ verbs: ['*'], nonResourceURLs: ['*'] }] }] },
+  });
+  const src = source([toLevel('busy', 'busy'), toLevel('quiet', 'quiet')], [shared('busy', 0), shared('quiet', 50), ...defaults.mandatoryLevels.map(withUid)]);
+  // 25 shares in all (catch-all has 5): 20 seats each for busy and quiet, 10 for catch-all
+  const fc = createFlowControl(src, { ...options, serverConcurrencyLimit: 50, borrowingIntervalMs: 3_600_000, requestWaitLimitMs: 1000 });
+  const limit = (name: string) => fc.levels().find(l => l.name === name)!.concurrencyLimit;
+  const user = (username: string): UserInfo => ({ username, groups: ['system:authenticated'] });
+  const flood = (who: string, n: number) => Array.from({ length: n }, () => fc.admit(req(user(who), 'GET', '/version')));
+  const busy = flood('busy', 60);
+  assert.deepEqual([limit('busy'), limit('quiet')], [20, 20]);
+  fc.rebalance();
+  // quiet lends half its seats (10); catch-all lends none
+  assert.deepEqual([limit('busy'), limit('quiet')], [30, 10]);
+  const settled = await Promise.race([Promise.all(busy.slice(0, 30)), new Promise(r => setTimeout(r, 2000, 'waiting'))]);
+  assert.notEqual(settled, 'waiting', 'the borrowed seats let 30 of busy\'s requests run');
+  assert.equal(fc.levels().find(l => l.name === 'busy')!.waitingRequests, 30);
+  assert.match(dumpQueues(fc), /^PriorityLevelName, Index *, PendingRequests, ExecutingRequests, SeatsInUse/);
+  const requests = dumpRequests(fc, true).trim().split('\n');
+  assert.equal(requests.length, 1 + 30, 'a row per waiting request');
+  assert.match(requests[1], /^busy +, busy-schema *, \d+ *, \d+ *, busy *, \S+Z, 1 *, 0 *, 0s *, busy *, get *, \/version/);
+  // quiet gets as busy: the seats are shared by demand again, each level back at 20
+  const quiet = flood('quiet', 60);
+  fc.rebalance();
+  assert.deepEqual([limit('busy'), limit('quiet')], [20, 20]);
+  for (const d of [...await Promise.all(busy.slice(0, 30)), ...await Promise.all(quiet.slice(0, 10))]) if (d.outcome.admitted) d.outcome.release();
+  assert.equal(fc.levels().find(l => l.name === 'quiet')!.executingRequests, 20, 'quiet runs on its own seats again');
+  fc.stop();
+
+  // a borrowing limit of 25% caps what busy may borrow
+  const capped = createFlowControl(source([toLevel('busy', 'busy')], [shared('busy', 0, 25), shared('quiet', 50), ...defaults.mandatoryLevels.map(withUid)]),
+    { ...options, serverConcurrencyLimit: 50, borrowingIntervalMs: 3_600_000, requestWaitLimitMs: 1000 });
+  const waiting = Array.from({ length: 60 }, () => capped.admit(req(user('busy'), 'GET', '/version')));
+  capped.rebalance();
+  assert.equal(capped.levels().find(l => l.name === 'busy')!.concurrencyLimit, 25);
+  capped.stop();
+  await Promise.all(waiting);
 });

@@ -16,6 +16,15 @@ export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'ca
 
 export type Outcome = { admitted: true; release(): void } | { admitted: false; reason: RejectReason };
 
+export interface QueueStats {
+  waitingRequests: number;
+  waitingSeats: number;
+  executingRequests: number;
+  executingSeats: number;
+  /** the queue's virtual time: when its next request would start */
+  virtualStart: number;
+}
+
 export interface QueueSetStats {
   executingRequests: number;
   executingSeats: number;
@@ -23,16 +32,34 @@ export interface QueueSetStats {
   waitingSeats: number;
   /** waiting requests per queue */
   queueLengths: number[];
+  queues: QueueStats[];
+  /** the level's virtual clock */
+  virtualNow: number;
 }
 
-export interface QueueSet {
+/** a request waiting in a queue, as the debug dump shows it */
+export interface WaitingRequest<D> {
+  queue: number;
+  position: number;
+  seats: number;
+  arrivedAt: number;
+  detail: D;
+}
+
+/** the seats asked for over a period: the most at any moment, and the time-weighted average */
+export interface SeatDemand { highWatermark: number; average: number }
+
+export interface QueueSet<D = unknown> {
   /**
    * Waits for seats; resolves refused when the queue is full, the wait limit passes or the signal aborts. The signal
    * is asked for only when the request has to wait (most never do, and making one costs).
    */
-  admit(flowHash: number, seats: number, waitLimitMs: number, signal?: () => AbortSignal): Promise<Outcome>;
+  admit(flowHash: number, seats: number, waitLimitMs: number, signal?: () => AbortSignal, detail?: D): Promise<Outcome>;
   configure(c: QueueSetConfig): void;
   stats(): QueueSetStats;
+  waiting(): WaitingRequest<D>[];
+  /** the seat demand (executing and waiting) since the last call */
+  takeDemand(): SeatDemand;
   /** nothing waits and nothing runs */
   idle(): boolean;
 }
@@ -41,6 +68,8 @@ interface Waiter {
   flowHash: number;
   seats: number;
   queue: Queue;
+  arrivedAt: number;
+  detail: unknown;
   settle(o: Outcome): void;
 }
 
@@ -49,6 +78,7 @@ interface Queue {
   /** virtual time at which the queue's next request starts */
   virtualStart: number;
   executingSeats: number;
+  executingRequests: number;
 }
 
 /** the nominal seat-seconds charged when a request starts, corrected by its real duration when it ends */
@@ -75,14 +105,25 @@ export function dealHand(hash: number, deckSize: number, handSize: number): numb
   return hand;
 }
 
-export function createQueueSet(initial: QueueSetConfig, now: () => number = () => performance.now()): QueueSet {
+export function createQueueSet<D = unknown>(initial: QueueSetConfig, now: () => number = () => performance.now()): QueueSet<D> {
   let cfg = initial;
   let queues: Queue[] = [];
   let executingSeats = 0, executingRequests = 0, waitingRequests = 0, waitingSeats = 0;
   /** the level's virtual clock (seat-seconds per busy queue) and when it last moved */
   let virtualNow = 0, lastUpdate = now();
+  /** demand since it was last taken: its high watermark, and seat-milliseconds for the average */
+  let demandHigh = 0, demandIntegral = 0, demandSince = lastUpdate, demandAt = lastUpdate;
+  const seatsAsked = () => executingSeats + waitingSeats;
+  /** called before the seats asked change */
+  function demandMoves() {
+    const t = now();
+    demandIntegral += seatsAsked() * (t - demandAt);
+    demandAt = t;
+  }
+  /** called after */
+  const demandMoved = () => { demandHigh = Math.max(demandHigh, seatsAsked()); };
 
-  const newQueue = (): Queue => ({ waiting: [], virtualStart: virtualNow, executingSeats: 0 });
+  const newQueue = (): Queue => ({ waiting: [], virtualStart: virtualNow, executingSeats: 0, executingRequests: 0 });
   const busy = (q: Queue) => q.waiting.length > 0 || q.executingSeats > 0;
 
   function tick() {
@@ -98,7 +139,7 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
     hands = new Map();
     for (const w of waiters) {
       // a level that stopped queuing refuses what waited in it
-      if (!queues.length) { waitingRequests--; waitingSeats -= w.seats; w.settle({ admitted: false, reason: 'concurrency-limit' }); continue; }
+      if (!queues.length) { demandMoves(); waitingRequests--; waitingSeats -= w.seats; demandMoved(); w.settle({ admitted: false, reason: 'concurrency-limit' }); continue; }
       w.queue = pick(w.flowHash);
       w.queue.waiting.push(w);
     }
@@ -132,16 +173,20 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
     const { seats } = w;
     const queue = w.queue;
     const startedAt = now();
+    demandMoves();
     executingSeats += seats; executingRequests++;
-    if (queue) { queue.executingSeats += seats; queue.virtualStart += seats * nominalServiceSeconds; }
+    demandMoved();
+    if (queue) { queue.executingSeats += seats; queue.executingRequests++; queue.virtualStart += seats * nominalServiceSeconds; }
     let released = false;
     return () => {
       if (released) return;
       released = true;
       tick();
+      demandMoves();
       executingSeats -= seats; executingRequests--;
       if (queue) {
         queue.executingSeats -= seats;
+        queue.executingRequests--;
         // the charge made at the start becomes what the request really used
         queue.virtualStart -= seats * (nominalServiceSeconds - (now() - startedAt) / 1000);
       }
@@ -160,6 +205,7 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
       // the head with the earliest finish waits for its seats; nothing overtakes it, so wide requests are not starved
       if (!next || !fits(next.waiting[0].seats)) return;
       const w = next.waiting.shift()!;
+      demandMoves();
       waitingRequests--; waitingSeats -= w.seats;
       w.settle({ admitted: true, release: start(w) });
     }
@@ -168,7 +214,7 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
   layout(cfg);
 
   return {
-    admit(flowHash, requested, waitLimitMs, signal) {
+    admit(flowHash, requested, waitLimitMs, signal, detail) {
       tick();
       const seats = Math.max(1, Math.min(requested, cfg.concurrency));
       if (!queues.length) {
@@ -187,6 +233,7 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
           const i = w.queue.waiting.indexOf(w);
           if (i < 0) return;
           w.queue.waiting.splice(i, 1);
+          demandMoves();
           waitingRequests--; waitingSeats -= w.seats;
           w.settle({ admitted: false, reason });
           // the head may have been the one holding the others back
@@ -194,7 +241,7 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
         };
         const onAbort = () => giveUp('cancelled');
         const w: Waiter = {
-          flowHash, seats, queue,
+          flowHash, seats, queue, arrivedAt: Date.now(), detail,
           settle(o) {
             clearTimeout(timer);
             cancel?.removeEventListener('abort', onAbort);
@@ -202,7 +249,9 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
           },
         };
         queue.waiting.push(w);
+        demandMoves();
         waitingRequests++; waitingSeats += seats;
+        demandMoved();
         timer = setTimeout(() => giveUp('time-out'), waitLimitMs);
         cancel?.addEventListener('abort', onAbort, { once: true });
         dispatch();
@@ -215,7 +264,21 @@ export function createQueueSet(initial: QueueSetConfig, now: () => number = () =
       if (relayout) layout(c);
       dispatch();
     },
-    stats: () => ({ executingRequests, executingSeats, waitingRequests, waitingSeats, queueLengths: queues.map(q => q.waiting.length) }),
+    stats: () => ({
+      executingRequests, executingSeats, waitingRequests, waitingSeats, queueLengths: queues.map(q => q.waiting.length), virtualNow,
+      queues: queues.map(q => ({
+        waitingRequests: q.waiting.length, waitingSeats: q.waiting.reduce((n, w) => n + w.seats, 0),
+        executingRequests: q.executingRequests, executingSeats: q.executingSeats, virtualStart: q.virtualStart,
+      })),
+    }),
+    waiting: () => queues.flatMap((q, queue) => q.waiting.map((w, position) => ({ queue, position, seats: w.seats, arrivedAt: w.arrivedAt, detail: w.detail as D }))),
+    takeDemand() {
+      demandMoves();
+      const span = demandAt - demandSince;
+      const taken = { highWatermark: demandHigh, average: span > 0 ? demandIntegral / span : seatsAsked() };
+      demandHigh = seatsAsked(); demandIntegral = 0; demandSince = demandAt;
+      return taken;
+    },
     idle: () => executingRequests === 0 && waitingRequests === 0,
   };
 }

@@ -22,6 +22,11 @@ export interface HandlerConfig extends PipelineConfig {
   routes: Route[];
   /** the feature gates every request is served under */
   features: Readonly<Record<string, boolean>>;
+  /**
+   * whether the server serves a resource (here or through an APIService); requests for any other are counted without
+   * group, version and resource, so made-up paths cannot grow the request metrics
+   */
+  servesResource?: (group: string, version: string, resource: string) => boolean;
 }
 
 export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promise<void> {
@@ -37,7 +42,7 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
     throw pathNotFound(ctx.path);
   };
   const chain = compose(pipeline(c), mux);
-  const record = requestMetrics(metrics);
+  const record = requestMetrics(metrics, c.servesResource ?? (() => true));
   return async ctx => {
     const startedAt = performance.now();
     ctx.features = c.features;
@@ -58,7 +63,7 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
   };
 }
 
-function requestMetrics(metrics: MetricsRegistry) {
+function requestMetrics(metrics: MetricsRegistry, servesResource: (group: string, version: string, resource: string) => boolean) {
   const labelNames = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
   const requestTotal = metrics.counter('apiserver_request_total',
     'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', [...labelNames, 'code']);
@@ -66,9 +71,10 @@ function requestMetrics(metrics: MetricsRegistry) {
     'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames, requestDurationBuckets);
   return (ctx: RequestContext, startedAt: number) => {
     const i = ctx.info;
+    const known = !i.isResourceRequest || servesResource(i.apiGroup, i.apiVersion, i.resource);
     const labels = {
-      verb: metricVerb(i.verb, ctx.method), dry_run: ctx.query.has('dryRun') ? 'All' : '', group: i.apiGroup, version: i.apiVersion,
-      resource: i.resource, subresource: i.subresource, scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster',
+      verb: metricVerb(i.verb, ctx.method), dry_run: ctx.query.has('dryRun') ? 'All' : '', group: known ? i.apiGroup : '', version: known ? i.apiVersion : '',
+      resource: known ? i.resource : '', subresource: known ? i.subresource : '', scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster',
       component: 'apiserver',
     };
     requestTotal({ ...labels, code: String(ctx.res.statusCode) });

@@ -5,7 +5,7 @@ import type { Naming } from '../api/naming.js';
 import { requestInfo } from './request-info.js';
 import { forbidden, internalError, tooManyRequests, badRequest } from '../api/status.js';
 import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api/auth.js';
-import { isHealthProbe, type FlowControl } from '../flowcontrol/controller.js';
+import { isHealthProbe, type Decision, type FlowControl, type LevelState } from '../flowcontrol/controller.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 
 export type Next = () => Promise<void>;
@@ -203,22 +203,82 @@ function maxInFlight(readonlyLimit: number, mutatingLimit: number): Filter {
  */
 function priorityAndFairness(fc: FlowControl, names: Naming, metrics?: MetricsRegistry): Filter {
   const schemaHeader = names.header('PF-FlowSchema-UID'), levelHeader = names.header('PF-PriorityLevel-UID');
-  const dispatched = metrics?.counter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', ['flow_schema', 'priority_level']);
-  const rejected = metrics?.counter('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', ['flow_schema', 'priority_level', 'reason']);
+  const m = metrics && flowControlMetrics(fc, metrics);
   return async (ctx, next) => {
     if (ctx.longRunning && ctx.info.verb !== 'watch') return next();
+    const arrived = performance.now();
     const d = await fc.admit({ user: ctx.user!, info: ctx.info, query: ctx.query }, () => ctx.signal);
     if (!ctx.res.headersSent) { ctx.res.setHeader(schemaHeader, d.flowSchema.uid); ctx.res.setHeader(levelHeader, d.priorityLevel.uid); }
     const labels = { flow_schema: d.flowSchema.name, priority_level: d.priorityLevel.name };
-    if (d.outcome.admitted) dispatched?.(labels); else rejected?.({ ...labels, reason: d.outcome.reason });
+    m?.decided(labels, d, (performance.now() - arrived) / 1000);
     if (!d.outcome.admitted) {
       // a client that went away gets no answer; a request whose deadline passed while it waited gets 429
       if (d.outcome.reason === 'cancelled' && (ctx.signal.reason as Error | undefined)?.name !== 'TimeoutError') return;
       throw tooManyRequests(overloaded);
     }
     const { release } = d.outcome;
-    if (ctx.info.verb === 'watch') ctx.watchInitialized = release;
-    try { await next(); } finally { release(); }
+    const running = m?.started(labels, d.seats);
+    let released = false;
+    const done = () => { if (!released) { released = true; release(); running?.(ctx.info.verb === 'watch' ? 'watch' : 'regular'); } };
+    if (ctx.info.verb === 'watch') ctx.watchInitialized = done;
+    try { await next(); } finally { done(); }
+  };
+}
+
+/**
+ * The reference's apiserver_flowcontrol_* families: requests dispatched and rejected, waiting and running by flow
+ * schema and level, their wait and run times and estimated seats; and per level, read when scraped, its seat limits
+ * (nominal, lower, upper, current), its seat demand and target from the last lending round, and its virtual clock.
+ */
+function flowControlMetrics(fc: FlowControl, metrics: MetricsRegistry) {
+  const both = ['flow_schema', 'priority_level'];
+  const dispatched = metrics.counter('apiserver_flowcontrol_dispatched_requests_total', 'Number of requests executed by API Priority and Fairness subsystem', both);
+  const rejected = metrics.counter('apiserver_flowcontrol_rejected_requests_total', 'Number of requests rejected by API Priority and Fairness subsystem', [...both, 'reason']);
+  const waited = metrics.histogram('apiserver_flowcontrol_request_wait_duration_seconds', 'Length of time a request spent waiting in its queue',
+    [...both, 'execute'], [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30]);
+  const ran = metrics.histogram('apiserver_flowcontrol_request_execution_seconds', 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem',
+    [...both, 'type'], [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30]);
+  const seatsEstimated = metrics.histogram('apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
+    both, [1, 2, 4, 10]);
+  // running requests by flow schema and level, counted here as they come and go (waiting ones are read from the queues)
+  const key = (l: Record<string, string>) => `${l.flow_schema}\0${l.priority_level}`;
+  const executing = new Map<string, number>(), executingSeats = new Map<string, number>();
+  const add = (map: Map<string, number>, k: string, by: number) => { const n = (map.get(k) ?? 0) + by; if (n) map.set(k, n); else map.delete(k); };
+  const series = (map: Map<string, number>): Array<[Record<string, string>, number]> =>
+    [...map].map(([k, v]) => { const [flow_schema, priority_level] = k.split('\0'); return [{ flow_schema, priority_level }, v]; });
+  metrics.collected('apiserver_flowcontrol_current_inqueue_requests', 'Number of requests currently pending in queues of the API Priority and Fairness subsystem', both, () =>
+    series(fc.waiting().reduce((map, w) => { add(map, key({ flow_schema: w.detail.flowSchema, priority_level: w.level }), 1); return map; }, new Map<string, number>())));
+  metrics.collected('apiserver_flowcontrol_current_executing_requests', 'Number of requests in initial (for a WATCH) or any (for a non-WATCH) execution stage in the API Priority and Fairness subsystem', both, () => series(executing));
+  metrics.collected('apiserver_flowcontrol_current_executing_seats', 'Concurrency (number of seats) occupied by the currently executing (initial stage for a WATCH, any stage otherwise) requests in the API Priority and Fairness subsystem', both, () => series(executingSeats));
+  const perLevel = (name: string, help: string, value: (l: LevelState) => number) =>
+    metrics.collected(name, help, ['priority_level'], () => fc.levels().filter(l => !l.exempt).map(l => [{ priority_level: l.name }, value(l)]));
+  perLevel('apiserver_flowcontrol_nominal_limit_seats', 'Nominal number of execution seats configured for each priority level', l => l.nominalLimit);
+  perLevel('apiserver_flowcontrol_lower_limit_seats', 'Configured lower bound on number of execution seats available to each priority level', l => l.lowerLimit);
+  perLevel('apiserver_flowcontrol_upper_limit_seats', 'Configured upper bound on number of execution seats available to each priority level', l => (Number.isFinite(l.upperLimit) ? l.upperLimit : -1));
+  perLevel('apiserver_flowcontrol_current_limit_seats', 'current derived number of execution seats available to each priority level', l => l.concurrencyLimit);
+  perLevel('apiserver_flowcontrol_request_concurrency_limit', 'Shared concurrency limit in the API Priority and Fairness subsystem', l => l.concurrencyLimit);
+  perLevel('apiserver_flowcontrol_demand_seats_high_watermark', 'High watermark, over last adjustment period, of demand_seats', l => l.demand.highWatermark);
+  perLevel('apiserver_flowcontrol_demand_seats_average', 'Time-weighted average, over last adjustment period, of demand_seats', l => l.demand.average);
+  perLevel('apiserver_flowcontrol_demand_seats_smoothed', 'Smoothed seat demands', l => l.demand.smoothed);
+  perLevel('apiserver_flowcontrol_target_seats', 'Seat allocation targets', l => l.demand.target);
+  perLevel('apiserver_flowcontrol_current_r', 'R(time of last change)', l => l.virtualNow);
+  metrics.collected('apiserver_flowcontrol_seat_fair_frac', 'Fair fraction of server\'s concurrency to allocate to each priority level that can use it', [],
+    () => [[{}, Number.isFinite(fc.fairFraction()) ? fc.fairFraction() : 0]]);
+  return {
+    decided(labels: Record<string, string>, d: Decision, waitedSeconds: number) {
+      waited({ ...labels, execute: String(d.outcome.admitted) }, waitedSeconds);
+      if (d.outcome.admitted) dispatched(labels); else rejected({ ...labels, reason: d.outcome.reason });
+    },
+    /** a request that starts running; returns what to call when it ends */
+    started(labels: Record<string, string>, seats: number) {
+      const k = key(labels), startedAt = performance.now();
+      add(executing, k, 1); add(executingSeats, k, seats);
+      seatsEstimated(labels, seats);
+      return (type: string) => {
+        add(executing, k, -1); add(executingSeats, k, -seats);
+        ran({ ...labels, type }, (performance.now() - startedAt) / 1000);
+      };
+    },
   };
 }
 

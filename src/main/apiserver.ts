@@ -17,7 +17,7 @@ import { createApiResources, fullGroup, type ApiResources } from '../registry/re
 import { createBackends, type Backends } from '../registry/backends.js';
 import { webhookSource } from '../registry/resources/admissionregistration/webhook-source.js';
 import { flowControlSource, flowControlWriter } from '../registry/resources/flowcontrol/source.js';
-import { createFlowControl, dumpPriorityLevels, type FlowControl } from '../flowcontrol/controller.js';
+import { createFlowControl, dumpPriorityLevels, dumpQueues, dumpRequests, type FlowControl } from '../flowcontrol/controller.js';
 import { keepDefaults } from '../flowcontrol/bootstrap.js';
 import type { FlowControlSource } from '../api/flowcontrol.js';
 import { builtinResources } from '../registry/resources/index.js';
@@ -47,6 +47,13 @@ import { startKubernetesService } from './kubernetes-service.js';
 import type { Loopback } from './loopback.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
 import { instrumentAdmission, instrumentAuthentication, instrumentAuthorizer, instrumentStorage, scrapedGauges } from './server-metrics.js';
+
+/** the debug dumps of priority and fairness, by path */
+const flowControlDumps: Record<string, (fc: FlowControl, query: URLSearchParams) => string> = {
+  '/debug/api_priority_and_fairness/dump_priority_levels': fc => dumpPriorityLevels(fc),
+  '/debug/api_priority_and_fairness/dump_queues': fc => dumpQueues(fc),
+  '/debug/api_priority_and_fairness/dump_requests': (fc, q) => dumpRequests(fc, ['1', 'true'].includes(q.get('includeRequestDetails') ?? '')),
+};
 
 export type { Logger };
 
@@ -240,6 +247,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           requestWaitLimitMs: Math.max(1000, options.requestTimeoutMs / 4),
         });
       },
+      stop() { flowControl?.stop(); },
     },
     // before the first request: the allocation objects hold every address and port stored Services hold (state written
     // before they existed included), and later passes free what a failed create left allocated
@@ -391,12 +399,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       flowControl,
+      servesResource: (group, version, resource) => !!resources.lookup(group, version, resource) || !!aggregation.lookup.remote(group, version),
       routes: [
         ctx => health.handle(ctx),
         ctx => aggregation.proxy.handle(ctx),
         ctx => {
-          if (ctx.path !== '/debug/api_priority_and_fairness/dump_priority_levels' || !flowControl) return false;
-          sendText(ctx, 200, dumpPriorityLevels(flowControl), 'text/plain; charset=utf-8');
+          const dump = flowControl && flowControlDumps[ctx.path];
+          if (!dump || !flowControl) return false;
+          sendText(ctx, 200, dump(flowControl, ctx.query), 'text/plain; charset=utf-8');
           return true;
         },
         ctx => openapi.handle(ctx),

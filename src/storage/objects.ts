@@ -5,6 +5,7 @@
 import type { ApiObject } from '../api/meta.js';
 import type { ObjectEvent, StoredObject } from '../api/cache.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
+import { yieldToLoop } from '../util/slices.js';
 import { futureRevision, isStorageError, notFound, StorageError, type KV, type KeyValue, type WatchEvent } from './types.js';
 
 /** how recent a read must be, as a request's resourceVersion and resourceVersionMatch say */
@@ -152,6 +153,9 @@ export function checkPreconditions(key: string, current: StoredObject, p: Precon
       `Precondition failed: ResourceVersion in precondition: ${p.resourceVersion}, ResourceVersion in object meta: ${meta.resourceVersion}`, key);
 }
 
+/** the most objects a list reads from the store in one go */
+const readPageSize = 1000;
+
 /** attempts of one update before it gives up with Conflict */
 const maxAttempts = 64;
 
@@ -181,8 +185,9 @@ export function createObjectStore(kv: KV): ObjectStore {
       let remaining: number | undefined;
       for (;;) {
         const want = limit ? limit - items.length : 0;
-        // a filter may drop most of a page: read ahead so a selective list takes few round trips
-        const page = await kv.list(prefix, { revision: readAt, limit: filter && want ? Math.max(want, 100) : want, start: from });
+        // a filter may drop most of a page: read ahead so a selective list takes few round trips; a long list is read
+        // (and its objects decoded) a page at a time, giving the event loop back between pages
+        const page = await kv.list(prefix, { revision: readAt, limit: Math.min(filter && want ? Math.max(want, 100) : want || readPageSize, readPageSize), start: from });
         if (readAt === undefined) notOlder(opts.revision, page.revision);
         readAt = page.revision;
         let i = 0;
@@ -201,6 +206,7 @@ export function createObjectStore(kv: KV): ObjectStore {
         }
         if (!page.more || !lastKey) break;
         from = lastKey + '\0';
+        await yieldToLoop();
       }
       return { items, revision: readAt, next, remaining };
     },

@@ -10,6 +10,8 @@ import {
   startKubectlEnv, type KubectlEnv, type KubectlVersion, type Manifest,
 } from './support.js';
 import type { ApiDomain } from '../../src/api/naming.js';
+import { until } from '../support/wait.js';
+import { createClient } from '../integration/client.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 
 
@@ -39,6 +41,15 @@ const pod = (namespace: string, name: string): Manifest => ({
 /** Paths of the requests kubectl logs at -v=6. */
 function requestPaths(stderr: string): string[] {
   return [...stderr.matchAll(/\] (GET|POST|PUT|PATCH|DELETE) https:\/\/[^/]+(\/\S*)/g)].map((m) => `${m[1]} ${m[2]}`);
+}
+
+/** watch requests on ConfigMaps the server is serving now (its apiserver_registered_watchers gauge) */
+async function configMapWatchers(server: TestServer): Promise<number> {
+  const c = createClient(server);
+  try {
+    const text = (await c.get('/metrics')).body;
+    return [...text.matchAll(/^apiserver_registered_watchers\{[^}]*kind="ConfigMap"[^}]*\} (\d+)/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  } finally { c.close(); }
 }
 
 /** One client version against one fresh server in one domain mode; the tests run in order. */
@@ -441,8 +452,10 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
       assert.equal(missing.code, 1);
       assert.match(missing.stderr, /Error from server \(NotFound\): configmaps "d-one" not found/);
       // wait sees the deletion as it happens (a DELETED watch event)
+      const watchers = await configMapWatchers(server);
       const waiting = k.run(['wait', '--for=delete', 'cm/d-wait', '-n', ns, '--timeout=120s']);
-      await sleep(700); // kubectl is watching by now (if not, it finds the object gone and still succeeds)
+      // kubectl prints that the condition is met only when it sees the deletion; it deletes once kubectl is watching
+      await until(async () => (await sleep(100), (await configMapWatchers(server)) > watchers), 'kubectl watching the ConfigMap', 120_000);
       await k.ok(['delete', 'cm', 'd-wait', '-n', ns, '--wait=false']);
       const waited = await waiting;
       assert.equal(waited.code, 0, waited.stderr);

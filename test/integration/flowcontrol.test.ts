@@ -68,6 +68,25 @@ for (const domain of ['k8s.io', 'cluster.io'] as const) {
       assert.equal((await c.get('/api/v1/namespaces', as('carol'))).headers[`${header}-flowschema-uid`], global.metadata.uid);
     });
 
+    test('the debug dumps list levels, queues and waiting requests, and /metrics has the apiserver_flowcontrol_* families', async () => {
+      await grantAdmin(c, server, ['dave']);
+      assert.equal((await c.get('/api/v1/namespaces', as('dave'))).status, 200);
+      const levels = await c.get('/debug/api_priority_and_fairness/dump_priority_levels');
+      assert.match(levels.body, /^PriorityLevelName, ActiveQueues, IsIdle/);
+      const queues = await c.get('/debug/api_priority_and_fairness/dump_queues');
+      assert.equal(queues.status, 200);
+      assert.match(queues.body, /^PriorityLevelName *, Index *, PendingRequests, ExecutingRequests, SeatsInUse, NextDispatchR/);
+      assert.match(queues.body, /^global-default +, 127 /m, 'a row per queue (128 for global-default)');
+      assert.match(queues.body, /^exempt +, <none>/m);
+      const requests = await c.get('/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1');
+      assert.match(requests.body, /^PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher, ArriveTime, InitialSeats, FinalSeats, AdditionalLatency, UserName, Verb, APIPath/);
+      const metrics = (await c.get('/metrics')).body;
+      for (const family of ['dispatched_requests_total', 'request_wait_duration_seconds_bucket', 'request_execution_seconds_bucket', 'work_estimated_seats_bucket',
+        'nominal_limit_seats', 'lower_limit_seats', 'upper_limit_seats', 'current_limit_seats', 'demand_seats_high_watermark', 'target_seats', 'current_r'])
+        assert.match(metrics, new RegExp(`^apiserver_flowcontrol_${family}\\{[^}]*priority_level="global-default"`, 'm'), family);
+      assert.match(metrics, /^apiserver_flowcontrol_seat_fair_frac /m);
+    });
+
     test('a mandatory object changed or deleted comes back; a suggested one whose autoupdate is off is left alone', async () => {
       const catchAll = (await c.get(`${base()}/flowschemas/catch-all`)).json;
       assert.equal((await c.request('DELETE', `${base()}/flowschemas/catch-all`)).status, 200);

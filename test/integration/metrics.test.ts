@@ -44,3 +44,11 @@ test('a scrape parses and lists each family the reference\'s dashboards read', a
   assert.deepEqual(series('kubernetes_feature_enabled').find(m => m.labels?.name === 'WatchList')?.labels, { name: 'WatchList', stage: 'ALPHA' });
   w.close();
 });
+
+test('requests for resources the server does not serve are counted without their made-up names', async () => {
+  for (let i = 0; i < 5; i++) assert.equal((await c.get(`/apis/made.up/v${i}/things-${i}`)).status, 404);
+  assert.equal((await c.get('/api/v1/namespaces/default/configmaps/absent')).status, 404);
+  const text = (await c.get('/metrics')).body;
+  assert.doesNotMatch(text, /things-\d/);
+  assert.match(text, /^apiserver_request_total\{[^}]*resource="configmaps"[^}]*code="404"/m, 'a served resource keeps its labels');
+});

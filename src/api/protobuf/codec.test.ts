@@ -2,7 +2,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { apiDomains, defaultApiDomain, naming } from '../naming.js';
 import {
-  decodeEnvelope, encodeEnvelope, encodeObject, jsonToProtobuf, MalformedProtobufError, protobufKinds, protobufToJson,
+  decodeEnvelope, encodeEnvelope, encodeObject, jsonToProtobuf, listEncoder, MalformedProtobufError, protobufKinds, protobufToJson,
   UnsupportedKindError,
 } from './codec.js';
 import { protobufKindDefinitions, protobufMessages } from './fields.js';
@@ -518,4 +518,16 @@ describe('round trips JSON → protobuf → JSON', () => {
     const raw = bytesField(2, bytesField(14, psc));
     assert.deepEqual((protobufToJson(raw, 'v1', 'Pod').spec as { securityContext: unknown }).securityContext, { supplementalGroups: [1, 2, 70000] });
   });
+});
+
+test('a list encoded item by item is byte for byte the list encoded whole', () => {
+  const items = [0, 1, 2].map(i => ({ metadata: { name: `cm${i}`, namespace: 'ns', resourceVersion: String(10 + i), creationTimestamp: '2026-11-26T08:00:00Z', labels: { a: 'b' } }, data: { k: 'v'.repeat(i * 100) } }));
+  const metadata = { resourceVersion: '99', continue: 'abc' };
+  for (const [kind, members] of [['ConfigMapList', items], ['ConfigMapList', []], ['PodList', [{ metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'i' }] } }]]] as const) {
+    const encoder = listEncoder('v1', kind)!;
+    const { parts, length } = encoder.finish(metadata, members.map(m => encoder.item(m)));
+    const joined = Buffer.concat(parts);
+    assert.ok(joined.equals(encodeObject({ apiVersion: 'v1', kind, metadata, items: [...members] })), `${kind} of ${members.length}`);
+    assert.equal(length, joined.length);
+  }
 });

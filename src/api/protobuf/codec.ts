@@ -5,7 +5,7 @@ import {
   jsonSchemaPropsDefinition, protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type ValueType,
 } from './fields.js';
 import {
-  bytesField, doubleField, MalformedProtobufError, readFields, readPackedVarints, varintField,
+  bytesField, doubleField, key, MalformedProtobufError, readFields, readPackedVarints, varintBytes, varintField,
   wireBytes, wireFixed64, wireVarint, type WireField,
 } from './wire.js';
 
@@ -78,6 +78,37 @@ export function encodeObject(obj: Json): Buffer {
   const apiVersion = String(obj.apiVersion ?? '');
   const kind = String(obj.kind ?? '');
   return encodeEnvelope(apiVersion, kind, jsonToProtobuf(obj, apiVersion, kind));
+}
+
+export interface ListEncoder {
+  /** one item's bytes as a member of the list */
+  item(obj: Json): Buffer;
+  /** the list in its envelope, as pieces to write one after another around the members; `length` is their total */
+  finish(metadata: Json, members: Buffer[]): { parts: Buffer[]; length: number };
+}
+
+/**
+ * A list's encoder that takes its items one by one (each as the message the list's items field holds), so the caller
+ * can cut the work into slices. Undefined for a list not of the usual shape (its metadata, then its items).
+ */
+export function listEncoder(apiVersion: string, listKind: string): ListEncoder | undefined {
+  const def = kindDefinition(apiVersion, listKind);
+  const itemsField = def.fields.find(f => f.json === 'items');
+  if (!itemsField || !('message' in itemsField.value) || def.wireOrder.at(-1) !== itemsField) return undefined;
+  const itemDef = message(itemsField.value.message);
+  let count = 0;
+  return {
+    item: obj => bytesField(itemsField.number, encodeMessage(obj, itemDef, `${listKind}.items[${count++}]`)),
+    finish(metadata, members) {
+      const head = encodeMessage({ metadata }, def, listKind);
+      const rawLength = members.reduce((n, m) => n + m.length, head.length);
+      const typeMeta = Buffer.concat([bytesField(1, Buffer.from(apiVersion)), bytesField(2, Buffer.from(listKind))]);
+      // the envelope's raw field holds the list: its key and length, then the list's own bytes
+      const open = Buffer.concat([protobufMagic, bytesField(1, typeMeta), key(2, wireBytes), varintBytes(rawLength), head]);
+      const close = Buffer.concat([bytesField(3, Buffer.alloc(0)), bytesField(4, Buffer.alloc(0))]);
+      return { parts: [open, ...members, close], length: open.length - head.length + rawLength + close.length };
+    },
+  };
 }
 
 /**

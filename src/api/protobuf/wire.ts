@@ -86,7 +86,7 @@ export function varintBytes(value: bigint | number): Buffer {
   return Buffer.from(out);
 }
 
-const key = (number: number, type: WireType) => varintBytes((BigInt(number) << 3n) | BigInt(type));
+export const key = (number: number, type: WireType) => varintBytes((BigInt(number) << 3n) | BigInt(type));
 
 export const varintField = (number: number, value: bigint | number) => Buffer.concat([key(number, wireVarint), varintBytes(value)]);
 

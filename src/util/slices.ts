@@ -1,0 +1,31 @@
+// Long work on the event loop cut into slices, so that other requests (and health probes) are served between them.
+
+/** the longest stretch of work between two turns of the event loop, where work can be cut */
+export const sliceMs = 10;
+
+/** lets the event loop serve what waits (I/O, timers) before going on */
+export const yieldToLoop = () => new Promise<void>(resolve => setImmediate(resolve));
+
+/** a clock of work since the loop was last given back: `due()` is true once a slice is used up, and restarts it */
+export function sliceClock(): { due(): boolean } {
+  let since = performance.now();
+  return {
+    due() {
+      const now = performance.now();
+      if (now - since < sliceMs) return false;
+      since = now;
+      return true;
+    },
+  };
+}
+
+/** fn over each item, giving the event loop back after every slice of work */
+export async function mapInSlices<T, R>(items: readonly T[], fn: (item: T, index: number) => R): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  const clock = sliceClock();
+  for (let i = 0; i < items.length; i++) {
+    out[i] = fn(items[i], i);
+    if ((i & 15) === 15 && clock.due()) await yieldToLoop();
+  }
+  return out;
+}
