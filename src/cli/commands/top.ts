@@ -49,7 +49,7 @@ function nodeCommand(cli: Cli): Command {
         return { name: m.metadata.name, cpu, memory, cells: [m.metadata.name, cores(m.usage.cpu), pct(cpu, limit?.cpu), mebibytes(m.usage.memory), pct(memory, limit?.memory)] };
       }).sort(sorter(f.sortBy));
       if (!rows.length) throw new CliError('metrics not available yet');
-      cli.out(alignColumns([...(f.headers ? [['NAME', 'CPU(cores)', 'CPU%', 'MEMORY(bytes)', 'MEMORY%']] : []), ...rows.map((r) => r.cells)]));
+      cli.out(alignColumns([...(f.headers ? [['NAME', 'CPU(cores)', 'CPU(%)', 'MEMORY(bytes)', 'MEMORY(%)']] : []), ...rows.map((r) => r.cells)]));
     });
 }
 
@@ -83,7 +83,7 @@ function podCommand(cli: Cli): Command {
         cli.err(f.allNamespaces ? 'No resources found\n' : `No resources found in ${namespace} namespace.\n`);
         return;
       }
-      const header = [...(f.allNamespaces ? ['NAMESPACE'] : []), 'NAME', ...(f.containers ? ['NAME'] : []), 'CPU(cores)', 'MEMORY(bytes)'];
+      const header = [...(f.allNamespaces ? ['NAMESPACE'] : []), ...(f.containers ? ['POD', 'NAME'] : ['NAME']), 'CPU(cores)', 'MEMORY(bytes)'];
       cli.out(alignColumns([...(f.headers ? [header] : []), ...rows.map((r) => r.cells)]));
     });
 }
