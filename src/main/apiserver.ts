@@ -332,7 +332,10 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
     embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
     // the resource metrics API behind its APIService (or, turned off, the removal of what an earlier start registered)
-    embedded('metrics server', lb => startEmbeddedMetricsServer({ ...lb, log, resolutionMs: options.metricsServer?.resolutionMs })),
+    embedded('metrics server', lb => startEmbeddedMetricsServer({
+      ...lb, log, resolutionMs: options.metricsServer?.resolutionMs,
+      storedApiService: name => backends.preferred(names.group('apiregistration'), 'apiservices')?.store.get('', name).catch(() => undefined) ?? Promise.resolve(undefined),
+    })),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
 

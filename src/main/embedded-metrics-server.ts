@@ -11,7 +11,7 @@ import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
 import { resourceMetricsGroup, resourceMetricsVersion } from '../api/resource-metrics.js';
 import { apiServiceName } from '../api/apiservices.js';
-import { isNotFound, type Client, type ResourceRef } from '../client/rest-client.js';
+import type { ResourceRef } from '../client/rest-client.js';
 import { generateKeyPair, issueLeaf } from '../pki/certificates.js';
 import { startMetricsServer, type Logger } from '../metricsserver/metrics-server.js';
 import { loopbackClient, type Loopback } from './loopback.js';
@@ -70,50 +70,48 @@ export function registrationObjects(names: Naming, o: { port: number; caPem: str
   return { roles, service };
 }
 
-/** the metrics group's APIService, when another metrics server registered it */
-async function foreignApiService(admin: Client, names: Naming): Promise<ApiObject | undefined> {
-  try {
-    const a = await admin.resource(apiServices(names)).get(apiServiceName(resourceMetricsGroup(names), resourceMetricsVersion));
-    return a.metadata?.labels?.[ownLabel(names)] === 'true' ? undefined : a;
-  } catch (e) {
-    if (isNotFound(e)) return undefined;
-    throw e;
-  }
-}
-
 export interface EmbeddedMetricsServer { ready: Promise<unknown>; stop(): Promise<void> }
 
-/** starts the metrics server and registers it, or with `resolutionMs` undefined removes what an earlier start registered */
-export async function startEmbeddedMetricsServer(o: Loopback & { log: Logger; resolutionMs?: number }): Promise<EmbeddedMetricsServer> {
+/**
+ * Starts the metrics server and registers it, or with `resolutionMs` undefined removes what an earlier start
+ * registered. `storedApiService` reads the metrics group's APIService from the server's own store, so a server
+ * that runs none and never did (every test server) pays no more than that read.
+ */
+export async function startEmbeddedMetricsServer(o: Loopback & {
+  log: Logger; resolutionMs?: number; storedApiService(name: string): Promise<ApiObject | undefined>;
+}): Promise<EmbeddedMetricsServer> {
+  const ours = (obj: ApiObject | undefined) => obj?.metadata?.labels?.[ownLabel(o.names)] === 'true';
+  const name = apiServiceName(resourceMetricsGroup(o.names), resourceMetricsVersion);
+  const idle = { ready: Promise.resolve(), async stop() {} };
+  if (o.resolutionMs === undefined && !ours(await o.storedApiService(name))) return idle;
   const admin = loopbackClient(o, 'system:apiserver', { qps: 0, userAgent: 'cluster-apiserver' }, ['system:masters']);
-  const idle = { ready: Promise.resolve(), async stop() { admin.close(); } };
+  const closeAdmin = async () => admin.close();
   if (o.resolutionMs === undefined) {
     const { roles, service } = registrationObjects(o.names, { port: 0, caPem: '' });
     for (const { ref, namespace, object } of [...service, ...roles].reverse()) {
       const resource = admin.resource(ref, namespace);
-      const name = object.metadata!.name!;
-      const current = await resource.get(name).catch(() => undefined);
-      if (current?.metadata?.labels?.[ownLabel(o.names)] === 'true') await resource.delete(name).catch(() => undefined);
+      if (ours(await resource.get(object.metadata!.name!).catch(() => undefined))) await resource.delete(object.metadata!.name!).catch(() => undefined);
     }
-    return idle;
+    return { ...idle, stop: closeAdmin };
   }
-  const other = await foreignApiService(admin, o.names);
-  if (other) {
-    o.log.info(`metrics server: not started, as APIService ${other.metadata?.name} leads to another metrics server`);
-    return idle;
+  const other = await o.storedApiService(name);
+  if (other && !ours(other)) {
+    o.log.info(`metrics server: not started, as APIService ${name} leads to another metrics server`);
+    return { ...idle, stop: closeAdmin };
   }
-  const key = generateKeyPair();
-  const dnsNames = [`${serviceName}.${o.names.systemNamespace}.svc`, `${serviceName}.${o.names.systemNamespace}.svc.cluster.local`];
-  const certPem = issueLeaf(o.ca, key.publicKey, { commonName: dnsNames[0]!, dnsNames, ips: [host], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 365 * 86400 });
   const apply = async (objects: Registered[]) => {
     for (const { ref, namespace, object } of objects) await admin.resource(ref, namespace).apply(object as never, { fieldManager, force: true });
   };
   // its rights first, so its first lists are not refused
   await apply(registrationObjects(o.names, { port: 0, caPem: '' }).roles);
+  const key = generateKeyPair();
+  const dnsNames = [`${serviceName}.${o.names.systemNamespace}.svc`, `${serviceName}.${o.names.systemNamespace}.svc.cluster.local`];
+  const certPem = issueLeaf(o.ca, key.publicKey, { commonName: dnsNames[0]!, dnsNames, ips: [host], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 365 * 86400 });
   const client = loopbackClient(o, metricsServerUser, { qps: 0, userAgent: 'cluster-metrics-server' });
   const server = await startMetricsServer({ client, names: o.names, log: o.log, resolutionMs: o.resolutionMs, host, port: 0, certPem, keyPem: key.keyPem });
   return {
-    ready: apply(registrationObjects(o.names, { port: server.port, caPem: o.ca.certPem }).service),
+    // registered once it can answer, so the availability check finds it serving and clients see no failed discovery
+    ready: server.synced.then(() => apply(registrationObjects(o.names, { port: server.port, caPem: o.ca.certPem }).service)),
     async stop() {
       await server.stop();
       client.close();

@@ -32,6 +32,8 @@ export interface MetricsServerOptions {
 
 export interface RunningMetricsServer {
   port: number;
+  /** resolves once the informers have synced: from then on it can answer */
+  synced: Promise<void>;
   /** resolves once the informers have synced and the first scrape has finished */
   ready: Promise<void>;
   stop(): Promise<void>;
@@ -71,12 +73,14 @@ export async function startMetricsServer(o: MetricsServerOptions): Promise<Runni
 
   let timer: NodeJS.Timeout | undefined;
   const loop = async () => {
+    if (stopped) return;
     const started = Date.now();
     await scrapeAll().catch(onError('scraping'));
     scraped = true;
     if (!stopped) timer = setTimeout(() => void loop(), Math.max(0, o.resolutionMs - (Date.now() - started)));
   };
-  const ready = Promise.all([nodes.synced, pods.synced, auth.synced]).then(loop);
+  const synced = Promise.all([nodes.synced, pods.synced, auth.synced]).then(() => {});
+  const ready = synced.then(loop);
 
   const handle = metricsApi({
     names: o.names, store, auth, ready: () => scraped,
@@ -90,6 +94,7 @@ export async function startMetricsServer(o: MetricsServerOptions): Promise<Runni
 
   return {
     port: (server.address() as AddressInfo).port,
+    synced,
     ready,
     async stop() {
       stopped = true;
