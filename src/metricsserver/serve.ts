@@ -138,7 +138,8 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
           attrs: { ...base, verb: 'get', resource: 'pods', namespace, name },
           answer() {
             const m = podMetrics(namespace).find((p) => p.metadata.name === name);
-            if (!m) throw notFound(group, 'podmetrics', name);
+            // named as metrics-server names it: namespace and name
+            if (!m) throw notFound(group, 'podmetrics', `${namespace}/${name}`);
             return m;
           },
         };

@@ -140,6 +140,24 @@ for (const domain of ['k8s.io', 'cluster.io'] as const satisfies readonly ApiDom
       }
     });
 
+    test('a namespace whose pods have no figures yet, and one with no pods: the same answers as kubectl', async () => {
+      for (const ns of ['quiet', 'empty']) await server.client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: ns } });
+      await ensureDefaultServiceAccount(server.client, 'quiet');
+      // no node: it never runs, so it is never measured
+      await server.client.resource(podsRef, 'quiet').create({ metadata: { name: 'waiting' }, spec: { containers: [{ name: 'c', image: 'busybox' }] } });
+      for (const { label, env } of clients) {
+        const waiting = await env.run(['top', 'pods', '-n', 'quiet']);
+        assert.equal(waiting.code, 1, label);
+        assert.match(waiting.stderr, /^error: metrics not available yet$/m, label);
+        const empty = await env.run(['top', 'pods', '-n', 'empty']);
+        assert.equal(empty.code, 0, label);
+        assert.match(empty.stderr, /^No resources found in empty namespace\.$/m, label);
+        const one = await env.run(['top', 'pod', 'waiting', '-n', 'quiet']);
+        assert.equal(one.code, 1, label);
+        assert.match(one.stderr, /NotFound.*podmetrics\.metrics\.[a-z0-9.]+ "quiet\/waiting" not found/, label);
+      }
+    });
+
     test('the metrics API itself: NodeMetrics and PodMetrics with timestamp, window and usage', async () => {
       const base = `/apis/${server.names.group('metrics')}/v1beta1`;
       const node = await server.client.request({ method: 'GET', path: `${base}/nodes/top-1` });
