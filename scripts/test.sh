@@ -6,4 +6,4 @@ cd "$(dirname "$0")/.."
 bash scripts/ensure-deps.sh
 mapfile -t files < <(find dist/src dist/test -name '*.test.js' | sort)
 # --test-force-exit: a file whose tests are done ends even if a handle it forgot would keep it alive
-exec node --test --test-concurrency=2 --test-timeout=600000 --test-force-exit "${files[@]}"
+exec node --test --test-concurrency=2 --test-timeout=1800000 --test-force-exit "${files[@]}"

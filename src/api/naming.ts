@@ -43,6 +43,12 @@ const vendors: Record<ApiDomain, { vendor: string; labelDomain: string; nsPrefix
   'k8s.io': { vendor: 'kubernetes', labelDomain: 'kubernetes.io', nsPrefix: 'kube' },
 };
 
+/**
+ * a wire protocol's name in every API domain (`v4.channel.k8s.io`, `v4.channel.cluster.io`): node agents accept
+ * either spelling, since unmodified kubectl names the reference's whatever the server's domain
+ */
+export const inEveryDomain = (base: string): string[] => apiDomains.map(d => `${base}.${d}`);
+
 export function isApiDomain(s: string): s is ApiDomain {
   return (apiDomains as readonly string[]).includes(s);
 }

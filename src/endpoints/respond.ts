@@ -25,6 +25,10 @@ export function encode(body: unknown, contentType: string, pretty: boolean): str
   return pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
 }
 
+/** large responses are gzipped for clients that accept it, while the APIResponseCompression gate is on */
+const compress = (ctx: RequestContext, bytes: number) => bytes >= gzipThreshold && ctx.method !== 'HEAD'
+  && featureEnabled(ctx, 'APIResponseCompression', true) && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? ''));
+
 export function sendText(ctx: RequestContext, code: number, text: string | Buffer, contentType: string, headers: Record<string, string> = {}) {
   const { res } = ctx;
   if (res.headersSent) return;
@@ -35,7 +39,7 @@ export function sendText(ctx: RequestContext, code: number, text: string | Buffe
   res.setHeader('Audit-Id', ctx.id);
   ctx.audit?.responseBody(text, contentType);
   let payload: string | Buffer = text;
-  if (text.length >= gzipThreshold && featureEnabled(ctx, 'APIResponseCompression', true) && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? '')) && ctx.method !== 'HEAD') {
+  if (compress(ctx, text.length)) {
     payload = gzipSync(text, { level: 1 });
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');
@@ -54,7 +58,7 @@ export async function sendStream(ctx: RequestContext, code: number, parts: Itera
   res.setHeader('Content-Type', contentType);
   res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('Audit-Id', ctx.id);
-  const gzip = size.estimate >= gzipThreshold && /\bgzip\b/.test(String(ctx.headers['accept-encoding'] ?? '')) && ctx.method !== 'HEAD';
+  const gzip = compress(ctx, size.estimate);
   if (gzip) {
     res.setHeader('Content-Encoding', 'gzip');
     res.setHeader('Vary', 'Accept-Encoding');

@@ -223,6 +223,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       start() {
         const seats = options.maxRequestsInflight + options.maxMutatingRequestsInflight;
         if (!options.enablePriorityAndFairness) return;
+        const flowcontrolGroup = names.group('flowcontrol.apiserver');
+        if (!resources.preferred(flowcontrolGroup, 'flowschemas') || !resources.preferred(flowcontrolGroup, 'prioritylevelconfigurations')) {
+          log.warn(`API priority and fairness: off, as ${flowcontrolGroup} is not served; the in-flight limits apply`);
+          return;
+        }
         flowControlConfig = flowControlSource(watchCache, resources, names);
         // both limits 0: nothing is limited, but the configuration objects are still kept
         if (seats === 0) return;

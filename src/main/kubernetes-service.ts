@@ -37,6 +37,13 @@ export function startKubernetesService(o: KubernetesServiceOptions): { ready: Pr
   const serviceName = names.vendor;
   const intervalMs = o.intervalMs ?? 10_000;
   const ttlSeconds = o.leaseTtlSeconds ?? 15;
+  // --runtime-config can switch off what it writes: then there is nothing to keep, as without the core group upstream
+  const needed: [string, string][] = [['', 'services'], ['', 'endpoints'], [names.group('discovery'), 'endpointslices'], [names.group('coordination'), 'leases']];
+  const missing = needed.filter(([g, r]) => !backends.preferred(g, r)).map(([g, r]) => g ? `${r}.${g}` : r);
+  if (missing.length) {
+    o.log.warn(`${serviceName} service: not kept, as ${missing.join(', ')} ${missing.length > 1 ? 'are' : 'is'} not served`);
+    return { ready: Promise.resolve(), async stop() {} };
+  }
   const addressKey = `apiserver.${names.labelDomain}/advertise-address`;
   const portKey = `apiserver.${names.labelDomain}/port`;
   const endpointLabel = `apiserver.${names.labelDomain}/endpoint`;
@@ -60,7 +67,11 @@ export function startKubernetesService(o: KubernetesServiceOptions): { ready: Pr
         apiVersion: 'v1', kind: 'Service',
         metadata: { name: serviceName, namespace: 'default', labels: { component: 'apiserver', provider: names.vendor } },
         spec: { type: 'ClusterIP', clusterIP, ports, sessionAffinity: 'None' },
-      } as ApiObject, noAdmission, write).catch((e) => { if ((e as { code?: number }).code !== 409) throw e; });
+      } as ApiObject, noAdmission, write).catch(async (e) => {
+        // another API server on the same store created it first: its address is then taken, by that very Service
+        if ((e as { code?: number }).code === 409) return;
+        if (!await services.get('default', serviceName).then(() => true, () => false)) throw e;
+      });
     }
   }
 

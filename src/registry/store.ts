@@ -252,7 +252,15 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         }).catch(e => fail(e, name));
         const written = !!decision && 'put' in decision && result!.obj === decision.put;
         await attempt?.settle(written);
-        if (absent) return { obj: await store.create(namespace, absent, admission, opts), created: true };
+        if (absent) {
+          try {
+            return { obj: await store.create(namespace, absent, admission, opts), created: true };
+          } catch (e) {
+            // another writer created it since it was read as absent: the change applies to what they wrote
+            if ((e as { reason?: string }).reason !== 'AlreadyExists') throw e;
+            return await store.guaranteedUpdate(namespace, name, subresource, transform, admission, opts);
+          }
+        }
         if (!decision || 'skip' in decision) return { obj: shaped!, created: false };
         if ('delete' in decision) {
           await strategy.afterDelete?.(old!, writeContext(opts).ctx);

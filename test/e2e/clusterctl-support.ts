@@ -104,6 +104,7 @@ export function runBare(e: Env, args: string[], env: Record<string, string>): Pr
   const isKubectl = e.label.startsWith('kubectl');
   const file = isKubectl ? '/usr/lib/google-cloud-sdk/bin/kubectl.1.32' : process.execPath;
   const full = isKubectl ? args : [clusterctlPath, ...args];
-  return new Promise<Run>((resolve) => execFile(file, full, { env: { PATH: process.env.PATH, HOME: tmpdir(), ...env }, timeout: 20_000 }, (err, stdout, stderr) =>
+  // a hung command still ends; the bound is generous, since a busy machine starts processes slowly
+  return new Promise<Run>((resolve) => execFile(file, full, { env: { PATH: process.env.PATH, HOME: tmpdir(), ...env }, timeout: 180_000 }, (err, stdout, stderr) =>
     resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr })));
 }

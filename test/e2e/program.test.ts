@@ -26,7 +26,7 @@ test('cluster-apiserver starts on the embedded store and kubectl works with the 
     const kubectl = kubectlPath('1.32');
     if (existsSync(kubectl)) {
       const { stdout } = await run(kubectl, ['--kubeconfig', join(cwd, 'data', 'admin.kubeconfig'), 'get', 'namespaces', '-o', 'name'],
-        { env: { PATH: process.env.PATH, HOME: cwd }, timeout: 20_000 });
+        { env: { PATH: process.env.PATH, HOME: cwd }, timeout: 120_000 });
       assert.deepEqual(stdout.trim().split('\n').sort(),
         ['namespace/cluster-node-lease', 'namespace/cluster-public', 'namespace/cluster-system', 'namespace/default']);
     }

@@ -246,7 +246,7 @@ describe('--runtime-config', { concurrency: 1 }, () => {
     const server = await startTestServer({ flags: ['--feature-gates=ValidatingAdmissionPolicy=true', `--runtime-config=${admission}/v1alpha1=true,apps/v1/daemonsets=false,batch/v1=false,batch/v1/jobs=true,v1/podtemplates=false`] });
     const c = createClient(server);
     try {
-      const made = await c.request('POST', policies, { body: { metadata: { name: 'p' }, spec: { validations: [{ expression: 'true' }] } } });
+      const made = await c.request('POST', policies, { body: { metadata: { name: 'p' }, spec: { matchConstraints: { resourceRules: [{ apiGroups: ['apps'], apiVersions: ['v1'], operations: ['CREATE'], resources: ['deployments'] }] }, validations: [{ expression: 'true' }] } } });
       assert.equal(made.status, 201, made.body);
       assert.deepEqual((await c.get(`${policies}/p`)).json.spec.validations, [{ expression: 'true' }]);
       assert.equal((await c.get(`/apis/${admission}/v1alpha1/validatingadmissionpolicybindings`)).status, 200);

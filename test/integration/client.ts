@@ -98,7 +98,9 @@ export function createClient(server: { url: string; caCertPem: string; adminCert
       while ((i = buffer.indexOf('\n')) >= 0) {
         const line = buffer.slice(0, i).trim();
         buffer = buffer.slice(i + 1);
-        if (line) queue.push(JSON.parse(line));
+        if (!line) continue;
+        // a refused watch answers one Status, newline-terminated as the reference writes it
+        if (res.statusCode === 200) queue.push(JSON.parse(line)); else errorBody = JSON.parse(line);
       }
       wake();
     });

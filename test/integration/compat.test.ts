@@ -9,7 +9,7 @@ import { createClient, type Client } from './client.js';
 let server: TestServer;
 let client: Client;
 before(async () => {
-  server = await startTestServer({ apiDomain: 'k8s.io', bookmarkIntervalMs: 50 });
+  server = await startTestServer({ apiDomain: 'k8s.io', bookmarkIntervalMs: 50, flags: ['--feature-gates=WatchList=true'] });
   client = createClient(server);
 });
 after(async () => { client?.close(); await server?.close(); });

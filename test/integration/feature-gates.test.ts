@@ -14,7 +14,8 @@ describe('feature gates', { concurrency: 1 }, () => {
     for (const state of ['on', 'off'] as const) {
       const server = await startTestServer({
         apiDomain: 'k8s.io',
-        flags: [`--feature-gates=${gates.map(g => `${g}=${state === 'on'}`).join(',')}`, '--runtime-config=admissionregistration.k8s.io/v1alpha1=true'],
+        // the root-CA publisher would add a ConfigMap to the namespace the lists below count
+        flags: [`--feature-gates=${gates.map(g => `${g}=${state === 'on'}`).join(',')}`, '--runtime-config=admissionregistration.k8s.io/v1alpha1=true', '--controller-manager=false'],
       });
       const c = createClient(server);
       servers[state] = { server, c };
@@ -32,6 +33,7 @@ describe('feature gates', { concurrency: 1 }, () => {
       const w = await c.watch('/api/v1/namespaces/g/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan');
       if (on) { assert.equal(w.status, 200); assert.equal((await w.next())?.type, 'ADDED'); } else {
         assert.equal(w.status, 400);
+        await w.ended;
         assert.match(w.errorBody.message, /sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/);
       }
       w.close();

@@ -1,16 +1,17 @@
-// The node side of port-forward for runtimes the agent serves itself: over SPDY/3.1 (`portforward.k8s.io`) the
+// The node side of port-forward for runtimes the agent serves itself: over SPDY/3.1 (the `portforward` protocol) the
 // client opens an error stream and a data stream per connection, paired by a `requestID` header and naming the
 // `port`; each pair is joined to a connection to that port of the pod, and a failure to connect is written to
 // the error stream.
 import type { Duplex } from 'node:stream';
 import { acceptSpdy, type Upgrade } from './remote-command.js';
 import { spdyServer, type SpdyStream } from './spdy.js';
+import { inEveryDomain } from '../../api/naming.js';
 
-const protocol = 'portforward.k8s.io';
+const protocols = inEveryDomain('portforward');
 
 /** serves port-forward until the client closes; `open` connects to a port of the pod */
 export async function servePortForward(u: Upgrade, podName: string, open: (port: number) => Promise<Duplex>): Promise<void> {
-  if (!acceptSpdy(u, [protocol])) return;
+  if (!acceptSpdy(u, protocols)) return;
   return portForwardOver(u.socket, u.head, podName, open);
 }
 

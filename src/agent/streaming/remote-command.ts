@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { spdyServer, type SpdyStream } from './spdy.js';
+import { inEveryDomain } from '../../api/naming.js';
 
 export interface Upgrade {
   req: IncomingMessage;
@@ -31,7 +32,7 @@ export type CommandResult = { exitCode: number } | { error: string };
 export interface StreamFlags { stdin: boolean; stdout: boolean; stderr: boolean; tty: boolean }
 
 /** the remote-command protocols served, newest first (v5 adds nothing over SPDY, so clients fall back to v4) */
-const protocols = ['v4.channel.k8s.io', 'v3.channel.k8s.io', 'v2.channel.k8s.io', 'channel.k8s.io'];
+const protocols = ['v4.channel', 'v3.channel', 'v2.channel', 'channel'].flatMap(inEveryDomain);
 /** how long a client has to open the streams it asked for */
 const streamCreationTimeoutMs = 30_000;
 
@@ -100,7 +101,7 @@ export function readResizes(from: Readable, to: EventEmitter) {
 export async function serveRemoteCommand(u: Upgrade, flags: StreamFlags, command: string[], run: (io: CommandIO) => Promise<CommandResult>): Promise<void> {
   const protocol = acceptSpdy(u, protocols);
   if (!protocol) return;
-  const version = protocol === 'channel.k8s.io' ? 1 : Number(protocol[1]);
+  const version = protocol.startsWith('channel.') ? 1 : Number(protocol[1]);
   const wanted = new Set<string>();
   if (version >= 2) wanted.add('error');
   if (flags.stdin) wanted.add('stdin');

@@ -7,9 +7,10 @@ import { PassThrough, Writable, type Duplex } from 'node:stream';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
 import { portForwardOver } from './port-forward.js';
 import { exitStatus, headerValues, refuseUpgrade, type CommandIO, type CommandResult, type StreamFlags, type Upgrade } from './remote-command.js';
+import { inEveryDomain } from '../../api/naming.js';
 
-const commandProtocols = ['v5.channel.k8s.io', 'v4.channel.k8s.io', 'v4.base64.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io'];
-const portForwardProtocols = ['v4.channel.k8s.io', 'portforward.k8s.io', 'channel.k8s.io'];
+const commandProtocols = ['v5.channel', 'v4.channel', 'v4.base64.channel', 'channel', 'base64.channel'].flatMap(inEveryDomain);
+const portForwardProtocols = ['v4.channel', 'portforward', 'channel'].flatMap(inEveryDomain);
 /** how long a v5 client is given to set up its streams */
 const v5SetupMs = 150;
 const server = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 << 20 });
@@ -83,11 +84,14 @@ function closeSoon(ws: WebSocket, socket: Duplex) {
 }
 
 /** the port-forward of kubectl 1.30 and later: SPDY carried in the WebSocket's binary messages */
-const tunnelProtocol = 'SPDY/3.1+portforward.k8s.io';
-const tunnelServer = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 << 20, handleProtocols: () => tunnelProtocol });
+const tunnelProtocols = inEveryDomain('SPDY/3.1+portforward');
+const tunnelChosen = new WeakMap<object, string>();
+const tunnelServer = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 16 << 20, handleProtocols: (_offered, req) => tunnelChosen.get(req) ?? false });
 
 export async function serveWebSocketPortForward(u: Upgrade, ports: number[], podName: string, open: (port: number) => Promise<Duplex>): Promise<void> {
-  if (headerValues(u.req, 'sec-websocket-protocol').includes(tunnelProtocol)) {
+  const tunnel = headerValues(u.req, 'sec-websocket-protocol').find(p => tunnelProtocols.includes(p));
+  if (tunnel) {
+    tunnelChosen.set(u.req, tunnel);
     // the protocol's name is not a token of the WebSocket grammar, which the library enforces: it is answered as it is
     u.req.headers['sec-websocket-protocol'] = 'tunnel';
     const ws = await new Promise<WebSocket>(resolve => tunnelServer.handleUpgrade(u.req, u.socket, u.head, resolve));
