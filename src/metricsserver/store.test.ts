@@ -37,23 +37,25 @@ test('usage is the rate between two scrapes; memory the later working set', () =
   assert.deepEqual(store.pods().get('ns/p'), { at: 20_000, windowMs: 10_000, containers: [{ name: 'c', at: 20_000, windowMs: 10_000, cpuNanoCores: 250_000_000, memoryBytes: 2048 }] });
 });
 
-test('a restarted container waits for a new pair; a new one is measured from its start; a pod needs all its containers', () => {
+test('a restarted or new container waits for a new pair; a pod needs all its containers', () => {
   const store = createMetricsStore();
   store.record('n', parseResourceMetrics(text(10_000, 1, [{ pod: 'p', name: 'a', cpu: 50, memory: 1, started: 0 }]), 0));
   store.record('n', parseResourceMetrics(text(20_000, 2, [
     { pod: 'p', name: 'a', cpu: 1, memory: 1, started: 15_000 },
     { pod: 'q', name: 'b', cpu: 2, memory: 1, started: 16_000 },
   ]), 0));
-  const pods = store.pods();
-  // a restarted at 15 s, after the previous scrape at 10 s: it is new, and 1 CPU-second over 5 s is 0.2 cores
-  assert.equal(pods.get('ns/p')?.containers[0]?.cpuNanoCores, 200_000_000);
-  assert.equal(pods.get('ns/q')?.containers[0]?.cpuNanoCores, 500_000_000);
-  // CPU time that went down with the same start time (a counter reset) gives nothing
+  // a restarted at 15 s and b is new: neither has a pair yet, whatever they used while starting
+  assert.equal(store.pods().size, 0);
   store.record('n', parseResourceMetrics(text(30_000, 3, [
-    { pod: 'p', name: 'a', cpu: 0.5, memory: 1, started: 15_000 },
-    { pod: 'p', name: 'b', cpu: 1, memory: 1, started: 25_000 },
+    { pod: 'p', name: 'a', cpu: 3, memory: 1, started: 15_000 },
+    { pod: 'q', name: 'b', cpu: 7, memory: 1, started: 16_000 },
+    { pod: 'q', name: 'c', cpu: 1, memory: 1, started: 25_000 },
   ]), 0));
-  assert.equal(store.pods().get('ns/p'), undefined, 'one of its containers has no usage');
+  assert.equal(store.pods().get('ns/p')?.containers[0]?.cpuNanoCores, 200_000_000);
+  assert.equal(store.pods().get('ns/q'), undefined, 'one of its containers has no usage yet');
+  // CPU time that went down with the same start time (a counter reset) gives nothing
+  store.record('n', parseResourceMetrics(text(40_000, 4, [{ pod: 'p', name: 'a', cpu: 0.5, memory: 1, started: 15_000 }]), 0));
+  assert.equal(store.pods().get('ns/p'), undefined);
   store.keepOnly([]);
   assert.equal(store.node('n'), undefined);
 });

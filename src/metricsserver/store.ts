@@ -1,8 +1,9 @@
 // The last two scrapes of every node, and the usage they imply: CPU is the change of cumulative CPU time over the
 // window between two measurements, memory the working set of the later one. A node or container needs two
-// measurements, except a container that started after the node's previous scrape, whose window begins at its
-// start. A container whose start time changed (it restarted) or whose CPU time went down waits for a new pair.
-// A pod is reported only when every container it was seen with has a usage.
+// measurements; a container whose start time changed (it restarted) or whose CPU time went down waits for a new
+// pair. A container's first measurement is not taken against its start time: the CPU it used while starting
+// would make a short window's rate far higher than what it uses. A pod is reported only when every container it
+// was seen with has a usage.
 import type { ContainerPoint, NodeScrape, Point } from './scrape.js';
 
 export interface Usage { at: number; windowMs: number; cpuNanoCores: number; memoryBytes: number }
@@ -27,22 +28,16 @@ function rate(prev: Point, last: Point): Usage | undefined {
   return { at: last.at, windowMs, cpuNanoCores: Math.round(((last.cpuSeconds - prev.cpuSeconds) * 1e9 * 1000) / windowMs), memoryBytes: last.memoryBytes };
 }
 
-function containerUsage(prev: ContainerPoint | undefined, last: ContainerPoint, previousScrapeAt: number | undefined): Usage | undefined {
-  if (prev && prev.startedAt === last.startedAt) return rate(prev, last);
-  // a container new since the previous scrape: measured from its start, when its CPU time began at zero
-  if (previousScrapeAt !== undefined && last.startedAt !== undefined && last.startedAt > previousScrapeAt)
-    return rate({ at: last.startedAt, cpuSeconds: 0, memoryBytes: 0 }, last);
-  return undefined;
-}
+const containerUsage = (prev: ContainerPoint | undefined, last: ContainerPoint) =>
+  (prev && prev.startedAt === last.startedAt ? rate(prev, last) : undefined);
 
 export function createMetricsStore(): MetricsStore {
-  const scrapes = new Map<string, { prev?: NodeScrape; last: NodeScrape; prevAt?: number }>();
-  const scrapeTime = (s: NodeScrape) => s.node?.at ?? Math.max(0, ...[...s.pods.values()].flatMap((p) => [...p.values()].map((c) => c.at)));
+  const scrapes = new Map<string, { prev?: NodeScrape; last: NodeScrape }>();
 
   return {
     record(node, scrape) {
       const before = scrapes.get(node);
-      scrapes.set(node, { prev: before?.last, last: scrape, prevAt: before ? scrapeTime(before.last) : undefined });
+      scrapes.set(node, { prev: before?.last, last: scrape });
     },
     keepOnly(nodes) {
       const keep = new Set(nodes);
@@ -54,11 +49,11 @@ export function createMetricsStore(): MetricsStore {
     },
     pods() {
       const out = new Map<string, PodUsage>();
-      for (const { prev, last, prevAt } of scrapes.values()) {
+      for (const { prev, last } of scrapes.values()) {
         for (const [key, containers] of last.pods) {
           const measured: PodUsage['containers'] = [];
           for (const [name, point] of containers) {
-            const u = containerUsage(prev?.pods.get(key)?.get(name), point, prevAt);
+            const u = containerUsage(prev?.pods.get(key)?.get(name), point);
             if (u) measured.push({ name, ...u });
           }
           if (!measured.length || measured.length !== containers.size) continue;
