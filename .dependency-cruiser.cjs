@@ -28,6 +28,7 @@ const layers = {
   scheduler: ['api', 'util', 'client'],
   agent: ['api', 'util', 'client', 'config', 'pki'],
   cli: ['api', 'util', 'client', 'config'],
+  metricsserver: ['api', 'util', 'client'],
   main: ['*'],
   // the testing kit composes a server for tests, as main composes the programs
   testing: ['*'],

@@ -49,6 +49,11 @@ export interface TestServerOptions {
    * server usually has no nodes and its pods are the test's to watch (default false)
    */
   scheduler?: boolean;
+  /**
+   * run the metrics server inside the server and register the resource metrics API, as cluster-apiserver does by
+   * default; off here, since most tests have no agents to scrape (default false)
+   */
+  metricsServer?: boolean;
 }
 
 /** Faults of the storage under a test server, with writes named by the objects they touch. */
@@ -95,6 +100,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     ...(opts.etcdServers ? [`--etcd-servers=${opts.etcdServers.join(',')}`] : []),
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
     `--scheduler=${opts.scheduler ?? false}`,
+    `--metrics-server=${opts.metricsServer ?? false}`,
     ...(opts.flags ?? []),
   ]);
   let faults!: Faults;

@@ -26,6 +26,7 @@ import { podLogDirectory } from './sandbox.js';
 import { servingCertificate, type Logger, type RotatingCertificate } from './certificates.js';
 import { hostIP } from './node-status.js';
 import { resourceMetrics } from './stats/resource-metrics.js';
+import { summaryJson } from './stats/summary.js';
 import type { AgentMetrics } from './metrics.js';
 import { refuseUpgrade, serveRemoteCommand, streamFlags, type CommandIO } from './streaming/remote-command.js';
 import { servePortForward } from './streaming/port-forward.js';
@@ -201,7 +202,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
         return json(res, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items });
       },
     },
-    { path: /^\/stats\/summary\/?$/, handle: async ({ res, url }) => json(res, await nodeOf(url).stats.summary()) },
+    { path: /^\/stats\/summary\/?$/, handle: async ({ res, url }) => text(res, summaryJson(await nodeOf(url).stats.summary()), 'application/json') },
     { path: /^\/metrics\/resource\/?$/, handle: async ({ res, url }) => text(res, resourceMetrics(await nodeOf(url).stats.summary()), prometheusText) },
     {
       path: /^\/metrics\/?$/,

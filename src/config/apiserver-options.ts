@@ -137,6 +137,8 @@ export interface ApiServerOptions {
   controllerManager?: ControllerManagerOptions;
   /** the scheduler run inside the server's process; undefined with --scheduler=false */
   scheduler?: EmbeddedSchedulerOptions;
+  /** the metrics server run inside the server's process (how often it scrapes); undefined with --metrics-server=false */
+  metricsServer?: { resolutionMs: number };
 }
 
 export interface EmbeddedSchedulerOptions {
@@ -256,6 +258,8 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'controller-manager', type: 'bool', default: true, help: 'Run the controller manager inside the server\'s process (the flags below that it shares with cluster-controller-manager configure it).' },
   ...controllerManagerFlags,
   ...embeddedSchedulerFlags,
+  { name: 'metrics-server', type: 'bool', default: true, help: 'Run a metrics server inside the server\'s process and register it as the APIService of the resource metrics API (metrics.<domain>/v1beta1), which `top` reads; it scrapes each node agent\'s /metrics/resource through nodes/proxy. Turn it off to register another metrics server instead.' },
+  { name: 'metrics-server-resolution', type: 'duration', default: 15_000, help: 'How often the metrics server inside the server scrapes every node; CPU usage is the rate over the last two scrapes.', validate: (v) => ((v as number) >= 100 ? undefined : 'must be at least 100ms') },
 ];
 
 export interface ParsedApiServerOptions {
@@ -337,6 +341,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
       preferredAddressTypes: v['kubelet-preferred-address-types'] as string[], timeoutMs: v['kubelet-timeout'] as number,
     },
     controllerManager: v['controller-manager'] ? controllerManagerOptionsFrom(v) : undefined,
+    metricsServer: v['metrics-server'] ? { resolutionMs: v['metrics-server-resolution'] as number } : undefined,
     scheduler: v.scheduler ? { configFile: (v['scheduler-config'] as string) || undefined, flagValues: embeddedSchedulerValues(v) } : undefined,
   };
   // checked now, so a bad combination fails at start-up rather than when the scheduler starts

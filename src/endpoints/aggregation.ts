@@ -1,5 +1,6 @@
 // The aggregation proxy: requests for a group version an APIService hands to a backend server go there over HTTPS,
-// streamed both ways (watches included), with the front-proxy identity: this server's proxy client certificate
+// streamed both ways (watches included), upgrades (SPDY, WebSocket) passed through once the backend switches
+// protocols, with the front-proxy identity: this server's proxy client certificate
 // and the requesting user in the request-header headers the backend trusts. The same client probes a backend for
 // the availability check and fetches its discovery and OpenAPI documents.
 import { request as httpsRequest, type RequestOptions } from 'node:https';
@@ -9,6 +10,7 @@ import type { BackendAddress } from '../api/apiservices.js';
 import type { RequestContext } from '../api/request.js';
 import type { UserInfo } from '../api/auth.js';
 import { serviceUnavailable } from '../api/status.js';
+import { forwardUpgrade, responseHeaders } from '../util/http-proxy.js';
 import type { ApiServiceLookup } from '../registry/resources/apiregistration/apiservices/lookup.js';
 
 /** the client certificate this server shows a backend, and the headers it names the user in */
@@ -83,6 +85,26 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
       }
       Object.assign(headers, userHeaders(ctx.user, identity()));
       const query = ctx.query.toString();
+      const upgrade = ctx.upgrade && String(ctx.headers.upgrade ?? '');
+      if (upgrade && ctx.upgrade) {
+        const tls = tlsOptions(a, identity());
+        const target = {
+          url: new URL(`https://${host.includes(':') ? `[${host}]` : host}:${port}${ctx.path}${query ? `?${query}` : ''}`),
+          tls: { certPem: identity().certPem, keyPem: identity().keyPem, caPem: tls.ca as string | undefined, rejectUnauthorized: !!tls.rejectUnauthorized, servername: tls.servername },
+          timeoutMs: 30_000,
+        };
+        const outcome = await forwardUpgrade(target, ctx.method, headers, upgrade, ctx.upgrade)
+          .catch(e => { throw serviceUnavailable(`error trying to reach service: ${(e as Error).message}`); });
+        // a backend that answers without switching protocols: its answer goes back as it is
+        if (!outcome.upgraded) {
+          ctx.res.writeHead(outcome.response.statusCode ?? 502, responseHeaders(outcome.response));
+          await new Promise<void>(resolve => {
+            outcome.response.pipe(ctx.res as unknown as NodeJS.WritableStream);
+            outcome.response.once('end', resolve).once('error', () => { ctx.res.end(); resolve(); });
+          });
+        }
+        return true;
+      }
       await new Promise<void>((resolve, reject) => {
         const upstream = httpsRequest({
           host, port, method: ctx.method, path: `${ctx.path}${query ? `?${query}` : ''}`, headers, ...tlsOptions(a, identity()),

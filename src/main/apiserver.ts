@@ -43,6 +43,7 @@ import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../h
 import { setupAuth, type Auth } from './auth.js';
 import { startEmbeddedControllerManager } from './embedded-controller-manager.js';
 import { startEmbeddedScheduler } from './embedded-scheduler.js';
+import { startEmbeddedMetricsServer } from './embedded-metrics-server.js';
 import { startKubernetesService } from './kubernetes-service.js';
 import type { Loopback } from './loopback.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
@@ -347,6 +348,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
     embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
     embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
+    // the resource metrics API behind its APIService (or, turned off, the removal of what an earlier start registered)
+    embedded('metrics server', lb => startEmbeddedMetricsServer({
+      ...lb, log, resolutionMs: options.metricsServer?.resolutionMs,
+      storedApiService: name => backends.preferred(names.group('apiregistration'), 'apiservices')?.store.get('', name).catch(() => undefined) ?? Promise.resolve(undefined),
+    })),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
   ];
 

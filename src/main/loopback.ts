@@ -12,8 +12,8 @@ export interface Loopback {
   names: Naming;
 }
 
-export function loopbackClient(server: Loopback, user: string, opts: ClientOptions = {}): Client {
-  const { certPem, keyPem } = issueClientCertificate(server.ca, user);
+export function loopbackClient(server: Loopback, user: string, opts: ClientOptions = {}, groups: readonly string[] = []): Client {
+  const { certPem, keyPem } = issueClientCertificate(server.ca, user, groups);
   return createClient({
     contextName: user, clusterName: server.names.vendor, userName: user,
     server: server.url, caPem: server.ca.certPem, certPem, keyPem,

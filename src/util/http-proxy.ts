@@ -9,7 +9,7 @@ export interface ProxyTarget {
   /** http: or https: */
   url: URL;
   /** client certificate and trust for https targets; without `ca` and with rejectUnauthorized false, any certificate */
-  tls?: { certPem?: string; keyPem?: string; caPem?: string; rejectUnauthorized: boolean };
+  tls?: { certPem?: string; keyPem?: string; caPem?: string; rejectUnauthorized: boolean; servername?: string };
   /** how long connecting may take, in ms (0 or absent: the system's) */
   timeoutMs?: number;
 }
@@ -42,7 +42,9 @@ function open(target: ProxyTarget, method: string, headers: OutgoingHttpHeaders)
   const u = target.url;
   const tls = u.protocol === 'https:' ? {
     cert: target.tls?.certPem, key: target.tls?.keyPem, ca: target.tls?.caPem,
-    rejectUnauthorized: target.tls?.rejectUnauthorized ?? false, servername: /^[\d.:[\]]+$/.test(u.hostname) ? undefined : u.hostname,
+    rejectUnauthorized: target.tls?.rejectUnauthorized ?? false,
+    // the name the certificate is checked against: the one given (a Service's), else the host's unless it is an address
+    servername: target.tls?.servername ?? (/^[\d.:[\]]+$/.test(u.hostname) ? undefined : u.hostname),
   } : {};
   const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)({
     host: u.hostname.replace(/^\[|\]$/g, ''), port: u.port || (u.protocol === 'https:' ? 443 : 80), path: `${u.pathname}${u.search}`,

@@ -2,7 +2,7 @@
 // name against both (the pods' ServiceAccount and root-CA ConfigMap made, as controllers would), with the
 // helpers the tests share to wait for pods and find their cgroups.
 import { join } from 'node:path';
-import { startTestServer, type TestServer } from '../../src/testing.js';
+import { startTestServer, type TestServer, type TestServerOptions } from '../../src/testing.js';
 import { clientFromFile, type Client, type ResourceClient } from '../../src/client/rest-client.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type AgentTuning, type RunningAgent } from '../../src/agent/agent.js';
@@ -28,10 +28,10 @@ export interface RealNode {
   stop(): Promise<void>;
 }
 
-export async function startRealNode(node: string, flags: string[], tuning: AgentTuning = {}, network: ContainerdOptions = {}): Promise<RealNode> {
+export async function startRealNode(node: string, flags: string[], tuning: AgentTuning = {}, network: ContainerdOptions = {}, serverOptions: TestServerOptions = {}): Promise<RealNode> {
   // containerd starting under load is the slow part: a second try before giving up
   const containerdOnce = () => startContainerd(network).catch(() => startContainerd(network));
-  const [server, containerd] = await Promise.all([startTestServer(), containerdOnce()]);
+  const [server, containerd] = await Promise.all([startTestServer(serverOptions), containerdOnce()]);
   const client = await clientFromFile(server.kubeconfig);
   await ensureDefaultServiceAccount(client);
   await ensureRootCA(client, server.names.rootCAConfigMap);

@@ -4,6 +4,8 @@
 // sees the requesting user in the front-proxy headers, signed by the proxy client certificate.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { connect as tlsConnect } from 'node:tls';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createClient, type Client } from '../integration/client.js';
 import { startAggregatedServer, type AggregatedServer, type AuthenticationConfig } from '../support/aggregated-server.js';
@@ -77,6 +79,20 @@ describe('an aggregated API server behind an APIService', { concurrency: 1 }, ()
     assert.ok(seen.length > 0, 'requests arrive as the requesting user');
     assert.ok(seen.every(s => s.groups.includes('system:masters') && s.proxyName === 'front-proxy-client'));
     assert.equal(backend.refused, 0);
+  });
+
+  test('an upgrade request is passed through to the backend, with the user in the front-proxy headers', async () => {
+    const path = `/apis/${group}/${version}/namespaces/default/flunders/alpha/echo`;
+    const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, ALPNProtocols: ['http/1.1'], servername: 'localhost' });
+    await once(socket, 'secureConnect');
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n`);
+    let received = '';
+    socket.setEncoding('utf8').on('data', (d: string) => { received += d; });
+    await waitFor('the switch and the greeting', () => /hello admin\n/.test(received));
+    assert.match(received, /^HTTP\/1\.1 101 /);
+    socket.write('ping\n');
+    await waitFor('the echo', () => received.endsWith('ping\n'));
+    socket.destroy();
   });
 
   test('the merged OpenAPI carries the backend\'s definitions; v3 lists and serves its group version', async () => {

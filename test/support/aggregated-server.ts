@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { X509Certificate } from 'node:crypto';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
 
@@ -66,18 +67,24 @@ export async function startAggregatedServer(o: { group: string; version: string;
     res.end(JSON.stringify(body));
   };
 
-  const handle = (req: IncomingMessage, res: ServerResponse) => {
-    const socket = req.socket as TLSSocket;
-    const peer = socket.getPeerX509Certificate?.();
+  /** the user the front proxy names, when its certificate is trusted */
+  const frontProxyUser = (req: IncomingMessage): SeenUser | undefined => {
+    const peer = (req.socket as TLSSocket).getPeerX509Certificate?.();
     const name = peer ? /CN=([^\n,]+)/.exec(peer.subject)?.[1] ?? '' : '';
     const username = req.headers[userHeader];
     if (!peer || !peer.checkIssued(proxyCa) || !peer.verify(proxyCa.publicKey) || (allowed.length && !allowed.includes(name)) || typeof username !== 'string') {
       state.refused++;
-      return send(res, 401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401, message: 'Unauthorized' });
+      return undefined;
     }
     // each group is a header of its own; Node joins repeated ones with commas
     const groups = ([] as string[]).concat(req.headers[groupHeader] ?? []).flatMap(v => v.split(',').map(g => g.trim()));
-    state.seen.push({ username, groups, proxyName: name });
+    const seen = { username, groups, proxyName: name };
+    state.seen.push(seen);
+    return seen;
+  };
+
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
+    if (!frontProxyUser(req)) return send(res, 401, { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401, message: 'Unauthorized' });
     const url = new URL(req.url ?? '/', 'https://backend');
     const path = url.pathname;
     if (path === `/apis/${gv}`) {
@@ -110,6 +117,16 @@ export async function startAggregatedServer(o: { group: string; version: string;
   };
 
   const server: Server = createServer({ key: key.keyPem, cert: certPem, requestCert: true, rejectUnauthorized: false }, handle);
+  // a flunder's `echo` subresource upgrades to a protocol that sends back what it reads, after a greeting naming the user
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => {
+    const user = frontProxyUser(req);
+    if (!user || req.headers.upgrade !== 'echo' || !/\/flunders\/[^/]+\/echo$/.test(new URL(req.url ?? '/', 'https://backend').pathname)) {
+      socket.end('HTTP/1.1 400 Bad Request\r\ncontent-length: 0\r\n\r\n');
+      return;
+    }
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\nhello ${user.username}\n`);
+    socket.pipe(socket);
+  });
   await new Promise<void>(r => server.listen(0, '127.0.0.1', () => r()));
   state.port = (server.address() as AddressInfo).port;
   return state;

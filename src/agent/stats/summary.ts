@@ -99,7 +99,13 @@ export interface StatsProvider {
   sample(): Promise<void>;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+// times keep their milliseconds here, for /metrics/resource, whose consumers divide by the window between two
+// samples; the JSON of /stats/summary has whole seconds, as the reference writes its times (summaryJson)
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** the summary as /stats/summary sends it: times in whole seconds */
+export const summaryJson = (s: Summary): string =>
+  JSON.stringify(s, (key, value) => ((key === 'time' || key === 'startTime') && typeof value === 'string' ? value.replace(/\.\d+Z$/, 'Z') : value));
 const agentStart = Date.now();
 
 /** two samples of cumulative CPU time per key, to derive a rate */

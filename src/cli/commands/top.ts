@@ -49,7 +49,10 @@ function nodeCommand(cli: Cli): Command {
         return { name: m.metadata.name, cpu, memory, cells: [m.metadata.name, cores(m.usage.cpu), pct(cpu, limit?.cpu), mebibytes(m.usage.memory), pct(memory, limit?.memory)] };
       }).sort(sorter(f.sortBy));
       if (!rows.length) throw new CliError('metrics not available yet');
-      cli.out(alignColumns([...(f.headers ? [['NAME', 'CPU(cores)', 'CPU%', 'MEMORY(bytes)', 'MEMORY%']] : []), ...rows.map((r) => r.cells)]));
+      // nodes the metrics server has no figures for yet are listed after the others, as kubectl does
+      const measured = new Set(rows.map((r) => r.name));
+      const missing = [...byName.keys()].filter((n) => !measured.has(n) && (!name || n === name)).sort().map((n) => [n, ...Array(4).fill('<unknown>')]);
+      cli.out(alignColumns([...(f.headers ? [['NAME', 'CPU(cores)', 'CPU(%)', 'MEMORY(bytes)', 'MEMORY(%)']] : []), ...rows.map((r) => r.cells), ...missing]));
     });
 }
 
@@ -80,10 +83,13 @@ function podCommand(cli: Cli): Command {
         return [{ name: m.metadata.name, cpu, memory, cells: [...lead, m.metadata.name, `${Math.round(cpu * 1000)}m`, `${Math.round(memory / 2 ** 20)}Mi`] }];
       }).sort(sorter(f.sortBy));
       if (!rows.length) {
+        // pods without figures are new ones the metrics server has not measured twice yet, as kubectl tells them apart
+        if (!f.allNamespaces && (await client.resource(lookup(await cli.discovery(), 'pods'), namespace).list({ labelSelector: f.selector, limit: 1 })).items.length)
+          throw new CliError('metrics not available yet');
         cli.err(f.allNamespaces ? 'No resources found\n' : `No resources found in ${namespace} namespace.\n`);
         return;
       }
-      const header = [...(f.allNamespaces ? ['NAMESPACE'] : []), 'NAME', ...(f.containers ? ['NAME'] : []), 'CPU(cores)', 'MEMORY(bytes)'];
+      const header = [...(f.allNamespaces ? ['NAMESPACE'] : []), ...(f.containers ? ['POD', 'NAME'] : ['NAME']), 'CPU(cores)', 'MEMORY(bytes)'];
       cli.out(alignColumns([...(f.headers ? [header] : []), ...rows.map((r) => r.cells)]));
     });
 }
