@@ -82,6 +82,12 @@ async function measure(run: () => Promise<Timed>): Promise<Measure> {
 }
 
 /**
+ * No stall over a third of the request's time; on an idle machine a whole request may take little more than one
+ * piece does, so a stall under 100 ms (far below what a probe notices) also passes
+ */
+const inPieces = (m: Measure) => m.stallMs < Math.max(m.ms / 3, 100);
+
+/**
  * The best of three tries (a busy machine may stop this process at any moment, which looks like a stall): the loop's
  * longest stall is under a third of the request's time, and probes were answered while it ran.
  */
@@ -91,12 +97,12 @@ async function servedInPieces(what: string, run: () => Promise<Timed>, check: (r
     const m = await measure(run);
     check(m.reply);
     tries.push(m);
-    if (m.stallMs < m.ms / 3 && m.probesBefore > 0) break;
+    if (inPieces(m) && m.probesBefore > 0) break;
   }
-  const best = tries.reduce((a, b) => (b.stallMs / b.ms < a.stallMs / a.ms ? b : a));
+  const best = tries.reduce((a, b) => (inPieces(b) && !inPieces(a) || b.stallMs / b.ms < a.stallMs / a.ms ? b : a));
   const figures = tries.map(t => `${t.ms.toFixed(0)} ms, longest stall ${t.stallMs.toFixed(1)} ms, probes ${t.probesBefore} during (slowest ${t.slowestProbeMs.toFixed(0)} ms)`);
   console.log(`${what}: ${figures.join('; ')}`);
-  assert.ok(best.stallMs < best.ms / 3, `${what}: the loop stalled ${best.stallMs.toFixed(1)} ms of ${best.ms.toFixed(0)} ms (${figures.join('; ')})`);
+  assert.ok(inPieces(best), `${what}: the loop stalled ${best.stallMs.toFixed(1)} ms of ${best.ms.toFixed(0)} ms (${figures.join('; ')})`);
   assert.ok(tries.some(t => t.probesBefore > 0), `${what}: no probe was answered while it ran (${figures.join('; ')})`);
 }
 
