@@ -337,7 +337,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       address: () => ({ ip: advertisedIp(), port: https.port }),
     })),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
-    loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
+    loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(
+      { url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names }, tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
     // the mandatory and suggested FlowSchemas and PriorityLevelConfigurations, kept in place while the server runs
     loop('poststarthook/apiserver/bootstrap-system-flowcontrol-configuration', () => (flowControlConfig
       ? keepDefaults(flowControlConfig, flowControlWriter(backends, names), names, log)

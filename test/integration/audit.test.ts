@@ -230,13 +230,15 @@ describe('audit webhook backend', () => {
 
   test('a backend that never answers holds no request back: events past the buffer are dropped and counted', async () => {
     answer = 'never';
+    // counted before the server starts: its own clients' first requests (the APIService availability controller's
+    // lists and watches) may be the ones whose batch goes out first and is never answered
+    const before = sink.requests.length;
     const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-webhook-config-file=${join(dir, 'sink.kubeconfig')}`,
       '--audit-webhook-batch-max-wait=10ms', '--audit-webhook-batch-max-size=5', '--audit-webhook-batch-buffer-size=20',
       // the embedded controller manager's own requests would fill the stuck backend's first batch before this test's
       '--controller-manager=false'] });
     const c = createClient(server);
     try {
-      const before = sink.requests.length;
       // the first batch goes out and is never answered: the sender is stuck from here on
       assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('first') })).status, 201);
       await waitFor(() => sink.requests.length, n => n > before);
