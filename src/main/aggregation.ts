@@ -56,7 +56,7 @@ export interface Aggregation {
    * the availability controller, a client of this server through its loopback address; before it writes that a
    * backend is available, the backend's discovery document (and OpenAPI, once) is read for this server's discovery
    */
-  startAvailability(lb: Loopback, intervalMs: number, log: Logger): { ready: Promise<unknown>; stop(): void };
+  startAvailability(lb: Loopback, intervalMs: number, log: Logger): { stop(): void };
   /** the local APIServices, and the ConfigMap backends read the request-header settings from */
   register(clientCaPem: string): Promise<void>;
 }
@@ -87,7 +87,6 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
     onChange: fn => { listeners.add(fn); },
   };
 
-  const apiServices = () => backends.preferred(names.group('apiregistration'), 'apiservices')!.store;
   const json = (body: Buffer) => { try { return JSON.parse(body.toString('utf8')); } catch { return undefined; } };
 
   /** what an available backend tells discovery (its resources) and the merged OpenAPI (fetched once) */
@@ -123,7 +122,9 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
         },
         identity: { certPem: front.identity.certPem, keyPem: front.identity.keyPem, usernameHeader: front.identity.usernameHeaders[0]!, groupHeader: front.identity.groupHeaders[0]! },
       });
-      return { ready: controller.ready, stop() { controller.stop(); client.close(); } };
+      // the server's start does not wait for its informers: the poststarthook is done once it runs, as the reference's
+      void controller.ready;
+      return { stop() { controller.stop(); client.close(); } };
     },
     async register(clientCaPem) {
       await registerLocalApiServices(lookup, backends, resources, names);
