@@ -170,6 +170,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   type Component = { ready: Promise<unknown>; stop(): Promise<void> | void };
   /** the server's own clients: on shutdown they stop while the server still answers, so they leave cleanly */
   const clients: Module[] = [];
+  const ownClient = (module: Module) => { clients.push(module); return module; };
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
     let running: Component | undefined;
     const module: Module = {
@@ -185,8 +186,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
       stop: () => running?.stop(),
     };
-    clients.push(module);
-    return module;
+    return ownClient(module);
   };
 
   const modules: Module[] = [
@@ -337,8 +337,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       address: () => ({ ip: advertisedIp(), port: https.port }),
     })),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
-    loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(
-      { url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names }, tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
+    // a client of this server: the poststarthook is done once it runs, its informers sync after
+    ownClient(loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(
+      { url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names }, tuning.apiServiceCheckIntervalMs ?? 30_000, log))),
     // the mandatory and suggested FlowSchemas and PriorityLevelConfigurations, kept in place while the server runs
     loop('poststarthook/apiserver/bootstrap-system-flowcontrol-configuration', () => (flowControlConfig
       ? keepDefaults(flowControlConfig, flowControlWriter(backends, names), names, log)
