@@ -9,6 +9,7 @@ await build({
   entryPoints: {
     apiserver: 'dist/src/main/cluster-apiserver.js', agent: 'dist/src/main/agent.js', 'controller-manager': 'dist/src/main/controller-manager.js',
     scheduler: 'dist/src/main/scheduler.js', clusterctl: 'dist/src/main/clusterctl.js', 'test-server': 'dist/src/main/test-server.js',
+    'metrics-server': 'dist/src/main/metrics-server.js',
   },
   outdir: 'dist/bin',
   bundle: true,
