@@ -116,6 +116,23 @@ for (const domain of ['k8s.io', 'cluster.io'] as const satisfies readonly ApiDom
       }
     });
 
+    test('explain teaches the metrics kinds from the OpenAPI the metrics server publishes, merged by the server', async () => {
+      const oneLine = (text: string) => text.replace(/\s+/g, ' ');
+      for (const { label, env } of clients) {
+        const nodes = oneLine(await waitFor(`${label} explain nodemetrics.usage`, async () => {
+          const r = await env.run(['explain', 'nodemetrics.usage']);
+          return r.code === 0 && r.stdout;
+        }, 60_000, 500));
+        assert.match(nodes, /KIND: NodeMetrics/, label);
+        assert.match(nodes, /What the node uses: cpu in cores/, label);
+        const pods = oneLine(await env.ok(['explain', 'podmetrics']));
+        assert.match(pods, /The resource usage of one pod's containers/, label);
+        assert.match(pods, /containers/, label);
+        const containers = oneLine(await env.ok(['explain', 'podmetrics.containers.usage']));
+        assert.match(containers, /What the container uses/, label);
+      }
+    });
+
     test('the metrics API itself: NodeMetrics and PodMetrics with timestamp, window and usage', async () => {
       const base = `/apis/${server.names.group('metrics')}/v1beta1`;
       const node = await server.client.request({ method: 'GET', path: `${base}/nodes/top-1` });
