@@ -2,8 +2,8 @@
 // it, against a server that runs none of its own (--metrics-server=false, RBAC on): its user gets the roles the
 // manifests give, a Service without a selector whose Endpoints lead to the program's port and an APIService that
 // skips the serving certificate's check (the program's certificate is self-signed in --cert-dir). The APIService
-// becomes Available, kubectl and clusterctl `top` print the fake agent's figures, and when the program stops on
-// SIGTERM (exit 0) the APIService is no longer Available.
+// becomes Available, kubectl and clusterctl `top` print the fake agent's figures and `explain` reads the program's
+// OpenAPI, and when the program stops on SIGTERM (exit 0) the APIService is no longer Available.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -84,6 +84,8 @@ describe('cluster-metrics-server as its own program', { concurrency: 1, timeout:
       assert.equal(batch[0], 'e2e', label);
       assert.ok(Math.abs(millicores(batch[2]!) - 1000) <= 50, `${label}: batch ${batch[2]}`);
       assert.equal(mebibytes(batch[3]!), 200, label);
+      // the kinds' OpenAPI comes from the program, merged and proxied by the server
+      assert.match((await env.ok(['explain', 'nodemetrics.usage'])).replace(/\s+/g, ' '), /What the node uses: cpu in cores/, label);
     }
   });
 
