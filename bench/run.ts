@@ -17,8 +17,10 @@ import { deploymentBench } from './deployment.js';
 import { admissionBench } from './admission.js';
 import { overloadBench } from './overload.js';
 import { streamsBench } from './streams.js';
+import { scaleBench } from './scale.js';
 
-const suites: { name: string; run: () => Promise<string> }[] = [
+/** `alone`: long suites that run only when named */
+const suites: { name: string; run: () => Promise<string>; alone?: boolean }[] = [
   { name: 'start', run: startBench },
   { name: 'fuzz', run: fuzzBench },
   { name: 'storage', run: storageBench },
@@ -33,6 +35,8 @@ const suites: { name: string; run: () => Promise<string> }[] = [
   { name: 'admission', run: admissionBench },
   { name: 'overload', run: overloadBench },
   { name: 'streams', run: streamsBench },
+  // long: run alone (`node dist/bench/run.js scale`); sizes from SCALE_NODES, SCALE_PODS, SCALE_QPS
+  { name: 'scale', run: scaleBench, alone: true },
 ];
 
 const FILE = 'BENCHMARKS.md';
@@ -41,7 +45,7 @@ async function main() {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter(name => !suites.some(s => s.name === name));
   if (unknown.length) throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${suites.map(s => s.name).join(', ')}`);
-  for (const suite of suites.filter(s => wanted.length === 0 || wanted.includes(s.name))) {
+  for (const suite of suites.filter(s => (wanted.length === 0 ? !s.alone : wanted.includes(s.name)))) {
     const started = Date.now();
     const body = await suite.run();
     const section = [

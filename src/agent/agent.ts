@@ -90,16 +90,22 @@ export interface NodeAgentDeps {
   runtime: ContainerRuntime;
   runtimeName: string;
   client?: Client;
+  /** the node's status and Lease go through this client, on a budget of their own, so heartbeats are never queued
+   *  behind pod traffic (default: client) */
+  heartbeats?: Client;
   log: Logger;
   tuning?: AgentTuning;
   metrics?: AgentMetrics;
   overrides?: NodeOverrides;
 }
 
+/** how long a stopping node waits for its last pod statuses and events to be written */
+const stopFlushMs = 5000;
+
 /** a mounter for simulated nodes: nothing is mounted */
 const noMounts: Mounter = { async mount() {}, async bind() {}, async unmount() {}, async makeShared() {}, async mountsUnder() { return []; } };
 
-export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, log, tuning = {}, metrics, overrides = {} }: NodeAgentDeps): Promise<NodeAgent> {
+export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, heartbeats = client, log, tuning = {}, metrics, overrides = {} }: NodeAgentDeps): Promise<NodeAgent> {
   const names = o.names;
   const simulated = o.runtime === 'fake';
   const settings: NodeSettings = {
@@ -370,7 +376,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   if (client) {
     if (o.registerNode) {
       statusLoop = nodeStatusLoop({
-        client, settings, runtime, register: true, recorder, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
+        client: heartbeats!, settings, runtime, register: true, recorder, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
         log: (m) => log.warn(m),
         async health() {
           // the reference's readiness: the runtime up and ready, and its network ready
@@ -441,7 +447,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       clearInterval(cpuTimer);
       informer?.stop();
       await workers.close();
-      await Promise.all([status?.flushed(), recorder?.flushed()]);
+      // the last statuses go out if the server takes them; a server that refuses them does not hold the stop
+      await Promise.race([Promise.all([status?.flushed(), recorder?.flushed()]), new Promise((r) => setTimeout(r, stopFlushMs).unref())]);
       status?.stop();
       await statusLoop?.stop(markNotReady);
     },
@@ -478,18 +485,31 @@ async function nodeTemplates(path: string): Promise<NodeOverrides[]> {
   });
 }
 
+/**
+ * The budget of node status and Lease writes: what the nodes' heartbeats need (a status and a lease renewal per
+ * node every update period, a lease renewal at least every 10 s), twice over, so that they never wait on pod traffic
+ * and a node never goes NotReady because its process is busy.
+ */
+export function heartbeatBudget(nodes: number, updateFrequencyMs: number): { qps: number; burst: number } {
+  const perNodePerSecond = 1000 / Math.max(1000, updateFrequencyMs) + 1 / 10;
+  return { qps: Math.max(5, Math.ceil(2 * nodes * perNodePerSecond)), burst: Math.max(10, 2 * nodes) };
+}
+
 /** Starts every node this process runs: one, or --fake-nodes simulated ones. */
 export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning = {}, makeRuntime?: (nodeName: string, overrides: NodeOverrides) => Promise<{ runtime: ContainerRuntime; name: string }>): Promise<RunningAgent> {
   let client: Client | undefined;
+  let heartbeats: Client | undefined;
   let certificates: ClientCertificates | undefined;
   if (o.clusterconfig) {
     certificates = await clientCertificates({
       names: o.names, nodeName: o.nodeName, clusterconfig: o.clusterconfig, bootstrapConfig: o.bootstrapClusterconfig, certDir: o.certDir, rotate: o.rotateCertificates,
     }, log);
     const config = certificates?.config ?? await loadClientConfig(o.clusterconfig);
+    // one budget for the process, as the reference's --kube-api-qps is per kubelet process, however many nodes it simulates
     client = createClient(config, {
-      qps: o.clusterApiQps * o.fakeNodes, burst: o.clusterApiBurst * o.fakeNodes, userAgent: `cluster-agent/${o.nodeName}`, credentials: certificates?.credentials,
+      qps: o.clusterApiQps, burst: o.clusterApiBurst, userAgent: `cluster-agent/${o.nodeName}`, credentials: certificates?.credentials,
     });
+    heartbeats = client.withLimits(heartbeatBudget(o.fakeNodes, o.nodeStatusUpdateFrequencyMs));
     certificates?.startRotation(client);
   }
   const metrics = createAgentMetrics();
@@ -520,7 +540,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
         const made = await runtimeFor(nodeName, overrides);
         await made.runtime.ready();
         const runtime = o.runtime === 'fake' ? made.runtime : metrics.instrument(made.runtime);
-        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, log, tuning, metrics, overrides });
+        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides });
       }))));
     }
   } catch (e) {

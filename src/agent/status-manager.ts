@@ -7,6 +7,7 @@ import type { Naming } from '../api/naming.js';
 import { ApiError, isConflict, isNotFound, type Client } from '../client/rest-client.js';
 import { configAnnotations, isStaticPod } from './sources/static.js';
 import { podKey, type AgentPod, type PodStatus } from './objects.js';
+import { backoffMs } from '../client/backoff.js';
 
 interface Pending {
   pod: AgentPod;
@@ -28,7 +29,8 @@ export interface StatusManager {
   stop(): void;
 }
 
-export function createStatusManager(client: Client, names: Naming, nodeName: string, nodeUid: () => string | undefined, log: (m: string) => void): StatusManager {
+export function createStatusManager(client: Client, names: Naming, nodeName: string, nodeUid: () => string | undefined, log: (m: string) => void,
+  retryDelayMs = (attempt: number) => backoffMs(attempt, undefined, { baseMs: 1000, maxMs: 60_000 })): StatusManager {
   const pending = new Map<string, Pending>();
   const written = new Map<string, string>();
   const mirrors = new Map<string, AgentPod>();
@@ -40,12 +42,21 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
   const keyOf = podKey;
   const maxInFlight = 16;
 
+  /** pods with a write on the wire: a newer status for one waits in pending until that write is done */
+  const writing = new Set<string>();
+  /** failed writes in a row, by pod, for the pause before the next try */
+  const failures = new Map<string, number>();
+  const retryTimers = new Map<string, NodeJS.Timeout>();
+
   const pump = () => {
-    while (!stopped && active < maxInFlight && pending.size) {
-      const [uid, item] = pending.entries().next().value as [string, Pending];
+    for (const [uid, item] of pending) {
+      if (stopped || active >= maxInFlight) break;
+      if (writing.has(uid) || retryTimers.has(uid)) continue;
       pending.delete(uid);
+      writing.add(uid);
       active++;
       void write(uid, item).finally(() => {
+        writing.delete(uid);
         active--;
         pump();
         if (!active && !pending.size) for (const r of idle.splice(0)) r();
@@ -66,13 +77,21 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
         await pods.status.patch(pod.metadata.name, { metadata: { uid }, status }, 'merge');
       }
       written.set(uid, text);
+      failures.delete(uid);
     } catch (e) {
       if (isNotFound(e)) return;
       log(`writing the status of pod ${keyOf(pod)} failed: ${(e as Error).message}`);
       // a refusal (invalid, forbidden, another pod of that name) stays one; conflicts, throttling and outages pass
       const code = e instanceof ApiError ? e.code : 0;
       const retry = code === 0 || code === 409 || code === 429 || code >= 500;
-      if (retry && !stopped) setTimeout(() => { if (!pending.has(uid)) { pending.set(uid, { pod, status }); pump(); } }, 1000).unref();
+      if (!retry || stopped) return;
+      // the latest status goes again (a newer one may have come meanwhile), after a pause that grows per pod
+      const attempt = failures.get(uid) ?? 0;
+      failures.set(uid, attempt + 1);
+      if (!pending.has(uid)) pending.set(uid, { pod, status });
+      const timer = setTimeout(() => { retryTimers.delete(uid); pump(); }, retryDelayMs(attempt));
+      timer.unref();
+      retryTimers.set(uid, timer);
     }
   };
 
@@ -114,6 +133,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
         });
         written.delete(pod.metadata.uid);
         latest.delete(pod.metadata.uid);
+        failures.delete(pod.metadata.uid);
       })();
     },
     observeMirror(pod, deleted) {
@@ -145,6 +165,8 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
     stop() {
       stopped = true;
       pending.clear();
+      for (const t of retryTimers.values()) clearTimeout(t);
+      retryTimers.clear();
       for (const r of idle.splice(0)) r();
     },
   };

@@ -8,6 +8,7 @@ import type { ApiObject, Status } from '../api/meta.js';
 import { loadClientConfig, type ClientConfig } from '../config/client-config.js';
 import { execCredentials, type Credential, type CredentialSource, type ExecIO } from './exec-credential.js';
 import { tokenBucket } from './rate-limit.js';
+import { backoffMs, isRetryable, retryAfterMs, type BackoffPolicy } from './backoff.js';
 
 export interface ClientOptions {
   /** requests per second (0 or less: unlimited); default 50 */
@@ -21,6 +22,8 @@ export interface ClientOptions {
   execIO?: ExecIO;
   /** where each request's credentials come from (a client certificate that is renewed); instead of an exec plugin */
   credentials?: CredentialSource;
+  /** the pauses between tries of a refused request (429, or 5xx with Retry-After) */
+  backoff?: BackoffPolicy;
 }
 
 /**
@@ -177,7 +180,9 @@ export interface SubresourceClient<T = any> {
   apply(obj: Partial<T> & { metadata: { name?: string } }, opts: WriteOptions & { fieldManager: string }): Promise<T>;
 }
 
+/** tries again of a request the server refused (429), and of one it failed saying when to come back (5xx) */
 const maxThrottledRetries = 10;
+const maxUnavailableRetries = 3;
 
 /**
  * A stream the server refused before reading it (REFUSED_STREAM, or ENHANCE_YOUR_CALM when its
@@ -271,15 +276,16 @@ function clientOn(config: ClientConfig, transport: Transport, credentials: Crede
     const res = await sendRefusable(() => transport.send({ method: spec.method, url, headers, body, signal: spec.signal, timeoutMs: streaming ? undefined : timeoutMs, ...clientCert(credential) }));
     // spec 5.6: a 401 ends the cached credential; the request goes once more with a fresh one
     if (res.statusCode === 401 && credential && !retried) {
-      res.destroy();
+      await discard(res);
       credentials!.invalidate(credential);
       return send(spec, streaming, true, throttled);
     }
-    // the server did not take the request: try again after the delay it asks for, as the reference client does
-    if (res.statusCode === 429 && throttled < maxThrottledRetries) {
-      res.destroy();
-      const seconds = Number(res.headers['retry-after']);
-      await new Promise((r) => setTimeout(r, (Number.isFinite(seconds) && seconds > 0 ? seconds : 1) * 1000));
+    // the server did not take the request (429), or failed and said when to come back (5xx with Retry-After):
+    // again after an exponential, jittered pause no shorter than the server asked for, as the reference client does
+    const retryAfter = retryAfterMs(res.headers['retry-after']);
+    if (throttled < (res.statusCode === 429 ? maxThrottledRetries : maxUnavailableRetries) && isRetryable(res.statusCode, retryAfter !== undefined)) {
+      await discard(res);
+      await sleep(backoffMs(throttled, retryAfter, opts.backoff), spec.signal);
       return send(spec, streaming, retried, throttled + 1);
     }
     if (res.statusCode >= 300) throw await errorFrom(res, spec);
@@ -533,6 +539,29 @@ async function errorFrom(res: Response, spec: RequestSpec): Promise<ApiError> {
   const message = status?.message ?? (text.trim() || `HTTP ${res.statusCode}`);
   return new ApiError(res.statusCode, status?.reason ?? 'Unknown', `${spec.method} ${spec.path}: ${message}`, status);
 }
+
+/**
+ * Reads a response to its end and drops it. A response abandoned half-read resets its HTTP/2 stream, and a
+ * server counts resets: past its limit (nghttp2 allows about 1,000 at once, then 33 a second) it closes the
+ * whole session with GOAWAY INTERNAL_ERROR, ending every watch and write the connection carries. Only a
+ * body too large to be worth reading is cut.
+ */
+export async function discard(res: Response, limit = 1 << 20): Promise<void> {
+  let read = 0;
+  try {
+    for await (const c of res) if ((read += (c as Buffer).length) > limit) break;
+  } catch {
+    // the stream failed: nothing is left to read
+  }
+  if (read > limit) res.destroy();
+}
+
+const sleep = (ms: number, signal?: AbortSignal) => new Promise<void>((resolve, reject) => {
+  if (signal?.aborted) return reject(signal.reason);
+  const onAbort = () => { clearTimeout(timer); reject(signal!.reason); };
+  const timer = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, ms);
+  signal?.addEventListener('abort', onAbort, { once: true });
+});
 
 export async function readAll(res: Response): Promise<string> {
   const chunks: Buffer[] = [];

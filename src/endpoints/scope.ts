@@ -6,8 +6,8 @@ import type { RequestContext } from '../api/request.js';
 import type { ResourceInfo } from '../registry/resources.js';
 import type { Store } from '../registry/store.js';
 import type { Reads, Filter } from '../registry/reads.js';
-import { fieldAt, type Strategy } from '../registry/strategy.js';
-import { parseLabelSelector, matchLabels, parseFieldSelector, matchFields, type FieldSelector } from '../api/selectors.js';
+import type { Strategy } from '../registry/strategy.js';
+import { parseLabelSelector, matchLabels, parseFieldSelector, fieldSelectorRequires, type FieldSelector } from '../api/selectors.js';
 import { badRequest } from '../api/status.js';
 import type { Authorizer } from '../api/auth.js';
 import type { AdmissionPlugin, AdmissionHooks } from '../api/admission.js';
@@ -62,28 +62,37 @@ export function parseFieldValidation(v: string | null): FieldValidation {
   throw badRequest(`fieldValidation: Unsupported value: "${v}": supported values: "Ignore", "Strict", "Warn"`);
 }
 
-/** the namespace and selector filter of a list or watch */
+/** fields a watch cache indexes its watchers by, in order of preference: a node agent's pods, its own Node */
+const indexedFields = ['spec.nodeName', 'metadata.name'];
+
+/**
+ * The namespace and selector filter of a list or watch. The selectors are parsed once and each term is bound to its
+ * field's getter, so matching an object reads only the fields the selector names.
+ */
 export function filterFor(ctx: RequestContext, scope: Scope, namespace: string): Filter {
   const ls = ctx.query.get('labelSelector') ?? '';
   const fs = ctx.query.get('fieldSelector') ?? '';
   const label = ls ? parseLabelSelector(ls) : undefined;
   let field: FieldSelector | undefined;
   const getters: Record<string, (o: ApiObject) => string | undefined> = {
-    'metadata.name': fieldAt('metadata.name'),
-    ...(scope.info.namespaced ? { 'metadata.namespace': fieldAt('metadata.namespace') } : {}),
+    'metadata.name': o => o.metadata.name,
+    ...(scope.info.namespaced ? { 'metadata.namespace': (o: ApiObject) => o.metadata.namespace } : {}),
     ...scope.strategy.selectableFields,
   };
   if (fs) field = parseFieldSelector(fs, new Set(Object.keys(getters)));
   if (!label && !field) return { namespace, selective: false };
+  // a missing field reads as the empty string, as in the reference
+  const terms = (field?.terms ?? []).map(({ field: name, operator, value }) => {
+    const get = getters[name];
+    return operator === '=' ? (o: ApiObject) => (get(o) ?? '') === value : (o: ApiObject) => (get(o) ?? '') !== value;
+  });
+  const pinned = field && indexedFields.find(f => fieldSelectorRequires(field!, f) !== undefined);
   return {
     namespace, selective: true,
+    ...(pinned ? { index: { field: pinned, value: fieldSelectorRequires(field!, pinned)!, get: getters[pinned] } } : {}),
     match(obj) {
       if (label && !matchLabels(label, obj.metadata.labels)) return false;
-      if (field) {
-        const fields: Record<string, string> = {};
-        for (const [k, get] of Object.entries(getters)) fields[k] = get(obj) ?? '';
-        if (!matchFields(field, fields)) return false;
-      }
+      for (const holds of terms) if (!holds(obj)) return false;
       return true;
     },
   };

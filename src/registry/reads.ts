@@ -3,7 +3,7 @@
 import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import { formatResourceVersion, parseResourceVersion, type Revision } from '../api/resource-version.js';
-import type { ListOptions, ObjectStore } from '../storage/objects.js';
+import type { ListOptions, ObjectStore, WatchIndex } from '../storage/objects.js';
 import type { ResourceInfo } from './resources.js';
 import { storageFailure } from './errors.js';
 import { badRequest, type ApiError } from '../api/status.js';
@@ -15,6 +15,8 @@ export interface Filter {
   match?(obj: ApiObject): boolean;
   /** true when any selector is set (remainingItemCount is then left out) */
   selective: boolean;
+  /** a field the selectors pin to one value, by which a watch cache sends a watcher only the events it may want */
+  index?: WatchIndex;
 }
 
 export interface ListRequest extends Filter {
@@ -121,6 +123,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
       };
       return objects.watch(prefixFor(req.namespace), {
         revision: rv, initialEvents: req.sendInitialEvents, bookmarkIntervalMs: req.allowBookmarks ? req.bookmarkIntervalMs : undefined, deadline: req.deadline,
+        index: req.index,
       }, {
         event: deliver,
         bookmark: (rev, initialEventsEnd) => { if (req.allowBookmarks) sink.bookmark(rev, initialEventsEnd); },

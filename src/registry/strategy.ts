@@ -81,9 +81,14 @@ export const defineStrategy = <T = ApiObject>(s: Partial<Strategy<T>>): Strategy
 export const defaultStrategy: Strategy = defineStrategy({});
 
 /** a field selector's value: the field at a dotted path as a string, '' when absent (as the reference reads it) */
-export const fieldAt = (path: string) => (obj: unknown): string => {
-  const v = path.split('.').reduce<unknown>((x, k) => (x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined), obj);
-  return v === undefined || v === null ? '' : String(v);
+export const fieldAt = (path: string) => {
+  // split once: the getter runs per object per watcher on every event
+  const steps = path.split('.');
+  return (obj: unknown): string => {
+    let x = obj;
+    for (const k of steps) x = x && typeof x === 'object' ? (x as Record<string, unknown>)[k] : undefined;
+    return x === undefined || x === null ? '' : String(x);
+  };
 };
 
 /** selectable fields read straight from their paths */

@@ -44,6 +44,15 @@ export interface WatchOptions {
   bookmarkIntervalMs?: number;
   /** when the watch will be ended (epoch ms): with bookmarks on, one goes out 2 s before, as the reference sends it */
   deadline?: number;
+  /** the watcher selects on one field's value: a cache may send it only events of objects that had or have it */
+  index?: WatchIndex;
+}
+
+/** one field a watcher pins (`spec.nodeName=node-1`), and how to read it from an object */
+export interface WatchIndex {
+  field: string;
+  value: string;
+  get(obj: ApiObject): string | undefined;
 }
 
 /** a bookmark this long before a watch's deadline lets its client resume from the latest revision */

@@ -11,7 +11,7 @@
 // which readyz reports.
 import type { CacheSubscriber, ObjectEvent, ResourceCache, StoredObject } from '../api/cache.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
-import { scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher } from '../storage/objects.js';
+import { scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher, type WatchIndex } from '../storage/objects.js';
 import { futureRevision, isStorageError, StorageError } from '../storage/types.js';
 
 export interface WatchCacheOptions {
@@ -50,6 +50,13 @@ const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unr
 const relisted = () => new StorageError('Compacted',
   'the watch cache listed this resource again after its storage watch was compacted away; list and watch again');
 
+interface Stream { prefix: string; watcher: ObjectWatcher }
+
+/** an event to the watchers of one index value whose prefix it lies in */
+function deliver(set: Set<Stream> | undefined, ev: ObjectEvent) {
+  if (set) for (const s of set) if (ev.key.startsWith(s.prefix)) s.watcher.event(ev);
+}
+
 interface Deferred { promise: Promise<void>; resolve(): void; settled: boolean }
 function deferred(): Deferred {
   let resolve!: () => void;
@@ -62,8 +69,9 @@ interface ResourceState extends ResourceCache {
   revision(): Revision;
   /** events after rev (exclusive), or undefined when history does not reach back that far */
   since(rev: Revision): ObjectEvent[] | undefined;
-  /** an API watcher of a prefix of this resource; it ends when the cache cannot carry it over a re-list */
-  stream(prefix: string, watcher: ObjectWatcher): () => void;
+  /** an API watcher of a prefix of this resource; it ends when the cache cannot carry it over a re-list. With an index,
+   *  it is sent only the events of objects whose indexed field had or has its value. */
+  stream(prefix: string, watcher: ObjectWatcher, index?: WatchIndex): () => void;
   apply(ev: ObjectEvent): void;
   /** events wait until the next load */
   hold(): void;
@@ -109,8 +117,22 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     let loaded = false;
     let buffered: ObjectEvent[] | undefined = [];
     let readiness = deferred();
-    const streams = new Set<{ prefix: string; watcher: ObjectWatcher }>();
+    /** watchers that take every event of their prefix */
+    const streams = new Set<Stream>();
+    /** watchers that pin a field, by field and value: an event is tested against its objects' watchers only */
+    const indexes = new Map<string, { get: WatchIndex['get']; byValue: Map<string, Set<Stream>> }>();
     const subscribers = new Set<CacheSubscriber>();
+    const allStreams = () => {
+      const all = [...streams];
+      for (const { byValue } of indexes.values()) for (const set of byValue.values()) all.push(...set);
+      return all;
+    };
+    const endStreams = (err: StorageError) => {
+      const all = allStreams();
+      streams.clear();
+      indexes.clear();
+      for (const s of all) s.watcher.end(err);
+    };
 
     function trim(now: number) {
       let drop = 0;
@@ -120,6 +142,14 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
     function publish(ev: ObjectEvent) {
       for (const s of streams) if (ev.key.startsWith(s.prefix)) s.watcher.event(ev);
+      for (const { get, byValue } of indexes.values()) {
+        const now = get(ev.cur.obj) ?? '';
+        deliver(byValue.get(now), ev);
+        if (ev.prev) {
+          const before = get(ev.prev.obj) ?? '';
+          if (before !== now) deliver(byValue.get(before), ev);
+        }
+      }
       for (const s of subscribers) s.send(ev);
     }
 
@@ -171,9 +201,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       sortedKeys = undefined;
       history = [];
       historyFrom = rev;
-      const err = relisted();
-      for (const s of [...streams]) s.watcher.end(err);
-      streams.clear();
+      endStreams(relisted());
       for (const ev of changes.sort((a, b) => a.rev - b.rev)) for (const s of subscribers) s.send(ev);
     }
 
@@ -199,10 +227,24 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         return history.slice(lo).map(h => h.ev);
       },
       subscribe(s) { subscribers.add(s); return () => { subscribers.delete(s); }; },
-      stream(keyPrefix, watcher) {
-        const s = { prefix: keyPrefix, watcher };
-        streams.add(s);
-        return () => { streams.delete(s); };
+      stream(keyPrefix, watcher, index) {
+        const s: Stream = { prefix: keyPrefix, watcher };
+        if (!index) {
+          streams.add(s);
+          return () => { streams.delete(s); };
+        }
+        let byField = indexes.get(index.field);
+        if (!byField) indexes.set(index.field, byField = { get: index.get, byValue: new Map() });
+        const { byValue } = byField;
+        let set = byValue.get(index.value);
+        if (!set) byValue.set(index.value, set = new Set());
+        set.add(s);
+        return () => {
+          const current = byValue.get(index.value);
+          if (!current?.delete(s) || current.size) return;
+          byValue.delete(index.value);
+          if (!byValue.size && indexes.get(index.field)?.byValue === byValue) indexes.delete(index.field);
+        };
       },
       apply(ev) {
         if (buffered) { buffered.push(ev); return; }
@@ -229,8 +271,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       },
       loaded: () => loaded,
       end(err) {
-        for (const s of streams) s.watcher.end(err);
-        streams.clear();
+        endStreams(err);
         for (const s of subscribers) s.end(err);
         subscribers.clear();
       },
@@ -405,7 +446,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         await fresh(c, o.revision ?? await inner.revision());
         const snap = c.snapshot(prefix);
         const at = c.revision();
-        stopStream = c.stream(prefix, own);
+        stopStream = c.stream(prefix, own, o.index);
         for (const cur of snap) watcher.event({ type: 'ADDED', key: cur.key, cur, rev: cur.rev });
         if (o.initialEvents) watcher.bookmark?.(at, true);
       } else {
@@ -416,7 +457,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         const history = c.since(from);
         // older than the history: straight from storage, whose watch sends its own bookmarks
         if (!history) return inner.watch(prefix, o, watcher);
-        stopStream = c.stream(prefix, own);
+        stopStream = c.stream(prefix, own, o.index);
         for (const ev of history) if (ev.key.startsWith(prefix)) watcher.event(ev);
       }
       // every event up to the cache's revision has gone out before a bookmark names it
