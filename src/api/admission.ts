@@ -68,7 +68,8 @@ export type WebhookKind = 'mutatingwebhookconfigurations' | 'validatingwebhookco
   | 'validatingadmissionpolicies' | 'validatingadmissionpolicybindings';
 
 export interface WebhookSource {
-  /** the stored configurations (or policies, or bindings) of one kind, sorted by name */
+  /** the stored configurations (or policies, or bindings) of one kind, sorted by name: the same list (not to be changed)
+   *  while none of them changed, so what is derived from it can be kept with it */
   configurations(kind: WebhookKind): Promise<ApiObject[]>;
   /** the versions a group's resource is served at (empty when unknown) */
   servedVersions(group: string, resource: string): string[];
