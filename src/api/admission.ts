@@ -29,7 +29,8 @@ export interface AdmissionAttributes {
   applyDefaults?(obj: ApiObject): void;
 }
 
-/** read-only access to stored objects for plugins, never the registry itself */
+/** read-only access to stored objects for plugins, never the registry itself; the objects may be the watch cache's own,
+ *  which a plugin must not change */
 export interface Listers {
   get(group: string, resource: string, namespace: string, name: string): Promise<ApiObject | undefined>;
   /** the objects of a namespace ('' for all, or for cluster-scoped resources), served from the watch cache */

@@ -3,7 +3,7 @@
 import type { Listers, Writers } from '../api/admission.js';
 import type { WatchCache } from '../watch/cache.js';
 import type { ApiResources, ResourceInfo } from './resources.js';
-import { createStore, noAdmission, type Store, type StoreDeps } from './store.js';
+import { createStore, noAdmission, objectKey, type Store, type StoreDeps } from './store.js';
 import { createReads, type Reads, type ReadDeps } from './reads.js';
 import { defaultStrategy, type Strategy } from './strategy.js';
 
@@ -46,8 +46,15 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
 
   const listers: Listers = {
     async get(group, resource, namespace, name) {
+      // the watch cache first, as the reference's admission reads its informers (a write reads a namespace or an
+      // account on every request); storage when the cache does not hold it, so what was created a moment ago is found
+      const info = resources.preferred(group, resource);
+      if (info && !info.def.convert) {
+        const cached = deps.objects.cache(info.keyPrefix).get(objectKey(info, namespace, name));
+        if (cached) return cached.obj;
+      }
       // only "not found" means absent: a storage failure must reach the client as one, never as a missing object
-      try { return await preferred(group, resource)?.store.get(namespace, name); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
+      try { return await (info && backendFor(info))?.store.get(namespace, name); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
     },
     async list(group, resource, namespace) {
       const b = preferred(group, resource);
