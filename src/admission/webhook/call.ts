@@ -108,6 +108,9 @@ function http2Session(url: URL, route: Route, timeoutMs: number): Promise<Client
       host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), servername: isIP(url.hostname) ? undefined : url.hostname,
       ALPNProtocols: ['h2', 'http/1.1'], ...(route.secureContext ? { secureContext: route.secureContext } : {}),
     });
+    // frames go out as they are written: many calls share the connection, and one held back for the acknowledgement
+    // of another (Nagle's algorithm) would wait for it
+    socket.setNoDelay(true);
     socket.setTimeout(timeoutMs, () => socket.destroy(timeoutError()));
     socket.once('error', e => { route.h2 = undefined; reject(e); });
     socket.once('secureConnect', () => {
