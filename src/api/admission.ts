@@ -32,7 +32,8 @@ export interface AdmissionAttributes {
 /** read-only access to stored objects for plugins, never the registry itself; the objects may be the watch cache's own,
  *  which a plugin must not change */
 export interface Listers {
-  get(group: string, resource: string, namespace: string, name: string): Promise<ApiObject | undefined>;
+  /** `fresh`: read from storage, for what must count a write made a moment ago (quota usage) */
+  get(group: string, resource: string, namespace: string, name: string, fresh?: boolean): Promise<ApiObject | undefined>;
   /** the objects of a namespace ('' for all, or for cluster-scoped resources), served from the watch cache */
   list(group: string, resource: string, namespace: string): Promise<ApiObject[]>;
 }

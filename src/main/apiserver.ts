@@ -291,7 +291,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           DefaultTolerationSeconds: { notReadySeconds: options.defaultNotReadyTolerationSeconds, unreachableSeconds: options.defaultUnreachableTolerationSeconds },
         };
         plugins = instrumentAdmission([...specs.map(s => s.create({
-          listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
+          listers: backends.admissionListers, names, authorizer: auth.authorizer, writers: backends.writers,
           config: admissionConfig.get(s.name)?.config ?? flagConfig[s.name], configPath: admissionConfig.get(s.name)?.path,
           webhooks: webhookSource(watchCache, resources, names), catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
         })), ...auth.admissionPlugins], metrics);

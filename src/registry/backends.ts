@@ -14,6 +14,8 @@ export interface Backends {
   /** the backend of a group's resource at its preferred version */
   preferred(group: string, resource: string): Backend | undefined;
   listers: Listers;
+  /** the listers admission plugins read through */
+  admissionListers: Listers;
   writers: Writers;
 }
 
@@ -46,15 +48,8 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
 
   const listers: Listers = {
     async get(group, resource, namespace, name) {
-      // the watch cache first, as the reference's admission reads its informers (a write reads a namespace or an
-      // account on every request); storage when the cache does not hold it, so what was created a moment ago is found
-      const info = resources.preferred(group, resource);
-      if (info && !info.def.convert) {
-        const cached = deps.objects.cache(info.keyPrefix).get(objectKey(info, namespace, name));
-        if (cached) return cached.obj;
-      }
       // only "not found" means absent: a storage failure must reach the client as one, never as a missing object
-      try { return await (info && backendFor(info))?.store.get(namespace, name); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
+      try { return await preferred(group, resource)?.store.get(namespace, name); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
     },
     async list(group, resource, namespace) {
       const b = preferred(group, resource);
@@ -63,6 +58,17 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
       return items.map(i => i.obj);
     },
   };
+  /** admission's: an object from the watch cache when it holds it, as the reference's admission reads its informers (a
+   *  write reads a namespace or an account on every request), and from storage when it does not (what was created a
+   *  moment ago is found) or when asked for a fresh read */
+  const admissionListers: Listers = {
+    async get(group, resource, namespace, name, fresh = false) {
+      const info = resources.preferred(group, resource);
+      const cached = info && !fresh && !info.def.convert ? deps.objects.cache(info.keyPrefix).get(objectKey(info, namespace, name)) : undefined;
+      return cached ? cached.obj : listers.get(group, resource, namespace, name);
+    },
+    list: listers.list,
+  };
   const writers: Writers = {
     create: (group, resource, namespace, obj) => required(group, resource).store.create(namespace, obj, noAdmission, { dryRun: false }),
     async updateStatus(group, resource, namespace, name, change) {
@@ -70,5 +76,5 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
         cur => (cur && change(cur)) ?? cur!, noAdmission, { dryRun: false });
     },
   };
-  return { backendFor, preferred, listers, writers };
+  return { backendFor, preferred, listers, admissionListers, writers };
 }
