@@ -26,7 +26,7 @@ import { startCrdController } from '../registry/crd/controller.js';
 import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
 import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
-import { checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
+import { checkAlwaysDeny, checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
 import type { AdmissionPlugin, ResourceCatalog, ServedResource } from '../api/admission.js';
 import { loadYaml } from '../util/yaml.js';
@@ -277,6 +277,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
         checkWebhookPlugins(specs, names, (group, version, resource) => !!resources.lookup(group, version, resource));
+        checkAlwaysDeny(specs, [
+          ...(options.controllerManager ? [{ what: 'controller manager', flag: '--controller-manager=false' }] : []),
+          ...(options.scheduler ? [{ what: 'scheduler', flag: '--scheduler=false' }] : []),
+          ...(options.metricsServer ? [{ what: 'metrics server', flag: '--metrics-server=false' }] : []),
+        ]);
         if (resources.lookup(names.group('admissionregistration'), 'v1alpha1', 'validatingadmissionpolicies')
           && (!options.featureGates.ValidatingAdmissionPolicy || !specs.some(p => p.name === 'ValidatingAdmissionPolicy')))
           log.warn('ValidatingAdmissionPolicies are served but not enforced: enable --feature-gates=ValidatingAdmissionPolicy=true and the ValidatingAdmissionPolicy admission plugin');
@@ -286,7 +291,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           DefaultTolerationSeconds: { notReadySeconds: options.defaultNotReadyTolerationSeconds, unreachableSeconds: options.defaultUnreachableTolerationSeconds },
         };
         plugins = instrumentAdmission([...specs.map(s => s.create({
-          listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
+          listers: backends.admissionListers, names, authorizer: auth.authorizer, writers: backends.writers,
           config: admissionConfig.get(s.name)?.config ?? flagConfig[s.name], configPath: admissionConfig.get(s.name)?.path,
           webhooks: webhookSource(watchCache, resources, names), catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
         })), ...auth.admissionPlugins], metrics);
