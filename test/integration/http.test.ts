@@ -5,6 +5,7 @@ import { gunzipSync } from 'node:zlib';
 import { parse as parseYaml } from 'yaml';
 import { eachBackend, configMap, serverOn, sleep } from './servers.js';
 import { createClient } from './client.js';
+import { waitFor } from '../support/cluster.js';
 
 const tableAccept = (g: string) => `application/json;as=Table;v=v1;g=${g},application/json;as=Table;v=v1beta1;g=${g},application/json`;
 const discoveryAccept127 = (g: string) => `application/json;g=${g};v=v2beta1;as=APIGroupDiscoveryList,application/json`;
@@ -255,16 +256,21 @@ eachBackend('http', h => {
   });
 
   test('errors: 429 past max-requests-inflight, with Retry-After (priority and fairness off)', async () => {
-    const own = await serverOn(h.backend, { flags: ['--enable-priority-and-fairness=false', '--max-requests-inflight=1', '--max-mutating-requests-inflight=1'], freshnessTimeoutMs: 600 });
+    const own = await serverOn(h.backend, { flags: ['--enable-priority-and-fairness=false', '--max-requests-inflight=1', '--max-mutating-requests-inflight=1'], freshnessTimeoutMs: 5000 });
     const oc = createClient(own.server);
     // system:masters are never refused, as in the reference: the limited requests come from another user
     const alice = { 'Impersonate-User': 'alice' };
     try {
       const rv = (await oc.get('/api/v1/namespaces/default/configmaps', alice)).json.metadata.resourceVersion;
-      const slow = oc.get(`/api/v1/namespaces/default/configmaps?resourceVersion=${Number(rv) + 1000}`, alice);
-      await sleep(100);
-      const refused = await oc.get('/api/v1/namespaces/default/configmaps', alice);
-      assert.equal(refused.status, 429);
+      let slowDone = false;
+      const slow = oc.get(`/api/v1/namespaces/default/configmaps?resourceVersion=${Number(rv) + 1_000_000}`, alice).finally(() => { slowDone = true; });
+      // the slow list holds the one read seat until it gives up; ask until the server has seen it take the seat
+      let refused = await oc.get('/api/v1/namespaces/default/configmaps', alice);
+      while (refused.status === 200 && !slowDone) {
+        await sleep(20);
+        refused = await oc.get('/api/v1/namespaces/default/configmaps', alice);
+      }
+      assert.equal(refused.status, 429, slowDone ? `the slow list answered ${(await slow).status}` : undefined);
       assert.equal(refused.json.reason, 'TooManyRequests');
       assert.equal(refused.headers['retry-after'], '1');
       assert.equal((await oc.get('/api/v1/namespaces/default/configmaps')).status, 200, 'system:masters get an answer');
@@ -274,7 +280,8 @@ eachBackend('http', h => {
       assert.equal(w.status, 200);
       w.close();
       assert.equal((await slow).status, 504);
-      assert.equal((await oc.get('/api/v1/namespaces/default/configmaps', alice)).status, 200);
+      // the seat is given back once the server has finished the answer, which may be just after the client read it
+      await waitFor('the read seat to be free again', async () => (await oc.get('/api/v1/namespaces/default/configmaps', alice)).status === 200);
     } finally {
       oc.close();
       await own.close();
