@@ -181,7 +181,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           return;
         }
         running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
-        await running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+        // the server is ready without them, as the reference's is without its controller manager and scheduler
+        void running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
       },
       stop: () => running?.stop(),
     };
