@@ -172,7 +172,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const clients: Module[] = [];
   const ownClient = (module: Module) => { clients.push(module); return module; };
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
-    let running: Component | undefined;
+    let starting: Promise<Component | undefined> | undefined;
     const module: Module = {
       async start() {
         if (!begin) return;
@@ -181,10 +181,15 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           log.warn(`${what}: not started, as the core group or coordination.${names.domain} is not served`);
           return;
         }
-        running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
-        await running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+        // the server is ready without them, as the reference's is without its controller manager and scheduler:
+        // they start beside it, and what they do first (certificates, their own RBAC objects) does not hold it up
+        starting = (async () => {
+          const running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
+          void running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+          return running;
+        })().catch(e => { log.warn(`${what}: ${(e as Error).message}`); return undefined; });
       },
-      stop: () => running?.stop(),
+      stop: async () => (await starting)?.stop(),
     };
     return ownClient(module);
   };
