@@ -172,7 +172,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const clients: Module[] = [];
   const ownClient = (module: Module) => { clients.push(module); return module; };
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
-    let starting: Promise<Component | undefined> | undefined;
+    let running: Component | undefined;
     const module: Module = {
       async start() {
         if (!begin) return;
@@ -181,15 +181,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           log.warn(`${what}: not started, as the core group or coordination.${names.domain} is not served`);
           return;
         }
-        // the server is ready without them, as the reference's is without its controller manager and scheduler:
-        // they start beside it, and what they do first (certificates, their own RBAC objects) does not hold it up
-        starting = (async () => {
-          const running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
-          void running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
-          return running;
-        })().catch(e => { log.warn(`${what}: ${(e as Error).message}`); return undefined; });
+        running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
+        // the server is ready without them, as the reference's is without its controller manager and scheduler
+        void running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
       },
-      stop: async () => (await starting)?.stop(),
+      stop: () => running?.stop(),
     };
     return ownClient(module);
   };

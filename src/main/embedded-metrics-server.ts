@@ -107,19 +107,24 @@ export async function startEmbeddedMetricsServer(o: Loopback & {
   const apply = async (objects: Registered[]) => {
     for (const { ref, namespace, object } of objects) await admin.resource(ref, namespace).apply(object as never, { fieldManager, force: true });
   };
-  // its rights first, so its first lists are not refused
-  await apply(registrationObjects(o.names, { port: 0 }).roles);
-  const key = generateKeyPair();
-  const dnsNames = [`${serviceName}.${o.names.systemNamespace}.svc`, `${serviceName}.${o.names.systemNamespace}.svc.cluster.local`];
-  const certPem = issueLeaf(o.ca, key.publicKey, { commonName: dnsNames[0]!, dnsNames, ips: [host], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 365 * 86400 });
-  const client = loopbackClient(o, metricsServerUser, { qps: 0, userAgent: 'cluster-metrics-server' });
-  const server = await startMetricsServer({ client, names: o.names, log: o.log, resolutionMs: o.resolutionMs, host, port: 0, certPem, keyPem: key.keyPem });
+  // what takes a while (its RBAC objects, a key pair, its listener) happens beside the server's start, as part of ready
+  const resolutionMs = o.resolutionMs;
+  const started = (async () => {
+    // its rights first, so its first lists are not refused
+    await apply(registrationObjects(o.names, { port: 0 }).roles);
+    const key = generateKeyPair();
+    const dnsNames = [`${serviceName}.${o.names.systemNamespace}.svc`, `${serviceName}.${o.names.systemNamespace}.svc.cluster.local`];
+    const certPem = issueLeaf(o.ca, key.publicKey, { commonName: dnsNames[0]!, dnsNames, ips: [host], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 365 * 86400 });
+    const client = loopbackClient(o, metricsServerUser, { qps: 0, userAgent: 'cluster-metrics-server' });
+    return { client, server: await startMetricsServer({ client, names: o.names, log: o.log, resolutionMs, host, port: 0, certPem, keyPem: key.keyPem }) };
+  })();
   return {
     // registered once it can answer, so the availability check finds it serving and clients see no failed discovery
-    ready: server.synced.then(() => apply(registrationObjects(o.names, { port: server.port, caPem: o.ca.certPem }).service)),
+    ready: started.then(({ server }) => server.synced.then(() => apply(registrationObjects(o.names, { port: server.port, caPem: o.ca.certPem }).service))),
     async stop() {
-      await server.stop();
-      client.close();
+      const running = await started.catch(() => undefined);
+      await running?.server.stop();
+      running?.client.close();
       admin.close();
     },
   };

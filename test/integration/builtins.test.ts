@@ -441,11 +441,13 @@ describe('built-in kinds through HTTP', () => {
       assert.deepEqual([w.failurePolicy, w.matchPolicy, w.timeoutSeconds, w.rules[0].scope, w.clientConfig.service.port], ['Fail', 'Equivalent', 10, '*', 443]);
       assert.deepEqual([w.namespaceSelector, w.objectSelector], [{}, {}]);
     };
+    const decidedAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
     const kinds: Kind[] = [
       {
         path: `${g('certificates', 'v1')}/certificatesigningrequests`,
         body: { spec: { request: b64(await certificateRequest('alice')), signerName: 'example.com/signer', usages: ['client auth'] } },
-        status: { conditions: [{ type: 'Failed', status: 'True', reason: 'SignerFailed', message: 'no signer', lastUpdateTime: '2024-01-01T00:00:00Z', lastTransitionTime: '2024-01-01T00:00:00Z' }] },
+        // decided now: the CSR cleaner removes one decided more than an hour ago at once
+        status: { conditions: [{ type: 'Failed', status: 'True', reason: 'SignerFailed', message: 'no signer', lastUpdateTime: decidedAt, lastTransitionTime: decidedAt }] },
         check: o => assert.equal(o.spec.signerName, 'example.com/signer'),
       },
       {
