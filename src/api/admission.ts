@@ -29,9 +29,13 @@ export interface AdmissionAttributes {
   applyDefaults?(obj: ApiObject): void;
 }
 
-/** read-only access to stored objects for plugins, never the registry itself */
+/** read-only access to stored objects for plugins, never the registry itself; plugins must not change what they get */
 export interface Listers {
-  get(group: string, resource: string, namespace: string, name: string): Promise<ApiObject | undefined>;
+  /**
+   * The latest stored object. cached: the watch cache's copy will do, as the reference's informer-backed listers
+   * answer (an object the cache does not hold is still read from storage, so one just created is found).
+   */
+  get(group: string, resource: string, namespace: string, name: string, opts?: { cached?: boolean }): Promise<ApiObject | undefined>;
   /** the objects of a namespace ('' for all, or for cluster-scoped resources), served from the watch cache */
   list(group: string, resource: string, namespace: string): Promise<ApiObject[]>;
 }

@@ -26,8 +26,18 @@ const partial = (scope: Scope, obj: ApiObject, version: string) =>
 
 export async function get(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
-  const obj = asServed(scope, await scope.store.get(namespace, name, ctx.query.get('resourceVersion') ?? undefined));
-  sendOne(ctx, scope, rep, obj, 200);
+  const item = await scope.store.getStored(namespace, name, ctx.query.get('resourceVersion') ?? undefined);
+  // compact JSON of an object stored as it is served: its bytes as they are, neither parsed nor encoded again
+  const bytes = rep.kind === 'json' && !isPretty(ctx) ? servedBytes(scope, item) : undefined;
+  if (bytes) return sendText(ctx, 200, bytes, 'application/json');
+  sendOne(ctx, scope, rep, asServed(scope, await scope.store.fromStored(item.obj)), 200);
+}
+
+/** an object's JSON bytes when they are at hand and are the object as this endpoint serves it (kind and version) */
+function servedBytes(scope: Scope, item: StoredObject): Buffer | undefined {
+  const bytes = item.bytes;
+  const head = `{"kind":"${scope.info.kind}","apiVersion":"${scope.info.apiVersion}",`;
+  return bytes && bytes.toString('latin1', 0, head.length) === head ? bytes : undefined;
 }
 
 /** one object in the negotiated representation */

@@ -45,9 +45,15 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
   };
 
   const listers: Listers = {
-    async get(group, resource, namespace, name) {
-      // only "not found" means absent: a storage failure must reach the client as one, never as a missing object
-      try { return await preferred(group, resource)?.store.get(namespace, name); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
+    async get(group, resource, namespace, name, opts) {
+      const store = preferred(group, resource)?.store;
+      if (!store) return undefined;
+      // plugins only read: the watch cache's own object may serve; only "not found" means absent, a storage failure
+      // must reach the client as one, never as a missing object
+      const read = async (resourceVersion?: string) => {
+        try { return await store.fromStored((await store.getStored(namespace, name, resourceVersion, true)).obj); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
+      };
+      return (opts?.cached && await read('0')) || read();
     },
     async list(group, resource, namespace) {
       const b = preferred(group, resource);

@@ -10,7 +10,7 @@ export default definePlugin({
     operations: ['CREATE', 'UPDATE', 'DELETE'],
     async validate(a) {
       if (!a.namespace || (a.group === '' && a.resource === 'namespaces')) return;
-      if (!await listers.get('', 'namespaces', '', a.namespace)) throw notFound('', 'namespaces', a.namespace);
+      if (!await listers.get('', 'namespaces', '', a.namespace, { cached: true })) throw notFound('', 'namespaces', a.namespace);
     },
   }),
 });

@@ -19,7 +19,8 @@ export default definePlugin({
           return;
         }
         if (a.operation !== 'CREATE' || !a.namespace) return;
-        const ns = await listers.get('', 'namespaces', '', a.namespace);
+        // from the watch cache, as the reference's lister answers; a namespace it does not hold yet is read from storage
+        const ns = await listers.get('', 'namespaces', '', a.namespace, { cached: true });
         if (!ns) throw notFound('', 'namespaces', a.namespace);
         if (ns.metadata.deletionTimestamp || (ns as Namespace).status?.phase === 'Terminating')
           throw forbidden(`${a.resource} "${a.name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`,
