@@ -6,8 +6,13 @@ export type RequestAttributes = Omit<AdmissionAttributes, 'operation' | 'object'
 
 export function admissionFor(plugins: AdmissionPlugin[], base: RequestAttributes): AdmissionHooks {
   const handles = (p: AdmissionPlugin, op: Operation) => !p.operations || p.operations.includes(op);
-  const attrs = (operation: Operation, object?: ApiObject, oldObject?: ApiObject): AdmissionAttributes =>
-    ({ ...base, operation, object, oldObject, name: base.name || object?.metadata.name || oldObject?.metadata.name || '' });
+  // one set of attributes for both phases of the same write (plugins change the object, never the attributes)
+  let last: AdmissionAttributes | undefined;
+  const attrs = (operation: Operation, object?: ApiObject, oldObject?: ApiObject): AdmissionAttributes => {
+    if (last && last.operation === operation && last.object === object && last.oldObject === oldObject
+      && last.name === (base.name || object?.metadata.name || oldObject?.metadata.name || '')) return last;
+    return (last = { ...base, operation, object, oldObject, name: base.name || object?.metadata.name || oldObject?.metadata.name || '' });
+  };
   return {
     async mutate(op, obj, old) {
       // one set of attributes for the phase: plugins change the object itself, in place

@@ -94,17 +94,24 @@ export function instrumentAdmission(plugins: AdmissionPlugin[], metrics: Metrics
   const rejections = metrics.counter('apiserver_admission_webhook_rejection_count',
     'Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation.', ['name', 'type', 'operation', 'rejection_code']);
   const isWebhook = (p: AdmissionPlugin) => /Webhook$/.test(p.name);
-  const around = (p: AdmissionPlugin, type: 'admit' | 'validate', f: NonNullable<AdmissionPlugin['admit']>) =>
-    (a: Parameters<NonNullable<AdmissionPlugin['admit']>>[0]) => timed(() => f.call(p, a), (e, s) => {
+  const around = (p: AdmissionPlugin, type: 'admit' | 'validate', f: NonNullable<AdmissionPlugin['admit']>) => {
+    // the series each outcome records in, found once: every write calls every plugin
+    const series = new Map<string, (s: number) => void>();
+    const observe = (operation: string, rejected: string) => {
+      const l = { name: p.name, type, operation, rejected };
+      const observers = [plugin.bound(l), step.bound({ type, operation, rejected }), ...(isWebhook(p) ? [webhook.bound(l)] : [])];
+      return (s: number) => { for (const o of observers) o(s); };
+    };
+    return (a: Parameters<NonNullable<AdmissionPlugin['admit']>>[0]) => timed(() => f.call(p, a), (e, s) => {
       const operation = String((a as { operation?: string }).operation ?? '');
-      const l = { name: p.name, type, operation, rejected: String(!!e) };
-      plugin(l, s);
-      step({ type, operation, rejected: l.rejected }, s);
-      if (isWebhook(p)) {
-        webhook(l, s);
-        if (e) rejections({ name: p.name, type, operation, rejection_code: String((e as { code?: number }).code ?? 500) });
-      }
+      const rejected = String(!!e);
+      const key = operation + rejected;
+      let record = series.get(key);
+      if (!record) series.set(key, record = observe(operation, rejected));
+      record(s);
+      if (e && isWebhook(p)) rejections({ name: p.name, type, operation, rejection_code: String((e as { code?: number }).code ?? 500) });
     });
+  };
   return plugins.map(p => ({
     ...p,
     ...(p.admit ? { admit: around(p, 'admit', p.admit) } : {}),

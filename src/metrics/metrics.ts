@@ -62,10 +62,13 @@ function family(name: string, help: string, type: 'counter' | 'histogram', value
   };
 }
 
+/** records a value in the series of its labels; bound: the observer of one series, for a caller that records many */
+export type Histogram = ((labels: Labels, value: number) => void) & { bound(labels: Labels): (value: number) => void };
+
 export interface MetricsRegistry {
   counter(name: string, help: string, labelNames: readonly string[]): (labels: Labels, by?: number) => void;
   gauge(name: string, help: string, labelNames: readonly string[]): (labels: Labels, value: number) => void;
-  histogram(name: string, help: string, labelNames: readonly string[], buckets: number[]): (labels: Labels, value: number) => void;
+  histogram(name: string, help: string, labelNames: readonly string[], buckets: number[]): Histogram;
   /** a gauge whose series are read when scraped */
   collected(name: string, help: string, labelNames: readonly string[], read: () => Array<[Labels, number]> | Promise<Array<[Labels, number]>>): void;
   /** the text exposition format */
@@ -113,15 +116,15 @@ export function createMetrics(): MetricsRegistry {
         ];
       });
       registry.registerMetric(family(name, help, 'histogram', values, table.clear) as never);
-      return (labels, value) => {
+      const observer = (s: ReturnType<typeof table.find>) => (value: number) => {
         if (!Number.isFinite(value)) throw new TypeError(`histogram ${name}: value is not a finite number: ${value}`);
-        const s = table.find(labels);
         let i = 0;
         while (i < bounds.length && value > bounds[i]) i++;
         if (i < bounds.length) s.counts[i]++;
         s.sum += value;
         s.count++;
       };
+      return Object.assign((labels: Labels, value: number) => observer(table.find(labels))(value), { bound: (labels: Labels) => observer(table.find(labels)) });
     },
     collected(name, help, labelNames, read) {
       new Gauge({
