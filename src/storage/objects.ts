@@ -216,7 +216,10 @@ export function createObjectStore(kv: KV): ObjectStore {
         const want = limit ? limit - items.length : 0;
         // a filter may drop most of a page: read ahead so a selective list takes few round trips; a long list is read
         // (and its objects decoded) a page at a time, giving the event loop back between pages
-        const page = await kv.list(prefix, { revision: readAt, limit: Math.min(filter && want ? Math.max(want, 100) : want || readPageSize, readPageSize), start: from });
+        const pageSize = Math.min(filter && want ? Math.max(want, 100) : want || readPageSize, readPageSize);
+        // what is left after the page is counted only when it can become the list's remaining count: a page that
+        // ends the list, with no filter dropping objects from it
+        const page = await kv.list(prefix, { revision: readAt, limit: pageSize, start: from, countRemaining: !!limit && !filter && want <= pageSize });
         if (readAt === undefined) notOlder(opts.revision, page.revision);
         readAt = page.revision;
         let i = 0;
@@ -229,7 +232,7 @@ export function createObjectStore(kv: KV): ObjectStore {
         if (limit && items.length >= limit) {
           if (leftInPage > 0 || page.more) {
             next = lastKey! + '\0';
-            remaining = leftInPage + (page.remaining ?? 0);
+            remaining = page.more && page.remaining === undefined ? undefined : leftInPage + (page.remaining ?? 0);
           }
           break;
         }
