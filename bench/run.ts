@@ -3,7 +3,7 @@
 // written into BENCHMARKS.md as its own section, with the command, date and machine.
 import { fuzzBench } from './fuzz.js';
 import { readFile, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { startBench } from './start.js';
 import { storageBench } from './storage.js';
 import { apiBench } from './api.js';
@@ -47,6 +47,7 @@ async function main() {
   if (unknown.length) throw new Error(`unknown suite(s) ${unknown.join(', ')}; known: ${suites.map(s => s.name).join(', ')}`);
   for (const suite of suites.filter(s => (wanted.length === 0 ? !s.alone : wanted.includes(s.name)))) {
     const started = Date.now();
+    const loadBefore = loadavg()[0];
     const body = await suite.run();
     const section = [
       `## ${suite.name}`,
@@ -54,7 +55,8 @@ async function main() {
       `Command: \`npm run bench\` (this suite alone: \`node dist/bench/run.js ${suite.name}\`). `
         + `Date: ${new Date().toISOString().slice(0, 10)}. `
         + `Machine: ${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model.trim() ?? 'unknown CPU'}, `
-        + `Node ${process.version}, ${process.platform} ${process.arch}. Took ${Math.round((Date.now() - started) / 1000)} s.`,
+        + `Node ${process.version}, ${process.platform} ${process.arch}. Took ${Math.round((Date.now() - started) / 1000)} s. `
+        + `Load average (1 min): ${loadBefore.toFixed(2)} at the start, ${loadavg()[0].toFixed(2)} at the end.`,
       '',
       body,
       '',

@@ -26,8 +26,20 @@ const partial = (scope: Scope, obj: ApiObject, version: string) =>
 
 export async function get(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
-  const obj = asServed(scope, await scope.store.get(namespace, name, ctx.query.get('resourceVersion') ?? undefined));
-  sendOne(ctx, scope, rep, obj, 200);
+  const item = await scope.store.getStored(namespace, name, ctx.query.get('resourceVersion') ?? undefined);
+  // compact JSON of an object stored as it is served: its bytes as they are, neither parsed nor encoded again
+  const bytes = rep.kind === 'json' && !isPretty(ctx) ? servedBytes(item, servedHead(scope)) : undefined;
+  if (bytes) return sendText(ctx, 200, bytes, 'application/json');
+  sendOne(ctx, scope, rep, asServed(scope, await scope.store.fromStored(item.obj)), 200);
+}
+
+/** how the JSON of an object as this endpoint serves it begins: its kind and version */
+const servedHead = (scope: Scope) => Buffer.from(`{"kind":"${scope.info.kind}","apiVersion":"${scope.info.apiVersion}",`);
+
+/** an object's JSON bytes when they are at hand and are the object as this endpoint serves it (head: servedHead) */
+function servedBytes(item: StoredObject, head: Buffer): Buffer | undefined {
+  const bytes = item.bytes;
+  return bytes && bytes.length > head.length && head.compare(bytes, 0, head.length) === 0 ? bytes : undefined;
 }
 
 /** one object in the negotiated representation */
@@ -129,13 +141,13 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
         if (!negotiate(parseAccept(ctx.headers.accept), scope.names, {})) throw notAcceptable(offeredTypes(scope.names, { yaml: true, table: true }));
       }
       if (encoded) return sendStream(ctx, 200, encoded.parts, { length: encoded.length, estimate: encoded.length }, rep.contentType);
-      const { parts, length, estimate } = listJsonParts(scope, meta, items);
+      const { parts, length, estimate } = await listJsonParts(scope, meta, items);
       return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
     }
     default: {
       if (isPretty(ctx)) return stream(jsonArrayParts({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta }, 'items', items.length, served, true),
         'application/json', items.length * 512);
-      const { parts, length, estimate } = listJsonParts(scope, meta, items);
+      const { parts, length, estimate } = await listJsonParts(scope, meta, items);
       return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
     }
   }
@@ -178,20 +190,24 @@ export const bytesOf = (item: StoredObject): Buffer => (item.bytes ??= Buffer.fr
 
 
 /**
- * The pieces of a list's JSON, made as they are read: the objects' shared bytes between the list's head and tail.
- * The length is known when every object's bytes already are (lists from the cache); otherwise it is estimated
- * from the first object, and the pieces are made one batch at a time, so a long list never holds the event loop.
+ * The pieces of a list's JSON: the objects' bytes between the list's head and tail. The length is known when every
+ * object's bytes are its stored JSON as served (made in slices, never holding the event loop long); otherwise it is
+ * estimated from the first object, and the other pieces are encoded one batch at a time as they are read.
  */
-export function listJsonParts(scope: Scope, meta: Record<string, unknown>, items: StoredObject[]): { parts: Iterable<Buffer>; length?: number; estimate: number } {
+export async function listJsonParts(scope: Scope, meta: Record<string, unknown>, items: StoredObject[]): Promise<{ parts: Iterable<Buffer>; length?: number; estimate: number }> {
   const head = { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta };
   const served = (i: StoredObject) => i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind;
   const piece = (i: StoredObject) => (served(i) ? bytesOf(i) : Buffer.from(JSON.stringify(asServed(scope, i.obj))));
-  const known = items.every(i => i.bytes && served(i));
+  // the bytes at hand that are already the objects as served, checked on the bytes themselves (nothing parsed);
+  // made in slices, since a stored object's bytes are made on first use
+  const itemHead = servedHead(scope);
+  const ready = await mapInSlices(items, i => servedBytes(i, itemHead));
+  const known = ready.every(Boolean);
   // the text around the members: the head, the brackets and the commas between members
   const fixed = Buffer.byteLength(JSON.stringify({ ...head, items: [] })) + Math.max(0, items.length - 1);
-  const length = known ? items.reduce((n, i) => n + i.bytes!.length, fixed) : undefined;
+  const length = known ? ready.reduce((n, b) => n + b!.length, fixed) : undefined;
   return {
-    parts: jsonArrayParts(head, 'items', items.length, n => piece(items[n]), false),
+    parts: jsonArrayParts(head, 'items', items.length, n => ready[n] ?? piece(items[n]), false),
     length, estimate: length ?? fixed + (items.length ? piece(items[0]).length * items.length : 0),
   };
 }

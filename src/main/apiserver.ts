@@ -212,7 +212,12 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       // fails while the cache has lost its storage watch or lists storage again to heal
       name: 'poststarthook/start-watch-cache',
       async start() {
-        watchCache = createWatchCache(createObjectStore(kv), { root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log });
+        watchCache = createWatchCache(createObjectStore(kv), {
+          root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log,
+          // memory and SQLite publish every commit to their watchers before acknowledging it; etcd's revisions also
+          // count other clients' writes, and a decorated store may fail reads its watch never shows
+          consistentReads: options.storageBackend !== 'etcd' && !tuning.decorateStorage,
+        });
         await watchCache.start();
       },
       stop: () => watchCache?.stop(),

@@ -1,7 +1,7 @@
 // Prometheus metrics through prom-client: one registry per server (several servers can share a process), the
 // reference's families declared with their label names, gauges read when scraped, and the process and Node.js
 // runtime metrics of prom-client's default collectors.
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 
 type Labels = Record<string, string>;
 
@@ -24,10 +24,51 @@ function seriesCap(labelNames: readonly string[]): (labels: Labels) => Labels {
   };
 }
 
+/**
+ * The series of a counter or histogram recorded on every request, found by their label values in one map lookup:
+ * prom-client's own observe sorts, validates and hashes the label object on each call, which the request path pays
+ * many times per request (every admission plugin, every storage call). prom-client still writes the exposition,
+ * from the values these families report in its shapes.
+ */
+function seriesTable<S>(labelNames: readonly string[], fresh: () => S) {
+  const series = new Map<string, { labels: Labels } & S>();
+  const other = Object.fromEntries(labelNames.map((n) => [n, 'other']));
+  const find = (labels: Labels) => {
+    let key = '';
+    for (const n of labelNames) key += `${labels[n] ?? ''}\u0000`;
+    let s = series.get(key);
+    if (!s) {
+      const full = series.size >= maxSeriesPerMetric;
+      if (full && (s = series.get('\u0000other')) !== undefined) return s;
+      const own: Labels = {};
+      for (const n of labelNames) if (labels[n] !== undefined) own[n] = String(labels[n]);
+      s = { labels: full ? other : own, ...fresh() };
+      series.set(full ? '\u0000other' : key, s);
+    }
+    return s;
+  };
+  return { find, all: () => series.values(), clear: () => series.clear() };
+}
+
+interface Exported { labels: Labels; sharedLabels?: Labels; value: number; metricName?: string }
+
+/** a family prom-client's registry writes out: what it reads of its own metrics (get, getForPromString, reset) */
+function family(name: string, help: string, type: 'counter' | 'histogram', values: () => Exported[], reset: () => void) {
+  const data = (vs: Exported[]) => ({ name, help, type, values: vs, aggregator: 'sum' });
+  return {
+    name, help, type, aggregator: 'sum', reset,
+    getForPromString: async () => data(values()),
+    get: async () => data(values().map(({ labels, sharedLabels, ...v }) => ({ ...v, labels: { ...sharedLabels, ...labels } }))),
+  };
+}
+
+/** records a value in the series of its labels; bound: the observer of one series, for a caller that records many */
+export type Histogram = ((labels: Labels, value: number) => void) & { bound(labels: Labels): (value: number) => void };
+
 export interface MetricsRegistry {
   counter(name: string, help: string, labelNames: readonly string[]): (labels: Labels, by?: number) => void;
   gauge(name: string, help: string, labelNames: readonly string[]): (labels: Labels, value: number) => void;
-  histogram(name: string, help: string, labelNames: readonly string[], buckets: number[]): (labels: Labels, value: number) => void;
+  histogram(name: string, help: string, labelNames: readonly string[], buckets: number[]): Histogram;
   /** a gauge whose series are read when scraped */
   collected(name: string, help: string, labelNames: readonly string[], read: () => Array<[Labels, number]> | Promise<Array<[Labels, number]>>): void;
   /** the text exposition format */
@@ -50,9 +91,12 @@ export function createMetrics(): MetricsRegistry {
   const registers = [registry];
   return {
     counter(name, help, labelNames) {
-      const c = new Counter({ name, help, labelNames, registers });
-      const cap = seriesCap(labelNames);
-      return (labels, by = 1) => c.inc(cap(labels), by);
+      const table = seriesTable(labelNames, () => ({ value: 0 }));
+      registry.registerMetric(family(name, help, 'counter', () => [...table.all()].map(s => ({ labels: s.labels, value: s.value })), table.clear) as never);
+      return (labels, by = 1) => {
+        if (!(by >= 0)) throw new Error(`counter ${name} cannot go down (by ${by})`);
+        table.find(labels).value += by;
+      };
     },
     gauge(name, help, labelNames) {
       const g = new Gauge({ name, help, labelNames, registers });
@@ -60,9 +104,27 @@ export function createMetrics(): MetricsRegistry {
       return (labels, value) => g.set(cap(labels), value);
     },
     histogram(name, help, labelNames, buckets) {
-      const h = new Histogram({ name, help, labelNames, buckets, registers });
-      const cap = seriesCap(labelNames);
-      return (labels, value) => h.observe(cap(labels), value);
+      const bounds = [...buckets].sort((a, b) => a - b);
+      const table = seriesTable(labelNames, () => ({ counts: new Array<number>(bounds.length).fill(0), sum: 0, count: 0 }));
+      const values = () => [...table.all()].flatMap(s => {
+        let cumulative = 0;
+        return [
+          ...bounds.map((le, i) => ({ labels: { le: le as unknown as string }, sharedLabels: s.labels, value: (cumulative += s.counts[i]), metricName: `${name}_bucket` })),
+          { labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: `${name}_bucket` },
+          { labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${name}_sum` },
+          { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` },
+        ];
+      });
+      registry.registerMetric(family(name, help, 'histogram', values, table.clear) as never);
+      const observer = (s: ReturnType<typeof table.find>) => (value: number) => {
+        if (!Number.isFinite(value)) throw new TypeError(`histogram ${name}: value is not a finite number: ${value}`);
+        let i = 0;
+        while (i < bounds.length && value > bounds[i]) i++;
+        if (i < bounds.length) s.counts[i]++;
+        s.sum += value;
+        s.count++;
+      };
+      return Object.assign((labels: Labels, value: number) => observer(table.find(labels))(value), { bound: (labels: Labels) => observer(table.find(labels)) });
     },
     collected(name, help, labelNames, read) {
       new Gauge({

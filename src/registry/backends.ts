@@ -48,8 +48,11 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
 
   const listers: Listers = {
     async get(group, resource, namespace, name) {
-      // only "not found" means absent: a storage failure must reach the client as one, never as a missing object
-      try { return await preferred(group, resource)?.store.get(namespace, name); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
+      const store = preferred(group, resource)?.store;
+      if (!store) return undefined;
+      // the callers only read, so the stored object needs no copy; only "not found" means absent, a storage failure
+      // must reach the client as one, never as a missing object
+      try { return store.fromStored((await store.getStored(namespace, name, undefined, true)).obj); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
     },
     async list(group, resource, namespace) {
       const b = preferred(group, resource);

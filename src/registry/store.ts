@@ -5,6 +5,7 @@
 // strategy's prepare, validation (object metadata, then the strategy's rules), validating admission, storage.
 import { randomUUID } from 'node:crypto';
 import type { ApiObject, StatusCause } from '../api/meta.js';
+import type { StoredObject } from '../api/cache.js';
 import { nowTimestamp } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import { sameContent, type ObjectStore, type UpdateDecision } from '../storage/objects.js';
@@ -177,15 +178,26 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     strategy,
     resetFieldsFor,
     applyDefaults,
+    /** a stored object at the version this store serves */
+    fromStored,
     /** the apiVersion of the objects the store takes and returns */
     apiVersion: convert ? info.apiVersion : storageApiVersion,
 
-    /** resourceVersion: unset or "0" reads at once; another value waits until the server has seen it (504 when it never comes) */
+    /**
+     * resourceVersion: unset reads the latest; "0" takes any version (the watch cache's, when it holds the resource);
+     * another value waits until the server has seen it (504 when it never comes)
+     */
     async get(namespace: string, name: string, resourceVersion?: string): Promise<ApiObject> {
-      const revision = parseResourceVersion(resourceVersion) || undefined;
-      const cur = await objects.get(objectKey(info, namespace, name), { revision }).catch(e => fail(e, name, revision));
+      return fromStored((await store.getStored(namespace, name, resourceVersion)).obj);
+    },
+
+    /** get's object as stored (at the storage version), with its JSON bytes when they are at hand; shared: the
+     *  caller only reads it (it may be the watch cache's own) */
+    async getStored(namespace: string, name: string, resourceVersion?: string, shared = false): Promise<StoredObject> {
+      const revision = parseResourceVersion(resourceVersion);
+      const cur = await objects.get(objectKey(info, namespace, name), { revision, shared }).catch(e => fail(e, name, revision));
       if (!cur) throw notFound(info.group, info.resource, name);
-      return fromStored(cur.obj);
+      return cur;
     },
 
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {

@@ -13,6 +13,8 @@ export interface ReadOptions {
   /** absent: the latest (a consistent read); 0: any; else not older than this revision, or exactly it (match Exact) */
   revision?: Revision;
   match?: 'Exact' | 'NotOlderThan';
+  /** the caller only reads what it gets: an object held in memory may be handed out as it is, not copied */
+  shared?: boolean;
 }
 
 export interface ListOptions extends ReadOptions {
@@ -126,13 +128,40 @@ export const decodeObject = (value: Uint8Array, rev: Revision): ApiObject => {
   return obj;
 };
 
-/** a stored object decoded when first read: watchers of a wide prefix skip most events without parsing them */
+/** how encodeObject's JSON of an object begins: a few plain string fields (kind, apiVersion), then metadata; the match
+ *  cannot end inside a string, since JSON.stringify escapes every quote in one */
+const storedHead = /^\{(?:"[A-Za-z]+":"[^"\\]*",){0,4}"metadata":\{/;
+const resourceVersionField = Buffer.from('"resourceVersion":');
+
+/**
+ * The JSON of decodeObject(value, rev) made from the stored bytes without parsing them: the resourceVersion is put
+ * first in metadata, the rest is the stored text (JSON.stringify's own output, which it would write again alike).
+ * Undefined when the stored text does not begin as encodeObject writes it, or names a resourceVersion anywhere.
+ */
+export function servedJson(value: Uint8Array, rev: Revision): Buffer | undefined {
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  // latin1: one character per byte, so the match's length is a byte offset
+  const head = storedHead.exec(bytes.toString('latin1', 0, Math.min(bytes.length, 512)));
+  if (!head || bytes.includes(resourceVersionField)) return undefined;
+  const at = head[0].length;
+  const field = `"resourceVersion":"${formatResourceVersion(rev)}"${bytes[at] === 0x7d /* } */ ? '' : ','}`;
+  return Buffer.concat([bytes.subarray(0, at), Buffer.from(field), bytes.subarray(at)]);
+}
+
+/**
+ * A stored object decoded when first read: watchers of a wide prefix skip most events without parsing them, and
+ * its JSON for a response is made from the stored bytes, unparsed, unless the object was replaced.
+ */
 export function storedObject(key: string, value: Uint8Array, rev: Revision): StoredObject {
   let obj: ApiObject | undefined;
+  let bytes: Buffer | undefined;
+  let replaced = false;
   return {
     key, rev,
     get obj() { return (obj ??= decodeObject(value, rev)); },
-    set obj(o: ApiObject) { obj = o; },
+    set obj(o: ApiObject) { obj = o; replaced = true; bytes = undefined; },
+    get bytes() { return (bytes ??= replaced ? undefined : servedJson(value, rev)); },
+    set bytes(b: Buffer | undefined) { bytes = b; },
   };
 }
 
@@ -196,7 +225,10 @@ export function createObjectStore(kv: KV): ObjectStore {
         const want = limit ? limit - items.length : 0;
         // a filter may drop most of a page: read ahead so a selective list takes few round trips; a long list is read
         // (and its objects decoded) a page at a time, giving the event loop back between pages
-        const page = await kv.list(prefix, { revision: readAt, limit: Math.min(filter && want ? Math.max(want, 100) : want || readPageSize, readPageSize), start: from });
+        const pageSize = Math.min(filter && want ? Math.max(want, 100) : want || readPageSize, readPageSize);
+        // what is left after the page is counted only when it can become the list's remaining count: a page that
+        // ends the list, with no filter dropping objects from it
+        const page = await kv.list(prefix, { revision: readAt, limit: pageSize, start: from, countRemaining: !!limit && !filter && want <= pageSize });
         if (readAt === undefined) notOlder(opts.revision, page.revision);
         readAt = page.revision;
         let i = 0;
@@ -209,7 +241,7 @@ export function createObjectStore(kv: KV): ObjectStore {
         if (limit && items.length >= limit) {
           if (leftInPage > 0 || page.more) {
             next = lastKey! + '\0';
-            remaining = leftInPage + (page.remaining ?? 0);
+            remaining = page.more && page.remaining === undefined ? undefined : leftInPage + (page.remaining ?? 0);
           }
           break;
         }

@@ -23,6 +23,8 @@ export interface ListOptions {
   limit?: number;
   /** first key to return (inclusive); must lie under the prefix */
   start?: string;
+  /** false: the caller does not need `remaining`, which a backend may then leave out rather than count */
+  countRemaining?: boolean;
 }
 
 export interface ListResult {

@@ -10,6 +10,7 @@
 // difference as events; a resource that did not change keeps its watchers. Until it has caught up, check() fails,
 // which readyz reports.
 import type { CacheSubscriber, ObjectEvent, ResourceCache, StoredObject } from '../api/cache.js';
+import type { ApiObject } from '../api/meta.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
 import { scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher, type WatchIndex } from '../storage/objects.js';
 import { futureRevision, isStorageError, StorageError } from '../storage/types.js';
@@ -23,6 +24,12 @@ export interface WatchCacheOptions {
   historyLimit?: number;
   /** how long a read waits for the cache to reach a revision it asks for before FutureRevision (default 3 s) */
   freshnessTimeoutMs?: number;
+  /**
+   * The store's watch carries every revision it makes, at once (a store in this process that owns its data): a
+   * consistent read (no revision) is then served here once the cache has seen the store's current revision, which
+   * answers exactly what reading storage would. Without it, consistent and exact reads go to storage.
+   */
+  consistentReads?: boolean;
   log?: { warn(message: string): void };
 }
 
@@ -42,6 +49,20 @@ export function resourcePrefixOf(key: string): string {
   let slashes = 0;
   for (let i = 0; i < key.length; i++) if (key[i] === '/' && ++slashes === 4) return key.slice(0, i + 1);
   return key;
+}
+
+/** a cached object for a caller that may change it: its obj is a deep copy made when first read; until then, its
+ *  bytes are the cache's */
+function privateCopy(item: StoredObject): StoredObject {
+  let obj: ApiObject | undefined;
+  let bytes: Buffer | undefined;
+  return {
+    key: item.key, rev: item.rev,
+    get obj() { return (obj ??= structuredClone(item.obj)); },
+    set obj(o: ApiObject) { obj = o; bytes = undefined; },
+    get bytes() { return bytes ?? (obj === undefined ? item.bytes : undefined); },
+    set bytes(b: Buffer | undefined) { bytes = b; },
+  };
 }
 
 const sleep = (ms: number) => new Promise(resolve => setTimeout(resolve, ms).unref());
@@ -395,9 +416,17 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     await c.ready;
   }
 
-  /** the reference's rule: consistent, exact and paged reads at a version go to storage, the rest is served here */
-  const servedHere = (o: ListOptions) =>
-    o.revision !== undefined && o.start === undefined && o.match !== 'Exact' && !(o.limit && o.revision);
+  /** the reference's rule: consistent, exact and paged reads at a version go to storage, the rest is served here;
+   *  with consistentReads, whole consistent lists are served here too */
+  const servedHere = (o: ListOptions) => (o.revision !== undefined || (!!opts.consistentReads && !o.limit))
+    && o.start === undefined && o.match !== 'Exact' && !(o.limit && o.revision);
+
+  /** the cache that serves a consistent read of key: loaded and following storage; else the read goes to storage */
+  const consistentCache = (key: string) => {
+    if (!opts.consistentReads || healing || disconnected) return undefined;
+    const c = cacheFor(key);
+    return c?.loaded() ? c : undefined;
+  };
 
   const watchCache: WatchCache = {
     async start() {
@@ -422,15 +451,27 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     },
 
     async get(key, o) {
+      // any version: the cache's, when it holds the resource (as the reference's watch cache serves resourceVersion=0)
+      const any = o?.revision === 0 && !healing ? cacheFor(key) : undefined;
+      if (any?.loaded()) {
+        const item = any.get(key);
+        return item && (o?.shared ? item : privateCopy(item));
+      }
+      const c = consistentCache(key);
+      if (c) {
+        await fresh(c, o?.revision || await inner.revision());
+        const item = c.get(key);
+        return item && (o?.shared ? item : privateCopy(item));
+      }
       // served by storage, once this server has seen the version asked for
       if (o?.revision && !(await waitFor(o.revision, freshnessTimeoutMs))) throw futureRevision(o.revision, seen);
       return inner.get(key, o);
     },
 
     async list(prefix, o = {}) {
-      const c = servedHere(o) ? cacheFor(prefix) : undefined;
+      const c = servedHere(o) ? (o.revision === undefined ? consistentCache(prefix) : cacheFor(prefix)) : undefined;
       if (!c) return inner.list(prefix, o);
-      await fresh(c, o.revision);
+      await fresh(c, o.revision ?? await inner.revision());
       const all = c.snapshot(prefix);
       const filter = o.filter;
       return { items: filter ? all.filter(i => filter(i.obj)) : all, revision: c.revision() };

@@ -193,6 +193,7 @@ export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
       const kvs = sql.list.all({ from, to, rev, limit: limit > 0 ? limit + 1 : -1 }).map(toKV);
       if (limit === 0 || kvs.length <= limit) return { kvs, revision: rev, more: false };
       kvs.length = limit;
+      if (o.countRemaining === false) return { kvs, revision: rev, more: true };
       return { kvs, revision: rev, more: true, remaining: sql.count.get({ from, to, rev })! - limit };
     },
 
