@@ -33,7 +33,10 @@ export function start(args: string[], ready: RegExp, dir: string): Promise<Child
 
 export const startApi = (dir: string, backend: 'sqlite' | 'memory') =>
   start([apiserver, '--secure-port=0', '--bind-address=127.0.0.1', `--storage-backend=${backend}`, `--data-dir=${join(dir, 'data')}`,
-    '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'], /serving on https:\/\/127\.0\.0\.1:(\d+)/, dir);
+    '--max-requests-inflight=0', '--max-mutating-requests-inflight=0',
+    // the API server alone, as the reference's kube-apiserver runs: the controllers, scheduler and metrics server are
+    // its clients, with suites of their own
+    '--controller-manager=false', '--scheduler=false', '--metrics-server=false'], /serving on https:\/\/127\.0\.0\.1:(\d+)/, dir);
 export const startBaseline = (dir: string, mode: 'json' | 'sqlite') => start([baseline, mode, dir], /listening (\d+)/, dir);
 
 export function call(agent: Agent, port: number, method: string, path: string, body?: string, contentType = 'application/json'): Promise<{ status: number; text: string }> {

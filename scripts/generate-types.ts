@@ -14,7 +14,7 @@ import type { Schema } from '../src/api/schema.js';
 import type { ResourceDefinition } from '../src/registry/types.js';
 import { builtinResources } from '../src/registry/resources/index.js';
 import { descriptionsFor, type Spelling } from '../src/api/schemas/descriptions/index.js';
-import { collectDefinitions, listSchema, type Root } from '../src/openapi/definitions.js';
+import { collectDefinitions, listSchema, type Root } from '../src/api/schemas/definitions.js';
 import { subresourceKinds } from '../src/openapi/documents.js';
 import { deleteOptions, patchBody, status, watchEvent } from '../src/openapi/meta-schemas.js';
 

@@ -8,12 +8,12 @@ import type { Authorizer } from '../api/auth.js';
 import type { Naming } from '../api/naming.js';
 import type { MatchCondition } from '../api/types/admissionregistration-v1.js';
 import type { AdmissionActivation, ResultKind } from '../cel/admission.js';
-import { loadAdmissionCel, type AdmissionCel } from '../cel/index.js';
+import { loadAdmissionCel, loadedAdmissionCel, type AdmissionCel } from '../cel/index.js';
 import { reviewRequest } from './webhook/call.js';
 
 /** the activation of a request: `request` is the AdmissionReview request as a webhook would get it, without objects */
 export async function activationFor(a: AdmissionAttributes, names: Naming, authorizer?: Authorizer): Promise<AdmissionActivation> {
-  const cel = await loadAdmissionCel();
+  const cel = await admissionCel();
   const { object: _o, oldObject: _p, ...request } = reviewRequest(a, { version: a.version, kind: a.kind }, names);
   return cel.admissionActivation({
     object: a.object, oldObject: a.oldObject, request, user: a.user, authorizer,
@@ -23,26 +23,34 @@ export async function activationFor(a: AdmissionAttributes, names: Naming, autho
 
 export type Compiled = { program: Expr } | { error: string };
 
-const compiledBySource = new Map<string, Compiled>();
+/** compiled expressions by result kind, whether params are declared, and text; a text read from a stored object is the
+ *  same string each time, whose hash is kept, so a lookup costs little */
+const compiledBySource = new Map<string, Map<string, Compiled>>();
+let compiledCount = 0;
 /** an expression compiled once per text and result kind (stored objects were checked when written; this never fails for them) */
 export function compiled(cel: AdmissionCel, source: string, result: ResultKind, params = true): Compiled {
-  const key = `${result}\u0000${params}\u0000${source}`;
-  let c = compiledBySource.get(key);
+  const kind = params ? result : `${result} without params`;
+  let bySource = compiledBySource.get(kind);
+  if (!bySource) compiledBySource.set(kind, bySource = new Map());
+  let c = bySource.get(source);
   if (!c) {
     const r = cel.compileAdmissionExpression(source, result, { params: params ? undefined : false });
     c = r.ok ? { program: r.program } : { error: r.error };
-    if (compiledBySource.size > 10_000) compiledBySource.clear();
-    compiledBySource.set(key, c);
+    if (++compiledCount > 10_000) { for (const m of compiledBySource.values()) m.clear(); compiledCount = 1; }
+    bySource.set(source, c);
   }
   return c;
 }
+
+/** the CEL engine, without waiting a turn once it is loaded */
+export const admissionCel = (): AdmissionCel | Promise<AdmissionCel> => loadedAdmissionCel() ?? loadAdmissionCel();
 
 export type ConditionsResult = { matches: boolean } | { error: string };
 
 /** evaluates the match conditions; params are the policy's (webhooks have none: undefined) */
 export async function matchConditions(conditions: MatchCondition[] | undefined, act: () => Promise<AdmissionActivation>, params?: unknown): Promise<ConditionsResult> {
   if (!Array.isArray(conditions) || !conditions.length) return { matches: true };
-  const cel = await loadAdmissionCel();
+  const cel = await admissionCel();
   const errors: string[] = [];
   const activation = await act();
   for (const c of conditions) {

@@ -99,3 +99,15 @@ export function checkWebhookPlugins(enabled: readonly AdmissionPluginSpec[], nam
       + `also add --runtime-config=${group}/v1/${resource}=false, or enable the plugin`);
   }
 }
+
+/**
+ * AlwaysDeny refuses every write, those of the server's own clients too (admission applies to them, as in the
+ * reference, whose kube-apiserver then fails its start-up hooks on a new store). The components the server runs as its
+ * own clients could never take their leases or register, and start-up would wait on them for ever: refused at once.
+ */
+export function checkAlwaysDeny(enabled: readonly AdmissionPluginSpec[], ownClients: ReadonlyArray<{ what: string; flag: string }>): void {
+  if (!enabled.includes(alwaysDeny) || !ownClients.length) return;
+  throw new Error(`admission plugin AlwaysDeny refuses every write, including those of the ${ownClients.map(c => c.what).join(', ')} this server `
+    + `runs as its own clients (their leases and registration), which could then never start: turn them off with `
+    + `${ownClients.map(c => c.flag).join(' ')} and run them apart, as the reference's kube-apiserver runs alone`);
+}

@@ -11,9 +11,8 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { X509Certificate } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { mkdir, open, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +20,7 @@ import { queryFlag } from '../api/request.js';
 import type { AgentOptions } from './options.js';
 import type { NodeAgent } from './agent.js';
 import type { Client } from '../client/rest-client.js';
-import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
+import { servingPair } from '../pki/serving.js';
 import { podLogDirectory } from './sandbox.js';
 import { servingCertificate, type Logger, type RotatingCertificate } from './certificates.js';
 import { hostIP } from './node-status.js';
@@ -466,19 +465,6 @@ function handle(req: IncomingMessage, res: ServerResponse, f: () => Promise<void
 }
 
 /** --tls-cert-file and --tls-private-key-file, else a self-signed pair kept in --cert-dir. */
-async function selfSignedOrGiven(o: AgentOptions): Promise<{ cert: string; key: string }> {
-  if (o.tlsCertFile && o.tlsPrivateKeyFile) return { cert: await readFile(o.tlsCertFile, 'utf8'), key: await readFile(o.tlsPrivateKeyFile, 'utf8') };
-  const certFile = join(o.certDir, 'agent.crt');
-  const keyFile = join(o.certDir, 'agent.key');
-  if (existsSync(certFile) && existsSync(keyFile)) {
-    const cert = await readFile(certFile, 'utf8');
-    if (new Date(new X509Certificate(cert).validTo).getTime() > Date.now()) return { cert, key: await readFile(keyFile, 'utf8') };
-  }
-  const ca = createCertificateAuthority(`${o.nodeName}-ca@${Math.floor(Date.now() / 1000)}`, 365 * 86400);
-  const pair = generateKeyPair();
-  const leaf = issueLeaf(ca, pair.publicKey, { commonName: `${o.nodeName}@${Math.floor(Date.now() / 1000)}`, usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 365 * 86400, dnsNames: [o.nodeName, 'localhost'], ips: ['127.0.0.1'] });
-  await mkdir(o.certDir, { recursive: true });
-  await writeFile(certFile, leaf + ca.certPem, { mode: 0o644 });
-  await writeFile(keyFile, pair.keyPem, { mode: 0o600 });
-  return { cert: leaf + ca.certPem, key: pair.keyPem };
-}
+const selfSignedOrGiven = (o: AgentOptions) => servingPair({
+  certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, certDir: o.certDir, name: 'agent', dnsNames: [o.nodeName, 'localhost'], ips: ['127.0.0.1'],
+});

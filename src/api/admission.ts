@@ -29,9 +29,11 @@ export interface AdmissionAttributes {
   applyDefaults?(obj: ApiObject): void;
 }
 
-/** read-only access to stored objects for plugins, never the registry itself */
+/** read-only access to stored objects for plugins, never the registry itself; the objects may be the watch cache's own,
+ *  which a plugin must not change */
 export interface Listers {
-  get(group: string, resource: string, namespace: string, name: string): Promise<ApiObject | undefined>;
+  /** `fresh`: read from storage, for what must count a write made a moment ago (quota usage) */
+  get(group: string, resource: string, namespace: string, name: string, fresh?: boolean): Promise<ApiObject | undefined>;
   /** the objects of a namespace ('' for all, or for cluster-scoped resources), served from the watch cache */
   list(group: string, resource: string, namespace: string): Promise<ApiObject[]>;
 }
@@ -68,7 +70,8 @@ export type WebhookKind = 'mutatingwebhookconfigurations' | 'validatingwebhookco
   | 'validatingadmissionpolicies' | 'validatingadmissionpolicybindings';
 
 export interface WebhookSource {
-  /** the stored configurations (or policies, or bindings) of one kind, sorted by name */
+  /** the stored configurations (or policies, or bindings) of one kind, sorted by name: the same list (not to be changed)
+   *  while none of them changed, so what is derived from it can be kept with it */
   configurations(kind: WebhookKind): Promise<ApiObject[]>;
   /** the versions a group's resource is served at (empty when unknown) */
   servedVersions(group: string, resource: string): string[];

@@ -14,11 +14,12 @@ import type { Status } from '../api/meta.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { openWebhookClient } from '../util/webhook-client.js';
 import { decide, loadPolicy, type AuditPolicy, type Decision, type Stage } from './policy.js';
-import { logBackend, unionBackend, webhookBackend, type AuditEvent, type Backend, type BatchOptions, type LogOptions } from './backends.js';
+import { logBackend, truncating, unionBackend, webhookBackend, type AuditEvent, type Backend, type BatchOptions, type LogOptions,
+  type TruncateOptions } from './backends.js';
 import { internalError } from '../api/status.js';
 
 /** how events reach one backend: its mode and, in batch mode, its buffer and batches */
-export type AuditBatchOptions = Omit<BatchOptions, 'send' | 'onError'>;
+export type AuditBatchOptions = Omit<BatchOptions, 'send' | 'onError'> & { truncate?: Omit<TruncateOptions, 'annotation'> };
 
 export interface AuditOptions {
   policyFile?: string;
@@ -90,12 +91,15 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
       if (Date.now() - warned > 10_000) { warned = Date.now(); log.warn(`audit ${plugin} backend: ${count ? `${count} events lost: ` : ''}${why}`); }
     };
   };
-  if (o.log) backends.push(logBackend(o.log, o.log.batch, failures('log')));
+  /** the backend behind the truncation its flags ask for, which comes first, as in the reference */
+  const sized = (b: Backend, batch: AuditBatchOptions) => (batch.truncate
+    ? truncating(b, { ...batch.truncate, annotation: `${names.group('audit')}/truncated` }, failures('truncate')) : b);
+  if (o.log) backends.push(sized(logBackend(o.log, o.log.batch, failures('log')), o.log.batch));
   if (o.webhook) {
     let client;
     try { client = openWebhookClient(o.webhook.configFile); } catch (e) { throw new Error(`--audit-webhook-config-file: ${(e as Error).message}`); }
-    backends.push(webhookBackend(client, { batch: o.webhook.batch, initialBackoffMs: o.webhook.initialBackoffMs, apiVersion: `${names.group('audit')}/v1` },
-      failures('webhook')));
+    backends.push(sized(webhookBackend(client, { batch: o.webhook.batch, initialBackoffMs: o.webhook.initialBackoffMs, apiVersion: `${names.group('audit')}/v1` },
+      failures('webhook')), o.webhook.batch));
   }
   if (!backends.length) {
     log.warn('--audit-policy-file is set but no audit backend is: give --audit-log-path or --audit-webhook-config-file');

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { inMode, legacyLine, logBackend, type AuditEvent, type AuditMode } from './backends.js';
+import { inMode, legacyLine, logBackend, truncating, type AuditEvent, type AuditMode, type Backend } from './backends.js';
 
 const event = (id: string): AuditEvent => ({ kind: 'Event', auditID: id, stage: 'ResponseComplete' });
 
@@ -56,6 +56,46 @@ test('blocking-strict mode: an event that cannot be written fails the caller', a
   releaseAll();
   await assert.rejects(Promise.resolve(p), /sink refused/);
   assert.deepEqual(lost, [1]);
+});
+
+test('truncation: a large event loses its objects first, then is dropped and counted; a large batch is split', async () => {
+  const handed: AuditEvent[][] = [], lost: Array<[number, string]> = [];
+  const sink: Backend = { process: events => { handed.push(events); }, shutdown: async () => {} };
+  const backend = truncating(sink, { maxEventSize: 1000, maxBatchSize: 2000, annotation: 'audit.cluster.io/truncated' }, (n, why) => { lost.push([n, why]); });
+  const size = (e: AuditEvent) => Buffer.byteLength(JSON.stringify(e));
+  const body = (n: number) => ({ kind: 'ConfigMap', data: { a: 'x'.repeat(n) } });
+  const small = { ...event('small'), level: 'RequestResponse', requestObject: body(10), responseObject: body(10) };
+  const large = { ...event('large'), level: 'RequestResponse', annotations: { kept: 'yes' }, requestObject: body(600), responseObject: body(600) };
+  const metadataOnly = { ...event('metadata'), level: 'Metadata', requestURI: `/${'y'.repeat(1200)}` };
+  const stillLarge = { ...event('still'), level: 'Request', requestURI: `/${'z'.repeat(1200)}`, requestObject: body(10) };
+  const mid = (id: string) => ({ ...event(id), level: 'Metadata', userAgent: 'u'.repeat(800) });
+  assert.equal(backend.process([small, large, metadataOnly, stillLarge, mid('m1'), mid('m2'), mid('m3'), mid('m4')]), undefined);
+
+  const ids = handed.map(b => b.map(e => e.auditID));
+  assert.deepEqual(ids, [['small', 'large', 'm1'], ['m2', 'm3'], ['m4']], 'batches split where the next event would pass the batch size');
+  for (const b of handed) assert.ok(b.reduce((n, e) => n + size(e), 0) <= 2000);
+  assert.deepEqual(handed[0]![0], small, 'an event within the size is untouched');
+  const truncated = handed[0]![1]!;
+  assert.equal(truncated.requestObject, undefined);
+  assert.equal(truncated.responseObject, undefined);
+  assert.deepEqual(truncated.annotations, { kept: 'yes', 'audit.cluster.io/truncated': 'true' });
+  assert.ok(size(truncated) <= 1000);
+  assert.ok(large.requestObject, 'the event handed in is not changed');
+  assert.deepEqual(lost, [[2, 'event is too large even after truncating']], 'the Metadata event and the one still too large without its objects');
+});
+
+test('truncation in front of a blocking backend: the caller waits for every batch', async () => {
+  const { backend, sent, releaseAll, pending } = overSlowSink('blocking');
+  const sized = truncating(backend, { maxEventSize: 500, maxBatchSize: 500, annotation: 't' }, () => {});
+  const big = (id: string) => ({ ...event(id), userAgent: 'u'.repeat(300) });
+  let done = false;
+  const p = Promise.resolve(sized.process([big('a'), big('b')])).then(() => { done = true; });
+  await new Promise(r => setImmediate(r));
+  assert.equal(pending.length, 2);
+  assert.equal(done, false);
+  releaseAll();
+  await p;
+  assert.deepEqual(sent.map(b => b.map(e => e.auditID)), [['a'], ['b']]);
 });
 
 test('the legacy log line', () => {

@@ -212,12 +212,59 @@ export function webhookBackend(client: WebhookClient, o: WebhookOptions, onError
   });
 }
 
+/** what several hand-overs return together: nothing when none waits, else a promise of them all */
+function whenAll(results: Array<void | Promise<void>>): void | Promise<void> {
+  const waiting = results.filter(Boolean);
+  return waiting.length ? Promise.all(waiting).then(() => undefined) : undefined;
+}
+
+export interface TruncateOptions {
+  /** bytes of one event (as JSON) at most: a larger one loses its request and response objects, and is dropped if
+   *  still too large */
+  maxEventSize: number;
+  /** bytes of the events handed over together at most: more are handed over in several batches */
+  maxBatchSize: number;
+  /** the annotation marking an event whose objects were removed (`audit.<domain>/truncated`) */
+  annotation: string;
+}
+
+const levels = ['None', 'Metadata', 'Request', 'RequestResponse'];
+const byteSize = (e: AuditEvent) => Buffer.byteLength(JSON.stringify(e));
+
+/** keeps events and the batches of them handed to `to` within sizes, as the reference's truncate backend does in front of
+ *  a log or webhook: an event too large is sent without its objects (marked by an annotation), or dropped and counted when
+ *  that is still too large; events handed over together go in several batches, none larger than the batch size */
+export function truncating(to: Backend, o: TruncateOptions, onError: (count: number, why: string) => void): Backend {
+  return {
+    process(events) {
+      const batches: AuditEvent[][] = [];
+      let batch: AuditEvent[] = [], batchSize = 0, dropped = 0;
+      for (let event of events) {
+        let size = byteSize(event);
+        // only an event with objects has anything to remove: one at level Metadata is as small as it gets
+        if (size > o.maxEventSize && levels.indexOf(String(event.level)) >= 2) {
+          const { requestObject: _req, responseObject: _res, ...rest } = event;
+          event = { ...rest, annotations: { ...(event.annotations as Record<string, string> | undefined), [o.annotation]: 'true' } };
+          size = byteSize(event);
+        }
+        if (size > o.maxEventSize) { dropped++; continue; }
+        if (batch.length && batchSize + size > o.maxBatchSize) { batches.push(batch); batch = []; batchSize = 0; }
+        batch.push(event);
+        batchSize += size;
+      }
+      if (batch.length) batches.push(batch);
+      if (dropped) onError(dropped, 'event is too large even after truncating');
+      return whenAll(batches.map(b => to.process(b)));
+    },
+    shutdown: timeoutMs => to.shutdown(timeoutMs),
+  };
+}
+
 export function unionBackend(backends: Backend[]): Backend {
   if (backends.length === 1) return backends[0]!;
   return {
     process(events) {
-      const waiting = backends.map(b => b.process(events)).filter(Boolean);
-      return waiting.length ? Promise.all(waiting).then(() => undefined) : undefined;
+      return whenAll(backends.map(b => b.process(events)));
     },
     async shutdown(timeoutMs) { await Promise.all(backends.map(b => b.shutdown(timeoutMs))); },
   };

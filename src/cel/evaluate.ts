@@ -23,19 +23,23 @@ const err = (message: string, id: bigint) => celError(message, id);
 /** spec §8: a list literal's base cost is 40 (cel-go's own estimator uses 10); map and message literals as the reference */
 export const listBase = 40, mapBase = 30, structBase = 40;
 
+/** the plans of @bufbuild/cel for the nodes it resolves, made once per environment and node (compiled expressions are kept) */
+const plansByEnv = new WeakMap<CelEnv, WeakMap<Expr, (ctx: Scope) => Value>>();
+
 export function evaluate(env: CelEnv, root: Expr, vars: Scope, meter: CostMeter): Value {
-  const fallbacks = new WeakMap<Expr, (ctx: Scope) => Value>();
+  let fallbacks = plansByEnv.get(env);
+  if (!fallbacks) plansByEnv.set(env, fallbacks = new WeakMap());
   const charge = (n: number) => {
     meter.cost += n;
     if (meter.cost > meter.limit) throw new CostLimitError();
   };
   /** names that are no variable: type names and qualified identifiers, resolved by @bufbuild/cel */
   const viaLibrary = (e: Expr, scope: Scope): Value => {
-    let f = fallbacks.get(e);
+    let f = fallbacks!.get(e);
     if (!f) {
       const planned = plan(env, e);
       f = (ctx: Scope) => planned(ctx as never);
-      fallbacks.set(e, f);
+      fallbacks!.set(e, f);
     }
     return f(scope);
   };

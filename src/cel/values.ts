@@ -1,6 +1,7 @@
 // JSON values to CEL values under their schema's CEL type: integers are CEL ints (bigint) where the schema says
 // integer (JSON numbers arrive as doubles), byte strings are bytes, durations and date-times are CEL durations
-// and timestamps, objects are maps keyed by field name, arrays are lists.
+// and timestamps, objects are maps keyed by field name, arrays are lists. An object's fields are converted when an
+// expression first reads them: expressions read a few fields of objects that are often large (managed fields, status).
 import { celList, celMap, isCelError, type CelValue } from '@bufbuild/cel';
 import type { CelType } from './types.js';
 import { stdCall } from './library.js';
@@ -26,13 +27,32 @@ export function toCel(v: unknown, t: CelType | undefined): CelValue {
     const elem = kind === 'list' ? t!.elem : undefined;
     return celList(v.map(e => toCel(e, elem)));
   }
-  if (typeof v === 'object') {
-    const entries = new Map<string, CelValue>();
-    for (const [k, e] of Object.entries(v as Record<string, unknown>)) {
-      const et = kind === 'object' ? t!.fields?.[k] : kind === 'map' ? t!.value : undefined;
-      entries.set(k, toCel(e, et));
-    }
-    return celMap(entries);
-  }
+  if (typeof v === 'object') return celMap(new LazyFields(v as Record<string, unknown>, t) as unknown as ReadonlyMap<string, CelValue>);
   return null;
+}
+
+/** an object's fields as the map CEL reads (what a ReadonlyMap offers), each field converted once, when first read */
+class LazyFields {
+  private converted?: Map<string, CelValue>;
+  constructor(private readonly source: Record<string, unknown>, private readonly type: CelType | undefined) {}
+
+  get size() { return Object.keys(this.source).length; }
+  get(key: string): CelValue | undefined {
+    if (typeof key !== 'string' || !Object.hasOwn(this.source, key)) return undefined;
+    let v = this.converted?.get(key);
+    if (v === undefined) {
+      const t = this.type;
+      v = toCel(this.source[key], t?.kind === 'object' ? t.fields?.[key] : t?.kind === 'map' ? t.value : undefined);
+      (this.converted ??= new Map()).set(key, v);
+    }
+    return v;
+  }
+  has(key: string) { return this.get(key) !== undefined; }
+  keys() { return Object.keys(this.source)[Symbol.iterator](); }
+  *values() { for (const k of Object.keys(this.source)) yield this.get(k)!; }
+  *entries(): Generator<[string, CelValue]> { for (const k of Object.keys(this.source)) yield [k, this.get(k)!]; }
+  [Symbol.iterator]() { return this.entries(); }
+  forEach(f: (value: CelValue, key: string, map: LazyFields) => void, thisArg?: unknown) {
+    for (const k of Object.keys(this.source)) f.call(thisArg, this.get(k)!, k, this);
+  }
 }

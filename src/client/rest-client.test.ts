@@ -67,6 +67,20 @@ describe('REST client', () => {
     assert.equal(patched.status.phase, 'Running');
   });
 
+  test('a client closed while it connects ends its requests and throws nothing later', async () => {
+    // closed at different moments of its first connection: before it, during the TLS handshake, after it
+    for (const delayMs of [0, 1, 2, 5, 10, 20]) for (let i = 0; i < 3; i++) {
+      const brief = await clientFromFile(server.kubeconfig);
+      const pending = brief.resource(configMaps, 'default').list().then(() => 'answered', () => 'failed');
+      await new Promise((r) => (delayMs ? setTimeout(r, delayMs) : setImmediate(r)));
+      brief.close();
+      const outcome = await Promise.race([pending, new Promise((r) => setTimeout(() => r('never settled'), 30_000))]);
+      assert.ok(outcome === 'answered' || outcome === 'failed', `closed after ${delayMs} ms: the request ${outcome}`);
+    }
+    // the session's own events come after the requests settled: an exception there would fail this test
+    await new Promise((r) => setTimeout(r, 100));
+  });
+
   test('bearer tokens: static, and from an exec credential plugin', async () => {
     const base = await loadClientConfig(server.kubeconfig);
     const { certPem: _c, keyPem: _k, ...noCert } = base;

@@ -358,7 +358,8 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     s.on('error', () => {}); // failures reach the streams; the next request reconnects
     s.on('close', () => { if (session === s) session = undefined; });
     s.on('goaway', () => { if (session === s) session = undefined; });
-    s.on('connect', () => s.setLocalWindowSize(32 * 2 ** 20));
+    // a client closed while connecting has a destroyed session by the time 'connect' is delivered
+    s.on('connect', () => { if (!s.destroyed) s.setLocalWindowSize(32 * 2 ** 20); });
     session = s;
     sessionCert = cert;
     return s;
@@ -373,6 +374,8 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
           return reject(e);
         }
         stream.on('error', reject);
+        // a stream ended without an error and without an answer (its session destroyed by close()) fails the request
+        stream.once('close', () => reject(new Error(`${method} ${url.pathname}: the connection closed before an answer`)));
         if (timeoutMs) stream.setTimeout(timeoutMs, () => stream.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
         stream.once('response', (h) => {
           stream.off('error', reject);

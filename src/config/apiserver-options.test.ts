@@ -11,17 +11,27 @@ describe('API server options', () => {
   test('audit backends: each with its mode and batching, at the reference\'s defaults unless given', () => {
     const { options: o } = parseApiServerOptions(['--audit-log-path=/tmp/a.log', '--audit-webhook-config-file=/tmp/hook.kubeconfig']);
     assert.deepEqual(o.audit.log, { path: '/tmp/a.log', maxAgeDays: 0, maxBackups: 0, maxSizeMb: 0, format: 'json', compress: false,
-      batch: { mode: 'blocking', bufferSize: 10000, maxBatchSize: 1, maxWaitMs: 0, throttle: undefined } });
+      batch: { mode: 'blocking', bufferSize: 10000, maxBatchSize: 1, maxWaitMs: 0, throttle: undefined, truncate: undefined } });
     assert.deepEqual(o.audit.webhook, { configFile: '/tmp/hook.kubeconfig', initialBackoffMs: 10_000,
-      batch: { mode: 'batch', bufferSize: 10000, maxBatchSize: 400, maxWaitMs: 30_000, throttle: { qps: 10, burst: 15 } } });
+      batch: { mode: 'batch', bufferSize: 10000, maxBatchSize: 400, maxWaitMs: 30_000, throttle: { qps: 10, burst: 15 }, truncate: undefined } });
     const given = parseApiServerOptions(['--audit-log-path=/tmp/a.log', '--audit-log-mode=batch', '--audit-log-batch-max-size=50',
       '--audit-log-batch-max-wait=2s', '--audit-log-batch-throttle-enable=true', '--audit-log-batch-throttle-qps=2.5', '--audit-log-format=legacy',
       '--audit-log-compress', '--audit-log-maxage=3', '--audit-log-maxbackup=4', '--audit-log-maxsize=5']).options.audit.log;
     assert.deepEqual(given, { path: '/tmp/a.log', maxAgeDays: 3, maxBackups: 4, maxSizeMb: 5, format: 'legacy', compress: true,
-      batch: { mode: 'batch', bufferSize: 10000, maxBatchSize: 50, maxWaitMs: 2000, throttle: { qps: 2.5, burst: 15 } } });
+      batch: { mode: 'batch', bufferSize: 10000, maxBatchSize: 50, maxWaitMs: 2000, throttle: { qps: 2.5, burst: 15 }, truncate: undefined } });
     assert.throws(() => parseApiServerOptions(['--audit-webhook-mode=sometimes']), FlagError);
     assert.throws(() => parseApiServerOptions(['--audit-log-format=xml']), FlagError);
     assert.throws(() => parseApiServerOptions(['--audit-log-batch-max-size=0']), FlagError);
+  });
+
+  test('audit truncation: off unless enabled, at the reference\'s sizes (10 MiB a batch, 100 KiB an event) unless given', () => {
+    const on = parseApiServerOptions(['--audit-log-path=/tmp/a.log', '--audit-log-truncate-enabled', '--audit-webhook-config-file=/tmp/hook.kubeconfig',
+      '--audit-webhook-truncate-enabled=true', '--audit-webhook-truncate-max-event-size=2048', '--audit-webhook-truncate-max-batch-size=4096']).options.audit;
+    assert.deepEqual(on.log?.batch.truncate, { maxEventSize: 102_400, maxBatchSize: 10_485_760 });
+    assert.deepEqual(on.webhook?.batch.truncate, { maxEventSize: 2048, maxBatchSize: 4096 });
+    assert.throws(() => parseApiServerOptions(['--audit-log-path=/tmp/a.log', '--audit-log-truncate-enabled', '--audit-log-truncate-max-event-size=0']), FlagError);
+    assert.throws(() => parseApiServerOptions(['--audit-log-path=/tmp/a.log', '--audit-log-truncate-enabled', '--audit-log-truncate-max-event-size=2000',
+      '--audit-log-truncate-max-batch-size=1000']), /must be at least --audit-log-truncate-max-event-size/);
   });
 
   test('no flags: the defaults', () => {

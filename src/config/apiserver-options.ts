@@ -60,6 +60,8 @@ export interface AuditBatchFlags {
   maxBatchSize: number;
   maxWaitMs: number;
   throttle?: { qps: number; burst: number };
+  /** events and batches kept within sizes in bytes (--audit-<backend>-truncate-*), when enabled */
+  truncate?: { maxEventSize: number; maxBatchSize: number };
 }
 
 export interface AuditFlags {
@@ -165,6 +167,9 @@ function auditBatchFlags(backend: 'log' | 'webhook', what: string, d: { mode: Au
     { name: `${f}-batch-throttle-enable`, type: 'bool', default: d.throttle, help: `Limit how often batches are sent to ${what} (batch mode).` },
     { name: `${f}-batch-throttle-qps`, type: 'float', default: 10, help: `Batches a second sent to ${what} at most, when throttled.`, validate: positiveNumber },
     { name: `${f}-batch-throttle-burst`, type: 'int', default: 15, help: `Batches sent at once to ${what} before the throttle applies.`, validate: positiveInt },
+    { name: `${f}-truncate-enabled`, type: 'bool', default: false, help: `Keep events and batches sent to ${what} within the sizes below: a larger event loses its request and response objects, then is dropped; a larger batch is split.` },
+    { name: `${f}-truncate-max-batch-size`, type: 'int', default: 10 * 1024 * 1024, help: `Bytes of one batch sent to ${what} at most, when truncating; larger ones are split.`, validate: positiveInt },
+    { name: `${f}-truncate-max-event-size`, type: 'int', default: 100 * 1024, help: `Bytes of one event sent to ${what} at most, when truncating: a larger one loses its request and response objects, then is dropped.`, validate: positiveInt },
   ];
 }
 
@@ -401,7 +406,14 @@ function auditFlags(v: Values): AuditFlags {
     mode: v[`${f}-mode`] as AuditMode, bufferSize: num(`${f}-batch-buffer-size`), maxBatchSize: num(`${f}-batch-max-size`),
     maxWaitMs: num(`${f}-batch-max-wait`),
     throttle: v[`${f}-batch-throttle-enable`] ? { qps: num(`${f}-batch-throttle-qps`), burst: num(`${f}-batch-throttle-burst`) } : undefined,
+    truncate: v[`${f}-truncate-enabled`] ? truncateSizes(f) : undefined,
   });
+  const truncateSizes = (f: string) => {
+    const maxEventSize = num(`${f}-truncate-max-event-size`), maxBatchSize = num(`${f}-truncate-max-batch-size`);
+    if (maxBatchSize < maxEventSize)
+      throw new FlagError(`invalid value for flag --${f}-truncate-max-batch-size: ${maxBatchSize} must be at least --${f}-truncate-max-event-size (${maxEventSize})`);
+    return { maxEventSize, maxBatchSize };
+  };
   const logPath = str('audit-log-path'), webhook = str('audit-webhook-config-file');
   return {
     policyFile: str('audit-policy-file'),

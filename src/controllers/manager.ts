@@ -116,6 +116,8 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     };
     // a controller whose resources the server does not serve (--runtime-config) is not started, as in the reference
     const served = new Set((await discover()).map((r) => `${r.group}/${r.version}/${r.resource}`));
+    // stopped while discovering: nothing may start, since an aborted signal never calls its listeners again
+    if (signal.aborted) return;
     for (const c of enabled) {
       const component = c.component ?? `${c.name}-controller`;
       const client = clientFor(c.serviceAccount ?? component);

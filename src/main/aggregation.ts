@@ -1,12 +1,12 @@
 // The aggregation layer as modules of the composition root: the front-proxy identity (the configured client
 // certificate, or one issued from a front-proxy CA made at start), published for backends in the
-// extension-apiserver-authentication ConfigMap; the availability check of every APIService with a backend, which
-// also keeps each backend's resource list (for discovery) and OpenAPI document (for the merged one); and the
-// registration of the local APIServices.
+// extension-apiserver-authentication ConfigMap; the availability controller (a client of this server, as the
+// reference's is); each available backend's resource list (for discovery) and OpenAPI document (for the merged
+// one); and the registration of the local APIServices.
 import { readFileSync } from 'node:fs';
 import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
-import type { APIService, APIServiceCondition } from '../api/types/apiregistration-v1.js';
+import type { APIService } from '../api/types/apiregistration-v1.js';
 import { createCertificateAuthority } from '../pki/certificates.js';
 import { issueClientCertificate } from '../pki/pki.js';
 import type { ApiResources } from '../registry/resources.js';
@@ -19,6 +19,8 @@ import type { RemoteGroups } from '../discovery/discovery.js';
 import type { RemoteSpecs } from '../openapi/openapi.js';
 import type { ApiServerOptions } from '../config/apiserver-options.js';
 import type { Logger } from '../http/server.js';
+import { startApiServiceAvailability } from '../controllers/apiservice-availability.js';
+import { loopbackClient, type Loopback } from './loopback.js';
 
 export const frontProxyClientName = 'front-proxy-client';
 const defaultHeaders = { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] };
@@ -50,8 +52,11 @@ export interface Aggregation {
   proxy: Aggregator;
   remoteGroups: RemoteGroups;
   remoteSpecs: RemoteSpecs;
-  /** checks every APIService with a backend now and then every interval; returns its stop */
-  startAvailability(intervalMs: number, log: Logger): { stop(): void };
+  /**
+   * the availability controller, a client of this server through its loopback address; before it writes that a
+   * backend is available, the backend's discovery document (and OpenAPI, once) is read for this server's discovery
+   */
+  startAvailability(lb: Loopback, intervalMs: number, log: Logger): { stop(): void };
   /** the local APIServices, and the ConfigMap backends read the request-header settings from */
   register(clientCaPem: string): Promise<void>;
 }
@@ -82,70 +87,44 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
     onChange: fn => { listeners.add(fn); },
   };
 
-  const apiServices = () => backends.preferred(names.group('apiregistration'), 'apiservices')!.store;
   const json = (body: Buffer) => { try { return JSON.parse(body.toString('utf8')); } catch { return undefined; } };
 
-  /** the Available condition a backend earns now, keeping what it tells discovery and the OpenAPI */
-  async function check(a: APIService): Promise<Pick<APIServiceCondition, 'status' | 'reason' | 'message'>> {
+  /** what an available backend tells discovery (its resources) and the merged OpenAPI (fetched once) */
+  async function discover(a: APIService, log: Logger) {
     const name = a.metadata!.name!;
-    const address = lookup.address(a);
-    if (!address.ok) return { status: 'False', reason: address.reason, message: address.message };
-    const path = `/apis/${a.spec!.group}/${a.spec!.version}`;
+    const before = discovered.get(name);
     try {
-      const res = await proxy.fetch(a, path, 5000);
-      if (res.status < 200 || res.status >= 300) throw new Error(`bad status from https://${address.host}:${address.port}${path}: ${res.status}`);
+      const res = await proxy.fetch(a, `/apis/${a.spec!.group}/${a.spec!.version}`, 5000);
+      if (res.status < 200 || res.status >= 300) throw new Error(`status ${res.status}`);
       const list = json(res.body) as { resources?: Array<{ name: string }> } | undefined;
-      const before = discovered.get(name);
       const entry: Discovered = { ...before, resources: Array.isArray(list?.resources) ? list!.resources : [] };
       if (!before?.openapi) {
         const spec = await proxy.fetch(a, '/openapi/v2', 10_000).catch(() => undefined);
         if (spec && spec.status === 200) entry.openapi = json(spec.body);
       }
       if (JSON.stringify(before) !== JSON.stringify(entry)) { discovered.set(name, entry); changed(); }
-      return { status: 'True', reason: 'Passed', message: 'all checks passed' };
     } catch (e) {
-      return { status: 'False', reason: 'FailedDiscoveryCheck', message: `failing or missing response from https://${address.host}:${address.port}${path}: ${(e as Error).message}` };
+      log.warn(`APIService ${name}: reading its discovery document: ${(e as Error).message}`);
     }
-  }
-
-  async function writeCondition(a: APIService, c: Pick<APIServiceCondition, 'status' | 'reason' | 'message'>) {
-    const was = lookup.available(a);
-    if (was && was.status === c.status && was.reason === c.reason && was.message === c.message) return;
-    await apiServices().guaranteedUpdate('', a.metadata!.name!, 'status', (cur: ApiObject | undefined) => {
-      const obj = cur as APIService;
-      const old = obj.status?.conditions?.find(x => x.type === 'Available');
-      const lastTransitionTime = old && old.status === c.status ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-      const others = (obj.status?.conditions ?? []).filter(x => x.type !== 'Available');
-      return { ...obj, status: { ...obj.status, conditions: [...others, { type: 'Available', ...c, lastTransitionTime }] } } as ApiObject;
-    }, noAdmission, { dryRun: false });
   }
 
   return {
     lookup, proxy, remoteGroups, remoteSpecs,
-    startAvailability(intervalMs, log) {
-      let stopped = false, running = false, again = false;
-      const pass = async () => {
-        if (running) { again = true; return; }
-        running = true;
-        try {
-          do {
-            again = false;
-            await lookup.ready;
-            for (const name of [...discovered.keys()]) if (!remotes().some(a => a.metadata?.name === name)) discovered.delete(name);
-            await Promise.all(remotes().map(async a => {
-              const c = await check(a);
-              if (c.status !== 'True' && discovered.get(a.metadata!.name!)?.openapi) { discovered.delete(a.metadata!.name!); changed(); }
-              if (!stopped) await writeCondition(a, c).catch(e => log.warn(`APIService ${a.metadata?.name}: ${(e as Error).message}`));
-            }));
-          } while (again && !stopped);
-        } finally { running = false; }
-      };
-      // a change of an APIService, Service or Endpoints is checked at once; the timer catches backends going away
-      const off = lookup.onChange(() => { if (!stopped) void pass(); });
-      const timer = setInterval(() => void pass(), intervalMs);
-      timer.unref();
-      void pass();
-      return { stop() { stopped = true; clearInterval(timer); off(); } };
+    startAvailability(lb, intervalMs, log) {
+      const client = loopbackClient(lb, 'system:kube-aggregator', { qps: 0, userAgent: 'kube-aggregator' }, ['system:masters']);
+      const controller = startApiServiceAvailability({
+        client, names, intervalMs, log,
+        async observed(a, c) {
+          for (const name of [...discovered.keys()]) if (!remotes().some(r => r.metadata?.name === name)) discovered.delete(name);
+          if (c.status === 'True') await discover(a, log);
+          // a backend that went away is read again in full once it is back
+          else if (discovered.delete(a.metadata!.name!)) changed();
+        },
+        identity: { certPem: front.identity.certPem, keyPem: front.identity.keyPem, usernameHeader: front.identity.usernameHeaders[0]!, groupHeader: front.identity.groupHeaders[0]! },
+      });
+      // the server's start does not wait for its informers: the poststarthook is done once it runs, as the reference's
+      void controller.ready;
+      return { stop() { controller.stop(); client.close(); } };
     },
     async register(clientCaPem) {
       await registerLocalApiServices(lookup, backends, resources, names);

@@ -26,7 +26,7 @@ import { startCrdController } from '../registry/crd/controller.js';
 import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
 import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
-import { checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
+import { checkAlwaysDeny, checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
 import type { AdmissionPlugin, ResourceCatalog, ServedResource } from '../api/admission.js';
 import { loadYaml } from '../util/yaml.js';
@@ -170,8 +170,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   type Component = { ready: Promise<unknown>; stop(): Promise<void> | void };
   /** the server's own clients: on shutdown they stop while the server still answers, so they leave cleanly */
   const clients: Module[] = [];
+  const ownClient = (module: Module) => { clients.push(module); return module; };
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
-    let running: Component | undefined;
+    let starting: Promise<Component | undefined> | undefined;
     const module: Module = {
       async start() {
         if (!begin) return;
@@ -180,13 +181,17 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           log.warn(`${what}: not started, as the core group or coordination.${names.domain} is not served`);
           return;
         }
-        running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
-        await running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+        // the server is ready without them, as the reference's is without its controller manager and scheduler:
+        // they start beside it, and what they do first (certificates, their own RBAC objects) does not hold it up
+        starting = (async () => {
+          const running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
+          void running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+          return running;
+        })().catch(e => { log.warn(`${what}: ${(e as Error).message}`); return undefined; });
       },
-      stop: () => running?.stop(),
+      stop: async () => (await starting)?.stop(),
     };
-    clients.push(module);
-    return module;
+    return ownClient(module);
   };
 
   const modules: Module[] = [
@@ -277,6 +282,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
         const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
         checkWebhookPlugins(specs, names, (group, version, resource) => !!resources.lookup(group, version, resource));
+        checkAlwaysDeny(specs, [
+          ...(options.controllerManager ? [{ what: 'controller manager', flag: '--controller-manager=false' }] : []),
+          ...(options.scheduler ? [{ what: 'scheduler', flag: '--scheduler=false' }] : []),
+          ...(options.metricsServer ? [{ what: 'metrics server', flag: '--metrics-server=false' }] : []),
+        ]);
         if (resources.lookup(names.group('admissionregistration'), 'v1alpha1', 'validatingadmissionpolicies')
           && (!options.featureGates.ValidatingAdmissionPolicy || !specs.some(p => p.name === 'ValidatingAdmissionPolicy')))
           log.warn('ValidatingAdmissionPolicies are served but not enforced: enable --feature-gates=ValidatingAdmissionPolicy=true and the ValidatingAdmissionPolicy admission plugin');
@@ -286,7 +296,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           DefaultTolerationSeconds: { notReadySeconds: options.defaultNotReadyTolerationSeconds, unreachableSeconds: options.defaultUnreachableTolerationSeconds },
         };
         plugins = instrumentAdmission([...specs.map(s => s.create({
-          listers: backends.listers, names, authorizer: auth.authorizer, writers: backends.writers,
+          listers: backends.admissionListers, names, authorizer: auth.authorizer, writers: backends.writers,
           config: admissionConfig.get(s.name)?.config ?? flagConfig[s.name], configPath: admissionConfig.get(s.name)?.path,
           webhooks: webhookSource(watchCache, resources, names), catalog: resourceCatalog(resources), featureGates: options.featureGates, log,
         })), ...auth.admissionPlugins], metrics);
@@ -337,7 +347,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       address: () => ({ ip: advertisedIp(), port: https.port }),
     })),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
-    loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
+    // a client of this server: the poststarthook is done once it runs, its informers sync after
+    ownClient(loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(
+      { url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names }, tuning.apiServiceCheckIntervalMs ?? 30_000, log))),
     // the mandatory and suggested FlowSchemas and PriorityLevelConfigurations, kept in place while the server runs
     loop('poststarthook/apiserver/bootstrap-system-flowcontrol-configuration', () => (flowControlConfig
       ? keepDefaults(flowControlConfig, flowControlWriter(backends, names), names, log)

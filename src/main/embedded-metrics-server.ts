@@ -33,12 +33,16 @@ const ownLabel = (names: Naming) => names.label('embedded-metrics-server');
 
 interface Registered { ref: ResourceRef; namespace?: string; object: ApiObject }
 
-/** the objects that register the in-process metrics server: its roles, then what leads to its listener */
-export function registrationObjects(names: Naming, o: { port: number; caPem: string }): { roles: Registered[]; service: Registered[] } {
+/**
+ * The objects that register a metrics server: its roles, then what leads to its listener (a Service without a
+ * selector whose Endpoints give the address, and the APIService). Without `caPem` the APIService skips the check of
+ * the serving certificate, as the reference's own manifests do. `own` marks them as the in-process server's.
+ */
+export function registrationObjects(names: Naming, o: { host?: string; port: number; caPem?: string; own?: boolean }): { roles: Registered[]; service: Registered[] } {
   const group = resourceMetricsGroup(names);
   const rbacVersion = `${names.group('rbac.authorization')}/v1`;
   const ns = names.systemNamespace;
-  const labels = { [ownLabel(names)]: 'true' };
+  const labels = o.own === false ? {} : { [ownLabel(names)]: 'true' };
   const meta = (name: string, namespace?: string, more: Record<string, string> = {}) => ({ name, ...(namespace ? { namespace } : {}), labels: { ...labels, ...more } });
   const aggregateTo = (role: string) => `${names.group('rbac.authorization')}/aggregate-to-${role}`;
   const subject = { kind: 'User', apiGroup: names.group('rbac.authorization'), name: metricsServerUser };
@@ -61,11 +65,12 @@ export function registrationObjects(names: Naming, o: { port: number; caPem: str
     { ref: refs.services, namespace: ns, object: { apiVersion: 'v1', kind: 'Service', metadata: meta(serviceName, ns),
       spec: { ports: [{ name: 'https', port: 443, protocol: 'TCP', targetPort: o.port }] } } as ApiObject },
     { ref: refs.endpoints, namespace: ns, object: { apiVersion: 'v1', kind: 'Endpoints', metadata: meta(serviceName, ns),
-      subsets: [{ addresses: [{ ip: host }], ports: [{ name: 'https', port: o.port, protocol: 'TCP' }] }] } as ApiObject },
+      subsets: [{ addresses: [{ ip: o.host ?? host }], ports: [{ name: 'https', port: o.port, protocol: 'TCP' }] }] } as ApiObject },
     { ref: apiServices(names), object: { apiVersion: `${names.group('apiregistration')}/v1`, kind: 'APIService',
       metadata: meta(apiServiceName(group, resourceMetricsVersion)),
       spec: { group, version: resourceMetricsVersion, service: { namespace: ns, name: serviceName, port: 443 },
-        caBundle: Buffer.from(o.caPem).toString('base64'), groupPriorityMinimum: 100, versionPriority: 100 } } as ApiObject },
+        ...(o.caPem ? { caBundle: Buffer.from(o.caPem).toString('base64') } : { insecureSkipTLSVerify: true }),
+        groupPriorityMinimum: 100, versionPriority: 100 } } as ApiObject },
   ];
   return { roles, service };
 }
@@ -87,7 +92,7 @@ export async function startEmbeddedMetricsServer(o: Loopback & {
   const admin = loopbackClient(o, 'system:apiserver', { qps: 0, userAgent: 'cluster-apiserver' }, ['system:masters']);
   const closeAdmin = async () => admin.close();
   if (o.resolutionMs === undefined) {
-    const { roles, service } = registrationObjects(o.names, { port: 0, caPem: '' });
+    const { roles, service } = registrationObjects(o.names, { port: 0 });
     for (const { ref, namespace, object } of [...service, ...roles].reverse()) {
       const resource = admin.resource(ref, namespace);
       if (ours(await resource.get(object.metadata!.name!).catch(() => undefined))) await resource.delete(object.metadata!.name!).catch(() => undefined);
@@ -103,7 +108,7 @@ export async function startEmbeddedMetricsServer(o: Loopback & {
     for (const { ref, namespace, object } of objects) await admin.resource(ref, namespace).apply(object as never, { fieldManager, force: true });
   };
   // its rights first, so its first lists are not refused
-  await apply(registrationObjects(o.names, { port: 0, caPem: '' }).roles);
+  await apply(registrationObjects(o.names, { port: 0 }).roles);
   const key = generateKeyPair();
   const dnsNames = [`${serviceName}.${o.names.systemNamespace}.svc`, `${serviceName}.${o.names.systemNamespace}.svc.cluster.local`];
   const certPem = issueLeaf(o.ca, key.publicKey, { commonName: dnsNames[0]!, dnsNames, ips: [host], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 365 * 86400 });

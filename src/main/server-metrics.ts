@@ -2,6 +2,7 @@
 // the parts: storage requests timed at the key-value store, authentication, authorization and each admission
 // plugin timed around their calls, and the gauges read when scraped (watchers and long-running requests from the
 // requests in flight, stored objects from the watch cache, feature gate states). The audit families are the auditor's.
+import { observedChain } from '../admission/chain.js';
 import type { KV } from '../storage/types.js';
 import type { AdmissionPlugin } from '../api/admission.js';
 import type { Authorizer, AuthnRequest } from '../api/auth.js';
@@ -82,7 +83,7 @@ export function instrumentAuthorizer(authorizer: Authorizer, metrics: MetricsReg
   };
 }
 
-/** the admission step, plugin and webhook families around each plugin's admit and validate */
+/** the admission families: the step (each phase of a request's admission), each plugin's call, and the webhook plugins' */
 export function instrumentAdmission(plugins: AdmissionPlugin[], metrics: MetricsRegistry): AdmissionPlugin[] {
   const labels = ['name', 'type', 'operation', 'rejected'];
   const plugin = metrics.histogram('apiserver_admission_controller_admission_duration_seconds',
@@ -94,22 +95,17 @@ export function instrumentAdmission(plugins: AdmissionPlugin[], metrics: Metrics
   const rejections = metrics.counter('apiserver_admission_webhook_rejection_count',
     'Admission webhook rejection count, identified by name and broken out for each admission type (validating or admit) and operation.', ['name', 'type', 'operation', 'rejection_code']);
   const isWebhook = (p: AdmissionPlugin) => /Webhook$/.test(p.name);
-  const around = (p: AdmissionPlugin, type: 'admit' | 'validate', f: NonNullable<AdmissionPlugin['admit']>) =>
-    (a: Parameters<NonNullable<AdmissionPlugin['admit']>>[0]) => timed(() => f.call(p, a), (e, s) => {
-      const operation = String((a as { operation?: string }).operation ?? '');
+  return [observedChain(plugins, {
+    plugin(p, type, operation, s, e) {
       const l = { name: p.name, type, operation, rejected: String(!!e) };
       plugin(l, s);
-      step({ type, operation, rejected: l.rejected }, s);
       if (isWebhook(p)) {
         webhook(l, s);
         if (e) rejections({ name: p.name, type, operation, rejection_code: String((e as { code?: number }).code ?? 500) });
       }
-    });
-  return plugins.map(p => ({
-    ...p,
-    ...(p.admit ? { admit: around(p, 'admit', p.admit) } : {}),
-    ...(p.validate ? { validate: around(p, 'validate', p.validate as NonNullable<AdmissionPlugin['admit']>) } : {}),
-  }));
+    },
+    phase: (type, operation, s, e) => step({ type, operation, rejected: String(!!e) }, s),
+  })];
 }
 
 /** gauges read at scrape time: watchers and long-running requests, stored objects, feature gates */

@@ -1,6 +1,7 @@
 // The resource metrics API over HTTP: discovery of its one group version, and NodeMetrics and PodMetrics read
 // (get and list, with label and field selectors; pods per namespace or across all) from the usage the store
 // computes, with the node's or pod's labels. The figures are measured, not stored, so there is no watch.
+// OpenAPI documents of its kinds (v2, and v3 per group version) for the API server to merge and proxy.
 // Health endpoints answer anyone; everything else needs an authenticated and authorized user.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Naming } from '../api/naming.js';
@@ -9,6 +10,7 @@ import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, Selec
 import { resourceMetricsGroup, resourceMetricsResources, resourceMetricsVersion, type NodeMetrics, type PodMetrics, type ResourceUsage } from '../api/resource-metrics.js';
 import type { Attributes, DelegatedAuth } from './delegated-auth.js';
 import type { MetricsStore, Usage } from './store.js';
+import type { MetricsOpenApi } from './openapi.js';
 
 /** the objects the figures are about, as the informers hold them */
 export interface Objects {
@@ -91,10 +93,23 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
     return out.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
   }
 
+  // written on the first request for one: the description tables are not loaded before
+  let openapi: Promise<MetricsOpenApi> | undefined;
+  const documents = () => (openapi ??= import('./openapi.js').then(m => m.metricsOpenApi(d.names)));
+
   /** what the path asks for, and the answer */
   function route(url: URL): { attrs: Attributes; answer(): unknown } {
     const path = url.pathname.replace(/\/+$/, '') || '/';
     const nonResource = (answer: () => unknown) => ({ attrs: { verb: 'get', path }, answer });
+    if (path === '/openapi/v2') return nonResource(async () => (await documents()).v2);
+    if (path === '/openapi/v3') return nonResource(async () => (await documents()).v3Index);
+    if (path.startsWith('/openapi/v3/')) {
+      return nonResource(async () => {
+        const doc = (await documents()).v3.get(path.slice('/openapi/v3/'.length));
+        if (!doc) throw pathNotFound(path);
+        return doc;
+      });
+    }
     if (path === '/apis') return nonResource(() => ({ kind: 'APIGroupList', apiVersion: 'v1', groups: [groupDoc] }));
     if (path === `/apis/${group}`) return nonResource(() => groupDoc);
     if (path === `/apis/${gv}`) return nonResource(() => ({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: resourceMetricsResources() }));
@@ -176,7 +191,7 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
         const what = 'path' in r.attrs ? `path "${r.attrs.path}"` : `resource "${r.attrs.resource}" in API group "${group}"${r.attrs.namespace ? ` in the namespace "${r.attrs.namespace}"` : ' at the cluster scope'}`;
         throw forbidden(`${'path' in r.attrs ? 'forbidden' : `${r.attrs.resource}.${group}${r.attrs.name ? ` "${r.attrs.name}"` : ''} is forbidden`}: User "${user.username}" cannot ${r.attrs.verb} ${what}${decision.reason ? `: ${decision.reason}` : ''}`);
       }
-      send(res, 200, r.answer());
+      send(res, 200, await r.answer());
     } catch (e) {
       const failure = e instanceof ApiError ? e : internalError((e as Error).message);
       if (!res.headersSent) send(res, failure.code, orderedStatus(failure.status));

@@ -7,6 +7,7 @@ import { createApiResources } from '../registry/resources.js';
 import { apiDomains, naming } from '../api/naming.js';
 import { descriptionTables, descriptionsFor } from '../api/schemas/descriptions/index.js';
 import { buildModel, openapi3Document, swaggerDocument } from './documents.js';
+import { metricsOpenApi } from '../metricsserver/openapi.js';
 
 type Json = Record<string, any>;
 
@@ -62,7 +63,11 @@ describe('description tables', () => {
   test('describe only definitions and fields the catalog has', () => {
     const resources = createApiResources(naming(), () => true);
     for (const d of builtinResources) resources.add(d);
-    const definitions = (swaggerDocument(buildModel(resources, naming()), naming()) as Json).definitions as Record<string, Json>;
+    // the built-in API's, and the resource metrics API's (which a metrics server publishes)
+    const definitions = {
+      ...(swaggerDocument(buildModel(resources, naming()), naming()) as Json).definitions as Record<string, Json>,
+      ...(metricsOpenApi(naming()).v2 as Json).definitions as Record<string, Json>,
+    };
     // a table may serve several versions of a group: an entry must exist in at least one of them
     const known = new Map<string, Set<string>>();
     for (const [name, d] of Object.entries(definitions)) {

@@ -10,7 +10,7 @@ import { versionInfo } from '../endpoints/version.js';
 import {
   collectDefinitions, customDefinitionName, listSchema, openapi3, schemaWriter, swagger2,
   type Definitions, type Gvk, type Json, type Root,
-} from './definitions.js';
+} from '../api/schemas/definitions.js';
 import { resourcePaths, type EntrySchemas, type Operation, type Param, type PathItem } from './operations.js';
 import { deleteOptions, everyGroupVersion, patchBody, status, watchEvent } from './meta-schemas.js';
 

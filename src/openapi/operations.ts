@@ -3,7 +3,7 @@
 import type { Schema } from '../api/schema.js';
 import type { ResourceInfo } from '../registry/resources.js';
 import type { Verb } from '../registry/types.js';
-import type { Gvk } from './definitions.js';
+import type { Gvk } from '../api/schemas/definitions.js';
 
 export interface Param {
   name: string;

@@ -3,7 +3,7 @@
 import type { Listers, Writers } from '../api/admission.js';
 import type { WatchCache } from '../watch/cache.js';
 import type { ApiResources, ResourceInfo } from './resources.js';
-import { createStore, noAdmission, type Store, type StoreDeps } from './store.js';
+import { createStore, noAdmission, objectKey, type Store, type StoreDeps } from './store.js';
 import { createReads, type Reads, type ReadDeps } from './reads.js';
 import { defaultStrategy, type Strategy } from './strategy.js';
 
@@ -14,6 +14,8 @@ export interface Backends {
   /** the backend of a group's resource at its preferred version */
   preferred(group: string, resource: string): Backend | undefined;
   listers: Listers;
+  /** the listers admission plugins read through */
+  admissionListers: Listers;
   writers: Writers;
 }
 
@@ -56,6 +58,17 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
       return items.map(i => i.obj);
     },
   };
+  /** admission's: an object from the watch cache when it holds it, as the reference's admission reads its informers (a
+   *  write reads a namespace or an account on every request), and from storage when it does not (what was created a
+   *  moment ago is found) or when asked for a fresh read */
+  const admissionListers: Listers = {
+    async get(group, resource, namespace, name, fresh = false) {
+      const info = resources.preferred(group, resource);
+      const cached = info && !fresh && !info.def.convert ? deps.objects.cache(info.keyPrefix).get(objectKey(info, namespace, name)) : undefined;
+      return cached ? cached.obj : listers.get(group, resource, namespace, name);
+    },
+    list: listers.list,
+  };
   const writers: Writers = {
     create: (group, resource, namespace, obj) => required(group, resource).store.create(namespace, obj, noAdmission, { dryRun: false }),
     async updateStatus(group, resource, namespace, name, change) {
@@ -63,5 +76,5 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
         cur => (cur && change(cur)) ?? cur!, noAdmission, { dryRun: false });
     },
   };
-  return { backendFor, preferred, listers, writers };
+  return { backendFor, preferred, listers, admissionListers, writers };
 }

@@ -311,6 +311,10 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   async function create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions, ctx: StrategyContext): Promise<ApiObject> {
     checkNamespace(obj, namespace);
     applyDefaults(obj);
+    recordOwnership(obj, undefined, '', opts);
+    await admission.mutate('CREATE', obj, undefined);
+    // the system's fields come after mutating admission, as in the reference: webhooks see a generateName create
+    // without a name, uid or creation time
     const m = obj.metadata;
     const generated = !m.name && !!m.generateName;
     if (generated) m.name = m.generateName + generateSuffix();
@@ -320,8 +324,6 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
     if (strategy.generation) m.generation = 1; else delete m.generation;
-    recordOwnership(obj, undefined, '', opts);
-    await admission.mutate('CREATE', obj, undefined);
     // a new object's status is the server's to set
     if (hasStatus) delete obj.status;
     await strategy.prepareForCreate?.(obj, ctx);

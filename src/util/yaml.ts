@@ -7,7 +7,9 @@ let loaded: YamlModule | undefined;
 let decoder: YamlDecoder | undefined;
 
 export async function loadYaml(): Promise<YamlModule> {
-  return (loaded ??= await import('yaml'));
+  // the programs bundle this CommonJS package, and a bundled CommonJS module's namespace holds its exports as default
+  const m = await import('yaml') as YamlModule & { default?: YamlModule };
+  return (loaded ??= typeof m.parse === 'function' ? m : m.default!);
 }
 
 /** loads both: the writer of responses and the decoder of request bodies */

@@ -5,74 +5,32 @@
 // namespaces and per namespace, and per container.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { join } from 'node:path';
-import { writeFileSync } from 'node:fs';
 import { startTestServer, type TestServer } from '../../src/testing.js';
-import { fakeAnnotation, parseAgentOptions } from '../../src/agent/options.js';
-import { naming } from '../../src/api/naming.js';
 import { clientFromFile } from '../../src/client/rest-client.js';
-import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
-import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
 import { podsRef } from '../../src/agent/status-manager.js';
-import { freePort } from '../support/ports.js';
-import { ensureDefaultServiceAccount, quiet, tempDir, waitFor } from '../agent/helpers.js';
+import { ensureDefaultServiceAccount, waitFor } from '../agent/helpers.js';
+import { mebibytes, millicores, startTopCluster } from './top-cluster.js';
 import { kubectlVersions, startClusterctlEnv, startKubectlEnv, tableRows, type KubectlEnv } from './support.js';
 import type { ApiDomain } from '../../src/api/naming.js';
 
-const millicores = (cell: string) => { const m = /^(\d+)m$/.exec(cell); assert.ok(m, `${cell} is a CPU figure in millicores`); return Number(m[1]); };
-const mebibytes = (cell: string) => { const m = /^(\d+)Mi$/.exec(cell); assert.ok(m, `${cell} is a memory figure in MiB`); return Number(m[1]); };
 const percent = (cell: string) => { const m = /^(\d+)%$/.exec(cell); assert.ok(m, `${cell} is a percentage`); return Number(m[1]); };
 
 for (const domain of ['k8s.io', 'cluster.io'] as const satisfies readonly ApiDomain[]) {
   describe(`top with the fake agent (${domain})`, { concurrency: 1, timeout: 300_000 }, () => {
     let server: TestServer;
-    let agent: RunningAgent;
-    let agentServers: AgentServers;
+    let cluster: { close(): Promise<void> } | undefined;
     const clients: Array<{ label: string; env: KubectlEnv }> = [];
 
     before(async () => {
-      const dir = tempDir('top-');
       server = await startTestServer({ apiDomain: domain, metricsServer: true, flags: ['--metrics-server-resolution=1s', '--authorization-mode=RBAC'] });
-      writeFileSync(join(dir, 'ca.crt'), server.caCertPem);
-      const { options } = await parseAgentOptions([
-        `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', `--api-domain=${domain}`, '--hostname-override=top', '--fake-nodes=2',
-        '--fake-node-capacity=cpu=4,memory=8Gi', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`, '--address=127.0.0.1',
-        `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0', '--node-ip=127.0.0.1', '--pod-cidr=10.201.0.0/24',
-        '--anonymous-auth=false', '--authentication-token-webhook', '--authorization-mode=Webhook', `--client-ca-file=${join(dir, 'ca.crt')}`,
-        '--node-status-update-frequency=1s',
-      ]);
-      agent = await runAgent(options, quiet, { relistMs: 200 });
-      agentServers = await startAgentServers(options, agent.nodes, agent.client);
-      // the fake runtime burns the CPU a container requests; its memory is what the annotation says
-      const annotation = (what: string) => fakeAnnotation(naming(domain), what);
-      for (const namespace of ['default', 'e2e']) {
-        if (namespace !== 'default') await server.client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: namespace } });
-        await ensureDefaultServiceAccount(server.client, namespace);
-      }
-      const pods = (ns: string) => server.client.resource(podsRef, ns);
-      await pods('default').create({
-        metadata: { name: 'web', labels: { app: 'web' }, annotations: { [`${annotation('memory-usage')}.server`]: '64Mi', [`${annotation('memory-usage')}.sidecar`]: '16Mi' } },
-        spec: { nodeName: 'top-0', containers: [
-          { name: 'server', image: 'nginx', resources: { requests: { cpu: '400m' } } },
-          { name: 'sidecar', image: 'busybox', resources: { requests: { cpu: '100m' } } },
-        ] },
-      });
-      await pods('e2e').create({
-        metadata: { name: 'batch', annotations: { [annotation('memory-usage')]: '200Mi' } },
-        spec: { nodeName: 'top-1', containers: [{ name: 'main', image: 'busybox', resources: { requests: { cpu: '1' } } }] },
-      });
-      await waitFor('pods running', async () => {
-        const all = [...(await pods('default').list()).items, ...(await pods('e2e').list()).items];
-        return all.filter((p: any) => p.status?.phase === 'Running').length === 2;
-      }, 60_000);
+      cluster = await startTopCluster(server, domain);
       if (domain === 'k8s.io') for (const version of kubectlVersions) clients.push({ label: `kubectl ${version}`, env: await startKubectlEnv(version, domain, server) });
       clients.push({ label: 'clusterctl', env: await startClusterctlEnv(domain, server) });
     }, { timeout: 120_000 });
 
     after(async () => {
       for (const c of clients) await c.env.close();
-      await agentServers?.close();
-      await agent?.stop();
+      await cluster?.close();
       await server?.close();
     });
 
@@ -155,6 +113,23 @@ for (const domain of ['k8s.io', 'cluster.io'] as const satisfies readonly ApiDom
         const one = await env.run(['top', 'pod', 'waiting', '-n', 'quiet']);
         assert.equal(one.code, 1, label);
         assert.match(one.stderr, /NotFound.*podmetrics\.metrics\.[a-z0-9.]+ "quiet\/waiting" not found/, label);
+      }
+    });
+
+    test('explain teaches the metrics kinds from the OpenAPI the metrics server publishes, merged by the server', async () => {
+      const oneLine = (text: string) => text.replace(/\s+/g, ' ');
+      for (const { label, env } of clients) {
+        const nodes = oneLine(await waitFor(`${label} explain nodemetrics.usage`, async () => {
+          const r = await env.run(['explain', 'nodemetrics.usage']);
+          return r.code === 0 && r.stdout;
+        }, 60_000, 500));
+        assert.match(nodes, /KIND: NodeMetrics/, label);
+        assert.match(nodes, /What the node uses: cpu in cores/, label);
+        const pods = oneLine(await env.ok(['explain', 'podmetrics']));
+        assert.match(pods, /The resource usage of one pod's containers/, label);
+        assert.match(pods, /containers/, label);
+        const containers = oneLine(await env.ok(['explain', 'podmetrics.containers.usage']));
+        assert.match(containers, /What the container uses/, label);
       }
     });
 

@@ -320,18 +320,37 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
   });
 });
 
-// With AlwaysDeny the server's own start-up writes (bootstrap roles, flow-control defaults, its Service) are refused
-// too, so it never reports ready: the plugin's refusal is shown in src/admission/plugins tests instead.
-describe('AlwaysDeny', { skip: 'the server cannot finish starting when every write is refused' }, () => {
-  let s: Awaited<ReturnType<typeof serverWith>>;
-  before(async () => { s = await serverWith(['--enable-admission-plugins=AlwaysDeny']); });
-  after(() => s?.close());
-  test('refuses every write', async () => {
-    const c = createClient(s.server);
-    const r = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'x' } } });
-    c.close();
-    assert.equal(r.status, 403);
-    assert.match(r.json.message, /admission control is denying all modifications/);
+// AlwaysDeny refuses the writes of the server's own clients too (admission applies to them, as in the reference): a
+// server that runs its controller manager, scheduler or metrics server in its process is refused at start-up, at once,
+// with what to do; one that runs alone (as the reference's kube-apiserver) starts, serves reads and refuses every write.
+describe('AlwaysDeny', () => {
+  test('with in-process clients the server refuses to start, saying why', async () => {
+    await assert.rejects(serverWith(['--enable-admission-plugins=AlwaysDeny', '--metrics-server=true']),
+      /AlwaysDeny refuses every write, including those of the controller manager, metrics server this server runs as its own clients.*--controller-manager=false --metrics-server=false/);
+  });
+
+  describe('a server that runs alone', () => {
+    let s: Awaited<ReturnType<typeof serverWith>>, c: Client;
+    before(async () => {
+      s = await serverWith(['--enable-admission-plugins=AlwaysDeny', '--controller-manager=false', '--scheduler=false', '--metrics-server=false']);
+      c = createClient(s.server);
+    });
+    after(async () => { c?.close(); await s?.close(); });
+
+    test('refuses every write with the reference\'s message, and serves reads', async () => {
+      const created = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'x' } } });
+      assert.equal(created.status, 403);
+      assert.equal(created.json.reason, 'Forbidden');
+      assert.equal(created.json.message, 'configmaps "x" is forbidden: admission control is denying all modifications');
+      assert.deepEqual(created.json.details, { name: 'x', kind: 'configmaps' });
+      const updated = await c.request('PUT', '/api/v1/namespaces/default', { body: { metadata: { name: 'default', labels: { a: 'b' } } } });
+      assert.equal(updated.status, 403);
+      assert.equal(updated.json.message, 'namespaces "default" is forbidden: admission control is denying all modifications');
+      const deleted = await c.request('DELETE', '/api/v1/namespaces/default');
+      assert.equal(deleted.status, 403);
+      assert.equal((await c.request('GET', '/api/v1/namespaces/default')).status, 200);
+      assert.equal((await c.request('GET', '/api/v1/namespaces/default/configmaps/x')).status, 404);
+    });
   });
 });
 

@@ -150,6 +150,26 @@ describe('webhook match conditions (gate AdmissionWebhookMatchConditions)', () =
     assert.equal(wh.calls.get('/deny')?.length ?? 0, calls, 'the webhook was not called for a request its condition is false for');
   });
 
+  test('a mutating webhook sees a generateName create as the reference sends it: no name, uid or creation time yet', async () => {
+    const made = await c.request('POST', `${W}/mutatingwebhookconfigurations`, { body: { metadata: { name: 'seen' }, webhooks: [
+      hook('seen.example.com', '/seen', [{ name: 'generated', expression: "has(object.metadata.generateName) && object.metadata.generateName == 'seen-'" }], { reinvocationPolicy: 'Never' })] } });
+    assert.equal(made.status, 201, made.body);
+    let created: any;
+    await waitFor(async () => {
+      const r = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { generateName: 'seen-' } } });
+      assert.equal(r.status, 201, r.body);
+      created = r.json;
+      return (wh.calls.get('/seen')?.length ?? 0) > 0;
+    });
+    const sent = wh.calls.get('/seen')!.at(-1)! as any;
+    assert.equal(sent.name ?? '', '');
+    assert.equal(sent.object.metadata.name, undefined);
+    assert.equal(sent.object.metadata.uid, undefined);
+    assert.equal(sent.object.metadata.creationTimestamp, undefined);
+    assert.match(created.metadata.name, /^seen-[a-z0-9]{5}$/);
+    assert.ok(created.metadata.uid);
+  });
+
   test('a condition that fails to evaluate follows failurePolicy', async () => {
     wh.handle.set('/allow', () => ({ allowed: true }));
     const erring = [{ name: 'errs', expression: "object.data.missing == 'x'" }];

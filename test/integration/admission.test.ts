@@ -10,8 +10,8 @@ describe('admission plugins', () => {
   before(async () => {
     server = await startTestServer({ flags: ['--enable-admission-plugins=AlwaysPullImages,DenyServiceExternalIPs'] });
     c = createClient(server);
-    // the server gives every namespace its default service account
-    assert.equal((await c.get('/api/v1/namespaces/default/serviceaccounts/default')).status, 200);
+    // the service-account controller gives every namespace its default account, soon after the server is ready
+    await until(async () => (await c.get('/api/v1/namespaces/default/serviceaccounts/default')).status === 200, 'the default service account');
   });
   after(async () => { c.close(); await server.close(); });
 

@@ -193,6 +193,46 @@ describe('audit log rotation', () => {
   });
 });
 
+describe('audit log truncation', () => {
+  test('an event over the size loses its objects, one still over it is dropped and counted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-truncate-'));
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify({ apiVersion: 'audit.cluster.io/v1', kind: 'Policy', omitStages: ['RequestReceived'],
+      rules: [{ level: 'None', nonResourceURLs: ['/healthz*', '/readyz*', '/livez*', '/metrics'] }, { level: 'RequestResponse' }] }));
+    const log = join(dir, 'audit.log');
+    const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${log}`,
+      '--audit-log-truncate-enabled', '--audit-log-truncate-max-event-size=8192', '--audit-log-truncate-max-batch-size=8192'] });
+    const c = createClient(server);
+    const eventsOf = (id: unknown) => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map(l => JSON.parse(l) as AuditEvent) : [])
+      .filter(e => e.auditID === id);
+    try {
+      const small = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'small' }, data: { a: '1' } } });
+      const large = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'large' }, data: { big: 'x'.repeat(20_000) } } });
+      // the request line alone (its user agent) is over the size: nothing of it can be kept
+      const huge = await c.request('GET', '/api/v1/namespaces/default/configmaps/small', { headers: { 'user-agent': 'u'.repeat(10_000) } });
+      assert.deepEqual([small.status, large.status, huge.status], [201, 201, 200]);
+      const [kept] = await waitFor(() => eventsOf(small.headers['audit-id']), es => es.length > 0);
+      assert.deepEqual(kept!.requestObject.data, { a: '1' });
+      assert.equal(kept!.annotations?.['audit.cluster.io/truncated'], undefined);
+      const [truncated] = await waitFor(() => eventsOf(large.headers['audit-id']), es => es.length > 0);
+      assert.equal(truncated!.requestObject, undefined);
+      assert.equal(truncated!.responseObject, undefined);
+      assert.equal(truncated!.annotations?.['audit.cluster.io/truncated'], 'true');
+      assert.equal(truncated!.objectRef?.resource, 'configmaps');
+      assert.equal(truncated!.responseStatus?.code, 201);
+      const metrics = await waitFor(() => c.get('/metrics').then(r => r.body), m => /apiserver_audit_error_total\{plugin="truncate"\} [1-9]/.test(m));
+      assert.match(metrics, /apiserver_audit_error_total\{plugin="truncate"\} 1\b/);
+      // a later request's event is written: the log is not held up behind the dropped one
+      const after = await c.request('GET', '/api/v1/namespaces/default/configmaps/small');
+      await waitFor(() => eventsOf(after.headers['audit-id']), es => es.length > 0);
+      assert.deepEqual(eventsOf(huge.headers['audit-id']), []);
+    } finally {
+      c.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('audit webhook backend', () => {
   let dir: string, sink: FakeService;
   let answer: 'ok' | 'never' = 'ok';
@@ -230,13 +270,15 @@ describe('audit webhook backend', () => {
 
   test('a backend that never answers holds no request back: events past the buffer are dropped and counted', async () => {
     answer = 'never';
+    // counted before the server starts: its own clients' first requests (the APIService availability controller's
+    // lists and watches) may be the ones whose batch goes out first and is never answered
+    const before = sink.requests.length;
     const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-webhook-config-file=${join(dir, 'sink.kubeconfig')}`,
       '--audit-webhook-batch-max-wait=10ms', '--audit-webhook-batch-max-size=5', '--audit-webhook-batch-buffer-size=20',
       // the embedded controller manager's own requests would fill the stuck backend's first batch before this test's
       '--controller-manager=false'] });
     const c = createClient(server);
     try {
-      const before = sink.requests.length;
       // the first batch goes out and is never answered: the sender is stuck from here on
       assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('first') })).status, 201);
       await waitFor(() => sink.requests.length, n => n > before);

@@ -13,18 +13,9 @@ import type { AddressInfo } from 'node:net';
 import { ensurePki } from '../../src/pki/pki.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createClient, type Client } from './client.js';
+import { waitFor } from '../support/wait.js';
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
 
 interface Review { apiVersion: string; desired: string; from: string[] }
 

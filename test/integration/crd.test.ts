@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createClient, type Client } from './client.js';
 import { startKubectlEnv, type KubectlEnv } from '../e2e/support.js';
+import { waitFor } from '../support/wait.js';
 
 const sleep = (ms: number) => new Promise(r => setTimeout(r, ms));
 
@@ -69,16 +70,6 @@ function widgetCrd(group: string, extra: Record<string, unknown> = {}) {
 }
 
 const crdPath = '/apis/apiextensions.cluster.io/v1/customresourcedefinitions';
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(25);
-  }
-}
 
 const condition = (crd: any, type: string) => (crd?.status?.conditions ?? []).find((c: any) => c.type === type);
 

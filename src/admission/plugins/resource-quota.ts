@@ -124,7 +124,7 @@ export default definePlugin({
       if (!quotas.length) return;
       const delta = usageOf(a, names);
       // the stored quotas, not the cache: usage recorded a moment ago must count
-      const current = (await Promise.all(quotas.map(q => listers.get('', 'resourcequotas', a.namespace, q.metadata.name!))))
+      const current = (await Promise.all(quotas.map(q => listers.get('', 'resourcequotas', a.namespace, q.metadata.name!, true))))
         .filter(Boolean) as Stored<ResourceQuota>[];
       for (const q of current) {
         const need = missing(q, a);

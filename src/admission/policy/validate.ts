@@ -12,8 +12,7 @@ import { parseApiVersion, type Stored } from '../../api/meta.js';
 import { ApiError } from '../../api/status.js';
 import type { ValidatingAdmissionPolicy, ValidatingAdmissionPolicyBinding, MatchResources } from '../../api/types/admissionregistration-v1alpha1.js';
 import type { AdmissionActivation } from '../../cel/admission.js';
-import { loadAdmissionCel } from '../../cel/index.js';
-import { activationFor, compiled, matchConditions } from '../conditions.js';
+import { activationFor, admissionCel, compiled, matchConditions } from '../conditions.js';
 import { matchingVersion, ruleMatches, selectorsMatch } from '../match.js';
 import { refuse } from '../util.js';
 
@@ -61,11 +60,13 @@ async function evaluatePolicy(policy: Policy, binding: Binding, a: AdmissionAttr
     if (!params) { broken(`failed to configure binding: no params found: ${served.resource} "${ref.name}" not found`); return failures; }
   }
 
-  const conditions = await matchConditions(spec.matchConditions, act, params);
-  if ('error' in conditions) { broken(`failed to evaluate match conditions: ${conditions.error}`); return failures; }
-  if (!conditions.matches) return failures;
+  if (spec.matchConditions?.length) {
+    const conditions = await matchConditions(spec.matchConditions, act, params);
+    if ('error' in conditions) { broken(`failed to evaluate match conditions: ${conditions.error}`); return failures; }
+    if (!conditions.matches) return failures;
+  }
 
-  const cel = await loadAdmissionCel();
+  const cel = await admissionCel();
   let budget = cel.perPolicyCostBudget;
   /** evaluates one expression of the policy within the per-expression limit and what is left of the policy's budget */
   const run = async (source: string, result: 'bool' | 'string' | 'string or null') => {
@@ -101,10 +102,18 @@ async function evaluatePolicy(policy: Policy, binding: Binding, a: AdmissionAttr
   return failures;
 }
 
+/** the policies by name, kept with the list the source gave (the same while no policy changed) */
+const policiesByList = new WeakMap<Policy[], Map<string | undefined, Policy>>();
+function byName(list: Policy[]): Map<string | undefined, Policy> {
+  let m = policiesByList.get(list);
+  if (!m) policiesByList.set(list, m = new Map(list.map(p => [p.metadata.name, p])));
+  return m;
+}
+
 export async function validatePolicies(a: AdmissionAttributes, d: PolicyDeps): Promise<void> {
   const bindings = await d.source.configurations('validatingadmissionpolicybindings') as Binding[];
   if (!bindings.length) return;
-  const policies = new Map((await d.source.configurations('validatingadmissionpolicies') as Policy[]).map(p => [p.metadata.name, p]));
+  const policies = byName(await d.source.configurations('validatingadmissionpolicies') as Policy[]);
   let activation: Promise<AdmissionActivation> | undefined;
   const act = () => (activation ??= activationFor(a, d.names, d.authorizer));
   const denials: ApiError[] = [];

@@ -108,6 +108,9 @@ function http2Session(url: URL, route: Route, timeoutMs: number): Promise<Client
       host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), servername: isIP(url.hostname) ? undefined : url.hostname,
       ALPNProtocols: ['h2', 'http/1.1'], ...(route.secureContext ? { secureContext: route.secureContext } : {}),
     });
+    // frames go out as they are written: many calls share the connection, and one held back for the acknowledgement
+    // of another (Nagle's algorithm) would wait for it
+    socket.setNoDelay(true);
     socket.setTimeout(timeoutMs, () => socket.destroy(timeoutError()));
     socket.once('error', e => { route.h2 = undefined; reject(e); });
     socket.once('secureConnect', () => {
@@ -150,30 +153,31 @@ function describe(e: NodeJS.ErrnoException, host: string): string {
   }
 }
 
-/** where a webhook is called: its URL with the timeout the reference adds, parsed once */
-interface Target { url: URL; path: string }
-const targets = new Map<string, Target>();
+/** what every call of a webhook shares, worked out on its first call (a configuration's webhooks are the same
+ *  objects while it is unchanged): its review version, its URL with the timeout the reference adds, and its route */
+interface Prepared { version: string; apiVersion: string; url: URL; path: string; route: Route; timeoutMs: number }
+const preparedHooks = new WeakMap<Webhook, Prepared>();
 
-function targetOf(hook: Webhook, timeoutSeconds: number): Target {
-  const base = webhookUrl(hook);
-  const key = `${timeoutSeconds}\u0000${base}`;
-  let target = targets.get(key);
-  if (!target) {
-    const url = new URL(base);
-    url.searchParams.set('timeout', `${timeoutSeconds}s`);
-    target = { url, path: `${url.pathname}${url.search}` };
-    if (targets.size >= 1000) targets.clear();
-    targets.set(key, target);
-  }
-  return target;
+function prepare(hook: Webhook, names: Naming): Prepared {
+  let p = preparedHooks.get(hook);
+  if (p) return p;
+  const version = reviewVersion(hook);
+  if (!version)
+    throw new CallError(hook.name, `webhook does not accept known AdmissionReview versions: none of ${JSON.stringify(hook.admissionReviewVersions ?? [])} is one of ${admissionReviewVersions.join(', ')}`);
+  const timeoutSeconds = hook.timeoutSeconds ?? 10;
+  const url = new URL(webhookUrl(hook));
+  url.searchParams.set('timeout', `${timeoutSeconds}s`);
+  p = { version, apiVersion: `${names.group('admission')}/${version}`, url, path: `${url.pathname}${url.search}`,
+    route: routeFor(url, hook.clientConfig?.caBundle || undefined), timeoutMs: timeoutSeconds * 1000 };
+  preparedHooks.set(hook, p);
+  return p;
 }
 
-async function post(target: Target, body: Buffer, caBundle: string | undefined, timeoutMs: number): Promise<{ status: number; text: string }> {
-  const route = routeFor(target.url, caBundle);
-  route.lastUsed = Date.now();
-  const session = await http2Session(target.url, route, timeoutMs);
+async function post(p: Prepared, body: Buffer): Promise<{ status: number; text: string }> {
+  p.route.lastUsed = Date.now();
+  const session = await http2Session(p.url, p.route, p.timeoutMs);
   return session && !session.closed && !session.destroyed
-    ? postHttp2(session, target.path, body, timeoutMs) : postHttp1(target.url, body, route.agent, timeoutMs);
+    ? postHttp2(session, p.path, body, p.timeoutMs) : postHttp1(p.url, body, p.route.agent, p.timeoutMs);
 }
 
 const timeoutError = () => Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' });
@@ -224,17 +228,12 @@ function reviewText(apiVersion: string, request: ReturnType<typeof reviewRequest
 /** POSTs the review and returns the webhook's checked response */
 export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming, encoded?: EncodedObjects):
   Promise<AdmissionResponse> {
-  const version = reviewVersion(hook);
-  if (!version)
-    throw new CallError(hook.name, `webhook does not accept known AdmissionReview versions: none of ${JSON.stringify(hook.admissionReviewVersions ?? [])} is one of ${admissionReviewVersions.join(', ')}`);
-  const timeoutSeconds = hook.timeoutSeconds ?? 10;
-  const target = targetOf(hook, timeoutSeconds);
-  const url = target.url;
-  const apiVersion = `${names.group('admission')}/${version}`;
+  const p = prepare(hook, names);
+  const { version, apiVersion, url } = p;
   const body = Buffer.from(reviewText(apiVersion, request, encoded));
   let answer: { status: number; text: string };
   try {
-    answer = await post(target, body, hook.clientConfig?.caBundle || undefined, timeoutSeconds * 1000);
+    answer = await post(p, body);
   } catch (e) {
     throw new CallError(hook.name, `failed to call webhook: Post "${url}": ${describe(e as NodeJS.ErrnoException, url.host)}`);
   }

@@ -117,8 +117,14 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   return ops as unknown[];
 }
 
+/** the webhooks of each list of configurations the source gave, numbered once */
+const hooksByList = new WeakMap<object, ReturnType<typeof allHooks>>();
+
 async function hooksOf(kind: WebhookKind, d: DispatchDeps) {
-  return allHooks(await d.source.configurations(kind) as WebhookConfiguration[]);
+  const configurations = await d.source.configurations(kind) as WebhookConfiguration[];
+  let hooks = hooksByList.get(configurations);
+  if (!hooks) hooksByList.set(configurations, hooks = allHooks(configurations));
+  return hooks;
 }
 
 export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps): Promise<void> {

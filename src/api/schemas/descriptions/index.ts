@@ -21,6 +21,7 @@ import discoveryV1 from './discovery-v1.js';
 import eventsV1 from './events-v1.js';
 import flowcontrol from './flowcontrol.js';
 import meta from './meta-v1.js';
+import metricsV1beta1 from './metrics-v1beta1.js';
 import networkingV1 from './networking-v1.js';
 import nodeV1 from './node-v1.js';
 import policyV1 from './policy-v1.js';
@@ -56,6 +57,7 @@ export const descriptionTables: Readonly<Record<string, DescriptionTable>> = {
   'io.k8s.apimachinery.pkg.api.resource': meta,
   'io.k8s.apimachinery.pkg.util.intstr': meta,
   'io.k8s.apimachinery.pkg.runtime': meta,
+  'io.k8s.metrics.pkg.apis.metrics.v1beta1': metricsV1beta1,
   'io.k8s.api.networking.v1': networkingV1,
   'io.k8s.api.node.v1': nodeV1,
   'io.k8s.api.policy.v1': policyV1,

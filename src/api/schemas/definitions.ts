@@ -2,11 +2,11 @@
 // name in `x-ref`; every such object becomes one definition and the places that use it become `$ref`s.
 // Kinds and their list kinds carry x-kubernetes-group-version-kind so clients can find them. Descriptions
 // come from the catalog's description tables, loaded with this module (on the first OpenAPI request).
-import type { Naming } from '../api/naming.js';
-import type { Schema } from '../api/schema.js';
-import { obj, str, arr } from '../api/schemas/build.js';
-import { listMeta } from '../api/schemas/meta.js';
-import { descriptionsFor, listDescriptions } from '../api/schemas/descriptions/index.js';
+import type { Naming } from '../naming.js';
+import type { Schema } from '../schema.js';
+import { obj, str, arr } from './build.js';
+import { listMeta } from './meta.js';
+import { descriptionsFor, listDescriptions } from './descriptions/index.js';
 
 export interface Gvk { group: string; kind: string; version: string }
 export type Json = Record<string, unknown>;
