@@ -29,36 +29,3 @@ test('an external cloud provider taints the node until initialized; attach/detac
   assert.equal(initialNode(settings()).metadata!.annotations![attach], 'true');
   assert.equal(initialNode(settings({ controllerAttachDetach: false })).metadata!.annotations![attach], undefined);
 });
-
-test('an unchanged status is not posted again at every update; a change is, and the Lease is renewed all along', async () => {
-  const { nodeStatusLoop } = await import('./node-status.js');
-  const { fakeRuntime } = await import('./runtime/fake.js');
-  const { until } = await import('../../test/support/wait.js');
-  const statusPatches: unknown[] = [];
-  let leaseWrites = 0;
-  const resource = (ref: { resource: string }) => ref.resource === 'leases'
-    ? {
-      get: async () => { throw Object.assign(new (await import('../client/rest-client.js')).ApiError(404, 'NotFound', 'none')); },
-      create: async (l: unknown) => { leaseWrites++; return l; },
-      update: async (l: unknown) => { leaseWrites++; return l; },
-    }
-    : {
-      create: async (n: unknown) => n,
-      status: { patch: async (_name: string, body: { status: unknown }) => { statusPatches.push(body.status); return { metadata: { name: 'n' }, ...body }; } },
-    };
-  const client = { resource } as unknown as import('../client/rest-client.js').Client;
-  let checks = 0;
-  let memoryPressure = false;
-  const runtime = fakeRuntime('n', names, {});
-  const loop = nodeStatusLoop({
-    client, settings: settings(), runtime, updateFrequencyMs: 1, leaseDurationSeconds: 2, register: true, log: () => {},
-    health: async () => { checks++; return { ready: { ok: true }, pressure: { memory: memoryPressure, disk: false, pid: false } }; },
-  });
-  await loop.start();
-  await until(() => checks >= 20 && leaseWrites >= 3, 'twenty status checks and three lease renewals');
-  assert.equal(statusPatches.length, 1, 'an unchanged status was posted again');
-  memoryPressure = true;
-  await until(() => statusPatches.length === 2, 'the changed status');
-  await loop.stop(false);
-  runtime.close();
-});

@@ -221,9 +221,6 @@ export interface NodeStatusDeps {
   settings: NodeSettings;
   runtime: ContainerRuntime;
   updateFrequencyMs: number;
-  /** an unchanged status is posted again this often (the reference's nodeStatusReportFrequency, 5 minutes): the
-   *  Lease is the heartbeat, so a node's status costs a write only when something in it changes */
-  reportFrequencyMs?: number;
   leaseDurationSeconds?: number;
   register: boolean;
   /** the runtime's readiness and the measured pressure */
@@ -242,9 +239,6 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
   let stopped = false;
   const timers: NodeJS.Timeout[] = [];
   let info: NodeSystemInfo | undefined;
-  /** the last status posted, its heartbeat times left out, and when */
-  let posted: { text: string; at: number } | undefined;
-  const reportFrequencyMs = deps.reportFrequencyMs ?? 5 * 60_000;
 
   const register = async () => {
     let delay = 100;
@@ -265,7 +259,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     }
   };
 
-  const post = async (onlyIfChanged = false) => {
+  const post = async () => {
     info ??= await nodeInfo(s, deps.runtime);
     const { ready, pressure } = await deps.health();
     const addresses = [{ type: 'InternalIP', address: hostIP(s.nodeIps) }, ...s.nodeIps.slice(1).map((address) => ({ type: 'InternalIP', address })), { type: 'Hostname', address: s.nodeName }];
@@ -277,12 +271,9 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       nodeInfo: info,
       images: await nodeImages(deps.runtime, s.maxImages),
     };
-    const text = JSON.stringify({ ...status, conditions: status.conditions.map(({ lastHeartbeatTime: _, ...c }) => c) });
-    if (onlyIfChanged && posted?.text === text && Date.now() - posted.at < reportFrequencyMs) return;
     const wasReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     try {
       node = await nodes.status.patch(s.nodeName, { status }, 'merge');
-      posted = { text, at: Date.now() };
       const isReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
       if (isReady !== wasReady) {
         const ref = { kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } };
@@ -294,14 +285,6 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     }
   };
 
-  /** when the Lease was last renewed: after a lapse the node controller may have marked the node Unknown, which only
-   *  a full status post undoes */
-  let renewedAt = 0;
-  const renewed = () => {
-    const now = Date.now();
-    if (renewedAt && now - renewedAt > (leaseSeconds * 1000) / 2) posted = undefined;
-    renewedAt = now;
-  };
   const renew = async () => {
     const spec = { holderIdentity: s.nodeName, leaseDurationSeconds: leaseSeconds, renewTime: new Date().toISOString().replace('Z', '000Z') };
     try {
@@ -312,12 +295,10 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
           if (!isNotFound(e)) throw e;
           const owner = node?.metadata?.uid ? [{ apiVersion: 'v1', kind: 'Node', name: s.nodeName, uid: node.metadata.uid }] : undefined;
           lease = await leases.create({ apiVersion: `${leasesRef(s.names).group}/v1` as Lease['apiVersion'], kind: 'Lease', metadata: { name: s.nodeName, namespace: s.names.nodeLeaseNamespace, ...(owner ? { ownerReferences: owner } : {}) }, spec });
-          renewed();
           return;
         }
       }
       lease = await leases.update({ ...lease!, spec: { ...lease!.spec, ...spec } });
-      renewed();
     } catch (e) {
       if (isConflict(e) || isNotFound(e)) lease = undefined;
       deps.log(`renewing the lease of ${s.nodeName} failed: ${(e as Error).message}`);
@@ -343,10 +324,10 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       if (deps.register) await register();
       await post().catch((e) => deps.log(`posting the status of ${s.nodeName} failed: ${(e as Error).message}`));
       await renew();
-      every(deps.updateFrequencyMs, () => post(true));
+      every(deps.updateFrequencyMs, post);
       every((leaseSeconds * 1000) / 4, renew);
     },
-    post: () => post(),
+    post,
     async stop(markStopped) {
       stopped = true;
       for (const t of timers) clearTimeout(t);
