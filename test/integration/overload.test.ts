@@ -7,8 +7,9 @@ import { runOverload } from '../../bench/overload.js';
 
 test('an overloaded server refuses the excess with 429, answers its probes, and serves normally afterwards', async () => {
   const r = await runOverload({
-    clients: 200, users: 10, objects: 1000, watches: 500, durationMs: 6000, objectBytes: 200,
-    // 30 seats (3 for the clients' level) and a wait limit of 2 s, so the excess is refused within the run
+    clients: 200, users: 10, objects: 1000, watches: 500, durationMs: 6000, objectBytes: 4000,
+    // 30 seats (3 for the clients' level) and a wait limit of 2 s, and lists of about 4 MB that take long enough from
+    // the cache for the queue to pass that wait, so the excess is refused within the run
     serverFlags: ['--max-requests-inflight=20', '--max-mutating-requests-inflight=10', '--request-timeout=8s'],
   });
   assert.ok((r.load.lists['429'] ?? 0) > 0, `some lists were refused: ${JSON.stringify(r.load)}`);

@@ -19,7 +19,9 @@ export default definePlugin({
           return;
         }
         if (a.operation !== 'CREATE' || !a.namespace) return;
-        const ns = await listers.get('', 'namespaces', '', a.namespace);
+        // read fresh: a create just after the namespace's delete must be refused, and the watch cache may not have
+        // seen that delete yet (on etcd its events arrive a moment after the write is acknowledged)
+        const ns = await listers.get('', 'namespaces', '', a.namespace, true);
         if (!ns) throw notFound('', 'namespaces', a.namespace);
         if (ns.metadata.deletionTimestamp || (ns as Namespace).status?.phase === 'Terminating')
           throw forbidden(`${a.resource} "${a.name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`,
