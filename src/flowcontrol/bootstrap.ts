@@ -30,24 +30,25 @@ export async function ensureDefaults(source: FlowControlSource, writer: FlowCont
     ['flowschemas', cfg.flowSchemas, d.mandatorySchemas, d.suggestedSchemas],
   ];
   for (const [resource, stored, mandatory, suggested] of sets) {
-    for (const want of [...mandatory, ...suggested]) {
+    // the objects of a kind all at once, so their writes share commits; the priority levels before the schemas
+    await Promise.all([...mandatory, ...suggested].map(async want => {
       const name = want.metadata!.name!;
       const have = stored.find(s => s.metadata?.name === name);
       const isMandatory = mandatory.includes(want);
       if (!have) {
         await writer.create(resource, structuredClone(want)).catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
         result.created.push(`${resource}/${name}`);
-        continue;
+        return;
       }
-      if (!isMandatory && have.metadata?.annotations?.[annotation] !== 'true') continue;
-      if (covers(have.spec, want.spec) && have.metadata?.annotations?.[annotation] === 'true') continue;
+      if (!isMandatory && have.metadata?.annotations?.[annotation] !== 'true') return;
+      if (covers(have.spec, want.spec) && have.metadata?.annotations?.[annotation] === 'true') return;
       await writer.update<ConfigObject>(resource, name, '', cur => {
         if (covers(cur.spec, want.spec) && cur.metadata?.annotations?.[annotation] === 'true') return undefined;
         if (!isMandatory && cur.metadata?.annotations?.[annotation] !== 'true') return undefined;
         return { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, [annotation]: 'true' } }, spec: structuredClone(want.spec) } as ConfigObject;
       });
       result.updated.push(`${resource}/${name}`);
-    }
+    }));
   }
   await markDangling(source, writer);
   return result;
@@ -57,14 +58,14 @@ export async function ensureDefaults(source: FlowControlSource, writer: FlowCont
 async function markDangling(source: FlowControlSource, writer: FlowControlWriter) {
   const cfg = source.config();
   const levels = new Set(cfg.priorityLevels.map(l => l.metadata?.name));
-  for (const fs of cfg.flowSchemas) {
+  await Promise.all(cfg.flowSchemas.map(async fs => {
     const target = fs.spec?.priorityLevelConfiguration?.name ?? '';
     const dangling = !levels.has(target);
     const want = dangling
       ? { status: 'True', reason: 'NotFound', message: `This FlowSchema references the PriorityLevelConfiguration object named "${target}" but there is no such object` }
       : { status: 'False', reason: 'Found', message: `This FlowSchema references the PriorityLevelConfiguration object named "${target}" and it exists` };
     const has = (fs.status?.conditions ?? []).find(c => c.type === 'Dangling');
-    if (has && has.status === want.status && has.message === want.message) continue;
+    if (has && has.status === want.status && has.message === want.message) return;
     await writer.update<FlowSchema>('flowschemas', fs.metadata!.name!, 'status', cur => {
       const conditions = (cur.status?.conditions ?? []).filter(c => c.type !== 'Dangling');
       const old = (cur.status?.conditions ?? []).find(c => c.type === 'Dangling');
@@ -72,7 +73,7 @@ async function markDangling(source: FlowControlSource, writer: FlowControlWriter
       const lastTransitionTime = old?.status === want.status && old.lastTransitionTime ? old.lastTransitionTime : new Date().toISOString().replace(/\.\d+Z$/, 'Z');
       return { ...cur, status: { ...cur.status, conditions: [...conditions, { type: 'Dangling', ...want, lastTransitionTime }] } };
     }).catch(e => { if ((e as { code?: number }).code !== 404) throw e; });
-  }
+  }));
 }
 
 /**

@@ -337,12 +337,13 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         // with the core group switched off (--runtime-config=api/all=false) there are no namespaces to make
         const namespaces = backends.preferred('', 'namespaces')?.store;
         if (!namespaces) return;
-        for (const name of names.initialNamespaces) {
+        // all at once: their writes share one commit
+        await Promise.all(names.initialNamespaces.map(async name => {
           try { await namespaces.get('', name); } catch {
             await namespaces.create('', { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }, noAdmission, { dryRun: false })
               .catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
           }
-        }
+        }));
       },
     },
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },

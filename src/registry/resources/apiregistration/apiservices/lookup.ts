@@ -78,6 +78,7 @@ export async function registerLocalApiServices(lookup: ApiServiceLookup, backend
   if (!backend) return;
   const apiVersion = `${names.group('apiregistration')}/v1`;
   const served = new Set<string>();
+  const writes: Array<Promise<unknown>> = [];
   for (const g of resources.groups()) {
     for (const version of g.versions) {
       const builtin = builtinPriority(names, g.name, version);
@@ -90,14 +91,14 @@ export async function registerLocalApiServices(lookup: ApiServiceLookup, backend
         metadata: { ...(current?.metadata ?? {}), name, labels: { ...(current?.metadata?.labels ?? {}), [automanagedLabel(names)]: 'onstart' } },
         spec,
       });
-      await backend.store.guaranteedUpdate('', name, '', wanted, noAdmission, { dryRun: false, allowCreate: true })
-        .catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
+      // all at once: their writes share a commit
+      writes.push(backend.store.guaranteedUpdate('', name, '', wanted, noAdmission, { dryRun: false, allowCreate: true })
+        .catch(e => { if ((e as { code?: number }).code !== 409) throw e; }));
     }
   }
+  await Promise.all(writes);
   await lookup.ready;
-  for (const a of lookup.all()) {
-    const name = a.metadata?.name ?? '';
-    if (a.metadata?.labels?.[automanagedLabel(names)] !== 'onstart' || served.has(name)) continue;
-    await backend.store.delete('', name, {}, noAdmission).catch(e => { if ((e as { code?: number }).code !== 404) throw e; });
-  }
+  await Promise.all(lookup.all()
+    .filter(a => a.metadata?.labels?.[automanagedLabel(names)] === 'onstart' && !served.has(a.metadata?.name ?? ''))
+    .map(a => backend.store.delete('', a.metadata!.name!, {}, noAdmission).catch(e => { if ((e as { code?: number }).code !== 404) throw e; })));
 }
