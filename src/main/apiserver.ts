@@ -425,7 +425,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       flowControl,
-      servesResource: (group, version, resource) => !!resources.lookup(group, version, resource) || !!aggregation.lookup.remote(group, version),
+      servesResource: (group, version, resource, subresource) => {
+        const local = resources.lookup(group, version, resource);
+        if (local) return !subresource || Object.hasOwn(local.subresources, subresource);
+        return aggregation.servesRemote(group, version, resource, subresource);
+      },
       routes: [
         ctx => health.handle(ctx),
         ctx => aggregation.proxy.handle(ctx),
