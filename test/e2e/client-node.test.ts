@@ -9,6 +9,7 @@ import {
 } from '@kubernetes/client-node';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { apiDomains, sleep } from './support.js';
+import { waitFor } from '../support/wait.js';
 
 const fieldManager = 'e2e-client-node';
 
@@ -214,7 +215,9 @@ for (const domain of apiDomains) {
       await core.deleteNamespacedConfigMap({ name: 'd1', namespace: ns, propagationPolicy: 'Background' });
       assert.equal((await failure(core.readNamespacedConfigMap({ name: 'd1', namespace: ns }))).code, 404);
       await core.deleteNamespacedPod({ name: 'd-pod', namespace: ns, gracePeriodSeconds: 0, propagationPolicy: 'Foreground' });
-      assert.equal((await failure(core.readNamespacedPod({ name: 'd-pod', namespace: ns }))).code, 404);
+      // foreground deletion keeps the pod, marked, until the garbage collector has seen to its dependents
+      await waitFor('the pod gone after its foreground deletion', async () =>
+        (await failure(core.readNamespacedPod({ name: 'd-pod', namespace: ns }))).code === 404);
       assert.equal((await failure(core.deleteNamespacedConfigMap({ name: 'd1', namespace: ns }))).code, 404);
     });
 
