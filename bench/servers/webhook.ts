@@ -7,7 +7,11 @@ import { ensurePki } from '../../src/pki/pki.js';
 
 const [dir] = process.argv.slice(2);
 const pki = await ensurePki(dir!, { hosts: ['127.0.0.1'] });
-const server = createSecureServer({ cert: pki.serverCertPem, key: pki.serverKeyPem, allowHTTP1: true }, (req, res) => {
+// the receive windows of Go's HTTP/2 server, which most webhooks are served by (1 MiB for the connection and for each
+// stream): with Node's default of 64 KiB for the whole connection, the API server's reviews (a few kB each, up to
+// 192 at once here) would wait for window updates, a limit of this server rather than of the API server
+const window = 1 << 20;
+const server = createSecureServer({ cert: pki.serverCertPem, key: pki.serverKeyPem, allowHTTP1: true, settings: { initialWindowSize: window } }, (req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
@@ -16,4 +20,5 @@ const server = createSecureServer({ cert: pki.serverCertPem, key: pki.serverKeyP
     res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, allowed: true } }));
   });
 });
+server.on('session', session => session.setLocalWindowSize(window));
 server.listen(0, '127.0.0.1', () => console.log(`listening ${(server.address() as AddressInfo).port}`));
