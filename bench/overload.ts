@@ -168,7 +168,7 @@ export async function overloadBench(): Promise<string> {
   const statuses = Object.entries(r.load.lists).map(([s, n]) => `${s}: ${n.toLocaleString('en-US')}`).join(', ');
   return [
     `${o.clients.toLocaleString('en-US')} list clients (${o.users} users, bearer tokens, each on its own HTTP/1.1 keep-alive connection, waiting out Retry-After on 429) `
-      + `repeatedly list ${o.objects.toLocaleString('en-US')} ConfigMaps (${o.objectBytes} bytes of data each, no resourceVersion: consistent lists, read from storage) for ${o.durationMs / 1000} s, `
+      + `repeatedly list ${o.objects.toLocaleString('en-US')} ConfigMaps (${o.objectBytes} bytes of data each, no resourceVersion: consistent lists, which the watch cache serves on SQLite once it has seen the store's revision) for ${o.durationMs / 1000} s, `
       + `while ${o.watches.toLocaleString('en-US')} watches are open on HTTP/2 connections (100 streams each). The server runs on SQLite with its default limits `
       + '(priority and fairness on, 400 + 200 seats; these users fall in `global-default`). The clients run in a process of their own '
       + '(at the lowest scheduling priority, standing for other machines); '

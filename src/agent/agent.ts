@@ -90,8 +90,8 @@ export interface NodeAgentDeps {
   runtime: ContainerRuntime;
   runtimeName: string;
   client?: Client;
-  /** the node's status and Lease go through this client, on a budget of their own, so heartbeats are never queued
-   *  behind pod traffic (default: client) */
+  /** the node's status and Lease go through this client, on a budget and a connection of their own, so heartbeats are
+   *  never queued behind pod traffic (default: client) */
   heartbeats?: Client;
   log: Logger;
   tuning?: AgentTuning;
@@ -509,7 +509,11 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     client = createClient(config, {
       qps: o.clusterApiQps, burst: o.clusterApiBurst, userAgent: `cluster-agent/${o.nodeName}`, credentials: certificates?.credentials,
     });
-    heartbeats = client.withLimits(heartbeatBudget(o.fakeNodes, o.nodeStatusUpdateFrequencyMs));
+    // heartbeats go on a connection of their own, as the reference kubelet's do: they never wait behind the pods' watches
+    // and writes in one connection's queues, and a connection lost with its streams does not take them along
+    heartbeats = createClient(config, {
+      ...heartbeatBudget(o.fakeNodes, o.nodeStatusUpdateFrequencyMs), userAgent: `cluster-agent/${o.nodeName}`, credentials: certificates?.credentials,
+    });
     certificates?.startRotation(client);
   }
   const metrics = createAgentMetrics();
@@ -547,6 +551,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     await Promise.all(nodes.map((n) => n.stop(false)));
     certificates?.stop();
     client?.close();
+    heartbeats?.close();
     throw e;
   }
   return {
@@ -558,6 +563,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
       for (const n of nodes) n.runtime.close();
       certificates?.stop();
       client?.close();
+      heartbeats?.close();
     },
   };
 }

@@ -5,6 +5,7 @@
 import type { Client } from '../client/rest-client.js';
 import type { Event as CoreEvent, EventTarget } from './objects.js';
 import { tokenBucket } from '../client/rate-limit.js';
+import { eventName } from '../client/events.js';
 
 export type EventType = 'Normal' | 'Warning';
 
@@ -44,7 +45,7 @@ export function eventRecorder(client: Client, nodeName: string, qps: number, bur
       const namespace = m.namespace || 'default';
       queue.push({
         apiVersion: 'v1', kind: 'Event',
-        metadata: { name: `${m.name}.${(now.getTime() * 1e6 + Math.floor(Math.random() * 1e6)).toString(16)}`, namespace },
+        metadata: { name: eventName(m.name ?? ''), namespace },
         involvedObject: { apiVersion: 'v1', kind, name: m.name, ...(m.namespace ? { namespace: m.namespace } : {}), ...(m.uid ? { uid: m.uid } : {}), ...(fieldPath ? { fieldPath } : {}) },
         reason, message, type, count: 1,
         source: { component: 'kubelet', host: nodeName },

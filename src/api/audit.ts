@@ -16,6 +16,8 @@ export interface AuditRecord {
   annotate(key: string, value: string, level?: AuditLevel): void;
   /** the request body as received (kept, when it is JSON, at level Request and above) */
   requestBody(body: Buffer, contentType: string): void;
+  /** the decoded object of a create or update: names the event's object where the path did not (a create's name) */
+  requestObject(obj: { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } }): void;
   /** the response body as sent (kept, when it is JSON, at level RequestResponse) */
   responseBody(body: string | Buffer, contentType: string): void;
 }

@@ -160,6 +160,14 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
       requestBody(body, contentType) {
         if (levelCovers(d.level, 'Request') && requestObject === undefined && isJson(contentType)) requestObject = keep(parsed(body));
       },
+      requestObject(obj) {
+        const meta = obj.metadata;
+        if (!event.objectRef || !meta) return;
+        // a new reference: events of earlier stages may still wait in a batch
+        const ref: Record<string, string> = { ...event.objectRef as Record<string, string> };
+        for (const key of ['namespace', 'name', 'uid', 'resourceVersion'] as const) if (!ref[key] && meta[key]) ref[key] = meta[key];
+        event.objectRef = ref;
+      },
       responseBody(body, contentType) {
         if (!isJson(contentType)) return;
         // below RequestResponse only a Status body is read, for the outcome's message

@@ -67,6 +67,13 @@ const refOf = (o: ObjectLike) => ({
   uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion,
 });
 
+/**
+ * `<object>.<unix nanoseconds in hex>`, as the reference names events: exact integers (a double loses the nanoseconds,
+ * so two events of one object in the same millisecond could get one name), the sub-millisecond part from the monotonic clock
+ */
+export const eventName = (objectName: string) =>
+  `${objectName}.${(BigInt(Date.now()) * 1_000_000n + process.hrtime.bigint() % 1_000_000n).toString(16)}`;
+
 export function createEventRecorder(client: Client, o: EventRecorderOptions): EventRecorder {
   const api = o.api ?? 'core';
   const host = o.host ?? '';
@@ -119,8 +126,7 @@ export function createEventRecorder(client: Client, o: EventRecorderOptions): Ev
         // the event was removed (events expire): write a new one
       }
     }
-    // `<object>.<unix nanoseconds in hex>`, as the reference names them
-    const name = `${regarding.metadata.name}.${(BigInt(Date.now()) * 1_000_000n + process.hrtime.bigint() % 1_000_000n).toString(16)}`;
+    const name = eventName(regarding.metadata.name ?? '');
     const body = api === 'core'
       ? {
         apiVersion: 'v1', kind: 'Event', metadata: { name, namespace },

@@ -5,7 +5,13 @@
 // compare-and-swap on the lease's resourceVersion, so two candidates never both win.
 
 import { nowMicroTime } from '../api/meta.js';
-import { isAlreadyExists, isConflict, isNotFound, type Client, type ResourceRef } from './rest-client.js';
+import type { Naming } from '../api/naming.js';
+import type { LeaderElectionOptions } from '../config/leader-election-options.js';
+import { discoverNaming } from './discovery.js';
+import { isAlreadyExists, isConflict, isNotFound, resourceRef, type Client, type ResourceRef } from './rest-client.js';
+
+/** the settings of a component that runs under leader election, as its --leader-elect-* flags give them */
+export type LeaderElectionSettings = LeaderElectionOptions;
 
 export interface Lease {
   apiVersion?: string;
@@ -172,6 +178,88 @@ export function startLeaderElection(c: LeaderElectionConfig): LeaderElector {
         await leases.update({ ...current, spec: { ...current.spec, holderIdentity: '', leaseDurationSeconds: 1, renewTime: now, acquireTime: now } })
           .catch(() => {});
       }
+    },
+  };
+}
+
+/** A component that does its work only while it leads (the controller manager, the scheduler). */
+export interface ElectedComponent {
+  /** its name in log lines */
+  what: string;
+  client: Client;
+  /** the API domain's naming; read from the server's discovery when not given */
+  names?: Naming;
+  election: LeaderElectionSettings;
+  identity: string;
+  log: { info(m: string): void; warn(m: string): void; error(m: string): void };
+  /**
+   * called when leadership is lost (not on stop()); without it the component stands for election again, as it must
+   * inside the API server's process, where no supervisor starts a fresh one
+   */
+  onLostLeadership?(): void;
+  /** its work while leading (all the time when election is off): resolves once it runs; the signal aborts when leadership ends */
+  lead(names: Naming, signal: AbortSignal): Promise<void>;
+  /** called when leadership ended, lost or stopped */
+  stoppedLeading?(): void;
+}
+
+export interface RunningElected {
+  /** resolves when this instance runs (its `lead` resolved), or found another leader */
+  ready: Promise<void>;
+  isLeader(): boolean;
+  stop(): Promise<void>;
+}
+
+/** Runs a component under leader election through a Lease in the coordination group, or at once when election is off. */
+export function runElected(c: ElectedComponent): RunningElected {
+  const stopping = new AbortController();
+  let elector: LeaderElector | undefined;
+  let leading = false;
+  let markReady!: () => void;
+  let fail!: (e: unknown) => void;
+  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; fail = reject; });
+  ready.catch(() => {});
+  const report = (e: unknown) => c.log.error(`${c.what}: ${(e as Error).message}`);
+
+  const lead = (names: Naming) => (signal: AbortSignal) => {
+    leading = true;
+    c.lead(names, signal).then(() => markReady(), (e) => { if (!signal.aborted) { report(e); fail(e); } });
+  };
+  const start = async (): Promise<void> => {
+    const names = c.names ?? (await discoverNaming(c.client));
+    if (stopping.signal.aborted) return;
+    if (!c.election.enabled) return lead(names)(stopping.signal);
+    elector = startLeaderElection({
+      client: c.client, leases: resourceRef<Lease>(names.group('coordination'), 'v1', 'leases', 'Lease'), identity: c.identity,
+      namespace: c.election.resourceNamespace || names.systemNamespace, name: c.election.resourceName,
+      leaseDurationMs: c.election.leaseDurationMs, renewDeadlineMs: c.election.renewDeadlineMs, retryPeriodMs: c.election.retryPeriodMs,
+      releaseOnStop: true,
+      onStartedLeading: lead(names),
+      onStoppedLeading: () => {
+        leading = false;
+        c.stoppedLeading?.();
+        if (stopping.signal.aborted) return;
+        c.log.warn(`${c.what} ${c.identity}: leadership lost`);
+        // a program ends (its supervisor starts a fresh one); inside the API server it stands for election again
+        if (c.onLostLeadership) c.onLostLeadership();
+        else void start().catch(report);
+      },
+      onNewLeader: (who) => {
+        if (who !== c.identity) { c.log.info(`${c.what}: ${who} is the leader`); markReady(); }
+      },
+      log: (m) => c.log.info(m),
+    });
+  };
+  start().catch((e) => { report(e); fail(e); });
+
+  return {
+    ready,
+    isLeader: () => (elector ? elector.isLeader() : leading),
+    async stop() {
+      stopping.abort();
+      await elector?.stop();
+      leading = false;
+      c.stoppedLeading?.();
     },
   };
 }

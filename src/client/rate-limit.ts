@@ -1,32 +1,25 @@
-// A token bucket, as the reference client's QPS and burst settings describe: `burst` requests may go
-// at once, then `qps` per second. Waiters are served in order.
+// The client's QPS and burst, as the reference client's settings describe: `burst` requests may go at once, then
+// `qps` per second. Waiters are served in order.
+import { tokenBucket as bucket } from '../util/token-bucket.js';
 
 export interface RateLimiter {
   /** resolves when a request may be sent */
   take(): Promise<void>;
 }
 
-/** qps <= 0 means unlimited */
-export function tokenBucket(qps: number, burst: number): RateLimiter {
-  if (qps <= 0) return { take: () => Promise.resolve() };
-  const capacity = Math.max(1, burst);
-  let tokens = capacity;
-  let last = performance.now();
-  let tail: Promise<void> = Promise.resolve();
+/** the time the limiter reads and waits on; a test passes a clock of its own */
+export interface Clock {
+  now(): number;
+  sleep(ms: number): Promise<void>;
+}
+const realClock: Clock = { now: () => performance.now(), sleep: (ms) => new Promise((r) => setTimeout(r, ms)) };
 
-  const refill = () => {
-    const now = performance.now();
-    tokens = Math.min(capacity, tokens + ((now - last) / 1000) * qps);
-    last = now;
-  };
-  const takeOne = async () => {
-    refill();
-    if (tokens < 1) {
-      await new Promise((r) => setTimeout(r, Math.ceil(((1 - tokens) / qps) * 1000)));
-      refill();
-    }
-    tokens -= 1;
-  };
+/** qps <= 0 means unlimited */
+export function tokenBucket(qps: number, burst: number, clock: Clock = realClock): RateLimiter {
+  if (qps <= 0) return { take: () => Promise.resolve() };
+  const tokens = bucket(qps, Math.max(1, burst), clock.now);
+  const takeOne = async () => { while (!tokens.tryAccept()) await clock.sleep(tokens.waitMs()); };
+  let tail: Promise<void> = Promise.resolve();
   return {
     take() {
       // chained so waiters keep their order and each sees the tokens the previous one left

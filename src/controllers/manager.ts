@@ -8,9 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { Client } from '../client/rest-client.js';
 import { createInformerFactory, type InformerFactory } from '../client/informer.js';
-import { startLeaderElection, type LeaderElector } from '../client/leader-election.js';
+import { runElected, type LeaderElectionSettings } from '../client/leader-election.js';
 import { createEventRecorder } from '../client/events.js';
-import { discoverNaming, discoverResources, type DiscoveredResource } from '../client/discovery.js';
+import { discoverResources, type DiscoveredResource } from '../client/discovery.js';
 import { refs as makeRefs } from './types.js';
 import { controllers as allControllers } from './registry.js';
 import { defaultControllerSettings, type Controller, type ControllerContext, type ControllerSettings, type Logger } from './context.js';
@@ -24,15 +24,6 @@ class NotServed extends Error {
 
 const discoveryTtlMs = 5000;
 
-export interface LeaderElectionSettings {
-  enabled: boolean;
-  leaseDurationMs: number;
-  renewDeadlineMs: number;
-  retryPeriodMs: number;
-  /** empty: the system namespace of the server's API domain */
-  resourceNamespace: string;
-  resourceName: string;
-}
 
 export interface StartControllerManagerOptions {
   /** the names of the controllers to run (those of registry.ts) */
@@ -84,12 +75,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
   const enabled = allControllers.filter((c) => o.controllers.includes(c.name));
   const settings: ControllerSettings = { ...defaultControllerSettings(), ...o.settings };
   settings.rootCaPem ??= o.client.config.caPem;
-  let markReady!: () => void;
-  let fail!: (e: unknown) => void;
-  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; fail = reject; });
   let running: string[] = [];
-  let elector: LeaderElector | undefined;
-  const stopping = new AbortController();
 
   const run = async (names: Naming, signal: AbortSignal) => {
     // every controller and queue listens for the end of leadership
@@ -158,49 +144,9 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     await Promise.all(readiness);
   };
 
-  const lead = (names: Naming) => (signal: AbortSignal) => {
-    run(names, signal).then(markReady, (e) => {
-      if (!signal.aborted) { o.log.error(`controller manager: ${(e as Error).message}`); fail(e); }
-    });
-  };
-
-  const start = async () => {
-    const names = o.names ?? await discoverNaming(o.client);
-    if (stopping.signal.aborted) return;
-    if (!o.leaderElection.enabled) return lead(names)(stopping.signal);
-    elector = startLeaderElection({
-      client: o.client, leases: makeRefs(names).leases, identity,
-      namespace: o.leaderElection.resourceNamespace || names.systemNamespace,
-      name: o.leaderElection.resourceName,
-      leaseDurationMs: o.leaderElection.leaseDurationMs,
-      renewDeadlineMs: o.leaderElection.renewDeadlineMs,
-      retryPeriodMs: o.leaderElection.retryPeriodMs,
-      releaseOnStop: true,
-      onStartedLeading: lead(names),
-      onStoppedLeading: () => {
-        running = [];
-        if (stopping.signal.aborted) return;
-        o.log.warn(`controller manager ${identity}: leadership lost`);
-        if (o.onLostLeadership) o.onLostLeadership();
-        else void start().catch((e) => o.log.error(`controller manager: ${(e as Error).message}`));
-      },
-      onNewLeader: (who) => {
-        if (who !== identity) { o.log.info(`controller manager: ${who} is the leader`); markReady(); }
-      },
-      log: (m) => o.log.info(m),
-    });
-  };
-  start().catch((e) => { o.log.error(`controller manager: ${(e as Error).message}`); fail(e); });
-  ready.catch(() => {});
-
-  return {
-    ready,
-    isLeader: () => (elector ? elector.isLeader() : running.length > 0),
-    running: () => [...running],
-    async stop() {
-      stopping.abort();
-      await elector?.stop();
-      running = [];
-    },
-  };
+  const elected = runElected({
+    what: 'controller manager', client: o.client, names: o.names, election: o.leaderElection, identity, log: o.log,
+    onLostLeadership: o.onLostLeadership, lead: run, stoppedLeading: () => { running = []; },
+  });
+  return { ...elected, running: () => [...running] };
 }

@@ -16,6 +16,8 @@ const eventTail = Buffer.from('}\n');
 
 /** a watcher whose unsent output grows past this is closed; the client resumes from its last version */
 const maxBufferedBytes = 16 * 1024 * 1024;
+/** the initial events go out in writes of about this size, each once the client has read all but this much */
+const drainChunkBytes = 256 * 1024;
 
 export async function watch(ctx: RequestContext, scope: Scope, namespace: string, nameFromPath?: string) {
   const q = ctx.query;
@@ -55,15 +57,51 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     stop();
     if (!res.writableEnded) res.end();
   };
-  // events produced while the watch starts wait until the headers are out
-  let pending: Array<string | Buffer> | undefined = [];
-  const write = (text: string | Buffer) => {
+  // events produced while the watch starts wait until the headers are out; the initial ones (a whole collection, for a
+  // watch from version 0 or with sendInitialEvents) wait as thunks, encoded only as the client reads them
+  type Out = string | Buffer | (() => string | Buffer);
+  let pending: Out[] | undefined = [];
+  // then what the client has not read yet, sent at its pace: live events that pile up past the limit cut it off
+  let backlog: Out[] | undefined;
+  let sent = 0;   // how many of the backlog went out (an index: shifting a long array costs its length each time)
+  let backlogBytes = 0;
+  const write = (out: Out) => {
     // the server's close ends streams directly; events racing it are dropped
     if (closed || res.writableEnded || res.destroyed) return;
-    if (pending) { pending.push(text); return; }
+    if (pending) { pending.push(out); return; }
+    const text = typeof out === 'function' ? out() : out;
+    if (backlog) {
+      backlog.push(text);
+      backlogBytes += text.length;
+      if (backlogBytes > maxBufferedBytes) cutOff();
+      return;
+    }
     res.write(text);
     scope.watchEventSent?.(scope.info, text.length);
     if (bufferedBytes(res) > maxBufferedBytes) cutOff();
+  };
+  /** writes the backlog in chunks while the client keeps up, waiting for it to read when it does not */
+  const drain = () => {
+    while (backlog && !closed) {
+      if (bufferedBytes(res) > drainChunkBytes) { res.once('drain', drain); return; }
+      const chunk: Buffer[] = [];
+      let size = 0;
+      while (sent < backlog.length && size < drainChunkBytes) {
+        const out = backlog[sent]!;
+        backlog[sent++] = '';
+        if (typeof out !== 'function') backlogBytes -= out.length;
+        const text = typeof out === 'function' ? out() : out;
+        chunk.push(typeof text === 'string' ? Buffer.from(text) : text);
+        size += text.length;
+        scope.watchEventSent?.(scope.info, text.length);
+      }
+      if (chunk.length) res.write(chunk.length === 1 ? chunk[0]! : Buffer.concat(chunk, size));
+      if (sent === backlog.length) {
+        backlog = undefined;
+        backlogBytes = 0;
+        if (ending) finish();
+      }
+    }
   };
   // a watcher too far behind is cut off, not ended: an orderly end would wait behind everything it has not read
   const cutOff = () => {
@@ -106,7 +144,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (!convert) { void step(); return; }
     queue = queue.then(step).catch((e: unknown) => end((e as Partial<ApiError>).status ?? internalError((e as Error).message).status));
   };
-  const end = (status: Status) => { write(event('ERROR', orderedStatus(status))); ending = true; if (!pending) finish(); };
+  const end = (status: Status) => { write(event('ERROR', orderedStatus(status))); ending = true; if (!pending && !backlog) finish(); };
   const endsAt = Date.now() + timeoutSeconds * 1000;
   const timer = setTimeout(finish, timeoutSeconds * 1000);
   timer.unref();
@@ -121,7 +159,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   }, {
     event: (type, item) => (convert
       ? inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0])); })
-      : write(eventText(type, item))),
+      : write(pending ? () => eventText(type, item) : eventText(type, item))),
     bookmark: (rev, initialEventsEnd) => inOrder(() => write(event('BOOKMARK', bookmarkObject(rev, initialEventsEnd)))),
     fail: (err: ApiError) => inOrder(() => end(err.status)),
   }).catch(e => { clearTimeout(timer); closed = true; throw e; });
@@ -134,10 +172,10 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   if (!('stream' in ctx.req)) res.setHeader('Transfer-Encoding', 'chunked');
   res.writeHead(200);
   (res as { flushHeaders?: () => void }).flushHeaders?.();
-  const early = pending;
+  if (pending.length) backlog = pending;
   pending = undefined;
-  if (early.length) write(Buffer.concat(early.map(t => (typeof t === 'string' ? Buffer.from(t) : t))));
+  drain();
   ctx.watchInitialized?.();
-  if (ending) finish();
+  if (ending && !backlog) finish();
   await new Promise<void>(resolve => { if (closed) resolve(); else res.once('close', () => resolve()); if (res.writableEnded) resolve(); });
 }

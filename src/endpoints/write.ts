@@ -84,6 +84,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   if (large) await yieldToLoop();
   const obj = checkKind(scope, value);
+  ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'CreateOptions');
   // the reference's storage refuses a create that names a version, with a plain 500 and no reason
   if (!opts.dryRun && revisionOf(obj) > 0) {
@@ -99,6 +100,7 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   if (large) await yieldToLoop();
   const obj = checkKind(scope, value);
+  ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => structuredClone(obj),
     admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: scope.strategy.allowCreateOnUpdate });

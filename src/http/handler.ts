@@ -23,10 +23,10 @@ export interface HandlerConfig extends PipelineConfig {
   /** the feature gates every request is served under */
   features: Readonly<Record<string, boolean>>;
   /**
-   * whether the server serves a resource (here or through an APIService); requests for any other are counted without
-   * group, version and resource, so made-up paths cannot grow the request metrics
+   * whether the server serves a resource and subresource ('' for none), here or through an APIService; requests for
+   * any other are counted without group, version, resource and subresource, so made-up paths cannot grow the metrics
    */
-  servesResource?: (group: string, version: string, resource: string) => boolean;
+  servesResource?: (group: string, version: string, resource: string, subresource: string) => boolean;
 }
 
 export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promise<void> {
@@ -63,7 +63,7 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
   };
 }
 
-function requestMetrics(metrics: MetricsRegistry, servesResource: (group: string, version: string, resource: string) => boolean) {
+function requestMetrics(metrics: MetricsRegistry, servesResource: NonNullable<HandlerConfig['servesResource']>) {
   const labelNames = ['verb', 'dry_run', 'group', 'version', 'resource', 'subresource', 'scope', 'component'];
   const requestTotal = metrics.counter('apiserver_request_total',
     'Counter of apiserver requests broken out for each verb, dry run value, group, version, resource, scope, component, and HTTP response code.', [...labelNames, 'code']);
@@ -71,7 +71,7 @@ function requestMetrics(metrics: MetricsRegistry, servesResource: (group: string
     'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames, requestDurationBuckets);
   return (ctx: RequestContext, startedAt: number) => {
     const i = ctx.info;
-    const known = !i.isResourceRequest || servesResource(i.apiGroup, i.apiVersion, i.resource);
+    const known = !i.isResourceRequest || servesResource(i.apiGroup, i.apiVersion, i.resource, i.subresource);
     const labels = {
       verb: metricVerb(i.verb, ctx.method), dry_run: ctx.query.has('dryRun') ? 'All' : '', group: known ? i.apiGroup : '', version: known ? i.apiVersion : '',
       resource: known ? i.resource : '', subresource: known ? i.subresource : '', scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster',

@@ -52,6 +52,8 @@ export interface Aggregation {
   proxy: Aggregator;
   remoteGroups: RemoteGroups;
   remoteSpecs: RemoteSpecs;
+  /** whether a backend serves the resource (and subresource) at a remote group version, as its discovery document says */
+  servesRemote(group: string, version: string, resource: string, subresource: string): boolean;
   /**
    * the availability controller, a client of this server through its loopback address; before it writes that a
    * backend is available, the backend's discovery document (and OpenAPI, once) is read for this server's discovery
@@ -110,6 +112,11 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
 
   return {
     lookup, proxy, remoteGroups, remoteSpecs,
+    servesRemote(group, version, resource, subresource) {
+      const a = lookup.remote(group, version);
+      const name = subresource ? `${resource}/${subresource}` : resource;
+      return !!a && !!discovered.get(a.metadata!.name!)?.resources?.some(r => r.name === name);
+    },
     startAvailability(lb, intervalMs, log) {
       const client = loopbackClient(lb, 'system:kube-aggregator', { qps: 0, userAgent: 'kube-aggregator' }, ['system:masters']);
       const controller = startApiServiceAvailability({

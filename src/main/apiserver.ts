@@ -41,9 +41,6 @@ import { createMetrics } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
 import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
-import { startEmbeddedControllerManager } from './embedded-controller-manager.js';
-import { startEmbeddedScheduler } from './embedded-scheduler.js';
-import { startEmbeddedMetricsServer } from './embedded-metrics-server.js';
 import { startKubernetesService } from './kubernetes-service.js';
 import type { Loopback } from './loopback.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
@@ -144,7 +141,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const startedAt = Date.now();
   const names = naming(options.apiDomain);
   const metrics = createMetrics();
-  let kv!: KV, watchCache!: WatchCache, pki!: Pki, auth!: Auth, https!: HttpsServer;
+  let kv!: KV, watchCache!: WatchCache, pki!: Pki, pkiMade!: Promise<Pki>, auth!: Auth, https!: HttpsServer;
   let auditor: Auditor | undefined;
   let backends!: Backends, plugins!: AdmissionPlugin[], aggregation!: Aggregation;
   let flowControl: FlowControl | undefined, flowControlConfig: FlowControlSource | undefined;
@@ -193,6 +190,16 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const modules: Module[] = [
     // a port in use is reported before anything is written (store, certificates)
     { start: () => options.securePort ? checkCanListen(options.bindAddress || '0.0.0.0', options.securePort) : undefined },
+    {
+      // the certificates are made while the store opens and the registry is assembled; the listener waits for them
+      start() {
+        const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
+          ...(options.externalHostname ? [options.externalHostname] : []),
+          ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
+        pkiMade = ensurePki(options.certDir, { hosts });
+        pkiMade.catch(() => undefined);   // awaited below; a start that fails before then reports its own error
+      },
+    },
     {
       name: 'etcd', live: true,
       async start() {
@@ -262,10 +269,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       resources.preferred('', 'services')?.keyPrefix ?? '/registry/core/services/', log)),
     {
       async start() {
-        const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
-          ...(options.externalHostname ? [options.externalHostname] : []),
-          ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
-        pki = await ensurePki(options.certDir, { hosts });
+        pki = await pkiMade;
         if (pki.written?.length) log.info(`generated ${pki.written.join(', ')} in ${options.certDir}`);
       },
     },
@@ -359,10 +363,12 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     loop('poststarthook/crd-informer-synced', () => startCrdController(controllerDeps(), log)),
     loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
-    embedded('controller manager', options.controllerManager && (lb => startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
-    embedded('scheduler', options.scheduler && (lb => startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
+    // (their code loads only when they run: a server without them starts without reading it)
+    embedded('controller manager', options.controllerManager && (async lb => (await import('./embedded-controller-manager.js'))
+      .startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
+    embedded('scheduler', options.scheduler && (async lb => (await import('./embedded-scheduler.js')).startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
     // the resource metrics API behind its APIService (or, turned off, the removal of what an earlier start registered)
-    embedded('metrics server', lb => startEmbeddedMetricsServer({
+    embedded('metrics server', async lb => (await import('./embedded-metrics-server.js')).startEmbeddedMetricsServer({
       ...lb, log, resolutionMs: options.metricsServer?.resolutionMs,
       storedApiService: name => backends.preferred(names.group('apiregistration'), 'apiservices')?.store.get('', name).catch(() => undefined) ?? Promise.resolve(undefined),
     })),
@@ -418,7 +424,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       flowControl,
-      servesResource: (group, version, resource) => !!resources.lookup(group, version, resource) || !!aggregation.lookup.remote(group, version),
+      servesResource: (group, version, resource, subresource) => {
+        const local = resources.lookup(group, version, resource);
+        if (local) return !subresource || Object.hasOwn(local.subresources, subresource);
+        return aggregation.servesRemote(group, version, resource, subresource);
+      },
       routes: [
         ctx => health.handle(ctx),
         ctx => aggregation.proxy.handle(ctx),

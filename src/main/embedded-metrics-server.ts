@@ -13,7 +13,7 @@ import { resourceMetricsGroup, resourceMetricsVersion } from '../api/resource-me
 import { apiServiceName } from '../api/apiservices.js';
 import type { ResourceRef } from '../client/rest-client.js';
 import { generateKeyPair, issueLeaf } from '../pki/certificates.js';
-import { startMetricsServer, type Logger } from '../metricsserver/metrics-server.js';
+import type { Logger } from '../metricsserver/metrics-server.js';
 import { loopbackClient, type Loopback } from './loopback.js';
 
 export const metricsServerUser = 'system:metrics-server';
@@ -116,6 +116,8 @@ export async function startEmbeddedMetricsServer(o: Loopback & {
     const dnsNames = [`${serviceName}.${o.names.systemNamespace}.svc`, `${serviceName}.${o.names.systemNamespace}.svc.cluster.local`];
     const certPem = issueLeaf(o.ca, key.publicKey, { commonName: dnsNames[0]!, dnsNames, ips: [host], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 365 * 86400 });
     const client = loopbackClient(o, metricsServerUser, { qps: 0, userAgent: 'cluster-metrics-server' });
+    // its code loads only when it runs
+    const { startMetricsServer } = await import('../metricsserver/metrics-server.js');
     return { client, server: await startMetricsServer({ client, names: o.names, log: o.log, resolutionMs, host, port: 0, certPem, keyPem: key.keyPem }) };
   })();
   return {

@@ -6,10 +6,9 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { naming, type Naming } from '../api/naming.js';
-import { discoverNaming } from '../client/discovery.js';
 import { createEventRecorder } from '../client/events.js';
 import { createInformerFactory, type SharedInformer } from '../client/informer.js';
-import { startLeaderElection, type Lease, type LeaderElectionConfig, type LeaderElector } from '../client/leader-election.js';
+import { runElected, type LeaderElectionSettings } from '../client/leader-election.js';
 import { isNotFound, resourcePath, resourceRef, type Client } from '../client/rest-client.js';
 import { assembleScheduler, type AssembledScheduler } from './assemble.js';
 import type { EventRecorder, SchedulerWrites } from './framework.js';
@@ -19,8 +18,7 @@ import type { Namespace, Node, Pod, PodDisruptionBudget, SelectingObject } from 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
 /** on or off, the Lease's name and namespace (empty: the system namespace), and its timing */
-export type SchedulerLeaderElection = { enabled: boolean; resourceName: string; resourceNamespace: string }
-  & Required<Pick<LeaderElectionConfig, 'leaseDurationMs' | 'renewDeadlineMs' | 'retryPeriodMs'>>;
+export type SchedulerLeaderElection = LeaderElectionSettings;
 
 export interface StartSchedulerOptions {
   client: Client;
@@ -59,7 +57,6 @@ const refs = (names: Naming) => ({
   replicaSets: resourceRef<SelectingObject>('apps', 'v1', 'replicasets', 'ReplicaSet'),
   statefulSets: resourceRef<SelectingObject>('apps', 'v1', 'statefulsets', 'StatefulSet'),
   budgets: resourceRef<PodDisruptionBudget>('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
-  leases: resourceRef<Lease>(names.group('coordination'), 'v1', 'leases', 'Lease'),
 });
 
 /** the writes the scheduler makes, through the API */
@@ -158,56 +155,9 @@ export function checkProfiles(profiles: ProfileConfig[], names: Naming = naming(
 /** Starts the scheduler; bad profiles throw at once. */
 export function startScheduler(o: StartSchedulerOptions): RunningScheduler {
   checkProfiles(o.profiles ?? [], o.names);
-  const identity = o.identity ?? `${hostname()}_${randomUUID()}`;
-  const election = o.leaderElection ?? defaultLeaderElection;
-  const stopping = new AbortController();
-  let elector: LeaderElector | undefined;
-  let leading = false;
-  let markReady!: () => void;
-  let fail!: (e: unknown) => void;
-  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; fail = reject; });
-  ready.catch(() => {});
-
-  const lead = (names: Naming) => (signal: AbortSignal) => {
-    leading = true;
-    run(o, names, signal).then(() => markReady(), (e) => {
-      if (!signal.aborted) { o.log.error(`scheduler: ${(e as Error).message}`); fail(e); }
-    });
-  };
-
-  const start = async (): Promise<void> => {
-    const names = o.names ?? (await discoverNaming(o.client));
-    if (stopping.signal.aborted) return;
-    if (!election.enabled) return lead(names)(stopping.signal);
-    elector = startLeaderElection({
-      client: o.client, leases: refs(names).leases, identity,
-      namespace: election.resourceNamespace || names.systemNamespace, name: election.resourceName,
-      leaseDurationMs: election.leaseDurationMs, renewDeadlineMs: election.renewDeadlineMs, retryPeriodMs: election.retryPeriodMs,
-      releaseOnStop: true,
-      onStartedLeading: lead(names),
-      onStoppedLeading: () => {
-        leading = false;
-        if (stopping.signal.aborted) return;
-        o.log.warn(`scheduler ${identity}: leadership lost`);
-        // a program ends (its supervisor starts a fresh one); inside the API server it stands for election again
-        if (o.onLostLeadership) o.onLostLeadership();
-        else void start().catch((e) => o.log.error(`scheduler: ${(e as Error).message}`));
-      },
-      onNewLeader: (who) => {
-        if (who !== identity) { o.log.info(`scheduler: ${who} is the leader`); markReady(); }
-      },
-      log: (m) => o.log.info(m),
-    });
-  };
-  start().catch((e) => { o.log.error(`scheduler: ${(e as Error).message}`); fail(e); });
-
-  return {
-    ready,
-    isLeader: () => (elector ? elector.isLeader() : leading),
-    async stop() {
-      stopping.abort();
-      await elector?.stop();
-      leading = false;
-    },
-  };
+  return runElected({
+    what: 'scheduler', client: o.client, names: o.names, election: o.leaderElection ?? defaultLeaderElection,
+    identity: o.identity ?? `${hostname()}_${randomUUID()}`, log: o.log, onLostLeadership: o.onLostLeadership,
+    lead: async (names, signal) => { await run(o, names, signal); },
+  });
 }

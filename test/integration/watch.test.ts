@@ -48,6 +48,19 @@ eachBackend('watch', h => {
     }
   });
 
+  test('initial events larger than a watcher may leave unread all arrive, sent as the client reads them', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const n = 20;   // of 900 KiB each: 18 MiB, past the 16 MiB a watcher may leave unread before it is cut off
+    const big = 'x'.repeat(900 * 1024);
+    for (let i = 0; i < n; i++) assert.equal((await c().request('POST', base, { body: configMap(`big-${i}`, { v: big }) })).status, 201);
+    const w = await c().watch(`${base}?watch=1&resourceVersion=0`);
+    const names = new Set<string>();
+    for (let e = await w.next(60_000); e && names.size < n; e = names.size < n ? await w.next(60_000) : undefined) names.add(e.object.metadata.name);
+    w.close();
+    assert.equal(names.size, n);
+  });
+
   test('BOOKMARK with allowWatchBookmarks carries only the resourceVersion', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
