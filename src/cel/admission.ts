@@ -172,12 +172,14 @@ export async function evaluateAdmission(program: Expr, act: AdmissionActivation,
       if (e instanceof CostLimitError) return { error: e.message };
       throw e;
     }
-    const pending = [...act.authz.pending];
-    act.authz.pending.clear();
-    if (!pending.length || round >= 8 || !act.authorizer) {
+    // most expressions ask the authorizer nothing: they end here without copying the (empty) set of questions
+    if (!act.authz.pending.size || round >= 8 || !act.authorizer) {
+      act.authz.pending.clear();
       if (isCelError(result)) return { error: result.message };
       return { value: result as CelValue };
     }
+    const pending = [...act.authz.pending];
+    act.authz.pending.clear();
     for (const [key, attrs] of pending) {
       try {
         const d = await act.authorizer.authorize(attrs);

@@ -7,6 +7,7 @@ import { forbidden, internalError, tooManyRequests, badRequest } from '../api/st
 import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api/auth.js';
 import { isHealthProbe, type Decision, type FlowControl, type LevelState } from '../flowcontrol/controller.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
+import { turns } from '../util/slices.js';
 
 export type Next = () => Promise<void>;
 export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;
@@ -27,6 +28,7 @@ export interface PipelineConfig {
 
 export function pipeline(c: PipelineConfig): Filter[] {
   return [
+    takeTurns(),
     requestInfoStage,
     deadline(c.requestTimeoutMs),
     ...(c.audit ? [c.audit.failedAuthentication] : []),
@@ -42,6 +44,18 @@ export function compose(filters: Filter[], handler: (ctx: RequestContext) => Pro
   return (ctx: RequestContext): Promise<void> => {
     const run = (i: number): Promise<void> => (i < filters.length ? filters[i](ctx, () => run(i + 1)) : handler(ctx));
     return run(0);
+  };
+}
+
+/**
+ * Requests start one a turn of the event loop, health probes at once: a client that opens thousands of watches in one
+ * go cannot hold the loop for seconds while probes wait to be read (they are answered between two of its requests).
+ */
+function takeTurns(): Filter {
+  const turn = turns();
+  return async (ctx, next) => {
+    if (!isHealthProbe(ctx.path)) await turn();
+    await next();
   };
 }
 

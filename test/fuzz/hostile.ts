@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
@@ -338,6 +340,11 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs): Sender {
       }
       timer = setTimeout(() => { finish({ status: 0, text: '', error: 'no answer in time' }); req.destroy(); }, budgetMs);
       req.on('error', e => finish({ status: 0, text: '', error: e.message }));
+      // Node's client hands any answer to a CONNECT (a 431 for headers too large, say) or to an upgrade to these
+      // events instead of the response callback, and drops it silently when nobody listens
+      const tunnel = (res: IncomingMessage, socket: Duplex) => { finish({ status: res.statusCode!, text: '' }); socket.destroy(); };
+      req.on('connect', tunnel);
+      req.on('upgrade', tunnel);
       req.end(r.body);
     });
   }

@@ -48,7 +48,6 @@ export interface ReviewTarget {
 
 export function reviewRequest(a: AdmissionAttributes, t: ReviewTarget, names: Naming) {
   const optionsKind = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' }[a.operation];
-  const u = a.user;
   return {
     uid: randomUUID(),
     kind: { group: a.group, version: t.version, kind: t.kind },
@@ -60,10 +59,7 @@ export function reviewRequest(a: AdmissionAttributes, t: ReviewTarget, names: Na
     ...(a.name ? { name: a.name } : {}),
     ...(a.namespace ? { namespace: a.namespace } : {}),
     operation: a.operation,
-    userInfo: u ? {
-      ...(u.username ? { username: u.username } : {}), ...(u.uid ? { uid: u.uid } : {}),
-      ...(u.groups?.length ? { groups: u.groups } : {}), ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}),
-    } : {},
+    userInfo: userInfo(a.user),
     object: t.object ?? null,
     oldObject: t.oldObject ?? null,
     dryRun: a.dryRun,
@@ -71,6 +67,17 @@ export function reviewRequest(a: AdmissionAttributes, t: ReviewTarget, names: Na
       ? { kind: optionsKind, apiVersion: `${names.metaGroup}/v1`, ...(a.dryRun ? { dryRun: ['All'] } : {}) }
       : null,
   };
+}
+
+/** the review's userInfo: only the fields the user has */
+function userInfo(u: AdmissionAttributes['user']) {
+  const info: { username?: string; uid?: string; groups?: string[]; extra?: Record<string, string[]> } = {};
+  if (!u) return info;
+  if (u.username) info.username = u.username;
+  if (u.uid) info.uid = u.uid;
+  if (u.groups?.length) info.groups = u.groups;
+  if (u.extra && Object.keys(u.extra).length) info.extra = u.extra;
+  return info;
 }
 
 /** the first AdmissionReview version the webhook lists that this server speaks */
@@ -173,7 +180,8 @@ function prepare(hook: Webhook, names: Naming): Prepared {
   return p;
 }
 
-async function post(p: Prepared, body: Buffer): Promise<{ status: number; text: string }> {
+/** the body goes out as the string it was built as: its bytes are written straight from it, with no Buffer copied first */
+async function post(p: Prepared, body: string): Promise<{ status: number; text: string }> {
   p.route.lastUsed = Date.now();
   const session = await http2Session(p.url, p.route, p.timeoutMs);
   return session && !session.closed && !session.destroyed
@@ -182,30 +190,33 @@ async function post(p: Prepared, body: Buffer): Promise<{ status: number; text: 
 
 const timeoutError = () => Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' });
 
-function postHttp2(session: ClientHttp2Session, path: string, body: Buffer, timeoutMs: number): Promise<{ status: number; text: string }> {
+/** the answer's text: a review's answer is small and most often arrives in one chunk, which is read without a copy */
+const textOf = (chunks: Buffer[]) => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
+
+function postHttp2(session: ClientHttp2Session, path: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const stream = session.request({ ':method': 'POST', ':path': path,
-      'content-type': 'application/json', accept: 'application/json, */*', 'content-length': body.length });
+      'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body) });
     const timer = setTimeout(() => stream.destroy(timeoutError()), timeoutMs);
     let status = 0;
     const chunks: Buffer[] = [];
     stream.on('response', headers => { status = Number(headers[':status'] ?? 0); });
     stream.on('data', (c: Buffer) => chunks.push(c));
-    stream.on('end', () => { clearTimeout(timer); resolve({ status, text: Buffer.concat(chunks).toString('utf8') }); });
+    stream.on('end', () => { clearTimeout(timer); resolve({ status, text: textOf(chunks) }); });
     stream.on('error', e => { clearTimeout(timer); reject(e); });
     stream.end(body);
   });
 }
 
-function postHttp1(url: URL, body: Buffer, agent: Agent, timeoutMs: number): Promise<{ status: number; text: string }> {
+function postHttp1(url: URL, body: string, agent: Agent, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
       method: 'POST', agent,
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': body.length },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(body) },
     }, res => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }); });
+      res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0, text: textOf(chunks) }); });
       res.on('error', e => { clearTimeout(timer); reject(e); });
     });
     const timer = setTimeout(() => req.destroy(timeoutError()), timeoutMs);
@@ -230,7 +241,7 @@ export async function callWebhook(hook: Webhook, request: ReturnType<typeof revi
   Promise<AdmissionResponse> {
   const p = prepare(hook, names);
   const { version, apiVersion, url } = p;
-  const body = Buffer.from(reviewText(apiVersion, request, encoded));
+  const body = reviewText(apiVersion, request, encoded);
   let answer: { status: number; text: string };
   try {
     answer = await post(p, body);
