@@ -9,6 +9,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { asResponse, type RequestContext } from '../api/request.js';
 
+/** the reference's HTTP/2 upload buffer per stream: at least 99% of objects fit */
+const uploadWindowPerStream = 256 * 1024;
+/** the reference sizes a connection's upload buffer for this many streams (its default limit of streams) */
+const windowStreams = 250;
+
 export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
 
 export interface HttpsOptions {
@@ -103,6 +108,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     allowHTTP1: true, key: o.keyPem, cert: o.certPem, ca: o.clientCaPems, requestCert: true, rejectUnauthorized: false,
     // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
     maxSessionMemory: 64,
+    // the reference's upload windows: a stream may send 256 KiB unacknowledged (most objects in one go), a connection
+    // that times 250 streams; Node's 64 KiB for a whole connection held many writes on one connection to window updates.
+    // The number of streams stays unlimited: one agent process carries the watches of many simulated nodes
+    settings: { initialWindowSize: uploadWindowPerStream },
   }, onRequest);
   // an upgrade request goes through the same pipeline, with a response written straight to its connection for
   // refusals; a proxy that upgrades it takes the connection over
@@ -126,7 +135,11 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   // open connections, so a close does not wait on clients that keep theirs open
   const sessions = new Set<Http2Session>();
   const sockets = new Set<TLSSocket>();
-  server.on('session', (s: Http2Session) => { sessions.add(s); s.once('close', () => sessions.delete(s)); });
+  server.on('session', (s: Http2Session) => {
+    sessions.add(s);
+    s.once('close', () => sessions.delete(s));
+    try { s.setLocalWindowSize(uploadWindowPerStream * windowStreams); } catch { /* closed already */ }
+  });
   server.on('secureConnection', (s: TLSSocket) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
   return {
     port: (server.address() as AddressInfo).port,
