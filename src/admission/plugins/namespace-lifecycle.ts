@@ -4,11 +4,29 @@ import { definePlugin } from '../types.js';
 import { forbidden, notFound } from '../../api/status.js';
 import type { Namespace } from '../../api/types/core-v1.js';
 
+/** how long after admitting a namespace's delete creates in it read storage, and how many such namespaces are kept
+ *  (the reference's figures) */
+const LIVE_LOOKUP_MS = 30_000;
+const LIVE_LOOKUP_LIMIT = 100;
+
 export default definePlugin({
   name: 'NamespaceLifecycle',
   defaultOn: true,
   create: ({ listers, names }) => {
     const immortal = new Set(['default', names.systemNamespace, names.publicNamespace]);
+    /** namespaces whose delete this server admitted lately, by when: the watch cache may not show the delete yet (on
+     *  etcd its event arrives a moment after the write is acknowledged), so a create in one reads storage */
+    const deletedLately = new Map<string, number>();
+    const remember = (name: string) => {
+      deletedLately.delete(name);
+      deletedLately.set(name, Date.now() + LIVE_LOOKUP_MS);
+      for (const [oldest] of deletedLately) { if (deletedLately.size <= LIVE_LOOKUP_LIMIT) break; deletedLately.delete(oldest); }
+    };
+    const readFresh = (name: string) => {
+      const until = deletedLately.get(name);
+      if (until !== undefined && until < Date.now()) deletedLately.delete(name);
+      return until !== undefined && until >= Date.now();
+    };
     return {
       name: 'NamespaceLifecycle',
       operations: ['CREATE', 'DELETE'],
@@ -16,12 +34,13 @@ export default definePlugin({
         if (a.group === '' && a.resource === 'namespaces') {
           if (a.operation === 'DELETE' && immortal.has(a.name))
             throw forbidden(`namespaces "${a.name}" is forbidden: this namespace may not be deleted`, { name: a.name, kind: 'namespaces' });
+          if (a.operation === 'DELETE') remember(a.name);
           return;
         }
         if (a.operation !== 'CREATE' || !a.namespace) return;
-        // read fresh: a create just after the namespace's delete must be refused, and the watch cache may not have
-        // seen that delete yet (on etcd its events arrive a moment after the write is acknowledged)
-        const ns = await listers.get('', 'namespaces', '', a.namespace, true);
+        // from the watch cache, as the reference reads its informer; storage when the cache does not hold it (created
+        // a moment ago) or when this server deleted it lately
+        const ns = await listers.get('', 'namespaces', '', a.namespace, readFresh(a.namespace));
         if (!ns) throw notFound('', 'namespaces', a.namespace);
         if (ns.metadata.deletionTimestamp || (ns as Namespace).status?.phase === 'Terminating')
           throw forbidden(`${a.resource} "${a.name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`,

@@ -20,6 +20,7 @@ import podSecurity, { violations } from './pod-security.js';
 import certificateApproval from './certificate-approval.js';
 import alwaysPullImages from './always-pull-images.js';
 import denyExternalIPs from './deny-service-external-ips.js';
+import namespaceLifecycle from './namespace-lifecycle.js';
 import { alwaysDeny } from '../../authz/types.js';
 
 const sa = (name: string, extra: Partial<ServiceAccount> = {}) => ({ group: '', resource: 'serviceaccounts', obj: { metadata: { name, namespace: 'ns' }, ...extra } });
@@ -233,5 +234,20 @@ describe('CertificateApproval', () => {
       object: { metadata: { name: 'r' }, spec: { signerName: 'example.com/x' } } });
     await certificateApproval.create(fakeDeps()).validate!(csr);
     await rejects(certificateApproval.create(fakeDeps([], alwaysDeny)).validate!(csr), /user not permitted to approve requests with signerName "example.com\/x"/);
+  });
+});
+
+describe('NamespaceLifecycle', () => {
+  test('reads the namespace from the cache, and from storage for a while after this server admitted its delete', async () => {
+    const deps = fakeDeps([{ group: '', resource: 'namespaces', obj: { metadata: { name: 'ns' } } }]);
+    const fresh: boolean[] = [];
+    const get = deps.listers.get;
+    deps.listers.get = (g, r, ns, name, readFresh) => { fresh.push(!!readFresh); return get(g, r, ns, name); };
+    const p = namespaceLifecycle.create(deps);
+    await p.validate!(attrs({ object: pod({}) }));
+    await p.validate!(attrs({ operation: 'DELETE', resource: 'namespaces', namespace: '', name: 'ns' }));
+    await p.validate!(attrs({ object: pod({}) }));
+    assert.deepEqual(fresh, [false, true]);
+    await rejects(p.validate!(attrs({ namespace: 'gone', object: pod({}, { namespace: 'gone' }) })), /namespaces "gone" not found/);
   });
 });
