@@ -12,7 +12,7 @@
 import type { CacheSubscriber, ObjectEvent, ResourceCache, StoredObject } from '../api/cache.js';
 import type { ApiObject } from '../api/meta.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
-import { keptForm as kept, scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher, type WatchIndex } from '../storage/objects.js';
+import { decodeObject, keptForm as kept, scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher, type WatchIndex } from '../storage/objects.js';
 import { futureRevision, isStorageError, StorageError } from '../storage/types.js';
 
 export interface WatchCacheOptions {
@@ -51,14 +51,14 @@ export function resourcePrefixOf(key: string): string {
   return key;
 }
 
-/** a cached object for a caller that may change it: its obj is a deep copy made when first read; until then, its
- *  bytes are the cache's */
+/** a cached object for a caller that may change it: its obj is a deep copy made when first read (decoded from the
+ *  cached JSON, which the cache keeps rather than a parsed object); until then, its bytes are the cache's */
 function privateCopy(item: StoredObject): StoredObject {
   let obj: ApiObject | undefined;
   let bytes: Buffer | undefined;
   return {
     key: item.key, rev: item.rev,
-    get obj() { return (obj ??= structuredClone(item.obj)); },
+    get obj() { return (obj ??= item.bytes ? decodeObject(item.bytes, item.rev) : structuredClone(item.obj)); },
     set obj(o: ApiObject) { obj = o; bytes = undefined; },
     get bytes() { return bytes ?? (obj === undefined ? item.bytes : undefined); },
     set bytes(b: Buffer | undefined) { bytes = b; },
