@@ -4,6 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createObjectStore, decodeObject, encodeObject, keptForm, servedJson, storedObject } from './objects.js';
 import type { ApiObject } from '../api/meta.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 
 for (const name of backendNames) {
   objectStoreContract(`object store on ${name}`, async () => {
@@ -38,4 +40,26 @@ test('a kept object holds its served JSON in a buffer of its own, and decodes fr
   assert.equal(item.obj.metadata.resourceVersion, '7');
   const held = item.obj;
   assert.equal(item.obj, held, 'one decoded object while it is in use');
+});
+
+test('a stored object keeps what its reader changed; one a cache keeps is decoded afresh once no one uses it', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const settle = async () => { await new Promise(r => setTimeout(r, 0)); gc(); };
+  const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' }, data: { n: '0' } } as unknown as ApiObject;
+  const data = (o: ApiObject) => (o as unknown as { data: { n: string } }).data;
+
+  // an update's reader changes a part and reads the object again to write it: the change is there
+  const read = storedObject('/registry/core/configmaps/default/a', encodeObject(structuredClone(obj)), 3);
+  let part: { n: string } | undefined = data(read.obj);
+  part.n = '1';
+  part = undefined;
+  await settle();
+  assert.equal(data(read.obj).n, '1');
+
+  // a cache's copy: its decoded form goes when unused, and the next reader decodes the stored JSON again
+  const kept = keptForm(storedObject('/registry/core/configmaps/default/a', encodeObject(structuredClone(obj)), 3));
+  data(kept.obj).n = 'changed by a reader that should not have';
+  await settle();
+  assert.equal(data(kept.obj).n, '0');
 });

@@ -156,11 +156,20 @@ export function servedJson(value: Uint8Array, rev: Revision): Buffer | undefined
 
 /**
  * A stored object decoded when first read: watchers of a wide prefix skip most events without parsing them, and
- * its JSON for a response is made from the stored bytes, unparsed, unless the object was replaced. Once that JSON
- * is made it is all that is kept (decoding reads it), and the decoded object is held only while something uses it:
- * a cache of many objects then costs about their JSON, not the several times more of their parsed form.
+ * its JSON for a response is made from the stored bytes, unparsed, unless the object was replaced.
  */
 export const storedObject = (key: string, value: Uint8Array, rev: Revision): StoredObject => new LazyObject(key, value, rev);
+
+/**
+ * An object as a cache keeps it for long: only its served JSON (made now, letting the stored text go), and its decoded
+ * form only while something uses it. A cache of many objects then costs about their JSON, not the several times more
+ * of their parsed form. Its users only read it: one that changed a part of it and read it again could find the
+ * change gone, decoded afresh.
+ */
+export function keptForm(item: StoredObject): StoredObject {
+  if (item instanceof LazyObject) item.keep();
+  return item;
+}
 
 /** A class rather than an object literal with its own accessors: a watch cache holds one per object, and a literal's
  *  accessor closures and property dictionary cost about 800 bytes each where these fields cost under 100. */
@@ -168,19 +177,25 @@ class LazyObject implements StoredObject {
   /** the stored text, until the served JSON made from it takes its place */
   #text: Uint8Array | undefined;
   #bytes: Buffer | undefined;
-  #decoded: WeakRef<ApiObject> | undefined;
+  /** the decoded object: held for as long as this is, until a cache keeps this; then only while in use */
+  #decoded: ApiObject | undefined;
+  #inUse: WeakRef<ApiObject> | undefined;
+  #kept = false;
   #replaced: ApiObject | undefined;
 
   constructor(readonly key: string, text: Uint8Array, readonly rev: Revision) { this.#text = text; }
 
   get obj(): ApiObject {
     if (this.#replaced) return this.#replaced;
-    let obj = this.#decoded?.deref();
-    if (!obj) this.#decoded = new WeakRef(obj = decodeObject(this.#bytes ?? this.#text!, this.rev));
+    let obj = this.#kept ? this.#inUse?.deref() : this.#decoded;
+    if (!obj) {
+      obj = decodeObject(this.#bytes ?? this.#text!, this.rev);
+      if (this.#kept) this.#inUse = new WeakRef(obj); else this.#decoded = obj;
+    }
     return obj;
   }
 
-  set obj(o: ApiObject) { this.#replaced = o; this.#decoded = this.#text = this.#bytes = undefined; }
+  set obj(o: ApiObject) { this.#replaced = o; this.#decoded = this.#inUse = this.#text = this.#bytes = undefined; }
 
   get bytes(): Buffer | undefined {
     if (this.#bytes || this.#replaced) return this.#bytes;
@@ -193,12 +208,12 @@ class LazyObject implements StoredObject {
     if (this.#replaced) this.#bytes = b;
     else if (b) { this.#bytes = b; this.#text = undefined; }   // the whole object's JSON, which decoding can read instead
   }
-}
 
-/** an object as a cache keeps it for long: its served JSON is made now, so that only that JSON is held (storedObject) */
-export function keptForm(item: StoredObject): StoredObject {
-  void item.bytes;   // reading them makes them, and lets the stored text go
-  return item;
+  keep() {
+    void this.bytes;
+    this.#kept = true;
+    if (this.#decoded) { this.#inUse = new WeakRef(this.#decoded); this.#decoded = undefined; }
+  }
 }
 
 const stored = (kv: KeyValue) => storedObject(kv.key, kv.value, kv.modRevision);
