@@ -28,7 +28,7 @@ import { createStats, type StatsProvider } from './stats/summary.js';
 import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
 import { writeHostsFile } from './sandbox.js';
-import { isTerminalPhase, type AgentPod, type Container, type Node, type Taint } from './objects.js';
+import { isTerminalPhase, withoutManagedFields, type AgentPod, type Container, type Node, type Taint } from './objects.js';
 import { createCpuManager, parseCpuList } from './cpu-manager.js';
 import { createMemoryManager, numaNodes, parseReservedMemory } from './memory-manager.js';
 import { parseQuantity } from './quantity.js';
@@ -247,6 +247,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     remove(uid) {
       admitted.delete(uid);
       workers.remove(uid);
+      status?.forget(uid);
     },
   });
 
@@ -395,6 +396,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       if (e.type === 'sync') {
         const runnable: AgentPod[] = [];
         for (const p of e.items) {
+          withoutManagedFields(p);
           if (isMirrorPod(p, names)) status?.observeMirror(p, false);
           else runnable.push(p);
         }
@@ -402,13 +404,13 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
         syncMirrors();
         return;
       }
-      const p = e.object;
+      const p = withoutManagedFields(e.object);
       if (isMirrorPod(p, names)) {
         status?.observeMirror(p, e.type === 'deleted');
         if (e.type === 'deleted') syncMirrors();
       } else if (e.type === 'deleted') podConfig.delete('api', p.metadata.uid);
       else podConfig.upsert('api', p);
-    }, { fieldSelector: `spec.nodeName=${nodeName}`, onError: (err) => log.warn(`${nodeName}: pod watch: ${(err as Error).message}`) });
+    }, { fieldSelector: `spec.nodeName=${nodeName}`, keepStore: false, onError: (err) => log.warn(`${nodeName}: pod watch: ${(err as Error).message}`) });
   }
 
   const synced = podConfig.seenAll(sources);

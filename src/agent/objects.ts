@@ -26,3 +26,12 @@ export const podKey = (pod: AgentPod) => `${pod.metadata.namespace}/${pod.metada
 export const allContainers = (pod: AgentPod): Container[] => [...(pod.spec.initContainers ?? []), ...pod.spec.containers];
 
 export const isTerminalPhase = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
+
+/**
+ * A pod (or the node) from the API as the agent keeps it: without its managed fields, which the agent never reads
+ * or sends back and which are often the largest part of the object (with thousands of pods a process, most of its memory).
+ */
+export function withoutManagedFields<T extends { metadata?: { managedFields?: unknown } }>(object: T): T {
+  if (object?.metadata) delete object.metadata.managedFields;
+  return object;
+}

@@ -432,6 +432,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
 
   /** runs the probes that are due; returns when the next one is due */
   async function runProbes(w: Worker, spec: Container, c: ContainerInfo): Promise<number> {
+    // a container without probes keeps no probe state (its views read the defaults: started and ready)
+    if (!spec.startupProbe && !spec.livenessProbe && !spec.readinessProbe) return Infinity;
     let p = w.probes.get(c.id);
     const started = c.startedAt ?? c.createdAt;
     if (!p) {
