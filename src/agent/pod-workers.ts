@@ -8,7 +8,7 @@
 
 import type { AgentPod, Container, PodStatus, Probe } from './objects.js';
 import { isTerminalPhase } from './objects.js';
-import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxConfig, type SandboxInfo } from './runtime/types.js';
+import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
 import { noEvents, type Recorder } from './events.js';
 import type { DnsSettings } from './dns.js';
@@ -90,7 +90,6 @@ interface Worker {
   pod: AgentPod;
   removed: boolean;
   sandbox?: SandboxInfo;
-  sandboxConfig?: SandboxConfig;
   containers: ContainerInfo[];
   probes: Map<string, ProbeState>;
   waiting: Map<string, Waiting>;
@@ -213,7 +212,6 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const mine = (await deps.runtime.listSandboxes()).filter((s) => s.uid === uid && s.ready).sort((a, b) => b.attempt - a.attempt)[0];
       if (mine) {
         w.sandbox = (await deps.runtime.sandboxInfo(mine.id)) ?? mine;
-        w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps.cgroups?.podCgroupName(pod) ?? '', settings);
         // the volumes are set up again (idempotent): their paths are needed for new containers
         await deps.volumes.setUp(pod).catch((e) => log(`volumes of adopted pod ${pod.metadata.name}: ${(e as Error).message}`));
         w.hostsFile = await deps.hostsFile?.(pod, ipsOf(w)).catch(() => undefined);
@@ -377,7 +375,6 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return fail('FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
     }
     w.sandbox = (await deps.runtime.sandboxInfo(id)) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
-    w.sandboxConfig = config;
     w.containers = [];
     w.setupFailure = undefined;
     w.setupBackoff = undefined;
@@ -415,7 +412,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
     let id: string;
     try {
-      id = await deps.runtime.createContainer(sandbox.id, w.sandboxConfig!, config);
+      // the sandbox's configuration as of the pod now, as the reference computes it for every container it starts
+      // (not kept from the sandbox's start: with thousands of pods a process, a kilobyte a pod)
+      id = await deps.runtime.createContainer(sandbox.id, sandboxConfig(pod, sandbox.attempt, deps.cgroups?.podCgroupName(pod) ?? '', settings), config);
     } catch (e) {
       return failed('CreateContainerError', (e as Error).message, `Error: ${(e as Error).message}`);
     }

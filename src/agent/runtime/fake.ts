@@ -120,9 +120,11 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       images.delete(id);
     },
     async createContainer(sandboxId, sandbox, c: ContainerConfig) {
-      if (!sandboxes.has(sandboxId)) throw new Error(`sandbox ${sandboxId} not found`);
+      const made = sandboxes.get(sandboxId);
+      if (!made) throw new Error(`sandbox ${sandboxId} not found`);
       const id = `${nodeName}/${sandbox.uid}/${c.name}/${c.attempt}`;
-      const annotations = sandbox.annotations;
+      // the annotations the sandbox was made with, one object for all its containers
+      const annotations = made.annotations;
       const cpu = setting(annotations, c.name, 'cpu-usage');
       const memory = setting(annotations, c.name, 'memory-usage');
       const now = Date.now();
