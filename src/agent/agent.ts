@@ -28,7 +28,7 @@ import { createStats, type StatsProvider } from './stats/summary.js';
 import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
 import { writeHostsFile } from './sandbox.js';
-import { isTerminalPhase, withoutManagedFields, type AgentPod, type Container, type Node, type Taint } from './objects.js';
+import { isTerminalPhase, compactPod, type AgentPod, type Container, type Node, type Taint } from './objects.js';
 import { createCpuManager, parseCpuList } from './cpu-manager.js';
 import { createMemoryManager, numaNodes, parseReservedMemory } from './memory-manager.js';
 import { parseQuantity } from './quantity.js';
@@ -396,7 +396,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       if (e.type === 'sync') {
         const runnable: AgentPod[] = [];
         for (const p of e.items) {
-          withoutManagedFields(p);
+          compactPod(p);
           if (isMirrorPod(p, names)) status?.observeMirror(p, false);
           else runnable.push(p);
         }
@@ -404,7 +404,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
         syncMirrors();
         return;
       }
-      const p = withoutManagedFields(e.object);
+      const p = compactPod(e.object);
       if (isMirrorPod(p, names)) {
         status?.observeMirror(p, e.type === 'deleted');
         if (e.type === 'deleted') syncMirrors();
