@@ -18,6 +18,7 @@ import { admissionBench } from './admission.js';
 import { overloadBench } from './overload.js';
 import { streamsBench } from './streams.js';
 import { scaleBench } from './scale.js';
+import { memoryBench } from './memory.js';
 
 /** `alone`: long suites that run only when named */
 const suites: { name: string; run: () => Promise<string>; alone?: boolean }[] = [
@@ -37,6 +38,8 @@ const suites: { name: string; run: () => Promise<string>; alone?: boolean }[] = 
   { name: 'streams', run: streamsBench },
   // long: run alone (`node dist/bench/run.js scale`); sizes from SCALE_NODES, SCALE_PODS, SCALE_QPS
   { name: 'scale', run: scaleBench, alone: true },
+  // long: run alone; the number of Pods from MEMORY_PODS
+  { name: 'memory', run: memoryBench, alone: true },
 ];
 
 const FILE = 'BENCHMARKS.md';

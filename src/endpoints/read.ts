@@ -34,10 +34,10 @@ export async function get(ctx: RequestContext, scope: Scope, namespace: string, 
 }
 
 /** how the JSON of an object as this endpoint serves it begins: its kind and version */
-const servedHead = (scope: Scope) => Buffer.from(`{"kind":"${scope.info.kind}","apiVersion":"${scope.info.apiVersion}",`);
+export const servedHead = (scope: Scope) => Buffer.from(`{"kind":"${scope.info.kind}","apiVersion":"${scope.info.apiVersion}",`);
 
 /** an object's JSON bytes when they are at hand and are the object as this endpoint serves it (head: servedHead) */
-function servedBytes(item: StoredObject, head: Buffer): Buffer | undefined {
+export function servedBytes(item: StoredObject, head: Buffer): Buffer | undefined {
   const bytes = item.bytes;
   return bytes && bytes.length > head.length && head.compare(bytes, 0, head.length) === 0 ? bytes : undefined;
 }

@@ -7,7 +7,7 @@ import { setWarnings } from './respond.js';
 import { badRequest, internalError, orderedStatus, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
-import { representationFor, bytesOf, protobufCodec } from './read.js';
+import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
 import type { StoredObject } from '../api/cache.js';
 import { integerParam } from '../api/request.js';
 
@@ -125,10 +125,12 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const event = (type: string, obj: unknown): string | Buffer => rep.kind === 'protobuf'
     ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
     : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
+  const itemHead = servedHead(scope);
   const eventText = (type: string, item: StoredObject): string | Buffer => {
-    if (rep.kind === 'json' && item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind)
-      return Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytesOf(item), eventTail]);
-    return event(type, objectFor(item.obj));
+    // JSON bytes at hand that are the object as served go out as they are (checked on the bytes, nothing parsed)
+    const bytes = rep.kind !== 'json' ? undefined : servedBytes(item, itemHead)
+      ?? (item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind ? bytesOf(item) : undefined);
+    return bytes ? Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytes, eventTail]) : event(type, objectFor(item.obj));
   };
   const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
     const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };

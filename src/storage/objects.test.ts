@@ -2,7 +2,7 @@ import { objectStoreContract } from './testing/object-store-contract.js';
 import { backendNames, openBackend } from './testing/backends.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createObjectStore, decodeObject, encodeObject, servedJson } from './objects.js';
+import { createObjectStore, decodeObject, encodeObject, keptForm, servedJson, storedObject } from './objects.js';
 import type { ApiObject } from '../api/meta.js';
 
 for (const name of backendNames) {
@@ -25,4 +25,17 @@ test('the JSON of a stored object is made from its bytes as decoding and encodin
   // not written as encodeObject writes: left to decoding
   assert.equal(servedJson(Buffer.from('{"data":{"metadata":{}},"metadata":{"name":"a"},"kind":"ConfigMap"}'), 1), undefined);
   assert.equal(servedJson(Buffer.from('{"kind":"ConfigMap","apiVersion":"v1","metadata":{"name":"a","resourceVersion":"7"}}'), 1), undefined);
+});
+
+test('a kept object holds its served JSON in a buffer of its own, and decodes from it', () => {
+  const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } } as unknown as ApiObject;
+  // small enough for Node's shared pool: the stored text is a slice of a larger slab
+  const text = encodeObject(structuredClone(obj));
+  assert.ok(text.buffer.byteLength > text.byteLength);
+  const item = keptForm(storedObject('/registry/core/configmaps/default/a', text, 7));
+  assert.equal(item.bytes!.buffer.byteLength, item.bytes!.length, 'not a slice of a shared slab');
+  assert.deepEqual(item.obj, decodeObject(text, 7));
+  assert.equal(item.obj.metadata.resourceVersion, '7');
+  const held = item.obj;
+  assert.equal(item.obj, held, 'one decoded object while it is in use');
 });

@@ -145,24 +145,53 @@ export function servedJson(value: Uint8Array, rev: Revision): Buffer | undefined
   if (!head || bytes.includes(resourceVersionField)) return undefined;
   const at = head[0].length;
   const field = `"resourceVersion":"${formatResourceVersion(rev)}"${bytes[at] === 0x7d /* } */ ? '' : ','}`;
-  return Buffer.concat([bytes.subarray(0, at), Buffer.from(field), bytes.subarray(at)]);
+  // a buffer of its own: a slice of Node's shared pool would keep the whole 8 KiB slab alive for as long as a cache
+  // holds the object
+  const out = Buffer.allocUnsafeSlow(bytes.length + field.length);
+  bytes.copy(out, 0, 0, at);
+  out.write(field, at, 'latin1');
+  bytes.copy(out, at + field.length, at);
+  return out;
 }
 
 /**
  * A stored object decoded when first read: watchers of a wide prefix skip most events without parsing them, and
- * its JSON for a response is made from the stored bytes, unparsed, unless the object was replaced.
+ * its JSON for a response is made from the stored bytes, unparsed, unless the object was replaced. Once that JSON
+ * is made it is all that is kept (decoding reads it), and the decoded object is held only while something uses it:
+ * a cache of many objects then costs about their JSON, not the several times more of their parsed form.
  */
 export function storedObject(key: string, value: Uint8Array, rev: Revision): StoredObject {
-  let obj: ApiObject | undefined;
+  /** the stored text, until the served JSON made from it takes its place */
+  let text: Uint8Array | undefined = value;
   let bytes: Buffer | undefined;
-  let replaced = false;
+  let decoded: WeakRef<ApiObject> | undefined;
+  let replaced: ApiObject | undefined;
   return {
     key, rev,
-    get obj() { return (obj ??= decodeObject(value, rev)); },
-    set obj(o: ApiObject) { obj = o; replaced = true; bytes = undefined; },
-    get bytes() { return (bytes ??= replaced ? undefined : servedJson(value, rev)); },
-    set bytes(b: Buffer | undefined) { bytes = b; },
+    get obj() {
+      if (replaced) return replaced;
+      let obj = decoded?.deref();
+      if (!obj) decoded = new WeakRef(obj = decodeObject(bytes ?? text!, rev));
+      return obj;
+    },
+    set obj(o: ApiObject) { replaced = o; decoded = undefined; text = bytes = undefined; },
+    get bytes() {
+      if (bytes || replaced) return bytes;
+      bytes = servedJson(text!, rev);
+      if (bytes) text = undefined;
+      return bytes;
+    },
+    set bytes(b: Buffer | undefined) {
+      if (replaced) bytes = b;
+      else if (b) { bytes = b; text = undefined; }   // the whole object's JSON, which decoding can read instead
+    },
   };
+}
+
+/** an object as a cache keeps it for long: its served JSON is made now, so that only that JSON is held (storedObject) */
+export function keptForm(item: StoredObject): StoredObject {
+  void item.bytes;   // reading them makes them, and lets the stored text go
+  return item;
 }
 
 const stored = (kv: KeyValue) => storedObject(kv.key, kv.value, kv.modRevision);

@@ -12,7 +12,7 @@
 import type { CacheSubscriber, ObjectEvent, ResourceCache, StoredObject } from '../api/cache.js';
 import type { ApiObject } from '../api/meta.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
-import { scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher, type WatchIndex } from '../storage/objects.js';
+import { keptForm as kept, scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher, type WatchIndex } from '../storage/objects.js';
 import { futureRevision, isStorageError, StorageError } from '../storage/types.js';
 
 export interface WatchCacheOptions {
@@ -140,8 +140,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     let readiness = deferred();
     /** watchers that take every event of their prefix */
     const streams = new Set<Stream>();
-    /** watchers that pin a field, by field and value: an event is tested against its objects' watchers only */
-    const indexes = new Map<string, { get: WatchIndex['get']; byValue: Map<string, Set<Stream>> }>();
+    /** watchers that pin a field, by field and value: an event is tested against its objects' watchers only. `values`
+     *  remembers each object's value as last published, so that an event's previous state need not be parsed again */
+    const indexes = new Map<string, { get: WatchIndex['get']; byValue: Map<string, Set<Stream>>; values: Map<string, string> }>();
     const subscribers = new Set<CacheSubscriber>();
     const allStreams = () => {
       const all = [...streams];
@@ -163,13 +164,12 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
     function publish(ev: ObjectEvent) {
       for (const s of streams) if (ev.key.startsWith(s.prefix)) s.watcher.event(ev);
-      for (const { get, byValue } of indexes.values()) {
-        const now = get(ev.cur.obj) ?? '';
+      for (const { get, byValue, values } of indexes.values()) {
+        const before = ev.prev && (values.get(ev.key) ?? get(ev.prev.obj) ?? '');
+        const now = ev.type === 'DELETED' && before !== undefined ? before : get(ev.cur.obj) ?? '';
+        if (ev.type === 'DELETED') values.delete(ev.key); else values.set(ev.key, now);
         deliver(byValue.get(now), ev);
-        if (ev.prev) {
-          const before = get(ev.prev.obj) ?? '';
-          if (before !== now) deliver(byValue.get(before), ev);
-        }
+        if (before !== undefined && before !== now) deliver(byValue.get(before), ev);
       }
       for (const s of subscribers) s.send(ev);
     }
@@ -180,7 +180,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       let ev: ObjectEvent;
       if (e.type !== 'DELETED') {
         if (!prev) sortedKeys = undefined;
-        objects.set(e.key, e.cur);
+        objects.set(e.key, kept(e.cur));
         ev = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, cur: e.cur, prev, rev: e.rev };
       } else {
         if (!prev) { rev = e.rev; return; }
@@ -195,7 +195,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
     /** the stored state replaces the cache's; after a gap, what changed in it goes to subscribers */
     function replace(items: StoredObject[], at: Revision) {
-      const fresh = new Map(items.map(i => [i.key, i]));
+      const fresh = new Map(items.map(i => [i.key, kept(i)]));
       if (!loaded) {
         loaded = true;
         objects = fresh;
@@ -255,7 +255,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
           return () => { streams.delete(s); };
         }
         let byField = indexes.get(index.field);
-        if (!byField) indexes.set(index.field, byField = { get: index.get, byValue: new Map() });
+        if (!byField) indexes.set(index.field, byField = { get: index.get, byValue: new Map(), values: new Map() });
         const { byValue } = byField;
         let set = byValue.get(index.value);
         if (!set) byValue.set(index.value, set = new Set());
