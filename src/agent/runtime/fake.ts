@@ -6,7 +6,7 @@
 // addresses from the node's pod range. One instance per simulated node; they are cheap enough for
 // thousands of pods.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
@@ -82,7 +82,8 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       return { runtimeReady: ok, networkReady: ok };
     },
     async runSandbox(c: SandboxConfig) {
-      const id = randomUUID().replaceAll('-', '');
+      // ids made in one piece (hex, join): a string built by concatenation is kept as a tree of its parts
+      const id = randomBytes(16).toString('hex');
       const ip = c.hostNetwork ? undefined : pool?.allocate(id);
       if (!c.hostNetwork && pool && !ip) throw new Error(`no address left in the pod range ${o.podCidr} of node ${nodeName}`);
       sandboxes.set(id, { id, uid: c.uid, name: c.name, namespace: c.namespace, attempt: c.attempt, ready: true, createdAt: Date.now(), ip, annotations: c.annotations });
@@ -122,7 +123,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     async createContainer(sandboxId, sandbox, c: ContainerConfig) {
       const made = sandboxes.get(sandboxId);
       if (!made) throw new Error(`sandbox ${sandboxId} not found`);
-      const id = `${nodeName}/${sandbox.uid}/${c.name}/${c.attempt}`;
+      const id = [nodeName, sandbox.uid, c.name, c.attempt].join('/');
       // the annotations the sandbox was made with, one object for all its containers
       const annotations = made.annotations;
       const cpu = setting(annotations, c.name, 'cpu-usage');
