@@ -203,6 +203,12 @@ export async function scaleBench(): Promise<string> {
     ]);
 
     t = performance.now();
+    // progress on stderr, for runs that are stopped before they finish
+    const progress = setInterval(() => {
+      const rss = (pid: number) => { try { return `${mib(pid, 'VmRSS').toFixed(0)} MiB`; } catch { return 'gone'; } };
+      process.stderr.write(`scale: ${((performance.now() - t) / 1000).toFixed(0)} s: ${created} created, ${running.size} Running; agent ${rss(agent.pid!)}, API server ${rss(api.pid!)}\n`);
+    }, 30_000);
+    progress.unref();
     let next = 0;
     await Promise.all(Array.from({ length: CREATE_CONCURRENCY }, async () => {
       while (next < PODS) {
@@ -215,6 +221,7 @@ export async function scaleBench(): Promise<string> {
     const deadline = setTimeout(() => stopAll.abort(), TIMEOUT_MS);
     await watching;
     clearTimeout(deadline);
+    clearInterval(progress);
     const runMs = (running.size >= PODS ? lastRunningAt : performance.now()) - t;
     sampling = false;
     await sampler;

@@ -16,7 +16,7 @@ import { createStatusManager, podsRef, type StatusManager } from './status-manag
 import { allocatableAmounts, capacity, hostIP, initialNode, nodeStatusLoop, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
 import { evictionManager, localStorageViolation, type Signals } from './eviction.js';
 import type { ContainerInfo, ContainerRuntime, RuntimeStatus } from './runtime/types.js';
-import { eventRecorder } from './events.js';
+import { eventRecorder, eventSink, type EventSink } from './events.js';
 import { collectImages, containersToRemove, type ImageUse } from './gc.js';
 import { fakeRuntime } from './runtime/fake.js';
 import { subnet } from './runtime/address-pool.js';
@@ -28,7 +28,7 @@ import { createStats, type StatsProvider } from './stats/summary.js';
 import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
 import { writeHostsFile } from './sandbox.js';
-import { isTerminalPhase, type AgentPod, type Container, type Node, type Taint } from './objects.js';
+import { isTerminalPhase, compactPod, type AgentPod, type Container, type Node, type Taint } from './objects.js';
 import { createCpuManager, parseCpuList } from './cpu-manager.js';
 import { createMemoryManager, numaNodes, parseReservedMemory } from './memory-manager.js';
 import { parseQuantity } from './quantity.js';
@@ -97,6 +97,8 @@ export interface NodeAgentDeps {
   tuning?: AgentTuning;
   metrics?: AgentMetrics;
   overrides?: NodeOverrides;
+  /** the process's events, shared by the nodes it runs (default: one of the node's own) */
+  events?: EventSink;
 }
 
 /** how long a stopping node waits for its last pod statuses and events to be written */
@@ -105,7 +107,7 @@ const stopFlushMs = 5000;
 /** a mounter for simulated nodes: nothing is mounted */
 const noMounts: Mounter = { async mount() {}, async bind() {}, async unmount() {}, async makeShared() {}, async mountsUnder() { return []; } };
 
-export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, heartbeats = client, log, tuning = {}, metrics, overrides = {} }: NodeAgentDeps): Promise<NodeAgent> {
+export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, heartbeats = client, log, tuning = {}, metrics, overrides = {}, events }: NodeAgentDeps): Promise<NodeAgent> {
   const names = o.names;
   const simulated = o.runtime === 'fake';
   const settings: NodeSettings = {
@@ -122,7 +124,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   const cap = capacity(settings);
   let statusLoop: NodeStatusLoop | undefined;
   const status: StatusManager | undefined = client ? createStatusManager(client, names, nodeName, () => statusLoop?.node()?.metadata?.uid, (m) => log.warn(m)) : undefined;
-  const recorder = client ? eventRecorder(client, nodeName, o.eventQps, o.eventBurst, (m) => log.warn(m)) : undefined;
+  const recorder = client ? eventRecorder(events ?? eventSink(client, o.eventQps, o.eventBurst, (m) => log.warn(m)), nodeName) : undefined;
 
   // the runtime's conditions, read every few seconds: the node's readiness and pods off the host network wait on them
   let runtimeStatus: RuntimeStatus | { error: string } = await runtime.status().catch((e) => ({ error: (e as Error).message }));
@@ -247,6 +249,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     remove(uid) {
       admitted.delete(uid);
       workers.remove(uid);
+      status?.forget(uid);
     },
   });
 
@@ -395,6 +398,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       if (e.type === 'sync') {
         const runnable: AgentPod[] = [];
         for (const p of e.items) {
+          compactPod(p);
           if (isMirrorPod(p, names)) status?.observeMirror(p, false);
           else runnable.push(p);
         }
@@ -402,13 +406,13 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
         syncMirrors();
         return;
       }
-      const p = e.object;
+      const p = compactPod(e.object);
       if (isMirrorPod(p, names)) {
         status?.observeMirror(p, e.type === 'deleted');
         if (e.type === 'deleted') syncMirrors();
       } else if (e.type === 'deleted') podConfig.delete('api', p.metadata.uid);
       else podConfig.upsert('api', p);
-    }, { fieldSelector: `spec.nodeName=${nodeName}`, onError: (err) => log.warn(`${nodeName}: pod watch: ${(err as Error).message}`) });
+    }, { fieldSelector: `spec.nodeName=${nodeName}`, keepStore: false, onError: (err) => log.warn(`${nodeName}: pod watch: ${(err as Error).message}`) });
   }
 
   const synced = podConfig.seenAll(sources);
@@ -500,6 +504,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
   let client: Client | undefined;
   let heartbeats: Client | undefined;
   let certificates: ClientCertificates | undefined;
+  let events: EventSink | undefined;
   if (o.clusterconfig) {
     certificates = await clientCertificates({
       names: o.names, nodeName: o.nodeName, clusterconfig: o.clusterconfig, bootstrapConfig: o.bootstrapClusterconfig, certDir: o.certDir, rotate: o.rotateCertificates,
@@ -515,6 +520,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
       ...heartbeatBudget(o.fakeNodes, o.nodeStatusUpdateFrequencyMs), userAgent: `cluster-agent/${o.nodeName}`, credentials: certificates?.credentials,
     });
     certificates?.startRotation(client);
+    events = eventSink(client, o.eventQps, o.eventBurst, (m) => log.warn(m));
   }
   const metrics = createAgentMetrics();
   const nodeNames = o.fakeNodes > 1 ? Array.from({ length: o.fakeNodes }, (_, i) => `${o.nodeName}-${i}`) : [o.nodeName];
@@ -544,7 +550,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
         const made = await runtimeFor(nodeName, overrides);
         await made.runtime.ready();
         const runtime = o.runtime === 'fake' ? made.runtime : metrics.instrument(made.runtime);
-        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides });
+        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides, events });
       }))));
     }
   } catch (e) {

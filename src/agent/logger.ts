@@ -21,16 +21,36 @@ export interface LogSettings {
 
 interface Sink {
   write(s: string): unknown;
+  /** bytes written but not yet taken by the reader (a pipe whose reader is slow) */
+  readonly writableLength?: number;
 }
+
+/**
+ * What may wait for a slow reader of the log: beyond it lines are dropped and counted, not kept (a process with a
+ * thousand simulated nodes can log failures faster than a busy parent reads them, and held them all in memory).
+ */
+const maxUnreadBytes = 4 * 2 ** 20;
 
 export function createLogger(s: LogSettings, out: Sink = process.stdout, err: Sink = process.stderr): Logger {
   const json = s.format === 'json';
   const split = json && s.splitStream;
   const buffer: string[] = [];
   let buffered = 0;
+  let dropped = 0;
+  const put = (sink: Sink, text: string) => {
+    if ((sink.writableLength ?? 0) > maxUnreadBytes) {
+      dropped++;
+      return;
+    }
+    if (dropped) {
+      sink.write(line('W', `${dropped} log line(s) dropped: the log was not read as fast as it was written`));
+      dropped = 0;
+    }
+    sink.write(text);
+  };
   const flush = () => {
     if (!buffered) return;
-    out.write(buffer.join(''));
+    put(out, buffer.join(''));
     buffer.length = 0;
     buffered = 0;
   };
@@ -44,8 +64,8 @@ export function createLogger(s: LogSettings, out: Sink = process.stdout, err: Si
   };
   const info = (level: 'I' | 'W', message: string) => {
     const text = line(level, message);
-    if (!split) return err.write(text);
-    if (s.infoBufferBytes <= 0) return out.write(text);
+    if (!split) return put(err, text);
+    if (s.infoBufferBytes <= 0) return put(out, text);
     buffer.push(text);
     buffered += Buffer.byteLength(text);
     if (buffered >= s.infoBufferBytes) flush();
@@ -56,7 +76,7 @@ export function createLogger(s: LogSettings, out: Sink = process.stdout, err: Si
     error(m) {
       // an error comes after everything logged before it
       flush();
-      err.write(line('E', m));
+      put(err, line('E', m));
     },
     flush,
     close() {

@@ -11,6 +11,7 @@ import { timestamp } from './pod-status.js';
 import type { Taint, Threshold } from './quantity.js';
 import type { ContainerRuntime } from './runtime/types.js';
 import type { Recorder } from './events.js';
+import { withoutManagedFields } from './objects.js';
 import type { ContainerImage, Node, NodeCondition, NodeSystemInfo } from './objects.js';
 import type { Lease } from '../api/types/coordination-v1.js';
 
@@ -237,19 +238,20 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
   let node: Node | undefined;
   let lease: Lease | undefined;
   let stopped = false;
-  const timers: NodeJS.Timeout[] = [];
+  /** the next run of each loop */
+  const timers = new Map<() => Promise<void>, NodeJS.Timeout>();
   let info: NodeSystemInfo | undefined;
 
   const register = async () => {
     let delay = 100;
     while (!stopped) {
       try {
-        node = await nodes.create(initialNode(s));
+        node = withoutManagedFields(await nodes.create(initialNode(s)));
         return;
       } catch (e) {
         if (isAlreadyExists(e)) {
           // an existing node keeps its object; the agent's own labels are brought up to date
-          node = await nodes.patch(s.nodeName, { metadata: { labels: defaultLabels(s) } });
+          node = withoutManagedFields(await nodes.patch(s.nodeName, { metadata: { labels: defaultLabels(s) } }));
           return;
         }
         deps.log(`registering node ${s.nodeName} failed: ${(e as Error).message}`);
@@ -273,7 +275,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     };
     const wasReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     try {
-      node = await nodes.status.patch(s.nodeName, { status }, 'merge');
+      node = withoutManagedFields(await nodes.status.patch(s.nodeName, { status }, 'merge'));
       const isReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
       if (isReady !== wasReady) {
         const ref = { kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } };
@@ -313,9 +315,9 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       inflight.add(run);
       await run;
       inflight.delete(run);
-      if (!stopped) timers.push(setTimeout(tick, ms));
+      if (!stopped) timers.set(f, setTimeout(tick, ms));
     };
-    timers.push(setTimeout(tick, ms));
+    timers.set(f, setTimeout(tick, ms));
   };
 
   return {
@@ -330,7 +332,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     post,
     async stop(markStopped) {
       stopped = true;
-      for (const t of timers) clearTimeout(t);
+      for (const t of timers.values()) clearTimeout(t);
       // a status posted while stopping must not land after the NotReady one
       await Promise.all(inflight);
       if (!markStopped || !node) return;

@@ -8,7 +8,7 @@
 
 import type { AgentPod, Container, PodStatus, Probe } from './objects.js';
 import { isTerminalPhase } from './objects.js';
-import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxConfig, type SandboxInfo } from './runtime/types.js';
+import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
 import { noEvents, type Recorder } from './events.js';
 import type { DnsSettings } from './dns.js';
@@ -90,10 +90,10 @@ interface Worker {
   pod: AgentPod;
   removed: boolean;
   sandbox?: SandboxInfo;
-  sandboxConfig?: SandboxConfig;
   containers: ContainerInfo[];
-  probes: Map<string, ProbeState>;
-  waiting: Map<string, Waiting>;
+  /** made for the first container with probes, the first waiting reason (most pods have neither: a map costs 200 bytes) */
+  probes?: Map<string, ProbeState>;
+  waiting?: Map<string, Waiting>;
   startTime: number;
   running?: Promise<void>;
   again: boolean;
@@ -213,7 +213,6 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const mine = (await deps.runtime.listSandboxes()).filter((s) => s.uid === uid && s.ready).sort((a, b) => b.attempt - a.attempt)[0];
       if (mine) {
         w.sandbox = (await deps.runtime.sandboxInfo(mine.id)) ?? mine;
-        w.sandboxConfig = sandboxConfig(pod, mine.attempt, deps.cgroups?.podCgroupName(pod) ?? '', settings);
         // the volumes are set up again (idempotent): their paths are needed for new containers
         await deps.volumes.setUp(pod).catch((e) => log(`volumes of adopted pod ${pod.metadata.name}: ${(e as Error).message}`));
         w.hostsFile = await deps.hostsFile?.(pod, ipsOf(w)).catch(() => undefined);
@@ -246,10 +245,10 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     nextWake = Math.min(nextWake, init.wake);
     for (const spec of pod.spec.containers) {
       if (!init.done) {
-        w.waiting.set(spec.name, { reason: 'PodInitializing' });
+        (w.waiting ??= new Map()).set(spec.name, { reason: 'PodInitializing' });
         continue;
       }
-      if (w.waiting.get(spec.name)?.reason === 'PodInitializing') w.waiting.delete(spec.name);
+      if (w.waiting?.get(spec.name)?.reason === 'PodInitializing') w.waiting.delete(spec.name);
       const instances = instancesOf(w, spec.name);
       const current = instances[0];
       if (current?.state === 'running') {
@@ -292,8 +291,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const b = backoff.get(key);
       const finished = current.finishedAt ?? now;
       if (b && now - finished < b.delayMs) {
-        if (w.waiting.get(spec.name)?.reason !== 'CrashLoopBackOff') events.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`, fieldPath(pod, spec.name));
-        w.waiting.set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(b.delayMs / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})` });
+        if (w.waiting?.get(spec.name)?.reason !== 'CrashLoopBackOff') events.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`, fieldPath(pod, spec.name));
+        (w.waiting ??= new Map()).set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(b.delayMs / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})` });
         return finished + b.delayMs;
       }
       // a container that ran long enough starts over with the initial delay
@@ -304,8 +303,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     const failedKey = `failed/${uid}/${spec.name}`;
     const failed = backoff.get(failedKey);
     if (failed && now - failed.at < failed.delayMs) {
-      const waiting = w.waiting.get(spec.name);
-      if (waiting?.reason === 'ErrImagePull') w.waiting.set(spec.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${spec.image}"` });
+      const waiting = w.waiting?.get(spec.name);
+      if (waiting?.reason === 'ErrImagePull') w.waiting!.set(spec.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${spec.image}"` });
       return failed.at + failed.delayMs;
     }
     if (await startContainer(w, spec, current ? current.attempt + 1 : 0)) {
@@ -377,7 +376,6 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return fail('FailedCreatePodSandBox', `Failed to create pod sandbox: ${(e as Error).message}`);
     }
     w.sandbox = (await deps.runtime.sandboxInfo(id)) ?? { id, uid, name: config.name, namespace: config.namespace, attempt, ready: true, createdAt: Date.now() };
-    w.sandboxConfig = config;
     w.containers = [];
     w.setupFailure = undefined;
     w.setupBackoff = undefined;
@@ -391,7 +389,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     const pod = w.pod;
     const image = spec.image ?? '';
     const failed = (reason: string, message: string, event: string) => {
-      w.waiting.set(spec.name, { reason, message });
+      (w.waiting ??= new Map()).set(spec.name, { reason, message });
       events.event(pod, 'Warning', 'Failed', event, fieldPath(pod, spec.name));
       return false;
     };
@@ -415,7 +413,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
     let id: string;
     try {
-      id = await deps.runtime.createContainer(sandbox.id, w.sandboxConfig!, config);
+      // the sandbox's configuration as of the pod now, as the reference computes it for every container it starts
+      // (not kept from the sandbox's start: with thousands of pods a process, a kilobyte a pod)
+      id = await deps.runtime.createContainer(sandbox.id, sandboxConfig(pod, sandbox.attempt, deps.cgroups?.podCgroupName(pod) ?? '', settings), config);
     } catch (e) {
       return failed('CreateContainerError', (e as Error).message, `Error: ${(e as Error).message}`);
     }
@@ -426,13 +426,15 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return failed('RunContainerError', (e as Error).message, `Error: ${(e as Error).message}`);
     }
     events.event(pod, 'Normal', 'Started', `Started container ${spec.name}`, fieldPath(pod, spec.name));
-    w.waiting.delete(spec.name);
+    w.waiting?.delete(spec.name);
     return true;
   }
 
   /** runs the probes that are due; returns when the next one is due */
   async function runProbes(w: Worker, spec: Container, c: ContainerInfo): Promise<number> {
-    let p = w.probes.get(c.id);
+    // a container without probes keeps no probe state (its views read the defaults: started and ready)
+    if (!spec.startupProbe && !spec.livenessProbe && !spec.readinessProbe) return Infinity;
+    let p = w.probes?.get(c.id);
     const started = c.startedAt ?? c.createdAt;
     if (!p) {
       p = {
@@ -440,7 +442,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         failures: { liveness: 0, readiness: 0, startup: 0 }, successes: { liveness: 0, readiness: 0, startup: 0 },
         nextAt: { liveness: 0, readiness: 0, startup: 0 },
       };
-      w.probes.set(c.id, p);
+      (w.probes ??= new Map()).set(c.id, p);
     }
     const kinds: [ProbeKind, Probe | undefined][] = p.startupDone
       ? [['liveness', spec.livenessProbe], ['readiness', spec.readinessProbe]]
@@ -483,7 +485,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(w.pod, spec.name));
       const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec.terminationGracePeriodSeconds ?? 30;
       await deps.runtime.stopContainer(c.id, grace);
-      w.probes.delete(c.id);
+      w.probes?.delete(c.id);
       return Date.now();
     }
     return next;
@@ -535,14 +537,14 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     for (const spec of specs) {
       const instances = instancesOf(w, spec.name);
       const current = instances[0];
-      const p = current && w.probes.get(current.id);
+      const p = current && w.probes?.get(current.id);
       const running = current?.state === 'running';
       const started = running && (p ? p.startupDone : !spec.startupProbe);
       out.set(spec.name, {
         current, previous: instances[1],
         ready: running && started && (p ? p.ready : !spec.readinessProbe),
         started: !!started,
-        waiting: running ? undefined : w.waiting.get(spec.name) ?? (w.setupFailure ? { reason: w.setupFailure.reason, message: w.setupFailure.message } : undefined),
+        waiting: running ? undefined : w.waiting?.get(spec.name) ?? (w.setupFailure ? { reason: w.setupFailure.reason, message: w.setupFailure.message } : undefined),
       });
     }
     return out;
@@ -571,7 +573,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         // downward API files follow the pod's labels and annotations
         if (labelsChanged) w.refreshDue = true;
       } else {
-        workers.set(uid, { pod, removed: false, containers: [], probes: new Map(), waiting: new Map(), startTime: Date.now(), again: false, finished: false });
+        workers.set(uid, { pod, removed: false, containers: [], startTime: Date.now(), again: false, finished: false });
       }
       schedule(uid);
     },

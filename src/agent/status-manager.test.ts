@@ -87,3 +87,30 @@ test('a refused write goes again after the pause for its attempt, with the newes
   assert.equal(calls.length, 4);
   m.stop();
 });
+
+test('an unchanged status is not written again; a pod forgotten (gone from the API) has its waiting write dropped', async () => {
+  const { client, calls } = recordingClient();
+  const m = createStatusManager(client, names, 'n', () => undefined, () => {});
+  const p = pod('a');
+  m.set(p, { phase: 'Running' });
+  await until(() => calls.length === 1, 'the first write');
+  calls[0].answer();
+  await m.flushed();
+  m.set(p, { phase: 'Running' });
+  await m.flushed();
+  assert.equal(calls.length, 1, 'the same status again is not written');
+
+  m.set(p, { phase: 'Succeeded' });
+  await until(() => calls.length === 2, 'the changed status');
+  m.set(p, { phase: 'Failed' });
+  m.forget(p.metadata.uid);
+  calls[1].answer();
+  await m.flushed();
+  assert.equal(calls.length, 2, 'nothing waits for a forgotten pod');
+  // what was known of it went too: the status it had is written again for a pod of that uid
+  m.set(p, { phase: 'Succeeded' });
+  await until(() => calls.length === 3, 'a write after forgetting');
+  calls[2].answer();
+  await m.flushed();
+  m.stop();
+});

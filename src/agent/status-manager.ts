@@ -3,6 +3,7 @@
 // written over. Static pods report through their mirror pods. Pods being deleted are removed with
 // grace 0 once their containers have stopped. Mirror pods are created, replaced and deleted here.
 
+import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import { ApiError, isConflict, isNotFound, type Client } from '../client/rest-client.js';
 import { configAnnotations, isStaticPod } from './sources/static.js';
@@ -14,12 +15,17 @@ interface Pending {
   status: PodStatus;
 }
 
+/** what is kept of a written status to know it unchanged: a digest, not the text (as large as the status) */
+const digest = (status: PodStatus) => createHash('sha1').update(JSON.stringify(status)).digest('base64');
+
 export const podsRef = { group: '', version: 'v1', resource: 'pods' };
 
 export interface StatusManager {
   set(pod: AgentPod, status: PodStatus): void;
   /** the pod's containers stopped after its deletion began: remove it from the API */
   terminated(pod: AgentPod): void;
+  /** the pod left the API: nothing more is written for it, and what was kept for it goes */
+  forget(uid: string): void;
   /** mirror pods in the API (from the API source), by namespace/name */
   observeMirror(pod: AgentPod, deleted: boolean): void;
   /** makes the API's mirror pods match the static pods */
@@ -32,8 +38,10 @@ export interface StatusManager {
 export function createStatusManager(client: Client, names: Naming, nodeName: string, nodeUid: () => string | undefined, log: (m: string) => void,
   retryDelayMs = (attempt: number) => backoffMs(attempt, undefined, { baseMs: 1000, maxMs: 60_000 })): StatusManager {
   const pending = new Map<string, Pending>();
+  /** a digest of the status last written, by pod uid */
   const written = new Map<string, string>();
   const mirrors = new Map<string, AgentPod>();
+  /** the last status of each static pod, written again once its mirror pod exists */
   const latest = new Map<string, Pending>();
   let active = 0;
   let stopped = false;
@@ -47,6 +55,8 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
   /** failed writes in a row, by pod, for the pause before the next try */
   const failures = new Map<string, number>();
   const retryTimers = new Map<string, NodeJS.Timeout>();
+  /** pods forgotten while a write of theirs was on the wire: its outcome is not kept */
+  const forgotten = new Set<string>();
 
   const pump = () => {
     for (const [uid, item] of pending) {
@@ -57,6 +67,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
       active++;
       void write(uid, item).finally(() => {
         writing.delete(uid);
+        forgotten.delete(uid);
         active--;
         pump();
         if (!active && !pending.size) for (const r of idle.splice(0)) r();
@@ -65,7 +76,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
   };
 
   const write = async (uid: string, { pod, status }: Pending) => {
-    const text = JSON.stringify(status);
+    const text = digest(status);
     if (written.get(uid) === text) return;
     const pods = client.resource(podsRef, pod.metadata.namespace);
     try {
@@ -76,7 +87,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
       } else {
         await pods.status.patch(pod.metadata.name, { metadata: { uid }, status }, 'merge');
       }
-      written.set(uid, text);
+      if (!forgotten.has(uid)) written.set(uid, text);
       failures.delete(uid);
     } catch (e) {
       if (isNotFound(e)) return;
@@ -84,7 +95,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
       // a refusal (invalid, forbidden, another pod of that name) stays one; conflicts, throttling and outages pass
       const code = e instanceof ApiError ? e.code : 0;
       const retry = code === 0 || code === 409 || code === 429 || code >= 500;
-      if (!retry || stopped) return;
+      if (!retry || stopped || forgotten.has(uid)) return;
       // the latest status goes again (a newer one may have come meanwhile), after a pause that grows per pod
       const attempt = failures.get(uid) ?? 0;
       failures.set(uid, attempt + 1);
@@ -118,7 +129,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
   return {
     set(pod, status) {
       if (stopped) return;
-      latest.set(pod.metadata.uid, { pod, status });
+      if (isStaticPod(pod, names)) latest.set(pod.metadata.uid, { pod, status });
       pending.set(pod.metadata.uid, { pod, status });
       pump();
     },
@@ -131,10 +142,17 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
         await pods.delete(pod.metadata.name, { gracePeriodSeconds: 0, preconditions: { uid: pod.metadata.uid } }).catch((e) => {
           if (!isNotFound(e) && !isConflict(e)) log(`deleting pod ${keyOf(pod)} failed: ${(e as Error).message}`);
         });
-        written.delete(pod.metadata.uid);
-        latest.delete(pod.metadata.uid);
-        failures.delete(pod.metadata.uid);
+        this.forget(pod.metadata.uid);
       })();
+    },
+    forget(uid) {
+      if (writing.has(uid)) forgotten.add(uid);
+      written.delete(uid);
+      latest.delete(uid);
+      failures.delete(uid);
+      pending.delete(uid);
+      clearTimeout(retryTimers.get(uid));
+      retryTimers.delete(uid);
     },
     observeMirror(pod, deleted) {
       if (deleted) mirrors.delete(keyOf(pod));
@@ -145,7 +163,7 @@ export function createStatusManager(client: Client, names: Naming, nodeName: str
       for (const pod of staticPods) void ensureMirror(pod).then(() => {
         // a status computed before the mirror existed is sent now
         const last = latest.get(pod.metadata.uid);
-        if (last && !stopped && written.get(pod.metadata.uid) !== JSON.stringify(last.status)) {
+        if (last && !stopped && written.get(pod.metadata.uid) !== digest(last.status)) {
           pending.set(pod.metadata.uid, last);
           pump();
         }

@@ -30,6 +30,8 @@ export interface InformerOptions extends Pick<ListOptions, 'labelSelector' | 'fi
   retryDelayMs?: number;
   /** objects per list page; default 500 */
   pageSize?: number;
+  /** startInformer: keep `store` (default true); a consumer that keeps its own copies saves holding every object twice */
+  keepStore?: boolean;
   onError?(err: unknown): void;
 }
 
@@ -108,20 +110,21 @@ function reflect<T>(resource: ResourceClient<T>, sink: ReflectorSink<T>, opts: I
 /** One consumer's informer: a `sync` event with all objects after each list, then the changes. */
 export function startInformer<T>(resource: ResourceClient<T>, handler: (e: InformerEvent<T>) => void, opts: InformerOptions = {}): Informer<T> {
   const store = new Map<string, T>();
+  const keep = opts.keepStore ?? true;
   const stopper = new AbortController();
   let markSynced!: () => void;
   const synced = new Promise<void>((r) => (markSynced = r));
   const reflector = reflect(resource, {
     replace(items) {
       store.clear();
-      for (const item of items) store.set(objectKey(item), item);
+      if (keep) for (const item of items) store.set(objectKey(item), item);
       handler({ type: 'sync', items });
       markSynced();
     },
     event(type, obj) {
       const key = objectKey(obj);
       if (type === 'DELETED') store.delete(key);
-      else store.set(key, obj);
+      else if (keep) store.set(key, obj);
       handler({ type: type === 'ADDED' ? 'added' : type === 'DELETED' ? 'deleted' : 'modified', object: obj });
     },
   }, opts, stopper.signal);

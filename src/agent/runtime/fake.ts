@@ -6,7 +6,7 @@
 // addresses from the node's pod range. One instance per simulated node; they are cheap enough for
 // thousands of pods.
 
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { appendFile, mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
@@ -26,13 +26,13 @@ interface FakeContainer extends ContainerInfo {
   logTimer?: NodeJS.Timeout;
   /** the CRI log file of this instance */
   logFile: string;
-  /** its files, for exec and cp */
-  files: FakeFiles;
+  /** its files, for exec and cp: made at the first exec (most simulated containers are never entered) */
+  files?: FakeFiles;
   hostname: string;
   /** its main process reads stdin (attach with -i echoes what it reads) */
   stdin: boolean;
-  /** told when the container stops (attach waits for it) */
-  stopped: EventEmitter;
+  /** told when the container stops (made when an attach waits for it) */
+  stopped?: EventEmitter;
   /** what it is reported to use: CPU in cores, memory in bytes */
   cpuCores: number;
   memoryBytes: number;
@@ -82,7 +82,8 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       return { runtimeReady: ok, networkReady: ok };
     },
     async runSandbox(c: SandboxConfig) {
-      const id = randomUUID().replaceAll('-', '');
+      // ids made in one piece (hex, join): a string built by concatenation is kept as a tree of its parts
+      const id = randomBytes(16).toString('hex');
       const ip = c.hostNetwork ? undefined : pool?.allocate(id);
       if (!c.hostNetwork && pool && !ip) throw new Error(`no address left in the pod range ${o.podCidr} of node ${nodeName}`);
       sandboxes.set(id, { id, uid: c.uid, name: c.name, namespace: c.namespace, attempt: c.attempt, ready: true, createdAt: Date.now(), ip, annotations: c.annotations });
@@ -120,16 +121,18 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       images.delete(id);
     },
     async createContainer(sandboxId, sandbox, c: ContainerConfig) {
-      if (!sandboxes.has(sandboxId)) throw new Error(`sandbox ${sandboxId} not found`);
-      const id = `${nodeName}/${sandbox.uid}/${c.name}/${c.attempt}`;
-      const annotations = sandbox.annotations;
+      const made = sandboxes.get(sandboxId);
+      if (!made) throw new Error(`sandbox ${sandboxId} not found`);
+      const id = [nodeName, sandbox.uid, c.name, c.attempt].join('/');
+      // the annotations the sandbox was made with, one object for all its containers
+      const annotations = made.annotations;
       const cpu = setting(annotations, c.name, 'cpu-usage');
       const memory = setting(annotations, c.name, 'memory-usage');
       const now = Date.now();
       containers.set(id, {
         id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: imageOf(c.image).id,
-        createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath), files: fakeFiles(sandbox.hostname ?? sandbox.name),
-        hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stopped: new EventEmitter(),
+        createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath),
+        hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin,
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
         cpuNanos: 0, sampledAt: now,
@@ -204,7 +207,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     async execStream(id, command, io) {
       const c = containers.get(id);
       if (!c || c.state !== 'running') return { error: `container not found ("${id.split('/')[2] ?? id}")` };
-      return { exitCode: await fakeExec({ files: c.files, hostname: c.hostname, env: {} }, command, io) };
+      return { exitCode: await fakeExec({ files: c.files ??= fakeFiles(c.hostname), hostname: c.hostname, env: {} }, command, io) };
     },
     async attachStream(id, io) {
       const c = containers.get(id);
@@ -218,7 +221,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         }
       })();
       await Promise.race([
-        new Promise(resolve => c.stopped.once('stop', resolve)),
+        new Promise(resolve => (c.stopped ??= new EventEmitter()).once('stop', resolve)),
         new Promise(resolve => io.signal.addEventListener('abort', resolve, { once: true })),
         c.stdin && io.stdin ? echo : new Promise(() => undefined),
       ]);
@@ -251,7 +254,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     c.exitCode = exitCode;
     c.reason = reason;
     c.finishedAt = Date.now();
-    c.stopped.emit('stop');
+    c.stopped?.emit('stop');
   }
 
   function forget(c: FakeContainer) {

@@ -2,6 +2,7 @@
 // full set (`set`) or single changes; the merger turns them into adds, updates and removes of pods
 // by uid. Changes that only touch a pod's status or resourceVersion are not updates.
 
+import { createHash } from 'node:crypto';
 import type { AgentPod } from '../objects.js';
 
 export type SourceName = 'api' | 'file' | 'http';
@@ -15,16 +16,20 @@ export interface PodConfig {
   set(source: SourceName, pods: AgentPod[]): void;
   upsert(source: SourceName, pod: AgentPod): void;
   delete(source: SourceName, uid: string): void;
-  /** every desired pod, by uid */
+  /** every desired pod, by uid (the copy last handed over: later ones that changed nothing to run are not kept) */
   pods(): Map<string, AgentPod>;
   /** resolves once each named source has sent its first full set */
   seenAll(sources: SourceName[]): Promise<void>;
 }
 
-/** what makes a pod different to run; the first-seen annotation of static pods changes on every read */
+/**
+ * What makes a pod different to run, as a digest (kept per pod: the text itself would be as large as the spec);
+ * the first-seen annotation of static pods changes on every read.
+ */
 const fingerprint = (pod: AgentPod) => {
   const annotations = Object.entries(pod.metadata?.annotations ?? {}).filter(([k]) => !k.endsWith('/config.seen'));
-  return JSON.stringify([pod.spec, pod.metadata?.deletionTimestamp ?? null, pod.metadata?.deletionGracePeriodSeconds ?? null, pod.metadata?.labels ?? null, annotations]);
+  const text = JSON.stringify([pod.spec, pod.metadata?.deletionTimestamp ?? null, pod.metadata?.deletionGracePeriodSeconds ?? null, pod.metadata?.labels ?? null, annotations]);
+  return createHash('sha1').update(text).digest('base64');
 };
 
 export function createPodConfig(changes: PodChanges): PodConfig {
@@ -42,8 +47,10 @@ export function createPodConfig(changes: PodChanges): PodConfig {
     const uid = pod.metadata.uid;
     const print = fingerprint(pod);
     const old = m.get(uid);
+    // a copy that changes nothing to run (a new status, resourceVersion) is not kept: the one the workers hold stays
+    if (old && old.print === print) return;
     m.set(uid, { pod, print });
-    if (!old || old.print !== print) changes.update(pod);
+    changes.update(pod);
   };
   const remove = (source: SourceName, uid: string) => {
     if (sourceMap(source).delete(uid)) changes.remove(uid);

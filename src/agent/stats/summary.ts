@@ -134,13 +134,18 @@ export function createStats(d: StatsDeps): StatsProvider {
     return { time: iso(at), usageCoreNanoSeconds: Math.round(nanos), ...(r !== undefined ? { usageNanoCores: r } : {}) };
   };
 
-  async function summary(): Promise<Summary> {
+  /**
+   * `cpuOnly`: the figures a sample needs (the CPU counters, for rates) without walking the disk for logs, volumes
+   * and file systems, which with thousands of pods a process (their folders mostly absent on simulated nodes) was
+   * most of the agent's CPU
+   */
+  async function summary(cpuOnly = false): Promise<Summary> {
     const now = Date.now();
     const stats = new Map<string, ContainerStats>((await d.runtime.containerStats().catch(() => [])).map((s) => [s.id, s]));
     const sandboxStats = new Map((await d.runtime.sandboxStats?.().catch(() => []) ?? []).map((s) => [s.id, s]));
-    const imageFs = await d.runtime.imageFsUsage?.().catch(() => undefined);
+    const imageFs = cpuOnly ? undefined : await d.runtime.imageFsUsage?.().catch(() => undefined);
     const imageFsFigures = imageFs?.mountpoint ? await fsFigures(imageFs.mountpoint) : undefined;
-    const nodeFs = d.simulated ? undefined : await fsFigures(d.rootDir);
+    const nodeFs = d.simulated || cpuOnly ? undefined : await fsFigures(d.rootDir);
     const pods: PodSummary[] = [];
     for (const { pod, containers, sandbox } of d.pods()) {
       const running = containers.filter((c) => c.state === 'running');
@@ -153,7 +158,7 @@ export function createStats(d: StatsDeps): StatsProvider {
       for (const c of running) {
         const s = stats.get(c.id);
         const at = s?.timestamp ?? now;
-        const logs = await diskUsage(join(podLogDirectory(d.rootDir, pod), c.name));
+        const logs = cpuOnly ? { bytes: 0, inodes: 0 } : await diskUsage(join(podLogDirectory(d.rootDir, pod), c.name));
         ephemeral += logs.bytes + (s?.writableLayer?.usedBytes ?? 0);
         const fs = (figures: FsFigures | undefined, used: number, inodesUsed: number | undefined): FsStats => ({
           time: iso(at), ...(figures ? { availableBytes: figures.availableBytes, capacityBytes: figures.capacityBytes, inodes: figures.inodes, inodesFree: figures.inodesFree } : {}),
@@ -173,7 +178,7 @@ export function createStats(d: StatsDeps): StatsProvider {
           logs: fs(nodeFs, logs.bytes, logs.inodes),
         });
       }
-      const volumes = await volumeStats(pod, now);
+      const volumes = cpuOnly ? [] : await volumeStats(pod, now);
       for (const v of volumes) ephemeral += v.usedBytes ?? 0;
       const net = sandbox ? sandboxStats.get(sandbox.id) : undefined;
       const uid = pod.metadata.uid;
@@ -258,9 +263,9 @@ export function createStats(d: StatsDeps): StatsProvider {
   }
 
   return {
-    summary,
+    summary: () => summary(),
     async sample() {
-      await summary();
+      await summary(true);
     },
   };
 }
