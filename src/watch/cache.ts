@@ -186,7 +186,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         if (!prev) { rev = e.rev; return; }
         objects.delete(e.key);
         sortedKeys = undefined;
-        ev = { type: 'DELETED', key: e.key, cur: e.cur, prev, rev: e.rev };
+        ev = { type: 'DELETED', key: e.key, cur: kept(e.cur), prev, rev: e.rev };
       }
       rev = ev.rev;
       history.push({ ev, at: now });

@@ -23,9 +23,9 @@ export default definePlugin({
       for (const [oldest] of deletedLately) { if (deletedLately.size <= LIVE_LOOKUP_LIMIT) break; deletedLately.delete(oldest); }
     };
     const readFresh = (name: string) => {
-      const until = deletedLately.get(name);
-      if (until !== undefined && until < Date.now()) deletedLately.delete(name);
-      return until !== undefined && until >= Date.now();
+      if ((deletedLately.get(name) ?? 0) > Date.now()) return true;
+      deletedLately.delete(name);
+      return false;
     };
     return {
       name: 'NamespaceLifecycle',
