@@ -31,7 +31,7 @@ export interface PipelineConfig {
 export function pipeline(c: PipelineConfig): Filter[] {
   return [
     ...(c.shutdown ? [refuseWhenStopping(c.shutdown)] : []),
-    takeTurns(),
+    takeTurns(() => c.shutdown?.notAcceptingRequests() ?? false),
     requestInfoStage,
     deadline(c.requestTimeoutMs),
     ...(c.audit ? [c.audit.failedAuthentication] : []),
@@ -54,8 +54,9 @@ export function compose(filters: Filter[], handler: (ctx: RequestContext) => Pro
  * Requests start one a turn of the event loop, health probes at once: a client that opens thousands of watches in one
  * go cannot hold the loop for seconds while probes wait to be read (they are answered between two of its requests).
  */
-function takeTurns(): Filter {
-  const turn = turns();
+function takeTurns(stopping: () => boolean): Filter {
+  // once the server stops taking requests, the ones it took wait no more: the drain is not rationed
+  const turn = turns(undefined, stopping);
   return async (ctx, next) => {
     if (!isHealthProbe(ctx.path)) await turn();
     await next();

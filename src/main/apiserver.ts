@@ -174,7 +174,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
    * with the server's address and CA; not becoming ready is logged, not fatal, as for a separate process.
    */
   type Component = { ready: Promise<unknown>; stop(): Promise<void> | void };
-  /** the server's own clients: on shutdown they stop while the server still answers, so they leave cleanly */
+  /** the server's own clients (and its hook that leaves the endpoints): on shutdown they stop first, while the server still
+   *  answers, so they leave cleanly */
   const clients: Module[] = [];
   const ownClient = (module: Module) => { clients.push(module); return module; };
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
@@ -359,11 +360,12 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
-    // the server's own Service in default, its endpoints the live API servers
-    loop('poststarthook/bootstrap-controller', () => startKubernetesService({
+    // the server's own Service in default, its endpoints the live API servers (on shutdown it leaves them with the
+    // server's own clients, while the server still serves)
+    ownClient(loop('poststarthook/bootstrap-controller', () => startKubernetesService({
       backends, names, log, reconciler: options.endpointReconcilerType, serviceClusterIpRanges: options.serviceClusterIpRanges,
       address: () => ({ ip: advertisedIp(), port: https.port }),
-    })),
+    }))),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
     // a client of this server: the poststarthook is done once it runs, its informers sync after
     ownClient(loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(
@@ -526,16 +528,22 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
      * the store last, so every acknowledged write is on disk. No step waits on a client that does not go away.
      */
     async shutdown() {
+      const began = performance.now();
+      const phase = (what: string) => log.info(`graceful termination: ${what} (${Math.round(performance.now() - began)} ms)`);
       shuttingDown = true;
       const clientsLeft = Promise.all([...clients].map(c => stopSome([c])));
       await Promise.all([sleep(options.shutdownDelayDurationMs), within(clientsLeft, Math.max(options.shutdownDelayDurationMs, ownClientsLeaveMs))]);
       notAcceptingRequests = true;
       if (!options.shutdownSendRetryAfter) void https.close();
       // a watch is ended as at its timeout: its client resumes from its last version, on another server
+      const longRunning = [...https.inflight].filter(c => c.longRunning).length;
       https.endLongRunning();
+      phase(`not accepting new requests; ${longRunning} long-running requests ended, ${https.inflight.size - longRunning} others in flight`);
       const drainedBy = Date.now() + options.requestTimeoutMs;
       while ([...https.inflight].some(c => !c.longRunning) && Date.now() < drainedBy) await sleep(20);
+      phase(`requests in flight ${[...https.inflight].some(c => !c.longRunning) ? 'cut at the request timeout' : 'drained'}`);
       await stopAll();
+      phase('stopped');
     },
     close: stopAll,
   };

@@ -36,13 +36,15 @@ export async function mapInSlices<T, R>(items: readonly T[], fn: (item: T, index
  * otherwise run as one stretch while every other connection waits to be read. How many go on in a turn follows how
  * long the last turn took: twice as many while turns stay under `turnMs`, half as many (down to one) once one runs
  * over, so that short requests still start together (and share a group commit) while long ones take a turn each.
+ * While `allAtOnce` holds, everyone waiting goes on at the next turn (a server that stops drains what it took in).
  */
-export function turns(turnMs = sliceMs): () => Promise<void> {
+export function turns(turnMs = sliceMs, allAtOnce: () => boolean = () => false): () => Promise<void> {
   const waiting: Array<(() => void) | undefined> = [];
   let head = 0, batch = 1, lastTurn = 0;
   const next = () => {
     const now = performance.now();
     if (lastTurn) batch = now - lastTurn > turnMs ? Math.max(1, batch >> 1) : Math.min(1024, batch * 2);
+    if (allAtOnce()) batch = waiting.length;
     for (let n = 0; n < batch && head < waiting.length; n++) {
       const go = waiting[head]!;
       waiting[head++] = undefined;
