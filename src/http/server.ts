@@ -134,6 +134,8 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   const onConnection = (takeOver: boolean) => (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
+    // a request pipelined behind one whose answer is still being written cannot be answered on the connection
+    if ((socket as { _httpMessage?: unknown })._httpMessage) { socket.destroy(); return; }
     res.assignSocket(socket as Socket);
     res.once('finish', () => socket.end());
     tunnels.add(socket);
