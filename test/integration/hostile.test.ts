@@ -141,7 +141,7 @@ for (const backend of ['memory', 'sqlite'] as const) {
       }
     });
 
-    test('CONNECT gets the reference\'s Status (405 on a resource, 404 on a bare authority) and the connection closes', async () => {
+    test('CONNECT gets the reference\'s Status (405 on a resource, 404 on a bare authority) and the connection closes', { timeout: 120_000 }, async () => {
       // what an HTTP/1.1 exchange on its own connection reads until the server closes it
       const exchange = (head: string) => new Promise<{ status: number; json: any; raw: string }>((resolve, reject) => {
         const { hostname, port } = new URL(server.url);
