@@ -174,7 +174,9 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     client, names, mounter, allocatable: allocatableUnits, tokens: new Map(), now: Date.now, sizeMemoryVolumes: !!o.featureGates.SizeMemoryBackedVolumes,
     facts: (pod) => ({ nodeName, hostIP: hostIP(o.nodeIps), podIPs: workers.podIPs(pod.metadata.uid) }),
   });
-  const fakeVolumes: VolumeManager = { podDir: volumes.podDir, async setUp() {}, async refresh() {}, async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; } };
+  const fakeVolumes: VolumeManager = {
+    podDir: volumes.podDir, async setUp() {}, async refresh() {}, refreshes: () => false, async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; },
+  };
 
   workers = createPodWorkers({
     recorder,
