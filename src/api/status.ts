@@ -57,7 +57,7 @@ export const unauthorized = (message = 'Unauthorized') => err(401, 'Unauthorized
 export const forbidden = (message: string, details?: StatusDetails) => err(403, 'Forbidden', message, details);
 export const notFound = (group: string, resource: string, name: string) =>
   err(404, 'NotFound', `${qualifiedResource(group, resource)} "${name}" not found`, { name, group: group || undefined, kind: resource });
-export const pathNotFound = (path: string) => err(404, 'NotFound', `the server could not find the requested resource (${path})`, {});
+export const pathNotFound = (path: string) => err(404, 'NotFound', `the server could not find the requested resource${path ? ` (${path})` : ''}`, {});
 export const methodNotSupported = (what: string, method: string) =>
   err(405, 'MethodNotAllowed', `${method} is not supported on ${what}`, {});
 export const notAcceptable = (accepted: string[]) =>

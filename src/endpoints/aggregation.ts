@@ -9,7 +9,7 @@ import type { APIService } from '../api/types/apiregistration-v1.js';
 import type { BackendAddress } from '../api/apiservices.js';
 import type { RequestContext } from '../api/request.js';
 import type { UserInfo } from '../api/auth.js';
-import { serviceUnavailable } from '../api/status.js';
+import { methodNotSupported, serviceUnavailable } from '../api/status.js';
 import { forwardUpgrade, responseHeaders } from '../util/http-proxy.js';
 import type { ApiServiceLookup } from '../registry/resources/apiregistration/apiservices/lookup.js';
 
@@ -75,6 +75,8 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
       if (!a) return false;
       if (lookup.available(a)?.status !== 'True')
         throw serviceUnavailable(`the server is currently unable to handle the request (APIService ${a.metadata?.name} is not available)`);
+      // a CONNECT is not passed on: Node's client would wait for a tunnel, and no API server serves the method
+      if (ctx.method === 'CONNECT') throw methodNotSupported(ctx.path, ctx.method);
       const { host, port } = target(a);
       const headers: OutgoingHttpHeaders = {};
       for (const [k, v] of Object.entries(ctx.headers)) {

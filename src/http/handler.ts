@@ -2,7 +2,7 @@
 // OpenAPI, resources or discovery; failures become Status bodies; each request is counted and timed.
 import type { Naming } from '../api/naming.js';
 import type { RequestContext } from '../api/request.js';
-import { pathNotFound } from '../api/status.js';
+import { methodNotSupported, pathNotFound } from '../api/status.js';
 import { sendError, sendObject, sendText } from '../endpoints/respond.js';
 import { versionInfo } from '../endpoints/version.js';
 import { loadYamlCodecs } from '../util/yaml.js';
@@ -36,7 +36,10 @@ export function createHandler(c: HandlerConfig): (ctx: RequestContext) => Promis
     // codecs load on first use, keeping their tables out of start-up
     if (/yaml/.test(`${ctx.headers.accept ?? ''} ${ctx.headers['content-type'] ?? ''}`)) await loadYamlCodecs();
     if (mentionsProtobuf(ctx.headers, names.protobufMediaType)) await loadProtobufCodec();
-    if (ctx.path === '/version' || ctx.path === '/version/') return sendObject(ctx, 200, version);
+    if (ctx.path === '/version' || ctx.path === '/version/') {
+      if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotSupported(ctx.path, ctx.method);
+      return sendObject(ctx, 200, version);
+    }
     if (ctx.path === '/metrics') return sendText(ctx, 200, await metrics.render(), metrics.contentType);
     for (const route of c.routes) if (await route(ctx)) return;
     throw pathNotFound(ctx.path);

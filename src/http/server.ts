@@ -68,9 +68,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   let closing: Promise<void> | undefined;
   /** upgraded connections (exec, attach, port-forward tunnels), cut when the server closes */
   const tunnels = new Set<Duplex>();
-  const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse, upgrade?: RequestContext['upgrade']) => {
+  const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse, connection?: Duplex, upgrade?: RequestContext['upgrade']) => {
     const res = asResponse(rawRes);
-    const target = req.url ?? '/';
+    // a CONNECT to host:port (authority form) names no path, as with the reference
+    const target = req.method === 'CONNECT' && !req.url?.startsWith('/') ? '' : req.url ?? '/';
     const qmark = target.indexOf('?');
     let aborter: AbortController | undefined;
     let signal: AbortSignal | undefined;
@@ -96,8 +97,8 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
     handle(ctx).finally(() => {
       inflight.delete(ctx);
-      // an upgrade that was neither answered nor passed on leaves no connection behind
-      if (upgrade && !res.writableEnded) upgrade.socket.destroy();
+      // an upgrade or CONNECT that was neither answered nor passed on leaves no connection behind
+      if (connection && !res.writableEnded) connection.destroy();
       if (!socket) return;
       const n = (busy.get(socket) ?? 1) - 1;
       if (n > 0) busy.set(socket, n);
@@ -114,8 +115,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     settings: { initialWindowSize: uploadWindowPerStream },
   }, onRequest);
   // an upgrade request goes through the same pipeline, with a response written straight to its connection for
-  // refusals; a proxy that upgrades it takes the connection over
-  server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+  // refusals; a proxy that upgrades it takes the connection over. A CONNECT request (which Node's server would
+  // otherwise drop unanswered) is answered the same way and never tunnels: no resource serves the CONNECT method,
+  // so the answer is a Status (405 on a resource, 404 on another path) and the connection closes after it
+  const onConnection = (takeOver: boolean) => (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
     res.assignSocket(socket as Socket);
@@ -123,8 +126,14 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     tunnels.add(socket);
     socket.once('close', () => tunnels.delete(socket));
     socket.on('error', () => socket.destroy());
-    onRequest(req as unknown as Http2ServerRequest, res as unknown as Http2ServerResponse, { socket, head });
-  });
+    onRequest(req as unknown as Http2ServerRequest, res as unknown as Http2ServerResponse, socket, takeOver ? { socket, head } : undefined);
+  };
+  server.on('upgrade', onConnection(true));
+  const onHttp1Connect = onConnection(false);
+  // Node's server hands an HTTP/2 CONNECT stream to this event too, with its request and response
+  server.on('connect', (req: IncomingMessage | Http2ServerRequest, socketOrResponse: Duplex | Http2ServerResponse, head: Buffer) =>
+    req.httpVersionMajor === 2 ? onRequest(req as Http2ServerRequest, socketOrResponse as Http2ServerResponse)
+      : onHttp1Connect(req as IncomingMessage, socketOrResponse as Duplex, head));
   const connectionError = rateLimitedLog(o.log);
   server.on('sessionError', (e: Error) => connectionError(`HTTP/2 session error: ${e.message}`));
   server.on('tlsClientError', (e: Error, socket) => connectionError(`TLS handshake error from ${socket.remoteAddress ?? 'unknown'}: ${e.message}`));

@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as http2Connect } from 'node:http2';
+import { connect as tlsConnect } from 'node:tls';
 import { serverOn } from './servers.js';
 import { createClient, type Client } from './client.js';
 import type { TestServer } from '../../src/testing.js';
@@ -138,6 +139,50 @@ for (const backend of ['memory', 'sqlite'] as const) {
           assert.ok(r.status >= 400 && r.status < 500, `${method} ${path}: ${r.status} ${r.body.slice(0, 200)}`);
         }
       }
+    });
+
+    test('CONNECT gets the reference\'s Status (405 on a resource, 404 on a bare authority) and the connection closes', async () => {
+      // what an HTTP/1.1 exchange on its own connection reads until the server closes it
+      const exchange = (head: string) => new Promise<{ status: number; json: any; raw: string }>((resolve, reject) => {
+        const { hostname, port } = new URL(server.url);
+        const socket = tlsConnect({ host: hostname, port: Number(port), ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] },
+          () => socket.write(`${head}\r\n\r\n`));
+        let raw = '';
+        socket.setEncoding('utf8').on('data', d => { raw += d; }).on('error', reject);
+        socket.on('close', () => {
+          const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0), json: body ? JSON.parse(body) : undefined, raw });
+        });
+      });
+      const host = `Host: ${new URL(server.url).host}`;
+      for (const [head, code, reason] of [
+        [`CONNECT ${cms} HTTP/1.1\r\n${host}`, 405, 'MethodNotAllowed'],
+        [`CONNECT ${cms}/some-name HTTP/1.1\r\n${host}`, 405, 'MethodNotAllowed'],
+        [`CONNECT /api/v1/namespaces/${ns}/pods/p/exec?command=ls HTTP/1.1\r\n${host}`, 405, 'MethodNotAllowed'],
+        [`CONNECT /api/v1/namespaces/${ns}/pods/p/proxy/x HTTP/1.1\r\n${host}\r\nConnection: Upgrade\r\nUpgrade: websocket`, 405, 'MethodNotAllowed'],
+        ['CONNECT /version HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc', 405, 'MethodNotAllowed'],
+        [`CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443`, 404, 'NotFound'],
+        ['CONNECT 127.0.0.1:6443 HTTP/1.1', 404, 'NotFound'],
+      ] as const) {
+        const r = await exchange(head);
+        assert.equal(r.status, code, `${head}: ${r.raw.slice(0, 300)}`);
+        assert.equal(r.json.kind, 'Status', head);
+        assert.equal(r.json.code, code, head);
+        assert.equal(r.json.reason, reason, head);
+      }
+      // over HTTP/2 a CONNECT names an authority and no path
+      const session = http2Connect(server.url, { ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem });
+      try {
+        const answer = await new Promise<{ status: unknown; body: string }>((resolve, reject) => {
+          const s = session.request({ ':method': 'CONNECT', ':authority': 'example.com:443' });
+          let status: unknown, body = '';
+          s.on('response', h => { status = h[':status']; });
+          s.setEncoding('utf8').on('data', d => { body += d; }).on('end', () => resolve({ status, body })).on('error', reject);
+        });
+        assert.equal(answer.status, 404);
+        assert.equal(JSON.parse(answer.body).reason, 'NotFound');
+      } finally { session.close(); }
+      await alive();
     });
 
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {

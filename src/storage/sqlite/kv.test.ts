@@ -1,13 +1,13 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { fsync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { kvContract } from '../testing/kv-contract.js';
 import { isStorageError, type WatchEvent } from '../types.js';
-import { openSqliteKV } from './kv.js';
+import { openSqliteKV, type SyncFile } from './kv.js';
 import { FORMAT_VERSION } from './schema.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'sqlite-kv-test-'));
@@ -110,6 +110,82 @@ describe('sqlite KV on disk', () => {
     } finally {
       await kv.close();
     }
+  });
+
+  describe('durability: a write counts once the fsync of the log covers it', () => {
+    /** an fsync that waits to be let through, so a test sees what happens meanwhile */
+    const heldSync = () => {
+      const held: (() => void)[] = [];
+      const syncFile: SyncFile = (fd, done) => { held.push(() => fsync(fd, done)); };
+      const waitHeld = async () => { while (held.length === 0) await new Promise((r) => setImmediate(r)); };
+      /** lets the next held fsync through (the directory's comes first, once) */
+      const release = async () => { await waitHeld(); held.shift()!(); };
+      return { syncFile, held, release, waitHeld };
+    };
+    const settled = <T>(p: Promise<T>) => {
+      const state: { done: boolean; value?: T } = { done: false };
+      p.then((value) => { state.done = true; state.value = value; }, () => { state.done = true; });
+      return state;
+    };
+
+    test('until then it is not acknowledged, not readable and not watched; after, it is all three', async () => {
+      const sync = heldSync();
+      const kv = await openSqliteKV({ file: freshFile(), syncFile: sync.syncFile });
+      try {
+        const events: WatchEvent[] = [];
+        const w = kv.watch('/d/', {}, { onEvents: (b) => events.push(...b), onError: (e) => assert.fail(e) });
+        const write = settled(kv.create('/d/a', bytes('a')));
+        await sync.waitHeld();
+        await new Promise((r) => setImmediate(r));
+        assert.equal(write.done, false, 'acknowledged before the fsync');
+        assert.equal((await kv.get('/d/a')).kv, undefined, 'readable before the fsync');
+        assert.equal(await kv.currentRevision(), 0);
+        assert.equal(events.length, 0, 'watched before the fsync');
+        await sync.release();   // the directory
+        await sync.release();   // the log
+        while (!write.done) await new Promise((r) => setImmediate(r));
+        assert.equal(write.value!.revision, 1);
+        assert.equal(text((await kv.get('/d/a')).kv!.value), 'a');
+        while (events.length === 0) await new Promise((r) => setImmediate(r));
+        assert.deepEqual(events.map((e) => [e.type, e.kv.key, e.kv.modRevision]), [['put', '/d/a', 1]]);
+        w.close();
+      } finally {
+        const closing = kv.close();
+        while (sync.held.length) sync.held.shift()!();
+        await closing;
+      }
+    });
+
+    test('the transactions committed while one fsync runs share the next; close waits for it', async () => {
+      const sync = heldSync();
+      const kv = await openSqliteKV({ file: freshFile(), syncFile: sync.syncFile });
+      const first = settled(kv.create('/s/first', bytes('1')));
+      await sync.release();   // the directory
+      await sync.waitHeld();  // the log, for the first write
+      const later = [1, 2, 3].map((i) => settled(kv.create(`/s/later-${i}`, bytes(String(i)))));
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      assert.equal(sync.held.length, 1, 'a second fsync started while the first ran');
+      assert.ok(kv.stats.commits >= 2, 'the later writes were committed meanwhile');
+      const closing = settled(kv.close());
+      await sync.release();
+      while (!first.done) await new Promise((r) => setImmediate(r));
+      assert.ok(later.every((l) => !l.done), 'later writes acknowledged by an fsync that started before them');
+      await sync.release();   // one fsync for all of them
+      while (!closing.done) await new Promise((r) => setImmediate(r));
+      assert.ok(later.every((l) => l.value !== undefined), 'every write queued before the close was acknowledged');
+    });
+
+    test('a failed fsync fails its writes, and the store takes no more', async () => {
+      const kv = await openSqliteKV({ file: freshFile(), syncFile: (_fd, done) => done(new Error('EIO: i/o error')) });
+      try {
+        await assert.rejects(kv.create('/f/a', bytes('a')), (e: Error) => isStorageError(e, 'Unavailable') && /fsync failed/.test(e.message));
+        await assert.rejects(kv.create('/f/b', bytes('b')), /fsync failed/);
+        await assert.rejects(kv.check(), /fsync failed/);
+        await assert.rejects(kv.get('/f/a'), /fsync failed/);
+      } finally {
+        await kv.close();
+      }
+    });
   });
 
   describe('bad input fails with a clear error', () => {

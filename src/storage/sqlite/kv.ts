@@ -1,8 +1,12 @@
 // The embedded store: the revision log of schema.ts in one SQLite file owned by this process.
 // Writes are grouped: every write issued before the next turn of the event loop goes into one
-// transaction with one fsync, each checked for its own condition and acknowledged only after
-// the commit. Watchers are fed right after the commit, so nothing polls.
+// transaction, each checked for its own condition. The write-ahead log is then fsynced off the
+// event loop (one fsync covers every transaction committed before it), and only then are the
+// writes acknowledged, made visible to reads and fed to watchers, so nothing polls and a slow
+// disk never stalls the requests that do not wait for it.
 import type Database from 'better-sqlite3';
+import { closeSync, fsync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import {
   StorageError, compacted, conflict, futureRevision, keyExists, notFound,
   type KV, type KeyValue, type Revision, type WatchEvent, type WriteResult,
@@ -46,7 +50,13 @@ const asBuffer = (v: Uint8Array): Buffer => Buffer.isBuffer(v) ? v : Buffer.from
 
 const toKV = (r: Row): KeyValue => ({ key: r.key, value: r.value, createRevision: r.createRevision, modRevision: r.modRevision });
 
-export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
+/** flushes a file to disk; the default is fsync(2) on libuv's thread pool */
+export type SyncFile = (fd: number, done: (err: Error | null) => void) => void;
+
+/** a transaction committed to the log, waiting for the fsync that makes it durable */
+interface Unsynced { batch: Write[]; outcomes: (WriteResult | StorageError)[]; events: WatchEvent[] }
+
+export async function openSqliteKV(opts: { file: string; syncFile?: SyncFile }): Promise<SqliteKV> {
   const db = openDatabase(opts.file);
   const hub = createWatchHub();
   const stats: SqliteStats = { commits: 0, writes: 0 };
@@ -68,11 +78,11 @@ export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
     insert: db.prepare<[Revision, string, number, number, Revision, Revision, Buffer]>(`
       INSERT INTO kv_log (id, name, created, deleted, create_revision, prev_revision, value) VALUES (?, ?, ?, ?, ?, ?, ?)`),
     // "+name" keeps the planner on the revision range: replays cover recent history, not a whole prefix
-    replay: db.prepare<{ after: Revision; from: string; to: string }, LogRow>(`
+    replay: db.prepare<{ after: Revision; upTo: Revision; from: string; to: string }, LogRow>(`
       SELECT l.name AS key, l.id AS modRevision, l.create_revision AS createRevision, l.deleted, l.value,
              p.id AS prevRevision, p.create_revision AS prevCreateRevision, p.value AS prevValue
       FROM kv_log l LEFT JOIN kv_log p ON p.id = l.prev_revision AND p.deleted = 0
-      WHERE l.id > @after AND +l.name >= @from AND +l.name < @to ORDER BY l.id`),
+      WHERE l.id > @after AND l.id <= @upTo AND +l.name >= @from AND +l.name < @to ORDER BY l.id`),
     revision: db.prepare<[], number | null>(`SELECT seq FROM sqlite_sequence WHERE name = 'kv_log'`).pluck(),
     meta: db.prepare<[string], number>(`SELECT value FROM kv_meta WHERE name = ?`).pluck(),
     setMeta: db.prepare<[number, string]>(`UPDATE kv_meta SET value = ? WHERE name = ?`),
@@ -81,19 +91,24 @@ export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
     dropTombstones: db.prepare<{ lo: Revision; hi: Revision }>(`DELETE FROM kv_log WHERE id > @lo AND id <= @hi AND deleted = 1`),
   };
 
+  /** the newest revision committed to the log; writes check their conditions against it */
   let revision: Revision = sql.revision.get() ?? 0;
+  /** the newest revision on disk: what reads and watchers see */
+  let durable: Revision = revision;
   let compactedAt: Revision = sql.meta.get('compact_revision') ?? 0;
   let pending: Write[] = [];
   let flushTimer: NodeJS.Immediate | undefined;
   let closed = false;
+  /** set once an fsync fails: what was written may not be on disk, so the store takes nothing more */
+  let failed: StorageError | undefined;
 
   const closedError = () => new StorageError('Unavailable', `sqlite store ${opts.file} is closed`);
-  const ensureOpen = () => { if (closed) throw closedError(); };
+  const ensureOpen = () => { if (failed) throw failed; if (closed) throw closedError(); };
 
   const readRevision = (requested: Revision | undefined): Revision => {
     ensureOpen();
-    if (!requested) return revision;
-    if (requested > revision) throw futureRevision(requested, revision);
+    if (!requested) return durable;
+    if (requested > durable) throw futureRevision(requested, durable);
     if (requested < compactedAt) throw compacted(requested, compactedAt);
     return requested;
   };
@@ -124,12 +139,64 @@ export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
 
   const applyAll = db.transaction((batch: Write[], events: WatchEvent[]) => batch.map((w) => apply(w, events)));
 
-  /** commit every queued write in one transaction, then acknowledge each and feed the watchers */
+  // the write-ahead log's own descriptor: an fsync of it makes every transaction committed before durable. SQLite keeps
+  // the file (truncating it at most) while this process holds the store, so it is opened once, at the first commit,
+  // with the directory synced once as well, as the file may be new
+  const syncFile: SyncFile = opts.syncFile ?? ((fd, done) => fsync(fd, done));
+  let walFd: number | undefined;
+  let unsynced: Unsynced[] = [];
+  let syncing = false;
+  let whenSynced: (() => void)[] = [];
+
+  const openWal = (done: (err: Error | null) => void) => {
+    let dirFd: number | undefined;
+    try {
+      walFd = openSync(`${opts.file}-wal`, 'r');
+      dirFd = openSync(dirname(opts.file), 'r');
+    } catch (err) {
+      return done(err as Error);
+    }
+    syncFile(dirFd, err => { closeSync(dirFd!); done(err); });
+  };
+
+  /** fsync the log for every commit not yet durable, then acknowledge them in order; one fsync at a time */
+  const sync = () => {
+    if (syncing || unsynced.length === 0) {
+      if (!syncing) for (const resolve of whenSynced.splice(0)) resolve();
+      return;
+    }
+    syncing = true;
+    const group = unsynced;
+    unsynced = [];
+    const upTo = revision;
+    const synced = (err: Error | null) => {
+      syncing = false;
+      if (err) {
+        failed ??= new StorageError('Unavailable', `sqlite store ${opts.file}: fsync failed, no more writes are taken: ${err.message}`);
+        for (const c of [...group, ...unsynced.splice(0)]) for (const w of c.batch) w.reject(failed);
+      } else {
+        durable = upTo;
+        for (const c of group) {
+          if (c.events.length > 0) hub.publish(c.events);
+          c.batch.forEach((w, i) => {
+            const outcome = c.outcomes[i];
+            if (outcome instanceof StorageError) w.reject(outcome); else w.resolve(outcome);
+          });
+        }
+      }
+      sync();
+    };
+    if (walFd === undefined) openWal(err => (err ? synced(err) : syncFile(walFd!, synced)));
+    else syncFile(walFd, synced);
+  };
+
+  /** commit every queued write in one transaction; the fsync that follows acknowledges each and feeds the watchers */
   const flush = () => {
     flushTimer = undefined;
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
+    if (failed) { for (const w of batch) w.reject(failed); return; }
     const events: WatchEvent[] = [];
     const before = revision;
     let outcomes: (WriteResult | StorageError)[];
@@ -145,17 +212,14 @@ export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
     if (events.length > 0) {
       stats.commits++;
       stats.writes += events.length;
-      hub.publish(events);
     }
-    batch.forEach((w, i) => {
-      const outcome = outcomes[i];
-      if (outcome instanceof StorageError) w.reject(outcome); else w.resolve(outcome);
-    });
+    unsynced.push({ batch, outcomes, events });
+    sync();
   };
 
   const enqueue = (kind: Write['kind'], key: string, value: Uint8Array, expected?: Revision) =>
     new Promise<WriteResult>((resolve, reject) => {
-      if (closed) return reject(closedError());
+      if (failed || closed) return reject(failed ?? closedError());
       pending.push({ kind, key, value: asBuffer(value), expected, resolve, reject });
       flushTimer ??= setImmediate(flush);
     });
@@ -207,17 +271,17 @@ export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
     delete: (key, expectedModRevision) => enqueue('delete', key, EMPTY, expectedModRevision),
 
     watch(prefix, o, handler) {
-      if (closed) return hub.reject(handler, closedError());
+      if (failed || closed) return hub.reject(handler, failed ?? closedError());
       const after = o.afterRevision;
-      if (after === undefined) return hub.add(prefix, revision, [], handler);
+      if (after === undefined) return hub.add(prefix, durable, [], handler);
       if (after < compactedAt) return hub.reject(handler, compacted(after, compactedAt));
-      const replay = after < revision ? sql.replay.all({ after, from: prefix, to: rangeEnd(prefix) }).map(rowToEvent) : [];
-      return hub.add(prefix, Math.max(after, revision), replay, handler);
+      const replay = after < durable ? sql.replay.all({ after, upTo: durable, from: prefix, to: rangeEnd(prefix) }).map(rowToEvent) : [];
+      return hub.add(prefix, Math.max(after, durable), replay, handler);
     },
 
     async compact(rev) {
       ensureOpen();
-      if (rev > revision) throw futureRevision(rev, revision);
+      if (rev > durable) throw futureRevision(rev, durable);
       if (rev <= compactedAt) return;
       while (compactedAt < rev) {
         const hi = Math.min(rev, compactedAt + COMPACT_BATCH);
@@ -232,16 +296,19 @@ export async function openSqliteKV(opts: { file: string }): Promise<SqliteKV> {
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
 
-    async currentRevision() { ensureOpen(); return revision; },
+    async currentRevision() { ensureOpen(); return durable; },
     async oldestRevision() { ensureOpen(); return compactedAt + 1; },
     async check() { ensureOpen(); sql.meta.get('format_version'); },
 
     async close() {
       if (closed) return;
-      if (flushTimer) { clearImmediate(flushTimer); flush(); }
       closed = true;
+      // what was queued and committed before the close is still made durable and acknowledged
+      if (flushTimer) { clearImmediate(flushTimer); flush(); }
+      await new Promise<void>(resolve => { whenSynced.push(resolve); sync(); });
       hub.endAll(closedError());
       db.close();
+      if (walFd !== undefined) closeSync(walFd);
     },
   };
 }
