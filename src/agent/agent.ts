@@ -284,8 +284,9 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     })();
   }, o.values['cpu-manager-reconcile-period'] as number);
   cpuTimer.unref();
-  const statsTimer = setInterval(() => void stats.sample().catch(() => {}), tuning.statsSampleMs ?? 10_000);
-  statsTimer.unref();
+  // samples for CPU rates; the fake runtime reports its rates, so simulated nodes take none
+  const statsTimer = simulated ? undefined : setInterval(() => void stats.sample().catch(() => {}), tuning.statsSampleMs ?? 10_000);
+  statsTimer?.unref();
   metrics?.observe(() => {
     const list = workers.pods();
     const containers: Record<string, number> = {};
