@@ -4,6 +4,7 @@
 
 import type { Container, Pod, PodSpec, PodStatus } from '../api/types/core-v1.js';
 import type { ObjectMeta } from '../api/types/meta-v1.js';
+import { withoutManagedFields } from '../client/informer.js';
 
 export type * from '../api/types/core-v1.js';
 export type { ObjectMeta, Quantity } from '../api/types/meta-v1.js';
@@ -27,18 +28,8 @@ export const allContainers = (pod: AgentPod): Container[] => [...(pod.spec.initC
 
 export const isTerminalPhase = (phase: string | undefined) => phase === 'Succeeded' || phase === 'Failed';
 
-/**
- * A pod (or the node) from the API as the agent keeps it: without its managed fields, which the agent never reads
- * or sends back and which are often the largest part of the object (with thousands of pods a process, most of its memory).
- */
-export function withoutManagedFields<T extends { metadata?: { managedFields?: unknown } }>(object: T): T {
-  // a new metadata object rather than `delete`, which would turn it into a dictionary (450 bytes more a pod)
-  if (object?.metadata?.managedFields) {
-    const { managedFields: _dropped, ...metadata } = object.metadata;
-    object.metadata = metadata;
-  }
-  return object;
-}
+/** a pod (or the node) from the API as the agent keeps it: without its managed fields, which it never reads or sends back */
+export { withoutManagedFields };
 
 /** a pod from the API as the agent keeps it: without its managed fields, its spec's strings shared with other pods */
 export function compactPod<T extends { metadata?: { managedFields?: unknown }; spec?: unknown }>(pod: T): T {
