@@ -39,19 +39,6 @@ export interface InformerOptions extends Pick<ListOptions, 'labelSelector' | 'fi
 
 interface Meta { metadata: { name?: string; namespace?: string; resourceVersion?: string; uid?: string; ownerReferences?: Array<{ uid: string }> } }
 
-/**
- * An object without its managed fields, which controllers, the scheduler and the agent never read and which are often
- * the largest part of an object: the transform of their informers, as the reference's controller manager trims them.
- */
-export function withoutManagedFields<T extends { metadata?: { managedFields?: unknown } }>(object: T): T {
-  // a new metadata object rather than `delete`, which would turn it into a dictionary (450 bytes more a pod)
-  if (object?.metadata?.managedFields) {
-    const { managedFields: _dropped, ...metadata } = object.metadata;
-    object.metadata = metadata;
-  }
-  return object;
-}
-
 export const objectKey = (o: any): string => (o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name);
 
 /** What a list+watch loop tells its consumer. */
