@@ -203,7 +203,7 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'fake-nodes', type: 'int', default: 1, config: 'fakeNodes', validate: between(1, 10_000), help: 'With --runtime=fake: how many nodes this process simulates, named <node name>-0 to <node name>-(N-1) when more than one.' },
   { name: 'fake-node-capacity', type: 'map', default: {}, config: 'fakeNodeCapacity', validate: (v) => Object.entries(v as Record<string, string>).map(([k, q]) => tryIt(() => { if (parseQuantity(q) < 0) throw new Error(`${k} must not be negative`); })).find(Boolean), help: 'With --runtime=fake: the capacity of each simulated node, e.g. cpu=4,memory=16Gi,pods=50,ephemeral-storage=50Gi (default cpu=8, memory=32Gi, ephemeral-storage=100Gi, pods from --max-pods).' },
   { name: 'fake-node-template', type: 'string', default: '', config: 'fakeNodeTemplate', help: 'With --runtime=fake: a YAML or JSON file of one Node, or a list of them (items), whose labels, annotations, taints and status.capacity the simulated nodes take, the i-th node the i-th item (round robin); flags still apply on top.' },
-  { name: 'api-domain', type: 'enum', values: apiDomains, default: defaultApiDomain, config: 'apiDomain', help: 'The API domain of the server\'s names (labels, the node-lease namespace).' },
+  { name: 'api-domain', type: 'enum', values: apiDomains, default: defaultApiDomain, config: 'apiDomain', help: `The API domain of the server's names (labels, the node-lease namespace). When neither this flag nor the configuration file sets it, the agent asks the server's discovery at start, and takes ${defaultApiDomain} if the server does not answer within a few seconds.` },
 ];
 
 /** the flags, the help of those without effect saying so */
@@ -211,6 +211,8 @@ export const agentFlags: readonly AgentFlagDecl[] = declarations.map((d) => (d.n
 
 export interface AgentOptions {
   names: Naming;
+  /** neither --api-domain nor the --config file named the domain: the server's discovery tells it */
+  apiDomainFromServer?: boolean;
   nodeName: string;
   clusterconfig?: string;
   /** --bootstrap-kubeconfig */
@@ -362,14 +364,16 @@ export async function parseAgentOptions(argv: readonly string[], env: { hostname
   const values = { ...parsed.values };
 
   const configPath = values.config as string;
+  let domainGiven = parsed.given.has('api-domain');
   if (configPath) {
     const fromFile = await readConfigFile(configPath, values['api-domain'] as ApiDomain, warnings);
+    domainGiven ||= fromFile['api-domain'] !== undefined;
     for (const [name, value] of Object.entries(fromFile)) if (!parsed.given.has(name)) values[name] = value;
     // command-line feature gates override single gates of the file, not the whole map
     if (parsed.given.has('feature-gates') && fromFile['feature-gates'])
       values['feature-gates'] = { ...(fromFile['feature-gates'] as object), ...(parsed.values['feature-gates'] as object) };
   }
-  return { options: resolve(values, env), warnings, help: false };
+  return { options: { ...resolve(values, env), apiDomainFromServer: !domainGiven }, warnings, help: false };
 }
 
 async function readConfigFile(path: string, domain: ApiDomain, warnings: string[]): Promise<Record<string, FlagValue>> {

@@ -4,6 +4,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { agentUsage, parseAgentOptions } from '../agent/options.js';
 import { runAgent } from '../agent/agent.js';
+import { namingFromServer } from '../agent/api-domain.js';
 import { startAgentServers } from '../agent/server.js';
 import type { AgentPod } from '../agent/objects.js';
 import { createLogger, type Logger } from '../agent/logger.js';
@@ -38,13 +39,17 @@ async function main() {
     process.stdout.write(agentUsage());
     return;
   }
-  const o = parsed.options;
+  let o = parsed.options;
   log = createLogger({
     format: o.values['logging-format'] as 'text' | 'json', splitStream: o.values['log-json-split-stream'] as boolean,
     infoBufferBytes: parseQuantity(o.values['log-json-info-buffer-size'] as string), flushMs: o.values['log-flush-frequency'] as number,
   });
   for (const w of parsed.warnings) log.warn(w);
   if (o.runonce && o.clusterconfig) log.warn('--runonce ignores --clusterconfig: pods come from the file and URL sources only');
+  if (o.apiDomainFromServer && !o.runonce) {
+    const names = await namingFromServer(o, (m) => log.warn(m));
+    if (names) o = { ...o, names };
+  }
   const options = o.runonce ? { ...o, clusterconfig: undefined } : o;
   await prepareHost(o);
 

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { startTestServer } from '../../src/testing.js';
 import { clientFromFile } from '../../src/client/rest-client.js';
-import { nodesRef } from '../../src/agent/node-status.js';
+import { leasesRef, nodesRef } from '../../src/agent/node-status.js';
+import { namingFromServer } from '../../src/agent/api-domain.js';
+import { naming } from '../../src/api/naming.js';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir, waitFor } from './helpers.js';
@@ -68,6 +70,40 @@ describe('cluster-agent', () => {
       if (child.exitCode === null) child.kill('SIGKILL');
       client.close();
       await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('without --api-domain it takes the server\'s: against a server in the reference\'s domain, its Lease is in kube-node-lease', async () => {
+    const server = await startTestServer({ apiDomain: 'k8s.io' });
+    const client = await clientFromFile(server.kubeconfig);
+    const dir = tempDir('agent-cli-');
+    let stderr = '';
+    const child = spawn(process.execPath, [agentMain, `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=domain-learnt', `--root-dir=${dir}`,
+      '--enable-server=false', '--healthz-port=0', '--read-only-port=0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child.stderr!.on('data', (d: Buffer) => { stderr += d.toString(); });
+    try {
+      const lease = await waitFor('the node\'s Lease', () => client.resource<any>(leasesRef(naming('k8s.io')), 'kube-node-lease').get('domain-learnt').catch(() => undefined));
+      assert.equal(lease.spec?.holderIdentity, 'domain-learnt');
+      assert.doesNotMatch(stderr, /lease.*failed|cluster\.io/);
+    } finally {
+      child.kill('SIGKILL');
+      client.close();
+      await server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a server that does not answer leaves the default domain, saying how to choose', async () => {
+    const dir = tempDir('agent-cli-');
+    try {
+      const file = join(dir, 'nowhere.kubeconfig');
+      writeFileSync(file, JSON.stringify({ apiVersion: 'v1', kind: 'Config', 'current-context': 'c', contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+        clusters: [{ name: 'c', cluster: { server: 'https://127.0.0.1:1', 'insecure-skip-tls-verify': true } }], users: [{ name: 'u', user: { token: 'x' } }] }));
+      const warnings: string[] = [];
+      assert.equal(await namingFromServer({ clusterconfig: file, nodeName: 'n' }, (m) => warnings.push(m), 1), undefined);
+      assert.match(warnings.join('\n'), /could not learn the API domain from the server .*; using cluster\.io \(set --api-domain to choose\)/);
+    } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   });

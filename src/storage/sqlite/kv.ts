@@ -154,6 +154,8 @@ export async function openSqliteKV(opts: { file: string; syncFile?: SyncFile }):
       walFd = openSync(`${opts.file}-wal`, 'r');
       dirFd = openSync(dirname(opts.file), 'r');
     } catch (err) {
+      // no log yet: nothing was written to it, so nothing needs syncing
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' && walFd === undefined) return done(null);
       return done(err as Error);
     }
     syncFile(dirFd, err => { closeSync(dirFd!); done(err); });
@@ -186,7 +188,7 @@ export async function openSqliteKV(opts: { file: string; syncFile?: SyncFile }):
       }
       sync();
     };
-    if (walFd === undefined) openWal(err => (err ? synced(err) : syncFile(walFd!, synced)));
+    if (walFd === undefined) openWal(err => (err || walFd === undefined ? synced(err) : syncFile(walFd, synced)));
     else syncFile(walFd, synced);
   };
 
