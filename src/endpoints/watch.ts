@@ -76,6 +76,15 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
       if (backlogBytes > maxBufferedBytes) cutOff();
       return;
     }
+    // a client that has not read what went out gets what follows in chunks once it has: the stream holds a few large
+    // writes rather than one per event (a stream cut with thousands of writes pending fails each of them, one error each)
+    if (bufferedBytes(res) > drainChunkBytes) {
+      backlog = [text];
+      sent = 0;
+      backlogBytes = text.length;
+      drain();
+      return;
+    }
     res.write(text);
     scope.watchEventSent?.(scope.info, text.length);
     if (bufferedBytes(res) > maxBufferedBytes) cutOff();

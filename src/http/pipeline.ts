@@ -3,7 +3,7 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import type { RequestContext } from '../api/request.js';
 import type { Naming } from '../api/naming.js';
 import { requestInfo } from './request-info.js';
-import { forbidden, internalError, tooManyRequests, badRequest } from '../api/status.js';
+import { forbidden, internalError, tooManyRequests, badRequest, serviceUnavailable } from '../api/status.js';
 import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api/auth.js';
 import { isHealthProbe, type Decision, type FlowControl, type LevelState } from '../flowcontrol/controller.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
@@ -24,10 +24,13 @@ export interface PipelineConfig {
   /** API priority and fairness (--enable-priority-and-fairness); without it the two in-flight limits apply */
   flowControl?: FlowControl;
   metrics?: MetricsRegistry;
+  /** on the way down: whether the server has stopped taking new requests, and whether it answers them 429 (else 503) */
+  shutdown?: { notAcceptingRequests(): boolean; sendRetryAfter: boolean };
 }
 
 export function pipeline(c: PipelineConfig): Filter[] {
   return [
+    ...(c.shutdown ? [refuseWhenStopping(c.shutdown)] : []),
     takeTurns(),
     requestInfoStage,
     deadline(c.requestTimeoutMs),
@@ -64,6 +67,24 @@ const requestInfoStage: Filter = async (ctx, next) => {
   ctx.longRunning = ctx.info.verb === 'watch' || ctx.info.verb === 'proxy' || ['log', 'exec', 'attach', 'portforward', 'proxy'].includes(ctx.info.subresource);
   await next();
 };
+
+/** health probes and metrics are still answered while the server stops, as by the reference */
+const servedWhileStopping = /^\/(healthz|livez|readyz|metrics)(\/|$)/;
+
+/**
+ * Once the server stops taking requests on its way down, a new request is told to come back (to another server, most
+ * likely), as the reference tells it: 503 with Retry-After: 1, or with --shutdown-send-retry-after 429 with
+ * Retry-After: 5 and the connection closed (a GOAWAY on HTTP/2).
+ */
+function refuseWhenStopping(s: NonNullable<PipelineConfig['shutdown']>): Filter {
+  return async (ctx, next) => {
+    if (!s.notAcceptingRequests() || servedWhileStopping.test(ctx.path)) return next();
+    if (!s.sendRetryAfter) throw serviceUnavailable('apiserver is shutting down', 1);
+    const session = (ctx.req as { stream?: { session?: { close(): void } } }).stream?.session;
+    if (session) session.close(); else ctx.res.setHeader('Connection', 'close');
+    throw tooManyRequests('The apiserver is shutting down, please try again later.', 5);
+  };
+}
 
 /** parses the reference's duration form used by ?timeout= (e.g. 32s, 1m30s) */
 function parseGoDuration(s: string): number | undefined {

@@ -30,8 +30,15 @@ export interface HttpsServer {
   port: number;
   /** requests being served */
   inflight: ReadonlySet<RequestContext>;
-  /** stops accepting connections; resolves when the open ones are gone */
+  /**
+   * stops accepting connections and asks the open ones to go once their requests are answered (a GOAWAY on HTTP/2,
+   * the end of the connection after its response on HTTP/1.1); resolves when they are gone
+   */
   close(): Promise<void>;
+  /** ends the long-running requests as their timeout would: watches end cleanly, proxied streams and tunnels are cut */
+  endLongRunning(): void;
+  /** cuts every connection that is still open */
+  destroy(): void;
 }
 
 /** connection-level failures (handshakes, sessions) are logged, at most this many a minute, so a scanner cannot flood the log */
@@ -63,6 +70,8 @@ export async function checkCanListen(host: string, port: number): Promise<void> 
 
 export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext) => Promise<void>): Promise<HttpsServer> {
   const inflight = new Set<RequestContext>();
+  /** how to abort each request in flight (the server's end of long-running ones) */
+  const abortOf = new Map<RequestContext, () => void>();
   /** HTTP/1.1 connections with a request in progress, and how many */
   const busy = new Map<TLSSocket, number>();
   let closing: Promise<void> | undefined;
@@ -93,10 +102,12 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     ctx.info.path = ctx.path;
     res.on('close', () => aborter?.abort());
     inflight.add(ctx);
+    abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
     const socket = req.httpVersionMajor === 1 ? (req.socket as TLSSocket) : undefined;
     if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
     handle(ctx).finally(() => {
       inflight.delete(ctx);
+      abortOf.delete(ctx);
       // an upgrade or CONNECT that was neither answered nor passed on leaves no connection behind
       if (connection && !res.writableEnded) connection.destroy();
       if (!socket) return;
@@ -158,10 +169,16 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       // HTTP/2 sessions finish their open streams and go; HTTP/1.1 connections end after their response
       for (const s of sessions) s.close();
       for (const s of sockets) if (!sessionOf(s, sessions) && !busy.has(s)) s.end();
-      // a session whose peer does not answer the GOAWAY (a client that keeps its connection) is cut after a moment
-      setTimeout(() => { for (const s of sessions) s.destroy(); }, 1000).unref();
-      for (const t of tunnels) t.destroy();
     })),
+    endLongRunning() {
+      for (const ctx of inflight) if (ctx.longRunning) abortOf.get(ctx)?.();
+      for (const t of tunnels) t.destroy();
+    },
+    destroy() {
+      for (const s of sessions) s.destroy();
+      for (const s of sockets) s.destroy();
+      for (const t of tunnels) t.destroy();
+    },
   };
 }
 

@@ -98,6 +98,13 @@ export interface Module {
 }
 
 const domainKey = '/registry/_meta/api-domain';
+/** on shutdown, how long the server's own clients have to leave (at least; the shutdown delay when longer) */
+const ownClientsLeaveMs = 2000;
+/** connections still open this long after the listener stops (clients that keep them after their last answer) are cut */
+const connectionsCloseMs = 1000;
+const sleep = (ms: number) => new Promise<void>(resolve => { if (ms > 0) setTimeout(resolve, ms); else resolve(); });
+/** the promise, or nothing once ms have passed (a bound that holds no process open) */
+const within = (p: Promise<unknown>, ms: number) => Promise.race([p, new Promise<void>(resolve => setTimeout(resolve, ms).unref())]);
 
 /** the API domain is fixed when the store is first used; another one later is refused */
 async function checkDomain(kv: KV, names: Naming) {
@@ -146,6 +153,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   let backends!: Backends, plugins!: AdmissionPlugin[], aggregation!: Aggregation;
   let flowControl: FlowControl | undefined, flowControlConfig: FlowControlSource | undefined;
   let shuttingDown = false;
+  /** set once the server takes no new requests on its way down */
+  let notAcceptingRequests = false;
   let address = '';
 
   // --runtime-config switches built-in versions (alpha off unless enabled); custom resources serve what their definition says
@@ -327,8 +336,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         address = `${options.advertiseAddress || (listenHost() === '127.0.0.1' ? hostname() : listenHost())}:${https.port}`;
       },
       async stop() {
-        for (const ctx of https?.inflight ?? []) if (ctx.longRunning && !ctx.res.writableEnded) ctx.res.end();
-        await https?.close();
+        if (!https) return;
+        https.endLongRunning();
+        // connections still open a moment after their last answer (clients that keep them) are cut
+        await within(https.close(), connectionsCloseMs);
+        https.destroy();
       },
     },
     {
@@ -425,6 +437,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       flowControl,
+      shutdown: { notAcceptingRequests: () => notAcceptingRequests, sendRetryAfter: options.shutdownSendRetryAfter },
       servesResource: (group, version, resource, subresource) => {
         const local = resources.lookup(group, version, resource);
         if (local) return !subresource || Object.hasOwn(local.subresources, subresource);
@@ -505,13 +518,23 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   return {
     url, listenUrl: urlOf(options.bindAddress || '0.0.0.0'), port: https.port, names, kv, resources, adminKubeconfigPath,
     caCertPem: pki.caCertPem, adminCertPem: pki.adminCertPem, adminKeyPem: pki.adminKeyPem,
+    /**
+     * The reference's graceful termination, bounded at each step: readyz fails at once; for the shutdown delay the
+     * server serves on while its own clients (controller manager, scheduler) leave, releasing their leases; then it
+     * takes no new requests (they are told to retry), stops listening (after the drain with --shutdown-send-retry-after),
+     * ends the watches and waits for the requests in flight, each within the request timeout; then everything stops,
+     * the store last, so every acknowledged write is on disk. No step waits on a client that does not go away.
+     */
     async shutdown() {
       shuttingDown = true;
-      if (options.shutdownDelayDurationMs > 0) await new Promise(r => setTimeout(r, options.shutdownDelayDurationMs));
-      await stopSome([...clients].reverse());
-      void https.close();   // no new connections; the open ones finish their requests
-      const deadline = Date.now() + 60_000;
-      while ([...https.inflight].some(c => !c.longRunning) && Date.now() < deadline) await new Promise(r => setTimeout(r, 20));
+      const clientsLeft = Promise.all([...clients].map(c => stopSome([c])));
+      await Promise.all([sleep(options.shutdownDelayDurationMs), within(clientsLeft, Math.max(options.shutdownDelayDurationMs, ownClientsLeaveMs))]);
+      notAcceptingRequests = true;
+      if (!options.shutdownSendRetryAfter) void https.close();
+      // a watch is ended as at its timeout: its client resumes from its last version, on another server
+      https.endLongRunning();
+      const drainedBy = Date.now() + options.requestTimeoutMs;
+      while ([...https.inflight].some(c => !c.longRunning) && Date.now() < drainedBy) await sleep(20);
       await stopAll();
     },
     close: stopAll,

@@ -50,9 +50,10 @@ export function createBackends(resources: ApiResources, deps: StoreDeps & ReadDe
     async get(group, resource, namespace, name) {
       const store = preferred(group, resource)?.store;
       if (!store) return undefined;
-      // the callers only read, so the stored object needs no copy; only "not found" means absent, a storage failure
-      // must reach the client as one, never as a missing object
-      try { return store.fromStored((await store.getStored(namespace, name, undefined, true)).obj); } catch (e) { if ((e as { code?: unknown }).code === 404) return undefined; throw e; }
+      // the callers only read, so the stored object needs no copy; a storage failure reaches the client as one, never
+      // as a missing object
+      const found = await store.findStored(namespace, name, undefined, true);
+      return found && store.fromStored(found.obj);
     },
     async list(group, resource, namespace) {
       const b = preferred(group, resource);

@@ -194,10 +194,16 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     /** get's object as stored (at the storage version), with its JSON bytes when they are at hand; shared: the
      *  caller only reads it (it may be the watch cache's own) */
     async getStored(namespace: string, name: string, resourceVersion?: string, shared = false): Promise<StoredObject> {
-      const revision = parseResourceVersion(resourceVersion);
-      const cur = await objects.get(objectKey(info, namespace, name), { revision, shared }).catch(e => fail(e, name, revision));
+      const cur = await store.findStored(namespace, name, resourceVersion, shared);
       if (!cur) throw notFound(info.group, info.resource, name);
       return cur;
+    },
+
+    /** getStored, with undefined for an object that is not there (a miss makes no error: readers that expect misses
+     *  ask this) */
+    async findStored(namespace: string, name: string, resourceVersion?: string, shared = false): Promise<StoredObject | undefined> {
+      const revision = parseResourceVersion(resourceVersion);
+      return objects.get(objectKey(info, namespace, name), { revision, shared }).catch(e => fail(e, name, revision));
     },
 
     async create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions): Promise<ApiObject> {

@@ -1,5 +1,7 @@
 // The in-memory backend: every version of every key since the last compaction, a
-// sorted key index for range reads, and the event log that watches replay from.
+// sorted key index for range reads (a B+ tree: a new key costs a log of the keys, where a sorted array moved half
+// of them), and the event log that watches replay from.
+import sortedBtree from 'sorted-btree';
 import {
   StorageError, compacted, conflict, futureRevision, keyExists, notFound,
   type KV, type KeyValue, type Revision, type WatchEvent, type WriteResult,
@@ -9,6 +11,8 @@ import { createWatchHub } from '../watch-hub.js';
 interface Version { modRevision: Revision; createRevision: Revision; value: Uint8Array; deleted: boolean }
 
 const EMPTY = new Uint8Array(0);
+/** the package is CommonJS with its class as `default` */
+const BTree = sortedBtree.default;
 
 /** index of the first element for which `before` is false, in an array where it is true then false */
 function partition<T>(items: T[], before: (item: T) => boolean): number {
@@ -23,7 +27,7 @@ function partition<T>(items: T[], before: (item: T) => boolean): number {
 
 export function openMemoryKV(): KV {
   const history = new Map<string, Version[]>();
-  const keys: string[] = []; // every key with a version, sorted
+  const keys = new BTree<string, true>(); // every key with a version, in order
   const log: WatchEvent[] = []; // every event after the compacted revision
   const hub = createWatchHub();
   let revision = 0;
@@ -70,7 +74,7 @@ export function openMemoryKV(): KV {
     if (!versions) {
       versions = [];
       history.set(key, versions);
-      keys.splice(partition(keys, (k) => k < key), 0, key);
+      keys.set(key, true);
     }
     versions.push(version);
     const kv = toKV(key, version);
@@ -85,11 +89,12 @@ export function openMemoryKV(): KV {
     const from = start !== undefined && start > prefix ? start : prefix;
     const kvs: KeyValue[] = [];
     let remaining = 0;
-    for (let i = partition(keys, (k) => k < from); i < keys.length && keys[i].startsWith(prefix); i++) {
-      const v = liveVersion(keys[i], rev);
+    for (const key of keys.keys(from)) {
+      if (!key.startsWith(prefix)) break;
+      const v = liveVersion(key, rev);
       if (!v) continue;
       // past the page, keys are only counted
-      if (kvs.length < limit) kvs.push(toKV(keys[i], v)); else remaining++;
+      if (kvs.length < limit) kvs.push(toKV(key, v)); else remaining++;
     }
     return { kvs, remaining };
   };
@@ -149,17 +154,12 @@ export function openMemoryKV(): KV {
       if (rev <= compactedAt) return;
       compactedAt = rev;
       log.splice(0, partition(log, (e) => e.kv.modRevision <= rev));
-      let emptied = false;
       for (const [key, versions] of history) {
         // keep the state at rev (unless it is a tombstone) and everything after it
         let keep = partition(versions, (v) => v.modRevision <= rev) - 1;
         if (keep >= 0 && versions[keep].deleted) keep++;
         if (keep > 0) versions.splice(0, keep);
-        if (versions.length === 0) { history.delete(key); emptied = true; }
-      }
-      if (emptied) {
-        const live = keys.filter((k) => history.has(k));
-        keys.splice(0, keys.length, ...live);
+        if (versions.length === 0) { history.delete(key); keys.delete(key); }
       }
     },
 
