@@ -7,12 +7,15 @@
 //
 // Sizes are parameters: SCALE_NODES (default 1000), SCALE_PODS (default 30000), SCALE_QPS (the agent's
 // --cluster-api-qps, default 1000; burst twice that), SCALE_TIMEOUT_S (how long Pods may take to run, default 3600);
-// SCALE_LOG=<dir> keeps the output of the API server and the agent there.
+// SCALE_STORAGE (the API server's --storage-backend, memory or sqlite, default memory); SCALE_LOG=<dir> keeps the
+// output of the API server and the agent there; SCALE_API_NODE_ARGS / SCALE_AGENT_NODE_ARGS are Node options for the API
+// server's and the agent's processes (space-separated, e.g. `--cpu-prof --cpu-prof-dir=<dir>`: both processes are
+// stopped with SIGTERM, so that a profile is written).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { clientFromFile, type Client } from '../src/client/rest-client.js';
 import { naming } from '../src/api/naming.js';
 
@@ -22,9 +25,11 @@ const CREATE_CONCURRENCY = 64;
 const SAMPLE_EVERY_MS = 200;
 const GRACE_MS = 40_000;
 
-function spawnUntil(args: string[], ready: RegExp): Promise<ChildProcess> {
+const nodeArgs = (name: string) => (process.env[name] ?? '').split(' ').filter(Boolean);
+
+function spawnUntil(args: string[], ready: RegExp, execArgs: string[] = []): Promise<ChildProcess> {
   return new Promise((resolve, reject) => {
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(process.execPath, [...execArgs, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (d: Buffer) => {
       out = (out + d.toString()).slice(-20_000);
@@ -128,11 +133,13 @@ export async function scaleBench(): Promise<string> {
   const PODS = size('SCALE_PODS', 30_000);
   const QPS = size('SCALE_QPS', 1000);
   const TIMEOUT_MS = size('SCALE_TIMEOUT_S', 3600) * 1000;
+  const STORAGE = process.env.SCALE_STORAGE ?? 'memory';
+  if (STORAGE !== 'memory' && STORAGE !== 'sqlite') throw new Error(`SCALE_STORAGE=${STORAGE}: memory or sqlite`);
   const dir = mkdtempSync(join(tmpdir(), 'scale-bench-'));
   const children: ChildProcess[] = [];
   const stopAll = new AbortController();
   try {
-    const api = await spawnUntil([join(root, 'bin/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory', `--data-dir=${join(dir, 'data')}`], /serving on https:\/\/127\.0\.0\.1:(\d+)/);
+    const api = await spawnUntil([join(root, 'bin/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', `--storage-backend=${STORAGE}`, `--data-dir=${join(dir, 'data')}`], /serving on https:\/\/127\.0\.0\.1:(\d+)/, nodeArgs('SCALE_API_NODE_ARGS'));
     children.push(api);
     const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
     const client = await clientFromFile(kubeconfig, { qps: 0 });
@@ -146,7 +153,7 @@ export async function scaleBench(): Promise<string> {
     let t = performance.now();
     const agent = await spawnUntil([join(root, 'bin/agent.js'), `--clusterconfig=${kubeconfig}`, '--runtime=fake', `--fake-nodes=${NODES}`, '--hostname-override=sim',
       `--cluster-api-qps=${QPS}`, `--cluster-api-burst=${2 * QPS}`,
-      `--root-dir=${join(dir, 'agent')}`, `--cert-dir=${join(dir, 'pki')}`, '--enable-server=false', '--healthz-port=0', '--read-only-port=0'], /running \d+ node/);
+      `--root-dir=${join(dir, 'agent')}`, `--cert-dir=${join(dir, 'pki')}`, '--enable-server=false', '--healthz-port=0', '--read-only-port=0'], /running \d+ node/, nodeArgs('SCALE_AGENT_NODE_ARGS'));
     children.push(agent);
     const cpu0 = { api: cpuSeconds(api.pid!), agent: cpuSeconds(agent.pid!) };
     const readyNodes = async () => (await core('nodes').list()).items.filter((n: any) => n.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True')).length;
@@ -202,6 +209,9 @@ export async function scaleBench(): Promise<string> {
       every(() => calls.time('list', () => pods.list({ limit: 500 }))),
     ]);
 
+    // whether this process, the load generator, keeps up: its own event-loop delay adds to every latency it measures
+    const benchDelay = monitorEventLoopDelay({ resolution: 10 });
+    benchDelay.enable();
     t = performance.now();
     // progress on stderr, for runs that are stopped before they finish
     const progress = setInterval(() => {
@@ -225,6 +235,7 @@ export async function scaleBench(): Promise<string> {
     const runMs = (running.size >= PODS ? lastRunningAt : performance.now()) - t;
     sampling = false;
     await sampler;
+    benchDelay.disable();
 
     const cpu = { api: cpuSeconds(api.pid!) - cpu0.api, agent: cpuSeconds(agent.pid!) - cpu0.agent };
     const rss = { api: mib(api.pid!, 'VmRSS'), apiPeak: mib(api.pid!, 'VmHWM'), agent: mib(agent.pid!, 'VmRSS'), agentPeak: mib(agent.pid!, 'VmHWM') };
@@ -247,8 +258,8 @@ export async function scaleBench(): Promise<string> {
     };
     const failed = Object.entries(calls.failures).map(([k, v]) => `${v}× ${k}`);
     return [
-      `\`SCALE_NODES=${NODES} SCALE_PODS=${PODS} SCALE_QPS=${QPS} node dist/bench/run.js scale\`: one agent process (\`cluster-agent --runtime=fake --fake-nodes=${NODES}`,
-      `--cluster-api-qps=${QPS} --cluster-api-burst=${2 * QPS}\`) and the API server (memory storage, default flags), each in its own process. This process`,
+      `\`SCALE_NODES=${NODES} SCALE_PODS=${PODS} SCALE_QPS=${QPS}${STORAGE === 'memory' ? '' : ` SCALE_STORAGE=${STORAGE}`} node dist/bench/run.js scale\`: one agent process (\`cluster-agent --runtime=fake --fake-nodes=${NODES}`,
+      `--cluster-api-qps=${QPS} --cluster-api-burst=${2 * QPS}\`) and the API server (${STORAGE} storage, default flags), each in its own process. This process`,
       `creates ${PODS} Pods bound round-robin to the nodes (${CREATE_CONCURRENCY} creates in flight) and, in three loops pausing ${SAMPLE_EVERY_MS} ms between calls, gets a Pod,`,
       'updates a ConfigMap and lists 500 Pods (a paged list, served by storage). A node would be NotReady once its Lease goes unrenewed for 40 s (the node lifecycle controller\'s grace period).',
       '',
@@ -263,6 +274,7 @@ export async function scaleBench(): Promise<string> {
       `| **agent resident memory at the end / peak** | ${rss.agent.toFixed(0)} / **${rss.agentPeak.toFixed(0)} MiB** |`,
       `| CPU used from agent start to the end of the run: API server / agent | ${cpu.api.toFixed(0)} s / ${cpu.agent.toFixed(0)} s |`,
       `| **agent stop** (SIGTERM → exit, every node marked NotReady on the way out) | **${(stopMs / 1000).toFixed(1)} s** |`,
+      `| event-loop delay of this process (the load generator) during the run: p99 / max | ${ms(benchDelay.percentile(99) / 1e6)} / ${ms(benchDelay.max / 1e6)} ms |`,
       '',
       '| call (during the run) | count | p50 ms | p99 ms | max ms |',
       '|---|---|---|---|---|',
@@ -272,7 +284,12 @@ export async function scaleBench(): Promise<string> {
     ].join('\n');
   } finally {
     stopAll.abort();
-    for (const c of children.reverse()) if (c.exitCode === null) { c.kill('SIGKILL'); }
+    // SIGTERM first (a process started with --cpu-prof writes its profile on the way out), SIGKILL after 60 s
+    await Promise.all(children.reverse().filter((c) => c.exitCode === null).map((c) => new Promise<void>((resolve) => {
+      const kill = setTimeout(() => c.kill('SIGKILL'), 60_000);
+      c.once('exit', () => { clearTimeout(kill); resolve(); });
+      c.kill('SIGTERM');
+    })));
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -17,7 +17,18 @@ export interface ContainerView {
   waiting?: { reason: string; message?: string };
 }
 
-export const timestamp = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+/** the text of recent seconds, one string each: the statuses of thousands of pods of a process hold their times */
+const secondsText = new Map<number, string>();
+
+export const timestamp = (ms: number) => {
+  const second = Math.floor(ms / 1000);
+  let text = secondsText.get(second);
+  if (text === undefined) {
+    if (secondsText.size >= 256) secondsText.clear();
+    secondsText.set(second, (text = new Date(second * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z')));
+  }
+  return text;
+};
 
 function state(c: ContainerInfo | undefined, runtimeName: string, waiting?: ContainerView['waiting']): ContainerState {
   if (c?.state === 'running') return { running: { startedAt: timestamp(c.startedAt ?? c.createdAt) } };

@@ -168,10 +168,12 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
   }
 
-  /** content volumes are refreshed inside the pod's sync, so never beside its set-up or tear-down */
+  /** content volumes are refreshed inside the pod's sync, so never beside its set-up or tear-down; a pod without any
+   *  (every pod of a simulated node) is left alone: a sync of every pod each minute is the bulk of the work of a
+   *  process that simulates a thousand nodes */
   function refreshVolumes() {
     for (const w of workers.values()) {
-      if (!w.sandbox || w.finished) continue;
+      if (!w.sandbox || w.finished || !deps.volumes.refreshes(w.pod)) continue;
       w.refreshDue = true;
       schedule(w.pod.metadata.uid);
     }

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../testing.js';
 import { clientFromFile, type Client, type ResourceClient, type WatchEvent } from './rest-client.js';
 import { createInformerFactory, ownerUidIndex } from './informer.js';
+import { withoutManagedFields } from './compact.js';
 import { startLeaderElection, type LeaderElector } from './leader-election.js';
 import { createEventRecorder } from './events.js';
 import { discoverNaming, discoverResources } from './discovery.js';
@@ -91,6 +92,24 @@ describe('controller framework', () => {
     factory.start();
     await until('the relist', () => deleted.length > 0);
     assert.deepEqual(deleted, [['ghost', true]]);
+    factory.stop();
+  });
+
+  test('a transform applies to every object listed or watched before it is kept or handed on: managed fields dropped', async () => {
+    const cms = client.resource(configMaps, 'default');
+    await cms.create({ metadata: { name: 'trim-listed' }, data: { a: '0' } });
+    const factory = createInformerFactory(client, { transform: withoutManagedFields });
+    const inf = factory.informer(configMaps);
+    const handed: any[] = [];
+    inf.addHandler({ added: (o) => handed.push(o), updated: (_, o) => handed.push(o) });
+    factory.start();
+    await factory.waitForSync();
+    const watched = await cms.create({ metadata: { name: 'trim-watched' }, data: { a: '0' } });
+    await cms.update({ ...watched, data: { a: '1' } });
+    await until('the update seen', () => inf.get('default/trim-watched')?.data?.a === '1');
+    assert.ok((await cms.get('trim-listed')).metadata.managedFields?.length, 'the server keeps them');
+    for (const key of ['default/trim-listed', 'default/trim-watched']) assert.equal(inf.get(key)!.metadata.managedFields, undefined, key);
+    assert.ok(handed.length >= 3 && handed.every((o) => o.metadata.managedFields === undefined));
     factory.stop();
   });
 

@@ -32,6 +32,8 @@ export interface InformerOptions extends Pick<ListOptions, 'labelSelector' | 'fi
   pageSize?: number;
   /** startInformer: keep `store` (default true); a consumer that keeps its own copies saves holding every object twice */
   keepStore?: boolean;
+  /** applied to each object as it arrives, before it is kept or handed on (as the reference's informer transforms) */
+  transform?(obj: any): any;
   onError?(err: unknown): void;
 }
 
@@ -80,7 +82,7 @@ function reflect<T>(resource: ResourceClient<T>, sink: ReflectorSink<T>, opts: I
           const list = await listAll(resource, { ...selectors, resourceVersion: listFrom }, opts.pageSize);
           listFrom = undefined;
           resourceVersion = list.metadata.resourceVersion ?? '';
-          sink.replace(list.items, resourceVersion);
+          sink.replace(opts.transform ? list.items.map(opts.transform) : list.items, resourceVersion);
           needList = false;
         }
         const timeoutSeconds = opts.watchTimeoutSeconds ?? Math.floor(300 * (1 + Math.random()));
@@ -89,7 +91,7 @@ function reflect<T>(resource: ResourceClient<T>, sink: ReflectorSink<T>, opts: I
           if (obj?.metadata?.resourceVersion) resourceVersion = obj.metadata.resourceVersion;
           failures = 0;
           if (e.type === 'BOOKMARK' || e.type === 'ERROR') continue;
-          sink.event(e.type, e.object);
+          sink.event(e.type, opts.transform ? opts.transform(e.object) : e.object);
         }
       } catch (err) {
         if (signal.aborted) return;

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { Client } from '../client/rest-client.js';
 import { createInformerFactory, type InformerFactory } from '../client/informer.js';
+import { compactObject } from '../client/compact.js';
 import { runElected, type LeaderElectionSettings } from '../client/leader-election.js';
 import { createEventRecorder } from '../client/events.js';
 import { discoverResources, type DiscoveredResource } from '../client/discovery.js';
@@ -84,6 +85,8 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     const resyncMs = o.minResyncPeriodMs > 0 ? Math.floor(o.minResyncPeriodMs * (1 + Math.random())) : 0;
     const informers = createInformerFactory(o.informerClient ?? o.client.withLimits({ qps: o.kubeApiQps, burst: o.kubeApiBurst }), {
       resyncMs, onError: (e) => { if (!signal.aborted) o.log.warn(`informer: ${(e as Error).message}`); },
+      // no controller reads managed fields: kept without them (and with their specs' strings shared), pods take half the memory
+      transform: compactObject,
     });
     const clientFor = o.useServiceAccountCredentials
       ? await serviceAccountClients(o.client, names, refs, names.systemNamespace, { qps: o.kubeApiQps, burst: o.kubeApiBurst }, o.log, signal)

@@ -132,10 +132,17 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   // otherwise drop unanswered) is answered the same way and never tunnels: no resource serves the CONNECT method,
   // so the answer is a Status (405 on a resource, 404 on another path) and the connection closes after it
   const onConnection = (takeOver: boolean) => (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // sent in one go behind a request still being answered (HTTP/1.1 pipelining), it waits for that answer: the
+    // connection takes one response at a time
+    const answering = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (answering) {
+      socket.pause();
+      answering.once('finish', () => setImmediate(() => { if (!socket.destroyed) { socket.resume(); onConnection(takeOver)(req, socket, head); } }));
+      answering.once('close', () => { if (!answering.writableFinished) socket.destroy(); });
+      return;
+    }
     const res = new ServerResponse(req);
     res.shouldKeepAlive = false;
-    // a request pipelined behind one whose answer is still being written cannot be answered on the connection
-    if ((socket as { _httpMessage?: unknown })._httpMessage) { socket.destroy(); return; }
     res.assignSocket(socket as Socket);
     res.once('finish', () => socket.end());
     tunnels.add(socket);

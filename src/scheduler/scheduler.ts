@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { naming, type Naming } from '../api/naming.js';
 import { createEventRecorder } from '../client/events.js';
 import { createInformerFactory, type SharedInformer } from '../client/informer.js';
+import { compactObject } from '../client/compact.js';
 import { runElected, type LeaderElectionSettings } from '../client/leader-election.js';
 import { isNotFound, resourcePath, resourceRef, type Client } from '../client/rest-client.js';
 import { assembleScheduler, type AssembledScheduler } from './assemble.js';
@@ -86,6 +87,8 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   const r = refs(names);
   const informers = createInformerFactory(o.client, {
     onError: (e) => { if (!signal.aborted) o.log.warn(`scheduler informer: ${(e as Error).message}`); },
+    // the scheduler never reads managed fields; the strings of specs are shared
+    transform: compactObject,
   });
   // finished pods take nothing from their node
   const pods = informers.informer(r.pods, { fieldSelector: 'status.phase!=Succeeded,status.phase!=Failed' });

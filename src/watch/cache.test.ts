@@ -195,3 +195,38 @@ for (const name of backendNames) {
     });
   });
 }
+
+test('a watch from a revision within the history window is served from the cache, with every event after it; an older one goes to storage', async () => {
+  const { kv, close } = await openBackend('memory');
+  const direct = createObjectStore(kv);
+  let storageWatches = 0;
+  const counted = { ...direct, watch: (...a: Parameters<typeof direct.watch>) => { storageWatches++; return direct.watch(...a); } };
+  const limit = 100;
+  const cache = createWatchCache(counted, { root: '/registry/', historyLimit: limit });
+  await cache.start();
+  try {
+    const p = `/registry/window-${randomBytes(4).toString('hex')}/things/`;
+    const revs = [(await cache.create(`${p}k`, object('k', '0'))).rev];
+    await until(() => cache.cache(p).count() === 1, 'the cache to hold the object');
+    // more than a thousand events past the window, so expired ones have been cut away more than once
+    for (let i = 1; i <= 2500; i++) revs.push((await cache.update(`${p}k`, cur => ({ put: { ...cur!.obj, data: { v: String(i) } } as ApiObject })))!.rev);
+    await until(() => cache.cache(p).get(`${p}k`)?.rev === revs.at(-1), 'the cache to see the last update');
+    const watchesBefore = storageWatches;
+    for (const back of [limit, limit / 2, 1]) {
+      const r = await record(cache, p, { revision: revs.at(-1 - back)! });
+      try {
+        await r.until(() => r.events().length >= back, `the last ${back} events`);
+        assert.deepEqual(r.events().map(e => valueOf(e.cur.obj)), Array.from({ length: back }, (_, i) => String(2500 - back + 1 + i)));
+      } finally {
+        r.stop();
+      }
+    }
+    assert.equal(storageWatches, watchesBefore, 'served from the cache');
+    const old = await record(cache, p, { revision: revs.at(-2 - limit)! });
+    old.stop();
+    assert.equal(storageWatches, watchesBefore + 1, 'a revision older than the window is watched from storage');
+  } finally {
+    cache.stop();
+    await close();
+  }
+});

@@ -136,7 +136,10 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
   function resourceState(prefix: string): ResourceState {
     let objects = new Map<string, StoredObject>();
     let sortedKeys: string[] | undefined;
+    /** the events from index `head` on; those before it have expired and are cut in one piece, 1,024 at a time (or once
+     *  they are half of it): a splice of the front at every event moved the whole window (10,000 events) each time */
     let history: Array<{ ev: ObjectEvent; at: number }> = [];
+    let head = 0;
     let historyFrom = 0;   // every event with rev > historyFrom is in history
     let rev = 0;
     let loaded = false;
@@ -161,9 +164,11 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     };
 
     function trim(now: number) {
-      let drop = 0;
-      while (drop < history.length && (history.length - drop > historyLimit || now - history[drop].at > historyMs)) drop++;
-      if (drop) { historyFrom = history[drop - 1].ev.rev; history.splice(0, drop); }
+      const from = head;
+      while (head < history.length && (history.length - head > historyLimit || now - history[head].at > historyMs)) head++;
+      if (head === from) return;
+      historyFrom = history[head - 1].ev.rev;
+      if (head >= 1024 || head >= history.length / 2) { history = history.slice(head); head = 0; }
     }
 
     function publish(ev: ObjectEvent) {
@@ -225,6 +230,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       objects = fresh;
       sortedKeys = undefined;
       history = [];
+      head = 0;
       historyFrom = rev;
       endStreams(relisted());
       for (const ev of changes.sort((a, b) => a.rev - b.rev)) for (const s of subscribers) s.send(ev);
@@ -248,7 +254,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       },
       since(from) {
         if (from < historyFrom) return undefined;
-        let lo = 0, hi = history.length;
+        let lo = head, hi = history.length;
         while (lo < hi) { const mid = (lo + hi) >> 1; if (history[mid].ev.rev <= from) lo = mid + 1; else hi = mid; }
         // most watches start at the latest revision: nothing to copy
         if (lo === history.length) return noEvents;

@@ -189,7 +189,8 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         sample(c, now);
         out.push({
           id: c.id, name: c.name, timestamp: now,
-          cpu: { usageCoreNanoSeconds: Math.round(c.cpuNanos) },
+          // the rate is known: summaries need no earlier sample to tell it
+          cpu: { usageCoreNanoSeconds: Math.round(c.cpuNanos), usageNanoCores: Math.round(c.cpuCores * 1e9) },
           memory: { workingSetBytes: Math.round(c.memoryBytes), usageBytes: Math.round(c.memoryBytes), rssBytes: Math.round(c.memoryBytes) },
           writableLayer: { usedBytes: 4096, inodesUsed: 1 },
         });

@@ -117,9 +117,12 @@ interface CpuSample {
 export function createStats(d: StatsDeps): StatsProvider {
   const history = new Map<string, CpuSample[]>();
   const minWindowMs = 1000;
+  /** the keys of the summary being made: the samples of the others (containers and pods gone) are dropped after it */
+  let touched = new Set<string>();
 
   /** the CPU rate since the newest sample at least a second old, remembering this one */
   function rate(key: string, at: number, nanos: number): number | undefined {
+    touched.add(key);
     const samples = history.get(key) ?? [];
     const base = [...samples].reverse().find((s) => at - s.at >= minWindowMs);
     const older = samples.filter((s) => at - s.at < 60_000);
@@ -140,6 +143,13 @@ export function createStats(d: StatsDeps): StatsProvider {
    * most of the agent's CPU
    */
   async function summary(cpuOnly = false): Promise<Summary> {
+    touched = new Set();
+    const made = await collect(cpuOnly);
+    for (const key of history.keys()) if (!touched.has(key)) history.delete(key);
+    return made;
+  }
+
+  async function collect(cpuOnly: boolean): Promise<Summary> {
     const now = Date.now();
     const stats = new Map<string, ContainerStats>((await d.runtime.containerStats().catch(() => [])).map((s) => [s.id, s]));
     const sandboxStats = new Map((await d.runtime.sandboxStats?.().catch(() => []) ?? []).map((s) => [s.id, s]));
@@ -154,6 +164,8 @@ export function createStats(d: StatsDeps): StatsProvider {
       let podCpu = 0;
       let podMemory = 0;
       let haveCpu = false;
+      /** the pod's rate when the runtime gave every container's (the fake runtime does: then nothing is sampled) */
+      let podRate: number | undefined = 0;
       let ephemeral = 0;
       for (const c of running) {
         const s = stats.get(c.id);
@@ -167,6 +179,7 @@ export function createStats(d: StatsDeps): StatsProvider {
         if (s?.cpu) {
           podCpu += s.cpu.usageCoreNanoSeconds;
           haveCpu = true;
+          podRate = podRate !== undefined && s.cpu.usageNanoCores !== undefined ? podRate + s.cpu.usageNanoCores : undefined;
         }
         if (s?.memory) podMemory += s.memory.workingSetBytes;
         cs.push({
@@ -186,7 +199,7 @@ export function createStats(d: StatsDeps): StatsProvider {
         podRef: { name: pod.metadata.name, namespace: pod.metadata.namespace, uid },
         startTime: pod.status?.startTime ?? iso(now),
         containers: cs,
-        ...(haveCpu ? { cpu: cpuOf(`p/${uid}`, now, podCpu) } : {}),
+        ...(haveCpu ? { cpu: cpuOf(`p/${uid}`, now, podCpu, podRate) } : {}),
         ...(running.length ? { memory: { time: iso(now), workingSetBytes: podMemory, usageBytes: podMemory } } : {}),
         ...(net?.network?.length ? { network: { time: iso(net.timestamp), ...net.network[0], interfaces: net.network } } : {}),
         ...(volumes.length ? { volume: volumes } : {}),
@@ -199,7 +212,8 @@ export function createStats(d: StatsDeps): StatsProvider {
     let memory: MemoryStats;
     if (d.simulated) {
       const nanos = pods.reduce((n, p) => n + (p.cpu?.usageCoreNanoSeconds ?? 0), 0);
-      cpu = cpuOf('node', now, nanos);
+      const given = pods.every((p) => !p.cpu || p.cpu.usageNanoCores !== undefined);
+      cpu = cpuOf('node', now, nanos, given ? pods.reduce((n, p) => n + (p.cpu?.usageNanoCores ?? 0), 0) : undefined);
       const ws = pods.reduce((n, p) => n + (p.memory?.workingSetBytes ?? 0), 0);
       memory = { time: iso(now), workingSetBytes: ws, usageBytes: ws };
     } else {

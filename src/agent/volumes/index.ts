@@ -53,6 +53,8 @@ export interface VolumeManager {
   setUp(pod: AgentPod): Promise<void>;
   /** content volumes of the pod written again when their source changed; tokens renewed when due */
   refresh(pod: AgentPod): Promise<void>;
+  /** whether the pod has volumes set up here that refresh() brings up to date (most pods of a node have some) */
+  refreshes(pod: AgentPod): boolean;
   /** the runtime's mounts for one container; `env` expands subPathExpr */
   containerMounts(pod: AgentPod, container: Container, env: Map<string, string>): Promise<MountSpec[]>;
   /** unmounts and removes the pod's folder */
@@ -88,6 +90,10 @@ export function createVolumeManager(rootDir: string, ctx: VolumeContext): Volume
     async refresh(pod) {
       if (!prepared.has(pod.metadata.uid)) return;
       for (const v of pod.spec.volumes ?? []) await setUpOne(pod, v, true);
+    },
+    refreshes(pod) {
+      const byName = prepared.get(pod.metadata.uid);
+      return !!byName && (pod.spec.volumes ?? []).some((v) => byName.has(v.name) && kindOf(v)[1].refreshed);
     },
     async containerMounts(pod, container, env) {
       const byName = prepared.get(pod.metadata.uid) ?? new Map<string, PreparedVolume>();

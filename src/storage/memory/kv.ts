@@ -37,12 +37,18 @@ export function openMemoryKV(): KV {
   const toKV = (key: string, v: Version): KeyValue =>
     ({ key, value: v.value, createRevision: v.createRevision, modRevision: v.modRevision });
 
-  /** the live value of key at rev, if any */
-  const at = (key: string, rev: Revision): KeyValue | undefined => {
+  /** the version of key at rev, if it is live */
+  const liveVersion = (key: string, rev: Revision): Version | undefined => {
     const versions = history.get(key);
     if (!versions) return undefined;
     const i = partition(versions, (v) => v.modRevision <= rev) - 1;
-    return i >= 0 && !versions[i].deleted ? toKV(key, versions[i]) : undefined;
+    return i >= 0 && !versions[i].deleted ? versions[i] : undefined;
+  };
+
+  /** the live value of key at rev, if any */
+  const at = (key: string, rev: Revision): KeyValue | undefined => {
+    const v = liveVersion(key, rev);
+    return v && toKV(key, v);
   };
 
   const open = () => { if (closed) throw new StorageError('Unavailable', 'memory store is closed'); };
@@ -78,14 +84,19 @@ export function openMemoryKV(): KV {
     return { kv: deleted ? prev! : kv, revision: rev };
   };
 
-  /** visit the live keys under prefix from start, in order, at rev; stop when visit returns false */
-  const scan = (prefix: string, start: string | undefined, rev: Revision, visit: (kv: KeyValue) => boolean | void) => {
+  /** the live keys under prefix from start, in order, at rev: up to limit of them, and how many more there are */
+  const scan = (prefix: string, start: string | undefined, rev: Revision, limit = Infinity) => {
     const from = start !== undefined && start > prefix ? start : prefix;
+    const kvs: KeyValue[] = [];
+    let remaining = 0;
     for (const key of keys.keys(from)) {
-      if (!key.startsWith(prefix)) return;
-      const kv = at(key, rev);
-      if (kv && visit(kv) === false) return;
+      if (!key.startsWith(prefix)) break;
+      const v = liveVersion(key, rev);
+      if (!v) continue;
+      // past the page, keys are only counted
+      if (kvs.length < limit) kvs.push(toKV(key, v)); else remaining++;
     }
+    return { kvs, remaining };
   };
 
   return {
@@ -98,17 +109,12 @@ export function openMemoryKV(): KV {
 
     async list(prefix, opts = {}) {
       const rev = readRevision(opts.revision);
-      const limit = opts.limit || Infinity;
-      const kvs: KeyValue[] = [];
-      let remaining = 0;
-      scan(prefix, opts.start, rev, (kv) => { if (kvs.length < limit) kvs.push(kv); else remaining++; });
+      const { kvs, remaining } = scan(prefix, opts.start, rev, opts.limit || Infinity);
       return remaining > 0 ? { kvs, revision: rev, more: true, remaining } : { kvs, revision: rev, more: false };
     },
 
     async count(prefix) {
-      let n = 0;
-      scan(prefix, undefined, readRevision(undefined), () => { n++; });
-      return n;
+      return scan(prefix, undefined, readRevision(undefined), 0).remaining;
     },
 
     async create(key, value) {
