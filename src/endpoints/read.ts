@@ -34,13 +34,7 @@ export async function get(ctx: RequestContext, scope: Scope, namespace: string, 
 }
 
 /** how the JSON of an object as this endpoint serves it begins: its kind and version */
-export function servedHead(scope: Scope): Buffer {
-  let head = heads.get(scope.info);
-  if (!head) heads.set(scope.info, head = Buffer.from(`{"kind":"${scope.info.kind}","apiVersion":"${scope.info.apiVersion}",`));
-  return head;
-}
-/** made once per served resource version, not per request */
-const heads = new WeakMap<Scope['info'], Buffer>();
+export const servedHead = (scope: Scope) => Buffer.from(`{"kind":"${scope.info.kind}","apiVersion":"${scope.info.apiVersion}",`);
 
 /** an object's JSON bytes when they are at hand and are the object as this endpoint serves it (head: servedHead) */
 export function servedBytes(item: StoredObject, head: Buffer): Buffer | undefined {

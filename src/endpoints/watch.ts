@@ -6,10 +6,8 @@ import { bufferedBytes, featureEnabled, queryFlag, type RequestContext } from '.
 import { setWarnings } from './respond.js';
 import { badRequest, internalError, orderedStatus, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
-import type { TableColumn } from '../registry/types.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
-import type { Representation } from './negotiation.js';
 import type { StoredObject } from '../api/cache.js';
 import { integerParam } from '../api/request.js';
 
@@ -21,60 +19,13 @@ const maxBufferedBytes = 16 * 1024 * 1024;
 /** the initial events go out in writes of about this size, each once the client has read all but this much */
 const drainChunkBytes = 256 * 1024;
 
-/** how one watch writes its events: what it was asked for, fixed when it starts (helpers below take it rather than
- *  each watch making closures of its own) */
-interface EventForm {
-  scope: Scope;
-  rep: Representation;
-  /** the columns of a Table watch */
-  cols: TableColumn[];
-  include: ReturnType<typeof parseIncludeObject>;
-  /** how the served JSON of an object begins (servedHead) */
-  head: Buffer;
-}
-
-function objectFor(f: EventForm, obj: ApiObject): unknown {
-  const { scope, rep } = f;
-  const served = asServed(scope, obj);
-  if (rep.kind === 'table') {
-    return {
-      kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: { resourceVersion: obj.metadata.resourceVersion },
-      columnDefinitions: f.cols.map(c => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
-      rows: [tableRow(scope.info, served, f.include, scope.names, f.cols)],
-    };
-  }
-  if (rep.kind === 'metadata') return { kind: 'PartialObjectMetadata', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: obj.metadata };
-  return served;
-}
-
-/** one event in the negotiated form */
-const encodeEvent = (f: EventForm, type: string, obj: unknown): string | Buffer => f.rep.kind === 'protobuf'
-  ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
-  : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
-
-function eventText(f: EventForm, type: string, item: StoredObject): string | Buffer {
-  // JSON bytes at hand that are the object as served go out as they are (checked on the bytes, nothing parsed)
-  const bytes = f.rep.kind !== 'json' ? undefined : servedBytes(item, f.head)
-    ?? (item.obj.apiVersion === f.scope.info.apiVersion && item.obj.kind === f.scope.info.kind ? bytesOf(item) : undefined);
-  return bytes ? Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytes, eventTail]) : encodeEvent(f, type, objectFor(f, item.obj));
-}
-
-function bookmarkObject(f: EventForm, rev: number, initialEventsEnd?: boolean) {
-  const { scope, rep } = f;
-  const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };
-  if (initialEventsEnd) metadata.annotations = { [`${scope.names.domain}/initial-events-end`]: 'true' };
-  if (rep.kind === 'table') return { kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata, columnDefinitions: [], rows: [] };
-  return { kind: scope.info.kind, apiVersion: scope.info.apiVersion, metadata };
-}
-
 export async function watch(ctx: RequestContext, scope: Scope, namespace: string, nameFromPath?: string) {
   const q = ctx.query;
   const rep = representationFor(ctx, scope);
   const timeoutText = q.get('timeoutSeconds');
   const min = scope.minRequestTimeoutSeconds;
   // a timer holds at most 2^31-1 ms (about 24 days); a longer timeout means the same to any client
-  // (the random one in whole seconds: timers of one duration share one of Node's timer lists)
-  const timeoutSeconds = integerParam('timeoutSeconds', timeoutText, { min: 0, max: 2_000_000 }) ?? Math.round(min * (1 + Math.random()));
+  const timeoutSeconds = integerParam('timeoutSeconds', timeoutText, { min: 0, max: 2_000_000 }) ?? min * (1 + Math.random());
   const sendInitialText = q.get('sendInitialEvents');
   const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : queryFlag(sendInitialText);
   const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));
@@ -92,11 +43,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     filter.match = o => o.metadata.name === nameFromPath && (!inner || inner(o));
     filter.selective = true;
   }
-  const form: EventForm = {
-    scope, rep, head: servedHead(scope),
-    include: rep.kind === 'table' ? parseIncludeObject(q.get('includeObject')) : 'Metadata',
-    cols: rep.kind === 'table' ? columnsOf(scope.info) : [],
-  };
+  const include = rep.kind === 'table' ? parseIncludeObject(q.get('includeObject')) : 'Metadata';
+  const cols = columnsOf(scope.info);
   const { res } = ctx;
 
   let closed = false;
@@ -170,6 +118,36 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     const stream = (res as unknown as { stream?: { close(code?: number): void } }).stream;
     if (stream) stream.close(0x8 /* CANCEL */); else res.destroy();
   };
+  const objectFor = (obj: ApiObject): unknown => {
+    const served = asServed(scope, obj);
+    if (rep.kind === 'table') {
+      return {
+        kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: { resourceVersion: obj.metadata.resourceVersion },
+        columnDefinitions: cols.map(c => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
+        rows: [tableRow(scope.info, served, include, scope.names, cols)],
+      };
+    }
+    if (rep.kind === 'metadata') return { kind: 'PartialObjectMetadata', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: obj.metadata };
+    return served;
+  };
+  /** one event in the negotiated form */
+  const event = (type: string, obj: unknown): string | Buffer => rep.kind === 'protobuf'
+    ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
+    : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
+  const itemHead = servedHead(scope);
+  const eventText = (type: string, item: StoredObject): string | Buffer => {
+    // JSON bytes at hand that are the object as served go out as they are (checked on the bytes, nothing parsed)
+    const bytes = rep.kind !== 'json' ? undefined : servedBytes(item, itemHead)
+      ?? (item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind ? bytesOf(item) : undefined);
+    return bytes ? Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytes, eventTail]) : event(type, objectFor(item.obj));
+  };
+  const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
+    const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };
+    if (initialEventsEnd) metadata.annotations = { [`${scope.names.domain}/initial-events-end`]: 'true' };
+    if (rep.kind === 'table') return { kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata, columnDefinitions: [], rows: [] };
+    return { kind: scope.info.kind, apiVersion: scope.info.apiVersion, metadata };
+  };
+
   // a converting resource's events are converted one at a time, each written after the ones before it
   const { convert } = scope.info.def;
   let queue = Promise.resolve();
@@ -177,7 +155,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (!convert) { void step(); return; }
     queue = queue.then(step).catch((e: unknown) => end((e as Partial<ApiError>).status ?? internalError((e as Error).message).status));
   };
-  const end = (status: Status) => { write(encodeEvent(form, 'ERROR', orderedStatus(status))); ending = true; if (!pending && !backlog) finish(); };
+  const end = (status: Status) => { write(event('ERROR', orderedStatus(status))); ending = true; if (!pending && !backlog) finish(); };
   const endsAt = Date.now() + timeoutSeconds * 1000;
   const timer = setTimeout(finish, timeoutSeconds * 1000);
   timer.unref();
@@ -191,9 +169,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     sendInitialEvents, allowBookmarks, bookmarkIntervalMs: scope.bookmarkIntervalMs, deadline: endsAt,
   }, {
     event: (type, item) => (convert
-      ? inOrder(async () => { if (!ending) write(eventText(form, type, (await servedItems(scope, [item]))[0])); })
-      : write(pending ? () => eventText(form, type, item) : eventText(form, type, item))),
-    bookmark: (rev, initialEventsEnd) => inOrder(() => write(encodeEvent(form, 'BOOKMARK', bookmarkObject(form, rev, initialEventsEnd)))),
+      ? inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0])); })
+      : write(pending ? () => eventText(type, item) : eventText(type, item))),
+    bookmark: (rev, initialEventsEnd) => inOrder(() => write(event('BOOKMARK', bookmarkObject(rev, initialEventsEnd)))),
     fail: (err: ApiError) => inOrder(() => end(err.status)),
   }).catch(e => { clearTimeout(timer); closed = true; throw e; });
   if (closed) { stop(); return; }

@@ -9,8 +9,6 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { asResponse, type RequestContext } from '../api/request.js';
 
-/** why a request's signal aborts when its exchange ends: one shared reason, not an error (and its stack) per request */
-const requestEnded = new DOMException('the request has ended', 'AbortError');
 /** the reference's HTTP/2 upload buffer per stream: at least 99% of objects fit */
 const uploadWindowPerStream = 256 * 1024;
 /** the reference sizes a connection's upload buffer for this many streams (its default limit of streams) */
@@ -102,9 +100,9 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       warnings: [], longRunning: false, upgrade,
     };
     ctx.info.path = ctx.path;
-    res.on('close', () => aborter?.abort(requestEnded));
+    res.on('close', () => aborter?.abort());
     inflight.add(ctx);
-    abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(requestEnded); });
+    abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
     const socket = req.httpVersionMajor === 1 ? (req.socket as TLSSocket) : undefined;
     if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
     handle(ctx).finally(() => {

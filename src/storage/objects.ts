@@ -65,9 +65,7 @@ export function scheduleBookmarks(opts: WatchOptions, send: () => void): () => v
   if (!opts.bookmarkIntervalMs) return () => {};
   const periodic = setInterval(send, opts.bookmarkIntervalMs);
   periodic.unref();
-  // in whole seconds, rounded down (still before the deadline): timers of one duration share one of Node's timer lists,
-  // where a duration of its own makes a list for each watch
-  const untilLast = opts.deadline ? Math.floor((opts.deadline - bookmarkBeforeDeadlineMs - Date.now()) / 1000) * 1000 : -1;
+  const untilLast = opts.deadline ? opts.deadline - bookmarkBeforeDeadlineMs - Date.now() : -1;
   const last = untilLast > 0 ? setTimeout(send, untilLast) : undefined;
   last?.unref();
   return () => { clearInterval(periodic); clearTimeout(last); };

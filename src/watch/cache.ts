@@ -79,8 +79,6 @@ function deliver(set: Set<Stream> | undefined, ev: ObjectEvent) {
 }
 
 interface Deferred { promise: Promise<void>; resolve(): void; settled: boolean }
-const noEvents: readonly ObjectEvent[] = Object.freeze([]);
-
 function deferred(): Deferred {
   let resolve!: () => void;
   const d: Deferred = { promise: new Promise<void>(r => { resolve = r; }), resolve: () => { d.settled = true; resolve(); }, settled: false };
@@ -91,9 +89,7 @@ interface ResourceState extends ResourceCache {
   /** latest revision whose events this cache has applied */
   revision(): Revision;
   /** events after rev (exclusive), or undefined when history does not reach back that far */
-  since(rev: Revision): readonly ObjectEvent[] | undefined;
-  /** loaded and not re-listing: `ready` would resolve at once */
-  current(): boolean;
+  since(rev: Revision): ObjectEvent[] | undefined;
   /** an API watcher of a prefix of this resource; it ends when the cache cannot carry it over a re-list. With an index,
    *  it is sent only the events of objects whose indexed field had or has its value. */
   stream(prefix: string, watcher: ObjectWatcher, index?: WatchIndex): () => void;
@@ -239,7 +235,6 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     const c: ResourceState = {
       prefix,
       get ready() { return readiness.promise; },
-      current: () => readiness.settled,
       revision: () => (buffered ? rev : Math.max(rev, seen)),
       get: key => objects.get(key),
       count: () => objects.size,
@@ -256,11 +251,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         if (from < historyFrom) return undefined;
         let lo = head, hi = history.length;
         while (lo < hi) { const mid = (lo + hi) >> 1; if (history[mid].ev.rev <= from) lo = mid + 1; else hi = mid; }
-        // most watches start at the latest revision: nothing to copy
-        if (lo === history.length) return noEvents;
-        const out = new Array<ObjectEvent>(history.length - lo);
-        for (let i = lo; i < history.length; i++) out[i - lo] = history[i].ev;
-        return out;
+        return history.slice(lo).map(h => h.ev);
       },
       subscribe(s) { subscribers.add(s); return () => { subscribers.delete(s); }; },
       stream(keyPrefix, watcher, index) {
@@ -507,10 +498,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         if (o.initialEvents) watcher.bookmark?.(at, true);
       } else {
         // no version and no initial events: changes from the latest state (for "0": from the cache's)
-        if (!o.revision) await fresh(c, await inner.revision());
+        if (!o.revision) await fresh(c, o.revision ?? await inner.revision());
         const from = o.revision || c.revision();
-        const ahead = from > c.revision() ? from : undefined;
-        if (!c.current() || (ahead && ahead > seen)) await fresh(c, ahead);
+        await fresh(c, from > c.revision() ? from : undefined);
         const history = c.since(from);
         // older than the history: straight from storage, whose watch sends its own bookmarks
         if (!history) return inner.watch(prefix, o, watcher);
