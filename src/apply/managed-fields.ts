@@ -11,6 +11,7 @@ import {
 } from './field-set.js';
 import { merge, prune } from './merge.js';
 import { compare, deepEqual, entrySchema, InvalidObjectError, isObject, shapeOf, toFieldSet, type Comparison, type Obj } from './typed.js';
+import { extend } from '../util/objects.js';
 
 interface Owner {
   manager: string;
@@ -483,7 +484,7 @@ function withoutManagedFields(o: Obj | undefined): Obj | undefined {
 function withManagedFields(o: Obj, managedFields: ManagedFieldsEntry[]): Obj {
   const { managedFields: _dropped, ...rest } = metadataOf(o) ?? {};
   if (managedFields.length === 0 && !metadataOf(o)) return o;
-  return { ...o, metadata: managedFields.length ? { ...rest, managedFields } : rest };
+  return { ...o, metadata: managedFields.length ? extend(rest, { managedFields }) : rest };
 }
 
 function gvkString(o: Obj): string {
