@@ -74,6 +74,33 @@ describe('sqlite KV on disk', () => {
     }
   });
 
+  test('a store made with the unique predecessor index opens without it, its data and conditions intact', async () => {
+    const file = freshFile();
+    let kv = await openSqliteKV({ file });
+    const first = await kv.create('/u/a', bytes('1'));
+    await kv.close();
+    const old = new Database(file);
+    old.exec('CREATE UNIQUE INDEX kv_log_name_prev ON kv_log (name, prev_revision)');
+    old.close();
+    kv = await openSqliteKV({ file });
+    try {
+      assert.equal(text((await kv.get('/u/a')).kv!.value), '1');
+      const updated = await kv.update('/u/a', bytes('2'), first.revision);
+      await assert.rejects(kv.update('/u/a', bytes('3'), first.revision), (e: Error) => isStorageError(e, 'Conflict'));
+      await assert.rejects(kv.create('/u/a', bytes('4')), (e: Error) => isStorageError(e, 'KeyExists'));
+      assert.equal(text((await kv.get('/u/a')).kv!.value), '2');
+      assert.equal((await kv.get('/u/a')).kv!.modRevision, updated.revision);
+    } finally {
+      await kv.close();
+    }
+    const reopened = new Database(file, { readonly: true });
+    try {
+      assert.deepEqual(reopened.prepare(`SELECT name FROM sqlite_master WHERE type = 'index' AND name = 'kv_log_name_prev'`).all(), []);
+    } finally {
+      reopened.close();
+    }
+  });
+
   test('concurrent writes share one commit; a failed condition rejects only its own write', async () => {
     const kv = await openSqliteKV({ file: freshFile() });
     try {

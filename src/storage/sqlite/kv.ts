@@ -113,7 +113,11 @@ export async function openSqliteKV(opts: { file: string; syncFile?: SyncFile }):
     return requested;
   };
 
-  /** apply one write inside the open transaction; returns its result and event, or the error it fails with */
+  /**
+   * apply one write inside the open transaction; returns its result and event, or the error it fails with. This is the
+   * compare-and-swap: the condition is checked against the newest row, in the transaction that appends the next one,
+   * by the one process that holds the file
+   */
   const apply = (w: Write, events: WatchEvent[]): WriteResult | StorageError => {
     const latest = sql.at.get({ key: w.key, rev: revision });
     const current = latest && !latest.deleted ? latest : undefined;
