@@ -7,7 +7,7 @@
 import { celEnv, celFunc, celList, celMap, celMethod, CelScalar, isCelError, isCelList, isCelMap, listType, mapType,
   type CelEnv, type CelList, type CelMap, type CelResult, type CelValue, celError, isCelUint, celUint } from '@bufbuild/cel';
 import { strings } from '@bufbuild/cel/ext';
-import { RE2JS } from 're2js';
+import { re2 as regex } from '../util/re2.js';
 import type { AuthzAttributes, UserInfo } from '../api/auth.js';
 
 const { INT, STRING, BOOL, DYN } = CelScalar;
@@ -78,16 +78,6 @@ function listLastIndexOf(this: CelList, x: CelValue) {
 }
 
 // ---- regex
-const compiled = new Map<string, RE2JS>();
-function regex(pattern: string): RE2JS {
-  let re = compiled.get(pattern);
-  if (!re) {
-    re = RE2JS.compile(pattern);
-    if (compiled.size > 1000) compiled.clear();
-    compiled.set(pattern, re);
-  }
-  return re;
-}
 function find(this: string, pattern: string) {
   const m = regex(pattern).matcher(this);
   return m.find() ? m.group(0) ?? '' : '';
