@@ -29,9 +29,21 @@ const typeFits = (type: string, v: unknown) =>
         : type === 'number' ? typeof v === 'number'
           : typeof v === type;
 
+/**
+ * The ranges of the typed fields' integer formats: the reference's decoder refuses a number its field cannot hold
+ * (a replica count of 2^40, a grace period of 1e300). JSON numbers arrive as doubles, so the largest int64 reads as 2^63.
+ */
+const integerRanges: Record<string, [number, number]> = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [-(2 ** 63), 2 ** 63] };
+
+const outOfRange = (s: Schema, v: unknown) => {
+  const range = s.type === 'integer' && s.format ? integerRanges[s.format] : undefined;
+  return range !== undefined && typeof v === 'number' && (v < range[0] || v > range[1]);
+};
+
 function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading) {
   if (!s || v === null || v === undefined) return;
   if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
+  if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
   if (Array.isArray(v)) {
     v.forEach((e, i) => {

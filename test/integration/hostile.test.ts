@@ -193,6 +193,49 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('numbers a typed field cannot hold are a 400 naming the field, as the reference decodes them', async () => {
+      const deployment = (name: string, replicas: string) => `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"${name}"},"spec":{"replicas":${replicas},` +
+        '"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}';
+      const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      for (const [replicas, shown] of [['1099511627776', '1099511627776'], ['2147483648', '2147483648'], ['-2147483649', '-2147483649'], ['99999999999999999999999', '1e+23']]) {
+        const r = await client.request('POST', deployments, { body: deployment(`replicas-${replicas.length}`, replicas) });
+        assert.equal(r.status, 400, `${replicas}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, new RegExp(`spec\\.replicas: expected int32, got number ${shown.replace('+', '\\+')}`));
+      }
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'grace' }, spec: { terminationGracePeriodSeconds: 1e300, containers: [{ name: 'c', image: 'i' }] } };
+      const grace = await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod });
+      assert.equal(grace.status, 400, grace.body.slice(0, 300));
+      assert.match(grace.json.message, /spec\.terminationGracePeriodSeconds: expected int64/);
+      // the edges of the ranges are stored
+      const edge = await client.request('POST', deployments, { body: deployment('replicas-edge', '2147483647') });
+      assert.equal(edge.status, 201, edge.body.slice(0, 300));
+      // a patch that writes such a number is invalid, as the reference reports a patch that does not decode
+      const patched = await client.request('PATCH', `${deployments}/replicas-edge`, { body: '{"spec":{"replicas":4294967296}}', contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 422, patched.body.slice(0, 300));
+    });
+
+    test('a CRD pattern matches as RE2: no backtracking on a long value, and lookarounds are refused', async () => {
+      const crds = `/apis/apiextensions.${server.names.domain}/v1/customresourcedefinitions`;
+      const crd = (plural: string, pattern: string) => ({
+        apiVersion: `apiextensions.${server.names.domain}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `${plural}.hostile.example.com` },
+        spec: {
+          group: 'hostile.example.com', scope: 'Namespaced', names: { plural, kind: plural[0].toUpperCase() + plural.slice(1, -1) },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', pattern } } } } } } }],
+        },
+      });
+      const lookaround = await client.request('POST', crds, { body: crd('lookarounds', '^(?!x)a') });
+      assert.equal(lookaround.status, 422, lookaround.body.slice(0, 300));
+      assert.match(lookaround.json.message, /pattern: Invalid value: "\^\(\?!x\)a": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax/);
+      assert.equal((await client.request('POST', crds, { body: crd('nesteds', '^(a+)+$') })).status, 201);
+      const nesteds = `/apis/hostile.example.com/v1/namespaces/${ns}/nesteds`;
+      while ((await client.get(nesteds)).status !== 200) await new Promise(res => setTimeout(res, 20));
+      // a backtracking engine takes 2^n steps to refuse this value
+      const r = await client.request('POST', nesteds, { body: { apiVersion: 'hostile.example.com/v1', kind: 'Nested', metadata: { name: 'n' }, spec: { a: `${'a'.repeat(100_000)}!` } } });
+      assert.equal(r.status, 422, r.body.slice(0, 300));
+      assert.match(r.json.message, /spec\.a in body should match '\^\(a\+\)\+\$'/);
+      await alive();
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
