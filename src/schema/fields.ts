@@ -1,6 +1,6 @@
 // Unknown, duplicate and wrongly typed fields: the typed reading of a request body. Unknown fields come from
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
-import type { Schema } from '../api/schema.js';
+import { fieldSchema, type Schema } from '../api/schema.js';
 
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */
@@ -54,7 +54,7 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
   }
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
-    const child = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    const child = fieldSchema(s, k);
     if (child) walk(child, o[k], join(path, k), out);
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
   }

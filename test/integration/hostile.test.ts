@@ -214,6 +214,23 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(patched.status, 422, patched.body.slice(0, 300));
     });
 
+    test('fields named after what every JavaScript object inherits are unknown fields, dropped and reported', async () => {
+      const inherited = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
+      const extra = inherited.map(k => `"${k}":${k === '__proto__' ? '{"namespace":"kube-system"}' : '"x"'}`).join(',');
+      const body = (name: string) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}",${extra}},${extra}}`;
+      const strict = await client.request('POST', `${cms}?fieldValidation=Strict`, { body: body('inherited-strict') });
+      assert.equal(strict.status, 400, strict.body.slice(0, 300));
+      for (const k of inherited) assert.ok(strict.json.message.includes(`unknown field "metadata.${k}"`) && strict.json.message.includes(`unknown field "${k}"`), `${k}: ${strict.json.message}`);
+      const created = await client.request('POST', cms, { body: body('inherited') });
+      assert.equal(created.status, 201, created.body.slice(0, 300));
+      const stored = await client.get(`${cms}/inherited`);
+      for (const k of inherited) {
+        assert.ok(!Object.hasOwn(stored.json, k), `${k} stored: ${stored.body.slice(0, 300)}`);
+        assert.ok(!Object.hasOwn(stored.json.metadata, k), `metadata.${k} stored: ${stored.body.slice(0, 300)}`);
+      }
+      assert.equal(stored.json.metadata.namespace, ns);
+    });
+
     test('a CRD pattern matches as RE2: no backtracking on a long value, and lookarounds are refused', async () => {
       const crds = `/apis/apiextensions.${server.names.domain}/v1/customresourcedefinitions`;
       const crd = (plural: string, pattern: string) => ({
