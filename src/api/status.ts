@@ -85,8 +85,9 @@ export const internalError = (message: string) =>
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => retryAfterSeconds
   ? err(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) })
   : err(503, 'ServiceUnavailable', message);
-export const timeout = (message: string, retryAfterSeconds = 1) =>
-  err(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+export const timeout = (message: string, retryAfterSeconds = 1) => retryAfterSeconds
+  ? err(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) })
+  : err(504, 'Timeout', message);
 
 /** a cause as field validation reports it */
 export const fieldCause = (reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTypeInvalid',

@@ -299,3 +299,48 @@ describe('a custom resource with a 200,000-item set', () => {
     assert.equal((await client.get('/livez')).status, 200);
   });
 });
+
+describe('a request body that never ends', () => {
+  let server: TestServer;
+  let close: () => Promise<void>;
+  before(async () => { ({ server, close } = await serverOn('memory', { flags: ['--request-timeout=1s'] })); });
+  after(async () => { await close(); });
+  const path = '/api/v1/namespaces/default/configmaps';
+
+  test('over HTTP/1.1 (chunked, or short of its Content-Length) is a 504 at the request timeout, and the connection closes', async () => {
+    for (const head of ['Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n', 'Content-Length: 1000\r\n\r\n{']) {
+      const { hostname, port } = new URL(server.url);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: hostname, port: Number(port), ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] },
+          () => socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}`));
+        let text = '';
+        socket.setEncoding('utf8').on('data', d => { text += d; }).on('error', reject).on('close', () => resolve(text));
+      });
+      assert.match(raw, /^HTTP\/1\.1 504 /, raw.slice(0, 300));
+      const status = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+      assert.equal(status.reason, 'Timeout');
+      assert.equal(status.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    }
+  });
+
+  test('over HTTP/2 is a 504 at the request timeout', async () => {
+    const session = http2Connect(server.url, { ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem });
+    try {
+      const answer = await new Promise<{ status: unknown; body: string }>((resolve, reject) => {
+        const s = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/json' });
+        let status: unknown, body = '';
+        s.on('response', h => { status = h[':status']; });
+        s.setEncoding('utf8').on('data', d => { body += d; }).on('end', () => resolve({ status, body })).on('error', reject);
+        s.write('{');
+      });
+      assert.equal(answer.status, 504, answer.body);
+      assert.equal(JSON.parse(answer.body).reason, 'Timeout');
+      // the connection serves other requests
+      const version = await new Promise<unknown>((resolve, reject) => {
+        const s = session.request({ ':path': '/version' });
+        s.on('response', h => { resolve(h[':status']); s.resume(); }).on('error', reject);
+      });
+      assert.equal(version, 200);
+    } finally { session.close(); }
+  });
+});
