@@ -214,6 +214,28 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(patched.status, 422, patched.body.slice(0, 300));
     });
 
+    test('subresource bodies are read as their kind: another kind or a number out of range is a 400 and changes nothing', async () => {
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'not-evicted' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+      assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
+      const evicted = await client.request('POST', `/api/v1/namespaces/${ns}/pods/not-evicted/eviction`, { body: { apiVersion: 'v1', kind: 'Pod' } });
+      assert.equal(evicted.status, 400, evicted.body.slice(0, 300));
+      assert.equal(evicted.json.message, 'the kind in the body (Pod) is not Eviction');
+      const grace = await client.request('POST', `/api/v1/namespaces/${ns}/pods/not-evicted/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', deleteOptions: { gracePeriodSeconds: 1e300 } } });
+      assert.equal(grace.status, 400, grace.body.slice(0, 300));
+      assert.equal((await client.get(`/api/v1/namespaces/${ns}/pods/not-evicted`)).status, 200);
+
+      const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      const d = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'scaled' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+      assert.equal((await client.request('POST', deployments, { body: d })).status, 201);
+      const put = await client.request('PUT', `${deployments}/scaled/scale`, { body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled' }, spec: { replicas: 2 ** 40 } } });
+      assert.equal(put.status, 400, put.body.slice(0, 300));
+      assert.match(put.json.message, /spec\.replicas: expected int32, got number 1099511627776/);
+      const patched = await client.request('PATCH', `${deployments}/scaled/scale`, { body: { spec: { replicas: 2 ** 40 } }, contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 422, patched.body.slice(0, 300));
+      assert.equal((await client.get(`${deployments}/scaled`)).json.spec.replicas, 1);
+      assert.equal((await client.request('PATCH', `${deployments}/scaled/scale`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' })).status, 200);
+    });
+
     test('fields named after what every JavaScript object inherits are unknown fields, dropped and reported', async () => {
       const inherited = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
       const extra = inherited.map(k => `"${k}":${k === '__proto__' ? '{"namespace":"kube-system"}' : '"x"'}`).join(',');
