@@ -1,6 +1,7 @@
 // Unknown, duplicate and wrongly typed fields: the typed reading of a request body. Unknown fields come from
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
 import { fieldSchema, type Schema } from '../api/schema.js';
+import { quantityProblem } from '../api/quantity.js';
 
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */
@@ -44,6 +45,8 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
   if (!s || v === null || v === undefined) return;
   if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
   if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
+  const notQuantity = s.format === 'quantity' ? quantityProblem(v) : undefined;
+  if (notQuantity) { out.wrongTypes.push(`${path || '<root>'}: ${notQuantity}`); return; }
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
   if (Array.isArray(v)) {
     v.forEach((e, i) => {

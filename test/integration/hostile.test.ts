@@ -214,6 +214,23 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(patched.status, 422, patched.body.slice(0, 300));
     });
 
+    test('a resource quantity that does not parse is a 400, as the reference decodes quantities', async () => {
+      const pod = (name: string, cpu: unknown) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu } } }] } });
+      for (const [cpu, why] of [['garbage', /quantities must match the regular expression/], ['1e99999999999', /unable to parse quantity's suffix/], ['1KiB', /unable to parse quantity's suffix/], [{}, /quantities must match/]] as const) {
+        const r = await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('quantity', cpu) });
+        assert.equal(r.status, 400, `${JSON.stringify(cpu)}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, why);
+        assert.match(r.json.message, /spec\.containers\[0\]\.resources\.limits\.cpu: /);
+      }
+      for (const [i, cpu] of ['250m', ' 1 ', '1e3', 2, '.5'].entries())
+        assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod(`quantity-${i}`, cpu) })).status, 201, String(cpu));
+      const pv = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `quantity-${backend}` }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } };
+      assert.equal((await client.request('POST', '/api/v1/persistentvolumes', { body: pv })).status, 201);
+      const patched = await client.request('PATCH', `/api/v1/persistentvolumes/quantity-${backend}`, { body: { spec: { capacity: { storage: 'lots' } } }, contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 422, patched.body.slice(0, 300));
+      assert.match(patched.json.message, /spec\.capacity\.storage: quantities must match/);
+    });
+
     test('subresource bodies are read as their kind: another kind or a number out of range is a 400 and changes nothing', async () => {
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'not-evicted' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
       assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
