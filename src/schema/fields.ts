@@ -45,8 +45,8 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
   if (!s || v === null || v === undefined) return;
   if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
   if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
-  const notQuantity = s.format === 'quantity' ? quantityProblem(v) : undefined;
-  if (notQuantity) { out.wrongTypes.push(`${path || '<root>'}: ${notQuantity}`); return; }
+  const notDecoded = s.format === 'quantity' ? quantityProblem(v) : s.format === 'byte' && typeof v === 'string' ? base64Problem(v) : undefined;
+  if (notDecoded) { out.wrongTypes.push(`${path || '<root>'}: ${notDecoded}`); return; }
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
   if (Array.isArray(v)) {
     v.forEach((e, i) => {
@@ -61,6 +61,18 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
     if (child) walk(child, o[k], join(path, k), out);
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
   }
+}
+
+/**
+ * Why a string is not standard base64 as the reference decodes bytes (padded; line breaks skipped), or undefined. Stored
+ * as it came, such a value would fail every client that reads the object (and with it every list that holds it).
+ */
+function base64Problem(v: string): string | undefined {
+  const text = v.replace(/[\r\n]/g, '');
+  if (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) return undefined;
+  // where the reference's decoder stops, near enough: the first character outside the alphabet, else the last quantum
+  const bad = /[^A-Za-z0-9+/=]/.exec(text);
+  return `illegal base64 data at input byte ${bad ? bad.index : text.length - (text.length % 4 || 4)}`;
 }
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);

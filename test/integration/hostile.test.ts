@@ -231,6 +231,18 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.match(patched.json.message, /spec\.capacity\.storage: quantities must match/);
     });
 
+    test('bytes that are not standard base64 are a 400, as the reference decodes them: such a Secret would fail every client that lists it', async () => {
+      const secret = (name: string, a: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { a } });
+      for (const a of ['!!!', 'YQ', 'YQ=', 'YQ==YQ==']) {
+        const r = await client.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secret('not-base64', a) });
+        assert.equal(r.status, 400, `${a}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /data\.a: illegal base64 data at input byte \d+/, a);
+      }
+      assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secret('base64', 'YWJj\nZA==') })).status, 201);
+      const binary = await client.request('POST', cms, { body: { ...configMap('not-base64'), binaryData: { b: 'a b' } } });
+      assert.equal(binary.status, 400, binary.body.slice(0, 300));
+    });
+
     test('subresource bodies are read as their kind: another kind or a number out of range is a 400 and changes nothing', async () => {
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'not-evicted' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
       assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
