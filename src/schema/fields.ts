@@ -45,7 +45,9 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
   if (!s || v === null || v === undefined) return;
   if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
   if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
-  const notDecoded = s.format === 'quantity' ? quantityProblem(v) : s.format === 'byte' && typeof v === 'string' ? base64Problem(v) : undefined;
+  const notDecoded = s.format === 'quantity' ? quantityProblem(v)
+    : typeof v !== 'string' ? undefined
+      : s.format === 'byte' ? base64Problem(v) : s.format === 'date-time' ? timeProblem(v) : undefined;
   if (notDecoded) { out.wrongTypes.push(`${path || '<root>'}: ${notDecoded}`); return; }
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
   if (Array.isArray(v)) {
@@ -73,6 +75,18 @@ function base64Problem(v: string): string | undefined {
   // where the reference's decoder stops, near enough: the first character outside the alphabet, else the last quantum
   const bad = /[^A-Za-z0-9+/=]/.exec(text);
   return `illegal base64 data at input byte ${bad ? bad.index : text.length - (text.length % 4 || 4)}`;
+}
+
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * Why a string is not an RFC 3339 time as the reference decodes Time and MicroTime (a fraction of a second allowed in
+ * both), or undefined. Stored as it came, "garbage" in a Lease's renewTime would fail every client that reads it.
+ */
+function timeProblem(v: string): string | undefined {
+  const m = rfc3339.exec(v);
+  const fits = m && +m[2] >= 1 && +m[2] <= 12 && +m[3] >= 1 && +m[3] <= 31 && +m[4] <= 23 && +m[5] <= 59 && +m[6] <= 59 && +(m[7] ?? 0) <= 23 && +(m[8] ?? 0) <= 59;
+  return fits ? undefined : `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`;
 }
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);

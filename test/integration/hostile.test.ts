@@ -243,6 +243,18 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(binary.status, 400, binary.body.slice(0, 300));
     });
 
+    test('times that are not RFC 3339 are a 400, as the reference decodes Time and MicroTime', async () => {
+      const leases = `/apis/coordination.${server.names.domain}/v1/namespaces/${ns}/leases`;
+      const lease = (name: string, renewTime: string) => ({ apiVersion: `coordination.${server.names.domain}/v1`, kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'x', renewTime } });
+      for (const t of ['garbage', '', '2026-13-01T00:00:00Z', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00']) {
+        const r = await client.request('POST', leases, { body: lease('bad-time', t) });
+        assert.equal(r.status, 400, `${t}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /spec\.renewTime: parsing time/);
+      }
+      for (const [i, t] of ['2026-11-26T23:18:56.123456Z', '2026-11-26T23:18:56Z', '2026-11-26T23:18:56.5+01:00'].entries())
+        assert.equal((await client.request('POST', leases, { body: lease(`time-${i}`, t) })).status, 201, t);
+    });
+
     test('subresource bodies are read as their kind: another kind or a number out of range is a 400 and changes nothing', async () => {
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'not-evicted' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
       assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
