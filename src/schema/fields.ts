@@ -45,7 +45,7 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
   if (!s || v === null || v === undefined) return;
   if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
   if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
-  const notDecoded = s.format === 'quantity' ? quantityProblem(v)
+  const notDecoded = s.format === 'quantity' ? quantityProblem(v) : s.format === 'int-or-string' ? intOrStringProblem(v)
     : typeof v !== 'string' ? undefined
       : s.format === 'byte' ? base64Problem(v) : s.format === 'date-time' ? timeProblem(v) : undefined;
   if (notDecoded) { out.wrongTypes.push(`${path || '<root>'}: ${notDecoded}`); return; }
@@ -76,6 +76,12 @@ function base64Problem(v: string): string | undefined {
   const bad = /[^A-Za-z0-9+/=]/.exec(text);
   return `illegal base64 data at input byte ${bad ? bad.index : text.length - (text.length % 4 || 4)}`;
 }
+
+/** an int-or-string holds a string or an int32, as the reference's decoder reads one */
+const intOrStringProblem = (v: unknown): string | undefined =>
+  typeof v === 'string' ? undefined
+    : !Number.isInteger(v) ? `expected int or string, got ${jsonTypeOf(v)}`
+      : outOfRange({ type: 'integer', format: 'int32' }, v) ? `expected int32, got number ${v}` : undefined;
 
 const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
 

@@ -243,6 +243,18 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(binary.status, 400, binary.body.slice(0, 300));
     });
 
+    test('an int-or-string that is neither (an object, 1.5, an int beyond int32) is a 400, as the reference decodes it', async () => {
+      const deployment = (name: string, maxUnavailable: unknown) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+        spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } }, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } });
+      for (const [v, why] of [[{}, /expected int or string, got object/], [1.5, /expected int or string, got number/], [2 ** 40, /expected int32, got number 1099511627776/], [true, /expected int or string, got boolean/]] as const) {
+        const r = await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('int-or-string', v) });
+        assert.equal(r.status, 400, `${JSON.stringify(v)}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, new RegExp(`spec\\.strategy\\.rollingUpdate\\.maxUnavailable: ${why.source}`));
+      }
+      for (const [i, v] of [1, '25%'].entries())
+        assert.equal((await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment(`int-or-string-${i}`, v) })).status, 201);
+    });
+
     test('times that are not RFC 3339 are a 400, as the reference decodes Time and MicroTime', async () => {
       const leases = `/apis/coordination.${server.names.domain}/v1/namespaces/${ns}/leases`;
       const lease = (name: string, renewTime: string) => ({ apiVersion: `coordination.${server.names.domain}/v1`, kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'x', renewTime } });
