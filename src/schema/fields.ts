@@ -6,14 +6,15 @@ import { quantityProblem } from '../api/quantity.js';
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */
   unknown: string[];
-  /** values of the wrong JSON type, as "<path>: expected <type>, got <type>" */
+  /** values of the wrong JSON type or format, as "<path>: expected <type>, got <type>" or the decoder's reason */
   wrongTypes: string[];
 }
 
 /**
  * Reads a value as the reference's typed decoding does: fields the schema does not know are reported and dropped,
  * a null list entry of objects becomes an empty object, and a value of the wrong JSON type is reported (null is
- * every type's zero value). Changes the value in place.
+ * every type's zero value), as is one its format does not decode: an integer out of its int32 or int64 range, a
+ * quantity, base64 bytes, an RFC 3339 time or an int-or-string that does not parse. Changes the value in place.
  */
 export function readTyped(schema: Schema | undefined, value: unknown): TypedReading {
   const out: TypedReading = { unknown: [], wrongTypes: [] };
