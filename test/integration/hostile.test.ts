@@ -267,6 +267,12 @@ for (const backend of ['memory', 'sqlite'] as const) {
         assert.equal((await client.request('POST', leases, { body: lease(`time-${i}`, t) })).status, 201, t);
     });
 
+    test('a namespace with a finalizer that is no qualified name is invalid: it could never be finalized', async () => {
+      const r = await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bad-finalizer' }, spec: { finalizers: ['ok', 'a b', ''] } } });
+      assert.equal(r.status, 422, r.body.slice(0, 300));
+      assert.deepEqual([...new Set(r.json.details.causes.map((c: { field: string }) => c.field))], ['spec.finalizers[1]', 'spec.finalizers[2]']);
+    });
+
     test('subresource bodies are read as their kind: another kind or a number out of range is a 400 and changes nothing', async () => {
       const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'not-evicted' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
       assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
