@@ -16,6 +16,18 @@ export function quantityValue(q: unknown): number | undefined {
   return m[2] ? Number(m[1] + m[2]) : Number(m[1]) * suffixes[m[3] ?? '']!;
 }
 
+/**
+ * Why a value does not decode as a quantity, in the reference's words, or undefined when it does: a string (spaces
+ * around it allowed) or a number, a decimal number then a suffix or an exponent that an int32 holds.
+ */
+export function quantityProblem(q: unknown): string | undefined {
+  const text = typeof q === 'number' ? String(q) : typeof q === 'string' ? q.trim() : '';
+  if (!/^[+-]?(?:\d+(?:\.\d*)?|\.\d+)/.test(text)) return "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+  const m = quantityForm.exec(text);
+  if (!m || (m[2] && Math.abs(Number(m[2].slice(1))) > 2 ** 31 - 1)) return "unable to parse quantity's suffix";
+  return undefined;
+}
+
 // a fraction this small is representation noise (0.1 * 1000 is 100.00000000000001), not a request
 function roundUp(v: number): number {
   const nearest = Math.round(v);

@@ -39,10 +39,17 @@ export interface Schema {
   'x-proto'?: number;
 }
 
+/**
+ * The schema a type declares for one property. Only its own entries count: a field a client names `constructor`,
+ * `toString` or `__proto__` is unknown, not the properties every JavaScript object inherits.
+ */
+export function declaredProperty<S extends Schema>(s: S | undefined, field: string): S | undefined {
+  const props = s?.properties as Record<string, S> | undefined;
+  return props && Object.hasOwn(props, field) ? props[field] : undefined;
+}
+
 /** child schema of a field, or undefined when the schema says nothing about it */
-export function fieldSchema(s: Schema | undefined, field: string): Schema | undefined {
+export function fieldSchema<S extends Schema>(s: S | undefined, field: string): S | undefined {
   if (!s) return undefined;
-  const p = s.properties?.[field];
-  if (p) return p;
-  return typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined;
+  return declaredProperty(s, field) ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties as S : undefined);
 }

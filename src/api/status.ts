@@ -73,8 +73,10 @@ export const tooLarge = (message = 'Request entity too large: limit is 3145728')
 export const unsupportedMediaType = (type: string, supported: string[]) =>
   err(415, 'UnsupportedMediaType',
     `${type ? `unsupported media type "${type}": ` : ''}the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`);
+/** the texts of causes for a message, each once as the reference aggregates them: 300,000 equal causes say it once */
+const causeTexts = (causes: StatusCause[]) => [...new Set(causes.map(c => `${c.field ? `${c.field}: ` : ''}${c.message}`))].join(', ');
 export const invalid = (group: string, kind: string, name: string, causes: StatusCause[]) =>
-  err(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${causes.map(c => `${c.field ? `${c.field}: ` : ''}${c.message}`).join(', ')}`,
+  err(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${causeTexts(causes)}`,
     { name, group: group || undefined, kind, causes });
 export const tooManyRequests = (message: string, retryAfterSeconds = 1) =>
   err(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
@@ -83,8 +85,9 @@ export const internalError = (message: string) =>
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => retryAfterSeconds
   ? err(503, 'ServiceUnavailable', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) })
   : err(503, 'ServiceUnavailable', message);
-export const timeout = (message: string, retryAfterSeconds = 1) =>
-  err(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+export const timeout = (message: string, retryAfterSeconds = 1) => retryAfterSeconds
+  ? err(504, 'Timeout', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) })
+  : err(504, 'Timeout', message);
 
 /** a cause as field validation reports it */
 export const fieldCause = (reason: 'FieldValueRequired' | 'FieldValueInvalid' | 'FieldValueNotSupported' | 'FieldValueDuplicate' | 'FieldValueForbidden' | 'FieldValueTooLong' | 'FieldValueTypeInvalid',

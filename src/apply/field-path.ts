@@ -1,6 +1,7 @@
 // Path elements of managed-field sets, named by their fieldsV1 spelling so that a serialized element is
 // its own identity: `f:<name>` (struct field or map key), `k:<json of the key fields, sorted by name>`
 // (list-map entry), `v:<json value>` (set entry), `i:<index>` (atomic list position).
+import { boundedMemo } from '../util/memo.js';
 
 import { compareStrings } from '../util/order.js';
 
@@ -48,23 +49,19 @@ export function isPathElement(s: string): boolean {
   }
 }
 
-/** canonical spelling of an element read from stored fieldsV1 (key fields sorted, values re-encoded) */
-export function canonicalElement(s: string): PathElement {
-  if (s[0] === 'f') return s;
-  let c = canonical.get(s);
-  if (c === undefined) {
-    switch (s[0]) {
-      case 'k': c = keyElement(Object.entries(JSON.parse(s.slice(2)) as Record<string, unknown>)); break;
-      case 'v': c = valueElement(JSON.parse(s.slice(2))); break;
-      default: c = indexElement(Number(s.slice(2)));
-    }
-    // the same elements come back on every write of an object: remember a bounded number of them
-    if (canonical.size >= 50_000) canonical.clear();
-    canonical.set(s, c);
+/**
+ * Canonical spelling of an element read from stored fieldsV1 (key fields sorted, values re-encoded). The same elements
+ * come back on every write of an object, so a bounded number of them is remembered; an element longer than any real
+ * key (a value of 100 KB in a client's managedFields) is not, so such requests cannot make the memo grow.
+ */
+export const canonicalElement = (s: string): PathElement => (s[0] === 'f' ? s : canonicalOf(s));
+const canonicalOf = boundedMemo((s: string): PathElement => {
+  switch (s[0]) {
+    case 'k': return keyElement(Object.entries(JSON.parse(s.slice(2)) as Record<string, unknown>));
+    case 'v': return valueElement(JSON.parse(s.slice(2)));
+    default: return indexElement(Number(s.slice(2)));
   }
-  return c;
-}
-const canonical = new Map<string, PathElement>();
+}, 50_000, 512);
 
 // ── ordering: fields < keys < values < indexes, as the reference sorts its sets ─────────────────────
 

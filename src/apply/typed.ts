@@ -55,7 +55,7 @@ export const isObject = (v: unknown): v is Obj => v !== null && typeof v === 'ob
 
 /** schema of a map entry: the declared property, else the map's element schema (undefined: deduced) */
 export function entrySchema(shape: Shape & { kind: 'map' }, key: string): Schema | undefined {
-  return shape.properties?.[key] ?? shape.elements;
+  return (isNamedField(shape, key) ? shape.properties![key] : undefined) ?? shape.elements;
 }
 
 /** whether `key` is a declared struct field (owned implicitly through its children) */

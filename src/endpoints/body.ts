@@ -6,7 +6,7 @@ import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
 
-import { ApiError, badRequest, tooLarge, unsupportedMediaType } from '../api/status.js';
+import { ApiError, badRequest, timeout, tooLarge, unsupportedMediaType } from '../api/status.js';
 
 /** the reference's request body limit */
 export const maxBodyBytes = 3 * 1024 * 1024;
@@ -17,15 +17,29 @@ export const maxBodyBytes = 3 * 1024 * 1024;
  */
 export const maxNestingDepth = 1000;
 
+/**
+ * The request body, up to `limit` bytes. A body still arriving when the request's time is up (a chunked body that
+ * never ends, a Content-Length never reached) is a 504, as the reference's request timeout answers it; the
+ * connection then closes, since the rest of the body will not be read.
+ */
 export async function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buffer> {
   const declared = Number(ctx.headers['content-length'] ?? 0);
   if (declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    size += chunk.length;
+  const source = (ctx.req as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  const signal = ctx.signal;
+  const stopped = new Promise<'stopped'>(resolve => signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
+  for (;;) {
+    const next = signal.aborted ? 'stopped' : await Promise.race([source.next(), stopped]);
+    if (next === 'stopped') {
+      if (ctx.req.httpVersionMajor === 1) ctx.res.setHeader('Connection', 'close');
+      throw timeout('Timeout: request did not complete within requested timeout - context deadline exceeded', 0);
+    }
+    if (next.done) break;
+    size += next.value.length;
     if (size > limit) throw tooLarge();
-    chunks.push(chunk);
+    chunks.push(next.value);
   }
   const body = Buffer.concat(chunks);
   ctx.audit?.requestBody(body, mediaType(ctx));

@@ -5,7 +5,9 @@ import type { RequestContext } from '../api/request.js';
 import { parseDryRun } from '../api/request.js';
 import type { Listers } from '../api/admission.js';
 import type { Status } from '../api/meta.js';
-import { methodNotSupported, unsupportedMediaType } from '../api/status.js';
+import { badRequest, invalid, methodNotSupported, unsupportedMediaType } from '../api/status.js';
+import type { Schema } from '../api/schema.js';
+import { readTyped } from '../schema/fields.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
 import { mediaType, parseJson, readBody, readObject } from './body.js';
@@ -60,11 +62,11 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
       if (handler.get) return send(ctx, await handler.get(req), 200);
       break;
     case 'POST':
-      if (handler.create) return send(ctx, await handler.create(req, (await readObject(ctx, scope.names)).value), 201);
+      if (handler.create) return send(ctx, await handler.create(req, typedBody(scope, (await readObject(ctx, scope.names)).value)), 201);
       break;
     case 'PUT':
       if (handler.update) {
-        const { value } = await readObject(ctx, scope.names);
+        const value = typedBody(scope, (await readObject(ctx, scope.names)).value);
         return send(ctx, await handler.update(req, () => value), 200);
       }
       break;
@@ -73,11 +75,38 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
         const type = mediaType(ctx);
         if (!patchTypes.includes(type)) throw unsupportedMediaType(type, patchTypes);
         const doc = parseJson((await readBody(ctx)).toString('utf8'));
-        return send(ctx, await handler.update(req, current => applyPatch(type, current, doc, undefined)), 200);
+        return send(ctx, await handler.update(req, current => typedPatchResult(scope, applyPatch(type, current, doc, undefined))), 200);
       }
       break;
   }
   throw methodNotSupported(scope.subresource ? `${scope.info.resource}/${scope.subresource}` : scope.info.resource, ctx.method);
+}
+
+/** the kind a handler serves, its version and its schema: the subresource's own (Scale, Eviction), else the resource's */
+function servedKind(scope: Scope): { kind: string; version: string; schema?: Schema } {
+  const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
+  return sub?.kind ? { kind: sub.kind, version: sub.version ?? scope.info.version, schema: sub.schema }
+    : { kind: scope.info.kind, version: scope.info.version, schema: scope.info.schema };
+}
+
+/**
+ * A handler's body read as the reference decodes it into its kind: another kind is a 400, and so is a value of the wrong
+ * type (a replica count no int32 holds); fields the kind does not have are dropped.
+ */
+function typedBody(scope: Scope, body: unknown): unknown {
+  const { kind, version, schema } = servedKind(scope);
+  const named = body !== null && typeof body === 'object' ? (body as { kind?: unknown }).kind : undefined;
+  if (typeof named === 'string' && named && named !== kind) throw badRequest(`the kind in the body (${named}) is not ${kind}`);
+  const { wrongTypes } = readTyped(schema, body);
+  if (wrongTypes.length) throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${wrongTypes.join(', ')}`);
+  return body;
+}
+
+/** a patched body of the wrong types is invalid (422), as for stored kinds */
+function typedPatchResult(scope: Scope, patched: unknown): unknown {
+  const { wrongTypes } = readTyped(servedKind(scope).schema, patched);
+  if (wrongTypes.length) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
+  return patched;
 }
 
 function safeDecode(s: string): string {

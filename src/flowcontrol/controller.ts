@@ -8,6 +8,7 @@ import { compileSchema, flowDistinguisher, orderSchemas, type CompiledSchema } f
 import { createQueueSet, type Outcome, type QueueSet, type QueueSetConfig, type QueueStats, type RejectReason, type WaitingRequest } from './queueset.js';
 import { estimateSeats } from './width.js';
 import { defaultObjects } from './defaults.js';
+import { boundedMemo } from '../util/memo.js';
 
 export interface FlowControlOptions {
   names: Naming;
@@ -164,16 +165,8 @@ interface Compiled {
 }
 
 /** a flow's 48-bit hash, the source of its hand of queues; remembered, since a flow sends many requests */
-let flowHashes = new Map<string, number>();
-function flowHash(schema: string, distinguisher: string): number {
-  const key = `${schema}\0${distinguisher}`;
-  let h = flowHashes.get(key);
-  if (h === undefined) {
-    if (flowHashes.size >= 10_000) flowHashes = new Map();
-    flowHashes.set(key, h = createHash('sha256').update(key).digest().readUIntBE(0, 6));
-  }
-  return h;
-}
+const flowHashOf = boundedMemo(key => createHash('sha256').update(key).digest().readUIntBE(0, 6), 10_000, 1024);
+const flowHash = (schema: string, distinguisher: string): number => flowHashOf(`${schema}\0${distinguisher}`);
 
 /** the seats a level may lend (lendablePercent of its nominal seats) and borrow (borrowingLimitPercent; unbounded when unset) */
 export function lendingLimits(l: PriorityLevelConfiguration, nominal: number): { lower: number; upper: number } {

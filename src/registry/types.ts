@@ -58,6 +58,8 @@ export interface SubresourceDefinition {
   changes?: FieldPath[];
   /** a subresource served by its own handler */
   rest?: RestHandler;
+  /** the schema of `kind`: a handler's request bodies are read by it as stored kinds' are (wrong types refused) */
+  schema?: Schema;
 }
 
 export interface ResourceDefinition {

@@ -2,7 +2,7 @@
 // absent (or null where the schema does not allow null) takes its default; defaults apply inside objects and
 // list entries that exist, parents first, so a defaulted object then gets its own fields' defaults.
 // A null that the schema does not allow and that has no default is dropped.
-import type { Schema } from '../api/schema.js';
+import { declaredProperty, type Schema } from '../api/schema.js';
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -20,11 +20,11 @@ export function applyDefaults(schema: Schema, value: unknown): void {
   if (!isObject(value)) return;
   for (const [k, p] of Object.entries(schema.properties ?? {})) {
     if (value[k] === null && !p.nullable) delete value[k];
-    if (!(k in value) && p.default !== undefined) value[k] = structuredClone(p.default);
+    if (!Object.hasOwn(value, k) && p.default !== undefined) value[k] = structuredClone(p.default);
   }
   const extra = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
   for (const k of Object.keys(value)) {
-    const p = schema.properties?.[k] ?? extra;
+    const p = declaredProperty(schema, k) ?? extra;
     if (!p) continue;
     if (value[k] === null && !p.nullable) {
       if (p.default !== undefined) value[k] = structuredClone(p.default); else { delete value[k]; continue; }

@@ -1,18 +1,20 @@
 // Unknown, duplicate and wrongly typed fields: the typed reading of a request body. Unknown fields come from
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
-import type { Schema } from '../api/schema.js';
+import { fieldSchema, type Schema } from '../api/schema.js';
+import { quantityProblem } from '../api/quantity.js';
 
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */
   unknown: string[];
-  /** values of the wrong JSON type, as "<path>: expected <type>, got <type>" */
+  /** values of the wrong JSON type or format, as "<path>: expected <type>, got <type>" or the decoder's reason */
   wrongTypes: string[];
 }
 
 /**
  * Reads a value as the reference's typed decoding does: fields the schema does not know are reported and dropped,
  * a null list entry of objects becomes an empty object, and a value of the wrong JSON type is reported (null is
- * every type's zero value). Changes the value in place.
+ * every type's zero value), as is one its format does not decode: an integer out of its int32 or int64 range, a
+ * quantity, base64 bytes, an RFC 3339 time or an int-or-string that does not parse. Changes the value in place.
  */
 export function readTyped(schema: Schema | undefined, value: unknown): TypedReading {
   const out: TypedReading = { unknown: [], wrongTypes: [] };
@@ -29,9 +31,25 @@ const typeFits = (type: string, v: unknown) =>
         : type === 'number' ? typeof v === 'number'
           : typeof v === type;
 
+/**
+ * The ranges of the typed fields' integer formats: the reference's decoder refuses a number its field cannot hold
+ * (a replica count of 2^40, a grace period of 1e300). JSON numbers arrive as doubles, so the largest int64 reads as 2^63.
+ */
+const integerRanges: Record<string, [number, number]> = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [-(2 ** 63), 2 ** 63] };
+
+const outOfRange = (s: Schema, v: unknown) => {
+  const range = s.type === 'integer' && s.format ? integerRanges[s.format] : undefined;
+  return range !== undefined && typeof v === 'number' && (v < range[0] || v > range[1]);
+};
+
 function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading) {
   if (!s || v === null || v === undefined) return;
   if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
+  if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
+  const notDecoded = s.format === 'quantity' ? quantityProblem(v) : s.format === 'int-or-string' ? intOrStringProblem(v)
+    : typeof v !== 'string' ? undefined
+      : s.format === 'byte' ? base64Problem(v) : s.format === 'date-time' ? timeProblem(v) : undefined;
+  if (notDecoded) { out.wrongTypes.push(`${path || '<root>'}: ${notDecoded}`); return; }
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
   if (Array.isArray(v)) {
     v.forEach((e, i) => {
@@ -42,10 +60,40 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
   }
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
-    const child = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    const child = fieldSchema(s, k);
     if (child) walk(child, o[k], join(path, k), out);
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
   }
+}
+
+/**
+ * Why a string is not standard base64 as the reference decodes bytes (padded; line breaks skipped), or undefined. Stored
+ * as it came, such a value would fail every client that reads the object (and with it every list that holds it).
+ */
+function base64Problem(v: string): string | undefined {
+  const text = v.replace(/[\r\n]/g, '');
+  if (/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)) return undefined;
+  // where the reference's decoder stops, near enough: the first character outside the alphabet, else the last quantum
+  const bad = /[^A-Za-z0-9+/=]/.exec(text);
+  return `illegal base64 data at input byte ${bad ? bad.index : text.length - (text.length % 4 || 4)}`;
+}
+
+/** an int-or-string holds a string or an int32, as the reference's decoder reads one */
+const intOrStringProblem = (v: unknown): string | undefined =>
+  typeof v === 'string' ? undefined
+    : !Number.isInteger(v) ? `expected int or string, got ${jsonTypeOf(v)}`
+      : outOfRange({ type: 'integer', format: 'int32' }, v) ? `expected int32, got number ${v}` : undefined;
+
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * Why a string is not an RFC 3339 time as the reference decodes Time and MicroTime (a fraction of a second allowed in
+ * both), or undefined. Stored as it came, "garbage" in a Lease's renewTime would fail every client that reads it.
+ */
+function timeProblem(v: string): string | undefined {
+  const m = rfc3339.exec(v);
+  const fits = m && +m[2] >= 1 && +m[2] <= 12 && +m[3] >= 1 && +m[3] <= 31 && +m[4] <= 23 && +m[5] <= 59 && +m[6] <= 59 && +(m[7] ?? 0) <= 23 && +(m[8] ?? 0) <= 59;
+  return fits ? undefined : `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`;
 }
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);

@@ -58,4 +58,10 @@ describe('prune', () => {
     const inner = { kind: 'x', keep: 1 };
     assert.deepEqual(prune({ type: 'object', properties: { keep: { type: 'integer' } } }, inner, false), ['kind']);
   });
+
+  test('fields named after what every JavaScript object inherits are unknown too', () => {
+    const obj = JSON.parse('{"apiVersion":"g/v1","kind":"K","metadata":{"name":"n"},"constructor":1,"spec":{"a":"x","toString":2,"__proto__":{"a":"y"},"list":[{"hasOwnProperty":3}]}}');
+    assert.deepEqual(prune(schema, obj), ['constructor', 'spec.toString', 'spec.__proto__', 'spec.list[0].hasOwnProperty']);
+    assert.equal(JSON.stringify(obj), '{"apiVersion":"g/v1","kind":"K","metadata":{"name":"n"},"spec":{"a":"x","list":[{}]}}');
+  });
 });

@@ -3,7 +3,7 @@
 // below), and apiVersion, kind and metadata survive at the root and in embedded resources, with metadata cut
 // to the fields object metadata has.
 import { objectMeta } from '../api/schemas/meta.js';
-import type { Schema } from '../api/schema.js';
+import { fieldSchema, type Schema } from '../api/schema.js';
 
 const metaFields = new Set(Object.keys(objectMeta.properties ?? {}));
 const typeMetaFields = new Set(['apiVersion', 'kind', 'metadata']);
@@ -36,7 +36,7 @@ function walk(s: Schema, v: unknown, path: string, typeMeta: boolean, pruned: st
   const keepsTypeMeta = typeMeta || !!s['x-kubernetes-embedded-resource'];
   const preserve = !!s['x-kubernetes-preserve-unknown-fields'] || s.additionalProperties === true;
   for (const k of Object.keys(v)) {
-    const child = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    const child = fieldSchema(s, k);
     if (keepsTypeMeta && typeMetaFields.has(k)) {
       // metadata's own schema in a CRD may only narrow name and generateName; the rest is object metadata
       if (k === 'metadata') pruneMetadata(v[k], join(path, k), pruned);

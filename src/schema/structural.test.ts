@@ -97,4 +97,17 @@ describe('structuralProblems', () => {
   test('a missing schema', () => {
     assert.deepEqual(problems(undefined), ['s: Required value: schemas are required']);
   });
+
+  test('patterns must be RE2, the syntax the reference matches with', () => {
+    assert.deepEqual(problems({ type: 'object', properties: { a: { type: 'string', pattern: '^(?i)[a-z]+$' } } }), []);
+    assert.deepEqual(problems({
+      type: 'object',
+      properties: { a: { type: 'string', pattern: '(?=a)a' }, b: { type: 'string', pattern: '(a)\\1' }, c: { type: 'string' } },
+      allOf: [{ properties: { c: { pattern: '+' } } }],
+    }), [
+      's.properties[a].pattern: Invalid value: "(?=a)a": must be a valid regular expression, but isn\'t: error parsing regexp: invalid or unsupported Perl syntax: `(?=`',
+      's.properties[b].pattern: Invalid value: "(a)\\\\1": must be a valid regular expression, but isn\'t: error parsing regexp: invalid escape sequence: `\\1`',
+      's.allOf[0].properties[c].pattern: Invalid value: "+": must be a valid regular expression, but isn\'t: error parsing regexp: missing argument to repetition operator: `+`',
+    ]);
+  });
 });

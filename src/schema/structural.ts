@@ -2,12 +2,14 @@
 // type (unless it is int-or-string or preserves unknown fields), `properties` and `additionalProperties`
 // exclude each other, metadata at the root narrows only name and generateName, value validations
 // (allOf/anyOf/oneOf/not) carry no structure of their own, list and map markers are consistent, and defaults
-// are pruned and valid. Causes carry field paths below `path`, e.g. spec.versions[0].schema.openAPIV3Schema.
+// are pruned and valid, patterns are RE2. Causes carry field paths below `path`, e.g.
+// spec.versions[0].schema.openAPIV3Schema.
 import type { StatusCause } from '../api/meta.js';
 import type { ValidationSchema } from './validate.js';
 import { shown, validateValue } from './validate.js';
 import { prune } from './prune.js';
 import { applyDefaults } from './defaults.js';
+import { re2Problem } from '../util/re2.js';
 
 type Node = Record<string, any>;
 type Level = 'root' | 'field' | 'item' | 'map';
@@ -91,7 +93,15 @@ function node(s: Node, p: string, level: Level, out: StatusCause[]) {
   }
   if (s.not !== undefined) valueValidation(s.not, at('not'), s, intOrString, out);
 
+  patternProblem(s, p, out);
   if (s.default !== undefined) defaultProblems(s, p, level, out);
+}
+
+/** a pattern must compile as RE2, the syntax the reference matches with (no lookarounds, no backreferences) */
+function patternProblem(s: Node, p: string, out: StatusCause[]) {
+  if (typeof s.pattern !== 'string' || !s.pattern) return;
+  const problem = re2Problem(s.pattern);
+  if (problem) out.push(invalid(`${p}.pattern`, s.pattern, `must be a valid regular expression, but isn't: ${problem}`));
 }
 
 /** apiVersion and kind are strings; metadata is an object narrowing at most name and generateName */
@@ -176,6 +186,7 @@ function valueValidation(v: unknown, p: string, structure: Node, intOrString: bo
   for (const k of ['allOf', 'anyOf', 'oneOf'] as const)
     if (Array.isArray(v[k])) v[k].forEach((x: unknown, i: number) => valueValidation(x, `${p}.${k}[${i}]`, structure, intOrString, out));
   if (v.not !== undefined) valueValidation(v.not, `${p}.not`, structure, intOrString, out);
+  patternProblem(v, p, out);
 }
 
 /** a default must be pruned (no unknown fields) and valid against its own schema, nested defaults applied */

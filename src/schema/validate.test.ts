@@ -103,6 +103,16 @@ describe('validateValue', () => {
     assert.equal(fields(one, 5).length, 1);
     assert.equal(fields(one, 20).length, 0);
   });
+
+  test('patterns match as RE2 does: its syntax, and time linear in the value', () => {
+    const s = (pattern: string): ValidationSchema => ({ type: 'object', properties: { a: { type: 'string', pattern } } });
+    // flags are RE2 syntax that JavaScript's expressions refuse
+    assert.deepEqual(fields(s('^(?i)abc$'), { a: 'ABC' }), []);
+    assert.deepEqual(fields(s('^(?i)abc$'), { a: 'abd' }), ["a: Invalid value: \"abd\": a in body should match '^(?i)abc$'"]);
+    // a backtracking engine takes 2^n steps on this pattern (it would not finish here); RE2 takes n
+    const value = `${'a'.repeat(10_000)}!`;
+    assert.deepEqual(fields(s('^(a+)+$'), { a: value }), [`a: Invalid value: "${value}": a in body should match '^(a+)+$'`]);
+  });
 });
 
 test('set and uniqueItems duplicates: equal JSON values whatever their key order, found in one pass', () => {

@@ -4,7 +4,8 @@
 // evaluated yet.
 import { canonicalJson } from '../api/json.js';
 import type { StatusCause } from '../api/meta.js';
-import type { Schema } from '../api/schema.js';
+import { fieldSchema, type Schema } from '../api/schema.js';
+import { re2, re2Problem } from '../util/re2.js';
 
 /** a schema as a CRD may write it: the structural part plus the value-validation keywords */
 export interface ValidationSchema extends Schema {
@@ -144,11 +145,9 @@ function checkString(s: ValidationSchema, v: string, path: string, out: StatusCa
     out.push(invalidValue(path, v, `${inBody(path)} should be at least ${s.minLength} chars long`));
   if (s.maxLength !== undefined && length > s.maxLength)
     out.push(cause('FieldValueTooLong', path, `Too long: may not be longer than ${s.maxLength}`));
-  if (s.pattern !== undefined) {
-    let re: RegExp | undefined;
-    try { re = new RegExp(s.pattern, 'u'); } catch { re = undefined; }
-    if (re && !re.test(v)) out.push(invalidValue(path, v, `${inBody(path)} should match '${s.pattern}'`));
-  }
+  // RE2, as the reference matches: linear in the value whatever the pattern (a CRD refuses patterns RE2 cannot compile)
+  if (s.pattern !== undefined && !re2Problem(s.pattern) && !re2(s.pattern).test(v))
+    out.push(invalidValue(path, v, `${inBody(path)} should match '${s.pattern}'`));
   const format = s.format && stringFormats[s.format];
   if (format && !format(v)) out.push(invalidValue(path, v, `${inBody(path)} must be of type ${s.format}: ${shown(v)}`));
 }
@@ -194,10 +193,10 @@ function checkObject(s: ValidationSchema, v: Record<string, unknown>, path: stri
     out.push(invalidValue(path, count, `${inBody(path)} should have at least ${s.minProperties} properties`));
   if (s.maxProperties !== undefined && count > s.maxProperties)
     out.push(cause('FieldValueTooMany', path, `Too many: ${count}: must have at most ${s.maxProperties} items`));
-  for (const r of s.required ?? []) if (!(r in v)) out.push(cause('FieldValueRequired', join(path, r), 'Required value'));
+  for (const r of s.required ?? []) if (!Object.hasOwn(v, r)) out.push(cause('FieldValueRequired', join(path, r), 'Required value'));
   if (s['x-kubernetes-embedded-resource']) checkEmbedded(v, path, out);
   for (const [k, child] of Object.entries(v)) {
-    const p = s.properties?.[k] ?? (typeof s.additionalProperties === 'object' ? s.additionalProperties : undefined);
+    const p = fieldSchema(s, k);
     if (p) check(p, child, join(path, k), out);
   }
 }

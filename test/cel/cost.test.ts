@@ -76,3 +76,22 @@ describe('runtime budgets', () => {
     assert.deepEqual(validateRules(compiled, s as never, { spec: { xs: [1, 2] } }, undefined, 100), []);
   });
 });
+
+describe('string functions', () => {
+  const holds = (rule: string, value: string) => {
+    const s = { type: 'object', properties: { s: { type: 'string', maxLength: 1000 } }, 'x-kubernetes-validations': [{ rule }] };
+    return validateRules(compileSchema(s as never, ''), s as never, { s: value }, undefined);
+  };
+  test('replace is Go\'s strings.Replace: n matches, an empty match before each character and at the end', () => {
+    assert.deepEqual(holds("self.s.replace('b', 'XY') == 'aXYcXY'", 'abcb'), []);
+    assert.deepEqual(holds("self.s.replace('b', 'XY', 1) == 'aXYcb'", 'abcb'), []);
+    assert.deepEqual(holds("self.s.replace('b', 'XY', -1) == 'aXYcXY'", 'abcb'), []);
+    assert.deepEqual(holds("self.s.replace('b', 'XY', 0) == 'abcb'", 'abcb'), []);
+    assert.deepEqual(holds("self.s.replace('', '-') == '-a-é-c-'", 'aéc'), []);
+    assert.deepEqual(holds("self.s.replace('', '-', 2) == '-a-éc'", 'aéc'), []);
+  });
+  test('replace builds its result in one pass: every character of a long string replaced by a long string', () => {
+    // 1,000 matches each replaced by 2,000 characters: rebuilding the string at each match copied gigabytes
+    assert.deepEqual(holds('self.s.replace("a", self.s + self.s).size() == 2000000', 'a'.repeat(1000)), []);
+  });
+});

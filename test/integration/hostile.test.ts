@@ -193,6 +193,147 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('numbers a typed field cannot hold are a 400 naming the field, as the reference decodes them', async () => {
+      const deployment = (name: string, replicas: string) => `{"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"${name}"},"spec":{"replicas":${replicas},` +
+        '"selector":{"matchLabels":{"a":"b"}},"template":{"metadata":{"labels":{"a":"b"}},"spec":{"containers":[{"name":"c","image":"i"}]}}}}';
+      const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      for (const [replicas, shown] of [['1099511627776', '1099511627776'], ['2147483648', '2147483648'], ['-2147483649', '-2147483649'], ['99999999999999999999999', '1e+23']]) {
+        const r = await client.request('POST', deployments, { body: deployment(`replicas-${replicas.length}`, replicas) });
+        assert.equal(r.status, 400, `${replicas}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, new RegExp(`spec\\.replicas: expected int32, got number ${shown.replace('+', '\\+')}`));
+      }
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'grace' }, spec: { terminationGracePeriodSeconds: 1e300, containers: [{ name: 'c', image: 'i' }] } };
+      const grace = await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod });
+      assert.equal(grace.status, 400, grace.body.slice(0, 300));
+      assert.match(grace.json.message, /spec\.terminationGracePeriodSeconds: expected int64/);
+      // the edges of the ranges are stored
+      const edge = await client.request('POST', deployments, { body: deployment('replicas-edge', '2147483647') });
+      assert.equal(edge.status, 201, edge.body.slice(0, 300));
+      // a patch that writes such a number is invalid, as the reference reports a patch that does not decode
+      const patched = await client.request('PATCH', `${deployments}/replicas-edge`, { body: '{"spec":{"replicas":4294967296}}', contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 422, patched.body.slice(0, 300));
+    });
+
+    test('a resource quantity that does not parse is a 400, as the reference decodes quantities', async () => {
+      const pod = (name: string, cpu: unknown) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'i', resources: { limits: { cpu } } }] } });
+      for (const [cpu, why] of [['garbage', /quantities must match the regular expression/], ['1e99999999999', /unable to parse quantity's suffix/], ['1KiB', /unable to parse quantity's suffix/], [{}, /quantities must match/]] as const) {
+        const r = await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod('quantity', cpu) });
+        assert.equal(r.status, 400, `${JSON.stringify(cpu)}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, why);
+        assert.match(r.json.message, /spec\.containers\[0\]\.resources\.limits\.cpu: /);
+      }
+      for (const [i, cpu] of ['250m', ' 1 ', '1e3', 2, '.5'].entries())
+        assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod(`quantity-${i}`, cpu) })).status, 201, String(cpu));
+      const pv = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `quantity-${backend}` }, spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/tmp' } } };
+      assert.equal((await client.request('POST', '/api/v1/persistentvolumes', { body: pv })).status, 201);
+      const patched = await client.request('PATCH', `/api/v1/persistentvolumes/quantity-${backend}`, { body: { spec: { capacity: { storage: 'lots' } } }, contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 422, patched.body.slice(0, 300));
+      assert.match(patched.json.message, /spec\.capacity\.storage: quantities must match/);
+    });
+
+    test('bytes that are not standard base64 are a 400, as the reference decodes them: such a Secret would fail every client that lists it', async () => {
+      const secret = (name: string, a: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name }, data: { a } });
+      for (const a of ['!!!', 'YQ', 'YQ=', 'YQ==YQ==']) {
+        const r = await client.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secret('not-base64', a) });
+        assert.equal(r.status, 400, `${a}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /data\.a: illegal base64 data at input byte \d+/, a);
+      }
+      assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/secrets`, { body: secret('base64', 'YWJj\nZA==') })).status, 201);
+      const binary = await client.request('POST', cms, { body: { ...configMap('not-base64'), binaryData: { b: 'a b' } } });
+      assert.equal(binary.status, 400, binary.body.slice(0, 300));
+    });
+
+    test('an int-or-string that is neither (an object, 1.5, an int beyond int32) is a 400, as the reference decodes it', async () => {
+      const deployment = (name: string, maxUnavailable: unknown) => ({ apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
+        spec: { strategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable } }, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } });
+      for (const [v, why] of [[{}, /expected int or string, got object/], [1.5, /expected int or string, got number/], [2 ** 40, /expected int32, got number 1099511627776/], [true, /expected int or string, got boolean/]] as const) {
+        const r = await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment('int-or-string', v) });
+        assert.equal(r.status, 400, `${JSON.stringify(v)}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, new RegExp(`spec\\.strategy\\.rollingUpdate\\.maxUnavailable: ${why.source}`));
+      }
+      for (const [i, v] of [1, '25%'].entries())
+        assert.equal((await client.request('POST', `/apis/apps/v1/namespaces/${ns}/deployments`, { body: deployment(`int-or-string-${i}`, v) })).status, 201);
+    });
+
+    test('times that are not RFC 3339 are a 400, as the reference decodes Time and MicroTime', async () => {
+      const leases = `/apis/coordination.${server.names.domain}/v1/namespaces/${ns}/leases`;
+      const lease = (name: string, renewTime: string) => ({ apiVersion: `coordination.${server.names.domain}/v1`, kind: 'Lease', metadata: { name }, spec: { holderIdentity: 'x', renewTime } });
+      for (const t of ['garbage', '', '2026-13-01T00:00:00Z', '2026-01-01 00:00:00Z', '2026-01-01T00:00:00']) {
+        const r = await client.request('POST', leases, { body: lease('bad-time', t) });
+        assert.equal(r.status, 400, `${t}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /spec\.renewTime: parsing time/);
+      }
+      for (const [i, t] of ['2026-11-26T23:18:56.123456Z', '2026-11-26T23:18:56Z', '2026-11-26T23:18:56.5+01:00'].entries())
+        assert.equal((await client.request('POST', leases, { body: lease(`time-${i}`, t) })).status, 201, t);
+    });
+
+    test('a namespace with a finalizer that is no qualified name is invalid: it could never be finalized', async () => {
+      const r = await client.request('POST', '/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'bad-finalizer' }, spec: { finalizers: ['ok', 'a b', ''] } } });
+      assert.equal(r.status, 422, r.body.slice(0, 300));
+      assert.deepEqual([...new Set(r.json.details.causes.map((c: { field: string }) => c.field))], ['spec.finalizers[1]', 'spec.finalizers[2]']);
+    });
+
+    test('subresource bodies are read as their kind: another kind or a number out of range is a 400 and changes nothing', async () => {
+      const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'not-evicted' }, spec: { containers: [{ name: 'c', image: 'i' }] } };
+      assert.equal((await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod })).status, 201);
+      const evicted = await client.request('POST', `/api/v1/namespaces/${ns}/pods/not-evicted/eviction`, { body: { apiVersion: 'v1', kind: 'Pod' } });
+      assert.equal(evicted.status, 400, evicted.body.slice(0, 300));
+      assert.equal(evicted.json.message, 'the kind in the body (Pod) is not Eviction');
+      const grace = await client.request('POST', `/api/v1/namespaces/${ns}/pods/not-evicted/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', deleteOptions: { gracePeriodSeconds: 1e300 } } });
+      assert.equal(grace.status, 400, grace.body.slice(0, 300));
+      assert.equal((await client.get(`/api/v1/namespaces/${ns}/pods/not-evicted`)).status, 200);
+
+      const deployments = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      const d = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'scaled' }, spec: { replicas: 1, selector: { matchLabels: { a: 'b' } }, template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } } } };
+      assert.equal((await client.request('POST', deployments, { body: d })).status, 201);
+      const put = await client.request('PUT', `${deployments}/scaled/scale`, { body: { apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'scaled' }, spec: { replicas: 2 ** 40 } } });
+      assert.equal(put.status, 400, put.body.slice(0, 300));
+      assert.match(put.json.message, /spec\.replicas: expected int32, got number 1099511627776/);
+      const patched = await client.request('PATCH', `${deployments}/scaled/scale`, { body: { spec: { replicas: 2 ** 40 } }, contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 422, patched.body.slice(0, 300));
+      assert.equal((await client.get(`${deployments}/scaled`)).json.spec.replicas, 1);
+      assert.equal((await client.request('PATCH', `${deployments}/scaled/scale`, { body: { spec: { replicas: 3 } }, contentType: 'application/merge-patch+json' })).status, 200);
+    });
+
+    test('fields named after what every JavaScript object inherits are unknown fields, dropped and reported', async () => {
+      const inherited = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__'];
+      const extra = inherited.map(k => `"${k}":${k === '__proto__' ? '{"namespace":"kube-system"}' : '"x"'}`).join(',');
+      const body = (name: string) => `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"${name}",${extra}},${extra}}`;
+      const strict = await client.request('POST', `${cms}?fieldValidation=Strict`, { body: body('inherited-strict') });
+      assert.equal(strict.status, 400, strict.body.slice(0, 300));
+      for (const k of inherited) assert.ok(strict.json.message.includes(`unknown field "metadata.${k}"`) && strict.json.message.includes(`unknown field "${k}"`), `${k}: ${strict.json.message}`);
+      const created = await client.request('POST', cms, { body: body('inherited') });
+      assert.equal(created.status, 201, created.body.slice(0, 300));
+      const stored = await client.get(`${cms}/inherited`);
+      for (const k of inherited) {
+        assert.ok(!Object.hasOwn(stored.json, k), `${k} stored: ${stored.body.slice(0, 300)}`);
+        assert.ok(!Object.hasOwn(stored.json.metadata, k), `metadata.${k} stored: ${stored.body.slice(0, 300)}`);
+      }
+      assert.equal(stored.json.metadata.namespace, ns);
+    });
+
+    test('a CRD pattern matches as RE2: no backtracking on a long value, and lookarounds are refused', async () => {
+      const crds = `/apis/apiextensions.${server.names.domain}/v1/customresourcedefinitions`;
+      const crd = (plural: string, pattern: string) => ({
+        apiVersion: `apiextensions.${server.names.domain}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `${plural}.hostile.example.com` },
+        spec: {
+          group: 'hostile.example.com', scope: 'Namespaced', names: { plural, kind: plural[0].toUpperCase() + plural.slice(1, -1) },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec: { type: 'object', properties: { a: { type: 'string', pattern } } } } } } }],
+        },
+      });
+      const lookaround = await client.request('POST', crds, { body: crd('lookarounds', '^(?!x)a') });
+      assert.equal(lookaround.status, 422, lookaround.body.slice(0, 300));
+      assert.match(lookaround.json.message, /pattern: Invalid value: "\^\(\?!x\)a": must be a valid regular expression, but isn't: error parsing regexp: invalid or unsupported Perl syntax/);
+      assert.equal((await client.request('POST', crds, { body: crd('nesteds', '^(a+)+$') })).status, 201);
+      const nesteds = `/apis/hostile.example.com/v1/namespaces/${ns}/nesteds`;
+      while ((await client.get(nesteds)).status !== 200) await new Promise(res => setTimeout(res, 20));
+      // a backtracking engine takes 2^n steps to refuse this value
+      const r = await client.request('POST', nesteds, { body: { apiVersion: 'hostile.example.com/v1', kind: 'Nested', metadata: { name: 'n' }, spec: { a: `${'a'.repeat(100_000)}!` } } });
+      assert.equal(r.status, 422, r.body.slice(0, 300));
+      assert.match(r.json.message, /spec\.a in body should match '\^\(a\+\)\+\$'/);
+      await alive();
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
@@ -237,5 +378,50 @@ describe('a custom resource with a 200,000-item set', () => {
     assert.equal(dup.status, 422, dup.body.slice(0, 300));
     assert.match(dup.json.message, /spec\.tags\[199999\]: Duplicate value: "t5"/);
     assert.equal((await client.get('/livez')).status, 200);
+  });
+});
+
+describe('a request body that never ends', () => {
+  let server: TestServer;
+  let close: () => Promise<void>;
+  before(async () => { ({ server, close } = await serverOn('memory', { flags: ['--request-timeout=1s'] })); });
+  after(async () => { await close(); });
+  const path = '/api/v1/namespaces/default/configmaps';
+
+  test('over HTTP/1.1 (chunked, or short of its Content-Length) is a 504 at the request timeout, and the connection closes', async () => {
+    for (const head of ['Transfer-Encoding: chunked\r\n\r\n1\r\n{\r\n', 'Content-Length: 1000\r\n\r\n{']) {
+      const { hostname, port } = new URL(server.url);
+      const raw = await new Promise<string>((resolve, reject) => {
+        const socket = tlsConnect({ host: hostname, port: Number(port), ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] },
+          () => socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}`));
+        let text = '';
+        socket.setEncoding('utf8').on('data', d => { text += d; }).on('error', reject).on('close', () => resolve(text));
+      });
+      assert.match(raw, /^HTTP\/1\.1 504 /, raw.slice(0, 300));
+      const status = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
+      assert.equal(status.reason, 'Timeout');
+      assert.equal(status.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    }
+  });
+
+  test('over HTTP/2 is a 504 at the request timeout', async () => {
+    const session = http2Connect(server.url, { ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem });
+    try {
+      const answer = await new Promise<{ status: unknown; body: string }>((resolve, reject) => {
+        const s = session.request({ ':method': 'POST', ':path': path, 'content-type': 'application/json' });
+        let status: unknown, body = '';
+        s.on('response', h => { status = h[':status']; });
+        s.setEncoding('utf8').on('data', d => { body += d; }).on('end', () => resolve({ status, body })).on('error', reject);
+        s.write('{');
+      });
+      assert.equal(answer.status, 504, answer.body);
+      assert.equal(JSON.parse(answer.body).reason, 'Timeout');
+      // the connection serves other requests
+      const version = await new Promise<unknown>((resolve, reject) => {
+        const s = session.request({ ':path': '/version' });
+        s.on('response', h => { resolve(h[':status']); s.resume(); }).on('error', reject);
+      });
+      assert.equal(version, 200);
+    } finally { session.close(); }
   });
 });

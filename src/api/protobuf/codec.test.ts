@@ -139,6 +139,18 @@ describe('values', () => {
     assert.deepEqual(protobufToJson(bytesField(2, spec), 'v1', 'ResourceQuota').spec, { hard: { pods: '' } });
   });
 
+  test('a map key named __proto__ is an entry, not the map\'s prototype', () => {
+    const labels = bytesField(11, Buffer.concat([bytesField(1, Buffer.from('__proto__')), bytesField(2, Buffer.from('x'))]));
+    const meta = protobufToJson(bytesField(1, labels), 'v1', 'ConfigMap').metadata as Record<string, unknown>;
+    assert.deepEqual(Object.entries(meta.labels as object), [['__proto__', 'x']]);
+    // a map of messages: a CRD schema's properties
+    const crd = JSON.parse('{"metadata":{"name":"a"},"spec":{"versions":[{"name":"v1","schema":{"openAPIV3Schema":{"type":"object","properties":{"__proto__":{"type":"string"}}}}}]}}');
+    const decoded = protobufToJson(jsonToProtobuf(crd, 'apiextensions.k8s.io/v1', 'CustomResourceDefinition'), 'apiextensions.k8s.io/v1', 'CustomResourceDefinition') as any;
+    const properties = decoded.spec.versions[0].schema.openAPIV3Schema.properties;
+    assert.equal(Object.getPrototypeOf(properties), Object.prototype);
+    assert.deepEqual(Object.entries(properties), [['__proto__', { type: 'string' }]]);
+  });
+
   test('unknown fields are dropped and reported', () => {
     const raw = Buffer.concat([bytesField(1, bytesField(1, Buffer.from('n'))), bytesField(99, Buffer.from('x'))]);
     const unknown: string[] = [];

@@ -202,8 +202,9 @@ function decodeMessage(buf: Buffer, def: MessageDef, path: string, unknown?: str
       const k = entry.find((e) => e.number === 1);
       const v = entry.find((e) => e.number === 2);
       const map = (found.get(field) ?? {}) as Json;
-      // an entry without a value holds the zero value: for messages, what an empty message decodes to
-      map[k ? text(asBytes(k, where)) : ''] = value(v ?? emptyField(field.value));
+      // an entry without a value holds the zero value: for messages, what an empty message decodes to. Defined, not
+      // assigned: a key named __proto__ is an entry like any other (validation judges it), never the map's prototype
+      Object.defineProperty(map, k ? text(asBytes(k, where)) : '', { value: value(v ?? emptyField(field.value)), writable: true, enumerable: true, configurable: true });
       found.set(field, map);
     } else if (field.repeated) {
       const list = (found.get(field) ?? []) as unknown[];

@@ -128,8 +128,9 @@ describe('built-in resource catalog', () => {
     assert.deepEqual(Object.keys(pods.subresources!).sort(), [
       'attach', 'binding', 'ephemeralcontainers', 'eviction', 'exec', 'log', 'portforward', 'proxy', 'status',
     ]);
-    const { rest: evict, ...eviction } = pods.subresources!.eviction;
+    const { rest: evict, schema: evictionSchema, ...eviction } = pods.subresources!.eviction;
     assert.deepEqual(eviction, { verbs: ['create'], kind: 'Eviction', group: 'policy', version: 'v1' });
+    assert.equal(evictionSchema?.['x-ref'], 'io.k8s.api.policy.v1.Eviction');
     assert.ok(evict?.create, 'eviction is served by its own handler');
     assert.deepEqual(find('apps', 'deployments').shortNames, ['deploy']);
     assert.deepEqual(find('apps', 'deployments').subresources!.scale.kind, 'Scale');
@@ -147,8 +148,9 @@ describe('built-in resource catalog', () => {
     for (const d of builtinResources.filter(r => r.group === 'authorization' || r.group === 'authentication')) {
       assert.deepEqual(d.verbs, ['create'], key(d));
     }
-    const { rest: _handler, ...token } = find('', 'serviceaccounts').subresources!.token;
+    const { rest: _handler, schema: tokenSchema, ...token } = find('', 'serviceaccounts').subresources!.token;
     assert.deepEqual(token, { verbs: ['create'], kind: 'TokenRequest', group: 'authentication', domainGroup: true, version: 'v1' });
+    assert.equal(tokenSchema?.['x-ref'], 'io.k8s.api.authentication.v1.TokenRequest');
     assert.deepEqual(find('certificates', 'certificatesigningrequests').subresources!.approval.verbs, ['get', 'patch', 'update']);
     assert.equal(find('authentication', 'selfsubjectreviews').versions[0].name, 'v1beta1');
   });

@@ -2,6 +2,7 @@
 // do custom resources that declare it (with their own paths of the counts and the selector).
 import type { ApiObject } from '../../api/meta.js';
 import type { Scale } from '../../api/types/autoscaling-v1.js';
+import { scale as scaleSchema } from '../../api/schemas/autoscaling.js';
 import type { LabelSelector } from '../../api/types/meta-v1.js';
 import { badRequest, conflict, invalid } from '../../api/status.js';
 import { labelSelectorFromObject, selectorToString } from '../../api/selectors.js';
@@ -80,6 +81,6 @@ function scaleHandler(paths: ScalePaths): RestHandler {
 
 /** the scale subresource, for a resource whose counts are not at .spec.replicas, .status.replicas and .spec.selector */
 export const scaleSubresource = (paths: ScalePaths = defaultPaths): SubresourceDefinition =>
-  ({ verbs: readWrite, kind: 'Scale', group: 'autoscaling', version: 'v1', rest: scaleHandler(paths) });
+  ({ verbs: readWrite, kind: 'Scale', group: 'autoscaling', version: 'v1', schema: scaleSchema, rest: scaleHandler(paths) });
 
 export const scale = scaleSubresource();

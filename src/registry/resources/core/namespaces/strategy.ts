@@ -4,6 +4,7 @@ import type { Stored } from '../../../../api/meta.js';
 import type { Naming } from '../../../../api/naming.js';
 import type { Namespace } from '../../../../api/types/core-v1.js';
 import { defineStrategy } from '../../../strategy.js';
+import { qualifiedNameErrors } from '../../../../api/selectors.js';
 
 type Ns = Stored<Namespace>;
 
@@ -28,6 +29,9 @@ export const strategy = defineStrategy<Ns>({
     ns.spec = old.spec;
     nameLabel(ns, ctx.names);
   },
+  // each finalizer a qualified name, as the reference checks them: a namespace is not created with one it could never lose
+  validate: ns => (ns.spec?.finalizers ?? []).flatMap((f, i) => qualifiedNameErrors(String(f))
+    .map(p => ({ reason: 'FieldValueInvalid', field: `spec.finalizers[${i}]`, message: `Invalid value: ${JSON.stringify(f)}: ${p}` }))),
   pendingFinalizers: ns => (ns.metadata.finalizers?.length ?? 0) > 0 || (ns.spec?.finalizers?.length ?? 0) > 0,
   prepareForDelete(ns) {
     ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };

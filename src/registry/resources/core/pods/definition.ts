@@ -2,6 +2,7 @@
 // own (binding, eviction), and the node streams proxied to the pod's agent or the pod (attach, exec, log, portforward, proxy).
 import type { Pod } from '../../../../api/types/core-v1.js';
 import * as s from '../../../../api/schemas/core-v1.js';
+import { eviction } from '../../../../api/schemas/policy-v1.js';
 import { connect, createOnly, define, only, proxy, readWrite, statusSubresource } from '../../define.js';
 import { strategy } from './strategy.js';
 import { columns } from './columns.js';
@@ -15,11 +16,11 @@ export const definition = define<Pod>({
   subresources: {
     attach: { verbs: connect, kind: 'PodAttachOptions', rest: { connect: connectStream('attach') } },
     binding: {
-      verbs: createOnly, kind: 'Binding', changes: bindingChanges,
+      verbs: createOnly, kind: 'Binding', schema: s.binding, changes: bindingChanges,
       rest: { create: (req, body) => bind(req, req.namespace, req.name, body, req.dryRun) },
     },
     ephemeralcontainers: { verbs: readWrite, changes: [['spec', 'ephemeralContainers']] },
-    eviction: { verbs: createOnly, kind: 'Eviction', group: 'policy', version: 'v1', rest: { create: evict } },
+    eviction: { verbs: createOnly, kind: 'Eviction', group: 'policy', version: 'v1', schema: eviction, rest: { create: evict } },
     exec: { verbs: connect, kind: 'PodExecOptions', rest: { connect: connectStream('exec') } },
     log: { verbs: ['get'], rest: { connect: connectLog } },
     portforward: { verbs: connect, kind: 'PodPortForwardOptions', rest: { connect: connectPortForward } },

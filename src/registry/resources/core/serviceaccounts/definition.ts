@@ -16,7 +16,7 @@ export const definition = define<ServiceAccount>({
   group: '', resource: 'serviceaccounts', kind: 'ServiceAccount', shortNames: ['sa'], namespaced: true,
   versions: only('v1', s.serviceAccount),
   subresources: {
-    token: { verbs: createOnly, kind: 'TokenRequest', group: 'authentication', domainGroup: true, version: 'v1', rest: { create: requestToken } },
+    token: { verbs: createOnly, kind: 'TokenRequest', group: 'authentication', domainGroup: true, version: 'v1', schema: s.tokenRequest, rest: { create: requestToken } },
   },
   strategy: defineStrategy({ generation: false }),
   columns,

@@ -1,0 +1,16 @@
+// Regular expressions that clients write (CRD schema patterns, CEL rules) run with RE2 semantics, as the reference's
+// do: matching takes time linear in the input, so no pattern can stall the server by backtracking, and the patterns
+// accepted and refused are the reference's (no lookarounds or backreferences).
+import { RE2JS } from 're2js';
+import { boundedMemo } from './memo.js';
+
+/**
+ * The compiled pattern (kept for reuse: a bounded number, of patterns no longer than a real one; a rule may take its
+ * pattern from the object it checks); throws RE2's syntax error, worded as the reference words it.
+ */
+export const re2 = boundedMemo((pattern: string) => RE2JS.compile(pattern), 1000, 4096);
+
+/** why a pattern is not valid RE2 (e.g. "error parsing regexp: missing argument to repetition operator: `+`"), or undefined */
+export function re2Problem(pattern: string): string | undefined {
+  try { re2(pattern); return undefined; } catch (e) { return (e as Error).message; }
+}
