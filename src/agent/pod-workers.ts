@@ -2,11 +2,12 @@
 // the runtime holds, acts and reports the pod's status: the pod's volumes and cgroup, then its sandbox
 // (retried with back-off and reported when it fails, never while the runtime's network is not ready for
 // a pod off the host network), its init containers one after the other, then its containers (started,
-// restarted with back-off, killed on failed liveness), and on deletion everything stopped and removed.
+// restarted with back-off, killed on failed liveness), the ephemeral containers added to it (`kubectl debug`)
+// once each, never restarted, and on deletion everything stopped and removed.
 // A sync of a pod never runs twice at once; a change during a sync runs it again. A relist of the
 // runtime (the reference's PLEG) notices containers that changed on their own.
 
-import type { AgentPod, Container, PodStatus, Probe } from './objects.js';
+import type { AgentPod, Container, EphemeralContainer, PodStatus, Probe } from './objects.js';
 import { isTerminalPhase } from './objects.js';
 import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
@@ -124,7 +125,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
   let closed = false;
   const log = deps.log ?? (() => {});
   const events = deps.recorder ?? noEvents;
-  const fieldPath = (pod: AgentPod, name: string) => `spec.${(pod.spec.initContainers ?? []).some((c) => c.name === name) ? 'initContainers' : 'containers'}{${name}}`;
+  const fieldPath = (pod: AgentPod, name: string) => `spec.${listOf(pod, name)}{${name}}`;
   const lastSeen = new Map<string, string>();
   /** pods already terminated: later copies from the sources (until they go) change nothing */
   const terminatedUids = new Set<string>();
@@ -260,6 +261,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       if (current?.state === 'exited' && !shouldRestart(pod, current)) continue;
       nextWake = Math.min(nextWake, await startWithBackoff(w, spec, instances, now));
     }
+    if (init.done) nextWake = Math.min(nextWake, await startEphemeralContainers(w, now));
     w.containers = await deps.runtime.listContainers(w.sandbox!.id);
     report(w);
     if (nextWake < Infinity) schedule(uid, Math.max(10, nextWake - Date.now()));
@@ -280,6 +282,23 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return { done: false, wake: await startWithBackoff(w, spec, instances, now) };
     }
     return { done: true, wake: Infinity };
+  }
+
+  /** the id of the container's running instance (an ephemeral container aimed at it joins its process namespace) */
+  function runningId(w: Worker, name: string): string {
+    const c = instancesOf(w, name)[0];
+    if (c?.state !== 'running') throw new Error(`target container "${name}" is not running`);
+    return c.id;
+  }
+
+  /** an ephemeral container runs once: started when it has never run (a failed start is tried again), never restarted */
+  async function startEphemeralContainers(w: Worker, now: number): Promise<number> {
+    let wake = Infinity;
+    for (const spec of w.pod.spec.ephemeralContainers ?? []) {
+      if (instancesOf(w, spec.name).length) continue;
+      wake = Math.min(wake, await startWithBackoff(w, spec, [], now));
+    }
+    return wake;
   }
 
   /** starts the next instance of a container, after the back-off of its last exit or failed start; returns when to look again */
@@ -410,6 +429,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         ...deps.containers, volumes: deps.volumes, facts: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: ipsOf(w) },
       });
       if (w.hostsFile && !config.mounts.some((m) => m.containerPath === '/etc/hosts')) config.mounts.push({ containerPath: '/etc/hosts', hostPath: w.hostsFile, readOnly: false, propagation: 'private' });
+      const target = (spec as EphemeralContainer).targetContainerName;
+      if (target) config.security.namespaces = { ...config.security.namespaces, pid: 'TARGET', targetId: runningId(w, target) };
     } catch (e) {
       return failed('CreateContainerConfigError', (e as Error).message, `Error: ${(e as Error).message}`);
     }
@@ -522,7 +543,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     workers.delete(pod.metadata.uid);
     void updateQos();
     if (!w.removed) terminatedUids.add(pod.metadata.uid);
-    for (const spec of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+    for (const spec of [...(pod.spec.initContainers ?? []), ...pod.spec.containers, ...(pod.spec.ephemeralContainers ?? [])]) {
       backoff.delete(`${pod.metadata.uid}/${spec.name}`);
       backoff.delete(`failed/${pod.metadata.uid}/${spec.name}`);
     }
@@ -555,6 +576,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
   function report(w: Worker) {
     const status = podStatus({
       pod: w.pod, views: views(w, w.pod.spec.containers), initViews: views(w, w.pod.spec.initContainers ?? []),
+      ephemeralViews: views(w, w.pod.spec.ephemeralContainers ?? []),
       runtimeName: deps.runtimeName, hostIP: deps.hostIP, podIPs: ipsOf(w), startTime: w.startTime,
     });
     w.pod = { ...w.pod, status };
@@ -613,6 +635,13 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       await qosUpdate;
     },
   };
+}
+
+/** the list of the pod's spec that names the container, for the field path of its events */
+function listOf(pod: AgentPod, name: string): 'initContainers' | 'containers' | 'ephemeralContainers' {
+  if ((pod.spec.initContainers ?? []).some((c) => c.name === name)) return 'initContainers';
+  if ((pod.spec.ephemeralContainers ?? []).some((c) => c.name === name)) return 'ephemeralContainers';
+  return 'containers';
 }
 
 function shouldRestart(pod: AgentPod, c: ContainerInfo): boolean {

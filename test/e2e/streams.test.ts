@@ -176,6 +176,19 @@ describe('node streams through the API server to a fake node', () => {
         assert.match(await k.ok(['logs', 'talker']), /attached line/);
       });
 
+      test('debug -i adds an ephemeral container to a running pod, runs it and attaches to it', async () => {
+        const name = `debugger-${version.replace('.', '')}`;
+        const r = await k.run(['debug', '-i', 'talker', '--image=busybox', '-c', name, '--', 'sh'], { input: 'debugging line\n', timeoutMs: 60_000 });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /debugging line/);
+        const pod = await client.resource(podsRef, 'default').get('talker');
+        const s = pod.status.ephemeralContainerStatuses.find((c: any) => c.name === name);
+        assert.ok(s.state.running || s.state.terminated, JSON.stringify(s));
+        assert.equal(s.ready, false);
+        assert.equal(pod.status.phase, 'Running');
+        assert.ok(pod.status.containerStatuses.every((c: any) => c.ready && c.restartCount === 0));
+      });
+
       test('cp both ways', async () => {
         const local = join(dir, `up-${version}.bin`);
         const back = join(dir, `down-${version}.bin`);
