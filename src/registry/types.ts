@@ -86,11 +86,18 @@ export interface ResourceDefinition {
    *  typed decoding do not apply */
   custom?: boolean;
   /**
-   * Converts objects (each at its own version) to one version of this resource, in order; objects already at it come
-   * back unchanged. Resources that have it take and return objects at the requested version and are stored at the
-   * storage version; the others are handled at the storage version and only renamed on the way out.
+   * Converts objects (each at its own apiVersion) to one apiVersion, a served one of this resource or the one it is
+   * stored at, in order; objects already at it come back unchanged. Resources that have it take and return objects at
+   * the requested version and are stored at the storage version; the others are handled at the storage version and
+   * only renamed on the way out.
    */
-  convert?(objects: ApiObject[], toVersion: string): Promise<ApiObject[]>;
+  convert?(objects: ApiObject[], toApiVersion: string): Promise<ApiObject[]>;
+  /**
+   * Objects of this resource are kept as those of another (the reference keeps events/v1 Events as core Events, so
+   * both APIs read and write the same objects): its group (as `group` is spelt), resource and version. Requires
+   * convert, between this resource's form and that one's.
+   */
+  storedAs?: { group: string; domainGroup?: boolean; resource: string; version: string };
 }
 
 /** a definition resolved against the API domain at one served version */
@@ -102,6 +109,8 @@ export interface ResourceInfo {
   version: string;
   /** the version objects are stored at */
   storageVersion: string;
+  /** the apiVersion objects are stored at (another resource's, with storedAs) */
+  storageApiVersion: string;
   resource: string;
   kind: string;
   listKind: string;
