@@ -1,5 +1,5 @@
 // Pod workers against the fake runtime: the periodic refresh of content volumes syncs only the pods that have some;
-// ephemeral containers run once, never restarted, in their target's process namespace.
+// ephemeral containers run once, never restarted, in their target's process namespace; a changed image restarts a container.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from '../api/naming.js';
@@ -47,10 +47,10 @@ test('content volumes are refreshed periodically for the pods that have them, an
   }
 });
 
-test('an ephemeral container added to a running pod runs once, in its target\'s process namespace, and counts for nothing', async () => {
+/** pod workers on a fake runtime with no volumes, recording the statuses they report and the containers they create */
+function recordingWorkers() {
   const statuses = new Map<string, PodStatus>();
-  const names = naming();
-  const runtime = fakeRuntime('n', names);
+  const runtime = fakeRuntime('n', naming());
   const configs: ContainerConfig[] = [];
   const createContainer = runtime.createContainer.bind(runtime);
   runtime.createContainer = (sandboxId, sandbox, config) => { configs.push(config); return createContainer(sandboxId, sandbox, config); };
@@ -64,6 +64,12 @@ test('an ephemeral container added to a running pod runs once, in its target\'s 
     containers: { api: { client: undefined }, allocatable: {}, seccompDefault: false, resources: { cfsQuota: true, cfsPeriodUs: 100_000, memoryCapacity: 2 ** 30 } },
     network: () => ({ ready: true, message: '' }),
   });
+  return { runtime, workers, statuses, configs };
+}
+
+test('an ephemeral container added to a running pod runs once, in its target\'s process namespace, and counts for nothing', async () => {
+  const names = naming();
+  const { runtime, workers, statuses, configs } = recordingWorkers();
   try {
     // the debugger exits at once with code 3: it must not be started again
     const p = pod('debugged');
@@ -83,6 +89,23 @@ test('an ephemeral container added to a running pod runs once, in its target\'s 
     assert.equal(s.ephemeralContainerStatuses![0]!.ready, false);
     assert.equal(s.phase, 'Running');
     assert.ok(s.conditions!.find((c) => c.type === 'Ready')!.status === 'True');
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('a container whose image the pod changes is restarted with it, whatever the restart policy', async () => {
+  const { runtime, workers, statuses, configs } = recordingWorkers();
+  try {
+    const p = pod('updated');
+    p.spec.restartPolicy = 'Never';
+    workers.update(p);
+    await until(() => statuses.get('updated')?.containerStatuses?.[0]?.ready === true, 'the pod ready');
+    workers.update({ ...p, status: statuses.get('updated'), spec: { ...p.spec, containers: [{ name: 'c', image: 'busybox:2' }] } });
+    await until(() => { const c = statuses.get('updated')?.containerStatuses?.[0]; return c?.restartCount === 1 && !!c.state?.running; }, 'the container restarted');
+    assert.deepEqual(configs.map((c) => c.labels['container-image']), ['busybox', 'busybox:2']);
+    assert.equal(statuses.get('updated')!.phase, 'Running');
   } finally {
     await workers.close();
     runtime.close();

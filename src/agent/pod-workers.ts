@@ -15,7 +15,7 @@ import { noEvents, type Recorder } from './events.js';
 import type { DnsSettings } from './dns.js';
 import type { VolumeManager } from './volumes/index.js';
 import type { CgroupManager } from './cgroups.js';
-import { containerConfig, type ContainerConfigDeps } from './container-config.js';
+import { containerConfig, specImageLabel, type ContainerConfigDeps } from './container-config.js';
 import { nonRootViolation } from './security.js';
 import { sandboxConfig } from './sandbox.js';
 
@@ -254,6 +254,14 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       if (w.waiting?.get(spec.name)?.reason === 'PodInitializing') w.waiting.delete(spec.name);
       const instances = instancesOf(w, spec.name);
       const current = instances[0];
+      if (current?.state === 'running' && definitionChanged(spec, current)) {
+        // a new image (the one field of a container that may change) restarts it at once, whatever the restart policy
+        events.event(pod, 'Normal', 'Killing', `Container ${spec.name} definition changed, will be restarted`, fieldPath(pod, spec.name));
+        await deps.runtime.stopContainer(current.id, pod.spec.terminationGracePeriodSeconds ?? 30);
+        w.probes?.delete(current.id);
+        nextWake = Math.min(nextWake, await startWithBackoff(w, spec, instances, now));
+        continue;
+      }
       if (current?.state === 'running') {
         nextWake = Math.min(nextWake, await runProbes(w, spec, current));
         continue;
@@ -635,6 +643,12 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       await qosUpdate;
     },
   };
+}
+
+/** the container runs another image than the spec names (containers started before the label was kept are left alone) */
+function definitionChanged(spec: Container, c: ContainerInfo): boolean {
+  const started = c.labels[specImageLabel];
+  return started !== undefined && started !== (spec.image ?? '');
 }
 
 /** the list of the pod's spec that names the container, for the field path of its events */
