@@ -1,5 +1,6 @@
 // Pod workers against the fake runtime: the periodic refresh of content volumes syncs only the pods that have some;
-// ephemeral containers run once, never restarted, in their target's process namespace; a changed image restarts a container.
+// ephemeral containers run once, never restarted, in their target's process namespace; a changed image restarts a
+// container; lifecycle hooks run after the start and before the stop.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from '../api/naming.js';
@@ -47,13 +48,18 @@ test('content volumes are refreshed periodically for the pods that have them, an
   }
 });
 
-/** pod workers on a fake runtime with no volumes, recording the statuses they report and the containers they create */
+/** pod workers on a fake runtime with no volumes, recording the statuses they report, the containers they create,
+ *  the events they record, and the commands they run in and stops they ask of containers (in order) */
 function recordingWorkers() {
   const statuses = new Map<string, PodStatus>();
   const runtime = fakeRuntime('n', naming());
   const configs: ContainerConfig[] = [];
-  const createContainer = runtime.createContainer.bind(runtime);
+  const events: string[] = [];
+  const calls: string[] = [];
+  const { createContainer, execSync, stopContainer } = { createContainer: runtime.createContainer.bind(runtime), execSync: runtime.execSync.bind(runtime), stopContainer: runtime.stopContainer.bind(runtime) };
   runtime.createContainer = (sandboxId, sandbox, config) => { configs.push(config); return createContainer(sandboxId, sandbox, config); };
+  runtime.execSync = (id, command, timeout) => { calls.push(`exec ${command.join(' ')}`); return execSync(id, command, timeout); };
+  runtime.stopContainer = (id, grace) => { calls.push(`stop ${id.split('/').slice(-3, -1).join('/')}`); return stopContainer(id, grace); };
   const volumes: VolumeManager = {
     podDir: (p) => `/nonexistent/${p.metadata.uid}`, async setUp() {}, async refresh() {}, refreshes: () => false,
     async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; },
@@ -63,8 +69,9 @@ function recordingWorkers() {
     reportStatus: (p, s) => statuses.set(p.metadata.name, s), terminated() {}, volumes,
     containers: { api: { client: undefined }, allocatable: {}, seccompDefault: false, resources: { cfsQuota: true, cfsPeriodUs: 100_000, memoryCapacity: 2 ** 30 } },
     network: () => ({ ready: true, message: '' }),
+    recorder: { event: (_o, _type, reason, message) => { events.push(`${reason}: ${message}`); }, flushed: () => Promise.resolve() },
   });
-  return { runtime, workers, statuses, configs };
+  return { runtime, workers, statuses, configs, events, calls };
 }
 
 test('an ephemeral container added to a running pod runs once, in its target\'s process namespace, and counts for nothing', async () => {
@@ -106,6 +113,36 @@ test('a container whose image the pod changes is restarted with it, whatever the
     await until(() => { const c = statuses.get('updated')?.containerStatuses?.[0]; return c?.restartCount === 1 && !!c.state?.running; }, 'the container restarted');
     assert.deepEqual(configs.map((c) => c.labels['container-image']), ['busybox', 'busybox:2']);
     assert.equal(statuses.get('updated')!.phase, 'Running');
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('lifecycle hooks: postStart runs once the container started, and a failing one kills it; preStop runs before the stop', async () => {
+  const { runtime, workers, statuses, events, calls } = recordingWorkers();
+  try {
+    const hooked = pod('hooked');
+    hooked.spec.containers[0]!.lifecycle = {
+      postStart: { exec: { command: ['sh', '-c', 'echo up > /tmp/started'] } }, preStop: { exec: { command: ['sh', '-c', 'echo bye'] } },
+    };
+    const failing = pod('failing');
+    failing.spec.containers[0]!.lifecycle = { postStart: { exec: { command: ['sh', '-c', 'exit 3'] } } };
+    workers.update(hooked);
+    workers.update(failing);
+    await until(() => statuses.get('hooked')?.containerStatuses?.[0]?.ready === true, 'the hooked pod ready');
+    const id = statuses.get('hooked')!.containerStatuses![0]!.containerID!.replace('fake://', '');
+    assert.equal((await runtime.execSync(id, ['cat', '/tmp/started'], 1)).stdout, 'up\n');
+
+    await until(() => events.some((e) => e.startsWith('FailedPostStartHook: ')) && (statuses.get('failing')?.containerStatuses?.[0]?.restartCount ?? 0) >= 1,
+      () => `the failing hook's container killed and restarted; events: ${events.join('\n')}`);
+    assert.match(events.find((e) => e.startsWith('FailedPostStartHook: '))!, /exited with 3/);
+
+    workers.update({ ...hooked, status: statuses.get('hooked'), metadata: { ...hooked.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 30 } });
+    await until(() => calls.includes('stop uid-hooked/c') && calls.includes('exec sh -c echo bye'), () => `the hooked pod stopped; calls: ${calls.join(', ')}`);
+    const mine = calls.filter((c) => c === 'exec sh -c echo bye' || c === 'stop uid-hooked/c');
+    assert.equal(mine[0], 'exec sh -c echo bye', 'preStop before the stop');
+    assert.ok(!events.some((e) => e.startsWith('FailedPreStopHook')));
   } finally {
     await workers.close();
     runtime.close();

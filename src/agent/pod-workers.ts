@@ -3,11 +3,12 @@
 // (retried with back-off and reported when it fails, never while the runtime's network is not ready for
 // a pod off the host network), its init containers one after the other, then its containers (started,
 // restarted with back-off, killed on failed liveness), the ephemeral containers added to it (`kubectl debug`)
-// once each, never restarted, and on deletion everything stopped and removed.
+// once each, never restarted, and on deletion everything stopped and removed. A container's postStart hook runs
+// once it started (a failure kills it) and its preStop hook before it is stopped, within the grace period.
 // A sync of a pod never runs twice at once; a change during a sync runs it again. A relist of the
 // runtime (the reference's PLEG) notices containers that changed on their own.
 
-import type { AgentPod, Container, EphemeralContainer, PodStatus, Probe } from './objects.js';
+import type { AgentPod, Container, EphemeralContainer, LifecycleHandler, PodStatus, Probe } from './objects.js';
 import { isTerminalPhase } from './objects.js';
 import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
@@ -18,6 +19,7 @@ import type { CgroupManager } from './cgroups.js';
 import { containerConfig, specImageLabel, type ContainerConfigDeps } from './container-config.js';
 import { nonRootViolation } from './security.js';
 import { sandboxConfig } from './sandbox.js';
+import { httpProbe } from './runtime/prober.js';
 
 export { podLogDirectory } from './sandbox.js';
 
@@ -257,7 +259,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       if (current?.state === 'running' && definitionChanged(spec, current)) {
         // a new image (the one field of a container that may change) restarts it at once, whatever the restart policy
         events.event(pod, 'Normal', 'Killing', `Container ${spec.name} definition changed, will be restarted`, fieldPath(pod, spec.name));
-        await deps.runtime.stopContainer(current.id, pod.spec.terminationGracePeriodSeconds ?? 30);
+        await stopContainer(w, spec, current, pod.spec.terminationGracePeriodSeconds ?? 30);
         w.probes?.delete(current.id);
         nextWake = Math.min(nextWake, await startWithBackoff(w, spec, instances, now));
         continue;
@@ -457,8 +459,51 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return failed('RunContainerError', (e as Error).message, `Error: ${(e as Error).message}`);
     }
     events.event(pod, 'Normal', 'Started', `Started container ${spec.name}`, fieldPath(pod, spec.name));
+    const postStart = spec.lifecycle?.postStart;
+    const hookFailure = postStart && await runHook(w, spec, id, postStart, 'PostStart', pod.spec.terminationGracePeriodSeconds ?? 30);
+    if (hookFailure) {
+      // the container is killed and restarted as its restart policy says, showing why meanwhile
+      events.event(pod, 'Warning', 'FailedPostStartHook', hookFailure, fieldPath(pod, spec.name));
+      await deps.runtime.stopContainer(id, pod.spec.terminationGracePeriodSeconds ?? 30).catch(() => {});
+      (w.waiting ??= new Map()).set(spec.name, { reason: 'PostStartHookError', message: hookFailure });
+      return true;
+    }
     w.waiting?.delete(spec.name);
     return true;
+  }
+
+  /** runs a lifecycle hook of a container; the reason it failed, or undefined */
+  async function runHook(w: Worker, spec: Container, containerId: string, hook: LifecycleHandler, kind: 'PostStart' | 'PreStop',
+    timeoutSeconds: number): Promise<string | undefined> {
+    const who = `Container "${spec.name}" in Pod "${w.pod.metadata.name}_${w.pod.metadata.namespace}(${w.pod.metadata.uid})"`;
+    try {
+      if (hook.exec) {
+        const command = hook.exec.command ?? [];
+        const r = await deps.runtime.execSync(containerId, command, timeoutSeconds);
+        return r.exitCode === 0 ? undefined
+          : `Exec lifecycle hook (${JSON.stringify(command)}) for ${who} failed - error: command '${command.join(' ')}' exited with ${r.exitCode}: ${r.stderr}${r.stdout}`;
+      }
+      if (hook.httpGet) {
+        const ok = await httpProbe({ httpGet: hook.httpGet, timeoutSeconds: Math.max(1, timeoutSeconds) }, w.sandbox?.ip || deps.hostIP, spec);
+        return ok ? undefined : `HTTP lifecycle hook (${hook.httpGet.path ?? ''}) for ${who} failed`;
+      }
+      return `${kind} hook of ${who}: only exec and httpGet handlers are supported`;
+    } catch (e) {
+      return `${kind} hook of ${who} failed - error: ${(e as Error).message}`;
+    }
+  }
+
+  /** stops a container, running its preStop hook first: the hook has the grace period, the stop what is left of it (at
+   *  least 2 s); a stop without grace (a forced deletion) runs no hook */
+  async function stopContainer(w: Worker, spec: Container | undefined, c: ContainerInfo, graceSeconds: number) {
+    const preStop = spec?.lifecycle?.preStop;
+    if (preStop && c.state === 'running' && graceSeconds > 0) {
+      const started = Date.now();
+      const failure = await runHook(w, spec, c.id, preStop, 'PreStop', graceSeconds);
+      if (failure) events.event(w.pod, 'Warning', 'FailedPreStopHook', failure, fieldPath(w.pod, spec.name));
+      graceSeconds = Math.max(2, graceSeconds - Math.floor((Date.now() - started) / 1000));
+    }
+    await deps.runtime.stopContainer(c.id, graceSeconds);
   }
 
   /** runs the probes that are due; returns when the next one is due */
@@ -515,7 +560,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       events.event(w.pod, 'Warning', 'Unhealthy', `${Kind} probe failed`, fieldPath(w.pod, spec.name));
       events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(w.pod, spec.name));
       const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec.terminationGracePeriodSeconds ?? 30;
-      await deps.runtime.stopContainer(c.id, grace);
+      await stopContainer(w, spec, c, grace);
       w.probes?.delete(c.id);
       return Date.now();
     }
@@ -527,7 +572,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     const grace = w.evicted?.graceSeconds ?? Math.min(pod.metadata.deletionGracePeriodSeconds ?? Infinity, pod.spec.terminationGracePeriodSeconds ?? 30);
     const live = w.containers.filter((c) => c.state === 'running' || c.state === 'created');
     for (const c of live) if (!w.removed) events.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPath(pod, c.name));
-    await Promise.all(live.map((c) => deps.runtime.stopContainer(c.id, grace)));
+    await Promise.all(live.map((c) => stopContainer(w, specOf(pod, c.name), c, grace)));
     if (w.sandbox) {
       await deps.runtime.stopSandbox(w.sandbox.id);
       w.containers = await deps.runtime.listContainers(w.sandbox.id);
@@ -650,6 +695,9 @@ function definitionChanged(spec: Container, c: ContainerInfo): boolean {
   const started = c.labels[specImageLabel];
   return started !== undefined && started !== (spec.image ?? '');
 }
+
+/** the spec of a regular container of the pod (init and ephemeral containers have no hooks) */
+const specOf = (pod: AgentPod, name: string) => pod.spec.containers.find((c) => c.name === name);
 
 /** the list of the pod's spec that names the container, for the field path of its events */
 function listOf(pod: AgentPod, name: string): 'initContainers' | 'containers' | 'ephemeralContainers' {
