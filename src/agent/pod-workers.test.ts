@@ -1,6 +1,6 @@
 // Pod workers against the fake runtime: the periodic refresh of content volumes syncs only the pods that have some;
 // ephemeral containers run once, never restarted, in their target's process namespace; a changed image restarts a
-// container; lifecycle hooks run after the start and before the stop.
+// container; lifecycle hooks run after the start and before the stop; a pod past its activeDeadlineSeconds fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from '../api/naming.js';
@@ -143,6 +143,23 @@ test('lifecycle hooks: postStart runs once the container started, and a failing 
     const mine = calls.filter((c) => c === 'exec sh -c echo bye' || c === 'stop uid-hooked/c');
     assert.equal(mine[0], 'exec sh -c echo bye', 'preStop before the stop');
     assert.ok(!events.some((e) => e.startsWith('FailedPreStopHook')));
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('a pod past its activeDeadlineSeconds is stopped and Failed with reason DeadlineExceeded', async () => {
+  const { runtime, workers, statuses, events } = recordingWorkers();
+  try {
+    const p = pod('deadline');
+    p.spec.activeDeadlineSeconds = 1;
+    workers.update(p);
+    await until(() => statuses.get('deadline')?.phase === 'Failed', () => `the pod Failed; status: ${JSON.stringify(statuses.get('deadline'))}`);
+    const s = statuses.get('deadline')!;
+    assert.deepEqual([s.reason, s.message], ['DeadlineExceeded', 'Pod was active on the node longer than the specified deadline']);
+    assert.ok(s.containerStatuses![0]!.state!.terminated, JSON.stringify(s.containerStatuses));
+    assert.ok(events.includes('DeadlineExceeded: Pod was active on the node longer than the specified deadline'), events.join('\n'));
   } finally {
     await workers.close();
     runtime.close();

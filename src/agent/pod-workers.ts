@@ -102,7 +102,8 @@ interface Worker {
   again: boolean;
   timer?: NodeJS.Timeout;
   finished: boolean;
-  evicted?: { message: string; graceSeconds: number };
+  /** the agent stops the pod for good and reports it Failed with this reason: Evicted, or DeadlineExceeded */
+  evicted?: { reason: string; message: string; graceSeconds: number };
   adoptionTried?: boolean;
   /** why the pod's volumes or sandbox are not there yet: shown on its waiting containers */
   setupFailure?: Waiting & { event: string };
@@ -224,6 +225,10 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       }
     }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
+    const deadline = deadlineOf(w);
+    if (deadline !== undefined && Date.now() >= deadline && !w.evicted && !isFinished(w)) {
+      w.evicted = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline', graceSeconds: pod.spec.terminationGracePeriodSeconds ?? 30 };
+    }
     if (w.removed || pod.metadata.deletionTimestamp || w.evicted) return terminate(w);
     // a pod that already finished keeps the status it ended with; its volumes go unless kept
     if (isFinished(w)) {
@@ -245,7 +250,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
 
     const now = Date.now();
-    let nextWake = Infinity;
+    // a pod with a deadline is looked at again when it runs out
+    let nextWake = deadline ?? Infinity;
     const init = await syncInitContainers(w, now);
     nextWake = Math.min(nextWake, init.wake);
     for (const spec of pod.spec.containers) {
@@ -580,10 +586,11 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     if (!w.removed) report(w);
     if (w.evicted) {
       // an evicted pod stays in the API, Failed, with its containers' last states
-      const status: PodStatus = { ...w.pod.status, phase: 'Failed', reason: 'Evicted', message: w.evicted.message };
+      const status: PodStatus = { ...w.pod.status, phase: 'Failed', reason: w.evicted.reason, message: w.evicted.message };
       w.pod = { ...w.pod, status };
       deps.reportStatus(w.pod, status);
-      events.event(pod, 'Warning', 'Evicted', w.evicted.message);
+      // the reference's agent reports a passed deadline as a Normal event, an eviction as a Warning
+      events.event(pod, w.evicted.reason === 'Evicted' ? 'Warning' : 'Normal', w.evicted.reason, w.evicted.message);
     }
     // what cannot be removed now is left to the container garbage collection
     const leftover = (what: string) => (e: unknown) => log(`removing ${what} of pod ${pod.metadata.name}: ${(e as Error).message}`);
@@ -602,6 +609,12 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
     deps.released?.(pod);
     if (!w.removed && !w.evicted) deps.terminated(pod);
+  }
+
+  /** when the pod's activeDeadlineSeconds, counted from its start on this node, runs out */
+  function deadlineOf(w: Worker): number | undefined {
+    const seconds = w.pod.spec.activeDeadlineSeconds;
+    return typeof seconds === 'number' ? w.startTime + seconds * 1000 : undefined;
   }
 
   function isFinished(w: Worker): boolean {
@@ -650,7 +663,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         // downward API files follow the pod's labels and annotations
         if (labelsChanged) w.refreshDue = true;
       } else {
-        workers.set(uid, { pod, removed: false, containers: [], startTime: Date.now(), again: false, finished: false });
+        // a pod this agent ran before a restart keeps the start it reported (its deadline counts from it)
+        const startTime = Date.parse(pod.status?.startTime ?? '') || Date.now();
+        workers.set(uid, { pod, removed: false, containers: [], startTime, again: false, finished: false });
       }
       schedule(uid);
     },
@@ -664,7 +679,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     evict(uid, message, graceSeconds) {
       const w = workers.get(uid);
       if (!w || w.evicted || w.finished) return false;
-      w.evicted = { message, graceSeconds };
+      w.evicted = { reason: 'Evicted', message, graceSeconds };
       schedule(uid);
       return true;
     },
