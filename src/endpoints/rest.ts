@@ -4,7 +4,7 @@
 import type { RequestContext } from '../api/request.js';
 import { parseDryRun } from '../api/request.js';
 import type { Listers } from '../api/admission.js';
-import type { Status } from '../api/meta.js';
+import type { ApiObject, Status } from '../api/meta.js';
 import { methodNotSupported, unsupportedMediaType } from '../api/status.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
@@ -13,6 +13,8 @@ import { sendObject, sendStatus } from './respond.js';
 import { admission, type Scope } from './scope.js';
 import { applyPatch, patchTypes } from './write.js';
 import { proxy } from './proxy.js';
+import { representationFor, sendOne } from './read.js';
+import { parseIncludeObject, toTable } from './table.js';
 
 export interface RestDeps {
   resources: ApiResources;
@@ -26,6 +28,19 @@ const isStatus = (o: object): o is Status => (o as { kind?: unknown }).kind === 
 function send(ctx: RequestContext, result: object, code: number) {
   if (isStatus(result)) return sendStatus(ctx, result);
   sendObject(ctx, code, result);
+}
+
+/** what a never-stored resource's handler read (one object, or a list), in the representation asked for: kubectl's
+ *  tables by the resource's columns; a list in JSON or YAML */
+function sendRead(ctx: RequestContext, scope: Scope, result: object) {
+  const rep = representationFor(ctx, scope);
+  const { items, metadata } = result as { items?: ApiObject[]; metadata?: Record<string, unknown> };
+  if (!items) return sendOne(ctx, scope, rep, result as ApiObject, 200);
+  if (rep.kind === 'table') {
+    const include = parseIncludeObject(ctx.query.get('includeObject'));
+    return sendObject(ctx, 200, toTable(scope.info, items, metadata ?? {}, include, scope.names, rep.version), rep.contentType);
+  }
+  sendObject(ctx, 200, result, rep.kind === 'yaml' ? rep.contentType : 'application/json');
 }
 
 function restRequest(ctx: RequestContext, scope: Scope, namespace: string, name: string, deps: RestDeps): RestRequest {
@@ -57,6 +72,7 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
   }
   switch (ctx.method) {
     case 'GET': case 'HEAD':
+      if (handler.get && !scope.subresource) return sendRead(ctx, scope, await handler.get(req));
       if (handler.get) return send(ctx, await handler.get(req), 200);
       break;
     case 'POST':

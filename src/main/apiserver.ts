@@ -33,7 +33,7 @@ import { loadYaml } from '../util/yaml.js';
 import { createAuditor, type Auditor } from '../audit/audit.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { sendText } from '../endpoints/respond.js';
-import type { NodeClientConfig } from '../registry/types.js';
+import type { ComponentHealth, NodeClientConfig } from '../registry/types.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
@@ -178,21 +178,30 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
    *  answers, so they leave cleanly */
   const clients: Module[] = [];
   const ownClient = (module: Module) => { clients.push(module); return module; };
+  /** how each component the server may run is, by its name in componentstatuses */
+  const components = new Map<string, Omit<ComponentHealth, 'name'>>();
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
     let running: Component | undefined;
+    const name = what.replace(/ /g, '-');
+    const health = (h: Omit<ComponentHealth, 'name'>) => components.set(name, h);
+    health({ healthy: undefined, message: begin ? 'starting' : 'not run inside this server: its health is not known here' });
     const module: Module = {
       async start() {
         if (!begin) return;
         // a client of the API needs pods and leases served (--runtime-config can switch them off)
         if (!resources.preferred('', 'pods') || !resources.preferred(names.group('coordination'), 'leases')) {
           log.warn(`${what}: not started, as the core group or coordination.${names.domain} is not served`);
+          health({ healthy: false, message: '', error: 'not started: the core group or the coordination group is not served' });
           return;
         }
         running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
         // the server is ready without them, as the reference's is without its controller manager and scheduler
-        void running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+        void running.ready.then(() => health({ healthy: true, message: 'ok' }), (e) => {
+          log.warn(`${what}: ${(e as Error).message}`);
+          health({ healthy: false, message: '', error: (e as Error).message });
+        });
       },
-      stop: () => running?.stop(),
+      stop: () => { health({ healthy: false, message: '', error: 'stopped' }); return running?.stop(); },
     };
     return ownClient(module);
   };
@@ -429,6 +438,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
         tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
         nodeClient: nodeClient(),
+        componentHealth,
       },
       deprecatedApiRequested: deprecatedApiGauge(), watchEventSent: watchEventMetrics(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
@@ -473,6 +483,16 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   }
 
   /** the client side towards the node agents: the flags' files, or a certificate of the server's CA */
+  /** componentstatuses: the components the reference lists (controller manager, scheduler) and the store, by its
+   *  backend's name, judged by the same check as healthz */
+  async function componentHealth(): Promise<ComponentHealth[]> {
+    const store = await Promise.resolve().then(() => kv.check()).then(
+      (): ComponentHealth => ({ name: options.storageBackend, healthy: true, message: 'ok' }),
+      (e): ComponentHealth => ({ name: options.storageBackend, healthy: false, message: '', error: (e as Error).message }));
+    const listed = ['controller-manager', 'scheduler'];
+    return [...listed.map(name => ({ name, ...components.get(name)! })), store];
+  }
+
   function nodeClient(): NodeClientConfig {
     const k = options.kubelet;
     const own = k.clientCertificateFile ? undefined

@@ -178,6 +178,17 @@ export interface RestServices {
   maxTokenExpirationMs?: number;
   /** how the server reaches the node agents (logs, exec, attach, port-forward, nodes/proxy); absent: not at all */
   nodeClient?: NodeClientConfig;
+  /** the health of the components the server knows of (its store, the controller manager, the scheduler), for
+   *  componentstatuses; absent: none are listed */
+  componentHealth?(): Promise<ComponentHealth[]>;
+}
+
+/** one component's health: healthy, not, or unknown (undefined) to this server */
+export interface ComponentHealth {
+  name: string;
+  healthy: boolean | undefined;
+  message: string;
+  error?: string;
 }
 
 /** the server's client side towards the node agents' servers (--kubelet-* flags) */
