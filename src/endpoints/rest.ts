@@ -14,7 +14,7 @@ import { admission, type Scope } from './scope.js';
 import { applyPatch, patchTypes } from './write.js';
 import { proxy } from './proxy.js';
 import { representationFor, sendOne } from './read.js';
-import { parseIncludeObject, toTable } from './table.js';
+import { columnsOf, parseIncludeObject, toTable, withName } from './table.js';
 
 export interface RestDeps {
   resources: ApiResources;
@@ -30,16 +30,25 @@ function send(ctx: RequestContext, result: object, code: number) {
   sendObject(ctx, code, result);
 }
 
-/** what a never-stored resource's handler read (one object, or a list), in the representation asked for: kubectl's
- *  tables by the resource's columns; a list in JSON or YAML */
+/**
+ * What a handler read, in the representation asked for. A never-stored resource's object or list: kubectl's tables by
+ * the resource's columns, JSON or YAML. A subresource's object (a Scale): a table by the columns of its kind when it
+ * has them (`kubectl get --subresource=scale`), else JSON.
+ */
 function sendRead(ctx: RequestContext, scope: Scope, result: object) {
+  if (isStatus(result)) return sendStatus(ctx, result);
+  const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
+  if (sub && !sub.columns) return sendObject(ctx, 200, result);
   const rep = representationFor(ctx, scope);
   const { items, metadata } = result as { items?: ApiObject[]; metadata?: Record<string, unknown> };
-  if (!items) return sendOne(ctx, scope, rep, result as ApiObject, 200);
   if (rep.kind === 'table') {
     const include = parseIncludeObject(ctx.query.get('includeObject'));
-    return sendObject(ctx, 200, toTable(scope.info, items, metadata ?? {}, include, scope.names, rep.version), rep.contentType);
+    const listMeta = items ? metadata ?? {} : { resourceVersion: (result as ApiObject).metadata?.resourceVersion };
+    const cols = sub ? withName(sub.columns) : columnsOf(scope.info);
+    return sendObject(ctx, 200, toTable(scope.info, items ?? [result as ApiObject], listMeta, include, scope.names, rep.version, cols), rep.contentType);
   }
+  if (sub) return sendObject(ctx, 200, result);
+  if (!items) return sendOne(ctx, scope, rep, result as ApiObject, 200);
   sendObject(ctx, 200, result, rep.kind === 'yaml' ? rep.contentType : 'application/json');
 }
 
@@ -72,8 +81,7 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
   }
   switch (ctx.method) {
     case 'GET': case 'HEAD':
-      if (handler.get && !scope.subresource) return sendRead(ctx, scope, await handler.get(req));
-      if (handler.get) return send(ctx, await handler.get(req), 200);
+      if (handler.get) return sendRead(ctx, scope, await handler.get(req));
       break;
     case 'POST':
       if (handler.create) return send(ctx, await handler.create(req, (await readObject(ctx, scope.names)).value), 201);

@@ -58,6 +58,9 @@ export interface SubresourceDefinition {
   changes?: FieldPath[];
   /** a subresource served by its own handler */
   rest?: RestHandler;
+  /** Table columns of the kind served at the subresource, when it has its own (Scale's); without them its reads are
+   *  JSON only */
+  columns?: TableColumn[];
 }
 
 export interface ResourceDefinition {

@@ -554,6 +554,22 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
       assert.match((await k.run(['get', 'cs', 'nothing'])).stderr, /NotFound/);
     });
 
+    test('get --subresource=scale prints the Scale\'s columns; --subresource=status the parent\'s', async () => {
+      const ns = `scale-${version.replace('.', '')}`;
+      await setup(ns, [deployment(ns, 'scaled')]);
+      await k.ok(['scale', 'deployment/scaled', '-n', ns, '--replicas=3']);
+      const scale = await k.json(['get', 'deployment', 'scaled', '-n', ns, '--subresource=scale']);
+      assert.deepEqual([scale.kind, scale.spec.replicas], ['Scale', 3]);
+      const table = tableRows(await k.ok(['get', 'deployment', 'scaled', '-n', ns, '--subresource=scale']));
+      if (serverTables) {
+        assert.deepEqual(table[0], ['NAME', 'DESIRED', 'AVAILABLE']);
+        assert.deepEqual(table[1]?.slice(0, 2), ['scaled', '3']);
+        assert.deepEqual(tableHeader(await k.ok(['get', 'deployment', 'scaled', '-n', ns, '--subresource=status'])), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
+      } else {
+        assert.equal(table[1]?.[0], 'scaled');
+      }
+    });
+
     test('delete ns with objects in it completes (the server finalizes it)', async () => {
       const ns = 'doomed';
       await setup(ns, [...configMaps(ns, [{ name: 'x1' }, { name: 'x2' }]), deployment(ns, 'dweb'), service(ns, 'dweb'), pod(ns, 'dpod')]);
