@@ -585,6 +585,9 @@ describe('built-in kinds through HTTP', () => {
     const list = (await c.get(newer)).json;
     assert.deepEqual(list.items.map((e: any) => [e.metadata.name, e.apiVersion, e.regarding.name, e.note, e.deprecatedCount ?? null, e.deprecatedSource?.component ?? null]).sort(),
       [['reconciled', `${names.group('events')}/v1`, 'p', 'synced it', null, null], ['started', `${names.group('events')}/v1`, 'p', 'm', 3, 'agent']]);
+    // field selectors name the events/v1 fields
+    const selected = (await c.get(`${newer}?fieldSelector=${encodeURIComponent('regarding.name=p,reportingController=example.com/ctl')}`)).json;
+    assert.deepEqual(selected.items.map((e: any) => e.metadata.name), ['reconciled']);
     const patched = await c.request('PATCH', `${newer}/reconciled`, { body: { series: { count: 2, lastObservedTime: '2026-01-02T03:05:00.000000Z' } }, contentType: 'application/merge-patch+json' });
     assert.equal(patched.status, 200, patched.body);
     assert.equal((await c.get(`${core}/reconciled`)).json.series.count, 2);
