@@ -10,6 +10,7 @@ import { writeAdminClientConfig } from '../config/client-config.js';
 import { ensurePki, issueClientCertificate, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
+import { startEventExpiry } from '../registry/event-expiry.js';
 import type { KV } from '../storage/types.js';
 import { createObjectStore } from '../storage/objects.js';
 import { createWatchCache, type WatchCache } from '../watch/cache.js';
@@ -397,6 +398,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       storedApiService: name => backends.preferred(names.group('apiregistration'), 'apiservices')?.store.get('', name).catch(() => undefined) ?? Promise.resolve(undefined),
     })),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
+    loop(undefined, () => {
+      const events = resources.preferred('', 'events');
+      if (!events || options.eventTtlMs <= 0) return { stop() {} };
+      return startEventExpiry({ store: backends.backendFor(events).store, cache: watchCache.cache(events.keyPrefix), ttlMs: options.eventTtlMs, log: m => log.warn(m) });
+    }),
   ];
 
   /** the IP the server's Service leads to: --advertise-address, else an address of this host's own network */
