@@ -70,6 +70,9 @@ async function envValue(pod: AgentPod, c: Container, e: EnvVar, env: Map<string,
   throw new Error(data ? `couldn't find key ${ref.key} in ${kind === 'configmap' ? 'ConfigMap' : 'Secret'} ${pod.metadata.namespace}/${ref.name}` : `${kind} "${ref.name}" not found`);
 }
 
+/** the runtime label holding the image a container was started for: once the pod names another, it is restarted */
+export const specImageLabel = 'container-image';
+
 export async function containerConfig(pod: AgentPod, c: Container, attempt: number, imageRef: string, d: ContainerConfigDeps): Promise<ContainerConfig> {
   const env = await containerEnv(pod, c, d);
   const resources: LinuxResources = {
@@ -84,7 +87,7 @@ export async function containerConfig(pod: AgentPod, c: Container, attempt: numb
     workingDir: c.workingDir,
     mounts: await d.volumes.containerMounts(pod, c, env),
     logPath: join(c.name, `${attempt}.log`),
-    labels: {}, annotations: {},
+    labels: { [specImageLabel]: c.image ?? '' }, annotations: {},
     resources,
     security: containerSecurity(pod, c, d.seccompDefault),
     stdin: !!c.stdin, stdinOnce: !!c.stdinOnce, tty: !!c.tty,

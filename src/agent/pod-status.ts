@@ -1,6 +1,7 @@
 // The Pod's status as the agent reports it, computed from the runtime's containers (the reference
-// agent's phase rules): init and regular containerStatuses with state, last state, restart count and
-// ids; phase; conditions PodScheduled, Initialized, ContainersReady and Ready; IPs; QoS class.
+// agent's phase rules): init, regular and ephemeral containerStatuses with state, last state, restart count
+// and ids; phase; conditions PodScheduled, Initialized, ContainersReady and Ready; IPs; QoS class. Ephemeral
+// containers count for none of phase, readiness or conditions.
 
 import type { AgentPod, Container, ContainerState, ContainerStatus, PodCondition, PodStatus } from './objects.js';
 import { qosClass } from './resources.js';
@@ -106,6 +107,7 @@ export interface PodStatusInput {
   pod: AgentPod;
   views: Map<string, ContainerView>;
   initViews?: Map<string, ContainerView>;
+  ephemeralViews?: Map<string, ContainerView>;
   runtimeName: string;
   hostIP: string;
   podIPs: string[];
@@ -114,11 +116,13 @@ export interface PodStatusInput {
 
 const ownConditions = ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
 
-export function podStatus({ pod, views, initViews = new Map(), runtimeName, hostIP, podIPs, startTime }: PodStatusInput): PodStatus {
+export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
   const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName);
   const initContainerStatuses = (pod.spec.initContainers ?? []).map((c) => status(c, initViews));
   const containerStatuses = pod.spec.containers.map((c) => status(c, views));
+  // nothing probes an ephemeral container: as the reference's, it is never ready and has no started flag
+  const ephemeralContainerStatuses = (pod.spec.ephemeralContainers ?? []).map((c) => ({ ...status(c, ephemeralViews), ready: false, started: undefined }));
   const phase = podPhase(pod, containerStatuses, initContainerStatuses);
   const incomplete = initContainerStatuses.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
   const initialized = incomplete.length === 0;
@@ -147,6 +151,7 @@ export function podStatus({ pod, views, initViews = new Map(), runtimeName, host
     startTime: timestamp(startTime),
     ...(initContainerStatuses.length ? { initContainerStatuses } : {}),
     containerStatuses,
+    ...(ephemeralContainerStatuses.length ? { ephemeralContainerStatuses } : {}),
     qosClass: pod.status?.qosClass ?? qosClass(pod),
   };
 }

@@ -1,12 +1,16 @@
-// Pod workers against the fake runtime: the periodic refresh of content volumes syncs only the pods that have some.
+// Pod workers against the fake runtime: the periodic refresh of content volumes syncs only the pods that have some;
+// ephemeral containers run once, never restarted, in their target's process namespace; a changed image restarts a
+// container; lifecycle hooks run after the start and before the stop; a pod past its activeDeadlineSeconds fails.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from '../api/naming.js';
 import { createPodWorkers } from './pod-workers.js';
 import { fakeRuntime } from './runtime/fake.js';
+import { fakeAnnotation } from './options.js';
+import type { ContainerConfig } from './runtime/types.js';
 import type { VolumeManager } from './volumes/index.js';
 import type { AgentPod, PodStatus } from './objects.js';
-import { until } from '../../test/support/wait.js';
+import { until, waitFor } from '../../test/support/wait.js';
 
 const pod = (name: string, volumes: AgentPod['spec']['volumes'] = []): AgentPod => ({
   metadata: { name, namespace: 'default', uid: `uid-${name}` },
@@ -38,6 +42,124 @@ test('content volumes are refreshed periodically for the pods that have them, an
     await until(() => statuses.get('with')?.phase === 'Running' && statuses.get('without')?.phase === 'Running', 'both pods Running');
     await until(() => (refreshed.get('with') ?? 0) >= 3, 'the pod with a configMap volume refreshed three times');
     assert.equal(refreshed.get('without'), undefined);
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+/** pod workers on a fake runtime with no volumes, recording the statuses they report, the containers they create,
+ *  the events they record, and the commands they run in and stops they ask of containers (in order) */
+function recordingWorkers() {
+  const statuses = new Map<string, PodStatus>();
+  const runtime = fakeRuntime('n', naming());
+  const configs: ContainerConfig[] = [];
+  const events: string[] = [];
+  const calls: string[] = [];
+  const { createContainer, execSync, stopContainer } = { createContainer: runtime.createContainer.bind(runtime), execSync: runtime.execSync.bind(runtime), stopContainer: runtime.stopContainer.bind(runtime) };
+  runtime.createContainer = (sandboxId, sandbox, config) => { configs.push(config); return createContainer(sandboxId, sandbox, config); };
+  runtime.execSync = (id, command, timeout) => { calls.push(`exec ${command.join(' ')}`); return execSync(id, command, timeout); };
+  runtime.stopContainer = (id, grace) => { calls.push(`stop ${id.split('/').slice(-3, -1).join('/')}`); return stopContainer(id, grace); };
+  const volumes: VolumeManager = {
+    podDir: (p) => `/nonexistent/${p.metadata.uid}`, async setUp() {}, async refresh() {}, refreshes: () => false,
+    async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; },
+  };
+  const workers = createPodWorkers({
+    runtime, runtimeName: 'fake', nodeName: 'n', hostIP: '10.0.0.1', rootDir: '/nonexistent', relistMs: 20,
+    reportStatus: (p, s) => statuses.set(p.metadata.name, s), terminated() {}, volumes,
+    containers: { api: { client: undefined }, allocatable: {}, seccompDefault: false, resources: { cfsQuota: true, cfsPeriodUs: 100_000, memoryCapacity: 2 ** 30 } },
+    network: () => ({ ready: true, message: '' }),
+    recorder: { event: (_o, _type, reason, message) => { events.push(`${reason}: ${message}`); }, flushed: () => Promise.resolve() },
+  });
+  return { runtime, workers, statuses, configs, events, calls };
+}
+
+test('an ephemeral container added to a running pod runs once, in its target\'s process namespace, and counts for nothing', async () => {
+  const names = naming();
+  const { runtime, workers, statuses, configs } = recordingWorkers();
+  try {
+    // the debugger exits at once with code 3: it must not be started again
+    const p = pod('debugged');
+    p.metadata.annotations = { [`${fakeAnnotation(names, 'run-for')}.dbg`]: '10ms', [`${fakeAnnotation(names, 'exit-code')}.dbg`]: '3' };
+    workers.update(p);
+    await until(() => statuses.get('debugged')?.containerStatuses?.[0]?.ready === true, 'the pod ready');
+    const main = statuses.get('debugged')!.containerStatuses![0]!.containerID!.replace('fake://', '');
+    workers.update({ ...p, status: statuses.get('debugged'), spec: { ...p.spec, ephemeralContainers: [{ name: 'dbg', image: 'busybox', targetContainerName: 'c' }] } });
+    const exited = await waitFor('the ephemeral container exited', () => statuses.get('debugged')?.ephemeralContainerStatuses?.[0]?.state?.terminated);
+    assert.equal(exited.exitCode, 3);
+    const dbg = configs.filter((c) => c.name === 'dbg');
+    assert.equal(dbg.length, 1);
+    assert.deepEqual(dbg[0]!.security.namespaces, { network: 'POD', pid: 'TARGET', ipc: 'POD', targetId: main });
+    await workers.idle();
+    const s = statuses.get('debugged')!;
+    assert.equal(s.ephemeralContainerStatuses![0]!.restartCount, 0);
+    assert.equal(s.ephemeralContainerStatuses![0]!.ready, false);
+    assert.equal(s.phase, 'Running');
+    assert.ok(s.conditions!.find((c) => c.type === 'Ready')!.status === 'True');
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('a container whose image the pod changes is restarted with it, whatever the restart policy', async () => {
+  const { runtime, workers, statuses, configs } = recordingWorkers();
+  try {
+    const p = pod('updated');
+    p.spec.restartPolicy = 'Never';
+    workers.update(p);
+    await until(() => statuses.get('updated')?.containerStatuses?.[0]?.ready === true, 'the pod ready');
+    workers.update({ ...p, status: statuses.get('updated'), spec: { ...p.spec, containers: [{ name: 'c', image: 'busybox:2' }] } });
+    await until(() => { const c = statuses.get('updated')?.containerStatuses?.[0]; return c?.restartCount === 1 && !!c.state?.running; }, 'the container restarted');
+    assert.deepEqual(configs.map((c) => c.labels['container-image']), ['busybox', 'busybox:2']);
+    assert.equal(statuses.get('updated')!.phase, 'Running');
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('lifecycle hooks: postStart runs once the container started, and a failing one kills it; preStop runs before the stop', async () => {
+  const { runtime, workers, statuses, events, calls } = recordingWorkers();
+  try {
+    const hooked = pod('hooked');
+    hooked.spec.containers[0]!.lifecycle = {
+      postStart: { exec: { command: ['sh', '-c', 'echo up > /tmp/started'] } }, preStop: { exec: { command: ['sh', '-c', 'echo bye'] } },
+    };
+    const failing = pod('failing');
+    failing.spec.containers[0]!.lifecycle = { postStart: { exec: { command: ['sh', '-c', 'exit 3'] } } };
+    workers.update(hooked);
+    workers.update(failing);
+    await until(() => statuses.get('hooked')?.containerStatuses?.[0]?.ready === true, 'the hooked pod ready');
+    const id = statuses.get('hooked')!.containerStatuses![0]!.containerID!.replace('fake://', '');
+    assert.equal((await runtime.execSync(id, ['cat', '/tmp/started'], 1)).stdout, 'up\n');
+
+    await until(() => events.some((e) => e.startsWith('FailedPostStartHook: ')) && (statuses.get('failing')?.containerStatuses?.[0]?.restartCount ?? 0) >= 1,
+      () => `the failing hook's container killed and restarted; events: ${events.join('\n')}`);
+    assert.match(events.find((e) => e.startsWith('FailedPostStartHook: '))!, /exited with 3/);
+
+    workers.update({ ...hooked, status: statuses.get('hooked'), metadata: { ...hooked.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: 30 } });
+    await until(() => calls.includes('stop uid-hooked/c') && calls.includes('exec sh -c echo bye'), () => `the hooked pod stopped; calls: ${calls.join(', ')}`);
+    const mine = calls.filter((c) => c === 'exec sh -c echo bye' || c === 'stop uid-hooked/c');
+    assert.equal(mine[0], 'exec sh -c echo bye', 'preStop before the stop');
+    assert.ok(!events.some((e) => e.startsWith('FailedPreStopHook')));
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('a pod past its activeDeadlineSeconds is stopped and Failed with reason DeadlineExceeded', async () => {
+  const { runtime, workers, statuses, events } = recordingWorkers();
+  try {
+    const p = pod('deadline');
+    p.spec.activeDeadlineSeconds = 1;
+    workers.update(p);
+    await until(() => statuses.get('deadline')?.phase === 'Failed', () => `the pod Failed; status: ${JSON.stringify(statuses.get('deadline'))}`);
+    const s = statuses.get('deadline')!;
+    assert.deepEqual([s.reason, s.message], ['DeadlineExceeded', 'Pod was active on the node longer than the specified deadline']);
+    assert.ok(s.containerStatuses![0]!.state!.terminated, JSON.stringify(s.containerStatuses));
+    assert.ok(events.includes('DeadlineExceeded: Pod was active on the node longer than the specified deadline'), events.join('\n'));
   } finally {
     await workers.close();
     runtime.close();

@@ -2,11 +2,13 @@
 // the runtime holds, acts and reports the pod's status: the pod's volumes and cgroup, then its sandbox
 // (retried with back-off and reported when it fails, never while the runtime's network is not ready for
 // a pod off the host network), its init containers one after the other, then its containers (started,
-// restarted with back-off, killed on failed liveness), and on deletion everything stopped and removed.
+// restarted with back-off, killed on failed liveness), the ephemeral containers added to it (`kubectl debug`)
+// once each, never restarted, and on deletion everything stopped and removed. A container's postStart hook runs
+// once it started (a failure kills it) and its preStop hook before it is stopped, within the grace period.
 // A sync of a pod never runs twice at once; a change during a sync runs it again. A relist of the
 // runtime (the reference's PLEG) notices containers that changed on their own.
 
-import type { AgentPod, Container, PodStatus, Probe } from './objects.js';
+import type { AgentPod, Container, EphemeralContainer, LifecycleHandler, PodStatus, Probe } from './objects.js';
 import { isTerminalPhase } from './objects.js';
 import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxInfo } from './runtime/types.js';
 import { podStatus, type ContainerView } from './pod-status.js';
@@ -14,9 +16,10 @@ import { noEvents, type Recorder } from './events.js';
 import type { DnsSettings } from './dns.js';
 import type { VolumeManager } from './volumes/index.js';
 import type { CgroupManager } from './cgroups.js';
-import { containerConfig, type ContainerConfigDeps } from './container-config.js';
+import { containerConfig, specImageLabel, type ContainerConfigDeps } from './container-config.js';
 import { nonRootViolation } from './security.js';
 import { sandboxConfig } from './sandbox.js';
+import { httpProbe } from './runtime/prober.js';
 
 export { podLogDirectory } from './sandbox.js';
 
@@ -99,7 +102,8 @@ interface Worker {
   again: boolean;
   timer?: NodeJS.Timeout;
   finished: boolean;
-  evicted?: { message: string; graceSeconds: number };
+  /** the agent stops the pod for good and reports it Failed with this reason: Evicted, or DeadlineExceeded */
+  evicted?: { reason: string; message: string; graceSeconds: number };
   adoptionTried?: boolean;
   /** why the pod's volumes or sandbox are not there yet: shown on its waiting containers */
   setupFailure?: Waiting & { event: string };
@@ -124,7 +128,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
   let closed = false;
   const log = deps.log ?? (() => {});
   const events = deps.recorder ?? noEvents;
-  const fieldPath = (pod: AgentPod, name: string) => `spec.${(pod.spec.initContainers ?? []).some((c) => c.name === name) ? 'initContainers' : 'containers'}{${name}}`;
+  const fieldPath = (pod: AgentPod, name: string) => `spec.${listOf(pod, name)}{${name}}`;
   const lastSeen = new Map<string, string>();
   /** pods already terminated: later copies from the sources (until they go) change nothing */
   const terminatedUids = new Set<string>();
@@ -221,6 +225,10 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       }
     }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
+    const deadline = deadlineOf(w);
+    if (deadline !== undefined && Date.now() >= deadline && !w.evicted && !isFinished(w)) {
+      w.evicted = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline', graceSeconds: pod.spec.terminationGracePeriodSeconds ?? 30 };
+    }
     if (w.removed || pod.metadata.deletionTimestamp || w.evicted) return terminate(w);
     // a pod that already finished keeps the status it ended with; its volumes go unless kept
     if (isFinished(w)) {
@@ -242,7 +250,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
 
     const now = Date.now();
-    let nextWake = Infinity;
+    // a pod with a deadline is looked at again when it runs out
+    let nextWake = deadline ?? Infinity;
     const init = await syncInitContainers(w, now);
     nextWake = Math.min(nextWake, init.wake);
     for (const spec of pod.spec.containers) {
@@ -253,6 +262,14 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       if (w.waiting?.get(spec.name)?.reason === 'PodInitializing') w.waiting.delete(spec.name);
       const instances = instancesOf(w, spec.name);
       const current = instances[0];
+      if (current?.state === 'running' && definitionChanged(spec, current)) {
+        // a new image (the one field of a container that may change) restarts it at once, whatever the restart policy
+        events.event(pod, 'Normal', 'Killing', `Container ${spec.name} definition changed, will be restarted`, fieldPath(pod, spec.name));
+        await stopContainer(w, spec, current, pod.spec.terminationGracePeriodSeconds ?? 30);
+        w.probes?.delete(current.id);
+        nextWake = Math.min(nextWake, await startWithBackoff(w, spec, instances, now));
+        continue;
+      }
       if (current?.state === 'running') {
         nextWake = Math.min(nextWake, await runProbes(w, spec, current));
         continue;
@@ -260,6 +277,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       if (current?.state === 'exited' && !shouldRestart(pod, current)) continue;
       nextWake = Math.min(nextWake, await startWithBackoff(w, spec, instances, now));
     }
+    if (init.done) nextWake = Math.min(nextWake, await startEphemeralContainers(w, now));
     w.containers = await deps.runtime.listContainers(w.sandbox!.id);
     report(w);
     if (nextWake < Infinity) schedule(uid, Math.max(10, nextWake - Date.now()));
@@ -280,6 +298,23 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return { done: false, wake: await startWithBackoff(w, spec, instances, now) };
     }
     return { done: true, wake: Infinity };
+  }
+
+  /** the id of the container's running instance (an ephemeral container aimed at it joins its process namespace) */
+  function runningId(w: Worker, name: string): string {
+    const c = instancesOf(w, name)[0];
+    if (c?.state !== 'running') throw new Error(`target container "${name}" is not running`);
+    return c.id;
+  }
+
+  /** an ephemeral container runs once: started when it has never run (a failed start is tried again), never restarted */
+  async function startEphemeralContainers(w: Worker, now: number): Promise<number> {
+    let wake = Infinity;
+    for (const spec of w.pod.spec.ephemeralContainers ?? []) {
+      if (instancesOf(w, spec.name).length) continue;
+      wake = Math.min(wake, await startWithBackoff(w, spec, [], now));
+    }
+    return wake;
   }
 
   /** starts the next instance of a container, after the back-off of its last exit or failed start; returns when to look again */
@@ -410,6 +445,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         ...deps.containers, volumes: deps.volumes, facts: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: ipsOf(w) },
       });
       if (w.hostsFile && !config.mounts.some((m) => m.containerPath === '/etc/hosts')) config.mounts.push({ containerPath: '/etc/hosts', hostPath: w.hostsFile, readOnly: false, propagation: 'private' });
+      const target = (spec as EphemeralContainer).targetContainerName;
+      if (target) config.security.namespaces = { ...config.security.namespaces, pid: 'TARGET', targetId: runningId(w, target) };
     } catch (e) {
       return failed('CreateContainerConfigError', (e as Error).message, `Error: ${(e as Error).message}`);
     }
@@ -428,8 +465,51 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return failed('RunContainerError', (e as Error).message, `Error: ${(e as Error).message}`);
     }
     events.event(pod, 'Normal', 'Started', `Started container ${spec.name}`, fieldPath(pod, spec.name));
+    const postStart = spec.lifecycle?.postStart;
+    const hookFailure = postStart && await runHook(w, spec, id, postStart, 'PostStart', pod.spec.terminationGracePeriodSeconds ?? 30);
+    if (hookFailure) {
+      // the container is killed and restarted as its restart policy says, showing why meanwhile
+      events.event(pod, 'Warning', 'FailedPostStartHook', hookFailure, fieldPath(pod, spec.name));
+      await deps.runtime.stopContainer(id, pod.spec.terminationGracePeriodSeconds ?? 30).catch(() => {});
+      (w.waiting ??= new Map()).set(spec.name, { reason: 'PostStartHookError', message: hookFailure });
+      return true;
+    }
     w.waiting?.delete(spec.name);
     return true;
+  }
+
+  /** runs a lifecycle hook of a container; the reason it failed, or undefined */
+  async function runHook(w: Worker, spec: Container, containerId: string, hook: LifecycleHandler, kind: 'PostStart' | 'PreStop',
+    timeoutSeconds: number): Promise<string | undefined> {
+    const who = `Container "${spec.name}" in Pod "${w.pod.metadata.name}_${w.pod.metadata.namespace}(${w.pod.metadata.uid})"`;
+    try {
+      if (hook.exec) {
+        const command = hook.exec.command ?? [];
+        const r = await deps.runtime.execSync(containerId, command, timeoutSeconds);
+        return r.exitCode === 0 ? undefined
+          : `Exec lifecycle hook (${JSON.stringify(command)}) for ${who} failed - error: command '${command.join(' ')}' exited with ${r.exitCode}: ${r.stderr}${r.stdout}`;
+      }
+      if (hook.httpGet) {
+        const ok = await httpProbe({ httpGet: hook.httpGet, timeoutSeconds: Math.max(1, timeoutSeconds) }, w.sandbox?.ip || deps.hostIP, spec);
+        return ok ? undefined : `HTTP lifecycle hook (${hook.httpGet.path ?? ''}) for ${who} failed`;
+      }
+      return `${kind} hook of ${who}: only exec and httpGet handlers are supported`;
+    } catch (e) {
+      return `${kind} hook of ${who} failed - error: ${(e as Error).message}`;
+    }
+  }
+
+  /** stops a container, running its preStop hook first: the hook has the grace period, the stop what is left of it (at
+   *  least 2 s); a stop without grace (a forced deletion) runs no hook */
+  async function stopContainer(w: Worker, spec: Container | undefined, c: ContainerInfo, graceSeconds: number) {
+    const preStop = spec?.lifecycle?.preStop;
+    if (preStop && c.state === 'running' && graceSeconds > 0) {
+      const started = Date.now();
+      const failure = await runHook(w, spec, c.id, preStop, 'PreStop', graceSeconds);
+      if (failure) events.event(w.pod, 'Warning', 'FailedPreStopHook', failure, fieldPath(w.pod, spec.name));
+      graceSeconds = Math.max(2, graceSeconds - Math.floor((Date.now() - started) / 1000));
+    }
+    await deps.runtime.stopContainer(c.id, graceSeconds);
   }
 
   /** runs the probes that are due; returns when the next one is due */
@@ -486,7 +566,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       events.event(w.pod, 'Warning', 'Unhealthy', `${Kind} probe failed`, fieldPath(w.pod, spec.name));
       events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(w.pod, spec.name));
       const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec.terminationGracePeriodSeconds ?? 30;
-      await deps.runtime.stopContainer(c.id, grace);
+      await stopContainer(w, spec, c, grace);
       w.probes?.delete(c.id);
       return Date.now();
     }
@@ -498,7 +578,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     const grace = w.evicted?.graceSeconds ?? Math.min(pod.metadata.deletionGracePeriodSeconds ?? Infinity, pod.spec.terminationGracePeriodSeconds ?? 30);
     const live = w.containers.filter((c) => c.state === 'running' || c.state === 'created');
     for (const c of live) if (!w.removed) events.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPath(pod, c.name));
-    await Promise.all(live.map((c) => deps.runtime.stopContainer(c.id, grace)));
+    await Promise.all(live.map((c) => stopContainer(w, specOf(pod, c.name), c, grace)));
     if (w.sandbox) {
       await deps.runtime.stopSandbox(w.sandbox.id);
       w.containers = await deps.runtime.listContainers(w.sandbox.id);
@@ -506,10 +586,11 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     if (!w.removed) report(w);
     if (w.evicted) {
       // an evicted pod stays in the API, Failed, with its containers' last states
-      const status: PodStatus = { ...w.pod.status, phase: 'Failed', reason: 'Evicted', message: w.evicted.message };
+      const status: PodStatus = { ...w.pod.status, phase: 'Failed', reason: w.evicted.reason, message: w.evicted.message };
       w.pod = { ...w.pod, status };
       deps.reportStatus(w.pod, status);
-      events.event(pod, 'Warning', 'Evicted', w.evicted.message);
+      // the reference's agent reports a passed deadline as a Normal event, an eviction as a Warning
+      events.event(pod, w.evicted.reason === 'Evicted' ? 'Warning' : 'Normal', w.evicted.reason, w.evicted.message);
     }
     // what cannot be removed now is left to the container garbage collection
     const leftover = (what: string) => (e: unknown) => log(`removing ${what} of pod ${pod.metadata.name}: ${(e as Error).message}`);
@@ -522,12 +603,18 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     workers.delete(pod.metadata.uid);
     void updateQos();
     if (!w.removed) terminatedUids.add(pod.metadata.uid);
-    for (const spec of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+    for (const spec of [...(pod.spec.initContainers ?? []), ...pod.spec.containers, ...(pod.spec.ephemeralContainers ?? [])]) {
       backoff.delete(`${pod.metadata.uid}/${spec.name}`);
       backoff.delete(`failed/${pod.metadata.uid}/${spec.name}`);
     }
     deps.released?.(pod);
     if (!w.removed && !w.evicted) deps.terminated(pod);
+  }
+
+  /** when the pod's activeDeadlineSeconds, counted from its start on this node, runs out */
+  function deadlineOf(w: Worker): number | undefined {
+    const seconds = w.pod.spec.activeDeadlineSeconds;
+    return typeof seconds === 'number' ? w.startTime + seconds * 1000 : undefined;
   }
 
   function isFinished(w: Worker): boolean {
@@ -555,6 +642,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
   function report(w: Worker) {
     const status = podStatus({
       pod: w.pod, views: views(w, w.pod.spec.containers), initViews: views(w, w.pod.spec.initContainers ?? []),
+      ephemeralViews: views(w, w.pod.spec.ephemeralContainers ?? []),
       runtimeName: deps.runtimeName, hostIP: deps.hostIP, podIPs: ipsOf(w), startTime: w.startTime,
     });
     w.pod = { ...w.pod, status };
@@ -575,7 +663,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         // downward API files follow the pod's labels and annotations
         if (labelsChanged) w.refreshDue = true;
       } else {
-        workers.set(uid, { pod, removed: false, containers: [], startTime: Date.now(), again: false, finished: false });
+        // a pod this agent ran before a restart keeps the start it reported (its deadline counts from it)
+        const startTime = Date.parse(pod.status?.startTime ?? '') || Date.now();
+        workers.set(uid, { pod, removed: false, containers: [], startTime, again: false, finished: false });
       }
       schedule(uid);
     },
@@ -589,7 +679,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     evict(uid, message, graceSeconds) {
       const w = workers.get(uid);
       if (!w || w.evicted || w.finished) return false;
-      w.evicted = { message, graceSeconds };
+      w.evicted = { reason: 'Evicted', message, graceSeconds };
       schedule(uid);
       return true;
     },
@@ -613,6 +703,22 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       await qosUpdate;
     },
   };
+}
+
+/** the container runs another image than the spec names (containers started before the label was kept are left alone) */
+function definitionChanged(spec: Container, c: ContainerInfo): boolean {
+  const started = c.labels[specImageLabel];
+  return started !== undefined && started !== (spec.image ?? '');
+}
+
+/** the spec of a regular container of the pod (init and ephemeral containers have no hooks) */
+const specOf = (pod: AgentPod, name: string) => pod.spec.containers.find((c) => c.name === name);
+
+/** the list of the pod's spec that names the container, for the field path of its events */
+function listOf(pod: AgentPod, name: string): 'initContainers' | 'containers' | 'ephemeralContainers' {
+  if ((pod.spec.initContainers ?? []).some((c) => c.name === name)) return 'initContainers';
+  if ((pod.spec.ephemeralContainers ?? []).some((c) => c.name === name)) return 'ephemeralContainers';
+  return 'containers';
 }
 
 function shouldRestart(pod: AgentPod, c: ContainerInfo): boolean {

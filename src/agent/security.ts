@@ -6,12 +6,14 @@
 
 import type { AgentPod, Container, SeccompProfile } from './objects.js';
 
-export type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE';
+/** TARGET: another container's namespace (targetId), for an ephemeral container aimed at it */
+export type NamespaceMode = 'POD' | 'CONTAINER' | 'NODE' | 'TARGET';
 
 export interface Namespaces {
   network: NamespaceMode;
   pid: NamespaceMode;
   ipc: NamespaceMode;
+  targetId?: string;
 }
 
 export interface Seccomp {

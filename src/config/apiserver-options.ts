@@ -87,6 +87,8 @@ export interface ApiServerOptions {
   etcdServers: string[];
   etcdPrefix: string;
   etcdCompactionIntervalMs: number;
+  /** how long an Event lives after its last change (--event-ttl); 0: for ever */
+  eventTtlMs: number;
   dataDir: string;
   /** where the generated CA and certificates live: `--cert-dir`, else `<data-dir>/pki` */
   certDir: string;
@@ -178,6 +180,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'etcd-servers', type: 'stringList', default: [], help: 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd.', validate: (v) => (v as string[]).map(checkUrl).find(Boolean) },
   { name: 'etcd-prefix', type: 'string', default: '/registry', help: 'The prefix of every key in storage.', validate: (v) => ((v as string).startsWith('/') ? undefined : 'must start with /') },
   { name: 'etcd-compaction-interval', type: 'duration', default: 5 * 60_000, help: 'How often old revisions are compacted away. 0 disables compaction.', validate: nonNegative },
+  { name: 'event-ttl', type: 'duration', default: 60 * 60_000, help: 'How long an Event is kept after its last change. 0 keeps events until deleted.', validate: nonNegative },
   { name: 'data-dir', type: 'string', default: './data', help: 'Directory for the SQLite store, the generated certificates and the admin client configuration.', validate: (v) => (v === '' ? 'must not be empty' : undefined) },
   { name: 'cert-dir', type: 'string', default: '', help: 'Directory of the generated CA and certificates (default <data-dir>/pki). Ignored for serving when --tls-cert-file is given.' },
   { name: 'secure-port', type: 'int', default: 6443, help: 'The port to serve HTTPS on; 0 picks a free port.', validate: port },
@@ -299,6 +302,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     etcdServers,
     etcdPrefix: v['etcd-prefix'] as string,
     etcdCompactionIntervalMs: v['etcd-compaction-interval'] as number,
+    eventTtlMs: v['event-ttl'] as number,
     dataDir,
     certDir: s('cert-dir') ?? join(dataDir, 'pki'),
     adminKubeconfigPath: join(dataDir, 'admin.kubeconfig'),

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createExpectations, slowStartCreations } from './common.js';
+import { createExpectations, semanticJson, slowStartCreations, templateHash } from './common.js';
 
 test('slow start: batches of 1, 2, 4, ... stop after the first batch with a failure', async () => {
   const calls: number[] = [];
@@ -32,4 +32,14 @@ test('slow start: every creation made when none fails', async () => {
   assert.equal(expectations.satisfied('ns/rs'), false);
   expectations.created('ns/rs');
   assert.equal(expectations.satisfied('ns/rs'), true);
+});
+
+test('semantic JSON: null, empty objects and empty lists are the same as absent, in objects at any depth', () => {
+  const stored = { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'x', resources: {} }], securityContext: {} } };
+  const sent = { metadata: { creationTimestamp: null, labels: { app: 'web' }, annotations: {} }, spec: { containers: [{ image: 'x', name: 'c', env: [] }] } };
+  assert.equal(semanticJson(sent), semanticJson(stored));
+  assert.equal(templateHash(sent), templateHash(stored));
+  // list elements keep their place, and values that are set still count
+  assert.notEqual(semanticJson({ a: [1, null] }), semanticJson({ a: [1] }));
+  assert.notEqual(semanticJson({ a: { b: 0 } }), semanticJson({ a: {} }));
 });

@@ -241,8 +241,8 @@ export function podFromTemplate(template: { metadata?: Obj['metadata']; spec: Po
 
 /** A stable hash of a value as the reference's pod-template-hash label looks: short, lower-case, DNS-safe. */
 export function templateHash(value: unknown, collisionCount = 0): string {
-  // FNV-1a 32-bit over the canonical JSON, then the "safe encoding" alphabet the reference uses
-  const text = canonicalJson(value) + (collisionCount ? String(collisionCount) : '');
+  // FNV-1a 32-bit over the semantic JSON, then the "safe encoding" alphabet the reference uses
+  const text = semanticJson(value) + (collisionCount ? String(collisionCount) : '');
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     h ^= text.charCodeAt(i);
@@ -262,6 +262,27 @@ export function canonicalJson(v: unknown): string {
       .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`).join(',')}}`;
   }
   return JSON.stringify(v);
+}
+
+/**
+ * Canonical JSON of a value as the reference's typed objects see it: a member that is null, an empty object or an
+ * empty list is the same as one left out. Clients write templates either way (`kubectl rollout undo` sends
+ * `creationTimestamp: null`), and a template must still match the ReplicaSet or revision it came from.
+ */
+export function semanticJson(v: unknown): string {
+  return canonicalJson(withoutUnset(v));
+}
+
+function withoutUnset(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutUnset);
+  if (!v || typeof v !== 'object') return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v)) {
+    const kept = withoutUnset(x);
+    const empty = kept === null || kept === undefined || (typeof kept === 'object' && Object.keys(kept).length === 0);
+    if (!empty) out[k] = kept;
+  }
+  return out;
 }
 
 /** resolves once the informers synced and `done` holds (or after a while, so a stuck object does not hold the start) */

@@ -10,7 +10,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.j
 import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, scaledValue, controllerOf, controllerRef, ignoreNotFound, keyOf, liveOwner, podFinished, removeCondition, selects,
-  selectsEverything, setCondition, splitKey, startQueue, templateHash,
+  selectsEverything, semanticJson, setCondition, splitKey, startQueue, templateHash,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Deployment, DeploymentStatus, IntOrString, Pod, PodTemplateSpec, ReplicaSet } from './types.js';
@@ -38,11 +38,8 @@ const byAge = (a: ReplicaSet, b: ReplicaSet) => created(a) - created(b) || a.met
 /** the template without the hash label, for comparing a ReplicaSet's template with the Deployment's */
 function templateKey(t: PodTemplateSpec): string {
   const copy = structuredClone(t);
-  if (copy.metadata?.labels) {
-    delete copy.metadata.labels[templateHashLabel];
-    if (!Object.keys(copy.metadata.labels).length) delete copy.metadata.labels;
-  }
-  return canonicalJson(copy);
+  if (copy.metadata?.labels) delete copy.metadata.labels[templateHashLabel];
+  return semanticJson(copy);
 }
 
 export const deploymentController: Controller = {

@@ -2,7 +2,7 @@
 // restores its template (what `kubectl rollout undo` applies), is named `<owner>-<hash>` with the hash also
 // in the `controller-revision-hash` label of the pods made from it, and carries a growing revision number.
 import { isAlreadyExists } from '../client/rest-client.js';
-import { canonicalJson, claimOwned, controllerRef, ignoreNotFound, liveOwner, templateHash } from './common.js';
+import { claimOwned, controllerRef, ignoreNotFound, liveOwner, semanticJson, templateHash } from './common.js';
 import type { ControllerContext } from './context.js';
 import type { ControllerRevision, LabelSelector, Obj, PodTemplateSpec, ResourceRef } from './types.js';
 
@@ -27,10 +27,10 @@ export async function ownedRevisions(ctx: ControllerContext, owner: Owner, kind:
 export async function currentRevision(ctx: ControllerContext, owner: Owner, kind: { kind: string; apiVersion: string }, revisions: ControllerRevision[])
   : Promise<{ revision: ControllerRevision; collisionCount: number }> {
   const data = revisionData(owner);
-  const wanted = canonicalJson(data);
+  const wanted = semanticJson(data);
   const next = Math.max(0, ...revisions.map((r) => r.revision)) + 1;
   const client = ctx.client.resource(ctx.refs.controllerRevisions, owner.metadata.namespace);
-  const same = revisions.filter((r) => canonicalJson(r.data) === wanted);
+  const same = revisions.filter((r) => semanticJson(r.data) === wanted);
   let collisionCount = owner.status?.collisionCount ?? 0;
   if (same.length) {
     const found = same.at(-1)!;
@@ -53,7 +53,7 @@ export async function currentRevision(ctx: ControllerContext, owner: Owner, kind
     } catch (e) {
       if (!isAlreadyExists(e)) throw e;
       const existing = await client.get(revision.metadata.name!);
-      if (canonicalJson(existing.data) === wanted && existing.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) {
+      if (semanticJson(existing.data) === wanted && existing.metadata.ownerReferences?.some((r) => r.uid === owner.metadata.uid)) {
         return { revision: existing, collisionCount };
       }
       collisionCount++;

@@ -83,9 +83,11 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
 
       const scope = scopeFor(info, '');
       if (info.namespaced && !namespace && name) throw pathNotFound(ctx.path);
-      // a resource that is never stored answers creates on its collection, in its namespace
+      // a resource that is never stored answers creates on its collection, in its namespace, and reads when it has them
       if (info.def.rest) {
-        if (verb !== 'create' || name || (info.namespaced && !namespace)) throw methodNotSupported(info.resource, ctx.method);
+        const read = (verb === 'get' || verb === 'list') && info.def.rest.get;
+        if (read) allowed(info.verbs, verb);
+        else if (verb !== 'create' || name || (info.namespaced && !namespace)) throw methodNotSupported(info.resource, ctx.method);
         return serveRest(ctx, scope, info.def.rest, namespace, name, restDeps);
       }
       if (!name) {

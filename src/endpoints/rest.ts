@@ -4,7 +4,7 @@
 import type { RequestContext } from '../api/request.js';
 import { parseDryRun } from '../api/request.js';
 import type { Listers } from '../api/admission.js';
-import type { Status } from '../api/meta.js';
+import type { ApiObject, Status } from '../api/meta.js';
 import { badRequest, invalid, methodNotSupported, unsupportedMediaType } from '../api/status.js';
 import type { Schema } from '../api/schema.js';
 import { readTyped } from '../schema/fields.js';
@@ -15,6 +15,8 @@ import { sendObject, sendStatus } from './respond.js';
 import { admission, type Scope } from './scope.js';
 import { applyPatch, patchTypes } from './write.js';
 import { proxy } from './proxy.js';
+import { representationFor, sendOne } from './read.js';
+import { columnsOf, parseIncludeObject, toTable, withName } from './table.js';
 
 export interface RestDeps {
   resources: ApiResources;
@@ -28,6 +30,28 @@ const isStatus = (o: object): o is Status => (o as { kind?: unknown }).kind === 
 function send(ctx: RequestContext, result: object, code: number) {
   if (isStatus(result)) return sendStatus(ctx, result);
   sendObject(ctx, code, result);
+}
+
+/**
+ * What a handler read, in the representation asked for. A never-stored resource's object or list: kubectl's tables by
+ * the resource's columns, JSON or YAML. A subresource's object (a Scale): a table by the columns of its kind when it
+ * has them (`kubectl get --subresource=scale`), else JSON.
+ */
+function sendRead(ctx: RequestContext, scope: Scope, result: object) {
+  if (isStatus(result)) return sendStatus(ctx, result);
+  const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
+  if (sub && !sub.columns) return sendObject(ctx, 200, result);
+  const rep = representationFor(ctx, scope);
+  const { items, metadata } = result as { items?: ApiObject[]; metadata?: Record<string, unknown> };
+  if (rep.kind === 'table') {
+    const include = parseIncludeObject(ctx.query.get('includeObject'));
+    const listMeta = items ? metadata ?? {} : { resourceVersion: (result as ApiObject).metadata?.resourceVersion };
+    const cols = sub ? withName(sub.columns) : columnsOf(scope.info);
+    return sendObject(ctx, 200, toTable(scope.info, items ?? [result as ApiObject], listMeta, include, scope.names, rep.version, cols), rep.contentType);
+  }
+  if (sub) return sendObject(ctx, 200, result);
+  if (!items) return sendOne(ctx, scope, rep, result as ApiObject, 200);
+  sendObject(ctx, 200, result, rep.kind === 'yaml' ? rep.contentType : 'application/json');
 }
 
 function restRequest(ctx: RequestContext, scope: Scope, namespace: string, name: string, deps: RestDeps): RestRequest {
@@ -59,7 +83,7 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
   }
   switch (ctx.method) {
     case 'GET': case 'HEAD':
-      if (handler.get) return send(ctx, await handler.get(req), 200);
+      if (handler.get) return sendRead(ctx, scope, await handler.get(req));
       break;
     case 'POST':
       if (handler.create) return send(ctx, await handler.create(req, typedBody(scope, (await readObject(ctx, scope.names)).value)), 201);

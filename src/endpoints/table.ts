@@ -25,8 +25,10 @@ const createdAtColumn: TableColumn = {
 };
 
 /** the catalog's columns, led by Name unless they place it themselves (events print it last, wide only) */
-export const columnsOf = (info: ResourceInfo): TableColumn[] => {
-  const own = info.versionDef.columns ?? info.def.columns;
+export const columnsOf = (info: ResourceInfo): TableColumn[] => withName(info.versionDef.columns ?? info.def.columns);
+
+/** a kind's own columns led by Name (unless they place it themselves); Name and Created At for a kind without */
+export const withName = (own: TableColumn[] | undefined): TableColumn[] => {
   if (!own?.length) return [nameColumn, createdAtColumn];
   return own.some(c => c.name === 'Name') ? own.map(c => (c.name === 'Name' && !c.cell && !c.jsonPath ? { ...nameColumn, priority: c.priority } : c)) : [nameColumn, ...own];
 };
@@ -80,12 +82,11 @@ export function tableRow(info: ResourceInfo, obj: ApiObject, include: IncludeObj
 }
 
 /** a Table without its rows */
-export const tableHead = (info: ResourceInfo, listMeta: Record<string, unknown>, names: Naming, version = 'v1') => ({
-  kind: 'Table', apiVersion: `${names.metaGroup}/${version}`, metadata: listMeta, columnDefinitions: columnsOf(info).map(definitionOf),
+export const tableHead = (info: ResourceInfo, listMeta: Record<string, unknown>, names: Naming, version = 'v1', cols = columnsOf(info)) => ({
+  kind: 'Table', apiVersion: `${names.metaGroup}/${version}`, metadata: listMeta, columnDefinitions: cols.map(definitionOf),
 });
 
 export function toTable(info: ResourceInfo, objects: ApiObject[], listMeta: Record<string, unknown>, include: IncludeObject,
-  names: Naming, version = 'v1') {
-  const cols = columnsOf(info);
-  return { ...tableHead(info, listMeta, names, version), rows: objects.map(o => tableRow(info, o, include, names, cols)) };
+  names: Naming, version = 'v1', cols = columnsOf(info)) {
+  return { ...tableHead(info, listMeta, names, version, cols), rows: objects.map(o => tableRow(info, o, include, names, cols)) };
 }

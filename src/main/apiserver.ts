@@ -10,6 +10,7 @@ import { writeAdminClientConfig } from '../config/client-config.js';
 import { ensurePki, issueClientCertificate, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
+import { startEventExpiry } from '../registry/event-expiry.js';
 import type { KV } from '../storage/types.js';
 import { createObjectStore } from '../storage/objects.js';
 import { createWatchCache, type WatchCache } from '../watch/cache.js';
@@ -33,7 +34,7 @@ import { loadYaml } from '../util/yaml.js';
 import { createAuditor, type Auditor } from '../audit/audit.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { sendText } from '../endpoints/respond.js';
-import type { NodeClientConfig } from '../registry/types.js';
+import type { ComponentHealth, NodeClientConfig } from '../registry/types.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
@@ -178,21 +179,30 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
    *  answers, so they leave cleanly */
   const clients: Module[] = [];
   const ownClient = (module: Module) => { clients.push(module); return module; };
+  /** how each component the server may run is, by its name in componentstatuses */
+  const components = new Map<string, Omit<ComponentHealth, 'name'>>();
   const embedded = (what: string, begin: false | undefined | ((lb: Loopback) => Component | Promise<Component>)): Module => {
     let running: Component | undefined;
+    const name = what.replace(/ /g, '-');
+    const health = (h: Omit<ComponentHealth, 'name'>) => components.set(name, h);
+    health({ healthy: undefined, message: begin ? 'starting' : 'not run inside this server: its health is not known here' });
     const module: Module = {
       async start() {
         if (!begin) return;
         // a client of the API needs pods and leases served (--runtime-config can switch them off)
         if (!resources.preferred('', 'pods') || !resources.preferred(names.group('coordination'), 'leases')) {
           log.warn(`${what}: not started, as the core group or coordination.${names.domain} is not served`);
+          health({ healthy: false, message: '', error: 'not started: the core group or the coordination group is not served' });
           return;
         }
         running = await begin({ url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names });
         // the server is ready without them, as the reference's is without its controller manager and scheduler
-        void running.ready.catch(e => log.warn(`${what}: ${(e as Error).message}`));
+        void running.ready.then(() => health({ healthy: true, message: 'ok' }), (e) => {
+          log.warn(`${what}: ${(e as Error).message}`);
+          health({ healthy: false, message: '', error: (e as Error).message });
+        });
       },
-      stop: () => running?.stop(),
+      stop: () => { health({ healthy: false, message: '', error: 'stopped' }); return running?.stop(); },
     };
     return ownClient(module);
   };
@@ -388,6 +398,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       storedApiService: name => backends.preferred(names.group('apiregistration'), 'apiservices')?.store.get('', name).catch(() => undefined) ?? Promise.resolve(undefined),
     })),
     loop(undefined, () => options.etcdCompactionIntervalMs > 0 ? startCompactor(kv, { intervalMs: options.etcdCompactionIntervalMs }) : { stop() {} }),
+    loop(undefined, () => {
+      const events = resources.preferred('', 'events');
+      if (!events || options.eventTtlMs <= 0) return { stop() {} };
+      return startEventExpiry({ store: backends.backendFor(events).store, cache: watchCache.cache(events.keyPrefix), ttlMs: options.eventTtlMs, log: m => log.warn(m) });
+    }),
   ];
 
   /** the IP the server's Service leads to: --advertise-address, else an address of this host's own network */
@@ -429,6 +444,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
         tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
         nodeClient: nodeClient(),
+        componentHealth,
       },
       deprecatedApiRequested: deprecatedApiGauge(), watchEventSent: watchEventMetrics(),
       minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
@@ -473,6 +489,16 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   }
 
   /** the client side towards the node agents: the flags' files, or a certificate of the server's CA */
+  /** componentstatuses: the components the reference lists (controller manager, scheduler) and the store, by its
+   *  backend's name, judged by the same check as healthz */
+  async function componentHealth(): Promise<ComponentHealth[]> {
+    const store = await Promise.resolve().then(() => kv.check()).then(
+      (): ComponentHealth => ({ name: options.storageBackend, healthy: true, message: 'ok' }),
+      (e): ComponentHealth => ({ name: options.storageBackend, healthy: false, message: '', error: (e as Error).message }));
+    const listed = ['controller-manager', 'scheduler'];
+    return [...listed.map(name => ({ name, ...components.get(name)! })), store];
+  }
+
   function nodeClient(): NodeClientConfig {
     const k = options.kubelet;
     const own = k.clientCertificateFile ? undefined

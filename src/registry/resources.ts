@@ -23,8 +23,18 @@ export interface ApiResources {
   onChange(fn: () => void): void;
 }
 
-export function fullGroup(def: ResourceDefinition, names: Naming): string {
+export function fullGroup(def: Pick<ResourceDefinition, 'group' | 'domainGroup'>, names: Naming): string {
   return def.domainGroup ? names.group(def.group) : def.group;
+}
+
+const apiVersionOf = (group: string, version: string) => (group ? `${group}/${version}` : version);
+
+/** where and at which version a resource's objects are kept: its own storage version, or another resource's */
+function storageOf(def: ResourceDefinition, group: string, names: Naming): Pick<ResourceInfo, 'keyPrefix' | 'storageVersion' | 'storageApiVersion'> {
+  const at = def.storedAs
+    ? { group: fullGroup(def.storedAs, names), resource: def.storedAs.resource, version: def.storedAs.version }
+    : { group, resource: def.resource, version: (def.versions.find(v => v.storage) ?? def.versions[0]).name };
+  return { keyPrefix: `/registry/${at.group || 'core'}/${at.resource}/`, storageVersion: at.version, storageApiVersion: apiVersionOf(at.group, at.version) };
 }
 
 /** versions sort as the reference does: GA before beta before alpha, higher numbers first */
@@ -64,15 +74,14 @@ export function createApiResources(names: Naming, isServed: (group: string, vers
     add(def) {
       const group = fullGroup(def, names);
       defs.set(`${group}/${def.resource}`, def);
-      const storage = def.versions.find(v => v.storage) ?? def.versions[0];
+      const stored = storageOf(def, group, names);
       for (const v of def.versions) {
         if (!v.served || !isServed(group, v.name, def.resource, def, v)) continue;
         entries.set(k(group, v.name, def.resource), {
-          def, group, version: v.name, storageVersion: storage.name, resource: def.resource, kind: def.kind,
+          def, group, version: v.name, ...stored, resource: def.resource, kind: def.kind,
           listKind: def.listKind ?? `${def.kind}List`, singular: def.singular || def.kind.toLowerCase(),
           namespaced: def.namespaced, verbs: def.verbs, subresources: def.subresources ?? {}, schema: v.schema, versionDef: v,
-          keyPrefix: `/registry/${group || 'core'}/${def.resource}/`,
-          apiVersion: group ? `${group}/${v.name}` : v.name,
+          apiVersion: apiVersionOf(group, v.name),
         });
       }
       if (!groupOrder.includes(group)) groupOrder.push(group);

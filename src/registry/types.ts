@@ -60,6 +60,9 @@ export interface SubresourceDefinition {
   rest?: RestHandler;
   /** the schema of `kind`: a handler's request bodies are read by it as stored kinds' are (wrong types refused) */
   schema?: Schema;
+  /** Table columns of the kind served at the subresource, when it has its own (Scale's); without them its reads are
+   *  JSON only */
+  columns?: TableColumn[];
 }
 
 export interface ResourceDefinition {
@@ -88,11 +91,18 @@ export interface ResourceDefinition {
    *  typed decoding do not apply */
   custom?: boolean;
   /**
-   * Converts objects (each at its own version) to one version of this resource, in order; objects already at it come
-   * back unchanged. Resources that have it take and return objects at the requested version and are stored at the
-   * storage version; the others are handled at the storage version and only renamed on the way out.
+   * Converts objects (each at its own apiVersion) to one apiVersion, a served one of this resource or the one it is
+   * stored at, in order; objects already at it come back unchanged. Resources that have it take and return objects at
+   * the requested version and are stored at the storage version; the others are handled at the storage version and
+   * only renamed on the way out.
    */
-  convert?(objects: ApiObject[], toVersion: string): Promise<ApiObject[]>;
+  convert?(objects: ApiObject[], toApiVersion: string): Promise<ApiObject[]>;
+  /**
+   * Objects of this resource are kept as those of another (the reference keeps events/v1 Events as core Events, so
+   * both APIs read and write the same objects): its group (as `group` is spelt), resource and version. Requires
+   * convert, between this resource's form and that one's.
+   */
+  storedAs?: { group: string; domainGroup?: boolean; resource: string; version: string };
 }
 
 /** a definition resolved against the API domain at one served version */
@@ -104,6 +114,8 @@ export interface ResourceInfo {
   version: string;
   /** the version objects are stored at */
   storageVersion: string;
+  /** the apiVersion objects are stored at (another resource's, with storedAs) */
+  storageApiVersion: string;
   resource: string;
   kind: string;
   listKind: string;
@@ -171,6 +183,17 @@ export interface RestServices {
   maxTokenExpirationMs?: number;
   /** how the server reaches the node agents (logs, exec, attach, port-forward, nodes/proxy); absent: not at all */
   nodeClient?: NodeClientConfig;
+  /** the health of the components the server knows of (its store, the controller manager, the scheduler), for
+   *  componentstatuses; absent: none are listed */
+  componentHealth?(): Promise<ComponentHealth[]>;
+}
+
+/** one component's health: healthy, not, or unknown (undefined) to this server */
+export interface ComponentHealth {
+  name: string;
+  healthy: boolean | undefined;
+  message: string;
+  error?: string;
 }
 
 /** the server's client side towards the node agents' servers (--kubelet-* flags) */

@@ -10,7 +10,7 @@ import {
   startKubectlEnv, type KubectlEnv, type KubectlVersion, type Manifest,
 } from './support.js';
 import type { ApiDomain } from '../../src/api/naming.js';
-import { until } from '../support/wait.js';
+import { until, waitFor } from '../support/wait.js';
 import { createClient } from '../integration/client.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 
@@ -532,6 +532,42 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
       assert.equal((await k.ok(['get', '--raw', '/livez?verbose'])).trim().split('\n').at(-1), 'livez check passed');
       const raw = JSON.parse(await k.ok(['get', '--raw', '/api/v1/namespaces/default']));
       assert.equal(raw.kind, 'Namespace');
+    });
+
+    test('get componentstatuses: the controller manager, the scheduler (not run here) and the store, with the warning', async () => {
+      // the controller manager is healthy once it runs with synced informers
+      const r = await waitFor('the controller manager healthy', async () => {
+        const run = await k.run(['get', 'componentstatuses', '-o', 'json']);
+        return run.code === 0 && JSON.parse(run.stdout).items.some((c: any) => c.metadata.name === 'controller-manager' && c.conditions[0].status === 'True') && run;
+      }, 120_000, 500);
+      assert.match(r.stderr, /Warning: v1 ComponentStatus is deprecated in v1\.19\+/);
+      const byName = Object.fromEntries(JSON.parse(r.stdout).items.map((c: any) => [c.metadata.name, c.conditions[0].status]));
+      assert.deepEqual(byName, { 'controller-manager': 'True', scheduler: 'Unknown', memory: 'True' });
+      const table = tableRows(await k.ok(['get', 'cs']));
+      if (serverTables) {
+        assert.deepEqual(table[0], ['NAME', 'STATUS', 'MESSAGE', 'ERROR']);
+        assert.deepEqual(table.find((row) => row[0] === 'controller-manager'), ['controller-manager', 'Healthy', 'ok']);
+      } else {
+        assert.deepEqual(tableNames(await k.ok(['get', 'cs'])).sort(), ['controller-manager', 'memory', 'scheduler']);
+      }
+      assert.equal((await k.json(['get', 'cs', 'scheduler'])).kind, 'ComponentStatus');
+      assert.match((await k.run(['get', 'cs', 'nothing'])).stderr, /NotFound/);
+    });
+
+    test('get --subresource=scale prints the Scale\'s columns; --subresource=status the parent\'s', async () => {
+      const ns = `scale-${version.replace('.', '')}`;
+      await setup(ns, [deployment(ns, 'scaled')]);
+      await k.ok(['scale', 'deployment/scaled', '-n', ns, '--replicas=3']);
+      const scale = await k.json(['get', 'deployment', 'scaled', '-n', ns, '--subresource=scale']);
+      assert.deepEqual([scale.kind, scale.spec.replicas], ['Scale', 3]);
+      const table = tableRows(await k.ok(['get', 'deployment', 'scaled', '-n', ns, '--subresource=scale']));
+      if (serverTables) {
+        assert.deepEqual(table[0], ['NAME', 'DESIRED', 'AVAILABLE']);
+        assert.deepEqual(table[1]?.slice(0, 2), ['scaled', '3']);
+        assert.deepEqual(tableHeader(await k.ok(['get', 'deployment', 'scaled', '-n', ns, '--subresource=status'])), ['NAME', 'READY', 'UP-TO-DATE', 'AVAILABLE', 'AGE']);
+      } else {
+        assert.equal(table[1]?.[0], 'scaled');
+      }
     });
 
     test('delete ns with objects in it completes (the server finalizes it)', async () => {

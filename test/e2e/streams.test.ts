@@ -176,6 +176,24 @@ describe('node streams through the API server to a fake node', () => {
         assert.match(await k.ok(['logs', 'talker']), /attached line/);
       });
 
+      test('debug -i adds an ephemeral container to a running pod, runs it and attaches to it', async () => {
+        // a pod of its own: the other tests' commands would name the ephemeral container among talker's
+        const target = `debuggee-${version.replace('.', '')}`;
+        const pods = client.resource(podsRef, 'default');
+        await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: target }, spec: { nodeName: 'node-a', containers: [{ name: 'main', image: 'busybox' }] } });
+        await waitFor(`${target} running`, async () => (await pods.get(target)).status?.phase === 'Running');
+        const name = 'debugger';
+        const r = await k.run(['debug', '-i', target, '--image=busybox', '-c', name, '--', 'sh'], { input: 'debugging line\n', timeoutMs: 60_000 });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /debugging line/);
+        const pod = await pods.get(target);
+        const s = pod.status.ephemeralContainerStatuses.find((c: any) => c.name === name);
+        assert.ok(s.state.running || s.state.terminated, JSON.stringify(s));
+        assert.equal(s.ready, false);
+        assert.equal(pod.status.phase, 'Running');
+        assert.ok(pod.status.containerStatuses.every((c: any) => c.ready && c.restartCount === 0));
+      });
+
       test('cp both ways', async () => {
         const local = join(dir, `up-${version}.bin`);
         const back = join(dir, `down-${version}.bin`);

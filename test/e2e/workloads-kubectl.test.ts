@@ -74,9 +74,16 @@ for (const version of kubectlVersions) {
         const list = await pods('app=web');
         return list.length === 2 && list.every((p: any) => p.spec.containers[0].image === 'web:1');
       });
+      // the first ReplicaSet is current again, renumbered: kubectl sends the template back with
+      // `creationTimestamp: null`, which must not make it a third template
+      const after = (await get('replicasets')).items.filter((r: any) => r.metadata.name.startsWith('web-'));
+      assert.deepEqual(after.map((r: any) => r.metadata.name).sort(), rss.map((r: any) => r.metadata.name).sort());
+      const back = after.find((r: any) => r.metadata.name === old.metadata.name);
+      assert.equal(back.metadata.annotations['deployment.kubernetes.io/revision'], '3');
       const history = await k.ok(['rollout', 'history', 'deployment/web', '-n', ns]);
       assert.match(history, /^2\s/m);
       assert.match(history, /^3\s/m);
+      assert.doesNotMatch(history, /^1\s/m);
     });
 
     test('delete --cascade=orphan, background and foreground', async () => {

@@ -567,6 +567,36 @@ describe('built-in kinds through HTTP', () => {
     assert.ok(causes(ev).includes('type: Invalid value: "": has invalid value: Odd'), causes(ev).join('\n'));
   });
 
+  test('events Event: events/v1 and core/v1 are two forms of the same events, written and read through either', async () => {
+    const ns = await namespace();
+    const newer = `${g('events', 'v1')}/namespaces/${ns}/events`;
+    const core = `/api/v1/namespaces/${ns}/events`;
+    const w = await c.watch(`${newer}?watch=true`);
+    const made = await post(newer, {
+      metadata: { name: 'reconciled' }, eventTime: '2026-01-02T03:04:05.000000Z', reportingController: 'example.com/ctl', reportingInstance: 'ctl-1',
+      action: 'Reconcile', reason: 'Synced', note: 'synced it', type: 'Normal', regarding: { kind: 'Pod', name: 'p', namespace: ns },
+    });
+    assert.equal(made.status, 201, made.body);
+    const asCore = (await c.get(`${core}/reconciled`)).json;
+    assert.deepEqual([asCore.apiVersion, asCore.involvedObject.name, asCore.message, asCore.reportingComponent, asCore.reportingInstance, asCore.eventTime],
+      ['v1', 'p', 'synced it', 'example.com/ctl', 'ctl-1', '2026-01-02T03:04:05.000000Z']);
+    // what a core client records (kubectl describe's source) is read in the newer form
+    assert.equal((await post(core, { metadata: { name: 'started' }, involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'Started', message: 'm', count: 3, source: { component: 'agent' } })).status, 201);
+    const list = (await c.get(newer)).json;
+    assert.deepEqual(list.items.map((e: any) => [e.metadata.name, e.apiVersion, e.regarding.name, e.note, e.deprecatedCount ?? null, e.deprecatedSource?.component ?? null]).sort(),
+      [['reconciled', `${names.group('events')}/v1`, 'p', 'synced it', null, null], ['started', `${names.group('events')}/v1`, 'p', 'm', 3, 'agent']]);
+    // field selectors name the events/v1 fields
+    const selected = (await c.get(`${newer}?fieldSelector=${encodeURIComponent('regarding.name=p,reportingController=example.com/ctl')}`)).json;
+    assert.deepEqual(selected.items.map((e: any) => e.metadata.name), ['reconciled']);
+    const patched = await c.request('PATCH', `${newer}/reconciled`, { body: { series: { count: 2, lastObservedTime: '2026-01-02T03:05:00.000000Z' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(patched.status, 200, patched.body);
+    assert.equal((await c.get(`${core}/reconciled`)).json.series.count, 2);
+    assert.deepEqual([(await w.next(30_000))?.object.note, (await w.next(30_000))?.object.note, (await w.next(30_000))?.object.series?.count], ['synced it', 'm', 2]);
+    w.close();
+    assert.equal((await c.request('DELETE', `${core}/reconciled`)).status, 200);
+    assert.equal((await c.get(`${newer}/reconciled`)).status, 404);
+  });
+
   test('APIService: the name is <version>.<group>, priorities are in range', async () => {
     const apis = await post(`${g('apiregistration', 'v1')}/apiservices`, { metadata: { name: 'wrong.example.com' }, spec: { group: 'bad.example.com', version: 'v1', versionPriority: 10 } });
     assert.equal(apis.status, 422, apis.body);

@@ -12,6 +12,7 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
+import { Writable } from 'node:stream';
 import { fakeExec, fakeFiles, type FakeFiles } from './fake-exec.js';
 import type { Naming } from '../../api/naming.js';
 import { fakeAnnotation } from '../options.js';
@@ -54,6 +55,9 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   const containers = new Map<string, FakeContainer>();
   const images = new Map<string, ImageInfo>();
   const pool: AddressPool | undefined = o.podCidr ? addressPool(o.podCidr) : undefined;
+
+  /** what the simulated shell of a container works on: its files, made at the first exec */
+  const shellOf = (c: FakeContainer) => ({ files: c.files ??= fakeFiles(c.hostname), hostname: c.hostname, env: {} });
 
   /** an annotation for one container (`key.<container>`) wins over the pod-wide one */
   const setting = (annotations: Record<string, string>, container: string, what: string) => {
@@ -176,10 +180,16 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const all = [...containers.values()];
       return (sandboxId ? all.filter((c) => c.sandboxId === sandboxId) : all).map(info);
     },
-    async execSync(id) {
+    async execSync(id, command, timeoutSeconds) {
       const c = containers.get(id);
       if (!c || c.state !== 'running') throw new Error(`container ${id} is not running`);
-      return { stdout: '', stderr: '', exitCode: 0 };
+      // the simulated shell, as exec runs it (lifecycle hooks, /run): its output collected
+      const out = { stdout: '', stderr: '' };
+      const sink = (key: keyof typeof out) => new Writable({ write(chunk, _enc, done) { out[key] += String(chunk); done(); } });
+      const signal = timeoutSeconds > 0 ? AbortSignal.timeout(timeoutSeconds * 1000) : new AbortController().signal;
+      const exitCode = await fakeExec(shellOf(c), command,
+        { stdout: sink('stdout'), stderr: sink('stderr'), tty: false, resizes: new EventEmitter(), signal });
+      return { ...out, exitCode };
     },
     async containerStats() {
       const now = Date.now();
@@ -208,7 +218,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     async execStream(id, command, io) {
       const c = containers.get(id);
       if (!c || c.state !== 'running') return { error: `container not found ("${id.split('/')[2] ?? id}")` };
-      return { exitCode: await fakeExec({ files: c.files ??= fakeFiles(c.hostname), hostname: c.hostname, env: {} }, command, io) };
+      return { exitCode: await fakeExec(shellOf(c), command, io) };
     },
     async attachStream(id, io) {
       const c = containers.get(id);

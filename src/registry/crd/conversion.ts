@@ -9,7 +9,8 @@ import type { ApiObject } from '../../api/meta.js';
 import type { CustomResourceConversion } from '../../api/types/apiextensions-v1.js';
 import { internalError } from '../../api/status.js';
 
-export type Convert = (objects: ApiObject[], toVersion: string) => Promise<ApiObject[]>;
+/** converts objects to the given apiVersion (`<group>/<version>`) */
+export type Convert = (objects: ApiObject[], toApiVersion: string) => Promise<ApiObject[]>;
 
 export interface ConverterOptions {
   /** the custom resource's group and kind */
@@ -36,18 +37,15 @@ const defaultTimeoutMs = 30_000;
 export function converterFor(conversion: CustomResourceConversion | undefined, opts: ConverterOptions): Convert {
   const { group, kind } = opts;
   if (conversion?.strategy !== 'Webhook') {
-    return async (objects, toVersion) => {
-      const desired = `${group}/${toVersion}`;
-      return objects.map(o => (o.apiVersion === desired ? o : { ...o, apiVersion: desired }));
-    };
+    return async (objects, desired) => objects.map(o => (o.apiVersion === desired ? o : { ...o, apiVersion: desired }));
   }
   const webhook = conversion.webhook;
   const client = webhook?.clientConfig ?? {};
   const reviewVersion = (webhook?.conversionReviewVersions ?? []).includes('v1') ? 'v1' : 'v1beta1';
   const reviewApiVersion = `${opts.reviewGroup}/${reviewVersion}`;
 
-  return async (objects, toVersion) => {
-    const desired = `${group}/${toVersion}`;
+  return async (objects, desired) => {
+    const toVersion = desired.slice(group.length + 1);
     const pending = objects.flatMap((o, i) => (o.apiVersion === desired ? [] : [i]));
     if (!pending.length) return objects;
     const failed = (message: string) => internalError(`conversion webhook for ${objects[pending[0]].apiVersion}, Kind=${kind} failed: ${message}`);

@@ -6,8 +6,9 @@ import { scale as scaleSchema } from '../../api/schemas/autoscaling.js';
 import type { LabelSelector } from '../../api/types/meta-v1.js';
 import { badRequest, conflict, invalid } from '../../api/status.js';
 import { labelSelectorFromObject, selectorToString } from '../../api/selectors.js';
-import type { RestHandler, SubresourceDefinition } from '../types.js';
+import type { RestHandler, SubresourceDefinition, TableColumn } from '../types.js';
 import { readWrite } from './define.js';
+import { column } from './columns.js';
 
 /** where a resource keeps what its scale subresource shows (JSON paths such as .spec.replicas) */
 export interface ScalePaths {
@@ -81,6 +82,12 @@ function scaleHandler(paths: ScalePaths): RestHandler {
 
 /** the scale subresource, for a resource whose counts are not at .spec.replicas, .status.replicas and .spec.selector */
 export const scaleSubresource = (paths: ScalePaths = defaultPaths): SubresourceDefinition =>
-  ({ verbs: readWrite, kind: 'Scale', group: 'autoscaling', version: 'v1', schema: scaleSchema, rest: scaleHandler(paths) });
+  ({ verbs: readWrite, kind: 'Scale', group: 'autoscaling', version: 'v1', schema: scaleSchema, rest: scaleHandler(paths), columns: scaleColumns as TableColumn[] });
+
+/** the reference's columns of a Scale (no age: a Scale has no creation of its own) */
+const scaleColumns: TableColumn<Scale>[] = [
+  column('Desired', 'integer', s => s.spec?.replicas ?? 0, 'Number of desired replicas'),
+  column('Available', 'integer', s => s.status?.replicas ?? 0, 'Number of actual replicas'),
+];
 
 export const scale = scaleSubresource();

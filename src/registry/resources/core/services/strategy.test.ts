@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../../../api/types/core-v1.js';
-import { create, strategyOf } from '../../testing/strategy.js';
+import { create, strategyOf, update } from '../../testing/strategy.js';
 
 test('Service defaults without storage: types, session affinity, traffic policies', async () => {
   const svc = strategyOf('', 'services');
@@ -15,4 +15,19 @@ test('Service defaults without storage: types, session affinity, traffic policie
   const ext = await create<Service>(svc, { spec: { type: 'ExternalName' } });
   assert.deepEqual(ext.causes, ['spec.externalName: Required value']);
   assert.equal(ext.obj.spec?.internalTrafficPolicy, undefined);
+});
+
+test('a Service changing type drops the fields the new type cannot have, unless the update changed them', async () => {
+  const svc = strategyOf('', 'services');
+  const nodePort = (await create<Service>(svc, { spec: { type: 'NodePort', ports: [{ port: 80, nodePort: 30080 }] } })).obj;
+  assert.equal(nodePort.spec?.externalTrafficPolicy, 'Cluster');
+  // kubectl patch -p '{"spec":{"type":"ClusterIP"}}': the rest of the spec comes along as it was
+  assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ClusterIP'; }), []);
+  assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ClusterIP'; o.spec!.externalTrafficPolicy = 'Local'; }),
+    ['spec.externalTrafficPolicy: Invalid value: "Local": may only be set when `type` is \'NodePort\' or \'LoadBalancer\'']);
+  const lb = (await create<Service>(svc, { spec: { type: 'LoadBalancer', externalTrafficPolicy: 'Local', healthCheckNodePort: 30100, loadBalancerClass: 'example.com/lb', ports: [{ port: 80, nodePort: 30081 }] } })).obj;
+  let after: Service | undefined;
+  assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'ClusterIP'; after = o; }), []);
+  assert.deepEqual([after!.spec?.externalTrafficPolicy, after!.spec?.healthCheckNodePort, after!.spec?.allocateLoadBalancerNodePorts, after!.spec?.loadBalancerClass, after!.spec?.ports?.[0]?.nodePort],
+    [undefined, undefined, undefined, undefined, undefined]);
 });

@@ -189,6 +189,24 @@ function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
   if (!needsNodePorts(s)) for (const p of portsOf(s)) if (p) delete p.nodePort;
 }
 
+const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+const needsTrafficPolicy = (s: ServiceSpec) => s.type === 'NodePort' || s.type === 'LoadBalancer';
+const needsHealthCheckPort = (s: ServiceSpec) => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
+
+/**
+ * A service that changes type loses the fields the new type has no use for, when the update left them as they were:
+ * `kubectl patch -p '{"spec":{"type":"ClusterIP"}}'` on a NodePort service carries its externalTrafficPolicy along,
+ * which a ClusterIP service may not have. A field the update changed stays, for validation to judge.
+ */
+function dropTypeDependentFields(s: ServiceSpec, o: ServiceSpec) {
+  if (needsTrafficPolicy(o) && !needsTrafficPolicy(s) && s.externalTrafficPolicy === o.externalTrafficPolicy) delete s.externalTrafficPolicy;
+  if (needsHealthCheckPort(o) && !needsHealthCheckPort(s) && s.healthCheckNodePort === o.healthCheckNodePort) delete s.healthCheckNodePort;
+  if (o.type === 'LoadBalancer' && s.type !== 'LoadBalancer') {
+    if (s.allocateLoadBalancerNodePorts === o.allocateLoadBalancerNodePorts) delete s.allocateLoadBalancerNodePorts;
+    if (sameJson(s.loadBalancerClass, o.loadBalancerClass)) delete s.loadBalancerClass;
+  }
+}
+
 function validateService(svc: Svc): Causes {
   const s = svc.spec ?? {};
   const out: Causes = [];
@@ -261,7 +279,10 @@ export const strategy = defineStrategy<Svc>({
     await allocate(svc, ctx);
   },
   async prepareForUpdate(svc, old, ctx) {
-    if (svc.spec) keepAllocated(svc.spec, old.spec ?? {});
+    if (svc.spec) {
+      dropTypeDependentFields(svc.spec, old.spec ?? {});
+      keepAllocated(svc.spec, old.spec ?? {});
+    }
     await allocate(svc, ctx, old);
   },
   validate: validateService,

@@ -3,7 +3,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import { apiDomains, naming } from '../../../../api/naming.js';
 import type { Event } from '../../../../api/types/events-v1.js';
-import { defineStrategy } from '../../../strategy.js';
+import { defineStrategy, fieldAt } from '../../../strategy.js';
 import { type Causes, immutable, invalid, qualifiedName, required, dnsSubdomain, sameJson } from '../../../validation/fields.js';
 
 type StoredEvent = Stored<Event>;
@@ -75,8 +75,15 @@ function validateEventUpdate(e: StoredEvent, old: StoredEvent): Causes {
   return out;
 }
 
+/** field selectors under the events/v1 names, read from the stored (core/v1) form the selectors are matched against */
+const selectableFields = {
+  reason: fieldAt('reason'), type: fieldAt('type'), reportingController: fieldAt('reportingComponent'),
+  ...Object.fromEntries(['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']
+    .map(f => [`regarding.${f}`, fieldAt(`involvedObject.${f}`)])),
+};
+
 export const strategy = defineStrategy<StoredEvent>({
-  generation: false, allowCreateOnUpdate: true,
+  generation: false, allowCreateOnUpdate: true, selectableFields,
   validate: validateEvent,
   validateUpdate: validateEventUpdate,
 });

@@ -1,0 +1,32 @@
+// The two forms of one Event: events/v1 objects are kept as core/v1 Events, as the reference keeps them, so an event
+// written through either API is read through both (`kubectl get events` and `describe` see what a client of the newer
+// API recorded). The fields are the same under other names; metadata is shared as it is.
+import type { ApiObject } from '../../../../api/meta.js';
+
+/** events/v1 name, core/v1 name */
+const renamed: Array<[string, string]> = [
+  ['regarding', 'involvedObject'], ['note', 'message'], ['reportingController', 'reportingComponent'],
+  ['deprecatedSource', 'source'], ['deprecatedFirstTimestamp', 'firstTimestamp'], ['deprecatedLastTimestamp', 'lastTimestamp'],
+  ['deprecatedCount', 'count'],
+];
+const same = ['reason', 'type', 'eventTime', 'series', 'action', 'related', 'reportingInstance'];
+
+/** the fields of `o` under the other form's names: `pairs` map each name of o's form to the other's */
+function rename(o: ApiObject, apiVersion: string, pairs: Array<[string, string]>): ApiObject {
+  const out: ApiObject = { apiVersion, kind: 'Event', metadata: o.metadata };
+  for (const [from, to] of [...pairs, ...same.map((f): [string, string] => [f, f])]) if (o[from] !== undefined) out[to] = o[from];
+  return out;
+}
+
+const coreApiVersion = 'v1';
+const toCore = renamed;
+const toEvents = renamed.map(([e, c]): [string, string] => [c, e]);
+
+/** objects of either form to `toApiVersion`: the core one ('v1') or the events group's */
+export async function convertEvents(objects: ApiObject[], toApiVersion: string): Promise<ApiObject[]> {
+  return objects.map(o => {
+    if (o.apiVersion === toApiVersion) return o;
+    if (toApiVersion === coreApiVersion) return rename(o, toApiVersion, toCore);
+    return o.apiVersion === coreApiVersion ? rename(o, toApiVersion, toEvents) : { ...o, apiVersion: toApiVersion };
+  });
+}
