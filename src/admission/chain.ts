@@ -1,6 +1,7 @@
 // The admission chain bound to one request: mutating plugins in order, then validating plugins in order.
 import type { ApiObject } from '../api/meta.js';
 import type { AdmissionAttributes, AdmissionPlugin, Operation, AdmissionHooks } from '../api/admission.js';
+import { extend } from '../util/objects.js';
 
 export type RequestAttributes = Omit<AdmissionAttributes, 'operation' | 'object' | 'oldObject'>;
 export type Phase = 'admit' | 'validate';
@@ -9,7 +10,7 @@ const handles = (p: AdmissionPlugin, op: Operation) => !p.operations || p.operat
 
 export function admissionFor(plugins: AdmissionPlugin[], base: RequestAttributes): AdmissionHooks {
   const attrs = (operation: Operation, object?: ApiObject, oldObject?: ApiObject): AdmissionAttributes =>
-    ({ ...base, operation, object, oldObject, name: base.name || object?.metadata.name || oldObject?.metadata.name || '' });
+    extend(base, { operation, object, oldObject, name: base.name || object?.metadata.name || oldObject?.metadata.name || '' });
   return {
     async mutate(op, obj, old) {
       // one set of attributes for the phase: plugins change the object itself, in place

@@ -30,7 +30,17 @@ export function parseApiVersion(apiVersion: string): { group: string; version: s
 }
 
 /** RFC 3339 with seconds precision, as the reference writes timestamps */
-export const nowTimestamp = (d = new Date()) => d.toISOString().replace(/\.\d+Z$/, 'Z');
+/** the last second formatted: most timestamps of a busy server fall in the same second as the one before */
+let lastSecond = NaN;
+let lastText = '';
+export const nowTimestamp = (d = new Date()) => {
+  const second = Math.floor(d.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastText = d.toISOString().replace(/\.\d+Z$/, 'Z');
+    lastSecond = second;
+  }
+  return lastText;
+};
 
 /** a typed object (src/api/types) as the server holds it, stored or on its way there: its metadata is always set */
 export type Stored<T extends { metadata?: object }> = T & { metadata: NonNullable<T['metadata']> };

@@ -3,6 +3,10 @@
 // (list-map entry), `v:<json value>` (set entry), `i:<index>` (atomic list position).
 import { boundedMemo } from '../util/memo.js';
 
+import { compareStrings } from '../util/order.js';
+
+export { compareStrings };
+
 export type PathElement = string;
 export type Path = readonly PathElement[];
 
@@ -32,10 +36,6 @@ function sortKeys(v: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const k of Object.keys(v).sort(compareStrings)) out[k] = sortKeys((v as Record<string, unknown>)[k]);
   return out;
-}
-
-export function compareStrings(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 /** true when `s` is a well-formed element; fieldsV1 keys with other prefixes are ignored, as the reference does */

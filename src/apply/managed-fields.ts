@@ -4,6 +4,7 @@
 // stopped asserting.
 import type { Schema } from '../api/schema.js';
 import type { ManagedFieldsEntry } from '../api/types/meta-v1.js';
+import { nowTimestamp } from '../api/meta.js';
 import { compareStrings, fieldElement, goJSON, pathString, type Path } from './field-path.js';
 import {
   difference, emptySet, fromFieldsV1, has, intersection, isEmpty, paths, recursiveDifference, setOf, toFieldsV1, union,
@@ -11,6 +12,7 @@ import {
 } from './field-set.js';
 import { merge, prune } from './merge.js';
 import { compare, deepEqual, entrySchema, InvalidObjectError, isObject, shapeOf, toFieldSet, type Comparison, type Obj } from './typed.js';
+import { extend } from '../util/objects.js';
 
 interface Owner {
   manager: string;
@@ -164,14 +166,22 @@ export function encodeManagedFields(owners: Owners): ManagedFieldsEntry[] {
     .sort((p, q) => compareStrings(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || compareStrings(p.manager, q.manager)
       || compareStrings(p.apiVersion, q.apiVersion) || compareStrings(p.subresource ?? '', q.subresource ?? ''))
     // an empty manager (a client with no user agent) is left out, as the reference writes it
-    .map((o) => ({
-      ...(o.manager ? { manager: o.manager } : {}), operation: o.operation, apiVersion: o.apiVersion, ...(o.time ? { time: o.time } : {}),
-      fieldsType: 'FieldsV1', fieldsV1: toFieldsV1(o.set), ...(o.subresource ? { subresource: o.subresource } : {}),
-    }));
+    // set field by field, in the reference's order: an object literal of conditional spreads is slow to build in V8
+    .map((o) => {
+      const entry: ManagedFieldsEntry = {};
+      if (o.manager) entry.manager = o.manager;
+      entry.operation = o.operation;
+      entry.apiVersion = o.apiVersion;
+      if (o.time) entry.time = o.time;
+      entry.fieldsType = 'FieldsV1';
+      entry.fieldsV1 = toFieldsV1(o.set);
+      if (o.subresource) entry.subresource = o.subresource;
+      return entry;
+    });
 }
 
 /** RFC 3339 at second precision, as metav1.Time serializes */
-export const timestamp = (t: string | Date) => new Date(t).toISOString().replace(/\.\d+Z$/, 'Z');
+export const timestamp = (t: string | Date) => nowTimestamp(t instanceof Date ? t : new Date(t));
 
 // ── the shared core: who loses what when an object changes ─────────────────────────────────────────
 
@@ -483,7 +493,7 @@ function withoutManagedFields(o: Obj | undefined): Obj | undefined {
 function withManagedFields(o: Obj, managedFields: ManagedFieldsEntry[]): Obj {
   const { managedFields: _dropped, ...rest } = metadataOf(o) ?? {};
   if (managedFields.length === 0 && !metadataOf(o)) return o;
-  return { ...o, metadata: managedFields.length ? { ...rest, managedFields } : rest };
+  return { ...o, metadata: managedFields.length ? extend(rest, { managedFields }) : rest };
 }
 
 function gvkString(o: Obj): string {

@@ -9,6 +9,7 @@ import { loadClientConfig, type ClientConfig } from '../config/client-config.js'
 import { execCredentials, type Credential, type CredentialSource, type ExecIO } from './exec-credential.js';
 import { tokenBucket } from './rate-limit.js';
 import { backoffMs, isRetryable, retryAfterMs, type BackoffPolicy } from './backoff.js';
+import { deepCopy } from '../util/objects.js';
 
 export interface ClientOptions {
   /** requests per second (0 or less: unlimited); default 50 */
@@ -480,7 +481,7 @@ function resourceClient<T>(client: Client, ref: ResourceRef<T>, namespace?: stri
     watch: (o = {}) => watchStream<T>(client, path(), o),
     modify: (name, change, o) => retryOnConflict(async () => {
       const current = await resource.get(name);
-      const next = change(structuredClone(current));
+      const next = change(deepCopy(current));
       if (next === undefined) return current;
       return main.update(next as T, o);
     }),

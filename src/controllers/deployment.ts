@@ -14,6 +14,7 @@ import {
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Deployment, DeploymentStatus, IntOrString, Pod, PodTemplateSpec, ReplicaSet } from './types.js';
+import { compareStrings } from '../util/order.js';
 
 export const templateHashLabel = 'pod-template-hash';
 const maxInt32 = 2 ** 31 - 1;
@@ -33,7 +34,7 @@ const replicasOf = (d: Deployment) => d.spec.replicas ?? 1;
 const specReplicas = (rs: ReplicaSet) => rs.spec.replicas ?? 0;
 const sum = (rss: ReplicaSet[], f: (rs: ReplicaSet) => number) => rss.reduce((n, rs) => n + f(rs), 0);
 const created = (o: { metadata: { creationTimestamp?: string | null } }) => Date.parse(o.metadata.creationTimestamp ?? '') || 0;
-const byAge = (a: ReplicaSet, b: ReplicaSet) => created(a) - created(b) || a.metadata.name!.localeCompare(b.metadata.name!);
+const byAge = (a: ReplicaSet, b: ReplicaSet) => created(a) - created(b) || compareStrings(a.metadata.name!, b.metadata.name!);
 
 /** the template without the hash label, for comparing a ReplicaSet's template with the Deployment's */
 function templateKey(t: PodTemplateSpec): string {

@@ -7,6 +7,7 @@ import { canonicalJson, ignoreNotFound, podReady, splitKey } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import { endpointHostname, headless, managedService, podAddresses, podHasEndpoint, targetPort, watchServicePods } from './service-pods.js';
 import type { EndpointAddress, EndpointSubset, Endpoints, Pod, Service } from './types.js';
+import { compareStrings } from '../util/order.js';
 
 /** at most this many addresses in one Endpoints object; the rest are left out and the object says so */
 const maxAddresses = 1000;
@@ -78,17 +79,17 @@ function desiredEndpoints(ctx: ControllerContext, service: Service, pods: Pod[],
   // addresses with the same ports share a subset
   const subsets = new Map<string, EndpointSubset>();
   let count = 0;
-  const sorted = [...byAddress.values()].sort((a, b) => (a.ready === b.ready ? a.address.ip.localeCompare(b.address.ip) : a.ready ? -1 : 1));
+  const sorted = [...byAddress.values()].sort((a, b) => (a.ready === b.ready ? compareStrings(a.address.ip, b.address.ip) : a.ready ? -1 : 1));
   for (const e of sorted) {
     if (count++ >= maxAddresses) break;
-    const ports = [...e.ports.values()].sort((a, b) => (a.name ?? '').localeCompare(b.name ?? '') || a.port - b.port);
+    const ports = [...e.ports.values()].sort((a, b) => compareStrings(a.name ?? '', b.name ?? '') || a.port - b.port);
     const k = canonicalJson(ports);
     let subset = subsets.get(k);
     if (!subset) subsets.set(k, subset = { ...(ports.length ? { ports } : {}) });
     const list = e.ready ? (subset.addresses ??= []) : (subset.notReadyAddresses ??= []);
     list.push(e.address);
   }
-  for (const s of subsets.values()) for (const l of [s.addresses, s.notReadyAddresses]) l?.sort((a, b) => a.ip.localeCompare(b.ip) || (a.targetRef?.uid ?? '').localeCompare(b.targetRef?.uid ?? ''));
+  for (const s of subsets.values()) for (const l of [s.addresses, s.notReadyAddresses]) l?.sort((a, b) => compareStrings(a.ip, b.ip) || compareStrings(a.targetRef?.uid ?? '', b.targetRef?.uid ?? ''));
   const labels: Record<string, string> = { ...(service.metadata.labels ?? {}) };
   if (headless(service)) labels[headlessLabel(ctx)] = '';
   else delete labels[headlessLabel(ctx)];
@@ -100,7 +101,7 @@ function desiredEndpoints(ctx: ControllerContext, service: Service, pods: Pod[],
       name: service.metadata.name, namespace: service.metadata.namespace, labels,
       annotations: byAddress.size > maxAddresses ? { ...kept, [overCapacityAnnotation(ctx)]: 'truncated' } : kept,
     },
-    subsets: [...subsets.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, s]) => s),
+    subsets: [...subsets.entries()].sort(([a], [b]) => compareStrings(a, b)).map(([, s]) => s),
   };
 }
 

@@ -11,6 +11,7 @@ import type { Controller, ControllerContext } from './context.js';
 import { headlessLabel } from './endpoints.js';
 import { endpointConditions, endpointHostname, headless, managedService, podAddresses, podHasEndpoint, targetPort, watchServicePods } from './service-pods.js';
 import type { EndpointSlice, Node, OwnerReference, Pod, Service, SliceEndpoint, SlicePort } from './types.js';
+import { compareStrings } from '../util/order.js';
 
 export type Family = 'IPv4' | 'IPv6';
 
@@ -135,7 +136,7 @@ export interface SliceGroup { family: Family; ports: SlicePort[]; endpoints: Map
 export const endpointKey = (e: SliceEndpoint) => `${e.targetRef?.uid ?? ''}/${e.addresses[0] ?? ''}`;
 
 export const sortPorts = (ports: SlicePort[]) =>
-  ports.map((p) => ({ ...p, name: p.name ?? '' })).sort((a, b) => a.name.localeCompare(b.name) || (a.port ?? 0) - (b.port ?? 0));
+  ports.map((p) => ({ ...p, name: p.name ?? '' })).sort((a, b) => compareStrings(a.name, b.name) || (a.port ?? 0) - (b.port ?? 0));
 
 /** adds an endpoint to the group of its family and ports */
 export function addToGroup(groups: Map<string, SliceGroup>, family: Family, ports: SlicePort[], endpoint: SliceEndpoint) {
@@ -225,7 +226,7 @@ export function planSlices(groups: Map<string, SliceGroup>, existing: EndpointSl
 
 function sameSlice(s: EndpointSlice, want: { endpoints: SliceEndpoint[]; ports: SlicePort[] }, meta: SliceMeta) {
   const norm = (eps: SliceEndpoint[]) => canonicalJson(eps.map((e) => ({ ...e, conditions: { ready: !!e.conditions?.ready, serving: !!e.conditions?.serving, terminating: !!e.conditions?.terminating } }))
-    .sort((a, b) => endpointKey(a).localeCompare(endpointKey(b))));
+    .sort((a, b) => compareStrings(endpointKey(a), endpointKey(b))));
   return norm(s.endpoints ?? []) === norm(want.endpoints)
     && canonicalJson(sortPorts(s.ports ?? [])) === canonicalJson(sortPorts(want.ports))
     && canonicalJson(s.metadata.labels ?? {}) === canonicalJson(meta.labels)

@@ -11,6 +11,7 @@ import { mapInSlices } from '../util/slices.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
 import { integerParam } from '../api/request.js';
+import { extend } from '../util/objects.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type
@@ -94,13 +95,12 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
   const q = ctx.query;
   // without APIListChunking, limit and continue are ignored and the whole list is sent
   const chunking = featureEnabled(ctx, 'APIListChunking', true);
-  const result = await scope.reads.list({
-    ...filterFor(ctx, scope, namespace),
+  const result = await scope.reads.list(extend(filterFor(ctx, scope, namespace), {
     limit: chunking ? parseLimit(q.get('limit')) : undefined,
     continue: chunking ? q.get('continue') ?? undefined : undefined,
     resourceVersion: q.get('resourceVersion') ?? undefined,
     resourceVersionMatch: (q.get('resourceVersionMatch') ?? '') as '' | 'Exact' | 'NotOlderThan',
-  });
+  }));
   const meta: Record<string, unknown> = { resourceVersion: result.resourceVersion };
   if (result.continue) meta.continue = result.continue;
   if (result.remainingItemCount !== undefined && featureEnabled(ctx, 'RemainingItemCount', true)) meta.remainingItemCount = result.remainingItemCount;

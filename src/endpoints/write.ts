@@ -19,6 +19,7 @@ import { admission, asServed, parseFieldValidation, filterFor, type Scope } from
 import { representationFor, sendOne } from './read.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
+import { deepCopy, extend } from '../util/objects.js';
 
 /** the body must name the kind this endpoint serves (or name nothing) */
 function checkKind(scope: Scope, obj: unknown): ApiObject {
@@ -102,8 +103,8 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   const obj = checkKind(scope, value);
   ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
-  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => structuredClone(obj),
-    admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: scope.strategy.allowCreateOnUpdate });
+  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => deepCopy(obj),
+    admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate }));
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
 }
 
@@ -139,7 +140,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     if (unknown.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map(f => `unknown field "${f}"`).join(', ')}`);
     if (unknown.length && fieldMode === 'Warn' && !warned) { warned = true; for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`); }
     return checkKind(scope, patched);
-  }, admission(ctx, scope, namespace, name, opts.dryRun), { ...opts, allowCreate: false });
+  }, admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: false }));
   sendOne(ctx, scope, rep, asServed(scope, out), 200);
 }
 
@@ -161,7 +162,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) await requireCreate(ctx, scope, namespace, name);
-    const { object } = apply(current, structuredClone(applied) as Record<string, unknown>, {
+    const { object } = apply(current, deepCopy(applied) as Record<string, unknown>, {
       manager, apiVersion: scope.info.apiVersion, kind: scope.subresource ? undefined : scope.info.kind, force,
       time: new Date(), subresource: scope.subresource || undefined, resetFields: scope.store.resetFieldsFor(scope.subresource),
       lastAppliedAnnotation: scope.names.lastAppliedAnnotations.find(a => current?.metadata.annotations?.[a] !== undefined) ?? scope.names.lastAppliedAnnotations[0],

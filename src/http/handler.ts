@@ -75,12 +75,14 @@ function requestMetrics(metrics: MetricsRegistry, servesResource: NonNullable<Ha
   return (ctx: RequestContext, startedAt: number) => {
     const i = ctx.info;
     const known = !i.isResourceRequest || servesResource(i.apiGroup, i.apiVersion, i.resource, i.subresource);
+    // one set of labels for both: the histogram reads its own label names and so passes over the code
     const labels = {
+      code: String(ctx.res.statusCode),
       verb: metricVerb(i.verb, ctx.method), dry_run: ctx.query.has('dryRun') ? 'All' : '', group: known ? i.apiGroup : '', version: known ? i.apiVersion : '',
       resource: known ? i.resource : '', subresource: known ? i.subresource : '', scope: !i.isResourceRequest ? '' : i.namespace ? 'namespace' : i.name ? 'resource' : 'cluster',
       component: 'apiserver',
     };
-    requestTotal({ ...labels, code: String(ctx.res.statusCode) });
+    requestTotal(labels);
     if (!ctx.longRunning) requestDuration(labels, (performance.now() - startedAt) / 1000);
   };
 }

@@ -8,6 +8,7 @@ import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api
 import { isHealthProbe, type Decision, type FlowControl, type LevelState } from '../flowcontrol/controller.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { turns } from '../util/slices.js';
+import { extend } from '../util/objects.js';
 
 export type Next = () => Promise<void>;
 export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;
@@ -302,8 +303,8 @@ function flowControlMetrics(fc: FlowControl, metrics: MetricsRegistry) {
     () => [[{}, Number.isFinite(fc.fairFraction()) ? fc.fairFraction() : 0]]);
   return {
     decided(labels: Record<string, string>, d: Decision, waitedSeconds: number) {
-      waited({ ...labels, execute: String(d.outcome.admitted) }, waitedSeconds);
-      if (d.outcome.admitted) dispatched(labels); else rejected({ ...labels, reason: d.outcome.reason });
+      waited(extend(labels, { execute: String(d.outcome.admitted) }), waitedSeconds);
+      if (d.outcome.admitted) dispatched(labels); else rejected(extend(labels, { reason: d.outcome.reason }));
     },
     /** a request that starts running; returns what to call when it ends */
     started(labels: Record<string, string>, seats: number) {
@@ -312,7 +313,7 @@ function flowControlMetrics(fc: FlowControl, metrics: MetricsRegistry) {
       seatsEstimated(labels, seats);
       return (type: string) => {
         add(executing, k, -1); add(executingSeats, k, -seats);
-        ran({ ...labels, type }, (performance.now() - startedAt) / 1000);
+        ran(extend(labels, { type }), (performance.now() - startedAt) / 1000);
       };
     },
   };

@@ -25,29 +25,52 @@ function seriesCap(labelNames: readonly string[]): (labels: Labels) => Labels {
 }
 
 /**
- * The series of a counter or histogram recorded on every request, found by their label values in one map lookup:
- * prom-client's own observe sorts, validates and hashes the label object on each call, which the request path pays
- * many times per request (every admission plugin, every storage call). prom-client still writes the exposition,
- * from the values these families report in its shapes.
+ * The series of a counter or histogram recorded on every request, found by their label values: prom-client's own
+ * observe sorts, validates and hashes the label object on each call, which the request path pays many times per
+ * request (every admission plugin, every storage call). The series sit in a tree of maps, one level per label, so a
+ * lookup hashes each short value (most are constants) rather than a key built anew per call. prom-client still writes
+ * the exposition, from the values these families report in its shapes.
  */
 function seriesTable<S>(labelNames: readonly string[], fresh: () => S) {
-  const series = new Map<string, { labels: Labels } & S>();
-  const other = Object.fromEntries(labelNames.map((n) => [n, 'other']));
-  const find = (labels: Labels) => {
-    let key = '';
-    for (const n of labelNames) key += `${labels[n] ?? ''}\u0000`;
-    let s = series.get(key);
-    if (!s) {
-      const full = series.size >= maxSeriesPerMetric;
-      if (full && (s = series.get('\u0000other')) !== undefined) return s;
-      const own: Labels = {};
-      for (const n of labelNames) if (labels[n] !== undefined) own[n] = String(labels[n]);
-      s = { labels: full ? other : own, ...fresh() };
-      series.set(full ? '\u0000other' : key, s);
+  type Series = { labels: Labels } & S;
+  type Level = Map<string, Level | Series>;
+  const root: Level = new Map();
+  const all: Series[] = [];
+  let other: Series | undefined;
+  const depth = Math.max(labelNames.length, 1);
+  const valueAt = (labels: Labels, i: number): string => {
+    const v = i < labelNames.length ? labels[labelNames[i]] : undefined;
+    return v === undefined ? '' : typeof v === 'string' ? v : String(v);
+  };
+  const add = (labels: Labels): Series => {
+    if (all.length >= maxSeriesPerMetric) {
+      if (!other) all.push(other = { labels: Object.fromEntries(labelNames.map((n) => [n, 'other'])), ...fresh() });
+      return other;
     }
+    let level = root;
+    for (let i = 0; i < depth - 1; i++) {
+      const v = valueAt(labels, i);
+      let next = level.get(v) as Level | undefined;
+      if (!next) level.set(v, next = new Map());
+      level = next;
+    }
+    const own: Labels = {};
+    for (const n of labelNames) if (labels[n] !== undefined) own[n] = String(labels[n]);
+    const s = { labels: own, ...fresh() } as Series;
+    level.set(valueAt(labels, depth - 1), s);
+    all.push(s);
     return s;
   };
-  return { find, all: () => series.values(), clear: () => series.clear() };
+  const find = (labels: Labels): Series => {
+    let at: Level | Series = root;
+    for (let i = 0; i < depth; i++) {
+      const next: Level | Series | undefined = (at as Level).get(valueAt(labels, i));
+      if (next === undefined) return add(labels);
+      at = next;
+    }
+    return at as Series;
+  };
+  return { find, all: () => all.values(), clear: () => { root.clear(); all.length = 0; other = undefined; } };
 }
 
 interface Exported { labels: Labels; sharedLabels?: Labels; value: number; metricName?: string }

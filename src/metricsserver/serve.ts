@@ -11,6 +11,7 @@ import { resourceMetricsGroup, resourceMetricsResources, resourceMetricsVersion,
 import type { Attributes, DelegatedAuth } from './delegated-auth.js';
 import type { MetricsStore, Usage } from './store.js';
 import type { MetricsOpenApi } from './openapi.js';
+import { compareStrings } from '../util/order.js';
 
 /** the objects the figures are about, as the informers hold them */
 export interface Objects {
@@ -90,7 +91,7 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
         timestamp: rfc3339(u.at), window: formatWindow(u.windowMs), containers: containers.map((c) => ({ name: c.name, usage: formatUsage(c) })),
       });
     }
-    return out.sort((a, b) => `${a.metadata.namespace}/${a.metadata.name}`.localeCompare(`${b.metadata.namespace}/${b.metadata.name}`));
+    return out.sort((a, b) => compareStrings(`${a.metadata.namespace}/${a.metadata.name}`, `${b.metadata.namespace}/${b.metadata.name}`));
   }
 
   // written on the first request for one: the description tables are not loaded before

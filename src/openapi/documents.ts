@@ -13,6 +13,7 @@ import {
 } from '../api/schemas/definitions.js';
 import { resourcePaths, type EntrySchemas, type Operation, type Param, type PathItem } from './operations.js';
 import { deleteOptions, everyGroupVersion, patchBody, status, watchEvent } from './meta-schemas.js';
+import { compareStrings } from '../util/order.js';
 
 /** kinds served only at subresources, which no resource entry carries */
 export const subresourceKinds: Record<string, Schema> = { Scale: scale, Eviction: eviction, TokenRequest: tokenRequest };
@@ -74,7 +75,7 @@ export function buildModel(resources: ApiResources, names: Naming): Model {
   for (const g of resources.groups()) for (const version of g.versions) {
     const key = g.name ? `apis/${g.name}/${version}` : `api/${version}`;
     const paths: PathItem[] = [];
-    for (const e of resources.byGroupVersion(g.name, version).sort((a, b) => a.resource.localeCompare(b.resource))) {
+    for (const e of resources.byGroupVersion(g.name, version).sort((a, b) => compareStrings(a.resource, b.resource))) {
       const s = schemasOf(e);
       roots.push({ schema: s.kind, gvks: [gvkOf(e)] }, { schema: s.list, gvks: [{ ...gvkOf(e), kind: e.listKind }] });
       for (const name of Object.keys(e.subresources)) {

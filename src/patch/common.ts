@@ -2,6 +2,8 @@
 // Keys are always read and written as own properties, so a key named `__proto__` is plain data
 // and a patch can never reach an object's prototype.
 
+import { deepCopy } from '../util/objects.js';
+
 /**
  * A patch that could not be applied. How the reference answers each reason:
  * - `BadRequest` (400): the patch document is malformed (not the expected JSON shape, unknown
@@ -40,9 +42,7 @@ export function setOwn(o: JsonObject, key: string, value: unknown): void {
   Object.defineProperty(o, key, { value, writable: true, enumerable: true, configurable: true });
 }
 
-export function clone<T>(v: T): T {
-  return v === undefined ? v : structuredClone(v);
-}
+export const clone = deepCopy;
 
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;

@@ -8,6 +8,7 @@ import type { ResourceInfo } from './resources.js';
 import { storageFailure } from './errors.js';
 import { badRequest, type ApiError } from '../api/status.js';
 import type { StoredObject, ObjectEvent, EventType } from '../api/cache.js';
+import { extend } from '../util/objects.js';
 
 export interface Filter {
   namespace: string;
@@ -74,7 +75,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
     storageFailure(e, { group: info.group, resource: info.resource, revision, continuing }) ?? e;
 
   async function listAt(req: ListRequest, at: ListOptions, continuing = false): Promise<ListResult> {
-    const page = await objects.list(prefixFor(req.namespace), { ...at, limit: req.limit, filter: req.match })
+    const page = await objects.list(prefixFor(req.namespace), extend(at, { limit: req.limit, filter: req.match }))
       .catch(e => { throw failure(e, at.revision, continuing); });
     const result: ListResult = { items: page.items, resourceVersion: formatResourceVersion(page.revision) };
     if (page.next) {

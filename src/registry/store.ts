@@ -19,6 +19,7 @@ import { forbidden } from './validation/fields.js';
 import { updateManagedFields } from '../apply/managed-fields.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
 import { storageFailure } from './errors.js';
+import { deepCopy } from '../util/objects.js';
 
 export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: async () => {} };
 
@@ -238,7 +239,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           attempt = writeContext(opts);
           old = shaped = absent = undefined;
           old = cur ? await fromStored(cur.obj) : undefined;
-          const next = await transform(old ? structuredClone(old) : undefined);
+          const next = await transform(old ? deepCopy(old) : undefined);
           if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
           if (next.metadata.name !== undefined && next.metadata.name !== name)
             throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
@@ -376,7 +377,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   function writable(next: ApiObject, old: ApiObject, subresource: string): ApiObject {
     const fields = changesOf(subresource);
     if (fields) {
-      const shaped = structuredClone(old);
+      const shaped = deepCopy(old);
       withFields(shaped, next, fields);
       shaped.metadata.resourceVersion = next.metadata.resourceVersion;
       if (next.metadata.managedFields === undefined) delete shaped.metadata.managedFields;
@@ -385,7 +386,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     }
     keepSystemMeta(next, old);
     if (hasStatus) {
-      if (old.status === undefined) delete next.status; else next.status = structuredClone(old.status);
+      if (old.status === undefined) delete next.status; else next.status = deepCopy(old.status);
     }
     return next;
   }

@@ -98,18 +98,35 @@ function timeProblem(v: string): string | undefined {
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
-/** keys that appear twice in one JSON object, as "duplicate field" messages with their path */
+/**
+ * keys that appear twice in one JSON object, as "duplicate field" messages with their path. One pass over the text
+ * (the decoder has already limited its depth); a path is built only for a duplicate, from the segments kept on the way
+ * down, and only keys are decoded: the other strings are skipped
+ */
 export function duplicateFields(text: string): string[] {
   const out: string[] = [];
+  /** keys and array indexes down to the value being read */
+  const path: (string | number)[] = [];
   let i = 0;
   const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
-  const str = (): string => {
-    const start = i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+  /** past a string; true when it holds an escape */
+  const skipString = (): boolean => {
+    let escaped = false;
     i++;
-    try { return JSON.parse(text.slice(start, i)); } catch { return text.slice(start + 1, i - 1); }
+    while (i < text.length && text[i] !== '"') {
+      if (text[i] === '\\') { escaped = true; i += 2; } else i++;
+    }
+    i++;
+    return escaped;
   };
-  const value = (path: string): void => {
+  const key = (): string => {
+    const start = i;
+    if (!skipString()) return text.slice(start + 1, i - 1);
+    try { return JSON.parse(text.slice(start, i)) as string; } catch { return text.slice(start + 1, i - 1); }
+  };
+  const pathTo = (k: string) =>
+    [...path, k].reduce<string>((p, seg) => (typeof seg === 'number' ? `${p}[${seg}]` : p ? `${p}.${seg}` : seg), '');
+  const value = (): void => {
     ws();
     const c = text[i];
     if (c === '{') {
@@ -120,11 +137,13 @@ export function duplicateFields(text: string): string[] {
       while (i < text.length) {
         ws();
         if (text[i] !== '"') return;
-        const key = str();
-        if (seen.has(key)) out.push(`duplicate field "${join(path, key)}"`);
-        seen.add(key);
+        const k = key();
+        if (seen.has(k)) out.push(`duplicate field "${pathTo(k)}"`);
+        seen.add(k);
         ws(); if (text[i] === ':') i++;
-        value(join(path, key));
+        path.push(k);
+        value();
+        path.pop();
         ws();
         if (text[i] === ',') { i++; continue; }
         if (text[i] === '}') { i++; return; }
@@ -136,18 +155,20 @@ export function duplicateFields(text: string): string[] {
       ws();
       if (text[i] === ']') { i++; return; }
       while (i < text.length) {
-        value(`${path}[${n++}]`);
+        path.push(n++);
+        value();
+        path.pop();
         ws();
         if (text[i] === ',') { i++; continue; }
         if (text[i] === ']') { i++; return; }
         return;
       }
     } else if (c === '"') {
-      str();
+      skipString();
     } else {
       while (i < text.length && !',]} \t\r\n'.includes(text[i])) i++;
     }
   };
-  value('');
+  value();
   return out;
 }

@@ -14,6 +14,7 @@ import type { ApiObject } from '../api/meta.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
 import { decodeObject, keptForm as kept, scheduleBookmarks, type ListOptions, type ObjectStore, type ObjectWatcher, type WatchIndex } from '../storage/objects.js';
 import { futureRevision, isStorageError, StorageError } from '../storage/types.js';
+import { deepCopy } from '../util/objects.js';
 
 export interface WatchCacheOptions {
   /** the key root of the resources' keys, /registry/<group>/<resource>/... */
@@ -58,7 +59,7 @@ function privateCopy(item: StoredObject): StoredObject {
   let bytes: Buffer | undefined;
   return {
     key: item.key, rev: item.rev,
-    get obj() { return (obj ??= item.bytes ? decodeObject(item.bytes, item.rev) : structuredClone(item.obj)); },
+    get obj() { return (obj ??= item.bytes ? decodeObject(item.bytes, item.rev) : deepCopy(item.obj)); },
     set obj(o: ApiObject) { obj = o; bytes = undefined; },
     get bytes() { return bytes ?? (obj === undefined ? item.bytes : undefined); },
     set bytes(b: Buffer | undefined) { bytes = b; },
@@ -216,7 +217,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       }
       for (const [key, prev] of objects) {
         if (fresh.has(key)) continue;
-        const last = structuredClone(prev.obj);
+        const last = deepCopy(prev.obj);
         last.metadata.resourceVersion = formatResourceVersion(at);
         changes.push({ type: 'DELETED', key, cur: { key, obj: last, rev: at }, prev, rev: at });
       }

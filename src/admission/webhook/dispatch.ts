@@ -12,6 +12,7 @@ import { deepEqual } from '../../patch/common.js';
 import type { AdmissionAttributes, Listers, WebhookKind, WebhookSource } from '../../api/admission.js';
 import type { Authorizer } from '../../api/auth.js';
 import { activationFor, matchConditions } from '../conditions.js';
+import { deepCopy } from '../../util/objects.js';
 
 export interface DispatchDeps {
   source: WebhookSource;
@@ -101,7 +102,7 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   if (!a.object) throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
   const sent = inv.version !== a.version ? await d.source.convert(a.group, a.resource, a.object, inv.version) : a.object;
   let patched: ApiObject;
-  try { patched = applyJsonPatch(structuredClone(sent), ops) as ApiObject; } catch (e) {
+  try { patched = applyJsonPatch(deepCopy(sent), ops) as ApiObject; } catch (e) {
     throw internalError(`admission webhook "${inv.hook.name}" returned a patch that cannot be applied: ${(e as Error).message}`);
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata || typeof patched.metadata !== 'object')

@@ -3,6 +3,7 @@
 import { labelSelectorFromObject, matchLabels, type LabelSelectorObject } from '../../api/selectors.js';
 import type { RbacAuthorizer } from './authorizer.js';
 import type { PolicyRule } from '../../api/auth.js';
+import { compareStrings } from '../../util/order.js';
 
 export interface AggregationDeps {
   rbac: RbacAuthorizer;
@@ -15,7 +16,7 @@ export function aggregatedRules(roles: ReturnType<RbacAuthorizer['clusterRoles']
   const seen = new Set<string>();
   const out: PolicyRule[] = [];
   const sels = selectors.map(s => { try { return labelSelectorFromObject(s); } catch { return undefined; } }).filter(s => !!s);
-  for (const r of [...roles].sort((a, b) => a.metadata.name!.localeCompare(b.metadata.name!))) {
+  for (const r of [...roles].sort((a, b) => compareStrings(a.metadata.name!, b.metadata.name!))) {
     if (r.metadata.name === target || !sels.some(s => matchLabels(s, r.metadata.labels))) continue;
     for (const rule of r.rules ?? []) {
       const k = JSON.stringify(rule);

@@ -113,7 +113,11 @@ export async function openSqliteKV(opts: { file: string; syncFile?: SyncFile }):
     return requested;
   };
 
-  /** apply one write inside the open transaction; returns its result and event, or the error it fails with */
+  /**
+   * apply one write inside the open transaction; returns its result and event, or the error it fails with. This is the
+   * compare-and-swap: the condition is checked against the newest row, in the transaction that appends the next one,
+   * by the one process that holds the file
+   */
   const apply = (w: Write, events: WatchEvent[]): WriteResult | StorageError => {
     const latest = sql.at.get({ key: w.key, rev: revision });
     const current = latest && !latest.deleted ? latest : undefined;
@@ -186,15 +190,21 @@ export async function openSqliteKV(opts: { file: string; syncFile?: SyncFile }):
           });
         }
       }
-      sync();
+      // what queued up during this fsync is committed now, as one transaction
+      if (pending.length > 0) flush(); else sync();
     };
     if (walFd === undefined) openWal(err => (err || walFd === undefined ? synced(err) : syncFile(walFd, synced)));
     else syncFile(walFd, synced);
   };
 
-  /** commit every queued write in one transaction; the fsync that follows acknowledges each and feeds the watchers */
+  /**
+   * commit every queued write in one transaction; the fsync that follows acknowledges each and feeds the watchers.
+   * While an fsync runs, writes wait for it in the queue: they could not be acknowledged before the next fsync anyway,
+   * and one larger transaction writes fewer log pages than several small ones
+   */
   const flush = () => {
     flushTimer = undefined;
+    if (syncing) return;
     const batch = pending;
     pending = [];
     if (batch.length === 0) return;
