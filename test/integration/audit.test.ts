@@ -35,6 +35,12 @@ interface AuditEvent {
   responseStatus?: { code: number; message?: string }; requestObject?: any; responseObject?: any;
 }
 
+/** the events of a JSON-lines audit log so far: whole lines only, as the backend may be writing the next one */
+function loggedEvents(file: string): AuditEvent[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').slice(0, -1).filter(Boolean).map(l => JSON.parse(l) as AuditEvent);
+}
+
 async function waitFor<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -48,7 +54,7 @@ async function waitFor<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, time
 describe('audit log', () => {
   let dir: string, server: TestServer, c: Client, wh: WebhookServer;
   const logFile = () => join(dir, 'audit.log');
-  const events = (): AuditEvent[] => (existsSync(logFile()) ? readFileSync(logFile(), 'utf8').trim().split('\n').filter(Boolean).map(l => JSON.parse(l)) : []);
+  const events = (): AuditEvent[] => loggedEvents(logFile());
   const eventsOf = (id: string | string[] | undefined) => events().filter(e => e.auditID === id);
   const configMap = (name: string, data: Record<string, string> = { a: '1' }) => ({ metadata: { name }, data });
 
@@ -203,8 +209,7 @@ describe('audit log truncation', () => {
     const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${log}`,
       '--audit-log-truncate-enabled', '--audit-log-truncate-max-event-size=8192', '--audit-log-truncate-max-batch-size=8192'] });
     const c = createClient(server);
-    const eventsOf = (id: unknown) => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').filter(Boolean).map(l => JSON.parse(l) as AuditEvent) : [])
-      .filter(e => e.auditID === id);
+    const eventsOf = (id: unknown) => loggedEvents(log).filter(e => e.auditID === id);
     try {
       const small = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'small' }, data: { a: '1' } } });
       const large = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'large' }, data: { big: 'x'.repeat(20_000) } } });
@@ -387,7 +392,7 @@ describe('audit of a request whose handler fails unexpectedly', () => {
       assert.equal(r.json.kind, 'Status');
       assert.equal(r.json.code, 500);
       assert.equal(r.json.reason, 'InternalError');
-      const events = () => readFileSync(log, 'utf8').trim().split('\n').map(l => JSON.parse(l) as AuditEvent).filter(e => e.auditID === r.headers['audit-id']);
+      const events = () => loggedEvents(log).filter(e => e.auditID === r.headers['audit-id']);
       const recorded = await waitFor(events, es => es.some(e => e.stage === 'Panic'));
       assert.deepEqual(recorded.map(e => e.stage), ['RequestReceived', 'Panic']);
       assert.equal(recorded[1]!.responseStatus?.code, 500);
