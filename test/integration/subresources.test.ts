@@ -33,7 +33,12 @@ describe('subresources', () => {
     assert.equal(scale.apiVersion, 'autoscaling/v1');
     assert.equal(scale.spec.replicas, 2);
     assert.equal(scale.status.selector, 'app=web');
-    const put = await c.request('PUT', `${apps}/web/scale`, { body: { ...scale, spec: { replicas: 5 } } });
+    // the deployment controller may write the Deployment meanwhile (its status): read again on a conflict
+    let put = await c.request('PUT', `${apps}/web/scale`, { body: { ...scale, spec: { replicas: 5 } } });
+    while (put.status === 409) {
+      const fresh = (await c.get(`${apps}/web/scale`)).json;
+      put = await c.request('PUT', `${apps}/web/scale`, { body: { ...fresh, spec: { replicas: 5 } } });
+    }
     assert.equal(put.status, 200);
     assert.equal(put.json.spec.replicas, 5);
     assert.equal((await c.get(`${apps}/web`)).json.spec.replicas, 5);
