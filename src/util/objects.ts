@@ -17,11 +17,13 @@ export function extend<T extends object, E extends object>(o: T, extra: E): Omit
 }
 
 function copyInto(out: Record<string, unknown>, from: object) {
-  for (const k of Object.keys(from)) {
-    const v = (from as Record<string, unknown>)[k];
-    if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
-    else out[k] = v;
-  }
+  for (const k of Object.keys(from)) setOwn(out, k, (from as Record<string, unknown>)[k]);
+}
+
+/** out[k] = v, as an own property even for `__proto__` (whose assignment would set the prototype instead) */
+function setOwn(out: Record<string, unknown>, k: string, v: unknown) {
+  if (k === '__proto__') Object.defineProperty(out, k, { value: v, enumerable: true, writable: true, configurable: true });
+  else out[k] = v;
 }
 
 /**
@@ -38,10 +40,6 @@ export function deepCopy<T>(v: T): T {
   }
   if (Object.getPrototypeOf(v) !== Object.prototype) return structuredClone(v);
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(v)) {
-    const x = deepCopy((v as Record<string, unknown>)[k]);
-    if (k === '__proto__') Object.defineProperty(out, k, { value: x, enumerable: true, writable: true, configurable: true });
-    else out[k] = x;
-  }
+  for (const k of Object.keys(v)) setOwn(out, k, deepCopy((v as Record<string, unknown>)[k]));
   return out as T;
 }
