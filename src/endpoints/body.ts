@@ -5,6 +5,7 @@ import { yamlDecoder } from '../util/yaml.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
+import type { Readable } from 'node:stream';
 
 import { ApiError, badRequest, timeout, tooLarge, unsupportedMediaType } from '../api/status.js';
 
@@ -20,30 +21,39 @@ export const maxNestingDepth = 1000;
 /**
  * The request body, up to `limit` bytes. A body still arriving when the request's time is up (a chunked body that
  * never ends, a Content-Length never reached) is a 504, as the reference's request timeout answers it; the
- * connection then closes, since the rest of the body will not be read.
+ * connection then closes, since the rest of the body will not be read. Read with the stream's own events and one
+ * timer: an abort signal per request (a controller, a timeout signal, their union, the abort's exception) cost a
+ * create a tenth of its time.
  */
-export async function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buffer> {
+export function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buffer> {
   const declared = Number(ctx.headers['content-length'] ?? 0);
-  if (declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const source = (ctx.req as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-  const signal = ctx.signal;
-  const stopped = new Promise<'stopped'>(resolve => signal.addEventListener('abort', () => resolve('stopped'), { once: true }));
-  for (;;) {
-    const next = signal.aborted ? 'stopped' : await Promise.race([source.next(), stopped]);
-    if (next === 'stopped') {
-      if (ctx.req.httpVersionMajor === 1) ctx.res.setHeader('Connection', 'close');
-      throw timeout('Timeout: request did not complete within requested timeout - context deadline exceeded', 0);
-    }
-    if (next.done) break;
-    size += next.value.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(next.value);
-  }
-  const body = Buffer.concat(chunks);
-  ctx.audit?.requestBody(body, mediaType(ctx));
-  return body;
+  if (declared > limit) return Promise.reject(tooLarge());
+  const req = ctx.req as unknown as Readable;
+  if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
+  return new Promise<Buffer>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const finish = (err?: unknown) => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', onEnd).off('error', finish).off('close', stopped);
+      if (err) { req.pause(); return reject(err); }
+      const body = Buffer.concat(chunks, size);
+      ctx.audit?.requestBody(body, mediaType(ctx));
+      resolve(body);
+    };
+    // the deadline passed, or the client went away before the body ended
+    const stopped = () => {
+      if (ctx.req.httpVersionMajor === 1 && !ctx.res.headersSent) ctx.res.setHeader('Connection', 'close');
+      finish(timeout('Timeout: request did not complete within requested timeout - context deadline exceeded', 0));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) finish(tooLarge()); else chunks.push(chunk);
+    };
+    const onEnd = () => finish();
+    const timer = ctx.deadline === undefined ? undefined : setTimeout(stopped, Math.max(0, ctx.deadline - Date.now()));
+    req.on('data', onData).on('end', onEnd).on('error', finish).on('close', stopped);
+  });
 }
 
 export const mediaType = (ctx: RequestContext) => String(ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
