@@ -162,8 +162,10 @@ export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps):
 
 export async function dispatchValidating(a: AdmissionAttributes, d: DispatchDeps): Promise<void> {
   if (exempt(a, d.names)) return;
+  const hooks = await hooksOf('validatingwebhookconfigurations', d);
+  if (!hooks.length) return;
   const invocations: Invocation[] = [];
-  for (const entry of await hooksOf('validatingwebhookconfigurations', d)) {
+  for (const entry of hooks) {
     const inv = await invocationFor(entry, a, d.source, d.listers);
     if (inv && await conditionsAllow(inv, a, d)) invocations.push(inv);
   }
