@@ -7,7 +7,9 @@
 //
 // Sizes are parameters: SCALE_NODES (default 1000), SCALE_PODS (default 30000), SCALE_QPS (the agent's
 // --cluster-api-qps, default 1000; burst twice that), SCALE_TIMEOUT_S (how long Pods may take to run, default 3600);
-// SCALE_STORAGE (the API server's --storage-backend, memory or sqlite, default memory); SCALE_LOG=<dir> keeps the
+// SCALE_STORAGE (the API server's --storage-backend, memory or sqlite, default memory); SCALE_COMPONENTS (embedded: the
+// controller manager, scheduler and metrics server inside the API server's process, its default; separate: each in a
+// process of its own, as the reference runs them); SCALE_LOG=<dir> keeps the
 // output of the API server and the agent there; SCALE_API_NODE_ARGS / SCALE_AGENT_NODE_ARGS are Node options for the API
 // server's and the agent's processes (space-separated, e.g. `--cpu-prof --cpu-prof-dir=<dir>`: both processes are
 // stopped with SIGTERM, so that a profile is written).
@@ -138,13 +140,26 @@ export async function scaleBench(): Promise<string> {
   const TIMEOUT_MS = size('SCALE_TIMEOUT_S', 3600) * 1000;
   const STORAGE = process.env.SCALE_STORAGE ?? 'memory';
   if (STORAGE !== 'memory' && STORAGE !== 'sqlite') throw new Error(`SCALE_STORAGE=${STORAGE}: memory or sqlite`);
+  // embedded: the controller manager, scheduler and metrics server run inside the API server's process (its default);
+  // separate: each in a process of its own, as the reference's control plane runs them
+  const COMPONENTS = process.env.SCALE_COMPONENTS ?? 'embedded';
+  if (COMPONENTS !== 'embedded' && COMPONENTS !== 'separate') throw new Error(`SCALE_COMPONENTS=${COMPONENTS}: embedded or separate`);
+  const separate = COMPONENTS === 'separate';
   const dir = mkdtempSync(join(tmpdir(), 'scale-bench-'));
   const children: ChildProcess[] = [];
   const stopAll = new AbortController();
   try {
-    const api = await spawnUntil([join(root, 'bin/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', `--storage-backend=${STORAGE}`, `--data-dir=${join(dir, 'data')}`], /serving on https:\/\/127\.0\.0\.1:(\d+)/, nodeArgs('SCALE_API_NODE_ARGS'));
+    const api = await spawnUntil([join(root, 'bin/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', `--storage-backend=${STORAGE}`, `--data-dir=${join(dir, 'data')}`,
+      ...(separate ? ['--controller-manager=false', '--scheduler=false', '--metrics-server=false'] : [])], /serving on https:\/\/127\.0\.0\.1:(\d+)/, nodeArgs('SCALE_API_NODE_ARGS'));
     children.push(api);
     const kubeconfig = join(dir, 'data', 'admin.kubeconfig');
+    if (separate) {
+      const pki = join(dir, 'data', 'pki');
+      children.push(await spawnUntil([join(root, 'bin/controller-manager.js'), `--kubeconfig=${kubeconfig}`, `--service-account-private-key-file=${join(pki, 'sa.key')}`,
+        `--root-ca-file=${join(pki, 'ca.crt')}`, `--cluster-signing-cert-file=${join(pki, 'ca.crt')}`, `--cluster-signing-key-file=${join(pki, 'ca.key')}`], /./));
+      children.push(await spawnUntil([join(root, 'bin/scheduler.js'), `--kubeconfig=${kubeconfig}`], /./));
+      children.push(await spawnUntil([join(root, 'bin/metrics-server.js'), `--kubeconfig=${kubeconfig}`, '--secure-port=0', '--bind-address=127.0.0.1', `--cert-dir=${join(dir, 'metrics-server')}`], /./));
+    }
     const client = await clientFromFile(kubeconfig, { qps: 0 });
     const core = (resource: string, ns?: string) => client.resource({ group: '', version: 'v1', resource }, ns);
     await core('namespaces').create({ metadata: { name: 'bench' } });
@@ -263,8 +278,8 @@ export async function scaleBench(): Promise<string> {
     };
     const failed = Object.entries(calls.failures).map(([k, v]) => `${v}× ${k}`);
     return [
-      `\`SCALE_NODES=${NODES} SCALE_PODS=${PODS} SCALE_QPS=${QPS}${CREATE_RATE > 0 ? ` SCALE_CREATE_RATE=${CREATE_RATE}` : ''}${STORAGE === 'memory' ? '' : ` SCALE_STORAGE=${STORAGE}`} node dist/bench/run.js scale\`: one agent process (\`cluster-agent --runtime=fake --fake-nodes=${NODES}`,
-      `--cluster-api-qps=${QPS} --cluster-api-burst=${2 * QPS}\`) and the API server (${STORAGE} storage, default flags), each in its own process. This process`,
+      `\`SCALE_NODES=${NODES} SCALE_PODS=${PODS} SCALE_QPS=${QPS}${CREATE_RATE > 0 ? ` SCALE_CREATE_RATE=${CREATE_RATE}` : ''}${STORAGE === 'memory' ? '' : ` SCALE_STORAGE=${STORAGE}`}${separate ? ' SCALE_COMPONENTS=separate' : ''} node dist/bench/run.js scale\`: one agent process (\`cluster-agent --runtime=fake --fake-nodes=${NODES}`,
+      `--cluster-api-qps=${QPS} --cluster-api-burst=${2 * QPS}\`) and the API server (${STORAGE} storage, default flags${separate ? '; the controller manager, scheduler and metrics server as processes of their own' : ''}), each in its own process. This process`,
       `creates ${PODS} Pods bound round-robin to the nodes (${CREATE_CONCURRENCY} creates in flight${CREATE_RATE > 0 ? `, at most ${CREATE_RATE} a second` : ''}) and, in three loops pausing ${SAMPLE_EVERY_MS} ms between calls, gets a Pod,`,
       'updates a ConfigMap and lists 500 Pods (a paged list, served by storage). A node would be NotReady once its Lease goes unrenewed for 40 s (the node lifecycle controller\'s grace period).',
       '',
