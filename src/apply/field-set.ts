@@ -61,18 +61,21 @@ export function recursiveDifference(a: FieldSet, b: FieldSet): FieldSet {
   return subtract(a, b, true);
 }
 
+/** `a` itself when nothing of it is taken away: an owner whose fields an update leaves alone keeps its very set */
 function subtract(a: FieldSet, b: FieldSet, recursive: boolean): FieldSet {
   if (isEmpty(a) || isEmpty(b)) return a;
   const members = new Set<PathElement>();
   for (const m of a.members) if (!b.members.has(m)) members.add(m);
   const children = new Map<PathElement, FieldSet>();
+  let same = members.size === a.members.size;
   for (const [pe, ca] of a.children) {
-    if (recursive && b.members.has(pe)) continue;
+    if (recursive && b.members.has(pe)) { same = false; continue; }
     const cb = b.children.get(pe);
     const rest = cb ? subtract(ca, cb, recursive) : ca;
+    if (rest !== ca) same = false;
     if (!isEmpty(rest)) children.set(pe, rest);
   }
-  return { members, children };
+  return same ? a : { members, children };
 }
 
 export function intersection(a: FieldSet, b: FieldSet): FieldSet {

@@ -9,3 +9,18 @@ test('ConfigMap keys and binary data overlap', async () => {
     'binaryData[k]: Invalid value: "k": duplicate of key present in data',
   ]);
 });
+
+test('ConfigMap keys: dot rules and length, each refused with its path', async () => {
+  const { causes } = await create(strategyOf('', 'configmaps'), { data: { '.': '1', '..a': '2', ['k'.repeat(254)]: '3', '.ok': '4', 'ok..': '5' } });
+  assert.deepEqual(causes, [
+    "data[.]: Invalid value: \".\": must not be '.'",
+    "data[..a]: Invalid value: \"..a\": must not start with '..'",
+    `data[${'k'.repeat(254)}]: Invalid value: "${'k'.repeat(254)}": must be no more than 253 characters`,
+  ]);
+});
+
+test('ConfigMap size counts the bytes of its values, as the reference does', async () => {
+  // 400,000 three-byte characters: 1.2 MB, over the 1 MiB limit though under it in characters
+  const { causes } = await create(strategyOf('', 'configmaps'), { data: { k: '€'.repeat(400_000) } });
+  assert.deepEqual(causes, [': Too long: must have at most 1048576 bytes']);
+});

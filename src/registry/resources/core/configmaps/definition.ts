@@ -13,9 +13,9 @@ import { decoded, immutableData, keyCauses, maxDataBytes, tooLong } from './keys
 function validateConfigMap(cm: ConfigMap): Causes {
   const out: Causes = [];
   let size = 0;
-  for (const [k, v] of Object.entries(cm.data ?? {})) { out.push(...keyCauses(`data[${k}]`, k)); size += String(v ?? '').length; }
+  for (const [k, v] of Object.entries(cm.data ?? {})) { out.push(...keyCauses('data', k)); size += Buffer.byteLength(String(v ?? '')); }
   for (const [k, v] of Object.entries(cm.binaryData ?? {})) {
-    out.push(...keyCauses(`binaryData[${k}]`, k));
+    out.push(...keyCauses('binaryData', k));
     if (cm.data && k in cm.data) out.push(invalid(`binaryData[${k}]`, k, 'duplicate of key present in data'));
     size += decoded(v).length;
   }

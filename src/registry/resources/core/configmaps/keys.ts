@@ -4,7 +4,11 @@ import { type Causes, forbidden, invalid, sameJson } from '../../../validation/f
 const configKey = /^[-._a-zA-Z0-9]+$/;
 export const maxDataBytes = 1024 * 1024;
 
-export function keyCauses(at: string, key: string): Causes {
+/** the problems of a key of the map `field` (data, binaryData); none, quickly, for a good key: a ConfigMap may hold
+ *  a hundred thousand keys, and each was given its path string and causes list before it was looked at */
+export function keyCauses(field: string, key: string): Causes {
+  if (key.length <= 253 && configKey.test(key) && !key.startsWith('..') && key !== '.') return [];
+  const at = `${field}[${key}]`;
   const out: Causes = [];
   if (key.length > 253) out.push(invalid(at, key, 'must be no more than 253 characters'));
   if (!configKey.test(key))

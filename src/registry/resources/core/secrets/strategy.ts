@@ -31,7 +31,7 @@ function validateSecret(secret: Stored<Secret>): Causes {
   const out: Causes = [];
   const data = secret.data ?? {};
   let size = 0;
-  for (const [k, v] of Object.entries(data)) { out.push(...keyCauses(`data[${k}]`, k)); size += decoded(v).length; }
+  for (const [k, v] of Object.entries(data)) { out.push(...keyCauses('data', k)); size += decoded(v).length; }
   if (size > maxDataBytes) out.push(tooLong('data', maxDataBytes));
   const known = secretKind(secret.type);
   const needKey = (key: string) => { if (!(key in data)) out.push(required(`data[${key}]`)); };
