@@ -35,13 +35,13 @@ export function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buf
     let size = 0;
     const finish = (err?: unknown) => {
       clearTimeout(timer);
-      req.off('data', onData).off('end', onEnd).off('error', finish).off('close', stopped);
+      req.off('data', onData).off('end', onEnd).off('close', stopped);
       if (err) { req.pause(); return reject(err); }
       const body = Buffer.concat(chunks, size);
       ctx.audit?.requestBody(body, mediaType(ctx));
       resolve(body);
     };
-    // the deadline passed, or the client went away before the body ended
+    // the deadline passed, or the client went away before the body ended (nobody is left to read the answer)
     const stopped = () => {
       if (ctx.req.httpVersionMajor === 1 && !ctx.res.headersSent) ctx.res.setHeader('Connection', 'close');
       finish(timeout('Timeout: request did not complete within requested timeout - context deadline exceeded', 0));
@@ -52,9 +52,14 @@ export function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buf
     };
     const onEnd = () => finish();
     const timer = ctx.deadline === undefined ? undefined : setTimeout(stopped, Math.max(0, ctx.deadline - Date.now()));
-    req.on('data', onData).on('end', onEnd).on('error', finish).on('close', stopped);
+    // a stream that fails (the client reset it) closes after its error: the close stops the read; the error is
+    // listened to for good, as an error with no listener would be thrown
+    if (!req.listeners('error').includes(ignore)) req.on('error', ignore);
+    req.on('data', onData).on('end', onEnd).on('close', stopped);
   });
 }
+
+const ignore = () => {};
 
 export const mediaType = (ctx: RequestContext) => String(ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 
