@@ -6,7 +6,8 @@ import { extend } from '../util/objects.js';
 export type RequestAttributes = Omit<AdmissionAttributes, 'operation' | 'object' | 'oldObject'>;
 export type Phase = 'admit' | 'validate';
 
-const handles = (p: AdmissionPlugin, op: Operation) => !p.operations || p.operations.includes(op);
+const handles = (p: AdmissionPlugin, a: AdmissionAttributes) => (!p.operations || p.operations.includes(a.operation))
+  && (!p.resources || p.resources.some(([group, resource]) => a.group === group && a.resource === resource));
 
 export function admissionFor(plugins: AdmissionPlugin[], base: RequestAttributes): AdmissionHooks {
   const attrs = (operation: Operation, object?: ApiObject, oldObject?: ApiObject): AdmissionAttributes =>
@@ -15,11 +16,11 @@ export function admissionFor(plugins: AdmissionPlugin[], base: RequestAttributes
     async mutate(op, obj, old) {
       // one set of attributes for the phase: plugins change the object itself, in place
       const a = attrs(op, obj, old);
-      for (const p of plugins) if (p.admit && handles(p, op)) await p.admit(a);
+      for (const p of plugins) if (p.admit && handles(p, a)) await p.admit(a);
     },
     async validate(op, obj, old) {
       const a = attrs(op, obj, old);
-      for (const p of plugins) if (p.validate && handles(p, op)) await p.validate(a);
+      for (const p of plugins) if (p.validate && handles(p, a)) await p.validate(a);
     },
   };
 }
@@ -40,7 +41,7 @@ export function observedChain(plugins: AdmissionPlugin[], observer: AdmissionObs
     try {
       for (const p of plugins) {
         const f = phase === 'admit' ? p.admit : p.validate;
-        if (!f || !handles(p, a.operation)) continue;
+        if (!f || !handles(p, a)) continue;
         const calledAt = performance.now();
         try {
           const pending = f.call(p, a);

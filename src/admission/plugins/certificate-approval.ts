@@ -11,6 +11,7 @@ export default definePlugin({
   create: ({ authorizer, names }) => ({
     name: 'CertificateApproval',
     operations: ['UPDATE'],
+    resources: [[names.group('certificates'), 'certificatesigningrequests']],
     async validate(a) {
       const group = names.group('certificates');
       if (a.group !== group || a.resource !== 'certificatesigningrequests' || a.subresource !== 'approval' || !a.object) return;

@@ -22,6 +22,7 @@ export default definePlugin({
   create: ({ authorizer, names }) => ({
     name: 'CertificateSigning',
     operations: ['UPDATE'],
+    resources: [[names.group('certificates'), 'certificatesigningrequests']],
     async validate(a) {
       const group = names.group('certificates');
       if (a.group !== group || a.resource !== 'certificatesigningrequests' || a.subresource !== 'status' || !a.object) return;

@@ -16,6 +16,7 @@ export default definePlugin({
     return {
       name: 'CertificateSubjectRestriction',
       operations: ['CREATE'],
+      resources: [[group, 'certificatesigningrequests']],
       async validate(a) {
         if (a.group !== group || a.resource !== 'certificatesigningrequests' || a.subresource !== '' || !a.object) return;
         const spec: Partial<CertificateSigningRequestSpec> = (a.object as Partial<CertificateSigningRequest>).spec ?? {};

@@ -15,6 +15,7 @@ export default definePlugin({
     return {
       name: 'DefaultIngressClass',
       operations: ['CREATE'],
+      resources: [[group, 'ingresses']],
       async admit(a) {
         if (!isWriteOf(a, group, 'ingresses')) return;
         const ing = a.object as Stored<Ingress>;

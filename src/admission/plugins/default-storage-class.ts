@@ -14,6 +14,7 @@ export default definePlugin({
     return {
       name: 'DefaultStorageClass',
       operations: ['CREATE'],
+      resources: [['', 'persistentvolumeclaims']],
       async admit(a) {
         if (!isWriteOf(a, '', 'persistentvolumeclaims')) return;
         const pvc = a.object as Stored<PersistentVolumeClaim>;

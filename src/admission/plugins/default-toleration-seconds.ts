@@ -18,6 +18,7 @@ export default definePlugin({
     return {
       name: 'DefaultTolerationSeconds',
       operations: ['CREATE'],
+      resources: [['', 'pods']],
       admit(a) {
         if (!isWriteOf(a, '', 'pods')) return;
         const spec = podSpec(a.object);

@@ -111,6 +111,7 @@ export default definePlugin({
     return {
       name: 'LimitRanger',
       operations: ['CREATE'],
+      resources: [['', 'pods'], ['', 'persistentvolumeclaims']],
       async admit(a) {
         if (!concerns(a) || a.resource !== 'pods') return;
         const limits = await limitsOf(a.namespace);

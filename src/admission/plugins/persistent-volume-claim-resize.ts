@@ -13,6 +13,7 @@ export default definePlugin({
   create: ({ listers, names }) => ({
     name: 'PersistentVolumeClaimResize',
     operations: ['UPDATE'],
+    resources: [['', 'persistentvolumeclaims']],
     async validate(a) {
       if (!isWriteOf(a, '', 'persistentvolumeclaims') || !a.oldObject) return;
       const pvc = a.object as PersistentVolumeClaim;

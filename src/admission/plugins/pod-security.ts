@@ -144,6 +144,7 @@ export default definePlugin({
     return {
       name: 'PodSecurity',
       operations: ['CREATE', 'UPDATE'],
+      resources: [['', 'pods']],
       async validate(a) {
         if (!isWriteOf(a, '', 'pods') && !(a.group === '' && a.resource === 'pods' && a.subresource === 'ephemeralcontainers' && a.object)) return;
         const spec = podSpec(a.object);

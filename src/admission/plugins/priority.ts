@@ -33,6 +33,7 @@ export default definePlugin({
     return {
       name: 'Priority',
       operations: ['CREATE', 'UPDATE'],
+      resources: [['', 'pods'], [group, 'priorityclasses']],
       async admit(a) {
         if (a.operation !== 'CREATE' || !isWriteOf(a, '', 'pods')) return;
         const spec = podSpec(a.object);

@@ -16,6 +16,7 @@ export default definePlugin({
     return {
       name: 'RuntimeClass',
       operations: ['CREATE'],
+      resources: [['', 'pods']],
       async admit(a) {
         if (!isWriteOf(a, '', 'pods')) return;
         const spec = podSpec(a.object);

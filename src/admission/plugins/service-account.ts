@@ -57,6 +57,7 @@ export default definePlugin({
     return {
       name: 'ServiceAccount',
       operations: ['CREATE'],
+      resources: [['', 'pods']],
       async admit(a) {
         if (!isWriteOf(a, '', 'pods') || isMirror(a.object)) return;
         const spec = podSpec(a.object);

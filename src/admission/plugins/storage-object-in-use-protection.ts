@@ -13,6 +13,7 @@ export default definePlugin({
     return {
       name: 'StorageObjectInUseProtection',
       operations: ['CREATE'],
+      resources: Object.keys(finalizers).map(r => ['', r] as const),
       admit(a) {
         const finalizer = finalizers[a.resource];
         if (!finalizer || !isWriteOf(a, '', a.resource)) return;

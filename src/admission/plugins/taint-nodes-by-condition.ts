@@ -12,6 +12,7 @@ export default definePlugin({
     return {
       name: 'TaintNodesByCondition',
       operations: ['CREATE'],
+      resources: [['', 'nodes']],
       admit(a) {
         if (!isWriteOf(a, '', 'nodes')) return;
         const spec = ((a.object as Node).spec ??= {});
