@@ -135,8 +135,8 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // the reference's upload windows: a stream may send 256 KiB unacknowledged (most objects in one go), a connection
     // that times 250 streams; Node's 64 KiB for a whole connection held many writes on one connection to window updates.
     // The number of streams stays unlimited: one agent process carries the watches of many simulated nodes
-    // Headers come in frames of at most the frame size this side advertises, and nghttp2 allows a header block only
-    // a few CONTINUATION frames: the reference's 256 KiB frames let a Go client send its 1 MiB of headers
+    // nghttp2 ends a connection whose header block takes more than 8 CONTINUATION frames: the reference's 256 KiB frames
+    // let a client that sizes frames by these settings (Go, once it has them) send 1 MiB; at 16 KiB frames, ~144 KB
     settings: { initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: maxHeaderBytes },
     maxHeaderListPairs: maxHeaderPairs,
   }, onRequest);
