@@ -224,6 +224,7 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
   const rep = representationFor(ctx, scope);
   const opts = await deleteOptions(ctx);
   const { obj, deleted } = await scope.store.delete(namespace, name, opts, admission(ctx, scope, namespace, name, !!opts.dryRun));
+  await breather();
   if (deleted && !scope.strategy.returnDeletedObject) {
     return sendStatus(ctx, successStatus({ name, group: scope.info.group || undefined, kind: scope.info.resource, uid: obj.metadata.uid }));
   }

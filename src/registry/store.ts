@@ -239,6 +239,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           await attempt?.settle(false);
           attempt = writeContext(opts);
           old = shaped = absent = undefined;
+          // (a breather counts the turn from its first call: this one times the decoding that follows)
+          await breather();
           old = cur ? await fromStored(cur.obj) : undefined;
           await breather();
           const copy = old ? deepCopy(old) : undefined;
@@ -309,7 +311,9 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       let outcome!: { obj: ApiObject; deleted: boolean };
       const result = await objects.update(objectKey(info, namespace, name), async (cur): Promise<UpdateDecision> => {
         if (!cur) throw notFound(info.group, info.resource, name);
+        await breather();
         const obj = await fromStored(cur.obj);
+        await breather();
         await admission.validate('DELETE', undefined, obj);
         const gcChanged = applyPropagation(obj, options, !!strategy.orphanDependentsByDefault);
         const grace = options.gracePeriodSeconds ?? strategy.defaultGracePeriod?.(obj) ?? 0;
@@ -337,6 +341,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
 
   async function create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions, ctx: StrategyContext): Promise<ApiObject> {
     checkNamespace(obj, namespace);
+    await breather();
     applyDefaults(obj);
     await recordOwnership(obj, undefined, '', opts);
     await breather();

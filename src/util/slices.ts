@@ -69,7 +69,8 @@ const nextTurn = () => { turnStarted = -1; };
  * Between the steps of a request (decode, patch, field ownership, validation, encode): goes on at once, or first
  * lets the event loop serve what waits when this turn has already run for `turnBudgetMs`. A step over a large
  * object takes tens to hundreds of milliseconds, and a write runs a dozen of them in one turn otherwise. Cheap
- * enough for every request: a clock read, and one immediate a turn that tells the next turn apart.
+ * enough for every request: a clock read, and one immediate a turn that tells the next turn apart. A turn is timed
+ * from the first call in it (or from the pause), so a caller also calls it before its first long step.
  */
 export function breather(): Promise<void> | undefined {
   const now = performance.now();
