@@ -89,6 +89,7 @@ export function breather(): Promise<void> | undefined {
 
 /** runs a computation given in steps (a generator that yields where it may pause), with a `breather` at each pause */
 export async function inSteps<T>(steps: Generator<void, T, void>): Promise<T> {
+  await breather();   // times the first step too
   for (;;) {
     const r = steps.next();
     if (r.done) return r.value;
