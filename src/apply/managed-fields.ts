@@ -35,6 +35,18 @@ interface WriteOptions {
   resetFields?: string[][];
 }
 
+
+/** a computation in steps: it yields where it may pause, and returns its result */
+export type Steps<T> = Generator<void, T, void>;
+
+/** runs steps through, with no pause */
+export function runSteps<T>(steps: Steps<T>): T {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
 export interface UpdateOptions extends WriteOptions {
   operation?: 'Update';
   /**
@@ -305,15 +317,25 @@ function reconcileNode(set: FieldSet, schema: Schema): FieldSet | undefined {
  * ones; subresource writes always keep them).
  */
 export function updateManagedFields(live: Obj | undefined, next: Obj, opts: UpdateOptions, schema: Schema | undefined): ManagedResult {
+  return runSteps(updateManagedFieldsInSteps(live, next, opts, schema));
+}
+
+/**
+ * updateManagedFields, pausing (a `yield`) between its steps: each walks the whole object, and on one of many
+ * fields takes long enough that a server gives its event loop back between them
+ */
+export function* updateManagedFieldsInSteps(live: Obj | undefined, next: Obj, opts: UpdateOptions, schema: Schema | undefined): Steps<ManagedResult> {
   const liveBare = withoutManagedFields(live) ?? opts.zero ?? {};
   const nextBare = withoutManagedFields(next)!;
   const owners = startingOwners(live, next, !!opts.subresource);
+  yield;
   // an existing object nobody owns any field of stays that way through updates (as in the reference: tracking
   // starts with a create, an apply or a reset), rather than have its writer own fields others set
   if (owners.size === 0 && metadataOf(live)?.uid && !isResetManagedFields(metadataOf(next)?.managedFields))
     return { object: withManagedFields(next, []), managedFields: [] };
+  let changed: boolean;
   try {
-    recordUpdate(owners, liveBare, nextBare, opts, schema);
+    changed = recordUpdate(owners, liveBare, nextBare, opts, schema);
   } catch (e) {
     // an object the schema cannot read (validation refuses it later) keeps the stored managedFields
     if (!(e instanceof InvalidObjectError)) throw e;
@@ -321,12 +343,17 @@ export function updateManagedFields(live: Obj | undefined, next: Obj, opts: Upda
     const kept = Array.isArray(stored) ? (stored as ManagedFieldsEntry[]) : [];
     return { object: withManagedFields(next, kept), managedFields: kept };
   }
-  const managedFields = keepTimesOnNoop(live, liveBare, nextBare, encodeManagedFields(owners));
+  yield;
+  const entries = encodeManagedFields(owners);
+  const managedFields = changed ? entries : keepTimesOnNoop(live, liveBare, nextBare, entries);
   return { object: withManagedFields(next, managedFields), managedFields };
 }
 
-/** the writer of `next` gains what changed since `live`; everybody else loses it */
-function recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, schema: Schema | undefined): void {
+/**
+ * The writer of `next` gains what changed since `live`; everybody else loses it. Returns whether a field changed
+ * (outside the reset fields): such a write is no no-op, which spares comparing the whole objects again.
+ */
+function recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, schema: Schema | undefined): boolean {
   reconcileWithSchema(owners, schema);
   const reset = resetSet(opts.resetFields);
   const c = excludeReset(compare(live, next, schema), reset);
@@ -343,6 +370,7 @@ function recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, 
     owners.set(id, owner);
   }
   capUpdateManagers(owners);
+  return !isEmpty(c.added) || !isEmpty(c.modified) || !isEmpty(c.removed);
 }
 
 function startingOwners(live: Obj | undefined, next: Obj, subresource: boolean): Owners {
@@ -370,6 +398,11 @@ export function isResetManagedFields(mf: unknown): boolean {
  * object with its managedFields, or throws ConflictError (409) or ApplyError (400/500).
  */
 export function apply(live: Obj | undefined, applied: Obj, opts: ApplyOptions, schema: Schema | undefined): ManagedResult {
+  return runSteps(applyInSteps(live, applied, opts, schema));
+}
+
+/** apply, pausing (a `yield`) between its steps, as updateManagedFieldsInSteps */
+export function* applyInSteps(live: Obj | undefined, applied: Obj, opts: ApplyOptions, schema: Schema | undefined): Steps<ManagedResult> {
   const appliedMeta = metadataOf(applied);
   if (appliedMeta && appliedMeta.managedFields !== undefined && appliedMeta.managedFields !== null) throw new ApplyError(400, 'metadata.managedFields must be nil');
   if (applied.apiVersion !== opts.apiVersion || (opts.kind !== undefined && applied.kind !== opts.kind)) {
@@ -378,12 +411,13 @@ export function apply(live: Obj | undefined, applied: Obj, opts: ApplyOptions, s
   let stored: Owners;
   try { stored = decodeManagedFields(metadataOf(live)?.managedFields); } catch (e) { throw new ApplyError(500, `failed to decode managed fields: ${(e as Error).message}`); }
   const liveBare = withoutManagedFields(live) ?? {};
+  yield;
   // an existing object nobody owns yet: its current fields go to a placeholder manager first
   if (live && stored.size === 0) recordUpdate(stored, {}, liveBare, { ...opts, manager: beforeFirstApplyManager, subresource: undefined }, schema);
   const cli = opts.cliManager ?? 'kubectl';
-  let result: { object: Obj; owners: Owners };
+  let result: { object: Obj; owners: Owners; changed: boolean };
   try {
-    result = applyCore(stored, liveBare, applied, opts, !!opts.force, schema);
+    result = yield* applyCore(stored, liveBare, applied, opts, !!opts.force, schema);
   } catch (e) {
     if (!(e instanceof ConflictError) || opts.manager !== cli || !opts.lastAppliedAnnotation) throw e;
     // a client moving from client-side apply may take over the fields its last-applied annotation holds
@@ -391,16 +425,18 @@ export function apply(live: Obj | undefined, applied: Obj, opts: ApplyOptions, s
     if (!allowed) throw e;
     const remaining = e.conflicts.filter((c) => !has(allowed, c.path));
     if (remaining.length > 0) throw new ConflictError(remaining);
-    result = applyCore(stored, liveBare, applied, opts, true, schema);
+    result = yield* applyCore(stored, liveBare, applied, opts, true, schema);
   }
+  yield;
   let object = result.object;
   capUpdateManagers(result.owners);
   if (opts.manager === cli && opts.lastAppliedAnnotation) object = refreshLastApplied(object, applied, opts.lastAppliedAnnotation);
-  const managedFields = keepTimesOnNoop(live, liveBare, object, encodeManagedFields(result.owners));
+  const entries = encodeManagedFields(result.owners);
+  const managedFields = result.changed ? entries : keepTimesOnNoop(live, liveBare, object, entries);
   return { object: withManagedFields(object, managedFields), managedFields };
 }
 
-function applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions, force: boolean, schema: Schema | undefined): { object: Obj; owners: Owners } {
+function* applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions, force: boolean, schema: Schema | undefined): Steps<{ object: Obj; owners: Owners; changed: boolean }> {
   const owners: Owners = new Map([...stored].map(([id, o]) => [id, { ...o }]));
   reconcileWithSchema(owners, schema);
   let set: FieldSet;
@@ -420,13 +456,15 @@ function applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions, 
   owners.set(id, me);
   // what the applier no longer asserts goes; what it applied stays, empty containers included (rule 1)
   if (last && !isEmpty(difference(last, set))) object = merge(prune(object, schema, last, [...owners.values()].map((o) => o.set)), applied, schema) as Obj;
+  yield;
   const changes = excludeReset(compare(live, object, schema), reset);
   // an apply that changes no field keeps the live object as it is, the order of its lists included
-  if (isEmpty(changes.added) && isEmpty(changes.modified) && isEmpty(changes.removed)) object = live;
+  const changed = !isEmpty(changes.added) || !isEmpty(changes.modified) || !isEmpty(changes.removed);
+  if (!changed) object = live;
   release(owners, changes, id, force);
   stripSystemFields(owners);
   me.time = timestamp(opts.time);
-  return { object, owners };
+  return { object, owners, changed };
 }
 
 /** fields of the last-applied annotation whose value the live object still holds */

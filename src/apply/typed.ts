@@ -179,19 +179,24 @@ export function compare(lhs: unknown, rhs: unknown, schema: Schema | undefined):
 type Acc = Partial<Comparison>;
 const note = (acc: Acc, kind: keyof Comparison, pe: PathElement) => (acc[kind] ??= emptySet()).members.add(pe);
 
-function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string): void {
+/** returns whether a map had a key on either side (walking the keys tells as much; asking apart costs a walk of
+ *  its own on a map of many keys, which V8 keeps as a dictionary) */
+function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string): boolean {
   const shape = shapeOf(schema, r ?? l);
   if (shape.kind === 'map') {
     const lm = isObject(l) ? l : undefined, rm = isObject(r) ? r : undefined;
+    let keys = false;
     if (lm) for (const key in lm) {
+      keys = true;
       if (lm[key] === undefined) continue;
       compareChild(fieldElement(key), lm[key], rm?.[key], entrySchema(shape, key), out, `${where}.${key}`);
     }
     if (rm) for (const key in rm) {
+      keys = true;
       if (rm[key] === undefined || (lm && lm[key] !== undefined)) continue;
       compareChild(fieldElement(key), undefined, rm[key], entrySchema(shape, key), out, `${where}.${key}`);
     }
-    return;
+    return keys;
   }
   if (shape.kind === 'list') {
     const le = Array.isArray(l) ? listEntries(shape, l, true, where) : undefined;
@@ -208,6 +213,7 @@ function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: A
       else compareChild(pe, undefined, b.value, shape.items, out, where);
     }
   }
+  return true;
 }
 
 /** a key present more than once is compared as one piece */
@@ -236,14 +242,16 @@ function itemsAt(shape: Shape & { kind: 'list' }, list: unknown[], pe: PathEleme
 
 function compareChild(pe: PathElement, l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string): void {
   const shape = shapeOf(schema, r ?? l);
-  if (shape.kind === 'leaf' || bothEmpty(shape, l, r)) {
+  const asLeaf = () => {
     if (l === undefined) note(out, 'added', pe);
     else if (r === undefined) note(out, 'removed', pe);
     else if (!deepEqual(l, r)) note(out, 'modified', pe);
-    return;
-  }
+  };
+  // empty or absent on both sides (or no container at all) compares as a leaf, keeping {} and null apart; for a
+  // map, the walk below finds out (with nothing to walk it notes nothing)
+  if (shape.kind === 'leaf' || (shape.kind === 'list' && emptyList(l) && emptyList(r)) || (shape.kind === 'map' && !isObject(l) && !isObject(r))) return asLeaf();
   const sub: Acc = {};
-  compareBelow(l, r, schema, sub, where);
+  if (!compareBelow(l, r, schema, sub, where)) return asLeaf();
   if (sub.added) (out.added ??= emptySet()).children.set(pe, sub.added);
   if (sub.modified) (out.modified ??= emptySet()).children.set(pe, sub.modified);
   if (sub.removed) (out.removed ??= emptySet()).children.set(pe, sub.removed);
@@ -251,13 +259,6 @@ function compareChild(pe: PathElement, l: unknown, r: unknown, schema: Schema | 
   else if (r === undefined) note(out, 'removed', pe);
 }
 
-/** empty or absent on both sides (or not a container at all): compared as a leaf, keeping {} and null apart */
-function bothEmpty(shape: Shape, l: unknown, r: unknown): boolean {
-  if (shape.kind === 'map') return emptyMap(l) && emptyMap(r);
-  if (shape.kind === 'list') return emptyList(l) && emptyList(r);
-  return true;
-}
-const emptyMap = (v: unknown) => !isObject(v) || isEmptyObject(v);
 const emptyList = (v: unknown) => !Array.isArray(v) || v.length === 0;
 
 

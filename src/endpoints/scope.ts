@@ -64,6 +64,8 @@ export function parseFieldValidation(v: string | null): FieldValidation {
 
 /** fields a watch cache indexes its watchers by, in order of preference: a node agent's pods, its own Node */
 const indexedFields = ['spec.nodeName', 'metadata.name'];
+/** an object's storage key ends with its name (names hold no slash) */
+const nameInKey = (key: string) => key.slice(key.lastIndexOf('/') + 1);
 
 /**
  * The namespace and selector filter of a list or watch. The selectors are parsed once and each term is bound to its
@@ -89,7 +91,7 @@ export function filterFor(ctx: RequestContext, scope: Scope, namespace: string):
   const pinned = field && indexedFields.find(f => fieldSelectorRequires(field!, f) !== undefined);
   return {
     namespace, selective: true,
-    ...(pinned ? { index: { field: pinned, value: fieldSelectorRequires(field!, pinned)!, get: getters[pinned] } } : {}),
+    ...(pinned ? { index: { field: pinned, value: fieldSelectorRequires(field!, pinned)!, get: getters[pinned], ...(pinned === 'metadata.name' ? { fromKey: nameInKey } : {}) } } : {}),
     match(obj) {
       if (label && !matchLabels(label, obj.metadata.labels)) return false;
       for (const holds of terms) if (!holds(obj)) return false;

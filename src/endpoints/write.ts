@@ -8,13 +8,14 @@ import { sendObject, sendStatus } from './respond.js';
 import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
+import type { PatchOptions } from '../patch/common.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import type { DeleteOptions, WriteOptions } from '../registry/types.js';
 import { integerParam, parseDryRun } from '../api/request.js';
-import { yieldToLoop } from '../util/slices.js';
+import { breather, inSteps, yieldToLoop } from '../util/slices.js';
 
 const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
-import { apply, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
+import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
 import { admission, asServed, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne } from './read.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
@@ -92,6 +93,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
     throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 });
   }
   const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun), opts);
+  await breather();
   sendOne(ctx, scope, rep, asServed(scope, created), 201);
 }
 
@@ -105,6 +107,7 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => deepCopy(obj),
     admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate }));
+  await breather();
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
 }
 
@@ -112,9 +115,9 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
 export const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
 
 /** a patch document of one of `patchTypes` applied to an object (a strategic merge patch reads the schema's markers) */
-export function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined): unknown {
-  return type === 'application/json-patch+json' ? applyJsonPatch(current, doc)
-    : type === 'application/merge-patch+json' ? applyMergePatch(current, doc) : applyStrategicMergePatch(current, doc, schema);
+export function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined, opts: PatchOptions = {}): unknown {
+  return type === 'application/json-patch+json' ? applyJsonPatch(current, doc, opts)
+    : type === 'application/merge-patch+json' ? applyMergePatch(current, doc, opts) : applyStrategicMergePatch(current, doc, schema, opts);
 }
 
 export async function patch(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
@@ -131,9 +134,11 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   const opts = writeOptions(ctx, scope, 'PatchOptions');
   const fieldMode = parseFieldValidation(ctx.query.get('fieldValidation'));
   let warned = false;   // a retry after a conflict reads the patch again; its warnings are given once
-  const { obj: out } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, current => {
+  const { obj: out } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) return { metadata: { name } };   // the store answers 404
-    const patched = applyPatch(type, current, patchDoc, scope.info.schema);
+    // the store hands the transform its own copy of the object: patched in place
+    const patched = applyPatch(type, current, patchDoc, scope.info.schema, { inPlace: true });
+    await breather();
     // a patch that produces wrong types is invalid (422), as the reference reports it
     const { unknown, wrongTypes } = readTyped(scope.info.schema, patched);
     if (wrongTypes.length && !scope.info.def.custom) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
@@ -141,6 +146,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     if (unknown.length && fieldMode === 'Warn' && !warned) { warned = true; for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`); }
     return checkKind(scope, patched);
   }, admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: false }));
+  await breather();
   sendOne(ctx, scope, rep, asServed(scope, out), 200);
 }
 
@@ -162,13 +168,14 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) await requireCreate(ctx, scope, namespace, name);
-    const { object } = apply(current, deepCopy(applied) as Record<string, unknown>, {
+    const { object } = await inSteps(applyInSteps(current, deepCopy(applied) as Record<string, unknown>, {
       manager, apiVersion: scope.info.apiVersion, kind: scope.subresource ? undefined : scope.info.kind, force,
       time: new Date(), subresource: scope.subresource || undefined, resetFields: scope.store.resetFieldsFor(scope.subresource),
       lastAppliedAnnotation: scope.names.lastAppliedAnnotations.find(a => current?.metadata.annotations?.[a] !== undefined) ?? scope.names.lastAppliedAnnotations[0],
-    }, scope.info.schema);
+    }, scope.info.schema));
     return checkKind(scope, object);
   }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true, user: ctx.user });
+  await breather();
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
 }
 
@@ -217,6 +224,7 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
   const rep = representationFor(ctx, scope);
   const opts = await deleteOptions(ctx);
   const { obj, deleted } = await scope.store.delete(namespace, name, opts, admission(ctx, scope, namespace, name, !!opts.dryRun));
+  await breather();
   if (deleted && !scope.strategy.returnDeletedObject) {
     return sendStatus(ctx, successStatus({ name, group: scope.info.group || undefined, kind: scope.info.resource, uid: obj.metadata.uid }));
   }

@@ -1,6 +1,6 @@
 // The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, client certificates requested (the pipeline verifies
 // them), one request context per request, and the requests in flight for graceful shutdown.
-import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session } from 'node:http2';
+import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -13,6 +13,14 @@ import { asResponse, type RequestContext } from '../api/request.js';
 const uploadWindowPerStream = 256 * 1024;
 /** the reference sizes a connection's upload buffer for this many streams (its default limit of streams) */
 const windowStreams = 250;
+/** the reference's limit on a request's header bytes (Go's server refuses past it); Node's own is 16 KiB */
+export const maxHeaderBytes = 1024 * 1024;
+/** HTTP/2 counts headers as well as their bytes: as many as the byte limit can hold at HPACK's 32 bytes of overhead each */
+const maxHeaderPairs = maxHeaderBytes / 32;
+/** the reference closes a connection with no request in progress after this long (Go's keep-alive timeout) */
+const defaultIdleTimeoutMs = 90_000;
+/** the reference's limit on the time to read a request's headers */
+const defaultHeadersTimeoutMs = 32_000;
 
 export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
 
@@ -24,6 +32,10 @@ export interface HttpsOptions {
   /** CAs whose client certificates the handshake accepts */
   clientCaPems: string[];
   log: Logger;
+  /** a connection with no request in progress is closed after this long (90 s, as the reference) */
+  idleTimeoutMs?: number;
+  /** an HTTP/1.1 request whose headers have not all come in this long is refused (32 s, as the reference) */
+  headersTimeoutMs?: number;
 }
 
 export interface HttpsServer {
@@ -123,8 +135,16 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // the reference's upload windows: a stream may send 256 KiB unacknowledged (most objects in one go), a connection
     // that times 250 streams; Node's 64 KiB for a whole connection held many writes on one connection to window updates.
     // The number of streams stays unlimited: one agent process carries the watches of many simulated nodes
-    settings: { initialWindowSize: uploadWindowPerStream },
+    // nghttp2 ends a connection whose header block takes more than 8 CONTINUATION frames: the reference's 256 KiB frames
+    // let a client that sizes frames by these settings (Go, once it has them) send 1 MiB; at 16 KiB frames, ~144 KB
+    settings: { initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: maxHeaderBytes },
+    maxHeaderListPairs: maxHeaderPairs,
   }, onRequest);
+  const idleTimeoutMs = o.idleTimeoutMs ?? defaultIdleTimeoutMs;
+  // the HTTP/1.1 side of the server reads these from the server object, as an HTTP/1.1-only server would
+  // (the headers timeout is checked every connectionsCheckingInterval; Node's 30 s would let one wait up to twice as long)
+  const headersTimeout = o.headersTimeoutMs ?? defaultHeadersTimeoutMs;
+  Object.assign(server, { maxHeaderSize: maxHeaderBytes, keepAliveTimeout: idleTimeoutMs, headersTimeout, connectionsCheckingInterval: Math.ceil(headersTimeout / 4) });
   // an upgrade request goes through the same pipeline, with a response written straight to its connection for
   // refusals; a proxy that upgrades it takes the connection over. A CONNECT request (which Node's server would
   // otherwise drop unanswered) is answered the same way and never tunnels: no resource serves the CONNECT method,
@@ -168,6 +188,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     sessions.add(s);
     s.once('close', () => sessions.delete(s));
     try { s.setLocalWindowSize(uploadWindowPerStream * windowStreams); } catch { /* closed already */ }
+    closeWhenIdle(s, idleTimeoutMs);
   });
   server.on('secureConnection', (s: TLSSocket) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
   return {
@@ -189,6 +210,25 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       for (const t of tunnels) t.destroy();
     },
   };
+}
+
+/**
+ * Closes an HTTP/2 connection (a GOAWAY) once it has had no open stream for `idleMs`. Node's own session timeout
+ * counts any quiet time, which would cut a watch that waits for events; the reference counts only time without streams.
+ */
+function closeWhenIdle(session: Http2Session, idleMs: number) {
+  let open = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const arm = () => {
+    timer = setTimeout(() => session.close(), idleMs);
+    timer.unref();
+  };
+  arm();
+  session.on('stream', (stream: Http2Stream) => {
+    if (open++ === 0) clearTimeout(timer);
+    stream.once('close', () => { if (--open === 0 && !session.closed) arm(); });
+  });
+  session.once('close', () => clearTimeout(timer));
 }
 
 const sessionOf = (socket: TLSSocket, sessions: Set<Http2Session>) => {

@@ -44,6 +44,13 @@ export function setOwn(o: JsonObject, key: string, value: unknown): void {
 
 export const clone = deepCopy;
 
+/** how a patch treats the document it is given */
+export interface PatchOptions {
+  /** the document is the caller's own copy, which the patch may change in place (rather than copy it first: on an
+   *  object of many fields, the copy costs as much as the patch) */
+  inPlace?: boolean;
+}
+
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));

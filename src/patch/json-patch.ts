@@ -3,7 +3,7 @@
 // reference's messages). Array indices may be negative, counting from the end, as the reference
 // allows. A patch that is not an array of operation objects is a bad request (400).
 import {
-  type JsonObject, badPatch, cannotApply, clone, deepEqual, getOwn, hasOwn, isObject, PatchError, setOwn,
+  type JsonObject, type PatchOptions, badPatch, cannotApply, clone, deepEqual, getOwn, hasOwn, isObject, PatchError, setOwn,
 } from './common.js';
 
 /** the reference's limit on operations in one JSON patch */
@@ -12,7 +12,7 @@ export const maxJsonPatchOperations = 10000;
 type Container = JsonObject | unknown[];
 interface Location { parent: Container; key: string }
 
-export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
+export function applyJsonPatch(doc: unknown, patch: unknown, opts: PatchOptions = {}): unknown {
   if (!Array.isArray(patch) || !patch.every(isObject)) {
     throw badPatch('a JSON patch must be a JSON array of operation objects');
   }
@@ -20,7 +20,8 @@ export function applyJsonPatch(doc: unknown, patch: unknown): unknown {
     throw new PatchError('RequestEntityTooLarge',
       `The allowed maximum operations in a JSON patch is ${maxJsonPatchOperations}, got ${patch.length}`);
   }
-  let root = clone(doc);
+  // a failed operation leaves the document half-patched: in place, the caller drops it
+  let root = opts.inPlace ? doc : clone(doc);
   const copied = { bytes: 0 };
   for (const op of patch) root = applyOperation(root, op, copied);
   return root;

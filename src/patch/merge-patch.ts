@@ -1,11 +1,11 @@
 // JSON merge patch (RFC 7396): objects merge recursively, null deletes a member, anything else
 // replaces. A patch that is not an object replaces the whole document; the reference refuses a
 // `null` patch (400) since it would erase the object.
-import { type JsonObject, badPatch, clone, getOwn, isObject, setOwn } from './common.js';
+import { type JsonObject, type PatchOptions, badPatch, clone, getOwn, isObject, setOwn } from './common.js';
 
-export function applyMergePatch(doc: unknown, patch: unknown): unknown {
+export function applyMergePatch(doc: unknown, patch: unknown, opts: PatchOptions = {}): unknown {
   if (patch === null || patch === undefined) throw badPatch('invalid JSON merge patch: the patch must not be null');
-  return merge(clone(doc), patch);
+  return merge(opts.inPlace ? doc : clone(doc), patch);
 }
 
 /** merges into `target`, which is our own copy */

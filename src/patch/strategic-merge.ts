@@ -23,7 +23,7 @@
 import { fieldSchema, type Schema } from '../api/schema.js';
 import { canonicalJson } from '../api/json.js';
 import {
-  type JsonObject, badPatch, cannotApply, clone, getOwn, hasOwn, isObject, setOwn, show,
+  type JsonObject, type PatchOptions, badPatch, cannotApply, clone, getOwn, hasOwn, isObject, setOwn, show,
 } from './common.js';
 
 const directive = '$patch';
@@ -31,9 +31,9 @@ const retainKeys = '$retainKeys';
 const setOrderPrefix = '$setElementOrder/';
 const deletePrefix = '$deleteFromPrimitiveList/';
 
-export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: Schema | undefined): unknown {
+export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: Schema | undefined, opts: PatchOptions = {}): unknown {
   if (!isObject(patch)) throw badPatch('a strategic merge patch must be a JSON object');
-  return mergeMap(isObject(doc) ? clone(doc) : {}, patch, schema, '');
+  return mergeMap(isObject(doc) ? (opts.inPlace ? doc : clone(doc)) : {}, patch, schema, '');
 }
 
 interface PatchMeta { strategy: '' | 'merge' | 'replace'; mergeKey?: string }

@@ -16,10 +16,11 @@ import type { AdmissionHooks } from '../api/admission.js';
 import type { Strategy, StrategyContext } from './strategy.js';
 import { validateObjectMeta } from './validation/object-meta.js';
 import { forbidden } from './validation/fields.js';
-import { updateManagedFields } from '../apply/managed-fields.js';
+import { updateManagedFieldsInSteps } from '../apply/managed-fields.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
 import { storageFailure } from './errors.js';
 import { deepCopy } from '../util/objects.js';
+import { breather, inSteps } from '../util/slices.js';
 
 export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: async () => {} };
 
@@ -165,12 +166,12 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   }
 
   /** the writer owns the fields it set or changed (metadata.managedFields); the parts a subresource cannot change are never owned through it */
-  function recordOwnership(obj: ApiObject, old: ApiObject | undefined, subresource: string, opts: WriteOptions) {
+  async function recordOwnership(obj: ApiObject, old: ApiObject | undefined, subresource: string, opts: WriteOptions) {
     if (!opts.manager) return;
-    const { managedFields } = updateManagedFields(old, obj, {
+    const { managedFields } = await inSteps(updateManagedFieldsInSteps(old, obj, {
       manager: opts.manager.name, apiVersion: opts.manager.apiVersion, time: new Date(), subresource: subresource || undefined,
       resetFields: resetFieldsFor(subresource),
-    }, info.schema);
+    }, info.schema));
     if (managedFields.length) obj.metadata.managedFields = managedFields; else delete obj.metadata.managedFields;
   }
 
@@ -238,8 +239,14 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           await attempt?.settle(false);
           attempt = writeContext(opts);
           old = shaped = absent = undefined;
+          // (a breather counts the turn from its first call: this one times the decoding that follows)
+          await breather();
           old = cur ? await fromStored(cur.obj) : undefined;
-          const next = await transform(old ? deepCopy(old) : undefined);
+          await breather();
+          const copy = old ? deepCopy(old) : undefined;
+          await breather();
+          const next = await transform(copy);
+          await breather();
           if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
           if (next.metadata.name !== undefined && next.metadata.name !== name)
             throw badRequest(`the name of the object (${next.metadata.name}) does not match the name on the URL (${name})`);
@@ -257,11 +264,14 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
             throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueRequired', field: 'metadata.resourceVersion', message: 'Required value: must be specified for an update' }]);
           applyDefaults(next);
           const written = writable(next, old, subresource);
-          recordOwnership(written, old, subresource, opts);
+          await recordOwnership(written, old, subresource, opts);
+          await breather();
           await admission.mutate('UPDATE', written, old);
           shaped = await prepareUpdate(written, old, subresource, attempt.ctx);
           validate(shaped, old, subresource);
+          await breather();
           await admission.validate('UPDATE', shaped, old);
+          await breather();
           shaped.metadata.resourceVersion = old.metadata.resourceVersion;
           if (opts.dryRun) return decision = { skip: true };
           const stored = await toStored(shaped);
@@ -301,7 +311,9 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       let outcome!: { obj: ApiObject; deleted: boolean };
       const result = await objects.update(objectKey(info, namespace, name), async (cur): Promise<UpdateDecision> => {
         if (!cur) throw notFound(info.group, info.resource, name);
+        await breather();
         const obj = await fromStored(cur.obj);
+        await breather();
         await admission.validate('DELETE', undefined, obj);
         const gcChanged = applyPropagation(obj, options, !!strategy.orphanDependentsByDefault);
         const grace = options.gracePeriodSeconds ?? strategy.defaultGracePeriod?.(obj) ?? 0;
@@ -329,8 +341,10 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
 
   async function create(namespace: string, obj: ApiObject, admission: AdmissionHooks, opts: WriteOptions, ctx: StrategyContext): Promise<ApiObject> {
     checkNamespace(obj, namespace);
+    await breather();
     applyDefaults(obj);
-    recordOwnership(obj, undefined, '', opts);
+    await recordOwnership(obj, undefined, '', opts);
+    await breather();
     await admission.mutate('CREATE', obj, undefined);
     // the system's fields come after mutating admission, as in the reference: webhooks see a generateName create
     // without a name, uid or creation time
@@ -347,7 +361,9 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     if (hasStatus) delete obj.status;
     await strategy.prepareForCreate?.(obj, ctx);
     validate(obj);
+    await breather();
     await admission.validate('CREATE', obj, undefined);
+    await breather();
     const key = objectKey(info, namespace, m.name!);
     if (opts.dryRun) {
       if (await objects.get(key).catch(e => fail(e, m.name!))) throw alreadyExists(info.group, info.resource, m.name!);

@@ -55,6 +55,8 @@ export interface WatchIndex {
   field: string;
   value: string;
   get(obj: ApiObject): string | undefined;
+  /** the same value read from the object's storage key, where it is there (the name): no object need be decoded */
+  fromKey?(key: string): string;
 }
 
 /** a bookmark this long before a watch's deadline lets its client resume from the latest revision */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { turns } from './slices.js';
+import { breather, inSteps, turnBudgetMs, turns } from './slices.js';
 
 /** runs a burst of callers through a turn taker, counting the loop's turns until they are all through */
 async function burst(turn: () => Promise<void>, size: number) {
@@ -31,4 +31,37 @@ test('callers of turns go on in order, with other work of the loop let in betwee
   const turn = turns();
   await turn();
   await turn();
+});
+
+/** busy work of about `ms` on the loop */
+const spin = (ms: number) => { const end = performance.now() + ms; while (performance.now() < end); };
+
+test('steps in slices: other work runs between steps once a turn has run its budget, and not between short ones', async () => {
+  const trace: string[] = [];
+  function* steps(n: number, ms: number) {
+    for (let i = 0; i < n; i++) { spin(ms); trace.push(`step ${i}`); yield; }
+    return n;
+  }
+  // long steps: an immediate queued before the first step runs before the third (the second pause is past the budget)
+  setImmediate(() => trace.push('other'));
+  assert.equal(await inSteps(steps(3, turnBudgetMs * 0.6)), 3);
+  assert.ok(trace.indexOf('other') > 0 && trace.indexOf('other') < trace.indexOf('step 2'), trace.join(', '));
+  // short steps in a fresh turn go through without giving the loop back
+  await new Promise(resolve => setImmediate(resolve));
+  trace.length = 0;
+  setImmediate(() => trace.push('other'));
+  assert.equal(await inSteps(steps(5, 0)), 5);
+  assert.deepEqual(trace, ['step 0', 'step 1', 'step 2', 'step 3', 'step 4']);
+});
+
+test('a breather after a pause counts the new turn from the pause: each long step is a turn of its own', async () => {
+  let others = 0;
+  const other = () => { others++; };
+  await breather();   // starts this turn's clock
+  for (let i = 0; i < 3; i++) {
+    setImmediate(other);
+    spin(turnBudgetMs + 5);
+    await breather();
+  }
+  assert.equal(others, 3);
 });

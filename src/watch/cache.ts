@@ -74,6 +74,9 @@ const relisted = () => new StorageError('Compacted',
 
 interface Stream { prefix: string; watcher: ObjectWatcher }
 
+/** how an index reads its field from a stored object: from its key where it can, which decodes nothing */
+const readIndex = (index: WatchIndex) => index.fromKey ? (o: StoredObject) => index.fromKey!(o.key) : (o: StoredObject) => index.get(o.obj);
+
 /** an event to the watchers of one index value whose prefix it lies in */
 function deliver(set: Set<Stream> | undefined, ev: ObjectEvent) {
   if (set) for (const s of set) if (ev.key.startsWith(s.prefix)) s.watcher.event(ev);
@@ -146,7 +149,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     const streams = new Set<Stream>();
     /** watchers that pin a field, by field and value: an event is tested against its objects' watchers only. `values`
      *  remembers each object's value as last published, so that an event's previous state need not be parsed again */
-    const indexes = new Map<string, { get: WatchIndex['get']; byValue: Map<string, Set<Stream>>; values: Map<string, string> }>();
+    const indexes = new Map<string, { read: (o: StoredObject) => string | undefined; byValue: Map<string, Set<Stream>>; values: Map<string, string> }>();
     const subscribers = new Set<CacheSubscriber>();
     const allStreams = () => {
       const all = [...streams];
@@ -170,9 +173,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
     function publish(ev: ObjectEvent) {
       for (const s of streams) if (ev.key.startsWith(s.prefix)) s.watcher.event(ev);
-      for (const { get, byValue, values } of indexes.values()) {
-        const before = ev.prev && (values.get(ev.key) ?? get(ev.prev.obj) ?? '');
-        const now = ev.type === 'DELETED' && before !== undefined ? before : get(ev.cur.obj) ?? '';
+      for (const { read, byValue, values } of indexes.values()) {
+        const before = ev.prev && (values.get(ev.key) ?? read(ev.prev) ?? '');
+        const now = ev.type === 'DELETED' && before !== undefined ? before : read(ev.cur) ?? '';
         if (ev.type === 'DELETED') values.delete(ev.key); else values.set(ev.key, now);
         deliver(byValue.get(now), ev);
         if (before !== undefined && before !== now) deliver(byValue.get(before), ev);
@@ -262,7 +265,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
           return () => { streams.delete(s); };
         }
         let byField = indexes.get(index.field);
-        if (!byField) indexes.set(index.field, byField = { get: index.get, byValue: new Map(), values: new Map() });
+        if (!byField) indexes.set(index.field, byField = { read: readIndex(index), byValue: new Map(), values: new Map() });
         const { byValue } = byField;
         let set = byValue.get(index.value);
         if (!set) byValue.set(index.value, set = new Set());

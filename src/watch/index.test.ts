@@ -61,3 +61,33 @@ test('an event reaches only the watchers of the node its pod had or has; unindex
     await close();
   }
 });
+
+test('a watcher pinned to a name is reached through the key: no event\'s object is decoded to read the name', async () => {
+  const { kv, close } = await openBackend('memory');
+  const cache = createWatchCache(createObjectStore(kv), { root: '/registry/' });
+  await cache.start();
+  try {
+    const prefix = '/registry/core/configmaps/';
+    const start = await cache.create(`${prefix}ns/seed`, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'seed', namespace: 'ns' } } as ApiObject);
+    await cache.list(prefix, { revision: start.rev });
+    let reads = 0;
+    const byName: WatchIndex = {
+      field: 'metadata.name', value: 'wanted',
+      get: (o) => { reads++; return o.metadata.name; },
+      fromKey: (key) => key.slice(key.lastIndexOf('/') + 1),
+    };
+    const seen: string[] = [];
+    const stop = await cache.watch(prefix, { revision: start.rev, index: byName }, { event: (ev: ObjectEvent) => seen.push(`${ev.type} ${ev.key}`), end: () => {} });
+    const cm = (name: string, namespace: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, namespace }, data: { big: 'x'.repeat(1000) } } as ApiObject);
+    for (const name of ['other', 'wanted', 'wanted-not']) await cache.create(`${prefix}ns/${name}`, cm(name, 'ns'));
+    await cache.create(`${prefix}ns2/wanted`, cm('wanted', 'ns2'));
+    await cache.delete(`${prefix}ns/wanted`);
+    await until(() => seen.length === 3, () => `three events; got ${JSON.stringify(seen)}`);
+    assert.deepEqual(seen, [`ADDED ${prefix}ns/wanted`, `ADDED ${prefix}ns2/wanted`, `DELETED ${prefix}ns/wanted`]);
+    assert.equal(reads, 0, 'the name was read from an object');
+    stop();
+  } finally {
+    cache.stop();
+    await close();
+  }
+});

@@ -166,3 +166,30 @@ test('a create of nearly the body limit in YAML is decoded in pieces', () => {
   return servedInPieces('create, YAML body', () => send('POST', '/api/v1/namespaces/big/configmaps', { 'content-type': 'application/yaml' }, yamlOf(`large-yaml-${n++}`)),
     r => assert.equal(r.status, 201, r.body.subarray(0, 500).toString()));
 });
+
+/** a ConfigMap of 40,000 keys (about 0.5 MB): each step of a write walks all of them, and its field set too */
+const manyKeys = (name: string) => ({
+  apiVersion: 'v1', kind: 'ConfigMap', metadata: { name },
+  data: Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`k${i}`, 'v'])),
+});
+
+test('writes to an object of 40,000 fields (patches of each type, apply, update) give the loop back between their steps', async () => {
+  const path = '/api/v1/namespaces/big/configmaps/many-keys';
+  const created = await send('POST', '/api/v1/namespaces/big/configmaps', {}, JSON.stringify(manyKeys('many-keys')));
+  assert.equal(created.status, 201, created.body.subarray(0, 500).toString());
+  const changed = (key: string, value: string) => (r: Timed) => {
+    assert.equal(r.status, 200, r.body.subarray(0, 500).toString());
+    assert.equal((JSON.parse(r.body.toString()) as { data: Record<string, string> }).data[key], value);
+  };
+  let n = 0;
+  await servedInPieces('merge patch', () => send('PATCH', path, { 'content-type': 'application/merge-patch+json' }, JSON.stringify({ data: { k1: `m${++n}` } })),
+    r => changed('k1', `m${n}`)(r));
+  await servedInPieces('JSON patch', () => send('PATCH', path, { 'content-type': 'application/json-patch+json' }, JSON.stringify([{ op: 'replace', path: '/data/k2', value: `j${++n}` }])),
+    r => changed('k2', `j${n}`)(r));
+  await servedInPieces('strategic merge patch', () => send('PATCH', path, { 'content-type': 'application/strategic-merge-patch+json' }, JSON.stringify({ data: { k3: `s${++n}` } })),
+    r => changed('k3', `s${n}`)(r));
+  await servedInPieces('server-side apply', () => send('PATCH', `${path}?fieldManager=big-applier&force=true`, { 'content-type': 'application/apply-patch+yaml' },
+    JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'many-keys' }, data: { k4: `a${++n}` } })), r => changed('k4', `a${n}`)(r));
+  const whole = manyKeys('many-keys');
+  await servedInPieces('update', () => { whole.data.k5 = `u${++n}`; return send('PUT', path, {}, JSON.stringify(whole)); }, r => changed('k5', `u${n}`)(r));
+});

@@ -1,0 +1,108 @@
+// The listener's connection limits, as the reference's: headers up to 1 MiB (on HTTP/2, as much as nghttp2's
+// limit of CONTINUATION frames lets through: about 144 KB from a client that sends 16 KiB frames), and connections
+// closed once idle (HTTP/2 only when no stream is open, so a quiet watch keeps its connection).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { Agent, request as httpsRequest } from 'node:https';
+import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
+import { connect as tlsConnect } from 'node:tls';
+import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
+import { listenHttps, maxHeaderBytes, type HttpsServer } from './server.js';
+
+const ca = createCertificateAuthority('test-ca', 3600);
+const serving = generateKeyPair();
+const certPem = issueLeaf(ca, serving.publicKey, { commonName: 'localhost', usages: ['digital signature', 'server auth'], ttlSeconds: 3600, ips: ['127.0.0.1'] });
+const quiet = { info() {}, warn() {}, error() {} };
+const idleTimeoutMs = 300;
+let server: HttpsServer;
+/** requests to /hold stay open until this is called */
+let release: () => void = () => {};
+const held = new Promise<void>(resolve => { release = resolve; });
+
+before(async () => {
+  server = await listenHttps({ port: 0, host: '127.0.0.1', keyPem: serving.keyPem, certPem, clientCaPems: [ca.certPem], log: quiet, idleTimeoutMs, headersTimeoutMs: 300 },
+    async ctx => {
+      if (ctx.path === '/hold') { ctx.res.writeHead(200); ctx.res.write('held'); await held; }
+      else ctx.res.writeHead(200, { 'content-type': 'text/plain' });
+      ctx.res.end(`header bytes ${String(ctx.headers['x-big'] ?? '').length}`);
+    });
+});
+after(async () => { release(); server.destroy(); await server.close(); });
+
+const url = () => `https://127.0.0.1:${server.port}`;
+
+function http1(headers: Record<string, string>, agent?: Agent): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(`${url()}/`, { ca: ca.certPem, headers, agent }, res => {
+      let body = '';
+      res.on('data', (c: Buffer) => { body += c; });
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+function http2(session: ClientHttp2Session, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const s = session.request({ ':path': '/', ...headers });
+    let status = 0, body = '';
+    s.on('response', h => { status = Number(h[':status']); });
+    s.on('data', (c: Buffer) => { body += c; });
+    s.on('end', () => resolve({ status, body }));
+    s.on('error', reject);
+    s.end();
+  });
+}
+
+test('HTTP/1.1: headers of 100 KB are read; past 1 MiB is a 431', async () => {
+  const big = 'a'.repeat(100_000);
+  assert.deepEqual(await http1({ 'x-big': big }), { status: 200, body: 'header bytes 100000' });
+  const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`x-h${i}`, 'v']));
+  assert.equal((await http1(many)).status, 200);
+  assert.equal((await http1({ 'x-big': 'a'.repeat(maxHeaderBytes + 1) })).status, 431);
+});
+
+test('HTTP/2: headers of 100 KB, and 500 of them, are read', async () => {
+  // Node's client refuses to send more than 64 KB of headers unless told, and past the server's settings
+  const session = http2Connect(url(), { ca: ca.certPem, maxSendHeaderBlockLength: 2 * maxHeaderBytes });
+  try {
+    await once(session, 'remoteSettings');
+    assert.deepEqual(await http2(session, { 'x-big': 'a'.repeat(100_000) }), { status: 200, body: 'header bytes 100000' });
+    const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`x-h${i}`, 'v']));
+    assert.equal((await http2(session, many)).status, 200);
+  } finally { session.close(); }
+});
+
+test('an idle HTTP/1.1 connection is closed, after a response and before any request', async () => {
+  const agent = new Agent({ keepAlive: true, ca: ca.certPem });
+  try {
+    const closed = new Promise<void>(resolve => agent.once('free', socket => socket.once('close', () => resolve())));
+    assert.equal((await http1({}, agent)).status, 200);
+    await closed;
+  } finally { agent.destroy(); }
+  // a connection that never sends a request
+  const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: ca.certPem, ALPNProtocols: ['http/1.1'] });
+  await once(socket, 'secureConnect');
+  socket.resume();
+  await once(socket, 'close');
+});
+
+test('an idle HTTP/2 connection is closed; one with a stream open stays', async () => {
+  const idle = http2Connect(url(), { ca: ca.certPem });
+  const busy = http2Connect(url(), { ca: ca.certPem });
+  await Promise.all([once(idle, 'connect'), once(busy, 'connect')]);
+  const stream = busy.request({ ':path': '/hold' });
+  await once(stream, 'response');
+  const idleClosed = once(idle, 'close');
+  assert.equal((await http2(idle, {})).status, 200);
+  // the idle one went after its stream ended; the busy one, connected at the same time, is still open
+  await idleClosed;
+  assert.equal(busy.closed || busy.destroyed, false);
+  release();
+  stream.resume();
+  await once(stream, 'close');
+  // and goes once its stream has ended
+  await once(busy, 'close');
+});
