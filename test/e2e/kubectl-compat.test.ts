@@ -1,0 +1,48 @@
+// What kubectl users see of the reference's less visible rules, with unmodified kubectl 1.27 and 1.32 against
+// one server in the reference's domain: values the server rewrites on decoding (canonical quantities), and the
+// answers and exit codes of commands beyond the everyday ones.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { kubectlPath, kubectlVersions, startKubectlEnv, type KubectlEnv, type Manifest } from './support.js';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+
+let server: TestServer;
+before(async () => { server = await startTestServer({ apiDomain: 'k8s.io' }); });
+after(async () => { await server?.close(); });
+
+for (const version of kubectlVersions) {
+  describe(`kubectl ${version}`, { skip: existsSync(kubectlPath(version)) ? false : `kubectl ${version} is not installed` }, () => {
+    let k: KubectlEnv;
+    const ns = `compat-${version.replace('.', '')}`;
+    before(async () => {
+      k = await startKubectlEnv(version, 'k8s.io', server);
+      await k.ok(['create', 'namespace', ns]);
+    });
+    after(async () => { await k?.close(); });
+
+    test('quantities are stored and served in canonical form: 0.5 as 500m, 1024Mi as 1Gi, 1000m as 1', async () => {
+      const pod: Manifest = {
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'quantities', namespace: ns },
+        spec: { containers: [{ name: 'c', image: 'c:1', resources: {
+          requests: { cpu: 0.5, memory: '1024Mi' },
+          limits: { cpu: '1000m', memory: '1.5Gi', 'ephemeral-storage': 2000 },
+        } }] },
+      };
+      await k.ok(['apply', '-f', k.manifest('quantities.yaml', [pod])]);
+      const got = await k.json(['get', 'pod', 'quantities', '-n', ns]);
+      assert.deepEqual(got.spec.containers[0].resources, {
+        requests: { cpu: '500m', memory: '1Gi', 'ephemeral-storage': '2k' },
+        limits: { cpu: '1', memory: '1536Mi', 'ephemeral-storage': '2k' },
+      });
+      // a patch's result is decoded the same way
+      await k.ok(['create', '-f', '-', '-n', ns], { input: JSON.stringify({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'lr' }, spec: { limits: [{ type: 'Container', default: { cpu: '1' } }] } }) });
+      await k.ok(['patch', 'limitrange', 'lr', '-n', ns, '--type=merge', '-p', '{"spec":{"limits":[{"type":"Container","default":{"cpu":0.25,"memory":"1048576Ki"}}]}}']);
+      assert.deepEqual(JSON.parse(await k.ok(['get', 'limitrange', 'lr', '-n', ns, '-o', 'jsonpath={.spec.limits[0].default}'])), { cpu: '250m', memory: '1Gi' });
+      const quota = await k.ok(['create', 'quota', 'q', '-n', ns, '--hard=cpu=1500m,memory=2048Mi,pods=10', '--dry-run=server', '-o', 'jsonpath={.spec.hard}']);
+      assert.deepEqual(JSON.parse(quota), { cpu: '1500m', memory: '2Gi', pods: '10' });
+      const diff = await k.run(['diff', '-f', k.manifest('quantities.yaml', [pod])]);
+      assert.equal(diff.code, 0, `kubectl diff finds no change between 0.5 and 500m:\n${diff.stdout}${diff.stderr}`);
+    });
+  });
+}
