@@ -46,3 +46,25 @@ for (const version of kubectlVersions) {
     });
   });
 }
+
+describe('watch=true on an object or subresource path is a get, as in the reference', () => {
+  let k: KubectlEnv;
+  before(async () => {
+    k = await startKubectlEnv('1.32', 'k8s.io', server);
+    await k.ok(['create', 'namespace', 'named-watch']);
+    await k.ok(['create', 'deployment', 'web', '-n', 'named-watch', '--image=web:1']);
+  });
+  after(async () => { await k?.close(); });
+
+  for (const [path, kind] of [
+    ['/apis/apps/v1/namespaces/named-watch/deployments/web?watch=true', 'Deployment'],
+    ['/apis/apps/v1/namespaces/named-watch/deployments/web/status?watch=true', 'Deployment'],
+    ['/apis/apps/v1/namespaces/named-watch/deployments/web/scale?watch=1&timeoutSeconds=1', 'Scale'],
+  ] as const) {
+    test(path, async () => {
+      const got = JSON.parse(await k.ok(['get', '--raw', path]));
+      assert.equal(got.kind, kind);
+      assert.equal(got.metadata.name, 'web');
+    });
+  }
+});
