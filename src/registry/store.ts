@@ -20,6 +20,7 @@ import { updateManagedFields } from '../apply/managed-fields.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
 import { storageFailure } from './errors.js';
 import { deepCopy } from '../util/objects.js';
+import { canonicalForm } from '../schema/fields.js';
 
 export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: async () => {} };
 
@@ -239,6 +240,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           attempt = writeContext(opts);
           old = shaped = absent = undefined;
           old = cur ? await fromStored(cur.obj) : undefined;
+          // an object stored before quantities were canonical compares as the reference reads it
+          if (old && !info.def.custom) old = canonicalForm(info.schema, old);
           const next = await transform(old ? deepCopy(old) : undefined);
           if (!next || typeof next !== 'object' || !next.metadata) throw badRequest('the object has no metadata');
           if (next.metadata.name !== undefined && next.metadata.name !== name)

@@ -2,6 +2,7 @@
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
 import { fieldSchema, type Schema } from '../api/schema.js';
 import { canonicalQuantity, quantityProblem } from '../api/quantity.js';
+import { deepCopy } from '../util/objects.js';
 
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */
@@ -33,6 +34,28 @@ interface Reading extends TypedReading { canonicalQuantities: boolean }
 /** the value to keep for a field: a well-formed quantity in canonical form when asked for */
 const decoded = (s: Schema, v: unknown, out: Reading) =>
   out.canonicalQuantities && s.format === 'quantity' && (typeof v === 'string' || typeof v === 'number') && !quantityProblem(v) ? canonicalQuantity(v) : v;
+
+/**
+ * An object as the reference decodes it from storage, quantities in canonical form: the object itself when they are
+ * already (all that this server stored since it writes them so), else a canonical copy. Objects stored before are
+ * read this way where an update compares the old object with the new one, so that `0.5` and `500m` are one value.
+ */
+export function canonicalForm<T>(schema: Schema | undefined, value: T): T {
+  if (!schema || !hasOtherQuantities(schema, value)) return value;
+  const copy = deepCopy(value);
+  readTyped(schema, copy, { canonicalQuantities: true });
+  return copy;
+}
+
+function hasOtherQuantities(s: Schema | undefined, v: unknown): boolean {
+  if (!s || v === null || typeof v !== 'object') {
+    return !!s && s.format === 'quantity' && (typeof v === 'string' || typeof v === 'number') && !quantityProblem(v) && canonicalQuantity(v) !== v;
+  }
+  if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource']) return false;
+  if (Array.isArray(v)) return v.some(e => hasOtherQuantities(s.items, e));
+  const o = v as Record<string, unknown>;
+  return Object.keys(o).some(k => hasOtherQuantities(fieldSchema(s, k), o[k]));
+}
 
 const jsonTypeOf = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
 

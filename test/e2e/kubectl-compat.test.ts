@@ -39,10 +39,31 @@ for (const version of kubectlVersions) {
       await k.ok(['create', '-f', '-', '-n', ns], { input: JSON.stringify({ apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'lr' }, spec: { limits: [{ type: 'Container', default: { cpu: '1' } }] } }) });
       await k.ok(['patch', 'limitrange', 'lr', '-n', ns, '--type=merge', '-p', '{"spec":{"limits":[{"type":"Container","default":{"cpu":0.25,"memory":"1048576Ki"}}]}}']);
       assert.deepEqual(JSON.parse(await k.ok(['get', 'limitrange', 'lr', '-n', ns, '-o', 'jsonpath={.spec.limits[0].default}'])), { cpu: '250m', memory: '1Gi' });
+      await k.ok(['delete', 'limitrange', 'lr', '-n', ns]);
       const quota = await k.ok(['create', 'quota', 'q', '-n', ns, '--hard=cpu=1500m,memory=2048Mi,pods=10', '--dry-run=server', '-o', 'jsonpath={.spec.hard}']);
       assert.deepEqual(JSON.parse(quota), { cpu: '1500m', memory: '2Gi', pods: '10' });
       const diff = await k.run(['diff', '-f', k.manifest('quantities.yaml', [pod])]);
       assert.equal(diff.code, 0, `kubectl diff finds no change between 0.5 and 500m:\n${diff.stdout}${diff.stderr}`);
+    });
+
+    test('a pod stored with quantities in another form (by an earlier server) can still be labelled', async () => {
+      const pod: Manifest = {
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stored-before', namespace: ns },
+        spec: { containers: [{ name: 'c', image: 'c:1', resources: { requests: { cpu: '500m', memory: '1Gi' } } }] },
+      };
+      await k.ok(['create', '-f', k.manifest('stored-before.yaml', [pod])]);
+      // the store as an earlier server left it: the quantities as they were sent
+      const snapshot = await server.snapshot();
+      const entry = snapshot.entries.find((e) => e.key.endsWith(`/pods/${ns}/stored-before`));
+      assert.ok(entry, 'the pod is in the store');
+      const text = Buffer.from(entry.value).toString('utf8');
+      assert.ok(text.includes('"cpu":"500m"'), text);
+      entry.value = new Uint8Array(Buffer.from(text.replace('"cpu":"500m"', '"cpu":0.5').replace('"memory":"1Gi"', '"memory":"1024Mi"')));
+      await server.restore(snapshot);
+      await k.ok(['label', 'pod', 'stored-before', '-n', ns, 'tier=db']);
+      const got = await k.json(['get', 'pod', 'stored-before', '-n', ns]);
+      assert.equal(got.metadata.labels.tier, 'db');
+      assert.deepEqual(got.spec.containers[0].resources.requests, { cpu: '500m', memory: '1Gi' });
     });
   });
 }
