@@ -123,8 +123,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   // a converting resource is handled at the served version and stored at the storage version
   const convert = info.def.convert;
   const storageApiVersion = info.storageApiVersion;
-  const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.apiVersion))[0] : obj);
-  const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], storageApiVersion))[0] : obj);
+  const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.apiVersion, names))[0] : obj);
+  const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], storageApiVersion, names))[0] : obj);
   /** a write's strategy context; settle(stored) runs what strategies left for when the write's outcome is known */
   function writeContext(opts: { user?: StrategyContext['user']; dryRun?: boolean }) {
     const finishers: Array<(stored: boolean) => Promise<void> | void> = [];

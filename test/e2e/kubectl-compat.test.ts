@@ -46,6 +46,25 @@ for (const version of kubectlVersions) {
       assert.equal(diff.code, 0, `kubectl diff finds no change between 0.5 and 500m:\n${diff.stdout}${diff.stderr}`);
     });
 
+    test('an autoscaler written as autoscaling/v1 reads as v2 with its CPU target as a metric (describe hpa shows it)', async () => {
+      await k.ok(['create', 'deployment', 'scaled', '-n', ns, '--image=s:1']);
+      const hpa: Manifest = { apiVersion: 'autoscaling/v1', kind: 'HorizontalPodAutoscaler', metadata: { name: 'scaled', namespace: ns },
+        spec: { scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'scaled' }, minReplicas: 2, maxReplicas: 5, targetCPUUtilizationPercentage: 50 } };
+      await k.ok(['create', '-f', k.manifest('hpa-v1.yaml', [hpa])]);
+      const v2 = JSON.parse(await k.ok(['get', '--raw', `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers/scaled`]));
+      assert.deepEqual(v2.spec.metrics, [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 50 } } }]);
+      assert.equal(v2.spec.targetCPUUtilizationPercentage, undefined);
+      const v1 = JSON.parse(await k.ok(['get', '--raw', `/apis/autoscaling/v1/namespaces/${ns}/horizontalpodautoscalers/scaled`]));
+      assert.equal(v1.spec.targetCPUUtilizationPercentage, 50);
+      assert.equal(v1.spec.metrics, undefined);
+      const described = await k.ok(['describe', 'hpa', 'scaled', '-n', ns]);
+      assert.match(described, /resource cpu on pods\s+\(as a percentage of request\):\s+<unknown> \/ 50%/);
+      // kubectl autoscale: 1.27 writes v1, 1.32 v2; both read back the same
+      await k.ok(['autoscale', 'deployment', 'scaled', '-n', ns, '--name=auto', '--min=1', '--max=4', '--cpu-percent=70']);
+      assert.match(await k.ok(['get', 'hpa', 'auto', '-n', ns]), /<unknown>\/70%/);
+      assert.match(await k.ok(['describe', 'hpa', 'auto', '-n', ns]), /<unknown> \/ 70%/);
+    });
+
     test('a pod stored with quantities in another form (by an earlier server) can still be labelled', async () => {
       const pod: Manifest = {
         apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stored-before', namespace: ns },
