@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { kubectlPath, kubectlVersions, startKubectlEnv, type KubectlEnv, type Manifest } from './support.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
+import { waitFor } from '../support/wait.js';
 
 let server: TestServer;
 before(async () => { server = await startTestServer({ apiDomain: 'k8s.io' }); });
@@ -63,6 +64,31 @@ for (const version of kubectlVersions) {
       await k.ok(['autoscale', 'deployment', 'scaled', '-n', ns, '--name=auto', '--min=1', '--max=4', '--cpu-percent=70']);
       assert.match(await k.ok(['get', 'hpa', 'auto', '-n', ns]), /<unknown>\/70%/);
       assert.match(await k.ok(['describe', 'hpa', 'auto', '-n', ns]), /<unknown> \/ 70%/);
+    });
+
+    test('a DaemonSet and a StatefulSet whose pods the quota refuses still report the generation they observed', async () => {
+      const quotaNs = `${ns}-quota`;
+      await k.ok(['create', 'namespace', quotaNs]);
+      await k.ok(['create', 'quota', 'none', '-n', quotaNs, '--hard=pods=0']);
+      await k.ok(['apply', '-f', k.manifest('node.yaml', [{ apiVersion: 'v1', kind: 'Node', metadata: { name: `${ns}-node` } }])]);
+      // the node has no agent: its not-ready taint is tolerated, so the DaemonSet wants a pod on it
+      const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'c:1' }], tolerations: [{ operator: 'Exists' }] } });
+      await k.ok(['apply', '-f', k.manifest('sets.yaml', [
+        { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'ds', namespace: quotaNs }, spec: { selector: { matchLabels: { app: 'ds' } }, template: template('ds') } },
+        { apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'sts', namespace: quotaNs }, spec: { replicas: 1, serviceName: 'sts', selector: { matchLabels: { app: 'sts' } }, template: template('sts') } },
+      ])]);
+      // the DaemonSet counts the node it could not start a pod on
+      await waitFor('the DaemonSet\'s status', async () => {
+        const o = await k.json(['get', 'daemonset/ds', '-n', quotaNs]);
+        return o.status?.observedGeneration === o.metadata.generation && o.status.desiredNumberScheduled >= 1;
+      }, 30_000);
+      await waitFor('the StatefulSet\'s status', async () => {
+        const o = await k.json(['get', 'statefulset/sts', '-n', quotaNs]);
+        return o.status?.observedGeneration === o.metadata.generation;
+      }, 30_000);
+      const events = await k.ok(['get', 'events', '-n', quotaNs, '--field-selector', 'reason=FailedCreate']);
+      assert.match(events, /exceeded quota: none/);
+      await k.ok(['delete', 'node', `${ns}-node`]);
     });
 
     test('a pod stored with quantities in another form (by an earlier server) can still be labelled', async () => {
