@@ -91,6 +91,27 @@ for (const version of kubectlVersions) {
       await k.ok(['delete', 'node', `${ns}-node`]);
     });
 
+    test('a ReplicaSet whose pods the quota refuses keeps its first failure condition while it retries with back-off', async () => {
+      const quotaNs = `${ns}-rs-quota`;
+      await k.ok(['create', 'namespace', quotaNs]);
+      await k.ok(['create', 'quota', 'none', '-n', quotaNs, '--hard=pods=0']);
+      await k.ok(['create', 'deployment', 'refused', '-n', quotaNs, '--image=r:1']);
+      const failure = async () => {
+        const [rs] = (await k.json(['get', 'replicasets', '-n', quotaNs])).items;
+        return rs?.status?.conditions?.find((c: any) => c.type === 'ReplicaFailure');
+      };
+      const first = await waitFor('the ReplicaFailure condition', failure, 30_000);
+      assert.match(first.message, /exceeded quota: none/);
+      await waitFor('three refused creates', async () => {
+        const events = (await k.json(['get', 'events', '-n', quotaNs, '--field-selector', 'reason=FailedCreate,involvedObject.kind=ReplicaSet'])).items;
+        return events.reduce((n: number, e: any) => n + (e.count ?? 1), 0) >= 3;
+      }, 60_000);
+      // each refused pod has a name of its own: a condition rewritten per attempt would name the last one
+      assert.deepEqual(await failure(), first);
+      const deployment = await k.json(['get', 'deployment', 'refused', '-n', quotaNs]);
+      assert.equal(deployment.status.conditions.find((c: any) => c.type === 'ReplicaFailure')?.reason, 'FailedCreate');
+    });
+
     test('a pod stored with quantities in another form (by an earlier server) can still be labelled', async () => {
       const pod: Manifest = {
         apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stored-before', namespace: ns },
