@@ -68,7 +68,8 @@ export interface Controller {
   name: string;
   /** the reference's component name for events, e.g. `deployment-controller` */
   component?: string;
-  /** the service account it acts as with --use-service-account-credentials */
-  serviceAccount?: string;
+  /** the service account it acts as with --use-service-account-credentials; `null`: it keeps the controller
+   *  manager's own credentials even then (the token controller, which no token of its own could start) */
+  serviceAccount?: string | null;
   start(ctx: ControllerContext): { ready?: Promise<void> } | void;
 }

@@ -30,6 +30,8 @@ export function csrDeadline(csr: CertificateSigningRequest): number {
 export const csrCleanerController: Controller = {
   name: 'csrcleaner',
   component: 'csr-cleaner',
+  // the reference's cleaner acts as the certificate controller
+  serviceAccount: 'certificate-controller',
   start(ctx) {
     const csrs = ctx.informers.informer(ctx.refs.certificateSigningRequests);
     const client = ctx.client.resource(ctx.refs.certificateSigningRequests);

@@ -159,6 +159,9 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
   }
 
   const ref = controllerRef(ds, kind.kind, kind.apiVersion);
+  // the status is written even when a pod could not be made, as the reference writes it, so clients see the
+  // generation observed (kubectl rollout status waits for it); the error then puts the set back in the queue
+  let failed: unknown;
   await Promise.all(creates.map(async (node) => {
     const pod = podFromTemplate(template, namespace, ref, { generateName: `${ds.metadata.name}-`, labels: { [revisionHashLabel]: hash } });
     pod.spec.tolerations = daemonTolerations(ctx.names.labelDomain, pod.spec);
@@ -175,7 +178,7 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
       ctx.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${made.metadata.name}`);
     } catch (e) {
       ctx.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${(e as Error).message}`);
-      throw e;
+      failed ??= e;
     }
   }));
   await Promise.all([...new Set(deletes)].map(async (p) => {
@@ -205,6 +208,7 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
       if (!isConflict(e) && !isNotFound(e)) throw e;
     });
   }
+  if (failed) throw failed;
   const inUse = new Set([update.metadata.name!, ...history.filter((r) => owned.some((p) => p.metadata.labels?.[revisionHashLabel] === r.metadata.labels?.[`controller.${ctx.names.labelDomain}/hash`])).map((r) => r.metadata.name!)]);
   await trimHistory(ctx, ds, history, inUse);
   const waits = owned.map((p) => msUntilAvailable(p, minReady)).filter((w): w is number => w !== undefined);

@@ -18,6 +18,7 @@ export type Family = 'IPv4' | 'IPv6';
 export const endpointSliceController: Controller = {
   name: 'endpointslice',
   component: 'endpoint-slice-controller',
+  serviceAccount: 'endpointslice-controller',
   start(ctx) {
     const serviceNameLabel = ctx.names.label('service-name');
     const managedBy = `endpointslice-controller.${ctx.names.domain}`;

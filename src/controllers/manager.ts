@@ -109,7 +109,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     if (signal.aborted) return;
     for (const c of enabled) {
       const component = c.component ?? `${c.name}-controller`;
-      const client = clientFor(c.serviceAccount ?? component);
+      const client = c.serviceAccount === null ? o.client.withLimits({ qps: o.kubeApiQps, burst: o.kubeApiBurst }) : clientFor(c.serviceAccount ?? component);
       // each controller's workers wait for the informers it uses, as the reference's WaitForCacheSync
       const used: Array<Promise<void>> = [];
       const own: InformerFactory = {

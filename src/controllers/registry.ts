@@ -27,6 +27,7 @@ import { tokenCleanerController } from './tokencleaner.js';
 import { bootstrapSignerController } from './bootstrapsigner.js';
 import { resourceQuotaController } from './resourcequota.js';
 import { serviceAccountTokenController } from './serviceaccount-token.js';
+import { horizontalPodAutoscalerController } from './horizontal-pod-autoscaler.js';
 
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
@@ -34,5 +35,5 @@ export const controllers: readonly Controller[] = [
   namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
   endpointsController, endpointSliceController, endpointSliceMirroringController, rootCaPublisher, podGcController,
   csrApprovingController, csrSigningController, csrCleanerController, tokenCleanerController, bootstrapSignerController,
-  resourceQuotaController, serviceAccountTokenController,
+  resourceQuotaController, serviceAccountTokenController, horizontalPodAutoscalerController,
 ];

@@ -149,8 +149,11 @@ async function updateStatus<T extends Obj>(ctx: ControllerContext, k: ReplicaKin
   const now = Date.now();
   const prev = k.status(owner);
   let conditions: Condition[] | undefined = prev?.conditions;
-  if (failure) conditions = setCondition(conditions, { type: 'ReplicaFailure', status: 'True', reason: failure.reason, message: failure.message }, nowTimestamp());
-  else if (conditions?.some((c) => c.type === 'ReplicaFailure')) conditions = removeCondition(conditions, 'ReplicaFailure');
+  // as in the reference, the first failure's condition stays while failures go on: a message naming each refused pod
+  // would rewrite the status, and the write would bring the owner straight back past its back-off
+  const failing = conditions?.some((c) => c.type === 'ReplicaFailure');
+  if (failure && !failing) conditions = setCondition(conditions, { type: 'ReplicaFailure', status: 'True', reason: failure.reason, message: failure.message }, nowTimestamp());
+  else if (!failure && failing) conditions = removeCondition(conditions, 'ReplicaFailure');
   const status: ReplicaSetStatus = {
     replicas: active.length,
     fullyLabeledReplicas: active.filter((p) => Object.entries(templateLabels).every(([l, v]) => p.metadata.labels?.[l] === v)).length,

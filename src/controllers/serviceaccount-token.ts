@@ -31,6 +31,8 @@ async function legacyToken(ctx: ControllerContext, key: KeyObject, secret: Secre
 export const serviceAccountTokenController: Controller = {
   name: 'serviceaccount-token',
   component: 'tokens-controller',
+  // as in the reference: it writes the tokens of every account, so it cannot wait for one of its own
+  serviceAccount: null,
   start(ctx) {
     if (!ctx.settings.serviceAccountKeyPem) { ctx.log.info('serviceaccount-token: no signing key (--service-account-private-key-file); not started'); return; }
     const key = createPrivateKey(ctx.settings.serviceAccountKeyPem);

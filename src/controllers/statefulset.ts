@@ -115,7 +115,9 @@ async function syncSet(ctx: ControllerContext, set: StatefulSet, namespacePods: 
       if (p.metadata.labels?.[revisionHashLabel] !== update.metadata.name) { await deletePod(p); return; }
     }
   };
-  await act();
+  // the status is written even when a pod could not be made or removed, as the reference writes it, so clients see
+  // the generation observed (kubectl rollout status waits for it); the error then puts the set back in the queue
+  const failed = await act().then(() => undefined, (e: unknown) => e ?? new Error('statefulset sync failed'));
 
   // status from what the pods are
   const present = owned;
@@ -142,6 +144,7 @@ async function syncSet(ctx: ControllerContext, set: StatefulSet, namespacePods: 
       if (!isConflict(e) && !isNotFound(e)) throw e;
     });
   }
+  if (failed) throw failed;
   const inUse = new Set([status.currentRevision!, status.updateRevision!, ...owned.map(revisionOf).filter((r): r is string => !!r)]);
   await trimHistory(ctx, set, history, inUse);
   const waits = owned.map((p) => msUntilAvailable(p, minReady)).filter((w): w is number => w !== undefined);

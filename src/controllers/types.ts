@@ -9,6 +9,7 @@ import type * as policy from '../api/types/policy-v1.js';
 import type * as discovery from '../api/types/discovery-v1.js';
 import type * as certificates from '../api/types/certificates-v1.js';
 import type * as coordination from '../api/types/coordination-v1.js';
+import type * as autoscaling from '../api/types/autoscaling-v2.js';
 import type { Naming } from '../api/naming.js';
 import { resourceRef, type ResourceRef } from '../client/rest-client.js';
 
@@ -75,6 +76,7 @@ export type CronJobStatus = batch.CronJobStatus;
 export type CronJob = WithSpec<batch.CronJob, batch.CronJobSpec & { jobTemplate: { metadata?: ObjectMeta; spec: JobSpec } }>;
 
 export type PodDisruptionBudget = Served<policy.PodDisruptionBudget>;
+export type HorizontalPodAutoscaler = WithSpec<autoscaling.HorizontalPodAutoscaler, autoscaling.HorizontalPodAutoscalerSpec>;
 
 /** Typed references to the collections the controllers use; the groups named by the API domain come from `names`. */
 export function refs(names: Naming) {

@@ -50,7 +50,7 @@ export function asServed(scope: Scope, obj: ApiObject): ApiObject {
 export async function servedItems(scope: Scope, items: StoredObject[]): Promise<StoredObject[]> {
   const { convert } = scope.info.def;
   if (!convert || items.every(i => i.obj.apiVersion === scope.info.apiVersion)) return items;
-  const objects = await convert(items.map(i => i.obj), scope.info.apiVersion);
+  const objects = await convert(items.map(i => i.obj), scope.info.apiVersion, scope.names);
   return items.map((item, n) => (objects[n] === item.obj ? item : { key: item.key, rev: item.rev, obj: objects[n] }));
 }
 

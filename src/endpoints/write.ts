@@ -49,7 +49,7 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
  */
 function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
-  const { unknown, wrongTypes } = readTyped(scope.info.schema, obj);
+  const { unknown, wrongTypes } = readTyped(scope.info.schema, obj, { canonicalQuantities: !scope.info.def.custom });
   // custom resources are checked by their schema instead: a wrong type is a 422 with the field's path
   if (wrongTypes.length && !scope.info.def.custom)
     throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
@@ -140,7 +140,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     const patched = applyPatch(type, current, patchDoc, scope.info.schema, { inPlace: true });
     await breather();
     // a patch that produces wrong types is invalid (422), as the reference reports it
-    const { unknown, wrongTypes } = readTyped(scope.info.schema, patched);
+    const { unknown, wrongTypes } = readTyped(scope.info.schema, patched, { canonicalQuantities: !scope.info.def.custom });
     if (wrongTypes.length && !scope.info.def.custom) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
     if (unknown.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map(f => `unknown field "${f}"`).join(', ')}`);
     if (unknown.length && fieldMode === 'Warn' && !warned) { warned = true; for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`); }

@@ -41,7 +41,9 @@ export function requestInfo(method: string, path: string, query: URLSearchParams
 
   switch (method) {
     case 'GET': case 'HEAD':
-      info.verb = watchPath || queryFlag(query.get('watch')) ? 'watch' : info.name ? 'get' : 'list';
+      // as in the reference, `watch` makes a watch of a collection only: on an object or subresource path it is
+      // ignored and the request is a get (one object is watched through /watch/ or a metadata.name field selector)
+      info.verb = watchPath ? 'watch' : info.name ? 'get' : queryFlag(query.get('watch')) ? 'watch' : 'list';
       break;
     case 'POST': info.verb = 'create'; break;
     case 'PUT': info.verb = 'update'; break;

@@ -21,6 +21,7 @@ import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/s
 import { storageFailure } from './errors.js';
 import { deepCopy } from '../util/objects.js';
 import { breather, inSteps } from '../util/slices.js';
+import { canonicalForm } from '../schema/fields.js';
 
 export const noAdmission: AdmissionHooks = { mutate: async () => {}, validate: async () => {} };
 
@@ -123,8 +124,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   // a converting resource is handled at the served version and stored at the storage version
   const convert = info.def.convert;
   const storageApiVersion = info.storageApiVersion;
-  const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.apiVersion))[0] : obj);
-  const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], storageApiVersion))[0] : obj);
+  const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.apiVersion, names))[0] : obj);
+  const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], storageApiVersion, names))[0] : obj);
   /** a write's strategy context; settle(stored) runs what strategies left for when the write's outcome is known */
   function writeContext(opts: { user?: StrategyContext['user']; dryRun?: boolean }) {
     const finishers: Array<(stored: boolean) => Promise<void> | void> = [];
@@ -242,6 +243,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           // (a breather counts the turn from its first call: this one times the decoding that follows)
           await breather();
           old = cur ? await fromStored(cur.obj) : undefined;
+          // an object stored before quantities were canonical compares as the reference reads it
+          if (old && !info.def.custom) old = canonicalForm(info.schema, old);
           await breather();
           const copy = old ? deepCopy(old) : undefined;
           await breather();

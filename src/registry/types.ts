@@ -96,7 +96,7 @@ export interface ResourceDefinition {
    * the requested version and are stored at the storage version; the others are handled at the storage version and
    * only renamed on the way out.
    */
-  convert?(objects: ApiObject[], toApiVersion: string): Promise<ApiObject[]>;
+  convert?(objects: ApiObject[], toApiVersion: string, names: Naming): Promise<ApiObject[]>;
   /**
    * Objects of this resource are kept as those of another (the reference keeps events/v1 Events as core Events, so
    * both APIs read and write the same objects): its group (as `group` is spelt), resource and version. Requires

@@ -1,7 +1,8 @@
 // Unknown, duplicate and wrongly typed fields: the typed reading of a request body. Unknown fields come from
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
 import { fieldSchema, type Schema } from '../api/schema.js';
-import { quantityProblem } from '../api/quantity.js';
+import { canonicalQuantity, quantityProblem } from '../api/quantity.js';
+import { deepCopy } from '../util/objects.js';
 
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */
@@ -10,16 +11,50 @@ export interface TypedReading {
   wrongTypes: string[];
 }
 
+export interface TypedReadingOptions {
+  /** write quantities in their canonical form (`0.5` as `500m`), as the reference's typed objects hold them; not
+   *  for custom resources, which the reference keeps as they were written */
+  canonicalQuantities?: boolean;
+}
+
 /**
  * Reads a value as the reference's typed decoding does: fields the schema does not know are reported and dropped,
  * a null list entry of objects becomes an empty object, and a value of the wrong JSON type is reported (null is
  * every type's zero value), as is one its format does not decode: an integer out of its int32 or int64 range, a
  * quantity, base64 bytes, an RFC 3339 time or an int-or-string that does not parse. Changes the value in place.
  */
-export function readTyped(schema: Schema | undefined, value: unknown): TypedReading {
-  const out: TypedReading = { unknown: [], wrongTypes: [] };
+export function readTyped(schema: Schema | undefined, value: unknown, options: TypedReadingOptions = {}): TypedReading {
+  const out: Reading = { unknown: [], wrongTypes: [], canonicalQuantities: options.canonicalQuantities ?? false };
   walk(schema, value, '', out);
-  return out;
+  return { unknown: out.unknown, wrongTypes: out.wrongTypes };
+}
+
+interface Reading extends TypedReading { canonicalQuantities: boolean }
+
+/** the value to keep for a field: a well-formed quantity in canonical form when asked for */
+const decoded = (s: Schema, v: unknown, out: Reading) =>
+  out.canonicalQuantities && s.format === 'quantity' && (typeof v === 'string' || typeof v === 'number') && !quantityProblem(v) ? canonicalQuantity(v) : v;
+
+/**
+ * An object as the reference decodes it from storage, quantities in canonical form: the object itself when they are
+ * already (all that this server stored since it writes them so), else a canonical copy. Objects stored before are
+ * read this way where an update compares the old object with the new one, so that `0.5` and `500m` are one value.
+ */
+export function canonicalForm<T>(schema: Schema | undefined, value: T): T {
+  if (!schema || !hasOtherQuantities(schema, value)) return value;
+  const copy = deepCopy(value);
+  readTyped(schema, copy, { canonicalQuantities: true });
+  return copy;
+}
+
+function hasOtherQuantities(s: Schema | undefined, v: unknown): boolean {
+  if (!s || v === null || typeof v !== 'object') {
+    return !!s && s.format === 'quantity' && (typeof v === 'string' || typeof v === 'number') && !quantityProblem(v) && canonicalQuantity(v) !== v;
+  }
+  if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource']) return false;
+  if (Array.isArray(v)) return v.some(e => hasOtherQuantities(s.items, e));
+  const o = v as Record<string, unknown>;
+  return Object.keys(o).some(k => hasOtherQuantities(fieldSchema(s, k), o[k]));
 }
 
 const jsonTypeOf = (v: unknown) => (Array.isArray(v) ? 'array' : typeof v === 'number' ? (Number.isInteger(v) ? 'integer' : 'number') : typeof v);
@@ -42,7 +77,7 @@ const outOfRange = (s: Schema, v: unknown) => {
   return range !== undefined && typeof v === 'number' && (v < range[0] || v > range[1]);
 };
 
-function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading) {
+function walk(s: Schema | undefined, v: unknown, path: string, out: Reading) {
   if (!s || v === null || v === undefined) return;
   if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
   if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
@@ -55,13 +90,18 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: TypedReading
     v.forEach((e, i) => {
       if (e === null && s.items?.type === 'object') v[i] = {};
       walk(s.items, v[i], `${path}[${i}]`, out);
+      if (out.canonicalQuantities && s.items) v[i] = decoded(s.items, v[i], out);
     });
     return;
   }
   const o = v as Record<string, unknown>;
   for (const k of Object.keys(o)) {
     const child = fieldSchema(s, k);
-    if (child) walk(child, o[k], join(path, k), out);
+    if (child) {
+      walk(child, o[k], join(path, k), out);
+      // o[k] is an own property, so assigning it never reaches a prototype, whatever k is
+      if (out.canonicalQuantities) o[k] = decoded(child, o[k], out);
+    }
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
   }
 }

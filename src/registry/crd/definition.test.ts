@@ -59,15 +59,15 @@ describe('definitionFromCrd', () => {
     const none = definitionFromCrd(crd());
     const stored: ApiObject = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { n: 1 } };
     const atV1: ApiObject = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'y' } };
-    const [renamed, same] = await none.convert!([stored, atV1], 'example.com/v1beta1');
+    const [renamed, same] = await none.convert!([stored, atV1], 'example.com/v1beta1', naming());
     assert.deepEqual(renamed, { ...stored, apiVersion: 'example.com/v1beta1' });
     assert.equal(same, atV1, 'an object already at the version is returned as it is');
 
     const service = { namespace: 'ops', name: 'converter' };
     const webhook = definitionFromCrd(crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service } } } }));
     assert.deepEqual(webhook.versions.map(v => [v.name, v.served]), [['v1beta1', true], ['v1', true]]);
-    assert.deepEqual(await webhook.convert!([stored], 'example.com/v1'), [stored], 'nothing to convert, no call');
-    await assert.rejects(webhook.convert!([stored], 'example.com/v1beta1'), (e: unknown) => {
+    assert.deepEqual(await webhook.convert!([stored], 'example.com/v1', naming()), [stored], 'nothing to convert, no call');
+    await assert.rejects(webhook.convert!([stored], 'example.com/v1beta1', naming()), (e: unknown) => {
       assert.ok(e instanceof ApiError);
       assert.equal(e.code, 500);
       assert.match(e.message, /conversion webhook for example.com\/v1, Kind=Foo failed: service references are not reachable from this server \(service "ops\/converter"\)/);

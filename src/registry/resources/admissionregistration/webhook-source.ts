@@ -38,7 +38,7 @@ export function webhookSource(watchCache: WatchCache, resources: ApiResources, n
     async convert(g, resource, obj, version) {
       const info = resources.lookup(g, version, resource);
       if (!info) return obj;
-      const converted = info.def.convert ? (await info.def.convert([obj], info.apiVersion))[0] : obj;
+      const converted = info.def.convert ? (await info.def.convert([obj], info.apiVersion, names))[0] : obj;
       return { ...converted, apiVersion: info.apiVersion, kind: info.kind };
     },
   };

@@ -1,5 +1,5 @@
-// autoscaling HorizontalPodAutoscalers, served at v2 (preferred, stored) and v1. A body in the v1 form keeps its
-// one CPU target (targetCPUUtilizationPercentage) as it was sent.
+// autoscaling HorizontalPodAutoscalers, served at v2 (preferred, stored) and v1, each converted to the other
+// (conversion.ts): a v1 body's one CPU target is stored as a v2 metric.
 import type { Stored } from '../../../../api/meta.js';
 import type * as v1 from '../../../../api/types/autoscaling-v1.js';
 import type * as v2 from '../../../../api/types/autoscaling-v2.js';
@@ -10,9 +10,11 @@ import { fill, specOf } from '../../../defaults/fill.js';
 import { type Causes, invalid, isInt, isSet, oneOf, required } from '../../../validation/fields.js';
 import { define, status } from '../../define.js';
 import { age, column, n } from '../../columns.js';
+import { convertHorizontalPodAutoscalers } from './conversion.js';
 
 /** an autoscaler in either version's form */
 interface Hpa extends Omit<v2.HorizontalPodAutoscaler, 'apiVersion' | 'spec' | 'status'> {
+  apiVersion?: string;
   spec?: Partial<v2.HorizontalPodAutoscalerSpec> & Partial<v1.HorizontalPodAutoscalerSpec>;
   status?: Partial<v2.HorizontalPodAutoscalerStatus> & Partial<v1.HorizontalPodAutoscalerStatus>;
 }
@@ -26,8 +28,8 @@ const scaleDownDefaults = (): v2.HPAScalingRules => ({ selectPolicy: 'Max', poli
 function defaultHpa(hpa: Hpa) {
   const s = specOf(hpa);
   fill(s, { minReplicas: 1 });
-  // a body in the v1 form says its CPU target in targetCPUUtilizationPercentage; the v2 form gets the 80% CPU default
-  if (!('targetCPUUtilizationPercentage' in s) && !(s.metrics ?? []).length)
+  // the v2 form gets the 80% CPU default (a v1 body gets it on its way to storage, as a v2 object)
+  if (!hpa.apiVersion?.endsWith('/v1') && !(s.metrics ?? []).length)
     s.metrics = [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } }];
   if (s.behavior && typeof s.behavior === 'object') {
     s.behavior.scaleUp = fill(s.behavior.scaleUp ?? {}, scaleUpDefaults());
@@ -115,5 +117,5 @@ export const definition = define<Hpa>({
     { name: 'v2', served: true, storage: true, schema: s.horizontalPodAutoscalerV2 },
     { name: 'v1', served: true, storage: false, schema: s.horizontalPodAutoscalerV1 },
   ],
-  subresources: status, strategy, columns,
+  subresources: status, strategy, columns, convert: convertHorizontalPodAutoscalers,
 });
