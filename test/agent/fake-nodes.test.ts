@@ -71,9 +71,10 @@ describe('simulated nodes', () => {
     assert.equal(nodes[0].metadata.annotations.owner, 'team-a');
     // the flag wins over the template for cpu and pods; the template's memory and extended resource stay
     assert.equal(nodes[0].status.capacity.cpu, '2');
-    assert.equal(nodes[0].status.capacity.memory, `${8 * 2 ** 20}Ki`);
+    // stored in canonical form, as the reference does
+    assert.equal(nodes[0].status.capacity.memory, '8Gi');
     assert.equal(nodes[0].status.capacity['example.com/gpu'], '2');
-    assert.equal(nodes[1].status.capacity.memory, `${32 * 2 ** 20}Ki`, 'the default without a template value');
+    assert.equal(nodes[1].status.capacity.memory, '32Gi', 'the default without a template value');
     assert.equal(nodes[0].status.capacity.pods, '4');
     assert.deepEqual(nodes.map((n: any) => n.spec.podCIDR), ['10.244.0.0/18', '10.244.64.0/18', '10.244.128.0/18']);
     assert.deepEqual(nodes[2].spec.taints.filter((t: any) => t.key === 'dedicated'), [{ key: 'dedicated', value: 'batch', effect: 'NoExecute' }]);

@@ -53,9 +53,10 @@ describe('agent with the fake runtime', () => {
     // (the TaintNodesByCondition admission plugin may add its not-ready taint beside ours)
     assert.deepEqual(node.spec.taints.filter((t: any) => t.key === 'dedicated'), [{ key: 'dedicated', value: 'test', effect: 'NoSchedule' }]);
     assert.equal(node.status.capacity.pods, '110');
-    assert.equal(node.status.capacity.memory, `${(32 * 2 ** 30) / 1024}Ki`);
+    // the agent reports kibibytes; the server stores quantities in canonical form, as the reference does
+    assert.equal(node.status.capacity.memory, '32Gi');
     // 32 GiB less 1 GiB reserved less the 100Mi hard eviction threshold
-    assert.equal(node.status.allocatable.memory, `${(31 * 2 ** 30 - 100 * 2 ** 20) / 1024}Ki`);
+    assert.equal(node.status.allocatable.memory, '31644Mi');
     assert.deepEqual(node.status.conditions.map((c: any) => c.type).sort(), ['DiskPressure', 'MemoryPressure', 'PIDPressure', 'Ready']);
     assert.equal(node.status.nodeInfo.containerRuntimeVersion, 'fake://1.0.0');
     assert.ok(node.status.addresses.some((a: any) => a.type === 'Hostname' && a.address === 'node-a'));
