@@ -18,15 +18,19 @@ const isCpuUtilization = (m: Json) =>
 const set = (o: Json, k: string, v: unknown) => { if (v !== undefined && v !== null) o[k] = v; };
 const defined = (o: Json): Json => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== null));
 
-/** a v2 metric in the v1 API's older form */
-function metricToV1(m: Json): Json {
-  const t: Json = m[sourceField(m.type)]?.target ?? {};
+/**
+ * A v2 metric (`part` target) or metric status (`part` current) in the v1 API's older form, which names the same
+ * figures `targetAverageValue` in a metric and `currentAverageValue` in a status
+ */
+function metricPartToV1(m: Json, part: 'target' | 'current'): Json {
+  const v: Json = m[sourceField(m.type)]?.[part] ?? {};
+  const named = (rest: string) => `${part}${rest}`;
   switch (m.type) {
-    case 'Resource': return { type: m.type, resource: defined({ name: m.resource?.name, targetAverageUtilization: t.averageUtilization, targetAverageValue: t.averageValue }) };
-    case 'ContainerResource': return { type: m.type, containerResource: defined({ name: m.containerResource?.name, container: m.containerResource?.container, targetAverageUtilization: t.averageUtilization, targetAverageValue: t.averageValue }) };
-    case 'Pods': return { type: m.type, pods: defined({ metricName: m.pods?.metric?.name, selector: m.pods?.metric?.selector, targetAverageValue: t.averageValue }) };
-    case 'Object': return { type: m.type, object: defined({ target: m.object?.describedObject, metricName: m.object?.metric?.name, selector: m.object?.metric?.selector, targetValue: t.value, averageValue: t.averageValue }) };
-    case 'External': return { type: m.type, external: defined({ metricName: m.external?.metric?.name, metricSelector: m.external?.metric?.selector, targetValue: t.value, targetAverageValue: t.averageValue }) };
+    case 'Resource': return { type: m.type, resource: defined({ name: m.resource?.name, [named('AverageUtilization')]: v.averageUtilization, [named('AverageValue')]: v.averageValue }) };
+    case 'ContainerResource': return { type: m.type, containerResource: defined({ name: m.containerResource?.name, container: m.containerResource?.container, [named('AverageUtilization')]: v.averageUtilization, [named('AverageValue')]: v.averageValue }) };
+    case 'Pods': return { type: m.type, pods: defined({ metricName: m.pods?.metric?.name, selector: m.pods?.metric?.selector, [named('AverageValue')]: v.averageValue }) };
+    case 'Object': return { type: m.type, object: defined({ target: m.object?.describedObject, metricName: m.object?.metric?.name, selector: m.object?.metric?.selector, [named('Value')]: v.value, averageValue: v.averageValue }) };
+    case 'External': return { type: m.type, external: defined({ metricName: m.external?.metric?.name, metricSelector: m.external?.metric?.selector, [named('Value')]: v.value, [named('AverageValue')]: v.averageValue }) };
     default: return m;
   }
 }
@@ -56,19 +60,6 @@ function metricToV2(m: Json): Json {
   }
 }
 
-/** a v2 metric status in the v1 API's older form */
-function statusToV1(m: Json): Json {
-  const c: Json = m[sourceField(m.type)]?.current ?? {};
-  switch (m.type) {
-    case 'Resource': return { type: m.type, resource: defined({ name: m.resource?.name, currentAverageUtilization: c.averageUtilization, currentAverageValue: c.averageValue }) };
-    case 'ContainerResource': return { type: m.type, containerResource: defined({ name: m.containerResource?.name, container: m.containerResource?.container, currentAverageUtilization: c.averageUtilization, currentAverageValue: c.averageValue }) };
-    case 'Pods': return { type: m.type, pods: defined({ metricName: m.pods?.metric?.name, selector: m.pods?.metric?.selector, currentAverageValue: c.averageValue }) };
-    case 'Object': return { type: m.type, object: defined({ target: m.object?.describedObject, metricName: m.object?.metric?.name, selector: m.object?.metric?.selector, currentValue: c.value, averageValue: c.averageValue }) };
-    case 'External': return { type: m.type, external: defined({ metricName: m.external?.metric?.name, metricSelector: m.external?.metric?.selector, currentValue: c.value, currentAverageValue: c.averageValue }) };
-    default: return m;
-  }
-}
-
 /** a metric status of the v1 API's older form in the v2 form */
 function statusToV2(m: Json): Json {
   switch (m?.type) {
@@ -94,9 +85,9 @@ function toV1(o: ApiObject, apiVersion: string, names: Naming): ApiObject {
   const metrics: Json[] = Array.isArray(spec.metrics) ? spec.metrics : [];
   const current: Json[] = Array.isArray(status.currentMetrics) ? status.currentMetrics : [];
   const annotations: Record<string, string> = { ...o.metadata.annotations };
-  const others = metrics.filter(m => !isCpuUtilization(m)).map(metricToV1);
+  const others = metrics.filter(m => !isCpuUtilization(m)).map(m => metricPartToV1(m, 'target'));
   if (others.length) annotations[a.metrics] = JSON.stringify(others);
-  if (current.length) annotations[a.currentMetrics] = JSON.stringify(current.map(statusToV1));
+  if (current.length) annotations[a.currentMetrics] = JSON.stringify(current.map(m => metricPartToV1(m, 'current')));
   if (spec.behavior) annotations[a.behavior] = JSON.stringify(spec.behavior);
   if (Array.isArray(status.conditions) && status.conditions.length) annotations[a.conditions] = JSON.stringify(status.conditions);
   const v1Spec: Json = {};
