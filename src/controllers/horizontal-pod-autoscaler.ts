@@ -4,7 +4,8 @@
 // largest of the metrics' counts wins, held within minReplicas and maxReplicas, no higher than double (or 4 more)
 // at a step, and lowered only to the highest count recommended within the scale-down stabilization window (5 min by
 // default). Pods, Object, External and ContainerResource metrics need metrics APIs this server does not serve: the
-// autoscaler says so in its ScalingActive condition and leaves the target alone.
+// autoscaler says so in its ScalingActive condition and leaves the target alone. Two autoscalers whose targets select
+// the same pods would fight over them: each of them then reports AmbiguousSelector and scales nothing.
 import { milliUnits, wholeUnits } from '../api/quantity.js';
 import { resourceRef } from '../client/rest-client.js';
 import { isNotFound } from '../client/rest-client.js';
@@ -12,7 +13,7 @@ import type { MetricSpec, MetricStatus, HorizontalPodAutoscalerCondition } from 
 import { splitKey, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { HorizontalPodAutoscaler, Pod } from './types.js';
-import { matchLabels, parseLabelSelector } from '../api/selectors.js';
+import { matchLabels, parseLabelSelector, type LabelSelector } from '../api/selectors.js';
 
 const syncPeriodMs = 15_000;
 const tolerance = 0.1;
@@ -33,10 +34,11 @@ export const horizontalPodAutoscalerController: Controller = {
     const hpas = ctx.informers.informer(hpaRef);
     const pods = ctx.informers.informer(ctx.refs.pods);
     const recommendations = new Map<string, Recommendation[]>();
+    const targetSelectors = new Map<string, LabelSelector>();
     const queue = startQueue(ctx, async (key) => {
       const hpa = hpas.get(key);
-      if (!hpa) { recommendations.delete(key); return; }
-      await reconcile(ctx, hpa, key, (ns) => pods.list().filter((p) => p.metadata.namespace === ns), recommendations);
+      if (!hpa) { recommendations.delete(key); targetSelectors.delete(key); return; }
+      await reconcile(ctx, hpa, key, (ns) => pods.list().filter((p) => p.metadata.namespace === ns), { recommendations, targetSelectors });
       return { requeueAfterMs: syncPeriodMs };
     });
     hpas.addHandler({ added: (h) => queue.add(keyOf(h)), updated: (_, h) => queue.add(keyOf(h)), deleted: (h) => queue.add(keyOf(h)) });
@@ -45,8 +47,12 @@ export const horizontalPodAutoscalerController: Controller = {
 
 const keyOf = (o: { metadata: { namespace?: string; name?: string } }) => `${o.metadata.namespace}/${o.metadata.name}`;
 
+/** what the controller remembers between syncs, by autoscaler key: recent recommendations, and the selector of each
+ *  autoscaler's target as last read from its scale */
+interface Memory { recommendations: Map<string, Recommendation[]>; targetSelectors: Map<string, LabelSelector> }
+
 async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, key: string, podsIn: (ns: string) => Pod[],
-  recommendations: Map<string, Recommendation[]>) {
+  { recommendations, targetSelectors }: Memory) {
   const [namespace, name] = splitKey(key);
   const ref = hpa.spec.scaleTargetRef;
   const conditions: HorizontalPodAutoscalerCondition[] = [];
@@ -73,7 +79,17 @@ async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, k
   }
 
   const selector = scale.status?.selector ? parseLabelSelector(scale.status.selector) : undefined;
-  const selected = selector ? podsIn(namespace!).filter((p) => matchLabels(selector, p.metadata.labels ?? {}) && !p.metadata.deletionTimestamp && p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded') : [];
+  if (selector) targetSelectors.set(key, selector); else targetSelectors.delete(key);
+  const underSelector = selector ? podsIn(namespace!).filter((p) => matchLabels(selector, p.metadata.labels ?? {})) : [];
+  const rivals = autoscalersOf(underSelector, namespace!, targetSelectors);
+  if (rivals.length > 1) {
+    const message = `pods by selector ${scale.status!.selector} are controlled by multiple HPAs: [${rivals.join(' ')}]`;
+    ctx.recorder.event(withKind(hpa), 'Warning', 'AmbiguousSelector', message);
+    condition('AbleToScale', 'True', 'SucceededGetScale', 'the HPA controller was able to get the target\'s current scale');
+    condition('ScalingActive', 'False', 'AmbiguousSelector', message);
+    return writeStatus(ctx, hpa, { currentReplicas: current, desiredReplicas: hpa.status?.desiredReplicas ?? current, conditions });
+  }
+  const selected = underSelector.filter((p) => !p.metadata.deletionTimestamp && p.status?.phase !== 'Failed' && p.status?.phase !== 'Succeeded');
   const usage = selector ? await podUsage(ctx, namespace!, scale.status!.selector!) : new Map<string, PodUsage>();
   const results = (hpa.spec.metrics ?? []).map((m) => metricReplicas(m, selected, usage, current));
   const counted = results.filter((r): r is Extract<MetricResult, { replicas: number }> => 'replicas' in r);
@@ -124,6 +140,15 @@ async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, k
     conditions.unshift({ type: 'AbleToScale', status: 'True', reason: 'ReadyForNewScale', message: 'recommended size matches current size', lastTransitionTime: transitionTime(hpa, 'AbleToScale', 'True') });
   }
   return writeStatus(ctx, hpa, { currentReplicas: current, desiredReplicas: desired, currentMetrics: counted.map((r) => r.status), conditions, ...(lastScaleTime ? { lastScaleTime } : {}) });
+}
+
+/** the autoscalers (keys, sorted) whose targets select any of these pods of a namespace */
+function autoscalersOf(pods: Pod[], namespace: string, targetSelectors: Map<string, LabelSelector>): string[] {
+  const found: string[] = [];
+  for (const [key, selector] of targetSelectors) {
+    if (key.startsWith(`${namespace}/`) && pods.some((p) => matchLabels(selector, p.metadata.labels ?? {}))) found.push(key);
+  }
+  return found.sort();
 }
 
 /** the replicas one Resource metric asks for, from the selected pods' usage and requests */

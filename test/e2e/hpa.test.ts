@@ -50,4 +50,16 @@ describe('horizontal pod autoscaling with kubectl 1.32', () => {
     assert.match(described, /SuccessfulRescale\s+.*New size: 4; reason: cpu resource utilization \(percentage of request\) above target/);
     assert.match(described, /ScalingActive\s+True\s+ValidMetricFound/);
   });
+
+  test('a second autoscaler of the same pods makes both report AmbiguousSelector and scale nothing', { timeout: 90_000 }, async () => {
+    await k.ok(['autoscale', 'deployment', 'busy', '-n', 'hpa', '--name=busy-too', '--min=1', '--max=2', '--cpu-percent=50']);
+    const ambiguous = (h: any) => h.status?.conditions?.find((c: any) => c.type === 'ScalingActive' && c.reason === 'AmbiguousSelector');
+    for (const name of ['busy', 'busy-too']) {
+      const condition = await waitFor(`${name} reports AmbiguousSelector`, async () => ambiguous(await k.json(['get', 'hpa', name, '-n', 'hpa'])), 60_000);
+      assert.equal(condition.status, 'False');
+      assert.equal(condition.message, 'pods by selector app=busy are controlled by multiple HPAs: [hpa/busy hpa/busy-too]');
+    }
+    assert.equal((await k.json(['get', 'deployment', 'busy', '-n', 'hpa'])).spec.replicas, 4, 'busy-too (max 2) did not scale the Deployment down');
+    assert.match(await k.ok(['get', 'events', '-n', 'hpa', '--field-selector=reason=AmbiguousSelector']), /AmbiguousSelector/);
+  });
 });
