@@ -52,6 +52,9 @@ async function loadServices() {
 
 const states: Record<string, ContainerState> = { CONTAINER_CREATED: 'created', CONTAINER_RUNNING: 'running', CONTAINER_EXITED: 'exited', CONTAINER_UNKNOWN: 'unknown' };
 const ms = (ns: number | undefined) => (ns ? Math.floor(ns / 1e6) : undefined);
+/** how long after a kill, and in how many reads, the runtime's OOM event is waited for */
+const oomEventWaitMs = 1000;
+const oomEventReads = 5;
 
 // the parts of the CRI's answers the agent reads
 interface Meta { name?: string; uid?: string; namespace?: string; attempt?: number }
@@ -93,7 +96,8 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
     });
   const rt = caller(runtimeClient, o.endpoint);
   const img = caller(imageClient, o.imageEndpoint || o.endpoint);
-  /** statuses of exited containers never change: kept until the container is removed */
+  /** statuses of exited containers never change (once an OOM kill has had its moment to show): kept until the
+   *  container is removed */
   const exited = new Map<string, ContainerInfo>();
   const logPaths = new Map<string, string>();
   const pullLimiter = o.registryQps ? tokenBucket(o.registryQps, Math.max(1, o.registryBurst ?? 1)) : undefined;
@@ -105,6 +109,21 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
     exitCode: states[s.state] === 'exited' ? s.exitCode : undefined, reason: s.reason || undefined, message: s.message || undefined, logPath: s.logPath || undefined,
     labels: s.labels ?? {},
   });
+  /**
+   * A container's status, read again for a moment while it shows a fresh kill (137) not (yet) put down to memory: the
+   * runtime learns of an OOM kill from an event of its own, which can come just after the exit, and an exited status
+   * is kept as first read.
+   */
+  const settledStatus = async (containerId: string): Promise<CriContainerStatus | undefined> => {
+    for (let reads = 1; ; reads++) {
+      const st = await rt<{ status?: CriContainerStatus }>('containerStatus', { containerId }).catch(() => undefined);
+      const s = st?.status;
+      const unsettled = s && states[s.state] === 'exited' && s.exitCode === 137 && s.reason !== 'OOMKilled'
+        && Date.now() - (ms(s.finishedAt) ?? 0) < oomEventWaitMs;
+      if (!unsettled || reads >= oomEventReads) return s;
+      await new Promise((r) => setTimeout(r, oomEventWaitMs / oomEventReads));
+    }
+  };
   const toImage = (i: CriImage): ImageInfo => ({
     id: i.id, names: [...(i.repoTags ?? []), ...(i.repoDigests ?? [])], size: Number(i.size ?? 0),
     ...(i.uid ? { uid: Number(i.uid.value) } : {}), ...(i.username ? { username: i.username } : {}),
@@ -211,9 +230,9 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
           out.push(known);
           continue;
         }
-        const st = await rt<{ status?: CriContainerStatus }>('containerStatus', { containerId: c.id }).catch(() => undefined);
-        if (!st?.status) continue;
-        const info = toInfo(st.status, c.podSandboxId);
+        const status = await settledStatus(c.id);
+        if (!status) continue;
+        const info = toInfo(status, c.podSandboxId);
         if (info.logPath) logPaths.set(info.id, info.logPath);
         if (info.state === 'exited') exited.set(info.id, info);
         out.push(info);
