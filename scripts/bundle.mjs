@@ -22,6 +22,8 @@ await build({
     apiserver: 'dist/src/main/cluster-apiserver.js', agent: 'dist/src/main/agent.js', 'controller-manager': 'dist/src/main/controller-manager.js',
     scheduler: 'dist/src/main/scheduler.js', clusterctl: 'dist/src/main/clusterctl.js', 'test-server': 'dist/src/main/test-server.js',
     'metrics-server': 'dist/src/main/metrics-server.js',
+    // the start of the threads the API server runs its controller manager and scheduler on (found beside the chunks)
+    'component-thread-main': 'dist/src/main/component-thread-main.js',
   },
   outdir: 'dist/bin',
   bundle: true,

@@ -44,6 +44,7 @@ import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../h
 import { setupAuth, type Auth } from './auth.js';
 import { startKubernetesService } from './kubernetes-service.js';
 import type { Loopback } from './loopback.js';
+import { startComponentThread } from './component-thread.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
 import { instrumentAdmission, instrumentAuthentication, instrumentAuthorizer, instrumentStorage, scrapedGauges } from './server-metrics.js';
 
@@ -84,6 +85,9 @@ export interface ServerTuning {
   apiServiceCheckIntervalMs?: number;
   /** wraps the opened store before anything reads it (the testing kit's fault injection and forks) */
   decorateStorage?: (kv: KV) => KV | Promise<KV>;
+  /** the controller manager and the scheduler run on threads of their own (the program's way: their work then uses
+   *  another core); without, in the server's thread (the testing kit's way: quicker to start, less memory) */
+  componentThreads?: boolean;
 }
 
 /** a part of the server with a life of its own */
@@ -389,9 +393,13 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     loop(undefined, () => startPolicyTypeChecking(controllerDeps(), log)),
     // the controller manager and the scheduler: clients of this server over HTTPS, unless turned off
     // (their code loads only when they run: a server without them starts without reading it)
-    embedded('controller manager', options.controllerManager && (async lb => (await import('./embedded-controller-manager.js'))
-      .startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
-    embedded('scheduler', options.scheduler && (async lb => (await import('./embedded-scheduler.js')).startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
+    embedded('controller manager', options.controllerManager && (async lb => tuning.componentThreads
+      ? startComponentThread({ kind: 'controller-manager', ...threadLoopback(lb), options: options.controllerManager!, serviceAccountKeyPem: auth.tokens.signingKeyPem }, log)
+      : (await import('./embedded-controller-manager.js'))
+        .startEmbeddedControllerManager({ ...lb, options: options.controllerManager!, log, serviceAccountKeyPem: auth.tokens.signingKeyPem }))),
+    embedded('scheduler', options.scheduler && (async lb => tuning.componentThreads
+      ? startComponentThread({ kind: 'scheduler', ...threadLoopback(lb), options: options.scheduler! }, log)
+      : (await import('./embedded-scheduler.js')).startEmbeddedScheduler({ ...lb, options: options.scheduler!, log }))),
     // the resource metrics API behind its APIService (or, turned off, the removal of what an earlier start registered)
     embedded('metrics server', async lb => (await import('./embedded-metrics-server.js')).startEmbeddedMetricsServer({
       ...lb, log, resolutionMs: options.metricsServer?.resolutionMs,
@@ -404,6 +412,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       return startEventExpiry({ store: backends.backendFor(events).store, cache: watchCache.cache(events.keyPrefix), ttlMs: options.eventTtlMs, log: m => log.warn(m) });
     }),
   ];
+
+  /** the loopback as a thread takes it: plain data */
+  const threadLoopback = (lb: Loopback) => ({ url: lb.url, ca: lb.ca, domain: lb.names.domain });
 
   /** the IP the server's Service leads to: --advertise-address, else an address of this host's own network */
   const advertisedIp = () => {

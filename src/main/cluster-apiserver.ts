@@ -15,7 +15,7 @@ async function main() {
   for (const w of parsed.warnings) log.warn(w);
   const t0 = performance.now();
   const { startApiServer } = await import('./apiserver.js');
-  const server = await startApiServer(parsed.options, log).catch(exitWith('cluster-apiserver', 1));
+  const server = await startApiServer(parsed.options, log, { componentThreads: true }).catch(exitWith('cluster-apiserver', 1));
   const where = server.listenUrl === server.url ? server.url : `${server.listenUrl} (from this machine: ${server.url})`;
   log.info(`serving on ${where} (storage: ${parsed.options.storageBackend}, API domain: ${server.names.domain}, authorization: ${parsed.options.authorizationModes.join(',')}) ready in ${Math.round(performance.now() - t0)} ms`);
   if (server.adminKubeconfigPath) log.info(`admin client configuration: ${server.adminKubeconfigPath} (try: kubectl --kubeconfig ${server.adminKubeconfigPath} get namespaces)`);
