@@ -3,7 +3,10 @@
 // once the ones before it run and are ready, and removes them from the highest ordinal down one at a time;
 // Parallel does both at once. Templates are kept as ControllerRevisions: a RollingUpdate replaces pods from the
 // highest ordinal down to the partition, one at a time, each once the others are ready; OnDelete waits for
-// pods to be deleted by someone else. Status counts current and updated pods by revision.
+// pods to be deleted by someone else. Status counts current and updated pods by revision. The claims' retention
+// policy is kept through their owner references, which the garbage collector follows: whenDeleted Delete makes the
+// set an owner of its claims, whenScaled Delete makes each pod beyond the replicas the owner of its claims before the
+// pod goes (Retain for both, the default, leaves claims owned by neither).
 import { ownerUidIndex } from '../client/informer.js';
 import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
@@ -14,6 +17,7 @@ import {
 import type { Controller, ControllerContext } from './context.js';
 import { currentRevision, ownedRevisions, revisionHashLabel, templateOf, trimHistory } from './revisions.js';
 import type { ControllerRevision, PersistentVolumeClaim, Pod, StatefulSet, StatefulSetStatus } from './types.js';
+import type { OwnerReference } from '../api/meta.js';
 
 const kind = { kind: 'StatefulSet', apiVersion: 'apps/v1' };
 const runningAndReady = (p: Pod) => p.status?.phase === 'Running' && podReady(p);
@@ -85,6 +89,8 @@ async function syncSet(ctx: ControllerContext, set: StatefulSet, namespacePods: 
 
   const act = async (): Promise<void> => {
     if (set.metadata.deletionTimestamp) return;
+    // claims owned as the retention policy says, before any pod beyond the replicas goes
+    for (const p of owned) await keepClaimOwners(ctx, set, p, claimFor);
     // pods missing or failed are made anew, in order when ordered
     for (let i = 0; i < replicas; i++) {
       const p = slots[i];
@@ -151,6 +157,43 @@ async function syncSet(ctx: ControllerContext, set: StatefulSet, namespacePods: 
   return waits.length ? { requeueAfterMs: Math.min(...waits) + 50 } : undefined;
 }
 
+/** whether a pod's ordinal is beyond the set's replicas (the pod goes when the set is scaled down) */
+const scaledDown = (set: StatefulSet, ordinal: number) => {
+  const start = set.spec.ordinals?.start ?? 0;
+  return ordinal < start || ordinal >= start + (set.spec.replicas ?? 1);
+};
+
+/** a claim's owner references as the set's retention policy wants them: references to the set and to the pod (once
+ *  it exists) added or removed, any other owner kept */
+function claimOwners(set: StatefulSet, ordinal: number, pod: Pod | undefined, refs: OwnerReference[]): { ownerReferences?: OwnerReference[] } {
+  const policy = set.spec.persistentVolumeClaimRetentionPolicy;
+  const byPod = policy?.whenScaled === 'Delete' && scaledDown(set, ordinal);
+  const bySet = policy?.whenDeleted === 'Delete' && !byPod;
+  const others = refs.filter((r) => r.uid !== set.metadata.uid && r.uid !== pod?.metadata.uid);
+  const wanted = [
+    ...others,
+    ...(bySet ? [{ apiVersion: kind.apiVersion, kind: kind.kind, name: set.metadata.name!, uid: set.metadata.uid! }] : []),
+    ...(byPod && pod ? [{ apiVersion: 'v1', kind: 'Pod', name: pod.metadata.name!, uid: pod.metadata.uid! }] : []),
+  ];
+  return wanted.length ? { ownerReferences: wanted } : {};
+}
+
+/** the pod's claims updated (compare-and-swap, a conflict retried on the next sync) where their owners differ
+ *  from what the retention policy wants */
+async function keepClaimOwners(ctx: ControllerContext, set: StatefulSet, pod: Pod, claimFor: (name: string) => PersistentVolumeClaim | undefined) {
+  const ordinal = ordinalOf(set.metadata.name!, pod.metadata.name!)!;
+  for (const template of set.spec.volumeClaimTemplates ?? []) {
+    const claim = claimFor(claimName(template, pod.metadata.name!));
+    if (!claim || claim.metadata.deletionTimestamp) continue;
+    const refs = claim.metadata.ownerReferences ?? [];
+    const wanted = claimOwners(set, ordinal, pod, refs).ownerReferences ?? [];
+    const byUid = (list: OwnerReference[]) => canonicalJson([...list].sort((a, b) => a.uid.localeCompare(b.uid)));
+    if (byUid(wanted) === byUid(refs)) continue;
+    const metadata = { ...claim.metadata, ownerReferences: wanted.length ? wanted : undefined };
+    await ctx.client.resource(ctx.refs.persistentVolumeClaims, claim.metadata.namespace!).update({ ...claim, metadata });
+  }
+}
+
 async function createPod(ctx: ControllerContext, set: StatefulSet, ordinal: number, revision: ControllerRevision,
   claimFor: (name: string) => PersistentVolumeClaim | undefined) {
   const namespace = set.metadata.namespace!;
@@ -162,7 +205,7 @@ async function createPod(ctx: ControllerContext, set: StatefulSet, ordinal: numb
     const claim: PersistentVolumeClaim = {
       apiVersion: 'v1', kind: 'PersistentVolumeClaim',
       metadata: {
-        name, namespace,
+        name, namespace, ...claimOwners(set, ordinal, undefined, []),
         labels: { ...(template.metadata.labels ?? {}), ...(set.spec.selector.matchLabels ?? {}) },
         ...(template.metadata.annotations ? { annotations: template.metadata.annotations } : {}),
       },

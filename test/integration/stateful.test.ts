@@ -75,6 +75,35 @@ describe('stateful and per-node workloads', () => {
     assert.ok(claims.includes('data-db-2'));
   });
 
+  test('StatefulSet claim retention: whenScaled Delete removes the claims of the pods scaled away, whenDeleted Delete those left with the set', async () => {
+    const sets = cluster.client.resource(stsRef, 'default');
+    const claimsApi = cluster.client.resource({ group: '', version: 'v1', resource: 'persistentvolumeclaims' }, 'default');
+    const claimNames = async () => (await claimsApi.list()).items.map((c: any) => c.metadata.name).filter((n: string) => n.startsWith('data-gone-')).sort();
+    const created = await sets.create(sts('gone', 3, { podManagementPolicy: 'Parallel', persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Delete' } }));
+    await waitFor('3 ready', async () => (await sets.get('gone')).status?.readyReplicas === 3);
+    const claim = await claimsApi.get('data-gone-2');
+    assert.deepEqual(claim.metadata.ownerReferences, [{ apiVersion: 'apps/v1', kind: 'StatefulSet', name: 'gone', uid: created.metadata.uid }]);
+
+    await sets.patch('gone', { spec: { replicas: 1 } });
+    await waitFor('the claims of gone-1 and gone-2 deleted', async () => (await claimNames()).join() === 'data-gone-0');
+    assert.deepEqual((await claimsApi.get('data-gone-0')).metadata.ownerReferences.map((r: any) => r.kind), ['StatefulSet']);
+
+    await sets.delete('gone');
+    await waitFor('the last claim deleted with the set', async () => (await claimNames()).length === 0);
+  });
+
+  test('StatefulSet claim retention: switching whenScaled to Delete moves the claim of a pod beyond the replicas to the pod', async () => {
+    const sets = cluster.client.resource(stsRef, 'default');
+    const claimsApi = cluster.client.resource({ group: '', version: 'v1', resource: 'persistentvolumeclaims' }, 'default');
+    await sets.create(sts('kept', 2, { podManagementPolicy: 'Parallel', persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Retain', whenScaled: 'Retain' } }));
+    await waitFor('2 ready', async () => (await sets.get('kept')).status?.readyReplicas === 2);
+    assert.equal((await claimsApi.get('data-kept-1')).metadata.ownerReferences, undefined, 'Retain: no owner');
+    await sets.patch('kept', { spec: { replicas: 1, persistentVolumeClaimRetentionPolicy: { whenScaled: 'Delete' } } });
+    await waitFor('the claim of kept-1 deleted with its pod', async () => !(await claimsApi.list()).items.some((c: any) => c.metadata.name === 'data-kept-1'));
+    assert.equal((await claimsApi.get('data-kept-0')).metadata.ownerReferences, undefined, 'the claim of a pod in range stays unowned');
+    await sets.delete('kept');
+  });
+
   test('StatefulSet with Parallel management starts all pods at once', async () => {
     const sets = cluster.client.resource(stsRef, 'default');
     await sets.create(sts('par', 3, { podManagementPolicy: 'Parallel' }));
