@@ -2,6 +2,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, waitFor, type TestCluster } from '../support/cluster.js';
+import { fakeAnnotation } from '../../src/agent/options.js';
 
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
 const stsRef = { group: 'apps', version: 'v1', resource: 'statefulsets' };
@@ -150,5 +151,41 @@ describe('stateful and per-node workloads', () => {
     }).then(() => 201, (e: any) => e.code)));
     assert.deepEqual(results.sort(), [201, 429]);
     await waitFor('no disruption left', async () => { const p = await pdbs.get('guarded'); return p.status.disruptionsAllowed === 0 && p.status.currentHealthy === 2; });
+  });
+
+  test('Eviction: pending and unready pods, by the budget\'s unhealthyPodEvictionPolicy', async () => {
+    const pods = cluster.client.resource(podsRef, 'default');
+    const pdbs = cluster.client.resource({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' }, 'default');
+    const pod = (name: string, app: string, o: { unready?: boolean; pending?: boolean } = {}) => ({
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name, labels: { app }, ...(o.unready ? { annotations: { [fakeAnnotation(cluster.server.names, 'ready')]: 'false' } } : {}) },
+      spec: {
+        containers: [{ name: 'c', image: 'g', readinessProbe: { exec: { command: ['true'] }, periodSeconds: 1 } }],
+        ...(o.pending ? { nodeSelector: { nowhere: 'true' } } : {}),
+      },
+    });
+    const evict = (name: string) => cluster.client.request({
+      method: 'POST', path: `/api/v1/namespaces/default/pods/${name}/eviction`, body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } },
+    }).then(() => 201, (e: any) => e.code);
+    const ready = (name: string) => waitFor(`${name} ready`, async () => (await pods.get(name)).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
+    const running = (name: string) => waitFor(`${name} running`, async () => (await pods.get(name)).status?.phase === 'Running');
+
+    // IfHealthyBudget (the default): an unready pod goes while the budget has its healthy pods, a ready one does not
+    for (const p of [pod('h1', 'healthy'), pod('h2', 'healthy'), pod('h3', 'healthy', { unready: true }), pod('h4', 'healthy', { pending: true })]) await pods.create(p);
+    await Promise.all([ready('h1'), ready('h2'), running('h3')]);
+    await pdbs.create({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'healthy' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'healthy' } } } });
+    await waitFor('the budget counts 2 healthy', async () => { const b = await pdbs.get('healthy'); return b.status?.currentHealthy === 2 && b.status.desiredHealthy === 2 && b.status.observedGeneration === b.metadata.generation; });
+    assert.equal(await evict('h1'), 429, 'a ready pod would break the budget');
+    assert.equal(await evict('h3'), 201, 'an unready pod goes while the budget is healthy');
+    assert.equal(await evict('h4'), 201, 'a pending pod needs no budget');
+
+    // a budget short of healthy pods keeps an unready pod, unless it says AlwaysAllow
+    for (const p of [pod('a1', 'short'), pod('a2', 'short', { unready: true })]) await pods.create(p);
+    await Promise.all([ready('a1'), running('a2')]);
+    await pdbs.create({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'short' }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'short' } } } });
+    await waitFor('the budget counts 1 healthy', async () => { const b = await pdbs.get('short'); return b.status?.currentHealthy === 1 && b.status.observedGeneration === b.metadata.generation; });
+    assert.equal(await evict('a2'), 429);
+    await pdbs.patch('short', { spec: { unhealthyPodEvictionPolicy: 'AlwaysAllow' } });
+    assert.equal(await evict('a2'), 201);
   });
 });

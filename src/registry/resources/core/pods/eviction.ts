@@ -1,19 +1,45 @@
-// Eviction: a delete of the pod, unless a disruption budget that selects it allows no disruption now.
+// Eviction: a delete of the pod, unless a disruption budget that selects it allows no disruption now. A pod that is not
+// running (pending, finished) or already going needs no budget; one that runs but is not ready needs none when its
+// budget says AlwaysAllow, or (IfHealthyBudget, the default) while the budget has the healthy pods it wants; such a
+// delete holds only while the pod is as it was read (a resourceVersion precondition).
 import { nowTimestamp, type Stored, type Status } from '../../../../api/meta.js';
 import { noAdmission } from '../../../store.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import type { Eviction, PodDisruptionBudget } from '../../../../api/types/policy-v1.js';
-import { badRequest, statusBody, successStatus, tooManyRequests, ApiError } from '../../../../api/status.js';
+import { badRequest, forbidden, statusBody, successStatus, tooManyRequests, ApiError } from '../../../../api/status.js';
 import { parseDryRun } from '../../../../api/request.js';
 import { labelSelectorFromObject, matchLabels } from '../../../../api/selectors.js';
 import type { RestRequest } from '../../../types.js';
 
-/** the refusal of an eviction that the budget does not allow now */
-function budgetRefusal(pdb: Stored<PodDisruptionBudget>): ApiError {
+/** evictions taken from a budget that its controller has not yet seen the pods of: past this many, no more */
+const maxDisruptedPods = 2000;
+
+/** the refusal of an eviction that the budget does not allow now, and why */
+function budgetRefusal(why: string): ApiError {
   const e = tooManyRequests('Cannot evict pod as it would violate the pod\'s disruption budget.', 0);
-  e.status.details = { causes: [{ reason: 'DisruptionBudget', message: `The disruption budget ${pdb.metadata.name} needs ${pdb.status?.desiredHealthy ?? 0} healthy pods and has ${pdb.status?.currentHealthy ?? 0} currently` }] };
+  e.status.details = { causes: [{ reason: 'DisruptionBudget', message: why }] };
   return e;
 }
+const budgetForbids = (pdb: Stored<PodDisruptionBudget>, why: string) => forbidden(`poddisruptionbudget.policy "${pdb.metadata.name}" is forbidden: ${why}`,
+  { name: pdb.metadata.name, group: 'policy', kind: 'poddisruptionbudget' });
+
+/** the budget's status with one disruption taken, or why not */
+function takeDisruption(pdb: Stored<PodDisruptionBudget>, podName: string): void {
+  const status = pdb.status;
+  // a budget whose status is older than its spec is not trusted
+  if (!status || (status.observedGeneration ?? -1) < (pdb.metadata.generation ?? 0)) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`);
+  if ((status.disruptionsAllowed ?? 0) < 0) throw budgetForbids(pdb, 'pdb disruptions allowed is negative');
+  if (Object.keys(status.disruptedPods ?? {}).length > maxDisruptedPods) throw budgetForbids(pdb, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
+  if (!status.disruptionsAllowed) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`);
+  status.disruptionsAllowed -= 1;
+  status.disruptedPods = { ...(status.disruptedPods ?? {}), [podName]: nowTimestamp() };
+}
+
+const podReady = (pod: Pod) => !!pod.status?.conditions?.some(c => c.type === 'Ready' && c.status === 'True');
+
+/** whether the unready pod may go without taking a disruption from its budget */
+const unreadyMayGo = (pdb: Stored<PodDisruptionBudget>) => pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow'
+  || ((pdb.status?.currentHealthy ?? 0) >= (pdb.status?.desiredHealthy ?? 0) && (pdb.status?.desiredHealthy ?? 0) > 0);
 
 export async function evict(req: RestRequest, body: unknown): Promise<Status> {
   const eviction = (body ?? {}) as Partial<Eviction>;
@@ -22,9 +48,10 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
   const pod = await req.store.get(namespace, name) as Stored<Pod>;
   const options = eviction.deleteOptions ?? {};
   const dryRun = req.dryRun || parseDryRun(Array.isArray(options.dryRun) ? options.dryRun : []);
-  // a pod that has finished or is already going needs no budget
+  // a pod that is not running or is already going needs no budget
   const phase = pod.status?.phase;
-  if (!pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed') {
+  let preconditions = options.preconditions;
+  if (!pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed' && phase !== 'Pending') {
     const budgets = (await req.resource('policy', 'poddisruptionbudgets')?.list(namespace) ?? []) as Stored<PodDisruptionBudget>[];
     const matching = budgets.filter(pdb => {
       const sel = pdb.spec?.selector;
@@ -32,22 +59,17 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
     });
     if (matching.length > 1) throw new ApiError(statusBody(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'));
     const pdb = matching[0];
-    if (pdb) {
-      // a budget whose status is older than its spec is not trusted, as in the reference
-      if ((pdb.status?.observedGeneration ?? -1) < (pdb.metadata.generation ?? 0)) throw budgetRefusal(pdb);
+    if (pdb && !podReady(pod) && unreadyMayGo(pdb)) {
+      preconditions = { ...preconditions, resourceVersion: pod.metadata.resourceVersion };
+    } else if (pdb) {
       // one disruption is taken from the budget by compare-and-swap first, so concurrent evictions never exceed it
       await req.resource('policy', 'poddisruptionbudgets', 'status')!.store.guaranteedUpdate(namespace, pdb.metadata.name!, 'status', cur => {
-        const current = cur as Stored<PodDisruptionBudget> | undefined;
-        const status = current?.status;
-        if (!current || !status || !((status.disruptionsAllowed ?? 0) > 0)) throw budgetRefusal(current ?? pdb);
-        status.disruptionsAllowed -= 1;
-        status.disruptedPods = { ...(status.disruptedPods ?? {}), [name]: nowTimestamp() };
-        return cur!;
+        if (!cur) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} is gone.`);
+        takeDisruption(cur as Stored<PodDisruptionBudget>, name);
+        return cur;
       }, noAdmission, { dryRun });
     }
   }
-  await req.store.delete(namespace, name, {
-    gracePeriodSeconds: options.gracePeriodSeconds, preconditions: options.preconditions, dryRun,
-  }, req.admission({ dryRun }));
+  await req.store.delete(namespace, name, { gracePeriodSeconds: options.gracePeriodSeconds, preconditions, dryRun }, req.admission({ dryRun }));
   return { ...successStatus(), code: 201 };
 }
