@@ -18,10 +18,10 @@ export const bufferedBytes = (res: Response): number => {
 };
 
 /**
- * A boolean query parameter as the reference reads one: absent, empty, `0` and `false` (in any case) are
- * false, anything else is true (clients send `true`, `True` and `1`).
+ * A boolean query parameter as the reference reads one: absent, `0` and `false` (in any case) are false, anything
+ * else is true, an empty value (`?watch=`, `?watch`) included (clients send `true`, `True` and `1`).
  */
-export const queryFlag = (v: string | null) => v !== null && v !== '' && v !== '0' && v.toLowerCase() !== 'false';
+export const queryFlag = (v: string | null) => v !== null && v !== '0' && v.toLowerCase() !== 'false';
 
 /** The stricter form a few parameters (`pretty`) are read with: the spellings of true and false the reference's
  * boolean parser knows, undefined for anything else. */
