@@ -86,6 +86,9 @@ export interface ApiServerOptions {
   storageBackend: StorageBackend;
   etcdServers: string[];
   etcdPrefix: string;
+  /** the files of TLS towards etcd: the CA its serving certificate is checked against, and the client certificate
+   *  and key shown to it (PEM) */
+  etcdTls: { caFile?: string; certFile?: string; keyFile?: string };
   etcdCompactionIntervalMs: number;
   /** how long an Event lives after its last change (--event-ttl); 0: for ever */
   eventTtlMs: number;
@@ -178,6 +181,9 @@ function auditBatchFlags(backend: 'log' | 'webhook', what: string, d: { mode: Au
 export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'storage-backend', type: 'enum', values: ['memory', 'sqlite', 'etcd'], default: 'sqlite', help: 'Where objects are stored: in memory (lost on exit), an embedded SQLite file under --data-dir, or etcd.' },
   { name: 'etcd-servers', type: 'stringList', default: [], help: 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd.', validate: (v) => (v as string[]).map(checkUrl).find(Boolean) },
+  { name: 'etcd-cafile', type: 'string', default: '', help: 'CA certificates (PEM) that the etcd members\' serving certificates must chain to (https:// servers); without it, the system\'s roots.' },
+  { name: 'etcd-certfile', type: 'string', default: '', help: 'Client certificate (PEM) shown to etcd members that ask for one (etcd --client-cert-auth); with --etcd-keyfile.' },
+  { name: 'etcd-keyfile', type: 'string', default: '', help: 'The private key (PEM) of --etcd-certfile.' },
   { name: 'etcd-prefix', type: 'string', default: '/registry', help: 'The prefix of every key in storage.', validate: (v) => ((v as string).startsWith('/') ? undefined : 'must start with /') },
   { name: 'etcd-compaction-interval', type: 'duration', default: 5 * 60_000, help: 'How often old revisions are compacted away. 0 disables compaction.', validate: nonNegative },
   { name: 'event-ttl', type: 'duration', default: 60 * 60_000, help: 'How long an Event is kept after its last change. 0 keeps events until deleted.', validate: nonNegative },
@@ -290,6 +296,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   if (storageBackend !== 'etcd' && etcdServers.length) warnings.push(`flag --etcd-servers is ignored with --storage-backend=${storageBackend}`);
   if (!s('tls-cert-file') !== !s('tls-private-key-file')) throw new FlagError('flags --tls-cert-file and --tls-private-key-file must be given together');
   if (!s('kubelet-client-certificate') !== !s('kubelet-client-key')) throw new FlagError('flags --kubelet-client-certificate and --kubelet-client-key must be given together');
+  if (!s('etcd-certfile') !== !s('etcd-keyfile')) throw new FlagError('flags --etcd-certfile and --etcd-keyfile must be given together');
 
   const featureGates = wrap('feature-gates', () => parseFeatureGates(v['feature-gates'] as Record<string, string>));
   warnings.push(...featureGates.warnings);
@@ -301,6 +308,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     storageBackend,
     etcdServers,
     etcdPrefix: v['etcd-prefix'] as string,
+    etcdTls: { caFile: s('etcd-cafile'), certFile: s('etcd-certfile'), keyFile: s('etcd-keyfile') },
     etcdCompactionIntervalMs: v['etcd-compaction-interval'] as number,
     eventTtlMs: v['event-ttl'] as number,
     dataDir,

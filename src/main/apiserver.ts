@@ -111,6 +111,12 @@ const sleep = (ms: number) => new Promise<void>(resolve => { if (ms > 0) setTime
 /** the promise, or nothing once ms have passed (a bound that holds no process open) */
 const within = (p: Promise<unknown>, ms: number) => Promise.race([p, new Promise<void>(resolve => setTimeout(resolve, ms).unref())]);
 
+/** the etcd TLS files read, each once at start */
+const etcdTlsPems = (files: ApiServerOptions['etcdTls']) => {
+  const read = (f: string | undefined) => (f ? readFileSync(f, 'utf8') : undefined);
+  return { caPem: read(files.caFile), certPem: read(files.certFile), keyPem: read(files.keyFile) };
+};
+
 /** the API domain is fixed when the store is first used; another one later is refused */
 async function checkDomain(kv: KV, names: Naming) {
   const { kv: stored } = await kv.get(domainKey);
@@ -231,6 +237,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const opened = await openStorage({
           backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
           etcdPrefix: options.etcdPrefix === '/registry' ? '' : options.etcdPrefix,
+          etcdTls: etcdTlsPems(options.etcdTls),
         });
         const decorated = tuning.decorateStorage ? await tuning.decorateStorage(opened) : opened;
         kv = instrumentStorage(decorated, metrics);

@@ -11,6 +11,8 @@ export interface StorageOptions {
   etcdServers?: string[];
   /** etcd: every key is stored under this prefix */
   etcdPrefix?: string;
+  /** etcd over TLS: the CA, client certificate and key, as PEM */
+  etcdTls?: { caPem?: string; certPem?: string; keyPem?: string };
 }
 
 const invalid = (message: string) => new StorageError('Invalid', message);
@@ -28,7 +30,7 @@ export async function openStorage(opts: StorageOptions): Promise<KV> {
     case 'etcd': {
       if (!opts.etcdServers?.length) throw invalid('the etcd storage backend needs at least one etcd server');
       const { openEtcdKV } = await import('./etcd/kv.js');
-      return openEtcdKV({ endpoints: opts.etcdServers, prefix: opts.etcdPrefix });
+      return openEtcdKV({ endpoints: opts.etcdServers, prefix: opts.etcdPrefix, tls: opts.etcdTls });
     }
     default:
       throw invalid(`unknown storage backend ${JSON.stringify((opts as { backend: unknown }).backend)}`);

@@ -1,7 +1,9 @@
 // Runs a private, single-member etcd (Debian's `etcd` binary) for tests and benchmarks:
 // loopback ports picked free, a temporary data directory, stopped by its process id.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './ports.js';
@@ -29,7 +31,10 @@ const running = new Set<ChildProcess>();
 // A test that fails before stop() must not leave an etcd behind.
 process.once('exit', () => { for (const child of running) child.kill('SIGKILL'); });
 
-export async function startEtcd(): Promise<EtcdServer> {
+/** a member serving clients over TLS: its certificate and key, and the CA that client certificates must chain to */
+export interface EtcdTls { certFile: string; keyFile: string; clientCaFile: string; clientCertFile: string; clientKeyFile: string }
+
+export async function startEtcd(tls?: EtcdTls): Promise<EtcdServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'etcd-test-'));
   let clientPort = 0;
   let peerPort = 0;
@@ -40,7 +45,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     for (let attempt = 1; ; attempt++) {
       if (!clientPort || attempt > 1) [clientPort, peerPort] = [await freePort(), await freePort()];
       try {
-        child = await spawnEtcd(dataDir, clientPort, peerPort);
+        child = await spawnEtcd(dataDir, clientPort, peerPort, undefined, tls);
         return;
       } catch (err) {
         if (attempt >= 3) throw err;
@@ -60,7 +65,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     throw err;
   }
   const server: EtcdServer = {
-    get endpoint() { return `http://127.0.0.1:${clientPort}`; },
+    get endpoint() { return `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`; },
     dataDir,
     get pid() { return child?.pid ?? -1; },
     async stop() {
@@ -73,7 +78,7 @@ export async function startEtcd(): Promise<EtcdServer> {
     async restart() {
       await terminate();
       // Same ports: clients keep their endpoint across the restart.
-      child = await spawnEtcd(dataDir, clientPort, peerPort);
+      child = await spawnEtcd(dataDir, clientPort, peerPort, undefined, tls);
     },
   };
   return server;
@@ -119,8 +124,8 @@ export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
 }
 
 async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number,
-  member: { name: string; initialCluster: string; existing?: boolean } | undefined = undefined): Promise<ChildProcess> {
-  const clientUrl = `http://127.0.0.1:${clientPort}`;
+  member: { name: string; initialCluster: string; existing?: boolean } | undefined = undefined, tls?: EtcdTls): Promise<ChildProcess> {
+  const clientUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
   const name = member?.name ?? 'test';
   const child = spawn('etcd', [
@@ -135,6 +140,7 @@ async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number,
     '--max-request-bytes', String(MAX_REQUEST_BYTES),
     '--logger', 'zap',
     '--log-level', 'error',
+    ...(tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile, '--trusted-ca-file', tls.clientCaFile, '--client-cert-auth'] : []),
   ], {
     // etcd 3.4 refuses to start outside amd64 unless ETCD_UNSUPPORTED_ARCH names the (Go) arch.
     env: process.arch === 'x64' ? process.env : { ...process.env, ETCD_UNSUPPORTED_ARCH: goArch() },
@@ -156,14 +162,27 @@ async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number,
   exited.then(reason => { failure = reason; });
   while (Date.now() < deadline) {
     if (failure !== undefined) throw new Error(failure);
-    if (await healthy(clientUrl)) return child;
+    if (await healthy(clientUrl, tls)) return child;
     await new Promise(resolve => setTimeout(resolve, 50));
   }
   await stopProcess(child);
   throw new Error(`etcd did not become ready on ${clientUrl} within ${READY_TIMEOUT_MS} ms: ${stderr.trim()}`);
 }
 
-async function healthy(clientUrl: string): Promise<boolean> {
+async function healthy(clientUrl: string, tls?: EtcdTls): Promise<boolean> {
+  if (tls) {
+    // the member's own certificate is self-signed by the test's CA; the client shows one of the same CA
+    return new Promise(resolve => {
+      const req = request(`${clientUrl}/health`, {
+        ca: readFileSync(tls.clientCaFile), cert: readFileSync(tls.clientCertFile), key: readFileSync(tls.clientKeyFile), timeout: 1000,
+      }, res => {
+        let body = '';
+        res.setEncoding('utf8').on('data', c => { body += c; }).on('end', () => resolve(res.statusCode === 200 && /"health":\s*"true"/.test(body)));
+      });
+      req.on('error', () => resolve(false)).on('timeout', () => { req.destroy(); resolve(false); });
+      req.end();
+    });
+  }
   try {
     const res = await fetch(`${clientUrl}/health`, { signal: AbortSignal.timeout(1000) });
     const body = await res.json() as { health?: string };

@@ -3,6 +3,7 @@
 // (unary.ts, txn-wire.ts); reads go through the etcd3 client; watches are raw gRPC watch
 // streams so the compact revision etcd reports is not lost and a resumed stream starts
 // exactly after the last delivered event.
+import { rootCertificates } from 'node:tls';
 import {
   castGrpcError, ClientClosedError, Etcd3, GRPCCancelledError, GRPCDeadlineExceededError, GRPCInvalidArgumentError, GRPCResourceExhastedError,
   GRPCUnavailableError,
@@ -22,6 +23,8 @@ export interface EtcdKVOptions {
   prefix?: string;
   /** how long open() waits for an answer */
   dialTimeoutMs?: number;
+  /** TLS towards https:// endpoints: the CA (else the system's roots), and a client certificate and key */
+  tls?: { caPem?: string; certPem?: string; keyPem?: string };
 }
 
 /** Keys are UTF-8, which never contains the byte 0xff: prefix + 0xff bounds every key under a prefix. */
@@ -50,10 +53,14 @@ const runOnce = { execute: (fn: (context: unknown) => unknown) => Promise.resolv
   unknown as NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
 
 export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
-  const { endpoints, prefix = '', dialTimeoutMs = 5000 } = opts;
+  const { endpoints, prefix = '', dialTimeoutMs = 5000, tls } = opts;
   if (endpoints.length === 0) throw new StorageError('Invalid', 'etcd: no endpoints given');
   const client = new Etcd3({
     hosts: endpoints,
+    ...(tls?.caPem || tls?.certPem ? { credentials: {
+      rootCertificate: Buffer.from(tls.caPem ?? rootCertificates.join('\n')),
+      ...(tls.certPem && tls.keyPem ? { certChain: Buffer.from(tls.certPem), privateKey: Buffer.from(tls.keyPem) } : {}),
+    } } : {}),
     grpcOptions: {
       // Lists of many objects and large values exceed gRPC's default 4 MiB message cap.
       'grpc.max_receive_message_length': -1,
@@ -76,7 +83,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
 
   // The guarded writes, most of the traffic, skip the etcd3 client's generic layers; the rare request over
   // leanLimit (near etcd's own request limit) goes through grpc-js, opened when first needed.
-  const writeOptions = { deadlineMs: REQUEST_TIMEOUT_MS, keepaliveMs: KEEPALIVE_MS, keepaliveTimeoutMs: KEEPALIVE_TIMEOUT_MS };
+  const writeOptions = { deadlineMs: REQUEST_TIMEOUT_MS, keepaliveMs: KEEPALIVE_MS, keepaliveTimeoutMs: KEEPALIVE_TIMEOUT_MS, tls };
   const writes = openUnaryChannel(endpoints, writeOptions);
   let largeWrites: Promise<UnaryChannel> | undefined;
 

@@ -12,6 +12,8 @@ export interface UnaryChannelOptions {
   keepaliveMs: number;
   /** a connection whose ping is not answered within this is dropped, failing its calls */
   keepaliveTimeoutMs: number;
+  /** towards https:// endpoints: the CA (else the system's roots), and a client certificate and key (PEM) */
+  tls?: { caPem?: string; certPem?: string; keyPem?: string };
 }
 
 export interface UnaryChannel {
@@ -55,7 +57,7 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
   const open = (): ClientHttp2Session => {
     const url = urls[next];
     next = (next + 1) % urls.length;
-    const s = connect(url);
+    const s = connect(url, { ca: opts.tls?.caPem, cert: opts.tls?.certPem, key: opts.tls?.keyPem });
     const drop = () => {
       clearInterval(keepalive);
       if (session === s) session = undefined;
@@ -165,7 +167,10 @@ function grpcMessage(status: IncomingHttpHeaders): string {
 export async function openGrpcChannel(endpoints: string[], opts: UnaryChannelOptions): Promise<UnaryChannel> {
   const { Client, Metadata, credentials } = await import('@grpc/grpc-js');
   const target = endpoints.map(e => e.replace(/^https?:\/\//, ''))[0];
-  const client = new Client(target, credentials.createInsecure(), {
+  const pem = (p: string | undefined) => (p ? Buffer.from(p) : null);
+  const channelCredentials = /^https:/.test(endpoints[0])
+    ? credentials.createSsl(pem(opts.tls?.caPem), pem(opts.tls?.keyPem), pem(opts.tls?.certPem)) : credentials.createInsecure();
+  const client = new Client(target, channelCredentials, {
     'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1,
     'grpc.keepalive_time_ms': opts.keepaliveMs, 'grpc.keepalive_timeout_ms': opts.keepaliveTimeoutMs,
   });
