@@ -13,4 +13,5 @@ defaults=()
 given api-domain || defaults+=(--api-domain=k8s.io)
 given authorization-mode || defaults+=(--authorization-mode=Node,RBAC)
 given use-service-account-credentials || defaults+=(--use-service-account-credentials=true)
+given allow-privileged || defaults+=(--allow-privileged=true)
 exec node dist/bin/apiserver.js "${defaults[@]}" "$@"

@@ -99,6 +99,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     `--storage-backend=${storage}`, `--api-domain=${apiDomain}`,
     ...(opts.etcdServers ? [`--etcd-servers=${opts.etcdServers.join(',')}`] : []),
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
+    // privileged pods are accepted, as in the reference's test environment (its own default refuses them)
+    '--allow-privileged=true',
     `--scheduler=${opts.scheduler ?? false}`,
     `--metrics-server=${opts.metricsServer ?? false}`,
     ...(opts.flags ?? []),

@@ -119,6 +119,8 @@ export interface ApiServerOptions {
   defaultUnreachableTolerationSeconds: number;
   runtimeConfig: RuntimeConfig;
   featureGates: FeatureGates;
+  /** pod specs may ask for privileged containers */
+  allowPrivileged: boolean;
   audit: AuditFlags;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -198,6 +200,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'tls-cert-file', type: 'string', default: '', help: 'Serving certificate (PEM, with any intermediates after it). Without it a certificate is generated under --cert-dir.' },
   { name: 'tls-private-key-file', type: 'string', default: '', help: 'The private key of --tls-cert-file.' },
   { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle that client certificates are checked against. The generated CA is always trusted too.' },
+  { name: 'allow-privileged', type: 'bool', default: false, help: 'Accept pods and pod templates whose containers ask to run privileged; without it they are refused as invalid.' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Treat requests no authenticator rejects or accepts as user system:anonymous in group system:unauthenticated.' },
   { name: 'authorization-mode', type: 'stringList', default: ['AlwaysAllow'], help: `Ordered list of authorizers: ${authorizationModes.join(', ')}.`, validate: checkAuthorizationModes },
   { name: 'token-auth-file', type: 'string', default: '', help: 'CSV file of static bearer tokens: token,user,uid[,"group1,group2"]. Read once at start-up.' },
@@ -334,6 +337,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     defaultUnreachableTolerationSeconds: v['default-unreachable-toleration-seconds'] as number,
     runtimeConfig,
     featureGates: featureGates.gates,
+    allowPrivileged: v['allow-privileged'] as boolean,
     aggregation: proxyClientPair(v['proxy-client-cert-file'] as string, v['proxy-client-key-file'] as string) && {
       proxyClientCertFile: (v['proxy-client-cert-file'] as string) || undefined, proxyClientKeyFile: (v['proxy-client-key-file'] as string) || undefined,
     },

@@ -269,7 +269,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         backends = createBackends(resources, {
           objects: watchCache, names,
           serviceClusterIpRanges: options.serviceClusterIpRanges, serviceNodePortRange: options.serviceNodePortRange,
-          featureGates: options.featureGates,
+          featureGates: options.featureGates, allowPrivileged: options.allowPrivileged,
         });
       },
     },

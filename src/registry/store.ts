@@ -16,6 +16,7 @@ import type { AdmissionHooks } from '../api/admission.js';
 import type { Strategy, StrategyContext } from './strategy.js';
 import { validateObjectMeta } from './validation/object-meta.js';
 import { forbidden } from './validation/fields.js';
+import { privilegedCauses } from './validation/pod-spec.js';
 import { updateManagedFieldsInSteps } from '../apply/managed-fields.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
 import { storageFailure } from './errors.js';
@@ -32,6 +33,8 @@ export interface StoreDeps {
   serviceNodePortRange?: { base: number; size: number };
   /** --feature-gates, for strategies that drop the fields of a gated feature */
   featureGates?: Readonly<Record<string, boolean>>;
+  /** --allow-privileged: pod specs may ask for privileged containers (default true) */
+  allowPrivileged?: boolean;
 }
 
 export const objectKey = (info: ResourceInfo, namespace: string, name: string) =>
@@ -162,6 +165,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     const causes: StatusCause[] = validateObjectMeta(obj.metadata, info.namespaced, strategy.nameRule, old?.metadata);
     if (old) causes.push(...newFinalizers(obj, old));
     if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old) ?? [] : strategy.validate?.(obj) ?? []));
+    if (!subresource && deps.allowPrivileged === false) for (const [at, spec] of strategy.podSpecs?.(obj) ?? []) causes.push(...privilegedCauses(at, spec));
     else if (subresource === 'status' && old) causes.push(...strategy.validateStatusUpdate?.(obj, old) ?? []);
     if (causes.length) throw invalid(info.group, info.kind, obj.metadata.name ?? '', causes);
   }

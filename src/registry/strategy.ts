@@ -4,6 +4,7 @@
 import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import type { UserInfo } from '../api/auth.js';
+import type { PodSpec } from '../api/types/core-v1.js';
 import type { ObjectStore } from '../storage/objects.js';
 
 
@@ -52,6 +53,8 @@ export interface Strategy<T = ApiObject> {
   /** after mutating admission: what an update through the main resource may not change, or what the server keeps up */
   prepareForUpdate?(obj: T, old: T, ctx: StrategyContext): void | Promise<void>;
   validate?(obj: T): StatusCause[];
+  /** where this kind holds pod specs, by field path: the server's own pod policy (--allow-privileged) applies to them */
+  podSpecs?(obj: T): Array<[string, PodSpec | undefined]>;
   validateUpdate?(obj: T, old: T): StatusCause[];
   /** rules for a write through the status subresource (the main update rules do not apply there) */
   validateStatusUpdate?(obj: T, old: T): StatusCause[];

@@ -226,6 +226,18 @@ export function validatePodSpec(at: string, spec: PodSpec | undefined, rules: Po
   return out;
 }
 
+/** privileged containers, which a server started without --allow-privileged refuses in every pod spec */
+export function privilegedCauses(at: string, spec: PodSpec | undefined): Causes {
+  const out: Causes = [];
+  for (const list of ['initContainers', 'containers', 'ephemeralContainers'] as const) {
+    const containers = spec?.[list];
+    if (!Array.isArray(containers)) continue;
+    for (const [i, c] of containers.entries())
+      if (c?.securityContext?.privileged === true) out.push(forbidden(`${at}.${list}[${i}].securityContext.privileged`, 'disallowed by cluster policy'));
+  }
+  return out;
+}
+
 /** a template's labels and spec; workloads pass their restart policy rule */
 export function validateTemplate(at: string, template: PodTemplateSpec | undefined, rules: PodSpecRules): Causes {
   if (!template || typeof template !== 'object') return [required(at)];

@@ -32,6 +32,7 @@ function validateDaemonSet(ds: DaemonSet) {
 
 export const strategy = defineStrategy<Stored<DaemonSet>>({
   defaults: defaultDaemonSet,
+  podSpecs: ds => [['spec.template.spec', ds.spec?.template?.spec]],
   prepareForCreate(ds) { ds.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }; },
   validate: validateDaemonSet,
   validateUpdate: (ds, old) => [...validateDaemonSet(ds), ...selectorImmutable(ds, old)],

@@ -41,6 +41,7 @@ function validateDeployment(d: Deployment): Causes {
 
 export const strategy = defineStrategy<Stored<Deployment>>({
   defaults: defaultDeployment,
+  podSpecs: d => [['spec.template.spec', d.spec?.template?.spec]],
   prepareForCreate(d) { d.status = {}; },
   validate: validateDeployment,
   validateUpdate: (d, old) => [...validateDeployment(d), ...selectorImmutable(d, old)],

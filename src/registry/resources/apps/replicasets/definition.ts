@@ -27,6 +27,7 @@ function validateReplicaSet(rs: ReplicaSet): Causes {
 
 export const strategy = defineStrategy<Stored<ReplicaSet>>({
   defaults: defaultReplicaSet,
+  podSpecs: rs => [['spec.template.spec', rs.spec?.template?.spec]],
   prepareForCreate(rs) { rs.status = { replicas: 0 }; },
   validate: validateReplicaSet,
   validateUpdate: (rs, old) => [...validateReplicaSet(rs), ...selectorImmutable(rs, old)],

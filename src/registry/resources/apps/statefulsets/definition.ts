@@ -61,6 +61,7 @@ function validateStatefulSetUpdate(ss: StatefulSet, old: StatefulSet): Causes {
 
 export const strategy = defineStrategy<Stored<StatefulSet>>({
   defaults: defaultStatefulSet,
+  podSpecs: ss => [['spec.template.spec', ss.spec?.template?.spec]],
   prepareForCreate(ss) { ss.status = { replicas: 0, availableReplicas: 0 }; },
   validate: validateStatefulSet,
   validateUpdate: validateStatefulSetUpdate,

@@ -56,6 +56,7 @@ function validateCronJob(cj: CronJob): Causes {
 
 export const strategy = defineStrategy<Stored<CronJob>>({
   defaults: defaultCronJob,
+  podSpecs: cj => [['spec.jobTemplate.spec.template.spec', cj.spec?.jobTemplate?.spec?.template?.spec]],
   prepareForCreate(cj) { cj.status = {}; },
   validate: validateCronJob,
   validateUpdate: validateCronJob,

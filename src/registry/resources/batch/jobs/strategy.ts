@@ -87,6 +87,7 @@ export const strategy = defineStrategy<StoredJob>({
   orphanDependentsByDefault: true,
   generation: true,
   defaults: defaultJob,
+  podSpecs: job => [['spec.template.spec', job.spec?.template?.spec]],
   prepareForCreate(job, ctx) { job.status = {}; generateSelector(job, ctx); },
   validate: validateJob,
   validateUpdate: validateJobUpdate,

@@ -42,6 +42,7 @@ function qosClass(spec: PodSpec | undefined): QosClass {
 export const strategy = defineStrategy<Stored<Pod>>({
   generation: false,
   returnDeletedObject: true,
+  podSpecs: pod => [['spec', pod.spec]],
   selectableFields: selectable('spec.nodeName', 'spec.restartPolicy', 'spec.schedulerName', 'spec.serviceAccountName',
     'spec.hostNetwork', 'status.phase', 'status.podIP', 'status.nominatedNodeName'),
   defaults: defaultPod,

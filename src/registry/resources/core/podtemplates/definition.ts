@@ -14,6 +14,7 @@ const validatePodTemplate = (pt: PodTemplate) => validateTemplate('template', pt
 export const strategy = defineStrategy<Stored<PodTemplate>>({
   generation: false,
   defaults: pt => defaultTemplate(pt.template),
+  podSpecs: pt => [['template.spec', pt.template?.spec]],
   validate: validatePodTemplate,
   validateUpdate: validatePodTemplate,
 });

@@ -43,6 +43,7 @@ function validateReplicationController(rc: ReplicationController): Causes {
 export const strategy = defineStrategy<Stored<ReplicationController>>({
   orphanDependentsByDefault: true,
   defaults: defaultReplicationController,
+  podSpecs: rc => [['spec.template.spec', rc.spec?.template?.spec]],
   prepareForCreate(rc) { rc.status = { replicas: 0 }; },
   validate: validateReplicationController,
   validateUpdate: validateReplicationController,
