@@ -37,8 +37,8 @@ export const ephemeralVolumeController: Controller = {
       try {
         await ctx.client.resource(ctx.refs.persistentVolumeClaims, pod.metadata.namespace).create(claim);
       } catch (e) {
-        // made a moment ago (by this controller, or by someone else): the next sync looks at its owner
-        if (isAlreadyExists(e)) throw new Error(`claim ${name} exists but the cache has not seen it yet`);
+        // made a moment ago (by this controller, or by someone else): its arrival in the cache syncs the pod again
+        if (isAlreadyExists(e)) return;
         throw new Error(`PVC creation failed: ${(e as Error).message}`);
       }
     }

@@ -131,7 +131,7 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
     assert.match(described, new RegExp(`Released\\s+${ns}/data`));
   });
 
-  test('a pre-bound claim takes the volume it names; a claim with nothing to bind waits, its pod unschedulable, until a volume appears', async () => {
+  test('a pre-bound claim takes the volume it names; a ReadWriteOncePod claim serves one pod; a claim with nothing to bind waits, its pod unschedulable, until a volume appears', async () => {
     const ns = await namespace('wait');
     await pvs().create(volume(`${ns}-named`, '10Gi'));
     await claims(ns).create(claim('named', '1Gi', { volumeName: `${ns}-named` }));
@@ -146,6 +146,15 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
     assert.match(await unschedulable(ns, 'waiter'), /pod has unbound immediate PersistentVolumeClaims/);
     await pods(ns).create(pod('missing', [claimVolume('nope')]));
     assert.match(await unschedulable(ns, 'missing'), /persistentvolumeclaim "nope" not found/);
+
+    // ReadWriteOncePod: a second pod using the claim fits nowhere while the first runs
+    await pvs().create(volume(`${ns}-solo`, '1Gi', { accessModes: ['ReadWriteOncePod'], claimRef: { namespace: ns, name: 'solo' } }));
+    await claims(ns).create(claim('solo', '1Gi', { accessModes: ['ReadWriteOncePod'] }));
+    await claimPhase(ns, 'solo', 'Bound');
+    await pods(ns).create(pod('first', [claimVolume('solo')]));
+    await running(ns, 'first');
+    await pods(ns).create(pod('second', [claimVolume('solo')]));
+    assert.match(await unschedulable(ns, 'second'), /2 node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode/);
 
     // a volume the selector picks: the claim binds, and the waiting pod is scheduled
     await pvs().create({ ...volume(`${ns}-labelled`, '3Gi'), metadata: { name: `${ns}-labelled`, labels: { for: ns } } });
