@@ -188,6 +188,39 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
     assert.match(await unschedulable(ns, 'second'), /node\(s\) didn't find available persistent volumes to bind/);
   });
 
+  test('a class with an external provisioner: the claim is annotated for it; with WaitForFirstConsumer, once the scheduler picked a node', async () => {
+    const ns = await namespace('external');
+    const storageClasses = client.resource({ group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' });
+    await storageClasses.create({ apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: `nfs-${ns}` }, provisioner: 'example.com/nfs' });
+    await claims(ns).create(claim('now', '1Gi', { storageClassName: `nfs-${ns}` }));
+    const announced = await event(ns, 'now', 'ExternalProvisioning');
+    assert.equal(announced.message, 'waiting for a volume to be created, either by external provisioner "example.com/nfs" or manually created by system administrator');
+    const annotated = await claims(ns).get('now');
+    assert.equal(annotated.metadata.annotations['volume.kubernetes.io/storage-provisioner'], 'example.com/nfs');
+    assert.equal(annotated.metadata.annotations['volume.beta.kubernetes.io/storage-provisioner'], 'example.com/nfs');
+    assert.equal(annotated.status.phase, 'Pending');
+
+    await storageClasses.create({
+      apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: `topo-${ns}` }, provisioner: 'example.com/topo', volumeBindingMode: 'WaitForFirstConsumer',
+    });
+    await claims(ns).create(claim('later', '1Gi', { storageClassName: `topo-${ns}` }));
+    await event(ns, 'later', 'WaitForFirstConsumer');
+    await pods(ns).create(pod('consumer', [claimVolume('later')]));
+    const selected = await waitFor('a selected node', async () => (await claims(ns).get('later')).metadata.annotations?.['volume.kubernetes.io/selected-node'], bound);
+    assert.ok(['vol-0', 'vol-1'].includes(selected), selected);
+    await event(ns, 'later', 'ExternalProvisioning');
+    assert.equal((await pods(ns).get('consumer')).spec.nodeName, undefined, 'the pod waits in PreBind for its volume');
+    // the provisioner's part, by hand: a volume on the selected node, pre-bound to the claim
+    const made = await claims(ns).get('later');
+    await pvs().create({
+      ...volume(`${ns}-provisioned`, '1Gi', { storageClassName: `topo-${ns}`, nodeAffinity: onNode(selected), persistentVolumeReclaimPolicy: 'Retain',
+        claimRef: { namespace: ns, name: 'later', uid: made.metadata.uid } }),
+      metadata: { name: `${ns}-provisioned`, annotations: { 'pv.kubernetes.io/provisioned-by': 'example.com/topo' } },
+    });
+    assert.equal((await claimPhase(ns, 'later', 'Bound')).spec.volumeName, `${ns}-provisioned`);
+    assert.equal((await running(ns, 'consumer')).spec.nodeName, selected);
+  });
+
   test('a generic ephemeral volume gets its claim, owned by the pod; a claim of that name the pod does not own is refused', async () => {
     const ns = await namespace('ephemeral');
     await pvs().create(volume(`${ns}-scratch`, '1Gi', { storageClassName: `scratch-${ns}` }));
