@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from './naming.js';
 import {
-  bindVolumeToClaim, claimClass, defaultClass, ephemeralClaimNotForPod, findMatchingVolume, isClaimFullyBound, volumeAnnotations,
+  bindVolumeToClaim, claimClass, claimNamesClass, defaultClass, ephemeralClaimNotForPod, findMatchingVolume, isClaimFullyBound, volumeAnnotations,
   volumeFitsNode, volumeMismatch, type PersistentVolume, type PersistentVolumeClaim, type StorageClass,
 } from './volumes.js';
 
@@ -116,9 +116,13 @@ test('bindVolumeToClaim sets the claimRef and bound-by-controller once, and refu
 test('claims: fully bound, default class, ephemeral ownership', () => {
   assert.equal(isClaimFullyBound(claim('c', '1Gi', { volumeName: 'v' }), a), false);
   assert.equal(isClaimFullyBound(claim('c', '1Gi', { volumeName: 'v' }, { annotations: { [a.bindCompleted]: 'yes' } }), a), true);
-  const cls = (name: string, isDefault?: string): StorageClass => ({ metadata: { name, annotations: isDefault ? { [a.defaultClass[0]!]: isDefault } : {} }, provisioner: 'x' });
-  assert.equal(defaultClass([cls('a'), cls('b', 'true')], a)?.metadata.name, 'b');
-  assert.equal(defaultClass([cls('a', 'true'), cls('b', 'true')], a), undefined);
+  const cls = (name: string, isDefault?: string, created = '2026-01-01T00:00:00Z'): StorageClass =>
+    ({ metadata: { name, creationTimestamp: created, annotations: isDefault ? { [a.defaultClass[0]!]: isDefault } : {} }, provisioner: 'x' });
+  assert.equal(defaultClass([cls('a'), cls('b', 'true'), cls('c', 'false')], a)?.metadata.name, 'b');
+  assert.equal(defaultClass([cls('a', 'true'), cls('b', 'true', '2026-02-01T00:00:00Z'), cls('c', 'true')], a)?.metadata.name, 'b', 'the newest default');
+  assert.equal(defaultClass([cls('a')], a), undefined);
+  assert.equal(claimNamesClass(claim('c', '1Gi', { storageClassName: '' }), a), true, "'' names the class of no class");
+  assert.equal(claimNamesClass(claim('c', '1Gi'), a), false);
   const pod = { metadata: { name: 'p', namespace: 'ns', uid: 'pod-uid' } };
   const owned = claim('p-v', '1Gi', {}, { ownerReferences: [{ apiVersion: 'v1', kind: 'Pod', name: 'p', uid: 'pod-uid', controller: true }] });
   assert.equal(ephemeralClaimNotForPod(pod, owned), undefined);

@@ -46,11 +46,16 @@ export const claimClass = (claim: PersistentVolumeClaim, a: VolumeAnnotations) =
 export const volumeClass = (pv: PersistentVolume, a: VolumeAnnotations) =>
   (has(pv.metadata, a.betaStorageClass) ? pv.metadata.annotations![a.betaStorageClass] : pv.spec?.storageClassName) ?? '';
 
-/** the StorageClass marked default, when exactly one is */
+/** the StorageClass marked default; of several, the newest (then the first by name), as the reference picks */
 export function defaultClass(classes: readonly StorageClass[], a: VolumeAnnotations): StorageClass | undefined {
-  const defaults = classes.filter((c) => a.defaultClass.some((k) => c.metadata.annotations?.[k] === 'true'));
-  return defaults.length === 1 ? defaults[0] : undefined;
+  const created = (c: StorageClass) => Date.parse(c.metadata.creationTimestamp ?? '') || 0;
+  return classes.filter((c) => a.defaultClass.some((k) => c.metadata.annotations?.[k] === 'true'))
+    .sort((x, y) => created(y) - created(x) || (x.metadata.name ?? '').localeCompare(y.metadata.name ?? ''))[0];
 }
+
+/** the claim names a class: in the field (even '') or the beta annotation */
+export const claimNamesClass = (claim: PersistentVolumeClaim, a: VolumeAnnotations) =>
+  (claim.spec?.storageClassName !== undefined && claim.spec.storageClassName !== null) || has(claim.metadata, a.betaStorageClass);
 
 const storage = (resources: Record<string, unknown> | undefined) => quantityValue(resources?.storage) ?? 0;
 export const requestedStorage = (claim: PersistentVolumeClaim) => storage(claim.spec?.resources?.requests);

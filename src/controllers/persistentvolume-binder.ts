@@ -8,7 +8,7 @@
 import { rm } from 'node:fs/promises';
 import { posix } from 'node:path';
 import {
-  bindVolumeToClaim, claimClass, findMatchingVolume, hasAnnotation, isVolumeBoundToClaim, volumeAnnotations, volumeMismatch, volumeModeMismatch,
+  bindVolumeToClaim, claimClass, claimNamesClass, defaultClass, findMatchingVolume, hasAnnotation, isVolumeBoundToClaim, volumeAnnotations, volumeMismatch, volumeModeMismatch,
 } from '../api/volumes.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import { keyOf, startQueue } from './common.js';
@@ -168,6 +168,16 @@ export const persistentVolumeBinderController: Controller = {
           && classes.get(className)?.volumeBindingMode === 'WaitForFirstConsumer';
         const pv = findMatchingVolume(claim, volumes.list(), a, { delayBinding });
         if (pv) return bind(pv, claim);
+        // a claim that names no class gets the default one, made default after the claim was (its update syncs it again)
+        const fallback = claimNamesClass(claim, a) ? undefined : defaultClass(classes.list(), a);
+        if (fallback) {
+          await compareAndSwap(claimClient(claim), claim, (o) => {
+            if (claimNamesClass(o, a)) return undefined;
+            o.spec = { ...o.spec, storageClassName: fallback.metadata.name };
+            return o;
+          });
+          return;
+        }
         let current = claim;
         if (delayBinding) ctx.recorder.event(claim, 'Normal', 'WaitForFirstConsumer', 'waiting for first consumer to be created before binding');
         else if (className) current = await provision(claim, className);

@@ -221,6 +221,27 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
     assert.equal((await running(ns, 'consumer')).spec.nodeName, selected);
   });
 
+  test('a claim that names no class gets the default class made after it, and binds to a volume of that class', async () => {
+    const ns = await namespace('default-class');
+    // the selector keeps it off the volumes of no class that other tests left Available
+    await claims(ns).create(claim('classless', '1Gi', { storageClassName: undefined, selector: { matchLabels: { for: ns } } }));
+    assert.equal((await event(ns, 'classless', 'FailedBinding')).message, 'no persistent volumes available for this claim and no storage class is set');
+    const storageClasses = client.resource({ group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' });
+    await pvs().create({ ...volume(`${ns}-standard`, '1Gi', { storageClassName: `standard-${ns}` }), metadata: { name: `${ns}-standard`, labels: { for: ns } } });
+    await storageClasses.create({
+      apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', provisioner: 'kubernetes.io/no-provisioner',
+      metadata: { name: `standard-${ns}`, annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    });
+    try {
+      const c = await claimPhase(ns, 'classless', 'Bound');
+      assert.equal(c.spec.storageClassName, `standard-${ns}`);
+      assert.equal(c.spec.volumeName, `${ns}-standard`);
+    } finally {
+      // other tests' claims must not get this default class
+      await storageClasses.delete(`standard-${ns}`);
+    }
+  });
+
   test('a generic ephemeral volume gets its claim, owned by the pod; a claim of that name the pod does not own is refused', async () => {
     const ns = await namespace('ephemeral');
     await pvs().create(volume(`${ns}-scratch`, '1Gi', { storageClassName: `scratch-${ns}` }));
