@@ -55,7 +55,8 @@ export const persistentVolumeBinderController: Controller = {
     const classes = ctx.informers.informer(ctx.refs.storageClasses);
     const pvClient = ctx.client.resource(ctx.refs.persistentVolumes);
     const pvStatus: Versioned<PersistentVolume> = { get: (n) => pvClient.get(n), update: (o) => pvClient.status.update(o) };
-    const claimClient = (c: PersistentVolumeClaim) => ctx.client.resource(ctx.refs.persistentVolumeClaims, c.metadata.namespace);
+    const claimsIn = (namespace: string | undefined) => ctx.client.resource(ctx.refs.persistentVolumeClaims, namespace);
+    const claimClient = (c: PersistentVolumeClaim) => claimsIn(c.metadata.namespace);
     const claimStatus = (c: PersistentVolumeClaim): Versioned<PersistentVolumeClaim> => {
       const client = claimClient(c);
       return { get: (n) => client.get(n), update: (o) => client.status.update(o) };
@@ -232,7 +233,7 @@ export const persistentVolumeBinderController: Controller = {
       // the claim must still be gone on a fresh read before anything is deleted
       const fresh = await pvClient.get(pv.metadata.name!).catch(ignoreNotFound);
       if (!fresh || fresh.metadata.uid !== pv.metadata.uid || !fresh.spec?.claimRef?.uid) return;
-      const claim = await claimClient({ metadata: { namespace: fresh.spec.claimRef.namespace } } as PersistentVolumeClaim).get(fresh.spec.claimRef.name!).catch(ignoreNotFound);
+      const claim = await claimsIn(fresh.spec.claimRef.namespace).get(fresh.spec.claimRef.name!).catch(ignoreNotFound);
       if (claim && claim.metadata.uid === fresh.spec.claimRef.uid) return;
       const provisioner = fresh.metadata.annotations?.[a.provisionedBy];
       // an external provisioner deletes the volumes it made
@@ -263,7 +264,7 @@ export const persistentVolumeBinderController: Controller = {
       const phase = pv.status?.phase;
       let claim = claims.get(claimKeyOf(pv)!);
       // a claim missing from the cache may be one created a moment ago: the server decides before a volume is released
-      if (!claim && phase !== 'Released' && phase !== 'Failed') claim = await claimClient({ metadata: { namespace: ref.namespace } } as PersistentVolumeClaim).get(ref.name!).catch(ignoreNotFound);
+      if (!claim && phase !== 'Released' && phase !== 'Failed') claim = await claimsIn(ref.namespace).get(ref.name!).catch(ignoreNotFound);
       if (claim && claim.metadata.uid !== ref.uid) claim = undefined;
       if (!claim) {
         const released = phase === 'Released' || phase === 'Failed' ? pv : await setVolumePhase(pv, 'Released');
@@ -289,9 +290,9 @@ export const persistentVolumeBinderController: Controller = {
 
     const claimQueue = startQueue(ctx, syncClaim);
     const volumeQueue = startQueue(ctx, syncVolume);
-    /** claims waiting for a volume may fit one that became Available, or a class that appeared */
+    /** claims waiting for a volume may fit one that became Available (or is the one they name), or a class that appeared */
     const retryWaitingClaims = () => {
-      for (const c of claims.list()) if (!c.spec?.volumeName && !hasAnnotation(c.metadata, a.bindCompleted)) claimQueue.add(keyOf(c));
+      for (const c of claims.list()) if (!hasAnnotation(c.metadata, a.bindCompleted)) claimQueue.add(keyOf(c));
     };
     claims.addHandler({
       added: (c) => claimQueue.add(keyOf(c)),

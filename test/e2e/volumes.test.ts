@@ -133,8 +133,9 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
 
   test('a pre-bound claim takes the volume it names; a ReadWriteOncePod claim serves one pod; a claim with nothing to bind waits, its pod unschedulable, until a volume appears', async () => {
     const ns = await namespace('wait');
-    await pvs().create(volume(`${ns}-named`, '10Gi'));
+    // the claim comes first: the volume it names is bound once it appears
     await claims(ns).create(claim('named', '1Gi', { volumeName: `${ns}-named` }));
+    await pvs().create(volume(`${ns}-named`, '10Gi'));
     assert.equal((await claimPhase(ns, 'named', 'Bound')).spec.volumeName, `${ns}-named`);
 
     await claims(ns).create(claim('lonely', '3Gi', { selector: { matchLabels: { for: ns } } }));
