@@ -8,8 +8,8 @@ export type { LeaderElectionOptions };
 
 /** Controller names, as the reference's --controllers flag knows them. */
 export const knownControllers = [
-  'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'endpointslicemirroring', 'garbagecollector', 'horizontalpodautoscaling', 'job', 'namespace', 'nodelifecycle', 'podgc',
-  'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
+  'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'endpointslicemirroring', 'ephemeral-volume', 'garbagecollector', 'horizontalpodautoscaling', 'job', 'namespace', 'nodelifecycle', 'podgc',
+  'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
 ] as const;
 export type ControllerName = (typeof knownControllers)[number];
 
@@ -33,6 +33,7 @@ export const concurrencyFlags = {
   endpointslicemirroring: ['mirroring-concurrent-service-endpoint-syncs', 5],
   resourcequota: ['concurrent-resource-quota-syncs', 5],
   horizontalpodautoscaling: ['concurrent-horizontal-pod-autoscaler-syncs', 5],
+  'ephemeral-volume': ['concurrent-ephemeralvolume-syncs', 5],
 } as const satisfies Partial<Record<ControllerName, readonly [string, number]>>;
 
 export interface ControllerManagerOptions {

@@ -4,6 +4,8 @@ import { namespaceController } from './namespace.js';
 import { nodeLifecycleController } from './node-lifecycle.js';
 import { pvProtectionController } from './pv-protection.js';
 import { pvcProtectionController } from './pvc-protection.js';
+import { persistentVolumeBinderController } from './persistentvolume-binder.js';
+import { ephemeralVolumeController } from './ephemeral-volume.js';
 import { serviceAccountController } from './serviceaccount.js';
 import { replicaSetController } from './replicaset.js';
 import { replicationControllerController } from './replication-controller.js';
@@ -32,7 +34,7 @@ import { horizontalPodAutoscalerController } from './horizontal-pod-autoscaler.j
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
   statefulSetController, daemonSetController, disruptionController, jobController, cronJobController, ttlAfterFinishedController,
-  namespaceController, serviceAccountController, nodeLifecycleController, pvcProtectionController, pvProtectionController,
+  namespaceController, serviceAccountController, nodeLifecycleController, persistentVolumeBinderController, ephemeralVolumeController, pvcProtectionController, pvProtectionController,
   endpointsController, endpointSliceController, endpointSliceMirroringController, rootCaPublisher, podGcController,
   csrApprovingController, csrSigningController, csrCleanerController, tokenCleanerController, bootstrapSignerController,
   resourceQuotaController, serviceAccountTokenController, horizontalPodAutoscalerController,

@@ -10,6 +10,7 @@ import type * as discovery from '../api/types/discovery-v1.js';
 import type * as certificates from '../api/types/certificates-v1.js';
 import type * as coordination from '../api/types/coordination-v1.js';
 import type * as autoscaling from '../api/types/autoscaling-v2.js';
+import type * as storage from '../api/types/storage-v1.js';
 import type { Naming } from '../api/naming.js';
 import { resourceRef, type ResourceRef } from '../client/rest-client.js';
 
@@ -43,6 +44,7 @@ export type PersistentVolumeClaim = Served<core.PersistentVolumeClaim>;
 /** a claim template of a StatefulSet: named, with a spec */
 export type ClaimTemplate = WithSpec<core.PersistentVolumeClaim, core.PersistentVolumeClaimSpec>;
 export type PersistentVolume = Served<core.PersistentVolume>;
+export type StorageClass = Served<storage.StorageClass>;
 export type Service = Served<core.Service>;
 export type ServicePort = core.ServicePort;
 export type Endpoints = Served<core.Endpoints>;
@@ -87,6 +89,7 @@ export function refs(names: Naming) {
     serviceAccounts: resourceRef<ServiceAccount>('', 'v1', 'serviceaccounts', 'ServiceAccount'),
     persistentVolumeClaims: resourceRef<PersistentVolumeClaim>('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
     persistentVolumes: resourceRef<PersistentVolume>('', 'v1', 'persistentvolumes', 'PersistentVolume', false),
+    storageClasses: resourceRef<StorageClass>(names.group('storage'), 'v1', 'storageclasses', 'StorageClass', false),
     replicationControllers: resourceRef<ReplicationController>('', 'v1', 'replicationcontrollers', 'ReplicationController'),
     deployments: resourceRef<Deployment>('apps', 'v1', 'deployments', 'Deployment'),
     replicaSets: resourceRef<ReplicaSet>('apps', 'v1', 'replicasets', 'ReplicaSet'),

@@ -3,7 +3,7 @@
 // reference's event handlers). The caller feeds it watch events and gives it the writes it makes.
 import type { Naming } from '../api/naming.js';
 import { createSchedulerCache, type SchedulerCache } from './cache.js';
-import type { ClusterEvent, EventRecorder, Handle, SchedulerWrites } from './framework.js';
+import type { ClusterEvent, EventRecorder, Handle, SchedulerWrites, VolumeListers } from './framework.js';
 import { buildFramework, defaultSchedulerName, type ProfileConfig } from './profiles.js';
 import { createSchedulingQueue, type SchedulingQueue } from './queue.js';
 import type { Framework } from './runtime.js';
@@ -16,6 +16,7 @@ export interface SchedulerListers {
   namespaceLabels(namespace: string): Record<string, string> | undefined;
   selectingObjects(namespace: string): SelectingObject[];
   disruptionBudgets(namespace: string): PodDisruptionBudget[];
+  volumes: VolumeListers;
 }
 
 export interface SchedulerParts {
@@ -43,6 +44,8 @@ export interface AssembledScheduler {
   podAdded(pod: Pod): void;
   podUpdated(old: Pod, pod: Pod): void;
   podDeleted(pod: Pod): void;
+  /** a volume, claim or class changed: pods waiting on volumes may fit */
+  volumeObjectChanged(event: ClusterEvent): void;
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
@@ -73,6 +76,7 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
       namespaceLabels: (ns) => p.listers.namespaceLabels(ns),
       selectingObjects: (ns) => p.listers.selectingObjects(ns),
       disruptionBudgets: (ns) => p.listers.disruptionBudgets(ns),
+      volumes: p.listers.volumes,
       nominatedPods: (node) => queue!.nominatedPods(node),
       writes: p.writes,
       recorder: p.recorder,
@@ -144,6 +148,9 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
       // an assumed pod's own status writes change nothing
       if (cache.isAssumed(pod)) return;
       q.update(old, pod);
+    },
+    volumeObjectChanged(event) {
+      q.moveOnEvent(event);
     },
     podDeleted(pod) {
       q.delete(pod);

@@ -5,7 +5,7 @@
 // the cluster as the scheduler sees it.
 import type { Naming } from '../api/naming.js';
 import type { NodeInfo, PodInfo } from './node-info.js';
-import type { Node, Pod, PodDisruptionBudget, SelectingObject } from './types.js';
+import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass } from './types.js';
 
 export type Code = 'Error' | 'Unschedulable' | 'UnschedulableAndUnresolvable' | 'Wait' | 'Skip';
 
@@ -58,7 +58,9 @@ export type ClusterEvent =
   | 'Node/Add' | 'Node/Delete' | 'Node/UpdateNodeLabel' | 'Node/UpdateNodeTaint' | 'Node/UpdateNodeAllocatable' | 'Node/UpdateNodeCondition'
   | 'Pod/Add' | 'Pod/Update' | 'Pod/Delete'
   | 'Namespace/Add' | 'Namespace/Update'
-  | 'Service/Add' | 'Service/Update' | 'Service/Delete';
+  | 'Service/Add' | 'Service/Update' | 'Service/Delete'
+  | 'PersistentVolumeClaim/Add' | 'PersistentVolumeClaim/Update' | 'PersistentVolume/Add' | 'PersistentVolume/Update'
+  | 'StorageClass/Add' | 'StorageClass/Update';
 
 export const nodeUpdates: readonly ClusterEvent[] = ['Node/UpdateNodeLabel', 'Node/UpdateNodeTaint', 'Node/UpdateNodeAllocatable', 'Node/UpdateNodeCondition'];
 export const allPodEvents: readonly ClusterEvent[] = ['Pod/Add', 'Pod/Update', 'Pod/Delete'];
@@ -101,6 +103,18 @@ export interface SchedulerWrites {
   deletePod(pod: Pod): Promise<void>;
   /** a strategic merge patch of the pod's status */
   patchPodStatus(pod: Pod, patch: object): Promise<void>;
+  /** a change of a volume or a claim, written with the resourceVersion read and made again on a fresh read after a
+   *  conflict; `change` returns undefined when nothing is to be written and throws when the change no longer holds */
+  modifyPersistentVolume(name: string, change: (pv: PersistentVolume) => PersistentVolume | undefined): Promise<void>;
+  modifyClaim(namespace: string, name: string, change: (claim: PersistentVolumeClaim) => PersistentVolumeClaim | undefined): Promise<void>;
+}
+
+/** the volumes, claims and classes as the scheduler's informers see them */
+export interface VolumeListers {
+  claim(namespace: string, name: string): PersistentVolumeClaim | undefined;
+  persistentVolume(name: string): PersistentVolume | undefined;
+  persistentVolumes(): PersistentVolume[];
+  storageClass(name: string): StorageClass | undefined;
 }
 
 /** what plugins may read and do beyond their arguments */
@@ -114,6 +128,7 @@ export interface Handle {
   /** Services, ReplicationControllers, ReplicaSets and StatefulSets of a namespace (their selectors spread pods) */
   selectingObjects(namespace: string): SelectingObject[];
   disruptionBudgets(namespace: string): PodDisruptionBudget[];
+  volumes: VolumeListers;
   /** pods nominated to the node by earlier preemptions */
   nominatedPods(nodeName: string): readonly PodInfo[];
   writes: SchedulerWrites;

@@ -9,15 +9,17 @@ import { names } from './testing/cluster.js';
 
 const handle = { names } as Handle;
 const build = (p: ProfileConfig) => buildFramework(p, () => handle);
-const namesAt = (p: ProfileConfig, point: 'filter' | 'score' | 'preFilter' | 'postFilter' | 'bind' | 'queueSort' | 'preScore') =>
+const namesAt = (p: ProfileConfig, point: 'filter' | 'score' | 'preFilter' | 'postFilter' | 'bind' | 'queueSort' | 'preScore' | 'reserve' | 'preBind') =>
   build(p).points[point].map((x) => x.name);
 
 describe('scheduling profiles', () => {
   test('the default profile has the reference\'s plugins at each extension point, in its order, with its weights', () => {
     assert.deepEqual(namesAt({}, 'queueSort'), ['PrioritySort']);
-    assert.deepEqual(namesAt({}, 'preFilter'), ['NodeAffinity', 'NodePorts', 'PodTopologySpread', 'InterPodAffinity']);
-    assert.deepEqual(namesAt({}, 'filter'),
-      ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity']);
+    assert.deepEqual(namesAt({}, 'preFilter'), ['NodeAffinity', 'NodePorts', 'VolumeRestrictions', 'VolumeBinding', 'PodTopologySpread', 'InterPodAffinity']);
+    assert.deepEqual(namesAt({}, 'filter'), ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit',
+      'VolumeRestrictions', 'VolumeBinding', 'PodTopologySpread', 'InterPodAffinity']);
+    assert.deepEqual(namesAt({}, 'reserve'), ['VolumeBinding']);
+    assert.deepEqual(namesAt({}, 'preBind'), ['VolumeBinding']);
     assert.deepEqual(namesAt({}, 'postFilter'), ['DefaultPreemption']);
     assert.deepEqual(namesAt({}, 'score'),
       ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation']);
@@ -40,7 +42,7 @@ describe('scheduling profiles', () => {
 
   test('an extension point\'s own settings: disabled there only, weights, and the order of explicitly enabled plugins', () => {
     assert.deepEqual(namesAt({ plugins: { filter: { disabled: [{ name: 'TaintToleration' }] } } }, 'filter'),
-      ['NodeUnschedulable', 'NodeName', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity']);
+      ['NodeUnschedulable', 'NodeName', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'VolumeRestrictions', 'VolumeBinding', 'PodTopologySpread', 'InterPodAffinity']);
     // still scoring
     assert.ok(namesAt({ plugins: { filter: { disabled: [{ name: 'TaintToleration' }] } } }, 'score').includes('TaintToleration'));
     const fw = build({ plugins: { score: { disabled: [{ name: '*' }], enabled: [{ name: 'NodeResourcesFit', weight: 7 }] } } });
@@ -49,10 +51,10 @@ describe('scheduling profiles', () => {
     assert.deepEqual(namesAt({ plugins: { multiPoint: { disabled: [{ name: 'DefaultPreemption' }] } } }, 'postFilter'), []);
   });
 
-  test('plugin arguments reach the plugins; the reference\'s volume and image plugins may be disabled', () => {
+  test('plugin arguments reach the plugins; the reference\'s cloud volume and image plugins may be disabled', () => {
     const fw = build({
       pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated' } } }],
-      plugins: { multiPoint: { disabled: [{ name: 'VolumeBinding' }, { name: 'ImageLocality' }] } },
+      plugins: { multiPoint: { disabled: [{ name: 'VolumeZone' }, { name: 'ImageLocality' }] } },
     });
     assert.ok(fw.plugins.has('NodeResourcesFit'));
   });

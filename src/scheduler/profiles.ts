@@ -17,18 +17,20 @@ import { podTopologySpread } from './plugins/pod-topology-spread.js';
 import { prioritySort } from './plugins/priority-sort.js';
 import { schedulingGates } from './plugins/scheduling-gates.js';
 import { taintToleration } from './plugins/taint-toleration.js';
+import { volumeBinding } from './plugins/volume-binding.js';
+import { volumeRestrictions } from './plugins/volume-restrictions.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
 /** every plugin this scheduler has, by name */
 export const registry: ReadonlyMap<string, PluginSpec> = new Map([
   schedulingGates, prioritySort, nodeUnschedulable, nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit,
-  podTopologySpread, interPodAffinity, defaultPreemption, balancedAllocation, defaultBinder,
+  podTopologySpread, interPodAffinity, defaultPreemption, balancedAllocation, defaultBinder, volumeRestrictions, volumeBinding,
 ].map((p) => [p.name, p]));
 
-/** plugins of the reference's default set that this scheduler does not have (volumes, image locality); disabling them is accepted */
+/** plugins of the reference's default set that this scheduler does not have (cloud volume limits, zones, image locality); disabling them is accepted */
 export const referenceOnlyPlugins: ReadonlySet<string> = new Set([
-  'VolumeRestrictions', 'EBSLimits', 'GCEPDLimits', 'NodeVolumeLimits', 'AzureDiskLimits', 'VolumeBinding', 'VolumeZone', 'ImageLocality',
+  'EBSLimits', 'GCEPDLimits', 'NodeVolumeLimits', 'AzureDiskLimits', 'VolumeZone', 'ImageLocality',
 ]);
 
 export interface PluginRef { name: string; weight?: number }
@@ -46,7 +48,7 @@ export interface ProfileConfig {
 export const defaultPlugins: readonly PluginRef[] = [
   { name: 'SchedulingGates' }, { name: 'PrioritySort' }, { name: 'NodeUnschedulable' }, { name: 'NodeName' },
   { name: 'TaintToleration', weight: 3 }, { name: 'NodeAffinity', weight: 2 }, { name: 'NodePorts' }, { name: 'NodeResourcesFit', weight: 1 },
-  { name: 'PodTopologySpread', weight: 2 }, { name: 'InterPodAffinity', weight: 2 }, { name: 'DefaultPreemption' },
+  { name: 'VolumeRestrictions' }, { name: 'VolumeBinding' }, { name: 'PodTopologySpread', weight: 2 }, { name: 'InterPodAffinity', weight: 2 }, { name: 'DefaultPreemption' },
   { name: 'NodeResourcesBalancedAllocation', weight: 1 }, { name: 'DefaultBinder' },
 ];
 

@@ -1,6 +1,7 @@
 // The scheduler as a client of the API: leader election through a Lease, then shared informers of
 // pods (those not finished), nodes and what the plugins read (namespaces, Services and controllers for
-// default spreading, PodDisruptionBudgets for preemption), and the scheduling loop. Bindings go through
+// default spreading, PodDisruptionBudgets for preemption, claims, volumes and StorageClasses for volume binding),
+// and the scheduling loop. Bindings go through
 // `pods/binding`, conditions through `pods/status`, events through the events API (core/v1 Events). It runs the same
 // inside the API server's process and as its own program.
 import { hostname } from 'node:os';
@@ -14,7 +15,7 @@ import { isNotFound, resourcePath, resourceRef, type Client } from '../client/re
 import { assembleScheduler, type AssembledScheduler } from './assemble.js';
 import type { EventRecorder, SchedulerWrites } from './framework.js';
 import { defaultSchedulerName, type ProfileConfig } from './profiles.js';
-import type { Namespace, Node, Pod, PodDisruptionBudget, SelectingObject } from './types.js';
+import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass } from './types.js';
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
@@ -58,12 +59,21 @@ const refs = (names: Naming) => ({
   replicaSets: resourceRef<SelectingObject>('apps', 'v1', 'replicasets', 'ReplicaSet'),
   statefulSets: resourceRef<SelectingObject>('apps', 'v1', 'statefulsets', 'StatefulSet'),
   budgets: resourceRef<PodDisruptionBudget>('policy', 'v1', 'poddisruptionbudgets', 'PodDisruptionBudget'),
+  claims: resourceRef<PersistentVolumeClaim>('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
+  volumes: resourceRef<PersistentVolume>('', 'v1', 'persistentvolumes', 'PersistentVolume', false),
+  classes: resourceRef<StorageClass>(names.group('storage'), 'v1', 'storageclasses', 'StorageClass', false),
 });
 
 /** the writes the scheduler makes, through the API */
-function apiWrites(client: Client): SchedulerWrites {
+function apiWrites(client: Client, r: ReturnType<typeof refs>): SchedulerWrites {
   const pods = (ns: string | undefined) => client.resource(resourceRef<Pod>('', 'v1', 'pods', 'Pod'), ns);
   return {
+    async modifyPersistentVolume(name, change) {
+      await client.resource(r.volumes).modify(name, change);
+    },
+    async modifyClaim(namespace, name, change) {
+      await client.resource(r.claims, namespace).modify(name, change);
+    },
     async bind(pod, nodeName) {
       const { name, namespace, uid } = pod.metadata;
       await client.request({
@@ -96,6 +106,9 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   const namespaces = informers.informer(r.namespaces);
   const selecting: SharedInformer<SelectingObject>[] = [r.services, r.replicationControllers, r.replicaSets, r.statefulSets].map((ref) => informers.informer(ref));
   const budgets = informers.informer(r.budgets);
+  const claims = informers.informer(r.claims);
+  const volumes = informers.informer(r.volumes);
+  const classes = informers.informer(r.classes);
   const recorders = new Map<string, ReturnType<typeof createEventRecorder>>();
   // events go through a client of their own (the same limits, its own budget), as the reference's event client:
   // they do not take the bindings' share of requests per second
@@ -116,12 +129,18 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   };
   const s = assembleScheduler({
     names, profiles: o.profiles?.length ? o.profiles : [{ schedulerName: defaultSchedulerName }],
-    writes: apiWrites(o.client), recorder,
+    writes: apiWrites(o.client, r), recorder,
     listers: {
       pod: (key) => pods.get(key),
       namespaceLabels: (ns) => namespaces.get(ns)?.metadata.labels,
       selectingObjects: (ns) => selecting.flatMap((i) => i.list(ns)),
       disruptionBudgets: (ns) => budgets.list(ns),
+      volumes: {
+        claim: (ns, name) => claims.get(`${ns}/${name}`),
+        persistentVolume: (name) => volumes.get(name),
+        persistentVolumes: () => volumes.list(),
+        storageClass: (name) => classes.get(name),
+      },
     },
     percentageOfNodesToScore: o.percentageOfNodesToScore,
     podInitialBackoffSeconds: o.podInitialBackoffSeconds, podMaxBackoffSeconds: o.podMaxBackoffSeconds,
@@ -129,6 +148,12 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   });
   nodes.addHandler({ added: s.nodeAdded, updated: s.nodeUpdated, deleted: s.nodeDeleted });
   pods.addHandler({ added: (p) => s.podAdded(p), updated: (old, p) => s.podUpdated(old, p), deleted: (p) => s.podDeleted(p) });
+  for (const [informer, kind] of [[claims, 'PersistentVolumeClaim'], [volumes, 'PersistentVolume'], [classes, 'StorageClass']] as const) {
+    (informer as SharedInformer<unknown>).addHandler({
+      added: () => s.volumeObjectChanged(`${kind}/Add`),
+      updated: () => s.volumeObjectChanged(`${kind}/Update`),
+    });
+  }
   informers.start();
   signal.addEventListener('abort', () => {
     informers.stop();
@@ -149,9 +174,12 @@ export function checkProfiles(profiles: ProfileConfig[], names: Naming = naming(
   const none = () => undefined;
   assembleScheduler({
     names, profiles: profiles.length ? profiles : [{}], log: { info: none, warn: none },
-    writes: { bind: async () => {}, deletePod: async () => {}, patchPodStatus: async () => {} },
+    writes: { bind: async () => {}, deletePod: async () => {}, patchPodStatus: async () => {}, modifyPersistentVolume: async () => {}, modifyClaim: async () => {} },
     recorder: { event: none },
-    listers: { pod: none, namespaceLabels: none, selectingObjects: () => [], disruptionBudgets: () => [] },
+    listers: {
+      pod: none, namespaceLabels: none, selectingObjects: () => [], disruptionBudgets: () => [],
+      volumes: { claim: none, persistentVolume: none, persistentVolumes: () => [], storageClass: none },
+    },
   });
 }
 

@@ -17,6 +17,7 @@ export type Pod = Stored<core.Pod> & { spec: core.PodSpec };
 export type Node = Stored<core.Node>;
 export type Namespace = Stored<core.Namespace>;
 export type PodDisruptionBudget = Stored<Budget>;
+export type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/volumes.js';
 
 /**
  * What selects pods for default spreading: a Service or ReplicationController (a map of labels) or a

@@ -13,7 +13,16 @@ import { fakeAnnotation } from '../../src/agent/options.js';
 const long = { timeoutMs: 150_000 };
 
 let cluster: TestCluster;
-before(async () => { cluster = await startTestCluster({ apiDomain: 'k8s.io', nodes: 3 }); });
+before(async () => {
+  cluster = await startTestCluster({ apiDomain: 'k8s.io', nodes: 3 });
+  // volumes for the claims of each version's StatefulSet, which its pods wait for
+  for (let i = 0; i < 3 * kubectlVersions.length; i++) {
+    await cluster.client.resource({ group: '', version: 'v1', resource: 'persistentvolumes' }).create({
+      apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `workloads-${i}` },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/srv/workloads-${i}` } },
+    });
+  }
+});
 after(async () => { await cluster?.close(); });
 
 for (const version of kubectlVersions) {

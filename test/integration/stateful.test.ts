@@ -9,7 +9,16 @@ const stsRef = { group: 'apps', version: 'v1', resource: 'statefulsets' };
 
 describe('stateful and per-node workloads', () => {
   let cluster: TestCluster;
-  before(async () => { cluster = await startTestCluster({ nodes: 3 }); });
+  before(async () => {
+    cluster = await startTestCluster({ nodes: 3 });
+    // the claims of the StatefulSets' templates are bound to these before their pods can be scheduled
+    for (let i = 0; i < 6; i++) {
+      await cluster.client.resource({ group: '', version: 'v1', resource: 'persistentvolumes' }).create({
+        apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `stateful-${i}` },
+        spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/srv/stateful-${i}` } },
+      });
+    }
+  });
   after(async () => { await cluster?.close(); });
 
   const podsOf = async (selector: string) => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: selector })).items;

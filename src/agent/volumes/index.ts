@@ -31,6 +31,7 @@ const kinds: Partial<Record<keyof Volume, VolumeKind>> = {
   downwardAPI: downwardApiVolume,
   projected: projectedVolume,
   persistentVolumeClaim: persistentClaimVolume,
+  ephemeral: persistentClaimVolume,
 };
 
 /** a failure to set up one volume; the message is the reference's event text */
@@ -43,7 +44,7 @@ export class VolumeError extends Error {
 function kindOf(v: Volume): [keyof Volume, VolumeKind] {
   for (const [key, kind] of Object.entries(kinds) as [keyof Volume, VolumeKind][]) if (v[key] !== undefined && v[key] !== null) return [key, kind];
   const source = Object.keys(v).find((k) => k !== 'name') ?? 'none';
-  throw new VolumeError(v.name, new Error(`volume type ${source} is not supported by this agent (emptyDir, hostPath, configMap, secret, downwardAPI, projected and persistentVolumeClaim are)`));
+  throw new VolumeError(v.name, new Error(`volume type ${source} is not supported by this agent (emptyDir, hostPath, configMap, secret, downwardAPI, projected, persistentVolumeClaim and ephemeral are)`));
 }
 
 export interface VolumeManager {

@@ -5,7 +5,7 @@ import type { EventRecorder, SchedulerWrites } from '../framework.js';
 import { podKey } from '../node-info.js';
 import type { ProfileConfig } from '../profiles.js';
 import { assembleScheduler, type AssembledScheduler } from '../assemble.js';
-import type { Affinity, Container, Node, Pod, PodDisruptionBudget, SelectingObject, Taint, Toleration, TopologySpreadConstraint } from '../types.js';
+import type { Affinity, Container, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass, Taint, Toleration, TopologySpreadConstraint } from '../types.js';
 
 export const names = naming();
 export const hostnameLabel = names.label('hostname');
@@ -88,6 +88,10 @@ export interface FakeClusterOptions {
   percentageOfNodesToScore?: number;
   /** a bind that fails */
   failBind?: (pod: Pod) => boolean;
+  /** volumes, claims and classes, kept by name (claims by namespace/name) and changed in place by the plugins' writes */
+  volumes?: Map<string, PersistentVolume>;
+  claims?: Map<string, PersistentVolumeClaim>;
+  classes?: Map<string, StorageClass>;
 }
 
 /** merges a status patch as the API server's strategic merge does for pod conditions (by type) */
@@ -132,7 +136,22 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
       const cur = pods.get(podKey(p));
       if (cur) replace(applyStatusPatch(cur, patch as any));
     },
+    async modifyPersistentVolume(name, change) {
+      const cur = volumes.get(name);
+      if (!cur) throw new Error(`persistentvolumes "${name}" not found`);
+      const next = change(structuredClone(cur));
+      if (next) volumes.set(name, next);
+    },
+    async modifyClaim(namespace, name, change) {
+      const cur = claims.get(`${namespace}/${name}`);
+      if (!cur) throw new Error(`persistentvolumeclaims "${name}" not found`);
+      const next = change(structuredClone(cur));
+      if (next) claims.set(`${namespace}/${name}`, next);
+    },
   };
+  const volumes = o.volumes ?? new Map<string, PersistentVolume>();
+  const claims = o.claims ?? new Map<string, PersistentVolumeClaim>();
+  const classes = o.classes ?? new Map<string, StorageClass>();
   const recorder: EventRecorder = {
     event: (regarding, _related, type, reason, _action, note) => events.push({ pod: podKey(regarding), type, reason, note }),
   };
@@ -143,6 +162,12 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
       namespaceLabels: (ns) => o.namespaces?.[ns] ?? { [names.label('metadata.name')]: ns },
       selectingObjects: (ns) => (o.selecting ?? []).filter((x) => x.metadata.namespace === ns),
       disruptionBudgets: (ns) => (o.pdbs ?? []).filter((x) => x.metadata.namespace === ns),
+      volumes: {
+        claim: (ns, name) => claims.get(`${ns}/${name}`),
+        persistentVolume: (name) => volumes.get(name),
+        persistentVolumes: () => [...volumes.values()],
+        storageClass: (name) => classes.get(name),
+      },
     },
     percentageOfNodesToScore: o.percentageOfNodesToScore,
     podInitialBackoffSeconds: 0, podMaxBackoffSeconds: 0,

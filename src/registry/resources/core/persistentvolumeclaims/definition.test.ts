@@ -10,3 +10,16 @@ test('PVC spec is immutable except the requested size', async () => {
   assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.accessModes = ['ReadWriteMany']; }),
     ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
 });
+
+test('a claim that named no class may be given one, once, unless it used the beta annotation', async () => {
+  const pvcs = strategyOf('', 'persistentvolumeclaims');
+  const spec = { accessModes: ['ReadWriteOnce' as const], resources: { requests: { storage: '1Gi' } } };
+  const { obj } = await create<PersistentVolumeClaim>(pvcs, { spec });
+  assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.storageClassName = 'standard'; }), []);
+  const named = await create<PersistentVolumeClaim>(pvcs, { spec: { ...spec, storageClassName: 'standard' } });
+  assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, named.obj, o => { o.spec!.storageClassName = 'other'; }),
+    ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
+  const beta = await create<PersistentVolumeClaim>(pvcs, { metadata: { annotations: { 'volume.beta.cluster.io/storage-class': 'x' } }, spec });
+  assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, beta.obj, o => { o.spec!.storageClassName = 'standard'; }),
+    ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
+});

@@ -19,13 +19,19 @@ function validateClaim(pvc: PersistentVolumeClaim): Causes {
   return out;
 }
 
+/** the class annotation of claims written before storageClassName (`volume.beta.<domain>/storage-class`) */
+const hasBetaClass = (pvc: PersistentVolumeClaim) => Object.keys(pvc.metadata?.annotations ?? {}).some(k => /^volume\.beta\.[^/]+\/storage-class$/.test(k));
+
 function validateClaimUpdate(pvc: PersistentVolumeClaim, old: PersistentVolumeClaim): Causes {
   const out = validateClaim(pvc);
+  // a claim that named no class may be given one once (the default class, assigned after the claim was made)
+  const classFromNil = old.spec?.storageClassName == null && pvc.spec?.storageClassName != null && !hasBetaClass(old) && !hasBetaClass(pvc);
   // only the requested size may change (and a claim's volume may be named once)
   const strip = (s: PersistentVolumeClaimSpec | undefined) => {
     const c = structuredClone(s ?? {});
     if (c.resources) delete c.resources.requests;
     if (!old.spec?.volumeName) delete c.volumeName;
+    if (classFromNil) delete c.storageClassName;
     return c;
   };
   if (!sameJson(strip(pvc.spec), strip(old.spec)))
