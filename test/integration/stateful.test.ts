@@ -12,7 +12,7 @@ describe('stateful and per-node workloads', () => {
   before(async () => {
     cluster = await startTestCluster({ nodes: 3 });
     // the claims of the StatefulSets' templates are bound to these before their pods can be scheduled
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 11; i++) {
       await cluster.client.resource({ group: '', version: 'v1', resource: 'persistentvolumes' }).create({
         apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: `stateful-${i}` },
         spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: `/srv/stateful-${i}` } },
