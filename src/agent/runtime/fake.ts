@@ -66,8 +66,9 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     const key = fakeAnnotation(names, what);
     return annotations[`${key}.${container}`] ?? annotations[key];
   };
+  const imageId = (image: string) => `sha256:${Buffer.from(image).toString('hex').padEnd(64, '0').slice(0, 64)}`;
   const imageOf = (image: string): ImageInfo => {
-    const ref = `sha256:${Buffer.from(image).toString('hex').padEnd(64, '0').slice(0, 64)}`;
+    const ref = imageId(image);
     let i = images.get(ref);
     if (!i) images.set(ref, (i = { id: ref, names: [image], size: 1_000_000 + image.length }));
     return i;
@@ -115,10 +116,12 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const { annotations: _a, ...info } = s;
       return info;
     },
-    async ensureImage(image, policy) {
-      const ref = imageOf(image);
-      if (policy === 'Never' && !images.has(ref.id)) throw new ImageNeverPulled(image);
-      return ref;
+    async ensureImage(image, policy, onPull) {
+      // an image is on the node once a container used it: the first one (or any with policy Always) "pulls" it
+      const present = images.has(imageId(image));
+      if (policy === 'Never' && !present) throw new ImageNeverPulled(image);
+      if (!present || policy === 'Always') onPull?.();
+      return imageOf(image);
     },
     async listImages() {
       return [...images.values()];
