@@ -20,6 +20,7 @@ import { containerConfig, specImageLabel, type ContainerConfigDeps } from './con
 import { nonRootViolation } from './security.js';
 import { sandboxConfig } from './sandbox.js';
 import { httpProbe } from './runtime/prober.js';
+import { formatDuration } from '../config/flags.js';
 
 export { podLogDirectory } from './sandbox.js';
 
@@ -431,12 +432,20 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       return false;
     };
     let imageInfo;
+    let pullStarted: number | undefined;
     try {
-      imageInfo = await deps.runtime.ensureImage(image, spec.imagePullPolicy);
+      imageInfo = await deps.runtime.ensureImage(image, spec.imagePullPolicy, () => {
+        pullStarted = Date.now();
+        events.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`, fieldPath(pod, spec.name));
+      });
     } catch (e) {
       if (e instanceof ImageNeverPulled) return failed('ErrImageNeverPull', e.message, e.message);
       return failed('ErrImagePull', (e as Error).message, `Failed to pull image "${image}": ${(e as Error).message}`);
     }
+    // the reference's messages; a pull waiting for another (serialized pulls) is timed from its start here
+    const took = pullStarted === undefined ? undefined : formatDuration(Date.now() - pullStarted);
+    events.event(pod, 'Normal', 'Pulled', took === undefined ? `Container image "${image}" already present on machine`
+      : `Successfully pulled image "${image}" in ${took} (${took} including waiting)`, fieldPath(pod, spec.name));
     let config;
     try {
       const violation = nonRootViolation(pod, spec, imageInfo);

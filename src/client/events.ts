@@ -67,12 +67,20 @@ const refOf = (o: ObjectLike) => ({
   uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion,
 });
 
+/** the wall clock in nanoseconds when this module loaded, less the monotonic clock then */
+const clockOrigin = BigInt(Date.now()) * 1_000_000n - process.hrtime.bigint();
+let lastEventNanos = 0n;
+
 /**
- * `<object>.<unix nanoseconds in hex>`, as the reference names events: exact integers (a double loses the nanoseconds,
- * so two events of one object in the same millisecond could get one name), the sub-millisecond part from the monotonic clock
+ * `<object>.<unix nanoseconds in hex>`, as the reference names events: exact integers (a double loses the nanoseconds),
+ * from the monotonic clock and strictly increasing, so names sort in the order the events were recorded. Lists are in
+ * name order, and `kubectl describe` keeps that order among events of the same second.
  */
-export const eventName = (objectName: string) =>
-  `${objectName}.${(BigInt(Date.now()) * 1_000_000n + process.hrtime.bigint() % 1_000_000n).toString(16)}`;
+export function eventName(objectName: string): string {
+  const now = clockOrigin + process.hrtime.bigint();
+  lastEventNanos = now > lastEventNanos ? now : lastEventNanos + 1n;
+  return `${objectName}.${lastEventNanos.toString(16)}`;
+}
 
 export function createEventRecorder(client: Client, o: EventRecorderOptions): EventRecorder {
   const api = o.api ?? 'core';
@@ -107,16 +115,18 @@ export function createEventRecorder(client: Client, o: EventRecorderOptions): Ev
     return s.messages.size >= maxSimilar ? { key: aggregateKey, message: `(combined from similar events): ${message}` } : undefined;
   };
 
-  const write = async (key: string, regarding: ObjectLike, type: EventType, reason: string, message: string, extra: { action?: string; related?: ObjectLike }) => {
+  /** an event's name and times, taken when it is recorded (as the reference does), not when its turn to be written comes */
+  type Recorded = { name: string; now: string; micro: string };
+  const write = async (key: string, regarding: ObjectLike, type: EventType, reason: string, message: string, extra: { action?: string; related?: ObjectLike }, at: Recorded) => {
     const namespace = regarding.metadata.namespace || 'default';
     const events = client.resource(ref, namespace);
     const prev = written.get(key);
-    const now = nowTimestamp();
+    const { name, now } = at;
     if (prev) {
       const count = prev.count + 1;
       const patch = api === 'core'
         ? { count, lastTimestamp: now, message }
-        : { series: { count, lastObservedTime: nowMicroTime() } };
+        : { series: { count, lastObservedTime: at.micro } };
       try {
         await events.patch(prev.name, patch, api === 'core' ? 'strategic' : 'merge');
         written.set(key, { ...prev, count });
@@ -126,7 +136,6 @@ export function createEventRecorder(client: Client, o: EventRecorderOptions): Ev
         // the event was removed (events expire): write a new one
       }
     }
-    const name = eventName(regarding.metadata.name ?? '');
     const body = api === 'core'
       ? {
         apiVersion: 'v1', kind: 'Event', metadata: { name, namespace },
@@ -137,7 +146,7 @@ export function createEventRecorder(client: Client, o: EventRecorderOptions): Ev
       }
       : {
         apiVersion: `${ref.group}/v1`, kind: 'Event', metadata: { name, namespace },
-        eventTime: nowMicroTime(), reportingController: o.component, reportingInstance: host || o.component,
+        eventTime: at.micro, reportingController: o.component, reportingInstance: host || o.component,
         action: extra.action ?? reason, reason, regarding: refOf(regarding), note: message, type,
         ...(extra.related ? { related: refOf(extra.related) } : {}),
       };
@@ -156,7 +165,8 @@ export function createEventRecorder(client: Client, o: EventRecorderOptions): Ev
       const key = combined?.key ?? `${base}\u0000${message}`;
       const text = combined?.message ?? message;
       pending++;
-      tail = tail.then(() => write(key, regarding, type, reason, text, extra))
+      const at = { name: eventName(r.name ?? ''), now: nowTimestamp(), micro: nowMicroTime() };
+      tail = tail.then(() => write(key, regarding, type, reason, text, extra, at))
         .catch((e) => o.log?.(`event ${reason} about ${regarding.kind} ${r.namespace ?? ''}/${r.name}: ${(e as Error).message}`))
         .finally(() => { pending--; });
     },

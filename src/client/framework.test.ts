@@ -177,6 +177,22 @@ describe('controller framework', () => {
     assert.equal(ev.series.count, 2);
   });
 
+  test('event recorder: an event is named when it is recorded, not when the writes queued before it are done', async () => {
+    const names = await discoverNaming(client);
+    const cm = await client.resource(configMaps, 'default').create({ metadata: { name: 'queued' } });
+    const recorder = createEventRecorder(client, { names, component: 'queue-controller' });
+    // the writes go one at a time: the last event waits for twenty round trips
+    for (let i = 0; i < 20; i++) recorder.event(cm, 'Normal', `Before${i}`, `event ${i}`);
+    recorder.event(cm, 'Normal', 'Last', 'recorded now');
+    const recordedBy = BigInt(Date.now() + 1) * 1_000_000n;
+    await recorder.flush();
+    const events = (await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list({ fieldSelector: 'involvedObject.name=queued' })).items;
+    const last = events.find((e: any) => e.reason === 'Last');
+    assert.ok(BigInt(`0x${last.metadata.name.split('.')[1]}`) <= recordedBy, `${last.metadata.name} is named after it was recorded`);
+    // and storage lists them in the order they were recorded
+    assert.deepEqual(events.map((e: any) => e.reason), [...Array.from({ length: 20 }, (_, i) => `Before${i}`), 'Last']);
+  });
+
   test('discovery lists the preferred version of every resource', async () => {
     const all = await discoverResources(client);
     const deployments = all.find((r) => r.resource === 'deployments');

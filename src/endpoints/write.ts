@@ -44,12 +44,19 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
 }
 
 /**
+ * Built-in kinds are read as the reference's typed objects: canonical quantities, and no empty optional lists or maps
+ * (so that `kubectl diff` of an unchanged object, whose patch sets `annotations: {}`, finds no difference). An apply
+ * configuration keeps its empty ones: there they say which fields the manager owns.
+ */
+const typedOptions = (scope: Scope, applied = false) => ({ canonicalQuantities: !scope.info.def.custom, omitEmpty: !scope.info.def.custom && !applied });
+
+/**
  * The typed reading of a body: wrong types are a 400 as the reference's decoder reports them, unknown fields are
  * dropped, and per fieldValidation unknown and duplicate fields are ignored, warned about (one Warning each) or refused (400 listing all).
  */
-function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined) {
+function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined, applied = false) {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
-  const { unknown, wrongTypes } = readTyped(scope.info.schema, obj, { canonicalQuantities: !scope.info.def.custom });
+  const { unknown, wrongTypes } = readTyped(scope.info.schema, obj, typedOptions(scope, applied));
   // custom resources are checked by their schema instead: a wrong type is a 422 with the field's path
   if (wrongTypes.length && !scope.info.def.custom)
     throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
@@ -140,7 +147,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     const patched = applyPatch(type, current, patchDoc, scope.info.schema, { inPlace: true });
     await breather();
     // a patch that produces wrong types is invalid (422), as the reference reports it
-    const { unknown, wrongTypes } = readTyped(scope.info.schema, patched, { canonicalQuantities: !scope.info.def.custom });
+    const { unknown, wrongTypes } = readTyped(scope.info.schema, patched, typedOptions(scope));
     if (wrongTypes.length && !scope.info.def.custom) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
     if (unknown.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map(f => `unknown field "${f}"`).join(', ')}`);
     if (unknown.length && fieldMode === 'Warn' && !warned) { warned = true; for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`); }
@@ -164,7 +171,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   if (!manager) throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: `Required value: ${fieldManagerRequired}` }]);
   checkFieldManager(scope, 'PatchOptions', manager);
   const force = queryFlag(ctx.query.get('force'));
-  decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined);
+  decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined, true);
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) await requireCreate(ctx, scope, namespace, name);

@@ -15,6 +15,9 @@ export interface TypedReadingOptions {
   /** write quantities in their canonical form (`0.5` as `500m`), as the reference's typed objects hold them; not
    *  for custom resources, which the reference keeps as they were written */
   canonicalQuantities?: boolean;
+  /** drop empty lists and maps of optional fields, which the reference's typed objects never write out (its fields
+   *  are `omitempty`); not for custom resources, which the reference keeps as they were written */
+  omitEmpty?: boolean;
 }
 
 /**
@@ -24,12 +27,12 @@ export interface TypedReadingOptions {
  * quantity, base64 bytes, an RFC 3339 time or an int-or-string that does not parse. Changes the value in place.
  */
 export function readTyped(schema: Schema | undefined, value: unknown, options: TypedReadingOptions = {}): TypedReading {
-  const out: Reading = { unknown: [], wrongTypes: [], canonicalQuantities: options.canonicalQuantities ?? false };
+  const out: Reading = { unknown: [], wrongTypes: [], canonicalQuantities: options.canonicalQuantities ?? false, omitEmpty: options.omitEmpty ?? false };
   walk(schema, value, '', out);
   return { unknown: out.unknown, wrongTypes: out.wrongTypes };
 }
 
-interface Reading extends TypedReading { canonicalQuantities: boolean }
+interface Reading extends TypedReading { canonicalQuantities: boolean; omitEmpty: boolean }
 
 /** the value to keep for a field: a well-formed quantity in canonical form when asked for */
 const decoded = (s: Schema, v: unknown, out: Reading) =>
@@ -103,7 +106,18 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: Reading) {
       if (out.canonicalQuantities) o[k] = decoded(child, o[k], out);
     }
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
+    if (out.omitEmpty && child && s.properties && isEmptyCollection(child, o[k]) && !s.required?.includes(k)) delete o[k];
   }
+}
+
+/**
+ * An empty list, or an empty map (an object whose schema declares values, not fields): what a typed object of the
+ * reference holds as an empty slice or map and leaves out of its JSON. Empty structs (`emptyDir: {}`) are kept.
+ */
+function isEmptyCollection(s: Schema, v: unknown): boolean {
+  if (Array.isArray(v)) return v.length === 0;
+  return v !== null && typeof v === 'object' && !s.properties && typeof s.additionalProperties === 'object'
+    && !s['x-kubernetes-preserve-unknown-fields'] && Object.keys(v).length === 0;
 }
 
 /**

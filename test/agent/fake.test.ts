@@ -88,11 +88,27 @@ describe('agent with the fake runtime', () => {
     const events = await waitFor('events', async () => {
       const list = await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list();
       const mine = list.items.filter((e: any) => e.involvedObject.uid === running.metadata.uid);
-      return mine.length >= 2 && mine;
+      return mine.length >= 4 && mine;
     });
-    assert.deepEqual(events.map((e: any) => e.reason).sort(), ['Created', 'Started']);
+    // the first pod with its image on the node pulls it; listed in the order they were recorded
+    assert.deepEqual(events.map((e: any) => e.reason), ['Pulling', 'Pulled', 'Created', 'Started']);
+    assert.equal(events[0].message, 'Pulling image "busybox"');
+    assert.match(events[1].message, /^Successfully pulled image "busybox" in (\d+(\.\d+)?m?s) \(\1 including waiting\)$/);
     assert.equal(events[0].involvedObject.fieldPath, 'spec.containers{main}');
     assert.equal(events[0].source.host, 'node-a');
+    // with a tag the policy is IfNotPresent (without one, Always: every pod pulls): a second pod finds the image present
+    const reasons = async (name: string, count: number) => waitFor(`events of ${name}`, async () => {
+      const list = await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list({ fieldSelector: `involvedObject.name=${name}` });
+      return list.items.length >= count && list.items.map((e: any) => [e.reason, e.message]);
+    });
+    const tagged = [{ name: 'main', image: 'busybox:1.36' }];
+    await pods.create(pod('tagged-1', 'node-a', { containers: tagged }));
+    assert.deepEqual((await reasons('tagged-1', 4)).map(([reason]: string[]) => reason), ['Pulling', 'Pulled', 'Created', 'Started']);
+    await pods.create(pod('tagged-2', 'node-a', { containers: tagged }));
+    assert.deepEqual(await reasons('tagged-2', 3), [
+      ['Pulled', 'Container image "busybox:1.36" already present on machine'], ['Created', 'Created container main'], ['Started', 'Started container main'],
+    ]);
+    await Promise.all(['tagged-1', 'tagged-2'].map((name) => pods.delete(name)));
   });
 
   test('a container that exits is restarted per its policy; Never leaves the pod Failed', async () => {

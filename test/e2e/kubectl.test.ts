@@ -482,6 +482,29 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
       assert.deepEqual((await k.json(['get', 'cm', 'df', '-n', ns])).data, { a: '1' });
     });
 
+    test('diff of an unchanged object that create wrote (no annotations): exit 0; empty optional lists and maps are not kept', async () => {
+      const ns = 'diff-created';
+      const manifest = k.manifest('created.yaml', configMaps(ns, [{ name: 'plain', data: { a: '1' } }]));
+      await setup(ns, []);
+      await k.ok(['create', '-f', manifest]);
+      // kubectl's patch sets metadata.annotations to {}: the reference's typed object leaves an empty map out
+      const same = await k.run(['diff', '-f', manifest]);
+      assert.equal(same.stderr, '');
+      assert.equal(same.stdout, '');
+      assert.equal(same.code, 0);
+      const empty = (await k.json(['create', '-f', k.manifest('empty.yaml', [{
+        apiVersion: 'v1', kind: 'Pod', metadata: { name: 'empty', namespace: ns, labels: {}, annotations: {}, finalizers: [] },
+        spec: { automountServiceAccountToken: false, nodeSelector: {}, volumes: [], containers: [{ name: 'c', image: 'x', args: [], env: [], securityContext: {} }] },
+      }])]));
+      assert.deepEqual(Object.keys(empty.metadata).filter((f) => ['labels', 'annotations', 'finalizers'].includes(f)), []);
+      assert.equal(empty.spec.nodeSelector, undefined);
+      assert.equal(empty.spec.volumes, undefined);
+      assert.equal(empty.spec.containers[0].args, undefined);
+      assert.equal(empty.spec.containers[0].env, undefined);
+      // an empty struct is not a collection: kept, as the reference keeps it
+      assert.deepEqual(empty.spec.containers[0].securityContext, {});
+    });
+
     test('--dry-run=server on create, patch and delete persists nothing', async () => {
       const ns = 'dry-test';
       await setup(ns, configMaps(ns, [{ name: 'dry-live', data: { v: '1' } }]));

@@ -176,6 +176,16 @@ describe('node streams through the API server to a fake node', () => {
         assert.match(await k.ok(['logs', 'talker']), /attached line/);
       });
 
+      test('run -i --rm: the main process reads stdin to its end and exits, and the pod is deleted', async () => {
+        const name = `once-${version.replace('.', '')}`;
+        // stdinOnce (kubectl run -i sets it): the end of the attach's stdin ends the process, so kubectl returns
+        const r = await k.run(['run', name, '-i', '--rm', '--restart=Never', '--image=busybox', `--overrides={"spec":{"nodeName":"node-a"}}`, '--', 'cat'],
+          { input: 'read once\n', timeoutMs: 60_000 });
+        assert.equal(r.code, 0, r.stderr);
+        assert.match(r.stdout, /read once/);
+        assert.match(r.stdout, new RegExp(`pod "${name}" deleted`));
+      });
+
       test('debug -i adds an ephemeral container to a running pod, runs it and attaches to it', async () => {
         // a pod of its own: the other tests' commands would name the ephemeral container among talker's
         const target = `debuggee-${version.replace('.', '')}`;

@@ -178,10 +178,11 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       const additional = (r.status.network?.additionalIps ?? []).map((x) => x.ip).filter(Boolean);
       return { ...toSandbox(r.status), ip: r.status.network?.ip || undefined, ...(additional.length ? { additionalIps: additional } : {}) };
     },
-    async ensureImage(image, policy = 'IfNotPresent') {
+    async ensureImage(image, policy = 'IfNotPresent', onPull) {
       const st = await img<{ image?: CriImage | null }>('imageStatus', { image: { image } });
       if (st.image?.id && policy !== 'Always') return toImage(st.image);
       if (policy === 'Never') throw new ImageNeverPulled(image);
+      onPull?.();
       // one pull at a time with --serialize-image-pulls
       const run = o.serializeImagePulls ? (pulling = pulling.catch(() => {}).then(() => pull(image))) : pull(image);
       const pulled = (await run) as { imageRef: string };

@@ -32,6 +32,8 @@ interface FakeContainer extends ContainerInfo {
   hostname: string;
   /** its main process reads stdin (attach with -i echoes what it reads) */
   stdin: boolean;
+  /** stdin closes when the first attach ends (`kubectl run -i`): the main process then reads its end and exits */
+  stdinOnce: boolean;
   /** told when the container stops (made when an attach waits for it) */
   stopped?: EventEmitter;
   /** what it is reported to use: CPU in cores, memory in bytes */
@@ -64,8 +66,9 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     const key = fakeAnnotation(names, what);
     return annotations[`${key}.${container}`] ?? annotations[key];
   };
+  const imageId = (image: string) => `sha256:${Buffer.from(image).toString('hex').padEnd(64, '0').slice(0, 64)}`;
   const imageOf = (image: string): ImageInfo => {
-    const ref = `sha256:${Buffer.from(image).toString('hex').padEnd(64, '0').slice(0, 64)}`;
+    const ref = imageId(image);
     let i = images.get(ref);
     if (!i) images.set(ref, (i = { id: ref, names: [image], size: 1_000_000 + image.length }));
     return i;
@@ -113,10 +116,12 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const { annotations: _a, ...info } = s;
       return info;
     },
-    async ensureImage(image, policy) {
-      const ref = imageOf(image);
-      if (policy === 'Never' && !images.has(ref.id)) throw new ImageNeverPulled(image);
-      return ref;
+    async ensureImage(image, policy, onPull) {
+      // an image is on the node once a container used it: the first one (or any with policy Always) "pulls" it
+      const present = images.has(imageId(image));
+      if (policy === 'Never' && !present) throw new ImageNeverPulled(image);
+      if (!present || policy === 'Always') onPull?.();
+      return imageOf(image);
     },
     async listImages() {
       return [...images.values()];
@@ -136,7 +141,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       containers.set(id, {
         id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: imageOf(c.image).id,
         createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath),
-        hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin,
+        hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stdinOnce: c.stdinOnce,
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
         cpuNanos: 0, sampledAt: now,
@@ -227,9 +232,19 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const echo = (async () => {
         if (!c.stdin || !io.stdin) return;
         for await (const chunk of io.stdin) {
-          io.stdout?.write(chunk);
-          await appendLog(c, (chunk as Buffer).toString('utf8').replace(/\n$/, '').split('\n'));
+          const text = (chunk as Buffer).toString('utf8');
+          // on a terminal, ^D is the end of input (the line discipline's EOF)
+          const end = io.tty ? text.indexOf('\x04') : -1;
+          const read = end < 0 ? text : text.slice(0, end);
+          if (read) {
+            io.stdout?.write(read);
+            await appendLog(c, read.replace(/\r?\n$/, '').split(/\r?\n/));
+          }
+          if (end >= 0) break;
         }
+        // with stdinOnce the runtime closes stdin as this first attach ends, so `cat` reads its end and exits,
+        // and the pod of `kubectl run -i --rm` completes
+        if (c.stdinOnce) stop(c, 0, 'Completed');
       })();
       await Promise.race([
         new Promise(resolve => (c.stopped ??= new EventEmitter()).once('stop', resolve)),
@@ -252,7 +267,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   return self;
 
   function info(c: FakeContainer): ContainerInfo {
-    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stopped: _e, ...rest } = c;
+    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, ...rest } = c;
     return rest;
   }
 

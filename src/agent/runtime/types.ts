@@ -147,8 +147,8 @@ export interface ContainerRuntime {
   listSandboxes(): Promise<SandboxInfo[]>;
   /** one sandbox with its IP */
   sandboxInfo(id: string): Promise<SandboxInfo | undefined>;
-  /** makes the image present (pull or already imported) */
-  ensureImage(image: string, pullPolicy?: PullPolicy): Promise<ImageInfo>;
+  /** makes the image present (pull or already imported); `onPull` is called when a pull starts, not when it is present */
+  ensureImage(image: string, pullPolicy?: PullPolicy, onPull?: () => void): Promise<ImageInfo>;
   listImages(): Promise<ImageInfo[]>;
   removeImage(id: string): Promise<void>;
   /** bytes the images take and the size of their filesystem, when the runtime tells */
