@@ -53,6 +53,8 @@ export interface ControllerManagerOptions {
   nodeMonitorGracePeriodMs: number;
   nodeStartupGracePeriodMs: number;
   terminatedPodGcThreshold: number;
+  /** claims of a class whose provisioner is the in-tree host-path one get a hostPath volume under /tmp */
+  enableHostPathProvisioner: boolean;
   maxEndpointsPerSlice: number;
   mirroringMaxEndpointsPerSubset: number;
   resourceQuotaSyncPeriodMs: number;
@@ -88,6 +90,7 @@ export const controllerManagerFlags: readonly FlagDecl[] = [
   { name: 'node-monitor-period', type: 'duration', default: 5_000, help: 'How often the node lifecycle controller looks at node health.', validate: positive },
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, help: 'How long a node may go without renewing its Lease or posting status before it is marked Unknown.', validate: positive },
   { name: 'node-startup-grace-period', type: 'duration', default: 60_000, help: 'How long a node that has never posted status may stay silent before it is marked Unknown.', validate: positive },
+  { name: 'enable-hostpath-provisioner', type: 'bool', default: false, help: 'Make hostPath volumes under /tmp/hostpath_pv for claims of a class whose provisioner is <domain>/host-path: for one-machine clusters and tests, as the data stays on the machine the controller manager runs on.' },
   { name: 'terminated-pod-gc-threshold', type: 'int', default: 12500, help: 'Finished pods beyond this many are deleted, oldest first. 0 keeps them all.', validate: nonNegative },
   { name: 'resource-quota-sync-period', type: 'duration', default: 5 * 60_000, help: 'How often every ResourceQuota\'s usage is recomputed, besides the changes seen.', validate: positive },
   { name: 'max-endpoints-per-slice', type: 'int', default: 100, help: 'The most endpoints one EndpointSlice holds.', validate: (v) => ((v as number) >= 1 && (v as number) <= 1000 ? undefined : 'must be from 1 to 1000') },
@@ -157,6 +160,7 @@ export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undef
     nodeMonitorGracePeriodMs: v['node-monitor-grace-period'] as number,
     nodeStartupGracePeriodMs: v['node-startup-grace-period'] as number,
     terminatedPodGcThreshold: v['terminated-pod-gc-threshold'] as number,
+    enableHostPathProvisioner: v['enable-hostpath-provisioner'] as boolean,
     maxEndpointsPerSlice: v['max-endpoints-per-slice'] as number,
     mirroringMaxEndpointsPerSubset: v['mirroring-max-endpoints-per-subset'] as number,
     resourceQuotaSyncPeriodMs: v['resource-quota-sync-period'] as number,

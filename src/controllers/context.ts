@@ -21,6 +21,8 @@ export interface ControllerSettings {
   nodeStartupGracePeriodMs: number;
   /** finished pods beyond this many are deleted, oldest first; 0: never (`--terminated-pod-gc-threshold`) */
   terminatedPodGcThreshold: number;
+  /** claims of a class provisioned by `<label domain>/host-path` get a hostPath volume (`--enable-hostpath-provisioner`) */
+  hostPathProvisioner: boolean;
   /** how often every quota's usage is recomputed besides the changes seen (`--resource-quota-sync-period`) */
   resourceQuotaSyncPeriodMs: number;
   /** endpoints per EndpointSlice (`--max-endpoints-per-slice`) */
@@ -37,7 +39,7 @@ export interface ControllerSettings {
 
 export const defaultControllerSettings = (): ControllerSettings => ({
   nodeMonitorPeriodMs: 5_000, nodeMonitorGracePeriodMs: 40_000, nodeStartupGracePeriodMs: 60_000,
-  terminatedPodGcThreshold: 12_500, maxEndpointsPerSlice: 100, mirroringMaxEndpointsPerSubset: 1000, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000,
+  terminatedPodGcThreshold: 12_500, hostPathProvisioner: false, maxEndpointsPerSlice: 100, mirroringMaxEndpointsPerSubset: 1000, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000,
 });
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }

@@ -2,19 +2,23 @@
 // names), writing the volume's claimRef first and the claim's volumeName second, as the reference does, so a
 // crash between the two leaves a volume the next sync completes, never a claim pointing at a volume that does not
 // know it. It keeps the phases (volume Available/Bound/Released/Failed, claim Pending/Bound/Lost), leaves claims of
-// a WaitForFirstConsumer class to the scheduler, announces claims of a class whose provisioner is external, and
+// a WaitForFirstConsumer class to the scheduler, provisions hostPath volumes for the in-tree host-path class when
+// --enable-hostpath-provisioner says so, announces claims of a class whose provisioner is external, and
 // reclaims volumes whose claim is gone by their policy. Every write carries the resourceVersion it was based on and
 // is made again from a fresh read when the server answers 409.
-import { rm } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
 import { posix } from 'node:path';
 import {
   bindVolumeToClaim, claimClass, claimNamesClass, defaultClass, findMatchingVolume, hasAnnotation, isVolumeBoundToClaim, volumeAnnotations, volumeMismatch, volumeModeMismatch,
 } from '../api/volumes.js';
-import { isConflict, isNotFound } from '../client/rest-client.js';
+import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
 import { keyOf, startQueue } from './common.js';
 import type { Controller } from './context.js';
-import type { Obj, PersistentVolume, PersistentVolumeClaim } from './types.js';
+import type { Obj, PersistentVolume, PersistentVolumeClaim, StorageClass } from './types.js';
 
+/** where the host-path provisioner makes its folders */
+const hostPathRoot = '/tmp/hostpath_pv';
 /** how often every claim and volume is looked at again besides the changes seen (`--pvclaimbinder-sync-period`) */
 const resyncMs = 15_000;
 
@@ -137,7 +141,10 @@ export const persistentVolumeBinderController: Controller = {
 
     // ---- claims ----
 
-    /** no volume fits: a class with an external provisioner gets it named on the claim, for that provisioner */
+    /**
+     * No volume fits: the claim is marked with its class's provisioner; the in-tree host-path one (when turned on)
+     * makes a volume here, an external one is waited for. Other in-tree names are plugins this controller lacks.
+     */
     async function provision(claim: PersistentVolumeClaim, className: string): Promise<PersistentVolumeClaim> {
       const cls = classes.get(className);
       if (!cls) {
@@ -145,8 +152,8 @@ export const persistentVolumeBinderController: Controller = {
         return claim;
       }
       const provisioner = cls.provisioner;
-      // in-tree provisioners (the label domain's own names) are plugins of the reference's controller; this one has none
-      if (provisioner.startsWith(`${ctx.names.labelDomain}/`)) {
+      const hostPath = provisioner === `${ctx.names.labelDomain}/host-path` && ctx.settings.hostPathProvisioner;
+      if (provisioner.startsWith(`${ctx.names.labelDomain}/`) && !hostPath) {
         ctx.recorder.event(claim, 'Warning', 'ProvisioningFailed', `no volume plugin matched name: ${provisioner}`);
         return claim;
       }
@@ -156,9 +163,40 @@ export const persistentVolumeBinderController: Controller = {
         o.metadata.annotations = { ...ann, [a.storageProvisioner]: provisioner, [a.betaStorageProvisioner]: provisioner };
         return o;
       });
+      if (hostPath) return provisionHostPath(updated, cls);
       ctx.recorder.event(updated, 'Normal', 'ExternalProvisioning',
         `waiting for a volume to be created, either by external provisioner "${provisioner}" or manually created by system administrator`);
       return updated;
+    }
+
+    /** a folder under /tmp/hostpath_pv and its volume (`pvc-<claim uid>`, bound to the claim ahead), as the
+     *  reference's test provisioner makes them; a volume already made for the claim is not made again */
+    async function provisionHostPath(claim: PersistentVolumeClaim, cls: StorageClass): Promise<PersistentVolumeClaim> {
+      const name = `pvc-${claim.metadata.uid}`;
+      if (volumes.get(name)) return claim;
+      const path = posix.join(hostPathRoot, randomUUID());
+      try {
+        await mkdir(path, { recursive: true, mode: 0o750 });
+        await pvClient.create({
+          apiVersion: 'v1', kind: 'PersistentVolume',
+          metadata: { name, annotations: { [a.provisionedBy]: cls.provisioner } },
+          spec: {
+            capacity: { storage: claim.spec?.resources?.requests?.storage ?? '0' },
+            accessModes: claim.spec?.accessModes, volumeMode: claim.spec?.volumeMode ?? 'Filesystem',
+            persistentVolumeReclaimPolicy: cls.reclaimPolicy ?? 'Delete', storageClassName: cls.metadata.name,
+            ...(cls.mountOptions ? { mountOptions: cls.mountOptions } : {}),
+            hostPath: { path, type: '' },
+            claimRef: { kind: 'PersistentVolumeClaim', apiVersion: 'v1', namespace: claim.metadata.namespace, name: claim.metadata.name, uid: claim.metadata.uid, resourceVersion: claim.metadata.resourceVersion },
+          },
+        });
+      } catch (e) {
+        await rm(path, { recursive: true, force: true });
+        if (isAlreadyExists(e)) return claim;
+        ctx.recorder.event(claim, 'Warning', 'ProvisioningFailed', `Failed to provision volume with StorageClass "${cls.metadata.name}": ${(e as Error).message}`);
+        throw e;
+      }
+      ctx.recorder.event(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${name} using ${cls.provisioner}`);
+      return claim;
     }
 
     async function syncUnboundClaim(claim: PersistentVolumeClaim) {

@@ -26,7 +26,7 @@ export function controllerSettings(o: ControllerManagerOptions, defaultCa?: { ce
   }
   return {
     nodeMonitorPeriodMs: o.nodeMonitorPeriodMs, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs, nodeStartupGracePeriodMs: o.nodeStartupGracePeriodMs,
-    terminatedPodGcThreshold: o.terminatedPodGcThreshold, maxEndpointsPerSlice: o.maxEndpointsPerSlice, mirroringMaxEndpointsPerSubset: o.mirroringMaxEndpointsPerSubset, resourceQuotaSyncPeriodMs: o.resourceQuotaSyncPeriodMs,
+    terminatedPodGcThreshold: o.terminatedPodGcThreshold, hostPathProvisioner: o.enableHostPathProvisioner, maxEndpointsPerSlice: o.maxEndpointsPerSlice, mirroringMaxEndpointsPerSubset: o.mirroringMaxEndpointsPerSubset, resourceQuotaSyncPeriodMs: o.resourceQuotaSyncPeriodMs,
     ...(o.rootCaFile ? { rootCaPem: read(o.rootCaFile) } : {}),
     signers, clusterSigningDurationMs: o.clusterSigningDurationMs,
     ...(o.serviceAccountPrivateKeyFile ? { serviceAccountKeyPem: read(o.serviceAccountPrivateKeyFile) }

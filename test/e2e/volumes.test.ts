@@ -27,7 +27,7 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
   let nsCount = 0;
 
   before(async () => {
-    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true }));
+    env = await startKubectlEnv('1.27', 'k8s.io', await startTestServer({ apiDomain: 'k8s.io', scheduler: true, flags: ['--enable-hostpath-provisioner'] }));
     client = await clientFromFile(env.server.kubeconfig, { qps: 0 });
     dir = tempDir('volumes-e2e-');
     const { options } = await parseAgentOptions([
@@ -278,5 +278,29 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
     const failed = await volumePhase(`${ns}-srv`, 'Failed');
     assert.equal(failed.status.message, `host_path deleter only supports /tmp/.+ but received provided /srv/${ns}-srv`);
     await event('default', `${ns}-srv`, 'VolumeFailedDelete');
+  });
+
+  test('--enable-hostpath-provisioner: a claim of a host-path class gets a folder under /tmp/hostpath_pv and its volume, deleted with the claim', async () => {
+    const ns = await namespace('provisioned');
+    await client.resource({ group: 'storage.k8s.io', version: 'v1', resource: 'storageclasses' }).create({
+      apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: `${ns}-hostpath` }, provisioner: 'kubernetes.io/host-path',
+    });
+    const made = await claims(ns).create(claim('dyn', '2Gi', { storageClassName: `${ns}-hostpath` }));
+    const c = await claimPhase(ns, 'dyn', 'Bound');
+    assert.equal(c.spec.volumeName, `pvc-${made.metadata.uid}`);
+    assert.equal(c.metadata.annotations['volume.kubernetes.io/storage-provisioner'], 'kubernetes.io/host-path');
+    const v = await volumePhase(c.spec.volumeName, 'Bound');
+    assert.match(v.spec.hostPath.path, /^\/tmp\/hostpath_pv\/[0-9a-f-]{36}$/);
+    assert.ok(existsSync(v.spec.hostPath.path), 'the folder is made');
+    assert.deepEqual([v.spec.capacity.storage, v.spec.persistentVolumeReclaimPolicy, v.spec.storageClassName], ['2Gi', 'Delete', `${ns}-hostpath`]);
+    assert.equal(v.metadata.annotations['pv.kubernetes.io/provisioned-by'], 'kubernetes.io/host-path');
+    await event(ns, 'dyn', 'ProvisioningSucceeded');
+
+    await pods(ns).create(pod('user', [claimVolume('dyn')]));
+    await running(ns, 'user');
+    await pods(ns).delete('user', { gracePeriodSeconds: 0 });
+    await claims(ns).delete('dyn');
+    await waitFor('the provisioned volume deleted', async () => !(await pvs().get(c.spec.volumeName).catch(() => undefined)), bound);
+    assert.equal(existsSync(v.spec.hostPath.path), false, 'the folder is removed');
   });
 });
