@@ -11,6 +11,8 @@ export interface ErrorTarget {
   revision?: Revision;
   /** the read went on from a continue token */
   continuing?: boolean;
+  /** the read was a list (not a watch) */
+  listing?: boolean;
 }
 
 const continueTooOld = 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.';
@@ -25,6 +27,7 @@ export function storageFailure(e: unknown, target?: ErrorTarget): ApiError | und
     case 'Conflict': return named ? conflict(named.group, named.resource, named.name, e.message) : internalError(e.message);
     case 'Compacted':
       if (target?.continuing) return expired(continueTooOld);
+      if (target?.listing) return expired('The resourceVersion for the provided list is too old.');
       return expired(e.compactedRevision === undefined ? e.message : `too old resource version: ${target?.revision ?? 0} (${e.compactedRevision + 1})`);
     // a version this server has not reached (504, as the reference answers)
     case 'FutureRevision': return timeout(`Too large resource version: ${target?.revision ?? 0}, current: ${e.currentRevision ?? 0}`, 1);

@@ -71,12 +71,12 @@ function decodeContinue(names: Naming, token: string): ContinueToken {
 export function createReads(info: ResourceInfo, deps: ReadDeps) {
   const { objects, names } = deps;
   const prefixFor = (namespace: string) => (info.namespaced && namespace ? `${info.keyPrefix}${namespace}/` : info.keyPrefix);
-  const failure = (e: unknown, revision?: Revision, continuing?: boolean) =>
-    storageFailure(e, { group: info.group, resource: info.resource, revision, continuing }) ?? e;
+  const failure = (e: unknown, revision?: Revision, read?: { continuing?: boolean; listing?: boolean }) =>
+    storageFailure(e, { group: info.group, resource: info.resource, revision, ...read }) ?? e;
 
   async function listAt(req: ListRequest, at: ListOptions, continuing = false): Promise<ListResult> {
     const page = await objects.list(prefixFor(req.namespace), extend(at, { limit: req.limit, filter: req.match }))
-      .catch(e => { throw failure(e, at.revision, continuing); });
+      .catch(e => { throw failure(e, at.revision, { continuing, listing: true }); });
     const result: ListResult = { items: page.items, resourceVersion: formatResourceVersion(page.revision) };
     if (page.next) {
       result.continue = encodeContinue(names, page.revision, page.next.slice(info.keyPrefix.length));

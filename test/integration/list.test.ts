@@ -203,6 +203,7 @@ eachBackend('list', h => {
     const exact = await c().get(`${base}?resourceVersionMatch=Exact&resourceVersion=${rvs[0]}`);
     assert.equal(exact.status, 410, exact.body);
     assert.equal(exact.json.reason, 'Expired');
+    assert.equal(exact.json.message, 'The resourceVersion for the provided list is too old.');
     const future = String((await kv.currentRevision()) + 1000);
     const started = Date.now();
     const tooLarge = await c().get(`${base}?resourceVersionMatch=NotOlderThan&resourceVersion=${future}`);
