@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { apiDomains, defaultApiDomain, type ApiDomain } from '../api/naming.js';
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
+import { cipherSuiteNames, opensslCiphers, tlsVersionHelp, tlsVersions, type TlsVersion } from './tls-options.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { controllerManagerFlags, controllerManagerOptionsFrom, type ControllerManagerOptions } from './controller-manager-options.js';
 import { embeddedSchedulerFlags, embeddedSchedulerValues, schedulerOptionsFrom } from './scheduler-options.js';
@@ -105,6 +106,9 @@ export interface ApiServerOptions {
   tlsSans: string[];
   apiDomain: ApiDomain;
   tlsCertFile?: string;
+  /** --tls-min-version and --tls-cipher-suites in Node's terms (undefined: Node's defaults) */
+  tlsMinVersion?: TlsVersion;
+  tlsCiphers?: string;
   tlsPrivateKeyFile?: string;
   clientCaFile?: string;
   anonymousAuth: boolean;
@@ -199,6 +203,8 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'api-domain', type: 'enum', values: apiDomains, default: defaultApiDomain, help: 'The domain of API groups, labels and annotations; the reference domain makes unmodified reference clients work.' },
   { name: 'tls-cert-file', type: 'string', default: '', help: 'Serving certificate (PEM, with any intermediates after it). Without it a certificate is generated under --cert-dir.' },
   { name: 'tls-private-key-file', type: 'string', default: '', help: 'The private key of --tls-cert-file.' },
+  { name: 'tls-min-version', type: 'enum', values: ['', ...Object.keys(tlsVersions)], default: '', help: `The oldest TLS version the server speaks (${tlsVersionHelp}); default TLS 1.2.` },
+  { name: 'tls-cipher-suites', type: 'stringList', default: [], help: `The TLS 1.2 (and older) cipher suites the server offers, by their IANA names; TLS 1.3's are always on. Default: Node's own list. Known: ${cipherSuiteNames.join(', ')}.` },
   { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle that client certificates are checked against. The generated CA is always trusted too.' },
   { name: 'allow-privileged', type: 'bool', default: false, help: 'Accept pods and pod templates whose containers ask to run privileged; without it they are refused as invalid.' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Treat requests no authenticator rejects or accepts as user system:anonymous in group system:unauthenticated.' },
@@ -324,6 +330,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     tlsSans: v['tls-sans'] as string[],
     apiDomain: v['api-domain'] as ApiDomain,
     tlsCertFile: s('tls-cert-file'),
+    tlsMinVersion: tlsVersions[v['tls-min-version'] as string],
+    tlsCiphers: opensslCiphers(v['tls-cipher-suites'] as string[]),
     tlsPrivateKeyFile: s('tls-private-key-file'),
     clientCaFile: s('client-ca-file'),
     anonymousAuth: v['anonymous-auth'] as boolean,

@@ -31,6 +31,9 @@ export interface HttpsOptions {
   certPem: string;
   /** CAs whose client certificates the handshake accepts */
   clientCaPems: string[];
+  /** the oldest TLS version spoken, and the cipher list (OpenSSL's names): Node's defaults when absent */
+  minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
+  ciphers?: string;
   log: Logger;
   /** a connection with no request in progress is closed after this long (90 s, as the reference) */
   idleTimeoutMs?: number;
@@ -130,6 +133,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   };
   const server = createSecureServer({
     allowHTTP1: true, key: o.keyPem, cert: o.certPem, ca: o.clientCaPems, requestCert: true, rejectUnauthorized: false,
+    ...(o.minVersion ? { minVersion: o.minVersion } : {}), ...(o.ciphers ? { ciphers: o.ciphers } : {}),
     // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
     maxSessionMemory: 64,
     // the reference's upload windows: a stream may send 256 KiB unacknowledged (most objects in one go), a connection

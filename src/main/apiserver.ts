@@ -353,6 +353,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           port: options.securePort, host: options.bindAddress, log,
           keyPem: options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem,
           certPem: options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem,
+          minVersion: options.tlsMinVersion, ciphers: options.tlsCiphers,
           clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs],
         }, handler());
         address = `${options.advertiseAddress || (listenHost() === '127.0.0.1' ? hostname() : listenHost())}:${https.port}`;
