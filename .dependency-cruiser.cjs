@@ -21,6 +21,7 @@ const layers = {
   discovery: ['api', 'util', 'registry', 'endpoints'],
   openapi: ['api', 'util', 'schema', 'registry', 'endpoints'],
   health: ['api', 'util', 'endpoints'],
+  debug: ['api', 'util', 'endpoints'],
   flowcontrol: ['api', 'util'],
   http: ['api', 'util', 'endpoints', 'discovery', 'openapi', 'health', 'metrics', 'flowcontrol'],
   client: ['api', 'util', 'config'],

@@ -125,6 +125,8 @@ export interface ApiServerOptions {
   featureGates: FeatureGates;
   /** pod specs may ask for privileged containers */
   allowPrivileged: boolean;
+  /** /debug/pprof is served */
+  profiling: boolean;
   audit: AuditFlags;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -207,6 +209,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'tls-cipher-suites', type: 'stringList', default: [], help: `The TLS 1.2 (and older) cipher suites the server offers, by their IANA names; TLS 1.3's are always on. Default: Node's own list. Known: ${cipherSuiteNames.join(', ')}.` },
   { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle that client certificates are checked against. The generated CA is always trusted too.' },
   { name: 'allow-privileged', type: 'bool', default: false, help: 'Accept pods and pod templates whose containers ask to run privileged; without it they are refused as invalid.' },
+  { name: 'profiling', type: 'bool', default: true, help: 'Serve the process\'s CPU profiles and heap snapshots (V8\'s formats) under /debug/pprof to those allowed to read it.' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Treat requests no authenticator rejects or accepts as user system:anonymous in group system:unauthenticated.' },
   { name: 'authorization-mode', type: 'stringList', default: ['AlwaysAllow'], help: `Ordered list of authorizers: ${authorizationModes.join(', ')}.`, validate: checkAuthorizationModes },
   { name: 'token-auth-file', type: 'string', default: '', help: 'CSV file of static bearer tokens: token,user,uid[,"group1,group2"]. Read once at start-up.' },
@@ -346,6 +349,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     runtimeConfig,
     featureGates: featureGates.gates,
     allowPrivileged: v['allow-privileged'] as boolean,
+    profiling: v['profiling'] as boolean,
     aggregation: proxyClientPair(v['proxy-client-cert-file'] as string, v['proxy-client-key-file'] as string) && {
       proxyClientCertFile: (v['proxy-client-cert-file'] as string) || undefined, proxyClientKeyFile: (v['proxy-client-key-file'] as string) || undefined,
     },

@@ -38,6 +38,7 @@ import type { ComponentHealth, NodeClientConfig } from '../registry/types.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
+import { profilingEndpoints } from '../debug/profiling.js';
 import { createMetrics } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
 import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../http/server.js';
@@ -470,6 +471,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     });
     const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
     const openapi = openapiEndpoints(resources, names, aggregation.remoteSpecs);
+    const profiling = options.profiling ? profilingEndpoints({ requestTimeoutMs: options.requestTimeoutMs }) : undefined;
     return createHandler({
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
@@ -489,6 +491,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           sendText(ctx, 200, dump(flowControl, ctx.query), 'text/plain; charset=utf-8');
           return true;
         },
+        ctx => profiling?.handle(ctx) ?? false,
         ctx => openapi.handle(ctx),
         async ctx => { if (!ctx.info.isResourceRequest) return false; await endpoints.handle(ctx); return true; },
         ctx => discovery.handle(ctx),
