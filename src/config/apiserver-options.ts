@@ -48,6 +48,8 @@ export interface AuthenticationOptions {
 
 export interface AuthorizationOptions {
   webhook?: { configFile: string; authorizedTtlMs: number; unauthorizedTtlMs: number; version: 'v1' | 'v1beta1' };
+  /** mode ABAC: the file of its policies */
+  policyFile?: string;
 }
 
 /** how a request hands its audit events to a backend: it waits for them to be written (blocking; blocking-strict also
@@ -240,6 +242,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'requestheader-username-headers', type: 'stringList', default: [], help: 'Headers that carry the user name, first with a value wins.' },
   { name: 'requestheader-group-headers', type: 'stringList', default: [], help: 'Headers whose values are groups.' },
   { name: 'requestheader-extra-headers-prefix', type: 'stringList', default: [], help: 'Header prefixes whose headers give extra attributes.' },
+  { name: 'authorization-policy-file', type: 'string', default: '', help: 'The policies of mode ABAC: one JSON object a line (abac.authorization.kubernetes.io/v1beta1 Policy, or the older unversioned form).' },
   { name: 'authorization-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the authorization webhook (mode Webhook).' },
   { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, help: 'How long allowed answers of the webhook are cached.', validate: nonNegative },
   { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, help: 'How long denied answers of the webhook are cached.', validate: nonNegative },
@@ -457,8 +460,11 @@ function authorizationOptions(v: Values, modes: AuthorizationMode[]): Authorizat
   const configFile = (v['authorization-webhook-config-file'] as string) || undefined;
   if (modes.includes('Webhook') && !configFile) throw new FlagError('authorization-mode Webhook needs --authorization-webhook-config-file');
   if (!modes.includes('Webhook') && configFile) throw new FlagError('flag --authorization-webhook-config-file needs --authorization-mode to include Webhook');
-  if (modes.includes('ABAC')) throw new FlagError('authorization mode ABAC is not supported by this server');
+  const policyFile = (v['authorization-policy-file'] as string) || undefined;
+  if (modes.includes('ABAC') && !policyFile) throw new FlagError('authorization-mode ABAC needs --authorization-policy-file');
+  if (!modes.includes('ABAC') && policyFile) throw new FlagError('flag --authorization-policy-file needs --authorization-mode to include ABAC');
   return {
+    policyFile,
     webhook: configFile ? {
       configFile, authorizedTtlMs: v['authorization-webhook-cache-authorized-ttl'] as number,
       unauthorizedTtlMs: v['authorization-webhook-cache-unauthorized-ttl'] as number,

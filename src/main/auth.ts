@@ -2,6 +2,8 @@
 // order, the authorizers in --authorization-mode order, the RBAC escalation check, service-account token
 // signing, and (with RBAC or Node) the default roles and bindings, created at start-up when absent.
 import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { abacAuthorizer, parseAbacPolicies } from '../authz/abac.js';
 import { join } from 'node:path';
 import { files as pkiFiles } from '../pki/pki.js';
 import type { Naming } from '../api/naming.js';
@@ -115,6 +117,9 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
         pods: cacheOf('', 'pods'), nodeRules: nodeRules(names), coordinationGroup: names.group('coordination'),
         storageGroup: names.group('storage'), nodeLeaseNamespace: names.nodeLeaseNamespace,
       }));
+    } else if (m === 'ABAC') {
+      const file = options.authorization.policyFile!;
+      members.push(abacAuthorizer(parseAbacPolicies(await readFile(file, 'utf8'), file)));
     } else if (m === 'Webhook') {
       const w = options.authorization.webhook!;
       members.push(webhookAuthorizer(names, { client: await webhookClient(w.configFile), version: w.version, authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs }));
