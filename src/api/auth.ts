@@ -73,5 +73,6 @@ export interface ObjectRef { name: string; uid: string }
 export interface ServiceAccountTokenSigner {
   apiAudiences: string[];
   /** signs a token; returns it with its expiry (epoch seconds) */
-  sign(t: { namespace: string; serviceAccount: ObjectRef; pod?: ObjectRef; secret?: ObjectRef; audiences: string[]; expirationSeconds: number }): Promise<{ token: string; exp: number }>;
+  /** warnAfterSeconds: the token lives expirationSeconds, but its users should have read a new one after this */
+  sign(t: { namespace: string; serviceAccount: ObjectRef; pod?: ObjectRef; secret?: ObjectRef; audiences: string[]; expirationSeconds: number; warnAfterSeconds?: number }): Promise<{ token: string; exp: number }>;
 }

@@ -106,6 +106,7 @@ export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions,
         ...(t.pod ? { pod: t.pod } : {}),
         ...(t.secret ? { secret: t.secret } : {}),
         serviceaccount: t.serviceAccount,
+        ...(t.warnAfterSeconds ? { warnafter: iat + t.warnAfterSeconds } : {}),
       };
       const token = await new jose.SignJWT({ [claimKey]: priv })
         .setProtectedHeader({ alg, kid })

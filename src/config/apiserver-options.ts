@@ -41,6 +41,8 @@ export interface AuthenticationOptions {
   apiAudiences: string[];
   /** 0: no limit */
   serviceAccountMaxTokenExpirationMs: number;
+  /** pod-bound tokens asked for the agent's usual lifetime are issued for a year, with the asked end as warnafter */
+  serviceAccountExtendTokenExpiration: boolean;
   oidc?: OidcOptions;
   tokenWebhook?: TokenWebhookOptions;
   requestHeader?: RequestHeaderOptions;
@@ -221,6 +223,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'service-account-issuer', type: 'stringList', default: [], help: 'Issuer of service-account tokens; repeatable: the first issues, all are accepted.' },
   { name: 'service-account-lookup', type: 'bool', default: true, help: 'Check that the service account (and bound object) of a token still exists.' },
   { name: 'api-audiences', type: 'stringList', default: [], help: 'Audiences a token must be meant for. Defaults to the first --service-account-issuer.' },
+  { name: 'service-account-extend-token-expiration', type: 'bool', default: true, help: 'Issue pod-bound tokens asked for 3607 seconds (the node agent\'s projected tokens) for a year instead, noting the asked end in the token (warnafter), so that clients that never read a refreshed token keep working.' },
   { name: 'service-account-max-token-expiration', type: 'duration', default: 0, help: 'Longest lifetime of a token issued by TokenRequest. 0 means no limit.', validate: nonNegative },
   { name: 'oidc-issuer-url', type: 'string', default: '', help: 'HTTPS URL of the OpenID issuer; enables OpenID Connect tokens.', validate: (v) => (v === '' || /^https:\/\//.test(v as string) ? undefined : 'must be an https URL') },
   { name: 'oidc-client-id', type: 'string', default: '', help: 'Client ID every OpenID token must be issued for (required with --oidc-issuer-url).' },
@@ -414,6 +417,7 @@ function authenticationOptions(v: Values): AuthenticationOptions {
     serviceAccountLookup: v['service-account-lookup'] as boolean,
     apiAudiences: list('api-audiences'),
     serviceAccountMaxTokenExpirationMs: v['service-account-max-token-expiration'] as number,
+    serviceAccountExtendTokenExpiration: v['service-account-extend-token-expiration'] as boolean,
     oidc: issuerUrl ? {
       issuerUrl, clientId: str('oidc-client-id')!, usernameClaim: v['oidc-username-claim'] as string,
       usernamePrefix: str('oidc-username-prefix'), groupsClaim: str('oidc-groups-claim'), groupsPrefix: (v['oidc-groups-prefix'] as string) ?? '',

@@ -463,6 +463,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       services: {
         authorizer: auth.authorizer, authenticate: auth.authenticate, apiAudiences: auth.apiAudiences,
         tokens: auth.tokens, maxTokenExpirationMs: options.authentication.serviceAccountMaxTokenExpirationMs,
+        extendTokenExpiration: options.authentication.serviceAccountExtendTokenExpiration,
         nodeClient: nodeClient(),
         componentHealth,
       },

@@ -181,6 +181,8 @@ export interface RestServices {
   tokens?: ServiceAccountTokenSigner;
   /** the longest token lifetime in ms; 0 or absent: no limit */
   maxTokenExpirationMs?: number;
+  /** pod-bound tokens asked for 3607 s are issued for a year, warning after the asked end (--service-account-extend-token-expiration) */
+  extendTokenExpiration?: boolean;
   /** how the server reaches the node agents (logs, exec, attach, port-forward, nodes/proxy); absent: not at all */
   nodeClient?: NodeClientConfig;
   /** the health of the components the server knows of (its store, the controller manager, the scheduler), for

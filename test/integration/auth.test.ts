@@ -257,6 +257,16 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     const boundReview = await review(bound.json.status.token);
     assert.deepEqual(boundReview.user.extra, { 'authentication.cluster.io/pod-name': ['runner'], 'authentication.cluster.io/pod-uid': [pod.metadata.uid] });
     assert.equal((await as({ token: bound.json.status.token }, 'GET', '/api/v1/namespaces/team/pods')).status, 200);
+    // the agent's projected tokens (3607 s, bound to a pod) live a year, the asked end noted as warnafter
+    const claimsOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1]!, 'base64url').toString('utf8'));
+    const projected = await tokenFor({ expirationSeconds: 3607, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner' } });
+    const extended = claimsOf(projected.json.status.token);
+    assert.equal(extended.exp - extended.iat, 365 * 24 * 3600);
+    assert.equal(extended['cluster.io'].warnafter, extended.iat + 3607);
+    assert.ok(Math.abs(Date.parse(projected.json.status.expirationTimestamp) - Date.now() - 3607_000) < 5000, 'the answer states the asked end');
+    const plain = claimsOf((await tokenFor({ expirationSeconds: 3608, boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner' } })).json.status.token);
+    assert.equal(plain.exp - plain.iat, 3608);
+    assert.equal(plain['cluster.io'].warnafter, undefined);
     assert.equal((await as(admin, 'DELETE', '/api/v1/namespaces/team/pods/runner?gracePeriodSeconds=0')).status, 200);
     const dead = await as({ token: bound.json.status.token }, 'GET', '/api/v1/namespaces/team/pods');
     assert.equal(dead.status, 401);
