@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PersistentVolumeClaim } from '../../../../api/types/core-v1.js';
-import { create, strategyOf, update } from '../../testing/strategy.js';
+import { create, ctx, strategyOf, update } from '../../testing/strategy.js';
 
 test('PVC spec is immutable except the requested size', async () => {
   const pvcs = strategyOf('', 'persistentvolumeclaims');
@@ -19,7 +19,7 @@ test('a claim that named no class may be given one, once, unless it used the bet
   const named = await create<PersistentVolumeClaim>(pvcs, { spec: { ...spec, storageClassName: 'standard' } });
   assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, named.obj, o => { o.spec!.storageClassName = 'other'; }),
     ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
-  const beta = await create<PersistentVolumeClaim>(pvcs, { metadata: { annotations: { 'volume.beta.cluster.io/storage-class': 'x' } }, spec });
+  const beta = await create<PersistentVolumeClaim>(pvcs, { metadata: { annotations: { [`volume.beta.${ctx.names.labelDomain}/storage-class`]: 'x' } }, spec });
   assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, beta.obj, o => { o.spec!.storageClassName = 'standard'; }),
     ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
 });
