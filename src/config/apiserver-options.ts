@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { apiDomains, defaultApiDomain, type ApiDomain } from '../api/naming.js';
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
+import { re2Problem } from '../util/re2.js';
 import { cipherSuiteNames, opensslCiphers, tlsVersionHelp, tlsVersions, type TlsVersion } from './tls-options.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { controllerManagerFlags, controllerManagerOptionsFrom, type ControllerManagerOptions } from './controller-manager-options.js';
@@ -131,6 +132,9 @@ export interface ApiServerOptions {
   allowPrivileged: boolean;
   /** /debug/pprof is served */
   profiling: boolean;
+  /** the Strict-Transport-Security header value, and the CORS origin patterns */
+  hsts?: string;
+  corsAllowedOrigins: string[];
   audit: AuditFlags;
   maxRequestsInflight: number;
   maxMutatingRequestsInflight: number;
@@ -213,6 +217,8 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'tls-cipher-suites', type: 'stringList', default: [], help: `The TLS 1.2 (and older) cipher suites the server offers, by their IANA names; TLS 1.3's are always on. Default: Node's own list. Known: ${cipherSuiteNames.join(', ')}.` },
   { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle that client certificates are checked against. The generated CA is always trusted too.' },
   { name: 'allow-privileged', type: 'bool', default: false, help: 'Accept pods and pod templates whose containers ask to run privileged; without it they are refused as invalid.' },
+  { name: 'strict-transport-security-directives', type: 'stringList', default: [], help: 'The Strict-Transport-Security header of every answer, as directives: max-age=<seconds> (required), includeSubDomains, preload. Empty: none.' },
+  { name: 'cors-allowed-origins', type: 'stringList', default: [], help: 'Origins (RE2 patterns; anchor them, e.g. //example.com(:|$)) whose browser pages may call the API: their requests get CORS headers and their preflights a 204. Empty: no CORS.' },
   { name: 'profiling', type: 'bool', default: true, help: 'Serve the process\'s CPU profiles and heap snapshots (V8\'s formats) under /debug/pprof to those allowed to read it.' },
   { name: 'anonymous-auth', type: 'bool', default: true, help: 'Treat requests no authenticator rejects or accepts as user system:anonymous in group system:unauthenticated.' },
   { name: 'authorization-mode', type: 'stringList', default: ['AlwaysAllow'], help: `Ordered list of authorizers: ${authorizationModes.join(', ')}.`, validate: checkAuthorizationModes },
@@ -356,6 +362,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     featureGates: featureGates.gates,
     allowPrivileged: v['allow-privileged'] as boolean,
     profiling: v['profiling'] as boolean,
+    hsts: wrap('strict-transport-security-directives', () => hstsHeader(v['strict-transport-security-directives'] as string[])),
+    corsAllowedOrigins: wrap('cors-allowed-origins', () => checkedPatterns(v['cors-allowed-origins'] as string[])),
     aggregation: proxyClientPair(v['proxy-client-cert-file'] as string, v['proxy-client-key-file'] as string) && {
       proxyClientCertFile: (v['proxy-client-cert-file'] as string) || undefined, proxyClientKeyFile: (v['proxy-client-key-file'] as string) || undefined,
     },
@@ -458,6 +466,21 @@ function auditFlags(v: Values): AuditFlags {
     } : undefined,
     webhook: webhook ? { configFile: webhook, initialBackoffMs: num('audit-webhook-initial-backoff'), batch: batch('audit-webhook') } : undefined,
   };
+}
+
+/** the Strict-Transport-Security value of the flag's directives; throws on a directive the reference refuses */
+function hstsHeader(directives: readonly string[]): string | undefined {
+  if (!directives.length) return undefined;
+  const valid = (d: string) => /^max-age=\d+$/.test(d) || d === 'includeSubDomains' || d === 'preload';
+  if (!directives.every(valid) || !directives.some(d => d.startsWith('max-age=')))
+    throw new Error('--strict-transport-security-directives invalid, allowed values: max-age=expireTime, includeSubDomains, preload. see https://tools.ietf.org/html/rfc6797#section-6.1 for more information');
+  return directives.join('; ');
+}
+
+/** RE2 patterns, each compiled once to refuse a bad one at start */
+function checkedPatterns(patterns: string[]): string[] {
+  for (const p of patterns) { const problem = re2Problem(p); if (problem) throw new Error(`${JSON.stringify(p)}: ${problem}`); }
+  return patterns;
 }
 
 function authorizationOptions(v: Values, modes: AuthorizationMode[]): AuthorizationOptions {

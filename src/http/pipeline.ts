@@ -9,6 +9,7 @@ import { isHealthProbe, type Decision, type FlowControl, type LevelState } from 
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { turns } from '../util/slices.js';
 import { extend } from '../util/objects.js';
+import { re2 } from '../util/re2.js';
 
 export type Next = () => Promise<void>;
 export type Filter = (ctx: RequestContext, next: Next) => Promise<void>;
@@ -27,14 +28,20 @@ export interface PipelineConfig {
   metrics?: MetricsRegistry;
   /** on the way down: whether the server has stopped taking new requests, and whether it answers them 429 (else 503) */
   shutdown?: { notAcceptingRequests(): boolean; sendRetryAfter: boolean };
+  /** the Strict-Transport-Security header of every answer (--strict-transport-security-directives) */
+  hsts?: string;
+  /** origins (RE2 patterns) browsers may call from (--cors-allowed-origins) */
+  corsAllowedOrigins?: readonly string[];
 }
 
 export function pipeline(c: PipelineConfig): Filter[] {
   return [
+    ...(c.hsts ? [hsts(c.hsts)] : []),
     ...(c.shutdown ? [refuseWhenStopping(c.shutdown)] : []),
     takeTurns(() => c.shutdown?.notAcceptingRequests() ?? false),
     requestInfoStage,
     deadline(c.requestTimeoutMs),
+    ...(c.corsAllowedOrigins?.length ? [cors(c.corsAllowedOrigins)] : []),
     ...(c.audit ? [c.audit.failedAuthentication] : []),
     authentication(c.authenticate),
     ...(c.audit ? [c.audit.requests] : []),
@@ -332,5 +339,39 @@ function authorization(authorizer: Authorizer, domain: string): Filter {
       ? `${a.resource}${a.apiGroup ? `.${a.apiGroup}` : ''}${a.name ? ` "${a.name}"` : ''} is forbidden: ${who} cannot ${a.verb} resource "${a.resource}${a.subresource ? `/${a.subresource}` : ''}" in API group "${a.apiGroup}" ${a.namespace ? `in the namespace "${a.namespace}"` : 'at the cluster scope'}`
       : `forbidden: ${who} cannot ${a.verb} path "${a.path}"`;
     throw forbidden(`${what}${d.reason ? `: ${d.reason}` : ''}`, a.isResourceRequest ? { name: a.name || undefined, group: a.apiGroup || undefined, kind: a.resource } : {});
+  };
+}
+
+// Headers for browsers, by the reference's flags: HSTS on every answer (--strict-transport-security-directives), and
+// CORS for the origins --cors-allowed-origins allows (RE2 patterns, as the reference's Go patterns), a preflight
+// OPTIONS from one of them answered 204 before authentication.
+function hsts(header: string): Filter {
+  return async (ctx, next) => {
+    ctx.res.setHeader('Strict-Transport-Security', header);
+    await next();
+  };
+}
+
+const corsHeaders = {
+  'Access-Control-Allow-Methods': 'POST, GET, OPTIONS, PUT, DELETE, PATCH',
+  'Access-Control-Allow-Headers': 'Content-Type, Content-Length, Accept-Encoding, X-CSRF-Token, Authorization, X-Requested-With, If-Modified-Since',
+  'Access-Control-Expose-Headers': 'Date',
+  'Access-Control-Allow-Credentials': 'true',
+};
+
+function cors(originPatterns: readonly string[]): Filter {
+  const patterns = originPatterns.map(p => re2(p));
+  return async (ctx, next) => {
+    const origin = ctx.req.headers.origin;
+    if (typeof origin === 'string' && origin && patterns.some(p => p.matcher(origin).find())) {
+      ctx.res.setHeader('Access-Control-Allow-Origin', origin);
+      for (const [name, value] of Object.entries(corsHeaders)) ctx.res.setHeader(name, value);
+      if (ctx.method === 'OPTIONS') {
+        ctx.res.writeHead(204);
+        ctx.res.end();
+        return;
+      }
+    }
+    await next();
   };
 }

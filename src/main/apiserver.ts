@@ -476,7 +476,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     return createHandler({
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
-      flowControl,
+      flowControl, hsts: options.hsts, corsAllowedOrigins: options.corsAllowedOrigins,
       shutdown: { notAcceptingRequests: () => notAcceptingRequests, sendRetryAfter: options.shutdownSendRetryAfter },
       servesResource: (group, version, resource, subresource) => {
         const local = resources.lookup(group, version, resource);
