@@ -95,6 +95,8 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
   const q = ctx.query;
   // without APIListChunking, limit and continue are ignored and the whole list is sent
   const chunking = featureEnabled(ctx, 'APIListChunking', true);
+  // a list has no use for its time limit, but the reference decodes every list option and refuses one not a number
+  integerParam('timeoutSeconds', q.get('timeoutSeconds'));
   const result = await scope.reads.list(extend(filterFor(ctx, scope, namespace), {
     limit: chunking ? parseLimit(q.get('limit')) : undefined,
     continue: chunking ? q.get('continue') ?? undefined : undefined,
