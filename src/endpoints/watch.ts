@@ -161,6 +161,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });
   res.on('close', finish);
+  // the client may have gone before the watch got here: its close has fired already, and the watch must not start
+  if (ctx.signal.aborted) finish();
 
   // start the watch before sending headers, so errors still become a plain Status response
   stop = await scope.reads.watch({

@@ -96,11 +96,14 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     const qmark = target.indexOf('?');
     let aborter: AbortController | undefined;
     let signal: AbortSignal | undefined;
+    let responseClosed = false;
     const ctx: RequestContext = {
       get signal() {
         if (!signal) {
           aborter = new AbortController();
           signal = ctx.deadline ? AbortSignal.any([aborter.signal, AbortSignal.timeout(Math.max(0, ctx.deadline - Date.now()))]) : aborter.signal;
+          // first asked for after the client went (a stream of a connection cut while its request waited its turn)
+          if (responseClosed) aborter.abort();
         }
         return signal;
       },
@@ -112,7 +115,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       warnings: [], longRunning: false, upgrade,
     };
     ctx.info.path = ctx.path;
-    res.on('close', () => aborter?.abort());
+    res.on('close', () => { responseClosed = true; aborter?.abort(); });
     // an HTTP/2 request whose body is left partly read (refused as too large) is reset with NO_ERROR once its answer is
     // out, as the reference's server does: Node's server does so only for a body never read, and otherwise keeps the
     // stream open, the client blocked on its window, for as long as the connection lasts

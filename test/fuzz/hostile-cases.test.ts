@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { request as httpsRequest } from 'node:https';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { startFuzzServer, type FuzzServer } from './hostile.js';
+import { until } from '../support/wait.js';
 
 interface Answer { status: number; body: string }
 
@@ -60,6 +61,26 @@ for (const domain of ['k8s.io', 'cluster.io']) describe(`API domain ${domain}`, 
     }
     // negative is a number: a list has no use for it and takes it
     for (const a of await both('GET', '/api/v1/namespaces/default/configmaps?timeoutSeconds=-1')) assert.equal(a.status, 200, a.body);
+  });
+
+  test(`${domain}: watches on an HTTP/2 connection cut while they wait their turn all end: none stays registered`, { timeout: 120_000 }, async () => {
+    const watchers = async () => {
+      const text = (await viaHttp1(server, 'GET', '/metrics')).body;
+      return Number(/^apiserver_registered_watchers\{[^}]*kind="PodTemplate"\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
+    const baseline = await watchers();
+    const doomed = http2Connect(`https://127.0.0.1:${server.port}`, { ca: server.ca, cert: server.cert, key: server.key, peerMaxConcurrentStreams: 10_000 });
+    doomed.on('error', () => { /* cut below */ });
+    await new Promise(resolve => doomed.once('remoteSettings', resolve));
+    // more than the server starts at once, so many are still on their way through the handler when the connection goes
+    const started = new Promise(resolve => {
+      for (let i = 0; i < 5000; i++) doomed.request({ ':path': '/api/v1/namespaces/default/podtemplates?watch=1' }).on('error', () => {}).once('response', resolve);
+    });
+    // cut as soon as the first has started, the others still on their way
+    await started;
+    doomed.destroy();
+    let left = -1;
+    await until(async () => (left = await watchers()) === baseline, () => `the watchers to go back to ${baseline} (${left} left)`, 60_000);
   });
 
   // without the reset, the stream never closes: the test's timeout is the failure
