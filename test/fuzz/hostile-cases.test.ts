@@ -52,11 +52,19 @@ for (const domain of ['k8s.io', 'cluster.io']) describe(`API domain ${domain}`, 
     await server?.stop();
   });
 
-  test(`${domain}: a list with a timeoutSeconds that is not a number is a 400, as the reference decodes every list option`, async () => {
+  test(`${domain}: a list, watch or collection delete with a limit or timeoutSeconds that is not a number is a 400, as the reference decodes every list option`, { timeout: 60_000 }, async () => {
     for (const value of ['abc', '99999999999999999999', '1e3']) {
       for (const a of await both('GET', `/api/v1/namespaces/default/configmaps?timeoutSeconds=${value}`)) {
         assert.equal(a.status, 400, a.body);
         assert.match(a.body, /timeoutSeconds: Invalid value/);
+      }
+    }
+    // a watch and a delete of the collection decode the same options (the watch would otherwise start and stream)
+    for (const [method, path] of [['GET', '/api/v1/namespaces/default/configmaps?watch=1&limit=abc'], ['GET', '/api/v1/namespaces/default/configmaps?watch=1&timeoutSeconds=1x'],
+      ['DELETE', '/api/v1/namespaces/default/configmaps?dryRun=All&timeoutSeconds=abc'], ['DELETE', '/api/v1/namespaces/default/configmaps?dryRun=All&limit=1e3']]) {
+      for (const a of await both(method, path)) {
+        assert.equal(a.status, 400, `${method} ${path}: ${a.body}`);
+        assert.match(a.body, /(limit|timeoutSeconds): Invalid value/);
       }
     }
     // negative is a number: a list has no use for it and takes it
