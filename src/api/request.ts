@@ -102,3 +102,12 @@ export function integerParam(name: string, text: string | number | null | undefi
   if (opts.min !== undefined && n < opts.min) throw badRequest(`${name}: Invalid value: ${s}: must be greater than or equal to ${opts.min}`);
   return opts.max !== undefined ? Math.min(n, opts.max) : n;
 }
+
+/**
+ * The integer list options a list, a watch and a delete of a collection all decode, as the reference decodes the whole
+ * of them for each: one that is not a 64-bit integer is a 400 even where the request has no use for it.
+ */
+export function checkListIntegers(q: URLSearchParams): void {
+  integerParam('limit', q.get('limit'));
+  integerParam('timeoutSeconds', q.get('timeoutSeconds'));
+}

@@ -10,7 +10,7 @@ import { yaml } from '../util/yaml.js';
 import { mapInSlices } from '../util/slices.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
-import { integerParam } from '../api/request.js';
+import { checkListIntegers, integerParam } from '../api/request.js';
 import { extend } from '../util/objects.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
@@ -95,6 +95,7 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
   const q = ctx.query;
   // without APIListChunking, limit and continue are ignored and the whole list is sent
   const chunking = featureEnabled(ctx, 'APIListChunking', true);
+  checkListIntegers(q);
   const result = await scope.reads.list(extend(filterFor(ctx, scope, namespace), {
     limit: chunking ? parseLimit(q.get('limit')) : undefined,
     continue: chunking ? q.get('continue') ?? undefined : undefined,

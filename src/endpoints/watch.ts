@@ -9,7 +9,7 @@ import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
 import type { StoredObject } from '../api/cache.js';
-import { integerParam } from '../api/request.js';
+import { checkListIntegers, integerParam } from '../api/request.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
@@ -22,6 +22,7 @@ const drainChunkBytes = 256 * 1024;
 export async function watch(ctx: RequestContext, scope: Scope, namespace: string, nameFromPath?: string) {
   const q = ctx.query;
   const rep = representationFor(ctx, scope);
+  checkListIntegers(q);
   const timeoutText = q.get('timeoutSeconds');
   const min = scope.minRequestTimeoutSeconds;
   // a timer holds at most 2^31-1 ms (about 24 days); a longer timeout means the same to any client
@@ -161,6 +162,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });
   res.on('close', finish);
+  // the client may have gone before the watch got here: its close has fired already, and the watch must not start
+  if (ctx.signal.aborted) finish();
 
   // start the watch before sending headers, so errors still become a plain Status response
   stop = await scope.reads.watch({

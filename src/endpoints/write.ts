@@ -11,7 +11,7 @@ import { applyMergePatch } from '../patch/merge-patch.js';
 import type { PatchOptions } from '../patch/common.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
 import type { DeleteOptions, WriteOptions } from '../registry/types.js';
-import { integerParam, parseDryRun } from '../api/request.js';
+import { checkListIntegers, integerParam, parseDryRun } from '../api/request.js';
 import { breather, inSteps, yieldToLoop } from '../util/slices.js';
 
 const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
@@ -239,6 +239,7 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
 }
 
 export async function removeCollection(ctx: RequestContext, scope: Scope, namespace: string) {
+  checkListIntegers(ctx.query);
   const opts = await deleteOptions(ctx);
   const filter = filterFor(ctx, scope, namespace);
   const { items } = await scope.reads.list({ ...filter });

@@ -1,6 +1,6 @@
 // The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, client certificates requested (the pipeline verifies
 // them), one request context per request, and the requests in flight for graceful shutdown.
-import { createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
+import { constants as http2Constants, createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -99,11 +99,14 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     const qmark = target.indexOf('?');
     let aborter: AbortController | undefined;
     let signal: AbortSignal | undefined;
+    let responseClosed = false;
     const ctx: RequestContext = {
       get signal() {
         if (!signal) {
           aborter = new AbortController();
           signal = ctx.deadline ? AbortSignal.any([aborter.signal, AbortSignal.timeout(Math.max(0, ctx.deadline - Date.now()))]) : aborter.signal;
+          // first asked for after the client went (a stream of a connection cut while its request waited its turn)
+          if (responseClosed) aborter.abort();
         }
         return signal;
       },
@@ -115,7 +118,15 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       warnings: [], longRunning: false, upgrade,
     };
     ctx.info.path = ctx.path;
-    res.on('close', () => aborter?.abort());
+    res.on('close', () => { responseClosed = true; aborter?.abort(); });
+    // an HTTP/2 request whose body is left partly read (refused as too large) is reset with NO_ERROR once its answer is
+    // out, as the reference's server does: Node's server does so only for a body never read, and otherwise keeps the
+    // stream open, the client blocked on its window, for as long as the connection lasts
+    if (req.httpVersionMajor === 2 && !connection) {
+      const stream = req.stream;
+      // on the next turn, as Node does for an unread body: the frame that ends the answer is sent first
+      stream.once('finish', () => setImmediate(() => { if (!req.complete && !stream.closed) stream.close(http2Constants.NGHTTP2_NO_ERROR); }));
+    }
     inflight.add(ctx);
     abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
     const socket = req.httpVersionMajor === 1 ? (req.socket as TLSSocket) : undefined;

@@ -42,7 +42,7 @@ export interface FuzzServer {
 export async function startFuzzServer(extraFlags: string[] = []): Promise<FuzzServer> {
   const dir = mkdtempSync(join(tmpdir(), 'cluster-fuzz-'));
   const child: ChildProcess = spawn(process.execPath, [program, '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory',
-    `--data-dir=${dir}`, '--api-domain=k8s.io', '--scheduler=false', '--controller-manager=false', ...extraFlags], { stdio: ['ignore', 'pipe', 'pipe'] });
+    `--data-dir=${dir}`, ...(extraFlags.some(f => f.startsWith('--api-domain=')) ? [] : ['--api-domain=k8s.io']), '--scheduler=false', '--controller-manager=false', ...extraFlags], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const onData = (d: Buffer) => { log = (log + d.toString()).slice(-20_000); };
   child.stdout!.on('data', onData);
