@@ -316,7 +316,12 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs): Sender {
     }
     return session;
   };
-  const isStream = (r: HostileRequest) => /[?&](watch|follow)=(?!0|false|&|$)/i.test(r.target) || /\/(exec|attach|portforward|proxy)/.test(r.target);
+  // a flag the server reads as on (present, and neither 0 nor false: an empty value too) makes a stream of the answer
+  const flagOn = (v: string | null) => v !== null && v !== '0' && v.toLowerCase() !== 'false';
+  const isStream = (r: HostileRequest) => {
+    const query = new URLSearchParams(r.target.split('?')[1] ?? '');
+    return flagOn(query.get('watch')) || flagOn(query.get('follow')) || /\/(exec|attach|portforward|proxy)/.test(r.target);
+  };
 
   function h1(r: HostileRequest, started: number): Promise<Outcome> {
     return new Promise(resolve => {
