@@ -1,15 +1,17 @@
 // watch: a stream of {type, object} documents (or length-prefixed protobuf WatchEvents), one per change,
-// with headers flushed at once.
+// with headers flushed at once. Over a WebSocket (a browser's Upgrade of the same request), one message per event:
+// text for JSON, binary for protobuf, as the reference frames them.
 import { formatResourceVersion } from '../api/resource-version.js';
 import type { ApiObject, Status } from '../api/meta.js';
 import { bufferedBytes, featureEnabled, queryFlag, type RequestContext } from '../api/request.js';
 import { setWarnings } from './respond.js';
-import { badRequest, internalError, orderedStatus, type ApiError } from '../api/status.js';
+import { badRequest, forbidden, internalError, orderedStatus, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
+import { WebSocketServer, type WebSocket } from 'ws';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
@@ -18,6 +20,57 @@ const eventTail = Buffer.from('}\n');
 const maxBufferedBytes = 16 * 1024 * 1024;
 /** the initial events go out in writes of about this size, each once the client has read all but this much */
 const drainChunkBytes = 256 * 1024;
+
+/** where a watch's events go: the HTTP response, or a WebSocket */
+interface Sink {
+  /** one write: on a WebSocket, one message */
+  write(data: string | Buffer): void;
+  /** bytes written and not yet sent */
+  buffered(): number;
+  onceDrained(f: () => void): void;
+  onClose(f: () => void): void;
+  gone(): boolean;
+  end(): void;
+  /** ends at once, dropping what was not sent */
+  cut(): void;
+}
+
+function responseSink(res: RequestContext['res']): Sink {
+  return {
+    write: data => { res.write(data); },
+    buffered: () => bufferedBytes(res),
+    onceDrained: f => { res.once('drain', f); },
+    onClose: f => { res.on('close', f); },
+    gone: () => res.writableEnded || res.destroyed,
+    end: () => { if (!res.writableEnded) res.end(); },
+    cut() {
+      const stream = (res as unknown as { stream?: { close(code?: number): void } }).stream;
+      if (stream) stream.close(0x8 /* CANCEL */); else res.destroy();
+    },
+  };
+}
+
+const webSockets = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 });
+
+/** the request asks for its watch over a WebSocket (an HTTP/1.1 Upgrade) */
+const wantsWebSocket = (ctx: RequestContext) => !!ctx.upgrade && String(ctx.req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+
+/** the watch's WebSocket, once the handshake is done; the client's messages are read and dropped */
+function webSocketSink(ctx: RequestContext, text: boolean): Promise<Sink> {
+  return new Promise(resolve => webSockets.handleUpgrade(ctx.req as never, ctx.upgrade!.socket as never, ctx.upgrade!.head, (ws: WebSocket) => {
+    const socket = ctx.upgrade!.socket;
+    ws.on('error', () => ws.terminate());
+    resolve({
+      write: data => ws.send(text && typeof data !== 'string' ? data.toString('utf8') : data, { binary: !text }),
+      buffered: () => ws.bufferedAmount,
+      onceDrained: f => { socket.once('drain', f); },
+      onClose: f => { ws.on('close', f); },
+      gone: () => ws.readyState !== ws.OPEN,
+      end: () => ws.close(1000),
+      cut: () => ws.terminate(),
+    });
+  }));
+}
 
 export async function watch(ctx: RequestContext, scope: Scope, namespace: string, nameFromPath?: string) {
   const q = ctx.query;
@@ -47,6 +100,11 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const include = rep.kind === 'table' ? parseIncludeObject(q.get('includeObject')) : 'Metadata';
   const cols = columnsOf(scope.info);
   const { res } = ctx;
+  // as the reference's handshake, a WebSocket needs a valid Origin (every browser sends one)
+  const overWebSocket = wantsWebSocket(ctx);
+  if (overWebSocket && !(typeof ctx.req.headers.origin === 'string' && URL.canParse(ctx.req.headers.origin)))
+    throw forbidden('a watch over a WebSocket needs an Origin header holding a URL');
+  let sink: Sink | undefined = overWebSocket ? undefined : responseSink(res);
 
   let closed = false;
   let ending = false;
@@ -56,7 +114,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     closed = true;
     clearTimeout(timer);
     stop();
-    if (!res.writableEnded) res.end();
+    sink?.end();
   };
   // events produced while the watch starts wait until the headers are out; the initial ones (a whole collection, for a
   // watch from version 0 or with sendInitialEvents) wait as thunks, encoded only as the client reads them
@@ -68,8 +126,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   let backlogBytes = 0;
   const write = (out: Out) => {
     // the server's close ends streams directly; events racing it are dropped
-    if (closed || res.writableEnded || res.destroyed) return;
-    if (pending) { pending.push(out); return; }
+    if (closed || sink?.gone()) return;
+    if (pending || !sink) { (pending ??= []).push(out); return; }
     const text = typeof out === 'function' ? out() : out;
     if (backlog) {
       backlog.push(text);
@@ -79,21 +137,21 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     }
     // a client that has not read what went out gets what follows in chunks once it has: the stream holds a few large
     // writes rather than one per event (a stream cut with thousands of writes pending fails each of them, one error each)
-    if (bufferedBytes(res) > drainChunkBytes) {
+    if (sink.buffered() > drainChunkBytes) {
       backlog = [text];
       sent = 0;
       backlogBytes = text.length;
       drain();
       return;
     }
-    res.write(text);
+    sink.write(text);
     scope.watchEventSent?.(scope.info, text.length);
-    if (bufferedBytes(res) > maxBufferedBytes) cutOff();
+    if (sink.buffered() > maxBufferedBytes) cutOff();
   };
   /** writes the backlog in chunks while the client keeps up, waiting for it to read when it does not */
   const drain = () => {
-    while (backlog && !closed) {
-      if (bufferedBytes(res) > drainChunkBytes) { res.once('drain', drain); return; }
+    while (backlog && !closed && sink) {
+      if (sink.buffered() > drainChunkBytes) { sink.onceDrained(drain); return; }
       const chunk: Buffer[] = [];
       let size = 0;
       while (sent < backlog.length && size < drainChunkBytes) {
@@ -101,11 +159,13 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
         backlog[sent++] = '';
         if (typeof out !== 'function') backlogBytes -= out.length;
         const text = typeof out === 'function' ? out() : out;
-        chunk.push(typeof text === 'string' ? Buffer.from(text) : text);
+        // a WebSocket takes each event as a message of its own
+        if (overWebSocket) sink.write(text);
+        else chunk.push(typeof text === 'string' ? Buffer.from(text) : text);
         size += text.length;
         scope.watchEventSent?.(scope.info, text.length);
       }
-      if (chunk.length) res.write(chunk.length === 1 ? chunk[0]! : Buffer.concat(chunk, size));
+      if (chunk.length) sink.write(chunk.length === 1 ? chunk[0]! : Buffer.concat(chunk, size));
       if (sent === backlog.length) {
         backlog = undefined;
         backlogBytes = 0;
@@ -116,8 +176,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   // a watcher too far behind is cut off, not ended: an orderly end would wait behind everything it has not read
   const cutOff = () => {
     finish();
-    const stream = (res as unknown as { stream?: { close(code?: number): void } }).stream;
-    if (stream) stream.close(0x8 /* CANCEL */); else res.destroy();
+    sink?.cut();
   };
   const objectFor = (obj: ApiObject): unknown => {
     const served = asServed(scope, obj);
@@ -162,6 +221,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });
   res.on('close', finish);
+  sink?.onClose(finish);
   // the client may have gone before the watch got here: its close has fired already, and the watch must not start
   if (ctx.signal.aborted) finish();
 
@@ -179,17 +239,22 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   }).catch(e => { clearTimeout(timer); closed = true; throw e; });
   if (closed) { stop(); return; }
 
-  setWarnings(ctx);
-  res.setHeader('Content-Type', rep.kind === 'protobuf' ? `${rep.contentType};stream=watch` : rep.contentType);
-  res.setHeader('Cache-Control', 'no-cache, private');
-  res.setHeader('Audit-Id', ctx.id);
-  if (!('stream' in ctx.req)) res.setHeader('Transfer-Encoding', 'chunked');
-  res.writeHead(200);
-  (res as { flushHeaders?: () => void }).flushHeaders?.();
-  if (pending.length) backlog = pending;
+  if (overWebSocket) {
+    sink = await webSocketSink(ctx, rep.kind !== 'protobuf');
+    sink.onClose(finish);
+  } else {
+    setWarnings(ctx);
+    res.setHeader('Content-Type', rep.kind === 'protobuf' ? `${rep.contentType};stream=watch` : rep.contentType);
+    res.setHeader('Cache-Control', 'no-cache, private');
+    res.setHeader('Audit-Id', ctx.id);
+    if (!('stream' in ctx.req)) res.setHeader('Transfer-Encoding', 'chunked');
+    res.writeHead(200);
+    (res as { flushHeaders?: () => void }).flushHeaders?.();
+  }
+  if (pending?.length) backlog = pending;
   pending = undefined;
   drain();
   ctx.watchInitialized?.();
   if (ending && !backlog) finish();
-  await new Promise<void>(resolve => { if (closed) resolve(); else res.once('close', () => resolve()); if (res.writableEnded) resolve(); });
+  await new Promise<void>(resolve => { if (closed) resolve(); else { res.once('close', () => resolve()); sink?.onClose(resolve); } if (sink?.gone()) resolve(); });
 }

@@ -1,0 +1,58 @@
+// A watch over a WebSocket, as browser clients open one: one message per event (text for JSON, binary for protobuf);
+// a handshake without an Origin is refused, as by the reference.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { loadClientConfig, type ClientConfig } from '../../src/config/client-config.js';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { waitFor } from '../support/wait.js';
+
+describe('watch over a WebSocket', () => {
+  let server: TestServer;
+  let config: ClientConfig;
+  before(async () => {
+    server = await startTestServer();
+    config = await loadClientConfig(server.kubeconfig);
+  });
+  after(async () => { await server?.close(); });
+
+  const open = (path: string, headers: Record<string, string>) => new WebSocket(`${config.server.replace(/^https/, 'wss')}${path}`,
+    { ca: config.caPem, cert: config.certPem, key: config.keyPem, headers });
+
+  test('events arrive one a message, as text; the client\'s close ends the watch', { timeout: 30_000 }, async () => {
+    const ws = open('/api/v1/namespaces/default/configmaps?watch=1', { Origin: 'https://dashboard.example' });
+    const messages: Array<{ text: string; binary: boolean }> = [];
+    ws.on('message', (data, binary) => messages.push({ text: data.toString(), binary }));
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one' } } });
+    await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'two' } } });
+    await waitFor('two events', () => messages.length >= 2, 10_000);
+    assert.deepEqual(messages.map(m => m.binary), [false, false]);
+    const events = messages.map(m => JSON.parse(m.text));
+    assert.deepEqual(events.map(e => [e.type, e.object.metadata.name]), [['ADDED', 'one'], ['ADDED', 'two']]);
+    ws.close();
+    await new Promise(resolve => ws.once('close', resolve));
+  });
+
+  test('a protobuf watch gets binary messages', { timeout: 30_000 }, async () => {
+    const ws = open('/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=0', { Origin: 'https://dashboard.example', Accept: server.names.protobufMediaType });
+    const first = await new Promise<{ data: Buffer; binary: boolean }>((resolve, reject) => {
+      ws.once('message', (data, binary) => resolve({ data: data as Buffer, binary }));
+      ws.once('error', reject);
+    });
+    assert.equal(first.binary, true);
+    assert.ok(first.data.length > 4);
+    ws.terminate();
+  });
+
+  test('a handshake without an Origin is refused 403', async () => {
+    const ws = open('/api/v1/namespaces/default/configmaps?watch=1', {});
+    const status = await new Promise<number>((resolve) => {
+      ws.once('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      ws.once('open', () => resolve(101));
+      ws.once('error', () => resolve(-1));
+    });
+    assert.equal(status, 403);
+    ws.terminate();
+  });
+});
