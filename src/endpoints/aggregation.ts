@@ -114,17 +114,19 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
           const out: OutgoingHttpHeaders = {};
           for (const [k, v] of Object.entries(res.headers)) if (!hopByHop.has(k) && v !== undefined) out[k] = v;
           ctx.res.writeHead(res.statusCode ?? 502, out);
-          // a watch's events reach the client as they come
+          // a watch's events reach the client as they come, at the pace it reads them
           ctx.res.flushHeaders?.();
-          res.on('data', (chunk: Buffer) => { ctx.res.write(chunk); });
-          res.on('end', () => { ctx.res.end(); resolve(); });
+          res.pipe(ctx.res as unknown as NodeJS.WritableStream);
+          res.on('end', () => resolve());
           res.on('error', () => { ctx.res.end(); resolve(); });
         });
         upstream.on('error', e => {
           if (ctx.res.headersSent) { ctx.res.end(); resolve(); return; }
           reject(serviceUnavailable(`error trying to reach service: ${e.message}`));
         });
-        ctx.res.on('close', () => upstream.destroy());
+        ctx.res.on('close', () => { upstream.destroy(); resolve(); });
+        // a client gone before the request went upstream (its close has fired already) is not served
+        if (ctx.signal.aborted) { upstream.destroy(); resolve(); }
         ctx.req.on('data', (chunk: Buffer) => upstream.write(chunk));
         ctx.req.on('end', () => upstream.end());
         if (ctx.req.readableEnded) upstream.end();
