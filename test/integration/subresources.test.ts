@@ -65,6 +65,9 @@ describe('subresources', () => {
 
   test('eviction: refused while a disruption budget allows none, then the pod goes', async () => {
     await c.request('POST', pods, { body: pod('guarded', { app: 'db' }) });
+    // a running pod: a pending one needs no budget to go
+    const running = await c.request('PATCH', `${pods}/guarded/status`, { body: JSON.stringify({ status: { phase: 'Running' } }), contentType: 'application/merge-patch+json' });
+    assert.equal(running.status, 200, running.body);
     await c.request('POST', pods, { body: pod('free', { app: 'web' }) });
     await c.request('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', {
       body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } } },
