@@ -177,10 +177,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
 
   // encryption at rest: without a configuration the store is not wrapped at all, so nothing is added to any write
   let stopEncryptionReload = () => {};
-  const withEncryption = async (inner: KV): Promise<KV> => {
+  const withEncryption = (inner: KV, initial: EncryptionRules | undefined): KV => {
     const path = options.encryptionProviderConfig;
-    if (!path) return inner;
-    const initial = await loadEncryptionConfig(path, names);
+    if (!path || !initial) return inner;
     let current = (): EncryptionRules => initial;
     if (options.encryptionProviderConfigAutomaticReload) {
       const reloading = reloadingEncryptionConfig(path, names, initial, {
@@ -262,6 +261,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     {
       name: 'etcd', live: true,
       async start() {
+        // a configuration the server refuses stops the start before the store is opened
+        const encryption = options.encryptionProviderConfig ? await loadEncryptionConfig(options.encryptionProviderConfig, names) : undefined;
         // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
         const opened = await openStorage({
           backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
@@ -269,7 +270,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           etcdTls: etcdTlsPems(options.etcdTls),
         });
         const decorated = tuning.decorateStorage ? await tuning.decorateStorage(opened) : opened;
-        kv = await withEncryption(instrumentStorage(decorated, metrics));
+        kv = withEncryption(instrumentStorage(decorated, metrics), encryption);
         await checkDomain(kv, names);
       },
       stop: () => { stopEncryptionReload(); return kv?.close(); },

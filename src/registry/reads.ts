@@ -77,6 +77,9 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
   async function listAt(req: ListRequest, at: ListOptions, continuing = false): Promise<ListResult> {
     const page = await objects.list(prefixFor(req.namespace), extend(at, { limit: req.limit, filter: req.match }))
       .catch(e => { throw failure(e, at.revision, { continuing, listing: true }); });
+    // an object that cannot be decoded (encrypted with a key this server lacks) fails the list now, as a Status, rather
+    // than the response stream half-way; objects with served bytes need no decoding
+    try { for (const item of page.items) if (item.bytes === undefined) void item.obj; } catch (e) { throw failure(e, at.revision, { continuing, listing: true }); }
     const result: ListResult = { items: page.items, resourceVersion: formatResourceVersion(page.revision) };
     if (page.next) {
       result.continue = encodeContinue(names, page.revision, page.next.slice(info.keyPrefix.length));
