@@ -100,6 +100,12 @@ describe('encryption at rest on SQLite', () => {
     assert.match(e.message, /aescbc v1 key "key1"/);
     const listing = await rejection(s.client.resource(secretsRef, 'default').list());
     assert.equal(listing.code, 500);
+    // a watch that reaches the object ends with its error (an ERROR event), as a watch of the reference's storage does
+    const watching = await rejection((async () => {
+      for await (const _ of s.client.resource(secretsRef, 'default').watch({ resourceVersion: '0', timeoutSeconds: 30 })) { /* events before it */ }
+    })());
+    assert.equal(watching.code, 500);
+    assert.match(watching.message, /identity transformer tried to read encrypted data/);
     // plain objects are served as before, and the server is healthy
     assert.equal((await s.client.resource(secretsRef, 'default').get('s1')).data?.password, plaintext);
     assert.equal((await s.client.resource(configMapsRef, 'default').get('c1')).data?.a, plaintext);

@@ -1,11 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { naming } from '../../api/naming.js';
 import { openMemoryKV } from '../memory/kv.js';
 import { createObjectStore } from '../objects.js';
 import { objectStoreContract } from '../testing/object-store-contract.js';
 import { isStorageError, type WatchEvent } from '../types.js';
-import { parseEncryptionConfig, type EncryptionRules } from './config.js';
+import { loadEncryptionConfig, parseEncryptionConfig, reloadingEncryptionConfig, type EncryptionRules } from './config.js';
 import { encryptingKV } from './kv.js';
 
 const names = naming('k8s.io');
@@ -142,4 +145,29 @@ test('in the project\'s own API domain the prefix carries its vendor word', asyn
   // a store without the configuration says what it found
   const plainRead = await createObjectStore(inner).get('/registry/core/secrets/default/s1');
   assert.throws(() => plainRead!.obj, /identity transformer tried to read encrypted data \(the value is encrypted with aescbc v1 key "key1"/);
+});
+
+test('automatic reload: a changed file that parses replaces the rules; a broken one is reported and the rules stay', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'encryption-reload-'));
+  const path = join(dir, 'config.json');
+  try {
+    writeFileSync(path, configOf(['secrets'], [aescbc('key1')]));
+    const initial = await loadEncryptionConfig(path, names);
+    const reports: Array<Error | undefined> = [];
+    const reloading = reloadingEncryptionConfig(path, names, initial, { intervalMs: 20, onReload: e => reports.push(e) });
+    const until = async (what: string, ok: () => boolean) => {
+      for (const started = Date.now(); !ok(); await new Promise(r => setTimeout(r, 20)))
+        if (Date.now() - started > 10_000) assert.fail(`timed out waiting for ${what}`);
+    };
+    try {
+      writeFileSync(path, configOf(['secrets'], [aescbc('key2'), aescbc('key1')]));
+      await until('the new rules', () => reloading.current() !== initial);
+      assert.deepEqual(reloading.current().providersFor('', 'secrets')?.map(p => p.keys[0].name), ['key2', 'key1']);
+      const good = reloading.current();
+      writeFileSync(path, configOf(['Secrets'], [aescbc('key3')]));
+      await until('the report of the broken file', () => reports.some(e => e));
+      assert.match(String(reports.find(e => e)?.message), /resource name should not contain capital letters/);
+      assert.equal(reloading.current(), good);
+    } finally { reloading.stop(); }
+  } finally { rmSync(dir, { recursive: true, force: true }); }
 });
