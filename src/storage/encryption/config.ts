@@ -2,7 +2,6 @@
 // providers. Checked as the reference checks it (1.27, wildcards included) and turned into the rule the transforming
 // store asks for a resource's providers.
 import { createHash } from 'node:crypto';
-import { unwatchFile, watchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { Naming } from '../../api/naming.js';
 import { loadYaml } from '../../util/yaml.js';
@@ -159,7 +158,7 @@ export async function loadEncryptionConfig(path: string, names: Naming): Promise
 }
 
 /**
- * The rules of the file at path, read again whenever it changes (checked every intervalMs, as the reference polls
+ * The rules of the file at path, read again whenever its text changes (read every intervalMs, as the reference polls
  * its file): a changed file that parses replaces the rules for the next operation; one that does not is reported and
  * the rules in use stay. Returns the current rules and the stop of the watching.
  */
@@ -179,6 +178,8 @@ export function reloadingEncryptionConfig(path: string, names: Naming, initial: 
       }
     })().finally(() => { reading = undefined; });
   };
-  const watcher = watchFile(path, { interval: opts.intervalMs, persistent: false }, check);
-  return { current: () => rules, stop: () => { watcher.removeListener('change', check); unwatchFile(path, check); } };
+  // the text is compared, not the file's times: a change within the clock's granularity is not missed
+  const timer = setInterval(check, opts.intervalMs);
+  timer.unref();
+  return { current: () => rules, stop: () => clearInterval(timer) };
 }
