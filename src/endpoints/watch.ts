@@ -10,6 +10,7 @@ import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
 import type { StoredObject } from '../api/cache.js';
 import { storageFailure } from '../registry/errors.js';
+import { checkDecodable } from '../storage/objects.js';
 import { integerParam } from '../api/request.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
@@ -157,10 +158,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     queue = queue.then(step).catch((e: unknown) => end((e as Partial<ApiError>).status ?? internalError((e as Error).message).status));
   };
   /** an object that cannot be decoded (encrypted with a key this server lacks) ends the watch with its error, as a
-   *  watch of the reference's storage ends on it; objects with served bytes need no decoding */
+   *  watch of the reference's storage ends on it */
   const decodable = (item: StoredObject): boolean => {
-    if (item.bytes !== undefined) return true;
-    try { void item.obj; return true; } catch (e) {
+    try { checkDecodable(item); return true; } catch (e) {
       end((storageFailure(e) ?? internalError((e as Error).message)).status);
       return false;
     }

@@ -186,6 +186,15 @@ export function keptForm(item: StoredObject): StoredObject {
   return item;
 }
 
+/**
+ * Throws what decoding the object would throw (a value encrypted with a key this server lacks), without decoding or
+ * copying an object whose stored text is JSON: a list or watch checks its objects before its response starts.
+ */
+export function checkDecodable(item: StoredObject): void {
+  if (item instanceof LazyObject) item.check();
+  else if (item.bytes === undefined) void item.obj;
+}
+
 /** A class rather than an object literal with its own accessors: a watch cache holds one per object, and a literal's
  *  accessor closures and property dictionary cost about 800 bytes each where these fields cost under 100. */
 class LazyObject implements StoredObject {
@@ -222,6 +231,10 @@ class LazyObject implements StoredObject {
   set bytes(b: Buffer | undefined) {
     if (this.#replaced) this.#bytes = b;
     else if (b) { this.#bytes = b; this.#text = undefined; }   // the whole object's JSON, which decoding can read instead
+  }
+
+  check() {
+    if (!this.#replaced && !this.#bytes && this.#text && this.#text[0] !== 0x7b /* { */) void this.obj;
   }
 
   keep() {
