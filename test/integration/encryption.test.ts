@@ -3,7 +3,8 @@
 // and a clear 500 naming the key, not a crash, after a restart without the configuration.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -106,6 +107,15 @@ describe('encryption at rest on SQLite', () => {
     })());
     assert.equal(watching.code, 500);
     assert.match(watching.message, /identity transformer tried to read encrypted data/);
+    // unmodified kubectl shows the reference's kind of error
+    const kubectl127 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.27';
+    if (existsSync(kubectl127)) {
+      const r = await new Promise<{ code: number; stderr: string }>(resolve => execFile(kubectl127,
+        ['--kubeconfig', s.kubeconfig, '--cache-dir', join(dir, 'kubectl-cache'), 'get', 'secret', 'sealed', '-n', 'default'],
+        (err, _stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stderr })));
+      assert.equal(r.code, 1);
+      assert.match(r.stderr, /Error from server \(InternalError\): Internal error occurred: unable to transform key "\/registry\/core\/secrets\/default\/sealed": identity transformer tried to read encrypted data/);
+    }
     // plain objects are served as before, and the server is healthy
     assert.equal((await s.client.resource(secretsRef, 'default').get('s1')).data?.password, plaintext);
     assert.equal((await s.client.resource(configMapsRef, 'default').get('c1')).data?.a, plaintext);
