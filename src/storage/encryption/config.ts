@@ -134,7 +134,7 @@ export async function parseEncryptionConfig(text: string, names: Naming): Promis
     for (const r of entry.resources) {
       const gr = parseGroupResource(r);
       for (const mask of [{ group: gr.group, resource: '*' }, { group: '*', resource: '*' }]) {
-        if (byResource.has(grKey(mask)) && grKey(mask) !== grKey(gr))
+        if (byResource.has(grKey(mask)))
           throw new Error(`resource ${show(grString(gr))} is masked by earlier rule ${show(grString(mask))}`);
       }
       byResource.set(grKey(gr), [...(byResource.get(grKey(gr)) ?? []), ...providers]);

@@ -115,6 +115,13 @@ test('configuration: wildcards, order, and the reference\'s validation errors', 
   await refused(JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'EncryptionConfiguration', resources: [
     { resources: ['*.*'], providers: [{ identity: {} }] }, { resources: ['secrets'], providers: [aescbc('a')] }] }),
   /resource "secrets" is masked by earlier rule "\*\.\*"/);
+  await refused(JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'EncryptionConfiguration', resources: [
+    { resources: ['*.'], providers: [{ identity: {} }] }, { resources: ['*.'], providers: [aescbc('a')] }] }),
+  /resource "\*\." is masked by earlier rule "\*\."/);
+  // the same resource in two entries: the providers of both, in order
+  const twice = await parseEncryptionConfig(JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'EncryptionConfiguration', resources: [
+    { resources: ['secrets'], providers: [aescbc('a')] }, { resources: ['secrets'], providers: [{ identity: {} }] }] }), names);
+  assert.deepEqual(twice.providersFor('', 'secrets')?.map(p => p.kind), ['aescbc', 'identity']);
   await refused(JSON.stringify({ apiVersion: 'v1', kind: 'EncryptionConfig', resources: [] }), /expected kind EncryptionConfiguration of apiVersion apiserver.config.k8s.io\/v1/);
   await refused('', /empty/);
   // YAML, as the reference's files are written
