@@ -7,6 +7,7 @@ import { naming } from '../../api/naming.js';
 import { openMemoryKV } from '../memory/kv.js';
 import { createObjectStore } from '../objects.js';
 import { objectStoreContract } from '../testing/object-store-contract.js';
+import { backendNames, openBackend } from '../testing/backends.js';
 import { isStorageError, type WatchEvent } from '../types.js';
 import { loadEncryptionConfig, parseEncryptionConfig, reloadingEncryptionConfig, type EncryptionRules } from './config.js';
 import { encryptingKV } from './kv.js';
@@ -20,12 +21,14 @@ const aescbc = (name: string, secret = secret32) => ({ aescbc: { keys: [{ name, 
 const raw = (v: Uint8Array | undefined) => Buffer.from(v ?? []).toString('latin1');
 const secret = (name: string, value = 'c2VjcmV0LXZhbHVl') => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: 'default' }, data: { v: value } });
 
-objectStoreContract('object store over an encrypting store (every resource, aesgcm)', async () => {
-  const inner = openMemoryKV();
-  const rules = await parseEncryptionConfig(configOf(['*.*'], [{ aesgcm: { keys: [{ name: 'k', secret: secret32 }] } }]), names);
-  const kv = encryptingKV(inner, () => rules);
-  return { store: createObjectStore(kv), kv, close: () => kv.close() };
-});
+for (const name of backendNames) {
+  objectStoreContract(`object store over an encrypting ${name} store (every resource, aesgcm)`, async () => {
+    const inner = await openBackend(name);
+    const rules = await parseEncryptionConfig(configOf(['*.*'], [{ aesgcm: { keys: [{ name: 'k', secret: secret32 }] } }]), names);
+    const kv = encryptingKV(inner.kv, () => rules);
+    return { store: createObjectStore(kv), kv, close: inner.close };
+  });
+}
 
 test('configured resources are stored encrypted and read, listed and watched in plain; others are untouched', async () => {
   const inner = openMemoryKV();
