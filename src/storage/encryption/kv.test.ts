@@ -44,6 +44,8 @@ test('configured resources are stored encrypted and read, listed and watched in 
   assert.ok(raw((await inner.get('/registry/core/configmaps/default/c1')).kv?.value).startsWith('{'));
   assert.deepEqual((await store.get('/registry/core/secrets/default/s1'))?.obj.data, { v: 'c2VjcmV0LXZhbHVl' });
   assert.deepEqual((await store.list('/registry/core/secrets/')).items.map(i => i.obj.metadata.name), ['s1']);
+  assert.deepEqual((await store.list('/registry/core/configmaps/default/')).items.map(i => i.obj.metadata.name), ['c1']);
+  assert.deepEqual((await store.list('/registry/')).items.map(i => i.obj.metadata.name), ['c1', 's1']);
   await store.update('/registry/core/secrets/default/s1', cur => ({ put: { ...cur!.obj, data: { v: 'bmV3' } } }));
   await store.delete('/registry/core/secrets/default/s1');
   const secretEvents = events.filter(e => e.kv.key.includes('secrets'));

@@ -86,8 +86,19 @@ export function encryptingKV(kv: KV, rules: () => EncryptionRules, observe?: Tra
     }
   };
 
-  const decryptEvent = (e: WatchEvent): WatchEvent =>
-    ({ type: e.type, kv: e.type === 'put' ? decrypt(e.kv) : e.kv, prevKv: e.prevKv && decrypt(e.prevKv) });
+  const decryptEvent = (e: WatchEvent): WatchEvent => {
+    const kv = e.type === 'put' ? decrypt(e.kv) : e.kv;
+    const prevKv = e.prevKv && decrypt(e.prevKv);
+    return kv === e.kv && prevKv === e.prevKv ? e : { type: e.type, kv, prevKv };
+  };
+  /** a range within one resource that is not configured: its values pass as they are, unlooked at */
+  const plainRange = (prefix: string) => {
+    const inResource = resourcePrefixOf(`${prefix}_`);
+    return inResource !== undefined && prefix.startsWith(inResource) && !providersOf(`${prefix}_`);
+  };
+  /** the write's result with the value as the caller gave it (not as stored) */
+  const asGiven = <R extends { kv: KeyValue }>(r: R, stored: Uint8Array, value: Uint8Array): R =>
+    (stored === value ? r : { ...r, kv: { ...r.kv, value } });
 
   /** a Conflict carries the current value, which the caller decides on again */
   const decryptError = (e: unknown): never => {
@@ -104,15 +115,15 @@ export function encryptingKV(kv: KV, rules: () => EncryptionRules, observe?: Tra
     },
     async list(prefix: string, opts?: Parameters<KV['list']>[1]) {
       const r = await kv.list(prefix, opts);
-      return { ...r, kvs: r.kvs.map(decrypt) };
+      return plainRange(prefix) ? r : { ...r, kvs: r.kvs.map(decrypt) };
     },
     async create(key: string, value: Uint8Array) {
-      const r = await kv.create(key, encrypt(key, value));
-      return { ...r, kv: { ...r.kv, value } };
+      const stored = encrypt(key, value);
+      return asGiven(await kv.create(key, stored), stored, value);
     },
     async update(key: string, value: Uint8Array, expected: number) {
-      const r = await kv.update(key, encrypt(key, value), expected).catch(decryptError);
-      return { ...r, kv: { ...r.kv, value } };
+      const stored = encrypt(key, value);
+      return asGiven(await kv.update(key, stored, expected).catch(decryptError), stored, value);
     },
     async delete(key: string, expected?: number) {
       const r = await kv.delete(key, expected).catch(decryptError);
