@@ -121,7 +121,9 @@ export async function parseEncryptionConfig(text: string, names: Naming): Promis
   try { doc = JSON.parse(text); } catch { doc = (await loadYaml()).parse(text); }
   const group = names.group('apiserver.config');
   const { apiVersion, kind } = (doc ?? {}) as { apiVersion?: unknown; kind?: unknown };
-  if (typeof doc !== 'object' || !doc || kind !== 'EncryptionConfiguration' || apiVersion !== `${group}/v1`)
+  // the reference also reads the kind EncryptionConfig of apiVersion v1, which its early documentation showed
+  const known = (kind === 'EncryptionConfiguration' && apiVersion === `${group}/v1`) || (kind === 'EncryptionConfig' && apiVersion === 'v1');
+  if (typeof doc !== 'object' || !doc || !known)
     throw new Error(`expected kind EncryptionConfiguration of apiVersion ${group}/v1, got ${show(kind ?? null)} of ${show(apiVersion ?? null)}`);
   const errs = validate(doc as Record<string, unknown>, names);
   if (errs.length) throw new Error(errs.length === 1 ? errs[0] : `[${errs.join(', ')}]`);

@@ -127,7 +127,11 @@ test('configuration: wildcards, order, and the reference\'s validation errors', 
   const twice = await parseEncryptionConfig(JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1', kind: 'EncryptionConfiguration', resources: [
     { resources: ['secrets'], providers: [aescbc('a')] }, { resources: ['secrets'], providers: [{ identity: {} }] }] }), names);
   assert.deepEqual(twice.providersFor('', 'secrets')?.map(p => p.kind), ['aescbc', 'identity']);
-  await refused(JSON.stringify({ apiVersion: 'v1', kind: 'EncryptionConfig', resources: [] }), /expected kind EncryptionConfiguration of apiVersion apiserver.config.k8s.io\/v1/);
+  await refused(JSON.stringify({ apiVersion: 'v1', kind: 'Config', resources: [] }), /expected kind EncryptionConfiguration of apiVersion apiserver.config.k8s.io\/v1/);
+  await refused(JSON.stringify({ apiVersion: 'apiserver.config.k8s.io/v1beta1', kind: 'EncryptionConfiguration', resources: [] }), /expected kind EncryptionConfiguration/);
+  // the older kind the reference still reads
+  const older = await parseEncryptionConfig(JSON.stringify({ apiVersion: 'v1', kind: 'EncryptionConfig', resources: [{ resources: ['secrets'], providers: [aescbc('a')] }] }), names);
+  assert.equal(older.providersFor('', 'secrets')?.[0].kind, 'aescbc');
   await refused('', /empty/);
   // YAML, as the reference's files are written
   const yamlRules = await parseEncryptionConfig(`apiVersion: apiserver.config.k8s.io/v1
