@@ -1,6 +1,7 @@
 // The value transformers of encryption at rest: each provider seals a stored value under a prefix naming itself and
 // its key, so a value says how to open it. The layouts are the reference's, and so are the prefixes in its API domain
-// (`k8s:enc:`; the domain's vendor word in another, `cluster:enc:`), so a store can be read by kube-apiserver:
+// (`k8s:enc:`; the domain's vendor word in another, `cluster:enc:`), so a value sealed by either opens in the other
+// (the storage keys, which AES-GCM authenticates, are this server's: /registry/<group>/<resource>/...):
 //   aescbc:    <enc>aescbc:v1:<key>:    16-byte IV, AES-CBC ciphertext with PKCS#7 padding
 //   aesgcm:    <enc>aesgcm:v1:<key>:    12-byte nonce, AES-GCM ciphertext, 16-byte tag; the storage key is
 //                                       the additional authenticated data, so a value moved to another key fails
