@@ -4,7 +4,6 @@
 // XSalsa20 extended nonce). Secrets are few and small, so BigInt arithmetic for Poly1305 is fast enough.
 import { timingSafeEqual } from 'node:crypto';
 
-export const secretboxKeyBytes = 32;
 export const secretboxNonceBytes = 24;
 export const secretboxTagBytes = 16;
 
