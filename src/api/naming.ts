@@ -31,6 +31,8 @@ export interface Naming {
   readonly systemPrefix: string;
   /** a vendor HTTP header: `X-Kubernetes-<name>` or `X-Cluster-<name>` */
   header(name: string): string;
+  /** what every value encrypted at rest begins with (`k8s:enc:` in the reference's domain, as its stores hold it) */
+  readonly encryptionPrefix: string;
   /** names of the client-side apply annotation: the domain's own, then the one unmodified kubectl writes in any domain */
   readonly lastAppliedAnnotations: readonly string[];
 }
@@ -38,9 +40,9 @@ export interface Naming {
 /** what unmodified kubectl writes for client-side apply, whatever the server's domain */
 const referenceLastApplied = 'kubectl.kubernetes.io/last-applied-configuration';
 
-const vendors: Record<ApiDomain, { vendor: string; labelDomain: string; nsPrefix: string }> = {
-  'cluster.io': { vendor: 'cluster', labelDomain: 'cluster.io', nsPrefix: 'cluster' },
-  'k8s.io': { vendor: 'kubernetes', labelDomain: 'kubernetes.io', nsPrefix: 'kube' },
+const vendors: Record<ApiDomain, { vendor: string; labelDomain: string; nsPrefix: string; shortVendor: string }> = {
+  'cluster.io': { vendor: 'cluster', labelDomain: 'cluster.io', nsPrefix: 'cluster', shortVendor: 'cluster' },
+  'k8s.io': { vendor: 'kubernetes', labelDomain: 'kubernetes.io', nsPrefix: 'kube', shortVendor: 'k8s' },
 };
 
 /**
@@ -73,6 +75,7 @@ export function naming(domain: ApiDomain = defaultApiDomain): Naming {
     serviceAccountVolumePrefix: ns('api-access'),
     systemPrefix: 'system:',
     header: (name: string) => `X-${v.vendor[0].toUpperCase()}${v.vendor.slice(1)}-${name}`,
+    encryptionPrefix: `${v.shortVendor}:enc:`,
     lastAppliedAnnotations: [...new Set([`kubectl.${v.labelDomain}/last-applied-configuration`, referenceLastApplied])],
   });
 }

@@ -34,6 +34,15 @@ describe('API server options', () => {
       '--audit-log-truncate-max-batch-size=1000']), /must be at least --audit-log-truncate-max-event-size/);
   });
 
+  test('encryption at rest: the configuration file, read once unless automatic reload is on', () => {
+    const none = parseApiServerOptions([]).options;
+    assert.equal(none.encryptionProviderConfig, undefined);
+    assert.equal(none.encryptionProviderConfigAutomaticReload, false);
+    const given = parseApiServerOptions(['--encryption-provider-config=/etc/enc.yaml', '--encryption-provider-config-automatic-reload']).options;
+    assert.equal(given.encryptionProviderConfig, '/etc/enc.yaml');
+    assert.equal(given.encryptionProviderConfigAutomaticReload, true);
+  });
+
   test('no flags: the defaults', () => {
     const { options: o, warnings, help } = parseApiServerOptions([]);
     assert.deepEqual(warnings, []);

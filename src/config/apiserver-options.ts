@@ -96,6 +96,10 @@ export interface ApiServerOptions {
    *  and key shown to it (PEM) */
   etcdTls: { caFile?: string; certFile?: string; keyFile?: string };
   etcdCompactionIntervalMs: number;
+  /** the EncryptionConfiguration file: which resources are encrypted at rest, and how */
+  encryptionProviderConfig?: string;
+  /** the file is read again when it changes (else once, at start) */
+  encryptionProviderConfigAutomaticReload: boolean;
   /** how long an Event lives after its last change (--event-ttl); 0: for ever */
   eventTtlMs: number;
   dataDir: string;
@@ -201,6 +205,8 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'etcd-certfile', type: 'string', default: '', help: 'Client certificate (PEM) shown to etcd members that ask for one (etcd --client-cert-auth); with --etcd-keyfile.' },
   { name: 'etcd-keyfile', type: 'string', default: '', help: 'The private key (PEM) of --etcd-certfile.' },
   { name: 'etcd-prefix', type: 'string', default: '/registry', help: 'The prefix of every key in storage.', validate: (v) => ((v as string).startsWith('/') ? undefined : 'must start with /') },
+  { name: 'encryption-provider-config', type: 'string', default: '', help: 'File with an EncryptionConfiguration (apiserver.config.<domain>/v1): the resources whose stored objects are encrypted, and the providers (aescbc, aesgcm, secretbox, identity) that encrypt and decrypt them. KMS providers are not supported.' },
+  { name: 'encryption-provider-config-automatic-reload', type: 'bool', default: false, help: 'Read --encryption-provider-config again whenever the file changes (checked every minute), so keys can be rotated without a restart. Off: the file is read once, at start.' },
   { name: 'etcd-compaction-interval', type: 'duration', default: 5 * 60_000, help: 'How often old revisions are compacted away. 0 disables compaction.', validate: nonNegative },
   { name: 'event-ttl', type: 'duration', default: 60 * 60_000, help: 'How long an Event is kept after its last change. 0 keeps events until deleted.', validate: nonNegative },
   { name: 'data-dir', type: 'string', default: './data', help: 'Directory for the SQLite store, the generated certificates and the admin client configuration.', validate: (v) => (v === '' ? 'must not be empty' : undefined) },
@@ -334,6 +340,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     etcdPrefix: v['etcd-prefix'] as string,
     etcdTls: { caFile: s('etcd-cafile'), certFile: s('etcd-certfile'), keyFile: s('etcd-keyfile') },
     etcdCompactionIntervalMs: v['etcd-compaction-interval'] as number,
+    encryptionProviderConfig: s('encryption-provider-config'),
+    encryptionProviderConfigAutomaticReload: v['encryption-provider-config-automatic-reload'] as boolean,
     eventTtlMs: v['event-ttl'] as number,
     dataDir,
     certDir: s('cert-dir') ?? join(dataDir, 'pki'),

@@ -12,6 +12,8 @@ import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } fr
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { storageFailure } from '../registry/errors.js';
+import { checkDecodable } from '../storage/objects.js';
 
 const eventHead: Record<string, Buffer> = Object.fromEntries(['ADDED', 'MODIFIED', 'DELETED'].map(t => [t, Buffer.from(`{"type":"${t}","object":`)]));
 const eventTail = Buffer.from('}\n');
@@ -215,6 +217,14 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (!convert) { void step(); return; }
     queue = queue.then(step).catch((e: unknown) => end((e as Partial<ApiError>).status ?? internalError((e as Error).message).status));
   };
+  /** an object that cannot be decoded (encrypted with a key this server lacks) ends the watch with its error, as a
+   *  watch of the reference's storage ends on it */
+  const decodable = (item: StoredObject): boolean => {
+    try { checkDecodable(item); return true; } catch (e) {
+      end((storageFailure(e) ?? internalError((e as Error).message)).status);
+      return false;
+    }
+  };
   const end = (status: Status) => { write(event('ERROR', orderedStatus(status))); ending = true; if (!pending && !backlog) finish(); };
   const endsAt = Date.now() + timeoutSeconds * 1000;
   const timer = setTimeout(finish, timeoutSeconds * 1000);
@@ -231,9 +241,11 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     resourceVersion: q.get('resourceVersion') ?? undefined,
     sendInitialEvents, allowBookmarks, bookmarkIntervalMs: scope.bookmarkIntervalMs, deadline: endsAt,
   }, {
-    event: (type, item) => (convert
-      ? inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0])); })
-      : write(pending ? () => eventText(type, item) : eventText(type, item))),
+    event: (type, item) => {
+      if (ending || !decodable(item)) return;
+      if (convert) inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0])); });
+      else write(pending ? () => eventText(type, item) : eventText(type, item));
+    },
     bookmark: (rev, initialEventsEnd) => inOrder(() => write(event('BOOKMARK', bookmarkObject(rev, initialEventsEnd)))),
     fail: (err: ApiError) => inOrder(() => end(err.status)),
   }).catch(e => { clearTimeout(timer); closed = true; throw e; });

@@ -13,6 +13,8 @@ import { startCompactor } from '../storage/compactor.js';
 import { startEventExpiry } from '../registry/event-expiry.js';
 import type { KV } from '../storage/types.js';
 import { createObjectStore } from '../storage/objects.js';
+import { loadEncryptionConfig, reloadingEncryptionConfig, type EncryptionRules } from '../storage/encryption/config.js';
+import { encryptingKV } from '../storage/encryption/kv.js';
 import { createWatchCache, type WatchCache } from '../watch/cache.js';
 import { createApiResources, fullGroup, type ApiResources } from '../registry/resources.js';
 import { createBackends, type Backends } from '../registry/backends.js';
@@ -39,7 +41,7 @@ import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
 import { openapiEndpoints } from '../openapi/openapi.js';
 import { profilingEndpoints } from '../debug/profiling.js';
-import { createMetrics } from '../metrics/metrics.js';
+import { createMetrics, storageDurationBuckets } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
 import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
@@ -86,6 +88,8 @@ export interface ServerTuning {
   apiServiceCheckIntervalMs?: number;
   /** wraps the opened store before anything reads it (the testing kit's fault injection and forks) */
   decorateStorage?: (kv: KV) => KV | Promise<KV>;
+  /** how often --encryption-provider-config-automatic-reload checks the file (default 60 s, as the reference) */
+  encryptionConfigReloadIntervalMs?: number;
   /** the controller manager and the scheduler run on threads of their own (the program's way: their work then uses
    *  another core); without, in the server's thread (the testing kit's way: quicker to start, less memory) */
   componentThreads?: boolean;
@@ -171,6 +175,30 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
 
   // --runtime-config switches built-in versions (alpha off unless enabled); custom resources serve what their definition says
   const builtins = new Set(builtinResources);
+
+  // encryption at rest: without a configuration the store is not wrapped at all, so nothing is added to any write
+  let stopEncryptionReload = () => {};
+  const withEncryption = (inner: KV, initial: EncryptionRules | undefined): KV => {
+    const path = options.encryptionProviderConfig;
+    if (!path || !initial) return inner;
+    let current = (): EncryptionRules => initial;
+    if (options.encryptionProviderConfigAutomaticReload) {
+      const reloading = reloadingEncryptionConfig(path, names, initial, {
+        intervalMs: tuning.encryptionConfigReloadIntervalMs ?? 60_000,
+        onReload: err => (err ? log.error(err.message) : log.info(`encryption provider configuration ${path} reloaded`)),
+      });
+      current = reloading.current;
+      stopEncryptionReload = reloading.stop;
+    }
+    const operations = metrics.counter('apiserver_storage_transformation_operations_total',
+      'Total number of transformations.', ['transformation_type', 'transformer_prefix', 'status']);
+    const duration = metrics.histogram('apiserver_storage_transformation_duration_seconds',
+      'Latencies in seconds of value transformation operations.', ['transformation_type', 'transformer_prefix'], storageDurationBuckets);
+    return encryptingKV(inner, () => current(), (type, prefix, failed, seconds) => {
+      operations({ transformation_type: type, transformer_prefix: prefix, status: failed ? 'Unknown' : 'OK' });
+      duration({ transformation_type: type, transformer_prefix: prefix }, seconds);
+    });
+  };
   // a resource behind a feature gate is served only with the gate on
   const gatedResources: Record<string, string> = {
     selfsubjectreviews: 'APISelfSubjectReview', validatingadmissionpolicies: 'ValidatingAdmissionPolicy', validatingadmissionpolicybindings: 'ValidatingAdmissionPolicy',
@@ -234,6 +262,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     {
       name: 'etcd', live: true,
       async start() {
+        // a configuration the server refuses stops the start before the store is opened
+        const encryption = options.encryptionProviderConfig ? await loadEncryptionConfig(options.encryptionProviderConfig, names) : undefined;
         // keys are /registry/...; --etcd-prefix other than the default puts them under a root of its own
         const opened = await openStorage({
           backend: options.storageBackend, dataDir: options.dataDir, etcdServers: options.etcdServers,
@@ -241,10 +271,10 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           etcdTls: etcdTlsPems(options.etcdTls),
         });
         const decorated = tuning.decorateStorage ? await tuning.decorateStorage(opened) : opened;
-        kv = instrumentStorage(decorated, metrics);
+        kv = withEncryption(instrumentStorage(decorated, metrics), encryption);
         await checkDomain(kv, names);
       },
-      stop: () => kv?.close(),
+      stop: () => { stopEncryptionReload(); return kv?.close(); },
       check: () => kv.check(),
     },
     {

@@ -3,7 +3,7 @@
 import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import { formatResourceVersion, parseResourceVersion, type Revision } from '../api/resource-version.js';
-import type { ListOptions, ObjectStore, WatchIndex } from '../storage/objects.js';
+import { checkDecodable, type ListOptions, type ObjectStore, type WatchIndex } from '../storage/objects.js';
 import type { ResourceInfo } from './resources.js';
 import { storageFailure } from './errors.js';
 import { badRequest, type ApiError } from '../api/status.js';
@@ -77,6 +77,9 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
   async function listAt(req: ListRequest, at: ListOptions, continuing = false): Promise<ListResult> {
     const page = await objects.list(prefixFor(req.namespace), extend(at, { limit: req.limit, filter: req.match }))
       .catch(e => { throw failure(e, at.revision, { continuing, listing: true }); });
+    // an object that cannot be decoded (encrypted with a key this server lacks) fails the list now, as a Status, rather
+    // than the response stream half-way
+    try { for (const item of page.items) checkDecodable(item); } catch (e) { throw failure(e, at.revision, { continuing, listing: true }); }
     const result: ListResult = { items: page.items, resourceVersion: formatResourceVersion(page.revision) };
     if (page.next) {
       result.continue = encodeContinue(names, page.revision, page.next.slice(info.keyPrefix.length));

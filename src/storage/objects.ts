@@ -7,6 +7,8 @@ import type { ObjectEvent, StoredObject } from '../api/cache.js';
 import { formatResourceVersion, type Revision } from '../api/resource-version.js';
 import { yieldToLoop } from '../util/slices.js';
 import { futureRevision, isStorageError, notFound, StorageError, type KV, type KeyValue, type WatchEvent } from './types.js';
+import { decryptFailure, isStale } from './encryption/kv.js';
+import { describeEncrypted } from './encryption/providers.js';
 
 /** how recent a read must be, as a request's resourceVersion and resourceVersionMatch say */
 export interface ReadOptions {
@@ -124,11 +126,22 @@ export const encodeObject = (obj: ApiObject): Uint8Array => {
   return bytes;
 };
 
-export const decodeObject = (value: Uint8Array, rev: Revision): ApiObject => {
+export const decodeObject = (value: Uint8Array, rev: Revision, key?: string): ApiObject => {
+  // JSON objects begin with `{`: anything else is checked for being a value this server cannot decrypt
+  if (value[0] !== 0x7b) undecodable(value, key);
   const obj = JSON.parse(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('utf8')) as ApiObject;
   obj.metadata.resourceVersion = formatResourceVersion(rev);
   return obj;
 };
+
+/** a stored value that is not an object's JSON: encrypted with a key or provider not configured for it */
+function undecodable(value: Uint8Array, key: string | undefined) {
+  const sealedBy = describeEncrypted(value);
+  if (!sealedBy) return;   // not encrypted: JSON.parse says what is wrong
+  const why = decryptFailure(value) ?? 'identity transformer tried to read encrypted data';
+  throw new StorageError('Internal',
+    `unable to transform key "${key ?? ''}": ${why} (the value is encrypted with ${sealedBy}; check --encryption-provider-config)`, key);
+}
 
 /** how encodeObject's JSON of an object begins: a few plain string fields (kind, apiVersion), then metadata; the match
  *  cannot end inside a string, since JSON.stringify escapes every quote in one */
@@ -173,6 +186,15 @@ export function keptForm(item: StoredObject): StoredObject {
   return item;
 }
 
+/**
+ * Throws what decoding the object would throw (a value encrypted with a key this server lacks), without decoding or
+ * copying an object whose stored text is JSON: a list or watch checks its objects before its response starts.
+ */
+export function checkDecodable(item: StoredObject): void {
+  if (item instanceof LazyObject) item.check();
+  else if (item.bytes === undefined) void item.obj;
+}
+
 /** A class rather than an object literal with its own accessors: a watch cache holds one per object, and a literal's
  *  accessor closures and property dictionary cost about 800 bytes each where these fields cost under 100. */
 class LazyObject implements StoredObject {
@@ -191,7 +213,7 @@ class LazyObject implements StoredObject {
     if (this.#replaced) return this.#replaced;
     let obj = this.#kept ? this.#inUse?.deref() : this.#decoded;
     if (!obj) {
-      obj = decodeObject(this.#bytes ?? this.#text!, this.rev);
+      obj = decodeObject(this.#bytes ?? this.#text!, this.rev, this.key);
       if (this.#kept) this.#inUse = new WeakRef(obj); else this.#decoded = obj;
     }
     return obj;
@@ -209,6 +231,10 @@ class LazyObject implements StoredObject {
   set bytes(b: Buffer | undefined) {
     if (this.#replaced) this.#bytes = b;
     else if (b) { this.#bytes = b; this.#text = undefined; }   // the whole object's JSON, which decoding can read instead
+  }
+
+  check() {
+    if (!this.#replaced && !this.#bytes && this.#text && this.#text[0] !== 0x7b /* { */) void this.obj;
   }
 
   keep() {
@@ -352,7 +378,7 @@ export function createObjectStore(kv: KV): ObjectStore {
             return storedObject(key, cur!.value, revision);
           }
           const bytes = encodeObject(decision.put);
-          if (cur && sameBytes(bytes, cur.value)) return current;
+          if (cur && sameBytes(bytes, cur.value) && !isStale(cur.value)) return current;
           const { kv: written } = cur ? await kv.update(key, bytes, cur.modRevision) : await kv.create(key, bytes);
           decision.put.metadata.resourceVersion = formatResourceVersion(written.modRevision);
           return { key, obj: decision.put, rev: written.modRevision };

@@ -94,7 +94,9 @@ export interface KV {
   close(): Promise<void>;
 }
 
-export type StorageErrorCode = 'KeyExists' | 'Conflict' | 'NotFound' | 'Compacted' | 'FutureRevision' | 'Unavailable' | 'Invalid' | 'TooLarge';
+export type StorageErrorCode = 'KeyExists' | 'Conflict' | 'NotFound' | 'Compacted' | 'FutureRevision' | 'Unavailable' | 'Invalid' | 'TooLarge'
+  /** the store holds what this server cannot read (a value encrypted with a key it lacks) */
+  | 'Internal';
 
 export class StorageError extends Error {
   constructor(
