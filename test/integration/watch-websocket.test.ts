@@ -20,12 +20,13 @@ describe('watch over a WebSocket', () => {
     { ca: config.caPem, cert: config.certPem, key: config.keyPem, headers });
 
   test('events arrive one a message, as text; the client\'s close ends the watch', { timeout: 30_000 }, async () => {
-    const ws = open('/api/v1/namespaces/default/configmaps?watch=1', { Origin: 'https://dashboard.example' });
+    // the test's own objects only (the controllers write ConfigMaps of their own to every namespace)
+    const ws = open('/api/v1/namespaces/default/configmaps?watch=1&labelSelector=test%3Dws', { Origin: 'https://dashboard.example' });
     const messages: Array<{ text: string; binary: boolean }> = [];
     ws.on('message', (data, binary) => messages.push({ text: data.toString(), binary }));
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
-    await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one' } } });
-    await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'two' } } });
+    await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', labels: { test: 'ws' } } } });
+    await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'two', labels: { test: 'ws' } } } });
     await waitFor('two events', () => messages.length >= 2, 10_000);
     assert.deepEqual(messages.map(m => m.binary), [false, false]);
     const events = messages.map(m => JSON.parse(m.text));
