@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { AuthzAttributes } from '../api/auth.js';
+import { naming } from '../api/naming.js';
 import { abacAuthorizer, parseAbacPolicies } from './abac.js';
+
+const names = naming('k8s.io');
 
 const policies = parseAbacPolicies([
   '# comments and blank lines are skipped',
@@ -11,7 +14,7 @@ const policies = parseAbacPolicies([
   '{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"group": "ops", "nonResourcePath": "/metrics*", "readonly": true}}',
   '{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "*", "nonResourcePath": "/version", "readonly": true}}',
   '{"user": "legacy"}',
-].join('\n'));
+].join('\n'), names);
 const z = abacAuthorizer(policies);
 const user = (username: string, groups: string[] = ['system:authenticated']) => ({ username, groups });
 const on = (u: ReturnType<typeof user>, verb: string, resource: string, namespace = '', apiGroup = ''): AuthzAttributes =>
@@ -49,7 +52,7 @@ test('rules for a user in a namespace, as a self rules review lists them', () =>
 });
 
 test('a line that is not a policy is refused with its number', () => {
-  assert.throws(() => parseAbacPolicies('{"user": "a"}\n{"apiVersion": "v2", "kind": "Policy"}', 'policy.jsonl'), /policy\.jsonl, line 2: apiVersion "v2"/);
-  assert.throws(() => parseAbacPolicies('not json'), /line 1:/);
-  assert.throws(() => parseAbacPolicies('{"user": 5}'), /user must be a string/);
+  assert.throws(() => parseAbacPolicies('{"user": "a"}\n{"apiVersion": "v2", "kind": "Policy"}', names, 'policy.jsonl'), /policy\.jsonl, line 2: apiVersion "v2"/);
+  assert.throws(() => parseAbacPolicies('not json', names), /line 1:/);
+  assert.throws(() => parseAbacPolicies('{"user": 5}', names), /user must be a string/);
 });

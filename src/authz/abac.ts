@@ -1,10 +1,11 @@
 // ABAC (--authorization-mode=ABAC with --authorization-policy-file): a file of policies, one JSON object a line, each
 // allowing a subject (user, group, or every authenticated one with `*`) requests on resources (by namespace, API group
 // and resource, `*` for any) or non-resource paths (exact, `*`, or a prefix ending in `*`), all verbs or reads only.
-// The reference's two spellings: v1beta1 (`apiVersion: abac.authorization.kubernetes.io/v1beta1`, `kind: Policy`,
-// the rule under `spec`) and the older unversioned one (the rule at the top, blanks meaning everything).
+// The reference's two spellings: v1beta1 (`apiVersion: abac.authorization.<domain>/v1beta1`, `kind: Policy`, the rule
+// under `spec`) and the older unversioned one (the rule at the top, blanks meaning everything).
 // A request no policy allows gets no opinion, so the next authorizer decides.
 import type { Authorizer, AuthzAttributes, RulesAnswer, UserInfo } from '../api/auth.js';
+import type { Naming } from '../api/naming.js';
 
 export interface AbacRule {
   user?: string; group?: string; readonly?: boolean;
@@ -13,10 +14,9 @@ export interface AbacRule {
 
 const allAuthenticated = 'system:authenticated';
 const readVerbs = ['get', 'list', 'watch'];
-const versioned = 'abac.authorization.kubernetes.io/v1beta1';
 
 /** one line's rule in its v1beta1 form; an unversioned line's blanks become the everything they meant */
-function ruleOf(line: unknown): AbacRule {
+function ruleOf(line: unknown, versioned: string): AbacRule {
   if (!line || typeof line !== 'object' || Array.isArray(line)) throw new Error('a policy must be a JSON object');
   const o = line as Record<string, unknown>;
   const strings = (r: Record<string, unknown>): AbacRule => {
@@ -49,13 +49,14 @@ function ruleOf(line: unknown): AbacRule {
 }
 
 /** the rules of a policy file's text; a line that is not a policy is refused with its number */
-export function parseAbacPolicies(text: string, file = 'the policy file'): AbacRule[] {
+export function parseAbacPolicies(text: string, names: Naming, file = 'the policy file'): AbacRule[] {
+  const versioned = `abac.authorization.${names.labelDomain}/v1beta1`;
   const rules: AbacRule[] = [];
   for (const [i, raw] of text.split('\n').entries()) {
     const line = raw.trim();
     if (!line || line.startsWith('#')) continue;
     try {
-      rules.push(ruleOf(JSON.parse(line)));
+      rules.push(ruleOf(JSON.parse(line), versioned));
     } catch (e) {
       throw new Error(`${file}, line ${i + 1}: ${(e as Error).message}`);
     }

@@ -257,7 +257,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'requestheader-username-headers', type: 'stringList', default: [], help: 'Headers that carry the user name, first with a value wins.' },
   { name: 'requestheader-group-headers', type: 'stringList', default: [], help: 'Headers whose values are groups.' },
   { name: 'requestheader-extra-headers-prefix', type: 'stringList', default: [], help: 'Header prefixes whose headers give extra attributes.' },
-  { name: 'authorization-policy-file', type: 'string', default: '', help: 'The policies of mode ABAC: one JSON object a line (abac.authorization.kubernetes.io/v1beta1 Policy, or the older unversioned form).' },
+  { name: 'authorization-policy-file', type: 'string', default: '', help: 'The policies of mode ABAC: one JSON object a line (Policy of apiVersion abac.authorization.<label domain>/v1beta1, or the older unversioned form).' },
   { name: 'authorization-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the authorization webhook (mode Webhook).' },
   { name: 'authorization-webhook-cache-authorized-ttl', type: 'duration', default: 300_000, help: 'How long allowed answers of the webhook are cached.', validate: nonNegative },
   { name: 'authorization-webhook-cache-unauthorized-ttl', type: 'duration', default: 30_000, help: 'How long denied answers of the webhook are cached.', validate: nonNegative },

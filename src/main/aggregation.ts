@@ -117,8 +117,11 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
       const name = subresource ? `${resource}/${subresource}` : resource;
       return !!a && !!discovered.get(a.metadata!.name!)?.resources?.some(r => r.name === name);
     },
-    startAvailability(lb, intervalMs, log) {
+    startAvailability(lb, intervalMs, serverLog) {
       const client = loopbackClient(lb, 'system:kube-aggregator', { qps: 0, userAgent: 'kube-aggregator' }, ['system:masters']);
+      // a check still in flight when the server stops (its in-process backends going with it) is not worth a warning
+      let stopped = false;
+      const log: Logger = { ...serverLog, warn: (m) => { if (!stopped) serverLog.warn(m); } };
       const controller = startApiServiceAvailability({
         client, names, intervalMs, log,
         async observed(a, c) {
@@ -131,7 +134,7 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
       });
       // the server's start does not wait for its informers: the poststarthook is done once it runs, as the reference's
       void controller.ready;
-      return { stop() { controller.stop(); client.close(); } };
+      return { stop() { stopped = true; controller.stop(); client.close(); } };
     },
     async register(clientCaPem) {
       await registerLocalApiServices(lookup, backends, resources, names);

@@ -119,7 +119,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
       }));
     } else if (m === 'ABAC') {
       const file = options.authorization.policyFile!;
-      members.push(abacAuthorizer(parseAbacPolicies(await readFile(file, 'utf8'), file)));
+      members.push(abacAuthorizer(parseAbacPolicies(await readFile(file, 'utf8'), names, file)));
     } else if (m === 'Webhook') {
       const w = options.authorization.webhook!;
       members.push(webhookAuthorizer(names, { client: await webhookClient(w.configFile), version: w.version, authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs }));

@@ -19,7 +19,7 @@ describe('ABAC', () => {
       '{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "reader", "namespace": "default", "resource": "pods", "apiGroup": "", "readonly": true}}',
       '{"apiVersion": "abac.authorization.kubernetes.io/v1beta1", "kind": "Policy", "spec": {"user": "*", "nonResourcePath": "/version", "readonly": true}}',
     ].join('\n'));
-    server = await startTestServer({ flags: ['--authorization-mode=ABAC', `--authorization-policy-file=${policyFile}`] });
+    server = await startTestServer({ apiDomain: 'k8s.io', flags: ['--authorization-mode=ABAC', `--authorization-policy-file=${policyFile}`] });
   });
   after(async () => { await server?.close(); rmSync(dir, { recursive: true, force: true }); });
 
