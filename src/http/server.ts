@@ -119,13 +119,17 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     };
     ctx.info.path = ctx.path;
     res.on('close', () => { responseClosed = true; aborter?.abort(); });
-    // an HTTP/2 request whose body is left partly read (refused as too large) is reset with NO_ERROR once its answer is
-    // out, as the reference's server does: Node's server does so only for a body never read, and otherwise keeps the
-    // stream open, the client blocked on its window, for as long as the connection lasts
-    if (req.httpVersionMajor === 2 && !connection) {
+    // an HTTP/2 request whose body is left partly read (refused as too large) while the client is still sending it is
+    // reset with NO_ERROR once its answer is out, as the reference's server does: Node's server does so only for a body
+    // never read, and otherwise keeps the stream open, the client blocked on its window, for as long as the connection
+    // lasts. Only then: a reset jumps ahead of answer frames still waiting for the client's window, so a stream whose
+    // client has sent everything (every GET) is never reset, however large its answer
+    if (req.httpVersionMajor === 2 && !connection && !req.stream.endAfterHeaders) {
       const stream = req.stream;
       // on the next turn, as Node does for an unread body: the frame that ends the answer is sent first
-      stream.once('finish', () => setImmediate(() => { if (!req.complete && !stream.closed) stream.close(http2Constants.NGHTTP2_NO_ERROR); }));
+      stream.once('finish', () => setImmediate(() => {
+        if (!req.complete && !stream.closed && !stream.state?.remoteClose) stream.close(http2Constants.NGHTTP2_NO_ERROR);
+      }));
     }
     inflight.add(ctx);
     abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
