@@ -11,7 +11,7 @@ import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { WebSocket, WebSocketServer } from 'ws';
 import { storageFailure } from '../registry/errors.js';
 import { checkDecodable } from '../storage/objects.js';
 
@@ -52,13 +52,18 @@ function responseSink(res: RequestContext['res']): Sink {
   };
 }
 
-const webSockets = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 });
+/** the WebSocket library loads with the first watch that asks for one: most servers never see one, and its load
+ *  costs a start tens of milliseconds */
+let webSockets: Promise<WebSocketServer> | undefined;
+const webSocketServer = () => (webSockets ??= import('ws').then(({ WebSocketServer }) =>
+  new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload: 64 * 1024 })));
 
 /** the request asks for its watch over a WebSocket (an HTTP/1.1 Upgrade) */
 const wantsWebSocket = (ctx: RequestContext) => !!ctx.upgrade && String(ctx.req.headers.upgrade ?? '').toLowerCase() === 'websocket';
 
 /** the watch's WebSocket, once the handshake is done; the client's messages are read and dropped */
-function webSocketSink(ctx: RequestContext, text: boolean): Promise<Sink> {
+async function webSocketSink(ctx: RequestContext, text: boolean): Promise<Sink> {
+  const webSockets = await webSocketServer();
   return new Promise(resolve => webSockets.handleUpgrade(ctx.req as never, ctx.upgrade!.socket as never, ctx.upgrade!.head, (ws: WebSocket) => {
     const socket = ctx.upgrade!.socket;
     ws.on('error', () => ws.terminate());
