@@ -178,6 +178,9 @@ function claimOwners(set: StatefulSet, ordinal: number, pod: Pod | undefined, re
   return wanted.length ? { ownerReferences: wanted } : {};
 }
 
+/** owner references as text whatever their order */
+const ownersText = (refs: OwnerReference[]) => canonicalJson([...refs].sort((a, b) => a.uid.localeCompare(b.uid)));
+
 /** the pod's claims updated (compare-and-swap, a conflict retried on the next sync) where their owners differ
  *  from what the retention policy wants */
 async function keepClaimOwners(ctx: ControllerContext, set: StatefulSet, pod: Pod, claimFor: (name: string) => PersistentVolumeClaim | undefined) {
@@ -187,8 +190,7 @@ async function keepClaimOwners(ctx: ControllerContext, set: StatefulSet, pod: Po
     if (!claim || claim.metadata.deletionTimestamp) continue;
     const refs = claim.metadata.ownerReferences ?? [];
     const wanted = claimOwners(set, ordinal, pod, refs).ownerReferences ?? [];
-    const byUid = (list: OwnerReference[]) => canonicalJson([...list].sort((a, b) => a.uid.localeCompare(b.uid)));
-    if (byUid(wanted) === byUid(refs)) continue;
+    if (ownersText(wanted) === ownersText(refs)) continue;
     const metadata = { ...claim.metadata, ownerReferences: wanted.length ? wanted : undefined };
     await ctx.client.resource(ctx.refs.persistentVolumeClaims, claim.metadata.namespace!).update({ ...claim, metadata });
   }

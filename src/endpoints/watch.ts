@@ -236,7 +236,6 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });
   res.on('close', finish);
-  sink?.onClose(finish);
   // the client may have gone before the watch got here: its close has fired already, and the watch must not start
   if (ctx.signal.aborted) finish();
 
@@ -273,5 +272,5 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   drain();
   ctx.watchInitialized?.();
   if (ending && !backlog) finish();
-  await new Promise<void>(resolve => { if (closed) resolve(); else { res.once('close', () => resolve()); sink?.onClose(resolve); } if (sink?.gone()) resolve(); });
+  await new Promise<void>(resolve => { if (closed || sink!.gone()) resolve(); else sink!.onClose(resolve); });
 }
