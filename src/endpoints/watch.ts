@@ -88,7 +88,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   // a timer holds at most 2^31-1 ms (about 24 days); a longer timeout means the same to any client
   const timeoutSeconds = integerParam('timeoutSeconds', timeoutText, { min: 0, max: 2_000_000 }) ?? min * (1 + Math.random());
   const sendInitialText = q.get('sendInitialEvents');
-  const sendInitialEvents = sendInitialText === null || sendInitialText === '' ? undefined : queryFlag(sendInitialText);
+  const sendInitialEvents = sendInitialText === null ? undefined : queryFlag(sendInitialText);
   const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));
   if (sendInitialEvents !== undefined) {
     if (!featureEnabled(ctx, 'WatchList', false))

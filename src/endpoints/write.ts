@@ -220,7 +220,8 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const orphan = q.get('orphanDependents') ?? body.orphanDependents;
   if (orphan !== undefined && orphan !== null && opts.propagationPolicy)
     throw invalid('meta', 'DeleteOptions', '', [{ reason: 'FieldValueInvalid', field: 'propagationPolicy', message: 'Invalid value: orphanDependents and propagationPolicy cannot both be set' }]);
-  if (orphan !== undefined && orphan !== null && orphan !== '') opts.orphanDependents = typeof orphan === 'boolean' ? orphan : queryFlag(String(orphan));
+  // an empty query value means true, as for every boolean parameter
+  if (orphan !== undefined && orphan !== null) opts.orphanDependents = typeof orphan === 'boolean' ? orphan : queryFlag(String(orphan));
   if (body.preconditions) opts.preconditions = { uid: body.preconditions.uid, resourceVersion: body.preconditions.resourceVersion };
   const dry = [...q.getAll('dryRun'), ...(Array.isArray(body.dryRun) ? body.dryRun : [])];
   opts.dryRun = parseDryRun(dry);

@@ -56,6 +56,9 @@ describe('boolean query parameters: anything but absent, 0 and false (any case) 
     w.close();
     assert.deepEqual(events.map(e => e?.type), ['ADDED', 'BOOKMARK']);
     assert.equal(events[1]!.object.metadata.annotations['k8s.io/initial-events-end'], 'true');
+    const empty = await client.watch(`${base}?watch=1&sendInitialEvents=&resourceVersionMatch=NotOlderThan&fieldSelector=metadata.name%3Dflags`);
+    assert.equal((await empty.next(5000))?.type, 'ADDED', 'an empty sendInitialEvents is true');
+    empty.close();
     const off = await client.watch(`${base}?watch=1&sendInitialEvents=False&resourceVersionMatch=NotOlderThan&fieldSelector=metadata.name%3Dflags`);
     assert.equal(await off.next(300), undefined, 'sendInitialEvents=False sends no initial events');
     off.close();
@@ -74,8 +77,9 @@ describe('boolean query parameters: anything but absent, 0 and false (any case) 
   });
 
   test('orphanDependents', async () => {
-    for (const [v, orphan] of [['True', true], ['1', true], ['False', false]] as const) {
-      const name = `orphan-${v.toLowerCase()}`;
+    // an empty value is true, as the reference reads every boolean parameter
+    for (const [v, orphan] of [['True', true], ['1', true], ['False', false], ['', true]] as const) {
+      const name = `orphan-${v.toLowerCase() || 'empty'}`;
       await client.request('POST', base, { body: { ...configMap(name), metadata: { name, finalizers: ['example.com/hold'] } } });
       const r = await client.request('DELETE', `${base}/${name}?orphanDependents=${v}`);
       assert.equal(r.status, 200, r.body);
