@@ -76,14 +76,20 @@ export type BackendAddress =
   | { ok: true; host: string; port: number }
   | { ok: false; reason: string; message: string };
 
+/** a port of a Service, as APIServices, admission webhooks and conversion webhooks name their backend */
+export interface ServiceRef { namespace?: string; name?: string; port?: number }
+
+/** the Service's DNS name: a backend's serving certificate is checked against it, as the reference does */
+export const serviceHostName = (ref: ServiceRef) => `${ref.name ?? ''}.${ref.namespace ?? ''}.svc`;
+
 /**
- * The address of the backend behind an APIService's Service, read from the Service and its Endpoints: the Service
- * port the APIService names, then a ready address of the endpoints with that port's name. An ExternalName Service
- * is reached at its external name. The reasons are the reference's condition reasons.
+ * The address behind a Service reference, read from the Service and its Endpoints: the Service port the reference
+ * names (443 when it names none), then a ready address of the endpoints with that port's name. An ExternalName
+ * Service is reached at its external name. This server has no cluster network to route a cluster IP, so it goes to
+ * an endpoint, as the reference's aggregator does with --enable-aggregator-routing. The reasons are the reference's
+ * condition reasons.
  */
-export function backendAddress(apiService: APIService, service: Service | undefined, endpoints: Endpoints | undefined): BackendAddress {
-  const ref = apiService.spec?.service;
-  if (!ref) return { ok: false, reason: 'Local', message: 'Local APIServices are always available' };
+export function serviceAddress(ref: ServiceRef, service: Service | undefined, endpoints: Endpoints | undefined): BackendAddress {
   const where = `service/${ref.name} in "${ref.namespace}"`;
   const port = ref.port ?? 443;
   if (!service) return { ok: false, reason: 'ServiceNotFound', message: `${where} is not present` };
@@ -101,4 +107,36 @@ export function backendAddress(apiService: APIService, service: Service | undefi
     if (target && address?.ip) return { ok: true, host: address.ip, port: target.port };
   }
   return { ok: false, reason: 'MissingEndpoints', message: `endpoints for ${where} have no addresses with port name "${portName}"` };
+}
+
+/** the address of the backend behind an APIService: its Service's, or none for a local one */
+export function backendAddress(apiService: APIService, service: Service | undefined, endpoints: Endpoints | undefined): BackendAddress {
+  const ref = apiService.spec?.service;
+  if (!ref) return { ok: false, reason: 'Local', message: 'Local APIServices are always available' };
+  return serviceAddress(ref, service, endpoints);
+}
+
+/** where a Service reference is reached now */
+export type ServiceResolver = (ref: ServiceRef) => Promise<BackendAddress>;
+
+/** a resolver that reads Services and Endpoints (core group) with `get`: a lister or a cache */
+export function serviceResolver(get: (resource: 'services' | 'endpoints', namespace: string, name: string) => unknown): ServiceResolver {
+  return async ref => {
+    const [service, endpoints] = await Promise.all([get('services', ref.namespace ?? '', ref.name ?? ''), get('endpoints', ref.namespace ?? '', ref.name ?? '')]);
+    return serviceAddress(ref, service as Service | undefined, endpoints as Endpoints | undefined);
+  };
+}
+
+/** a Service reference's URL as the reference shows it in messages: https://<name>.<namespace>.svc:<port><path> */
+export const serviceUrl = (ref: ServiceRef & { path?: string }) => `https://${serviceHostName(ref)}:${ref.port ?? 443}${ref.path ?? ''}`;
+
+/** where a call to a Service reference goes now: its URL at an endpoint, and the name its certificate must carry */
+export async function serviceTarget(ref: ServiceRef & { path?: string }, resolve: ServiceResolver | undefined):
+  Promise<{ ok: true; url: URL; servername: string } | { ok: false; message: string }> {
+  const address = resolve ? await resolve(ref) : { ok: false as const, message: 'this server resolves no service references here' };
+  if (!address.ok) return address;
+  const url = new URL(serviceUrl(ref));
+  url.hostname = address.host.includes(':') ? `[${address.host}]` : address.host;
+  url.port = String(address.port);
+  return { ok: true, url, servername: serviceHostName(ref) };
 }

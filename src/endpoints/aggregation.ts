@@ -6,7 +6,7 @@
 import { request as httpsRequest, type RequestOptions } from 'node:https';
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import type { APIService } from '../api/types/apiregistration-v1.js';
-import type { BackendAddress } from '../api/apiservices.js';
+import { serviceHostName, type BackendAddress } from '../api/apiservices.js';
 import type { RequestContext } from '../api/request.js';
 import type { UserInfo } from '../api/auth.js';
 import { methodNotSupported, serviceUnavailable } from '../api/status.js';
@@ -35,7 +35,7 @@ function tlsOptions(a: APIService, identity: FrontProxyIdentity): RequestOptions
   return {
     cert: identity.certPem, key: identity.keyPem, ca, rejectUnauthorized: !a.spec?.insecureSkipTLSVerify,
     // the serving certificate is checked against the Service's name, as the reference does
-    servername: `${ref.name}.${ref.namespace}.svc`,
+    servername: serviceHostName(ref),
   };
 }
 

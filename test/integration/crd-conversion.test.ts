@@ -1,8 +1,8 @@
 // CRD version conversion through a real webhook: the test runs a conversion webhook over HTTPS on loopback that
 // converts v1 (spec.size, a string) and v2 (spec.replicas, an integer) both ways. Objects are stored at the storage
 // version and served at the requested one for get, list (one review per list) and watch; writes at either version
-// are validated by that version's schema; objects survive a storage-version change; a webhook that is down, or
-// named by service reference, gives a clear 500.
+// are validated by that version's schema; objects survive a storage-version change; a webhook named by service
+// reference is called at an endpoint of the Service; a webhook that is down, or a Service that is missing, gives a clear 500.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:https';
@@ -31,7 +31,8 @@ function convertObject(obj: any, desired: string): any {
 
 /** the conversion webhook: answers in the review version it was asked in, and records every review */
 async function startWebhook(dir: string) {
-  const pki = await ensurePki(dir, { hosts: ['127.0.0.1'] });
+  // its certificate also names the Service it is reached through in the service reference test
+  const pki = await ensurePki(dir, { hosts: ['127.0.0.1', 'converter.ops.svc'] });
   const reviews: Review[] = [];
   const server: Server = createServer({ key: pki.serverKeyPem, cert: pki.serverCertPem }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -273,9 +274,10 @@ describe('CRD conversion webhook', { concurrency: 1 }, () => {
     assert.equal(hook.reviews.at(-1)!.apiVersion, 'apiextensions.cluster.io/v1beta1');
   });
 
-  test('a service reference, and a webhook that is down, give a clear 500', async () => {
+  test('a service reference goes to an endpoint of the Service; a missing Service, and a webhook that is down, give a clear 500', async () => {
     const g = 'svc.example.com';
-    const conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'], clientConfig: { service: { namespace: 'ops', name: 'converter', path: '/convert' } } } };
+    const conversion = { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v1'],
+      clientConfig: { service: { namespace: 'ops', name: 'converter', path: '/convert', port: 8443 }, caBundle: hook.caBundle } } };
     const r = await c.request('POST', crdPath, { body: crd(g, conversion) });
     assert.equal(r.status, 201, r.body);
     await waitFor('served', async () => ((await c.get(`/apis/${g}/v2`)).status === 200 ? true : undefined));
@@ -283,7 +285,22 @@ describe('CRD conversion webhook', { concurrency: 1 }, () => {
     assert.equal(atStorage.status, 201, 'the storage version needs no conversion');
     const other = await c.get(`/apis/${g}/v2/namespaces/default/gadgets/x`);
     assert.equal(other.status, 500, other.body);
-    assert.match(other.json.message, /conversion webhook for svc\.example\.com\/v1, Kind=Gadget failed: service references are not reachable from this server/);
+    assert.match(other.json.message, /conversion webhook for svc\.example\.com\/v1, Kind=Gadget failed: Post "https:\/\/converter\.ops\.svc:8443\/convert": service\/converter in "ops" is not present/);
+
+    // the Service, and Endpoints at the webhook's loopback port: the conversion goes there
+    const port = Number(new URL(hook.url).port);
+    assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'ops' } } })).status, 201);
+    assert.equal((await c.request('POST', '/api/v1/namespaces/ops/services', { body: { metadata: { name: 'converter' },
+      spec: { ports: [{ port: 8443, targetPort: port }] } } })).status, 201);
+    assert.equal((await c.request('POST', '/api/v1/namespaces/ops/endpoints', { body: { metadata: { name: 'converter' },
+      subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] } })).status, 201);
+    const reviews = hook.reviews.length;
+    const converted = await waitFor('converted through the Service', async () => {
+      const got = await c.get(`/apis/${g}/v2/namespaces/default/gadgets/x`);
+      return got.status === 200 ? got.json : undefined;
+    });
+    assert.deepEqual(converted.spec, { replicas: 1, color: 'blue' });
+    assert.ok(hook.reviews.length > reviews, 'the webhook was asked');
 
     await hook.close();
     const down = await c.get(at('v1', 'c'));

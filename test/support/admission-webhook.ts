@@ -21,10 +21,11 @@ export interface WebhookServer {
   close(): Promise<void>;
 }
 
-/** an HTTPS AdmissionReview server: each path answers with its handler's response (uid and envelope added) */
-export async function startWebhookServer(options: { http2?: boolean } = {}): Promise<WebhookServer> {
+/** an HTTPS AdmissionReview server: each path answers with its handler's response (uid and envelope added); its
+ *  certificate names loopback and `hosts` (a Service's DNS name, say) */
+export async function startWebhookServer(options: { http2?: boolean; hosts?: string[] } = {}): Promise<WebhookServer> {
   const dir = mkdtempSync(join(tmpdir(), 'webhook-pki-'));
-  const pki = await ensurePki(dir, { hosts: ['127.0.0.1'] });
+  const pki = await ensurePki(dir, { hosts: ['127.0.0.1', ...(options.hosts ?? [])] });
   rmSync(dir, { recursive: true, force: true });
   const calls = new Map<string, Received[]>();
   const handle = new Map<string, Handler>();

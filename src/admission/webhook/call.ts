@@ -6,7 +6,8 @@ import { connect as tlsConnect, createSecureContext, type SecureContext } from '
 import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
-import type { ServiceReference, WebhookClientConfig } from '../../api/types/admissionregistration-v1.js';
+import type { WebhookClientConfig } from '../../api/types/admissionregistration-v1.js';
+import { serviceTarget, serviceUrl, type ServiceRef, type ServiceResolver } from '../../api/apiservices.js';
 import { type AdmissionAttributes, admissionReviewVersions } from '../../api/admission.js';
 import type { Webhook } from './match.js';
 
@@ -17,10 +18,6 @@ export class CallError extends Error {
     this.name = 'CallError';
   }
 }
-
-/** service references name cluster addresses this server cannot reach unless told the resolver knows them */
-export const serviceDnsEnv = 'ADMISSION_WEBHOOK_SERVICE_DNS';
-const serviceDnsEnabled = () => /^(1|true|yes)$/i.test(process.env[serviceDnsEnv] ?? '');
 
 export interface AdmissionResponse {
   allowed: boolean;
@@ -88,17 +85,22 @@ export function reviewVersion(hook: Webhook): string | undefined {
 /** how this server reaches one webhook origin with one trust bundle: a shared TLS context, a keep-alive agent for
  *  HTTP/1.1, and an HTTP/2 session when the webhook offers it (as the reference's client prefers): its calls share
  *  one connection, and calls made at once go out in one write rather than a write and a TLS record each */
-interface Route { secureContext?: SecureContext; agent: Agent; h2?: Promise<ClientHttp2Session | undefined>; lastUsed: number }
+interface Route {
+  secureContext?: SecureContext; agent: Agent; h2?: Promise<ClientHttp2Session | undefined>; lastUsed: number;
+  /** the name the serving certificate is checked against when it is not the host connected to (a Service's) */
+  servername?: string;
+}
 
 const routes = new Map<string, Route>();
 
-function routeFor(url: URL, caBundle: string | undefined): Route {
-  const key = `${url.origin}\u0000${caBundle ?? ''}`;
+function routeFor(url: URL, caBundle: string | undefined, servername?: string): Route {
+  const key = `${url.origin}\u0000${caBundle ?? ''}\u0000${servername ?? ''}`;
   let route = routes.get(key);
   if (!route) {
     // building the TLS context once: per connection it costs more than the call
     const secureContext = caBundle ? createSecureContext({ ca: Buffer.from(caBundle, 'base64').toString('utf8') }) : undefined;
-    route = { secureContext, agent: new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', ...(secureContext ? { secureContext } : {}) }), lastUsed: 0 };
+    route = { secureContext, agent: new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', ...(secureContext ? { secureContext } : {}) }),
+      lastUsed: 0, servername };
     routes.set(key, route);
   }
   return route;
@@ -112,7 +114,7 @@ const h2IdleMs = 60_000;
 function http2Session(url: URL, route: Route, timeoutMs: number): Promise<ClientHttp2Session | undefined> {
   route.h2 ??= new Promise<ClientHttp2Session | undefined>((resolve, reject) => {
     const socket = tlsConnect({
-      host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), servername: isIP(url.hostname) ? undefined : url.hostname,
+      host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 443), servername: route.servername ?? (isIP(url.hostname) ? undefined : url.hostname),
       ALPNProtocols: ['h2', 'http/1.1'], ...(route.secureContext ? { secureContext: route.secureContext } : {}),
     });
     // frames go out as they are written: many calls share the connection, and one held back for the acknowledgement
@@ -137,15 +139,11 @@ function http2Session(url: URL, route: Route, timeoutMs: number): Promise<Client
 
 const isIP = (host: string) => /^[\d.]+$/.test(host) || host.includes(':') || host.startsWith('[');
 
+/** the webhook's URL as the reference shows it: its url, or https://<service>.<namespace>.svc:<port><path> */
 function webhookUrl(hook: Webhook): string {
   const cc: WebhookClientConfig = hook.clientConfig ?? {};
   if (cc.url) return cc.url;
-  const s: Partial<ServiceReference> = cc.service ?? {};
-  const port = s.port ?? 443;
-  if (!serviceDnsEnabled())
-    throw new CallError(hook.name, `failed to call webhook: service reference ${s.namespace}/${s.name}:${port} is not reachable from this server `
-      + `(it has no cluster network); use clientConfig.url, or set ${serviceDnsEnv}=true when ${s.name}.${s.namespace}.svc resolves here`);
-  return `https://${s.name}.${s.namespace}.svc:${port}${s.path ?? ''}`;
+  return serviceUrl(cc.service ?? {});
 }
 
 /** the reference's words for the usual transport failures */
@@ -161,8 +159,14 @@ function describe(e: NodeJS.ErrnoException, host: string): string {
 }
 
 /** what every call of a webhook shares, worked out on its first call (a configuration's webhooks are the same
- *  objects while it is unchanged): its review version, its URL with the timeout the reference adds, and its route */
-interface Prepared { version: string; apiVersion: string; url: URL; path: string; route: Route; timeoutMs: number }
+ *  objects while it is unchanged): its review version, its URL with the timeout the reference adds, and its route
+ *  (a webhook behind a Service has its route found at each call, from the Service's endpoints then) */
+interface Prepared {
+  version: string; apiVersion: string; url: URL; path: string; timeoutMs: number;
+  /** the URL as messages show it (a Service's with its port, as the reference writes it) */
+  shown: string;
+  route?: Route; service?: ServiceRef; caBundle?: string;
+}
 const preparedHooks = new WeakMap<Webhook, Prepared>();
 
 function prepare(hook: Webhook, names: Naming): Prepared {
@@ -174,18 +178,30 @@ function prepare(hook: Webhook, names: Naming): Prepared {
   const timeoutSeconds = hook.timeoutSeconds ?? 10;
   const url = new URL(webhookUrl(hook));
   url.searchParams.set('timeout', `${timeoutSeconds}s`);
-  p = { version, apiVersion: `${names.group('admission')}/${version}`, url, path: `${url.pathname}${url.search}`,
-    route: routeFor(url, hook.clientConfig?.caBundle || undefined), timeoutMs: timeoutSeconds * 1000 };
+  const caBundle = hook.clientConfig?.caBundle || undefined, service = hook.clientConfig?.url ? undefined : hook.clientConfig?.service;
+  p = { version, apiVersion: `${names.group('admission')}/${version}`, url, path: `${url.pathname}${url.search}`, timeoutMs: timeoutSeconds * 1000,
+    shown: service ? `${serviceUrl(service)}${url.search}` : String(url),
+    ...(service ? { service, caBundle } : { route: routeFor(url, caBundle) }) };
   preparedHooks.set(hook, p);
   return p;
 }
 
+/** where a call goes: the webhook's URL, or an endpoint of its Service with the certificate checked against the Service's name */
+async function target(p: Prepared, hookName: string, resolveService?: ServiceResolver): Promise<{ url: URL; route: Route }> {
+  if (p.route) return { url: p.url, route: p.route };
+  const to = await serviceTarget(p.service!, resolveService);
+  if (!to.ok) throw new CallError(hookName, `failed to call webhook: Post "${p.shown}": ${to.message}`);
+  // the query the reference adds (the timeout) goes with it
+  to.url.search = p.url.search;
+  return { url: to.url, route: routeFor(to.url, p.caBundle, to.servername) };
+}
+
 /** the body goes out as the string it was built as: its bytes are written straight from it, with no Buffer copied first */
-async function post(p: Prepared, body: string): Promise<{ status: number; text: string }> {
-  p.route.lastUsed = Date.now();
-  const session = await http2Session(p.url, p.route, p.timeoutMs);
+async function post(url: URL, route: Route, p: Prepared, body: string): Promise<{ status: number; text: string }> {
+  route.lastUsed = Date.now();
+  const session = await http2Session(url, route, p.timeoutMs);
   return session && !session.closed && !session.destroyed
-    ? postHttp2(session, p.path, body, p.timeoutMs) : postHttp1(p.url, body, p.route.agent, p.timeoutMs);
+    ? postHttp2(session, p.path, body, p.timeoutMs) : postHttp1(url, body, route, p.timeoutMs);
 }
 
 const timeoutError = () => Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' });
@@ -208,10 +224,10 @@ function postHttp2(session: ClientHttp2Session, path: string, body: string, time
   });
 }
 
-function postHttp1(url: URL, body: string, agent: Agent, timeoutMs: number): Promise<{ status: number; text: string }> {
+function postHttp1(url: URL, body: string, route: Route, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
-      method: 'POST', agent,
+      method: 'POST', agent: route.agent, ...(route.servername ? { servername: route.servername } : {}),
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(body) },
     }, res => {
       const chunks: Buffer[] = [];
@@ -236,17 +252,18 @@ function reviewText(apiVersion: string, request: ReturnType<typeof reviewRequest
   return `${head.slice(0, -2)},"object":${encoded.object},"oldObject":${encoded.oldObject}}}`;
 }
 
-/** POSTs the review and returns the webhook's checked response */
-export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming, encoded?: EncodedObjects):
-  Promise<AdmissionResponse> {
+/** POSTs the review and returns the webhook's checked response; `resolveService` finds a Service's endpoint */
+export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming,
+  opts: { encoded?: EncodedObjects; resolveService?: ServiceResolver } = {}): Promise<AdmissionResponse> {
   const p = prepare(hook, names);
-  const { version, apiVersion, url } = p;
-  const body = reviewText(apiVersion, request, encoded);
+  const { version, apiVersion, shown } = p;
+  const body = reviewText(apiVersion, request, opts.encoded);
+  const to = await target(p, hook.name, opts.resolveService);
   let answer: { status: number; text: string };
   try {
-    answer = await post(p, body);
+    answer = await post(to.url, to.route, p, body);
   } catch (e) {
-    throw new CallError(hook.name, `failed to call webhook: Post "${url}": ${describe(e as NodeJS.ErrnoException, url.host)}`);
+    throw new CallError(hook.name, `failed to call webhook: Post "${shown}": ${describe(e as NodeJS.ErrnoException, to.url.host)}`);
   }
   if (answer.status < 200 || answer.status > 299) {
     const shown = answer.text.trim() ? `an error on the server (${JSON.stringify(answer.text.trim().slice(0, 200))}) has prevented the request from succeeding`

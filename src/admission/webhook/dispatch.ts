@@ -13,6 +13,7 @@ import type { AdmissionAttributes, Listers, WebhookKind, WebhookSource } from '.
 import type { Authorizer } from '../../api/auth.js';
 import { activationFor, matchConditions } from '../conditions.js';
 import { deepCopy } from '../../util/objects.js';
+import { serviceResolver, type ServiceResolver } from '../../api/apiservices.js';
 
 export interface DispatchDeps {
   source: WebhookSource;
@@ -58,6 +59,14 @@ async function conditionsAllow(inv: Invocation, a: AdmissionAttributes, d: Dispa
   return failed(inv.hook, new CallError(inv.hook.name, `failed to evaluate match conditions: ${r.error}`), d) ?? false;
 }
 
+/** webhooks behind a Service are called at an endpoint of it, read with the plugin's listers */
+const resolvers = new WeakMap<DispatchDeps, ServiceResolver>();
+function resolverOf(d: DispatchDeps): ServiceResolver {
+  let r = resolvers.get(d);
+  if (!r) resolvers.set(d, r = serviceResolver((resource, namespace, name) => d.listers.get('', resource, namespace, name)));
+  return r;
+}
+
 /** the request's objects at one version, with their JSON when the calls share it */
 interface Seen { kind: string; object?: ApiObject; oldObject?: ApiObject; encoded?: EncodedObjects }
 
@@ -81,7 +90,7 @@ async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, sh
   const request = reviewRequest(a, { version: inv.version, kind, object, oldObject }, d.names);
   let response: AdmissionResponse;
   try {
-    response = await callWebhook(hook, request, d.names, encoded);
+    response = await callWebhook(hook, request, d.names, { encoded, resolveService: resolverOf(d) });
   } catch (e) {
     if (!(e instanceof CallError)) throw e;
     return failed(hook, e, d);

@@ -257,20 +257,61 @@ describe('admission webhooks', () => {
     await configMaps().delete('keep');
   });
 
-  test('dry run: the webhook is told, and sees the request; service references fail under Fail with a clear reason', async () => {
-    await withConfig('validating', 'dry', [
-      hook(wh, 'dry.example.com', '/dry', { sideEffects: 'NoneOnDryRun' }),
-      { ...hook(wh, 'svc.example.com', '/', { objectSelector: { matchLabels: { svc: 'yes' } } }),
-        clientConfig: { service: { namespace: 'default', name: 'hooks', path: '/check' } } },
-    ], async () => {
+  test('dry run: the webhook is told, and sees the request', async () => {
+    await withConfig('validating', 'dry', [hook(wh, 'dry.example.com', '/dry', { sideEffects: 'NoneOnDryRun' })], async () => {
       await configMaps().create(cm('dry-one'), { dryRun: true });
       assert.equal(lastCall(wh, '/dry').dryRun, true);
       assert.deepEqual(lastCall(wh, '/dry').options!.dryRun, ['All']);
       await assert.rejects(configMaps().get('dry-one'), (e: ApiError) => e.code === 404);
-      const e = await failure(configMaps().create(cm('svc-one', { svc: 'yes' })));
-      assert.equal(e.code, 500);
-      assert.match(e.message, /failed calling webhook "svc\.example\.com": failed to call webhook: service reference default\/hooks:443 is not reachable from this server/);
     });
+  });
+
+  test('a service reference is called at an endpoint of the Service, its certificate checked against the Service name', async () => {
+    const behind = await startWebhookServer({ hosts: ['hooks.default.svc'] });
+    const services = client.resource({ group: '', version: 'v1', resource: 'services', namespaced: true }, 'default');
+    const endpoints = client.resource({ group: '', version: 'v1', resource: 'endpoints', namespaced: true }, 'default');
+    const serviceHook = (name: string, service: Record<string, unknown>, failurePolicy = 'Fail') => ({
+      ...hook(wh, name, '/', { objectSelector: { matchLabels: { svc: name } }, failurePolicy }),
+      clientConfig: { service: { namespace: 'default', path: '/check', ...service }, caBundle: behind.caBundle } });
+    try {
+      await withConfig('validating', 'services', [
+        serviceHook('hooks.example.com', { name: 'hooks' }),
+        serviceHook('absent.example.com', { name: 'absent' }),
+        serviceHook('wrong-name.example.com', { name: 'other', port: 8443 }),
+      ], async () => {
+        // no Service yet: a clear reason, under Fail a 500
+        let e = await failure(configMaps().create(cm('svc-zero', { svc: 'hooks.example.com' })));
+        assert.equal(e.code, 500);
+        assert.match(e.message, /failed calling webhook "hooks\.example\.com": failed to call webhook: Post "https:\/\/hooks\.default\.svc:443\/check\?timeout=10s": service\/hooks in "default" is not present/);
+
+        const port = Number(new URL(behind.url).port);
+        await services.create({ metadata: { name: 'hooks' }, spec: { ports: [{ name: 'https', port: 443, targetPort: port }] } });
+        await endpoints.create({ metadata: { name: 'hooks' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ name: 'https', port }] }] });
+        behind.handle.set('/check', r => (r.object?.metadata?.name === 'svc-denied' ? { allowed: false, status: { code: 403, message: 'not this one' } } : { allowed: true }));
+        await configMaps().create(cm('svc-one', { svc: 'hooks.example.com' }));
+        assert.equal(lastCall(behind, '/check').name, 'svc-one');
+        assert.equal(lastCall(behind, '/check').query, '?timeout=10s');
+        e = await failure(configMaps().create(cm('svc-denied', { svc: 'hooks.example.com' })));
+        assert.equal(e.code, 403);
+        assert.match(e.message, /admission webhook "hooks\.example\.com" denied the request: not this one/);
+
+        e = await failure(configMaps().create(cm('svc-absent', { svc: 'absent.example.com' })));
+        assert.match(e.message, /service\/absent in "default" is not present/);
+
+        // the same endpoint under another Service's name: its certificate does not name other.default.svc
+        await services.create({ metadata: { name: 'other' }, spec: { ports: [{ port: 8443, targetPort: port }] } });
+        await endpoints.create({ metadata: { name: 'other' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] });
+        e = await failure(configMaps().create(cm('svc-other', { svc: 'wrong-name.example.com' })));
+        assert.equal(e.code, 500);
+        assert.match(e.message, /Post "https:\/\/other\.default\.svc:8443\/check\?timeout=10s": tls: failed to verify certificate: x509: .*other\.default\.svc/);
+      });
+    } finally {
+      for (const name of ['hooks', 'other']) {
+        await services.delete(name).catch(() => {});
+        await endpoints.delete(name).catch(() => {});
+      }
+      await behind.close();
+    }
   });
 });
 

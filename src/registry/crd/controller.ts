@@ -15,6 +15,7 @@ import { definitionFromCrd, isTerminating } from './definition.js';
 import { cleanupFinalizer, setCondition } from '../resources/apiextensions/customresourcedefinitions/strategy.js';
 import { applyCrdDefaults } from '../resources/apiextensions/customresourcedefinitions/validation.js';
 import { hasRules, loadRules } from '../../cel/index.js';
+import { serviceResolver } from '../../api/apiservices.js';
 
 export interface CrdControllerDeps {
   resources: ApiResources;
@@ -40,6 +41,13 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
   const crdStore = () => deps.backendFor(crdInfo).store;
   const cache = deps.caches.cache(crdInfo.keyPrefix);
   const finalizer = cleanupFinalizer(names.group('apiextensions'));
+  // conversion webhooks named by service reference are called at an endpoint of the Service, read from the watch cache
+  const cacheOf = (resource: string) => { const p = resources.preferred('', resource)?.keyPrefix; return p ? deps.caches.cache(p) : undefined; };
+  const services = cacheOf('services'), endpoints = cacheOf('endpoints');
+  const resolveService = serviceResolver((resource, namespace, name) => {
+    const c = resource === 'services' ? services : endpoints;
+    return c?.get(`${c.prefix}${namespace}/${name}`)?.obj;
+  });
   /** what each CRD (by name) has installed, and from which content */
   const served = new Map<string, { group: string; plural: string; def: ResourceDefinition; fingerprint: string }>();
   const pending = new Set<string>();
@@ -90,7 +98,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (s?.fingerprint === fingerprint) return;
     // removed first so the resource's store is rebuilt with the new schema and strategy
     if (s) resources.remove(s.group, s.plural);
-    const def = definitionFromCrd(shaped, names.group('apiextensions'), deps.celRules ?? true);
+    const def = definitionFromCrd(shaped, names.group('apiextensions'), deps.celRules ?? true, resolveService);
     resources.add(def);
     served.set(name, { group: crd.spec.group, plural: accepted.plural, def, fingerprint });
   }

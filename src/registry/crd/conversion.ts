@@ -1,13 +1,14 @@
 // Conversion of custom objects between the versions of their CRD. Strategy None changes apiVersion only; strategy
 // Webhook sends the objects that need it, as one ConversionReview, to the CRD's webhook over HTTPS and checks what
 // comes back: one object per object sent, each at the desired version, metadata other than labels and annotations
-// kept as it was. A webhook named by service reference cannot be reached from this server (no cluster network):
-// such conversions fail with an error saying so.
+// kept as it was. A webhook named by service reference is called at an endpoint of the Service, its serving
+// certificate checked against the Service's DNS name.
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import type { ApiObject } from '../../api/meta.js';
 import type { CustomResourceConversion } from '../../api/types/apiextensions-v1.js';
 import { internalError } from '../../api/status.js';
+import { serviceTarget, serviceUrl, type ServiceResolver } from '../../api/apiservices.js';
 
 /** converts objects to the given apiVersion (`<group>/<version>`) */
 export type Convert = (objects: ApiObject[], toApiVersion: string) => Promise<ApiObject[]>;
@@ -20,6 +21,8 @@ export interface ConverterOptions {
   reviewGroup: string;
   /** prunes and defaults a converted object by the schema of the version it was converted to */
   normalize(obj: ApiObject, version: string): void;
+  /** where a webhook named by service reference is reached */
+  resolveService?: ServiceResolver;
   timeoutMs?: number;
 }
 
@@ -49,17 +52,22 @@ export function converterFor(conversion: CustomResourceConversion | undefined, o
     const pending = objects.flatMap((o, i) => (o.apiVersion === desired ? [] : [i]));
     if (!pending.length) return objects;
     const failed = (message: string) => internalError(`conversion webhook for ${objects[pending[0]].apiVersion}, Kind=${kind} failed: ${message}`);
-    if (!client.url) {
-      throw failed(`service references are not reachable from this server (service "${client.service?.namespace}/${client.service?.name}"); ` +
-        'give the conversion webhook a clientConfig.url');
+    const service = client.url ? undefined : client.service;
+    // a Service's URL is shown with its DNS name, and called at one of its endpoints
+    const shown = service ? serviceUrl(service) : client.url ?? '';
+    let url = shown, servername: string | undefined;
+    if (service) {
+      const to = await serviceTarget(service, opts.resolveService);
+      if (!to.ok) throw failed(`Post "${shown}": ${to.message}`);
+      url = to.url.toString(); servername = to.servername;
     }
     const uid = randomUUID();
     const review = { apiVersion: reviewApiVersion, kind: 'ConversionReview', request: { uid, desiredAPIVersion: desired, objects: pending.map(i => objects[i]) } };
     let reply: ConversionReply | undefined;
     try {
-      reply = await post(client.url, client.caBundle, review, opts.timeoutMs ?? defaultTimeoutMs) as ConversionReply | undefined;
+      reply = await post(url, client.caBundle, review, opts.timeoutMs ?? defaultTimeoutMs, servername) as ConversionReply | undefined;
     } catch (e) {
-      throw failed(`Post "${client.url}": ${(e as Error).message}`);
+      throw failed(`Post "${shown}": ${(e as Error).message}`);
     }
     if (reviewVersion === 'v1' && (reply?.apiVersion !== reviewApiVersion || reply?.kind !== 'ConversionReview'))
       throw failed(`expected webhook response of ${reviewApiVersion}, Kind=ConversionReview, got ${reply?.apiVersion}, Kind=${reply?.kind}`);
@@ -102,13 +110,14 @@ function stringMap(v: unknown): Record<string, string> | undefined | null {
  * POSTs a JSON document over HTTPS, trusting the CA bundle when one is given (the system's roots otherwise).
  * A kept-alive connection the webhook has closed meanwhile is retried once on a new one.
  */
-function post(url: string, caBundle: string | undefined, body: unknown, timeoutMs: number, retry = true): Promise<unknown> {
+function post(url: string, caBundle: string | undefined, body: unknown, timeoutMs: number, servername?: string, retry = true): Promise<unknown> {
   return new Promise((resolve, reject) => {
     const data = Buffer.from(JSON.stringify(body));
     const req = request(url, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': data.length },
       ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}),
+      ...(servername ? { servername } : {}),
       timeout: timeoutMs,
     }, res => {
       const chunks: Buffer[] = [];
@@ -122,7 +131,7 @@ function post(url: string, caBundle: string | undefined, body: unknown, timeoutM
     });
     req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs / 1000}s`)));
     req.on('error', (e: NodeJS.ErrnoException) => {
-      if (retry && req.reusedSocket && e.code === 'ECONNRESET') resolve(post(url, caBundle, body, timeoutMs, false));
+      if (retry && req.reusedSocket && e.code === 'ECONNRESET') resolve(post(url, caBundle, body, timeoutMs, servername, false));
       else reject(e);
     });
     req.end(data);

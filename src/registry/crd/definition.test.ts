@@ -55,7 +55,7 @@ describe('definitionFromCrd', () => {
     assert.deepEqual(older.spec, { old: 'kept' }, 'v1beta1 is pruned by its own schema');
   });
 
-  test('conversion None renames; Webhook serves every version and refuses service references', async () => {
+  test('conversion None renames; Webhook serves every version; a service reference needs a resolver', async () => {
     const none = definitionFromCrd(crd());
     const stored: ApiObject = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { n: 1 } };
     const atV1: ApiObject = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'y' } };
@@ -70,7 +70,7 @@ describe('definitionFromCrd', () => {
     await assert.rejects(webhook.convert!([stored], 'example.com/v1beta1', naming()), (e: unknown) => {
       assert.ok(e instanceof ApiError);
       assert.equal(e.code, 500);
-      assert.match(e.message, /conversion webhook for example.com\/v1, Kind=Foo failed: service references are not reachable from this server \(service "ops\/converter"\)/);
+      assert.match(e.message, /conversion webhook for example.com\/v1, Kind=Foo failed: Post "https:\/\/converter\.ops\.svc:443": this server resolves no service references here/);
       return true;
     });
   });

@@ -13,6 +13,7 @@ import type { ValidationSchema } from '../../schema/validate.js';
 import { prune } from '../../schema/prune.js';
 import { applyDefaults } from '../../schema/defaults.js';
 import { converterFor } from './conversion.js';
+import type { ServiceResolver } from '../../api/apiservices.js';
 
 type Crd = Stored<CustomResourceDefinition>;
 type Fields = Record<string, unknown>;
@@ -54,7 +55,8 @@ const isColumnType = (t: string): t is TableColumn['type'] => columnTypes.includ
  * conversion (ConversionReviews are of `apiextensionsGroup`, by default the CRD's own group).
  */
 /** `celRules`: whether x-kubernetes-validations are evaluated (the CustomResourceValidationExpressions gate) */
-export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiVersion ?? '').split('/')[0], celRules = true): ResourceDefinition {
+export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiVersion ?? '').split('/')[0], celRules = true,
+  resolveService?: ServiceResolver): ResourceDefinition {
   const names = crd.status?.acceptedNames ?? crd.spec.names;
   const versions = crd.spec.versions ?? [];
   const storage = versions.find(v => v.storage) ?? versions[0];
@@ -100,7 +102,7 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
     columns: columnsOf(preferred),
     custom: true,
     convert: converterFor(crd.spec.conversion, {
-      group: crd.spec.group, kind, reviewGroup: apiextensionsGroup,
+      group: crd.spec.group, kind, reviewGroup: apiextensionsGroup, resolveService,
       normalize(obj, version) {
         const schema = schemas.get(version);
         if (!schema) return;
