@@ -364,8 +364,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     delete m.deletionTimestamp;
     delete m.deletionGracePeriodSeconds;
     if (strategy.generation) m.generation = 1; else delete m.generation;
-    // a new object's status is the server's to set
-    if (hasStatus) delete obj.status;
+    // a new object's status is the server's to set, but for the kinds whose creators report it
+    if (hasStatus && !strategy.keepsStatusOnCreate) delete obj.status;
     await strategy.prepareForCreate?.(obj, ctx);
     validate(obj);
     await breather();

@@ -70,6 +70,8 @@ export interface Strategy<T = ApiObject> {
   defaultGracePeriod?(obj: T): number | undefined;
   /** a delete without a propagation policy orphans the dependents (the older kinds' default); otherwise they go in the background */
   orphanDependentsByDefault?: boolean;
+  /** a create keeps the status it is given (a Node: its agent registers it with its status), where other kinds start with none */
+  keepsStatusOnCreate?: boolean;
 }
 
 export const defineStrategy = <T = ApiObject>(s: Partial<Strategy<T>>): Strategy<T> => ({

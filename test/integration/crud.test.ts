@@ -75,6 +75,27 @@ eachBackend('crud', h => {
     assert.equal((await c().get(`${base}/${name}`)).status, 404);
   });
 
+  test('a Node keeps the status it is created with (its agent registers it so); other kinds start with none', async () => {
+    const name = `node-${h.backend}-${Date.now()}`;
+    const status = { capacity: { cpu: '4', memory: '8Gi', pods: '110' }, allocatable: { cpu: '4', memory: '8Gi', pods: '110' },
+      addresses: [{ type: 'InternalIP', address: '10.0.0.7' }], conditions: [{ type: 'Ready', status: 'True', reason: 'AgentReady', message: 'ready' }] };
+    const made = await c().request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name }, status } });
+    assert.equal(made.status, 201, made.body);
+    assert.deepEqual(made.json.status.capacity, status.capacity);
+    assert.deepEqual((await c().get(`/api/v1/nodes/${name}`)).json.status.addresses, status.addresses);
+    const negative = await c().request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: `${name}-bad` },
+      status: { capacity: { cpu: '-1' } } } });
+    assert.equal(negative.status, 422, negative.body);
+    assert.match(negative.json.message, /status\.capacity\.cpu: Invalid value: "-1": must be greater than or equal to 0/);
+    await c().request('DELETE', `/api/v1/nodes/${name}`);
+
+    const svc = await c().request('POST', '/api/v1/namespaces/default/services', { body: { apiVersion: 'v1', kind: 'Service',
+      metadata: { name: `svc-${h.backend}-${Date.now()}` }, spec: { ports: [{ port: 80 }] }, status: { loadBalancer: { ingress: [{ ip: '1.2.3.4' }] } } } });
+    assert.equal(svc.status, 201, svc.body);
+    assert.deepEqual(svc.json.status, { loadBalancer: {} });
+    await c().request('DELETE', `/api/v1/namespaces/default/services/${svc.json.metadata.name}`);
+  });
+
   test('patch: json, merge, strategic (containers merged by name), unknown type 415', async () => {
     const ns = await h.namespace();
     // a Deployment's pod template may change where a Pod's spec may not

@@ -54,19 +54,22 @@ function podCidrs(cidrs: string[] | undefined): Causes {
   return out;
 }
 
-function validateNode(node: Node): Causes {
-  return [...taints(node.spec?.taints), ...podCidrs(node.spec?.podCIDRs)];
-}
 
-/** what an update may not do, through the node or its status: the agent and the controllers write both */
-function validateNodeUpdate(node: Node, old: Node): Causes {
-  const out = validateNode(node);
+/** a node as created: the spec, and the capacity its agent reports with it */
+function validateNode(node: Node): Causes {
+  const out = [...taints(node.spec?.taints), ...podCidrs(node.spec?.podCIDRs)];
   for (const field of ['capacity', 'allocatable'] as const) {
     for (const [name, q] of Object.entries(node.status?.[field] ?? {})) {
       const value = quantityValue(q);
       if (value !== undefined && value < 0) out.push(invalid(`status.${field}.${name}`, q, 'must be greater than or equal to 0'));
     }
   }
+  return out;
+}
+
+/** what an update may not do, through the node or its status: the agent and the controllers write both */
+function validateNodeUpdate(node: Node, old: Node): Causes {
+  const out = validateNode(node);
   const addresses = new Set<string>();
   (node.status?.addresses ?? []).forEach((a, i) => {
     const id = `${a?.type}\n${a?.address}`;
@@ -84,6 +87,8 @@ function validateNodeUpdate(node: Node, old: Node): Causes {
 
 export const strategy = defineStrategy<Stored<Node>>({
   generation: false,
+  // an agent registers its node with the status it reports (capacity, addresses, conditions), as the reference keeps it
+  keepsStatusOnCreate: true,
   selectableFields: { 'spec.unschedulable': node => String(!!node.spec?.unschedulable) },
   // v1 has both podCIDR and podCIDRs: the list is what counts, its first CIDR is podCIDR (one alone makes the list)
   defaults(node) {
