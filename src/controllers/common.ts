@@ -100,8 +100,8 @@ export const liveOwner = <T extends Obj>(ctx: ControllerContext, ref: ResourceRe
 export const podFinished = (p: Pod) => p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed';
 /** neither finished nor being deleted */
 export const podActive = (p: Pod) => !podFinished(p) && !p.metadata.deletionTimestamp;
-export const podCondition = (p: Pod, type: string) => p.status?.conditions?.find((c) => c.type === type);
-export const podReady = (p: Pod) => podCondition(p, 'Ready')?.status === 'True';
+export { podCondition, podReady } from '../api/pods.js';
+import { podCondition, podReady } from '../api/pods.js';
 /** ready for at least minReadySeconds */
 export function podAvailable(p: Pod, minReadySeconds = 0, now = Date.now()): boolean {
   const ready = podCondition(p, 'Ready');

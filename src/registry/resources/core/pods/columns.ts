@@ -2,6 +2,7 @@
 import type { ContainerStatus, Pod } from '../../../../api/types/core-v1.js';
 import type { TableColumn } from '../../../types.js';
 import { age, column, humanDuration, orNone, wide } from '../../columns.js';
+import { podReady } from '../../../../api/pods.js';
 
 interface PodSummary { ready: string; status: string; restarts: string }
 
@@ -56,8 +57,7 @@ export function podSummary(pod: Pod, now = Date.now()): PodSummary {
       else if (cs.ready && st.running) { hasRunning = true; readyContainers++; }
     }
     if (reason === 'Completed' && hasRunning) {
-      const podReady = (status.conditions ?? []).some(c => c.type === 'Ready' && c.status === 'True');
-      reason = podReady ? 'Running' : 'NotReady';
+      reason = podReady(pod) ? 'Running' : 'NotReady';
     }
   }
 

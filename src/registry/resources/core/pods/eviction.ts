@@ -10,6 +10,7 @@ import { badRequest, forbidden, statusBody, successStatus, tooManyRequests, ApiE
 import { parseDryRun } from '../../../../api/request.js';
 import { labelSelectorFromObject, matchLabels } from '../../../../api/selectors.js';
 import type { RestRequest } from '../../../types.js';
+import { podReady } from '../../../../api/pods.js';
 
 /** evictions taken from a budget that its controller has not yet seen the pods of: past this many, no more */
 const maxDisruptedPods = 2000;
@@ -35,7 +36,6 @@ function takeDisruption(pdb: Stored<PodDisruptionBudget>, podName: string): void
   status.disruptedPods = { ...(status.disruptedPods ?? {}), [podName]: nowTimestamp() };
 }
 
-const podReady = (pod: Pod) => !!pod.status?.conditions?.some(c => c.type === 'Ready' && c.status === 'True');
 
 /** whether the unready pod may go without taking a disruption from its budget */
 const unreadyMayGo = (pdb: Stored<PodDisruptionBudget>) => pdb.spec?.unhealthyPodEvictionPolicy === 'AlwaysAllow'
