@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { apiDomains, defaultApiDomain, naming, type ApiDomain, type Naming } from '../api/naming.js';
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from '../config/feature-gates.js';
-import { help, parseDuration, parseFlags, type FlagDecl, type FlagValue } from '../config/flags.js';
+import { formatDuration, help, parseDuration, parseFlags, type FlagDecl, type FlagValue } from '../config/flags.js';
 import { loadYaml } from '../util/yaml.js';
 import { agentFeatureGates } from './feature-gates.js';
 import { parseQuantity, parseTaint, parseThresholds, validLabel, type Taint, type Threshold } from './quantity.js';
@@ -27,6 +27,8 @@ export interface AgentFlagDecl extends FlagDecl {
   config?: string;
   /** converts the file's value when it is not shaped like the flag's */
   fromConfig?(value: unknown): FlagValue;
+  /** the other way: the flag's value as the file writes it */
+  toConfig?(value: FlagValue): unknown;
 }
 
 const inFile = 'set it in the file given by --config instead';
@@ -68,6 +70,26 @@ const reservedMemoryFromList = (v: unknown) => asArray(v).map((x) => {
   const r = asObject(x);
   return `${r.numaNode}:${Object.entries(asObject(r.limits)).map(([k, q]) => `${k}=${q}`).join(',')}`;
 });
+/** text before and after the first of `sep` (all of it before when there is none) */
+const cut = (s: string, sep: string): [string, string | undefined] => {
+  const i = s.indexOf(sep);
+  return i < 0 ? [s, undefined] : [s.slice(0, i), s.slice(i + sep.length)];
+};
+const thresholdsToMap = (v: FlagValue) => Object.fromEntries((v as string[]).map((t) => cut(t, '<')));
+const taintsToList = (v: FlagValue) => (v as string[]).map((t) => {
+  const [keyValue, effect] = cut(t, ':');
+  const [key, value] = cut(keyValue, '=');
+  return { key, ...(value ? { value } : {}), effect };
+});
+const headersToMap = (v: FlagValue) => {
+  const out: Record<string, string[]> = {};
+  for (const h of v as string[]) { const [k, x] = cut(h, ':'); (out[k] ??= []).push(x ?? ''); }
+  return out;
+};
+const reservedMemoryToList = (v: FlagValue) => (v as string[]).map((r) => {
+  const [node, limits] = cut(r, ':');
+  return { numaNode: Number(node), limits: Object.fromEntries((limits ?? '').split(',').filter(Boolean).map((l) => cut(l, '='))) };
+});
 
 const declarations: readonly AgentFlagDecl[] = [
   // serving
@@ -101,7 +123,7 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'event-burst', type: 'int', default: 100, config: 'eventBurst', deprecated: inFile, validate: atLeast(0), help: 'Events that may be created at once.' },
   { name: 'register-node', type: 'bool', default: true, config: 'registerNode', help: 'Register the node with the API server.' },
   { name: 'register-schedulable', type: 'bool', default: true, deprecated: 'will be removed in a future version; use --register-with-taints', help: 'Register the node as schedulable.' },
-  { name: 'register-with-taints', type: 'stringList', default: [], config: 'registerWithTaints', fromConfig: taintsFromList, deprecated: inFile, validate: (v) => tryIt(() => (v as string[]).map(parseTaint)), help: 'Taints of the node when it registers: <key>=<value>:<effect>, comma-separated.' },
+  { name: 'register-with-taints', type: 'stringList', default: [], config: 'registerWithTaints', fromConfig: taintsFromList, toConfig: taintsToList, deprecated: inFile, validate: (v) => tryIt(() => (v as string[]).map(parseTaint)), help: 'Taints of the node when it registers: <key>=<value>:<effect>, comma-separated.' },
   { name: 'node-labels', type: 'map', default: {}, help: 'Labels added when the node registers (alpha): key=value pairs. Labels under the vendor domain are refused except the node-agent allow list.' },
   { name: 'node-ip', type: 'stringList', default: [], validate: ips, help: 'IP addresses of the node (one, or one of each family).' },
   { name: 'hostname-override', type: 'string', default: '', help: 'The node name to use instead of the host name.' },
@@ -124,7 +146,7 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'cpu-manager-reconcile-period', type: 'duration', default: 10_000, config: 'cpuManagerReconcilePeriod', deprecated: inFile, validate: positiveDuration, help: 'How often the CPU manager reconciles (alpha).' },
   { name: 'memory-manager-policy', type: 'enum', values: ['None', 'Static'], default: 'None', config: 'memoryManagerPolicy', deprecated: inFile, help: 'Memory manager policy.' },
   { name: 'reserved-cpus', type: 'string', default: '', config: 'reservedSystemCPUs', deprecated: inFile, validate: cpuSet, help: 'CPUs reserved for the system and cluster daemons (e.g. 0-3); overrides the CPU of --system-reserved and --cluster-reserved.' },
-  { name: 'reserved-memory', type: 'stringList', default: [], config: 'reservedMemory', fromConfig: reservedMemoryFromList, deprecated: inFile, validate: (v) => (v as string[]).map((s) => (/^\d+:[a-z0-9-]+=/.test(s) ? undefined : `${JSON.stringify(s)} is not <numa node>:<resource>=<quantity>`)).find(Boolean), help: 'Memory reserved per NUMA node: <node>:memory=<quantity>,...' },
+  { name: 'reserved-memory', type: 'stringList', default: [], config: 'reservedMemory', fromConfig: reservedMemoryFromList, toConfig: reservedMemoryToList, deprecated: inFile, validate: (v) => (v as string[]).map((s) => (/^\d+:[a-z0-9-]+=/.test(s) ? undefined : `${JSON.stringify(s)} is not <numa node>:<resource>=<quantity>`)).find(Boolean), help: 'Memory reserved per NUMA node: <node>:memory=<quantity>,...' },
   { name: 'enforce-node-allocatable', type: 'stringList', default: ['pods'], config: 'enforceNodeAllocatable', deprecated: inFile, validate: (v) => { const l = v as string[]; const bad = l.find((x) => !['none', 'pods', 'system-reserved', 'cluster-reserved'].includes(x)); return bad ? `unknown level ${bad}; use none, pods, system-reserved or cluster-reserved` : l.includes('none') && l.length > 1 ? 'none cannot be combined with other levels' : undefined; }, help: 'Levels of node-allocatable enforcement: none, or pods, system-reserved, cluster-reserved.' },
   { name: 'cluster-reserved', type: 'map', default: {}, config: 'clusterReserved', deprecated: inFile, validate: reserved, help: 'Resources reserved for cluster daemons: cpu=200m,memory=500Mi,ephemeral-storage=1Gi,pid=1000.' },
   { name: 'cluster-reserved-cgroup', type: 'string', default: '', config: 'clusterReservedCgroup', deprecated: inFile, help: 'Cgroup of the cluster daemons, for --enforce-node-allocatable=cluster-reserved.' },
@@ -142,7 +164,7 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'pod-manifest-path', type: 'string', default: '', config: 'staticPodPath', deprecated: inFile, help: 'A file or directory of static pod manifests (files starting with a dot are ignored).' },
   { name: 'file-check-frequency', type: 'duration', default: 20_000, config: 'fileCheckFrequency', deprecated: inFile, validate: positiveDuration, help: 'How often the manifest path is read again.' },
   { name: 'manifest-url', type: 'string', default: '', config: 'staticPodURL', deprecated: inFile, validate: (v) => (v === '' || /^https?:\/\//.test(v as string) ? undefined : 'must be an http:// or https:// URL'), help: 'A URL serving static pod manifests.' },
-  { name: 'manifest-url-header', type: 'stringList', default: [], config: 'staticPodURLHeader', fromConfig: headersFromMap, deprecated: inFile, validate: (v) => (v as string[]).map((h) => (/^[^:\s]+:/.test(h) ? undefined : `${JSON.stringify(h)} is not key:value`)).find(Boolean), help: 'HTTP headers for --manifest-url, key:value, comma-separated or repeated.' },
+  { name: 'manifest-url-header', type: 'stringList', default: [], config: 'staticPodURLHeader', fromConfig: headersFromMap, toConfig: headersToMap, deprecated: inFile, validate: (v) => (v as string[]).map((h) => (/^[^:\s]+:/.test(h) ? undefined : `${JSON.stringify(h)} is not key:value`)).find(Boolean), help: 'HTTP headers for --manifest-url, key:value, comma-separated or repeated.' },
   { name: 'http-check-frequency', type: 'duration', default: 20_000, config: 'httpCheckFrequency', deprecated: inFile, validate: positiveDuration, help: 'How often --manifest-url is fetched again.' },
   { name: 'runonce', type: 'bool', default: false, help: 'Start the pods of the file and URL sources once, wait until they run, report and exit.' },
   { name: 'pod-infra-container-image', type: 'string', default: 'registry.local/pause:3.9', deprecated: 'will be removed; the sandbox image is set in the runtime', help: 'The sandbox image, kept from garbage collection.' },
@@ -156,8 +178,8 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'iptables-masquerade-bit', type: 'int', default: 14, config: 'iptablesMasqueradeBit', deprecated: inFile, validate: between(0, 31), help: 'The fwmark bit marking packets to masquerade.', noEffect: 'no iptables chains are made: with IPTablesOwnershipCleanup (on by default in 1.27) the reference stops making them too' },
   { name: 'make-iptables-util-chains', type: 'bool', default: true, config: 'makeIPTablesUtilChains', deprecated: inFile, help: 'Keep the iptables utility chains.', noEffect: 'no iptables chains are made: with IPTablesOwnershipCleanup (on by default in 1.27) the reference stops making them too' },
   // eviction
-  { name: 'eviction-hard', type: 'stringList', default: ['imagefs.available<15%', 'memory.available<100Mi', 'nodefs.available<10%', 'nodefs.inodesFree<5%'], config: 'evictionHard', fromConfig: thresholdsFromMap, deprecated: inFile, validate: thresholds, help: 'Thresholds that evict pods at once, e.g. memory.available<1Gi.' },
-  { name: 'eviction-soft', type: 'stringList', default: [], config: 'evictionSoft', fromConfig: thresholdsFromMap, deprecated: inFile, validate: thresholds, help: 'Thresholds that evict pods after their grace period, e.g. memory.available<1.5Gi.' },
+  { name: 'eviction-hard', type: 'stringList', default: ['imagefs.available<15%', 'memory.available<100Mi', 'nodefs.available<10%', 'nodefs.inodesFree<5%'], config: 'evictionHard', fromConfig: thresholdsFromMap, toConfig: thresholdsToMap, deprecated: inFile, validate: thresholds, help: 'Thresholds that evict pods at once, e.g. memory.available<1Gi.' },
+  { name: 'eviction-soft', type: 'stringList', default: [], config: 'evictionSoft', fromConfig: thresholdsFromMap, toConfig: thresholdsToMap, deprecated: inFile, validate: thresholds, help: 'Thresholds that evict pods after their grace period, e.g. memory.available<1.5Gi.' },
   { name: 'eviction-soft-grace-period', type: 'map', default: {}, config: 'evictionSoftGracePeriod', deprecated: inFile, validate: durationsBySignal, help: 'Grace periods of the soft thresholds, e.g. memory.available=1m30s.' },
   { name: 'eviction-minimum-reclaim', type: 'map', default: {}, config: 'evictionMinimumReclaim', deprecated: inFile, validate: quantitiesBySignal, help: 'Least amount reclaimed once eviction starts, e.g. imagefs.available=2Gi.' },
   { name: 'eviction-pressure-transition-period', type: 'duration', default: 300_000, config: 'evictionPressureTransitionPeriod', deprecated: inFile, validate: nonNegativeDuration, help: 'How long a pressure condition holds after the pressure ends.' },
@@ -197,7 +219,8 @@ const declarations: readonly AgentFlagDecl[] = [
   { name: 'cloud-config', type: 'string', default: '', deprecated: 'will be removed with the in-tree cloud providers', help: 'The cloud provider\'s configuration file.', noEffect: 'only the in-tree cloud providers read it, and they are gone; an external provider reads its own configuration' },
   { name: 'azure-container-registry-config', type: 'string', default: '', deprecated: 'use --image-credential-provider-config instead', help: 'Azure container registry configuration file.', noEffect: 'registry credentials of the in-tree Azure provider, which is gone; credentials are not read' },
   { name: 'experimental-allocatable-ignore-eviction', type: 'bool', default: false, deprecated: 'will be removed in a future version', help: 'Leave hard eviction thresholds out of node allocatable.' },
-  { name: 'feature-gates', type: 'map', default: {}, config: 'featureGates', fromConfig: (v) => Object.fromEntries(Object.entries(asObject(v)).map(([k, b]) => [k, String(b)])), deprecated: inFile, help: `Feature gates, Name=true|false, comma-separated:\n          ${describeFeatureGates(agentFeatureGates).split('\n').join('\n          ')}` },
+  { name: 'feature-gates', type: 'map', default: {}, config: 'featureGates', fromConfig: (v) => Object.fromEntries(Object.entries(asObject(v)).map(([k, b]) => [k, String(b)])),
+    toConfig: (v) => Object.fromEntries(Object.entries(v as Record<string, string>).map(([k, b]) => [k, b === 'true'])), deprecated: inFile, help: `Feature gates, Name=true|false, comma-separated:\n          ${describeFeatureGates(agentFeatureGates).split('\n').join('\n          ')}` },
   // our own
   { name: 'runtime', type: 'enum', values: ['remote', 'fake'], default: 'remote', config: 'runtime', help: 'The container runtime: remote is CRI over gRPC (--container-runtime-endpoint); fake simulates containers without running anything (see below).' },
   { name: 'fake-nodes', type: 'int', default: 1, config: 'fakeNodes', validate: between(1, 10_000), help: 'With --runtime=fake: how many nodes this process simulates, named <node name>-0 to <node name>-(N-1) when more than one.' },
@@ -415,6 +438,25 @@ async function readConfigFile(path: string, domain: ApiDomain, warnings: string[
     out[d.name] = value;
   }
   for (const field of leafPaths(doc)) if (![...used].some((u) => field === u || field.startsWith(`${u}.`))) warnings.push(`--config ${path}: unknown field ${field} ignored`);
+  return out;
+}
+
+/**
+ * The configuration the agent runs with, as a --config file would give it (what its /configz serves): every field the
+ * flags and the file set, at its final value. Under the reference's API domain it is the reference's kind, with the
+ * reference's field names.
+ */
+export function configurationOf(o: Pick<AgentOptions, 'values' | 'names'>): Record<string, unknown> {
+  const reference = o.names.domain === referenceDomain;
+  const out: Record<string, unknown> = { ...(reference ? referenceKind : { kind: configKind, apiVersion: configApiVersion(o.names) }) };
+  for (const d of agentFlags) {
+    const value = o.values[d.name];
+    if (!d.config || value === undefined) continue;
+    const path = (reference ? referenceFieldNames[d.config] ?? d.config : d.config).split('.');
+    let at = out;
+    for (const k of path.slice(0, -1)) at = (at[k] ??= {}) as Record<string, unknown>;
+    at[path.at(-1)!] = d.toConfig ? d.toConfig(value) : d.type === 'duration' ? formatDuration(value as number) : value;
+  }
   return out;
 }
 

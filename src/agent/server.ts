@@ -17,7 +17,8 @@ import { join, normalize } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { queryFlag } from '../api/request.js';
-import type { AgentOptions } from './options.js';
+import { configurationOf, type AgentOptions } from './options.js';
+import { defaultApiDomain } from '../api/naming.js';
 import type { NodeAgent } from './agent.js';
 import type { Client } from '../client/rest-client.js';
 import { servingPair } from '../pki/serving.js';
@@ -190,6 +191,8 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
    */
   const routes: Route[] = [
     { path: /^\/healthz$/, handle: ({ res }) => text(res, 'ok') },
+    // the configuration in force, under the reference's name for it (a debugging handler, as there)
+    { path: /^\/configz\/?$/, debugging: true, handle: ({ res }) => json(res, { [o.names.domain === defaultApiDomain ? 'agentconfig' : 'kubeletconfig']: configurationOf(o) }) },
     { path: /^\/pods\/?$/, handle: ({ res }) => json(res, { kind: 'PodList', apiVersion: 'v1', metadata: {}, items: allPods().map((x) => x.pod) }) },
     {
       path: /^\/runningpods\/?$/,

@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { agentFlags, agentUsage, configApiVersion, configKind, parseAgentOptions } from '../../src/agent/options.js';
+import { agentFlags, agentUsage, configApiVersion, configKind, configurationOf, parseAgentOptions } from '../../src/agent/options.js';
 import { naming } from '../../src/api/naming.js';
 import { tempDir } from './helpers.js';
 
@@ -183,5 +183,34 @@ describe('agent options', () => {
     });
 
     test('cleanup', () => rmSync(dir, { recursive: true, force: true }));
+  });
+});
+
+describe('the configuration in force (/configz)', () => {
+  test('under the reference domain: the reference kind and field names; structured fields written as a file writes them, and read back the same', async () => {
+    const dir = tempDir('agent-configz-');
+    try {
+      const flags = ['--api-domain=k8s.io', '--runtime=fake', '--cluster-api-qps=7', '--register-with-taints=a=b:NoSchedule,c:NoExecute',
+        '--eviction-hard=memory.available<200Mi', '--feature-gates=MemoryManager=false', '--manifest-url-header=X-A:1,X-A:2',
+        '--node-status-update-frequency=20s'];
+      const { options } = await parseAgentOptions(flags);
+      const config = configurationOf(options);
+      assert.equal(config.kind, 'KubeletConfiguration');
+      assert.equal(config.apiVersion, 'kubelet.config.k8s.io/v1beta1');
+      assert.equal(config.kubeAPIQPS, 7);
+      assert.equal(config.clusterAPIQPS, undefined);
+      assert.deepEqual(config.registerWithTaints, [{ key: 'a', value: 'b', effect: 'NoSchedule' }, { key: 'c', effect: 'NoExecute' }]);
+      assert.deepEqual(config.evictionHard, { 'memory.available': '200Mi' });
+      assert.deepEqual(config.featureGates, { MemoryManager: false });
+      assert.deepEqual(config.staticPodURLHeader, { 'X-A': ['1', '2'] });
+      assert.equal(config.nodeStatusUpdateFrequency, '20s');
+      const file = join(dir, 'config.json');
+      writeFileSync(file, JSON.stringify(config));
+      const again = (await parseAgentOptions(['--api-domain=k8s.io', `--config=${file}`])).options;
+      for (const key of ['clusterApiQps', 'registerWithTaints', 'evictionHard', 'featureGates', 'manifestUrlHeaders', 'nodeStatusUpdateFrequencyMs'] as const)
+        assert.deepEqual(again[key], options[key], key);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -95,6 +95,29 @@ describe('agent endpoints', () => {
     assert.equal((await fetchIt(`https://127.0.0.1:${ports.main}/containerLogs/default/none/c`, clientCert)).status, 404);
   });
 
+  test('/configz serves the configuration in force, as a --config file writes it', async () => {
+    const r = await fetchIt(`https://127.0.0.1:${ports.main}/configz`, { token: 'alice-token' });
+    assert.equal(r.status, 200, r.body);
+    const config = JSON.parse(r.body).agentconfig;
+    assert.equal(config.kind, 'AgentConfiguration');
+    assert.equal(config.port, ports.main);
+    assert.equal(config.readOnlyPort, ports.readOnly);
+    assert.deepEqual(config.authentication.anonymous, { enabled: false });
+    assert.equal(config.authentication.webhook.cacheTTL, '2m0s');
+    assert.equal(config.authorization.mode, 'Webhook');
+    assert.deepEqual(config.evictionHard, { 'imagefs.available': '15%', 'memory.available': '100Mi', 'nodefs.available': '10%', 'nodefs.inodesFree': '5%' });
+    assert.equal(config.clusterAPIQPS, 50);
+    // what it serves is a configuration file the agent reads back to the same options
+    const file = join(dir, 'configz.json');
+    writeFileSync(file, JSON.stringify(config));
+    const again = await parseAgentOptions([`--config=${file}`, `--clusterconfig=${server.kubeconfig}`]);
+    assert.deepEqual(again.warnings, []);
+    assert.equal(again.options.port, ports.main);
+    assert.equal(again.options.authorizationMode, 'Webhook');
+    assert.deepEqual(again.options.evictionHard, (await parseAgentOptions([])).options.evictionHard);
+    assert.equal((await fetchIt(`https://127.0.0.1:${ports.main}/configz`)).status, 401);
+  });
+
   test('the read-only port serves pods without authentication', async () => {
     const r = await fetchIt(`http://127.0.0.1:${ports.readOnly}/pods`);
     assert.equal(r.status, 200);
