@@ -20,8 +20,11 @@ export interface AuthnRequest {
   audiences?: string[];
 }
 
-/** a user, and for tokens the requested audiences the token is good for */
-export type AuthnResult = UserInfo & { audiences?: string[] };
+/**
+ * a user, and for tokens the requested audiences the token is good for; what the credential tells the audit log
+ * (a legacy or stale token) and the client (a Warning) about itself goes with it
+ */
+export type AuthnResult = UserInfo & { audiences?: string[]; auditAnnotations?: Record<string, string>; warnings?: string[] };
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
 

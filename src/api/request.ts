@@ -72,6 +72,8 @@ export interface RequestContext {
   features?: Readonly<Record<string, boolean>>;
   /** the request's audit record, when the audit policy records it */
   audit?: AuditRecord;
+  /** annotations made before the audit record exists (authentication's: a legacy or stale token), which it takes */
+  earlyAuditAnnotations?: Record<string, string>;
   /** an HTTP/1.1 upgrade request (SPDY, WebSocket): the client's connection, and what it sent after the request */
   upgrade?: { socket: Duplex; head: Buffer };
 }

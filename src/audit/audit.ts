@@ -149,7 +149,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
     if (d.level === 'None') return next();
     const authenticated = ctx.user;
     const event = baseEvent(ctx, d.level, authenticated, Date.now());
-    const annotations: Record<string, string> = {};
+    const annotations: Record<string, string> = { ...ctx.earlyAuditAnnotations };
     let requestObject: unknown, responseObject: unknown, responseStatus: Partial<Status> | undefined;
     const keep = (v: unknown) => (d.omitManagedFields ? withoutManagedFields(v) : v);
     const record: AuditRecord = {

@@ -4,7 +4,7 @@ import type { RequestContext } from '../api/request.js';
 import type { Naming } from '../api/naming.js';
 import { requestInfo } from './request-info.js';
 import { forbidden, internalError, tooManyRequests, badRequest, serviceUnavailable } from '../api/status.js';
-import type { Authorizer, AuthzAttributes, AuthnRequest, UserInfo } from '../api/auth.js';
+import type { Authorizer, AuthzAttributes, AuthnRequest, AuthnResult, UserInfo } from '../api/auth.js';
 import { isHealthProbe, type Decision, type FlowControl, type LevelState } from '../flowcontrol/controller.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { turns } from '../util/slices.js';
@@ -18,7 +18,7 @@ export interface PipelineConfig {
   names: Naming;
   /** the audit stages, when the server audits */
   audit?: { failedAuthentication: Filter; requests: Filter };
-  authenticate(req: AuthnRequest): Promise<UserInfo>;
+  authenticate(req: AuthnRequest): Promise<AuthnResult>;
   authorizer: Authorizer;
   requestTimeoutMs: number;
   maxRequestsInflight: number;
@@ -139,7 +139,11 @@ function peerCertificate(ctx: RequestContext): PeerResult {
 
 function authentication(authenticate: PipelineConfig['authenticate']): Filter {
   return async (ctx, next) => {
-    ctx.user = await authenticate({ headers: ctx.headers, ...peerCertificate(ctx) });
+    const { auditAnnotations, warnings, ...user } = await authenticate({ headers: ctx.headers, ...peerCertificate(ctx) });
+    // the audit record is made next, from the user: it takes these
+    if (auditAnnotations) ctx.earlyAuditAnnotations = auditAnnotations;
+    if (warnings) ctx.warnings.push(...warnings);
+    ctx.user = user;
     await next();
   };
 }

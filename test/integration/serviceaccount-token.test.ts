@@ -6,15 +6,21 @@ import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { clientFromFile, createClient as apiClient, type Client } from '../../src/client/rest-client.js';
 import { waitFor } from '../support/cluster.js';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 describe('service-account token controller', () => {
   let server: TestServer;
   let admin: Client;
+  const dir = mkdtempSync(join(tmpdir(), 'sa-token-'));
+  const auditLog = join(dir, 'audit.log');
   before(async () => {
-    server = await startTestServer();
+    writeFileSync(join(dir, 'policy.json'), JSON.stringify({ apiVersion: 'audit.cluster.io/v1', kind: 'Policy', omitStages: ['RequestReceived'], rules: [{ level: 'Metadata' }] }));
+    server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${auditLog}`] });
     admin = await clientFromFile(server.kubeconfig);
   });
-  after(async () => { admin.close(); await server.close(); });
+  after(async () => { admin.close(); await server.close(); rmSync(dir, { recursive: true, force: true }); });
 
   const secrets = { group: '', version: 'v1', resource: 'secrets', kind: 'Secret', namespaced: true };
   const accounts = { group: '', version: 'v1', resource: 'serviceaccounts', kind: 'ServiceAccount', namespaced: true };
@@ -40,6 +46,10 @@ describe('service-account token controller', () => {
     const review = await whoAmI(token);
     assert.equal(review.status.userInfo.username, 'system:serviceaccount:default:robot');
     assert.ok(review.status.userInfo.groups.includes('system:serviceaccounts:default'));
+    // the audit log marks requests made with a legacy token
+    const annotated = await waitFor('the audit event', async () => readFileSync(auditLog, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l))
+      .find(e => e.user?.username === 'system:serviceaccount:default:robot' && e.objectRef?.resource === 'selfsubjectreviews'), 20_000);
+    assert.equal(annotated.annotations[`${server.names.group('authentication')}/legacy-token`], 'system:serviceaccount:default:robot');
 
     await admin.resource(accounts, 'default').delete('robot');
     await waitFor('the Secret to go', async () => admin.resource(secrets, 'default').get('robot-token').then(() => false, () => true), 20_000);
