@@ -2,7 +2,7 @@
 // never stored, such as the reviews): the request body is decoded into a call on the handler, and what the call
 // returns is sent. The handlers themselves know nothing of HTTP.
 import type { RequestContext } from '../api/request.js';
-import { parseDryRun } from '../api/request.js';
+import { parseDryRun, queryFlag } from '../api/request.js';
 import type { Listers } from '../api/admission.js';
 import type { ApiObject, Status } from '../api/meta.js';
 import { badRequest, invalid, methodNotSupported, unsupportedMediaType } from '../api/status.js';
@@ -10,10 +10,10 @@ import type { Schema } from '../api/schema.js';
 import { readTyped } from '../schema/fields.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
-import { mediaType, parseJson, readBody, readObject } from './body.js';
+import { mediaType, parseJson, parseYamlObject, readBody, readObject } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { admission, type Scope } from './scope.js';
-import { applyPatch, patchTypes } from './write.js';
+import { applyManager, applyPatch, applyPatchType, patchTypes, writeOptions } from './write.js';
 import { proxy } from './proxy.js';
 import { representationFor, sendOne } from './read.js';
 import { columnsOf, parseIncludeObject, toTable, withName } from './table.js';
@@ -62,8 +62,10 @@ function restRequest(ctx: RequestContext, scope: Scope, namespace: string, name:
     async list(ns) { return (await s.reads.list({ namespace: ns, selective: false })).items.map(i => i.obj); },
     admission: (opts = {}) => admission(ctx, s, namespace, opts.name ?? name, opts.dryRun ?? dryRun),
   });
+  const writes = ctx.method === 'PUT' || ctx.method === 'PATCH';
+  const manager = writes ? writeOptions(ctx, scope, ctx.method === 'PUT' ? 'UpdateOptions' : 'PatchOptions').manager : undefined;
   return {
-    ...access(scope), subresource: scope.subresource, namespace, name, user: ctx.user, path: ctx.path, dryRun, query: ctx.query,
+    ...access(scope), subresource: scope.subresource, namespace, name, user: ctx.user, path: ctx.path, dryRun, query: ctx.query, manager,
     warn: message => ctx.warnings.push(message), names: scope.names, listers: deps.listers, services: deps.services,
     resource(group, resource, subresource = '') {
       const info = deps.resources.preferred(group, resource);
@@ -95,9 +97,14 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
       }
       break;
     case 'PATCH':
+      if (mediaType(ctx) === applyPatchType && handler.apply) {
+        const text = (await readBody(ctx)).toString('utf8');
+        const applied = text.trimStart().startsWith('{') ? parseJson(text) : parseYamlObject(text);
+        return send(ctx, await handler.apply(req, applied, { manager: applyManager(ctx, scope), force: queryFlag(ctx.query.get('force')) }), 200);
+      }
       if (handler.update) {
         const type = mediaType(ctx);
-        if (!patchTypes.includes(type)) throw unsupportedMediaType(type, patchTypes);
+        if (!patchTypes.includes(type)) throw unsupportedMediaType(type, handler.apply ? [...patchTypes, applyPatchType] : patchTypes);
         const doc = parseJson((await readBody(ctx)).toString('utf8'));
         return send(ctx, await handler.update(req, current => typedPatchResult(scope, applyPatch(type, current, doc, undefined))), 200);
       }

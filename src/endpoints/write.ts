@@ -74,7 +74,7 @@ function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: str
  * Dry run, and the writer for metadata.managedFields: the fieldManager parameter, else the client's user agent.
  * `options` names the options kind in errors (CreateOptions, UpdateOptions, PatchOptions).
  */
-function writeOptions(ctx: RequestContext, scope: Scope, options: string): WriteOptions {
+export function writeOptions(ctx: RequestContext, scope: Scope, options: string): WriteOptions {
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
   const given = ctx.query.get('fieldManager');
   if (given !== null) checkFieldManager(scope, options, given);
@@ -120,6 +120,7 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
 
 /** the patch types every resource takes (server-side apply aside) */
 export const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json'];
+export const applyPatchType = 'application/apply-patch+yaml';
 
 /** a patch document of one of `patchTypes` applied to an object (a strategic merge patch reads the schema's markers) */
 export function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined, opts: PatchOptions = {}): unknown {
@@ -130,7 +131,7 @@ export function applyPatch(type: string, current: unknown, doc: unknown, schema:
 export async function patch(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
   const type = mediaType(ctx);
-  if (type === 'application/apply-patch+yaml') return serverSideApply(ctx, scope, namespace, name);
+  if (type === applyPatchType) return serverSideApply(ctx, scope, namespace, name);
   if (ctx.query.has('force'))
     throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }]);
   if (!patchTypes.includes(type)) throw unsupportedMediaType(type, [...patchTypes]);
@@ -167,9 +168,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   // clients send JSON (which is YAML too); it parses far faster as JSON
   const applied = (text.trimStart().startsWith('{') ? parseJson(text) : parseYamlObject(text)) as ApiObject;
   if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
-  const manager = ctx.query.get('fieldManager');
-  if (!manager) throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: `Required value: ${fieldManagerRequired}` }]);
-  checkFieldManager(scope, 'PatchOptions', manager);
+  const manager = applyManager(ctx, scope);
   const force = queryFlag(ctx.query.get('force'));
   decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined, true);
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
@@ -184,6 +183,14 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true, user: ctx.user });
   await breather();
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
+}
+
+/** the manager of an apply: the fieldManager parameter, which an apply must give */
+export function applyManager(ctx: RequestContext, scope: Scope): string {
+  const manager = ctx.query.get('fieldManager');
+  if (!manager) throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueRequired', field: 'fieldManager', message: `Required value: ${fieldManagerRequired}` }]);
+  checkFieldManager(scope, 'PatchOptions', manager);
+  return manager;
 }
 
 /** an apply that creates its object needs the create permission besides patch */

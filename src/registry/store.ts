@@ -174,7 +174,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   async function recordOwnership(obj: ApiObject, old: ApiObject | undefined, subresource: string, opts: WriteOptions) {
     if (!opts.manager) return;
     const { managedFields } = await inSteps(updateManagedFieldsInSteps(old, obj, {
-      manager: opts.manager.name, apiVersion: opts.manager.apiVersion, time: new Date(), subresource: subresource || undefined,
+      manager: opts.manager.name, apiVersion: opts.manager.apiVersion, time: new Date(), subresource: opts.manager.subresource ?? (subresource || undefined),
       resetFields: resetFieldsFor(subresource),
     }, info.schema));
     if (managedFields.length) obj.metadata.managedFields = managedFields; else delete obj.metadata.managedFields;

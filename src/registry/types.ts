@@ -132,8 +132,11 @@ export interface ResourceInfo {
 
 export interface WriteOptions {
   dryRun: boolean;
-  /** who writes, for metadata.managedFields; absent when the caller records ownership itself (server-side apply) */
-  manager?: { name: string; apiVersion: string };
+  /**
+   * who writes, for metadata.managedFields; absent when the caller records ownership itself (server-side apply).
+   * `subresource` names the path the manager wrote through when it is not the store's own (a Scale's writes)
+   */
+  manager?: { name: string; apiVersion: string; subresource?: string };
   /** who makes the request, handed to the strategy */
   user?: UserInfo;
 }
@@ -232,6 +235,8 @@ export interface RestRequest extends ResourceAccess {
   path: string;
   /** dryRun=All was asked for in the query */
   dryRun: boolean;
+  /** who writes, for metadata.managedFields (PUT and PATCH: the fieldManager parameter, else the user agent) */
+  manager?: { name: string; apiVersion: string };
   /** the request's query parameters (the options of connect subresources) */
   query: URLSearchParams;
   /** adds a Warning to the response */
@@ -252,6 +257,8 @@ export interface RestHandler {
   create?(req: RestRequest, body: unknown): Promise<object>;
   /** PUT and PATCH: `next` makes the object wanted from the current one (the body, or the patch applied to it) */
   update?(req: RestRequest, next: (current: object) => unknown): Promise<object>;
+  /** server-side apply (PATCH with an apply patch) of `applied` by `manager`, taking conflicting fields when `force` */
+  apply?(req: RestRequest, applied: unknown, opts: { manager: string; force: boolean }): Promise<object>;
   /** connect subresources (any method): where the request goes; `path` is what follows the subresource ('/...' or '') */
   connect?(req: RestRequest, path: string): Promise<ConnectTarget>;
 }

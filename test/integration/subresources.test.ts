@@ -50,6 +50,47 @@ describe('subresources', () => {
     assert.equal(stale.status, 409, 'the stale resourceVersion of the first read conflicts');
   });
 
+  test('scale: writes own the replica count (subresource "scale"); server-side apply of a Scale conflicts, forces and moves ownership', async () => {
+    const apply = (path: string, body: unknown, query: string) =>
+      c.request('PATCH', `${path}${query}`, { body: JSON.stringify(body), contentType: 'application/apply-patch+yaml' });
+    const scaleTo = (replicas: number) => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'owned' }, spec: { replicas } });
+    const owners = async () => ((await c.get(`${apps}/owned`)).json.metadata.managedFields as any[])
+      .map(m => [m.manager, m.operation, m.subresource ?? '', m.apiVersion, !!m.fieldsV1?.['f:spec']?.['f:replicas']]);
+    assert.equal((await apply(`${apps}/owned`, deployment('owned', 1), '?fieldManager=operator')).status, 201);
+
+    // an apply of the Scale conflicts with the Deployment's applier, then takes the count by force
+    const refused = await apply(`${apps}/owned/scale`, scaleTo(4), '?fieldManager=autoscaler');
+    assert.equal(refused.status, 409, refused.body);
+    assert.equal(refused.json.message, 'Apply failed with 1 conflict: conflict with "operator": .spec.replicas');
+    const forced = await apply(`${apps}/owned/scale`, scaleTo(4), '?fieldManager=autoscaler&force=true');
+    assert.equal(forced.status, 200, forced.body);
+    assert.equal(forced.json.kind, 'Scale');
+    assert.equal(forced.json.spec.replicas, 4);
+    assert.deepEqual(await owners(), [['autoscaler', 'Apply', 'scale', 'apps/v1', true], ['operator', 'Apply', '', 'apps/v1', false]]);
+
+    // the Deployment's applier now conflicts with the Scale's, and may stop asserting the count
+    const back = await apply(`${apps}/owned`, deployment('owned', 2), '?fieldManager=operator');
+    assert.equal(back.status, 409, back.body);
+    assert.match(back.json.message, /conflict with "autoscaler" with subresource "scale": \.spec\.replicas/);
+    const { spec: { replicas: _dropped, ...rest }, ...withoutCount } = deployment('owned', 0);
+    assert.equal((await apply(`${apps}/owned`, { ...withoutCount, spec: rest }, '?fieldManager=operator')).status, 200);
+    assert.equal((await c.get(`${apps}/owned`)).json.spec.replicas, 4);
+
+    // a merge patch of the Scale takes the count as an Update through "scale"
+    const patched = await c.request('PATCH', `${apps}/owned/scale?fieldManager=scaler`, { body: { spec: { replicas: 6 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(patched.status, 200, patched.body);
+    assert.deepEqual(await owners(), [['operator', 'Apply', '', 'apps/v1', false], ['scaler', 'Update', 'scale', 'apps/v1', true]]);
+    const again = await apply(`${apps}/owned/scale`, scaleTo(7), '?fieldManager=autoscaler');
+    assert.equal(again.status, 409);
+    assert.match(again.json.message, /conflict with "scaler" with subresource "scale" using autoscaling\/v1: \.spec\.replicas/);
+
+    // what the reference refuses
+    assert.equal((await apply(`${apps}/owned/scale`, scaleTo(-1), '?fieldManager=autoscaler&force=true')).status, 422);
+    assert.equal((await apply(`${apps}/owned/scale`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'owned' } }, '?fieldManager=autoscaler')).status, 400);
+    assert.equal((await apply(`${apps}/owned/scale`, scaleTo(3), '')).status, 422, 'an apply names its field manager');
+    assert.equal((await apply(`${apps}/missing/scale`, scaleTo(3), '?fieldManager=autoscaler')).status, 404);
+  });
+
   test('binding: a pod is assigned to a node once, through the subresource or the bindings resource', async () => {
     await c.request('POST', pods, { body: pod('p1') });
     await c.request('POST', pods, { body: pod('p2') });

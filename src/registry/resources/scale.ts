@@ -8,6 +8,9 @@ import { badRequest, conflict, invalid } from '../../api/status.js';
 import { labelSelectorFromObject, selectorToString } from '../../api/selectors.js';
 import type { RestHandler, SubresourceDefinition, TableColumn } from '../types.js';
 import { readWrite } from './define.js';
+import { apply } from '../../apply/managed-fields.js';
+import { fieldPathOf, parentManagedFields, scaleManagedFields } from '../../apply/scale-fields.js';
+import { deepCopy } from '../../util/objects.js';
 import { column } from './columns.js';
 
 /** where a resource keeps what its scale subresource shows (JSON paths such as .spec.replicas) */
@@ -52,8 +55,17 @@ export function scaleOf(obj: ApiObject, paths: ScalePaths): Scale {
   };
 }
 
-/** GET, PUT and PATCH of a Scale: the parent's replica count changes, nothing else */
+/** a replica count a Scale may ask for, or the reference's 422 */
+function checkReplicas(replicas: unknown, name: string): number {
+  if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+    throw invalid('autoscaling', 'Scale', name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas',
+      message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0` }]);
+  return replicas;
+}
+
+/** GET, PUT, PATCH and server-side apply of a Scale: the parent's replica count changes, nothing else */
 function scaleHandler(paths: ScalePaths): RestHandler {
+  const replicasField = fieldPathOf(paths.specReplicasPath);
   return {
     async get(req) {
       return scaleOf(await req.store.get(req.namespace, req.name), paths);
@@ -65,20 +77,34 @@ function scaleHandler(paths: ScalePaths): RestHandler {
         if (!wanted || typeof wanted !== 'object' || Array.isArray(wanted)) throw badRequest('the request body must be a Scale object');
         const scale = wanted as Partial<Scale>;
         if (scale.kind !== undefined && scale.kind !== 'Scale') throw badRequest(`the kind in the body (${scale.kind}) is not Scale`);
-        const replicas = scale.spec?.replicas;
-        if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
-          throw invalid('autoscaling', 'Scale', req.name, [{ reason: 'FieldValueInvalid', field: 'spec.replicas',
-            message: `Invalid value: ${JSON.stringify(replicas ?? null)}: must be greater than or equal to 0` }]);
+        const replicas = checkReplicas(scale.spec?.replicas, req.name);
         const rv = scale.metadata?.resourceVersion;
         if (rv && rv !== current.metadata.resourceVersion)
           throw conflict(req.info.group, req.info.resource, req.name, 'the object has been modified; please apply your changes to the latest version and try again');
         setPath(current, paths.specReplicasPath, replicas);
+        return current;
+      }, req.admission(), { dryRun: req.dryRun, ...(req.manager ? { manager: { ...req.manager, subresource: 'scale' } } : {}) });
+      return scaleOf(obj, paths);
+    },
+    // the Scale is applied with the parent's owners of the replica count as its owners; its outcome goes back to them
+    async apply(req, applied, { manager, force }) {
+      if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
+      const { obj } = await req.store.guaranteedUpdate(req.namespace, req.name, '', current => {
+        if (!current) return { metadata: { name: req.name } };   // the store answers 404
+        const scale = scaleOf(current, paths);
+        const live = { ...scale, metadata: { ...scale.metadata, managedFields: scaleManagedFields(current.metadata.managedFields, replicasField, scaleApiVersion) } };
+        const result = apply(live as unknown as Record<string, unknown>, deepCopy(applied) as Record<string, unknown>,
+          { manager, apiVersion: scaleApiVersion, kind: 'Scale', force, time: new Date(), subresource: 'scale' }, scaleSchema);
+        setPath(current, paths.specReplicasPath, checkReplicas((result.object as Partial<Scale>).spec?.replicas, req.name));
+        current.metadata.managedFields = parentManagedFields(current.metadata.managedFields, result.managedFields, replicasField, req.info.apiVersion);
         return current;
       }, req.admission(), { dryRun: req.dryRun });
       return scaleOf(obj, paths);
     },
   };
 }
+
+const scaleApiVersion = 'autoscaling/v1';
 
 /** the scale subresource, for a resource whose counts are not at .spec.replicas, .status.replicas and .spec.selector */
 export const scaleSubresource = (paths: ScalePaths = defaultPaths): SubresourceDefinition =>
