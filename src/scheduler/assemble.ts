@@ -44,7 +44,7 @@ export interface AssembledScheduler {
   podAdded(pod: Pod): void;
   podUpdated(old: Pod, pod: Pod): void;
   podDeleted(pod: Pod): void;
-  /** a volume, claim or class changed: pods waiting on volumes may fit */
+  /** a volume, claim, class or CSINode changed: pods waiting on volumes may fit */
   volumeObjectChanged(event: ClusterEvent): void;
 }
 

@@ -5,7 +5,7 @@
 // the cluster as the scheduler sees it.
 import type { Naming } from '../api/naming.js';
 import type { NodeInfo, PodInfo } from './node-info.js';
-import type { Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass } from './types.js';
+import type { CSINode, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass } from './types.js';
 
 export type Code = 'Error' | 'Unschedulable' | 'UnschedulableAndUnresolvable' | 'Wait' | 'Skip';
 
@@ -60,7 +60,8 @@ export type ClusterEvent =
   | 'Namespace/Add' | 'Namespace/Update'
   | 'Service/Add' | 'Service/Update' | 'Service/Delete'
   | 'PersistentVolumeClaim/Add' | 'PersistentVolumeClaim/Update' | 'PersistentVolume/Add' | 'PersistentVolume/Update'
-  | 'StorageClass/Add' | 'StorageClass/Update';
+  | 'StorageClass/Add' | 'StorageClass/Update'
+  | 'CSINode/Add' | 'CSINode/Update';
 
 export const nodeUpdates: readonly ClusterEvent[] = ['Node/UpdateNodeLabel', 'Node/UpdateNodeTaint', 'Node/UpdateNodeAllocatable', 'Node/UpdateNodeCondition'];
 export const allPodEvents: readonly ClusterEvent[] = ['Pod/Add', 'Pod/Update', 'Pod/Delete'];
@@ -115,6 +116,8 @@ export interface VolumeListers {
   persistentVolume(name: string): PersistentVolume | undefined;
   persistentVolumes(): PersistentVolume[];
   storageClass(name: string): StorageClass | undefined;
+  /** the node's CSI drivers (named as the node) */
+  csiNode(name: string): CSINode | undefined;
 }
 
 /** what plugins may read and do beyond their arguments */

@@ -15,18 +15,18 @@ const namesAt = (p: ProfileConfig, point: 'filter' | 'score' | 'preFilter' | 'po
 describe('scheduling profiles', () => {
   test('the default profile has the reference\'s plugins at each extension point, in its order, with its weights', () => {
     assert.deepEqual(namesAt({}, 'queueSort'), ['PrioritySort']);
-    assert.deepEqual(namesAt({}, 'preFilter'), ['NodeAffinity', 'NodePorts', 'VolumeRestrictions', 'VolumeBinding', 'PodTopologySpread', 'InterPodAffinity']);
+    assert.deepEqual(namesAt({}, 'preFilter'), ['NodeAffinity', 'NodePorts', 'VolumeRestrictions', 'VolumeBinding', 'VolumeZone', 'PodTopologySpread', 'InterPodAffinity']);
     assert.deepEqual(namesAt({}, 'filter'), ['NodeUnschedulable', 'NodeName', 'TaintToleration', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit',
-      'VolumeRestrictions', 'VolumeBinding', 'PodTopologySpread', 'InterPodAffinity']);
+      'VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone', 'PodTopologySpread', 'InterPodAffinity']);
     assert.deepEqual(namesAt({}, 'reserve'), ['VolumeBinding']);
     assert.deepEqual(namesAt({}, 'preBind'), ['VolumeBinding']);
     assert.deepEqual(namesAt({}, 'postFilter'), ['DefaultPreemption']);
     assert.deepEqual(namesAt({}, 'score'),
-      ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation']);
+      ['TaintToleration', 'NodeAffinity', 'NodeResourcesFit', 'PodTopologySpread', 'InterPodAffinity', 'NodeResourcesBalancedAllocation', 'ImageLocality']);
     assert.deepEqual(namesAt({}, 'bind'), ['DefaultBinder']);
     const fw = build({});
     assert.deepEqual(Object.fromEntries(fw.weights), {
-      TaintToleration: 3, NodeAffinity: 2, NodeResourcesFit: 1, PodTopologySpread: 2, InterPodAffinity: 2, NodeResourcesBalancedAllocation: 1,
+      TaintToleration: 3, NodeAffinity: 2, NodeResourcesFit: 1, PodTopologySpread: 2, InterPodAffinity: 2, NodeResourcesBalancedAllocation: 1, ImageLocality: 1,
     });
     assert.equal(fw.schedulerName, 'default-scheduler');
   });
@@ -42,7 +42,8 @@ describe('scheduling profiles', () => {
 
   test('an extension point\'s own settings: disabled there only, weights, and the order of explicitly enabled plugins', () => {
     assert.deepEqual(namesAt({ plugins: { filter: { disabled: [{ name: 'TaintToleration' }] } } }, 'filter'),
-      ['NodeUnschedulable', 'NodeName', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'VolumeRestrictions', 'VolumeBinding', 'PodTopologySpread', 'InterPodAffinity']);
+      ['NodeUnschedulable', 'NodeName', 'NodeAffinity', 'NodePorts', 'NodeResourcesFit', 'VolumeRestrictions', 'NodeVolumeLimits', 'VolumeBinding', 'VolumeZone',
+        'PodTopologySpread', 'InterPodAffinity']);
     // still scoring
     assert.ok(namesAt({ plugins: { filter: { disabled: [{ name: 'TaintToleration' }] } } }, 'score').includes('TaintToleration'));
     const fw = build({ plugins: { score: { disabled: [{ name: '*' }], enabled: [{ name: 'NodeResourcesFit', weight: 7 }] } } });
@@ -51,12 +52,26 @@ describe('scheduling profiles', () => {
     assert.deepEqual(namesAt({ plugins: { multiPoint: { disabled: [{ name: 'DefaultPreemption' }] } } }, 'postFilter'), []);
   });
 
-  test('plugin arguments reach the plugins; the reference\'s cloud volume and image plugins may be disabled', () => {
+  test('plugin arguments reach the plugins; the reference\'s in-tree cloud volume limits may be disabled', () => {
     const fw = build({
       pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated' } } }],
-      plugins: { multiPoint: { disabled: [{ name: 'VolumeZone' }, { name: 'ImageLocality' }] } },
+      plugins: { multiPoint: { disabled: [{ name: 'EBSLimits' }, { name: 'GCEPDLimits' }, { name: 'AzureDiskLimits' }] } },
     });
     assert.ok(fw.plugins.has('NodeResourcesFit'));
+  });
+
+  test('VolumeZone, NodeVolumeLimits and ImageLocality are disabled and enabled as the other plugins', () => {
+    const off = build({ plugins: { multiPoint: { disabled: [{ name: 'VolumeZone' }, { name: 'NodeVolumeLimits' }, { name: 'ImageLocality' }] } } });
+    for (const name of ['VolumeZone', 'NodeVolumeLimits', 'ImageLocality']) assert.equal(off.plugins.has(name), false, name);
+    assert.ok(!off.points.filter.some((p) => p.name === 'VolumeZone' || p.name === 'NodeVolumeLimits'));
+    // only scoring off: still filtering; re-enabled with another weight
+    const scoreOnly = build({ plugins: { score: { disabled: [{ name: 'ImageLocality' }] }, filter: { disabled: [{ name: 'NodeVolumeLimits' }] } } });
+    assert.ok(!scoreOnly.points.score.some((p) => p.name === 'ImageLocality'));
+    assert.ok(!scoreOnly.points.filter.some((p) => p.name === 'NodeVolumeLimits'));
+    assert.ok(scoreOnly.points.filter.some((p) => p.name === 'VolumeZone'));
+    const weighted = build({ plugins: { multiPoint: { enabled: [{ name: 'ImageLocality', weight: 4 }] } } });
+    assert.equal(weighted.weights.get('ImageLocality'), 4);
+    assert.throws(() => build({ plugins: { score: { enabled: [{ name: 'VolumeZone' }] } } }), /plugin VolumeZone does not implement the score extension point/);
   });
 
   test('bad profiles are refused, naming the problem', () => {

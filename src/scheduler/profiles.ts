@@ -7,18 +7,21 @@ import { createFramework, extensionPoints, pointMethod, type ExtensionPoint, typ
 import { balancedAllocation } from './plugins/balanced-allocation.js';
 import { defaultBinder } from './plugins/default-binder.js';
 import { defaultPreemption } from './plugins/default-preemption.js';
+import { imageLocality } from './plugins/image-locality.js';
 import { interPodAffinity } from './plugins/inter-pod-affinity.js';
 import { nodeAffinity } from './plugins/node-affinity.js';
 import { nodeName } from './plugins/node-name.js';
 import { nodePorts } from './plugins/node-ports.js';
 import { nodeResourcesFit } from './plugins/node-resources-fit.js';
 import { nodeUnschedulable } from './plugins/node-unschedulable.js';
+import { nodeVolumeLimits } from './plugins/node-volume-limits.js';
 import { podTopologySpread } from './plugins/pod-topology-spread.js';
 import { prioritySort } from './plugins/priority-sort.js';
 import { schedulingGates } from './plugins/scheduling-gates.js';
 import { taintToleration } from './plugins/taint-toleration.js';
 import { volumeBinding } from './plugins/volume-binding.js';
 import { volumeRestrictions } from './plugins/volume-restrictions.js';
+import { volumeZone } from './plugins/volume-zone.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
@@ -26,12 +29,11 @@ export const defaultSchedulerName = 'default-scheduler';
 export const registry: ReadonlyMap<string, PluginSpec> = new Map([
   schedulingGates, prioritySort, nodeUnschedulable, nodeName, taintToleration, nodeAffinity, nodePorts, nodeResourcesFit,
   podTopologySpread, interPodAffinity, defaultPreemption, balancedAllocation, defaultBinder, volumeRestrictions, volumeBinding,
+  volumeZone, nodeVolumeLimits, imageLocality,
 ].map((p) => [p.name, p]));
 
-/** plugins of the reference's default set that this scheduler does not have (cloud volume limits, zones, image locality); disabling them is accepted */
-export const referenceOnlyPlugins: ReadonlySet<string> = new Set([
-  'EBSLimits', 'GCEPDLimits', 'NodeVolumeLimits', 'AzureDiskLimits', 'VolumeZone', 'ImageLocality',
-]);
+/** plugins of the reference's default set that this scheduler does not have (the in-tree cloud volume limits); disabling them is accepted */
+export const referenceOnlyPlugins: ReadonlySet<string> = new Set(['EBSLimits', 'GCEPDLimits', 'AzureDiskLimits']);
 
 export interface PluginRef { name: string; weight?: number }
 export interface PluginSet { enabled?: PluginRef[]; disabled?: PluginRef[] }
@@ -48,8 +50,9 @@ export interface ProfileConfig {
 export const defaultPlugins: readonly PluginRef[] = [
   { name: 'SchedulingGates' }, { name: 'PrioritySort' }, { name: 'NodeUnschedulable' }, { name: 'NodeName' },
   { name: 'TaintToleration', weight: 3 }, { name: 'NodeAffinity', weight: 2 }, { name: 'NodePorts' }, { name: 'NodeResourcesFit', weight: 1 },
-  { name: 'VolumeRestrictions' }, { name: 'VolumeBinding' }, { name: 'PodTopologySpread', weight: 2 }, { name: 'InterPodAffinity', weight: 2 }, { name: 'DefaultPreemption' },
-  { name: 'NodeResourcesBalancedAllocation', weight: 1 }, { name: 'DefaultBinder' },
+  { name: 'VolumeRestrictions' }, { name: 'NodeVolumeLimits' }, { name: 'VolumeBinding' }, { name: 'VolumeZone' },
+  { name: 'PodTopologySpread', weight: 2 }, { name: 'InterPodAffinity', weight: 2 }, { name: 'DefaultPreemption' },
+  { name: 'NodeResourcesBalancedAllocation', weight: 1 }, { name: 'ImageLocality', weight: 1 }, { name: 'DefaultBinder' },
 ];
 
 /**

@@ -1,6 +1,7 @@
 // The scheduler as a client of the API: leader election through a Lease, then shared informers of
 // pods (those not finished), nodes and what the plugins read (namespaces, Services and controllers for
-// default spreading, PodDisruptionBudgets for preemption, claims, volumes and StorageClasses for volume binding),
+// default spreading, PodDisruptionBudgets for preemption, claims, volumes and StorageClasses for volume binding and
+// zones, CSINodes for volume limits),
 // and the scheduling loop. Bindings go through
 // `pods/binding`, conditions through `pods/status`, events through the events API (core/v1 Events). It runs the same
 // inside the API server's process and as its own program.
@@ -15,7 +16,7 @@ import { isNotFound, resourcePath, resourceRef, type Client } from '../client/re
 import { assembleScheduler, type AssembledScheduler } from './assemble.js';
 import type { EventRecorder, SchedulerWrites } from './framework.js';
 import { defaultSchedulerName, type ProfileConfig } from './profiles.js';
-import type { Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass } from './types.js';
+import type { CSINode, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass } from './types.js';
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }
 
@@ -62,6 +63,7 @@ const refs = (names: Naming) => ({
   claims: resourceRef<PersistentVolumeClaim>('', 'v1', 'persistentvolumeclaims', 'PersistentVolumeClaim'),
   volumes: resourceRef<PersistentVolume>('', 'v1', 'persistentvolumes', 'PersistentVolume', false),
   classes: resourceRef<StorageClass>(names.group('storage'), 'v1', 'storageclasses', 'StorageClass', false),
+  csiNodes: resourceRef<CSINode>(names.group('storage'), 'v1', 'csinodes', 'CSINode', false),
 });
 
 /** the writes the scheduler makes, through the API */
@@ -109,6 +111,7 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   const claims = informers.informer(r.claims);
   const volumes = informers.informer(r.volumes);
   const classes = informers.informer(r.classes);
+  const csiNodes = informers.informer(r.csiNodes);
   const recorders = new Map<string, ReturnType<typeof createEventRecorder>>();
   // events go through a client of their own (the same limits, its own budget), as the reference's event client:
   // they do not take the bindings' share of requests per second
@@ -140,6 +143,7 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
         persistentVolume: (name) => volumes.get(name),
         persistentVolumes: () => volumes.list(),
         storageClass: (name) => classes.get(name),
+        csiNode: (name) => csiNodes.get(name),
       },
     },
     percentageOfNodesToScore: o.percentageOfNodesToScore,
@@ -148,7 +152,7 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   });
   nodes.addHandler({ added: s.nodeAdded, updated: s.nodeUpdated, deleted: s.nodeDeleted });
   pods.addHandler({ added: (p) => s.podAdded(p), updated: (old, p) => s.podUpdated(old, p), deleted: (p) => s.podDeleted(p) });
-  for (const [informer, kind] of [[claims, 'PersistentVolumeClaim'], [volumes, 'PersistentVolume'], [classes, 'StorageClass']] as const) {
+  for (const [informer, kind] of [[claims, 'PersistentVolumeClaim'], [volumes, 'PersistentVolume'], [classes, 'StorageClass'], [csiNodes, 'CSINode']] as const) {
     (informer as SharedInformer<unknown>).addHandler({
       added: () => s.volumeObjectChanged(`${kind}/Add`),
       updated: () => s.volumeObjectChanged(`${kind}/Update`),
@@ -178,7 +182,7 @@ export function checkProfiles(profiles: ProfileConfig[], names: Naming = naming(
     recorder: { event: none },
     listers: {
       pod: none, namespaceLabels: none, selectingObjects: () => [], disruptionBudgets: () => [],
-      volumes: { claim: none, persistentVolume: none, persistentVolumes: () => [], storageClass: none },
+      volumes: { claim: none, persistentVolume: none, persistentVolumes: () => [], storageClass: none, csiNode: none },
     },
   });
 }

@@ -4,6 +4,7 @@ import type { Stored } from '../api/meta.js';
 import type * as core from '../api/types/core-v1.js';
 import type { LabelSelector, ObjectMeta, Quantity } from '../api/types/meta-v1.js';
 import type { PodDisruptionBudget as Budget } from '../api/types/policy-v1.js';
+import type { CSINode as Drivers } from '../api/types/storage-v1.js';
 
 export type {
   Affinity, Container, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm, PodAffinityTerm, PodCondition,
@@ -17,6 +18,7 @@ export type Pod = Stored<core.Pod> & { spec: core.PodSpec };
 export type Node = Stored<core.Node>;
 export type Namespace = Stored<core.Namespace>;
 export type PodDisruptionBudget = Stored<Budget>;
+export type CSINode = Stored<Drivers>;
 export type { PersistentVolume, PersistentVolumeClaim, StorageClass } from '../api/volumes.js';
 
 /**

@@ -1,6 +1,7 @@
 // The scheduler inside cluster-apiserver against a real server: Node objects created directly for the
-// filters (each scenario on nodes of its own, selected by a label), the node agent's fake mode for
-// preemption (victims must really go away), kubectl describe for the FailedScheduling event.
+// filters (each scenario on nodes of its own, selected by a label; bound CSI volumes and CSINodes for the volume
+// filters), the node agent's fake mode for preemption (victims must really go away), kubectl describe for the
+// FailedScheduling event.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
@@ -177,6 +178,59 @@ describe('the scheduler inside cluster-apiserver', () => {
     assert.equal(await nodeOf(s, 'p-1'), 'ports-1');
     await pods(s).create(withPort('p-2'));
     assert.match(await unschedulableMessage(s, 'p-2'), /1 node\(s\) didn't have free ports for the requested pod ports/);
+  });
+
+  /** a CSI volume pre-bound to a claim of the same name in the scenario's namespace, once the binder has bound them */
+  async function boundVolume(s: Scenario, name: string, labels: Record<string, string> = {}) {
+    const claims = client.resource({ group: '', version: 'v1', resource: 'persistentvolumeclaims' }, s.namespace);
+    const claim = await claims.create({
+      apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name },
+      spec: { accessModes: ['ReadWriteOnce'], storageClassName: '', volumeName: name, resources: { requests: { storage: '1Gi' } } },
+    });
+    await client.resource({ group: '', version: 'v1', resource: 'persistentvolumes' }).create({
+      apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name, labels },
+      spec: {
+        capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: '', persistentVolumeReclaimPolicy: 'Retain',
+        csi: { driver: 'block.csi.example', volumeHandle: `handle-${name}` }, claimRef: { namespace: s.namespace, name, uid: claim.metadata.uid },
+      },
+    });
+    await waitFor(`claim ${name} Bound`, async () => (await claims.get(name)).status?.phase === 'Bound', bound);
+  }
+  const withClaim = (name: string, s: Scenario, claim: string, spec: Record<string, unknown> = {}) =>
+    podOf(name, s, { volumes: [{ name: 'data', persistentVolumeClaim: { claimName: claim } }], ...spec });
+  const onNode = (s: Scenario, node: string) => ({ nodeSelector: { ...s.label, [hostname]: node } });
+
+  test('VolumeZone: a pod whose volume is in a zone goes to a node of that zone, and fits no node of another', async () => {
+    const s = await scenario('zones');
+    const zone = `topology.${env.server.names.labelDomain}/zone`;
+    await addNode('zones-a', s, { labels: { [zone]: 'zone-a' } });
+    await addNode('zones-b', s, { labels: { [zone]: 'zone-b' } });
+    await boundVolume(s, 'zones-in-a', { [zone]: 'zone-a' });
+    await pods(s).create(withClaim('follows', s, 'zones-in-a'));
+    assert.equal(await nodeOf(s, 'follows'), 'zones-a');
+    await pods(s).create(withClaim('elsewhere', s, 'zones-in-a', onNode(s, 'zones-b')));
+    // the other scenarios' nodes count too (as many as ran before): only this scenario's part of the message is checked
+    const message = await unschedulableMessage(s, 'elsewhere');
+    assert.match(message, /nodes are available: .*\b1 node\(s\) had no available volume zone\b/);
+    assert.doesNotMatch(message, /volume zone.*preemption: .*No preemption victims/);
+  });
+
+  test('NodeVolumeLimits: a node whose CSINode allows one volume of the driver takes no second one', async () => {
+    const s = await scenario('limits');
+    const csiNodes = client.resource({ group: env.server.names.group('storage'), version: 'v1', resource: 'csinodes' });
+    for (const n of ['limits-full', 'limits-room']) {
+      await csiNodes.create({ metadata: { name: n }, spec: { drivers: [{ name: 'block.csi.example', nodeID: n, allocatable: { count: 1 } }] } });
+    }
+    await addNode('limits-full', s);
+    await addNode('limits-room', s);
+    for (const v of ['limits-1', 'limits-2', 'limits-3']) await boundVolume(s, v);
+    await pods(s).create(withClaim('first', s, 'limits-1', onNode(s, 'limits-full')));
+    assert.equal(await nodeOf(s, 'first'), 'limits-full');
+    await pods(s).create(withClaim('second', s, 'limits-2'));
+    assert.equal(await nodeOf(s, 'second'), 'limits-room');
+    await pods(s).create(withClaim('third', s, 'limits-3', onNode(s, 'limits-full')));
+    // preemption could make room: nothing of lower priority is there to remove
+    assert.match(await unschedulableMessage(s, 'third'), /nodes are available: 1 node\(s\) exceed max volume count, .*preemption: .*\b1 No preemption victims found for incoming pod\b/);
   });
 });
 

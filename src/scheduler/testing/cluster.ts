@@ -5,7 +5,7 @@ import type { EventRecorder, SchedulerWrites } from '../framework.js';
 import { podKey } from '../node-info.js';
 import type { ProfileConfig } from '../profiles.js';
 import { assembleScheduler, type AssembledScheduler } from '../assemble.js';
-import type { Affinity, Container, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass, Taint, Toleration, TopologySpreadConstraint } from '../types.js';
+import type { Affinity, Container, CSINode, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass, Taint, Toleration, TopologySpreadConstraint } from '../types.js';
 
 export const names = naming();
 export const hostnameLabel = names.label('hostname');
@@ -14,6 +14,8 @@ export const zoneLabel = `topology.${names.labelDomain}/zone`;
 export interface NodeOptions {
   cpu?: string; memory?: string; pods?: string; labels?: Record<string, string>; taints?: Taint[]; unschedulable?: boolean;
   extra?: Record<string, string>;
+  /** node.status.images: names and size in bytes */
+  images?: { names: string[]; sizeBytes: number }[];
 }
 
 export function node(name: string, o: NodeOptions = {}): Node {
@@ -22,7 +24,7 @@ export function node(name: string, o: NodeOptions = {}): Node {
     apiVersion: 'v1', kind: 'Node',
     metadata: { name, uid: `uid-${name}`, labels: { [hostnameLabel]: name, ...o.labels } },
     spec: { ...(o.taints ? { taints: o.taints } : {}), ...(o.unschedulable ? { unschedulable: true } : {}) },
-    status: { capacity: allocatable, allocatable },
+    status: { capacity: allocatable, allocatable, ...(o.images ? { images: o.images } : {}) },
   };
 }
 
@@ -92,6 +94,8 @@ export interface FakeClusterOptions {
   volumes?: Map<string, PersistentVolume>;
   claims?: Map<string, PersistentVolumeClaim>;
   classes?: Map<string, StorageClass>;
+  /** CSINodes by node name */
+  csiNodes?: Map<string, CSINode>;
 }
 
 /** merges a status patch as the API server's strategic merge does for pod conditions (by type) */
@@ -167,6 +171,7 @@ export function fakeCluster(o: FakeClusterOptions = {}): FakeCluster {
         persistentVolume: (name) => volumes.get(name),
         persistentVolumes: () => [...volumes.values()],
         storageClass: (name) => classes.get(name),
+        csiNode: (name) => o.csiNodes?.get(name),
       },
     },
     percentageOfNodesToScore: o.percentageOfNodesToScore,
