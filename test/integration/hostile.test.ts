@@ -334,6 +334,34 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('a CEL rule nested past the parser\'s depth or longer than its size limit is a 422 naming the rule, not a 500', async () => {
+      const crds = `/apis/apiextensions.${server.names.domain}/v1/customresourcedefinitions`;
+      const crd = (plural: string, rule: string) => ({
+        apiVersion: `apiextensions.${server.names.domain}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `${plural}.hostile.example.com` },
+        spec: {
+          group: 'hostile.example.com', scope: 'Namespaced', names: { plural, kind: plural[0].toUpperCase() + plural.slice(1, -1) },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: {
+            spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule }] } } } } }],
+        },
+      });
+      for (const [what, rule, message] of [
+        ['a chain of 5,000 additions', `${Array(5000).fill('self.n').join(' + ')} > 0`, /max recursion depth exceeded/],
+        ['5,000 field selections', `self${'.a'.repeat(5000)} > 0`, /max recursion depth exceeded/],
+        ['5,000 indexes', `self.n${'[0]'.repeat(5000)} > 0`, /max recursion depth exceeded/],
+        ['3,000 nested conditionals', `${'true ? 1 : '.repeat(3000)}1 > 0`, /max recursion depth exceeded/],
+        ['a rule of 100,001 code points', `self.n == size("${'ж'.repeat(100_001 - 'self.n == size("")'.length)}")`, /expression code point size exceeds limit: size: 100001, limit 100000/],
+      ] as const) {
+        const r = await client.request('POST', `${crds}?dryRun=All`, { body: crd('deeprules', rule) });
+        assert.equal(r.status, 422, `${what}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed/, what);
+        assert.match(r.json.message, message, what);
+      }
+      // as deep as real rules go still compiles
+      const fine = await client.request('POST', `${crds}?dryRun=All`, { body: crd('deeprules', `${Array(50).fill('self.n').join(' + ')} > 0`) });
+      assert.equal(fine.status, 201, fine.body.slice(0, 300));
+      await alive();
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
