@@ -116,10 +116,19 @@ export function listEncoder(apiVersion: string, listKind: string): ListEncoder |
  * (type = 1; object = 2, a RawExtension whose raw = 1 holds the object in its envelope).
  */
 export function encodeWatchEvent(type: string, obj: Json): Buffer {
-  const event = Buffer.concat([bytesField(1, Buffer.from(type)), bytesField(2, bytesField(1, encodeObject(obj)))]);
+  return Buffer.concat(watchEventParts(type, encodeObject(obj)));
+}
+
+/**
+ * The same event as two pieces to write one after the other: what comes before the object's bytes, then those bytes
+ * as given, so watchers sending one object share its bytes rather than each holding a copy.
+ */
+export function watchEventParts(type: string, envelope: Buffer): [Buffer, Buffer] {
+  const rawHead = Buffer.concat([key(1, wireBytes), varintBytes(envelope.length)]);
+  const head = Buffer.concat([bytesField(1, Buffer.from(type)), key(2, wireBytes), varintBytes(rawHead.length + envelope.length), rawHead]);
   const length = Buffer.alloc(4);
-  length.writeUInt32BE(event.length);
-  return Buffer.concat([length, event]);
+  length.writeUInt32BE(head.length + envelope.length);
+  return [Buffer.concat([length, head]), envelope];
 }
 
 // ── kinds ────────────────────────────────────────────────────────────────────────────────────────
