@@ -362,6 +362,17 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('a SelfSubjectRulesReview that names no namespace is a 400, as the reference answers it', async () => {
+      const path = `/apis/authorization.${server.names.domain}/v1/selfsubjectrulesreviews`;
+      for (const spec of [undefined, {}, { namespace: '' }]) {
+        const r = await client.request('POST', path, { body: { apiVersion: `authorization.${server.names.domain}/v1`, kind: 'SelfSubjectRulesReview', ...(spec ? { spec } : {}) } });
+        assert.equal(r.status, 400, `${JSON.stringify(spec)}: ${r.body.slice(0, 300)}`);
+        assert.equal(r.json.message, 'no namespace on request');
+      }
+      const named = await client.request('POST', path, { body: { spec: { namespace: ns } } });
+      assert.equal(named.status, 201, named.body.slice(0, 300));
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
