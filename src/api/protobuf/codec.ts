@@ -5,7 +5,7 @@ import {
   jsonSchemaPropsDefinition, protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type ValueType,
 } from './fields.js';
 import {
-  bytesField, doubleField, key, MalformedProtobufError, readFields, readPackedVarints, varintBytes, varintField,
+  bytesField, doubleField, key, MalformedProtobufError, readFields, readPackedVarints, stringField, varintBytes, varintField,
   wireBytes, wireFixed64, wireVarint, type WireField,
 } from './wire.js';
 
@@ -362,7 +362,7 @@ function encodeMessage(obj: unknown, def: MessageDef, path: string, inline = fal
       if (typeof value !== 'object' || Array.isArray(value)) throw new ProtobufEncodeError(`${where}: expected a map`);
       for (const k of Object.keys(value).sort()) {
         const v = (value as Json)[k];
-        const entry: Buffer[] = [bytesField(1, Buffer.from(k))];
+        const entry: Buffer[] = [stringField(1, k)];
         if (v !== null && v !== undefined) entry.push(encodeValue(2, v, field.value, `${where}[${k}]`));
         parts.push(bytesField(field.number, Buffer.concat(entry)));
       }
@@ -381,7 +381,7 @@ function encodeValue(number: number, v: unknown, t: ValueType, where: string): B
   if ('message' in t) return bytesField(number, encodeMessage(v, message(t.message), where));
   if ('scalar' in t) {
     switch (t.scalar) {
-      case 'string': expect(typeof v === 'string', 'a string'); return bytesField(number, Buffer.from(v as string));
+      case 'string': expect(typeof v === 'string', 'a string'); return stringField(number, v as string);
       case 'bytes': expect(typeof v === 'string', 'a base64 string'); return bytesField(number, Buffer.from(v as string, 'base64'));
       case 'bool': expect(typeof v === 'boolean', 'a boolean'); return varintField(number, v ? 1 : 0);
       case 'int32': case 'int64': expect(Number.isInteger(v), 'an integer'); return varintField(number, BigInt(v as number));

@@ -76,6 +76,13 @@ export function readPackedVarints(buf: Buffer): bigint[] {
 // ── writing ──────────────────────────────────────────────────────────────────────────────────────
 
 export function varintBytes(value: bigint | number): Buffer {
+  // most varints are lengths, field keys and small counts: plain arithmetic, no BigInt (encoding a large object makes
+  // hundreds of thousands of them)
+  if (typeof value === 'number' && value >= 0 && value <= 0xffffffff && Number.isInteger(value)) {
+    const out = Buffer.allocUnsafe(varintSize(value));
+    writeVarint(out, 0, value);
+    return out;
+  }
   let v = BigInt.asUintN(64, BigInt(value));
   const out: number[] = [];
   while (v >= 0x80n) {
@@ -86,12 +93,48 @@ export function varintBytes(value: bigint | number): Buffer {
   return Buffer.from(out);
 }
 
-export const key = (number: number, type: WireType) => varintBytes((BigInt(number) << 3n) | BigInt(type));
+/** the bytes of a varint holding a number from 0 to 2^32-1 */
+const varintSize = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+
+/** writes such a varint at `at`; returns where it ends */
+function writeVarint(out: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  out[at++] = n;
+  return at;
+}
+
+/** field keys made once each: callers copy them, never change them */
+const keys = new Map<number, Buffer>();
+export const key = (number: number, type: WireType): Buffer => {
+  const k = number * 8 + type;
+  let bytes = keys.get(k);
+  if (!bytes) keys.set(k, bytes = varintBytes((BigInt(number) << 3n) | BigInt(type)));
+  return bytes;
+};
 
 export const varintField = (number: number, value: bigint | number) => Buffer.concat([key(number, wireVarint), varintBytes(value)]);
 
-export const bytesField = (number: number, payload: Buffer) =>
-  Buffer.concat([key(number, wireBytes), varintBytes(payload.length), payload]);
+/** a length-delimited field: its key, the payload's length and the payload, in one buffer made at its size */
+export function bytesField(number: number, payload: Buffer): Buffer {
+  const k = key(number, wireBytes);
+  const out = Buffer.allocUnsafe(k.length + varintSize(payload.length) + payload.length);
+  k.copy(out, 0);
+  payload.copy(out, writeVarint(out, k.length, payload.length));
+  return out;
+}
+
+/** a string field: as bytesField of the string's UTF-8 bytes, written straight into the field's buffer */
+export function stringField(number: number, text: string): Buffer {
+  const k = key(number, wireBytes);
+  const length = Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(k.length + varintSize(length) + length);
+  k.copy(out, 0);
+  out.write(text, writeVarint(out, k.length, length), 'utf8');
+  return out;
+}
 
 export function doubleField(number: number, value: number): Buffer {
   const payload = Buffer.alloc(8);
