@@ -4,6 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as http2Connect } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
+import { request as httpsRequest } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { issueClientCertificate } from '../../src/pki/pki.js';
+import { startTestServer } from '../../src/testing.js';
 import { serverOn } from './servers.js';
 import { createClient, type Client } from './client.js';
 import type { TestServer } from '../../src/testing.js';
@@ -393,6 +398,37 @@ function varint(n: number): Buffer {
   out.push(n);
   return Buffer.from(out);
 }
+
+describe('a client certificate with no common name', () => {
+  for (const anonymous of [true, false]) {
+    test(`is no credential: the request goes on as ${anonymous ? 'system:anonymous' : 'unauthenticated (401)'}, as the reference's authenticator passes it over`, async () => {
+      const server = await startTestServer({ flags: ['--authorization-mode=RBAC', `--anonymous-auth=${anonymous}`] });
+      try {
+        const ca = { certPem: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
+        const { certPem, keyPem } = issueClientCertificate(ca, '', ['system:masters']);
+        const r = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+          const req = httpsRequest(`${server.url}/api/v1/namespaces`, { ca: server.caCertPem, cert: certPem, key: keyPem }, res => {
+            let body = '';
+            res.on('data', (d: Buffer) => { body += d; });
+            res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(body) }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        // the certificate's groups count for nothing without a user: system:masters would have listed them
+        if (anonymous) {
+          assert.equal(r.status, 403, JSON.stringify(r.body));
+          assert.match(r.body.message, /User "system:anonymous" cannot list resource "namespaces"/);
+        } else {
+          assert.equal(r.status, 401, JSON.stringify(r.body));
+          assert.equal(r.body.message, 'Unauthorized');
+        }
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
 
 describe('a custom resource with a 200,000-item set', () => {
   let server: TestServer;
