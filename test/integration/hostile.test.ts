@@ -378,6 +378,26 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(named.status, 201, named.body.slice(0, 300));
     });
 
+    test('a DeleteOptions body of the wrong types is a 400 that deletes nothing: a dry run given as a string is no real delete', async () => {
+      for (const [field, body, message] of [
+        ['dryRun', { dryRun: 'All' }, /dryRun: expected array, got string/],
+        ['preconditions.uid', { preconditions: { uid: 5 } }, /preconditions\.uid: expected string, got integer/],
+        ['propagationPolicy', { propagationPolicy: ['Orphan'] }, /propagationPolicy: expected string, got array/],
+        ['orphanDependents', { orphanDependents: 'yes' }, /orphanDependents: expected boolean, got string/],
+        ['gracePeriodSeconds', { gracePeriodSeconds: '5' }, /gracePeriodSeconds: expected integer, got string/],
+      ] as const) {
+        await client.request('POST', cms, { body: configMap('delete-typed') });
+        const r = await client.request('DELETE', `${cms}/delete-typed`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...body } });
+        assert.equal(r.status, 400, `${field}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /^DeleteOptions in version "v1" cannot be handled as a DeleteOptions: /, field);
+        assert.match(r.json.message, message, field);
+        assert.equal((await client.get(`${cms}/delete-typed`)).status, 200, `${field}: the object is still there`);
+      }
+      const dry = await client.request('DELETE', `${cms}/delete-typed`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] } });
+      assert.equal(dry.status, 200, dry.body.slice(0, 300));
+      assert.equal((await client.get(`${cms}/delete-typed`)).status, 200, 'a dry run deletes nothing');
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
