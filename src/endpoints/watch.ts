@@ -39,7 +39,14 @@ interface Sink {
 
 function responseSink(res: RequestContext['res']): Sink {
   return {
-    write: data => { if (Array.isArray(data)) for (const piece of data) res.write(piece); else res.write(data); },
+    write: data => {
+      if (!Array.isArray(data)) { res.write(data); return; }
+      // an event's pieces go out in one write of the connection (HTTP/1.1) or the stream (HTTP/2)
+      const corked = (res as unknown as { stream?: { cork(): void; uncork(): void } }).stream ?? res;
+      corked.cork();
+      for (const piece of data) res.write(piece);
+      corked.uncork();
+    },
     buffered: () => bufferedBytes(res),
     onceDrained: f => { res.once('drain', f); },
     onClose: f => { res.on('close', f); },
