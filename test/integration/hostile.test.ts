@@ -398,6 +398,25 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal((await client.get(`${cms}/delete-typed`)).status, 200, 'a dry run deletes nothing');
     });
 
+    test('log options out of range are a 400 naming the option, before any node is asked', async () => {
+      const pods = `/api/v1/namespaces/${ns}/pods`;
+      await client.request('POST', pods, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'log-options' }, spec: { nodeName: 'no-such-node', containers: [{ name: 'c', image: 'x' }] } } });
+      for (const [query, message] of [
+        ['tailLines=-1', /^tailLines: Invalid value: "-1": must be greater than or equal to 0$/],
+        ['tailLines=99999999999999999999', /^tailLines: Invalid value: "99999999999999999999": must be a 64-bit integer$/],
+        ['limitBytes=0', /^limitBytes: Invalid value: "0": must be at least 1$/],
+        ['limitBytes=9223372036854775808', /^limitBytes: Invalid value: "9223372036854775808": must be a 64-bit integer$/],
+        ['sinceSeconds=99999999999999999999', /^sinceSeconds: Invalid value: "99999999999999999999": must be a 64-bit integer$/],
+        ['sinceTime=9999-99-99T00:00:00Z', /^sinceTime: Invalid value: "9999-99-99T00:00:00Z": must be an RFC 3339 time$/],
+      ] as const) {
+        const r = await client.get(`${pods}/log-options/log?${query}`);
+        assert.equal(r.status, 400, `${query}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, message, query);
+      }
+      // within range, the request goes on to the node, which does not exist
+      assert.equal((await client.get(`${pods}/log-options/log?tailLines=9223372036854775807`)).status, 404);
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
