@@ -20,6 +20,8 @@ export class MalformedProtobufError extends Error {
 }
 
 function readVarint(buf: Buffer, start: number): [bigint, number] {
+  // one byte (a bool, a small count): no BigInt arithmetic
+  if (start < buf.length && buf[start]! < 0x80) return [BigInt(buf[start]!), start + 1];
   let result = 0n;
   let shift = 0n;
   for (let pos = start; pos < buf.length && shift < 70n; shift += 7n) {
@@ -30,24 +32,54 @@ function readVarint(buf: Buffer, start: number): [bigint, number] {
   throw new MalformedProtobufError(`truncated or overlong varint at byte ${start}`);
 }
 
+/** where the last readSize ended: keys and lengths are read without a tuple or a BigInt each */
+let sizeEnd = 0;
+
+/**
+ * A varint that is a field key or a length, as a number, when it has at most 7 bytes (below 2^49, exact); undefined
+ * when it is longer, for the BigInt reading. Keys and lengths are read this way without a tuple or a BigInt each.
+ */
+function readSize(buf: Buffer, start: number): number | undefined {
+  let result = 0;
+  let factor = 1;
+  for (let pos = start; pos < buf.length;) {
+    const b = buf[pos++]!;
+    result += (b & 0x7f) * factor;
+    if (b < 0x80) { sizeEnd = pos; return result; }
+    if (pos - start === 7) return undefined;
+    factor *= 128;
+  }
+  throw new MalformedProtobufError(`truncated or overlong varint at byte ${start}`);
+}
+
 /** splits a message into its fields, in wire order */
 export function readFields(buf: Buffer): WireField[] {
   const fields: WireField[] = [];
   let pos = 0;
   while (pos < buf.length) {
-    const [key, afterKey] = readVarint(buf, pos);
-    const number = Number(key >> 3n);
-    const type = Number(key & 7n);
+    let number: number, type: number;
+    const small = readSize(buf, pos);
+    if (small !== undefined) {
+      number = Math.floor(small / 8);
+      type = small % 8;
+    } else {
+      const [key, afterKey] = readVarint(buf, pos);
+      number = Number(key >> 3n);
+      type = Number(key & 7n);
+      sizeEnd = afterKey;
+    }
     if (number < 1) throw new MalformedProtobufError(`field number 0 at byte ${pos}`);
-    pos = afterKey;
+    pos = sizeEnd;
     if (type === wireVarint) {
       const [value, next] = readVarint(buf, pos);
       fields.push({ number, type, value });
       pos = next;
     } else if (type === wireBytes) {
-      const [length, start] = readVarint(buf, pos);
+      const small = readSize(buf, pos);
+      let length: number | bigint, start: number;
+      if (small !== undefined) { length = small; start = sizeEnd; } else [length, start] = readVarint(buf, pos);
       const end = start + Number(length);
-      if (length > BigInt(buf.length) || end > buf.length) throw new MalformedProtobufError(`field ${number} runs past the end of the message`);
+      if (length > buf.length || end > buf.length) throw new MalformedProtobufError(`field ${number} runs past the end of the message`);
       fields.push({ number, type, value: buf.subarray(start, end) });
       pos = end;
     } else if (type === wireFixed64 || type === wireFixed32) {
