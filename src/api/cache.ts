@@ -14,6 +14,8 @@ export interface StoredObject {
   rev: Revision;
   /** obj as JSON bytes, made once when first needed and shared by every list and watch that sends it */
   bytes?: Buffer;
+  /** obj in its protobuf envelope, made once when a watch first sends it that way and shared by every watch that does */
+  protobuf?: Buffer;
 }
 
 export interface ObjectEvent {

@@ -1,8 +1,10 @@
 // The union of authenticators: the first success decides, every authenticated user joins
-// system:authenticated, a credential no authenticator accepts is 401, and no credential at all is anonymous.
+// system:authenticated, a credential no authenticator accepts is 401, and no credential at all is anonymous (a client
+// certificate without a common name names no one: it is no credential, as the reference's authenticator passes it over).
 import type { Authenticator } from './types.js';
 import { anonymousUser, authenticatedGroup } from './types.js';
 import { unauthorized } from '../api/status.js';
+import { commonNameOf } from './x509.js';
 import type { AuthnRequest, AuthnResult } from '../api/auth.js';
 
 export function unionAuthenticator(authenticators: Authenticator[], anonymous: boolean) {
@@ -14,7 +16,7 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous: b
           ? user : { ...user, groups: [...user.groups, authenticatedGroup] };
       }
     }
-    if (req.headers.authorization || req.peerCertificateError || req.peerCertificate) throw unauthorized();
+    if (req.headers.authorization || req.peerCertificateError || (req.peerCertificate && commonNameOf(req.peerCertificate))) throw unauthorized();
     if (!anonymous) throw unauthorized();
     return anonymousUser;
   };

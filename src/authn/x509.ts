@@ -3,7 +3,6 @@
 import { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
 import type { Authenticator } from './types.js';
-import { unauthorized } from '../api/status.js';
 
 export const certificatesIn = (pem: string) =>
   (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(b => new X509Certificate(b));
@@ -31,14 +30,21 @@ export function clientCertificateAuthenticator(clientCAs?: () => X509Certificate
       const cert = req.peerCertificate;
       if (req.peerCertificateError || !cert?.subject) return undefined;
       if (clientCAs && !chainsTo(cert, clientCAs())) return undefined;
-      const cn = cert.subject.CN;
-      const username = Array.isArray(cn) ? cn[0] : cn;
-      if (!username) throw unauthorized('Unauthorized: client certificate has no common name');
+      const username = commonNameOf(cert);
+      // no user without a common name: as the reference, the certificate is passed over (its groups with it), and the
+      // request is judged by its other credentials, or is anonymous
+      if (!username) return undefined;
       const o = cert.subject.O;
       const groups = o === undefined ? [] : Array.isArray(o) ? [...o] : [o];
       return { username, groups };
     },
   };
+}
+
+/** the user a client certificate names: its subject's (first) common name; empty when it has none */
+export function commonNameOf(cert: PeerCertificate): string {
+  const cn = cert.subject?.CN;
+  return (Array.isArray(cn) ? cn[0] : cn) ?? '';
 }
 
 export const x509Authenticator = clientCertificateAuthenticator();

@@ -4,13 +4,14 @@
 // `authorizer.requestResource`). They are compiled when the object holding them is written, so a problem refuses
 // the write; checked against the schema of each kind a policy names, for warnings; and evaluated under the
 // reference's runtime limits: 1,000,000 per expression, 10,000,000 for a policy on one request.
-import { parse, isCelError, type CelValue } from '@bufbuild/cel';
+import { isCelError, type CelValue } from '@bufbuild/cel';
 import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { StatusCause } from '../api/meta.js';
 import type { Authorizer, UserInfo } from '../api/auth.js';
 import type { Schema } from '../api/schema.js';
 import type { ValidationSchema } from '../schema/validate.js';
 import { check } from './check.js';
+import { parseBounded } from './parse.js';
 import { dyn, listOf, mapOf, scalar, typeOfSchema, type CelType } from './types.js';
 import { evaluate, CostLimitError, type CostMeter } from './evaluate.js';
 import { authorizerValue, celEnvironment, withAuthz, type AuthzContext } from './library.js';
@@ -56,13 +57,9 @@ export type ResultKind = 'bool' | 'string' | 'string or null';
 /** compiles an admission expression; the error is the checker's, located in the source as cel-go prints it */
 export function compileAdmissionExpression(source: string, result: ResultKind, types?: VariableTypes):
   { ok: true; program: Expr } | { ok: false; error: string } {
-  let parsed;
-  try {
-    parsed = parse(source);
-  } catch (e) {
-    const m = /^<input>:(\d+):(\d+): (.*)$/s.exec((e as Error).message);
-    return { ok: false, error: m ? `ERROR: <input>:${m[1]}:${m[2]}: Syntax error: ${m[3]}` : `ERROR: <input>:1:1: Syntax error: ${(e as Error).message}` };
-  }
+  const bounded = parseBounded(source);
+  if (!bounded.ok) return bounded;
+  const parsed = bounded.parsed;
   const checked = check(parsed, source, variables(types), authorizerFunctions);
   if (checked.errors.length) return { ok: false, error: checked.errors.join('\n') };
   const kind = checked.type.kind;

@@ -3,12 +3,13 @@
 // write of a custom object at each schema node that has rules, with `self` the node's value and `oldSelf` its
 // previous value on updates. Costs: 10,000,000 per rule estimate (times how many times the node can occur),
 // 100,000,000 for the whole schema, 1,000,000 per evaluation, 10,000,000 per object at runtime.
-import { parse, isCelError, type CelValue } from '@bufbuild/cel';
-import type { Expr, ParsedExpr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
+import { isCelError, type CelValue } from '@bufbuild/cel';
+import type { Expr } from '@bufbuild/cel-spec/cel/expr/syntax_pb.js';
 import type { StatusCause } from '../api/meta.js';
 import type { ValidationSchema } from '../schema/validate.js';
 import { typeOfSchema, typeName, maxRequestSizeBytes, type CelType } from './types.js';
 import { check } from './check.js';
+import { parseBounded } from './parse.js';
 import { estimateCost, maxCost } from './cost.js';
 import { evaluate, CostLimitError, type CostMeter } from './evaluate.js';
 import { celEnvironment } from './library.js';
@@ -39,13 +40,9 @@ export interface CompiledSchema {
 /** compiles the CEL expression against `self`/`oldSelf` of the given type; errors as cel-go prints them */
 export function compileExpression(source: string, vars: Record<string, CelType>, functions?: Record<string, CelType>):
   { ok: true; expr: Expr; type: CelType; cost: { min: number; max: number }; usesOldSelf: boolean } | { ok: false; error: string } {
-  let parsed: ParsedExpr & { expr: Expr };
-  try {
-    parsed = parse(source);
-  } catch (e) {
-    const m = /^<input>:(\d+):(\d+): (.*)$/s.exec((e as Error).message);
-    return { ok: false, error: m ? `ERROR: <input>:${m[1]}:${m[2]}: Syntax error: ${m[3]}` : `ERROR: <input>:1:1: Syntax error: ${(e as Error).message}` };
-  }
+  const bounded = parseBounded(source);
+  if (!bounded.ok) return bounded;
+  const parsed = bounded.parsed;
   const checked = check(parsed, source, vars, functions);
   if (checked.errors.length) return { ok: false, error: checked.errors.join('\n') };
   const usesOldSelf = source.includes('oldSelf') && [...checked.types.keys()].length > 0 && mentions(parsed.expr, 'oldSelf');

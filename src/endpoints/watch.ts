@@ -25,8 +25,8 @@ const drainChunkBytes = 256 * 1024;
 
 /** where a watch's events go: the HTTP response, or a WebSocket */
 interface Sink {
-  /** one write: on a WebSocket, one message */
-  write(data: string | Buffer): void;
+  /** one write: on a WebSocket, one message; pieces are one event's, written one after another (one message) */
+  write(data: string | Buffer | Buffer[]): void;
   /** bytes written and not yet sent */
   buffered(): number;
   onceDrained(f: () => void): void;
@@ -39,7 +39,14 @@ interface Sink {
 
 function responseSink(res: RequestContext['res']): Sink {
   return {
-    write: data => { res.write(data); },
+    write: data => {
+      if (!Array.isArray(data)) { res.write(data); return; }
+      // an event's pieces go out in one write of the connection (HTTP/1.1) or the stream (HTTP/2)
+      const corked = (res as unknown as { stream?: { cork(): void; uncork(): void } }).stream ?? res;
+      corked.cork();
+      for (const piece of data) res.write(piece);
+      corked.uncork();
+    },
     buffered: () => bufferedBytes(res),
     onceDrained: f => { res.once('drain', f); },
     onClose: f => { res.on('close', f); },
@@ -68,7 +75,10 @@ async function webSocketSink(ctx: RequestContext, text: boolean): Promise<Sink> 
     const socket = ctx.upgrade!.socket;
     ws.on('error', () => ws.terminate());
     resolve({
-      write: data => ws.send(text && typeof data !== 'string' ? data.toString('utf8') : data, { binary: !text }),
+      write: data => {
+        const message = Array.isArray(data) ? Buffer.concat(data) : data;
+        ws.send(text && typeof message !== 'string' ? message.toString('utf8') : message, { binary: !text });
+      },
       buffered: () => ws.bufferedAmount,
       onceDrained: f => { socket.once('drain', f); },
       onClose: f => { ws.on('close', f); },
@@ -125,7 +135,10 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   };
   // events produced while the watch starts wait until the headers are out; the initial ones (a whole collection, for a
   // watch from version 0 or with sendInitialEvents) wait as thunks, encoded only as the client reads them
-  type Out = string | Buffer | (() => string | Buffer);
+  // an event is its text, or pieces of which the object's bytes are shared with every other watcher sending them
+  type Text = string | Buffer | Buffer[];
+  type Out = Text | (() => Text);
+  const sizeOf = (text: Text) => (Array.isArray(text) ? text.reduce((n, b) => n + b.length, 0) : text.length);
   let pending: Out[] | undefined = [];
   // then what the client has not read yet, sent at its pace: live events that pile up past the limit cut it off
   let backlog: Out[] | undefined;
@@ -138,7 +151,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     const text = typeof out === 'function' ? out() : out;
     if (backlog) {
       backlog.push(text);
-      backlogBytes += text.length;
+      backlogBytes += sizeOf(text);
       if (backlogBytes > maxBufferedBytes) cutOff();
       return;
     }
@@ -147,12 +160,12 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     if (sink.buffered() > drainChunkBytes) {
       backlog = [text];
       sent = 0;
-      backlogBytes = text.length;
+      backlogBytes = sizeOf(text);
       drain();
       return;
     }
     sink.write(text);
-    scope.watchEventSent?.(scope.info, text.length);
+    scope.watchEventSent?.(scope.info, sizeOf(text));
     if (sink.buffered() > maxBufferedBytes) cutOff();
   };
   /** writes the backlog in chunks while the client keeps up, waiting for it to read when it does not */
@@ -164,13 +177,15 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
       while (sent < backlog.length && size < drainChunkBytes) {
         const out = backlog[sent]!;
         backlog[sent++] = '';
-        if (typeof out !== 'function') backlogBytes -= out.length;
+        if (typeof out !== 'function') backlogBytes -= sizeOf(out);
         const text = typeof out === 'function' ? out() : out;
+        const length = sizeOf(text);
         // a WebSocket takes each event as a message of its own
         if (overWebSocket) sink.write(text);
+        else if (Array.isArray(text)) chunk.push(...text);
         else chunk.push(typeof text === 'string' ? Buffer.from(text) : text);
-        size += text.length;
-        scope.watchEventSent?.(scope.info, text.length);
+        size += length;
+        scope.watchEventSent?.(scope.info, length);
       }
       if (chunk.length) sink.write(chunk.length === 1 ? chunk[0]! : Buffer.concat(chunk, size));
       if (sent === backlog.length) {
@@ -202,11 +217,16 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
     : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
   const itemHead = servedHead(scope);
-  const eventText = (type: string, item: StoredObject): string | Buffer => {
-    // JSON bytes at hand that are the object as served go out as they are (checked on the bytes, nothing parsed)
-    const bytes = rep.kind !== 'json' ? undefined : servedBytes(item, itemHead)
-      ?? (item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind ? bytesOf(item) : undefined);
-    return bytes ? Buffer.concat([eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytes, eventTail]) : event(type, objectFor(item.obj));
+  const servedAsStored = (item: StoredObject) => item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind;
+  const eventText = (type: string, item: StoredObject): Text => {
+    // JSON bytes at hand that are the object as served go out as they are (checked on the bytes, nothing parsed), and
+    // the protobuf of an object served as stored is made once: every watcher sending the object shares its bytes
+    if (rep.kind === 'protobuf' && servedAsStored(item)) {
+      const codec = protobufCodec();
+      return codec.watchEventParts(type, item.protobuf ??= codec.encodeObject(item.obj as unknown as Record<string, unknown>));
+    }
+    const bytes = rep.kind !== 'json' ? undefined : servedBytes(item, itemHead) ?? (servedAsStored(item) ? bytesOf(item) : undefined);
+    return bytes ? [eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytes, eventTail] : event(type, objectFor(item.obj));
   };
   const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
     const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };

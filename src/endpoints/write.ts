@@ -20,6 +20,7 @@ import { admission, asServed, parseFieldValidation, filterFor, type Scope } from
 import { representationFor, sendOne } from './read.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
+import { deleteOptions as deleteOptionsSchema } from '../api/schemas/meta.js';
 import { deepCopy, extend } from '../util/objects.js';
 
 /** the body must name the kind this endpoint serves (or name nothing) */
@@ -212,6 +213,9 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const body = (text ? (mediaType(ctx) === 'application/yaml' ? parseYamlObject(text) : parseJson(text)) : {}) as Record<string, any>;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a DeleteOptions object');
   if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the kind in the body (${body.kind}) is not DeleteOptions`);
+  // read as its type, as the reference decodes it: a dry run given as a string must not become a real delete
+  const { wrongTypes } = readTyped(deleteOptionsSchema, body);
+  if (wrongTypes.length) throw badRequest(`DeleteOptions in version "v1" cannot be handled as a DeleteOptions: ${wrongTypes.join(', ')}`);
   const q = ctx.query;
   const opts: DeleteOptions = {};
   const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;

@@ -210,6 +210,15 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     closeWhenIdle(s, idleTimeoutMs);
   });
   server.on('secureConnection', (s: TLSSocket) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
+  // before Node's HTTP/1.1 side takes the connection: it must read it as a stream, not hand it to its parser natively.
+  // Node pauses the parser of a connection whose answer has not drained when the next request comes in; read
+  // natively, the TLS layer keeps passing it what it has already decrypted, and the paused parser fails on it
+  // (HPE_PAUSED), resetting a keep-alive connection in the middle of a request
+  server.prependListener('secureConnection', (s: TLSSocket) => {
+    if (s.alpnProtocol === 'h2') return;
+    const handle = (s as unknown as { _handle?: { _consumed?: boolean } })._handle;
+    if (handle) handle._consumed = true;
+  });
   return {
     port: (server.address() as AddressInfo).port,
     inflight,

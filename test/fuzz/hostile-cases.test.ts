@@ -2,7 +2,7 @@
 // and HTTP/2, against a real server process in each API domain.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { request as httpsRequest } from 'node:https';
+import { Agent, request as httpsRequest } from 'node:https';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { startFuzzServer, type FuzzServer } from './hostile.js';
 import { until } from '../support/wait.js';
@@ -99,5 +99,39 @@ for (const domain of ['k8s.io', 'cluster.io']) describe(`API domain ${domain}`, 
     assert.match(a.body, /RequestEntityTooLarge/);
     // the session still serves
     assert.equal((await viaHttp2(session, 'GET', '/api')).status, 200);
+  });
+
+  test(`${domain}: one HTTP/1.1 keep-alive connection carries hundreds of requests with bodies, each sent as the answer before it arrives, without a reset`, { timeout: 180_000 }, async () => {
+    // an answer of tens of kilobytes is still draining on the server when the client, which has read it, sends the next
+    // request: the server must read that request, not fail on it and reset the connection
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const ns = '/api/v1/namespaces/default';
+    const bodies = [
+      (n: number) => [`${ns}/endpoints`, { apiVersion: 'v1', kind: 'Endpoints', metadata: { name: 'e' }, subsets: [{ addresses: Array.from({ length: n }, (_, i) => ({ ip: `10.0.${(i >> 8) & 255}.${i & 255}` })), ports: [{ port: 80 }] }] }],
+      (n: number) => [`${ns}/secrets`, { apiVersion: 'v1', kind: 'Secret', metadata: { name: 's' }, data: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, 'eA=='])) }],
+      (n: number) => [`${ns}/pods`, { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { tolerations: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, operator: 'Exists' })), containers: [{ name: 'c', image: 'x' }] } }],
+      (n: number) => ['/apis/apps/v1/namespaces/default/deployments', { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'd' }, spec: { selector: { matchLabels: { a: 'b' } },
+        template: { metadata: { labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'x', env: Array.from({ length: n }, (_, i) => ({ name: `E${i}`, value: 'v' })) }] } } } }],
+    ] as const;
+    const failures: string[] = [];
+    let sockets = 0;
+    try {
+      for (let round = 0; round < 20; round++) for (const make of bodies) for (const n of [1000, 2000, 4000]) {
+        const [path, obj] = make(n);
+        const body = Buffer.from(JSON.stringify(obj));
+        const status = await new Promise<number | string>(resolve => {
+          const req = httpsRequest({ host: '127.0.0.1', port: server.port, ca: server.ca, cert: server.cert, key: server.key, agent, method: 'POST', path: `${path}?dryRun=All`,
+            headers: { 'content-type': 'application/json', 'content-length': String(body.length) } }, res => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+          req.on('socket', s => { if (!(s as { counted?: boolean }).counted) { (s as { counted?: boolean }).counted = true; sockets++; } });
+          req.on('error', e => resolve((e as NodeJS.ErrnoException).code ?? e.message));
+          req.end(body);
+        });
+        if (status !== 201) failures.push(`${path} (${n}): ${status}`);
+      }
+    } finally {
+      agent.destroy();
+    }
+    assert.deepEqual(failures, []);
+    assert.equal(sockets, 1, 'every request went over the one connection');
   });
 });

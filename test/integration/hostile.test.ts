@@ -4,6 +4,11 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect as http2Connect } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
+import { request as httpsRequest } from 'node:https';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { issueClientCertificate } from '../../src/pki/pki.js';
+import { startTestServer } from '../../src/testing.js';
 import { serverOn } from './servers.js';
 import { createClient, type Client } from './client.js';
 import type { TestServer } from '../../src/testing.js';
@@ -334,6 +339,84 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('a CEL rule nested past the parser\'s depth or longer than its size limit is a 422 naming the rule, not a 500', async () => {
+      const crds = `/apis/apiextensions.${server.names.domain}/v1/customresourcedefinitions`;
+      const crd = (plural: string, rule: string) => ({
+        apiVersion: `apiextensions.${server.names.domain}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `${plural}.hostile.example.com` },
+        spec: {
+          group: 'hostile.example.com', scope: 'Namespaced', names: { plural, kind: plural[0].toUpperCase() + plural.slice(1, -1) },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: {
+            spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { n: { type: 'integer' } }, 'x-kubernetes-validations': [{ rule }] } } } } }],
+        },
+      });
+      for (const [what, rule, message] of [
+        ['a chain of 5,000 additions', `${Array(5000).fill('self.n').join(' + ')} > 0`, /max recursion depth exceeded/],
+        ['5,000 field selections', `self${'.a'.repeat(5000)} > 0`, /max recursion depth exceeded/],
+        ['5,000 indexes', `self.n${'[0]'.repeat(5000)} > 0`, /max recursion depth exceeded/],
+        ['3,000 nested conditionals', `${'true ? 1 : '.repeat(3000)}1 > 0`, /max recursion depth exceeded/],
+        ['a rule of 100,001 code points', `self.n == size("${'ж'.repeat(100_001 - 'self.n == size("")'.length)}")`, /expression code point size exceeds limit: size: 100001, limit 100000/],
+      ] as const) {
+        const r = await client.request('POST', `${crds}?dryRun=All`, { body: crd('deeprules', rule) });
+        assert.equal(r.status, 422, `${what}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /x-kubernetes-validations\[0\]\.rule: Invalid value: .*compilation failed/, what);
+        assert.match(r.json.message, message, what);
+      }
+      // as deep as real rules go still compiles
+      const fine = await client.request('POST', `${crds}?dryRun=All`, { body: crd('deeprules', `${Array(50).fill('self.n').join(' + ')} > 0`) });
+      assert.equal(fine.status, 201, fine.body.slice(0, 300));
+      await alive();
+    });
+
+    test('a SelfSubjectRulesReview that names no namespace is a 400, as the reference answers it', async () => {
+      const path = `/apis/authorization.${server.names.domain}/v1/selfsubjectrulesreviews`;
+      for (const spec of [undefined, {}, { namespace: '' }]) {
+        const r = await client.request('POST', path, { body: { apiVersion: `authorization.${server.names.domain}/v1`, kind: 'SelfSubjectRulesReview', ...(spec ? { spec } : {}) } });
+        assert.equal(r.status, 400, `${JSON.stringify(spec)}: ${r.body.slice(0, 300)}`);
+        assert.equal(r.json.message, 'no namespace on request');
+      }
+      const named = await client.request('POST', path, { body: { spec: { namespace: ns } } });
+      assert.equal(named.status, 201, named.body.slice(0, 300));
+    });
+
+    test('a DeleteOptions body of the wrong types is a 400 that deletes nothing: a dry run given as a string is no real delete', async () => {
+      for (const [field, body, message] of [
+        ['dryRun', { dryRun: 'All' }, /dryRun: expected array, got string/],
+        ['preconditions.uid', { preconditions: { uid: 5 } }, /preconditions\.uid: expected string, got integer/],
+        ['propagationPolicy', { propagationPolicy: ['Orphan'] }, /propagationPolicy: expected string, got array/],
+        ['orphanDependents', { orphanDependents: 'yes' }, /orphanDependents: expected boolean, got string/],
+        ['gracePeriodSeconds', { gracePeriodSeconds: '5' }, /gracePeriodSeconds: expected integer, got string/],
+      ] as const) {
+        await client.request('POST', cms, { body: configMap('delete-typed') });
+        const r = await client.request('DELETE', `${cms}/delete-typed`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', ...body } });
+        assert.equal(r.status, 400, `${field}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, /^DeleteOptions in version "v1" cannot be handled as a DeleteOptions: /, field);
+        assert.match(r.json.message, message, field);
+        assert.equal((await client.get(`${cms}/delete-typed`)).status, 200, `${field}: the object is still there`);
+      }
+      const dry = await client.request('DELETE', `${cms}/delete-typed`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', dryRun: ['All'] } });
+      assert.equal(dry.status, 200, dry.body.slice(0, 300));
+      assert.equal((await client.get(`${cms}/delete-typed`)).status, 200, 'a dry run deletes nothing');
+    });
+
+    test('log options out of range are a 400 naming the option, before any node is asked', async () => {
+      const pods = `/api/v1/namespaces/${ns}/pods`;
+      await client.request('POST', pods, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'log-options' }, spec: { nodeName: 'no-such-node', containers: [{ name: 'c', image: 'x' }] } } });
+      for (const [query, message] of [
+        ['tailLines=-1', /^tailLines: Invalid value: "-1": must be greater than or equal to 0$/],
+        ['tailLines=99999999999999999999', /^tailLines: Invalid value: "99999999999999999999": must be a 64-bit integer$/],
+        ['limitBytes=0', /^limitBytes: Invalid value: "0": must be at least 1$/],
+        ['limitBytes=9223372036854775808', /^limitBytes: Invalid value: "9223372036854775808": must be a 64-bit integer$/],
+        ['sinceSeconds=99999999999999999999', /^sinceSeconds: Invalid value: "99999999999999999999": must be a 64-bit integer$/],
+        ['sinceTime=9999-99-99T00:00:00Z', /^sinceTime: Invalid value: "9999-99-99T00:00:00Z": must be an RFC 3339 time$/],
+      ] as const) {
+        const r = await client.get(`${pods}/log-options/log?${query}`);
+        assert.equal(r.status, 400, `${query}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, message, query);
+      }
+      // within range, the request goes on to the node, which does not exist
+      assert.equal((await client.get(`${pods}/log-options/log?tailLines=9223372036854775807`)).status, 404);
+    });
+
     test('garbage and deeply nested protobuf bodies are a 4xx', async () => {
       let inner = Buffer.alloc(0);
       const field = (no: number, b: Buffer) => Buffer.concat([Buffer.from([(no << 3) | 2]), varint(b.length), b]);
@@ -354,6 +437,37 @@ function varint(n: number): Buffer {
   out.push(n);
   return Buffer.from(out);
 }
+
+describe('a client certificate with no common name', () => {
+  for (const anonymous of [true, false]) {
+    test(`is no credential: the request goes on as ${anonymous ? 'system:anonymous' : 'unauthenticated (401)'}, as the reference's authenticator passes it over`, async () => {
+      const server = await startTestServer({ flags: ['--authorization-mode=RBAC', `--anonymous-auth=${anonymous}`] });
+      try {
+        const ca = { certPem: readFileSync(join(server.dataDir, 'pki', 'ca.crt'), 'utf8'), keyPem: readFileSync(join(server.dataDir, 'pki', 'ca.key'), 'utf8') };
+        const { certPem, keyPem } = issueClientCertificate(ca, '', ['system:masters']);
+        const r = await new Promise<{ status: number; body: any }>((resolve, reject) => {
+          const req = httpsRequest(`${server.url}/api/v1/namespaces`, { ca: server.caCertPem, cert: certPem, key: keyPem }, res => {
+            let body = '';
+            res.on('data', (d: Buffer) => { body += d; });
+            res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(body) }));
+          });
+          req.on('error', reject);
+          req.end();
+        });
+        // the certificate's groups count for nothing without a user: system:masters would have listed them
+        if (anonymous) {
+          assert.equal(r.status, 403, JSON.stringify(r.body));
+          assert.match(r.body.message, /User "system:anonymous" cannot list resource "namespaces"/);
+        } else {
+          assert.equal(r.status, 401, JSON.stringify(r.body));
+          assert.equal(r.body.message, 'Unauthorized');
+        }
+      } finally {
+        await server.close();
+      }
+    });
+  }
+});
 
 describe('a custom resource with a 200,000-item set', () => {
   let server: TestServer;

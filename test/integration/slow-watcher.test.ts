@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:tls';
 import { request } from 'node:https';
+import { connect as http2Connect } from 'node:http2';
 import { startTestServer } from '../../src/testing.js';
 import { until } from '../support/wait.js';
 
@@ -59,3 +60,50 @@ test('a watcher that stops reading is closed; one that reads gets every event', 
     await server.close();
   }
 });
+
+test('watchers that stop reading share the bytes of each event: memory grows with the events, not with events times watchers', { timeout: 180_000 }, async () => {
+  const server = await startTestServer();
+  const auth = { ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem };
+  const session = http2Connect(server.url, auth);
+  try {
+    const path = '/api/v1/namespaces/default/configmaps?watch=true&labelSelector=test%3Dshared-events';
+    // 30 watchers in JSON and 30 in protobuf on one connection, none of them reading
+    const statuses: number[] = [];
+    for (let i = 0; i < 60; i++) {
+      const s = session.request({ ':path': path, accept: i % 2 ? 'application/json' : server.names.protobufMediaType });
+      s.on('response', h => { statuses.push(Number(h[':status'])); s.pause(); });
+      s.on('error', () => {});
+    }
+    await until(() => statuses.length === 60, () => `the 60 watches to start (${statuses.length})`);
+    assert.deepEqual([...new Set(statuses)], [200]);
+    // one watcher that reads, to know when the events have gone out
+    let received = 0;
+    const reader = request(`${server.url}${path}`, auth, res => {
+      res.on('data', (d: Buffer) => { for (let at = d.indexOf(10); at >= 0; at = d.indexOf(10, at + 1)) received++; });
+    });
+    reader.end();
+    const before = process.memoryUsage().arrayBuffers;
+    const value = 'x'.repeat(200 * 1024);
+    const count = 15;   // 3 MB of events; each watcher unsharing them would hold 3 MB more, 180 MB in all
+    for (let i = 0; i < count; i++) {
+      const created = await fetchJson(server.url, auth, { metadata: { name: `shared-${i}`, labels: { test: 'shared-events' } }, data: { value } });
+      assert.equal(created, 201);
+    }
+    await until(() => received >= count, () => `the reading watcher to get ${count} events (got ${received})`, 60_000);
+    const grown = process.memoryUsage().arrayBuffers - before;
+    assert.ok(grown < 60 * 1024 * 1024, `buffers grew by ${Math.round(grown / 1024 / 1024)} MB for ${count} events of 200 KB and 61 watchers`);
+    reader.destroy();
+  } finally {
+    session.destroy();
+    await server.close();
+  }
+});
+
+function fetchJson(url: string, auth: object, body: unknown) {
+  return new Promise<number>((resolve, reject) => {
+    const req = request(`${url}/api/v1/namespaces/default/configmaps`, { ...auth, method: 'POST', headers: { 'content-type': 'application/json' } },
+      res => { res.resume(); res.on('end', () => resolve(res.statusCode!)); });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}

@@ -5,7 +5,7 @@ import {
   jsonSchemaPropsDefinition, protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type ValueType,
 } from './fields.js';
 import {
-  bytesField, doubleField, key, MalformedProtobufError, readFields, readPackedVarints, varintBytes, varintField,
+  bytesField, doubleField, key, MalformedProtobufError, readFields, readPackedVarints, stringField, varintBytes, varintField,
   wireBytes, wireFixed64, wireVarint, type WireField,
 } from './wire.js';
 
@@ -116,10 +116,19 @@ export function listEncoder(apiVersion: string, listKind: string): ListEncoder |
  * (type = 1; object = 2, a RawExtension whose raw = 1 holds the object in its envelope).
  */
 export function encodeWatchEvent(type: string, obj: Json): Buffer {
-  const event = Buffer.concat([bytesField(1, Buffer.from(type)), bytesField(2, bytesField(1, encodeObject(obj)))]);
+  return Buffer.concat(watchEventParts(type, encodeObject(obj)));
+}
+
+/**
+ * The same event as two pieces to write one after the other: what comes before the object's bytes, then those bytes
+ * as given, so watchers sending one object share its bytes rather than each holding a copy.
+ */
+export function watchEventParts(type: string, envelope: Buffer): [Buffer, Buffer] {
+  const rawHead = Buffer.concat([key(1, wireBytes), varintBytes(envelope.length)]);
+  const head = Buffer.concat([bytesField(1, Buffer.from(type)), key(2, wireBytes), varintBytes(rawHead.length + envelope.length), rawHead]);
   const length = Buffer.alloc(4);
-  length.writeUInt32BE(event.length);
-  return Buffer.concat([length, event]);
+  length.writeUInt32BE(head.length + envelope.length);
+  return [Buffer.concat([length, head]), envelope];
 }
 
 // ── kinds ────────────────────────────────────────────────────────────────────────────────────────
@@ -353,7 +362,7 @@ function encodeMessage(obj: unknown, def: MessageDef, path: string, inline = fal
       if (typeof value !== 'object' || Array.isArray(value)) throw new ProtobufEncodeError(`${where}: expected a map`);
       for (const k of Object.keys(value).sort()) {
         const v = (value as Json)[k];
-        const entry: Buffer[] = [bytesField(1, Buffer.from(k))];
+        const entry: Buffer[] = [stringField(1, k)];
         if (v !== null && v !== undefined) entry.push(encodeValue(2, v, field.value, `${where}[${k}]`));
         parts.push(bytesField(field.number, Buffer.concat(entry)));
       }
@@ -372,7 +381,7 @@ function encodeValue(number: number, v: unknown, t: ValueType, where: string): B
   if ('message' in t) return bytesField(number, encodeMessage(v, message(t.message), where));
   if ('scalar' in t) {
     switch (t.scalar) {
-      case 'string': expect(typeof v === 'string', 'a string'); return bytesField(number, Buffer.from(v as string));
+      case 'string': expect(typeof v === 'string', 'a string'); return stringField(number, v as string);
       case 'bytes': expect(typeof v === 'string', 'a base64 string'); return bytesField(number, Buffer.from(v as string, 'base64'));
       case 'bool': expect(typeof v === 'boolean', 'a boolean'); return varintField(number, v ? 1 : 0);
       case 'int32': case 'int64': expect(Number.isInteger(v), 'an integer'); return varintField(number, BigInt(v as number));

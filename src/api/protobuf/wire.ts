@@ -20,6 +20,8 @@ export class MalformedProtobufError extends Error {
 }
 
 function readVarint(buf: Buffer, start: number): [bigint, number] {
+  // one byte (a bool, a small count): no BigInt arithmetic
+  if (start < buf.length && buf[start]! < 0x80) return [BigInt(buf[start]!), start + 1];
   let result = 0n;
   let shift = 0n;
   for (let pos = start; pos < buf.length && shift < 70n; shift += 7n) {
@@ -30,24 +32,54 @@ function readVarint(buf: Buffer, start: number): [bigint, number] {
   throw new MalformedProtobufError(`truncated or overlong varint at byte ${start}`);
 }
 
+/** where the last readSize ended: keys and lengths are read without a tuple or a BigInt each */
+let sizeEnd = 0;
+
+/**
+ * A varint that is a field key or a length, as a number, when it has at most 7 bytes (below 2^49, exact); undefined
+ * when it is longer, for the BigInt reading. Keys and lengths are read this way without a tuple or a BigInt each.
+ */
+function readSize(buf: Buffer, start: number): number | undefined {
+  let result = 0;
+  let factor = 1;
+  for (let pos = start; pos < buf.length;) {
+    const b = buf[pos++]!;
+    result += (b & 0x7f) * factor;
+    if (b < 0x80) { sizeEnd = pos; return result; }
+    if (pos - start === 7) return undefined;
+    factor *= 128;
+  }
+  throw new MalformedProtobufError(`truncated or overlong varint at byte ${start}`);
+}
+
 /** splits a message into its fields, in wire order */
 export function readFields(buf: Buffer): WireField[] {
   const fields: WireField[] = [];
   let pos = 0;
   while (pos < buf.length) {
-    const [key, afterKey] = readVarint(buf, pos);
-    const number = Number(key >> 3n);
-    const type = Number(key & 7n);
+    let number: number, type: number;
+    const small = readSize(buf, pos);
+    if (small !== undefined) {
+      number = Math.floor(small / 8);
+      type = small % 8;
+    } else {
+      const [key, afterKey] = readVarint(buf, pos);
+      number = Number(key >> 3n);
+      type = Number(key & 7n);
+      sizeEnd = afterKey;
+    }
     if (number < 1) throw new MalformedProtobufError(`field number 0 at byte ${pos}`);
-    pos = afterKey;
+    pos = sizeEnd;
     if (type === wireVarint) {
       const [value, next] = readVarint(buf, pos);
       fields.push({ number, type, value });
       pos = next;
     } else if (type === wireBytes) {
-      const [length, start] = readVarint(buf, pos);
+      const small = readSize(buf, pos);
+      let length: number | bigint, start: number;
+      if (small !== undefined) { length = small; start = sizeEnd; } else [length, start] = readVarint(buf, pos);
       const end = start + Number(length);
-      if (length > BigInt(buf.length) || end > buf.length) throw new MalformedProtobufError(`field ${number} runs past the end of the message`);
+      if (length > buf.length || end > buf.length) throw new MalformedProtobufError(`field ${number} runs past the end of the message`);
       fields.push({ number, type, value: buf.subarray(start, end) });
       pos = end;
     } else if (type === wireFixed64 || type === wireFixed32) {
@@ -76,6 +108,13 @@ export function readPackedVarints(buf: Buffer): bigint[] {
 // ── writing ──────────────────────────────────────────────────────────────────────────────────────
 
 export function varintBytes(value: bigint | number): Buffer {
+  // most varints are lengths, field keys and small counts: plain arithmetic, no BigInt (encoding a large object makes
+  // hundreds of thousands of them)
+  if (typeof value === 'number' && value >= 0 && value <= 0xffffffff && Number.isInteger(value)) {
+    const out = Buffer.allocUnsafe(varintSize(value));
+    writeVarint(out, 0, value);
+    return out;
+  }
   let v = BigInt.asUintN(64, BigInt(value));
   const out: number[] = [];
   while (v >= 0x80n) {
@@ -86,12 +125,48 @@ export function varintBytes(value: bigint | number): Buffer {
   return Buffer.from(out);
 }
 
-export const key = (number: number, type: WireType) => varintBytes((BigInt(number) << 3n) | BigInt(type));
+/** the bytes of a varint holding a number from 0 to 2^32-1 */
+const varintSize = (n: number) => (n < 0x80 ? 1 : n < 0x4000 ? 2 : n < 0x200000 ? 3 : n < 0x10000000 ? 4 : 5);
+
+/** writes such a varint at `at`; returns where it ends */
+function writeVarint(out: Buffer, at: number, n: number): number {
+  while (n >= 0x80) {
+    out[at++] = (n % 0x80) | 0x80;
+    n = Math.floor(n / 0x80);
+  }
+  out[at++] = n;
+  return at;
+}
+
+/** field keys made once each: callers copy them, never change them */
+const keys = new Map<number, Buffer>();
+export const key = (number: number, type: WireType): Buffer => {
+  const k = number * 8 + type;
+  let bytes = keys.get(k);
+  if (!bytes) keys.set(k, bytes = varintBytes((BigInt(number) << 3n) | BigInt(type)));
+  return bytes;
+};
 
 export const varintField = (number: number, value: bigint | number) => Buffer.concat([key(number, wireVarint), varintBytes(value)]);
 
-export const bytesField = (number: number, payload: Buffer) =>
-  Buffer.concat([key(number, wireBytes), varintBytes(payload.length), payload]);
+/** a length-delimited field: its key, the payload's length and the payload, in one buffer made at its size */
+export function bytesField(number: number, payload: Buffer): Buffer {
+  const k = key(number, wireBytes);
+  const out = Buffer.allocUnsafe(k.length + varintSize(payload.length) + payload.length);
+  k.copy(out, 0);
+  payload.copy(out, writeVarint(out, k.length, payload.length));
+  return out;
+}
+
+/** a string field: as bytesField of the string's UTF-8 bytes, written straight into the field's buffer */
+export function stringField(number: number, text: string): Buffer {
+  const k = key(number, wireBytes);
+  const length = Buffer.byteLength(text);
+  const out = Buffer.allocUnsafe(k.length + varintSize(length) + length);
+  k.copy(out, 0);
+  out.write(text, writeVarint(out, k.length, length), 'utf8');
+  return out;
+}
 
 export function doubleField(number: number, value: number): Buffer {
   const payload = Buffer.alloc(8);

@@ -43,6 +43,17 @@ export const objectMeta = obj(metaRef('ObjectMeta'), {
   managedFields: arr(managedFieldsEntry),
 });
 
+/** the options of a delete: a DELETE request's body, and an Eviction's */
+export const deleteOptions = obj(metaRef('DeleteOptions'), {
+  apiVersion: str(),
+  kind: str(),
+  gracePeriodSeconds: int64(),
+  preconditions: obj(metaRef('Preconditions'), { uid: str(), resourceVersion: str() }),
+  orphanDependents: bool(),
+  propagationPolicy: str(),
+  dryRun: arr(str()),
+});
+
 export const listMeta = obj(metaRef('ListMeta'), {
   selfLink: str(),
   resourceVersion: str(),

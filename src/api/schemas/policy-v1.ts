@@ -1,6 +1,6 @@
 // policy/v1 definitions.
-import { apiRef, int32, int64, intOrString, mapList, mapOf, obj, oneOf, patch, str, arr, bool } from './build.js';
-import { condition, kind, labelSelector, objectMeta } from './meta.js';
+import { apiRef, int32, int64, intOrString, mapList, mapOf, obj, oneOf, patch } from './build.js';
+import { condition, deleteOptions, kind, labelSelector, objectMeta } from './meta.js';
 
 const ref = (k: string) => apiRef('policy.v1', k);
 
@@ -20,16 +20,6 @@ export const podDisruptionBudget = kind(ref('PodDisruptionBudget'), {
     expectedPods: int32(),
     conditions: mapList(condition, ['type'], patch('type')),
   }, { required: ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods'] }),
-});
-
-const deleteOptions = obj('io.k8s.apimachinery.pkg.apis.meta.v1.DeleteOptions', {
-  apiVersion: str(),
-  kind: str(),
-  gracePeriodSeconds: int64(),
-  preconditions: obj('io.k8s.apimachinery.pkg.apis.meta.v1.Preconditions', { uid: str(), resourceVersion: str() }),
-  orphanDependents: bool(),
-  propagationPolicy: str(),
-  dryRun: arr(str()),
 });
 
 /** served at pods/eviction */

@@ -3,7 +3,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import { badRequest } from '../../../../api/status.js';
-import { queryFlag } from '../../../../api/request.js';
+import { integerParam, queryFlag } from '../../../../api/request.js';
 import type { ConnectTarget, RestRequest } from '../../../types.js';
 import { hostPort, nodeTarget, proxyableAddress, splitSchemeNamePort } from '../nodes/connection.js';
 
@@ -35,6 +35,8 @@ const nonNegativeInt = (q: URLSearchParams, name: string, min = 0) => {
   const v = q.get(name);
   if (v === null) return;
   if (!/^-?\d+$/.test(v) || Number(v) < min) throw badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be ${min === 0 ? 'greater than or equal to 0' : `at least ${min}`}`);
+  // the reference decodes the option as an int64: a larger number is a 400 too
+  integerParam(name, v);
 };
 
 /** pods/log: the container's log from the agent, with the reference's options */
