@@ -25,6 +25,7 @@ import { keepDefaults } from '../flowcontrol/bootstrap.js';
 import type { FlowControlSource } from '../api/flowcontrol.js';
 import { builtinResources } from '../registry/resources/index.js';
 import { noAdmission } from '../registry/store.js';
+import { systemPriorityClass, systemPriorityClasses } from '../api/priority-classes.js';
 import { startCrdController } from '../registry/crd/controller.js';
 import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
 import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
@@ -413,6 +414,20 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
+    {
+      name: 'poststarthook/scheduling/bootstrap-system-priority-classes',
+      async start() {
+        const group = names.group('scheduling');
+        const classes = backends.preferred(group, 'priorityclasses')?.store;
+        if (!classes) return;
+        await Promise.all(systemPriorityClasses.map(async c => {
+          try { await classes.get('', c.name); } catch {
+            await classes.create('', { ...systemPriorityClass(c, group) }, noAdmission, { dryRun: false })
+              .catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
+          }
+        }));
+      },
+    },
     // the server's own Service in default, its endpoints the live API servers (on shutdown it leaves them with the
     // server's own clients, while the server still serves)
     ownClient(loop('poststarthook/bootstrap-controller', () => startKubernetesService({
