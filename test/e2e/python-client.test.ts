@@ -125,6 +125,8 @@ describe('python3-kubernetes as operators use it', { skip }, () => {
     assert.equal(r.scaleReplace, 2);
     assert.ok(r.statusReplace.includes('Checked'));
     assert.equal(r.specUnchangedByStatus, 2);
+    assert.deepEqual(r.badStatus.slice(0, 2), [422, 'Invalid']);
+    assert.match(r.badStatus[2], /status\.unavailableReplicas: Invalid value: -1: must be greater than or equal to 0/);
   });
 
   test('CustomObjectsApi (namespaced and cluster-scoped, status, scale, watch) and the dynamic client', async () => {

@@ -143,6 +143,7 @@ def patches(ns):
     d.status.conditions = (d.status.conditions or []) + [client.V1DeploymentCondition(type='Checked', status='True', reason='ByPython', message='checked')]
     out['statusReplace'] = [c.type for c in apps.replace_namespaced_deployment_status('p', ns, d).status.conditions]
     out['specUnchangedByStatus'] = apps.read_namespaced_deployment('p', ns).spec.replicas
+    out['badStatus'] = failure(lambda: apps.patch_namespaced_deployment_status('p', ns, {'status': {'unavailableReplicas': -1}}))
     return out
 
 
