@@ -28,7 +28,7 @@ export function algorithmFor(key: KeyObject): string {
 
 /** the key ID the reference derives: base64url of the SHA-256 of the public key's DER form */
 export const keyId = (key: KeyObject) =>
-  createHash('sha256').update(createPublicKey(key).export({ type: 'spki', format: 'der' })).digest('base64url');
+  createHash('sha256').update((key.type === 'public' ? key : createPublicKey(key)).export({ type: 'spki', format: 'der' })).digest('base64url');
 
 /** every public key in a PEM bundle (public keys, private keys and certificates) */
 export function publicKeysFromPem(pem: string, source: string): KeyObject[] {

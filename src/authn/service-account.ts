@@ -25,6 +25,8 @@ export function parseServiceAccountUsername(username: string): { namespace: stri
 
 export interface ServiceAccountTokens extends ServiceAccountTokenSigner {
   issuers: string[];
+  /** the keys that verify the tokens, as a JSON Web Key Set's keys (the issuer's discovery serves them) */
+  publicJwks(): Promise<Array<Record<string, unknown>>>;
   /** the signing key (PEM), for the controller manager that fills legacy token Secrets in the server's process */
   signingKeyPem: string;
   authenticator(lookup?: ObjectGetter): Authenticator;
@@ -72,6 +74,7 @@ export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions,
   const issuers = o.issuers;
 
   const legacy = legacyIssuer(names);
+  let jwks: Promise<Array<Record<string, unknown>>> | undefined;
 
   /** a legacy token: valid while its Secret holds it and its account (the same one) exists */
   async function legacyUser(token: string, lookup: ObjectGetter | undefined): Promise<AuthnResult> {
@@ -104,6 +107,11 @@ export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions,
     issuers,
     signingKeyPem: key.export({ type: 'pkcs8', format: 'pem' }) as string,
     apiAudiences: o.apiAudiences,
+    publicJwks() {
+      // the keys never change while the server runs
+      jwks ??= loadJose().then(jose => Promise.all(verifyKeys.map(async k => ({ use: 'sig', ...await jose.exportJWK(k), kid: keyId(k), alg: algorithmFor(k) }))));
+      return jwks;
+    },
     async sign(t) {
       const jose = await loadJose();
       const iat = Math.floor(now() / 1000);

@@ -37,6 +37,8 @@ export interface AuthenticationOptions {
   serviceAccountSigningKeyFile?: string;
   /** the first issues tokens; all are accepted. Empty: derived from the API domain */
   serviceAccountIssuers: string[];
+  /** the discovery document's jwks_uri; empty: this server's /openid/v1/jwks */
+  serviceAccountJwksUri?: string;
   serviceAccountLookup: boolean;
   /** empty: the first issuer */
   apiAudiences: string[];
@@ -233,6 +235,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'service-account-key-file', type: 'stringList', default: [], help: 'PEM file of RSA or ECDSA keys (public or private) that verify service-account tokens; repeatable. Defaults to the signing key.' },
   { name: 'service-account-signing-key-file', type: 'string', default: '', help: 'Private key that signs service-account tokens. Without it a key is generated under --cert-dir (or --tls-private-key-file is used).' },
   { name: 'service-account-issuer', type: 'stringList', default: [], help: 'Issuer of service-account tokens; repeatable: the first issues, all are accepted.' },
+  { name: 'service-account-jwks-uri', type: 'string', default: '', help: 'The jwks_uri of the issuer\'s discovery document (/.well-known/openid-configuration), for relying parties that fetch the keys elsewhere than this server. Default: https://<this server>/openid/v1/jwks.' },
   { name: 'service-account-lookup', type: 'bool', default: true, help: 'Check that the service account (and bound object) of a token still exists.' },
   { name: 'api-audiences', type: 'stringList', default: [], help: 'Audiences a token must be meant for. Defaults to the first --service-account-issuer.' },
   { name: 'service-account-extend-token-expiration', type: 'bool', default: true, help: 'Issue pod-bound tokens asked for 3607 seconds (the node agent\'s projected tokens) for a year instead, noting the asked end in the token (warnafter), so that clients that never read a refreshed token keep working.' },
@@ -430,6 +433,7 @@ function authenticationOptions(v: Values): AuthenticationOptions {
     serviceAccountKeyFiles: list('service-account-key-file'),
     serviceAccountSigningKeyFile: str('service-account-signing-key-file'),
     serviceAccountIssuers: list('service-account-issuer'),
+    serviceAccountJwksUri: str('service-account-jwks-uri'),
     serviceAccountLookup: v['service-account-lookup'] as boolean,
     apiAudiences: list('api-audiences'),
     serviceAccountMaxTokenExpirationMs: v['service-account-max-token-expiration'] as number,

@@ -34,9 +34,9 @@ export function sendText(ctx: RequestContext, code: number, text: string | Buffe
   const { res } = ctx;
   if (res.headersSent) return;
   setWarnings(ctx);
+  res.setHeader('Cache-Control', 'no-cache, private');
   for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
   res.setHeader('Content-Type', contentType);
-  res.setHeader('Cache-Control', 'no-cache, private');
   res.setHeader('Audit-Id', ctx.id);
   ctx.audit?.responseBody(text, contentType);
   let payload: string | Buffer = text;

@@ -25,6 +25,8 @@ import { keepDefaults } from '../flowcontrol/bootstrap.js';
 import type { FlowControlSource } from '../api/flowcontrol.js';
 import { builtinResources } from '../registry/resources/index.js';
 import { noAdmission } from '../registry/store.js';
+import { issuerDiscoveryRoute, issuerProblem, jwksPath } from '../endpoints/issuer-discovery.js';
+import { systemPriorityClass, systemPriorityClasses } from '../api/priority-classes.js';
 import { startCrdController } from '../registry/crd/controller.js';
 import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
 import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
@@ -413,6 +415,20 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     { name: 'poststarthook/rbac/bootstrap-roles', start: () => auth.start() },
+    {
+      name: 'poststarthook/scheduling/bootstrap-system-priority-classes',
+      async start() {
+        const group = names.group('scheduling');
+        const classes = backends.preferred(group, 'priorityclasses')?.store;
+        if (!classes) return;
+        await Promise.all(systemPriorityClasses.map(async c => {
+          try { await classes.get('', c.name); } catch {
+            await classes.create('', { ...systemPriorityClass(c, group) }, noAdmission, { dryRun: false })
+              .catch(e => { if ((e as { code?: number }).code !== 409) throw e; });
+          }
+        }));
+      },
+    },
     // the server's own Service in default, its endpoints the live API servers (on shutdown it leaves them with the
     // server's own clients, while the server still serves)
     ownClient(loop('poststarthook/bootstrap-controller', () => startKubernetesService({
@@ -503,6 +519,14 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
     const openapi = openapiEndpoints(resources, names, aggregation.remoteSpecs);
     const profiling = options.profiling ? profilingEndpoints({ requestTimeoutMs: options.requestTimeoutMs }) : undefined;
+    // as the reference: the issuer's discovery is served only when the issuer is an https URL (else a warning)
+    const issuer = auth.tokens.issuers[0]!;
+    const unpublishable = issuerProblem(issuer);
+    if (unpublishable) log.warn(`the service-account issuer's discovery is not served: ${unpublishable} (${issuer})`);
+    const issuerDiscovery = unpublishable ? undefined : issuerDiscoveryRoute({
+      issuer, keys: () => auth.tokens.publicJwks(),
+      jwksUri: () => options.authentication.serviceAccountJwksUri || `https://${address}${jwksPath}`,
+    });
     return createHandler({
       names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
@@ -523,6 +547,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           return true;
         },
         ctx => profiling?.handle(ctx) ?? false,
+        ctx => issuerDiscovery?.(ctx) ?? false,
         ctx => openapi.handle(ctx),
         async ctx => { if (!ctx.info.isResourceRequest) return false; await endpoints.handle(ctx); return true; },
         ctx => discovery.handle(ctx),

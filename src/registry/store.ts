@@ -167,6 +167,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old) ?? [] : strategy.validate?.(obj) ?? []));
     if (!subresource && deps.allowPrivileged === false) for (const [at, spec] of strategy.podSpecs?.(obj) ?? []) causes.push(...privilegedCauses(at, spec));
     else if (subresource === 'status' && old) causes.push(...strategy.validateStatusUpdate?.(obj, old) ?? []);
+    else if (subresource && old) causes.push(...strategy.validateSubresourceUpdate?.(subresource, obj, old) ?? []);
     if (causes.length) throw invalid(info.group, info.kind, obj.metadata.name ?? '', causes);
   }
 

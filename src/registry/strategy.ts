@@ -58,6 +58,8 @@ export interface Strategy<T = ApiObject> {
   validateUpdate?(obj: T, old: T): StatusCause[];
   /** rules for a write through the status subresource (the main update rules do not apply there) */
   validateStatusUpdate?(obj: T, old: T): StatusCause[];
+  /** rules for a write through another subresource that changes fields of its own (a CSR's approval) */
+  validateSubresourceUpdate?(subresource: string, obj: T, old: T): StatusCause[];
   /** finalizers still to run before the object may go (default: metadata.finalizers) */
   pendingFinalizers?(obj: T): boolean;
   /** called when deletion starts (deletionTimestamp set) */

@@ -4,7 +4,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  ApiException, AppsV1Api, CoreV1Api, Health, KubeConfig, KubernetesObjectApi, PatchStrategy, RbacAuthorizationV1Api,
+  ApiException, AppsV1Api, CoreV1Api, Health, KubeConfig, KubernetesObjectApi, ListWatch, PatchStrategy, RbacAuthorizationV1Api,
   Watch, makeInformer, setHeaderOptions, type KubernetesObject, type V1ConfigMap, type V1Deployment,
 } from '@kubernetes/client-node';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -201,6 +201,32 @@ for (const domain of apiDomains) {
         await eventually(() => seen.length >= 5, 'the object leaving the selector');
         assert.equal(seen[4], 'delete i1');
         assert.deepEqual(informer.list(ns), []);
+      } finally {
+        await informer.stop();
+      }
+    });
+
+    test('informer with label and field selectors; it carries on when the server\'s storage watch is broken and relisted', async () => {
+      // makeInformer of 1.4.0 takes a label selector only; the ListWatch it builds takes both
+      const informer = new ListWatch<V1ConfigMap>(`/api/v1/namespaces/${ns}/configmaps`, new Watch(kc),
+        () => core.listNamespacedConfigMap({ namespace: ns, labelSelector: 'team=a', fieldSelector: 'metadata.name!=a-skipped' }), false, 'team=a', 'metadata.name!=a-skipped');
+      const added: string[] = [];
+      informer.on('add', (o) => added.push(o.metadata!.name!));
+      informer.on('error', () => {});
+      await core.createNamespacedConfigMap({ namespace: ns, body: configMap(ns, 'a-listed', {}, { team: 'a' }) });
+      await informer.start();
+      try {
+        await eventually(() => added.includes('a-listed'), 'the listed object');
+        for (const [name, team] of [['a-skipped', 'a'], ['b-other', 'b'], ['a-watched', 'a']] as const)
+          await core.createNamespacedConfigMap({ namespace: ns, body: configMap(ns, name, {}, { team }) });
+        await eventually(() => added.includes('a-watched'), 'the watched object');
+        // the storage's watches end as by compaction, with a write in the gap: the watch cache lists again, and
+        // its watchers either go on or get 410 and list again; either way the informer sees what follows
+        server.faults.breakWatches();
+        await core.createNamespacedConfigMap({ namespace: ns, body: configMap(ns, 'a-after-break', {}, { team: 'a' }) });
+        await eventually(() => added.includes('a-after-break'), 'the object written after the break', 30_000);
+        assert.deepEqual([...new Set(added)].sort(), ['a-after-break', 'a-listed', 'a-watched']);
+        assert.deepEqual(informer.list(ns).map((o) => o.metadata!.name).sort(), ['a-after-break', 'a-listed', 'a-watched']);
       } finally {
         await informer.stop();
       }

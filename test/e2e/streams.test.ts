@@ -255,7 +255,7 @@ describe('node streams through the API server to a fake node', () => {
     });
   }
 
-  test('python3-kubernetes: exec (output and exit code) and port-forward over WebSocket', { skip: existsSync(python) ? false : 'Debian python3 is not installed' }, async () => {
+  test('python3-kubernetes: exec (output and exit code, a terminal), attach, followed logs and port-forward over WebSocket', { skip: existsSync(python) ? false : 'Debian python3 is not installed' }, async () => {
     const program = `
 import sys
 from kubernetes import client, config
@@ -278,11 +278,43 @@ while True:
         break
     data += chunk
 print("portforward:" + data.decode().split("\\r\\n\\r\\n", 1)[1].strip())
+# a terminal: the window size on the resize channel, a line typed, the shell's exit code
+tty = stream(core.connect_get_namespaced_pod_exec, "talker", "default", command=["sh"], stdin=True, stdout=True, stderr=False, tty=True, _preload_content=False)
+tty.write_channel(4, '{"Width": 100, "Height": 40}')
+tty.write_stdin("echo on-tty\\r")
+seen = ""
+while "on-tty\\r\\n" not in seen and tty.is_open():
+    tty.update(timeout=1)
+    seen += tty.read_stdout() if tty.peek_stdout() else ""
+tty.write_stdin("exit 4\\r")
+tty.run_forever(timeout=30)
+print("tty:" + str("on-tty\\r\\n" in seen) + ":" + str(tty.returncode))
+# attach: a line to the main process's stdin comes back on its stdout
+attached = stream(core.connect_get_namespaced_pod_attach, "talker", "default", stdin=True, stdout=True, stderr=True, tty=False, _preload_content=False)
+attached.write_stdin("attached from python\\n")
+seen = ""
+while "attached from python" not in seen and attached.is_open():
+    attached.update(timeout=1)
+    seen += attached.read_stdout() if attached.peek_stdout() else ""
+attached.close()
+print("attach:" + str("attached from python" in seen))
+# logs followed as a stream, as log shippers read them
+followed = core.read_namespaced_pod_log("talker", "default", follow=True, tail_lines=1, _preload_content=False)
+lines = []
+for chunk in followed.stream():
+    lines += [l for l in chunk.decode().split("\\n") if l]
+    if len(lines) >= 3:
+        break
+followed.close()
+print("follow:" + str(len(lines)))
 `;
     const out = await new Promise<string>((resolve, reject) => execFile(python, ['-c', program, server.kubeconfig, String(web.port)], { timeout: 120_000 }, (err, stdout, stderr) => (err ? reject(new Error(`${err.message}\n${stderr}`)) : resolve(stdout))));
     assert.match(out, /^exec:from python$/m);
     assert.match(out, /^returncode:5$/m);
     assert.match(out, /^portforward:served GET \/py$/m);
+    assert.match(out, /^tty:True:4$/m);
+    assert.match(out, /^attach:True$/m);
+    assert.match(out, /^follow:3$/m);
   });
 
   test('client-node: Exec, Attach, Log and PortForward', async () => {

@@ -6,16 +6,17 @@ import type { Stored } from '../../api/meta.js';
 import type { Listers } from '../../api/admission.js';
 import type { PodSpec } from '../../api/types/core-v1.js';
 import type { PriorityClass } from '../../api/types/scheduling-v1.js';
+import { systemPriorityClasses } from '../../api/priority-classes.js';
 
-/** the classes the reference serves even before they are stored */
-export const systemPriorityClasses: Record<string, number> = { 'system-node-critical': 2000001000, 'system-cluster-critical': 2000000000 };
+/** the system classes, known even before the server's start has stored them */
+const systemValues: Record<string, number> = Object.fromEntries(systemPriorityClasses.map(c => [c.name, c.value]));
 
 interface Resolved { name: string; value: number; preemptionPolicy: NonNullable<PodSpec['preemptionPolicy']> }
 
 async function resolve(listers: Listers, group: string, className: string): Promise<Resolved | undefined> {
   const stored = await listers.get(group, 'priorityclasses', '', className) as Partial<PriorityClass> | undefined;
   if (stored) return { name: className, value: stored.value ?? 0, preemptionPolicy: stored.preemptionPolicy ?? 'PreemptLowerPriority' };
-  if (className in systemPriorityClasses) return { name: className, value: systemPriorityClasses[className]!, preemptionPolicy: 'PreemptLowerPriority' };
+  if (className in systemValues) return { name: className, value: systemValues[className]!, preemptionPolicy: 'PreemptLowerPriority' };
   return undefined;
 }
 

@@ -2,7 +2,7 @@
 import type { IntOrString, LabelSelector } from '../../api/types/meta-v1.js';
 import type { PodTemplateSpec } from '../../api/types/core-v1.js';
 import { selectorIsEmpty, selectorMatches } from '../../api/selectors.js';
-import { type Causes, immutable, intOrPercent, invalid, labelSelector, required } from './fields.js';
+import { type Causes, immutable, intOrPercent, invalid, labelSelector, nonNegative, required } from './fields.js';
 import { validateTemplate, type PodSpecRules } from './pod-spec.js';
 
 /** the restart policy of every workload but jobs */
@@ -37,3 +37,16 @@ export function rollingUpdate(at: string, ru: { maxUnavailable?: IntOrString; ma
 interface WithSelector { spec?: { selector?: LabelSelector } }
 export const selectorImmutable = (obj: WithSelector, old: WithSelector) => immutable('spec.selector', obj.spec?.selector, old.spec?.selector);
 
+
+/**
+ * a replicated workload's status, written through /status: no count below 0, the counts of `withinReplicas` at most
+ * status.replicas, and available pods at most the ready ones (they are ready for long enough)
+ */
+export function replicaStatus(status: Record<string, unknown> | undefined, counts: readonly string[], withinReplicas: readonly string[]): Causes {
+  const st = status ?? {};
+  const out = counts.flatMap(f => nonNegative(`status.${f}`, st[f]));
+  const num = (f: string) => (typeof st[f] === 'number' ? st[f] as number : 0);
+  for (const f of withinReplicas) if (num(f) > num('replicas')) out.push(invalid(`status.${f}`, num(f), 'cannot be greater than status.replicas'));
+  if (num('availableReplicas') > num('readyReplicas')) out.push(invalid('status.availableReplicas', num('availableReplicas'), 'cannot be greater than readyReplicas'));
+  return out;
+}

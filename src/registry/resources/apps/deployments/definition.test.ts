@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Deployment } from '../../../../api/types/apps-v1.js';
-import { create, podSpec, selector, strategyOf, template } from '../../testing/strategy.js';
+import { create, podSpec, selector, strategyOf, template, text } from '../../testing/strategy.js';
 
 test('Deployment: Recreate keeps no rolling update; zero surge and unavailability is refused', async () => {
   const d = strategyOf('apps', 'deployments');
@@ -17,4 +17,17 @@ test('Deployment: Recreate keeps no rolling update; zero surge and unavailabilit
   assert.deepEqual(none.causes, ['spec.selector: Required value']);
   const deadline = await create(d, { spec: { selector, template: template(podSpec({ activeDeadlineSeconds: 5 })) } });
   assert.deepEqual(deadline.causes, ['spec.template.spec.activeDeadlineSeconds: Invalid value: 5: activeDeadlineSeconds in ReplicaSet is not Supported']);
+});
+
+test('Deployment status through /status: counts not below 0, none above status.replicas, available not above ready', async () => {
+  const d = strategyOf('apps', 'deployments');
+  const { obj } = await create<Deployment>(d, { spec: { selector, template: template() } });
+  const status = (st: object) => text(d.validateStatusUpdate!({ ...obj, status: st } as never, obj as never));
+  assert.deepEqual(status({ replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 1, unavailableReplicas: 1 }), []);
+  assert.deepEqual(status({ replicas: 1, unavailableReplicas: -1 }), ['status.unavailableReplicas: Invalid value: -1: must be greater than or equal to 0']);
+  assert.deepEqual(status({ replicas: 1, readyReplicas: 2, availableReplicas: 2 }), [
+    'status.readyReplicas: Invalid value: 2: cannot be greater than status.replicas',
+    'status.availableReplicas: Invalid value: 2: cannot be greater than status.replicas',
+  ]);
+  assert.deepEqual(status({ replicas: 3, readyReplicas: 1, availableReplicas: 2 }), ['status.availableReplicas: Invalid value: 2: cannot be greater than readyReplicas']);
 });

@@ -7,7 +7,7 @@ import { defineStrategy } from '../../../strategy.js';
 import { fill, specOf } from '../../../defaults/fill.js';
 import { defaultTemplate } from '../../../defaults/pod-spec.js';
 import { type Causes, forbidden, invalid, isSet, nonNegative, oneOf } from '../../../validation/fields.js';
-import { always, rollingUpdate, selectorAndTemplate, selectorImmutable } from '../../../validation/workload.js';
+import { always, replicaStatus, rollingUpdate, selectorAndTemplate, selectorImmutable } from '../../../validation/workload.js';
 import { define, only, statusSubresource } from '../../define.js';
 import { scale } from '../../scale.js';
 import { age, column, formatLabelSelector, n, workloadWide } from '../../columns.js';
@@ -45,6 +45,9 @@ export const strategy = defineStrategy<Stored<Deployment>>({
   prepareForCreate(d) { d.status = {}; },
   validate: validateDeployment,
   validateUpdate: (d, old) => [...validateDeployment(d), ...selectorImmutable(d, old)],
+  validateStatusUpdate: d => replicaStatus(d.status as Record<string, unknown> | undefined,
+    ['observedGeneration', 'replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas', 'collisionCount'],
+    ['updatedReplicas', 'readyReplicas', 'availableReplicas']),
 });
 
 const columns: TableColumn<Deployment>[] = [

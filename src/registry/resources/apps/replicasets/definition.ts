@@ -8,7 +8,7 @@ import { defineStrategy } from '../../../strategy.js';
 import { fill, specOf } from '../../../defaults/fill.js';
 import { defaultTemplate } from '../../../defaults/pod-spec.js';
 import { type Causes, nonNegative } from '../../../validation/fields.js';
-import { always, selectorAndTemplate, selectorImmutable } from '../../../validation/workload.js';
+import { always, replicaStatus, selectorAndTemplate, selectorImmutable } from '../../../validation/workload.js';
 import { define, only, statusSubresource } from '../../define.js';
 import { scale } from '../../scale.js';
 import { age, column, formatLabelSelector, n, workloadWide } from '../../columns.js';
@@ -31,6 +31,9 @@ export const strategy = defineStrategy<Stored<ReplicaSet>>({
   prepareForCreate(rs) { rs.status = { replicas: 0 }; },
   validate: validateReplicaSet,
   validateUpdate: (rs, old) => [...validateReplicaSet(rs), ...selectorImmutable(rs, old)],
+  validateStatusUpdate: rs => replicaStatus(rs.status as Record<string, unknown> | undefined,
+    ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+    ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
 });
 
 /** Desired, Current and Ready: replication controllers print the same */

@@ -65,5 +65,16 @@ describe('CertificateSigningRequest strategy', () => {
     assert.deepEqual(text(certificateSigningRequests.validate!({ ...approved, spec: { ...approved.spec, signerName: 'nodomain/s' } })),
       ['spec.signerName: Invalid value: "nodomain": should be a domain with at least two segments separated by dots']);
   });
+
+  test('approval adds a decision, but neither adds the opposite one nor removes one', async () => {
+    const base = { metadata: { name: 'x' }, spec: { request: Buffer.from(await requestPem()).toString('base64'), usages: ['client auth'], signerName: 'example.com/s' } };
+    const pending = { ...base, status: {} };
+    const approved = { ...base, status: { conditions: [{ type: 'Approved', status: 'True' }] } };
+    const approval = (next: ApiObject, old: ApiObject) => text(certificateSigningRequests.validateSubresourceUpdate!('approval', next, old));
+    assert.deepEqual(approval(approved, pending), []);
+    assert.deepEqual(approval({ ...base, status: { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'True' }] } }, approved),
+      ['status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive']);
+    assert.deepEqual(approval(pending, approved), ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']);
+  });
 });
 

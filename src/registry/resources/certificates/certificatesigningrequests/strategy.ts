@@ -152,12 +152,18 @@ function validateCsr(csr: Csr): Causes {
 
 const conditionsOf = (csr: Csr, type: string): CertificateSigningRequestCondition[] => (csr.status?.conditions ?? []).filter(c => c?.type === type);
 
-/** update rules: a problem the stored object already has is tolerated; what was decided stays decided */
-function validateCsrUpdate(next: Csr, old: Csr, via: 'main' | 'status'): Causes {
+/** the rules of every update: a problem the stored object already has is tolerated; a decision is never removed */
+function validateAnyUpdate(next: Csr, old: Csr): Causes {
   const known = new Set(validateCsr(old).map(c => `${c.field}\n${c.message}`));
   const out = validateCsr(next).filter(c => !known.has(`${c.field}\n${c.message}`));
   for (const t of trueOnly)
     if (conditionsOf(next, t).length < conditionsOf(old, t).length) out.push(forbidden('status.conditions', `updates may not remove a condition of type ${JSON.stringify(t)}`));
+  return out;
+}
+
+/** update rules outside approval: besides those of every update, Approved and Denied are neither added nor changed */
+function validateCsrUpdate(next: Csr, old: Csr, via: 'main' | 'status'): Causes {
+  const out = validateAnyUpdate(next, old);
   for (const t of ['Approved', 'Denied']) {
     const [now, was] = [conditionsOf(next, t), conditionsOf(old, t)];
     if (now.length > was.length) out.push(forbidden('status.conditions', `updates may not add a condition of type ${JSON.stringify(t)}`));
@@ -194,4 +200,6 @@ export const strategy = defineStrategy<Csr>({
   validate: csr => validateCsr(csr),
   validateUpdate: (csr, old) => validateCsrUpdate(csr, old, 'main'),
   validateStatusUpdate: (csr, old) => validateCsrUpdate(csr, old, 'status'),
+  // approval adds Approved or Denied, but may not hold both, nor take one away
+  validateSubresourceUpdate: (subresource, csr, old) => (subresource === 'approval' ? validateAnyUpdate(csr, old) : []),
 });

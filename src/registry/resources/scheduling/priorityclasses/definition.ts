@@ -2,6 +2,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { PriorityClass } from '../../../../api/types/scheduling-v1.js';
 import * as s from '../../../../api/schemas/scheduling-v1.js';
+import { systemPriorityClasses, systemPriorityClassPrefix } from '../../../../api/priority-classes.js';
 import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
@@ -11,14 +12,27 @@ import { age, column } from '../../columns.js';
 
 const maxUserPriority = 1_000_000_000;
 
+/** why a class of a reserved name is not the system class of that name, or '' when it is */
+function systemClassProblem(name: string, pc: PriorityClass): string {
+  const known = systemPriorityClasses.find(c => c.name === name);
+  if (!known) return `${name} is not a known system priority class`;
+  if (pc.value !== known.value) return `value of ${name} PriorityClass must be ${known.value}`;
+  if ((pc.globalDefault ?? false) !== false) return `globalDefault of ${name} PriorityClass must be false`;
+  return '';
+}
+
 export const strategy = defineStrategy<Stored<PriorityClass>>({
   generation: false,
   defaults: pc => { fill(pc, { preemptionPolicy: 'PreemptLowerPriority', value: 0 }); },
   validate(pc) {
     const out: Causes = [];
-    const system = String(pc.metadata.name ?? '').startsWith('system-');
-    if (!system && pc.value > maxUserPriority)
+    const name = String(pc.metadata.name ?? '');
+    if (name.startsWith(systemPriorityClassPrefix)) {
+      const problem = systemClassProblem(name, pc);
+      if (problem) out.push(forbidden('metadata.name', `priority class names with '${systemPriorityClassPrefix}' prefix are reserved for system use only. error: ${problem}`));
+    } else if (pc.value > maxUserPriority) {
       out.push(forbidden('value', `maximum allowed value of a user defined priority is ${maxUserPriority}`));
+    }
     out.push(...oneOf('preemptionPolicy', pc.preemptionPolicy, ['Never', 'PreemptLowerPriority']));
     return out;
   },
