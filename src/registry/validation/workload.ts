@@ -38,15 +38,20 @@ interface WithSelector { spec?: { selector?: LabelSelector } }
 export const selectorImmutable = (obj: WithSelector, old: WithSelector) => immutable('spec.selector', obj.spec?.selector, old.spec?.selector);
 
 
+/** a status written through /status: none of its `counts` below 0 */
+export const statusCounts = (status: object | undefined, counts: readonly string[]): Causes =>
+  counts.flatMap(f => nonNegative(`status.${f}`, (status as Record<string, unknown> | undefined)?.[f]));
+
 /**
  * a replicated workload's status, written through /status: no count below 0, the counts of `withinReplicas` at most
- * status.replicas, and available pods at most the ready ones (they are ready for long enough)
+ * status.replicas, and available pods at most the ready ones (they are ready for long enough). The reference's
+ * StatefulSet names that bound status.readyReplicas, the others readyReplicas: `readyName` says which.
  */
-export function replicaStatus(status: Record<string, unknown> | undefined, counts: readonly string[], withinReplicas: readonly string[]): Causes {
-  const st = status ?? {};
-  const out = counts.flatMap(f => nonNegative(`status.${f}`, st[f]));
+export function replicaStatus(status: object | undefined, counts: readonly string[], withinReplicas: readonly string[], readyName = 'readyReplicas'): Causes {
+  const st = (status ?? {}) as Record<string, unknown>;
+  const out = statusCounts(st, counts);
   const num = (f: string) => (typeof st[f] === 'number' ? st[f] as number : 0);
   for (const f of withinReplicas) if (num(f) > num('replicas')) out.push(invalid(`status.${f}`, num(f), 'cannot be greater than status.replicas'));
-  if (num('availableReplicas') > num('readyReplicas')) out.push(invalid('status.availableReplicas', num('availableReplicas'), 'cannot be greater than readyReplicas'));
+  if (num('availableReplicas') > num('readyReplicas')) out.push(invalid('status.availableReplicas', num('availableReplicas'), `cannot be greater than ${readyName}`));
   return out;
 }

@@ -7,7 +7,7 @@ import { defineStrategy } from '../../../strategy.js';
 import { fill, specOf } from '../../../defaults/fill.js';
 import { defaultTemplate } from '../../../defaults/pod-spec.js';
 import { nonNegative, oneOf } from '../../../validation/fields.js';
-import { always, rollingUpdate, selectorAndTemplate, selectorImmutable } from '../../../validation/workload.js';
+import { always, rollingUpdate, selectorAndTemplate, selectorImmutable, statusCounts } from '../../../validation/workload.js';
 import { define, only, statusSubresource } from '../../define.js';
 import { age, column, formatLabelSelector, formatLabels, n, workloadWide } from '../../columns.js';
 
@@ -36,6 +36,8 @@ export const strategy = defineStrategy<Stored<DaemonSet>>({
   prepareForCreate(ds) { ds.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }; },
   validate: validateDaemonSet,
   validateUpdate: (ds, old) => [...validateDaemonSet(ds), ...selectorImmutable(ds, old)],
+  validateStatusUpdate: ds => statusCounts(ds.status, ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady',
+    'observedGeneration', 'updatedNumberScheduled', 'numberAvailable', 'numberUnavailable', 'collisionCount']),
 });
 
 const columns: TableColumn<DaemonSet>[] = [

@@ -7,7 +7,7 @@ import { defineStrategy } from '../../../strategy.js';
 import { fill, specOf } from '../../../defaults/fill.js';
 import { defaultClaimSpec, defaultTemplate } from '../../../defaults/pod-spec.js';
 import { type Causes, forbidden, invalid, nonNegative, oneOf, sameJson } from '../../../validation/fields.js';
-import { always, selectorAndTemplate } from '../../../validation/workload.js';
+import { always, replicaStatus, selectorAndTemplate } from '../../../validation/workload.js';
 import { define, only, statusSubresource } from '../../define.js';
 import { scale } from '../../scale.js';
 import { age, column, n, workloadWide } from '../../columns.js';
@@ -65,6 +65,9 @@ export const strategy = defineStrategy<Stored<StatefulSet>>({
   prepareForCreate(ss) { ss.status = { replicas: 0, availableReplicas: 0 }; },
   validate: validateStatefulSet,
   validateUpdate: validateStatefulSetUpdate,
+  validateStatusUpdate: sts => replicaStatus(sts.status,
+    ['replicas', 'readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas', 'observedGeneration', 'collisionCount'],
+    ['readyReplicas', 'currentReplicas', 'updatedReplicas', 'availableReplicas'], 'status.readyReplicas'),
 });
 
 const columns: TableColumn<StatefulSet>[] = [

@@ -8,6 +8,7 @@ import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
 import { fill, specOf } from '../../../defaults/fill.js';
 import { type Causes, invalid, isInt, isSet, oneOf, required } from '../../../validation/fields.js';
+import { statusCounts } from '../../../validation/workload.js';
 import { define, status } from '../../define.js';
 import { age, column, n } from '../../columns.js';
 import { convertHorizontalPodAutoscalers } from './conversion.js';
@@ -72,6 +73,7 @@ export const strategy = defineStrategy<Stored<Hpa>>({
   prepareForCreate(hpa) { hpa.status = { desiredReplicas: 0 }; },
   validate: validateHpa,
   validateUpdate: validateHpa,
+  validateStatusUpdate: hpa => statusCounts(hpa.status, ['currentReplicas', 'desiredReplicas']),
 });
 
 /** the field of a metric that holds its source, by the metric's type */

@@ -10,6 +10,7 @@ import {
   type Causes, immutable, invalid, isSet, labelSelector, nonNegative, notSupported, oneOf, positive, required, sameJson,
 } from '../../../validation/fields.js';
 import { validateTemplate } from '../../../validation/pod-spec.js';
+import { statusCounts } from '../../../validation/workload.js';
 
 type StoredJob = Stored<Job>;
 
@@ -91,5 +92,6 @@ export const strategy = defineStrategy<StoredJob>({
   prepareForCreate(job, ctx) { job.status = {}; generateSelector(job, ctx); },
   validate: validateJob,
   validateUpdate: validateJobUpdate,
+  validateStatusUpdate: job => statusCounts(job.status, ['active', 'succeeded', 'failed', 'ready']),
   selectableFields: { 'status.successful': job => String(job.status?.succeeded ?? 0) },
 });

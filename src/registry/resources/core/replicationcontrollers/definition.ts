@@ -8,7 +8,7 @@ import { fill, specOf } from '../../../defaults/fill.js';
 import { defaultTemplate } from '../../../defaults/pod-spec.js';
 import { type Causes, invalid, labels, nonNegative, required } from '../../../validation/fields.js';
 import { validateTemplate } from '../../../validation/pod-spec.js';
-import { always } from '../../../validation/workload.js';
+import { always, replicaStatus } from '../../../validation/workload.js';
 import { define, only, statusSubresource } from '../../define.js';
 import { scale } from '../../scale.js';
 import { formatLabels, workloadWide } from '../../columns.js';
@@ -47,6 +47,8 @@ export const strategy = defineStrategy<Stored<ReplicationController>>({
   prepareForCreate(rc) { rc.status = { replicas: 0 }; },
   validate: validateReplicationController,
   validateUpdate: validateReplicationController,
+  validateStatusUpdate: rc => replicaStatus(rc.status, ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration'],
+    ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']),
 });
 
 export const definition = define<ReplicationController>({

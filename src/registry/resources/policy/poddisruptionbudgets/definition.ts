@@ -5,6 +5,7 @@ import * as s from '../../../../api/schemas/policy-v1.js';
 import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
 import { type Causes, intOrPercent, invalid, isSet, labelSelector, oneOf } from '../../../validation/fields.js';
+import { statusCounts } from '../../../validation/workload.js';
 import { define, only, status } from '../../define.js';
 import { age, column, n } from '../../columns.js';
 
@@ -23,6 +24,7 @@ export const strategy = defineStrategy<Stored<PodDisruptionBudget>>({
   prepareForCreate(pdb) { pdb.status = { disruptionsAllowed: 0, currentHealthy: 0, desiredHealthy: 0, expectedPods: 0 }; },
   validate: validatePdb,
   validateUpdate: validatePdb,
+  validateStatusUpdate: pdb => statusCounts(pdb.status, ['disruptionsAllowed', 'currentHealthy', 'desiredHealthy', 'expectedPods', 'observedGeneration']),
 });
 
 const columns: TableColumn<PodDisruptionBudget>[] = [
