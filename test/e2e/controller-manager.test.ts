@@ -61,6 +61,9 @@ describe('cluster-controller-manager', () => {
     const bad = startProgram([`--kubeconfig=${server.kubeconfig}`, '--controllers=*,nosuch']);
     assert.equal(await bad.exited, 2);
     assert.match(bad.output, /"nosuch" is not in the list of known controllers/);
+    const badCidr = startProgram([`--kubeconfig=${server.kubeconfig}`, '--allocate-node-cidrs=true', '--cluster-cidr=10.244.0.0/24', '--node-cidr-mask-size=16']);
+    assert.equal(await badCidr.exited, 2);
+    assert.match(badCidr.output, /mask size 16 is smaller than the prefix length/);
   });
 
   test('two processes elect one leader; when it dies the other takes over without duplicating pods', async () => {
@@ -100,5 +103,22 @@ describe('cluster-controller-manager', () => {
     assert.equal(await b.exited, 0);
     // a graceful stop frees the lease
     assert.equal((await leases.get('kube-controller-manager')).spec.holderIdentity ?? '', '');
+  });
+
+  test('the flags of kubeadm\'s manifest start it, and its node IPAM gives a new node a CIDR from --cluster-cidr', async () => {
+    const kubeconfig = server.kubeconfig;
+    const p = startProgram(['--allocate-node-cidrs=true', `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
+      '--bind-address=127.0.0.1', '--cluster-cidr=10.244.0.0/16', '--cluster-name=kubernetes', '--controllers=*,bootstrapsigner,tokencleaner',
+      `--kubeconfig=${kubeconfig}`, '--leader-elect=false', '--service-cluster-ip-range=10.96.0.0/12', '--use-service-account-credentials=true',
+      '--horizontal-pod-autoscaler-sync-period=10s', '--pod-eviction-timeout=1m', '--secure-port=10257']);
+    procs.push(p);
+    await waitFor('the controllers running', () => /controllers running/.test(p.output));
+    assert.match(p.output, /pod-eviction-timeout is deprecated/);
+    const nodes = client.resource({ group: '', version: 'v1', resource: 'nodes' });
+    await nodes.create({ metadata: { name: 'kubeadm-node' } });
+    const cidrs = await waitFor('a CIDR for the node', async () => (await nodes.get('kubeadm-node')).spec?.podCIDRs);
+    assert.match(cidrs[0], /^10\.244\.\d+\.0\/24$/);
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0);
   });
 });
