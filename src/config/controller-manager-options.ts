@@ -127,16 +127,19 @@ const programFlags: readonly FlagDecl[] = [
   { name: 'master', type: 'string', default: '', help: 'The API server\'s address, overriding the one in --kubeconfig.' },
   // the API server's own --service-cluster-ip-range is the embedded controller manager's
   { name: 'service-cluster-ip-range', type: 'stringList', default: [], help: 'The Services\' cluster IP ranges (as the API server\'s flag), kept out of node CIDRs where they overlap --cluster-cidr.' },
-  { name: 'bind-address', type: 'string', default: '0.0.0.0', help: 'The address of the health and metrics port. Accepted; the controller manager serves no port yet.' },
-  { name: 'secure-port', type: 'int', default: 10257, help: 'The HTTPS port for health checks and metrics (0: none). Accepted; the controller manager serves no port yet.', validate: (v) => ((v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be from 0 to 65535') },
-  { name: 'authentication-kubeconfig', type: 'string', default: '', help: 'Client configuration for TokenReviews of the serving port\'s clients. Accepted; no port is served yet.' },
-  { name: 'authorization-kubeconfig', type: 'string', default: '', help: 'Client configuration for SubjectAccessReviews of the serving port\'s clients. Accepted; no port is served yet.' },
-  { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle for client certificates of the serving port. Accepted; no port is served yet.' },
-  { name: 'requestheader-client-ca-file', type: 'string', default: '', help: 'CA of an authenticating proxy in front of the serving port. Accepted; no port is served yet.' },
-  { name: 'requestheader-allowed-names', type: 'stringList', default: [], help: 'Common names an authenticating proxy\'s certificate may have. Accepted; no port is served yet.' },
-  { name: 'requestheader-username-headers', type: 'stringList', default: ['x-remote-user'], help: 'Headers that carry the user name. Accepted; no port is served yet.' },
-  { name: 'requestheader-group-headers', type: 'stringList', default: ['x-remote-group'], help: 'Headers that carry groups. Accepted; no port is served yet.' },
-  { name: 'requestheader-extra-headers-prefix', type: 'stringList', default: ['x-remote-extra-'], help: 'Header prefixes of extra attributes. Accepted; no port is served yet.' },
+  { name: 'bind-address', type: 'string', default: '0.0.0.0', help: 'The address the HTTPS port (--secure-port) listens on. 0.0.0.0 or :: means all interfaces.' },
+  { name: 'secure-port', type: 'int', default: 10257, help: 'The HTTPS port serving /healthz, /livez and /readyz to anyone and /metrics to users the API server authorizes. 0: none.', validate: (v) => ((v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be from 0 to 65535') },
+  { name: 'authentication-kubeconfig', type: 'string', default: '', help: 'The client configuration with which bearer tokens of the HTTPS port\'s clients are checked by TokenReview. Empty: tokens are refused.' },
+  { name: 'authorization-kubeconfig', type: 'string', default: '', help: 'The client configuration with which the HTTPS port\'s clients are authorized by SubjectAccessReview. Empty: only /healthz, /livez and /readyz answer.' },
+  { name: 'client-ca-file', type: 'string', default: '', help: 'The CA bundle client certificates of the HTTPS port are checked against.' },
+  { name: 'requestheader-client-ca-file', type: 'string', default: '', help: 'CA of an authenticating proxy in front of the serving port. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-allowed-names', type: 'stringList', default: [], help: 'Common names an authenticating proxy\'s certificate may have. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-username-headers', type: 'stringList', default: ['x-remote-user'], help: 'Headers that carry the user name. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-group-headers', type: 'stringList', default: ['x-remote-group'], help: 'Headers that carry groups. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-extra-headers-prefix', type: 'stringList', default: ['x-remote-extra-'], help: 'Header prefixes of extra attributes. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'tls-cert-file', type: 'string', default: '', help: 'The HTTPS port\'s certificate (PEM). Without it a self-signed one is made in --cert-dir.' },
+  { name: 'tls-private-key-file', type: 'string', default: '', help: 'The private key (PEM) of --tls-cert-file.' },
+  { name: 'cert-dir', type: 'string', default: '', help: 'Where a self-signed serving certificate is kept. Default: a folder under the system\'s temporary directory.' },
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
 ];
 
@@ -262,6 +265,10 @@ export interface ParsedControllerManagerProgram {
   verbosity: number;
   warnings: string[];
   help: boolean;
+  serving: {
+    bindAddress: string; securePort: number; certFile?: string; keyFile?: string; certDir?: string;
+    clientCaFile?: string; authenticationKubeconfig?: string; authorizationKubeconfig?: string;
+  };
 }
 
 export function parseControllerManagerProgram(argv: readonly string[]): ParsedControllerManagerProgram {
@@ -276,7 +283,21 @@ export function parseControllerManagerProgram(argv: readonly string[]): ParsedCo
     verbosity: v.v as number,
     warnings: parsed.warnings,
     help: parsed.help,
+    serving: {
+      bindAddress: v['bind-address'] as string, securePort: v['secure-port'] as number,
+      ...pairOf(v, 'tls-cert-file', 'tls-private-key-file'),
+      certDir: (v['cert-dir'] as string) || undefined,
+      clientCaFile: (v['client-ca-file'] as string) || undefined,
+      authenticationKubeconfig: (v['authentication-kubeconfig'] as string) || undefined,
+      authorizationKubeconfig: (v['authorization-kubeconfig'] as string) || undefined,
+    },
   };
+}
+
+function pairOf(v: Record<string, FlagValue | undefined>, cert: string, key: string): { certFile?: string; keyFile?: string } {
+  const certFile = (v[cert] as string) || undefined, keyFile = (v[key] as string) || undefined;
+  if (!certFile !== !keyFile) throw new FlagError(`flags --${cert} and --${key} must be given together`);
+  return { certFile, keyFile };
 }
 
 export const controllerManagerHelp = () =>
