@@ -2,13 +2,14 @@
 // options object. The same options (less the client configuration) run the controllers inside the API server.
 
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
+import { parseCidrText, subnetProblem } from '../api/ip.js';
 import { leaderElectionFlags, leaderElectionOptionsFrom, type LeaderElectionOptions } from './leader-election-options.js';
 
 export type { LeaderElectionOptions };
 
 /** Controller names, as the reference's --controllers flag knows them. */
 export const knownControllers = [
-  'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'endpointslicemirroring', 'ephemeral-volume', 'garbagecollector', 'horizontalpodautoscaling', 'job', 'namespace', 'nodelifecycle', 'podgc',
+  'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'endpointslicemirroring', 'ephemeral-volume', 'garbagecollector', 'horizontalpodautoscaling', 'job', 'namespace', 'nodeipam', 'nodelifecycle', 'podgc',
   'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
 ] as const;
 export type ControllerName = (typeof knownControllers)[number];
@@ -64,6 +65,10 @@ export interface ControllerManagerOptions {
   clusterSigning: { certFile?: string; keyFile?: string; perSigner: Partial<Record<SignerSuffix, { certFile: string; keyFile: string }>> };
   clusterSigningDurationMs: number;
   serviceAccountPrivateKeyFile?: string;
+  /** node CIDR allocation (`--allocate-node-cidrs`); absent: the nodeipam controller does not run */
+  nodeIpam?: { clusterCidrs: string[]; nodeMaskSizes: number[]; serviceCidrs: string[] };
+  clusterName: string;
+  hpaSyncPeriodMs: number;
 }
 
 /** the signers of the certificates API, by the part of the name after `<domain>/` */
@@ -104,6 +109,15 @@ export const controllerManagerFlags: readonly FlagDecl[] = [
   ]),
   { name: 'cluster-signing-duration', type: 'duration', default: 8760 * 3_600_000, help: 'The longest a signed certificate is valid; a request\'s expirationSeconds may ask for less.', validate: positive },
   { name: 'service-account-private-key-file', type: 'string', default: '', help: 'The private key (PEM) that legacy service-account token Secrets are signed with. Without it the token controller does not run.' },
+  { name: 'allocate-node-cidrs', type: 'bool', default: false, help: 'Give every node pod CIDRs (spec.podCIDRs) from --cluster-cidr: the nodeipam controller.' },
+  { name: 'cidr-allocator-type', type: 'string', default: 'RangeAllocator', help: 'How node CIDRs are allocated. Only RangeAllocator (from --cluster-cidr) is built.' },
+  { name: 'cluster-cidr', type: 'string', default: '', help: 'The pods\' CIDR range, one CIDR or two of different IP families (comma-separated), cut into node CIDRs with --allocate-node-cidrs.' },
+  { name: 'node-cidr-mask-size', type: 'int', default: 0, help: 'The prefix length of node CIDRs in a single-stack cluster. Default: 24 for IPv4, 64 for IPv6.', validate: nonNegative },
+  { name: 'node-cidr-mask-size-ipv4', type: 'int', default: 0, help: 'The prefix length of IPv4 node CIDRs. Default: 24.', validate: nonNegative },
+  { name: 'node-cidr-mask-size-ipv6', type: 'int', default: 0, help: 'The prefix length of IPv6 node CIDRs. Default: 64.', validate: nonNegative },
+  { name: 'cluster-name', type: 'string', default: 'kubernetes', help: 'The cluster\'s name. The reference uses it only in cloud-provider controllers (load balancer and route names), which this controller manager does not run: accepted, used by nothing.' },
+  { name: 'horizontal-pod-autoscaler-sync-period', type: 'duration', default: 15_000, help: 'How often each HorizontalPodAutoscaler is evaluated.', validate: positive },
+  { name: 'pod-eviction-timeout', type: 'duration', default: 5 * 60_000, help: 'No effect: pods of an unreachable or not-ready node are evicted by taints and their tolerationSeconds.', deprecated: 'it has no effect since taint-based eviction is always on, and is removed in 1.28' },
   { name: 'min-resync-period', type: 'duration', default: 12 * 3_600_000, help: 'Informers tell controllers about every object again at a random interval between this and twice this.', validate: nonNegative },
 ];
 
@@ -111,6 +125,21 @@ export const controllerManagerFlags: readonly FlagDecl[] = [
 const programFlags: readonly FlagDecl[] = [
   { name: 'kubeconfig', type: 'string', default: '', help: 'The client-configuration file with the API server\'s address and credentials (required).' },
   { name: 'master', type: 'string', default: '', help: 'The API server\'s address, overriding the one in --kubeconfig.' },
+  // the API server's own --service-cluster-ip-range is the embedded controller manager's
+  { name: 'service-cluster-ip-range', type: 'stringList', default: [], help: 'The Services\' cluster IP ranges (as the API server\'s flag), kept out of node CIDRs where they overlap --cluster-cidr.' },
+  { name: 'bind-address', type: 'string', default: '0.0.0.0', help: 'The address the HTTPS port (--secure-port) listens on. 0.0.0.0 or :: means all interfaces.' },
+  { name: 'secure-port', type: 'int', default: 10257, help: 'The HTTPS port serving /healthz, /livez and /readyz to anyone and /metrics to users the API server authorizes. 0: none.', validate: (v) => ((v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be from 0 to 65535') },
+  { name: 'authentication-kubeconfig', type: 'string', default: '', help: 'The client configuration with which bearer tokens of the HTTPS port\'s clients are checked by TokenReview. Empty: tokens are refused.' },
+  { name: 'authorization-kubeconfig', type: 'string', default: '', help: 'The client configuration with which the HTTPS port\'s clients are authorized by SubjectAccessReview. Empty: only /healthz, /livez and /readyz answer.' },
+  { name: 'client-ca-file', type: 'string', default: '', help: 'The CA bundle client certificates of the HTTPS port are checked against.' },
+  { name: 'requestheader-client-ca-file', type: 'string', default: '', help: 'CA of an authenticating proxy in front of the serving port. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-allowed-names', type: 'stringList', default: [], help: 'Common names an authenticating proxy\'s certificate may have. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-username-headers', type: 'stringList', default: ['x-remote-user'], help: 'Headers that carry the user name. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-group-headers', type: 'stringList', default: ['x-remote-group'], help: 'Headers that carry groups. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'requestheader-extra-headers-prefix', type: 'stringList', default: ['x-remote-extra-'], help: 'Header prefixes of extra attributes. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
+  { name: 'tls-cert-file', type: 'string', default: '', help: 'The HTTPS port\'s certificate (PEM). Without it a self-signed one is made in --cert-dir.' },
+  { name: 'tls-private-key-file', type: 'string', default: '', help: 'The private key (PEM) of --tls-cert-file.' },
+  { name: 'cert-dir', type: 'string', default: '', help: 'Where a self-signed serving certificate is kept. Default: a folder under the system\'s temporary directory.' },
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
 ];
 
@@ -140,6 +169,52 @@ function pair(v: Record<string, FlagValue | undefined>, prefix: string): { certF
   const keyFile = (v[`${prefix}-key-file`] as string) || undefined;
   if (!certFile !== !keyFile) throw new FlagError(`flags --${prefix}-cert-file and --${prefix}-key-file must be given together`);
   return { certFile, keyFile };
+}
+
+const defaultNodeMask = { IPv4: 24, IPv6: 64 } as const;
+
+/**
+ * The node CIDR allocator's configuration, checked as the reference checks it at start: one cluster CIDR per IP
+ * family, --node-cidr-mask-size only for a single-stack cluster and not with the per-family flags, a per-family
+ * flag only for a family the cluster has, and node CIDRs no larger than the cluster CIDR nor more than 2^16 of them.
+ */
+export function nodeIpamOptionsFrom(v: Record<string, FlagValue | undefined>): ControllerManagerOptions['nodeIpam'] {
+  if (!v['allocate-node-cidrs']) return undefined;
+  if (v['cidr-allocator-type'] !== 'RangeAllocator') throw new FlagError(`invalid value for flag --cidr-allocator-type: ${JSON.stringify(v['cidr-allocator-type'])}: only RangeAllocator is built`);
+  const text = (v['cluster-cidr'] as string).trim();
+  if (!text) throw new FlagError('flag --cluster-cidr is required with --allocate-node-cidrs=true');
+  const cidrs = text.split(',').map((c) => c.trim());
+  const parsed = cidrs.map((c) => {
+    const p = parseCidrText(c);
+    if (!p) throw new FlagError(`invalid value for flag --cluster-cidr: ${JSON.stringify(c)} is not a CIDR such as 10.244.0.0/16`);
+    return p;
+  });
+  if (parsed.length > 2) throw new FlagError(`invalid value for flag --cluster-cidr: ${parsed.length} CIDRs, at most 2 (one per IP family) are allowed`);
+  const dualStack = parsed.length === 2;
+  if (dualStack && parsed[0]!.family === parsed[1]!.family) throw new FlagError('invalid value for flag --cluster-cidr: two CIDRs must be of different IP families');
+  const mask = v['node-cidr-mask-size'] as number, mask4 = v['node-cidr-mask-size-ipv4'] as number, mask6 = v['node-cidr-mask-size-ipv6'] as number;
+  let sizes = { ...defaultNodeMask } as { IPv4: number; IPv6: number };
+  if (dualStack) {
+    if (mask) throw new FlagError('flag --node-cidr-mask-size is not allowed with a dual-stack --cluster-cidr: use --node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6');
+  } else if (mask) {
+    if (mask4 || mask6) throw new FlagError('flags --node-cidr-mask-size-ipv4 and --node-cidr-mask-size-ipv6 are not allowed with --node-cidr-mask-size');
+    sizes = { IPv4: mask, IPv6: mask };
+  } else {
+    const family = parsed[0]!.family;
+    if (mask4 && family === 'IPv6') throw new FlagError('flag --node-cidr-mask-size-ipv4 is not allowed for a single-stack IPv6 cluster');
+    if (mask6 && family === 'IPv4') throw new FlagError('flag --node-cidr-mask-size-ipv6 is not allowed for a single-stack IPv4 cluster');
+  }
+  if (mask4) sizes.IPv4 = mask4;
+  if (mask6) sizes.IPv6 = mask6;
+  const nodeMaskSizes = parsed.map((p) => sizes[p.family]);
+  parsed.forEach((p, i) => {
+    const problem = subnetProblem(p, nodeMaskSizes[i]!);
+    if (problem) throw new FlagError(`invalid node CIDR mask size for --cluster-cidr ${cidrs[i]}: ${problem}`);
+  });
+  const service = v['service-cluster-ip-range'];
+  const serviceCidrs = (Array.isArray(service) ? service : typeof service === 'string' && service ? service.split(',') : []).map((c) => c.trim());
+  for (const c of serviceCidrs) if (!parseCidrText(c)) throw new FlagError(`invalid value for flag --service-cluster-ip-range: ${JSON.stringify(c)} is not a CIDR`);
+  return { clusterCidrs: cidrs, nodeMaskSizes, serviceCidrs };
 }
 
 /** The shared options from parsed flag values. */
@@ -174,6 +249,9 @@ export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undef
     },
     clusterSigningDurationMs: v['cluster-signing-duration'] as number,
     serviceAccountPrivateKeyFile: (v['service-account-private-key-file'] as string) || undefined,
+    nodeIpam: nodeIpamOptionsFrom(v),
+    clusterName: v['cluster-name'] as string,
+    hpaSyncPeriodMs: v['horizontal-pod-autoscaler-sync-period'] as number,
   };
 }
 
@@ -187,6 +265,10 @@ export interface ParsedControllerManagerProgram {
   verbosity: number;
   warnings: string[];
   help: boolean;
+  serving: {
+    bindAddress: string; securePort: number; certFile?: string; keyFile?: string; certDir?: string;
+    clientCaFile?: string; authenticationKubeconfig?: string; authorizationKubeconfig?: string;
+  };
 }
 
 export function parseControllerManagerProgram(argv: readonly string[]): ParsedControllerManagerProgram {
@@ -201,7 +283,21 @@ export function parseControllerManagerProgram(argv: readonly string[]): ParsedCo
     verbosity: v.v as number,
     warnings: parsed.warnings,
     help: parsed.help,
+    serving: {
+      bindAddress: v['bind-address'] as string, securePort: v['secure-port'] as number,
+      ...pairOf(v, 'tls-cert-file', 'tls-private-key-file'),
+      certDir: (v['cert-dir'] as string) || undefined,
+      clientCaFile: (v['client-ca-file'] as string) || undefined,
+      authenticationKubeconfig: (v['authentication-kubeconfig'] as string) || undefined,
+      authorizationKubeconfig: (v['authorization-kubeconfig'] as string) || undefined,
+    },
   };
+}
+
+function pairOf(v: Record<string, FlagValue | undefined>, cert: string, key: string): { certFile?: string; keyFile?: string } {
+  const certFile = (v[cert] as string) || undefined, keyFile = (v[key] as string) || undefined;
+  if (!certFile !== !keyFile) throw new FlagError(`flags --${cert} and --${key} must be given together`);
+  return { certFile, keyFile };
 }
 
 export const controllerManagerHelp = () =>

@@ -35,11 +35,25 @@ export interface ControllerSettings {
   clusterSigningDurationMs: number;
   /** the key legacy service-account tokens are signed with (`--service-account-private-key-file`); none: not started */
   serviceAccountKeyPem?: string;
+  /** node CIDR allocation (`--allocate-node-cidrs`); none: the nodeipam controller does not run */
+  nodeIpam?: NodeIpamSettings;
+  /** how often each HorizontalPodAutoscaler is looked at (`--horizontal-pod-autoscaler-sync-period`) */
+  hpaSyncPeriodMs: number;
+}
+
+/** The node CIDR allocator's configuration, from --cluster-cidr, --node-cidr-mask-size* and --service-cluster-ip-range. */
+export interface NodeIpamSettings {
+  /** one per IP family; a node gets one CIDR of each, in this order */
+  clusterCidrs: string[];
+  /** the node CIDR prefix length for each cluster CIDR */
+  nodeMaskSizes: number[];
+  /** kept out of the node CIDRs where they overlap a cluster CIDR */
+  serviceCidrs: string[];
 }
 
 export const defaultControllerSettings = (): ControllerSettings => ({
   nodeMonitorPeriodMs: 5_000, nodeMonitorGracePeriodMs: 40_000, nodeStartupGracePeriodMs: 60_000,
-  terminatedPodGcThreshold: 12_500, hostPathProvisioner: false, maxEndpointsPerSlice: 100, mirroringMaxEndpointsPerSubset: 1000, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000,
+  terminatedPodGcThreshold: 12_500, hostPathProvisioner: false, maxEndpointsPerSlice: 100, mirroringMaxEndpointsPerSubset: 1000, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000, hpaSyncPeriodMs: 15_000,
 });
 
 export interface Logger { info(m: string): void; warn(m: string): void; error(m: string): void }

@@ -1,4 +1,4 @@
-// The horizontal pod autoscaler: every 15 s each HorizontalPodAutoscaler's target is scaled (through its scale
+// The horizontal pod autoscaler: every --horizontal-pod-autoscaler-sync-period (15 s) each HorizontalPodAutoscaler's target is scaled (through its scale
 // subresource) to what its Resource metrics ask for, read from the resource metrics API: for a utilization target,
 // ceil(ready pods × current/target utilization of the pods' requests), left alone within a 10% tolerance; the
 // largest of the metrics' counts wins, held within minReplicas and maxReplicas, no higher than double (or 4 more)
@@ -15,7 +15,6 @@ import type { Controller, ControllerContext } from './context.js';
 import type { HorizontalPodAutoscaler, Pod } from './types.js';
 import { matchLabels, parseLabelSelector, type LabelSelector } from '../api/selectors.js';
 
-const syncPeriodMs = 15_000;
 const tolerance = 0.1;
 const defaultDownscaleWindowSeconds = 300;
 
@@ -39,7 +38,7 @@ export const horizontalPodAutoscalerController: Controller = {
       const hpa = hpas.get(key);
       if (!hpa) { recommendations.delete(key); targetSelectors.delete(key); return; }
       await reconcile(ctx, hpa, key, (ns) => pods.list().filter((p) => p.metadata.namespace === ns), { recommendations, targetSelectors });
-      return { requeueAfterMs: syncPeriodMs };
+      return { requeueAfterMs: ctx.settings.hpaSyncPeriodMs };
     });
     hpas.addHandler({ added: (h) => queue.add(keyOf(h)), updated: (_, h) => queue.add(keyOf(h)), deleted: (h) => queue.add(keyOf(h)) });
   },

@@ -30,6 +30,7 @@ import { bootstrapSignerController } from './bootstrapsigner.js';
 import { resourceQuotaController } from './resourcequota.js';
 import { serviceAccountTokenController } from './serviceaccount-token.js';
 import { horizontalPodAutoscalerController } from './horizontal-pod-autoscaler.js';
+import { nodeIpamController } from './nodeipam.js';
 
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
@@ -37,5 +38,5 @@ export const controllers: readonly Controller[] = [
   namespaceController, serviceAccountController, nodeLifecycleController, persistentVolumeBinderController, ephemeralVolumeController, pvcProtectionController, pvProtectionController,
   endpointsController, endpointSliceController, endpointSliceMirroringController, rootCaPublisher, podGcController,
   csrApprovingController, csrSigningController, csrCleanerController, tokenCleanerController, bootstrapSignerController,
-  resourceQuotaController, serviceAccountTokenController, horizontalPodAutoscalerController,
+  resourceQuotaController, serviceAccountTokenController, horizontalPodAutoscalerController, nodeIpamController,
 ];

@@ -29,6 +29,8 @@ export function controllerSettings(o: ControllerManagerOptions, defaultCa?: { ce
     terminatedPodGcThreshold: o.terminatedPodGcThreshold, hostPathProvisioner: o.enableHostPathProvisioner, maxEndpointsPerSlice: o.maxEndpointsPerSlice, mirroringMaxEndpointsPerSubset: o.mirroringMaxEndpointsPerSubset, resourceQuotaSyncPeriodMs: o.resourceQuotaSyncPeriodMs,
     ...(o.rootCaFile ? { rootCaPem: read(o.rootCaFile) } : {}),
     signers, clusterSigningDurationMs: o.clusterSigningDurationMs,
+    hpaSyncPeriodMs: o.hpaSyncPeriodMs,
+    ...(o.nodeIpam ? { nodeIpam: o.nodeIpam } : {}),
     ...(o.serviceAccountPrivateKeyFile ? { serviceAccountKeyPem: read(o.serviceAccountPrivateKeyFile) }
       : defaultServiceAccountKeyPem ? { serviceAccountKeyPem: defaultServiceAccountKeyPem } : {}),
   };
@@ -39,7 +41,9 @@ export function controllerManagerSettings(o: ControllerManagerOptions, defaultCa
   return {
     settings: controllerSettings(o, defaultCa, defaultServiceAccountKeyPem),
     controllers: controllers.map((c) => c.name)
-      .filter((name) => controllerEnabled(name, o.controllers) && (name !== 'garbagecollector' || o.enableGarbageCollector)),
+      .filter((name) => controllerEnabled(name, o.controllers) && (name !== 'garbagecollector' || o.enableGarbageCollector)
+        // as the reference: the nodeipam controller runs only with --allocate-node-cidrs
+        && (name !== 'nodeipam' || !!o.nodeIpam)),
     concurrency: o.concurrency,
     leaderElection: o.leaderElection,
     kubeApiQps: o.kubeApiQps,

@@ -12,6 +12,24 @@ import { clientFromFile, type Client } from '../../src/client/rest-client.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { waitFor } from '../support/cluster.js';
+import { freePort } from '../support/ports.js';
+import { request as httpsRequest } from 'node:https';
+import { writeFileSync } from 'node:fs';
+import { loadClientConfig } from '../../src/config/client-config.js';
+
+/** a GET of the controller manager's HTTPS port, with a client certificate or a bearer token if given */
+function get(port: number, path: string, cred: { certPem?: string; keyPem?: string; token?: string } = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ host: '127.0.0.1', port, path, rejectUnauthorized: false, cert: cred.certPem, key: cred.keyPem,
+      headers: cred.token ? { authorization: `Bearer ${cred.token}` } : {} }, (res) => {
+      let body = '';
+      res.on('data', (d) => { body += d; });
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 
 const program = new URL('../../bin/controller-manager.js', import.meta.url).pathname;
 const podsRef = { group: '', version: 'v1', resource: 'pods' };
@@ -33,7 +51,7 @@ describe('cluster-controller-manager', () => {
   let root: string;
   const procs: Proc[] = [];
   const flags = () => [`--kubeconfig=${server.kubeconfig}`, '--leader-elect-lease-duration=3s', '--leader-elect-renew-deadline=2s',
-    '--leader-elect-retry-period=500ms', '--kube-api-qps=100', '--kube-api-burst=200'];
+    '--leader-elect-retry-period=500ms', '--kube-api-qps=100', '--kube-api-burst=200', '--secure-port=0'];
 
   before(async () => {
     // the server runs its scheduler but no controllers of its own
@@ -61,6 +79,9 @@ describe('cluster-controller-manager', () => {
     const bad = startProgram([`--kubeconfig=${server.kubeconfig}`, '--controllers=*,nosuch']);
     assert.equal(await bad.exited, 2);
     assert.match(bad.output, /"nosuch" is not in the list of known controllers/);
+    const badCidr = startProgram([`--kubeconfig=${server.kubeconfig}`, '--allocate-node-cidrs=true', '--cluster-cidr=10.244.0.0/24', '--node-cidr-mask-size=16']);
+    assert.equal(await badCidr.exited, 2);
+    assert.match(badCidr.output, /mask size 16 is smaller than the prefix length/);
   });
 
   test('two processes elect one leader; when it dies the other takes over without duplicating pods', async () => {
@@ -100,5 +121,47 @@ describe('cluster-controller-manager', () => {
     assert.equal(await b.exited, 0);
     // a graceful stop frees the lease
     assert.equal((await leases.get('kube-controller-manager')).spec.holderIdentity ?? '', '');
+  });
+
+  test('the flags of kubeadm\'s manifest start it: node IPAM gives a new node a CIDR, the HTTPS port serves health to anyone and metrics to whom RBAC allows', async (t) => {
+    // a server of its own with RBAC, so that what the HTTPS port refuses is the API server's decision
+    const rbac = await startTestServer({ flags: ['--controller-manager=false', '--authorization-mode=Node,RBAC'] });
+    const rbacClient = await clientFromFile(rbac.kubeconfig);
+    const server = rbac, client = rbacClient;
+    t.after(async () => { rbacClient.close(); await rbac.close(); });
+    const kubeconfig = server.kubeconfig;
+    const port = await freePort();
+    const caFile = join(root, 'client-ca.crt');
+    writeFileSync(caFile, server.caCertPem);
+    const p = startProgram([`--client-ca-file=${caFile}`, '--allocate-node-cidrs=true', `--authentication-kubeconfig=${kubeconfig}`, `--authorization-kubeconfig=${kubeconfig}`,
+      '--bind-address=127.0.0.1', '--cluster-cidr=10.244.0.0/16', '--cluster-name=kubernetes', '--controllers=*,bootstrapsigner,tokencleaner',
+      `--kubeconfig=${kubeconfig}`, '--leader-elect=false', '--service-cluster-ip-range=10.96.0.0/12', '--use-service-account-credentials=true',
+      '--horizontal-pod-autoscaler-sync-period=10s', '--pod-eviction-timeout=1m', `--secure-port=${port}`]);
+    procs.push(p);
+    await waitFor('the controllers running', () => /controllers running/.test(p.output));
+    assert.match(p.output, /pod-eviction-timeout is deprecated/);
+    const nodes = client.resource({ group: '', version: 'v1', resource: 'nodes' });
+    await nodes.create({ metadata: { name: 'kubeadm-node' } });
+    const cidrs = await waitFor('a CIDR for the node', async () => (await nodes.get('kubeadm-node')).spec?.podCIDRs);
+    assert.match(cidrs[0], /^10\.244\.\d+\.0\/24$/);
+
+    // the HTTPS port: health for anyone, metrics for whom the API server authorizes
+    await waitFor('the HTTPS port', () => /serving HTTPS/.test(p.output));
+    assert.deepEqual(await get(port, '/healthz'), { status: 200, body: 'ok' });
+    assert.equal((await get(port, '/healthz/ping')).status, 200);
+    assert.equal((await get(port, '/healthz/nosuch')).status, 404);
+    assert.match((await get(port, '/readyz?verbose')).body, /\[\+\]ping ok/);
+    assert.equal((await get(port, '/livez')).status, 200);
+    assert.equal((await get(port, '/metrics')).status, 403, 'anonymous');
+    assert.equal((await get(port, '/metrics', { token: 'not-a-token' })).status, 401);
+    const nobody = await loadClientConfig(await server.userKubeconfig('nobody'));
+    assert.equal((await get(port, '/metrics', nobody)).status, 403);
+    const admin = await loadClientConfig(await server.userKubeconfig('admin', ['system:masters']));
+    const metrics = await get(port, '/metrics', admin);
+    assert.equal(metrics.status, 200);
+    assert.match(metrics.body, /leader_election_master_status\{name="kube-controller-manager"\} 1/);
+    assert.match(metrics.body, /process_cpu_seconds_total/);
+    p.child.kill('SIGTERM');
+    assert.equal(await p.exited, 0);
   });
 });

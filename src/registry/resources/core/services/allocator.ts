@@ -7,6 +7,9 @@
 import type { ObjectStore } from '../../../../storage/objects.js';
 import type { ApiObject } from '../../../../api/meta.js';
 import type { Service, ServiceSpec } from '../../../../api/types/core-v1.js';
+import { formatIp, parseIp } from '../../../../api/ip.js';
+
+export { formatIp, parseIp };
 
 export interface IpRange { family: 'IPv4' | 'IPv6'; base: bigint; bits: number; size: bigint; cidr: string }
 
@@ -22,42 +25,8 @@ export function parseCidr(cidr: string): IpRange {
   return { family, base, bits, size: 1n << BigInt(bits), cidr };
 }
 
-export function parseIp(s: string): bigint | undefined {
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(s)) {
-    const parts = s.split('.').map(Number);
-    if (parts.some(p => p > 255)) return undefined;
-    if (s.split('.').some(p => p.length > 1 && p.startsWith('0'))) return undefined;
-    return parts.reduce((a, p) => (a << 8n) + BigInt(p), 0n);
-  }
-  if (!s.includes(':') || !/^[0-9a-fA-F:]+$/.test(s)) return undefined;
-  const halves = s.split('::');
-  if (halves.length > 2) return undefined;
-  const head = halves[0] ? halves[0].split(':') : [];
-  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
-  const missing = 8 - head.length - tail.length;
-  if ((halves.length === 1 && missing !== 0) || missing < 0) return undefined;
-  const groups = [...head, ...Array(halves.length === 2 ? missing : 0).fill('0'), ...tail];
-  if (groups.some(g => g.length === 0 || g.length > 4)) return undefined;
-  return groups.reduce((a, g) => (a << 16n) + BigInt(parseInt(g, 16)), 0n);
-}
-
 export const familyOf = (ip: string): 'IPv4' | 'IPv6' | undefined =>
   parseIp(ip) === undefined ? undefined : ip.includes(':') ? 'IPv6' : 'IPv4';
-
-export function formatIp(v: bigint, family: 'IPv4' | 'IPv6'): string {
-  if (family === 'IPv4') return [24n, 16n, 8n, 0n].map(s => String((v >> s) & 255n)).join('.');
-  const groups = Array.from({ length: 8 }, (_, i) => ((v >> BigInt(112 - 16 * i)) & 0xffffn).toString(16));
-  // the longest run of zero groups becomes '::'
-  let best = -1, bestLen = 0;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== '0') { i++; continue; }
-    let j = i; while (j < 8 && groups[j] === '0') j++;
-    if (j - i > bestLen && j - i > 1) { best = i; bestLen = j - i; }
-    i = j;
-  }
-  if (best < 0) return groups.join(':');
-  return `${groups.slice(0, best).join(':')}::${groups.slice(best + bestLen).join(':')}`;
-}
 
 /** the addresses a range hands out: not the network address, nor (IPv4) the broadcast address */
 function usable(r: IpRange, v: bigint): boolean {
