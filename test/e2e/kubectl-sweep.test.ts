@@ -286,6 +286,14 @@ function suite(domain: ApiDomain) {
       await kn(['run', 'waiter', '--image=busybox']);
       assert.match(await kn(['wait', '--for=condition=Ready', 'pod/waiter', '--timeout=120s'], long), /pod\/waiter condition met/);
       assert.match(await kn(['wait', '--for=jsonpath={.status.phase}=Running', 'pod/waiter', '--timeout=60s']), /condition met/);
+      // the scheduler writes its events through the events API, as the reference's does; kubectl events reads the core view
+      const scheduled = await waitFor('the Scheduled event', async () => (await jn(['get', `events.v1.events.${domain}`])).items
+        .find((e: any) => e.regarding?.name === 'waiter' && e.reason === 'Scheduled'));
+      assert.equal(scheduled.reportingController, 'default-scheduler');
+      assert.equal(scheduled.action, 'Binding');
+      assert.match(scheduled.eventTime, /\.\d{6}Z$/);
+      assert.equal(scheduled.deprecatedLastTimestamp, undefined);
+      assert.match(await kn(['events', '--for=pod/waiter', '--types=Normal']), /Normal\s+Scheduled\s+Pod\/waiter\s+Successfully assigned sweep\/waiter to /);
       await kn(['delete', 'pod', 'waiter', '--wait=false']);
       assert.match(await kn(['wait', '--for=delete', 'pod/waiter', '--timeout=120s'], long), /pod\/waiter condition met|^$/);
       assert.notEqual((await k.run(['get', 'pod', 'waiter', '-n', ns])).code, 0);
