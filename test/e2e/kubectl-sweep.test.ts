@@ -293,6 +293,10 @@ function suite(domain: ApiDomain) {
       assert.equal(scheduled.action, 'Binding');
       assert.match(scheduled.eventTime, /\.\d{6}Z$/);
       assert.equal(scheduled.deprecatedLastTimestamp, undefined);
+      // the core view: the reporter instead of a source, which is still there, empty, as the reference's struct is
+      const core = (await jn(['get', 'events'])).items.find((e: any) => e.involvedObject?.name === 'waiter' && e.reason === 'Scheduled');
+      assert.equal(core.reportingComponent, 'default-scheduler');
+      assert.deepEqual(core.source, {});
       assert.match(await kn(['events', '--for=pod/waiter', '--types=Normal']), /Normal\s+Scheduled\s+Pod\/waiter\s+Successfully assigned sweep\/waiter to /);
       await kn(['delete', 'pod', 'waiter', '--wait=false']);
       assert.match(await kn(['wait', '--for=delete', 'pod/waiter', '--timeout=120s'], long), /pod\/waiter condition met|^$/);
@@ -375,6 +379,46 @@ function suite(domain: ApiDomain) {
       const renamed = await k.run(['edit', 'configmap', 'edited', '-n', ns], { env: { EDITOR: editor(dir, 'rename.sh', 's/^  name: edited$/  name: other/') } });
       assert.notEqual(renamed.code, 0);
       assert.match(renamed.stderr, /At least one of apiVersion, kind and name was changed/);
+    });
+
+    test('cordon and drain: what it will not delete without --ignore-daemonsets / --delete-emptydir-data / --force, a budget that blocks an eviction', async () => {
+      const node = cluster.nodes[1]!;
+      const onNode = (name: string, extra: object = {}): Manifest => ({
+        apiVersion: 'v1', kind: 'Pod', metadata: { name, namespace: ns, labels: { app: name } },
+        spec: { nodeName: node, containers: [{ name: 'c', image: 'busybox' }], ...extra },
+      });
+      await k.ok(['apply', '-f', k.manifest('drain.yaml', [
+        onNode('bare'),
+        onNode('scratch', { volumes: [{ name: 'v', emptyDir: {} }], containers: [{ name: 'c', image: 'busybox', volumeMounts: [{ name: 'v', mountPath: '/v' }] }] }),
+        onNode('guarded'),
+        { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'guarded', namespace: ns }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'guarded' } } } },
+        {
+          apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'drained-ds', namespace: ns },
+          spec: { selector: { matchLabels: { app: 'drained-ds' } }, template: { metadata: { labels: { app: 'drained-ds' } }, spec: { containers: [{ name: 'c', image: 'ds:1' }] } } },
+        },
+      ])]);
+      await waitFor('the DaemonSet\'s pod on the node', async () => (await jn(['get', 'pods', '-l', 'app=drained-ds'])).items.some((p: any) => p.spec.nodeName === node), 60_000);
+      await waitFor('the budget counting its pod', async () => (await jn(['get', 'pdb', 'guarded'])).status?.currentHealthy === 1, 60_000);
+      assert.match(await k.ok(['cordon', node]), new RegExp(`node/${node} cordoned`));
+      assert.equal((await k.json(['get', 'node', node])).spec.unschedulable, true);
+      const refused = await k.run(['drain', node, '--timeout=60s']);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /cannot delete DaemonSet-managed Pods \(use --ignore-daemonsets to ignore\): [^\n]*sweep\/drained-ds-/);
+      assert.match(refused.stderr, /cannot delete Pods with local storage \(use --delete-emptydir-data to override\): sweep\/scratch/);
+      // other bare pods of earlier tests may share the node: kubectl lists them all on one line
+      const bare = /^cannot delete Pods declare no controller \(use --force to override\): (.*)$/m.exec(refused.stderr);
+      assert.ok(bare, refused.stderr);
+      assert.ok(bare[1]!.split(', ').includes('sweep/bare') && bare[1]!.split(', ').includes('sweep/guarded'), bare[1]);
+      // kubectl retries a refused eviction until its own timeout: that timeout is what ends this drain
+      const blocked = await k.run(['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=8s']);
+      assert.notEqual(blocked.code, 0);
+      assert.match(blocked.stderr, /error when evicting pods\/"guarded" -n "sweep" \(will retry after 5s\): Cannot evict pod as it would violate the pod's disruption budget\./);
+      assert.match(blocked.stdout, /pod\/bare evicted/);
+      await waitFor('bare and scratch gone', async () => (await jn(['get', 'pods'])).items.filter((p: any) => ['bare', 'scratch'].includes(p.metadata.name)).length === 0, 60_000);
+      await kn(['delete', 'pdb', 'guarded']);
+      assert.match(await k.ok(['drain', node, '--ignore-daemonsets', '--delete-emptydir-data', '--force', '--timeout=120s'], long), new RegExp(`node/${node} drained`));
+      assert.match(await k.ok(['uncordon', node]), new RegExp(`node/${node} uncordoned`));
+      assert.equal((await k.json(['get', 'node', node])).spec.unschedulable, undefined);
     });
   });
 }
