@@ -12,10 +12,16 @@ import { quantityValue } from '../api/quantity.js';
 export const isWriteOf = (a: Readonly<AdmissionAttributes>, group: string, resource: string) =>
   a.group === group && a.resource === resource && a.subresource === '' && !!a.object;
 
+/**
+ * the name a refusal gives: a create's name is not generated yet when admission runs, so the reference names
+ * the object by its generateName prefix (`pods "web-5d4f8-" is forbidden: ...`)
+ */
+export const refusedName = (a: Readonly<AdmissionAttributes>) => a.name || (a.object?.metadata.generateName ?? '');
+
 /** `<resource> "<name>" is forbidden: <why>`, as the reference refuses a request in admission */
 export const refuse = (a: Readonly<AdmissionAttributes>, why: string) =>
-  forbidden(`${qualifiedResource(a.group, a.resource)} "${a.name}" is forbidden: ${why}`,
-    { name: a.name, group: a.group || undefined, kind: a.resource });
+  forbidden(`${qualifiedResource(a.group, a.resource)} "${refusedName(a)}" is forbidden: ${why}`,
+    { name: refusedName(a), group: a.group || undefined, kind: a.resource });
 
 /** several reasons print as the reference's aggregate: one alone, or `[a, b]` */
 export const aggregate = (reasons: string[]) => (reasons.length === 1 ? reasons[0]! : `[${reasons.join(', ')}]`);

@@ -359,7 +359,17 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
 
 /** CRI log lines are `<RFC 3339 time> <stream> <P|F> <text>`; partial lines join the next. */
 export function parseCriLog(raw: string, timestamps: boolean): string[] {
-  return parseCriEntries(raw).entries.map((e) => `${timestamps ? `${e.time} ` : ''}${e.text}\n`);
+  return parseCriEntries(raw).entries.map((e) => `${timestamps ? `${fixedNanoTime(e.time)} ` : ''}${e.text}\n`);
+}
+
+/**
+ * a log time as the reference's node agent prints it with `timestamps`: nine fraction digits always (its fixed
+ * RFC 3339 nano form), whatever precision the runtime wrote
+ */
+export function fixedNanoTime(time: string): string {
+  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(time);
+  if (!m) return time;
+  return `${m[1]}.${(m[2] ?? '').slice(0, 9).padEnd(9, '0')}${m[3]}`;
 }
 
 /** the whole lines of a CRI log text, and what is left of an unfinished one */
@@ -407,7 +417,7 @@ async function streamLog(req: IncomingMessage, res: ServerResponse, file: string
     const lines: string[] = [];
     for (const e of entries) {
       if (o.since !== undefined && Date.parse(e.time) < o.since) continue;
-      lines.push(o.timestamps ? `${e.time} ${e.text}\n` : `${e.text}\n`);
+      lines.push(o.timestamps ? `${fixedNanoTime(e.time)} ${e.text}\n` : `${e.text}\n`);
     }
     let out = lines.join('');
     if (Buffer.byteLength(out) > budget) out = Buffer.from(out).subarray(0, budget).toString('utf8');

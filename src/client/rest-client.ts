@@ -115,6 +115,13 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * what the server said, as the reference's clients print an error (events, conditions): the Status message
+ * without the request this client adds for its own logs
+ */
+export const serverMessage = (e: unknown): string =>
+  e instanceof ApiError && typeof e.status?.message === 'string' ? e.status.message : (e as Error)?.message ?? String(e);
+
 export const isNotFound = (e: unknown) => e instanceof ApiError && e.code === 404;
 export const isConflict = (e: unknown) => e instanceof ApiError && e.code === 409;
 export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code === 409 && e.reason === 'AlreadyExists';

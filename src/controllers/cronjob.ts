@@ -6,7 +6,7 @@
 import { CronExpressionParser } from 'cron-parser';
 import { nowTimestamp } from '../api/meta.js';
 import { ownerUidIndex } from '../client/informer.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
+import { isAlreadyExists, isConflict, isNotFound, serverMessage } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import { controllerOf, controllerRef, keyOf, splitKey, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
@@ -160,7 +160,7 @@ async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[]): P
       ctx.recorder.event(cj, 'Normal', 'SuccessfulCreate', `Created job ${name}`);
     } catch (e) {
       if (!isAlreadyExists(e)) {
-        ctx.recorder.event(cj, 'Warning', 'FailedCreate', `Error creating job: ${(e as Error).message}`);
+        ctx.recorder.event(cj, 'Warning', 'FailedCreate', `Error creating job: ${serverMessage(e)}`);
         throw e;
       }
       made = await jobClient.get(name);

@@ -4,7 +4,7 @@
 // replaced. Templates are kept as ControllerRevisions and a RollingUpdate replaces old pods within
 // maxUnavailable (or starts the new pod first within maxSurge). Status counts nodes, not pods.
 import { ownerUidIndex } from '../client/informer.js';
-import { isConflict, isNotFound } from '../client/rest-client.js';
+import { isConflict, isNotFound, serverMessage } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, controllerOf, controllerRef, keyOf, liveOwner, msUntilAvailable, podAvailable, podFromTemplate,
@@ -177,7 +177,7 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
       const made = await podClient.create(pod);
       ctx.recorder.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${made.metadata.name}`);
     } catch (e) {
-      ctx.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${(e as Error).message}`);
+      ctx.recorder.event(ds, 'Warning', 'FailedCreate', `Error creating: ${serverMessage(e)}`);
       failed ??= e;
     }
   }));

@@ -2,7 +2,7 @@
 // from the volume's claim template and owned by the pod (so the claim goes with it). A claim of that name the pod
 // does not own is not taken over: the pod is told so by an event, and waits.
 import { ephemeralClaimName, ephemeralClaimNotForPod } from '../api/volumes.js';
-import { isAlreadyExists } from '../client/rest-client.js';
+import { isAlreadyExists, serverMessage } from '../client/rest-client.js';
 import { controllerRef, keyOf, startQueue } from './common.js';
 import type { Controller } from './context.js';
 import type { Pod, PersistentVolumeClaim } from './types.js';
@@ -39,7 +39,7 @@ export const ephemeralVolumeController: Controller = {
       } catch (e) {
         // made a moment ago (by this controller, or by someone else): its arrival in the cache syncs the pod again
         if (isAlreadyExists(e)) return;
-        throw new Error(`PVC creation failed: ${(e as Error).message}`);
+        throw new Error(`PVC creation failed: ${serverMessage(e)}`);
       }
     }
 
@@ -51,7 +51,7 @@ export const ephemeralVolumeController: Controller = {
         try {
           await ensureClaim(pod, v);
         } catch (e) {
-          ctx.recorder.event(pod, 'Warning', 'FailedBinding', `ephemeral volume ${v.name}: ${(e as Error).message}`);
+          ctx.recorder.event(pod, 'Warning', 'FailedBinding', `ephemeral volume ${v.name}: ${serverMessage(e)}`);
           throw e;
         }
       }

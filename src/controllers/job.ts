@@ -7,7 +7,7 @@
 // or lost, across restarts of the controller. Suspended jobs run no pods.
 import { nowTimestamp } from '../api/meta.js';
 import { ownerUidIndex } from '../client/informer.js';
-import { isConflict, isNotFound } from '../client/rest-client.js';
+import { isConflict, isNotFound, serverMessage } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import {
   claimOwned, controllerOf, controllerRef, createExpectations, deletionRank, keyOf, liveOwner, podFromTemplate, podReady,
@@ -263,7 +263,7 @@ export const jobController: Controller = {
           const created = await podClient.create(pod);
           ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
         });
-        if (error) ctx.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${(error as Error).message}`);
+        if (error) ctx.recorder.event(job, 'Warning', 'FailedCreate', `Error creating: ${serverMessage(error)}`);
         return error;
       }
 

@@ -12,7 +12,7 @@ import { posix } from 'node:path';
 import {
   bindVolumeToClaim, claimClass, claimNamesClass, defaultClass, findMatchingVolume, hasAnnotation, isVolumeBoundToClaim, volumeAnnotations, volumeMismatch, volumeModeMismatch,
 } from '../api/volumes.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
+import { isAlreadyExists, isConflict, isNotFound, serverMessage } from '../client/rest-client.js';
 import { keyOf, startQueue } from './common.js';
 import type { Controller } from './context.js';
 import type { Obj, PersistentVolume, PersistentVolumeClaim, StorageClass } from './types.js';
@@ -192,7 +192,7 @@ export const persistentVolumeBinderController: Controller = {
       } catch (e) {
         await rm(path, { recursive: true, force: true });
         if (isAlreadyExists(e)) return claim;
-        ctx.recorder.event(claim, 'Warning', 'ProvisioningFailed', `Failed to provision volume with StorageClass "${cls.metadata.name}": ${(e as Error).message}`);
+        ctx.recorder.event(claim, 'Warning', 'ProvisioningFailed', `Failed to provision volume with StorageClass "${cls.metadata.name}": ${serverMessage(e)}`);
         throw e;
       }
       ctx.recorder.event(claim, 'Normal', 'ProvisioningSucceeded', `Successfully provisioned volume ${name} using ${cls.provisioner}`);

@@ -2,7 +2,7 @@
 // match and releasing pods that stopped matching; creates in batches that double (1, 2, 4, ...) and stops
 // at the first refusal; deletes the least useful pods first; and reports replicas, fully labeled, ready and
 // available counts. The same engine runs ReplicationControllers (replication-controller.ts).
-import { isConflict, isNotFound, type ResourceRef } from '../client/rest-client.js';
+import { isConflict, isNotFound, type ResourceRef, serverMessage } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import { ownerUidIndex } from '../client/informer.js';
 import { nowTimestamp } from '../api/meta.js';
@@ -118,7 +118,7 @@ async function manageReplicas<T extends Obj>(ctx: ControllerContext, k: ReplicaK
       ctx.recorder.event(owner, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.metadata.name}`);
     });
     if (error) {
-      const message = (error as Error).message;
+      const message = serverMessage(error);
       ctx.recorder.event(owner, 'Warning', 'FailedCreate', `Error creating: ${message}`);
       return { reason: 'FailedCreate', message };
     }
@@ -133,8 +133,8 @@ async function manageReplicas<T extends Obj>(ctx: ControllerContext, k: ReplicaK
       } catch (e) {
         expectations.deletionFailed(key, keyOf(p));
         if (isNotFound(e)) return;
-        failure = { reason: 'FailedDelete', message: (e as Error).message };
-        ctx.recorder.event(owner, 'Warning', 'FailedDelete', `Error deleting: ${(e as Error).message}`);
+        failure = { reason: 'FailedDelete', message: serverMessage(e) };
+        ctx.recorder.event(owner, 'Warning', 'FailedDelete', `Error deleting: ${serverMessage(e)}`);
       }
     }));
     return failure;

@@ -8,7 +8,7 @@
 // set an owner of its claims, whenScaled Delete makes each pod beyond the replicas the owner of its claims before the
 // pod goes (Retain for both, the default, leaves claims owned by neither).
 import { ownerUidIndex } from '../client/informer.js';
-import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.js';
+import { isAlreadyExists, isConflict, isNotFound, serverMessage } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, controllerOf, controllerRef, keyOf, liveOwner, msUntilAvailable, podAvailable, podFromTemplate, podReady,
@@ -218,7 +218,7 @@ async function createPod(ctx: ControllerContext, set: StatefulSet, ordinal: numb
       ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Claim ${name} Pod ${podName} in StatefulSet ${set.metadata.name} success`);
     } catch (e) {
       if (!isAlreadyExists(e)) {
-        ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${podName} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
+        ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Claim ${name} for Pod ${podName} in StatefulSet ${set.metadata.name} failed error: ${serverMessage(e)}`);
         throw e;
       }
     }
@@ -236,7 +236,7 @@ async function createPod(ctx: ControllerContext, set: StatefulSet, ordinal: numb
     ctx.recorder.event(set, 'Normal', 'SuccessfulCreate', `create Pod ${podName} in StatefulSet ${set.metadata.name} successful`);
   } catch (e) {
     if (isAlreadyExists(e)) return;   // the cache had not seen it yet
-    ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Pod ${podName} in StatefulSet ${set.metadata.name} failed error: ${(e as Error).message}`);
+    ctx.recorder.event(set, 'Warning', 'FailedCreate', `create Pod ${podName} in StatefulSet ${set.metadata.name} failed error: ${serverMessage(e)}`);
     throw e;
   }
 }

@@ -119,8 +119,9 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
   const recorderFor = (component: string) => {
     let rec = recorders.get(component);
     if (!rec) {
-      // core/v1 events: the server stores events.<domain>/v1 events apart from them, and kubectl describe reads these
-      rec = createEventRecorder(eventClient, { names, component, host: `${component}-${hostname()}`, api: 'core', log: (m) => o.log.warn(m) });
+      // events.<domain>/v1 events, as the reference's scheduler writes them (eventTime, reportingController, action,
+      // a series when one repeats); the core view that kubectl describe and kubectl events read shows the same objects
+      rec = createEventRecorder(eventClient, { names, component, host: `${component}-${hostname()}`, api: 'events', log: (m) => o.log.warn(m) });
       recorders.set(component, rec);
     }
     return rec;

@@ -3,6 +3,7 @@
 import { definePlugin } from '../types.js';
 import { forbidden, notFound } from '../../api/status.js';
 import type { Namespace } from '../../api/types/core-v1.js';
+import { refuse } from '../util.js';
 
 /** how long after admitting a namespace's delete creates in it read storage, and how many such namespaces are kept
  *  (the reference's figures) */
@@ -43,8 +44,7 @@ export default definePlugin({
         const ns = await listers.get('', 'namespaces', '', a.namespace, readFresh(a.namespace));
         if (!ns) throw notFound('', 'namespaces', a.namespace);
         if (ns.metadata.deletionTimestamp || (ns as Namespace).status?.phase === 'Terminating')
-          throw forbidden(`${a.resource} "${a.name}" is forbidden: unable to create new content in namespace ${a.namespace} because it is being terminated`,
-            { name: a.name, group: a.group || undefined, kind: a.resource });
+          throw refuse(a, `unable to create new content in namespace ${a.namespace} because it is being terminated`);
       },
     };
   },

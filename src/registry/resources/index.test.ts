@@ -155,13 +155,14 @@ describe('built-in resource catalog', () => {
     assert.equal(find('authentication', 'selfsubjectreviews').versions[0].name, 'v1beta1');
   });
 
-  test('autoscaling serves v2 and v1, stores v2; alpha versions are only the two admission policies', () => {
+  test('autoscaling serves v2 and v1, stores v2; alpha versions are only the two admission policies and SelfSubjectReview\'s v1alpha1', () => {
     const hpa = find('autoscaling', 'horizontalpodautoscalers');
     assert.deepEqual(hpa.versions.map(v => [v.name, v.served, v.storage]), [['v2', true, true], ['v1', true, false]]);
     assert.ok(hpa.versions[0].schema?.properties?.spec?.properties?.metrics);
     assert.ok(hpa.versions[1].schema?.properties?.spec?.properties?.targetCPUUtilizationPercentage);
     const alpha = builtinResources.filter(d => d.versions.some(v => v.name.includes('alpha'))).map(d => d.resource).sort();
-    assert.deepEqual(alpha, ['validatingadmissionpolicies', 'validatingadmissionpolicybindings']);
+    assert.deepEqual(alpha, ['selfsubjectreviews', 'validatingadmissionpolicies', 'validatingadmissionpolicybindings']);
+    assert.deepEqual(find('authentication', 'selfsubjectreviews').versions.map(v => [v.name, v.served, v.storage]), [['v1beta1', true, true], ['v1alpha1', true, false]]);
   });
 });
 

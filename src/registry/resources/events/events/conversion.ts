@@ -11,10 +11,14 @@ const renamed: Array<[string, string]> = [
 ];
 const same = ['reason', 'type', 'eventTime', 'series', 'action', 'related', 'reportingInstance'];
 
-/** the fields of `o` under the other form's names: `pairs` map each name of o's form to the other's */
-function rename(o: ApiObject, apiVersion: string, pairs: Array<[string, string]>): ApiObject {
+/**
+ * the fields of `o` under the other form's names: `pairs` map each name of o's form to the other's. The source is a
+ * struct in the reference's types, never omitted: an event without one shows `{}` (clients read `source.component`)
+ */
+function rename(o: ApiObject, apiVersion: string, pairs: Array<[string, string]>, sourceField: string): ApiObject {
   const out: ApiObject = { apiVersion, kind: 'Event', metadata: o.metadata };
   for (const [from, to] of [...pairs, ...same.map((f): [string, string] => [f, f])]) if (o[from] !== undefined) out[to] = o[from];
+  out[sourceField] ??= {};
   return out;
 }
 
@@ -26,7 +30,7 @@ const toEvents = renamed.map(([e, c]): [string, string] => [c, e]);
 export async function convertEvents(objects: ApiObject[], toApiVersion: string): Promise<ApiObject[]> {
   return objects.map(o => {
     if (o.apiVersion === toApiVersion) return o;
-    if (toApiVersion === coreApiVersion) return rename(o, toApiVersion, toCore);
-    return o.apiVersion === coreApiVersion ? rename(o, toApiVersion, toEvents) : { ...o, apiVersion: toApiVersion };
+    if (toApiVersion === coreApiVersion) return rename(o, toApiVersion, toCore, 'source');
+    return o.apiVersion === coreApiVersion ? rename(o, toApiVersion, toEvents, 'deprecatedSource') : { ...o, apiVersion: toApiVersion };
   });
 }
