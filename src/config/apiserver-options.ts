@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { loadYaml } from '../util/yaml.js';
-import { apiDomains, defaultApiDomain, type ApiDomain } from '../api/naming.js';
+import { apiDomains, defaultApiDomain, naming, type ApiDomain } from '../api/naming.js';
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { re2Problem } from '../util/re2.js';
@@ -225,7 +225,7 @@ function auditBatchFlags(backend: 'log' | 'webhook', what: string, d: { mode: Au
 }
 
 /** the reference's media types for storage: all accepted, objects are stored as JSON whichever is named */
-export const storageMediaTypes = ['application/json', 'application/yaml', 'application/vnd.kubernetes.protobuf'];
+export const storageMediaTypes = ['application/json', 'application/yaml', ...new Set(apiDomains.map(d => naming(d).protobufMediaType))];
 
 /** flags accepted for compatibility that do nothing here: a value other than the default is warned about at start */
 const notActingFlags: Record<string, string> = {
