@@ -237,7 +237,6 @@ const notActingFlags: Record<string, string> = {
   'contention-profiling': 'the process has no lock-contention profile; /debug/pprof serves CPU profiles and heap snapshots',
   'lease-reuse-duration-seconds': 'every key with a time to live (Events) is expired by the server itself, without storage leases',
   'tracing-config-file': 'this server exports no traces',
-  'watch-cache-sizes': 'the watch cache keeps every resource\'s history the same way, whatever its size',
 };
 
 export const apiServerFlags: readonly FlagDecl[] = [
@@ -348,7 +347,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'goaway-chance', type: 'float', default: 0, help: 'On HTTP/2 connections, the chance (0 to 0.02) that, after a request, the server asks the client to go (a graceful GOAWAY: requests in progress finish) so that its next requests open a new connection, perhaps to another server behind a load balancer. 0: never.', validate: (v) => ((v as number) < 0 || (v as number) > 0.02 ? '--goaway-chance can not be less than 0 or greater than 0.02' : undefined) },
   { name: 'http2-max-streams-per-connection', type: 'int', default: 0, help: 'The streams an HTTP/2 client may have open at once on one connection (advertised in its SETTINGS). 0: no limit, this server\'s default (one node agent carries the watches of many simulated nodes on one connection).', validate: nonNegative },
   { name: 'admission-control', type: 'stringList', default: [], help: 'Admission plugins to run, in order; plugins on by default that are not named are off. Not with --enable-admission-plugins or --disable-admission-plugins.', deprecated: 'Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.' },
-  { name: 'watch-cache-sizes', type: 'stringList', default: [], help: 'Events kept by the watch cache for some resources, as resource[.group]#size, comma-separated. Accepted and checked; not acting: this server\'s watch cache keeps every resource\'s history the same way.', validate: (v) => checkWatchCacheSizes(v as string[]) },
+  { name: 'watch-cache-sizes', type: 'stringList', default: [], help: 'Events the watch cache keeps for a resource (the history a watch from an older resourceVersion can resume from; older ones get 410 Gone), as resource[.group]#size, comma-separated (core resources without a group). Size 0 keeps no history, but the resource is still served from the cache (the reference turns its cache off). Others keep up to 10,000 events of the last 5 minutes.', validate: (v) => checkWatchCacheSizes(v as string[]) },
   { name: 'delete-collection-workers', type: 'int', default: 1, help: 'How many objects a DELETE of a collection deletes at once.', validate: (v) => ((v as number) < 1 ? 'must be at least 1' : undefined) },
   { name: 'kubernetes-service-node-port', type: 'int', default: 0, help: 'Above 0: the API server\'s own Service in default is of type NodePort, its https port on this node port (inside --service-node-port-range). 0: ClusterIP.', validate: (v) => ((v as number) < 0 || (v as number) > 65535 ? 'must be a port number from 0 to 65535' : undefined) },
   { name: 'aggregator-reject-forwarding-redirect', type: 'bool', default: true, help: 'A redirect (3xx) answered by the backend of an APIService is not passed to the client, which gets a 502 instead.' },
@@ -483,6 +482,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   const nodePort = options.kubernetesServiceNodePort, range = options.serviceNodePortRange;
   if (nodePort > 0 && (nodePort < range.base || nodePort >= range.base + range.size))
     throw new FlagError(`kubernetes-service-node-port ${nodePort} must be within the range of --service-node-port-range (${range.base}-${range.base + range.size - 1})`);
+  for (const [resource, size] of Object.entries(options.watchCacheSizes))
+    if (size === 0) warnings.push(`flag --watch-cache-sizes: ${resource}#0 keeps no history of ${resource}, but its lists and watches are still served from the watch cache (the reference would turn its cache off)`);
   for (const [flag, why] of Object.entries(notActingFlags)) {
     const decl = apiServerFlags.find(d => d.name === flag)!;
     if (parsed.given.has(flag) && JSON.stringify(v[flag]) !== JSON.stringify(decl.default)) warnings.push(`flag --${flag} is accepted but has no effect: ${why}`);

@@ -286,6 +286,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       async start() {
         watchCache = createWatchCache(createObjectStore(kv), {
           root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log,
+          historyLimitFor: prefix => watchCacheSizeOf(options.watchCacheSizes, resources.all().find(i => i.keyPrefix === prefix)),
           // memory and SQLite publish every commit to their watchers before acknowledging it; etcd's revisions also
           // count other clients' writes, and a decorated store may fail reads its watch never shows
           consistentReads: options.storageBackend !== 'etcd' && !tuning.decorateStorage,
@@ -649,4 +650,10 @@ function withTimeout(c: HealthCheck, ms: number): HealthCheck {
       try { await Promise.race([Promise.resolve(c.check()), late]); } finally { clearTimeout(timer); }
     },
   };
+}
+
+/** the size --watch-cache-sizes gives a resource: by `resource.group`, or by `resource` alone for the core group */
+function watchCacheSizeOf(sizes: Record<string, number>, info: { resource: string; group: string } | undefined): number | undefined {
+  if (!info) return undefined;
+  return info.group ? sizes[`${info.resource}.${info.group}`] : sizes[info.resource];
 }

@@ -261,3 +261,52 @@ test('--logging-format=json: the program writes its log lines as JSON objects', 
     await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)));
   }
 });
+
+test('--watch-cache-sizes: a resource keeps only its own size of history; others keep the default', async () => {
+  const server = await startTestServer({ flags: ['--watch-cache-sizes=configmaps#3'] });
+  const c = createClient(server);
+  try {
+    const created: Record<string, string[]> = { configmaps: [], secrets: [] };
+    for (let i = 0; i < 8; i++) for (const resource of ['configmaps', 'secrets']) {
+      const r = await c.request('POST', `/api/v1/namespaces/default/${resource}`, { body: { metadata: { name: `h-${i}` } } });
+      assert.equal(r.status, 201, r.body);
+      created[resource]!.push(r.json.metadata.resourceVersion);
+    }
+    // storage keeps no old revisions: a watch from one is served only from the watch cache's history
+    await server.faults.compactNow();
+    /** the first thing a watch from the first object's resourceVersion gets: an event, or the HTTP status of a refusal */
+    const firstOf = async (resource: string) => {
+      const w = await c.watch(`/api/v1/namespaces/default/${resource}?watch=true&resourceVersion=${created[resource]![0]}`);
+      try {
+        if (w.status !== 200) return { status: w.status };
+        const e = await w.next(10_000);
+        return { type: e?.type, code: e?.object?.code, name: e?.object?.metadata?.name };
+      } finally { w.close(); }
+    };
+    // seven configmaps changed since: more than the three kept, so the watch cannot resume (410 Gone)
+    const cms = await firstOf('configmaps');
+    assert.ok(cms.status === 410 || (cms.type === 'ERROR' && cms.code === 410), JSON.stringify(cms));
+    assert.deepEqual(await firstOf('secrets'), { type: 'ADDED', code: undefined, name: 'h-1' });
+  } finally {
+    c.close();
+    await server.close();
+  }
+});
+
+test('--etcd-count-metric-poll-period: counts are taken once a period; 0 turns apiserver_storage_objects off', async () => {
+  const count = (text: string) => Number(/^apiserver_storage_objects\{resource="configmaps"\} (\d+)/m.exec(text)?.[1] ?? NaN);
+  const slow = await startTestServer({ flags: ['--etcd-count-metric-poll-period=1h'] });
+  const off = await startTestServer({ flags: ['--etcd-count-metric-poll-period=0'] });
+  const c = createClient(slow), c0 = createClient(off);
+  try {
+    const before = count((await c.get('/metrics')).body);
+    assert.ok(Number.isInteger(before), 'apiserver_storage_objects is served');
+    assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'counted-later' } } })).status, 201);
+    assert.equal(count((await c.get('/metrics')).body), before, 'a scrape within the period sees the counts taken at its start');
+    assert.doesNotMatch((await c0.get('/metrics')).body, /^apiserver_storage_objects/m);
+  } finally {
+    c.close(); c0.close();
+    await slow.close();
+    await off.close();
+  }
+});
