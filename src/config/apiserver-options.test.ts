@@ -1,7 +1,9 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { apiServerFlags, apiServerHelp, parseApiServerOptions, parsePortRange } from './apiserver-options.js';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { apiServerFlags, apiServerHelp, checkCompatibilityFiles, parseApiServerOptions, parsePortRange, parseWatchCacheSizes } from './apiserver-options.js';
 import { FlagError } from './flags.js';
 import { apiDomains, defaultApiDomain } from '../api/naming.js';
 
@@ -190,5 +192,121 @@ describe('authentication and authorization flags', () => {
     assert.throws(() => parseApiServerOptions(['--oidc-issuer-url=http://issuer', '--oidc-client-id=c']), /must be an https URL/);
     assert.throws(() => parseApiServerOptions(['--authorization-mode=Webhook']), /needs --authorization-webhook-config-file/);
     assert.throws(() => parseApiServerOptions(['--requestheader-username-headers=X-User']), /--requestheader-client-ca-file is required/);
+  });
+});
+
+describe('API server options: the reference\'s flags for HTTP/2, admission, storage checks, logging and compatibility', () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'apiserver-flags-'));
+  const file = (name: string, text: string) => { const p = join(tmp, name); writeFileSync(p, text); return p; };
+
+  test('defaults', () => {
+    const { options: o, warnings } = parseApiServerOptions([]);
+    assert.deepEqual(warnings, []);
+    assert.equal(o.goawayChance, 0);
+    assert.equal(o.http2MaxStreamsPerConnection, 0);
+    assert.equal(o.admissionControl, undefined);
+    assert.deepEqual(o.watchCacheSizes, {});
+    assert.equal(o.deleteCollectionWorkers, 1);
+    assert.equal(o.kubernetesServiceNodePort, 0);
+    assert.equal(o.aggregatorRejectForwardingRedirect, true);
+    assert.equal(o.etcdHealthcheckTimeoutMs, 2000);
+    assert.equal(o.etcdReadycheckTimeoutMs, 2000);
+    assert.equal(o.etcdCountMetricPollPeriodMs, 60_000);
+    assert.equal(o.loggingFormat, 'text');
+  });
+
+  test('--goaway-chance: 0 to 0.02, with the reference\'s message', () => {
+    assert.equal(parseApiServerOptions(['--goaway-chance=0.02']).options.goawayChance, 0.02);
+    assert.throws(() => parseApiServerOptions(['--goaway-chance=0.021']), /--goaway-chance can not be less than 0 or greater than 0.02/);
+    assert.throws(() => parseApiServerOptions(['--goaway-chance=-0.01']), /can not be less than 0/);
+    assert.throws(() => parseApiServerOptions(['--goaway-chance=often']), FlagError);
+  });
+
+  test('--http2-max-streams-per-connection, --delete-collection-workers, the etcd timeouts and poll period', () => {
+    const { options: o } = parseApiServerOptions(['--http2-max-streams-per-connection=100', '--delete-collection-workers=8',
+      '--etcd-healthcheck-timeout=5s', '--etcd-readycheck-timeout=500ms', '--etcd-count-metric-poll-period=0']);
+    assert.equal(o.http2MaxStreamsPerConnection, 100);
+    assert.equal(o.deleteCollectionWorkers, 8);
+    assert.equal(o.etcdHealthcheckTimeoutMs, 5000);
+    assert.equal(o.etcdReadycheckTimeoutMs, 500);
+    assert.equal(o.etcdCountMetricPollPeriodMs, 0);
+    assert.throws(() => parseApiServerOptions(['--http2-max-streams-per-connection=-1']), FlagError);
+    assert.throws(() => parseApiServerOptions(['--delete-collection-workers=0']), /must be at least 1/);
+    assert.throws(() => parseApiServerOptions(['--etcd-healthcheck-timeout=0s']), FlagError);
+    assert.throws(() => parseApiServerOptions(['--etcd-count-metric-poll-period=-1s']), FlagError);
+  });
+
+  test('--admission-control: the whole list, deprecated, and not with --enable/--disable-admission-plugins', () => {
+    const { options: o, warnings } = parseApiServerOptions(['--admission-control=NamespaceLifecycle,ServiceAccount']);
+    assert.deepEqual(o.admissionControl, ['NamespaceLifecycle', 'ServiceAccount']);
+    assert.ok(warnings.some(w => /--admission-control is deprecated/.test(w)), warnings.join('\n'));
+    for (const other of ['--enable-admission-plugins=NodeRestriction', '--disable-admission-plugins=ServiceAccount'])
+      assert.throws(() => parseApiServerOptions(['--admission-control=NamespaceLifecycle', other]),
+        /admission-control and enable-admission-plugins\/disable-admission-plugins flags are mutually exclusive/);
+  });
+
+  test('--watch-cache-sizes: resource[.group]#size, bad entries refused with the reference\'s messages, a warning for size 0', () => {
+    const { options: o, warnings } = parseApiServerOptions(['--watch-cache-sizes=pods#1000,deployments.apps#0']);
+    assert.deepEqual(o.watchCacheSizes, { pods: 1000, 'deployments.apps': 0 });
+    assert.deepEqual(warnings.filter(w => /--watch-cache-sizes/.test(w)).length, 1);
+    assert.match(warnings.find(w => /--watch-cache-sizes/.test(w))!, /deployments\.apps#0 keeps no history/);
+    assert.deepEqual(parseWatchCacheSizes(['Pods#5']), { pods: 5 });
+    assert.throws(() => parseApiServerOptions(['--watch-cache-sizes=pods']), /invalid value of watch cache size: pods/);
+    assert.throws(() => parseApiServerOptions(['--watch-cache-sizes=pods#1#2']), /invalid value of watch cache size/);
+    assert.throws(() => parseApiServerOptions(['--watch-cache-sizes=pods#many']), /invalid size of watch cache size: pods#many/);
+    assert.throws(() => parseApiServerOptions(['--watch-cache-sizes=pods#-1']), /watch cache size cannot be negative: pods#-1/);
+  });
+
+  test('--kubernetes-service-node-port: inside --service-node-port-range', () => {
+    assert.equal(parseApiServerOptions(['--kubernetes-service-node-port=30443']).options.kubernetesServiceNodePort, 30443);
+    assert.throws(() => parseApiServerOptions(['--kubernetes-service-node-port=8443']), /must be within the range of --service-node-port-range \(30000-32767\)/);
+    assert.equal(parseApiServerOptions(['--service-node-port-range=8000-9000', '--kubernetes-service-node-port=8443']).options.kubernetesServiceNodePort, 8443);
+    assert.throws(() => parseApiServerOptions(['--kubernetes-service-node-port=70000']), FlagError);
+  });
+
+  test('--aggregator-reject-forwarding-redirect and --logging-format', () => {
+    assert.equal(parseApiServerOptions(['--aggregator-reject-forwarding-redirect=false']).options.aggregatorRejectForwardingRedirect, false);
+    assert.equal(parseApiServerOptions(['--logging-format=json']).options.loggingFormat, 'json');
+    assert.throws(() => parseApiServerOptions(['--logging-format=xml']), FlagError);
+  });
+
+  test('flags that do not act here: accepted, a warning only for a value other than the default', () => {
+    const defaults = ['--apiserver-count=1', '--storage-media-type=application/json', '--contention-profiling=false', '--lease-reuse-duration-seconds=60',
+      '--etcd-db-metric-poll-interval=30s', '--enable-logs-handler', '--cloud-provider=', '--log-json-info-buffer-size=0'];
+    assert.deepEqual(parseApiServerOptions(defaults).warnings.filter(w => /has no effect/.test(w)), []);
+    const { warnings } = parseApiServerOptions(['--apiserver-count=3', '--storage-media-type=application/vnd.kubernetes.protobuf', '--contention-profiling',
+      '--lease-reuse-duration-seconds=30', '--etcd-db-metric-poll-interval=10s', '--vmodule=foo=4', '--log-json-info-buffer-size=1Mi']);
+    for (const flag of ['apiserver-count', 'storage-media-type', 'contention-profiling', 'lease-reuse-duration-seconds', 'etcd-db-metric-poll-interval', 'vmodule', 'log-json-info-buffer-size'])
+      assert.ok(warnings.some(w => w.startsWith(`flag --${flag} is accepted but has no effect`)), `no warning for --${flag}:\n${warnings.join('\n')}`);
+    assert.ok(warnings.some(w => /--apiserver-count is deprecated/.test(w)));
+    assert.throws(() => parseApiServerOptions(['--storage-media-type=application/xml']), /unsupported storage media type: application\/xml/);
+    assert.throws(() => parseApiServerOptions(['--cloud-provider=aws']), /cloud provider "aws" is not built in/);
+    assert.ok(parseApiServerOptions(['--cloud-provider=external']).warnings.some(w => /cloud controller manager/.test(w)));
+  });
+
+  test('--tracing-config-file and --egress-selector-config-file: read and checked at start', async () => {
+    const tracing = file('tracing.yaml', 'apiVersion: apiserver.config.k8s.io/v1alpha1\nkind: TracingConfiguration\nendpoint: localhost:4317\nsamplingRatePerMillion: 100\n');
+    const { options: o, warnings } = parseApiServerOptions([`--tracing-config-file=${tracing}`]);
+    assert.ok(warnings.some(w => /--tracing-config-file is accepted but has no effect/.test(w)));
+    await checkCompatibilityFiles(o);
+    const badRate = file('tracing-bad.yaml', 'kind: TracingConfiguration\nsamplingRatePerMillion: 2000000\n');
+    await assert.rejects(checkCompatibilityFiles({ tracingConfigFile: badRate }), /--tracing-config-file: samplingRatePerMillion/);
+    await assert.rejects(checkCompatibilityFiles({ tracingConfigFile: join(tmp, 'missing.yaml') }), /cannot read .*missing\.yaml: ENOENT/);
+    const direct = file('egress.yaml', 'apiVersion: apiserver.k8s.io/v1beta1\nkind: EgressSelectorConfiguration\negressSelections:\n- name: cluster\n  connection:\n    proxyProtocol: Direct\n- name: etcd\n  connection:\n    proxyProtocol: Direct\n');
+    await checkCompatibilityFiles({ egressSelectorConfigFile: direct });
+    const proxied = file('egress-proxy.yaml', 'kind: EgressSelectorConfiguration\negressSelections:\n- name: cluster\n  connection:\n    proxyProtocol: HTTPConnect\n    transport:\n      tcp:\n        url: https://konnectivity:8131\n');
+    await assert.rejects(checkCompatibilityFiles({ egressSelectorConfigFile: proxied }), /egressSelections\[0\]\.connection\.proxyProtocol: "HTTPConnect" is not supported/);
+    const unknownName = file('egress-name.yaml', 'kind: EgressSelectorConfiguration\negressSelections:\n- name: master\n  connection:\n    proxyProtocol: Direct\n');
+    await assert.rejects(checkCompatibilityFiles({ egressSelectorConfigFile: unknownName }), /egressSelections\[0\]\.name: Unsupported value: "master"/);
+  });
+
+  test('help lists the new flags', () => {
+    const text = apiServerHelp();
+    for (const flag of ['goaway-chance', 'http2-max-streams-per-connection', 'admission-control', 'watch-cache-sizes', 'delete-collection-workers',
+      'kubernetes-service-node-port', 'aggregator-reject-forwarding-redirect', 'etcd-healthcheck-timeout', 'etcd-readycheck-timeout',
+      'etcd-count-metric-poll-period', 'etcd-db-metric-poll-interval', 'logging-format', 'vmodule', 'log-json-info-buffer-size', 'apiserver-count',
+      'storage-media-type', 'contention-profiling', 'lease-reuse-duration-seconds', 'tracing-config-file', 'enable-logs-handler', 'cloud-provider',
+      'egress-selector-config-file'])
+      assert.match(text, new RegExp(`--${flag}\\b`));
   });
 });

@@ -5,7 +5,9 @@ import type { OidcOptions } from '../authn/oidc.js';
 import type { RequestHeaderOptions } from '../authn/request-header.js';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
-import { apiDomains, defaultApiDomain, type ApiDomain } from '../api/naming.js';
+import { readFile } from 'node:fs/promises';
+import { loadYaml } from '../util/yaml.js';
+import { apiDomains, defaultApiDomain, naming, type ApiDomain } from '../api/naming.js';
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { re2Problem } from '../util/re2.js';
@@ -168,6 +170,30 @@ export interface ApiServerOptions {
   scheduler?: EmbeddedSchedulerOptions;
   /** the metrics server run inside the server's process (how often it scrapes); undefined with --metrics-server=false */
   metricsServer?: { resolutionMs: number };
+  /** HTTP/2: the chance, after each request, that the connection is asked to go (a graceful GOAWAY), 0 to 0.02 */
+  goawayChance: number;
+  /** HTTP/2: the streams a client may open at once on one connection (SETTINGS_MAX_CONCURRENT_STREAMS); 0: no limit */
+  http2MaxStreamsPerConnection: number;
+  /** --admission-control: exactly these plugins, in this order, are on (undefined: --enable/--disable-admission-plugins) */
+  admissionControl?: string[];
+  /** --watch-cache-sizes: events kept per resource (`resource` or `resource.group`), overriding the default size */
+  watchCacheSizes: Record<string, number>;
+  /** how many deletes a DELETE of a collection runs at once */
+  deleteCollectionWorkers: number;
+  /** > 0: the `<vendor>` Service in default is of type NodePort, its https port on this node port */
+  kubernetesServiceNodePort: number;
+  /** a redirect answered by an APIService's backend is refused (502) rather than passed to the client */
+  aggregatorRejectForwardingRedirect: boolean;
+  /** how long the storage check of /healthz and /livez, and of /readyz, may take */
+  etcdHealthcheckTimeoutMs: number;
+  etcdReadycheckTimeoutMs: number;
+  /** how long the counts of apiserver_storage_objects are kept before they are counted again; 0: not collected */
+  etcdCountMetricPollPeriodMs: number;
+  /** the format of the server's log lines */
+  loggingFormat: 'text' | 'json';
+  /** configuration files read and checked at start (checkCompatibilityFiles), whose settings do not act here */
+  tracingConfigFile?: string;
+  egressSelectorConfigFile?: string;
 }
 
 export interface EmbeddedSchedulerOptions {
@@ -199,6 +225,21 @@ function auditBatchFlags(backend: 'log' | 'webhook', what: string, d: { mode: Au
     { name: `${f}-truncate-max-event-size`, type: 'int', default: 100 * 1024, help: `Bytes of one event sent to ${what} at most, when truncating: a larger one loses its request and response objects, then is dropped.`, validate: positiveInt },
   ];
 }
+
+/** the reference's media types for storage: all accepted, objects are stored as JSON whichever is named */
+export const storageMediaTypes = ['application/json', 'application/yaml', ...new Set(apiDomains.map(d => naming(d).protobufMediaType))];
+
+/** flags accepted for compatibility that do nothing here: a value other than the default is warned about at start */
+const notActingFlags: Record<string, string> = {
+  'etcd-db-metric-poll-interval': 'this server has no apiserver_storage_db_total_size_in_bytes metric',
+  'vmodule': 'per-file log verbosity is not supported; -v applies to every file',
+  'log-json-info-buffer-size': 'JSON log lines are written unbuffered',
+  'apiserver-count': 'it sets the master-count endpoint reconciler, which this server does not have (see --endpoint-reconciler-type)',
+  'storage-media-type': 'objects are always stored as JSON',
+  'contention-profiling': 'the process has no lock-contention profile; /debug/pprof serves CPU profiles and heap snapshots',
+  'lease-reuse-duration-seconds': 'every key with a time to live (Events) is expired by the server itself, without storage leases',
+  'tracing-config-file': 'this server exports no traces',
+};
 
 export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'storage-backend', type: 'enum', values: ['memory', 'sqlite', 'etcd'], default: 'sqlite', help: 'Where objects are stored: in memory (lost on exit), an embedded SQLite file under --data-dir, or etcd.' },
@@ -306,6 +347,28 @@ export const apiServerFlags: readonly FlagDecl[] = [
   ...controllerManagerFlags,
   ...embeddedSchedulerFlags,
   { name: 'metrics-server', type: 'bool', default: true, help: 'Run a metrics server inside the server\'s process and register it as the APIService of the resource metrics API (metrics.<domain>/v1beta1), which `top` reads; it scrapes each node agent\'s /metrics/resource through nodes/proxy. Turn it off to register another metrics server instead.' },
+  { name: 'goaway-chance', type: 'float', default: 0, help: 'On HTTP/2 connections, the chance (0 to 0.02) that, after a request, the server asks the client to go (a graceful GOAWAY: requests in progress finish) so that its next requests open a new connection, perhaps to another server behind a load balancer. 0: never.', validate: (v) => ((v as number) < 0 || (v as number) > 0.02 ? '--goaway-chance can not be less than 0 or greater than 0.02' : undefined) },
+  { name: 'http2-max-streams-per-connection', type: 'int', default: 0, help: 'The streams an HTTP/2 client may have open at once on one connection (advertised in its SETTINGS). 0: no limit, this server\'s default (one node agent carries the watches of many simulated nodes on one connection).', validate: nonNegative },
+  { name: 'admission-control', type: 'stringList', default: [], help: 'Admission plugins to run, in order; plugins on by default that are not named are off. Not with --enable-admission-plugins or --disable-admission-plugins.', deprecated: 'Use --enable-admission-plugins or --disable-admission-plugins instead. Will be removed in a future version.' },
+  { name: 'watch-cache-sizes', type: 'stringList', default: [], help: 'Events the watch cache keeps for a resource (the history a watch from an older resourceVersion can resume from; older ones get 410 Gone), as resource[.group]#size, comma-separated (core resources without a group). Size 0 keeps no history, but the resource is still served from the cache (the reference turns its cache off). Others keep up to 10,000 events of the last 5 minutes.', validate: (v) => checkWatchCacheSizes(v as string[]) },
+  { name: 'delete-collection-workers', type: 'int', default: 1, help: 'How many objects a DELETE of a collection deletes at once.', validate: (v) => ((v as number) < 1 ? 'must be at least 1' : undefined) },
+  { name: 'kubernetes-service-node-port', type: 'int', default: 0, help: 'Above 0: the API server\'s own Service in default is of type NodePort, its https port on this node port (inside --service-node-port-range). 0: ClusterIP.', validate: (v) => ((v as number) < 0 || (v as number) > 65535 ? 'must be a port number from 0 to 65535' : undefined) },
+  { name: 'aggregator-reject-forwarding-redirect', type: 'bool', default: true, help: 'A redirect (3xx) answered by the backend of an APIService is not passed to the client, which gets a 502 instead.' },
+  { name: 'etcd-healthcheck-timeout', type: 'duration', default: 2000, help: 'How long the storage check of /healthz and /livez may take before it fails.', validate: positiveNumber },
+  { name: 'etcd-readycheck-timeout', type: 'duration', default: 2000, help: 'How long the storage check of /readyz may take before it fails.', validate: positiveNumber },
+  { name: 'etcd-count-metric-poll-period', type: 'duration', default: 60_000, help: 'How often the counts of apiserver_storage_objects are taken (a scrape in between sees the last counts). 0 disables the metric.', validate: nonNegative },
+  { name: 'etcd-db-metric-poll-interval', type: 'duration', default: 30_000, help: 'Accepted for compatibility; not acting: this server has no apiserver_storage_db_total_size_in_bytes metric.', validate: nonNegative },
+  { name: 'logging-format', type: 'enum', values: ['text', 'json'], default: 'text', help: 'The format of log lines: text (a level letter and a timestamp, then the message) or json (one JSON object a line: ts in seconds, v, msg; errors with err).' },
+  { name: 'vmodule', type: 'string', default: '', help: 'Accepted for compatibility (pattern=N,... per-file verbosity); not acting: -v applies to every file.' },
+  { name: 'log-json-info-buffer-size', type: 'string', default: '0', help: 'Accepted for compatibility (a quantity of bytes); not acting: JSON log lines are written unbuffered.' },
+  { name: 'apiserver-count', type: 'int', default: 1, help: 'Accepted for compatibility; not acting: it sizes the master-count endpoint reconciler, which this server does not have (see --endpoint-reconciler-type).', validate: positiveInt, deprecated: 'apiserver-count is deprecated and will be removed in a future version.' },
+  { name: 'storage-media-type', type: 'string', default: 'application/json', help: `The media type objects are stored in: ${storageMediaTypes.join(', ')}. Accepted for compatibility; not acting: objects are always stored as JSON.`, validate: (v) => (storageMediaTypes.includes(v as string) ? undefined : `unsupported storage media type: ${v as string}`) },
+  { name: 'contention-profiling', type: 'bool', default: false, help: 'Accepted for compatibility; not acting: the process has no lock-contention profile.' },
+  { name: 'lease-reuse-duration-seconds', type: 'int', default: 60, help: 'Accepted for compatibility; not acting: keys with a time to live (Events) are expired by the server itself, without storage leases.', validate: positiveInt },
+  { name: 'tracing-config-file', type: 'string', default: '', help: 'A TracingConfiguration file (apiserver.config.<domain>/v1alpha1): read and checked at start; not acting: this server exports no traces.' },
+  { name: 'enable-logs-handler', type: 'bool', default: true, help: 'Accepted for compatibility; this server serves no /logs, whatever its value.' },
+  { name: 'cloud-provider', type: 'string', default: '', help: 'The cloud provider: "" (none) or "external" (a cloud controller manager runs apart). No provider is built in.', validate: (v) => (v === '' || v === 'external' ? undefined : `cloud provider ${JSON.stringify(v)} is not built in: use "external" and run its cloud controller manager`) },
+  { name: 'egress-selector-config-file', type: 'string', default: '', help: 'An EgressSelectorConfiguration file (apiserver.<domain>/v1beta1): read and checked at start. Only the Direct proxy protocol is supported (every connection is made directly), so a selection through a proxy (HTTPConnect, GRPC) is refused.' },
   { name: 'metrics-server-resolution', type: 'duration', default: 15_000, help: 'How often the metrics server inside the server scrapes every node; CPU usage is the rate over the last two scrapes.', validate: (v) => ((v as number) >= 100 ? undefined : 'must be at least 100ms') },
 ];
 
@@ -401,7 +464,33 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     controllerManager: v['controller-manager'] ? controllerManagerOptionsFrom(v) : undefined,
     metricsServer: v['metrics-server'] ? { resolutionMs: v['metrics-server-resolution'] as number } : undefined,
     scheduler: v.scheduler ? { configFile: (v['scheduler-config'] as string) || undefined, flagValues: embeddedSchedulerValues(v) } : undefined,
+    goawayChance: v['goaway-chance'] as number,
+    http2MaxStreamsPerConnection: v['http2-max-streams-per-connection'] as number,
+    watchCacheSizes: parseWatchCacheSizes(v['watch-cache-sizes'] as string[]),
+    deleteCollectionWorkers: v['delete-collection-workers'] as number,
+    kubernetesServiceNodePort: v['kubernetes-service-node-port'] as number,
+    aggregatorRejectForwardingRedirect: v['aggregator-reject-forwarding-redirect'] as boolean,
+    etcdHealthcheckTimeoutMs: v['etcd-healthcheck-timeout'] as number,
+    etcdReadycheckTimeoutMs: v['etcd-readycheck-timeout'] as number,
+    etcdCountMetricPollPeriodMs: v['etcd-count-metric-poll-period'] as number,
+    loggingFormat: v['logging-format'] as 'text' | 'json',
+    tracingConfigFile: s('tracing-config-file'),
+    egressSelectorConfigFile: s('egress-selector-config-file'),
   };
+  if (v['cloud-provider'] === 'external') warnings.push('flag --cloud-provider=external: node addresses and cloud resources are left to a cloud controller manager run apart');
+  const admissionControl = v['admission-control'] as string[];
+  if (parsed.given.has('admission-control') && (parsed.given.has('enable-admission-plugins') || parsed.given.has('disable-admission-plugins')))
+    throw new FlagError('admission-control and enable-admission-plugins/disable-admission-plugins flags are mutually exclusive');
+  if (parsed.given.has('admission-control')) options.admissionControl = admissionControl;
+  const nodePort = options.kubernetesServiceNodePort, range = options.serviceNodePortRange;
+  if (nodePort > 0 && (nodePort < range.base || nodePort >= range.base + range.size))
+    throw new FlagError(`kubernetes-service-node-port ${nodePort} must be within the range of --service-node-port-range (${range.base}-${range.base + range.size - 1})`);
+  for (const [resource, size] of Object.entries(options.watchCacheSizes))
+    if (size === 0) warnings.push(`flag --watch-cache-sizes: ${resource}#0 keeps no history of ${resource}, but its lists and watches are still served from the watch cache (the reference would turn its cache off)`);
+  for (const [flag, why] of Object.entries(notActingFlags)) {
+    const decl = apiServerFlags.find(d => d.name === flag)!;
+    if (parsed.given.has(flag) && JSON.stringify(v[flag]) !== JSON.stringify(decl.default)) warnings.push(`flag --${flag} is accepted but has no effect: ${why}`);
+  }
   // checked now, so a bad combination fails at start-up rather than when the scheduler starts
   if (options.scheduler) schedulerOptionsFrom(options.scheduler.flagValues, undefined);
   const both = options.enableAdmissionPlugins.filter((p) => options.disableAdmissionPlugins.includes(p));
@@ -563,6 +652,74 @@ function checkPortRange(s: string): string | undefined {
   } catch (e) {
     return (e as Error).message;
   }
+}
+
+/** `resource[.group]#size` entries, as --watch-cache-sizes takes them */
+export function parseWatchCacheSizes(entries: readonly string[]): Record<string, number> {
+  const sizes: Record<string, number> = {};
+  for (const entry of entries) {
+    const parts = entry.split('#');
+    if (parts.length !== 2 || !parts[0]) throw new Error(`invalid value of watch cache size: ${entry}`);
+    if (!/^[+-]?\d+$/.test(parts[1]!)) throw new Error(`invalid size of watch cache size: ${entry}`);
+    const size = Number(parts[1]);
+    if (size < 0) throw new Error(`watch cache size cannot be negative: ${entry}`);
+    sizes[parts[0].toLowerCase()] = size;
+  }
+  return sizes;
+}
+
+function checkWatchCacheSizes(entries: string[]): string | undefined {
+  try { parseWatchCacheSizes(entries); return undefined; } catch (e) { return (e as Error).message; }
+}
+
+/**
+ * Reads and checks the configuration files of --tracing-config-file and --egress-selector-config-file (at start, before
+ * anything is stored), so that a file the reference would refuse stops the start here too.
+ */
+export async function checkCompatibilityFiles(o: Pick<ApiServerOptions, 'tracingConfigFile' | 'egressSelectorConfigFile'>): Promise<void> {
+  const check = async (flag: string, path: string | undefined, f: (doc: Record<string, unknown>) => void) => {
+    if (!path) return;
+    try { f(await readConfigFile(path)); } catch (e) { throw new FlagError(`invalid value for flag --${flag}: ${(e as Error).message}`); }
+  };
+  await check('tracing-config-file', o.tracingConfigFile, checkTracingConfig);
+  await check('egress-selector-config-file', o.egressSelectorConfigFile, checkEgressSelectorConfig);
+}
+
+/** a configuration file (YAML or JSON) as a plain object */
+async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try { text = await readFile(path, 'utf8'); } catch (e) { throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+  let doc: unknown;
+  try { doc = (await loadYaml()).parse(text); } catch (e) { throw new Error(`${path}: ${(e as Error).message}`); }
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${path}: not a configuration object`);
+  return doc as Record<string, unknown>;
+}
+
+/** a TracingConfiguration: its kind, and a sampling rate within one per million */
+export function checkTracingConfig(doc: Record<string, unknown>): void {
+  if (doc.kind !== 'TracingConfiguration') throw new Error(`kind ${JSON.stringify(doc.kind)} is not TracingConfiguration`);
+  const rate = doc.samplingRatePerMillion;
+  if (rate !== undefined && !(Number.isInteger(rate) && (rate as number) >= 0 && (rate as number) <= 1_000_000))
+    throw new Error('samplingRatePerMillion: Invalid value: must be an integer from 0 to 1000000');
+  if (doc.endpoint !== undefined && typeof doc.endpoint !== 'string') throw new Error('endpoint: Invalid value: must be a string');
+}
+
+/** an EgressSelectorConfiguration whose every selection connects directly, the only way this server connects */
+export function checkEgressSelectorConfig(doc: Record<string, unknown>): void {
+  if (doc.kind !== 'EgressSelectorConfiguration') throw new Error(`kind ${JSON.stringify(doc.kind)} is not EgressSelectorConfiguration`);
+  const selections = doc.egressSelections ?? [];
+  if (!Array.isArray(selections)) throw new Error('egressSelections: Invalid value: must be a list');
+  const seen = new Set<string>();
+  selections.forEach((sel: { name?: unknown; connection?: { proxyProtocol?: unknown } }, i) => {
+    const name = sel?.name;
+    if (name !== 'cluster' && name !== 'controlplane' && name !== 'etcd')
+      throw new Error(`egressSelections[${i}].name: Unsupported value: ${JSON.stringify(name)}: supported values: "cluster", "controlplane", "etcd"`);
+    if (seen.has(name)) throw new Error(`egressSelections[${i}].name: Duplicate value: ${JSON.stringify(name)}`);
+    seen.add(name);
+    const protocol = sel.connection?.proxyProtocol;
+    if (protocol !== 'Direct')
+      throw new Error(`egressSelections[${i}].connection.proxyProtocol: ${JSON.stringify(protocol ?? '')} is not supported: this server connects only directly (proxyProtocol: Direct)`);
+  });
 }
 
 /** `30000-32767` (both ends included) or `30000+2768`. */

@@ -56,7 +56,22 @@ export interface Aggregator {
   fetch(a: APIService, path: string, timeoutMs: number): Promise<BackendResponse>;
 }
 
-export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyIdentity): Aggregator {
+/** what a client gets instead of a backend's redirect (--aggregator-reject-forwarding-redirect), as the reference answers */
+export const forwardingRedirectRefused = 'the backend attempted to redirect this request, which is not permitted';
+
+/** a redirect a backend answered with, which the proxy does not pass on when so configured */
+const isRedirect = (status: number | undefined, headers: IncomingMessage['headers']) =>
+  status !== undefined && status >= 300 && status <= 399 && !!headers.location;
+
+/** answers a refused redirect: a 502 in plain text, the backend's answer dropped */
+function refuseRedirect(ctx: RequestContext, backend: IncomingMessage): void {
+  backend.resume();
+  ctx.res.writeHead(502, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(forwardingRedirectRefused) });
+  ctx.res.end(forwardingRedirectRefused);
+}
+
+export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyIdentity, opts: { rejectForwardingRedirect?: boolean } = {}): Aggregator {
+  const rejectRedirects = opts.rejectForwardingRedirect ?? true;
   const target = (a: APIService): Extract<BackendAddress, { ok: true }> => {
     const address = lookup.address(a);
     if (!address.ok) throw serviceUnavailable(address.message);
@@ -99,6 +114,7 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
           .catch(e => { throw serviceUnavailable(`error trying to reach service: ${(e as Error).message}`); });
         // a backend that answers without switching protocols: its answer goes back as it is
         if (!outcome.upgraded) {
+          if (rejectRedirects && isRedirect(outcome.response.statusCode, outcome.response.headers)) { refuseRedirect(ctx, outcome.response); return true; }
           ctx.res.writeHead(outcome.response.statusCode ?? 502, responseHeaders(outcome.response));
           await new Promise<void>(resolve => {
             outcome.response.pipe(ctx.res as unknown as NodeJS.WritableStream);
@@ -111,6 +127,7 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
         const upstream = httpsRequest({
           host, port, method: ctx.method, path: `${ctx.path}${query ? `?${query}` : ''}`, headers, ...tlsOptions(a, identity()),
         }, res => {
+          if (rejectRedirects && isRedirect(res.statusCode, res.headers)) { refuseRedirect(ctx, res); res.once('end', () => resolve()); return; }
           const out: OutgoingHttpHeaders = {};
           for (const [k, v] of Object.entries(res.headers)) if (!hopByHop.has(k) && v !== undefined) out[k] = v;
           ctx.res.writeHead(res.statusCode ?? 502, out);

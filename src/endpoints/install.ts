@@ -19,6 +19,8 @@ export interface ResourceEndpointsConfig {
   plugins: AdmissionPlugin[];
   bookmarkIntervalMs: number;
   minRequestTimeoutSeconds: number;
+  /** how many deletes a DELETE of a collection runs at once */
+  deleteCollectionWorkers?: number;
   /** what resources' own handlers need (the authorizer, the authenticator, the token signer) */
   services: RestServices;
   /** a request reached a deprecated version (for the apiserver_requested_deprecated_apis gauge) */
@@ -40,7 +42,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
   const { backendFor } = c.backends;
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
     info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins, authorizer: c.services.authorizer,
-    bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds, watchEventSent: c.watchEventSent,
+    bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds, deleteCollectionWorkers: c.deleteCollectionWorkers, watchEventSent: c.watchEventSent,
   });
   const restDeps = { resources: c.resources, listers: c.backends.listers, services: c.services, scopeFor };
 

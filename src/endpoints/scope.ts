@@ -26,6 +26,8 @@ export interface Scope {
   bookmarkIntervalMs: number;
   /** watches without timeoutSeconds end after a random time between this and twice this */
   minRequestTimeoutSeconds: number;
+  /** how many deletes a DELETE of a collection runs at once (--delete-collection-workers); 1 when absent */
+  deleteCollectionWorkers?: number;
   /** a watch event of this resource was sent, of this many bytes (for apiserver_watch_events_total and _sizes) */
   watchEventSent?(info: ResourceInfo, bytes: number): void;
 }

@@ -255,17 +255,26 @@ export async function removeCollection(ctx: RequestContext, scope: Scope, namesp
   const opts = await deleteOptions(ctx);
   const filter = filterFor(ctx, scope, namespace);
   const { items } = await scope.reads.list({ ...filter });
-  const deleted: ApiObject[] = [];
-  for (const item of items) {
-    const ns = item.obj.metadata.namespace ?? '';
-    const name = item.obj.metadata.name!;
-    try {
-      const { obj } = await scope.store.delete(ns, name, opts, admission(ctx, scope, ns, name, !!opts.dryRun));
-      deleted.push(asServed(scope, obj));
-    } catch (e) {
-      if (e instanceof ApiError && e.code === 404) continue;   // deleted meanwhile
-      throw e;
+  // the answer lists the deleted objects in the order of the list, however many deletes run at once
+  const deleted: Array<ApiObject | undefined> = new Array(items.length);
+  let next = 0;
+  let failed: unknown;
+  const worker = async () => {
+    while (failed === undefined && next < items.length) {
+      const i = next++;
+      const ns = items[i]!.obj.metadata.namespace ?? '';
+      const name = items[i]!.obj.metadata.name!;
+      try {
+        const { obj } = await scope.store.delete(ns, name, opts, admission(ctx, scope, ns, name, !!opts.dryRun));
+        deleted[i] = asServed(scope, obj);
+      } catch (e) {
+        if (e instanceof ApiError && e.code === 404) continue;   // deleted meanwhile
+        failed ??= e;
+      }
     }
-  }
-  sendObject(ctx, 200, { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: {}, items: deleted });
+  };
+  const workers = Math.max(1, Math.min(scope.deleteCollectionWorkers ?? 1, items.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  if (failed !== undefined) throw failed;
+  sendObject(ctx, 200, { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: {}, items: deleted.filter(o => o !== undefined) });
 }

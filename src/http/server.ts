@@ -39,6 +39,10 @@ export interface HttpsOptions {
   idleTimeoutMs?: number;
   /** an HTTP/1.1 request whose headers have not all come in this long is refused (32 s, as the reference) */
   headersTimeoutMs?: number;
+  /** HTTP/2: the chance that a request's connection is asked to go (a graceful GOAWAY), so clients spread over servers */
+  goawayChance?: number;
+  /** HTTP/2: the streams a client may have open at once on one connection; absent or 0: no limit */
+  maxConcurrentStreams?: number;
 }
 
 export interface HttpsServer {
@@ -131,6 +135,12 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
         if (!req.complete && !stream.closed && !stream.state?.remoteClose) stream.close(http2Constants.NGHTTP2_NO_ERROR);
       }));
     }
+    // a connection chosen to go is closed gracefully: a GOAWAY (NO_ERROR) tells the client to open a new one for its next
+    // requests, while the streams it has open, this one included, are served to their end
+    if (o.goawayChance && req.httpVersionMajor === 2 && !connection && Math.random() < o.goawayChance) {
+      const session = req.stream.session;
+      if (session && !session.closed) session.close();
+    }
     inflight.add(ctx);
     abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
     const socket = req.httpVersionMajor === 1 ? (req.socket as TLSSocket) : undefined;
@@ -153,10 +163,14 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     maxSessionMemory: 64,
     // the reference's upload windows: a stream may send 256 KiB unacknowledged (most objects in one go), a connection
     // that times 250 streams; Node's 64 KiB for a whole connection held many writes on one connection to window updates.
-    // The number of streams stays unlimited: one agent process carries the watches of many simulated nodes
+    // The number of streams stays unlimited unless asked (--http2-max-streams-per-connection): one agent process
+    // carries the watches of many simulated nodes
     // nghttp2 ends a connection whose header block takes more than 8 CONTINUATION frames: the reference's 256 KiB frames
     // let a client that sizes frames by these settings (Go, once it has them) send 1 MiB; at 16 KiB frames, ~144 KB
-    settings: { initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: maxHeaderBytes },
+    settings: {
+      initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: maxHeaderBytes,
+      ...(o.maxConcurrentStreams ? { maxConcurrentStreams: o.maxConcurrentStreams } : {}),
+    },
     maxHeaderListPairs: maxHeaderPairs,
   }, onRequest);
   const idleTimeoutMs = o.idleTimeoutMs ?? defaultIdleTimeoutMs;

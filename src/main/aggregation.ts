@@ -65,10 +65,10 @@ export interface Aggregation {
 
 interface Discovered { resources?: Array<{ name: string }>; openapi?: { paths?: Record<string, unknown>; definitions?: Record<string, unknown> } }
 
-export function createAggregation(deps: { watchCache: WatchCache; resources: ApiResources; backends: Backends; names: Naming; front: FrontProxy }): Aggregation {
+export function createAggregation(deps: { watchCache: WatchCache; resources: ApiResources; backends: Backends; names: Naming; front: FrontProxy; rejectForwardingRedirect?: boolean }): Aggregation {
   const { resources, backends, names, front } = deps;
   const lookup = apiServiceLookup(deps.watchCache, resources, names);
-  const proxy = aggregator(lookup, () => front.identity);
+  const proxy = aggregator(lookup, () => front.identity, { rejectForwardingRedirect: deps.rejectForwardingRedirect });
   const discovered = new Map<string, Discovered>();
   const listeners = new Set<() => void>();
   const changed = () => { for (const l of listeners) l(); };

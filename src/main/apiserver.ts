@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { naming, type Naming } from '../api/naming.js';
-import type { ApiServerOptions } from '../config/apiserver-options.js';
+import { checkCompatibilityFiles, type ApiServerOptions } from '../config/apiserver-options.js';
 import { writeAdminClientConfig } from '../config/client-config.js';
 import { ensurePki, issueClientCertificate, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
@@ -31,7 +31,7 @@ import { startCrdController } from '../registry/crd/controller.js';
 import { startPolicyTypeChecking } from '../registry/resources/admissionregistration/validatingadmissionpolicies/type-checking.js';
 import { startServiceRepair } from '../registry/resources/core/services/allocator.js';
 import { checkRuntimeConfig } from '../config/runtime-config.js';
-import { checkAlwaysDeny, checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
+import { admissionPlugins, checkAlwaysDeny, checkWebhookPlugins, selectPlugins } from '../admission/registry.js';
 import { loadAdmissionConfig } from '../admission/config.js';
 import type { AdmissionPlugin, ResourceCatalog, ServedResource } from '../api/admission.js';
 import { loadYaml } from '../util/yaml.js';
@@ -208,7 +208,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const resources = createApiResources(names, (group, version, resource, def) =>
     !builtins.has(def) || (options.runtimeConfig.isEnabled(group, version, resource, !/alpha/.test(version))
       && (!gatedResources[resource] || options.featureGates[gatedResources[resource]] !== false)));
-  scrapedGauges(metrics, { inflight: () => https?.inflight ?? [], resources, watchCache: () => watchCache, features: options.featureGates });
+  scrapedGauges(metrics, { inflight: () => https?.inflight ?? [], resources, watchCache: () => watchCache, features: options.featureGates,
+    storageCountPeriodMs: options.etcdCountMetricPollPeriodMs });
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
   const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor, celRules: options.featureGates.CustomResourceValidationExpressions });
   /**
@@ -249,6 +250,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   };
 
   const modules: Module[] = [
+    // configuration files of flags that do not act here are still checked, so a file the reference refuses stops the start
+    { start: () => checkCompatibilityFiles(options) },
     // a port in use is reported before anything is written (store, certificates)
     { start: () => options.securePort ? checkCanListen(options.bindAddress || '0.0.0.0', options.securePort) : undefined },
     {
@@ -285,6 +288,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       async start() {
         watchCache = createWatchCache(createObjectStore(kv), {
           root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log,
+          historyLimitFor: prefix => watchCacheSizeOf(options.watchCacheSizes, resources.all().find(i => i.keyPrefix === prefix)),
           // memory and SQLite publish every commit to their watchers before acknowledging it; etcd's revisions also
           // count other clients' writes, and a decorated store may fail reads its watch never shows
           consistentReads: options.storageBackend !== 'etcd' && !tuning.decorateStorage,
@@ -338,7 +342,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     // the aggregation layer's view of APIServices and its front-proxy identity, before the first request
-    { start() { aggregation = createAggregation({ watchCache, resources, backends, names, front: frontProxy(options) }); } },
+    { start() { aggregation = createAggregation({ watchCache, resources, backends, names, front: frontProxy(options), rejectForwardingRedirect: options.aggregatorRejectForwardingRedirect }); } },
     {
       async start() {
         const a = await setupAuth(options, { names, watchCache, resources, backends, log });
@@ -349,7 +353,10 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     {
       async start() {
         const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
-        const specs = selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
+        // --admission-control names every plugin that runs: those it leaves out are off, defaults included
+        const specs = options.admissionControl
+          ? selectPlugins(options.admissionControl, admissionPlugins.map(p => p.name).filter(n => !options.admissionControl!.includes(n)))
+          : selectPlugins(options.enableAdmissionPlugins, options.disableAdmissionPlugins);
         checkWebhookPlugins(specs, names, (group, version, resource) => !!resources.lookup(group, version, resource));
         checkAlwaysDeny(specs, [
           ...(options.controllerManager ? [{ what: 'controller manager', flag: '--controller-manager=false' }] : []),
@@ -387,6 +394,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           keyPem: options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem,
           certPem: options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem,
           minVersion: options.tlsMinVersion, ciphers: options.tlsCiphers,
+          goawayChance: options.goawayChance, maxConcurrentStreams: options.http2MaxStreamsPerConnection,
           clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs],
         }, handler());
         address = `${options.advertiseAddress || (listenHost() === '127.0.0.1' ? hostname() : listenHost())}:${https.port}`;
@@ -433,6 +441,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     // server's own clients, while the server still serves)
     ownClient(loop('poststarthook/bootstrap-controller', () => startKubernetesService({
       backends, names, log, reconciler: options.endpointReconcilerType, serviceClusterIpRanges: options.serviceClusterIpRanges,
+      nodePort: options.kubernetesServiceNodePort,
       address: () => ({ ip: advertisedIp(), port: https.port }),
     }))),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
@@ -491,6 +500,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     },
   });
   const named = modules.filter(m => m.name);
+  /** the storage check fails once it has taken longer than its flag allows (--etcd-healthcheck-timeout for /healthz and
+   *  /livez, --etcd-readycheck-timeout for /readyz) */
+  const checksOf = (list: Module[], storageTimeoutMs: number) => list.map(m => (m.name === 'etcd' ? withTimeout(checkOf(m), storageTimeoutMs) : checkOf(m)));
   const ping: HealthCheck = { name: 'ping', check: () => {} };
   // the log check fails when what the server writes to its log cannot get out
   const logCheck: HealthCheck = { name: 'log', check: () => { if (process.stderr.writableLength > 1 << 20) throw new Error('log output is backed up'); } };
@@ -498,9 +510,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
 
   function handler() {
     const health = healthEndpoints({
-      healthz: [ping, logCheck, ...named.map(checkOf)],
-      livez: [ping, logCheck, ...named.filter(m => m.live).map(checkOf)],
-      readyz: [ping, logCheck, ...named.map(checkOf), shutdownCheck],
+      healthz: [ping, logCheck, ...checksOf(named, options.etcdHealthcheckTimeoutMs)],
+      livez: [ping, logCheck, ...checksOf(named.filter(m => m.live), options.etcdHealthcheckTimeoutMs)],
+      readyz: [ping, logCheck, ...checksOf(named, options.etcdReadycheckTimeoutMs), shutdownCheck],
       livezGracePeriodMs: options.livezGracePeriodMs, startedAt,
     });
     const endpoints = resourceEndpoints({
@@ -514,7 +526,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         componentHealth,
       },
       deprecatedApiRequested: deprecatedApiGauge(), watchEventSent: watchEventMetrics(),
-      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds,
+      minRequestTimeoutSeconds: options.minRequestTimeoutSeconds, deleteCollectionWorkers: options.deleteCollectionWorkers,
     });
     const discovery = discoveryEndpoints(resources, names, () => address, aggregation.remoteGroups);
     const openapi = openapiEndpoints(resources, names, aggregation.remoteSpecs);
@@ -651,4 +663,22 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     },
     close: stopAll,
   };
+}
+
+/** a check that fails when it has not passed within `ms` */
+function withTimeout(c: HealthCheck, ms: number): HealthCheck {
+  return {
+    name: c.name,
+    async check() {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms}ms`)), ms); });
+      try { await Promise.race([Promise.resolve(c.check()), late]); } finally { clearTimeout(timer); }
+    },
+  };
+}
+
+/** the size --watch-cache-sizes gives a resource: by `resource.group`, or by `resource` alone for the core group */
+function watchCacheSizeOf(sizes: Record<string, number>, info: { resource: string; group: string } | undefined): number | undefined {
+  if (!info) return undefined;
+  return info.group ? sizes[`${info.resource}.${info.group}`] : sizes[info.resource];
 }

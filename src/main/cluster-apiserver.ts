@@ -2,7 +2,7 @@
 // cluster-apiserver: flags → options → server; SIGTERM and SIGINT shut down gracefully. The server's modules are
 // loaded once the flags are read, so that --help and a mistaken flag answer at once.
 import { apiServerHelp, parseApiServerOptions } from '../config/apiserver-options.js';
-import { exitWith, log, stopOnSignal } from './program.js';
+import { exitWith, log, setLogFormat, stopOnSignal } from './program.js';
 
 async function main() {
   let parsed;
@@ -12,6 +12,7 @@ async function main() {
     return exitWith('cluster-apiserver', 2)(e);
   }
   if (parsed.help) { process.stdout.write(apiServerHelp()); return; }
+  setLogFormat(parsed.options.loggingFormat);
   for (const w of parsed.warnings) log.warn(w);
   const t0 = performance.now();
   const { startApiServer } = await import('./apiserver.js');

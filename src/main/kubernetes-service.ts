@@ -21,6 +21,8 @@ export interface KubernetesServiceOptions {
   address(): { ip: string; port: number };
   serviceClusterIpRanges: readonly string[];
   reconciler: EndpointReconciler;
+  /** > 0: the Service is of type NodePort, its https port on this node port (--kubernetes-service-node-port) */
+  nodePort?: number;
   /** how often the lease is renewed and the endpoints checked (the reference: 10 s) */
   intervalMs?: number;
   /** a lease not renewed for this long no longer counts (the reference: 15 s) */
@@ -54,25 +56,34 @@ export function startKubernetesService(o: KubernetesServiceOptions): { ready: Pr
     return `apiserver-endpoint-${createHash('sha256').update(`${ip}:${port}`).digest('hex').slice(0, 16)}`;
   };
 
-  /** the Service, created if missing and its port put right if someone changed it */
+  /** the Service, created if missing, and its type and port put right when they differ from the flags' */
   async function ensureService() {
     const { port } = o.address();
     const clusterIP = ipAt(parseCidr(o.serviceClusterIpRanges[0]!), 1);
-    const ports = [{ name: portName, protocol: 'TCP', port: servicePort, targetPort: port }];
+    const nodePort = o.nodePort && o.nodePort > 0 ? o.nodePort : undefined;
+    const type = nodePort ? 'NodePort' : 'ClusterIP';
+    const ports = [{ name: portName, protocol: 'TCP', port: servicePort, targetPort: port, ...(nodePort ? { nodePort } : {}) }];
     const services = store('', 'services');
+    let existing: ApiObject | undefined;
     try {
-      await services.get('default', serviceName);
-    } catch {
-      await services.create('default', {
-        apiVersion: 'v1', kind: 'Service',
-        metadata: { name: serviceName, namespace: 'default', labels: { component: 'apiserver', provider: names.vendor } },
-        spec: { type: 'ClusterIP', clusterIP, ports, sessionAffinity: 'None' },
-      } as ApiObject, noAdmission, write).catch(async (e) => {
-        // another API server on the same store created it first: its address is then taken, by that very Service
-        if ((e as { code?: number }).code === 409) return;
-        if (!await services.get('default', serviceName).then(() => true, () => false)) throw e;
-      });
+      existing = await services.get('default', serviceName);
+    } catch { /* created below */ }
+    if (existing) {
+      const spec = (existing as unknown as { spec?: { type?: string; ports?: Array<{ nodePort?: number }> } }).spec;
+      if (spec?.type === type && (spec.ports?.length === 1 && spec.ports[0]!.nodePort === nodePort)) return;
+      await services.guaranteedUpdate('default', serviceName, '', (cur) =>
+        ({ ...cur!, spec: { ...(cur as unknown as { spec: object }).spec, type, ports } }) as ApiObject, noAdmission, write);
+      return;
     }
+    await services.create('default', {
+      apiVersion: 'v1', kind: 'Service',
+      metadata: { name: serviceName, namespace: 'default', labels: { component: 'apiserver', provider: names.vendor } },
+      spec: { type, clusterIP, ports, sessionAffinity: 'None' },
+    } as ApiObject, noAdmission, write).catch(async (e) => {
+      // another API server on the same store created it first: its address is then taken, by that very Service
+      if ((e as { code?: number }).code === 409) return;
+      if (!await services.get('default', serviceName).then(() => true, () => false)) throw e;
+    });
   }
 
   async function renewLease() {

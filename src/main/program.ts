@@ -1,10 +1,23 @@
 // What the programs share: the log lines they write (a level letter and a timestamp, as the reference's
 // components write them), how a failed start ends the process, and a graceful stop on SIGTERM or SIGINT.
 
+export type LogFormat = 'text' | 'json';
+let format: LogFormat = 'text';
+
+/** --logging-format: json writes each line as the reference's JSON logger does */
+export function setLogFormat(f: LogFormat): void { format = f; }
+
+/** one log line: `I <time> <message>` in text; in JSON an object with the time in seconds, the verbosity of info and
+ *  warning lines (0) and the message; errors carry no verbosity, as the reference's */
+export function logLine(level: 'I' | 'W' | 'E', m: string, now = Date.now()): string {
+  if (format === 'text') return `${level} ${new Date(now).toISOString()} ${m}\n`;
+  return `${JSON.stringify(level === 'E' ? { ts: now / 1000, msg: m } : { ts: now / 1000, v: 0, msg: m })}\n`;
+}
+
 export const log = {
-  info: (m: string) => process.stderr.write(`I ${new Date().toISOString()} ${m}\n`),
-  warn: (m: string) => process.stderr.write(`W ${new Date().toISOString()} ${m}\n`),
-  error: (m: string) => process.stderr.write(`E ${new Date().toISOString()} ${m}\n`),
+  info: (m: string) => process.stderr.write(logLine('I', m)),
+  warn: (m: string) => process.stderr.write(logLine('W', m)),
+  error: (m: string) => process.stderr.write(logLine('E', m)),
 };
 
 /** ends the program with the error's message: code 2 for bad flags or configuration (with a pointer to --help), 1 otherwise */

@@ -23,6 +23,8 @@ export interface WatchCacheOptions {
   historyMs?: number;
   /** most events kept per resource */
   historyLimit?: number;
+  /** most events kept for the resource of this key prefix, when it has its own size (--watch-cache-sizes) */
+  historyLimitFor?(prefix: string): number | undefined;
   /** how long a read waits for the cache to reach a revision it asks for before FutureRevision (default 3 s) */
   freshnessTimeoutMs?: number;
   /**
@@ -141,6 +143,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     let history: Array<{ ev: ObjectEvent; at: number }> = [];
     let head = 0;
     let historyFrom = 0;   // every event with rev > historyFrom is in history
+    const limit = opts.historyLimitFor?.(prefix) ?? historyLimit;
     let rev = 0;
     let loaded = false;
     let buffered: ObjectEvent[] | undefined = [];
@@ -165,7 +168,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
     function trim(now: number) {
       const from = head;
-      while (head < history.length && (history.length - head > historyLimit || now - history[head].at > historyMs)) head++;
+      while (head < history.length && (history.length - head > limit || now - history[head].at > historyMs)) head++;
       if (head === from) return;
       historyFrom = history[head - 1].ev.rev;
       if (head >= 1024 || head >= history.length / 2) { history = history.slice(head); head = 0; }
