@@ -41,9 +41,9 @@ test('YAML decoding grows linearly with the number of keys', () => {
   // the best of rounds that alternate sizes, so a busy machine slows both alike
   let small = Infinity, large = Infinity;
   for (let round = 0; round < 3; round++) { small = Math.min(small, best(10_000)); large = Math.min(large, best(80_000)); }
-  // eight times the keys: about eight times the time when linear, sixty-four when quadratic; the bound sits well
-  // between, since collecting the larger heap adds to it on a loaded machine
-  assert.ok(large / small < 24, `10,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
+  // eight times the keys: about eight times the time when linear, sixty-four when quadratic; the bound sits between,
+  // nearer quadratic, since collecting the larger heap adds to it on a loaded machine (29x seen under a load of 18)
+  assert.ok(large / small < 40, `10,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
 });
 
 test('decoded values: depth checked without recursion', () => {
