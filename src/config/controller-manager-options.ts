@@ -3,6 +3,7 @@
 
 import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { parseCidrText, subnetProblem } from '../api/ip.js';
+import { servingFlags, servingOptionsFrom, type ServingOptions } from './serving-options.js';
 import { leaderElectionFlags, leaderElectionOptionsFrom, type LeaderElectionOptions } from './leader-election-options.js';
 
 export type { LeaderElectionOptions };
@@ -127,19 +128,7 @@ const programFlags: readonly FlagDecl[] = [
   { name: 'master', type: 'string', default: '', help: 'The API server\'s address, overriding the one in --kubeconfig.' },
   // the API server's own --service-cluster-ip-range is the embedded controller manager's
   { name: 'service-cluster-ip-range', type: 'stringList', default: [], help: 'The Services\' cluster IP ranges (as the API server\'s flag), kept out of node CIDRs where they overlap --cluster-cidr.' },
-  { name: 'bind-address', type: 'string', default: '0.0.0.0', help: 'The address the HTTPS port (--secure-port) listens on. 0.0.0.0 or :: means all interfaces.' },
-  { name: 'secure-port', type: 'int', default: 10257, help: 'The HTTPS port serving /healthz, /livez and /readyz to anyone and /metrics to users the API server authorizes. 0: none.', validate: (v) => ((v as number) >= 0 && (v as number) <= 65535 ? undefined : 'must be from 0 to 65535') },
-  { name: 'authentication-kubeconfig', type: 'string', default: '', help: 'The client configuration with which bearer tokens of the HTTPS port\'s clients are checked by TokenReview. Empty: tokens are refused.' },
-  { name: 'authorization-kubeconfig', type: 'string', default: '', help: 'The client configuration with which the HTTPS port\'s clients are authorized by SubjectAccessReview. Empty: only /healthz, /livez and /readyz answer.' },
-  { name: 'client-ca-file', type: 'string', default: '', help: 'The CA bundle client certificates of the HTTPS port are checked against.' },
-  { name: 'requestheader-client-ca-file', type: 'string', default: '', help: 'CA of an authenticating proxy in front of the serving port. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
-  { name: 'requestheader-allowed-names', type: 'stringList', default: [], help: 'Common names an authenticating proxy\'s certificate may have. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
-  { name: 'requestheader-username-headers', type: 'stringList', default: ['x-remote-user'], help: 'Headers that carry the user name. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
-  { name: 'requestheader-group-headers', type: 'stringList', default: ['x-remote-group'], help: 'Headers that carry groups. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
-  { name: 'requestheader-extra-headers-prefix', type: 'stringList', default: ['x-remote-extra-'], help: 'Header prefixes of extra attributes. Accepted; the HTTPS port trusts no authenticating proxy\'s headers.' },
-  { name: 'tls-cert-file', type: 'string', default: '', help: 'The HTTPS port\'s certificate (PEM). Without it a self-signed one is made in --cert-dir.' },
-  { name: 'tls-private-key-file', type: 'string', default: '', help: 'The private key (PEM) of --tls-cert-file.' },
-  { name: 'cert-dir', type: 'string', default: '', help: 'Where a self-signed serving certificate is kept. Default: a folder under the system\'s temporary directory.' },
+  ...servingFlags(10257),
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
 ];
 
@@ -265,10 +254,7 @@ export interface ParsedControllerManagerProgram {
   verbosity: number;
   warnings: string[];
   help: boolean;
-  serving: {
-    bindAddress: string; securePort: number; certFile?: string; keyFile?: string; certDir?: string;
-    clientCaFile?: string; authenticationKubeconfig?: string; authorizationKubeconfig?: string;
-  };
+  serving: ServingOptions;
 }
 
 export function parseControllerManagerProgram(argv: readonly string[]): ParsedControllerManagerProgram {
@@ -283,22 +269,10 @@ export function parseControllerManagerProgram(argv: readonly string[]): ParsedCo
     verbosity: v.v as number,
     warnings: parsed.warnings,
     help: parsed.help,
-    serving: {
-      bindAddress: v['bind-address'] as string, securePort: v['secure-port'] as number,
-      ...pairOf(v, 'tls-cert-file', 'tls-private-key-file'),
-      certDir: (v['cert-dir'] as string) || undefined,
-      clientCaFile: (v['client-ca-file'] as string) || undefined,
-      authenticationKubeconfig: (v['authentication-kubeconfig'] as string) || undefined,
-      authorizationKubeconfig: (v['authorization-kubeconfig'] as string) || undefined,
-    },
+    serving: servingOptionsFrom(v),
   };
 }
 
-function pairOf(v: Record<string, FlagValue | undefined>, cert: string, key: string): { certFile?: string; keyFile?: string } {
-  const certFile = (v[cert] as string) || undefined, keyFile = (v[key] as string) || undefined;
-  if (!certFile !== !keyFile) throw new FlagError(`flags --${cert} and --${key} must be given together`);
-  return { certFile, keyFile };
-}
 
 export const controllerManagerHelp = () =>
   help([...controllerManagerFlags, ...programFlags], { usage: 'cluster-controller-manager --kubeconfig=FILE [flags]' });

@@ -8,6 +8,7 @@ import { apiDomains, naming } from '../api/naming.js';
 import { loadYaml } from '../util/yaml.js';
 import { FlagError, help, parseDuration, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { checkLeaderElection, leaderElectionFlags, leaderElectionOptionsFrom, type LeaderElectionOptions } from './leader-election-options.js';
+import { servingFlags, servingOptionsFrom, type ServingOptions } from './serving-options.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 export const schedulerLeaseName = 'kube-scheduler';
@@ -34,6 +35,7 @@ export interface ParsedSchedulerProgram {
   verbosity: number;
   warnings: string[];
   help: boolean;
+  serving: ServingOptions;
 }
 
 const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative' : undefined);
@@ -46,6 +48,7 @@ const programFlags: readonly FlagDecl[] = [
   ...leaderElectionFlags(schedulerLeaseName, 'scheduler'),
   { name: 'kube-api-qps', type: 'float', default: 50, help: 'Requests per second to the API server (0: unlimited).', validate: nonNegative },
   { name: 'kube-api-burst', type: 'int', default: 100, help: 'Requests that may go at once above the QPS limit.', validate: nonNegative },
+  ...servingFlags(10259),
   { name: 'v', short: 'v', type: 'int', default: 0, help: 'Log verbosity.', validate: nonNegative },
 ];
 
@@ -146,7 +149,7 @@ export async function parseSchedulerProgram(argv: readonly string[]): Promise<Pa
   const parsed = parseFlags(programFlags, argv);
   if (parsed.args.length) throw new FlagError(`unexpected argument ${JSON.stringify(parsed.args[0])}: the scheduler takes only flags`);
   const v = parsed.values;
-  if (parsed.help) return { options: undefined as never, kubeconfig: '', verbosity: 0, warnings: parsed.warnings, help: true };
+  if (parsed.help) return { options: undefined as never, kubeconfig: '', verbosity: 0, warnings: parsed.warnings, help: true, serving: undefined as never };
   const file = v.config ? await loadSchedulerConfig(v.config as string) : undefined;
   const kubeconfig = (parsed.given.has('kubeconfig') ? v.kubeconfig : file?.flags.kubeconfig ?? v.kubeconfig) as string;
   if (!kubeconfig) throw new FlagError('flag --kubeconfig (or clientConnection.kubeconfig in --config) is required: the scheduler reaches the API server with its credentials');
@@ -157,6 +160,7 @@ export async function parseSchedulerProgram(argv: readonly string[]): Promise<Pa
     verbosity: v.v as number,
     warnings: parsed.warnings,
     help: false,
+    serving: servingOptionsFrom(v),
   };
 }
 

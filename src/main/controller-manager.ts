@@ -8,30 +8,7 @@ import { controllerManagerHelp, parseControllerManagerProgram } from '../config/
 import { startControllerManager } from '../controllers/manager.js';
 import { controllerManagerSettings } from './embedded-controller-manager.js';
 import { exitWith, log, stopOnSignal } from './program.js';
-import { startSecureServing, type SecureServing } from './secure-serving.js';
-import { discoverNaming } from '../client/discovery.js';
-import { createMetrics } from '../metrics/metrics.js';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { ParsedControllerManagerProgram } from '../config/controller-manager-options.js';
-import type { Client } from '../client/rest-client.js';
-import type { Naming } from '../api/naming.js';
-
-/** the HTTPS port, its delegated authentication and authorization going through the clients their files name */
-async function serve(s: ParsedControllerManagerProgram['serving'], client: Client, isLeader: () => boolean): Promise<SecureServing | undefined> {
-  if (s.securePort === 0) return undefined;
-  let naming: Promise<Naming> | undefined;
-  const names = () => (naming ??= discoverNaming(client).catch((e) => { naming = undefined; throw e; }));
-  const delegate = async (file?: string) => (file ? createClient(await loadClientConfig(file), { userAgent: 'cluster-controller-manager' }) : undefined);
-  const metrics = createMetrics();
-  metrics.collected('leader_election_master_status', 'Whether this process holds the lease (1) or not (0).', ['name'], () => [[{ name: 'kube-controller-manager' }, isLeader() ? 1 : 0]]);
-  return startSecureServing({
-    bindAddress: s.bindAddress, securePort: s.securePort, certFile: s.certFile, keyFile: s.keyFile,
-    certDir: s.certDir ?? join(tmpdir(), 'cluster-controller-manager'), name: 'cluster-controller-manager',
-    clientCaFile: s.clientCaFile, authentication: await delegate(s.authenticationKubeconfig), authorization: await delegate(s.authorizationKubeconfig), names, metrics,
-  });
-}
-
+import { serveComponent, type SecureServing } from './secure-serving.js';
 
 async function main() {
   let parsed;
@@ -59,7 +36,7 @@ async function main() {
   });
   let serving: SecureServing | undefined;
   try {
-    serving = await serve(parsed.serving, client, () => manager.isLeader());
+    serving = await serveComponent(parsed.serving, client, { program: 'cluster-controller-manager', leaseName: 'kube-controller-manager', isLeader: () => manager.isLeader() });
     if (serving) log.info(`serving HTTPS on ${parsed.serving.bindAddress}:${serving.port}`);
   } catch (e) {
     log.error(`secure serving: ${(e as Error).message}`);

@@ -5,7 +5,8 @@
 // fresh candidate.
 import { createClient } from '../client/rest-client.js';
 import { loadClientConfig } from '../config/client-config.js';
-import { parseSchedulerProgram, schedulerHelp } from '../config/scheduler-options.js';
+import { parseSchedulerProgram, schedulerHelp, schedulerLeaseName } from '../config/scheduler-options.js';
+import { serveComponent } from './secure-serving.js';
 import { startScheduler } from '../scheduler/scheduler.js';
 import { schedulerStartOptions } from './embedded-scheduler.js';
 import { exitWith, log, stopOnSignal } from './program.js';
@@ -28,8 +29,12 @@ async function main() {
     return exitWith('cluster-scheduler', 2)(e);
   }
   const running = scheduler;
+  const serving = await serveComponent(parsed.serving, client, { program: 'cluster-scheduler', leaseName: schedulerLeaseName, isLeader: () => running.isLeader() })
+    .catch((e) => { log.error(`secure serving: ${(e as Error).message}`); process.exit(1); });
+  if (serving) log.info(`serving HTTPS on ${parsed.serving.bindAddress}:${serving.port}`);
   running.ready.then(() => log.info(running.isLeader() ? 'scheduling' : 'waiting to become the leader'), exitWith('cluster-scheduler', 1));
   stopOnSignal('stopping', async () => {
+    await serving?.close();
     await running.stop();
     client.close();
   }, { keepAlive: true });

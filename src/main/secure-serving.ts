@@ -12,6 +12,13 @@ import type { Client } from '../client/rest-client.js';
 import type { Naming } from '../api/naming.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { servingPair } from '../pki/serving.js';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createClient } from '../client/rest-client.js';
+import { loadClientConfig } from '../config/client-config.js';
+import { discoverNaming } from '../client/discovery.js';
+import { createMetrics } from '../metrics/metrics.js';
+import type { ServingOptions } from '../config/serving-options.js';
 
 export interface SecureServingOptions {
   bindAddress: string;
@@ -136,4 +143,24 @@ export async function startSecureServing(o: SecureServingOptions): Promise<Secur
 
 function send(res: ServerResponse, code: number, text: string) {
   res.writeHead(code, { 'content-type': 'text/plain; charset=utf-8', 'x-content-type-options': 'nosniff' }).end(text.endsWith('\n') || code === 200 ? text : `${text}\n`);
+}
+
+/**
+ * A component program's HTTPS port (none when --secure-port is 0): its delegated authentication and authorization go
+ * through the clients their files name, and its metrics tell whether it holds its lease
+ */
+export async function serveComponent(s: ServingOptions, client: Client, component: { program: string; leaseName: string; isLeader(): boolean }):
+  Promise<SecureServing | undefined> {
+  if (s.securePort === 0) return undefined;
+  let naming: Promise<Naming> | undefined;
+  const names = () => (naming ??= discoverNaming(client).catch((e) => { naming = undefined; throw e; }));
+  const delegate = async (file?: string) => (file ? createClient(await loadClientConfig(file), { userAgent: component.program }) : undefined);
+  const metrics = createMetrics();
+  metrics.collected('leader_election_master_status', 'Whether this process holds the lease (1) or not (0).', ['name'],
+    () => [[{ name: component.leaseName }, component.isLeader() ? 1 : 0]]);
+  return startSecureServing({
+    bindAddress: s.bindAddress, securePort: s.securePort, certFile: s.certFile, keyFile: s.keyFile,
+    certDir: s.certDir ?? join(tmpdir(), component.program), name: component.program,
+    clientCaFile: s.clientCaFile, authentication: await delegate(s.authenticationKubeconfig), authorization: await delegate(s.authorizationKubeconfig), names, metrics,
+  });
 }

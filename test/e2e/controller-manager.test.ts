@@ -13,23 +13,11 @@ import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { waitFor } from '../support/cluster.js';
 import { freePort } from '../support/ports.js';
-import { request as httpsRequest } from 'node:https';
+import { componentGet } from '../support/component-port.js';
 import { writeFileSync } from 'node:fs';
 import { loadClientConfig } from '../../src/config/client-config.js';
 
-/** a GET of the controller manager's HTTPS port, with a client certificate or a bearer token if given */
-function get(port: number, path: string, cred: { certPem?: string; keyPem?: string; token?: string } = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest({ host: '127.0.0.1', port, path, rejectUnauthorized: false, cert: cred.certPem, key: cred.keyPem,
-      headers: cred.token ? { authorization: `Bearer ${cred.token}` } : {} }, (res) => {
-      let body = '';
-      res.on('data', (d) => { body += d; });
-      res.on('end', () => resolve({ status: res.statusCode!, body }));
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
+const get = componentGet;
 
 const program = new URL('../../bin/controller-manager.js', import.meta.url).pathname;
 const podsRef = { group: '', version: 'v1', resource: 'pods' };

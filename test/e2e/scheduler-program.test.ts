@@ -4,6 +4,9 @@
 // API server's --scheduler-config configures the scheduler inside it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { componentGet } from '../support/component-port.js';
+import { freePort } from '../support/ports.js';
+import { loadClientConfig } from '../../src/config/client-config.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -55,8 +58,9 @@ describe('cluster-scheduler, the program', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
+  // several run at once: none opens the HTTPS port unless the test gives it one
   const start = (args: string[]) => {
-    const r = run([`--kubeconfig=${server.kubeconfig}`, ...args]);
+    const r = run([`--kubeconfig=${server.kubeconfig}`, '--secure-port=0', ...args]);
     started.push(r);
     return r;
   };
@@ -75,6 +79,23 @@ describe('cluster-scheduler, the program', () => {
     const badPlugin = run([`--kubeconfig=${server.kubeconfig}`, `--config=${file}`]);
     assert.equal(await badPlugin.exited, 2);
     assert.match(badPlugin.output(), /profile x: plugin "NoSuchPlugin" does not exist/);
+  });
+
+  test('the HTTPS port serves health to anyone and metrics to whom the API server authorizes', async () => {
+    const port = await freePort();
+    const caFile = join(dir, 'client-ca.crt');
+    writeFileSync(caFile, server.caCertPem);
+    const p = start(['--leader-elect=false', '--bind-address=127.0.0.1', `--secure-port=${port}`, `--client-ca-file=${caFile}`,
+      `--authentication-kubeconfig=${server.kubeconfig}`, `--authorization-kubeconfig=${server.kubeconfig}`]);
+    await waitFor('the HTTPS port', () => /serving HTTPS/.test(p.output()), bound);
+    assert.deepEqual(await componentGet(port, '/healthz'), { status: 200, body: 'ok' });
+    assert.equal((await componentGet(port, '/livez')).status, 200);
+    assert.equal((await componentGet(port, '/metrics', { token: 'not-a-token' })).status, 401);
+    const admin = await loadClientConfig(server.kubeconfig);
+    const metrics = await componentGet(port, '/metrics', admin);
+    assert.equal(metrics.status, 200, metrics.body);
+    assert.match(metrics.body, /leader_election_master_status\{name="kube-scheduler"\} 1/);
+    await stop(p);
   });
 
   test('two processes elect one leader through the kube-scheduler Lease; the other takes over when it stops', async () => {
