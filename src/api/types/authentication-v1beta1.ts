@@ -5,7 +5,7 @@ import type { ListMeta, ObjectMeta } from './meta-v1.js';
 /** A SelfSubjectReview asks the server who the client is: the answer is the user the request was authenticated as. It is never stored. */
 export interface SelfSubjectReview {
   /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
-  apiVersion?: `authentication.${string}/v1beta1`;
+  apiVersion?: `authentication.${string}/v1beta1` | `authentication.${string}/v1alpha1`;
   /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */
   kind?: 'SelfSubjectReview';
   /** Standard object metadata: name, namespace, labels, annotations, owners, finalizers and the fields the server maintains. */
@@ -17,7 +17,7 @@ export interface SelfSubjectReview {
 /** A list of SelfSubjectReview objects, as a list or watch request returns them. */
 export interface SelfSubjectReviewList {
   /** The group and version of the schema this object is written in, for example "v1" or "apps/v1"; the server converts between the versions it serves. */
-  apiVersion?: `authentication.${string}/v1beta1`;
+  apiVersion?: `authentication.${string}/v1beta1` | `authentication.${string}/v1alpha1`;
   /** The SelfSubjectReview objects. */
   items: SelfSubjectReview[];
   /** The kind of object this is, in CamelCase, for example "Pod". Read-only once set; the server may infer it from the request path. */

@@ -125,6 +125,8 @@ export interface KindMap {
   [key: `authentication.${string}/v1/TokenRequest`]: authenticationV1.TokenRequest;
   [key: `authentication.${string}/v1/TokenReviewList`]: authenticationV1.TokenReviewList;
   [key: `authentication.${string}/v1/TokenReview`]: authenticationV1.TokenReview;
+  [key: `authentication.${string}/v1alpha1/SelfSubjectReviewList`]: authenticationV1beta1.SelfSubjectReviewList;
+  [key: `authentication.${string}/v1alpha1/SelfSubjectReview`]: authenticationV1beta1.SelfSubjectReview;
   [key: `authentication.${string}/v1beta1/SelfSubjectReviewList`]: authenticationV1beta1.SelfSubjectReviewList;
   [key: `authentication.${string}/v1beta1/SelfSubjectReview`]: authenticationV1beta1.SelfSubjectReview;
   [key: `authorization.${string}/v1/LocalSubjectAccessReviewList`]: authorizationV1.LocalSubjectAccessReviewList;
@@ -217,6 +219,7 @@ export interface ResourceMap {
   [key: `apiextensions.${string}/v1/customresourcedefinitions`]: apiextensionsV1.CustomResourceDefinition;
   [key: `apiregistration.${string}/v1/apiservices`]: apiregistrationV1.APIService;
   [key: `authentication.${string}/v1/tokenreviews`]: authenticationV1.TokenReview;
+  [key: `authentication.${string}/v1alpha1/selfsubjectreviews`]: authenticationV1beta1.SelfSubjectReview;
   [key: `authentication.${string}/v1beta1/selfsubjectreviews`]: authenticationV1beta1.SelfSubjectReview;
   [key: `authorization.${string}/v1/localsubjectaccessreviews`]: authorizationV1.LocalSubjectAccessReview;
   [key: `authorization.${string}/v1/selfsubjectaccessreviews`]: authorizationV1.SelfSubjectAccessReview;
