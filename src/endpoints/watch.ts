@@ -41,11 +41,13 @@ function responseSink(res: RequestContext['res']): Sink {
   return {
     write: data => {
       if (!Array.isArray(data)) { res.write(data); return; }
-      // an event's pieces go out in one write of the connection (HTTP/1.1) or the stream (HTTP/2)
-      const corked = (res as unknown as { stream?: { cork(): void; uncork(): void } }).stream ?? res;
-      corked.cork();
+      // an event's pieces go out in one write of the stream (HTTP/2); on HTTP/1.1 each write is a chunk of its own,
+      // and an event is one chunk, as the reference sends it (clients that read events by chunk see whole ones)
+      const stream = (res as unknown as { stream?: { cork(): void; uncork(): void } }).stream;
+      if (!stream) { res.write(Buffer.concat(data)); return; }
+      stream.cork();
       for (const piece of data) res.write(piece);
-      corked.uncork();
+      stream.uncork();
     },
     buffered: () => bufferedBytes(res),
     onceDrained: f => { res.once('drain', f); },

@@ -3,6 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { eachBackend, configMap, serverOn } from './servers.js';
 import { createClient, type Client } from './client.js';
+import { request as httpsRequest } from 'node:https';
+import { waitFor } from '../support/wait.js';
 
 const bookmarkIntervalMs = 200;
 
@@ -30,6 +32,28 @@ eachBackend('watch', h => {
     // no synthetic event for the object that existed before the version
     assert.equal(await w.next(150), undefined);
     w.close();
+  });
+
+  test('over HTTP/1.1 each event is one chunk of the response, as the reference sends it', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const server = h.server();
+    const url = new URL(server.url);
+    const chunks: string[] = [];
+    const from = (await c().get(base)).json.metadata.resourceVersion;
+    let req!: ReturnType<typeof httpsRequest>;
+    // live events only: the ones a watch starts with go out as the client reads them, several to a write
+    await new Promise<void>((resolve, reject) => {
+      req = httpsRequest({ host: url.hostname, port: url.port, path: `${base}?watch=1&resourceVersion=${from}`, ca: server.caCertPem,
+        cert: server.adminCertPem, key: server.adminKeyPem, agent: false }, res => { res.on('data', (d: Buffer) => chunks.push(d.toString())); resolve(); });
+      req.on('error', reject).end();
+    });
+    try {
+      for (const n of ['one', 'two', 'three']) await c().request('POST', base, { body: configMap(n) });
+      await waitFor('three events', () => chunks.length >= 3 || undefined);
+      // a whole event in each: a client that reads events by chunk sees each one whole
+      assert.deepEqual(chunks.map(ch => JSON.parse(ch).object.metadata.name), ['one', 'two', 'three']);
+    } finally { req.destroy(); }
   });
 
   test('start semantics: unset and "0" send existing objects as ADDED first', async () => {
