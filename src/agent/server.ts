@@ -19,6 +19,7 @@ import type { AddressInfo } from 'node:net';
 import { queryFlag } from '../api/request.js';
 import { configurationOf, type AgentOptions } from './options.js';
 import { defaultApiDomain } from '../api/naming.js';
+import { ttlCache } from '../util/webhook-client.js';
 import type { NodeAgent } from './agent.js';
 import type { Client } from '../client/rest-client.js';
 import { servingPair } from '../pki/serving.js';
@@ -126,7 +127,8 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     throw new Error(`agent server: ${(e as Error).message}`);
   }
 
-  const tokenCache = new Map<string, { user?: User; until: number }>();
+  // bounded: every distinct token a client sends makes an entry
+  const tokenCache = ttlCache<{ user?: User }>();
   async function authenticate(req: IncomingMessage): Promise<User> {
     const socket = req.socket as TLSSocket;
     if (socket.authorized) {
@@ -139,12 +141,12 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     if (auth?.startsWith('Bearer ') && o.authenticationTokenWebhook && client) {
       const token = auth.slice(7).trim();
       const cached = tokenCache.get(token);
-      let user = cached && cached.until > Date.now() ? cached.user : undefined;
-      if (!cached || cached.until <= Date.now()) {
+      let user = cached?.user;
+      if (!cached) {
         const group = o.names.group('authentication');
         const review = await client.request({ method: 'POST', path: `/apis/${group}/v1/tokenreviews`, body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } } });
         user = review.status?.authenticated ? { name: review.status.user.username, groups: [...(review.status.user.groups ?? [])] } : undefined;
-        tokenCache.set(token, { user, until: Date.now() + (o.values['authentication-token-webhook-cache-ttl'] as number) });
+        tokenCache.set(token, { user }, o.values['authentication-token-webhook-cache-ttl'] as number);
       }
       if (!user) throw new HttpError(401, 'Unauthorized');
       return user;
@@ -154,15 +156,14 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     throw new HttpError(401, 'Unauthorized');
   }
 
-  const decisions = new Map<string, { allowed: boolean; until: number }>();
+  const decisions = ttlCache<boolean>();
   async function authorize(req: IncomingMessage, user: User) {
     if (o.authorizationMode === 'AlwaysAllow' || !client) return;
     const p = path(req);
     const subresource = p.startsWith('/stats') ? 'stats' : p.startsWith('/metrics') ? 'metrics' : p.startsWith('/logs') ? 'log' : p.startsWith('/spec') ? 'spec' : 'proxy';
     const verb = ({ GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' } as Record<string, string>)[req.method ?? 'GET'] ?? 'get';
     const key = JSON.stringify([user, verb, subresource]);
-    const cached = decisions.get(key);
-    let allowed = cached && cached.until > Date.now() ? cached.allowed : undefined;
+    let allowed = decisions.get(key);
     if (allowed === undefined) {
       const group = o.names.group('authorization');
       const review = await client.request({
@@ -171,7 +172,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       });
       allowed = !!review.status?.allowed;
       const ttl = o.values[allowed ? 'authorization-webhook-cache-authorized-ttl' : 'authorization-webhook-cache-unauthorized-ttl'] as number;
-      decisions.set(key, { allowed, until: Date.now() + ttl });
+      decisions.set(key, allowed, ttl);
     }
     if (!allowed) throw new HttpError(403, `Forbidden (user=${user.name}, verb=${verb}, resource=nodes, subresource(s)=[${subresource}])`);
   }

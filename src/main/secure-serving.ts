@@ -12,6 +12,7 @@ import type { Client } from '../client/rest-client.js';
 import type { Naming } from '../api/naming.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { servingPair } from '../pki/serving.js';
+import { ttlCache } from '../util/webhook-client.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '../client/rest-client.js';
@@ -56,8 +57,9 @@ export async function startSecureServing(o: SecureServingOptions): Promise<Secur
   const tls = await servingPair({ certFile: o.certFile, keyFile: o.keyFile, certDir: o.certDir, name: o.name, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
   const ca = o.clientCaFile ? await readFile(o.clientCaFile, 'utf8') : undefined;
   const checks: Record<string, () => boolean> = { ping: () => true, ...o.checks };
-  const tokens = new Map<string, { user?: User; until: number }>();
-  const decisions = new Map<string, { allowed: boolean; until: number }>();
+  // bounded: every distinct token or path a client sends makes an entry
+  const tokens = ttlCache<{ user?: User }>();
+  const decisions = ttlCache<boolean>();
 
   async function authenticate(req: IncomingMessage): Promise<User | undefined> {
     const socket = req.socket as TLSSocket;
@@ -71,11 +73,11 @@ export async function startSecureServing(o: SecureServingOptions): Promise<Secur
     if (!header.startsWith('Bearer ') || !o.authentication) return undefined;
     const token = header.slice(7).trim();
     const cached = tokens.get(token);
-    if (cached && cached.until > Date.now()) return cached.user;
+    if (cached) return cached.user;
     const group = (await o.names()).group('authentication');
     const review = await o.authentication.request({ method: 'POST', path: `/apis/${group}/v1/tokenreviews`, body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } } });
     const user = review.status?.authenticated ? { name: String(review.status.user?.username ?? ''), groups: [...(review.status.user?.groups ?? [])] } : undefined;
-    tokens.set(token, { user, until: Date.now() + cacheMs });
+    tokens.set(token, { user }, cacheMs);
     return user;
   }
 
@@ -83,14 +85,14 @@ export async function startSecureServing(o: SecureServingOptions): Promise<Secur
     if (!o.authorization) return false;
     const key = JSON.stringify([user, verb, path]);
     const cached = decisions.get(key);
-    if (cached && cached.until > Date.now()) return cached.allowed;
+    if (cached !== undefined) return cached;
     const group = (await o.names()).group('authorization');
     const review = await o.authorization.request({
       method: 'POST', path: `/apis/${group}/v1/subjectaccessreviews`,
       body: { apiVersion: `${group}/v1`, kind: 'SubjectAccessReview', spec: { user: user.name, groups: user.groups, nonResourceAttributes: { verb, path } } },
     });
     const answer = !!review.status?.allowed;
-    decisions.set(key, { allowed: answer, until: Date.now() + cacheMs });
+    decisions.set(key, answer, cacheMs);
     return answer;
   }
 
