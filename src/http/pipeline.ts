@@ -139,11 +139,17 @@ function peerCertificate(ctx: RequestContext): PeerResult {
 
 function authentication(authenticate: PipelineConfig['authenticate']): Filter {
   return async (ctx, next) => {
-    const { auditAnnotations, warnings, ...user } = await authenticate({ headers: ctx.headers, ...peerCertificate(ctx) });
-    // the audit record is made next, from the user: it takes these
-    if (auditAnnotations) ctx.earlyAuditAnnotations = auditAnnotations;
-    if (warnings) ctx.warnings.push(...warnings);
-    ctx.user = user;
+    const result = await authenticate({ headers: ctx.headers, ...peerCertificate(ctx) });
+    // what the credential says of itself is not the user's; most requests have none, and keep the result as it is
+    if (result.auditAnnotations || result.warnings) {
+      const { auditAnnotations, warnings, ...user } = result;
+      // the audit record is made next, from the user: it takes these
+      if (auditAnnotations) ctx.earlyAuditAnnotations = auditAnnotations;
+      if (warnings) ctx.warnings.push(...warnings);
+      ctx.user = user;
+    } else {
+      ctx.user = result;
+    }
     await next();
   };
 }
