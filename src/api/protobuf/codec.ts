@@ -2,7 +2,8 @@
 // conversion between an object's protobuf bytes and its JSON form driven by the field table.
 import { apiDomains, type Naming } from '../naming.js';
 import {
-  jsonSchemaPropsDefinition, protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type ValueType,
+  jsonSchemaPropsDefinition, protobufKindDefinitions, protobufMessages, vendorGroups, type FieldDef, type MessageDef, type Scalar, type Special,
+  type ValueType,
 } from './fields.js';
 import {
   bytesField, doubleField, key, MalformedProtobufError, readFields, readPackedVarints, stringField, varintBytes, varintField,
@@ -204,30 +205,25 @@ function decodeMessage(buf: Buffer, def: MessageDef, path: string, unknown?: str
       unknown?.push(`${path}.#${f.number}`);
       continue;
     }
-    const where = `${path}.${field.json}`;
-    const value = (w: WireField) => decodeValue(w, field.value, where, unknown);
+    // a field's path is made only where it is needed (a nested message, an error): a large map or list would
+    // otherwise make a string per entry
     if (field.map) {
-      const entry = readFields(asBytes(f, where));
-      const k = entry.find((e) => e.number === 1);
-      const v = entry.find((e) => e.number === 2);
-      const map = (found.get(field) ?? {}) as Json;
-      // an entry without a value holds the zero value: for messages, what an empty message decodes to. Defined, not
-      // assigned: a key named __proto__ is an entry like any other (validation judges it), never the map's prototype
-      Object.defineProperty(map, k ? text(asBytes(k, where)) : '', { value: value(v ?? emptyField(field.value)), writable: true, enumerable: true, configurable: true });
-      found.set(field, map);
+      let map = found.get(field) as Json | undefined;
+      if (!map) found.set(field, map = {});
+      addMapEntry(map, f, field, path, unknown);
     } else if (field.repeated) {
-      const list = (found.get(field) ?? []) as unknown[];
+      let list = found.get(field) as unknown[] | undefined;
+      if (!list) found.set(field, list = []);
       if ('scalar' in field.value && packable.has(field.value.scalar) && f.type === wireBytes) {
-        for (const v of readPackedVarints(f.value as Buffer)) list.push(value({ ...f, type: wireVarint, value: v }));
+        for (const v of readPackedVarints(f.value as Buffer)) list.push(decodeValue({ number: f.number, type: wireVarint, value: v }, field, path, unknown));
       } else {
-        list.push(value(f));
+        list.push(decodeValue(f, field, path, unknown));
       }
-      found.set(field, list);
     } else if (field.inline) {
-      const inner = decodeMessage(asBytes(f, where), message((field.value as { message: string }).message), path, unknown);
+      const inner = decodeMessage(asBytes(f, pathOf(path, field)), message((field.value as { message: string }).message), path, unknown);
       found.set(field, { ...(found.get(field) as Json | undefined), ...inner });
     } else {
-      found.set(field, value(f));
+      found.set(field, decodeValue(f, field, path, unknown));
     }
   }
   const out: Json = {};
@@ -238,6 +234,23 @@ function decodeMessage(buf: Buffer, def: MessageDef, path: string, unknown?: str
     else if (value !== undefined && (field.keepZero || !isZeroScalar(value, field))) out[field.json] = value;
   }
   return out;
+}
+
+const pathOf = (path: string, field: FieldDef) => `${path}.${field.json}`;
+
+/** one entry of a map field (key 1, value 2; the last of each wins) added to `map` */
+function addMapEntry(map: Json, f: WireField, field: FieldDef, path: string, unknown?: string[]): void {
+  let k: WireField | undefined, v: WireField | undefined;
+  for (const e of readFields(asBytes(f, pathOf(path, field)))) {
+    if (e.number === 1) k = e;
+    else if (e.number === 2) v = e;
+  }
+  const name = k ? asBytes(k, pathOf(path, field)).toString('utf8') : '';
+  // an entry without a value holds the zero value: for messages, what an empty message decodes to
+  const value = decodeValue(v ?? emptyField(field.value), field, path, unknown);
+  // a key named __proto__ is an entry like any other (validation judges it), never the map's prototype
+  if (name === '__proto__') Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
+  else map[name] = value;
 }
 
 function isZeroScalar(value: unknown, field: FieldDef): boolean {
@@ -259,20 +272,32 @@ function int(f: WireField, where: string): bigint {
   return f.value as bigint;
 }
 
-function decodeValue(f: WireField, t: ValueType, where: string, unknown?: string[]): unknown {
-  if ('message' in t) return decodeMessage(asBytes(f, where), message(t.message), where, unknown);
+/** the value of one field on the wire; its path (`path` and the field's name) is made only when needed */
+function decodeValue(f: WireField, field: FieldDef, path: string, unknown?: string[]): unknown {
+  const t = field.value;
   if ('scalar' in t) {
-    switch (t.scalar) {
-      case 'string': return asBytes(f, where).toString('utf8');
-      case 'bytes': return asBytes(f, where).toString('base64');
-      case 'bool': return int(f, where) !== 0n;
-      case 'int32': return Number(BigInt.asIntN(32, int(f, where)));
-      case 'int64': return Number(BigInt.asIntN(64, int(f, where)));
-      case 'double':
-        if (f.type !== wireFixed64) throw new MalformedProtobufError(`${where}: expected a 64-bit value`);
-        return (f.value as Buffer).readDoubleLE(0);
-    }
+    if (t.scalar === 'string' && f.type === wireBytes) return (f.value as Buffer).toString('utf8');
+    return decodeScalar(f, t.scalar, pathOf(path, field));
   }
+  const where = pathOf(path, field);
+  if ('message' in t) return decodeMessage(asBytes(f, where), message(t.message), where, unknown);
+  return decodeSpecial(f, t.special, where, unknown);
+}
+
+function decodeScalar(f: WireField, scalar: Scalar, where: string): unknown {
+  switch (scalar) {
+    case 'string': return asBytes(f, where).toString('utf8');
+    case 'bytes': return asBytes(f, where).toString('base64');
+    case 'bool': return int(f, where) !== 0n;
+    case 'int32': return Number(BigInt.asIntN(32, int(f, where)));
+    case 'int64': return Number(BigInt.asIntN(64, int(f, where)));
+    case 'double':
+      if (f.type !== wireFixed64) throw new MalformedProtobufError(`${where}: expected a 64-bit value`);
+      return (f.value as Buffer).readDoubleLE(0);
+  }
+}
+
+function decodeSpecial(f: WireField, special: Special, where: string, unknown?: string[]): unknown {
   const parts = readFields(asBytes(f, where));
   // the last occurrence of a field wins, as in any protobuf decoder
   const last = (n: number) => parts.filter((x) => x.number === n).pop();
@@ -283,7 +308,7 @@ function decodeValue(f: WireField, t: ValueType, where: string, unknown?: string
   const all = (n: number) => parts.filter((p) => p.number === n);
   // the unions marshal as the member that is set; an empty one is null
   const schemaOr = (others: unknown[]) => (others.length ? others : last(1) ? schema(last(1)!) : null);
-  switch (t.special) {
+  switch (special) {
     case 'Time': return formatTime(num(1), num(2), false);
     case 'MicroTime': return formatTime(num(1), num(2), true);
     case 'Quantity': return str(1);
