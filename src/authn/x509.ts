@@ -2,10 +2,11 @@
 // A certificate that did not verify is no credential here; the union answers 401 if nothing else accepts the request.
 import { X509Certificate } from 'node:crypto';
 import type { PeerCertificate } from 'node:tls';
+import { pemBlocksOfType } from '../util/pem.js';
 import type { Authenticator } from './types.js';
 
 export const certificatesIn = (pem: string) =>
-  (pem.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? []).map(b => new X509Certificate(b));
+  pemBlocksOfType(pem, 'CERTIFICATE').map(b => new X509Certificate(b));
 
 /** true when the certificate, or the chain presented with it, is issued by one of the CAs and is current */
 export function chainsTo(cert: PeerCertificate, cas: X509Certificate[]): boolean {

@@ -175,11 +175,16 @@ const unitMs: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, 'μs':
 /** Parses a Go duration (`300ms`, `1.5h`, `1m30s`, `-2s`, `0`) into milliseconds. */
 export function parseDuration(raw: string): number {
   const s = raw.trim();
-  const match = /^([+-]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+|0)$/.exec(s);
-  if (!match) throw new Error(`invalid duration ${JSON.stringify(raw)}`);
+  const sign = s[0] === '+' || s[0] === '-' ? s[0] : '';
+  const body = s.slice(sign.length);
+  if (body === '0') return 0;
+  // each part is matched where the previous one ended: one pass, where a pattern repeating the parts backtracked
+  // exponentially on a near-duration
+  const part = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
   let total = 0;
-  for (const [, num, unit] of match[2]!.matchAll(/(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g)) total += Number(num) * unitMs[unit!]!;
-  return match[1] === '-' ? -total : total;
+  for (let m: RegExpExecArray | null; part.lastIndex < body.length && (m = part.exec(body));) total += Number(m[1]) * unitMs[m[2]!]!;
+  if (!body || part.lastIndex !== body.length) throw new Error(`invalid duration ${JSON.stringify(raw)}`);
+  return sign === '-' ? -total : total;
 }
 
 /** Renders milliseconds the way Go prints durations: `0s`, `300ms`, `1m30s`, `2h0m0s`. */

@@ -95,13 +95,16 @@ function refuseWhenStopping(s: NonNullable<PipelineConfig['shutdown']>): Filter 
   };
 }
 
-/** parses the reference's duration form used by ?timeout= (e.g. 32s, 1m30s) */
-function parseGoDuration(s: string): number | undefined {
-  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g;
+/**
+ * parses the reference's duration form used by ?timeout= (e.g. 32s, 1m30s). Each part is matched where the previous
+ * ended (sticky), never searched for: a search restarts at every digit of a long run and takes quadratic time.
+ */
+export function parseGoDuration(s: string): number | undefined {
+  const re = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/y;
   const unit: Record<string, number> = { ns: 1e-6, us: 1e-3, 'µs': 1e-3, ms: 1, s: 1000, m: 60000, h: 3600000 };
-  let total = 0, consumed = 0, m: RegExpExecArray | null;
-  while ((m = re.exec(s))) { total += Number(m[1]) * unit[m[2]]; consumed += m[0].length; }
-  return consumed === s.length && s.length > 0 ? total : undefined;
+  let total = 0, m: RegExpExecArray | null;
+  while (re.lastIndex < s.length && (m = re.exec(s))) total += Number(m[1]) * unit[m[2]];
+  return re.lastIndex === s.length && s.length > 0 ? total : undefined;
 }
 
 function deadline(defaultMs: number): Filter {

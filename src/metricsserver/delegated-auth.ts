@@ -10,6 +10,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Naming } from '../api/naming.js';
 import type { Client } from '../client/rest-client.js';
 import { startInformer } from '../client/informer.js';
+import { pemBlocksOfType } from '../util/pem.js';
 
 export interface RequestUser { username: string; uid?: string; groups: string[]; extra: Record<string, string[]> }
 
@@ -42,7 +43,7 @@ const cacheMs = 10_000;
 
 /** the certificates of a PEM bundle; a malformed one is left out */
 function bundle(pem: string | undefined): X509Certificate[] {
-  const blocks = pem?.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  const blocks = pem ? pemBlocksOfType(pem, 'CERTIFICATE') : [];
   return blocks.flatMap((b) => { try { return [new X509Certificate(b)]; } catch { return []; } });
 }
 

@@ -43,6 +43,13 @@ export const formatUsage = (u: Pick<Usage, 'cpuNanoCores' | 'memoryBytes'>): Res
   memory: u.memoryBytes % 1024 === 0 ? (u.memoryBytes ? `${u.memoryBytes / 1024}Ki` : '0') : String(Math.round(u.memoryBytes)),
 });
 
+/** the path without its trailing slashes, walked back from the end (a pattern for it searched from every slash of a run) */
+export function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(0, end);
+}
+
 function send(res: ServerResponse, code: number, body: unknown) {
   const text = JSON.stringify(body);
   res.writeHead(code, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
@@ -100,7 +107,7 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
 
   /** what the path asks for, and the answer */
   function route(url: URL): { attrs: Attributes; answer(): unknown } {
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const path = withoutTrailingSlashes(url.pathname) || '/';
     const nonResource = (answer: () => unknown) => ({ attrs: { verb: 'get', path }, answer });
     if (path === '/openapi/v2') return nonResource(async () => (await documents()).v2);
     if (path === '/openapi/v3') return nonResource(async () => (await documents()).v3Index);

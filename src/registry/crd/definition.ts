@@ -162,6 +162,23 @@ function matchingBracket(text: string, start: number): number {
   return -1;
 }
 
+/**
+ * A filter `?(@.path)` or `?(@.path == value)` (or `!=`). The path is matched by a pattern and the comparison after it
+ * read as text: one pattern for both (optional spaces around an operator and a lazy value) backtracked in cubic time
+ * on a long run of spaces, and a CRD's printer column brings this text.
+ */
+function filterOf(inner: string): { fieldPath: string; op?: '==' | '!='; value: string } | undefined {
+  const m = /^\?\(@((?:\.[A-Za-z0-9_\-/$]+)+)/.exec(inner);
+  if (!m || !inner.endsWith(')')) return undefined;
+  const fieldPath = m[1]!;
+  const rest = inner.slice(m[0].length, -1).trim();
+  if (!rest) return { fieldPath, value: '' };
+  const op = rest.slice(0, 2);
+  const value = rest.slice(2).trim();
+  if ((op !== '==' && op !== '!=') || !value || /[\n\r\u2028\u2029]/.test(value)) return undefined;
+  return { fieldPath, op, value };
+}
+
 function select(c: unknown, inner: string): unknown[] {
   if (inner === '*') return Array.isArray(c) ? c : c && typeof c === 'object' ? Object.values(c) : [];
   const quoted = /^(['"])(.*)\1$/.exec(inner);
@@ -172,12 +189,11 @@ function select(c: unknown, inner: string): unknown[] {
     const e = c[n < 0 ? c.length + n : n];
     return e === undefined ? [] : [e];
   }
-  const filter = /^\?\(@((?:\.[A-Za-z0-9_\-/$]+)+)\s*(?:(==|!=)\s*(.+?))?\s*\)$/.exec(inner);
+  const filter = filterOf(inner);
   if (filter && Array.isArray(c)) {
-    const [, fieldPath, op, rawValue] = filter;
+    const { fieldPath, op, value: v } = filter;
     let expected: unknown;
     if (op) {
-      const v = rawValue.trim();
       const q = /^(['"])(.*)\1$/.exec(v);
       expected = q ? q[2] : v === 'true' ? true : v === 'false' ? false : Number.isNaN(Number(v)) ? v : Number(v);
     }

@@ -6,6 +6,7 @@ import { apiDomains, naming } from '../../../../api/naming.js';
 import type { CertificateSigningRequest, CertificateSigningRequestCondition } from '../../../../api/types/certificates-v1.js';
 import { knownUsages } from '../../../../pki/certificates.js';
 import * as der from '../../../../pki/der.js';
+import { pemBlocks as pemBlockTexts } from '../../../../util/pem.js';
 import { defineStrategy } from '../../../strategy.js';
 import { specOf } from '../../../defaults/fill.js';
 import { type Causes, duplicate, forbidden, invalid, isInt, notSupported, required } from '../../../validation/fields.js';
@@ -24,14 +25,11 @@ interface PemBlock { type: string; headers: boolean; bytes: Buffer }
 
 /** PEM blocks in order, as Go's pem.Decode finds them (text around the blocks is ignored) */
 function pemBlocks(text: string): PemBlock[] {
-  const out: PemBlock[] = [];
-  for (const m of text.matchAll(/-----BEGIN ([^\n-]*)-----\r?\n([\s\S]*?)-----END \1-----/g)) {
-    const lines = m[2].split(/\r?\n/);
+  return pemBlockTexts(text).map(({ type, body }) => {
+    const lines = body.split(/\r?\n/);
     const headers = lines.some(l => l.includes(':'));
-    const body = lines.filter(l => !l.includes(':')).join('');
-    out.push({ type: m[1], headers, bytes: Buffer.from(body, 'base64') });
-  }
-  return out;
+    return { type, headers, bytes: Buffer.from(lines.filter(l => !l.includes(':')).join(''), 'base64') };
+  });
 }
 
 /** a value the reference holds as bytes, printed as Go prints a byte slice */
