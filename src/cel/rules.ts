@@ -72,13 +72,17 @@ export function costMessage(what: string, cost: number, limit: number): string {
 /** the rule as the reference prints it in "Invalid value" (Go's %#v of its ValidationRule) */
 const shownRule = (r: Rule) => `apiextensions.ValidationRule{Rule:${JSON.stringify(r.rule ?? '')}, Message:${JSON.stringify(r.message ?? '')}, MessageExpression:${JSON.stringify(r.messageExpression ?? '')}}`;
 
-/** compiles every rule of a schema; `path` is where the schema sits in its CRD, for the problems' field paths */
-export function compileSchema(schema: ValidationSchema, path: string): CompiledSchema {
+/**
+ * The compilation of every rule of a schema, one rule per step: a CRD may carry tens of thousands of rules (parsing
+ * one takes from a fraction of a millisecond to a few hundred for one of 100,000 code points), so the server runs
+ * the steps in slices between which other requests are served (compileSchemaInSlices).
+ */
+function* compileSteps(schema: ValidationSchema, path: string): Generator<void, CompiledSchema> {
   const rules = new WeakMap<object, CompiledRule[]>();
   const problems: StatusCause[] = [];
   let total = 0, any = false;
 
-  const visit = (s: ValidationSchema | undefined, p: string, cardinality: number, root: boolean) => {
+  function* visit(s: ValidationSchema | undefined, p: string, cardinality: number, root: boolean): Generator<void> {
     if (!s || typeof s !== 'object') return;
     const list = Array.isArray(s['x-kubernetes-validations']) ? s['x-kubernetes-validations'] as Rule[] : [];
     if (list.length) {
@@ -86,13 +90,14 @@ export function compileSchema(schema: ValidationSchema, path: string): CompiledS
       const self = typeOfSchema(s, root);
       const vars = { self, oldSelf: self };
       const compiled: CompiledRule[] = [];
-      list.forEach((rule, i) => {
+      for (const [i, rule] of list.entries()) {
+        yield;
         const rp = `${p}.x-kubernetes-validations[${i}]`;
         const entry: CompiledRule = { rule, transition: false };
         compiled.push(entry);
         if (!rule || typeof rule.rule !== 'string' || !rule.rule.trim()) {
           problems.push({ reason: 'FieldValueRequired', field: `${rp}.rule`, message: 'Required value: rule is not specified' });
-          return;
+          continue;
         }
         if (rule.message !== undefined && /[\n\r]/.test(rule.message))
           problems.push({ reason: 'FieldValueInvalid', field: `${rp}.message`, message: `Invalid value: ${JSON.stringify(rule.message)}: message must not contain line breaks` });
@@ -125,25 +130,74 @@ export function compileSchema(schema: ValidationSchema, path: string): CompiledS
             total = Math.min(total + cost, maxCost);
           }
         }
-      });
+      }
       rules.set(s, compiled);
     }
-    for (const [k, child] of Object.entries(s.properties ?? {})) visit(child, `${p}.properties[${k}]`, cardinality, false);
+    for (const [k, child] of Object.entries(s.properties ?? {})) yield* visit(child, `${p}.properties[${k}]`, cardinality, false);
     if (s.items && typeof s.items === 'object') {
       const t = typeOfSchema(s);
-      visit(s.items, `${p}.items`, Math.min(cardinality * (t.maxSize ?? maxRequestSizeBytes), maxCost), false);
+      yield* visit(s.items, `${p}.items`, Math.min(cardinality * (t.maxSize ?? maxRequestSizeBytes), maxCost), false);
     }
     if (s.additionalProperties && typeof s.additionalProperties === 'object') {
       const t = typeOfSchema(s);
-      visit(s.additionalProperties, `${p}.additionalProperties`, Math.min(cardinality * (t.maxSize ?? maxRequestSizeBytes), maxCost), false);
+      yield* visit(s.additionalProperties, `${p}.additionalProperties`, Math.min(cardinality * (t.maxSize ?? maxRequestSizeBytes), maxCost), false);
     }
-    for (const k of ['allOf', 'anyOf', 'oneOf'] as const) for (const sub of s[k] ?? []) if (sub?.['x-kubernetes-validations']) visit(sub, p, cardinality, root);
-  };
-  visit(schema, path, 1, true);
+    for (const k of ['allOf', 'anyOf', 'oneOf'] as const) for (const sub of s[k] ?? []) if (sub?.['x-kubernetes-validations']) yield* visit(sub, p, cardinality, root);
+  }
+  yield* visit(schema, path, 1, true);
   if (total > perCrdEstimateLimit)
     problems.push({ reason: 'FieldValueForbidden', field: path,
       message: `Forbidden: ${costMessage('x-kubernetes-validations estimated rule cost total for entire OpenAPIv3 schema', total, perCrdEstimateLimit)}` });
   return { rules, problems, any };
+}
+
+/** schemas compiled ahead of their validation, by schema object and path; each is taken once (see compileSchema) */
+const compiledAhead = new WeakMap<object, Map<string, CompiledSchema>>();
+
+/**
+ * compiles every rule of a schema; `path` is where the schema sits in its CRD, for the problems' field paths. A
+ * compilation made ahead for this very schema object and path (compileSchemaInSlices with `ahead`) is taken instead:
+ * the CRD strategy compiles in its asynchronous prepare step, just before the synchronous validation asks.
+ */
+export function compileSchema(schema: ValidationSchema, path: string): CompiledSchema {
+  const made = compiledAhead.get(schema)?.get(path);
+  if (made) {
+    compiledAhead.get(schema)!.delete(path);
+    return made;
+  }
+  const steps = compileSteps(schema, path);
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** how long compilation holds the event loop before letting other work run */
+const sliceMs = 10;
+
+/**
+ * compileSchema in slices of about `sliceMs`, yielding to the event loop between them, so that health checks,
+ * watches and other writes go on while a CRD with many rules compiles; `ahead` keeps the result for the next
+ * compileSchema of the same schema object and path.
+ */
+export async function compileSchemaInSlices(schema: ValidationSchema, path: string, ahead = false): Promise<CompiledSchema> {
+  const steps = compileSteps(schema, path);
+  let sliceStart = performance.now();
+  for (;;) {
+    const step = steps.next();
+    if (step.done) {
+      if (ahead) {
+        let byPath = compiledAhead.get(schema);
+        if (!byPath) compiledAhead.set(schema, byPath = new Map());
+        byPath.set(path, step.value);
+      }
+      return step.value;
+    }
+    if (performance.now() - sliceStart >= sliceMs) {
+      await new Promise(resolve => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
 }
 
 const schemaType = (s: ValidationSchema) => (s['x-kubernetes-int-or-string'] ? '' : s.type ?? '');

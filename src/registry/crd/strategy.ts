@@ -7,7 +7,7 @@ import { defineStrategy, type Strategy } from '../strategy.js';
 import { prune } from '../../schema/prune.js';
 import { applyDefaults } from '../../schema/defaults.js';
 import { validateValue, type ValidationSchema } from '../../schema/validate.js';
-import { hasRules, loadedRules, loadRules } from '../../cel/index.js';
+import { hasRules, loadedRules, loadRules, type RulesEngine } from '../../cel/index.js';
 import type { CompiledSchema } from '../../cel/rules.js';
 
 export interface CustomResourceShape {
@@ -21,13 +21,19 @@ export interface CustomResourceShape {
 const blocking = (c: StatusCause) => c.reason === 'FieldValueTypeInvalid';
 
 export function customResourceStrategy({ schema, celRules = true }: CustomResourceShape): Strategy {
-  // the rules compile once; the CEL engine loads on the first write when the schema has any
+  // the rules compile once, in slices that let other requests run between them (a CRD may have tens of thousands of
+  // rules): started when the strategy is made if the CEL engine is loaded, else on the first write (which loads it);
+  // a write waits for it in its prepare step
   const withRules = celRules && hasRules(schema);
   let compiled: CompiledSchema | undefined;
+  let compiling: Promise<CompiledSchema> | undefined;
+  const compile = (engine: RulesEngine) => (compiling ??= engine.compileSchemaInSlices(schema, '').then(
+    c => (compiled ??= c),
+    e => { compiling = undefined; throw e; }));
   const rulesReady = async () => {
-    if (withRules && !compiled) compiled = (await loadRules()).compileSchema(schema, '');
+    if (withRules && !compiled) await compile(await loadRules());
   };
-  if (withRules && loadedRules()) compiled = loadedRules()!.compileSchema(schema, '');
+  if (withRules && loadedRules()) compile(loadedRules()!).catch(() => { /* the first write compiles again and fails there */ });
 
   /** pruning then defaulting, as the reference applies them on decoding and again to what a mutating webhook returns */
   const normalize = (obj: ApiObject) => {

@@ -7,6 +7,7 @@ import { nowTimestamp, parseApiVersion } from '../../../../api/meta.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionCondition } from '../../../../api/types/apiextensions-v1.js';
 import { defineStrategy } from '../../../strategy.js';
 import { hasRules, loadRules } from '../../../../cel/index.js';
+import type { ValidationSchema } from '../../../../schema/validate.js';
 import { applyCrdDefaults, storageVersionOf, validateCrd, validateCrdUpdate } from './validation.js';
 
 type Crd = Stored<CustomResourceDefinition>;
@@ -14,9 +15,21 @@ type Crd = Stored<CustomResourceDefinition>;
 /** the finalizer the server puts on a CRD being deleted, until its objects are gone */
 export const cleanupFinalizer = (apiextensionsGroup: string) => `customresourcecleanup.${apiextensionsGroup}`;
 
-/** the CEL engine is loaded before a CRD with validation rules is validated (validation is synchronous) */
+/**
+ * The CEL engine is loaded before a CRD with validation rules is validated (validation is synchronous), and the rules
+ * are compiled here, in slices that let other requests run between them, for the validation that follows to take:
+ * tens of thousands of rules compiled at once held the event loop for seconds.
+ */
 const loadRulesFor = async (crd: Crd) => {
-  if ((crd.spec?.versions ?? []).some(v => hasRules(v?.schema?.openAPIV3Schema))) await loadRules();
+  const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
+  if (!versions.some(v => hasRules(v?.schema?.openAPIV3Schema))) return;
+  const engine = await loadRules();
+  for (const [i, v] of versions.entries()) {
+    const schema = v?.schema?.openAPIV3Schema;
+    if (!schema || typeof schema !== 'object' || !hasRules(schema)) continue;
+    // the path is the one validation reports problems under
+    try { await engine.compileSchemaInSlices(schema as ValidationSchema, `spec.versions[${i}].schema.openAPIV3Schema`, true); } catch { /* validation compiles it again, and says what is wrong */ }
+  }
 };
 
 /** sets a condition, keeping its transition time when the status does not change */

@@ -1,0 +1,122 @@
+// A CRD with many x-kubernetes-validations rules is compiled in pieces: while its create is validated (every rule
+// parsed, type-checked and its cost estimated) and while its custom resource's strategy compiles them again, the event
+// loop goes on serving health probes. The server runs in this process, so the loop the histogram watches is the
+// server's own. As in event-loop.test.ts, what is checked is a relation measured in the same run: the longest stall
+// is a small part of the request's whole time (compiling the rules in one piece stalled the loop for nearly all of it:
+// 10,000 rules, about 5 s of a 6 s create).
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Agent, request as httpsRequest } from 'node:https';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { naming } from '../../src/api/naming.js';
+import { waitFor } from '../support/wait.js';
+
+const names = naming();
+const group = 'stall.example.com';
+const crds = `/apis/${names.group('apiextensions')}/v1/customresourcedefinitions`;
+let server: TestServer;
+let agent: Agent;
+
+before(async () => {
+  server = await startTestServer();
+  agent = new Agent({ keepAlive: true, ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, maxSockets: 16 });
+});
+
+after(async () => {
+  agent?.destroy();
+  await server?.close();
+});
+
+interface Timed { status: number; body: string; ms: number }
+
+function send(method: string, path: string, body?: unknown): Promise<Timed> {
+  const url = new URL(server.url);
+  const text = body === undefined ? undefined : JSON.stringify(body);
+  const started = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest({ agent, host: url.hostname, port: url.port, method, path,
+      headers: text !== undefined ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) } : {} }, res => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, body: Buffer.concat(chunks).toString(), ms: performance.now() - started }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(text);
+  });
+}
+
+interface Measure { ms: number; stallMs: number; probesBefore: number; reply: Timed }
+
+/** the request, with /livez probed until it ends, and the loop's longest stall meanwhile */
+async function measure(run: () => Promise<Timed>): Promise<Measure> {
+  const h = monitorEventLoopDelay({ resolution: 5 });
+  h.enable();
+  let done = false, probesBefore = 0;
+  const started = performance.now();
+  const heavy = run().finally(() => { done = true; });
+  const prober = (async () => {
+    while (!done) {
+      const r = await send('GET', '/livez');
+      assert.equal(r.status, 200, r.body);
+      if (!done) probesBefore++;
+    }
+  })();
+  const reply = await heavy;
+  const ms = performance.now() - started;
+  h.disable();
+  await prober;
+  return { ms, stallMs: h.max / 1e6, probesBefore, reply };
+}
+
+/** no stall over a third of the request's time (or under 100 ms, which no probe notices), and probes answered meanwhile */
+function assertInPieces(what: string, m: Measure) {
+  const figures = `${m.ms.toFixed(0)} ms, longest stall ${m.stallMs.toFixed(1)} ms, probes ${m.probesBefore} during`;
+  console.log(`${what}: ${figures}`);
+  assert.ok(m.stallMs < Math.max(m.ms / 3, 100), `${what}: the loop stalled ${m.stallMs.toFixed(1)} ms of ${m.ms.toFixed(0)} ms`);
+  assert.ok(m.probesBefore > 0, `${what}: no probe was answered while it ran (${figures})`);
+}
+
+const crd = (plural: string, spec: Record<string, unknown>) => ({
+  apiVersion: `${names.group('apiextensions')}/v1`, kind: 'CustomResourceDefinition', metadata: { name: `${plural}.${group}` },
+  spec: {
+    group, scope: 'Namespaced',
+    names: { plural, singular: plural.slice(0, -1), kind: plural[0]!.toUpperCase() + plural.slice(1, -1), listKind: `${plural[0]!.toUpperCase()}${plural.slice(1, -1)}List` },
+    versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: { spec } } } }],
+  },
+});
+
+test('a CRD of 10,000 rules is validated, served and its first object checked while the loop serves probes', async () => {
+  const rules = Array.from({ length: 10_000 }, (_, i) => ({ rule: `self.x != ${i + 1} || self.y.size() > ${i % 10}` }));
+  const created = await measure(() => send('POST', crds, crd('widgets', {
+    type: 'object', properties: { x: { type: 'integer' }, y: { type: 'string', maxLength: 10 } }, 'x-kubernetes-validations': rules,
+  })));
+  assert.equal(created.reply.status, 201, created.reply.body.slice(0, 500));
+  assertInPieces('CRD create', created);
+
+  const widgets = `/apis/${group}/v1/namespaces/default/widgets`;
+  await waitFor('widgets served', async () => (await send('GET', widgets)).status === 200);
+  // the strategy of the served resource compiles the rules again, from the stored CRD
+  const first = await measure(() => send('POST', widgets, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { x: 0, y: '' } }));
+  assert.equal(first.reply.status, 201, first.reply.body.slice(0, 500));
+  assertInPieces('first object', first);
+  // and the rules hold: x = 5 with an empty y breaks the rule for 5
+  const refused = await send('POST', widgets, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'v' }, spec: { x: 5, y: '' } });
+  assert.equal(refused.status, 422, refused.body.slice(0, 500));
+  assert.match(refused.body, /failed rule: self\.x != 5 \|\| self\.y\.size\(\) > 4/);
+});
+
+test('a CRD whose rules together cost more than the per-CRD estimate is refused with 422, also in pieces', async () => {
+  // each rule on an unbounded string is within its own limit; 2,000 of them are far over the schema's total
+  const rules = Array.from({ length: 2_000 }, (_, i) => ({ rule: `self.s.contains('${i}')` }));
+  const m = await measure(() => send('POST', crds, crd('gadgets', { type: 'object', properties: { s: { type: 'string' } }, 'x-kubernetes-validations': rules })));
+  assert.equal(m.reply.status, 422, m.reply.body.slice(0, 500));
+  const status = JSON.parse(m.reply.body) as { reason: string; details: { causes: Array<{ reason: string; field: string; message: string }> } };
+  assert.equal(status.reason, 'Invalid');
+  const total = status.details.causes.find(c => /estimated rule cost total for entire OpenAPIv3 schema exceeds budget/.test(c.message));
+  assert.ok(total, m.reply.body.slice(0, 1000));
+  assert.equal(total.reason, 'FieldValueForbidden');
+  assert.equal(total.field, 'spec.versions[0].schema.openAPIV3Schema');
+  assert.ok(!status.details.causes.some(c => /rule\b.*estimated rule cost exceeds/.test(c.message)), 'each rule is within its own limit');
+});
