@@ -10,6 +10,7 @@ import type { MatchCondition } from '../api/types/admissionregistration-v1.js';
 import type { AdmissionActivation, ResultKind } from '../cel/admission.js';
 import { loadAdmissionCel, loadedAdmissionCel, type AdmissionCel } from '../cel/index.js';
 import { reviewRequest } from './webhook/call.js';
+import { sliceClock, yieldToLoop } from '../util/slices.js';
 
 /** the activation of a request: `request` is the AdmissionReview request as a webhook would get it, without objects */
 export async function activationFor(a: AdmissionAttributes, names: Naming, authorizer?: Authorizer): Promise<AdmissionActivation> {
@@ -53,7 +54,10 @@ export async function matchConditions(conditions: MatchCondition[] | undefined, 
   const cel = await admissionCel();
   const errors: string[] = [];
   const activation = await act();
+  // the first request compiles the conditions (up to 64, each up to 100,000 code points): the loop is given back between slices
+  const clock = sliceClock();
   for (const c of conditions) {
+    if (clock.due()) await yieldToLoop();
     const program = compiled(cel, c.expression, 'bool', params !== undefined);
     if ('error' in program) { errors.push(`compilation failed for match condition '${c.name}': ${program.error}`); continue; }
     const outcome = await cel.evaluateAdmission(program.program, activation, { cost: 0, limit: cel.perExpressionCostLimit }, params);

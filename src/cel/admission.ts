@@ -16,6 +16,7 @@ import { dyn, listOf, mapOf, scalar, typeOfSchema, type CelType } from './types.
 import { evaluate, CostLimitError, type CostMeter } from './evaluate.js';
 import { authorizerValue, celEnvironment, withAuthz, type AuthzContext } from './library.js';
 import { toCel } from './values.js';
+import { sliceClock, yieldToLoop } from '../util/slices.js';
 
 export const perExpressionCostLimit = 1_000_000;
 export const perPolicyCostBudget = 10_000_000;
@@ -68,10 +69,50 @@ export function compileAdmissionExpression(source: string, result: ResultKind, t
   return { ok: true, program: parsed.expr };
 }
 
+type Compilation = ReturnType<typeof compileAdmissionExpression>;
+
+/**
+ * Compilations made ahead by compileInSlices for the validation that follows, by result kind, params and text, with
+ * how many fields will ask for each: each ask takes one, so nothing stays once the object is validated. Bounded, as
+ * a validation that never comes (a request refused in between) leaves its entries.
+ */
+const compiledAhead = new Map<string, { compilation: Compilation; asks: number }>();
+const maxCompiledAhead = 100_000;
+const aheadKey = (source: string, result: ResultKind, params: boolean) => `${result}\u0000${params}\u0000${source}`;
+
+export interface ExpressionField { source: unknown; result: ResultKind; params?: boolean }
+
+/**
+ * Compiles the expressions of an object about to be validated, in slices between which the event loop serves other
+ * requests: a policy may carry thousands of validations (10,000 compiled in one piece held the loop for seconds), and
+ * validation itself is synchronous. expressionProblems then takes these compilations.
+ */
+export async function compileInSlices(fields: Iterable<ExpressionField>): Promise<void> {
+  const clock = sliceClock();
+  for (const { source, result, params = true } of fields) {
+    if (typeof source !== 'string' || !source.trim()) continue;
+    const key = aheadKey(source, result, params);
+    const made = compiledAhead.get(key);
+    if (made) { made.asks++; continue; }
+    if (compiledAhead.size >= maxCompiledAhead) compiledAhead.clear();
+    compiledAhead.set(key, { compilation: compileAdmissionExpression(source, result, { params: params ? undefined : false }), asks: 1 });
+    if (clock.due()) await yieldToLoop();
+  }
+}
+
+/** the compilation made ahead for this field, taken, or one made now */
+function compilationFor(source: string, result: ResultKind, params: boolean): Compilation {
+  const key = aheadKey(source, result, params);
+  const made = compiledAhead.get(key);
+  if (!made) return compileAdmissionExpression(source, result, { params: params ? undefined : false });
+  if (--made.asks <= 0) compiledAhead.delete(key);
+  return made.compilation;
+}
+
 /** a 422 cause for an expression field that does not compile, in the reference's words; none when it does */
 export function expressionProblems(field: string, source: unknown, result: ResultKind, params = true): StatusCause[] {
   if (typeof source !== 'string' || !source.trim()) return [{ reason: 'FieldValueRequired', field, message: 'Required value' }];
-  const c = compileAdmissionExpression(source, result, { params: params ? undefined : false });
+  const c = compilationFor(source, result, params);
   return c.ok ? [] : [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${JSON.stringify(source)}: compilation failed: ${c.error}` }];
 }
 

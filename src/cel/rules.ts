@@ -14,6 +14,7 @@ import { estimateCost, maxCost } from './cost.js';
 import { evaluate, CostLimitError, type CostMeter } from './evaluate.js';
 import { celEnvironment } from './library.js';
 import { toCel } from './values.js';
+import { inSteps } from '../util/slices.js';
 
 export const perExpressionEstimateLimit = 10_000_000;
 export const perCrdEstimateLimit = 100_000_000;
@@ -75,7 +76,7 @@ const shownRule = (r: Rule) => `apiextensions.ValidationRule{Rule:${JSON.stringi
 /**
  * The compilation of every rule of a schema, one rule per step: a CRD may carry tens of thousands of rules (parsing
  * one takes from a fraction of a millisecond to a few hundred for one of 100,000 code points), so the server runs
- * the steps in slices between which other requests are served (compileSchemaInSlices).
+ * the steps with the event loop given back between them (compileSchemaInSlices).
  */
 function* compileSteps(schema: ValidationSchema, path: string): Generator<void, CompiledSchema> {
   const rules = new WeakMap<object, CompiledRule[]>();
@@ -172,32 +173,19 @@ export function compileSchema(schema: ValidationSchema, path: string): CompiledS
   }
 }
 
-/** how long compilation holds the event loop before letting other work run */
-const sliceMs = 10;
-
 /**
- * compileSchema in slices of about `sliceMs`, yielding to the event loop between them, so that health checks,
- * watches and other writes go on while a CRD with many rules compiles; `ahead` keeps the result for the next
- * compileSchema of the same schema object and path.
+ * compileSchema in steps with the event loop given back between them (inSteps), so that health checks, watches and
+ * other writes go on while a CRD with many rules compiles; `ahead` keeps the result for the next compileSchema of
+ * the same schema object and path.
  */
 export async function compileSchemaInSlices(schema: ValidationSchema, path: string, ahead = false): Promise<CompiledSchema> {
-  const steps = compileSteps(schema, path);
-  let sliceStart = performance.now();
-  for (;;) {
-    const step = steps.next();
-    if (step.done) {
-      if (ahead) {
-        let byPath = compiledAhead.get(schema);
-        if (!byPath) compiledAhead.set(schema, byPath = new Map());
-        byPath.set(path, step.value);
-      }
-      return step.value;
-    }
-    if (performance.now() - sliceStart >= sliceMs) {
-      await new Promise(resolve => setImmediate(resolve));
-      sliceStart = performance.now();
-    }
+  const compiled = await inSteps(compileSteps(schema, path));
+  if (ahead) {
+    let byPath = compiledAhead.get(schema);
+    if (!byPath) compiledAhead.set(schema, byPath = new Map());
+    byPath.set(path, compiled);
   }
+  return compiled;
 }
 
 const schemaType = (s: ValidationSchema) => (s['x-kubernetes-int-or-string'] ? '' : s.type ?? '');

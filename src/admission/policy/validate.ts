@@ -15,6 +15,7 @@ import type { AdmissionActivation } from '../../cel/admission.js';
 import { activationFor, admissionCel, compiled, matchConditions } from '../conditions.js';
 import { matchingVersion, ruleMatches, selectorsMatch } from '../match.js';
 import { refuse } from '../util.js';
+import { sliceClock, yieldToLoop } from '../../util/slices.js';
 
 type Policy = Stored<ValidatingAdmissionPolicy>;
 type Binding = Stored<ValidatingAdmissionPolicyBinding>;
@@ -68,8 +69,11 @@ async function evaluatePolicy(policy: Policy, binding: Binding, a: AdmissionAttr
 
   const cel = await admissionCel();
   let budget = cel.perPolicyCostBudget;
+  // the first request a policy sees compiles its expressions (thousands, maybe): the loop is given back between slices
+  const clock = sliceClock();
   /** evaluates one expression of the policy within the per-expression limit and what is left of the policy's budget */
   const run = async (source: string, result: 'bool' | 'string' | 'string or null') => {
+    if (clock.due()) await yieldToLoop();
     const program = compiled(cel, source, result);
     if ('error' in program) return { error: `compilation failed: ${program.error}` };
     if (budget <= 0) return { error: 'validation failed due to running out of cost budget, no further validation rules will be run' };

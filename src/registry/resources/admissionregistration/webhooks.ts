@@ -200,7 +200,11 @@ const usesMatchConditions = (c: Configuration) => list<Webhook>(c.webhooks).some
 async function prepareMatchConditions(obj: Configuration, ctx: StrategyContext, old?: Configuration) {
   if (!ctx.featureGates?.[matchConditionsGate] && !(old && usesMatchConditions(old)))
     for (const w of list<Webhook>(obj.webhooks)) if (w && typeof w === 'object') delete w.matchConditions;
-  if (usesMatchConditions(obj)) await loadAdmissionCel();
+  if (!usesMatchConditions(obj)) return;
+  // compiled before validation, in slices that let other requests run (64 per webhook, and many webhooks)
+  const fields = list<Webhook>(obj.webhooks).flatMap(w => (Array.isArray(w?.matchConditions) ? w.matchConditions : [])
+    .map(c => ({ source: (c as { expression?: unknown } | null)?.expression, result: 'bool' as const, params: false })));
+  await (await loadAdmissionCel()).compileInSlices(fields);
 }
 
 /** the strategy of either kind of configuration */

@@ -6,6 +6,7 @@ import { qualifiedNameErrors } from '../../../../api/selectors.js';
 import { defineStrategy } from '../../../strategy.js';
 import { type Causes, duplicate, invalid, oneOf, required } from '../../../validation/fields.js';
 import { loadAdmissionCel, loadedAdmissionCel } from '../../../../cel/index.js';
+import type { ExpressionField } from '../../../../cel/admission.js';
 import { defaultMatchResources, validateMatchResources } from '../policies.js';
 
 type Policy = Stored<ValidatingAdmissionPolicy>;
@@ -50,6 +51,20 @@ export function validatePolicy(p: Policy): Causes {
   return out;
 }
 
+/** every expression validatePolicy compiles, as it asks for them */
+function* expressionFields(p: Policy): Generator<ExpressionField> {
+  const spec: ValidatingAdmissionPolicySpec = p.spec ?? {};
+  for (const v of list(spec.validations)) {
+    yield { source: v?.expression, result: 'bool' };
+    if (v?.messageExpression !== undefined && v.messageExpression !== '') yield { source: v.messageExpression, result: 'string' };
+  }
+  for (const a of list(spec.auditAnnotations)) yield { source: a?.valueExpression, result: 'string or null' };
+  if (Array.isArray(spec.matchConditions)) for (const c of spec.matchConditions) yield { source: (c as { expression?: unknown } | null)?.expression, result: 'bool' };
+}
+
+/** the expressions compile before validation, in slices that let other requests run (a policy may have thousands) */
+const compileAhead = async (p: Policy) => { await (await loadAdmissionCel()).compileInSlices(expressionFields(p)); };
+
 export const strategy = defineStrategy<Policy>({
   generation: true,
   defaults(p) {
@@ -57,8 +72,8 @@ export const strategy = defineStrategy<Policy>({
     p.spec.failurePolicy ??= 'Fail';
     defaultMatchResources(p.spec.matchConstraints);
   },
-  prepareForCreate: async () => { await loadAdmissionCel(); },
-  prepareForUpdate: async () => { await loadAdmissionCel(); },
+  prepareForCreate: compileAhead,
+  prepareForUpdate: compileAhead,
   validate: validatePolicy,
   validateUpdate: validatePolicy,
 });

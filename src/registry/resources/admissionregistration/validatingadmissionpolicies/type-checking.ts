@@ -13,6 +13,7 @@ import type { ResourceCaches } from '../../../../api/cache.js';
 import { loadAdmissionCel, type AdmissionCel } from '../../../../cel/index.js';
 import type { ApiResources, ResourceInfo } from '../../../resources.js';
 import { noAdmission, type Store } from '../../../store.js';
+import { sliceClock, yieldToLoop } from '../../../../util/slices.js';
 
 type Policy = Stored<ValidatingAdmissionPolicy>;
 
@@ -38,7 +39,10 @@ function kindsOf(p: Policy, resources: ApiResources): Array<{ label: string; sch
   return [...out.values()];
 }
 
-export function policyWarnings(cel: AdmissionCel, p: Policy, resources: ApiResources): ExpressionWarning[] {
+/**
+ * The warnings of a policy's expressions. Checked in slices with the event loop given back between them: each expression compiles once per kind, and a policy may have thousands.
+ */
+export async function policyWarnings(cel: AdmissionCel, p: Policy, resources: ApiResources): Promise<ExpressionWarning[]> {
   const kinds = kindsOf(p, resources);
   if (!kinds.length) return [];
   const pk = p.spec?.paramKind;
@@ -47,14 +51,17 @@ export function policyWarnings(cel: AdmissionCel, p: Policy, resources: ApiResou
     return i.group === group && i.version === version && i.kind === pk.kind;
   }) : undefined;
   const out: ExpressionWarning[] = [];
-  (p.spec?.validations ?? []).forEach((v, i) => {
+  const clock = sliceClock();
+  for (const [i, v] of (p.spec?.validations ?? []).entries()) {
+    if (clock.due()) await yieldToLoop();
+    if (!v) continue;
     const checks: Array<[string, string | undefined, 'bool' | 'string']> = [['expression', v.expression, 'bool'], ['messageExpression', v.messageExpression, 'string']];
     for (const [field, source, result] of checks) {
       if (!source) continue;
       const warnings = cel.typeWarnings(source, result, kinds, paramInfo?.schema);
       if (warnings.length) out.push({ fieldRef: `spec.validations[${i}].${field}`, warning: warnings.join('\n') });
     }
-  });
+  }
   return out;
 }
 
@@ -70,7 +77,7 @@ export function startPolicyTypeChecking(deps: TypeCheckingDeps, log: { warn(m: s
     const p = cache.get(info!.keyPrefix + name)?.obj as Policy | undefined;
     if (!p || p.status?.observedGeneration === p.metadata.generation) return;
     const cel = await loadAdmissionCel();
-    const expressionWarnings = policyWarnings(cel, p, deps.resources);
+    const expressionWarnings = await policyWarnings(cel, p, deps.resources);
     await deps.backendFor(info!).store.guaranteedUpdate('', name, 'status', cur => {
       if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
       const c = cur as Policy;
