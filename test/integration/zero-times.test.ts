@@ -92,8 +92,26 @@ describe('times the reference writes as null', () => {
       const pb = await c.get(`${path}/${name}`, { accept: server.names.protobufMediaType });
       assert.deepEqual(fromProtobuf(pb.raw), json.json, `${path}: the protobuf form reads back with the same nulls`);
     }
-    // a template's own time, when a client sends one, is kept as sent (the reference keeps it too)
+    // a template's own time, when a client sends one, is kept as sent
     const pod = (await c.request('POST', '/api/v1/namespaces/default/podtemplates', { body: { metadata: { name: 'pt' }, template: { metadata: { creationTimestamp: '2024-01-01T00:00:00Z' }, spec: template.spec } } })).json;
     assert.equal(pod.template.metadata.creationTimestamp, '2024-01-01T00:00:00Z');
+  });
+
+  test('pod conditions: lastProbeTime (and an unset lastTransitionTime) null, though a merge patch cannot write a null', async () => {
+    const created = await c.request('POST', '/api/v1/namespaces/default/pods', { body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'img' }] } } });
+    assert.equal(created.status, 201, created.body);
+    const t = '2024-05-06T07:08:09Z';
+    const patched = await c.request('PATCH', '/api/v1/namespaces/default/pods/p/status', {
+      contentType: 'application/merge-patch+json',
+      body: { status: { conditions: [{ type: 'Ready', status: 'False', lastTransitionTime: t }, { type: 'Initialized', status: 'True' }] } },
+    });
+    assert.equal(patched.status, 200, patched.body);
+    const got = await c.get('/api/v1/namespaces/default/pods/p');
+    assert.deepEqual(got.json.status.conditions, [
+      { type: 'Ready', status: 'False', lastProbeTime: null, lastTransitionTime: t },
+      { type: 'Initialized', status: 'True', lastProbeTime: null, lastTransitionTime: null },
+    ]);
+    const pb = await c.get('/api/v1/namespaces/default/pods/p', { accept: server.names.protobufMediaType });
+    assert.deepEqual(fromProtobuf(pb.raw).status.conditions, got.json.status.conditions);
   });
 });

@@ -375,7 +375,8 @@ const messages: Record<string, Fields> = {
     initContainerStatuses: '10 []core.ContainerStatus', containerStatuses: '8 []core.ContainerStatus', qosClass: '9 string',
     ephemeralContainerStatuses: '13 []core.ContainerStatus', resize: '14 string',
   },
-  'core.PodCondition': condition({ lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }),
+  // the kubelet's conditions carry both times, null while unset
+  'core.PodCondition': { ...condition({ lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }), lastProbeTime: '3 *Time', lastTransitionTime: '4 *Time' },
   'core.PodIP': { ip: '1 string' },
   'core.ContainerStatus': {
     name: '1 *string', state: '2 core.ContainerState', lastState: '3 core.ContainerState', ready: '4 *bool', restartCount: '5 *int32',
