@@ -12,6 +12,7 @@ import type { Taint, Threshold } from './quantity.js';
 import type { ContainerRuntime } from './runtime/types.js';
 import type { Recorder } from './events.js';
 import { withoutManagedFields } from './objects.js';
+import { ensureCSINode } from './csinode.js';
 import type { ContainerImage, Node, NodeCondition, NodeSystemInfo } from './objects.js';
 import type { Lease } from '../api/types/coordination-v1.js';
 
@@ -241,17 +242,32 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
   /** the next run of each loop */
   const timers = new Map<() => Promise<void>, NodeJS.Timeout>();
   let info: NodeSystemInfo | undefined;
+  /** the uid of the node object whose CSINode exists; a failed attempt is retried with the next status post */
+  let csiNodeOwner: string | undefined;
+
+  const ensureOwnCSINode = async () => {
+    const uid = node?.metadata?.uid;
+    if (!uid || csiNodeOwner === uid) return;
+    try {
+      await ensureCSINode(client, s.names, { name: s.nodeName, uid });
+      csiNodeOwner = uid;
+    } catch (e) {
+      deps.log(`creating the CSINode of ${s.nodeName} failed: ${(e as Error).message}`);
+    }
+  };
 
   const register = async () => {
     let delay = 100;
     while (!stopped) {
       try {
         node = withoutManagedFields(await nodes.create(initialNode(s)));
+        await ensureOwnCSINode();
         return;
       } catch (e) {
         if (isAlreadyExists(e)) {
           // an existing node keeps its object; the agent's own labels are brought up to date
           node = withoutManagedFields(await nodes.patch(s.nodeName, { metadata: { labels: defaultLabels(s) } }));
+          await ensureOwnCSINode();
           return;
         }
         deps.log(`registering node ${s.nodeName} failed: ${(e as Error).message}`);
@@ -276,6 +292,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     const wasReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     try {
       node = withoutManagedFields(await nodes.status.patch(s.nodeName, { status }, 'merge'));
+      if (deps.register) await ensureOwnCSINode();
       const isReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
       if (isReady !== wasReady) {
         const ref = { kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } };

@@ -245,11 +245,10 @@ describe('API server options: the reference\'s flags for HTTP/2, admission, stor
         /admission-control and enable-admission-plugins\/disable-admission-plugins flags are mutually exclusive/);
   });
 
-  test('--watch-cache-sizes: resource[.group]#size, bad entries refused with the reference\'s messages, a warning for size 0', () => {
+  test('--watch-cache-sizes: resource[.group]#size, bad entries refused with the reference\'s messages; size 0 acts (no warning)', () => {
     const { options: o, warnings } = parseApiServerOptions(['--watch-cache-sizes=pods#1000,deployments.apps#0']);
     assert.deepEqual(o.watchCacheSizes, { pods: 1000, 'deployments.apps': 0 });
-    assert.deepEqual(warnings.filter(w => /--watch-cache-sizes/.test(w)).length, 1);
-    assert.match(warnings.find(w => /--watch-cache-sizes/.test(w))!, /deployments\.apps#0 keeps no history/);
+    assert.deepEqual(warnings.filter(w => /--watch-cache-sizes/.test(w)), []);
     assert.deepEqual(parseWatchCacheSizes(['Pods#5']), { pods: 5 });
     assert.throws(() => parseApiServerOptions(['--watch-cache-sizes=pods']), /invalid value of watch cache size: pods/);
     assert.throws(() => parseApiServerOptions(['--watch-cache-sizes=pods#1#2']), /invalid value of watch cache size/);

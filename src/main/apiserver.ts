@@ -289,6 +289,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         watchCache = createWatchCache(createObjectStore(kv), {
           root: '/registry/', freshnessTimeoutMs: tuning.freshnessTimeoutMs, log,
           historyLimitFor: prefix => watchCacheSizeOf(options.watchCacheSizes, resources.all().find(i => i.keyPrefix === prefix)),
+          bypasses: watchCacheBypass(options, prefix => resources.all().find(i => i.keyPrefix === prefix)),
           // memory and SQLite publish every commit to their watchers before acknowledging it; etcd's revisions also
           // count other clients' writes, and a decorated store may fail reads its watch never shows
           consistentReads: options.storageBackend !== 'etcd' && !tuning.decorateStorage,
@@ -674,6 +675,26 @@ function withTimeout(c: HealthCheck, ms: number): HealthCheck {
       const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`timed out after ${ms}ms`)), ms); });
       try { await Promise.race([Promise.resolve(c.check()), late]); } finally { clearTimeout(timer); }
     },
+  };
+}
+
+/**
+ * whether a resource's clients are served from storage rather than the watch cache: --watch-cache=false for all, a
+ * size of 0 in --watch-cache-sizes for one, --default-watch-cache-size=0 for those without a size of their own. The
+ * answer for a prefix is kept once its resource is known (a prefix always names the same resource).
+ */
+function watchCacheBypass(options: ApiServerOptions, resourceAt: (prefix: string) => { resource: string; group: string } | undefined) {
+  const known = new Map<string, boolean>();
+  return (prefix: string): boolean => {
+    if (!options.watchCache) return true;
+    let off = known.get(prefix);
+    if (off === undefined) {
+      const info = resourceAt(prefix);
+      if (!info) return options.defaultWatchCacheSize === 0;
+      off = (watchCacheSizeOf(options.watchCacheSizes, info) ?? options.defaultWatchCacheSize) === 0;
+      known.set(prefix, off);
+    }
+    return off;
   };
 }
 

@@ -11,6 +11,7 @@ import type { Naming } from '../api/naming.js';
 import type { Client } from '../client/rest-client.js';
 import { startInformer } from '../client/informer.js';
 import { pemBlocksOfType } from '../util/pem.js';
+import { ttlCache } from '../util/webhook-client.js';
 
 export interface RequestUser { username: string; uid?: string; groups: string[]; extra: Record<string, string[]> }
 
@@ -68,19 +69,6 @@ const subjectField = (cert: X509Certificate, field: string) =>
 const headerValues = (req: IncomingMessage, name: string) =>
   ([] as string[]).concat(req.headers[name] ?? []).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);
 
-/** a small time-bounded cache of answers, pruned as it is written */
-function answerCache<T>() {
-  const entries = new Map<string, { value: T; until: number }>();
-  return {
-    get(key: string) { const e = entries.get(key); return e && e.until > Date.now() ? e.value : undefined; },
-    set(key: string, value: T) {
-      if (entries.size > 10_000) for (const [k, e] of entries) if (e.until <= Date.now()) entries.delete(k);
-      if (entries.size > 10_000) entries.clear();
-      entries.set(key, { value, until: Date.now() + cacheMs });
-    },
-  };
-}
-
 export function delegatedAuth(client: Client, names: Naming): DelegatedAuth {
   let settings = settingsOf();
   const informer = startInformer(
@@ -88,8 +76,9 @@ export function delegatedAuth(client: Client, names: Naming): DelegatedAuth {
     () => { settings = settingsOf(informer.store.get(`${names.systemNamespace}/${authenticationConfigMap}`)?.data); },
     { fieldSelector: `metadata.name=${authenticationConfigMap}` },
   );
-  const tokens = answerCache<RequestUser | null>();
-  const decisions = answerCache<{ allowed: boolean; reason: string }>();
+  // bounded: every distinct token or request a client sends makes an entry
+  const tokens = ttlCache<RequestUser | null>();
+  const decisions = ttlCache<{ allowed: boolean; reason: string }>();
 
   function fromProxy(req: IncomingMessage, s: Settings): RequestUser | undefined {
     const username = s.usernameHeaders.map((h) => headerValues(req, h)[0]).find(Boolean);
@@ -111,7 +100,7 @@ export function delegatedAuth(client: Client, names: Naming): DelegatedAuth {
     });
     const u = review?.status?.authenticated ? review.status.user : undefined;
     const user = u ? { username: u.username, uid: u.uid, groups: u.groups ?? [], extra: u.extra ?? {} } : undefined;
-    tokens.set(token, user ?? null);
+    tokens.set(token, user ?? null, cacheMs);
     return user;
   }
 
@@ -147,7 +136,7 @@ export function delegatedAuth(client: Client, names: Naming): DelegatedAuth {
         method: 'POST', path: `/apis/${group}/v1/subjectaccessreviews`, body: { apiVersion: `${group}/v1`, kind: 'SubjectAccessReview', spec },
       });
       const decision = { allowed: !!review?.status?.allowed, reason: String(review?.status?.reason ?? '') };
-      decisions.set(key, decision);
+      decisions.set(key, decision, cacheMs);
       return decision;
     },
     stop: () => informer.stop(),

@@ -33,6 +33,12 @@ export interface WatchCacheOptions {
    * answers exactly what reading storage would. Without it, consistent and exact reads go to storage.
    */
   consistentReads?: boolean;
+  /**
+   * the resource of this key prefix has its cache turned off (--watch-cache-sizes=<resource>#0, --watch-cache=false):
+   * clients' reads and watches go to storage, as the reference serves them without a cacher. The in-memory view
+   * consumers inside the server ask for with cache() is kept all the same.
+   */
+  bypasses?(prefix: string): boolean;
   log?: { warn(message: string): void };
 }
 
@@ -398,7 +404,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
   /** the cache of the resource a prefix lies in, when it is one the cache serves */
   const cacheFor = (prefix: string) => {
     const p = resourcePrefixOf(prefix);
-    return p.endsWith('/') && p.startsWith(opts.root) ? cache(p) : undefined;
+    return p.endsWith('/') && p.startsWith(opts.root) && !opts.bypasses?.(p) ? cache(p) : undefined;
   };
 
   async function waitFor(rev: Revision, timeoutMs: number) {

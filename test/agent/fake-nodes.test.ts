@@ -12,6 +12,7 @@ import { parseAgentOptions, fakeAnnotation } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
 import { nodesRef } from '../../src/agent/node-status.js';
+import { csiNodesRef } from '../../src/agent/csinode.js';
 import { podsRef } from '../../src/agent/status-manager.js';
 import type { Summary } from '../../src/agent/stats/summary.js';
 import { ensureDefaultServiceAccount, httpsGet, pod, quiet, tempDir, waitFor } from './helpers.js';
@@ -151,5 +152,29 @@ describe('simulated nodes', () => {
     const metrics = (await httpsGet(`https://127.0.0.1:${port}/metrics/resource?node=sim-1`)).body;
     assert.match(metrics, /^container_memory_working_set_bytes\{container="main",namespace="default",pod="busy"\} 67108864 \d+$/m);
     assert.match(metrics, /^# TYPE container_cpu_usage_seconds_total counter$/m);
+  });
+
+  test('each node has its CSINode, owned by the node; a deleted node comes back with a CSINode of its own', async () => {
+    const csiNodes = () => client.resource(csiNodesRef(server.names));
+    const ownedBy = async (name: string) => {
+      const node = await client.resource(nodesRef).get(name);
+      const csi = await csiNodes().get(name).catch(() => undefined);
+      return csi?.metadata.ownerReferences?.[0]?.uid === node.metadata.uid ? { node, csi } : undefined;
+    };
+    for (const name of ['sim-0', 'sim-1', 'sim-2']) {
+      const { csi } = await waitFor(`the CSINode of ${name}`, () => ownedBy(name));
+      assert.deepEqual(csi.spec, { drivers: [] });
+      assert.deepEqual(csi.metadata.ownerReferences, [{ apiVersion: 'v1', kind: 'Node', name, uid: (await client.resource(nodesRef).get(name)).metadata.uid }]);
+      assert.match(csi.metadata.annotations[`storage.alpha.${server.names.labelDomain}/migrated-plugins`], /\/gce-pd\b/);
+    }
+    const before = await ownedBy('sim-2');
+    assert.ok(before);
+    await client.resource(nodesRef).delete('sim-2');
+    // the agent registers its node again; the old CSINode goes with the old node and a new one is owned by the new node
+    const after = await waitFor('sim-2 registered again with its CSINode', async () => {
+      const now = await ownedBy('sim-2').catch(() => undefined);
+      return now && now.node.metadata.uid !== before.node.metadata.uid && now;
+    });
+    assert.notEqual(after.csi.metadata.uid, before.csi.metadata.uid);
   });
 });

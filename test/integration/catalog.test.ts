@@ -28,7 +28,7 @@ const kinds = (ns: string): Array<{ path: string; body: Record<string, unknown>;
   const n = (base: string) => `${base}/namespaces/${ns}`;
   return [
     { path: '/api/v1/namespaces', body: {} },
-    { path: `${n('/api/v1')}/pods`, body: { spec: podSpec }, status: { phase: 'Running', podIP: '10.0.0.5', conditions: [{ type: 'Ready', status: 'True' }] } },
+    { path: `${n('/api/v1')}/pods`, body: { spec: podSpec }, status: { phase: 'Running', podIP: '10.0.0.5', conditions: [{ type: 'Ready', status: 'True', lastProbeTime: null, lastTransitionTime: null }] } },
     { path: `${n('/api/v1')}/services`, body: { spec: { ports: [{ port: 53, protocol: 'UDP', targetPort: 'dns' }] } } },
     { path: `${n('/api/v1')}/configmaps`, body: { data: { a: '1' }, binaryData: { b: 'AAE=' } } },
     { path: `${n('/api/v1')}/secrets`, body: { data: { a: 'eA==' }, type: 'Opaque' } },

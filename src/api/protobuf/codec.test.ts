@@ -19,15 +19,15 @@ const capturedConfigMap = 'azhzAAoPCgJ2MRIJQ29uZmlnTWFwEiAKFgoGbGl0LWNtEgAaACIAK
 describe('the envelope', () => {
   test('the captured kubectl body decodes to the reference JSON', () => {
     // The body carries empty generateName, namespace, selfLink, uid, resourceVersion, a zero generation and an
-    // empty creationTimestamp. Those fields are omitempty in the reference's JSON (the zero time is null),
-    // so none of them appears.
+    // empty creationTimestamp. The strings and the generation are omitempty in the reference's JSON; the time is a
+    // struct it always writes, null when zero (`kubectl create --dry-run=client -o json` shows it).
     const env = decodeEnvelope(Buffer.from(capturedConfigMap, 'base64'), ref);
     assert.equal(env.apiVersion, 'v1');
     assert.equal(env.kind, 'ConfigMap');
     assert.equal(env.contentEncoding, '');
     assert.equal(env.contentType, '');
     assert.deepEqual(protobufToJson(env.raw, env.apiVersion, env.kind), {
-      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lit-cm' }, data: { a: 'b' },
+      apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'lit-cm', creationTimestamp: null }, data: { a: 'b' },
     });
   });
 
@@ -542,4 +542,25 @@ test('a list encoded item by item is byte for byte the list encoded whole', () =
     assert.ok(joined.equals(encodeObject({ apiVersion: 'v1', kind, metadata, items: [...members] })), `${kind} of ${members.length}`);
     assert.equal(length, joined.length);
   }
+});
+
+describe('times the reference always writes', () => {
+  test('a null Event time is an empty message on the wire and null again when read back', () => {
+    const obj = { apiVersion: 'v1', kind: 'Event', metadata: { name: 'e' }, eventTime: null, firstTimestamp: null, lastTimestamp: '2024-05-06T07:08:09Z', reportingComponent: '', reportingInstance: '' };
+    const bytes = jsonToProtobuf(obj, 'v1', 'Event');
+    // firstTimestamp (6) and eventTime (10) as the reference's generated code writes a zero time: tag and length 0
+    assert.ok(bytes.includes(Buffer.from([0x32, 0x00])), 'field 6, empty');
+    assert.ok(bytes.includes(Buffer.from([0x52, 0x00])), 'field 10, empty');
+    assert.deepEqual(protobufToJson(bytes, 'v1', 'Event'), obj);
+  });
+
+  test('a template\'s null creationTimestamp survives the protobuf form; one never written stays out', () => {
+    const obj = {
+      apiVersion: 'v1', kind: 'PodTemplate', metadata: { name: 't', creationTimestamp: '2024-05-06T07:08:09Z' },
+      template: { metadata: { creationTimestamp: null, labels: { a: 'b' } }, spec: { containers: [{ name: 'c', image: 'i' }] } },
+    };
+    assert.deepEqual(protobufToJson(jsonToProtobuf(obj, 'v1', 'PodTemplate'), 'v1', 'PodTemplate'), obj);
+    const bare = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c' } };
+    assert.deepEqual(protobufToJson(jsonToProtobuf(bare, 'v1', 'ConfigMap'), 'v1', 'ConfigMap'), bare);
+  });
 });

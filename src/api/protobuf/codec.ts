@@ -228,10 +228,13 @@ function decodeMessage(buf: Buffer, def: MessageDef, path: string, unknown?: str
   }
   const out: Json = {};
   for (const field of def.fields) {
+    // a field absent from the wire stays absent (the reference's own encoder always writes these times, if only as an
+    // empty message), so what other senders leave out is not made up here
     if (!found.has(field)) continue;
     const value = found.get(field);
     if (field.inline) Object.assign(out, value);
-    else if (value !== undefined && (field.keepZero || !isZeroScalar(value, field))) out[field.json] = value;
+    else if (value === undefined) { if (isAlwaysWrittenTime(field)) out[field.json] = null; }
+    else if (field.keepZero || !isZeroScalar(value, field)) out[field.json] = value;
   }
   return out;
 }
@@ -252,6 +255,10 @@ function addMapEntry(map: Json, f: WireField, field: FieldDef, path: string, unk
   if (name === '__proto__') Object.defineProperty(map, name, { value, writable: true, enumerable: true, configurable: true });
   else map[name] = value;
 }
+
+/** a time the reference's JSON always carries (a struct without omitempty): null when unset or zero */
+const isAlwaysWrittenTime = (field: FieldDef) =>
+  field.keepZero && !field.repeated && !field.map && 'special' in field.value && (field.value.special === 'Time' || field.value.special === 'MicroTime');
 
 function isZeroScalar(value: unknown, field: FieldDef): boolean {
   if (field.map || field.repeated || !('scalar' in field.value)) return false;
@@ -382,6 +389,11 @@ function encodeMessage(obj: unknown, def: MessageDef, path: string, inline = fal
       continue;
     }
     const value = (obj as Json)[field.json];
+    if (value === null && isAlwaysWrittenTime(field)) {
+      // the reference writes the zero time as an empty message
+      parts.push(bytesField(field.number, Buffer.alloc(0)));
+      continue;
+    }
     if (value === undefined || value === null) continue;
     if (field.map) {
       if (typeof value !== 'object' || Array.isArray(value)) throw new ProtobufEncodeError(`${where}: expected a map`);

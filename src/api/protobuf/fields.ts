@@ -8,7 +8,8 @@
 //   []X  repeated X;  map[X]  a map from string to X;  inline X  an embedded struct whose fields the
 //   JSON form lifts into the parent
 // A leading `*` marks a field whose zero value the reference's JSON keeps (a Go pointer, or a field
-// without omitempty); unmarked scalars equal to zero are left out, as the reference's JSON does.
+// without omitempty); unmarked scalars equal to zero are left out, as the reference's JSON does. A starred
+// Time is a struct the reference always writes: null in JSON while unset, an empty message on the wire.
 // Message numbers never change between releases; the table follows 1.27 (with the fields 1.27 adds).
 
 export const definitionPrefixes: Record<string, string> = {
@@ -125,7 +126,7 @@ const messages: Record<string, Fields> = {
   // ── apimachinery meta/v1 ──────────────────────────────────────────────────────────────────────
   'meta.ObjectMeta': {
     name: '1 string', generateName: '2 string', namespace: '3 string', selfLink: '4 string', uid: '5 string',
-    resourceVersion: '6 string', generation: '7 int64', creationTimestamp: '8 Time', deletionTimestamp: '9 Time',
+    resourceVersion: '6 string', generation: '7 int64', creationTimestamp: '8 *Time', deletionTimestamp: '9 Time',
     deletionGracePeriodSeconds: '10 *int64', labels: '11 map[string]', annotations: '12 map[string]',
     ownerReferences: '13 []meta.OwnerReference', finalizers: '14 []string', managedFields: '17 []meta.ManagedFieldsEntry',
   },
@@ -175,8 +176,8 @@ const messages: Record<string, Fields> = {
   'core.TypedObjectReference': { apiGroup: '1 *string', kind: '2 *string', name: '3 *string', namespace: '4 *string' },
   'core.Event': {
     ...objectMetaFields, involvedObject: '2 core.ObjectReference', reason: '3 string', message: '4 string',
-    source: '5 core.EventSource', firstTimestamp: '6 Time', lastTimestamp: '7 Time', count: '8 int32', type: '9 string',
-    eventTime: '10 MicroTime', series: '11 core.EventSeries', action: '12 string', related: '13 core.ObjectReference',
+    source: '5 core.EventSource', firstTimestamp: '6 *Time', lastTimestamp: '7 *Time', count: '8 int32', type: '9 string',
+    eventTime: '10 *MicroTime', series: '11 core.EventSeries', action: '12 string', related: '13 core.ObjectReference',
     reportingComponent: '14 *string', reportingInstance: '15 *string',
   },
   'core.EventSource': { component: '1 string', host: '2 string' },
@@ -374,7 +375,8 @@ const messages: Record<string, Fields> = {
     initContainerStatuses: '10 []core.ContainerStatus', containerStatuses: '8 []core.ContainerStatus', qosClass: '9 string',
     ephemeralContainerStatuses: '13 []core.ContainerStatus', resize: '14 string',
   },
-  'core.PodCondition': condition({ lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }),
+  // the kubelet's conditions carry both times, null while unset
+  'core.PodCondition': { ...condition({ lastProbeTime: 3, lastTransitionTime: 4, reason: 5, message: 6 }), lastProbeTime: '3 *Time', lastTransitionTime: '4 *Time' },
   'core.PodIP': { ip: '1 string' },
   'core.ContainerStatus': {
     name: '1 *string', state: '2 core.ContainerState', lastState: '3 core.ContainerState', ready: '4 *bool', restartCount: '5 *int32',
@@ -790,10 +792,10 @@ const messages: Record<string, Fields> = {
   'core.ComponentStatus': { ...objectMetaFields, conditions: '2 []core.ComponentCondition' },
   'core.ComponentCondition': { type: '1 *string', status: '2 *string', message: '3 string', error: '4 string' },
   'events.Event': {
-    ...objectMetaFields, eventTime: '2 MicroTime', series: '3 events.EventSeries', reportingController: '4 string',
+    ...objectMetaFields, eventTime: '2 *MicroTime', series: '3 events.EventSeries', reportingController: '4 string',
     reportingInstance: '5 string', action: '6 string', reason: '7 string', regarding: '8 core.ObjectReference',
     related: '9 core.ObjectReference', note: '10 string', type: '11 string', deprecatedSource: '12 core.EventSource',
-    deprecatedFirstTimestamp: '13 Time', deprecatedLastTimestamp: '14 Time', deprecatedCount: '15 int32',
+    deprecatedFirstTimestamp: '13 *Time', deprecatedLastTimestamp: '14 *Time', deprecatedCount: '15 int32',
   },
   'events.EventSeries': { count: '1 *int32', lastObservedTime: '2 MicroTime' },
   'node.RuntimeClass': { ...objectMetaFields, handler: '2 *string', overhead: '3 node.Overhead', scheduling: '4 node.Scheduling' },

@@ -84,7 +84,7 @@ describe('protobuf bodies sent by kubectl 1.32', { skip: !existsSync(kubectl) &&
   });
 
   const cases: { args: string[]; kind: string; check: (o: any) => void }[] = [
-    { args: ['create', 'configmap', 'cm1', '--from-literal=a=b'], kind: 'ConfigMap', check: (o) => assert.deepEqual(o, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1' }, data: { a: 'b' } }) },
+    { args: ['create', 'configmap', 'cm1', '--from-literal=a=b'], kind: 'ConfigMap', check: (o) => assert.deepEqual(o, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm1', creationTimestamp: null }, data: { a: 'b' } }) },
     { args: ['create', 'secret', 'generic', 's1', '--from-literal=k=v'], kind: 'Secret', check: (o) => { assert.deepEqual(o.data, { k: Buffer.from('v').toString('base64') }); } },
     { args: ['create', 'namespace', 'ns1'], kind: 'Namespace', check: (o) => assert.equal(o.metadata.name, 'ns1') },
     { args: ['create', 'serviceaccount', 'sa1'], kind: 'ServiceAccount', check: (o) => assert.equal(o.metadata.name, 'sa1') },

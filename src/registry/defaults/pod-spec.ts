@@ -98,5 +98,19 @@ export function defaultPodSpec(spec: PodSpec | undefined) {
 }
 
 export function defaultTemplate(template: PodTemplateSpec | undefined) {
-  if (template && typeof template === 'object') defaultPodSpec(template.spec);
+  if (!template || typeof template !== 'object') return;
+  defaultEmbeddedMetadata(template);
+  defaultPodSpec(template.spec);
+}
+
+/**
+ * the metadata of an object embedded in another (a pod or job template, a claim template) as the reference writes
+ * it: a struct that is never left out, whose creation time (a time without omitempty) is null while unset
+ */
+export function defaultEmbeddedMetadata(embedded: { metadata?: unknown }) {
+  embedded.metadata ??= {};
+  const m = embedded.metadata;
+  if (m && typeof m === 'object' && !Array.isArray(m) && (m as { creationTimestamp?: unknown }).creationTimestamp === undefined) {
+    (m as { creationTimestamp?: unknown }).creationTimestamp = null;
+  }
 }

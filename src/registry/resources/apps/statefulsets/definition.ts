@@ -5,7 +5,7 @@ import * as s from '../../../../api/schemas/apps-v1.js';
 import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
 import { fill, specOf } from '../../../defaults/fill.js';
-import { defaultClaimSpec, defaultTemplate } from '../../../defaults/pod-spec.js';
+import { defaultClaimSpec, defaultEmbeddedMetadata, defaultTemplate } from '../../../defaults/pod-spec.js';
 import { type Causes, forbidden, invalid, nonNegative, oneOf, sameJson } from '../../../validation/fields.js';
 import { always, replicaStatus, selectorAndTemplate } from '../../../validation/workload.js';
 import { define, only, statusSubresource } from '../../define.js';
@@ -21,6 +21,7 @@ function defaultStatefulSet(ss: StatefulSet) {
   fill(s.persistentVolumeClaimRetentionPolicy ??= {}, { whenDeleted: 'Retain', whenScaled: 'Retain' });
   for (const claim of Array.isArray(s.volumeClaimTemplates) ? s.volumeClaimTemplates : []) {
     if (!claim || typeof claim !== 'object') continue;
+    defaultEmbeddedMetadata(claim);
     defaultClaimSpec(claim.spec ??= {});
     fill(claim.status ??= {}, { phase: 'Pending' });
   }

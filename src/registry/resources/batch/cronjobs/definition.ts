@@ -5,7 +5,7 @@ import * as s from '../../../../api/schemas/batch-v1.js';
 import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
 import { fill, specOf } from '../../../defaults/fill.js';
-import { defaultTemplate } from '../../../defaults/pod-spec.js';
+import { defaultEmbeddedMetadata, defaultTemplate } from '../../../defaults/pod-spec.js';
 import { type Causes, invalid, labels, nonNegative, oneOf, required } from '../../../validation/fields.js';
 import { define, only, status } from '../../define.js';
 import { age, column, formatLabelSelector, since, workloadWide } from '../../columns.js';
@@ -14,6 +14,7 @@ import { validateJobSpec } from '../jobs/strategy.js';
 function defaultCronJob(cj: CronJob) {
   const s = specOf(cj);
   fill(s, { concurrencyPolicy: 'Allow', suspend: false, successfulJobsHistoryLimit: 3, failedJobsHistoryLimit: 1 });
+  if (s.jobTemplate && typeof s.jobTemplate === 'object') defaultEmbeddedMetadata(s.jobTemplate);
   defaultTemplate(s.jobTemplate?.spec?.template);
 }
 

@@ -6,7 +6,18 @@ import { defineStrategy, fieldAt, selectable } from '../../../strategy.js';
 import { define, only } from '../../define.js';
 import { eventColumns } from './columns.js';
 
+/**
+ * the fields the reference always writes: its times are structs without omitempty (null while unset), the source a
+ * struct, the reporting fields strings without omitempty; clients that read raw JSON see them
+ */
+export function withUnsetEventFields(e: Record<string, unknown>): void {
+  for (const f of ['firstTimestamp', 'lastTimestamp', 'eventTime']) if (e[f] === undefined) e[f] = null;
+  if (e.source === undefined || e.source === null) e.source = {};
+  for (const f of ['reportingComponent', 'reportingInstance']) if (e[f] === undefined || e[f] === null) e[f] = '';
+}
+
 export const strategy = defineStrategy<Stored<Event>>({
+  defaults: e => withUnsetEventFields(e as unknown as Record<string, unknown>),
   generation: false, allowCreateOnUpdate: true, nameRule: 'path-segment',
   selectableFields: {
     ...selectable('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',

@@ -10,6 +10,7 @@ import { validatePodSpecUpdate } from './validation.js';
 
 /** a pod (not a template) also gets service links, and requests equal to its limits where requests are unset */
 export function defaultPod(pod: Pod) {
+  withUnsetConditionTimes(pod);
   const spec = pod.spec;
   if (!spec || typeof spec !== 'object') return;
   defaultPodSpec(spec);
@@ -21,6 +22,22 @@ export function defaultPod(pod: Pod) {
       const requests = c.resources!.requests ??= {};
       for (const [r, q] of Object.entries(limits)) if (requests[r] === undefined) requests[r] = q;
     }
+}
+
+/**
+ * a condition's times are structs without omitempty in the reference, so its JSON carries them as null while unset
+ * (`"lastProbeTime": null` on every pod condition the kubelet and the scheduler write); a merge patch cannot write a
+ * null, so the server fills them as it decodes
+ */
+function withUnsetConditionTimes(pod: Pod) {
+  const conditions = pod.status?.conditions;
+  if (!Array.isArray(conditions)) return;
+  for (const c of conditions) {
+    if (!c || typeof c !== 'object') continue;
+    const times = c as { lastProbeTime?: string | null; lastTransitionTime?: string | null };
+    if (times.lastProbeTime === undefined) times.lastProbeTime = null;
+    if (times.lastTransitionTime === undefined) times.lastTransitionTime = null;
+  }
 }
 
 type QosClass = NonNullable<PodStatus['qosClass']>;

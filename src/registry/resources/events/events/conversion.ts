@@ -2,6 +2,7 @@
 // written through either API is read through both (`kubectl get events` and `describe` see what a client of the newer
 // API recorded). The fields are the same under other names; metadata is shared as it is.
 import type { ApiObject } from '../../../../api/meta.js';
+import { withUnsetEventFields } from '../../core/events/definition.js';
 
 /** events/v1 name, core/v1 name */
 const renamed: Array<[string, string]> = [
@@ -30,7 +31,16 @@ const toEvents = renamed.map(([e, c]): [string, string] => [c, e]);
 export async function convertEvents(objects: ApiObject[], toApiVersion: string): Promise<ApiObject[]> {
   return objects.map(o => {
     if (o.apiVersion === toApiVersion) return o;
-    if (toApiVersion === coreApiVersion) return rename(o, toApiVersion, toCore, 'source');
-    return o.apiVersion === coreApiVersion ? rename(o, toApiVersion, toEvents, 'deprecatedSource') : { ...o, apiVersion: toApiVersion };
+    if (toApiVersion === coreApiVersion) {
+      const core = rename(o, toApiVersion, toCore, 'source');
+      withUnsetEventFields(core);
+      return core;
+    }
+    if (o.apiVersion !== coreApiVersion) return { ...o, apiVersion: toApiVersion };
+    const event = rename(o, toApiVersion, toEvents, 'deprecatedSource');
+    // as the core form, the times without omitempty are null while unset (the reporting fields here have omitempty)
+    for (const f of ['eventTime', 'deprecatedFirstTimestamp', 'deprecatedLastTimestamp']) event[f] ??= null;
+    for (const f of ['reportingController', 'reportingInstance']) if (event[f] === '') delete event[f];
+    return event;
   });
 }
