@@ -70,9 +70,9 @@ export const conflict = (group: string, resource: string, name: string, why: str
 export const gone = (message: string) => err(410, 'Gone', message);
 export const expired = (message: string) => err(410, 'Expired', message);
 export const tooLarge = (message = 'Request entity too large: limit is 3145728') => err(413, 'RequestEntityTooLarge', message);
-export const unsupportedMediaType = (type: string, supported: string[]) =>
-  err(415, 'UnsupportedMediaType',
-    `${type ? `unsupported media type "${type}": ` : ''}the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`);
+/** a body (or patch) of a media type the endpoint does not take: the reference's message names only what it takes */
+export const unsupportedMediaType = (supported: string[]) =>
+  err(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`);
 /** the texts of causes for a message, each once as the reference aggregates them: 300,000 equal causes say it once */
 const causeTexts = (causes: StatusCause[]) => [...new Set(causes.map(c => `${c.field ? `${c.field}: ` : ''}${c.message}`))].join(', ');
 export const invalid = (group: string, kind: string, name: string, causes: StatusCause[]) =>

@@ -145,7 +145,7 @@ export async function readObject(ctx: RequestContext, names: Naming): Promise<{ 
   const text = raw.toString('utf8');
   if (type === '' || type === 'application/json' || type === '*/*') return decoded(parseJson(text), text);
   if (type === 'application/yaml' || type === 'text/yaml') return decoded(parseYamlObject(text), text);
-  throw unsupportedMediaType(type, ['application/json', 'application/yaml', names.protobufMediaType]);
+  throw unsupportedMediaType(['application/json', 'application/yaml', names.protobufMediaType]);
 }
 
 /** the protobuf codec loads on first use, keeping its field tables out of start-up */
@@ -155,11 +155,11 @@ async function decodeProtobuf(raw: Buffer, names: Naming): Promise<Record<string
   try {
     const envelope = decodeEnvelope(raw, names);
     if (envelope.contentEncoding)
-      throw unsupportedMediaType(`${names.protobufMediaType} with content encoding ${envelope.contentEncoding}`, [names.protobufMediaType, 'application/json']);
+      throw unsupportedMediaType([names.protobufMediaType, 'application/json']);
     value = protobufToJson(envelope.raw, envelope.apiVersion, envelope.kind);
   } catch (e) {
     if (e instanceof ApiError) throw e;
-    if (e instanceof UnsupportedKindError) throw unsupportedMediaType(`${names.protobufMediaType} (${e.message})`, ['application/json', 'application/yaml']);
+    if (e instanceof UnsupportedKindError) throw unsupportedMediaType(['application/json', 'application/yaml']);
     // malformed bytes, and messages nested past what the decoder can follow, are the client's error
     throw badRequest(`error decoding the request body: ${e instanceof Error ? e.message : String(e)}`);
   }

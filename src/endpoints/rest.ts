@@ -104,7 +104,7 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
       }
       if (handler.update) {
         const type = mediaType(ctx);
-        if (!patchTypes.includes(type)) throw unsupportedMediaType(type, handler.apply ? [...patchTypes, applyPatchType] : patchTypes);
+        if (!patchTypes.includes(type)) throw unsupportedMediaType(handler.apply ? [...patchTypes, applyPatchType] : patchTypes);
         const doc = parseJson((await readBody(ctx)).toString('utf8'));
         return send(ctx, await handler.update(req, current => typedPatchResult(scope, applyPatch(type, current, doc, undefined))), 200);
       }

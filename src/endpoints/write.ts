@@ -135,9 +135,10 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   if (type === applyPatchType) return serverSideApply(ctx, scope, namespace, name);
   if (ctx.query.has('force'))
     throw invalid(scope.names.metaGroup, 'PatchOptions', '', [{ reason: 'FieldValueForbidden', field: 'force', message: 'Forbidden: may not be specified for non-apply patch' }]);
-  if (!patchTypes.includes(type)) throw unsupportedMediaType(type, [...patchTypes]);
-  if (type === 'application/strategic-merge-patch+json' && (!scope.info.schema || scope.info.def.custom))
-    throw unsupportedMediaType(type, patchTypes.filter(t => !t.includes('strategic')));
+  // the reference lists every patch type the resource takes, apply included; custom resources take no strategic merge
+  const strategic = !!scope.info.schema && !scope.info.def.custom;
+  if (!patchTypes.includes(type) || (type === 'application/strategic-merge-patch+json' && !strategic))
+    throw unsupportedMediaType([...patchTypes.filter(t => strategic || !t.includes('strategic')), applyPatchType]);
   const text = (await readBody(ctx)).toString('utf8');
   const patchDoc = parseJson(text);
   const opts = writeOptions(ctx, scope, 'PatchOptions');

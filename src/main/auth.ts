@@ -26,7 +26,7 @@ import { webhookClient } from '../util/webhook-client.js';
 import { alwaysAllow, alwaysDeny, unionAuthorizer } from '../authz/types.js';
 import { rbacAuthorizer, type RbacAuthorizer } from '../authz/rbac/authorizer.js';
 import { escalationCheck } from '../authz/rbac/escalation.js';
-import { aggregatedRules, startAggregation } from '../authz/rbac/aggregation.js';
+import { aggregatedRules, clusterRolesFromCache, startAggregation, type ClusterRoleSource } from '../authz/rbac/aggregation.js';
 import type { LabelSelectorObject } from '../api/selectors.js';
 import { nodeAuthorizer } from '../authz/node.js';
 import { webhookAuthorizer } from '../authz/webhook.js';
@@ -158,13 +158,21 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
         create('clusterroles', policy.clusterRoles), create('clusterrolebindings', policy.clusterRoleBindings),
         create('roles', policy.roles), create('rolebindings', policy.roleBindings),
       ]);
-      if (!rbac) return;
-      await rbac.ready;
-      // decisions right after start-up see the default policy
-      if (lastWrite) await watchCache.waitFor(lastWrite, 5000);
-      const clusterRoles = backends.preferred(rbacGroup, 'clusterroles')!;
+      const clusterRoles = backends.preferred(rbacGroup, 'clusterroles');
+      if (!clusterRoles) return;
+      let roles: ClusterRoleSource;
+      if (rbac) {
+        await rbac.ready;
+        // decisions right after start-up see the default policy
+        if (lastWrite) await watchCache.waitFor(lastWrite, 5000);
+        roles = rbac;
+      } else {
+        const fromCache = clusterRolesFromCache(cacheOf(rbacGroup, 'clusterroles'));
+        stops.push(() => fromCache.stop());
+        roles = fromCache;
+      }
       const aggregation = startAggregation({
-        rbac, log: deps.log,
+        roles, log: deps.log,
         async writeRules(name, rules) {
           await clusterRoles.store.guaranteedUpdate('', name, '', cur => {
             if (!cur) throw Object.assign(new Error('gone'), { code: 404 });

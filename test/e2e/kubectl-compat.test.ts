@@ -112,6 +112,24 @@ for (const version of kubectlVersions) {
       assert.equal(deployment.status.conditions.find((c: any) => c.type === 'ReplicaFailure')?.reason, 'FailedCreate');
     });
 
+    test('create clusterrole --aggregation-rule: the role gathers the rules of the roles its selector matches, under AlwaysAllow too', async () => {
+      const selector = `compat-aggregate-${version.replace('.', '')}`;
+      const aggregated = `${selector}-all`;
+      const rulesOf = async (name: string) => (await k.json(['get', 'clusterrole', name])).rules ?? [];
+      await k.ok(['create', 'clusterrole', aggregated, `--aggregation-rule=${selector}=true`]);
+      await k.ok(['create', 'clusterrole', `${selector}-maps`, '--verb=get,list', '--resource=configmaps']);
+      await k.ok(['create', 'clusterrole', `${selector}-secrets`, '--verb=get', '--resource=secrets']);
+      await k.ok(['label', 'clusterrole', `${selector}-maps`, `${selector}-secrets`, `${selector}=true`]);
+      await waitFor('the aggregated role holds both rules', async () => (await rulesOf(aggregated)).length === 2 || undefined);
+      assert.deepEqual((await rulesOf(aggregated)).map((r: { resources: string[] }) => r.resources[0]), ['configmaps', 'secrets']);
+      // a role that loses the label leaves; the built-in view role aggregates what is labelled for it
+      await k.ok(['label', 'clusterrole', `${selector}-secrets`, `${selector}-`, `${server.names.group('rbac.authorization')}/aggregate-to-view=true`]);
+      await waitFor('the aggregated role drops the unlabelled rule', async () => (await rulesOf(aggregated)).length === 1 || undefined);
+      await waitFor('view holds the newly labelled rule', async () =>
+        (await rulesOf('view')).some((r: { resources?: string[]; verbs?: string[] }) => r.resources?.includes('secrets') && r.verbs?.length === 1) || undefined);
+      await k.ok(['delete', 'clusterrole', aggregated, `${selector}-maps`, `${selector}-secrets`]);
+    });
+
     test('a pod stored with quantities in another form (by an earlier server) can still be labelled', async () => {
       const pod: Manifest = {
         apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stored-before', namespace: ns },

@@ -4,6 +4,9 @@
 // creates (protobuf bodies with the reference media type) are refused with 415.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 import {
   apiDomains, configMaps, kubectlVersions, namespaceManifest, sleep, tableHeader, tableNames, tableRows,
@@ -355,6 +358,51 @@ function suite(version: KubectlVersion, domain: ApiDomain) {
         assert.match(svc.spec.clusterIP, /^10\.0\.0\.\d+$/, 'allocated from the default --service-cluster-ip-range 10.0.0.0/24');
         assert.deepEqual(svc.spec.clusterIPs, [svc.spec.clusterIP]);
       });
+    });
+
+    test('expose and create service <type>; apply -k with a generator; apply set-last-applied, then apply drops what it recorded', async () => {
+      const ns = 'expose';
+      await setup(ns, [deployment(ns, 'web'), pod(ns, 'single')]);
+      // kubectl 1.32 posts these typed objects as protobuf, which only a k8s.io server reads (see typed creates below)
+      if (version === '1.27' || domain === 'k8s.io') {
+        await k.ok(['expose', 'deployment', 'web', '-n', ns, '--port=8080', '--target-port=80', '--name=web-svc']);
+        await k.ok(['expose', 'pod', 'single', '-n', ns, '--port=81', '--type=NodePort']);
+        await k.ok(['create', 'service', 'externalname', 'ext', '-n', ns, '--external-name=db.example.com']);
+        await k.ok(['create', 'service', 'clusterip', 'headless', '-n', ns, '--clusterip=None']);
+        await k.ok(['create', 'service', 'loadbalancer', 'lb', '-n', ns, '--tcp=443:8443']);
+        const svc = Object.fromEntries((await k.json(['get', 'svc', '-n', ns])).items.map((s: any) => [s.metadata.name, s.spec]));
+        assert.deepEqual(svc['web-svc'].selector, { app: 'web' });
+        assert.deepEqual(svc['web-svc'].ports, [{ port: 8080, targetPort: 80, protocol: 'TCP' }]);
+        assert.match(svc['web-svc'].clusterIP, /^\d+\.\d+\.\d+\.\d+$/);
+        assert.equal(svc.single.type, 'NodePort');
+        assert.deepEqual(svc.single.selector, { app: 'single' });
+        assert.ok(svc.single.ports[0].nodePort >= 30000 && svc.single.ports[0].nodePort <= 32767, JSON.stringify(svc.single.ports));
+        assert.equal(svc.ext.type, 'ExternalName');
+        assert.equal(svc.ext.externalName, 'db.example.com');
+        assert.equal(svc.ext.clusterIP, undefined);
+        assert.equal(svc.headless.clusterIP, 'None');
+        assert.equal(svc.lb.type, 'LoadBalancer');
+        assert.deepEqual([svc.lb.ports[0].port, svc.lb.ports[0].targetPort], [443, 8443]);
+        assert.ok(svc.lb.ports[0].nodePort >= 30000, JSON.stringify(svc.lb.ports));
+      }
+      const kustomization = mkdtempSync(join(tmpdir(), 'kustomize-'));
+      try {
+        writeFileSync(join(kustomization, 'cm.yaml'), 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\ndata: {x: y}\n');
+        writeFileSync(join(kustomization, 'kustomization.yaml'),
+          `namespace: ${ns}\nnamePrefix: kz-\ncommonLabels: {kz: "1"}\nresources: [cm.yaml]\nconfigMapGenerator:\n- name: gen\n  literals: [a=b]\n`);
+        await k.ok(['apply', '-k', kustomization]);
+        const made = (await k.json(['get', 'cm', '-n', ns, '-l', 'kz=1'])).items.map((c: any) => c.metadata.name).sort();
+        assert.equal(made.length, 2, made.join());
+        assert.match(made[0], /^kz-gen-[a-z0-9]{10}$/);
+        assert.equal(made[1], 'kz-plain');
+      } finally { rmSync(kustomization, { recursive: true, force: true }); }
+      // what set-last-applied records is what the next apply takes away when the manifest drops it
+      const manifest = k.manifest('last-applied.yaml', configMaps(ns, [{ name: 'created', data: { a: '1', b: '2' } }]));
+      await k.ok(['create', '-f', manifest]);
+      await k.ok(['apply', 'set-last-applied', '-f', manifest, '--create-annotation']);
+      assert.deepEqual((await k.json(['apply', 'view-last-applied', 'cm', 'created', '-n', ns])).data, { a: '1', b: '2' });
+      await k.ok(['apply', '-f', k.manifest('last-applied.yaml', configMaps(ns, [{ name: 'created', data: { a: '1' } }]))]);
+      assert.deepEqual((await k.json(['get', 'cm', 'created', '-n', ns])).data, { a: '1' });
     });
 
     test('apply -f (client-side): create, change, unchanged', async () => {

@@ -129,6 +129,8 @@ eachBackend('crud', h => {
     const bad = await c().request('PATCH', `${base}/p`, { body: {}, contentType: 'application/x-unknown-patch' });
     assert.equal(bad.status, 415);
     assert.equal(bad.json.reason, 'UnsupportedMediaType');
+    assert.equal(bad.json.message, 'the body of the request was in an unknown format - accepted media types include: '
+      + 'application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json, application/apply-patch+yaml');
 
     const failedTest = await c().request('PATCH', `${base}/p`, { body: [{ op: 'test', path: '/metadata/name', value: 'other' }], contentType: 'application/json-patch+json' });
     assert.ok(failedTest.status === 422 || failedTest.status === 400 || failedTest.status === 500, failedTest.body);
