@@ -9,6 +9,8 @@ import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
 import { listenHttps, maxHeaderBytes, type HttpsServer } from './server.js';
+import { frameType, headerBlock, headerFrames, rawH2, statusOf } from '../../test/support/h2-frames.js';
+import { until } from '../../test/support/wait.js';
 
 const ca = createCertificateAuthority('test-ca', 3600);
 const serving = generateKeyPair();
@@ -73,6 +75,36 @@ test('HTTP/2: headers of 100 KB, and 500 of them, are read', async () => {
     const many = Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`x-h${i}`, 'v']));
     assert.equal((await http2(session, many)).status, 200);
   } finally { session.close(); }
+});
+
+test('HTTP/2: a header list past 1 MiB is a 431 on its stream; one past what nghttp2 holds resets only its stream', async () => {
+  // a server of its own: writing megabytes of headers can take longer than the other tests' idle timeout
+  const patient = await listenHttps({ port: 0, host: '127.0.0.1', keyPem: serving.keyPem, certPem, clientCaPems: [ca.certPem], log: quiet },
+    async ctx => { ctx.res.writeHead(200).end(); });
+  const c = await rawH2(`https://127.0.0.1:${patient.port}`, { ca: ca.certPem });
+  try {
+    const request = (streamId: number, headerBytes: number) => {
+      // fields of 40 bytes of value: past 1 MiB with no field near HPACK's 64 KiB limit on one field, in frames of
+      // 256 KiB (the server's frame size) so that no more CONTINUATION frames are needed than nghttp2 allows
+      const fields: [string, string][] = [[':method', 'GET'], [':scheme', 'https'], [':path', '/'], [':authority', 'localhost']];
+      // (a header list's size counts 32 bytes a field besides its name and value)
+      for (let i = 0, size = 0; size < headerBytes; i++) { fields.push([`x-h${i}`, 'v'.repeat(40)]); size += fields.at(-1)!.join('').length + 32; }
+      c.write(headerFrames(streamId, headerBlock(fields), 256 * 1024));
+    };
+    const answerOf = (streamId: number) => c.frames.find(f => f.streamId === streamId && (f.type === frameType.headers || f.type === frameType.rstStream));
+    request(1, 1.2 * maxHeaderBytes);
+    request(3, 2.5 * maxHeaderBytes);
+    request(5, 1000);
+    await until(() => [1, 3, 5].every(id => answerOf(id)) || c.isClosed(), 'an answer on each stream');
+    assert.equal(c.isClosed(), false, `the connection is open: ${c.frames.map(f => `${f.type}/${f.streamId}/${f.payload.toString('hex').slice(0, 16)}`).join(' ')}`);
+    assert.equal(answerOf(1)?.type, frameType.headers, 'stream 1 answered');
+    assert.equal(statusOf(answerOf(1)!.payload), 431);
+    // past the server's limit on a header list, nghttp2 refuses the stream (ENHANCE_YOUR_CALM) before any answer
+    assert.equal(answerOf(3)?.type, frameType.rstStream, 'stream 3 reset');
+    assert.equal(answerOf(3)!.payload.readUInt32BE(0), 0xb);
+    assert.equal(statusOf(answerOf(5)!.payload), 200);
+    assert.equal(c.frames.some(f => f.type === frameType.goaway), false, 'no GOAWAY');
+  } finally { c.socket.destroy(); patient.destroy(); await patient.close(); }
 });
 
 test('an idle HTTP/1.1 connection is closed, after a response and before any request', async () => {

@@ -15,8 +15,21 @@ const uploadWindowPerStream = 256 * 1024;
 const windowStreams = 250;
 /** the reference's limit on a request's header bytes (Go's server refuses past it); Node's own is 16 KiB */
 export const maxHeaderBytes = 1024 * 1024;
-/** HTTP/2 counts headers as well as their bytes: as many as the byte limit can hold at HPACK's 32 bytes of overhead each */
-const maxHeaderPairs = maxHeaderBytes / 32;
+/**
+ * HTTP/2: nghttp2 refuses a stream whose header list passes the limit the server advertises (a reset, no answer), so
+ * the advertised limit is twice the one served, and a list between the two is answered 431 as over HTTP/1.1 (and as
+ * the reference's HTTP/2 server answers a list past its limit)
+ */
+const http2HeaderListCeiling = 2 * maxHeaderBytes;
+/** HTTP/2 counts headers as well as their bytes: as many as the ceiling can hold at HPACK's 32 bytes of overhead each */
+const maxHeaderPairs = http2HeaderListCeiling / 32;
+
+/** an HTTP/2 header list's size as the protocol counts it (names, values and 32 bytes a field; Node reads both as Latin-1) */
+function headerListSize(rawHeaders: string[]): number {
+  let size = 0;
+  for (const h of rawHeaders) size += h.length;
+  return size + 16 * rawHeaders.length;
+}
 /** the reference closes a connection with no request in progress after this long (Go's keep-alive timeout) */
 const defaultIdleTimeoutMs = 90_000;
 /** the reference's limit on the time to read a request's headers */
@@ -97,6 +110,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   /** upgraded connections (exec, attach, port-forward tunnels), cut when the server closes */
   const tunnels = new Set<Duplex>();
   const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse, connection?: Duplex, upgrade?: RequestContext['upgrade']) => {
+    if (req.httpVersionMajor === 2 && headerListSize(req.rawHeaders) > maxHeaderBytes) {
+      rawRes.writeHead(431, { 'content-type': 'text/plain; charset=utf-8' }).end(`request header fields too large: the limit is ${maxHeaderBytes} bytes\n`);
+      return;
+    }
     const res = asResponse(rawRes);
     // a CONNECT to host:port (authority form) names no path, as with the reference
     const target = req.method === 'CONNECT' && !req.url?.startsWith('/') ? '' : req.url ?? '/';
@@ -168,7 +185,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // nghttp2 ends a connection whose header block takes more than 8 CONTINUATION frames: the reference's 256 KiB frames
     // let a client that sizes frames by these settings (Go, once it has them) send 1 MiB; at 16 KiB frames, ~144 KB
     settings: {
-      initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: maxHeaderBytes,
+      initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: http2HeaderListCeiling,
       ...(o.maxConcurrentStreams ? { maxConcurrentStreams: o.maxConcurrentStreams } : {}),
     },
     maxHeaderListPairs: maxHeaderPairs,
