@@ -107,6 +107,23 @@ test('HTTP/2: a header list past 1 MiB is a 431 on its stream; one past what ngh
   } finally { c.socket.destroy(); patient.destroy(); await patient.close(); }
 });
 
+/** what a raw HTTP/1.1 connection reads for `text` until the server closes it */
+function exchange(text: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: ca.certPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => socket.write(text));
+    let raw = '';
+    socket.setEncoding('latin1').on('data', d => { raw += d; }).on('error', reject).on('close', () => resolve(raw));
+  });
+}
+
+test('HTTP/1.1: a request line of another HTTP version (2.0 over HTTP/1.1) is a 505, and the server goes on', async () => {
+  for (const head of ['GET / HTTP/2.0', 'POST / HTTP/2.0\r\nContent-Length: 2', 'CONNECT example.com:443 HTTP/2.0', 'GET / HTTP/2.0\r\nConnection: Upgrade\r\nUpgrade: websocket', 'GET / HTTP/0.9']) {
+    const raw = await exchange(`${head}\r\nHost: x\r\nConnection: close\r\n\r\n${head.startsWith('POST') ? '{}' : ''}`);
+    assert.match(raw, /^HTTP\/1\.1 505 /, `${head}: ${raw.slice(0, 200)}`);
+  }
+  assert.equal((await http1({})).status, 200);
+});
+
 test('an idle HTTP/1.1 connection is closed, after a response and before any request', async () => {
   const agent = new Agent({ keepAlive: true, ca: ca.certPem });
   try {

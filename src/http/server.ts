@@ -1,6 +1,6 @@
 // The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, client certificates requested (the pipeline verifies
 // them), one request context per request, and the requests in flight for graceful shutdown.
-import { constants as http2Constants, createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
+import { constants as http2Constants, createSecureServer, Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -110,7 +110,14 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   /** upgraded connections (exec, attach, port-forward tunnels), cut when the server closes */
   const tunnels = new Set<Duplex>();
   const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse, connection?: Duplex, upgrade?: RequestContext['upgrade']) => {
-    if (req.httpVersionMajor === 2 && headerListSize(req.rawHeaders) > maxHeaderBytes) {
+    // the protocol is the connection's: an HTTP/1.1 request line may name any version (HTTP/2.0 among them)
+    const http2 = (req as unknown) instanceof Http2ServerRequest;
+    if (!http2 && req.httpVersionMajor !== 1) {
+      // as the reference's server answers it; the connection closes after it
+      rawRes.writeHead(505, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end('unsupported protocol version\n');
+      return;
+    }
+    if (http2 && headerListSize(req.rawHeaders) > maxHeaderBytes) {
       rawRes.writeHead(431, { 'content-type': 'text/plain; charset=utf-8' }).end(`request header fields too large: the limit is ${maxHeaderBytes} bytes\n`);
       return;
     }
@@ -145,7 +152,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // never read, and otherwise keeps the stream open, the client blocked on its window, for as long as the connection
     // lasts. Only then: a reset jumps ahead of answer frames still waiting for the client's window, so a stream whose
     // client has sent everything (every GET) is never reset, however large its answer
-    if (req.httpVersionMajor === 2 && !connection && !req.stream.endAfterHeaders) {
+    if (http2 && !connection && !req.stream.endAfterHeaders) {
       const stream = req.stream;
       // on the next turn, as Node does for an unread body: the frame that ends the answer is sent first
       stream.once('finish', () => setImmediate(() => {
@@ -154,13 +161,13 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     }
     // a connection chosen to go is closed gracefully: a GOAWAY (NO_ERROR) tells the client to open a new one for its next
     // requests, while the streams it has open, this one included, are served to their end
-    if (o.goawayChance && req.httpVersionMajor === 2 && !connection && Math.random() < o.goawayChance) {
+    if (o.goawayChance && http2 && !connection && Math.random() < o.goawayChance) {
       const session = req.stream.session;
       if (session && !session.closed) session.close();
     }
     inflight.add(ctx);
     abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
-    const socket = req.httpVersionMajor === 1 ? (req.socket as TLSSocket) : undefined;
+    const socket = http2 ? undefined : (req.socket as TLSSocket);
     if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
     handle(ctx).finally(() => {
       inflight.delete(ctx);
@@ -222,7 +229,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   const onHttp1Connect = onConnection(false);
   // Node's server hands an HTTP/2 CONNECT stream to this event too, with its request and response
   server.on('connect', (req: IncomingMessage | Http2ServerRequest, socketOrResponse: Duplex | Http2ServerResponse, head: Buffer) =>
-    req.httpVersionMajor === 2 ? onRequest(req as Http2ServerRequest, socketOrResponse as Http2ServerResponse)
+    req instanceof Http2ServerRequest ? onRequest(req, socketOrResponse as Http2ServerResponse)
       : onHttp1Connect(req as IncomingMessage, socketOrResponse as Duplex, head));
   const connectionError = rateLimitedLog(o.log);
   server.on('sessionError', (e: Error) => connectionError(`HTTP/2 session error: ${e.message}`));
