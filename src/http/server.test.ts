@@ -26,6 +26,14 @@ before(async () => {
   server = await listenHttps({ port: 0, host: '127.0.0.1', keyPem: serving.keyPem, certPem, clientCaPems: [ca.certPem], log: quiet, idleTimeoutMs, headersTimeoutMs: 300 },
     async ctx => {
       if (ctx.path === '/hold') { ctx.res.writeHead(200); ctx.res.write('held'); await held; }
+      // refused on its declared length, its body unread (as the API refuses a body past its limit)
+      else if (ctx.path === '/refuse') { ctx.res.writeHead(413).end('too large'); return; }
+      else if (ctx.path === '/echo') {
+        const chunks: Buffer[] = [];
+        for await (const c of ctx.req as AsyncIterable<Buffer>) chunks.push(c);
+        ctx.res.writeHead(200).end(Buffer.concat(chunks));
+        return;
+      }
       else ctx.res.writeHead(200, { 'content-type': 'text/plain' });
       ctx.res.end(`header bytes ${String(ctx.headers['x-big'] ?? '').length}`);
     });
@@ -122,6 +130,38 @@ test('HTTP/1.1: a request line of another HTTP version (2.0 over HTTP/1.1) is a 
     assert.match(raw, /^HTTP\/1\.1 505 /, `${head}: ${raw.slice(0, 200)}`);
   }
   assert.equal((await http1({})).status, 200);
+});
+
+test('Expect: 100-continue: 100 Continue only once the body is read; a request refused unread gets its answer alone', async () => {
+  // HTTP/1.1: the refusal comes with no 100 Continue before it, and the connection closes after it (the body, were the
+  // client to send it anyway, is not read)
+  const refused = await exchange('POST /refuse HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\nExpect: 100-continue\r\n\r\n');
+  assert.match(refused, /^HTTP\/1\.1 413 /, refused.slice(0, 200));
+  assert.doesNotMatch(refused, /100 Continue/);
+  // a body that is read gets its 100 Continue first, then the client sends it
+  const echoed = await new Promise<string>((resolve, reject) => {
+    const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ca: ca.certPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] },
+      () => socket.write('POST /echo HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n'));
+    let raw = '';
+    socket.setEncoding('latin1').on('data', d => {
+      raw += d;
+      if (raw === 'HTTP/1.1 100 Continue\r\n\r\n') socket.write('hello');
+    }).on('error', reject).on('close', () => resolve(raw));
+  });
+  assert.match(echoed, /^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 [\s\S]*\r\nhello\r\n/, echoed.slice(0, 300));
+  // HTTP/2: the same
+  const session = http2Connect(url(), { ca: ca.certPem });
+  try {
+    const ask = (path: string, body?: string) => new Promise<{ continued: boolean; status: number; body: string }>((resolve, reject) => {
+      const s = session.request({ ':method': 'POST', ':path': path, expect: '100-continue' }, { endStream: false });
+      let continued = false, status = 0, text = '';
+      s.on('continue', () => { continued = true; if (body !== undefined) s.end(body); });
+      s.on('response', h => { status = Number(h[':status']); });
+      s.setEncoding('utf8').on('data', d => { text += d; }).on('close', () => resolve({ continued, status, body: text })).on('error', reject);
+    });
+    assert.deepEqual(await ask('/refuse'), { continued: false, status: 413, body: 'too large' });
+    assert.deepEqual(await ask('/echo', 'hello'), { continued: true, status: 200, body: 'hello' });
+  } finally { session.close(); }
 });
 
 test('an idle HTTP/1.1 connection is closed, after a response and before any request', async () => {

@@ -121,9 +121,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       rawRes.writeHead(431, { 'content-type': 'text/plain; charset=utf-8' }).end(`request header fields too large: the limit is ${maxHeaderBytes} bytes\n`);
       return;
     }
+    const target = requestTarget(req.method, req.url ?? '/');
+    // the server as a whole (asterisk form): an empty 200, as the reference's server answers it before any handler
+    if (target === '*' && req.method === 'OPTIONS') { rawRes.writeHead(200, { 'content-length': '0' }).end(); return; }
     const res = asResponse(rawRes);
-    // a CONNECT to host:port (authority form) names no path, as with the reference
-    const target = req.method === 'CONNECT' && !req.url?.startsWith('/') ? '' : req.url ?? '/';
     const qmark = target.indexOf('?');
     let aborter: AbortController | undefined;
     let signal: AbortSignal | undefined;
@@ -197,6 +198,13 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     },
     maxHeaderListPairs: maxHeaderPairs,
   }, onRequest);
+  // Expect: 100-continue: the 100 goes out when the body is first read, as the reference's server sends it, so that a
+  // request refused on its headers (a body past the limit, no permission) gets its answer alone and the client never
+  // sends the body (Node's server would send 100 Continue as soon as the headers are in)
+  server.on('checkContinue', (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => {
+    continueOnFirstRead(req, res);
+    server.emit('request', req, res);
+  });
   const idleTimeoutMs = o.idleTimeoutMs ?? defaultIdleTimeoutMs;
   // the HTTP/1.1 side of the server reads these from the server object, as an HTTP/1.1-only server would
   // (the headers timeout is checked every connectionsCheckingInterval; Node's 30 s would let one wait up to twice as long)
@@ -275,6 +283,38 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       for (const s of sockets) s.destroy();
       for (const t of tunnels) t.destroy();
     },
+  };
+}
+
+/** the path and query a request names */
+function requestTarget(method: string | undefined, url: string): string {
+  if (url.startsWith('/')) return url;
+  // a CONNECT to host:port (authority form) names no path, as with the reference
+  if (method === 'CONNECT') return '';
+  // absolute form (http://host/path?query), which a server must take as the path it names (RFC 9112, 3.2.2)
+  const authority = /^https?:\/\/[^/?#]*/i.exec(url);
+  if (!authority) return url;
+  const rest = url.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/**
+ * Sends a request's 100 Continue when its body is first asked for, if no answer has started by then. An HTTP/1.1
+ * connection whose body is never read is closed after the answer: the client may send the body all the same, and
+ * the connection cannot serve another request until it has been read
+ */
+function continueOnFirstRead(req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) {
+  const http1 = res instanceof ServerResponse ? res : undefined;
+  const keepAlive = http1?.shouldKeepAlive;
+  if (http1) http1.shouldKeepAlive = false;
+  const read = req._read;
+  req._read = function (size: number) {
+    req._read = read;
+    if (!res.headersSent) {
+      res.writeContinue();
+      if (http1) http1.shouldKeepAlive = keepAlive!;
+    }
+    return read.call(this, size);
   };
 }
 
