@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { Agent, request as httpsRequest } from 'node:https';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
+import { connect as netConnect } from 'node:net';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
 import { listenHttps, maxHeaderBytes, type HttpsServer } from './server.js';
 import { frameType, headerBlock, headerFrames, rawH2, statusOf } from '../../test/support/h2-frames.js';
@@ -162,6 +163,51 @@ test('Expect: 100-continue: 100 Continue only once the body is read; a request r
     assert.deepEqual(await ask('/refuse'), { continued: false, status: 413, body: 'too large' });
     assert.deepEqual(await ask('/echo', 'hello'), { continued: true, status: 200, body: 'hello' });
   } finally { session.close(); }
+});
+
+test('a connection that never finishes its TLS handshake is closed at the headers timeout', { timeout: 30_000 }, async () => {
+  // one that sends nothing, and one that stops in the middle of its ClientHello
+  for (const sent of [Buffer.alloc(0), Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01])]) {
+    const socket = netConnect(server.port, '127.0.0.1', () => socket.write(sent));
+    socket.on('error', () => {}).resume();
+    await once(socket, 'close');
+  }
+});
+
+test('HTTP/2: a connection that never sends its preface, or stops after the magic, is closed at the preface timeout', { timeout: 30_000 }, async () => {
+  // a server of its own: its idle timeout (90 s) would close the connection too
+  const patient = await listenHttps({ port: 0, host: '127.0.0.1', keyPem: serving.keyPem, certPem, clientCaPems: [ca.certPem], log: quiet, http2PrefaceTimeoutMs: 300 },
+    async ctx => { ctx.res.writeHead(200).end(); });
+  try {
+    for (const magic of [false, true]) {
+      const c = await rawH2(`https://127.0.0.1:${patient.port}`, { ca: ca.certPem }, { preface: false });
+      if (magic) c.write(Buffer.from('PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n'));
+      await c.closed;
+    }
+    // a client that sends its preface at once is served
+    const session = http2Connect(`https://127.0.0.1:${patient.port}`, { ca: ca.certPem });
+    try { assert.equal((await http2(session, {})).status, 200); } finally { session.close(); }
+  } finally { patient.destroy(); await patient.close(); }
+});
+
+test('slowloris: a thousand connections that trickle their headers are each closed at the headers timeout, while others are served', { timeout: 120_000 }, async () => {
+  // (a connection whose handshake waits its turn past the timeout is closed before its first byte: closed all the same)
+  const sockets = Array.from({ length: 1000 }, () => tlsConnect({ host: '127.0.0.1', port: server.port, ca: ca.certPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] }));
+  let closed = 0;
+  for (const s of sockets) { s.on('error', () => {}).resume(); s.once('close', () => closed++); }
+  const head = Buffer.from('GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ' + 'a'.repeat(10_000));
+  let at = 0;
+  const trickle = setInterval(() => { const b = head.subarray(at % head.length, (at % head.length) + 1); at++; for (const s of sockets) if (!s.destroyed) s.write(b); }, 20);
+  try {
+    // others get answers meanwhile, over both protocols
+    assert.equal((await http1({})).status, 200);
+    const session = http2Connect(url(), { ca: ca.certPem });
+    try { assert.equal((await http2(session, {})).status, 200); } finally { session.close(); }
+    await until(() => closed === sockets.length, () => `the server to close every trickling connection: ${closed} of ${sockets.length}`, 60_000);
+  } finally {
+    clearInterval(trickle);
+    for (const s of sockets) s.destroy();
+  }
 });
 
 test('an idle HTTP/1.1 connection is closed, after a response and before any request', async () => {

@@ -32,8 +32,10 @@ function headerListSize(rawHeaders: string[]): number {
 }
 /** the reference closes a connection with no request in progress after this long (Go's keep-alive timeout) */
 const defaultIdleTimeoutMs = 90_000;
-/** the reference's limit on the time to read a request's headers */
+/** the reference's limit on the time to read a request's headers (and, before them, to finish the TLS handshake) */
 const defaultHeadersTimeoutMs = 32_000;
+/** the reference's HTTP/2 server waits this long for a client's connection preface */
+const defaultPrefaceTimeoutMs = 10_000;
 
 export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
 
@@ -52,6 +54,8 @@ export interface HttpsOptions {
   idleTimeoutMs?: number;
   /** an HTTP/1.1 request whose headers have not all come in this long is refused (32 s, as the reference) */
   headersTimeoutMs?: number;
+  /** HTTP/2: a connection whose client has not sent its preface (its SETTINGS) this long after the handshake is closed (10 s, as the reference) */
+  http2PrefaceTimeoutMs?: number;
   /** HTTP/2: the chance that a request's connection is asked to go (a graceful GOAWAY), so clients spread over servers */
   goawayChance?: number;
   /** HTTP/2: the streams a client may have open at once on one connection; absent or 0: no limit */
@@ -181,7 +185,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       else { busy.delete(socket); if (closing) socket.end(); }
     });
   };
+  const headersTimeout = o.headersTimeoutMs ?? defaultHeadersTimeoutMs;
   const server = createSecureServer({
+    // a connection that does not finish its handshake goes when its headers would be late (Node's default is 120 s)
+    handshakeTimeout: headersTimeout,
     allowHTTP1: true, key: o.keyPem, cert: o.certPem, ca: o.clientCaPems, requestCert: true, rejectUnauthorized: false,
     ...(o.minVersion ? { minVersion: o.minVersion } : {}), ...(o.ciphers ? { ciphers: o.ciphers } : {}),
     // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
@@ -208,7 +215,6 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   const idleTimeoutMs = o.idleTimeoutMs ?? defaultIdleTimeoutMs;
   // the HTTP/1.1 side of the server reads these from the server object, as an HTTP/1.1-only server would
   // (the headers timeout is checked every connectionsCheckingInterval; Node's 30 s would let one wait up to twice as long)
-  const headersTimeout = o.headersTimeoutMs ?? defaultHeadersTimeoutMs;
   Object.assign(server, { maxHeaderSize: maxHeaderBytes, keepAliveTimeout: idleTimeoutMs, headersTimeout, connectionsCheckingInterval: Math.ceil(headersTimeout / 4) });
   // an upgrade request goes through the same pipeline, with a response written straight to its connection for
   // refusals; a proxy that upgrades it takes the connection over. A CONNECT request (which Node's server would
@@ -254,6 +260,11 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     s.once('close', () => sessions.delete(s));
     try { s.setLocalWindowSize(uploadWindowPerStream * windowStreams); } catch { /* closed already */ }
     closeWhenIdle(s, idleTimeoutMs);
+    // a client that never sends its preface would otherwise hold the connection for the whole idle timeout
+    const preface = setTimeout(() => s.destroy(), o.http2PrefaceTimeoutMs ?? defaultPrefaceTimeoutMs);
+    preface.unref();
+    s.once('remoteSettings', () => clearTimeout(preface));
+    s.once('close', () => clearTimeout(preface));
   });
   server.on('secureConnection', (s: TLSSocket) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
   // before Node's HTTP/1.1 side takes the connection: it must read it as a stream, not hand it to its parser natively.
