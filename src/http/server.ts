@@ -215,7 +215,8 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   const idleTimeoutMs = o.idleTimeoutMs ?? defaultIdleTimeoutMs;
   // the HTTP/1.1 side of the server reads these from the server object, as an HTTP/1.1-only server would
   // (the headers timeout is checked every connectionsCheckingInterval; Node's 30 s would let one wait up to twice as long)
-  Object.assign(server, { maxHeaderSize: maxHeaderBytes, keepAliveTimeout: idleTimeoutMs, headersTimeout, connectionsCheckingInterval: Math.ceil(headersTimeout / 4) });
+  // (and none of a request's headers is dropped for their count, which Node's 2,000 would do: only their bytes are limited)
+  Object.assign(server, { maxHeaderSize: maxHeaderBytes, maxHeadersCount: 0, keepAliveTimeout: idleTimeoutMs, headersTimeout, connectionsCheckingInterval: Math.ceil(headersTimeout / 4) });
   // an upgrade request goes through the same pipeline, with a response written straight to its connection for
   // refusals; a proxy that upgrades it takes the connection over. A CONNECT request (which Node's server would
   // otherwise drop unanswered) is answered the same way and never tunnels: no resource serves the CONNECT method,

@@ -1,7 +1,7 @@
-// HTTP/2 sessions under stream resets and floods of other frames. nghttp2 closes a session whose peer resets streams faster than it allows
-// (about 1,000 at once, then 33 a second) with GOAWAY INTERNAL_ERROR: a client that resets a stream per refused
-// request loses every watch and write of its connection. The client reads refused answers to their end instead
-// of resetting them, and one client's resets close only its own session, never another's.
+// HTTP/2 sessions under stream resets and floods of other frames. nghttp2 closes a session whose peer resets
+// streams faster than it allows (about 1,000 at once, then 33 a second) with GOAWAY INTERNAL_ERROR: a client that
+// resets a stream per refused request loses every watch and write of its connection. The client reads refused
+// answers to their end instead of resetting them, and one client's resets or floods close only its own session.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createSecureServer, type Http2SecureServer } from 'node:http2';
