@@ -1,6 +1,7 @@
-// The listener's connection limits, as the reference's: headers up to 1 MiB (on HTTP/2, as much as nghttp2's
-// limit of CONTINUATION frames lets through: about 144 KB from a client that sends 16 KiB frames), and connections
-// closed once idle (HTTP/2 only when no stream is open, so a quiet watch keeps its connection).
+// The listener's connection limits, as the reference's: headers up to 1 MiB, past it a 431 (on HTTP/2 as much as
+// nghttp2's own limits let through: 8 CONTINUATION frames, 64 KiB a field), TLS handshakes, HTTP/2 prefaces and
+// HTTP/1.1 headers that must come in time, Expect: 100-continue, and connections closed once idle (HTTP/2 only when
+// no stream is open, so a quiet watch keeps its connection).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
@@ -117,6 +118,25 @@ test('HTTP/2: a header list past 1 MiB is a 431 on its stream; one past what ngh
     assert.equal(statusOf(answerOf(5)!.payload), 200);
     assert.equal(c.frames.some(f => f.type === frameType.goaway), false, 'no GOAWAY');
   } finally { c.socket.destroy(); patient.destroy(); await patient.close(); }
+});
+
+test('HTTP/2: a header block past nghttp2\'s own limits (9 CONTINUATION frames, one field of 64 KiB) ends only its connection, with a GOAWAY', async () => {
+  const request: [string, string][] = [[':method', 'GET'], [':scheme', 'https'], [':path', '/'], [':authority', 'localhost']];
+  for (const [what, frames, code] of [
+    // INTERNAL_ERROR (2): nghttp2's limit on CONTINUATION frames (CVE-2024-28182)
+    ['10 frames of 16 KiB', headerFrames(1, headerBlock([...request, ...Array.from({ length: 4000 }, (_, i): [string, string] => [`x-h${i}`, 'v'.repeat(32)])]), 16 * 1024), 2],
+    // COMPRESSION_ERROR (9): HPACK's limit on one field
+    ['a field of 70 KB', headerFrames(1, headerBlock([...request, ['x-big', 'v'.repeat(70_000)]]), 256 * 1024), 9],
+  ] as const) {
+    const c = await rawH2(url(), { ca: ca.certPem });
+    c.write(frames);
+    await until(() => c.frames.some(f => f.type === frameType.goaway), `a GOAWAY for ${what}`);
+    assert.equal(c.frames.find(f => f.type === frameType.goaway)!.payload.readUInt32BE(4), code, what);
+    c.socket.destroy();
+    // another connection is served (a new one: this server closes idle ones quickly)
+    const other = http2Connect(url(), { ca: ca.certPem });
+    try { assert.equal((await http2(other, {})).status, 200, what); } finally { other.close(); }
+  }
 });
 
 /** what a raw HTTP/1.1 connection reads for `text` until the server closes it */
