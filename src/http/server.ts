@@ -1,6 +1,6 @@
 // The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, client certificates requested (the pipeline verifies
 // them), one request context per request, and the requests in flight for graceful shutdown.
-import { constants as http2Constants, createSecureServer, type Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
+import { constants as http2Constants, createSecureServer, Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
 import type { TLSSocket } from 'node:tls';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
@@ -15,12 +15,27 @@ const uploadWindowPerStream = 256 * 1024;
 const windowStreams = 250;
 /** the reference's limit on a request's header bytes (Go's server refuses past it); Node's own is 16 KiB */
 export const maxHeaderBytes = 1024 * 1024;
-/** HTTP/2 counts headers as well as their bytes: as many as the byte limit can hold at HPACK's 32 bytes of overhead each */
-const maxHeaderPairs = maxHeaderBytes / 32;
+/**
+ * HTTP/2: nghttp2 refuses a stream whose header list passes the limit the server advertises (a reset, no answer), so
+ * the advertised limit is twice the one served, and a list between the two is answered 431 as over HTTP/1.1 (and as
+ * the reference's HTTP/2 server answers a list past its limit)
+ */
+const http2HeaderListCeiling = 2 * maxHeaderBytes;
+/** HTTP/2 counts headers as well as their bytes: as many as the ceiling can hold at HPACK's 32 bytes of overhead each */
+const maxHeaderPairs = http2HeaderListCeiling / 32;
+
+/** an HTTP/2 header list's size as the protocol counts it (names, values and 32 bytes a field; Node reads both as Latin-1) */
+function headerListSize(rawHeaders: string[]): number {
+  let size = 0;
+  for (const h of rawHeaders) size += h.length;
+  return size + 16 * rawHeaders.length;
+}
 /** the reference closes a connection with no request in progress after this long (Go's keep-alive timeout) */
 const defaultIdleTimeoutMs = 90_000;
-/** the reference's limit on the time to read a request's headers */
+/** the reference's limit on the time to read a request's headers (and, before them, to finish the TLS handshake) */
 const defaultHeadersTimeoutMs = 32_000;
+/** the reference's HTTP/2 server waits this long for a client's connection preface */
+const defaultPrefaceTimeoutMs = 10_000;
 
 export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
 
@@ -39,6 +54,8 @@ export interface HttpsOptions {
   idleTimeoutMs?: number;
   /** an HTTP/1.1 request whose headers have not all come in this long is refused (32 s, as the reference) */
   headersTimeoutMs?: number;
+  /** HTTP/2: a connection whose client has not sent its preface (its SETTINGS) this long after the handshake is closed (10 s, as the reference) */
+  http2PrefaceTimeoutMs?: number;
   /** HTTP/2: the chance that a request's connection is asked to go (a graceful GOAWAY), so clients spread over servers */
   goawayChance?: number;
   /** HTTP/2: the streams a client may have open at once on one connection; absent or 0: no limit */
@@ -97,9 +114,21 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   /** upgraded connections (exec, attach, port-forward tunnels), cut when the server closes */
   const tunnels = new Set<Duplex>();
   const onRequest = (req: Http2ServerRequest, rawRes: Http2ServerResponse, connection?: Duplex, upgrade?: RequestContext['upgrade']) => {
+    // the protocol is the connection's: an HTTP/1.1 request line may name any version (HTTP/2.0 among them)
+    const http2 = (req as unknown) instanceof Http2ServerRequest;
+    if (!http2 && req.httpVersionMajor !== 1) {
+      // as the reference's server answers it; the connection closes after it
+      rawRes.writeHead(505, { 'content-type': 'text/plain; charset=utf-8', connection: 'close' }).end('unsupported protocol version\n');
+      return;
+    }
+    if (http2 && headerListSize(req.rawHeaders) > maxHeaderBytes) {
+      rawRes.writeHead(431, { 'content-type': 'text/plain; charset=utf-8' }).end(`request header fields too large: the limit is ${maxHeaderBytes} bytes\n`);
+      return;
+    }
+    const target = requestTarget(req.method, req.url ?? '/');
+    // the server as a whole (asterisk form): an empty 200, as the reference's server answers it before any handler
+    if (target === '*' && req.method === 'OPTIONS') { rawRes.writeHead(200, { 'content-length': '0' }).end(); return; }
     const res = asResponse(rawRes);
-    // a CONNECT to host:port (authority form) names no path, as with the reference
-    const target = req.method === 'CONNECT' && !req.url?.startsWith('/') ? '' : req.url ?? '/';
     const qmark = target.indexOf('?');
     let aborter: AbortController | undefined;
     let signal: AbortSignal | undefined;
@@ -128,7 +157,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // never read, and otherwise keeps the stream open, the client blocked on its window, for as long as the connection
     // lasts. Only then: a reset jumps ahead of answer frames still waiting for the client's window, so a stream whose
     // client has sent everything (every GET) is never reset, however large its answer
-    if (req.httpVersionMajor === 2 && !connection && !req.stream.endAfterHeaders) {
+    if (http2 && !connection && !req.stream.endAfterHeaders) {
       const stream = req.stream;
       // on the next turn, as Node does for an unread body: the frame that ends the answer is sent first
       stream.once('finish', () => setImmediate(() => {
@@ -137,13 +166,13 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     }
     // a connection chosen to go is closed gracefully: a GOAWAY (NO_ERROR) tells the client to open a new one for its next
     // requests, while the streams it has open, this one included, are served to their end
-    if (o.goawayChance && req.httpVersionMajor === 2 && !connection && Math.random() < o.goawayChance) {
+    if (o.goawayChance && http2 && !connection && Math.random() < o.goawayChance) {
       const session = req.stream.session;
       if (session && !session.closed) session.close();
     }
     inflight.add(ctx);
     abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
-    const socket = req.httpVersionMajor === 1 ? (req.socket as TLSSocket) : undefined;
+    const socket = http2 ? undefined : (req.socket as TLSSocket);
     if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
     handle(ctx).finally(() => {
       inflight.delete(ctx);
@@ -156,7 +185,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       else { busy.delete(socket); if (closing) socket.end(); }
     });
   };
+  const headersTimeout = o.headersTimeoutMs ?? defaultHeadersTimeoutMs;
   const server = createSecureServer({
+    // a connection that does not finish its handshake goes when its headers would be late (Node's default is 120 s)
+    handshakeTimeout: headersTimeout,
     allowHTTP1: true, key: o.keyPem, cert: o.certPem, ca: o.clientCaPems, requestCert: true, rejectUnauthorized: false,
     ...(o.minVersion ? { minVersion: o.minVersion } : {}), ...(o.ciphers ? { ciphers: o.ciphers } : {}),
     // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
@@ -168,16 +200,23 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // nghttp2 ends a connection whose header block takes more than 8 CONTINUATION frames: the reference's 256 KiB frames
     // let a client that sizes frames by these settings (Go, once it has them) send 1 MiB; at 16 KiB frames, ~144 KB
     settings: {
-      initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: maxHeaderBytes,
+      initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: http2HeaderListCeiling,
       ...(o.maxConcurrentStreams ? { maxConcurrentStreams: o.maxConcurrentStreams } : {}),
     },
     maxHeaderListPairs: maxHeaderPairs,
   }, onRequest);
+  // Expect: 100-continue: the 100 goes out when the body is first read, as the reference's server sends it, so that a
+  // request refused on its headers (a body past the limit, no permission) gets its answer alone and the client never
+  // sends the body (Node's server would send 100 Continue as soon as the headers are in)
+  server.on('checkContinue', (req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) => {
+    continueOnFirstRead(req, res);
+    server.emit('request', req, res);
+  });
   const idleTimeoutMs = o.idleTimeoutMs ?? defaultIdleTimeoutMs;
   // the HTTP/1.1 side of the server reads these from the server object, as an HTTP/1.1-only server would
   // (the headers timeout is checked every connectionsCheckingInterval; Node's 30 s would let one wait up to twice as long)
-  const headersTimeout = o.headersTimeoutMs ?? defaultHeadersTimeoutMs;
-  Object.assign(server, { maxHeaderSize: maxHeaderBytes, keepAliveTimeout: idleTimeoutMs, headersTimeout, connectionsCheckingInterval: Math.ceil(headersTimeout / 4) });
+  // (and none of a request's headers is dropped for their count, which Node's 2,000 would do: only their bytes are limited)
+  Object.assign(server, { maxHeaderSize: maxHeaderBytes, maxHeadersCount: 0, keepAliveTimeout: idleTimeoutMs, headersTimeout, connectionsCheckingInterval: Math.ceil(headersTimeout / 4) });
   // an upgrade request goes through the same pipeline, with a response written straight to its connection for
   // refusals; a proxy that upgrades it takes the connection over. A CONNECT request (which Node's server would
   // otherwise drop unanswered) is answered the same way and never tunnels: no resource serves the CONNECT method,
@@ -205,7 +244,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   const onHttp1Connect = onConnection(false);
   // Node's server hands an HTTP/2 CONNECT stream to this event too, with its request and response
   server.on('connect', (req: IncomingMessage | Http2ServerRequest, socketOrResponse: Duplex | Http2ServerResponse, head: Buffer) =>
-    req.httpVersionMajor === 2 ? onRequest(req as Http2ServerRequest, socketOrResponse as Http2ServerResponse)
+    req instanceof Http2ServerRequest ? onRequest(req, socketOrResponse as Http2ServerResponse)
       : onHttp1Connect(req as IncomingMessage, socketOrResponse as Duplex, head));
   const connectionError = rateLimitedLog(o.log);
   server.on('sessionError', (e: Error) => connectionError(`HTTP/2 session error: ${e.message}`));
@@ -222,6 +261,11 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     s.once('close', () => sessions.delete(s));
     try { s.setLocalWindowSize(uploadWindowPerStream * windowStreams); } catch { /* closed already */ }
     closeWhenIdle(s, idleTimeoutMs);
+    // a client that never sends its preface would otherwise hold the connection for the whole idle timeout
+    const preface = setTimeout(() => s.destroy(), o.http2PrefaceTimeoutMs ?? defaultPrefaceTimeoutMs);
+    preface.unref();
+    s.once('remoteSettings', () => clearTimeout(preface));
+    s.once('close', () => clearTimeout(preface));
   });
   server.on('secureConnection', (s: TLSSocket) => { sockets.add(s); s.once('close', () => sockets.delete(s)); });
   // before Node's HTTP/1.1 side takes the connection: it must read it as a stream, not hand it to its parser natively.
@@ -251,6 +295,38 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       for (const s of sockets) s.destroy();
       for (const t of tunnels) t.destroy();
     },
+  };
+}
+
+/** the path and query a request names */
+function requestTarget(method: string | undefined, url: string): string {
+  if (url.startsWith('/')) return url;
+  // a CONNECT to host:port (authority form) names no path, as with the reference
+  if (method === 'CONNECT') return '';
+  // absolute form (http://host/path?query), which a server must take as the path it names (RFC 9112, 3.2.2)
+  const authority = /^https?:\/\/[^/?#]*/i.exec(url);
+  if (!authority) return url;
+  const rest = url.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
+/**
+ * Sends a request's 100 Continue when its body is first asked for, if no answer has started by then. An HTTP/1.1
+ * connection whose body is never read is closed after the answer: the client may send the body all the same, and
+ * the connection cannot serve another request until it has been read
+ */
+function continueOnFirstRead(req: Http2ServerRequest | IncomingMessage, res: Http2ServerResponse | ServerResponse) {
+  const http1 = res instanceof ServerResponse ? res : undefined;
+  const keepAlive = http1?.shouldKeepAlive;
+  if (http1) http1.shouldKeepAlive = false;
+  const read = req._read;
+  req._read = function (size: number) {
+    req._read = read;
+    if (!res.headersSent) {
+      res.writeContinue();
+      if (http1) http1.shouldKeepAlive = keepAlive!;
+    }
+    return read.call(this, size);
   };
 }
 

@@ -257,7 +257,7 @@ const bodyAndType = fc.tuple(body, fc.oneof({ weight: 5, arbitrary: fc.constant(
 
 const rawRequest = fc.oneof(
   fc.uint8Array({ minLength: 1, maxLength: 400 }).map(b => Buffer.from(b)),
-  fc.tuple(fc.constantFrom('GET', 'POST', 'G\u0000ET', ''), nasty, fc.array(fc.tuple(nasty, nasty), { maxLength: 4 }), fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/9', ''))
+  fc.tuple(fc.constantFrom('GET', 'POST', 'G\u0000ET', ''), nasty, fc.array(fc.tuple(nasty, nasty), { maxLength: 4 }), fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/9', 'HTTP/2.0', 'HTTP/0.9', ''))
     .map(([m, p, hs, v]) => Buffer.from(`${m} /api/v1/${p} ${v}\r\nHost: x\r\n${hs.map(([k, val]) => `${k}: ${val}`).join('\r\n')}\r\nConnection: close\r\n\r\n`, 'utf8')),
   fc.constantFrom(
     'GET /api HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n0\r\n\r\n',
@@ -265,6 +265,10 @@ const rawRequest = fc.oneof(
     'POST /api/v1/namespaces/fuzz/configmaps HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nfffffffffffffff\r\n',
     'GET /api HTTP/1.1\r\nHost: x\r\nX: ' + 'a'.repeat(20_000) + '\r\nConnection: close\r\n\r\n',
     'GET /api HTTP/1.1\r\nHost: x\r\nAccept: ж\r\nConnection: close\r\n\r\n',
+    'CONNECT example.com:443 HTTP/2.0\r\nHost: x\r\nConnection: close\r\n\r\n',
+    'OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    'GET https://x/api/v1/namespaces?limit=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+    'POST /api/v1/namespaces/fuzz/configmaps HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999\r\nExpect: 100-continue\r\n\r\n',
     'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' + 'x'.repeat(100)).map(s => Buffer.from(s, 'utf8')),
 );
 
@@ -411,11 +415,12 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs): Sender {
 /**
  * 5xx answers the reference gives for these requests too: they are counted apart, not as failures. A create that
  * names a resourceVersion is a plain 500 in the reference; a read at a resourceVersion the server has not reached
- * waits, then answers 504.
+ * waits, then answers 504. An HTTP/1.1 request line of another version (HTTP/2.0) is a 505 from its HTTP server.
  */
 const referenceFiveHundreds: Array<[number, RegExp]> = [
   [500, /resourceVersion should not be set on objects to be created/],
   [504, /Too large resource version/],
+  [505, /unsupported protocol version/],
 ];
 
 export interface FuzzReport {

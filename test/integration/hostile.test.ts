@@ -147,20 +147,7 @@ for (const backend of ['memory', 'sqlite'] as const) {
     });
 
     test('CONNECT gets the reference\'s Status (405 on a resource, 404 on a bare authority) and the connection closes', { timeout: 120_000 }, async () => {
-      // what an HTTP/1.1 exchange on its own connection reads until the server closes it
-      const exchange = (head: string) => new Promise<{ status: number; json: any; raw: string }>((resolve, reject) => {
-        const { hostname, port } = new URL(server.url);
-        const socket = tlsConnect({ host: hostname, port: Number(port), ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] },
-          () => socket.write(`${head}\r\n\r\n`));
-        let raw = '';
-        socket.setEncoding('utf8').on('data', d => { raw += d; }).on('error', reject);
-        socket.on('close', () => {
-          const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
-          let json: any;
-          try { json = JSON.parse(body); } catch { /* not one JSON document */ }
-          resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0), json, raw });
-        });
-      });
+      const exchange = (head: string) => exchangeOn(server, head);
       const host = `Host: ${new URL(server.url).host}`;
       for (const [head, code, reason] of [
         [`CONNECT ${cms} HTTP/1.1\r\n${host}`, 405, 'MethodNotAllowed'],
@@ -195,6 +182,22 @@ for (const backend of ['memory', 'sqlite'] as const) {
         assert.equal(answer.status, 404);
         assert.equal(JSON.parse(answer.body).reason, 'NotFound');
       } finally { session.close(); }
+      await alive();
+    });
+
+    test('HTTP/1.1 request forms: Expect: 100-continue past the body limit is a 413 with no 100 Continue, absolute-form and OPTIONS * as the reference answers them', async () => {
+      const host = `Host: ${new URL(server.url).host}\r\nConnection: close`;
+      const refused = await exchangeOn(server, `POST ${cms} HTTP/1.1\r\n${host}\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\nExpect: 100-continue`);
+      assert.equal(refused.status, 413, refused.raw.slice(0, 300));
+      assert.equal(refused.json.reason, 'RequestEntityTooLarge');
+      // a request line in absolute form names the path in its URL
+      const absolute = await exchangeOn(server, `GET https://${new URL(server.url).host}${cms}?limit=1 HTTP/1.1\r\n${host}`);
+      assert.equal(absolute.status, 200, absolute.raw.slice(0, 300));
+      assert.equal(absolute.json.kind, 'ConfigMapList');
+      const options = await exchangeOn(server, `OPTIONS * HTTP/1.1\r\n${host}`);
+      assert.match(options.raw, /^HTTP\/1\.1 200 [\s\S]*\r\ncontent-length: 0\r\n/i, options.raw);
+      // HTTP/2.0 on an HTTP/1.1 connection is no protocol this connection speaks
+      assert.equal((await exchangeOn(server, `GET /version HTTP/2.0\r\n${host}`)).status, 505);
       await alive();
     });
 
@@ -427,6 +430,23 @@ for (const backend of ['memory', 'sqlite'] as const) {
         assert.ok(r.status >= 400 && r.status < 500, `${r.status} ${r.body.slice(0, 300)}`);
       }
       await alive();
+    });
+  });
+}
+
+/** what an HTTP/1.1 exchange on its own connection reads until the server closes it (`head` is sent with a blank line after it) */
+function exchangeOn(server: TestServer, head: string) {
+  return new Promise<{ status: number; json: any; raw: string }>((resolve, reject) => {
+    const { hostname, port } = new URL(server.url);
+    const socket = tlsConnect({ host: hostname, port: Number(port), ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] },
+      () => socket.write(`${head}\r\n\r\n`));
+    let raw = '';
+    socket.setEncoding('utf8').on('data', d => { raw += d; }).on('error', reject);
+    socket.on('close', () => {
+      const body = raw.slice(raw.indexOf('\r\n\r\n') + 4);
+      let json: any;
+      try { json = JSON.parse(body); } catch { /* not one JSON document */ }
+      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(raw)?.[1] ?? 0), json, raw });
     });
   });
 }

@@ -1,7 +1,7 @@
-// HTTP/2 sessions under stream resets. nghttp2 closes a session whose peer resets streams faster than it allows
-// (about 1,000 at once, then 33 a second) with GOAWAY INTERNAL_ERROR: a client that resets a stream per refused
-// request loses every watch and write of its connection. The client reads refused answers to their end instead
-// of resetting them, and one client's resets close only its own session, never another's.
+// HTTP/2 sessions under stream resets and floods of other frames. nghttp2 closes a session whose peer resets
+// streams faster than it allows (about 1,000 at once, then 33 a second) with GOAWAY INTERNAL_ERROR: a client that
+// resets a stream per refused request loses every watch and write of its connection. The client reads refused
+// answers to their end instead of resetting them, and one client's resets or floods close only its own session.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, createSecureServer, type Http2SecureServer } from 'node:http2';
@@ -11,6 +11,9 @@ import { loadClientConfig } from '../../src/config/client-config.js';
 import { createClient, clientFromFile, type Client, type WatchEvent } from '../../src/client/rest-client.js';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
 import { until } from '../support/wait.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { frame, frameType, headerBlock, headerFrames, rawH2, settingsPayload } from '../support/h2-frames.js';
 
 const configMaps = { group: '', version: 'v1', resource: 'configmaps' };
 
@@ -101,5 +104,69 @@ test('requests refused with 429 are read to their end and sent again after a pau
   } finally {
     client.close();
     await upstream.close();
+  }
+});
+
+test('floods of PING, SETTINGS, empty CONTINUATION frames, bad WINDOW_UPDATEs and PRIORITY loops end only the offender\'s connection: /livez is answered throughout, memory returns', { timeout: 180_000 }, async (t) => {
+  const auth = { ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem };
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  gc();
+  const baseHeap = process.memoryUsage().heapUsed;
+  // the poller: its own connection, one /livez after another for as long as the attacks go on
+  const poller = connect(server.url, auth);
+  const probes = { answered: 0, failed: [] as string[] };
+  let polling = true;
+  const polled = (async () => {
+    while (polling) {
+      await new Promise<void>((resolve) => {
+        const s = poller.request({ ':path': '/livez' });
+        s.on('response', (h) => { if (h[':status'] === 200) probes.answered++; else probes.failed.push(String(h[':status'])); s.resume(); });
+        s.on('error', (e) => { probes.failed.push(e.message); resolve(); }).on('close', () => resolve());
+      });
+    }
+  })();
+  const get = (id: number) => headerFrames(id, headerBlock([[':method', 'GET'], [':scheme', 'https'], [':path', '/livez'], [':authority', 'localhost']]), 16384);
+  const attacks: Array<[string, () => Buffer, boolean]> = [
+    // [what, one burst of it, whether the server ends the connection for it]
+    ['PING flood, acknowledgements unread', () => Buffer.concat(Array.from({ length: 1000 }, () => frame(frameType.ping, 0, 0, Buffer.alloc(8)))), true],
+    ['SETTINGS flood, acknowledgements unread', () => Buffer.concat(Array.from({ length: 1000 }, () => frame(frameType.settings, 0, 0, settingsPayload({ 4: 65535 })))), true],
+    ['a header block of endless empty CONTINUATION frames', (() => {
+      let started = false;
+      return () => {
+        const open = started ? Buffer.alloc(0) : frame(frameType.headers, 0, 1, headerBlock([[':method', 'GET'], [':scheme', 'https'], [':path', '/livez'], [':authority', 'localhost']]));
+        started = true;
+        return Buffer.concat([open, ...Array.from({ length: 1000 }, () => frame(frameType.continuation, 0, 1))]);
+      };
+    })(), true],
+    ['a WINDOW_UPDATE of 0', () => frame(frameType.windowUpdate, 0, 0, Buffer.from([0, 0, 0, 0])), true],
+    ['WINDOW_UPDATEs past 2^31-1', () => frame(frameType.windowUpdate, 0, 0, Buffer.from([0x7f, 0xff, 0xff, 0xff])), true],
+    ['PRIORITY frames that make streams depend on each other', (() => {
+      let id = 1;
+      return () => { const a = id, b = id + 2; id += 4; return Buffer.concat([frame(frameType.priority, 0, a, Buffer.from([0, 0, 0, b, 16])), frame(frameType.priority, 0, b, Buffer.from([0, 0, 0, a, 16])), get(a), get(b)]); };
+    })(), false],
+  ];
+  try {
+    for (const [what, burst, ends] of attacks) {
+      const before = probes.answered;
+      const c = await rawH2(server.url, auth);
+      c.socket.pause();   // what the server sends back is not read
+      for (let i = 0; i < 200 && !c.isClosed(); i++) {
+        c.write(burst());
+        await new Promise((r) => setImmediate(r));
+      }
+      c.socket.resume();
+      await until(() => probes.answered > before + 2, `/livez answered during ${what}`);
+      if (ends) await until(() => c.isClosed(), `the server to end the connection of ${what}`);
+      t.diagnostic(`${what}: the offender's connection ${c.isClosed() ? 'closed' : 'open'}`);
+      c.socket.destroy();
+    }
+    assert.deepEqual(probes.failed, [], 'every /livez answered');
+    await until(() => { gc(); return process.memoryUsage().heapUsed < baseHeap + 50 * 1024 * 1024; },
+      () => `the heap to come back near its size before the attacks: ${Math.round(baseHeap / 1e6)} MB then, ${Math.round(process.memoryUsage().heapUsed / 1e6)} MB now`);
+  } finally {
+    polling = false;
+    await polled;
+    poller.close();
   }
 });
