@@ -143,6 +143,27 @@ describe('REST client', () => {
   });
 });
 
+test('more watches than the server lets one HTTP/2 connection carry: the client opens another connection', { timeout: 60_000 }, async () => {
+  const server = await startTestServer({ flags: ['--http2-max-streams-per-connection=3'] });
+  const client = await clientFromFile(server.kubeconfig);
+  const stop = new AbortController();
+  try {
+    const cms = client.resource(configMaps, 'default');
+    const { metadata } = await cms.list();
+    // ten watches that never end by themselves: on one connection, seven would wait behind the first three forever
+    const firsts = Array.from({ length: 10 }, async () => {
+      for await (const e of cms.watch({ resourceVersion: metadata.resourceVersion, signal: stop.signal })) return `${e.type} ${e.object.metadata.name}`;
+    });
+    await cms.create({ metadata: { name: 'seen-by-all' } });
+    assert.deepEqual(await Promise.all(firsts), Array(10).fill('ADDED seen-by-all'));
+    assert.equal((await cms.get('seen-by-all')).metadata.name, 'seen-by-all');
+  } finally {
+    stop.abort();
+    client.close();
+    await server.close();
+  }
+});
+
 describe('informer relist on 410 Gone (unit, with a scripted resource)', () => {
   test('a watch that answers 410 makes the informer list again', async () => {
     let lists = 0;

@@ -344,43 +344,89 @@ interface Transport {
 }
 
 /**
- * HTTPS goes over one HTTP/2 connection, as the reference client does: every request and watch is a
- * stream of it, so a process with many watches (one per simulated node) holds a single TLS session.
- * A client certificate that changes (from an exec plugin) opens a new connection; the old one finishes
- * the streams it carries.
+ * HTTPS goes over HTTP/2, as the reference client does: every request and watch is a stream of a connection, so a
+ * process with many watches (one per simulated node) holds a few TLS sessions. A connection carries as many streams
+ * at once as the server allows (its SETTINGS, 250 by default as the reference's); past that, another connection is
+ * opened, as Go's client does, rather than queueing a watch behind others that never end. A client certificate that
+ * changes (from an exec plugin) opens new connections; the old ones finish the streams they carry.
  */
 function http2Transport(base: URL, config: ClientConfig): Transport {
-  let session: ClientHttp2Session | undefined;
-  let sessionCert: string | undefined;
+  /** `settled` until the server's first SETTINGS tell how many streams it allows (`limit`) */
+  interface Connection { session: ClientHttp2Session; cert?: string; streams: number; limit: number; settled?: Promise<void> }
+  let pool: Connection[] = [];
   let closed = false;
-  const open = (cert?: string, key?: string): ClientHttp2Session => {
-    // a closed client opens no new connection (a late request would keep the server from closing)
-    if (closed) throw new Error(`the client of ${base.origin} is closed`);
-    if (session && !session.closed && !session.destroyed && sessionCert === cert) return session;
-    if (session) session.close();
+  const drop = (c: Connection) => { pool = pool.filter((x) => x !== c); };
+  const connect = (cert?: string, key?: string): Connection => {
     const s = http2Connect(base.origin, {
       ca: config.caPem, cert, key, servername: config.tlsServerName,
       rejectUnauthorized: !config.insecureSkipTLSVerify,
       settings: { initialWindowSize: 4 * 2 ** 20 },
     });
+    const c: Connection = { session: s, cert, streams: 0, limit: Infinity };
+    c.settled = new Promise<void>((resolve) => {
+      const settle = () => { c.settled = undefined; resolve(); };
+      s.once('remoteSettings', settle);
+      s.once('close', settle);
+    });
     s.on('error', () => {}); // failures reach the streams; the next request reconnects
-    s.on('close', () => { if (session === s) session = undefined; });
-    s.on('goaway', () => { if (session === s) session = undefined; });
+    s.on('close', () => drop(c));
+    s.on('goaway', () => drop(c));
+    s.on('remoteSettings', (settings) => { c.limit = settings.maxConcurrentStreams ?? Infinity; });
     // a client closed while connecting has a destroyed session by the time 'connect' is delivered
     s.on('connect', () => { if (!s.destroyed) s.setLocalWindowSize(32 * 2 ** 20); });
-    session = s;
-    sessionCert = cert;
-    return s;
+    pool.push(c);
+    return c;
+  };
+  /**
+   * A connection with room for one more stream, which is counted at once (requests that wait together must not all
+   * take the last place); else what to wait for before looking again: the SETTINGS of a connection whose limit is not
+   * known yet (streams past it would queue behind ones that may never end), or of a new one.
+   */
+  const take = (cert: string | undefined, key: string | undefined): Connection | Promise<void> => {
+    // a closed client opens no new connection (a late request would keep the server from closing)
+    if (closed) throw new Error(`the client of ${base.origin} is closed`);
+    for (const c of pool) {
+      if (c.cert !== cert) { c.session.close(); drop(c); continue; }
+      if (c.session.closed || c.session.destroyed) continue;
+      if (c.settled) return c.settled;
+      if (c.streams < c.limit) { c.streams++; return c; }
+    }
+    return connect(cert, key).settled!;
+  };
+  /** take(), waiting as long as the request may: until its timeout or its signal */
+  const waitToTake = async (cert: string | undefined, key: string | undefined, what: string, signal?: AbortSignal, timeoutMs?: number): Promise<Connection> => {
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const gaveUp = new Promise<never>((_, reject) => {
+      if (timeoutMs) timer = setTimeout(() => reject(new Error(`${what}: no connection within ${timeoutMs} ms`)), timeoutMs);
+      onAbort = () => reject(signal!.reason ?? new Error(`${what}: aborted`));
+      if (signal?.aborted) onAbort();
+      else signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    try {
+      for (;;) {
+        const got = take(cert, key);
+        if (!(got instanceof Promise)) return got;
+        await Promise.race([got, gaveUp]);
+      }
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort!);
+    }
   };
   return {
-    send({ method, url, headers, body, signal, timeoutMs, cert, key }) {
+    async send({ method, url, headers, body, signal, timeoutMs, cert, key }) {
+      const found = take(cert, key);
+      const connection = found instanceof Promise ? await waitToTake(cert, key, `${method} ${url.pathname}`, signal, timeoutMs) : found;
       return new Promise<Response>((resolve, reject) => {
         let stream: ClientHttp2Stream;
         try {
-          stream = open(cert, key).request({ ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
+          stream = connection.session.request({ ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
         } catch (e) {
+          connection.streams--;
           return reject(e);
         }
+        stream.once('close', () => { connection.streams--; });
         stream.on('error', reject);
         // a stream ended without an error and without an answer (its session destroyed by close()) fails the request
         stream.once('close', () => reject(new Error(`${method} ${url.pathname}: the connection closed before an answer`)));
@@ -399,9 +445,11 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     },
     close() {
       closed = true;
-      session?.close();
-      session?.destroy();
-      session = undefined;
+      for (const { session } of pool) {
+        session.close();
+        session.destroy();
+      }
+      pool = [];
     },
   };
 }

@@ -104,6 +104,9 @@ export async function checkCanListen(host: string, port: number): Promise<void> 
   });
 }
 
+/** the streams a client may have open at once on one HTTP/2 connection unless configured (the reference's default) */
+const defaultMaxConcurrentStreams = 250;
+
 export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext) => Promise<void>): Promise<HttpsServer> {
   const inflight = new Set<RequestContext>();
   /** how to abort each request in flight (the server's end of long-running ones) */
@@ -195,13 +198,14 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     maxSessionMemory: 64,
     // the reference's upload windows: a stream may send 256 KiB unacknowledged (most objects in one go), a connection
     // that times 250 streams; Node's 64 KiB for a whole connection held many writes on one connection to window updates.
-    // The number of streams stays unlimited unless asked (--http2-max-streams-per-connection): one agent process
-    // carries the watches of many simulated nodes
+    // A client may have 250 streams open at once on a connection, as with the reference, unless asked otherwise
+    // (--http2-max-streams-per-connection): each open stream holds memory, and the project's client opens another
+    // connection when one is full (an agent carries the watches of many simulated nodes)
     // nghttp2 ends a connection whose header block takes more than 8 CONTINUATION frames: the reference's 256 KiB frames
     // let a client that sizes frames by these settings (Go, once it has them) send 1 MiB; at 16 KiB frames, ~144 KB
     settings: {
       initialWindowSize: uploadWindowPerStream, maxFrameSize: uploadWindowPerStream, maxHeaderListSize: http2HeaderListCeiling,
-      ...(o.maxConcurrentStreams ? { maxConcurrentStreams: o.maxConcurrentStreams } : {}),
+      maxConcurrentStreams: o.maxConcurrentStreams || defaultMaxConcurrentStreams,
     },
     maxHeaderListPairs: maxHeaderPairs,
   }, onRequest);

@@ -76,14 +76,14 @@ describe('HTTP/2 flags', () => {
     }
   });
 
-  test('--http2-max-streams-per-connection: advertised in SETTINGS; by default no limit', async () => {
+  test('--http2-max-streams-per-connection: advertised in SETTINGS; by default 250, as the reference', async () => {
     const limited = await startTestServer({ flags: ['--http2-max-streams-per-connection=7'] });
     const plain = await startTestServer();
     const sessions = [h2(limited), h2(plain)];
     try {
       const settings = await Promise.all(sessions.map((s) => new Promise<number | undefined>((r) => s.once('remoteSettings', (x) => r(x.maxConcurrentStreams)))));
       assert.equal(settings[0], 7);
-      assert.equal(settings[1], 4294967295);
+      assert.equal(settings[1], 250);
     } finally {
       for (const s of sessions) s.destroy();
       await limited.close();
