@@ -6,7 +6,7 @@ import { negotiate, offeredTypes, parseAccept, type Representation } from './neg
 import { sendObject, sendText, sendStream, isPretty } from './respond.js';
 import { notAcceptable } from '../api/status.js';
 import { columnsOf, parseIncludeObject, tableHead, tableRow, toTable } from './table.js';
-import { yaml } from '../util/yaml.js';
+import { toYaml } from '../util/yaml.js';
 import { mapInSlices } from '../util/slices.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
@@ -179,11 +179,10 @@ export function* jsonArrayParts(head: Record<string, unknown>, field: string, co
 
 /** the YAML of `head` with `field` added last, holding `count` members, made one member at a time as it is read */
 export function* yamlArrayParts(head: Record<string, unknown>, field: string, count: number, member: (n: number) => unknown): Generator<Buffer> {
-  const y = yaml();
-  yield Buffer.from(y.stringify(head, { lineWidth: 0 }));
+  yield Buffer.from(toYaml(head));
   if (!count) { yield Buffer.from(`${field}: []\n`); return; }
   yield Buffer.from(`${field}:\n`);
-  for (let n = 0; n < count; n++) yield Buffer.from(indent(y.stringify([member(n)], { lineWidth: 0 }), '  '));
+  for (let n = 0; n < count; n++) yield Buffer.from(indent(toYaml([member(n)]), '  '));
 }
 
 /** the JSON bytes of a cached object, made once */
