@@ -114,7 +114,7 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => deepCopy(obj),
-    admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate }));
+    admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate, replaces: true }));
   await breather();
   sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
 }
