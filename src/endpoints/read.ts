@@ -12,6 +12,7 @@ import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
 import { extend } from '../util/objects.js';
+import { writtenJson } from '../storage/objects.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type
@@ -41,6 +42,17 @@ export const servedHead = (scope: Scope) => Buffer.from(`{"kind":"${scope.info.k
 export function servedBytes(item: StoredObject, head: Buffer): Buffer | undefined {
   const bytes = item.bytes;
   return bytes && bytes.length > head.length && head.compare(bytes, 0, head.length) === 0 ? bytes : undefined;
+}
+
+/**
+ * The response of a write: compact JSON is made from the text just stored when that is the object as served (one
+ * encoding of a large object fewer), anything else is encoded from the object
+ */
+export function sendWritten(ctx: RequestContext, scope: Scope, rep: Representation, obj: ApiObject, code: number) {
+  const text = rep.kind === 'json' && !isPretty(ctx) ? writtenJson(obj) : undefined;
+  const head = text && servedHead(scope);
+  if (text && head && text.length > head.length && head.compare(text, 0, head.length) === 0) return sendText(ctx, code, text, 'application/json');
+  sendOne(ctx, scope, rep, asServed(scope, obj), code);
 }
 
 /** one object in the negotiated representation */
