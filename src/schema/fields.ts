@@ -80,14 +80,20 @@ const outOfRange = (s: Schema, v: unknown) => {
   return range !== undefined && typeof v === 'number' && (v < range[0] || v > range[1]);
 };
 
-function walk(s: Schema | undefined, v: unknown, path: string, out: Reading) {
-  if (!s || v === null || v === undefined) return;
-  if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
-  if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
-  const notDecoded = s.format === 'quantity' ? quantityProblem(v) : s.format === 'int-or-string' ? intOrStringProblem(v)
+/** why a value does not fit its schema's type or format (a wrong type, an integer out of range, a format that does
+ *  not decode), or undefined */
+function valueProblem(s: Schema, v: unknown): string | undefined {
+  if (s.type && !typeFits(s.type, v)) return `expected ${s.type}, got ${jsonTypeOf(v)}`;
+  if (outOfRange(s, v)) return `expected ${s.format}, got number ${v}`;
+  return s.format === 'quantity' ? quantityProblem(v) : s.format === 'int-or-string' ? intOrStringProblem(v)
     : typeof v !== 'string' ? undefined
       : s.format === 'byte' ? base64Problem(v) : s.format === 'date-time' ? timeProblem(v) : undefined;
-  if (notDecoded) { out.wrongTypes.push(`${path || '<root>'}: ${notDecoded}`); return; }
+}
+
+function walk(s: Schema | undefined, v: unknown, path: string, out: Reading) {
+  if (!s || v === null || v === undefined) return;
+  const problem = valueProblem(s, v);
+  if (problem) { out.wrongTypes.push(`${path || '<root>'}: ${problem}`); return; }
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
   if (Array.isArray(v)) {
     v.forEach((e, i) => {
@@ -101,9 +107,15 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: Reading) {
   for (const k of Object.keys(o)) {
     const child = fieldSchema(s, k);
     if (child) {
-      walk(child, o[k], join(path, k), out);
-      // o[k] is an own property, so assigning it never reaches a prototype, whatever k is
-      if (out.canonicalQuantities) o[k] = decoded(child, o[k], out);
+      const value = o[k];
+      // a scalar is checked here, its path made only for a problem: a map may hold a hundred thousand of them
+      if (value !== null && typeof value === 'object') walk(child, value, join(path, k), out);
+      else if (value !== null && value !== undefined) {
+        const problem = valueProblem(child, value);
+        if (problem) out.wrongTypes.push(`${join(path, k) || '<root>'}: ${problem}`);
+      }
+      // o[k] is an own property, so assigning it never reaches a prototype, whatever k is; only a quantity changes
+      if (out.canonicalQuantities && child.format === 'quantity') o[k] = decoded(child, o[k], out);
     }
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
     if (out.omitEmpty && child && s.properties && isEmptyCollection(child, o[k]) && !s.required?.includes(k)) delete o[k];
