@@ -8,7 +8,7 @@ import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { StoredObject } from '../api/cache.js';
 import { nowTimestamp } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
-import { sameContent, type ObjectStore, type UpdateDecision } from '../storage/objects.js';
+import { decodedAgain, sameContent, type ObjectStore, type UpdateDecision } from '../storage/objects.js';
 import { isStorageError } from '../storage/types.js';
 import { formatResourceVersion, parseResourceVersion } from '../api/resource-version.js';
 import type { DeleteOptions, FieldPath, ResourceInfo, UpdateOnlyOptions, WriteOptions } from './types.js';
@@ -248,11 +248,13 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           old = shaped = absent = undefined;
           // (a breather counts the turn from its first call: this one times the decoding that follows)
           await breather();
-          old = cur ? await fromStored(cur.obj) : undefined;
+          const decoded = cur?.obj;
+          old = cur ? await fromStored(decoded!) : undefined;
           // an object stored before quantities were canonical compares as the reference reads it
           if (old && !info.def.custom) old = canonicalForm(info.schema, old);
           await breather();
-          const copy = old && !opts.replaces ? deepCopy(old) : old;
+          // the transform's own copy: the stored text decoded again where old is that text's object as it is
+          const copy = !old || opts.replaces ? old : (old === decoded && decodedAgain(cur!)) || deepCopy(old);
           await breather();
           const next = await transform(copy);
           await breather();

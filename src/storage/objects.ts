@@ -209,6 +209,15 @@ export function checkDecodable(item: StoredObject): void {
   else if (item.bytes === undefined) void item.obj;
 }
 
+/**
+ * A second, independent decoding of a stored object as read (undefined when it was replaced, or is not one this
+ * store read): for a writer that changes a copy while keeping the original to compare with. Parsing the stored text
+ * again costs less than deep-copying a large decoded object, whose maps V8 keeps as dictionaries.
+ */
+export function decodedAgain(item: StoredObject): ApiObject | undefined {
+  return item instanceof LazyObject ? item.decodeAgain() : undefined;
+}
+
 /** A class rather than an object literal with its own accessors: a watch cache holds one per object, and a literal's
  *  accessor closures and property dictionary cost about 800 bytes each where these fields cost under 100. */
 class LazyObject implements StoredObject {
@@ -245,6 +254,11 @@ class LazyObject implements StoredObject {
   set bytes(b: Buffer | undefined) {
     if (this.#replaced) this.#bytes = b;
     else if (b) { this.#bytes = b; this.#text = undefined; }   // the whole object's JSON, which decoding can read instead
+  }
+
+  decodeAgain(): ApiObject | undefined {
+    if (this.#replaced) return undefined;
+    return decodeObject(this.#bytes ?? this.#text!, this.rev, this.key);
   }
 
   check() {
