@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Schema } from '../api/schema.js';
-import { readTyped } from './fields.js';
+import { canonicalForm, readTyped } from './fields.js';
 
 const schema: Schema = {
   type: 'object',
@@ -48,4 +48,24 @@ test('reading a map of many scalars grows linearly with its keys', () => {
   for (let round = 0; round < 3; round++) { small = Math.min(small, best(10_000)); large = Math.min(large, best(80_000)); }
   // eight times the keys: about eight times the time when linear, sixty-four when quadratic (bounded as body.test.ts does)
   assert.ok(large / small < 40, `10,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
+});
+
+test('empty optional lists and maps are left out when asked; filled ones, and structs, stay', () => {
+  const withStruct: Schema = { ...schema, properties: { ...schema.properties, struct: { type: 'object', properties: { a: { type: 'string' } } } } };
+  const value: Record<string, unknown> = { data: {}, bytes: { k: 'eA==' }, items: [], limits: {}, struct: {} };
+  readTyped(withStruct, value, { omitEmpty: true });
+  assert.deepEqual(value, { bytes: { k: 'eA==' }, struct: {} });
+});
+
+test('an object read for comparison has canonical quantities: a copy where one is not, the object itself otherwise', () => {
+  const cyclic: Schema = { type: 'object', properties: { limits: schema.properties!.limits } };
+  cyclic.properties!.self = cyclic;
+  const other = { limits: { cpu: '0.5' }, self: { limits: { memory: '1Gi' } } };
+  const copy = canonicalForm(cyclic, other);
+  assert.notEqual(copy, other);
+  assert.deepEqual(copy, { limits: { cpu: '500m' }, self: { limits: { memory: '1Gi' } } });
+  const deep = { self: { self: { limits: { cpu: '0.25' } } } };
+  assert.deepEqual(canonicalForm(cyclic, deep), { self: { self: { limits: { cpu: '250m' } } } });
+  const plain = { data: { a: '0.5' }, limits: { cpu: '500m' } };
+  assert.equal(canonicalForm(schema, plain), plain);
 });
