@@ -2,7 +2,7 @@ import { objectStoreContract } from './testing/object-store-contract.js';
 import { backendNames, openBackend } from './testing/backends.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createObjectStore, decodeObject, encodeObject, keptForm, servedJson, storedObject, writtenJson } from './objects.js';
+import { createObjectStore, decodeObject, encodeObject, keptForm, servedJson, storedObject, writtenJson, decodedAgain } from './objects.js';
 import type { ApiObject } from '../api/meta.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -83,4 +83,17 @@ test('a written object\'s JSON is made from the text stored, while the object ca
   } finally {
     await close();
   }
+});
+
+test('a stored object decoded again is equal to the one read and shares nothing with it; a replaced one is not decoded', () => {
+  const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' }, data: { k: 'v' } } as unknown as ApiObject;
+  const item = storedObject('/registry/configmaps/default/a', encodeObject(obj), 5);
+  const again = decodedAgain(item)!;
+  assert.deepEqual(again, item.obj);
+  assert.notEqual(again, item.obj);
+  (again as unknown as { data: Record<string, string> }).data.k = 'changed';
+  assert.equal((item.obj as unknown as { data: Record<string, string> }).data.k, 'v');
+  item.obj = obj;
+  assert.equal(decodedAgain(item), undefined);
+  assert.equal(decodedAgain({ key: 'k', obj, rev: 1 }), undefined);
 });
