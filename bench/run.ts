@@ -19,6 +19,7 @@ import { overloadBench } from './overload.js';
 import { streamsBench } from './streams.js';
 import { scaleBench } from './scale.js';
 import { memoryBench } from './memory.js';
+import { bigobjBench } from './bigobj.js';
 
 /** `alone`: long suites that run only when named */
 const suites: { name: string; run: () => Promise<string>; alone?: boolean }[] = [
@@ -40,6 +41,8 @@ const suites: { name: string; run: () => Promise<string>; alone?: boolean }[] = 
   { name: 'scale', run: scaleBench, alone: true },
   // long: run alone; the number of Pods from MEMORY_PODS
   { name: 'memory', run: memoryBench, alone: true },
+  // long: run alone; requests per verb from BIGOBJ_N, cases from BIGOBJ_ONLY
+  { name: 'bigobj', run: bigobjBench, alone: true },
 ];
 
 const FILE = 'BENCHMARKS.md';

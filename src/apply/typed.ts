@@ -126,7 +126,8 @@ function fieldsBelow(value: unknown, shape: Shape, where: string): FieldSet | un
       if (sub) out.children.set(pe, sub);
       // declared fields are owned through their children; map keys and empty or null values own themselves
       // (an empty granular list under a declared field sets nothing)
-      if (child === null || (isObject(child) && isEmptyObject(child)) || !isNamedField(shape, key)) out.members.add(pe);
+      // (only an object with no fields below can be empty: asking a large map would enumerate its keys again)
+      if (child === null || (!sub && isObject(child) && isEmptyObject(child)) || !isNamedField(shape, key)) out.members.add(pe);
     }
     return out && !isEmpty(out) ? out : undefined;
   }
@@ -189,12 +190,12 @@ function compareBelow(l: unknown, r: unknown, schema: Schema | undefined, out: A
     if (lm) for (const key in lm) {
       keys = true;
       if (lm[key] === undefined) continue;
-      compareChild(fieldElement(key), lm[key], rm?.[key], entrySchema(shape, key), out, `${where}.${key}`);
+      compareChild(fieldElement(key), lm[key], rm?.[key], entrySchema(shape, key), out, where, key);
     }
     if (rm) for (const key in rm) {
       keys = true;
       if (rm[key] === undefined || (lm && lm[key] !== undefined)) continue;
-      compareChild(fieldElement(key), undefined, rm[key], entrySchema(shape, key), out, `${where}.${key}`);
+      compareChild(fieldElement(key), undefined, rm[key], entrySchema(shape, key), out, where, key);
     }
     return keys;
   }
@@ -240,23 +241,28 @@ function itemsAt(shape: Shape & { kind: 'list' }, list: unknown[], pe: PathEleme
   return groups.get(pe) ?? [];
 }
 
-function compareChild(pe: PathElement, l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string): void {
+/** `key`: the map key of the child, joined to `where` only when the walk goes below it (a map of many leaves then
+ *  makes no string per key); no closure either, as this runs once per key */
+function compareChild(pe: PathElement, l: unknown, r: unknown, schema: Schema | undefined, out: Acc, where: string, key?: string): void {
+  // a scalar on both sides is a leaf whatever the schema says, and the commonest case in a large map
+  if ((l === null || typeof l !== 'object') && (r === null || typeof r !== 'object')) return compareLeaf(pe, l, r, out);
   const shape = shapeOf(schema, r ?? l);
-  const asLeaf = () => {
-    if (l === undefined) note(out, 'added', pe);
-    else if (r === undefined) note(out, 'removed', pe);
-    else if (!deepEqual(l, r)) note(out, 'modified', pe);
-  };
   // empty or absent on both sides (or no container at all) compares as a leaf, keeping {} and null apart; for a
   // map, the walk below finds out (with nothing to walk it notes nothing)
-  if (shape.kind === 'leaf' || (shape.kind === 'list' && emptyList(l) && emptyList(r)) || (shape.kind === 'map' && !isObject(l) && !isObject(r))) return asLeaf();
+  if (shape.kind === 'leaf' || (shape.kind === 'list' && emptyList(l) && emptyList(r)) || (shape.kind === 'map' && !isObject(l) && !isObject(r))) return compareLeaf(pe, l, r, out);
   const sub: Acc = {};
-  if (!compareBelow(l, r, schema, sub, where)) return asLeaf();
+  if (!compareBelow(l, r, schema, sub, key === undefined ? where : `${where}.${key}`)) return compareLeaf(pe, l, r, out);
   if (sub.added) (out.added ??= emptySet()).children.set(pe, sub.added);
   if (sub.modified) (out.modified ??= emptySet()).children.set(pe, sub.modified);
   if (sub.removed) (out.removed ??= emptySet()).children.set(pe, sub.removed);
   if (l === undefined) note(out, 'added', pe);
   else if (r === undefined) note(out, 'removed', pe);
+}
+
+function compareLeaf(pe: PathElement, l: unknown, r: unknown, out: Acc): void {
+  if (l === undefined) note(out, 'added', pe);
+  else if (r === undefined) note(out, 'removed', pe);
+  else if (l !== r && !deepEqual(l, r)) note(out, 'modified', pe);
 }
 
 const emptyList = (v: unknown) => !Array.isArray(v) || v.length === 0;

@@ -6,12 +6,13 @@ import { negotiate, offeredTypes, parseAccept, type Representation } from './neg
 import { sendObject, sendText, sendStream, isPretty } from './respond.js';
 import { notAcceptable } from '../api/status.js';
 import { columnsOf, parseIncludeObject, tableHead, tableRow, toTable } from './table.js';
-import { yaml } from '../util/yaml.js';
+import { toYaml } from '../util/yaml.js';
 import { mapInSlices } from '../util/slices.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
 import { extend } from '../util/objects.js';
+import { writtenJson } from '../storage/objects.js';
 
 export function representationFor(ctx: RequestContext, scope: Scope): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type
@@ -41,6 +42,17 @@ export const servedHead = (scope: Scope) => Buffer.from(`{"kind":"${scope.info.k
 export function servedBytes(item: StoredObject, head: Buffer): Buffer | undefined {
   const bytes = item.bytes;
   return bytes && bytes.length > head.length && head.compare(bytes, 0, head.length) === 0 ? bytes : undefined;
+}
+
+/**
+ * The response of a write: compact JSON is made from the text just stored when that is the object as served (one
+ * encoding of a large object fewer), anything else is encoded from the object
+ */
+export function sendWritten(ctx: RequestContext, scope: Scope, rep: Representation, obj: ApiObject, code: number) {
+  const text = rep.kind === 'json' && !isPretty(ctx) ? writtenJson(obj) : undefined;
+  const head = text && servedHead(scope);
+  if (text && head && text.length > head.length && head.compare(text, 0, head.length) === 0) return sendText(ctx, code, text, 'application/json');
+  sendOne(ctx, scope, rep, asServed(scope, obj), code);
 }
 
 /** one object in the negotiated representation */
@@ -179,11 +191,10 @@ export function* jsonArrayParts(head: Record<string, unknown>, field: string, co
 
 /** the YAML of `head` with `field` added last, holding `count` members, made one member at a time as it is read */
 export function* yamlArrayParts(head: Record<string, unknown>, field: string, count: number, member: (n: number) => unknown): Generator<Buffer> {
-  const y = yaml();
-  yield Buffer.from(y.stringify(head, { lineWidth: 0 }));
+  yield Buffer.from(toYaml(head));
   if (!count) { yield Buffer.from(`${field}: []\n`); return; }
   yield Buffer.from(`${field}:\n`);
-  for (let n = 0; n < count; n++) yield Buffer.from(indent(y.stringify([member(n)], { lineWidth: 0 }), '  '));
+  for (let n = 0; n < count; n++) yield Buffer.from(indent(toYaml([member(n)]), '  '));
 }
 
 /** the JSON bytes of a cached object, made once */

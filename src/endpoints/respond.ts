@@ -2,7 +2,7 @@
 import { gzipSync, createGzip } from 'node:zlib';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { yaml } from '../util/yaml.js';
+import { toYaml } from '../util/yaml.js';
 import { featureEnabled, strictFlag, type RequestContext } from '../api/request.js';
 import type { Status } from '../api/meta.js';
 import { orderedStatus } from '../api/status.js';
@@ -22,7 +22,7 @@ export function setWarnings(ctx: RequestContext) {
 
 /** the body text for an object: pretty when asked, YAML for the YAML representation */
 export function encode(body: unknown, contentType: string, pretty: boolean): string {
-  if (contentType === 'application/yaml') return yaml().stringify(body, { lineWidth: 0 });
+  if (contentType === 'application/yaml') return toYaml(body);
   return pretty ? JSON.stringify(body, null, 2) + '\n' : JSON.stringify(body);
 }
 

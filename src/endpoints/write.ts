@@ -17,7 +17,7 @@ import { breather, inSteps, yieldToLoop } from '../util/slices.js';
 const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
 import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
 import { admission, asServed, parseFieldValidation, filterFor, type Scope } from './scope.js';
-import { representationFor, sendOne } from './read.js';
+import { representationFor, sendOne, sendWritten } from './read.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
 import { deleteOptions as deleteOptionsSchema } from '../api/schemas/meta.js';
@@ -102,7 +102,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
   }
   const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun), opts);
   await breather();
-  sendOne(ctx, scope, rep, asServed(scope, created), 201);
+  sendWritten(ctx, scope, rep, created, 201);
 }
 
 export async function update(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
@@ -114,9 +114,9 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => deepCopy(obj),
-    admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate }));
+    admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate, replaces: true }));
   await breather();
-  sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
+  sendWritten(ctx, scope, rep, out, created ? 201 : 200);
 }
 
 /** the patch types every resource takes (server-side apply aside) */
@@ -157,7 +157,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     return checkKind(scope, patched);
   }, admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: false }));
   await breather();
-  sendOne(ctx, scope, rep, asServed(scope, out), 200);
+  sendWritten(ctx, scope, rep, out, 200);
 }
 
 /**
@@ -184,7 +184,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
     return checkKind(scope, object);
   }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true, user: ctx.user });
   await breather();
-  sendOne(ctx, scope, rep, asServed(scope, out), created ? 201 : 200);
+  sendWritten(ctx, scope, rep, out, created ? 201 : 200);
 }
 
 /** the manager of an apply: the fieldManager parameter, which an apply must give */

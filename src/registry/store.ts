@@ -8,10 +8,10 @@ import type { ApiObject, StatusCause } from '../api/meta.js';
 import type { StoredObject } from '../api/cache.js';
 import { nowTimestamp } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
-import { sameContent, type ObjectStore, type UpdateDecision } from '../storage/objects.js';
+import { decodedAgain, sameContent, type ObjectStore, type UpdateDecision } from '../storage/objects.js';
 import { isStorageError } from '../storage/types.js';
 import { formatResourceVersion, parseResourceVersion } from '../api/resource-version.js';
-import type { DeleteOptions, FieldPath, ResourceInfo, WriteOptions } from './types.js';
+import type { DeleteOptions, FieldPath, ResourceInfo, UpdateOnlyOptions, WriteOptions } from './types.js';
 import type { AdmissionHooks } from '../api/admission.js';
 import type { Strategy, StrategyContext } from './strategy.js';
 import { validateObjectMeta } from './validation/object-meta.js';
@@ -228,12 +228,13 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
 
     /**
      * The one update primitive: read, transform, validate, compare-and-swap, retried on conflict.
-     * `transform` gets a private copy of the current object (undefined when absent) and returns the desired one.
+     * `transform` gets a private copy of the current object (undefined when absent) and returns the desired one;
+     * with opts.replaces, the current object itself, which it must leave alone.
      */
     async guaranteedUpdate(
       namespace: string, name: string, subresource: string,
       transform: (current: ApiObject | undefined) => Promise<ApiObject> | ApiObject,
-      admission: AdmissionHooks, opts: WriteOptions & { allowCreate?: boolean },
+      admission: AdmissionHooks, opts: WriteOptions & UpdateOnlyOptions,
     ): Promise<{ obj: ApiObject; created: boolean }> {
       const key = objectKey(info, namespace, name);
       let old: ApiObject | undefined, shaped: ApiObject | undefined, absent: ApiObject | undefined;
@@ -247,11 +248,13 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           old = shaped = absent = undefined;
           // (a breather counts the turn from its first call: this one times the decoding that follows)
           await breather();
-          old = cur ? await fromStored(cur.obj) : undefined;
+          const decoded = cur?.obj;
+          old = cur ? await fromStored(decoded!) : undefined;
           // an object stored before quantities were canonical compares as the reference reads it
           if (old && !info.def.custom) old = canonicalForm(info.schema, old);
           await breather();
-          const copy = old ? deepCopy(old) : undefined;
+          // the transform's own copy: the stored text decoded again where old is that text's object as it is
+          const copy = !old || opts.replaces ? old : (old === decoded && decodedAgain(cur!)) || deepCopy(old);
           await breather();
           const next = await transform(copy);
           await breather();

@@ -160,7 +160,7 @@ export interface RestStore {
   /** read, change, write with compare-and-swap, retried on conflict (see the generic store) */
   guaranteedUpdate(namespace: string, name: string, subresource: string,
     transform: (current: ApiObject | undefined) => Promise<ApiObject> | ApiObject,
-    admission: AdmissionHooks, opts: WriteOptions & { allowCreate?: boolean }): Promise<{ obj: ApiObject; created: boolean }>;
+    admission: AdmissionHooks, opts: WriteOptions & UpdateOnlyOptions): Promise<{ obj: ApiObject; created: boolean }>;
   delete(namespace: string, name: string, options: DeleteOptions, admission: AdmissionHooks): Promise<{ obj: ApiObject; deleted: boolean }>;
 }
 
@@ -265,3 +265,11 @@ export interface RestHandler {
 
 /** an object of this resource as its kind's type: the store hands a resource's code only objects of that resource */
 export const ofKind = <T extends { metadata?: object }>(obj: ApiObject): Stored<T> => obj as unknown as Stored<T>;
+
+export interface UpdateOnlyOptions {
+  /** the update may create the object when it is absent */
+  allowCreate?: boolean;
+  /** the transform replaces the object without reading the current one (a PUT), so it is given the current object
+   *  itself rather than a private copy, which on an object of 100,000 keys costs as much as decoding it */
+  replaces?: boolean;
+}

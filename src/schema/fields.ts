@@ -50,8 +50,24 @@ export function canonicalForm<T>(schema: Schema | undefined, value: T): T {
   return copy;
 }
 
+const quantityBelow = new WeakMap<Schema, boolean>();
+
+/** whether a value of this schema can hold a quantity anywhere (a ConfigMap's data cannot: none of its 100,000 values
+ *  need a look); remembered per schema node, and true for a node met again while its answer is being worked out */
+function mayHoldQuantity(s: Schema): boolean {
+  const known = quantityBelow.get(s);
+  if (known !== undefined) return known;
+  quantityBelow.set(s, true);
+  const below = (c: unknown) => !!c && typeof c === 'object' && mayHoldQuantity(c as Schema);
+  const answer = s.format === 'quantity' || (!s['x-kubernetes-preserve-unknown-fields'] && !s['x-kubernetes-embedded-resource']
+    && (Object.values(s.properties ?? {}).some(below) || below(s.additionalProperties) || below(s.items)));
+  quantityBelow.set(s, answer);
+  return answer;
+}
+
 function hasOtherQuantities(s: Schema | undefined, v: unknown): boolean {
-  if (!s || v === null || typeof v !== 'object') {
+  if (!s || !mayHoldQuantity(s)) return false;
+  if (v === null || typeof v !== 'object') {
     return !!s && s.format === 'quantity' && (typeof v === 'string' || typeof v === 'number') && !quantityProblem(v) && canonicalQuantity(v) !== v;
   }
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource']) return false;
@@ -80,44 +96,62 @@ const outOfRange = (s: Schema, v: unknown) => {
   return range !== undefined && typeof v === 'number' && (v < range[0] || v > range[1]);
 };
 
-function walk(s: Schema | undefined, v: unknown, path: string, out: Reading) {
-  if (!s || v === null || v === undefined) return;
-  if (s.type && !typeFits(s.type, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.type}, got ${jsonTypeOf(v)}`); return; }
-  if (outOfRange(s, v)) { out.wrongTypes.push(`${path || '<root>'}: expected ${s.format}, got number ${v}`); return; }
-  const notDecoded = s.format === 'quantity' ? quantityProblem(v) : s.format === 'int-or-string' ? intOrStringProblem(v)
+/** why a value does not fit its schema's type or format (a wrong type, an integer out of range, a format that does
+ *  not decode), or undefined */
+function valueProblem(s: Schema, v: unknown): string | undefined {
+  if (s.type && !typeFits(s.type, v)) return `expected ${s.type}, got ${jsonTypeOf(v)}`;
+  if (outOfRange(s, v)) return `expected ${s.format}, got number ${v}`;
+  return s.format === 'quantity' ? quantityProblem(v) : s.format === 'int-or-string' ? intOrStringProblem(v)
     : typeof v !== 'string' ? undefined
       : s.format === 'byte' ? base64Problem(v) : s.format === 'date-time' ? timeProblem(v) : undefined;
-  if (notDecoded) { out.wrongTypes.push(`${path || '<root>'}: ${notDecoded}`); return; }
-  if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return;
+}
+
+/** returns how many fields an object keeps once walked (-1 for anything else or an object not walked through) */
+function walk(s: Schema | undefined, v: unknown, path: string, out: Reading): number {
+  if (!s || v === null || v === undefined) return -1;
+  const problem = valueProblem(s, v);
+  if (problem) { out.wrongTypes.push(`${path || '<root>'}: ${problem}`); return -1; }
+  if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return -1;
   if (Array.isArray(v)) {
     v.forEach((e, i) => {
       if (e === null && s.items?.type === 'object') v[i] = {};
       walk(s.items, v[i], `${path}[${i}]`, out);
       if (out.canonicalQuantities && s.items) v[i] = decoded(s.items, v[i], out);
     });
-    return;
+    return -1;
   }
   const o = v as Record<string, unknown>;
-  for (const k of Object.keys(o)) {
+  const keys = Object.keys(o);
+  let kept = keys.length;
+  for (const k of keys) {
     const child = fieldSchema(s, k);
+    let size = -1;
     if (child) {
-      walk(child, o[k], join(path, k), out);
-      // o[k] is an own property, so assigning it never reaches a prototype, whatever k is
-      if (out.canonicalQuantities) o[k] = decoded(child, o[k], out);
+      const value = o[k];
+      // a scalar is checked here, its path made only for a problem: a map may hold a hundred thousand of them
+      if (value !== null && typeof value === 'object') size = walk(child, value, join(path, k), out);
+      else if (value !== null && value !== undefined) {
+        const problem = valueProblem(child, value);
+        if (problem) out.wrongTypes.push(`${join(path, k) || '<root>'}: ${problem}`);
+      }
+      // o[k] is an own property, so assigning it never reaches a prototype, whatever k is; only a quantity changes
+      if (out.canonicalQuantities && child.format === 'quantity') o[k] = decoded(child, o[k], out);
     }
-    else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; }
-    if (out.omitEmpty && child && s.properties && isEmptyCollection(child, o[k]) && !s.required?.includes(k)) delete o[k];
+    else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; kept--; continue; }
+    if (out.omitEmpty && child && s.properties && isEmptyCollection(child, o[k], size) && !s.required?.includes(k)) { delete o[k]; kept--; }
   }
+  return kept;
 }
 
 /**
  * An empty list, or an empty map (an object whose schema declares values, not fields): what a typed object of the
  * reference holds as an empty slice or map and leaves out of its JSON. Empty structs (`emptyDir: {}`) are kept.
  */
-function isEmptyCollection(s: Schema, v: unknown): boolean {
+function isEmptyCollection(s: Schema, v: unknown, size: number): boolean {
   if (Array.isArray(v)) return v.length === 0;
+  // size: the walk's count of the map's fields, which spares listing a large map's keys again
   return v !== null && typeof v === 'object' && !s.properties && typeof s.additionalProperties === 'object'
-    && !s['x-kubernetes-preserve-unknown-fields'] && Object.keys(v).length === 0;
+    && !s['x-kubernetes-preserve-unknown-fields'] && (size >= 0 ? size : Object.keys(v).length) === 0;
 }
 
 /**

@@ -2,7 +2,7 @@ import { objectStoreContract } from './testing/object-store-contract.js';
 import { backendNames, openBackend } from './testing/backends.js';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createObjectStore, decodeObject, encodeObject, keptForm, servedJson, storedObject } from './objects.js';
+import { createObjectStore, decodeObject, encodeObject, keptForm, servedJson, storedObject, writtenJson, decodedAgain } from './objects.js';
 import type { ApiObject } from '../api/meta.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -62,4 +62,38 @@ test('a stored object keeps what its reader changed; one a cache keeps is decode
   data(kept.obj).n = 'changed by a reader that should not have';
   await settle();
   assert.equal(data(kept.obj).n, '0');
+});
+
+test('a written object\'s JSON is made from the text stored, while the object carries that write\'s resourceVersion', async () => {
+  const { kv, close } = await openBackend('memory');
+  try {
+    const store = createObjectStore(kv);
+    const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a', namespace: 'default' }, data: { k: 'v' } } as unknown as ApiObject;
+    assert.equal(writtenJson(obj), undefined);
+    await store.create('/registry/configmaps/default/a', obj);
+    assert.deepEqual(JSON.parse(writtenJson(obj)!.toString()), obj);
+    const next = { ...obj, metadata: { ...obj.metadata }, data: { k: 'w' } } as unknown as ApiObject;
+    const out = await store.update('/registry/configmaps/default/a', () => ({ put: next }));
+    assert.equal(out!.obj, next);
+    assert.deepEqual(JSON.parse(writtenJson(next)!.toString()), next);
+    assert.equal(JSON.parse(writtenJson(next)!.toString()).metadata.resourceVersion, out!.obj.metadata.resourceVersion);
+    // another resourceVersion: not the written object any more
+    next.metadata.resourceVersion = '1';
+    assert.equal(writtenJson(next), undefined);
+  } finally {
+    await close();
+  }
+});
+
+test('a stored object decoded again is equal to the one read and shares nothing with it; a replaced one is not decoded', () => {
+  const obj = { kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'a' }, data: { k: 'v' } } as unknown as ApiObject;
+  const item = storedObject('/registry/configmaps/default/a', encodeObject(obj), 5);
+  const again = decodedAgain(item)!;
+  assert.deepEqual(again, item.obj);
+  assert.notEqual(again, item.obj);
+  (again as unknown as { data: Record<string, string> }).data.k = 'changed';
+  assert.equal((item.obj as unknown as { data: Record<string, string> }).data.k, 'v');
+  item.obj = obj;
+  assert.equal(decodedAgain(item), undefined);
+  assert.equal(decodedAgain({ key: 'k', obj, rev: 1 }), undefined);
 });

@@ -134,6 +134,20 @@ export const decodeObject = (value: Uint8Array, rev: Revision, key?: string): Ap
   return obj;
 };
 
+/** the text each object was last stored as by this process, kept only while the object lives (see writtenJson) */
+const writtenText = new WeakMap<ApiObject, { text: Uint8Array; rev: Revision }>();
+
+/**
+ * The JSON of an object this store has just written, made from the text it stored rather than encoded again: for a
+ * write's response. Undefined unless the object still carries the resourceVersion of that write. The caller answers
+ * at once with it, the object unchanged since the write.
+ */
+export function writtenJson(obj: ApiObject): Buffer | undefined {
+  const w = writtenText.get(obj);
+  if (!w || obj.metadata.resourceVersion !== formatResourceVersion(w.rev)) return undefined;
+  return servedJson(w.text, w.rev);
+}
+
 /** a stored value that is not an object's JSON: encrypted with a key or provider not configured for it */
 function undecodable(value: Uint8Array, key: string | undefined) {
   const sealedBy = describeEncrypted(value);
@@ -195,6 +209,15 @@ export function checkDecodable(item: StoredObject): void {
   else if (item.bytes === undefined) void item.obj;
 }
 
+/**
+ * A second, independent decoding of a stored object as read (undefined when it was replaced, or is not one this
+ * store read): for a writer that changes a copy while keeping the original to compare with. Parsing the stored text
+ * again costs less than deep-copying a large decoded object, whose maps V8 keeps as dictionaries.
+ */
+export function decodedAgain(item: StoredObject): ApiObject | undefined {
+  return item instanceof LazyObject ? item.decodeAgain() : undefined;
+}
+
 /** A class rather than an object literal with its own accessors: a watch cache holds one per object, and a literal's
  *  accessor closures and property dictionary cost about 800 bytes each where these fields cost under 100. */
 class LazyObject implements StoredObject {
@@ -231,6 +254,11 @@ class LazyObject implements StoredObject {
   set bytes(b: Buffer | undefined) {
     if (this.#replaced) this.#bytes = b;
     else if (b) { this.#bytes = b; this.#text = undefined; }   // the whole object's JSON, which decoding can read instead
+  }
+
+  decodeAgain(): ApiObject | undefined {
+    if (this.#replaced) return undefined;
+    return decodeObject(this.#bytes ?? this.#text!, this.rev, this.key);
   }
 
   check() {
@@ -359,8 +387,10 @@ export function createObjectStore(kv: KV): ObjectStore {
     },
 
     async create(key, obj) {
-      const { kv: written } = await kv.create(key, encodeObject(obj));
+      const text = encodeObject(obj);
+      const { kv: written } = await kv.create(key, text);
       obj.metadata.resourceVersion = formatResourceVersion(written.modRevision);
+      writtenText.set(obj, { text, rev: written.modRevision });
       return { key, obj, rev: written.modRevision };
     },
 
@@ -381,6 +411,7 @@ export function createObjectStore(kv: KV): ObjectStore {
           if (cur && sameBytes(bytes, cur.value) && !isStale(cur.value)) return current;
           const { kv: written } = cur ? await kv.update(key, bytes, cur.modRevision) : await kv.create(key, bytes);
           decision.put.metadata.resourceVersion = formatResourceVersion(written.modRevision);
+          writtenText.set(decision.put, { text: bytes, rev: written.modRevision });
           return { key, obj: decision.put, rev: written.modRevision };
         } catch (e) {
           // changed meanwhile: decide again on what is stored now

@@ -24,3 +24,11 @@ test('ConfigMap size counts the bytes of its values, as the reference does', asy
   const { causes } = await create(strategyOf('', 'configmaps'), { data: { k: '€'.repeat(400_000) } });
   assert.deepEqual(causes, [': Too long: must have at most 1048576 bytes']);
 });
+
+test('the size of a base64 value is its decoded size, counted or decoded', async () => {
+  const { decodedLength } = await import('./keys.js');
+  for (const v of ['', 'eA==', 'eHk=', 'eHl6', 'eHl6eA==', 'not base64!', 'eA', 'eA=', 'e A==', '====', '-_8=', 42, undefined])
+    assert.equal(decodedLength(v), Buffer.from(String(v ?? ''), 'base64').length, String(v));
+  const big = { data: Object.fromEntries(Array.from({ length: 2000 }, (_, i) => [`k${i}`, 'x'.repeat(600)])) };
+  assert.deepEqual((await create(strategyOf('', 'configmaps'), big)).causes, [': Too long: must have at most 1048576 bytes']);
+});

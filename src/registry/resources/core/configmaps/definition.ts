@@ -8,16 +8,16 @@ import type { Causes } from '../../../validation/fields.js';
 import { invalid } from '../../../validation/fields.js';
 import { define, only } from '../../define.js';
 import { age, column, count } from '../../columns.js';
-import { decoded, immutableData, keyCauses, maxDataBytes, tooLong } from './keys.js';
+import { dataKeyCauses, decodedLength, immutableData, keyCauses, maxDataBytes, textLength, tooLong } from './keys.js';
 
 function validateConfigMap(cm: ConfigMap): Causes {
   const out: Causes = [];
   let size = 0;
-  for (const [k, v] of Object.entries(cm.data ?? {})) { out.push(...keyCauses('data', k)); size += Buffer.byteLength(String(v ?? '')); }
-  for (const [k, v] of Object.entries(cm.binaryData ?? {})) {
+  if (cm.data) size += dataKeyCauses('data', cm.data, out, textLength);
+  for (const k in cm.binaryData) {
     out.push(...keyCauses('binaryData', k));
     if (cm.data && k in cm.data) out.push(invalid(`binaryData[${k}]`, k, 'duplicate of key present in data'));
-    size += decoded(v).length;
+    size += decodedLength(cm.binaryData[k]);
   }
   if (size > maxDataBytes) out.push(tooLong('', maxDataBytes));
   return out;

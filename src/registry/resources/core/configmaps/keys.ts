@@ -23,6 +23,28 @@ export const tooLong = (field: string, max: number) => ({ reason: 'FieldValueToo
 /** the bytes of a base64 value */
 export const decoded = (v: unknown) => Buffer.from(String(v ?? ''), 'base64');
 
+const canonicalBase64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** how many bytes a base64 value decodes to, counted without decoding it when it is canonical (as clients send it) */
+export function decodedLength(v: unknown): number {
+  if (typeof v !== 'string' || !canonicalBase64.test(v)) return decoded(v).length;
+  return v.length / 4 * 3 - (v.endsWith('==') ? 2 : v.endsWith('=') ? 1 : 0);
+}
+
+/** the problems of the keys of a data map, and the size of its values (`size`: their bytes); a for..in loop that
+ *  makes nothing per good key, since a map may hold a hundred thousand of them */
+export function dataKeyCauses(field: string, map: Record<string, unknown>, out: Causes, size: (v: unknown) => number): number {
+  let total = 0;
+  for (const k in map) {
+    if (!(k.length <= 253 && configKey.test(k) && !k.startsWith('..') && k !== '.')) out.push(...keyCauses(field, k));
+    total += size(map[k]);
+  }
+  return total;
+}
+
+/** the UTF-8 bytes of a string value */
+export const textLength = (v: unknown) => Buffer.byteLength(typeof v === 'string' ? v : String(v ?? ''));
+
 /** once `immutable: true` is stored, the data and the flag stay as they are */
 export function immutableData<T extends { immutable?: boolean }>(obj: T, old: T, fields: readonly (keyof T & string)[]): Causes {
   if (old.immutable !== true) return [];

@@ -5,7 +5,7 @@ import type { Secret } from '../../../../api/types/core-v1.js';
 import { defineStrategy } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
 import { type Causes, immutable, invalid, required } from '../../../validation/fields.js';
-import { decoded, immutableData, keyCauses, maxDataBytes, tooLong } from '../configmaps/keys.js';
+import { dataKeyCauses, decoded, decodedLength, immutableData, maxDataBytes, tooLong } from '../configmaps/keys.js';
 
 const secretLabelDomains = apiDomains.map(d => naming(d).labelDomain);
 /** `<labelDomain>/<kind>` for either API domain */
@@ -31,7 +31,7 @@ function validateSecret(secret: Stored<Secret>): Causes {
   const out: Causes = [];
   const data = secret.data ?? {};
   let size = 0;
-  for (const [k, v] of Object.entries(data)) { out.push(...keyCauses('data', k)); size += decoded(v).length; }
+  size += dataKeyCauses('data', data, out, decodedLength);
   if (size > maxDataBytes) out.push(tooLong('data', maxDataBytes));
   const known = secretKind(secret.type);
   const needKey = (key: string) => { if (!(key in data)) out.push(required(`data[${key}]`)); };

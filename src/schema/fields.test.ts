@@ -1,0 +1,71 @@
+// The typed reading of a body: wrong types and formats reported with their paths (at any depth, in maps and lists),
+// unknown fields dropped, quantities made canonical, and a map of many scalars read in time linear in its size.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type { Schema } from '../api/schema.js';
+import { canonicalForm, readTyped } from './fields.js';
+
+const schema: Schema = {
+  type: 'object',
+  properties: {
+    count: { type: 'integer', format: 'int32' },
+    when: { type: 'string', format: 'date-time' },
+    data: { type: 'object', additionalProperties: { type: 'string' } },
+    bytes: { type: 'object', additionalProperties: { type: 'string', format: 'byte' } },
+    limits: { type: 'object', additionalProperties: { type: 'string', format: 'quantity' } },
+    items: { type: 'array', items: { type: 'object', properties: { n: { type: 'integer', format: 'int32' } } } },
+  },
+};
+
+test('wrong types and formats are reported at their paths; unknown fields dropped; quantities canonical', () => {
+  const value = { count: 2 ** 40, when: 'garbage', data: { a: 'x', b: 7, '': true }, bytes: { ok: 'eA==', bad: 'e!' },
+    limits: { cpu: '0.5' }, items: [{ n: 'one' }, null], extra: 1 };
+  const { unknown, wrongTypes } = readTyped(schema, value, { canonicalQuantities: true });
+  assert.deepEqual(unknown, ['extra']);
+  assert.deepEqual(wrongTypes, [
+    'count: expected int32, got number 1099511627776',
+    'when: parsing time "garbage" as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time',
+    'data.b: expected string, got integer',
+    'data.: expected string, got boolean',
+    'bytes.bad: illegal base64 data at input byte 1',
+    'items[0].n: expected integer, got string',
+  ]);
+  assert.equal(value.limits.cpu, '500m');
+  assert.deepEqual(value.items[1], {});
+  assert.ok(!('extra' in value));
+  assert.deepEqual(readTyped(schema, 'x').wrongTypes, ['<root>: expected object, got string']);
+});
+
+test('reading a map of many scalars grows linearly with its keys', () => {
+  const doc = (n: number) => ({ data: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`])) });
+  const best = (n: number) => {
+    let min = Infinity;
+    for (let i = 0; i < 3; i++) { const v = doc(n); const t = performance.now(); readTyped(schema, v, { canonicalQuantities: true }); min = Math.min(min, performance.now() - t); }
+    return min;
+  };
+  best(40_000);
+  let small = Infinity, large = Infinity;
+  for (let round = 0; round < 3; round++) { small = Math.min(small, best(10_000)); large = Math.min(large, best(80_000)); }
+  // eight times the keys: about eight times the time when linear, sixty-four when quadratic (bounded as body.test.ts does)
+  assert.ok(large / small < 40, `10,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
+});
+
+test('empty optional lists and maps are left out when asked; filled ones, and structs, stay', () => {
+  const withStruct: Schema = { ...schema, properties: { ...schema.properties, struct: { type: 'object', properties: { a: { type: 'string' } } } } };
+  const value: Record<string, unknown> = { data: {}, bytes: { k: 'eA==' }, items: [], limits: {}, struct: {} };
+  readTyped(withStruct, value, { omitEmpty: true });
+  assert.deepEqual(value, { bytes: { k: 'eA==' }, struct: {} });
+});
+
+test('an object read for comparison has canonical quantities: a copy where one is not, the object itself otherwise', () => {
+  const cyclic: Schema = { type: 'object', properties: { limits: schema.properties!.limits } };
+  cyclic.properties!.self = cyclic;
+  const other = { limits: { cpu: '0.5' }, self: { limits: { memory: '1Gi' } } };
+  const copy = canonicalForm(cyclic, other);
+  assert.notEqual(copy, other);
+  assert.deepEqual(copy, { limits: { cpu: '500m' }, self: { limits: { memory: '1Gi' } } });
+  const deep = { self: { self: { limits: { cpu: '0.25' } } } };
+  assert.deepEqual(canonicalForm(cyclic, deep), { self: { self: { limits: { cpu: '250m' } } } });
+  const plain = { data: { a: '0.5' }, limits: { cpu: '500m' } };
+  assert.equal(canonicalForm(schema, plain), plain);
+});
