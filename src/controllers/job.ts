@@ -19,6 +19,11 @@ import type { Condition, Job, JobStatus, Pod, PodFailurePolicyRule } from './typ
 const backoffBaseMs = 10_000;
 const backoffMaxMs = 6 * 60_000;
 
+/** a condition as the reference's job controller writes it: probed when it starts or its status changes, then kept */
+function jobCondition(conditions: Condition[] | undefined, change: Condition, now: string): Condition[] {
+  const prev = conditions?.find((c) => c.type === change.type);
+  return setCondition(conditions, { ...change, lastProbeTime: prev?.status === change.status ? prev.lastProbeTime : now }, now);
+}
 const isFinished = (j: Job) => (j.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
 const succeeded = (p: Pod) => p.status?.phase === 'Succeeded';
 /** failed, or going away before it finished */
@@ -148,10 +153,10 @@ export const jobController: Controller = {
       // 3. decide: suspended, failed, complete, or pods to start or stop
       if (!finished) {
         if (job.spec.suspend) {
-          status.conditions = setCondition(status.conditions, { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }, now);
+          status.conditions = jobCondition(status.conditions, { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }, now);
         } else {
           if (status.conditions?.some((c) => c.type === 'Suspended' && c.status === 'True')) {
-            status.conditions = setCondition(status.conditions, { type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed' }, now);
+            status.conditions = jobCondition(status.conditions, { type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed' }, now);
             status.startTime = now;   // the deadline counts from the resumption
           }
           status.startTime ??= now;
@@ -197,13 +202,13 @@ export const jobController: Controller = {
       }
       if (!finished) {
         if (failJob && pendingFailed + pendingSucceeded === 0 && active.length === 0) {
-          status.conditions = setCondition(status.conditions, { type: 'Failed', status: 'True', reason: failJob.reason, message: failJob.message }, now);
+          status.conditions = jobCondition(status.conditions, { type: 'Failed', status: 'True', reason: failJob.reason, message: failJob.message }, now);
           ctx.recorder.event(job, 'Warning', failJob.reason, failJob.message);
         } else if (failJob) {
           // the decision is kept until the pods are counted, so it survives the syncs in between
-          status.conditions = setCondition(status.conditions, { type: 'FailureTarget', status: 'True', reason: failJob.reason, message: failJob.message }, now);
+          status.conditions = jobCondition(status.conditions, { type: 'FailureTarget', status: 'True', reason: failJob.reason, message: failJob.message }, now);
         } else if (complete && active.length === 0 && pendingSucceeded + pendingFailed === 0) {
-          status.conditions = setCondition(status.conditions, { type: 'Complete', status: 'True' } as Condition, now);
+          status.conditions = jobCondition(status.conditions, { type: 'Complete', status: 'True' } as Condition, now);
           status.completionTime = now;
           ctx.recorder.event(job, 'Normal', 'Completed', 'Job completed');
         }

@@ -35,6 +35,9 @@ describe('job controllers', () => {
     assert.equal(done.status.succeeded, 4);
     assert.equal(done.status.failed ?? 0, 0);
     assert.ok(done.status.completionTime);
+    // probed and changed at the moment it was set, as the reference's controller writes it
+    const complete = condition(done, 'Complete');
+    assert.ok(complete.lastProbeTime && complete.lastProbeTime === complete.lastTransitionTime, JSON.stringify(complete));
     const pods = (await cluster.client.resource(podsRef, 'default').list({ labelSelector: `job-name=batch` })).items;
     assert.equal(pods.filter((p: any) => p.status.phase === 'Succeeded').length, 4);
     assert.ok(pods.every((p: any) => !(p.metadata.finalizers ?? []).length), 'the tracking finalizers are released');
