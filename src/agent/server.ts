@@ -144,7 +144,9 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       let user = cached?.user;
       if (!cached) {
         const group = o.names.group('authentication');
-        const review = await client.request({ method: 'POST', path: `/apis/${group}/v1/tokenreviews`, body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } } });
+        // a token that cannot be checked (the API server unreachable) is refused, as the reference's node agent does
+        const review = await client.request({ method: 'POST', path: `/apis/${group}/v1/tokenreviews`, body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } } })
+          .catch(() => { throw new HttpError(401, 'Unauthorized'); });
         user = review.status?.authenticated ? { name: review.status.user.username, groups: [...(review.status.user.groups ?? [])] } : undefined;
         tokenCache.set(token, { user }, o.values['authentication-token-webhook-cache-ttl'] as number);
       }
@@ -217,7 +219,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     {
       path: /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true,
       handle: async ({ req, res, url, match }) => {
-        const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+        const [ns, name, container] = match.slice(1).map(decodedSegment) as [string, string, string];
         const found = podOf(ns, name);
         const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
         const previous = flag(url, 'previous');
@@ -233,7 +235,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     {
       path: /^\/portForward\/([^/]+)\/([^/]+)$/, debugging: true,
       upgrade: async ({ req, url, match, socket, head }) => {
-        const [ns, name] = match.slice(1).map(decodeURIComponent) as [string, string];
+        const [ns, name] = match.slice(1).map(decodedSegment) as [string, string];
         const found = podOf(ns, name);
         const { runtime } = nodeOfPod(found.pod);
         const sandboxId = found.sandbox?.id ?? found.containers[0]?.sandboxId;
@@ -251,7 +253,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       path: /^\/run\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true,
       handle: async ({ req, res, url, match }) => {
         if (req.method !== 'POST') throw new HttpError(405, 'use POST');
-        const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+        const [ns, name, container] = match.slice(1).map(decodedSegment) as [string, string, string];
         const found = podOf(ns, name);
         const c = runningContainer(found, container);
         const command = url.searchParams.getAll('cmd').flatMap((x) => x.split(' ')).filter(Boolean);
@@ -264,7 +266,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       // the node's own log files (/var/log), listed or served
       path: /^\/logs(\/.*)?$/, debugging: true,
       handle: async ({ res, match }) => {
-        const rel = normalize(decodeURIComponent(match[1] ?? '/'));
+        const rel = normalize(decodedSegment(match[1] ?? '/'));
         if (rel.split('/').includes('..')) throw new HttpError(400, 'bad path');
         const p = join(nodeLogDir, rel);
         const st = await stat(p).catch(() => undefined);
@@ -297,7 +299,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
 
   /** exec and attach: through the runtime's streaming server, or served here from the runtime's calls */
   async function remoteCommand(kind: 'exec' | 'attach', { req, url, match, socket, head }: { req: IncomingMessage; url: URL; match: RegExpExecArray; socket: Duplex; head: Buffer }) {
-    const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+    const [ns, name, container] = match.slice(1).map(decodedSegment) as [string, string, string];
     const found = podOf(ns, name);
     const c = runningContainer(found, container);
     const { runtime } = nodeOfPod(found.pod);
@@ -325,7 +327,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
   }
 
   async function upgradeRoute(req: IncomingMessage, socket: Duplex, head: Buffer, debugging: boolean) {
-    const url = new URL(req.url ?? '/', 'http://agent');
+    const url = requestUrl(req);
     for (const r of routes) {
       const match = r.path.exec(url.pathname);
       if (!match || (r.debugging && !debugging)) continue;
@@ -337,7 +339,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, debugging: boolean, serverType: string) {
-    const url = new URL(req.url ?? '/', 'http://agent');
+    const url = requestUrl(req);
     for (const r of routes) {
       const match = r.path.exec(url.pathname);
       if (!match || (r.debugging && !debugging)) continue;
@@ -456,8 +458,26 @@ async function streamLog(req: IncomingMessage, res: ServerResponse, file: string
   if (!closed) res.end();
 }
 
+/** the request's URL; a request target that is no URL is the client's error */
+function requestUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', 'http://agent');
+  } catch {
+    throw new HttpError(400, `invalid request target: ${req.url}`);
+  }
+}
+
+/** a path segment's text; a malformed percent-escape is the client's error */
+function decodedSegment(segment: string | undefined): string {
+  try {
+    return decodeURIComponent(segment ?? '');
+  } catch {
+    throw new HttpError(400, `invalid percent-encoding in path segment ${segment}`);
+  }
+}
+
 function path(req: IncomingMessage): string {
-  return new URL(req.url ?? '/', 'http://agent').pathname;
+  return requestUrl(req).pathname;
 }
 
 function text(res: ServerResponse, body: string, contentType = 'text/plain; charset=utf-8') {

@@ -1,0 +1,112 @@
+// Hostile input to the agent's HTTPS port: malformed paths and escapes, bad query numbers, garbage upgrades and
+// frames. Each answer is a 4xx (never a 5xx), and the agent keeps serving afterwards.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { freePort } from '../support/ports.js';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
+import { clientFromFile, createClient, type Client } from '../../src/client/rest-client.js';
+import { podsRef } from '../../src/agent/status-manager.js';
+import { pod, tempDir, waitFor, ensureDefaultServiceAccount, quiet, httpsGet } from './helpers.js';
+
+/** sends raw bytes over TLS and gives back what the agent answers until it closes (or `enough` says so) */
+function raw(port: number, bytes: string | Buffer, enough: (answer: string) => boolean = () => false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); if (enough(answer)) { socket.destroy(); resolve(answer); } });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+const get = (port: number, target: string, headers = '') => raw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`);
+
+describe('agent endpoints under hostile input', () => {
+  let server: TestServer;
+  let client: Client;
+  let agent: RunningAgent;
+  let servers: AgentServers;
+  let dir: string;
+  let port: number;
+
+  before(async () => {
+    dir = tempDir('agent-hostile-');
+    server = await startTestServer();
+    client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=hostile', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`,
+      '--address=127.0.0.1', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0',
+    ]);
+    agent = await runAgent(options, quiet);
+    servers = await startAgentServers(options, agent.nodes, agent.client);
+    port = servers.ports.main;
+    await client.resource(podsRef, 'default').create(pod('target', 'hostile'));
+    await waitFor('pod Running', () => agent.nodes[0]!.workers.pods().some((x) => x.pod.status?.phase === 'Running'));
+  });
+
+  after(async () => {
+    await servers?.close();
+    await agent?.stop();
+    client?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a malformed percent-escape in a path is a 400', async () => {
+    for (const target of ['/containerLogs/default/target/%zz', '/containerLogs/%E0%A4%A/target/main', '/logs/%ff%']) {
+      const answer = await get(port, target);
+      assert.equal(statusOf(answer), 400, `${target}: ${answer}`);
+    }
+    const run = await raw(port, 'POST /run/default/%/main?cmd=ls HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    assert.equal(statusOf(run), 400, run);
+    const upgrade = await get(port, '/exec/default/target/%zz?command=ls&output=1', 'Upgrade: SPDY/3.1\r\nConnection: Upgrade\r\n');
+    assert.equal(statusOf(upgrade), 400, upgrade);
+  });
+
+  test('a request target that is no URL is a 400', async () => {
+    for (const target of ['http://[::1/pods', 'http://a:99999/pods', '//[/pods']) {
+      const answer = await get(port, target);
+      assert.equal(statusOf(answer), 400, `${target}: ${answer}`);
+    }
+  });
+
+  test('bad log query numbers and times are 400s; names with .. find no container', async () => {
+    const base = '/containerLogs/default/target/main';
+    for (const q of ['tailLines=-1', 'tailLines=1.5', 'limitBytes=1e400', 'sinceSeconds=abc', 'sinceTime=yesterday', 'limitBytes=-0.1']) {
+      const answer = await get(port, `${base}?${q}`);
+      assert.equal(statusOf(answer), 400, `${q}: ${answer}`);
+    }
+    for (const target of ['/containerLogs/default/target/..%2F..%2F..%2Fetc%2Fpasswd', '/containerLogs/..%2F..%2Fetc/passwd/main', '/containerLogs/default/target/%2e%2e']) {
+      const answer = await get(port, target);
+      assert.equal(statusOf(answer), 404, `${target}: ${answer}`);
+      assert.doesNotMatch(answer, /root:/);
+    }
+    assert.equal((await httpsGet(`https://127.0.0.1:${port}/healthz`)).status, 200);
+  });
+
+  test('a token the agent cannot check (the API server unreachable) is a 401', async () => {
+    const unreachable = createClient({ contextName: 'x', clusterName: 'x', userName: 'x', server: `https://127.0.0.1:${await freePort()}`, insecureSkipTLSVerify: true }, { timeoutMs: 2000 });
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=hostile', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki2')}`,
+      '--address=127.0.0.1', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0', '--anonymous-auth=false',
+      '--authentication-token-webhook', '--authorization-mode=Webhook',
+    ]);
+    const second = await startAgentServers(options, agent.nodes, unreachable);
+    try {
+      const answer = await get(second.ports.main, '/pods', 'Authorization: Bearer garbage\r\n');
+      assert.equal(statusOf(answer), 401, answer);
+      const upgrade = await get(second.ports.main, '/exec/default/target/main?command=ls&output=1', 'Authorization: Bearer garbage\r\nUpgrade: SPDY/3.1\r\nConnection: Upgrade\r\n');
+      assert.equal(statusOf(upgrade), 401, upgrade);
+    } finally {
+      await second.close();
+      unreachable.close();
+    }
+  });
+});
