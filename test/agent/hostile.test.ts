@@ -5,6 +5,9 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
+import { deflateSync, constants as zlibConstants } from 'node:zlib';
+import { inEveryDomain } from '../../src/api/naming.js';
+import { spdyDictionary } from '../../src/agent/streaming/spdy.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
@@ -107,6 +110,74 @@ describe('agent endpoints under hostile input', () => {
     } finally {
       await second.close();
       unreachable.close();
+    }
+  });
+
+  const wsUpgrade = (target: string, protocol: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n`
+    + `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`;
+  const spdyUpgrade = (target: string, protocol: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n`
+    + `X-Stream-Protocol-Version: ${protocol}\r\n\r\n`;
+  const healthy = async () => assert.equal((await httpsGet(`https://127.0.0.1:${port}/healthz`)).status, 200);
+
+  test('malformed WebSocket frames close the connection; the agent keeps serving', async () => {
+    const frames = [
+      Buffer.from([0x82, 0x01, 0x00]), // not masked, as a client's must be
+      Buffer.from([0x83, 0x80, 1, 2, 3, 4]), // a reserved opcode
+      Buffer.from([0x82, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4]), // a length past 2^63
+      Buffer.from([0x82, 0xff, 0, 0, 0, 0, 0x10, 0, 0, 0, 1, 2, 3, 4]), // a length past the limit
+    ];
+    for (const [target, protocol] of [
+      ['/exec/default/target/main?command=cat&input=1&output=1', inEveryDomain('v4.channel')[0]!],
+      ['/attach/default/target/main?input=1&output=1', inEveryDomain('v5.channel')[0]!],
+      ['/portForward/default/target?ports=80', inEveryDomain('v4.channel')[0]!],
+      ['/portForward/default/target', inEveryDomain('SPDY/3.1+portforward')[0]!],
+    ] as const) {
+      for (const frame of frames) {
+        const answer = await raw(port, Buffer.concat([Buffer.from(wsUpgrade(target, protocol)), frame]));
+        assert.equal(statusOf(answer), 101, answer);
+        await healthy();
+      }
+    }
+  });
+
+  test('port-forward to ports that are no ports is a 400', async () => {
+    for (const ports of ['0', '65536', 'abc', '-1', '1.5', '']) {
+      const answer = await raw(port, wsUpgrade(`/portForward/default/target?ports=${ports}`, inEveryDomain('v4.channel')[0]!));
+      assert.equal(statusOf(answer), 400, `${ports}: ${answer}`);
+    }
+  });
+
+  test('malformed SPDY frames and header-block bombs close the connection; the agent keeps serving', async () => {
+    const control = (type: number, payload: Buffer, length = payload.length) => {
+      const head = Buffer.alloc(8);
+      head.writeUInt16BE(0x8003, 0);
+      head.writeUInt16BE(type, 2);
+      head.writeUInt32BE(length & 0xffffff, 4);
+      return Buffer.concat([head, payload]);
+    };
+    const synStream = (id: number, block: Buffer) => { const p = Buffer.alloc(10); p.writeUInt32BE(id, 0); return control(1, Buffer.concat([p, block])); };
+    const compress = (b: Buffer) => deflateSync(b, { dictionary: spdyDictionary, flush: zlibConstants.Z_SYNC_FLUSH });
+    const bomb = Buffer.alloc(20 << 20);
+    bomb.writeUInt32BE(1, 0);
+    bomb.writeUInt32BE(20 << 20 - 8, 4);
+    const manyHeaders = Buffer.alloc(4);
+    manyHeaders.writeUInt32BE(0xffffffff);
+    const frames = [
+      control(1, Buffer.alloc(0)), // a SYN_STREAM too short for its stream id
+      control(3, Buffer.alloc(2)), // a RST_STREAM too short
+      control(6, Buffer.alloc(0)), // a PING without its id
+      synStream(1, Buffer.from('not zlib at all')),
+      synStream(1, compress(bomb)),
+      synStream(1, compress(manyHeaders)),
+      synStream(1, compress(Buffer.from([0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]))), // a name longer than the block
+    ];
+    for (const target of ['/exec/default/target/main?command=cat&input=1&output=1', '/portForward/default/target']) {
+      const protocol = inEveryDomain(target.startsWith('/exec') ? 'v4.channel' : 'portforward')[0]!;
+      for (const frame of frames) {
+        const answer = await raw(port, Buffer.concat([Buffer.from(spdyUpgrade(target, protocol)), frame, frame]));
+        assert.equal(statusOf(answer), 101, answer);
+        await healthy();
+      }
     }
   });
 });
