@@ -180,4 +180,13 @@ describe('agent endpoints under hostile input', () => {
       }
     }
   });
+
+  test('a SPDY frame longer than any client sends closes the connection at once', { timeout: 20_000 }, async () => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(1, 0); // a data frame of stream 1
+    head.writeUInt32BE(0xffffff, 4); // of 16 MiB, never sent
+    const answer = await raw(port, Buffer.concat([Buffer.from(spdyUpgrade('/portForward/default/target', inEveryDomain('portforward')[0]!)), head]));
+    assert.equal(statusOf(answer), 101, answer);
+    await healthy();
+  });
 });
