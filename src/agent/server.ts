@@ -411,6 +411,33 @@ function logOptions(url: URL): LogOptions {
 /** how often a followed log is looked at for new lines */
 const followPollMs = 100;
 
+const sizeOf = (file: string) => stat(file).then((st) => st.size, () => undefined);
+
+/** the followers of each log file waiting for its next look */
+const lookingAt = new Map<string, Set<(size: number | undefined) => void>>();
+
+/**
+ * the file's size at its next look: one look each interval for all who follow the file, so that many followers
+ * of one log (a client may open thousands) cost one timer and one stat, not one each
+ */
+function nextLook(file: string): Promise<number | undefined> {
+  let waiting = lookingAt.get(file);
+  if (!waiting) {
+    const followers = new Set<(size: number | undefined) => void>();
+    waiting = followers;
+    lookingAt.set(file, followers);
+    setTimeout(async function look() {
+      const now = [...followers];
+      followers.clear();
+      if (!now.length) { lookingAt.delete(file); return; }
+      const size = await sizeOf(file);
+      for (const resolve of now) resolve(size);
+      setTimeout(look, followPollMs);
+    }, followPollMs);
+  }
+  return new Promise((resolve) => waiting.add(resolve));
+}
+
 /** the log's lines as asked (since, tail, limit), then with follow the lines that come while the container runs */
 async function streamLog(req: IncomingMessage, res: ServerResponse, file: string, o: LogOptions, running: () => boolean) {
   let closed = false;
@@ -435,14 +462,14 @@ async function streamLog(req: IncomingMessage, res: ServerResponse, file: string
   emit(o.tailLines !== undefined ? entries.slice(Math.max(0, entries.length - o.tailLines)) : entries);
   if (o.follow) res.flushHeaders();
   // then what is added while the container runs
+  let size = o.follow ? await sizeOf(file) : undefined;
   while (o.follow && !closed && budget > 0) {
     const alive = running();
-    const st = await stat(file).catch(() => undefined);
-    if (st && st.size < offset) { offset = 0; rest = ''; } // rotated: the new file from its start
-    if (st && st.size > offset) {
+    if (size !== undefined && size < offset) { offset = 0; rest = ''; } // rotated: the new file from its start
+    if (size !== undefined && size > offset) {
       const fh = await open(file, 'r');
       try {
-        const buf = Buffer.alloc(Math.min(st.size - offset, 4 << 20));
+        const buf = Buffer.alloc(Math.min(size - offset, 4 << 20));
         const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
         offset += bytesRead;
         ({ entries, partial, rest } = parseCriEntries(rest + buf.subarray(0, bytesRead).toString('utf8'), partial));
@@ -453,7 +480,7 @@ async function streamLog(req: IncomingMessage, res: ServerResponse, file: string
       continue;
     }
     if (!alive) break;
-    await new Promise((r) => setTimeout(r, followPollMs));
+    size = await nextLook(file);
   }
   if (!closed) res.end();
 }

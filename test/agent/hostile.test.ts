@@ -4,6 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { connect as tlsConnect } from 'node:tls';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { ClientRequest } from 'node:http';
 import { join } from 'node:path';
 import { deflateSync, constants as zlibConstants } from 'node:zlib';
 import { inEveryDomain } from '../../src/api/naming.js';
@@ -187,6 +189,31 @@ describe('agent endpoints under hostile input', () => {
     head.writeUInt32BE(0xffffff, 4); // of 16 MiB, never sent
     const answer = await raw(port, Buffer.concat([Buffer.from(spdyUpgrade('/portForward/default/target', inEveryDomain('portforward')[0]!)), head]));
     assert.equal(statusOf(answer), 101, answer);
+    await healthy();
+  });
+
+  test('many followers of one log share one look at it, not a timer and a stat each', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const agentPool = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, rejectUnauthorized: false });
+    const followers: ClientRequest[] = [];
+    const followerCount = 200;
+    try {
+      await Promise.all(Array.from({ length: followerCount }, () => new Promise<void>((resolve, reject) => {
+        const req = httpsRequest(`https://127.0.0.1:${port}/containerLogs/default/target/main?follow=true`, { agent: agentPool }, (res) => {
+          assert.equal(res.statusCode, 200);
+          res.resume();
+          resolve();
+        });
+        req.on('error', reject).end();
+        followers.push(req);
+      })));
+      const added = timers() - before;
+      assert.ok(added < followerCount / 4, `${added} timers for ${followerCount} followers`);
+    } finally {
+      for (const req of followers) req.destroy();
+      agentPool.destroy();
+    }
     await healthy();
   });
 });
