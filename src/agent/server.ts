@@ -276,7 +276,8 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
           return text(res, entries.map((e) => `${e.name}${e.isDirectory() ? '/' : ''}\n`).join(''));
         }
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': st.size });
-        createReadStream(p).pipe(res);
+        // a file that fails to read (gone, unreadable) cuts the answer rather than going unheard
+        createReadStream(p).on('error', () => res.destroy()).pipe(res);
       },
     },
   ];

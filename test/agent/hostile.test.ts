@@ -7,6 +7,7 @@ import { connect as tlsConnect } from 'node:tls';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { join } from 'node:path';
+import { connect as http2Connect } from 'node:http2';
 import { deflateSync, constants as zlibConstants } from 'node:zlib';
 import { inEveryDomain } from '../../src/api/naming.js';
 import { spdyDictionary } from '../../src/agent/streaming/spdy.js';
@@ -214,6 +215,21 @@ describe('agent endpoints under hostile input', () => {
       for (const req of followers) req.destroy();
       agentPool.destroy();
     }
+    await healthy();
+  });
+
+  test('an HTTP/2 client, and the HTTP/2 preface sent to the HTTP/1.1 server, get an answer or a refusal; the agent keeps serving', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const session = http2Connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
+      session.on('error', (e) => resolve(`refused: ${e.message}`));
+      const req = session.request({ ':path': '/healthz' });
+      req.on('response', (h) => resolve(`status ${h[':status']}`));
+      req.on('error', (e) => resolve(`refused: ${e.message}`));
+      req.on('close', () => session.close());
+    });
+    assert.match(outcome, /^(status 200|refused: )/);
+    const preface = await raw(port, 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00');
+    assert.doesNotMatch(preface, /^HTTP\/1\.1 5/);
     await healthy();
   });
 });
