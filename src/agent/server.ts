@@ -400,13 +400,28 @@ interface LogOptions { follow: boolean; timestamps: boolean; tailLines?: number;
 
 const flag = (url: URL, name: string) => queryFlag(url.searchParams.get(name));
 
+/** an RFC 3339 time, as the reference reads sinceTime (fraction optional, a zone required) */
+const rfc3339 = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/;
+
+/**
+ * the log query, as the reference's node agent reads it: what does not parse is a 400, what parses but is out of
+ * range (tailLines below 0, limitBytes or sinceSeconds below 1, both since forms) a 422
+ */
 function logOptions(url: URL): LogOptions {
-  const num = (name: string) => { const v = url.searchParams.get(name); if (v === null) return undefined; const n = Number(v); if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `${name} must be a non-negative integer`); return n; };
-  const sinceSeconds = num('sinceSeconds');
+  const num = (name: string, min: number) => {
+    const v = url.searchParams.get(name);
+    if (v === null) return undefined;
+    if (!/^[+-]?\d{1,18}$/.test(v)) throw new HttpError(400, `${name} must be an integer`);
+    const n = Number(v);
+    if (n < min) throw new HttpError(422, `${name}: Invalid value: ${n}: must be greater than or equal to ${min}`);
+    return n;
+  };
+  const sinceSeconds = num('sinceSeconds', 1);
   const sinceTime = url.searchParams.get('sinceTime');
-  const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime ? Date.parse(sinceTime) : undefined;
-  if (since !== undefined && Number.isNaN(since)) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
-  return { follow: flag(url, 'follow'), timestamps: flag(url, 'timestamps'), tailLines: num('tailLines'), limitBytes: num('limitBytes'), since };
+  if (sinceTime !== null && (!rfc3339.test(sinceTime) || Number.isNaN(Date.parse(sinceTime)))) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
+  if (sinceTime !== null && sinceSeconds !== undefined) throw new HttpError(422, 'at most one of sinceTime or sinceSeconds may be specified');
+  const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime !== null ? Date.parse(sinceTime) : undefined;
+  return { follow: flag(url, 'follow'), timestamps: flag(url, 'timestamps'), tailLines: num('tailLines', 0), limitBytes: num('limitBytes', 1), since };
 }
 
 /** how often a followed log is looked at for new lines */

@@ -85,9 +85,18 @@ describe('agent endpoints under hostile input', () => {
 
   test('bad log query numbers and times are 400s; names with .. find no container', async () => {
     const base = '/containerLogs/default/target/main';
-    for (const q of ['tailLines=-1', 'tailLines=1.5', 'limitBytes=1e400', 'sinceSeconds=abc', 'sinceTime=yesterday', 'limitBytes=-0.1']) {
+    for (const q of ['tailLines=1.5', 'limitBytes=1e400', 'sinceSeconds=abc', 'sinceTime=yesterday', 'limitBytes=-0.1', 'tailLines=0x10', 'tailLines=',
+      'sinceTime=1', 'sinceTime=2026-01-01', 'sinceSeconds=99999999999999999999999']) {
       const answer = await get(port, `${base}?${q}`);
       assert.equal(statusOf(answer), 400, `${q}: ${answer}`);
+    }
+    for (const q of ['tailLines=-1', 'limitBytes=0', 'sinceSeconds=0', 'sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z']) {
+      const answer = await get(port, `${base}?${q}`);
+      assert.equal(statusOf(answer), 422, `${q}: ${answer}`);
+    }
+    for (const q of ['tailLines=0', 'limitBytes=1', 'sinceSeconds=999999999999', 'sinceTime=2026-01-01T00:00:00.5%2B01:00']) {
+      const answer = await get(port, `${base}?${q}`);
+      assert.equal(statusOf(answer), 200, `${q}: ${answer}`);
     }
     for (const target of ['/containerLogs/default/target/..%2F..%2F..%2Fetc%2Fpasswd', '/containerLogs/..%2F..%2Fetc/passwd/main', '/containerLogs/default/target/%2e%2e']) {
       const answer = await get(port, target);
