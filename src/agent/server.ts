@@ -144,7 +144,9 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       let user = cached?.user;
       if (!cached) {
         const group = o.names.group('authentication');
-        const review = await client.request({ method: 'POST', path: `/apis/${group}/v1/tokenreviews`, body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } } });
+        // a token that cannot be checked (the API server unreachable) is refused, as the reference's node agent does
+        const review = await client.request({ method: 'POST', path: `/apis/${group}/v1/tokenreviews`, body: { apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } } })
+          .catch(() => { throw new HttpError(401, 'Unauthorized'); });
         user = review.status?.authenticated ? { name: review.status.user.username, groups: [...(review.status.user.groups ?? [])] } : undefined;
         tokenCache.set(token, { user }, o.values['authentication-token-webhook-cache-ttl'] as number);
       }
@@ -217,7 +219,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     {
       path: /^\/containerLogs\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true,
       handle: async ({ req, res, url, match }) => {
-        const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+        const [ns, name, container] = match.slice(1).map(decodedSegment) as [string, string, string];
         const found = podOf(ns, name);
         const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
         const previous = flag(url, 'previous');
@@ -233,7 +235,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
     {
       path: /^\/portForward\/([^/]+)\/([^/]+)$/, debugging: true,
       upgrade: async ({ req, url, match, socket, head }) => {
-        const [ns, name] = match.slice(1).map(decodeURIComponent) as [string, string];
+        const [ns, name] = match.slice(1).map(decodedSegment) as [string, string];
         const found = podOf(ns, name);
         const { runtime } = nodeOfPod(found.pod);
         const sandboxId = found.sandbox?.id ?? found.containers[0]?.sandboxId;
@@ -251,7 +253,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       path: /^\/run\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true,
       handle: async ({ req, res, url, match }) => {
         if (req.method !== 'POST') throw new HttpError(405, 'use POST');
-        const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+        const [ns, name, container] = match.slice(1).map(decodedSegment) as [string, string, string];
         const found = podOf(ns, name);
         const c = runningContainer(found, container);
         const command = url.searchParams.getAll('cmd').flatMap((x) => x.split(' ')).filter(Boolean);
@@ -264,7 +266,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       // the node's own log files (/var/log), listed or served
       path: /^\/logs(\/.*)?$/, debugging: true,
       handle: async ({ res, match }) => {
-        const rel = normalize(decodeURIComponent(match[1] ?? '/'));
+        const rel = normalize(decodedSegment(match[1] ?? '/'));
         if (rel.split('/').includes('..')) throw new HttpError(400, 'bad path');
         const p = join(nodeLogDir, rel);
         const st = await stat(p).catch(() => undefined);
@@ -274,7 +276,8 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
           return text(res, entries.map((e) => `${e.name}${e.isDirectory() ? '/' : ''}\n`).join(''));
         }
         res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8', 'content-length': st.size });
-        createReadStream(p).pipe(res);
+        // a file that fails to read (gone, unreadable) cuts the answer rather than going unheard
+        createReadStream(p).on('error', () => res.destroy()).pipe(res);
       },
     },
   ];
@@ -297,7 +300,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
 
   /** exec and attach: through the runtime's streaming server, or served here from the runtime's calls */
   async function remoteCommand(kind: 'exec' | 'attach', { req, url, match, socket, head }: { req: IncomingMessage; url: URL; match: RegExpExecArray; socket: Duplex; head: Buffer }) {
-    const [ns, name, container] = match.slice(1).map(decodeURIComponent) as [string, string, string];
+    const [ns, name, container] = match.slice(1).map(decodedSegment) as [string, string, string];
     const found = podOf(ns, name);
     const c = runningContainer(found, container);
     const { runtime } = nodeOfPod(found.pod);
@@ -325,7 +328,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
   }
 
   async function upgradeRoute(req: IncomingMessage, socket: Duplex, head: Buffer, debugging: boolean) {
-    const url = new URL(req.url ?? '/', 'http://agent');
+    const url = requestUrl(req);
     for (const r of routes) {
       const match = r.path.exec(url.pathname);
       if (!match || (r.debugging && !debugging)) continue;
@@ -337,7 +340,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
   }
 
   async function route(req: IncomingMessage, res: ServerResponse, debugging: boolean, serverType: string) {
-    const url = new URL(req.url ?? '/', 'http://agent');
+    const url = requestUrl(req);
     for (const r of routes) {
       const match = r.path.exec(url.pathname);
       if (!match || (r.debugging && !debugging)) continue;
@@ -397,17 +400,59 @@ interface LogOptions { follow: boolean; timestamps: boolean; tailLines?: number;
 
 const flag = (url: URL, name: string) => queryFlag(url.searchParams.get(name));
 
+/** an RFC 3339 time, as the reference reads sinceTime (fraction optional, a zone required) */
+const rfc3339 = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/;
+
+/**
+ * the log query, as the reference's node agent reads it: what does not parse is a 400, what parses but is out of
+ * range (tailLines below 0, limitBytes or sinceSeconds below 1, both since forms) a 422
+ */
 function logOptions(url: URL): LogOptions {
-  const num = (name: string) => { const v = url.searchParams.get(name); if (v === null) return undefined; const n = Number(v); if (!Number.isInteger(n) || n < 0) throw new HttpError(400, `${name} must be a non-negative integer`); return n; };
-  const sinceSeconds = num('sinceSeconds');
+  const num = (name: string, min: number) => {
+    const v = url.searchParams.get(name);
+    if (v === null) return undefined;
+    if (!/^[+-]?\d{1,18}$/.test(v)) throw new HttpError(400, `${name} must be an integer`);
+    const n = Number(v);
+    if (n < min) throw new HttpError(422, `${name}: Invalid value: ${n}: must be greater than or equal to ${min}`);
+    return n;
+  };
+  const sinceSeconds = num('sinceSeconds', 1);
   const sinceTime = url.searchParams.get('sinceTime');
-  const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime ? Date.parse(sinceTime) : undefined;
-  if (since !== undefined && Number.isNaN(since)) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
-  return { follow: flag(url, 'follow'), timestamps: flag(url, 'timestamps'), tailLines: num('tailLines'), limitBytes: num('limitBytes'), since };
+  if (sinceTime !== null && (!rfc3339.test(sinceTime) || Number.isNaN(Date.parse(sinceTime)))) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
+  if (sinceTime !== null && sinceSeconds !== undefined) throw new HttpError(422, 'at most one of sinceTime or sinceSeconds may be specified');
+  const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime !== null ? Date.parse(sinceTime) : undefined;
+  return { follow: flag(url, 'follow'), timestamps: flag(url, 'timestamps'), tailLines: num('tailLines', 0), limitBytes: num('limitBytes', 1), since };
 }
 
 /** how often a followed log is looked at for new lines */
 const followPollMs = 100;
+
+const sizeOf = (file: string) => stat(file).then((st) => st.size, () => undefined);
+
+/** the followers of each log file waiting for its next look */
+const lookingAt = new Map<string, Set<(size: number | undefined) => void>>();
+
+/**
+ * the file's size at its next look: one look each interval for all who follow the file, so that many followers
+ * of one log (a client may open thousands) cost one timer and one stat, not one each
+ */
+function nextLook(file: string): Promise<number | undefined> {
+  let waiting = lookingAt.get(file);
+  if (!waiting) {
+    const followers = new Set<(size: number | undefined) => void>();
+    waiting = followers;
+    lookingAt.set(file, followers);
+    setTimeout(async function look() {
+      const now = [...followers];
+      followers.clear();
+      if (!now.length) { lookingAt.delete(file); return; }
+      const size = await sizeOf(file);
+      for (const resolve of now) resolve(size);
+      setTimeout(look, followPollMs);
+    }, followPollMs);
+  }
+  return new Promise((resolve) => waiting.add(resolve));
+}
 
 /** the log's lines as asked (since, tail, limit), then with follow the lines that come while the container runs */
 async function streamLog(req: IncomingMessage, res: ServerResponse, file: string, o: LogOptions, running: () => boolean) {
@@ -433,14 +478,14 @@ async function streamLog(req: IncomingMessage, res: ServerResponse, file: string
   emit(o.tailLines !== undefined ? entries.slice(Math.max(0, entries.length - o.tailLines)) : entries);
   if (o.follow) res.flushHeaders();
   // then what is added while the container runs
+  let size = o.follow ? await sizeOf(file) : undefined;
   while (o.follow && !closed && budget > 0) {
     const alive = running();
-    const st = await stat(file).catch(() => undefined);
-    if (st && st.size < offset) { offset = 0; rest = ''; } // rotated: the new file from its start
-    if (st && st.size > offset) {
+    if (size !== undefined && size < offset) { offset = 0; rest = ''; } // rotated: the new file from its start
+    if (size !== undefined && size > offset) {
       const fh = await open(file, 'r');
       try {
-        const buf = Buffer.alloc(Math.min(st.size - offset, 4 << 20));
+        const buf = Buffer.alloc(Math.min(size - offset, 4 << 20));
         const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
         offset += bytesRead;
         ({ entries, partial, rest } = parseCriEntries(rest + buf.subarray(0, bytesRead).toString('utf8'), partial));
@@ -451,13 +496,31 @@ async function streamLog(req: IncomingMessage, res: ServerResponse, file: string
       continue;
     }
     if (!alive) break;
-    await new Promise((r) => setTimeout(r, followPollMs));
+    size = await nextLook(file);
   }
   if (!closed) res.end();
 }
 
+/** the request's URL; a request target that is no URL is the client's error */
+function requestUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', 'http://agent');
+  } catch {
+    throw new HttpError(400, `invalid request target: ${req.url}`);
+  }
+}
+
+/** a path segment's text; a malformed percent-escape is the client's error */
+function decodedSegment(segment: string | undefined): string {
+  try {
+    return decodeURIComponent(segment ?? '');
+  } catch {
+    throw new HttpError(400, `invalid percent-encoding in path segment ${segment}`);
+  }
+}
+
 function path(req: IncomingMessage): string {
-  return new URL(req.url ?? '/', 'http://agent').pathname;
+  return requestUrl(req).pathname;
 }
 
 function text(res: ServerResponse, body: string, contentType = 'text/plain; charset=utf-8') {

@@ -112,11 +112,17 @@ export async function startSecureServing(o: SecureServingOptions): Promise<Secur
   }
 
   async function route(req: IncomingMessage, res: ServerResponse) {
-    const url = new URL(req.url ?? '/', 'https://localhost');
+    let url: URL;
+    try {
+      url = new URL(req.url ?? '/', 'https://localhost');
+    } catch {
+      return send(res, 400, `invalid request target: ${req.url}`);
+    }
     const path = url.pathname;
     const verb = req.method === 'GET' || req.method === 'HEAD' ? 'get' : (req.method ?? 'get').toLowerCase();
     if (!alwaysAllowed.test(path)) {
-      const user = await authenticate(req);
+      // a token that cannot be checked (the API server unreachable) is refused, as the reference's authentication does
+      const user = await authenticate(req).catch(() => undefined);
       if (!user) return send(res, 401, 'Unauthorized');
       if (!(await allowed(user, verb, path))) return send(res, 403, `Forbidden: user "${user.name}" cannot ${verb} path "${path}"`);
     }

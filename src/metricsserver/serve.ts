@@ -56,6 +56,24 @@ function send(res: ServerResponse, code: number, body: unknown) {
   res.end(text);
 }
 
+/** the request's URL; a request target that is no URL is the client's error */
+function requestUrl(req: IncomingMessage): URL {
+  try {
+    return new URL(req.url ?? '/', 'https://metrics-server');
+  } catch {
+    throw badRequest(`invalid request target: ${req.url}`);
+  }
+}
+
+/** a path segment's text; a malformed percent-escape is the client's error */
+function decodedSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw badRequest(`invalid percent-encoding in path segment ${segment}`);
+  }
+}
+
 export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const group = resourceMetricsGroup(d.names);
   const version = resourceMetricsVersion;
@@ -123,7 +141,7 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
     if (path === `/apis/${gv}`) return nonResource(() => ({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: resourceMetricsResources() }));
     const prefix = `/apis/${gv}/`;
     if (!path.startsWith(prefix)) throw pathNotFound(path);
-    const parts = path.slice(prefix.length).split('/').map(decodeURIComponent);
+    const parts = path.slice(prefix.length).split('/').map(decodedSegment);
     const base = { group, version };
     if (url.searchParams.get('watch') === 'true' || url.searchParams.get('watch') === '1')
       throw methodNotSupported('the resource metrics API, whose figures are measured rather than stored', 'watch');
@@ -182,14 +200,15 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
 
   return async (req, res) => {
     try {
-      const url = new URL(req.url ?? '/', 'https://metrics-server');
+      const url = requestUrl(req);
       if (['/healthz', '/livez', '/readyz'].includes(url.pathname)) {
         const ok = url.pathname !== '/readyz' || d.ready();
         res.writeHead(ok ? 200 : 500, { 'content-type': 'text/plain; charset=utf-8' });
         res.end(ok ? 'ok' : 'not ready: the first scrape has not finished');
         return;
       }
-      const user = await d.auth.authenticate(req);
+      // a token that cannot be checked (the API server unreachable) is refused, as the reference's authentication does
+      const user = await d.auth.authenticate(req).catch(() => undefined);
       if (!user) throw unauthorized();
       if (req.method !== 'GET' && req.method !== 'HEAD')
         throw methodNotSupported('the resource metrics API', req.method ?? '');

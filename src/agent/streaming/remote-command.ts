@@ -3,7 +3,7 @@
 // a `streamType` header; the command's output goes out on its streams, and its end is reported on the error
 // stream, as a Status (v4 and later) or plain text (v2, v3), before everything is closed.
 import { EventEmitter } from 'node:events';
-import type { IncomingMessage } from 'node:http';
+import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex, Readable, Writable } from 'node:stream';
 import { spdyServer, type SpdyStream } from './spdy.js';
 import { inEveryDomain } from '../../api/naming.js';
@@ -51,7 +51,7 @@ export function headerValues(req: IncomingMessage, name: string): string[] {
 /** answers an upgrade that cannot be served, in plain HTTP, so clients see why (and try their fallback) */
 export function refuseUpgrade(socket: Duplex, code: number, message: string) {
   const body = `${message}\n`;
-  socket.end(`HTTP/1.1 ${code} ${code === 403 ? 'Forbidden' : code === 404 ? 'Not Found' : code === 400 ? 'Bad Request' : 'Error'}\r\n`
+  socket.end(`HTTP/1.1 ${code} ${STATUS_CODES[code] ?? 'Error'}\r\n`
     + `Content-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
 }
 

@@ -30,6 +30,11 @@ const finFlag = 1;
 /** limits on what a peer may send */
 const maxHeaderBlock = 256 * 1024;
 const maxHeaders = 1000;
+/**
+ * the longest frame a peer may send: the reference's clients send data in pieces of 32 KiB; a frame is held whole
+ * until it is complete, so a longer one would only cost memory (and copying)
+ */
+const maxFrame = 1 << 20;
 /** data frames are sent in pieces of at most this size */
 const maxDataFrame = 32 * 1024;
 
@@ -222,6 +227,7 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
     buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
     while (buffered.length >= 8) {
       const length = buffered.readUInt32BE(4) & 0xffffff;
+      if (length > maxFrame) return fail();
       if (buffered.length < 8 + length) break;
       const frame = buffered.subarray(0, 8 + length);
       buffered = buffered.subarray(8 + length);

@@ -23,7 +23,16 @@ function accept(u: Upgrade, served: string[]): Promise<{ ws: WebSocket; protocol
     refuseUpgrade(u.socket, 400, `unable to upgrade: requested protocol(s) are not supported: [${offered.join(' ')}]; supports [${served.join(' ')}]`);
     return Promise.resolve(undefined);
   }
-  return new Promise(resolve => server.handleUpgrade(u.req, u.socket, u.head, ws => resolve({ ws, protocol })));
+  return new Promise(resolve => server.handleUpgrade(u.req, u.socket, u.head, ws => resolve({ ws: withoutErrorCrash(ws), protocol })));
+}
+
+/**
+ * a peer's malformed frame is an 'error' on the socket (the library closes the connection itself); unheard, it
+ * would end the process
+ */
+function withoutErrorCrash(ws: WebSocket): WebSocket {
+  ws.on('error', () => undefined);
+  return ws;
 }
 
 /** a channel's messages as bytes to send */
@@ -94,7 +103,7 @@ export async function serveWebSocketPortForward(u: Upgrade, ports: number[], pod
     tunnelChosen.set(u.req, tunnel);
     // the protocol's name is not a token of the WebSocket grammar, which the library enforces: it is answered as it is
     u.req.headers['sec-websocket-protocol'] = 'tunnel';
-    const ws = await new Promise<WebSocket>(resolve => tunnelServer.handleUpgrade(u.req, u.socket, u.head, resolve));
+    const ws = await new Promise<WebSocket>(resolve => tunnelServer.handleUpgrade(u.req, u.socket, u.head, ws => resolve(withoutErrorCrash(ws))));
     await portForwardOver(createWebSocketStream(ws), Buffer.alloc(0), podName, open);
     return;
   }

@@ -1,0 +1,244 @@
+// Hostile input to the agent's HTTPS port: malformed paths and escapes, bad query numbers, garbage upgrades and
+// frames. Each answer is a 4xx (never a 5xx), and the agent keeps serving afterwards.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { connect as tlsConnect } from 'node:tls';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import type { ClientRequest } from 'node:http';
+import { join } from 'node:path';
+import { connect as http2Connect } from 'node:http2';
+import { deflateSync, constants as zlibConstants } from 'node:zlib';
+import { inEveryDomain } from '../../src/api/naming.js';
+import { spdyDictionary } from '../../src/agent/streaming/spdy.js';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { freePort } from '../support/ports.js';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
+import { clientFromFile, createClient, type Client } from '../../src/client/rest-client.js';
+import { podsRef } from '../../src/agent/status-manager.js';
+import { pod, tempDir, waitFor, ensureDefaultServiceAccount, quiet, httpsGet } from './helpers.js';
+
+/** sends raw bytes over TLS and gives back what the agent answers until it closes (or `enough` says so) */
+function raw(port: number, bytes: string | Buffer, enough: (answer: string) => boolean = () => false): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); if (enough(answer)) { socket.destroy(); resolve(answer); } });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+const get = (port: number, target: string, headers = '') => raw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`);
+
+describe('agent endpoints under hostile input', () => {
+  let server: TestServer;
+  let client: Client;
+  let agent: RunningAgent;
+  let servers: AgentServers;
+  let dir: string;
+  let port: number;
+
+  before(async () => {
+    dir = tempDir('agent-hostile-');
+    server = await startTestServer();
+    client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=hostile', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`,
+      '--address=127.0.0.1', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0',
+    ]);
+    agent = await runAgent(options, quiet);
+    servers = await startAgentServers(options, agent.nodes, agent.client);
+    port = servers.ports.main;
+    await client.resource(podsRef, 'default').create(pod('target', 'hostile'));
+    await waitFor('pod Running', () => agent.nodes[0]!.workers.pods().some((x) => x.pod.status?.phase === 'Running'));
+  });
+
+  after(async () => {
+    await servers?.close();
+    await agent?.stop();
+    client?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a malformed percent-escape in a path is a 400', async () => {
+    for (const target of ['/containerLogs/default/target/%zz', '/containerLogs/%E0%A4%A/target/main', '/logs/%ff%']) {
+      const answer = await get(port, target);
+      assert.equal(statusOf(answer), 400, `${target}: ${answer}`);
+    }
+    const run = await raw(port, 'POST /run/default/%/main?cmd=ls HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    assert.equal(statusOf(run), 400, run);
+    const upgrade = await get(port, '/exec/default/target/%zz?command=ls&output=1', 'Upgrade: SPDY/3.1\r\nConnection: Upgrade\r\n');
+    assert.equal(statusOf(upgrade), 400, upgrade);
+  });
+
+  test('a request target that is no URL is a 400', async () => {
+    for (const target of ['http://[::1/pods', 'http://a:99999/pods', '//[/pods']) {
+      const answer = await get(port, target);
+      assert.equal(statusOf(answer), 400, `${target}: ${answer}`);
+    }
+  });
+
+  test('bad log query numbers and times are 400s; names with .. find no container', async () => {
+    const base = '/containerLogs/default/target/main';
+    for (const q of ['tailLines=1.5', 'limitBytes=1e400', 'sinceSeconds=abc', 'sinceTime=yesterday', 'limitBytes=-0.1', 'tailLines=0x10', 'tailLines=',
+      'sinceTime=1', 'sinceTime=2026-01-01', 'sinceSeconds=99999999999999999999999']) {
+      const answer = await get(port, `${base}?${q}`);
+      assert.equal(statusOf(answer), 400, `${q}: ${answer}`);
+    }
+    for (const q of ['tailLines=-1', 'limitBytes=0', 'sinceSeconds=0', 'sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z']) {
+      const answer = await get(port, `${base}?${q}`);
+      assert.equal(statusOf(answer), 422, `${q}: ${answer}`);
+    }
+    for (const q of ['tailLines=0', 'limitBytes=1', 'sinceSeconds=999999999999', 'sinceTime=2026-01-01T00:00:00.5%2B01:00']) {
+      const answer = await get(port, `${base}?${q}`);
+      assert.equal(statusOf(answer), 200, `${q}: ${answer}`);
+    }
+    for (const target of ['/containerLogs/default/target/..%2F..%2F..%2Fetc%2Fpasswd', '/containerLogs/..%2F..%2Fetc/passwd/main', '/containerLogs/default/target/%2e%2e']) {
+      const answer = await get(port, target);
+      assert.equal(statusOf(answer), 404, `${target}: ${answer}`);
+      assert.doesNotMatch(answer, /root:/);
+    }
+    assert.equal((await httpsGet(`https://127.0.0.1:${port}/healthz`)).status, 200);
+  });
+
+  test('a token the agent cannot check (the API server unreachable) is a 401', async () => {
+    const unreachable = createClient({ contextName: 'x', clusterName: 'x', userName: 'x', server: `https://127.0.0.1:${await freePort()}`, insecureSkipTLSVerify: true }, { timeoutMs: 2000 });
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=hostile', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki2')}`,
+      '--address=127.0.0.1', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0', '--anonymous-auth=false',
+      '--authentication-token-webhook', '--authorization-mode=Webhook',
+    ]);
+    const second = await startAgentServers(options, agent.nodes, unreachable);
+    try {
+      const answer = await get(second.ports.main, '/pods', 'Authorization: Bearer garbage\r\n');
+      assert.equal(statusOf(answer), 401, answer);
+      const upgrade = await get(second.ports.main, '/exec/default/target/main?command=ls&output=1', 'Authorization: Bearer garbage\r\nUpgrade: SPDY/3.1\r\nConnection: Upgrade\r\n');
+      assert.equal(statusOf(upgrade), 401, upgrade);
+    } finally {
+      await second.close();
+      unreachable.close();
+    }
+  });
+
+  const wsUpgrade = (target: string, protocol: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: websocket\r\n`
+    + `Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`;
+  const spdyUpgrade = (target: string, protocol: string) => `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n`
+    + `X-Stream-Protocol-Version: ${protocol}\r\n\r\n`;
+  const healthy = async () => assert.equal((await httpsGet(`https://127.0.0.1:${port}/healthz`)).status, 200);
+
+  test('malformed WebSocket frames close the connection; the agent keeps serving', async () => {
+    const frames = [
+      Buffer.from([0x82, 0x01, 0x00]), // not masked, as a client's must be
+      Buffer.from([0x83, 0x80, 1, 2, 3, 4]), // a reserved opcode
+      Buffer.from([0x82, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 1, 2, 3, 4]), // a length past 2^63
+      Buffer.from([0x82, 0xff, 0, 0, 0, 0, 0x10, 0, 0, 0, 1, 2, 3, 4]), // a length past the limit
+    ];
+    for (const [target, protocol] of [
+      ['/exec/default/target/main?command=cat&input=1&output=1', inEveryDomain('v4.channel')[0]!],
+      ['/attach/default/target/main?input=1&output=1', inEveryDomain('v5.channel')[0]!],
+      ['/portForward/default/target?ports=80', inEveryDomain('v4.channel')[0]!],
+      ['/portForward/default/target', inEveryDomain('SPDY/3.1+portforward')[0]!],
+    ] as const) {
+      for (const frame of frames) {
+        const answer = await raw(port, Buffer.concat([Buffer.from(wsUpgrade(target, protocol)), frame]));
+        assert.equal(statusOf(answer), 101, answer);
+        await healthy();
+      }
+    }
+  });
+
+  test('port-forward to ports that are no ports is a 400', async () => {
+    for (const ports of ['0', '65536', 'abc', '-1', '1.5', '']) {
+      const answer = await raw(port, wsUpgrade(`/portForward/default/target?ports=${ports}`, inEveryDomain('v4.channel')[0]!));
+      assert.equal(statusOf(answer), 400, `${ports}: ${answer}`);
+    }
+  });
+
+  test('malformed SPDY frames and header-block bombs close the connection; the agent keeps serving', async () => {
+    const control = (type: number, payload: Buffer, length = payload.length) => {
+      const head = Buffer.alloc(8);
+      head.writeUInt16BE(0x8003, 0);
+      head.writeUInt16BE(type, 2);
+      head.writeUInt32BE(length & 0xffffff, 4);
+      return Buffer.concat([head, payload]);
+    };
+    const synStream = (id: number, block: Buffer) => { const p = Buffer.alloc(10); p.writeUInt32BE(id, 0); return control(1, Buffer.concat([p, block])); };
+    const compress = (b: Buffer) => deflateSync(b, { dictionary: spdyDictionary, flush: zlibConstants.Z_SYNC_FLUSH });
+    const bomb = Buffer.alloc(20 << 20);
+    bomb.writeUInt32BE(1, 0);
+    bomb.writeUInt32BE(20 << 20 - 8, 4);
+    const manyHeaders = Buffer.alloc(4);
+    manyHeaders.writeUInt32BE(0xffffffff);
+    const frames = [
+      control(1, Buffer.alloc(0)), // a SYN_STREAM too short for its stream id
+      control(3, Buffer.alloc(2)), // a RST_STREAM too short
+      control(6, Buffer.alloc(0)), // a PING without its id
+      synStream(1, Buffer.from('not zlib at all')),
+      synStream(1, compress(bomb)),
+      synStream(1, compress(manyHeaders)),
+      synStream(1, compress(Buffer.from([0, 0, 0, 1, 0xff, 0xff, 0xff, 0xff]))), // a name longer than the block
+    ];
+    for (const target of ['/exec/default/target/main?command=cat&input=1&output=1', '/portForward/default/target']) {
+      const protocol = inEveryDomain(target.startsWith('/exec') ? 'v4.channel' : 'portforward')[0]!;
+      for (const frame of frames) {
+        const answer = await raw(port, Buffer.concat([Buffer.from(spdyUpgrade(target, protocol)), frame, frame]));
+        assert.equal(statusOf(answer), 101, answer);
+        await healthy();
+      }
+    }
+  });
+
+  test('a SPDY frame longer than any client sends closes the connection at once', { timeout: 20_000 }, async () => {
+    const head = Buffer.alloc(8);
+    head.writeUInt32BE(1, 0); // a data frame of stream 1
+    head.writeUInt32BE(0xffffff, 4); // of 16 MiB, never sent
+    const answer = await raw(port, Buffer.concat([Buffer.from(spdyUpgrade('/portForward/default/target', inEveryDomain('portforward')[0]!)), head]));
+    assert.equal(statusOf(answer), 101, answer);
+    await healthy();
+  });
+
+  test('many followers of one log share one look at it, not a timer and a stat each', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const agentPool = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, rejectUnauthorized: false });
+    const followers: ClientRequest[] = [];
+    const followerCount = 200;
+    try {
+      await Promise.all(Array.from({ length: followerCount }, () => new Promise<void>((resolve, reject) => {
+        const req = httpsRequest(`https://127.0.0.1:${port}/containerLogs/default/target/main?follow=true`, { agent: agentPool }, (res) => {
+          assert.equal(res.statusCode, 200);
+          res.resume();
+          resolve();
+        });
+        req.on('error', reject).end();
+        followers.push(req);
+      })));
+      const added = timers() - before;
+      assert.ok(added < followerCount / 4, `${added} timers for ${followerCount} followers`);
+    } finally {
+      for (const req of followers) req.destroy();
+      agentPool.destroy();
+    }
+    await healthy();
+  });
+
+  test('an HTTP/2 client, and the HTTP/2 preface sent to the HTTP/1.1 server, get an answer or a refusal; the agent keeps serving', async () => {
+    const outcome = await new Promise<string>((resolve) => {
+      const session = http2Connect(`https://127.0.0.1:${port}`, { rejectUnauthorized: false });
+      session.on('error', (e) => resolve(`refused: ${e.message}`));
+      const req = session.request({ ':path': '/healthz' });
+      req.on('response', (h) => resolve(`status ${h[':status']}`));
+      req.on('error', (e) => resolve(`refused: ${e.message}`));
+      req.on('close', () => session.close());
+    });
+    assert.match(outcome, /^(status 200|refused: )/);
+    const preface = await raw(port, 'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00');
+    assert.doesNotMatch(preface, /^HTTP\/1\.1 5/);
+    await healthy();
+  });
+});

@@ -1,0 +1,62 @@
+// A component's own HTTPS port (controller manager, scheduler) under hostile input: request targets that are no
+// URL, garbage tokens, tokens that cannot be checked. Each is a 4xx, never a 5xx.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect } from 'node:tls';
+import { startSecureServing, type SecureServing } from '../../src/main/secure-serving.js';
+import { createClient, type Client } from '../../src/client/rest-client.js';
+import { createMetrics } from '../../src/metrics/metrics.js';
+import { naming } from '../../src/api/naming.js';
+import { freePort } from '../support/ports.js';
+
+function raw(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(bytes));
+    let answer = '';
+    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); });
+    socket.on('close', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
+const get = (port: number, target: string, headers = '') => raw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`);
+
+describe('a component port under hostile input', () => {
+  let dir: string;
+  let serving: SecureServing;
+  let unreachable: Client;
+
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'secure-serving-'));
+    // the API server that would check tokens is not there
+    unreachable = createClient({ contextName: 'x', clusterName: 'x', userName: 'x', server: `https://127.0.0.1:${await freePort()}`, insecureSkipTLSVerify: true }, { timeoutMs: 2000 });
+    serving = (await startSecureServing({
+      bindAddress: '127.0.0.1', securePort: await freePort(), certDir: dir, name: 'hostile', authentication: unreachable, authorization: unreachable,
+      names: async () => naming(), metrics: createMetrics(),
+    }))!;
+  });
+
+  after(async () => {
+    await serving?.close();
+    unreachable?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('a request target that is no URL is a 400', async () => {
+    for (const target of ['http://[::1/metrics', 'http://a:99999/healthz', '//[/metrics']) {
+      const answer = await get(serving.port, target);
+      assert.equal(statusOf(answer), 400, `${target}: ${answer}`);
+    }
+  });
+
+  test('a token that cannot be checked, or a garbage authorization header, is a 401', async () => {
+    for (const header of ['Authorization: Bearer garbage\r\n', 'Authorization: Basic Zm9vOmJhcg==\r\n', 'Authorization: Bearer \r\n']) {
+      const answer = await get(serving.port, '/metrics', header);
+      assert.equal(statusOf(answer), 401, `${header}: ${answer}`);
+    }
+    assert.equal(statusOf(await get(serving.port, '/healthz')), 200);
+  });
+});
