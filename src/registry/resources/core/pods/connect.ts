@@ -3,6 +3,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import { badRequest } from '../../../../api/status.js';
+import { timeProblem } from '../../../../schema/fields.js';
 import { integerParam, queryFlag } from '../../../../api/request.js';
 import type { ConnectTarget, RestRequest } from '../../../types.js';
 import { hostPort, nodeTarget, proxyableAddress, splitSchemeNamePort } from '../nodes/connection.js';
@@ -47,7 +48,9 @@ export async function connectLog(req: RestRequest): Promise<ConnectTarget> {
   nonNegativeInt(q, 'sinceSeconds', 1);
   if (q.has('sinceSeconds') && q.has('sinceTime')) throw badRequest('at most one of `sinceTime` or `sinceSeconds` may be specified');
   const sinceTime = q.get('sinceTime');
-  if (sinceTime !== null && Number.isNaN(Date.parse(sinceTime))) throw badRequest(`sinceTime: Invalid value: ${JSON.stringify(sinceTime)}: must be an RFC 3339 time`);
+  // read as the reference decodes the option's time: RFC 3339 with a zone (Date.parse takes much else)
+  const sinceTimeProblem = sinceTime === null ? undefined : timeProblem(sinceTime);
+  if (sinceTimeProblem) throw badRequest(`sinceTime: Invalid value: ${JSON.stringify(sinceTime)}: ${sinceTimeProblem}`);
   const pod = await scheduledPod(req);
   const container = containerOf(pod, q.get('container'));
   const pass = new URLSearchParams();
