@@ -27,8 +27,31 @@ const regexError = (msg: string, fmt: string, ...examples: string[]) =>
   `${msg} (e.g. ${examples.map(e => `'${e}', `).join(' or ')}regex used for validation is '${fmt}')`;
 const maxLenError = (n: number) => `must be no more than ${n} characters`;
 
+const isAlnum = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * whether s[from, to) matches qualifiedNameFmt (or is empty, when `emptyOk`): the check runs once per value of a
+ * selector that may carry hundreds of thousands, where a regex test per value was most of the cost
+ */
+function isQualifiedNamePart(s: string, from: number, to: number, emptyOk: boolean): boolean {
+  if (from === to) return emptyOk;
+  if (!isAlnum(s.charCodeAt(from)) || !isAlnum(s.charCodeAt(to - 1))) return false;
+  for (let i = from + 1; i < to - 1; i++) {
+    const c = s.charCodeAt(i);
+    if (!isAlnum(c) && c !== 45 /* - */ && c !== 95 /* _ */ && c !== 46 /* . */) return false;
+  }
+  return true;
+}
+
+/** a valid label value: the common case, decided without building error text */
+const isLabelValue = (v: string) => v.length <= 63 && isQualifiedNamePart(v, 0, v.length, true);
+
+/** a valid label key without a prefix: the common case; keys with a prefix take the full check */
+const isPlainLabelKey = (k: string) => k.length <= 63 && isQualifiedNamePart(k, 0, k.length, false);
+
 /** problems with a label key (`[prefix/]name`), empty when it is valid */
 export function qualifiedNameErrors(value: string): string[] {
+  if (isPlainLabelKey(value)) return [];
   const parts = value.split('/');
   if (parts.length > 2) {
     return [`a qualified name ${regexError(qualifiedNameMsg, qualifiedNameFmt, 'MyName', 'my.name', '123-abc')}`
@@ -55,6 +78,7 @@ export function qualifiedNameErrors(value: string): string[] {
 
 /** problems with a label value, empty when it is valid */
 export function labelValueErrors(value: string): string[] {
+  if (isLabelValue(value)) return [];
   const errs: string[] = [];
   if (value.length > 63) errs.push(maxLenError(63));
   if (!labelValue.test(value)) {
@@ -87,6 +111,15 @@ export interface LabelSelectorObject {
   matchExpressions?: { key: string; operator: string; values?: string[] }[];
 }
 
+/** the distinct strings, sorted (sorting first and dropping neighbours is several times cheaper than a Set) */
+function sortedUnique(values: readonly string[]): string[] {
+  const sorted = values.slice().sort();
+  let kept = 0;
+  for (let i = 0; i < sorted.length; i++) if (kept === 0 || sorted[i] !== sorted[kept - 1]) sorted[kept++] = sorted[i];
+  sorted.length = kept;
+  return sorted;
+}
+
 /** a requirement, validated; the problems are returned as the reference words them */
 function requirement(key: string, operator: LabelOperator, values: string[], keyPath: string | undefined): LabelRequirement | string {
   const errs: string[] = [];
@@ -111,105 +144,118 @@ function requirement(key: string, operator: LabelOperator, values: string[], key
       });
       break;
   }
-  values.forEach((v, i) => {
-    const valueErrs = labelValueErrors(v);
-    if (valueErrs.length) errs.push(invalid(`values[${i}][${key}]`, v, valueErrs.join('; ')));
-  });
+  for (let i = 0; i < values.length; i++) {
+    if (isLabelValue(values[i])) continue;
+    errs.push(invalid(`values[${i}][${key}]`, values[i], labelValueErrors(values[i]).join('; ')));
+  }
   if (errs.length) return aggregate(errs);
-  return { key, operator, values: [...new Set(values)].sort() };
+  return { key, operator, values: sortedUnique(values) };
 }
 
 const byKey = (a: LabelRequirement, b: LabelRequirement) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
-type TokenType = 'id' | '!' | '!=' | '=' | '==' | '>' | '<' | '(' | ')' | ',' | 'in' | 'notin' | 'end';
-interface Token { type: TokenType; text: string }
+// token kinds of the label selector grammar (typed `number` so that checks after `advance()` are not narrowed away)
+const ID: number = 0, BANG: number = 1, NOT_EQUAL: number = 2, EQUAL: number = 3, DOUBLE_EQUAL: number = 4,
+  GREATER: number = 5, LESS: number = 6, OPEN: number = 7, CLOSE: number = 8, COMMA: number = 9, IN: number = 10,
+  NOT_IN: number = 11, END: number = 12;
 
-const specials = new Set(['=', '!', '(', ')', ',', '>', '<']);
-const symbols = new Set<string>(['!', '!=', '=', '==', '>', '<', '(', ')', ',']);
-const isSpace = (c: string) => c === ' ' || c === '\t' || c === '\r' || c === '\n';
+// = ! ( ) , > <
+const isSpecial = (c: number) => c === 61 || c === 33 || c === 40 || c === 41 || c === 44 || c === 62 || c === 60;
+const isSpace = (c: number) => c === 32 || c === 9 || c === 13 || c === 10;
+const specialKinds: Record<number, number> = { 61: EQUAL, 33: BANG, 40: OPEN, 41: CLOSE, 44: COMMA, 62: GREATER, 60: LESS };
 
-function lex(s: string): Token[] {
-  const tokens: Token[] = [];
-  let i = 0;
-  for (;;) {
-    while (i < s.length && isSpace(s[i])) i++;
-    if (i >= s.length) { tokens.push({ type: 'end', text: '' }); return tokens; }
-    if (specials.has(s[i])) {
-      // the longest run of special characters that is still an operator
-      let text = s[i++];
-      while (i < s.length && specials.has(s[i]) && symbols.has(text + s[i])) text += s[i++];
-      tokens.push({ type: text as TokenType, text });
-    } else {
-      const start = i;
-      while (i < s.length && !specials.has(s[i]) && !isSpace(s[i])) i++;
-      const text = s.slice(start, i);
-      tokens.push({ type: text === 'in' || text === 'notin' ? text : 'id', text });
+/**
+ * A cursor over the tokens of a label selector: `kind` and `text()` describe the current token, `advance` moves on
+ * (and stays on the end). No token objects: a selector may hold hundreds of thousands of values.
+ */
+class SelectorLexer {
+  kind = END;
+  private start = 0;
+  private end = 0;
+  constructor(private readonly s: string) { this.advance(); }
+
+  text(): string { return this.s.slice(this.start, this.end); }
+
+  /** outside the operator position `in` and `notin` are ordinary words (keys or values) */
+  isWord(): boolean { return this.kind === ID || this.kind === IN || this.kind === NOT_IN; }
+
+  advance(): void {
+    const s = this.s;
+    let i = this.end;
+    while (i < s.length && isSpace(s.charCodeAt(i))) i++;
+    this.start = i;
+    if (i >= s.length) { this.kind = END; this.end = i; return; }
+    const c = s.charCodeAt(i);
+    if (isSpecial(c)) {
+      // the only two-character operators are != and ==
+      if ((c === 33 || c === 61) && s.charCodeAt(i + 1) === 61) { this.kind = c === 33 ? NOT_EQUAL : DOUBLE_EQUAL; this.end = i + 2; }
+      else { this.kind = specialKinds[c]; this.end = i + 1; }
+      return;
     }
+    i++;
+    while (i < s.length) {
+      const d = s.charCodeAt(i);
+      if (isSpecial(d) || isSpace(d)) break;
+      i++;
+    }
+    this.end = i;
+    const n = i - this.start;
+    this.kind = n === 2 && s.startsWith('in', this.start) ? IN : n === 5 && s.startsWith('notin', this.start) ? NOT_IN : ID;
   }
 }
 
+const operatorOfKind: Record<number, LabelOperator> = {
+  [IN]: 'in', [NOT_IN]: 'notin', [EQUAL]: '=', [DOUBLE_EQUAL]: '==', [NOT_EQUAL]: '!=', [GREATER]: 'gt', [LESS]: 'lt',
+};
+
 /** parses the `labelSelector` query parameter; the empty string selects everything */
 export function parseLabelSelector(s: string): LabelSelector {
-  const tokens = lex(s);
-  let pos = 0;
-  // outside the operator position `in` and `notin` are ordinary words (keys or values)
-  const asWord = (t: Token): Token => (t.type === 'in' || t.type === 'notin' ? { type: 'id', text: t.text } : t);
-  const peek = () => asWord(tokens[pos]);
-  const next = () => asWord(tokens[pos < tokens.length - 1 ? pos++ : pos]);
+  const lx = new SelectorLexer(s);
   const fail = (message: string): never => { throw new SelectorError(message); };
+  /** the current token's text, then moves past it */
+  const take = (): string => { const text = lx.text(); lx.advance(); return text; };
 
   const parseValues = (): string[] => {
-    const open = next();
-    if (open.type !== '(') fail(`found '${open.text}' expected: '('`);
-    const first = peek();
-    if (first.type === ')') { next(); return ['']; }
-    if (first.type !== 'id' && first.type !== ',') fail(`found '${first.text}', expected: ',', ')' or identifier`);
+    if (lx.kind !== OPEN) fail(`found '${lx.text()}' expected: '('`);
+    lx.advance();
+    if (lx.kind === CLOSE) { lx.advance(); return ['']; }
+    if (!lx.isWord() && lx.kind !== COMMA) fail(`found '${lx.text()}', expected: ',', ')' or identifier`);
     const values: string[] = [];
     for (;;) {
-      const t = next();
-      if (t.type === 'id') {
-        values.push(t.text);
-        const after = peek();
-        if (after.type === ')') break;
-        if (after.type !== ',') fail(`found '${after.text}', expected: ',' or ')'`);
-      } else if (t.type === ',') {
+      if (lx.isWord()) {
+        values.push(take());
+        if (lx.kind === CLOSE) break;
+        if (lx.kind !== COMMA) fail(`found '${lx.text()}', expected: ',' or ')'`);
+      } else if (lx.kind === COMMA) {
+        lx.advance();
         // empty members: "(,a)", "(a,)", "(a,,b)" each stand for the empty value
         if (!values.length) values.push('');
-        const after = peek();
-        if (after.type === ')') { values.push(''); break; }
-        if (after.type === ',') { next(); values.push(''); }
-      } else fail(`found '${t.text}', expected: ',', or identifier`);
+        if (lx.kind === CLOSE) { values.push(''); break; }
+        if (lx.kind === COMMA) { lx.advance(); values.push(''); }
+      } else fail(`found '${take()}', expected: ',', or identifier`);
     }
-    const close = next();
-    if (close.type !== ')') fail(`found '${close.text}', expected: ')'`);
+    lx.advance(); // the ')' the loop stopped on
     return values;
   };
 
   const parseRequirement = (): LabelRequirement => {
-    let t = next();
     let operator: LabelOperator | undefined;
-    if (t.type === '!') { operator = '!'; t = next(); }
-    if (t.type !== 'id') fail(`found '${t.text}', expected: identifier`);
-    const key = t.text;
+    if (lx.kind === BANG) { operator = '!'; lx.advance(); }
+    if (!lx.isWord()) fail(`found '${take()}', expected: identifier`);
+    const key = take();
     const keyErrs = qualifiedNameErrors(key);
     if (keyErrs.length) fail(invalid('<nil>', key, keyErrs.join('; ')));
-    const after = peek().type;
-    if (operator === undefined && (after === 'end' || after === ',')) operator = 'exists';
+    if (operator === undefined && (lx.kind === END || lx.kind === COMMA)) operator = 'exists';
     let values: string[] = [];
     if (operator === undefined) {
-      const op = tokens[pos]; // the operator position: `in` and `notin` are keywords here
-      next();
-      const operators: Partial<Record<TokenType, LabelOperator>> = {
-        in: 'in', notin: 'notin', '=': '=', '==': '==', '!=': '!=', '>': 'gt', '<': 'lt',
-      };
-      operator = operators[op.type] ?? fail(`found '${op.text}', expected: in, notin, =, ==, !=, gt, lt`);
+      // the operator position: `in` and `notin` are keywords here
+      const kind = lx.kind;
+      const text = take();
+      operator = operatorOfKind[kind] ?? fail(`found '${text}', expected: in, notin, =, ==, !=, gt, lt`);
       if (operator === 'in' || operator === 'notin') values = parseValues();
-      else {
-        const v = peek();
-        if (v.type === 'end' || v.type === ',') values = [''];
-        else if (v.type === 'id') values = [next().text];
-        else fail(`found '${next().text}', expected: identifier`);
-      }
+      else if (lx.kind === END || lx.kind === COMMA) values = [''];
+      else if (lx.isWord()) values = [take()];
+      else fail(`found '${take()}', expected: identifier`);
     }
     const r = requirement(key, operator, values, undefined);
     return typeof r === 'string' ? fail(r) : r;
@@ -217,19 +263,17 @@ export function parseLabelSelector(s: string): LabelSelector {
 
   const requirements: LabelRequirement[] = [];
   for (;;) {
-    const t = peek();
-    if (t.type === 'end') break;
-    if (t.type !== 'id' && t.type !== '!') fail(`found '${t.text}', expected: !, identifier, or 'end of string'`);
+    if (lx.kind === END) break;
+    if (!lx.isWord() && lx.kind !== BANG) fail(`found '${lx.text()}', expected: !, identifier, or 'end of string'`);
     try {
       requirements.push(parseRequirement());
     } catch (e) {
       throw e instanceof SelectorError ? new SelectorError(`unable to parse requirement: ${e.message}`) : e;
     }
-    const sep = next();
-    if (sep.type === 'end') break;
-    if (sep.type !== ',') fail(`found '${sep.text}', expected: ',' or 'end of string'`);
-    const following = peek();
-    if (following.type !== 'id' && following.type !== '!') fail(`found '${following.text}', expected: identifier after ','`);
+    if (lx.kind === END) break;
+    if (lx.kind !== COMMA) fail(`found '${lx.text()}', expected: ',' or 'end of string'`);
+    lx.advance();
+    if (!lx.isWord() && lx.kind !== BANG) fail(`found '${lx.text()}', expected: identifier after ','`);
   }
   return { requirements: requirements.sort(byKey) };
 }
@@ -261,6 +305,30 @@ function int64(s: string): bigint | undefined {
   return n >= -(2n ** 63n) && n < 2n ** 63n ? n : undefined;
 }
 
+// How the values of a large `in`/`notin` are looked up, decided on first match: a watch with 100k values tests each
+// event in O(log n) by binary search when they are sorted (as parsed selectors' are), else in O(1) through a Set.
+// Keyed by the values array, which no one changes after parsing.
+const valueLookups = new WeakMap<readonly string[], 'sorted' | ReadonlySet<string>>();
+
+function isSorted(values: readonly string[]): boolean {
+  for (let i = 1; i < values.length; i++) if (!(values[i - 1] < values[i])) return false;
+  return true;
+}
+
+/** whether `value` is one of `values`, without a scan once the list is long enough that a scan costs more */
+function isOneOf(values: readonly string[], value: string): boolean {
+  if (values.length <= 16) return values.includes(value);
+  let lookup = valueLookups.get(values);
+  if (!lookup) { lookup = isSorted(values) ? 'sorted' : new Set(values); valueLookups.set(values, lookup); }
+  if (lookup !== 'sorted') return lookup.has(value);
+  let low = 0, high = values.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if (values[mid] < value) low = mid + 1; else high = mid;
+  }
+  return low < values.length && values[low] === value;
+}
+
 export function matchLabels(sel: LabelSelector, labels: Record<string, string> | undefined): boolean {
   if (sel.nothing) return false;
   const ls = labels ?? {};
@@ -268,8 +336,8 @@ export function matchLabels(sel: LabelSelector, labels: Record<string, string> |
     const has = Object.prototype.hasOwnProperty.call(ls, key);
     const value = has ? ls[key] : undefined;
     switch (operator) {
-      case '=': case '==': case 'in': return has && values.includes(value!);
-      case '!=': case 'notin': return !has || !values.includes(value!);
+      case '=': case '==': case 'in': return has && isOneOf(values, value!);
+      case '!=': case 'notin': return !has || !isOneOf(values, value!);
       case 'exists': return has;
       case '!': return !has;
       case 'gt': case 'lt': {
@@ -310,14 +378,17 @@ function splitTerms(s: string): string[] {
   const terms: string[] = [];
   let start = 0;
   for (let i = 0; i < s.length; i++) {
-    if (s[i] === '\\') i++;
-    else if (s[i] === ',') { terms.push(s.slice(start, i)); start = i + 1; }
+    const c = s.charCodeAt(i);
+    if (c === 92 /* \\ */) i++;
+    else if (c === 44 /* , */) { terms.push(s.slice(start, i)); start = i + 1; }
   }
   terms.push(s.slice(start));
   return terms;
 }
 
 function unescapeValue(s: string): string {
+  // most values have nothing to unescape or refuse
+  if (!/[\\,=]/.test(s)) return s;
   let out = '';
   for (let i = 0; i < s.length; i++) {
     const c = s[i];
@@ -336,6 +407,15 @@ function unescapeValue(s: string): string {
 
 const escapeValue = (s: string) => s.replace(/[\\,=]/g, c => `\\${c}`);
 
+/** where the first operator (`!=`, `==` or `=`) of a field selector term starts, or -1 */
+function operatorIndex(term: string): number {
+  for (let i = 0; i < term.length; i++) {
+    const c = term.charCodeAt(i);
+    if (c === 61 /* = */ || (c === 33 /* ! */ && term.charCodeAt(i + 1) === 61)) return i;
+  }
+  return -1;
+}
+
 /**
  * Parses the `fieldSelector` query parameter. `supported` lists the resource's selectable fields
  * besides metadata.name and metadata.namespace (omit it to accept any field); `aliases` maps old
@@ -348,9 +428,13 @@ export function parseFieldSelector(s: string, supported?: Iterable<string>,
   for (const part of splitTerms(s).sort()) {
     if (!part) continue;
     // no escapes on the left: the first operator splits the term
-    const m = /^(.*?)(!=|==|=)(.*)$/s.exec(part);
-    if (!m) throw new SelectorError(`invalid selector: '${s}'; can't understand '${part}'`);
-    terms.push({ field: m[1], operator: m[2] === '!=' ? '!=' : '=', value: unescapeValue(m[3]) });
+    const at = operatorIndex(part);
+    if (at < 0) throw new SelectorError(`invalid selector: '${s}'; can't understand '${part}'`);
+    // the first operator splits the term; '!=' and '==' are two characters, '=' one
+    const wide = part.charCodeAt(at) === 33 /* ! */ || part.charCodeAt(at + 1) === 61 /* = */;
+    terms.push({
+      field: part.slice(0, at), operator: part.charCodeAt(at) === 33 ? '!=' : '=', value: unescapeValue(part.slice(at + (wide ? 2 : 1))),
+    });
   }
   if (allowed) {
     for (const t of terms) {
@@ -395,8 +479,8 @@ export function selectorMatches(sel: any, labelSet: Record<string, string> | und
   for (const e of sel?.matchExpressions ?? []) {
     const has = Object.prototype.hasOwnProperty.call(l, e.key);
     const vals: string[] = e.values ?? [];
-    if (e.operator === 'In' && !(has && vals.includes(l[e.key]))) return false;
-    if (e.operator === 'NotIn' && has && vals.includes(l[e.key])) return false;
+    if (e.operator === 'In' && !(has && isOneOf(vals, l[e.key]))) return false;
+    if (e.operator === 'NotIn' && has && isOneOf(vals, l[e.key])) return false;
     if (e.operator === 'Exists' && !has) return false;
     if (e.operator === 'DoesNotExist' && has) return false;
   }
