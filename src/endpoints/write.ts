@@ -113,10 +113,30 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   const obj = checkKind(scope, value);
   ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
-  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => deepCopy(obj),
+  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, bodyPerAttempt(ctx, scope, obj, text),
     admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate, replaces: true }));
   await breather();
   sendWritten(ctx, scope, rep, out, created ? 201 : 200);
+}
+
+/**
+ * The request's object for each attempt of an update: the first attempt takes the decoded body itself, and only a
+ * retry after a conflict (rare) needs it unmodified, so that one reads the body's text again rather than every
+ * request paying for a deep copy of a large object up front. A body without text (protobuf) is copied once, kept
+ * aside, and copied again per retry.
+ */
+function bodyPerAttempt(ctx: RequestContext, scope: Scope, obj: ApiObject, text: string): () => ApiObject {
+  const pristine = text ? undefined : deepCopy(obj);
+  const type = mediaType(ctx);
+  let attempts = 0;
+  return () => {
+    if (attempts++ === 0) return obj;
+    if (pristine) return deepCopy(pristine);
+    const value = type === 'application/yaml' || type === 'text/yaml' ? parseYamlObject(text) : parseJson(text);
+    // the same typed reading as the first decoding (its warnings and errors were given then)
+    readTyped(scope.info.schema, value, typedOptions(scope));
+    return checkKind(scope, value);
+  };
 }
 
 /** the patch types every resource takes (server-side apply aside) */
