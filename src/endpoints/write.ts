@@ -113,10 +113,35 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   const obj = checkKind(scope, value);
   ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
-  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, () => deepCopy(obj),
+  const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, bodyPerAttempt(ctx, scope, obj, text),
     admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate, replaces: true }));
   await breather();
   sendWritten(ctx, scope, rep, out, created ? 201 : 200);
+}
+
+/**
+ * The request's object for each attempt of a write: the first attempt takes the decoded body itself, and only a
+ * retry after a conflict (rare) needs it unmodified, so that one decodes the body again rather than every request
+ * paying for a deep copy of a large object up front.
+ */
+function firstThenAgain<T>(first: T, again: () => T): () => T {
+  let attempts = 0;
+  return () => (attempts++ === 0 ? first : again());
+}
+
+/** an update's body per attempt: read again from its text (with the same typed reading; its warnings and errors were
+ *  given the first time), or for a body without text (protobuf) copied from a copy kept aside */
+function bodyPerAttempt(ctx: RequestContext, scope: Scope, obj: ApiObject, text: string): () => ApiObject {
+  if (!text) {
+    const pristine = deepCopy(obj);
+    return firstThenAgain(obj, () => deepCopy(pristine));
+  }
+  const type = mediaType(ctx);
+  return firstThenAgain(obj, () => {
+    const value = type === 'application/yaml' || type === 'text/yaml' ? parseYamlObject(text) : parseJson(text);
+    readTyped(scope.info.schema, value, typedOptions(scope));
+    return checkKind(scope, value);
+  });
 }
 
 /** the patch types every resource takes (server-side apply aside) */
@@ -168,15 +193,22 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   const rep = representationFor(ctx, scope);
   const text = (await readBody(ctx)).toString('utf8');
   // clients send JSON (which is YAML too); it parses far faster as JSON
-  const applied = (text.trimStart().startsWith('{') ? parseJson(text) : parseYamlObject(text)) as ApiObject;
+  const parse = () => (text.trimStart().startsWith('{') ? parseJson(text) : parseYamlObject(text)) as ApiObject;
+  const applied = parse();
   if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
   const manager = applyManager(ctx, scope);
   const force = queryFlag(ctx.query.get('force'));
   decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined, true);
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
+  // the merged object shares parts of the configuration, which the write goes on to change: a retry decodes it again
+  const appliedPerAttempt = firstThenAgain(applied, () => {
+    const again = parse();
+    readTyped(scope.info.schema, again, typedOptions(scope, true));
+    return again;
+  });
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) await requireCreate(ctx, scope, namespace, name);
-    const { object } = await inSteps(applyInSteps(current, deepCopy(applied) as Record<string, unknown>, {
+    const { object } = await inSteps(applyInSteps(current, appliedPerAttempt() as Record<string, unknown>, {
       manager, apiVersion: scope.info.apiVersion, kind: scope.subresource ? undefined : scope.info.kind, force,
       time: new Date(), subresource: scope.subresource || undefined, resetFields: scope.store.resetFieldsFor(scope.subresource),
       lastAppliedAnnotation: scope.names.lastAppliedAnnotations.find(a => current?.metadata.annotations?.[a] !== undefined) ?? scope.names.lastAppliedAnnotations[0],

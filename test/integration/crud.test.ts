@@ -349,6 +349,24 @@ eachBackend('crud', h => {
     assert.equal((await c().get(`/api/v1/namespaces/${ns}/configmaps/x`)).status, 404);
   });
 
+  test('unconditional updates racing on one object each succeed with their own body (a retry after a conflict starts from the request again)', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    assert.equal((await c().request('POST', base, { body: configMap('race', { k: 'start' }) })).status, 201);
+    // no resourceVersion: a writer that loses the race to another is retried on the newer object
+    for (let round = 0; round < 3; round++) {
+      const writers = Array.from({ length: 8 }, (_, i) => `w${round}-${i}`);
+      const answers = await Promise.all(writers.map(w => c().request('PUT', `${base}/race?fieldManager=${w}`, { body: configMap('race', { k: w }, { writer: w }) })));
+      answers.forEach((a, i) => {
+        assert.equal(a.status, 200, a.body);
+        assert.deepEqual(a.json.data, { k: writers[i] });
+        assert.deepEqual(a.json.metadata.labels, { writer: writers[i] });
+        const owners = a.json.metadata.managedFields.filter((e: { fieldsV1: { 'f:data'?: { 'f:k'?: object } } }) => e.fieldsV1['f:data']?.['f:k']);
+        assert.deepEqual(owners.map((e: { manager: string }) => e.manager), [writers[i]]);
+      });
+    }
+  });
+
   test('dryRun=All on create, update, patch and delete persists nothing; bare dryRun is a real write', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
