@@ -31,8 +31,9 @@ function assertLinear(name: string, f: (s: string) => unknown, make: (n: number)
     small = Math.min(small, best(f as never, make, n));
     large = Math.min(large, best(f as never, make, 4 * n));
   }
-  // below a few milliseconds the ratio is noise, and a quadratic form is far above that at these sizes
-  assert.ok(large < 5 || large / small < 8, `${name}: ${n} ${small.toFixed(2)} ms, ${4 * n} ${large.toFixed(2)} ms`);
+  // below 50 ms the ratio is noise on a busy machine (a millisecond at the small size against a dozen at the large was
+  // seen), and the quadratic forms took seconds at the large size
+  assert.ok(large < 50 || large / small < 8, `${name}: ${n} ${small.toFixed(2)} ms, ${4 * n} ${large.toFixed(2)} ms`);
 }
 
 test('?timeout= durations: a long run of digits without a unit', () => {
@@ -126,7 +127,8 @@ test('label selectors: matching against 16000 values costs about what matching a
   };
   let few = Infinity, many = Infinity;
   for (let round = 0; round < 3; round++) { few = Math.min(few, timeMatching(1_000)); many = Math.min(many, timeMatching(16_000)); }
-  assert.ok(many / few < 6, `matching 20000 objects: 1000 values ${few.toFixed(2)} ms, 16000 values ${many.toFixed(2)} ms`);
+  // a scan per match took seconds with 16000 values; below 50 ms the ratio of two small times is noise
+  assert.ok(many < 50 || many / few < 6, `matching 20000 objects: 1000 values ${few.toFixed(2)} ms, 16000 values ${many.toFixed(2)} ms`);
 
   const shuffled = (n: number) => Array.from({ length: n }, (_, i) => `v${(i * 7919) % n}`);
   const sel = parseLabelSelector(`a in (${shuffled(1000).join(',')}),b notin (${shuffled(1000).join(',')})`);
