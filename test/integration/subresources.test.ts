@@ -58,7 +58,9 @@ describe('subresources', () => {
     // "status"): the owners that matter here are those of the Deployment and its Scale
     const owners = async () => ((await c.get(`${apps}/owned`)).json.metadata.managedFields as any[])
       .filter(m => m.subresource !== 'status')
-      .map(m => [m.manager, m.operation, m.subresource ?? '', m.apiVersion, !!m.fieldsV1?.['f:spec']?.['f:replicas']]);
+      .map(m => [m.manager, m.operation, m.subresource ?? '', m.apiVersion, !!m.fieldsV1?.['f:spec']?.['f:replicas']])
+      // entries of one operation are in the order of their times (to the second), then of their managers' names
+      .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
     assert.equal((await apply(`${apps}/owned`, deployment('owned', 1), '?fieldManager=operator')).status, 201);
 
     // an apply of the Scale conflicts with the Deployment's applier, then takes the count by force
