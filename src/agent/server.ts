@@ -17,6 +17,7 @@ import { join, normalize } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { queryFlag } from '../api/request.js';
+import { timeProblem } from '../api/meta.js';
 import { configurationOf, type AgentOptions } from './options.js';
 import { defaultApiDomain } from '../api/naming.js';
 import { ttlCache } from '../util/webhook-client.js';
@@ -400,9 +401,6 @@ interface LogOptions { follow: boolean; timestamps: boolean; tailLines?: number;
 
 const flag = (url: URL, name: string) => queryFlag(url.searchParams.get(name));
 
-/** an RFC 3339 time, as the reference reads sinceTime (fraction optional, a zone required) */
-const rfc3339 = /^\d{4}-\d\d-\d\d[Tt]\d\d:\d\d:\d\d(\.\d+)?([Zz]|[+-]\d\d:\d\d)$/;
-
 /**
  * the log query, as the reference's node agent reads it: what does not parse is a 400, what parses but is out of
  * range (tailLines below 0, limitBytes or sinceSeconds below 1, both since forms) a 422
@@ -418,7 +416,7 @@ function logOptions(url: URL): LogOptions {
   };
   const sinceSeconds = num('sinceSeconds', 1);
   const sinceTime = url.searchParams.get('sinceTime');
-  if (sinceTime !== null && (!rfc3339.test(sinceTime) || Number.isNaN(Date.parse(sinceTime)))) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
+  if (sinceTime !== null && timeProblem(sinceTime)) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
   if (sinceTime !== null && sinceSeconds !== undefined) throw new HttpError(422, 'at most one of sinceTime or sinceSeconds may be specified');
   const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime !== null ? Date.parse(sinceTime) : undefined;
   return { follow: flag(url, 'follow'), timestamps: flag(url, 'timestamps'), tailLines: num('tailLines', 0), limitBytes: num('limitBytes', 1), since };

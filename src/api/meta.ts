@@ -45,5 +45,17 @@ export const nowTimestamp = (d = new Date()) => {
 /** a typed object (src/api/types) as the server holds it, stored or on its way there: its metadata is always set */
 export type Stored<T extends { metadata?: object }> = T & { metadata: NonNullable<T['metadata']> };
 
+const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
+
+/**
+ * Why a string is not an RFC 3339 time as the reference decodes Time and MicroTime (a fraction of a second allowed in
+ * both), or undefined: object fields, log options and the node agent's queries read times this way.
+ */
+export function timeProblem(v: string): string | undefined {
+  const m = rfc3339.exec(v);
+  const fits = m && +m[2] >= 1 && +m[2] <= 12 && +m[3] >= 1 && +m[3] <= 31 && +m[4] <= 23 && +m[5] <= 59 && +m[6] <= 59 && +(m[7] ?? 0) <= 23 && +(m[8] ?? 0) <= 59;
+  return fits ? undefined : `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`;
+}
+
 /** RFC 3339 with microseconds, as the reference writes MicroTime fields (lease renewals, event times) */
 export const nowMicroTime = (d = new Date()) => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');

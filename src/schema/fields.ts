@@ -2,6 +2,7 @@
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
 import { fieldSchema, type Schema } from '../api/schema.js';
 import { canonicalQuantity, quantityProblem } from '../api/quantity.js';
+import { timeProblem } from '../api/meta.js';
 import { deepCopy } from '../util/objects.js';
 
 export interface TypedReading {
@@ -171,18 +172,6 @@ const intOrStringProblem = (v: unknown): string | undefined =>
   typeof v === 'string' ? undefined
     : !Number.isInteger(v) ? `expected int or string, got ${jsonTypeOf(v)}`
       : outOfRange({ type: 'integer', format: 'int32' }, v) ? `expected int32, got number ${v}` : undefined;
-
-const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:[.,]\d+)?(?:Z|[+-](\d{2}):(\d{2}))$/;
-
-/**
- * Why a string is not an RFC 3339 time as the reference decodes Time and MicroTime (a fraction of a second allowed in
- * both), or undefined. Stored as it came, "garbage" in a Lease's renewTime would fail every client that reads it.
- */
-export function timeProblem(v: string): string | undefined {
-  const m = rfc3339.exec(v);
-  const fits = m && +m[2] >= 1 && +m[2] <= 12 && +m[3] >= 1 && +m[3] <= 31 && +m[4] <= 23 && +m[5] <= 59 && +m[6] <= 59 && +(m[7] ?? 0) <= 23 && +(m[8] ?? 0) <= 59;
-  return fits ? undefined : `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`;
-}
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 

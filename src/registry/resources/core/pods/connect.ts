@@ -3,7 +3,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import { badRequest } from '../../../../api/status.js';
-import { timeProblem } from '../../../../schema/fields.js';
+import { timeProblem } from '../../../../api/meta.js';
 import { integerParam, queryFlag } from '../../../../api/request.js';
 import type { ConnectTarget, RestRequest } from '../../../types.js';
 import { hostPort, nodeTarget, proxyableAddress, splitSchemeNamePort } from '../nodes/connection.js';
