@@ -3,24 +3,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { metricsApi } from './serve.js';
 import { createMetricsStore } from './store.js';
 import { naming } from '../api/naming.js';
+import { rawGet, statusOf } from '../../test/support/raw-http.js';
 import { resourceMetricsGroup, resourceMetricsVersion } from '../api/resource-metrics.js';
 
-function raw(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = connect(port, '127.0.0.1', () => socket.write(bytes));
-    let answer = '';
-    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); });
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
-const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-const get = (port: number, target: string, headers = '') => raw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`);
+const get = (port: number, target: string, headers = '') => rawGet(port, target, headers, { plain: true });
 
 describe('the metrics API under hostile input', () => {
   let server: Server;

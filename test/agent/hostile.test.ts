@@ -3,7 +3,6 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
-import { connect as tlsConnect } from 'node:tls';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { join } from 'node:path';
@@ -13,6 +12,7 @@ import { inEveryDomain } from '../../src/api/naming.js';
 import { spdyDictionary } from '../../src/agent/streaming/spdy.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
+import { rawExchange, rawGet, statusOf } from '../support/raw-http.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
@@ -20,18 +20,8 @@ import { clientFromFile, createClient, type Client } from '../../src/client/rest
 import { podsRef } from '../../src/agent/status-manager.js';
 import { pod, tempDir, waitFor, ensureDefaultServiceAccount, quiet, httpsGet } from './helpers.js';
 
-/** sends raw bytes over TLS and gives back what the agent answers until it closes (or `enough` says so) */
-function raw(port: number, bytes: string | Buffer, enough: (answer: string) => boolean = () => false): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(bytes));
-    let answer = '';
-    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); if (enough(answer)) { socket.destroy(); resolve(answer); } });
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
-const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-const get = (port: number, target: string, headers = '') => raw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`);
+const raw = (port: number, bytes: string | Buffer, enough?: (answer: string) => boolean) => rawExchange(port, bytes, { enough });
+const get = (port: number, target: string, headers = '') => rawGet(port, target, headers);
 
 describe('agent endpoints under hostile input', () => {
   let server: TestServer;

@@ -5,24 +5,14 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect } from 'node:tls';
 import { startSecureServing, type SecureServing } from '../../src/main/secure-serving.js';
 import { createClient, type Client } from '../../src/client/rest-client.js';
 import { createMetrics } from '../../src/metrics/metrics.js';
 import { naming } from '../../src/api/naming.js';
 import { freePort } from '../support/ports.js';
+import { rawGet, statusOf } from '../support/raw-http.js';
 
-function raw(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false }, () => socket.write(bytes));
-    let answer = '';
-    socket.on('data', (d: Buffer) => { answer += d.toString('latin1'); });
-    socket.on('close', () => resolve(answer));
-    socket.on('error', reject);
-  });
-}
-const statusOf = (answer: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1] ?? 0);
-const get = (port: number, target: string, headers = '') => raw(port, `GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n${headers}\r\n`);
+const get = (port: number, target: string, headers = '') => rawGet(port, target, headers);
 
 describe('a component port under hostile input', () => {
   let dir: string;
