@@ -2,7 +2,7 @@
 // with nine fraction digits.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fixedNanoTime, parseCriLog } from './server.js';
+import { fixedNanoTime, parseCriLog } from './logs.js';
 
 test('a log time gets nine fraction digits, whatever precision the runtime wrote', () => {
   assert.equal(fixedNanoTime('2026-11-27T08:05:59.4Z'), '2026-11-27T08:05:59.400000000Z');

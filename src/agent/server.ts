@@ -11,14 +11,15 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { TLSSocket } from 'node:tls';
-import { createReadStream, existsSync } from 'node:fs';
-import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, normalize } from 'node:path';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { queryFlag } from '../api/request.js';
-import { timeProblem } from '../api/meta.js';
 import { configurationOf, type AgentOptions } from './options.js';
+import { HttpError } from './http-error.js';
+import { logOptions, streamLog } from './logs.js';
 import { defaultApiDomain } from '../api/naming.js';
 import { ttlCache } from '../util/webhook-client.js';
 import type { NodeAgent } from './agent.js';
@@ -59,12 +60,6 @@ interface Route {
 }
 
 const prometheusText = 'text/plain; version=0.0.4; charset=utf-8';
-
-class HttpError extends Error {
-  constructor(readonly code: number, message: string) {
-    super(message);
-  }
-}
 
 export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], client: Client | undefined, metrics?: AgentMetrics,
   log: Logger = { info() {}, warn() {} }): Promise<AgentServers> {
@@ -223,12 +218,12 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
         const [ns, name, container] = match.slice(1).map(decodedSegment) as [string, string, string];
         const found = podOf(ns, name);
         const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
-        const previous = flag(url, 'previous');
+        const previous = queryFlag(url.searchParams.get('previous'));
         const c = previous ? instances[1] : instances[0];
         if (!c) throw new HttpError(previous ? 400 : 404, previous ? `previous terminated container "${container}" in pod "${name}" not found` : `container "${container}" in pod "${name}" is not available`);
         const file = join(podLogDirectory(o.rootDir, found.pod), container, `${c.attempt}.log`);
         const running = () => !previous && podOf(ns, name, false)?.containers.find((x) => x.id === c.id)?.state === 'running';
-        return streamLog(req, res, file, logOptions(url), running);
+        return streamLog(res, file, logOptions(url), running);
       },
     },
     { path: /^\/exec\/([^/]+)\/([^/]+)\/([^/]+)$/, debugging: true, upgrade: (r) => remoteCommand('exec', r) },
@@ -360,143 +355,6 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
       await Promise.all(servers.map((s) => new Promise<void>((r) => { s.close(() => r()); s.closeAllConnections?.(); })));
     },
   };
-}
-
-/** CRI log lines are `<RFC 3339 time> <stream> <P|F> <text>`; partial lines join the next. */
-export function parseCriLog(raw: string, timestamps: boolean): string[] {
-  return parseCriEntries(raw).entries.map((e) => `${timestamps ? `${fixedNanoTime(e.time)} ` : ''}${e.text}\n`);
-}
-
-/**
- * a log time as the reference's node agent prints it with `timestamps`: nine fraction digits always (its fixed
- * RFC 3339 nano form), whatever precision the runtime wrote
- */
-export function fixedNanoTime(time: string): string {
-  const m = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/.exec(time);
-  if (!m) return time;
-  return `${m[1]}.${(m[2] ?? '').slice(0, 9).padEnd(9, '0')}${m[3]}`;
-}
-
-/** the whole lines of a CRI log text, and what is left of an unfinished one */
-export function parseCriEntries(raw: string, partial = ''): { entries: { time: string; text: string }[]; partial: string; rest: string } {
-  const entries: { time: string; text: string }[] = [];
-  const end = raw.lastIndexOf('\n');
-  // by hand rather than by a regular expression per line: logs are read in megabytes
-  for (let at = 0; at <= end;) {
-    const nl = raw.indexOf('\n', at);
-    const s1 = raw.indexOf(' ', at);
-    const s2 = s1 < 0 || s1 > nl ? -1 : raw.indexOf(' ', s1 + 1);
-    const tag = s2 < 0 || s2 > nl ? '' : raw[s2 + 1];
-    const stream = s2 < 0 ? '' : raw.slice(s1 + 1, s2);
-    if ((tag === 'P' || tag === 'F') && (stream === 'stdout' || stream === 'stderr') && (s2 + 2 === nl || raw[s2 + 2] === ' ')) {
-      partial += raw.slice(Math.min(s2 + 3, nl), nl);
-      if (tag === 'F') { entries.push({ time: raw.slice(at, s1), text: partial }); partial = ''; }
-    }
-    at = nl + 1;
-  }
-  return { entries, partial, rest: raw.slice(end + 1) };
-}
-
-interface LogOptions { follow: boolean; timestamps: boolean; tailLines?: number; limitBytes?: number; since?: number }
-
-const flag = (url: URL, name: string) => queryFlag(url.searchParams.get(name));
-
-/**
- * the log query, as the reference's node agent reads it: what does not parse is a 400, what parses but is out of
- * range (tailLines below 0, limitBytes or sinceSeconds below 1, both since forms) a 422
- */
-function logOptions(url: URL): LogOptions {
-  const num = (name: string, min: number) => {
-    const v = url.searchParams.get(name);
-    if (v === null) return undefined;
-    if (!/^[+-]?\d{1,18}$/.test(v)) throw new HttpError(400, `${name} must be an integer`);
-    const n = Number(v);
-    if (n < min) throw new HttpError(422, `${name}: Invalid value: ${n}: must be greater than or equal to ${min}`);
-    return n;
-  };
-  const sinceSeconds = num('sinceSeconds', 1);
-  const sinceTime = url.searchParams.get('sinceTime');
-  if (sinceTime !== null && timeProblem(sinceTime)) throw new HttpError(400, 'sinceTime must be an RFC 3339 time');
-  if (sinceTime !== null && sinceSeconds !== undefined) throw new HttpError(422, 'at most one of sinceTime or sinceSeconds may be specified');
-  const since = sinceSeconds !== undefined ? Date.now() - sinceSeconds * 1000 : sinceTime !== null ? Date.parse(sinceTime) : undefined;
-  return { follow: flag(url, 'follow'), timestamps: flag(url, 'timestamps'), tailLines: num('tailLines', 0), limitBytes: num('limitBytes', 1), since };
-}
-
-/** how often a followed log is looked at for new lines */
-const followPollMs = 100;
-
-const sizeOf = (file: string) => stat(file).then((st) => st.size, () => undefined);
-
-/** the followers of each log file waiting for its next look */
-const lookingAt = new Map<string, Set<(size: number | undefined) => void>>();
-
-/**
- * the file's size at its next look: one look each interval for all who follow the file, so that many followers
- * of one log (a client may open thousands) cost one timer and one stat, not one each
- */
-function nextLook(file: string): Promise<number | undefined> {
-  let waiting = lookingAt.get(file);
-  if (!waiting) {
-    const followers = new Set<(size: number | undefined) => void>();
-    waiting = followers;
-    lookingAt.set(file, followers);
-    setTimeout(async function look() {
-      const now = [...followers];
-      followers.clear();
-      if (!now.length) { lookingAt.delete(file); return; }
-      const size = await sizeOf(file);
-      for (const resolve of now) resolve(size);
-      setTimeout(look, followPollMs);
-    }, followPollMs);
-  }
-  return new Promise((resolve) => waiting.add(resolve));
-}
-
-/** the log's lines as asked (since, tail, limit), then with follow the lines that come while the container runs */
-async function streamLog(req: IncomingMessage, res: ServerResponse, file: string, o: LogOptions, running: () => boolean) {
-  let closed = false;
-  res.once('close', () => { closed = true; });
-  let budget = o.limitBytes ?? Infinity;
-  const emit = (entries: { time: string; text: string }[]) => {
-    const lines: string[] = [];
-    for (const e of entries) {
-      if (o.since !== undefined && Date.parse(e.time) < o.since) continue;
-      lines.push(o.timestamps ? `${fixedNanoTime(e.time)} ${e.text}\n` : `${e.text}\n`);
-    }
-    let out = lines.join('');
-    if (Buffer.byteLength(out) > budget) out = Buffer.from(out).subarray(0, budget).toString('utf8');
-    budget -= Buffer.byteLength(out);
-    if (out) res.write(out);
-  };
-  res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
-  // what is there now (a log file is bounded by rotation), the tail of it when asked
-  const now = existsSync(file) ? await readFile(file) : Buffer.alloc(0);
-  let offset = now.length;
-  let { entries, partial, rest } = parseCriEntries(now.toString('utf8'));
-  emit(o.tailLines !== undefined ? entries.slice(Math.max(0, entries.length - o.tailLines)) : entries);
-  if (o.follow) res.flushHeaders();
-  // then what is added while the container runs
-  let size = o.follow ? await sizeOf(file) : undefined;
-  while (o.follow && !closed && budget > 0) {
-    const alive = running();
-    if (size !== undefined && size < offset) { offset = 0; rest = ''; } // rotated: the new file from its start
-    if (size !== undefined && size > offset) {
-      const fh = await open(file, 'r');
-      try {
-        const buf = Buffer.alloc(Math.min(size - offset, 4 << 20));
-        const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-        offset += bytesRead;
-        ({ entries, partial, rest } = parseCriEntries(rest + buf.subarray(0, bytesRead).toString('utf8'), partial));
-        emit(entries);
-      } finally {
-        await fh.close();
-      }
-      continue;
-    }
-    if (!alive) break;
-    size = await nextLook(file);
-  }
-  if (!closed) res.end();
 }
 
 /** the request's URL; a request target that is no URL is the client's error */
