@@ -28,6 +28,18 @@ def failure(call):
     return None
 
 
+def retried(step):
+    """a read-modify-write as controllers make one: read again and retry when another writer (here the deployment
+    controller, writing status) got in between and the write was refused with 409"""
+    for _ in range(20):
+        try:
+            return step()
+        except ApiException as e:
+            if e.status != 409:
+                raise
+    return step()
+
+
 def ensure_namespace(ns):
     try:
         core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=ns)))
@@ -137,12 +149,16 @@ def patches(ns):
     out['forced'] = [forced['spec']['replicas'], sorted(m['manager'] for m in forced['metadata']['managedFields'] if m['operation'] == 'Apply')]
     out['yamlMerge'] = patch('/api/v1/namespaces/%s/configmaps/p' % ns, 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n  y: from-yaml\n', 'application/apply-patch+yaml', [('fieldManager', 'py-yaml')])['data']['y']
     out['scalePatch'] = apps.patch_namespaced_deployment_scale('p', ns, {'spec': {'replicas': 3}}).spec.replicas
-    scale = apps.read_namespaced_deployment_scale('p', ns)
-    scale.spec.replicas = 2
-    out['scaleReplace'] = apps.replace_namespaced_deployment_scale('p', ns, scale).spec.replicas
-    d = apps.read_namespaced_deployment_status('p', ns)
-    d.status.conditions = (d.status.conditions or []) + [client.V1DeploymentCondition(type='Checked', status='True', reason='ByPython', message='checked')]
-    out['statusReplace'] = [c.type for c in apps.replace_namespaced_deployment_status('p', ns, d).status.conditions]
+    def replace_scale():
+        scale = apps.read_namespaced_deployment_scale('p', ns)
+        scale.spec.replicas = 2
+        return apps.replace_namespaced_deployment_scale('p', ns, scale)
+    out['scaleReplace'] = retried(replace_scale).spec.replicas
+    def replace_status():
+        d = apps.read_namespaced_deployment_status('p', ns)
+        d.status.conditions = (d.status.conditions or []) + [client.V1DeploymentCondition(type='Checked', status='True', reason='ByPython', message='checked')]
+        return apps.replace_namespaced_deployment_status('p', ns, d)
+    out['statusReplace'] = [c.type for c in retried(replace_status).status.conditions]
     out['specUnchangedByStatus'] = apps.read_namespaced_deployment('p', ns).spec.replicas
     out['badStatus'] = failure(lambda: apps.patch_namespaced_deployment_status('p', ns, {'status': {'unavailableReplicas': -1}}))
     return out
