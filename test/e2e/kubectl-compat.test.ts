@@ -86,8 +86,8 @@ for (const version of kubectlVersions) {
         const o = await k.json(['get', 'statefulset/sts', '-n', quotaNs]);
         return o.status?.observedGeneration === o.metadata.generation;
       });
-      const events = await k.ok(['get', 'events', '-n', quotaNs, '--field-selector', 'reason=FailedCreate']);
-      assert.match(events, /exceeded quota: none/);
+      // the controllers record their events apart from their status writes: the refusal's may come a moment later
+      await waitFor('the FailedCreate event', async () => /exceeded quota: none/.test(await k.ok(['get', 'events', '-n', quotaNs, '--field-selector', 'reason=FailedCreate'])));
       await k.ok(['delete', 'node', `${ns}-node`]);
     });
 
