@@ -122,7 +122,7 @@ for (const version of [oldKubectlVersion, ...kubectlVersions]) for (const domain
           },
         };
         assert.match(await k.ok(['apply', '-f', k.manifest('crd.yaml', [crd])]), /customresourcedefinition\.[\w.]+\/crontabs\.stable\.example\.com created/);
-        assert.match(await k.ok(['wait', '--for=condition=Established', `crd/crontabs.${group}`, '--timeout=20s']), /condition met/);
+        assert.match(await k.ok(['wait', '--for=condition=Established', `crd/crontabs.${group}`, '--timeout=60s']), /condition met/);
         // applied again with a field added and the rule changed: a strategic merge patch through the nested schemas
         const spec = (crd.spec as any).versions[0].schema.openAPIV3Schema.properties.spec;
         spec.properties.timeZone = { type: 'string' };
