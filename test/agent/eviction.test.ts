@@ -111,6 +111,6 @@ describe('agent eviction against the API server', () => {
     assert.match(evicted.status.message, /low on resource: memory/);
     assert.equal((await pods.get('guaranteed')).status.phase, 'Running');
     await waitFor('MemoryPressure', async () => (await client.resource(nodesRef).get('tight')).status.conditions.find((c: any) => c.type === 'MemoryPressure')?.status === 'True');
-    await waitFor('pressure gone after the transition period', async () => (await client.resource(nodesRef).get('tight')).status.conditions.find((c: any) => c.type === 'MemoryPressure')?.status === 'False', 5000);
+    await waitFor('pressure gone after the transition period', async () => (await client.resource(nodesRef).get('tight')).status.conditions.find((c: any) => c.type === 'MemoryPressure')?.status === 'False');
   });
 });

@@ -49,7 +49,7 @@ describe('certificates and bootstrap tokens', () => {
   const signed = (name: string) => waitFor(`the certificate of ${name}`, async () => {
     const c = await admin.resource(csrs).get(name);
     return c.status?.certificate && Buffer.from(c.status.certificate, 'base64').toString('utf8');
-  }, 20_000);
+  });
   /** who the server says a client certificate is */
   const whoAmI = (certPem: string, keyPem: string) => new Promise<any>((resolve, reject) => {
     const url = new URL(server.url);
@@ -97,7 +97,7 @@ describe('certificates and bootstrap tokens', () => {
           spec: { request: Buffer.from(csrPem).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] },
         });
         return true;
-      }, 10_000);
+      });
       const approved = (await admin.resource(csrs).get('node-n1')).spec;
       assert.equal(approved.username, `system:bootstrap:${tokenId}`);
       const certPem = await signed('node-n1');
@@ -122,7 +122,7 @@ describe('certificates and bootstrap tokens', () => {
     });
     await run(kubectl, ['--kubeconfig', server.kubeconfig, 'certificate', 'approve', 'serving-n2']);
     const failed = await waitFor('the Failed condition', async () =>
-      (await admin.resource(csrs).get('serving-n2')).status?.conditions?.find((c: any) => c.type === 'Failed'), 20_000);
+      (await admin.resource(csrs).get('serving-n2')).status?.conditions?.find((c: any) => c.type === 'Failed'));
     assert.equal(failed.reason, 'SignerValidationFailure');
     assert.match(failed.message, /email addresses/);
   });
@@ -137,8 +137,8 @@ describe('certificates and bootstrap tokens', () => {
       });
     }
     const gone = (id: string) => async () => admin.resource(secrets, 'kube-system').get(`bootstrap-token-${id}`).then(() => false, () => true);
-    await waitFor('the expired token to go', gone('oldtok'), 10_000);
-    await waitFor('the token expiring in 2 s to go', gone('sooner'), 10_000);
+    await waitFor('the expired token to go', gone('oldtok'));
+    await waitFor('the token expiring in 2 s to go', gone('sooner'));
     await admin.resource(secrets, 'kube-system').get('bootstrap-token-keeper');
   });
 
@@ -150,7 +150,7 @@ describe('certificates and bootstrap tokens', () => {
       const info = await waitFor('the signature', async () => {
         const cm = await anonymous.resource(configMaps, 'kube-public').get('cluster-info');
         return cm.data[`jws-kubeconfig-${tokenId}`] && cm;
-      }, 20_000);
+      });
       const [header, , signature] = info.data[`jws-kubeconfig-${tokenId}`].split('.');
       const verified = await jose.flattenedVerify({ protected: header, payload: Buffer.from(info.data.kubeconfig).toString('base64url'), signature },
         new TextEncoder().encode(`${tokenId}.${tokenSecret}`));
@@ -159,7 +159,7 @@ describe('certificates and bootstrap tokens', () => {
       // a token that may not sign has no signature; one deleted loses it
       assert.equal(info.data['jws-kubeconfig-keeper'], undefined);
       await admin.resource(secrets, 'kube-system').delete(`bootstrap-token-${tokenId}`);
-      await waitFor('the signature to go', async () => !(await anonymous.resource(configMaps, 'kube-public').get('cluster-info')).data[`jws-kubeconfig-${tokenId}`], 20_000);
+      await waitFor('the signature to go', async () => !(await anonymous.resource(configMaps, 'kube-public').get('cluster-info')).data[`jws-kubeconfig-${tokenId}`]);
     } finally {
       anonymous.close();
     }

@@ -26,7 +26,7 @@ async function failure(call: Promise<unknown>): Promise<{ code: number; status: 
 }
 
 /** Resolves when `check` returns true, polling the events collected so far. */
-async function eventually(check: () => boolean, what: string, timeoutMs = 5000) {
+async function eventually(check: () => boolean, what: string, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);

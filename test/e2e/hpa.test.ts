@@ -45,7 +45,11 @@ describe('horizontal pod autoscaling with kubectl 1.32', () => {
     assert.ok(hpa.status.currentMetrics[0].resource.current.averageUtilization >= 250, JSON.stringify(hpa.status.currentMetrics));
     const limited = hpa.status.conditions.find((c: any) => c.type === 'ScalingLimited');
     assert.equal(limited.reason, 'TooManyReplicas');
-    const described = await k.ok(['describe', 'hpa', 'busy', '-n', 'hpa']);
+    // the controller records its events apart from its writes: the rescale's may come a moment after the status
+    const described = await waitFor('the rescale event', async () => {
+      const text = await k.ok(['describe', 'hpa', 'busy', '-n', 'hpa']);
+      return /SuccessfulRescale/.test(text) && text;
+    });
     assert.match(described, /resource cpu on pods\s+\(as a percentage of request\):\s+\d+% \(\d+m\) \/ 50%/);
     assert.match(described, /SuccessfulRescale\s+.*New size: 4; reason: cpu resource utilization \(percentage of request\) above target/);
     assert.match(described, /ScalingActive\s+True\s+ValidMetricFound/);
@@ -60,6 +64,6 @@ describe('horizontal pod autoscaling with kubectl 1.32', () => {
       assert.equal(condition.message, 'pods by selector app=busy are controlled by multiple HPAs: [hpa/busy hpa/busy-too]');
     }
     assert.equal((await k.json(['get', 'deployment', 'busy', '-n', 'hpa'])).spec.replicas, 4, 'busy-too (max 2) did not scale the Deployment down');
-    assert.match(await k.ok(['get', 'events', '-n', 'hpa', '--field-selector=reason=AmbiguousSelector']), /AmbiguousSelector/);
+    await waitFor('the AmbiguousSelector event', async () => /AmbiguousSelector/.test(await k.ok(['get', 'events', '-n', 'hpa', '--field-selector=reason=AmbiguousSelector'])));
   });
 });

@@ -50,12 +50,12 @@ describe('node lifecycle', () => {
   test('SIGKILL: Unknown after the grace period, unreachable taints, eviction after the toleration, pods collected with the node', async () => {
     agent = spawn(process.execPath, [agentMain, `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=crashy',
       `--root-dir=${join(root, 'crashy')}`, '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`], { stdio: 'ignore' });
-    await waitFor('the node Ready', async () => ready(await client.resource(nodes).get('crashy'))?.status === 'True', 30_000);
+    await waitFor('the node Ready', async () => ready(await client.resource(nodes).get('crashy'))?.status === 'True');
     const podClient = client.resource(pods, 'default');
     await podClient.create(pod('brief', 'crashy', 2));
     await podClient.create(pod('patient', 'crashy'));
     for (const name of ['brief', 'patient']) {
-      await waitFor(`${name} ready`, async () => (await podClient.get(name)).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'), 30_000);
+      await waitFor(`${name} ready`, async () => (await podClient.get(name)).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
     }
     // still Ready a while later: the agent's Lease and status keep it fresh
     await new Promise((r) => setTimeout(r, graceSeconds * 1000 + 500));
@@ -66,20 +66,20 @@ describe('node lifecycle', () => {
     const unknown = await waitFor('the node Unknown', async () => {
       const n = await client.resource(nodes).get('crashy');
       return ready(n)?.status === 'Unknown' && n;
-    }, 30_000, 50);
+    }, 60_000, 50);
     const unknownAfterMs = Date.now() - killedAt;
     assert.ok(unknownAfterMs >= graceSeconds * 1000 - 1500, `Unknown after ${unknownAfterMs} ms, before the grace period`);
     assert.equal(ready(unknown).reason, 'NodeStatusUnknown');
     const tainted = await waitFor('the unreachable taints', async () => {
       const n = await client.resource(nodes).get('crashy');
       return taintsOf(n).join(',') === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(',') && n;
-    }, 10_000, 50);
+    }, 60_000, 50);
     const taintedAt = Date.parse(tainted.spec.taints.find((t: any) => t.effect === 'NoExecute').timeAdded);
     process.stdout.write(`# node Unknown ${unknownAfterMs} ms after SIGKILL (grace ${graceSeconds} s)\n`);
 
     // the pods stop being ready; the one tolerating 2 s is evicted then, the one with the default 300 s stays
-    await waitFor('patient not ready', async () => (await podClient.get('patient')).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'False'), 10_000);
-    const evicted = await waitFor('brief evicted', async () => { const p = await podClient.get('brief'); return p.metadata.deletionTimestamp && p; }, 20_000, 50);
+    await waitFor('patient not ready', async () => (await podClient.get('patient')).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'False'));
+    const evicted = await waitFor('brief evicted', async () => { const p = await podClient.get('brief'); return p.metadata.deletionTimestamp && p; }, 60_000, 50);
     const evictedAfterMs = Date.now() - taintedAt;
     process.stdout.write(`# pod evicted ${evictedAfterMs} ms after the NoExecute taint (toleration 2 s)\n`);
     assert.ok(evictedAfterMs >= 1000, `evicted ${evictedAfterMs} ms after the taint`);
@@ -91,20 +91,20 @@ describe('node lifecycle', () => {
     await waitFor('the pods collected', async () => {
       const left = (await podClient.list()).items.filter((p: any) => ['brief', 'patient'].includes(p.metadata.name));
       return left.length === 0;
-    }, 20_000);
+    });
   });
 
   test('a graceful stop marks the node Unknown at once, which gives the unreachable taints', async () => {
     const { options } = await parseAgentOptions([`--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=gentle',
       `--root-dir=${join(root, 'gentle')}`, '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`]);
     const gentle = await runAgent(options, { info() {}, warn() {} });
-    await waitFor('the node Ready', async () => ready(await client.resource(nodes).get('gentle'))?.status === 'True', 30_000);
-    await waitFor('no taints', async () => taintsOf(await client.resource(nodes).get('gentle')).length === 0, 10_000);
+    await waitFor('the node Ready', async () => ready(await client.resource(nodes).get('gentle'))?.status === 'True');
+    await waitFor('no taints', async () => taintsOf(await client.resource(nodes).get('gentle')).length === 0);
     await gentle.stop();
     const n = await waitFor('the unreachable taints', async () => {
       const x = await client.resource(nodes).get('gentle');
       return taintsOf(x).join(',') === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(',') && x;
-    }, 10_000, 50);
+    }, 60_000, 50);
     assert.equal(ready(n).status, 'Unknown');
   });
 });

@@ -41,7 +41,7 @@ function loggedEvents(file: string): AuditEvent[] {
   return readFileSync(file, 'utf8').split('\n').slice(0, -1).filter(Boolean).map(l => JSON.parse(l) as AuditEvent);
 }
 
-async function waitFor<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 10_000): Promise<T> {
+async function waitFor<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await get();

@@ -11,6 +11,7 @@ import { SignJWT } from 'jose';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
 import { call, issueClientCert, serverCa, type Identity } from './auth-support.js';
+import { waitFor } from '../support/wait.js';
 
 const rbac = 'rbac.authorization.cluster.io';
 const rbacApi = `/apis/${rbac}/v1`;
@@ -157,21 +158,15 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     await create(`${rbacApi}/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole',
       metadata: { name: 'widgets-view', labels: { [`${rbac}/aggregate-to-view`]: 'true' } },
       rules: [{ apiGroups: ['example.com'], resources: ['widgets'], verbs: ['get', 'list'] }] });
-    let rules: any[] = [];
-    for (let i = 0; i < 100; i++) {
-      rules = (await as(admin, 'GET', `${rbacApi}/clusterroles/view`)).json.rules;
-      if (rules.some(r => r.resources?.includes('widgets'))) break;
-      await new Promise(r => setTimeout(r, 20));
-    }
-    assert.ok(rules.some(r => r.resources?.includes('widgets')), 'view aggregated widgets');
+    // the aggregation controller does it as soon as a busy machine lets it: waited for with the shared deadline
+    const aggregated = (role: string) => waitFor(`${role} to aggregate the widgets rule`, async () => {
+      const rules: any[] = (await as(admin, 'GET', `${rbacApi}/clusterroles/${role}`)).json.rules;
+      return rules.some(r => r.resources?.includes('widgets')) && rules;
+    });
+    const rules = await aggregated('view');
     assert.ok(rules.some(r => r.resources?.includes('pods')), 'view keeps its own rules');
     // edit and admin aggregate view, so they follow
-    const admin2 = (await as(admin, 'GET', `${rbacApi}/clusterroles/admin`)).json.rules;
-    for (let i = 0; i < 100 && !admin2.some((r: any) => r.resources?.includes('widgets')); i++) {
-      await new Promise(r => setTimeout(r, 20));
-      admin2.splice(0, admin2.length, ...(await as(admin, 'GET', `${rbacApi}/clusterroles/admin`)).json.rules);
-    }
-    assert.ok(admin2.some((r: any) => r.resources?.includes('widgets')));
+    await aggregated('admin');
     assert.equal((await as(carol, 'GET', '/apis/example.com/v1/namespaces/team/widgets')).status, 404); // allowed, not served
   });
 
@@ -314,12 +309,8 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     await create('/api/v1/namespaces/team/secrets', { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unrelated' }, stringData: { p: 'x' } });
     await create('/api/v1/namespaces/team/pods', { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'on-n1' },
       spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'busybox', env: [{ name: 'P', valueFrom: { secretKeyRef: { name: 'db', key: 'p' } } }] }] } });
-    let status = 0;
-    for (let i = 0; i < 50 && status !== 200; i++) { // the pod reaches the node authorizer's cache shortly
-      status = (await as(node, 'GET', '/api/v1/namespaces/team/secrets/db')).status;
-      if (status !== 200) await new Promise(r => setTimeout(r, 20));
-    }
-    assert.equal(status, 200);
+    // the pod reaches the node authorizer's cache shortly (longer on a busy machine)
+    await waitFor('the node allowed the secret of its pod', async () => (await as(node, 'GET', '/api/v1/namespaces/team/secrets/db')).status === 200);
     const unrelated = await as(node, 'GET', '/api/v1/namespaces/team/secrets/unrelated');
     assert.equal(unrelated.status, 403);
     assert.match(unrelated.json.message, /no relationship found between node 'n1' and this object/);

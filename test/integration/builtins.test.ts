@@ -8,6 +8,7 @@ import { createClient, type Client } from './client.js';
 import { createCertificateAuthority, knownUsages } from '../../src/pki/certificates.js';
 import { adminGroup, adminUser } from '../../src/pki/pki.js';
 import { certificateRequest } from '../support/certificate-request.js';
+import { waitFor } from '../support/wait.js';
 
 const names = naming();
 const g = (base: string, version: string) => `/apis/${names.group(base)}/${version}`;
@@ -58,10 +59,9 @@ async function createReadUpdateDelete(kinds: Kind[]) {
     }
     const del = await c.request('DELETE', `${k.path}/${name}`, { body: { gracePeriodSeconds: 0 } });
     assert.equal(del.status, 200, `${k.path}: ${del.body}`);
-    // claims and volumes keep a protection finalizer until the server sees them free, a moment later
-    let gone = 0;
-    for (let i = 0; i < 100 && (gone = (await c.get(`${k.path}/${name}`)).status) !== 404; i++) await new Promise(r => setTimeout(r, 20));
-    assert.equal(gone, 404, k.path);
+    // claims and volumes keep a protection finalizer until their controllers see them free, a moment later (or
+    // longer on a busy machine)
+    await waitFor(`${k.path}/${name} gone`, async () => (await c.get(`${k.path}/${name}`)).status === 404);
   }
 }
 
@@ -103,18 +103,21 @@ describe('built-in kinds through HTTP', () => {
     assert.equal(pod.containers[0].terminationMessagePolicy, 'File');
     assert.equal(got.metadata.generation, 1);
 
-    // an update that leaves replicas out gets the default again, not a missing field
-    const { replicas: _r, ...specWithout } = got.spec;
-    const upd = await c.request('PUT', `${base}/web`, { body: { ...got, spec: { ...specWithout, template: template({ image: 'nginx:1.26' }) } } });
+    // an update that leaves replicas out gets the default again, not a missing field; the deployment controller
+    // writes the Deployment's status meanwhile, so each write below reads the latest version again on 409
+    const upd = await retryOnConflict(`${base}/web`, (o) => {
+      const { replicas: _r, ...specWithout } = o.spec;
+      return { ...o, spec: { ...specWithout, template: template({ image: 'nginx:1.26' }) } };
+    });
     assert.equal(upd.status, 200, upd.body);
     assert.equal(upd.json.spec.replicas, 1);
     assert.equal(upd.json.metadata.generation, 2);
 
-    const moved = await c.request('PUT', `${base}/web`, { body: { ...upd.json, spec: { ...upd.json.spec, selector: { matchLabels: { app: 'other' } }, template: { ...upd.json.spec.template, metadata: { labels: { app: 'other' } } } } } });
+    const moved = await retryOnConflict(`${base}/web`, (o) => ({ ...o, spec: { ...o.spec, selector: { matchLabels: { app: 'other' } }, template: { ...o.spec.template, metadata: { labels: { app: 'other' } } } } }));
     assert.equal(moved.status, 422, moved.body);
     assert.deepEqual(causes(moved), ['spec.selector: Invalid value: {"matchLabels":{"app":"other"}}: field is immutable']);
 
-    const st = await c.request('PUT', `${base}/web/status`, { body: { ...upd.json, status: { replicas: 3, observedGeneration: 2 } } });
+    const st = await retryOnConflict(`${base}/web/status`, (o) => ({ ...o, status: { replicas: 3, observedGeneration: 2 } }));
     assert.equal(st.status, 200, st.body);
     assert.equal(st.json.status.replicas, 3);
     assert.equal(st.json.metadata.generation, 2);
@@ -277,7 +280,8 @@ describe('built-in kinds through HTTP', () => {
     assert.equal(s.completionMode, 'NonIndexed');
     assert.equal(s.suspend, false);
 
-    const tpl = await c.request('PUT', `${base}/j`, { body: { ...job.json, spec: { ...s, template: { ...s.template, spec: { ...s.template.spec, containers: [{ ...s.template.spec.containers[0], image: 'other' }] } } } } });
+    // the job controller writes the Job's status meanwhile: a 409 is read again, so the answer is the validation's
+    const tpl = await retryOnConflict(`${base}/j`, (o) => ({ ...o, spec: { ...o.spec, template: { ...o.spec.template, spec: { ...o.spec.template.spec, containers: [{ ...o.spec.template.spec.containers[0], image: 'other' }] } } } }));
     assert.equal(tpl.status, 422);
     assert.equal(causes(tpl).length, 1);
     assert.match(causes(tpl)[0], /^spec\.template: Invalid value: .*: field is immutable$/);
@@ -307,7 +311,8 @@ describe('built-in kinds through HTTP', () => {
     assert.deepEqual(ss.json.spec.updateStrategy, { type: 'RollingUpdate', rollingUpdate: { partition: 0 } });
     assert.deepEqual(ss.json.spec.persistentVolumeClaimRetentionPolicy, { whenDeleted: 'Retain', whenScaled: 'Retain' });
     assert.equal(ss.json.spec.volumeClaimTemplates[0].spec.volumeMode, 'Filesystem');
-    const ssUpd = await c.request('PUT', `/apis/apps/v1/namespaces/${ns}/statefulsets/db`, { body: { ...ss.json, spec: { ...ss.json.spec, serviceName: 'other' } } });
+    // the statefulset controller writes the set's status meanwhile: a 409 is read again, so the answer is the validation's
+    const ssUpd = await retryOnConflict(`/apis/apps/v1/namespaces/${ns}/statefulsets/db`, (o) => ({ ...o, spec: { ...o.spec, serviceName: 'other' } }));
     assert.equal(ssUpd.status, 422);
     assert.match(causes(ssUpd)[0], /^spec: Forbidden: updates to statefulset spec for fields other than 'replicas'/);
 

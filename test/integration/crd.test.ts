@@ -489,7 +489,7 @@ describe('kubectl 1.32 with custom resources (k8s.io mode)', () => {
     crd.apiVersion = 'apiextensions.k8s.io/v1';
     const crdFile = env.manifest('crd', [crd as any]);
     assert.match(await env.ok(['apply', '-f', crdFile]), /customresourcedefinition.apiextensions.k8s.io\/widgets.kube.example.com created/);
-    assert.match(await env.ok(['wait', '--for=condition=Established', 'crd/widgets.kube.example.com', '--timeout=20s']), /condition met/);
+    assert.match(await env.ok(['wait', '--for=condition=Established', 'crd/widgets.kube.example.com', '--timeout=60s']), /condition met/);
     const empty = await env.run(['get', 'widgets']);
     assert.equal(empty.code, 0, empty.stderr);
     assert.match(empty.stderr, /No resources found/);

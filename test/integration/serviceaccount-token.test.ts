@@ -39,7 +39,7 @@ describe('service-account token controller', () => {
       apiVersion: 'v1', kind: 'Secret', type: `${domain}/service-account-token`,
       metadata: { name: 'robot-token', annotations: { [`${domain}/service-account.name`]: 'robot' } },
     });
-    const filled = await waitFor('the token', async () => { const s = await admin.resource(secrets, 'default').get('robot-token'); return s.data?.token && s; }, 20_000);
+    const filled = await waitFor('the token', async () => { const s = await admin.resource(secrets, 'default').get('robot-token'); return s.data?.token && s; });
     assert.equal(Buffer.from(filled.data['ca.crt'], 'base64').toString(), server.caCertPem);
     assert.equal(Buffer.from(filled.data.namespace, 'base64').toString(), 'default');
     const token = Buffer.from(filled.data.token, 'base64').toString();
@@ -48,11 +48,11 @@ describe('service-account token controller', () => {
     assert.ok(review.status.userInfo.groups.includes('system:serviceaccounts:default'));
     // the audit log marks requests made with a legacy token
     const annotated = await waitFor('the audit event', async () => readFileSync(auditLog, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l))
-      .find(e => e.user?.username === 'system:serviceaccount:default:robot' && e.objectRef?.resource === 'selfsubjectreviews'), 20_000);
+      .find(e => e.user?.username === 'system:serviceaccount:default:robot' && e.objectRef?.resource === 'selfsubjectreviews'));
     assert.equal(annotated.annotations[`${server.names.group('authentication')}/legacy-token`], 'system:serviceaccount:default:robot');
 
     await admin.resource(accounts, 'default').delete('robot');
-    await waitFor('the Secret to go', async () => admin.resource(secrets, 'default').get('robot-token').then(() => false, () => true), 20_000);
+    await waitFor('the Secret to go', async () => admin.resource(secrets, 'default').get('robot-token').then(() => false, () => true));
     await assert.rejects(whoAmI(token), (e: any) => e.code === 401);
   });
 });

@@ -27,7 +27,7 @@ describe('watch over a WebSocket', () => {
     await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
     await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'one', labels: { test: 'ws' } } } });
     await server.client.request({ method: 'POST', path: '/api/v1/namespaces/default/configmaps', body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'two', labels: { test: 'ws' } } } });
-    await waitFor('two events', () => messages.length >= 2, 10_000);
+    await waitFor('two events', () => messages.length >= 2);
     assert.deepEqual(messages.map(m => m.binary), [false, false]);
     const events = messages.map(m => JSON.parse(m.text));
     assert.deepEqual(events.map(e => [e.type, e.object.metadata.name]), [['ADDED', 'one'], ['ADDED', 'two']]);

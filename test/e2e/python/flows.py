@@ -307,9 +307,10 @@ def deletes(ns):
         if time.time() > deadline:
             raise SystemExit('no ReplicaSet for fg')
         time.sleep(0.2)
-    apps.delete_namespaced_deployment('fg', ns, body=client.V1DeleteOptions(propagation_policy='Foreground'))
-    pending = apps.read_namespaced_deployment('fg', ns)
-    out['foreground'] = [pending.metadata.deletion_timestamp is not None, pending.metadata.finalizers]
+    # the delete's own answer is the object as the delete left it: a read after it could find the garbage collector
+    # already done (the object gone) on a quick run. The client types that answer as a Status, so it is read raw
+    pending = json.loads(apps.delete_namespaced_deployment('fg', ns, body=client.V1DeleteOptions(propagation_policy='Foreground'), _preload_content=False).data)
+    out['foreground'] = [pending['metadata'].get('deletionTimestamp') is not None, pending['metadata'].get('finalizers')]
     while True:
         try:
             apps.read_namespaced_deployment('fg', ns)
