@@ -1,11 +1,16 @@
-// The PVC protection controller: a claim being deleted keeps its protection finalizer while a pod that has
-// not finished uses it (directly, or as the claim of a generic ephemeral volume), and loses it once none does.
+// The PVC protection controller: a claim being deleted keeps its protection finalizer while a pod scheduled to a node
+// uses it (directly, or as the claim of its generic ephemeral volume), and loses it once none does. As the reference's:
+// a pod not yet scheduled does not hold a claim (the node agent refuses to start a pod on a claim being deleted), a
+// finished pod still holds a claim it names directly until it is deleted, and an ephemeral claim is freed by a pod shut
+// down (deleted with no grace period left).
 import { ignoreNotFound, podFinished, startQueue } from './common.js';
 import type { Controller } from './context.js';
 import type { Pod } from './types.js';
 
-const usesClaim = (pod: Pod, claim: string) =>
-  (pod.spec.volumes ?? []).some((v) => v.persistentVolumeClaim?.claimName === claim || (v.ephemeral && `${pod.metadata.name}-${v.name}` === claim));
+const shutDown = (pod: Pod) => pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionGracePeriodSeconds === 0;
+
+const usesClaim = (pod: Pod, claim: string) => !!pod.spec.nodeName && (pod.spec.volumes ?? []).some((v) =>
+  v.persistentVolumeClaim?.claimName === claim || (v.ephemeral && !shutDown(pod) && `${pod.metadata.name}-${v.name}` === claim));
 
 export const pvcProtectionController: Controller = {
   name: 'pvc-protection',
@@ -17,24 +22,24 @@ export const pvcProtectionController: Controller = {
       const claim = claims.get(key);
       if (!claim?.metadata.deletionTimestamp || !claim.metadata.finalizers?.includes(finalizer)) return;
       const [namespace, name] = [claim.metadata.namespace!, claim.metadata.name!];
-      if (pods.list(namespace).some((p) => !podFinished(p) && usesClaim(p, name))) return;
+      if (pods.list(namespace).some((p) => usesClaim(p, name))) return;
       // the cache may lag behind a pod created a moment ago: the live list decides, as in the reference
       const live = await ctx.client.resource(ctx.refs.pods, namespace).list();
-      if (live.items.some((p) => !podFinished(p) && usesClaim(p, name))) return;
+      if (live.items.some((p) => usesClaim(p, name))) return;
       // an update, as the reference's controller writes (its role grants update, not patch)
       await ctx.client.resource(ctx.refs.persistentVolumeClaims, namespace).update({
         ...claim, metadata: { ...claim.metadata, finalizers: claim.metadata.finalizers.filter((f) => f !== finalizer) },
       }).catch(ignoreNotFound);
     });
     claims.addHandler({ added: (c) => queue.add(`${c.metadata.namespace}/${c.metadata.name}`), updated: (_, c) => queue.add(`${c.metadata.namespace}/${c.metadata.name}`) });
-    // a pod that goes or finishes may free the claims it used
+    // a pod that goes, finishes or is not scheduled may free the claims it names
     const podChanged = (p: Pod) => {
-      if (p.metadata.deletionTimestamp === undefined && !podFinished(p)) return;
+      if (p.metadata.deletionTimestamp === undefined && !podFinished(p) && p.spec.nodeName) return;
       for (const v of p.spec.volumes ?? []) {
         const claim = v.persistentVolumeClaim?.claimName ?? (v.ephemeral ? `${p.metadata.name}-${v.name}` : undefined);
         if (claim) queue.add(`${p.metadata.namespace}/${claim}`);
       }
     };
-    pods.addHandler({ updated: (_, p) => podChanged(p), deleted: (p) => podChanged({ ...p, metadata: { ...p.metadata, deletionTimestamp: p.metadata.deletionTimestamp ?? 'gone' } }) });
+    pods.addHandler({ added: podChanged, updated: (_, p) => podChanged(p), deleted: (p) => podChanged({ ...p, metadata: { ...p.metadata, deletionTimestamp: p.metadata.deletionTimestamp ?? 'gone' } }) });
   },
 };

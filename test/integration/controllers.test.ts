@@ -46,18 +46,25 @@ describe('in-server controllers', () => {
     await eventually('the taint to come back', async () => (await taints()).includes(key));
   });
 
-  test('a deleted claim stays while a pod uses it, and goes when the pod goes', async () => {
+  test('a deleted claim stays while a scheduled pod uses it, and goes when the pod goes; an unscheduled pod holds none', async () => {
     const ns = '/api/v1/namespaces/default';
-    assert.equal((await c.request('POST', `${ns}/persistentvolumeclaims`, { body: {
-      metadata: { name: 'data' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } })).status, 201);
-    assert.equal((await c.request('POST', `${ns}/pods`, { body: { metadata: { name: 'user' }, spec: {
-      containers: [{ name: 'c', image: 'x:1', volumeMounts: [{ name: 'v', mountPath: '/d' }] }],
-      volumes: [{ name: 'v', persistentVolumeClaim: { claimName: 'data' } }] } } })).status, 201);
+    const claim = async (name: string) => assert.equal((await c.request('POST', `${ns}/persistentvolumeclaims`, { body: {
+      metadata: { name }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } } })).status, 201);
+    const podUsing = async (name: string, claimName: string, placement: object) => assert.equal((await c.request('POST', `${ns}/pods`, { body: {
+      metadata: { name }, spec: { ...placement, containers: [{ name: 'c', image: 'x:1', volumeMounts: [{ name: 'v', mountPath: '/d' }] }],
+        volumes: [{ name: 'v', persistentVolumeClaim: { claimName } }] } } })).status, 201);
+    await claim('data');
+    await podUsing('user', 'data', { nodeName: 'somewhere' });
+    // a pod no node will take (as the reference's controller, only pods bound to a node hold a claim)
+    await claim('unplaced');
+    await podUsing('waiting', 'unplaced', { nodeSelector: { 'no-such-label': 'x' } });
+    assert.equal((await c.request('DELETE', `${ns}/persistentvolumeclaims/unplaced`)).status, 200);
+    await eventually('the claim of the unscheduled pod to go', async () => (await c.get(`${ns}/persistentvolumeclaims/unplaced`)).status === 404);
     assert.equal((await c.request('DELETE', `${ns}/persistentvolumeclaims/data`)).status, 200);
-    await new Promise(r => setTimeout(r, 200));
     const held = await c.get(`${ns}/persistentvolumeclaims/data`);
     assert.equal(held.status, 200, 'the claim is kept while the pod uses it');
     assert.ok(held.json.metadata.deletionTimestamp);
+    assert.deepEqual(held.json.metadata.finalizers, [`${server.names.labelDomain}/pvc-protection`]);
     assert.equal((await c.request('DELETE', `${ns}/pods/user`, { body: { gracePeriodSeconds: 0 } })).status, 200);
     await eventually('the claim to go', async () => (await c.get(`${ns}/persistentvolumeclaims/data`)).status === 404);
   });
