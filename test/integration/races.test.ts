@@ -380,6 +380,37 @@ for (const backend of ['sqlite', 'memory'] as Backend[]) {
       console.log(`[${backend}] create races: ${rec.summary()}`);
     });
 
+    test('labels toggled by many writers at once: a watch by label sees each object enter and leave in turn, ending as it is', async () => {
+      const { ns, rv } = await namespace();
+      const rec = recorder(c);
+      const cms = `/api/v1/namespaces/${ns}/configmaps`;
+      const w = pump(await c.watch(`${cms}?watch=1&labelSelector=on%3Dyes&resourceVersion=${rv}`));
+      for (let n = 0; n < 4; n++) await rec.send('POST', cms, [201], { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: `t${n}`, labels: { on: 'no' } } } });
+      await inParallel(80, 800, async (_, i) => {
+        const label = i % 3 === 0 ? null : i % 3 === 1 ? 'yes' : 'no';
+        await rec.send('PATCH', `${cms}/t${i % 4}`, [200], { body: { metadata: { labels: { on: label }, annotations: { i: String(i) } } }, contentType: merge });
+      });
+      assert.deepEqual(rec.failures, [], rec.summary());
+      const last = Number((await c.get(cms)).json.metadata.resourceVersion);
+      // a marker written last, inside the selector: once the watch has it, it has everything before
+      const marker = await rec.send('POST', cms, [201], { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'marker', labels: { on: 'yes' } } } });
+      assert.ok(Number(marker.json.metadata.resourceVersion) > last);
+      await until(() => w.events.some(e => e.name === 'marker'), 'the marker to come to the watch');
+      w.stop();
+      checkWatch(w.events, [], 'watch by label');
+      for (let n = 0; n < 4; n++) {
+        const events = w.events.filter(e => e.name === `t${n}`);
+        let inside = false;
+        for (const e of events) {
+          assert.equal(e.type, inside ? (e.type === 'DELETED' ? 'DELETED' : 'MODIFIED') : 'ADDED', `t${n} at rv ${e.rv}`);
+          inside = e.type !== 'DELETED';
+          if (e.type !== 'DELETED') assert.equal(e.obj.metadata.labels?.on, 'yes', `t${n} at rv ${e.rv} sent while outside the selector`);
+        }
+        const now = (await c.get(`${cms}/t${n}`)).json;
+        assert.equal(inside, now.metadata.labels?.on === 'yes', `t${n}: the watch ends with it ${inside ? 'inside' : 'outside'}, it is ${JSON.stringify(now.metadata.labels)}`);
+      }
+    });
+
     test('delete-collection while creates go on: no 5xx, and a last delete-collection leaves nothing', async () => {
       const { ns } = await namespace();
       const rec = recorder(c);
