@@ -109,9 +109,12 @@ for (const backend of ['sqlite', 'memory'] as Backend[]) {
       const created = await rec.send('POST', base, [201], { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'counter', annotations: { n: '0' } } } });
       const acked: Array<{ name: string; rv: number }> = [{ name: 'counter', rv: Number(created.json.metadata.resourceVersion) }];
       let late: ReturnType<typeof pump> | undefined;
+      // as informers start: the cache's current state (resourceVersion 0), then the changes after it
+      let fromCache: ReturnType<typeof pump> | undefined;
       let conflicts = 0;
       await inParallel(20, increments, async (_, i) => {
         if (i === increments / 2) late = pump(await c.watch(`${base}?watch=1&resourceVersion=${acked[acked.length - 1].rv}`));
+        if (i === increments / 4) fromCache = pump(await c.watch(`${base}?watch=1&resourceVersion=0`));
         for (;;) {
           const cur = (await rec.send('GET', `${base}/counter`, [200])).json;
           cur.metadata.annotations.n = String(Number(cur.metadata.annotations.n) + 1);
@@ -129,8 +132,13 @@ for (const backend of ['sqlite', 'memory'] as Backend[]) {
       const final = (await c.get(`${base}/counter`)).json;
       assert.equal(final.metadata.annotations.n, String(increments), `${conflicts} conflicts retried`);
       const last = Number(final.metadata.resourceVersion);
-      await until(() => early.events.some(e => e.rv >= last) && !!late?.events.some(e => e.rv >= last), 'the watches to reach the last write');
-      early.stop(); late!.stop();
+      const reached = (w?: ReturnType<typeof pump>) => !!w?.events.some(e => e.rv >= last);
+      await until(() => reached(early) && reached(late) && reached(fromCache), 'the watches to reach the last write');
+      early.stop(); late!.stop(); fromCache!.stop();
+      assert.equal(fromCache!.events[0].type, 'ADDED');
+      const cacheFrom = early.events.findIndex(e => e.rv === fromCache!.events[0].rv);
+      assert.ok(cacheFrom >= 0, 'the state a watch from resourceVersion 0 starts with is one that was written');
+      assert.deepEqual(fromCache!.events.slice(1).map(e => e.rv), early.events.slice(cacheFrom + 1).map(e => e.rv), 'a watch from the cached state sees every change after it');
       checkWatch(early.events, acked, 'watch from before');
       assert.equal(early.events.length, increments + 1, 'one event per write');
       const lateFrom = early.events.findIndex(e => e.rv > late!.events[0].rv - 1);
