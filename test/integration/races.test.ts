@@ -419,6 +419,34 @@ for (const backend of ['sqlite', 'memory'] as Backend[]) {
       }
     });
 
+    test('Deployments deleted Foreground, Background and Orphan while clients scale them: nothing of the collected ones is left', async () => {
+      const { ns } = await namespace();
+      const rec = recorder(c);
+      const deps = `/apis/apps/v1/namespaces/${ns}/deployments`;
+      const policies = ['Foreground', 'Background', 'Orphan'] as const;
+      for (let n = 0; n < 3; n++) await rec.send('POST', deps, [201], { body: { ...deployment(`w${n}`), spec: { ...deployment(`w${n}`).spec, replicas: 2 } } });
+      await until(async () => (await c.get(`/api/v1/namespaces/${ns}/pods`)).json.items.length >= 6, 'the pods of the Deployments');
+      await inParallel(60, 300, async (_, i) => {
+        const n = i % 3;
+        if (i === 150 + n) {
+          await rec.send('DELETE', `${deps}/w${n}`, [200, 202], { body: { kind: 'DeleteOptions', apiVersion: 'v1', propagationPolicy: policies[n] } });
+          return;
+        }
+        await rec.send('PATCH', `${deps}/w${n}/scale`, [200, 404, 409, 422], { body: { spec: { replicas: i % 4 } }, contentType: merge });
+      });
+      assert.deepEqual(rec.failures, [], rec.summary());
+      await until(async () => (await c.get(deps)).json.items.length === 0, 'the Deployments to go', 60_000);
+      const owned = async (path: string, owner: string) => ((await c.get(`${path}`)).json.items as any[]).filter(x => x.metadata.labels?.app === owner);
+      for (let n = 0; n < 2; n++) {
+        await until(async () => (await owned(`/apis/apps/v1/namespaces/${ns}/replicasets`, `w${n}`)).length === 0 && (await owned(`/api/v1/namespaces/${ns}/pods`, `w${n}`)).length === 0,
+          `the ReplicaSets and Pods of w${n} (${policies[n]}) to go`, 60_000);
+      }
+      const kept = await owned(`/apis/apps/v1/namespaces/${ns}/replicasets`, 'w2');
+      assert.ok(kept.length >= 1, 'the orphaned ReplicaSets stay');
+      for (const rs of kept) assert.equal(rs.metadata.ownerReferences, undefined, `${rs.metadata.name} keeps no reference to the gone Deployment`);
+      console.log(`[${backend}] Deployment deletion: ${rec.summary()}`);
+    });
+
     test('delete-collection while creates go on: no 5xx, and a last delete-collection leaves nothing', async () => {
       const { ns } = await namespace();
       const rec = recorder(c);
