@@ -97,3 +97,28 @@ test('a stored object decoded again is equal to the one read and shares nothing 
   assert.equal(decodedAgain(item), undefined);
   assert.equal(decodedAgain({ key: 'k', obj, rev: 1 }), undefined);
 });
+
+for (const name of ['memory', 'sqlite'] as const) {
+  test(`200 concurrent updates of one key on ${name} all land, each deciding once on the latest state`, async () => {
+    const { kv, close } = await openBackend(name);
+    try {
+      const store = createObjectStore(kv);
+      const key = '/registry/core/configmaps/default/counter';
+      await store.create(key, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'counter', annotations: { n: '0' } } } as unknown as ApiObject);
+      let decisions = 0;
+      const written = await Promise.all(Array.from({ length: 200 }, () => store.update(key, async cur => {
+        decisions++;
+        // a decision takes turns of the event loop, as admission and the field manager do
+        await new Promise(resolve => setImmediate(resolve));
+        const obj = structuredClone(cur!.obj);
+        obj.metadata.annotations!.n = String(Number(obj.metadata.annotations!.n) + 1);
+        return { put: obj };
+      })));
+      assert.equal((await store.get(key))!.obj.metadata.annotations!.n, '200');
+      assert.equal(new Set(written.map(w => w!.rev)).size, 200, 'each update its own revision');
+      assert.equal(decisions, 200, 'no update decided again after losing a race to another of this store');
+    } finally {
+      await close();
+    }
+  });
+}

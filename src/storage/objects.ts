@@ -301,8 +301,26 @@ export function checkPreconditions(key: string, current: StoredObject, p: Precon
 /** the most objects a list reads from the store in one go */
 const readPageSize = 1000;
 
-/** attempts of one update before it gives up with Conflict */
+/** attempts of one update before it gives up with Conflict (with updates from this process taking turns, only writers
+ *  elsewhere, such as another API server on the same etcd, make an attempt fail) */
 const maxAttempts = 64;
+
+/**
+ * Runs the updates of one key from this process one after another, in the order they came. Racing each other, every
+ * writer but one would lose each round and decide again (admission, managed fields and all), so a hot object took many
+ * times the work of its writes and the unlucky ones ran out of attempts; in turn, each decides once on the latest state.
+ */
+function takeTurns() {
+  const tails = new Map<string, Promise<unknown>>();
+  return <T>(key: string, run: () => Promise<T>): Promise<T> => {
+    const before = tails.get(key);
+    const result = before ? before.then(run) : run();
+    const tail = result.then(() => {}, () => {});
+    tails.set(key, tail);
+    void tail.then(() => { if (tails.get(key) === tail) tails.delete(key); });
+    return result;
+  };
+}
 
 /** the revision a list reads at: exactly the asked one, or absent for the latest (then checked to be not older) */
 const exactRevision = (opts: ListOptions): Revision | undefined =>
@@ -313,6 +331,7 @@ export function createObjectStore(kv: KV): ObjectStore {
     if (rev && readAt < rev) throw futureRevision(rev, readAt);
   };
 
+  const inTurn = takeTurns();
   const store: ObjectStore = {
     async get(key, opts) {
       const { kv: cur, revision } = await kv.get(key);
@@ -394,7 +413,7 @@ export function createObjectStore(kv: KV): ObjectStore {
       return { key, obj, rev: written.modRevision };
     },
 
-    async update(key, decide, opts = {}) {
+    update: (key, decide, opts = {}) => inTurn(key, async () => {
       let cur = (await kv.get(key)).kv;
       for (let attempt = 0; attempt < maxAttempts; attempt++) {
         const current = cur && stored(cur);
@@ -422,7 +441,7 @@ export function createObjectStore(kv: KV): ObjectStore {
         }
       }
       throw new StorageError('Conflict', 'too many concurrent updates; please try again', key);
-    },
+    }),
 
     async delete(key, opts) {
       const gone = await store.update(key, () => ({ delete: true }), opts);
