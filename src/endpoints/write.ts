@@ -280,7 +280,9 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
   if (deleted && !scope.strategy.returnDeletedObject) {
     return sendStatus(ctx, successStatus({ name, group: scope.info.group || undefined, kind: scope.info.resource, uid: obj.metadata.uid }));
   }
-  sendOne(ctx, scope, rep, asServed(scope, obj), opts.propagationPolicy === 'Foreground' && !deleted ? 202 : 200);
+  // 202 only for an object kept when the client asked for cascading deletion in the old way (orphanDependents=false),
+  // as the reference answers; a Foreground propagationPolicy answers 200, as there
+  sendOne(ctx, scope, rep, asServed(scope, obj), opts.orphanDependents === false && !deleted ? 202 : 200);
 }
 
 export async function removeCollection(ctx: RequestContext, scope: Scope, namespace: string) {

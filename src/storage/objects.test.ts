@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createObjectStore, decodeObject, encodeObject, keptForm, servedJson, storedObject, writtenJson, decodedAgain } from './objects.js';
 import type { ApiObject } from '../api/meta.js';
+import type { StoredObject } from '../api/cache.js';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
@@ -122,3 +123,27 @@ for (const name of ['memory', 'sqlite'] as const) {
     }
   });
 }
+
+test('an update whose decision waits on another update of the same key is not held up by its own turn', async () => {
+  const { kv, close } = await openBackend('memory');
+  try {
+    const store = createObjectStore(kv);
+    const key = '/registry/core/configmaps/default/hooked';
+    await store.create(key, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'hooked', annotations: {} } } as unknown as ApiObject);
+    const annotate = (cur: StoredObject | undefined, name: string) => {
+      const obj = structuredClone(cur!.obj);
+      obj.metadata.annotations![name] = 'yes';
+      return { put: obj };
+    };
+    let attempts = 0;
+    // as an admission webhook that patches the object it is admitting: the first decision waits for that write
+    await store.update(key, async cur => {
+      if (++attempts === 1) await store.update(key, inner => annotate(inner, 'webhook'));
+      return annotate(cur, 'outer');
+    });
+    assert.deepEqual((await store.get(key))!.obj.metadata.annotations, { webhook: 'yes', outer: 'yes' });
+    assert.equal(attempts, 2, 'the outer update lost its first attempt to the write it waited on, and decided again');
+  } finally {
+    await close();
+  }
+});

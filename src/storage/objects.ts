@@ -306,19 +306,34 @@ const readPageSize = 1000;
 const maxAttempts = 64;
 
 /**
+ * how long one update's turn holds the next update of the same key back: a decision may wait on a request that writes
+ * the very object (an admission webhook that patches what it admits), which must not wait for the decision in turn
+ */
+const turnMs = 1000;
+
+/**
  * Runs the updates of one key from this process one after another, in the order they came. Racing each other, every
  * writer but one would lose each round and decide again (admission, managed fields and all), so a hot object took many
  * times the work of its writes and the unlucky ones ran out of attempts; in turn, each decides once on the latest state.
+ * A turn that lasts past turnMs lets the next update go ahead, to race it as compare-and-swap allows.
  */
 function takeTurns() {
-  const tails = new Map<string, Promise<unknown>>();
-  return <T>(key: string, run: () => Promise<T>): Promise<T> => {
-    const before = tails.get(key);
-    const result = before ? before.then(run) : run();
-    const tail = result.then(() => {}, () => {});
-    tails.set(key, tail);
-    void tail.then(() => { if (tails.get(key) === tail) tails.delete(key); });
-    return result;
+  /** for each key with updates under way, what the latest one lets the next wait for */
+  const turnsOver = new Map<string, Promise<void>>();
+  return async <T>(key: string, run: () => Promise<T>): Promise<T> => {
+    const before = turnsOver.get(key);
+    let over!: () => void;
+    const turnOver = new Promise<void>(resolve => { over = resolve; });
+    turnsOver.set(key, turnOver);
+    if (before) await before;
+    const timer = setTimeout(over, turnMs);
+    try {
+      return await run();
+    } finally {
+      clearTimeout(timer);
+      over();
+      if (turnsOver.get(key) === turnOver) turnsOver.delete(key);
+    }
   };
 }
 
