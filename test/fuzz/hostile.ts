@@ -187,8 +187,12 @@ const accepts = ['application/json', 'application/yaml', 'application/vnd.cluste
 /** header values Node's client will send (Latin-1 without control characters), hostile in content */
 const headerValue = fc.oneof(fc.string({ maxLength: 40 }).map(s => s.replace(/[^\x20-\x7e]/g, '')), fc.constantFrom('ж'.repeat(3), 'x'.repeat(8000), ' ', 'Bearer', 'Bearer a.b.c', 'Basic Og=='))
   .map(s => Buffer.from(s, 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, ''));
+/** who to impersonate: names the limited user may use (alice, dev), names nobody may, and malformed ones */
+const impersonated = fc.constantFrom('alice', 'dev', 'bob', 'system:admin', 'system:masters', 'system:anonymous', 'system:serviceaccount:fuzz:robot',
+  'system:serviceaccount:', 'system:serviceaccount::', 'system:serviceaccount:a:b:c', `system:node:${fuzzNode}`, '', 'read');
 const extraHeaders = fc.array(fc.tuple(fc.constantFrom('impersonate-user', 'impersonate-group', 'impersonate-uid', 'impersonate-extra-%zz', 'impersonate-extra-a',
-  'authorization', 'accept-encoding', 'x-remote-user', 'content-encoding', 'audit-id', 'user-agent', 'expect', 'transfer-encoding-x'), headerValue), { maxLength: 3 });
+  'impersonate-extra-__proto__', 'impersonate-extra-constructor', 'impersonate-extra-', 'authorization', 'accept-encoding', 'x-remote-user', 'x-remote-extra-__proto__',
+  'content-encoding', 'audit-id', 'user-agent', 'expect', 'transfer-encoding-x'), fc.oneof(headerValue, impersonated)), { maxLength: 3 });
 
 const deepJson = fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.constantFrom('obj', 'arr', 'mixed')).map(([n, k]) =>
   k === 'arr' ? '['.repeat(n) + ']'.repeat(n)
@@ -427,7 +431,9 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs, as: FuzzUs
   let session: ClientHttp2Session | undefined;
   const h2 = () => {
     if (!session || session.closed || session.destroyed) {
-      const s = http2Connect(`https://127.0.0.1:${server.port}`, tls);
+      // Node's client counts a body the server left unread against its session for as long as the session lasts,
+      // and past 10 MB (its default) refuses every answer with ENHANCE_YOUR_CALM: three 3 MB bodies were enough
+      const s = http2Connect(`https://127.0.0.1:${server.port}`, { ...tls, maxSessionMemory: 4096 });
       session = s;
       s.on('error', () => { /* the requests on it report */ });
       // a server that has had enough of a session's resets sends GOAWAY: later requests open a new one
@@ -564,7 +570,7 @@ const referenceFiveHundreds: Array<[number, RegExp]> = [
   // the text may be cut short: bytes the raw client sends after the request line's head end the connection
   [505, /^$|unsupported protocol version/],
   // a proxy to a service without endpoints, or to a backend that refuses the connection
-  [503, /no endpoints available for service|error trying to reach/],
+  [503, /no endpoints available for service|error trying to reach|no preferred addresses found/],
 ];
 
 export interface FuzzReport {
@@ -584,7 +590,11 @@ export interface FuzzReport {
   unsendable: number;
   crashed?: string;
   slowestMs: number;
+  /** the five slowest answers, to replay alone when a /livez probe was slow */
+  slowest: Array<{ request: string; ms: number; status: number }>;
   livezSlowestMs: number;
+  /** /livez probes slower than a second, with the requests in flight when each was sent (the suspects of a stall) */
+  livezStalls: Array<{ ms: number; inFlight: string[] }>;
   seconds: number;
 }
 
@@ -730,7 +740,8 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
   const budgetMs = opts.budgetMs ?? answerBudgetMs;
   const admin = sender(server, budgetMs, 'admin');
   const s = sender(server, budgetMs);
-  const report: FuzzReport = { sent: 0, byProtocol: {}, byStatus: {}, byProtocolStatus: {}, serverErrors: [], referenceServerErrors: 0, slow: [], noAnswer: 0, unsendable: 0, slowestMs: 0, livezSlowestMs: 0, seconds: 0 };
+  const report: FuzzReport = { sent: 0, byProtocol: {}, byStatus: {}, byProtocolStatus: {}, serverErrors: [], referenceServerErrors: 0, slow: [], noAnswer: 0, unsendable: 0, slowestMs: 0, slowest: [], livezSlowestMs: 0, livezStalls: [], seconds: 0 };
+  const inFlight = new Set<HostileRequest>();
   const started = performance.now();
   let crashed = false;
   void server.exited.then(e => { crashed = true; report.crashed = `exit ${e.code ?? e.signal}: ${e.log.slice(-3000)}`; });
@@ -739,7 +750,9 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
   let probing = true;
   const probes = (async () => {
     while (probing && !crashed) {
+      const suspects = [...inFlight];
       const o = await admin.send({ protocol: 'h1', method: 'GET', target: '/livez', headers: {} });
+      if (o.ms > 1000 && report.livezStalls.length < 10) report.livezStalls.push({ ms: Math.round(o.ms), inFlight: suspects.map(r => describe(r).slice(0, 300)) });
       if (o.status === 200) report.livezSlowestMs = Math.max(report.livezSlowestMs, o.ms);
       else if (!crashed) report.slow.push({ request: 'GET /livez', ms: o.ms, error: `status ${o.status} ${o.error ?? ''}` });
       await new Promise(res => setTimeout(res, 1000));
@@ -756,7 +769,9 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < requests.length && !crashed) {
         const r = requests[next++];
+        inFlight.add(r);
         const o = await s.send(r);
+        inFlight.delete(r);
         if (o.error?.startsWith('not sendable')) { report.unsendable++; continue; }
         report.sent++;
         report.byProtocol[r.protocol] = (report.byProtocol[r.protocol] ?? 0) + 1;
@@ -764,6 +779,9 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
         const key = `${r.protocol} ${o.status || `none: ${o.error?.slice(0, 40) ?? 'closed'}`}`;
         report.byProtocolStatus[key] = (report.byProtocolStatus[key] ?? 0) + 1;
         report.slowestMs = Math.max(report.slowestMs, o.ms);
+        if (report.slowest.length < 5 || o.ms > report.slowest[4]!.ms) {
+          report.slowest = [...report.slowest, { request: describe(r), ms: Math.round(o.ms), status: o.status }].sort((a, b) => b.ms - a.ms).slice(0, 5);
+        }
         if (o.ms > budgetMs || o.error === 'no answer in time') report.slow.push({ request: describe(r), ms: o.ms, error: o.error });
         else if (!o.status) report.noAnswer++;
         if (o.status >= 500) {
