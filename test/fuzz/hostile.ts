@@ -379,6 +379,20 @@ const upgradeRequestIn = (paths: fc.Arbitrary<string>) => fc.record({
   return { protocol: 'upgrade' as const, method: u.method, target: u.target, headers: Object.fromEntries(headers), body: u.after };
 });
 
+/** handshakes as kubectl and client libraries send them (SPDY/3.1, WebSocket v4/v5), so that many reach the node
+ * agent's stream servers, with garbage after them */
+const wellFormedUpgrade = fc.record({
+  target: fc.constantFrom(...upgradeTargets.slice(0, 10)),
+  kind: fc.constantFrom('spdy', 'websocket'),
+  protocol: fc.constantFrom('v4.channel.k8s.io', 'v5.channel.k8s.io', 'portforward.k8s.io', 'SPDY/3.1+portforward.k8s.io'),
+  after: fc.uint8Array({ maxLength: 200 }).map(b => Buffer.from(b)),
+}).map((u): HostileRequest => ({
+  protocol: 'upgrade', method: u.kind === 'spdy' ? 'POST' : 'GET', target: u.target, body: u.after,
+  headers: u.kind === 'spdy'
+    ? { Host: 'x', Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': u.protocol }
+    : { Host: 'x', Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': u.protocol },
+}));
+
 /** every request the fuzzer sends, for a server of the given vocabulary */
 export function hostileRequests(v: Vocabulary): fc.Arbitrary<HostileRequest> {
   const paths = pathIn(collectionsIn(v.domain));
@@ -398,7 +412,7 @@ export function hostileRequests(v: Vocabulary): fc.Arbitrary<HostileRequest> {
           headers, body: sendsBody ? b.body : undefined };
       }) },
     { weight: 1, arbitrary: rawRequest.map(raw => ({ protocol: 'raw' as const, method: '', target: '', headers: {}, raw })) },
-    { weight: 2, arbitrary: fc.tuple(upgradeRequestIn(paths), authorization).map(([r, auth]) => (auth === undefined ? r : { ...r, headers: { ...r.headers, Authorization: auth } })) },
+    { weight: 2, arbitrary: fc.tuple(fc.oneof(upgradeRequestIn(paths), wellFormedUpgrade), authorization).map(([r, auth]) => (auth === undefined ? r : { ...r, headers: { ...r.headers, Authorization: auth } })) },
   );
 }
 
