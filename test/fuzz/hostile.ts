@@ -799,6 +799,11 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
         if (o.ms > budgetMs || o.error === 'no answer in time') report.slow.push({ request: describe(r), ms: o.ms, error: o.error });
         else if (!o.status) report.noAnswer++;
         if (o.status >= 500) {
+          // a HEAD answer has no body to tell its reason: the same request as a GET (a read) shows it
+          if (r.method === 'HEAD' && !o.text) {
+            const asGet = await s.send({ ...r, method: 'GET' });
+            if (asGet.status === o.status) o.text = asGet.text;
+          }
           if (referenceFiveHundreds.some(([code, re]) => code === o.status && re.test(o.text))) report.referenceServerErrors++;
           else if (report.serverErrors.length < 50) report.serverErrors.push({ request: describe(r), status: o.status, text: o.text });
           else report.serverErrors.length++;
