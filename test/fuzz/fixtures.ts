@@ -49,7 +49,6 @@ export const fixtures: Array<{ path: string; body: unknown }> = [
   { path: `/apis/${group}/v1/namespaces/${ns}/widgets`, body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w-0' }, spec: { tags: ['x'], ports: [{ name: 'http', port: 80 }] } } },
 ];
 
-
 /** the custom resource definition in the server's API domain */
 export const widgetCrdIn = (domain: string) => ({ ...widgetCrd, apiVersion: `apiextensions.${domain}/v1` });
 
