@@ -29,7 +29,8 @@ export function requestHeaderAuthenticator(o: RequestHeaderOptions): Authenticat
       const cn = Array.isArray(cert.subject.CN) ? cert.subject.CN[0] : cert.subject.CN;
       if (o.allowedNames.length && !(cn && o.allowedNames.includes(cn))) return undefined;
       const groups = groupHeaders.flatMap(h => values(req.headers[h]).flatMap(v => v.split(',')).map(s => s.trim()).filter(Boolean));
-      const extra: Record<string, string[]> = {};
+      // keys are the proxy's client's: __proto__ or constructor must be plain keys
+      const extra: Record<string, string[]> = Object.create(null);
       for (const [h, v] of Object.entries(req.headers)) {
         const p = prefixes.find(p => h.startsWith(p));
         if (!p) continue;

@@ -80,7 +80,8 @@ export function filterFor(ctx: RequestContext, scope: Scope, namespace: string):
   let field: FieldSelector | undefined;
   const getters: Record<string, (o: ApiObject) => string | undefined> = {
     'metadata.name': o => o.metadata.name,
-    ...(scope.info.namespaced ? { 'metadata.namespace': (o: ApiObject) => o.metadata.namespace } : {}),
+    // every kind accepts metadata.namespace (the parser's defaults); a cluster-scoped object has none, so it reads as empty
+    'metadata.namespace': o => o.metadata.namespace,
     ...scope.strategy.selectableFields,
   };
   if (fs) field = parseFieldSelector(fs, new Set(Object.keys(getters)));

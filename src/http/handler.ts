@@ -74,7 +74,10 @@ function requestMetrics(metrics: MetricsRegistry, servesResource: NonNullable<Ha
     'Response latency distribution in seconds for each verb, dry run value, group, version, resource, subresource, scope and component.', labelNames, requestDurationBuckets);
   return (ctx: RequestContext, startedAt: number) => {
     const i = ctx.info;
-    const known = !i.isResourceRequest || servesResource(i.apiGroup, i.apiVersion, i.resource, i.subresource);
+    // only a served resource names its group, version and resource: a path the client made up (a group's discovery
+    // path among them, /apis/<anything>/<anything>) would add series without bound, and the reference's non-resource
+    // requests carry none
+    const known = i.isResourceRequest && servesResource(i.apiGroup, i.apiVersion, i.resource, i.subresource);
     // one set of labels for both: the histogram reads its own label names and so passes over the code
     const labels = {
       code: String(ctx.res.statusCode),

@@ -181,12 +181,14 @@ const extraPrefix = 'impersonate-extra-';
 function impersonation(authorizer: Authorizer, authenticationGroup: string): Filter {
   return async (ctx, next) => {
     let users: string[] = [], groups: string[] = [], uids: string[] = [];
-    const extra: Record<string, string[]> = {};
+    // keys are the client's: __proto__ or constructor must be plain keys
+    const extra: Record<string, string[]> = Object.create(null);
     let any = false;
     for (const [k, v] of rawHeaderPairs(ctx)) {
       if (!k.startsWith('impersonate-')) continue;
       any = true;
-      if (k === 'impersonate-user') users.push(v);
+      // an empty Impersonate-User asks for no one, as in the reference
+      if (k === 'impersonate-user') { if (v) users.push(v); }
       else if (k === 'impersonate-group') groups.push(v);
       else if (k === 'impersonate-uid') uids.push(v);
       else if (k.startsWith(extraPrefix)) {

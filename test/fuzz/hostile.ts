@@ -5,7 +5,8 @@
 // the benchmark (the full count).
 import fc from 'fast-check';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createPrivateKey } from 'node:crypto';
 import { Agent, request as httpsRequest } from 'node:https';
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -14,12 +15,15 @@ import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '../support/ports.js';
 
 const program = fileURLToPath(new URL('../../bin/apiserver.js', import.meta.url));
+const agentProgram = fileURLToPath(new URL('../../bin/agent.js', import.meta.url));
 
 /** a request as generated: sent as given (raw requests as bytes on a TLS socket) */
 export interface HostileRequest {
-  protocol: 'h1' | 'h2' | 'raw';
+  /** upgrade: a Connection: Upgrade request written on a TLS socket, its body the bytes sent after the handshake */
+  protocol: 'h1' | 'h2' | 'raw' | 'upgrade';
   method: string;
   /** path and query, already encoded */
   target: string;
@@ -32,34 +36,80 @@ export interface HostileRequest {
 export interface FuzzServer {
   port: number;
   ca: string; cert: string; key: string;
+  /** the API domain the server runs under */
+  domain: string;
+  /** the store behind it */
+  store: string;
+  /** who the fuzzer's requests speak as: the administrator (a client certificate), or a user RBAC allows little */
+  user: FuzzUser;
+  dataDir: string;
   /** the server's exit, if it exits */
   exited: Promise<{ code: number | null; signal: string | null; log: string }>;
+  /** the node agent's exit (fake mode, one node the fixtures' pod runs on), if one runs and it exits */
+  agentExited?: Promise<{ code: number | null; signal: string | null; log: string }>;
   /** process id, for memory sampling */
   pid: number;
   stop(): Promise<void>;
 }
 
-export async function startFuzzServer(extraFlags: string[] = []): Promise<FuzzServer> {
-  const dir = mkdtempSync(join(tmpdir(), 'cluster-fuzz-'));
-  const child: ChildProcess = spawn(process.execPath, [program, '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory',
-    `--data-dir=${dir}`, ...(extraFlags.some(f => f.startsWith('--api-domain=')) ? [] : ['--api-domain=k8s.io']), '--scheduler=false', '--controller-manager=false', ...extraFlags], { stdio: ['ignore', 'pipe', 'pipe'] });
+export type FuzzUser = 'admin' | 'limited';
+
+/** the static bearer token of the limited user, and that user's name (RBAC grants it a little in the fuzz namespace) */
+export const limitedToken = 'fuzz-limited-token-0123456789';
+export const limitedUser = 'fuzz-user';
+
+const flagValue = (flags: string[], name: string) => flags.filter(f => f.startsWith(`--${name}=`)).at(-1)?.slice(name.length + 3);
+
+function spawnLogged(args: string[]) {
+  const child: ChildProcess = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const onData = (d: Buffer) => { log = (log + d.toString()).slice(-20_000); };
   child.stdout!.on('data', onData);
   child.stderr!.on('data', onData);
   const exited = new Promise<{ code: number | null; signal: string | null; log: string }>(resolve =>
     child.once('exit', (code, signal) => resolve({ code, signal, log })));
+  return { child, exited, log: () => log };
+}
+
+/**
+ * An API server process for the fuzzer: the memory store and the k8s.io domain unless the flags name others; with
+ * user 'limited', static tokens and RBAC (the fuzzer then speaks as a user allowed little); with agent, a node agent
+ * process in fake mode simulating one node, so that exec, attach, port-forward and proxy requests reach a backend.
+ */
+export async function startFuzzServer(extraFlags: string[] = [], opts: { user?: FuzzUser; agent?: boolean } = {}): Promise<FuzzServer> {
+  const dir = mkdtempSync(join(tmpdir(), 'cluster-fuzz-'));
+  const user = opts.user ?? 'admin';
+  const authFlags: string[] = [];
+  if (user === 'limited') {
+    const tokens = join(dir, 'tokens.csv');
+    writeFileSync(tokens, `${limitedToken},${limitedUser},uid-fuzz-user,"fuzz-group"\n`);
+    authFlags.push(`--token-auth-file=${tokens}`, '--authorization-mode=Node,RBAC');
+  }
+  const defaults = [...(flagValue(extraFlags, 'storage-backend') ? [] : ['--storage-backend=memory']), ...(flagValue(extraFlags, 'api-domain') ? [] : ['--api-domain=k8s.io'])];
+  const server = spawnLogged([program, '--secure-port=0', '--bind-address=127.0.0.1', `--data-dir=${dir}`, ...defaults,
+    '--scheduler=false', '--controller-manager=false', ...authFlags, ...extraFlags]);
+  const { child, exited } = server;
   const port = await new Promise<number>((resolve, reject) => {
-    const check = () => { const m = /serving on https:\/\/127\.0\.0\.1:(\d+)/.exec(log); if (m) { resolve(Number(m[1])); return true; } return false; };
+    const check = () => { const m = /serving on https:\/\/127\.0\.0\.1:(\d+)/.exec(server.log()); if (m) { resolve(Number(m[1])); return true; } return false; };
     child.stdout!.on('data', check); child.stderr!.on('data', check);
     void exited.then(e => reject(new Error(`the server exited before serving (${e.code ?? e.signal}): ${e.log}`)));
   });
   const pki = join(dir, 'pki');
+  const domain = flagValue([...defaults, ...extraFlags], 'api-domain')!;
+  let agent: ReturnType<typeof spawnLogged> | undefined;
+  if (opts.agent) {
+    const agentPort = await freePort();
+    agent = spawnLogged([agentProgram, `--clusterconfig=${join(dir, 'admin.kubeconfig')}`, '--runtime=fake', `--hostname-override=${fuzzNode}`,
+      `--root-dir=${join(dir, 'agent')}`, '--address=127.0.0.1', '--node-ip=127.0.0.1', `--port=${agentPort}`, '--read-only-port=0', '--healthz-port=0',
+      `--api-domain=${domain}`]);
+  }
   return {
-    port, pid: child.pid!, exited,
+    port, pid: child.pid!, exited, agentExited: agent?.exited, domain, store: flagValue([...defaults, ...extraFlags], 'storage-backend')!, user, dataDir: dir,
     ca: readFileSync(join(pki, 'ca.crt'), 'utf8'), cert: readFileSync(join(pki, 'admin.crt'), 'utf8'), key: readFileSync(join(pki, 'admin.key'), 'utf8'),
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) { child.kill('SIGKILL'); await exited; }
+      for (const p of [agent, server]) {
+        if (p && p.child.exitCode === null && p.child.signalCode === null) { p.child.kill('SIGKILL'); await p.exited; }
+      }
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -67,18 +117,20 @@ export async function startFuzzServer(extraFlags: string[] = []): Promise<FuzzSe
 
 // ---- generators ----
 
-import { fixtures, group, ns, widgetCrd } from './fixtures.js';
+import { fixtures, fuzzNode, group, limitedUserGrants, ns, widgetCrd, widgetCrdIn } from './fixtures.js';
 
-export { widgetCrd };
+export { widgetCrd, fuzzNode };
 
-const collections = [
+/** the collections the fuzzer aims at, named in the server's API domain */
+const collectionsIn = (domain: string) => [
   `/api/v1/namespaces/${ns}/configmaps`, `/api/v1/namespaces/${ns}/pods`, `/api/v1/namespaces/${ns}/secrets`, `/api/v1/namespaces/${ns}/services`,
   `/apis/apps/v1/namespaces/${ns}/deployments`, `/apis/${group}/v1/namespaces/${ns}/widgets`, '/api/v1/nodes', '/api/v1/configmaps',
-  '/apis/rbac.authorization.k8s.io/v1/clusterroles', `/apis/batch/v1/namespaces/${ns}/jobs`, `/apis/coordination.k8s.io/v1/namespaces/${ns}/leases`,
-  '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', `/apis/cluster.io/v1/namespaces/${ns}/nothing`,
+  `/apis/rbac.authorization.${domain}/v1/clusterroles`, `/apis/batch/v1/namespaces/${ns}/jobs`, `/apis/coordination.${domain}/v1/namespaces/${ns}/leases`,
+  `/apis/apiextensions.${domain}/v1/customresourcedefinitions`, `/apis/cluster.io/v1/namespaces/${ns}/nothing`, `/api/v1/namespaces/${ns}/serviceaccounts`,
+  `/apis/rbac.authorization.${domain}/v1/namespaces/${ns}/roles`,
 ];
-const knownNames = ['cm-0', 'cm-1', 'p-0', 'd-0', 'w-0', 'fuzz', 'default'];
-const subresources = ['status', 'scale', 'log', 'exec', 'binding', 'eviction', 'ephemeralcontainers', 'proxy', 'attach', 'x'];
+const knownNames = ['cm-0', 'cm-1', 'p-0', 'd-0', 'w-0', 'fuzz', 'default', 's-0', 'robot', fuzzNode];
+const subresources = ['status', 'scale', 'log', 'exec', 'binding', 'eviction', 'ephemeralcontainers', 'proxy', 'attach', 'portforward', 'token', 'proxy/x/y', 'x'];
 const fixedPaths = ['/', '/api', '/api/v1', '/apis', '/apis/apps/v1', `/apis/${group}/v1`, '/version', '/openapi/v2', '/openapi/v3',
   '/openapi/v3/api/v1', '/healthz', '/livez', '/readyz?verbose', '/livez/ping', '/metrics', '/readyz/etcd', `/api/v1/namespaces/${ns}`, '/api/v1/namespaces'];
 
@@ -103,11 +155,14 @@ const forgedContinue = fc.record({ v: fc.constantFrom('meta.k8s.io/v1', 'x'), rv
   .map(t => Buffer.from(JSON.stringify(t)).toString('base64url'));
 
 const query = fc.array(fc.oneof({ weight: 10, arbitrary: fc.tuple(fc.oneof(fc.constantFrom(...queryNames), nasty), nasty) },
-  { weight: 1, arbitrary: fc.tuple(fc.constant('continue'), forgedContinue) }), { maxLength: 5 });
+  { weight: 1, arbitrary: fc.tuple(fc.constant('continue'), forgedContinue) },
+  // a watch asked for anywhere: on lists, single objects, subresources, discovery
+  { weight: 1, arbitrary: fc.tuple(fc.constant('watch'), fc.constantFrom('1', 'true', 'True', '')) }), { maxLength: 5 });
 
 const name = fc.oneof(fc.constantFrom(...knownNames), nasty);
 
-const path = fc.oneof(
+/** paths: mostly objects of the collections and their subresources, some fixed, some garbage */
+const pathIn = (collections: string[]) => fc.oneof(
   { weight: 6, arbitrary: fc.tuple(fc.constantFrom(...collections), fc.option(name, { nil: undefined }), fc.option(fc.constantFrom(...subresources), { nil: undefined }, ))
     .map(([c, n, s]) => [c, ...(n === undefined ? [] : [n]), ...(n !== undefined && s ? [s] : [])].map((p, i) => (i === 0 ? p : encodeURIComponent(p))).join('/')) },
   { weight: 2, arbitrary: fc.constantFrom(...fixedPaths) },
@@ -132,8 +187,12 @@ const accepts = ['application/json', 'application/yaml', 'application/vnd.cluste
 /** header values Node's client will send (Latin-1 without control characters), hostile in content */
 const headerValue = fc.oneof(fc.string({ maxLength: 40 }).map(s => s.replace(/[^\x20-\x7e]/g, '')), fc.constantFrom('ж'.repeat(3), 'x'.repeat(8000), ' ', 'Bearer', 'Bearer a.b.c', 'Basic Og=='))
   .map(s => Buffer.from(s, 'utf8').toString('latin1').replace(/[^\t\x20-\x7e\x80-\xff]/g, ''));
+/** who to impersonate: names the limited user may use (alice, dev), names nobody may, and malformed ones */
+const impersonated = fc.constantFrom('alice', 'dev', 'bob', 'system:admin', 'system:masters', 'system:anonymous', 'system:serviceaccount:fuzz:robot',
+  'system:serviceaccount:', 'system:serviceaccount::', 'system:serviceaccount:a:b:c', `system:node:${fuzzNode}`, '', 'read');
 const extraHeaders = fc.array(fc.tuple(fc.constantFrom('impersonate-user', 'impersonate-group', 'impersonate-uid', 'impersonate-extra-%zz', 'impersonate-extra-a',
-  'authorization', 'accept-encoding', 'x-remote-user', 'content-encoding', 'audit-id', 'user-agent', 'expect', 'transfer-encoding-x'), headerValue), { maxLength: 3 });
+  'impersonate-extra-__proto__', 'impersonate-extra-constructor', 'impersonate-extra-', 'authorization', 'accept-encoding', 'x-remote-user', 'x-remote-extra-__proto__',
+  'content-encoding', 'audit-id', 'user-agent', 'expect', 'transfer-encoding-x'), fc.oneof(headerValue, impersonated)), { maxLength: 3 });
 
 const deepJson = fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.constantFrom('obj', 'arr', 'mixed')).map(([n, k]) =>
   k === 'arr' ? '['.repeat(n) + ']'.repeat(n)
@@ -272,20 +331,90 @@ const rawRequest = fc.oneof(
     'PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n' + 'x'.repeat(100)).map(s => Buffer.from(s, 'utf8')),
 );
 
-export const hostileRequest: fc.Arbitrary<HostileRequest> = fc.oneof(
-  { weight: 20, arbitrary: fc.record({ protocol: fc.constantFrom('h1' as const, 'h2' as const), method: methods, path, query, body: bodyAndType, accept: fc.constantFrom(...accepts), extra: extraHeaders })
-    .map(({ protocol, method, path: p, query: q, body: b, accept, extra }) => {
-      const target = p + (q.length ? `?${q.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&')}` : '');
-      const headers: Record<string, string> = Object.fromEntries(extra.filter(([k]) => protocol === 'h1' || !/^(transfer-encoding|expect|connection)/.test(k)));
-      if (accept) headers.accept = accept;
-      if (b.type) headers['content-type'] = b.type;
-      const sendsBody = b.body !== undefined && method !== 'GET' && method !== 'HEAD';
-      // the query decides a field manager for applies often enough to get past that check
-      return { protocol, method, target: method === 'PATCH' && b.type.includes('apply') && !target.includes('fieldManager') ? `${target}${target.includes('?') ? '&' : '?'}fieldManager=fuzz` : target,
-        headers, body: sendsBody ? b.body : undefined };
-    }) },
-  { weight: 1, arbitrary: rawRequest.map(raw => ({ protocol: 'raw' as const, method: '', target: '', headers: {}, raw })) },
-);
+/** what the generators need to know of the server: its API domain, and credentials worth presenting to it */
+export interface Vocabulary {
+  domain: string;
+  /** Authorization header values: the limited user's token, service-account tokens (valid, expired, of a deleted
+   * account, tampered, signed with the server's key over hostile claims), garbage */
+  authorizations: string[];
+}
+
+const upgradeTargets = [
+  `/api/v1/namespaces/${ns}/pods/p-0/exec?command=sh&stdin=true&stdout=true&tty=true`, `/api/v1/namespaces/${ns}/pods/p-0/exec?command=ls&stdout=true&stderr=true`,
+  `/api/v1/namespaces/${ns}/pods/p-0/exec`, `/api/v1/namespaces/${ns}/pods/p-0/attach?stdin=true&stdout=true`, `/api/v1/namespaces/${ns}/pods/p-0/portforward?ports=80`,
+  `/api/v1/namespaces/${ns}/pods/p-0/portforward`, `/api/v1/namespaces/${ns}/pods/p-0/proxy/`, `/api/v1/namespaces/${ns}/pods/p-0:80/proxy/x`,
+  `/api/v1/namespaces/${ns}/pods/nope/exec?command=ls&stdout=true`, `/api/v1/nodes/${fuzzNode}/proxy/exec/${ns}/p-0/c?command=ls&output=1`,
+  `/api/v1/nodes/${fuzzNode}/proxy/healthz`, `/api/v1/nodes/${fuzzNode}:10250/proxy/pods`, '/api/v1/nodes/nope/proxy/x',
+  `/api/v1/namespaces/${ns}/services/s-0/proxy/`, `/api/v1/namespaces/${ns}/services/https:s-0:80/proxy/x`, `/api/v1/namespaces/${ns}/services/nope/proxy`,
+  `/api/v1/namespaces/${ns}/configmaps?watch=1`, `/api/v1/namespaces/${ns}/configmaps/cm-0`, '/api', '/livez', '/nope',
+];
+
+/** Connection: Upgrade requests (SPDY/3.1, WebSocket with and without its headers and channel subprotocols) */
+const upgradeRequestIn = (paths: fc.Arbitrary<string>) => fc.record({
+  target: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...upgradeTargets) }, { weight: 1, arbitrary: paths }),
+  method: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('GET', 'POST') }, { weight: 1, arbitrary: fc.constantFrom('PUT', 'DELETE', 'OPTIONS') }),
+  upgrade: fc.constantFrom('SPDY/3.1', 'websocket', 'WebSocket', 'h2c', 'SPDY/3.1, websocket', 'x', ''),
+  connection: fc.constantFrom('Upgrade', 'upgrade', 'keep-alive, Upgrade', 'close', ''),
+  wsKey: fc.option(fc.constantFrom('dGhlIHNhbXBsZSBub25jZQ==', 'x', '', 'a'.repeat(300))),
+  wsVersion: fc.option(fc.constantFrom('13', '8', 'x', '')),
+  protocols: fc.option(fc.array(fc.constantFrom('v4.channel.k8s.io', 'v5.channel.k8s.io', 'channel.k8s.io', 'base64.channel.k8s.io', 'v4.channel.cluster.io',
+    'portforward.k8s.io', 'SPDY/3.1+portforward.k8s.io', 'base64url.bearer.authorization.k8s.io.Zm9v', 'base64url.bearer.authorization.k8s.io.%%%', 'x', ''), { maxLength: 3 })),
+  streamProtocol: fc.option(fc.constantFrom('v4.channel.k8s.io', 'v3.channel.k8s.io', 'channel.k8s.io', 'portforward.k8s.io', 'x')),
+  /** bytes after the handshake: SPDY-like frames, WebSocket-like frames, or noise */
+  after: fc.oneof(
+    fc.uint8Array({ maxLength: 300 }).map(b => Buffer.from(b)),
+    fc.tuple(fc.integer({ min: 0, max: 0xffff }), fc.integer({ min: 0, max: 0xffffff }), fc.uint8Array({ maxLength: 64 }))
+      .map(([type, length, payload]) => Buffer.concat([Buffer.from([0x80, 0x03, type >> 8, type & 0xff, 0, length >> 16, (length >> 8) & 0xff, length & 0xff]), Buffer.from(payload)])),
+    fc.tuple(fc.integer({ min: 0, max: 255 }), fc.integer({ min: 0, max: 255 }), fc.uint8Array({ maxLength: 64 })).map(([a, b, p]) => Buffer.concat([Buffer.from([a, b]), Buffer.from(p)])),
+    fc.constant(Buffer.alloc(0)),
+  ),
+}).map(u => {
+  const headers: Array<[string, string]> = [['Host', 'x']];
+  if (u.connection) headers.push(['Connection', u.connection]);
+  if (u.upgrade) headers.push(['Upgrade', u.upgrade]);
+  if (u.wsKey !== null) headers.push(['Sec-WebSocket-Key', u.wsKey]);
+  if (u.wsVersion !== null) headers.push(['Sec-WebSocket-Version', u.wsVersion]);
+  if (u.protocols !== null) headers.push(['Sec-WebSocket-Protocol', u.protocols.join(', ')]);
+  if (u.streamProtocol !== null) headers.push(['X-Stream-Protocol-Version', u.streamProtocol]);
+  return { protocol: 'upgrade' as const, method: u.method, target: u.target, headers: Object.fromEntries(headers), body: u.after };
+});
+
+/** handshakes as kubectl and client libraries send them (SPDY/3.1, WebSocket v4/v5), so that many reach the node
+ * agent's stream servers, with garbage after them */
+const wellFormedUpgrade = fc.record({
+  target: fc.constantFrom(...upgradeTargets.slice(0, 10)),
+  kind: fc.constantFrom('spdy', 'websocket'),
+  protocol: fc.constantFrom('v4.channel.k8s.io', 'v5.channel.k8s.io', 'portforward.k8s.io', 'SPDY/3.1+portforward.k8s.io'),
+  after: fc.uint8Array({ maxLength: 200 }).map(b => Buffer.from(b)),
+}).map((u): HostileRequest => ({
+  protocol: 'upgrade', method: u.kind === 'spdy' ? 'POST' : 'GET', target: u.target, body: u.after,
+  headers: u.kind === 'spdy'
+    ? { Host: 'x', Connection: 'Upgrade', Upgrade: 'SPDY/3.1', 'X-Stream-Protocol-Version': u.protocol }
+    : { Host: 'x', Connection: 'Upgrade', Upgrade: 'websocket', 'Sec-WebSocket-Key': 'dGhlIHNhbXBsZSBub25jZQ==', 'Sec-WebSocket-Version': '13', 'Sec-WebSocket-Protocol': u.protocol },
+}));
+
+/** every request the fuzzer sends, for a server of the given vocabulary */
+export function hostileRequests(v: Vocabulary): fc.Arbitrary<HostileRequest> {
+  const paths = pathIn(collectionsIn(v.domain));
+  // mostly the sender's own credentials; one request in four presents one of the others
+  const authorization = fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom(...v.authorizations) });
+  return fc.oneof(
+    { weight: 20, arbitrary: fc.record({ protocol: fc.constantFrom('h1' as const, 'h2' as const), method: methods, path: paths, query, body: bodyAndType, accept: fc.constantFrom(...accepts), extra: extraHeaders, authorization })
+      .map(({ protocol, method, path: p, query: q, body: b, accept, extra, authorization: auth }) => {
+        const target = p + (q.length ? `?${q.map(([k, val]) => `${encodeURIComponent(k)}=${encodeURIComponent(val)}`).join('&')}` : '');
+        const headers: Record<string, string> = Object.fromEntries(extra.filter(([k]) => protocol === 'h1' || !/^(transfer-encoding|expect|connection)/.test(k)));
+        if (accept) headers.accept = accept;
+        if (b.type) headers['content-type'] = b.type;
+        if (auth !== undefined) headers.authorization = auth;
+        const sendsBody = b.body !== undefined && method !== 'GET' && method !== 'HEAD';
+        // the query decides a field manager for applies often enough to get past that check
+        return { protocol, method, target: method === 'PATCH' && b.type.includes('apply') && !target.includes('fieldManager') ? `${target}${target.includes('?') ? '&' : '?'}fieldManager=fuzz` : target,
+          headers, body: sendsBody ? b.body : undefined };
+      }) },
+    { weight: 1, arbitrary: rawRequest.map(raw => ({ protocol: 'raw' as const, method: '', target: '', headers: {}, raw })) },
+    { weight: 2, arbitrary: fc.tuple(fc.oneof(upgradeRequestIn(paths), wellFormedUpgrade), authorization).map(([r, auth]) => (auth === undefined ? r : { ...r, headers: { ...r.headers, Authorization: auth } })) },
+  );
+}
 
 // ---- sending ----
 
@@ -306,13 +435,19 @@ export interface Sender {
   close(): void;
 }
 
-export function sender(server: FuzzServer, budgetMs = answerBudgetMs): Sender {
-  const tls = { ca: server.ca, cert: server.cert, key: server.key };
+/** a sender speaking as the administrator (the client certificate) or as the limited user (its bearer token, unless
+ * the request brings an Authorization header of its own; raw requests go without credentials) */
+export function sender(server: FuzzServer, budgetMs = answerBudgetMs, as: FuzzUser = server.user): Sender {
+  const tls = as === 'admin' ? { ca: server.ca, cert: server.cert, key: server.key } : { ca: server.ca };
+  const withCredentials = (headers: Record<string, string>) =>
+    as === 'admin' || Object.keys(headers).some(k => k.toLowerCase() === 'authorization') ? headers : { ...headers, authorization: `Bearer ${limitedToken}` };
   const agent = new Agent({ ...tls, keepAlive: true, maxSockets: 64 });
   let session: ClientHttp2Session | undefined;
   const h2 = () => {
     if (!session || session.closed || session.destroyed) {
-      const s = http2Connect(`https://127.0.0.1:${server.port}`, tls);
+      // Node's client counts a body the server left unread against its session for as long as the session lasts,
+      // and past 10 MB (its default) refuses every answer with ENHANCE_YOUR_CALM: three 3 MB bodies were enough
+      const s = http2Connect(`https://127.0.0.1:${server.port}`, { ...tls, maxSessionMemory: 4096 });
       session = s;
       s.on('error', () => { /* the requests on it report */ });
       // a server that has had enough of a session's resets sends GOAWAY: later requests open a new one
@@ -332,7 +467,7 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs): Sender {
       let done = false;
       let timer: NodeJS.Timeout | undefined;
       const finish = (o: Omit<Outcome, 'ms'>) => { if (!done) { done = true; clearTimeout(timer); resolve({ ...o, ms: performance.now() - started }); } };
-      const headers = { ...r.headers, ...(r.body ? { 'content-length': String(r.body.length) } : {}) };
+      const headers = { ...withCredentials(r.headers), ...(r.body ? { 'content-length': String(r.body.length) } : {}) };
       let req: ReturnType<typeof httpsRequest>;
       try {
         req = httpsRequest({ host: '127.0.0.1', port: server.port, agent, method: r.method, path: r.target, headers }, res => {
@@ -365,7 +500,7 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs): Sender {
       const finish = (o: Omit<Outcome, 'ms'>) => { if (!done) { done = true; clearTimeout(timer); resolve({ ...o, ms: performance.now() - started }); } };
       let stream: ReturnType<ClientHttp2Session['request']>;
       try {
-        stream = h2().request({ ':method': r.method, ':path': r.target, ...r.headers }, { endStream: !r.body });
+        stream = h2().request({ ':method': r.method, ':path': r.target, ...withCredentials(r.headers) }, { endStream: !r.body });
       } catch (e) {
         finish({ status: 0, text: '', error: `not sendable: ${(e as Error).message}` });
         return;
@@ -401,10 +536,36 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs): Sender {
     });
   }
 
+  // the answer's head is the outcome; after a 101 the request's body goes again (garbage inside the tunnel), then the
+  // connection is cut, which the server must clean up after
+  function upgrade(r: HostileRequest, started: number): Promise<Outcome> {
+    return new Promise(resolve => {
+      let done = false;
+      let received = Buffer.alloc(0);
+      let timer: NodeJS.Timeout | undefined;
+      const text = () => received.subarray(0, 500).toString('latin1');
+      const status = () => Number(/^HTTP\/1\.[01] (\d{3})/.exec(text())?.[1] ?? 0);
+      const finish = (o: Omit<Outcome, 'ms'>) => { if (!done) { done = true; clearTimeout(timer); socket.destroy(); resolve({ ...o, ms: performance.now() - started }); } };
+      const head = `${r.method} ${r.target} HTTP/1.1\r\n${Object.entries(withCredentials(r.headers)).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+      const socket = tlsConnect({ host: '127.0.0.1', port: server.port, ...tls, ALPNProtocols: ['http/1.1'] }, () => socket.write(Buffer.concat([Buffer.from(head, 'latin1'), r.body ?? Buffer.alloc(0)])));
+      timer = setTimeout(() => finish({ status: status(), text: text(), error: 'no answer in time' }), budgetMs);
+      socket.on('data', (d: Buffer) => {
+        if (done) return;
+        received = Buffer.concat([received, d]).subarray(0, 4000);
+        if (!received.includes('\r\n\r\n')) return;
+        if (status() === 101) socket.write(r.body ?? Buffer.alloc(0), () => finish({ status: 101, text: text() }));
+        else finish({ status: status(), text: text() });
+      });
+      socket.on('end', () => finish({ status: status(), text: text() }));
+      socket.on('close', () => finish({ status: status(), text: text() }));
+      socket.on('error', e => finish({ status: status(), text: '', error: e.message }));
+    });
+  }
+
   return {
     send(r) {
       const started = performance.now();
-      return r.protocol === 'h1' ? h1(r, started) : r.protocol === 'h2' ? viaH2(r, started) : raw(r, started);
+      return r.protocol === 'h1' ? h1(r, started) : r.protocol === 'h2' ? viaH2(r, started) : r.protocol === 'upgrade' ? upgrade(r, started) : raw(r, started);
     },
     close() { agent.destroy(); session?.destroy(); },
   };
@@ -422,12 +583,16 @@ const referenceFiveHundreds: Array<[number, RegExp]> = [
   [504, /Too large resource version/],
   // the text may be cut short: bytes the raw client sends after the request line's head end the connection
   [505, /^$|unsupported protocol version/],
+  // a proxy to a service without endpoints, or to a backend that refuses the connection
+  [503, /no endpoints available for service|error trying to reach|no preferred addresses found/],
 ];
 
 export interface FuzzReport {
   sent: number;
   byProtocol: Record<string, number>;
   byStatus: Record<string, number>;
+  /** answers by protocol and status, and for requests without an answer, why (the first words of the error) */
+  byProtocolStatus: Record<string, number>;
   /** answers of 500 and above that the reference does not give */
   serverErrors: Array<{ request: string; status: number; text: string }>;
   referenceServerErrors: number;
@@ -439,7 +604,11 @@ export interface FuzzReport {
   unsendable: number;
   crashed?: string;
   slowestMs: number;
+  /** the five slowest answers, to replay alone when a /livez probe was slow */
+  slowest: Array<{ request: string; ms: number; status: number }>;
   livezSlowestMs: number;
+  /** /livez probes slower than a second, with the requests in flight when each was sent (the suspects of a stall) */
+  livezStalls: Array<{ ms: number; inFlight: string[] }>;
   seconds: number;
 }
 
@@ -447,37 +616,165 @@ const describe = (r: HostileRequest) => r.protocol === 'raw'
   ? `raw ${JSON.stringify(r.raw!.subarray(0, 200).toString('latin1'))}`
   : `${r.protocol} ${r.method} ${r.target.slice(0, 300)} ${JSON.stringify(r.headers).slice(0, 300)} body=${r.body ? `${r.body.length}B ${JSON.stringify(r.body.subarray(0, 200).toString('utf8'))}` : 'none'}`;
 
-export async function setUpFixtures(s: Sender): Promise<void> {
+export async function setUpFixtures(s: Sender, domain = 'k8s.io'): Promise<void> {
   const json = (path: string, body: unknown, method = 'POST') => s.send({ protocol: 'h1', method, target: path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) });
-  await json('/apis/apiextensions.k8s.io/v1/customresourcedefinitions', widgetCrd);
+  await json(`/apis/apiextensions.${domain}/v1/customresourcedefinitions`, widgetCrdIn(domain));
   // the custom resource is served once its definition is established
   for (let i = 0; i < 200; i++) {
     const r = await s.send({ protocol: 'h1', method: 'GET', target: `/apis/${group}/v1/namespaces/${ns}/widgets`, headers: {} });
     if (r.status === 200) break;
     await new Promise(res => setTimeout(res, 50));
   }
-  for (const f of fixtures) await json(f.path, f.body);
+  for (const f of [...fixtures, ...limitedUserGrants(domain, limitedUser)]) await json(f.path, f.body);
 }
 
-export async function runFuzz(opts: { requests: number; seed: number; concurrency?: number; server: FuzzServer; budgetMs?: number; progress?: (done: number, report: FuzzReport) => void }): Promise<FuzzReport> {
+/**
+ * Credentials worth presenting: the limited user's token, service-account tokens the server issued (one of an account
+ * since deleted), the valid one tampered with, and tokens signed with the server's own key (read from its data folder)
+ * over claims that are expired, not yet valid or malformed, besides plain garbage.
+ */
+export async function vocabulary(server: FuzzServer, admin: Sender): Promise<Vocabulary> {
+  const json = (path: string, body: unknown, method = 'POST') => admin.send({ protocol: 'h1', method, target: path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(body)) });
+  const tokenOf = async (account: string) => {
+    await json(`/api/v1/namespaces/${ns}/serviceaccounts`, { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: account } });
+    // the whole answer (the sender keeps only its start)
+    const answer = await new Promise<string>((resolve, reject) => {
+      const req = httpsRequest({ host: '127.0.0.1', port: server.port, ca: server.ca, cert: server.cert, key: server.key, method: 'POST', agent: false,
+        path: `/api/v1/namespaces/${ns}/serviceaccounts/${account}/token`, headers: { 'content-type': 'application/json' } }, res => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve(Buffer.concat(chunks).toString()));
+      });
+      req.on('error', reject);
+      req.end(JSON.stringify({ apiVersion: `authentication.${server.domain}/v1`, kind: 'TokenRequest', spec: {} }));
+    });
+    try { return (JSON.parse(answer) as { status: { token: string } }).status.token; } catch { throw new Error(`no token for ${account}: ${answer.slice(0, 500)}`); }
+  };
+  const valid = await tokenOf('robot');
+  const ofDeleted = await tokenOf('gone');
+  await admin.send({ protocol: 'h1', method: 'DELETE', target: `/api/v1/namespaces/${ns}/serviceaccounts/gone`, headers: {} });
+  const [header, payload] = valid.split('.') as [string, string, string];
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, any>;
+  const jose = await import('jose');
+  const key = createPrivateKey(readFileSync(join(server.dataDir, 'pki', 'sa.key')));
+  const alg = (JSON.parse(Buffer.from(header, 'base64url').toString()) as { alg: string }).alg;
+  const now = Math.floor(Date.now() / 1000);
+  const signed = (c: Record<string, unknown>) => new jose.SignJWT(c).setProtectedHeader({ alg }).sign(key);
+  const privateKey = Object.keys(claims).find(k => typeof claims[k] === 'object' && claims[k] && 'serviceaccount' in claims[k])!;
+  const forged = await Promise.all([
+    { ...claims, iat: now - 7200, nbf: now - 7200, exp: now - 3600 },
+    { ...claims, nbf: now + 3600 },
+    { ...claims, aud: 'someone-else' },
+    { ...claims, aud: { x: 1 } },
+    { ...claims, sub: 'system:serviceaccount:other:robot' },
+    { ...claims, [privateKey]: { ...claims[privateKey], namespace: 7 } },
+    { ...claims, [privateKey]: { ...claims[privateKey], serviceaccount: null } },
+    { ...claims, [privateKey]: { ...claims[privateKey], serviceaccount: { name: 'robot', uid: 'not-its-uid' } } },
+    { ...claims, [privateKey]: { ...claims[privateKey], pod: { name: 'p-0', uid: 'x' } } },
+    { ...claims, [privateKey]: { ...claims[privateKey], secret: { name: '__proto__' }, warnafter: 'soon' } },
+    { ...claims, [privateKey]: 'x' },
+    { ...claims, exp: 1e300 },
+    { ...claims, exp: 'never' },
+    { ...claims, iss: ['a', 'b'] },
+  ].map(signed));
+  const b64 = (v: unknown) => Buffer.from(JSON.stringify(v)).toString('base64url');
+  const tokens = [limitedToken, valid, ofDeleted, ...forged, `${valid.slice(0, -4)}AAAA`, `${header}.${payload}.`,
+    `${b64({ alg: 'none' })}.${payload}.`, `${b64({ alg: 'HS256' })}.${payload}.${'A'.repeat(43)}`, `${header}.${b64({ ...claims, exp: now - 1 })}.${valid.split('.')[2]}`,
+    'a.b.c', '..', `${'a'.repeat(5000)}.b.c`, 'garbage', limitedToken.toUpperCase(), `${limitedToken} extra`];
+  return { domain: server.domain, authorizations: [...tokens.map(t => `Bearer ${t}`), 'Bearer', 'Bearer ', 'bearer x', 'Basic Zm9vOmJhcg==', '', `Bearer ${'x'.repeat(9000)}`] };
+}
+
+/** watch parameters that are odd but mostly accepted, so that the watches stay open */
+const watchQuery = fc.record({
+  resourceVersion: fc.constantFrom(undefined, '', '0', '1', '99999999999', 'x'),
+  timeoutSeconds: fc.constantFrom(undefined, '0', '1', '5', '3600', '-1', '2147483648'),
+  allowWatchBookmarks: fc.constantFrom(undefined, 'true', 'false', 'x'),
+  sendInitialEvents: fc.constantFrom(undefined, 'true', 'false'),
+  resourceVersionMatch: fc.constantFrom(undefined, 'NotOlderThan', 'Exact', 'x'),
+  labelSelector: fc.constantFrom(undefined, 'a=b', 'a', '!a', 'a in (b,c)', 'a notin ()', ''),
+  fieldSelector: fc.constantFrom(undefined, 'metadata.name=cm-0', 'metadata.namespace!=x', 'spec.nodeName=fuzz-node', 'x=y'),
+  limit: fc.constantFrom(undefined, '1', '0'),
+  watch: fc.constantFrom('1', 'true', ''),
+}, { requiredKeys: [] });
+const watchAccept = fc.constantFrom('application/json', 'application/vnd.kubernetes.protobuf;stream=watch', 'application/yaml',
+  'application/json;as=Table;v=v1;g=meta.k8s.io', '*/*');
+
+/**
+ * Watches held open on one HTTP/2 session of their own while the fuzzer runs, each reopened with new parameters when
+ * the server ends it. A watch must be answered (its head) within the budget; what it streams is read and dropped.
+ */
+function holdWatches(server: FuzzServer, collections: string[], seed: number, budgetMs: number, count: number, report: FuzzReport, crashed: () => boolean) {
+  const tls = server.user === 'admin' ? { ca: server.ca, cert: server.cert, key: server.key } : { ca: server.ca };
+  const credentials = server.user === 'admin' ? {} : { authorization: `Bearer ${limitedToken}` };
+  const session = http2Connect(`https://127.0.0.1:${server.port}`, tls);
+  session.on('error', () => { /* the watches on it report */ });
+  const targets = fc.sample(fc.tuple(fc.constantFrom(...collections, `${collections[0]}/cm-0`, '/api/v1/namespaces', `/api/v1/watch/namespaces/${ns}/configmaps`, '/api'), watchQuery, watchAccept), { numRuns: 1000, seed });
+  let opened = 0;
+  let stopping = false;
+  const open = (): void => {
+    if (stopping || crashed() || session.closed || session.destroyed) return;
+    const [path, q, accept] = targets[opened++ % targets.length]!;
+    const target = `${path}?${Object.entries(q).filter(([, v]) => v !== undefined).map(([k, v]) => `${k}=${encodeURIComponent(v!)}`).join('&')}`;
+    const started = performance.now();
+    let answered = false;
+    const stream = session.request({ ':path': target, accept, ...credentials });
+    const timer = setTimeout(() => { if (!answered && !crashed()) report.slow.push({ request: `held watch h2 GET ${target}`, ms: performance.now() - started, error: 'no answer in time' }); }, budgetMs);
+    let status = 0;
+    let text = '';
+    stream.on('response', h => {
+      answered = true;
+      clearTimeout(timer);
+      status = Number(h[':status']);
+      report.byStatus[`watch ${status}`] = (report.byStatus[`watch ${status}`] ?? 0) + 1;
+    });
+    // what a watch streams is dropped; a refusal's Status is kept for the report
+    stream.on('data', (c: Buffer) => { if (status >= 500 && text.length < 500) text += c.toString(); });
+    stream.on('error', () => { /* ends as a close */ });
+    // a watch the server ends (its timeout, a refusal) makes room for the next one, a moment later
+    stream.on('close', () => {
+      clearTimeout(timer);
+      if (status >= 500) {
+        if (referenceFiveHundreds.some(([code, re]) => code === status && re.test(text))) report.referenceServerErrors++;
+        else if (report.serverErrors.length < 50) report.serverErrors.push({ request: `held watch h2 GET ${target}`, status, text });
+      }
+      if (!stopping) setTimeout(open, 100);
+    });
+  };
+  for (let i = 0; i < count; i++) open();
+  return {
+    async stop() {
+      stopping = true;
+      session.destroy();
+    },
+  };
+}
+
+export async function runFuzz(opts: { requests: number; seed: number; concurrency?: number; server: FuzzServer; budgetMs?: number; heldWatches?: number; progress?: (done: number, report: FuzzReport) => void }): Promise<FuzzReport> {
   const { server } = opts;
   const budgetMs = opts.budgetMs ?? answerBudgetMs;
+  const admin = sender(server, budgetMs, 'admin');
   const s = sender(server, budgetMs);
-  const report: FuzzReport = { sent: 0, byProtocol: {}, byStatus: {}, serverErrors: [], referenceServerErrors: 0, slow: [], noAnswer: 0, unsendable: 0, slowestMs: 0, livezSlowestMs: 0, seconds: 0 };
+  const report: FuzzReport = { sent: 0, byProtocol: {}, byStatus: {}, byProtocolStatus: {}, serverErrors: [], referenceServerErrors: 0, slow: [], noAnswer: 0, unsendable: 0, slowestMs: 0, slowest: [], livezSlowestMs: 0, livezStalls: [], seconds: 0 };
+  const inFlight = new Set<HostileRequest>();
   const started = performance.now();
   let crashed = false;
   void server.exited.then(e => { crashed = true; report.crashed = `exit ${e.code ?? e.signal}: ${e.log.slice(-3000)}`; });
+  void server.agentExited?.then(e => { crashed = true; report.crashed = `the node agent exited ${e.code ?? e.signal}: ${e.log.slice(-3000)}`; });
   // a probe of /livez once a second, timed, throughout
   let probing = true;
   const probes = (async () => {
     while (probing && !crashed) {
-      const o = await s.send({ protocol: 'h1', method: 'GET', target: '/livez', headers: {} });
+      const suspects = [...inFlight];
+      const o = await admin.send({ protocol: 'h1', method: 'GET', target: '/livez', headers: {} });
+      if (o.ms > 1000 && report.livezStalls.length < 10) report.livezStalls.push({ ms: Math.round(o.ms), inFlight: suspects.map(r => describe(r).slice(0, 300)) });
       if (o.status === 200) report.livezSlowestMs = Math.max(report.livezSlowestMs, o.ms);
       else if (!crashed) report.slow.push({ request: 'GET /livez', ms: o.ms, error: `status ${o.status} ${o.error ?? ''}` });
       await new Promise(res => setTimeout(res, 1000));
     }
   })();
-  await setUpFixtures(s);
+  await setUpFixtures(admin, server.domain);
+  const hostileRequest = hostileRequests(await vocabulary(server, admin));
+  const watches = holdWatches(server, collectionsIn(server.domain), opts.seed, budgetMs, opts.heldWatches ?? 12, report, () => crashed);
   const batch = 500;
   const concurrency = opts.concurrency ?? 16;
   for (let offset = 0; report.sent < opts.requests && !crashed; offset += batch) {
@@ -486,15 +783,27 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
     await Promise.all(Array.from({ length: concurrency }, async () => {
       while (next < requests.length && !crashed) {
         const r = requests[next++];
+        inFlight.add(r);
         const o = await s.send(r);
+        inFlight.delete(r);
         if (o.error?.startsWith('not sendable')) { report.unsendable++; continue; }
         report.sent++;
         report.byProtocol[r.protocol] = (report.byProtocol[r.protocol] ?? 0) + 1;
         report.byStatus[o.status || 'none'] = (report.byStatus[o.status || 'none'] ?? 0) + 1;
+        const key = `${r.protocol} ${o.status || `none: ${o.error?.slice(0, 40) ?? 'closed'}`}`;
+        report.byProtocolStatus[key] = (report.byProtocolStatus[key] ?? 0) + 1;
         report.slowestMs = Math.max(report.slowestMs, o.ms);
+        if (report.slowest.length < 5 || o.ms > report.slowest[4]!.ms) {
+          report.slowest = [...report.slowest, { request: describe(r), ms: Math.round(o.ms), status: o.status }].sort((a, b) => b.ms - a.ms).slice(0, 5);
+        }
         if (o.ms > budgetMs || o.error === 'no answer in time') report.slow.push({ request: describe(r), ms: o.ms, error: o.error });
         else if (!o.status) report.noAnswer++;
         if (o.status >= 500) {
+          // a HEAD answer has no body to tell its reason: the same request as a GET (a read) shows it
+          if (r.method === 'HEAD' && !o.text) {
+            const asGet = await s.send({ ...r, method: 'GET' });
+            if (asGet.status === o.status) o.text = asGet.text;
+          }
           if (referenceFiveHundreds.some(([code, re]) => code === o.status && re.test(o.text))) report.referenceServerErrors++;
           else if (report.serverErrors.length < 50) report.serverErrors.push({ request: describe(r), status: o.status, text: o.text });
           else report.serverErrors.length++;
@@ -502,17 +811,19 @@ export async function runFuzz(opts: { requests: number; seed: number; concurrenc
       }
     }));
     // what the fuzzer deleted comes back, so later requests still find targets
-    if (!crashed) for (const f of fixtures) await s.send({ protocol: 'h1', method: 'POST', target: f.path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(f.body)) });
+    if (!crashed) for (const f of fixtures) await admin.send({ protocol: 'h1', method: 'POST', target: f.path, headers: { 'content-type': 'application/json' }, body: Buffer.from(JSON.stringify(f.body)) });
     opts.progress?.(report.sent, report);
   }
   probing = false;
   await probes;
+  await watches.stop();
   // the server still answers after the run
   if (!crashed) {
-    const after = await s.send({ protocol: 'h1', method: 'GET', target: `/api/v1/namespaces/${ns}/configmaps/cm-0`, headers: {} });
+    const after = await admin.send({ protocol: 'h1', method: 'GET', target: `/api/v1/namespaces/${ns}/configmaps/cm-0`, headers: {} });
     if (after.status !== 200 && after.status !== 404) report.slow.push({ request: 'GET cm-0 after the run', ms: after.ms, error: `status ${after.status} ${after.error ?? after.text}` });
   }
   s.close();
+  admin.close();
   report.seconds = (performance.now() - started) / 1000;
   return report;
 }

@@ -138,4 +138,10 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     // admin certificates still work alongside
     assert.equal((await whoami({ certPem: server.adminCertPem, keyPem: server.adminKeyPem })).json.status.userInfo.username, 'admin');
   });
+
+  test('authenticating proxy: extra keys named like Object members (__proto__, constructor) are plain keys, not a 500', async () => {
+    const r = await whoami(proxy, { 'X-Remote-User': 'pat', 'X-Remote-Extra-__proto__': 'p1', 'X-Remote-Extra-Constructor': 'c1' });
+    assert.equal(r.status, 201, r.body);
+    assert.match(r.body, /"extra":\{"__proto__":\["p1"\],"constructor":\["c1"\]\}/);
+  });
 });

@@ -203,6 +203,19 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     // acting as alice, bob gets exactly alice's permissions
     assert.equal((await as(bob, 'GET', '/api/v1/namespaces/team/pods', { headers: { 'Impersonate-User': 'alice' } })).status, 200);
     assert.equal((await as(bob, 'GET', '/api/v1/namespaces/team/secrets', { headers: { 'Impersonate-User': 'alice' } })).status, 403);
+    // extra keys named like Object members are plain keys: bob may not use them (403), the administrator may (never a 500)
+    for (const key of ['__proto__', 'constructor', 'toString']) {
+      const denied = await whoami({ 'Impersonate-User': 'alice', [`Impersonate-Extra-${key}`]: 'x' });
+      assert.equal(denied.status, 403, denied.body);
+      assert.match(denied.json.message, new RegExp(`cannot impersonate resource "userextras/${key.toLowerCase()}"`));
+      const allowed = await as(admin, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers: { 'Impersonate-User': 'alice', [`Impersonate-Extra-${key}`]: 'x' } });
+      assert.equal(allowed.status, 201, allowed.body);
+      assert.match(allowed.body, new RegExp(`"extra":\\{"${key.toLowerCase()}":\\["x"\\]\\}`));
+    }
+    // an empty Impersonate-User asks for no one: bob stays bob, as in the reference
+    const nobody = await whoami({ 'Impersonate-User': '' });
+    assert.equal(nobody.status, 201, nobody.body);
+    assert.equal(nobody.json.status.userInfo.username, 'bob');
     // impersonating a service account gives the account's groups
     const sa = await as(admin, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers: { 'Impersonate-User': 'system:serviceaccount:team:robot' } });
     assert.deepEqual(sa.json.status.userInfo.groups, ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated']);

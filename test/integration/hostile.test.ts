@@ -70,6 +70,24 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal(new Set(warnings).size, warnings.length, 'no warning twice');
     });
 
+    test('a metadata.namespace field selector on a cluster-scoped resource reads the namespace as empty, in lists and watches', async () => {
+      for (const path of ['/api/v1/namespaces', `/apis/rbac.authorization.${server.names.domain}/v1/clusterroles`]) {
+        const none = await client.get(`${path}?fieldSelector=${encodeURIComponent('metadata.namespace=x')}`);
+        assert.equal(none.status, 200, none.body.slice(0, 300));
+        assert.deepEqual(none.json.items, []);
+        for (const selector of ['metadata.namespace!=x', 'metadata.namespace=']) {
+          const all = await client.get(`${path}?fieldSelector=${encodeURIComponent(selector)}`);
+          assert.equal(all.status, 200, all.body.slice(0, 300));
+          assert.ok(all.json.items.length > 0, `${path} ${selector}`);
+        }
+        // the watch ends at its timeout, having sent the objects that exist
+        const watch = await client.get(`${path}?watch=1&timeoutSeconds=1&fieldSelector=${encodeURIComponent('metadata.namespace!=x')}`);
+        assert.equal(watch.status, 200, watch.body.slice(0, 300));
+        assert.match(watch.body, /"type":"ADDED"/);
+      }
+      await alive();
+    });
+
     test('a JSON body nested 10,000 deep is a 400', async () => {
       const deep = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"deep"},"data":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}`;
       const r = await client.request('POST', cms, { body: deep });

@@ -55,11 +55,13 @@ test('requests for resources the server does not serve are counted without their
   const madeUp = (i: number) => [
     `/apis/made.up.too/v${i}/things-${i}`, `/apis/made.up/v1/things-${i}`, `/apis/made.up/v1/namespaces/default/things-${i}/x`,
     `/api/v1/namespaces/default/configmaps/known/sub-${i}`, `/api/v1/things-${i}`, `/apis/apps/v1/things-${i}`,
+    // discovery paths of groups and versions nobody serves
+    `/apis/made.up.group-${i}/v${i}`, `/apis/made.up/things-${i}`, `/api/things-${i}`,
   ];
   for (const path of madeUp(0)) assert.ok((await c.get(path)).status >= 400, path);
   const before = await requestSeries();
   for (let i = 1; i < 20; i++) for (const path of madeUp(i)) assert.ok((await c.get(path)).status >= 400, path);
-  assert.deepEqual((await c.get('/metrics')).body.match(/(things|sub)-\d+/g) ?? [], []);
+  assert.deepEqual((await c.get('/metrics')).body.match(/(things|sub|group)-\d+/g) ?? [], []);
   // the server's own clients may add series meanwhile; none may come from the made-up paths (unserved resources carry
   // empty group, version and resource labels, so after the first round they fall into series that already exist)
   const added = [...await requestSeries()].filter(k => !before.has(k));
