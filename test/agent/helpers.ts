@@ -3,6 +3,12 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as httpsRequest } from 'node:https';
+import { parseAgentOptions } from '../../src/agent/options.js';
+import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
+import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
+import { podsRef } from '../../src/agent/status-manager.js';
+import type { Client } from '../../src/client/rest-client.js';
+import { waitFor } from '../support/wait.js';
 
 export { waitFor } from '../support/wait.js';
 
@@ -49,3 +55,20 @@ export const httpsGet = (url: string) => new Promise<{ status: number; body: str
     res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
   }).on('error', reject).end();
 });
+
+/** the flags of a fake-mode test agent of one node, its files under `dir`, listening on the loopback address */
+export const fakeAgentFlags = (kubeconfig: string, dir: string, node: string, certDir = 'pki') => [
+  `--clusterconfig=${kubeconfig}`, '--runtime=fake', `--hostname-override=${node}`, `--root-dir=${join(dir, 'root')}`,
+  `--cert-dir=${join(dir, certDir)}`, '--address=127.0.0.1'];
+
+/** a fake-mode agent of one node with its ports served, returned once a pod bound to the node (`podName`) runs there */
+export async function servedAgent(client: Client, kubeconfig: string, dir: string, node: string, podName: string, flags: string[]):
+  Promise<{ agent: RunningAgent; servers: AgentServers; close(): Promise<void> }> {
+  const { options } = await parseAgentOptions([...fakeAgentFlags(kubeconfig, dir, node), ...flags]);
+  const agent = await runAgent(options, quiet);
+  const servers = await startAgentServers(options, agent.nodes, agent.client);
+  await client.resource(podsRef, 'default').create(pod(podName, node));
+  await waitFor('pod Running', () => agent.nodes[0]!.workers.pods().some((x) => x.pod.status?.phase === 'Running'));
+  return { agent, servers, async close() { await servers.close(); await agent.stop(); } };
+}
+

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientRequest } from 'node:http';
-import { join } from 'node:path';
 import { connect as http2Connect } from 'node:http2';
 import { deflateSync, constants as zlibConstants } from 'node:zlib';
 import { inEveryDomain } from '../../src/api/naming.js';
@@ -14,11 +13,9 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
 import { rawExchange, rawGet, statusOf } from '../support/raw-http.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
-import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
-import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
+import { startAgentServers } from '../../src/agent/server.js';
 import { clientFromFile, createClient, type Client } from '../../src/client/rest-client.js';
-import { podsRef } from '../../src/agent/status-manager.js';
-import { pod, tempDir, waitFor, ensureDefaultServiceAccount, quiet, httpsGet } from './helpers.js';
+import { tempDir, ensureDefaultServiceAccount, httpsGet, fakeAgentFlags, servedAgent } from './helpers.js';
 
 const raw = (port: number, bytes: string | Buffer, enough?: (answer: string) => boolean) => rawExchange(port, bytes, { enough });
 const get = (port: number, target: string, headers = '') => rawGet(port, target, headers);
@@ -26,8 +23,7 @@ const get = (port: number, target: string, headers = '') => rawGet(port, target,
 describe('agent endpoints under hostile input', () => {
   let server: TestServer;
   let client: Client;
-  let agent: RunningAgent;
-  let servers: AgentServers;
+  let served: Awaited<ReturnType<typeof servedAgent>>;
   let dir: string;
   let port: number;
 
@@ -36,20 +32,12 @@ describe('agent endpoints under hostile input', () => {
     server = await startTestServer();
     client = await clientFromFile(server.kubeconfig);
     await ensureDefaultServiceAccount(client);
-    const { options } = await parseAgentOptions([
-      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=hostile', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`,
-      '--address=127.0.0.1', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0',
-    ]);
-    agent = await runAgent(options, quiet);
-    servers = await startAgentServers(options, agent.nodes, agent.client);
-    port = servers.ports.main;
-    await client.resource(podsRef, 'default').create(pod('target', 'hostile'));
-    await waitFor('pod Running', () => agent.nodes[0]!.workers.pods().some((x) => x.pod.status?.phase === 'Running'));
+    served = await servedAgent(client, server.kubeconfig, dir, 'hostile', 'target', [`--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0']);
+    port = served.servers.ports.main;
   });
 
   after(async () => {
-    await servers?.close();
-    await agent?.stop();
+    await served?.close();
     client?.close();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -98,12 +86,9 @@ describe('agent endpoints under hostile input', () => {
 
   test('a token the agent cannot check (the API server unreachable) is a 401', async () => {
     const unreachable = createClient({ contextName: 'x', clusterName: 'x', userName: 'x', server: `https://127.0.0.1:${await freePort()}`, insecureSkipTLSVerify: true }, { timeoutMs: 2000 });
-    const { options } = await parseAgentOptions([
-      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=hostile', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki2')}`,
-      '--address=127.0.0.1', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0', '--anonymous-auth=false',
-      '--authentication-token-webhook', '--authorization-mode=Webhook',
-    ]);
-    const second = await startAgentServers(options, agent.nodes, unreachable);
+    const { options } = await parseAgentOptions([...fakeAgentFlags(server.kubeconfig, dir, 'hostile', 'pki2'),
+      `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0', '--anonymous-auth=false', '--authentication-token-webhook', '--authorization-mode=Webhook']);
+    const second = await startAgentServers(options, served.agent.nodes, unreachable);
     try {
       const answer = await get(second.ports.main, '/pods', 'Authorization: Bearer garbage\r\n');
       assert.equal(statusOf(answer), 401, answer);

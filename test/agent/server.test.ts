@@ -10,12 +10,9 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
-import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
-import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
-import { podsRef } from '../../src/agent/status-manager.js';
-import { pod, tempDir, waitFor, ensureDefaultServiceAccount, quiet } from './helpers.js';
+import { tempDir, ensureDefaultServiceAccount, servedAgent } from './helpers.js';
 
 interface Answer { status: number; body: string }
 const fetchIt = (url: string, opts: { token?: string; cert?: string; key?: string } = {}) => new Promise<Answer>((resolve, reject) => {
@@ -34,8 +31,7 @@ const fetchIt = (url: string, opts: { token?: string; cert?: string; key?: strin
 describe('agent endpoints', () => {
   let server: TestServer;
   let client: Client;
-  let agent: RunningAgent;
-  let servers: AgentServers;
+  let served: Awaited<ReturnType<typeof servedAgent>>;
   let dir: string;
   let clientCert: { cert: string; key: string };
   let ports: { main: number; readOnly: number; healthz: number };
@@ -51,21 +47,15 @@ describe('agent endpoints', () => {
     const pair = generateKeyPair();
     clientCert = { cert: issueLeaf(ca, pair.publicKey, { commonName: 'carol', organizations: ['ops'], usages: ['digital signature', 'client auth'], ttlSeconds: 3600 }), key: pair.keyPem };
     const [main, readOnly, healthz] = [await freePort(), await freePort(), await freePort()];
-    const { options } = await parseAgentOptions([
-      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=served', `--root-dir=${join(dir, 'root')}`, `--cert-dir=${join(dir, 'pki')}`,
-      '--address=127.0.0.1', `--port=${main}`, `--read-only-port=${readOnly}`, `--healthz-port=${healthz}`, '--anonymous-auth=false',
+    served = await servedAgent(client, server.kubeconfig, dir, 'served', 'listed', [
+      `--port=${main}`, `--read-only-port=${readOnly}`, `--healthz-port=${healthz}`, '--anonymous-auth=false',
       '--authentication-token-webhook', '--authorization-mode=Webhook', `--client-ca-file=${join(dir, 'clients-ca.crt')}`,
     ]);
-    agent = await runAgent(options, quiet);
-    servers = await startAgentServers(options, agent.nodes, agent.client);
-    ports = servers.ports;
-    await client.resource(podsRef, 'default').create(pod('listed', 'served'));
-    await waitFor('pod Running', () => agent.nodes[0]!.workers.pods().some((x) => x.pod.status?.phase === 'Running'));
+    ports = served.servers.ports;
   });
 
   after(async () => {
-    await servers?.close();
-    await agent?.stop();
+    await served?.close();
     client?.close();
     await server?.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,8 @@
 // The node streams of a pod: log, exec, attach and portforward lead to the agent of the pod's node (with the
 // parameters the agent reads, as the reference passes them), proxy to the pod's own address.
-import type { Stored } from '../../../../api/meta.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import { badRequest } from '../../../../api/status.js';
-import { timeProblem } from '../../../../api/meta.js';
+import { timeProblem, type Stored } from '../../../../api/meta.js';
 import { integerParam, queryFlag } from '../../../../api/request.js';
 import type { ConnectTarget, RestRequest } from '../../../types.js';
 import { hostPort, nodeTarget, proxyableAddress, splitSchemeNamePort } from '../nodes/connection.js';
