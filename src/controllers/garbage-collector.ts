@@ -25,7 +25,6 @@ interface Item {
   namespace?: string;
   name: string;
   owners: OwnerReference[];
-  dependents: Set<string>;
   deleting: boolean;
   finalizers: string[];
 }
@@ -44,7 +43,9 @@ export const garbageCollector: Controller = {
     const attemptToOrphan = createWorkQueue<string>();
     ctx.signal.addEventListener('abort', () => { attemptToDelete.shutDown(); attemptToOrphan.shutDown(); }, { once: true });
 
-    const blocking = (owner: string) => [...(dependentsOf.get(owner) ?? [])].filter((d) => graph.get(d)?.owners.some((r) => r.uid === owner && r.blockOwnerDeletion));
+    // looked up at each use: a dependent's set is replaced as its references change
+    const dependents = (owner: string) => [...(dependentsOf.get(owner) ?? [])];
+    const blocking = (owner: string) => dependents(owner).filter((d) => graph.get(d)?.owners.some((r) => r.uid === owner && r.blockOwnerDeletion));
     const link = (dependent: string, owners: OwnerReference[], add: boolean) => {
       for (const r of owners) {
         let set = dependentsOf.get(r.uid);
@@ -59,7 +60,7 @@ export const garbageCollector: Controller = {
       const owners = obj.metadata.ownerReferences ?? [];
       const item: Item = {
         uid, resource, namespace: obj.metadata.namespace, name: obj.metadata.name!, owners,
-        dependents: dependentsOf.get(uid) ?? new Set(), deleting: !!obj.metadata.deletionTimestamp, finalizers: obj.metadata.finalizers ?? [],
+        deleting: !!obj.metadata.deletionTimestamp, finalizers: obj.metadata.finalizers ?? [],
       };
       if (prev) link(uid, prev.owners, false);
       link(uid, owners, true);
@@ -102,7 +103,7 @@ export const garbageCollector: Controller = {
       ctx.informers.start();
     };
 
-    const ops = operations(ctx, graph, byKind, blocking);
+    const ops = operations(ctx, graph, byKind, dependents, blocking);
     const ready = (async () => {
       await discover();
       await ctx.synced;
@@ -124,7 +125,8 @@ const collectable = (r: DiscoveredResource) => ['list', 'watch', 'delete'].every
 const describe = (item: Item | undefined, uid: string) =>
   (item ? `${item.resource.resource} ${item.namespace ? `${item.namespace}/` : ''}${item.name}` : `uid ${uid}`);
 
-function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Map<string, DiscoveredResource>, blocking: (uid: string) => string[]) {
+function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Map<string, DiscoveredResource>,
+  dependents: (uid: string) => string[], blocking: (uid: string) => string[]) {
   const client = (r: ResourceRef, namespace?: string) => ctx.client.resource<Obj>(r, r.namespaced ? namespace : undefined);
 
   /** the live object of a graph item, if it still is that object */
@@ -151,15 +153,17 @@ function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Ma
     metadata: { resourceVersion: obj.metadata.resourceVersion, finalizers: (obj.metadata.finalizers ?? []).filter((f) => f !== finalizer) },
   }, 'merge');
 
-  const remove = (item: Item, policy: 'Orphan' | 'Background' | 'Foreground') =>
-    client(item.resource, item.namespace).delete(item.name, { propagationPolicy: policy, preconditions: { uid: item.uid } })
-      .catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
-
   const retryConflict = (e: unknown) => {
     // the object changed meanwhile: the next attempt reads it again
     if (isConflict(e)) throw new ApiError(409, 'Conflict', 'changed meanwhile; trying again');
     if (!isNotFound(e)) throw e;
   };
+
+  // deleted only as it was read: an object orphaned or adopted since then is looked at again
+  const remove = (item: Item, obj: Obj, policy: 'Orphan' | 'Background' | 'Foreground') =>
+    client(item.resource, item.namespace).delete(item.name, {
+      propagationPolicy: policy, preconditions: { uid: item.uid, resourceVersion: obj.metadata.resourceVersion },
+    }).catch(retryConflict);
 
   return {
     async attemptToDelete(uid: string) {
@@ -189,18 +193,20 @@ function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Ma
         }
         return;
       }
-      if (waiting.length && item.dependents.size) {
+      const own = dependents(uid);
+      if (waiting.length && own.length) {
         // the dependents of this dependent go first, unless one of them waits on it in turn (a cycle)
-        if ([...item.dependents].some((d) => graph.get(d)?.deleting && graph.get(d)?.finalizers.includes(foregroundFinalizer))) {
-          await patchOwners(item, obj, owners.map((r) => ({ ...r, blockOwnerDeletion: false }))).catch(retryConflict);
+        let current = obj;
+        if (own.some((d) => graph.get(d)?.deleting && graph.get(d)?.finalizers.includes(foregroundFinalizer))) {
+          current = (await patchOwners(item, obj, owners.map((r) => ({ ...r, blockOwnerDeletion: false }))).catch(retryConflict)) ?? obj;
         }
-        await remove(item, 'Foreground');
+        await remove(item, current, 'Foreground');
         return;
       }
       // no owner left: the object goes, its own dependents as its finalizers say
       const finalizers = obj.metadata.finalizers ?? [];
       const policy = finalizers.includes(orphanFinalizer) ? 'Orphan' : finalizers.includes(foregroundFinalizer) ? 'Foreground' : 'Background';
-      await remove(item, policy);
+      await remove(item, obj, policy);
     },
 
     async attemptToOrphan(uid: string) {
@@ -208,7 +214,7 @@ function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Ma
       if (!item) return;
       const obj = await live(item);
       if (!obj?.metadata.deletionTimestamp || !(obj.metadata.finalizers ?? []).includes(orphanFinalizer)) return;
-      for (const d of [...item.dependents]) {
+      for (const d of dependents(uid)) {
         const dep = graph.get(d);
         if (!dep) continue;
         const depObj = await live(dep);
