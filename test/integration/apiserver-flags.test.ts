@@ -267,6 +267,9 @@ test('--watch-cache-sizes: a resource keeps only its own size of history; others
   const c = createClient(server);
   try {
     const created: Record<string, string[]> = { configmaps: [], secrets: [] };
+    // a resource's cache is built on its first read, and its history starts there (older watches go to storage):
+    // both are read first, as the controllers may not have read them yet
+    for (const resource of ['configmaps', 'secrets']) assert.equal((await c.get(`/api/v1/namespaces/default/${resource}?resourceVersion=0`)).status, 200);
     for (let i = 0; i < 8; i++) for (const resource of ['configmaps', 'secrets']) {
       const r = await c.request('POST', `/api/v1/namespaces/default/${resource}`, { body: { metadata: { name: `h-${i}` } } });
       assert.equal(r.status, 201, r.body);
