@@ -2,15 +2,16 @@
 // uses it (directly, or as the claim of its generic ephemeral volume), and loses it once none does. As the reference's:
 // a pod not yet scheduled does not hold a claim (the node agent refuses to start a pod on a claim being deleted), a
 // finished pod still holds a claim it names directly until it is deleted, and an ephemeral claim is freed by a pod shut
-// down (deleted with no grace period left).
-import { ignoreNotFound, podFinished, startQueue } from './common.js';
+// down (deleted with no grace period left). A claim named as a pod's ephemeral one counts only if that pod controls it.
+import { controllerOf, ignoreNotFound, podFinished, startQueue } from './common.js';
 import type { Controller } from './context.js';
-import type { Pod } from './types.js';
+import type { PersistentVolumeClaim, Pod } from './types.js';
 
 const shutDown = (pod: Pod) => pod.metadata.deletionTimestamp !== undefined && pod.metadata.deletionGracePeriodSeconds === 0;
 
-const usesClaim = (pod: Pod, claim: string) => !!pod.spec.nodeName && (pod.spec.volumes ?? []).some((v) =>
-  v.persistentVolumeClaim?.claimName === claim || (v.ephemeral && !shutDown(pod) && `${pod.metadata.name}-${v.name}` === claim));
+const usesClaim = (pod: Pod, claim: PersistentVolumeClaim) => !!pod.spec.nodeName && (pod.spec.volumes ?? []).some((v) =>
+  v.persistentVolumeClaim?.claimName === claim.metadata.name
+  || (v.ephemeral && !shutDown(pod) && `${pod.metadata.name}-${v.name}` === claim.metadata.name && controllerOf(claim)?.uid === pod.metadata.uid));
 
 export const pvcProtectionController: Controller = {
   name: 'pvc-protection',
@@ -21,11 +22,11 @@ export const pvcProtectionController: Controller = {
     const queue = startQueue(ctx, async (key) => {
       const claim = claims.get(key);
       if (!claim?.metadata.deletionTimestamp || !claim.metadata.finalizers?.includes(finalizer)) return;
-      const [namespace, name] = [claim.metadata.namespace!, claim.metadata.name!];
-      if (pods.list(namespace).some((p) => usesClaim(p, name))) return;
+      const namespace = claim.metadata.namespace!;
+      if (pods.list(namespace).some((p) => usesClaim(p, claim))) return;
       // the cache may lag behind a pod created a moment ago: the live list decides, as in the reference
       const live = await ctx.client.resource(ctx.refs.pods, namespace).list();
-      if (live.items.some((p) => usesClaim(p, name))) return;
+      if (live.items.some((p) => usesClaim(p, claim))) return;
       // an update, as the reference's controller writes (its role grants update, not patch)
       await ctx.client.resource(ctx.refs.persistentVolumeClaims, namespace).update({
         ...claim, metadata: { ...claim.metadata, finalizers: claim.metadata.finalizers.filter((f) => f !== finalizer) },

@@ -68,4 +68,27 @@ describe('in-server controllers', () => {
     assert.equal((await c.request('DELETE', `${ns}/pods/user`, { body: { gracePeriodSeconds: 0 } })).status, 200);
     await eventually('the claim to go', async () => (await c.get(`${ns}/persistentvolumeclaims/data`)).status === 404);
   });
+
+  test('a pod holds the claim of its ephemeral volume only when that claim is its own', async () => {
+    const ns = '/api/v1/namespaces/default';
+    const template = { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
+    const podWith = async (name: string) => assert.equal((await c.request('POST', `${ns}/pods`, { body: {
+      metadata: { name }, spec: { nodeName: 'scratch-host', containers: [{ name: 'c', image: 'x:1', volumeMounts: [{ name: 'scratch', mountPath: '/d' }] }],
+        volumes: [{ name: 'scratch', ephemeral: { volumeClaimTemplate: template } }] } } })).status, 201);
+    // a node that exists: pods bound to a missing one are collected, which would free any claim
+    assert.equal((await c.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'scratch-host' } } })).status, 201);
+    // a claim of the same name made by someone else before the pod: the pod does not control it
+    const squat = await c.request('POST', `${ns}/persistentvolumeclaims`, { body: { metadata: { name: 'squatted-scratch' }, ...template } });
+    assert.equal(squat.status, 201);
+    await podWith('squatted');
+    await podWith('owner');
+    await eventually('the ephemeral claim of the pod', async () => (await c.get(`${ns}/persistentvolumeclaims/owner-scratch`)).status === 200);
+    assert.equal((await c.request('DELETE', `${ns}/persistentvolumeclaims/squatted-scratch`)).status, 200);
+    assert.equal((await c.request('DELETE', `${ns}/persistentvolumeclaims/owner-scratch`)).status, 200);
+    // once it is gone, the pod's own claim of that name is made in its place
+    await eventually('the claim the pod does not own to go', async () => (await c.get(`${ns}/persistentvolumeclaims/squatted-scratch`)).json.metadata?.uid !== squat.json.metadata.uid);
+    const held = await c.get(`${ns}/persistentvolumeclaims/owner-scratch`);
+    assert.equal(held.status, 200, 'the pod\'s own ephemeral claim is kept while the pod runs');
+    assert.ok(held.json.metadata.deletionTimestamp);
+  });
 });
