@@ -177,7 +177,8 @@ describe('fair queuing under a flood', () => {
     assert.equal(fs.status, 201, fs.body);
     await until(async () => (await c.get('/api/v1/namespaces', as('alice'))).headers['x-kubernetes-pf-flowschema-uid'] === fs.json.metadata.uid,
       'the test schema in effect');
-    await fillNamespace(c, 'small', 300, 1000);
+    // lists of 1.2 MB: more than a response is written ahead of its client, so each holds its seats while it is read
+    await fillNamespace(c, 'small', 300, 4000);
   });
   after(async () => { c.close(); await server.close(); });
 
