@@ -112,14 +112,25 @@ async function writeAhead(source: Readable, res: RequestContext['res'], signal: 
 async function* batches(parts: Iterable<Buffer> | AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [], size = 0;
   const clock = sliceClock();
-  for await (const p of parts) {
-    pending.push(p);
-    size += p.length;
-    if (size >= batchBytes) {
-      yield pending.length === 1 ? pending[0] : Buffer.concat(pending, size);
-      pending = []; size = 0;
-      if (clock.due()) await yieldToLoop();
+  // pieces made at once are taken without an await each (a list of 10,000 objects has 20,000 pieces)
+  const sync = Symbol.iterator in parts ? parts[Symbol.iterator]() : undefined;
+  const async = sync ? undefined : (parts as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+  let done = false;
+  try {
+    for (;;) {
+      const next = sync ? sync.next() : await async!.next();
+      if ((done = !!next.done)) break;
+      pending.push(next.value);
+      size += next.value.length;
+      if (size >= batchBytes) {
+        yield pending.length === 1 ? pending[0] : Buffer.concat(pending, size);
+        pending = []; size = 0;
+        if (clock.due()) await yieldToLoop();
+      }
     }
+  } finally {
+    // a response cut short ends the pieces' source too
+    if (!done) { sync?.return?.(); await async?.return?.(); }
   }
   if (size) yield Buffer.concat(pending, size);
 }
