@@ -1,7 +1,6 @@
 // Writing responses: objects in the negotiated representation, gzip over a size threshold, Status errors.
 import { gzipSync, createGzip } from 'node:zlib';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { pipeline, Readable } from 'node:stream';
 import { toYaml } from '../util/yaml.js';
 import { featureEnabled, strictFlag, type RequestContext } from '../api/request.js';
 import type { Status } from '../api/meta.js';
@@ -70,7 +69,9 @@ export async function sendStream(ctx: RequestContext, code: number, parts: Itera
   if (ctx.method === 'HEAD') { res.end(); return; }
   const source = Readable.from(batches(parts), { objectMode: false, highWaterMark: batchBytes });
   try {
-    await (gzip ? pipeline(source, createGzip({ level: 1 }), res, { signal: ctx.signal }) : writeAhead(source, res, ctx.signal));
+    // compressed: an error of either stream ends the other, and the reading of the compressed one
+    const body = gzip ? pipeline(source, createGzip({ level: 1 }), () => {}) : source;
+    await writeAhead(body, res, ctx.signal);
   } catch {
     // the client went away or the deadline passed: what is left is not built, and the stream is cut
     const stream = (res as unknown as { stream?: { destroyed: boolean; close(code?: number): void } }).stream;
