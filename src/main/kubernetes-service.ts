@@ -31,6 +31,7 @@ export interface KubernetesServiceOptions {
 }
 
 const write = { dryRun: false };
+const firstAttempts = 8;
 const servicePort = 443;
 const portName = 'https';
 
@@ -175,7 +176,18 @@ export function startKubernetesService(o: KubernetesServiceOptions): { ready: Pr
     }, intervalMs);
     timer.unref();
   };
-  const ready = reconcile().then(tick);
+  // the first pass may meet another API server's start on the same store half done (the Service's address allocated,
+  // the Service not yet written): it is tried again a few times before the start fails
+  const first = async () => {
+    for (let attempt = 1, delay = 100; ; attempt++, delay = Math.min(delay * 2, 2000)) {
+      try { return await reconcile(); } catch (e) {
+        if (stopped || attempt === firstAttempts) throw e;
+        o.log.warn(`${serviceName} service: ${(e as Error).message}; trying again`);
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
+  };
+  const ready = first().then(() => { if (!stopped) tick(); });
   return {
     ready,
     async stop() {

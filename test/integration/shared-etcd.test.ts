@@ -1,5 +1,6 @@
 // Two API servers on one etcd, as larger installations run them: Services created through both at once never share
-// a cluster IP or a node port, because both allocate from the same stored allocation objects.
+// a cluster IP or a node port, because both allocate from the same stored allocation objects. Several started at once
+// on a fresh store all come up, though each makes the same default Service.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -54,5 +55,22 @@ test('two API servers on one etcd create 2,000 Services concurrently: no two sha
     assert.equal(new Set(ports).size, total, 'no two Services share a node port');
     for (const ip of ips) assert.match(ip, /^10\.96\.\d+\.\d+$/);
     for (const p of ports) assert.ok(p >= 30000 && p <= 32767, String(p));
+  }
+});
+
+test('four API servers started at once on a fresh store all become ready, with one default Service among them', async () => {
+  const fresh = { storage: 'etcd' as const, etcdServers: [etcd.endpoint], etcdPrefix: '/fresh', flags: ['--service-cluster-ip-range=10.97.0.0/16'] };
+  const started = await Promise.allSettled(Array.from({ length: 4 }, () => startTestServer(fresh)));
+  const up = started.flatMap(s => (s.status === 'fulfilled' ? [s.value] : []));
+  try {
+    assert.deepEqual(started.flatMap(s => (s.status === 'rejected' ? [String(s.reason)] : [])), []);
+    const c = createClient(up[0]!);
+    try {
+      const service = await c.get(`/api/v1/namespaces/default/services/${up[0]!.names.vendor}`);
+      assert.equal(service.status, 200, service.body);
+      assert.equal(service.json.spec.clusterIP, '10.97.0.1');
+    } finally { c.close(); }
+  } finally {
+    await Promise.all(up.map(s => s.close()));
   }
 });
