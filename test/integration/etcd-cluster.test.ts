@@ -90,12 +90,19 @@ test('a member killed and restarted under write load: nothing acknowledged is lo
   };
   const writers = Array.from({ length: 8 }, (_, w) => writer(w));
 
-  // readyz on both servers, sampled throughout: with two of three members up, storage is available
+  // readyz on both servers, sampled throughout: with two of three members up, storage is available. etcd's own health
+  // is sampled beside it: on a busy machine (fsyncs slowed by other work) the members may be without a leader for a
+  // while, and a server is then right to be unready
   const readyz: number[][] = [[], []];
+  const etcdHealthy: boolean[] = [];
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
+      const states = await Promise.all(cluster.endpoints.map(async e => {
+        try { return (await (await fetch(`${e}/health`, { signal: AbortSignal.timeout(1000) })).json() as { health?: string }).health === 'true'; } catch { return false; }
+      }));
       for (let i = 0; i < clients.length; i++) readyz[i].push((await clients[i].get('/readyz').catch(() => ({ status: 0 }))).status);
+      etcdHealthy.push(states.some(Boolean));
       await new Promise(res => setTimeout(res, 200));
     }
   })();
@@ -112,7 +119,7 @@ test('a member killed and restarted under write load: nothing acknowledged is lo
   await Promise.all(writers);
   sampling = false;
   await sampler;
-  t.diagnostic(`${acked.size} writes acknowledged; errors seen by clients: ${JSON.stringify(errors)}; readyz samples: ${readyz.map(r => `${r.filter(s => s === 200).length}/${r.length} ready`).join(', ')}`);
+  t.diagnostic(`${acked.size} writes acknowledged; errors seen by clients: ${JSON.stringify(errors)}; readyz samples: ${readyz.map(r => `${r.filter(s => s === 200).length}/${r.length} ready`).join(', ')}; etcd healthy in ${etcdHealthy.filter(Boolean).length}/${etcdHealthy.length}`);
   assert.deepEqual(fatal, [], 'only retriable errors');
 
   // every acknowledged write is stored, as both servers see it
@@ -128,10 +135,11 @@ test('a member killed and restarted under write load: nothing acknowledged is lo
     t.diagnostic(`server ${i} watch: ${JSON.stringify(r.stats())}`);
   }
   await Promise.all(reflectors.map(r => r.stop()));
-  // truthful: ready at the end, and never unready for long while two members served
+  // truthful: ready at the end, and never unready for long while the members served
   for (const [i, samples] of readyz.entries()) {
     assert.equal(samples.at(-1), 200, `server ${i} ready at the end`);
-    const unready = samples.filter(s => s !== 200).length;
-    assert.ok(unready <= samples.length / 4, `server ${i} was unready in ${unready} of ${samples.length} samples with a quorum up`);
+    const served = samples.filter((_, n) => etcdHealthy[n]);
+    const unready = served.filter(s => s !== 200).length;
+    assert.ok(unready <= served.length / 4, `server ${i} was unready in ${unready} of the ${served.length} samples etcd answered healthy (of ${samples.length})`);
   }
 });
