@@ -3,6 +3,7 @@
 // a pod not yet scheduled does not hold a claim (the node agent refuses to start a pod on a claim being deleted), a
 // finished pod still holds a claim it names directly until it is deleted, and an ephemeral claim is freed by a pod shut
 // down (deleted with no grace period left). A claim named as a pod's ephemeral one counts only if that pod controls it.
+import { ephemeralClaimName } from '../api/volumes.js';
 import { controllerOf, ignoreNotFound, podFinished, startQueue } from './common.js';
 import type { Controller } from './context.js';
 import type { PersistentVolumeClaim, Pod } from './types.js';
@@ -11,7 +12,7 @@ const shutDown = (pod: Pod) => pod.metadata.deletionTimestamp !== undefined && p
 
 const usesClaim = (pod: Pod, claim: PersistentVolumeClaim) => !!pod.spec.nodeName && (pod.spec.volumes ?? []).some((v) =>
   v.persistentVolumeClaim?.claimName === claim.metadata.name
-  || (v.ephemeral && !shutDown(pod) && `${pod.metadata.name}-${v.name}` === claim.metadata.name && controllerOf(claim)?.uid === pod.metadata.uid));
+  || (v.ephemeral && !shutDown(pod) && ephemeralClaimName(pod.metadata.name!, v) === claim.metadata.name && controllerOf(claim)?.uid === pod.metadata.uid));
 
 export const pvcProtectionController: Controller = {
   name: 'pvc-protection',
@@ -37,7 +38,7 @@ export const pvcProtectionController: Controller = {
     const podChanged = (p: Pod) => {
       if (p.metadata.deletionTimestamp === undefined && !podFinished(p) && p.spec.nodeName) return;
       for (const v of p.spec.volumes ?? []) {
-        const claim = v.persistentVolumeClaim?.claimName ?? (v.ephemeral ? `${p.metadata.name}-${v.name}` : undefined);
+        const claim = v.persistentVolumeClaim?.claimName ?? (v.ephemeral ? ephemeralClaimName(p.metadata.name!, v) : undefined);
         if (claim) queue.add(`${p.metadata.namespace}/${claim}`);
       }
     };
