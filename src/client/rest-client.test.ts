@@ -4,6 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../testing.js';
 import { loadClientConfig } from '../config/client-config.js';
@@ -161,6 +162,21 @@ test('more watches than the server lets one HTTP/2 connection carry: the client 
     stop.abort();
     client.close();
     await server.close();
+  }
+});
+
+test('a server that drops every connection: the request fails with the connection\'s error, after one attempt', async () => {
+  let accepted = 0;
+  const dropping = createNetServer((socket) => { accepted++; socket.destroy(); });
+  await new Promise<void>((r) => dropping.listen(0, '127.0.0.1', r));
+  // a timeout short enough that a client reconnecting in a loop fails here with it rather than with the connection's error
+  const client = createClient({ contextName: 'c', clusterName: 'c', userName: 'u', server: `https://127.0.0.1:${(dropping.address() as AddressInfo).port}`, insecureSkipTLSVerify: true }, { timeoutMs: 3000 });
+  try {
+    await assert.rejects(client.resource(configMaps, 'default').get('x'), (e: Error) => !/no connection within/.test(e.message) && /socket|disconnected|ECONNRESET/i.test(e.message));
+    assert.equal(accepted, 1);
+  } finally {
+    client.close();
+    dropping.close();
   }
 });
 

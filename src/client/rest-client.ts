@@ -363,12 +363,18 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
       settings: { initialWindowSize: 4 * 2 ** 20 },
     });
     const c: Connection = { session: s, cert, streams: 0, limit: Infinity };
-    c.settled = new Promise<void>((resolve) => {
-      const settle = () => { c.settled = undefined; resolve(); };
-      s.once('remoteSettings', settle);
-      s.once('close', settle);
+    let failure: Error | undefined;
+    // a connection that closes before the server's SETTINGS (refused, reset, a failed handshake) fails the requests
+    // waiting for it with its error: they would otherwise connect again at once, and again, until their timeout
+    c.settled = new Promise<void>((resolve, reject) => {
+      s.once('remoteSettings', () => { c.settled = undefined; resolve(); });
+      s.once('close', () => {
+        c.settled = undefined;
+        reject(failure ?? new Error(`the HTTP/2 session to ${base.origin} closed before the server's settings arrived`));
+      });
     });
-    s.on('error', () => {}); // failures reach the streams; the next request reconnects
+    c.settled.catch(() => {});   // no request may be waiting
+    s.on('error', (e) => { failure ??= e; }); // later failures reach the streams; the next request reconnects
     s.on('close', () => drop(c));
     s.on('goaway', () => drop(c));
     s.on('remoteSettings', (settings) => { c.limit = settings.maxConcurrentStreams ?? Infinity; });
