@@ -19,7 +19,7 @@ import type { ContainerInfo, ContainerRuntime, RuntimeStatus } from './runtime/t
 import { eventRecorder, eventSink, type EventSink } from './events.js';
 import { collectImages, containersToRemove, type ImageUse } from './gc.js';
 import { fakeRuntime } from './runtime/fake.js';
-import { subnet } from './runtime/address-pool.js';
+import { fallbackNodeRange, subnet } from './runtime/address-pool.js';
 import { admit } from './admission.js';
 import { cgroupName, createCgroupManager, joinCgroup, type CgroupManager } from './cgroups.js';
 import { createMounter, type Mounter } from './volumes/mount.js';
@@ -138,7 +138,9 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     return n.status ? undefined : `container runtime network not ready: NetworkReady=false reason:${n.reason} message:${n.message}`;
   };
 
-  // the node's pod range reaches the runtime, as the reference passes it (runtimes with a CNI template use it)
+  // the node's pod range reaches the runtime, as the reference passes it (runtimes with a CNI template use it); without
+  // the flag, the range the node is given later does (below)
+  let givenCidr: string | undefined;
   if (!simulated && settings.podCidr) await runtime.updatePodCidr?.(settings.podCidr).catch((e) => log.warn(`${nodeName}: passing the pod range to the runtime: ${(e as Error).message}`));
 
   let cgroups: CgroupManager | undefined;
@@ -384,6 +386,14 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       statusLoop = nodeStatusLoop({
         client: heartbeats!, settings, runtime, register: true, recorder, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
         log: (m) => log.warn(m),
+        // a node without --pod-cidr takes the range the controller manager gives it, as the reference's agent does
+        onNode: settings.podCidr ? undefined : (node) => {
+          const cidr = node.spec?.podCIDR;
+          if (cidr && cidr !== givenCidr) {
+            givenCidr = cidr;
+            runtime.updatePodCidr?.(cidr).catch((e) => log.warn(`${nodeName}: passing the pod range to the runtime: ${(e as Error).message}`));
+          }
+        },
         async health() {
           // the reference's readiness: the runtime up and ready, and its network ready
           const s = runtimeStatus;
@@ -505,7 +515,7 @@ export function heartbeatBudget(nodes: number, updateFrequencyMs: number): { qps
 }
 
 /** Starts every node this process runs: one, or --fake-nodes simulated ones. */
-export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning = {}, makeRuntime?: (nodeName: string, overrides: NodeOverrides) => Promise<{ runtime: ContainerRuntime; name: string }>): Promise<RunningAgent> {
+export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning = {}, makeRuntime?: (nodeName: string, overrides: NodeOverrides, index: number) => Promise<{ runtime: ContainerRuntime; name: string }>): Promise<RunningAgent> {
   let client: Client | undefined;
   let heartbeats: Client | undefined;
   let certificates: ClientCertificates | undefined;
@@ -535,8 +545,10 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     // simulated nodes share --pod-cidr, each with its own part of it
     ...(o.runtime === 'fake' && o.podCidr && nodeNames.length > 1 ? { podCidr: subnet(o.podCidr, i, nodeNames.length) } : {}),
   });
-  const runtimeFor = makeRuntime ?? (async (nodeName: string, overrides: NodeOverrides) => {
-    if (o.runtime === 'fake') return { runtime: fakeRuntime(nodeName, o.names, { podCidr: overrides.podCidr ?? o.podCidr }), name: 'fake' };
+  const runtimeFor = makeRuntime ?? (async (nodeName: string, overrides: NodeOverrides, index: number) => {
+    if (o.runtime === 'fake') {
+      return { runtime: fakeRuntime(nodeName, o.names, { podCidr: overrides.podCidr || o.podCidr || undefined, fallbackPodCidr: fallbackNodeRange(index) }), name: 'fake' };
+    }
     const { criRuntime } = await import('./runtime/cri.js');
     const runtime = await criRuntime({
       endpoint: o.containerRuntimeEndpoint, imageEndpoint: o.imageServiceEndpoint, timeoutMs: o.runtimeRequestTimeoutMs, rootDir: o.rootDir,
@@ -552,7 +564,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     for (let i = 0; i < nodeNames.length; i += 20) {
       nodes.push(...(await Promise.all(nodeNames.slice(i, i + 20).map(async (nodeName, j) => {
         const overrides = overridesOf(i + j);
-        const made = await runtimeFor(nodeName, overrides);
+        const made = await runtimeFor(nodeName, overrides, i + j);
         await made.runtime.ready();
         const runtime = o.runtime === 'fake' ? made.runtime : metrics.instrument(made.runtime);
         return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides, events });

@@ -91,5 +91,6 @@ export async function containerConfig(pod: AgentPod, c: Container, attempt: numb
     resources,
     security: containerSecurity(pod, c, d.seccompDefault),
     stdin: !!c.stdin, stdinOnce: !!c.stdinOnce, tty: !!c.tty,
+    init: !!pod.spec.initContainers?.some((i) => i.name === c.name),
   };
 }

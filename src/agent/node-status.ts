@@ -229,6 +229,8 @@ export interface NodeStatusDeps {
   health(): Promise<{ ready: { ok: boolean; message?: string }; pressure: Pressure }>;
   log(message: string): void;
   recorder?: Recorder;
+  /** the node object as the server last returned it */
+  onNode?(node: Node): void;
 }
 
 export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
@@ -256,17 +258,19 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     }
   };
 
+  const seen = (n: Node) => { node = n; deps.onNode?.(n); };
+
   const register = async () => {
     let delay = 100;
     while (!stopped) {
       try {
-        node = withoutManagedFields(await nodes.create(initialNode(s)));
+        seen(withoutManagedFields(await nodes.create(initialNode(s))));
         await ensureOwnCSINode();
         return;
       } catch (e) {
         if (isAlreadyExists(e)) {
           // an existing node keeps its object; the agent's own labels are brought up to date
-          node = withoutManagedFields(await nodes.patch(s.nodeName, { metadata: { labels: defaultLabels(s) } }));
+          seen(withoutManagedFields(await nodes.patch(s.nodeName, { metadata: { labels: defaultLabels(s) } })));
           await ensureOwnCSINode();
           return;
         }
@@ -291,7 +295,7 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
     };
     const wasReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
     try {
-      node = withoutManagedFields(await nodes.status.patch(s.nodeName, { status }, 'merge'));
+      seen(withoutManagedFields(await nodes.status.patch(s.nodeName, { status }, 'merge')));
       if (deps.register) await ensureOwnCSINode();
       const isReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
       if (isReady !== wasReady) {

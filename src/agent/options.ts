@@ -350,9 +350,12 @@ Configuration file (--config): kind ${configKind}, apiVersion ${configApiVersion
 (kube renamed cluster: clusterAPIQPS, clusterReserved, ...). Flags given on the command line override the file.
 
 Fake runtime (--runtime=fake): nothing is run; every container is Running as soon as its pod is synced, with an id
-fake://<node>/<pod uid>/<container>/<attempt>. Pod annotations change what a simulated container does:
+fake://<node>/<pod uid>/<container>/<attempt>; init containers and those of a Job's pods (labelled
+batch.${names.labelDomain}/job-name) then exit 0 at once, so pods start and Jobs complete. Pod annotations change what a
+simulated container does:
   ${fakeAnnotation(names, 'exit-code')}: <code>       the containers exit with this code after the run time (default 0)
-  ${fakeAnnotation(names, 'run-for')}: <duration>     the containers exit after this long (default: they keep running)
+  ${fakeAnnotation(names, 'run-for')}: <duration>     the containers exit after this long (default: they keep running;
+                                     0s for init containers and in a Job's pods)
   ${fakeAnnotation(names, 'ready')}: false            readiness probes fail
   ${fakeAnnotation(names, 'liveness')}: fail          liveness probes fail, so the containers are restarted
   ${fakeAnnotation(names, 'startup')}: fail           startup probes fail
@@ -366,6 +369,9 @@ has stdin, and a container with stdinOnce (kubectl run -i) exits 0 when that inp
 port-forward reaches the node's port for host-network pods and a simulated HTTP answer otherwise.
 Each annotation may name one container: ${fakeAnnotation(names, 'exit-code')}.<container>: <code>.
 With --fake-nodes=N one process registers and runs N nodes; with --pod-cidr each takes its own part of the range.
+Without it, a node's pods get addresses from its spec.podCIDR once it has one (node IPAM of the controller manager),
+and until then from a /24 of its own counted from 10.244.0.0 (the nodes of another agent process count alike: give
+each process its own --pod-cidr when their pods must not share addresses).
 Simulated pods are admitted as real ones are (resources against allocatable, node selector and affinity,
 host ports, NoExecute taints); their volumes are not set up.
 `;

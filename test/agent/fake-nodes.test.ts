@@ -1,6 +1,7 @@
 // Simulated nodes for controller testing: capacity and labels from a node template and flags, pod
-// addresses from each node's part of --pod-cidr, the same node admission as real nodes, and usage
-// figures on the statistics endpoints.
+// addresses from each node's part of --pod-cidr (or, without it, from the node's own range), the same node
+// admission as real nodes, usage figures on the statistics endpoints, and init containers and Jobs' pods
+// that finish.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync, writeFileSync } from 'node:fs';
@@ -176,5 +177,87 @@ describe('simulated nodes', () => {
       return now && now.node.metadata.uid !== before.node.metadata.uid && now;
     });
     assert.notEqual(after.csi.metadata.uid, before.csi.metadata.uid);
+  });
+});
+
+describe('simulated nodes without --pod-cidr', () => {
+  let server: TestServer;
+  let client: Client;
+  let agent: RunningAgent;
+  let dir: string;
+
+  before(async () => {
+    // the scheduler places the Jobs' pods
+    server = await startTestServer({ scheduler: true });
+    client = await clientFromFile(server.kubeconfig);
+    await ensureDefaultServiceAccount(client);
+    dir = tempDir('agent-fake-ranges-');
+    const { options } = await parseAgentOptions([
+      `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--fake-nodes=2', '--hostname-override=nocidr', `--root-dir=${join(dir, 'root')}`,
+      `--cert-dir=${join(dir, 'pki')}`, '--node-status-update-frequency=200ms', `--port=${await freePort()}`, '--read-only-port=0', '--healthz-port=0',
+    ]);
+    agent = await runAgent(options, quiet, { leaseDurationSeconds: 5, relistMs: 50 });
+  });
+
+  after(async () => {
+    await agent?.stop();
+    client?.close();
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const pods = () => client.resource(podsRef, 'default');
+  const addressOf = (name: string) => waitFor(`${name} Running with an address`, async () => {
+    const p = await pods().get(name);
+    return p.status?.phase === 'Running' && p.status.podIP;
+  });
+
+  test('pods get addresses, so Services get endpoints; a range the node is given later serves its new pods', async () => {
+    await pods().create({ ...pod('first', 'nocidr-1'), metadata: { name: 'first', labels: { app: 'web' } } });
+    assert.equal(await addressOf('first'), '10.244.1.2');
+    await client.resource({ group: '', version: 'v1', resource: 'services' }, 'default').create({
+      apiVersion: 'v1', kind: 'Service', metadata: { name: 'web' }, spec: { selector: { app: 'web' }, ports: [{ port: 80 }] },
+    });
+    const endpoints = await waitFor('the Service\'s endpoints', async () => {
+      const e = await client.resource({ group: '', version: 'v1', resource: 'endpoints' }, 'default').get('web').catch(() => undefined);
+      return e?.subsets?.[0]?.addresses && e;
+    });
+    assert.deepEqual(endpoints.subsets[0].addresses.map((a: any) => a.ip), ['10.244.1.2']);
+
+    // the range node IPAM would give: the agent passes it to the runtime with the next status it posts
+    await client.resource(nodesRef).patch('nocidr-1', { spec: { podCIDR: '10.99.7.0/24', podCIDRs: ['10.99.7.0/24'] } }, 'strategic');
+    await waitFor('the range reached the agent', () => agent.nodes.find((n) => n.nodeName === 'nocidr-1')?.status?.node()?.spec?.podCIDR === '10.99.7.0/24');
+    await pods().create(pod('second', 'nocidr-1'));
+    assert.equal(await addressOf('second'), '10.99.7.2');
+    // the first keeps its address
+    assert.equal((await pods().get('first')).status.podIP, '10.244.1.2');
+  });
+
+  test('init containers exit 0 once started, so the pod\'s containers start', async () => {
+    await pods().create(pod('initialized', 'nocidr-0', { spec: { initContainers: [{ name: 'a', image: 'busybox' }, { name: 'b', image: 'busybox' }] } }));
+    const p = await waitFor('initialized Running', async () => {
+      const x = await pods().get('initialized');
+      return x.status?.phase === 'Running' && x;
+    });
+    assert.deepEqual(p.status.initContainerStatuses.map((c: any) => [c.name, c.state.terminated?.exitCode, c.state.terminated?.reason]), [['a', 0, 'Completed'], ['b', 0, 'Completed']]);
+    assert.ok(p.status.containerStatuses[0].state.running);
+  });
+
+  test('a Job\'s pods exit 0 once started, so the Job completes; the annotations still make one fail', async () => {
+    const jobs = client.resource({ group: 'batch', version: 'v1', resource: 'jobs' }, 'default');
+    const job = (name: string, annotations: Record<string, string> = {}) => ({
+      apiVersion: 'batch/v1', kind: 'Job', metadata: { name },
+      spec: { completions: 2, backoffLimit: 0, template: { metadata: { annotations }, spec: { restartPolicy: 'Never', containers: [{ name: 'work', image: 'busybox', command: ['true'] }] } } },
+    });
+    await jobs.create(job('done'));
+    await jobs.create(job('fails', { [fakeAnnotation(server.names, 'exit-code')]: '3' }));
+    const finished = (name: string, type: string) => waitFor(`Job ${name} ${type}`, async () => {
+      const j = await jobs.get(name);
+      return j.status?.conditions?.some((c: any) => c.type === type && c.status === 'True') && j;
+    });
+    assert.equal((await finished('done', 'Complete')).status.succeeded, 2);
+    assert.equal((await finished('fails', 'Failed')).status.failed, 1);
+    const failedPod = (await pods().list({ labelSelector: 'job-name=fails' })).items[0];
+    assert.equal(failedPod.status.containerStatuses[0].state.terminated.exitCode, 3);
   });
 });

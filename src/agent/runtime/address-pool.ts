@@ -45,6 +45,16 @@ export function subnet(cidr: string, index: number, count: number): string {
   return `${format(p.base + size * BigInt(index % 2 ** (prefix - p.prefix)), p.v4)}/${prefix}`;
 }
 
+/**
+ * The range of the index-th simulated node of a process that was given none: a /24 each, counted from 10.244.0.0 (the
+ * layout of a common pod network), so a simulated pod has an address and its Service endpoints, as on a real node.
+ * Processes count alike: those that share a cluster give each its own --pod-cidr to keep their pods apart.
+ */
+export function fallbackNodeRange(index: number): string {
+  const n = ((244 << 8) + index) & 0xffff;
+  return `10.${n >> 8}.${n & 255}.0/24`;
+}
+
 export interface AddressPool {
   /** an address for the owner, or undefined when none is left */
   allocate(owner: string): string | undefined;

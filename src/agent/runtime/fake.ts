@@ -1,5 +1,6 @@
 // The fake runtime: nothing runs. Sandboxes and containers are records that go Running as soon as
-// they start; pod annotations make containers exit after a while with a code, make probes fail, set
+// they start (init containers and those of a Job's pods exit 0 at once, their work taken as done, so pods
+// with init containers start and Jobs complete, as with KWOK's default stages); pod annotations make containers exit after a while with a code, make probes fail, set
 // the CPU and memory they are reported to use, or the lines they log (see `agentUsage`). Exec runs a
 // small simulated shell over the container's in-memory files (fake-exec.ts); attach echoes stdin;
 // port-forward reaches the node's port for host-network pods and a simulated HTTP answer otherwise. Pods off the host network get
@@ -34,6 +35,9 @@ interface FakeContainer extends ContainerInfo {
   stdin: boolean;
   /** stdin closes when the first attach ends (`kubectl run -i`): the main process then reads its end and exits */
   stdinOnce: boolean;
+  /** an init container, or any of a Job's pod: it exits 0 once started, as if its work were done, unless the annotations
+   *  say otherwise */
+  runsToCompletion: boolean;
   /** told when the container stops (made when an attach waits for it) */
   stopped?: EventEmitter;
   /** what it is reported to use: CPU in cores, memory in bytes */
@@ -45,8 +49,10 @@ interface FakeContainer extends ContainerInfo {
 }
 
 export interface FakeRuntimeOptions {
-  /** the node's pod address range; pods off the host network get addresses from it */
+  /** the node's pod address range (from --pod-cidr); pods off the host network get addresses from it */
   podCidr?: string;
+  /** the range used while the node has none of its own: until the agent passes the node's `spec.podCIDR` */
+  fallbackPodCidr?: string;
 }
 
 /** the default usage of a simulated container: its requests (from shares and limit), else a little */
@@ -56,7 +62,11 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   const sandboxes = new Map<string, SandboxInfo & { annotations: Record<string, string> }>();
   const containers = new Map<string, FakeContainer>();
   const images = new Map<string, ImageInfo>();
-  const pool: AddressPool | undefined = o.podCidr ? addressPool(o.podCidr) : undefined;
+  let range = o.podCidr ?? o.fallbackPodCidr;
+  let pool: AddressPool | undefined = range ? addressPool(range) : undefined;
+  /** the pool each sandbox's address came from: a range given later serves new sandboxes only */
+  const poolOf = new Map<string, AddressPool>();
+  const release = (id: string) => { poolOf.get(id)?.release(id); poolOf.delete(id); };
 
   /** what the simulated shell of a container works on: its files, made at the first exec */
   const shellOf = (c: FakeContainer) => ({ files: c.files ??= fakeFiles(c.hostname), hostname: c.hostname, env: {} });
@@ -88,23 +98,30 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const ok = { status: true, reason: '', message: '' };
       return { runtimeReady: ok, networkReady: ok };
     },
+    // the node's own range (its spec.podCIDR), as the reference passes it to the runtime; --pod-cidr stays in force
+    async updatePodCidr(cidr) {
+      if (o.podCidr || cidr === range) return;
+      range = cidr;
+      pool = addressPool(cidr);
+    },
     async runSandbox(c: SandboxConfig) {
       // ids made in one piece (hex, join): a string built by concatenation is kept as a tree of its parts
       const id = randomBytes(16).toString('hex');
       const ip = c.hostNetwork ? undefined : pool?.allocate(id);
-      if (!c.hostNetwork && pool && !ip) throw new Error(`no address left in the pod range ${o.podCidr} of node ${nodeName}`);
+      if (!c.hostNetwork && pool && !ip) throw new Error(`no address left in the pod range ${range} of node ${nodeName}`);
+      if (ip) poolOf.set(id, pool!);
       sandboxes.set(id, { id, uid: c.uid, name: c.name, namespace: c.namespace, attempt: c.attempt, ready: true, createdAt: Date.now(), ip, annotations: c.annotations });
       return id;
     },
     async stopSandbox(id) {
       const s = sandboxes.get(id);
       if (s) s.ready = false;
-      pool?.release(id);
+      release(id);
       for (const c of containers.values()) if (c.sandboxId === id) stop(c, 137, 'Error');
     },
     async removeSandbox(id) {
       sandboxes.delete(id);
-      pool?.release(id);
+      release(id);
       for (const c of [...containers.values()]) if (c.sandboxId === id) forget(c);
     },
     async listSandboxes() {
@@ -142,6 +159,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: imageOf(c.image).id,
         createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath),
         hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stdinOnce: c.stdinOnce,
+        runsToCompletion: !!c.init || sandbox.labels[`batch.${names.labelDomain}/job-name`] !== undefined,
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
         cpuNanos: 0, sampledAt: now,
@@ -162,7 +180,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         c.logTimer = setInterval(() => { appendLog(c, [`${c.name} line ${++n}`]).catch(() => undefined); }, Math.max(10, parseDuration(every)));
         c.logTimer.unref();
       }
-      const runFor = setting(c.annotations, c.name, 'run-for');
+      const runFor = setting(c.annotations, c.name, 'run-for') ?? (c.runsToCompletion ? '0s' : undefined);
       if (runFor !== undefined) {
         const { parseDuration } = await import('../../config/flags.js');
         const code = Number(setting(c.annotations, c.name, 'exit-code') ?? 0);
@@ -267,7 +285,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   return self;
 
   function info(c: FakeContainer): ContainerInfo {
-    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, ...rest } = c;
+    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, runsToCompletion: _r, ...rest } = c;
     return rest;
   }
 

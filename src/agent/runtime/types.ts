@@ -55,6 +55,8 @@ export interface ContainerConfig {
   stdin: boolean;
   stdinOnce: boolean;
   tty: boolean;
+  /** one of the pod's init containers (the pod's next containers wait for it to exit) */
+  init?: boolean;
 }
 
 export type ContainerState = 'created' | 'running' | 'exited' | 'unknown';
