@@ -155,7 +155,8 @@ function suite(domain: ApiDomain) {
       const job = await jn(['get', 'job', 'now']);
       assert.equal(job.metadata.ownerReferences[0].kind, 'CronJob');
       assert.equal(job.metadata.annotations['cronjob.kubernetes.io/instantiate'], 'manual');
-      await waitFor('the job\'s pod', async () => (await jn(['get', 'job', 'now'])).status?.active === 1, 120_000);
+      // the simulated node runs the job's pod to completion
+      await waitFor('the job\'s pod', async () => (await jn(['get', 'job', 'now'])).status?.succeeded === 1, 120_000);
       await kn(['create', 'quota', 'small', '--hard=pods=50,count/secrets=40']);
       await waitFor('the quota counting', async () => (await jn(['get', 'quota', 'small'])).status?.used?.pods !== undefined);
       await k.ok(['create', 'priorityclass', 'sweep-high', '--value=1000', '--description=high']);

@@ -1,5 +1,5 @@
 // Jobs, CronJobs and the TTL controller against a real server with simulated nodes: simulated containers
-// exit after a while with a chosen code (annotations of the agent's fake runtime).
+// exit after a while with a chosen code (annotations of the agent's fake runtime; without them a Job's pods exit 0 at once).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, waitFor, type TestCluster } from '../support/cluster.js';
@@ -71,7 +71,7 @@ describe('job controllers', () => {
 
   test('activeDeadlineSeconds stops a Job that runs too long', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
-    await jobs.create(job('slow', { activeDeadlineSeconds: 1 }, {}));
+    await jobs.create(job('slow', { activeDeadlineSeconds: 1 }, runFor(600_000)));
     const failed = await waitFor('failed', async () => { const j = await jobs.get('slow'); return condition(j, 'Failed') && j; });
     assert.equal(condition(failed, 'Failed').reason, 'DeadlineExceeded');
   });
