@@ -350,9 +350,10 @@ Configuration file (--config): kind ${configKind}, apiVersion ${configApiVersion
 (kube renamed cluster: clusterAPIQPS, clusterReserved, ...). Flags given on the command line override the file.
 
 Fake runtime (--runtime=fake): nothing is run; every container is Running as soon as its pod is synced, with an id
-fake://<node>/<pod uid>/<container>/<attempt>; init containers and those of a Job's pods (labelled
-batch.${names.labelDomain}/job-name) then exit 0 at once, so pods start and Jobs complete. Pod annotations change what a
-simulated container does:
+fake://<node>/<pod uid>/<container>/<attempt>. Init containers and those of a Job's pods (labelled
+batch.${names.labelDomain}/job-name) run their command in the simulated shell below, which logs what it writes and
+takes a program it does not know as done, and then exit with its code (without a command, 0 at once): pods start
+and Jobs complete. Pod annotations change what a simulated container does:
   ${fakeAnnotation(names, 'exit-code')}: <code>       the containers exit with this code after the run time (default 0)
   ${fakeAnnotation(names, 'run-for')}: <duration>     the containers exit after this long (default: they keep running;
                                      0s for init containers and in a Job's pods)

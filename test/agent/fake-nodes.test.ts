@@ -4,7 +4,7 @@
 // that finish.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
@@ -14,6 +14,7 @@ import { runAgent, type RunningAgent } from '../../src/agent/agent.js';
 import { startAgentServers, type AgentServers } from '../../src/agent/server.js';
 import { nodesRef } from '../../src/agent/node-status.js';
 import { csiNodesRef } from '../../src/agent/csinode.js';
+import { podLogDirectory } from '../../src/agent/sandbox.js';
 import { podsRef } from '../../src/agent/status-manager.js';
 import type { Summary } from '../../src/agent/stats/summary.js';
 import { ensureDefaultServiceAccount, httpsGet, pod, quiet, tempDir, waitFor } from './helpers.js';
@@ -259,5 +260,23 @@ describe('simulated nodes without --pod-cidr', () => {
     assert.equal((await finished('fails', 'Failed')).status.failed, 1);
     const failedPod = (await pods().list({ labelSelector: 'job-name=fails' })).items[0];
     assert.equal(failedPod.status.containerStatuses[0].state.terminated.exitCode, 3);
+  });
+
+  test('the command of a Job\'s pod runs in the simulated shell: its output is logged, its exit code kept', async () => {
+    const jobs = client.resource({ group: 'batch', version: 'v1', resource: 'jobs' }, 'default');
+    // the shell knows echo, sleep and exit; a program it does not know (train) is taken as done
+    await jobs.create({ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'scripted' }, spec: { backoffLimit: 0, template: { spec: {
+      restartPolicy: 'Never', containers: [{ name: 'work', image: 'busybox', command: ['sh', '-c'], args: ['echo starting; train --epochs=3; sleep 0.2; echo done >&2; exit 4'] }] } } } });
+    const failed = await waitFor('Job scripted Failed', async () => {
+      const j = await jobs.get('scripted');
+      return j.status?.conditions?.some((c: any) => c.type === 'Failed' && c.status === 'True') && j;
+    });
+    assert.equal(failed.status.failed, 1);
+    const p = (await pods().list({ labelSelector: 'job-name=scripted' })).items[0];
+    const terminated = p.status.containerStatuses[0].state.terminated;
+    assert.deepEqual([terminated.exitCode, terminated.reason], [4, 'Error']);
+    const logFile = join(podLogDirectory(join(dir, 'root'), p), 'work', '0.log');
+    const lines = readFileSync(logFile, 'utf8').trim().split('\n').map((l) => l.split(' ').slice(1).join(' '));
+    assert.deepEqual(lines, ['stdout F starting', 'stderr F done']);
   });
 });

@@ -49,3 +49,15 @@ test('tar carries files out and in, as kubectl cp uses it', async () => {
   assert.ok(b.files.get('/root/tmp/d/bin')?.data.equals(data));
   assert.equal((await run(a, ['tar', 'cf', '-', '/missing'])).code, 1);
 });
+
+test('a container\'s own command: unknown programs are taken as done; sleep takes units, refuses garbage, and ends when stopped', async () => {
+  const c = { files: fakeFiles('job-a'), hostname: 'job-a', env: {}, unknownSucceeds: true };
+  assert.deepEqual(await run(c, ['sh', '-c', 'train --epochs=3 && echo trained']).then(r => [r.code, r.out, r.err]), [0, 'trained\n', '']);
+  assert.deepEqual(await run(c, ['sleep', 'soon']).then(r => [r.code, r.err]), [1, "sleep: invalid number 'soon'\n"]);
+  const stop = new AbortController();
+  const out = collect();
+  const running = fakeExec(c, ['sh', '-c', 'sleep 1h; echo never'], { stdout: out.stream, tty: false, resizes: new EventEmitter(), signal: stop.signal });
+  stop.abort();
+  assert.equal(await running, 0);
+  assert.equal(out.text(), '');
+});

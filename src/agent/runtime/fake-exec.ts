@@ -1,6 +1,7 @@
-// What `exec` runs in a simulated container: a small shell over an in-memory file tree of the container, with
-// the commands tools use (echo, cat, ls, mkdir, test, sleep, hostname, env, exit, sh -c, and tar, which is how
-// `kubectl cp` moves files both ways). Anything else is "not found" with exit code 127, as a shell says. No
+// What `exec` runs in a simulated container, and the command of one that runs to completion (an init container, a
+// Job's): a small shell over an in-memory file tree of the container, with the commands tools use (echo, cat, ls,
+// mkdir, test, sleep, hostname, env, exit, sh -c, and tar, which is how `kubectl cp` moves files both ways). Anything
+// else is "not found" with exit code 127, as a shell says (or, for a container's own command, taken as done). No
 // process of the host is ever run.
 import { extract, pack } from 'tar-stream';
 import { Readable, Writable } from 'node:stream';
@@ -78,6 +79,9 @@ export interface FakeExecContext {
   files: FakeFiles;
   hostname: string;
   env: Record<string, string>;
+  /** a program the shell does not know is taken to have run and succeeded (the main process of a simulated container
+   *  that runs to completion), instead of being "not found" */
+  unknownSucceeds?: boolean;
 }
 
 /** runs `argv` in the simulated container; resolves with the exit code */
@@ -90,6 +94,8 @@ async function runScript(c: FakeExecContext, state: { cwd: string; exited?: numb
   let code = 0;
   let skip = false;
   for (const { words, then } of parseScript(script)) {
+    // a stopped command (its client gone, its container stopped) runs nothing more
+    if (io.signal.aborted) return code;
     if (!skip) code = await run(c, state, words, io);
     if (state.exited !== undefined) return state.exited;
     skip = (then === '&&' && code !== 0) || (then === '||' && code === 0);
@@ -186,8 +192,15 @@ async function runCommand(c: FakeExecContext, state: { cwd: string; exited?: num
     }
     case 'env': await write(out, Object.entries({ HOSTNAME: c.hostname, ...c.env }).map(([k, v]) => `${k}=${v}${nl}`).join('')); return 0;
     case 'sleep': {
-      const ms = Number(args[0] ?? 0) * 1000;
-      await new Promise<void>(r => { const t = setTimeout(r, ms); io.signal.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true }); });
+      // seconds, or with a unit (5m); `sleep infinity`, or longer than a timer holds: until the command is stopped
+      const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(args[0] ?? '0');
+      if (!m && args[0] !== 'infinity') return fail(`sleep: invalid number '${args[0]}'`);
+      const ms = m ? Number(m[1]) * 1000 * ({ '': 1, s: 1, m: 60, h: 3600, d: 86400 } as Record<string, number>)[m[2]!]! : Infinity;
+      await new Promise<void>(r => {
+        if (io.signal.aborted) return r();
+        const t = ms <= 2 ** 31 - 1 ? setTimeout(r, ms) : undefined;
+        io.signal.addEventListener('abort', () => { clearTimeout(t); r(); }, { once: true });
+      });
       return 0;
     }
     case 'cat': {
@@ -233,7 +246,7 @@ async function runCommand(c: FakeExecContext, state: { cwd: string; exited?: num
     }
     case 'tar': return tar(c, state, args, io, fail);
     default:
-      return fail(`sh: ${cmd}: not found`, 127);
+      return c.unknownSucceeds ? 0 : fail(`sh: ${cmd}: not found`, 127);
   }
 }
 

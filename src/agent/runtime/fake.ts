@@ -1,6 +1,7 @@
 // The fake runtime: nothing runs. Sandboxes and containers are records that go Running as soon as
-// they start (init containers and those of a Job's pods exit 0 at once, their work taken as done, so pods
-// with init containers start and Jobs complete, as with KWOK's default stages); pod annotations make containers exit after a while with a code, make probes fail, set
+// they start (init containers and those of a Job's pods run their command in the simulated shell, which takes
+// the programs it does not know as done, or without a command exit 0 at once: pods with init containers start
+// and Jobs complete, as with KWOK's default stages); pod annotations make containers exit after a while with a code, make probes fail, set
 // the CPU and memory they are reported to use, or the lines they log (see `agentUsage`). Exec runs a
 // small simulated shell over the container's in-memory files (fake-exec.ts); attach echoes stdin;
 // port-forward reaches the node's port for host-network pods and a simulated HTTP answer otherwise. Pods off the host network get
@@ -35,9 +36,13 @@ interface FakeContainer extends ContainerInfo {
   stdin: boolean;
   /** stdin closes when the first attach ends (`kubectl run -i`): the main process then reads its end and exits */
   stdinOnce: boolean;
-  /** an init container, or any of a Job's pod: it exits 0 once started, as if its work were done, unless the annotations
-   *  say otherwise */
+  /** an init container, or any of a Job's pod: its command runs in the simulated shell (or, without one, it exits 0 at
+   *  once), unless the annotations say otherwise */
   runsToCompletion: boolean;
+  /** its command and arguments */
+  argv: string[];
+  /** stops the simulated shell running its command */
+  main?: AbortController;
   /** told when the container stops (made when an attach waits for it) */
   stopped?: EventEmitter;
   /** what it is reported to use: CPU in cores, memory in bytes */
@@ -159,7 +164,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: imageOf(c.image).id,
         createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath),
         hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stdinOnce: c.stdinOnce,
-        runsToCompletion: !!c.init || sandbox.labels[`batch.${names.labelDomain}/job-name`] !== undefined,
+        runsToCompletion: !!c.init || sandbox.labels[`batch.${names.labelDomain}/job-name`] !== undefined, argv: [...c.command, ...c.args],
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
         cpuNanos: 0, sampledAt: now,
@@ -180,10 +185,16 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         c.logTimer = setInterval(() => { appendLog(c, [`${c.name} line ${++n}`]).catch(() => undefined); }, Math.max(10, parseDuration(every)));
         c.logTimer.unref();
       }
-      const runFor = setting(c.annotations, c.name, 'run-for') ?? (c.runsToCompletion ? '0s' : undefined);
+      const exitCode = setting(c.annotations, c.name, 'exit-code');
+      let runFor = setting(c.annotations, c.name, 'run-for');
+      // a container that runs to completion: its command, unless an annotation sets how it ends
+      if (c.runsToCompletion && runFor === undefined) {
+        if (exitCode === undefined && c.argv.length) return runMain(c);
+        runFor = '0s';
+      }
       if (runFor !== undefined) {
         const { parseDuration } = await import('../../config/flags.js');
-        const code = Number(setting(c.annotations, c.name, 'exit-code') ?? 0);
+        const code = Number(exitCode ?? 0);
         c.timer = setTimeout(() => stop(c, code, code === 0 ? 'Completed' : 'Error'), parseDuration(runFor));
         c.timer.unref();
       }
@@ -285,11 +296,24 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   return self;
 
   function info(c: FakeContainer): ContainerInfo {
-    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, runsToCompletion: _r, ...rest } = c;
+    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, runsToCompletion: _r, argv: _v, main: _p, ...rest } = c;
     return rest;
   }
 
+  /** the main process of a container that runs to completion: its command in the simulated shell, which takes the
+   *  programs it does not know as done; what it writes goes to the container's log */
+  function runMain(c: FakeContainer) {
+    const main = (c.main = new AbortController());
+    const log = (stream: 'stdout' | 'stderr') => new Writable({
+      write(chunk, _enc, done) { appendLog(c, String(chunk).replace(/\r?\n$/, '').split(/\r?\n/), stream).then(() => done(), done); },
+    });
+    const io = { stdout: log('stdout'), stderr: log('stderr'), tty: false, resizes: new EventEmitter(), signal: main.signal };
+    void fakeExec({ ...shellOf(c), unknownSucceeds: true }, c.argv, io).catch(() => 1)
+      .then((code) => { if (!main.signal.aborted) stop(c, code, code === 0 ? 'Completed' : 'Error'); });
+  }
+
   function stop(c: FakeContainer, exitCode: number, reason: string) {
+    c.main?.abort();
     clearTimeout(c.timer);
     clearInterval(c.logTimer);
     if (c.state !== 'running' && c.state !== 'created') return;
@@ -302,6 +326,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   }
 
   function forget(c: FakeContainer) {
+    c.main?.abort();
     clearTimeout(c.timer);
     clearInterval(c.logTimer);
     containers.delete(c.id);
@@ -309,10 +334,10 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
 }
 
 /** appends lines to a container's log in the CRI format */
-async function appendLog(c: { logFile: string }, lines: string[]) {
+async function appendLog(c: { logFile: string }, lines: string[], stream: 'stdout' | 'stderr' = 'stdout') {
   await mkdir(dirname(c.logFile), { recursive: true });
   const now = new Date().toISOString();
-  await appendFile(c.logFile, lines.map((l) => `${now} stdout F ${l}\n`).join(''));
+  await appendFile(c.logFile, lines.map((l) => `${now} ${stream} F ${l}\n`).join(''));
 }
 
 function connectTo(port: number): Promise<Socket> {
