@@ -125,5 +125,14 @@ export function errorText(e: unknown): string {
     return `Error from server${reason && reason !== 'Unknown' ? ` (${reason})` : ''}: ${message}`;
   }
   const message = e instanceof Error ? e.message : String(e);
+  // no answer at all: the server's address refused the connection, or the connection failed before any answer
+  const { code, address, port } = (e ?? {}) as NodeJS.ErrnoException & { address?: string; port?: number };
+  if (code === 'ECONNREFUSED' && address) {
+    return `The connection to the server ${address.includes(':') ? `[${address}]` : address}:${port} was refused - did you specify the right host or port?`;
+  }
+  if (code && connectionFailures.test(code)) return `Unable to connect to the server: ${message}`;
   return `error: ${message}`;
 }
+
+/** the codes of a connection that failed before any answer: network errors, and a server certificate not trusted */
+const connectionFailures = /^(ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EAI_AGAIN|ERR_TLS_CERT_ALTNAME_INVALID|ERR_SSL_.*|.*CERT.*|UNABLE_TO_.*)$/;

@@ -50,6 +50,11 @@ comparedSuite('clusterctl does what kubectl does: reading', async () => {}, ({ s
     await same(['version', '-o', 'json'], (r) => Object.keys(JSON.parse(r.stdout)).filter((k) => k === 'serverVersion'));
   });
 
+  test('a server that refuses the connection: the reference\'s words, exit code 1', async () => {
+    // kubectl logs each discovery attempt before its last line; port 1 refuses at once
+    await same(['get', 'namespaces', '--server=https://127.0.0.1:1'], (r) => ({ code: r.code, last: r.stderr.trim().split('\n').pop() }));
+  });
+
   test('auth can-i and whoami, and impersonation', async () => {
     await same(['auth', 'can-i', 'create', 'pods'], out);
     await same(['auth', 'can-i', 'get', 'deployments.apps', '-n', 'e2e'], out);
