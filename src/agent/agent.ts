@@ -140,8 +140,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
 
   // the node's pod range reaches the runtime, as the reference passes it (runtimes with a CNI template use it); without
   // the flag, the range the node is given later does (below)
-  let givenCidr: string | undefined;
-  if (!simulated && settings.podCidr) await runtime.updatePodCidr?.(settings.podCidr).catch((e) => log.warn(`${nodeName}: passing the pod range to the runtime: ${(e as Error).message}`));
+  const passPodCidr = (cidr: string) => runtime.updatePodCidr?.(cidr).catch((e) => log.warn(`${nodeName}: passing the pod range to the runtime: ${(e as Error).message}`));
+  if (!simulated && settings.podCidr) await passPodCidr(settings.podCidr);
 
   let cgroups: CgroupManager | undefined;
   let mounter = noMounts;
@@ -383,16 +383,15 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
 
   if (client) {
     if (o.registerNode) {
+      /** the range last passed to the runtime from the node object */
+      let givenCidr: string | undefined;
       statusLoop = nodeStatusLoop({
         client: heartbeats!, settings, runtime, register: true, recorder, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
         log: (m) => log.warn(m),
         // a node without --pod-cidr takes the range the controller manager gives it, as the reference's agent does
         onNode: settings.podCidr ? undefined : (node) => {
           const cidr = node.spec?.podCIDR;
-          if (cidr && cidr !== givenCidr) {
-            givenCidr = cidr;
-            runtime.updatePodCidr?.(cidr).catch((e) => log.warn(`${nodeName}: passing the pod range to the runtime: ${(e as Error).message}`));
-          }
+          if (cidr && cidr !== givenCidr) void passPodCidr((givenCidr = cidr));
         },
         async health() {
           // the reference's readiness: the runtime up and ready, and its network ready

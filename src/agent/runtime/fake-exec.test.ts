@@ -20,7 +20,7 @@ async function run(c: FakeExecContext, argv: string[], stdin?: Buffer | string) 
 }
 
 test('scripts split on ; && || with quotes kept together', () => {
-  assert.deepEqual(parseScript(`echo 'a b'; false && echo no || echo "c;d"`), [
+  assert.deepEqual([...parseScript(`echo 'a b'; false && echo no || echo "c;d"`)], [
     { words: ['echo', 'a b'], then: ';' }, { words: ['false'], then: '&&' }, { words: ['echo', 'no'], then: '||' }, { words: ['echo', 'c;d'], then: ';' },
   ]);
 });

@@ -32,9 +32,9 @@ function resolve(cwd: string, p: string): string {
 
 const parentOf = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/')) || '/');
 
-/** splits a command line into words: quotes group, `;` `&&` `||` separate commands */
-export function parseScript(script: string): { words: string[]; then: ';' | '&&' | '||' }[] {
-  const out: { words: string[]; then: ';' | '&&' | '||' }[] = [];
+/** splits a command line into words: quotes group, `;` `&&` `||` separate commands; one command at a time, so a long
+ *  script is never held whole as parsed commands */
+export function* parseScript(script: string): Generator<{ words: string[]; then: ';' | '&&' | '||' }> {
   let words: string[] = [];
   let word = '';
   let inWord = false;
@@ -52,13 +52,12 @@ export function parseScript(script: string): { words: string[]; then: ';' | '&&'
       flush();
       const then = c === '&' ? '&&' : c === '|' ? '||' : ';';
       if (then !== ';') i++;
-      if (words.length) out.push({ words, then });
+      if (words.length) yield { words, then };
       words = [];
     } else { word += c; inWord = true; }
   }
   flush();
-  if (words.length) out.push({ words, then: ';' });
-  return out;
+  if (words.length) yield { words, then: ';' as const };
 }
 
 async function readAll(from: Readable | undefined, limit = 64 * 2 ** 20): Promise<Buffer> {
@@ -93,9 +92,12 @@ export async function fakeExec(c: FakeExecContext, argv: string[], io: CommandIO
 async function runScript(c: FakeExecContext, state: { cwd: string; exited?: number }, script: string, io: CommandIO): Promise<number> {
   let code = 0;
   let skip = false;
+  let ran = 0;
   for (const { words, then } of parseScript(script)) {
     // a stopped command (its client gone, its container stopped) runs nothing more
     if (io.signal.aborted) return code;
+    // most commands finish without waiting on anything: a long script gives the event loop back now and then
+    if (++ran % 500 === 0) await new Promise(setImmediate);
     if (!skip) code = await run(c, state, words, io);
     if (state.exited !== undefined) return state.exited;
     skip = (then === '&&' && code !== 0) || (then === '||' && code === 0);
