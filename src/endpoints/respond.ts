@@ -67,11 +67,14 @@ export async function sendStream(ctx: RequestContext, code: number, parts: Itera
   }
   res.writeHead(code);
   if (ctx.method === 'HEAD') { res.end(); return; }
-  const source = Readable.from(batches(parts), { objectMode: false, highWaterMark: batchBytes });
+  // an audit policy that records responses keeps the whole body, as the reference records a list in full
+  const kept: Buffer[] | undefined = ctx.audit?.level === 'RequestResponse' ? [] : undefined;
+  const source = Readable.from(kept ? keeping(batches(parts), kept) : batches(parts), { objectMode: false, highWaterMark: batchBytes });
   try {
     // compressed: an error of either stream ends the other, and the reading of the compressed one
     const body = gzip ? pipeline(source, createGzip({ level: 1 }), () => {}) : source;
     await writeAhead(body, res, ctx.signal);
+    if (kept) ctx.audit!.responseBody(Buffer.concat(kept), contentType);
   } catch {
     // the client went away or the deadline passed: what is left is not built, and the stream is cut
     const stream = (res as unknown as { stream?: { destroyed: boolean; close(code?: number): void } }).stream;
@@ -110,6 +113,10 @@ async function writeAhead(source: Readable, res: RequestContext['res'], signal: 
  * on loopback may take every write at once, so the event loop is given back after each batch once a slice of work
  * is used up: other requests and health probes are served between the batches of a large response.
  */
+async function* keeping(source: AsyncIterable<Buffer>, kept: Buffer[]): AsyncGenerator<Buffer> {
+  for await (const piece of source) { kept.push(piece); yield piece; }
+}
+
 async function* batches(parts: Iterable<Buffer> | AsyncIterable<Buffer>): AsyncGenerator<Buffer> {
   let pending: Buffer[] = [], size = 0;
   const clock = sliceClock();

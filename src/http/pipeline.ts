@@ -347,7 +347,7 @@ function authorization(authorizer: Authorizer, domain: string): Filter {
     let d;
     try { d = await authorizer.authorize(a); } catch (e) { throw internalError(`authorization failed: ${(e as Error).message}`); }
     ctx.audit?.annotate(`authorization.${domain}/decision`, d.decision === 'Allow' ? 'allow' : 'forbid');
-    if (d.reason) ctx.audit?.annotate(`authorization.${domain}/reason`, d.reason);
+    ctx.audit?.annotate(`authorization.${domain}/reason`, d.reason ?? '');
     if (d.decision === 'Allow') return next();
     const who = `User "${a.user.username}"`;
     const what = a.isResourceRequest

@@ -121,6 +121,17 @@ describe('audit log', () => {
     assert.equal(withFields!.responseObject.metadata.managedFields[0].manager, kept.json.metadata.managedFields[0].manager);
   });
 
+  test('RequestResponse keeps a list\'s whole body; every decision is annotated with its reason, empty or not', async () => {
+    for (const name of ['l1', 'l2']) assert.equal((await c.request('POST', '/api/v1/namespaces/lvl-rr-watch/configmaps', { body: configMap(name) })).status, 201);
+    const list = await c.request('GET', '/api/v1/namespaces/lvl-rr-watch/configmaps');
+    assert.equal(list.status, 200);
+    const [e] = await waitFor(() => eventsOf(list.headers['audit-id']).filter(x => x.stage === 'ResponseComplete'), es => es.length > 0);
+    assert.equal(e!.responseObject.kind, 'ConfigMapList');
+    assert.deepEqual(e!.responseObject.items.map((i: any) => i.metadata.name).filter((n: string) => n.startsWith('l')), ['l1', 'l2']);
+    // the reference records the authorizer's reason beside its decision, "" when it gave none
+    assert.equal(e!.annotations?.['authorization.cluster.io/reason'], '');
+  });
+
   test('a watch is recorded when its response starts and when it ends; omitted stages are left out', async () => {
     const w = await c.watch('/api/v1/namespaces/lvl-rr-watch/configmaps?watch=1');
     const id = w.headers['audit-id'];
