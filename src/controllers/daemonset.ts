@@ -62,12 +62,17 @@ export function daemonTolerations(labelDomain: string, spec: PodSpec): Toleratio
   return [...have, ...wanted.filter((w) => !have.some((h) => h.key === w.key && h.effect === w.effect && h.operator === w.operator))];
 }
 
-/** whether a daemon pod should run on the node */
-export function shouldRun(spec: PodSpec, node: Node, labelDomain: string): boolean {
-  if (!nodeMatches(spec, node)) return false;
+/**
+ * whether a daemon pod should be started on the node, and whether one already there may stay: a taint it does not
+ * tolerate keeps new pods off, but only a NoExecute one removes a running pod (as the taint manager would evict it)
+ */
+export function placement(spec: PodSpec, node: Node, labelDomain: string): { run: boolean; keep: boolean } {
+  if (!nodeMatches(spec, node)) return { run: false, keep: false };
   const tolerations = daemonTolerations(labelDomain, spec);
-  return (node.spec?.taints ?? []).filter((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute').every((t) => tolerates(tolerations, t));
+  const untolerated = (node.spec?.taints ?? []).filter((t) => !tolerates(tolerations, t));
+  return { run: !untolerated.some((t) => t.effect === 'NoSchedule' || t.effect === 'NoExecute'), keep: !untolerated.some((t) => t.effect === 'NoExecute') };
 }
+
 
 /** the node a daemon pod is for: where it runs, or where its node-name affinity sends it */
 function targetNode(p: Pod): string | undefined {
@@ -130,7 +135,8 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
   const isUpdated = (p: Pod) => p.metadata.labels?.[revisionHashLabel] === hash;
   const creates: string[] = [];
   const deletes: Pod[] = [];
-  const wanted = nodes.filter((n) => shouldRun(template.spec, n, ctx.names.labelDomain));
+  const placed = new Map(nodes.map((n) => [n.metadata.name!, placement(template.spec, n, ctx.names.labelDomain)]));
+  const wanted = nodes.filter((n) => placed.get(n.metadata.name!)!.run);
   const wantedNames = new Set(wanted.map((n) => n.metadata.name!));
 
   if (!ds.metadata.deletionTimestamp) {
@@ -149,8 +155,13 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
       if (surge > 0 && sorted.length === 2 && isUpdated(sorted[0]!) && !isUpdated(sorted[1]!) && !podAvailable(sorted[0]!, minReady)) continue;
       deletes.push(...surplus);
     }
-    // pods on nodes that should not run them
-    for (const [node, list] of byNode) if (!wantedNames.has(node)) deletes.push(...list.filter((p) => !p.metadata.deletionTimestamp));
+    for (const [node, list] of byNode) {
+      if (wantedNames.has(node)) continue;
+      const here = list.filter((p) => !p.metadata.deletionTimestamp);
+      // pods on nodes that should not run them; on a node that only refuses new ones, a failed pod and extra ones go
+      if (!placed.get(node)?.keep) deletes.push(...here);
+      else deletes.push(...here.filter((p) => p.status?.phase === 'Failed'), ...here.filter((p) => p.status?.phase !== 'Failed').slice(1));
+    }
     deletes.push(...owned.filter((p) => !targetNode(p) && !p.metadata.deletionTimestamp));
     // the rolling update
     if ((ds.spec.updateStrategy?.type ?? 'RollingUpdate') === 'RollingUpdate') {

@@ -22,3 +22,11 @@ test('tolerationSeconds count from when the taint was added; the shortest wins; 
     { key: 'a', operator: 'Exists', tolerationSeconds: 60 }, { key: 'b', operator: 'Equal', value: '', tolerationSeconds: 15 },
   ]), [taint('a'), taint('b', '2026-01-01T00:00:05Z')], now), 10_000);
 });
+
+test('a taint without timeAdded counts from when the wait began, not from each look', () => {
+  const untimed: Taint = { key: 'a', effect: 'NoExecute' };
+  const tolerating = pod([{ key: 'a', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 10 }]);
+  assert.equal(tolerationWait(tolerating, [untimed], now, now), 10_000);
+  assert.equal(tolerationWait(tolerating, [untimed], now + 4_000, now), 6_000);
+  assert.equal(tolerationWait(tolerating, [untimed], now + 11_000, now), 0, 'the time is up');
+});

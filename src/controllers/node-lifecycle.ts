@@ -97,16 +97,19 @@ export const nodeLifecycleController: Controller = {
     });
 
     // ---- eviction by NoExecute taints ----
+    // when a pod's wait began, for taints that carry no timeAdded (as `kubectl taint` writes them)
+    const waitingSince = new Map<string, number>();
     const evictions = startQueue(ctx, async (key) => {
       const [namespace, podName] = splitKey(key);
       const pod = pods.get(key);
-      if (!pod || pod.metadata.deletionTimestamp || podFinished(pod) || !pod.spec.nodeName) return;
-      const node = nodes.get(pod.spec.nodeName);
+      const node = pod?.spec.nodeName ? nodes.get(pod.spec.nodeName) : undefined;
       const noExecute = (node?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
-      if (!noExecute.length) return;
-      const wait = tolerationWait(pod, noExecute);
-      if (wait === Infinity) return;
-      if (wait > 0) return { requeueAfterMs: wait + 10 };
+      const now = Date.now();
+      if (!pod || pod.metadata.deletionTimestamp || podFinished(pod) || !noExecute.length) { waitingSince.delete(key); return; }
+      const wait = tolerationWait(pod, noExecute, now, waitingSince.get(key) ?? now);
+      if (wait === Infinity) { waitingSince.delete(key); return; }
+      if (wait > 0) { if (!waitingSince.has(key)) waitingSince.set(key, now); return { requeueAfterMs: wait + 10 }; }
+      waitingSince.delete(key);
       const podClient = ctx.client.resource(ctx.refs.pods, namespace);
       ctx.recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
       // the pod says why it goes before it goes, as the reference does
@@ -142,19 +145,19 @@ export const nodeLifecycleController: Controller = {
 /**
  * How long a pod may stay on a node with these NoExecute taints: 0 when one is not tolerated (or the time is
  * up), Infinity when all are tolerated for ever, else the milliseconds left of the shortest tolerationSeconds
- * counted from when the taints were added.
+ * counted from when the taints were added (`since` for a taint that does not say).
  */
-export function tolerationWait(pod: Pod, taints: Taint[], now = Date.now()): number {
+export function tolerationWait(pod: Pod, taints: Taint[], now = Date.now(), since = now): number {
   let seconds = Infinity;
-  let since = 0;
+  let start = 0;
   for (const taint of taints) {
     const matching = (pod.spec.tolerations ?? []).filter((t) => toleratesTaint(t, taint));
     if (!matching.length) return 0;
     for (const t of matching) if (t.tolerationSeconds !== undefined && t.tolerationSeconds !== null) seconds = Math.min(seconds, Math.max(0, t.tolerationSeconds));
-    since = Math.max(since, Date.parse(taint.timeAdded ?? '') || now);
+    start = Math.max(start, Date.parse(taint.timeAdded ?? '') || since);
   }
   if (seconds === Infinity) return Infinity;
-  return Math.max(0, since + seconds * 1000 - now);
+  return Math.max(0, start + seconds * 1000 - now);
 }
 
 /** the Ready condition of the node's pods goes False, so endpoints stop sending them traffic */

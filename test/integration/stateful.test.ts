@@ -142,6 +142,21 @@ describe('stateful and per-node workloads', () => {
       const d = await dss.get('agent');
       return d.status.updatedNumberScheduled === 3 && d.status.numberAvailable === 3 && (await podsOf('app=agent')).length === 3;
     });
+    // a NoSchedule taint keeps new pods off a node but leaves its running one (counted as misscheduled), as a node
+    // that goes unreachable gets one; only a NoExecute taint the pod does not tolerate removes it
+    const first = cluster.nodes[0]!;
+    const taint = async (effect: string) => {
+      const node = await nodes.get(first);
+      await nodes.patch(first, { spec: { taints: [...(node.spec.taints ?? []), { key: 'maintenance', value: effect, effect }] } });
+    };
+    await taint('NoSchedule');
+    await waitFor('one misscheduled', async () => { const d = await dss.get('agent'); return d.status.desiredNumberScheduled === 2 && d.status.numberMisscheduled === 1; });
+    const kept = (await podsOf('app=agent')).filter((p: any) => p.spec.nodeName === first);
+    assert.equal(kept.length, 1);
+    assert.equal(kept[0].metadata.deletionTimestamp, undefined, 'the running daemon pod stays on a NoSchedule node');
+    await taint('NoExecute');
+    await waitFor('the pod leaves the NoExecute node', async () => (await podsOf('app=agent')).every((p: any) => p.spec.nodeName !== first || p.metadata.deletionTimestamp));
+    await nodes.patch(first, { spec: { taints: (await nodes.get(first)).spec.taints.filter((t: any) => t.key !== 'maintenance') } });
   });
 
   test('PodDisruptionBudget status follows the healthy pods; evictions beyond it are refused', async () => {
@@ -196,5 +211,26 @@ describe('stateful and per-node workloads', () => {
     assert.equal(await evict('a2'), 429);
     await pdbs.patch('short', { spec: { unhealthyPodEvictionPolicy: 'AlwaysAllow' } });
     assert.equal(await evict('a2'), 201);
+  });
+
+  test('a NoExecute taint without timeAdded (as kubectl taint writes it) evicts a tolerating pod once its tolerationSeconds are up', async () => {
+    const nodes = cluster.client.resource({ group: '', version: 'v1', resource: 'nodes' });
+    const pods = cluster.client.resource(podsRef, 'default');
+    const target = cluster.nodes[1]!;
+    await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'tolerant' }, spec: {
+      nodeName: target, containers: [{ name: 'c', image: 't' }],
+      tolerations: [{ key: 'going-away', operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 2 }] } });
+    await waitFor('tolerant running', async () => (await pods.get('tolerant')).status?.phase === 'Running');
+    const node = await nodes.get(target);
+    await nodes.patch(target, { spec: { taints: [...(node.spec.taints ?? []), { key: 'going-away', effect: 'NoExecute' }] } });
+    try {
+      const gone = await waitFor('tolerant evicted', async () => {
+        const p = await pods.get('tolerant').catch(() => undefined);
+        return (!p || p.metadata.deletionTimestamp) && (p ?? 'deleted');
+      });
+      if (gone !== 'deleted') assert.equal(gone.status.conditions.find((c: any) => c.type === 'DisruptionTarget')?.reason, 'DeletionByTaintManager');
+    } finally {
+      await nodes.patch(target, { spec: { taints: (await nodes.get(target)).spec.taints.filter((t: any) => t.key !== 'going-away') } });
+    }
   });
 });
