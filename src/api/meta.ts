@@ -18,7 +18,7 @@ export interface StatusDetails {
   name?: string; group?: string; kind?: string; uid?: string; causes?: StatusCause[]; retryAfterSeconds?: number;
 }
 export interface Status {
-  kind: 'Status'; apiVersion: 'v1'; metadata: Record<string, never>;
+  kind: 'Status'; apiVersion: 'v1'; metadata: { continue?: string };
   status: 'Success' | 'Failure'; message?: string; reason?: string; details?: StatusDetails; code: number;
 }
 

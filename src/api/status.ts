@@ -73,8 +73,12 @@ export const tooLarge = (message = 'Request entity too large: limit is 3145728')
 /** a body (or patch) of a media type the endpoint does not take: the reference's message names only what it takes */
 export const unsupportedMediaType = (supported: string[]) =>
   err(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: ${supported.join(', ')}`);
-/** the texts of causes for a message, each once as the reference aggregates them: 300,000 equal causes say it once */
-const causeTexts = (causes: StatusCause[]) => [...new Set(causes.map(c => `${c.field ? `${c.field}: ` : ''}${c.message}`))].join(', ');
+/** the texts of causes for a message, each once as the reference aggregates them (300,000 equal causes say it once),
+ *  several in brackets: `[a, b]` */
+const causeTexts = (causes: StatusCause[]) => {
+  const texts = [...new Set(causes.map(c => `${c.field ? `${c.field}: ` : ''}${c.message}`))];
+  return texts.length > 1 ? `[${texts.join(', ')}]` : texts.join('');
+};
 export const invalid = (group: string, kind: string, name: string, causes: StatusCause[]) =>
   err(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${causeTexts(causes)}`,
     { name, group: group || undefined, kind, causes });

@@ -97,7 +97,7 @@ describe('spec 4.6 rules', () => {
     assert.equal(e.message, 'Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .data.k');
     same(e.status(), {
       kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: e.message, reason: 'Conflict',
-      details: { causes: [{ type: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using v1', field: '.data.k' }] }, code: 409,
+      details: { causes: [{ reason: 'FieldManagerConflict', message: 'conflict with "kubectl-client-side-apply" using v1', field: '.data.k' }] }, code: 409,
     });
   });
 

@@ -81,14 +81,14 @@ export class ApplyError extends Error {
   constructor(readonly code: number, message: string) { super(message); }
 }
 
-export interface ConflictCause { type: 'FieldManagerConflict'; message: string; field: string }
+export interface ConflictCause { reason: 'FieldManagerConflict'; message: string; field: string }
 
 /** apply conflicts with other managers: 409, reason Conflict, one cause per conflicting field */
 export class ConflictError extends ApplyError {
   readonly causes: ConflictCause[];
   constructor(readonly conflicts: { owner: string; path: Path }[]) {
     super(409, conflictMessage(conflicts));
-    this.causes = conflicts.map((c) => ({ type: 'FieldManagerConflict', message: `conflict with ${c.owner}`, field: pathString(c.path) }));
+    this.causes = conflicts.map((c) => ({ reason: 'FieldManagerConflict', message: `conflict with ${c.owner}`, field: pathString(c.path) }));
   }
   status() {
     return { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: this.message, reason: 'Conflict', details: { causes: this.causes }, code: 409 };

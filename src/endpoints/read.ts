@@ -4,7 +4,8 @@ import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
 import { sendObject, sendText, sendStream, isPretty } from './respond.js';
-import { notAcceptable } from '../api/status.js';
+import { invalid, notAcceptable } from '../api/status.js';
+import { listOptionProblems } from '../api/resource-version.js';
 import { columnsOf, parseIncludeObject, tableHead, tableRow, toTable } from './table.js';
 import { toYaml } from '../util/yaml.js';
 import { mapInSlices } from '../util/slices.js';
@@ -102,12 +103,23 @@ export function parseLimit(v: string | null): number | undefined {
   return n !== undefined && n > 0 ? n : undefined;
 }
 
+/** the options of a list or watch checked as a whole before anything is read: a 422 on ListOptions, as the reference */
+export function checkListOptions(ctx: RequestContext, scope: Scope, watch: boolean) {
+  const q = ctx.query;
+  const problems = listOptionProblems({
+    watch, resourceVersion: q.get('resourceVersion') ?? '', resourceVersionMatch: q.get('resourceVersionMatch') ?? '',
+    continue: q.get('continue') ?? '', sendInitialEvents: q.get('sendInitialEvents') ?? undefined, watchListEnabled: featureEnabled(ctx, 'WatchList', false),
+  });
+  if (problems.length) throw invalid(scope.names.metaGroup, 'ListOptions', '', problems);
+}
+
 export async function list(ctx: RequestContext, scope: Scope, namespace: string) {
   const rep = representationFor(ctx, scope);
   const q = ctx.query;
   // without APIListChunking, limit and continue are ignored and the whole list is sent
   const chunking = featureEnabled(ctx, 'APIListChunking', true);
   checkListIntegers(q);
+  checkListOptions(ctx, scope, false);
   const result = await scope.reads.list(extend(filterFor(ctx, scope, namespace), {
     limit: chunking ? parseLimit(q.get('limit')) : undefined,
     continue: chunking ? q.get('continue') ?? undefined : undefined,

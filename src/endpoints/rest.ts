@@ -11,7 +11,7 @@ import { readTyped } from '../schema/fields.js';
 import type { ApiResources, ResourceInfo } from '../registry/resources.js';
 import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
 import { mediaType, parseJson, parseYamlObject, readBody, readObject } from './body.js';
-import { sendObject, sendStatus } from './respond.js';
+import { sendObject, sendStatus, sendText } from './respond.js';
 import { admission, type Scope } from './scope.js';
 import { applyManager, applyPatch, applyPatchType, patchTypes, writeOptions } from './write.js';
 import { proxy } from './proxy.js';
@@ -81,7 +81,8 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
     const segments = ctx.path.split('/');
     const at = segments.findIndex((s, i) => s === scope.subresource && i > 0 && safeDecode(segments[i - 1]!) === name);
     const rest = at < 0 || at === segments.length - 1 ? '' : `/${segments.slice(at + 1).join('/')}`;
-    return proxy(ctx, await handler.connect(req, rest));
+    const target = await handler.connect(req, rest);
+    return target ? proxy(ctx, target) : sendText(ctx, 200, '', 'text/plain');
   }
   switch (ctx.method) {
     case 'GET': case 'HEAD':

@@ -8,7 +8,7 @@ import { setWarnings } from './respond.js';
 import { badRequest, forbidden, internalError, orderedStatus, type ApiError } from '../api/status.js';
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
-import { representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
+import { checkListOptions, representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
 import type { WebSocket, WebSocketServer } from 'ws';
@@ -102,14 +102,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   const sendInitialText = q.get('sendInitialEvents');
   const sendInitialEvents = sendInitialText === null ? undefined : queryFlag(sendInitialText);
   const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));
-  if (sendInitialEvents !== undefined) {
-    if (!featureEnabled(ctx, 'WatchList', false))
-      throw badRequest('sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled');
-    if (q.get('resourceVersionMatch') !== 'NotOlderThan')
-      throw badRequest('resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan');
-  } else if (q.get('resourceVersionMatch')) {
-    throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided');
-  }
+  checkListOptions(ctx, scope, true);
   const filter = filterFor(ctx, scope, namespace);
   if (nameFromPath) {
     const inner = filter.match;

@@ -30,7 +30,12 @@ export function storageFailure(e: unknown, target?: ErrorTarget): ApiError | und
       if (target?.listing) return expired('The resourceVersion for the provided list is too old.');
       return expired(e.compactedRevision === undefined ? e.message : `too old resource version: ${target?.revision ?? 0} (${e.compactedRevision + 1})`);
     // a version this server has not reached (504, as the reference answers)
-    case 'FutureRevision': return timeout(`Too large resource version: ${target?.revision ?? 0}, current: ${e.currentRevision ?? 0}`, 1);
+    case 'FutureRevision': {
+      const failure = timeout(`Too large resource version: ${target?.revision ?? 0}, current: ${e.currentRevision ?? 0}`, 1);
+      // client libraries tell this wait from other timeouts by its cause, and then list afresh
+      failure.status.details!.causes = [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }];
+      return failure;
+    }
     case 'TooLarge': return tooLarge(e.message);
     // clients retry after a moment (client libraries honour Retry-After on any 5xx): storage usually comes back
     case 'Unavailable': return serviceUnavailable(`storage is unavailable: ${e.message}`, 1);

@@ -6,7 +6,7 @@ import { formatResourceVersion, parseResourceVersion, type Revision } from '../a
 import { checkDecodable, type ListOptions, type ObjectStore, type WatchIndex } from '../storage/objects.js';
 import type { ResourceInfo } from './resources.js';
 import { storageFailure } from './errors.js';
-import { badRequest, type ApiError } from '../api/status.js';
+import { ApiError, badRequest } from '../api/status.js';
 import type { StoredObject, ObjectEvent, EventType } from '../api/cache.js';
 import { extend } from '../util/objects.js';
 
@@ -54,6 +54,8 @@ export interface ReadDeps { objects: ObjectStore; names: Naming }
 
 interface ContinueToken { v: string; rv: Revision; start: string }
 
+const latestRevision = -1;
+
 function encodeContinue(names: Naming, rv: Revision, start: string): string {
   return Buffer.from(JSON.stringify({ v: `${names.metaGroup}/v1`, rv, start })).toString('base64url');
 }
@@ -61,7 +63,8 @@ function encodeContinue(names: Naming, rv: Revision, start: string): string {
 function decodeContinue(names: Naming, token: string): ContinueToken {
   try {
     const t = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as ContinueToken;
-    if (t.v !== `${names.metaGroup}/v1` || typeof t.rv !== 'number' || typeof t.start !== 'string' || t.rv <= 0) throw new Error('bad token');
+    // revision -1: go on at the latest revision (the token a 410 for an expired one offers)
+    if (t.v !== `${names.metaGroup}/v1` || typeof t.rv !== 'number' || typeof t.start !== 'string' || (t.rv <= 0 && t.rv !== latestRevision)) throw new Error('bad token');
     return t;
   } catch {
     throw badRequest(`continue key is not valid: the continue token "${token}" is not one this server issued`);
@@ -89,25 +92,25 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
   }
 
   return {
-    /** the resourceVersion / resourceVersionMatch / limit / continue table of the reference; the store decides where each read is served */
+    /** the resourceVersion / resourceVersionMatch / limit / continue table of the reference (the options checked as a whole
+     *  by the endpoint, listOptionProblems); the store decides where each read is served */
     async list(req: ListRequest): Promise<ListResult> {
       const match = req.resourceVersionMatch ?? '';
       const rvText = req.resourceVersion ?? '';
       const rv = parseResourceVersion(rvText);
-      if (match && match !== 'Exact' && match !== 'NotOlderThan')
-        throw badRequest(`resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`);
       if (req.continue) {
-        if (match) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden when continue is provided');
         if (rvText && rvText !== '0') throw badRequest('specifying resource version is not allowed when using continue');
         const t = decodeContinue(names, req.continue);
         const start = info.keyPrefix + t.start;
         // a token made for another namespace's list (or made up) names a key outside this list
         if (!start.startsWith(prefixFor(req.namespace)) || !Number.isSafeInteger(t.rv))
           throw badRequest(`continue key is not valid: the continue token "${req.continue}" does not belong to this list`);
-        return listAt(req, { revision: t.rv, start }, true);
+        return await listAt(req, { revision: t.rv === latestRevision ? undefined : t.rv, start }, true).catch(e => {
+          // past compaction: the answer offers a token that goes on at the latest revision, an inconsistent list
+          if (e instanceof ApiError && e.code === 410) e.status.metadata = { continue: encodeContinue(names, latestRevision, t.start) };
+          throw e;
+        });
       }
-      if (match && rvText === '') throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided');
-      if (match === 'Exact' && rv === 0) throw badRequest('resourceVersionMatch: Forbidden: resourceVersionMatch "exact" is forbidden for resourceVersion "0"');
       return listAt(req, { revision: rv, match: match || undefined });
     },
 

@@ -268,6 +268,13 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
             return decision = { skip: true };
           }
           checkNamespace(next, namespace);
+          // a uid in the body guards against writing to another object of the same name: a replaced object's uid
+          // is a precondition (409), a patch that changes it is invalid, as the reference treats them
+          const uid = next.metadata.uid;
+          if (uid && uid !== old.metadata.uid) {
+            if (opts.replaces) throw conflict(info.group, info.resource, name, `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${old.metadata.uid}`);
+            throw invalid(info.group, info.kind, name, [{ reason: 'FieldValueInvalid', field: 'metadata.uid', message: `Invalid value: ${JSON.stringify(uid)}: field is immutable` }]);
+          }
           const wanted = next.metadata.resourceVersion;
           if (wanted && wanted !== old.metadata.resourceVersion)
             throw conflict(info.group, info.resource, name, 'the object has been modified; please apply your changes to the latest version and try again');

@@ -260,7 +260,8 @@ export interface RestHandler {
   /** server-side apply (PATCH with an apply patch) of `applied` by `manager`, taking conflicting fields when `force` */
   apply?(req: RestRequest, applied: unknown, opts: { manager: string; force: boolean }): Promise<object>;
   /** connect subresources (any method): where the request goes; `path` is what follows the subresource ('/...' or '') */
-  connect?(req: RestRequest, path: string): Promise<ConnectTarget>;
+  /** where the request goes; undefined when there is nowhere yet, answered with an empty body (a pod's log before it has a node) */
+  connect?(req: RestRequest, path: string): Promise<ConnectTarget | undefined>;
 }
 
 /** an object of this resource as its kind's type: the store hands a resource's code only objects of that resource */

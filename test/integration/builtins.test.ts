@@ -149,7 +149,7 @@ describe('built-in kinds through HTTP', () => {
       'spec.template.spec.containers[1].name: Duplicate value: "Web"',
       'spec.template.spec.restartPolicy: Unsupported value: "OnFailure": supported values: "Always"',
     ]);
-    assert.match(r.json.message, /^Deployment\.apps "bad" is invalid: spec\.replicas: Invalid value: -1/);
+    assert.match(r.json.message, /^Deployment\.apps "bad" is invalid: \[spec\.replicas: Invalid value: -1/);
   });
 
   test('a Pod gets its defaults; only images and a few fields change after create', async () => {

@@ -127,6 +127,67 @@ describe('error Status bodies, byte for byte as the reference writes them', () =
   });
 });
 
+describe('what client libraries recognise in the reference\'s answers', () => {
+  const base = '/api/v1/namespaces/default/configmaps';
+
+  test('a uid in the body: a PUT takes it as a precondition (409), a patch may not change it (422)', async () => {
+    const made = await client.request('POST', base, { body: configMap('guarded') });
+    const put = await client.request('PUT', `${base}/guarded`, { body: { ...configMap('guarded', { a: '1' }), metadata: { name: 'guarded', uid: 'other' } } });
+    assert.equal(put.status, 409);
+    assert.equal(put.json.message, `Operation cannot be fulfilled on configmaps "guarded": Precondition failed: UID in precondition: other, UID in object meta: ${made.json.metadata.uid}`);
+    const patch = await client.request('PATCH', `${base}/guarded`, { body: { metadata: { uid: 'other', labels: { a: 'b' } } }, contentType: 'application/strategic-merge-patch+json' });
+    assert.equal(patch.status, 422);
+    assert.deepEqual(patch.json.details.causes, [{ reason: 'FieldValueInvalid', message: 'Invalid value: "other": field is immutable', field: 'metadata.uid' }]);
+    const same = await client.request('PATCH', `${base}/guarded`, { body: { metadata: { uid: made.json.metadata.uid, labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(same.status, 200);
+  });
+
+  test('a server-side apply conflict names its causes FieldManagerConflict', async () => {
+    const apply = (manager: string, value: string) => client.request('PATCH', `${base}/ssa-conflict?fieldManager=${manager}`,
+      { body: configMap('ssa-conflict', { k: value }), contentType: 'application/apply-patch+yaml' });
+    assert.equal((await apply('first', '1')).status, 201);
+    const r = await apply('second', '2');
+    assert.equal(r.status, 409);
+    assert.deepEqual(r.json.details.causes, [{ reason: 'FieldManagerConflict', message: 'conflict with "first"', field: '.data.k' }]);
+  });
+
+  test('a resourceVersion the server has not reached: the 504 carries the ResourceVersionTooLarge cause', async () => {
+    const r = await client.get(`${base}?resourceVersion=99999999`);
+    assert.equal(r.status, 504);
+    assert.deepEqual(r.json.details.causes, [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }]);
+  });
+
+  test('a create in a namespace being deleted: the 403 carries the NamespaceTerminating cause', async () => {
+    assert.equal((await client.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'ending' } } })).status, 201);
+    assert.equal((await client.request('POST', '/api/v1/namespaces/ending/configmaps', { body: { ...configMap('held'), metadata: { name: 'held', finalizers: ['example.com/hold'] } } })).status, 201);
+    assert.equal((await client.request('DELETE', '/api/v1/namespaces/ending')).status, 200);
+    const r = await client.request('POST', '/api/v1/namespaces/ending/configmaps', { body: configMap('late') });
+    assert.equal(r.status, 403);
+    assert.deepEqual(r.json.details.causes, [{ reason: 'NamespaceTerminating', message: 'namespace ending is being terminated', field: 'metadata.namespace' }]);
+    await client.request('PATCH', '/api/v1/namespaces/ending/configmaps/held', { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+  });
+
+  test('a PUT creates a Service or a LimitRange that does not exist, as the reference allows', async () => {
+    const svc = await client.request('PUT', '/api/v1/namespaces/default/services/put-made', { body: { apiVersion: 'v1', kind: 'Service', metadata: { name: 'put-made' }, spec: { ports: [{ port: 80 }] } } });
+    assert.equal(svc.status, 201, svc.body);
+    assert.ok(svc.json.spec.clusterIP, 'the created service got an address');
+    const lr = await client.request('PUT', '/api/v1/namespaces/default/limitranges/put-made', { body: { apiVersion: 'v1', kind: 'LimitRange', metadata: { name: 'put-made' }, spec: { limits: [{ type: 'Container', max: { cpu: '1' } }] } } });
+    assert.equal(lr.status, 201, lr.body);
+    await client.request('DELETE', '/api/v1/namespaces/default/limitranges/put-made');
+  });
+
+  test('the log of a pod with no node yet is empty; a container it does not have is refused first', async () => {
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'unplaced' }, spec: { containers: [{ name: 'c', image: 'x' }] } };
+    assert.equal((await client.request('POST', '/api/v1/namespaces/default/pods', { body: pod })).status, 201);
+    const log = await client.get('/api/v1/namespaces/default/pods/unplaced/log');
+    assert.equal(log.status, 200);
+    assert.equal(log.body, '');
+    const wrong = await client.get('/api/v1/namespaces/default/pods/unplaced/log?container=zzz');
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.json.message, 'container zzz is not valid for pod unplaced');
+  });
+});
+
 // The reference's default policy of 1.27, by name.
 const clusterRoles127 = [
   'admin', 'cluster-admin', 'edit', 'view',

@@ -224,7 +224,7 @@ describe('custom resources', { concurrency: 1 }, () => {
       message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation',
     }]);
     assert.match(wrongType.json.message,
-      /^Widget\.t\d+\.example\.com "bad" is invalid: spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string", <nil>: Invalid value: "null": some validation rules were not checked/);
+      /^Widget\.t\d+\.example\.com "bad" is invalid: \[spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string", <nil>: Invalid value: "null": some validation rules were not checked/);
 
     const many = await create('bad', { size: 'medium', replicas: 0, color: 'Red', port: true, tags: ['a', 'a'], ports: [{ name: 'x' }, { name: 'x' }], startedAt: 'yesterday' });
     assert.equal(many.status, 422, many.body);
@@ -263,7 +263,7 @@ describe('custom resources', { concurrency: 1 }, () => {
       { reason: 'FieldValueInvalid', field: 'spec', message: 'Invalid value: "object": color red is reserved' },
       { reason: 'FieldValueInvalid', field: 'spec', message: "Invalid value: \"object\": failed rule: !has(self.tags) || self.tags.all(t, t.matches('^[a-z]+$'))" },
     ]);
-    assert.match(bad.json.message, /is invalid: spec: Invalid value: "object": large widgets allow at most 8 replicas, /);
+    assert.match(bad.json.message, /is invalid: \[spec: Invalid value: "object": large widgets allow at most 8 replicas, /);
 
     const ok = await create('rules', { size: 'large', replicas: 3, color: 'blue' });
     assert.equal(ok.status, 201, ok.body);

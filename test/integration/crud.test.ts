@@ -181,7 +181,11 @@ eachBackend('crud', h => {
     const noop = await c().request('PUT', `${base}/set`, { body: set.json });
     assert.equal(noop.status, 200, noop.body);
     assert.equal(noop.json.metadata.resourceVersion, set.json.metadata.resourceVersion);
-    const changed = await c().request('PUT', `${base}/set`, { body: { ...set.json, data: { k: 'v' }, metadata: { ...set.json.metadata, uid: 'other' } } });
+    // another uid is a precondition that fails, as the reference takes it; without one the uid stays
+    const otherUid = await c().request('PUT', `${base}/set`, { body: { ...set.json, data: { k: 'v' }, metadata: { ...set.json.metadata, uid: 'other' } } });
+    assert.equal(otherUid.status, 409, otherUid.body);
+    const { uid: _uid, creationTimestamp: _at, ...withoutUid } = set.json.metadata;
+    const changed = await c().request('PUT', `${base}/set`, { body: { ...set.json, data: { k: 'v' }, metadata: withoutUid } });
     assert.equal(changed.status, 200, changed.body);
     assert.ok(Number(changed.json.metadata.resourceVersion) > Number(set.json.metadata.resourceVersion));
     assert.equal(changed.json.metadata.uid, set.json.metadata.uid);

@@ -28,13 +28,13 @@ describe('feature gates', { concurrency: 1 }, () => {
   });
   const each = async (f: (c: Client, on: boolean) => Promise<void>) => { for (const [state, s] of Object.entries(servers)) await f(s.c, state === 'on'); };
 
-  test('WatchList: sendInitialEvents is a 400 without it, as the reference answers', async () => {
+  test('WatchList: sendInitialEvents is a 422 on ListOptions without it, as the reference answers', async () => {
     await each(async (c, on) => {
       const w = await c.watch('/api/v1/namespaces/g/configmaps?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan');
       if (on) { assert.equal(w.status, 200); assert.equal((await w.next())?.type, 'ADDED'); } else {
-        assert.equal(w.status, 400);
+        assert.equal(w.status, 422);
         await w.ended;
-        assert.match(w.errorBody.message, /sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/);
+        assert.match(w.errorBody.message, /sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled/);
       }
       w.close();
     });

@@ -122,22 +122,30 @@ eachBackend('list', h => {
     assert.ok(Number(notOlder.json.metadata.resourceVersion) >= Number(rvA));
     assert.deepEqual(names(notOlder), ['a', 'b', 'c']);
     // Exact: unset and 0 invalid, value exact
-    assert.equal((await q('resourceVersionMatch=Exact')).status, 400);
-    assert.equal((await q('resourceVersionMatch=Exact&resourceVersion=0')).status, 400);
+    assert.equal((await q('resourceVersionMatch=Exact')).status, 422);
+    assert.equal((await q('resourceVersionMatch=Exact&resourceVersion=0')).status, 422);
     const exact = await q(`resourceVersionMatch=Exact&resourceVersion=${rvA}`);
     assert.equal(exact.status, 200, exact.body);
     assert.equal(exact.json.metadata.resourceVersion, rvA);
     assert.deepEqual(names(exact), ['a']);
     // NotOlderThan: unset invalid, 0 any, value not older than
     const nu = await q('resourceVersionMatch=NotOlderThan');
-    assert.equal(nu.status, 400);
-    assert.equal(nu.json.reason, 'BadRequest');
+    // the options are checked as a whole, a 422 on ListOptions as the reference answers
+    assert.equal(nu.status, 422);
+    assert.equal(nu.json.reason, 'Invalid');
+    assert.match(nu.json.message, /^ListOptions\.meta\.\S+ "" is invalid: resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided$/);
+    assert.deepEqual(nu.json.details.causes, [{ reason: 'FieldValueForbidden', message: 'Forbidden: resourceVersionMatch is forbidden unless resourceVersion is provided', field: 'resourceVersionMatch' }]);
+    const list = await q('sendInitialEvents=false');
+    assert.equal(list.status, 422);
+    assert.match(list.json.message, /sendInitialEvents: Forbidden: sendInitialEvents is forbidden for list/);
     assert.deepEqual(names(await q('resourceVersionMatch=NotOlderThan&resourceVersion=0')), ['a', 'b', 'c']);
     const nv = await q(`resourceVersionMatch=NotOlderThan&resourceVersion=${rvA}`);
     assert.ok(Number(nv.json.metadata.resourceVersion) >= Number(rvC));
     assert.deepEqual(names(nv), ['a', 'b', 'c']);
     // an unknown match value, and a version that is not a number
-    assert.equal((await q(`resourceVersionMatch=Sometime&resourceVersion=${rvA}`)).status, 400);
+    const sometime = await q(`resourceVersionMatch=Sometime&resourceVersion=${rvA}`);
+    assert.equal(sometime.status, 422);
+    assert.match(sometime.json.message, /resourceVersionMatch: Unsupported value: "Sometime": supported values: "Exact", "NotOlderThan", ""/);
     assert.equal((await q('resourceVersion=abc')).status, 400);
   });
 
@@ -159,13 +167,13 @@ eachBackend('list', h => {
     assert.equal(exact.json.metadata.resourceVersion, rvB);
     assert.deepEqual(names(exact), ['a', 'b']);
     // Exact
-    assert.equal((await q('resourceVersionMatch=Exact')).status, 400);
-    assert.equal((await q('resourceVersionMatch=Exact&resourceVersion=0')).status, 400);
+    assert.equal((await q('resourceVersionMatch=Exact')).status, 422);
+    assert.equal((await q('resourceVersionMatch=Exact&resourceVersion=0')).status, 422);
     const ex = await c().get(`${base}?limit=5&resourceVersionMatch=Exact&resourceVersion=${rvA}`);
     assert.equal(ex.json.metadata.resourceVersion, rvA);
     assert.deepEqual(names(ex), ['a']);
     // NotOlderThan
-    assert.equal((await q('resourceVersionMatch=NotOlderThan')).status, 400);
+    assert.equal((await q('resourceVersionMatch=NotOlderThan')).status, 422);
     assert.equal((await q('resourceVersionMatch=NotOlderThan&resourceVersion=0')).status, 200);
     const nv = await q(`resourceVersionMatch=NotOlderThan&resourceVersion=${rvA}`);
     assert.equal(nv.status, 200, nv.body);
@@ -190,9 +198,9 @@ eachBackend('list', h => {
     const val = await c().get(`${base}?limit=1&resourceVersion=${rvs[0]}&continue=${token}`);
     assert.equal(val.status, 400);
     assert.equal(val.json.reason, 'BadRequest');
-    // resourceVersionMatch with continue: 400
-    assert.equal((await c().get(`${base}?limit=1&resourceVersionMatch=NotOlderThan&resourceVersion=${rvs[0]}&continue=${token}`)).status, 400);
-    assert.equal((await c().get(`${base}?limit=1&resourceVersionMatch=Exact&resourceVersion=${rvs[0]}&continue=${token}`)).status, 400);
+    // resourceVersionMatch with continue: 422
+    assert.equal((await c().get(`${base}?limit=1&resourceVersionMatch=NotOlderThan&resourceVersion=${rvs[0]}&continue=${token}`)).status, 422);
+    assert.equal((await c().get(`${base}?limit=1&resourceVersionMatch=Exact&resourceVersion=${rvs[0]}&continue=${token}`)).status, 422);
   });
 
   test('Exact at a compacted version 410; a too-large NotOlderThan version 504 with Retry-After', async () => {

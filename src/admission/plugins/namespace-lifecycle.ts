@@ -43,8 +43,12 @@ export default definePlugin({
         // a moment ago) or when this server deleted it lately
         const ns = await listers.get('', 'namespaces', '', a.namespace, readFresh(a.namespace));
         if (!ns) throw notFound('', 'namespaces', a.namespace);
-        if (ns.metadata.deletionTimestamp || (ns as Namespace).status?.phase === 'Terminating')
-          throw refuse(a, `unable to create new content in namespace ${a.namespace} because it is being terminated`);
+        if (ns.metadata.deletionTimestamp || (ns as Namespace).status?.phase === 'Terminating') {
+          const e = refuse(a, `unable to create new content in namespace ${a.namespace} because it is being terminated`);
+          // controllers recognise this refusal by its cause and stay quiet about it, as with the reference
+          e.status.details!.causes = [{ reason: 'NamespaceTerminating', message: `namespace ${a.namespace} is being terminated`, field: 'metadata.namespace' }];
+          throw e;
+        }
       },
     };
   },

@@ -5,7 +5,7 @@ import { naming } from '../../api/naming.js';
 import { ApiError } from '../../api/status.js';
 import type { CustomResourceDefinition } from '../../api/types/apiextensions-v1.js';
 import type { StrategyContext } from '../strategy.js';
-import { columnCell, definitionFromCrd, evaluateJsonPath } from './definition.js';
+import { columnCell, definitionFromCrd, evaluateJsonPath, typedCell } from './definition.js';
 import { strategy as customResourceDefinitions } from '../resources/apiextensions/customresourcedefinitions/strategy.js';
 
 const ctx: StrategyContext = { names: naming(), now: '' };
@@ -98,6 +98,21 @@ describe('printer column JSONPath', () => {
     assert.deepEqual(evaluateJsonPath(obj, '.spec.missing.x'), []);
     assert.equal(columnCell(obj, '.spec.list[*].v'), '1, 2');
     assert.equal(columnCell(obj, '.spec.none'), undefined);
+  });
+
+  test('a cell takes its column\'s type: dates as ages, any value as text in a string column, others only when they are of the type', () => {
+    const now = Date.now();
+    assert.equal(typedCell('date', new Date(now - 5 * 60_000).toISOString()), '5m');
+    assert.equal(typedCell('date', 'yesterday'), '<invalid>');
+    assert.equal(typedCell('date', 12345), null);
+    assert.equal(typedCell('string', 3), '3');
+    assert.equal(typedCell('string', true), 'true');
+    assert.equal(typedCell('integer', 7.9), 7);
+    assert.equal(typedCell('integer', '7'), null);
+    assert.equal(typedCell('number', [1, 2]), null);
+    assert.equal(typedCell('boolean', 'yes'), null);
+    assert.equal(typedCell('boolean', false), false);
+    assert.equal(typedCell('string', undefined), null);
   });
 });
 

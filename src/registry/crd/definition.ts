@@ -4,6 +4,7 @@ import type { Schema } from '../../api/schema.js';
 import type { Stored } from '../../api/meta.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '../../api/types/apiextensions-v1.js';
 import { objectMeta } from '../../api/schemas/meta.js';
+import { since } from '../../api/duration.js';
 import { compareVersions } from '../resources.js';
 import type { ResourceDefinition, SubresourceDefinition, TableColumn, Verb, VersionDefinition } from '../types.js';
 import { statusSubresource } from '../resources/define.js';
@@ -23,6 +24,7 @@ const verbs: Verb[] = ['delete', 'deletecollection', 'get', 'list', 'patch', 'cr
 
 const ageColumn: TableColumn = {
   name: 'Age', type: 'date', format: '', priority: 0, jsonPath: '.metadata.creationTimestamp',
+  cell: (obj: unknown) => typedCell('date', columnCell(obj, '.metadata.creationTimestamp')),
   description: 'CreationTimestamp is a timestamp representing the server time when this object was created. It is not guaranteed to be set in happens-before order across separate operations. Clients may not set this value. It is represented in RFC3339 form and is in UTC.\n\nPopulated by the system. Read-only. Null for lists.',
 };
 
@@ -73,7 +75,7 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
     return printerColumns.length
       ? printerColumns.map(c => ({
         name: c.name, type: isColumnType(c.type) ? c.type : 'string', format: c.format ?? '', description: c.description ?? '',
-        priority: c.priority ?? 0, jsonPath: c.jsonPath, cell: (obj: unknown) => columnCell(obj, c.jsonPath),
+        priority: c.priority ?? 0, jsonPath: c.jsonPath, cell: (obj: unknown) => typedCell(c.type, columnCell(obj, c.jsonPath)),
       }))
       : [ageColumn];
   };
@@ -111,6 +113,27 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
       },
     }),
   };
+}
+
+/**
+ * A value as a cell of a column of the given type, as the reference converts it: a date becomes the age it gives
+ * (`<invalid>` when it is no timestamp), a string column prints any value as text, and a value of another type
+ * than the column's is no cell (null).
+ */
+export function typedCell(type: string, value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  switch (type) {
+    case 'integer': return typeof value === 'number' ? Math.trunc(value) : null;
+    case 'number': return typeof value === 'number' ? value : null;
+    case 'boolean': return typeof value === 'boolean' ? value : null;
+    case 'string': return typeof value === 'object' ? JSON.stringify(value) : String(value);
+    case 'date': {
+      if (typeof value !== 'string') return null;
+      const at = /^\d{4}-\d{2}-\d{2}T/.test(value) ? Date.parse(value) : NaN;
+      return Number.isNaN(at) ? '<invalid>' : since(value);
+    }
+    default: return null;
+  }
 }
 
 /** a printer column's cell: the JSONPath's results, one value as is, several joined with commas */

@@ -25,7 +25,8 @@ function defaultLimitRange(lr: LimitRange) {
   }
 }
 
-export const strategy = defineStrategy<Stored<LimitRange>>({ defaults: defaultLimitRange });
+// a PUT may create a limit range, as the reference allows
+export const strategy = defineStrategy<Stored<LimitRange>>({ defaults: defaultLimitRange, allowCreateOnUpdate: true });
 
 export const definition = define<LimitRange>({
   group: '', resource: 'limitranges', kind: 'LimitRange', shortNames: ['limits'], namespaced: true,

@@ -25,8 +25,9 @@ function containerOf(pod: Stored<Pod>, asked: string | null): string {
   return asked;
 }
 
-async function scheduledPod(req: RestRequest): Promise<Stored<Pod> & { spec: { nodeName: string } }> {
-  const pod = await req.store.get(req.namespace, req.name) as Stored<Pod>;
+const podOf = async (req: RestRequest) => await req.store.get(req.namespace, req.name) as Stored<Pod>;
+
+function scheduled(pod: Stored<Pod>): Stored<Pod> & { spec: { nodeName: string } } {
   if (!pod.spec?.nodeName) throw badRequest(`pod ${pod.metadata.name} does not have a host assigned`);
   return pod as Stored<Pod> & { spec: { nodeName: string } };
 }
@@ -40,7 +41,7 @@ const nonNegativeInt = (q: URLSearchParams, name: string, min = 0) => {
 };
 
 /** pods/log: the container's log from the agent, with the reference's options */
-export async function connectLog(req: RestRequest): Promise<ConnectTarget> {
+export async function connectLog(req: RestRequest): Promise<ConnectTarget | undefined> {
   const q = req.query;
   nonNegativeInt(q, 'tailLines');
   nonNegativeInt(q, 'limitBytes', 1);
@@ -50,8 +51,10 @@ export async function connectLog(req: RestRequest): Promise<ConnectTarget> {
   // read as the reference decodes the option's time: RFC 3339 with a zone (Date.parse takes much else)
   const sinceTimeProblem = sinceTime === null ? undefined : timeProblem(sinceTime);
   if (sinceTimeProblem) throw badRequest(`sinceTime: Invalid value: ${JSON.stringify(sinceTime)}: ${sinceTimeProblem}`);
-  const pod = await scheduledPod(req);
+  // the container is checked first; a pod with no node yet has an empty log, as the reference answers
+  const pod = await podOf(req);
   const container = containerOf(pod, q.get('container'));
+  if (!pod.spec?.nodeName) return undefined;
   const pass = new URLSearchParams();
   for (const flag of ['follow', 'previous', 'timestamps']) if (queryFlag(q.get(flag))) pass.set(flag, 'true');
   for (const opt of ['tailLines', 'limitBytes', 'sinceSeconds', 'sinceTime']) { const v = q.get(opt); if (v !== null) pass.set(opt, v); }
@@ -70,8 +73,9 @@ export function connectStream(kind: 'exec' | 'attach') {
     if (kind === 'exec' && command.length === 0) throw badRequest('you must specify at least 1 command');
     const flags = { stdin: queryFlag(q.get('stdin')), stdout: queryFlag(q.get('stdout')), stderr: queryFlag(q.get('stderr')), tty: queryFlag(q.get('tty')) };
     if (!flags.stdin && !flags.stdout && !flags.stderr) throw badRequest('you must specify at least one of stdin, stdout, stderr');
-    const pod = await scheduledPod(req);
-    const container = containerOf(pod, q.get('container'));
+    const found = await podOf(req);
+    const container = containerOf(found, q.get('container'));
+    const pod = scheduled(found);
     if (pod.status?.phase === 'Succeeded' || pod.status?.phase === 'Failed')
       throw badRequest(`cannot ${kind === 'exec' ? 'exec into' : 'attach to'} a container in a completed pod; current phase is ${pod.status.phase}`);
     // the agent's parameter names, as the reference's agents read them
@@ -88,7 +92,7 @@ export function connectStream(kind: 'exec' | 'attach') {
 
 /** pods/portforward: the agent's port-forward endpoint (the ports travel in the stream, or as `ports` for WebSocket clients) */
 export async function connectPortForward(req: RestRequest): Promise<ConnectTarget> {
-  const pod = await scheduledPod(req);
+  const pod = scheduled(await podOf(req));
   const pass = new URLSearchParams();
   for (const p of req.query.getAll('ports')) {
     for (const port of p.split(',')) if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw badRequest(`invalid port ${JSON.stringify(port)}`);

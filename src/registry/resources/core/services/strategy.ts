@@ -273,6 +273,8 @@ function validateServiceUpdate(svc: Svc, old: Svc): Causes {
 export const strategy = defineStrategy<Svc>({
   nameRule: 'dns-label',
   generation: false,
+  // a PUT may create a service, as the reference allows
+  allowCreateOnUpdate: true,
   defaults: defaultService,
   async prepareForCreate(svc, ctx) {
     svc.status = { loadBalancer: {} };
