@@ -5,14 +5,15 @@ import type { Authenticator } from './types.js';
 import { bearerToken } from './types.js';
 import { loadJose, peekClaims } from './jwt.js';
 import { unauthorized } from '../api/status.js';
+import { boundedChunks } from '../util/bounded-body.js';
 
 function fetchJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<any> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     if (u.protocol !== 'https:') return reject(new Error(`${url}: only https is allowed`));
     const req = get(u, { ca, timeout: timeoutMs, headers: { accept: 'application/json' } }, res => {
-      const chunks: Buffer[] = [];
-      res.on('data', c => chunks.push(c));
+      const chunks = boundedChunks(res);
+      res.on('error', reject);
       res.on('end', () => {
         if (res.statusCode !== 200) return reject(new Error(`${url}: status ${res.statusCode}`));
         try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { reject(new Error(`${url}: not JSON`)); }

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { loadYaml, yaml } from './yaml.js';
+import { boundedChunks } from './bounded-body.js';
 
 export interface WebhookClient {
   /** POSTs a JSON body; resolves to the JSON reply, rejects on transport errors and non-2xx answers */
@@ -47,8 +48,7 @@ export function openWebhookClient(configFile: string, timeoutMs = 30_000): Webho
           servername: cluster['tls-server-name'],
           headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length, ...auth },
         }, r => {
-          const chunks: Buffer[] = [];
-          r.on('data', c => chunks.push(c));
+          const chunks = boundedChunks(r);
           r.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
             if ((r.statusCode ?? 0) < 200 || (r.statusCode ?? 0) > 299) return rej(new Error(`the webhook answered ${r.statusCode}: ${text.slice(0, 200)}`));

@@ -10,6 +10,7 @@ import type { WebhookClientConfig } from '../../api/types/admissionregistration-
 import { serviceTarget, serviceUrl, type ServiceRef, type ServiceResolver } from '../../api/apiservices.js';
 import { type AdmissionAttributes, admissionReviewVersions } from '../../api/admission.js';
 import type { Webhook } from './match.js';
+import { boundedChunks } from '../../util/bounded-body.js';
 
 /** the webhook could not be asked, or its answer was unusable: failurePolicy applies */
 export class CallError extends Error {
@@ -215,9 +216,8 @@ function postHttp2(session: ClientHttp2Session, path: string, body: string, time
       'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body) });
     const timer = setTimeout(() => stream.destroy(timeoutError()), timeoutMs);
     let status = 0;
-    const chunks: Buffer[] = [];
+    const chunks = boundedChunks(stream);
     stream.on('response', headers => { status = Number(headers[':status'] ?? 0); });
-    stream.on('data', (c: Buffer) => chunks.push(c));
     stream.on('end', () => { clearTimeout(timer); resolve({ status, text: textOf(chunks) }); });
     stream.on('error', e => { clearTimeout(timer); reject(e); });
     stream.end(body);
@@ -230,8 +230,7 @@ function postHttp1(url: URL, body: string, route: Route, timeoutMs: number): Pro
       method: 'POST', agent: route.agent, ...(route.servername ? { servername: route.servername } : {}),
       headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(body) },
     }, res => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      const chunks = boundedChunks(res);
       res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0, text: textOf(chunks) }); });
       res.on('error', e => { clearTimeout(timer); reject(e); });
     });

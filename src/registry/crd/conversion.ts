@@ -9,6 +9,7 @@ import type { ApiObject } from '../../api/meta.js';
 import type { CustomResourceConversion } from '../../api/types/apiextensions-v1.js';
 import { internalError } from '../../api/status.js';
 import { serviceTarget, serviceUrl, type ServiceResolver } from '../../api/apiservices.js';
+import { boundedChunks, maxAnswerBytes } from '../../util/bounded-body.js';
 
 /** converts objects to the given apiVersion (`<group>/<version>`) */
 export type Convert = (objects: ApiObject[], toApiVersion: string) => Promise<ApiObject[]>;
@@ -120,8 +121,8 @@ function post(url: string, caBundle: string | undefined, body: unknown, timeoutM
       ...(servername ? { servername } : {}),
       timeout: timeoutMs,
     }, res => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
+      // a list's objects are converted in one review: its answer may be larger than a single object's
+      const chunks = boundedChunks(res, 4 * maxAnswerBytes);
       res.on('error', reject);
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
