@@ -248,3 +248,13 @@ test('copies that double the document each time stop at the accumulated copy lim
   // a few copies of a small value are fine
   assert.deepEqual(applyJsonPatch({ a: [1] }, [{ op: 'copy', from: '/a', path: '/b' }, { op: 'copy', from: '/a', path: '/c' }]), { a: [1], b: [1], c: [1] });
 });
+
+test('a move re-links the value instead of copying it, so moves back and forth over a large value cost nothing per move', () => {
+  const large = Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, 'v']));
+  const doc = { data: large };
+  const moves = Array.from({ length: 200 }, (_, i) => (i % 2 ? { op: 'move', from: '/foo', path: '/data' } : { op: 'move', from: '/data', path: '/foo' }));
+  const out = applyJsonPatch(doc, moves, { inPlace: true }) as { data: unknown };
+  assert.equal(out.data, large, 'the same object, never copied');
+  // a move into its own child finds its destination gone: refused, as the reference refuses it
+  assert.throws(() => applyJsonPatch({ a: { b: 1 } }, [{ op: 'move', from: '/a', path: '/a/c' }]), (e: unknown) => e instanceof PatchError && e.code === 422);
+});

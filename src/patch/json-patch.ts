@@ -81,7 +81,9 @@ function applyOperation(root: unknown, op: JsonObject, copied: { bytes: number }
       }
       const dest = locate(root, path);
       if (!dest) throw cannotApply(`${kind} operation does not apply: doc is missing destination path: ${path}: missing value`);
-      insert(dest, clone(moved), `error in ${kind} for path: '${path}'`);
+      // a moved value is detached from where it was, so it is re-linked, not copied: a copy per move made a patch of
+      // moves back and forth over a large value cost its size each time
+      insert(dest, kind === 'move' ? moved : clone(moved), `error in ${kind} for path: '${path}'`);
       return root;
     }
     default: { // test
