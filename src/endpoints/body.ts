@@ -83,6 +83,18 @@ export function jsonNestsDeeper(text: string, limit = maxNestingDepth): boolean 
   return false;
 }
 
+/** whether a value nests deeper than the limit, found without recursion */
+export function nestsDeeper(value: unknown, limit: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 0]];
+  while (stack.length) {
+    const [v, depth] = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /**
  * Checks a decoded value without recursion: nested no deeper than the limit, and (a YAML alias makes one value appear
  * in many places) holding no more values than `maxValues`.

@@ -3,7 +3,7 @@ import { revisionOf } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
 import { queryFlag, type RequestContext } from '../api/request.js';
-import { readBody, readObject, mediaType, parseJson, parseYamlObject } from './body.js';
+import { readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson, parseYamlObject } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
@@ -150,8 +150,14 @@ export const applyPatchType = 'application/apply-patch+yaml';
 
 /** a patch document of one of `patchTypes` applied to an object (a strategic merge patch reads the schema's markers) */
 export function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined, opts: PatchOptions = {}): unknown {
-  return type === 'application/json-patch+json' ? applyJsonPatch(current, doc, opts)
-    : type === 'application/merge-patch+json' ? applyMergePatch(current, doc, opts) : applyStrategicMergePatch(current, doc, schema, opts);
+  if (type !== 'application/json-patch+json')
+    return type === 'application/merge-patch+json' ? applyMergePatch(current, doc, opts) : applyStrategicMergePatch(current, doc, schema, opts);
+  const patched = applyJsonPatch(current, doc, opts);
+  // an operation's path adds to its value's depth: the result is held to the depth a body may have (a merge nests no
+  // deeper than the object and the patch already are)
+  if (nestsDeeper(patched, maxNestingDepth))
+    throw invalid('', '', '', [{ reason: 'FieldValueInvalid', field: 'patch', message: `the patched object is nested more than ${maxNestingDepth} levels deep` }]);
+  return patched;
 }
 
 export async function patch(ctx: RequestContext, scope: Scope, namespace: string, name: string) {

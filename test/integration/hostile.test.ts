@@ -388,6 +388,29 @@ for (const backend of ['memory', 'sqlite'] as const) {
       await alive();
     });
 
+    test('a JSON patch that builds an object nested deeper than a body may be is a 422, not a 500', async () => {
+      const crds = `/apis/apiextensions.${server.names.domain}/v1/customresourcedefinitions`;
+      const created = await client.request('POST', crds, { body: {
+        apiVersion: `apiextensions.${server.names.domain}/v1`, kind: 'CustomResourceDefinition', metadata: { name: 'freeforms.hostile.example.com' },
+        spec: {
+          group: 'hostile.example.com', scope: 'Namespaced', names: { plural: 'freeforms', kind: 'Freeform' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', properties: {
+            spec: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } } } }],
+        },
+      } });
+      assert.equal(created.status, 201, created.body.slice(0, 300));
+      const freeforms = `/apis/hostile.example.com/v1/namespaces/${ns}/freeforms`;
+      while ((await client.get(freeforms)).status !== 200) await new Promise(res => setTimeout(res, 20));
+      assert.equal((await client.request('POST', freeforms, { body: { apiVersion: 'hostile.example.com/v1', kind: 'Freeform', metadata: { name: 'f' }, spec: {} } })).status, 201);
+      // each part nests 900 deep, within a body's limit; together 1,800
+      const deep = (n: number): unknown => { let v: unknown = {}; for (let i = 0; i < n; i++) v = { x: v }; return v; };
+      const patch = [{ op: 'add', path: '/spec/a', value: deep(900) }, { op: 'add', path: `/spec/a${'/x'.repeat(899)}/x`, value: deep(900) }];
+      const r = await client.request('PATCH', `${freeforms}/f`, { body: patch, contentType: 'application/json-patch+json' });
+      assert.equal(r.status, 422, r.body.slice(0, 300));
+      assert.match(r.json.message, /the patched object is nested more than 1000 levels deep/);
+      await alive();
+    });
+
     test('a SelfSubjectRulesReview that names no namespace is a 400, as the reference answers it', async () => {
       const path = `/apis/authorization.${server.names.domain}/v1/selfsubjectrulesreviews`;
       for (const spec of [undefined, {}, { namespace: '' }]) {
