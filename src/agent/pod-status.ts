@@ -65,8 +65,12 @@ export function containerStatus(spec: Container, view: ContainerView, runtimeNam
   };
 }
 
-/** The reference's phase rules: init containers first, then the regular ones. */
-export function podPhase(pod: AgentPod, statuses: ContainerStatus[], initStatuses: ContainerStatus[] = []): NonNullable<PodStatus['phase']> {
+/**
+ * The reference's phase rules: init containers first, then the regular ones. A pod whose termination was asked for
+ * (`terminal`: deleted, evicted) and whose containers all stopped is done whatever its restart policy: Succeeded when
+ * every container exited 0, else Failed, as the reference's agent reports it before the pod goes.
+ */
+export function podPhase(pod: AgentPod, statuses: ContainerStatus[], initStatuses: ContainerStatus[] = [], terminal = false): NonNullable<PodStatus['phase']> {
   const policy = pod.spec.restartPolicy ?? 'Always';
   const initFailed = initStatuses.some((s) => s.state?.terminated && s.state.terminated.exitCode !== 0);
   if (initFailed && policy === 'Never') return 'Failed';
@@ -86,6 +90,7 @@ export function podPhase(pod: AgentPod, statuses: ContainerStatus[], initStatuse
   if (waiting > 0) return 'Pending';
   if (running > 0) return 'Running';
   if (stopped > 0) {
+    if (terminal && waiting === 0) return stopped === succeeded ? 'Succeeded' : 'Failed';
     if (policy === 'Always') return 'Running';
     if (stopped === succeeded) return 'Succeeded';
     return policy === 'Never' ? 'Failed' : 'Running';
@@ -112,18 +117,20 @@ export interface PodStatusInput {
   hostIP: string;
   podIPs: string[];
   startTime: number;
+  /** the pod's termination was asked for and its containers have stopped */
+  terminal?: boolean;
 }
 
 const ownConditions = ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
 
-export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime }: PodStatusInput): PodStatus {
+export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime, terminal }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
   const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName);
   const initContainerStatuses = (pod.spec.initContainers ?? []).map((c) => status(c, initViews));
   const containerStatuses = pod.spec.containers.map((c) => status(c, views));
   // nothing probes an ephemeral container: as the reference's, it is never ready and has no started flag
   const ephemeralContainerStatuses = (pod.spec.ephemeralContainers ?? []).map((c) => ({ ...status(c, ephemeralViews), ready: false, started: undefined }));
-  const phase = podPhase(pod, containerStatuses, initContainerStatuses);
+  const phase = podPhase(pod, containerStatuses, initContainerStatuses, terminal);
   const incomplete = initContainerStatuses.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
   const initialized = incomplete.length === 0;
   const notReady = containerStatuses.filter((s) => !s.ready).map((s) => s.name);

@@ -143,6 +143,10 @@ test('lifecycle hooks: postStart runs once the container started, and a failing 
     const mine = calls.filter((c) => c === 'exec sh -c echo bye' || c === 'stop uid-hooked/c');
     assert.equal(mine[0], 'exec sh -c echo bye', 'preStop before the stop');
     assert.ok(!events.some((e) => e.startsWith('FailedPreStopHook')));
+    // its containers stopped, a deleted pod is reported done whatever its restart policy: Failed when one did not exit 0
+    await until(() => statuses.get('hooked')?.phase === 'Failed' || statuses.get('hooked')?.phase === 'Succeeded', () => `a final phase; status: ${JSON.stringify(statuses.get('hooked'))}`);
+    const exit = statuses.get('hooked')!.containerStatuses![0]!.state!.terminated!.exitCode;
+    assert.equal(statuses.get('hooked')!.phase, exit === 0 ? 'Succeeded' : 'Failed');
   } finally {
     await workers.close();
     runtime.close();

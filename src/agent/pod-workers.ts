@@ -592,7 +592,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       await deps.runtime.stopSandbox(w.sandbox.id);
       w.containers = await deps.runtime.listContainers(w.sandbox.id);
     }
-    if (!w.removed) report(w);
+    if (!w.removed) report(w, true);
     if (w.evicted) {
       // an evicted pod stays in the API, Failed, with its containers' last states
       const status: PodStatus = { ...w.pod.status, phase: 'Failed', reason: w.evicted.reason, message: w.evicted.message };
@@ -648,11 +648,11 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     return out;
   }
 
-  function report(w: Worker) {
+  function report(w: Worker, terminal = false) {
     const status = podStatus({
       pod: w.pod, views: views(w, w.pod.spec.containers), initViews: views(w, w.pod.spec.initContainers ?? []),
       ephemeralViews: views(w, w.pod.spec.ephemeralContainers ?? []),
-      runtimeName: deps.runtimeName, hostIP: deps.hostIP, podIPs: ipsOf(w), startTime: w.startTime,
+      runtimeName: deps.runtimeName, hostIP: deps.hostIP, podIPs: ipsOf(w), startTime: w.startTime, terminal,
     });
     w.pod = { ...w.pod, status };
     deps.reportStatus(w.pod, status);
