@@ -289,7 +289,21 @@ export const jobController: Controller = {
   },
 };
 
-const finishTime = (p: Pod) => {
-  const times = (p.status?.containerStatuses ?? []).map((c) => c.state?.terminated?.finishedAt).filter((t): t is string => !!t).sort();
-  return times.at(-1) ?? p.metadata.deletionTimestamp ?? undefined;
-};
+/**
+ * When a finished pod finished, for the back-off: its last container's finish, else when it stopped being Ready,
+ * else when its deletion was asked for, else its creation. A pod the node refused at admission ran no container,
+ * and without the fallbacks its failure would have no time and cause no back-off.
+ */
+function finishTime(p: Pod): string | undefined {
+  const times = (p.status?.containerStatuses ?? []).map((c) => c.state?.terminated?.finishedAt).filter((t): t is string => !!t)
+    .sort((a, b) => Date.parse(a) - Date.parse(b));
+  if (times.length) return times.at(-1);
+  const notReady = (p.status?.conditions ?? []).find((c) => c.type === 'Ready' && c.status === 'False' && c.lastTransitionTime);
+  if (notReady) return notReady.lastTransitionTime ?? undefined;
+  if (p.metadata.deletionTimestamp) {
+    // the deletion timestamp is the end of the grace period; the request came that much earlier
+    const graceMs = (p.metadata.deletionGracePeriodSeconds ?? 0) * 1000;
+    return new Date(Date.parse(p.metadata.deletionTimestamp) - graceMs).toISOString();
+  }
+  return p.metadata.creationTimestamp ?? undefined;
+}

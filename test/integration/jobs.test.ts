@@ -76,6 +76,29 @@ describe('job controllers', () => {
     assert.equal(condition(failed, 'Failed').reason, 'DeadlineExceeded');
   });
 
+  test('pods the node refuses at admission are replaced after a back-off', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const pods = cluster.client.resource(podsRef, 'default');
+    // bound to a node that has nowhere near 100 CPUs: each pod ends Failed (OutOfcpu) without running a container
+    await jobs.create({
+      apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'refused-by-node' },
+      spec: { backoffLimit: 1, template: { spec: { restartPolicy: 'Never', nodeName: cluster.nodes[0],
+        containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '100' } } }] } } },
+    });
+    const created = (p: any) => Date.parse(p.metadata.creationTimestamp);
+    const [first, second] = await waitFor('a second pod', async () => {
+      const items = (await pods.list({ labelSelector: 'job-name=refused-by-node' })).items.sort((a: any, b: any) => created(a) - created(b));
+      return items.length >= 2 && items;
+    }, 90_000);
+    assert.equal(first.status.phase, 'Failed');
+    assert.equal(first.status.reason, 'OutOfcpu');
+    // 10 s after the first failed; timestamps are whole seconds, hence a second of slack
+    assert.ok(created(second) - created(first) >= 9_000, `the replacement came ${created(second) - created(first)} ms after the first pod`);
+    const failed = await waitFor('failed', async () => { const j = await jobs.get('refused-by-node'); return condition(j, 'Failed') && j; }, 60_000);
+    assert.equal(condition(failed, 'Failed').reason, 'BackoffLimitExceeded');
+    assert.equal(failed.status.failed, 2);
+  });
+
   test('a refused pod create is tried again with back-off, with no other event to set it off', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
     // a webhook that cannot be reached, failing closed, refuses the Job's pods with the same message every time
