@@ -4,7 +4,8 @@
 // backoffLimit have failed; activeDeadlineSeconds bounds the run; a podFailurePolicy can fail the job at once
 // on an exit code or pod condition, or ignore a failure. Pods carry the job-tracking finalizer: a finished pod
 // is first recorded in status.uncountedTerminatedPods, then released, then counted, so no pod is counted twice
-// or lost, across restarts of the controller. Suspended jobs run no pods.
+// or lost, across restarts of the controller; a pod whose Job is gone, finished or being deleted is let go of, so it
+// can go away. Suspended jobs run no pods.
 import { nowTimestamp } from '../api/meta.js';
 import { ownerUidIndex } from '../client/informer.js';
 import { isConflict, isNotFound, serverMessage } from '../client/rest-client.js';
@@ -82,17 +83,63 @@ export const jobController: Controller = {
     const trackingFinalizer = `batch.${ctx.names.labelDomain}/job-tracking`;
     const indexAnnotation = `batch.${ctx.names.labelDomain}/job-completion-index`;
     const queue = startQueue(ctx, (key) => syncJob(ctx, key));
+    /** pods holding the finalizer that no Job will release (keys `namespace/name`) */
+    const orphans = startQueue(ctx, (podKey) => releaseOrphan(podKey));
 
     const ownerKey = (p: Pod) => {
       const ref = controllerOf(p);
       return ref?.kind === 'Job' ? `${p.metadata.namespace}/${ref.name}` : undefined;
     };
-    jobs.addHandler({ added: (j) => queue.add(keyOf(j)), updated: (_, j) => queue.add(keyOf(j)), deleted: (j) => { expectations.forget(keyOf(j)); queue.add(keyOf(j)); } });
+    /** whether the Job that should release this pod's finalizer is missing (gone, replaced, or none) or finished */
+    const looksOrphaned = (p: Pod) => {
+      if (!p.metadata.finalizers?.includes(trackingFinalizer)) return false;
+      const ref = controllerOf(p);
+      if (ref?.kind !== 'Job') return true;
+      const job = jobs.get(`${p.metadata.namespace}/${ref.name}`);
+      return !job || job.metadata.uid !== ref.uid || isFinished(job);
+    };
+    jobs.addHandler({
+      added: (j) => queue.add(keyOf(j)),
+      updated: (_, j) => queue.add(keyOf(j)),
+      deleted: (j) => {
+        expectations.forget(keyOf(j));
+        queue.add(keyOf(j));
+        // its pods may not change again: look at each one still holding the finalizer
+        for (const p of pods.byIndex('owner', j.metadata.uid!)) if (p.metadata.finalizers?.includes(trackingFinalizer)) orphans.add(keyOf(p));
+      },
+    });
     pods.addHandler({
-      added: (p) => { const k = ownerKey(p); if (k) { expectations.created(k); queue.add(k); } },
-      updated: (old, p) => { if (old.metadata.resourceVersion !== p.metadata.resourceVersion) { const k = ownerKey(p); if (k) queue.add(k); } },
+      added: (p) => {
+        const k = ownerKey(p);
+        if (k) { expectations.created(k); queue.add(k); }
+        if (looksOrphaned(p)) orphans.add(keyOf(p));
+      },
+      updated: (old, p) => {
+        if (old.metadata.resourceVersion === p.metadata.resourceVersion) return;
+        const k = ownerKey(p);
+        if (k) queue.add(k);
+        const was = ownerKey(old);
+        if (was && was !== k) queue.add(was);
+        if (looksOrphaned(p)) orphans.add(keyOf(p));
+      },
       deleted: (p) => { const k = ownerKey(p); if (k) { expectations.deleted(k, keyOf(p)); queue.add(k); } },
     });
+
+    /** removes the tracking finalizer from a pod whose Job is gone or finished, so the pod can go away; the Job is
+     *  read live before, as the cache may not have seen a Job that was just created */
+    async function releaseOrphan(podKey: string): Promise<void> {
+      const pod = pods.get(podKey);
+      if (!pod || !looksOrphaned(pod)) return;
+      const [namespace] = splitKey(podKey);
+      const ref = controllerOf(pod);
+      if (ref?.kind === 'Job') {
+        const live = await ctx.client.resource(ctx.refs.jobs, namespace).get(ref.name).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+        if (live && live.metadata.uid === ref.uid && !isFinished(live)) return;   // its Job is there: syncJob decides
+      }
+      await ctx.client.resource(ctx.refs.pods, namespace).patch(pod.metadata.name!, {
+        metadata: { resourceVersion: pod.metadata.resourceVersion, finalizers: pod.metadata.finalizers!.filter((f) => f !== trackingFinalizer) },
+      }, 'merge').catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });   // a newer version of the pod brings another look
+    }
 
     async function syncJob(ctx: ControllerContext, key: string): Promise<SyncResult | void> {
       const cached = jobs.get(key);
@@ -178,10 +225,12 @@ export const jobController: Controller = {
           requeueAfterMs = deadline - Date.now() + 100;
         }
       }
+      // a Job being deleted starts and stops no pods: the garbage collector takes them
+      const deleting = !!job.metadata.deletionTimestamp;
       const complete = !finished && !failJob && (completions !== undefined
         ? (indexed ? succeededIndexes.size >= completions : totalSucceeded >= completions)
         : totalSucceeded > 0 && active.length === 0);
-      if (!finished && expectations.satisfied(key)) {
+      if (!finished && expectations.satisfied(key) && !deleting) {
         if (failJob || complete || job.spec.suspend) {
           // no more pods: the active ones stop
           await deletePods(active, job.spec.suspend ? 'Job suspended' : 'Job done');
@@ -226,8 +275,9 @@ export const jobController: Controller = {
           throw e;
         }
       }
+      // a Job being deleted lets go of all its pods, finished or not, so none is held once the Job is gone
       const release = all.filter((p) => p.metadata.finalizers?.includes(trackingFinalizer)
-        && (recorded.has(p.metadata.uid!) || ignored.has(p.metadata.uid!) || (isFinished(job) && terminated(p))));
+        && (recorded.has(p.metadata.uid!) || ignored.has(p.metadata.uid!) || (isFinished(job) && terminated(p)) || deleting));
       await Promise.all(release.map((p) => podClient.patch(p.metadata.name!, {
         metadata: { resourceVersion: p.metadata.resourceVersion, finalizers: p.metadata.finalizers!.filter((x) => x !== trackingFinalizer) },
       }, 'merge').catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; })));

@@ -99,6 +99,41 @@ describe('job controllers', () => {
     assert.equal(failed.status.failed, 2);
   });
 
+  for (const propagationPolicy of ['Background', 'Foreground'] as const) {
+    test(`deleting a running Job (${propagationPolicy}) lets its pods go`, async () => {
+      const jobs = cluster.client.resource(jobsRef, 'default');
+      const pods = cluster.client.resource(podsRef, 'default');
+      const name = `deleted-${propagationPolicy.toLowerCase()}`;
+      await jobs.create(job(name, { parallelism: 2, completions: 2 }, runFor(600_000)));
+      const finalizer = `batch.${cluster.server.names.labelDomain}/job-tracking`;
+      await waitFor('running pods holding the finalizer', async () => {
+        const items = (await pods.list({ labelSelector: `job-name=${name}` })).items;
+        return items.length === 2 && items.every((p: any) => p.status?.phase === 'Running' && p.metadata.finalizers?.includes(finalizer));
+      });
+      await jobs.delete(name, { propagationPolicy });
+      await waitFor('the Job gone', () => jobs.get(name).then(() => false, () => true));
+      await waitFor('its pods gone', async () => (await pods.list({ labelSelector: `job-name=${name}` })).items.length === 0);
+    });
+  }
+
+  test('a pod with the finalizer whose Job is already gone is let go', async () => {
+    // as left behind by a Job deleted while the controller was not looking: the owner named no longer exists
+    const pods = cluster.client.resource(podsRef, 'default');
+    const finalizer = `batch.${cluster.server.names.labelDomain}/job-tracking`;
+    await pods.create({
+      apiVersion: 'v1', kind: 'Pod',
+      metadata: { name: 'left-behind', finalizers: [finalizer],
+        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'never-was', uid: '00000000-0000-0000-0000-00000000abcd', controller: true }] },
+      spec: { containers: [{ name: 'c', image: 'x' }] },
+    });
+    // (the garbage collector may delete the pod too: gone counts as let go)
+    await waitFor('the finalizer removed', async () => {
+      const pod = await pods.get('left-behind').catch(() => undefined);
+      return !(pod?.metadata.finalizers ?? []).includes(finalizer);
+    });
+    await pods.delete('left-behind', { gracePeriodSeconds: 0 }).catch(() => undefined);
+  });
+
   test('a refused pod create is tried again with back-off, with no other event to set it off', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
     // a webhook that cannot be reached, failing closed, refuses the Job's pods with the same message every time
@@ -138,5 +173,26 @@ describe('job controllers', () => {
     assert.match(fired.metadata.name, /^tick-\d+$/);
     const cj = await waitFor('last schedule and success recorded', async () => { const c = await cronJobs.get('tick'); return c.status?.lastSuccessfulTime && c; }, 60_000);
     assert.ok(cj.status.lastScheduleTime);
+  });
+
+  test('a CronJob with concurrencyPolicy Replace replaces a running Job, whose pods then go', async () => {
+    const cronJobs = cluster.client.resource({ group: 'batch', version: 'v1', resource: 'cronjobs' }, 'default');
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const pods = cluster.client.resource(podsRef, 'default');
+    await cronJobs.create({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'replacing' }, spec: {
+      schedule: '* * * * *', concurrencyPolicy: 'Replace',
+      jobTemplate: { spec: { template: { metadata: { annotations: runFor(600_000) }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } } } } });
+    const ownedJobs = async () => (await jobs.list()).items.filter((j: any) => j.metadata.ownerReferences?.[0]?.name === 'replacing');
+    const first = await waitFor('a first job', async () => (await ownedJobs())[0], 90_000);
+    await waitFor('its pod running', async () => (await pods.list({ labelSelector: `job-name=${first.metadata.name}` })).items.some((p: any) => p.status?.phase === 'Running'));
+    const second = await waitFor('a job replacing it', async () => (await ownedJobs()).find((j: any) => j.metadata.name !== first.metadata.name), 90_000);
+    await waitFor('the first job gone', () => jobs.get(first.metadata.name).then(() => false, () => true));
+    await waitFor('its pods gone', async () => (await pods.list({ labelSelector: `job-name=${first.metadata.name}` })).items.length === 0);
+    const cj = await waitFor('only the new job active', async () => {
+      const c = await cronJobs.get('replacing');
+      return c.status?.active?.length === 1 && c.status.active[0].uid === second.metadata.uid && c;
+    });
+    assert.ok(cj);
+    await cronJobs.delete('replacing', { propagationPolicy: 'Background' });
   });
 });
