@@ -51,9 +51,10 @@ export const cronJobController: Controller = {
     const cronJobs = ctx.informers.informer(ctx.refs.cronJobs);
     const jobs = ctx.informers.informer(ctx.refs.jobs);
     jobs.addIndex('owner', ownerUidIndex);
+    const replaced: ReplacedJobs = new Map();
     const queue = startQueue(ctx, (key) => {
       const cj = cronJobs.get(key);
-      return cj ? syncCronJob(ctx, structuredClone(cj), jobs.byIndex('owner', cj.metadata.uid!)) : Promise.resolve();
+      return cj ? syncCronJob(ctx, structuredClone(cj), jobs.byIndex('owner', cj.metadata.uid!), replaced) : Promise.resolve();
     });
     const ownerOf = (j: Job) => {
       const ref = controllerOf(j);
@@ -64,7 +65,13 @@ export const cronJobController: Controller = {
   },
 };
 
-async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[]): Promise<SyncResult | void> {
+/** Jobs the controller deleted itself under concurrencyPolicy Replace (uid to when): a cached CronJob that still lists
+ *  one as active is behind, and the Job is not missing */
+type ReplacedJobs = Map<string, number>;
+const replacedMemoryMs = 10 * 60_000;
+
+async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[], replaced: ReplacedJobs): Promise<SyncResult | void> {
+  for (const [uid, at] of replaced) if (Date.now() - at > replacedMemoryMs) replaced.delete(uid);
   const [namespace] = splitKey(keyOf(cj));
   const jobClient = ctx.client.resource(ctx.refs.jobs, namespace);
   const status: CronJobStatus = structuredClone(cj.status ?? {});
@@ -79,7 +86,7 @@ async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[]): P
       // gone, or not yet in the cache: the live object decides
       const live = await jobClient.get(a.name ?? '').catch((e) => { if (isNotFound(e)) return undefined; throw e; });
       if (live && live.metadata.uid === a.uid && !finished(live)) { active.push(a); continue; }
-      if (!live || live.metadata.uid !== a.uid) ctx.recorder.event(cj, 'Normal', 'MissingJob', `Active job went missing: ${a.name}`);
+      if ((!live || live.metadata.uid !== a.uid) && !replaced.has(a.uid ?? '')) ctx.recorder.event(cj, 'Normal', 'MissingJob', `Active job went missing: ${a.name}`);
       continue;
     }
     if (finished(j)) continue;
@@ -138,6 +145,7 @@ async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[]): P
     }
     if (policy === 'Replace') {
       for (const a of status.active!) {
+        if (a.uid) replaced.set(a.uid, Date.now());
         await jobClient.delete(a.name!, { propagationPolicy: 'Background', preconditions: { uid: a.uid } }).catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
         ctx.recorder.event(cj, 'Normal', 'SuccessfulDelete', `Deleted job ${a.name}`);
       }

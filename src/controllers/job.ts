@@ -85,6 +85,9 @@ export const jobController: Controller = {
     const queue = startQueue(ctx, (key) => syncJob(ctx, key));
     /** pods holding the finalizer that no Job will release (keys `namespace/name`) */
     const orphans = startQueue(ctx, (podKey) => releaseOrphan(podKey));
+    /** a failure decided by the backoff limit or the deadline, by Job uid: kept until the Job's pods are counted
+     *  and it is marked Failed, since deleting its pods can take away what the decision rested on (their restarts) */
+    const decidedFailures = new Map<string, { reason: string; message: string }>();
 
     const ownerKey = (p: Pod) => {
       const ref = controllerOf(p);
@@ -103,6 +106,7 @@ export const jobController: Controller = {
       updated: (_, j) => queue.add(keyOf(j)),
       deleted: (j) => {
         expectations.forget(keyOf(j));
+        decidedFailures.delete(j.metadata.uid!);
         queue.add(keyOf(j));
         // its pods may not change again: look at each one still holding the finalizer
         for (const p of pods.byIndex('owner', j.metadata.uid!)) if (p.metadata.finalizers?.includes(trackingFinalizer)) orphans.add(keyOf(p));
@@ -213,10 +217,13 @@ export const jobController: Controller = {
         const deadline = job.spec.activeDeadlineSeconds !== undefined && status.startTime && !job.spec.suspend
           ? Date.parse(status.startTime) + job.spec.activeDeadlineSeconds * 1000 : undefined;
         const target = status.conditions?.find((c) => c.type === 'FailureTarget' && c.status === 'True');
+        const decided = decidedFailures.get(job.metadata.uid!);
         if (failJob) {
           // decided above by the pod failure policy
         } else if (target) {
           failJob = { reason: target.reason ?? 'PodFailurePolicy', message: target.message ?? '' };
+        } else if (decided) {
+          failJob = decided;
         } else if (totalFailed + restarts > (job.spec.backoffLimit ?? 6)) {
           failJob = { reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' };
         } else if (deadline !== undefined && deadline <= Date.now()) {
@@ -224,6 +231,7 @@ export const jobController: Controller = {
         } else if (deadline !== undefined) {
           requeueAfterMs = deadline - Date.now() + 100;
         }
+        if (failJob && failJob.reason !== 'PodFailurePolicy') decidedFailures.set(job.metadata.uid!, failJob);
       }
       // a Job being deleted starts and stops no pods: the garbage collector takes them
       const deleting = !!job.metadata.deletionTimestamp;
@@ -253,8 +261,9 @@ export const jobController: Controller = {
         if (failJob && pendingFailed + pendingSucceeded === 0 && active.length === 0) {
           status.conditions = jobCondition(status.conditions, { type: 'Failed', status: 'True', reason: failJob.reason, message: failJob.message }, now);
           ctx.recorder.event(job, 'Warning', failJob.reason, failJob.message);
-        } else if (failJob) {
-          // the decision is kept until the pods are counted, so it survives the syncs in between
+        } else if (failJob?.reason === 'PodFailurePolicy') {
+          // a failure policy's decision is written down until the pods are counted, so it survives the syncs in between
+          // (the backoff limit and the deadline are kept in memory instead, and the Job goes straight to Failed)
           status.conditions = jobCondition(status.conditions, { type: 'FailureTarget', status: 'True', reason: failJob.reason, message: failJob.message }, now);
         } else if (complete && active.length === 0 && pendingSucceeded + pendingFailed === 0) {
           status.conditions = jobCondition(status.conditions, { type: 'Complete', status: 'True' } as Condition, now);
@@ -275,6 +284,7 @@ export const jobController: Controller = {
           throw e;
         }
       }
+      if (isFinished(job)) decidedFailures.delete(job.metadata.uid!);
       // a Job being deleted lets go of all its pods, finished or not, so none is held once the Job is gone
       const release = all.filter((p) => p.metadata.finalizers?.includes(trackingFinalizer)
         && (recorded.has(p.metadata.uid!) || ignored.has(p.metadata.uid!) || (isFinished(job) && terminated(p)) || deleting));

@@ -59,6 +59,8 @@ describe('job controllers', () => {
     const failed = await waitFor('failed', async () => { const j = await jobs.get('failing'); return condition(j, 'Failed') && j; });
     assert.equal(condition(failed, 'Failed').reason, 'BackoffLimitExceeded');
     assert.equal(failed.status.failed, 1);
+    // the backoff limit fails the Job directly: FailureTarget is only for a pod failure policy's FailJob rule
+    assert.ok(!failed.status.conditions.some((c: any) => c.type === 'FailureTarget'), JSON.stringify(failed.status.conditions));
   });
 
   test('podFailurePolicy FailJob on an exit code fails at once', async () => {
@@ -67,6 +69,8 @@ describe('job controllers', () => {
     const failed = await waitFor('failed', async () => { const j = await jobs.get('policy'); return condition(j, 'Failed') && j; });
     assert.equal(condition(failed, 'Failed').reason, 'PodFailurePolicy');
     assert.match(condition(failed, 'Failed').message, /exit code 42/);
+    // the rule's decision was recorded first, until the pods were counted
+    assert.equal(condition(failed, 'FailureTarget')?.reason, 'PodFailurePolicy');
   });
 
   test('activeDeadlineSeconds stops a Job that runs too long', async () => {
@@ -74,6 +78,7 @@ describe('job controllers', () => {
     await jobs.create(job('slow', { activeDeadlineSeconds: 1 }, runFor(600_000)));
     const failed = await waitFor('failed', async () => { const j = await jobs.get('slow'); return condition(j, 'Failed') && j; });
     assert.equal(condition(failed, 'Failed').reason, 'DeadlineExceeded');
+    assert.ok(!failed.status.conditions.some((c: any) => c.type === 'FailureTarget'), JSON.stringify(failed.status.conditions));
   });
 
   test('pods the node refuses at admission are replaced after a back-off', async () => {
@@ -193,6 +198,11 @@ describe('job controllers', () => {
       return c.status?.active?.length === 1 && c.status.active[0].uid === second.metadata.uid && c;
     });
     assert.ok(cj);
+    const events = (await cluster.client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items
+      .filter((e: any) => e.involvedObject?.kind === 'CronJob' && e.involvedObject?.name === 'replacing');
+    assert.ok(events.some((e: any) => e.reason === 'SuccessfulDelete' && e.message === `Deleted job ${first.metadata.name}`), JSON.stringify(events.map((e: any) => e.reason)));
+    // the controller deleted that job itself: it did not go missing
+    assert.ok(!events.some((e: any) => e.reason === 'MissingJob'), JSON.stringify(events.map((e: any) => `${e.reason}: ${e.message}`)));
     await cronJobs.delete('replacing', { propagationPolicy: 'Background' });
   });
 });
