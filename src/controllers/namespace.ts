@@ -3,13 +3,15 @@
 // when nothing does, the namespace's own finalizer is removed through `finalize`, so the namespace goes.
 import { nowTimestamp } from '../api/meta.js';
 import type { DiscoveredResource } from '../client/discovery.js';
-import { isNotFound } from '../client/rest-client.js';
+import { isConflict, isNotFound } from '../client/rest-client.js';
 import { setCondition, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Namespace } from './types.js';
 
 /** how soon a namespace whose content is still going is looked at again */
 const recheckMs = 1000;
+/** how many times a status write meeting a newer namespace is tried again */
+const maxStatusAttempts = 5;
 
 export const namespaceController: Controller = {
   name: 'namespace',
@@ -66,22 +68,53 @@ async function deleteContent(ctx: ControllerContext, namespace: string): Promise
   return remaining;
 }
 
-/** the reference's deletion conditions on the namespace's status */
-async function setStatus(ctx: ControllerContext, ns: Namespace, r: Remaining) {
+/**
+ * The reference's deletion conditions on the namespace's status. Written with an update of namespaces/status
+ * (the verb the controller's own role grants there), from the cached namespace first and, on a conflict, from
+ * a fresh read.
+ */
+async function setStatus(ctx: ControllerContext, cached: Namespace, r: Remaining) {
+  const namespaces = ctx.client.resource(ctx.refs.namespaces);
+  let ns = cached;
+  for (let attempt = 1; ; attempt++) {
+    const conditions = deletionConditions(ns, r);
+    if (JSON.stringify(conditions) === JSON.stringify(ns.status?.conditions)) return;
+    try {
+      await namespaces.status.update({ ...ns, status: { ...ns.status, conditions } });
+      return;
+    } catch (e) {
+      if (isNotFound(e)) return;
+      if (!isConflict(e) || attempt >= maxStatusAttempts) throw e;
+    }
+    const fresh = await namespaces.get(ns.metadata.name!).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+    if (!fresh) return;
+    ns = fresh;
+  }
+}
+
+/** every deletion condition the reference keeps, each True with what went wrong or False with its all-clear */
+function deletionConditions(ns: Namespace, r: Remaining): Condition[] | undefined {
   const now = nowTimestamp();
   const finalizers = [...r.finalizers].map(([f, n]) => `${f} in ${n} resource instances`).sort();
-  const table: Array<[type: string, on: boolean, reasonOn: string, reasonOff: string, message: string]> = [
-    ['NamespaceDeletionContentFailure', r.failures.length > 0, 'ContentDeletionFailed', 'ContentDeleted',
-      `Failed to delete all resource types, ${r.failures.length} remaining: ${r.failures.join(', ')}`],
-    ['NamespaceContentRemaining', r.resources.length > 0, 'SomeResourcesRemain', 'ContentRemoved',
-      `Some resources are remaining: ${r.resources.sort().join(', ')}`],
-    ['NamespaceFinalizersRemaining', finalizers.length > 0, 'SomeFinalizersRemain', 'ContentHasNoFinalizers',
-      `Some content in the namespace has finalizers remaining: ${finalizers.join(', ')}`],
+  const table: Array<{ type: string; on: boolean; reasonOn: string; messageOn: string; reasonOff: string; messageOff: string }> = [
+    // discovery failing fails the whole sync here, so whatever reaches the status was discovered and parsed
+    { type: 'NamespaceDeletionDiscoveryFailure', on: false, reasonOn: 'DiscoveryFailed', messageOn: '',
+      reasonOff: 'ResourcesDiscovered', messageOff: 'All resources successfully discovered' },
+    { type: 'NamespaceDeletionGroupVersionParsingFailure', on: false, reasonOn: 'GroupVersionParsingFailed', messageOn: '',
+      reasonOff: 'ParsedGroupVersions', messageOff: 'All legacy kube types successfully parsed' },
+    { type: 'NamespaceDeletionContentFailure', on: r.failures.length > 0, reasonOn: 'ContentDeletionFailed',
+      messageOn: `Failed to delete all resource types, ${r.failures.length} remaining: ${r.failures.join(', ')}`,
+      reasonOff: 'ContentDeleted', messageOff: 'All content successfully deleted, may be waiting on finalization' },
+    { type: 'NamespaceContentRemaining', on: r.resources.length > 0, reasonOn: 'SomeResourcesRemain',
+      messageOn: `Some resources are remaining: ${r.resources.sort().join(', ')}`,
+      reasonOff: 'ContentRemoved', messageOff: 'All content successfully removed' },
+    { type: 'NamespaceFinalizersRemaining', on: finalizers.length > 0, reasonOn: 'SomeFinalizersRemain',
+      messageOn: `Some content in the namespace has finalizers remaining: ${finalizers.join(', ')}`,
+      reasonOff: 'ContentHasNoFinalizers', messageOff: 'All content-preserving finalizers finished' },
   ];
   let conditions: Condition[] | undefined = ns.status?.conditions;
-  for (const [type, on, reasonOn, reasonOff, message] of table) {
-    conditions = setCondition(conditions, { type, status: on ? 'True' : 'False', reason: on ? reasonOn : reasonOff, message: on ? message : '' }, now);
+  for (const c of table) {
+    conditions = setCondition(conditions, { type: c.type, status: c.on ? 'True' : 'False', reason: c.on ? c.reasonOn : c.reasonOff, message: c.on ? c.messageOn : c.messageOff }, now);
   }
-  if (JSON.stringify(conditions) === JSON.stringify(ns.status?.conditions)) return;
-  await ctx.client.resource(ctx.refs.namespaces).status.patch(ns.metadata.name!, { status: { conditions } }, 'merge').catch((e) => { if (!isNotFound(e)) throw e; });
+  return conditions;
 }
