@@ -69,3 +69,13 @@ test('an object read for comparison has canonical quantities: a copy where one i
   const plain = { data: { a: '0.5' }, limits: { cpu: '500m' } };
   assert.equal(canonicalForm(schema, plain), plain);
 });
+
+test('an int64 field that read as 2^63 (the largest int64 as a double) keeps the largest double that is an int64', () => {
+  const schema: Schema = { type: 'object', properties: { grace: { type: 'integer', format: 'int64' }, small: { type: 'integer', format: 'int64' } } };
+  const value = JSON.parse('{"grace":9223372036854775807,"small":-9223372036854775808}') as { grace: number; small: number };
+  const { wrongTypes } = readTyped(schema, value);
+  assert.deepEqual(wrongTypes, []);
+  assert.equal(value.grace, 9223372036854774784);
+  assert.ok(BigInt(value.grace) <= (1n << 63n) - 1n, 'a Go int64 holds it');
+  assert.equal(value.small, -(2 ** 63), 'the smallest int64 is exact as a double');
+});

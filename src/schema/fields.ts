@@ -92,6 +92,12 @@ const typeFits = (type: string, v: unknown) =>
  */
 const integerRanges: Record<string, [number, number]> = { int32: [-(2 ** 31), 2 ** 31 - 1], int64: [-(2 ** 63), 2 ** 63] };
 
+/**
+ * What an int64 field keeps of a number that read as 2^63 (the largest int64 and its neighbours do): the largest double
+ * below it. 2^63 itself fits no int64: Go clients refuse to decode the object and protobuf would wrap it negative.
+ */
+const largestInt64Double = 2 ** 63 - 1024;
+
 const outOfRange = (s: Schema, v: unknown) => {
   const range = s.type === 'integer' && s.format ? integerRanges[s.format] : undefined;
   return range !== undefined && typeof v === 'number' && (v < range[0] || v > range[1]);
@@ -137,6 +143,7 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: Reading): nu
       }
       // o[k] is an own property, so assigning it never reaches a prototype, whatever k is; only a quantity changes
       if (out.canonicalQuantities && child.format === 'quantity') o[k] = decoded(child, o[k], out);
+      else if (child.format === 'int64' && typeof o[k] === 'number' && (o[k] as number) >= 2 ** 63) o[k] = largestInt64Double;
     }
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; kept--; continue; }
     if (out.omitEmpty && child && s.properties && isEmptyCollection(child, o[k], size) && !s.required?.includes(k)) { delete o[k]; kept--; }

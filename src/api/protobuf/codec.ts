@@ -421,7 +421,8 @@ function encodeValue(number: number, v: unknown, t: ValueType, where: string): B
       case 'string': expect(typeof v === 'string', 'a string'); return stringField(number, v as string);
       case 'bytes': expect(typeof v === 'string', 'a base64 string'); return bytesField(number, Buffer.from(v as string, 'base64'));
       case 'bool': expect(typeof v === 'boolean', 'a boolean'); return varintField(number, v ? 1 : 0);
-      case 'int32': case 'int64': expect(Number.isInteger(v), 'an integer'); return varintField(number, BigInt(v as number));
+      // a number past the int64 range (read as a double) is held at its bound, never wrapped to the other sign
+      case 'int32': case 'int64': expect(Number.isInteger(v), 'an integer'); return varintField(number, BigInt.asIntN(64, clampInt64(BigInt(v as number))));
       case 'double': expect(typeof v === 'number', 'a number'); return doubleField(number, v as number);
     }
   }
@@ -466,3 +467,6 @@ function parseTime(s: string, where: string): { seconds: number; nanos: number }
   if (!m || Number.isNaN(ms)) throw new ProtobufEncodeError(`${where}: "${s}" is not an RFC 3339 time`);
   return { seconds: Math.floor(ms / 1000), nanos: Number((m[2] ?? '').padEnd(9, '0')) };
 }
+
+const maxInt64 = (1n << 63n) - 1n, minInt64 = -(1n << 63n);
+const clampInt64 = (v: bigint) => (v > maxInt64 ? maxInt64 : v < minInt64 ? minInt64 : v);
