@@ -139,7 +139,16 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
         const rep = negotiate(parseAccept(ctx.headers.accept), names, target);
         if (!rep) throw notAcceptable(offeredTypes(names, target));
         if (rep.kind === 'discovery') {
-          sendObject(ctx, 200, aggregated(core, rep.version), rep.contentType);
+          // tagged by its content, as the reference tags it, so a client's cache revalidates it with If-None-Match
+          const doc = aggregated(core, rep.version);
+          const etag = memo(`etag/${core}/${rep.version}`, () => `"${createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase()}"`);
+          ctx.res.setHeader('ETag', etag);
+          if (ctx.headers['if-none-match'] === etag) {
+            ctx.res.writeHead(304);
+            ctx.res.end();
+          } else {
+            sendObject(ctx, 200, doc, rep.contentType);
+          }
           return true;
         }
         if (core) {

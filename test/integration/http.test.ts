@@ -153,6 +153,10 @@ eachBackend('http', h => {
         for (const item of agg.json.items)
           for (const ver of item.versions)
             for (const r of ver.resources) assert.equal(r.responseKind.group, item.metadata.name);
+        // tagged by content: a cached copy is revalidated with If-None-Match
+        assert.match(String(agg.headers.etag), /^"[0-9A-F]{128}"$/);
+        const again = await c().get(path, { accept, 'if-none-match': String(agg.headers.etag) });
+        assert.equal(again.status, 304);
       }
     }
     const coreAgg = await c().get('/api', { accept: discoveryAccept132(g) });
