@@ -13,7 +13,8 @@ import { createPodConfig, type SourceName } from './sources/merge.js';
 import { fetchManifestUrl, isMirrorPod, isStaticPod, readManifestPath } from './sources/static.js';
 import { createPodWorkers, type PodWorkers } from './pod-workers.js';
 import { createStatusManager, podsRef, type StatusManager } from './status-manager.js';
-import { allocatableAmounts, capacity, hostIP, initialNode, nodeStatusLoop, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
+import { allocatableAmounts, capacity, hostIP, initialNode, nodeStatusLoop, nodesRef, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
+import { isNewerNode, watchNodes, type NodeWatch } from './node-watch.js';
 import { evictionManager, localStorageViolation, type Signals } from './eviction.js';
 import type { ContainerInfo, ContainerRuntime, RuntimeStatus } from './runtime/types.js';
 import { eventRecorder, eventSink, type EventSink } from './events.js';
@@ -28,7 +29,7 @@ import { createStats, type StatsProvider } from './stats/summary.js';
 import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
 import { writeHostsFile } from './sandbox.js';
-import { isTerminalPhase, compactPod, type AgentPod, type Container, type Node, type Taint } from './objects.js';
+import { isTerminalPhase, compactPod, withoutManagedFields, type AgentPod, type Container, type Node, type Taint } from './objects.js';
 import { createCpuManager, parseCpuList } from './cpu-manager.js';
 import { createMemoryManager, numaNodes, parseReservedMemory } from './memory-manager.js';
 import { parseQuantity } from './quantity.js';
@@ -48,6 +49,8 @@ export interface NodeAgent {
   synced: Promise<void>;
   status?: NodeStatusLoop;
   cgroups?: CgroupManager;
+  /** the node object as admission last saw it (undefined before the first copy came) */
+  node(): Node | undefined;
   stop(markNotReady: boolean): Promise<void>;
 }
 
@@ -99,15 +102,36 @@ export interface NodeAgentDeps {
   overrides?: NodeOverrides;
   /** the process's events, shared by the nodes it runs (default: one of the node's own) */
   events?: EventSink;
+  /** the watch of the process's node objects, shared by the nodes it runs */
+  nodeWatch?: NodeWatch;
 }
 
 /** how long a stopping node waits for its last pod statuses to be written */
 const stopFlushMs = 5000;
 
+/** the admission checks that read the node's labels and taints, which may have changed since the agent's copy */
+const nodeDependentReasons = new Set(['NodeAffinity', 'TaintToleration']);
+
+/** `run` made shareable: a caller while a run is under way gets the next run (started once that one ends), one for all
+ *  who asked meanwhile, so that each caller sees a run that began after it asked */
+function coalesced(run: () => Promise<void>): () => Promise<void> {
+  let current: Promise<void> | undefined;
+  let next: Promise<void> | undefined;
+  const start = () => (current = run().finally(() => { current = undefined; }));
+  return () => {
+    if (!current) return start();
+    next ??= current.then(() => {
+      next = undefined;
+      return current ?? start();
+    });
+    return next;
+  };
+}
+
 /** a mounter for simulated nodes: nothing is mounted */
 const noMounts: Mounter = { async mount() {}, async bind() {}, async unmount() {}, async makeShared() {}, async mountsUnder() { return []; } };
 
-export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, heartbeats = client, log, tuning = {}, metrics, overrides = {}, events }: NodeAgentDeps): Promise<NodeAgent> {
+export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, heartbeats = client, log, tuning = {}, metrics, overrides = {}, events, nodeWatch }: NodeAgentDeps): Promise<NodeAgent> {
   const names = o.names;
   const simulated = o.runtime === 'fake';
   const settings: NodeSettings = {
@@ -123,6 +147,20 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   const allocatableUnits: Record<string, number> = { ...allocatable, cpu: Math.round(allocatable.cpu! * 1000) };
   const cap = capacity(settings);
   let statusLoop: NodeStatusLoop | undefined;
+  /** the newest copy of the node object seen (from the node watch, the status posts' replies or a re-read): what
+   *  admission checks labels and taints against */
+  let currentNode: Node | undefined;
+  const observeNode = (node: Node) => { if (isNewerNode(node, currentNode)) currentNode = node; };
+  const unsubscribeNode = nodeWatch?.subscribe(nodeName, observeNode);
+  const nodesApi = client?.resource<Node>(nodesRef);
+  /** reads the node again; pods that ask while a read is under way share the next one, which starts after they asked */
+  const rereadNode = nodesApi ? coalesced(async () => {
+    try {
+      observeNode(withoutManagedFields(await nodesApi.get(nodeName)));
+    } catch (e) {
+      log.warn(`${nodeName}: reading the node object: ${(e as Error).message}`);
+    }
+  }) : undefined;
   const status: StatusManager | undefined = client ? createStatusManager(client, names, nodeName, () => statusLoop?.node()?.metadata?.uid, (m) => log.warn(m)) : undefined;
   const recorder = client ? eventRecorder(events ?? eventSink(client, o.eventQps, o.eventBurst, (m) => log.warn(m)), nodeName) : undefined;
 
@@ -227,30 +265,49 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     const current = new Map(workers.pods().map((x) => [x.pod.metadata.uid, x.pod]));
     return [...admitted.values()].filter((p) => !isTerminalPhase(current.get(p.metadata.uid)?.status?.phase));
   };
-  const podConfig = createPodConfig({
-    update(pod) {
-      const uid = pod.metadata.uid;
-      if (!admitted.has(uid) && !pod.metadata.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
-        let rejection = admit({
-          pod, others: activeAdmitted(), node: statusLoop?.node() ?? initialNode(settings), allocatable: allocatableUnits,
-          pressure: evictions.pressure(), allowedUnsafeSysctls: o.allowedUnsafeSysctls, names,
+  /** pods refused on the node's labels or taints, waiting for the node to be read again: the latest copy of each by uid */
+  const awaitingNode = new Map<string, AgentPod>();
+  const handlePod = (pod: AgentPod, nodeReread: boolean) => {
+    const uid = pod.metadata.uid;
+    if (awaitingNode.has(uid)) {
+      awaitingNode.set(uid, pod);
+      return;
+    }
+    if (!admitted.has(uid) && !pod.metadata.deletionTimestamp && !isTerminalPhase(pod.status?.phase)) {
+      let rejection = admit({
+        pod, others: activeAdmitted(), node: currentNode ?? initialNode(settings), allocatable: allocatableUnits,
+        pressure: evictions.pressure(), allowedUnsafeSysctls: o.allowedUnsafeSysctls, names,
+      });
+      // the watch may not yet have brought a change made just before the pod was bound here: a refusal on the
+      // node's labels or taints is decided on a fresh read of the node, never on an older copy
+      if (rejection && nodeDependentReasons.has(rejection.reason) && !nodeReread && rereadNode) {
+        awaitingNode.set(uid, pod);
+        void rereadNode().then(() => {
+          const latest = awaitingNode.get(uid);
+          awaitingNode.delete(uid);
+          if (latest && !stopped) handlePod(latest, true);
         });
-        const allocation = rejection ? undefined : cpuManager?.allocate(pod) ?? memoryManager?.allocate(pod);
-        if (allocation) rejection = { reason: 'UnexpectedAdmissionError', message: `Allocate failed due to ${allocation}, which is unexpected` };
-        if (rejection) {
-          cpuManager?.release(uid);
-          memoryManager?.release(uid);
-          log.warn(`${nodeName}: pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
-          recorder?.event(pod, 'Warning', rejection.reason, rejection.message);
-          status?.set(pod, { ...pod.status, phase: 'Failed', reason: rejection.reason, message: `Pod was rejected: ${rejection.message}` });
-          return;
-        }
-        admitted.set(uid, pod);
+        return;
       }
-      if (admitted.has(uid)) admitted.set(uid, pod);
-      workers.update(pod);
-    },
+      const allocation = rejection ? undefined : cpuManager?.allocate(pod) ?? memoryManager?.allocate(pod);
+      if (allocation) rejection = { reason: 'UnexpectedAdmissionError', message: `Allocate failed due to ${allocation}, which is unexpected` };
+      if (rejection) {
+        cpuManager?.release(uid);
+        memoryManager?.release(uid);
+        log.warn(`${nodeName}: pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
+        recorder?.event(pod, 'Warning', rejection.reason, rejection.message);
+        status?.set(pod, { ...pod.status, phase: 'Failed', reason: rejection.reason, message: `Pod was rejected: ${rejection.message}` });
+        return;
+      }
+      admitted.set(uid, pod);
+    }
+    if (admitted.has(uid)) admitted.set(uid, pod);
+    workers.update(pod);
+  };
+  const podConfig = createPodConfig({
+    update: (pod) => handlePod(pod, false),
     remove(uid) {
+      awaitingNode.delete(uid);
       admitted.delete(uid);
       workers.remove(uid);
       status?.forget(uid);
@@ -389,7 +446,9 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
         client: heartbeats!, settings, runtime, register: true, recorder, updateFrequencyMs: o.nodeStatusUpdateFrequencyMs, leaseDurationSeconds: tuning.leaseDurationSeconds,
         log: (m) => log.warn(m),
         // a node without --pod-cidr takes the range the controller manager gives it, as the reference's agent does
-        onNode: settings.podCidr ? undefined : (node) => {
+        onNode: (node) => {
+          observeNode(node);
+          if (settings.podCidr) return;
           const cidr = node.spec?.podCIDR;
           if (cidr && cidr !== givenCidr) void passPodCidr((givenCidr = cidr));
         },
@@ -452,6 +511,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
     synced,
     status: statusLoop,
     cgroups,
+    node: () => currentNode,
     async stop(markNotReady) {
       stopped = true;
       for (const t of timers.values()) clearTimeout(t);
@@ -462,6 +522,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       clearInterval(statsTimer);
       clearInterval(cpuTimer);
       informer?.stop();
+      unsubscribeNode?.();
       await workers.close();
       // the last statuses go out if the server takes them; a server that refuses them does not hold the stop. Events are
       // not waited for: the process's one queue of them (1,000 at --event-qps 50 with many simulated nodes) held every
@@ -557,6 +618,8 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     const v = await runtime.version();
     return { runtime, name: v.name };
   });
+  // admission reads each node's labels and taints from this one watch, started before the nodes
+  const nodeWatch = client ? watchNodes(client, nodeNames, (m) => log.warn(m)) : undefined;
   const nodes: NodeAgent[] = [];
   try {
     // simulated nodes start in batches so registration does not exceed the shared connection pool
@@ -566,11 +629,12 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
         const made = await runtimeFor(nodeName, overrides, i + j);
         await made.runtime.ready();
         const runtime = o.runtime === 'fake' ? made.runtime : metrics.instrument(made.runtime);
-        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides, events });
+        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides, events, nodeWatch });
       }))));
     }
   } catch (e) {
     await Promise.all(nodes.map((n) => n.stop(false)));
+    nodeWatch?.stop();
     certificates?.stop();
     client?.close();
     heartbeats?.close();
@@ -583,6 +647,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
     async stop() {
       await Promise.all(nodes.map((n) => n.stop(true)));
       for (const n of nodes) n.runtime.close();
+      nodeWatch?.stop();
       certificates?.stop();
       client?.close();
       heartbeats?.close();
