@@ -154,11 +154,8 @@ async function replicaSetsAndRevision(ctx: ControllerContext, a: Annotations, d:
       ann[a.revision] = revision;
       changed = true;
     }
-    if (ann[a.desiredReplicas] !== desired || ann[a.maxReplicas] !== maxReplicas) {
-      ann[a.desiredReplicas] = desired;
-      ann[a.maxReplicas] = maxReplicas;
-      changed = true;
-    }
+    // desired-replicas and max-replicas are left as they are: they record the size the ReplicaSet was last scaled
+    // for, which proportional scaling divides by (scaleReplicaSet writes them when it scales)
     const minReady = d.spec.minReadySeconds ?? 0;
     if (changed || (existing.spec.minReadySeconds ?? 0) !== minReady) {
       newRS = await ctx.client.resource(ctx.refs.replicaSets, d.metadata.namespace).update({
@@ -339,35 +336,57 @@ async function scale(ctx: ControllerContext, a: Annotations, d: Deployment, newR
     await scaleReplicaSet(ctx, a, d, only, replicasOf(d));
     return;
   }
-  // the new ReplicaSet is complete: the old ones go
-  if (newRS && specReplicas(newRS) === replicasOf(d) && (newRS.status?.availableReplicas ?? 0) === replicasOf(d)) {
+  // the new ReplicaSet is complete (for the current size): the old ones go
+  if (newRS && specReplicas(newRS) === replicasOf(d) && newRS.metadata.annotations?.[a.desiredReplicas] === String(replicasOf(d))
+    && (newRS.status?.availableReplicas ?? 0) === replicasOf(d)) {
     for (const rs of oldRSs.filter((r) => specReplicas(r) > 0)) await scaleReplicaSet(ctx, a, d, rs, 0);
     return;
   }
   if (!isRolling(d)) return;
-  // proportional: each active ReplicaSet gets its share of the change, the rest goes to the largest
-  const allowed = replicasOf(d) + fenceposts(d).maxSurge;
+  // proportional: each active ReplicaSet gets its share of the change, the rest goes to the first in order
+  const allowed = replicasOf(d) > 0 ? replicasOf(d) + fenceposts(d).maxSurge : 0;
   const toAdd = allowed - sum(active, specReplicas);
-  if (toAdd === 0) return;
-  const ordered = [...active].sort((x, y) => toAdd > 0
-    ? specReplicas(y) - specReplicas(x) || byAge(y, x)
-    : specReplicas(x) - specReplicas(y) || byAge(x, y));
+  // largest first; among equals, the newest when growing and the oldest when shrinking
+  const ordered = [...active].sort((x, y) => specReplicas(y) - specReplicas(x) || (toAdd > 0 ? byAge(y, x) : byAge(x, y)));
   let added = 0;
   const targets = new Map<ReplicaSet, number>();
   for (const rs of ordered) {
-    const annotatedMax = Number(rs.metadata.annotations?.[a.maxReplicas]) || 0;
-    let share = 0;
-    if (annotatedMax > 0) {
-      const fraction = Math.round((specReplicas(rs) * allowed) / annotatedMax) - specReplicas(rs);
-      share = toAdd > 0 ? Math.min(fraction, toAdd - added) : Math.max(fraction, toAdd - added);
-    }
+    const share = proportion(a, d, rs, toAdd, added);
     added += share;
     targets.set(rs, specReplicas(rs) + share);
   }
   const first = ordered[0]!;
   targets.set(first, Math.max(0, targets.get(first)! + toAdd - added));
+  // every active ReplicaSet is written, even at its size, so that its annotations record the new size
   for (const [rs, n] of targets) await scaleReplicaSet(ctx, a, d, rs, Math.max(0, n));
 }
+
+/** what a ReplicaSet gains (or loses) of `toAdd`: its size scaled from the Deployment's maximum it was last sized for
+ *  (its max-replicas annotation) to the current one, within what is left to hand out */
+function proportion(a: Annotations, d: Deployment, rs: ReplicaSet, toAdd: number, added: number): number {
+  const size = specReplicas(rs);
+  if (size === 0 || toAdd === 0 || toAdd === added) return 0;
+  const left = toAdd - added;
+  const fraction = shareOfChange(a, d, rs);
+  return toAdd > 0 ? Math.min(fraction, left) : Math.max(fraction, left);
+}
+
+function shareOfChange(a: Annotations, d: Deployment, rs: ReplicaSet): number {
+  const size = specReplicas(rs);
+  // scaling to zero: the whole ReplicaSet goes
+  if (replicasOf(d) === 0) return -size;
+  const maxNow = replicasOf(d) + fenceposts(d).maxSurge;
+  let maxBefore = Number(rs.metadata.annotations?.[a.maxReplicas]) || 0;
+  if (maxBefore <= 0) {
+    // no annotation (a ReplicaSet adopted from elsewhere): the Deployment's current pod count stands in for it; with
+    // nothing to divide by, the ReplicaSet gets no share (the leftover goes to the first in order)
+    maxBefore = d.status?.replicas ?? 0;
+    if (maxBefore <= 0) return 0;
+  }
+  return roundHalfAwayFromZero((size * maxNow) / maxBefore) - size;
+}
+
+const roundHalfAwayFromZero = (x: number) => Math.sign(x) * Math.round(Math.abs(x));
 
 /** old ReplicaSets beyond revisionHistoryLimit that have no pods left go, oldest revision first */
 async function cleanup(ctx: ControllerContext, a: Annotations, d: Deployment, oldRSs: ReplicaSet[]) {

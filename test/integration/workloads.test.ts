@@ -3,6 +3,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestCluster, waitFor, type TestCluster } from '../support/cluster.js';
+import { fakeAnnotation } from '../../src/agent/options.js';
 
 const deploymentsRef = { group: 'apps', version: 'v1', resource: 'deployments' };
 const rsRef = { group: 'apps', version: 'v1', resource: 'replicasets' };
@@ -85,6 +86,38 @@ describe('workload controllers', () => {
       return d.status.updatedReplicas === 2 && d.status.availableReplicas === 2 && d.status.replicas === 2;
     });
     assert.equal(overlap, false);
+  });
+
+  test('scaling in the middle of a rollout shares the change between the ReplicaSets in proportion to their sizes', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    const rss = cluster.client.resource(rsRef, 'default');
+    const desiredAnnotation = `deployment.${cluster.server.names.labelDomain}/desired-replicas`;
+    await deps.create(deployment('spread', 10, 's:1', { strategy: { type: 'RollingUpdate', rollingUpdate: { maxSurge: 3, maxUnavailable: 2 } } }));
+    await waitFor('10 available', async () => (await deps.get('spread')).status?.availableReplicas === 10);
+    // the new pods never become ready, so the rollout stops at 8 old and 5 new (13 = 10 + maxSurge, 8 = 10 - maxUnavailable)
+    const probe = { exec: { command: ['true'] }, periodSeconds: 1 };
+    await deps.patch('spread', { spec: { template: {
+      metadata: { annotations: { [fakeAnnotation(cluster.server.names, 'ready')]: 'false' } },
+      spec: { containers: [{ name: 'c', image: 's:2', readinessProbe: probe }] },
+    } } }, 'strategic');
+    /** the old and the new ReplicaSet's sizes once both were last scaled for `replicas` */
+    const sizesFor = (replicas: number) => waitFor(`both ReplicaSets scaled for ${replicas}`, async () => {
+      const list = (await rss.list({ labelSelector: 'app=spread' })).items;
+      const byImage = Object.fromEntries(list.map((rs: any) => [rs.spec.template.spec.containers[0].image, rs]));
+      const [old, cur] = [byImage['s:1'], byImage['s:2']];
+      if (!old || !cur || list.some((rs: any) => rs.metadata.annotations[desiredAnnotation] !== String(replicas))) return undefined;
+      return { old: old.spec.replicas, new: cur.spec.replicas };
+    });
+    await waitFor('old 8 and new 5', async () => {
+      const s = await sizesFor(10);
+      return s.old === 8 && s.new === 5;
+    });
+    // 10 more allowed (23 = 20 + maxSurge, from 13): 8 * 23/13 = 14.2 -> 14 and 5 * 23/13 = 8.8 -> 9
+    await deps.patch('spread', { spec: { replicas: 20 } });
+    assert.deepEqual(await sizesFor(20), { old: 14, new: 9 });
+    // and again from there (33 from 23): 14 * 33/23 = 20.1 -> 20 and 9 * 33/23 = 12.9 -> 13
+    await deps.patch('spread', { spec: { replicas: 30 } });
+    assert.deepEqual(await sizesFor(30), { old: 20, new: 13 });
   });
 
   test('a ReplicationController keeps its count, replacing a deleted pod', async () => {
