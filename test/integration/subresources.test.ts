@@ -54,10 +54,10 @@ describe('subresources', () => {
     const apply = (path: string, body: unknown, query: string) =>
       c.request('PATCH', `${path}${query}`, { body: JSON.stringify(body), contentType: 'application/apply-patch+yaml' });
     const scaleTo = (replicas: number) => ({ apiVersion: 'autoscaling/v1', kind: 'Scale', metadata: { name: 'owned' }, spec: { replicas } });
-    // the in-process deployment controller writes the Deployment's status meanwhile (an entry of its own, subresource
-    // "status"): the owners that matter here are those of the Deployment and its Scale
+    // the in-process deployment controller writes the Deployment meanwhile (its status, and its revision annotation,
+    // in entries of its own): the owners that matter here are those of the Deployment and its Scale
     const owners = async () => ((await c.get(`${apps}/owned`)).json.metadata.managedFields as any[])
-      .filter(m => m.subresource !== 'status')
+      .filter(m => m.subresource !== 'status' && !/controller-manager$/.test(m.manager))
       .map(m => [m.manager, m.operation, m.subresource ?? '', m.apiVersion, !!m.fieldsV1?.['f:spec']?.['f:replicas']])
       // entries of one operation are in the order of their times (to the second), then of their managers' names
       .sort((a, b) => String(a[0]).localeCompare(String(b[0])));
