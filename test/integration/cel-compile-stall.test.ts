@@ -72,11 +72,12 @@ async function measure(run: () => Promise<Timed>): Promise<Measure> {
   return { ms, stallMs: h.max / 1e6, probesBefore, reply };
 }
 
-/** no stall over a third of the request's time (or under 100 ms, which no probe notices), and probes answered meanwhile */
-function assertInPieces(what: string, m: Measure) {
+/** no stall over a third of the request's time (or under `floorMs`, 100 ms by default, which no probe notices), and
+ *  probes answered meanwhile */
+function assertInPieces(what: string, m: Measure, floorMs = 100) {
   const figures = `${m.ms.toFixed(0)} ms, longest stall ${m.stallMs.toFixed(1)} ms, probes ${m.probesBefore} during`;
   console.log(`${what}: ${figures}`);
-  assert.ok(m.stallMs < Math.max(m.ms / 3, 100), `${what}: the loop stalled ${m.stallMs.toFixed(1)} ms of ${m.ms.toFixed(0)} ms`);
+  assert.ok(m.stallMs < Math.max(m.ms / 3, floorMs), `${what}: the loop stalled ${m.stallMs.toFixed(1)} ms of ${m.ms.toFixed(0)} ms`);
   assert.ok(m.probesBefore > 0, `${what}: no probe was answered while it ran (${figures})`);
 }
 
@@ -102,7 +103,9 @@ test('a CRD of 10,000 rules is validated, served and its first object checked wh
   // the strategy of the served resource compiles the rules again, from the stored CRD
   const first = await measure(() => send('POST', widgets, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { x: 0, y: '' } }));
   assert.equal(first.reply.status, 201, first.reply.body.slice(0, 500));
-  assertInPieces('first object', first);
+  // the compilation is in pieces; the evaluation of one object's 10,000 rules is one (about 100 ms here, more on a busy
+  // machine), as a request's validation is one in the reference: what must not happen is a compile-sized stall
+  assertInPieces('first object', first, 250);
   // and the rules hold: x = 5 with an empty y breaks the rule for 5
   const refused = await send('POST', widgets, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'v' }, spec: { x: 5, y: '' } });
   assert.equal(refused.status, 422, refused.body.slice(0, 500));
