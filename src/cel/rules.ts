@@ -271,10 +271,10 @@ export function validateRules(compiled: CompiledSchema, schema: ValidationSchema
     if (Array.isArray(value)) {
       if (!s.items) return true;
       const keys = s['x-kubernetes-list-type'] === 'map' ? s['x-kubernetes-list-map-keys'] ?? [] : undefined;
-      const olds = Array.isArray(oldValue) ? oldValue : [];
+      // old items correlate only in map lists, by their keys
+      const olds = keys && Array.isArray(oldValue) && oldValue.length > 0 ? itemsByKey(oldValue, keys) : undefined;
       for (let i = 0; i < value.length; i++) {
-        // old items correlate only in map lists, by their keys
-        const prev = keys ? olds.find(o => o && typeof o === 'object' && keys.every(k => (o as any)[k] === (value[i] as any)?.[k])) : undefined;
+        const prev = olds?.get(listKeyOf(value[i], keys!));
         if (!walk(s.items, value[i], prev, `${path}[${i}]`, false)) return false;
       }
       return true;
@@ -294,6 +294,28 @@ export function validateRules(compiled: CompiledSchema, schema: ValidationSchema
     return true;
   };
   walk(schema, obj, old, '', true);
+  return out;
+}
+
+/** a map-list item's identity: its key fields' types and values (keys are scalars; an item that is no object has none) */
+function listKeyOf(item: unknown, keys: readonly string[]): string | undefined {
+  if (!item || typeof item !== 'object') return undefined;
+  let id = '';
+  for (const k of keys) {
+    const v = (item as Record<string, unknown>)[k];
+    if (v !== null && typeof v === 'object') return undefined;
+    id += `${typeof v}:${String(v).length}:${String(v)};`;
+  }
+  return id;
+}
+
+/** the old items of a map list by identity, the first of each kept: one pass, where a search per new item is quadratic */
+function itemsByKey(items: unknown[], keys: readonly string[]): Map<string | undefined, unknown> {
+  const out = new Map<string | undefined, unknown>();
+  for (const item of items) {
+    const id = listKeyOf(item, keys);
+    if (id !== undefined && !out.has(id)) out.set(id, item);
+  }
   return out;
 }
 
