@@ -136,12 +136,13 @@ export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = 
   const notReady = containerStatuses.filter((s) => !s.ready).map((s) => s.name);
   const done = phase === 'Succeeded' || phase === 'Failed';
   const containersReady = notReady.length === 0 && !done;
-  const why = done ? 'PodCompleted' : 'ContainersNotReady';
+  const why = phase === 'Succeeded' ? 'PodCompleted' : phase === 'Failed' ? 'PodFailed' : 'ContainersNotReady';
   const message = done ? undefined : `containers with unready status: [${notReady.join(' ')}]`;
   const gatesOk = (pod.spec.readinessGates ?? []).every((g) => old.some((c) => c.type === g.conditionType && c.status === 'True'));
   const conditions = [
-    initialized || done
-      ? condition('Initialized', true, old, done && !initialized ? 'PodCompleted' : undefined)
+    // a pod that succeeded says so on every condition, Initialized too; a failed one keeps its init containers' story
+    phase === 'Succeeded' || initialized
+      ? condition('Initialized', true, old, phase === 'Succeeded' ? 'PodCompleted' : undefined)
       : condition('Initialized', false, old, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`),
     condition('Ready', containersReady && gatesOk, old, containersReady ? (gatesOk ? undefined : 'ReadinessGatesNotReady') : why, containersReady ? undefined : message),
     condition('ContainersReady', containersReady, old, containersReady ? undefined : why, containersReady ? undefined : message),

@@ -1,0 +1,32 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { podStatus, type ContainerView } from './pod-status.js';
+import type { AgentPod } from './objects.js';
+
+const pod = (restartPolicy: string, initContainers = false) => ({
+  metadata: { name: 'p', namespace: 'default', uid: 'u' },
+  spec: { restartPolicy, containers: [{ name: 'c', image: 'x' }], ...(initContainers ? { initContainers: [{ name: 'i', image: 'x' }] } : {}) },
+}) as unknown as AgentPod;
+const exited = (exitCode: number): ContainerView => ({ current: { id: 'id', name: 'c', state: 'exited', exitCode, createdAt: 1, startedAt: 2, finishedAt: 3 } as never, ready: false, started: false });
+const reasons = (p: AgentPod, views: Map<string, ContainerView>, initViews = new Map<string, ContainerView>()) => {
+  const s = podStatus({ pod: p, views, initViews, runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  return { phase: s.phase, ...Object.fromEntries((s.conditions ?? []).filter(c => c.type !== 'PodScheduled').map(c => [c.type, `${c.status} ${c.reason ?? ''}`.trim()])) };
+};
+
+test('a pod that finished names how on its conditions: PodCompleted when it succeeded, PodFailed when it failed', () => {
+  assert.deepEqual(reasons(pod('Never'), new Map([['c', exited(0)]])),
+    { phase: 'Succeeded', Initialized: 'True PodCompleted', Ready: 'False PodCompleted', ContainersReady: 'False PodCompleted' });
+  assert.deepEqual(reasons(pod('Never'), new Map([['c', exited(1)]])),
+    { phase: 'Failed', Initialized: 'True', Ready: 'False PodFailed', ContainersReady: 'False PodFailed' });
+});
+
+test('a pod whose init container failed is Failed and not initialized', () => {
+  assert.deepEqual(reasons(pod('Never', true), new Map(), new Map([['i', exited(2)]])),
+    { phase: 'Failed', Initialized: 'False ContainersNotInitialized', Ready: 'False PodFailed', ContainersReady: 'False PodFailed' });
+});
+
+test('a running pod whose container is not ready names it', () => {
+  const running: ContainerView = { current: { id: 'id', name: 'c', state: 'running', createdAt: 1, startedAt: 2 } as never, ready: false, started: true };
+  assert.deepEqual(reasons(pod('Always'), new Map([['c', running]])),
+    { phase: 'Running', Initialized: 'True', Ready: 'False ContainersNotReady', ContainersReady: 'False ContainersNotReady' });
+});
