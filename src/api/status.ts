@@ -62,6 +62,8 @@ export const methodNotSupported = (what: string, method: string) =>
   err(405, 'MethodNotAllowed', `${method} is not supported on ${what}`, {});
 export const notAcceptable = (accepted: string[]) =>
   err(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
+/** a representation the endpoint offers, asked for a response it does not fit */
+export const notAcceptableFor = (message: string) => err(406, 'NotAcceptable', message);
 export const alreadyExists = (group: string, resource: string, name: string) =>
   err(409, 'AlreadyExists', `${qualifiedResource(group, resource)} "${name}" already exists`, { name, group: group || undefined, kind: resource });
 export const conflict = (group: string, resource: string, name: string, why: string) =>

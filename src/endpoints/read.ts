@@ -4,7 +4,7 @@ import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
 import { sendObject, sendText, sendStream, isPretty } from './respond.js';
-import { invalid, notAcceptable } from '../api/status.js';
+import { invalid, notAcceptable, notAcceptableFor } from '../api/status.js';
 import { listOptionProblems } from '../api/resource-version.js';
 import { columnsOf, parseIncludeObject, tableHead, tableRow, toTable } from './table.js';
 import { toYaml } from '../util/yaml.js';
@@ -15,12 +15,22 @@ import { checkListIntegers, integerParam } from '../api/request.js';
 import { extend } from '../util/objects.js';
 import { writtenJson } from '../storage/objects.js';
 
-export function representationFor(ctx: RequestContext, scope: Scope): Representation {
+/**
+ * The response's representation. `answers`: whether the response is one object or a list; the metadata form of the
+ * other kind is refused (406) as the reference refuses it, rather than quietly swapped (a watch takes either: its
+ * events carry single objects).
+ */
+export function representationFor(ctx: RequestContext, scope: Scope, answers: 'object' | 'list' | 'events' = 'object'): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type
   const protobuf = loadedProtobufCodec()?.hasProtobufForm(scope.info.apiVersion, scope.info.kind) ?? false;
   const target = { table: true, yaml: true, metadata: true, protobuf };
   const rep = negotiate(parseAccept(ctx.headers.accept), scope.names, target);
   if (!rep) throw notAcceptable(offeredTypes(scope.names, target));
+  if (rep.kind === 'metadata' && answers !== 'events' && rep.list !== (answers === 'list')) {
+    throw notAcceptableFor(rep.list
+      ? `PartialObjectMetadataList was requested, but the response is a single ${scope.info.kind}, not a list`
+      : `PartialObjectMetadata was requested, but the response is a ${scope.info.listKind}`);
+  }
   return rep;
 }
 
@@ -114,7 +124,7 @@ export function checkListOptions(ctx: RequestContext, scope: Scope, watch: boole
 }
 
 export async function list(ctx: RequestContext, scope: Scope, namespace: string) {
-  const rep = representationFor(ctx, scope);
+  const rep = representationFor(ctx, scope, 'list');
   const q = ctx.query;
   // without APIListChunking, limit and continue are ignored and the whole list is sent
   const chunking = featureEnabled(ctx, 'APIListChunking', true);

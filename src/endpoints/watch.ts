@@ -93,7 +93,7 @@ async function webSocketSink(ctx: RequestContext, text: boolean): Promise<Sink> 
 
 export async function watch(ctx: RequestContext, scope: Scope, namespace: string, nameFromPath?: string) {
   const q = ctx.query;
-  const rep = representationFor(ctx, scope);
+  const rep = representationFor(ctx, scope, 'events');
   checkListIntegers(q);
   const timeoutText = q.get('timeoutSeconds');
   const min = scope.minRequestTimeoutSeconds;

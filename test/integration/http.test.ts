@@ -75,6 +75,25 @@ eachBackend('http', h => {
     assert.equal(refused2.status, 406);
   });
 
+  test('PartialObjectMetadata for objects and watch events, PartialObjectMetadataList for lists; the crossed forms are 406', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    await c().request('POST', base, { body: configMap('m', { a: '1' }) });
+    const meta = h.server().names.metaGroup;
+    const as = (kind: string) => `application/json;as=${kind};v=v1;g=${meta}`;
+    const one = await c().get(`${base}/m`, { accept: as('PartialObjectMetadata') });
+    assert.equal(one.status, 200);
+    assert.deepEqual([one.json.kind, one.json.metadata.name, one.json.data], ['PartialObjectMetadata', 'm', undefined]);
+    const many = await c().get(base, { accept: as('PartialObjectMetadataList') });
+    assert.deepEqual([many.json.kind, many.json.items.map((i: { kind: string }) => i.kind)], ['PartialObjectMetadataList', ['PartialObjectMetadata']]);
+    const events = await c().get(`${base}?watch=1&timeoutSeconds=1`, { accept: as('PartialObjectMetadata') });
+    assert.equal(JSON.parse(events.body.split('\n')[0]).object.kind, 'PartialObjectMetadata');
+    const listAsOne = await c().get(base, { accept: as('PartialObjectMetadata') });
+    assert.deepEqual([listAsOne.status, listAsOne.json.reason], [406, 'NotAcceptable']);
+    const oneAsList = await c().get(`${base}/m`, { accept: as('PartialObjectMetadataList') });
+    assert.deepEqual([oneAsList.status, oneAsList.json.reason], [406, 'NotAcceptable']);
+  });
+
   test('Table in the reference domain mode (k8s.io)', async () => {
     const ref = await serverOn(h.backend, { apiDomain: 'k8s.io' });
     const rc = createClient(ref.server);
