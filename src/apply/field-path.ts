@@ -67,21 +67,37 @@ const canonicalOf = boundedMemo((s: string): PathElement => {
 
 const kindRank: Record<string, number> = { f: 0, k: 1, v: 2, i: 3 };
 
-/** elements in the reference's order; keys and values are parsed once, not per comparison */
+/** elements in the reference's order; each is parsed once into what it sorts by, not once per comparison */
 export function sortElements(pes: Iterable<PathElement>): PathElement[] {
   const list = [...pes];
   if (list.every((pe) => pe[0] === 'f')) return list.sort(compareStrings);
-  const parsed = new Map(list.map((pe) => [pe, pe[0] === 'k' || pe[0] === 'v' ? JSON.parse(pe.slice(2)) as unknown : undefined]));
-  return list.sort((a, b) => {
-    const ra = kindRank[a[0]], rb = kindRank[b[0]];
-    if (ra !== rb) return ra - rb;
-    switch (a[0]) {
-      case 'f': return compareStrings(a, b);
-      case 'i': return Number(a.slice(2)) - Number(b.slice(2));
-      case 'v': return compareValues(parsed.get(a), parsed.get(b));
-      default: return compareKeys(parsed.get(a) as Record<string, unknown>, parsed.get(b) as Record<string, unknown>);
-    }
-  });
+  const keyed = list.map(sortKeyOf);
+  keyed.sort((a, b) => a.rank - b.rank || compareSortKeys(a, b));
+  return keyed.map((k) => k.pe);
+}
+
+type SortKey =
+  | { pe: PathElement; rank: 0; by: string }
+  | { pe: PathElement; rank: 1; by: KeyFields }
+  | { pe: PathElement; rank: 2; by: unknown }
+  | { pe: PathElement; rank: 3; by: number };
+
+function sortKeyOf(pe: PathElement): SortKey {
+  switch (pe[0]) {
+    case 'f': return { pe, rank: 0, by: pe };
+    case 'i': return { pe, rank: 3, by: Number(pe.slice(2)) };
+    case 'v': return { pe, rank: 2, by: JSON.parse(pe.slice(2)) as unknown };
+    default: return { pe, rank: 1, by: keyFields(JSON.parse(pe.slice(2)) as Record<string, unknown>) };
+  }
+}
+
+function compareSortKeys(a: SortKey, b: SortKey): number {
+  switch (a.rank) {
+    case 0: return compareStrings(a.by, b.by as string);
+    case 3: return a.by - (b.by as number);
+    case 2: return compareValues(a.by, b.by);
+    default: return compareKeyFields(a.by, b.by as KeyFields);
+  }
 }
 
 export function compareElements(a: PathElement, b: PathElement): number {
@@ -96,14 +112,22 @@ export function compareElements(a: PathElement, b: PathElement): number {
   }
 }
 
-function compareKeys(a: Record<string, unknown>, b: Record<string, unknown>): number {
-  const ka = Object.keys(a).sort(compareStrings), kb = Object.keys(b).sort(compareStrings);
+/** a map's fields in name order, as keys and values compare */
+interface KeyFields { names: string[]; values: unknown[] }
+function keyFields(fields: Record<string, unknown>): KeyFields {
+  const names = Object.keys(fields).sort(compareStrings);
+  return { names, values: names.map((n) => fields[n]) };
+}
+
+function compareKeyFields(a: KeyFields, b: KeyFields): number {
   for (let i = 0; ; i++) {
-    if (i >= ka.length || i >= kb.length) return ka.length - kb.length;
-    const c = compareStrings(ka[i], kb[i]) || compareValues(a[ka[i]], b[kb[i]]);
+    if (i >= a.names.length || i >= b.names.length) return a.names.length - b.names.length;
+    const c = compareStrings(a.names[i], b.names[i]) || compareValues(a.values[i], b.values[i]);
     if (c) return c;
   }
 }
+
+const compareKeys = (a: Record<string, unknown>, b: Record<string, unknown>) => compareKeyFields(keyFields(a), keyFields(b));
 
 /** numbers < strings < booleans < lists < maps < null */
 export function compareValues(a: unknown, b: unknown): number {
