@@ -24,6 +24,8 @@ await build({
     'metrics-server': 'dist/src/main/metrics-server.js',
     // the start of the threads the API server runs its controller manager and scheduler on (found beside the chunks)
     'component-thread-main': 'dist/src/main/component-thread-main.js',
+    // the thread that decodes large YAML bodies (see src/util/yaml-thread.ts)
+    'yaml-thread-main': 'dist/src/util/yaml-thread-main.js',
   },
   outdir: 'dist/bin',
   bundle: true,

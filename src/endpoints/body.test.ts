@@ -1,6 +1,6 @@
 import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkDecodedValue, jsonNestsDeeper, maxNestingDepth, parseJson, parseYamlObject } from './body.js';
+import { checkDecodedValue, decodeYaml, jsonNestsDeeper, largeBodyBytes, maxNestingDepth, parseJson, parseYamlObject } from './body.js';
 import { loadYamlCodecs } from '../util/yaml.js';
 import { ApiError } from '../api/status.js';
 
@@ -27,6 +27,24 @@ test('YAML: nesting past the limit, aliases that expand, several documents and d
   assert.equal(code(() => parseYamlObject('a: 1\na: 2\n')), 400);
   // a few aliases are fine, and the YAML 1.2 core schema leaves dates and "yes" as strings
   assert.deepEqual(parseYamlObject('a: &x [1]\nb: *x\nc: 2001-01-01\nd: yes\n'), { a: [1], b: [1], c: '2001-01-01', d: 'yes' });
+});
+
+test('a large YAML body decodes on the decoding thread to what the loop would decode, with the same errors', async () => {
+  const codeOf = (p: Promise<unknown>) => p.then(() => 0, (e) => (e instanceof ApiError ? `${e.code} ${e.status.message}` : `thrown ${e}`));
+  const pad = `# ${'x'.repeat(largeBodyBytes)}\n`;
+  const doc = `${pad}a: &x [1, 2.5, "s", null, true]\nb: *x\nc: 2001-01-01\nd: yes\n${Array.from({ length: 5000 }, (_, i) => `k${i}: v${i}`).join('\n')}\n`;
+  const value = await decodeYaml(doc) as Record<string, unknown>;
+  assert.deepEqual(value, parseYamlObject(doc));
+  assert.deepEqual([value.a, value.b, value.c, value.d, value.k4999], [[1, 2.5, 's', null, true], [1, 2.5, 's', null, true], '2001-01-01', 'yes', 'v4999']);
+  for (const bad of [`${pad}a: 1\n---\nb: 2\n`, `${pad}a: 1\na: 2\n`, `${pad}${'- '.repeat(maxNestingDepth + 5)}x`, `${pad}a: [1, 2`]) {
+    const offThread = await codeOf(decodeYaml(bad));
+    assert.equal(offThread, await codeOf(Promise.resolve().then(() => parseYamlObject(bad))));
+    assert.match(String(offThread), /^400 /);
+  }
+  // aliases that expand past the text's size are refused after the thread hands the value back
+  const lines = [pad, 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+  for (let i = 1; i < 7; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
+  assert.match(String(await codeOf(decodeYaml(lines.join('\n')))), /^400 .*aliases/);
 });
 
 test('YAML decoding grows linearly with the number of keys', () => {

@@ -5,6 +5,7 @@ import { yamlDecoder } from '../util/yaml.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
+import { decodeYamlOffThread } from '../util/yaml-thread.js';
 import type { Readable } from 'node:stream';
 
 import { ApiError, badRequest, timeout, tooLarge, unsupportedMediaType } from '../api/status.js';
@@ -131,17 +132,31 @@ export function parseYamlObject(text: string): unknown {
   try {
     value = load(text, { schema: CORE_SCHEMA, maxDepth: maxNestingDepth } as Parameters<typeof load>[1]);
   } catch (e) {
-    const message = (e as Error).message ?? String(e);
-    if (/maxDepth/.test(message)) throw tooDeep();
-    if (/expected a single document/.test(message)) throw badRequest('error decoding YAML: the request body holds more than one document');
-    throw badRequest(`error decoding YAML: ${message.split('\n')[0]}`);
+    throw yamlError((e as Error).message ?? String(e));
   }
   checkDecodedValue(value, text.length + 16);
   return value;
 }
 
+function yamlError(message: string): ApiError {
+  if (/maxDepth/.test(message)) return tooDeep();
+  if (/expected a single document/.test(message)) return badRequest('error decoding YAML: the request body holds more than one document');
+  return badRequest(`error decoding YAML: ${message.split('\n')[0]}`);
+}
+
 /** a body at least this large is decoded and checked in steps, with the event loop given back between them */
 export const largeBodyBytes = 256 * 1024;
+
+/** parseYamlObject, with a large body decoded on the YAML thread (the decoder would hold the event loop for seconds) */
+export async function decodeYaml(text: string): Promise<unknown> {
+  if (text.length < largeBodyBytes) return parseYamlObject(text);
+  // the thread ends only on a document it could not hold (its heap is bounded): that is the document's fault
+  const result = await decodeYamlOffThread(text, maxNestingDepth).catch((e: Error) => ({ error: e.message }));
+  if ('error' in result) throw yamlError(result.error);
+  await yieldToLoop();
+  checkDecodedValue(result.value, text.length + 16);
+  return result.value;
+}
 
 /**
  * Decodes an object body (POST, PUT) by its content type: JSON, YAML, or the protobuf envelope of a built-in kind.
@@ -156,7 +171,8 @@ export async function readObject(ctx: RequestContext, names: Naming): Promise<{ 
   if (type === names.protobufMediaType) return decoded(await decodeProtobuf(raw, names), '');
   const text = raw.toString('utf8');
   if (type === '' || type === 'application/json' || type === '*/*') return decoded(parseJson(text), text);
-  if (type === 'application/yaml' || type === 'text/yaml') return decoded(parseYamlObject(text), text);
+  // a YAML body is kept as its value, not its text: a retry copies the value rather than decoding the text again
+  if (type === 'application/yaml' || type === 'text/yaml') return decoded(await decodeYaml(text), '');
   throw unsupportedMediaType(['application/json', 'application/yaml', names.protobufMediaType]);
 }
 

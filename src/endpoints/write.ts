@@ -3,7 +3,7 @@ import { revisionOf } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
 import { queryFlag, type RequestContext } from '../api/request.js';
-import { readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson, parseYamlObject } from './body.js';
+import { decodeYaml, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
@@ -129,16 +129,15 @@ function firstThenAgain<T>(first: T, again: () => T): () => T {
   return () => (attempts++ === 0 ? first : again());
 }
 
-/** an update's body per attempt: read again from its text (with the same typed reading; its warnings and errors were
- *  given the first time), or for a body without text (protobuf) copied from a copy kept aside */
+/** an update's body per attempt: read again from its JSON text (with the same typed reading; its warnings and errors
+ *  were given the first time), or for a body without text (protobuf, YAML) copied from a copy kept aside */
 function bodyPerAttempt(ctx: RequestContext, scope: Scope, obj: ApiObject, text: string): () => ApiObject {
   if (!text) {
     const pristine = deepCopy(obj);
     return firstThenAgain(obj, () => deepCopy(pristine));
   }
-  const type = mediaType(ctx);
   return firstThenAgain(obj, () => {
-    const value = type === 'application/yaml' || type === 'text/yaml' ? parseYamlObject(text) : parseJson(text);
+    const value = parseJson(text);
     readTyped(scope.info.schema, value, typedOptions(scope));
     return checkKind(scope, value);
   });
@@ -198,13 +197,15 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
 async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
   const text = (await readBody(ctx)).toString('utf8');
-  // clients send JSON (which is YAML too); it parses far faster as JSON
-  const parse = () => (text.trimStart().startsWith('{') ? parseJson(text) : parseYamlObject(text)) as ApiObject;
-  const applied = parse();
+  // clients send JSON (which is YAML too); it parses far faster as JSON, and a retry parses it again
+  const json = text.trimStart().startsWith('{');
+  const applied = (json ? parseJson(text) : await decodeYaml(text)) as ApiObject;
+  const pristine = json ? undefined : deepCopy(applied);
+  const parse = () => (pristine ? deepCopy(pristine) : parseJson(text)) as ApiObject;
   if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
   const manager = applyManager(ctx, scope);
   const force = queryFlag(ctx.query.get('force'));
-  decodeFields(ctx, scope, applied, text.trimStart().startsWith('{') ? text : undefined, true);
+  decodeFields(ctx, scope, applied, json ? text : undefined, true);
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
   // the merged object shares parts of the configuration, which the write goes on to change: a retry decodes it again
   const appliedPerAttempt = firstThenAgain(applied, () => {
@@ -249,7 +250,7 @@ async function requireCreate(ctx: RequestContext, scope: Scope, namespace: strin
 /** DeleteOptions from the body (with or without kind) and the query */
 async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
   const text = (await readBody(ctx)).toString('utf8').trim();
-  const body = (text ? (mediaType(ctx) === 'application/yaml' ? parseYamlObject(text) : parseJson(text)) : {}) as Record<string, any>;
+  const body = (text ? (mediaType(ctx) === 'application/yaml' ? await decodeYaml(text) : parseJson(text)) : {}) as Record<string, any>;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a DeleteOptions object');
   if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the kind in the body (${body.kind}) is not DeleteOptions`);
   // read as its type, as the reference decodes it: a dry run given as a string must not become a real delete
