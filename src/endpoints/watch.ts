@@ -20,8 +20,13 @@ const eventTail = Buffer.from('}\n');
 
 /** a watcher whose unsent output grows past this is closed; the client resumes from its last version */
 const maxBufferedBytes = 16 * 1024 * 1024;
-/** the initial events go out in writes of about this size, each once the client has read all but this much */
-const drainChunkBytes = 256 * 1024;
+/**
+ * What a watcher may have written and not yet sent before it waits for its client: the initial events and any event
+ * behind go out in writes of at most this size (a large object's event is cut across writes), so that thousands of
+ * watches each sent megabytes of initial state hold tens of kilobytes each, not the megabytes (as a plain text and
+ * again as its TLS records) a client reading slowly would leave in the process
+ */
+const drainChunkBytes = 64 * 1024;
 
 /** where a watch's events go: the HTTP response, or a WebSocket */
 interface Sink {
@@ -139,6 +144,8 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   let backlog: Out[] | undefined;
   let sent = 0;   // how many of the backlog went out (an index: shifting a long array costs its length each time)
   let backlogBytes = 0;
+  /** the part of a large event not written yet, at the head of the backlog */
+  let restOfEvent: Buffer[] | undefined;
   const write = (out: Out) => {
     // the server's close ends streams directly; events racing it are dropped
     if (closed || sink?.gone()) return;
@@ -151,8 +158,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
       return;
     }
     // a client that has not read what went out gets what follows in chunks once it has: the stream holds a few large
-    // writes rather than one per event (a stream cut with thousands of writes pending fails each of them, one error each)
-    if (sink.buffered() > drainChunkBytes) {
+    // writes rather than one per event (a stream cut with thousands of writes pending fails each of them, one error
+    // each); so does a large event (over HTTP, where it can be cut: a WebSocket message is sent whole)
+    if (sink.buffered() > drainChunkBytes || (!overWebSocket && sizeOf(text) > drainChunkBytes)) {
       backlog = [text];
       sent = 0;
       backlogBytes = sizeOf(text);
@@ -174,13 +182,23 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
         backlog[sent++] = '';
         if (typeof out !== 'function') backlogBytes -= sizeOf(out);
         const text = typeof out === 'function' ? out() : out;
-        const length = sizeOf(text);
+        // the rest of an event cut across writes was counted with its event
+        if (out !== restOfEvent) scope.watchEventSent?.(scope.info, sizeOf(text));
         // a WebSocket takes each event as a message of its own
-        if (overWebSocket) sink.write(text);
-        else if (Array.isArray(text)) chunk.push(...text);
-        else chunk.push(typeof text === 'string' ? Buffer.from(text) : text);
-        size += length;
-        scope.watchEventSent?.(scope.info, length);
+        if (overWebSocket) { sink.write(text); size += sizeOf(text); continue; }
+        // over HTTP the chunk takes what fits of the event's pieces (bytes, not characters); the rest waits at the head
+        // of the backlog, cut from the pieces and not copied (an object's bytes are shared by all its watchers)
+        const pieces = Array.isArray(text) ? text : [typeof text === 'string' ? Buffer.from(text) : text];
+        for (let i = 0; i < pieces.length; i++) {
+          const piece = pieces[i]!, room = drainChunkBytes - size;
+          if (piece.length <= room) { chunk.push(piece); size += piece.length; continue; }
+          chunk.push(piece.subarray(0, room));
+          size += room;
+          restOfEvent = [piece.subarray(room), ...pieces.slice(i + 1)];
+          backlog[--sent] = restOfEvent;
+          backlogBytes += sizeOf(restOfEvent);
+          break;
+        }
       }
       if (chunk.length) sink.write(chunk.length === 1 ? chunk[0]! : Buffer.concat(chunk, size));
       if (sent === backlog.length) {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { eachBackend, configMap, serverOn } from './servers.js';
 import { createClient, type Client } from './client.js';
 import { request as httpsRequest } from 'node:https';
+import { connect as tlsConnect } from 'node:tls';
 import { waitFor } from '../support/wait.js';
 
 const bookmarkIntervalMs = 200;
@@ -54,6 +55,50 @@ eachBackend('watch', h => {
       // a whole event in each: a client that reads events by chunk sees each one whole
       assert.deepEqual(chunks.map(ch => JSON.parse(ch).object.metadata.name), ['one', 'two', 'three']);
     } finally { req.destroy(); }
+  });
+
+  test('a large object goes out in HTTP/1.1 chunks of at most 64 KiB (a watcher holds no more unsent), and multi-byte text stays whole', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    assert.equal((await c().request('POST', base, { body: configMap('big', { k: 'x'.repeat(900_000) }) })).status, 201);
+    const accent = 'é'.repeat(100_000);
+    const uni = { ...configMap('uni'), metadata: { name: 'uni', annotations: { a: accent } } };
+    assert.equal((await c().request('POST', base, { body: uni })).status, 201);
+    const server = h.server();
+    const url = new URL(server.url);
+    /** the watch's chunk sizes and its first two events, read off the wire */
+    const readWatch = (accept: string) => new Promise<{ sizes: number[]; events: any[] }>((resolve, reject) => {
+      const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem,
+        servername: 'localhost', ALPNProtocols: ['http/1.1'] }, () => socket.write(`GET ${base}?watch=1&resourceVersion=0 HTTP/1.1\r\nHost: ${url.host}\r\nAccept: ${accept}\r\n\r\n`));
+      let raw = Buffer.alloc(0), at = -1;
+      const sizes: number[] = [], body: Buffer[] = [];
+      socket.on('data', (d: Buffer) => {
+        raw = Buffer.concat([raw, d]);
+        if (at < 0) { at = raw.indexOf('\r\n\r\n'); if (at < 0) return; at += 4; }
+        for (;;) {
+          const lineEnd = raw.indexOf('\r\n', at);
+          if (lineEnd < 0) break;
+          const size = parseInt(raw.subarray(at, lineEnd).toString(), 16);
+          if (raw.length < lineEnd + 2 + size + 2) break;
+          sizes.push(size);
+          body.push(raw.subarray(lineEnd + 2, lineEnd + 2 + size));
+          at = lineEnd + 2 + size + 2;
+        }
+        // whole lines only: the last piece is an event still on its way
+        const lines = Buffer.concat(body).toString('utf8').split('\n').slice(0, -1);
+        if (lines.length >= 2) { socket.destroy(); resolve({ sizes, events: lines.map(l => JSON.parse(l)) }); }
+      });
+      socket.on('error', reject);
+    });
+    const json = await readWatch('application/json');
+    assert.deepEqual(json.events.map(e => e.object.metadata.name).sort(), ['big', 'uni']);
+    assert.equal(json.events.find(e => e.object.metadata.name === 'uni').object.metadata.annotations.a, accent);
+    assert.ok(Math.max(...json.sizes) <= 64 * 1024, `chunks of ${Math.max(...json.sizes)} bytes`);
+    // Table events are made as text: cut and joined by their bytes, the accents arrive whole
+    const table = await readWatch(`application/json;as=Table;v=v1;g=${server.names.metaGroup}`);
+    const row = table.events.find(e => e.object.rows[0].cells[0] === 'uni').object.rows[0];
+    assert.equal(row.object.metadata.annotations.a, accent);
+    assert.ok(Math.max(...table.sizes) <= 64 * 1024, `chunks of ${Math.max(...table.sizes)} bytes`);
   });
 
   test('start semantics: unset and "0" send existing objects as ADDED first', async () => {
