@@ -46,7 +46,11 @@ export function sendText(ctx: RequestContext, code: number, text: string | Buffe
   }
   res.setHeader('Content-Length', Buffer.byteLength(payload));
   res.writeHead(code);
-  res.end(ctx.method === 'HEAD' ? undefined : payload);
+  if (ctx.method === 'HEAD') { res.end(); return; }
+  // a large body (an object of megabytes) goes out as the client reads it, like a list: a thousand clients reading it
+  // slowly would otherwise each hold all of it, encrypted, in the process
+  if (Buffer.byteLength(payload) <= aheadBytes) { res.end(payload); return; }
+  void writeBody(ctx, Readable.from(batches([Buffer.from(payload)]), { objectMode: false, highWaterMark: batchBytes }));
 }
 
 /** a response written piece by piece as the client reads it: bounded memory, and no more work once the client is gone */
@@ -70,15 +74,22 @@ export async function sendStream(ctx: RequestContext, code: number, parts: Itera
   // an audit policy that records responses keeps the whole body, as the reference records a list in full
   const kept: Buffer[] | undefined = ctx.audit?.level === 'RequestResponse' ? [] : undefined;
   const source = Readable.from(kept ? keeping(batches(parts), kept) : batches(parts), { objectMode: false, highWaterMark: batchBytes });
+  // compressed: an error of either stream ends the other, and the reading of the compressed one
+  const body = gzip ? pipeline(source, createGzip({ level: 1 }), () => {}) : source;
+  if (await writeBody(ctx, body) && kept) ctx.audit!.responseBody(Buffer.concat(kept), contentType);
+}
+
+/** writes a body as the client reads it; whether it was all written */
+async function writeBody(ctx: RequestContext, body: Readable): Promise<boolean> {
+  const { res } = ctx;
   try {
-    // compressed: an error of either stream ends the other, and the reading of the compressed one
-    const body = gzip ? pipeline(source, createGzip({ level: 1 }), () => {}) : source;
     await writeAhead(body, res, ctx.signal);
-    if (kept) ctx.audit!.responseBody(Buffer.concat(kept), contentType);
+    return true;
   } catch {
     // the client went away or the deadline passed: what is left is not built, and the stream is cut
     const stream = (res as unknown as { stream?: { destroyed: boolean; close(code?: number): void } }).stream;
     if (stream) { if (!stream.destroyed) stream.close(0x8 /* CANCEL */); } else if (!res.destroyed) res.destroy();
+    return false;
   }
 }
 

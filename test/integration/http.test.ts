@@ -115,6 +115,23 @@ eachBackend('http', h => {
     }
   });
 
+  test('an object of megabytes is written as the client reads it, whole, gzipped when asked, and HEAD gives only its length', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const data = { a: 'é'.repeat(200_000), b: 'x'.repeat(500_000) };
+    const created = await c().request('POST', base, { body: configMap('huge', data) });
+    assert.equal(created.status, 201);
+    assert.deepEqual(created.json.data, data);
+    const plain = await c().get(`${base}/huge`);
+    assert.deepEqual([plain.status, plain.json.data], [200, data]);
+    assert.equal(Number(plain.headers['content-length']), plain.raw.length);
+    const zipped = await c().get(`${base}/huge`, { 'accept-encoding': 'gzip' });
+    assert.equal(zipped.headers['content-encoding'], 'gzip');
+    assert.deepEqual(zipped.json.data, data);
+    const head = await c().request('HEAD', `${base}/huge`);
+    assert.deepEqual([head.status, head.raw.length, head.headers['content-length']], [200, 0, String(plain.raw.length)]);
+  });
+
   test('gzip on a large list when asked', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
