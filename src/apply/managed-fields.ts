@@ -445,7 +445,7 @@ function* applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions,
     set = toFieldSet(applied, schema);
     object = merge(live, applied, schema) as Obj;
   } catch (e) {
-    if (e instanceof InvalidObjectError) throw new ApplyError(500, `failed to create typed patch object (${gvkString(applied)}): ${e.message}`);
+    if (e instanceof InvalidObjectError) throw typedPatchError(applied, [e.message]);
     throw e;
   }
   const reset = resetSet(opts.resetFields);
@@ -532,6 +532,12 @@ function withManagedFields(o: Obj, managedFields: ManagedFieldsEntry[]): Obj {
   const { managedFields: _dropped, ...rest } = metadataOf(o) ?? {};
   if (managedFields.length === 0 && !metadataOf(o)) return o;
   return { ...o, metadata: managedFields.length ? extend(rest, { managedFields }) : rest };
+}
+
+/** the reference's error for an apply configuration its schema cannot read (a 500, as the reference answers) */
+export function typedPatchError(applied: Obj, problems: string[]): ApplyError {
+  const detail = problems.length === 1 ? problems[0] : `errors:\n${problems.map((p) => `  ${p}`).join('\n')}`;
+  return new ApplyError(500, `failed to create typed patch object (${gvkString(applied)}): ${detail}`);
 }
 
 function gvkString(o: Obj): string {

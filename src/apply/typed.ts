@@ -150,6 +150,32 @@ function fieldsBelow(value: unknown, shape: Shape, where: string): FieldSet | un
   return undefined;
 }
 
+/**
+ * The fields of a value its schema does not declare, as the paths the reference's apply names them by (`.spec.x`,
+ * `.spec.containers[name="c"].x`): a struct takes only its declared fields, unless it keeps unknown fields or is a
+ * map of values. Atomic values are walked too (the reference types them whole); entries of lists that cannot be told
+ * apart by their keys are named by index.
+ */
+export function undeclaredFields(value: unknown, schema: Schema | undefined, where = '', out: string[] = []): string[] {
+  if (!schema || schema['x-kubernetes-preserve-unknown-fields']) return out;
+  if (isObject(value) && (schema.properties || schema.additionalProperties)) {
+    const elements = typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+    for (const key in value) {
+      const declared = schema.properties && Object.prototype.hasOwnProperty.call(schema.properties, key) ? schema.properties[key] : undefined;
+      if (declared || elements) undeclaredFields(value[key], declared ?? elements, `${where}.${key}`, out);
+      else if (!schema.additionalProperties) out.push(`${where}.${key}`);
+    }
+  } else if (Array.isArray(value) && schema.items) {
+    const shape = shapeOf(schema, value);
+    value.forEach((item, i) => {
+      let at = `[${i}]`;
+      if (shape.kind === 'list') try { at = elementString(listElement(shape, item, i)); } catch { /* named by index */ }
+      undeclaredFields(item, schema.items, `${where}${at}`, out);
+    });
+  }
+  return out;
+}
+
 /** a value owned as one piece: scalars, atomic values, and values that do not match their container type */
 export function isLeafValue(shape: Shape, v: unknown): boolean {
   if (shape.kind === 'leaf') return true;

@@ -15,7 +15,8 @@ import { checkListIntegers, integerParam, parseDryRun } from '../api/request.js'
 import { breather, inSteps, yieldToLoop } from '../util/slices.js';
 
 const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
-import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent } from '../apply/managed-fields.js';
+import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent, typedPatchError } from '../apply/managed-fields.js';
+import { undeclaredFields } from '../apply/typed.js';
 import { admission, asServed, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne, sendWritten } from './read.js';
 import { duplicateFields, readTyped } from '../schema/fields.js';
@@ -55,20 +56,22 @@ const typedOptions = (scope: Scope, applied = false) => ({ canonicalQuantities: 
  * The typed reading of a body: wrong types are a 400 as the reference's decoder reports them, unknown fields are
  * dropped, and per fieldValidation unknown and duplicate fields are ignored, warned about (one Warning each) or refused (400 listing all).
  */
-function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined, applied = false) {
+function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined, applied = false): string[] {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
   const { unknown, wrongTypes } = readTyped(scope.info.schema, obj, typedOptions(scope, applied));
   // custom resources are checked by their schema instead: a wrong type is a 422 with the field's path
   if (wrongTypes.length && !scope.info.def.custom)
     throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
-  if (mode === 'Ignore') return;
-  const problems = [...(text ? duplicateFields(text) : []), ...unknown.map(f => `unknown field "${f}"`)];
-  if (!problems.length) return;
+  if (mode === 'Ignore') return unknown;
+  // an apply's unknown fields are its caller's to refuse (see serverSideApply); duplicates follow fieldValidation
+  const problems = [...(text ? duplicateFields(text) : []), ...(applied ? [] : unknown.map(f => `unknown field "${f}"`))];
+  if (!problems.length) return unknown;
   if (mode === 'Strict') {
     const name = (obj as ApiObject)?.metadata?.name ?? '';
     throw badRequest(`strict decoding error: ${problems.join(', ')}`, problems.map(p => ({ reason: 'FieldValueInvalid', message: p, field: name })));
   }
   for (const p of problems) ctx.warnings.push(p);
+  return unknown;
 }
 
 /**
@@ -205,7 +208,13 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
   const manager = applyManager(ctx, scope);
   const force = queryFlag(ctx.query.get('force'));
-  decodeFields(ctx, scope, applied, json ? text : undefined, true);
+  // a field the schema does not declare fails the apply whatever fieldValidation says, as the reference's typed
+  // reading of an apply configuration fails (a 500 naming the field), rather than being dropped
+  if (decodeFields(ctx, scope, applied, json ? text : undefined, true).length) {
+    const raw = parse();
+    const undeclared = undeclaredFields(raw, scope.info.schema);
+    if (undeclared.length) throw typedPatchError(raw, undeclared.map(f => `${f}: field not declared in schema`));
+  }
   const dryRun = parseDryRun(ctx.query.getAll('dryRun'));
   // the merged object shares parts of the configuration, which the write goes on to change: a retry decodes it again
   const appliedPerAttempt = firstThenAgain(applied, () => {

@@ -575,11 +575,13 @@ export function sender(server: FuzzServer, budgetMs = answerBudgetMs, as: FuzzUs
 
 /**
  * 5xx answers the reference gives for these requests too: they are counted apart, not as failures. A create that
- * names a resourceVersion is a plain 500 in the reference; a read at a resourceVersion the server has not reached
+ * names a resourceVersion is a plain 500 in the reference, as is an apply its schema cannot read; a read at a resourceVersion the server has not reached
  * waits, then answers 504. An HTTP/1.1 request line of another version (HTTP/2.0) is a 505 from its HTTP server.
  */
 const referenceFiveHundreds: Array<[number, RegExp]> = [
   [500, /resourceVersion should not be set on objects to be created/],
+  // an apply configuration its schema cannot read (an undeclared field, duplicate or keyless list entries)
+  [500, /failed to create typed patch object/],
   [504, /Too large resource version/],
   // the text may be cut short: bytes the raw client sends after the request line's head end the connection
   [505, /^$|unsupported protocol version/],

@@ -63,14 +63,24 @@ describe('server-side apply over HTTP', () => {
     assert.equal(reset.json.metadata.managedFields, undefined);
   });
 
-  test('apply refuses a missing fieldManager, managedFields in the body, and unknown fields under Strict; dry run stores nothing', async () => {
+  test('apply refuses a missing fieldManager, managedFields in the body, and undeclared fields whatever fieldValidation says; dry run stores nothing', async () => {
     const noManager = await apply(admin, 'x', cm('x', {}), '');
     assert.equal(noManager.status, 422);
     const withMf = await apply(admin, 'x', { ...cm('x', {}), metadata: { name: 'x', managedFields: [{ manager: 'm' }] } });
     assert.equal(withMf.status, 400);
-    const strict = await apply(admin, 'x', { ...cm('x', {}), colour: 'red' }, 'fieldManager=t&fieldValidation=Strict');
-    assert.equal(strict.status, 400);
-    assert.match(strict.json.message, /unknown field "colour"/);
+    // as the reference's typed reading of an apply configuration fails: a 500 naming the fields by their apply paths
+    for (const validation of ['Strict', 'Warn', 'Ignore']) {
+      const undeclared = await apply(admin, 'x', { ...cm('x', {}), colour: 'red' }, `fieldManager=t&fieldValidation=${validation}`);
+      assert.deepEqual([undeclared.status, undeclared.json.reason, undeclared.json.message],
+        [500, 'InternalError', 'failed to create typed patch object (/v1, Kind=ConfigMap): .colour: field not declared in schema']);
+    }
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x', shade: 1 }], tint: 2 } };
+    const nested = await call(server, admin, 'PATCH', `${base.replace('configmaps', 'pods')}/p?fieldManager=t`, {
+      body: pod, headers: { 'content-type': 'application/apply-patch+yaml' } });
+    assert.equal(nested.status, 500);
+    assert.equal(nested.json.message, 'failed to create typed patch object (/v1, Kind=Pod): errors:\n' +
+      '  .spec.containers[name="c"].shade: field not declared in schema\n  .spec.tint: field not declared in schema');
+    assert.equal((await call(server, admin, 'GET', `${base.replace('configmaps', 'pods')}/p`)).status, 404);
     const dry = await apply(admin, 'dry', cm('dry', { a: '1' }), 'fieldManager=t&dryRun=All');
     assert.equal(dry.status, 201);
     assert.equal((await call(server, admin, 'GET', `${base}/dry`)).status, 404);
