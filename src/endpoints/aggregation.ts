@@ -9,7 +9,7 @@ import type { APIService } from '../api/types/apiregistration-v1.js';
 import { serviceHostName, type BackendAddress } from '../api/apiservices.js';
 import type { RequestContext } from '../api/request.js';
 import type { UserInfo } from '../api/auth.js';
-import { methodNotSupported, serviceUnavailable } from '../api/status.js';
+import { methodNotSupported, serviceUnavailable, timeout } from '../api/status.js';
 import { forwardUpgrade, responseHeaders } from '../util/http-proxy.js';
 import type { ApiServiceLookup } from '../registry/resources/apiregistration/apiservices/lookup.js';
 
@@ -123,7 +123,16 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
         }
         return true;
       }
-      await new Promise<void>((resolve, reject) => {
+      await new Promise<void>((settled, failed) => {
+        // the request's time limit holds for a backend as for this server's own handlers: one that has not answered in
+        // time gets the reference's 504 (the answer is cut when it had begun), and the backend's request is cancelled
+        const timer = ctx.deadline === undefined ? undefined : setTimeout(() => {
+          upstream.destroy();
+          if (ctx.res.headersSent) { ctx.res.destroy(); resolve(); return; }
+          reject(timeout('Timeout: request did not complete within requested timeout - context deadline exceeded', 0));
+        }, Math.max(0, ctx.deadline - Date.now()));
+        const resolve = () => { clearTimeout(timer); settled(); };
+        const reject = (e: unknown) => { clearTimeout(timer); failed(e); };
         const upstream = httpsRequest({
           host, port, method: ctx.method, path: `${ctx.path}${query ? `?${query}` : ''}`, headers, ...tlsOptions(a, identity()),
         }, res => {

@@ -1,0 +1,75 @@
+// The aggregation layer against a backend that misbehaves: an APIService whose backend serves its discovery but
+// answers its resources late, or never, as an extension server stuck on its own storage would.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:https';
+import type { ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
+import { createClient, type Client } from './client.js';
+import { waitFor } from '../support/wait.js';
+
+const group = 'wardle.example.com', gv = `${group}/v1alpha1`;
+
+/** a backend serving discovery; its flunders are answered by `flunders`, which may never answer */
+async function backend(flunders: (res: ServerResponse) => void) {
+  const ca = createCertificateAuthority('wardle-ca', 3600);
+  const key = generateKeyPair();
+  const cert = issueLeaf(ca, key.publicKey, { commonName: 'wardle.default.svc', dnsNames: ['wardle.default.svc'], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 3600 });
+  const server = createServer({ key: key.keyPem, cert }, (req, res) => {
+    if (req.url?.includes('/flunders')) return flunders(res);
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: [{ name: 'flunders', namespaced: true, kind: 'Flunder', verbs: ['get', 'list'] }] }));
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { server, port: (server.address() as AddressInfo).port, caPem: ca.certPem };
+}
+
+describe('aggregation: a backend that does not answer in time', () => {
+  let server: TestServer, c: Client, wardle: Server;
+  let held = 0, cancelled = 0;
+  before(async () => {
+    const b = await backend((res) => { held++; res.on('close', () => { cancelled++; }); });
+    wardle = b.server;
+    server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 200, flags: ['--request-timeout=2s'] });
+    c = createClient(server);
+    for (const [path, body] of [
+      ['/api/v1/namespaces/default/services', { metadata: { name: 'wardle' }, spec: { ports: [{ port: 443, targetPort: b.port }] } }],
+      ['/api/v1/namespaces/default/endpoints', { metadata: { name: 'wardle' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: b.port }] }] }],
+      ['/apis/apiregistration.k8s.io/v1/apiservices', {
+        metadata: { name: `v1alpha1.${group}` },
+        spec: { group, version: 'v1alpha1', service: { namespace: 'default', name: 'wardle', port: 443 }, caBundle: Buffer.from(b.caPem).toString('base64'), groupPriorityMinimum: 2000, versionPriority: 10 },
+      }],
+    ] as const) assert.equal((await c.request('POST', path, { body })).status, 201);
+    await waitFor('the APIService to be available', async () => (await c.get(`/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.${group}`))
+      .json?.status?.conditions?.some((x: { type: string; status: string }) => x.type === 'Available' && x.status === 'True'));
+  });
+  after(async () => {
+    c.close();
+    await server.close();
+    wardle.closeAllConnections();
+    await new Promise((r) => wardle.close(r));
+  });
+
+  test('a list the backend never answers is a 504 at the request timeout, and the backend request is cancelled', async () => {
+    const r = await c.get(`/apis/${gv}/namespaces/default/flunders`);
+    assert.equal(r.status, 504, r.body);
+    assert.equal(r.json.kind, 'Status');
+    assert.equal(r.json.reason, 'Timeout');
+    assert.equal(r.json.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    await waitFor('the backend to see its request cancelled', async () => held > 0 && cancelled === held);
+  });
+
+  test('?timeout= shortens it', async () => {
+    const r = await c.get(`/apis/${gv}/namespaces/default/flunders?timeout=100ms`);
+    assert.equal(r.status, 504, r.body);
+    assert.equal(r.json.reason, 'Timeout');
+  });
+
+  test('/livez is answered while backend requests hang', async () => {
+    const hanging = c.get(`/apis/${gv}/namespaces/default/flunders`);
+    assert.equal((await c.get('/livez')).status, 200);
+    assert.equal((await hanging).status, 504);
+  });
+});
