@@ -5,6 +5,7 @@
 // to the log and webhook backends in their modes: in batch mode through a bounded buffer a request never waits
 // for; in blocking mode the request waits until they are written, and under blocking-strict a first event
 // (RequestReceived) that cannot be written fails the request.
+import type { TLSSocket } from 'node:tls';
 import type { RequestContext } from '../api/request.js';
 import type { AuditLevel, AuditRecord } from '../api/audit.js';
 import { levelCovers } from '../api/audit.js';
@@ -52,6 +53,19 @@ function sourceIPs(ctx: RequestContext): string[] {
   const real = String(ctx.headers['x-real-ip'] ?? '').trim();
   const remote = (ctx.req.socket?.remoteAddress ?? '').replace(/^::ffff:/, '');
   return [...new Set([...forwarded, ...(real ? [real] : []), ...(remote ? [remote] : [])])];
+}
+
+/** the credentials a request refused as unauthenticated presented, as the reference names them in its event */
+function attemptedAuthentication(ctx: RequestContext): string {
+  const methods: string[] = [];
+  const [scheme, ...rest] = String(ctx.headers.authorization ?? '').trim().split(' ');
+  if (scheme.toLowerCase() === 'basic' && rest.length && Buffer.from(rest.join(' ').trim(), 'base64').toString('utf8').includes(':')) methods.push('basic');
+  if (scheme.toLowerCase() === 'bearer' && rest.length) methods.push('bearer');
+  if (ctx.query.get('access_token')?.trim()) methods.push('access_token');
+  const socket = ((ctx.req as { stream?: { session?: { socket?: TLSSocket } } }).stream?.session?.socket ?? ctx.req.socket) as TLSSocket | undefined;
+  const cert = typeof socket?.getPeerCertificate === 'function' ? socket.getPeerCertificate() : undefined;
+  if (cert && Object.keys(cert).length) methods.push('x509');
+  return methods.length ? `Authentication failed, attempted: ${methods.join(', ')}` : 'Authentication failed, no credentials provided';
 }
 
 function withoutManagedFields(v: unknown): unknown {
@@ -225,7 +239,8 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
         verb: ctx.info.verb, isResourceRequest: ctx.info.isResourceRequest, path: ctx.path, apiGroup: ctx.info.apiGroup,
         namespace: ctx.info.namespace, resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
       });
-      if (d.level !== 'None') await settle(emit({ ...baseEvent(ctx, d.level, undefined, Date.now()), responseStatus: { metadata: {}, ...statusOf(e) } }, 'ResponseStarted', d));
+      // the reference records which credentials were tried, not the answer's Status
+      if (d.level !== 'None') await settle(emit({ ...baseEvent(ctx, d.level, undefined, Date.now()), responseStatus: { metadata: {}, message: attemptedAuthentication(ctx), code: 401 } }, 'ResponseStarted', d));
       throw e;
     }
   };

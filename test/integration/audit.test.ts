@@ -186,6 +186,8 @@ describe('audit log', () => {
     const [e] = await waitFor(() => events().filter(x => x.responseStatus?.code === 401), es => es.length > 0);
     assert.equal(e!.stage, 'ResponseStarted');
     assert.deepEqual(e!.user, {});
+    // what was tried, as the reference records it, rather than the answer's Status
+    assert.deepEqual(e!.responseStatus, { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
   });
 });
 
