@@ -1,7 +1,8 @@
 // A client for remote review services (token review, authorization) described by a client-configuration file:
 // `clusters` holds the service (server URL, CA), `users` this server's credentials (certificate, key or token).
 import { readFileSync } from 'node:fs';
-import { request } from 'node:https';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { loadYaml, yaml } from './yaml.js';
 import { boundedChunks } from './bounded-body.js';
@@ -31,8 +32,12 @@ export function openWebhookClient(configFile: string, timeoutMs = 30_000): Webho
   const base = dirname(configFile);
   const fileOrData = (file: string | undefined, data: string | undefined) =>
     data ? Buffer.from(data, 'base64').toString('utf8') : file ? readFileSync(resolve(base, file), 'utf8') : undefined;
-  const server = new URL(cluster.server);
-  if (server.protocol !== 'https:') throw new Error(`${configFile}: the webhook server must use https, not ${server.protocol}`);
+  if (typeof cluster.server !== 'string' || !cluster.server) throw new Error(`${configFile}: the cluster names no server`);
+  let server: URL;
+  try { server = new URL(cluster.server); } catch { throw new Error(`${configFile}: the server ${JSON.stringify(cluster.server)} is not a URL`); }
+  // plain http is the client's choice, as with the reference's client configurations (audit sinks often listen on it)
+  if (server.protocol !== 'https:' && server.protocol !== 'http:') throw new Error(`${configFile}: the webhook server must use https or http, not ${server.protocol}`);
+  const request = server.protocol === 'https:' ? httpsRequest : httpRequest;
   const ca = fileOrData(cluster['certificate-authority'], cluster['certificate-authority-data']);
   const cert = fileOrData(user['client-certificate'], user['client-certificate-data']);
   const key = fileOrData(user['client-key'], user['client-key-data']);
