@@ -3,6 +3,7 @@
 // extension-apiserver-authentication ConfigMap; the availability controller (a client of this server, as the
 // reference's is); each available backend's resource list (for discovery) and OpenAPI document (for the merged
 // one); and the registration of the local APIServices.
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
@@ -27,6 +28,20 @@ const defaultHeaders = { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-R
 
 export interface FrontProxy { identity: FrontProxyIdentity; caPem: string; allowedNames: string[] }
 
+/** the configured proxy client pair, checked now: a pair that cannot be used would fail every backend request later */
+function proxyClientPair(certFile: string, keyFile: string): { certPem: string; keyPem: string } {
+  const read = (flag: string, file: string) => {
+    try { return readFileSync(file, 'utf8'); } catch (e) { throw new Error(`${flag}: ${(e as Error).message}`); }
+  };
+  const certPem = read('--proxy-client-cert-file', certFile), keyPem = read('--proxy-client-key-file', keyFile);
+  let cert: X509Certificate;
+  try { cert = new X509Certificate(certPem); } catch { throw new Error(`--proxy-client-cert-file ${certFile}: no PEM certificate`); }
+  let key: KeyObject;
+  try { key = createPrivateKey(keyPem); } catch { throw new Error(`--proxy-client-key-file ${keyFile}: no PEM private key`); }
+  if (!cert.checkPrivateKey(key)) throw new Error(`--proxy-client-key-file ${keyFile}: the key is not the one of --proxy-client-cert-file ${certFile}`);
+  return { certPem, keyPem };
+}
+
 /** the configured proxy client certificate, or one issued from a front-proxy CA made now */
 export function frontProxy(options: ApiServerOptions): FrontProxy {
   const rh = options.authentication.requestHeader;
@@ -39,7 +54,7 @@ export function frontProxy(options: ApiServerOptions): FrontProxy {
   if (certFile && keyFile) {
     // the CA backends check it against is the one of --requestheader-client-ca-file, published when given
     return {
-      identity: { certPem: readFileSync(certFile, 'utf8'), keyPem: readFileSync(keyFile, 'utf8'), ...headers },
+      identity: { ...proxyClientPair(certFile, keyFile), ...headers },
       caPem: rh ? readFileSync(rh.clientCaFile, 'utf8') : '', allowedNames: rh?.allowedNames ?? [],
     };
   }

@@ -57,6 +57,16 @@ export interface Auth {
   stop(): void;
 }
 
+/** a start-up step reading the file of a flag: a failure names the flag, so the refusal says what to fix */
+function flagged<T>(flag: string, f: () => T): T {
+  try {
+    const v = f();
+    return v instanceof Promise ? v.catch((e: Error) => { throw new Error(`${flag}: ${e.message}`); }) as T : v;
+  } catch (e) {
+    throw new Error(`${flag}: ${(e as Error).message}`);
+  }
+}
+
 export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Promise<Auth> {
   const { names, watchCache, resources, backends } = deps;
   const { listers } = backends;
@@ -73,8 +83,8 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
   const authenticators: Authenticator[] = [];
   const extraClientCAs: string[] = [];
   if (a.requestHeader) {
-    authenticators.push(requestHeaderAuthenticator(a.requestHeader));
-    extraClientCAs.push(readFileSync(a.requestHeader.clientCaFile, 'utf8'));
+    authenticators.push(flagged('--requestheader-client-ca-file', () => requestHeaderAuthenticator(a.requestHeader!)));
+    extraClientCAs.push(flagged('--requestheader-client-ca-file', () => readFileSync(a.requestHeader!.clientCaFile, 'utf8')));
   }
   if (a.requestHeader) {
     // the listener also accepts the proxy's CA, whose certificates are no user credentials by themselves
@@ -83,14 +93,14 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
       readFileSync(join(options.certDir, pkiFiles.caCert), 'utf8'), ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []),
     ].join('\n')))));
   } else authenticators.push(x509Authenticator);
-  if (a.tokenAuthFile) authenticators.push(tokenFileAuthenticator(a.tokenAuthFile));
+  if (a.tokenAuthFile) authenticators.push(flagged('--token-auth-file', () => tokenFileAuthenticator(a.tokenAuthFile!)));
   authenticators.push(tokens.authenticator(a.serviceAccountLookup
     ? (resource, ns, name) => listers.get('', resource, ns, name) : undefined));
   if (a.enableBootstrapTokenAuth) authenticators.push(bootstrapTokenAuthenticator(names, (ns, name) => listers.get('', 'secrets', ns, name)));
   if (a.oidc) authenticators.push(oidcAuthenticator(a.oidc));
   if (a.tokenWebhook) {
     authenticators.push(tokenWebhookAuthenticator(names, {
-      client: await webhookClient(a.tokenWebhook.configFile), version: a.tokenWebhook.version, cacheTtlMs: a.tokenWebhook.cacheTtlMs, apiAudiences,
+      client: await flagged('--authentication-token-webhook-config-file', () => webhookClient(a.tokenWebhook!.configFile)), version: a.tokenWebhook.version, cacheTtlMs: a.tokenWebhook.cacheTtlMs, apiAudiences,
     }));
   }
   const authenticate = unionAuthenticator(authenticators, options.anonymousAuth);
@@ -122,7 +132,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
       members.push(abacAuthorizer(parseAbacPolicies(await readFile(file, 'utf8'), names, file)));
     } else if (m === 'Webhook') {
       const w = options.authorization.webhook!;
-      members.push(webhookAuthorizer(names, { client: await webhookClient(w.configFile), version: w.version, authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs }));
+      members.push(webhookAuthorizer(names, { client: await flagged('--authorization-webhook-config-file', () => webhookClient(w.configFile)), version: w.version, authorizedTtlMs: w.authorizedTtlMs, unauthorizedTtlMs: w.unauthorizedTtlMs }));
     } else throw new Error(`--authorization-mode=${m} is not supported by this server`);
   }
   const authorizer = unionAuthorizer(members);

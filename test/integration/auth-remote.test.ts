@@ -145,3 +145,26 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     assert.match(r.body, /"extra":\{"__proto__":\["p1"\],"constructor":\["c1"\]\}/);
   });
 });
+
+test('a start with an unusable file of an authentication, authorization or front-proxy flag is refused naming the flag', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'auth-files-'));
+  try {
+    const garbage = join(dir, 'garbage.pem'), missing = join(dir, 'missing');
+    writeFileSync(garbage, 'not a certificate\n');
+    writeFileSync(join(dir, 'empty.kubeconfig'), 'apiVersion: v1\nkind: Config\n');
+    const other = createCertificateAuthority('other', 3600);
+    const pair = await issueClientCert(other, 'front-proxy-client');
+    writeFileSync(join(dir, 'proxy.crt'), pair.certPem);
+    writeFileSync(join(dir, 'other.key'), other.keyPem);
+    for (const [flags, message] of [
+      [[`--token-auth-file=${missing}`], /^Error: --token-auth-file: ENOENT/],
+      [[`--authentication-token-webhook-config-file=${join(dir, 'empty.kubeconfig')}`], /^Error: --authentication-token-webhook-config-file: the client configuration has no cluster/],
+      [['--authorization-mode=Webhook', `--authorization-webhook-config-file=${join(dir, 'empty.kubeconfig')}`], /^Error: --authorization-webhook-config-file: the client configuration has no cluster/],
+      [[`--requestheader-client-ca-file=${garbage}`], /^Error: --requestheader-client-ca-file: /],
+      [[`--proxy-client-cert-file=${garbage}`, `--proxy-client-key-file=${garbage}`], /^Error: --proxy-client-cert-file .*garbage\.pem: no PEM certificate/],
+      [[`--proxy-client-cert-file=${join(dir, 'proxy.crt')}`, `--proxy-client-key-file=${join(dir, 'other.key')}`], /^Error: --proxy-client-key-file .*other\.key: the key is not the one of --proxy-client-cert-file/],
+    ] as const) await assert.rejects(startTestServer({ flags: [...flags] }), message, flags.join(' '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
