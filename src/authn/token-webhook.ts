@@ -7,11 +7,21 @@ import { ttlCache, type WebhookClient } from '../util/webhook-client.js';
 import { unauthorized } from '../api/status.js';
 import { type AuthnResult, intersect } from '../api/auth.js';
 
-export interface TokenWebhookConfig { client: WebhookClient; version: 'v1' | 'v1beta1'; cacheTtlMs: number; apiAudiences: string[] }
+export interface TokenWebhookConfig {
+  client: WebhookClient; version: 'v1' | 'v1beta1'; cacheTtlMs: number; apiAudiences: string[];
+  /** where a failure of the webhook itself is reported: the client, not yet authenticated, is only told Unauthorized */
+  warn?(message: string): void;
+}
 
 export function tokenWebhookAuthenticator(names: Naming, c: TokenWebhookConfig, now = () => Date.now()): Authenticator {
   const apiVersion = `${names.group('authentication')}/${c.version}`;
   const cache = ttlCache<{ user?: AuthnResult; error?: string }>(now);
+  let warned = 0;
+  /** a webhook that fails (down, garbage, the wrong kind) is the server's problem: logged now and then, never shown to the caller */
+  const failed = (why: string) => {
+    if (now() - warned > 10_000) { warned = now(); c.warn?.(`token review webhook: ${why}`); }
+    return unauthorized();
+  };
   return {
     async authenticate(req) {
       const token = bearerToken(req);
@@ -24,9 +34,9 @@ export function tokenWebhookAuthenticator(names: Naming, c: TokenWebhookConfig, 
         try {
           reply = await c.client.post({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token, ...(audiences.length ? { audiences } : {}) }, status: { user: {} } });
         } catch (e) {
-          throw unauthorized(`Unauthorized: the token review webhook failed: ${(e as Error).message}`);
+          throw failed((e as Error).message);
         }
-        if (reply?.apiVersion && reply.apiVersion !== apiVersion) throw unauthorized(`Unauthorized: the token review webhook answered ${reply.apiVersion}, not ${apiVersion}`);
+        if (reply?.apiVersion && reply.apiVersion !== apiVersion) throw failed(`answered ${reply.apiVersion}, not ${apiVersion}`);
         const s = reply?.status ?? {};
         if (s.authenticated === true && typeof s.user?.username === 'string' && s.user.username) {
           // audiences in the answer must be a subset of those asked; none means the API audiences were understood

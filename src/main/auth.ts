@@ -100,7 +100,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
   if (a.oidc) authenticators.push(oidcAuthenticator(a.oidc));
   if (a.tokenWebhook) {
     authenticators.push(tokenWebhookAuthenticator(names, {
-      client: await flagged('--authentication-token-webhook-config-file', () => webhookClient(a.tokenWebhook!.configFile)), version: a.tokenWebhook.version, cacheTtlMs: a.tokenWebhook.cacheTtlMs, apiAudiences,
+      client: await flagged('--authentication-token-webhook-config-file', () => webhookClient(a.tokenWebhook!.configFile)), version: a.tokenWebhook.version, cacheTtlMs: a.tokenWebhook.cacheTtlMs, apiAudiences, warn: m => deps.log.warn(m),
     }));
   }
   const authenticate = unionAuthenticator(authenticators, options.anonymousAuth);

@@ -31,7 +31,8 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const jwk = { ...(await exportJWK(oidcKey.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
     issuer = await fakeHttpsService(dir, 'issuer', req => req.url === '/.well-known/openid-configuration'
       ? { issuer: issuer.url, jwks_uri: `${issuer.url}/keys` } : { keys: [jwk] });
-    tokenHook = await fakeHttpsService(dir, 'token-hook', (_req, body) => {
+    tokenHook = await fakeHttpsService(dir, 'token-hook', (_req, body, res) => {
+      if (body?.spec?.token === 'hook-broken') { res.writeHead(500, { 'content-type': 'text/plain' }).end('lost the connection to db.internal:5432'); return undefined; }
       const good = body?.spec?.token === 'hook-good';
       return { apiVersion: body.apiVersion, kind: 'TokenReview', status: good
         ? { authenticated: true, user: { username: 'hook-user', uid: '42', groups: ['hookers'], extra: { team: ['a'] } } }
@@ -102,6 +103,10 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const bad = await whoami({ token: 'hook-bad' });
     assert.equal(bad.status, 401);
     assert.match(bad.json.message, /token rejected by the hook/);
+    // a webhook that fails is the server's concern: the caller, not authenticated, learns nothing of it
+    const broken = await whoami({ token: 'hook-broken' });
+    assert.equal(broken.status, 401);
+    assert.equal(broken.json.message, 'Unauthorized');
   });
 
   test('authorization webhook: allow, explicit deny, no opinion, cached', async () => {
