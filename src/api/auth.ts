@@ -57,8 +57,11 @@ export interface RulesAnswer {
   evaluationError?: string;
 }
 
+/** an authorizer's answer; `error` says it could not decide (its service failed), which a refusal then reports */
+export interface AuthzAnswer { decision: Decision; reason?: string; error?: string }
+
 export interface Authorizer {
-  authorize(a: AuthzAttributes): Promise<{ decision: Decision; reason?: string }> | { decision: Decision; reason?: string };
+  authorize(a: AuthzAttributes): Promise<AuthzAnswer> | AuthzAnswer;
   /** the rules behind the decisions, for authorizers that can list them */
   rulesFor?(user: UserInfo, namespace: string): RulesAnswer;
 }

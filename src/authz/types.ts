@@ -17,13 +17,14 @@ export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
   return {
     async authorize(a) {
       if (a.user.groups.includes(privilegedGroup)) return { decision: 'Allow', reason: '' };
-      const reasons: string[] = [];
+      const reasons: string[] = [], errors: string[] = [];
       for (const z of authorizers) {
         const d = await z.authorize(a);
         if (d.decision !== 'NoOpinion') return d;
         if (d.reason) reasons.push(d.reason);
+        if (d.error) errors.push(d.error);
       }
-      return { decision: 'NoOpinion', reason: reasons.join(', ') };
+      return { decision: 'NoOpinion', reason: reasons.join(', '), ...(errors.length ? { error: errors.join(', ') } : {}) };
     },
     rulesFor(user, namespace) {
       const answers = authorizers.map(z => z.rulesFor?.(user, namespace)

@@ -1,5 +1,5 @@
 // The Webhook authorizer: asks a remote service with a SubjectAccessReview, caching allowed and denied answers
-// for their own times. A service that fails gives no opinion (the next authorizer decides).
+// for their own times. A service that fails gives no opinion (the next authorizer decides) and an error.
 import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import { ttlCache, type WebhookClient } from '../util/webhook-client.js';
@@ -33,7 +33,7 @@ export function webhookAuthorizer(names: Naming, c: WebhookAuthorizerConfig, now
         if (reply?.apiVersion && reply.apiVersion !== apiVersion) throw new Error(`the webhook answered ${reply.apiVersion}, not ${apiVersion}`);
         status = reply?.status ?? {};
       } catch (e) {
-        return { decision: 'NoOpinion', reason: `authorization webhook failed: ${(e as Error).message}` };
+        return { decision: 'NoOpinion', error: `authorization webhook failed: ${(e as Error).message}` };
       }
       const reason = typeof status.reason === 'string' ? status.reason : '';
       const answer = { decision: (status.allowed === true ? 'Allow' : status.denied === true ? 'Deny' : 'NoOpinion') as Decision, reason };

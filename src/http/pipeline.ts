@@ -346,6 +346,11 @@ function authorization(authorizer: Authorizer, domain: string): Filter {
     const a = attributesOf(ctx, ctx.user!);
     let d;
     try { d = await authorizer.authorize(a); } catch (e) { throw internalError(`authorization failed: ${(e as Error).message}`); }
+    // no authorizer allowed it and one could not decide (its webhook failed): the reference's 500, for the client to retry
+    if (d.decision !== 'Allow' && d.error) {
+      ctx.audit?.annotate(`authorization.${domain}/reason`, 'internal error');
+      throw internalError(d.error);
+    }
     ctx.audit?.annotate(`authorization.${domain}/decision`, d.decision === 'Allow' ? 'allow' : 'forbid');
     ctx.audit?.annotate(`authorization.${domain}/reason`, d.reason ?? '');
     if (d.decision === 'Allow') return next();

@@ -38,8 +38,9 @@ describe('remote authentication and authorization services', { concurrency: 1 },
         ? { authenticated: true, user: { username: 'hook-user', uid: '42', groups: ['hookers'], extra: { team: ['a'] } } }
         : { authenticated: false, error: 'token rejected by the hook' } };
     });
-    authzHook = await fakeHttpsService(dir, 'authz-hook', (_req, body) => {
+    authzHook = await fakeHttpsService(dir, 'authz-hook', (_req, body, res) => {
       const r = body?.spec?.resourceAttributes;
+      if (r?.resource === 'widgets') { res.writeHead(500, { 'content-type': 'text/plain' }).end('policy store unavailable'); return undefined; }
       const allowed = body?.spec?.user === 'hook-user' && r?.resource === 'configmaps' && r?.verb === 'list';
       const denied = r?.resource === 'secrets';
       return { apiVersion: body.apiVersion, kind: 'SubjectAccessReview', status: { allowed, ...(denied ? { denied: true, reason: 'secrets are off limits' } : {}) } };
@@ -127,6 +128,19 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const n = authzHook.requests.length;
     assert.equal((await as(hookUser, 'GET', '/version')).status, 200);
     assert.equal(authzHook.requests.length, n);
+  });
+
+  test('authorization webhook that fails: a 500 when nothing else allows, as the reference answers (not a refusal), and an evaluation error in reviews', async () => {
+    const hookUser: Identity = { token: 'hook-good' };
+    const r = await as(hookUser, 'GET', '/apis/example.com/v1/namespaces/default/widgets');
+    assert.equal(r.status, 500, r.body);
+    assert.equal(r.json.reason, 'InternalError');
+    assert.match(r.json.message, /^Internal error occurred: authorization webhook failed: the webhook answered 500/);
+    const review = await as({ certPem: server.adminCertPem, keyPem: server.adminKeyPem }, 'POST', '/apis/authorization.cluster.io/v1/subjectaccessreviews', {
+      body: { spec: { user: 'hook-user', resourceAttributes: { namespace: 'default', verb: 'get', group: 'example.com', resource: 'widgets' } } } });
+    assert.equal(review.status, 201, review.body);
+    assert.equal(review.json.status.allowed, false);
+    assert.match(review.json.status.evaluationError, /authorization webhook failed/);
   });
 
   test('authenticating proxy: trusted certificate and name, headers mapped; others ignored', async () => {

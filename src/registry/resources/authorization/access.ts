@@ -24,7 +24,8 @@ export function requireOneAttributeSet(req: RestRequest, spec: SubjectAccessRevi
 export async function decide(req: RestRequest, a: AuthzAttributes): Promise<SubjectAccessReviewStatus> {
   try {
     const d = await req.services.authorizer.authorize(a);
-    return { allowed: d.decision === 'Allow', ...(d.decision === 'Deny' ? { denied: true } : {}), ...(d.reason ? { reason: d.reason } : {}) };
+    return { allowed: d.decision === 'Allow', ...(d.decision === 'Deny' ? { denied: true } : {}), ...(d.reason ? { reason: d.reason } : {}),
+      ...(d.error ? { evaluationError: d.error } : {}) };
   } catch (e) {
     return { allowed: false, evaluationError: (e as Error).message };
   }
