@@ -15,7 +15,7 @@ import type { Status } from '../api/meta.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { openWebhookClient } from '../util/webhook-client.js';
 import { decide, loadPolicy, type AuditPolicy, type Decision, type Stage } from './policy.js';
-import { logBackend, truncating, unionBackend, webhookBackend, type AuditEvent, type Backend, type BatchOptions, type LogOptions,
+import { ensureLogFile, logBackend, truncating, unionBackend, webhookBackend, type AuditEvent, type Backend, type BatchOptions, type LogOptions,
   type TruncateOptions } from './backends.js';
 import { internalError } from '../api/status.js';
 
@@ -108,6 +108,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
   /** the backend behind the truncation its flags ask for, which comes first, as in the reference */
   const sized = (b: Backend, batch: AuditBatchOptions) => (batch.truncate
     ? truncating(b, { ...batch.truncate, annotation: `${names.group('audit')}/truncated` }, failures('truncate')) : b);
+  if (o.log) ensureLogFile(o.log.path);
   if (o.log) backends.push(sized(logBackend(o.log, o.log.batch, failures('log')), o.log.batch));
   if (o.webhook) {
     let client;

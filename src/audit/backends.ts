@@ -5,6 +5,7 @@
 // counted, so auditing never holds a request back. In blocking mode the request waits until its events are
 // written (failures are counted, the request goes on); blocking-strict fails the request too when its first
 // event cannot be written.
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { readdir, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, extname, join } from 'node:path';
 import type { Writable } from 'node:stream';
@@ -137,6 +138,21 @@ async function prune(o: LogOptions) {
     .map(b => unlink(join(dir, b.f)).catch(() => {})));
 }
 
+/**
+ * The log file, made before the server serves, as the reference makes it: with its directory, readable by the owner
+ * only (events carry request bodies, secrets among them). A path that cannot be written refuses the start instead of
+ * every event being lost.
+ */
+export function ensureLogFile(path: string): void {
+  if (path === '-') return;
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    closeSync(openSync(path, 'a', 0o600));
+  } catch (e) {
+    throw new Error(`--audit-log-path ${path}: ${(e as Error).message}`);
+  }
+}
+
 /** the log's stream: what it accepts, and a wait for it to take more when it is backed up */
 export function logStream(o: LogOptions, onError: (why: string) => void): { write(text: string): Promise<void>; close(): Promise<void> } {
   let out: Writable;
@@ -146,7 +162,7 @@ export function logStream(o: LogOptions, onError: (why: string) => void): { writ
     // the library leaves a generated name as it is: compressed backups are given their .gz here
     const rotating = createStream((time, index) => (time
       ? `${backupName(file, time instanceof Date ? time : new Date(time), index)}${o.compress ? '.gz' : ''}` : file), {
-      path: dirname(o.path), ...(o.maxSizeMb > 0 ? { size: `${o.maxSizeMb}M` } : {}), ...(o.compress ? { compress: 'gzip' } : {}),
+      path: dirname(o.path), mode: 0o600, ...(o.maxSizeMb > 0 ? { size: `${o.maxSizeMb}M` } : {}), ...(o.compress ? { compress: 'gzip' } : {}),
     });
     rotating.on('rotated', () => { void prune(o).catch(e => onError(`pruning audit log backups: ${(e as Error).message}`)); });
     rotating.on('warning', e => onError(e.message));

@@ -6,7 +6,7 @@
 // request whose handler fails unexpectedly (the Panic stage).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -188,6 +188,28 @@ describe('audit log', () => {
     assert.deepEqual(e!.user, {});
     // what was tried, as the reference records it, rather than the answer's Status
     assert.deepEqual(e!.responseStatus, { metadata: {}, message: 'Authentication failed, attempted: bearer', code: 401 });
+  });
+});
+
+describe('audit log file', () => {
+  test('is made at start with its directory, readable by its owner only; a path that cannot be written refuses the start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-file-'));
+    try {
+      writeFileSync(join(dir, 'policy.json'), JSON.stringify({ apiVersion: 'audit.cluster.io/v1', kind: 'Policy', rules: [{ level: 'Metadata' }] }));
+      const flags = (path: string) => [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${path}`, '--controller-manager=false'];
+      await assert.rejects(startTestServer({ flags: flags(dir) }), /--audit-log-path .*: EISDIR/);
+      await assert.rejects(startTestServer({ flags: flags(join(dir, 'policy.json', 'audit.log')) }), /--audit-log-path .*: (ENOTDIR|EEXIST)/);
+      const file = join(dir, 'logs', 'audit.log');
+      const server = await startTestServer({ flags: flags(file) });
+      try {
+        assert.equal(statSync(file).mode & 0o777, 0o600);
+        assert.equal(statSync(join(dir, 'logs')).mode & 0o777, 0o700);
+      } finally {
+        await server.close();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
