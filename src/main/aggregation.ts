@@ -78,7 +78,12 @@ export interface Aggregation {
   register(clientCaPem: string): Promise<void>;
 }
 
-interface Discovered { resources?: Array<{ name: string }>; openapi?: { paths?: Record<string, unknown>; definitions?: Record<string, unknown> } }
+interface Discovered {
+  resources?: Array<{ name: string }>;
+  openapi?: { paths?: Record<string, unknown>; definitions?: Record<string, unknown> };
+  /** the last read of the discovery document failed: what is known of it is stale, as the reference marks it */
+  failed?: boolean;
+}
 
 export function createAggregation(deps: { watchCache: WatchCache; resources: ApiResources; backends: Backends; names: Naming; front: FrontProxy; rejectForwardingRedirect?: boolean }): Aggregation {
   const { resources, backends, names, front } = deps;
@@ -93,7 +98,8 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
   const remoteGroups: RemoteGroups = {
     priority: (g, v) => lookup.priority(g, v),
     versions: () => remotes().map(a => ({
-      group: a.spec!.group ?? '', version: a.spec!.version ?? '', available: lookup.available(a)?.status === 'True',
+      group: a.spec!.group ?? '', version: a.spec!.version ?? '',
+      available: lookup.available(a)?.status === 'True' && !discovered.get(a.metadata!.name!)?.failed,
       resources: discovered.get(a.metadata!.name!)?.resources as never,
     })),
     onChange: fn => { listeners.add(fn); },
@@ -113,8 +119,10 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
     try {
       const res = await proxy.fetch(a, `/apis/${a.spec!.group}/${a.spec!.version}`, 5000);
       if (res.status < 200 || res.status >= 300) throw new Error(`status ${res.status}`);
-      const list = json(res.body) as { resources?: Array<{ name: string }> } | undefined;
-      const entry: Discovered = { ...before, resources: Array.isArray(list?.resources) ? list!.resources : [] };
+      const list = json(res.body) as { resources?: unknown } | undefined;
+      if (!list || typeof list !== 'object' || (list.resources !== undefined && !Array.isArray(list.resources))) throw new Error('the answer is not an APIResourceList');
+      const { failed: _failed, ...known } = before ?? {};
+      const entry: Discovered = { ...known, resources: (list.resources as Array<{ name: string }> | undefined) ?? [] };
       if (!before?.openapi) {
         const spec = await proxy.fetch(a, '/openapi/v2', 10_000).catch(() => undefined);
         if (spec && spec.status === 200) entry.openapi = json(spec.body);
@@ -122,6 +130,7 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
       if (JSON.stringify(before) !== JSON.stringify(entry)) { discovered.set(name, entry); changed(); }
     } catch (e) {
       log.warn(`APIService ${name}: reading its discovery document: ${(e as Error).message}`);
+      if (!before?.failed) { discovered.set(name, { ...before, failed: true }); changed(); }
     }
   }
 

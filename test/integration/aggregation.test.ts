@@ -12,18 +12,34 @@ import { waitFor } from '../support/wait.js';
 
 const group = 'wardle.example.com', gv = `${group}/v1alpha1`;
 
-/** a backend serving discovery; its flunders are answered by `flunders`, which may never answer */
-async function backend(flunders: (res: ServerResponse) => void) {
+const resourceList = JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: [{ name: 'flunders', namespaced: true, kind: 'Flunder', verbs: ['get', 'list'] }] });
+
+/** a backend serving discovery (the document given); its flunders are answered by `flunders`, which may never answer */
+async function backend(flunders: (res: ServerResponse) => void, discovery = () => resourceList) {
   const ca = createCertificateAuthority('wardle-ca', 3600);
   const key = generateKeyPair();
   const cert = issueLeaf(ca, key.publicKey, { commonName: 'wardle.default.svc', dnsNames: ['wardle.default.svc'], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 3600 });
   const server = createServer({ key: key.keyPem, cert }, (req, res) => {
     if (req.url?.includes('/flunders')) return flunders(res);
     res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: [{ name: 'flunders', namespaced: true, kind: 'Flunder', verbs: ['get', 'list'] }] }));
+    res.end(discovery());
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
   return { server, port: (server.address() as AddressInfo).port, caPem: ca.certPem };
+}
+
+/** the Service, Endpoints and APIService of the backend, waited for until the APIService is available */
+async function register(c: Client, b: { port: number; caPem: string }) {
+  for (const [path, body] of [
+    ['/api/v1/namespaces/default/services', { metadata: { name: 'wardle' }, spec: { ports: [{ port: 443, targetPort: b.port }] } }],
+    ['/api/v1/namespaces/default/endpoints', { metadata: { name: 'wardle' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: b.port }] }] }],
+    ['/apis/apiregistration.k8s.io/v1/apiservices', {
+      metadata: { name: `v1alpha1.${group}` },
+      spec: { group, version: 'v1alpha1', service: { namespace: 'default', name: 'wardle', port: 443 }, caBundle: Buffer.from(b.caPem).toString('base64'), groupPriorityMinimum: 2000, versionPriority: 10 },
+    }],
+  ] as const) assert.equal((await c.request('POST', path, { body })).status, 201);
+  await waitFor('the APIService to be available', async () => (await c.get(`/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.${group}`))
+    .json?.status?.conditions?.some((x: { type: string; status: string }) => x.type === 'Available' && x.status === 'True'));
 }
 
 describe('aggregation: a backend that does not answer in time', () => {
@@ -34,16 +50,7 @@ describe('aggregation: a backend that does not answer in time', () => {
     wardle = b.server;
     server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 200, flags: ['--request-timeout=2s'] });
     c = createClient(server);
-    for (const [path, body] of [
-      ['/api/v1/namespaces/default/services', { metadata: { name: 'wardle' }, spec: { ports: [{ port: 443, targetPort: b.port }] } }],
-      ['/api/v1/namespaces/default/endpoints', { metadata: { name: 'wardle' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port: b.port }] }] }],
-      ['/apis/apiregistration.k8s.io/v1/apiservices', {
-        metadata: { name: `v1alpha1.${group}` },
-        spec: { group, version: 'v1alpha1', service: { namespace: 'default', name: 'wardle', port: 443 }, caBundle: Buffer.from(b.caPem).toString('base64'), groupPriorityMinimum: 2000, versionPriority: 10 },
-      }],
-    ] as const) assert.equal((await c.request('POST', path, { body })).status, 201);
-    await waitFor('the APIService to be available', async () => (await c.get(`/apis/apiregistration.k8s.io/v1/apiservices/v1alpha1.${group}`))
-      .json?.status?.conditions?.some((x: { type: string; status: string }) => x.type === 'Available' && x.status === 'True'));
+    await register(c, b);
   });
   after(async () => {
     c.close();
@@ -72,4 +79,28 @@ describe('aggregation: a backend that does not answer in time', () => {
     assert.equal((await c.get('/livez')).status, 200);
     assert.equal((await hanging).status, 504);
   });
+});
+
+test('aggregation: a discovery document that cannot be read makes the group version stale in aggregated discovery, and current again once it can', async () => {
+  let document = '<html>not discovery</html>';
+  const b = await backend((res) => { res.writeHead(200, { 'content-type': 'application/json' }).end('{}'); }, () => document);
+  const server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 100, flags: ['--controller-manager=false'] });
+  const c = createClient(server);
+  const freshness = async () => {
+    const r = await c.get('/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' });
+    const entry = r.json?.items?.find((g: { metadata: { name: string } }) => g.metadata.name === group);
+    return entry?.versions?.[0] as { freshness: string; resources: Array<{ resource: string }> } | undefined;
+  };
+  try {
+    await register(c, b);
+    await waitFor('the group version to be stale', async () => (await freshness())?.freshness === 'Stale');
+    document = resourceList;
+    const current = await waitFor('the group version to be current', async () => { const v = await freshness(); return v?.freshness === 'Current' && v; });
+    assert.deepEqual(current.resources.map((r) => r.resource), ['flunders']);
+  } finally {
+    c.close();
+    await server.close();
+    b.server.closeAllConnections();
+    await new Promise((r) => b.server.close(r));
+  }
 });
