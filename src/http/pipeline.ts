@@ -227,7 +227,8 @@ function impersonation(authorizer: Authorizer, authenticationGroup: string): Fil
     const impersonatedGroups = [...new Set(groups)];
     if (sa && !groups.length) impersonatedGroups.push('system:serviceaccounts', `system:serviceaccounts:${sa[1]}`);
     if (username !== 'system:anonymous') {
-      if (!impersonatedGroups.includes('system:authenticated')) impersonatedGroups.push('system:authenticated');
+      // a user impersonated as unauthenticated stays so, as in the reference
+      if (!impersonatedGroups.includes('system:authenticated') && !impersonatedGroups.includes('system:unauthenticated')) impersonatedGroups.push('system:authenticated');
     } else if (!impersonatedGroups.includes('system:authenticated') && !impersonatedGroups.includes('system:unauthenticated')) {
       impersonatedGroups.push('system:unauthenticated');
     }

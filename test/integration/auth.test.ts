@@ -219,6 +219,10 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     // impersonating a service account gives the account's groups
     const sa = await as(admin, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers: { 'Impersonate-User': 'system:serviceaccount:team:robot' } });
     assert.deepEqual(sa.json.status.userInfo.groups, ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated']);
+    // a user impersonated in the unauthenticated group is not made authenticated as well
+    await bind('ClusterRoleBinding', 'pat-basic', { kind: 'ClusterRole', name: 'system:basic-user' }, [{ kind: 'User', name: 'pat' }]);
+    const unauthenticated = await as(admin, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers: { 'Impersonate-User': 'pat', 'Impersonate-Group': 'system:unauthenticated' } });
+    assert.deepEqual(unauthenticated.json.status.userInfo, { username: 'pat', groups: ['system:unauthenticated'] });
   });
 
   test('service-account tokens: TokenRequest, audiences, binding, expiry, lookup, TokenReview', async () => {
