@@ -26,6 +26,14 @@ describe('API server options', () => {
     assert.throws(() => parseApiServerOptions(['--audit-log-batch-max-size=0']), FlagError);
   });
 
+  test('--audit-log-version and --audit-webhook-version: the reference\'s flags are accepted with the one version there is, audit.<domain>/v1', () => {
+    parseApiServerOptions(['--api-domain=k8s.io', '--audit-log-version=audit.k8s.io/v1', '--audit-webhook-version=audit.k8s.io/v1']);
+    parseApiServerOptions([`--audit-log-version=audit.${defaultApiDomain}/v1`]);
+    assert.throws(() => parseApiServerOptions(['--api-domain=k8s.io', '--audit-webhook-version=audit.k8s.io/v1beta1']),
+      /invalid value for flag --audit-webhook-version: audit.k8s.io\/v1beta1: the only version is audit.k8s.io\/v1/);
+    assert.throws(() => parseApiServerOptions([`--api-domain=${otherDomain}`, `--audit-log-version=audit.${defaultApiDomain}/v1`]), FlagError);
+  });
+
   test('audit truncation: off unless enabled, at the reference\'s sizes (10 MiB a batch, 100 KiB an event) unless given', () => {
     const on = parseApiServerOptions(['--audit-log-path=/tmp/a.log', '--audit-log-truncate-enabled', '--audit-webhook-config-file=/tmp/hook.kubeconfig',
       '--audit-webhook-truncate-enabled=true', '--audit-webhook-truncate-max-event-size=2048', '--audit-webhook-truncate-max-batch-size=4096']).options.audit;

@@ -318,8 +318,10 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'audit-log-maxsize', type: 'int', default: 0, help: 'Megabytes of the audit log file before it is rotated (0: never).', validate: nonNegative },
   { name: 'audit-log-format', type: 'enum', values: ['json', 'legacy'], default: 'json', help: 'Format of the audit log: json (one event a line) or legacy (one line of text an event).' },
   { name: 'audit-log-compress', type: 'bool', default: false, help: 'Compress rotated audit log files with gzip.' },
+  { name: 'audit-log-version', type: 'string', default: '', help: 'API version of the events written to the log: audit.<domain>/v1, the only one (the default).' },
   ...auditBatchFlags('log', 'the log', { mode: 'blocking', maxBatchSize: 1, maxWaitMs: 0, throttle: false }),
   { name: 'audit-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the audit webhook, which receives batches of events (EventList).' },
+  { name: 'audit-webhook-version', type: 'string', default: '', help: 'API version of the events sent to the webhook: audit.<domain>/v1, the only one (the default).' },
   ...auditBatchFlags('webhook', 'the webhook', { mode: 'batch', maxBatchSize: 400, maxWaitMs: 30_000, throttle: true }),
   { name: 'audit-webhook-initial-backoff', type: 'duration', default: 10_000, help: 'Wait before a failed batch is sent again; each retry waits twice as long, five tries in all.', validate: nonNegative },
   { name: 'runtime-config', type: 'stringList', default: [], help: 'Comma-separated <key>[=true|false] entries enabling or disabling API versions and resources. Keys: api/all, api/ga, api/beta, api/alpha, v1, <group>/<version>, <group>/<version>/<resource>.' },
@@ -441,7 +443,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     aggregation: proxyClientPair(v['proxy-client-cert-file'] as string, v['proxy-client-key-file'] as string) && {
       proxyClientCertFile: (v['proxy-client-cert-file'] as string) || undefined, proxyClientKeyFile: (v['proxy-client-key-file'] as string) || undefined,
     },
-    audit: auditFlags(v),
+    audit: auditFlags(v, v['api-domain'] as ApiDomain),
     maxRequestsInflight: v['max-requests-inflight'] as number,
     maxMutatingRequestsInflight: v['max-mutating-requests-inflight'] as number,
     enablePriorityAndFairness: v['enable-priority-and-fairness'] as boolean,
@@ -541,8 +543,12 @@ function authenticationOptions(v: Values): AuthenticationOptions {
   };
 }
 
-function auditFlags(v: Values): AuditFlags {
+function auditFlags(v: Values, domain: ApiDomain): AuditFlags {
   const str = (name: string) => (v[name] as string) || undefined;
+  // the reference's flags name the events' version; v1 is the only one it still writes
+  const eventVersion = `${naming(domain).group('audit')}/v1`;
+  for (const f of ['audit-log-version', 'audit-webhook-version'])
+    if (str(f) && str(f) !== eventVersion) throw new FlagError(`invalid value for flag --${f}: ${str(f)}: the only version is ${eventVersion}`);
   const num = (name: string) => v[name] as number;
   const batch = (f: string): AuditBatchFlags => ({
     mode: v[`${f}-mode`] as AuditMode, bufferSize: num(`${f}-batch-buffer-size`), maxBatchSize: num(`${f}-batch-max-size`),
