@@ -37,18 +37,33 @@ export interface OidcOptions {
   signingAlgs: string[];
 }
 
-export function oidcAuthenticator(o: OidcOptions, now = () => Date.now()): Authenticator {
+/** how often the issuer is asked again while its keys could not be read, as the reference retries */
+const initRetryMs = 10_000;
+
+export function oidcAuthenticator(o: OidcOptions, now = () => Date.now(), opts: { warn?(message: string): void } = {}): Authenticator {
   const ca = o.caFile ? readFileSync(o.caFile, 'utf8') : undefined;
   const issuer = o.issuerUrl;
-  let keys: Promise<{ set: any; fetchedAt: number }> | undefined;
-  // keys are fetched on first use and again (at most every 10 s) when a token names a key not in the set
-  const loadKeys = () => (keys = (async () => {
+  type Keys = { set: any; fetchedAt: number };
+  const fetchKeys = async (): Promise<Keys> => {
     const jose = await loadJose();
     const discovery = await fetchJson(`${issuer.replace(/\/$/, '')}/.well-known/openid-configuration`, ca);
     if (discovery.issuer !== issuer) throw new Error(`the discovery document names issuer ${discovery.issuer}, expected ${issuer}`);
     const jwks = await fetchJson(discovery.jwks_uri, ca);
     return { set: jose.createLocalJWKSet(jwks), fetchedAt: now() };
-  })());
+  };
+  // The keys are read from the start, apart from any request, and again every 10 s until they are: as in the
+  // reference, a token that comes before is refused at once, so an issuer that is slow or down holds no request
+  // (and no stream of tokens makes this server call it more often). Once known, they are read again (at most every
+  // 10 s) when a token names a key not in the set.
+  let keys: Keys | undefined;
+  let refreshing: Promise<Keys> | undefined;
+  const init = () => {
+    fetchKeys().then(k => { keys = k; }, e => {
+      opts.warn?.(`OpenID issuer ${issuer}: reading its keys: ${(e as Error).message}; trying again in ${initRetryMs / 1000} s`);
+      setTimeout(init, initRetryMs).unref();
+    });
+  };
+  init();
   const usernamePrefix = o.usernamePrefix === '-' ? '' : o.usernamePrefix ?? (o.usernameClaim === 'email' ? '' : `${issuer}#`);
 
   return {
@@ -58,12 +73,16 @@ export function oidcAuthenticator(o: OidcOptions, now = () => Date.now()): Authe
       if (!token || peek?.iss !== issuer) return undefined;
       const jose = await loadJose();
       let claims: Record<string, any>;
+      if (!keys) throw unauthorized('Unauthorized: the OpenID authenticator is not initialized: the issuer\'s keys are not known yet');
       try {
-        let k = await (keys ?? loadKeys()).catch(e => { keys = undefined; throw e; });
+        let k = keys;
         const verify = () => jose.jwtVerify(token, k.set, { issuer, audience: o.clientId, algorithms: o.signingAlgs, currentDate: new Date(now()) });
         try { claims = (await verify()).payload; } catch (e) {
           if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || now() - k.fetchedAt < 10_000) throw e;
-          k = await loadKeys();
+          // one read for every token waiting on it; a failed read keeps the keys known and waits its 10 s too
+          refreshing ??= fetchKeys().then(fresh => (keys = fresh), err => { keys = { ...k, fetchedAt: now() }; throw err; })
+            .finally(() => { refreshing = undefined; });
+          k = await refreshing;
           claims = (await verify()).payload;
         }
       } catch (e) {

@@ -97,7 +97,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
   authenticators.push(tokens.authenticator(a.serviceAccountLookup
     ? (resource, ns, name) => listers.get('', resource, ns, name) : undefined));
   if (a.enableBootstrapTokenAuth) authenticators.push(bootstrapTokenAuthenticator(names, (ns, name) => listers.get('', 'secrets', ns, name)));
-  if (a.oidc) authenticators.push(oidcAuthenticator(a.oidc));
+  if (a.oidc) authenticators.push(oidcAuthenticator(a.oidc, undefined, { warn: m => deps.log.warn(m) }));
   if (a.tokenWebhook) {
     authenticators.push(tokenWebhookAuthenticator(names, {
       client: await flagged('--authentication-token-webhook-config-file', () => webhookClient(a.tokenWebhook!.configFile)), version: a.tokenWebhook.version, cacheTtlMs: a.tokenWebhook.cacheTtlMs, apiAudiences, warn: m => deps.log.warn(m),

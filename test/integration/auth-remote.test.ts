@@ -11,6 +11,7 @@ import { SignJWT, exportJWK } from 'jose';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
 import { call, fakeHttpsService, issueClientCert, writeWebhookConfig, type FakeService, type Identity } from './auth-support.js';
+import { waitFor } from '../support/wait.js';
 
 describe('remote authentication and authorization services', { concurrency: 1 }, () => {
   let server: TestServer;
@@ -70,8 +71,8 @@ describe('remote authentication and authorization services', { concurrency: 1 },
 
   test('OpenID Connect: valid, wrong signature, expired, wrong audience, missing claim', async () => {
     const good = await idToken({ email: 'jane@example.com', email_verified: true, groups: ['eng', 'ops'], tenant: 'blue' });
-    const r = await whoami({ token: good });
-    assert.equal(r.status, 201, r.body);
+    // the issuer's keys are read in the background from the start: tokens are refused until they are known
+    const r = await waitFor('the OpenID keys to be known', async () => { const res = await whoami({ token: good }); return res.status === 201 && res; });
     assert.deepEqual(r.json.status.userInfo, { username: 'jane@example.com', groups: ['oidc:eng', 'oidc:ops', 'system:authenticated'] });
     assert.ok(issuer.requests.some(q => q.path === '/.well-known/openid-configuration'));
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -184,6 +185,39 @@ test('a start with an unusable file of an authentication, authorization or front
       [[`--proxy-client-cert-file=${join(dir, 'proxy.crt')}`, `--proxy-client-key-file=${join(dir, 'other.key')}`], /^Error: --proxy-client-key-file .*other\.key: the key is not the one of --proxy-client-cert-file/],
     ] as const) await assert.rejects(startTestServer({ flags: [...flags] }), message, flags.join(' '));
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('OpenID Connect: while the issuer does not answer, tokens are refused at once (the keys are read apart from requests), and accepted once it answers', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'oidc-slow-'));
+  const key = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = { ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
+  let answering = false;
+  const issuer: FakeService = await fakeHttpsService(dir, 'slow-issuer', (req) => {
+    if (!answering) return new Promise(() => {});   // holds the request, as an issuer that is stuck
+    return req.url === '/.well-known/openid-configuration' ? { issuer: issuer.url, jwks_uri: `${issuer.url}/keys` } : { keys: [jwk] };
+  });
+  const server = await startTestServer({ flags: [`--oidc-issuer-url=${issuer.url}`, '--oidc-client-id=cluster-client', `--oidc-ca-file=${issuer.caFile}`,
+    '--oidc-username-claim=email', '--controller-manager=false'] });
+  try {
+    const token = await new SignJWT({ email: 'jane@example.com' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer.url)
+      .setAudience('cluster-client').setIssuedAt().setExpirationTime('10m').sign(key.privateKey);
+    const whoami = () => call(server, { token }, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {} });
+    await waitFor('the server to ask the issuer', async () => issuer.requests.length > 0);
+    const asked = issuer.requests.length;
+    for (let i = 0; i < 5; i++) {
+      const r = await whoami();
+      assert.equal(r.status, 401, r.body);
+      assert.match(r.json.message, /not initialized/);
+    }
+    assert.equal(issuer.requests.length, asked, 'requests do not make the server call the issuer');
+    answering = true;
+    const ok = await waitFor('the keys to be read on the next try', async () => { const r = await whoami(); return r.status === 201 && r; }, 60_000, 200);
+    assert.equal(ok.json.status.userInfo.username, 'jane@example.com');
+  } finally {
+    await server.close();
+    await issuer.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
