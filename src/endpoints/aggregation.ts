@@ -101,6 +101,10 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
         headers[k] = v;
       }
       Object.assign(headers, userHeaders(ctx.user, identity()));
+      // the client's address is added to those it came through, as the reference's proxy adds it: a backend's own audit
+      // names the client, not this server
+      const client = (ctx.req.socket?.remoteAddress ?? '').replace(/^::ffff:/, '');
+      if (client) headers['x-forwarded-for'] = [ctx.headers['x-forwarded-for'], client].flat().filter(Boolean).join(', ');
       const query = ctx.query.toString();
       const upgrade = ctx.upgrade && String(ctx.headers.upgrade ?? '');
       if (upgrade && ctx.upgrade) {

@@ -104,3 +104,29 @@ test('aggregation: a discovery document that cannot be read makes the group vers
     await new Promise((r) => b.server.close(r));
   }
 });
+
+test('aggregation: the backend is told the user in the request headers and the client in X-Forwarded-For; the client\'s own credentials and identity headers are not passed on', async () => {
+  let seen: ServerResponse['req']['headers'] | undefined;
+  const b = await backend((res) => { seen = res.req.headers; res.writeHead(200, { 'content-type': 'application/json' }).end('{"kind":"FlunderList","items":[]}'); });
+  const server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 200, flags: ['--controller-manager=false'] });
+  const c = createClient(server);
+  try {
+    await register(c, b);
+    const r = await c.get(`/apis/${gv}/namespaces/default/flunders`, {
+      'X-Forwarded-For': '10.0.0.9', 'X-Remote-User': 'mallory', 'X-Remote-Extra-Scopes': 'all',
+      'Impersonate-User': 'alice', 'Impersonate-Group': 'devs', 'Impersonate-Extra-Scopes': 'read',
+    });
+    assert.equal(r.status, 200, r.body);
+    assert.equal(seen?.['x-remote-user'], 'alice');
+    assert.equal(seen?.['x-remote-group'], 'devs, system:authenticated');
+    assert.equal(seen?.['x-remote-extra-scopes'], 'read');
+    assert.equal(seen?.['x-forwarded-for'], '10.0.0.9, 127.0.0.1');
+    assert.equal(seen?.['impersonate-user'], undefined);
+    assert.equal(seen?.authorization, undefined);
+  } finally {
+    c.close();
+    await server.close();
+    b.server.closeAllConnections();
+    await new Promise((r) => b.server.close(r));
+  }
+});
