@@ -40,7 +40,7 @@ export interface OidcOptions {
 /** how often the issuer is asked again while its keys could not be read, as the reference retries */
 const initRetryMs = 10_000;
 
-export function oidcAuthenticator(o: OidcOptions, now = () => Date.now(), opts: { warn?(message: string): void } = {}): Authenticator {
+export function oidcAuthenticator(o: OidcOptions, now = () => Date.now(), opts: { warn?(message: string): void } = {}): Authenticator & { stop(): void } {
   const ca = o.caFile ? readFileSync(o.caFile, 'utf8') : undefined;
   const issuer = o.issuerUrl;
   type Keys = { set: any; fetchedAt: number };
@@ -57,16 +57,19 @@ export function oidcAuthenticator(o: OidcOptions, now = () => Date.now(), opts: 
   // 10 s) when a token names a key not in the set.
   let keys: Keys | undefined;
   let refreshing: Promise<Keys> | undefined;
+  let retry: NodeJS.Timeout | undefined, stopped = false;
   const init = () => {
     fetchKeys().then(k => { keys = k; }, e => {
+      if (stopped) return;
       opts.warn?.(`OpenID issuer ${issuer}: reading its keys: ${(e as Error).message}; trying again in ${initRetryMs / 1000} s`);
-      setTimeout(init, initRetryMs).unref();
+      retry = setTimeout(init, initRetryMs).unref();
     });
   };
   init();
   const usernamePrefix = o.usernamePrefix === '-' ? '' : o.usernamePrefix ?? (o.usernameClaim === 'email' ? '' : `${issuer}#`);
 
   return {
+    stop() { stopped = true; clearTimeout(retry); },
     async authenticate(req) {
       const token = bearerToken(req);
       const peek = token ? peekClaims(token) : undefined;

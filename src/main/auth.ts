@@ -97,7 +97,8 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
   authenticators.push(tokens.authenticator(a.serviceAccountLookup
     ? (resource, ns, name) => listers.get('', resource, ns, name) : undefined));
   if (a.enableBootstrapTokenAuth) authenticators.push(bootstrapTokenAuthenticator(names, (ns, name) => listers.get('', 'secrets', ns, name)));
-  if (a.oidc) authenticators.push(oidcAuthenticator(a.oidc, undefined, { warn: m => deps.log.warn(m) }));
+  const oidc = a.oidc ? oidcAuthenticator(a.oidc, undefined, { warn: m => deps.log.warn(m) }) : undefined;
+  if (oidc) authenticators.push(oidc);
   if (a.tokenWebhook) {
     authenticators.push(tokenWebhookAuthenticator(names, {
       client: await flagged('--authentication-token-webhook-config-file', () => webhookClient(a.tokenWebhook!.configFile)), version: a.tokenWebhook.version, cacheTtlMs: a.tokenWebhook.cacheTtlMs, apiAudiences, warn: m => deps.log.warn(m),
@@ -138,6 +139,8 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
   const authorizer = unionAuthorizer(members);
   const stops: Array<() => void> = [];
   if (rbac) stops.push(() => rbac!.stop());
+  // the OpenID keys are read until they are: not after the server stops
+  if (oidc) stops.push(() => oidc.stop());
 
   return {
     authenticate, authorizer, tokens, apiAudiences, extraClientCAs,
