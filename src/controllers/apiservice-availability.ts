@@ -44,7 +44,8 @@ function probe(a: APIService, host: string, port: number, identity: ProbeIdentit
       cert: identity.certPem, key: identity.keyPem,
       ca: a.spec?.caBundle ? Buffer.from(a.spec.caBundle, 'base64').toString('utf8') : undefined,
       rejectUnauthorized: !a.spec?.insecureSkipTLSVerify, servername: `${ref.name}.${ref.namespace}.svc`,
-    }, res => { res.resume(); resolve(res.statusCode ?? 0); });
+    // the status is all the check reads: the body is not waited for (a backend could send it for ever)
+    }, res => { resolve(res.statusCode ?? 0); res.destroy(); });
     req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs / 1000}s`)));
     req.on('error', reject);
     req.end();

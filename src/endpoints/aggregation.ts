@@ -166,7 +166,17 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
 
     fetch(a, path, timeoutMs) {
       const { host, port } = target(a);
-      return new Promise((resolve, reject) => {
+      return new Promise((resolved, rejected) => {
+        // the whole answer within the time, not only each piece of it: a backend that trickles its document would
+        // otherwise hold the availability checks of every APIService, which wait for each other
+        const timer = setTimeout(() => {
+          const e = new Error(`no complete response within ${timeoutMs / 1000}s`);
+          req.destroy(e);
+          reject(e);
+        }, timeoutMs);
+        let settled = false;
+        const resolve = (r: BackendResponse) => { if (!settled) { settled = true; clearTimeout(timer); resolved(r); } };
+        const reject = (e: unknown) => { if (!settled) { settled = true; clearTimeout(timer); rejected(e); } };
         const req = httpsRequest({
           host, port, method: 'GET', path, headers: { accept: 'application/json', ...userHeaders({ username: 'system:kube-aggregator', groups: ['system:masters'] }, identity()) },
           ...tlsOptions(a, identity()), timeout: timeoutMs,

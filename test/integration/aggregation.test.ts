@@ -130,3 +130,29 @@ test('aggregation: the backend is told the user in the request headers and the c
     await new Promise((r) => b.server.close(r));
   }
 });
+
+test('aggregation: a backend that trickles its discovery document for ever does not hold the availability checks', async () => {
+  const trickles = new Set<ReturnType<typeof setInterval>>();
+  // discovery's headers come at once, its body a byte a time and never ends; its resources answer normally
+  const b = await backend((res) => { res.writeHead(200, { 'content-type': 'application/json' }).end('{"kind":"FlunderList","items":[]}'); }, () => '');
+  b.server.removeAllListeners('request');
+  b.server.on('request', (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{');
+    const t = setInterval(() => res.write(' '), 100);
+    trickles.add(t);
+    req.socket.on('close', () => { clearInterval(t); trickles.delete(t); });
+  });
+  const server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 200, flags: ['--controller-manager=false'] });
+  const c = createClient(server);
+  try {
+    // registered and checked: available once its discovery read gives up, which it does in bounded time
+    await register(c, b);
+  } finally {
+    c.close();
+    await server.close();
+    for (const t of trickles) clearInterval(t);
+    b.server.closeAllConnections();
+    await new Promise((r) => b.server.close(r));
+  }
+});
