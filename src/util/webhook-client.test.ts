@@ -42,3 +42,25 @@ test('a configuration without a usable server is refused with a message naming t
     assert.throws(() => openWebhookClient(file), (e: Error) => e.message.startsWith(file) && message.test(e.message));
   }
 });
+
+test('an answer that trickles in is given up at the time limit, as one that never comes', async () => {
+  const timers = new Set<NodeJS.Timeout>();
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{');
+    const t = setInterval(() => res.write(' '), 20);
+    timers.add(t);
+    res.on('close', () => { clearInterval(t); timers.delete(t); });
+  });
+  await new Promise<void>(r => server.listen(0, '127.0.0.1', () => r()));
+  try {
+    const file = join(mkdtempSync(join(tmpdir(), 'webhook-client-')), 'hook.kubeconfig');
+    writeFileSync(file, config(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`));
+    await webhookClient(join(tmpdir(), 'none')).catch(() => {});
+    await assert.rejects(openWebhookClient(file, 300).post({}), /did not answer in time/);
+  } finally {
+    for (const t of timers) clearInterval(t);
+    server.closeAllConnections();
+    server.close();
+  }
+});

@@ -47,7 +47,17 @@ export function openWebhookClient(configFile: string, timeoutMs = 30_000): Webho
   return {
     post(body) {
       const payload = Buffer.from(JSON.stringify(body));
-      return new Promise((res, rej) => {
+      return new Promise((resolved, rejected) => {
+        // the whole answer within the time, as the reference's client bounds it: a webhook trickling its answer would
+        // otherwise hold the request (or an audit batch) for as long as it likes
+        const timer = setTimeout(() => {
+          const e = new Error('the webhook did not answer in time');
+          req.destroy(e);
+          rej(e);
+        }, timeoutMs);
+        let settled = false;
+        const res = (v: unknown) => { if (!settled) { settled = true; clearTimeout(timer); resolved(v); } };
+        const rej = (e: unknown) => { if (!settled) { settled = true; clearTimeout(timer); rejected(e); } };
         const req = request(server, {
           method: 'POST', ca, cert, key, rejectUnauthorized: !cluster['insecure-skip-tls-verify'], timeout: timeoutMs,
           servername: cluster['tls-server-name'],
