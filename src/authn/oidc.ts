@@ -8,9 +8,14 @@ import { unauthorized } from '../api/status.js';
 import { boundedChunks } from '../util/bounded-body.js';
 
 function fetchJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<any> {
-  return new Promise((resolve, reject) => {
+  return new Promise((resolved, rejected) => {
     const u = new URL(url);
-    if (u.protocol !== 'https:') return reject(new Error(`${url}: only https is allowed`));
+    if (u.protocol !== 'https:') return rejected(new Error(`${url}: only https is allowed`));
+    // the whole document within the time: an issuer trickling it would otherwise stall the reading of the keys for good
+    const timer = setTimeout(() => { const e = new Error(`${url}: no answer in time`); req.destroy(e); reject(e); }, timeoutMs);
+    let settled = false;
+    const resolve = (v: unknown) => { if (!settled) { settled = true; clearTimeout(timer); resolved(v); } };
+    const reject = (e: unknown) => { if (!settled) { settled = true; clearTimeout(timer); rejected(e); } };
     const req = get(u, { ca, timeout: timeoutMs, headers: { accept: 'application/json' } }, res => {
       const chunks = boundedChunks(res);
       res.on('error', reject);

@@ -189,13 +189,21 @@ test('a start with an unusable file of an authentication, authorization or front
   }
 });
 
-test('OpenID Connect: while the issuer does not answer, tokens are refused at once (the keys are read apart from requests), and accepted once it answers', async () => {
+test('OpenID Connect: while the issuer does not answer (or trickles its answer), tokens are refused at once (the keys are read apart from requests), and accepted once it answers', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'oidc-slow-'));
   const key = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const jwk = { ...(await exportJWK(key.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' };
   let answering = false;
-  const issuer: FakeService = await fakeHttpsService(dir, 'slow-issuer', (req) => {
-    if (!answering) return new Promise(() => {});   // holds the request, as an issuer that is stuck
+  const trickles = new Set<NodeJS.Timeout>();
+  const issuer: FakeService = await fakeHttpsService(dir, 'slow-issuer', (req, _body, res) => {
+    if (!answering) {
+      // an issuer that is stuck: it trickles its answer and never ends it
+      res.writeHead(200, { 'content-type': 'application/json' }).write('{');
+      const t = setInterval(() => res.write(' '), 200);
+      trickles.add(t);
+      res.on('close', () => { clearInterval(t); trickles.delete(t); });
+      return new Promise(() => {});
+    }
     return req.url === '/.well-known/openid-configuration' ? { issuer: issuer.url, jwks_uri: `${issuer.url}/keys` } : { keys: [jwk] };
   });
   const server = await startTestServer({ flags: [`--oidc-issuer-url=${issuer.url}`, '--oidc-client-id=cluster-client', `--oidc-ca-file=${issuer.caFile}`,
@@ -217,6 +225,7 @@ test('OpenID Connect: while the issuer does not answer, tokens are refused at on
     assert.equal(ok.json.status.userInfo.username, 'jane@example.com');
   } finally {
     await server.close();
+    for (const t of trickles) clearInterval(t);
     await issuer.close();
     rmSync(dir, { recursive: true, force: true });
   }
