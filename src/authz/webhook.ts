@@ -12,18 +12,26 @@ export interface WebhookAuthorizerConfig {
   unauthorizedTtlMs: number;
 }
 
+/** the fields that have a value: not undefined, not an empty string, list or object */
+function withoutEmpty<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && !(Array.isArray(v) && !v.length)
+    && !(v && typeof v === 'object' && !Array.isArray(v) && !Object.keys(v).length))) as Partial<T>;
+}
+
 export function webhookAuthorizer(names: Naming, c: WebhookAuthorizerConfig, now = () => Date.now()): Authorizer {
   const apiVersion = `${names.group('authorization')}/${c.version}`;
   const cache = ttlCache<{ decision: Decision; reason: string }>(now);
   return {
     async authorize(a) {
-      const spec = {
+      // empty fields are left out, as the reference's encoding leaves them out: policies often test a field's absence
+      // (a cluster-scoped request has no namespace, a request of a resource itself no subresource)
+      const spec = withoutEmpty({
         ...(a.isResourceRequest
-          ? { resourceAttributes: { namespace: a.namespace, verb: a.verb, group: a.apiGroup, version: a.apiVersion, resource: a.resource, subresource: a.subresource, name: a.name } }
-          : { nonResourceAttributes: { path: a.path, verb: a.verb } }),
+          ? { resourceAttributes: withoutEmpty({ namespace: a.namespace, verb: a.verb, group: a.apiGroup, version: a.apiVersion, resource: a.resource, subresource: a.subresource, name: a.name }) }
+          : { nonResourceAttributes: withoutEmpty({ path: a.path, verb: a.verb }) }),
         // v1beta1 names the groups field `group`
-        user: a.user.username, [c.version === 'v1' ? 'groups' : 'group']: a.user.groups, uid: a.user.uid ?? '', extra: a.user.extra ?? {},
-      };
+        user: a.user.username, [c.version === 'v1' ? 'groups' : 'group']: a.user.groups, uid: a.user.uid, extra: a.user.extra,
+      });
       const key = createHash('sha256').update(JSON.stringify(spec)).digest('hex');
       const hit = cache.get(key);
       if (hit) return hit;
