@@ -219,6 +219,8 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     // impersonating a service account gives the account's groups
     const sa = await as(admin, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers: { 'Impersonate-User': 'system:serviceaccount:team:robot' } });
     assert.deepEqual(sa.json.status.userInfo.groups, ['system:serviceaccounts', 'system:serviceaccounts:team', 'system:authenticated']);
+    // the kind has no spec: the answer has none
+    assert.deepEqual(Object.keys(sa.json), ['kind', 'apiVersion', 'metadata', 'status']);
     // a user impersonated in the unauthenticated group is not made authenticated as well
     await bind('ClusterRoleBinding', 'pat-basic', { kind: 'ClusterRole', name: 'system:basic-user' }, [{ kind: 'User', name: 'pat' }]);
     const unauthenticated = await as(admin, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers: { 'Impersonate-User': 'pat', 'Impersonate-Group': 'system:unauthenticated' } });

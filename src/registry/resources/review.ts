@@ -11,7 +11,8 @@ export function objectBody(body: unknown): Record<string, unknown> {
 }
 
 /** a review resource: `answer` gives the status of the review it is sent (with its spec, {} when absent), or refuses it */
-export function review<T extends { spec?: unknown; status?: unknown }>(answer: (req: RestRequest, review: T) => Promise<T['status']>): RestHandler {
+export function review<T extends { spec?: unknown; status?: unknown }>(answer: (req: RestRequest, review: T) => Promise<T['status']>,
+  opts: { hasSpec?: boolean } = {}): RestHandler {
   return {
     async create(req, body) {
       const { info, namespace } = req;
@@ -22,7 +23,8 @@ export function review<T extends { spec?: unknown; status?: unknown }>(answer: (
       const spec = obj.spec ?? {};
       const status = await answer(req, { ...obj, spec } as T);
       const metadata = { ...(obj.metadata ?? {}), creationTimestamp: null, ...(namespace ? { namespace } : {}) };
-      return { kind: info.kind, apiVersion: info.apiVersion, metadata, spec, status };
+      // a kind without a spec (who am I) answers without one, as the reference's type has none
+      return { kind: info.kind, apiVersion: info.apiVersion, metadata, ...(opts.hasSpec === false ? {} : { spec }), status };
     },
   };
 }

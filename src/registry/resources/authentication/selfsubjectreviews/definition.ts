@@ -12,5 +12,5 @@ export const definition = define<SelfSubjectReview>({
     { name: 'v1beta1', served: true, storage: true, schema: s.selfSubjectReview },
     { name: 'v1alpha1', served: true, storage: false, schema: s.selfSubjectReview },
   ],
-  rest: review<SelfSubjectReview>(async req => ({ userInfo: userInfo(req.user!) })),
+  rest: review<SelfSubjectReview>(async req => ({ userInfo: userInfo(req.user!) }), { hasSpec: false }),
 });
