@@ -13,6 +13,24 @@ export interface TokenWebhookConfig {
   warn?(message: string): void;
 }
 
+const strings = (v: unknown) => Array.isArray(v) && v.every(x => typeof x === 'string');
+
+/** the user of an answer has the reference's types: strings, a list of strings, a map of lists of strings */
+function wellTyped(u: any): boolean {
+  if (!u || typeof u !== 'object' || Array.isArray(u)) return false;
+  if (u.username !== undefined && typeof u.username !== 'string') return false;
+  if (u.uid !== undefined && typeof u.uid !== 'string') return false;
+  if (u.groups !== undefined && u.groups !== null && !strings(u.groups)) return false;
+  if (u.extra === undefined || u.extra === null) return true;
+  return typeof u.extra === 'object' && !Array.isArray(u.extra) && Object.values(u.extra).every(v => v === null || strings(v));
+}
+
+/** the extra of a well-typed user, without keys whose value is null (as the reference decodes them: no values) */
+function extraOf(extra: Record<string, string[] | null> | null | undefined): { extra?: Record<string, string[]> } {
+  const kept = Object.entries(extra ?? {}).filter((e): e is [string, string[]] => e[1] !== null);
+  return kept.length ? { extra: Object.fromEntries(kept) } : {};
+}
+
 export function tokenWebhookAuthenticator(names: Naming, c: TokenWebhookConfig, now = () => Date.now()): Authenticator {
   const apiVersion = `${names.group('authentication')}/${c.version}`;
   const cache = ttlCache<{ user?: AuthnResult; error?: string }>(now);
@@ -38,6 +56,8 @@ export function tokenWebhookAuthenticator(names: Naming, c: TokenWebhookConfig, 
         }
         if (reply?.apiVersion && reply.apiVersion !== apiVersion) throw failed(`answered ${reply.apiVersion}, not ${apiVersion}`);
         const s = reply?.status ?? {};
+        // a user the reference could not decode (groups not strings, extra values not lists of strings) is the webhook's fault
+        if (s.authenticated === true && !wellTyped(s.user)) throw failed('answered a user whose fields are not of their types');
         if (s.authenticated === true && typeof s.user?.username === 'string' && s.user.username) {
           // audiences in the answer must be a subset of those asked; none means the API audiences were understood
           const got: string[] = Array.isArray(s.audiences) && s.audiences.length ? s.audiences : audiences;
@@ -46,7 +66,7 @@ export function tokenWebhookAuthenticator(names: Naming, c: TokenWebhookConfig, 
             user: {
               username: s.user.username, ...(s.user.uid ? { uid: String(s.user.uid) } : {}),
               groups: Array.isArray(s.user.groups) ? s.user.groups.map(String) : [],
-              ...(s.user.extra && typeof s.user.extra === 'object' ? { extra: s.user.extra } : {}), audiences: ok,
+              ...extraOf(s.user.extra), audiences: ok,
             },
           };
         } else answer = { error: typeof s.error === 'string' && s.error ? s.error : undefined };

@@ -33,6 +33,8 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     issuer = await fakeHttpsService(dir, 'issuer', req => req.url === '/.well-known/openid-configuration'
       ? { issuer: issuer.url, jwks_uri: `${issuer.url}/keys` } : { keys: [jwk] });
     tokenHook = await fakeHttpsService(dir, 'token-hook', (_req, body, res) => {
+      if (body?.spec?.token === 'hook-mistyped') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'm', groups: 'admins', extra: { a: 'b' } } } };
+      if (body?.spec?.token === 'hook-null-extra') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'n', extra: { a: null, b: ['1'] } } } };
       if (body?.spec?.token === 'hook-broken') { res.writeHead(500, { 'content-type': 'text/plain' }).end('lost the connection to db.internal:5432'); return undefined; }
       const good = body?.spec?.token === 'hook-good';
       return { apiVersion: body.apiVersion, kind: 'TokenReview', status: good
@@ -109,6 +111,13 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const broken = await whoami({ token: 'hook-broken' });
     assert.equal(broken.status, 401);
     assert.equal(broken.json.message, 'Unauthorized');
+    // a user of the wrong types is the webhook's fault too; an extra key without values is no extra
+    const mistyped = await whoami({ token: 'hook-mistyped' });
+    assert.equal(mistyped.status, 401, mistyped.body);
+    assert.equal(mistyped.json.message, 'Unauthorized');
+    const nullExtra = await whoami({ token: 'hook-null-extra' });
+    assert.equal(nullExtra.status, 201, nullExtra.body);
+    assert.deepEqual(nullExtra.json.status.userInfo, { username: 'n', groups: ['system:authenticated'], extra: { b: ['1'] } });
   });
 
   test('authorization webhook: allow, explicit deny, no opinion, cached', async () => {
