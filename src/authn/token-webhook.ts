@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { Authenticator } from './types.js';
 import { bearerToken } from './types.js';
-import { ttlCache, type WebhookClient } from '../util/webhook-client.js';
+import { postRetrying, ttlCache, type WebhookClient } from '../util/webhook-client.js';
 import { unauthorized } from '../api/status.js';
 import { type AuthnResult, intersect } from '../api/auth.js';
 
@@ -50,7 +50,7 @@ export function tokenWebhookAuthenticator(names: Naming, c: TokenWebhookConfig, 
       if (!answer) {
         let reply: any;
         try {
-          reply = await c.client.post({ apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token, ...(audiences.length ? { audiences } : {}) }, status: { user: {} } });
+          reply = await postRetrying(c.client, { apiVersion, kind: 'TokenReview', metadata: { creationTimestamp: null }, spec: { token, ...(audiences.length ? { audiences } : {}) }, status: { user: {} } });
         } catch (e) {
           throw failed((e as Error).message);
         }

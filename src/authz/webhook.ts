@@ -2,7 +2,7 @@
 // for their own times. A service that fails gives no opinion (the next authorizer decides) and an error.
 import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
-import { ttlCache, type WebhookClient } from '../util/webhook-client.js';
+import { postRetrying, ttlCache, type WebhookClient } from '../util/webhook-client.js';
 import type { Authorizer, Decision } from '../api/auth.js';
 
 export interface WebhookAuthorizerConfig {
@@ -37,7 +37,7 @@ export function webhookAuthorizer(names: Naming, c: WebhookAuthorizerConfig, now
       if (hit) return hit;
       let status: any;
       try {
-        const reply = await c.client.post({ apiVersion, kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec, status: { allowed: false } });
+        const reply = await postRetrying(c.client, { apiVersion, kind: 'SubjectAccessReview', metadata: { creationTimestamp: null }, spec, status: { allowed: false } });
         if (reply?.apiVersion && reply.apiVersion !== apiVersion) throw new Error(`the webhook answered ${reply.apiVersion}, not ${apiVersion}`);
         status = reply?.status ?? {};
       } catch (e) {

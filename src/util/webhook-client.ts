@@ -66,7 +66,8 @@ export function openWebhookClient(configFile: string, timeoutMs = 30_000): Webho
           const chunks = boundedChunks(r);
           r.on('end', () => {
             const text = Buffer.concat(chunks).toString('utf8');
-            if ((r.statusCode ?? 0) < 200 || (r.statusCode ?? 0) > 299) return rej(new Error(`the webhook answered ${r.statusCode}: ${text.slice(0, 200)}`));
+            if ((r.statusCode ?? 0) < 200 || (r.statusCode ?? 0) > 299)
+              return rej(Object.assign(new Error(`the webhook answered ${r.statusCode}: ${text.slice(0, 200)}`), { statusCode: r.statusCode }));
             try { res(JSON.parse(text)); } catch { rej(new Error('the webhook answered with a body that is not JSON')); }
           });
           r.on('error', rej);
@@ -77,6 +78,32 @@ export function openWebhookClient(configFile: string, timeoutMs = 30_000): Webho
       });
     },
   };
+}
+
+/** a failure worth another try, as the reference's webhooks judge it: a connection cut, or an answer of 429, 500 or 504 */
+export function transientFailure(e: unknown): boolean {
+  const status = (e as { statusCode?: number }).statusCode;
+  if (status !== undefined) return status === 429 || status === 500 || status === 504;
+  const code = (e as { code?: string }).code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ERR_HTTP2_SESSION_ERROR' || (e as Error).message === 'socket hang up';
+}
+
+/**
+ * A POST tried again on a transient failure, as the reference's authentication and authorization webhooks try: five
+ * tries in all, waiting 500 ms, then half as long again each time (and up to a fifth more, at random).
+ */
+export async function postRetrying(client: WebhookClient, body: unknown, opts: { initialDelayMs?: number; tries?: number } = {}): Promise<any> {
+  let wait = opts.initialDelayMs ?? 500;
+  const tries = opts.tries ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await client.post(body);
+    } catch (e) {
+      if (attempt >= tries || !transientFailure(e)) throw e;
+      await new Promise(r => setTimeout(r, wait * (1 + Math.random() * 0.2)).unref());
+      wait *= 1.5;
+    }
+  }
 }
 
 /** a time-bounded cache of answers, keyed by a string */

@@ -17,6 +17,7 @@ describe('remote authentication and authorization services', { concurrency: 1 },
   let server: TestServer;
   let dir: string;
   let issuer: FakeService, tokenHook: FakeService, authzHook: FakeService;
+  let flakyFailed = false;
   const oidcKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
   const proxyCa = createCertificateAuthority('front-proxy-ca', 3600);
   let proxy: Identity, intruder: Identity;
@@ -35,7 +36,10 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     tokenHook = await fakeHttpsService(dir, 'token-hook', (_req, body, res) => {
       if (body?.spec?.token === 'hook-mistyped') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'm', groups: 'admins', extra: { a: 'b' } } } };
       if (body?.spec?.token === 'hook-null-extra') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'n', extra: { a: null, b: ['1'] } } } };
-      if (body?.spec?.token === 'hook-broken') { res.writeHead(500, { 'content-type': 'text/plain' }).end('lost the connection to db.internal:5432'); return undefined; }
+      if (body?.spec?.token === 'hook-broken') { res.writeHead(503, { 'content-type': 'text/plain' }).end('lost the connection to db.internal:5432'); return undefined; }
+      // fails once with a 500, which is tried again, then answers
+      if (body?.spec?.token === 'hook-flaky' && !flakyFailed) { flakyFailed = true; res.writeHead(500).end('try again'); return undefined; }
+      if (body?.spec?.token === 'hook-flaky') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'flaky' } } };
       const good = body?.spec?.token === 'hook-good';
       return { apiVersion: body.apiVersion, kind: 'TokenReview', status: good
         ? { authenticated: true, user: { username: 'hook-user', uid: '42', groups: ['hookers'], extra: { team: ['a'] } } }
@@ -43,7 +47,7 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     });
     authzHook = await fakeHttpsService(dir, 'authz-hook', (_req, body, res) => {
       const r = body?.spec?.resourceAttributes;
-      if (r?.resource === 'widgets') { res.writeHead(500, { 'content-type': 'text/plain' }).end('policy store unavailable'); return undefined; }
+      if (r?.resource === 'widgets') { res.writeHead(503, { 'content-type': 'text/plain' }).end('policy store unavailable'); return undefined; }
       const allowed = body?.spec?.user === 'hook-user' && r?.resource === 'configmaps' && r?.verb === 'list';
       const denied = r?.resource === 'secrets';
       return { apiVersion: body.apiVersion, kind: 'SubjectAccessReview', status: { allowed, ...(denied ? { denied: true, reason: 'secrets are off limits' } : {}) } };
@@ -118,6 +122,10 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const nullExtra = await whoami({ token: 'hook-null-extra' });
     assert.equal(nullExtra.status, 201, nullExtra.body);
     assert.deepEqual(nullExtra.json.status.userInfo, { username: 'n', groups: ['system:authenticated'], extra: { b: ['1'] } });
+    // a 500 is a transient failure, tried again as the reference tries it
+    const flaky = await whoami({ token: 'hook-flaky' });
+    assert.equal(flaky.status, 201, flaky.body);
+    assert.equal(flaky.json.status.userInfo.username, 'flaky');
   });
 
   test('authorization webhook: allow, explicit deny, no opinion, cached', async () => {
@@ -146,7 +154,7 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const r = await as(hookUser, 'GET', '/apis/example.com/v1/namespaces/default/widgets');
     assert.equal(r.status, 500, r.body);
     assert.equal(r.json.reason, 'InternalError');
-    assert.match(r.json.message, /^Internal error occurred: authorization webhook failed: the webhook answered 500/);
+    assert.match(r.json.message, /^Internal error occurred: authorization webhook failed: the webhook answered 503/);
     const review = await as({ certPem: server.adminCertPem, keyPem: server.adminKeyPem }, 'POST', '/apis/authorization.cluster.io/v1/subjectaccessreviews', {
       body: { spec: { user: 'hook-user', resourceAttributes: { namespace: 'default', verb: 'get', group: 'example.com', resource: 'widgets' } } } });
     assert.equal(review.status, 201, review.body);
