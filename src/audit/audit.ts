@@ -173,7 +173,10 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
         if (levelCovers(d.level, level) && !(key in annotations)) annotations[key] = value;
       },
       requestBody(body, contentType) {
-        if (levelCovers(d.level, 'Request') && requestObject === undefined && isJson(contentType)) requestObject = keep(parsed(body));
+        // a server-side apply patch is YAML by its type but JSON as kubectl and the client libraries send it: recorded
+        // then, as the reference records it (a patch in YAML proper is left out)
+        if (levelCovers(d.level, 'Request') && requestObject === undefined && (isJson(contentType) || contentType === 'application/apply-patch+yaml'))
+          requestObject = keep(parsed(body));
       },
       requestObject(obj) {
         const meta = obj.metadata;

@@ -102,6 +102,14 @@ describe('audit log', () => {
     assert.equal(del!.objectRef?.name, 'cm');
   });
 
+  test('a server-side apply patch sent as JSON (as kubectl sends it) is recorded at Request', async () => {
+    const r = await c.request('PATCH', '/api/v1/namespaces/lvl-req/configmaps/applied?fieldManager=kubectl', {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', ...configMap('applied', { k: 'v' }) }, contentType: 'application/apply-patch+yaml' });
+    assert.equal(r.status, 201, r.body);
+    const [e] = await waitFor(() => eventsOf(r.headers['audit-id']), es => es.length > 0);
+    assert.deepEqual(e!.requestObject, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'applied' }, data: { k: 'v' } });
+  });
+
   test('Request adds the request body; RequestResponse the response body too', async () => {
     const [[cr], [up]] = await writes('lvl-req');
     assert.deepEqual(cr!.requestObject.data, { a: '1' });
