@@ -116,6 +116,17 @@ export class StorageError extends Error {
 export const isStorageError = (e: unknown, code?: StorageErrorCode): e is StorageError =>
   e instanceof StorageError && (code === undefined || e.code === code);
 
+/**
+ * The largest value a store takes: etcd's default request limit (--max-request-bytes), which the embedded stores keep
+ * to as well, so that an object that fits one backend fits all (and no object grows, patch by patch, past what a
+ * request may carry)
+ */
+export const maxValueBytes = 1.5 * 1024 * 1024;
+/** refuses a value over maxValueBytes */
+export function checkValueSize(key: string, value: Uint8Array): void {
+  if (value.length > maxValueBytes)
+    throw new StorageError('TooLarge', `the object is ${value.length} bytes, over the ${maxValueBytes} bytes storage takes`, key);
+}
 export const keyExists = (key: string) => new StorageError('KeyExists', `key ${key} already exists`, key);
 export const notFound = (key: string) => new StorageError('NotFound', `key ${key} not found`, key);
 export const conflict = (key: string, current?: KeyValue) =>

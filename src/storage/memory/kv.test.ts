@@ -1,9 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { kvContract } from '../testing/kv-contract.js';
+import { kvContract, valueLimitContract } from '../testing/kv-contract.js';
 import { openMemoryKV } from './kv.js';
 
 kvContract('memory KV', async () => openMemoryKV());
+valueLimitContract('memory KV', async () => openMemoryKV());
 
 /** keys in a scattered order, so that each new one lands among those already there */
 const scattered = (from: number, n: number) => Array.from({ length: n }, (_, i) =>

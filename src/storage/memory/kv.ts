@@ -3,7 +3,7 @@
 // of them), and the event log that watches replay from.
 import sortedBtree from 'sorted-btree';
 import {
-  StorageError, compacted, conflict, futureRevision, keyExists, notFound,
+  StorageError, checkValueSize, compacted, conflict, futureRevision, keyExists, notFound,
   type KV, type KeyValue, type Revision, type WatchEvent, type WriteResult,
 } from '../types.js';
 import { createWatchHub } from '../watch-hub.js';
@@ -119,12 +119,14 @@ export function openMemoryKV(): KV {
 
     async create(key, value) {
       open();
+      checkValueSize(key, value);
       if (at(key, revision)) throw keyExists(key);
       return write(key, value, false, undefined);
     },
 
     async update(key, value, expectedModRevision) {
       open();
+      checkValueSize(key, value);
       const current = at(key, revision);
       if (!current) throw notFound(key);
       if (current.modRevision !== expectedModRevision) throw conflict(key, current);

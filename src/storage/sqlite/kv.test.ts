@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { kvContract } from '../testing/kv-contract.js';
+import { kvContract, valueLimitContract } from '../testing/kv-contract.js';
 import { isStorageError, type WatchEvent } from '../types.js';
 import { openSqliteKV, type SyncFile } from './kv.js';
 import { FORMAT_VERSION } from './schema.js';
@@ -19,6 +19,7 @@ const text = (v: Uint8Array) => Buffer.from(v).toString();
 const statSize = (file: string) => statSync(file, { throwIfNoEntry: false })?.size ?? 0;
 
 kvContract('sqlite KV', () => openSqliteKV({ file: freshFile() }));
+valueLimitContract('sqlite KV', () => openSqliteKV({ file: freshFile() }));
 
 describe('sqlite KV on disk', () => {
   test('reopening keeps the data, the revision and the compacted revision', async () => {

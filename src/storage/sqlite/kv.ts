@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { closeSync, fsync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import {
-  StorageError, compacted, conflict, futureRevision, keyExists, notFound,
+  StorageError, checkValueSize, compacted, conflict, futureRevision, keyExists, notFound,
   type KV, type KeyValue, type Revision, type WatchEvent, type WriteResult,
 } from '../types.js';
 import { createWatchHub } from '../watch-hub.js';
@@ -278,8 +278,8 @@ export async function openSqliteKV(opts: { file: string; syncFile?: SyncFile }):
       return sql.count.get({ from: prefix, to: rangeEnd(prefix), rev })!;
     },
 
-    create: (key, value) => enqueue('create', key, value),
-    update: (key, value, expectedModRevision) => enqueue('update', key, value, expectedModRevision),
+    create: async (key, value) => { checkValueSize(key, value); return enqueue('create', key, value); },
+    update: async (key, value, expectedModRevision) => { checkValueSize(key, value); return enqueue('update', key, value, expectedModRevision); },
     delete: (key, expectedModRevision) => enqueue('delete', key, EMPTY, expectedModRevision),
 
     watch(prefix, o, handler) {

@@ -6,7 +6,7 @@ import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import {
-  isStorageError,
+  isStorageError, maxValueBytes,
   type KV, type KeyValue, type Revision, type StorageError, type StorageErrorCode, type Watch, type WatchEvent, type WatchOptions,
 } from '../types.js';
 
@@ -494,5 +494,28 @@ export function kvContract(name: string, open: () => Promise<KV>, close: (kv: KV
       const again = await kv.create(p + 'b', bytes('b2'));
       assert.equal(again.kv.createRevision, again.revision, 'a key whose tombstone was compacted can be created again');
     });
+  });
+}
+
+/**
+ * The embedded stores' value limit (etcd's default request limit, which a configured etcd may raise): a value of
+ * maxValueBytes is taken, one byte more is TooLarge for create and update alike, and the store goes on.
+ */
+export function valueLimitContract(name: string, open: () => Promise<KV>) {
+  test(`${name}: values up to ${maxValueBytes} bytes are taken, larger ones refused as TooLarge`, async () => {
+    const kv = await open();
+    try {
+      const fits = new Uint8Array(maxValueBytes), over = new Uint8Array(maxValueBytes + 1);
+      const tooLarge = (e: unknown) => isStorageError(e, 'TooLarge') && /over the 1572864 bytes storage takes/.test((e as Error).message);
+      await assert.rejects(kv.create('/limit/new', over), tooLarge);
+      assert.equal((await kv.get('/limit/new')).kv, undefined);
+      const created = await kv.create('/limit/k', fits);
+      await assert.rejects(kv.update('/limit/k', over, created.revision), tooLarge);
+      const kept = (await kv.get('/limit/k')).kv!;
+      assert.deepEqual([kept.value.length, kept.modRevision], [maxValueBytes, created.revision]);
+      assert.ok((await kv.update('/limit/k', new Uint8Array(10), created.revision)).revision > created.revision);
+    } finally {
+      await kv.close();
+    }
   });
 }
