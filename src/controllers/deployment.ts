@@ -92,7 +92,8 @@ function annotations(ctx: ControllerContext) {
     desiredReplicas: `${prefix}/desired-replicas`,
     maxReplicas: `${prefix}/max-replicas`,
     /** annotations of the Deployment not copied to its ReplicaSets */
-    notCopied: new Set([`${prefix}/revision`, `${prefix}/revision-history`, `${prefix}/desired-replicas`, `${prefix}/max-replicas`, ...ctx.names.lastAppliedAnnotations]),
+    notCopied: new Set([`${prefix}/revision`, `${prefix}/revision-history`, `${prefix}/desired-replicas`, `${prefix}/max-replicas`,
+      'deprecated.deployment.rollback.to', ...ctx.names.lastAppliedAnnotations]),
   };
 }
 type Annotations = ReturnType<typeof annotations>;
@@ -149,6 +150,11 @@ async function replicaSetsAndRevision(ctx: ControllerContext, a: Annotations, d:
     const ann = { ...(existing.metadata.annotations ?? {}) };
     let changed = false;
     const oldRevision = ann[a.revision];
+    // the Deployment's own annotations (a change-cause added after the rollout began) follow it to its current
+    // ReplicaSet; ones the ReplicaSet has that the Deployment lost stay, as its history
+    for (const [k, v] of Object.entries(d.metadata.annotations ?? {})) {
+      if (!a.notCopied.has(k) && ann[k] !== v) { ann[k] = v; changed = true; }
+    }
     if (revisionOf(a, existing) < maxOld + 1) {
       if (oldRevision) ann[a.revisionHistory] = ann[a.revisionHistory] ? `${ann[a.revisionHistory]},${oldRevision}` : oldRevision;
       ann[a.revision] = revision;

@@ -69,6 +69,19 @@ describe('workload controllers', () => {
     assert.equal(d.metadata.annotations[`deployment.${cluster.server.names.labelDomain}/revision`], '2');
   });
 
+  test('an annotation added to the Deployment after its rollout reaches its current ReplicaSet (rollout history shows a late change-cause)', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    const revision = `deployment.${cluster.server.names.labelDomain}/revision`;
+    await deps.patch('web', { metadata: { annotations: { 'kubernetes.io/change-cause': 'image web:2' } } });
+    const rss = await waitFor('copied', async () => {
+      const list = (await cluster.client.resource(rsRef, 'default').list({ labelSelector: 'app=web' })).items;
+      return list.some((rs: any) => rs.metadata.annotations?.['kubernetes.io/change-cause'] === 'image web:2') && list;
+    });
+    const byRevision = Object.fromEntries(rss.map((rs: any) => [rs.metadata.annotations[revision], rs]));
+    assert.equal(byRevision['2'].metadata.annotations['kubernetes.io/change-cause'], 'image web:2');
+    assert.equal(byRevision['1'].metadata.annotations['kubernetes.io/change-cause'], undefined);
+  });
+
   test('Recreate: the old pods go before new ones start', async () => {
     const deps = cluster.client.resource(deploymentsRef, 'default');
     await deps.create(deployment('recreate', 2, 'r:1', { strategy: { type: 'Recreate' } }));
