@@ -428,7 +428,10 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   /** after mutating admission: the path's limits again, the strategy's prepare, and the generation */
   async function prepareUpdate(next: ApiObject, old: ApiObject, subresource: string, ctx: StrategyContext): Promise<ApiObject> {
     const shaped = writable(next, old, subresource);
-    if (changesOf(subresource)) return shaped;
+    if (changesOf(subresource)) {
+      await strategy.prepareForSubresourceUpdate?.(subresource, shaped, old, ctx);
+      return shaped;
+    }
     await strategy.prepareForUpdate?.(shaped, old, ctx);
     if (strategy.generation && withoutMeta(shaped) !== withoutMeta(old))
       shaped.metadata.generation = (old.metadata.generation ?? 0) + 1;

@@ -52,6 +52,9 @@ export interface Strategy<T = ApiObject> {
   prepareForCreate?(obj: T, ctx: StrategyContext): void | Promise<void>;
   /** after mutating admission: what an update through the main resource may not change, or what the server keeps up */
   prepareForUpdate?(obj: T, old: T, ctx: StrategyContext): void | Promise<void>;
+  /** after mutating admission, for a write through a subresource that changes fields of its own (status, a CSR's
+   *  approval): what the server keeps up there */
+  prepareForSubresourceUpdate?(subresource: string, obj: T, old: T, ctx: StrategyContext): void | Promise<void>;
   validate?(obj: T): StatusCause[];
   /** where this kind holds pod specs, by field path: the server's own pod policy (--allow-privileged) applies to them */
   podSpecs?(obj: T): Array<[string, PodSpec | undefined]>;

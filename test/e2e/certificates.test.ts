@@ -73,6 +73,10 @@ describe('certificates and bootstrap tokens', () => {
     });
     const { stdout } = await run(kubectl, ['--kubeconfig', server.kubeconfig, 'certificate', 'approve', 'jane']);
     assert.match(stdout, /approved/);
+    // kubectl sends the condition without a transition time; the server sets it
+    const approved = (await admin.resource(csrs).get('jane')).status.conditions.find((c: any) => c.type === 'Approved');
+    assert.equal(approved.reason, 'KubectlApprove');
+    assert.ok(approved.lastTransitionTime && approved.lastUpdateTime, JSON.stringify(approved));
     const certPem = await signed('jane');
     const cert = new X509Certificate(certPem);
     assert.ok(cert.checkIssued(new X509Certificate(server.caCertPem)), 'signed by the server CA');

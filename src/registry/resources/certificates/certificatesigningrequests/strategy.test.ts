@@ -76,5 +76,15 @@ describe('CertificateSigningRequest strategy', () => {
       ['status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive']);
     assert.deepEqual(approval(pending, approved), ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']);
   });
+
+  test('a condition written without times gets them: now, or the transition time of the same condition held before', async () => {
+    const old: ApiObject = { metadata: { name: 'x' }, status: { conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] } };
+    const next: ApiObject = { metadata: { name: 'x' }, status: { conditions: [{ type: 'Failed', status: 'True' }, { type: 'Approved', status: 'True', lastUpdateTime: '2023-01-01T00:00:00Z' }] } };
+    await certificateSigningRequests.prepareForSubresourceUpdate!('approval', next, old, ctx);
+    assert.deepEqual((next.status as any).conditions, [
+      { type: 'Failed', status: 'True', lastUpdateTime: ctx.now, lastTransitionTime: '2020-01-01T00:00:00Z' },
+      { type: 'Approved', status: 'True', lastUpdateTime: '2023-01-01T00:00:00Z', lastTransitionTime: ctx.now },
+    ]);
+  });
 });
 

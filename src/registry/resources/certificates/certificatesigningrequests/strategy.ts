@@ -195,6 +195,18 @@ export const strategy = defineStrategy<Csr>({
     csr.spec = old.spec;
     if (old.status === undefined) delete csr.status; else csr.status = old.status;
   },
+  // a condition written without times (kubectl certificate approve sends no lastTransitionTime) gets them from the
+  // server: now, or the transition time of the same condition already held
+  prepareForSubresourceUpdate(_subresource, csr, old, ctx) {
+    for (const c of csr.status?.conditions ?? []) {
+      if (!c || typeof c !== 'object') continue;
+      if (!c.lastUpdateTime) c.lastUpdateTime = ctx.now;
+      if (!c.lastTransitionTime) {
+        const same = (old.status?.conditions ?? []).find(o => o?.type === c.type && o.status === c.status && o.lastTransitionTime);
+        c.lastTransitionTime = same?.lastTransitionTime ?? ctx.now;
+      }
+    }
+  },
   validate: csr => validateCsr(csr),
   validateUpdate: (csr, old) => validateCsrUpdate(csr, old, 'main'),
   validateStatusUpdate: (csr, old) => validateCsrUpdate(csr, old, 'status'),
