@@ -2,13 +2,14 @@
 // healthy counts, disruptions allowed, the DisruptionAllowed condition), which the eviction subresource reads
 // and charges. An integer minAvailable counts the selected pods; maxUnavailable and percentages count the
 // replicas their controllers want (a Deployment's through its ReplicaSets, StatefulSets, ReplicationControllers,
-// ReplicaSets). Pods evicted a moment ago stay out of the healthy count for up to two minutes.
+// ReplicaSets), pods without a controller left out of that count. Pods evicted a moment ago stay out of the
+// healthy count for up to two minutes.
 import { nowTimestamp } from '../api/meta.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import { canonicalJson, controllerOf, keyOf, podReady, scaledValue, selects, setCondition, splitKey, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
-import type { Pod, PodDisruptionBudget } from './types.js';
+import type { LabelSelector, Pod, PodDisruptionBudget } from './types.js';
 
 const evictionTimeoutMs = 2 * 60_000;
 
@@ -60,17 +61,21 @@ async function syncBudget(ctx: ControllerContext, pdb: PodDisruptionBudget, name
   scaleOf: (p: Pod) => { uid: string; replicas: number } | undefined): Promise<SyncResult | void> {
   const now = Date.now();
   const selected = namespacePods.filter((p) => selects(pdb.spec?.selector, p.metadata.labels));
+  if (!selected.length) ctx.recorder.event(pdb, 'Normal', 'NoPods', 'No matching pods found');
   const spec = pdb.spec ?? {};
   let expected: number;
   let desired: number;
   let failure: string | undefined;
+  let unmanaged = false;
   if (spec.minAvailable !== undefined && typeof spec.minAvailable === 'number') {
     expected = selected.length;
     desired = spec.minAvailable;
   } else {
-    // the controllers' replicas
+    // the controllers' replicas; pods without a controller are left out of the count (the budget still covers
+    // them), one whose controller is not found fails the sync
     const scales = new Map<string, number>();
     for (const p of selected) {
+      if (!controllerOf(p)) { unmanaged = true; continue; }
       const s = scaleOf(p);
       if (!s) { failure = `found no controllers for pod "${p.metadata.name}"`; break; }
       scales.set(s.uid, s.replicas);
@@ -79,6 +84,30 @@ async function syncBudget(ctx: ControllerContext, pdb: PodDisruptionBudget, name
     desired = spec.maxUnavailable !== undefined
       ? Math.max(0, expected - scaledValue(spec.maxUnavailable, expected, true, 0))
       : scaledValue(spec.minAvailable, expected, true, 0);
+  }
+  const write = async (status: NonNullable<PodDisruptionBudget['status']>) => {
+    if (canonicalJson(status) === canonicalJson(pdb.status ?? {})) return;
+    await ctx.client.resource(ctx.refs.podDisruptionBudgets, pdb.metadata.namespace).status.update({ ...pdb, status }).catch((e) => {
+      // a conflict means an eviction charged the budget meanwhile: its update brings another sync
+      if (!isConflict(e) && !isNotFound(e)) throw e;
+    });
+  };
+  if (failure) {
+    // fail safe: no disruptions, the counts left as they were
+    ctx.recorder.event(pdb, 'Warning', 'CalculateExpectedPodCountFailed', `Failed to calculate the number of expected pods: ${failure}`);
+    const observed = pdb.status?.observedGeneration;
+    await write({
+      ...pdb.status, disruptionsAllowed: 0,
+      currentHealthy: pdb.status?.currentHealthy ?? 0, desiredHealthy: pdb.status?.desiredHealthy ?? 0, expectedPods: pdb.status?.expectedPods ?? 0,
+      conditions: setCondition(pdb.status?.conditions,
+        { type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: failure, ...(observed !== undefined ? { observedGeneration: observed } : {}) }, nowTimestamp()),
+    });
+    return;
+  }
+  if (unmanaged) {
+    ctx.recorder.event(pdb, 'Warning', 'UnmanagedPods', `Pods selected by this PodDisruptionBudget (selector: ${selectorString(spec.selector)}) were found `
+      + 'to be unmanaged. As a result, the status of the PDB cannot be calculated correctly, which may result in undefined behavior. '
+      + 'To account for these pods please set ".spec.minAvailable" field of the PDB to an integer value.');
   }
   // evictions not yet followed by the pod's deletion hold their pods out of the count for a while
   const disrupted: Record<string, string> = {};
@@ -91,25 +120,28 @@ async function syncBudget(ctx: ControllerContext, pdb: PodDisruptionBudget, name
     recheck = Math.min(recheck ?? Infinity, until - now);
   }
   const healthy = selected.filter((p) => !p.metadata.deletionTimestamp && podReady(p) && !disrupted[p.metadata.name!]).length;
-  const allowed = failure ? 0 : Math.max(0, healthy - desired);
-  const status: NonNullable<PodDisruptionBudget['status']> = {
-    observedGeneration: pdb.metadata.generation,
+  // no expected pods allows nothing: a budget's first pods must not go before it has counted them
+  const allowed = expected > 0 ? Math.max(0, healthy - desired) : 0;
+  const generation = pdb.metadata.generation;
+  const observed = generation !== undefined ? { observedGeneration: generation } : {};
+  await write({
+    observedGeneration: generation,
     ...(Object.keys(disrupted).length ? { disruptedPods: disrupted } : {}),
     disruptionsAllowed: allowed,
     currentHealthy: healthy,
     desiredHealthy: desired,
     expectedPods: expected,
-    conditions: setCondition(pdb.status?.conditions, failure
-      ? { type: 'DisruptionAllowed', status: 'False', reason: 'SyncFailed', message: failure }
-      : allowed > 0
-        ? { type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '' }
-        : { type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '' }, nowTimestamp()),
-  };
-  if (canonicalJson(status) !== canonicalJson(pdb.status ?? {})) {
-    await ctx.client.resource(ctx.refs.podDisruptionBudgets, pdb.metadata.namespace).status.update({ ...pdb, status }).catch((e) => {
-      // a conflict means an eviction charged the budget meanwhile: its update brings another sync
-      if (!isConflict(e) && !isNotFound(e)) throw e;
-    });
-  }
+    conditions: setCondition(pdb.status?.conditions, allowed > 0
+      ? { type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '', ...observed }
+      : { type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '', ...observed }, nowTimestamp()),
+  });
   return recheck !== undefined ? { requeueAfterMs: recheck + 100 } : undefined;
+}
+
+/** a label selector as the reference's events print it (its generated String form) */
+function selectorString(sel: LabelSelector | undefined): string {
+  if (!sel) return 'nil';
+  const labels = Object.keys(sel.matchLabels ?? {}).sort().map((k) => `${k}: ${sel.matchLabels![k]},`).join('');
+  const exprs = (sel.matchExpressions ?? []).map((e) => `LabelSelectorRequirement{Key:${e.key},Operator:${e.operator},Values:[${(e.values ?? []).join(' ')}],},`).join('');
+  return `&LabelSelector{MatchLabels:map[string]string{${labels}},MatchExpressions:[]LabelSelectorRequirement{${exprs}},}`;
 }

@@ -177,6 +177,34 @@ describe('stateful and per-node workloads', () => {
     await waitFor('no disruption left', async () => { const p = await pdbs.get('guarded'); return p.status.disruptionsAllowed === 0 && p.status.currentHealthy === 2; });
   });
 
+  test('a budget by maxUnavailable counts the replicas of the pods\' controllers, leaving pods without one out and saying so in an event', async () => {
+    const pods = cluster.client.resource(podsRef, 'default');
+    const pdbs = cluster.client.resource({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' }, 'default');
+    await cluster.client.resource({ group: 'apps', version: 'v1', resource: 'replicasets' }, 'default').create({
+      apiVersion: 'apps/v1', kind: 'ReplicaSet', metadata: { name: 'mixed' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'mixed', owned: 'yes' } }, template: { metadata: { labels: { app: 'mixed', owned: 'yes' } }, spec: { containers: [{ name: 'c', image: 'm' }] } } },
+    });
+    for (const name of ['loose1', 'loose2']) await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'mixed', loose: 'yes' } }, spec: { containers: [{ name: 'c', image: 'm' }] } });
+    const ready = (selector: string, n: number) => waitFor(`${n} ready (${selector})`, async () => (await podsOf(selector))
+      .filter((p: any) => p.status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True')).length === n);
+    await ready('app=mixed', 4);
+    await pdbs.create({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'mixed' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'mixed' } } } });
+    await pdbs.create({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'loose' }, spec: { maxUnavailable: 1, selector: { matchLabels: { loose: 'yes' } } } });
+    // the ReplicaSet's 2 replicas are expected, all 4 selected pods are healthy
+    const mixed = await waitFor('mixed counted', async () => { const b = await pdbs.get('mixed'); return b.status?.currentHealthy === 4 && b; });
+    assert.deepEqual([mixed.status.expectedPods, mixed.status.desiredHealthy, mixed.status.disruptionsAllowed], [2, 1, 3]);
+    const allowed = mixed.status.conditions.find((c: any) => c.type === 'DisruptionAllowed');
+    assert.deepEqual([allowed.status, allowed.reason, allowed.observedGeneration], ['True', 'SufficientPods', 1]);
+    // only pods without a controller: nothing expected, so nothing may go
+    const loose = await waitFor('loose counted', async () => { const b = await pdbs.get('loose'); return b.status?.currentHealthy === 2 && b; });
+    assert.deepEqual([loose.status.expectedPods, loose.status.desiredHealthy, loose.status.disruptionsAllowed], [0, 0, 0]);
+    assert.equal(loose.status.conditions.find((c: any) => c.type === 'DisruptionAllowed').reason, 'InsufficientPods');
+    const event = await waitFor('the UnmanagedPods event', async () => (await cluster.client.resource({ group: '', version: 'v1', resource: 'events' }, 'default')
+      .list({ fieldSelector: 'involvedObject.name=loose,reason=UnmanagedPods' })).items[0]);
+    assert.equal(event.type, 'Warning');
+    assert.match(event.message, /^Pods selected by this PodDisruptionBudget \(selector: &LabelSelector\{MatchLabels:map\[string\]string\{loose: yes,\},MatchExpressions:\[\]LabelSelectorRequirement\{\},\}\) were found to be unmanaged/);
+  });
+
   test('Eviction: pending and unready pods, by the budget\'s unhealthyPodEvictionPolicy', async () => {
     const pods = cluster.client.resource(podsRef, 'default');
     const pdbs = cluster.client.resource({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' }, 'default');
