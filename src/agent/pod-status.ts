@@ -123,6 +123,16 @@ export interface PodStatusInput {
 
 const ownConditions = ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
 
+/** the agent's status with the conditions others own (DisruptionTarget from an eviction, readiness gates) as the API
+ *  holds them now: the agent keeps its own conditions, and writes the others back as it read them */
+export function withOthersConditions(own: PodStatus | undefined, api: PodStatus | undefined): PodStatus {
+  // before its first report the agent has no conditions of its own: the API's stand (PodScheduled)
+  if (!own?.conditions) return { ...api, ...own };
+  const mine = own.conditions.filter((c) => ownConditions.includes(c.type));
+  const others = (api?.conditions ?? []).filter((c) => !ownConditions.includes(c.type));
+  return { ...api, ...own, conditions: [...mine, ...others] };
+}
+
 export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime, terminal }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
   const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName);

@@ -11,7 +11,7 @@
 import type { AgentPod, Container, EphemeralContainer, LifecycleHandler, PodStatus, Probe } from './objects.js';
 import { isTerminalPhase } from './objects.js';
 import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxInfo } from './runtime/types.js';
-import { podStatus, type ContainerView } from './pod-status.js';
+import { podStatus, withOthersConditions, type ContainerView } from './pod-status.js';
 import { noEvents, type Recorder } from './events.js';
 import type { DnsSettings } from './dns.js';
 import type { VolumeManager } from './volumes/index.js';
@@ -667,8 +667,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const w = workers.get(uid);
       if (w) {
         const labelsChanged = JSON.stringify([pod.metadata.labels, pod.metadata.annotations]) !== JSON.stringify([w.pod.metadata.labels, w.pod.metadata.annotations]);
-        // keep the status this agent computed; the source's copy may lag behind it
-        w.pod = { ...pod, status: { ...pod.status, ...w.pod.status } };
+        // keep the status this agent computed, the source's copy may lag behind it; but conditions others write
+        // (an eviction's DisruptionTarget) come from the source
+        w.pod = { ...pod, status: withOthersConditions(w.pod.status, pod.status) };
         // downward API files follow the pod's labels and annotations
         if (labelsChanged) w.refreshDue = true;
       } else {

@@ -160,13 +160,19 @@ export const jobController: Controller = {
       const recorded = new Set([...uncounted.succeeded, ...uncounted.failed]);
       const finished = isFinished(job);
 
+      // with a pod failure policy a pod that is going away counts once it has failed, when its conditions tell why (an
+      // eviction's DisruptionTarget), not as its deletion starts; meanwhile it is neither active nor finished
+      const withPolicy = !!job.spec.podFailurePolicy;
+      const hasFailed = (p: Pod) => (withPolicy ? p.status?.phase === 'Failed' : failed(p));
+      const isTerminated = (p: Pod) => succeeded(p) || hasFailed(p);
+
       // 1. finished pods still holding the finalizer are recorded as uncounted, failures checked against the policy
       let failJob: { reason: string; message: string } | undefined;
       const ignored = new Set<string>();
       for (const p of all) {
-        if (!p.metadata.finalizers?.includes(trackingFinalizer) || !terminated(p) || recorded.has(p.metadata.uid!)) continue;
-        if (failed(p) && job.spec.podFailurePolicy && p.status?.phase === 'Failed') {
-          const m = matchFailurePolicy(job.spec.podFailurePolicy.rules, p);
+        if (!p.metadata.finalizers?.includes(trackingFinalizer) || !isTerminated(p) || recorded.has(p.metadata.uid!)) continue;
+        if (withPolicy && hasFailed(p)) {
+          const m = matchFailurePolicy(job.spec.podFailurePolicy!.rules, p);
           if (m?.rule.action === 'Ignore') { ignored.add(p.metadata.uid!); continue; }
           if (m?.rule.action === 'FailJob') failJob ??= { reason: 'PodFailurePolicy', message: m.message };
         }
@@ -190,7 +196,7 @@ export const jobController: Controller = {
       const pendingSucceeded = s.left.length;
       const pendingFailed = f.left.length;
 
-      const active = all.filter((p) => !terminated(p));
+      const active = all.filter((p) => !isTerminated(p) && !(withPolicy && p.metadata.deletionTimestamp));
       status.active = active.length;
       status.ready = active.filter(podReady).length;
       const completions = job.spec.completions;
@@ -297,7 +303,7 @@ export const jobController: Controller = {
 
       /** how long new pods wait after recent failures */
       function backoffRemaining(list: Pod[]): number {
-        const failures = list.filter((p) => failed(p) && !ignored.has(p.metadata.uid!))
+        const failures = list.filter((p) => hasFailed(p) && !ignored.has(p.metadata.uid!))
           .map((p) => Date.parse(finishTime(p) ?? '') || 0).sort((a, b) => a - b);
         const lastSuccess = Math.max(0, ...list.filter(succeeded).map((p) => Date.parse(finishTime(p) ?? '') || 0));
         const recent = failures.filter((t) => t >= lastSuccess);

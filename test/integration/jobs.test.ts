@@ -73,6 +73,31 @@ describe('job controllers', () => {
     assert.equal(condition(failed, 'FailureTarget')?.reason, 'PodFailurePolicy');
   });
 
+  test('an evicted pod is marked DisruptionTarget, which a podFailurePolicy Ignore rule leaves out of the failures', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const pods = cluster.client.resource(podsRef, 'default');
+    await jobs.create(job('evicted', { backoffLimit: 0, podFailurePolicy: { rules: [{ action: 'Ignore', onPodConditions: [{ type: 'DisruptionTarget' }] }] } }, runFor(600_000)));
+    const first = await waitFor('a running pod', async () => (await pods.list({ labelSelector: 'job-name=evicted' })).items
+      .find((p: any) => p.status?.phase === 'Running'));
+    await cluster.client.request({
+      method: 'POST', path: `/api/v1/namespaces/default/pods/${first.metadata.name}/eviction`,
+      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: first.metadata.name } },
+    });
+    // the pod's tracking finalizer keeps it until the Job has counted it
+    const marked = await pods.get(first.metadata.name).catch(() => undefined);
+    if (marked) {
+      const c = marked.status.conditions.find((x: any) => x.type === 'DisruptionTarget');
+      assert.deepEqual([c?.status, c?.reason, c?.message], ['True', 'EvictionByEvictionAPI', 'Eviction API: evicting']);
+    }
+    const replaced = await waitFor('a second pod', async () => (await pods.list({ labelSelector: 'job-name=evicted' })).items
+      .find((p: any) => p.metadata.uid !== first.metadata.uid && p.status?.phase === 'Running'));
+    assert.ok(replaced);
+    const j = await jobs.get('evicted');
+    assert.equal(condition(j, 'Failed'), undefined, JSON.stringify(j.status));
+    assert.equal(j.status.failed ?? 0, 0);
+    await jobs.delete('evicted', { propagationPolicy: 'Background' });
+  });
+
   test('activeDeadlineSeconds stops a Job that runs too long', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
     await jobs.create(job('slow', { activeDeadlineSeconds: 1 }, runFor(600_000)));

@@ -6,7 +6,7 @@ import { nowTimestamp, type Stored, type Status } from '../../../../api/meta.js'
 import { noAdmission } from '../../../store.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import type { Eviction, PodDisruptionBudget } from '../../../../api/types/policy-v1.js';
-import { badRequest, forbidden, statusBody, successStatus, tooManyRequests, ApiError } from '../../../../api/status.js';
+import { badRequest, conflict, forbidden, statusBody, successStatus, tooManyRequests, ApiError } from '../../../../api/status.js';
 import { parseDryRun } from '../../../../api/request.js';
 import { labelSelectorFromObject, matchLabels } from '../../../../api/selectors.js';
 import type { RestRequest } from '../../../types.js';
@@ -70,6 +70,35 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
       }, noAdmission, { dryRun });
     }
   }
+  if (!dryRun) preconditions = await markDisruptionTarget(req, namespace, name, preconditions);
   await req.store.delete(namespace, name, { gracePeriodSeconds: options.gracePeriodSeconds, preconditions, dryRun }, req.admission({ dryRun }));
   return { ...successStatus(), code: 201 };
+}
+
+type Preconditions = NonNullable<NonNullable<Eviction['deleteOptions']>['preconditions']>;
+
+/**
+ * The pod is marked as the target of a disruption (a DisruptionTarget condition through its status) before it goes,
+ * so that its controllers can tell an eviction from a failure (a Job's pod failure policy). The delete's preconditions
+ * are checked here against the latest pod, and a resourceVersion one moves to the version this write made.
+ */
+async function markDisruptionTarget(req: RestRequest, namespace: string, name: string, preconditions: Preconditions | undefined): Promise<Preconditions | undefined> {
+  const status = req.resource('', 'pods', 'status');
+  if (!status) return preconditions;
+  const { obj } = await status.store.guaranteedUpdate(namespace, name, 'status', cur => {
+    const pod = cur as Stored<Pod>;
+    if (preconditions?.uid && preconditions.uid !== pod.metadata.uid) throw conflict('', 'Pod', name,
+      `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${pod.metadata.uid}). The object might have been deleted and then recreated`);
+    if (preconditions?.resourceVersion && preconditions.resourceVersion !== pod.metadata.resourceVersion) throw conflict('', 'Pod', name,
+      `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${pod.metadata.resourceVersion}). The object might have been modified`);
+    const conditions = [...(pod.status?.conditions ?? [])];
+    const i = conditions.findIndex(c => c.type === 'DisruptionTarget');
+    const prev = i >= 0 ? conditions[i] : undefined;
+    const next = { type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting',
+      lastProbeTime: prev?.lastProbeTime ?? null, lastTransitionTime: prev?.status === 'True' ? prev.lastTransitionTime : nowTimestamp() };
+    if (i >= 0) conditions[i] = next; else conditions.push(next);
+    pod.status = { ...pod.status, conditions };
+    return cur!;
+  }, noAdmission, { dryRun: false });
+  return preconditions?.resourceVersion ? { ...preconditions, resourceVersion: obj.metadata.resourceVersion } : preconditions;
 }
