@@ -179,6 +179,17 @@ describe('node streams through the API server to a fake node', () => {
         assert.match(await k.ok(['logs', 'talker']), /attached line/);
       });
 
+      test('attach without -i follows what the main process writes from then on', async () => {
+        const child = spawn(kubectlPath(version), ['--kubeconfig', server.kubeconfig, 'attach', 'talker'], { stdio: ['ignore', 'pipe', 'pipe'] });
+        let text = '';
+        child.stdout.on('data', (d) => (text += d));
+        try {
+          await waitFor('a line through attach', async () => /^main line \d+$/m.test(text), 60_000);
+        } finally {
+          child.kill();
+        }
+      });
+
       test('run -i --rm: the main process reads stdin to its end and exits, and the pod is deleted', async () => {
         const name = `once-${version.replace('.', '')}`;
         // stdinOnce (kubectl run -i sets it): the end of the attach's stdin ends the process, so kubectl returns

@@ -3,7 +3,7 @@
 // the programs it does not know as done, or without a command exit 0 at once: pods with init containers start
 // and Jobs complete, as with KWOK's default stages); pod annotations make containers exit after a while with a code, make probes fail, set
 // the CPU and memory they are reported to use, or the lines they log (see `agentUsage`). Exec runs a
-// small simulated shell over the container's in-memory files (fake-exec.ts); attach echoes stdin;
+// small simulated shell over the container's in-memory files (fake-exec.ts); attach follows the output and echoes stdin;
 // port-forward reaches the node's port for host-network pods and a simulated HTTP answer otherwise. Pods off the host network get
 // addresses from the node's pod range. One instance per simulated node; they are cheap enough for
 // thousands of pods.
@@ -45,6 +45,8 @@ interface FakeContainer extends ContainerInfo {
   main?: AbortController;
   /** told when the container stops (made when an attach waits for it) */
   stopped?: EventEmitter;
+  /** told of each line the container writes (made when an attach follows its output) */
+  output?: EventEmitter;
   /** what it is reported to use: CPU in cores, memory in bytes */
   cpuCores: number;
   memoryBytes: number;
@@ -257,6 +259,13 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     async attachStream(id, io) {
       const c = containers.get(id);
       if (!c || c.state !== 'running') return { error: `container not found ("${id.split('/')[2] ?? id}")` };
+      // what the container writes from now on goes to the client too, as it goes to its log
+      const newline = io.tty ? '\r\n' : '\n';
+      const follow = (stream: 'stdout' | 'stderr', lines: string[]) => {
+        const out = stream === 'stderr' && !io.tty ? io.stderr : io.stdout;
+        out?.write(lines.map((l) => l + newline).join(''));
+      };
+      (c.output ??= new EventEmitter()).on('lines', follow);
       // the simulated main process echoes what it reads, to the client and to its log, as `cat` would
       const echo = (async () => {
         if (!c.stdin || !io.stdin) return;
@@ -267,7 +276,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
           const read = end < 0 ? text : text.slice(0, end);
           if (read) {
             io.stdout?.write(read);
-            await appendLog(c, read.replace(/\r?\n$/, '').split(/\r?\n/));
+            await appendLog(c, read.replace(/\r?\n$/, '').split(/\r?\n/), 'stdout', false);
           }
           if (end >= 0) break;
         }
@@ -279,7 +288,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         new Promise(resolve => (c.stopped ??= new EventEmitter()).once('stop', resolve)),
         new Promise(resolve => io.signal.addEventListener('abort', resolve, { once: true })),
         c.stdin && io.stdin ? echo : new Promise(() => undefined),
-      ]);
+      ]).finally(() => c.output?.off('lines', follow));
       return { exitCode: (c.state as string) === 'exited' ? c.exitCode ?? 0 : 0 };
     },
     async openPort(sandboxId, port) {
@@ -296,7 +305,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   return self;
 
   function info(c: FakeContainer): ContainerInfo {
-    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, runsToCompletion: _r, argv: _v, main: _p, ...rest } = c;
+    const { timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, output: _out, runsToCompletion: _r, argv: _v, main: _p, ...rest } = c;
     return rest;
   }
 
@@ -333,8 +342,10 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   }
 }
 
-/** appends lines to a container's log in the CRI format */
-async function appendLog(c: { logFile: string }, lines: string[], stream: 'stdout' | 'stderr' = 'stdout') {
+/** appends lines to a container's log in the CRI format, and tells the attached clients (but for the echo of their
+ *  own input, which the echo already wrote to its client) */
+async function appendLog(c: { logFile: string; output?: EventEmitter }, lines: string[], stream: 'stdout' | 'stderr' = 'stdout', tell = true) {
+  if (tell) c.output?.emit('lines', stream, lines);
   await mkdir(dirname(c.logFile), { recursive: true });
   const now = new Date().toISOString();
   await appendFile(c.logFile, lines.map((l) => `${now} ${stream} F ${l}\n`).join(''));
