@@ -279,6 +279,8 @@ export const jobController: Controller = {
       }
       if (!status.uncountedTerminatedPods?.succeeded && !status.uncountedTerminatedPods?.failed) status.uncountedTerminatedPods = {};
       status.active = Math.max(0, status.active);
+      // the reference's counts are plain omitempty integers: a zero is left out (ready, a pointer, stays)
+      for (const k of ['active', 'succeeded', 'failed'] as const) if (status[k] === 0) delete status[k];
 
       // 4. write the status (recording uncounted pods before their finalizers go), then release finished pods
       if (JSON.stringify(status) !== JSON.stringify(job.status ?? {})) {
