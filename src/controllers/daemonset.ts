@@ -209,7 +209,8 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
     observedGeneration: ds.metadata.generation,
     updatedNumberScheduled: scheduled.filter((n) => live(n).some(isUpdated)).length,
     numberAvailable: scheduled.filter((n) => podAvailable(first(n), minReady)).length,
-    collisionCount,
+    // written once a revision name has collided (the count is then kept), as the reference's controller does
+    ...(collisionCount || ds.status?.collisionCount !== undefined ? { collisionCount } : {}),
     ...(ds.status?.conditions ? { conditions: ds.status.conditions } : {}),
   };
   status.numberUnavailable = Math.max(0, status.desiredNumberScheduled - status.numberAvailable!);

@@ -131,6 +131,8 @@ describe('stateful and per-node workloads', () => {
       selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { containers: [{ name: 'c', image: 'a:1' }] } } } });
     const ds = await waitFor('2 available', async () => { const d = await dss.get('agent'); return d.status?.numberAvailable === 2 && d; });
     assert.equal(ds.status.desiredNumberScheduled, 2);
+    // no revision name collided, so no collision count is written
+    assert.ok(!('collisionCount' in ds.status), JSON.stringify(ds.status));
     const pods = await podsOf('app=agent');
     assert.deepEqual(pods.map((p: any) => p.spec.nodeName).sort(), cluster.nodes.slice(0, 2).sort());
     // the taint goes: the third node gets its pod
