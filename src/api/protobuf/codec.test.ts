@@ -139,6 +139,24 @@ describe('values', () => {
     assert.deepEqual(protobufToJson(bytesField(2, spec), 'v1', 'ResourceQuota').spec, { hard: { pods: '' } });
   });
 
+  test('string map entries read alike in any layout: short or long, value first, repeated fields, multi-byte', () => {
+    const field = (n: number, text: string) => bytesField(n, Buffer.from(text));
+    const data = (entries: Buffer[]) => protobufToJson(Buffer.concat(entries.map((e) => bytesField(2, e))), 'v1', 'ConfigMap').data;
+    const long = 'v'.repeat(300);
+    assert.deepEqual(data([
+      Buffer.concat([field(1, 'short'), field(2, 'é')]),
+      Buffer.concat([field(1, 'long'), field(2, long)]),
+      Buffer.concat([field(2, 'second'), field(1, 'reversed')]),
+      Buffer.concat([field(1, 'twice'), field(2, 'old'), field(2, 'new')]),
+      Buffer.concat([field(1, 'ключ'), field(2, '')]),
+    ]), { short: 'é', long, reversed: 'second', twice: 'new', 'ключ': '' });
+    // an entry whose key runs past its end is malformed, as it is for the general reading
+    assert.throws(() => data([Buffer.from([0x0a, 0x05, 0x61])]), /runs past the end/);
+    // the round trip of a large map is exact
+    const many = Object.fromEntries(Array.from({ length: 5000 }, (_, i) => [`k${i}`, i % 2 ? `v${i}` : 'x'.repeat(i % 200)]));
+    assert.deepEqual(protobufToJson(jsonToProtobuf({ apiVersion: 'v1', kind: 'ConfigMap', data: many }, 'v1', 'ConfigMap'), 'v1', 'ConfigMap').data, many);
+  });
+
   test('a map key named __proto__ is an entry, not the map\'s prototype', () => {
     const labels = bytesField(11, Buffer.concat([bytesField(1, Buffer.from('__proto__')), bytesField(2, Buffer.from('x'))]));
     const meta = protobufToJson(bytesField(1, labels), 'v1', 'ConfigMap').metadata as Record<string, unknown>;
