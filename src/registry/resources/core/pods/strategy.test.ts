@@ -104,3 +104,25 @@ describe('pod validation', () => {
       ['spec.activeDeadlineSeconds: Invalid value: 20: must be less than or equal to previous value']);
   });
 });
+
+describe('pod scheduling gates', () => {
+  test('a gated pod is created with PodScheduled=False SchedulingGated', async () => {
+    const { obj } = await create<Pod>(pods, { spec: podSpec({ schedulingGates: [{ name: 'a' }] }) });
+    assert.deepEqual(obj.status?.conditions, [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: null,
+      reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }]);
+    const { obj: plain } = await create<Pod>(pods, { spec: podSpec() });
+    assert.equal(plain.status?.conditions, undefined);
+  });
+
+  test('gates may be removed, one or all, but not added', async () => {
+    const { obj } = await create<Pod>(pods, { spec: podSpec({ schedulingGates: [{ name: 'a' }, { name: 'b' }] }) });
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.schedulingGates = [{ name: 'b' }]; }), []);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.schedulingGates = []; }), []);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { delete o.spec!.schedulingGates; }), []);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.schedulingGates = [{ name: 'a' }, { name: 'c' }]; }),
+      ["spec.schedulingGates[1].name: Forbidden: only deletion is allowed, but found new scheduling gate 'c'"]);
+    const { obj: ungated } = await create<Pod>(pods, { spec: podSpec() });
+    assert.deepEqual(await update<Pod>(pods, ungated, o => { o.spec!.schedulingGates = [{ name: 'x' }]; }),
+      ["spec.schedulingGates[0].name: Forbidden: only deletion is allowed, but found new scheduling gate 'x'"]);
+  });
+});

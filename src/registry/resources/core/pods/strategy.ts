@@ -65,6 +65,10 @@ export const strategy = defineStrategy<Stored<Pod>>({
   defaults: defaultPod,
   prepareForCreate(pod) {
     pod.status = { phase: 'Pending', qosClass: qosClass(pod.spec) };
+    // a gated pod says why it waits from the start (kubectl shows SchedulingGated), as the reference's server writes
+    if (pod.spec?.schedulingGates?.length)
+      pod.status.conditions = [{ type: 'PodScheduled', status: 'False', lastProbeTime: null, lastTransitionTime: null,
+        reason: 'SchedulingGated', message: 'Scheduling is blocked due to non-empty scheduling gates' }];
   },
   validate: pod => validatePodSpec('spec', pod.spec),
   validateUpdate: (pod, old) => [...validatePodSpec('spec', pod.spec), ...validatePodSpecUpdate(pod.spec, old.spec)],

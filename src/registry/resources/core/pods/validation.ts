@@ -32,11 +32,12 @@ export function validatePodSpecUpdate(spec: PodSpec | undefined, old: PodSpec | 
     const prev = mutable[list] ?? [];
     if (now.length === prev.length) prev.forEach((c, i) => { if (c && now[i]) c.image = now[i].image; });
   }
-  // scheduling gates may only be removed
-  if (Array.isArray(next.schedulingGates) && (was.schedulingGates ?? []).length) {
-    const had = new Set((was.schedulingGates ?? []).map(g => g?.name));
-    if (next.schedulingGates.every(g => had.has(g?.name))) take('schedulingGates');
-  }
+  // scheduling gates may only be removed (all at once too, leaving the field out); a new one is named by its index
+  const had = new Set((was.schedulingGates ?? []).map(g => g?.name));
+  const added = (next.schedulingGates ?? []).flatMap((g, i) => had.has(g?.name) ? [] : [[i, g?.name] as const]);
+  for (const [i, name] of added)
+    out.push(forbidden(`spec.schedulingGates[${i}].name`, `only deletion is allowed, but found new scheduling gate '${name}'`));
+  take('schedulingGates');
   if (!sameJson(mutable, next))
     out.push(forbidden('spec', 'pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)'));
   return out;
