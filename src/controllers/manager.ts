@@ -130,7 +130,8 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
       const ctx: ControllerContext = {
         name: c.name, client, informers: own, refs, names, signal, log: o.log, synced, discover, settings,
         workers: o.concurrency[c.name] ?? 1,
-        recorder: createEventRecorder(client, { names, component, host: hostname(), log: (m) => o.log.warn(m) }),
+        // the reference's controllers name no host in their events (source is the component alone)
+        recorder: createEventRecorder(client, { names, component, log: (m) => o.log.warn(m) }),
       };
       try {
         const started = c.start(ctx);

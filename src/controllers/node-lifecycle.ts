@@ -6,6 +6,7 @@
 // Taint-based eviction: a pod on a node with NoExecute taints it does not tolerate is deleted; one that
 // tolerates them for tolerationSeconds is deleted once that time has passed since the taint was added.
 import { nowTimestamp } from '../api/meta.js';
+import { createEventRecorder } from '../client/events.js';
 import { nodeNameIndex } from '../client/informer.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import { ignoreNotFound, keyOf, podCondition, podFinished, setCondition, splitKey, startQueue, toleratesTaint } from './common.js';
@@ -99,6 +100,8 @@ export const nodeLifecycleController: Controller = {
     // ---- eviction by NoExecute taints ----
     // when a pod's wait began, for taints that carry no timeAdded (as `kubectl taint` writes them)
     const waitingSince = new Map<string, number>();
+    // the reference's taint manager reports its evictions as a component of its own
+    const taintEvents = createEventRecorder(ctx.client, { names: ctx.names, component: 'taint-controller', log: (m) => ctx.log.warn(m) });
     const evictions = startQueue(ctx, async (key) => {
       const [namespace, podName] = splitKey(key);
       const pod = pods.get(key);
@@ -111,7 +114,7 @@ export const nodeLifecycleController: Controller = {
       if (wait > 0) { if (!waitingSince.has(key)) waitingSince.set(key, now); return { requeueAfterMs: wait + 10 }; }
       waitingSince.delete(key);
       const podClient = ctx.client.resource(ctx.refs.pods, namespace);
-      ctx.recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
+      taintEvents.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Normal', 'TaintManagerEviction', `Marking for deletion Pod ${key}`);
       // the pod says why it goes before it goes, as the reference does
       const conditions = setCondition(pod.status?.conditions as Condition[] | undefined,
         { type: 'DisruptionTarget', status: 'True', reason: 'DeletionByTaintManager', message: 'Taint manager: deleting due to NoExecute taint' }, nowTimestamp());

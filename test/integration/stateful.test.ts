@@ -259,6 +259,11 @@ describe('stateful and per-node workloads', () => {
         return (!p || p.metadata.deletionTimestamp) && (p ?? 'deleted');
       });
       if (gone !== 'deleted') assert.equal(gone.status.conditions.find((c: any) => c.type === 'DisruptionTarget')?.reason, 'DeletionByTaintManager');
+      // the eviction is reported by the taint controller, with no host, as the reference's controllers report
+      const events = cluster.client.resource({ group: '', version: 'v1', resource: 'events' }, 'default');
+      const event = await waitFor('the eviction event', async () => (await events.list({ fieldSelector: 'involvedObject.name=tolerant,reason=TaintManagerEviction' })).items[0]);
+      assert.deepEqual([event.source, event.reportingComponent, event.reportingInstance, event.message],
+        [{ component: 'taint-controller' }, 'taint-controller', '', 'Marking for deletion Pod default/tolerant']);
     } finally {
       await nodes.patch(target, { spec: { taints: (await nodes.get(target)).spec.taints.filter((t: any) => t.key !== 'going-away') } });
     }
