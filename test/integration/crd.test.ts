@@ -502,6 +502,11 @@ describe('kubectl 1.32 with custom resources (k8s.io mode)', () => {
     assert.match(table, /^NAME\s+SIZE\s+REPLICAS\n/);
     assert.match(table, /first\s+large\s+1/);
     assert.match(await env.ok(['get', 'wd']), /first/);
+    // explain describes the fields every object has, as for a built-in kind
+    const explained = await env.ok(['explain', 'widgets']);
+    assert.match(explained, /apiVersion\t<string>\n\s+The group and version of the schema/);
+    assert.match(explained, /kind\t<string>\n\s+The kind of object this is/);
+    assert.match(explained, /metadata\t<ObjectMeta>\n\s+Standard object metadata/);
     const yaml = await env.ok(['get', 'widgets', '-o', 'yaml']);
     assert.match(yaml, /kind: Widget/);
     assert.match(yaml, /replicas: 1/);

@@ -4,6 +4,7 @@ import type { Schema } from '../../api/schema.js';
 import type { Stored } from '../../api/meta.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '../../api/types/apiextensions-v1.js';
 import { objectMeta } from '../../api/schemas/meta.js';
+import { objectFields } from '../../api/schemas/descriptions/common.js';
 import { since } from '../../api/duration.js';
 import { compareVersions } from '../resources.js';
 import type { ResourceDefinition, SubresourceDefinition, TableColumn, Verb, VersionDefinition } from '../types.js';
@@ -35,9 +36,10 @@ export function servingSchema(schema: Schema): Schema {
     ...schema,
     properties: {
       ...schema.properties,
-      apiVersion: { type: 'string', ...schema.properties?.apiVersion },
-      kind: { type: 'string', ...schema.properties?.kind },
-      metadata: objectMeta,
+      // described as every kind's are (the reference's published schema says what they are, whatever the CRD wrote)
+      apiVersion: { type: 'string', ...schema.properties?.apiVersion, description: objectFields.apiVersion },
+      kind: { type: 'string', ...schema.properties?.kind, description: objectFields.kind },
+      metadata: { ...objectMeta, description: objectFields.metadata },
     },
   };
 }
