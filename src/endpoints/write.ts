@@ -68,7 +68,10 @@ function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: str
   if (!problems.length) return unknown;
   if (mode === 'Strict') {
     const name = (obj as ApiObject)?.metadata?.name ?? '';
-    throw badRequest(`strict decoding error: ${problems.join(', ')}`, problems.map(p => ({ reason: 'FieldValueInvalid', message: p, field: name })));
+    // a body refused as it is read (create, update) names the kind it could not be read as, as the reference's
+    // decoder reports it; an apply's problems are reported as they are
+    const what = applied ? '' : `${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: `;
+    throw badRequest(`${what}strict decoding error: ${problems.join(', ')}`, problems.map(p => ({ reason: 'FieldValueInvalid', message: p, field: name })));
   }
   for (const p of problems) ctx.warnings.push(p);
   return unknown;

@@ -502,6 +502,10 @@ describe('kubectl 1.32 with custom resources (k8s.io mode)', () => {
     assert.match(table, /^NAME\s+SIZE\s+REPLICAS\n/);
     assert.match(table, /first\s+large\s+1/);
     assert.match(await env.ok(['get', 'wd']), /first/);
+    // kubectl refuses unknown fields (fieldValidation=Strict), naming the kind the body could not be read as
+    const junk = await env.run(['create', '-f', env.manifest('junk', [{ apiVersion: 'kube.example.com/v1', kind: 'Widget', metadata: { name: 'junk', namespace: 'default' }, spec: { size: 'large', junk: 1 } }])]);
+    assert.equal(junk.code, 1);
+    assert.match(junk.stderr, /^Error from server \(BadRequest\): error when creating ".*": Widget in version "v1" cannot be handled as a Widget: strict decoding error: unknown field "spec.junk"$/m);
     // explain describes the fields every object has, as for a built-in kind
     const explained = await env.ok(['explain', 'widgets']);
     assert.match(explained, /apiVersion\t<string>\n\s+The group and version of the schema/);
