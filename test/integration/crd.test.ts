@@ -453,6 +453,37 @@ describe('custom resources', { concurrency: 1 }, () => {
   });
 });
 
+describe('custom resources of two versions without conversion (strategy None)', () => {
+  let server: TestServer;
+  let c: Client;
+  before(async () => { server = await startTestServer(); c = createClient(server); });
+  after(async () => { c.close(); await server.close(); });
+
+  test('an object written at the version that keeps unknown fields is stored by the storage version\'s schema', async () => {
+    const group = 'none.example.com';
+    const strict = { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' }, color: { type: 'string', default: 'red' } } } } };
+    const r = await c.request('POST', crdPath, { body: {
+      apiVersion: 'apiextensions.cluster.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gadgets.${group}` },
+      spec: { group, scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: strict } },
+        { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } },
+      ] },
+    } });
+    assert.equal(r.status, 201, r.body);
+    await established(c, `gadgets.${group}`);
+    const created = await c.request('POST', `/apis/${group}/v2/namespaces/default/gadgets`, {
+      body: { apiVersion: `${group}/v2`, kind: 'Gadget', metadata: { name: 'g' }, spec: { replicas: 2, whatever: 1 } },
+    });
+    assert.equal(created.status, 201, created.body);
+    // stored at v1: its schema prunes what it does not know and gives its defaults, whatever version reads it
+    assert.deepEqual(created.json.spec, { replicas: 2, color: 'red' });
+    assert.deepEqual((await c.get(`/apis/${group}/v1/namespaces/default/gadgets/g`)).json.spec, { replicas: 2, color: 'red' });
+    assert.deepEqual((await c.get(`/apis/${group}/v2/namespaces/default/gadgets/g`)).json.spec, { replicas: 2, color: 'red' });
+    const listed = (await c.get(`/apis/${group}/v2/namespaces/default/gadgets`)).json.items[0];
+    assert.deepEqual([listed.apiVersion, listed.spec], [`${group}/v2`, { replicas: 2, color: 'red' }]);
+  });
+});
+
 describe('custom resources after a restart', () => {
   test('a CRD stored before a restart is served from the first request', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'crd-restart-'));

@@ -41,7 +41,15 @@ const defaultTimeoutMs = 30_000;
 export function converterFor(conversion: CustomResourceConversion | undefined, opts: ConverterOptions): Convert {
   const { group, kind } = opts;
   if (conversion?.strategy !== 'Webhook') {
-    return async (objects, desired) => objects.map(o => (o.apiVersion === desired ? o : { ...o, apiVersion: desired }));
+    // the object is then read by the schema of the version it now is, as after a webhook's conversion: fields that
+    // version does not know are pruned (written at a version that keeps them, they are not stored at one that does
+    // not) and its defaults are applied
+    return async (objects, desired) => objects.map(o => {
+      if (o.apiVersion === desired) return o;
+      const converted = { ...structuredClone(o), apiVersion: desired };
+      opts.normalize(converted, desired.slice(group.length + 1));
+      return converted;
+    });
   }
   const webhook = conversion.webhook;
   const client = webhook?.clientConfig ?? {};

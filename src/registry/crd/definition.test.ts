@@ -55,12 +55,15 @@ describe('definitionFromCrd', () => {
     assert.deepEqual(older.spec, { old: 'kept' }, 'v1beta1 is pruned by its own schema');
   });
 
-  test('conversion None renames; Webhook serves every version; a service reference needs a resolver', async () => {
+  test('conversion None renames and reads by the new version\'s schema; Webhook serves every version; a service reference needs a resolver', async () => {
     const none = definitionFromCrd(crd());
     const stored: ApiObject = { apiVersion: 'example.com/v1', kind: 'Foo', metadata: { name: 'x' }, spec: { n: 1 } };
     const atV1: ApiObject = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'y' } };
     const [renamed, same] = await none.convert!([stored, atV1], 'example.com/v1beta1', naming());
-    assert.deepEqual(renamed, { ...stored, apiVersion: 'example.com/v1beta1' });
+    assert.deepEqual(renamed, { ...stored, apiVersion: 'example.com/v1beta1', spec: {} }, 'v1beta1 does not know spec.n');
+    assert.deepEqual(stored.spec, { n: 1 }, 'the object converted is left as it was');
+    const [back] = await none.convert!([{ ...atV1, spec: {} }], 'example.com/v1', naming());
+    assert.deepEqual(back.spec, { n: 2 }, 'v1 gives its default');
     assert.equal(same, atV1, 'an object already at the version is returned as it is');
 
     const service = { namespace: 'ops', name: 'converter' };
