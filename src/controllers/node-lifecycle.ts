@@ -69,14 +69,33 @@ export const nodeLifecycleController: Controller = {
     });
 
     // ---- taints from the Ready condition, and pods marked not ready on a node that stops being Ready ----
-    const condTaints = (n: Node): Taint[] | undefined => {
+    const readyTaints = (n: Node): Taint[] | undefined => {
       const status = readyOf(n)?.status;
       if (status === 'True') return [];
       if (status === 'False') return [{ key: notReady, effect: 'NoSchedule' }, { key: notReady, effect: 'NoExecute' }];
       if (status === 'Unknown') return [{ key: unreachable, effect: 'NoSchedule' }, { key: unreachable, effect: 'NoExecute' }];
       return undefined;
     };
-    const ours = (t: Taint) => (t.key === notReady || t.key === unreachable) && (t.effect === 'NoSchedule' || t.effect === 'NoExecute');
+    // a pressure the agent reports, or a cordon, keeps new pods off the node with a NoSchedule taint of its own
+    const pressureTaints: Record<string, string> = {
+      MemoryPressure: taintKey('memory-pressure'), DiskPressure: taintKey('disk-pressure'), PIDPressure: taintKey('pid-pressure'),
+      NetworkUnavailable: taintKey('network-unavailable'),
+    };
+    const unschedulable = taintKey('unschedulable');
+    const noScheduleKeys = new Set([...Object.values(pressureTaints), unschedulable]);
+    const otherTaints = (n: Node): Taint[] => [
+      ...(n.status?.conditions ?? []).flatMap((c) => (c.status === 'True' && pressureTaints[c.type] ? [{ key: pressureTaints[c.type], effect: 'NoSchedule' as const }] : [])),
+      ...(n.spec?.unschedulable ? [{ key: unschedulable, effect: 'NoSchedule' as const }] : []),
+    ];
+    /** the taints this controller keeps on the node */
+    const condTaints = (n: Node): Taint[] => {
+      const ready = readyTaints(n);
+      // a node that has never reported keeps the Ready taints admission gave it
+      return ready ? [...ready, ...otherTaints(n)] : otherTaints(n);
+    };
+    const oursFor = (n: Node) => (t: Taint) =>
+      ((t.key === notReady || t.key === unreachable) && readyTaints(n) !== undefined && (t.effect === 'NoSchedule' || t.effect === 'NoExecute'))
+      || (noScheduleKeys.has(t.key) && t.effect === 'NoSchedule');
     const sameTaint = (a: Taint, b: Taint) => a.key === b.key && a.effect === b.effect;
     const taints = startQueue(ctx, async (name) => {
       const node = nodes.get(name);
@@ -86,8 +105,8 @@ export const nodeLifecycleController: Controller = {
       lastReady.set(name, status);
       if (was === 'True' && status !== 'True') await markPodsNotReady(ctx, pods.byIndex('node', name));
       const want = condTaints(node);
-      if (!want) return;
       const current = node.spec?.taints ?? [];
+      const ours = oursFor(node);
       const kept = current.filter((t) => !ours(t) || want.some((w) => sameTaint(w, t)));
       const added = want.filter((w) => !current.some((t) => sameTaint(w, t))).map((t) => ({ ...t, timeAdded: nowTimestamp() }));
       if (!added.length && kept.length === current.length) return;

@@ -243,6 +243,22 @@ describe('stateful and per-node workloads', () => {
     assert.equal(await evict('a2'), 201);
   });
 
+  test('a cordoned node gets the unschedulable NoSchedule taint, and loses it when uncordoned', async () => {
+    const nodes = cluster.client.resource({ group: '', version: 'v1', resource: 'nodes' });
+    const target = cluster.nodes[2]!;
+    const key = `node.${cluster.server.names.labelDomain}/unschedulable`;
+    const ours = (n: any) => (n.spec.taints ?? []).filter((t: any) => t.key === key);
+    await nodes.patch(target, { spec: { unschedulable: true } });
+    try {
+      const [taint] = await waitFor('the unschedulable taint', async () => { const t = ours(await nodes.get(target)); return t.length && t; });
+      assert.equal(taint.effect, 'NoSchedule');
+      assert.ok(taint.timeAdded, 'the controller says when it added the taint');
+    } finally {
+      await nodes.patch(target, { spec: { unschedulable: null } });
+    }
+    await waitFor('the taint removed', async () => ours(await nodes.get(target)).length === 0);
+  });
+
   test('a NoExecute taint without timeAdded (as kubectl taint writes it) evicts a tolerating pod once its tolerationSeconds are up', async () => {
     const nodes = cluster.client.resource({ group: '', version: 'v1', resource: 'nodes' });
     const pods = cluster.client.resource(podsRef, 'default');
