@@ -5,28 +5,24 @@ import type { Authenticator } from './types.js';
 import { bearerToken } from './types.js';
 import { loadJose, peekClaims } from './jwt.js';
 import { unauthorized } from '../api/status.js';
-import { boundedChunks } from '../util/bounded-body.js';
+import { boundedChunks, settledWithin } from '../util/bounded-body.js';
 
 function fetchJson(url: string, ca: string | undefined, timeoutMs = 10_000): Promise<any> {
-  return new Promise((resolved, rejected) => {
-    const u = new URL(url);
-    if (u.protocol !== 'https:') return rejected(new Error(`${url}: only https is allowed`));
-    // the whole document within the time: an issuer trickling it would otherwise stall the reading of the keys for good
-    const timer = setTimeout(() => { const e = new Error(`${url}: no answer in time`); req.destroy(e); reject(e); }, timeoutMs);
-    let settled = false;
-    const resolve = (v: unknown) => { if (!settled) { settled = true; clearTimeout(timer); resolved(v); } };
-    const reject = (e: unknown) => { if (!settled) { settled = true; clearTimeout(timer); rejected(e); } };
-    const req = get(u, { ca, timeout: timeoutMs, headers: { accept: 'application/json' } }, res => {
-      const chunks = boundedChunks(res);
-      res.on('error', reject);
-      res.on('end', () => {
-        if (res.statusCode !== 200) return reject(new Error(`${url}: status ${res.statusCode}`));
-        try { resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { reject(new Error(`${url}: not JSON`)); }
-      });
+  const u = new URL(url);
+  if (u.protocol !== 'https:') return Promise.reject(new Error(`${url}: only https is allowed`));
+  // the whole document within the time: an issuer trickling it would otherwise stall the reading of the keys for good
+  const call = settledWithin<unknown>(timeoutMs, `${url}: no answer in time`, e => req.destroy(e));
+  const req = get(u, { ca, timeout: timeoutMs, headers: { accept: 'application/json' } }, res => {
+    const chunks = boundedChunks(res);
+    res.on('error', call.reject);
+    res.on('end', () => {
+      if (res.statusCode !== 200) return call.reject(new Error(`${url}: status ${res.statusCode}`));
+      try { call.resolve(JSON.parse(Buffer.concat(chunks).toString('utf8'))); } catch { call.reject(new Error(`${url}: not JSON`)); }
     });
-    req.on('timeout', () => req.destroy(new Error(`${url}: no answer in time`)));
-    req.on('error', reject);
   });
+  req.on('timeout', () => req.destroy(new Error(`${url}: no answer in time`)));
+  req.on('error', call.reject);
+  return call.promise;
 }
 
 export interface OidcOptions {

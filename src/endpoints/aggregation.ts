@@ -11,6 +11,7 @@ import type { RequestContext } from '../api/request.js';
 import type { UserInfo } from '../api/auth.js';
 import { methodNotSupported, serviceUnavailable, timeout } from '../api/status.js';
 import { forwardUpgrade, responseHeaders } from '../util/http-proxy.js';
+import { boundedChunks, settledWithin } from '../util/bounded-body.js';
 import type { ApiServiceLookup } from '../registry/resources/apiregistration/apiservices/lookup.js';
 
 /** the client certificate this server shows a backend, and the headers it names the user in */
@@ -166,36 +167,22 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
 
     fetch(a, path, timeoutMs) {
       const { host, port } = target(a);
-      return new Promise((resolved, rejected) => {
-        // the whole answer within the time, not only each piece of it: a backend that trickles its document would
-        // otherwise hold the availability checks of every APIService, which wait for each other
-        const timer = setTimeout(() => {
-          const e = new Error(`no complete response within ${timeoutMs / 1000}s`);
-          req.destroy(e);
-          reject(e);
-        }, timeoutMs);
-        let settled = false;
-        const resolve = (r: BackendResponse) => { if (!settled) { settled = true; clearTimeout(timer); resolved(r); } };
-        const reject = (e: unknown) => { if (!settled) { settled = true; clearTimeout(timer); rejected(e); } };
-        const req = httpsRequest({
-          host, port, method: 'GET', path, headers: { accept: 'application/json', ...userHeaders({ username: 'system:kube-aggregator', groups: ['system:masters'] }, identity()) },
-          ...tlsOptions(a, identity()), timeout: timeoutMs,
-        }, res => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (c: Buffer) => {
-            size += c.length;
-            // a discovery or OpenAPI document has a bound: a backend cannot make this server hold more
-            if (size > 64 << 20) { req.destroy(new Error('response larger than 64 MiB')); return; }
-            chunks.push(c);
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
-          res.on('error', reject);
-        });
-        req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs / 1000}s`)));
-        req.on('error', reject);
-        req.end();
+      // the whole answer within the time, not only each piece of it: a backend that trickles its document would
+      // otherwise hold the availability checks of every APIService, which wait for each other
+      const call = settledWithin<BackendResponse>(timeoutMs, `no complete response within ${timeoutMs / 1000}s`, e => req.destroy(e));
+      const req = httpsRequest({
+        host, port, method: 'GET', path, headers: { accept: 'application/json', ...userHeaders({ username: 'system:kube-aggregator', groups: ['system:masters'] }, identity()) },
+        ...tlsOptions(a, identity()), timeout: timeoutMs,
+      }, res => {
+        // a discovery or OpenAPI document has a bound: a backend cannot make this server hold more
+        const chunks = boundedChunks(res);
+        res.on('end', () => call.resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', call.reject);
       });
+      req.on('timeout', () => req.destroy(new Error(`no response within ${timeoutMs / 1000}s`)));
+      req.on('error', call.reject);
+      req.end();
+      return call.promise;
     },
   };
 }

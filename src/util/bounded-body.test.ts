@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
-import { boundedChunks } from './bounded-body.js';
+import { boundedChunks, settledWithin } from './bounded-body.js';
 
 test('an answer within the bound is collected whole; one past it fails its stream and is dropped', async () => {
   const small = new PassThrough();
@@ -19,4 +19,16 @@ test('an answer within the bound is collected whole; one past it fails its strea
   const [e] = await failed;
   assert.match((e as Error).message, /larger than 10 bytes/);
   assert.equal(dropped.length, 0);
+});
+
+test('a call settles once: by its answer, or by the deadline, which cuts it and outlasts a late answer', async () => {
+  const answered = settledWithin<number>(60_000, 'late', () => assert.fail('an answered call is not cut'));
+  answered.resolve(1);
+  answered.reject(new Error('after'));
+  assert.equal(await answered.promise, 1);
+  const cut: Error[] = [];
+  const silent = settledWithin<number>(10, 'no answer in time', e => cut.push(e));
+  await assert.rejects(silent.promise, /^Error: no answer in time$/);
+  silent.resolve(2);
+  assert.deepEqual(cut.map(e => e.message), ['no answer in time']);
 });

@@ -5,7 +5,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { dirname, resolve } from 'node:path';
 import { loadYaml, yaml } from './yaml.js';
-import { boundedChunks } from './bounded-body.js';
+import { boundedChunks, settledWithin } from './bounded-body.js';
 
 export interface WebhookClient {
   /** POSTs a JSON body; resolves to the JSON reply, rejects on transport errors and non-2xx answers */
@@ -47,35 +47,27 @@ export function openWebhookClient(configFile: string, timeoutMs = 30_000): Webho
   return {
     post(body) {
       const payload = Buffer.from(JSON.stringify(body));
-      return new Promise((resolved, rejected) => {
-        // the whole answer within the time, as the reference's client bounds it: a webhook trickling its answer would
-        // otherwise hold the request (or an audit batch) for as long as it likes
-        const timer = setTimeout(() => {
-          const e = new Error('the webhook did not answer in time');
-          req.destroy(e);
-          rej(e);
-        }, timeoutMs);
-        let settled = false;
-        const res = (v: unknown) => { if (!settled) { settled = true; clearTimeout(timer); resolved(v); } };
-        const rej = (e: unknown) => { if (!settled) { settled = true; clearTimeout(timer); rejected(e); } };
-        const req = request(server, {
-          method: 'POST', ca, cert, key, rejectUnauthorized: !cluster['insecure-skip-tls-verify'], timeout: timeoutMs,
-          servername: cluster['tls-server-name'],
-          headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length, ...auth },
-        }, r => {
-          const chunks = boundedChunks(r);
-          r.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            if ((r.statusCode ?? 0) < 200 || (r.statusCode ?? 0) > 299)
-              return rej(Object.assign(new Error(`the webhook answered ${r.statusCode}: ${text.slice(0, 200)}`), { statusCode: r.statusCode }));
-            try { res(JSON.parse(text)); } catch { rej(new Error('the webhook answered with a body that is not JSON')); }
-          });
-          r.on('error', rej);
+      // the whole answer within the time, as the reference's client bounds it: a webhook trickling its answer would
+      // otherwise hold the request (or an audit batch) for as long as it likes
+      const call = settledWithin<unknown>(timeoutMs, 'the webhook did not answer in time', e => req.destroy(e));
+      const req = request(server, {
+        method: 'POST', ca, cert, key, rejectUnauthorized: !cluster['insecure-skip-tls-verify'], timeout: timeoutMs,
+        servername: cluster['tls-server-name'],
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': payload.length, ...auth },
+      }, r => {
+        const chunks = boundedChunks(r);
+        r.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          if ((r.statusCode ?? 0) < 200 || (r.statusCode ?? 0) > 299)
+            return call.reject(Object.assign(new Error(`the webhook answered ${r.statusCode}: ${text.slice(0, 200)}`), { statusCode: r.statusCode }));
+          try { call.resolve(JSON.parse(text)); } catch { call.reject(new Error('the webhook answered with a body that is not JSON')); }
         });
-        req.on('timeout', () => req.destroy(new Error('the webhook did not answer in time')));
-        req.on('error', rej);
-        req.end(payload);
+        r.on('error', call.reject);
       });
+      req.on('timeout', () => req.destroy(new Error('the webhook did not answer in time')));
+      req.on('error', call.reject);
+      req.end(payload);
+      return call.promise;
     },
   };
 }
