@@ -198,13 +198,17 @@ export const strategy = defineStrategy<Csr>({
   // a condition written without times (kubectl certificate approve sends no lastTransitionTime) gets them from the
   // server: now, or the transition time of the same condition already held
   prepareForSubresourceUpdate(_subresource, csr, old, ctx) {
+    // the held transition times by type and status, the first of each, looked up once per condition (a search of
+    // the held conditions for each sent one would be quadratic in what a client may send)
+    const held = new Map<string, string>();
+    for (const o of old.status?.conditions ?? []) {
+      const key = o && `${o.type}\u0000${o.status}`;
+      if (key && o.lastTransitionTime && !held.has(key)) held.set(key, o.lastTransitionTime);
+    }
     for (const c of csr.status?.conditions ?? []) {
       if (!c || typeof c !== 'object') continue;
       if (!c.lastUpdateTime) c.lastUpdateTime = ctx.now;
-      if (!c.lastTransitionTime) {
-        const same = (old.status?.conditions ?? []).find(o => o?.type === c.type && o.status === c.status && o.lastTransitionTime);
-        c.lastTransitionTime = same?.lastTransitionTime ?? ctx.now;
-      }
+      if (!c.lastTransitionTime) c.lastTransitionTime = held.get(`${c.type}\u0000${c.status}`) ?? ctx.now;
     }
   },
   validate: csr => validateCsr(csr),
