@@ -13,6 +13,13 @@ comparedSuite('clusterctl does what kubectl does: reading', async () => {}, ({ s
     await same(['get', 'configmaps', '-n', 'e2e'], (r) => ({ code: r.code, rows: rowsWithoutAge(r.stdout) }));
     await same(['get', 'cm', 'cm1', '-n', 'e2e', '-o', 'json'], (r) => stable(JSON.parse(r.stdout)));
     await same(['get', 'cm', '-n', 'e2e', '-o', 'yaml'], (r) => stable(parse(r.stdout)));
+    // managed fields are left out of JSON and YAML unless asked for; JSONPath still sees them
+    const managed = (o: { metadata: Record<string, unknown> }) => 'managedFields' in o.metadata;
+    await same(['get', 'cm', 'cm1', '-n', 'e2e', '-o', 'json'], (r) => managed(JSON.parse(r.stdout)));
+    await same(['get', 'cm', '-n', 'e2e', '-o', 'yaml'], (r) => parse(r.stdout).items.map(managed));
+    await same(['get', 'cm', 'cm1', '-n', 'e2e', '-o', 'yaml', '--show-managed-fields'], (r) => managed(parse(r.stdout)));
+    await same(['create', 'configmap', 'cm3', '-n', 'e2e', '--dry-run=server', '-o', 'json'], (r) => managed(JSON.parse(r.stdout)));
+    await same(['get', 'cm', 'cm1', '-n', 'e2e', '-o', 'jsonpath={.metadata.managedFields[0].operation}'], out);
     await same(['get', 'cm', '-n', 'e2e', '-o', 'name'], out);
     await same(['get', 'cm', '-n', 'e2e', '-o', 'jsonpath={.items[*].metadata.name}'], out);
     await same(['get', 'cm', '-n', 'e2e', '-o', 'jsonpath={range .items[*]}{.metadata.name}={.data.a}{"\\n"}{end}'], out);

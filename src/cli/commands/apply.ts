@@ -7,10 +7,10 @@ import type { ApiObject } from '../../api/meta.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { booleanOption, fileOptions, writeFlags, writeOptions, type WriteFlags } from '../flags.js';
 import { failIf, liveObject, resourceFor } from '../objects.js';
-import { outputHelp, parseOutput, printResult } from '../printers/output.js';
+import { outputHelp, parseOutput, printResult, showManagedFieldsOption } from '../printers/output.js';
 import { resolveTargets, targetObject, type Target } from '../resources.js';
 
-interface ApplyFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; serverSide: boolean; forceConflicts?: boolean }
+interface ApplyFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; showManagedFields?: boolean; serverSide: boolean; forceConflicts?: boolean }
 
 export function applyCommand(cli: Cli): Command {
   return writeOptions(fileOptions(new Command('apply'), 'the objects to apply'), 'clusterctl')
@@ -18,8 +18,9 @@ export function applyCommand(cli: Cli): Command {
     .addOption(booleanOption('--server-side [bool]', 'merge on the server (default); --server-side=false merges here with the last-applied annotation', true))
     .option('--force-conflicts', 'server-side: take over fields other managers own')
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .action(async (flags: ApplyFlags) => {
-      const output = parseOutput(flags.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(flags.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], flags.showManagedFields);
       if (!flags.filename?.length) throw new CliError('name the objects to apply with -f');
       const { targets } = await resolveTargets(cli, [], { filenames: flags.filename, recursive: flags.recursive });
       let failed = false;

@@ -4,7 +4,7 @@
 import { Command } from 'commander';
 import { ApiError } from '../../client/rest-client.js';
 import { CliError, ExitCode, type Cli } from '../cli.js';
-import { outputHelp, parseOutput, printObjects } from '../printers/output.js';
+import { outputHelp, parseOutput, printObjects, showManagedFieldsOption } from '../printers/output.js';
 import { alignColumns } from '../printers/table.js';
 
 function canICommand(cli: Cli): Command {
@@ -59,8 +59,9 @@ function whoamiCommand(cli: Cli): Command {
   return new Command('whoami')
     .description('Show who the server takes you for')
     .option('-o, --output <format>', outputHelp)
-    .action(async (f: { output?: string }) => {
-      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+    .option(...showManagedFieldsOption)
+    .action(async (f: { output?: string; showManagedFields?: boolean }) => {
+      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], f.showManagedFields);
       const client = await cli.client();
       const group = (await cli.names()).group('authentication');
       let review: any;

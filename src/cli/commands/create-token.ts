@@ -5,9 +5,9 @@ import type { Cli } from '../cli.js';
 import { CliError } from '../cli.js';
 import { parseDuration } from '../../config/flags.js';
 import { collect } from '../flags.js';
-import { outputHelp, parseOutput, printObjects } from '../printers/output.js';
+import { outputHelp, parseOutput, printObjects, showManagedFieldsOption } from '../printers/output.js';
 
-interface Flags { audience?: string[]; duration?: string; boundObjectKind?: string; boundObjectName?: string; boundObjectUid?: string; output?: string }
+interface Flags { audience?: string[]; duration?: string; boundObjectKind?: string; boundObjectName?: string; boundObjectUid?: string; output?: string; showManagedFields?: boolean }
 
 export function createTokenCommand(cli: Cli): Command {
   return new Command('token')
@@ -19,8 +19,9 @@ export function createTokenCommand(cli: Cli): Command {
     .option('--bound-object-name <name>', 'the name of the bound object')
     .option('--bound-object-uid <uid>', 'the UID of the bound object (default: read from the server)')
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .action(async (sa: string, f: Flags) => {
-      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], f.showManagedFields);
       const client = await cli.client();
       const names = await cli.names();
       const { namespace } = await cli.namespace();

@@ -6,22 +6,23 @@ import type { ApiObject } from '../../api/meta.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { fileOptions, writeFlags, writeOptions, type WriteFlags } from '../flags.js';
 import { failIf, resourceFor } from '../objects.js';
-import { outputHelp, parseOutput, printResult } from '../printers/output.js';
+import { outputHelp, parseOutput, printResult, showManagedFieldsOption } from '../printers/output.js';
 import { resolveTargets } from '../resources.js';
 import { generators, type Generator } from './create-generators.js';
 import { lastAppliedFor } from './apply.js';
 import { createTokenCommand } from './create-token.js';
 
-interface CreateFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; saveConfig?: boolean }
+interface CreateFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; showManagedFields?: boolean; saveConfig?: boolean }
 
 export function createCommand(cli: Cli): Command {
   const c = writeOptions(fileOptions(new Command('create'), 'the objects to create'), 'clusterctl-create')
     .description('Create objects from files or standard input, or one object from a generator')
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .option('--save-config', 'record the object in the last-applied annotation, for later client-side apply')
     .action(async (flags: CreateFlags) => {
       if (!flags.filename?.length) throw new CliError('name the objects to create with -f, or use one of the generators: clusterctl create --help');
-      const output = parseOutput(flags.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(flags.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], flags.showManagedFields);
       const { dryRun, write } = writeFlags(flags);
       const { targets } = await resolveTargets(cli, [], { filenames: flags.filename, recursive: flags.recursive });
       let failed = false;
@@ -57,11 +58,12 @@ function generatorCommand(cli: Cli, g: Generator): Command {
   if (g.aliases) c.aliases(g.aliases);
   g.define(c);
   c.option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .option('--save-config', 'record the object in the last-applied annotation');
   c.action(async (...args: unknown[]) => {
       const command = args[args.length - 1] as Command;
       const flags = command.opts() as CreateFlags & Record<string, unknown>;
-      const output = parseOutput(flags.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(flags.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], flags.showManagedFields);
       const { dryRun, write } = writeFlags(flags);
       const d = await cli.discovery();
       const { namespace } = await cli.namespace();

@@ -6,7 +6,7 @@ import type { ApiObject } from '../../api/meta.js';
 import { readAll, resourcePath, watchEvents, type Response } from '../../client/rest-client.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { fetchTargets, failIf, tableAccept, withKind } from '../objects.js';
-import { outputHelp, parseOutput, printObjects, type Output } from '../printers/output.js';
+import { outputHelp, parseOutput, printable, printObjects, showManagedFieldsOption, type Output } from '../printers/output.js';
 import { alignColumns, tableCells, type Table, type TableOptions } from '../printers/table.js';
 import { loadJsonPath, query } from '../printers/jsonpath.js';
 import { qualifiedName, resolveTargets, type Target } from '../resources.js';
@@ -17,7 +17,7 @@ import { toJson, toYaml } from '../printers/objects.js';
 interface GetFlags {
   output?: string; selector?: string; fieldSelector?: string; allNamespaces?: boolean; filename?: string[]; recursive?: boolean;
   watch?: boolean; watchOnly?: boolean; chunkSize: string; showLabels?: boolean; labelColumns?: string[]; headers: boolean;
-  sortBy?: string; ignoreNotFound?: boolean; showKind?: boolean; raw?: string; subresource?: string;
+  sortBy?: string; ignoreNotFound?: boolean; showManagedFields?: boolean; showKind?: boolean; raw?: string; subresource?: string;
 }
 
 export function getCommand(cli: Cli): Command {
@@ -25,6 +25,7 @@ export function getCommand(cli: Cli): Command {
     .description('Display one or many resources')
     .argument('[args...]', 'TYPE[.VERSION][.GROUP] [NAME...], TYPE/NAME ..., or TYPE1,TYPE2')
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .option('-l, --selector <selector>', 'label selector, e.g. app=web,tier!=db')
     .option('--field-selector <selector>', 'field selector, e.g. metadata.name=x')
     .option('-A, --all-namespaces', 'list across all namespaces')
@@ -43,7 +44,7 @@ export function getCommand(cli: Cli): Command {
     .option('--subresource <name>', 'read this subresource (status, scale) of the named objects')
     .action(async (args: string[], flags: GetFlags) => {
       if (flags.raw) return rawGet(cli, flags.raw);
-      const output = parseOutput(flags.output);
+      const output = parseOutput(flags.output, undefined, flags.showManagedFields);
       const chunkSize = Number(flags.chunkSize);
       if (!Number.isInteger(chunkSize) || chunkSize < 0) throw new CliError(`--chunk-size must be a whole number, not "${flags.chunkSize}"`);
       const { targets, multipleTypes } = await resolveTargets(cli, args, { filenames: flags.filename, recursive: flags.recursive, allNamespaces: flags.allNamespaces });
@@ -228,8 +229,8 @@ async function watch(cli: Cli, t: Target, flags: GetFlags, output: Output, resou
       cli.out(alignColumns(tableCells(table, o)));
     } else {
       const obj = withKind(event.object, t.info);
-      if (output.kind === 'json') cli.out(toJson(obj));
-      else if (output.kind === 'yaml') cli.out(`${first ? '' : '---\n'}${await toYaml(obj)}`);
+      if (output.kind === 'json') cli.out(toJson(printable(obj, output)));
+      else if (output.kind === 'yaml') cli.out(`${first ? '' : '---\n'}${await toYaml(printable(obj, output))}`);
       else await printObjects(cli, [obj], output, { single: true, noHeaders: true });
     }
     first = false;

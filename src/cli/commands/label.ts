@@ -6,12 +6,12 @@ import type { ApiObject } from '../../api/meta.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { fileOptions, writeFlags, writeOptions, type WriteFlags } from '../flags.js';
 import { failIf, fetchTargets, resourceFor } from '../objects.js';
-import { outputHelp, parseOutput, printResult } from '../printers/output.js';
+import { outputHelp, parseOutput, printResult, showManagedFieldsOption } from '../printers/output.js';
 import { resolveTargets } from '../resources.js';
 
 interface MetaFlags extends WriteFlags {
   filename?: string[]; recursive?: boolean; selector?: string; fieldSelector?: string; all?: boolean; allNamespaces?: boolean;
-  overwrite?: boolean; resourceVersion?: string; list?: boolean; output?: string;
+  overwrite?: boolean; resourceVersion?: string; list?: boolean; output?: string; showManagedFields?: boolean;
 }
 
 type Field = 'labels' | 'annotations';
@@ -28,6 +28,7 @@ function metadataCommand(cli: Cli, name: 'label' | 'annotate', field: Field, pas
     .option('--resource-version <rv>', 'only if the object is still at this resourceVersion')
     .option('--list', `print the ${field} of the objects`)
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .action(async (args: string[], f: MetaFlags) => {
       const changes = args.filter((a) => a.includes('=') || (a.endsWith('-') && !a.includes('/')));
       const rest = args.filter((a) => !changes.includes(a));
@@ -42,7 +43,7 @@ function metadataCommand(cli: Cli, name: 'label' | 'annotate', field: Field, pas
         } else remove.push(c.slice(0, -1));
       }
       if (!f.list && !Object.keys(set).length && !remove.length) throw new CliError(`at least one ${field === 'labels' ? 'label' : 'annotation'} update is required`);
-      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], f.showManagedFields);
       const { dryRun, write } = writeFlags(f);
       const bySelector = !!(f.selector || f.fieldSelector || f.all);
       const { targets } = await resolveTargets(cli, rest, { filenames: f.filename, recursive: f.recursive, allNamespaces: f.allNamespaces, verb: name });

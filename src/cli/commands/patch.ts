@@ -7,11 +7,11 @@ import type { PatchType } from '../../client/rest-client.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { fileOptions, writeFlags, writeOptions, type WriteFlags } from '../flags.js';
 import { failIf, fetchTargets, resourceFor } from '../objects.js';
-import { outputHelp, parseOutput, printResult } from '../printers/output.js';
+import { outputHelp, parseOutput, printResult, showManagedFieldsOption } from '../printers/output.js';
 import { resolveTargets } from '../resources.js';
 import { loadYaml } from '../../util/yaml.js';
 
-interface PatchFlags extends WriteFlags { patch?: string; patchFile?: string; type: string; filename?: string[]; recursive?: boolean; output?: string; subresource?: string; local?: boolean }
+interface PatchFlags extends WriteFlags { patch?: string; patchFile?: string; type: string; filename?: string[]; recursive?: boolean; output?: string; showManagedFields?: boolean; subresource?: string; local?: boolean }
 
 const types: Record<string, PatchType> = { strategic: 'strategic', merge: 'merge', json: 'json', apply: 'apply' };
 
@@ -24,6 +24,7 @@ export function patchCommand(cli: Cli): Command {
     .option('--type <type>', 'strategic, merge or json', 'strategic')
     .option('--subresource <name>', 'patch this subresource (status, scale)')
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .action(async (args: string[], f: PatchFlags) => {
       const type = types[f.type];
       if (!type) throw new CliError(`--type must be json, merge or strategic, not "${f.type}"`);
@@ -38,7 +39,7 @@ export function patchCommand(cli: Cli): Command {
       if (type === 'json' ? !Array.isArray(body) : (typeof body !== 'object' || body === null || Array.isArray(body))) {
         throw new CliError(type === 'json' ? 'a JSON patch must be a list of operations' : 'the patch must be an object');
       }
-      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], f.showManagedFields);
       const { dryRun, write } = writeFlags(f);
       const { targets } = await resolveTargets(cli, args, { filenames: f.filename, recursive: f.recursive, verb: 'patch', requireNames: true });
       const { found, failed: readFailed } = await fetchTargets(cli, targets);

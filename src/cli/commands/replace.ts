@@ -6,10 +6,10 @@ import { ApiError } from '../../client/rest-client.js';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { fileOptions, writeFlags, writeOptions, type WriteFlags } from '../flags.js';
 import { failIf, resourceFor } from '../objects.js';
-import { outputHelp, parseOutput, printResult } from '../printers/output.js';
+import { outputHelp, parseOutput, printResult, showManagedFieldsOption } from '../printers/output.js';
 import { resolveTargets, targetObject } from '../resources.js';
 
-interface ReplaceFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; force?: boolean; subresource?: string }
+interface ReplaceFlags extends WriteFlags { filename?: string[]; recursive?: boolean; output?: string; showManagedFields?: boolean; force?: boolean; subresource?: string }
 
 export function replaceCommand(cli: Cli): Command {
   return writeOptions(fileOptions(new Command('replace'), 'the objects to replace'), 'clusterctl-replace')
@@ -17,9 +17,10 @@ export function replaceCommand(cli: Cli): Command {
     .option('--force', 'delete the objects and create them again')
     .option('--subresource <name>', 'replace this subresource (status, scale)')
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .action(async (f: ReplaceFlags) => {
       if (!f.filename?.length) throw new CliError('name the objects to replace with -f');
-      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], f.showManagedFields);
       const { dryRun, write } = writeFlags(f);
       const { targets } = await resolveTargets(cli, [], { filenames: f.filename, recursive: f.recursive });
       let failed = false;

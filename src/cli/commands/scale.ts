@@ -5,11 +5,11 @@ import { Command } from 'commander';
 import { CliError, errorText, type Cli } from '../cli.js';
 import { dryRunMode, fileOptions } from '../flags.js';
 import { failIf, fetchTargets, resourceFor } from '../objects.js';
-import { outputHelp, parseOutput, printResult } from '../printers/output.js';
+import { outputHelp, parseOutput, printResult, showManagedFieldsOption } from '../printers/output.js';
 import { resolveTargets } from '../resources.js';
 import { Option } from 'commander';
 
-interface ScaleFlags { replicas: string; currentReplicas?: string; resourceVersion?: string; filename?: string[]; recursive?: boolean; selector?: string; all?: boolean; output?: string; dryRun?: string | boolean }
+interface ScaleFlags { replicas: string; currentReplicas?: string; resourceVersion?: string; filename?: string[]; recursive?: boolean; selector?: string; all?: boolean; output?: string; showManagedFields?: boolean; dryRun?: string | boolean }
 
 export function scaleCommand(cli: Cli): Command {
   return fileOptions(new Command('scale'), 'the objects to scale')
@@ -22,10 +22,11 @@ export function scaleCommand(cli: Cli): Command {
     .option('--all', 'every object of the type in the namespace')
     .addOption(new Option('--dry-run [mode]', 'none, client or server').preset('client'))
     .option('-o, --output <format>', outputHelp)
+    .option(...showManagedFieldsOption)
     .action(async (args: string[], f: ScaleFlags) => {
       const replicas = Number(f.replicas);
       if (!Number.isInteger(replicas) || replicas < 0) throw new CliError(`--replicas must be a whole number of at least 0, not "${f.replicas}"`);
-      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']);
+      const output = parseOutput(f.output, ['default', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'], f.showManagedFields);
       const dryRun = dryRunMode(f.dryRun);
       const { targets } = await resolveTargets(cli, args, { filenames: f.filename, recursive: f.recursive, verb: 'scale' });
       if (targets.some((t) => t.name === undefined) && !f.selector && !f.all && !f.filename?.length) throw new CliError('name the objects to scale, or select them with -l or --all');

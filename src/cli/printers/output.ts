@@ -9,11 +9,13 @@ import { jsonPathPrinter, loadJsonPath } from './jsonpath.js';
 import { asList, nameOf, toJson, toYaml } from './objects.js';
 
 export type OutputKind = 'default' | 'wide' | 'json' | 'yaml' | 'name' | 'jsonpath' | 'custom-columns';
-export interface Output { kind: OutputKind; arg?: string }
+export interface Output { kind: OutputKind; arg?: string; showManagedFields?: boolean }
 
 export const outputHelp = 'output format: json, yaml, name, wide, jsonpath=TEMPLATE, jsonpath-file=FILE, custom-columns=SPEC, custom-columns-file=FILE';
+export const showManagedFieldsOption = ['--show-managed-fields', 'keep metadata.managedFields in JSON and YAML output'] as const;
 
-export function parseOutput(flag: string | undefined, allowed: OutputKind[] = ['default', 'wide', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns']): Output {
+export function parseOutput(flag: string | undefined, allowed: OutputKind[] = ['default', 'wide', 'json', 'yaml', 'name', 'jsonpath', 'custom-columns'],
+  showManagedFields = false): Output {
   if (!flag) return { kind: 'default' };
   const eq = flag.indexOf('=');
   const format = eq < 0 ? flag : flag.slice(0, eq);
@@ -30,7 +32,21 @@ export function parseOutput(flag: string | undefined, allowed: OutputKind[] = ['
     throw new CliError(`unable to match a printer suitable for the output format "${flag}", the allowed formats are: ${allowed.filter((k) => k !== 'default').join(',')}`);
   }
   if ((out.kind === 'jsonpath' || out.kind === 'custom-columns') && !out.arg) throw new CliError(`${format} needs a template: -o ${format}=...`);
-  return out;
+  return { ...out, showManagedFields };
+}
+
+/** what JSON and YAML print of an object or a List: without its managed fields unless asked for (as kubectl prints;
+ *  JSONPath and custom columns still see them) */
+export function printable(value: unknown, output: Output): unknown {
+  if (output.showManagedFields || (output.kind !== 'json' && output.kind !== 'yaml')) return value;
+  const strip = (o: unknown) => {
+    const meta = (o as ApiObject | null)?.metadata;
+    if (!meta || typeof meta !== 'object' || !('managedFields' in meta)) return o;
+    const { managedFields: _, ...rest } = meta;
+    return { ...(o as ApiObject), metadata: rest };
+  };
+  const list = value as { items?: unknown };
+  return Array.isArray(list?.items) ? { ...list, items: list.items.map(strip) } : strip(value);
 }
 
 /** Prints objects in a machine format; `single` prints one object as itself rather than as a List. */
@@ -38,8 +54,8 @@ export async function printObjects(cli: Cli, objects: ApiObject[], output: Outpu
   const data = o.single && objects.length === 1 ? objects[0] : asList(objects);
   if (output.kind === 'jsonpath' || output.kind === 'custom-columns') await loadJsonPath();
   switch (output.kind) {
-    case 'json': return cli.out(toJson(data));
-    case 'yaml': return cli.out(await toYaml(data));
+    case 'json': return cli.out(toJson(printable(data, output)));
+    case 'yaml': return cli.out(await toYaml(printable(data, output)));
     case 'name': return cli.out(objects.map((obj) => `${nameOf(obj)}\n`).join(''));
     case 'jsonpath': return cli.out(jsonPathPrinter(output.arg!)(data));
     case 'custom-columns': {
