@@ -22,6 +22,7 @@ import type { ApiServerOptions } from '../config/apiserver-options.js';
 import type { Logger } from '../http/server.js';
 import { startApiServiceAvailability } from '../controllers/apiservice-availability.js';
 import { loopbackClient, type Loopback } from './loopback.js';
+import { combinedAuthenticationData, type AuthenticationInfo } from './authentication-trust.js';
 
 export const frontProxyClientName = 'front-proxy-client';
 const defaultHeaders = { usernameHeaders: ['X-Remote-User'], groupHeaders: ['X-Remote-Group'], extraHeaderPrefixes: ['X-Remote-Extra-'] };
@@ -164,17 +165,15 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
       await registerLocalApiServices(lookup, backends, resources, names);
       const configMaps = backends.preferred('', 'configmaps')?.store;
       if (!configMaps) return;
-      const data = {
-        'client-ca-file': clientCaPem,
-        'requestheader-client-ca-file': front.caPem,
-        'requestheader-allowed-names': JSON.stringify(front.allowedNames),
-        'requestheader-username-headers': JSON.stringify(front.identity.usernameHeaders),
-        'requestheader-group-headers': JSON.stringify(front.identity.groupHeaders),
-        'requestheader-extra-headers-prefix': JSON.stringify(front.identity.extraHeaderPrefixes),
+      const own: AuthenticationInfo = {
+        clientCaPem, requestHeaderCaPem: front.caPem, allowedNames: front.allowedNames,
+        usernameHeaders: front.identity.usernameHeaders, groupHeaders: front.identity.groupHeaders, extraHeaderPrefixes: front.identity.extraHeaderPrefixes,
       };
+      // added to what other servers on the same store published, so backends trust every server's front proxy
       await configMaps.guaranteedUpdate(names.systemNamespace, 'extension-apiserver-authentication', '', (cur: ApiObject | undefined) => ({
         apiVersion: 'v1', kind: 'ConfigMap',
-        metadata: { ...(cur?.metadata ?? {}), name: 'extension-apiserver-authentication', namespace: names.systemNamespace }, data,
+        metadata: { ...(cur?.metadata ?? {}), name: 'extension-apiserver-authentication', namespace: names.systemNamespace },
+        data: combinedAuthenticationData((cur as { data?: Record<string, string> } | undefined)?.data, own),
       }) as ApiObject, noAdmission, { dryRun: false, allowCreate: true });
     },
   };

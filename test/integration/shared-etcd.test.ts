@@ -1,10 +1,16 @@
 // Two API servers on one etcd, as larger installations run them: Services created through both at once never share
 // a cluster IP or a node port, because both allocate from the same stored allocation objects. Several started at once
-// on a fresh store all come up, though each makes the same default Service.
+// on a fresh store all come up, though each makes the same default Service. An aggregated API server that trusts
+// the front proxies published in the extension-apiserver-authentication ConfigMap answers through every server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from '../../src/testing.js';
+import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
+import { delegatedAuth } from '../../src/metricsserver/delegated-auth.js';
 import { startEtcd, type EtcdServer } from '../support/etcd.js';
+import { waitFor } from '../support/wait.js';
 import { createClient, type Client } from './client.js';
 
 let etcd: EtcdServer;
@@ -14,7 +20,7 @@ let clients: Client[] = [];
 before(async () => {
   etcd = await startEtcd();
   const shared = { storage: 'etcd' as const, etcdServers: [etcd.endpoint], etcdPrefix: '/shared', flags: ['--service-cluster-ip-range=10.96.0.0/16'] };
-  servers = await Promise.all([startTestServer(shared), startTestServer(shared)]);
+  servers = await Promise.all([startTestServer({ ...shared, apiServiceCheckIntervalMs: 200 }), startTestServer({ ...shared, apiServiceCheckIntervalMs: 200 })]);
   clients = servers.map(s => createClient(s));
 });
 after(async () => {
@@ -72,5 +78,43 @@ test('four API servers started at once on a fresh store all become ready, with o
     } finally { c.close(); }
   } finally {
     await Promise.all(up.map(s => s.close()));
+  }
+});
+
+test('an aggregated API server that trusts the published front-proxy CAs answers through each of two servers', async () => {
+  // the backend authenticates as extension API servers do: the request-header settings of the ConfigMap
+  const auth = delegatedAuth(servers[0]!.client, servers[0]!.names);
+  await auth.synced;
+  const group = 'wardle.example.com';
+  const ca = createCertificateAuthority('wardle-ca', 3600);
+  const key = generateKeyPair();
+  const cert = issueLeaf(ca, key.publicKey, { commonName: 'wardle.default.svc', dnsNames: ['wardle.default.svc'], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 3600 });
+  const backend = createServer({ key: key.keyPem, cert, requestCert: true, rejectUnauthorized: false }, async (req, res) => {
+    const user = await auth.authenticate(req);
+    res.writeHead(user ? 200 : 401, { 'content-type': 'application/json' });
+    res.end(JSON.stringify(user
+      ? { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: `${group}/v1alpha1`, resources: [{ name: 'flunders', namespaced: true, kind: 'Flunder', verbs: ['get'] }], user: user.username }
+      : { kind: 'Status', apiVersion: 'v1', status: 'Failure', reason: 'Unauthorized', code: 401 }));
+  });
+  await new Promise<void>((r) => backend.listen(0, '127.0.0.1', () => r()));
+  try {
+    const port = (backend.address() as AddressInfo).port;
+    const registration = servers[0]!.names.group('apiregistration');
+    for (const [path, body] of [
+      ['/api/v1/namespaces/default/services', { metadata: { name: 'wardle' }, spec: { ports: [{ port: 443, targetPort: port }] } }],
+      ['/api/v1/namespaces/default/endpoints', { metadata: { name: 'wardle' }, subsets: [{ addresses: [{ ip: '127.0.0.1' }], ports: [{ port }] }] }],
+      [`/apis/${registration}/v1/apiservices`, {
+        metadata: { name: `v1alpha1.${group}` },
+        spec: { group, version: 'v1alpha1', service: { namespace: 'default', name: 'wardle', port: 443 }, caBundle: Buffer.from(ca.certPem).toString('base64'), groupPriorityMinimum: 2000, versionPriority: 10 },
+      }],
+    ] as const) assert.equal((await clients[0]!.request('POST', path, { body })).status, 201);
+    for (const [i, c] of clients.entries()) {
+      const r = await waitFor(`the backend's answer through server ${i}`, async () => { const r = await c.get(`/apis/${group}/v1alpha1`); return r.status === 200 && r; });
+      assert.equal(r.json.user, 'admin', `server ${i} forwards its user`);
+    }
+  } finally {
+    auth.stop();
+    backend.closeAllConnections();
+    await new Promise((r) => backend.close(r));
   }
 });
