@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
 import type { APIService } from '../api/types/apiregistration-v1.js';
-import { createCertificateAuthority } from '../pki/certificates.js';
+import { createCertificateAuthority, type CertificateAuthority } from '../pki/certificates.js';
 import { issueClientCertificate } from '../pki/pki.js';
 import type { ApiResources } from '../registry/resources.js';
 import type { Backends } from '../registry/backends.js';
@@ -43,8 +43,8 @@ function proxyClientPair(certFile: string, keyFile: string): { certPem: string; 
   return { certPem, keyPem };
 }
 
-/** the configured proxy client certificate, or one issued from a front-proxy CA made now */
-export function frontProxy(options: ApiServerOptions): FrontProxy {
+/** the configured proxy client certificate, or one issued from the front-proxy CA given (else one made now) */
+export function frontProxy(options: ApiServerOptions, generatedCa?: CertificateAuthority): FrontProxy {
   const rh = options.authentication.requestHeader;
   const headers = {
     usernameHeaders: rh?.usernameHeaders.length ? rh.usernameHeaders : defaultHeaders.usernameHeaders,
@@ -59,7 +59,7 @@ export function frontProxy(options: ApiServerOptions): FrontProxy {
       caPem: rh ? readFileSync(rh.clientCaFile, 'utf8') : '', allowedNames: rh?.allowedNames ?? [],
     };
   }
-  const ca = createCertificateAuthority(`front-proxy-ca@${Math.floor(Date.now() / 1000)}`, 10 * 365 * 24 * 3600);
+  const ca = generatedCa ?? createCertificateAuthority(`front-proxy-ca@${Math.floor(Date.now() / 1000)}`, 10 * 365 * 24 * 3600);
   return { identity: { ...issueClientCertificate(ca, frontProxyClientName), ...headers }, caPem: ca.certPem, allowedNames: [frontProxyClientName] };
 }
 

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
 import { naming, type Naming } from '../api/naming.js';
 import { checkCompatibilityFiles, type ApiServerOptions } from '../config/apiserver-options.js';
 import { writeAdminClientConfig } from '../config/client-config.js';
-import { ensurePki, issueClientCertificate, type Pki } from '../pki/pki.js';
+import { ensureFrontProxyCa, ensurePki, issueClientCertificate, type Pki } from '../pki/pki.js';
 import { openStorage } from '../storage/open.js';
 import { startCompactor } from '../storage/compactor.js';
 import { startEventExpiry } from '../registry/event-expiry.js';
@@ -343,7 +343,15 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       },
     },
     // the aggregation layer's view of APIServices and its front-proxy identity, before the first request
-    { start() { aggregation = createAggregation({ watchCache, resources, backends, names, front: frontProxy(options), rejectForwardingRedirect: options.aggregatorRejectForwardingRedirect }); } },
+    {
+      async start() {
+        // the generated front-proxy CA is kept beside the cluster CA: a restart publishes no new one to backends
+        const { proxyClientCertFile, proxyClientKeyFile } = options.aggregation;
+        const generated = proxyClientCertFile && proxyClientKeyFile ? undefined : await ensureFrontProxyCa(options.certDir);
+        if (generated?.written.length) log.info(`generated ${generated.written.join(', ')} in ${options.certDir}`);
+        aggregation = createAggregation({ watchCache, resources, backends, names, front: frontProxy(options, generated), rejectForwardingRedirect: options.aggregatorRejectForwardingRedirect });
+      },
+    },
     {
       async start() {
         const a = await setupAuth(options, { names, watchCache, resources, backends, log });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { ensurePki, files, signCertificate, type Pki } from './pki.js';
+import { ensureFrontProxyCa, ensurePki, files, frontProxyFiles, signCertificate, type Pki } from './pki.js';
 import { ipBytes } from './certificates.js';
 
 const serverAuth = '1.3.6.1.5.5.7.3.1';
@@ -126,6 +126,19 @@ describe('ensurePki, first boot', () => {
 });
 
 describe('ensurePki, later boots', () => {
+  test('the front-proxy CA is kept: a later boot loads it, and one that is not a CA with its key is made again', async () => {
+    const dir = join(root, 'front-proxy');
+    const a = await ensureFrontProxyCa(dir);
+    assert.deepEqual(a.written.sort(), [join(dir, frontProxyFiles.caCert), join(dir, frontProxyFiles.caKey)].sort());
+    assert.ok(new X509Certificate(a.certPem).ca);
+    const b = await ensureFrontProxyCa(dir);
+    assert.deepEqual([b.written, b.certPem, b.keyPem], [[], a.certPem, a.keyPem]);
+    await writeFile(join(dir, frontProxyFiles.caKey), (await ensurePki(join(root, 'front-proxy-other'), { hosts: [] })).caKeyPem);
+    const c = await ensureFrontProxyCa(dir);
+    assert.equal(c.written.length, 2);
+    assert.notEqual(c.certPem, a.certPem);
+  });
+
   test('a second call loads instead of regenerating', async () => {
     const dir = join(root, 'reload');
     const a = await ensurePki(dir, { hosts: [] });

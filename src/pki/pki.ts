@@ -33,6 +33,9 @@ export const files = {
   adminCert: 'admin.crt', adminKey: 'admin.key',
 } as const;
 
+/** the files of the generated front-proxy CA, in the same directory */
+export const frontProxyFiles = { caCert: 'front-proxy-ca.crt', caKey: 'front-proxy-ca.key' } as const;
+
 export const adminUser = 'admin';
 export const adminGroup = 'system:masters';
 
@@ -94,6 +97,19 @@ export async function ensurePki(dir: string, opts: { hosts: readonly string[] })
     serverNames,
     written,
   };
+}
+
+/**
+ * The CA the aggregation layer's front-proxy client certificate is issued from, kept in the directory beside the
+ * cluster CA so that a restart publishes the same one to backends rather than one more. One missing, unusable or
+ * expiring is made again (backends learn the new one from the published ConfigMap).
+ */
+export async function ensureFrontProxyCa(dir: string): Promise<CertificateAuthority & { written: string[] }> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const kept = await loadPair(dir, frontProxyFiles.caCert, frontProxyFiles.caKey);
+  if (kept && kept.cert.ca && fresh(kept.cert)) return { certPem: kept.certPem, keyPem: kept.keyPem, written: [] };
+  const ca = createCertificateAuthority(`front-proxy-ca@${Math.floor(Date.now() / 1000)}`, caTtlSeconds);
+  return { ...ca, written: await writePair(dir, frontProxyFiles.caCert, frontProxyFiles.caKey, ca.certPem, ca.keyPem) };
 }
 
 /** the CA found in the directory, or undefined when neither of its files is there; an unusable one is an error */

@@ -1,10 +1,14 @@
 // Two API servers on one etcd, as larger installations run them: Services created through both at once never share
 // a cluster IP or a node port, because both allocate from the same stored allocation objects. Several started at once
 // on a fresh store all come up, though each makes the same default Service. An aggregated API server that trusts
-// the front proxies published in the extension-apiserver-authentication ConfigMap answers through every server.
+// the front proxies published in the extension-apiserver-authentication ConfigMap answers through every server, and a
+// server restarted on its data directory publishes the front-proxy CA it had, not one more.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:https';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
@@ -116,5 +120,25 @@ test('an aggregated API server that trusts the published front-proxy CAs answers
     auth.stop();
     backend.closeAllConnections();
     await new Promise((r) => backend.close(r));
+  }
+});
+
+test('a server restarted on its data directory publishes the same front-proxy CA: the published trust does not grow', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'shared-etcd-restart-'));
+  const opts = { storage: 'etcd' as const, etcdServers: [etcd.endpoint], etcdPrefix: '/restarted', dataDir, flags: ['--controller-manager=false'] };
+  const published = async (s: TestServer) => {
+    const cm = await s.client.resource<{ data?: Record<string, string> }>({ group: '', version: 'v1', resource: 'configmaps' }, s.names.systemNamespace)
+      .get('extension-apiserver-authentication');
+    return cm.data?.['requestheader-client-ca-file'] ?? '';
+  };
+  try {
+    const first = await startTestServer(opts);
+    const before = await published(first).finally(() => first.close());
+    const again = await startTestServer(opts);
+    const after = await published(again).finally(() => again.close());
+    assert.equal(after.match(/BEGIN CERTIFICATE/g)?.length, 1, 'one front-proxy CA published');
+    assert.equal(after, before);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
   }
 });
