@@ -31,6 +31,7 @@ import type { LabelSelectorObject } from '../api/selectors.js';
 import { nodeAuthorizer } from '../authz/node.js';
 import { webhookAuthorizer } from '../authz/webhook.js';
 import { bootstrapPolicy, nodeRules } from '../registry/bootstrap/rbac.js';
+import { reconciledDefault } from './rbac-reconcile.js';
 import type { Authorizer, AuthnRequest, AuthnResult } from '../api/auth.js';
 import type { AdmissionPlugin } from '../api/admission.js';
 import { revisionOf } from '../api/resource-version.js';
@@ -155,13 +156,21 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
         if (selectors) r.rules = aggregatedRules(policy.clusterRoles as Parameters<typeof aggregatedRules>[0], r.metadata.name!, selectors);
       }
       let lastWrite = 0;
+      const autoupdate = `rbac.authorization.${names.labelDomain}/autoupdate`;
       const create = async (resource: string, objs: ApiObject[]) => {
         const backend = backends.preferred(rbacGroup, resource);
         if (!backend) return;
         const { store } = backend;
         await Promise.all(objs.map(async obj => {
-          const ns = obj.metadata.namespace ?? '';
-          try { await store.get(ns, obj.metadata.name!); return; } catch { /* absent: created below */ }
+          const ns = obj.metadata.namespace ?? '', name = obj.metadata.name!;
+          const stored = await store.get(ns, name).catch(() => undefined);
+          // one there is brought back up to the default unless its annotation says not to, as the reference does
+          if (stored) {
+            if (!reconciledDefault(stored, obj, autoupdate)) return;
+            const { obj: updated } = await store.guaranteedUpdate(ns, name, '', cur => (cur ? reconciledDefault(cur, obj, autoupdate) ?? cur : structuredClone(obj)), noAdmission, { dryRun: false, allowCreate: true });
+            lastWrite = Math.max(lastWrite, revisionOf(updated));
+            return;
+          }
           const written = await store.create(ns, structuredClone(obj), noAdmission, { dryRun: false })
             .catch(e => { if ((e as { code?: number }).code !== 409) throw e; return undefined; });
           lastWrite = Math.max(lastWrite, revisionOf(written));

@@ -142,3 +142,40 @@ test('a server restarted on its data directory publishes the same front-proxy CA
     rmSync(dataDir, { recursive: true, force: true });
   }
 });
+
+test('a server joining the store brings the default RBAC policy back, leaving additions and opted-out objects alone', async () => {
+  const opts = { storage: 'etcd' as const, etcdServers: [etcd.endpoint], etcdPrefix: '/rbac-joined', flags: ['--controller-manager=false'] };
+  const first = await startTestServer(opts);
+  const rbac = `/apis/${first.names.group('rbac.authorization')}/v1`;
+  const autoupdate = `rbac.authorization.${first.names.labelDomain}/autoupdate`;
+  const c = createClient(first);
+  let joined: TestServer | undefined;
+  try {
+    const discovery = (await c.get(`${rbac}/clusterroles/system:discovery`)).json;
+    const defaults = discovery.rules;
+    const extra = { nonResourceURLs: ['/extra'], verbs: ['get'] };
+    assert.equal((await c.request('PUT', `${rbac}/clusterroles/system:discovery`, { body: { ...discovery, rules: [extra] } })).status, 200);
+    const viewer = (await c.get(`${rbac}/clusterroles/system:public-info-viewer`)).json;
+    viewer.metadata.annotations[autoupdate] = 'false';
+    viewer.rules = [{ nonResourceURLs: ['/healthz'], verbs: ['get'] }];
+    assert.equal((await c.request('PUT', `${rbac}/clusterroles/system:public-info-viewer`, { body: viewer })).status, 200);
+    const basic = (await c.get(`${rbac}/clusterrolebindings/system:basic-user`)).json;
+    const bob = { kind: 'User', name: 'bob', apiGroup: first.names.group('rbac.authorization') };
+    assert.equal((await c.request('PUT', `${rbac}/clusterrolebindings/system:basic-user`, { body: { ...basic, subjects: [bob] } })).status, 200);
+
+    joined = await startTestServer(opts);
+    const j = createClient(joined);
+    try {
+      const repaired = (await j.get(`${rbac}/clusterroles/system:discovery`)).json.rules;
+      assert.deepEqual(repaired[0], extra, 'what was added stays');
+      const urls = repaired.flatMap((r: { nonResourceURLs: string[] }) => r.nonResourceURLs).sort();
+      assert.deepEqual(urls, [...defaults.flatMap((r: { nonResourceURLs: string[] }) => r.nonResourceURLs), '/extra'].sort());
+      assert.deepEqual((await j.get(`${rbac}/clusterroles/system:public-info-viewer`)).json.rules, viewer.rules, 'opted out: left as it is');
+      assert.deepEqual((await j.get(`${rbac}/clusterrolebindings/system:basic-user`)).json.subjects, [bob, ...basic.subjects]);
+    } finally { j.close(); }
+  } finally {
+    c.close();
+    await first.close();
+    await joined?.close();
+  }
+});
