@@ -2,7 +2,8 @@
 // a short Lease of its own in the system namespace saying where it answers (the reference's lease endpoint
 // reconciler, which keeps its leases in storage); the Endpoints and EndpointSlice of the Service list the
 // addresses of the live leases, so several API servers on one store all appear, and one that stops (or
-// stops renewing) leaves them. Written through the stores of the registry, as the server's own hooks are.
+// stops renewing) leaves them; its lease, run out, is deleted by the others, as the reference's expire from
+// storage. Written through the stores of the registry, as the server's own hooks are.
 import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { ApiObject } from '../api/meta.js';
@@ -98,16 +99,31 @@ export function startKubernetesService(o: KubernetesServiceOptions): { ready: Pr
     }) as ApiObject, noAdmission, { ...write, allowCreate: true });
   }
 
+  type EndpointLease = ApiObject & { spec?: { renewTime?: string; leaseDurationSeconds?: number } };
+  const endpointLeases = async () => (await backends.listers.list(names.group('coordination'), 'leases', names.systemNamespace) as EndpointLease[])
+    .filter((l) => l.metadata.labels?.[endpointLabel] !== undefined && !l.metadata.deletionTimestamp);
+  const expired = (l: EndpointLease, now: number) =>
+    !(Date.parse(l.spec?.renewTime ?? '') + (l.spec?.leaseDurationSeconds ?? ttlSeconds) * 1000 > now);
+
+  /**
+   * the leases of servers gone without a word (killed, or moved to another address) are deleted once they ran out,
+   * as the reference's expire from storage; one renewed meanwhile is kept (the delete's precondition fails)
+   */
+  async function forgetExpired() {
+    const now = Date.now();
+    for (const l of await endpointLeases()) {
+      if (l.metadata.name === leaseName() || !expired(l, now)) continue;
+      await leases().delete(names.systemNamespace, l.metadata.name!, { preconditions: { resourceVersion: l.metadata.resourceVersion } }, noAdmission).catch(() => {});
+    }
+  }
+
   /** the addresses of the leases still live, this server's own included or left out as asked */
   async function liveAddresses(self: boolean): Promise<Array<{ ip: string; port: number }>> {
     const me = o.address();
-    const all = await backends.listers.list(names.group('coordination'), 'leases', names.systemNamespace);
     const now = Date.now();
     const out: Array<{ ip: string; port: number }> = [];
-    for (const l of all as Array<ApiObject & { spec?: { renewTime?: string; leaseDurationSeconds?: number } }>) {
-      if (l.metadata.labels?.[endpointLabel] === undefined || l.metadata.deletionTimestamp) continue;
-      const renewed = Date.parse(l.spec?.renewTime ?? '');
-      if (!(renewed + (l.spec?.leaseDurationSeconds ?? ttlSeconds) * 1000 > now)) continue;
+    for (const l of await endpointLeases()) {
+      if (expired(l, now)) continue;
       const ip = l.metadata.annotations?.[addressKey];
       const port = Number(l.metadata.annotations?.[portKey]);
       if (ip && port && (ip !== me.ip || port !== me.port)) out.push({ ip, port });
@@ -161,6 +177,7 @@ export function startKubernetesService(o: KubernetesServiceOptions): { ready: Pr
     await ensureService();
     if (o.reconciler === 'none') return;
     await renewLease();
+    await forgetExpired();
     const live = await liveAddresses(true);
     const key = JSON.stringify(live);
     if (key === last) return;

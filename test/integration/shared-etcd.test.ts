@@ -179,3 +179,19 @@ test('a server joining the store brings the default RBAC policy back, leaving ad
     await joined?.close();
   }
 });
+
+test('the API servers\' own Service lists every live server, and the lease of one gone without a word is cleared', async () => {
+  const names = servers[0]!.names;
+  const ports = (eps: any) => (eps.subsets ?? []).flatMap((s: any) => s.ports.map((p: any) => p.port)).sort();
+  const own = servers.map(s => Number(new URL(s.url).port)).sort();
+  await waitFor('both servers in the endpoints', async () => JSON.stringify(ports((await clients[1]!.get(`/api/v1/namespaces/default/endpoints/${names.vendor}`)).json)) === JSON.stringify(own));
+  // a server that was killed: its lease, last renewed a minute ago, stays behind
+  const leases = `/apis/${names.group('coordination')}/v1/namespaces/${names.systemNamespace}/leases`;
+  const renewed = new Date(Date.now() - 60_000).toISOString().replace('Z', '000Z');
+  assert.equal((await clients[0]!.request('POST', leases, { body: {
+    metadata: { name: 'apiserver-endpoint-killed', labels: { [`apiserver.${names.labelDomain}/endpoint`]: '' }, annotations: { [`apiserver.${names.labelDomain}/advertise-address`]: '127.0.0.1', [`apiserver.${names.labelDomain}/port`]: '1' } },
+    spec: { holderIdentity: '127.0.0.1:1', leaseDurationSeconds: 15, renewTime: renewed },
+  } })).status, 201);
+  await waitFor('the expired lease to be deleted', async () => (await clients[1]!.get(`${leases}/apiserver-endpoint-killed`)).status === 404);
+  assert.deepEqual(ports((await clients[0]!.get(`/api/v1/namespaces/default/endpoints/${names.vendor}`)).json), own);
+});
