@@ -61,12 +61,18 @@ export function compose(filters: Filter[], handler: (ctx: RequestContext) => Pro
 /**
  * Requests start one a turn of the event loop, health probes at once: a client that opens thousands of watches in one
  * go cannot hold the loop for seconds while probes wait to be read (they are answered between two of its requests).
+ * A request whose client has gone by its turn (an HTTP/2 stream reset as soon as it was opened, thousands a second
+ * in a "rapid reset" flood) is dropped there, before any work is done for it.
  */
 function takeTurns(stopping: () => boolean): Filter {
   // once the server stops taking requests, the ones it took wait no more: the drain is not rationed
   const turn = turns(undefined, stopping);
   return async (ctx, next) => {
-    if (!isHealthProbe(ctx.path)) await turn();
+    if (!isHealthProbe(ctx.path)) {
+      const gone = () => ctx.signal.aborted;
+      await turn(gone);
+      if (gone()) return;
+    }
     await next();
   };
 }

@@ -33,6 +33,19 @@ test('callers of turns go on in order, with other work of the loop let in betwee
   await turn();
 });
 
+test('callers that have gone by their turn take no place in it: one still wanted behind thousands of them goes on at the next turn', async () => {
+  // every turn runs over: one caller a turn, and 5,000 callers gone (clients that went away while they waited)
+  const turn = turns(-1);
+  const gone = Array.from({ length: 5000 }, () => turn(() => true));
+  let loopTurns = 0, counting = true;
+  const count = () => { loopTurns++; if (counting) setImmediate(count); };
+  setImmediate(count);
+  await turn(() => false);
+  counting = false;
+  await Promise.all(gone);
+  assert.ok(loopTurns <= 2, `the wanted caller went on after ${loopTurns} turns`);
+});
+
 /** busy work of about `ms` on the loop */
 const spin = (ms: number) => { const end = performance.now() + ms; while (performance.now() < end); };
 

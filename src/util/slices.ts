@@ -37,24 +37,27 @@ export async function mapInSlices<T, R>(items: readonly T[], fn: (item: T, index
  * long the last turn took: twice as many while turns stay under `turnMs`, half as many (down to one) once one runs
  * over, so that short requests still start together (and share a group commit) while long ones take a turn each.
  * While `allAtOnce` holds, everyone waiting goes on at the next turn (a server that stops drains what it took in).
+ * A caller that says it has `gone` by the time its turn comes (a request whose client went away while it waited)
+ * goes on without using up a place of the turn: a flood of such callers cannot hold back the ones still wanted.
  */
-export function turns(turnMs = sliceMs, allAtOnce: () => boolean = () => false): () => Promise<void> {
-  const waiting: Array<(() => void) | undefined> = [];
+export function turns(turnMs = sliceMs, allAtOnce: () => boolean = () => false): (gone?: () => boolean) => Promise<void> {
+  const waiting: Array<{ go: () => void; gone?: () => boolean } | undefined> = [];
   let head = 0, batch = 1, lastTurn = 0;
   const next = () => {
     const now = performance.now();
     if (lastTurn) batch = now - lastTurn > turnMs ? Math.max(1, batch >> 1) : Math.min(1024, batch * 2);
     if (allAtOnce()) batch = waiting.length;
-    for (let n = 0; n < batch && head < waiting.length; n++) {
-      const go = waiting[head]!;
+    for (let n = 0; n < batch && head < waiting.length;) {
+      const caller = waiting[head]!;
       waiting[head++] = undefined;
-      go();
+      if (!caller.gone?.()) n++;
+      caller.go();
     }
     if (head < waiting.length) { lastTurn = now; setImmediate(next); return; }
     waiting.length = head = lastTurn = 0;
   };
-  return () => new Promise<void>(resolve => {
-    if (waiting.push(resolve) - head === 1) setImmediate(next);
+  return (gone) => new Promise<void>(resolve => {
+    if (waiting.push({ go: resolve, gone }) - head === 1) setImmediate(next);
   });
 }
 
