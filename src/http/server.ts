@@ -176,7 +176,9 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     inflight.add(ctx);
     abortOf.set(ctx, () => { void ctx.signal; aborter!.abort(); });
     const socket = http2 ? undefined : (req.socket as TLSSocket);
+    const pipelined = socket && !connection;
     if (socket) busy.set(socket, (busy.get(socket) ?? 0) + 1);
+    if (pipelined && busy.get(socket)! >= maxPipelinedRequests) pauseReading(socket);
     handle(ctx).finally(() => {
       inflight.delete(ctx);
       abortOf.delete(ctx);
@@ -186,6 +188,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       const n = (busy.get(socket) ?? 1) - 1;
       if (n > 0) busy.set(socket, n);
       else { busy.delete(socket); if (closing) socket.end(); }
+      if (pipelined && n < maxPipelinedRequests) resumeReading(socket);
     });
   };
   const headersTimeout = o.headersTimeoutMs ?? defaultHeadersTimeoutMs;
@@ -351,6 +354,42 @@ function closeWhenIdle(session: Http2Session, idleMs: number) {
     stream.once('close', () => { if (--open === 0 && !session.closed) arm(); });
   });
   session.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * HTTP/1.1 requests one connection may have in progress at once (pipelined, sent without waiting for answers): past
+ * it the connection is not read until some are answered and their answers taken by the client. A client that sends
+ * requests by the thousand in one go and reads nothing back would otherwise have them all served at once, their
+ * answers held in memory (the reference's server reads a connection's next request only once it has answered one)
+ */
+const maxPipelinedRequests = 16;
+/** connections this server stopped reading for their pipelined requests, and whether one waits for its writes to drain */
+const pausedForPipelining = new WeakMap<TLSSocket, { draining: boolean }>();
+
+/**
+ * Stops reading the connection until `resumeReading`. Node's server would read it again on its own (as a request's
+ * body is read or passed over, as answers queued behind another are written out): that resume waits too
+ */
+function pauseReading(socket: TLSSocket) {
+  if (pausedForPipelining.has(socket)) return;
+  pausedForPipelining.set(socket, { draining: false });
+  socket.pause();
+  socket.resume = () => socket;
+}
+
+/** reads the connection again once what was written to it has gone out to the client */
+function resumeReading(socket: TLSSocket) {
+  const paused = pausedForPipelining.get(socket);
+  if (!paused || paused.draining || socket.destroyed) return;
+  if (socket.writableNeedDrain) {
+    paused.draining = true;
+    socket.once('drain', () => { paused.draining = false; resumeReading(socket); });
+    return;
+  }
+  pausedForPipelining.delete(socket);
+  delete (socket as Partial<TLSSocket>).resume;
+  // (unless Node's server paused it for answers of its own still queued: it resumes it once they are out)
+  if (!(socket as TLSSocket & { _paused?: boolean })._paused) socket.resume();
 }
 
 const sessionOf = (socket: TLSSocket, sessions: Set<Http2Session>) => {
