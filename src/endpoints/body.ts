@@ -28,7 +28,7 @@ export const maxNestingDepth = 1000;
  */
 export function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buffer> {
   const declared = Number(ctx.headers['content-length'] ?? 0);
-  if (declared > limit) return Promise.reject(tooLarge());
+  if (declared > limit) { closeAfterAnswer(ctx); return Promise.reject(tooLarge()); }
   const req = ctx.req as unknown as Readable;
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise<Buffer>((resolve, reject) => {
@@ -44,12 +44,12 @@ export function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buf
     };
     // the deadline passed, or the client went away before the body ended (nobody is left to read the answer)
     const stopped = () => {
-      if (ctx.req.httpVersionMajor === 1 && !ctx.res.headersSent) ctx.res.setHeader('Connection', 'close');
+      closeAfterAnswer(ctx);
       finish(timeout('Timeout: request did not complete within requested timeout - context deadline exceeded', 0));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) finish(tooLarge()); else chunks.push(chunk);
+      if (size > limit) { closeAfterAnswer(ctx); finish(tooLarge()); } else chunks.push(chunk);
     };
     const onEnd = () => finish();
     const timer = ctx.deadline === undefined ? undefined : setTimeout(stopped, Math.max(0, ctx.deadline - Date.now()));
@@ -61,6 +61,15 @@ export function readBody(ctx: RequestContext, limit = maxBodyBytes): Promise<Buf
 }
 
 const ignore = () => {};
+
+/**
+ * HTTP/1.1: the connection closes after the answer to a request whose body is left unread (past the size limit, or
+ * still arriving at the deadline), as the reference's server closes it. Kept open, it would read and drop the rest of
+ * the body, which a client can make endless (a Content-Length of petabytes), past every timeout.
+ */
+function closeAfterAnswer(ctx: RequestContext) {
+  if (ctx.req.httpVersionMajor === 1 && !ctx.res.headersSent) ctx.res.setHeader('Connection', 'close');
+}
 
 export const mediaType = (ctx: RequestContext) => String(ctx.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
 

@@ -13,6 +13,7 @@ import { serverOn } from './servers.js';
 import { createClient, type Client } from './client.js';
 import type { TestServer } from '../../src/testing.js';
 import { widgetCrd } from '../fuzz/fixtures.js';
+import { until } from '../support/wait.js';
 
 /** the Warning header values as text (the server sends their UTF-8 bytes, which Node's client reads as Latin-1) */
 const warningsOf = (headers: Record<string, unknown>): string[] => {
@@ -582,6 +583,34 @@ describe('a request body that never ends', () => {
       const status = JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4));
       assert.equal(status.reason, 'Timeout');
       assert.equal(status.message, 'Timeout: request did not complete within requested timeout - context deadline exceeded');
+    }
+  });
+
+  test('past the size limit over HTTP/1.1 (declared, or chunked) is a 413 and the connection closes, though the client goes on sending', async () => {
+    const { hostname, port } = new URL(server.url);
+    const chunk = (n: number) => `${n.toString(16)}\r\n${' '.repeat(n)}\r\n`;
+    const heads = [
+      'Content-Length: 9007199254740991\r\n\r\n{',
+      `Transfer-Encoding: chunked\r\n\r\n${chunk(1)}${chunk(1024 * 1024).repeat(4)}`,
+    ];
+    for (const head of heads) {
+      const socket = tlsConnect({ host: hostname, port: Number(port), ca: server.caCertPem, cert: server.adminCertPem, key: server.adminKeyPem, servername: 'localhost', ALPNProtocols: ['http/1.1'] });
+      await new Promise<void>((resolve, reject) => socket.once('secureConnect', resolve).once('error', reject));
+      let text = '', closed = false;
+      socket.setEncoding('utf8').on('data', d => { text += d; }).on('error', () => {}).on('close', () => { closed = true; });
+      socket.write(`POST ${path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n${head}`);
+      // the rest of an endless body, a piece whenever the last has been taken
+      const more = head.startsWith('Content-Length') ? ' '.repeat(16 * 1024) : chunk(16 * 1024);
+      const send = () => { while (!socket.destroyed && socket.write(more)); };
+      socket.on('drain', send);
+      send();
+      try {
+        await until(() => closed, () => `the connection to close after the answer: ${text.slice(0, 300)}`);
+        assert.match(text, /^HTTP\/1\.1 413 /, text.slice(0, 300));
+        assert.equal(JSON.parse(text.slice(text.indexOf('\r\n\r\n') + 4)).reason, 'RequestEntityTooLarge');
+      } finally {
+        socket.destroy();
+      }
     }
   });
 
