@@ -60,6 +60,8 @@ export interface RequestContext {
   readonly warnings: string[];
   /** aborted when the deadline passes or the client goes away; made on first use, since most requests never ask */
   readonly signal: AbortSignal;
+  /** whether the client has gone away (its connection or stream closed): a question that makes no signal */
+  clientGone(): boolean;
   /** when a request that is not long-running must be done (epoch ms) */
   deadline?: number;
   /** long-running requests (watch) are exempt from the deadline and max-in-flight */

@@ -69,9 +69,8 @@ function takeTurns(stopping: () => boolean): Filter {
   const turn = turns(undefined, stopping);
   return async (ctx, next) => {
     if (!isHealthProbe(ctx.path)) {
-      const gone = () => ctx.signal.aborted;
-      await turn(gone);
-      if (gone()) return;
+      await turn(ctx.clientGone);
+      if (ctx.clientGone()) return;
     }
     await next();
   };

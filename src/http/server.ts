@@ -146,6 +146,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
         }
         return signal;
       },
+      clientGone: () => responseClosed,
       id: randomUUID(), req, res, method: req.method ?? 'GET',
       path: qmark < 0 ? target : target.slice(0, qmark),
       query: new URLSearchParams(qmark < 0 ? '' : target.slice(qmark + 1)),
