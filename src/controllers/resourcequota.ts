@@ -2,10 +2,11 @@
 // recomputed from what its namespace holds (admission only adds what it admits; this also takes back what was
 // deleted or finished): object counts (`pods`, `services`, ..., `count/<resource>[.<group>]`), the compute
 // requests and limits of pods that have not finished, NodePorts and load balancers, and claimed storage (also
-// per storage class). Scopes (Terminating, NotTerminating, BestEffort, NotBestEffort) narrow a quota to pods.
+// per storage class). Scopes and scope selectors (Terminating, BestEffort, PriorityClass, ...) narrow a quota to pods.
 // Recomputed when a quota's spec changes, when a counted object goes or its usage shrinks, and every
 // --resource-quota-sync-period.
 import { formatQuantity, quantityValue } from '../api/quantity.js';
+import { podInQuotaScope, quotaScoped } from '../api/quota-scopes.js';
 import type { SharedInformer } from '../client/informer.js';
 import { isConflict, isNotFound, type ResourceRef } from '../client/rest-client.js';
 import { keyOf, podFinished, splitKey, startQueue } from './common.js';
@@ -29,16 +30,6 @@ function podUsage(p: Pod): Usage {
     }
   }
   return u;
-}
-
-const bestEffort = (p: Pod) => [...(p.spec.containers ?? []), ...(p.spec.initContainers ?? [])]
-  .every((c) => !Object.keys(c.resources?.requests ?? {}).length && !Object.keys(c.resources?.limits ?? {}).length);
-
-function podInScopes(p: Pod, scopes: string[]): boolean {
-  return scopes.every((s) => ({
-    Terminating: p.spec.activeDeadlineSeconds != null, NotTerminating: p.spec.activeDeadlineSeconds == null,
-    BestEffort: bestEffort(p), NotBestEffort: !bestEffort(p),
-  } as Record<string, boolean>)[s] ?? true);
 }
 
 /** what of an object its usage depends on beyond its existence: a pod's end, a Service's type and ports, a claim's request */
@@ -65,11 +56,10 @@ export const resourceQuotaController: Controller = {
 
     const usage = async (quota: ResourceQuota, namespace: string): Promise<Usage> => {
       const hard = Object.keys(quota.spec?.hard ?? {});
-      const scopes = quota.spec?.scopes ?? [];
       const u: Usage = Object.fromEntries(hard.map((r) => [r, 0]));
       const add = (more: Usage) => { for (const [r, n] of Object.entries(more)) if (r in u) u[r]! += n; };
-      for (const p of pods.list(namespace)) if (!podFinished(p) && podInScopes(p, scopes)) add(podUsage(p));
-      if (scopes.length) return u;
+      for (const p of pods.list(namespace)) if (!podFinished(p) && podInQuotaScope(p.spec, quota.spec)) add(podUsage(p));
+      if (quotaScoped(quota.spec)) return u;
       for (const [resource, informer] of counted) {
         const n = informer.list(namespace).length;
         add({ [resource]: n, [`count/${resource}`]: n });

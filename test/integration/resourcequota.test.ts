@@ -37,4 +37,37 @@ describe('resource quota controller', () => {
     assert.equal((await c.request('PUT', `${ns}/pods/b/status`, { body: { ...b, status: { phase: 'Succeeded' } } })).status, 200);
     await until(async () => { const u = await used(); return u.pods === '1' && u['requests.cpu'] === '250m'; }, 'the usage to drop');
   });
+
+  test('a scope selector on PriorityClass counts only the pods of those classes, in admission and in the recount', async () => {
+    assert.equal((await c.request('POST', '/apis/scheduling.cluster.io/v1/priorityclasses', { body: { metadata: { name: 'gold' }, value: 1000 } })).status, 201);
+    const scoped = { metadata: { name: 'gold' }, spec: { hard: { pods: '1' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['gold'] }] } } };
+    assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'scoped' } } })).status, 201);
+    assert.equal((await c.request('POST', '/api/v1/namespaces/scoped/resourcequotas', { body: scoped })).status, 201);
+    await until(async () => (await c.get('/api/v1/namespaces/scoped/resourcequotas/gold')).json.status?.hard?.pods === '1', 'status.hard');
+    const classed = (name: string) => ({ ...pod(name, '10m'), spec: { ...pod(name, '10m').spec, priorityClassName: 'gold' } });
+    // pods of no class are not counted: however many there are
+    for (const name of ['plain-1', 'plain-2']) assert.equal((await c.request('POST', '/api/v1/namespaces/scoped/pods', { body: pod(name, '10m') })).status, 201);
+    assert.equal((await c.request('POST', '/api/v1/namespaces/scoped/pods', { body: classed('gold-1') })).status, 201);
+    const refused = await c.request('POST', '/api/v1/namespaces/scoped/pods', { body: classed('gold-2') });
+    assert.equal(refused.status, 403);
+    assert.match(refused.json.message, /exceeded quota: gold, requested: pods=1, used: pods=1, limited: pods=1/);
+    // a recount (the spec changed) counts the same pods
+    const cur = (await c.get('/api/v1/namespaces/scoped/resourcequotas/gold')).json;
+    assert.equal((await c.request('PUT', '/api/v1/namespaces/scoped/resourcequotas/gold', { body: { ...cur, spec: { ...cur.spec, hard: { pods: '3' } } } })).status, 200);
+    await until(async () => { const s = (await c.get('/api/v1/namespaces/scoped/resourcequotas/gold')).json.status; return s?.hard?.pods === '3' && s?.used?.pods === '1'; }, 'the recount');
+  });
+
+  test('a pod without the requests or limits a compute quota caps is refused, naming each resource and the containers that miss it', async () => {
+    assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'compute' } } })).status, 201);
+    const hard = { cpu: '2', 'limits.memory': '1Gi', 'requests.ephemeral-storage': '1Gi' };
+    assert.equal((await c.request('POST', '/api/v1/namespaces/compute/resourcequotas', { body: { metadata: { name: 'compute' }, spec: { hard } } })).status, 201);
+    await until(async () => !!(await c.get('/api/v1/namespaces/compute/resourcequotas/compute')).json.status?.hard, 'status.hard');
+    const refused = await c.request('POST', '/api/v1/namespaces/compute/pods', { body: { metadata: { name: 'p' }, spec: { containers: [
+      { name: 'app', image: 'x:1' },
+      { name: 'side', image: 'x:1', resources: { requests: { cpu: '100m' } } },
+    ] } } });
+    assert.equal(refused.status, 403);
+    // ephemeral storage is counted but never required, as the reference
+    assert.equal(refused.json.message, 'pods "p" is forbidden: failed quota: compute: must specify cpu for: app; limits.memory for: app,side');
+  });
 });

@@ -5,10 +5,11 @@
 import { definePlugin } from '../types.js';
 import type { Naming } from '../../api/naming.js';
 import type { Stored } from '../../api/meta.js';
-import type { PersistentVolumeClaim, ResourceQuota, Service } from '../../api/types/core-v1.js';
+import type { Container, PersistentVolumeClaim, ResourceQuota, Service } from '../../api/types/core-v1.js';
 import type { Quantity } from '../../api/types/meta-v1.js';
 import { formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse, type AdmittedPodSpec } from '../util.js';
 import type { AdmissionAttributes, Writers } from '../../api/admission.js';
+import { podInQuotaScope, quotaScoped } from '../../api/quota-scopes.js';
 
 type Usage = Record<string, number>;
 
@@ -20,8 +21,6 @@ function podAmounts(spec: AdmittedPodSpec, which: 'requests' | 'limits'): Usage 
   for (const [r, q] of Object.entries(spec.overhead ?? {})) if (r in total) total[r]! += quantity(q);
   return total;
 }
-
-const isBestEffort = (spec: AdmittedPodSpec) => podContainers(spec).every(c => !Object.keys(c?.resources?.requests ?? {}).length && !Object.keys(c?.resources?.limits ?? {}).length);
 
 /** what creating (or growing) this object adds, by quota resource name */
 export function usageOf(a: Readonly<AdmissionAttributes>, names: Naming): Usage {
@@ -53,16 +52,10 @@ export function usageOf(a: Readonly<AdmissionAttributes>, names: Naming): Usage 
   return u;
 }
 
-/** quota scopes decide which pods a quota counts */
+/** quota scopes (and scope selectors) decide which pods a quota counts; a scoped quota counts nothing else */
 function inScope(quota: ResourceQuota, a: Readonly<AdmissionAttributes>): boolean {
-  const scopes: string[] = quota.spec?.scopes ?? [];
-  if (!scopes.length) return true;
-  if (a.resource !== 'pods' || a.group !== '') return false;
-  const spec = podSpec(a.object);
-  return scopes.every(s => ({
-    Terminating: spec.activeDeadlineSeconds != null, NotTerminating: spec.activeDeadlineSeconds == null,
-    BestEffort: isBestEffort(spec), NotBestEffort: !isBestEffort(spec),
-  } as Record<string, boolean>)[s] ?? true);
+  if (!quotaScoped(quota.spec)) return true;
+  return a.resource === 'pods' && a.group === '' && podInQuotaScope(podSpec(a.object), quota.spec);
 }
 
 const listOf = (u: Record<string, Quantity>) => Object.keys(u).sort().map(k => `${k}=${u[k]}`).join(',');
@@ -78,21 +71,33 @@ function exceeded(quota: Stored<ResourceQuota>, delta: Usage): string | undefine
     + `used: ${listOf(pick(r => used[r] ?? '0'))}, limited: ${listOf(pick(r => hard[r]!))}`;
 }
 
-/** a pod under a compute quota must say how much of each constrained resource it needs */
-function missing(quota: ResourceQuota, a: Readonly<AdmissionAttributes>): string[] {
-  if (a.resource !== 'pods' || a.group !== '' || a.operation !== 'CREATE') return [];
-  const hard = Object.keys(quota.status?.hard ?? quota.spec?.hard ?? {});
-  const spec = podSpec(a.object);
-  const out: string[] = [];
-  for (const r of ['cpu', 'memory', 'ephemeral-storage']) {
-    const wantsRequest = hard.includes(`requests.${r}`) || hard.includes(r);
-    const wantsLimit = hard.includes(`limits.${r}`);
-    for (const c of podContainers(spec)) {
-      if (wantsRequest && c?.resources?.requests?.[r] === undefined && !out.includes(`requests.${r}`)) out.push(`requests.${r}`);
-      if (wantsLimit && c?.resources?.limits?.[r] === undefined && !out.includes(`limits.${r}`)) out.push(`limits.${r}`);
-    }
+/** the quota names a container's own requests and limits of cpu and memory give it */
+function containerQuotaNames(c: Container | undefined): Set<string> {
+  const out = new Set<string>();
+  for (const r of ['cpu', 'memory']) {
+    if (c?.resources?.requests?.[r] !== undefined) { out.add(r); out.add(`requests.${r}`); }
+    if (c?.resources?.limits?.[r] !== undefined) out.add(`limits.${r}`);
   }
   return out;
+}
+
+/**
+ * a pod under a quota of cpu or memory must say, in every container, how much of each it needs (only cpu and
+ * memory, as the reference); the answer names each missing quota resource with the containers that miss it:
+ * `cpu for: a,b; limits.memory for: a`
+ */
+function missing(quota: ResourceQuota, a: Readonly<AdmissionAttributes>): string | undefined {
+  if (a.resource !== 'pods' || a.group !== '' || a.operation !== 'CREATE') return undefined;
+  const required = Object.keys(quota.status?.hard ?? quota.spec?.hard ?? {})
+    .filter(r => ['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'].includes(r));
+  if (!required.length) return undefined;
+  const byResource = new Map<string, Set<string>>();
+  for (const c of podContainers(podSpec(a.object))) {
+    const has = containerQuotaNames(c);
+    for (const r of required.filter(r => !has.has(r))) byResource.set(r, (byResource.get(r) ?? new Set()).add(String(c?.name ?? '')));
+  }
+  if (!byResource.size) return undefined;
+  return [...byResource.keys()].sort().map(r => `${r} for: ${[...byResource.get(r)!].sort().join(',')}`).join('; ');
 }
 
 function record(writers: Writers, quota: Stored<ResourceQuota>, delta: Usage, a: Readonly<AdmissionAttributes>) {
@@ -128,7 +133,7 @@ export default definePlugin({
         .filter(Boolean) as Stored<ResourceQuota>[];
       for (const q of current) {
         const need = missing(q, a);
-        if (need.length) throw refuse(a, `failed quota: ${q.metadata.name}: must specify ${need.join(',')}`);
+        if (need) throw refuse(a, `failed quota: ${q.metadata.name}: must specify ${need}`);
         const why = exceeded(q, delta);
         if (why) throw refuse(a, why);
       }
