@@ -42,25 +42,25 @@ function applyDefaults(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
   return notes;
 }
 
-/** the min/max/ratio checks of one item against one set of requests and limits */
+/** the min/max/ratio checks of one item against one set of requests and limits: at most one refusal per bound, as the reference */
 function check(kind: string, item: LimitItem, requests: Amounts, limits: Amounts): string[] {
   const errs: string[] = [];
+  const has = (amounts: Amounts, r: string) => amounts[r] !== undefined;
   for (const [r, min] of Object.entries(item.min ?? {})) {
-    if (requests[r] === undefined) errs.push(`minimum ${r} usage per ${kind} is ${min}.  No request is specified`);
+    if (!has(requests, r)) errs.push(`minimum ${r} usage per ${kind} is ${min}.  No request is specified`);
     else if (quantity(requests[r]) < quantity(min)) errs.push(`minimum ${r} usage per ${kind} is ${min}, but request is ${requests[r]}`);
-    if (limits[r] !== undefined && quantity(limits[r]) < quantity(min)) errs.push(`minimum ${r} usage per ${kind} is ${min}, but limit is ${limits[r]}`);
+    else if (has(limits, r) && quantity(limits[r]) < quantity(min)) errs.push(`minimum ${r} usage per ${kind} is ${min}, but limit is ${limits[r]}`);
   }
   for (const [r, max] of Object.entries(item.max ?? {})) {
-    if (limits[r] === undefined) errs.push(`maximum ${r} usage per ${kind} is ${max}.  No limit is specified`);
+    if (!has(limits, r)) errs.push(`maximum ${r} usage per ${kind} is ${max}.  No limit is specified`);
     else if (quantity(limits[r]) > quantity(max)) errs.push(`maximum ${r} usage per ${kind} is ${max}, but limit is ${limits[r]}`);
-    if (requests[r] !== undefined && quantity(requests[r]) > quantity(max)) errs.push(`maximum ${r} usage per ${kind} is ${max}, but request is ${requests[r]}`);
+    else if (has(requests, r) && quantity(requests[r]) > quantity(max)) errs.push(`maximum ${r} usage per ${kind} is ${max}, but request is ${requests[r]}`);
   }
   for (const [r, ratio] of Object.entries(item.maxLimitRequestRatio ?? {})) {
-    if (limits[r] === undefined) { errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but no limit is specified`); continue; }
-    const req = quantity(requests[r]);
-    if (!req) { errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but no request is specified or request is 0`); continue; }
-    const actual = quantity(limits[r]) / req;
-    if (actual > quantity(ratio)) errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but provided ratio is ${actual.toFixed(6)}`);
+    const req = quantity(requests[r]), lim = quantity(limits[r]);
+    if (!req) errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but no request is specified or request is 0`);
+    else if (!lim) errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but no limit is specified or limit is 0`);
+    else if (lim / req > quantity(ratio)) errs.push(`${r} max limit to request ratio per ${kind} is ${ratio}, but provided ratio is ${(lim / req).toFixed(6)}`);
   }
   return errs;
 }
@@ -72,11 +72,12 @@ function podErrors(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
       for (const c of podContainers(spec)) errs.push(...check('Container', item, c?.resources?.requests ?? {}, c?.resources?.limits ?? {}));
     if (item.type === 'Pod') {
       // a pod needs what its containers need together, and at least what its largest init container needs
+      // (a sum is written in the form of the quantities summed: 800Mi and 800Mi make 1600Mi)
       const sum = (which: 'requests' | 'limits') => {
-        const total: Record<string, number> = {};
-        for (const c of spec.containers ?? []) for (const [r, q] of Object.entries(c?.resources?.[which] ?? {})) total[r] = (total[r] ?? 0) + quantity(q);
-        for (const c of spec.initContainers ?? []) for (const [r, q] of Object.entries(c?.resources?.[which] ?? {})) total[r] = Math.max(total[r] ?? 0, quantity(q));
-        return Object.fromEntries(Object.entries(total).map(([r, n]) => [r, formatQuantity(n)]));
+        const total: Record<string, number> = {}, like: Record<string, Quantity> = {};
+        for (const c of spec.containers ?? []) for (const [r, q] of Object.entries(c?.resources?.[which] ?? {})) { total[r] = (total[r] ?? 0) + quantity(q); like[r] ??= q; }
+        for (const c of spec.initContainers ?? []) for (const [r, q] of Object.entries(c?.resources?.[which] ?? {})) { total[r] = Math.max(total[r] ?? 0, quantity(q)); like[r] ??= q; }
+        return Object.fromEntries(Object.entries(total).map(([r, n]) => [r, formatQuantity(n, like[r])]));
       };
       errs.push(...check('Pod', item, sum('requests'), sum('limits')));
     }
@@ -99,8 +100,9 @@ function claimErrors(spec: Partial<PersistentVolumeClaimSpec>, limits: LimitItem
   return errs;
 }
 
+/** pods are bounded when made (their containers' resources cannot change after); claims also when changed, so a claim cannot grow past the max */
 const concerns = (a: Readonly<AdmissionAttributes>) =>
-  a.operation === 'CREATE' && (isWriteOf(a, '', 'pods') || isWriteOf(a, '', 'persistentvolumeclaims'));
+  (a.operation === 'CREATE' && isWriteOf(a, '', 'pods')) || isWriteOf(a, '', 'persistentvolumeclaims');
 
 export default definePlugin({
   name: 'LimitRanger',
@@ -110,7 +112,7 @@ export default definePlugin({
     const limitsOf = async (ns: string) => items(await listers.list('', 'limitranges', ns));
     return {
       name: 'LimitRanger',
-      operations: ['CREATE'],
+      operations: ['CREATE', 'UPDATE'],
       resources: [['', 'pods'], ['', 'persistentvolumeclaims']],
       async admit(a) {
         if (!concerns(a) || a.resource !== 'pods') return;

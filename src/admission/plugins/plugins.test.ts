@@ -43,6 +43,25 @@ describe('LimitRanger', () => {
     await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { limits: { cpu: '2' }, requests: { cpu: '10m' } } }] }) })),
       /pods "p" is forbidden: \[minimum cpu usage per Container is 50m, but request is 10m, maximum cpu usage per Container is 1, but limit is 2\]/);
   });
+  test('one refusal per bound, a pod sum in the form of its parts, and the ratio without a limit in the reference\'s words', async () => {
+    const p = limitRanger.create(fakeDeps([{ group: '', resource: 'limitranges', obj: { metadata: { name: 'l', namespace: 'ns' }, spec: { limits: [
+      { type: 'Container', max: { cpu: '1' }, maxLimitRequestRatio: { memory: '2' } }, { type: 'Pod', max: { memory: '1Gi' } }] } } }]));
+    const container = (name: string, limits: Record<string, string>, requests: Record<string, string>) => ({ name, resources: { limits, requests } });
+    // the limit over the max is the refusal; the request over it too is not said again
+    await rejects(p.validate!(attrs({ object: pod({ containers: [container('c', { cpu: '2', memory: '1Mi' }, { cpu: '2', memory: '1Mi' })] }) })),
+      /^pods "p" is forbidden: maximum cpu usage per Container is 1, but limit is 2$/);
+    await rejects(p.validate!(attrs({ object: pod({ containers: [container('a', { cpu: '1', memory: '800Mi' }, { cpu: '1', memory: '800Mi' }), container('b', { cpu: '1', memory: '800Mi' }, { cpu: '1', memory: '800Mi' })] }) })),
+      /^pods "p" is forbidden: maximum memory usage per Pod is 1Gi, but limit is 1600Mi$/);
+    await rejects(p.validate!(attrs({ object: pod({ containers: [container('c', { cpu: '1' }, { cpu: '1', memory: '1Mi' })] }) })),
+      /memory max limit to request ratio per Container is 2, but no limit is specified or limit is 0/);
+  });
+  test('a claim grown past the max is refused, as one made too big', async () => {
+    const p = limitRanger.create(fakeDeps([{ group: '', resource: 'limitranges', obj: { metadata: { name: 'l', namespace: 'ns' }, spec: { limits: [
+      { type: 'PersistentVolumeClaim', max: { storage: '3Gi' } }] } } }]));
+    const claim = (storage: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: 'ns' }, spec: { resources: { requests: { storage } } } });
+    await rejects(p.validate!(attrs({ resource: 'persistentvolumeclaims', operation: 'UPDATE', name: 'c', object: claim('5Gi'), oldObject: claim('2Gi') })),
+      /persistentvolumeclaims "c" is forbidden: maximum storage usage per PersistentVolumeClaim is 3Gi, but request is 5Gi/);
+  });
 });
 
 describe('ServiceAccount', () => {
