@@ -70,6 +70,39 @@ describe('admission plugins', () => {
     assert.match(String(warned.headers.warning), /^299 - "would violate PodSecurity \\"restricted:latest\\": privileged/);
   });
 
+  test('PodSecurity: a pod controller\'s template is warned about, never refused', async () => {
+    const labels = { 'pod-security.cluster.io/enforce': 'restricted', 'pod-security.cluster.io/warn': 'baseline' };
+    assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'templates', labels } } })).status, 201);
+    const template = { metadata: { labels: { app: 'w' } }, spec: { containers: [{ name: 'c', image: 'nginx:1' }], hostNetwork: true } };
+    const made = await c.request('POST', '/apis/apps/v1/namespaces/templates/deployments', { body: { metadata: { name: 'w' }, spec: { replicas: 0, selector: { matchLabels: { app: 'w' } }, template } } });
+    assert.equal(made.status, 201, made.body);
+    assert.match(String(made.headers.warning), /would violate PodSecurity \\"baseline:latest\\": host namespaces \(hostNetwork=true\)/);
+    const job = await c.request('POST', '/apis/batch/v1/namespaces/templates/cronjobs', { body: { metadata: { name: 'cj' }, spec: { schedule: '* * * * *',
+      jobTemplate: { spec: { template: { spec: { ...template.spec, restartPolicy: 'Never' } } } } } } });
+    assert.equal(job.status, 201, job.body);
+    assert.match(String(job.headers.warning), /host namespaces/);
+  });
+
+  test('PodSecurity: unreadable namespace labels are refused; raising the enforced level warns of the pods already there', async () => {
+    const label = (mode: string) => `pod-security.cluster.io/${mode}`;
+    const bad = await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'unreadable', labels: { [label('enforce')]: 'strict' } } } });
+    assert.equal(bad.status, 422);
+    assert.equal(bad.json.message, `Namespace "unreadable" is invalid: metadata.labels[${label('enforce')}]: Invalid value: "strict": must be one of privileged, baseline, restricted`);
+    assert.equal((await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'raised' } } })).status, 201);
+    for (const name of ['b', 'a', 'c']) assert.equal((await c.request('POST', '/api/v1/namespaces/raised/pods', { body: podBody(name) })).status, 201);
+    const ns = (await c.get('/api/v1/namespaces/raised')).json;
+    const wrongVersion = await c.request('PUT', '/api/v1/namespaces/raised', { body: { ...ns, metadata: { ...ns.metadata, labels: { ...ns.metadata.labels, [label('warn-version')]: 'v2' } } } });
+    assert.equal(wrongVersion.status, 422);
+    assert.match(wrongVersion.json.message, /Invalid value: "v2": must be "latest" or "v1.x"/);
+    // the pods break the new level the same way: one warning names the first of them and counts the others
+    await until(async () => (await c.request('GET', '/api/v1/namespaces/raised/pods')).json.items.length === 3, 'the pods in the cache');
+    const raised = await c.request('PUT', '/api/v1/namespaces/raised', { body: { ...ns, metadata: { ...ns.metadata, labels: { ...ns.metadata.labels, [label('enforce')]: 'restricted' } } } });
+    assert.equal(raised.status, 200, raised.body);
+    const warning = String(raised.headers.warning);
+    assert.match(warning, /existing pods in namespace \\"raised\\" violate the new PodSecurity enforce level \\"restricted:latest\\"/);
+    assert.match(warning, /a \(and 2 other pods\): allowPrivilegeEscalation != false, unrestricted capabilities, runAsNonRoot != true, seccompProfile/);
+  });
+
   test('DenyServiceExternalIPs refuses external IPs', async () => {
     const r = await c.request('POST', '/api/v1/namespaces/default/services', {
       body: { metadata: { name: 's' }, spec: { ports: [{ port: 80 }], externalIPs: ['10.1.2.3'] } } });

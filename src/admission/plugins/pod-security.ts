@@ -2,12 +2,17 @@
 // configured defaults (PodSecurityConfiguration), choose a Pod Security Standard level for each mode; a pod
 // breaking the enforced level is refused, one breaking the audited level is recorded in the audit log, one
 // breaking the warned level gets a warning. Exempt users, runtime classes and namespaces are not checked.
-// Levels: privileged (anything), baseline, restricted (baseline and more).
+// Levels: privileged (anything), baseline, restricted (baseline and more). The templates of pod controllers
+// (Deployments, Jobs, ...) are warned about and audited, not refused. A namespace's labels must be readable, and
+// raising its enforced level warns of the pods there that break the new one.
 import { isDeepStrictEqual } from 'node:util';
 import { definePlugin } from '../types.js';
 import { configError, typedConfig } from '../config.js';
 import type { Container, ContainerPort, EphemeralContainer, PodSecurityContext, SeccompProfile, SecurityContext, SELinuxOptions } from '../../api/types/core-v1.js';
 import { isWriteOf, podSpec, refuse, type AdmittedPodSpec } from '../util.js';
+import { fieldCause, invalid } from '../../api/status.js';
+import type { ApiObject } from '../../api/meta.js';
+import type { AdmissionAttributes } from '../../api/admission.js';
 
 export type Level = 'privileged' | 'baseline' | 'restricted';
 const levels: Level[] = ['privileged', 'baseline', 'restricted'];
@@ -121,6 +126,16 @@ function checkConfig(c: PodSecurityConfiguration | undefined): Record<Mode, Poli
   return out;
 }
 
+/** the pod controllers whose pod template is checked, and where each keeps it (a template may be absent) */
+type Template = (o: ApiObject) => AdmittedPodSpec | undefined;
+const templateSpec = (t: unknown): AdmittedPodSpec | undefined => (t as { spec?: AdmittedPodSpec } | undefined)?.spec;
+const inSpec: Template = o => templateSpec((o as { spec?: { template?: unknown } }).spec?.template);
+const podControllers: Array<[group: string, resource: string, template: Template]> = [
+  ['', 'podtemplates', o => templateSpec((o as { template?: unknown }).template)], ['', 'replicationcontrollers', inSpec],
+  ['apps', 'deployments', inSpec], ['apps', 'replicasets', inSpec], ['apps', 'statefulsets', inSpec], ['apps', 'daemonsets', inSpec],
+  ['batch', 'jobs', inSpec], ['batch', 'cronjobs', o => templateSpec((o as { spec?: { jobTemplate?: { spec?: { template?: unknown } } } }).spec?.jobTemplate?.spec?.template)],
+];
+
 export default definePlugin({
   name: 'PodSecurity',
   defaultOn: true,
@@ -137,36 +152,81 @@ export default definePlugin({
     /** a namespace's policy for a mode: its labels, else the configured default; an unreadable enforce label enforces the most */
     const policy = (labels: Record<string, string>, mode: Mode): Policy => {
       const level = labels[label(mode)], version = labels[label(`${mode}-version`)];
-      if (level !== undefined && !isLevel(level)) return mode === 'enforce' ? { level: 'restricted', version: 'latest' } : defaults[mode];
+      // (an unreadable warn or audit label fails open, as the reference)
+      if (level !== undefined && !isLevel(level)) return mode === 'enforce' ? { level: 'restricted', version: 'latest' } : { level: 'privileged', version: 'latest' };
       return { level: level ?? defaults[mode].level, version: version !== undefined && isVersion(version) ? version : defaults[mode].version };
     };
     const shown = (p: Policy) => `"${p.level}:${p.version}"`;
+    /** what is wrong with a namespace's labels, as the reference's field errors */
+    const labelProblems = (labels: Record<string, string>) => modes.flatMap(m => {
+      const level = labels[label(m)], version = labels[label(`${m}-version`)];
+      return [
+        ...(level !== undefined && !isLevel(level) ? [fieldCause('FieldValueInvalid', `metadata.labels[${label(m)}]`, `Invalid value: ${JSON.stringify(level)}: must be one of ${levels.join(', ')}`)] : []),
+        ...(version !== undefined && !isVersion(version) ? [fieldCause('FieldValueInvalid', `metadata.labels[${label(`${m}-version`)}]`, `Invalid value: ${JSON.stringify(version)}: must be "latest" or "v1.x"`)] : []),
+      ];
+    });
+    const exemptRuntimeClass = (spec: AdmittedPodSpec) => !!spec.runtimeClassName && exempt.runtimeClasses.has(spec.runtimeClassName);
+
+    /** a namespace's labels must be readable; raising its enforced level warns of the pods already there that break it */
+    async function validateNamespace(a: Readonly<AdmissionAttributes>) {
+      const labels = a.object?.metadata.labels ?? {};
+      const problems = labelProblems(labels);
+      const oldLabels = a.oldObject?.metadata.labels ?? {};
+      if (problems.length && (a.operation === 'CREATE' || JSON.stringify(problems) !== JSON.stringify(labelProblems(oldLabels))))
+        throw invalid('', 'Namespace', a.name, problems);
+      if (a.operation !== 'UPDATE' || exempt.namespaces.has(a.name)) return;
+      const now = policy(labels, 'enforce'), before = policy(oldLabels, 'enforce');
+      if (now.level === before.level && now.version === before.version) return;
+      if (now.level === 'privileged' || (now.version === before.version && levels.indexOf(now.level) <= levels.indexOf(before.level))) return;
+      const byWarning = new Map<string, string[]>();
+      for (const pod of await listers.list('', 'pods', a.name)) {
+        const spec = podSpec(pod);
+        if (exemptRuntimeClass(spec)) continue;
+        // the reasons alone, without their details, so pods broken the same way share one warning
+        const why = violations(spec, now.level).map(w => w.replace(/ \(.*$/, '')).join(', ');
+        if (why) byWarning.set(why, [...(byWarning.get(why) ?? []), pod.metadata.name!]);
+      }
+      if (!byWarning.size) return;
+      a.warn?.(`existing pods in namespace "${a.name}" violate the new PodSecurity enforce level ${shown(now)}`);
+      const others = (n: number) => (n === 0 ? '' : ` (and ${n} other ${n === 1 ? 'pod' : 'pods'})`);
+      const lines = [...byWarning].map(([why, pods]) => `${[...pods].sort()[0]}${others(pods.length - 1)}: ${why}`).sort();
+      for (const line of lines) a.warn?.(line);
+    }
+
+    /** a pod, or the template of a pod controller (warned and audited, never refused: the pods it makes are) */
+    async function validatePodSpec(a: Readonly<AdmissionAttributes>, spec: AdmittedPodSpec, enforced: boolean) {
+      const exemption = a.user && exempt.usernames.has(a.user.username) ? 'user'
+        : exempt.namespaces.has(a.namespace) ? 'namespace'
+          : exemptRuntimeClass(spec) ? 'runtimeClass' : undefined;
+      if (exemption) { a.annotate?.(label('exempt'), exemption); return; }
+      const ns = await listers.get('', 'namespaces', '', a.namespace);
+      const labels = ns?.metadata.labels ?? {};
+      const enforce = policy(labels, 'enforce');
+      const broken = (p: Policy) => violations(spec, p.level).join(', ');
+      const audit = policy(labels, 'audit'), warn = policy(labels, 'warn');
+      if (enforced) a.annotate?.(label('enforce-policy'), `${enforce.level}:${enforce.version}`);
+      const auditWhy = broken(audit);
+      if (auditWhy) a.annotate?.(label('audit-violations'), `would violate PodSecurity ${shown(audit)}: ${auditWhy}`);
+      const enforceWhy = enforced ? broken(enforce) : '';
+      if (enforceWhy) throw refuse(a, `violates PodSecurity ${shown(enforce)}: ${enforceWhy}`);
+      const warnWhy = broken(warn);
+      if (warnWhy) a.warn?.(`would violate PodSecurity ${shown(warn)}: ${warnWhy}`);
+    }
+
     return {
       name: 'PodSecurity',
       operations: ['CREATE', 'UPDATE'],
-      resources: [['', 'pods']],
+      resources: [['', 'pods'], ['', 'namespaces'], ...podControllers.map(([g, r]) => [g, r] as const)],
       async validate(a) {
-        if (!isWriteOf(a, '', 'pods') && !(a.group === '' && a.resource === 'pods' && a.subresource === 'ephemeralcontainers' && a.object)) return;
-        const spec = podSpec(a.object);
-        // an update that leaves the pod's spec as it was (labels, annotations, status) cannot make it less safe
-        if (a.operation === 'UPDATE' && a.oldObject && isDeepStrictEqual(spec, podSpec(a.oldObject))) return;
-        const exemption = a.user && exempt.usernames.has(a.user.username) ? 'user'
-          : exempt.namespaces.has(a.namespace) ? 'namespace'
-            : spec.runtimeClassName && exempt.runtimeClasses.has(spec.runtimeClassName) ? 'runtimeClass' : undefined;
-        if (exemption) { a.annotate?.(label('exempt'), exemption); return; }
-        const ns = await listers.get('', 'namespaces', '', a.namespace);
-        const labels = ns?.metadata.labels ?? {};
-        const enforce = policy(labels, 'enforce');
-        a.annotate?.(label('enforce-policy'), `${enforce.level}:${enforce.version}`);
-        const broken = (p: Policy) => violations(spec, p.level).join(', ');
-        const audit = policy(labels, 'audit'), warn = policy(labels, 'warn');
-        const auditWhy = broken(audit);
-        if (auditWhy) a.annotate?.(label('audit-violations'), `would violate PodSecurity ${shown(audit)}: ${auditWhy}`);
-        const enforceWhy = broken(enforce);
-        if (enforceWhy) throw refuse(a, `violates PodSecurity ${shown(enforce)}: ${enforceWhy}`);
-        // a request that is refused anyway gets no warnings
-        const warnWhy = broken(warn);
-        if (warnWhy) a.warn?.(`would violate PodSecurity ${shown(warn)}: ${warnWhy}`);
+        if (a.group === '' && a.resource === 'namespaces') { if (a.subresource === '' && a.object) await validateNamespace(a); return; }
+        if (a.group === '' && a.resource === 'pods') {
+          if (!isWriteOf(a, '', 'pods') && !(a.subresource === 'ephemeralcontainers' && a.object)) return;
+          const spec = podSpec(a.object);
+          if (a.operation === 'UPDATE' && a.oldObject && isDeepStrictEqual(spec, podSpec(a.oldObject))) return;
+          return validatePodSpec(a, spec, true);
+        }
+        const template = a.subresource === '' && a.object ? podControllers.find(([g, r]) => g === a.group && r === a.resource)?.[2](a.object) : undefined;
+        if (template) await validatePodSpec(a, template, false);
       },
     };
   },
