@@ -1,9 +1,9 @@
-// DefaultStorageClass: a new claim that names no class gets the default StorageClass; several defaults are a
-// misconfiguration the server refuses to guess around, so claims that would need one are refused until it is fixed.
+// DefaultStorageClass: a new claim that names no class gets the default StorageClass; when several classes are
+// marked default, the newest of them (the first by name among those made in the same second), as the reference.
 import { definePlugin } from '../types.js';
 import type { Stored } from '../../api/meta.js';
 import type { PersistentVolumeClaim } from '../../api/types/core-v1.js';
-import { isWriteOf, refuse } from '../util.js';
+import { isWriteOf } from '../util.js';
 
 export default definePlugin({
   name: 'DefaultStorageClass',
@@ -22,8 +22,9 @@ export default definePlugin({
         if (pvc.spec.storageClassName != null || pvc.metadata.annotations?.[betaClass] !== undefined) return;
         const defaults = (await listers.list(names.group('storage'), 'storageclasses', ''))
           .filter(c => isDefault.some(k => c.metadata.annotations?.[k] === 'true'));
-        if (defaults.length > 1) throw refuse(a, `${defaults.length} default StorageClasses were found`);
-        if (defaults.length === 1) pvc.spec.storageClassName = defaults[0]!.metadata.name;
+        const newest = defaults.sort((x, y) => Date.parse(y.metadata.creationTimestamp ?? '') - Date.parse(x.metadata.creationTimestamp ?? '')
+          || (x.metadata.name! < y.metadata.name! ? -1 : 1))[0];
+        if (newest) pvc.spec.storageClassName = newest.metadata.name;
       },
     };
   },

@@ -155,9 +155,9 @@ describe('Priority', () => {
 });
 
 describe('class defaults', () => {
-  test('DefaultStorageClass fills in the default, respects an explicit class, refuses with several defaults', async () => {
-    const sc = (name: string) => ({ group: 'storage.cluster.io', resource: 'storageclasses',
-      obj: { metadata: { name, annotations: { 'storageclass.cluster.io/is-default-class': 'true' } } } });
+  test('DefaultStorageClass fills in the default, respects an explicit class, takes the newest of several defaults', async () => {
+    const sc = (name: string, creationTimestamp = '2026-01-01T00:00:00Z') => ({ group: 'storage.cluster.io', resource: 'storageclasses',
+      obj: { metadata: { name, creationTimestamp, annotations: { 'storageclass.cluster.io/is-default-class': 'true' } } } });
     const claim = (spec = {}) => attrs({ resource: 'persistentvolumeclaims', object: { metadata: { name: 'c' }, spec } });
     const p = defaultStorageClass.create(fakeDeps([sc('standard')]));
     const a = claim();
@@ -166,7 +166,9 @@ describe('class defaults', () => {
     const explicit = claim({ storageClassName: '' });
     await p.admit!(explicit);
     assert.equal(specOf<PersistentVolumeClaim>(explicit.object).storageClassName, '');
-    await rejects(defaultStorageClass.create(fakeDeps([sc('a'), sc('b')])).admit!(claim()), /persistentvolumeclaims "c" is forbidden: 2 default StorageClasses were found/);
+    const several = claim();
+    await defaultStorageClass.create(fakeDeps([sc('a'), sc('c', '2026-01-02T00:00:00Z'), sc('b', '2026-01-02T00:00:00Z')])).admit!(several);
+    assert.equal(specOf<PersistentVolumeClaim>(several.object).storageClassName, 'b', 'the newest; of those made together, the first by name');
   });
   test('DefaultIngressClass refuses with two defaults', async () => {
     const ic = (name: string) => ({ group: 'networking.cluster.io', resource: 'ingressclasses',
