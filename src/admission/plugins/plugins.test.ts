@@ -219,6 +219,20 @@ describe('ResourceQuota', () => {
     await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { requests: { memory: '768Mi' } } }] }) })),
       /exceeded quota: q, requested: requests.memory=768Mi, used: requests.memory=512Mi, limited: requests.memory=1Gi/);
   });
+  test('an update is charged for what it grows: a Service turned LoadBalancer or NodePort, a larger claim; other updates pass', async () => {
+    const deps = fakeDeps([quota({ services: '1', 'services.loadbalancers': '0', 'services.nodeports': '1', 'requests.storage': '1Gi' })]);
+    const p = resourceQuota.create(deps);
+    const service = (type: string, ports = 1) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'ns', resourceVersion: '5' },
+      spec: { type, ports: Array.from({ length: ports }, (_, i) => ({ port: 80 + i })) } });
+    const update = (resource: string, object: ApiObject, oldObject: ApiObject) => attrs({ resource, operation: 'UPDATE', name: object.metadata.name!, object, oldObject });
+    await p.validate!(update('services', { ...service('ClusterIP'), metadata: { ...service('ClusterIP').metadata, labels: { a: 'b' } } }, service('ClusterIP')));
+    await rejects(p.validate!(update('services', service('LoadBalancer'), service('ClusterIP'))),
+      /^services "s" is forbidden: exceeded quota: q, requested: services.loadbalancers=1, used: services.loadbalancers=0, limited: services.loadbalancers=0$/);
+    await rejects(p.validate!(update('services', service('NodePort', 2), service('ClusterIP'))), /requested: services.nodeports=2, used: services.nodeports=0, limited: services.nodeports=1/);
+    assert.equal(deps.statusWrites.length, 0, 'nothing recorded for what was refused or did not grow');
+    const claim = (storage: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: 'ns', resourceVersion: '5' }, spec: { resources: { requests: { storage } } } });
+    await rejects(p.validate!(update('persistentvolumeclaims', claim('2Gi'), claim('512Mi'))), /requested: requests.storage=1536Mi, used: requests.storage=0, limited: requests.storage=1Gi/);
+  });
   test('dry run checks without recording', async () => {
     const deps = fakeDeps([quota({ pods: '1' })]);
     await resourceQuota.create(deps).validate!(attrs({ dryRun: true, object: pod({}) }));

@@ -4,7 +4,7 @@
 // from zero against its spec.
 import { definePlugin } from '../types.js';
 import type { Naming } from '../../api/naming.js';
-import type { Stored } from '../../api/meta.js';
+import type { ApiObject, Stored } from '../../api/meta.js';
 import type { Container, PersistentVolumeClaim, ResourceQuota, Service } from '../../api/types/core-v1.js';
 import type { Quantity } from '../../api/types/meta-v1.js';
 import { formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse, type AdmittedPodSpec } from '../util.js';
@@ -22,34 +22,43 @@ function podAmounts(spec: AdmittedPodSpec, which: 'requests' | 'limits'): Usage 
   return total;
 }
 
-/** what creating (or growing) this object adds, by quota resource name */
-export function usageOf(a: Readonly<AdmissionAttributes>, names: Naming): Usage {
-  const countKey = `count/${a.group ? `${a.resource}.${a.group}` : a.resource}`;
-  const creating = a.operation === 'CREATE';
-  const u: Usage = creating ? { [countKey]: 1 } : {};
-  if (a.group !== '') return u;
+/** what one object counts against quotas, by quota resource name */
+function objectUsage(group: string, resource: string, obj: ApiObject | undefined, names: Naming): Usage {
+  const u: Usage = { [`count/${group ? `${resource}.${group}` : resource}`]: 1 };
+  if (group !== '' || !obj) return u;
   const legacyCounted = ['pods', 'services', 'configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas', 'persistentvolumeclaims'];
-  if (creating && legacyCounted.includes(a.resource)) u[a.resource] = 1;
-  if (a.resource === 'pods' && creating) {
-    const spec = podSpec(a.object);
+  if (legacyCounted.includes(resource)) u[resource] = 1;
+  if (resource === 'pods') {
+    const spec = podSpec(obj);
     for (const [r, n] of Object.entries(podAmounts(spec, 'requests'))) { u[`requests.${r}`] = n; if (r === 'cpu' || r === 'memory' || r === 'ephemeral-storage') u[r] = n; }
     for (const [r, n] of Object.entries(podAmounts(spec, 'limits'))) u[`limits.${r}`] = n;
   }
-  if (a.resource === 'services' && creating) {
-    const service = a.object as Service;
+  if (resource === 'services') {
+    const service = obj as Service;
     const type = service.spec?.type;
     if (type === 'NodePort' || type === 'LoadBalancer') u['services.nodeports'] = (service.spec?.ports ?? []).filter(p => p?.nodePort !== 0).length;
     if (type === 'LoadBalancer') u['services.loadbalancers'] = 1;
   }
-  if (a.resource === 'persistentvolumeclaims') {
-    const claim = a.object as PersistentVolumeClaim;
-    const storage = quantity(claim.spec?.resources?.requests?.storage) - quantity((a.oldObject as PersistentVolumeClaim | undefined)?.spec?.resources?.requests?.storage);
+  if (resource === 'persistentvolumeclaims') {
+    const claim = obj as PersistentVolumeClaim;
+    const storage = quantity(claim.spec?.resources?.requests?.storage);
     const cls = claim.spec?.storageClassName;
     const perClass = (r: string) => `${cls}.storageclass.${names.group('storage')}/${r}`;
     if (storage > 0) { u['requests.storage'] = storage; if (cls) u[perClass('requests.storage')] = storage; }
-    if (creating && cls) u[perClass('persistentvolumeclaims')] = 1;
+    if (cls) u[perClass('persistentvolumeclaims')] = 1;
   }
   return u;
+}
+
+/** the kinds whose usage can grow on update, as the reference charges them: a Service's type and ports, a claim's size */
+const chargedOnUpdate = (a: Readonly<AdmissionAttributes>) => isWriteOf(a, '', 'services') || isWriteOf(a, '', 'persistentvolumeclaims');
+
+/** what this request adds, by quota resource name: a new object's usage, or what an update grows beyond the old one's */
+export function usageOf(a: Readonly<AdmissionAttributes>, names: Naming): Usage {
+  const now = objectUsage(a.group, a.resource, a.object, names);
+  if (a.operation === 'CREATE') return now;
+  const before = objectUsage(a.group, a.resource, a.oldObject, names);
+  return Object.fromEntries(Object.entries(now).map(([r, n]) => [r, n - (before[r] ?? 0)] as const).filter(([, n]) => n > 0));
 }
 
 /** quota scopes (and scope selectors) decide which pods a quota counts; a scoped quota counts nothing else */
@@ -124,10 +133,11 @@ export default definePlugin({
     operations: ['CREATE', 'UPDATE'],
     async validate(a) {
       if (!a.namespace || !a.object || a.subresource !== '') return;
-      if (a.operation === 'UPDATE' && !isWriteOf(a, '', 'persistentvolumeclaims')) return;
+      if (a.operation === 'UPDATE' && !chargedOnUpdate(a)) return;
       const quotas = (await listers.list('', 'resourcequotas', a.namespace) as Stored<ResourceQuota>[]).filter(q => inScope(q, a));
       if (!quotas.length) return;
       const delta = usageOf(a, names);
+      if (!Object.keys(delta).length) return;
       // the stored quotas, not the cache: usage recorded a moment ago must count
       const current = (await Promise.all(quotas.map(q => listers.get('', 'resourcequotas', a.namespace, q.metadata.name!, true))))
         .filter(Boolean) as Stored<ResourceQuota>[];
