@@ -261,6 +261,23 @@ describe('PodSecurity', () => {
     assert.deepEqual(violations(ok, 'restricted'), []);
     assert.ok(violations({ ...ok, volumes: [{ name: 'h', hostPath: { path: '/' } }] }, 'restricted').length >= 2);
   });
+  test('a pinned policy version leaves out the checks added after it, and latest is this server\'s version', async () => {
+    const plain: PodSpec = { securityContext: { runAsNonRoot: true }, containers: [{ name: 'c', securityContext: { runAsUser: 0 } }] };
+    const reasons = (version: string) => violations(plain, 'restricted', version).map(w => w.replace(/ \(.*$/, ''));
+    assert.deepEqual(reasons('latest'), ['allowPrivilegeEscalation != false', 'unrestricted capabilities', 'runAsUser=0', 'seccompProfile']);
+    assert.deepEqual(reasons('v1.22'), ['allowPrivilegeEscalation != false', 'unrestricted capabilities', 'seccompProfile']);
+    assert.deepEqual(reasons('v1.21'), ['allowPrivilegeEscalation != false', 'seccompProfile']);
+    assert.deepEqual(reasons('v1.18'), ['allowPrivilegeEscalation != false']);
+    assert.deepEqual(reasons('v1.7'), []);
+    // sysctls: ip_local_reserved_ports is safe from v1.27; the keepalive ones only from v1.29, newer than this server
+    const sysctl = (name: string, version: string) => violations({ securityContext: { sysctls: [{ name, value: '1' }] }, containers: [{ name: 'c' }] }, 'baseline', version);
+    assert.deepEqual(sysctl('net.ipv4.ip_local_reserved_ports', 'latest'), []);
+    assert.deepEqual(sysctl('net.ipv4.ip_local_reserved_ports', 'v1.26'), ['forbidden sysctls (net.ipv4.ip_local_reserved_ports)']);
+    assert.deepEqual(sysctl('net.ipv4.tcp_keepalive_time', 'v1.30'), ['forbidden sysctls (net.ipv4.tcp_keepalive_time)']);
+    // the namespace's version label picks the checks
+    const p = podSecurity.create(fakeDeps([ns({ 'pod-security.cluster.io/enforce': 'restricted', 'pod-security.cluster.io/enforce-version': 'v1.22' })]));
+    await rejects(p.validate!(attrs({ object: pod(plain) })), /^pods "p" is forbidden: violates PodSecurity "restricted:v1.22": allowPrivilegeEscalation != false .*, unrestricted capabilities .*, seccompProfile .*$/);
+  });
 });
 
 describe('CertificateApproval', () => {

@@ -19,9 +19,13 @@ const levels: Level[] = ['privileged', 'baseline', 'restricted'];
 
 const baselineCapabilities = new Set(['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE',
   'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT']);
-const safeSysctls = new Set(['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start',
-  'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range', 'net.ipv4.ip_local_reserved_ports', 'net.ipv4.tcp_keepalive_time',
-  'net.ipv4.tcp_fin_timeout', 'net.ipv4.tcp_keepalive_intvl', 'net.ipv4.tcp_keepalive_probes']);
+/** sysctls baseline allows: the first set since v1.0, one more since v1.27 (the later additions are newer than this server) */
+const safeSysctls = ['kernel.shm_rmid_forced', 'net.ipv4.ip_local_port_range', 'net.ipv4.ip_unprivileged_port_start',
+  'net.ipv4.tcp_syncookies', 'net.ipv4.ping_group_range'];
+const safeSysctlsSince127 = new Set([...safeSysctls, 'net.ipv4.ip_local_reserved_ports']);
+/** the policy version a check set is read at: `latest` and versions past this server's are this server's (1.27) */
+const newestMinor = 27;
+const minorOf = (version: string) => (version === 'latest' ? newestMinor : Math.min(newestMinor, Number(version.slice('v1.'.length)) || 0));
 const restrictedVolumes = new Set(['configMap', 'csi', 'downwardAPI', 'emptyDir', 'ephemeral', 'persistentVolumeClaim', 'projected', 'secret']);
 const seLinuxTypes = new Set(['', 'container_t', 'container_init_t', 'container_kvm_t']);
 
@@ -30,9 +34,14 @@ const containersText = (xs: string[]) => `${xs.length === 1 ? 'container' : 'con
 
 interface C { name: string; sc: SecurityContext; ports: ContainerPort[] }
 
-/** the reasons a pod spec breaks the level, in the reference's wording */
-export function violations(spec: AdmittedPodSpec, level: Level): string[] {
+/**
+ * the reasons a pod spec breaks the level at a policy version, in the reference's wording; checks newer than the
+ * version are left out (restricted: privilege escalation v1.8+, seccomp v1.19+, capabilities v1.22+, runAsUser v1.23+;
+ * baseline sysctls grew in v1.27). Before v1.19 seccomp was read from annotations, which are not checked here.
+ */
+export function violations(spec: AdmittedPodSpec, level: Level, version = 'latest'): string[] {
   if (level === 'privileged') return [];
+  const minor = minorOf(version);
   const out: string[] = [];
   const psc: PodSecurityContext = spec.securityContext ?? {};
   const containers: C[] = (['initContainers', 'containers', 'ephemeralContainers'] as const)
@@ -60,9 +69,10 @@ export function violations(spec: AdmittedPodSpec, level: Level): string[] {
   const procMount = which(c => c.sc.procMount !== undefined && c.sc.procMount !== 'Default');
   if (procMount.length) out.push(`procMount (${containersText(procMount)} must not set securityContext.procMount to "Unmasked")`);
   const unconfined = which(c => c.sc.seccompProfile?.type === 'Unconfined');
-  if (psc.seccompProfile?.type === 'Unconfined' || unconfined.length)
+  if (minor >= 19 && (psc.seccompProfile?.type === 'Unconfined' || unconfined.length))
     out.push(`seccompProfile (${psc.seccompProfile?.type === 'Unconfined' ? 'pod' : containersText(unconfined)} must not set securityContext.seccompProfile.type to "Unconfined")`);
-  const sysctls = (psc.sysctls ?? []).map(s => s?.name).filter(n => !safeSysctls.has(n));
+  const safe = minor >= 27 ? safeSysctlsSince127 : new Set(safeSysctls);
+  const sysctls = (psc.sysctls ?? []).map(s => s?.name).filter(n => !safe.has(n));
   if (sysctls.length) out.push(`forbidden sysctls (${sysctls.join(', ')})`);
   if (level === 'baseline') return out;
 
@@ -72,7 +82,7 @@ export function violations(spec: AdmittedPodSpec, level: Level): string[] {
   if (badVolumes.length)
     out.push(`restricted volume types (${badVolumes.length === 1 ? 'volume' : 'volumes'} ${quoted(badVolumes.map(v => v.name))} ${badVolumes.length === 1 ? 'uses' : 'use'} restricted volume ${badVolumes.length === 1 ? 'type' : 'types'} ${quoted([...new Set<string>(badVolumes.map(v => String(v.type)))])})`);
   const escalation = which(c => c.sc.allowPrivilegeEscalation !== false);
-  if (escalation.length) out.push(`allowPrivilegeEscalation != false (${containersText(escalation)} must set securityContext.allowPrivilegeEscalation=false)`);
+  if (minor >= 8 && escalation.length) out.push(`allowPrivilegeEscalation != false (${containersText(escalation)} must set securityContext.allowPrivilegeEscalation=false)`);
   const noDrop = which(c => !(c.sc.capabilities?.drop ?? []).includes('ALL'));
   const added = new Set<string>();
   const adders = which(c => (c.sc.capabilities?.add ?? []).some(x => x !== 'NET_BIND_SERVICE' && added.add(x)));
@@ -80,17 +90,17 @@ export function violations(spec: AdmittedPodSpec, level: Level): string[] {
     ...(noDrop.length ? [`${containersText(noDrop)} must set securityContext.capabilities.drop=["ALL"]`] : []),
     ...(adders.length ? [`${containersText(adders)} must not include ${quoted([...added])} in securityContext.capabilities.add`] : []),
   ];
-  if (capReasons.length) out.push(`unrestricted capabilities (${capReasons.join('; ')})`);
+  if (minor >= 22 && capReasons.length) out.push(`unrestricted capabilities (${capReasons.join('; ')})`);
   const podNonRoot = psc.runAsNonRoot === true;
   const rootish = which(c => c.sc.runAsNonRoot === false || (!podNonRoot && c.sc.runAsNonRoot !== true));
   if (psc.runAsNonRoot === false || rootish.length)
     out.push(`runAsNonRoot != true (${psc.runAsNonRoot === false ? 'pod' : !podNonRoot && rootish.length === containers.length ? 'pod or ' + containersText(rootish) : containersText(rootish)} must ${psc.runAsNonRoot === false ? 'not set securityContext.runAsNonRoot=false' : 'set securityContext.runAsNonRoot=true'})`);
   const rootUser = which(c => c.sc.runAsUser === 0);
-  if (psc.runAsUser === 0 || rootUser.length)
+  if (minor >= 23 && (psc.runAsUser === 0 || rootUser.length))
     out.push(`runAsUser=0 (${psc.runAsUser === 0 ? 'pod' : containersText(rootUser)} must not set runAsUser=0)`);
   const okProfile = (p: SeccompProfile | undefined) => p?.type === 'RuntimeDefault' || p?.type === 'Localhost';
   const noProfile = which(c => !okProfile(c.sc.seccompProfile) && !(c.sc.seccompProfile === undefined && okProfile(psc.seccompProfile)));
-  if (noProfile.length && psc.seccompProfile?.type !== 'Unconfined')
+  if (minor >= 19 && noProfile.length && psc.seccompProfile?.type !== 'Unconfined')
     out.push(`seccompProfile (${!okProfile(psc.seccompProfile) && noProfile.length === containers.length ? 'pod or ' : ''}${containersText(noProfile)} must set securityContext.seccompProfile.type to "RuntimeDefault" or "Localhost")`);
   return out;
 }
@@ -183,7 +193,7 @@ export default definePlugin({
         const spec = podSpec(pod);
         if (exemptRuntimeClass(spec)) continue;
         // the reasons alone, without their details, so pods broken the same way share one warning
-        const why = violations(spec, now.level).map(w => w.replace(/ \(.*$/, '')).join(', ');
+        const why = violations(spec, now.level, now.version).map(w => w.replace(/ \(.*$/, '')).join(', ');
         if (why) byWarning.set(why, [...(byWarning.get(why) ?? []), pod.metadata.name!]);
       }
       if (!byWarning.size) return;
@@ -202,7 +212,7 @@ export default definePlugin({
       const ns = await listers.get('', 'namespaces', '', a.namespace);
       const labels = ns?.metadata.labels ?? {};
       const enforce = policy(labels, 'enforce');
-      const broken = (p: Policy) => violations(spec, p.level).join(', ');
+      const broken = (p: Policy) => violations(spec, p.level, p.version).join(', ');
       const audit = policy(labels, 'audit'), warn = policy(labels, 'warn');
       if (enforced) a.annotate?.(label('enforce-policy'), `${enforce.level}:${enforce.version}`);
       const auditWhy = broken(audit);
