@@ -261,6 +261,14 @@ describe('PodSecurity', () => {
     assert.deepEqual(violations(ok, 'restricted'), []);
     assert.ok(violations({ ...ok, volumes: [{ name: 'h', hostPath: { path: '/' } }] }, 'restricted').length >= 2);
   });
+  test('an update is checked only when it changes an image or adds an ephemeral container', async () => {
+    const p = podSecurity.create(fakeDeps([ns({ 'pod-security.cluster.io/enforce': 'baseline' })]));
+    const old = pod({ hostNetwork: true, containers: [{ name: 'c', image: 'nginx:1' }] });
+    const update = (spec: Partial<PodSpec>) => attrs({ operation: 'UPDATE', object: pod({ ...specOf<Pod>(old), ...spec }), oldObject: old });
+    await p.validate!(update({ tolerations: [{ key: 'k', operator: 'Exists' }] }));
+    await rejects(p.validate!(update({ containers: [{ name: 'c', image: 'nginx:2' }] })), /violates PodSecurity "baseline:latest": host namespaces/);
+    await rejects(p.validate!(update({ ephemeralContainers: [{ name: 'debug', image: 'busybox' }] })), /host namespaces/);
+  });
   test('a pinned policy version leaves out the checks added after it, and latest is this server\'s version', async () => {
     const plain: PodSpec = { securityContext: { runAsNonRoot: true }, containers: [{ name: 'c', securityContext: { runAsUser: 0 } }] };
     const reasons = (version: string) => violations(plain, 'restricted', version).map(w => w.replace(/ \(.*$/, ''));

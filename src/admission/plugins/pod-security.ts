@@ -5,7 +5,6 @@
 // Levels: privileged (anything), baseline, restricted (baseline and more). The templates of pod controllers
 // (Deployments, Jobs, ...) are warned about and audited, not refused. A namespace's labels must be readable, and
 // raising its enforced level warns of the pods there that break the new one.
-import { isDeepStrictEqual } from 'node:util';
 import { definePlugin } from '../types.js';
 import { configError, typedConfig } from '../config.js';
 import type { Container, ContainerPort, EphemeralContainer, PodSecurityContext, SeccompProfile, SecurityContext, SELinuxOptions } from '../../api/types/core-v1.js';
@@ -136,6 +135,29 @@ function checkConfig(c: PodSecurityConfiguration | undefined): Record<Mode, Poli
   return out;
 }
 
+/**
+ * whether a pod update can change what the policy sees, as the reference decides it: a container's image, the
+ * seccomp annotations, or an ephemeral container added (other changes, such as a toleration added, are not checked)
+ */
+function significantUpdate(pod: ApiObject, old: ApiObject, labelDomain: string): boolean {
+  const spec = podSpec(pod), before = podSpec(old);
+  const notes = pod.metadata.annotations ?? {}, oldNotes = old.metadata.annotations ?? {};
+  const seccompKey = `seccomp.security.alpha.${labelDomain}/pod`;
+  if (notes[seccompKey] !== oldNotes[seccompKey]) return true;
+  const changed = (c: Container | EphemeralContainer | undefined, o: Container | EphemeralContainer | undefined) => {
+    const key = `container.seccomp.security.alpha.${labelDomain}/${c?.name}`;
+    return c?.image !== o?.image || notes[key] !== oldNotes[key];
+  };
+  for (const k of ['containers', 'initContainers'] as const) {
+    const now = spec[k] ?? [], then = before[k] ?? [];
+    if (now.length !== then.length || now.some((c, i) => changed(c, then[i]))) return true;
+  }
+  return (spec.ephemeralContainers ?? []).some(c => {
+    const o = (before.ephemeralContainers ?? []).find(x => x?.name === c?.name);
+    return !o || changed(c, o);
+  });
+}
+
 /** the pod controllers whose pod template is checked, and where each keeps it (a template may be absent) */
 type Template = (o: ApiObject) => AdmittedPodSpec | undefined;
 const templateSpec = (t: unknown): AdmittedPodSpec | undefined => (t as { spec?: AdmittedPodSpec } | undefined)?.spec;
@@ -232,7 +254,7 @@ export default definePlugin({
         if (a.group === '' && a.resource === 'pods') {
           if (!isWriteOf(a, '', 'pods') && !(a.subresource === 'ephemeralcontainers' && a.object)) return;
           const spec = podSpec(a.object);
-          if (a.operation === 'UPDATE' && a.oldObject && isDeepStrictEqual(spec, podSpec(a.oldObject))) return;
+          if (a.operation === 'UPDATE' && a.oldObject && !significantUpdate(a.object!, a.oldObject, names.labelDomain)) return;
           return validatePodSpec(a, spec, true);
         }
         const template = a.subresource === '' && a.object ? podControllers.find(([g, r]) => g === a.group && r === a.resource)?.[2](a.object) : undefined;
