@@ -316,6 +316,24 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
       assert.equal(elsewhere.status, 403);
       assert.match(elsewhere.json.message, /can only create pods with spec.nodeName set to itself/);
     });
+    test('service-account tokens only bound to a pod of its own, named with its uid', async () => {
+      await waitFor(async () => (await c.get('/api/v1/namespaces/default/serviceaccounts/default')).status === 200);
+      const pods = Object.fromEntries(await Promise.all(['on-n1', 'on-n2'].map(async n => [n, (await c.get(`/api/v1/namespaces/default/pods/${n}`)).json])));
+      const token = (boundObjectRef?: Record<string, string>) => asNode('POST', '/api/v1/namespaces/default/serviceaccounts/default/token', { spec: { ...(boundObjectRef ? { boundObjectRef } : {}) } });
+      const ref = (p: any, uid = p.metadata.uid) => ({ apiVersion: 'v1', kind: 'Pod', name: p.metadata.name, uid });
+      const unbound = await token();
+      assert.equal(unbound.status, 403, unbound.body);
+      assert.equal(unbound.json.message, 'serviceaccounts "default" is forbidden: node requested token not bound to a pod');
+      const noUid = await token({ apiVersion: 'v1', kind: 'Pod', name: 'on-n1' });
+      assert.equal(noUid.status, 403);
+      assert.match(noUid.json.message, /node requested token with a pod binding without a uid/);
+      const theirs = await token(ref(pods['on-n2']));
+      assert.equal(theirs.status, 403);
+      assert.match(theirs.json.message, /node requested token bound to a pod scheduled on a different node/);
+      const ours = await token(ref(pods['on-n1']));
+      assert.equal(ours.status, 201, ours.body);
+      assert.ok(ours.json.status.token);
+    });
   });
 });
 

@@ -1,7 +1,8 @@
 // NodeRestriction: a node agent (user system:node:<name> in group system:nodes) may change only its own Node
 // and the pods bound to it. It may create only mirror pods of itself that refer to no other object, update only
 // the status of its pods, delete and evict only its pods, write only its own lease and CSINode, change only the
-// capacity, conditions and resize state of claims' status, never change its taints or delete its Node, and set
+// capacity, conditions and resize state of claims' status, ask only for service-account tokens bound to a pod of
+// its own, never change its taints or delete its Node, and set
 // only the labels agents own: hostname, arch, os, instance type, region and zone (plain, beta and
 // failure-domain forms) and those under kubelet.<domain>/ and node.<domain>/. Other labels under the vendor's
 // domains, and every label under node-restriction.<domain>/, are the administrator's.
@@ -12,6 +13,8 @@ import type { AdmissionAttributes } from '../../api/admission.js';
 import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
 import type { Node, PersistentVolumeClaim, Pod } from '../../api/types/core-v1.js';
+import type { TokenRequest } from '../../api/types/authentication-v1.js';
+import { notFound } from '../../api/status.js';
 import { nodeNameOf, podReferences } from '../../api/nodes.js';
 
 type Labels = Record<string, string>;
@@ -124,6 +127,19 @@ export default definePlugin({
         throw refuse(a, `node "${node}" is not allowed to update fields other than status.capacity and status.conditions`);
     }
 
+    /** a token an agent asks for must be bound to a pod of its own, named with its uid */
+    async function serviceAccountToken(node: string, a: Readonly<AdmissionAttributes>) {
+      if (a.operation !== 'CREATE' || a.subresource !== 'token') return;
+      const ref = (a.object as TokenRequest | undefined)?.spec?.boundObjectRef;
+      if (!ref || ref.apiVersion !== 'v1' || ref.kind !== 'Pod' || !ref.name) throw refuse(a, 'node requested token not bound to a pod');
+      if (!ref.uid) throw refuse(a, 'node requested token with a pod binding without a uid');
+      const pod = await listers.get('', 'pods', a.namespace, ref.name, true);
+      if (!pod) throw notFound('', 'pods', ref.name);
+      if (ref.uid !== pod.metadata.uid)
+        throw refuse(a, `the UID in the bound object reference (${ref.uid}) does not match the UID in record (${pod.metadata.uid}). The object might have been deleted and then recreated`);
+      if ((pod as Pod).spec?.nodeName !== node) throw refuse(a, 'node requested token bound to a pod scheduled on a different node');
+    }
+
     function ownObject(node: string, a: Readonly<AdmissionAttributes>, what: string, namespace?: string) {
       if (namespace !== undefined && a.namespace !== namespace) throw refuse(a, `can only access leases in the ${namespace} namespace`);
       if (a.name !== node || (a.object && a.object.metadata.name !== node))
@@ -140,6 +156,7 @@ export default definePlugin({
           if (a.resource === 'pods') return pod(node, a);
           if (a.resource === 'nodes') return nodeObject(node, a);
           if (a.resource === 'persistentvolumeclaims') return claimStatus(node, a);
+          if (a.resource === 'serviceaccounts') return serviceAccountToken(node, a);
         }
         if (a.group === names.group('coordination') && a.resource === 'leases') return ownObject(node, a, 'node lease', names.nodeLeaseNamespace);
         if (a.group === names.group('storage') && a.resource === 'csinodes') return ownObject(node, a, 'CSINode');

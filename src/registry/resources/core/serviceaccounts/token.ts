@@ -1,6 +1,6 @@
 // TokenRequest (`serviceaccounts/<name>/token`): a signed, expiring service-account token for chosen audiences,
 // optionally bound to a Pod or Secret so it dies with that object.
-import { nowTimestamp } from '../../../../api/meta.js';
+import { nowTimestamp, type ApiObject } from '../../../../api/meta.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import type { TokenRequest, TokenRequestSpec } from '../../../../api/types/authentication-v1.js';
 import { badRequest, conflict, invalid, notFound, statusBody, ApiError } from '../../../../api/status.js';
@@ -31,6 +31,9 @@ export async function requestToken(req: RestRequest, body: unknown): Promise<Tok
   const audiences = spec.audiences = spec.audiences?.length ? spec.audiences : tokens.apiAudiences;
 
   const sa = await req.store.get(namespace, name);
+  // validating admission sees the request, as the reference's does (NodeRestriction: an agent's token must be bound to a pod of its own)
+  const reviewed = { apiVersion: `${authGroup}/v1`, kind: 'TokenRequest', metadata: { name, namespace }, spec: structuredClone(spec) } as ApiObject;
+  await req.admission().validate('CREATE', reviewed, undefined);
   let pod, secret;
   const ref = spec.boundObjectRef;
   if (ref) {
