@@ -70,4 +70,18 @@ describe('resource quota controller', () => {
     // ephemeral storage is counted but never required, as the reference
     assert.equal(refused.json.message, 'pods "p" is forbidden: failed quota: compute: must specify cpu for: app; limits.memory for: app,side');
   });
+
+  test('a quota is validated as the reference validates it: known resources, whole counts, scopes that fit and agree', async () => {
+    const make = (name: string, spec: Record<string, unknown>) => c.request('POST', `${ns}/resourcequotas`, { body: { metadata: { name }, spec } });
+    const refused = async (name: string, spec: Record<string, unknown>) => { const r = await make(name, spec); assert.equal(r.status, 422, r.body); return r.json.message as string; };
+    assert.equal(await refused('unknown', { hard: { foo: '1' } }), 'ResourceQuota "unknown" is invalid: spec.hard[foo]: Invalid value: "foo": must be a standard resource for quota');
+    assert.match(await refused('negative', { hard: { pods: '-1' } }), /spec.hard\[pods\]: Invalid value: "-1": must be greater than or equal to 0/);
+    assert.match(await refused('fraction', { hard: { pods: '1.5' } }), /spec.hard\[pods\]: Invalid value: "1500m": must be an integer/);
+    assert.match(await refused('conflict', { hard: { pods: '1' }, scopes: ['BestEffort', 'NotBestEffort'] }), /spec.scopes: Invalid value: .*: conflicting scopes/);
+    assert.match(await refused('misfit', { hard: { configmaps: '1' }, scopes: ['Terminating'] }), /spec.scopes: Invalid value: .*: unsupported scope applied to resource/);
+    assert.match(await refused('operator', { hard: { pods: '1' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In' }] } }),
+      /spec.scopeSelector.matchExpressions\[0\].values: Required value: must be at least one value when `operator` is 'In' or 'NotIn' for scope selector/);
+    // what the reference admits: object counts of any kind, extended resources by their requests, compute under a pod scope
+    assert.equal((await make('fine', { hard: { pods: '2', cpu: '1', 'count/deployments.apps': '3', 'requests.example.com/dongle': '2' }, scopes: ['NotTerminating'] })).status, 201);
+  });
 });
