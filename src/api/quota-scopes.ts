@@ -22,7 +22,7 @@ function crossNamespaceAffinity(spec: QuotaPodSpec): boolean {
 }
 
 /** one scope requirement; only PriorityClass looks at the operator and values (the others allow Exists alone) */
-function matches(spec: QuotaPodSpec, r: ScopedResourceSelectorRequirement): boolean {
+export function podMatchesScope(spec: QuotaPodSpec, r: ScopedResourceSelectorRequirement): boolean {
   switch (r.scopeName) {
     case 'Terminating': return spec.activeDeadlineSeconds != null;
     case 'NotTerminating': return spec.activeDeadlineSeconds == null;
@@ -53,4 +53,4 @@ export const quotaScoped = (quota: Partial<ResourceQuotaSpec> | undefined) => qu
 
 /** whether a quota counts this pod */
 export const podInQuotaScope = (spec: QuotaPodSpec, quota: Partial<ResourceQuotaSpec> | undefined) =>
-  quotaScopeRequirements(quota).every(r => matches(spec, r));
+  quotaScopeRequirements(quota).every(r => podMatchesScope(spec, r));

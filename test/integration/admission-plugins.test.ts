@@ -62,6 +62,9 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
       PersistentVolumeLabel: 'persistent-volume-label.yaml',
       PodSecurity: { apiVersion: 'pod-security.admission.config.cluster.io/v1', kind: 'PodSecurityConfiguration',
         defaults: { enforce: 'baseline' }, exemptions: { namespaces: ['exempt-ns'] } },
+      ResourceQuota: { apiVersion: 'apiserver.config.cluster.io/v1', kind: 'ResourceQuotaConfiguration',
+        limitedResources: [{ resource: 'pods', matchScopes: [{ scopeName: 'PriorityClass', operator: 'In', values: ['limited'] }] },
+          { resource: 'persistentvolumeclaims', matchContains: ['gold.storageclass.storage.cluster.io/requests.storage'] }] },
     }, { 'tokens.csv': 'olga-token,olga,u1\ncarl-token,carl,u2\n',
       'persistent-volume-label.yaml': 'persistentVolumeLabel:\n  region: eu-west\n  zone: eu-west-1a__eu-west-1b\n' });
     server = s.server;
@@ -257,6 +260,25 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
     assert.match(refused.json.message, /violates PodSecurity "baseline:latest": privileged/);
     await ns('exempt-ns');
     assert.equal((await create('/api/v1/namespaces/exempt-ns/pods', privileged('priv'))).status, 201);
+  });
+
+  test('ResourceQuota limitedResources: a limited pod scope or storage class is consumed only where a quota covers it', async () => {
+    await ns('limited-ns');
+    assert.equal((await create('/apis/scheduling.cluster.io/v1/priorityclasses', { metadata: { name: 'limited' }, value: 5000 })).status, 201);
+    const limitedPod = (name: string) => pod(name, { priorityClassName: 'limited' });
+    await waitFor(async () => (await create('/api/v1/namespaces/limited-ns/pods', limitedPod('probe'))).status === 403);
+    const refused = await create('/api/v1/namespaces/limited-ns/pods', limitedPod('first'));
+    assert.equal(refused.json.message, 'pods "first" is forbidden: insufficient quota to match these scopes: [{PriorityClass In [limited]}]');
+    assert.equal((await create('/api/v1/namespaces/limited-ns/pods', pod('ordinary'))).status, 201, 'pods outside the limited scope need no quota');
+    const claim = (name: string) => create('/api/v1/namespaces/limited-ns/persistentvolumeclaims', { metadata: { name },
+      spec: { storageClassName: 'gold', accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+    assert.match((await claim('c1')).json.message, /insufficient quota to consume: gold.storageclass.storage.cluster.io\/requests.storage$/);
+    assert.equal((await create('/api/v1/namespaces/limited-ns/resourcequotas', { metadata: { name: 'covering' }, spec: {
+      hard: { pods: '5' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['limited'] }] } } })).status, 201);
+    assert.equal((await create('/api/v1/namespaces/limited-ns/resourcequotas', { metadata: { name: 'gold' }, spec: {
+      hard: { 'gold.storageclass.storage.cluster.io/requests.storage': '5Gi' } } })).status, 201);
+    await waitFor(async () => (await create('/api/v1/namespaces/limited-ns/pods', limitedPod(`covered-${Date.now()}`))).status === 201);
+    await waitFor(async () => (await claim(`c-${Date.now()}`)).status === 201);
   });
 
   test('Priority resolves the class to its value and refuses an unknown class', async () => {

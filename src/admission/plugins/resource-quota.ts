@@ -1,6 +1,7 @@
 // ResourceQuota: what a new object adds to its namespace's usage (object counts, compute requests and limits,
 // storage) must fit every ResourceQuota there; admitted usage is recorded in the quota's status at once, so
-// the next request counts it. Without a quota controller here, a quota whose status is not yet filled counts
+// the next request counts it. The plugin's configuration (limitedResources) names resources, and pod scopes, that
+// may be consumed only where a quota covers them. Without a quota controller here, a quota whose status is not yet filled counts
 // from zero against its spec.
 import { definePlugin } from '../types.js';
 import type { Naming } from '../../api/naming.js';
@@ -9,7 +10,9 @@ import type { Container, PersistentVolumeClaim, ResourceQuota, Service } from '.
 import type { Quantity } from '../../api/types/meta-v1.js';
 import { formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse, type AdmittedPodSpec } from '../util.js';
 import type { AdmissionAttributes, Writers } from '../../api/admission.js';
-import { podInQuotaScope, quotaScoped } from '../../api/quota-scopes.js';
+import { podInQuotaScope, podMatchesScope, quotaScopeRequirements, quotaScoped } from '../../api/quota-scopes.js';
+import type { ScopedResourceSelectorRequirement } from '../../api/types/core-v1.js';
+import { configError, typedConfig } from '../config.js';
 
 type Usage = Record<string, number>;
 
@@ -125,30 +128,77 @@ function record(writers: Writers, quota: Stored<ResourceQuota>, delta: Usage, a:
   });
 }
 
+/** a resource that may be consumed only where a quota covers it: usage names containing one of matchContains,
+ *  and (for pods) the scopes of matchScopes the pod falls in */
+interface LimitedResource { apiGroup?: string; resource: string; matchContains?: string[]; matchScopes?: ScopedResourceSelectorRequirement[] }
+interface QuotaConfiguration { limitedResources?: LimitedResource[] }
+
+function limitedResourcesOf(config: unknown, names: Naming): LimitedResource[] {
+  if (config === undefined || config === null) return [];
+  const c = (config as { kind?: unknown }).kind === 'Configuration'
+    ? typedConfig<QuotaConfiguration>('ResourceQuota', config, names, { kind: 'Configuration', group: 'resourcequota.admission', versions: ['v1beta1', 'v1alpha1'] })
+    : typedConfig<QuotaConfiguration>('ResourceQuota', config, names, { kind: 'ResourceQuotaConfiguration', group: 'apiserver.config', versions: ['v1'] });
+  const list = c?.limitedResources ?? [];
+  if (!Array.isArray(list)) throw configError('ResourceQuota', 'limitedResources must be a list');
+  list.forEach((l, i) => {
+    if (!l || typeof l.resource !== 'string' || !l.resource) throw configError('ResourceQuota', `limitedResources[${i}].resource: Required value`);
+    if (l.matchContains !== undefined && !(Array.isArray(l.matchContains) && l.matchContains.every(x => typeof x === 'string')))
+      throw configError('ResourceQuota', `limitedResources[${i}].matchContains must be a list of strings`);
+    if (l.matchScopes !== undefined && !(Array.isArray(l.matchScopes) && l.matchScopes.every(x => typeof x?.scopeName === 'string' && typeof x?.operator === 'string')))
+      throw configError('ResourceQuota', `limitedResources[${i}].matchScopes must be a list of scope requirements (scopeName, operator, values)`);
+  });
+  return list;
+}
+
+/** a scope requirement as the reference prints a list of them: `{PriorityClass In [a b]}` */
+const shownScope = (r: ScopedResourceSelectorRequirement) => `{${r.scopeName} ${r.operator} [${(r.values ?? []).join(' ')}]}`;
+
+/** the refusal when a limited resource or scope is consumed with no quota covering it, or undefined */
+function uncovered(a: Readonly<AdmissionAttributes>, limited: LimitedResource[], quotas: Stored<ResourceQuota>[], names: Naming): string | undefined {
+  const usage = objectUsage(a.group, a.resource, a.object, names);
+  const limitedNames = Object.keys(usage).filter(r => usage[r]! > 0 && limited.some(l => (l.matchContains ?? []).some(m => r.includes(m))));
+  const covered = new Set(quotas.filter(q => inScope(q, a)).flatMap(q => Object.keys(q.status?.hard ?? q.spec?.hard ?? {})));
+  const missingNames = limitedNames.filter(r => !covered.has(r)).sort();
+  if (missingNames.length) return `insufficient quota to consume: ${missingNames.join(',')}`;
+  if (a.resource !== 'pods' || a.group !== '') return undefined;
+  const spec = podSpec(a.object);
+  const limitedScopes = limited.flatMap(l => l.matchScopes ?? []).filter(r => podMatchesScope(spec, r));
+  const restricted = quotas.flatMap(q => quotaScopeRequirements(q.spec).filter(r => podMatchesScope(spec, r)));
+  const missingScopes = limitedScopes.filter(l => !restricted.some(r => r.scopeName === l.scopeName));
+  return missingScopes.length ? `insufficient quota to match these scopes: [${missingScopes.map(shownScope).join(' ')}]` : undefined;
+}
+
 export default definePlugin({
   name: 'ResourceQuota',
   defaultOn: true,
-  create: ({ listers, writers, names }) => ({
-    name: 'ResourceQuota',
-    operations: ['CREATE', 'UPDATE'],
-    async validate(a) {
-      if (!a.namespace || !a.object || a.subresource !== '') return;
-      if (a.operation === 'UPDATE' && !chargedOnUpdate(a)) return;
-      const quotas = (await listers.list('', 'resourcequotas', a.namespace) as Stored<ResourceQuota>[]).filter(q => inScope(q, a));
-      if (!quotas.length) return;
-      const delta = usageOf(a, names);
-      if (!Object.keys(delta).length) return;
-      // the stored quotas, not the cache: usage recorded a moment ago must count
-      const current = (await Promise.all(quotas.map(q => listers.get('', 'resourcequotas', a.namespace, q.metadata.name!, true))))
-        .filter(Boolean) as Stored<ResourceQuota>[];
-      for (const q of current) {
-        const need = missing(q, a);
-        if (need) throw refuse(a, `failed quota: ${q.metadata.name}: must specify ${need}`);
-        const why = exceeded(q, delta);
-        if (why) throw refuse(a, why);
-      }
-      if (a.dryRun) return;
-      for (const q of current) await record(writers, q, delta, a);
-    },
-  }),
+  create: ({ listers, writers, names, config }) => {
+    const limitedResources = limitedResourcesOf(config, names);
+    return {
+      name: 'ResourceQuota',
+      operations: ['CREATE', 'UPDATE'],
+      async validate(a) {
+        if (!a.namespace || !a.object || a.subresource !== '') return;
+        if (a.operation === 'UPDATE' && !chargedOnUpdate(a)) return;
+        const all = await listers.list('', 'resourcequotas', a.namespace) as Stored<ResourceQuota>[];
+        const limited = limitedResources.filter(l => (l.apiGroup ?? '') === a.group && l.resource === a.resource);
+        const notCovered = limited.length && a.operation === 'CREATE' ? uncovered(a, limited, all, names) : undefined;
+        if (notCovered) throw refuse(a, notCovered);
+        const quotas = all.filter(q => inScope(q, a));
+        if (!quotas.length) return;
+        const delta = usageOf(a, names);
+        if (!Object.keys(delta).length) return;
+        // the stored quotas, not the cache: usage recorded a moment ago must count
+        const current = (await Promise.all(quotas.map(q => listers.get('', 'resourcequotas', a.namespace, q.metadata.name!, true))))
+          .filter(Boolean) as Stored<ResourceQuota>[];
+        for (const q of current) {
+          const need = missing(q, a);
+          if (need) throw refuse(a, `failed quota: ${q.metadata.name}: must specify ${need}`);
+          const why = exceeded(q, delta);
+          if (why) throw refuse(a, why);
+        }
+        if (a.dryRun) return;
+        for (const q of current) await record(writers, q, delta, a);
+      },
+    };
+  },
 });
