@@ -25,8 +25,11 @@ export interface AdmissionAttributes {
   warn?(message: string): void;
   /** adds an annotation to the request's audit record, kept when the record's level is at least `level` (default Metadata) */
   annotate?(key: string, value: string, level?: AuditLevel): void;
-  /** the resource's defaulting, applied to an object a webhook changed (as decoding it would) */
-  applyDefaults?(obj: ApiObject): void;
+  /**
+   * reads an object a webhook changed as a request body is read (the fields the kind does not have dropped,
+   * quantities made canonical) and defaults it; throws, saying which fields, when a field has the wrong type
+   */
+  decode?(obj: ApiObject): void;
 }
 
 /** read-only access to stored objects for plugins, never the registry itself; the objects may be the watch cache's own,

@@ -2,6 +2,7 @@
 import type { ApiObject } from '../api/meta.js';
 import type { Naming } from '../api/naming.js';
 import { admissionFor } from '../admission/chain.js';
+import { readTyped } from '../schema/fields.js';
 import type { RequestContext } from '../api/request.js';
 import type { ResourceInfo } from '../registry/resources.js';
 import type { Store } from '../registry/store.js';
@@ -36,9 +37,18 @@ export function admission(ctx: RequestContext, scope: Scope, namespace: string, 
   const { info } = scope;
   return admissionFor(scope.plugins, {
     group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: info.kind,
-    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message), applyDefaults: scope.store.applyDefaults,
+    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message), decode: obj => decodeChanged(scope, obj),
     annotate: ctx.audit && ((key, value, level) => ctx.audit!.annotate(key, value, level)),
   });
+}
+
+/** an object admission changed, read as a body of the kind is (custom resources are checked by their schema later) */
+function decodeChanged(scope: Scope, obj: ApiObject) {
+  if (!scope.info.def.custom) {
+    const { wrongTypes } = readTyped(scope.info.schema, obj, { canonicalQuantities: true, omitEmpty: true });
+    if (wrongTypes.length) throw new Error(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
+  }
+  scope.store.applyDefaults(obj);
 }
 
 /** the object as the requested version names it */

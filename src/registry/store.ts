@@ -285,6 +285,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           await recordOwnership(written, old, subresource, opts);
           await breather();
           await admission.mutate('UPDATE', written, old);
+          checkNamespace(written, namespace);
           shaped = await prepareUpdate(written, old, subresource, attempt.ctx);
           validate(shaped, old, subresource);
           await breather();
@@ -364,6 +365,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     await recordOwnership(obj, undefined, '', opts);
     await breather();
     await admission.mutate('CREATE', obj, undefined);
+    // a webhook may not move the object to another namespace: its key is the request's
+    checkNamespace(obj, namespace);
     // the system's fields come after mutating admission, as in the reference: webhooks see a generateName create
     // without a name, uid or creation time
     const m = obj.metadata;

@@ -170,6 +170,24 @@ describe('webhook match conditions (gate AdmissionWebhookMatchConditions)', () =
     assert.ok(created.metadata.uid);
   });
 
+  test('a mutating webhook\'s patch is read as a body is: a wrong type is a clear 500 and nothing is stored; moving the object to another namespace is refused', async () => {
+    const b64 = (ops: unknown) => Buffer.from(JSON.stringify(ops)).toString('base64');
+    wh.handle.set('/retype', () => ({ allowed: true, patchType: 'JSONPatch', patch: b64([{ op: 'add', path: '/data', value: { x: 5 } }]) }));
+    wh.handle.set('/move', () => ({ allowed: true, patchType: 'JSONPatch', patch: b64([{ op: 'replace', path: '/metadata/namespace', value: 'kube-public' }]) }));
+    assert.equal((await c.request('POST', `${W}/mutatingwebhookconfigurations`, { body: { metadata: { name: 'patching' }, webhooks: [
+      hook('retype.example.com', '/retype', [], { objectSelector: { matchLabels: { patch: 'retype' } } }),
+      hook('move.example.com', '/move', [], { objectSelector: { matchLabels: { patch: 'move' } } })] } })).status, 201);
+    let retyped = await configMap('retyped-0', { patch: 'retype' });
+    await waitFor(async () => (retyped = await configMap(`retyped-${Date.now()}`, { patch: 'retype' })).status !== 201);
+    assert.equal(retyped.status, 500, retyped.body);
+    assert.match(retyped.json.message, /admission webhook "retype.example.com" returned an object that cannot be read: ConfigMap in version "v1" cannot be handled as a ConfigMap: data.x: expected string, got integer/);
+    const moved = await configMap('moved', { patch: 'move' });
+    assert.equal(moved.status, 400, moved.body);
+    assert.equal(moved.json.message, 'the namespace of the provided object does not match the namespace sent on the request');
+    const stored = (await c.request('GET', '/api/v1/configmaps?labelSelector=patch')).json.items;
+    assert.deepEqual(stored.filter((o: any) => o.metadata.name !== 'retyped-0'), [], 'nothing the webhooks broke was stored');
+  });
+
   test('a condition that fails to evaluate follows failurePolicy', async () => {
     wh.handle.set('/allow', () => ({ allowed: true }));
     const erring = [{ name: 'errs', expression: "object.data.missing == 'x'" }];

@@ -120,10 +120,12 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   back.apiVersion = a.object.apiVersion;
   back.kind = a.object.kind;
   if (deepEqual(back, a.object)) return undefined;
-  // the store holds this very object: it is changed in place, and defaulted as a decoded object is
+  // the store holds this very object: it is changed in place, and read and defaulted as a decoded object is
   for (const k of Object.keys(a.object)) delete (a.object as Record<string, unknown>)[k];
   Object.assign(a.object, back);
-  a.applyDefaults?.(a.object);
+  try { a.decode?.(a.object); } catch (e) {
+    throw internalError(`admission webhook "${inv.hook.name}" returned an object that cannot be read: ${(e as Error).message}`);
+  }
   return ops as unknown[];
 }
 
