@@ -86,6 +86,25 @@ describe('ServiceAccount', () => {
     await p.admit!(a);
     assert.equal(specOf<Pod>(a.object).volumes, undefined);
   });
+  test('an account enforcing mountable secrets limits its pods to the secrets and pull secrets it lists', async () => {
+    const p = serviceAccount.create(fakeDeps([sa('strict', { metadata: { name: 'strict', namespace: 'ns', annotations: { 'cluster.io/enforce-mountable-secrets': 'true' } },
+      secrets: [{ name: 'mine' }], imagePullSecrets: [{ name: 'pull' }] }), sa('loose', { secrets: [] })]));
+    const check = async (spec: Partial<PodSpec>) => {
+      const a = attrs({ object: pod({ containers: [{ name: 'c' }], ...spec }) });
+      await p.admit!(a);
+      await p.validate!(a);
+    };
+    await check({ serviceAccountName: 'strict', volumes: [{ name: 'v', secret: { secretName: 'mine' } }] });
+    await rejects(check({ serviceAccountName: 'strict', volumes: [{ name: 'v', secret: { secretName: 'other' } }] }),
+      /^pods "p" is forbidden: volume with secret.secretName="other" is not allowed because service account strict does not reference that secret$/);
+    await rejects(check({ serviceAccountName: 'strict', containers: [{ name: 'c', env: [{ name: 'E', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }] }] }),
+      /container c with envVar E referencing secret.secretName="other" is not allowed because service account strict does not reference that secret/);
+    await rejects(check({ serviceAccountName: 'strict', initContainers: [{ name: 'i', envFrom: [{ secretRef: { name: 'other' } }] }] }),
+      /init container i with envFrom referencing secret.secretName="other" is not allowed/);
+    await rejects(check({ serviceAccountName: 'strict', imagePullSecrets: [{ name: 'pull' }, { name: 'theirs' }] }),
+      /imagePullSecrets\[1\].name="theirs" is not allowed because service account strict does not reference that imagePullSecret/);
+    await check({ serviceAccountName: 'loose', volumes: [{ name: 'v', secret: { secretName: 'other' } }] });
+  });
   test('refuses a missing account; the default account counts as present before the server has made it', async () => {
     const p = serviceAccount.create(fakeDeps([]));
     await rejects(p.admit!(attrs({ object: pod({ serviceAccountName: 'ghost', containers: [{ name: 'c' }] }) })),

@@ -1,6 +1,7 @@
 // ServiceAccount: every new pod runs as a service account (`default` unless named), which must exist; its
 // image pull secrets are copied in, and unless automounting is off the pod mounts a projected volume with a
-// bound token, the cluster's root CA and its namespace in every container.
+// bound token, the cluster's root CA and its namespace in every container. An account annotated
+// enforce-mountable-secrets limits its pods to the secrets (and pull secrets) it lists.
 import { randomInt } from 'node:crypto';
 import { definePlugin } from '../types.js';
 import type { ApiObject } from '../../api/meta.js';
@@ -12,6 +13,32 @@ const randomSuffix = () => Array.from({ length: 5 }, () => suffixAlphabet[random
 
 /** the token lifetime of the reference's projected volume: just over an hour, so expiry can be told apart from the default */
 export const tokenExpirationSeconds = 3607;
+
+/** the first secret the pod uses that its account does not list, in the reference's words, or undefined */
+function unmountableSecret(spec: AdmittedPodSpec, sa: ServiceAccount): string | undefined {
+  const listed = new Set((sa.secrets ?? []).map(s => s?.name));
+  const notListed = `is not allowed because service account ${sa.metadata?.name} does not reference that secret`;
+  for (const v of spec.volumes ?? []) {
+    const name = v?.secret?.secretName;
+    if (v?.secret && !listed.has(name)) return `volume with secret.secretName="${name ?? ''}" ${notListed}`;
+  }
+  for (const [what, list] of [['init container', spec.initContainers], ['container', spec.containers]] as const) {
+    for (const c of list ?? []) {
+      for (const e of c?.env ?? []) {
+        const ref = e?.valueFrom?.secretKeyRef;
+        if (ref && !listed.has(ref.name)) return `${what} ${c.name} with envVar ${e.name} referencing secret.secretName="${ref.name ?? ''}" ${notListed}`;
+      }
+      for (const e of c?.envFrom ?? []) {
+        const ref = e?.secretRef;
+        if (ref && !listed.has(ref.name)) return `${what} ${c.name} with envFrom referencing secret.secretName="${ref.name ?? ''}" ${notListed}`;
+      }
+    }
+  }
+  const pull = new Set((sa.imagePullSecrets ?? []).map(s => s?.name));
+  const i = (spec.imagePullSecrets ?? []).findIndex(s => !pull.has(s?.name));
+  if (i >= 0) return `imagePullSecrets[${i}].name="${spec.imagePullSecrets![i]?.name ?? ''}" is not allowed because service account ${sa.metadata?.name} does not reference that imagePullSecret`;
+  return undefined;
+}
 
 export default definePlugin({
   name: 'ServiceAccount',
@@ -47,6 +74,10 @@ export default definePlugin({
       }];
     }
 
+    /** the account limits its pods to the secrets it lists (`<domain>/enforce-mountable-secrets`, a true boolean) */
+    const enforcesMountableSecrets = (sa: ServiceAccount) =>
+      ['1', 't', 'T', 'true', 'TRUE', 'True'].includes(sa.metadata?.annotations?.[names.label('enforce-mountable-secrets')] ?? '');
+
     /**
      * The account a pod runs as. The server creates each namespace's `default` account as the namespace appears
      * (controllers/namespace-defaults.ts); a pod created in the moment before that uses the account as it will be.
@@ -80,8 +111,10 @@ export default definePlugin({
           return;
         }
         if (!spec.serviceAccountName) throw refuse(a, 'service account was not set');
-        if (!await lookup(a.namespace, spec.serviceAccountName))
-          throw refuse(a, `error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`);
+        const sa = await lookup(a.namespace, spec.serviceAccountName);
+        if (!sa) throw refuse(a, `error looking up service account ${a.namespace}/${spec.serviceAccountName}: serviceaccount "${spec.serviceAccountName}" not found`);
+        const why = enforcesMountableSecrets(sa) ? unmountableSecret(spec, sa) : undefined;
+        if (why) throw refuse(a, why);
       },
     };
   },
