@@ -26,7 +26,7 @@ function podUsage(p: Pod): Usage {
     for (const [r, v] of Object.entries(p.spec.overhead ?? {})) if (r in total) total[r]! += q(v);
     for (const [r, n] of Object.entries(total)) {
       u[`${which}.${r}`] = n;
-      if (which === 'requests' && ['cpu', 'memory', 'ephemeral-storage'].includes(r)) u[r] = n;
+      if (which === 'requests' && (['cpu', 'memory', 'ephemeral-storage'].includes(r) || r.startsWith('hugepages-'))) u[r] = n;
     }
   }
   return u;

@@ -252,6 +252,14 @@ describe('ResourceQuota', () => {
     const claim = (storage: string) => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'c', namespace: 'ns', resourceVersion: '5' }, spec: { resources: { requests: { storage } } } });
     await rejects(p.validate!(update('persistentvolumeclaims', claim('2Gi'), claim('512Mi'))), /requested: requests.storage=1536Mi, used: requests.storage=0, limited: requests.storage=1Gi/);
   });
+  test('hugepages requests count under both quota names, as cpu and memory do', async () => {
+    const deps = fakeDeps([quota({ 'hugepages-2Mi': '1Gi', 'requests.hugepages-2Mi': '2Gi' })]);
+    const hungry = (name: string) => attrs({ object: pod({ containers: [{ name: 'c', resources: { requests: { 'hugepages-2Mi': '768Mi' }, limits: { 'hugepages-2Mi': '768Mi' } } }] }, { name }) });
+    const p = resourceQuota.create(deps);
+    await p.validate!(hungry('a'));
+    assert.deepEqual((deps.statusWrites[0] as ResourceQuota).status!.used, { 'hugepages-2Mi': '768Mi', 'requests.hugepages-2Mi': '768Mi' });
+    await rejects(p.validate!(hungry('b')), /exceeded quota: q, requested: hugepages-2Mi=768Mi, used: hugepages-2Mi=768Mi, limited: hugepages-2Mi=1Gi/);
+  });
   test('dry run checks without recording', async () => {
     const deps = fakeDeps([quota({ pods: '1' })]);
     await resourceQuota.create(deps).validate!(attrs({ dryRun: true, object: pod({}) }));

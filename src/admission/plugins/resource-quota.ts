@@ -33,7 +33,7 @@ function objectUsage(group: string, resource: string, obj: ApiObject | undefined
   if (legacyCounted.includes(resource)) u[resource] = 1;
   if (resource === 'pods') {
     const spec = podSpec(obj);
-    for (const [r, n] of Object.entries(podAmounts(spec, 'requests'))) { u[`requests.${r}`] = n; if (r === 'cpu' || r === 'memory' || r === 'ephemeral-storage') u[r] = n; }
+    for (const [r, n] of Object.entries(podAmounts(spec, 'requests'))) { u[`requests.${r}`] = n; if (r === 'cpu' || r === 'memory' || r === 'ephemeral-storage' || r.startsWith('hugepages-')) u[r] = n; }
     for (const [r, n] of Object.entries(podAmounts(spec, 'limits'))) u[`limits.${r}`] = n;
   }
   if (resource === 'services') {
