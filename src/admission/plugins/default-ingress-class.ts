@@ -1,9 +1,10 @@
-// DefaultIngressClass: a new Ingress that names no class gets the default IngressClass; several defaults
-// are a misconfiguration the reference refuses to guess around.
+// DefaultIngressClass: a new Ingress that names no class gets the default IngressClass; when several classes are
+// marked default, the newest of them (the first by name among those made in the same second), as the reference
+// does since 1.25.
 import { definePlugin } from '../types.js';
-import type { Stored } from '../../api/meta.js';
+import type { ApiObject, Stored } from '../../api/meta.js';
 import type { Ingress } from '../../api/types/networking-v1.js';
-import { isWriteOf, refuse } from '../util.js';
+import { isWriteOf } from '../util.js';
 
 export default definePlugin({
   name: 'DefaultIngressClass',
@@ -22,8 +23,9 @@ export default definePlugin({
         ing.spec ??= {};
         if (ing.spec.ingressClassName != null || ing.metadata.annotations?.[legacyClass] !== undefined) return;
         const defaults = (await listers.list(group, 'ingressclasses', '')).filter(c => c.metadata.annotations?.[isDefault] === 'true');
-        if (defaults.length > 1) throw refuse(a, `${defaults.length} default IngressClasses were found, only 1 allowed`);
-        if (defaults.length === 1) ing.spec.ingressClassName = defaults[0]!.metadata.name;
+        const created = (c: ApiObject) => Date.parse(c.metadata.creationTimestamp ?? '') || 0;
+        const newest = defaults.sort((x, y) => created(y) - created(x) || (x.metadata.name ?? '').localeCompare(y.metadata.name ?? ''))[0];
+        if (newest) ing.spec.ingressClassName = newest.metadata.name;
       },
     };
   },

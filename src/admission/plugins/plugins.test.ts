@@ -189,14 +189,16 @@ describe('class defaults', () => {
     await defaultStorageClass.create(fakeDeps([sc('a'), sc('c', '2026-01-02T00:00:00Z'), sc('b', '2026-01-02T00:00:00Z')])).admit!(several);
     assert.equal(specOf<PersistentVolumeClaim>(several.object).storageClassName, 'b', 'the newest; of those made together, the first by name');
   });
-  test('DefaultIngressClass refuses with two defaults', async () => {
-    const ic = (name: string) => ({ group: 'networking.cluster.io', resource: 'ingressclasses',
-      obj: { metadata: { name, annotations: { 'ingressclass.cluster.io/is-default-class': 'true' } } } });
+  test('DefaultIngressClass fills in the default, and takes the newest of several defaults', async () => {
+    const ic = (name: string, creationTimestamp = '2026-01-01T00:00:00Z') => ({ group: 'networking.cluster.io', resource: 'ingressclasses',
+      obj: { metadata: { name, creationTimestamp, annotations: { 'ingressclass.cluster.io/is-default-class': 'true' } } } });
     const ing = () => attrs({ group: 'networking.cluster.io', resource: 'ingresses', object: { metadata: { name: 'i' }, spec: {} } });
     const one = ing();
     await defaultIngressClass.create(fakeDeps([ic('a')])).admit!(one);
     assert.equal(specOf<Ingress>(one.object).ingressClassName, 'a');
-    await rejects(defaultIngressClass.create(fakeDeps([ic('a'), ic('b')])).admit!(ing()), /2 default IngressClasses were found, only 1 allowed/);
+    const several = ing();
+    await defaultIngressClass.create(fakeDeps([ic('a'), ic('c', '2026-01-02T00:00:00Z'), ic('b', '2026-01-02T00:00:00Z')])).admit!(several);
+    assert.equal(specOf<Ingress>(several.object).ingressClassName, 'b', 'the newest; of those made together, the first by name');
   });
   test('PersistentVolumeClaimResize needs a bound claim and an expandable class', async () => {
     const claim = (size: string, phase = 'Bound') => ({ metadata: { name: 'c' }, spec: { storageClassName: 'fast', resources: { requests: { storage: size } } }, status: { phase } });
