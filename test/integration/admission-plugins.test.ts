@@ -311,6 +311,10 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
       const untainted = await asNode('PUT', '/api/v1/nodes/n1', { ...own.json, spec: { ...own.json.spec, taints: [] } });
       assert.equal(untainted.status, 403);
       assert.match(untainted.json.message, /is not allowed to modify taints/);
+      const configSource = { configMap: { name: 'agent-config', namespace: 'kube-system', kubeletConfigKey: 'kubelet' } };
+      const reconfigured = await asNode('PUT', '/api/v1/nodes/n1', { ...own.json, spec: { ...own.json.spec, configSource } });
+      assert.equal(reconfigured.status, 403, reconfigured.body);
+      assert.match(reconfigured.json.message, /node "n1" is not allowed to update configSource to a new non-nil configSource/);
       const relabelled = await asNode('PUT', '/api/v1/nodes/n1', { ...own.json, metadata: { ...own.json.metadata, labels: { ...own.json.metadata.labels, 'kubelet.cluster.io/ok': 'yes' } } });
       assert.equal(relabelled.status, 200, relabelled.body);
     });

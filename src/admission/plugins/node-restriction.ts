@@ -103,6 +103,10 @@ export default definePlugin({
       if (a.name !== node) throw deny(`is not allowed to modify node "${a.name}"`);
       if (a.operation === 'DELETE') throw deny('is not allowed to delete its Node object');
       const n = a.object as Node | undefined, old = a.oldObject as Node | undefined;
+      // the agent reads what its Node's configSource names: pointing it elsewhere would widen what it may read
+      if (a.operation === 'CREATE' && n?.spec?.configSource) throw deny('is not allowed to create pods with a non-nil configSource');
+      if (a.operation === 'UPDATE' && n?.spec?.configSource && !isDeepStrictEqual(n.spec.configSource, old?.spec?.configSource))
+        throw deny('is not allowed to update configSource to a new non-nil configSource');
       if (a.operation === 'CREATE') {
         const forbidden = forbiddenNodeLabels(Object.keys(n?.metadata?.labels ?? {}), names);
         if (forbidden.length) throw deny(`is not allowed to set the following labels: ${forbidden.join(', ')}`);
