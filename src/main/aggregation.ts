@@ -75,8 +75,14 @@ export interface Aggregation {
    * backend is available, the backend's discovery document (and OpenAPI, once) is read for this server's discovery
    */
   startAvailability(lb: Loopback, intervalMs: number, log: Logger): { stop(): void };
-  /** the local APIServices, and the ConfigMap backends read the request-header settings from */
-  register(clientCaPem: string): Promise<void>;
+  /** the local APIServices */
+  register(): Promise<void>;
+  /**
+   * the ConfigMap backends read the client and request-header CAs from, published now (ready) and again every
+   * `intervalMs`, so that one deleted or overwritten comes back, as the reference's cluster-authentication-trust
+   * controller keeps it; an unchanged ConfigMap is not written
+   */
+  keepAuthenticationTrust(clientCaPem: string, intervalMs: number, log: Logger): { ready: Promise<void>; stop(): void };
 }
 
 interface Discovered {
@@ -161,20 +167,26 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
       void controller.ready;
       return { stop() { stopped = true; controller.stop(); client.close(); } };
     },
-    async register(clientCaPem) {
+    async register() {
       await registerLocalApiServices(lookup, backends, resources, names);
-      const configMaps = backends.preferred('', 'configmaps')?.store;
-      if (!configMaps) return;
+    },
+    keepAuthenticationTrust(clientCaPem, intervalMs, log) {
       const own: AuthenticationInfo = {
         clientCaPem, requestHeaderCaPem: front.caPem, allowedNames: front.allowedNames,
         usernameHeaders: front.identity.usernameHeaders, groupHeaders: front.identity.groupHeaders, extraHeaderPrefixes: front.identity.extraHeaderPrefixes,
       };
       // added to what other servers on the same store published, so backends trust every server's front proxy
-      await configMaps.guaranteedUpdate(names.systemNamespace, 'extension-apiserver-authentication', '', (cur: ApiObject | undefined) => ({
-        apiVersion: 'v1', kind: 'ConfigMap',
-        metadata: { ...(cur?.metadata ?? {}), name: 'extension-apiserver-authentication', namespace: names.systemNamespace },
-        data: combinedAuthenticationData((cur as { data?: Record<string, string> } | undefined)?.data, own),
-      }) as ApiObject, noAdmission, { dryRun: false, allowCreate: true });
+      const publish = async () => {
+        const configMaps = backends.preferred('', 'configmaps')?.store;
+        await configMaps?.guaranteedUpdate(names.systemNamespace, 'extension-apiserver-authentication', '', (cur: ApiObject | undefined) => ({
+          apiVersion: 'v1', kind: 'ConfigMap',
+          metadata: { ...(cur?.metadata ?? {}), name: 'extension-apiserver-authentication', namespace: names.systemNamespace },
+          data: combinedAuthenticationData((cur as { data?: Record<string, string> } | undefined)?.data, own),
+        }) as ApiObject, noAdmission, { dryRun: false, allowCreate: true });
+      };
+      const timer = setInterval(() => publish().catch(e => log.warn(`publishing extension-apiserver-authentication: ${(e as Error).message}`)), intervalMs);
+      timer.unref();
+      return { ready: publish(), stop: () => clearInterval(timer) };
     },
   };
 }

@@ -453,7 +453,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       nodePort: options.kubernetesServiceNodePort,
       address: () => ({ ip: advertisedIp(), port: https.port }),
     }))),
-    { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register(pki.caCertPem) },
+    { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register() },
+    loop('poststarthook/start-cluster-authentication-info-controller', () =>
+      aggregation.keepAuthenticationTrust(pki.caCertPem, tuning.apiServiceCheckIntervalMs ?? 30_000, log)),
     // a client of this server: the poststarthook is done once it runs, its informers sync after
     ownClient(loop('poststarthook/apiservice-status-available-controller', () => aggregation.startAvailability(
       { url: serverUrl(), ca: { certPem: pki.caCertPem, keyPem: pki.caKeyPem }, names }, tuning.apiServiceCheckIntervalMs ?? 30_000, log))),

@@ -156,3 +156,27 @@ test('aggregation: a backend that trickles its discovery document for ever does 
     await new Promise((r) => b.server.close(r));
   }
 });
+
+test('aggregation: the extension-apiserver-authentication ConfigMap comes back after it is deleted or its CAs are taken out, and an unchanged one is not written again', async () => {
+  const server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 100, flags: ['--controller-manager=false'] });
+  const c = createClient(server);
+  const path = '/api/v1/namespaces/kube-system/configmaps/extension-apiserver-authentication';
+  try {
+    const first = await waitFor('the ConfigMap to be published', async () => { const r = await c.get(path); return r.status === 200 && r.json; });
+    assert.ok(first.data['client-ca-file'] && first.data['requestheader-client-ca-file']);
+    // several passes later, nothing changed: the same resourceVersion
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal((await c.get(path)).json.metadata.resourceVersion, first.metadata.resourceVersion);
+
+    assert.equal((await c.request('DELETE', path)).status, 200);
+    const back = await waitFor('the ConfigMap to be published again', async () => { const r = await c.get(path); return r.status === 200 && r.json; });
+    assert.deepEqual(back.data, first.data);
+
+    const stripped = await c.request('PUT', path, { body: { ...back, data: { 'client-ca-file': back.data['client-ca-file'] } } });
+    assert.equal(stripped.status, 200);
+    await waitFor('the request-header CA to be published again', async () => (await c.get(path)).json.data['requestheader-client-ca-file'] === first.data['requestheader-client-ca-file']);
+  } finally {
+    c.close();
+    await server.close();
+  }
+});
