@@ -26,3 +26,38 @@ test('the events of all nodes share one queue of 1000: under a server that does 
   assert.deepEqual(created.slice(8, 10), ['e2000', 'e2001']);
   assert.equal(created.at(-1), 'e2999');
 });
+
+test('a repeated event raises the count of the one made (as `kubectl describe` shows "x3"), a different one is made anew', async () => {
+  const calls: { op: string; name: string; body: any }[] = [];
+  let hold: (() => void) | undefined;
+  const client = {
+    resource: () => ({
+      create: async (e: any) => {
+        if (e.message === 'slow') await new Promise<void>((r) => { hold = r; });
+        calls.push({ op: 'create', name: e.metadata.name, body: e });
+      },
+      patch: async (name: string, body: any) => { calls.push({ op: 'patch', name, body }); },
+    }),
+  } as unknown as Client;
+  const node = eventRecorder(eventSink(client, 0, 0, () => {}), 'n1');
+  const pod = { metadata: { name: 'p', namespace: 'default', uid: 'u1' } };
+  node.event(pod, 'Warning', 'Unhealthy', 'Liveness probe failed: ', 'spec.containers{c}');
+  await node.flushed();
+  node.event(pod, 'Warning', 'Unhealthy', 'Liveness probe failed: ', 'spec.containers{c}');
+  await node.flushed();
+  node.event(pod, 'Warning', 'Unhealthy', 'Liveness probe failed: ', 'spec.containers{c}');
+  node.event(pod, 'Normal', 'Killing', 'Container c failed liveness probe, will be restarted', 'spec.containers{c}');
+  await node.flushed();
+  assert.deepEqual(calls.map((c) => [c.op, c.body.count]), [['create', 1], ['patch', 2], ['patch', 3], ['create', 1]]);
+  assert.equal(calls[1]!.name, calls[0]!.name);
+  assert.ok(calls[1]!.body.lastTimestamp);
+  // repeats while the first is still on its way are counted in the next write, never created twice
+  calls.length = 0;
+  node.event(pod, 'Warning', 'Failed', 'slow');
+  await until(() => hold !== undefined, 'the create on the wire');
+  node.event(pod, 'Warning', 'Failed', 'slow');
+  node.event(pod, 'Warning', 'Failed', 'slow');
+  hold!();
+  await node.flushed();
+  assert.deepEqual(calls.map((c) => [c.op, c.body.count]), [['create', 1], ['patch', 3]]);
+});
