@@ -169,3 +169,33 @@ test('a pod past its activeDeadlineSeconds is stopped and Failed with reason Dea
     runtime.close();
   }
 });
+
+test('every failed probe attempt is an Unhealthy event saying why, as the reference\'s prober words it', async () => {
+  const { runtime, workers, statuses, events } = recordingWorkers();
+  let liveness = 0;
+  runtime.probe = async (_c, _s, kind) => {
+    if (kind === 'readiness') return { ok: false, output: 'HTTP probe failed with statuscode: 404' };
+    liveness++;
+    if (liveness === 3) throw new Error('runtime gone');
+    return { ok: false, output: 'not alive\n' };
+  };
+  try {
+    const probe = { periodSeconds: 1, failureThreshold: 3 };
+    workers.update({
+      metadata: { name: 'sick', namespace: 'default', uid: 'uid-sick' },
+      spec: { containers: [{ name: 'c', image: 'busybox', livenessProbe: { exec: { command: ['false'] }, ...probe }, readinessProbe: { httpGet: { port: 80 }, ...probe } }] },
+    });
+    await until(() => (statuses.get('sick')?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, () => `a restart; events: ${events.join('\n')}`);
+    const unhealthy = events.filter((e) => e.startsWith('Unhealthy: '));
+    // liveness fails twice, errs once (which counts neither way), fails a third time and the container is killed
+    assert.deepEqual(unhealthy.filter((e) => e.includes('Liveness')).slice(0, 4), [
+      'Unhealthy: Liveness probe failed: not alive\n', 'Unhealthy: Liveness probe failed: not alive\n', 'Unhealthy: Liveness probe errored: runtime gone',
+      'Unhealthy: Liveness probe failed: not alive\n']);
+    const killed = events.indexOf('Killing: Container c failed liveness probe, will be restarted');
+    assert.equal(events.slice(0, killed).filter((e) => e.startsWith('Unhealthy: Liveness')).length, 4, events.join('\n'));
+    assert.ok(unhealthy.filter((e) => e === 'Unhealthy: Readiness probe failed: HTTP probe failed with statuscode: 404').length >= 2, events.join('\n'));
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});

@@ -499,7 +499,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
           : `Exec lifecycle hook (${JSON.stringify(command)}) for ${who} failed - error: command '${command.join(' ')}' exited with ${r.exitCode}: ${r.stderr}${r.stdout}`;
       }
       if (hook.httpGet) {
-        const ok = await httpProbe({ httpGet: hook.httpGet, timeoutSeconds: Math.max(1, timeoutSeconds) }, w.sandbox?.ip || deps.hostIP, spec);
+        const { ok } = await httpProbe({ httpGet: hook.httpGet, timeoutSeconds: Math.max(1, timeoutSeconds) }, w.sandbox?.ip || deps.hostIP, spec);
         return ok ? undefined : `HTTP lifecycle hook (${hook.httpGet.path ?? ''}) for ${who} failed`;
       }
       return `${kind} hook of ${who}: only exec and httpGet handlers are supported`;
@@ -547,9 +547,16 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         next = Math.min(next, due);
         continue;
       }
-      const ok = await deps.runtime.probe(c, w.sandbox!, kind, probe, spec).catch(() => false);
+      const Kind = `${kind[0]!.toUpperCase()}${kind.slice(1)}`;
+      const { ok, errored, said } = await deps.runtime.probe(c, w.sandbox!, kind, probe, spec).then(
+        (r) => ({ ok: r.ok, errored: false, said: `${Kind} probe failed: ${r.output}` }),
+        (e) => ({ ok: false, errored: true, said: `${Kind} probe errored: ${(e as Error).message}` }));
       p.nextAt[kind] = Date.now() + (probe.periodSeconds ?? 10) * 1000;
       next = Math.min(next, p.nextAt[kind]);
+      // every failed attempt is an event, as the reference's prober records them (repeats raise the event's count);
+      // an attempt that could not run (an error, not a failure) counts neither way, as the reference throws it away
+      if (!ok) events.event(w.pod, 'Warning', 'Unhealthy', said, fieldPath(w.pod, spec.name));
+      if (errored) continue;
       if (ok) {
         p.failures[kind] = 0;
         p.successes[kind]++;
@@ -565,14 +572,11 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       p.failures[kind]++;
       if (p.failures[kind] < (probe.failureThreshold ?? 3)) continue;
       if (kind === 'readiness') {
-        if (p.ready || p.failures[kind] === (probe.failureThreshold ?? 3)) events.event(w.pod, 'Warning', 'Unhealthy', 'Readiness probe failed', fieldPath(w.pod, spec.name));
         p.ready = false;
         continue;
       }
       // liveness or startup failed: the container is killed and restarted per the restart policy
       log(`container ${c.name} of pod ${w.pod.metadata.name} failed its ${kind} probe; killing it`);
-      const Kind = kind === 'liveness' ? 'Liveness' : 'Startup';
-      events.event(w.pod, 'Warning', 'Unhealthy', `${Kind} probe failed`, fieldPath(w.pod, spec.name));
       events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(w.pod, spec.name));
       const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec.terminationGracePeriodSeconds ?? 30;
       await stopContainer(w, spec, c, grace);

@@ -286,7 +286,7 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       if (probe.exec) {
         const timeout = probe.timeoutSeconds ?? 1;
         const r = await self.execSync(container.id, probe.exec.command ?? [], timeout);
-        return r.exitCode === 0;
+        return { ok: r.exitCode === 0, output: r.exitCode === 0 ? '' : `${r.stdout}${r.stderr}` };
       }
       if (probe.httpGet) return httpProbe(probe, host, spec);
       if (probe.tcpSocket) return tcpProbe(probe, host, spec);

@@ -246,7 +246,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     async probe(container, _sandbox, kind) {
       const c = containers.get(container.id);
       const value = c && setting(c.annotations, c.name, kind === 'readiness' ? 'ready' : kind);
-      return !(value === 'fail' || value === 'false');
+      return { ok: !(value === 'fail' || value === 'false'), output: '' };
     },
     logPath(container) {
       return containers.get(container.id)?.logFile;

@@ -6,7 +6,7 @@ import type { ContainerSecurity, SandboxSecurity } from '../security.js';
 import type { MountSpec } from '../volumes/index.js';
 import type { Probe } from '../objects.js';
 import type { DnsConfig } from '../dns.js';
-import type { ProbedContainer } from './prober.js';
+import type { ProbedContainer, ProbeOutcome } from './prober.js';
 import type { Duplex } from 'node:stream';
 import type { CommandIO, CommandResult, StreamFlags } from '../streaming/remote-command.js';
 
@@ -169,8 +169,8 @@ export interface ContainerRuntime {
   containerStats(): Promise<ContainerStats[]>;
   /** usage of the sandboxes (network, processes), when the runtime measures it */
   sandboxStats?(): Promise<SandboxStats[]>;
-  /** runs a probe handler (exec, httpGet, tcpSocket) of the given container; true when it passes */
-  probe(container: ContainerInfo, sandbox: SandboxInfo, kind: ProbeKind, probe: Probe, spec: ProbedContainer): Promise<boolean>;
+  /** runs a probe handler (exec, httpGet, tcpSocket) of the given container: whether it passed, and its output */
+  probe(container: ContainerInfo, sandbox: SandboxInfo, kind: ProbeKind, probe: Probe, spec: ProbedContainer): Promise<ProbeOutcome>;
   /** the container's log as the runtime wrote it (CRI log format) */
   logPath(container: ContainerInfo): string | undefined;
   /** where the runtime's own streaming server serves an exec, attach or port-forward (CRI); absent: the calls below */
