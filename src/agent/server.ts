@@ -23,6 +23,7 @@ import { logOptions, streamLog } from './logs.js';
 import { defaultApiDomain } from '../api/naming.js';
 import { ttlCache } from '../util/webhook-client.js';
 import type { NodeAgent } from './agent.js';
+import type { AgentPod } from './objects.js';
 import type { Client } from '../client/rest-client.js';
 import { servingPair } from '../pki/serving.js';
 import { podLogDirectory } from './sandbox.js';
@@ -220,7 +221,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
         const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
         const previous = queryFlag(url.searchParams.get('previous'));
         const c = previous ? instances[1] : instances[0];
-        if (!c) throw new HttpError(previous ? 400 : 404, previous ? `previous terminated container "${container}" in pod "${name}" not found` : `container "${container}" in pod "${name}" is not available`);
+        if (!c) throw new HttpError(400, previous ? `previous terminated container "${container}" in pod "${name}" not found` : noLogsYet(found.pod, container));
         const file = join(podLogDirectory(o.rootDir, found.pod), container, `${c.attempt}.log`);
         const running = () => !previous && podOf(ns, name, false)?.containers.find((x) => x.id === c.id)?.state === 'running';
         return streamLog(res, file, logOptions(url), running);
@@ -401,3 +402,16 @@ function handle(req: IncomingMessage, res: ServerResponse, f: () => Promise<void
 const selfSignedOrGiven = (o: AgentOptions) => servingPair({
   certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, certDir: o.certDir, name: 'agent', dnsNames: [o.nodeName, 'localhost'], ips: ['127.0.0.1'],
 });
+
+/** why a container that never ran has no log, in the reference's words (its reason while it waits to start) */
+export function noLogsYet(pod: AgentPod, container: string): string {
+  const st = pod.status;
+  const status = [...(st?.containerStatuses ?? []), ...(st?.initContainerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
+  const who = `container "${container}" in pod "${pod.metadata.name}"`;
+  if (!status) return `${who} is not available`;
+  const reason = status.state?.waiting?.reason;
+  if (reason === undefined) return `${who} is waiting to start - no logs yet`;
+  if (reason === 'ErrImagePull') return `${who} is waiting to start: image can't be pulled`;
+  if (reason === 'ImagePullBackOff') return `${who} is waiting to start: trying and failing to pull image`;
+  return `${who} is waiting to start: ${reason}`;
+}

@@ -12,7 +12,8 @@ import { freePort } from '../support/ports.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
-import { tempDir, ensureDefaultServiceAccount, servedAgent } from './helpers.js';
+import { tempDir, ensureDefaultServiceAccount, servedAgent, pod, waitFor } from './helpers.js';
+import { podsRef } from '../../src/agent/status-manager.js';
 
 interface Answer { status: number; body: string }
 const fetchIt = (url: string, opts: { token?: string; cert?: string; key?: string } = {}) => new Promise<Answer>((resolve, reject) => {
@@ -83,6 +84,18 @@ describe('agent endpoints', () => {
     assert.equal(r.status, 200);
     assert.deepEqual(JSON.parse(r.body).items.map((p: any) => p.metadata.name), ['listed']);
     assert.equal((await fetchIt(`https://127.0.0.1:${ports.main}/containerLogs/default/none/c`, clientCert)).status, 404);
+  });
+
+  test('the log of a container waiting to start is refused with its reason, as the reference\'s kubelet answers', async () => {
+    const pods = client.resource(podsRef, 'default');
+    const env = [{ name: 'X', valueFrom: { configMapKeyRef: { name: 'absent', key: 'k' } } }];
+    await pods.create(pod('unconfigured', 'served', { containers: [{ name: 'main', image: 'busybox', env }] }));
+    await waitFor('CreateContainerConfigError', async () => (await pods.get('unconfigured')).status?.containerStatuses?.[0]?.state?.waiting?.reason === 'CreateContainerConfigError');
+    const r = await fetchIt(`https://127.0.0.1:${ports.main}/containerLogs/default/unconfigured/main`, clientCert);
+    assert.equal(r.status, 400, r.body);
+    assert.match(r.body, /container "main" in pod "unconfigured" is waiting to start: CreateContainerConfigError/);
+    await pods.delete('unconfigured', { gracePeriodSeconds: 0 });
+    await waitFor('the pod gone from the agent', () => !served.agent.nodes[0]!.workers.pods().some((x) => x.pod.metadata.name === 'unconfigured'));
   });
 
   test('/configz serves the configuration in force, as a --config file writes it', async () => {
