@@ -199,3 +199,29 @@ test('every failed probe attempt is an Unhealthy event saying why, as the refere
     runtime.close();
   }
 });
+
+test('image failures are told as the reference tells them: what went wrong, then "Error: <reason>", then the back-off', async () => {
+  const { runtime, workers, statuses, events } = recordingWorkers();
+  const ensureImage = runtime.ensureImage.bind(runtime);
+  runtime.ensureImage = async (image, policy, onPull) => {
+    if (image !== 'unreachable') return ensureImage(image, policy, onPull);
+    onPull?.();
+    throw new Error('registry unreachable');
+  };
+  try {
+    workers.update({ metadata: { name: 'never', namespace: 'default', uid: 'uid-never' }, spec: { containers: [{ name: 'c', image: 'absent', imagePullPolicy: 'Never' }] } });
+    workers.update({ metadata: { name: 'pull', namespace: 'default', uid: 'uid-pull' }, spec: { containers: [{ name: 'c', image: 'unreachable' }] } });
+    await until(() => statuses.get('never')?.containerStatuses?.[0]?.state?.waiting?.reason === 'ErrImageNeverPull', 'ErrImageNeverPull');
+    assert.ok(events.includes('ErrImageNeverPull: Container image "absent" is not present with pull policy of Never'), events.join('\n'));
+    assert.ok(events.includes('Failed: Error: ErrImageNeverPull'), events.join('\n'));
+    await until(() => statuses.get('pull')?.containerStatuses?.[0]?.state?.waiting?.reason === 'ImagePullBackOff', () => `ImagePullBackOff; events: ${events.join('\n')}`);
+    const pulled = events.filter((e) => e.includes('unreachable') || e.startsWith('Failed: Error: ErrImagePull') || e.includes('ImagePullBackOff'));
+    assert.deepEqual(pulled.slice(0, 5), [
+      'Pulling: Pulling image "unreachable"', 'Failed: Failed to pull image "unreachable": registry unreachable', 'Failed: Error: ErrImagePull',
+      'BackOff: Back-off pulling image "unreachable"', 'Failed: Error: ImagePullBackOff',
+    ]);
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});

@@ -120,6 +120,8 @@ const backoffInitialMs = 10_000;
 const backoffMaxMs = 300_000;
 const setupBackoffInitialMs = 1_000;
 const setupBackoffMaxMs = 30_000;
+/** how soon a pod whose image pull failed is synced again, to show it in back-off */
+const pullRetrySyncMs = 1_000;
 const grow = (b: Backoff | undefined, initial: number, max: number, now: number): Backoff => ({ delayMs: b ? Math.min(b.delayMs * 2, max) : initial, at: now });
 
 export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
@@ -342,7 +344,12 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     const failed = backoff.get(failedKey);
     if (failed && now - failed.at < failed.delayMs) {
       const waiting = w.waiting?.get(spec.name);
-      if (waiting?.reason === 'ErrImagePull') w.waiting!.set(spec.name, { reason: 'ImagePullBackOff', message: `Back-off pulling image "${spec.image}"` });
+      if (waiting?.reason === 'ErrImagePull') {
+        const message = `Back-off pulling image "${spec.image}"`;
+        w.waiting!.set(spec.name, { reason: 'ImagePullBackOff', message });
+        events.event(pod, 'Normal', 'BackOff', message, fieldPath(pod, spec.name));
+        events.event(pod, 'Warning', 'Failed', 'Error: ImagePullBackOff', fieldPath(pod, spec.name));
+      }
       return failed.at + failed.delayMs;
     }
     if (await startContainer(w, spec, current ? current.attempt + 1 : 0)) {
@@ -350,7 +357,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     } else {
       const next = grow(failed, backoffInitialMs, backoffMaxMs, now);
       backoff.set(failedKey, next);
-      wake = now + next.delayMs;
+      // a failed pull is shown as ErrImagePull only until the next sync, which finds it in back-off (ImagePullBackOff),
+      // as the reference's pod worker syncs a failed pod again soon
+      wake = now + (w.waiting?.get(spec.name)?.reason === 'ErrImagePull' ? Math.min(pullRetrySyncMs, next.delayMs) : next.delayMs);
     }
     for (const old of instances.slice(deps.maxDeadPerContainer ?? 1)) if (old.state === 'exited') await deps.runtime.removeContainer(old.id).catch(() => {});
     return wake;
@@ -439,8 +448,13 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
         events.event(pod, 'Normal', 'Pulling', `Pulling image "${image}"`, fieldPath(pod, spec.name));
       });
     } catch (e) {
-      if (e instanceof ImageNeverPulled) return failed('ErrImageNeverPull', e.message, e.message);
-      return failed('ErrImagePull', (e as Error).message, `Failed to pull image "${image}": ${(e as Error).message}`);
+      // the reference's image manager says what went wrong, then the container's start says which error it was
+      if (e instanceof ImageNeverPulled) {
+        events.event(pod, 'Warning', 'ErrImageNeverPull', e.message, fieldPath(pod, spec.name));
+        return failed('ErrImageNeverPull', e.message, 'Error: ErrImageNeverPull');
+      }
+      events.event(pod, 'Warning', 'Failed', `Failed to pull image "${image}": ${(e as Error).message}`, fieldPath(pod, spec.name));
+      return failed('ErrImagePull', (e as Error).message, 'Error: ErrImagePull');
     }
     // the reference's messages; a pull waiting for another (serialized pulls) is timed from its start here
     const took = pullStarted === undefined ? undefined : formatDuration(Date.now() - pullStarted);
