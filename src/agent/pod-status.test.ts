@@ -30,3 +30,9 @@ test('a running pod whose container is not ready names it', () => {
   assert.deepEqual(reasons(pod('Always'), new Map([['c', running]])),
     { phase: 'Running', Initialized: 'True', Ready: 'False ContainersNotReady', ContainersReady: 'False ContainersNotReady' });
 });
+
+test('an init container that completed is ready; one that failed is not', () => {
+  const p = { ...pod('Always', true), spec: { ...pod('Always', true).spec, initContainers: [{ name: 'i', image: 'x' }, { name: 'j', image: 'x' }] } } as AgentPod;
+  const s = podStatus({ pod: p, views: new Map(), initViews: new Map([['i', exited(0)], ['j', exited(1)]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  assert.deepEqual(s.initContainerStatuses?.map((c) => [c.name, c.ready]), [['i', true], ['j', false]]);
+});
