@@ -245,7 +245,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       return { ready: !problem, message: problem ?? '' };
     },
     volumeRefreshMs: tuning.volumeRefreshMs,
-    ...(simulated ? {} : { hostsFile: (pod: AgentPod, ips: string[]) => writeHostsFile(pod, volumes.podDir(pod), ips, o.clusterDomain) }),
+    ...(simulated ? {} : { hostsFile: (pod: AgentPod, ips: string[]) => writeHostsFile(pod, volumes.podDir(pod), ips, o.clusterDomain), terminationMessages: true }),
   });
 
   const evictions = evictionManager({

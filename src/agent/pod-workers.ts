@@ -8,6 +8,7 @@
 // A sync of a pod never runs twice at once; a change during a sync runs it again. A relist of the
 // runtime (the reference's PLEG) notices containers that changed on their own.
 
+import { join } from 'node:path';
 import type { AgentPod, Container, EphemeralContainer, LifecycleHandler, PodStatus, Probe } from './objects.js';
 import { isTerminalPhase } from './objects.js';
 import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type ProbeKind, type SandboxInfo } from './runtime/types.js';
@@ -18,7 +19,8 @@ import type { VolumeManager } from './volumes/index.js';
 import type { CgroupManager } from './cgroups.js';
 import { containerConfig, specImageLabel, type ContainerConfigDeps } from './container-config.js';
 import { nonRootViolation } from './security.js';
-import { sandboxConfig } from './sandbox.js';
+import { podLogDirectory, sandboxConfig } from './sandbox.js';
+import { terminationMessage, terminationMessageFile, terminationMessageMount } from './termination-message.js';
 import { httpProbe } from './runtime/prober.js';
 import { formatDuration } from '../config/flags.js';
 
@@ -54,6 +56,8 @@ export interface PodWorkerDeps {
   released?(pod: AgentPod): void;
   /** writes the pod's hosts file once its addresses are known; its path, or undefined when the runtime's serves */
   hostsFile?(pod: AgentPod, ips: string[]): Promise<string | undefined>;
+  /** containers get a termination-message file, read into their terminated state (real runtimes: files on the node) */
+  terminationMessages?: boolean;
 }
 
 export interface PodWorkers {
@@ -110,6 +114,8 @@ interface Worker {
   setupFailure?: Waiting & { event: string };
   setupBackoff?: Backoff;
   hostsFile?: string;
+  /** the termination messages of exited containers, by container id, read once */
+  messages?: Map<string, string>;
   /** the volumes of a finished pod were torn down */
   volumesReleased?: boolean;
   /** content volumes are to be brought up to date at the next sync */
@@ -228,6 +234,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       }
     }
     w.containers = w.sandbox ? await deps.runtime.listContainers(w.sandbox.id) : [];
+    await readTerminationMessages(w);
     const deadline = deadlineOf(w);
     if (deadline !== undefined && Date.now() >= deadline && !w.evicted && !isFinished(w)) {
       w.evicted = { reason: 'DeadlineExceeded', message: 'Pod was active on the node longer than the specified deadline', graceSeconds: pod.spec.terminationGracePeriodSeconds ?? 30 };
@@ -282,8 +289,24 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     }
     if (init.done) nextWake = Math.min(nextWake, await startEphemeralContainers(w, now));
     w.containers = await deps.runtime.listContainers(w.sandbox!.id);
+    await readTerminationMessages(w);
     report(w);
     if (nextWake < Infinity) schedule(uid, Math.max(10, nextWake - Date.now()));
+  }
+
+  /** the termination messages of containers that exited since the last look, read once each */
+  async function readTerminationMessages(w: Worker) {
+    if (!deps.terminationMessages) return;
+    for (const c of w.containers) {
+      if (c.state !== 'exited' || w.messages?.has(c.id)) continue;
+      const spec = specOf(w.pod, c.name);
+      const file = terminationMessageFile(deps.volumes.podDir(w.pod), c.name, c.attempt);
+      const logFile = join(podLogDirectory(deps.rootDir, w.pod), c.name, `${c.attempt}.log`);
+      const message = await terminationMessage(file, logFile, spec, c.exitCode).catch(() => '');
+      (w.messages ??= new Map()).set(c.id, message);
+    }
+    // ids of removed containers go
+    if (w.messages && w.messages.size > w.containers.length) for (const id of w.messages.keys()) if (!w.containers.some((c) => c.id === id)) w.messages.delete(id);
   }
 
   const instancesOf = (w: Worker, name: string) => w.containers.filter((c) => c.name === name).sort((a, b) => b.attempt - a.attempt);
@@ -467,6 +490,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       config = await containerConfig(pod, spec, attempt, imageInfo.id, {
         ...deps.containers, volumes: deps.volumes, facts: { nodeName: deps.nodeName, hostIP: deps.hostIP, podIPs: ipsOf(w) },
       });
+      const message = deps.terminationMessages && await terminationMessageMount(deps.volumes.podDir(pod), spec, attempt);
+      if (message && !config.mounts.some((m) => m.containerPath === message.containerPath)) config.mounts.push(message);
       if (w.hostsFile && !config.mounts.some((m) => m.containerPath === '/etc/hosts')) config.mounts.push({ containerPath: '/etc/hosts', hostPath: w.hostsFile, readOnly: false, propagation: 'private' });
       const target = (spec as EphemeralContainer).targetContainerName;
       if (target) config.security.namespaces = { ...config.security.namespaces, pid: 'TARGET', targetId: runningId(w, target) };
@@ -609,6 +634,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     if (w.sandbox) {
       await deps.runtime.stopSandbox(w.sandbox.id);
       w.containers = await deps.runtime.listContainers(w.sandbox.id);
+      await readTerminationMessages(w);
     }
     if (!w.removed) report(w, true);
     if (w.evicted) {
@@ -656,8 +682,12 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const p = current && w.probes?.get(current.id);
       const running = current?.state === 'running';
       const started = running && (p ? p.startupDone : !spec.startupProbe);
+      const withMessage = (c: ContainerInfo | undefined) => {
+        const message = c && w.messages?.get(c.id);
+        return message ? { ...c, message } : c;
+      };
       out.set(spec.name, {
-        current, previous: instances[1],
+        current: withMessage(current), previous: withMessage(instances[1]),
         ready: running && started && (p ? p.ready : !spec.readinessProbe),
         started: !!started,
         waiting: running ? undefined : w.waiting?.get(spec.name) ?? (w.setupFailure ? { reason: w.setupFailure.reason, message: w.setupFailure.message } : undefined),

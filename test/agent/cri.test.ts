@@ -134,15 +134,16 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     await pods.delete('no-image', { gracePeriodSeconds: 0 });
   });
 
-  test('a container that exits is restarted per its policy, then backs off', async () => {
+  test('a container that exits is restarted per its policy, then backs off; what it wrote to /dev/termination-log is its message', async () => {
     const pods = client.resource(podsRef, 'default');
-    await pods.create(hostPod('crasher', [{ name: 'main', image, command: ['sh', '-c', 'echo attempt; exit 2'] }]));
+    await pods.create(hostPod('crasher', [{ name: 'main', image, command: ['sh', '-c', 'echo attempt; echo out of luck > /dev/termination-log; exit 2'] }]));
     const p = await waitFor('restarted and backing off', async () => {
       const x = await pods.get('crasher');
       const s = x.status?.containerStatuses?.[0];
       return s?.restartCount >= 1 && s.state.waiting?.reason === 'CrashLoopBackOff' && x;
     }, slow);
     assert.equal(p.status.containerStatuses[0].lastState.terminated.exitCode, 2);
+    assert.equal(p.status.containerStatuses[0].lastState.terminated.message, 'out of luck\n');
     const previous = await get(`https://127.0.0.1:${port}/containerLogs/default/crasher/main?previous=true`);
     assert.equal(previous.body, 'attempt\n');
   });
