@@ -148,17 +148,18 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     assert.equal(previous.body, 'attempt\n');
   });
 
-  test('a failing liveness probe restarts the container; an HTTP readiness probe makes it ready', async () => {
+  test('a failing liveness probe restarts the container, and so does one that times out; an HTTP readiness probe makes it ready', async () => {
     const pods = client.resource(podsRef, 'default');
     const httpPort = await freePort();
     await pods.create(hostPod('probed', [
       { name: 'sick', image, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 } },
       { name: 'web', image, command: ['sh', '-c', `echo ok > /tmp/index.html; exec httpd -f -p ${httpPort} -h /tmp`], readinessProbe: { httpGet: { path: '/', port: httpPort }, periodSeconds: 1 } },
+      { name: 'slow', image, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['sleep', '30'] }, timeoutSeconds: 1, periodSeconds: 1, failureThreshold: 1 } },
     ]));
-    const p = await waitFor('liveness restart and web ready', async () => {
+    const p = await waitFor('liveness restarts and web ready', async () => {
       const x = await pods.get('probed');
-      const [sick, web] = x.status?.containerStatuses ?? [];
-      return sick?.restartCount >= 1 && web?.ready === true && x;
+      const [sick, web, slowOne] = x.status?.containerStatuses ?? [];
+      return sick?.restartCount >= 1 && slowOne?.restartCount >= 1 && web?.ready === true && x;
     }, slow);
     assert.equal(p.status.containerStatuses[1].restartCount, 0);
   });

@@ -91,7 +91,7 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       client[method]!(request, { deadline: Date.now() + timeoutMs }, (err, res) => {
         if (!err) return resolve(res as T);
         const unreachable = err.code === grpc.status.UNAVAILABLE || err.code === grpc.status.DEADLINE_EXCEEDED;
-        reject(new Error(unreachable ? `container runtime at ${endpoint} is unreachable (${method}): ${err.details || err.message}` : `${method}: ${err.details || err.message}`));
+        reject(Object.assign(new Error(unreachable ? `container runtime at ${endpoint} is unreachable (${method}): ${err.details || err.message}` : `${method}: ${err.details || err.message}`), { grpcCode: err.code }));
       });
     });
   const rt = caller(runtimeClient, o.endpoint);
@@ -285,7 +285,12 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       const host = sandbox.ip || '127.0.0.1';
       if (probe.exec) {
         const timeout = probe.timeoutSeconds ?? 1;
-        const r = await self.execSync(container.id, probe.exec.command ?? [], timeout);
+        const command = probe.exec.command ?? [];
+        // a command past its timeout is a failure (the runtime ends it with DEADLINE_EXCEEDED), as the reference counts it
+        const r = await self.execSync(container.id, command, timeout).catch((e: Error & { grpcCode?: number }) => {
+          if (e.grpcCode === grpc.status.DEADLINE_EXCEEDED) return { exitCode: -1, stdout: `command ${JSON.stringify(command.join(' '))} timed out`, stderr: '' };
+          throw e;
+        });
         return { ok: r.exitCode === 0, output: r.exitCode === 0 ? '' : `${r.stdout}${r.stderr}` };
       }
       if (probe.httpGet) return httpProbe(probe, host, spec);
