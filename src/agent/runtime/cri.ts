@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { criProto } from './cri-proto.js';
 import { httpProbe, tcpProbe } from './prober.js';
+import { oneAtATime } from './one-at-a-time.js';
 import { tokenBucket } from '../../client/rate-limit.js';
 import { ImageNeverPulled, type ContainerConfig, type ContainerInfo, type ContainerRuntime, type ContainerState, type ContainerStats, type ImageInfo, type RuntimeCondition, type SandboxConfig, type SandboxInfo, type SandboxStats } from './types.js';
 import type { ContainerSecurity, SandboxSecurity, Seccomp } from '../security.js';
@@ -95,6 +96,8 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       });
     });
   const rt = caller(runtimeClient, o.endpoint);
+  /** stats listings one at a time (overlapping ones crash containerd 1.6), concurrent askers sharing one answer */
+  const statsCall = oneAtATime();
   const img = caller(imageClient, o.imageEndpoint || o.endpoint);
   /** statuses of exited containers never change (once an OOM kill has had its moment to show): kept until the
    *  container is removed */
@@ -254,7 +257,7 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       return url;
     },
     async containerStats() {
-      const r = await rt<{ stats?: CriContainerStats[] }>('listContainerStats', { filter: {} });
+      const r = await statsCall('listContainerStats', () => rt<{ stats?: CriContainerStats[] }>('listContainerStats', { filter: {} }));
       return (r.stats ?? []).filter((s) => s.attributes?.id).map((s): ContainerStats => ({
         id: s.attributes!.id, name: s.attributes!.metadata?.name ?? '',
         timestamp: ms(s.cpu?.timestamp ?? s.memory?.timestamp) ?? Date.now(),
@@ -269,7 +272,7 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       }));
     },
     async sandboxStats() {
-      const r = await rt<{ stats?: CriSandboxStats[] }>('listPodSandboxStats', { filter: {} });
+      const r = await statsCall('listPodSandboxStats', () => rt<{ stats?: CriSandboxStats[] }>('listPodSandboxStats', { filter: {} }));
       return (r.stats ?? []).filter((s) => s.attributes?.id).map((s): SandboxStats => {
         const n = s.linux?.network;
         const interfaces = n ? (n.interfaces?.length ? n.interfaces : n.defaultInterface ? [n.defaultInterface] : []) : [];
