@@ -221,6 +221,8 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
         const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
         const previous = queryFlag(url.searchParams.get('previous'));
         const c = previous ? instances[1] : instances[0];
+        // a name the pod does not have is a 404; a container of the pod without a log yet says why, with 400
+        if (!c && !hasContainer(found.pod, container)) throw new HttpError(404, `container "${container}" not found in pod "${ns}/${name}"`);
         if (!c) throw new HttpError(400, previous ? `previous terminated container "${container}" in pod "${name}" not found` : noLogsYet(found.pod, container));
         const file = join(podLogDirectory(o.rootDir, found.pod), container, `${c.attempt}.log`);
         const running = () => !previous && podOf(ns, name, false)?.containers.find((x) => x.id === c.id)?.state === 'running';
@@ -402,6 +404,9 @@ function handle(req: IncomingMessage, res: ServerResponse, f: () => Promise<void
 const selfSignedOrGiven = (o: AgentOptions) => servingPair({
   certFile: o.tlsCertFile, keyFile: o.tlsPrivateKeyFile, certDir: o.certDir, name: 'agent', dnsNames: [o.nodeName, 'localhost'], ips: ['127.0.0.1'],
 });
+
+const hasContainer = (pod: AgentPod, container: string) =>
+  [...pod.spec.containers, ...(pod.spec.initContainers ?? []), ...(pod.spec.ephemeralContainers ?? [])].some((c) => c.name === container);
 
 /** why a container that never ran has no log, in the reference's words (its reason while it waits to start) */
 export function noLogsYet(pod: AgentPod, container: string): string {
