@@ -15,7 +15,7 @@ import { ImageNeverPulled, type ContainerInfo, type ContainerRuntime, type Probe
 import { podStatus, withOthersConditions, type ContainerView } from './pod-status.js';
 import { noEvents, type Recorder } from './events.js';
 import type { DnsSettings } from './dns.js';
-import type { VolumeManager } from './volumes/index.js';
+import { VolumeErrors, type VolumeManager } from './volumes/index.js';
 import type { CgroupManager } from './cgroups.js';
 import { containerConfig, specImageLabel, type ContainerConfigDeps } from './container-config.js';
 import { nonRootViolation } from './security.js';
@@ -25,6 +25,9 @@ import { httpProbe } from './runtime/prober.js';
 import { formatDuration } from '../config/flags.js';
 
 export { podLogDirectory } from './sandbox.js';
+
+/** the failures a volume set-up reports, one per volume */
+const mountFailures = (e: unknown): Error[] => (e instanceof VolumeErrors ? e.failures : [e as Error]);
 
 export interface PodWorkerDeps {
   runtime: ContainerRuntime;
@@ -255,7 +258,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       w.refreshDue = false;
       await deps.volumes.refresh(pod).catch((e) => {
         log(`refreshing the volumes of pod ${pod.metadata.namespace}/${pod.metadata.name}: ${(e as Error).message}`);
-        events.event(pod, 'Warning', 'FailedMount', (e as Error).message);
+        for (const f of mountFailures(e)) events.event(pod, 'Warning', 'FailedMount', f.message);
       });
     }
 
@@ -413,7 +416,11 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     try {
       await deps.volumes.setUp(pod);
     } catch (e) {
-      return fail('FailedMount', (e as Error).message);
+      // an event for each volume that failed; the pod waits with the first one's message
+      const [first, ...others] = mountFailures(e);
+      const failed = fail('FailedMount', first!.message);
+      for (const f of others) events.event(pod, 'Warning', 'FailedMount', f.message);
+      return failed;
     }
     let cgroupParent = '';
     if (deps.cgroups) {

@@ -169,16 +169,22 @@ describe('real workloads on containerd', { skip: missing ? `containerd cannot ru
     assert.ok(!readFileSync('/proc/mounts', 'utf8').includes(podDir), 'no mount of the pod is left');
   });
 
-  test('a missing ConfigMap keeps the pod waiting with a FailedMount event until it appears', async () => {
-    await pods().create(hostPod('waits', [{ name: 'main', image, command: ['sleep', '3600'], volumeMounts: [{ name: 'c', mountPath: '/c' }] }], { volumes: [{ name: 'c', configMap: { name: 'later' } }] }));
+  test('a missing ConfigMap and Secret keep the pod waiting with a FailedMount event for each until they appear', async () => {
+    await pods().create(hostPod('waits', [{ name: 'main', image, command: ['sleep', '3600'], volumeMounts: [{ name: 'c', mountPath: '/c' }, { name: 's', mountPath: '/s' }] }],
+      { volumes: [{ name: 'c', configMap: { name: 'later' } }, { name: 's', secret: { secretName: 'later-secret' } }] }));
     const waiting = await waitFor('FailedMount', async () => {
       const p = await pods().get('waits');
       return p.status?.containerStatuses?.[0]?.state?.waiting?.message?.includes('configmap "later" not found') && p;
     }, slow, 200);
     assert.equal(waiting.status.phase, 'Pending');
-    const events = await client.resource(ref('events'), 'default').list();
-    assert.ok(events.items.some((e: any) => e.involvedObject.name === 'waits' && e.reason === 'FailedMount' && e.message === 'MountVolume.SetUp failed for volume "c" : configmap "later" not found'));
+    // each volume is tried and reported, as the kubelet reports each one
+    const mountEvents = async () => (await client.resource(ref('events'), 'default').list()).items
+      .filter((e: any) => e.involvedObject.name === 'waits' && e.reason === 'FailedMount').map((e: any) => e.message).sort();
+    await waitFor('a FailedMount event for each volume', async () => (await mountEvents()).length >= 2, slow, 200);
+    assert.deepEqual(await mountEvents(), ['MountVolume.SetUp failed for volume "c" : configmap "later" not found',
+      'MountVolume.SetUp failed for volume "s" : secret "later-secret" not found']);
     await client.resource(ref('configmaps'), 'default').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'later' }, data: { k: 'v' } });
+    await client.resource(ref('secrets'), 'default').create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'later-secret' }, data: { k: 'dg==' } });
     await running('waits');
     await pods().delete('waits', { gracePeriodSeconds: 0 });
   });

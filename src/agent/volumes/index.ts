@@ -41,6 +41,13 @@ export class VolumeError extends Error {
   }
 }
 
+/** the volumes of a pod that failed to set up, each with its own event text */
+export class VolumeErrors extends Error {
+  constructor(readonly failures: VolumeError[]) {
+    super(failures.map((f) => f.message).join('; '));
+  }
+}
+
 function kindOf(v: Volume): [keyof Volume, VolumeKind] {
   for (const [key, kind] of Object.entries(kinds) as [keyof Volume, VolumeKind][]) if (v[key] !== undefined && v[key] !== null) return [key, kind];
   const source = Object.keys(v).find((k) => k !== 'name') ?? 'none';
@@ -50,9 +57,9 @@ function kindOf(v: Volume): [keyof Volume, VolumeKind] {
 export interface VolumeManager {
   /** the pod's own folder under --root-dir */
   podDir(pod: AgentPod): string;
-  /** sets up every volume of the pod (again: brings content volumes up to date); throws a VolumeError */
+  /** sets up every volume of the pod (again: brings content volumes up to date); throws VolumeErrors naming each that failed */
   setUp(pod: AgentPod): Promise<void>;
-  /** content volumes of the pod written again when their source changed; tokens renewed when due */
+  /** content volumes of the pod written again when their source changed; tokens renewed when due (throws as setUp) */
   refresh(pod: AgentPod): Promise<void>;
   /** whether the pod has volumes set up here that refresh() brings up to date (most pods of a node have some) */
   refreshes(pod: AgentPod): boolean;
@@ -82,15 +89,22 @@ export function createVolumeManager(rootDir: string, ctx: VolumeContext): Volume
     }
   }
 
+  /** every volume tried, one failing not keeping the others from being set up (the reference reports each) */
+  async function setUpAll(pod: AgentPod, onlyRefreshed: boolean) {
+    const failures: VolumeError[] = [];
+    for (const v of pod.spec.volumes ?? []) await setUpOne(pod, v, onlyRefreshed).catch((e: VolumeError) => { failures.push(e); });
+    if (failures.length) throw new VolumeErrors(failures);
+  }
+
   return {
     podDir,
     async setUp(pod) {
       await mkdir(podDir(pod), { recursive: true });
-      for (const v of pod.spec.volumes ?? []) await setUpOne(pod, v, false);
+      await setUpAll(pod, false);
     },
     async refresh(pod) {
       if (!prepared.has(pod.metadata.uid)) return;
-      for (const v of pod.spec.volumes ?? []) await setUpOne(pod, v, true);
+      await setUpAll(pod, true);
     },
     refreshes(pod) {
       const byName = prepared.get(pod.metadata.uid);
