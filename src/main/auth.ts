@@ -157,7 +157,8 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
       }
       let lastWrite = 0;
       const autoupdate = `rbac.authorization.${names.labelDomain}/autoupdate`;
-      const create = async (resource: string, objs: ApiObject[]) => {
+      /** each default object created, or brought back up to the default when stored already */
+      const ensure = async (resource: string, objs: ApiObject[]) => {
         const backend = backends.preferred(rbacGroup, resource);
         if (!backend) return;
         const { store } = backend;
@@ -177,8 +178,8 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
         }));
       };
       await Promise.all([
-        create('clusterroles', policy.clusterRoles), create('clusterrolebindings', policy.clusterRoleBindings),
-        create('roles', policy.roles), create('rolebindings', policy.roleBindings),
+        ensure('clusterroles', policy.clusterRoles), ensure('clusterrolebindings', policy.clusterRoleBindings),
+        ensure('roles', policy.roles), ensure('rolebindings', policy.roleBindings),
       ]);
       const clusterRoles = backends.preferred(rbacGroup, 'clusterroles');
       if (!clusterRoles) return;
