@@ -76,7 +76,12 @@ function takeTurns(stopping: () => boolean): Filter {
   };
 }
 
+/** a percent sign not followed by two hex digits: a path the reference's HTTP server refuses before any handler */
+const invalidEscape = /%(?![0-9A-Fa-f]{2})[^/]{0,2}/;
+
 const requestInfoStage: Filter = async (ctx, next) => {
+  const bad = ctx.path.includes('%') ? invalidEscape.exec(ctx.path) : null;
+  if (bad) throw badRequest(`invalid URL escape ${JSON.stringify(bad[0])}`);
   ctx.info = requestInfo(ctx.method, ctx.path, ctx.query);
   ctx.longRunning = ctx.info.verb === 'watch' || ctx.info.verb === 'proxy' || ['log', 'exec', 'attach', 'portforward', 'proxy'].includes(ctx.info.subresource);
   await next();

@@ -276,6 +276,13 @@ eachBackend('http', h => {
     };
     isStatus(await c().get('/api/v1/nothings'), 404, 'NotFound');
     isStatus(await c().get('/no/such/path'), 404, 'NotFound');
+    // a path the reference's HTTP server cannot parse is refused before any handler
+    for (const path of [`${base}/a%zz`, `${base}/a%`, '/api/v1/namespaces/%G0/configmaps']) {
+      const r = await c().get(path);
+      isStatus(r, 400, 'BadRequest');
+      assert.match(r.json.message, /^invalid URL escape "%/, path);
+    }
+    assert.equal((await c().get(`${base}/a%2Fb`)).status, 404, 'an escaped slash is a name that does not exist');
     isStatus(await c().request('POST', `${base}/x`, { body: configMap('x') }), 405, 'MethodNotAllowed');
     isStatus(await c().request('PUT', base, { body: configMap('x') }), 405, 'MethodNotAllowed');
     isStatus(await c().get(base, { accept: 'image/png' }), 406, 'NotAcceptable');
