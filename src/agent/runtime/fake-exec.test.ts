@@ -61,3 +61,16 @@ test('a container\'s own command: unknown programs are taken as done; sleep take
   assert.equal(await running, 0);
   assert.equal(out.text(), '');
 });
+
+test('sh -c expands variables from the container\'s environment and its own assignments, not inside single quotes', async () => {
+  const c = { files: fakeFiles('web-0'), hostname: 'web-0', env: { GREETING: 'hello world', EMPTY: '' } };
+  const out = async (script: string) => (await run(c, ['sh', '-c', script])).out;
+  assert.equal(await out('echo $GREETING'), 'hello world\n');
+  assert.equal(await out('echo "${GREETING}!" $HOSTNAME'), 'hello world! web-0\n');
+  assert.equal(await out(`echo '$GREETING' "\\$GREETING"`), '$GREETING $GREETING\n');
+  assert.equal(await out('echo a $EMPTY $UNSET b "$UNSET"'), 'a b \n');
+  assert.equal(await out('X=1; export Y=two; echo $X-$Y; false; echo $?'), '1-two\n1\n');
+  assert.equal(await out('echo $ 5$ $1x ${constructor}'), '$ 5$ x\n');
+  assert.equal((await run(c, ['sh', '-c', 'echo $0 $2', 'name', 'one', 'two'])).out, 'name two\n');
+  assert.equal(await out('echo $GREETING > /tmp/g; cat /tmp/g'), 'hello world\n');
+});

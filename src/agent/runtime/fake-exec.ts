@@ -1,6 +1,6 @@
 // What `exec` runs in a simulated container, and the command of one that runs to completion (an init container, a
 // Job's): a small shell over an in-memory file tree of the container, with the commands tools use (echo, cat, ls,
-// mkdir, test, sleep, hostname, env, exit, sh -c, and tar, which is how `kubectl cp` moves files both ways). Anything
+// mkdir, test, sleep, hostname, env, exit, sh -c with variables, and tar, which is how `kubectl cp` moves files both ways). Anything
 // else is "not found" with exit code 127, as a shell says (or, for a container's own command, taken as done). No
 // process of the host is ever run.
 import { extract, pack } from 'tar-stream';
@@ -32,20 +32,39 @@ function resolve(cwd: string, p: string): string {
 
 const parentOf = (p: string) => (p === '/' ? '/' : p.slice(0, p.lastIndexOf('/')) || '/');
 
-/** splits a command line into words: quotes group, `;` `&&` `||` separate commands; one command at a time, so a long
- *  script is never held whole as parsed commands */
-export function* parseScript(script: string): Generator<{ words: string[]; then: ';' | '&&' | '||' }> {
+/** `$NAME`, `${NAME}`, `$1` or `$?`, matched exactly where `lastIndex` points */
+const variable = /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*|[0-9?]))/y;
+
+/** splits a command line into words: quotes group, `;` `&&` `||` separate commands, variables expand outside single
+ *  quotes (an unquoted empty one is no word at all, as in sh); one command at a time, so a long script is never held
+ *  whole as parsed commands, and each command sees what the ones before it set */
+export function* parseScript(script: string, lookup: (name: string) => string = () => ''): Generator<{ words: string[]; then: ';' | '&&' | '||' }> {
   let words: string[] = [];
   let word = '';
   let inWord = false;
   const flush = () => { if (inWord) words.push(word); word = ''; inWord = false; };
+  /** the value of a variable at `i` and the index of its last character, if one starts there */
+  const expand = (i: number): [string, number] | undefined => {
+    variable.lastIndex = i;
+    const m = variable.exec(script);
+    return m ? [lookup(m[1] ?? m[2]!), i + m[0].length - 1] : undefined;
+  };
   for (let i = 0; i < script.length; i++) {
     const c = script[i]!;
-    if (c === "'" || c === '"') {
+    if (c === "'") {
       const end = script.indexOf(c, i + 1);
       word += script.slice(i + 1, end < 0 ? script.length : end);
       inWord = true;
       i = end < 0 ? script.length : end;
+    } else if (c === '"') {
+      inWord = true;
+      for (i++; i < script.length && script[i] !== '"'; i++) {
+        const d = script[i]!;
+        const v = d === '$' ? expand(i) : undefined;
+        if (v) { word += v[0]; i = v[1]; }
+        else if (d === '\\' && '"\\$`'.includes(script[i + 1] ?? 'x')) word += script[++i];
+        else word += d;
+      }
     } else if (c === '\\' && i + 1 < script.length) { word += script[++i]; inWord = true; }
     else if (c === ' ' || c === '\t') flush();
     else if (c === ';' || c === '\n' || (c === '&' && script[i + 1] === '&') || (c === '|' && script[i + 1] === '|')) {
@@ -54,7 +73,11 @@ export function* parseScript(script: string): Generator<{ words: string[]; then:
       if (then !== ';') i++;
       if (words.length) yield { words, then };
       words = [];
-    } else { word += c; inWord = true; }
+    } else {
+      const v = c === '$' ? expand(i) : undefined;
+      if (v) { word += v[0]; inWord ||= v[0] !== ''; i = v[1]; }
+      else { word += c; inWord = true; }
+    }
   }
   flush();
   if (words.length) yield { words, then: ';' as const };
@@ -83,17 +106,25 @@ export interface FakeExecContext {
   unknownSucceeds?: boolean;
 }
 
+/** what a shell keeps between its commands: its directory, the variables it set, and the code it exits with */
+interface ShellState { cwd: string; exited?: number; vars: Map<string, string> }
+
 /** runs `argv` in the simulated container; resolves with the exit code */
 export async function fakeExec(c: FakeExecContext, argv: string[], io: CommandIO): Promise<number> {
-  const state = { cwd: '/', exited: undefined as number | undefined };
-  return run(c, state, argv, io);
+  return run(c, { cwd: '/', vars: new Map() }, argv, io);
 }
 
-async function runScript(c: FakeExecContext, state: { cwd: string; exited?: number }, script: string, io: CommandIO): Promise<number> {
+/** runs a script; `params` are its $0, $1... (the words after the script of `sh -c`) */
+async function runScript(c: FakeExecContext, state: ShellState, script: string, io: CommandIO, params: string[] = []): Promise<number> {
   let code = 0;
   let skip = false;
   let ran = 0;
-  for (const { words, then } of parseScript(script)) {
+  const lookup = (name: string) => {
+    if (name === '?') return String(code);
+    if (/^[0-9]$/.test(name)) return params[Number(name)] ?? '';
+    return state.vars.get(name) ?? (Object.hasOwn(c.env, name) ? c.env[name]! : name === 'HOSTNAME' ? c.hostname : '');
+  };
+  for (const { words, then } of parseScript(script, lookup)) {
     // a stopped command (its client gone, its container stopped) runs nothing more
     if (io.signal.aborted) return code;
     // most commands finish without waiting on anything: a long script gives the event loop back now and then
@@ -106,7 +137,7 @@ async function runScript(c: FakeExecContext, state: { cwd: string; exited?: numb
 }
 
 /** an interactive shell: reads lines from stdin and runs them until `exit` or the end of input */
-async function interactive(c: FakeExecContext, state: { cwd: string; exited?: number }, io: CommandIO): Promise<number> {
+async function interactive(c: FakeExecContext, state: ShellState, io: CommandIO): Promise<number> {
   const out = io.stdout;
   const prompt = () => (io.tty ? write(out, `${state.cwd} # `) : Promise.resolve());
   await prompt();
@@ -135,7 +166,7 @@ async function interactive(c: FakeExecContext, state: { cwd: string; exited?: nu
 }
 
 /** applies the redirections of a command (`>&2`, `2>&1`, `> file`, `>> file`), then runs it */
-async function run(c: FakeExecContext, state: { cwd: string; exited?: number }, argv: string[], io: CommandIO): Promise<number> {
+async function run(c: FakeExecContext, state: ShellState, argv: string[], io: CommandIO): Promise<number> {
   const words: string[] = [];
   let stdout = io.stdout;
   let stderr = io.stderr;
@@ -162,7 +193,18 @@ async function run(c: FakeExecContext, state: { cwd: string; exited?: number }, 
   return code;
 }
 
-async function runCommand(c: FakeExecContext, state: { cwd: string; exited?: number }, argv: string[], io: CommandIO): Promise<number> {
+/** the variables a container's processes start with */
+const environment = (c: FakeExecContext): Record<string, string> => ({ HOSTNAME: c.hostname, ...c.env });
+
+const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
+
+async function runCommand(c: FakeExecContext, state: ShellState, argv: string[], io: CommandIO): Promise<number> {
+  // `A=1 B=2` or `export A=1` sets variables for the commands after it
+  const exported = argv[0] === 'export';
+  if (exported || (argv.length && argv.every(w => assignment.test(w)))) {
+    for (const m of argv.map(w => assignment.exec(w))) if (m) state.vars.set(m[1]!, m[2]!);
+    return 0;
+  }
   const [cmd, ...args] = argv;
   const out = io.stdout;
   const err = io.tty ? io.stdout : io.stderr;
@@ -173,7 +215,7 @@ async function runCommand(c: FakeExecContext, state: { cwd: string; exited?: num
     case undefined: return 0;
     case 'sh': case 'bash': case 'ash': {
       const i = args.indexOf('-c');
-      if (i >= 0) return runScript(c, state, args[i + 1] ?? '', io);
+      if (i >= 0) return runScript(c, state, args[i + 1] ?? '', io, args.slice(i + 2));
       return interactive(c, state, io);
     }
     case 'exit': state.exited = Number(args[0] ?? 0) & 255; return state.exited;
@@ -192,7 +234,7 @@ async function runCommand(c: FakeExecContext, state: { cwd: string; exited?: num
       state.cwd = to;
       return 0;
     }
-    case 'env': await write(out, Object.entries({ HOSTNAME: c.hostname, ...c.env }).map(([k, v]) => `${k}=${v}${nl}`).join('')); return 0;
+    case 'env': await write(out, Object.entries(environment(c)).map(([k, v]) => `${k}=${v}${nl}`).join('')); return 0;
     case 'sleep': {
       // seconds, or with a unit (5m); `sleep infinity`, or longer than a timer holds: until the command is stopped
       const m = /^(\d+(?:\.\d+)?)([smhd]?)$/.exec(args[0] ?? '0');
