@@ -25,6 +25,8 @@ async function parseFile(path: string): Promise<unknown> {
 export async function loadAdmissionConfig(path: string, names: Naming): Promise<Map<string, PluginConfig>> {
   const out = new Map<string, PluginConfig>();
   if (!path) return out;
+  // plugins read the files their configuration names (client configurations, in YAML) while they are built, synchronously
+  await loadYaml();
   const doc = await parseFile(path) as AdmissionConfiguration | null | undefined;
   const group = names.group('apiserver.config');
   if (doc?.kind !== 'AdmissionConfiguration' || !String(doc.apiVersion ?? '').startsWith(`${group}/`))

@@ -7,11 +7,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { ensurePki } from '../../src/pki/pki.js';
 import type { reviewRequest } from '../../src/admission/webhook/call.js';
 
-/** what a webhook was sent: the review's request, the query of the call, the review's apiVersion and the HTTP version */
-export type Received = ReturnType<typeof reviewRequest> & { query: string; apiVersion: string; httpVersion: string };
+/** what a webhook was sent: the review's request, the query of the call, the review's apiVersion and the HTTP version,
+ *  and the caller's credentials (its Authorization header, the common name of its client certificate) */
+export type Received = ReturnType<typeof reviewRequest> & { query: string; apiVersion: string; httpVersion: string; authorization?: string; clientCommonName?: string };
 export type Handler = (request: Received) => Record<string, unknown> | 'hang' | Promise<Record<string, unknown> | 'hang'>;
 
 export interface WebhookServer {
@@ -35,14 +37,17 @@ export async function startWebhookServer(options: { http2?: boolean; hosts?: str
     req.on('end', async () => {
       const path = new URL(req.url!, 'https://x').pathname;
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      calls.set(path, [...(calls.get(path) ?? []), { ...review.request, query: new URL(req.url!, 'https://x').search, apiVersion: review.apiVersion, httpVersion: req.httpVersion }]);
+      const clientCommonName = (req.socket as TLSSocket).getPeerCertificate?.()?.subject?.CN;
+      calls.set(path, [...(calls.get(path) ?? []), { ...review.request, query: new URL(req.url!, 'https://x').search, apiVersion: review.apiVersion,
+        httpVersion: req.httpVersion, authorization: req.headers.authorization, ...(clientCommonName ? { clientCommonName: String(clientCommonName) } : {}) }]);
       const answer = await (handle.get(path) ?? (() => ({ allowed: true })))(review.request);
       if (answer === 'hang') return;   // never answers: the caller's timeout decides
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer } }));
     });
   };
-  const tls = { cert: pki.serverCertPem, key: pki.serverKeyPem };
+  // a client certificate is asked for, not required: it is what the caller presents, recorded with each call
+  const tls = { cert: pki.serverCertPem, key: pki.serverKeyPem, requestCert: true, rejectUnauthorized: false };
   const server = options.http2
     ? createSecureServer({ ...tls, allowHTTP1: true }, serve as unknown as Parameters<typeof createSecureServer>[1])
     : createServer(tls, serve);

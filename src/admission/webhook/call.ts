@@ -7,10 +7,11 @@ import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
 import type { WebhookClientConfig } from '../../api/types/admissionregistration-v1.js';
-import { serviceTarget, serviceUrl, type ServiceRef, type ServiceResolver } from '../../api/apiservices.js';
+import { serviceHostName, serviceTarget, serviceUrl, type ServiceRef, type ServiceResolver } from '../../api/apiservices.js';
 import { type AdmissionAttributes, admissionReviewVersions } from '../../api/admission.js';
 import type { Webhook } from './match.js';
 import { boundedChunks } from '../../util/bounded-body.js';
+import type { CredentialsFor, WebhookCredentials } from './credentials.js';
 
 /** the webhook could not be asked, or its answer was unusable: failurePolicy applies */
 export class CallError extends Error {
@@ -90,18 +91,28 @@ interface Route {
   secureContext?: SecureContext; agent: Agent; h2?: Promise<ClientHttp2Session | undefined>; lastUsed: number;
   /** the name the serving certificate is checked against when it is not the host connected to (a Service's) */
   servername?: string;
+  /** the Authorization header of every call (the plugin's credentials for this webhook) */
+  authorization?: string;
 }
 
 const routes = new Map<string, Route>();
 
-function routeFor(url: URL, caBundle: string | undefined, servername?: string): Route {
-  const key = `${url.origin}\u0000${caBundle ?? ''}\u0000${servername ?? ''}`;
+/** each set of credentials has routes of its own: its connections present its client certificate */
+const credentialIds = new WeakMap<WebhookCredentials, number>();
+let credentialCount = 0;
+
+function routeFor(url: URL, caBundle: string | undefined, servername?: string, credentials?: WebhookCredentials): Route {
+  if (credentials && !credentialIds.has(credentials)) credentialIds.set(credentials, ++credentialCount);
+  const key = `${url.origin}\u0000${caBundle ?? ''}\u0000${servername ?? ''}\u0000${credentials ? credentialIds.get(credentials) : ''}`;
   let route = routes.get(key);
   if (!route) {
     // building the TLS context once: per connection it costs more than the call
-    const secureContext = caBundle ? createSecureContext({ ca: Buffer.from(caBundle, 'base64').toString('utf8') }) : undefined;
+    const { cert, key: privateKey, authorization } = credentials ?? {};
+    const secureContext = caBundle || cert ? createSecureContext({
+      ...(caBundle ? { ca: Buffer.from(caBundle, 'base64').toString('utf8') } : {}), ...(cert ? { cert, key: privateKey } : {}),
+    }) : undefined;
     route = { secureContext, agent: new Agent({ keepAlive: true, maxFreeSockets: 64, scheduling: 'lifo', ...(secureContext ? { secureContext } : {}) }),
-      lastUsed: 0, servername };
+      lastUsed: 0, servername, authorization };
     routes.set(key, route);
   }
   return route;
@@ -166,11 +177,15 @@ interface Prepared {
   version: string; apiVersion: string; url: URL; path: string; timeoutMs: number;
   /** the URL as messages show it (a Service's with its port, as the reference writes it) */
   shown: string;
-  route?: Route; service?: ServiceRef; caBundle?: string;
+  route?: Route; service?: ServiceRef; caBundle?: string; credentials?: WebhookCredentials;
 }
 const preparedHooks = new WeakMap<Webhook, Prepared>();
 
-function prepare(hook: Webhook, names: Naming): Prepared {
+/** the name a webhook's credentials are kept under: its Service's DNS name (with a port other than 443), or its URL's host */
+const credentialsName = (url: URL, service?: ServiceRef) =>
+  (service ? `${serviceHostName(service)}${service.port && service.port !== 443 ? `:${service.port}` : ''}` : url.host);
+
+function prepare(hook: Webhook, names: Naming, credentialsFor?: CredentialsFor): Prepared {
   let p = preparedHooks.get(hook);
   if (p) return p;
   const version = reviewVersion(hook);
@@ -180,9 +195,10 @@ function prepare(hook: Webhook, names: Naming): Prepared {
   const url = new URL(webhookUrl(hook));
   url.searchParams.set('timeout', `${timeoutSeconds}s`);
   const caBundle = hook.clientConfig?.caBundle || undefined, service = hook.clientConfig?.url ? undefined : hook.clientConfig?.service;
+  const credentials = credentialsFor?.(credentialsName(url, service));
   p = { version, apiVersion: `${names.group('admission')}/${version}`, url, path: `${url.pathname}${url.search}`, timeoutMs: timeoutSeconds * 1000,
     shown: service ? `${serviceUrl(service)}${url.search}` : String(url),
-    ...(service ? { service, caBundle } : { route: routeFor(url, caBundle) }) };
+    ...(service ? { service, caBundle, credentials } : { route: routeFor(url, caBundle, undefined, credentials) }) };
   preparedHooks.set(hook, p);
   return p;
 }
@@ -194,7 +210,7 @@ async function target(p: Prepared, hookName: string, resolveService?: ServiceRes
   if (!to.ok) throw new CallError(hookName, `failed to call webhook: Post "${p.shown}": ${to.message}`);
   // the query the reference adds (the timeout) goes with it
   to.url.search = p.url.search;
-  return { url: to.url, route: routeFor(to.url, p.caBundle, to.servername) };
+  return { url: to.url, route: routeFor(to.url, p.caBundle, to.servername, p.credentials) };
 }
 
 /** the body goes out as the string it was built as: its bytes are written straight from it, with no Buffer copied first */
@@ -202,7 +218,7 @@ async function post(url: URL, route: Route, p: Prepared, body: string): Promise<
   route.lastUsed = Date.now();
   const session = await http2Session(url, route, p.timeoutMs);
   return session && !session.closed && !session.destroyed
-    ? postHttp2(session, p.path, body, p.timeoutMs) : postHttp1(url, body, route, p.timeoutMs);
+    ? postHttp2(session, p.path, body, route, p.timeoutMs) : postHttp1(url, body, route, p.timeoutMs);
 }
 
 const timeoutError = () => Object.assign(new Error('context deadline exceeded'), { code: 'TIMEOUT' });
@@ -210,10 +226,11 @@ const timeoutError = () => Object.assign(new Error('context deadline exceeded'),
 /** the answer's text: a review's answer is small and most often arrives in one chunk, which is read without a copy */
 const textOf = (chunks: Buffer[]) => (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8');
 
-function postHttp2(session: ClientHttp2Session, path: string, body: string, timeoutMs: number): Promise<{ status: number; text: string }> {
+function postHttp2(session: ClientHttp2Session, path: string, body: string, route: Route, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const stream = session.request({ ':method': 'POST', ':path': path,
-      'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body) });
+      'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body),
+      ...(route.authorization ? { authorization: route.authorization } : {}) });
     const timer = setTimeout(() => stream.destroy(timeoutError()), timeoutMs);
     let status = 0;
     const chunks = boundedChunks(stream);
@@ -228,7 +245,8 @@ function postHttp1(url: URL, body: string, route: Route, timeoutMs: number): Pro
   return new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
       method: 'POST', agent: route.agent, ...(route.servername ? { servername: route.servername } : {}),
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(body) },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, */*', 'Content-Length': Buffer.byteLength(body),
+        ...(route.authorization ? { Authorization: route.authorization } : {}) },
     }, res => {
       const chunks = boundedChunks(res);
       res.on('end', () => { clearTimeout(timer); resolve({ status: res.statusCode ?? 0, text: textOf(chunks) }); });
@@ -253,8 +271,8 @@ function reviewText(apiVersion: string, request: ReturnType<typeof reviewRequest
 
 /** POSTs the review and returns the webhook's checked response; `resolveService` finds a Service's endpoint */
 export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming,
-  opts: { encoded?: EncodedObjects; resolveService?: ServiceResolver } = {}): Promise<AdmissionResponse> {
-  const p = prepare(hook, names);
+  opts: { encoded?: EncodedObjects; resolveService?: ServiceResolver; credentials?: CredentialsFor } = {}): Promise<AdmissionResponse> {
+  const p = prepare(hook, names, opts.credentials);
   const { version, apiVersion, shown } = p;
   const body = reviewText(apiVersion, request, opts.encoded);
   const to = await target(p, hook.name, opts.resolveService);

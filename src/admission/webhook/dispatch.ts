@@ -14,6 +14,7 @@ import type { Authorizer } from '../../api/auth.js';
 import { activationFor, matchConditions } from '../conditions.js';
 import { deepCopy } from '../../util/objects.js';
 import { serviceResolver, type ServiceResolver } from '../../api/apiservices.js';
+import type { CredentialsFor } from './credentials.js';
 
 export interface DispatchDeps {
   source: WebhookSource;
@@ -23,6 +24,8 @@ export interface DispatchDeps {
   matchConditions?: boolean;
   /** for the `authorizer` of match conditions */
   authorizer?: Authorizer;
+  /** what this server presents to each webhook (the plugin's kubeConfigFile) */
+  credentials?: CredentialsFor;
   log?: (message: string) => void;
 }
 
@@ -90,7 +93,7 @@ async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, sh
   const request = reviewRequest(a, { version: inv.version, kind, object, oldObject }, d.names);
   let response: AdmissionResponse;
   try {
-    response = await callWebhook(hook, request, d.names, { encoded, resolveService: resolverOf(d) });
+    response = await callWebhook(hook, request, d.names, { encoded, resolveService: resolverOf(d), credentials: d.credentials });
   } catch (e) {
     if (!(e instanceof CallError)) throw e;
     return failed(hook, e, d);

@@ -3,7 +3,9 @@
 // selectors, dry run, reinvocation, warnings and audit annotations; and kubectl showing a denial.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../testing.js';
 import { clientFromFile, ApiError, type Client } from '../../client/rest-client.js';
 import { apiDomains, defaultApiDomain, naming } from '../../api/naming.js';
@@ -14,6 +16,8 @@ import type { ApiError as ServerError } from '../../api/status.js';
 import { kubectlPath, startKubectlEnv } from '../../../test/e2e/support.js';
 import { startWebhookServer, type WebhookServer } from '../../../test/support/admission-webhook.js';
 import type { AdmissionAttributes, WebhookSource } from '../../api/admission.js';
+import { ensurePki, issueClientCertificate } from '../../pki/pki.js';
+import { until } from '../../../test/support/wait.js';
 
 const lastCall = (wh: WebhookServer, path: string) => wh.calls.get(path)!.at(-1)!;
 const jsonPatch = (ops: unknown[]) => ({ patchType: 'JSONPatch', patch: Buffer.from(JSON.stringify(ops)).toString('base64') });
@@ -311,6 +315,55 @@ describe('admission webhooks', () => {
         await endpoints.delete(name).catch(() => {});
       }
       await behind.close();
+    }
+  });
+});
+
+/** the webhook plugins' kubeConfigFile: what this server presents to each webhook */
+describe('credentials presented to webhooks', () => {
+  test('each webhook gets its own: a token by host and port, a client certificate for the rest; the mutating plugin has its own file', async () => {
+    const tokenHook = await startWebhookServer();
+    const certHook = await startWebhookServer({ http2: true });
+    const dir = mkdtempSync(join(tmpdir(), 'webhook-credentials-'));
+    const ca = await ensurePki(join(dir, 'pki'), { hosts: ['127.0.0.1'] });
+    const caller = issueClientCertificate({ certPem: ca.caCertPem, keyPem: ca.caKeyPem }, 'webhook-caller');
+    const b64 = (text: string) => Buffer.from(text).toString('base64');
+    writeFileSync(join(dir, 'validating.kubeconfig'), JSON.stringify({ apiVersion: 'v1', kind: 'Config', users: [
+      { name: new URL(tokenHook.url).host, user: { token: 'validating-token' } },
+      { name: '*', user: { 'client-certificate-data': b64(caller.certPem), 'client-key-data': b64(caller.keyPem) } },
+    ] }));
+    writeFileSync(join(dir, 'mutating.kubeconfig'), JSON.stringify({ apiVersion: 'v1', kind: 'Config', users: [{ name: '*', user: { username: 'mutator', password: 'secret' } }] }));
+    const group = naming(defaultApiDomain).group('apiserver.config');
+    writeFileSync(join(dir, 'admission.json'), JSON.stringify({ apiVersion: `${group}/v1`, kind: 'AdmissionConfiguration', plugins: [
+      { name: 'ValidatingAdmissionWebhook', configuration: { apiVersion: `${group}/v1`, kind: 'WebhookAdmissionConfiguration', kubeConfigFile: 'validating.kubeconfig' } },
+      { name: 'MutatingAdmissionWebhook', configuration: { apiVersion: `${group}/v1alpha1`, kind: 'WebhookAdmission', kubeConfigFile: join(dir, 'mutating.kubeconfig') } },
+    ] }));
+    const server = await startTestServer({ flags: [`--admission-control-config-file=${join(dir, 'admission.json')}`] });
+    const client = await clientFromFile(server.kubeconfig);
+    try {
+      const admissionGroup = server.names.group('admissionregistration');
+      await client.resource({ group: admissionGroup, version: 'v1', resource: 'validatingwebhookconfigurations' })
+        .create({ metadata: { name: 'checks' }, webhooks: [hook(tokenHook, 'token.example.com', '/validate'), hook(certHook, 'cert.example.com', '/validate')] });
+      await client.resource({ group: admissionGroup, version: 'v1', resource: 'mutatingwebhookconfigurations' })
+        .create({ metadata: { name: 'defaults' }, webhooks: [hook(tokenHook, 'mutate.example.com', '/mutate')] });
+      const configMaps = client.resource({ group: '', version: 'v1', resource: 'configmaps', namespaced: true }, 'default');
+      // the plugins see new configurations a moment after they are stored
+      let n = 0;
+      await until(async () => {
+        await configMaps.create(cm(`credentials-${++n}`));
+        return ['/validate', '/mutate'].every(p => tokenHook.calls.has(p)) && certHook.calls.has('/validate');
+      }, 'every webhook to be called');
+      assert.equal(lastCall(tokenHook, '/validate').authorization, 'Bearer validating-token');
+      assert.equal(lastCall(tokenHook, '/validate').clientCommonName, undefined);
+      assert.equal(lastCall(certHook, '/validate').clientCommonName, 'webhook-caller');
+      assert.equal(lastCall(certHook, '/validate').authorization, undefined);
+      assert.equal(lastCall(tokenHook, '/mutate').authorization, `Basic ${b64('mutator:secret')}`);
+    } finally {
+      client.close();
+      await server.close();
+      await tokenHook.close();
+      await certHook.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
