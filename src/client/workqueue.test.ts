@@ -79,3 +79,27 @@ test('rate limiters: exponential per key, an overall bucket, the larger of both'
   assert.equal(m.when('k'), 5);
   assert.equal(m.retries('k'), 1);
 });
+
+test('an observer is told of each add (not of a key already waiting), each take with its wait, each finish and each retry', async () => {
+  const seen = { added: 0, taken: [] as number[], finished: [] as number[], retried: 0 };
+  const q = createWorkQueue<string>(exponentialBackoff(1, 5), {
+    added: () => { seen.added++; }, taken: (ms) => { seen.taken.push(ms); }, finished: (ms) => { seen.finished.push(ms); }, retried: () => { seen.retried++; },
+  });
+  q.add('a'); q.add('a'); q.add('b');
+  assert.equal(seen.added, 2);
+  await sleep(3);
+  const a = await q.get();
+  assert.ok(seen.taken[0] >= 2, `waited ${seen.taken[0]} ms`);
+  assert.deepEqual([...q.workStarts()].length, 1);
+  q.add('a');   // while held: counted as an add, handed out again only after done
+  assert.equal(seen.added, 3);
+  await sleep(2);
+  q.done(a!);
+  assert.equal(seen.finished.length, 1);
+  assert.ok(seen.finished[0] >= 1);
+  assert.equal([...q.workStarts()].length, 0);
+  assert.equal(q.len(), 2, 'b, then a again');
+  q.addRateLimited('c');
+  assert.equal(seen.retried, 1);
+  q.shutDown();
+});

@@ -69,31 +69,55 @@ export interface WorkQueue<K = string> {
   done(key: K): void;
   /** keys waiting (not counting delayed ones or ones being worked on) */
   len(): number;
+  /** when each key being worked on was taken (performance.now() milliseconds) */
+  workStarts(): IterableIterator<number>;
   shutDown(): void;
   readonly shuttingDown: boolean;
 }
 
-export function createWorkQueue<K = string>(limiter: QueueRateLimiter<K> = defaultControllerRateLimiter<K>()): WorkQueue<K> {
+/** what a queue tells as it works, for metrics like the reference's workqueue_* families */
+export interface QueueObserver {
+  /** a key was added (not one already waiting) */
+  added(): void;
+  /** a worker took a key that had waited this long since it was added */
+  taken(waitedMs: number): void;
+  /** a worker is done with a key it had for this long */
+  finished(workedMs: number): void;
+  /** a key was put back through the rate limiter (a failed sync) */
+  retried(): void;
+}
+
+export function createWorkQueue<K = string>(limiter: QueueRateLimiter<K> = defaultControllerRateLimiter<K>(), observer?: QueueObserver): WorkQueue<K> {
   const queue: K[] = [];
   let head = 0;
   const dirty = new Set<K>();
-  const processing = new Set<K>();
+  /** keys being worked on, with when they were taken */
+  const processing = new Map<K, number>();
+  /** when each waiting key was added */
+  const addedAt = new Map<K, number>();
   const delayed = new Map<K, { at: number; timer: NodeJS.Timeout }>();
   const waiters: Array<(k: K | undefined) => void> = [];
   let shuttingDown = false;
 
+  const take = (key: K) => {
+    dirty.delete(key);
+    const now = performance.now();
+    observer?.taken(now - (addedAt.get(key) ?? now));
+    addedAt.delete(key);
+    processing.set(key, now);
+  };
+  /** a dirty key goes to a waiting worker, else to the end of the queue */
+  const hand = (key: K) => {
+    const waiter = waiters.shift();
+    if (waiter) { take(key); waiter(key); } else queue.push(key);
+  };
   const add = (key: K) => {
     if (shuttingDown || dirty.has(key)) return;
     dirty.add(key);
+    addedAt.set(key, performance.now());
+    observer?.added();
     if (processing.has(key)) return;   // it comes back when the worker is done
-    const waiter = waiters.shift();
-    if (waiter) {
-      dirty.delete(key);
-      processing.add(key);
-      waiter(key);
-    } else {
-      queue.push(key);
-    }
+    hand(key);
   };
   const addAfter = (key: K, delayMs: number) => {
     if (shuttingDown) return;
@@ -109,28 +133,29 @@ export function createWorkQueue<K = string>(limiter: QueueRateLimiter<K> = defau
   return {
     add,
     addAfter,
-    addRateLimited: (key) => addAfter(key, limiter.when(key)),
+    addRateLimited: (key) => { observer?.retried(); addAfter(key, limiter.when(key)); },
     forget: (key) => limiter.forget(key),
     retries: (key) => limiter.retries(key),
     get() {
       if (head < queue.length) {
         const key = queue[head++]!;
         if (head > 1024 && head * 2 > queue.length) { queue.splice(0, head); head = 0; }
-        dirty.delete(key);
-        processing.add(key);
+        take(key);
         return Promise.resolve(key);
       }
       if (shuttingDown) return Promise.resolve(undefined);
       return new Promise((resolve) => waiters.push(resolve));
     },
     done(key) {
+      const since = processing.get(key);
+      if (since === undefined) return;
       processing.delete(key);
-      if (dirty.has(key)) {
-        dirty.delete(key);
-        add(key);
-      }
+      observer?.finished(performance.now() - since);
+      // added again while it was worked on: it waits its turn now, unless the queue is going away
+      if (dirty.has(key)) { if (shuttingDown) dirty.delete(key); else hand(key); }
     },
     len: () => queue.length - head,
+    workStarts: () => processing.values(),
     shutDown() {
       shuttingDown = true;
       for (const { timer } of delayed.values()) clearTimeout(timer);

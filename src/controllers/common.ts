@@ -18,7 +18,7 @@ export function splitKey(key: string): [namespace: string, name: string] {
  * back-off, and the queue shuts down when the controller stops.
  */
 export function startQueue(ctx: ControllerContext, sync: (key: string) => Promise<SyncResult | void>, workers = ctx.workers): WorkQueue<string> {
-  const queue = createWorkQueue<string>();
+  const queue: WorkQueue<string> = createWorkQueue<string>(undefined, ctx.observeQueue?.(ctx.name, () => queue));
   ctx.signal.addEventListener('abort', () => queue.shutDown(), { once: true });
   void ctx.synced.then(() => runWorkers(queue, workers, sync, (key, e) => {
     if (!ctx.signal.aborted) ctx.log.warn(`${ctx.name} ${key}: ${(e as Error).message}`);

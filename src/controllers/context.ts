@@ -4,6 +4,7 @@ import type { Client } from '../client/rest-client.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { EventRecorder } from '../client/events.js';
 import type { DiscoveredResource } from '../client/discovery.js';
+import type { QueueObserver, WorkQueue } from '../client/workqueue.js';
 import type { Refs } from './types.js';
 
 /**
@@ -77,6 +78,8 @@ export interface ControllerContext {
   settings: ControllerSettings;
   /** the server's resources (discovery, shared between controllers and read again at most every few seconds) */
   discover(): Promise<DiscoveredResource[]>;
+  /** what the controller's work queue tells, for metrics; absent when nothing collects them */
+  observeQueue?: (name: string, queue: () => WorkQueue<string>) => QueueObserver;
 }
 
 /** One controller: `start` registers informers and handlers and starts its workers once `ctx.synced` resolves. */

@@ -53,6 +53,8 @@ export interface StartControllerManagerOptions {
   /** this candidate's identity for leader election; default `<hostname>_<uuid>` */
   identity?: string;
   log: Logger;
+  /** gives each controller's work queue what it reports to, for metrics (the separate program's /metrics) */
+  observeQueue?: ControllerContext['observeQueue'];
   /**
    * called when leadership is lost (not on stop()); without it the manager stands for election again, as it
    * must inside the API server's process, where no supervisor starts a fresh one
@@ -129,7 +131,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
       synced.catch(() => {});
       const ctx: ControllerContext = {
         name: c.name, client, informers: own, refs, names, signal, log: o.log, synced, discover, settings,
-        workers: o.concurrency[c.name] ?? 1,
+        workers: o.concurrency[c.name] ?? 1, observeQueue: o.observeQueue,
         // the reference's controllers name no host in their events (source is the component alone)
         recorder: createEventRecorder(client, { names, component, log: (m) => o.log.warn(m) }),
       };

@@ -9,6 +9,8 @@ import { startControllerManager } from '../controllers/manager.js';
 import { controllerManagerSettings } from './embedded-controller-manager.js';
 import { exitWith, log, stopOnSignal } from './program.js';
 import { serveComponent, type SecureServing } from './secure-serving.js';
+import { createMetrics } from '../metrics/metrics.js';
+import { workQueueMetrics } from '../metrics/workqueue.js';
 
 async function main() {
   let parsed;
@@ -30,13 +32,15 @@ async function main() {
     client.close();
     return exitWith('cluster-controller-manager', 1)(e);
   }
+  // the controllers' work queues report to the program's /metrics, as the reference's workqueue_* families
+  const metrics = createMetrics();
   const manager = startControllerManager({
-    ...settings, client, log,
+    ...settings, client, log, observeQueue: workQueueMetrics(metrics),
     onLostLeadership: () => { log.error('leader election lost'); process.exit(1); },
   });
   let serving: SecureServing | undefined;
   try {
-    serving = await serveComponent(parsed.serving, client, { program: 'cluster-controller-manager', leaseName: 'kube-controller-manager', isLeader: () => manager.isLeader() });
+    serving = await serveComponent(parsed.serving, client, { program: 'cluster-controller-manager', leaseName: 'kube-controller-manager', isLeader: () => manager.isLeader() }, metrics);
     if (serving) log.info(`serving HTTPS on ${parsed.serving.bindAddress}:${serving.port}`);
   } catch (e) {
     log.error(`secure serving: ${(e as Error).message}`);

@@ -157,13 +157,12 @@ function send(res: ServerResponse, code: number, text: string) {
  * A component program's HTTPS port (none when --secure-port is 0): its delegated authentication and authorization go
  * through the clients their files name, and its metrics tell whether it holds its lease
  */
-export async function serveComponent(s: ServingOptions, client: Client, component: { program: string; leaseName: string; isLeader(): boolean }):
-  Promise<SecureServing | undefined> {
+export async function serveComponent(s: ServingOptions, client: Client, component: { program: string; leaseName: string; isLeader(): boolean },
+  metrics: MetricsRegistry = createMetrics()): Promise<SecureServing | undefined> {
   if (s.securePort === 0) return undefined;
   let naming: Promise<Naming> | undefined;
   const names = () => (naming ??= discoverNaming(client).catch((e) => { naming = undefined; throw e; }));
   const delegate = async (file?: string) => (file ? createClient(await loadClientConfig(file), { userAgent: component.program }) : undefined);
-  const metrics = createMetrics();
   metrics.collected('leader_election_master_status', 'Whether this process holds the lease (1) or not (0).', ['name'],
     () => [[{ name: component.leaseName }, component.isLeader() ? 1 : 0]]);
   return startSecureServing({

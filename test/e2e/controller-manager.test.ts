@@ -149,6 +149,14 @@ describe('cluster-controller-manager', () => {
     assert.equal(metrics.status, 200);
     assert.match(metrics.body, /leader_election_master_status\{name="kube-controller-manager"\} 1/);
     assert.match(metrics.body, /process_cpu_seconds_total/);
+    // each controller's work queue, as the reference's workqueue_* families: the node IPAM queue took the node
+    assert.match(metrics.body, /workqueue_adds_total\{name="nodeipam"\} [1-9]/);
+    assert.match(metrics.body, /workqueue_queue_duration_seconds_count\{name="nodeipam"\} [1-9]/);
+    assert.match(metrics.body, /workqueue_work_duration_seconds_bucket\{le="10",name="nodeipam"\} [1-9]/);
+    assert.match(metrics.body, /workqueue_depth\{name="deployment"\} 0/);
+    assert.match(metrics.body, /workqueue_longest_running_processor_seconds\{name="deployment"\} 0/);
+    assert.match(metrics.body, /workqueue_unfinished_work_seconds\{name="deployment"\} 0/);
+    assert.match(metrics.body, /workqueue_retries_total/);
     p.child.kill('SIGTERM');
     assert.equal(await p.exited, 0);
   });
