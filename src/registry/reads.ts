@@ -71,6 +71,13 @@ function decodeContinue(names: Naming, token: string): ContinueToken {
   }
 }
 
+/** an object that stopped matching a watcher's selectors: its last state that matched, at the version of the change
+ *  (as the reference's watchers send it), so a client sees what it knew of the object go, not the state it never saw */
+function leaving(prev: StoredObject, rev: Revision): StoredObject {
+  const resourceVersion = formatResourceVersion(rev);
+  return { key: prev.key, obj: { ...prev.obj, metadata: { ...prev.obj.metadata, resourceVersion } }, rev };
+}
+
 export function createReads(info: ResourceInfo, deps: ReadDeps) {
   const { objects, names } = deps;
   const prefixFor = (namespace: string) => (info.namespaced && namespace ? `${info.keyPrefix}${namespace}/` : info.keyPrefix);
@@ -126,7 +133,7 @@ export function createReads(info: ResourceInfo, deps: ReadDeps) {
         if (ev.type === 'DELETED') { if (before) sink.event('DELETED', ev.cur); return; }
         if (now && before) sink.event('MODIFIED', ev.cur);
         else if (now) sink.event('ADDED', ev.cur);
-        else if (before) sink.event('DELETED', ev.cur);
+        else if (before) sink.event('DELETED', leaving(ev.prev!, ev.rev));
       };
       return objects.watch(prefixFor(req.namespace), {
         revision: rv, initialEvents: req.sendInitialEvents, bookmarkIntervalMs: req.allowBookmarks ? req.bookmarkIntervalMs : undefined, deadline: req.deadline,

@@ -202,16 +202,36 @@ eachBackend('watch', h => {
     w.close();
   });
 
-  test('selector transitions: leaving the selector arrives as DELETED, entering as ADDED', async () => {
+  test('selector transitions: leaving the selector arrives as DELETED with the last matching state, entering as ADDED', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
-    const rv = (await c().request('POST', base, { body: configMap('s', {}, { app: 'x' }) })).json.metadata.resourceVersion;
+    const rv = (await c().request('POST', base, { body: configMap('s', { v: 'old' }, { app: 'x' }) })).json.metadata.resourceVersion;
     const w = await c().watch(`${base}?watch=true&labelSelector=app%3Dx&resourceVersion=${rv}`);
-    await merge(`${base}/s`, { metadata: { labels: { app: 'y' } } });
+    const left = await merge(`${base}/s`, { metadata: { labels: { app: 'y' } }, data: { v: 'new' } });
     await merge(`${base}/s`, { metadata: { labels: { app: 'x' } } });
     const events = [await w.next(), await w.next()];
     assert.deepEqual(events.map(e => e?.type), ['DELETED', 'ADDED']);
-    assert.equal(events[0]!.object.metadata.labels.app, 'y');
+    // as the reference: the state the watcher last saw (it never saw app=y), at the version of the change that removed it
+    assert.equal(events[0]!.object.metadata.labels.app, 'x');
+    assert.deepEqual(events[0]!.object.data, { v: 'old' });
+    assert.equal(events[0]!.object.metadata.resourceVersion, left.json.metadata.resourceVersion);
+    assert.equal(events[1]!.object.metadata.labels.app, 'x');
+    assert.deepEqual(events[1]!.object.data, { v: 'new' });
+    w.close();
+  });
+
+  test('a pod leaving a field selector arrives as DELETED with the state that matched', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/pods`;
+    const created = await c().request('POST', base, { body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } } });
+    assert.equal(created.status, 201, created.body);
+    const w = await c().watch(`${base}?watch=true&fieldSelector=status.phase%21%3DSucceeded&resourceVersion=${created.json.metadata.resourceVersion}`);
+    const done = await merge(`${base}/p/status`, { status: { phase: 'Succeeded' } });
+    assert.equal(done.status, 200, done.body);
+    const ev = await w.next();
+    assert.equal(ev?.type, 'DELETED');
+    assert.equal(ev!.object.status.phase, 'Pending');
+    assert.equal(ev!.object.metadata.resourceVersion, done.json.metadata.resourceVersion);
     w.close();
   });
 
