@@ -213,12 +213,15 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     finish();
     sink?.cut();
   };
-  const objectFor = (obj: ApiObject): unknown => {
+  // as the reference, a Table watch gives the column definitions with its first event only: later events carry rows
+  let tableEvents = 0;
+  const withHeaders = () => rep.kind === 'table' && tableEvents++ === 0;
+  const objectFor = (obj: ApiObject, headers = false): unknown => {
     const served = asServed(scope, obj);
     if (rep.kind === 'table') {
       return {
         kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: { resourceVersion: obj.metadata.resourceVersion },
-        columnDefinitions: cols.map(c => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })),
+        columnDefinitions: headers ? cols.map(c => ({ name: c.name, type: c.type, format: c.format ?? '', description: c.description ?? '', priority: c.priority ?? 0 })) : null,
         rows: [tableRow(scope.info, served, include, scope.names, cols)],
       };
     }
@@ -231,7 +234,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
   const itemHead = servedHead(scope);
   const servedAsStored = (item: StoredObject) => item.obj.apiVersion === scope.info.apiVersion && item.obj.kind === scope.info.kind;
-  const eventText = (type: string, item: StoredObject): Text => {
+  const eventText = (type: string, item: StoredObject, headers = false): Text => {
     // JSON bytes at hand that are the object as served go out as they are (checked on the bytes, nothing parsed), and
     // the protobuf of an object served as stored is made once: every watcher sending the object shares its bytes
     if (rep.kind === 'protobuf' && servedAsStored(item)) {
@@ -239,7 +242,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
       return codec.watchEventParts(type, item.protobuf ??= codec.encodeObject(item.obj as unknown as Record<string, unknown>));
     }
     const bytes = rep.kind !== 'json' ? undefined : servedBytes(item, itemHead) ?? (servedAsStored(item) ? bytesOf(item) : undefined);
-    return bytes ? [eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytes, eventTail] : event(type, objectFor(item.obj));
+    return bytes ? [eventHead[type] ?? Buffer.from(`{"type":"${type}","object":`), bytes, eventTail] : event(type, objectFor(item.obj, headers));
   };
   const bookmarkObject = (rev: number, initialEventsEnd?: boolean) => {
     const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };
@@ -280,8 +283,10 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   }, {
     event: (type, item) => {
       if (ending || !decodable(item)) return;
-      if (convert) inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0])); });
-      else write(pending ? () => eventText(type, item) : eventText(type, item));
+      // which event has the headers is settled here, in the order events are written (the first ones are encoded later)
+      const headers = withHeaders();
+      if (convert) inOrder(async () => { if (!ending) write(eventText(type, (await servedItems(scope, [item]))[0], headers)); });
+      else write(pending ? () => eventText(type, item, headers) : eventText(type, item, headers));
     },
     bookmark: (rev, initialEventsEnd) => inOrder(() => write(event('BOOKMARK', bookmarkObject(rev, initialEventsEnd)))),
     fail: (err: ApiError) => inOrder(() => end(err.status)),

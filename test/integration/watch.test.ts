@@ -117,6 +117,24 @@ eachBackend('watch', h => {
     }
   });
 
+  test('a Table watch gives the column definitions with its first event only, as the reference does', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().request('POST', base, { body: configMap('a') })).json.metadata.resourceVersion;
+    const table = `application/json;as=Table;v=v1;g=${h.server().names.metaGroup}`;
+    // the first events are initial ones (encoded as the client reads them), the last a live one
+    const w = await c().watch(`${base}?watch=1&fieldSelector=metadata.name%21%3Dkube-root-ca.crt&resourceVersion=0`, { accept: table });
+    assert.equal(w.status, 200);
+    const first = await w.next();
+    for (const n of ['b', 'c']) await c().request('POST', base, { body: configMap(n) });
+    const tables = [first, await w.next(), await w.next()].map(e => e!.object);
+    w.close();
+    assert.ok(Number(tables[0].metadata.resourceVersion) <= Number(rv));
+    assert.deepEqual(tables.map(t => [t.kind, t.rows.length, t.rows[0].cells[0]]), [['Table', 1, 'a'], ['Table', 1, 'b'], ['Table', 1, 'c']]);
+    assert.equal(tables[0].columnDefinitions[0].name, 'Name');
+    assert.deepEqual(tables.slice(1).map(t => t.columnDefinitions), [null, null]);
+  });
+
   test('initial events larger than a watcher may leave unread all arrive, sent as the client reads them', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;

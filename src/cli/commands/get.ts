@@ -217,6 +217,8 @@ async function watch(cli: Cli, t: Target, flags: GetFlags, output: Output, resou
   });
   if (res.statusCode >= 300) throw new CliError(await readAll(res));
   let first = true;
+  // the server gives a Table watch's column definitions with its first event only, as the reference does
+  let columns: Table['columnDefinitions'];
   for await (const event of watchEvents<any>(res)) {
     if (event.type === 'BOOKMARK') continue;
     if (human) {
@@ -225,7 +227,9 @@ async function watch(cli: Cli, t: Target, flags: GetFlags, output: Output, resou
         labelColumns: flags.labelColumns, withNamespace: flags.allNamespaces && t.info.namespaced,
         namePrefix: flags.showKind ? qualifiedName(t.info, '').slice(0, -1) : undefined,
       };
-      const table: Table = event.object?.kind === 'Table' ? event.object : objectsTable([event.object]);
+      let table: Table = event.object?.kind === 'Table' ? event.object : objectsTable([event.object]);
+      if (table.columnDefinitions?.length) columns = table.columnDefinitions;
+      else table = { ...table, columnDefinitions: columns };
       cli.out(alignColumns(tableCells(table, o)));
     } else {
       const obj = withKind(event.object, t.info);
