@@ -56,6 +56,20 @@ eachBackend('list', h => {
     assert.match(bad.json.message, /field label not supported: data\.a/);
   });
 
+  test('field selectors of replication controllers: status.replicas, as the reference selects them', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/replicationcontrollers`;
+    const labels = { app: 'rc' };
+    const rc = { metadata: { name: 'rc' }, spec: { replicas: 0, selector: labels, template: { metadata: { labels }, spec: { containers: [{ name: 'c', image: 'x' }] } } } };
+    assert.equal((await c().request('POST', base, { body: rc })).status, 201);
+    assert.deepEqual(names(await c().get(`${base}?fieldSelector=status.replicas%3D0`)), ['rc']);
+    assert.deepEqual(names(await c().get(`${base}?fieldSelector=status.replicas%3D1`)), []);
+    assert.deepEqual(names(await c().get(`${base}?fieldSelector=status.replicas!%3D1,metadata.name%3Drc`)), ['rc']);
+    const bad = await c().get(`${base}?fieldSelector=spec.replicas%3D0`);
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.message, /field label not supported: spec\.replicas/);
+  });
+
   test('limit and continue: pages consistent while writes go on; remainingItemCount', async () => {
     const { base } = await seeded();
     const first = await c().get(`${base}?limit=2`);

@@ -42,6 +42,7 @@ function validateReplicationController(rc: ReplicationController): Causes {
 
 export const strategy = defineStrategy<Stored<ReplicationController>>({
   orphanDependentsByDefault: true,
+  selectableFields: { 'status.replicas': rc => String(rc.status?.replicas ?? 0) },
   defaults: defaultReplicationController,
   podSpecs: rc => [['spec.template.spec', rc.spec?.template?.spec]],
   prepareForCreate(rc) { rc.status = { replicas: 0 }; },
