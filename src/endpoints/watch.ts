@@ -102,8 +102,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   checkListIntegers(q);
   const timeoutText = q.get('timeoutSeconds');
   const min = scope.minRequestTimeoutSeconds;
-  // a timer holds at most 2^31-1 ms (about 24 days); a longer timeout means the same to any client
-  const timeoutSeconds = integerParam('timeoutSeconds', timeoutText, { min: 0, max: 2_000_000 }) ?? min * (1 + Math.random());
+  // a timer holds at most 2^31-1 ms (about 24 days); a longer timeout means the same to any client. 0 is no timeout of
+  // the client's, as unset: the reference then ends the watch after its own, between one and two minimum request timeouts
+  const timeoutSeconds = integerParam('timeoutSeconds', timeoutText, { min: 0, max: 2_000_000 }) || min * (1 + Math.random());
   const sendInitialText = q.get('sendInitialEvents');
   const sendInitialEvents = sendInitialText === null ? undefined : queryFlag(sendInitialText);
   const allowBookmarks = queryFlag(q.get('allowWatchBookmarks'));

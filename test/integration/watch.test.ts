@@ -206,6 +206,19 @@ eachBackend('watch', h => {
     assert.ok(took >= 900 && took < 2500, `ended after ${took} ms`);
   });
 
+  test('timeoutSeconds=0 is no timeout of the client\'s: the watch stays open, as the reference serves it', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().get(base)).json.metadata.resourceVersion;
+    const w = await c().watch(`${base}?watch=true&resourceVersion=${rv}&timeoutSeconds=0`);
+    assert.equal(w.status, 200);
+    await c().request('POST', base, { body: configMap('later') });
+    const ev = await w.next();
+    assert.equal(ev?.type, 'ADDED');
+    assert.equal(ev!.object.metadata.name, 'later');
+    w.close();
+  });
+
   test('watch of one object by fieldSelector=metadata.name', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
