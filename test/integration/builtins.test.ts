@@ -593,6 +593,9 @@ describe('built-in kinds through HTTP', () => {
     // field selectors name the events/v1 fields
     const selected = (await c.get(`${newer}?fieldSelector=${encodeURIComponent('regarding.name=p,reportingController=example.com/ctl')}`)).json;
     assert.deepEqual(selected.items.map((e: any) => e.metadata.name), ['reconciled']);
+    const bySource = await c.get(`${newer}?fieldSelector=${encodeURIComponent('source=agent')}`);
+    assert.equal(bySource.status, 200, bySource.body);
+    assert.deepEqual(bySource.json.items.map((e: any) => e.metadata.name), ['started']);
     const patched = await c.request('PATCH', `${newer}/reconciled`, { body: { series: { count: 2, lastObservedTime: '2026-01-02T03:05:00.000000Z' } }, contentType: 'application/merge-patch+json' });
     assert.equal(patched.status, 200, patched.body);
     assert.equal((await c.get(`${core}/reconciled`)).json.series.count, 2);

@@ -78,6 +78,8 @@ function validateEventUpdate(e: StoredEvent, old: StoredEvent): Causes {
 /** field selectors under the events/v1 names, read from the stored (core/v1) form the selectors are matched against */
 const selectableFields = {
   reason: fieldAt('reason'), type: fieldAt('type'), reportingController: fieldAt('reportingComponent'),
+  // the reference still selects events/v1 by the core form's source, though the newer form has no such field
+  source: fieldAt('source.component'),
   ...Object.fromEntries(['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']
     .map(f => [`regarding.${f}`, fieldAt(`involvedObject.${f}`)])),
 };
