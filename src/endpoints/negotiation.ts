@@ -58,10 +58,12 @@ export function negotiate(accept: MediaRange[], names: Naming, target: Negotiati
     if (as) {
       if (m.type !== 'application/json') continue;
       const g = m.params['g'], v = m.params['v'];
+      // a Table or metadata answer is labelled plain application/json, as the reference labels it (only aggregated
+      // discovery names its kind in the Content-Type); the body's kind says what it is
       if (as === 'Table' && target.table && g === names.metaGroup && (v === 'v1' || v === 'v1beta1'))
-        return { kind: 'table', version: v, contentType: `application/json;as=Table;v=${v};g=${g}` };
+        return { kind: 'table', version: v, contentType: 'application/json' };
       if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && target.metadata && g === names.metaGroup && (v === 'v1' || v === 'v1beta1'))
-        return { kind: 'metadata', version: v, list: as === 'PartialObjectMetadataList', contentType: `application/json;as=${as};v=${v};g=${g}` };
+        return { kind: 'metadata', version: v, list: as === 'PartialObjectMetadataList', contentType: 'application/json' };
       if (as === 'APIGroupDiscoveryList' && target.discovery && g === names.group('apidiscovery') && (v === 'v2' || v === 'v2beta1'))
         return { kind: 'discovery', version: v, contentType: `application/json;g=${g};v=${v};as=APIGroupDiscoveryList` };
       continue;
