@@ -11,7 +11,7 @@ export type IncludeObject = 'None' | 'Metadata' | 'Object';
 export function parseIncludeObject(v: string | null): IncludeObject {
   if (v === null || v === '') return 'Metadata';
   if (v === 'None' || v === 'Metadata' || v === 'Object') return v;
-  throw badRequest(`includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
+  throw badRequest(`Unable to convert to Table as requested: includeObject: Unsupported value: "${v}": supported values: "Metadata", "None", "Object"`);
 }
 
 const nameColumn: TableColumn = {

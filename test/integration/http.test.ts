@@ -60,7 +60,9 @@ eachBackend('http', h => {
     const full = await c().get(`${base}/t?includeObject=Object`, { accept: tableAccept(meta) });
     assert.equal(full.json.rows[0].object.kind, 'ConfigMap');
     assert.deepEqual(full.json.rows[0].object.data, { a: '1' });
-    assert.equal((await c().get(`${base}?includeObject=Some`, { accept: tableAccept(meta) })).status, 400);
+    const some = await c().get(`${base}?includeObject=Some`, { accept: tableAccept(meta) });
+    assert.equal(some.status, 400);
+    assert.equal(some.json.message, 'Unable to convert to Table as requested: includeObject: Unsupported value: "Some": supported values: "Metadata", "None", "Object"');
 
     // the other domain's meta group falls through to application/json
     const other = meta === 'meta.k8s.io' ? 'meta.cluster.io' : 'meta.k8s.io';
