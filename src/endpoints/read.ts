@@ -23,7 +23,9 @@ import { writtenJson } from '../storage/objects.js';
 export function representationFor(ctx: RequestContext, scope: Scope, answers: 'object' | 'list' | 'events' = 'object'): Representation {
   // the codec is loaded whenever the Accept header names the protobuf media type
   const protobuf = loadedProtobufCodec()?.hasProtobufForm(scope.info.apiVersion, scope.info.kind) ?? false;
-  const target = { table: true, yaml: true, metadata: true, protobuf };
+  // YAML has no stream form: a watch asking only for it is not acceptable, as the reference answers (rather than JSON
+  // lines labelled YAML)
+  const target = { table: true, yaml: answers !== 'events', metadata: true, protobuf };
   const rep = negotiate(parseAccept(ctx.headers.accept), scope.names, target);
   if (!rep) throw notAcceptable(offeredTypes(scope.names, target));
   if (rep.kind === 'metadata' && answers !== 'events' && rep.list !== (answers === 'list')) {

@@ -219,6 +219,20 @@ eachBackend('watch', h => {
     w.close();
   });
 
+  test('a watch has no YAML form: YAML alone is 406, YAML then JSON is JSON', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = (await c().request('POST', base, { body: configMap('y') })).json.metadata.resourceVersion;
+    const refused = await c().watch(`${base}?watch=true&resourceVersion=${rv}`, { accept: 'application/yaml' });
+    assert.equal(refused.status, 406);
+    const w = await c().watch(`${base}?watch=true&resourceVersion=${rv}`, { accept: 'application/yaml, application/json' });
+    assert.equal(w.status, 200);
+    assert.equal(w.headers['content-type'], 'application/json');
+    await merge(`${base}/y`, { data: { a: '1' } });
+    assert.equal((await w.next())?.type, 'MODIFIED');
+    w.close();
+  });
+
   test('watch of one object by fieldSelector=metadata.name', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
