@@ -249,6 +249,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     const metadata: Record<string, unknown> = { resourceVersion: formatResourceVersion(rev) };
     if (initialEventsEnd) metadata.annotations = { [`${scope.names.domain}/initial-events-end`]: 'true' };
     if (rep.kind === 'table') return { kind: 'Table', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata, columnDefinitions: [], rows: [] };
+    // a metadata watch's bookmark is metadata too: a metadata client (client-go's, for the garbage collector and quota)
+    // decodes only the meta kinds, and an event it cannot decode ends its watch
+    if (rep.kind === 'metadata') return { kind: 'PartialObjectMetadata', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata };
     return { kind: scope.info.kind, apiVersion: scope.info.apiVersion, metadata };
   };
 

@@ -166,6 +166,20 @@ eachBackend('watch', h => {
     quiet.close();
   });
 
+  test('a metadata watch sends its bookmarks as PartialObjectMetadata, the kinds a metadata client decodes', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const r = await c().request('POST', base, { body: configMap('a') });
+    const meta = h.server().names.metaGroup;
+    const w = await c().watch(`${base}?watch=true&allowWatchBookmarks=true&resourceVersion=${r.json.metadata.resourceVersion}`,
+      { accept: `application/json;as=PartialObjectMetadata;g=${meta};v=v1,application/json` });
+    const ev = await w.next(bookmarkIntervalMs * 5);
+    w.close();
+    assert.equal(ev?.type, 'BOOKMARK');
+    assert.deepEqual([ev!.object.kind, ev!.object.apiVersion], ['PartialObjectMetadata', `${meta}/v1`]);
+    assert.ok(Number(ev!.object.metadata.resourceVersion) >= Number(r.json.metadata.resourceVersion));
+  });
+
   test('sendInitialEvents with NotOlderThan ends the initial events with an annotated bookmark', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
