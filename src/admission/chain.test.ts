@@ -18,7 +18,7 @@ test('the observed chain runs the plugins in order and tells of each call and, o
     plugin: (p, phase, op, s, e) => { assert.ok(s >= 0); seen.push(`${p.name} ${phase} ${op}${e ? ' refused' : ''}`); },
     phase: (phase, op, s, e) => { assert.ok(s >= 0); seen.push(`phase ${phase} ${op}${e ? ' refused' : ''}`); },
   });
-  const base = { group: '', version: 'v1', resource: 'configmaps', subresource: '', kind: 'ConfigMap', namespace: 'ns', name: '', dryRun: false };
+  const base = { group: '', version: 'v1', resource: 'configmaps', subresource: '', kind: { group: '', version: 'v1', kind: 'ConfigMap' }, namespace: 'ns', name: '', dryRun: false };
   const hooks = admissionFor([chain], base);
   await hooks.mutate('CREATE', { metadata: { name: 'ok' } }, undefined);
   await hooks.validate('CREATE', { metadata: { name: 'ok' } }, undefined);

@@ -7,13 +7,23 @@ import type { Schema } from './schema.js';
 
 export type Operation = 'CREATE' | 'UPDATE' | 'DELETE' | 'CONNECT';
 
+/** a kind with its own group and version (a subresource's kind may be another group's than its resource) */
+export interface GroupVersionKind {
+  group: string;
+  version: string;
+  kind: string;
+}
+
 export interface AdmissionAttributes {
   operation: Operation;
+  /** the resource written: group, version, resource and subresource as the request names them */
   group: string;
   version: string;
   resource: string;
   subresource: string;
-  kind: string;
+  /** the kind of `object` and `oldObject`: the resource's, or the subresource's own (autoscaling/v1 Scale for
+   *  apps/v1 deployments/scale, authentication/v1 TokenRequest for serviceaccounts/token) */
+  kind: GroupVersionKind;
   namespace: string;
   name: string;
   /** the object being written (CREATE, UPDATE); mutating plugins may change it */
@@ -84,6 +94,9 @@ export interface WebhookSource {
   configurations(kind: WebhookKind): Promise<ApiObject[]>;
   /** the versions a group's resource is served at (empty when unknown) */
   servedVersions(group: string, resource: string): string[];
+  /** the kind a resource's subresource ('' for the resource itself) reads and writes at a served version; undefined when
+   *  not served */
+  kindFor(group: string, version: string, resource: string, subresource: string): GroupVersionKind | undefined;
   /** an object of that resource as another version has it */
   convert(group: string, resource: string, obj: ApiObject, version: string): Promise<ApiObject>;
 }

@@ -2,7 +2,7 @@
 // (v2 and v2beta1), all read from the installed resources and rebuilt when they change.
 import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
-import type { ApiResources, ResourceInfo } from '../registry/resources.js';
+import { kindAt, type ApiResources, type ResourceInfo } from '../registry/resources.js';
 import type { SubresourceDefinition } from '../registry/types.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept } from '../endpoints/negotiation.js';
@@ -76,7 +76,7 @@ function aggregatedResource(names: Naming, r: ResourceInfo) {
   if (r.def.shortNames?.length) out.shortNames = r.def.shortNames;
   if (r.def.categories?.length) out.categories = r.def.categories;
   const subs = Object.entries(r.subresources).map(([sub, s]) => ({
-    subresource: sub, responseKind: { group: subGroup(names, s) ?? r.group, version: s.version ?? r.version, kind: s.kind ?? r.kind }, verbs: s.verbs,
+    subresource: sub, responseKind: kindAt(r, sub, names), verbs: s.verbs,
   }));
   if (subs.length) out.subresources = subs;
   return out;

@@ -8,7 +8,7 @@ import type { ApiObject, Status } from '../api/meta.js';
 import { badRequest, invalid, methodNotSupported, unsupportedMediaType } from '../api/status.js';
 import type { Schema } from '../api/schema.js';
 import { readTyped } from '../schema/fields.js';
-import type { ApiResources, ResourceInfo } from '../registry/resources.js';
+import { kindAt, type ApiResources, type ResourceInfo } from '../registry/resources.js';
 import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
 import { decodeYaml, mediaType, parseJson, readBody, readObject } from './body.js';
 import { sendObject, sendStatus, sendText } from './respond.js';
@@ -117,8 +117,8 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
 /** the kind a handler serves, its version and its schema: the subresource's own (Scale, Eviction), else the resource's */
 function servedKind(scope: Scope): { kind: string; version: string; schema?: Schema } {
   const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
-  return sub?.kind ? { kind: sub.kind, version: sub.version ?? scope.info.version, schema: sub.schema }
-    : { kind: scope.info.kind, version: scope.info.version, schema: scope.info.schema };
+  const { kind, version } = kindAt(scope.info, scope.subresource, scope.names);
+  return { kind, version, schema: sub?.kind ? sub.schema : scope.info.schema };
 }
 
 /**

@@ -4,7 +4,7 @@ import type { Naming } from '../api/naming.js';
 import { admissionFor } from '../admission/chain.js';
 import { readTyped } from '../schema/fields.js';
 import type { RequestContext } from '../api/request.js';
-import type { ResourceInfo } from '../registry/resources.js';
+import { kindAt, type ResourceInfo } from '../registry/resources.js';
 import type { Store } from '../registry/store.js';
 import type { Reads, Filter } from '../registry/reads.js';
 import type { Strategy } from '../registry/strategy.js';
@@ -36,14 +36,21 @@ export interface Scope {
 export function admission(ctx: RequestContext, scope: Scope, namespace: string, name: string, dryRun: boolean): AdmissionHooks {
   const { info } = scope;
   return admissionFor(scope.plugins, {
-    group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: info.kind,
+    group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: kindAt(info, scope.subresource, scope.names),
     namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message), decode: obj => decodeChanged(scope, obj),
     annotate: ctx.audit && ((key, value, level) => ctx.audit!.annotate(key, value, level)),
   });
 }
 
-/** an object admission changed, read as a body of the kind is (custom resources are checked by their schema later) */
+/** an object admission changed, read as a body of the kind is (custom resources are checked by their schema later);
+ *  a subresource's own kind (a Scale) by its schema, with no defaults of the resource's */
 function decodeChanged(scope: Scope, obj: ApiObject) {
+  const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
+  if (sub?.kind) {
+    const { wrongTypes } = readTyped(sub.schema, obj, { canonicalQuantities: true, omitEmpty: true });
+    if (wrongTypes.length) throw new Error(`${sub.kind} in version "${sub.version ?? scope.info.version}" cannot be handled as a ${sub.kind}: ${wrongTypes.join(', ')}`);
+    return;
+  }
   if (!scope.info.def.custom) {
     const { wrongTypes } = readTyped(scope.info.schema, obj, { canonicalQuantities: true, omitEmpty: true });
     if (wrongTypes.length) throw new Error(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);

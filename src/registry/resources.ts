@@ -2,6 +2,7 @@
 // looked up by (group, version, resource). Routes and discovery read the same table.
 import type { Naming } from '../api/naming.js';
 import { compareVersions } from '../api/apiservices.js';
+import type { GroupVersionKind } from '../api/admission.js';
 import type { ResourceDefinition, ResourceInfo, VersionDefinition } from './types.js';
 
 export type { ResourceInfo };
@@ -25,6 +26,18 @@ export interface ApiResources {
 
 export function fullGroup(def: Pick<ResourceDefinition, 'group' | 'domainGroup'>, names: Naming): string {
   return def.domainGroup ? names.group(def.group) : def.group;
+}
+
+/**
+ * The kind a request to a resource's subresource reads and writes: the subresource's own when its definition declares
+ * one, at its own group and version (autoscaling/v1 Scale for apps/v1 deployments/scale, policy/v1 Eviction for
+ * pods/eviction), else the resource's own kind at the requested version (status, ephemeralcontainers).
+ */
+export function kindAt(info: ResourceInfo, subresource: string, names: Naming): GroupVersionKind {
+  const sub = subresource && Object.hasOwn(info.subresources, subresource) ? info.subresources[subresource] : undefined;
+  if (!sub?.kind) return { group: info.group, version: info.version, kind: info.kind };
+  const group = sub.group === undefined ? info.group : fullGroup({ group: sub.group, domainGroup: sub.domainGroup }, names);
+  return { group, version: sub.version ?? info.version, kind: sub.kind };
 }
 
 const apiVersionOf = (group: string, version: string) => (group ? `${group}/${version}` : version);

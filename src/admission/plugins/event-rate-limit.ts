@@ -68,7 +68,7 @@ export default definePlugin({
       operations: ['CREATE', 'UPDATE'],
       validate(a) {
         // a dry run stores nothing, so it takes no token
-        if (a.group !== '' || a.kind !== 'Event' || a.dryRun) return;
+        if (a.group !== '' || a.kind.kind !== 'Event' || a.dryRun) return;
         const refusals = enforcers.map(e => e(a)).filter((r): r is string => r !== undefined);
         if (refusals.length) throw tooManyRequests(`Too many requests: ${aggregate(refusals)}`);
       },

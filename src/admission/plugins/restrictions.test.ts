@@ -75,7 +75,7 @@ describe('NodeRestriction', () => {
 
 describe('EventRateLimit', () => {
   const config = (limits: object[]) => ({ apiVersion: 'eventratelimit.admission.cluster.io/v1alpha1', kind: 'Configuration', limits });
-  const event = (user: string, ns = 'ns', source = 'kubelet') => attrs({ resource: 'events', kind: 'Event', namespace: ns, user: { username: user, groups: [] },
+  const event = (user: string, ns = 'ns', source = 'kubelet') => attrs({ resource: 'events', kind: { group: '', version: 'v1', kind: 'Event' }, namespace: ns, user: { username: user, groups: [] },
     object: { metadata: { name: 'e' }, source: { component: source }, involvedObject: { kind: 'Pod', name: 'p', namespace: ns } } });
   // every limit takes a token, even from a request another limit refuses, as the reference counts them
   test('buckets by user and by source and object, each with its burst', async () => {
@@ -89,7 +89,7 @@ describe('EventRateLimit', () => {
   test('dry runs and other kinds take no token; a wrong configuration is refused', async () => {
     const p = eventRateLimit.create({ ...fakeDeps(), config: config([{ type: 'Server', qps: 0.0001, burst: 1 }]) });
     await p.validate!({ ...event('a'), dryRun: true });
-    await p.validate!(attrs({ resource: 'configmaps', kind: 'ConfigMap', object: { metadata: { name: 'x' } } }));
+    await p.validate!(attrs({ resource: 'configmaps', kind: { group: '', version: 'v1', kind: 'ConfigMap' }, object: { metadata: { name: 'x' } } }));
     await p.validate!(event('a'));
     await rejects(() => p.validate!(event('b')), /limit reached on type Server/);
     assert.throws(() => eventRateLimit.create({ ...fakeDeps(), config: config([{ type: 'User', qps: 0, burst: 1 }]) }), /limits\[0\].qps: Invalid value: 0: must be positive/);

@@ -17,7 +17,7 @@ const binding = (name: string, policyName: string, spec: object = {}): ApiObject
 /** a request writing a Deployment with these replicas and labels, recording what the policy adds to it */
 function deployment(replicas: number, labels: Record<string, string> = {}, extra: Partial<AdmissionAttributes> = {}) {
   const warnings: string[] = [], annotations: Record<string, string> = {};
-  const a = attrs({ group: 'apps', version: 'v1', resource: 'deployments', kind: 'Deployment', name: 'web', namespace: 'team',
+  const a = attrs({ group: 'apps', version: 'v1', resource: 'deployments', kind: { group: 'apps', version: 'v1', kind: 'Deployment' }, name: 'web', namespace: 'team',
     object: { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: 'team', labels }, spec: { replicas } } as ApiObject,
     warn: w => warnings.push(w), annotate: (k, v) => { annotations[k] = v; }, ...extra });
   return { a, warnings, annotations };
@@ -28,6 +28,7 @@ function setUp(policies: ApiObject[], bindings: ApiObject[], stored: Stored[] = 
   const source: WebhookSource = {
     async configurations(kind: WebhookKind) { return kind === 'validatingadmissionpolicies' ? policies : kind === 'validatingadmissionpolicybindings' ? bindings : []; },
     servedVersions: (group, resource) => (group === 'apps' && resource === 'deployments' ? ['v1', 'v1beta2'] : []),
+    kindFor: (group, version) => ({ group, version, kind: 'Deployment' }),
     async convert(_g, _r, obj) { return obj; },
   };
   const catalog = {

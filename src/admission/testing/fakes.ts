@@ -31,7 +31,7 @@ export function fakeDeps(stored: Stored[] = [], authorizer: Authorizer = alwaysA
 }
 
 export const attrs = (a: Partial<AdmissionAttributes>): AdmissionAttributes => ({
-  operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: 'Pod', namespace: 'ns', name: a.object?.metadata?.name ?? 'p',
+  operation: 'CREATE', group: '', version: 'v1', resource: 'pods', subresource: '', kind: { group: '', version: 'v1', kind: 'Pod' }, namespace: 'ns', name: a.object?.metadata?.name ?? 'p',
   dryRun: false, user: { username: 'alice', groups: [] }, ...a,
 });
 

@@ -8,7 +8,7 @@ import type { ApiObject } from '../../api/meta.js';
 import type { Naming } from '../../api/naming.js';
 import type { WebhookClientConfig } from '../../api/types/admissionregistration-v1.js';
 import { serviceHostName, serviceTarget, serviceUrl, type ServiceRef, type ServiceResolver } from '../../api/apiservices.js';
-import { type AdmissionAttributes, admissionReviewVersions } from '../../api/admission.js';
+import { type AdmissionAttributes, type GroupVersionKind, admissionReviewVersions } from '../../api/admission.js';
 import type { Webhook } from './match.js';
 import { boundedChunks } from '../../util/bounded-body.js';
 import type { CredentialsFor, WebhookCredentials } from './credentials.js';
@@ -37,10 +37,11 @@ interface AdmissionReviewAnswer {
   response?: { [field in keyof AdmissionResponse | 'uid']?: unknown };
 }
 
-/** what the review says about the request, at the version the webhook registered for */
+/** what the review says about the request, at the version of the resource the webhook registered for */
 export interface ReviewTarget {
   version: string;
-  kind: string;
+  /** the kind of the objects sent at that version */
+  kind: GroupVersionKind;
   object?: ApiObject;
   oldObject?: ApiObject;
 }
@@ -49,10 +50,10 @@ export function reviewRequest(a: AdmissionAttributes, t: ReviewTarget, names: Na
   const optionsKind = { CREATE: 'CreateOptions', UPDATE: 'UpdateOptions', DELETE: 'DeleteOptions', CONNECT: '' }[a.operation];
   return {
     uid: randomUUID(),
-    kind: { group: a.group, version: t.version, kind: t.kind },
+    kind: { group: t.kind.group, version: t.kind.version, kind: t.kind.kind },
     resource: { group: a.group, version: t.version, resource: a.resource },
     ...(a.subresource ? { subResource: a.subresource } : {}),
-    requestKind: { group: a.group, version: a.version, kind: a.kind },
+    requestKind: { group: a.kind.group, version: a.kind.version, kind: a.kind.kind },
     requestResource: { group: a.group, version: a.version, resource: a.resource },
     ...(a.subresource ? { requestSubResource: a.subresource } : {}),
     ...(a.name ? { name: a.name } : {}),

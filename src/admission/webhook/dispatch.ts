@@ -9,7 +9,7 @@ import { CallError, callWebhook, reviewRequest, type AdmissionResponse, type Enc
 import { ApiError, badRequest, internalError } from '../../api/status.js';
 import { applyJsonPatch } from '../../patch/json-patch.js';
 import { deepEqual } from '../../patch/common.js';
-import type { AdmissionAttributes, Listers, WebhookKind, WebhookSource } from '../../api/admission.js';
+import type { AdmissionAttributes, GroupVersionKind, Listers, WebhookKind, WebhookSource } from '../../api/admission.js';
 import type { Authorizer } from '../../api/auth.js';
 import { activationFor, matchConditions } from '../conditions.js';
 import { deepCopy } from '../../util/objects.js';
@@ -70,13 +70,24 @@ function resolverOf(d: DispatchDeps): ServiceResolver {
   return r;
 }
 
-/** the request's objects at one version, with their JSON when the calls share it */
-interface Seen { kind: string; object?: ApiObject; oldObject?: ApiObject; encoded?: EncodedObjects }
+/** the request's objects at one version of the resource, with their JSON when the calls share it */
+interface Seen { kind: GroupVersionKind; object?: ApiObject; oldObject?: ApiObject; encoded?: EncodedObjects }
+
+/** the kind the objects have at another version of the resource, as the reference finds it: the resource's kind at
+ *  that version, or a subresource's own kind, which is the same at every version (a Scale is autoscaling/v1) */
+const kindSeenAt = (version: string, a: AdmissionAttributes, d: DispatchDeps): GroupVersionKind =>
+  (version === a.version ? a.kind : d.source.kindFor(a.group, version, a.resource, a.subresource) ?? { ...a.kind, version });
+
+const sameKind = (x: GroupVersionKind, y: GroupVersionKind) => x.group === y.group && x.version === y.version && x.kind === y.kind;
+
+/** an object of the request's kind as the kind seen at another version has it (converted only when the kinds differ) */
+const objectAt = (kind: GroupVersionKind, a: AdmissionAttributes, d: DispatchDeps, o: ApiObject) =>
+  (sameKind(kind, a.kind) ? o : d.source.convert(a.group, a.resource, o, kind.version));
 
 async function seenAt(version: string, a: AdmissionAttributes, d: DispatchDeps, encode: boolean): Promise<Seen> {
-  const at = async (o?: ApiObject) => (o && version !== a.version ? d.source.convert(a.group, a.resource, o, version) : o);
+  const kind = kindSeenAt(version, a, d);
+  const at = async (o?: ApiObject) => (o && objectAt(kind, a, d, o));
   const object = await at(a.object), oldObject = await at(a.oldObject);
-  const kind = (object ?? oldObject)?.kind ?? a.kind;
   const json = (o?: ApiObject) => (o ? JSON.stringify(o) : 'null');
   return { kind, object, oldObject, ...(encode ? { encoded: { object: json(object), oldObject: json(oldObject) } } : {}) };
 }
@@ -112,14 +123,15 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   }
   if (Array.isArray(ops) && ops.length === 0) return undefined;
   if (!a.object) throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
-  const sent = inv.version !== a.version ? await d.source.convert(a.group, a.resource, a.object, inv.version) : a.object;
+  const kind = kindSeenAt(inv.version, a, d);
+  const sent = await objectAt(kind, a, d, a.object);
   let patched: ApiObject;
   try { patched = applyJsonPatch(deepCopy(sent), ops) as ApiObject; } catch (e) {
     throw internalError(`admission webhook "${inv.hook.name}" returned a patch that cannot be applied: ${(e as Error).message}`);
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata || typeof patched.metadata !== 'object')
     throw internalError(`admission webhook "${inv.hook.name}" returned a patch that removes the object's metadata`);
-  const back = inv.version !== a.version ? await d.source.convert(a.group, a.resource, patched, a.version) : patched;
+  const back = sameKind(kind, a.kind) ? patched : await d.source.convert(a.group, a.resource, patched, a.version);
   back.apiVersion = a.object.apiVersion;
   back.kind = a.object.kind;
   if (deepEqual(back, a.object)) return undefined;

@@ -379,6 +379,7 @@ describe('webhook dispatch', () => {
       configurations: async kind => [{ apiVersion: 'v1', kind: 'X', metadata: { name: 'cfg' },
         webhooks: kind === 'mutatingwebhookconfigurations' ? mutatingHooks : validatingHooks } as ApiObject],
       servedVersions: () => ['v1'],
+      kindFor: () => ({ group: '', version: 'v1', kind: 'ConfigMap' }),
       convert: async (_g, _r, o) => o,
     };
     return { source, names, listers: { get: async () => ({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'default' } }), list: async () => [] } };
@@ -387,7 +388,7 @@ describe('webhook dispatch', () => {
     const annotations: Record<string, string> = {};
     const warnings: string[] = [];
     const a: AdmissionAttributes = {
-      operation: 'CREATE', group: '', version: 'v1', resource: 'configmaps', subresource: '', kind: 'ConfigMap',
+      operation: 'CREATE', group: '', version: 'v1', resource: 'configmaps', subresource: '', kind: { group: '', version: 'v1', kind: 'ConfigMap' },
       namespace: 'default', name: object.metadata.name!, object, dryRun, user: { username: 'u', groups: [] },
       warn: m => warnings.push(m), annotate: (k, v) => { annotations[k] = v; },
     };

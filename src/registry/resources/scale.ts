@@ -1,6 +1,7 @@
 // The scale subresource: a resource's replica count as an autoscaling/v1 Scale. The workload kinds serve it, and so
 // do custom resources that declare it (with their own paths of the counts and the selector).
 import type { ApiObject } from '../../api/meta.js';
+import type { AdmissionHooks } from '../../api/admission.js';
 import type { Scale } from '../../api/types/autoscaling-v1.js';
 import { scale as scaleSchema } from '../../api/schemas/autoscaling.js';
 import type { LabelSelector } from '../../api/types/meta-v1.js';
@@ -63,6 +64,22 @@ function checkReplicas(replicas: unknown, name: string): number {
   return replicas;
 }
 
+/**
+ * Admission of a write through the scale subresource, as the reference admits it: the plugins and webhooks see the
+ * Scales (autoscaling/v1) before and after, not the parent; the replica count a mutating one leaves is the one written.
+ */
+function scaleAdmission(hooks: AdmissionHooks, paths: ScalePaths, name: string): AdmissionHooks {
+  const view = (o: ApiObject | undefined) => o && scaleOf(o, paths) as ApiObject & Scale;
+  return {
+    async mutate(op, obj, old) {
+      const scale = view(obj);
+      await hooks.mutate(op, scale, view(old));
+      if (obj && scale) setPath(obj, paths.specReplicasPath, checkReplicas(scale.spec?.replicas, name));
+    },
+    validate: (op, obj, old) => hooks.validate(op, view(obj), view(old)),
+  };
+}
+
 /** GET, PUT, PATCH and server-side apply of a Scale: the parent's replica count changes, nothing else */
 function scaleHandler(paths: ScalePaths): RestHandler {
   const replicasField = fieldPathOf(paths.specReplicasPath);
@@ -83,7 +100,7 @@ function scaleHandler(paths: ScalePaths): RestHandler {
           throw conflict(req.info.group, req.info.resource, req.name, 'the object has been modified; please apply your changes to the latest version and try again');
         setPath(current, paths.specReplicasPath, replicas);
         return current;
-      }, req.admission(), { dryRun: req.dryRun, ...(req.manager ? { manager: { ...req.manager, subresource: 'scale' } } : {}) });
+      }, scaleAdmission(req.admission(), paths, req.name), { dryRun: req.dryRun, ...(req.manager ? { manager: { ...req.manager, subresource: 'scale' } } : {}) });
       return scaleOf(obj, paths);
     },
     // the Scale is applied with the parent's owners of the replica count as its owners; its outcome goes back to them
@@ -98,7 +115,7 @@ function scaleHandler(paths: ScalePaths): RestHandler {
         setPath(current, paths.specReplicasPath, checkReplicas((result.object as Partial<Scale>).spec?.replicas, req.name));
         current.metadata.managedFields = parentManagedFields(current.metadata.managedFields, result.managedFields, replicasField, req.info.apiVersion);
         return current;
-      }, req.admission(), { dryRun: req.dryRun });
+      }, scaleAdmission(req.admission(), paths, req.name), { dryRun: req.dryRun });
       return scaleOf(obj, paths);
     },
   };

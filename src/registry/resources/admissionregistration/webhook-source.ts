@@ -7,7 +7,7 @@ import type { Naming } from '../../../api/naming.js';
 import type { WebhookKind, WebhookSource } from '../../../api/admission.js';
 import type { StoredObject } from '../../../api/cache.js';
 import type { WatchCache } from '../../../watch/cache.js';
-import type { ApiResources, ResourceInfo } from '../../resources.js';
+import { kindAt, type ApiResources, type ResourceInfo } from '../../resources.js';
 
 export function webhookSource(watchCache: WatchCache, resources: ApiResources, names: Naming): WebhookSource {
   const group = names.group('admissionregistration');
@@ -34,6 +34,10 @@ export function webhookSource(watchCache: WatchCache, resources: ApiResources, n
       let served = versions.get(key);
       if (!served) versions.set(key, served = resources.all().filter(i => i.group === g && i.resource === resource).map(i => i.version));
       return served;
+    },
+    kindFor(g, version, resource, subresource) {
+      const info = resources.lookup(g, version, resource);
+      return info && kindAt(info, subresource, names);
     },
     async convert(g, resource, obj, version) {
       const info = resources.lookup(g, version, resource);

@@ -11,7 +11,7 @@ export const definition = define<Binding>({
     async create(req, body) {
       const pods = req.resource('', 'pods', 'binding');
       if (!pods) throw methodNotSupported(req.info.resource, 'POST');
-      return bind(pods, req.namespace, '', body, req.dryRun);
+      return bind(pods, req.namespace, '', body, req.dryRun, req.admission());
     },
   },
 });

@@ -17,7 +17,7 @@ export const definition = define<Pod>({
     attach: { verbs: connect, kind: 'PodAttachOptions', rest: { connect: connectStream('attach') } },
     binding: {
       verbs: createOnly, kind: 'Binding', schema: s.binding, changes: bindingChanges,
-      rest: { create: (req, body) => bind(req, req.namespace, req.name, body, req.dryRun) },
+      rest: { create: (req, body) => bind(req, req.namespace, req.name, body, req.dryRun, req.admission()) },
     },
     ephemeralcontainers: { verbs: readWrite, changes: [['spec', 'ephemeralContainers']] },
     eviction: { verbs: createOnly, kind: 'Eviction', group: 'policy', version: 'v1', schema: eviction, rest: { create: evict } },

@@ -2,7 +2,8 @@
 // running (pending, finished) or already going needs no budget; one that runs but is not ready needs none when its
 // budget says AlwaysAllow, or (IfHealthyBudget, the default) while the budget has the healthy pods it wants; such a
 // delete holds only while the pod is as it was read (a resourceVersion precondition).
-import { nowTimestamp, type Stored, type Status } from '../../../../api/meta.js';
+import { nowTimestamp, type ApiObject, type Stored, type Status } from '../../../../api/meta.js';
+import { deepCopy } from '../../../../util/objects.js';
 import { noAdmission } from '../../../store.js';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import type { Eviction, PodDisruptionBudget } from '../../../../api/types/policy-v1.js';
@@ -42,9 +43,14 @@ const unreadyMayGo = (pdb: Stored<PodDisruptionBudget>) => pdb.spec?.unhealthyPo
   || ((pdb.status?.currentHealthy ?? 0) >= (pdb.status?.desiredHealthy ?? 0) && (pdb.status?.desiredHealthy ?? 0) > 0);
 
 export async function evict(req: RestRequest, body: unknown): Promise<Status> {
-  const eviction = (body ?? {}) as Partial<Eviction>;
   const { namespace, name } = req;
+  // the Eviction goes through admission as a create of pods/eviction, as the reference's does; the delete it makes does not
+  const eviction = { apiVersion: 'policy/v1', kind: 'Eviction', ...(body ?? {}) } as ApiObject & Partial<Eviction>;
+  eviction.metadata = { ...eviction.metadata, namespace: eviction.metadata?.namespace || namespace };
+  const admission = req.admission();
+  await admission.mutate('CREATE', eviction, undefined);
   if (eviction.metadata?.name && eviction.metadata.name !== name) throw badRequest('name in URL does not match name in Eviction object');
+  await admission.validate('CREATE', deepCopy(eviction), undefined);
   const pod = await req.store.get(namespace, name) as Stored<Pod>;
   const options = eviction.deleteOptions ?? {};
   const dryRun = req.dryRun || parseDryRun(Array.isArray(options.dryRun) ? options.dryRun : []);
@@ -71,7 +77,7 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
     }
   }
   if (!dryRun) preconditions = await markDisruptionTarget(req, namespace, name, preconditions);
-  await req.store.delete(namespace, name, { gracePeriodSeconds: options.gracePeriodSeconds, preconditions, dryRun }, req.admission({ dryRun }));
+  await req.store.delete(namespace, name, { gracePeriodSeconds: options.gracePeriodSeconds, preconditions, dryRun }, noAdmission);
   return { ...successStatus(), code: 201 };
 }
 

@@ -19,21 +19,26 @@ export async function requestToken(req: RestRequest, body: unknown): Promise<Tok
   const authGroup = names.group('authentication');
   const request = objectBody(body) as Partial<TokenRequest>;
   if (request.kind !== undefined && request.kind !== 'TokenRequest') throw badRequest(`the kind in the body (${request.kind}) must be TokenRequest`);
-  const spec: Partial<TokenRequestSpec> = { ...(request.spec ?? {}) };
+  // the request goes through admission as the reference's does: mutating plugins and webhooks see it as decoded (its
+  // lifetime defaulted) and may change it; validating ones see it checked, with its audiences and names filled in
+  const admission = req.admission();
+  const reviewed = { apiVersion: `${authGroup}/v1`, kind: 'TokenRequest', metadata: { ...request.metadata },
+    spec: { ...request.spec, expirationSeconds: request.spec?.expirationSeconds ?? 3600 } } as ApiObject & Partial<TokenRequest>;
+  await admission.mutate('CREATE', reviewed, undefined);
+  const spec: Partial<TokenRequestSpec> = { ...(reviewed.spec ?? {}) };
   const fail = (field: string, message: string) => invalid(authGroup, 'TokenRequest', name, [{ reason: 'FieldValueInvalid', field, message }]);
   const asked = spec.expirationSeconds ?? 3600;
   if (!Number.isInteger(asked)) throw fail('spec.expirationSeconds', `Invalid value: ${JSON.stringify(asked)}: must be an integer`);
   if (asked < minSeconds) throw fail('spec.expirationSeconds', `Invalid value: ${asked}: may not specify a duration less than 10 minutes`);
   if (asked > maxSeconds) throw fail('spec.expirationSeconds', `Invalid value: ${asked}: may not specify a duration larger than 2^32 seconds`);
-  const expirationSeconds = spec.expirationSeconds = maxTokenExpirationMs > 0 ? Math.min(asked, Math.floor(maxTokenExpirationMs / 1000)) : asked;
   if (spec.audiences != null && !(Array.isArray(spec.audiences) && spec.audiences.every(a => typeof a === 'string')))
     throw fail('spec.audiences', 'Invalid value: must be a list of strings');
   const audiences = spec.audiences = spec.audiences?.length ? spec.audiences : tokens.apiAudiences;
 
   const sa = await req.store.get(namespace, name);
   // validating admission sees the request, as the reference's does (NodeRestriction: an agent's token must be bound to a pod of its own)
-  const reviewed = { apiVersion: `${authGroup}/v1`, kind: 'TokenRequest', metadata: { name, namespace }, spec: structuredClone(spec) } as ApiObject;
-  await req.admission().validate('CREATE', reviewed, undefined);
+  await admission.validate('CREATE', { ...reviewed, metadata: { ...reviewed.metadata, name, namespace }, spec: structuredClone(spec) } as ApiObject, undefined);
+  const expirationSeconds = spec.expirationSeconds = maxTokenExpirationMs > 0 ? Math.min(asked, Math.floor(maxTokenExpirationMs / 1000)) : asked;
   let pod, secret;
   const ref = spec.boundObjectRef;
   if (ref) {
