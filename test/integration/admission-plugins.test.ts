@@ -360,6 +360,15 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
       assert.equal(ours.status, 201, ours.body);
       assert.ok(ours.json.status.token);
     });
+    // the Eviction is admitted as a create of pods/eviction: the pod it names is looked up to find its node
+    test('evictions of its own pods only', async () => {
+      const evict = (name: string) => asNode('POST', `/api/v1/namespaces/default/pods/${name}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name } });
+      const theirs = await evict('on-n2');
+      assert.equal(theirs.status, 403, theirs.body);
+      assert.match(theirs.json.message, /node "n1" can only evict pods with spec.nodeName set to itself/);
+      const ours = await evict('on-n1');
+      assert.equal(ours.status, 201, ours.body);
+    });
   });
 });
 

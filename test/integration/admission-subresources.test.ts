@@ -128,6 +128,27 @@ describe('admission of subresources with a kind of their own', () => {
     assert.equal(`${(eviction.object as any).apiVersion} ${(eviction.object as any).kind}`, 'policy/v1 Eviction');
   });
 
+  test('ephemeral containers are reviewed as the Pod they change, and PodSecurity checks them', async () => {
+    const pods = '/api/v1/namespaces/default/pods';
+    assert.equal((await post(pods, { metadata: { name: 'debugged' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } })).status, 201);
+    const add = async (ns: string, name: string, securityContext?: object) => {
+      const cur = (await c.get(`/api/v1/namespaces/${ns}/pods/${name}`)).json;
+      const ephemeralContainers = [...(cur.spec.ephemeralContainers ?? []), { name: `debug-${(cur.spec.ephemeralContainers ?? []).length}`, image: 'busybox', ...(securityContext ? { securityContext } : {}) }];
+      return c.request('PUT', `/api/v1/namespaces/${ns}/pods/${name}/ephemeralcontainers`, { body: { ...cur, spec: { ...cur.spec, ephemeralContainers } } });
+    };
+    await until(async () => { assert.equal((await add('default', 'debugged')).status, 200); return lastCall('/pods', 'debugged') !== undefined; }, 'the pods webhook');
+    const seen = lastCall('/pods', 'debugged')!;
+    assert.deepEqual(seen.kind, gvk('', 'v1', 'Pod'));
+    assert.equal(seen.subResource, 'ephemeralcontainers');
+    assert.equal((seen.object as any).kind, 'Pod');
+
+    assert.equal((await post('/api/v1/namespaces', { metadata: { name: 'baseline', labels: { 'pod-security.cluster.io/enforce': 'baseline' } } })).status, 201);
+    assert.equal((await post('/api/v1/namespaces/baseline/pods', { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } })).status, 201);
+    const refused = await add('baseline', 'p', { privileged: true });
+    assert.equal(refused.status, 403, refused.body);
+    assert.match(refused.json.message, /violates PodSecurity "baseline:latest": privileged/);
+  });
+
   test('a token request is reviewed as the authentication group\'s TokenRequest, and a mutating webhook sets its lifetime', async () => {
     wh.handle.set('/token-mutate', r => ({ allowed: true, patchType: 'JSONPatch',
       patch: b64([{ op: 'replace', path: '/spec/expirationSeconds', value: (r.object as any).spec.expirationSeconds === 3600 ? 7200 : 5400 }]) }));
