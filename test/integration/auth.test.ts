@@ -246,6 +246,15 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     assert.equal((await tokenFor({ expirationSeconds: 60 })).status, 422);
     assert.equal((await tokenFor({}, 'nobody')).status, 404);
     assert.equal((await tokenFor({ boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'n1' } })).status, 400);
+    // a name or namespace in the body must be the account's
+    const misnamed = await as(admin, 'POST', '/api/v1/namespaces/team/serviceaccounts/robot/token', {
+      body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenRequest', metadata: { name: 'default' }, spec: {} } });
+    assert.equal(misnamed.status, 422, misnamed.body);
+    assert.equal(misnamed.json.message, 'TokenRequest.authentication.cluster.io "robot" is invalid: metadata.name: Invalid value: "default": must match the service account name if specified');
+    const elsewhere = await as(admin, 'POST', '/api/v1/namespaces/team/serviceaccounts/robot/token', {
+      body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenRequest', metadata: { name: 'robot', namespace: 'default' }, spec: {} } });
+    assert.equal(elsewhere.status, 422, elsewhere.body);
+    assert.match(elsewhere.json.message, /metadata.namespace: Invalid value: "default": must match the service account namespace if specified$/);
 
     // a token for another audience is not good for the API, but TokenReview with that audience accepts it
     const other = await tokenFor({ audiences: ['vault'] });

@@ -27,6 +27,11 @@ export async function requestToken(req: RestRequest, body: unknown): Promise<Tok
   await admission.mutate('CREATE', reviewed, undefined);
   const spec: Partial<TokenRequestSpec> = { ...(reviewed.spec ?? {}) };
   const fail = (field: string, message: string) => invalid(authGroup, 'TokenRequest', name, [{ reason: 'FieldValueInvalid', field, message }]);
+  // a name or namespace in the body must be the account's
+  const named = reviewed.metadata;
+  if (named.name && named.name !== name) throw fail('metadata.name', `Invalid value: ${JSON.stringify(named.name)}: must match the service account name if specified`);
+  if (named.namespace && named.namespace !== namespace)
+    throw fail('metadata.namespace', `Invalid value: ${JSON.stringify(named.namespace)}: must match the service account namespace if specified`);
   const asked = spec.expirationSeconds ?? 3600;
   if (!Number.isInteger(asked)) throw fail('spec.expirationSeconds', `Invalid value: ${JSON.stringify(asked)}: must be an integer`);
   if (asked < minSeconds) throw fail('spec.expirationSeconds', `Invalid value: ${asked}: may not specify a duration less than 10 minutes`);
