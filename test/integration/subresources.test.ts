@@ -104,6 +104,10 @@ describe('subresources', () => {
     assert.equal((await c.get(`${pods}/p1`)).json.spec.nodeName, 'node-a');
     const again = await c.request('POST', `${pods}/p1/binding`, { body: { metadata: { name: 'p1' }, target: { kind: 'Node', name: 'node-b' } } });
     assert.equal(again.status, 409);
+    const misnamed = await c.request('POST', `${pods}/p2/binding`, { body: { metadata: { name: 'p1' }, target: { kind: 'Node', name: 'node-b' } } });
+    assert.equal(misnamed.status, 400, misnamed.body);
+    assert.equal(misnamed.json.message, 'name in URL does not match name in Binding object');
+    assert.equal((await c.get(`${pods}/p2`)).json.spec.nodeName, undefined);
     const viaResource = await c.request('POST', '/api/v1/namespaces/default/bindings', { body: { metadata: { name: 'p2' }, target: { kind: 'Node', name: 'node-b' } } });
     assert.equal(viaResource.status, 201);
     assert.equal((await c.get(`${pods}/p2`)).json.spec.nodeName, 'node-b');

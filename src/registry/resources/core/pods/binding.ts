@@ -19,6 +19,7 @@ export async function bind(pods: ResourceAccess, namespace: string, name: string
   const binding = { apiVersion: 'v1', kind: 'Binding', ...(body ?? {}) } as ApiObject & Partial<Binding>;
   binding.metadata = { ...binding.metadata, namespace: binding.metadata?.namespace || namespace };
   await admission.mutate('CREATE', binding, undefined);
+  if (name && binding.metadata?.name && binding.metadata.name !== name) throw badRequest('name in URL does not match name in Binding object');
   const podName = name || binding.metadata?.name;
   if (!podName) throw badRequest('the binding names no pod: set metadata.name');
   const node = binding.target?.name;
