@@ -11,7 +11,7 @@ const handles = (p: AdmissionPlugin, a: AdmissionAttributes) => (!p.operations |
 
 export function admissionFor(plugins: AdmissionPlugin[], base: RequestAttributes): AdmissionHooks {
   const attrs = (operation: Operation, object?: ApiObject, oldObject?: ApiObject): AdmissionAttributes =>
-    extend(base, { operation, object, oldObject, name: base.name || object?.metadata.name || oldObject?.metadata.name || '' });
+    extend(base, { operation, object, oldObject, name: base.name || object?.metadata?.name || oldObject?.metadata?.name || '' });
   return {
     async mutate(op, obj, old) {
       // one set of attributes for the phase: plugins change the object itself, in place

@@ -76,9 +76,9 @@ export interface AdmissionPlugin {
 
 export interface AdmissionHooks {
   /** mutating admission: may change obj */
-  mutate(op: 'CREATE' | 'UPDATE' | 'DELETE', obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
+  mutate(op: Operation, obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
   /** validating admission: sees the final object, must not change it */
-  validate(op: 'CREATE' | 'UPDATE' | 'DELETE', obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
+  validate(op: Operation, obj: ApiObject | undefined, old: ApiObject | undefined): Promise<void>;
 }
 
 /** the AdmissionReview versions this server sends to webhooks */

@@ -81,6 +81,7 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
     const segments = ctx.path.split('/');
     const at = segments.findIndex((s, i) => s === scope.subresource && i > 0 && safeDecode(segments[i - 1]!) === name);
     const rest = at < 0 || at === segments.length - 1 ? '' : `/${segments.slice(at + 1).join('/')}`;
+    await admitConnect(ctx, scope, req, rest);
     const target = await handler.connect(req, rest);
     return target ? proxy(ctx, target) : sendText(ctx, 200, '', 'text/plain');
   }
@@ -112,6 +113,18 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
       break;
   }
   throw methodNotSupported(scope.subresource ? `${scope.info.resource}/${scope.subresource}` : scope.info.resource, ctx.method);
+}
+
+/** a connect subresource with an options kind (exec, attach, portforward, proxy; not log, which is a read) is admitted
+ *  as a CONNECT of its options, as the reference admits it: both phases, before the stream is opened */
+async function admitConnect(ctx: RequestContext, scope: Scope, req: RestRequest, rest: string) {
+  const sub = scope.info.subresources[scope.subresource];
+  if (!sub?.kind || !sub.connectOptions) return;
+  const kind = kindAt(scope.info, scope.subresource, scope.names);
+  const options = { kind: kind.kind, apiVersion: kind.group ? `${kind.group}/${kind.version}` : kind.version, ...sub.connectOptions(ctx.query, rest) } as unknown as ApiObject;
+  const hooks = req.admission({ dryRun: false });
+  await hooks.mutate('CONNECT', options, undefined);
+  await hooks.validate('CONNECT', options, undefined);
 }
 
 /** the kind a handler serves, its version and its schema: the subresource's own (Scale, Eviction), else the resource's */

@@ -58,6 +58,9 @@ export interface SubresourceDefinition {
   changes?: FieldPath[];
   /** a subresource served by its own handler */
   rest?: RestHandler;
+  /** for a connect subresource (exec, proxy...): the fields of its options kind (`kind`) the request's query and the path
+   *  after the subresource carry, as the reference decodes them; admission sees them as the CONNECT's object */
+  connectOptions?(query: URLSearchParams, path: string): Record<string, unknown>;
   /** the schema of `kind`: a handler's request bodies are read by it as stored kinds' are (wrong types refused) */
   schema?: Schema;
   /** Table columns of the kind served at the subresource, when it has its own (Scale's); without them its reads are

@@ -39,6 +39,7 @@ describe('admission of subresources with a kind of their own', () => {
       hook('status.example.com', '/status', ['UPDATE'], ['apps'], ['deployments/status']),
       hook('pods.example.com', '/pods', ['CREATE', 'UPDATE'], [''], ['pods/eviction', 'pods/binding', 'bindings', 'pods/ephemeralcontainers']),
       hook('token.example.com', '/token', ['CREATE'], [''], ['serviceaccounts/token']),
+      hook('connect.example.com', '/connect', ['CONNECT'], [''], ['pods/exec', 'pods/proxy', 'pods/log']),
     ] });
     assert.equal(made.status, 201, made.body);
   });
@@ -147,6 +148,34 @@ describe('admission of subresources with a kind of their own', () => {
     const refused = await add('baseline', 'p', { privileged: true });
     assert.equal(refused.status, 403, refused.body);
     assert.match(refused.json.message, /violates PodSecurity "baseline:latest": privileged/);
+  });
+
+  test('exec and proxy are reviewed as a CONNECT of their options (v1 PodExecOptions, PodProxyOptions); a webhook may refuse them', async () => {
+    wh.handle.set('/connect', r => ((r.object as any).command?.[0] === 'rm' ? { allowed: false, status: { message: 'no rm' } } : { allowed: true }));
+    assert.equal((await post('/api/v1/namespaces/default/pods', { metadata: { name: 'shell' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } })).status, 201);
+    const exec = (command: string) => c.request('POST', `/api/v1/namespaces/default/pods/shell/exec?container=c&stdout=true&command=${command}&command=-x`);
+    let refused!: Awaited<ReturnType<typeof exec>>;
+    await until(async () => (refused = await exec('rm')).status === 403, 'the connect webhook');
+    assert.equal(refused.json.message, 'admission webhook "connect.example.com" denied the request: no rm');
+    const seen = lastCall('/connect', 'shell')!;
+    assert.equal(seen.operation, 'CONNECT');
+    assert.deepEqual(seen.kind, gvk('', 'v1', 'PodExecOptions'));
+    assert.deepEqual(seen.resource, { group: '', version: 'v1', resource: 'pods' });
+    assert.equal(seen.subResource, 'exec');
+    assert.deepEqual(seen.object, { kind: 'PodExecOptions', apiVersion: 'v1', stdout: true, container: 'c', command: ['rm', '-x'] });
+    assert.equal(seen.options, null);
+    // allowed, the request goes on (this pod has no node to run on)
+    assert.equal((await exec('ls')).status, 400);
+
+    const calls = wh.calls.get('/connect')!.length;
+    await c.request('GET', '/api/v1/namespaces/default/pods/shell/proxy/healthz');
+    const proxied = wh.calls.get('/connect')!.at(-1)!;
+    assert.equal(wh.calls.get('/connect')!.length, calls + 1);
+    assert.deepEqual(proxied.kind, gvk('', 'v1', 'PodProxyOptions'));
+    assert.equal((proxied.object as any).path, '/healthz');
+    // a log is a read, not a CONNECT
+    await c.request('GET', '/api/v1/namespaces/default/pods/shell/log');
+    assert.equal(wh.calls.get('/connect')!.length, calls + 1);
   });
 
   test('a token request is reviewed as the authentication group\'s TokenRequest, and a mutating webhook sets its lifetime', async () => {

@@ -152,6 +152,7 @@ export default definePlugin({
 
     return {
       name: 'NodeRestriction',
+      operations: ['CREATE', 'UPDATE', 'DELETE'],
       async validate(a) {
         const node = nodeNameOf(a.user);
         if (node === undefined) return;

@@ -2,6 +2,7 @@
 import type { ApiObject, Stored } from '../../api/meta.js';
 import type { Schema } from '../../api/schema.js';
 import type { Strategy } from '../strategy.js';
+import { strictFlag } from '../../api/request.js';
 import { allVerbs, type ResourceDefinition, type SubresourceDefinition, type TableColumn, type Verb, type VersionDefinition } from '../types.js';
 
 type Definition<T extends { metadata?: object }> = Omit<ResourceDefinition, 'singular' | 'verbs' | 'listKind' | 'strategy' | 'columns'>
@@ -29,6 +30,23 @@ export const createOnly: Verb[] = ['create'];
 export const connect: Verb[] = ['create', 'get'];
 /** proxy subresources accept every HTTP method */
 export const proxy: Verb[] = ['create', 'delete', 'get', 'patch', 'update'];
+
+/** the options of exec (with `command`) and attach as their query carries them: only what is set, as the reference encodes them */
+export const streamOptions = (command: boolean) => (q: URLSearchParams): Record<string, unknown> => {
+  const out: Record<string, unknown> = {};
+  for (const flag of ['stdin', 'stdout', 'stderr', 'tty']) if (strictFlag(q.get(flag) ?? '')) out[flag] = true;
+  const container = q.get('container');
+  if (container) out.container = container;
+  if (command && q.getAll('command').length) out.command = q.getAll('command');
+  return out;
+};
+/** the options of portforward: the ports asked for */
+export const portForwardOptions = (q: URLSearchParams): Record<string, unknown> => {
+  const ports = q.getAll('ports').flatMap(p => p.split(',')).map(Number).filter(Number.isInteger);
+  return ports.length ? { ports } : {};
+};
+/** the options of a proxy: the path after the subresource */
+export const proxyOptions = (_q: URLSearchParams, path: string): Record<string, unknown> => (path ? { path } : {});
 
 /** the status subresource: a write through it changes status only */
 export const statusSubresource: SubresourceDefinition = { verbs: readWrite, changes: [['status']] };

@@ -3,7 +3,7 @@
 import type { Pod } from '../../../../api/types/core-v1.js';
 import * as s from '../../../../api/schemas/core-v1.js';
 import { eviction } from '../../../../api/schemas/policy-v1.js';
-import { connect, createOnly, define, only, proxy, readWrite, statusSubresource } from '../../define.js';
+import { connect, createOnly, define, only, portForwardOptions, proxy, proxyOptions, readWrite, statusSubresource, streamOptions } from '../../define.js';
 import { strategy } from './strategy.js';
 import { columns } from './columns.js';
 import { bind, bindingChanges } from './binding.js';
@@ -14,17 +14,17 @@ export const definition = define<Pod>({
   group: '', resource: 'pods', kind: 'Pod', shortNames: ['po'], categories: ['all'], namespaced: true,
   versions: only('v1', s.pod),
   subresources: {
-    attach: { verbs: connect, kind: 'PodAttachOptions', rest: { connect: connectStream('attach') } },
+    attach: { verbs: connect, kind: 'PodAttachOptions', connectOptions: streamOptions(false), rest: { connect: connectStream('attach') } },
     binding: {
       verbs: createOnly, kind: 'Binding', schema: s.binding, changes: bindingChanges,
       rest: { create: (req, body) => bind(req, req.namespace, req.name, body, req.dryRun, req.admission()) },
     },
     ephemeralcontainers: { verbs: readWrite, changes: [['spec', 'ephemeralContainers']] },
     eviction: { verbs: createOnly, kind: 'Eviction', group: 'policy', version: 'v1', schema: eviction, rest: { create: evict } },
-    exec: { verbs: connect, kind: 'PodExecOptions', rest: { connect: connectStream('exec') } },
+    exec: { verbs: connect, kind: 'PodExecOptions', connectOptions: streamOptions(true), rest: { connect: connectStream('exec') } },
     log: { verbs: ['get'], rest: { connect: connectLog } },
-    portforward: { verbs: connect, kind: 'PodPortForwardOptions', rest: { connect: connectPortForward } },
-    proxy: { verbs: proxy, kind: 'PodProxyOptions', rest: { connect: connectProxy } },
+    portforward: { verbs: connect, kind: 'PodPortForwardOptions', connectOptions: portForwardOptions, rest: { connect: connectPortForward } },
+    proxy: { verbs: proxy, kind: 'PodProxyOptions', connectOptions: proxyOptions, rest: { connect: connectProxy } },
     status: statusSubresource,
   },
   strategy,
