@@ -176,6 +176,15 @@ describe('admission of subresources with a kind of their own', () => {
     // a log is a read, not a CONNECT
     await c.request('GET', '/api/v1/namespaces/default/pods/shell/log');
     assert.equal(wh.calls.get('/connect')!.length, calls + 1);
+
+    // the options are read from the query when the stream opens: a mutating webhook's change to them is refused, saying so
+    wh.handle.set('/connect-mutate', () => ({ allowed: true, patchType: 'JSONPatch', patch: b64([{ op: 'replace', path: '/container', value: 'other' }]) }));
+    assert.equal((await post(`${W}/mutatingwebhookconfigurations`, { metadata: { name: 'connect-mutate' }, webhooks: [
+      hook('connect-mutate.example.com', '/connect-mutate', ['CONNECT'], [''], ['pods/exec'], { reinvocationPolicy: 'Never' })] })).status, 201);
+    let mutated!: Awaited<ReturnType<typeof exec>>;
+    await until(async () => (mutated = await exec('ls')).status === 500, 'the mutating connect webhook');
+    assert.equal(mutated.json.message, 'Internal error occurred: admission webhook "connect-mutate.example.com" attempted to modify the object, which is not supported for this operation');
+    assert.equal((await c.request('DELETE', `${W}/mutatingwebhookconfigurations/connect-mutate`)).status, 200);
   });
 
   test('a token request is reviewed as the authentication group\'s TokenRequest, and a mutating webhook sets its lifetime', async () => {

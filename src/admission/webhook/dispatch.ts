@@ -122,7 +122,9 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
     throw internalError(`admission webhook "${inv.hook.name}" returned an invalid patch: ${(e as Error).message}`);
   }
   if (Array.isArray(ops) && ops.length === 0) return undefined;
-  if (!a.object) throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
+  // a CONNECT's options are read from its query when the stream opens: a change to them could not take effect
+  if (!a.object || a.operation === 'CONNECT')
+    throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
   const kind = kindSeenAt(inv.version, a, d);
   const sent = await objectAt(kind, a, d, a.object);
   let patched: ApiObject;
