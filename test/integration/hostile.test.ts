@@ -306,7 +306,7 @@ for (const backend of ['memory', 'sqlite'] as const) {
       const evicted = await client.request('POST', `/api/v1/namespaces/${ns}/pods/not-evicted/eviction`, { body: { apiVersion: 'v1', kind: 'Pod' } });
       assert.equal(evicted.status, 400, evicted.body.slice(0, 300));
       assert.equal(evicted.json.message, 'the kind in the body (Pod) is not Eviction');
-      const grace = await client.request('POST', `/api/v1/namespaces/${ns}/pods/not-evicted/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', deleteOptions: { gracePeriodSeconds: 1e300 } } });
+      const grace = await client.request('POST', `/api/v1/namespaces/${ns}/pods/not-evicted/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'not-evicted' }, deleteOptions: { gracePeriodSeconds: 1e300 } } });
       assert.equal(grace.status, 400, grace.body.slice(0, 300));
       assert.equal((await client.get(`/api/v1/namespaces/${ns}/pods/not-evicted`)).status, 200);
 

@@ -108,6 +108,13 @@ describe('subresources', () => {
     assert.equal(misnamed.status, 400, misnamed.body);
     assert.equal(misnamed.json.message, 'name in URL does not match name in Binding object');
     assert.equal((await c.get(`${pods}/p2`)).json.spec.nodeName, undefined);
+    // a body that names no pod binds none, as the reference refuses it
+    for (const body of [{ target: { kind: 'Node', name: 'node-b' } }, null]) {
+      const unnamed = await c.request('POST', `${pods}/p2/binding`, { body });
+      assert.equal(unnamed.status, 400, unnamed.body);
+      assert.equal(unnamed.json.message, 'name in URL does not match name in Binding object');
+    }
+    assert.equal((await c.get(`${pods}/p2`)).json.spec.nodeName, undefined);
     const viaResource = await c.request('POST', '/api/v1/namespaces/default/bindings', { body: { metadata: { name: 'p2' }, target: { kind: 'Node', name: 'node-b' } } });
     assert.equal(viaResource.status, 201);
     assert.equal((await c.get(`${pods}/p2`)).json.spec.nodeName, 'node-b');
@@ -125,6 +132,13 @@ describe('subresources', () => {
     const refused = await c.request('POST', `${pods}/guarded/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'guarded' } } });
     assert.equal(refused.status, 429);
     assert.equal(refused.json.details.causes[0].reason, 'DisruptionBudget');
+    // a body that does not name the pod evicts nothing, as the reference refuses it
+    for (const body of [null, {}, { apiVersion: 'policy/v1', kind: 'Eviction' }]) {
+      const unnamed = await c.request('POST', `${pods}/free/eviction`, { body });
+      assert.equal(unnamed.status, 400, unnamed.body);
+      assert.equal(unnamed.json.message, 'name in URL does not match name in Eviction object');
+    }
+    assert.equal((await c.get(`${pods}/free`)).status, 200);
     const ok = await c.request('POST', `${pods}/free/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'free' } } });
     assert.equal(ok.status, 201);
     assert.equal((await c.get(`${pods}/free`)).status, 404);

@@ -12,14 +12,15 @@ import type { FieldPath, ResourceAccess } from '../../../types.js';
 export const bindingChanges: FieldPath[] = [['spec', 'nodeName'], ['status', 'conditions']];
 
 /**
- * Binds the pod `name` (or, when empty, the one the body names) to the body's target node. The Binding goes through
+ * Binds the pod `name` (which the body must name too; when empty, the one the body names) to the body's target node. The Binding goes through
  * `admission` (the request's: a create of pods/binding or of bindings), as the reference's does; the pod's update does not.
  */
 export async function bind(pods: ResourceAccess, namespace: string, name: string, body: unknown, dryRun: boolean, admission: AdmissionHooks): Promise<Status> {
   const binding = { apiVersion: 'v1', kind: 'Binding', ...(body ?? {}) } as ApiObject & Partial<Binding>;
   binding.metadata = { ...binding.metadata, namespace: binding.metadata?.namespace || namespace };
   await admission.mutate('CREATE', binding, undefined);
-  if (name && binding.metadata?.name && binding.metadata.name !== name) throw badRequest('name in URL does not match name in Binding object');
+  // pods/<name>/binding: the body names the same pod, as the reference requires (a body without a name binds nothing)
+  if (name && (binding.metadata?.name ?? '') !== name) throw badRequest('name in URL does not match name in Binding object');
   const podName = name || binding.metadata?.name;
   if (!podName) throw badRequest('the binding names no pod: set metadata.name');
   const node = binding.target?.name;

@@ -49,7 +49,8 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
   eviction.metadata = { ...eviction.metadata, namespace: eviction.metadata?.namespace || namespace };
   const admission = req.admission();
   await admission.mutate('CREATE', eviction, undefined);
-  if (eviction.metadata?.name && eviction.metadata.name !== name) throw badRequest('name in URL does not match name in Eviction object');
+  // the body names the pod, as the reference requires: a body without the name (`{}`, `null`) evicts nothing
+  if ((eviction.metadata?.name ?? '') !== name) throw badRequest('name in URL does not match name in Eviction object');
   await admission.validate('CREATE', deepCopy(eviction), undefined);
   const pod = await req.store.get(namespace, name) as Stored<Pod>;
   const options = eviction.deleteOptions ?? {};
