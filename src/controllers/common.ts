@@ -161,6 +161,13 @@ export function setCondition<C extends Condition>(conditions: C[] | undefined, c
 }
 export const removeCondition = <C extends Condition>(conditions: C[] | undefined, type: string) => (conditions ?? []).filter((c) => c.type !== type);
 
+/** leaves out the counts that are zero, as the reference's JSON leaves out its `omitempty` integers; clients that read
+ *  raw status (kubectl -o yaml, client libraries comparing objects) see the field missing, not 0 */
+export function omitZeroCounts<T extends object>(status: T, fields: readonly (keyof T)[]): T {
+  for (const f of fields) if (status[f] === 0) delete status[f];
+  return status;
+}
+
 // ---- expectations ----
 
 /**

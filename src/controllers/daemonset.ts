@@ -10,6 +10,7 @@ import {
   canonicalJson, claimOwned, controllerOf, controllerRef, keyOf, liveOwner, msUntilAvailable, podAvailable, podFromTemplate,
   podReady, selects, splitKey, startQueue, toleratesTaint,
   scaledValue,
+  omitZeroCounts,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import { currentRevision, ownedRevisions, revisionHashLabel, templateOf, trimHistory } from './revisions.js';
@@ -214,7 +215,8 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
     ...(ds.status?.conditions ? { conditions: ds.status.conditions } : {}),
   };
   status.numberUnavailable = Math.max(0, status.desiredNumberScheduled - status.numberAvailable!);
-  if (!status.numberUnavailable) delete status.numberUnavailable;
+  // the four counts above are always written (no omitempty in the reference), these only when above zero
+  omitZeroCounts(status, ['updatedNumberScheduled', 'numberAvailable', 'numberUnavailable']);
   if (canonicalJson(status) !== canonicalJson(ds.status ?? {})) {
     await ctx.client.resource(ctx.refs.daemonSets, namespace).status.update({ ...ds, status }).catch((e) => {
       if (!isConflict(e) && !isNotFound(e)) throw e;

@@ -11,6 +11,7 @@ import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, scaledValue, controllerOf, controllerRef, ignoreNotFound, keyOf, liveOwner, podFinished, removeCondition, selects,
   selectsEverything, semanticJson, setCondition, splitKey, startQueue, templateHash,
+  omitZeroCounts,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Deployment, DeploymentStatus, IntOrString, Pod, PodTemplateSpec, ReplicaSet } from './types.js';
@@ -433,6 +434,7 @@ function calculateStatus(d: Deployment, all: ReplicaSet[], newRS: ReplicaSet | u
     conditions: d.status?.conditions,
     ...(d.status?.collisionCount !== undefined ? { collisionCount: d.status.collisionCount } : {}),
   };
+  omitZeroCounts(status, ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']);
   const minAvailable = replicas - (isRolling(d) ? fenceposts(d).maxUnavailable : 0);
   status.conditions = available >= minAvailable
     ? setDeploymentCondition(status.conditions, 'Available', 'True', 'MinimumReplicasAvailable', 'Deployment has minimum availability.')
@@ -441,8 +443,8 @@ function calculateStatus(d: Deployment, all: ReplicaSet[], newRS: ReplicaSet | u
 }
 
 /** every pod updated and available, and nothing else left */
-const complete = (d: Deployment, s: DeploymentStatus) => s.updatedReplicas === replicasOf(d) && s.replicas === replicasOf(d)
-  && s.availableReplicas === replicasOf(d) && (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
+const complete = (d: Deployment, s: DeploymentStatus) => (s.updatedReplicas ?? 0) === replicasOf(d) && (s.replicas ?? 0) === replicasOf(d)
+  && (s.availableReplicas ?? 0) === replicasOf(d) && (s.observedGeneration ?? 0) >= (d.metadata.generation ?? 0);
 
 async function syncStatusOnly(ctx: ControllerContext, d: Deployment, rsList: ReplicaSet[], newRS?: ReplicaSet): Promise<SyncResult | void> {
   const found = newRS ?? [...rsList].sort(byAge).find((rs) => templateKey(rs.spec.template) === templateKey(d.spec.template));

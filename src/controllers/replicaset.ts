@@ -9,6 +9,7 @@ import { nowTimestamp } from '../api/meta.js';
 import {
   claimOwned, controllerOf, controllerRef, createExpectations, liveOwner, deletionRank, ignoreNotFound, keyOf, msUntilAvailable, podActive,
   podAvailable, podFromTemplate, podReady, removeCondition, selects, setCondition, slowStartCreations, splitKey, startQueue,
+  omitZeroCounts,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, LabelSelector, Obj, Pod, PodTemplateSpec, ReplicaSetStatus } from './types.js';
@@ -162,6 +163,8 @@ async function updateStatus<T extends Obj>(ctx: ControllerContext, k: ReplicaKin
     observedGeneration: owner.metadata.generation,
     ...(conditions?.length ? { conditions } : {}),
   };
+  // replicas is always written (no omitempty in the reference), the other counts only when above zero
+  omitZeroCounts(status, ['fullyLabeledReplicas', 'readyReplicas', 'availableReplicas']);
   const same = prev && ['replicas', 'fullyLabeledReplicas', 'readyReplicas', 'availableReplicas', 'observedGeneration']
     .every((f) => (prev as any)[f] === (status as any)[f]) && JSON.stringify(prev.conditions ?? []) === JSON.stringify(status.conditions ?? []);
   if (!same) {

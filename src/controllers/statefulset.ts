@@ -13,6 +13,7 @@ import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, controllerOf, controllerRef, keyOf, liveOwner, msUntilAvailable, podAvailable, podFromTemplate, podReady,
   selects, splitKey, startQueue,
+  omitZeroCounts,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import { currentRevision, ownedRevisions, revisionHashLabel, templateOf, trimHistory } from './revisions.js';
@@ -145,6 +146,8 @@ async function syncSet(ctx: ControllerContext, set: StatefulSet, namespacePods: 
     status.currentRevision = update.metadata.name;
     status.currentReplicas = status.updatedReplicas;
   }
+  // replicas and availableReplicas are always written (no omitempty in the reference), the other counts only above zero
+  omitZeroCounts(status, ['readyReplicas', 'currentReplicas', 'updatedReplicas']);
   if (canonicalJson(status) !== canonicalJson(set.status ?? {})) {
     await ctx.client.resource(ctx.refs.statefulSets, namespace).status.update({ ...set, status }).catch((e) => {
       if (!isConflict(e) && !isNotFound(e)) throw e;

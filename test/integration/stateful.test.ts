@@ -120,6 +120,26 @@ describe('stateful and per-node workloads', () => {
     await waitFor('3 ready', async () => (await sets.get('par')).status?.readyReplicas === 3);
   });
 
+  test('zero counts: a StatefulSet scaled to 0 and a DaemonSet with no node to run on write only the counts without omitempty', async () => {
+    const sets = cluster.client.resource({ group: 'apps', version: 'v1', resource: 'statefulsets' }, 'default');
+    const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'z:1' }] } });
+    await sets.create({ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'zero' },
+      spec: { replicas: 1, serviceName: 'zero', selector: { matchLabels: { app: 'zero' } }, template: template('zero') } });
+    await waitFor('1 ready', async () => (await sets.get('zero')).status?.readyReplicas === 1);
+    await sets.patch('zero', { spec: { replicas: 0 } });
+    const set = await waitFor('scaled to 0', async () => {
+      const cur = await sets.get('zero');
+      return cur.status.observedGeneration === cur.metadata.generation && cur.status.replicas === 0 && cur;
+    });
+    assert.equal(set.status.availableReplicas, 0);
+    for (const f of ['readyReplicas', 'currentReplicas', 'updatedReplicas']) assert.ok(!(f in set.status), `${f}: ${JSON.stringify(set.status)}`);
+    const dss = cluster.client.resource({ group: 'apps', version: 'v1', resource: 'daemonsets' }, 'default');
+    await dss.create({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'nowhere' }, spec: {
+      selector: { matchLabels: { app: 'nowhere' } }, template: { ...template('nowhere'), spec: { ...template('nowhere').spec, nodeSelector: { none: 'such' } } } } });
+    const ds = await waitFor('observed', async () => { const d = await dss.get('nowhere'); return d.status?.observedGeneration === d.metadata.generation && d; });
+    assert.deepEqual(ds.status, { currentNumberScheduled: 0, desiredNumberScheduled: 0, numberMisscheduled: 0, numberReady: 0, observedGeneration: ds.metadata.generation });
+  });
+
   test('DaemonSet: one pod per eligible node; a node it may not run on gets none', async () => {
     // taint one node so that the daemon (without a toleration) stays off it
     const nodes = cluster.client.resource({ group: '', version: 'v1', resource: 'nodes' });

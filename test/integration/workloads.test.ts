@@ -52,6 +52,25 @@ describe('workload controllers', () => {
       .filter((p: any) => !p.metadata.deletionTimestamp).length === 2 && (await deps.get('web')).status.replicas === 2);
   });
 
+  test('a Deployment scaled to zero leaves its zero counts out of its status, as the reference\'s omitempty integers are', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    await deps.create(deployment('zero', 1));
+    await waitFor('1 available', async () => (await deps.get('zero')).status?.availableReplicas === 1);
+    await deps.patch('zero', { spec: { replicas: 0 } });
+    const d = await waitFor('scaled to 0', async () => {
+      const cur = await deps.get('zero');
+      return cur.status.observedGeneration === cur.metadata.generation && !('replicas' in cur.status) && cur;
+    });
+    for (const f of ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas']) assert.ok(!(f in d.status), `${f}: ${JSON.stringify(d.status)}`);
+    assert.equal(d.status.conditions.find((c: any) => c.type === 'Progressing').reason, 'NewReplicaSetAvailable');
+    // the ReplicaSet's replicas has no omitempty and stays, at 0; its other counts go
+    const rs = await waitFor('rs at 0', async () => {
+      const [cur] = (await cluster.client.resource(rsRef, 'default').list({ labelSelector: 'app=zero' })).items;
+      return cur?.status?.replicas === 0 && cur.status.observedGeneration === cur.metadata.generation && cur;
+    });
+    assert.deepEqual(Object.keys(rs.status).sort(), ['observedGeneration', 'replicas']);
+  });
+
   test('a new template rolls to a second ReplicaSet with revision 2; the old one is scaled to 0', async () => {
     const deps = cluster.client.resource(deploymentsRef, 'default');
     await deps.patch('web', { spec: { template: { spec: { containers: [{ name: 'c', image: 'web:2' }] } } } }, 'strategic');
