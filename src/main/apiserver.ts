@@ -48,6 +48,7 @@ import { createHandler } from '../http/handler.js';
 import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
 import { startKubernetesService } from './kubernetes-service.js';
+import { startIdentityLease, startIdentityLeaseGc } from './identity-lease.js';
 import type { Loopback } from './loopback.js';
 import { startComponentThread } from './component-thread.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
@@ -453,6 +454,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       nodePort: options.kubernetesServiceNodePort,
       address: () => ({ ip: advertisedIp(), port: https.port }),
     }))),
+    // the server's identity Lease, and the collection of those of servers gone (APIServerIdentity, on by default)
+    ...(options.featureGates.APIServerIdentity ? [
+      loop('poststarthook/start-kube-apiserver-identity-lease-controller', () => startIdentityLease({ backends, names, log })),
+      loop('poststarthook/start-kube-apiserver-identity-lease-garbage-collector', () => startIdentityLeaseGc({ backends, names, log })),
+    ] : []),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register() },
     loop('poststarthook/start-cluster-authentication-info-controller', () =>
       aggregation.keepAuthenticationTrust(pki.caCertPem, tuning.apiServiceCheckIntervalMs ?? 30_000, log)),

@@ -2,11 +2,14 @@
 // GA gates refusing false.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { hostname } from 'node:os';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createClient, type Client } from './client.js';
+import { waitFor } from '../support/wait.js';
+import { apiServerIdentity } from '../../src/main/identity-lease.js';
 
 const gates = ['WatchList', 'APIListChunking', 'RemainingItemCount', 'APIResponseCompression', 'AggregatedDiscoveryEndpoint',
-  'APISelfSubjectReview', 'ValidatingAdmissionPolicy', 'CustomResourceValidationExpressions'];
+  'APISelfSubjectReview', 'ValidatingAdmissionPolicy', 'CustomResourceValidationExpressions', 'APIServerIdentity'];
 
 describe('feature gates', { concurrency: 1 }, () => {
   const servers: Record<'on' | 'off', { server: TestServer; c: Client }> = {} as never;
@@ -99,6 +102,38 @@ describe('feature gates', { concurrency: 1 }, () => {
       assert.equal(r!.status, on ? 422 : 201, r!.body);
       if (on) assert.match(r!.body, /too big/);
     });
+  });
+
+  test('APIServerIdentity: the server keeps its identity Lease in kube-system only with it; expired ones of servers gone are deleted', async () => {
+    const leases = '/apis/coordination.k8s.io/v1/namespaces/kube-system/leases';
+    const selector = `?labelSelector=${encodeURIComponent('apiserver.kubernetes.io/identity=kube-apiserver')}`;
+    const name = apiServerIdentity(hostname());
+    assert.match(name, /^kube-apiserver-[a-z2-7]{26}$/);
+    const lease = await waitFor('the identity lease', async () => (await servers.on.c.get(`${leases}/${name}`)).json?.spec && (await servers.on.c.get(`${leases}/${name}`)).json);
+    assert.deepEqual(lease.metadata.labels, { 'apiserver.kubernetes.io/identity': 'kube-apiserver', 'kubernetes.io/hostname': hostname() });
+    assert.match(lease.spec.holderIdentity, new RegExp(`^${name}_[0-9a-f-]{36}$`));
+    assert.equal(lease.spec.leaseDurationSeconds, 3600);
+    assert.match(lease.spec.renewTime, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+    assert.deepEqual((await servers.off.c.get(`${leases}${selector}`)).json.items, []);
+    // a server gone an hour and more ago, and one still alive elsewhere: a server started next deletes only the first
+    const other = (n: string, renewed: Date) => ({ metadata: { name: n, labels: { 'apiserver.kubernetes.io/identity': 'kube-apiserver' } },
+      spec: { holderIdentity: `${n}_x`, leaseDurationSeconds: 3600, renewTime: renewed.toISOString().replace('Z', '000Z') } });
+    for (const [n, at] of [['kube-apiserver-gone', new Date(Date.now() - 2 * 3600_000)], ['kube-apiserver-alive', new Date()]] as const) {
+      const r = await servers.on.c.request('POST', leases, { body: other(n, at) });
+      assert.equal(r.status, 201, r.body);
+    }
+    const next = await servers.on.server.fork();
+    const c = createClient(next);
+    try {
+      const names = await waitFor('the expired lease deleted', async () => {
+        const items: string[] = (await c.get(`${leases}${selector}`)).json.items.map((l: { metadata: { name: string } }) => l.metadata.name);
+        return !items.includes('kube-apiserver-gone') && items;
+      });
+      assert.deepEqual(names.sort(), ['kube-apiserver-alive', name].sort());
+    } finally {
+      c.close();
+      await next.close();
+    }
   });
 
   test('a GA gate refuses false', async () => {
