@@ -460,18 +460,21 @@ async function syncRolloutStatus(ctx: ControllerContext, d: Deployment, all: Rep
     status.conditions = removeCondition(status.conditions, 'Progressing');
   } else {
     const cur = status.conditions?.find((c) => c.type === 'Progressing');
-    const name = newRS?.metadata.name ?? '';
-    if (cur?.reason !== 'ProgressDeadlineExceeded') {
+    const subject = newRS ? `ReplicaSet "${newRS.metadata.name}"` : `Deployment "${d.metadata.name}"`;
+    // as in the reference, a finished rollout followed by a change of size alone (all pods of the current template) is
+    // left as it is: a scale is not a rollout, and is not timed against the rollout's deadline
+    const finished = (status.replicas ?? 0) === (status.updatedReplicas ?? 0) && cur?.reason === 'NewReplicaSetAvailable';
+    if (!finished) {
       if (complete(d, status)) {
-        status.conditions = setDeploymentCondition(status.conditions, 'Progressing', 'True', 'NewReplicaSetAvailable', `ReplicaSet "${name}" has successfully progressed.`);
+        status.conditions = setDeploymentCondition(status.conditions, 'Progressing', 'True', 'NewReplicaSetAvailable', `${subject} has successfully progressed.`);
       } else if (madeProgress(prev, status)) {
-        // progress moves lastUpdateTime, which the deadline counts from
+        // progress moves lastUpdateTime, which the deadline counts from (and ends a timeout: the rollout goes on)
         const now = nowTimestamp();
-        const next: Condition = { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `ReplicaSet "${name}" is progressing.`, lastUpdateTime: now,
+        const next: Condition = { type: 'Progressing', status: 'True', reason: 'ReplicaSetUpdated', message: `${subject} is progressing.`, lastUpdateTime: now,
           lastTransitionTime: cur?.status === 'True' ? cur.lastTransitionTime : now };
         status.conditions = [...removeCondition(status.conditions, 'Progressing'), next];
-      } else if (cur && timedOut(d, cur)) {
-        status.conditions = setDeploymentCondition(status.conditions, 'Progressing', 'False', 'ProgressDeadlineExceeded', `ReplicaSet "${name}" has timed out progressing.`);
+      } else if (cur && cur.reason !== 'ProgressDeadlineExceeded' && cur.reason !== 'NewReplicaSetAvailable' && timedOut(d, cur)) {
+        status.conditions = setDeploymentCondition(status.conditions, 'Progressing', 'False', 'ProgressDeadlineExceeded', `${subject} has timed out progressing.`);
         ctx.recorder.event(d, 'Warning', 'ProgressDeadlineExceeded', `Deployment "${d.metadata.name}" has timed out progressing.`);
       }
     }
@@ -491,9 +494,12 @@ async function syncRolloutStatus(ctx: ControllerContext, d: Deployment, all: Rep
   return requeueAfterMs !== undefined ? { requeueAfterMs } : undefined;
 }
 
-const madeProgress = (prev: DeploymentStatus, cur: DeploymentStatus) =>
-  (cur.updatedReplicas ?? 0) > (prev.updatedReplicas ?? 0) || (cur.readyReplicas ?? 0) > (prev.readyReplicas ?? 0)
-  || (cur.availableReplicas ?? 0) > (prev.availableReplicas ?? 0) || (cur.replicas ?? 0) < (prev.replicas ?? 0);
+/** more pods updated, ready or available, or fewer old ones left (as the reference: fewer pods alone is no progress) */
+const madeProgress = (prev: DeploymentStatus, cur: DeploymentStatus) => {
+  const old = (s: DeploymentStatus) => (s.replicas ?? 0) - (s.updatedReplicas ?? 0);
+  return (cur.updatedReplicas ?? 0) > (prev.updatedReplicas ?? 0) || (cur.readyReplicas ?? 0) > (prev.readyReplicas ?? 0)
+    || (cur.availableReplicas ?? 0) > (prev.availableReplicas ?? 0) || old(cur) < old(prev);
+};
 
 const timedOut = (d: Deployment, c: Condition) =>
   Date.parse(c.lastUpdateTime ?? '') + d.spec.progressDeadlineSeconds! * 1000 < Date.now();

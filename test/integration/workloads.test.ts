@@ -152,6 +152,29 @@ describe('workload controllers', () => {
     assert.deepEqual(await sizesFor(30), { old: 20, new: 13 });
   });
 
+  test('progress deadline: a scale from zero long after the rollout is not timed out; a timed-out rollout whose pods come up is complete', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    const progressing = (d: any) => d.status?.conditions?.find((c: any) => c.type === 'Progressing');
+    // the deadline (1 s) passes after the rollout of 0 replicas finished; then a scale to 1 is no rollout to time
+    await deps.create(deployment('late', 0, 'l:1', { progressDeadlineSeconds: 1 }));
+    const done = await waitFor('rolled out', async () => { const d = await deps.get('late'); return progressing(d)?.reason === 'NewReplicaSetAvailable' && progressing(d); });
+    await waitFor('the deadline passed', () => Date.now() > Date.parse(done.lastUpdateTime) + 2000);
+    await deps.patch('late', { spec: { replicas: 1 } });
+    const scaled = await waitFor('scaled', async () => {
+      const d = await deps.get('late');
+      return d.status.observedGeneration === d.metadata.generation && d.status.availableReplicas === 1 && d;
+    });
+    assert.equal(progressing(scaled).reason, 'NewReplicaSetAvailable', JSON.stringify(scaled.status));
+    // a pod ready only after its probe's initial delay (5 s) times the rollout out (1 s without progress); once it is
+    // ready, the rollout is complete after all
+    const probe = { exec: { command: ['true'] }, initialDelaySeconds: 5, periodSeconds: 1 };
+    await deps.create(deployment('slow', 1, 's:1', { progressDeadlineSeconds: 1, template: {
+      metadata: { labels: { app: 'slow' } }, spec: { containers: [{ name: 'c', image: 's:1', readinessProbe: probe }] } } }));
+    await waitFor('timed out', async () => progressing(await deps.get('slow'))?.reason === 'ProgressDeadlineExceeded');
+    const cond = await waitFor('complete', async () => { const c = progressing(await deps.get('slow')); return c?.reason === 'NewReplicaSetAvailable' && c; });
+    assert.equal(cond.status, 'True');
+  });
+
   test('a ReplicationController keeps its count, replacing a deleted pod', async () => {
     const rcs = cluster.client.resource({ group: '', version: 'v1', resource: 'replicationcontrollers' }, 'default');
     await rcs.create({ apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'rc' },
