@@ -141,15 +141,19 @@ export const nodeLifecycleController: Controller = {
       await podClient.delete(podName, { preconditions: { uid: pod.metadata.uid } }).catch(ignoreNotFound);
     });
 
+    // as the reference, every node this controller comes to know (all of them at its start) and every node deleted is
+    // told in an event on the node, which kubectl describe node shows
+    const nodeEvent = (n: Node, reason: string, what: string) =>
+      ctx.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.metadata.name, uid: n.metadata.uid } }, 'Normal', reason, `Node ${n.metadata.name} event: ${what}`);
     nodes.addHandler({
-      added: (n) => { monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
+      added: (n) => { nodeEvent(n, 'RegisteredNode', `Registered Node ${n.metadata.name} in Controller`); monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
       updated: (old, n) => {
         monitor.add(n.metadata.name!);
         taints.add(n.metadata.name!);
         const noExec = (x: Node) => JSON.stringify((x.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute'));
         if (noExec(old) !== noExec(n)) for (const p of pods.byIndex('node', n.metadata.name!)) evictions.add(keyOf(p));
       },
-      deleted: (n) => { monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
+      deleted: (n) => { nodeEvent(n, 'RemovingNode', `Removing Node ${n.metadata.name} from Controller`); monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
     });
     leases.addHandler({
       added: (l) => { if (l.metadata.namespace === ctx.names.nodeLeaseNamespace) monitor.add(l.metadata.name!); },

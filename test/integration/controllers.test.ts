@@ -46,6 +46,23 @@ describe('in-server controllers', () => {
     await eventually('the taint to come back', async () => (await taints()).includes(key));
   });
 
+  test('the node controller tells in events on the node that it registered it and, once deleted, removed it', async () => {
+    const node = await c.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'told' } } });
+    assert.equal(node.status, 201, node.body);
+    // kubectl describe node finds them by the node's kind, name and uid, with no namespace
+    const selector = encodeURIComponent(`involvedObject.kind=Node,involvedObject.name=told,involvedObject.uid=${node.json.metadata.uid},involvedObject.namespace=`);
+    const events = async () => (await c.get(`/api/v1/events?fieldSelector=${selector}`)).json.items as any[];
+    const byReason = async (reason: string) => (await events()).find((e) => e.reason === reason);
+    await eventually('RegisteredNode', async () => !!await byReason('RegisteredNode'));
+    const registered = await byReason('RegisteredNode');
+    assert.equal(registered.message, 'Node told event: Registered Node told in Controller');
+    assert.equal(registered.type, 'Normal');
+    assert.equal(registered.source.component, 'node-controller');
+    assert.equal((await c.request('DELETE', '/api/v1/nodes/told')).status, 200);
+    await eventually('RemovingNode', async () => !!await byReason('RemovingNode'));
+    assert.equal((await byReason('RemovingNode')).message, 'Node told event: Removing Node told from Controller');
+  });
+
   test('a deleted claim stays while a scheduled pod uses it, and goes when the pod goes; an unscheduled pod holds none', async () => {
     const ns = '/api/v1/namespaces/default';
     const claim = async (name: string) => assert.equal((await c.request('POST', `${ns}/persistentvolumeclaims`, { body: {
