@@ -1,5 +1,6 @@
 // Events the agent reports (Pulled, Created, Started, Killing, BackOff, Unhealthy, Evicted, node
-// Starting and NodeReady), created in the API at --event-qps with --event-burst for the whole process.
+// Starting, NodeReady and the pressure conditions' NodeHasSufficientMemory...), created in the API at --event-qps
+// with --event-burst for the whole process.
 // When the API server falls behind, a bounded queue drops the oldest instead of growing; a repeated event raises
 // the count of the one already made.
 

@@ -208,6 +208,14 @@ export async function nodeImages(runtime: ContainerRuntime, max: number): Promis
   return (max < 0 ? list : list.slice(0, max)).map((i) => ({ names: i.names.length ? i.names : [i.id], sizeBytes: i.size }));
 }
 
+/** the event the agent records when a node condition becomes True, and when it becomes anything else */
+const conditionEvents: Record<string, [string, string]> = {
+  MemoryPressure: ['NodeHasInsufficientMemory', 'NodeHasSufficientMemory'],
+  DiskPressure: ['NodeHasDiskPressure', 'NodeHasNoDiskPressure'],
+  PIDPressure: ['NodeHasInsufficientPID', 'NodeHasSufficientPID'],
+  Ready: ['NodeReady', 'NodeNotReady'],
+};
+
 export interface NodeStatusLoop {
   /** registers the node (retrying until it works or the loop stops), then posts status and renews the lease */
   start(): Promise<void>;
@@ -293,14 +301,18 @@ export function nodeStatusLoop(deps: NodeStatusDeps): NodeStatusLoop {
       nodeInfo: info,
       images: await nodeImages(deps.runtime, s.maxImages),
     };
-    const wasReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    const statusOf = (type: string) => node?.status?.conditions?.find((c) => c.type === type)?.status;
+    const before = new Map(Object.keys(conditionEvents).map((type) => [type, statusOf(type)]));
     try {
       seen(withoutManagedFields(await nodes.status.patch(s.nodeName, { status }, 'merge')));
       if (deps.register) await ensureOwnCSINode();
-      const isReady = node?.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-      if (isReady !== wasReady) {
-        const ref = { kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } };
-        deps.recorder?.event(ref, 'Normal', isReady === 'True' ? 'NodeReady' : 'NodeNotReady', `Node ${s.nodeName} status is now: ${isReady === 'True' ? 'NodeReady' : 'NodeNotReady'}`);
+      // each condition that changed (or is new) is told, as the reference's status setters do, in their order
+      const ref = { kind: 'Node', metadata: { name: s.nodeName, uid: s.nodeName } };
+      for (const [type, [onTrue, otherwise]] of Object.entries(conditionEvents)) {
+        const now = statusOf(type);
+        if (now === before.get(type) || (type !== 'Ready' && now !== 'True' && now !== 'False')) continue;
+        const event = now === 'True' ? onTrue : otherwise;
+        deps.recorder?.event(ref, 'Normal', event, `Node ${s.nodeName} status is now: ${event}`);
       }
     } catch (e) {
       if (isNotFound(e) && deps.register) await register();

@@ -156,6 +156,17 @@ describe('simulated nodes', () => {
     assert.match(metrics, /^# TYPE container_cpu_usage_seconds_total counter$/m);
   });
 
+  test('a node registered tells its start and each condition it reports in events on the node, in the reference\'s order', async () => {
+    const expected = ['Starting', 'NodeHasSufficientMemory', 'NodeHasNoDiskPressure', 'NodeHasSufficientPID', 'NodeReady'];
+    const events = await waitFor('the node\'s events', async () => {
+      const list = (await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items
+        .filter((e: any) => e.involvedObject.kind === 'Node' && e.involvedObject.name === 'sim-1' && e.source?.component === 'kubelet');
+      return list.length >= expected.length && list;
+    });
+    assert.deepEqual(events.map((e: any) => e.reason), expected);
+    assert.equal(events[1].message, 'Node sim-1 status is now: NodeHasSufficientMemory');
+  });
+
   test('each node has its CSINode, owned by the node; a deleted node comes back with a CSINode of its own', async () => {
     const csiNodes = () => client.resource(csiNodesRef(server.names));
     const ownedBy = async (name: string) => {
