@@ -17,3 +17,16 @@ test('Job: restart policy, indexed completions, immutable selector', async () =>
   assert.deepEqual(manual.obj.spec?.selector, selector);
   assert.deepEqual(manual.obj.spec?.template.metadata?.labels, { app: 'a' });
 });
+
+test('Job: one without labels of its own takes its template\'s, the generated ones included, as the reference shows it', async () => {
+  const jobs = strategyOf('batch', 'jobs');
+  const made = await create<Job>(jobs, { metadata: { name: 'pi', namespace: 'ns', uid: 'u-pi' }, spec: { template: { spec: podSpec({ restartPolicy: 'Never' }) } } });
+  assert.deepEqual(made.causes, []);
+  const uid = made.obj.metadata.uid!;
+  assert.ok(uid);
+  const labels = Object.fromEntries(Object.entries(made.obj.metadata.labels ?? {}).filter(([k]) => k.endsWith('controller-uid') || k.endsWith('job-name')));
+  assert.equal(Object.keys(labels).length, 4, JSON.stringify(made.obj.metadata.labels));
+  assert.deepEqual(made.obj.metadata.labels, made.obj.spec?.template.metadata?.labels);
+  assert.equal(made.obj.metadata.labels?.['controller-uid'], uid);
+  assert.equal(made.obj.metadata.labels?.['job-name'], 'pi');
+});

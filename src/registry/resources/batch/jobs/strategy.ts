@@ -20,9 +20,14 @@ function defaultJob(job: StoredJob) {
   fill(s, { parallelism: 1, backoffLimit: 6, completionMode: 'NonIndexed', suspend: false });
   for (const rule of s.podFailurePolicy?.rules ?? [])
     for (const c of rule?.onPodConditions ?? []) if (c) fill(c, { status: 'True' });
-  const templateLabels = s.template?.metadata?.labels;
-  if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...templateLabels };
+  labelsFromTemplate(job);
   defaultTemplate(s.template);
+}
+
+/** a job without labels of its own takes its template's */
+function labelsFromTemplate(job: StoredJob) {
+  const templateLabels = specOf(job).template?.metadata?.labels;
+  if (templateLabels && Object.keys(job.metadata.labels ?? {}).length === 0) job.metadata.labels = { ...templateLabels };
 }
 
 /** the reference labels a job's pods with its name and uid and selects them by the uid */
@@ -89,7 +94,8 @@ export const strategy = defineStrategy<StoredJob>({
   generation: true,
   defaults: defaultJob,
   podSpecs: job => [['spec.template.spec', job.spec?.template?.spec]],
-  prepareForCreate(job, ctx) { job.status = {}; generateSelector(job, ctx); },
+  // the template's generated labels reach the job too, as the reference's defaulting gives them to every job it reads
+  prepareForCreate(job, ctx) { job.status = {}; generateSelector(job, ctx); labelsFromTemplate(job); },
   validate: validateJob,
   validateUpdate: validateJobUpdate,
   validateStatusUpdate: job => statusCounts(job.status, ['active', 'succeeded', 'failed', 'ready']),
