@@ -83,6 +83,10 @@ function targetNode(p: Pod): string | undefined {
   return undefined;
 }
 
+/** the template generation the API server keeps on a daemon set, and the label its pods carry it in */
+const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+const templateGenerationLabel = 'pod-template-generation';
+
 export const daemonSetController: Controller = {
   name: 'daemonset',
   component: 'daemonset-controller',
@@ -133,7 +137,9 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
     const n = targetNode(p);
     if (n) byNode.set(n, [...(byNode.get(n) ?? []), p]);
   }
-  const isUpdated = (p: Pod) => p.metadata.labels?.[revisionHashLabel] === hash;
+  // as the reference, a pod of the current template generation counts as updated too (pods made before the hash label)
+  const generation = ds.metadata.annotations?.[templateGenerationAnnotation];
+  const isUpdated = (p: Pod) => p.metadata.labels?.[revisionHashLabel] === hash || (!!generation && p.metadata.labels?.[templateGenerationLabel] === generation);
   const creates: string[] = [];
   const deletes: Pod[] = [];
   const placed = new Map(nodes.map((n) => [n.metadata.name!, placement(template.spec, n, ctx.names.labelDomain)]));
@@ -175,7 +181,8 @@ async function syncDaemonSet(ctx: ControllerContext, ds: DaemonSet, nodes: Node[
   // generation observed (kubectl rollout status waits for it); the error then puts the set back in the queue
   let failed: unknown;
   await Promise.all(creates.map(async (node) => {
-    const pod = podFromTemplate(template, namespace, ref, { generateName: `${ds.metadata.name}-`, labels: { [revisionHashLabel]: hash } });
+    const pod = podFromTemplate(template, namespace, ref, { generateName: `${ds.metadata.name}-`,
+      labels: { [revisionHashLabel]: hash, ...(generation ? { [templateGenerationLabel]: generation } : {}) } });
     pod.spec.tolerations = daemonTolerations(ctx.names.labelDomain, pod.spec);
     const affinity = pod.spec.affinity ?? {};
     pod.spec.affinity = {

@@ -153,7 +153,10 @@ describe('stateful and per-node workloads', () => {
     assert.equal(ds.status.desiredNumberScheduled, 2);
     // no revision name collided, so no collision count is written
     assert.ok(!('collisionCount' in ds.status), JSON.stringify(ds.status));
+    // the server's template generation, and the pods labelled with it, as the reference's
+    assert.equal(ds.metadata.annotations['deprecated.daemonset.template.generation'], '1');
     const pods = await podsOf('app=agent');
+    assert.ok(pods.every((p: any) => p.metadata.labels['pod-template-generation'] === '1' && p.metadata.labels['controller-revision-hash']), JSON.stringify(pods.map((p: any) => p.metadata.labels)));
     assert.deepEqual(pods.map((p: any) => p.spec.nodeName).sort(), cluster.nodes.slice(0, 2).sort());
     // the taint goes: the third node gets its pod
     await nodes.patch(tainted, { spec: { taints: n.spec.taints ?? null } });
@@ -162,8 +165,15 @@ describe('stateful and per-node workloads', () => {
     await dss.patch('agent', { spec: { template: { spec: { containers: [{ name: 'c', image: 'a:2' }] } } } }, 'strategic');
     await waitFor('updated everywhere', async () => {
       const d = await dss.get('agent');
-      return d.status.updatedNumberScheduled === 3 && d.status.numberAvailable === 3 && (await podsOf('app=agent')).length === 3;
+      return d.status.observedGeneration === d.metadata.generation && d.status.updatedNumberScheduled === 3 && d.status.numberAvailable === 3
+        && (await podsOf('app=agent')).filter((p: any) => !p.metadata.deletionTimestamp).length === 3;
     });
+    assert.equal((await dss.get('agent')).metadata.annotations['deprecated.daemonset.template.generation'], '2');
+    const live = (await podsOf('app=agent')).filter((p: any) => !p.metadata.deletionTimestamp);
+    assert.deepEqual(live.map((p: any) => p.metadata.labels['pod-template-generation']), ['2', '2', '2']);
+    // a change outside the template leaves it
+    await dss.patch('agent', { spec: { minReadySeconds: 0, revisionHistoryLimit: 5 } });
+    assert.equal((await dss.get('agent')).metadata.annotations['deprecated.daemonset.template.generation'], '2');
     // a NoSchedule taint keeps new pods off a node but leaves its running one (counted as misscheduled), as a node
     // that goes unreachable gets one; only a NoExecute taint the pod does not tolerate removes it
     const first = cluster.nodes[0]!;

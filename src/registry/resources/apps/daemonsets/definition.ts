@@ -1,5 +1,6 @@
 // apps/v1 daemon sets: one pod per node.
 import type { Stored } from '../../../../api/meta.js';
+import { canonicalJson } from '../../../../api/json.js';
 import type { DaemonSet, DaemonSetSpec } from '../../../../api/types/apps-v1.js';
 import * as s from '../../../../api/schemas/apps-v1.js';
 import type { TableColumn } from '../../../types.js';
@@ -30,10 +31,34 @@ function validateDaemonSet(ds: DaemonSet) {
   return out;
 }
 
+/** the reference's template generation of apps/v1 daemon sets, kept in an annotation: 1 at create, one more with each
+ *  change of the template; its controller labels pods with it (`pod-template-generation`) */
+export const templateGenerationAnnotation = 'deprecated.daemonset.template.generation';
+
+const templateGeneration = (ds: DaemonSet) => {
+  const n = Number(ds.metadata?.annotations?.[templateGenerationAnnotation]);
+  return Number.isSafeInteger(n) && n > 0 ? n : 0;
+};
+function setTemplateGeneration(ds: Stored<DaemonSet>, generation: number) {
+  const annotations = { ...ds.metadata.annotations };
+  if (generation > 0) annotations[templateGenerationAnnotation] = String(generation);
+  else delete annotations[templateGenerationAnnotation];
+  ds.metadata.annotations = Object.keys(annotations).length ? annotations : undefined;
+  if (!ds.metadata.annotations) delete ds.metadata.annotations;
+}
+
 export const strategy = defineStrategy<Stored<DaemonSet>>({
   defaults: defaultDaemonSet,
   podSpecs: ds => [['spec.template.spec', ds.spec?.template?.spec]],
-  prepareForCreate(ds) { ds.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 }; },
+  prepareForCreate(ds) {
+    ds.status = { currentNumberScheduled: 0, numberMisscheduled: 0, desiredNumberScheduled: 0, numberReady: 0 };
+    setTemplateGeneration(ds, Math.max(1, templateGeneration(ds)));
+  },
+  // the generation is the server's: kept from the stored object, one more when the template changes
+  prepareForUpdate(ds, old) {
+    const changed = canonicalJson(ds.spec?.template) !== canonicalJson(old.spec?.template);
+    setTemplateGeneration(ds, templateGeneration(old) + (changed ? 1 : 0));
+  },
   validate: validateDaemonSet,
   validateUpdate: (ds, old) => [...validateDaemonSet(ds), ...selectorImmutable(ds, old)],
   validateStatusUpdate: ds => statusCounts(ds.status, ['currentNumberScheduled', 'numberMisscheduled', 'desiredNumberScheduled', 'numberReady',
