@@ -5,7 +5,7 @@ import { parseApiVersion } from '../api/meta.js';
 import { queryFlag, type RequestContext } from '../api/request.js';
 import { decodeYaml, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
-import { badRequest, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
+import { badRequest, conflict, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import type { PatchOptions } from '../patch/common.js';
@@ -232,10 +232,21 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
       time: new Date(), subresource: scope.subresource || undefined, resetFields: scope.store.resetFieldsFor(scope.subresource),
       lastAppliedAnnotation: scope.names.lastAppliedAnnotations.find(a => current?.metadata.annotations?.[a] !== undefined) ?? scope.names.lastAppliedAnnotations[0],
     }, scope.info.schema));
+    if (!current) checkApplyCreates(scope, object, name);
     return checkKind(scope, object);
   }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true, user: ctx.user });
   await breather();
   sendWritten(ctx, scope, rep, out, created ? 201 : 200);
+}
+
+/**
+ * An apply that creates its object makes it from the configuration alone, as the reference does: the configuration
+ * must name the object (a generateName is no name), and a uid in it names an object that does not exist (409).
+ */
+function checkApplyCreates(scope: Scope, object: { metadata?: { uid?: string; name?: string } }, name: string) {
+  const { uid, name: given } = object.metadata ?? {};
+  if (uid) throw conflict(scope.info.group, scope.info.resource, name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
+  if (!given) throw badRequest(`the name of the object () does not match the name on the URL (${name})`);
 }
 
 /** the manager of an apply: the fieldManager parameter, which an apply must give */

@@ -1,5 +1,6 @@
 // Server-side apply through HTTP: permissions (patch to edit, create as well to create), managedFields on every
-// write, the reset with one empty entry, dry run and field validation of apply patches.
+// write, the reset with one empty entry, dry run and field validation of apply patches, and what an apply that
+// creates its object must say.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -85,4 +86,19 @@ describe('server-side apply over HTTP', () => {
     assert.equal(dry.status, 201);
     assert.equal((await call(server, admin, 'GET', `${base}/dry`)).status, 404);
   });
+
+  test('an apply that creates needs a name and no uid, as the reference checks the object it made', async () => {
+    const unnamed = await apply(admin, 'unnamed', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'x-' }, data: { a: '1' } });
+    assert.deepEqual([unnamed.status, unnamed.json.message], [400, 'the name of the object () does not match the name on the URL (unnamed)']);
+    const withUid = await apply(admin, 'with-uid', { ...cm('with-uid', {}), metadata: { name: 'with-uid', uid: 'abc' } });
+    assert.deepEqual([withUid.status, withUid.json.reason, withUid.json.message], [409, 'Conflict',
+      'Operation cannot be fulfilled on configmaps "with-uid": uid mismatch: the provided object specified uid abc, and no existing object was found']);
+    for (const name of ['unnamed', 'with-uid']) assert.equal((await call(server, admin, 'GET', `${base}/${name}`)).status, 404);
+    // once the object exists, a configuration without its name applies to it
+    assert.equal((await apply(admin, 'named-later', cm('named-later', { a: '1' }))).status, 201);
+    const later = await apply(admin, 'named-later', { apiVersion: 'v1', kind: 'ConfigMap', data: { a: '2' } });
+    assert.equal(later.status, 200, later.body);
+    assert.deepEqual(later.json.data, { a: '2' });
+  });
+
 });
