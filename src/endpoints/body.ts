@@ -132,14 +132,15 @@ export function parseJson(text: string): unknown {
 }
 
 /**
- * Parses one YAML document (YAML 1.2 core schema; a repeated key is an error). The decoder is linear in its input and
+ * Parses one YAML document (YAML 1.2 core schema; a repeated key is an error, unless its last value is to win). The decoder is linear in its input and
  * stops at the nesting limit; aliases may not make the document hold more values than its text has characters.
  */
-export function parseYamlObject(text: string): unknown {
+export function parseYamlObject(text: string, lastKeyWins = false): unknown {
   const { load, CORE_SCHEMA } = yamlDecoder();
   let value: unknown;
   try {
-    value = load(text, { schema: CORE_SCHEMA, maxDepth: maxNestingDepth } as Parameters<typeof load>[1]);
+    // (js-yaml's json option is its JSON.parse compatibility: a repeated key's last value wins)
+    value = load(text, { schema: CORE_SCHEMA, maxDepth: maxNestingDepth, json: lastKeyWins } as Parameters<typeof load>[1]);
   } catch (e) {
     throw yamlError((e as Error).message ?? String(e));
   }
@@ -157,14 +158,51 @@ function yamlError(message: string): ApiError {
 export const largeBodyBytes = 256 * 1024;
 
 /** parseYamlObject, with a large body decoded on the YAML thread (the decoder would hold the event loop for seconds) */
-export async function decodeYaml(text: string): Promise<unknown> {
-  if (text.length < largeBodyBytes) return parseYamlObject(text);
+export async function decodeYaml(text: string, lastKeyWins = false): Promise<unknown> {
+  if (text.length < largeBodyBytes) return parseYamlObject(text, lastKeyWins);
   // the thread ends only on a document it could not hold (its heap is bounded): that is the document's fault
-  const result = await decodeYamlOffThread(text, maxNestingDepth).catch((e: Error) => ({ error: e.message }));
+  const result = await decodeYamlOffThread(text, maxNestingDepth, lastKeyWins).catch((e: Error) => ({ error: e.message }));
   if ('error' in result) throw yamlError(result.error);
   await yieldToLoop();
   checkDecodedValue(result.value, text.length + 16);
   return result.value;
+}
+
+/**
+ * decodeYaml for a document whose repeated keys are not fatal (an apply configuration: the reference reads it leniently,
+ * then checks it strictly per fieldValidation): the last value wins, and `repeated` names the first repeated key as the
+ * reference's strict reading does (`line 7: key "k" already set in map`)
+ */
+export async function decodeYamlRepeatedKeys(text: string): Promise<{ value: unknown; repeated?: string }> {
+  try {
+    return { value: await decodeYaml(text) };
+  } catch (e) {
+    const repeated = e instanceof ApiError ? repeatedKeyProblem(e.message, text) : undefined;
+    if (!repeated) throw e;
+    return { value: await decodeYaml(text, true), repeated };
+  }
+}
+
+/** the repeated key js-yaml reports at `(line:column)`, read from the text there (a plain or quoted key) */
+function repeatedKeyProblem(message: string, text: string): string | undefined {
+  const at = /duplicated mapping key \((\d+):(\d+)\)/.exec(message);
+  if (!at) return undefined;
+  const line = Number(at[1]);
+  return `line ${line}: ${keyAt(text, line, Number(at[2])) ?? 'duplicated mapping key'}`;
+}
+
+function keyAt(text: string, line: number, column: number): string | undefined {
+  let start = 0;
+  for (let n = 1; n < line; n++) {
+    const next = text.indexOf('\n', start);
+    if (next < 0) return undefined;
+    start = next + 1;
+  }
+  const end = text.indexOf('\n', start);
+  const rest = text.slice(start + column - 1, end < 0 ? undefined : end).replace(/^\?\s*/, '');
+  const key = /^"((?:[^"\\]|\\.)*)"|^'((?:[^']|'')*)'|^([^:#{},[\]]+?)\s*(?::|$)/.exec(rest);
+  const name = key && (key[1] ?? key[2]?.replaceAll("''", "'") ?? key[3]);
+  return name ? `key ${JSON.stringify(name)} already set in map` : undefined;
 }
 
 /**

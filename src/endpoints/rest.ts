@@ -10,10 +10,10 @@ import type { Schema } from '../api/schema.js';
 import { readTyped } from '../schema/fields.js';
 import { kindAt, type ApiResources, type ResourceInfo } from '../registry/resources.js';
 import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
-import { decodeYaml, mediaType, parseJson, readBody, readObject } from './body.js';
+import { mediaType, parseJson, readBody, readObject } from './body.js';
 import { sendObject, sendStatus, sendText } from './respond.js';
 import { admission, type Scope } from './scope.js';
-import { applyManager, applyPatch, applyPatchType, patchTypes, writeOptions } from './write.js';
+import { applyManager, decodeAppliedYaml, applyPatch, applyPatchType, patchTypes, writeOptions } from './write.js';
 import { proxy } from './proxy.js';
 import { representationFor, sendOne } from './read.js';
 import { columnsOf, parseIncludeObject, toTable, withName } from './table.js';
@@ -101,7 +101,7 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
     case 'PATCH':
       if (mediaType(ctx) === applyPatchType && handler.apply) {
         const text = (await readBody(ctx)).toString('utf8');
-        const applied = text.trimStart().startsWith('{') ? parseJson(text) : await decodeYaml(text);
+        const applied = text.trimStart().startsWith('{') ? parseJson(text) : await decodeAppliedYaml(ctx, text);
         return send(ctx, await handler.apply(req, applied, { manager: applyManager(ctx, scope), force: queryFlag(ctx.query.get('force')) }), 200);
       }
       if (handler.update) {

@@ -3,7 +3,7 @@ import { revisionOf } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
 import { queryFlag, type RequestContext } from '../api/request.js';
-import { decodeYaml, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
+import { decodeYaml, decodeYamlRepeatedKeys, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { badRequest, conflict, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
@@ -205,7 +205,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   const text = (await readBody(ctx)).toString('utf8');
   // clients send JSON (which is YAML too); it parses far faster as JSON, and a retry parses it again
   const json = text.trimStart().startsWith('{');
-  const applied = (json ? parseJson(text) : await decodeYaml(text)) as ApiObject;
+  const applied = (json ? parseJson(text) : await decodeAppliedYaml(ctx, text)) as ApiObject;
   const pristine = json ? undefined : deepCopy(applied);
   const parse = () => (pristine ? deepCopy(pristine) : parseJson(text)) as ApiObject;
   if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
@@ -247,6 +247,19 @@ function checkApplyCreates(scope: Scope, object: { metadata?: { uid?: string; na
   const { uid, name: given } = object.metadata ?? {};
   if (uid) throw conflict(scope.info.group, scope.info.resource, name, `uid mismatch: the provided object specified uid ${uid}, and no existing object was found`);
   if (!given) throw badRequest(`the name of the object () does not match the name on the URL (${name})`);
+}
+
+/**
+ * An apply configuration in YAML is read as the reference reads it: a repeated key's last value wins, and then
+ * fieldValidation decides (Strict: 400, Warn: a warning, Ignore: nothing)
+ */
+export async function decodeAppliedYaml(ctx: RequestContext, text: string): Promise<unknown> {
+  const { value, repeated } = await decodeYamlRepeatedKeys(text);
+  if (!repeated) return value;
+  const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
+  if (mode === 'Strict') throw badRequest(`error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  ${repeated}`);
+  if (mode === 'Warn') ctx.warnings.push(repeated);
+  return value;
 }
 
 /** the manager of an apply: the fieldManager parameter, which an apply must give */

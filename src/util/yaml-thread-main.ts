@@ -5,10 +5,10 @@ import jsYaml from 'js-yaml';
 import type { YamlThreadRequest, YamlThreadResult } from './yaml-thread.js';
 
 const port = parentPort!;
-port.on('message', ({ id, text, maxDepth }: YamlThreadRequest) => {
+port.on('message', ({ id, text, maxDepth, lastKeyWins }: YamlThreadRequest) => {
   let result: YamlThreadResult;
   try {
-    result = { value: jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, maxDepth } as Parameters<typeof jsYaml.load>[1]) };
+    result = { value: jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, maxDepth, json: lastKeyWins } as Parameters<typeof jsYaml.load>[1]) };
   } catch (e) {
     result = { error: (e as Error).message ?? String(e) };
   }

@@ -7,7 +7,7 @@ import { Worker } from 'node:worker_threads';
 
 /** the decoded value, or the decoder's error message */
 export type YamlThreadResult = { value: unknown } | { error: string };
-export interface YamlThreadRequest { id: number; text: string; maxDepth: number }
+export interface YamlThreadRequest { id: number; text: string; maxDepth: number; lastKeyWins: boolean }
 
 interface Waiting { resolve(r: YamlThreadResult): void; reject(e: Error): void }
 
@@ -38,12 +38,12 @@ function yamlThread(): Worker {
 }
 
 /** decodes one YAML document on the decoding thread */
-export function decodeYamlOffThread(text: string, maxDepth: number): Promise<YamlThreadResult> {
+export function decodeYamlOffThread(text: string, maxDepth: number, lastKeyWins = false): Promise<YamlThreadResult> {
   const t = yamlThread();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject });
     t.ref();
-    t.postMessage({ id, text, maxDepth } satisfies YamlThreadRequest);
+    t.postMessage({ id, text, maxDepth, lastKeyWins } satisfies YamlThreadRequest);
   });
 }

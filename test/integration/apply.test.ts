@@ -5,6 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { call, issueClientCert, serverCa, type Identity } from './auth-support.js';
+import { createClient } from './client.js';
 
 const applyType = { 'content-type': 'application/apply-patch+yaml' };
 const cm = (name: string, data: Record<string, string>) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data });
@@ -101,4 +102,25 @@ describe('server-side apply over HTTP', () => {
     assert.deepEqual(later.json.data, { a: '2' });
   });
 
+  test('a key repeated in a YAML configuration: the last value wins, unless fieldValidation is Strict', async () => {
+    const client = createClient(server);
+    try {
+      const yaml = (name: string) => `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ${name}\ndata:\n  k: first\n  "k": last\n`;
+      const send = (name: string, validation: string) => client.request('PATCH', `${base}/${name}?fieldManager=t&fieldValidation=${validation}`,
+        { body: yaml(name), contentType: 'application/apply-patch+yaml' });
+      const strict = await send('yaml-strict', 'Strict');
+      assert.deepEqual([strict.status, strict.json.reason, strict.json.message], [400, 'BadRequest',
+        'error strict decoding YAML: error converting YAML to JSON: yaml: unmarshal errors:\n  line 7: key "k" already set in map']);
+      const warned = await send('yaml-warn', 'Warn');
+      assert.equal(warned.status, 201, warned.body);
+      assert.deepEqual(warned.json.data, { k: 'last' });
+      assert.equal(warned.headers.warning, '299 - "line 7: key \\"k\\" already set in map"');
+      const ignored = await send('yaml-ignore', 'Ignore');
+      assert.equal(ignored.status, 201, ignored.body);
+      assert.deepEqual(ignored.json.data, { k: 'last' });
+      assert.equal(ignored.headers.warning, undefined);
+    } finally {
+      client.close();
+    }
+  });
 });
