@@ -179,6 +179,8 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   const patchDoc = parseJson(text);
   const opts = writeOptions(ctx, scope, 'PatchOptions');
   const fieldMode = parseFieldValidation(ctx.query.get('fieldValidation'));
+  // a field repeated in the patch document is a strict decoding problem too, as the reference reads a patch
+  const repeated = fieldMode === 'Ignore' ? [] : duplicateFields(text).map(p => (type === 'application/json-patch+json' ? `json patch ${p}` : p));
   let warned = false;   // a retry after a conflict reads the patch again; its warnings are given once
   const { obj: out } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) return { metadata: { name } };   // the store answers 404
@@ -188,8 +190,9 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     // a patch that produces wrong types is invalid (422), as the reference reports it
     const { unknown, wrongTypes } = readTyped(scope.info.schema, patched, typedOptions(scope));
     if (wrongTypes.length && !scope.info.def.custom) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
-    if (unknown.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${unknown.map(f => `unknown field "${f}"`).join(', ')}`);
-    if (unknown.length && fieldMode === 'Warn' && !warned) { warned = true; for (const f of unknown) ctx.warnings.push(`unknown field "${f}"`); }
+    const problems = [...repeated, ...unknown.map(f => `unknown field "${f}"`)];
+    if (problems.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
+    if (problems.length && fieldMode === 'Warn' && !warned) { warned = true; for (const p of problems) ctx.warnings.push(p); }
     return checkKind(scope, patched);
   }, admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: false }));
   await breather();

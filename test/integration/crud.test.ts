@@ -445,4 +445,26 @@ eachBackend('crud', h => {
     const badMode = await c().request('POST', `${base}?fieldValidation=Loud`, { body: configMap('x') });
     assert.equal(badMode.status, 400);
   });
+
+  test('a field repeated in a patch document follows fieldValidation, as a repeated field in a body does', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    assert.equal((await c().request('POST', base, { body: configMap('p') })).status, 201);
+    const twice = '{"data":{"k":"first","k":"last"}}';
+    for (const contentType of ['application/merge-patch+json', 'application/strategic-merge-patch+json']) {
+      const strict = await c().request('PATCH', `${base}/p?fieldValidation=Strict`, { body: twice, contentType });
+      assert.deepEqual([strict.status, strict.json.message], [400, 'strict decoding error: duplicate field "data.k"'], contentType);
+      const warn = await c().request('PATCH', `${base}/p?fieldValidation=Warn`, { body: twice, contentType });
+      assert.equal(warn.status, 200, warn.body);
+      assert.equal(warn.headers.warning, '299 - "duplicate field \\"data.k\\""');
+      assert.equal(warn.json.data.k, 'last');
+      const ignore = await c().request('PATCH', `${base}/p?fieldValidation=Ignore`, { body: twice, contentType });
+      assert.equal(ignore.status, 200, ignore.body);
+      assert.equal(ignore.headers.warning, undefined);
+    }
+    // a JSON patch names the operation's repeated field as the reference does
+    const op = await c().request('PATCH', `${base}/p?fieldValidation=Strict`,
+      { body: '[{"op":"add","path":"/data/j","value":"1","value":"2"}]', contentType: 'application/json-patch+json' });
+    assert.deepEqual([op.status, op.json.message], [400, 'strict decoding error: json patch duplicate field "[0].value"']);
+  });
 });
