@@ -433,7 +433,7 @@ export function* applyInSteps(live: Obj | undefined, applied: Obj, opts: ApplyOp
   if (opts.manager === cli && opts.lastAppliedAnnotation) object = refreshLastApplied(object, applied, opts.lastAppliedAnnotation);
   const entries = encodeManagedFields(result.owners);
   const managedFields = result.changed ? entries : keepTimesOnNoop(live, liveBare, object, entries);
-  return { object: withManagedFields(object, managedFields), managedFields };
+  return { object: withManagedFields(object, managedFields, live), managedFields };
 }
 
 function* applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions, force: boolean, schema: Schema | undefined): Steps<{ object: Obj; owners: Owners; changed: boolean }> {
@@ -528,10 +528,22 @@ function withoutManagedFields(o: Obj | undefined): Obj | undefined {
   return { ...o, metadata: rest };
 }
 
-function withManagedFields(o: Obj, managedFields: ManagedFieldsEntry[]): Obj {
+/**
+ * The object with these managedFields: where `live` held its own (after the same fields), else last, so that an
+ * apply which changes nothing stores the same text and writes nothing
+ */
+function withManagedFields(o: Obj, managedFields: ManagedFieldsEntry[], live?: Obj): Obj {
   const { managedFields: _dropped, ...rest } = metadataOf(o) ?? {};
   if (managedFields.length === 0 && !metadataOf(o)) return o;
-  return { ...o, metadata: managedFields.length ? extend(rest, { managedFields }) : rest };
+  if (!managedFields.length) return { ...o, metadata: rest };
+  const liveKeys = Object.keys(metadataOf(live) ?? {});
+  const at = liveKeys.indexOf('managedFields');
+  if (at < 0) return { ...o, metadata: extend(rest, { managedFields }) };
+  const before = new Set(liveKeys.slice(0, at));
+  const fields = Object.entries(rest);
+  // (fromEntries makes each an own property, a `__proto__` key from input included)
+  const metadata = Object.fromEntries([...fields.filter(([k]) => before.has(k)), ['managedFields', managedFields], ...fields.filter(([k]) => !before.has(k))]);
+  return { ...o, metadata };
 }
 
 /** the reference's error for an apply configuration its schema cannot read (a 500, as the reference answers) */

@@ -88,6 +88,22 @@ describe('server-side apply over HTTP', () => {
     assert.equal((await call(server, admin, 'GET', `${base}/dry`)).status, 404);
   });
 
+  test('an apply that changes nothing writes nothing, the first one after the object was made included', async () => {
+    const config = { ...cm('steady', { a: '1' }), metadata: { name: 'steady', labels: { l: '1' } } };
+    const created = await apply(admin, 'steady', config);
+    assert.equal(created.status, 201, created.body);
+    for (let i = 0; i < 2; i++) {
+      const again = await apply(admin, 'steady', config);
+      assert.equal(again.status, 200, again.body);
+      assert.equal(again.json.metadata.resourceVersion, created.json.metadata.resourceVersion, `apply ${i + 2}`);
+    }
+    // an object another writer made: an apply that owns nothing changes nothing either
+    const made = await call(server, admin, 'POST', `${base}?fieldManager=maker`, { body: cm('made', { a: '1' }) });
+    const idle = await apply(admin, 'made', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'made' } }, 'fieldManager=idle');
+    assert.equal(idle.status, 200, idle.body);
+    assert.equal(idle.json.metadata.resourceVersion, made.json.metadata.resourceVersion);
+  });
+
   test('an apply that creates needs a name and no uid, as the reference checks the object it made', async () => {
     const unnamed = await apply(admin, 'unnamed', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { generateName: 'x-' }, data: { a: '1' } });
     assert.deepEqual([unnamed.status, unnamed.json.message], [400, 'the name of the object () does not match the name on the URL (unnamed)']);
