@@ -18,6 +18,7 @@ import { validateObjectMeta } from './validation/object-meta.js';
 import { forbidden } from './validation/fields.js';
 import { privilegedCauses } from './validation/pod-spec.js';
 import { updateManagedFieldsInSteps } from '../apply/managed-fields.js';
+import { deepEqual } from '../apply/typed.js';
 import { alreadyExists, badRequest, conflict, invalid, notFound } from '../api/status.js';
 import { storageFailure } from './errors.js';
 import { deepCopy } from '../util/objects.js';
@@ -113,6 +114,13 @@ function newFinalizers(obj: ApiObject, old: ApiObject): StatusCause[] {
   const had = new Set(old.metadata.finalizers ?? []);
   const added = (obj.metadata.finalizers ?? []).filter(f => !had.has(f));
   return added.length ? [forbidden('metadata.finalizers', `no new finalizers can be added if the object is being deleted, found new finalizers ${JSON.stringify(added)}`)] : [];
+}
+
+/** whether two stored objects hold the same fields and values, in whatever order, their resourceVersions aside */
+function sameFields(a: ApiObject, b: ApiObject): boolean {
+  const { metadata: { resourceVersion: _a, ...am }, ...ar } = a;
+  const { metadata: { resourceVersion: _b, ...bm }, ...br } = b;
+  return deepEqual(am, bm) && deepEqual(ar, br);
 }
 
 export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreDeps) {
@@ -296,6 +304,9 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           const stored = await toStored(shaped);
           // the last finalizer of an object being deleted is gone: a change completes the deletion
           if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped) && !sameContent(stored, cur!.obj)) return decision = { delete: true };
+          // the same fields in another order (a client that sorts keys, a typed client's field order) are no change:
+          // the reference compares objects in its own encoding, so such an update writes nothing
+          if (sameFields(stored, cur!.obj)) return decision = { put: cur!.obj };
           return decision = { put: stored };
         }).catch(e => fail(e, name));
         const written = !!decision && 'put' in decision && result!.obj === decision.put;
