@@ -192,7 +192,9 @@ export const jobController: Controller = {
       status.succeeded = indexed ? succeededIndexes.size : (status.succeeded ?? 0) + s.done;
       status.failed = (status.failed ?? 0) + f.done;
       status.uncountedTerminatedPods = { ...(s.left.length ? { succeeded: s.left } : {}), ...(f.left.length ? { failed: f.left } : {}) };
-      if (indexed) status.completedIndexes = formatIndexes(succeededIndexes);
+      // an empty string is left out, as the reference's omitempty field
+      if (indexed && succeededIndexes.size) status.completedIndexes = formatIndexes(succeededIndexes);
+      else delete status.completedIndexes;
       const pendingSucceeded = s.left.length;
       const pendingFailed = f.left.length;
 
@@ -209,12 +211,15 @@ export const jobController: Controller = {
 
       // 3. decide: suspended, failed, complete, or pods to start or stop
       if (!finished) {
+        const wasSuspended = status.conditions?.some((c) => c.type === 'Suspended' && c.status === 'True');
         if (job.spec.suspend) {
           status.conditions = jobCondition(status.conditions, { type: 'Suspended', status: 'True', reason: 'JobSuspended', message: 'Job suspended' }, now);
+          if (!wasSuspended) ctx.recorder.event(job, 'Normal', 'Suspended', 'Job suspended');
         } else {
-          if (status.conditions?.some((c) => c.type === 'Suspended' && c.status === 'True')) {
+          if (wasSuspended) {
             status.conditions = jobCondition(status.conditions, { type: 'Suspended', status: 'False', reason: 'JobResumed', message: 'Job resumed' }, now);
             status.startTime = now;   // the deadline counts from the resumption
+            ctx.recorder.event(job, 'Normal', 'Resumed', 'Job resumed');
           }
           status.startTime ??= now;
         }
@@ -324,14 +329,15 @@ export const jobController: Controller = {
         const { error } = await slowStartCreations(expectations, key, n, async (i) => {
           const index = indexes[i];
           const pod = podFromTemplate(job.spec.template, namespace, ref, {
-            generateName: index !== undefined ? `${job.metadata.name}-${index}-` : `${job.metadata.name}-`,
+            generateName: index !== undefined ? indexedGenerateName(job.metadata.name!, index) : `${job.metadata.name}-`,
             ...(index !== undefined ? { annotations: { [indexAnnotation]: String(index) } } : {}),
           });
           pod.metadata.finalizers = [...(pod.metadata.finalizers ?? []), trackingFinalizer];
           if (index !== undefined) {
             pod.spec.hostname = `${job.metadata.name}-${index}`;
-            pod.spec.containers = pod.spec.containers.map((c) => ({ ...c, env: [...(c.env ?? []),
-              { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${indexAnnotation}']` } } }] }));
+            const withIndex = withIndexEnv(indexAnnotation);
+            pod.spec.containers = pod.spec.containers.map(withIndex);
+            if (pod.spec.initContainers) pod.spec.initContainers = pod.spec.initContainers.map(withIndex);
           }
           const created = await podClient.create(pod);
           ctx.recorder.event(job, 'Normal', 'SuccessfulCreate', `Created pod: ${created.metadata.name}`);
@@ -356,6 +362,19 @@ export const jobController: Controller = {
     }
   },
 };
+
+/** longest generateName the server keeps whole (it appends 5 random characters to at most 58) */
+const maxGenerateNameLength = 58;
+/** `<job>-<index>-`, the job's name shortened when needed so that the index survives the server's cut */
+export function indexedGenerateName(jobName: string, index: number): string {
+  const suffix = `-${index}-`;
+  return `${jobName.slice(0, maxGenerateNameLength - suffix.length)}${suffix}`;
+}
+/** adds JOB_COMPLETION_INDEX (from the index annotation) to a container that does not set it itself */
+function withIndexEnv(indexAnnotation: string) {
+  return <C extends { env?: Array<{ name: string }> }>(c: C): C => (c.env ?? []).some((e) => e.name === 'JOB_COMPLETION_INDEX') ? c
+    : { ...c, env: [...(c.env ?? []), { name: 'JOB_COMPLETION_INDEX', valueFrom: { fieldRef: { fieldPath: `metadata.annotations['${indexAnnotation}']` } } }] };
+}
 
 /**
  * When a finished pod finished, for the back-off: its last container's finish, else when it stopped being Ready,

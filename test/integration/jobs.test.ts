@@ -55,6 +55,42 @@ describe('job controllers', () => {
     assert.deepEqual(indexes, ['0', '1', '2']);
   });
 
+  test('Indexed: init containers get JOB_COMPLETION_INDEX too, a container setting it keeps its own, a long name keeps the index', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const name = `indexed-${'x'.repeat(52)}`;   // 60 characters: `<name>-1-` would be cut by the server
+    const spec = job(name, { completions: 2, parallelism: 2, completionMode: 'Indexed' }, runFor(100));
+    spec.spec.template.spec = { ...spec.spec.template.spec, initContainers: [{ name: 'init', image: 'x' }],
+      containers: [{ name: 'c', image: 'x' }, { name: 'own', image: 'x', env: [{ name: 'JOB_COMPLETION_INDEX', value: 'mine' }] }] } as any;
+    await jobs.create(spec);
+    const done = await waitFor('complete', async () => { const j = await jobs.get(name); return condition(j, 'Complete') && j; });
+    assert.equal(done.status.completedIndexes, '0-1');
+    const pods = (await cluster.client.resource(podsRef, 'default').list({ labelSelector: `job-name=${name}` })).items;
+    assert.equal(pods.length, 2);
+    const fieldPath = `metadata.annotations['batch.${cluster.server.names.labelDomain}/job-completion-index']`;
+    for (const p of pods) {
+      const index = p.metadata.annotations[`batch.${cluster.server.names.labelDomain}/job-completion-index`];
+      assert.ok(p.metadata.name.startsWith(`${name.slice(0, 55)}-${index}-`), p.metadata.name);
+      assert.equal(p.spec.hostname, `${name}-${index}`);
+      const envOf = (c: any) => (c.env ?? []).filter((e: any) => e.name === 'JOB_COMPLETION_INDEX');
+      assert.deepEqual(envOf(p.spec.initContainers[0]).map((e: any) => e.valueFrom?.fieldRef?.fieldPath), [fieldPath]);
+      assert.deepEqual(envOf(p.spec.containers[0]).map((e: any) => e.valueFrom?.fieldRef?.fieldPath), [fieldPath]);
+      assert.deepEqual(envOf(p.spec.containers[1]).map((e: any) => e.value), ['mine']);
+    }
+  });
+
+  test('a suspended Job says so in events, and in its status with no empty completedIndexes', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('paused', { suspend: true, completions: 2, completionMode: 'Indexed' }, runFor(100)));
+    const suspended = await waitFor('suspended', async () => { const j = await jobs.get('paused'); return condition(j, 'Suspended') && j; });
+    assert.ok(!('completedIndexes' in suspended.status), JSON.stringify(suspended.status));
+    await jobs.patch('paused', { spec: { suspend: false } }, 'merge');
+    await waitFor('complete', async () => condition(await jobs.get('paused'), 'Complete'));
+    const events = async () => (await cluster.client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items
+      .filter((e: any) => e.involvedObject?.kind === 'Job' && e.involvedObject?.name === 'paused');
+    await waitFor('a Suspended event', async () => (await events()).some((e: any) => e.reason === 'Suspended' && e.message === 'Job suspended'));
+    await waitFor('a Resumed event', async () => (await events()).some((e: any) => e.reason === 'Resumed' && e.message === 'Job resumed'));
+  });
+
   test('backoffLimit: failed pods beyond it fail the Job', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
     await jobs.create(job('failing', { backoffLimit: 0 }, runFor(100, 3)));
