@@ -54,7 +54,10 @@ export const cronJobController: Controller = {
     const replaced: ReplacedJobs = new Map();
     const queue = startQueue(ctx, (key) => {
       const cj = cronJobs.get(key);
-      return cj ? syncCronJob(ctx, structuredClone(cj), jobs.byIndex('owner', cj.metadata.uid!), replaced) : Promise.resolve();
+      // only the Jobs it controls: a Job that merely names it as an owner (`kubectl create job --from=cronjob/...`)
+      // neither counts as an active run nor falls under the history limits, as with the reference
+      const controlled = cj ? jobs.byIndex('owner', cj.metadata.uid!).filter((j) => controllerOf(j)?.uid === cj.metadata.uid) : [];
+      return cj ? syncCronJob(ctx, structuredClone(cj), controlled, replaced) : Promise.resolve();
     });
     const ownerOf = (j: Job) => {
       const ref = controllerOf(j);

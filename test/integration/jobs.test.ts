@@ -243,6 +243,31 @@ describe('job controllers', () => {
     assert.ok(cj.status.lastScheduleTime);
   });
 
+  test('a Job made from a CronJob by hand (kubectl create job --from) neither blocks a Forbid schedule nor falls under its history limit', async () => {
+    const cronJobs = cluster.client.resource({ group: 'batch', version: 'v1', resource: 'cronjobs' }, 'default');
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const cj = await cronJobs.create({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'forbidding' }, spec: {
+      schedule: '* * * * *', concurrencyPolicy: 'Forbid', successfulJobsHistoryLimit: 0, failedJobsHistoryLimit: 0,
+      jobTemplate: { spec: { template: { metadata: { annotations: runFor(100) }, spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } } } } });
+    // what kubectl sends: an owner reference to the CronJob that does not make it the controller
+    const fromCronJob = (name: string, ms: number) => {
+      const j = job(name, {}, runFor(ms));
+      return { ...j, metadata: { ...j.metadata, annotations: { 'cronjob.kubernetes.io/instantiate': 'manual' },
+        ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'forbidding', uid: cj.metadata.uid }] } };
+    };
+    await jobs.create(fromCronJob('forbidding-running', 600_000));
+    await jobs.create(fromCronJob('forbidding-once', 100));
+    await waitFor('the short manual job complete', async () => condition(await jobs.get('forbidding-once'), 'Complete'));
+    const scheduled = await waitFor('a scheduled job', async () => (await jobs.list()).items
+      .find((j: any) => /^forbidding-\d+$/.test(j.metadata.name)), 90_000);
+    const c = await cronJobs.get('forbidding');
+    assert.ok(!(c.status?.active ?? []).some((a: any) => a.name === 'forbidding-running'), JSON.stringify(c.status));
+    // the finished scheduled job goes (no finished job is kept); the finished manual one stays
+    await waitFor('the scheduled job cleaned away', () => jobs.get(scheduled.metadata.name).then(() => false, () => true));
+    assert.ok(condition(await jobs.get('forbidding-once'), 'Complete'));
+    await cronJobs.delete('forbidding', { propagationPolicy: 'Background' });
+  });
+
   test('a CronJob with concurrencyPolicy Replace replaces a running Job, whose pods then go', async () => {
     const cronJobs = cluster.client.resource({ group: 'batch', version: 'v1', resource: 'cronjobs' }, 'default');
     const jobs = cluster.client.resource(jobsRef, 'default');
