@@ -1,5 +1,6 @@
 // The TTL-after-finished controller: a Job that finished (Complete or Failed) and sets
-// ttlSecondsAfterFinished is deleted that many seconds after it finished, its pods with it (in the background).
+// ttlSecondsAfterFinished is deleted that many seconds after it finished, its pods with it: in the foreground, as
+// the reference does, so the Job stays (with the foregroundDeletion finalizer) until its pods are gone.
 import { isNotFound } from '../client/rest-client.js';
 import { keyOf, splitKey, startQueue } from './common.js';
 import type { Controller } from './context.js';
@@ -31,7 +32,7 @@ export const ttlAfterFinishedController: Controller = {
       const freshAt = fresh && fresh.metadata.uid === job.metadata.uid ? expiresAt(fresh) : undefined;
       if (freshAt === undefined) return;
       if (freshAt > Date.now()) return { requeueAfterMs: freshAt - Date.now() };
-      await client.delete(name, { propagationPolicy: 'Background', preconditions: { uid: fresh!.metadata.uid, resourceVersion: fresh!.metadata.resourceVersion } })
+      await client.delete(name, { propagationPolicy: 'Foreground', preconditions: { uid: fresh!.metadata.uid, resourceVersion: fresh!.metadata.resourceVersion } })
         .catch((e) => { if (!isNotFound(e)) throw e; });
     });
     jobs.addHandler({ added: (j) => queue.add(keyOf(j)), updated: (_, j) => queue.add(keyOf(j)) });

@@ -224,10 +224,18 @@ describe('job controllers', () => {
     assert.equal(done.status.succeeded, 1);
   });
 
-  test('ttlSecondsAfterFinished deletes a finished Job and its pods', async () => {
+  test('ttlSecondsAfterFinished deletes a finished Job and its pods, in the foreground', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
-    await jobs.create(job('short-lived', { ttlSecondsAfterFinished: 0 }, runFor(100)));
-    await waitFor('deleted', () => jobs.get('short-lived').then(() => false, () => true));
+    const created = await jobs.create(job('short-lived', { ttlSecondsAfterFinished: 0 }, runFor(100)));
+    // the reference's TTL controller deletes with propagationPolicy Foreground: the Job is first marked with
+    // the foregroundDeletion finalizer, and goes once the collector has deleted its pods
+    let foreground = false;
+    const stop = new AbortController();
+    for await (const e of jobs.watch({ fieldSelector: 'metadata.name=short-lived', resourceVersion: created.metadata.resourceVersion, signal: stop.signal })) {
+      if ((e.object as any).metadata?.finalizers?.includes('foregroundDeletion')) foreground = true;
+      if (e.type === 'DELETED') { stop.abort(); break; }
+    }
+    assert.ok(foreground, 'deleted in the foreground');
     await waitFor('pods collected', async () => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'job-name=short-lived' })).items.length === 0);
   });
 
