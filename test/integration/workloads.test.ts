@@ -30,6 +30,8 @@ describe('workload controllers', () => {
       return cur.status?.availableReplicas === 3 && cur.status.updatedReplicas === 3 && cur;
     });
     assert.equal(d.status.observedGeneration, d.metadata.generation);
+    // the reference's counts are omitempty integers: none unavailable is no field, not a 0
+    assert.ok(!('unavailableReplicas' in d.status), JSON.stringify(d.status));
     const conditions = Object.fromEntries(d.status.conditions.map((c: any) => [c.type, c.reason]));
     assert.deepEqual(conditions, { Available: 'MinimumReplicasAvailable', Progressing: 'NewReplicaSetAvailable' });
     const rss = (await cluster.client.resource(rsRef, 'default').list({ labelSelector: 'app=web' })).items;
