@@ -12,3 +12,36 @@ test('CronJob schedules', async () => {
     'spec.concurrencyPolicy: Unsupported value: "Sometimes": supported values: "Allow", "Forbid", "Replace"',
   ]);
 });
+
+test('CronJob schedule fields within their ranges, as the reference parses them', async () => {
+  const cj = strategyOf('batch', 'cronjobs');
+  const job = { spec: { template: template(podSpec({ restartPolicy: 'Never' })) } };
+  for (const schedule of ['59 23 31 12 6', '0 0 * JAN-DEC SUN-SAT', '5/10 * * * *', '0 0 30 2 *'])
+    assert.deepEqual((await create(cj, { spec: { schedule, jobTemplate: job } })).causes, [], schedule);
+  const problems: Array<[string, string]> = [
+    ['61 * * * *', 'end of range (61) above maximum (59): 61'],
+    ['0 24 * * *', 'end of range (24) above maximum (23): 24'],
+    ['0 0 0 * *', 'beginning of range (0) below minimum (1): 0'],
+    ['0 0 * * 7', 'end of range (7) above maximum (6): 7'],
+    ['0 0 * * 1,5-3', 'beginning of range (5) beyond end of range (3): 5-3'],
+    ['*/0 * * * *', 'step of range should be a positive number: */0'],
+  ];
+  for (const [schedule, message] of problems)
+    assert.deepEqual((await create(cj, { spec: { schedule, jobTemplate: job } })).causes, [`spec.schedule: Invalid value: "${schedule}": ${message}`]);
+});
+
+test('CronJob timeZone: a known IANA zone, named explicitly', async () => {
+  const cj = strategyOf('batch', 'cronjobs');
+  const job = { spec: { template: template(podSpec({ restartPolicy: 'Never' })) } };
+  for (const timeZone of ['Europe/Paris', 'UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'])
+    assert.deepEqual((await create(cj, { spec: { schedule: '0 3 * * *', timeZone, jobTemplate: job } })).causes, [], timeZone);
+  const problems: Array<[string, string]> = [
+    ['Invalid/Zone', 'unknown time zone Invalid/Zone'],
+    ['', 'timeZone must be nil or non-empty string'],
+    [' Europe/Paris', 'unknown time zone  Europe/Paris'],
+    ['../etc/passwd', 'unknown time zone ../etc/passwd'],
+    ['Local', 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'],
+  ];
+  for (const [timeZone, message] of problems)
+    assert.deepEqual((await create(cj, { spec: { schedule: '0 3 * * *', timeZone, jobTemplate: job } })).causes, [`spec.timeZone: Invalid value: "${timeZone}": ${message}`]);
+});

@@ -31,7 +31,67 @@ function scheduleProblem(schedule: string): string | undefined {
   const fields = s.split(/\s+/).filter(Boolean);
   if (fields.length !== 5) return `expected exactly 5 fields, found ${fields.length}: ${s}`;
   const bad = fields.find(f => !cronField.test(f));
-  return bad === undefined ? undefined : `failed to parse int from ${bad}`;
+  if (bad !== undefined) return `failed to parse int from ${bad}`;
+  for (const [i, f] of fields.entries()) {
+    const p = fieldRangeProblem(f, fieldBounds[i]!);
+    if (p) return p;
+  }
+  return undefined;
+}
+
+interface Bounds { min: number; max: number; names?: string[] }
+const fieldBounds: Bounds[] = [
+  { min: 0, max: 59 }, { min: 0, max: 23 }, { min: 1, max: 31 },
+  { min: 1, max: 12, names: ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'] },
+  { min: 0, max: 6, names: ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'] },
+];
+
+/** each comma-separated part of a field within its bounds, with the reference's (robfig/cron's) messages */
+function fieldRangeProblem(field: string, b: Bounds): string | undefined {
+  const value = (v: string) => {
+    const i = b.names?.indexOf(v.toLowerCase()) ?? -1;
+    return i >= 0 ? i + b.min : /^\d+$/.test(v) ? Number(v) : undefined;
+  };
+  for (const part of field.split(',')) {
+    const [range, step] = part.split('/');
+    if (range === '*' || range === '?') {
+      if (step !== undefined && Number(step) === 0) return `step of range should be a positive number: ${part}`;
+      continue;
+    }
+    const [a, z] = range!.split('-');
+    const start = value(a!);
+    const end = z === undefined ? (step !== undefined ? b.max : start) : value(z);
+    if (start === undefined || end === undefined) return `failed to parse int from ${z !== undefined && start !== undefined ? z : a}`;
+    if (start < b.min) return `beginning of range (${start}) below minimum (${b.min}): ${part}`;
+    if (end > b.max) return `end of range (${end}) above maximum (${b.max}): ${part}`;
+    if (start > end) return `beginning of range (${start}) beyond end of range (${end}): ${part}`;
+    if (step !== undefined && Number(step) === 0) return `step of range should be a positive number: ${part}`;
+  }
+  return undefined;
+}
+
+/** the parts of an IANA zone name the reference accepts before loading it */
+const timeZonePart = /^[A-Za-z.\-_0-9+]{1,14}$/;
+
+/** spec.timeZone as the reference validates it: a known IANA zone, named explicitly */
+function timeZoneProblems(tz: string | undefined): Causes {
+  if (tz === undefined || tz === null) return [];
+  if (tz === '') return [invalid('spec.timeZone', tz, 'timeZone must be nil or non-empty string')];
+  if (tz.split('/').some(p => p === '.' || p === '..' || p.startsWith('-') || !timeZonePart.test(p)))
+    return [invalid('spec.timeZone', tz, `unknown time zone ${tz}`)];
+  if (tz.toLowerCase() === 'local')
+    return [invalid('spec.timeZone', tz, 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones')];
+  if (!knownTimeZone(tz)) return [invalid('spec.timeZone', tz, `unknown time zone ${tz}`)];
+  return [];
+}
+
+function knownTimeZone(tz: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function validateCronJob(cj: CronJob): Causes {
@@ -43,6 +103,7 @@ function validateCronJob(cj: CronJob): Causes {
     const p = scheduleProblem(s.schedule);
     if (p) out.push(invalid('spec.schedule', s.schedule, p));
   }
+  out.push(...timeZoneProblems(s.timeZone));
   out.push(...oneOf('spec.concurrencyPolicy', s.concurrencyPolicy, ['Allow', 'Forbid', 'Replace']));
   out.push(...nonNegative('spec.startingDeadlineSeconds', s.startingDeadlineSeconds),
     ...nonNegative('spec.successfulJobsHistoryLimit', s.successfulJobsHistoryLimit),
