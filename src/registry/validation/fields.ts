@@ -45,12 +45,13 @@ export function nonNegative(field: string, v: unknown): Causes {
   return isSet(v) && typeof v === 'number' && v < 0 ? [invalid(field, v, 'must be greater than or equal to 0')] : [];
 }
 /** an int-or-percent: a non-negative integer or "<n>%" with n at most 100 */
-export function intOrPercent(at: string, v: unknown): Causes {
+/** a count or a percentage; with `atMost100` (the default) a percentage above 100% is refused too */
+export function intOrPercent(at: string, v: unknown, atMost100 = true): Causes {
   if (!isSet(v)) return [];
   if (typeof v === 'number') return nonNegative(at, v);
   const m = /^(\d+)%$/.exec(String(v));
   if (!m) return [invalid(at, v, "a valid percent string must be a numeric string followed by an ending '%' (e.g. '1%',  or '93%', regex used for validation is '[0-9]+%')")];
-  return Number(m[1]) > 100 ? [invalid(at, v, 'must not be greater than 100%')] : [];
+  return atMost100 && Number(m[1]) > 100 ? [invalid(at, v, 'must not be greater than 100%')] : [];
 }
 
 export function positive(field: string, v: unknown): Causes {

@@ -27,10 +27,18 @@ export function selectorAndTemplate(s: { selector?: LabelSelector; template?: Po
 
 const isZero = (v: unknown) => v === 0 || v === '0%';
 
-export function rollingUpdate(at: string, ru: { maxUnavailable?: IntOrString; maxSurge?: IntOrString }): Causes {
-  const out = [...intOrPercent(`${at}.maxUnavailable`, ru.maxUnavailable), ...intOrPercent(`${at}.maxSurge`, ru.maxSurge)];
-  if (isZero(ru.maxUnavailable) && isZero(ru.maxSurge ?? 0))
-    out.push(invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+/**
+ * a rolling update's bounds, as the reference validates them per kind: a Deployment may surge beyond 100% and needs
+ * one of the two above zero; a DaemonSet's are both at most 100%, and exactly one of them is above zero
+ */
+export function rollingUpdate(at: string, ru: { maxUnavailable?: IntOrString; maxSurge?: IntOrString }, kind: 'Deployment' | 'DaemonSet'): Causes {
+  const daemon = kind === 'DaemonSet';
+  const out = [...intOrPercent(`${at}.maxUnavailable`, ru.maxUnavailable), ...intOrPercent(`${at}.maxSurge`, ru.maxSurge, daemon)];
+  const unavailable = !isZero(ru.maxUnavailable ?? 0);
+  const surge = !isZero(ru.maxSurge ?? 0);
+  if (!daemon && !unavailable && !surge) out.push(invalid(`${at}.maxUnavailable`, ru.maxUnavailable, 'may not be 0 when `maxSurge` is 0'));
+  if (daemon && unavailable && surge) out.push(invalid(`${at}.maxSurge`, ru.maxSurge, 'may not be set when maxUnavailable is non-zero'));
+  if (daemon && !unavailable && !surge) out.push(required(`${at}.maxUnavailable`, 'cannot be 0 when maxSurge is 0'));
   return out;
 }
 

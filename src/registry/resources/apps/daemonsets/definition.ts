@@ -26,7 +26,7 @@ function validateDaemonSet(ds: DaemonSet) {
   const out = selectorAndTemplate(s, 'daemonset', { restartPolicies: always, noActiveDeadline: 'DaemonSet' });
   const us = s.updateStrategy ?? {};
   out.push(...oneOf('spec.updateStrategy.type', us.type, ['OnDelete', 'RollingUpdate']));
-  if (us.type === 'RollingUpdate' && us.rollingUpdate) out.push(...rollingUpdate('spec.updateStrategy.rollingUpdate', us.rollingUpdate));
+  if (us.type === 'RollingUpdate' && us.rollingUpdate) out.push(...rollingUpdate('spec.updateStrategy.rollingUpdate', us.rollingUpdate, 'DaemonSet'));
   out.push(...nonNegative('spec.minReadySeconds', s.minReadySeconds), ...nonNegative('spec.revisionHistoryLimit', s.revisionHistoryLimit));
   return out;
 }

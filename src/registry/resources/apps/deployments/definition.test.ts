@@ -31,3 +31,15 @@ test('Deployment status through /status: counts not below 0, none above status.r
   ]);
   assert.deepEqual(status({ replicas: 3, readyReplicas: 1, availableReplicas: 2 }), ['status.availableReplicas: Invalid value: 2: cannot be greater than readyReplicas']);
 });
+
+test('rolling update bounds: a Deployment may surge past 100%; a DaemonSet keeps both within 100%, exactly one above zero', async () => {
+  const d = strategyOf('apps', 'deployments');
+  const surge = await create(d, { spec: { selector, template: template(), strategy: { rollingUpdate: { maxSurge: '150%', maxUnavailable: '110%' } } } });
+  assert.deepEqual(surge.causes, ['spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "110%": must not be greater than 100%']);
+  const ds = strategyOf('apps', 'daemonsets');
+  const rolling = (rollingUpdate: object) => create(ds, { spec: { selector, template: template(), updateStrategy: { type: 'RollingUpdate', rollingUpdate } } });
+  assert.deepEqual((await rolling({ maxSurge: 1, maxUnavailable: 0 })).causes, []);
+  assert.deepEqual((await rolling({ maxSurge: '150%', maxUnavailable: 0 })).causes, ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "150%": must not be greater than 100%']);
+  assert.deepEqual((await rolling({ maxSurge: 1 })).causes, ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero']);
+  assert.deepEqual((await rolling({ maxSurge: 0, maxUnavailable: '0%' })).causes, ['spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0']);
+});

@@ -29,7 +29,7 @@ function validateDeployment(d: Deployment): Causes {
   out.push(...oneOf('spec.strategy.type', st.type, ['Recreate', 'RollingUpdate']));
   if (st.type === 'Recreate' && st.rollingUpdate)
     out.push(forbidden('spec.strategy.rollingUpdate', "may not be specified when strategy `type` is 'Recreate'"));
-  if (st.type === 'RollingUpdate' && st.rollingUpdate) out.push(...rollingUpdate('spec.strategy.rollingUpdate', st.rollingUpdate));
+  if (st.type === 'RollingUpdate' && st.rollingUpdate) out.push(...rollingUpdate('spec.strategy.rollingUpdate', st.rollingUpdate, 'Deployment'));
   out.push(...nonNegative('spec.revisionHistoryLimit', s.revisionHistoryLimit), ...nonNegative('spec.minReadySeconds', s.minReadySeconds));
   if (isSet(s.progressDeadlineSeconds)) {
     out.push(...nonNegative('spec.progressDeadlineSeconds', s.progressDeadlineSeconds));
