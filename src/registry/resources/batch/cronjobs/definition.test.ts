@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { create, podSpec, strategyOf, template } from '../../testing/strategy.js';
+import { create, podSpec, strategyOf, template, update } from '../../testing/strategy.js';
 
 test('CronJob schedules', async () => {
   const cj = strategyOf('batch', 'cronjobs');
@@ -44,4 +44,22 @@ test('CronJob timeZone: a known IANA zone, named explicitly', async () => {
   ];
   for (const [timeZone, message] of problems)
     assert.deepEqual((await create(cj, { spec: { schedule: '0 3 * * *', timeZone, jobTemplate: job } })).causes, [`spec.timeZone: Invalid value: "${timeZone}": ${message}`]);
+});
+
+test('CronJob name at most 52 characters at creation, for its jobs\' names', async () => {
+  const cj = strategyOf('batch', 'cronjobs');
+  const job = { spec: { template: template(podSpec({ restartPolicy: 'Never' })) } };
+  const name = 'c'.repeat(53);
+  assert.deepEqual((await create(cj, { metadata: { name }, spec: { schedule: '@hourly', jobTemplate: job } })).causes,
+    [`metadata.name: Invalid value: "${name}": must be no more than 52 characters`]);
+  assert.deepEqual((await create(cj, { metadata: { name: name.slice(1) }, spec: { schedule: '@hourly', jobTemplate: job } })).causes, []);
+});
+
+test('CronJob timeZone is looked at again only when it changes', async () => {
+  const cj = strategyOf('batch', 'cronjobs');
+  const job = { spec: { template: template(podSpec({ restartPolicy: 'Never' })) } };
+  // as if stored while the zone database still knew it
+  const { obj } = await create<any>(cj, { spec: { schedule: '@hourly', timeZone: 'Gone/Zone', jobTemplate: job } });
+  assert.deepEqual(await update<any>(cj, obj, o => { o.spec.suspend = true; }), []);
+  assert.deepEqual(await update<any>(cj, obj, o => { o.spec.timeZone = 'Other/Gone'; }), ['spec.timeZone: Invalid value: "Other/Gone": unknown time zone Other/Gone']);
 });

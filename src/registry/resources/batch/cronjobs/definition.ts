@@ -94,16 +94,21 @@ function knownTimeZone(tz: string): boolean {
   }
 }
 
-function validateCronJob(cj: CronJob): Causes {
+function validateCronJob(cj: CronJob, old?: CronJob): Causes {
   const s: Partial<CronJobSpec> = cj.spec ?? {};
   const out: Causes = [];
+  // its jobs are named `<name>-<minutes since the epoch>` (11 more characters) within 63: checked at creation only,
+  // so that an older, longer one may still be changed and deleted
+  const name = cj.metadata?.name ?? '';
+  if (!old && name.length > 52) out.push(invalid('metadata.name', name, 'must be no more than 52 characters'));
   if (!s.schedule) out.push(required('spec.schedule'));
   else if (/^\s*(CRON_)?TZ=/.test(s.schedule)) out.push(invalid('spec.schedule', s.schedule, 'cannot use TZ or CRON_TZ in schedule, use timeZone field instead'));
   else {
     const p = scheduleProblem(s.schedule);
     if (p) out.push(invalid('spec.schedule', s.schedule, p));
   }
-  out.push(...timeZoneProblems(s.timeZone));
+  // an unchanged zone is not looked at again, as the reference does (the zone database may have lost it)
+  if (!old || old.spec?.timeZone !== s.timeZone) out.push(...timeZoneProblems(s.timeZone));
   out.push(...oneOf('spec.concurrencyPolicy', s.concurrencyPolicy, ['Allow', 'Forbid', 'Replace']));
   out.push(...nonNegative('spec.startingDeadlineSeconds', s.startingDeadlineSeconds),
     ...nonNegative('spec.successfulJobsHistoryLimit', s.successfulJobsHistoryLimit),
@@ -120,8 +125,8 @@ export const strategy = defineStrategy<Stored<CronJob>>({
   defaults: defaultCronJob,
   podSpecs: cj => [['spec.jobTemplate.spec.template.spec', cj.spec?.jobTemplate?.spec?.template?.spec]],
   prepareForCreate(cj) { cj.status = {}; },
-  validate: validateCronJob,
-  validateUpdate: validateCronJob,
+  validate: cj => validateCronJob(cj),
+  validateUpdate: (cj, old) => validateCronJob(cj, old),
 });
 
 const columns: TableColumn<CronJob>[] = [
