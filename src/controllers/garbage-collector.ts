@@ -54,6 +54,17 @@ export const garbageCollector: Controller = {
       }
     };
 
+    /** an owner reference names an object of another namespace: it can never be that owner (an owner is looked for
+     *  in its dependent's namespace), so the reference is dangling; said in an event, as the reference does */
+    const elsewhere = (dependent: Item, owner: Item | undefined) => !!owner?.namespace && owner.namespace !== dependent.namespace;
+    const reportElsewhere = (dependent: Item, ref: OwnerReference) => {
+      const { group, version } = dependent.resource;
+      ctx.recorder.event({ apiVersion: group ? `${group}/${version}` : version, kind: dependent.resource.kind,
+        metadata: { name: dependent.name, namespace: dependent.namespace, uid: dependent.uid } }, 'Warning', 'OwnerRefInvalidNamespace',
+      `ownerRef [${ref.apiVersion}/${ref.kind}, namespace: ${dependent.namespace ?? ''}, name: ${ref.name}, uid: ${ref.uid}] does not exist in namespace "${dependent.namespace ?? ''}"`);
+      attemptToDelete.add(dependent.uid);
+    };
+
     const observe = (resource: DiscoveredResource, obj: Obj) => {
       const uid = obj.metadata.uid!;
       const prev = graph.get(uid);
@@ -74,6 +85,17 @@ export const garbageCollector: Controller = {
       }
       // an owner that appeared: dependents waiting on it are fine; one deleted: its dependents are looked at
       if (!prev || prev.deleting !== item.deleting) for (const d of dependentsOf.get(uid) ?? []) attemptToDelete.add(d);
+      // references across namespaces, on the dependent's side as its references change, on the owner's as it appears
+      if (!prev || JSON.stringify(prev.owners) !== JSON.stringify(owners)) {
+        for (const r of owners) if (elsewhere(item, graph.get(r.uid))) reportElsewhere(item, r);
+      }
+      if (!prev) {
+        for (const d of dependentsOf.get(uid) ?? []) {
+          const dependent = graph.get(d);
+          const ref = dependent?.owners.find((r) => r.uid === uid);
+          if (dependent && ref && elsewhere(dependent, item)) reportElsewhere(dependent, ref);
+        }
+      }
     };
     const forget = (obj: Obj) => {
       const uid = obj.metadata.uid!;

@@ -71,6 +71,18 @@ describe('garbage collector', () => {
     await waitFor('the owner gone', () => gone(cms, 'fg-owner'));
   });
 
+  test('an owner reference to an object of another namespace is dangling: the dependent goes, with an OwnerRefInvalidNamespace event', async () => {
+    await client.resource({ group: '', version: 'v1', resource: 'namespaces' }).create({ metadata: { name: 'gc-elsewhere' } });
+    const owner = await client.resource(cms, 'gc-elsewhere').create({ metadata: { name: 'far-owner' } });
+    const dep = await client.resource(secrets, 'default').create(owned('far-dep', owner));
+    await waitFor('the dependent collected', () => gone(secrets, 'far-dep'));
+    const event = await waitFor('the event', async () => (await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items
+      .find((e: any) => e.reason === 'OwnerRefInvalidNamespace' && e.involvedObject?.uid === dep.metadata.uid));
+    assert.equal(event.type, 'Warning');
+    assert.equal(event.message, `ownerRef [v1/ConfigMap, namespace: default, name: far-owner, uid: ${owner.metadata.uid}] does not exist in namespace "default"`);
+    assert.ok(await client.resource(cms, 'gc-elsewhere').get('far-owner'), 'the other namespace\'s object stays');
+  });
+
   test('dependents of owners deleted while no collector ran are collected when one starts', async () => {
     const quietServer = await startTestServer({ flags: ['--controller-manager=false'] });
     const c = await clientFromFile(quietServer.kubeconfig);
