@@ -162,6 +162,8 @@ function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Ma
     const known = graph.get(ref.uid);
     const resource = known?.resource ?? byKind.get(`${parseApiVersion(ref.apiVersion).group}/${ref.kind}`);
     if (!resource) return 'solid';   // a kind this server does not serve (yet): never collect on that ground
+    // a cluster-scoped object naming a namespaced owner: there is no namespace to look in, and the reference leaves it be
+    if (resource.namespaced && !namespace) return 'solid';
     const obj = await client(resource, namespace).get(ref.name).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
     if (!obj || obj.metadata.uid !== ref.uid) return 'absent';
     return obj.metadata.deletionTimestamp && (obj.metadata.finalizers ?? []).includes(foregroundFinalizer) ? 'waiting' : 'solid';

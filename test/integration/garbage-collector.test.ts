@@ -81,6 +81,17 @@ describe('garbage collector', () => {
     assert.equal(event.type, 'Warning');
     assert.equal(event.message, `ownerRef [v1/ConfigMap, namespace: default, name: far-owner, uid: ${owner.metadata.uid}] does not exist in namespace "default"`);
     assert.ok(await client.resource(cms, 'gc-elsewhere').get('far-owner'), 'the other namespace\'s object stays');
+    // a cluster-scoped dependent naming a namespaced owner is said to be wrong too, but kept: there is nowhere to look
+    const volumes = { group: '', version: 'v1', resource: 'persistentvolumes' };
+    const volume = await client.resource(volumes).create({ metadata: { name: 'gc-far-volume', ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'far-owner', uid: owner.metadata.uid }] },
+      spec: { capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], hostPath: { path: '/srv/gc-far' } } });
+    await waitFor('its event', async () => (await client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items
+      .some((e: any) => e.reason === 'OwnerRefInvalidNamespace' && e.involvedObject?.uid === volume.metadata.uid));
+    // the dependent in default went after its event was recorded; the same collector has had its look at this one
+    const sentinel = await client.resource(secrets, 'default').create(owned('far-sentinel', { metadata: { name: 'none', uid: '00000000-0000-0000-0000-00000000dead' } }));
+    await waitFor('a later dangling dependent collected', () => gone(secrets, sentinel.metadata.name));
+    assert.ok(await client.resource(volumes).get('gc-far-volume'), 'the cluster-scoped dependent stays');
+    await client.resource(volumes).delete('gc-far-volume');
   });
 
   test('dependents of owners deleted while no collector ran are collected when one starts', async () => {
