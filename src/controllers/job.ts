@@ -252,7 +252,7 @@ export const jobController: Controller = {
       if (!finished && expectations.satisfied(key) && !deleting) {
         if (failJob || complete || job.spec.suspend) {
           // no more pods: the active ones stop
-          await deletePods(active, job.spec.suspend ? 'Job suspended' : 'Job done');
+          await deletePods(active);
         } else if (completions === undefined && totalSucceeded > 0) {
           // a work queue: after the first success no new pods start; the running ones finish
         } else {
@@ -260,7 +260,7 @@ export const jobController: Controller = {
             ? Math.min(parallelism, completions! - succeededIndexes.size)
             : Math.min(parallelism, completions !== undefined ? completions - totalSucceeded : parallelism);
           if (active.length > wanted) {
-            await deletePods([...active].sort(deletionRank).slice(0, active.length - wanted), 'too many active');
+            await deletePods([...active].sort(deletionRank).slice(0, active.length - wanted));
           } else if (active.length < wanted) {
             const wait = backoffRemaining(all);
             if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
@@ -346,13 +346,13 @@ export const jobController: Controller = {
         return error;
       }
 
-      async function deletePods(victims: Pod[], why: string) {
+      async function deletePods(victims: Pod[]) {
         if (!victims.length) return;
         expectations.expectDeletions(key, victims.map(keyOf));
         await Promise.all(victims.map(async (p) => {
           try {
             await podClient.delete(p.metadata.name!, { preconditions: { uid: p.metadata.uid } });
-            ctx.recorder.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name} (${why})`);
+            ctx.recorder.event(job, 'Normal', 'SuccessfulDelete', `Deleted pod: ${p.metadata.name}`);
           } catch (e) {
             expectations.deletionFailed(key, keyOf(p));
             if (!isNotFound(e)) throw e;

@@ -91,6 +91,18 @@ describe('job controllers', () => {
     await waitFor('a Resumed event', async () => (await events()).some((e: any) => e.reason === 'Resumed' && e.message === 'Job resumed'));
   });
 
+  test('suspending a running Job deletes its pods, each said in a SuccessfulDelete event as the reference words it', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    await jobs.create(job('halted', {}, runFor(600_000)));
+    const pod = await waitFor('its pod running', async () => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'job-name=halted' })).items
+      .find((p: any) => p.status?.phase === 'Running'));
+    await jobs.patch('halted', { spec: { suspend: true } }, 'merge');
+    const event = await waitFor('a SuccessfulDelete event', async () => (await cluster.client.resource({ group: '', version: 'v1', resource: 'events' }, 'default').list()).items
+      .find((e: any) => e.involvedObject?.name === 'halted' && e.reason === 'SuccessfulDelete'));
+    assert.equal(event.message, `Deleted pod: ${pod.metadata.name}`);
+    await jobs.delete('halted', { propagationPolicy: 'Background' });
+  });
+
   test('backoffLimit: failed pods beyond it fail the Job', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
     await jobs.create(job('failing', { backoffLimit: 0 }, runFor(100, 3)));
