@@ -504,21 +504,13 @@ const madeProgress = (prev: DeploymentStatus, cur: DeploymentStatus) => {
 const timedOut = (d: Deployment, c: Condition) =>
   Date.parse(c.lastUpdateTime ?? '') + d.spec.progressDeadlineSeconds! * 1000 < Date.now();
 
-/** the counts of a Deployment's status are plain omitempty integers in the reference: a zero is left out */
-const countFields = ['replicas', 'updatedReplicas', 'readyReplicas', 'availableReplicas', 'unavailableReplicas'] as const;
-function withoutZeroCounts(s: DeploymentStatus): DeploymentStatus {
-  const out = { ...s };
-  for (const k of countFields) if (out[k] === 0) delete out[k];
-  return out;
-}
-
 function sameStatus(a: DeploymentStatus | undefined, b: DeploymentStatus): boolean {
-  const strip = (s: DeploymentStatus | undefined) => canonicalJson({ ...withoutZeroCounts(s ?? {}), conditions: (s?.conditions ?? []).map((c) => ({ ...c, lastUpdateTime: undefined, lastTransitionTime: undefined })) });
+  const strip = (s: DeploymentStatus | undefined) => canonicalJson({ ...(s ?? {}), conditions: (s?.conditions ?? []).map((c) => ({ ...c, lastUpdateTime: undefined, lastTransitionTime: undefined })) });
   return strip(a) === strip(b) && (a?.conditions?.length ?? 0) === (b.conditions?.length ?? 0);
 }
 
 async function writeStatus(ctx: ControllerContext, d: Deployment, status: DeploymentStatus) {
-  const updated = await ctx.client.resource(ctx.refs.deployments, d.metadata.namespace).status.update({ ...d, status: withoutZeroCounts(status) }).catch((e) => {
+  const updated = await ctx.client.resource(ctx.refs.deployments, d.metadata.namespace).status.update({ ...d, status }).catch((e) => {
     if (isConflict(e) || isNotFound(e)) return undefined;   // a newer version brings another sync
     throw e;
   });
