@@ -49,6 +49,7 @@ import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../h
 import { setupAuth, type Auth } from './auth.js';
 import { startKubernetesService } from './kubernetes-service.js';
 import { startIdentityLease, startIdentityLeaseGc } from './identity-lease.js';
+import { ensureTrackingSince } from './legacy-token-tracking.js';
 import type { Loopback } from './loopback.js';
 import { startComponentThread } from './component-thread.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
@@ -459,6 +460,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       loop('poststarthook/start-kube-apiserver-identity-lease-controller', () => startIdentityLease({ backends, names, log })),
       loop('poststarthook/start-kube-apiserver-identity-lease-garbage-collector', () => startIdentityLeaseGc({ backends, names, log })),
     ] : []),
+    // since when legacy service-account tokens' uses are recorded (LegacyServiceAccountTokenTracking, on by default)
+    ...(options.featureGates.LegacyServiceAccountTokenTracking
+      ? [{ name: 'poststarthook/start-legacy-token-tracking-controller', start: () => ensureTrackingSince(backends, names) }] : []),
     { name: 'poststarthook/kube-apiserver-autoregistration', start: () => aggregation.register() },
     loop('poststarthook/start-cluster-authentication-info-controller', () =>
       aggregation.keepAuthenticationTrust(pki.caCertPem, tuning.apiServiceCheckIntervalMs ?? 30_000, log)),

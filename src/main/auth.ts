@@ -19,6 +19,7 @@ import { certificatesIn, clientCertificateAuthenticator, x509Authenticator } fro
 import { tokenFileAuthenticator } from '../authn/token-file.js';
 import { bootstrapTokenAuthenticator } from '../authn/bootstrap-token.js';
 import { defaultIssuer, serviceAccountTokens, type ServiceAccountTokens } from '../authn/service-account.js';
+import { legacyTokenUseRecorder } from './legacy-token-tracking.js';
 import { oidcAuthenticator } from '../authn/oidc.js';
 import { tokenWebhookAuthenticator } from '../authn/token-webhook.js';
 import { requestHeaderAuthenticator } from '../authn/request-header.js';
@@ -95,8 +96,11 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
     ].join('\n')))));
   } else authenticators.push(x509Authenticator);
   if (a.tokenAuthFile) authenticators.push(flagged('--token-auth-file', () => tokenFileAuthenticator(a.tokenAuthFile!)));
+  // legacy tokens' uses are recorded on their Secrets (LegacyServiceAccountTokenTracking); the lookup reads the Secret
+  const recordUse = options.featureGates.LegacyServiceAccountTokenTracking && a.serviceAccountLookup
+    ? legacyTokenUseRecorder(backends, names) : undefined;
   authenticators.push(tokens.authenticator(a.serviceAccountLookup
-    ? (resource, ns, name) => listers.get('', resource, ns, name) : undefined));
+    ? (resource, ns, name) => listers.get('', resource, ns, name) : undefined, recordUse));
   if (a.enableBootstrapTokenAuth) authenticators.push(bootstrapTokenAuthenticator(names, (ns, name) => listers.get('', 'secrets', ns, name)));
   const oidc = a.oidc ? oidcAuthenticator(a.oidc, undefined, { warn: m => deps.log.warn(m) }) : undefined;
   if (oidc) authenticators.push(oidc);

@@ -34,6 +34,7 @@ describe('service-account token controller', () => {
 
   test('a token Secret is filled, authenticates as its account, and goes with the account', async () => {
     const domain = server.names.labelDomain;
+    const before = new Date();
     await admin.resource(accounts, 'default').create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'robot' } });
     await admin.resource(secrets, 'default').create({
       apiVersion: 'v1', kind: 'Secret', type: `${domain}/service-account-token`,
@@ -50,6 +51,14 @@ describe('service-account token controller', () => {
     const annotated = await waitFor('the audit event', async () => readFileSync(auditLog, 'utf8').split('\n').filter(Boolean).map(l => JSON.parse(l))
       .find(e => e.user?.username === 'system:serviceaccount:default:robot' && e.objectRef?.resource === 'selfsubjectreviews'));
     assert.equal(annotated.annotations[`${server.names.group('authentication')}/legacy-token`], 'system:serviceaccount:default:robot');
+    // the Secret records the day its token was used (LegacyServiceAccountTokenTracking), and since when that is tracked
+    const days = [before, new Date()].map(t => t.toISOString().slice(0, 10));
+    const used = (await admin.resource(secrets, 'default').get('robot-token')).metadata.labels?.[`${domain}/legacy-token-last-used`];
+    assert.ok(days.includes(used), `last used ${used}`);
+    const tracking = await admin.resource({ group: '', version: 'v1', resource: 'configmaps', kind: 'ConfigMap', namespaced: true }, server.names.systemNamespace)
+      .get('kube-apiserver-legacy-service-account-token-tracking');
+    assert.match(tracking.data.since, /^\d{4}-\d{2}-\d{2}$/);
+    assert.ok(tracking.data.since <= used);
 
     await admin.resource(accounts, 'default').delete('robot');
     await waitFor('the Secret to go', async () => admin.resource(secrets, 'default').get('robot-token').then(() => false, () => true));
