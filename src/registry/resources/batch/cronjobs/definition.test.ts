@@ -33,13 +33,15 @@ test('CronJob schedule fields within their ranges, as the reference parses them'
 test('CronJob timeZone: a known IANA zone, named explicitly', async () => {
   const cj = strategyOf('batch', 'cronjobs');
   const job = { spec: { template: template(podSpec({ restartPolicy: 'Never' })) } };
-  for (const timeZone of ['Europe/Paris', 'UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5'])
+  for (const timeZone of ['Europe/Paris', 'UTC', 'America/Argentina/Buenos_Aires', 'Etc/GMT+5', 'US/Pacific'])
     assert.deepEqual((await create(cj, { spec: { schedule: '0 3 * * *', timeZone, jobTemplate: job } })).causes, [], timeZone);
   const problems: Array<[string, string]> = [
     ['Invalid/Zone', 'unknown time zone Invalid/Zone'],
     ['', 'timeZone must be nil or non-empty string'],
     [' Europe/Paris', 'unknown time zone  Europe/Paris'],
     ['../etc/passwd', 'unknown time zone ../etc/passwd'],
+    ['europe/paris', 'unknown time zone europe/paris'],
+    ['utc', 'unknown time zone utc'],
     ['Local', 'timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones'],
   ];
   for (const [timeZone, message] of problems)

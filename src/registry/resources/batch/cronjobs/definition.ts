@@ -85,10 +85,13 @@ function timeZoneProblems(tz: string | undefined): Causes {
   return [];
 }
 
+/** a zone the runtime knows under this exact name: its database matches names without regard to case, the
+ *  reference's (files of the zone database) does not, so a canonical name in other letters (`europe/paris`, `utc`) is
+ *  unknown; an alias (`US/Pacific`) resolves to another name and is taken as given */
 function knownTimeZone(tz: string): boolean {
   try {
-    new Intl.DateTimeFormat('en-US', { timeZone: tz });
-    return true;
+    const resolved = new Intl.DateTimeFormat('en-US', { timeZone: tz }).resolvedOptions().timeZone;
+    return resolved === tz || resolved.toLowerCase() !== tz.toLowerCase();
   } catch {
     return false;
   }
