@@ -44,8 +44,7 @@ export const qualifiedName = (field: string, v: string): Causes => qualifiedName
 export function nonNegative(field: string, v: unknown): Causes {
   return isSet(v) && typeof v === 'number' && v < 0 ? [invalid(field, v, 'must be greater than or equal to 0')] : [];
 }
-/** an int-or-percent: a non-negative integer or "<n>%" with n at most 100 */
-/** a count or a percentage; with `atMost100` (the default) a percentage above 100% is refused too */
+/** an int-or-percent: a non-negative integer or "<n>%", with n at most 100 unless `atMost100` is false */
 export function intOrPercent(at: string, v: unknown, atMost100 = true): Causes {
   if (!isSet(v)) return [];
   if (typeof v === 'number') return nonNegative(at, v);
