@@ -92,6 +92,16 @@ const quiet = { info() {}, warn() {}, error: (m: string) => process.stderr.write
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cluster-test-'));
+  try {
+    return await startInDataDir(opts, dataDir);
+  } catch (err) {
+    // a server that did not start leaves no folder of ours behind
+    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise<TestServer> {
   const apiDomain = opts.apiDomain ?? defaultApiDomain;
   const storage = opts.storage ?? 'memory';
   const { options } = parseApiServerOptions([

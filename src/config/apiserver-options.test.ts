@@ -1,7 +1,7 @@
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { apiServerFlags, apiServerHelp, checkCompatibilityFiles, parseApiServerOptions, parsePortRange, parseWatchCacheSizes } from './apiserver-options.js';
 import { FlagError } from './flags.js';
@@ -205,6 +205,7 @@ describe('authentication and authorization flags', () => {
 
 describe('API server options: the reference\'s flags for HTTP/2, admission, storage checks, logging and compatibility', () => {
   const tmp = mkdtempSync(join(tmpdir(), 'apiserver-flags-'));
+  after(() => rmSync(tmp, { recursive: true, force: true }));
   const file = (name: string, text: string) => { const p = join(tmp, name); writeFileSync(p, text); return p; };
 
   test('defaults', () => {

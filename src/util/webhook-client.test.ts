@@ -1,11 +1,14 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { openWebhookClient, webhookClient } from './webhook-client.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'webhook-client-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
 
 const config = (server: unknown) => JSON.stringify({
   apiVersion: 'v1', kind: 'Config', clusters: [{ name: 'hook', cluster: { server } }], users: [{ name: 'u', user: { token: 'secret' } }],
@@ -23,7 +26,7 @@ test('a plain http server is reached over http, as the reference\'s client confi
   });
   await new Promise<void>(r => server.listen(0, '127.0.0.1', () => r()));
   try {
-    const file = join(mkdtempSync(join(tmpdir(), 'webhook-client-')), 'hook.kubeconfig');
+    const file = join(mkdtempSync(join(scratch, 'c-')), 'hook.kubeconfig');
     writeFileSync(file, config(`http://127.0.0.1:${(server.address() as AddressInfo).port}/events`));
     const client = await webhookClient(file);
     assert.deepEqual(await client.post({ kind: 'EventList' }), { ok: true });
@@ -34,7 +37,7 @@ test('a plain http server is reached over http, as the reference\'s client confi
 });
 
 test('a configuration without a usable server is refused with a message naming the file', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'webhook-client-'));
+  const dir = mkdtempSync(join(scratch, 'c-'));
   await webhookClient(join(dir, 'none')).catch(() => {});   // loads the YAML library
   for (const [server, message] of [[undefined, /names no server/], ['::not a url', /is not a URL/], ['ftp://127.0.0.1/x', /must use https or http, not ftp:/]] as const) {
     const file = join(dir, 'hook.kubeconfig');
@@ -54,7 +57,7 @@ test('an answer that trickles in is given up at the time limit, as one that neve
   });
   await new Promise<void>(r => server.listen(0, '127.0.0.1', () => r()));
   try {
-    const file = join(mkdtempSync(join(tmpdir(), 'webhook-client-')), 'hook.kubeconfig');
+    const file = join(mkdtempSync(join(scratch, 'c-')), 'hook.kubeconfig');
     writeFileSync(file, config(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`));
     await webhookClient(join(tmpdir(), 'none')).catch(() => {});
     await assert.rejects(openWebhookClient(file, 300).post({}), /did not answer in time/);

@@ -1,5 +1,5 @@
 // Shared by the agent's tests: polling until a condition holds, and options for a test agent.
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request as httpsRequest } from 'node:https';
@@ -12,7 +12,23 @@ import { waitFor } from '../support/wait.js';
 
 export { waitFor } from '../support/wait.js';
 
-export const tempDir = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const tempDirs: string[] = [];
+/** a new folder under the system's temporary folder, removed when the test process exits */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (tempDirs.push(dir) === 1) process.once('exit', removeTempDirs);
+  return dir;
+}
+
+// a folder that still has something mounted under it (a real runtime's volume) is left alone: removing it
+// would reach into the mounted file system
+function removeTempDirs(): void {
+  const mounts = readFileSync('/proc/self/mountinfo', 'utf8').split('\n').map((line) => line.split(' ')[4] ?? '');
+  for (const dir of tempDirs) {
+    if (mounts.some((m) => m === dir || m.startsWith(`${dir}/`))) continue;
+    try { rmSync(dir, { recursive: true, force: true }); } catch { /* left for the system's cleaner */ }
+  }
+}
 
 export function pod(name: string, nodeName: string, extra: { annotations?: Record<string, string>; spec?: object; containers?: object[] } = {}): any {
   return {

@@ -149,9 +149,11 @@ comparedSuite('clusterctl does what kubectl does: workloads and the rest', async
 
   test('completion: a bash script that loads and completes commands', async () => {
     const script = await envs()[1]!.ok(['completion', 'bash']);
-    const file = join(mkdtempSync(join(tmpdir(), 'completion-')), 'c.bash');
+    const dir = mkdtempSync(join(tmpdir(), 'completion-'));
+    const file = join(dir, 'c.bash');
     writeFileSync(file, script);
     const r = await new Promise<Run>((resolve) => execFile('bash', ['-c', `source ${file}; COMP_WORDS=(clusterctl ro); COMP_CWORD=1; _clusterctl; echo "\${COMPREPLY[@]}"; COMP_WORDS=(clusterctl rollout st); COMP_CWORD=2; _clusterctl; echo "\${COMPREPLY[@]}"; complete -p clusterctl`], (err, stdout, stderr) => resolve({ code: err ? 1 : 0, stdout, stderr })));
+    rmSync(dir, { recursive: true, force: true });
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(r.stdout.trim().split('\n'), ['rollout', 'status', 'complete -o default -F _clusterctl clusterctl']);
     assert.ok(existsSync(clusterctlPath));

@@ -2,7 +2,7 @@
 // See clusterctl-support.ts for how the three environments compare.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { comparedSuite, lines, neutral, out, stable, type Env } from './clusterctl-support.js';
@@ -49,10 +49,12 @@ comparedSuite('clusterctl does what kubectl does: writing', (e) => e.ok(['create
     await same((e) => ['replace', '-f', e.manifest('replace.yaml', [{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm2', namespace: 'e2e' }, data: { only: 'this' } }])], out);
     await same(['get', 'cm', 'cm2', '-n', 'e2e', '-o', 'jsonpath={.data}'], out);
     // an editor that changes a value in the file it is given
-    const editor = join(mkdtempSync(join(tmpdir(), 'editor-')), 'edit.sh');
+    const editorDir = mkdtempSync(join(tmpdir(), 'editor-'));
+    const editor = join(editorDir, 'edit.sh');
     writeFileSync(editor, '#!/bin/sh\nsed -i "s/only: this/only: edited/" "$1"\n');
     chmodSync(editor, 0o755);
     await same(['edit', 'cm', 'cm2', '-n', 'e2e'], out, { env: () => ({ EDITOR: editor, KUBE_EDITOR: editor }) });
+    rmSync(editorDir, { recursive: true, force: true });
     await same(['get', 'cm', 'cm2', '-n', 'e2e', '-o', 'jsonpath={.data.only}'], out);
     await same(['delete', 'cm', 'cm2', '-n', 'e2e'], out);
     await same(['delete', 'cm', 'cm2', '-n', 'e2e'], lines);

@@ -1,12 +1,12 @@
 // The reference's API server flags that act here, each through a real server: HTTP/2 GOAWAY chance and stream limit,
 // --admission-control, --delete-collection-workers, --kubernetes-service-node-port, --aggregator-reject-forwarding-redirect,
 // the timeouts of the storage checks, and the log format of the program itself.
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect, type ClientHttp2Session } from 'node:http2';
 import { createServer } from 'node:https';
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +16,9 @@ import { startApiServer } from '../../src/main/apiserver.js';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../src/pki/certificates.js';
 import { createClient } from './client.js';
 import { until, waitFor } from '../support/wait.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'apiserver-flags-'));
+after(() => rmSync(scratch, { recursive: true, force: true }));
 
 type Creds = { url: string; caCertPem: string; adminCertPem: string; adminKeyPem: string };
 const h2 = (s: Creds): ClientHttp2Session => connect(s.url, { ca: s.caCertPem, cert: s.adminCertPem, key: s.adminKeyPem });
@@ -129,7 +132,7 @@ describe('admission and collections', () => {
 });
 
 test('--kubernetes-service-node-port: the server\'s Service is of type NodePort on that port, and back to ClusterIP without it', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'node-port-'));
+  const dataDir = mkdtempSync(join(scratch, 'node-port-'));
   const first = await startTestServer({ dataDir, storage: 'sqlite', flags: ['--kubernetes-service-node-port=30443'] });
   const c = createClient(first);
   try {
@@ -209,7 +212,7 @@ describe('--aggregator-reject-forwarding-redirect', () => {
 });
 
 test('--etcd-healthcheck-timeout and --etcd-readycheck-timeout: a storage check slower than its timeout fails', async () => {
-  const { options } = parseApiServerOptions(['--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory', `--data-dir=${mkdtempSync(join(tmpdir(), 'etcd-timeouts-'))}`,
+  const { options } = parseApiServerOptions(['--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory', `--data-dir=${mkdtempSync(join(scratch, 'etcd-timeouts-'))}`,
     '--controller-manager=false', '--scheduler=false', '--metrics-server=false', '--etcd-readycheck-timeout=50ms', '--etcd-healthcheck-timeout=30s']);
   let slowMs = 0;
   const quiet = { info() {}, warn() {}, error() {} };
@@ -241,7 +244,7 @@ test('--etcd-healthcheck-timeout and --etcd-readycheck-timeout: a storage check 
 });
 
 test('--logging-format=json: the program writes its log lines as JSON objects', async () => {
-  const dataDir = mkdtempSync(join(tmpdir(), 'json-log-'));
+  const dataDir = mkdtempSync(join(scratch, 'json-log-'));
   const child = spawn(process.execPath, [join(import.meta.dirname, '../../bin/apiserver.js'), '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory',
     `--data-dir=${dataDir}`, '--controller-manager=false', '--scheduler=false', '--metrics-server=false', '--logging-format=json', '--apiserver-count=3'], { stdio: ['ignore', 'ignore', 'pipe'] });
   let err = '';

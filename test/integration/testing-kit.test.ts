@@ -2,7 +2,7 @@
 // test process, snapshots restored and forked, and faults injected at the storage under the server.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -244,4 +244,18 @@ metadata: {name: not-a-crd}
       client.close();
     }
   });
+});
+
+test('a server that fails to start leaves no data folder behind', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'kit-start-'));
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = parent;
+  try {
+    await assert.rejects(startTestServer({ flags: ['--feature-gates=ServerSideApply=false'] }), /ServerSideApply/);
+    assert.deepEqual(readdirSync(parent), []);
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
+    rmSync(parent, { recursive: true, force: true });
+  }
 });
