@@ -7,7 +7,7 @@ import { build } from 'esbuild';
 rmSync('dist/bin', { recursive: true, force: true });   // chunk names change with their content
 
 const bundled = new Set(['yaml', 'js-yaml', 'prom-client', 'tdigest', 'bintrees', '@opentelemetry/api', 'jose', 'cron-parser', 'luxon', 'commander',
-  'rotating-file-stream', 'parse-prometheus-text-format', 'shallow-equal']);
+  'rotating-file-stream', 'parse-prometheus-text-format', 'shallow-equal', 'sorted-btree']);
 const packageName = (spec) => spec.split('/').slice(0, spec.startsWith('@') ? 2 : 1).join('/');
 const externalPackages = {
   name: 'external-packages',
