@@ -366,8 +366,9 @@ and Jobs complete. Pod annotations change what a simulated container does:
   ${fakeAnnotation(names, 'log-every')}: <duration>   the containers log a numbered line this often
 Exec runs a simulated shell over each container's own in-memory files (echo, cat, ls, mkdir, rm, test, sleep, env,
 hostname, exit, sh -c, tar: enough for kubectl exec and cp); attach follows the lines the container logs from then on
-and echoes what it reads on stdin when the container has stdin, and a container with stdinOnce (kubectl run -i) exits
-0 when that input ends (^D on a terminal);
+and passes stdin to a container with stdin: one whose command the shell knows runs it in the shell, reading what
+attaches send (kubectl run -i -- sh: the lines it reads; its exit code is the container's), any other echoes its
+input; with stdinOnce (kubectl run -i) that input ends with the first attach (^D on a terminal);
 port-forward reaches the node's port for host-network pods and a simulated HTTP answer otherwise.
 Each annotation may name one container: ${fakeAnnotation(names, 'exit-code')}.<container>: <code>.
 With --fake-nodes=N one process registers and runs N nodes; with --pod-cidr each takes its own part of the range.

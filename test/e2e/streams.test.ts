@@ -200,6 +200,23 @@ describe('node streams through the API server to a fake node', () => {
         assert.match(r.stdout, new RegExp(`pod "${name}" deleted`));
       });
 
+      test('run -i: the command runs in the simulated shell on what stdin sends, and kubectl ends with its exit code', async () => {
+        const name = `shell-${version.replace('.', '')}`;
+        const overrides = `--overrides={"spec":{"nodeName":"node-a"}}`;
+        // `sh` reads its commands from the attach's stdin: the pod fails with the shell's code, which kubectl returns
+        const r = await k.run(['run', name, '-i', '--restart=Never', '--image=busybox', overrides, '--', 'sh'], { input: 'echo from stdin; exit 4\n', timeoutMs: 60_000 });
+        assert.equal(r.code, 4, r.stderr);
+        assert.match(r.stdout, /^from stdin$/m);
+        assert.match(r.stderr, new RegExp(`pod default/${name} terminated \\(Error\\)`));
+        const s = (await client.resource(podsRef, 'default').get(name)).status.containerStatuses[0];
+        assert.equal(s.state.terminated.exitCode, 4);
+        // `sh -c` reads nothing: its output reaches kubectl (through the logs once it has exited) and so does its code
+        const once = await k.run(['run', `${name}-c`, '-i', '--rm', '--restart=Never', '--image=busybox', overrides, '--', 'sh', '-c', 'echo hi; exit 3'], { input: '', timeoutMs: 60_000 });
+        assert.equal(once.code, 3, once.stderr);
+        assert.match(once.stdout, /^hi$/m);
+        assert.match(once.stdout, new RegExp(`pod "${name}-c" deleted`));
+      });
+
       test('debug -i adds an ephemeral container to a running pod, runs it and attaches to it', async () => {
         // a pod of its own: the other tests' commands would name the ephemeral container among talker's
         const target = `debuggee-${version.replace('.', '')}`;
@@ -207,12 +224,14 @@ describe('node streams through the API server to a fake node', () => {
         await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: target }, spec: { nodeName: 'node-a', containers: [{ name: 'main', image: 'busybox' }] } });
         await waitFor(`${target} running`, async () => (await pods.get(target)).status?.phase === 'Running');
         const name = 'debugger';
-        const r = await k.run(['debug', '-i', target, '--image=busybox', '-c', name, '--', 'sh'], { input: 'debugging line\n', timeoutMs: 60_000 });
+        // its shell runs what it reads; its stdin stays open (no stdinOnce), so the attach lasts until it exits
+        const r = await k.run(['debug', '-i', target, '--image=busybox', '-c', name, '--', 'sh'], { input: 'echo debugging line; exit 6\n', timeoutMs: 60_000 });
         assert.equal(r.code, 0, r.stderr);
-        assert.match(r.stdout, /debugging line/);
+        assert.match(r.stdout, /^debugging line$/m);
+        await waitFor('the ephemeral container terminated with its shell\'s code', async () =>
+          (await pods.get(target)).status.ephemeralContainerStatuses?.find((c: any) => c.name === name)?.state.terminated?.exitCode === 6);
         const pod = await pods.get(target);
         const s = pod.status.ephemeralContainerStatuses.find((c: any) => c.name === name);
-        assert.ok(s.state.running || s.state.terminated, JSON.stringify(s));
         assert.equal(s.ready, false);
         assert.equal(pod.status.phase, 'Running');
         assert.ok(pod.status.containerStatuses.every((c: any) => c.ready && c.restartCount === 0));

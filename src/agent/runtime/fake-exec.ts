@@ -198,6 +198,12 @@ const environment = (c: FakeExecContext): Record<string, string> => ({ HOSTNAME:
 
 const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 
+/** the programs the simulated shell runs itself */
+const programs = new Set(['sh', 'bash', 'ash', 'exit', 'true', 'false', 'echo', 'hostname', 'pwd', 'cd', 'env', 'sleep', 'cat', 'ls', 'mkdir', 'rm', 'test', '[', 'tar']);
+
+/** whether the simulated shell knows the program `argv0` names (a container's command it can run as it is) */
+export const knownProgram = (argv0: string | undefined) => argv0 !== undefined && programs.has(argv0.replace(/^\/bin\//, ''));
+
 async function runCommand(c: FakeExecContext, state: ShellState, argv: string[], io: CommandIO): Promise<number> {
   // `A=1 B=2` or `export A=1` sets variables for the commands after it
   const exported = argv[0] === 'export';
@@ -248,7 +254,15 @@ async function runCommand(c: FakeExecContext, state: ShellState, argv: string[],
       return 0;
     }
     case 'cat': {
-      if (!args.length) { for await (const chunk of io.stdin ?? []) await write(out, chunk as Buffer); return 0; }
+      if (!args.length) {
+        for await (const chunk of io.stdin ?? []) {
+          // on a terminal, ^D is the end of input (the line discipline's EOF)
+          const end = io.tty ? (chunk as Buffer).indexOf(4) : -1;
+          await write(out, end < 0 ? chunk as Buffer : (chunk as Buffer).subarray(0, end));
+          if (end >= 0) break;
+        }
+        return 0;
+      }
       let code = 0;
       for (const a of args) {
         const node = f.get(resolve(state.cwd, a));

@@ -3,7 +3,8 @@
 // the programs it does not know as done, or without a command exit 0 at once: pods with init containers start
 // and Jobs complete, as with KWOK's default stages); pod annotations make containers exit after a while with a code, make probes fail, set
 // the CPU and memory they are reported to use, or the lines they log (see `agentUsage`). Exec runs a
-// small simulated shell over the container's in-memory files (fake-exec.ts); attach follows the output and echoes stdin;
+// small simulated shell over the container's in-memory files (fake-exec.ts); attach follows the output and passes stdin
+// (a container with stdin whose command the shell knows runs it there, reading what attaches send; any other echoes);
 // port-forward reaches the node's port for host-network pods and a simulated HTTP answer otherwise. Pods off the host network get
 // addresses from the node's pod range. One instance per simulated node; they are cheap enough for
 // thousands of pods.
@@ -14,8 +15,8 @@ import { appendFile, mkdir } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
-import { Writable } from 'node:stream';
-import { fakeExec, fakeFiles, type FakeFiles } from './fake-exec.js';
+import { PassThrough, Writable } from 'node:stream';
+import { fakeExec, fakeFiles, knownProgram, type FakeFiles } from './fake-exec.js';
 import type { Naming } from '../../api/naming.js';
 import { fakeAnnotation } from '../options.js';
 import { parseQuantity } from '../quantity.js';
@@ -36,6 +37,10 @@ interface FakeContainer extends ContainerInfo {
   stdin: boolean;
   /** stdin closes when the first attach ends (`kubectl run -i`): the main process then reads its end and exits */
   stdinOnce: boolean;
+  /** its main process has a terminal */
+  tty: boolean;
+  /** the stdin of its main process, when that process runs in the simulated shell and reads one: what attaches send */
+  input?: PassThrough;
   /** an init container, or any of a Job's pod: its command runs in the simulated shell (or, without one, it exits 0 at
    *  once), unless the annotations say otherwise */
   runsToCompletion: boolean;
@@ -165,7 +170,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       containers.set(id, {
         id, sandboxId, name: c.name, attempt: c.attempt, state: 'created', image: c.image, imageRef: imageOf(c.image).id,
         createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath),
-        hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stdinOnce: c.stdinOnce,
+        hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stdinOnce: c.stdinOnce, tty: c.tty,
         runsToCompletion: !!c.init || sandbox.labels[`batch.${names.labelDomain}/job-name`] !== undefined, argv: [...c.command, ...c.args],
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
@@ -194,6 +199,9 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         if (exitCode === undefined && c.argv.length) return runMain(c);
         runFor = '0s';
       }
+      // one with stdin (`kubectl run -i`, `debug -i`) whose program the simulated shell knows runs it, reading what
+      // attaches send: `sh` runs the lines it reads, `sh -c 'echo hi; exit 3'` exits 3, `cat` echoes
+      if (c.stdin && runFor === undefined && exitCode === undefined && knownProgram(c.argv[0])) return runMain(c, true);
       if (runFor !== undefined) {
         const { parseDuration } = await import('../../config/flags.js');
         const code = Number(exitCode ?? 0);
@@ -261,13 +269,13 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       if (!c || c.state !== 'running') return { error: `container not found ("${id.split('/')[2] ?? id}")` };
       // what the container writes from now on goes to the client too, as it goes to its log
       const newline = io.tty ? '\r\n' : '\n';
-      const follow = (stream: 'stdout' | 'stderr', lines: string[]) => {
-        const out = stream === 'stderr' && !io.tty ? io.stderr : io.stdout;
-        out?.write(lines.map((l) => l + newline).join(''));
-      };
-      (c.output ??= new EventEmitter()).on('lines', follow);
+      const to = (stream: 'stdout' | 'stderr') => (stream === 'stderr' && !io.tty ? io.stderr : io.stdout);
+      const follow = (stream: 'stdout' | 'stderr', lines: string[]) => to(stream)?.write(lines.map((l) => l + newline).join(''));
+      // what a main process in the simulated shell writes goes as it is (a prompt, a terminal's echo)
+      const raw = (stream: 'stdout' | 'stderr', text: string) => to(stream)?.write(text);
+      (c.output ??= new EventEmitter()).on('lines', follow).on('data', raw);
       // the simulated main process echoes what it reads, to the client and to its log, as `cat` would
-      const echo = (async () => {
+      const echo = c.input ? feed(c, c.input, io) : (async () => {
         if (!c.stdin || !io.stdin) return;
         for await (const chunk of io.stdin) {
           const text = (chunk as Buffer).toString('utf8');
@@ -288,8 +296,10 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         new Promise(resolve => (c.stopped ??= new EventEmitter()).once('stop', resolve)),
         new Promise(resolve => io.signal.addEventListener('abort', resolve, { once: true })),
         c.stdin && io.stdin ? echo : new Promise(() => undefined),
-      ]).finally(() => c.output?.off('lines', follow));
-      return { exitCode: (c.state as string) === 'exited' ? c.exitCode ?? 0 : 0 };
+      ]).finally(() => c.output?.off('lines', follow).off('data', raw));
+      // an attach ends well whatever the container's exit code, as the CRI's does (kubectl run reads the code from the
+      // pod's status)
+      return { exitCode: 0 };
     },
     async openPort(sandboxId, port) {
       const s = sandboxes.get(sandboxId);
@@ -311,18 +321,26 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
 
   /** the main process of a container that runs to completion: its command in the simulated shell, which takes the
    *  programs it does not know as done; what it writes goes to the container's log */
-  function runMain(c: FakeContainer) {
+  function runMain(c: FakeContainer, readsStdin = false) {
     const main = (c.main = new AbortController());
     const log = (stream: 'stdout' | 'stderr') => new Writable({
-      write(chunk, _enc, done) { appendLog(c, String(chunk).replace(/\r?\n$/, '').split(/\r?\n/), stream).then(() => done(), done); },
+      write(chunk, _enc, done) {
+        const text = String(chunk);
+        c.output?.emit('data', stream, text);
+        appendRaw(c, text, stream).then(() => done(), done);
+      },
     });
-    const io = { stdout: log('stdout'), stderr: log('stderr'), tty: false, resizes: new EventEmitter(), signal: main.signal };
-    void fakeExec({ ...shellOf(c), unknownSucceeds: true }, c.argv, io).catch(() => 1)
+    const tty = readsStdin && c.tty;
+    const stdin = readsStdin ? (c.input = new PassThrough()) : undefined;
+    const io = { stdin, stdout: log('stdout'), stderr: log('stderr'), tty, resizes: new EventEmitter(), signal: main.signal };
+    // a program it does not know is done, for one that runs to completion; a shell reading stdin says it is not found
+    void fakeExec({ ...shellOf(c), unknownSucceeds: !readsStdin }, c.argv, io).catch(() => 1)
       .then((code) => { if (!main.signal.aborted) stop(c, code, code === 0 ? 'Completed' : 'Error'); });
   }
 
   function stop(c: FakeContainer, exitCode: number, reason: string) {
     c.main?.abort();
+    c.input?.end();
     clearTimeout(c.timer);
     clearInterval(c.logTimer);
     if (c.state !== 'running' && c.state !== 'created') return;
@@ -349,6 +367,30 @@ async function appendLog(c: { logFile: string; output?: EventEmitter }, lines: s
   await mkdir(dirname(c.logFile), { recursive: true });
   const now = new Date().toISOString();
   await appendFile(c.logFile, lines.map((l) => `${now} ${stream} F ${l}\n`).join(''));
+}
+
+/** appends what a main process wrote to its log: whole lines, and a line it has not ended yet as a partial one */
+async function appendRaw(c: { logFile: string }, text: string, stream: 'stdout' | 'stderr') {
+  const pieces = text.split(/\r?\n/);
+  const last = pieces.pop()!;
+  const now = new Date().toISOString();
+  const entries = [...pieces.map((l) => `${now} ${stream} F ${l}\n`), ...(last ? [`${now} ${stream} P ${last}\n`] : [])];
+  if (!entries.length) return;
+  await mkdir(dirname(c.logFile), { recursive: true });
+  await appendFile(c.logFile, entries.join(''));
+}
+
+/** passes what an attach sends to the stdin of the container's main process; with stdinOnce, the end of the first
+ *  attach's input is the end of that stdin */
+async function feed(c: { stdinOnce: boolean }, input: PassThrough, io: { stdin?: NodeJS.ReadableStream }): Promise<never> {
+  if (io.stdin) {
+    try {
+      for await (const chunk of io.stdin) if (!input.writableEnded) input.write(chunk);
+    } catch { /* the client went away: its input ends there */ }
+    if (c.stdinOnce) input.end();
+  }
+  // the attach lasts until the container stops (having read that end, or not) or the client goes
+  return new Promise<never>(() => undefined);
 }
 
 function connectTo(port: number): Promise<Socket> {
