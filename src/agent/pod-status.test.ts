@@ -36,3 +36,12 @@ test('an init container that completed is ready; one that failed is not', () => 
   const s = podStatus({ pod: p, views: new Map(), initViews: new Map([['i', exited(0)], ['j', exited(1)]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
   assert.deepEqual(s.initContainerStatuses?.map((c) => [c.name, c.ready]), [['i', true], ['j', false]]);
 });
+
+test('a running init container is not ready, and init containers carry no started flag (1.27)', () => {
+  const running: ContainerView = { current: { id: 'id', name: 'i', state: 'running', createdAt: 1, startedAt: 2 } as never, ready: true, started: true };
+  const s = podStatus({ pod: pod('Always', true), views: new Map(), initViews: new Map([['i', running]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  assert.equal(s.initContainerStatuses?.[0]?.ready, false);
+  assert.equal('started' in s.initContainerStatuses![0]!, false);
+  const done = podStatus({ pod: pod('Always', true), views: new Map(), initViews: new Map([['i', exited(0)]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  assert.equal('started' in done.initContainerStatuses![0]!, false);
+});

@@ -136,9 +136,10 @@ export function withOthersConditions(own: PodStatus | undefined, api: PodStatus 
 export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime, terminal }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
   const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName);
-  // an init container that completed is ready, as the reference's prober manager marks it
+  // an init container is ready once it completed, and not before, as the reference's prober manager marks it; the
+  // started flag is for the containers (1.27 gives init containers none)
   const initContainerStatuses = (pod.spec.initContainers ?? []).map((c) => status(c, initViews))
-    .map((s) => ({ ...s, ready: s.ready || s.state?.terminated?.exitCode === 0 }));
+    .map(({ started: _started, ...s }) => ({ ...s, ready: s.state?.terminated?.exitCode === 0 }));
   const containerStatuses = pod.spec.containers.map((c) => status(c, views));
   // nothing probes an ephemeral container: as the reference's, it is never ready and has no started flag
   const ephemeralContainerStatuses = (pod.spec.ephemeralContainers ?? []).map((c) => ({ ...status(c, ephemeralViews), ready: false, started: undefined }));
