@@ -50,7 +50,7 @@ test('content volumes are refreshed periodically for the pods that have them, an
 
 /** pod workers on a fake runtime with no volumes, recording the statuses they report, the containers they create,
  *  the events they record, and the commands they run in and stops they ask of containers (in order) */
-function recordingWorkers() {
+function recordingWorkers(relistMs = 20) {
   const statuses = new Map<string, PodStatus>();
   const runtime = fakeRuntime('n', naming());
   const configs: ContainerConfig[] = [];
@@ -65,7 +65,7 @@ function recordingWorkers() {
     async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; },
   };
   const workers = createPodWorkers({
-    runtime, runtimeName: 'fake', nodeName: 'n', hostIP: '10.0.0.1', rootDir: '/nonexistent', relistMs: 20,
+    runtime, runtimeName: 'fake', nodeName: 'n', hostIP: '10.0.0.1', rootDir: '/nonexistent', relistMs,
     reportStatus: (p, s) => statuses.set(p.metadata.name, s), terminated() {}, volumes,
     containers: { api: { client: undefined }, allocatable: {}, seccompDefault: false, resources: { cfsQuota: true, cfsPeriodUs: 100_000, memoryCapacity: 2 ** 30 } },
     network: () => ({ ready: true, message: '' }),
@@ -147,6 +147,24 @@ test('lifecycle hooks: postStart runs once the container started, and a failing 
     await until(() => statuses.get('hooked')?.phase === 'Failed' || statuses.get('hooked')?.phase === 'Succeeded', () => `a final phase; status: ${JSON.stringify(statuses.get('hooked'))}`);
     const exit = statuses.get('hooked')!.containerStatuses![0]!.state!.terminated!.exitCode;
     assert.equal(statuses.get('hooked')!.phase, exit === 0 ? 'Succeeded' : 'Failed');
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('a container that exits is reported at once when the runtime tells of it, not at the next periodic relist', async () => {
+  const names = naming();
+  // no periodic relist within the test: only the runtime's word can bring the exit to the status
+  const { runtime, workers, statuses } = recordingWorkers(3_600_000);
+  try {
+    const p = pod('exits');
+    p.metadata.annotations = { [fakeAnnotation(names, 'run-for')]: '300ms', [fakeAnnotation(names, 'exit-code')]: '3' };
+    p.spec.restartPolicy = 'Never';
+    workers.update(p);
+    await until(() => statuses.get('exits')?.phase === 'Running', 'the pod Running');
+    await until(() => statuses.get('exits')?.phase === 'Failed', () => `the pod Failed; status: ${JSON.stringify(statuses.get('exits'))}`);
+    assert.equal(statuses.get('exits')!.containerStatuses![0]!.state!.terminated!.exitCode, 3);
   } finally {
     await workers.close();
     runtime.close();

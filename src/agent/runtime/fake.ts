@@ -79,6 +79,8 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   /** the pool each sandbox's address came from: a range given later serves new sandboxes only */
   const poolOf = new Map<string, AddressPool>();
   const release = (id: string) => { poolOf.get(id)?.release(id); poolOf.delete(id); };
+  /** told when a container exits */
+  const exitListeners: (() => void)[] = [];
 
   /** what the simulated shell of a container works on: its files, made at the first exec */
   const shellOf = (c: FakeContainer) => ({ files: c.files ??= fakeFiles(c.hostname), hostname: c.hostname, env: {} });
@@ -220,6 +222,9 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const c = containers.get(id);
       if (c) forget(c);
     },
+    onContainerExit(changed) {
+      exitListeners.push(changed);
+    },
     async listContainers(sandboxId) {
       const all = [...containers.values()];
       return (sandboxId ? all.filter((c) => c.sandboxId === sandboxId) : all).map(info);
@@ -350,6 +355,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     c.reason = reason;
     c.finishedAt = Date.now();
     c.stopped?.emit('stop');
+    for (const changed of exitListeners) changed();
   }
 
   function forget(c: FakeContainer) {

@@ -163,6 +163,9 @@ export interface ContainerRuntime {
   /** changes a running container's resources; fields left 0 or empty stay as they are */
   updateContainerResources(id: string, resources: Partial<LinuxResources>): Promise<void>;
   listContainers(sandboxId?: string): Promise<ContainerInfo[]>;
+  /** calls `changed` when a container exits (a runtime that knows it at once, as an evented PLEG), so the
+   *  agent relists then rather than at its next periodic relist */
+  onContainerExit?(changed: () => void): void;
   /** runs a command in a container and waits for it */
   execSync(containerId: string, command: string[], timeoutSeconds: number): Promise<{ stdout: string; stderr: string; exitCode: number }>;
   /** usage of every running container */
