@@ -218,6 +218,27 @@ test('every failed probe attempt is an Unhealthy event saying why, as the refere
   }
 });
 
+test('a probe the fake runtime fails by annotation says what the reference\'s prober says for its kind', async () => {
+  const names = naming();
+  const { runtime, workers, events } = recordingWorkers();
+  try {
+    const probe = { periodSeconds: 1, failureThreshold: 3 };
+    workers.update({
+      metadata: { name: 'unready', namespace: 'default', uid: 'uid-unready', annotations: { [fakeAnnotation(names, 'ready')]: 'false' } },
+      spec: { containers: [
+        { name: 'web', image: 'busybox', readinessProbe: { httpGet: { path: '/healthz', port: 8080 }, ...probe } },
+        { name: 'db', image: 'busybox', readinessProbe: { tcpSocket: { port: 5432 }, ...probe } },
+      ] },
+    });
+    const said = (text: string) => events.some((e) => e.startsWith(`Unhealthy: Readiness probe failed: ${text}`));
+    await until(() => said('HTTP probe failed with statuscode: 500') && said('dial tcp '), () => `both probes failed; events: ${events.join('\n')}`);
+    assert.ok(events.some((e) => /^Unhealthy: Readiness probe failed: dial tcp [0-9.]+:5432: connect: connection refused$/.test(e)), events.join('\n'));
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
 test('image failures are told as the reference tells them: what went wrong, then "Error: <reason>", then the back-off', async () => {
   const { runtime, workers, statuses, events } = recordingWorkers();
   const ensureImage = runtime.ensureImage.bind(runtime);

@@ -22,6 +22,7 @@ import { fakeAnnotation } from '../options.js';
 import { parseQuantity } from '../quantity.js';
 import { addressPool, type AddressPool } from './address-pool.js';
 import { ImageNeverPulled, type ContainerConfig, type ContainerInfo, type ContainerRuntime, type ContainerStats, type ImageInfo, type SandboxConfig, type SandboxInfo } from './types.js';
+import type { Probe } from '../objects.js';
 
 interface FakeContainer extends ContainerInfo {
   annotations: Record<string, string>;
@@ -256,10 +257,11 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       }
       return out;
     },
-    async probe(container, _sandbox, kind) {
+    async probe(container, sandbox, kind, probe) {
       const c = containers.get(container.id);
       const value = c && setting(c.annotations, c.name, kind === 'readiness' ? 'ready' : kind);
-      return { ok: !(value === 'fail' || value === 'false'), output: '' };
+      const ok = !(value === 'fail' || value === 'false');
+      return { ok, output: ok ? '' : failedProbeOutput(probe, sandbox.ip ?? '127.0.0.1') };
     },
     logPath(container) {
       return containers.get(container.id)?.logFile;
@@ -373,6 +375,14 @@ async function appendLog(c: { logFile: string; output?: EventEmitter }, lines: s
   await mkdir(dirname(c.logFile), { recursive: true });
   const now = new Date().toISOString();
   await appendFile(c.logFile, lines.map((l) => `${now} ${stream} F ${l}\n`).join(''));
+}
+
+/** what the reference's prober says of a failed probe of this kind (an exec probe's command printed nothing) */
+function failedProbeOutput(probe: Probe, ip: string): string {
+  if (probe.httpGet) return 'HTTP probe failed with statuscode: 500';
+  if (probe.tcpSocket) return `dial tcp ${ip}:${probe.tcpSocket.port}: connect: connection refused`;
+  if (probe.grpc) return 'service unhealthy (responded with "NOT_SERVING")';
+  return '';
 }
 
 /** appends what a main process wrote to its log: whole lines, and a line it has not ended yet as a partial one */
