@@ -102,6 +102,23 @@ test('an ephemeral container added to a running pod runs once, in its target\'s 
   }
 });
 
+test('a simulated container\'s processes see the variables of its env', async () => {
+  const { runtime, workers, statuses } = recordingWorkers();
+  try {
+    const p = pod('env');
+    p.spec.containers[0]!.env = [{ name: 'GREETING', value: 'hello' }, { name: 'TARGET', value: '$(GREETING) world' }];
+    workers.update(p);
+    await until(() => statuses.get('env')?.containerStatuses?.[0]?.ready === true, 'the pod ready');
+    const id = statuses.get('env')!.containerStatuses![0]!.containerID!.replace(/^fake:\/\//, '');
+    const r = await runtime.execSync(id, ['sh', '-c', 'echo "$GREETING, $TARGET"; env'], 5);
+    assert.equal(r.stdout.split('\n')[0], 'hello, hello world');
+    assert.match(r.stdout, /^GREETING=hello$/m);
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
 test('a container whose image the pod changes is restarted with it, whatever the restart policy', async () => {
   const { runtime, workers, statuses, configs } = recordingWorkers();
   try {
