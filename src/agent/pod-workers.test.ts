@@ -119,6 +119,21 @@ test('a simulated container\'s processes see the variables of its env', async ()
   }
 });
 
+test('a simulated container\'s processes start in its workingDir, which the runtime makes', async () => {
+  const { runtime, workers, statuses } = recordingWorkers();
+  try {
+    const p = pod('wd');
+    p.spec.containers[0]!.workingDir = '/srv/app';
+    workers.update(p);
+    await until(() => statuses.get('wd')?.containerStatuses?.[0]?.ready === true, 'the pod ready');
+    const id = statuses.get('wd')!.containerStatuses![0]!.containerID!.replace(/^fake:\/\//, '');
+    assert.equal((await runtime.execSync(id, ['sh', '-c', 'pwd; echo x > f; cat /srv/app/f'], 5)).stdout, '/srv/app\nx\n');
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
 test('a container whose image the pod changes is restarted with it, whatever the restart policy', async () => {
   const { runtime, workers, statuses, configs } = recordingWorkers();
   try {

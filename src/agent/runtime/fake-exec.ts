@@ -12,11 +12,13 @@ interface FileNode { dir: boolean; data: Buffer; mode: number; mtime: Date }
 /** a simulated container's files, by absolute path */
 export type FakeFiles = Map<string, FileNode>;
 
-export function fakeFiles(hostname: string): FakeFiles {
+export function fakeFiles(hostname: string, workingDir = '/'): FakeFiles {
   const now = new Date();
   const files: FakeFiles = new Map();
   for (const d of ['/', '/bin', '/etc', '/tmp', '/root']) files.set(d, { dir: true, data: Buffer.alloc(0), mode: 0o755, mtime: now });
   files.set('/etc/hostname', { dir: false, data: Buffer.from(`${hostname}\n`), mode: 0o644, mtime: now });
+  // the runtime makes the container's working directory when the image has none
+  mkdirs(files, resolve('/', workingDir));
   return files;
 }
 
@@ -104,6 +106,8 @@ export interface FakeExecContext {
   /** a program the shell does not know is taken to have run and succeeded (the main process of a simulated container
    *  that runs to completion), instead of being "not found" */
   unknownSucceeds?: boolean;
+  /** where its processes start (the container's workingDir); `/` without one */
+  cwd?: string;
 }
 
 /** what a shell keeps between its commands: its directory, the variables it set, and the code it exits with */
@@ -111,7 +115,7 @@ interface ShellState { cwd: string; exited?: number; vars: Map<string, string> }
 
 /** runs `argv` in the simulated container; resolves with the exit code */
 export async function fakeExec(c: FakeExecContext, argv: string[], io: CommandIO): Promise<number> {
-  return run(c, { cwd: '/', vars: new Map() }, argv, io);
+  return run(c, { cwd: resolve('/', c.cwd ?? '/'), vars: new Map() }, argv, io);
 }
 
 /** runs a script; `params` are its $0, $1... (the words after the script of `sh -c`) */

@@ -47,6 +47,8 @@ interface FakeContainer extends ContainerInfo {
   runsToCompletion: boolean;
   /** its command and arguments */
   argv: string[];
+  /** where its processes start */
+  workingDir: string;
   /** the variables its processes start with (the container's env, as the agent resolved it) */
   env: Record<string, string>;
   /** stops the simulated shell running its command */
@@ -86,7 +88,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   const exitListeners: (() => void)[] = [];
 
   /** what the simulated shell of a container works on: its files, made at the first exec */
-  const shellOf = (c: FakeContainer) => ({ files: c.files ??= fakeFiles(c.hostname), hostname: c.hostname, env: c.env });
+  const shellOf = (c: FakeContainer) => ({ files: c.files ??= fakeFiles(c.hostname, c.workingDir), hostname: c.hostname, env: c.env, cwd: c.workingDir });
 
   /** an annotation for one container (`key.<container>`) wins over the pod-wide one */
   const setting = (annotations: Record<string, string>, container: string, what: string) => {
@@ -177,7 +179,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         createdAt: now, labels: c.labels, annotations, logFile: join(sandbox.logDirectory, c.logPath),
         hostname: sandbox.hostname ?? sandbox.name, stdin: c.stdin, stdinOnce: c.stdinOnce, tty: c.tty,
         runsToCompletion: !!c.init || sandbox.labels[`batch.${names.labelDomain}/job-name`] !== undefined, argv: [...c.command, ...c.args],
-        env: Object.fromEntries(c.env.map((e) => [e.name, e.value])),
+        env: Object.fromEntries(c.env.map((e) => [e.name, e.value])), workingDir: c.workingDir || '/',
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
         cpuNanos: 0, sampledAt: now,
@@ -325,7 +327,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   return self;
 
   function info(c: FakeContainer): ContainerInfo {
-    const { env: _env, timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, output: _out, runsToCompletion: _r, argv: _v, main: _p, ...rest } = c;
+    const { env: _env, workingDir: _w, timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, output: _out, runsToCompletion: _r, argv: _v, main: _p, ...rest } = c;
     return rest;
   }
 
