@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import { Readable, Writable } from 'node:stream';
-import { fakeExec, fakeFiles, parseScript, type FakeExecContext } from './fake-exec.js';
+import { fakeExec, fakeFiles, knownCommand, parseScript, type FakeExecContext } from './fake-exec.js';
 
 function collect() {
   const chunks: Buffer[] = [];
@@ -73,4 +73,15 @@ test('sh -c expands variables from the container\'s environment and its own assi
   assert.equal(await out('echo $ 5$ $1x ${constructor}'), '$ 5$ x\n');
   assert.equal((await run(c, ['sh', '-c', 'echo $0 $2', 'name', 'one', 'two'])).out, 'name two\n');
   assert.equal(await out('echo $GREETING > /tmp/g; cat /tmp/g'), 'hello world\n');
+});
+
+test('a command the shell can run as it is: programs it knows, and sh -c scripts of them only', () => {
+  assert.equal(knownCommand(['sh']), true);
+  assert.equal(knownCommand(['/bin/sh', '-c', 'echo hi; A=1 B=$A; export C=2; exit 3']), true);
+  assert.equal(knownCommand(['cat']), true);
+  // a loop, or a program it does not know, would end far sooner than the real one
+  assert.equal(knownCommand(['sh', '-c', 'while true; do sleep 1; done']), false);
+  assert.equal(knownCommand(['sh', '-c', 'echo start && nginx -g "daemon off;"']), false);
+  assert.equal(knownCommand(['nginx']), false);
+  assert.equal(knownCommand([]), false);
 });

@@ -205,8 +205,21 @@ const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s;
 /** the programs the simulated shell runs itself */
 const programs = new Set(['sh', 'bash', 'ash', 'exit', 'true', 'false', 'echo', 'hostname', 'pwd', 'cd', 'env', 'sleep', 'cat', 'ls', 'mkdir', 'rm', 'test', '[', 'tar']);
 
-/** whether the simulated shell knows the program `argv0` names (a container's command it can run as it is) */
-export const knownProgram = (argv0: string | undefined) => argv0 !== undefined && programs.has(argv0.replace(/^\/bin\//, ''));
+const known = (program: string) => programs.has(program.replace(/^\/bin\//, ''));
+
+/** whether the simulated shell can run a container's command as it is: a program it knows, and for `sh -c`, a script
+ *  of such programs only (a loop, or a program it does not know, would end far sooner than the real one) */
+export function knownCommand(argv: string[]): boolean {
+  const [program, ...args] = argv;
+  if (program === undefined || !known(program)) return false;
+  const c = args.indexOf('-c');
+  if (!/^(\/bin\/)?(sh|bash|ash)$/.test(program) || c < 0) return true;
+  for (const { words } of parseScript(args[c + 1] ?? '', () => 'x')) {
+    const first = words.find((w) => !assignment.test(w));
+    if (first !== undefined && first !== 'export' && !known(first)) return false;
+  }
+  return true;
+}
 
 async function runCommand(c: FakeExecContext, state: ShellState, argv: string[], io: CommandIO): Promise<number> {
   // `A=1 B=2` or `export A=1` sets variables for the commands after it

@@ -16,7 +16,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { fakeExec, fakeFiles, knownProgram, type FakeFiles } from './fake-exec.js';
+import { fakeExec, fakeFiles, knownCommand, type FakeFiles } from './fake-exec.js';
 import type { Naming } from '../../api/naming.js';
 import { fakeAnnotation } from '../options.js';
 import { parseQuantity } from '../quantity.js';
@@ -207,9 +207,10 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         if (exitCode === undefined && c.argv.length) return runMain(c);
         runFor = '0s';
       }
-      // one with stdin (`kubectl run -i`, `debug -i`) whose program the simulated shell knows runs it, reading what
-      // attaches send: `sh` runs the lines it reads, `sh -c 'echo hi; exit 3'` exits 3, `cat` echoes
-      if (c.stdin && runFor === undefined && exitCode === undefined && knownProgram(c.argv[0])) return runMain(c, true);
+      // one with stdin (`kubectl run -i`, `debug -i`) whose command the simulated shell knows runs it, reading what
+      // attaches send: `sh` runs the lines it reads, `sh -c 'echo hi; exit 3'` exits 3, `cat` echoes; any other
+      // (a loop, a program it does not know) keeps running and echoes its input
+      if (c.stdin && runFor === undefined && exitCode === undefined && knownCommand(c.argv)) return runMain(c, true);
       if (runFor !== undefined) {
         const { parseDuration } = await import('../../config/flags.js');
         const code = Number(exitCode ?? 0);
