@@ -292,8 +292,9 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
   const nodeOfPod = (pod: { metadata: { uid?: string } }): NodeAgent => nodes.find((n) => n.workers.pods().some((x) => x.pod.metadata.uid === pod.metadata.uid)) ?? nodes[0]!;
   const runningContainer = (found: ReturnType<typeof allPods>[number], container: string) => {
     const c = found.containers.filter((x) => x.name === container).sort((a, b) => b.attempt - a.attempt)[0];
-    if (!c) throw new HttpError(404, `container not found ("${container}")`);
-    if (c.state !== 'running') throw new HttpError(400, `container ${container} is not running (state: ${c.state})`);
+    // as the kubelet, which looks among running containers only (its words carry no colon: kubectl reads a refused
+    // upgrade's text as YAML, and a colon made it an empty Status)
+    if (!c || c.state !== 'running') throw new HttpError(404, `container not found ("${container}")`);
     return c;
   };
 

@@ -217,6 +217,22 @@ describe('node streams through the API server to a fake node', () => {
         assert.match(once.stdout, new RegExp(`pod "${name}-c" deleted`));
       });
 
+      test('exec and attach to a container that has exited: container not found, as the kubelet says it', async () => {
+        const name = `half-${version.replace('.', '')}`;
+        const pods = client.resource(podsRef, 'default');
+        await pods.create({
+          apiVersion: 'v1', kind: 'Pod', metadata: { name, annotations: { [`${annotation('run-for')}.done`]: '0s' } },
+          spec: { nodeName: 'node-a', restartPolicy: 'Never', containers: [{ name: 'main', image: 'busybox' }, { name: 'done', image: 'busybox' }] },
+        });
+        await waitFor(`${name}'s container done exited`, async () =>
+          (await pods.get(name)).status?.containerStatuses?.find((c: any) => c.name === 'done')?.state?.terminated !== undefined);
+        for (const args of [['exec', name, '-c', 'done', '--', 'true'], ['attach', name, '-c', 'done']]) {
+          const r = await k.run(args, { timeoutMs: 60_000 });
+          assert.notEqual(r.code, 0);
+          assert.match(r.stderr, /container not found \("done"\)/, `${args[0]}: ${r.stderr}`);
+        }
+      });
+
       test('debug -i adds an ephemeral container to a running pod, runs it and attaches to it', async () => {
         // a pod of its own: the other tests' commands would name the ephemeral container among talker's
         const target = `debuggee-${version.replace('.', '')}`;
