@@ -302,8 +302,11 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           shaped.metadata.resourceVersion = old.metadata.resourceVersion;
           if (opts.dryRun) return decision = { skip: true };
           const stored = await toStored(shaped);
-          // the last finalizer of an object being deleted is gone: a change completes the deletion
-          if (shaped.metadata.deletionTimestamp && !pendingFinalizers(shaped) && !sameContent(stored, cur!.obj)) return decision = { delete: true };
+          // the last finalizer of an object being deleted is gone: a change completes the deletion, unless its grace
+          // period still runs (a terminating pod: its agent's status writes and others' changes keep it until the agent
+          // deletes it with no grace), as the reference's ShouldDeleteDuringUpdate
+          const graceRuns = (old.metadata.deletionGracePeriodSeconds ?? 0) > 0;
+          if (shaped.metadata.deletionTimestamp && !graceRuns && !pendingFinalizers(shaped) && !sameContent(stored, cur!.obj)) return decision = { delete: true };
           // the same fields in another order (a client that sorts keys, a typed client's field order) are no change:
           // the reference compares objects in its own encoding, so such an update writes nothing
           if (sameFields(stored, cur!.obj)) return decision = { put: cur!.obj };

@@ -159,10 +159,20 @@ describe('agent with the fake runtime', () => {
     await waitFor('safe Running', async () => (await pods.get('safe')).status?.phase === 'Running');
   });
 
-  test('deleting a pod: the agent stops its containers and removes it', async () => {
+  test('deleting a pod: the agent stops its containers, reports their end, and removes it', async () => {
     const pods = client.resource(podsRef, 'default');
     await pods.create(pod('doomed', 'node-a'));
     await waitFor('Running', async () => (await pods.get('doomed')).status?.phase === 'Running');
+    // what a watcher (kubectl get -w) sees: the containers' end is written before the pod goes
+    const stop = new AbortController();
+    const { resourceVersion } = (await pods.list({ fieldSelector: 'metadata.name=doomed' })).metadata;
+    const seen: any[] = [];
+    const watching = (async () => {
+      for await (const e of pods.watch({ fieldSelector: 'metadata.name=doomed', resourceVersion, signal: stop.signal })) {
+        seen.push(e);
+        if (e.type === 'DELETED') break;
+      }
+    })().catch(() => undefined);
     const deleting = await pods.delete('doomed');
     assert.ok(deleting?.metadata?.deletionTimestamp, 'a bound pod is deleted gracefully');
     await waitFor('pod gone', async () => {
@@ -174,6 +184,11 @@ describe('agent with the fake runtime', () => {
       }
     });
     assert.ok(!agent.nodes[0]!.workers.pods().some((x) => x.pod.metadata.name === 'doomed'));
+    await waitFor('the watch saw the pod go', async () => seen.some((e) => e.type === 'DELETED'));
+    stop.abort();
+    await watching;
+    const gone = seen.find((e) => e.type === 'DELETED').object;
+    assert.ok(gone.status.containerStatuses[0].state.terminated, JSON.stringify(gone.status.containerStatuses));
   });
 
   test('a static pod appears as a mirror pod and follows edits of its file', async () => {

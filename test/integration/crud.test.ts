@@ -336,6 +336,14 @@ eachBackend('crud', h => {
     assert.equal((await c().get(`${base}/g`)).status, 200);
     const longer = await c().request('DELETE', `${base}/g`, { body: { gracePeriodSeconds: 60 } });
     assert.equal(longer.json.metadata.deletionGracePeriodSeconds, 30);
+    // while it terminates, its agent writes the containers' end and others may still change it: it stays (only an
+    // object whose grace period is over goes at a change, as the reference's ShouldDeleteDuringUpdate)
+    const final = await c().request('PATCH', `${base}/g/status`, { body: { status: { phase: 'Failed' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(final.status, 200, final.body);
+    assert.equal(final.json.status.phase, 'Failed');
+    const labelled = await c().request('PATCH', `${base}/g`, { body: { metadata: { labels: { l: '1' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(labelled.status, 200, labelled.body);
+    assert.equal((await c().get(`${base}/g`)).json.status.phase, 'Failed');
     const now = await c().request('DELETE', `${base}/g`, { body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
     assert.equal(now.status, 200, now.body);
     assert.equal((await c().get(`${base}/g`)).status, 404);
