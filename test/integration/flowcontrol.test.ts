@@ -137,6 +137,23 @@ for (const domain of ['k8s.io', 'cluster.io'] as const) {
       assert.equal(r.json.spec.matchingPrecedence, 1000);
     });
 
+    test('v1beta2 names a level\'s shares assuredConcurrencyShares, in what it takes and what it returns; v1beta3 reads them as nominalConcurrencyShares', async () => {
+      const v1beta2 = `/apis/${server.names.group('flowcontrol.apiserver')}/v1beta2/prioritylevelconfigurations`;
+      const created = await c.request('POST', v1beta2, {
+        body: { apiVersion: `${server.names.group('flowcontrol.apiserver')}/v1beta2`, kind: 'PriorityLevelConfiguration', metadata: { name: 'older' },
+          spec: { type: 'Limited', limited: { assuredConcurrencyShares: 7, limitResponse: { type: 'Reject' } } } },
+      });
+      assert.equal(created.status, 201, created.body);
+      assert.deepEqual(created.json.spec.limited, { assuredConcurrencyShares: 7, lendablePercent: 0, limitResponse: { type: 'Reject' } });
+      const current = (await c.get(`${base()}/prioritylevelconfigurations/older`)).json;
+      assert.deepEqual(current.spec.limited, { nominalConcurrencyShares: 7, lendablePercent: 0, limitResponse: { type: 'Reject' } });
+      const suggested = (await c.get(`${v1beta2}/workload-low`)).json;
+      assert.equal(suggested.spec.limited.assuredConcurrencyShares, 100);
+      assert.equal(suggested.spec.limited.nominalConcurrencyShares, undefined);
+      const listed = (await c.get(v1beta2)).json.items as Array<{ spec: { limited?: Record<string, unknown> } }>;
+      assert.ok(listed.every(l => !l.spec.limited || ('assuredConcurrencyShares' in l.spec.limited && !('nominalConcurrencyShares' in l.spec.limited))));
+    });
+
     test('a FlowSchema naming a missing level is Dangling', async () => {
       const created = await c.request('POST', `${base()}/flowschemas`, {
         body: { apiVersion: `${server.names.group('flowcontrol.apiserver')}/v1beta3`, kind: 'FlowSchema', metadata: { name: 'orphan' },

@@ -5,13 +5,17 @@ import { define, status } from '../../define.js';
 import { age, column } from '../../columns.js';
 import { flowcontrolVersions } from '../versions.js';
 import { strategy } from './strategy.js';
+import { convertPriorityLevels } from './conversion.js';
 
 export const definition = define<PriorityLevelConfiguration>({
   group: 'flowcontrol.apiserver', domainGroup: true, namespaced: false, subresources: status,
   resource: 'prioritylevelconfigurations', kind: 'PriorityLevelConfiguration', strategy, versions: flowcontrolVersions(s.priorityLevelConfiguration),
+  convert: convertPriorityLevels,
   columns: [
     column('Type', 'string', o => o.spec?.type ?? '', 'Limited or Exempt.'),
-    column('NominalConcurrencyShares', 'string', o => o.spec?.limited?.nominalConcurrencyShares ?? '<none>', 'Share of the server concurrency limit.'),
+    // a v1beta2 level names its shares assuredConcurrencyShares
+    column('NominalConcurrencyShares', 'string', o => o.spec?.limited?.nominalConcurrencyShares
+      ?? (o.spec?.limited as { assuredConcurrencyShares?: number } | undefined)?.assuredConcurrencyShares ?? '<none>', 'Share of the server concurrency limit.'),
     column('Queues', 'string', o => o.spec?.limited?.limitResponse?.queuing?.queues ?? '<none>', 'Number of queues.'),
     column('HandSize', 'string', o => o.spec?.limited?.limitResponse?.queuing?.handSize ?? '<none>', 'Shuffle-sharding hand size.'),
     column('QueueLengthLimit', 'string', o => o.spec?.limited?.limitResponse?.queuing?.queueLengthLimit ?? '<none>', 'Maximum queue length.'),
