@@ -74,6 +74,12 @@ describe('audit policy', () => {
     assert.throws(() => policy([{ level: 'Metadata', omitStages: ['Later'] }]), /rules\[0\].omitStages: unknown value "Later"/);
     assert.throws(() => policy([{ level: 'Metadata', nonResourceURLs: ['/x'], namespaces: ['a'] }]), /cannot apply to both resources/);
     assert.throws(() => policy([{ level: 'Metadata', users: 'alice' }]), /rules\[0\].users must be a list of strings/);
+    // what the reference's validation refuses too: such rules would never match
+    assert.throws(() => policy([{ level: 'None', nonResourceURLs: ['healthz'] }]), /rules\[0\].nonResourceURLs\[0\]: invalid value "healthz": non-resource URL rules must begin with a '\/'/);
+    assert.throws(() => policy([{ level: 'None', nonResourceURLs: ['/*/healthz'] }]), /wildcards '\*' must be the final character/);
+    assert.throws(() => policy([{ level: 'Metadata', resources: [{ group: 'apps/v1', resources: ['deployments'] }] }]), /rules\[0\].resources\[0\].group: invalid value "apps\/v1"/);
+    assert.throws(() => policy([{ level: 'Metadata', resources: [{ group: '', resourceNames: ['x'] }] }]), /using resourceNames requires at least one resource/);
+    assert.equal(decide(policy([{ level: 'Metadata', nonResourceURLs: ['*', '/api*'] }]), request({ isResourceRequest: false, path: '/x' })).level, 'Metadata');
     // YAML reads as well as JSON
     const yaml = parsePolicy('apiVersion: audit.cluster.io/v1\nkind: Policy\nrules:\n- level: Metadata\n', names);
     assert.equal(decide(yaml, request()).level, 'Metadata');

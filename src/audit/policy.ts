@@ -53,6 +53,30 @@ function checkList(at: string, v: unknown, allowed?: readonly string[]): string[
   return v;
 }
 
+const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** a group is '' (core) or a DNS subdomain (not group/version); resource names narrow named resources */
+function checkGroupResources(at: string, g: GroupResources) {
+  checkList(`${at}.resources`, g.resources);
+  checkList(`${at}.resourceNames`, g.resourceNames);
+  if (g.group !== undefined && typeof g.group !== 'string') throw new Error(`${at}.group must be a string`);
+  if (g.group && (g.group.length > 253 || !dnsSubdomain.test(g.group)))
+    throw new Error(`${at}.group: invalid value ${JSON.stringify(g.group)}: must be a lowercase DNS subdomain, the group without its version`);
+  if (g.resourceNames?.length && !g.resources?.length)
+    throw new Error(`${at}.resourceNames: invalid value ${JSON.stringify(g.resourceNames)}: using resourceNames requires at least one resource`);
+}
+
+/** `*`, or a path from `/` with at most a trailing `*` */
+function checkUrls(at: string, v: unknown): string[] | undefined {
+  const urls = checkList(at, v);
+  urls?.forEach((url, i) => {
+    if (url === '*') return;
+    if (!url.startsWith('/')) throw new Error(`${at}[${i}]: invalid value ${JSON.stringify(url)}: non-resource URL rules must begin with a '/' character`);
+    if (url.slice(0, -1).includes('*')) throw new Error(`${at}[${i}]: invalid value ${JSON.stringify(url)}: non-resource URL wildcards '*' must be the final character of the rule`);
+  });
+  return urls;
+}
+
 /** reads and checks a policy document; problems name the rule and field */
 export function parsePolicy(text: string, names: Naming): AuditPolicy {
   let doc: Record<string, unknown>;
@@ -69,15 +93,12 @@ export function parsePolicy(text: string, names: Naming): AuditPolicy {
     const resources = r.resources;
     if (resources !== undefined && !(Array.isArray(resources) && resources.every(g => g && typeof g === 'object')))
       throw new Error(`${at}.resources must be a list of {group, resources, resourceNames}`);
-    (resources as GroupResources[] | undefined)?.forEach((g, j) => {
-      checkList(`${at}.resources[${j}].resources`, g.resources);
-      checkList(`${at}.resources[${j}].resourceNames`, g.resourceNames);
-    });
+    (resources as GroupResources[] | undefined)?.forEach((g, j) => checkGroupResources(`${at}.resources[${j}]`, g));
     const rule: PolicyRule = {
       level: r.level as AuditLevel,
       users: checkList(`${at}.users`, r.users), userGroups: checkList(`${at}.userGroups`, r.userGroups),
       verbs: checkList(`${at}.verbs`, r.verbs), namespaces: checkList(`${at}.namespaces`, r.namespaces),
-      nonResourceURLs: checkList(`${at}.nonResourceURLs`, r.nonResourceURLs), resources: resources as GroupResources[] | undefined,
+      nonResourceURLs: checkUrls(`${at}.nonResourceURLs`, r.nonResourceURLs), resources: resources as GroupResources[] | undefined,
       omitStages: checkList(`${at}.omitStages`, r.omitStages, stages) as Stage[] | undefined,
       omitManagedFields: typeof r.omitManagedFields === 'boolean' ? r.omitManagedFields : undefined,
     };
