@@ -77,8 +77,20 @@ function withoutManagedFields(v: unknown): unknown {
     out = { ...o, metadata };
   }
   if (Array.isArray(o.items)) out = { ...out, items: o.items.map(withoutManagedFields) };
+  // a Table (what kubectl get asks for) carries each row's object
+  const rows = (o as { rows?: Array<{ object?: unknown }> }).rows;
+  if (Array.isArray(rows)) out = { ...out, rows: rows.map(r => (r && typeof r === 'object' && r.object ? { ...r, object: withoutManagedFields(r.object) } : r)) } as typeof out;
   return out;
 }
+
+/** the reference keeps at most 1024 characters of a user agent */
+const userAgentOf = (ua: string) => (ua.length > 1024 ? `${ua.slice(0, 1024)}...TRUNCATED` : ua);
+
+/** the fields of a Status an event records (not its kind, apiVersion or list metadata), as the reference copies them */
+const recordedStatus = (s: Partial<Status>): Partial<Status> => {
+  const { status, message, reason, details, code } = s;
+  return Object.fromEntries(Object.entries({ status, message, reason, details, code }).filter(([, v]) => v !== undefined && v !== ''));
+};
 
 const statusBody = /^\{\s*"kind":\s*"Status"/;
 const isJson = (contentType: string) => contentType === '' || contentType === 'application/json' || contentType.endsWith('+json');
@@ -138,7 +150,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
     return {
       kind: 'Event', apiVersion, level, auditID: ctx.id, requestURI: ctx.req.url ?? ctx.path, verb: i.verb,
       user: userOf(user), sourceIPs: sourceIPs(ctx),
-      ...(ctx.headers['user-agent'] ? { userAgent: String(ctx.headers['user-agent']) } : {}),
+      ...(ctx.headers['user-agent'] ? { userAgent: userAgentOf(String(ctx.headers['user-agent'])) } : {}),
       ...(i.isResourceRequest ? {
         objectRef: {
           resource: i.resource, ...(i.namespace ? { namespace: i.namespace } : {}), ...(i.name ? { name: i.name } : {}),
@@ -149,9 +161,9 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
     };
   }
 
-  const statusOf = (e: unknown): Pick<Status, 'status' | 'message' | 'reason' | 'code'> => {
+  const statusOf = (e: unknown): Partial<Status> => {
     const s = (e as { status?: Status }).status;
-    if (e instanceof Error && e.name === 'ApiError' && s) return { status: 'Failure', message: s.message, reason: s.reason, code: s.code };
+    if (e instanceof Error && e.name === 'ApiError' && s) return recordedStatus({ ...s, status: 'Failure' });
     return { status: 'Failure', message: 'Internal Server Error', reason: 'InternalError', code: 500 };
   };
 
@@ -191,7 +203,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
         // below RequestResponse only a Status body is read, for the outcome's message
         const whole = levelCovers(d.level, 'RequestResponse');
         const obj = whole || statusBody.test(typeof body === 'string' ? body.slice(0, 40) : body.subarray(0, 40).toString()) ? parsed(body) as { kind?: string } | undefined : undefined;
-        if (obj?.kind === 'Status') responseStatus = obj as Status;
+        if (obj?.kind === 'Status') responseStatus = recordedStatus(obj as Status);
         if (levelCovers(d.level, 'RequestResponse')) responseObject = keep(obj);
       },
     };

@@ -188,6 +188,26 @@ describe('audit log', () => {
     assert.match(e!.annotations!['pod-security.cluster.io/audit-violations']!, /^would violate PodSecurity "restricted:latest": allowPrivilegeEscalation != false/);
   });
 
+  test('a Status answer is recorded by its own fields; a long user agent is cut; a Table\'s rows lose their managed fields where the rule omits them', async () => {
+    const missing = await c.get('/api/v1/namespaces/lvl-meta/configmaps/none-such');
+    assert.equal(missing.status, 404);
+    const [nf] = await waitFor(() => eventsOf(missing.headers['audit-id']), es => es.length > 0);
+    assert.deepEqual(nf!.responseStatus, { metadata: {}, status: 'Failure', message: 'configmaps "none-such" not found', reason: 'NotFound',
+      details: { name: 'none-such', kind: 'configmaps' }, code: 404 });
+    assert.equal((await c.request('POST', '/api/v1/namespaces/lvl-rr/configmaps', { body: configMap('gone') })).status, 201);
+    const deleted = await c.request('DELETE', '/api/v1/namespaces/lvl-rr/configmaps/gone', { headers: { 'user-agent': `tool/${'x'.repeat(2000)}` } });
+    assert.equal(deleted.status, 200);
+    const [del] = await waitFor(() => eventsOf(deleted.headers['audit-id']), es => es.length > 0);
+    assert.deepEqual(del!.responseStatus, { metadata: {}, status: 'Success', details: deleted.json.details, code: 200 });
+    assert.equal((del as { userAgent?: string }).userAgent, `tool/${'x'.repeat(1019)}...TRUNCATED`);
+    const table = await c.get('/api/v1/namespaces/lvl-rr/configmaps', { accept: 'application/json;as=Table;v=v1;g=meta.cluster.io' });
+    assert.equal(table.json.kind, 'Table', table.body.slice(0, 200));
+    const [t] = await waitFor(() => eventsOf(table.headers['audit-id']), es => es.length > 0);
+    assert.ok(t!.responseObject.rows.length > 0);
+    assert.ok(table.json.rows.some((r: any) => r.object.metadata.managedFields), 'the client gets them');
+    assert.ok(t!.responseObject.rows.every((r: any) => r.object.metadata.name && !r.object.metadata.managedFields));
+  });
+
   test('a request refused for its credentials is recorded', async () => {
     const r = await call(server, { token: 'nobody-knows-this' }, 'GET', '/api/v1/namespaces/lvl-meta/configmaps');
     assert.equal(r.status, 401);
@@ -256,8 +276,9 @@ describe('audit log truncation', () => {
     try {
       const small = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'small' }, data: { a: '1' } } });
       const large = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { metadata: { name: 'large' }, data: { big: 'x'.repeat(20_000) } } });
-      // the request line alone (its user agent) is over the size: nothing of it can be kept
-      const huge = await c.request('GET', '/api/v1/namespaces/default/configmaps/small', { headers: { 'user-agent': 'u'.repeat(10_000) } });
+      // the request line alone (its selector) is over the size: nothing of it can be kept
+      const selector = encodeURIComponent(`k in (${Array.from({ length: 1500 }, (_, i) => `v${i}`).join(',')})`);
+      const huge = await c.request('GET', `/api/v1/namespaces/default/configmaps?labelSelector=${selector}`);
       assert.deepEqual([small.status, large.status, huge.status], [201, 201, 200]);
       const [kept] = await waitFor(() => eventsOf(small.headers['audit-id']), es => es.length > 0);
       assert.deepEqual(kept!.requestObject.data, { a: '1' });
