@@ -56,6 +56,13 @@ test('resource rules: verb, group, resource with subresource, namespaces and clu
   assert.ok(fs.matches(request(alice, 'DELETE', '/api/v1/nodes/n1')));
   assert.ok(!fs.matches(request(alice, 'GET', '/api/v1/namespaces/team/pods')));
   assert.ok(!fs.matches(request(alice, 'GET', '/healthz')), 'resource rules never match a non-resource request');
+  // a namespace's own path is in that namespace, as the reference's request info has it; creating one is cluster scope
+  const namespaces = (rule: object) => compileSchema(schema('ns', { rules: [{ subjects: [{ kind: 'User', user: { name: '*' } }],
+    resourceRules: [{ verbs: ['*'], apiGroups: [''], resources: ['namespaces', 'namespaces/finalize'], ...rule }] }] }));
+  assert.ok(namespaces({ namespaces: ['team'] }).matches(request(alice, 'GET', '/api/v1/namespaces/team')));
+  assert.ok(namespaces({ namespaces: ['team'] }).matches(request(alice, 'PUT', '/api/v1/namespaces/team/finalize')));
+  assert.ok(!namespaces({ clusterScope: true }).matches(request(alice, 'DELETE', '/api/v1/namespaces/team')));
+  assert.ok(namespaces({ clusterScope: true }).matches(request(alice, 'POST', '/api/v1/namespaces')));
 });
 
 test('non-resource rules: exact paths, prefixes ending in *, and verbs', () => {
@@ -88,6 +95,7 @@ test('distinguishers: by user, by namespace (none for cluster scope), or none', 
   assert.equal(flowDistinguisher(compileSchema(schema('s', { distinguisherMethod: { type: 'ByNamespace' } })), req), 'team');
   assert.equal(flowDistinguisher(compileSchema(schema('s', { distinguisherMethod: { type: 'ByNamespace' } })), request(alice, 'GET', '/api/v1/nodes')), '');
   assert.equal(flowDistinguisher(compileSchema(schema('s', {})), req), '');
+  assert.equal(flowDistinguisher(compileSchema(schema('s', { distinguisherMethod: { type: 'ByNamespace' } })), request(alice, 'GET', '/api/v1/namespaces/team')), 'team');
 });
 
 test('the default objects classify the requests they were made for', () => {

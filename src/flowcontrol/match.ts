@@ -34,8 +34,11 @@ function subjectMatcher(subjects: readonly Subject[]): (req: FlowRequest) => boo
   return req => checks.some(c => c(req));
 }
 
-/** the namespace a resource request acts in; '' for cluster-scoped objects (namespaces themselves included) */
-export const requestNamespace = (req: FlowRequest) => (req.info.inNamespace ? req.info.namespace : '');
+/**
+ * the namespace of a resource request as the reference's request info has it: '' for cluster-scoped objects and
+ * across namespaces, but a namespace's own path (/api/v1/namespaces/team, its status and finalize) is in that namespace
+ */
+export const requestNamespace = (req: FlowRequest) => req.info.namespace;
 
 function resourceRuleMatcher(rule: ResourcePolicyRule): (req: FlowRequest) => boolean {
   const verb = anyOr(rule.verbs, '*'), group = anyOr(rule.apiGroups, '*'), resource = anyOr(rule.resources, '*');
