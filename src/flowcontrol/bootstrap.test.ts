@@ -83,3 +83,30 @@ test('a FlowSchema whose level is missing is Dangling, and stops being so when t
   await ensureDefaults(m.source, m.writer, names);
   assert.deepEqual([condition().status, condition().reason], ['False', 'Found']);
 });
+
+test('a suggested object without a readable annotation is kept current until its spec was changed, then marked "false"', async () => {
+  const m = memoryStore();
+  await ensureDefaults(m.source, m.writer, names);
+  const key = autoupdateAnnotation(names);
+  const edit = (name: string, annotations: Record<string, string>, generation: number) => {
+    const l = m.objects.prioritylevelconfigurations.get(name) as PriorityLevelConfiguration;
+    m.objects.prioritylevelconfigurations.set(name, { ...l, metadata: { ...l.metadata, annotations, generation },
+      spec: { ...l.spec!, limited: { ...l.spec!.limited, nominalConcurrencyShares: 3 } } });
+  };
+  edit('workload-low', {}, 1);
+  edit('workload-high', { other: 'x' }, 4);
+  edit('leader-election', { [key]: 'True' }, 5);
+  edit('node-high', { [key]: 'FALSE' }, 6);
+  const r = await ensureDefaults(m.source, m.writer, names);
+  assert.deepEqual(r.updated.sort(), ['prioritylevelconfigurations/leader-election', 'prioritylevelconfigurations/node-high',
+    'prioritylevelconfigurations/workload-high', 'prioritylevelconfigurations/workload-low']);
+  const level = (name: string) => m.objects.prioritylevelconfigurations.get(name) as PriorityLevelConfiguration;
+  const state = (name: string) => [level(name).metadata!.annotations![key], level(name).spec!.limited!.nominalConcurrencyShares];
+  assert.deepEqual(state('workload-low'), ['true', 100]);
+  assert.deepEqual(state('workload-high'), ['false', 3]);
+  assert.equal(level('workload-high').metadata!.annotations!.other, 'x');
+  assert.deepEqual(state('leader-election'), ['true', 10]);
+  assert.deepEqual(state('node-high'), ['false', 3]);
+  const again = await ensureDefaults(m.source, m.writer, names);
+  assert.deepEqual(again.updated, []);
+});

@@ -19,6 +19,28 @@ export function covers(have: unknown, want: unknown): boolean {
 
 export interface EnsureResult { created: string[]; updated: string[] }
 
+/** Go's strconv.ParseBool, which reads the annotation in the reference */
+const parseBool = (v: string | undefined): boolean | undefined =>
+  (['1', 't', 'T', 'TRUE', 'true', 'True'].includes(v ?? '') ? true : ['0', 'f', 'F', 'FALSE', 'false', 'False'].includes(v ?? '') ? false : undefined);
+
+/**
+ * whether an object's spec is kept current: always for a mandatory one; for a suggested one as its annotation says,
+ * and without a readable annotation only while nobody changed its spec (generation 1)
+ */
+const autoUpdates = (o: ConfigObject, isMandatory: boolean, annotation: string) =>
+  isMandatory || (parseBool(o.metadata?.annotations?.[annotation]) ?? o.metadata?.generation === 1);
+
+/** the object with the annotation saying whether it is kept current and, when it is, the wanted spec; undefined when it has them */
+function revised(cur: ConfigObject, want: ConfigObject, isMandatory: boolean, annotation: string): ConfigObject | undefined {
+  const auto = autoUpdates(cur, isMandatory, annotation);
+  const specChanged = auto && !covers(cur.spec, want.spec);
+  if (!specChanged && cur.metadata?.annotations?.[annotation] === String(auto)) return undefined;
+  return {
+    ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, [annotation]: String(auto) } },
+    spec: specChanged ? structuredClone(want.spec) : cur.spec,
+  } as ConfigObject;
+}
+
 /** one pass: the writes that bring the stored objects to the defaults */
 export async function ensureDefaults(source: FlowControlSource, writer: FlowControlWriter, names: Naming): Promise<EnsureResult> {
   const d = defaultObjects(names);
@@ -40,13 +62,8 @@ export async function ensureDefaults(source: FlowControlSource, writer: FlowCont
         result.created.push(`${resource}/${name}`);
         return;
       }
-      if (!isMandatory && have.metadata?.annotations?.[annotation] !== 'true') return;
-      if (covers(have.spec, want.spec) && have.metadata?.annotations?.[annotation] === 'true') return;
-      await writer.update<ConfigObject>(resource, name, '', cur => {
-        if (covers(cur.spec, want.spec) && cur.metadata?.annotations?.[annotation] === 'true') return undefined;
-        if (!isMandatory && cur.metadata?.annotations?.[annotation] !== 'true') return undefined;
-        return { ...cur, metadata: { ...cur.metadata, annotations: { ...cur.metadata?.annotations, [annotation]: 'true' } }, spec: structuredClone(want.spec) } as ConfigObject;
-      });
+      if (!revised(have, want, isMandatory, annotation)) return;
+      await writer.update<ConfigObject>(resource, name, '', cur => revised(cur, want, isMandatory, annotation));
       result.updated.push(`${resource}/${name}`);
     }));
   }
