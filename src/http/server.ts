@@ -15,6 +15,11 @@ const uploadWindowPerStream = 256 * 1024;
 const windowStreams = 250;
 /** the reference's limit on a request's header bytes (Go's server refuses past it); Node's own is 16 KiB */
 export const maxHeaderBytes = 1024 * 1024;
+
+/** a request's own Audit-ID, used as the reference uses it (its events and the echoed header carry it), when it is one printable token */
+const auditIdOf = (v: string | string[] | undefined): string | undefined =>
+  (typeof v === 'string' && /^[\x21-\x7e]{1,256}$/.test(v) ? v : undefined);
+
 /**
  * HTTP/2: nghttp2 refuses a stream whose header list passes the limit the server advertises (a reset, no answer), so
  * the advertised limit is twice the one served, and a list between the two is answered 431 as over HTTP/1.1 (and as
@@ -147,7 +152,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
         return signal;
       },
       clientGone: () => responseClosed,
-      id: randomUUID(), req, res, method: req.method ?? 'GET',
+      id: auditIdOf(req.headers['audit-id']) ?? randomUUID(), req, res, method: req.method ?? 'GET',
       path: qmark < 0 ? target : target.slice(0, qmark),
       query: new URLSearchParams(qmark < 0 ? '' : target.slice(qmark + 1)),
       headers: req.headers,

@@ -208,6 +208,16 @@ describe('audit log', () => {
     assert.ok(t!.responseObject.rows.every((r: any) => r.object.metadata.name && !r.object.metadata.managedFields));
   });
 
+  test('a request\'s own Audit-ID header names its events and is echoed back', async () => {
+    const r = await c.get('/api/v1/namespaces/lvl-meta', { 'audit-id': 'from-the-client-1' });
+    assert.equal(r.status, 200);
+    assert.equal(r.headers['audit-id'], 'from-the-client-1');
+    const [e] = await waitFor(() => eventsOf('from-the-client-1'), es => es.length > 0);
+    assert.equal(e!.objectRef?.name, 'lvl-meta');
+    const other = await c.get('/api/v1/namespaces/lvl-meta');
+    assert.match(String(other.headers['audit-id']), /^[0-9a-f]{8}-[0-9a-f]{4}-/);
+  });
+
   test('a request refused for its credentials is recorded', async () => {
     const r = await call(server, { token: 'nobody-knows-this' }, 'GET', '/api/v1/namespaces/lvl-meta/configmaps');
     assert.equal(r.status, 401);
