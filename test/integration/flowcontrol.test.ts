@@ -58,6 +58,12 @@ for (const domain of ['k8s.io', 'cluster.io'] as const) {
         && names(await c.get(`${base()}/prioritylevelconfigurations`)).join() === levels.join(), 'the default objects');
       const exempt = (await c.get(`${base()}/flowschemas/exempt`)).json;
       assert.equal(exempt.metadata.annotations[`apf.${server.names.labelDomain}/autoupdate-spec`], 'true');
+      // written under the reference's manager names: the spec by the producer, the Dangling condition by the consumer
+      await until(async () => ((await c.get(`${base()}/flowschemas/exempt`)).json.metadata.managedFields ?? []).length === 2, 'the status writer in managedFields');
+      const managers = (await c.get(`${base()}/flowschemas/exempt`)).json.metadata.managedFields
+        .map((f: { manager: string; subresource?: string; fieldsV1: object }) => [f.manager, f.subresource ?? '', Object.keys(f.fieldsV1).sort().join()]).sort();
+      assert.deepEqual(managers, [['api-priority-and-fairness-config-consumer-v1', 'status', 'f:status'],
+        ['api-priority-and-fairness-config-producer-v1', '', 'f:metadata,f:spec']]);
       const exemptLevel = (await c.get(`${base()}/prioritylevelconfigurations/exempt`)).json;
       const header = domain === 'k8s.io' ? 'x-kubernetes-pf' : 'x-cluster-pf';
       const r = await c.get('/api/v1/namespaces');

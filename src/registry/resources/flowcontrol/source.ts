@@ -44,13 +44,18 @@ export function flowControlWriter(backends: Backends, names: Naming): FlowContro
     if (!b) throw new Error(`the ${resource} resource of ${group} is not served`);
     return b.store;
   };
+  // the reference's names for the writer of the default objects and the writer of their status, in managedFields
+  const manager = (subresource = '') => ({
+    name: subresource === 'status' ? 'api-priority-and-fairness-config-consumer-v1' : 'api-priority-and-fairness-config-producer-v1',
+    apiVersion: `${group}/v1beta3`,
+  });
   return {
     async create(resource, obj) {
-      await store(resource).create('', obj as ApiObject, noAdmission, { dryRun: false });
+      await store(resource).create('', obj as ApiObject, noAdmission, { dryRun: false, manager: manager() });
     },
     async update(resource, name, subresource, change) {
       await store(resource).guaranteedUpdate('', name, subresource,
-        cur => (cur && (change(cur as never) as ApiObject | undefined)) ?? cur!, noAdmission, { dryRun: false });
+        cur => (cur && (change(cur as never) as ApiObject | undefined)) ?? cur!, noAdmission, { dryRun: false, manager: manager(subresource) });
     },
   };
 }
