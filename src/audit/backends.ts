@@ -191,7 +191,7 @@ export function legacyLine(e: AuditEvent): string {
   const received = String(e.requestReceivedTimestamp ?? '').replace(/\.(\d*?)0*Z$/, (_, f: string) => (f ? `.${f}Z` : 'Z'));
   return `${received} AUDIT: id=${quoted(e.auditID)} stage=${quoted(e.stage)} ip=${quoted((e.sourceIPs as string[] | undefined)?.[0] ?? '<unknown>')} `
     + `method=${quoted(e.verb)} user=${quoted(username)} groups=${quoted(groups)} as=${quoted(as ? as.username : '<self>')} `
-    + `asgroups=${quoted(as?.groups ? list(as.groups) : '<lookup>')} user-agent=${quoted(e.userAgent)} namespace=${ref?.namespace || '<none>'} `
+    + `asgroups=${quoted(as?.groups ? list(as.groups) : '<lookup>')} user-agent=${quoted(e.userAgent)} namespace=${quoted(ref?.namespace || '<none>')} `
     + `uri=${quoted(e.requestURI)} response="${status?.code !== undefined ? status.code : '<deferred>'}"`;
 }
 

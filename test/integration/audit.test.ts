@@ -437,7 +437,7 @@ describe('audit backend modes', () => {
       const lines = await waitFor(() => readFileSync(join(dir, 'strict.log'), 'utf8').split('\n').filter(l => l.includes(`id="${id}"`)),
         ls => ls.some(l => l.includes('stage="ResponseComplete"')));
       assert.match(lines.find(l => l.includes('stage="ResponseComplete"'))!,
-        /^\d{4}-\d\d-\d\dT[\d:.]+Z AUDIT: id="[^"]+" stage="ResponseComplete" ip="127\.0\.0\.1" method="create" user="[^"]+" groups=".*" as="<self>" asgroups="<lookup>" user-agent="[^"]*" namespace=default uri="\/api\/v1\/namespaces\/default\/configmaps" response="201"$/);
+        /^\d{4}-\d\d-\d\dT[\d:.]+Z AUDIT: id="[^"]+" stage="ResponseComplete" ip="127\.0\.0\.1" method="create" user="[^"]+" groups=".*" as="<self>" asgroups="<lookup>" user-agent="[^"]*" namespace="default" uri="\/api\/v1\/namespaces\/default\/configmaps" response="201"$/);
     } finally {
       answer = 'ok';
       c.close();
