@@ -18,6 +18,7 @@ import { decide, loadPolicy, type AuditPolicy, type Decision, type Stage } from 
 import { ensureLogFile, logBackend, truncating, unionBackend, webhookBackend, type AuditEvent, type Backend, type BatchOptions, type LogOptions,
   type TruncateOptions } from './backends.js';
 import { internalError } from '../api/status.js';
+import { loadedProtobufCodec } from '../api/protobuf/load.js';
 
 /** how events reach one backend: its mode and, in batch mode, its buffer and batches */
 export type AuditBatchOptions = Omit<BatchOptions, 'send' | 'onError'> & { truncate?: Omit<TruncateOptions, 'annotation'> };
@@ -91,6 +92,18 @@ const recordedStatus = (s: Partial<Status>): Partial<Status> => {
   const { status, message, reason, details, code } = s;
   return Object.fromEntries(Object.entries({ status, message, reason, details, code }).filter(([, v]) => v !== undefined && v !== ''));
 };
+
+/** a protobuf body in its JSON form, as the reference records every object (the codec is loaded: a protobuf answer was written) */
+function fromProtobuf(body: string | Buffer, names: Naming): { kind?: string } | undefined {
+  const codec = loadedProtobufCodec();
+  if (!codec) return undefined;
+  try {
+    const env = codec.decodeEnvelope(Buffer.isBuffer(body) ? body : Buffer.from(body, 'latin1'), names);
+    return codec.protobufToJson(env.raw, env.apiVersion, env.kind);
+  } catch {
+    return undefined;
+  }
+}
 
 const statusBody = /^\{\s*"kind":\s*"Status"/;
 const isJson = (contentType: string) => contentType === '' || contentType === 'application/json' || contentType.endsWith('+json');
@@ -191,6 +204,8 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
           requestObject = keep(parsed(body));
       },
       requestObject(obj) {
+        // a body that was not JSON (protobuf, YAML) is recorded as decoded, in the JSON form the reference records
+        if (levelCovers(d.level, 'Request') && requestObject === undefined) requestObject = keep(structuredClone(obj));
         const meta = obj.metadata;
         if (!event.objectRef || !meta) return;
         // a new reference: events of earlier stages may still wait in a batch
@@ -199,6 +214,13 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
         event.objectRef = ref;
       },
       responseBody(body, contentType) {
+        if (contentType === names.protobufMediaType) {
+          if (!levelCovers(d.level, 'RequestResponse')) return;
+          const obj = fromProtobuf(body, names);
+          if (obj?.kind === 'Status') responseStatus = recordedStatus(obj as Status);
+          responseObject = keep(obj);
+          return;
+        }
         if (!isJson(contentType)) return;
         // below RequestResponse only a Status body is read, for the outcome's message
         const whole = levelCovers(d.level, 'RequestResponse');

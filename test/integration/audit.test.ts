@@ -13,6 +13,7 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { parseApiServerOptions } from '../../src/config/apiserver-options.js';
 import { startApiServer } from '../../src/main/apiserver.js';
 import { createClient, type Client } from './client.js';
+import { encodeObject } from '../../src/api/protobuf/codec.js';
 import { call, fakeHttpsService, writeWebhookConfig, type FakeService } from './auth-support.js';
 import { startWebhookServer, type WebhookServer } from '../support/admission-webhook.js';
 
@@ -206,6 +207,24 @@ describe('audit log', () => {
     assert.ok(t!.responseObject.rows.length > 0);
     assert.ok(table.json.rows.some((r: any) => r.object.metadata.managedFields), 'the client gets them');
     assert.ok(t!.responseObject.rows.every((r: any) => r.object.metadata.name && !r.object.metadata.managedFields));
+  });
+
+  test('a protobuf request and answer are recorded in their JSON form', async () => {
+    const protobuf = server.names.protobufMediaType;
+    const body = encodeObject({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'in-protobuf' }, data: { p: 'b' } });
+    const created = await c.request('POST', '/api/v1/namespaces/lvl-rr/configmaps', { body, contentType: protobuf, headers: { accept: protobuf } });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.headers['content-type'], protobuf);
+    const [e] = await waitFor(() => eventsOf(created.headers['audit-id']), es => es.length > 0);
+    assert.deepEqual(e!.requestObject, { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'in-protobuf' }, data: { p: 'b' } });
+    assert.equal(e!.responseObject.kind, 'ConfigMap');
+    assert.deepEqual([e!.responseObject.metadata.name, e!.responseObject.data], ['in-protobuf', { p: 'b' }]);
+    assert.equal(e!.responseObject.metadata.managedFields, undefined, 'the rule omits managed fields');
+    const listed = await c.get('/api/v1/namespaces/lvl-rr/configmaps', { accept: protobuf });
+    assert.equal(listed.status, 200);
+    const [l] = await waitFor(() => eventsOf(listed.headers['audit-id']), es => es.length > 0);
+    assert.equal(l!.responseObject.kind, 'ConfigMapList');
+    assert.ok(l!.responseObject.items.some((i: any) => i.metadata.name === 'in-protobuf'));
   });
 
   test('a request\'s own Audit-ID header names its events and is echoed back', async () => {
