@@ -121,6 +121,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
   const eventTotal = metrics.counter('apiserver_audit_event_total', 'Counter of audit events generated and sent to the audit backend.', []);
   const errorTotal = metrics.counter('apiserver_audit_error_total', 'Counter of audit events that failed to be audited properly. Plugin identifies the plugin affected by the error.', ['plugin']);
   const levelTotal = metrics.counter('apiserver_audit_level_total', 'Counter of policy levels for audit events (1 per request).', ['level']);
+  const rejectedTotal = metrics.counter('apiserver_audit_requests_rejected_total', 'Counter of apiserver requests rejected due to an error in audit logging backend.', []);
   const backends: Backend[] = [];
   const failures = (plugin: string) => {
     let warned = 0;
@@ -242,6 +243,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
     try {
       await emit(current(), 'RequestReceived', d);
     } catch {
+      rejectedTotal({});
       throw internalError('failed to store audit event');
     }
     if (ctx.longRunning) {

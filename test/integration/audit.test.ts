@@ -449,6 +449,8 @@ describe('audit backend modes', () => {
       assert.match(refused.json.message, /failed to store audit event/);
       assert.equal((await c.get('/api/v1/namespaces/default/configmaps/strict-refused')).status, 500, 'nothing is served while the backend fails');
       answer = 'ok';
+      // the refused requests are counted
+      assert.match((await c.get('/metrics')).body, /^apiserver_audit_requests_rejected_total [1-9]\d*$/m);
       const served = await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: configMapBody('strict-served') });
       assert.equal(served.status, 201);
       assert.equal((await c.get('/api/v1/namespaces/default/configmaps/strict-refused')).status, 404, 'the refused create was never carried out');
