@@ -129,6 +129,7 @@ describe('API server options', () => {
       [['--request-timeout=0s'], /--request-timeout: must be greater than 0/],
       [['--shutdown-delay-duration=-1s'], /--shutdown-delay-duration: must not be negative/],
       [['--max-requests-inflight=-5'], /--max-requests-inflight: must not be negative/],
+      [['--max-requests-inflight=0', '--max-mutating-requests-inflight=0'], /they must add up to something positive with --enable-priority-and-fairness/],
       [['--bind-address=localhost'], /--bind-address: "localhost" is not an IP address/],
       [['--api-domain=example.com'], /--api-domain: expected one of/],
       [['--authorization-mode=RBAC,Magic'], /--authorization-mode: unknown authorization mode Magic/],

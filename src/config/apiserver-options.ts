@@ -395,6 +395,9 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   if (!s('tls-cert-file') !== !s('tls-private-key-file')) throw new FlagError('flags --tls-cert-file and --tls-private-key-file must be given together');
   if (!s('kubelet-client-certificate') !== !s('kubelet-client-key')) throw new FlagError('flags --kubelet-client-certificate and --kubelet-client-key must be given together');
   if (!s('etcd-certfile') !== !s('etcd-keyfile')) throw new FlagError('flags --etcd-certfile and --etcd-keyfile must be given together');
+  // priority and fairness shares out the two limits' sum: the reference refuses to start with nothing to share
+  if (v['enable-priority-and-fairness'] && (v['max-requests-inflight'] as number) + (v['max-mutating-requests-inflight'] as number) <= 0)
+    throw new FlagError(`invalid configuration: --max-requests-inflight=${v['max-requests-inflight']} and --max-mutating-requests-inflight=${v['max-mutating-requests-inflight']}; they must add up to something positive with --enable-priority-and-fairness`);
 
   const featureGates = wrap('feature-gates', () => parseFeatureGates(v['feature-gates'] as Record<string, string>));
   warnings.push(...featureGates.warnings);
