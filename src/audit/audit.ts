@@ -5,6 +5,7 @@
 // to the log and webhook backends in their modes: in batch mode through a bounded buffer a request never waits
 // for; in blocking mode the request waits until they are written, and under blocking-strict a first event
 // (RequestReceived) that cannot be written fails the request.
+import { isIP } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { RequestContext } from '../api/request.js';
 import type { AuditLevel, AuditRecord } from '../api/audit.js';
@@ -48,12 +49,17 @@ const userOf = (u: UserInfo | undefined) => (u ? {
   ...(u.extra && Object.keys(u.extra).length ? { extra: u.extra } : {}),
 } : {});
 
-/** the client's addresses: the forwarding headers' then the connection's, each once */
+/**
+ * the client's addresses as the reference lists them: the addresses of X-Forwarded-For (what is not an address is
+ * left out), X-Real-Ip unless already there, then the connection's unless it is the last one already
+ */
 function sourceIPs(ctx: RequestContext): string[] {
-  const forwarded = String(ctx.headers['x-forwarded-for'] ?? '').split(',').map(s => s.trim()).filter(Boolean);
+  const ips = String(ctx.headers['x-forwarded-for'] ?? '').split(',').map(s => s.trim()).filter(s => isIP(s));
   const real = String(ctx.headers['x-real-ip'] ?? '').trim();
+  if (isIP(real) && !ips.includes(real)) ips.push(real);
   const remote = (ctx.req.socket?.remoteAddress ?? '').replace(/^::ffff:/, '');
-  return [...new Set([...forwarded, ...(real ? [real] : []), ...(remote ? [remote] : [])])];
+  if (remote && ips[ips.length - 1] !== remote) ips.push(remote);
+  return ips;
 }
 
 /** the credentials a request refused as unauthenticated presented, as the reference names them in its event */

@@ -227,7 +227,7 @@ describe('audit log', () => {
     assert.ok(l!.responseObject.items.some((i: any) => i.metadata.name === 'in-protobuf'));
   });
 
-  test('a request\'s own Audit-ID header names its events and is echoed back', async () => {
+  test('a request\'s own Audit-ID header names its events and is echoed back; forwarded addresses are its sourceIPs', async () => {
     const r = await c.get('/api/v1/namespaces/lvl-meta', { 'audit-id': 'from-the-client-1' });
     assert.equal(r.status, 200);
     assert.equal(r.headers['audit-id'], 'from-the-client-1');
@@ -235,6 +235,10 @@ describe('audit log', () => {
     assert.equal(e!.objectRef?.name, 'lvl-meta');
     const other = await c.get('/api/v1/namespaces/lvl-meta');
     assert.match(String(other.headers['audit-id']), /^[0-9a-f]{8}-[0-9a-f]{4}-/);
+    // the addresses a proxy forwarded, as the reference lists them: what is not an address is left out
+    const proxied = await c.get('/api/v1/namespaces/lvl-meta', { 'x-forwarded-for': '10.0.0.1, unknown, 10.0.0.2', 'x-real-ip': '10.0.0.1' });
+    const [p] = await waitFor(() => eventsOf(proxied.headers['audit-id']), es => es.length > 0);
+    assert.deepEqual((p as { sourceIPs?: string[] }).sourceIPs, ['10.0.0.1', '10.0.0.2', '127.0.0.1']);
   });
 
   test('a request refused for its credentials is recorded', async () => {
