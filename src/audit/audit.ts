@@ -117,7 +117,15 @@ const parsed = (body: string | Buffer): unknown => {
   try { return JSON.parse(body.toString()); } catch { return undefined; }
 };
 
-export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: MetricsRegistry; log: { warn(m: string): void } }): Auditor | undefined {
+export interface AuditorDeps {
+  names: Naming;
+  metrics: MetricsRegistry;
+  log: { warn(m: string): void };
+  /** the Status the client gets for an error the server expects (a bad selector or patch, a conflict), undefined for a failure */
+  knownError?(e: unknown): { status: Status } | undefined;
+}
+
+export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | undefined {
   const { names, metrics, log } = deps;
   if (!o.policyFile) {
     if (o.log || o.webhook) log.warn('audit backends are configured but --audit-policy-file is not: nothing will be recorded');
@@ -181,9 +189,12 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
     };
   }
 
+  /** the Status an error is answered with; undefined for an unexpected failure (recorded at Panic) */
+  const knownStatus = (e: unknown): Status | undefined =>
+    (e instanceof Error && e.name === 'ApiError' ? (e as { status?: Status }).status : deps.knownError?.(e)?.status);
   const statusOf = (e: unknown): Partial<Status> => {
-    const s = (e as { status?: Status }).status;
-    if (e instanceof Error && e.name === 'ApiError' && s) return recordedStatus({ ...s, status: 'Failure' });
+    const s = knownStatus(e);
+    if (s) return recordedStatus({ ...s, status: 'Failure' });
     return { status: 'Failure', message: 'Internal Server Error', reason: 'InternalError', code: 500 };
   };
 
@@ -252,6 +263,13 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
       rejectedTotal({});
       throw internalError('failed to store audit event');
     }
+    /** a long-running request's ResponseStarted, once */
+    let started = !ctx.longRunning;
+    const responseStarted = () => {
+      if (started) return undefined;
+      started = true;
+      return emit(current(), 'ResponseStarted', d);
+    };
     if (ctx.longRunning) {
       // the listener has no event for a response's start: its writeHead is watched instead
       const res = ctx.res, writeHead = res.writeHead;
@@ -259,7 +277,7 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
         res.writeHead = writeHead;
         const out = writeHead.apply(this, args);
         responseStatus ??= { code: res.statusCode };
-        void settle(emit(current(), 'ResponseStarted', d));
+        void settle(responseStarted());
         return out;
       } as typeof writeHead;
     }
@@ -269,7 +287,10 @@ export function createAuditor(o: AuditOptions, deps: { names: Naming; metrics: M
       await settle(emit(current(), 'ResponseComplete', d));
     } catch (e) {
       responseStatus = statusOf(e);
-      const unexpected = !(e instanceof Error && e.name === 'ApiError');
+      const unexpected = !knownStatus(e);
+      // a refusal's answer is written once this filter has passed it on: its start is recorded before its end, in the
+      // order the reference records them (a failure is recorded at Panic alone)
+      if (!unexpected) await settle(responseStarted());
       await settle(emit(current(), unexpected ? 'Panic' : 'ResponseComplete', d));
       throw e;
     }

@@ -7,6 +7,11 @@ import { ApplyError, ConflictError } from '../apply/managed-fields.js';
 import { storageFailure } from '../registry/errors.js';
 
 export function toApiError(e: unknown): ApiError {
+  return knownApiError(e) ?? internalError(e instanceof Error ? e.message : String(e));
+}
+
+/** the Status of an error the server expects (a refusal of the request, a storage failure); undefined for any other */
+export function knownApiError(e: unknown): ApiError | undefined {
   if (e instanceof ApiError) return e;
   if (e instanceof PatchError) {
     return e.asCause
@@ -16,5 +21,5 @@ export function toApiError(e: unknown): ApiError {
   if (e instanceof ConflictError) return new ApiError(e.status() as Status);
   if (e instanceof ApplyError) return new ApiError(statusBody(e.code, e.code === 400 ? 'BadRequest' : e.code === 422 ? 'Invalid' : 'InternalError', e.message));
   if (e instanceof SelectorError) return new ApiError(statusBody(400, 'BadRequest', e.message));
-  return storageFailure(e) ?? internalError(e instanceof Error ? e.message : String(e));
+  return storageFailure(e);
 }

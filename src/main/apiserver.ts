@@ -38,6 +38,7 @@ import { loadYaml } from '../util/yaml.js';
 import { createAuditor, type Auditor } from '../audit/audit.js';
 import { resourceEndpoints } from '../endpoints/install.js';
 import { sendText } from '../endpoints/respond.js';
+import { knownApiError } from '../endpoints/errors.js';
 import type { ComponentHealth, NodeClientConfig } from '../registry/types.js';
 import { discoveryEndpoints } from '../discovery/discovery.js';
 import { healthEndpoints, type HealthCheck } from '../health/checks.js';
@@ -393,7 +394,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       // the audit backends are stopped after the listener, so the last requests' events still go out
       async start() {
         if (options.audit.policyFile) await loadYaml();
-        auditor = createAuditor(options.audit, { names, metrics, log });
+        auditor = createAuditor(options.audit, { names, metrics, log, knownError: knownApiError });
       },
       stop: () => auditor?.stop(),
     },

@@ -154,6 +154,11 @@ describe('audit log', () => {
     other.close();
     const otherStages = (await waitFor(() => eventsOf(other.headers['audit-id']), es => es.length > 0)).map(e => e.stage);
     assert.deepEqual(otherStages, ['ResponseComplete']);
+    // a watch refused before its response starts: its start, then its end, as the reference records them
+    const refused = await c.get('/api/v1/namespaces/lvl-rr-watch/configmaps?watch=1&labelSelector=a%20in');
+    assert.equal(refused.status, 400);
+    const refusedEvents = await waitFor(() => eventsOf(refused.headers['audit-id']), es => es.some(e => e.stage === 'ResponseComplete'));
+    assert.deepEqual(refusedEvents.map(e => [e.stage, e.responseStatus?.code]), [['ResponseStarted', 400], ['ResponseComplete', 400]]);
   });
 
   test('a deprecated version is annotated, and so is a mutating webhook\'s change (its patch only at Request)', async () => {
@@ -207,6 +212,22 @@ describe('audit log', () => {
     assert.ok(t!.responseObject.rows.length > 0);
     assert.ok(table.json.rows.some((r: any) => r.object.metadata.managedFields), 'the client gets them');
     assert.ok(t!.responseObject.rows.every((r: any) => r.object.metadata.name && !r.object.metadata.managedFields));
+  });
+
+  test('a refusal found past the handler\'s own checks (an apply conflict, a bad patch) is recorded with the answer the client got, not as a failure', async () => {
+    const apply = (manager: string, value: string) => c.request('PATCH', `/api/v1/namespaces/lvl-meta/configmaps/owned?fieldManager=${manager}`, {
+      body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'owned' }, data: { k: value } }, contentType: 'application/apply-patch+yaml' });
+    assert.equal((await apply('first', 'a')).status, 201);
+    const conflict = await apply('second', 'b');
+    assert.equal(conflict.status, 409, conflict.body);
+    const badPatch = await c.request('PATCH', '/api/v1/namespaces/lvl-meta/configmaps/owned', { body: [{ op: 'test', path: '/data/k', value: 'z' }],
+      contentType: 'application/json-patch+json' });
+    assert.equal(badPatch.status, 422, badPatch.body);
+    for (const r of [conflict, badPatch]) {
+      const es = await waitFor(() => eventsOf(r.headers['audit-id']), x => x.length > 0);
+      assert.deepEqual(es.map(e => [e.stage, e.responseStatus?.code]), [['ResponseComplete', r.status]]);
+      assert.equal((es[0]!.responseStatus as { reason?: string }).reason, r.json.reason);
+    }
   });
 
   test('a protobuf request and answer are recorded in their JSON form', async () => {
