@@ -94,7 +94,7 @@ test('a flow is held to its hand: a flood of one flow fills its queues, not the 
 test('the wait limit refuses with time-out, and the queue forgets the request', async () => {
   const qs = createQueueSet({ concurrency: 1, queues: 2, handSize: 1, queueLengthLimit: 5 });
   admitted(await qs.admit(0, 1, 10_000));
-  assert.deepEqual(await qs.admit(0, 1, 20), { admitted: false, reason: 'time-out' });
+  assert.deepEqual(await qs.admit(0, 1, 20), { admitted: false, reason: 'time-out', queueLength: 1 });
   assert.equal(qs.stats().waitingRequests, 0);
 });
 
@@ -105,7 +105,7 @@ test('a client that goes away leaves the queue, and the requests behind it move 
   const first = qs.admit(0, 1, 10_000, () => gone.signal);
   const second = qs.admit(0, 1, 10_000);
   gone.abort();
-  assert.deepEqual(await first, { admitted: false, reason: 'cancelled' });
+  assert.deepEqual(await first, { admitted: false, reason: 'cancelled', queueLength: 1 });
   running();
   admitted(await second);
   assert.deepEqual(await qs.admit(0, 1, 10_000, () => AbortSignal.abort()), { admitted: false, reason: 'cancelled' });
@@ -144,4 +144,19 @@ test('reconfiguring keeps the waiting requests and applies the new limit', async
   qs.configure({ concurrency: 2, queues: 16, handSize: 4, queueLengthLimit: 5 });
   admitted(await waiting);
   assert.equal(qs.stats().queueLengths.length, 16);
+});
+
+test('each request tells the length of its queue once it joined it (1 when served at once); a refused one never joined', async () => {
+  const qs = createQueueSet({ concurrency: 1, queues: 1, handSize: 1, queueLengthLimit: 2 });
+  const first = await qs.admit(1, 1, 10_000);
+  assert.equal(first.queueLength, 1);
+  const second = qs.admit(1, 1, 10_000), third = qs.admit(1, 1, 10_000);
+  const full = await qs.admit(1, 1, 10_000);
+  assert.ok(!full.admitted && full.reason === 'queue-full');
+  assert.equal(full.queueLength, undefined);
+  admitted(first)();
+  const s = await second;
+  assert.equal(s.queueLength, 1);
+  admitted(s)();
+  assert.equal((await third).queueLength, 2);
 });

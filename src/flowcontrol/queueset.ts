@@ -14,7 +14,11 @@ export interface QueueSetConfig {
 
 export type RejectReason = 'queue-full' | 'concurrency-limit' | 'time-out' | 'cancelled';
 
-export type Outcome = { admitted: true; release(): void } | { admitted: false; reason: RejectReason };
+/**
+ * A request's fate; queueLength is the length of its queue once it joined it (1 for one served at once, as the
+ * reference enqueues every request before dispatching), absent when it never joined one
+ */
+export type Outcome = ({ admitted: true; release(): void } | { admitted: false; reason: RejectReason }) & { queueLength?: number };
 
 export interface QueueStats {
   waitingRequests: number;
@@ -223,7 +227,7 @@ export function createQueueSet<D = unknown>(initial: QueueSetConfig, now: () => 
       }
       const queue = pick(flowHash);
       if (!busy(queue)) queue.virtualStart = Math.max(queue.virtualStart, virtualNow);
-      if (!waitingRequests && fits(seats)) return Promise.resolve({ admitted: true, release: start({ seats, queue }) });
+      if (!waitingRequests && fits(seats)) return Promise.resolve({ admitted: true, release: start({ seats, queue }), queueLength: queue.waiting.length + 1 });
       if (queue.waiting.length >= cfg.queueLengthLimit) return Promise.resolve({ admitted: false, reason: 'queue-full' });
       const cancel = signal?.();
       if (cancel?.aborted) return Promise.resolve({ admitted: false, reason: 'cancelled' });
@@ -240,15 +244,16 @@ export function createQueueSet<D = unknown>(initial: QueueSetConfig, now: () => 
           dispatch();
         };
         const onAbort = () => giveUp('cancelled');
+        let queueLength = 0;
         const w: Waiter = {
           flowHash, seats, queue, arrivedAt: Date.now(), detail,
           settle(o) {
             clearTimeout(timer);
             cancel?.removeEventListener('abort', onAbort);
-            resolve(o);
+            resolve({ ...o, queueLength });
           },
         };
-        queue.waiting.push(w);
+        queueLength = queue.waiting.push(w);
         demandMoves();
         waitingRequests++; waitingSeats += seats;
         demandMoved();

@@ -297,7 +297,7 @@ function priorityAndFairness(fc: FlowControl, names: Naming, metrics?: MetricsRe
 
 /**
  * The reference's apiserver_flowcontrol_* families: requests dispatched and rejected, waiting and running by flow
- * schema and level, their wait and run times and estimated seats; and per level, read when scraped, its seat limits
+ * schema and level, their wait and run times, estimated seats and the length of the queue each joined; and per level, read when scraped, its seat limits
  * (nominal, lower, upper, current), its seat demand and target from the last lending round, and its virtual clock.
  */
 function flowControlMetrics(fc: FlowControl, metrics: MetricsRegistry) {
@@ -308,6 +308,8 @@ function flowControlMetrics(fc: FlowControl, metrics: MetricsRegistry) {
     [...both, 'execute'], [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30]);
   const ran = metrics.histogram('apiserver_flowcontrol_request_execution_seconds', 'Duration of initial stage (for a WATCH) or any (for a non-WATCH) stage of request execution in the API Priority and Fairness subsystem',
     [...both, 'type'], [0, 0.005, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 15, 30]);
+  const queueLength = metrics.histogram('apiserver_flowcontrol_request_queue_length_after_enqueue', 'Length of queue in the API Priority and Fairness subsystem, as seen by each request after it is enqueued',
+    both, [0, 10, 25, 50, 100, 250, 500, 1000]);
   const seatsEstimated = metrics.histogram('apiserver_flowcontrol_work_estimated_seats', 'Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness',
     both, [1, 2, 4, 10]);
   // running requests by flow schema and level, counted here as they come and go (waiting ones are read from the queues)
@@ -337,6 +339,7 @@ function flowControlMetrics(fc: FlowControl, metrics: MetricsRegistry) {
   return {
     decided(labels: Record<string, string>, d: Decision, waitedSeconds: number) {
       waited(extend(labels, { execute: String(d.outcome.admitted) }), waitedSeconds);
+      if (d.outcome.queueLength !== undefined) queueLength(labels, d.outcome.queueLength);
       if (d.outcome.admitted) dispatched(labels); else rejected(extend(labels, { reason: d.outcome.reason }));
     },
     /** a request that starts running; returns what to call when it ends */

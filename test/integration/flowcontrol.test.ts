@@ -88,7 +88,7 @@ for (const domain of ['k8s.io', 'cluster.io'] as const) {
       assert.match(requests.body, /^PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher, ArriveTime, InitialSeats, FinalSeats, AdditionalLatency, UserName, Verb, APIPath/);
       const metrics = (await c.get('/metrics')).body;
       for (const family of ['dispatched_requests_total', 'request_wait_duration_seconds_bucket', 'request_execution_seconds_bucket', 'work_estimated_seats_bucket',
-        'nominal_limit_seats', 'lower_limit_seats', 'upper_limit_seats', 'current_limit_seats', 'demand_seats_high_watermark', 'target_seats', 'current_r'])
+        'request_queue_length_after_enqueue_bucket', 'nominal_limit_seats', 'lower_limit_seats', 'upper_limit_seats', 'current_limit_seats', 'demand_seats_high_watermark', 'target_seats', 'current_r'])
         assert.match(metrics, new RegExp(`^apiserver_flowcontrol_${family}\\{[^}]*priority_level="global-default"`, 'm'), family);
       assert.match(metrics, /^apiserver_flowcontrol_seat_fair_frac /m);
     });
