@@ -54,6 +54,8 @@ export interface RequestContext {
   readonly path: string;
   readonly query: URLSearchParams;
   readonly headers: IncomingHttpHeaders;
+  /** when the request arrived (ms since the epoch), before any filter ran */
+  readonly receivedAt?: number;
   info: RequestInfo;
   user?: UserInfo;
   /** Warning header values, added by any stage */

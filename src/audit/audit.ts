@@ -206,7 +206,8 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
     levelTotal({ level: d.level });
     if (d.level === 'None') return next();
     const authenticated = ctx.user;
-    const event = baseEvent(ctx, d.level, authenticated, Date.now());
+    // received when it arrived, before authentication, as the reference stamps it
+    const event = baseEvent(ctx, d.level, authenticated, ctx.receivedAt ?? Date.now());
     const annotations: Record<string, string> = { ...ctx.earlyAuditAnnotations };
     let requestObject: unknown, responseObject: unknown, responseStatus: Partial<Status> | undefined;
     const keep = (v: unknown) => (d.omitManagedFields ? withoutManagedFields(v) : v);
@@ -307,7 +308,7 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
         namespace: ctx.info.namespace, resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
       });
       // the reference records which credentials were tried, not the answer's Status
-      if (d.level !== 'None') await settle(emit({ ...baseEvent(ctx, d.level, undefined, Date.now()), responseStatus: { metadata: {}, message: attemptedAuthentication(ctx), code: 401 } }, 'ResponseStarted', d));
+      if (d.level !== 'None') await settle(emit({ ...baseEvent(ctx, d.level, undefined, ctx.receivedAt ?? Date.now()), responseStatus: { metadata: {}, message: attemptedAuthentication(ctx), code: 401 } }, 'ResponseStarted', d));
       throw e;
     }
   };

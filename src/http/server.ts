@@ -155,7 +155,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       id: auditIdOf(req.headers['audit-id']) ?? randomUUID(), req, res, method: req.method ?? 'GET',
       path: qmark < 0 ? target : target.slice(0, qmark),
       query: new URLSearchParams(qmark < 0 ? '' : target.slice(qmark + 1)),
-      headers: req.headers,
+      headers: req.headers, receivedAt: Date.now(),
       info: { isResourceRequest: false, path: '', verb: '', apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] },
       warnings: [], longRunning: false, upgrade,
     };

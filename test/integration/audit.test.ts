@@ -273,6 +273,36 @@ describe('audit log', () => {
   });
 });
 
+describe('audit of a request whose authentication takes a while', () => {
+  test('is stamped received when it arrived, before its authentication, as the reference stamps it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'audit-received-'));
+    let reviewedAt = 0;
+    const hook = await fakeHttpsService(dir, 'token-hook', async (_req, body) => {
+      reviewedAt = Date.now();
+      // the review takes a moment: the request was received before it began
+      await new Promise(r => setTimeout(r, 100));
+      return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'slow-reviewed', groups: ['system:masters'] } } };
+    });
+    writeWebhookConfig(join(dir, 'hook.json'), hook, '/review');
+    writeFileSync(join(dir, 'policy.json'), policy());
+    const log = join(dir, 'audit.log');
+    const server = await startTestServer({ flags: [`--audit-policy-file=${join(dir, 'policy.json')}`, `--audit-log-path=${log}`,
+      `--authentication-token-webhook-config-file=${join(dir, 'hook.json')}`] });
+    try {
+      const r = await call(server, { token: 'any' }, 'GET', '/api/v1/namespaces/default');
+      assert.equal(r.status, 200, r.body);
+      const [e] = await waitFor(() => loggedEvents(log).filter(x => x.auditID === r.headers['audit-id']), es => es.length > 0);
+      assert.equal(e!.user.username, 'slow-reviewed');
+      const received = Date.parse((e as { requestReceivedTimestamp?: string }).requestReceivedTimestamp ?? '');
+      assert.ok(received <= reviewedAt, `received ${received}, reviewed at ${reviewedAt}`);
+    } finally {
+      await server.close();
+      await hook.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('audit log file', () => {
   test('is made at start with its directory, readable by its owner only; a path that cannot be written refuses the start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'audit-file-'));
