@@ -7,7 +7,7 @@ import { naming } from '../api/naming.js';
 import type { FlowControlSource, FlowRequest, FlowSchema, PriorityLevelConfiguration } from '../api/flowcontrol.js';
 import type { UserInfo } from '../api/auth.js';
 import { requestInfo } from '../http/request-info.js';
-import { allocateSeats, concurrencyLimits, createFlowControl, dumpQueues, dumpRequests, lendingLimits } from './controller.js';
+import { allocateSeats, concurrencyLimits, createFlowControl, dumpPriorityLevels, dumpQueues, dumpRequests, lendingLimits } from './controller.js';
 import { defaultObjects } from './defaults.js';
 
 const names = naming('k8s.io');
@@ -139,10 +139,16 @@ test('a busy level borrows the seats an idle one lends, and gives them back when
   const settled = await Promise.race([Promise.all(busy.slice(0, 30)), new Promise(r => setTimeout(r, 2000, 'waiting'))]);
   assert.notEqual(settled, 'waiting', 'the borrowed seats let 30 of busy\'s requests run');
   assert.equal(fc.levels().find(l => l.name === 'busy')!.waitingRequests, 30);
-  assert.match(dumpQueues(fc), /^PriorityLevelName, Index *, PendingRequests, ExecutingRequests, SeatsInUse/);
+  // laid out as the reference's tab writer lays them out: a comma after each cell, then spaces to the column's width
+  assert.match(dumpQueues(fc), /^PriorityLevelName, Index,  +PendingRequests, ExecutingRequests, SeatsInUse, NextDispatchR, +InitialSeatsSum, MaxSeatsSum, TotalWorkSum\n/);
+  assert.match(dumpQueues(fc), /^exempt, +<none>, +<none>, +<none>, +<none>, +<none>, +<none>, +<none>, +<none>$/m);
   const requests = dumpRequests(fc, true).trim().split('\n');
   assert.equal(requests.length, 1 + 30, 'a row per waiting request');
-  assert.match(requests[1], /^busy +, busy-schema *, \d+ *, \d+ *, busy *, \S+Z, 1 *, 0 *, 0s *, busy *, get *, \/version/);
+  assert.match(requests[1], /^busy, +busy-schema, +\d+, +\d+, +busy, +\d{4}-\d\d-\d\dT[\d:.]+Z, +1, +0, +0s, +busy, +get, +\/version/);
+  const levelsDump = dumpPriorityLevels(fc);
+  assert.match(levelsDump, /^PriorityLevelName, ActiveQueues, IsIdle, IsQuiescing, WaitingRequests, ExecutingRequests, DispatchedRequests, RejectedRequests, TimedoutRequests, CancelledRequests\n/);
+  assert.match(levelsDump, /^busy, +\d+, +false, +false, +30, +30, +\d+, +0, +0, +0$/m);
+  assert.match(levelsDump, /^exempt, +<none>, +<none>, +<none>, +<none>, +<none>, +<none>, +<none>, +<none>, +<none>$/m);
   // quiet gets as busy: the seats are shared by demand again, each level back at 20
   const quiet = flood('quiet', 60);
   fc.rebalance();

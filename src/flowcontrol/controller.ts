@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
 import type { FlowControlSource, FlowRequest, FlowSchema, PriorityLevelConfiguration } from '../api/flowcontrol.js';
 import { compileSchema, flowDistinguisher, orderSchemas, type CompiledSchema } from './match.js';
-import { createQueueSet, type Outcome, type QueueSet, type QueueSetConfig, type QueueStats, type RejectReason, type WaitingRequest } from './queueset.js';
+import { createQueueSet, nominalServiceSeconds, type Outcome, type QueueSet, type QueueSetConfig, type QueueStats, type RejectReason, type WaitingRequest } from './queueset.js';
 import { estimateSeats } from './width.js';
 import { defaultObjects } from './defaults.js';
 import { boundedMemo } from '../util/memo.js';
@@ -77,32 +77,42 @@ export interface FlowControl {
   schemas(): Array<{ name: string; priorityLevel: string; precedence: number; distinguisher: string }>;
 }
 
-/** the levels as /debug/api_priority_and_fairness/dump_priority_levels shows them, one comma-separated row each */
+/** the levels as /debug/api_priority_and_fairness/dump_priority_levels shows them, one row each (an exempt one has no figures) */
 export function dumpPriorityLevels(fc: FlowControl): string {
   const rows = [['PriorityLevelName', 'ActiveQueues', 'IsIdle', 'IsQuiescing', 'WaitingRequests', 'ExecutingRequests',
-    'DispatchedRequests', 'RejectedRequests', 'TimedoutRequests', 'CancelledRequests', 'ExecutingSeats', 'ConcurrencyLimit']];
+    'DispatchedRequests', 'RejectedRequests', 'TimedoutRequests', 'CancelledRequests']];
   for (const l of fc.levels().sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (l.exempt) { rows.push([l.name, ...Array<string>(9).fill('<none>')]); continue; }
     rows.push([l.name, String(l.queueLengths.filter(n => n > 0).length), String(l.executingRequests === 0 && l.waitingRequests === 0), 'false',
       String(l.waitingRequests), String(l.executingRequests), String(l.dispatched),
-      String(l.rejected['queue-full'] + l.rejected['concurrency-limit']), String(l.rejected['time-out']), String(l.rejected.cancelled),
-      String(l.executingSeats), String(l.concurrencyLimit)]);
+      String(l.rejected['queue-full'] + l.rejected['concurrency-limit']), String(l.rejected['time-out']), String(l.rejected.cancelled)]);
   }
   return table(rows);
 }
 
-/** comma-separated columns padded to line up, as the reference's dumps are written */
+/**
+ * rows laid out as the reference's tab writer lays out its dumps: every cell but a row's last followed by its comma and
+ * padded to its column's width (the widest such cell and one space, at least 8 characters)
+ */
 function table(rows: string[][]): string {
-  const widths = rows[0].map((_, i) => Math.max(...rows.map(r => r[i].length)));
-  return rows.map(r => r.map((c, i) => c.padEnd(widths[i])).join(', ').trimEnd()).join('\n') + '\n';
+  const widths = rows[0].slice(0, -1).map((_, i) => Math.max(8, ...rows.map(r => r[i].length + 2)));
+  return rows.map(r => r.map((c, i) => (i < r.length - 1 ? `${c},`.padEnd(widths[i]) : c)).join('')).join('\n') + '\n';
 }
+
+/** seat-seconds as the reference prints them */
+const seatSeconds = (v: number) => `${v.toFixed(8)}ss`;
+
+/** a time as Go's RFC3339Nano writes it: no trailing zeros in the fraction */
+const rfc3339Nano = (ms: number) => new Date(ms).toISOString().replace(/\.?0+Z$/, 'Z');
 
 /** every queue of every level, as /debug/api_priority_and_fairness/dump_queues shows them */
 export function dumpQueues(fc: FlowControl): string {
-  const rows = [['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum']];
+  const rows = [['PriorityLevelName', 'Index', 'PendingRequests', 'ExecutingRequests', 'SeatsInUse', 'NextDispatchR', 'InitialSeatsSum', 'MaxSeatsSum', 'TotalWorkSum']];
   for (const l of fc.levels().sort((a, b) => (a.name < b.name ? -1 : 1))) {
-    if (!l.queues.length) { rows.push([l.name, '<none>', '<none>', '<none>', '<none>', '<none>', '<none>', '<none>']); continue; }
+    // an exempt level has no queue set; a level that does not queue (Reject) has one with no queues, so no rows
+    if (l.exempt) { rows.push([l.name, ...Array<string>(8).fill('<none>')]); continue; }
     l.queues.forEach((q, i) => rows.push([l.name, String(i), String(q.waitingRequests), String(q.executingRequests), String(q.executingSeats),
-      `${q.virtualStart.toFixed(8)}ss`, String(q.waitingSeats), String(q.waitingSeats)]));
+      seatSeconds(q.virtualStart), String(q.waitingSeats), String(q.waitingSeats), seatSeconds(q.waitingSeats * nominalServiceSeconds)]));
   }
   return table(rows);
 }
@@ -113,7 +123,7 @@ export function dumpRequests(fc: FlowControl, details: boolean): string {
   const rows = [details ? [...head, 'UserName', 'Verb', 'APIPath', 'Namespace', 'Name', 'APIVersion', 'Resource', 'SubResource'] : head];
   for (const w of fc.waiting().sort((a, b) => (a.level < b.level ? -1 : a.level > b.level ? 1 : a.queue - b.queue || a.position - b.position))) {
     const d = w.detail;
-    const row = [w.level, d.flowSchema, String(w.queue), String(w.position), d.distinguisher, new Date(w.arrivedAt).toISOString(), String(w.seats), '0', '0s'];
+    const row = [w.level, d.flowSchema, String(w.queue), String(w.position), d.distinguisher, rfc3339Nano(w.arrivedAt), String(w.seats), '0', '0s'];
     rows.push(details ? [...row, d.user, d.verb, d.path, d.namespace, d.name, d.apiVersion, d.resource, d.subresource] : row);
   }
   return table(rows);

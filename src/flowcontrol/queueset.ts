@@ -86,7 +86,7 @@ interface Queue {
 }
 
 /** the nominal seat-seconds charged when a request starts, corrected by its real duration when it ends */
-const nominalServiceSeconds = 1;
+export const nominalServiceSeconds = 1;
 
 /**
  * Deals `handSize` distinct queue indexes out of `deckSize` from one hash value, as a card dealer would: each card

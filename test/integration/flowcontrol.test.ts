@@ -81,11 +81,13 @@ for (const domain of ['k8s.io', 'cluster.io'] as const) {
       assert.match(levels.body, /^PriorityLevelName, ActiveQueues, IsIdle/);
       const queues = await c.get('/debug/api_priority_and_fairness/dump_queues');
       assert.equal(queues.status, 200);
-      assert.match(queues.body, /^PriorityLevelName *, Index *, PendingRequests, ExecutingRequests, SeatsInUse, NextDispatchR/);
-      assert.match(queues.body, /^global-default +, 127 /m, 'a row per queue (128 for global-default)');
-      assert.match(queues.body, /^exempt +, <none>/m);
+      assert.match(queues.body, /^PriorityLevelName, +Index, +PendingRequests, +ExecutingRequests, +SeatsInUse, +NextDispatchR, +InitialSeatsSum, +MaxSeatsSum, +TotalWorkSum$/m);
+      assert.match(queues.body, /^global-default, +127, +0, /m, 'a row per queue (128 for global-default)');
+      assert.match(queues.body, /^exempt, +<none>, /m);
+      assert.doesNotMatch(queues.body, /^catch-all,/m, 'a level that rejects rather than queues has no queues');
+      assert.match(levels.body, /^exempt, +<none>, +<none>, /m, 'an exempt level has no queues to tell of');
       const requests = await c.get('/debug/api_priority_and_fairness/dump_requests?includeRequestDetails=1');
-      assert.match(requests.body, /^PriorityLevelName, FlowSchemaName, QueueIndex, RequestIndexInQueue, FlowDistingsher, ArriveTime, InitialSeats, FinalSeats, AdditionalLatency, UserName, Verb, APIPath/);
+      assert.match(requests.body, /^PriorityLevelName, +FlowSchemaName, +QueueIndex, +RequestIndexInQueue, +FlowDistingsher, +ArriveTime, +InitialSeats, +FinalSeats, +AdditionalLatency, +UserName, +Verb, +APIPath, +Namespace, +Name, +APIVersion, +Resource, +SubResource$/m);
       const metrics = (await c.get('/metrics')).body;
       for (const family of ['dispatched_requests_total', 'request_wait_duration_seconds_bucket', 'request_execution_seconds_bucket', 'work_estimated_seats_bucket',
         'request_queue_length_after_enqueue_bucket', 'nominal_limit_seats', 'lower_limit_seats', 'upper_limit_seats', 'current_limit_seats', 'demand_seats_high_watermark', 'target_seats', 'current_r'])
