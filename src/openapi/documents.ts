@@ -14,6 +14,7 @@ import {
 import { resourcePaths, type EntrySchemas, type Operation, type Param, type PathItem } from './operations.js';
 import { deleteOptions, everyGroupVersion, patchBody, status, watchEvent } from './meta-schemas.js';
 import { compareStrings } from '../util/order.js';
+import { publishedCustomSchema } from './custom-schemas.js';
 
 /** kinds served only at subresources, which no resource entry carries */
 export const subresourceKinds: Record<string, Schema> = { Scale: scale, Eviction: eviction, TokenRequest: tokenRequest };
@@ -28,6 +29,8 @@ export interface GroupVersionModel {
 
 export interface Model {
   definitions: Definitions;
+  /** the custom kinds' definitions as the Swagger 2.0 document writes them */
+  v2Bodies: ReadonlyMap<string, Schema>;
   groupVersions: GroupVersionModel[];
 }
 
@@ -39,9 +42,12 @@ export function buildModel(resources: ApiResources, names: Naming): Model {
 
   // kinds without a reference name (custom resources) are named as the reference names them
   const kindSchemas = new Map<ResourceInfo, Schema>();
+  const v2Bodies = new Map<string, Schema>();
   for (const e of entries) {
-    const s = e.schema?.['x-ref'] ? e.schema : { ...(e.schema ?? permissiveObject), 'x-ref': customDefinitionName(e.group, e.version, e.kind) };
-    kindSchemas.set(e, s);
+    if (e.schema?.['x-ref']) { kindSchemas.set(e, e.schema); continue; }
+    const name = customDefinitionName(e.group, e.version, e.kind);
+    kindSchemas.set(e, { ...publishedCustomSchema(e.schema ?? permissiveObject, false), 'x-ref': name });
+    v2Bodies.set(name, publishedCustomSchema(e.schema ?? permissiveObject, true));
   }
 
   // the meta kinds defined here own their names over copies elsewhere in the catalog
@@ -86,7 +92,7 @@ export function buildModel(resources: ApiResources, names: Naming): Model {
     }
     groupVersions.push({ key, group: g.name, version, paths });
   }
-  return { definitions: collectDefinitions(roots), groupVersions };
+  return { definitions: collectDefinitions(roots), groupVersions, v2Bodies };
 }
 
 const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
@@ -116,7 +122,7 @@ function writePaths(paths: PathItem[], writeParam: (p: Param) => Json, writeOp: 
 const info = (names: Naming) => ({ title: names.vendor.charAt(0).toUpperCase() + names.vendor.slice(1), version: versionInfo().gitVersion });
 
 export function swaggerDocument(model: Model, names: Naming): Json {
-  const w = schemaWriter(model.definitions, swagger2, names);
+  const w = schemaWriter(model.definitions, swagger2, names, undefined, model.v2Bodies);
   const param = (p: Param): Json => ({ ...p });
   const op = (o: Operation): Json => {
     const { consumes, produces } = mediaTypes(o, names);

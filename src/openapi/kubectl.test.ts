@@ -169,6 +169,44 @@ for (const version of [oldKubectlVersion, ...kubectlVersions]) for (const domain
         const replaced = await k.json(['get', 'crontab', 'nightly']);
         assert.deepEqual(replaced.spec, { ...tab.spec as object, replicas: 1 });
       });
+
+      test('client-side validation of custom resources accepts what their schema keeps: unknown fields where preserved, null where nullable, embedded objects', async () => {
+        const group = 'validation.example.com';
+        const crd = (plural: string, kind: string, openAPIV3Schema: Record<string, unknown>): Manifest => ({
+          apiVersion: `${naming(domain).group('apiextensions')}/v1`, kind: 'CustomResourceDefinition',
+          metadata: { name: `${plural}.${group}` },
+          spec: { group, scope: 'Namespaced', names: { plural, singular: kind.toLowerCase(), kind }, versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema } }] },
+        });
+        await k.ok(['apply', '-f', k.manifest('crds.yaml', [
+          crd('runners', 'Runner', {
+            type: 'object',
+            properties: {
+              spec: {
+                type: 'object', required: ['template'],
+                properties: {
+                  open: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { known: { type: 'string' } } },
+                  maybe: { type: 'string', nullable: true },
+                  template: { type: 'object', 'x-kubernetes-embedded-resource': true, properties: { spec: { type: 'object', properties: { image: { type: 'string' } } } } },
+                },
+              },
+            },
+          }),
+          crd('blobs', 'Blob', { type: 'object', 'x-kubernetes-preserve-unknown-fields': true, properties: { spec: { type: 'object', properties: { a: { type: 'string' } } } } }),
+        ])]);
+        for (const plural of ['runners', 'blobs']) await k.ok(['wait', '--for=condition=Established', `crd/${plural}.${group}`, '--timeout=60s']);
+        const runner = (spec: Record<string, unknown>): Manifest =>
+          ({ apiVersion: `${group}/v1`, kind: 'Runner', metadata: { name: 'r', namespace: 'default' }, spec });
+        const template = { apiVersion: 'v1', kind: 'Thing', metadata: { name: 't' }, spec: { image: 'img' } };
+        const accepted = await k.run(['create', '-f', k.manifest('ok.yaml', [
+          runner({ open: { known: 'a', unknown: 1 }, maybe: null, template }),
+          { apiVersion: `${group}/v1`, kind: 'Blob', metadata: { name: 'b', namespace: 'default' }, top: 1, spec: { a: 'x' } },
+        ])]);
+        assert.equal(accepted.code, 0, accepted.stderr);
+        // elsewhere an unknown field is still refused by kubectl itself
+        const refused = await k.run(['create', '-f', k.manifest('bad.yaml', [runner({ template: { ...template, spec: { image: 'img', colour: 'red' } } })])]);
+        assert.notEqual(refused.code, 0);
+        assert.match(refused.stderr, /ValidationError\(Runner\.spec\.template\.spec\): unknown field "colour"/);
+      });
     }
 
     if (version === '1.27' && domain === 'k8s.io') test('the v2 document in protobuf form', async () => {

@@ -157,8 +157,10 @@ export const swagger2: Dialect = { v3: false, refPrefix: '#/definitions/' };
 export const openapi3: Dialect = { v3: true, refPrefix: '#/components/schemas/' };
 
 /** Writes schemas in one dialect, with descriptions spelled for `names`, and remembers which definitions they
- *  refer to. `gvks` may narrow the group-version-kinds a definition lists in this document. */
-export function schemaWriter(defs: Definitions, dialect: Dialect, names: Naming, gvks = (name: string) => defs.gvks.get(name)) {
+ *  refer to. `gvks` may narrow the group-version-kinds a definition lists in this document; `bodies` gives
+ *  some definitions a body of their own in this dialect. */
+export function schemaWriter(defs: Definitions, dialect: Dialect, names: Naming, gvks = (name: string) => defs.gvks.get(name),
+  bodies?: ReadonlyMap<string, Schema>) {
   const used = new Set<string>();
 
   const refTo = (name: string): Json => { used.add(name); return { $ref: dialect.refPrefix + name }; };
@@ -204,7 +206,7 @@ export function schemaWriter(defs: Definitions, dialect: Dialect, names: Naming,
 
   function definition(name: string): Json {
     const shape = publishedShapes[name];
-    if (!shape) return body(defs.byName.get(name)!, name);
+    if (!shape) return body(bodies?.get(name) ?? defs.byName.get(name)!, name);
     const description = descriptionsFor(name, names).description ?? defs.byName.get(name)!.description;
     return { ...(description ? { description } : {}), ...(dialect.v3 ? shape.v3 : shape.v2) };
   }
