@@ -5,6 +5,7 @@ import { createApiResources } from '../registry/resources.js';
 import { apiDomains, naming, type ApiDomain } from '../api/naming.js';
 import { buildModel, openapi3Document, swaggerDocument } from './documents.js';
 import { encodeSwaggerDocument } from './protobuf.js';
+import { encodeOpenAPIv3Document } from './protobuf-v3.js';
 
 function installed(domain: ApiDomain) {
   const names = naming(domain);
@@ -259,5 +260,69 @@ describe('OpenAPI v2 protobuf (openapi.v2.Document)', () => {
     const responses = named(msgs(msgs(patch, 9)[0], 1));
     const ok = msgs(msgs(responses.get('200')!, 1)[0], 2)[0];
     assert.deepEqual(text(msgs(ok, 1)[0], 1), ['#/definitions/io.k8s.api.core.v1.ConfigMap']);
+  });
+});
+
+describe('OpenAPI v3 protobuf (openapi.v3.Document)', () => {
+  const { names, model } = installed('k8s.io');
+  const gv = model.groupVersions.find(g => g.key === 'api/v1')!;
+  const json = openapi3Document(model, gv, names) as any;
+  const doc = decode(encodeOpenAPIv3Document(json));
+  // SchemaOrReference { schema = 1 | reference = 2 }
+  const schemaOf = (sor: Fields) => msgs(sor, 1)[0];
+  const refOf = (sor: Fields) => text(msgs(sor, 2)[0] ?? new Map(), 1)[0];
+
+  test('document, paths and component schemas', () => {
+    assert.deepEqual(text(doc, 1), ['3.0.0']);
+    assert.deepEqual(text(msgs(doc, 2)[0], 1), [json.info.title]);
+    assert.deepEqual(text(msgs(doc, 2)[0], 6), [json.info.version]);
+    const paths = named(msgs(msgs(doc, 4)[0], 1));
+    assert.deepEqual([...paths.keys()], Object.keys(json.paths));
+    const schemas = named(msgs(msgs(msgs(doc, 5)[0], 1)[0], 1));
+    assert.deepEqual([...schemas.keys()], Object.keys(json.components.schemas));
+
+    // Pod: type object (a plain string in v3), its properties, metadata an allOf reference beside its description
+    const pod = schemaOf(schemas.get('io.k8s.api.core.v1.Pod')!);
+    assert.deepEqual(text(pod, 25), ['object']);
+    const props = named(msgs(msgs(pod, 31)[0], 1));
+    assert.deepEqual([...props.keys()], Object.keys(json.components.schemas['io.k8s.api.core.v1.Pod'].properties));
+    const metadata = schemaOf(props.get('metadata')!);
+    assert.equal(refOf(msgs(metadata, 26)[0]), '#/components/schemas/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta');
+    assert.match(text(metadata, 34)[0], /\w/);
+    const ext = named(msgs(pod, 36));
+    assert.deepEqual(JSON.parse(text(ext.get('x-kubernetes-group-version-kind')!, 2)[0]), [{ group: '', kind: 'Pod', version: 'v1' }]);
+
+    // containers: items refer to Container, the merge key as an extension; a default string as DefaultType
+    const podSpec = named(msgs(msgs(schemaOf(schemas.get('io.k8s.api.core.v1.PodSpec')!), 31)[0], 1));
+    const containers = schemaOf(podSpec.get('containers')!);
+    assert.equal(refOf(msgs(msgs(containers, 30)[0], 1)[0]), '#/components/schemas/io.k8s.api.core.v1.Container');
+    assert.equal(JSON.parse(text(named(msgs(containers, 36)).get('x-kubernetes-patch-merge-key')!, 2)[0]), 'name');
+    const port = named(msgs(msgs(schemaOf(schemas.get('io.k8s.api.core.v1.ContainerPort')!), 31)[0], 1));
+    assert.deepEqual(text(msgs(schemaOf(port.get('protocol')!), 33)[0], 3), ['TCP']);
+    assert.deepEqual(text(schemaOf(port.get('containerPort')!), 35), ['int32']);
+  });
+
+  test('operations: parameters, request body, responses and extensions', () => {
+    const path = '/api/v1/namespaces/{namespace}/configmaps/{name}';
+    const item = named(msgs(msgs(doc, 4)[0], 1)).get(path)!;
+    const patch = msgs(item, 10)[0];
+    assert.deepEqual(text(patch, 5), [json.paths[path].patch.operationId]);
+    // ParameterOrReference { parameter = 1 }, Parameter { name = 1; in = 2; schema = 10 }
+    const params = msgs(patch, 6).map(p => msgs(p, 1)[0]);
+    const validation = params.find(p => text(p, 1)[0] === 'fieldValidation')!;
+    assert.deepEqual(text(validation, 2), ['query']);
+    assert.deepEqual(text(schemaOf(msgs(validation, 10)[0]), 25), ['string']);
+    // RequestBodyOrReference { request_body = 1 }, RequestBody { content = 2; required = 3 }
+    const body = msgs(msgs(patch, 7)[0], 1)[0];
+    assert.deepEqual([...named(msgs(msgs(body, 2)[0], 1)).keys()], Object.keys(json.paths[path].patch.requestBody.content));
+    assert.equal(body.get(3)?.[0], 1n);
+    // Responses { response_or_reference = 2 }, ResponseOrReference { response = 1 }, Response { content = 3 }
+    const ok = msgs(named(msgs(msgs(patch, 8)[0], 2)).get('200')!, 1)[0];
+    const okJson = named(msgs(msgs(ok, 3)[0], 1)).get('application/json')!;
+    assert.equal(refOf(msgs(okJson, 1)[0]), '#/components/schemas/io.k8s.api.core.v1.ConfigMap');
+    const ext = named(msgs(patch, 13));
+    assert.equal(JSON.parse(text(ext.get('x-kubernetes-action')!, 2)[0]), 'patch');
+    // path-level parameters (field 13): name, namespace, pretty
+    assert.deepEqual(msgs(item, 13).map(p => text(msgs(p, 1)[0], 1)[0]), json.paths[path].parameters.map((p: any) => p.name));
   });
 });

@@ -87,6 +87,26 @@ describe('OpenAPI endpoints', () => {
     assert.equal((await get(server, '/openapi/v2', {}, 'POST')).status, 405);
   });
 
+  test('v3: group version documents in protobuf when asked, tagged and addressed as their JSON form; the index is JSON whatever is asked', async () => {
+    const index = await get(server, '/openapi/v3', { accept: 'application/vnd.kubernetes.protobuf' });
+    assert.equal(index.status, 200);
+    assert.match(String(index.headers['content-type']), /^application\/json/);
+    const url: string = json(index).paths['apis/apps/v1'].serverRelativeURL;
+    const asJson = await get(server, url, { accept: 'application/json' });
+    for (const accept of ['application/com.github.proto-openapi.spec.v3@v1.0+protobuf', 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf, application/json']) {
+      const pb = await get(server, url, { accept });
+      assert.equal(pb.status, 200, accept);
+      assert.equal(pb.headers['content-type'], 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf');
+      assert.equal(pb.headers.etag, asJson.headers.etag);
+      assert.equal(pb.headers['cache-control'], 'public, immutable');
+      // field 1 (openapi), length-delimited: "3.0.0"
+      assert.deepEqual([...pb.body.subarray(0, 7)], [0x0a, 5, ...Buffer.from('3.0.0')]);
+      assert.ok(pb.body.length > 10_000);
+      assert.ok(pb.body.includes(Buffer.from('io.k8s.api.apps.v1.Deployment')));
+    }
+    assert.equal((await get(server, url, { accept: 'application/vnd.kubernetes.protobuf' })).status, 406);
+  });
+
   test('documents follow the installed resources', async () => {
     const before = json(await get(server, '/openapi/v3')).paths;
     server.resources.add({

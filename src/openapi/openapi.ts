@@ -13,13 +13,17 @@ import { methodNotSupported, notAcceptable, pathNotFound } from '../api/status.j
 import type { Model } from './documents.js';
 
 // the document builders load on the first OpenAPI request, keeping them out of start-up
-type Builders = typeof import('./documents.js') & typeof import('./protobuf.js');
+type Builders = typeof import('./documents.js') & typeof import('./protobuf.js') & typeof import('./protobuf-v3.js');
 let builders: Builders | undefined;
-const loadBuilders = async (): Promise<Builders> => (builders ??= { ...(await import('./documents.js')), ...(await import('./protobuf.js')) });
+const loadBuilders = async (): Promise<Builders> => (builders ??= {
+  ...(await import('./documents.js')), ...(await import('./protobuf.js')), ...(await import('./protobuf-v3.js')),
+});
 
-/** the protobuf form's media type as clients ask for it, and as answered (Go's MIME parser rejects `@`) */
+/** the protobuf forms' media types as clients ask for them, and as answered (Go's MIME parser rejects `@`) */
 const protobufV2Asked = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
 export const protobufV2ContentType = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+const protobufV3Asked = 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf';
+export const protobufV3ContentType = 'application/com.github.proto-openapi.spec.v3.v1.0+protobuf';
 
 interface Encoded { body: Buffer; etag: string; hash: string; gzipped?: Buffer }
 
@@ -56,23 +60,21 @@ function send(ctx: RequestContext, doc: Encoded, contentType: string, cacheContr
   res.end(ctx.method === 'HEAD' ? undefined : payload);
 }
 
-/** which form of the v2 document the Accept header asks for, in the client's order of preference */
-function v2Form(accept: string | undefined): 'json' | 'protobuf' | undefined {
+/** which form of a document the Accept header asks for, in the client's order of preference; JSON for any */
+function documentForm(accept: string | undefined, protobufTypes: string[]): 'json' | 'protobuf' | undefined {
   for (const m of parseAccept(accept)) {
-    if (m.type === protobufV2Asked || m.type === protobufV2ContentType) return 'protobuf';
+    if (protobufTypes.includes(m.type)) return 'protobuf';
     if (m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*') return 'json';
   }
   return undefined;
 }
 
-const acceptsJson = (accept: string | undefined) =>
-  parseAccept(accept).some(m => m.type === 'application/json' || m.type === 'application/*' || m.type === '*/*');
-
 /** the documents of one API, each built when first asked for */
 interface Documents {
   model?: Model;
   v2?: { json: Encoded; proto?: Encoded; doc: unknown };
-  v3?: { index: Encoded; groups: Map<string, Encoded> };
+  /** protos: the protobuf forms asked for so far, tagged as their JSON forms are */
+  v3?: { index: Encoded; groups: Map<string, Encoded>; protos: Map<string, Encoded> };
 }
 
 /** A key that is equal for two servers exactly when their documents are: the domain and, for each served
@@ -123,6 +125,13 @@ function mergeV2(doc: Record<string, unknown>, remote: ReturnType<RemoteSpecs['v
     for (const [k, v] of Object.entries(r.definitions ?? {})) definitions[k] ??= v;
   }
   return { ...doc, paths, definitions };
+}
+
+/** a group version document's protobuf form, tagged and addressed by the hash of its JSON form as the reference does */
+function protobufV3(protos: Map<string, Encoded>, key: string, json: Encoded): Encoded {
+  let proto = protos.get(key);
+  if (!proto) protos.set(key, proto = { ...json, gzipped: undefined, body: builders!.encodeOpenAPIv3Document(JSON.parse(json.body.toString())) });
+  return proto;
 }
 
 export function openapiEndpoints(resources: ApiResources, names: Naming, remote?: RemoteSpecs) {
@@ -180,7 +189,7 @@ export function openapiEndpoints(resources: ApiResources, names: Naming, remote?
         groups.set(gv.key, doc);
         paths[gv.key] = { serverRelativeURL: `/openapi/v3/${gv.key}?hash=${doc.hash}` };
       }
-      d.v3 = { groups, index: encoded(Buffer.from(JSON.stringify({ paths }))) };
+      d.v3 = { groups, protos: new Map(), index: encoded(Buffer.from(JSON.stringify({ paths }))) };
     }
     return d.v3;
   }
@@ -194,7 +203,7 @@ export function openapiEndpoints(resources: ApiResources, names: Naming, remote?
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw methodNotSupported(p, ctx.method);
       const accept = ctx.headers.accept;
       if (p === '/openapi/v2' || p === '/swagger-2.0.0.pb-v1' || p === '/swagger.json') {
-        const form = p === '/swagger-2.0.0.pb-v1' ? 'protobuf' : p === '/swagger.json' ? 'json' : v2Form(accept);
+        const form = p === '/swagger-2.0.0.pb-v1' ? 'protobuf' : p === '/swagger.json' ? 'json' : documentForm(accept, [protobufV2Asked, protobufV2ContentType]);
         if (!form) throw notAcceptable(['application/json', protobufV2ContentType]);
         const doc = swaggerWithRemote();
         if (form === 'json') send(ctx, doc.json, 'application/json');
@@ -202,15 +211,17 @@ export function openapiEndpoints(resources: ApiResources, names: Naming, remote?
         return true;
       }
       if (p === '/openapi/v3' || p === '/openapi/v3/') {
-        if (!acceptsJson(accept)) throw notAcceptable(['application/json']);
+        // the index has one form, whatever the client accepts (as the reference answers it)
         send(ctx, indexWithRemote(), 'application/json');
         return true;
       }
       if (p.startsWith('/openapi/v3/')) {
         const key = p.slice('/openapi/v3/'.length).replace(/\/$/, '');
-        const doc = openapi3().groups.get(key);
+        const v3 = openapi3();
+        const doc = v3.groups.get(key);
         if (!doc) throw pathNotFound(p);
-        if (!acceptsJson(accept)) throw notAcceptable(['application/json']);
+        const form = documentForm(accept, [protobufV3Asked, protobufV3ContentType]);
+        if (!form) throw notAcceptable(['application/json', protobufV3ContentType]);
         const hash = ctx.query.get('hash');
         if (hash !== null && hash !== doc.hash) {
           // an old address: point at the current document (clients follow it and refresh their index)
@@ -222,7 +233,9 @@ export function openapiEndpoints(resources: ApiResources, names: Naming, remote?
         }
         // a document addressed by its hash never changes
         if (hash !== null) ctx.res.setHeader('Expires', new Date(Date.now() + 365 * 24 * 3600 * 1000).toUTCString());
-        send(ctx, doc, 'application/json', hash !== null ? 'public, immutable' : 'no-cache, private');
+        const cacheControl = hash !== null ? 'public, immutable' : 'no-cache, private';
+        if (form === 'json') send(ctx, doc, 'application/json', cacheControl);
+        else send(ctx, protobufV3(v3.protos, key, doc), protobufV3ContentType, cacheControl);
         return true;
       }
       return false;

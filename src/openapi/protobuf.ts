@@ -48,8 +48,9 @@ function sub(field: number, fill: () => void) {
   pos = end;
 }
 
-function str(field: number, s: unknown) {
-  if (typeof s !== 'string' || s === '') return;
+/** proto3 leaves empty strings out, except inside a oneof where presence matters */
+function str(field: number, s: unknown, always = false) {
+  if (typeof s !== 'string' || (s === '' && !always)) return;
   key(field, 2);
   const length = Buffer.byteLength(s);
   varint(length);
@@ -66,8 +67,8 @@ function bool(field: number, v: unknown, always = false) {
 function int(field: number, v: unknown) {
   if (typeof v === 'number' && v !== 0) { key(field, 0); varint(Math.trunc(v)); }
 }
-function double(field: number, v: unknown) {
-  if (typeof v !== 'number' || v === 0) return;
+function double(field: number, v: unknown, always = false) {
+  if (typeof v !== 'number' || (v === 0 && !always)) return;
   key(field, 1);
   ensure(8);
   pos = buf.writeDoubleLE(v, pos);
@@ -161,10 +162,26 @@ function pathItem(item: Json) {
   extensions(10, item);
 }
 
-/** encodes a Swagger 2.0 document (the JSON form) as openapi.v2.Document */
-export function encodeSwaggerDocument(doc: Json): Buffer {
+/** the message `fill` writes, as bytes (the buffer is this module's, so one message at a time) */
+export function encodeMessage(fill: () => void): Buffer {
   buf = Buffer.alloc(1 << 20);
   pos = 0;
+  try {
+    fill();
+    return Buffer.from(buf.subarray(0, pos));
+  } finally {
+    buf = Buffer.alloc(0);
+  }
+}
+
+export { sub, str, strs, bool, int, double, any, extensions };
+
+/** encodes a Swagger 2.0 document (the JSON form) as openapi.v2.Document */
+export function encodeSwaggerDocument(doc: Json): Buffer {
+  return encodeMessage(() => swaggerDocument(doc));
+}
+
+function swaggerDocument(doc: Json) {
   str(1, doc.swagger);
   if (doc.info) sub(2, () => { str(1, doc.info.title); str(2, doc.info.version); str(3, doc.info.description); extensions(7, doc.info); });
   str(3, doc.host); str(4, doc.basePath);
@@ -175,7 +192,4 @@ export function encodeSwaggerDocument(doc: Json): Buffer {
   });
   if (doc.definitions) sub(9, () => namedSchemas(doc.definitions));
   extensions(16, doc);
-  const out = Buffer.from(buf.subarray(0, pos));
-  buf = Buffer.alloc(0);
-  return out;
 }
