@@ -97,6 +97,36 @@ for (const domain of apiDomains) describe(`OpenAPI documents (${domain})`, () =>
       assert.ok(list.parameters.some((p: any) => p.name === name), name);
   });
 
+  test('log, exec, attach, port-forward and proxy: their query parameters, operation names as the reference spells them, proxy paths with a path', () => {
+    const doc = swaggerDocument(model, names) as any;
+    const pod = '/api/v1/namespaces/{namespace}/pods/{name}';
+    const names_ = (item: any) => item.parameters.map((p: any) => `${p.in}:${p.name}`);
+    const log = doc.paths[`${pod}/log`];
+    assert.equal(log.get.operationId, 'readCoreV1NamespacedPodLog');
+    assert.deepEqual(names_(log).filter((n: string) => n.startsWith('query:')).sort(), ['container', 'follow', 'insecureSkipTLSVerifyBackend',
+      'limitBytes', 'pretty', 'previous', 'sinceSeconds', 'tailLines', 'timestamps'].map(n => `query:${n}`));
+    const tail = log.parameters.find((p: any) => p.name === 'tailLines');
+    assert.equal(tail.type, 'integer');
+    const exec = doc.paths[`${pod}/exec`];
+    assert.deepEqual([exec.get.operationId, exec.post.operationId], ['connectCoreV1GetNamespacedPodExec', 'connectCoreV1PostNamespacedPodExec']);
+    assert.deepEqual(names_(exec), ['path:name', 'path:namespace', 'query:command', 'query:container', 'query:stderr', 'query:stdin', 'query:stdout', 'query:tty']);
+    assert.deepEqual(names_(doc.paths[`${pod}/attach`]), ['path:name', 'path:namespace', 'query:container', 'query:stderr', 'query:stdin', 'query:stdout', 'query:tty']);
+    assert.deepEqual(names_(doc.paths[`${pod}/portforward`]), ['path:name', 'path:namespace', 'query:ports']);
+    for (const [base, op] of [[pod, 'NamespacedPodProxy'], ['/api/v1/nodes/{name}', 'NodeProxy'], ['/api/v1/namespaces/{namespace}/services/{name}', 'NamespacedServiceProxy']]) {
+      const proxy = doc.paths[`${base}/proxy`];
+      const withPath = doc.paths[`${base}/proxy/{path}`];
+      assert.deepEqual(Object.keys(proxy).filter(k => k !== 'parameters'), ['delete', 'get', 'head', 'patch', 'post', 'put'], base);
+      assert.equal(proxy.head.operationId, `connectCoreV1Head${op}`);
+      assert.equal(withPath.put.operationId, `connectCoreV1Put${op}WithPath`);
+      assert.ok(names_(proxy).includes('query:path'));
+      assert.ok(names_(withPath).includes('path:path') && names_(withPath).includes('query:path'));
+    }
+    // the same in the v3 document of the core group
+    const v3 = openapi3Document(model, model.groupVersions.find(g => g.key === 'api/v1')!, names) as any;
+    assert.deepEqual(v3.paths[`${pod}/exec`].parameters.map((p: any) => p.name), names_(exec).map((n: string) => n.split(':')[1]));
+    assert.ok(v3.paths[`${pod}/proxy/{path}`].head);
+  });
+
   test('v3: one document per group version, every $ref resolves inside it', () => {
     assert.deepEqual(model.groupVersions.map(g => g.key),
       resources.groups().flatMap(g => g.versions.map(v => (g.name ? `apis/${g.name}/${v}` : `api/${v}`))));

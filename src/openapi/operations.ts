@@ -14,7 +14,7 @@ export interface Param {
   uniqueItems?: boolean;
 }
 
-export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'put' | 'post' | 'patch' | 'delete' | 'head';
 
 export interface Operation {
   method: Method;
@@ -62,6 +62,29 @@ export const params = {
 };
 
 const p = params;
+
+/** the query parameters of the subresources that answer text or upgrade the connection (their *Options kinds) */
+const connectParams: Record<string, Param[]> = (() => {
+  const container = q('container', 'string', 'The container to use; may be left out when the pod has one container.', { uniqueItems: true });
+  const streams = ['stderr', 'stdin', 'stdout'].map(s => q(s, 'boolean', `Whether the ${s} stream of the container is connected.`, { uniqueItems: true }));
+  const tty = q('tty', 'boolean', 'Whether the container is given a terminal (stdin is then its input).', { uniqueItems: true });
+  const path = q('path', 'string', 'The path of the request passed on to the proxied address.', { uniqueItems: true });
+  return {
+    log: [container,
+      q('follow', 'boolean', 'Keep the stream open and follow the log as it grows.', { uniqueItems: true }),
+      q('insecureSkipTLSVerifyBackend', 'boolean', "Reads the log without verifying the node agent's serving certificate.", { uniqueItems: true }),
+      q('limitBytes', 'integer', 'The most bytes of the log to answer; the log is cut there.', { uniqueItems: true }),
+      q('previous', 'boolean', "The log of the container's previous run, the one before its last restart.", { uniqueItems: true }),
+      q('sinceSeconds', 'integer', 'Only the lines written in the last this many seconds.', { uniqueItems: true }),
+      q('tailLines', 'integer', 'Only this many lines, counted from the end of the log.', { uniqueItems: true }),
+      q('timestamps', 'boolean', 'Each line begins with the time it was written (RFC 3339, nanoseconds).', { uniqueItems: true })],
+    exec: [q('command', 'string', 'The command to run and its arguments, one value each; no shell is involved.', { uniqueItems: true }),
+      container, streams[0], streams[1], streams[2], tty],
+    attach: [container, streams[0], streams[1], streams[2], tty],
+    portforward: [q('ports', 'integer', 'The ports of the pod to forward to, one value each.', { uniqueItems: true })],
+    proxy: [path],
+  };
+})();
 const listParams = [p.allowWatchBookmarks, p.continue, p.fieldSelector, p.labelSelector, p.limit, p.resourceVersion,
   p.resourceVersionMatch, p.sendInitialEvents, p.timeoutSeconds, p.watch];
 const writeParams = [p.dryRun, p.fieldManager, p.fieldValidation];
@@ -129,15 +152,24 @@ export function resourcePaths(e: ResourceInfo, s: EntrySchemas, prefix: string):
     const { schema, gvk: subGvk } = s.subresourceKind(name);
     const id = (verb: string) => `${verb}${gv}${scope}${e.kind}${capital(name)}`;
     const ops: Operation[] = [];
-    const methods: Array<[Verb, Method, string]> = [['get', 'get', 'read'], ['create', 'post', 'create'], ['update', 'put', 'replace'], ['patch', 'patch', 'patch'], ['delete', 'delete', 'connectDelete']];
+    if (!schema) {
+      // log, exec, attach, port-forward and proxy answer text or upgrade the connection; a proxy answers every method,
+      // also with a path after it. The operation names put the method after the group version: connectCoreV1GetNamespacedPodExec
+      const item = `${base}/{name}/${name}`;
+      const withPath = name === 'proxy' ? [item, `${item}/{path}`] : [item];
+      for (const path of withPath) {
+        const suffix = path === item ? '' : 'WithPath';
+        const ops = connectMethods(sub.verbs, name).map(method => name === 'log'
+          ? op({ method, action: 'get', id: id('read'), description: `read the log of a ${e.kind}`, gvk: subGvk, params: [], responses: [['200', 'text']] })
+          : op({ method, action: 'connect', id: `connect${gv}${capital(method)}${scope}${e.kind}${capital(name)}${suffix}`, description: `connect ${capital(method).toUpperCase()} requests to ${name} of a ${e.kind}`, gvk: subGvk, params: [], responses: [['200', 'text']] }));
+        const pathParam: Param[] = suffix ? [{ name: 'path', in: 'path', type: 'string', description: 'the path passed on to the proxied address', required: true, uniqueItems: true }] : [];
+        if (ops.length) out.push({ path, params: [p.name, ...scopeParams, ...pathParam, ...(connectParams[name] ?? []), ...(name === 'log' ? [p.pretty] : [])], operations: ops });
+      }
+      continue;
+    }
+    const methods: Array<[Verb, Method, string]> = [['get', 'get', 'read'], ['create', 'post', 'create'], ['update', 'put', 'replace'], ['patch', 'patch', 'patch']];
     for (const [verb, method, word] of methods) {
       if (!sub.verbs.includes(verb)) continue;
-      if (!schema) {
-        // log, exec, attach, port-forward and proxy answer text or upgrade the connection
-        const action = name === 'log' ? 'get' : 'connect';
-        ops.push(op({ method, action, id: id(action === 'get' ? 'read' : `connect${capital(method)}`), description: `${action} ${name} of a ${e.kind}`, gvk: subGvk, params: [], responses: [['200', 'text']] }));
-        continue;
-      }
       const body = method === 'patch' ? { schema: s.patch, required: true, patch: true, strategic: !e.def.custom } : { schema, required: true };
       const described = `the ${name} of the specified ${e.kind}`;
       if (method === 'get') ops.push(op({ method, action: 'get', id: id(word), description: `read ${described}`, gvk: subGvk, params: [], responses: [['200', schema]] }));
@@ -148,4 +180,13 @@ export function resourcePaths(e: ResourceInfo, s: EntrySchemas, prefix: string):
     if (ops.length) out.push({ path: `${base}/{name}/${name}`, params: [p.name, ...scopeParams, p.pretty], operations: ops });
   }
   return out;
+}
+
+/** the HTTP methods of a subresource that answers text or upgrades the connection, in the reference's order */
+function connectMethods(verbs: readonly Verb[], name: string): Method[] {
+  const byVerb: Array<[Verb, Method]> = [['delete', 'delete'], ['get', 'get'], ['patch', 'patch'], ['create', 'post'], ['update', 'put']];
+  const methods = byVerb.filter(([v]) => verbs.includes(v)).map(([, m]) => m);
+  // a proxy passes HEAD on as well (the reference also OPTIONS, which this server does not proxy)
+  if (name === 'proxy') methods.splice(methods.indexOf('get') + 1, 0, 'head');
+  return methods;
 }
