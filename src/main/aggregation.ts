@@ -112,7 +112,12 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
     onChange: fn => { listeners.add(fn); },
   };
   const remoteSpecs: RemoteSpecs = {
-    groupVersions: () => remotes().map(a => `apis/${a.spec!.group}/${a.spec!.version}`),
+    // as the reference lists only the backends whose documents it could read: one that is down or answers no
+    // discovery document is left out, rather than offered to clients that would then fail to read it
+    groupVersions: () => remotes().filter(a => {
+      const d = discovered.get(a.metadata!.name!);
+      return !!d?.resources && !d.failed;
+    }).map(a => `apis/${a.spec!.group}/${a.spec!.version}`),
     v2Documents: () => remotes().flatMap(a => discovered.get(a.metadata!.name!)?.openapi ?? []),
     onChange: fn => { listeners.add(fn); },
   };

@@ -180,3 +180,28 @@ test('aggregation: the extension-apiserver-authentication ConfigMap comes back a
     await server.close();
   }
 });
+
+test('aggregation: the OpenAPI v3 index lists a backend\'s group version only while its discovery document can be read', async () => {
+  let document = '<html>not discovery</html>';
+  const b = await backend((res) => { res.writeHead(200, { 'content-type': 'application/json' }).end('{}'); }, () => document);
+  const server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 100, flags: ['--controller-manager=false'] });
+  const c = createClient(server);
+  const listed = async () => Object.keys((await c.get('/openapi/v3')).json?.paths ?? {}).includes(`apis/${gv}`);
+  const stale = async () => {
+    const r = await c.get('/apis', { accept: 'application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList' });
+    return r.json?.items?.find((g: { metadata: { name: string } }) => g.metadata.name === group)?.versions?.[0]?.freshness === 'Stale';
+  };
+  try {
+    await register(c, b);
+    await waitFor('the group version to be stale', stale);
+    assert.equal(await listed(), false);
+    assert.ok((await c.get('/openapi/v3')).json.paths['apis/apps/v1'], 'the server\'s own group versions stay');
+    document = resourceList;
+    await waitFor('the group version to be listed', listed);
+  } finally {
+    c.close();
+    await server.close();
+    b.server.closeAllConnections();
+    await new Promise((r) => b.server.close(r));
+  }
+});
