@@ -263,6 +263,13 @@ describe('OpenAPI v2 protobuf (openapi.v2.Document)', () => {
     const ext = named(msgs(pod, 31));
     assert.deepEqual(JSON.parse(text(ext.get('x-kubernetes-group-version-kind')!, 2)[0]), [{ group: '', kind: 'Pod', version: 'v1' }]);
 
+    // a bearer token in the Authorization header: SecurityDefinitions (13) and the document's SecurityRequirement (12)
+    assert.deepEqual(json.securityDefinitions, { BearerToken: { description: 'Bearer token authentication', type: 'apiKey', name: 'authorization', in: 'header' } });
+    const bearer = named(msgs(msgs(doc, 13)[0], 1)).get('BearerToken')!;
+    const apiKey = msgs(bearer, 2)[0];
+    assert.deepEqual([text(apiKey, 1), text(apiKey, 2), text(apiKey, 3)], [['apiKey'], ['authorization'], ['header']]);
+    assert.deepEqual([...named(msgs(msgs(doc, 12)[0], 1)).keys()], ['BearerToken']);
+
     // containers: an array whose items refer to Container, with the merge key as an extension
     const podSpec = named(msgs(msgs(definitions.get('io.k8s.api.core.v1.PodSpec')!, 25)[0], 1));
     const containers = podSpec.get('containers')!;
@@ -321,6 +328,12 @@ describe('OpenAPI v3 protobuf (openapi.v3.Document)', () => {
     assert.match(text(metadata, 34)[0], /\w/);
     const ext = named(msgs(pod, 36));
     assert.deepEqual(JSON.parse(text(ext.get('x-kubernetes-group-version-kind')!, 2)[0]), [{ group: '', kind: 'Pod', version: 'v1' }]);
+
+    // a bearer token in the Authorization header: Components.security_schemes (7), the document's security (6)
+    assert.deepEqual(json.security, [{ BearerToken: [] }]);
+    const scheme = msgs(named(msgs(msgs(msgs(doc, 5)[0], 7)[0], 1)).get('BearerToken')!, 1)[0];
+    assert.deepEqual([text(scheme, 1), text(scheme, 3), text(scheme, 4)], [['apiKey'], ['authorization'], ['header']]);
+    assert.deepEqual([...named(msgs(msgs(doc, 6)[0], 1)).keys()], ['BearerToken']);
 
     // containers: items refer to Container, the merge key as an extension; a default string as DefaultType
     const podSpec = named(msgs(msgs(schemaOf(schemas.get('io.k8s.api.core.v1.PodSpec')!), 31)[0], 1));

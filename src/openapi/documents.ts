@@ -119,6 +119,10 @@ function writePaths(paths: PathItem[], writeParam: (p: Param) => Json, writeOp: 
   return out;
 }
 
+/** how clients authenticate, as the reference declares it: a bearer token in the Authorization header */
+const bearerToken = { description: 'Bearer token authentication', type: 'apiKey', name: 'authorization', in: 'header' };
+const security = [{ BearerToken: [] }];
+
 const info = (names: Naming) => ({ title: names.vendor.charAt(0).toUpperCase() + names.vendor.slice(1), version: versionInfo().gitVersion });
 
 export function swaggerDocument(model: Model, names: Naming): Json {
@@ -136,7 +140,7 @@ export function swaggerDocument(model: Model, names: Naming): Json {
   };
   const paths: Json = {};
   for (const gv of model.groupVersions) Object.assign(paths, writePaths(gv.paths, param, op));
-  return { swagger: '2.0', info: info(names), paths, definitions: w.definitions() };
+  return { swagger: '2.0', info: info(names), paths, definitions: w.definitions(), securityDefinitions: { BearerToken: bearerToken }, security };
 }
 
 /** the definitions that list every served group version (DeleteOptions, WatchEvent) list only the
@@ -161,6 +165,9 @@ export function openapi3Document(model: Model, gv: GroupVersionModel, names: Nam
         [code, { description: codeText[code], ...(s ? { content: content(produces, s === 'text' ? { type: 'string' } : w.use(s)) } : {}) }])),
     };
   };
-  return { openapi: '3.0.0', info: info(names), paths: writePaths(gv.paths, param, op), components: { schemas: w.definitions() } };
+  return {
+    openapi: '3.0.0', info: info(names), paths: writePaths(gv.paths, param, op),
+    components: { schemas: w.definitions(), securitySchemes: { BearerToken: bearerToken } }, security,
+  };
 }
 

@@ -2,7 +2,7 @@
 // `openapi.v3.Document` message of the gnostic OpenAPI models, written from the JSON form as the reference
 // converts it. Vendor extensions, enum values and examples travel as YAML text (JSON is valid YAML); a default
 // that is not a number, boolean or string has no place in the message and is left out, as there.
-import { any, bool, double, encodeMessage, extensions, int, str, strs, sub } from './protobuf.js';
+import { any, bool, double, encodeMessage, extensions, int, securityRequirement, str, strs, sub } from './protobuf.js';
 
 type Json = Record<string, any>;
 
@@ -100,7 +100,17 @@ export function encodeOpenAPIv3Document(doc: Json): Buffer {
     // Paths { repeated NamedPathItem path = 1 }
     if (doc.paths) sub(4, () => { named(1, doc.paths, pathItem); extensions(2, doc.paths); });
     // Components { SchemasOrReferences schemas = 1 }, SchemasOrReferences { repeated NamedSchemaOrReference additional_properties = 1 }
-    if (doc.components) sub(5, () => { if (doc.components.schemas) sub(1, () => named(1, doc.components.schemas, schemaOrReference)); });
+    // Components { SchemasOrReferences schemas = 1; SecuritySchemesOrReferences security_schemes = 7 }, each a list of
+    // { name = 1; value = 2 }; SecuritySchemeOrReference { SecurityScheme security_scheme = 1 },
+    // SecurityScheme { type = 1; description = 2; name = 3; in = 4 }
+    if (doc.components) sub(5, () => {
+      if (doc.components.schemas) sub(1, () => named(1, doc.components.schemas, schemaOrReference));
+      if (doc.components.securitySchemes) sub(7, () => named(1, doc.components.securitySchemes, (s: Json) => sub(1, () => {
+        str(1, s.type); str(2, s.description); str(3, s.name); str(4, s.in);
+      })));
+    });
+    // SecurityRequirement { repeated NamedStringArray additional_properties = 1 }
+    for (const r of doc.security ?? []) sub(6, () => securityRequirement(r));
     extensions(9, doc);
   });
 }

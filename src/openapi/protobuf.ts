@@ -162,6 +162,11 @@ function pathItem(item: Json) {
   extensions(10, item);
 }
 
+/** SecurityRequirement { repeated NamedStringArray additional_properties = 1 }, StringArray { repeated string value = 1 } */
+function securityRequirement(r: Json) {
+  for (const [name, scopes] of Object.entries(r)) sub(1, () => { str(1, name); sub(2, () => strs(1, scopes)); });
+}
+
 /** the message `fill` writes, as bytes (the buffer is this module's, so one message at a time) */
 export function encodeMessage(fill: () => void): Buffer {
   buf = Buffer.alloc(1 << 20);
@@ -174,7 +179,7 @@ export function encodeMessage(fill: () => void): Buffer {
   }
 }
 
-export { sub, str, strs, bool, int, double, any, extensions };
+export { sub, str, strs, bool, int, double, any, extensions, securityRequirement };
 
 /** encodes a Swagger 2.0 document (the JSON form) as openapi.v2.Document */
 export function encodeSwaggerDocument(doc: Json): Buffer {
@@ -191,5 +196,13 @@ function swaggerDocument(doc: Json) {
     for (const [path, item] of Object.entries(doc.paths)) sub(2, () => { str(1, path); sub(2, () => pathItem(item as Json)); });
   });
   if (doc.definitions) sub(9, () => namedSchemas(doc.definitions));
+  for (const r of doc.security ?? []) sub(12, () => securityRequirement(r));
+  // SecurityDefinitions { repeated NamedSecurityDefinitionsItem additional_properties = 1 }, SecurityDefinitionsItem
+  // { ApiKeySecurity api_key_security = 2 }, ApiKeySecurity { type = 1; name = 2; in = 3; description = 4 }
+  if (doc.securityDefinitions) sub(13, () => {
+    for (const [name, d] of Object.entries<Json>(doc.securityDefinitions)) if (d.type === 'apiKey') sub(1, () => {
+      str(1, name); sub(2, () => sub(2, () => { str(1, d.type); str(2, d.name); str(3, d.in); str(4, d.description); }));
+    });
+  });
   extensions(16, doc);
 }
