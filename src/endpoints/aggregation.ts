@@ -71,7 +71,8 @@ function refuseRedirect(ctx: RequestContext, backend: IncomingMessage): void {
   ctx.res.end(forwardingRedirectRefused);
 }
 
-export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyIdentity, opts: { rejectForwardingRedirect?: boolean } = {}): Aggregator {
+export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyIdentity,
+  opts: { rejectForwardingRedirect?: boolean; openapiV3Here?: (a: APIService) => boolean } = {}): Aggregator {
   const rejectRedirects = opts.rejectForwardingRedirect ?? true;
   const target = (a: APIService): Extract<BackendAddress, { ok: true }> => {
     const address = lookup.address(a);
@@ -89,6 +90,8 @@ export function aggregator(lookup: ApiServiceLookup, identity: () => FrontProxyI
     async handle(ctx) {
       const a = remoteOf(ctx.path);
       if (!a) return false;
+      // a backend without OpenAPI v3 documents: this server answers its group version's, converted from its v2 one
+      if (ctx.path.startsWith('/openapi/v3/') && opts.openapiV3Here?.(a)) return false;
       if (lookup.available(a)?.status !== 'True')
         throw serviceUnavailable(`the server is currently unable to handle the request (APIService ${a.metadata?.name} is not available)`);
       // a CONNECT is not passed on: Node's client would wait for a tunnel, and no API server serves the method

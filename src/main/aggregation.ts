@@ -88,6 +88,8 @@ export interface Aggregation {
 interface Discovered {
   resources?: Array<{ name: string }>;
   openapi?: { paths?: Record<string, unknown>; definitions?: Record<string, unknown> };
+  /** whether the backend serves OpenAPI v3 documents (false when it answered 404 for /openapi/v3) */
+  openapiV3?: boolean;
   /** the last read of the discovery document failed: what is known of it is stale, as the reference marks it */
   failed?: boolean;
 }
@@ -95,8 +97,10 @@ interface Discovered {
 export function createAggregation(deps: { watchCache: WatchCache; resources: ApiResources; backends: Backends; names: Naming; front: FrontProxy; rejectForwardingRedirect?: boolean }): Aggregation {
   const { resources, backends, names, front } = deps;
   const lookup = apiServiceLookup(deps.watchCache, resources, names);
-  const proxy = aggregator(lookup, () => front.identity, { rejectForwardingRedirect: deps.rejectForwardingRedirect });
   const discovered = new Map<string, Discovered>();
+  /** a backend that answered 404 for /openapi/v3 and has a v2 document: its v3 document is converted here */
+  const v2Only = (a: APIService) => { const d = discovered.get(a.metadata!.name!); return d?.openapiV3 === false && !!d.openapi; };
+  const proxy = aggregator(lookup, () => front.identity, { rejectForwardingRedirect: deps.rejectForwardingRedirect, openapiV3Here: v2Only });
   const listeners = new Set<() => void>();
   const changed = () => { for (const l of listeners) l(); };
   lookup.onChange(changed);
@@ -116,8 +120,10 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
     // discovery document is left out, rather than offered to clients that would then fail to read it
     groupVersions: () => remotes().filter(a => {
       const d = discovered.get(a.metadata!.name!);
-      return !!d?.resources && !d.failed;
+      return !!d?.resources && !d.failed && !v2Only(a);
     }).map(a => `apis/${a.spec!.group}/${a.spec!.version}`),
+    v2OnlyGroupVersions: () => remotes().filter(a => v2Only(a) && !discovered.get(a.metadata!.name!)!.failed)
+      .map(a => ({ key: `apis/${a.spec!.group}/${a.spec!.version}`, document: discovered.get(a.metadata!.name!)!.openapi! })),
     v2Documents: () => remotes().flatMap(a => discovered.get(a.metadata!.name!)?.openapi ?? []),
     onChange: fn => { listeners.add(fn); },
   };
@@ -138,6 +144,10 @@ export function createAggregation(deps: { watchCache: WatchCache; resources: Api
       if (!before?.openapi) {
         const spec = await proxy.fetch(a, '/openapi/v2', 10_000).catch(() => undefined);
         if (spec && spec.status === 200) entry.openapi = json(spec.body);
+      }
+      if (before?.openapiV3 === undefined) {
+        const index = await proxy.fetch(a, '/openapi/v3', 10_000).catch(() => undefined);
+        if (index) entry.openapiV3 = index.status !== 404;
       }
       if (JSON.stringify(before) !== JSON.stringify(entry)) { discovered.set(name, entry); changed(); }
     } catch (e) {

@@ -13,10 +13,12 @@ import { methodNotSupported, notAcceptable, pathNotFound } from '../api/status.j
 import type { Model } from './documents.js';
 
 // the document builders load on the first OpenAPI request, keeping them out of start-up
-type Builders = typeof import('./documents.js') & typeof import('./protobuf.js') & typeof import('./protobuf-v3.js');
+type Builders = typeof import('./documents.js') & typeof import('./protobuf.js') & typeof import('./protobuf-v3.js')
+  & typeof import('./convert-v2.js');
 let builders: Builders | undefined;
 const loadBuilders = async (): Promise<Builders> => (builders ??= {
   ...(await import('./documents.js')), ...(await import('./protobuf.js')), ...(await import('./protobuf-v3.js')),
+  ...(await import('./convert-v2.js')),
 });
 
 /** the protobuf forms' media types as clients ask for them, and as answered (Go's MIME parser rejects `@`) */
@@ -112,6 +114,8 @@ function documentsFor(key: string): Documents {
 export interface RemoteSpecs {
   /** the remote group versions, as `apis/<group>/<version>` (their v3 documents are proxied to the backend) */
   groupVersions(): string[];
+  /** the remote group versions whose backends serve no v3 documents, with their v2 documents (converted here) */
+  v2OnlyGroupVersions(): Array<{ key: string; document: Record<string, unknown> }>;
   v2Documents(): Array<{ paths?: Record<string, unknown>; definitions?: Record<string, unknown> }>;
   onChange(fn: () => void): void;
 }
@@ -138,8 +142,10 @@ export function openapiEndpoints(resources: ApiResources, names: Naming, remote?
   let docs: Documents | undefined;
   let merged: { json: Encoded; proto?: Encoded; doc: unknown } | undefined;
   let remoteIndex: Encoded | undefined;
+  /** the v3 documents converted from backends' v2 documents, and their protobuf forms when asked for */
+  let converted: { groups: Map<string, Encoded>; protos: Map<string, Encoded> } | undefined;
   resources.onChange(() => { docs = undefined; merged = undefined; remoteIndex = undefined; });
-  remote?.onChange(() => { merged = undefined; remoteIndex = undefined; });
+  remote?.onChange(() => { merged = undefined; remoteIndex = undefined; converted = undefined; });
   const current = () => (docs ??= documentsFor(apiKey(resources, names)));
 
   const currentModel = () => (current().model ??= builders!.buildModel(resources, names));
@@ -165,14 +171,25 @@ export function openapiEndpoints(resources: ApiResources, names: Naming, remote?
     return merged;
   }
 
+  function convertedDocuments() {
+    if (!converted) {
+      converted = { groups: new Map(), protos: new Map() };
+      for (const { key, document } of remote?.v2OnlyGroupVersions() ?? [])
+        converted.groups.set(key, encoded(Buffer.from(JSON.stringify(builders!.swaggerToOpenAPI3(document)))));
+    }
+    return converted;
+  }
+
   /** the v3 index with the remote group versions listed */
   function indexWithRemote() {
     const own = openapi3().index;
     const gvs = remote?.groupVersions() ?? [];
-    if (!gvs.length) return own;
+    const v2Only = convertedDocuments().groups;
+    if (!gvs.length && !v2Only.size) return own;
     if (!remoteIndex) {
       const paths = { ...(JSON.parse(own.body.toString()) as { paths: Record<string, unknown> }).paths };
       for (const key of gvs) paths[key] = { serverRelativeURL: `/openapi/v3/${key}` };
+      for (const [key, doc] of v2Only) paths[key] = { serverRelativeURL: `/openapi/v3/${key}?hash=${doc.hash}` };
       remoteIndex = encoded(Buffer.from(JSON.stringify({ paths })));
     }
     return remoteIndex;
@@ -217,7 +234,8 @@ export function openapiEndpoints(resources: ApiResources, names: Naming, remote?
       }
       if (p.startsWith('/openapi/v3/')) {
         const key = p.slice('/openapi/v3/'.length).replace(/\/$/, '');
-        const v3 = openapi3();
+        const local = openapi3();
+        const v3 = local.groups.has(key) ? local : convertedDocuments();
         const doc = v3.groups.get(key);
         if (!doc) throw pathNotFound(p);
         const form = documentForm(accept, [protobufV3Asked, protobufV3ContentType]);

@@ -14,13 +14,15 @@ const group = 'wardle.example.com', gv = `${group}/v1alpha1`;
 
 const resourceList = JSON.stringify({ kind: 'APIResourceList', apiVersion: 'v1', groupVersion: gv, resources: [{ name: 'flunders', namespaced: true, kind: 'Flunder', verbs: ['get', 'list'] }] });
 
-/** a backend serving discovery (the document given); its flunders are answered by `flunders`, which may never answer */
-async function backend(flunders: (res: ServerResponse) => void, discovery = () => resourceList) {
+/** a backend serving discovery (the document given); its flunders are answered by `flunders`, which may never answer;
+ *  `other` may answer any other path first */
+async function backend(flunders: (res: ServerResponse) => void, discovery = () => resourceList, other?: (url: string, res: ServerResponse) => boolean) {
   const ca = createCertificateAuthority('wardle-ca', 3600);
   const key = generateKeyPair();
   const cert = issueLeaf(ca, key.publicKey, { commonName: 'wardle.default.svc', dnsNames: ['wardle.default.svc'], usages: ['digital signature', 'key encipherment', 'server auth'], ttlSeconds: 3600 });
   const server = createServer({ key: key.keyPem, cert }, (req, res) => {
     if (req.url?.includes('/flunders')) return flunders(res);
+    if (other?.(req.url ?? '', res)) return;
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(discovery());
   });
@@ -198,6 +200,60 @@ test('aggregation: the OpenAPI v3 index lists a backend\'s group version only wh
     assert.ok((await c.get('/openapi/v3')).json.paths['apis/apps/v1'], 'the server\'s own group versions stay');
     document = resourceList;
     await waitFor('the group version to be listed', listed);
+  } finally {
+    c.close();
+    await server.close();
+    b.server.closeAllConnections();
+    await new Promise((r) => b.server.close(r));
+  }
+});
+
+test('aggregation: a backend without OpenAPI v3 documents has its v2 document converted, listed in the v3 index and served by this server', async () => {
+  const v2 = {
+    swagger: '2.0', info: { title: 'wardle', version: 'v0' },
+    paths: {
+      [`/apis/${gv}/namespaces/{namespace}/flunders/{name}`]: {
+        get: {
+          operationId: 'readWardleV1alpha1NamespacedFlunder', produces: ['application/json'],
+          responses: { 200: { description: 'OK', schema: { $ref: '#/definitions/com.example.wardle.v1alpha1.Flunder' } } },
+          'x-kubernetes-action': 'get', 'x-kubernetes-group-version-kind': { group, version: 'v1alpha1', kind: 'Flunder' },
+        },
+        parameters: [{ $ref: '#/parameters/name-flunder' }, { name: 'namespace', in: 'path', type: 'string', required: true, uniqueItems: true }],
+      },
+    },
+    parameters: { 'name-flunder': { name: 'name', in: 'path', type: 'string', required: true, description: 'name of the Flunder' } },
+    definitions: {
+      'com.example.wardle.v1alpha1.Flunder': {
+        description: 'A flunder.', type: 'object',
+        properties: { spec: { $ref: '#/definitions/com.example.wardle.v1alpha1.FlunderSpec' }, kind: { type: 'string' } },
+        'x-kubernetes-group-version-kind': [{ group, version: 'v1alpha1', kind: 'Flunder' }],
+      },
+      'com.example.wardle.v1alpha1.FlunderSpec': { type: 'object', properties: { reference: { type: 'string', description: 'what it refers to' } } },
+    },
+  };
+  const b = await backend((res) => { res.writeHead(200, { 'content-type': 'application/json' }).end('{}'); }, () => resourceList, (url, res) => {
+    if (url.startsWith('/openapi/v2')) { res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(v2)); return true; }
+    if (url.startsWith('/openapi/v3')) { res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found'); return true; }
+    return false;
+  });
+  const server = await startTestServer({ apiDomain: 'k8s.io', apiServiceCheckIntervalMs: 100, flags: ['--controller-manager=false'] });
+  const c = createClient(server);
+  try {
+    await register(c, b);
+    const url = await waitFor('the group version in the v3 index', async () => (await c.get('/openapi/v3')).json?.paths?.[`apis/${gv}`]?.serverRelativeURL as string | undefined);
+    assert.match(url, new RegExp(`^/openapi/v3/apis/${gv.replace(/\./g, '\\.')}\\?hash=[0-9A-F]{128}$`));
+    const doc = await c.get(url, { accept: 'application/json' });
+    assert.equal(doc.status, 200, doc.body);
+    assert.equal(doc.json.openapi, '3.0.0');
+    const flunder = doc.json.components.schemas['com.example.wardle.v1alpha1.Flunder'];
+    assert.equal(flunder.properties.spec.$ref, '#/components/schemas/com.example.wardle.v1alpha1.FlunderSpec');
+    assert.deepEqual(flunder['x-kubernetes-group-version-kind'], [{ group, version: 'v1alpha1', kind: 'Flunder' }]);
+    const item = doc.json.paths[`/apis/${gv}/namespaces/{namespace}/flunders/{name}`];
+    assert.deepEqual(item.parameters.map((p: { name: string; schema: { type: string } }) => [p.name, p.schema.type]), [['name', 'string'], ['namespace', 'string']]);
+    assert.equal(item.get.responses['200'].content['application/json'].schema.$ref, '#/components/schemas/com.example.wardle.v1alpha1.Flunder');
+    assert.equal(item.get['x-kubernetes-action'], 'get');
+    const pb = await c.get(url, { accept: 'application/com.github.proto-openapi.spec.v3@v1.0+protobuf' });
+    assert.equal(pb.status, 200);
   } finally {
     c.close();
     await server.close();
