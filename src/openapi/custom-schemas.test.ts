@@ -60,4 +60,18 @@ describe('custom resource schemas as published', () => {
     // the CRD's own schema is left as it was
     assert.deepEqual(Object.keys((s.properties!.spec as Schema).properties!.template.properties!), ['spec']);
   });
+
+  test('v3: int-or-string values are one of an integer or a string, as the reference unfolds them; v2 leaves that out', () => {
+    const s = spec({
+      plain: { 'x-kubernetes-int-or-string': true },
+      spelled: { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] },
+      other: { 'x-kubernetes-int-or-string': true, anyOf: [{ pattern: '^a' }, { type: 'integer' }] },
+    });
+    const p = specOf(publishedCustomSchema(s, false)).properties! as Record<string, Record<string, unknown>>;
+    assert.deepEqual(p.plain, { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] });
+    assert.deepEqual(p.spelled, { 'x-kubernetes-int-or-string': true, anyOf: [{ type: 'integer' }, { type: 'string' }] });
+    assert.deepEqual(p.other.allOf, [{ anyOf: [{ type: 'integer' }, { type: 'string' }] }]);
+    assert.deepEqual(p.other.anyOf, [{ pattern: '^a' }, { type: 'integer' }]);
+    assert.deepEqual(specOf(publishedCustomSchema(s, true)).properties!.plain, { 'x-kubernetes-int-or-string': true });
+  });
 });

@@ -1,5 +1,6 @@
 // A custom resource's schema as the reference publishes it. In both documents an embedded resource
-// (x-kubernetes-embedded-resource) declares apiVersion, kind and metadata, which every object has. The Swagger
+// (x-kubernetes-embedded-resource) declares apiVersion, kind and metadata, which every object has; in v3 an
+// x-kubernetes-int-or-string value also says it is one of an integer or a string (anyOf). The Swagger
 // 2.0 document is read by kubectl's client-side validation (kubectl 1.24 and older), which refuses fields a
 // schema does not name and cannot read junctors or nullable types; so there, whatever keeps unknown fields is
 // written without its fields or type, nullable values without a type, and the junctors are left out, so that
@@ -42,10 +43,22 @@ function withTypeAndObjectMeta(s: Node) {
   s.required = [...required, ...['kind', 'apiVersion'].filter(f => !required.includes(f))];
 }
 
+const intOrString = [{ type: 'integer' }, { type: 'string' }];
+const isIntOrString = (list: unknown) => JSON.stringify(list) === JSON.stringify(intOrString);
+
+/** x-kubernetes-int-or-string spelled out in v3: one of an integer or a string, beside the schema's own anyOf if any */
+function unfoldIntOrString(s: Node): Node {
+  if (s['x-kubernetes-int-or-string'] !== true) return s;
+  const allOf = s.allOf as Node[] | undefined;
+  if (isIntOrString(s.anyOf) || isIntOrString(allOf?.[0]?.anyOf)) return s;
+  if (s.anyOf === undefined) return { ...s, anyOf: intOrString };
+  return { ...s, allOf: [{ anyOf: intOrString }, ...(allOf ?? [])] };
+}
+
 function publishedNode(s: Node, v2: boolean): Node {
   // a definition of the catalog (the object metadata) is written as it is
   if (s['x-ref']) return s;
-  const out = v2 ? forKubectl(s) : { ...s };
+  const out = v2 ? forKubectl(s) : unfoldIntOrString({ ...s });
   if (out.items) out.items = publishedNode(out.items as Node, v2);
   if (out.properties) out.properties = Object.fromEntries(Object.entries(out.properties).map(([k, c]) => [k, publishedNode(c as Node, v2)]));
   if (typeof out.additionalProperties === 'object') out.additionalProperties = publishedNode(out.additionalProperties as Node, v2);

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { builtinResources } from '../registry/resources/index.js';
 import { createApiResources } from '../registry/resources.js';
 import { apiDomains, naming, type ApiDomain } from '../api/naming.js';
+import { allVerbs } from '../registry/types.js';
 import { buildModel, openapi3Document, swaggerDocument } from './documents.js';
 import { encodeSwaggerDocument } from './protobuf.js';
 import { encodeOpenAPIv3Document } from './protobuf-v3.js';
@@ -125,6 +126,29 @@ for (const domain of apiDomains) describe(`OpenAPI documents (${domain})`, () =>
     const v3 = openapi3Document(model, model.groupVersions.find(g => g.key === 'api/v1')!, names) as any;
     assert.deepEqual(v3.paths[`${pod}/exec`].parameters.map((p: any) => p.name), names_(exec).map((n: string) => n.split(':')[1]));
     assert.ok(v3.paths[`${pod}/proxy/{path}`].head);
+  });
+
+  test('custom resources: no watch paths, JSON and YAML only, no strategic merge patch', () => {
+    const withCustom = createApiResources(names, () => true);
+    for (const d of builtinResources) withCustom.add(d);
+    withCustom.add({
+      group: 'stable.example.com', resource: 'crontabs', singular: 'crontab', kind: 'CronTab', namespaced: true, verbs: [...allVerbs], custom: true,
+      versions: [{ name: 'v1', served: true, storage: true, schema: { type: 'object', properties: { spec: { type: 'object' } } } }],
+    });
+    const m = buildModel(withCustom, names);
+    const doc = swaggerDocument(m, names) as any;
+    const crontabs = Object.keys(doc.paths).filter(p => p.includes('/crontabs'));
+    assert.deepEqual(crontabs.filter(p => p.includes('/watch/')), []);
+    assert.ok(crontabs.length >= 3);
+    for (const path of crontabs) for (const [method, o] of Object.entries<any>(doc.paths[path])) {
+      if (method === 'parameters') continue;
+      assert.deepEqual(o.produces, ['application/json', 'application/yaml'], `${method} ${path}`);
+      assert.deepEqual(o.consumes, method === 'patch'
+        ? ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'] : ['application/json', 'application/yaml'], `${method} ${path}`);
+    }
+    // built-in kinds keep their watch paths and protobuf
+    assert.ok(doc.paths['/api/v1/watch/namespaces/{namespace}/pods']);
+    assert.ok(doc.paths['/api/v1/namespaces/{namespace}/pods'].get.produces.includes(names.protobufMediaType));
   });
 
   test('v3: one document per group version, every $ref resolves inside it', () => {

@@ -98,6 +98,10 @@ export function buildModel(resources: ApiResources, names: Naming): Model {
 const patchTypes = ['application/json-patch+json', 'application/merge-patch+json', 'application/strategic-merge-patch+json', 'application/apply-patch+yaml'];
 
 function mediaTypes(o: Operation, names: Naming) {
+  if (o.custom) {
+    const objects = ['application/json', 'application/yaml'];
+    return { consumes: o.body?.patch ? patchTypes.filter(t => !t.includes('strategic')) : objects, produces: objects };
+  }
   const objects = ['application/json', 'application/yaml', names.protobufMediaType];
   const produces = o.stream ? [...objects, 'application/json;stream=watch', `${names.protobufMediaType};stream=watch`]
     : o.responses.some(([, s]) => s === 'text') ? ['text/plain', ...objects] : objects;

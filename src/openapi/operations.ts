@@ -31,6 +31,8 @@ export interface Operation {
   responses: Array<[code: string, schema: Schema | 'text' | undefined]>;
   /** answers a stream of watch events */
   stream?: boolean;
+  /** an operation on custom resources, which are read and written as JSON or YAML only */
+  custom?: boolean;
 }
 
 export interface PathItem { path: string; params: Param[]; operations: Operation[] }
@@ -115,7 +117,8 @@ export function resourcePaths(e: ResourceInfo, s: EntrySchemas, prefix: string):
   const gv = `${camelGroup(e.def.group)}${capital(e.version)}`;
   const tag = `${camelGroup(e.def.group).replace(/^./, c => c.toLowerCase())}_${e.version}`;
   const can = (v: Verb) => e.verbs.includes(v);
-  const op = (o: Omit<Operation, 'tag' | 'gvk'> & { gvk?: Gvk }): Operation => ({ tag, gvk, ...o });
+  const custom = !!e.def.custom;
+  const op = (o: Omit<Operation, 'tag' | 'gvk'> & { gvk?: Gvk }): Operation => ({ tag, gvk, ...o, ...(custom ? { custom } : {}) });
   const kindOk: Operation['responses'] = [['200', s.kind]];
   const base = e.namespaced ? `${prefix}/namespaces/{namespace}/${e.resource}` : `${prefix}/${e.resource}`;
   const scopeParams = e.namespaced ? [p.namespace] : [];
@@ -137,7 +140,8 @@ export function resourcePaths(e: ResourceInfo, s: EntrySchemas, prefix: string):
   if (e.namespaced && can('list'))
     out.push({ path: `${prefix}/${e.resource}`, params: [p.pretty], operations: [op({ method: 'get', action: 'list', id: `list${gv}${e.kind}ForAllNamespaces`, description: `list or watch objects of kind ${e.kind} in every namespace`, params: listParams, responses: [['200', s.list]] })] });
 
-  if (can('watch')) {
+  // the reference publishes no watch paths for custom resources (watching is the list operation's watch parameter)
+  if (can('watch') && !custom) {
     const watchBase = e.namespaced ? `${prefix}/watch/namespaces/{namespace}/${e.resource}` : `${prefix}/watch/${e.resource}`;
     const deprecated = 'deprecated: use the watch parameter of a list operation';
     const watch = (action: 'watch' | 'watchlist', id: string, description: string): Operation =>
