@@ -142,12 +142,13 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
           // tagged by its content, as the reference tags it, so a client's cache revalidates it with If-None-Match
           const doc = aggregated(core, rep.version);
           const etag = memo(`etag/${core}/${rep.version}`, () => `"${createHash('sha512').update(JSON.stringify(doc)).digest('hex').toUpperCase()}"`);
-          ctx.res.setHeader('ETag', etag);
+          // the form depends on the Accept header, and a cached copy may be shared (as the reference marks it)
+          const headers = { 'ETag': etag, 'Vary': 'Accept', 'Cache-Control': 'public' };
           if (ctx.headers['if-none-match'] === etag) {
-            ctx.res.writeHead(304);
+            ctx.res.writeHead(304, headers);
             ctx.res.end();
           } else {
-            sendObject(ctx, 200, doc, rep.contentType);
+            sendObject(ctx, 200, doc, rep.contentType, headers);
           }
           return true;
         }

@@ -159,9 +159,9 @@ export async function* batches(parts: Iterable<Buffer> | AsyncIterable<Buffer>):
   if (size) yield Buffer.concat(pending, size);
 }
 
-export function sendObject(ctx: RequestContext, code: number, body: unknown, contentType = 'application/json') {
+export function sendObject(ctx: RequestContext, code: number, body: unknown, contentType = 'application/json', headers: Record<string, string> = {}) {
   const pretty = isPretty(ctx);
-  sendText(ctx, code, encode(body, contentType, pretty), contentType);
+  sendText(ctx, code, encode(body, contentType, pretty), contentType, headers);
 }
 
 /** `pretty` is read as a strict boolean (as the reference does: an unknown value is false); absent or empty, browsers and

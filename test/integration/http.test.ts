@@ -196,8 +196,12 @@ eachBackend('http', h => {
             for (const r of ver.resources) assert.equal(r.responseKind.group, item.metadata.name);
         // tagged by content: a cached copy is revalidated with If-None-Match
         assert.match(String(agg.headers.etag), /^"[0-9A-F]{128}"$/);
+        // the form follows the Accept header: caches keep one per Accept header (Vary), and may share it
+        assert.equal(agg.headers.vary, 'Accept');
+        assert.equal(agg.headers['cache-control'], 'public');
         const again = await c().get(path, { accept, 'if-none-match': String(agg.headers.etag) });
         assert.equal(again.status, 304);
+        assert.equal(again.headers.etag, agg.headers.etag);
       }
     }
     const coreAgg = await c().get('/api', { accept: discoveryAccept132(g) });
