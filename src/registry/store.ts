@@ -86,10 +86,10 @@ function keepSystemMeta(obj: ApiObject, old: ApiObject) {
   if (o.generateName !== undefined && m.generateName === undefined) m.generateName = o.generateName;
 }
 
-/** the object's content outside metadata and status, for deciding whether generation moves */
-const withoutMeta = (obj: ApiObject) => {
-  const { metadata: _m, status: _s, ...rest } = obj;
-  return JSON.stringify(rest);
+/** the object's content outside metadata (and outside status unless the strategy counts it), for deciding whether generation moves */
+const generationContent = (obj: ApiObject, withStatus: boolean) => {
+  const { metadata: _m, status, ...rest } = obj;
+  return JSON.stringify(withStatus ? { ...rest, status } : rest);
 };
 
 type Fields = Record<string, unknown>;
@@ -450,7 +450,8 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
       return shaped;
     }
     await strategy.prepareForUpdate?.(shaped, old, ctx);
-    if (strategy.generation && withoutMeta(shaped) !== withoutMeta(old))
+    const withStatus = !!strategy.generationCountsStatus;
+    if (strategy.generation && generationContent(shaped, withStatus) !== generationContent(old, withStatus))
       shaped.metadata.generation = (old.metadata.generation ?? 0) + 1;
     return shaped;
   }

@@ -43,6 +43,9 @@ export interface Strategy<T = ApiObject> {
   allowUnconditionalUpdate: boolean;
   /** metadata.generation starts at 1 and grows with every change outside metadata and status */
   generation: boolean;
+  /** status changes move metadata.generation too (custom resources: every change outside metadata does; through
+   *  the main resource status only changes where there is no status subresource) */
+  generationCountsStatus?: boolean;
   /** fields usable in field selectors beyond metadata.name and metadata.namespace */
   selectableFields: Record<string, (obj: T) => string | undefined>;
   /** the reference's defaults, applied as the object is decoded (before admission) and again to what a mutating

@@ -451,6 +451,25 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal(scopeChange.status, 422);
     assert.equal(scopeChange.json.details.causes[0].message, 'Invalid value: "Namespaced": field is immutable');
   });
+
+  test('without a status subresource a status change moves generation, as every change outside metadata does', async () => {
+    const group = groupName();
+    const crd = widgetCrd(group);
+    delete (crd.spec.versions[0] as any).subresources;
+    assert.equal((await c.request('POST', crdPath, { body: crd })).status, 201);
+    await established(c, `widgets.${group}`);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const created = await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'g' }, spec: { size: 'small' }, status: { ready: false } } });
+    assert.equal(created.status, 201, created.body);
+    assert.deepEqual([created.json.metadata.generation, created.json.status], [1, { ready: false }]);
+    const status = await c.request('PATCH', `${base}/g`, { body: { status: { ready: true } }, contentType: 'application/merge-patch+json' });
+    assert.equal(status.status, 200, status.body);
+    assert.deepEqual([status.json.metadata.generation, status.json.status], [2, { ready: true }]);
+    const labelled = await c.request('PATCH', `${base}/g`, { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(labelled.status, 200, labelled.body);
+    assert.equal(labelled.json.metadata.generation, 2, 'metadata changes leave it');
+  });
+
 });
 
 describe('custom resources of two versions without conversion (strategy None)', () => {

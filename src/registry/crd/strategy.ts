@@ -58,6 +58,7 @@ export function customResourceStrategy({ schema, celRules = true }: CustomResour
     nameRule: 'dns-subdomain',
     allowUnconditionalUpdate: false,
     generation: true,
+    generationCountsStatus: true,
     defaults: normalize,
     prepareForCreate: rulesReady,
     prepareForUpdate: rulesReady,
