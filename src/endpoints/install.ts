@@ -97,6 +97,8 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
           case 'list': allowed(info.verbs, 'list'); return list(ctx, scope, namespace);
           case 'watch': allowed(info.verbs, 'watch'); return watch(ctx, scope, namespace);
           case 'create':
+            if (info.def.createRefusal)
+              throw new ApiError(statusBody(405, 'MethodNotAllowed', info.def.createRefusal, { group: info.group, kind: info.resource }));
             allowed(info.verbs, 'create');
             if (info.namespaced && !namespace) throw methodNotSupported(info.resource, ctx.method);
             return create(ctx, scope, namespace);

@@ -93,6 +93,9 @@ export interface ResourceDefinition {
   /** defined at run time by a CustomResourceDefinition: its schema validates, but strategic merge patch and
    *  typed decoding do not apply */
   custom?: boolean;
+  /** why creates are refused for now (a terminating CustomResourceDefinition's): a create is a 405 with this message,
+   *  while the objects there are can still be read, changed and deleted */
+  createRefusal?: string;
   /**
    * Converts objects (each at its own apiVersion) to one apiVersion, a served one of this resource or the one it is
    * stored at, in order; objects already at it come back unchanged. Resources that have it take and return objects at

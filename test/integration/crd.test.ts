@@ -470,6 +470,26 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal(labelled.json.metadata.generation, 2, 'metadata changes leave it');
   });
 
+  test('a terminating CRD refuses new objects with a 405 while the ones with finalizers wait', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const widget = (name: string, finalizers?: string[]) =>
+      ({ apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name, ...(finalizers ? { finalizers } : {}) }, spec: { size: 'small' } });
+    assert.equal((await c.request('POST', base, { body: widget('held', ['example.com/hold']) })).status, 201);
+    assert.equal((await c.request('DELETE', `${crdPath}/widgets.${group}`)).status, 200);
+    await waitFor('the held object to be deleted', async () => ((await c.get(`${base}/held`)).json?.metadata?.deletionTimestamp ? true : undefined));
+    const refused = await c.request('POST', base, { body: widget('late') });
+    assert.equal(refused.status, 405, refused.body);
+    assert.equal(refused.json.reason, 'MethodNotAllowed');
+    assert.equal(refused.json.message, 'create not allowed while custom resource definition is terminating');
+    assert.deepEqual(refused.json.details, { group, kind: 'widgets' });
+    // the objects there are can still be changed, so their finalizers can go
+    const released = await c.request('PATCH', `${base}/held`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
+    assert.equal(released.status, 200, released.body);
+    await waitFor('the CRD to go', async () => ((await c.get(`${crdPath}/widgets.${group}`)).status === 404 ? true : undefined));
+  });
+
 });
 
 describe('custom resources of two versions without conversion (strategy None)', () => {
