@@ -490,6 +490,49 @@ describe('custom resources', { concurrency: 1 }, () => {
     await waitFor('the CRD to go', async () => ((await c.get(`${crdPath}/widgets.${group}`)).status === 404 ? true : undefined));
   });
 
+  test('CRDs of the vendor\'s own groups need the API approval annotation, and say so in a condition', async () => {
+    const annotation = `api-approved.${server.names.labelDomain}`;
+    const protectedCrd = (annotations?: Record<string, string>) => {
+      const crd = widgetCrd(`approval.${server.names.domain}`);
+      if (annotations) (crd.metadata as any).annotations = annotations;
+      return crd;
+    };
+    const missing = await c.request('POST', crdPath, { body: protectedCrd() });
+    assert.equal(missing.status, 422, missing.body);
+    assert.deepEqual(missing.json.details.causes, [{
+      reason: 'FieldValueRequired', field: `metadata.annotations[${annotation}]`,
+      message: `Required value: protected groups must have approval annotation "${annotation}", see https://github.com/kubernetes/enhancements/pull/1111`,
+    }]);
+    const invalid = await c.request('POST', crdPath, { body: protectedCrd({ [annotation]: 'soon' }) });
+    assert.equal(invalid.status, 422, invalid.body);
+    assert.deepEqual(invalid.json.details.causes, [{
+      reason: 'FieldValueInvalid', field: `metadata.annotations[${annotation}]`,
+      message: `Invalid value: "soon": protected groups must have approval annotation "${annotation}" with either a URL or a reason starting with "unapproved", see https://github.com/kubernetes/enhancements/pull/1111`,
+    }]);
+
+    const created = await c.request('POST', crdPath, { body: protectedCrd({ [annotation]: 'unapproved, testing only' }) });
+    assert.equal(created.status, 201, created.body);
+    const name = `widgets.approval.${server.names.domain}`;
+    const conformant = async (status: string) => waitFor(`the approval condition ${status}`, async () => {
+      const crd = (await c.get(`${crdPath}/${name}`)).json;
+      return condition(crd, 'KubernetesAPIApprovalPolicyConformant')?.status === status ? condition(crd, 'KubernetesAPIApprovalPolicyConformant') : undefined;
+    });
+    const unapproved = await conformant('False');
+    assert.deepEqual([unapproved.reason, unapproved.message], ['UnapprovedAnnotation', 'not approved: "unapproved, testing only"']);
+    assert.equal(condition(await established(c, name), 'Established').status, 'True', 'an unapproved API is still served');
+
+    const url = 'https://github.com/example/enhancements/pull/1';
+    const approved = await c.request('PATCH', `${crdPath}/${name}`, { body: { metadata: { annotations: { [annotation]: url } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(approved.status, 200, approved.body);
+    const cond = await conformant('True');
+    assert.deepEqual([cond.reason, cond.message], ['ApprovedAnnotation', `approved in ${url}`]);
+    const dropped = await c.request('PATCH', `${crdPath}/${name}`, { body: { metadata: { annotations: { [annotation]: null } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(dropped.status, 422, dropped.body);
+
+    // other groups have neither the rule nor the condition
+    const other = await install(groupName());
+    assert.equal(condition(other, 'KubernetesAPIApprovalPolicyConformant'), undefined);
+  });
 });
 
 describe('custom resources of two versions without conversion (strategy None)', () => {

@@ -14,6 +14,7 @@ import type { ResourceCaches } from '../../api/cache.js';
 import { definitionFromCrd, isTerminating } from './definition.js';
 import { cleanupFinalizer, setCondition } from '../resources/apiextensions/customresourcedefinitions/strategy.js';
 import { applyCrdDefaults } from '../resources/apiextensions/customresourcedefinitions/validation.js';
+import { approvalCondition } from '../resources/apiextensions/customresourcedefinitions/approval.js';
 import { hasRules, loadRules } from '../../cel/index.js';
 import { serviceResolver } from '../../api/apiservices.js';
 
@@ -168,6 +169,8 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     } else {
       conditions.push({ type: 'Established', status: 'False', reason: 'NotAccepted', message: 'not all names are accepted' });
     }
+    const approval = approvalCondition(names.group('apiextensions'), crd);
+    if (approval) conditions.push(approval);
     await writeStatus(crd, accepted, conditions);
   }
 

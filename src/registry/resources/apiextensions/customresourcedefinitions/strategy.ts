@@ -9,6 +9,7 @@ import { defineStrategy } from '../../../strategy.js';
 import { hasRules, loadRules } from '../../../../cel/index.js';
 import type { ValidationSchema } from '../../../../schema/validate.js';
 import { applyCrdDefaults, storageVersionOf, validateCrd, validateCrdUpdate } from './validation.js';
+import { approvalProblems } from './approval.js';
 
 type Crd = Stored<CustomResourceDefinition>;
 
@@ -31,6 +32,8 @@ const loadRulesFor = async (crd: Crd) => {
     try { await engine.compileSchemaInSlices(schema as ValidationSchema, `spec.versions[${i}].schema.openAPIV3Schema`, true); } catch { /* validation compiles it again, and says what is wrong */ }
   }
 };
+
+const apiextensionsGroupOf = (crd: Crd) => parseApiVersion(crd.apiVersion ?? '').group;
 
 /** sets a condition, keeping its transition time when the status does not change */
 export function setCondition(crd: Crd, condition: Omit<CustomResourceDefinitionCondition, 'lastTransitionTime'>) {
@@ -57,8 +60,8 @@ export const strategy = defineStrategy<Crd>({
     const stored = crd.status?.storedVersions ?? [];
     if (storage && !stored.includes(storage)) (crd.status ??= {}).storedVersions = [...stored, storage];
   },
-  validate: crd => validateCrd(crd),
-  validateUpdate: (crd, old) => validateCrdUpdate(crd, old),
+  validate: crd => [...validateCrd(crd), ...approvalProblems(apiextensionsGroupOf(crd), crd)],
+  validateUpdate: (crd, old) => [...validateCrdUpdate(crd, old), ...approvalProblems(apiextensionsGroupOf(crd), crd, old)],
   // every CRD takes the two-phase path on its first delete, so its objects can be removed first
   pendingFinalizers: crd => !crd.metadata.deletionTimestamp || (crd.metadata.finalizers?.length ?? 0) > 0,
   prepareForDelete(crd) {
