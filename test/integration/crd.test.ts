@@ -244,6 +244,15 @@ describe('custom resources', { concurrency: 1 }, () => {
     const embedded = await create('bad', { size: 'small', template: { metadata: {} } });
     assert.equal(embedded.status, 422);
     assert.deepEqual(embedded.json.details.causes.map((x: any) => x.field), ['spec.template.apiVersion', 'spec.template.kind']);
+    // an embedded object's metadata is object metadata: its name a path segment, its labels qualified names
+    const embeddedMeta = await create('bad', { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'a/b', labels: { 'a b': 'c' } } } });
+    assert.equal(embeddedMeta.status, 422, embeddedMeta.body);
+    assert.deepEqual(embeddedMeta.json.details.causes.map((x: any) => `${x.field}: ${x.message}`), [
+      'spec.template.metadata.name: Invalid value: "a/b": may not contain \'/\'',
+      'spec.template.metadata.labels: Invalid value: "a b": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
+    ]);
+    const embeddedOk = await create('embedded', { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'Any_Name', labels: { app: 'x' } } } });
+    assert.equal(embeddedOk.status, 201, embeddedOk.body);
 
     const badName = await create('Bad_Name', { size: 'small' });
     assert.equal(badName.status, 422);

@@ -2,19 +2,50 @@
 // validated against it, and its CEL validation rules (x-kubernetes-validations) are evaluated, transition
 // rules against the old object on updates. Updates must name the resourceVersion they replace, as the
 // reference requires for custom resources.
-import type { ApiObject, StatusCause } from '../../api/meta.js';
+import type { ApiObject, ObjectMeta, StatusCause } from '../../api/meta.js';
 import { defineStrategy, type Strategy } from '../strategy.js';
 import { prune } from '../../schema/prune.js';
 import { applyDefaults } from '../../schema/defaults.js';
 import { validateValue, type ValidationSchema } from '../../schema/validate.js';
 import { hasRules, loadedRules, loadRules, type RulesEngine } from '../../cel/index.js';
 import type { CompiledSchema } from '../../cel/rules.js';
+import { validateObjectMeta } from '../validation/object-meta.js';
 
 export interface CustomResourceShape {
   /** the openAPIV3Schema objects are checked against (the storage version's) */
   schema: ValidationSchema;
   /** evaluate x-kubernetes-validations (default true; the CustomResourceValidationExpressions gate turns them off) */
   celRules?: boolean;
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+
+/** whether any schema below (or at) s marks an embedded resource */
+const hasEmbedded = (s: ValidationSchema | undefined): boolean => !!s && (!!s['x-kubernetes-embedded-resource']
+  || Object.values(s.properties ?? {}).some(hasEmbedded)
+  || (typeof s.additionalProperties === 'object' && hasEmbedded(s.additionalProperties)) || hasEmbedded(s.items));
+
+/**
+ * The object metadata of each embedded resource (x-kubernetes-embedded-resource) is checked as object metadata
+ * is, as the reference does: labels, annotations, finalizers, owner references, and a name (if given) that is a
+ * path segment.
+ */
+function embeddedMetaProblems(s: ValidationSchema | undefined, v: unknown, path: string, out: StatusCause[]) {
+  if (!s) return;
+  if (Array.isArray(v)) { v.forEach((x, i) => embeddedMetaProblems(s.items, x, `${path}[${i}]`, out)); return; }
+  if (!isObject(v)) return;
+  if (s['x-kubernetes-embedded-resource'] && isObject(v.metadata)) {
+    const given = v.metadata as ObjectMeta;
+    // a name is not required there: a stand-in is checked in its place
+    const meta: ObjectMeta = { ...given, name: typeof given.name === 'string' && given.name ? given.name : 'fakename' };
+    for (const c of validateObjectMeta(meta, !!meta.namespace, 'path-segment'))
+      out.push({ ...c, field: `${path ? `${path}.` : ''}${c.field}` });
+  }
+  for (const [k, x] of Object.entries(v)) {
+    const child = s.properties?.[k];
+    if (child) embeddedMetaProblems(child, x, path ? `${path}.${k}` : k, out);
+    else if (typeof s.additionalProperties === 'object') embeddedMetaProblems(s.additionalProperties, x, `${path}[${k}]`, out);
+  }
 }
 
 /** type errors leave values the rules cannot be evaluated on */
@@ -25,6 +56,7 @@ export function customResourceStrategy({ schema, celRules = true }: CustomResour
   // rules): started when the strategy is made if the CEL engine is loaded, else on the first write (which loads it);
   // a write waits for it in its prepare step
   const withRules = celRules && hasRules(schema);
+  const embedded = hasEmbedded(schema);
   let compiled: CompiledSchema | undefined;
   let compiling: Promise<CompiledSchema> | undefined;
   const compile = (engine: RulesEngine) => (compiling ??= engine.compileSchemaInSlices(schema, '').then(
@@ -44,6 +76,7 @@ export function customResourceStrategy({ schema, celRules = true }: CustomResour
   const check = (obj: ApiObject, old?: ApiObject) => {
     normalize(obj);
     const causes = validateValue(schema, obj);
+    if (embedded) embeddedMetaProblems(schema, obj, '', causes);
     if (!withRules) return causes;
     if (causes.some(blocking)) {
       causes.push({ reason: 'FieldValueInvalid', field: '<nil>', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
