@@ -9,7 +9,7 @@ import { listOptionProblems } from '../api/resource-version.js';
 import { columnsOf, parseIncludeObject, tableHead, tableRow, toTable } from './table.js';
 import { toYaml } from '../util/yaml.js';
 import { mapInSlices } from '../util/slices.js';
-import { asServed, filterFor, servedItems, type Scope } from './scope.js';
+import { asServed, filterFor, readItem, servedItems, type Scope } from './scope.js';
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
 import { extend } from '../util/objects.js';
@@ -41,7 +41,7 @@ const partial = (scope: Scope, obj: ApiObject, version: string) =>
 
 export async function get(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
-  const item = await scope.store.getStored(namespace, name, ctx.query.get('resourceVersion') ?? undefined);
+  const item = readItem(scope, await scope.store.getStored(namespace, name, ctx.query.get('resourceVersion') ?? undefined));
   // compact JSON of an object stored as it is served: its bytes as they are, neither parsed nor encoded again
   const bytes = rep.kind === 'json' && !isPretty(ctx) ? servedBytes(item, servedHead(scope)) : undefined;
   if (bytes) return sendText(ctx, 200, bytes, 'application/json');

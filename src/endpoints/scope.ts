@@ -64,10 +64,17 @@ export function asServed(scope: Scope, obj: ApiObject): ApiObject {
   return { ...obj, apiVersion: scope.info.apiVersion, kind: scope.info.kind };
 }
 
+/** a stored object as its definition reads it now (ResourceDefinition.fromStorage): itself, or a new item without bytes */
+export function readItem(scope: Scope, item: StoredObject): StoredObject {
+  const fresh = scope.info.def.fromStorage?.(item.obj, item.rev);
+  return fresh ? { key: item.key, rev: item.rev, obj: fresh } : item;
+}
+
 /** cached objects (at the storage version) as the requested version has them, converted in one batch by a
  *  converting resource; items that need no conversion are returned as they are, so their cached bytes serve */
-export async function servedItems(scope: Scope, items: StoredObject[]): Promise<StoredObject[]> {
-  const { convert } = scope.info.def;
+export async function servedItems(scope: Scope, stored: StoredObject[]): Promise<StoredObject[]> {
+  const { convert, fromStorage } = scope.info.def;
+  const items = fromStorage ? stored.map(i => readItem(scope, i)) : stored;
   if (!convert || items.every(i => i.obj.apiVersion === scope.info.apiVersion)) return items;
   const objects = await convert(items.map(i => i.obj), scope.info.apiVersion, scope.names);
   return items.map((item, n) => (objects[n] === item.obj ? item : { key: item.key, rev: item.rev, obj: objects[n] }));

@@ -96,6 +96,10 @@ export interface ResourceDefinition {
   /** why creates are refused for now (a terminating CustomResourceDefinition's): a create is a 405 with this message,
    *  while the objects there are can still be read, changed and deleted */
   createRefusal?: string;
+  /** an object as read from storage at revision rev, brought to what the definition writes now: a copy when it
+   *  changes (a CRD's schema changed after the object was written: the pruning and defaults of the object's
+   *  version apply, as the reference applies them on reading), undefined when the object is as stored */
+  fromStorage?(obj: ApiObject, rev: number): ApiObject | undefined;
   /**
    * Converts objects (each at its own apiVersion) to one apiVersion, a served one of this resource or the one it is
    * stored at, in order; objects already at it come back unchanged. Resources that have it take and return objects at

@@ -461,6 +461,33 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal(scopeChange.json.details.causes[0].message, 'Invalid value: "Namespaced": field is immutable');
   });
 
+  test('a default added to the schema shows in objects written before it, however they are read', async () => {
+    const group = groupName();
+    const crd = await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const created = await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'old' }, spec: { size: 'small' } } });
+    assert.equal(created.status, 201, created.body);
+    assert.equal(created.json.spec.shape, undefined);
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.shape = { type: 'string', default: 'round' };
+    assert.equal((await c.request('PUT', `${crdPath}/widgets.${group}`, { body: crd })).status, 200);
+    await waitFor('the new schema', async () => {
+      const r = await c.request('POST', `${base}?dryRun=All`, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'new' }, spec: { size: 'small' } } });
+      return r.status === 201 && r.json.spec.shape === 'round' ? true : undefined;
+    });
+    // read from storage, the object is defaulted by the schema of now, as the reference defaults what it reads from etcd
+    assert.equal((await c.get(`${base}/old`)).json.spec.shape, 'round');
+    assert.equal((await c.get(base)).json.items[0].spec.shape, 'round');
+    const table = await c.get(base, { accept: 'application/json;as=Table;g=meta.cluster.io;v=v1' });
+    assert.equal(table.json.rows[0].cells[0], 'old');
+    const watch = await c.watch(`${base}?watch=1&resourceVersion=0`);
+    const ev = await watch.next(3000);
+    watch.close();
+    assert.equal(ev?.object.spec.shape, 'round');
+    // what is written after the change was defaulted as it was written
+    const touched = await c.request('PATCH', `${base}/old`, { body: { spec: { replicas: 2 } }, contentType: 'application/merge-patch+json' });
+    assert.equal(touched.json.spec.shape, 'round');
+  });
+
   test('without a status subresource a status change moves generation, as every change outside metadata does', async () => {
     const group = groupName();
     const crd = widgetCrd(group);

@@ -1,7 +1,7 @@
 // A CustomResourceDefinition as the server serves it: a ResourceDefinition built from the CRD's accepted names,
 // versions, schemas, subresources and printer columns, with the custom-resource strategy.
 import type { Schema } from '../../api/schema.js';
-import type { Stored } from '../../api/meta.js';
+import type { ApiObject, Stored } from '../../api/meta.js';
 import type { CustomResourceDefinition, CustomResourceDefinitionVersion } from '../../api/types/apiextensions-v1.js';
 import { objectMeta } from '../../api/schemas/meta.js';
 import { objectFields } from '../../api/schemas/descriptions/common.js';
@@ -85,6 +85,15 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
   const schemaOf = (v: CustomResourceDefinitionVersion): ValidationSchema => (v.schema?.openAPIV3Schema as ValidationSchema | undefined) ?? anything;
   const schemas = new Map<string, ValidationSchema>(versions.map(v => [v.name, schemaOf(v)]));
   const kind: string = names.kind;
+  /** pruning and defaults, as every write applies them, by the schema of the object's version */
+  const normalize = (obj: ApiObject, version: string) => {
+    const schema = schemas.get(version);
+    if (!schema) return;
+    prune(schema, obj, true);
+    applyDefaults(schema, obj);
+  };
+  // objects written since this definition was made were normalized as they were written
+  const since = Number(crd.metadata.resourceVersion ?? 0);
   return {
     group: crd.spec.group,
     resource: names.plural,
@@ -108,13 +117,14 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
     custom: true,
     convert: converterFor(crd.spec.conversion, {
       group: crd.spec.group, kind, reviewGroup: apiextensionsGroup, resolveService,
-      normalize(obj, version) {
-        const schema = schemas.get(version);
-        if (!schema) return;
-        prune(schema, obj, true);
-        applyDefaults(schema, obj);
-      },
+      normalize,
     }),
+    fromStorage(obj, rev) {
+      if (rev > since) return undefined;
+      const copy = structuredClone(obj);
+      normalize(copy, String(obj.apiVersion ?? '').slice(crd.spec.group.length + 1));
+      return copy;
+    },
   };
 }
 
