@@ -488,6 +488,31 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal(touched.json.spec.shape, 'round');
   });
 
+  test('storedVersions grows with the storage version and a status write may only trim it to real versions', async () => {
+    const group = groupName();
+    const crd = await install(group);
+    crd.spec.versions = [{ ...crd.spec.versions[0], storage: false }, { ...crd.spec.versions[0], name: 'v2', storage: true }];
+    const up = await c.request('PUT', `${crdPath}/widgets.${group}`, { body: crd });
+    assert.equal(up.status, 200, up.body);
+    assert.deepEqual(up.json.status.storedVersions, ['v1', 'v2']);
+    const setStored = (storedVersions: string[]) => c.request('PATCH', `${crdPath}/widgets.${group}/status`,
+      { body: { status: { storedVersions } }, contentType: 'application/merge-patch+json' });
+    const causesOf = (r: { json: any }) => r.json.details.causes.map((x: any) => `${x.field}: ${x.message}`);
+    const withoutStorage = await setStored(['v1']);
+    assert.equal(withoutStorage.status, 422, withoutStorage.body);
+    assert.deepEqual(causesOf(withoutStorage), ['status.storedVersions: Invalid value: ["v1"]: must have the storage version v2']);
+    const unknown = await setStored(['v2', 'v9']);
+    assert.equal(unknown.status, 422, unknown.body);
+    assert.deepEqual(causesOf(unknown), ['status.storedVersions[1]: Invalid value: "v9": must appear in spec.versions']);
+    const empty = await setStored([]);
+    assert.equal(empty.status, 422, empty.body);
+    assert.deepEqual(causesOf(empty), ['status.storedVersions: Invalid value: []: must have at least one stored version']);
+    // after a migration the old version is dropped
+    const migrated = await setStored(['v2']);
+    assert.equal(migrated.status, 200, migrated.body);
+    assert.deepEqual(migrated.json.status.storedVersions, ['v2']);
+  });
+
   test('without a status subresource a status change moves generation, as every change outside metadata does', async () => {
     const group = groupName();
     const crd = widgetCrd(group);

@@ -8,7 +8,7 @@ import type { CustomResourceDefinition, CustomResourceDefinitionCondition } from
 import { defineStrategy } from '../../../strategy.js';
 import { hasRules, loadRules } from '../../../../cel/index.js';
 import type { ValidationSchema } from '../../../../schema/validate.js';
-import { applyCrdDefaults, storageVersionOf, validateCrd, validateCrdUpdate } from './validation.js';
+import { applyCrdDefaults, storageVersionOf, validateCrd, validateCrdUpdate, validateStoredVersions } from './validation.js';
 import { approvalProblems } from './approval.js';
 
 type Crd = Stored<CustomResourceDefinition>;
@@ -62,6 +62,8 @@ export const strategy = defineStrategy<Crd>({
   },
   validate: crd => [...validateCrd(crd), ...approvalProblems(apiextensionsGroupOf(crd), crd)],
   validateUpdate: (crd, old) => [...validateCrdUpdate(crd, old), ...approvalProblems(apiextensionsGroupOf(crd), crd, old)],
+  // status writes (the server's own and storage version migrations removing versions no object is stored at any more)
+  validateStatusUpdate: crd => validateStoredVersions(crd),
   // every CRD takes the two-phase path on its first delete, so its objects can be removed first
   pendingFinalizers: crd => !crd.metadata.deletionTimestamp || (crd.metadata.finalizers?.length ?? 0) > 0,
   prepareForDelete(crd) {

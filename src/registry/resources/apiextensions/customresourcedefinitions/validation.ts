@@ -176,14 +176,21 @@ export function validateCrd(crd: CrdBody): StatusCause[] {
   if (spec.preserveUnknownFields === true)
     out.push(invalid('spec.preserveUnknownFields', true, 'cannot set to true, set x-kubernetes-preserve-unknown-fields to true in spec.versions[*].schema instead'));
 
-  const stored = crd.status?.storedVersions ?? [];
+  if (versions.length && crd.status?.storedVersions?.length) out.push(...validateStoredVersions(crd));
+  return out;
+}
+
+/** status.storedVersions: versions of spec.versions, the storage version among them (a status write may not empty it) */
+export function validateStoredVersions(crd: CrdBody): StatusCause[] {
+  const out: StatusCause[] = [];
+  const stored = Array.isArray(crd.status?.storedVersions) ? crd.status.storedVersions : [];
+  if (!stored.length) return [invalid('status.storedVersions', stored, 'must have at least one stored version')];
+  const versions = Array.isArray(crd.spec?.versions) ? crd.spec.versions : [];
   const storage = storageVersionOf(crd);
-  if (versions.length && stored.length) {
-    stored.forEach((s, i) => {
-      if (!versions.some(v => v?.name === s)) out.push(invalid(`status.storedVersions[${i}]`, s, 'must appear in spec.versions'));
-    });
-    if (storage && !stored.includes(storage)) out.push(invalid('status.storedVersions', stored, `must have the storage version ${storage}`));
-  }
+  if (storage && !stored.includes(storage)) out.push(invalid('status.storedVersions', stored, `must have the storage version ${storage}`));
+  stored.forEach((s, i) => {
+    if (!versions.some(v => v?.name === s)) out.push(invalid(`status.storedVersions[${i}]`, s, 'must appear in spec.versions'));
+  });
   return out;
 }
 
