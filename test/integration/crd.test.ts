@@ -438,10 +438,24 @@ describe('custom resources', { concurrency: 1 }, () => {
       return condition(r.json, 'NamesAccepted') ? r.json : undefined;
     });
     assert.equal(condition(crd, 'NamesAccepted').status, 'False');
-    assert.equal(condition(crd, 'NamesAccepted').reason, 'NameConflict');
-    assert.match(condition(crd, 'NamesAccepted').message, /"wd" is already in use/);
+    // short names, kind and list kind conflict: the condition tells the last one checked, as the reference's does
+    assert.equal(condition(crd, 'NamesAccepted').reason, 'ListKindConflict');
+    assert.equal(condition(crd, 'NamesAccepted').message, '"WidgetList" is already in use');
     assert.equal(condition(crd, 'Established').status, 'False');
     assert.equal((await c.get(`/apis/${group}/v1/gadgets`)).status, 404);
+
+    // a plural another CRD has as a short name, and short names alone
+    const named = async (plural: string, kind: string, shortNames: string[]) => {
+      const crd = widgetCrd(group);
+      crd.metadata.name = `${plural}.${group}`;
+      crd.spec.names = { plural, singular: kind.toLowerCase(), kind, shortNames, categories: [] };
+      assert.equal((await c.request('POST', crdPath, { body: crd })).status, 201);
+      return waitFor(`NamesAccepted of ${plural}`, async () => condition((await c.get(`${crdPath}/${plural}.${group}`)).json, 'NamesAccepted'));
+    };
+    const shortOnly = await named('doodads', 'Doodad', ['wd', 'widget']);
+    assert.deepEqual([shortOnly.status, shortOnly.reason, shortOnly.message], ['False', 'ShortNamesConflict', '["wd" is already in use, "widget" is already in use]']);
+    const plural = await named('wd', 'Thingamajig', []);
+    assert.deepEqual([plural.status, plural.reason, plural.message], ['False', 'PluralConflict', '"wd" is already in use']);
   });
 
   test('a schema change is served at once; cluster-scoped resources', async () => {

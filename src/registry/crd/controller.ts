@@ -104,31 +104,39 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     served.set(name, { group: crd.spec.group, plural: accepted.plural, def, fingerprint });
   }
 
-  /** reasons the CRD's names cannot be accepted: taken by another CRD or a built-in resource of the group */
-  function conflicts(crd: Crd, wanted: Names): string[] {
+  /**
+   * The CRD's names taken by another CRD or a built-in resource of the group, as the reference judges them: plural,
+   * singular and short names against every resource name of the group (plurals, singulars, short names), kind and
+   * list kind against every kind; each a conflict of its own reason, in that order
+   */
+  function conflicts(crd: Crd, wanted: Names): Array<{ reason: string; message: string }> {
     const group = crd.spec.group;
     const own = served.get(crd.metadata.name!)?.def;
-    const taken = { plural: new Set<string>(), singular: new Set<string>(), kind: new Set<string>(), listKind: new Set<string>(), short: new Set<string>() };
+    const resourceNames = new Set<string>(), kinds = new Set<string>();
+    const take = (plural: string, singular: string | undefined, shortNames: readonly string[] | undefined, kind: string, listKind: string | undefined) => {
+      for (const n of [plural, singular, ...(shortNames ?? [])]) if (n) resourceNames.add(n);
+      for (const k of [kind, listKind]) if (k) kinds.add(k);
+    };
     for (const e of resources.all()) {
       if (e.group !== group || e.def === own) continue;
-      taken.plural.add(e.resource); taken.singular.add(e.singular); taken.kind.add(e.kind); taken.listKind.add(e.listKind);
-      for (const s of e.def.shortNames ?? []) taken.short.add(s);
+      take(e.resource, e.singular, e.def.shortNames, e.kind, e.listKind);
     }
     for (const other of cache.snapshot(crdInfo.keyPrefix)) {
       const o = ofKind<CustomResourceDefinition>(other.obj);
       if (o.metadata.name === crd.metadata.name || o.spec?.group !== group) continue;
       const a = o.status?.acceptedNames;
-      if (!a?.plural) continue;
-      taken.plural.add(a.plural); if (a.singular) taken.singular.add(a.singular); taken.kind.add(a.kind);
-      if (a.listKind) taken.listKind.add(a.listKind);
-      for (const s of a.shortNames ?? []) taken.short.add(s);
+      if (a?.plural) take(a.plural, a.singular, a.shortNames, a.kind, a.listKind);
     }
-    const out: string[] = [];
-    if (taken.plural.has(wanted.plural) || taken.singular.has(wanted.plural)) out.push(`"${wanted.plural}" is already in use`);
-    if (wanted.singular && (taken.plural.has(wanted.singular) || taken.singular.has(wanted.singular))) out.push(`"${wanted.singular}" is already in use`);
-    for (const s of wanted.shortNames ?? []) if (taken.short.has(s)) out.push(`"${s}" is already in use`);
-    if (taken.kind.has(wanted.kind) || taken.listKind.has(wanted.kind)) out.push(`"${wanted.kind}" is already in use`);
-    if (wanted.listKind && (taken.kind.has(wanted.listKind) || taken.listKind.has(wanted.listKind))) out.push(`"${wanted.listKind}" is already in use`);
+    const inUse = (name: string | undefined, taken: Set<string>) => (name && taken.has(name) ? `"${name}" is already in use` : undefined);
+    const out: Array<{ reason: string; message: string }> = [];
+    const check = (reason: string, message: string | undefined) => { if (message) out.push({ reason, message }); };
+    check('PluralConflict', inUse(wanted.plural, resourceNames));
+    check('SingularConflict', inUse(wanted.singular, resourceNames));
+    // several short names taken are reported together, as an aggregate of errors reads
+    const shorts = (wanted.shortNames ?? []).map(n => inUse(n, resourceNames)).filter((m): m is string => !!m);
+    check('ShortNamesConflict', shorts.length > 1 ? `[${shorts.join(', ')}]` : shorts[0]);
+    check('KindConflict', inUse(wanted.kind, kinds));
+    check('ListKindConflict', inUse(wanted.listKind, kinds));
     return out;
   }
 
@@ -160,8 +168,10 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     const previous: Names | undefined = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : undefined;
     const accepted = problems.length ? previous : wanted;
     const wasEstablished = (crd.status?.conditions ?? []).some(c => c.type === 'Established' && c.status === 'True');
-    const conditions: Condition[] = problems.length
-      ? [{ type: 'NamesAccepted', status: 'False', reason: 'NameConflict', message: problems.join(', ') }]
+    // the last conflict found is the one the condition tells, as the reference's naming controller has it
+    const last = problems.at(-1);
+    const conditions: Condition[] = last
+      ? [{ type: 'NamesAccepted', status: 'False', reason: last.reason, message: last.message }]
       : [{ type: 'NamesAccepted', status: 'True', reason: 'NoConflicts', message: 'no conflicts found' }];
     if (accepted) {
       serve(crd, accepted);
