@@ -43,6 +43,7 @@ export function resourceEndpoints(c: ResourceEndpointsConfig) {
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
     info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins, authorizer: c.services.authorizer,
     bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds, deleteCollectionWorkers: c.deleteCollectionWorkers, watchEventSent: c.watchEventSent,
+    whenReplaced: fn => c.resources.onChange(() => { if (c.resources.lookup(info.group, info.version, info.resource) !== info) fn(); }),
   });
   const restDeps = { resources: c.resources, listers: c.backends.listers, services: c.services, scopeFor };
 

@@ -31,6 +31,8 @@ export interface Scope {
   deleteCollectionWorkers?: number;
   /** a watch event of this resource was sent, of this many bytes (for apiserver_watch_events_total and _sizes) */
   watchEventSent?(info: ResourceInfo, bytes: number): void;
+  /** calls fn once this resource is no longer served as it was (a CRD deleted or changed); the answer unsubscribes */
+  whenReplaced?(fn: () => void): () => void;
 }
 
 export function admission(ctx: RequestContext, scope: Scope, namespace: string, name: string, dryRun: boolean): AdmissionHooks {

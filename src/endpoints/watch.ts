@@ -127,10 +127,12 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   let closed = false;
   let ending = false;
   let stop: () => void = () => {};
+  let unsubscribe: (() => void) | undefined;
   const finish = () => {
     if (closed) return;
     closed = true;
     clearTimeout(timer);
+    unsubscribe?.();
     stop();
     sink?.end();
   };
@@ -276,6 +278,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   timer.unref();
   ctx.signal.addEventListener('abort', finish, { once: true });
   res.on('close', finish);
+  // a resource no longer served as it was (its CRD deleted or changed) ends its watches, as the reference's storage
+  // ends them when it is torn down: clients watch again, and find the resource gone or changed
+  unsubscribe = closed ? undefined : scope.whenReplaced?.(finish);
   // the client may have gone before the watch got here: its close has fired already, and the watch must not start
   if (ctx.signal.aborted) finish();
 

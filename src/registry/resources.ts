@@ -20,8 +20,8 @@ export interface ApiResources {
   preferred(group: string, resource: string): ResourceInfo | undefined;
   add(def: ResourceDefinition): void;
   remove(group: string, resource: string): void;
-  /** called after add/remove so caches (discovery documents) can be rebuilt */
-  onChange(fn: () => void): void;
+  /** called after add/remove so caches (discovery documents) can be rebuilt; the answer unsubscribes */
+  onChange(fn: () => void): () => void;
 }
 
 export function fullGroup(def: Pick<ResourceDefinition, 'group' | 'domainGroup'>, names: Naming): string {
@@ -56,7 +56,7 @@ export { compareVersions };
 export function createApiResources(names: Naming, isServed: (group: string, version: string, resource: string, def: ResourceDefinition, v: VersionDefinition) => boolean): ApiResources {
   const entries = new Map<string, ResourceInfo>();
   const defs = new Map<string, ResourceDefinition>();
-  const listeners: Array<() => void> = [];
+  const listeners = new Set<() => void>();
   let groupOrder: string[] = [];
   let groupsCache: GroupInfo[] | undefined;
   const changed = () => { groupsCache = undefined; for (const l of listeners) l(); };
@@ -105,7 +105,7 @@ export function createApiResources(names: Naming, isServed: (group: string, vers
       for (const [key, e] of entries) if (e.group === g && e.resource === r) entries.delete(key);
       changed();
     },
-    onChange: fn => { listeners.push(fn); },
+    onChange: fn => { listeners.add(fn); return () => { listeners.delete(fn); }; },
   };
   return api;
 }

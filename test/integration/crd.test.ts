@@ -545,6 +545,31 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal(labelled.json.metadata.generation, 2, 'metadata changes leave it');
   });
 
+  test('watches of custom objects end when their CRD changes or goes, so clients watch again', async () => {
+    const group = groupName();
+    const crd = await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    assert.equal((await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'w' }, spec: { size: 'small' } } })).status, 201);
+    const untilEnded = async (w: { ended: Promise<void> }, what: string) => {
+      let ended = false;
+      void w.ended.then(() => { ended = true; });
+      await waitFor(what, () => ended);
+    };
+
+    const beforeChange = await c.watch(`${base}?watch=1&resourceVersion=0`);
+    assert.equal((await beforeChange.next(3000))?.type, 'ADDED');
+    crd.spec.versions[0].schema.openAPIV3Schema.properties.spec.properties.size.enum.push('medium');
+    assert.equal((await c.request('PUT', `${crdPath}/widgets.${group}`, { body: crd })).status, 200);
+    await untilEnded(beforeChange, 'the watch to end after the schema change');
+
+    const whole = await c.watch(`/apis/${group}/v1/widgets?watch=1`);
+    assert.equal(whole.status, 200);
+    assert.equal((await c.request('DELETE', `${crdPath}/widgets.${group}`)).status, 200);
+    await untilEnded(whole, 'the watch to end after the CRD went');
+    await waitFor('the CRD to go', async () => ((await c.get(`${crdPath}/widgets.${group}`)).status === 404 ? true : undefined));
+    assert.equal((await c.watch(`${base}?watch=1`)).status, 404);
+  });
+
   test('a terminating CRD refuses new objects with a 405 while the ones with finalizers wait', async () => {
     const group = groupName();
     await install(group);
