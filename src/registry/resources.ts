@@ -93,7 +93,7 @@ export function createApiResources(names: Naming, isServed: (group: string, vers
         entries.set(k(group, v.name, def.resource), {
           def, group, version: v.name, ...stored, resource: def.resource, kind: def.kind,
           listKind: def.listKind ?? `${def.kind}List`, singular: def.singular || def.kind.toLowerCase(),
-          namespaced: def.namespaced, verbs: def.verbs, subresources: def.subresources ?? {}, schema: v.schema, versionDef: v,
+          namespaced: def.namespaced, verbs: def.verbs, subresources: v.subresources ?? def.subresources ?? {}, schema: v.schema, versionDef: v,
           apiVersion: apiVersionOf(group, v.name),
         });
       }

@@ -28,6 +28,8 @@ export interface VersionDefinition {
   strategy?: Strategy;
   /** the version's own Table columns (custom resources' printer columns) */
   columns?: TableColumn[];
+  /** the version's own subresources where versions differ in them (custom resources); else the resource's */
+  subresources?: Record<string, SubresourceDefinition>;
 }
 
 export interface TableColumn<T = ApiObject> {

@@ -664,6 +664,32 @@ describe('custom resources of two versions without conversion (strategy None)', 
     const listed = (await c.get(`/apis/${group}/v2/namespaces/default/gadgets`)).json.items[0];
     assert.deepEqual([listed.apiVersion, listed.spec], [`${group}/v2`, { replicas: 2, color: 'red' }]);
   });
+
+  test('each version has the subresources it declares', async () => {
+    const group = 'subs.example.com';
+    const schema = { type: 'object', properties: { spec: { type: 'object', properties: { replicas: { type: 'integer' } } }, status: { type: 'object', properties: { ready: { type: 'boolean' } } } } };
+    const r = await c.request('POST', crdPath, { body: {
+      apiVersion: 'apiextensions.cluster.io/v1', kind: 'CustomResourceDefinition', metadata: { name: `gadgets.${group}` },
+      spec: { group, scope: 'Namespaced', names: { plural: 'gadgets', kind: 'Gadget' }, versions: [
+        { name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: schema }, subresources: { status: {}, scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } } },
+        { name: 'v2', served: true, storage: false, schema: { openAPIV3Schema: schema } },
+      ] },
+    } });
+    assert.equal(r.status, 201, r.body);
+    await established(c, `gadgets.${group}`);
+    const discovered = async (version: string) => (await c.get(`/apis/${group}/${version}`)).json.resources.map((x: any) => x.name).sort();
+    assert.deepEqual(await discovered('v1'), ['gadgets', 'gadgets/scale', 'gadgets/status']);
+    assert.deepEqual(await discovered('v2'), ['gadgets']);
+    const at = (version: string) => `/apis/${group}/${version}/namespaces/default/gadgets`;
+    const created = await c.request('POST', at('v2'), { body: { apiVersion: `${group}/v2`, kind: 'Gadget', metadata: { name: 'g' }, spec: { replicas: 1 }, status: { ready: true } } });
+    assert.equal(created.status, 201, created.body);
+    assert.deepEqual(created.json.status, { ready: true }, 'v2 has no status subresource: status is written with the object');
+    assert.equal((await c.get(`${at('v2')}/g/status`)).status, 404);
+    assert.equal((await c.get(`${at('v2')}/g/scale`)).status, 404);
+    assert.equal((await c.get(`${at('v1')}/g/status`)).status, 200);
+    const ignored = await c.request('PATCH', `${at('v1')}/g`, { body: { status: { ready: false } }, contentType: 'application/merge-patch+json' });
+    assert.deepEqual(ignored.json.status, { ready: true }, 'v1 has one: status is written through it only');
+  });
 });
 
 describe('custom resources after a restart', () => {

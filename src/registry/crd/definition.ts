@@ -66,12 +66,12 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
   const storage = versions.find(v => v.storage) ?? versions[0];
   const preferred = [...versions].filter(v => v.served).sort((a, b) => compareVersions(a.name, b.name))[0] ?? storage;
 
-  const subresources: Record<string, SubresourceDefinition> = {};
-  for (const v of versions) {
-    if (!v.served) continue;
-    if (v.subresources?.status) subresources.status = statusSubresource;
-    if (v.subresources?.scale) subresources.scale = scaleSubresource(v.subresources.scale);
-  }
+  // each version has the subresources it declares; the resource's are those of any served version
+  const subresourcesOf = (v: CustomResourceDefinitionVersion): Record<string, SubresourceDefinition> => ({
+    ...(v.subresources?.status ? { status: statusSubresource } : {}),
+    ...(v.subresources?.scale ? { scale: scaleSubresource(v.subresources.scale) } : {}),
+  });
+  const subresources: Record<string, SubresourceDefinition> = Object.assign({}, ...versions.filter(v => v.served).map(subresourcesOf));
   const columnsOf = (v: CustomResourceDefinitionVersion): TableColumn[] => {
     const printerColumns = v.additionalPrinterColumns ?? [];
     return printerColumns.length
@@ -110,7 +110,7 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
       schema: servingSchema(schemaOf(v)),
       ...(v.deprecated ? { deprecated: true } : {}),
       ...(v.deprecationWarning ? { deprecationWarning: v.deprecationWarning } : {}),
-      ...(v.served ? { strategy: customResourceStrategy({ schema: schemaOf(v), celRules }), columns: columnsOf(v) } : {}),
+      ...(v.served ? { strategy: customResourceStrategy({ schema: schemaOf(v), celRules }), columns: columnsOf(v), subresources: subresourcesOf(v) } : {}),
     })),
     subresources,
     columns: columnsOf(preferred),
