@@ -50,10 +50,13 @@ const storageVersionHash = (r: ResourceInfo) =>
 const subGroup = (names: Naming, s: SubresourceDefinition) =>
   s.group === undefined ? undefined : s.domainGroup ? names.group(s.group) : s.group;
 
+/** the verbs discovery lists for a resource: fewer than it serves while it goes (a terminating CRD's) */
+const listedVerbs = (r: ResourceInfo) => r.def.discoveryVerbs ?? r.verbs;
+
 function resourceList(names: Naming, group: string, version: string, entries: ResourceInfo[]) {
   const resources: Record<string, unknown>[] = [];
   for (const r of entries) {
-    const main: Record<string, unknown> = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: r.verbs };
+    const main: Record<string, unknown> = { name: r.resource, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: listedVerbs(r) };
     if (r.def.shortNames?.length) main.shortNames = r.def.shortNames;
     if (r.def.categories?.length) main.categories = r.def.categories;
     if (r.verbs.length) main.storageVersionHash = storageVersionHash(r);
@@ -71,7 +74,7 @@ function resourceList(names: Naming, group: string, version: string, entries: Re
 function aggregatedResource(names: Naming, r: ResourceInfo) {
   const out: Record<string, unknown> = {
     resource: r.resource, responseKind: { group: r.group, version: r.version, kind: r.kind },
-    scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: r.verbs,
+    scope: r.namespaced ? 'Namespaced' : 'Cluster', singularResource: r.singular, verbs: listedVerbs(r),
   };
   if (r.def.shortNames?.length) out.shortNames = r.def.shortNames;
   if (r.def.categories?.length) out.categories = r.def.categories;

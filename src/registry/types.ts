@@ -98,6 +98,9 @@ export interface ResourceDefinition {
   /** why creates are refused for now (a terminating CustomResourceDefinition's): a create is a 405 with this message,
    *  while the objects there are can still be read, changed and deleted */
   createRefusal?: string;
+  /** the verbs discovery lists when they are fewer than those served (a terminating CRD's objects can still be
+   *  changed, so their finalizers can go, but discovery no longer offers it) */
+  discoveryVerbs?: Verb[];
   /** an object as read from storage at revision rev, brought to what the definition writes now: a copy when it
    *  changes (a CRD's schema changed after the object was written: the pruning and defaults of the object's
    *  version apply, as the reference applies them on reading), undefined when the object is as stored */

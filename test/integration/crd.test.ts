@@ -584,6 +584,9 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal(refused.json.reason, 'MethodNotAllowed');
     assert.equal(refused.json.message, 'create not allowed while custom resource definition is terminating');
     assert.deepEqual(refused.json.details, { group, kind: 'widgets' });
+    // discovery offers only reading and deleting meanwhile
+    const listed = (await c.get(`/apis/${group}/v1`)).json.resources.find((r: any) => r.name === 'widgets');
+    assert.deepEqual(listed.verbs, ['delete', 'deletecollection', 'get', 'list', 'watch']);
     // the objects there are can still be changed, so their finalizers can go
     const released = await c.request('PATCH', `${base}/held`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
     assert.equal(released.status, 200, released.body);

@@ -104,7 +104,10 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
     ...(names.categories?.length ? { categories: names.categories } : {}),
     namespaced: crd.spec.scope === 'Namespaced',
     verbs: isTerminating(crd) ? verbs.filter(v => v !== 'create') : verbs,
-    ...(isTerminating(crd) ? { createRefusal: 'create not allowed while custom resource definition is terminating' } : {}),
+    ...(isTerminating(crd) ? {
+      createRefusal: 'create not allowed while custom resource definition is terminating',
+      discoveryVerbs: verbs.filter(v => !['create', 'patch', 'update'].includes(v)),
+    } : {}),
     versions: versions.map((v): VersionDefinition => ({
       name: v.name, served: !!v.served, storage: !!v.storage,
       schema: servingSchema(schemaOf(v)),
