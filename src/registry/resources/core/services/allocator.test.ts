@@ -148,4 +148,20 @@ describe('service allocation against storage', () => {
     assert.match(v6.clusterIP ?? '', /^fd00::/);
     await kv.close();
   });
+
+  test('a headless Service without selector requires both families even on a single-stack cluster, unless it asks for one', async () => {
+    const { kv, create } = await setup(['10.0.0.0/24']);
+    const bare = await create('bare', { clusterIP: 'None', ports: [{ port: 80 }] });
+    assert.deepEqual([bare.ipFamilyPolicy, bare.ipFamilies, bare.clusterIPs], ['RequireDualStack', ['IPv4', 'IPv6'], ['None']]);
+    const empty = await create('empty', { clusterIP: 'None', selector: {} });
+    assert.deepEqual([empty.ipFamilyPolicy, empty.ipFamilies], ['RequireDualStack', ['IPv4', 'IPv6']]);
+    const v6 = await create('v6', { clusterIP: 'None', ipFamilies: ['IPv6'] });
+    assert.deepEqual([v6.ipFamilyPolicy, v6.ipFamilies], ['RequireDualStack', ['IPv6', 'IPv4']]);
+    const single = await create('single', { clusterIP: 'None', ipFamilyPolicy: 'SingleStack' });
+    assert.deepEqual([single.ipFamilyPolicy, single.ipFamilies], ['SingleStack', ['IPv4']]);
+    // with a selector it is an ordinary single-stack service
+    const selected = await create('selected', { clusterIP: 'None', selector: { app: 'a' }, ports: [{ port: 80 }] });
+    assert.deepEqual([selected.ipFamilyPolicy, selected.ipFamilies], ['SingleStack', ['IPv4']]);
+    await kv.close();
+  });
 });

@@ -45,16 +45,18 @@ const rangesOf = (ctx: StrategyContext): ServiceRanges => ({
 /** the families a service gets: what it asks for, else the cluster's primary (and secondary when it prefers both) */
 function chooseFamilies(s: ServiceSpec, ranges: IpRange[]): void {
   const available = ranges.map(r => r.family);
+  // a headless service without selector allocates nothing, so it may name families the cluster lacks: as the reference,
+  // it requires both unless it asks for one stack, even on a single-stack cluster
+  const selectorless = isHeadless(s) && Object.keys(s.selector ?? {}).length === 0;
   if (!s.ipFamilyPolicy) {
-    // a headless service without selector serves every family the cluster has
-    s.ipFamilyPolicy = isHeadless(s) && !s.selector && available.length > 1 ? 'RequireDualStack'
+    s.ipFamilyPolicy = selectorless ? 'RequireDualStack'
       : (s.ipFamilies ?? []).length > 1 || (s.clusterIPs ?? []).length > 1 ? 'RequireDualStack' : 'SingleStack';
   }
   const asked: IpRange['family'][] = s.ipFamilies?.length ? [...s.ipFamilies]
     : (s.clusterIPs ?? []).filter(ip => ip && ip !== 'None').map(ip => familyOf(ip) ?? available[0]);
   if (!asked.length) asked.push(available[0]);
   if (s.ipFamilyPolicy !== 'SingleStack' && asked.length === 1) {
-    const other = available.find(f => f !== asked[0]);
+    const other = (selectorless ? families as IpRange['family'][] : available).find(f => f !== asked[0]);
     if (other) asked.push(other);
   }
   s.ipFamilies = s.ipFamilyPolicy === 'SingleStack' ? asked.slice(0, 1) : asked;
