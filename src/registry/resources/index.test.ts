@@ -5,6 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtinResources } from './index.js';
 import type { ResourceDefinition } from '../types.js';
+import { defaultStrategy } from '../strategy.js';
 import type { Schema } from '../../api/schema.js';
 import { fieldSchema } from '../../api/schema.js';
 
@@ -44,6 +45,24 @@ describe('built-in resource catalog', () => {
   test('each (group, resource) is declared once', () => {
     const keys = builtinResources.map(key);
     assert.deepEqual(keys.filter((k, i) => keys.indexOf(k) !== i), []);
+  });
+
+  test('metadata.generation is kept only by the stored kinds whose reference strategy sets it', () => {
+    // the reference sets generation per strategy; these stored kinds never get one
+    const without = [
+      '/configmaps', '/endpoints', '/events', '/limitranges', '/namespaces', '/nodes', '/persistentvolumeclaims',
+      '/persistentvolumes', '/pods', '/podtemplates', '/resourcequotas', '/secrets', '/serviceaccounts', '/services',
+      'apps/controllerrevisions', 'autoscaling/horizontalpodautoscalers', 'coordination/leases', 'events/events',
+      'node/runtimeclasses', 'scheduling/priorityclasses', 'storage/csinodes', 'storage/csistoragecapacities',
+      'storage/storageclasses', 'storage/volumeattachments', 'certificates/certificatesigningrequests',
+      'apiregistration/apiservices', 'rbac.authorization/clusterrolebindings', 'rbac.authorization/clusterroles',
+      'rbac.authorization/rolebindings', 'rbac.authorization/roles',
+    ];
+    const keeping = (k: string) => (builtinResources.find(d => key(d) === k)?.strategy ?? defaultStrategy).generation;
+    assert.deepEqual(without.filter(keeping), []);
+    for (const k of ['apps/deployments', 'batch/jobs', '/replicationcontrollers', 'networking/ingresses', 'policy/poddisruptionbudgets',
+      'storage/csidrivers', 'discovery/endpointslices', 'networking/ingressclasses', 'networking/networkpolicies'])
+      assert.equal(keeping(k), true, k);
   });
 
   test('covers exactly the resources kube-apiserver 1.27 serves (alpha ones included, gated by the server)', () => {

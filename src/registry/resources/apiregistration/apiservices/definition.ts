@@ -45,6 +45,7 @@ function validateApiService(obj: StoredApiService): Causes {
 const conditionStatuses = ['True', 'False', 'Unknown'];
 
 export const strategy = defineStrategy<StoredApiService>({
+  generation: false,
   // names are <version>.<group>, and the core group's is `v1.`
   nameRule: 'path-segment',
   defaults(obj) {

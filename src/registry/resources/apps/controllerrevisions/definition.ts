@@ -2,6 +2,7 @@
 import type { ControllerRevision } from '../../../../api/types/apps-v1.js';
 import * as s from '../../../../api/schemas/apps-v1.js';
 import type { TableColumn } from '../../../types.js';
+import { defineStrategy } from '../../../strategy.js';
 import { define, only } from '../../define.js';
 import { age, column } from '../../columns.js';
 
@@ -19,4 +20,5 @@ const columns: TableColumn<ControllerRevision>[] = [
 export const definition = define<ControllerRevision>({
   group: 'apps', resource: 'controllerrevisions', kind: 'ControllerRevision', namespaced: true,
   versions: only('v1', s.controllerRevision), columns,
+  strategy: defineStrategy({ generation: false }),
 });

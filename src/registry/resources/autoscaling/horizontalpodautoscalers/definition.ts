@@ -69,6 +69,7 @@ function validateHpa(hpa: Hpa): Causes {
 }
 
 export const strategy = defineStrategy<Stored<Hpa>>({
+  generation: false,
   defaults: defaultHpa,
   prepareForCreate(hpa) { hpa.status = { desiredReplicas: 0 }; },
   validate: validateHpa,

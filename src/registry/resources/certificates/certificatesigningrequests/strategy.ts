@@ -177,6 +177,7 @@ function validateCsrUpdate(next: Csr, old: Csr, via: 'main' | 'status'): Causes 
 }
 
 export const strategy = defineStrategy<Csr>({
+  generation: false,
   nameRule: 'path-segment',
   selectableFields: { 'spec.signerName': o => o.spec?.signerName },
   prepareForCreate(csr, ctx) {

@@ -80,6 +80,7 @@ function validateLimitRange(lr: LimitRange): Causes {
 
 // a PUT may create a limit range, as the reference allows
 export const strategy = defineStrategy<Stored<LimitRange>>({
+  generation: false,
   defaults: defaultLimitRange, allowCreateOnUpdate: true, validate: validateLimitRange, validateUpdate: validateLimitRange,
 });
 

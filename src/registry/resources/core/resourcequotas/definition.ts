@@ -66,6 +66,7 @@ const validateQuota = (q: ResourceQuota): Causes => [...validateHard('spec.hard'
 const validateQuotaStatus = (q: ResourceQuota): Causes => [...validateHard('status.hard', q.status?.hard), ...validateHard('status.used', q.status?.used)];
 
 export const strategy = defineStrategy<Stored<ResourceQuota>>({
+  generation: false,
   validate: validateQuota, validateUpdate: validateQuota, validateStatusUpdate: validateQuotaStatus,
 });
 

@@ -11,6 +11,7 @@ import { age, column } from '../../columns.js';
 const handler = (rc: RuntimeClass) => dnsLabel('handler', rc.handler ?? '');
 
 export const strategy = defineStrategy<Stored<RuntimeClass>>({
+  generation: false,
   validate: handler,
   validateUpdate: (rc, old) => [...handler(rc), ...immutable('handler', rc.handler, old.handler)],
 });

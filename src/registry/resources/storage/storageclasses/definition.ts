@@ -1,12 +1,49 @@
 // storage/v1 storage classes.
+import type { Stored } from '../../../../api/meta.js';
 import type { StorageClass } from '../../../../api/types/storage-v1.js';
 import * as s from '../../../../api/schemas/storage-v1.js';
+import { defineStrategy } from '../../../strategy.js';
+import { fill } from '../../../defaults/fill.js';
+import { qualifiedNameErrors } from '../../../../api/selectors.js';
+import { type Causes, forbidden, immutable, invalid, isSet, notSupported, oneOf, required, sameJson } from '../../../validation/fields.js';
 import { define, only } from '../../define.js';
 import { age, column } from '../../columns.js';
 
+// a class provisions volumes that are deleted or kept: Recycle is a volume's policy, not a class's
+const reclaimPolicies = ['Delete', 'Retain'];
+const bindingModes = ['Immediate', 'WaitForFirstConsumer'];
+
+function validateStorageClass(sc: StorageClass): Causes {
+  const out: Causes = [];
+  const provisioner = sc.provisioner ?? '';
+  if (!provisioner) out.push(required('provisioner'));
+  else out.push(...qualifiedNameErrors(String(provisioner).toLowerCase()).map(p => invalid('provisioner', provisioner, p)));
+  if (Object.keys(sc.parameters ?? {}).includes('')) out.push(invalid('parameters', '', 'field can not be empty.'));
+  if (isSet(sc.reclaimPolicy) && (sc.reclaimPolicy as string) !== '' && !reclaimPolicies.includes(sc.reclaimPolicy)) out.push(notSupported('reclaimPolicy', sc.reclaimPolicy, reclaimPolicies));
+  out.push(...oneOf('volumeBindingMode', sc.volumeBindingMode, bindingModes));
+  return out;
+}
+
+function validateStorageClassUpdate(sc: StorageClass, old: StorageClass): Causes {
+  const out = validateStorageClass(sc);
+  if (!sameJson(sc.parameters ?? {}, old.parameters ?? {})) out.push(forbidden('parameters', 'updates to parameters are forbidden.'));
+  if ((sc.provisioner ?? '') !== (old.provisioner ?? '')) out.push(forbidden('provisioner', 'updates to provisioner are forbidden.'));
+  if (sc.reclaimPolicy !== old.reclaimPolicy) out.push(forbidden('reclaimPolicy', 'updates to reclaimPolicy are forbidden.'));
+  out.push(...immutable('volumeBindingMode', sc.volumeBindingMode, old.volumeBindingMode));
+  return out;
+}
+
+export const strategy = defineStrategy<Stored<StorageClass>>({
+  // the reference keeps no generation for storage classes
+  generation: false,
+  defaults: sc => fill(sc, { reclaimPolicy: 'Delete', volumeBindingMode: 'Immediate' }),
+  validate: validateStorageClass,
+  validateUpdate: validateStorageClassUpdate,
+});
+
 export const definition = define<StorageClass>({
   group: 'storage', domainGroup: true, resource: 'storageclasses', kind: 'StorageClass', shortNames: ['sc'], namespaced: false,
-  versions: only('v1', s.storageClass),
+  versions: only('v1', s.storageClass), strategy,
   columns: [
     column('Provisioner', 'string', o => o.provisioner ?? '', 'Indicates the type of the provisioner.'),
     column('ReclaimPolicy', 'string', o => o.reclaimPolicy ?? 'Delete', 'Indicates the type of the reclaim policy.'),

@@ -24,6 +24,7 @@ function validateVolumeAttachment(va: VolumeAttachment): Causes {
 }
 
 export const strategy = defineStrategy<Stored<VolumeAttachment>>({
+  generation: false,
   // the status is the attacher's to write, through /status
   prepareForCreate(va) { va.status = { attached: false }; },
   validate: validateVolumeAttachment,
