@@ -8,6 +8,8 @@ import { validateTemplate, type PodSpecRules } from './pod-spec.js';
 /** the restart policy of every workload but jobs */
 export const always = ['Always'] as const;
 
+const notMatching = '`selector` does not match template `labels`';
+
 /** selector present, not empty, valid, and matching the template's labels */
 export function selectorAndTemplate(s: { selector?: LabelSelector; template?: PodTemplateSpec }, kind: string, rules: PodSpecRules): Causes {
   const out: Causes = [];
@@ -18,8 +20,11 @@ export function selectorAndTemplate(s: { selector?: LabelSelector; template?: Po
   }
   if (!s.template) out.push(required('spec.template'));
   else {
-    if (s.selector && !selectorIsEmpty(s.selector) && !selectorMatches(s.selector, s.template.metadata?.labels))
-      out.push(invalid('spec.template.metadata.labels', s.template.metadata?.labels ?? {}, '`selector` does not match template `labels`'));
+    // a missing selector selects nothing (so no template matches it); an empty one selects everything
+    const labels = s.template.metadata?.labels;
+    if (!s.selector || (!selectorIsEmpty(s.selector) && !selectorMatches(s.selector, labels)))
+      out.push(labels ? invalid('spec.template.metadata.labels', labels, notMatching)
+        : { reason: 'FieldValueInvalid', field: 'spec.template.metadata.labels', message: `Invalid value: map[string]string(nil): ${notMatching}` });
     out.push(...validateTemplate('spec.template', s.template, rules));
   }
   return out;

@@ -13,8 +13,15 @@ test('Deployment: Recreate keeps no rolling update; zero surge and unavailabilit
     'spec.strategy.rollingUpdate.maxUnavailable: Invalid value: "0%": may not be 0 when `maxSurge` is 0',
     'spec.progressDeadlineSeconds: Invalid value: 600: must be greater than minReadySeconds',
   ]);
+  // no selector selects nothing, so the template's labels do not match it either (as kubectl shows the reference's answer)
   const none = await create(d, { spec: { template: template() } });
-  assert.deepEqual(none.causes, ['spec.selector: Required value']);
+  assert.deepEqual(none.causes, [
+    'spec.selector: Required value',
+    'spec.template.metadata.labels: Invalid value: map[string]string{"app":"a"}: `selector` does not match template `labels`',
+  ]);
+  // a template without labels shows them as Go prints a nil map
+  const unlabelled = await create(d, { spec: { selector, template: { spec: podSpec() } } });
+  assert.deepEqual(unlabelled.causes, ['spec.template.metadata.labels: Invalid value: map[string]string(nil): `selector` does not match template `labels`']);
   const deadline = await create(d, { spec: { selector, template: template(podSpec({ activeDeadlineSeconds: 5 })) } });
   assert.deepEqual(deadline.causes, ['spec.template.spec.activeDeadlineSeconds: Invalid value: 5: activeDeadlineSeconds in ReplicaSet is not Supported']);
 });
