@@ -8,7 +8,7 @@ import type { PodSpec } from '../api/types/core-v1.js';
 import type { ObjectStore } from '../storage/objects.js';
 
 
-export type NameRule = 'dns-subdomain' | 'dns-label' | 'path-segment';
+export type NameRule = 'dns-subdomain' | 'dns-label' | 'dns-1035-label' | 'path-segment';
 
 /** what defaulting may read: defaults are pure, fill only unset fields, and may run more than once */
 export interface DefaultingContext {

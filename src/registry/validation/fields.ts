@@ -37,6 +37,8 @@ export const isInt = (v: unknown): v is number => typeof v === 'number' && Numbe
 
 export const dnsLabel = (field: string, v: string): Causes =>
   nameProblems(v, 'dns-label').map(p => invalid(field, v, p));
+export const dns1035Label = (field: string, v: string): Causes =>
+  nameProblems(v, 'dns-1035-label').map(p => invalid(field, v, p));
 export const dnsSubdomain = (field: string, v: string): Causes =>
   nameProblems(v, 'dns-subdomain').map(p => invalid(field, v, p));
 export const qualifiedName = (field: string, v: string): Causes => qualifiedNameErrors(v).map(p => invalid(field, v, p));

@@ -5,6 +5,9 @@ import { qualifiedNameErrors, labelValueErrors } from '../../api/selectors.js';
 
 const dnsLabel = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const dns1035Label = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
+const dns1035Problem = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, "
+  + "and end with an alphanumeric character (e.g. 'my-name',  or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 
 const cause = (reason: string, field: string, message: string): StatusCause => ({ reason, field, message });
 
@@ -13,6 +16,8 @@ export function nameProblems(name: string, rule: NameRule): string[] {
     case 'dns-label':
       if (name.length > 63) return ['must be no more than 63 characters'];
       return dnsLabel.test(name) ? [] : ["a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"];
+    case 'dns-1035-label':
+      return [...(name.length > 63 ? ['must be no more than 63 characters'] : []), ...(dns1035Label.test(name) ? [] : [dns1035Problem])];
     case 'path-segment':
       if (name === '.' || name === '..') return [`may not be '${name}'`];
       for (const bad of ['/', '%']) if (name.includes(bad)) return [`may not contain '${bad}'`];

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Service } from '../../../../api/types/core-v1.js';
 import { create, strategyOf, update } from '../../testing/strategy.js';
+import { validateObjectMeta } from '../../../validation/object-meta.js';
 
 test('Service defaults without storage: types, session affinity, traffic policies', async () => {
   const svc = strategyOf('', 'services');
@@ -30,4 +31,12 @@ test('a Service changing type drops the fields the new type cannot have, unless 
   assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'ClusterIP'; after = o; }), []);
   assert.deepEqual([after!.spec?.externalTrafficPolicy, after!.spec?.healthCheckNodePort, after!.spec?.allocateLoadBalancerNodePorts, after!.spec?.loadBalancerClass, after!.spec?.ports?.[0]?.nodePort],
     [undefined, undefined, undefined, undefined, undefined]);
+});
+
+test('a Service name is a DNS-1035 label: it starts with a letter, as the reference requires', () => {
+  const svc = strategyOf('', 'services');
+  const nameCauses = (name: string) => validateObjectMeta({ name, namespace: 'ns' }, true, svc.nameRule).map(c => `${c.field}: ${c.message}`);
+  assert.deepEqual(nameCauses('web-1'), []);
+  assert.deepEqual(nameCauses('1web'), ['metadata.name: Invalid value: "1web": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')']);
+  assert.equal(nameCauses(`a${'b'.repeat(63)}`)[0], 'metadata.name: Invalid value: "' + `a${'b'.repeat(63)}` + '": must be no more than 63 characters');
 });

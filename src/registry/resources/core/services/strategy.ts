@@ -273,7 +273,8 @@ function validateServiceUpdate(svc: Svc, old: Svc): Causes {
 }
 
 export const strategy = defineStrategy<Svc>({
-  nameRule: 'dns-label',
+  // service names become DNS names of their own: they start with a letter
+  nameRule: 'dns-1035-label',
   generation: false,
   // a PUT may create a service, as the reference allows
   allowCreateOnUpdate: true,

@@ -1,10 +1,12 @@
 // networking/v1 ingresses: HTTP routes from hosts and paths to services.
 import type { Stored } from '../../../../api/meta.js';
-import type { Ingress, IngressBackend, IngressSpec } from '../../../../api/types/networking-v1.js';
+import type { HTTPIngressPath, Ingress, IngressBackend, IngressSpec } from '../../../../api/types/networking-v1.js';
 import * as s from '../../../../api/schemas/networking-v1.js';
 import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
-import { type Causes, dnsLabel, dnsSubdomain, invalid, isSet, notSupported, portNumber, required } from '../../../validation/fields.js';
+import { type Causes, dns1035Label, dnsSubdomain, invalid, isSet, notSupported, portName, portNumber, required } from '../../../validation/fields.js';
+import { nameProblems } from '../../../validation/object-meta.js';
+import { parseIp } from '../../../../api/ip.js';
 import { define, only, status } from '../../define.js';
 import { age, column, orNone } from '../../columns.js';
 import { loadBalancerAddresses } from '../../core/services/columns.js';
@@ -14,64 +16,95 @@ const wildcardHostProblem = "a wildcard DNS-1123 subdomain must start with '*.',
   + "lower case alphanumeric characters, '-' or '.' and end with an alphanumeric character (e.g. '*.example.com', regex used for "
   + "validation is '\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
-function backend(at: string, b: IngressBackend | undefined): Causes {
-  if (!b || typeof b !== 'object') return [required(at)];
-  const out: Causes = [];
-  if (b.service && b.resource) out.push(invalid(at, '', 'cannot set both resource and service backends'));
-  else if (!b.service && !b.resource) out.push(invalid(at, '', 'resource or service backend is required'));
-  if (b.service) {
-    if (!b.service.name) out.push(required(`${at}.service.name`));
-    else out.push(...dnsLabel(`${at}.service.name`, b.service.name));
-    const port = b.service.port ?? {};
-    if (port.name && isSet(port.number)) out.push(invalid(`${at}.service.port`, port, 'cannot set both port name & port number'));
-    else if (port.name) out.push(...dnsLabel(`${at}.service.port.name`, port.name));
-    else if (isSet(port.number)) out.push(...portNumber(`${at}.service.port.number`, port.number));
-    else out.push(required(`${at}.service.port`, 'port name or number is required'));
-  }
+const invalidPathSequences = ['//', '/./', '/../', '%2f', '%2F'];
+const invalidPathSuffixes = ['/..', '/.'];
+
+/** an IP address as the reference parses one, leading zeros allowed */
+const isIP = (h: string) => parseIp(h) !== undefined || (/^\d{1,3}(\.\d{1,3}){3}$/.test(h) && h.split('.').every(p => Number(p) <= 255));
+
+/** a host or TLS host: a DNS subdomain, or a wildcard one when it has a star anywhere */
+function hostName(at: string, host: string): Causes {
+  if (!host.includes('*')) return dnsSubdomain(at, host);
+  return host.startsWith('*.') && !dnsSubdomain(at, host.slice(2)).length ? [] : [invalid(at, host, wildcardHostProblem)];
+}
+
+function backend(at: string, b: IngressBackend): Causes {
+  if (b.service && b.resource) return [invalid(at, '', 'cannot set both resource and service backends')];
   if (b.resource) {
-    if (!b.resource.kind) out.push(required(`${at}.resource.kind`));
-    if (!b.resource.name) out.push(required(`${at}.resource.name`));
+    const r = b.resource;
+    const out: Causes = [];
+    if (r.apiGroup) out.push(...dnsSubdomain(`${at}.resource.apiGroup`, r.apiGroup));
+    if (!r.kind) out.push(required(`${at}.resource.kind`, 'kind is required'));
+    else out.push(...nameProblems(r.kind, 'path-segment').map(p => invalid(`${at}.resource.kind`, r.kind, p)));
+    if (!r.name) out.push(required(`${at}.resource.name`, 'name is required'));
+    else out.push(...nameProblems(r.name, 'path-segment').map(p => invalid(`${at}.resource.name`, r.name, p)));
+    return out;
   }
+  if (!b.service) return [invalid(at, '', 'resource or service backend is required')];
+  const out: Causes = [];
+  if (!b.service.name) out.push(required(`${at}.service.name`));
+  else out.push(...dns1035Label(`${at}.service.name`, b.service.name));
+  const port = b.service.port ?? {};
+  const number = isSet(port.number) && port.number !== 0;
+  if (port.name && number) out.push(invalid(at, '', 'cannot set both port name & port number'));
+  else if (port.name) out.push(...portName(`${at}.service.port.name`, port.name));
+  else if (number) out.push(...portNumber(`${at}.service.port.number`, port.number));
+  else out.push(required(at, 'port name or number is required'));
   return out;
 }
 
-function validateIngress(ing: Ingress): Causes {
+function path(at: string, p: HTTPIngressPath): Causes {
+  // without a type nothing else of the path is looked at
+  if (!p.pathType) return [required(`${at}.pathType`, 'pathType must be specified')];
+  const out: Causes = [];
+  const value = String(p.path ?? '');
+  if (p.pathType === 'Exact' || p.pathType === 'Prefix') {
+    if (!value.startsWith('/')) out.push(invalid(`${at}.path`, value, 'must be an absolute path'));
+    for (const seq of invalidPathSequences) if (value.includes(seq)) out.push(invalid(`${at}.path`, value, `must not contain '${seq}'`));
+    for (const suffix of invalidPathSuffixes) if (value.endsWith(suffix)) out.push(invalid(`${at}.path`, value, `cannot end with '${suffix}'`));
+  } else if (p.pathType === 'ImplementationSpecific') {
+    if (value && !value.startsWith('/')) out.push(invalid(`${at}.path`, value, 'must be an absolute path'));
+  } else out.push(notSupported(`${at}.pathType`, p.pathType, pathTypes));
+  out.push(...backend(`${at}.backend`, p.backend ?? {}));
+  return out;
+}
+
+/** secret names that were already stored stay allowed, as the reference keeps accepting them on update */
+function validateIngress(ing: Ingress, old?: Ingress): Causes {
   const s: IngressSpec = ing.spec ?? {};
   const out: Causes = [];
+  const rules = s.rules ?? [];
+  if (!rules.length && !s.defaultBackend)
+    out.push({ reason: 'FieldValueInvalid', field: 'spec', message: `Invalid value: []networking.IngressRule${s.rules ? '{}' : '(nil)'}: either \`defaultBackend\` or \`rules\` must be specified` });
   if (s.defaultBackend) out.push(...backend('spec.defaultBackend', s.defaultBackend));
-  else if (!(s.rules ?? []).length) out.push(invalid('spec.rules', s.rules ?? [], 'either `defaultBackend` or `rules` must be specified'));
-  if (s.ingressClassName) out.push(...dnsSubdomain('spec.ingressClassName', s.ingressClassName));
-  for (const [i, r] of (s.rules ?? []).entries()) {
+  for (const [i, r] of rules.entries()) {
     const at = `spec.rules[${i}]`;
     if (r?.host) {
       const host = String(r.host);
-      if (!host.startsWith('*.')) out.push(...dnsSubdomain(`${at}.host`, host));
-      else if (dnsSubdomain(`${at}.host`, host.slice(2)).length) out.push(invalid(`${at}.host`, host, wildcardHostProblem));
+      if (isIP(host)) out.push(invalid(`${at}.host`, host, 'must be a DNS name, not an IP address'));
+      out.push(...hostName(`${at}.host`, host));
     }
     if (!r?.http) continue;
     const paths = r.http.paths ?? [];
     if (!paths.length) out.push(required(`${at}.http.paths`));
-    for (const [j, p] of paths.entries()) {
-      const pat = `${at}.http.paths[${j}]`;
-      if (!p?.pathType) out.push(required(`${pat}.pathType`, 'pathType must be specified'));
-      else if (!pathTypes.includes(p.pathType)) out.push(notSupported(`${pat}.pathType`, p.pathType, pathTypes));
-      else if ((p.pathType === 'Exact' || p.pathType === 'Prefix') && !String(p.path ?? '').startsWith('/'))
-        out.push(invalid(`${pat}.path`, p.path ?? '', 'must be an absolute path'));
-      else if (p.pathType === 'ImplementationSpecific' && p.path && !String(p.path).startsWith('/'))
-        out.push(invalid(`${pat}.path`, p.path, 'must be an absolute path'));
-      out.push(...backend(`${pat}.backend`, p?.backend));
-    }
+    for (const [j, p] of paths.entries()) out.push(...path(`${at}.http.paths[${j}]`, p ?? {}));
   }
-  for (const [i, t] of (s.tls ?? []).entries())
-    for (const [j, h] of (t?.hosts ?? []).entries())
-      if (h && !String(h).startsWith('*.')) out.push(...dnsSubdomain(`spec.tls[${i}].hosts[${j}]`, h));
+  const keepSecretNames = !!old && badSecretNames(old.spec);
+  for (const [i, t] of (s.tls ?? []).entries()) {
+    for (const [j, h] of (t?.hosts ?? []).entries()) if (h) out.push(...hostName(`spec.tls[${i}].hosts[${j}]`, String(h)));
+    if (t?.secretName && !keepSecretNames) out.push(...dnsSubdomain(`spec.tls[${i}].secretName`, t.secretName));
+  }
+  if (isSet(s.ingressClassName)) out.push(...dnsSubdomain('spec.ingressClassName', s.ingressClassName));
   return out;
 }
+
+const badSecretNames = (s: IngressSpec | undefined) =>
+  (s?.tls ?? []).some(t => !!t?.secretName && dnsSubdomain('', t.secretName).length > 0);
 
 export const strategy = defineStrategy<Stored<Ingress>>({
   prepareForCreate(ing) { ing.status = { loadBalancer: {} }; },
   validate: validateIngress,
-  validateUpdate: validateIngress,
+  validateUpdate: (ing, old) => validateIngress(ing, old),
 });
 
 const columns: TableColumn<Ingress>[] = [
