@@ -5,7 +5,8 @@ import * as s from '../../../../api/schemas/discovery-v1.js';
 import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
-import { type Causes, dnsLabel, immutable, isSet, oneOf, portNumber, required, tooMany } from '../../../validation/fields.js';
+import { type Causes, dnsLabel, dnsSubdomain, duplicate, immutable, isSet, oneOf, portNumber, qualifiedName, required, tooMany } from '../../../validation/fields.js';
+import { fullyQualifiedName, ipOfFamily } from '../../../validation/addresses.js';
 import { define, only } from '../../define.js';
 import { age, column } from '../../columns.js';
 
@@ -16,20 +17,34 @@ function defaultEndpointSlice(es: EndpointSlice) {
   for (const p of es.ports ?? []) if (p) fill(p, { protocol: 'TCP', name: '' });
 }
 
+function address(field: string, a: string, type: string | undefined): Causes {
+  if (type === 'IPv4' || type === 'IPv6') return ipOfFamily(field, a, type);
+  return type === 'FQDN' ? fullyQualifiedName(field, a) : [];
+}
+
 function validateEndpointSlice(es: EndpointSlice): Causes {
   const out = oneOf('addressType', es.addressType, addressTypes);
   const endpoints = es.endpoints ?? [];
   if (endpoints.length > 1000) out.push(tooMany('endpoints', endpoints.length, 1000));
-  for (const [i, e] of endpoints.entries()) {
+  else for (const [i, e] of endpoints.entries()) {
     const addrs = e?.addresses ?? [];
     if (!addrs.length) out.push(required(`endpoints[${i}].addresses`, 'must contain at least 1 address'));
     else if (addrs.length > 100) out.push(tooMany(`endpoints[${i}].addresses`, addrs.length, 100));
-    if (e?.hostname) out.push(...dnsLabel(`endpoints[${i}].hostname`, e.hostname));
+    for (const [j, a] of addrs.entries()) out.push(...address(`endpoints[${i}].addresses[${j}]`, String(a), es.addressType));
+    if (isSet(e?.nodeName)) out.push(...dnsSubdomain(`endpoints[${i}].nodeName`, e.nodeName));
+    if (isSet(e?.hostname)) out.push(...dnsLabel(`endpoints[${i}].hostname`, e.hostname));
   }
-  for (const [i, p] of (es.ports ?? []).entries()) {
-    if (p?.name) out.push(...dnsLabel(`ports[${i}].name`, p.name));
+  const ports = es.ports ?? [];
+  if (ports.length > 20000) return [...out, tooMany('ports', ports.length, 20000)];
+  const names = new Set<string>();
+  for (const [i, p] of ports.entries()) {
+    const name = p?.name ?? '';
+    if (name) out.push(...dnsLabel(`ports[${i}].name`, name));
+    if (names.has(name)) out.push(duplicate(`ports[${i}].name`, name));
+    names.add(name);
     out.push(...oneOf(`ports[${i}].protocol`, p?.protocol, protocols));
     if (isSet(p?.port)) out.push(...portNumber(`ports[${i}].port`, p.port));
+    if (isSet(p?.appProtocol)) out.push(...qualifiedName(`ports[${i}].appProtocol`, p.appProtocol));
   }
   return out;
 }
