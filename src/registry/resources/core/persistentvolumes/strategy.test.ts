@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PersistentVolume } from '../../../../api/types/core-v1.js';
-import { create, strategyOf } from '../../testing/strategy.js';
+import { create, strategyOf, update } from '../../testing/strategy.js';
 
 test('PersistentVolume defaults and source rules', async () => {
   const pv = await create<PersistentVolume>(strategyOf('', 'persistentvolumes'),
@@ -9,4 +9,18 @@ test('PersistentVolume defaults and source rules', async () => {
   assert.equal(pv.obj.spec?.persistentVolumeReclaimPolicy, 'Retain');
   assert.equal(pv.obj.spec?.volumeMode, 'Filesystem');
   assert.deepEqual(pv.causes, ['spec.nfs: Forbidden: may not specify more than 1 volume type']);
+});
+
+test('PersistentVolume causes as the reference words them: bare access modes, a capacity of storage only, volumeMode unprefixed', async () => {
+  const pvs = strategyOf('', 'persistentvolumes');
+  assert.deepEqual((await create(pvs, { spec: {} })).causes, [
+    'spec.accessModes: Required value',
+    'spec.capacity: Required value',
+    'spec.capacity: Unsupported value: core.ResourceList(nil): supported values: "storage"',
+    'spec: Required value: must specify a volume type',
+  ]);
+  assert.deepEqual((await create(pvs, { spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '0' }, local: { path: '/d' }, nodeAffinity: {} } })).causes,
+    ['spec.capacity[storage]: Invalid value: "0": must be greater than zero']);
+  const old = (await create<PersistentVolume>(pvs, { spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' }, hostPath: { path: '/d' } } })).obj;
+  assert.deepEqual(await update<PersistentVolume>(pvs, old, o => { o.spec!.volumeMode = 'Block'; }), ['volumeMode: Invalid value: "Block": field is immutable']);
 });

@@ -9,10 +9,10 @@ import { type Causes, forbidden, immutable, invalid, isSet, notSupported, oneOf,
 const accessModes = ['ReadOnlyMany', 'ReadWriteMany', 'ReadWriteOnce', 'ReadWriteOncePod'];
 export const volumeModes = ['Block', 'Filesystem'];
 
-/** the access modes of a volume or a claim */
-export function validateAccessModes(at: string, modes: unknown): Causes {
+/** the access modes of a volume or a claim (the reference explains the missing ones to claims only) */
+export function validateAccessModes(at: string, modes: unknown, missing = 'at least 1 access mode is required'): Causes {
   const list: unknown[] = Array.isArray(modes) ? modes : [];
-  if (!list.length) return [required(at, 'at least 1 access mode is required')];
+  if (!list.length) return [required(at, missing)];
   const out: Causes = list.filter(m => !accessModes.includes(m as string)).map(m => notSupported(at, m, accessModes));
   if (list.includes('ReadWriteOncePod') && list.length > 1) out.push(forbidden(at, 'may not use ReadWriteOncePod with other access modes'));
   return out;
@@ -35,10 +35,23 @@ function defaultVolume(pv: PersistentVolume) {
   if (s.hostPath) fill(s.hostPath, { type: '' });
 }
 
+/** a volume's capacity: its storage and nothing else, each above zero */
+function capacity(cap: Record<string, unknown> | undefined): Causes {
+  const keys = Object.keys(cap ?? {});
+  const out: Causes = [];
+  if (!keys.length) out.push(required('spec.capacity'));
+  if (!keys.includes('storage') || keys.length > 1) {
+    out.push(keys.length ? notSupported('spec.capacity', cap, ['storage'])
+      : { reason: 'FieldValueNotSupported', field: 'spec.capacity', message: 'Unsupported value: core.ResourceList(nil): supported values: "storage"' });
+  }
+  for (const k of keys) out.push(...storageQuantity(`spec.capacity[${k}]`, cap?.[k]));
+  return out;
+}
+
 function validateVolume(pv: PersistentVolume): Causes {
   const s: PersistentVolumeSpec = pv.spec ?? {};
-  const out = validateAccessModes('spec.accessModes', s.accessModes);
-  out.push(...storageQuantity('spec.capacity[storage]', s.capacity?.storage));
+  const out = validateAccessModes('spec.accessModes', s.accessModes, '');
+  out.push(...capacity(s.capacity));
   const sources = pvSources.filter(k => isSet(s[k]));
   if (!sources.length) out.push(required('spec', 'must specify a volume type'));
   for (const k of sources.slice(1)) out.push(forbidden(`spec.${k}`, 'may not specify more than 1 volume type'));
@@ -56,7 +69,8 @@ function validateVolumeUpdate(pv: PersistentVolume, old: PersistentVolume): Caus
   const source = pvSources.find(k => isSet(old.spec?.[k]));
   if (source && source !== 'csi' && !sameJson(pv.spec?.[source], old.spec?.[source]))
     out.push(forbidden('spec.persistentvolumesource', 'spec.persistentvolumesource is immutable after creation'));
-  out.push(...immutable('spec.volumeMode', pv.spec?.volumeMode, old.spec?.volumeMode));
+  // the reference names this field without its spec prefix
+  out.push(...immutable('volumeMode', pv.spec?.volumeMode, old.spec?.volumeMode));
   return out;
 }
 
