@@ -25,7 +25,27 @@ function defaultSecret(secret: Secret) {
   delete secret.stringData;
 }
 
-const isJson = (b: Buffer) => { try { JSON.parse(b.toString('utf8')); return true; } catch { return false; } };
+/**
+ * what is wrong with a docker config as the reference reads it (into a JSON object), in its words where they are
+ * simple to tell: nothing, a JSON value of another type, an empty or a clearly malformed document
+ */
+function dockerConfigProblem(b: Buffer): string | undefined {
+  const text = b.toString('utf8');
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    const first = text.trimStart()[0];
+    if (first === undefined) return 'unexpected end of JSON input';
+    return /[-{["0-9tfn]/.test(first) ? 'invalid character in JSON' : `invalid character ${goQuote(first)} looking for beginning of value`;
+  }
+  if (value === null || (typeof value === 'object' && !Array.isArray(value))) return undefined;
+  const kind = Array.isArray(value) ? 'array' : typeof value === 'boolean' ? 'bool' : typeof value;
+  return `json: cannot unmarshal ${kind} into Go value of type map[string]interface {}`;
+}
+
+/** a character as Go's %q prints a rune */
+const goQuote = (c: string) => (c === "'" ? "'\\''" : `'${c}'`);
 
 function validateSecret(secret: Stored<Secret>): Causes {
   const out: Causes = [];
@@ -37,7 +57,8 @@ function validateSecret(secret: Stored<Secret>): Causes {
   const needKey = (key: string) => { if (!(key in data)) out.push(required(`data[${key}]`)); };
   const needJson = (key: string) => {
     needKey(key);
-    if (key in data && !isJson(decoded(data[key]))) out.push(invalid(`data[${key}]`, '<secret contents redacted>', 'invalid character in JSON'));
+    const problem = key in data ? dockerConfigProblem(decoded(data[key])) : undefined;
+    if (problem) out.push(invalid(`data[${key}]`, '<secret contents redacted>', problem));
   };
   switch (known?.kind) {
     case 'service-account-token':
