@@ -149,6 +149,29 @@ describe('service allocation against storage', () => {
     await kv.close();
   });
 
+  test('a LoadBalancer Service with externalTrafficPolicy Local gets a health check node port from the node port range', async () => {
+    const { kv, create } = await setup(['10.0.0.0/24']);
+    const local = await create('local', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', ports: [{ port: 80 }] });
+    const nodePort = local.ports[0]?.nodePort;
+    assert.ok(local.healthCheckNodePort && local.healthCheckNodePort >= 30000 && local.healthCheckNodePort <= 30002, String(local.healthCheckNodePort));
+    assert.notEqual(local.healthCheckNodePort, nodePort);
+    // without node ports for its ports it still has its health check port; the range (three ports) is then full
+    const bare = await create('bare', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] });
+    assert.equal(bare.ports[0]?.nodePort, undefined);
+    assert.ok(bare.healthCheckNodePort);
+    assert.equal(new Set([nodePort, local.healthCheckNodePort, bare.healthCheckNodePort]).size, 3);
+    await assert.rejects(create('more', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', allocateLoadBalancerNodePorts: false }), (e: unknown) => {
+      assert.ok(e instanceof ApiError);
+      assert.equal(e.code, 422);
+      return true;
+    });
+    // a cluster-wide load balancer has none
+    const { kv: kv2, create: create2 } = await setup(['10.0.0.0/24']);
+    assert.equal((await create2('cluster', { type: 'LoadBalancer', ports: [{ port: 80 }] })).healthCheckNodePort, undefined);
+    await kv.close();
+    await kv2.close();
+  });
+
   test('a headless Service without selector requires both families even on a single-stack cluster, unless it asks for one', async () => {
     const { kv, create } = await setup(['10.0.0.0/24']);
     const bare = await create('bare', { clusterIP: 'None', ports: [{ port: 80 }] });

@@ -272,6 +272,8 @@ export function serviceAllocators(objects: ObjectStore, ranges: ServiceRanges): 
 export const needsClusterIp = (s: ServiceSpec) => s.type !== 'ExternalName';
 export const needsNodePorts = (s: ServiceSpec) => s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
 export const isHeadless = (s: ServiceSpec) => s.clusterIP === 'None' || s.clusterIPs?.[0] === 'None';
+/** a load balancer that keeps traffic on the node asks the node port range for a health check port */
+export const needsHealthCheckPort = (s: ServiceSpec) => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
 
 const addTo = <K, V>(m: Map<K, Set<V>>, key: K, value: V) => {
   let set = m.get(key);
@@ -295,6 +297,9 @@ function held(a: ServiceAllocators, svc: Service | undefined): Map<RangeAllocato
     const { base, size } = a.nodePorts;
     for (const p of Array.isArray(s.ports) ? s.ports : []) if (p?.nodePort && p.nodePort >= base && p.nodePort < base + size) add(a.ports, p.nodePort - base);
   }
+  const hc = s.healthCheckNodePort;
+  if (needsHealthCheckPort(s) && typeof hc === 'number' && hc >= a.nodePorts.base && hc < a.nodePorts.base + a.nodePorts.size)
+    add(a.ports, hc - a.nodePorts.base);
   return out;
 }
 

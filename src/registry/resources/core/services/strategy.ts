@@ -8,7 +8,7 @@ import {
   type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isSet, labels, notSupported, oneOf, portNumber, portNumberOrName, required,
 } from '../../../validation/fields.js';
 import {
-  AllocationError, familyOf, inRange, ipAt, ipOffset, isHeadless, needsClusterIp, needsNodePorts, releaseHeld, serviceAllocators,
+  AllocationError, familyOf, inRange, ipAt, ipOffset, isHeadless, needsClusterIp, needsHealthCheckPort, needsNodePorts, releaseHeld, serviceAllocators,
   type IpRange, type RangeAllocator, type ServiceRanges,
 } from './allocator.js';
 
@@ -160,6 +160,23 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
       }
       if (!out.length) for (const [, p] of entries) p.nodePort ||= shared.get(p.port);
     }
+    // the health check port comes from the node port range too, the one asked for or any free one; one the service
+    // already held stays its own
+    const heldCheck = old?.spec && needsHealthCheckPort(old.spec) ? old.spec.healthCheckNodePort : undefined;
+    if (needsHealthCheckPort(s) && !out.length && (!s.healthCheckNodePort || s.healthCheckNodePort !== heldCheck)) {
+      const asked = s.healthCheckNodePort;
+      if (asked && (asked < ports.base || asked >= ports.base + ports.size)) {
+        out.push(invalid('spec.healthCheckNodePort', asked, `provided port is not in the valid range. The range of valid ports is ${a.ports.range.text}`));
+      } else {
+        try {
+          const got = await take(a.ports, [asked ? asked - ports.base : undefined]);
+          s.healthCheckNodePort = ports.base + got[0];
+        } catch (e) {
+          const { reason } = refused(e);
+          out.push(reason === 'full' ? invalid('spec.healthCheckNodePort', 0, 'range is full') : invalid('spec.healthCheckNodePort', asked, 'provided port is already allocated'));
+        }
+      }
+    }
   } catch (e) {
     await giveBack(taken);
     throw e;
@@ -187,13 +204,13 @@ function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
       const was = (o.ports ?? []).find(q => q?.port === p.port && (q?.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
       if (was?.nodePort) p.nodePort = was.nodePort;
     }
+  if (needsHealthCheckPort(s) && needsHealthCheckPort(o) && !s.healthCheckNodePort && o.healthCheckNodePort) s.healthCheckNodePort = o.healthCheckNodePort;
   if (s.type === 'ExternalName') { delete s.clusterIP; delete s.clusterIPs; delete s.ipFamilies; delete s.ipFamilyPolicy; }
   if (!needsNodePorts(s)) for (const p of portsOf(s)) if (p) delete p.nodePort;
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const needsTrafficPolicy = (s: ServiceSpec) => s.type === 'NodePort' || s.type === 'LoadBalancer';
-const needsHealthCheckPort = (s: ServiceSpec) => s.type === 'LoadBalancer' && s.externalTrafficPolicy === 'Local';
 
 /**
  * A service that changes type loses the fields the new type has no use for, when the update left them as they were:
@@ -249,6 +266,8 @@ function validateService(svc: Svc): Causes {
       out.push(invalid('spec.externalTrafficPolicy', trafficPolicy, "may only be set when `type` is 'NodePort' or 'LoadBalancer'"));
     else out.push(...oneOf('spec.externalTrafficPolicy', trafficPolicy, ['Cluster', 'Local']));
   }
+  if (isSet(s.healthCheckNodePort) && s.healthCheckNodePort !== 0 && !needsHealthCheckPort(s))
+    out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
   if (isSet(s.internalTrafficPolicy) && s.type !== 'ExternalName') out.push(...oneOf('spec.internalTrafficPolicy', s.internalTrafficPolicy, ['Cluster', 'Local']));
   if (isSet(s.ipFamilyPolicy)) out.push(...oneOf('spec.ipFamilyPolicy', s.ipFamilyPolicy, familyPolicies));
   for (const [i, f] of (s.ipFamilies ?? []).entries()) if (!families.includes(f)) out.push(notSupported(`spec.ipFamilies[${i}]`, f, families));
