@@ -7,6 +7,7 @@ import type {
 import { type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isInt, isSet, labels, nonNegative, notSupported, oneOf, portName, portNumber, portNumberOrName, qualifiedName, required } from './fields.js';
 import { quantityValue } from '../../api/quantity.js';
 import { volumeSources } from '../defaults/pod-spec.js';
+import { affinity, topologySpread } from './scheduling.js';
 
 const envVarName = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -211,6 +212,8 @@ export function validatePodSpec(at: string, spec: PodSpec | undefined, rules: Po
   out.push(...oneOf(`${at}.dnsPolicy`, spec.dnsPolicy, dnsPolicies));
   if (spec.dnsPolicy === 'None' && !spec.dnsConfig) out.push(required(`${at}.dnsConfig`, "must provide `dnsConfig` when `dnsPolicy` is None"));
   out.push(...labels(`${at}.nodeSelector`, spec.nodeSelector));
+  out.push(...affinity(`${at}.affinity`, spec.affinity));
+  out.push(...topologySpread(`${at}.topologySpreadConstraints`, spec.topologySpreadConstraints));
   if (spec.serviceAccountName) out.push(...dnsSubdomain(`${at}.serviceAccountName`, spec.serviceAccountName));
   if (spec.nodeName) out.push(...dnsSubdomain(`${at}.nodeName`, spec.nodeName));
   if (spec.hostname) out.push(...dnsLabel(`${at}.hostname`, spec.hostname));
