@@ -8,6 +8,7 @@ import { type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isI
 import { quantityValue } from '../../api/quantity.js';
 import { volumeSources } from '../defaults/pod-spec.js';
 import { affinity, topologySpread } from './scheduling.js';
+import { ipFamily } from './addresses.js';
 
 const envVarName = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -180,6 +181,26 @@ export interface PodSpecRules {
   extraVolumes?: readonly string[];
 }
 
+/** a pod's own DNS settings: required with dnsPolicy None, and within the resolver's limits */
+function dnsConfig(at: string, spec: PodSpec): Causes {
+  const c = spec.dnsConfig;
+  if (spec.dnsPolicy === 'None') {
+    if (!c) return [required(at, 'must provide `dnsConfig` when `dnsPolicy` is None')];
+    if (!(c.nameservers ?? []).length) return [required(`${at}.nameservers`, 'must provide at least one DNS nameserver when `dnsPolicy` is None')];
+  }
+  if (!c) return [];
+  const out: Causes = [];
+  const servers = c.nameservers ?? [];
+  if (servers.length > 3) out.push(invalid(`${at}.nameservers`, servers, 'must not have more than 3 nameservers'));
+  for (const [i, ns] of servers.entries()) if (!ipFamily(String(ns))) out.push(invalid(`${at}.nameservers[${i}]`, ns, 'must be valid IP address'));
+  const searches = c.searches ?? [];
+  if (searches.length > 32) out.push(invalid(`${at}.searches`, searches, 'must not have more than 32 search paths'));
+  if (searches.join(' ').length > 2048) out.push(invalid(`${at}.searches`, searches, 'must not have more than 2048 characters (including spaces) in the search list'));
+  for (const [i, search] of searches.entries()) out.push(...dnsSubdomain(`${at}.searches[${i}]`, String(search).replace(/\.$/, '')));
+  for (const [i, o] of (c.options ?? []).entries()) if (!o?.name) out.push(required(`${at}.options[${i}]`, 'Option.Name must not be empty'));
+  return out;
+}
+
 export function validatePodSpec(at: string, spec: PodSpec | undefined, rules: PodSpecRules = {}): Causes {
   if (!spec || typeof spec !== 'object') return [required(at)];
   const out: Causes = [];
@@ -210,9 +231,11 @@ export function validatePodSpec(at: string, spec: PodSpec | undefined, rules: Po
   if (!spec.restartPolicy) out.push(required(`${at}.restartPolicy`));
   else if (!allowedRestart.includes(spec.restartPolicy)) out.push(notSupported(`${at}.restartPolicy`, spec.restartPolicy, allowedRestart));
   out.push(...oneOf(`${at}.dnsPolicy`, spec.dnsPolicy, dnsPolicies));
-  if (spec.dnsPolicy === 'None' && !spec.dnsConfig) out.push(required(`${at}.dnsConfig`, "must provide `dnsConfig` when `dnsPolicy` is None"));
   out.push(...labels(`${at}.nodeSelector`, spec.nodeSelector));
   out.push(...affinity(`${at}.affinity`, spec.affinity));
+  out.push(...dnsConfig(`${at}.dnsConfig`, spec));
+  for (const [i, g] of (spec.readinessGates ?? []).entries())
+    out.push(...qualifiedName(`${at}.readinessGates[${i}].conditionType`, String(g?.conditionType ?? '')));
   out.push(...topologySpread(`${at}.topologySpreadConstraints`, spec.topologySpreadConstraints));
   if (spec.serviceAccountName) out.push(...dnsSubdomain(`${at}.serviceAccountName`, spec.serviceAccountName));
   if (spec.nodeName) out.push(...dnsSubdomain(`${at}.nodeName`, spec.nodeName));

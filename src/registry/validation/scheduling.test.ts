@@ -54,3 +54,14 @@ test('pod (anti-)affinity terms need a topology key; spread constraints their sk
   ]);
   assert.deepEqual(causes({ affinity: { podAntiAffinity: { requiredDuringSchedulingIgnoredDuringExecution: [{ topologyKey: 'kubernetes.io/hostname', labelSelector: { matchLabels: { app: 'a' } } }] } } }), []);
 });
+
+test('DNS settings and readiness gates are checked as the reference does', () => {
+  assert.deepEqual(causes({ dnsPolicy: 'None' }), ['spec.dnsConfig: Required value: must provide `dnsConfig` when `dnsPolicy` is None']);
+  assert.deepEqual(causes({ dnsPolicy: 'None', dnsConfig: {} }), ['spec.dnsConfig.nameservers: Required value: must provide at least one DNS nameserver when `dnsPolicy` is None']);
+  assert.deepEqual(causes({ dnsConfig: { nameservers: ['1.1.1.1', 'dns.example.com'], searches: ['svc.cluster.local.', 'Bad_Search'], options: [{ name: 'ndots', value: '2' }, { value: '1' }] }, readinessGates: [{ conditionType: 'example.com/ready' }, { conditionType: 'not ready' }] }), [
+    'spec.dnsConfig.nameservers[1]: Invalid value: "dns.example.com": must be valid IP address',
+    'spec.dnsConfig.searches[1]: Invalid value: "Bad_Search": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, \'-\' or \'.\', and must start and end with an alphanumeric character (e.g. \'example.com\', regex used for validation is \'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\')',
+    'spec.dnsConfig.options[1]: Required value: Option.Name must not be empty',
+    'spec.readinessGates[1].conditionType: Invalid value: "not ready": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
+  ]);
+});
