@@ -9,6 +9,7 @@ import { quantityValue } from '../../api/quantity.js';
 import { volumeSources } from '../defaults/pod-spec.js';
 import { affinity, topologySpread } from './scheduling.js';
 import { ipFamily } from './addresses.js';
+import { containerSecurityContext, podSecurityContext } from './security-context.js';
 
 const envVarName = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const protocols = ['SCTP', 'TCP', 'UDP'];
@@ -112,6 +113,7 @@ function container(at: string, c: Container, volumeNames: Set<string>, isInit: b
   out.push(...oneOf(`${at}.imagePullPolicy`, c.imagePullPolicy, pullPolicies));
   out.push(...oneOf(`${at}.terminationMessagePolicy`, c.terminationMessagePolicy, messagePolicies));
   out.push(...resources(`${at}.resources`, c.resources));
+  out.push(...containerSecurityContext(`${at}.securityContext`, c.securityContext));
   if (isInit) {
     for (const p of ['livenessProbe', 'readinessProbe', 'startupProbe', 'lifecycle'] as const)
       if (isSet(c[p])) out.push(forbidden(`${at}.${p}`, 'may not be set for init containers'));
@@ -232,6 +234,7 @@ export function validatePodSpec(at: string, spec: PodSpec | undefined, rules: Po
   else if (!allowedRestart.includes(spec.restartPolicy)) out.push(notSupported(`${at}.restartPolicy`, spec.restartPolicy, allowedRestart));
   out.push(...oneOf(`${at}.dnsPolicy`, spec.dnsPolicy, dnsPolicies));
   out.push(...labels(`${at}.nodeSelector`, spec.nodeSelector));
+  out.push(...podSecurityContext(`${at}.securityContext`, spec.securityContext));
   out.push(...affinity(`${at}.affinity`, spec.affinity));
   out.push(...dnsConfig(`${at}.dnsConfig`, spec));
   for (const [i, g] of (spec.readinessGates ?? []).entries())
