@@ -9,3 +9,20 @@ test('NetworkPolicy gets Egress among its types when it has egress rules', async
   assert.deepEqual(obj.spec?.policyTypes, ['Ingress', 'Egress']);
   assert.deepEqual(causes, ['spec.egress[0].ports[0].endPort: Invalid value: 52: must be greater than or equal to `port`']);
 });
+
+test('NetworkPolicy peers: IP blocks are CIDRs with exceptions strictly inside, and stand alone', async () => {
+  const np = strategyOf('networking', 'networkpolicies');
+  const from = async (...peers: object[]) => (await create(np, { spec: { podSelector: {}, ingress: [{ from: peers }] } })).causes;
+  assert.deepEqual(await from({ podSelector: {}, namespaceSelector: {} }, { ipBlock: { cidr: '10.0.0.0/8', except: ['10.1.0.0/16'] } }), []);
+  assert.deepEqual(await from(
+    {}, { ipBlock: { cidr: '10.0.0.0/33' } }, { ipBlock: { cidr: '10.0.0.0/8', except: ['11.0.0.0/16', '10.0.0.0/8', 'nope'] } },
+    { ipBlock: { cidr: '10.0.0.0/8' }, podSelector: {} },
+  ), [
+    'spec.ingress[0].from[0]: Required value: must specify a peer',
+    'spec.ingress[0].from[1].ipBlock.cidr: Invalid value: "10.0.0.0/33": not a valid CIDR',
+    'spec.ingress[0].from[2].ipBlock.except[0]: Invalid value: "11.0.0.0/16": must be a strict subset of `cidr`',
+    'spec.ingress[0].from[2].ipBlock.except[1]: Invalid value: "10.0.0.0/8": must be a strict subset of `cidr`',
+    'spec.ingress[0].from[2].ipBlock.except[2]: Invalid value: "nope": not a valid CIDR',
+    'spec.ingress[0].from[3]: Forbidden: may not specify both ipBlock and another peer',
+  ]);
+});

@@ -1,6 +1,7 @@
 // networking/v1 network policies: which pods may talk to which.
 import type { Stored } from '../../../../api/meta.js';
-import type { NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort, NetworkPolicySpec } from '../../../../api/types/networking-v1.js';
+import type { IPBlock, NetworkPolicy, NetworkPolicyPeer, NetworkPolicyPort, NetworkPolicySpec } from '../../../../api/types/networking-v1.js';
+import { parseCidrText } from '../../../../api/ip.js';
 import * as s from '../../../../api/schemas/networking-v1.js';
 import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
@@ -18,13 +19,31 @@ function defaultNetworkPolicy(np: NetworkPolicy) {
   if (!(s.policyTypes ?? []).length) s.policyTypes = (s.egress ?? []).length ? ['Ingress', 'Egress'] : ['Ingress'];
 }
 
-function peerCauses(at: string, peer: NetworkPolicyPeer): Causes {
+/** a CIDR, and exceptions strictly inside it */
+function ipBlockCauses(at: string, b: IPBlock): Causes {
+  if (!b.cidr) return [required(`${at}.cidr`)];
+  const cidr = parseCidrText(b.cidr);
+  if (!cidr) return [invalid(`${at}.cidr`, b.cidr, 'not a valid CIDR')];
   const out: Causes = [];
+  const host = BigInt(cidr.width - cidr.prefix);
+  for (const [i, text] of (b.except ?? []).entries()) {
+    const except = parseCidrText(String(text));
+    if (!except) return [...out, invalid(`${at}.except[${i}]`, text, 'not a valid CIDR')];
+    const inside = except.family === cidr.family && except.base >> host === cidr.base >> host;
+    if (!inside || cidr.prefix >= except.prefix) out.push(invalid(`${at}.except[${i}]`, text, 'must be a strict subset of `cidr`'));
+  }
+  return out;
+}
+
+/** a peer names pods, namespaces (the two together select pods in those namespaces) or an IP block alone */
+function peerCauses(at: string, peer: NetworkPolicyPeer): Causes {
+  const out: Causes = [
+    ...labelSelector(`${at}.podSelector`, peer?.podSelector), ...labelSelector(`${at}.namespaceSelector`, peer?.namespaceSelector),
+    ...(peer?.ipBlock ? ipBlockCauses(`${at}.ipBlock`, peer.ipBlock) : []),
+  ];
   const set = (['podSelector', 'namespaceSelector', 'ipBlock'] as const).filter(k => isSet(peer?.[k]));
   if (!set.length) out.push(required(at, 'must specify a peer'));
-  if (peer?.ipBlock && (peer.podSelector || peer.namespaceSelector)) out.push(forbidden(at, 'may not specify more than 1 peer type'));
-  out.push(...labelSelector(`${at}.podSelector`, peer?.podSelector), ...labelSelector(`${at}.namespaceSelector`, peer?.namespaceSelector));
-  if (peer?.ipBlock && !peer.ipBlock.cidr) out.push(required(`${at}.ipBlock.cidr`));
+  else if (set.length > 1 && peer.ipBlock) out.push(forbidden(at, 'may not specify both ipBlock and another peer'));
   return out;
 }
 
