@@ -20,7 +20,7 @@ function startServer(dir: string, mode: string, tokens: string): Promise<Server>
   const data = join(dir, `data-${mode}`);
   return new Promise((resolve, reject) => {
     const proc = spawn(process.execPath, [apiserver, '--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory', `--data-dir=${data}`,
-      `--authorization-mode=${mode}`, `--token-auth-file=${tokens}`, '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'],
+      `--authorization-mode=${mode}`, `--token-auth-file=${tokens}`, '--enable-priority-and-fairness=false', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0'],
     { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     const onData = (d: Buffer) => {

@@ -34,7 +34,7 @@ export function start(args: string[], ready: RegExp, dir: string): Promise<Child
 /** `nodeFlags` go to Node itself (`--cpu-prof`, ...) */
 export const startApi = (dir: string, backend: 'sqlite' | 'memory' | 'etcd', extra: string[] = [], nodeFlags: string[] = []) =>
   start([...nodeFlags, apiserver, '--secure-port=0', '--bind-address=127.0.0.1', `--storage-backend=${backend}`, `--data-dir=${join(dir, 'data')}`, ...extra,
-    '--max-requests-inflight=0', '--max-mutating-requests-inflight=0',
+    '--enable-priority-and-fairness=false', '--max-requests-inflight=0', '--max-mutating-requests-inflight=0',
     // the API server alone, as the reference's kube-apiserver runs: the controllers, scheduler and metrics server are
     // its clients, with suites of their own
     '--controller-manager=false', '--scheduler=false', '--metrics-server=false'], /serving on https:\/\/127\.0\.0\.1:(\d+)/, dir);

@@ -325,8 +325,6 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           return;
         }
         flowControlConfig = flowControlSource(watchCache, resources, names);
-        // both limits 0: nothing is limited, but the configuration objects are still kept
-        if (seats === 0) return;
         flowControl = createFlowControl(flowControlConfig, {
           names, serverConcurrencyLimit: seats,
           // a quarter of the request timeout, as the reference waits
