@@ -20,4 +20,6 @@ export interface AuditRecord {
   requestObject(obj: { metadata?: { name?: string; namespace?: string; uid?: string; resourceVersion?: string } }): void;
   /** the response body as sent (kept, when it is JSON, at level RequestResponse) */
   responseBody(body: string | Buffer, contentType: string): void;
+  /** the connection was upgraded (101, written straight to its socket): the response has started */
+  switchedProtocols(): void;
 }

@@ -232,6 +232,10 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
         for (const key of ['namespace', 'name', 'uid', 'resourceVersion'] as const) if (!ref[key] && meta[key]) ref[key] = meta[key];
         event.objectRef = ref;
       },
+      switchedProtocols() {
+        responseStatus ??= { code: 101 };
+        void settle(responseStarted());
+      },
       responseBody(body, contentType) {
         if (contentType === names.protobufMediaType) {
           if (!levelCovers(d.level, 'RequestResponse')) return;
@@ -249,6 +253,13 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
       },
     };
     ctx.audit = record;
+    /** a long-running request's ResponseStarted, once */
+    let started = !ctx.longRunning;
+    const responseStarted = () => {
+      if (started) return undefined;
+      started = true;
+      return emit(current(), 'ResponseStarted', d);
+    };
     /** what the event says at a stage: the user it acted as, the outcome and the bodies so far */
     const current = (): AuditEvent => ({
       ...event,
@@ -264,13 +275,6 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
       rejectedTotal({});
       throw internalError('failed to store audit event');
     }
-    /** a long-running request's ResponseStarted, once */
-    let started = !ctx.longRunning;
-    const responseStarted = () => {
-      if (started) return undefined;
-      started = true;
-      return emit(current(), 'ResponseStarted', d);
-    };
     if (ctx.longRunning) {
       // the listener has no event for a response's start: its writeHead is watched instead
       const res = ctx.res, writeHead = res.writeHead;

@@ -23,7 +23,8 @@ export async function proxy(ctx: RequestContext, target: ConnectTarget): Promise
   const headers = forwardedHeaders(ctx.headers, ownHeader);
   const unreachable = (e: Error) => serviceUnavailable(`error trying to reach ${target.url.host}: ${e.message}`);
   if (upgrade && ctx.upgrade) {
-    const outcome = await forwardUpgrade(target, ctx.method, headers, upgrade, ctx.upgrade).catch(e => { throw unreachable(e); });
+    const outcome = await forwardUpgrade(target, ctx.method, headers, upgrade, ctx.upgrade, () => ctx.audit?.switchedProtocols())
+      .catch(e => { throw unreachable(e); });
     if (!outcome.upgraded) await relay(ctx, outcome.response, target);
     return;
   }

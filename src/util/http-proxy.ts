@@ -97,7 +97,7 @@ export type UpgradeOutcome =
  * joins the two connections; resolves when they close (or at once with a refusal).
  */
 export function forwardUpgrade(target: ProxyTarget, method: string, headers: OutgoingHttpHeaders, upgrade: string,
-  client: { socket: Duplex; head: Buffer }): Promise<UpgradeOutcome> {
+  client: { socket: Duplex; head: Buffer }, onSwitch?: () => void): Promise<UpgradeOutcome> {
   return new Promise((resolve, reject) => {
     const req = open(target, method, { ...headers, connection: 'Upgrade', upgrade });
     req.once('error', reject);
@@ -106,6 +106,7 @@ export function forwardUpgrade(target: ProxyTarget, method: string, headers: Out
       const lines = [`HTTP/1.1 101 ${res.statusMessage || 'Switching Protocols'}`];
       for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
       client.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      onSwitch?.();
       if (backendHead.length) client.socket.write(backendHead);
       if (client.head.length) backend.write(client.head);
       join(client.socket, backend).then(() => resolve({ upgraded: true }));
@@ -114,14 +115,20 @@ export function forwardUpgrade(target: ProxyTarget, method: string, headers: Out
   });
 }
 
-/** pipes two connections into each other (an end is passed on, what is written still goes out); resolves when both are gone */
+/**
+ * pipes two connections into each other; resolves when both are gone. Once either side ends, what it sent still goes
+ * out, then both close, as the reference's proxy closes an upgraded connection when one of its halves is done (a side
+ * left half open would otherwise hold the tunnel, and the request, open for as long as the other lasts)
+ */
 export function join(a: Duplex, b: Duplex): Promise<void> {
   return new Promise(resolve => {
     let open = 2;
     const done = () => { if (--open === 0) resolve(); };
+    const closeBoth = () => { a.destroy(); b.destroy(); };
     for (const [from, to] of [[a, b], [b, a]] as const) {
       from.pipe(to);
       from.once('error', () => to.destroy());
+      from.once('end', () => { if (to.writableFinished) closeBoth(); else to.once('finish', closeBoth); });
       // a connection cut without an orderly end cuts the other
       from.once('close', () => { if (!from.readableEnded) to.destroy(); done(); });
     }
