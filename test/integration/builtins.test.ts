@@ -115,7 +115,7 @@ describe('built-in kinds through HTTP', () => {
 
     const moved = await retryOnConflict(`${base}/web`, (o) => ({ ...o, spec: { ...o.spec, selector: { matchLabels: { app: 'other' } }, template: { ...o.spec.template, metadata: { labels: { app: 'other' } } } } }));
     assert.equal(moved.status, 422, moved.body);
-    assert.deepEqual(causes(moved), ['spec.selector: Invalid value: {"matchLabels":{"app":"other"}}: field is immutable']);
+    assert.deepEqual(causes(moved), ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"other"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: field is immutable']);
 
     const st = await retryOnConflict(`${base}/web/status`, (o) => ({ ...o, status: { replicas: 3, observedGeneration: 2 } }));
     assert.equal(st.status, 200, st.body);

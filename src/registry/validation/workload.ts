@@ -48,7 +48,26 @@ export function rollingUpdate(at: string, ru: { maxUnavailable?: IntOrString; ma
 }
 
 interface WithSelector { spec?: { selector?: LabelSelector } }
-export const selectorImmutable = (obj: WithSelector, old: WithSelector) => immutable('spec.selector', obj.spec?.selector, old.spec?.selector);
+export const selectorImmutable = (obj: WithSelector, old: WithSelector) => immutableSelector('spec.selector', obj.spec?.selector, old.spec?.selector);
+
+/** a label selector that may not change, the new one shown as the reference shows it */
+export function immutableSelector(field: string, next: LabelSelector | undefined, old: LabelSelector | undefined): Causes {
+  if (!immutable(field, next, old).length) return [];
+  return [{ reason: 'FieldValueInvalid', field, message: `Invalid value: ${next ? goLabelSelector(next) : 'null'}: field is immutable` }];
+}
+
+/** a label selector as the reference prints it in this cause (Go's %#v of the struct), since kubectl shows it */
+export function goLabelSelector(sel: LabelSelector): string {
+  const strings = (l: unknown) => (Array.isArray(l) ? `[]string{${l.map(v => JSON.stringify(String(v))).join(', ')}}` : '[]string(nil)');
+  const labels = sel.matchLabels && typeof sel.matchLabels === 'object'
+    ? `map[string]string{${Object.keys(sel.matchLabels).sort().map(k => `${JSON.stringify(k)}:${JSON.stringify(String(sel.matchLabels![k]))}`).join(', ')}}`
+    : 'map[string]string(nil)';
+  const exprs = Array.isArray(sel.matchExpressions)
+    ? `[]v1.LabelSelectorRequirement{${sel.matchExpressions.map(e =>
+      `v1.LabelSelectorRequirement{Key:${JSON.stringify(String(e?.key ?? ''))}, Operator:${JSON.stringify(String(e?.operator ?? ''))}, Values:${strings(e?.values)}}`).join(', ')}}`
+    : '[]v1.LabelSelectorRequirement(nil)';
+  return `v1.LabelSelector{MatchLabels:${labels}, MatchExpressions:${exprs}}`;
+}
 
 
 /** a status written through /status: none of its `counts` below 0 */

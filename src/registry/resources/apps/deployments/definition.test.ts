@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Deployment } from '../../../../api/types/apps-v1.js';
-import { create, podSpec, selector, strategyOf, template, text } from '../../testing/strategy.js';
+import { create, podSpec, selector, strategyOf, template, text, update } from '../../testing/strategy.js';
 
 test('Deployment: Recreate keeps no rolling update; zero surge and unavailability is refused', async () => {
   const d = strategyOf('apps', 'deployments');
@@ -49,4 +49,14 @@ test('rolling update bounds: a Deployment may surge past 100%; a DaemonSet keeps
   assert.deepEqual((await rolling({ maxSurge: '150%', maxUnavailable: 0 })).causes, ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: "150%": must not be greater than 100%']);
   assert.deepEqual((await rolling({ maxSurge: 1 })).causes, ['spec.updateStrategy.rollingUpdate.maxSurge: Invalid value: 1: may not be set when maxUnavailable is non-zero']);
   assert.deepEqual((await rolling({ maxSurge: 0, maxUnavailable: '0%' })).causes, ['spec.updateStrategy.rollingUpdate.maxUnavailable: Required value: cannot be 0 when maxSurge is 0']);
+});
+
+test('a changed Deployment selector is shown as the reference prints it', async () => {
+  const d = strategyOf('apps', 'deployments');
+  const { obj } = await create<Deployment>(d, { spec: { selector, template: template() } });
+  const moved = await update<Deployment>(d, obj, o => {
+    o.spec!.selector = { matchLabels: { b: '2', app: 'a' }, matchExpressions: [{ key: 'tier', operator: 'In', values: ['web'] }, { key: 'x', operator: 'Exists' }] };
+    o.spec!.template!.metadata!.labels = { app: 'a', b: '2', tier: 'web', x: '' };
+  });
+  assert.deepEqual(moved, ['spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]string{"app":"a", "b":"2"}, MatchExpressions:[]v1.LabelSelectorRequirement{v1.LabelSelectorRequirement{Key:"tier", Operator:"In", Values:[]string{"web"}}, v1.LabelSelectorRequirement{Key:"x", Operator:"Exists", Values:[]string(nil)}}}: field is immutable']);
 });

@@ -11,7 +11,7 @@ import {
   sameJson, tooMany,
 } from '../../../validation/fields.js';
 import { validateTemplate } from '../../../validation/pod-spec.js';
-import { statusCounts } from '../../../validation/workload.js';
+import { immutableSelector, statusCounts } from '../../../validation/workload.js';
 
 type StoredJob = Stored<Job>;
 
@@ -134,7 +134,7 @@ const suspendedTemplateMutable = (t: PodTemplateSpec | undefined): PodTemplateSp
 function validateJobUpdate(job: Job, old: Job): Causes {
   const s: Partial<JobSpec> = job.spec ?? {}, o: Partial<JobSpec> = old.spec ?? {};
   const out = validateJob(job);
-  out.push(...immutable('spec.selector', s.selector, o.selector), ...immutable('spec.completionMode', s.completionMode, o.completionMode),
+  out.push(...immutableSelector('spec.selector', s.selector, o.selector), ...immutable('spec.completionMode', s.completionMode, o.completionMode),
     ...immutable('spec.podFailurePolicy', s.podFailurePolicy, o.podFailurePolicy));
   // an indexed job may scale when completions follows parallelism
   const elastic = s.completionMode === 'Indexed' && o.completions === o.parallelism && s.completions === s.parallelism;
