@@ -66,6 +66,8 @@ const validateQuota = (q: ResourceQuota): Causes => [...validateHard('spec.hard'
 const validateQuotaStatus = (q: ResourceQuota): Causes => [...validateHard('status.hard', q.status?.hard), ...validateHard('status.used', q.status?.used)];
 
 export const strategy = defineStrategy<Stored<ResourceQuota>>({
+  // a new object's status is empty, and shown so (`status: {}`), as the reference's status struct is never left out
+  prepareForCreate(obj) { obj.status = {}; },
   generation: false,
   validate: validateQuota, validateUpdate: validateQuota, validateStatusUpdate: validateQuotaStatus,
 });

@@ -40,6 +40,8 @@ function nonResourceRuleErrors(at: string, r: NonResourcePolicyRule): Causes {
 }
 
 export const strategy = defineStrategy<Stored<FlowSchema>>({
+  // a new object's status is empty, and shown so (`status: {}`), as the reference's status struct is never left out
+  prepareForCreate(obj) { obj.status = {}; },
   defaults(fs) {
     const spec = specOf(fs);
     spec.matchingPrecedence ??= 1000;

@@ -21,6 +21,8 @@ const percent = (field: string, v: unknown, max?: number): Causes =>
     : [invalid(field, v, max === undefined ? 'must be a non-negative integer' : `must be between 0 and ${max}, inclusive`)]);
 
 export const strategy = defineStrategy<Stored<PriorityLevelConfiguration>>({
+  // a new object's status is empty, and shown so (`status: {}`), as the reference's status struct is never left out
+  prepareForCreate(obj) { obj.status = {}; },
   defaults(pl) {
     const limited = pl.spec?.limited as (NonNullable<PriorityLevelConfiguration['spec']>['limited'] & { assuredConcurrencyShares?: number }) | undefined;
     if (!limited) return;
