@@ -57,5 +57,23 @@ export function timeProblem(v: string): string | undefined {
   return fits ? undefined : `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`;
 }
 
-/** RFC 3339 with microseconds, as the reference writes MicroTime fields (lease renewals, event times) */
-export const nowMicroTime = (d = new Date()) => d.toISOString().replace(/\.(\d{3})Z$/, '.$1000Z');
+let monotonicToWall = performance.timeOrigin;
+/**
+ * The wall clock in milliseconds since the epoch, to the microsecond: the monotonic clock's reading, on the wall
+ * clock's scale (re-based whenever the two part by a millisecond, as when the wall clock is set)
+ */
+export function preciseNow(): number {
+  const wall = Date.now(), precise = monotonicToWall + performance.now();
+  if (Math.abs(precise - wall) < 1) return precise;
+  monotonicToWall = wall - performance.now();
+  return wall;
+}
+
+/** RFC 3339 with microseconds, as the reference writes MicroTime fields (audit events, lease renewals, event times) */
+export function microTime(ms: number): string {
+  const whole = Math.floor(ms);
+  const micros = Math.min(999, Math.floor((ms - whole) * 1000));
+  return new Date(whole).toISOString().replace(/Z$/, `${String(micros).padStart(3, '0')}Z`);
+}
+
+export const nowMicroTime = (d?: Date) => microTime(d ? d.getTime() : preciseNow());

@@ -12,7 +12,7 @@ import type { AuditLevel, AuditRecord } from '../api/audit.js';
 import { levelCovers } from '../api/audit.js';
 import type { Naming } from '../api/naming.js';
 import type { UserInfo } from '../api/auth.js';
-import type { Status } from '../api/meta.js';
+import { microTime, preciseNow, type Status } from '../api/meta.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { openWebhookClient } from '../util/webhook-client.js';
 import { decide, loadPolicy, type AuditPolicy, type Decision, type Stage } from './policy.js';
@@ -41,8 +41,6 @@ export interface Auditor {
   stop(): Promise<void>;
 }
 
-/** MicroTime, as the reference writes event timestamps */
-const microTime = (ms: number) => new Date(ms).toISOString().replace(/\.(\d{3})Z$/, (_, f: string) => `.${f}000Z`);
 
 const userOf = (u: UserInfo | undefined) => (u ? {
   username: u.username, ...(u.uid ? { uid: u.uid } : {}), ...(u.groups?.length ? { groups: u.groups } : {}),
@@ -167,7 +165,7 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
   function emit(event: AuditEvent, stage: Stage, d: Decision): void | Promise<void> {
     if (d.omitStages.includes(stage)) return undefined;
     eventTotal({});
-    return backend.process([{ ...event, stage, stageTimestamp: microTime(Date.now()) }]);
+    return backend.process([{ ...event, stage, stageTimestamp: microTime(preciseNow()) }]);
   }
   /** a later stage's event: waited for in blocking mode, but it can no longer fail the request */
   const settle = (p: void | Promise<void>) => p?.catch(() => {});
@@ -207,7 +205,7 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
     if (d.level === 'None') return next();
     const authenticated = ctx.user;
     // received when it arrived, before authentication, as the reference stamps it
-    const event = baseEvent(ctx, d.level, authenticated, ctx.receivedAt ?? Date.now());
+    const event = baseEvent(ctx, d.level, authenticated, ctx.receivedAt ?? preciseNow());
     const annotations: Record<string, string> = { ...ctx.earlyAuditAnnotations };
     let requestObject: unknown, responseObject: unknown, responseStatus: Partial<Status> | undefined;
     const keep = (v: unknown) => (d.omitManagedFields ? withoutManagedFields(v) : v);
@@ -312,7 +310,7 @@ export function createAuditor(o: AuditOptions, deps: AuditorDeps): Auditor | und
         namespace: ctx.info.namespace, resource: ctx.info.resource, subresource: ctx.info.subresource, name: ctx.info.name,
       });
       // the reference records which credentials were tried, not the answer's Status
-      if (d.level !== 'None') await settle(emit({ ...baseEvent(ctx, d.level, undefined, ctx.receivedAt ?? Date.now()), responseStatus: { metadata: {}, message: attemptedAuthentication(ctx), code: 401 } }, 'ResponseStarted', d));
+      if (d.level !== 'None') await settle(emit({ ...baseEvent(ctx, d.level, undefined, ctx.receivedAt ?? preciseNow()), responseStatus: { metadata: {}, message: attemptedAuthentication(ctx), code: 401 } }, 'ResponseStarted', d));
       throw e;
     }
   };

@@ -8,6 +8,7 @@ import type { Duplex } from 'node:stream';
 import { randomUUID } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { asResponse, type RequestContext } from '../api/request.js';
+import { preciseNow } from '../api/meta.js';
 
 /** the reference's HTTP/2 upload buffer per stream: at least 99% of objects fit */
 const uploadWindowPerStream = 256 * 1024;
@@ -155,7 +156,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
       id: auditIdOf(req.headers['audit-id']) ?? randomUUID(), req, res, method: req.method ?? 'GET',
       path: qmark < 0 ? target : target.slice(0, qmark),
       query: new URLSearchParams(qmark < 0 ? '' : target.slice(qmark + 1)),
-      headers: req.headers, receivedAt: Date.now(),
+      headers: req.headers, receivedAt: preciseNow(),
       info: { isResourceRequest: false, path: '', verb: '', apiPrefix: '', apiGroup: '', apiVersion: '', namespace: '', resource: '', subresource: '', name: '', parts: [] },
       warnings: [], longRunning: false, upgrade,
     };
