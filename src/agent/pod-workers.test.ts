@@ -52,6 +52,8 @@ test('content volumes are refreshed periodically for the pods that have them, an
  *  the events they record, and the commands they run in and stops they ask of containers (in order) */
 function recordingWorkers(relistMs = 20) {
   const statuses = new Map<string, PodStatus>();
+  /** every status reported, in order */
+  const history: { name: string; status: PodStatus }[] = [];
   const runtime = fakeRuntime('n', naming());
   const configs: ContainerConfig[] = [];
   const events: string[] = [];
@@ -66,12 +68,12 @@ function recordingWorkers(relistMs = 20) {
   };
   const workers = createPodWorkers({
     runtime, runtimeName: 'fake', nodeName: 'n', hostIP: '10.0.0.1', rootDir: '/nonexistent', relistMs,
-    reportStatus: (p, s) => statuses.set(p.metadata.name, s), terminated() {}, volumes,
+    reportStatus: (p, s) => { statuses.set(p.metadata.name, s); history.push({ name: p.metadata.name, status: s }); }, terminated() {}, volumes,
     containers: { api: { client: undefined }, allocatable: {}, seccompDefault: false, resources: { cfsQuota: true, cfsPeriodUs: 100_000, memoryCapacity: 2 ** 30 } },
     network: () => ({ ready: true, message: '' }),
     recorder: { event: (_o, _type, reason, message) => { events.push(`${reason}: ${message}`); }, flushed: () => Promise.resolve() },
   });
-  return { runtime, workers, statuses, configs, events, calls };
+  return { runtime, workers, statuses, history, configs, events, calls };
 }
 
 test('an ephemeral container added to a running pod runs once, in its target\'s process namespace, and counts for nothing', async () => {
@@ -197,6 +199,24 @@ test('a container that exits is reported at once when the runtime tells of it, n
     await until(() => statuses.get('exits')?.phase === 'Running', 'the pod Running');
     await until(() => statuses.get('exits')?.phase === 'Failed', () => `the pod Failed; status: ${JSON.stringify(statuses.get('exits'))}`);
     assert.equal(statuses.get('exits')!.containerStatuses![0]!.state!.terminated!.exitCode, 3);
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('a container that ended is reported ended before it is restarted, as the reference\'s sync reports first', async () => {
+  const names = naming();
+  const { runtime, workers, statuses, history } = recordingWorkers();
+  try {
+    const p = pod('restarts');
+    p.metadata.annotations = { [fakeAnnotation(names, 'run-for')]: '200ms', [fakeAnnotation(names, 'exit-code')]: '1' };
+    workers.update(p);
+    await until(() => (statuses.get('restarts')?.containerStatuses?.[0]?.restartCount ?? 0) >= 1, 'a restart');
+    const seen = history.filter((h) => h.name === 'restarts').map((h) => h.status.containerStatuses![0]!);
+    const restarted = seen.findIndex((c) => c.restartCount === 1);
+    const ended = seen.findIndex((c) => c.restartCount === 0 && c.state?.terminated?.exitCode === 1);
+    assert.ok(ended >= 0 && ended < restarted, JSON.stringify(seen.map((c) => [c.restartCount, c.state])));
   } finally {
     await workers.close();
     runtime.close();
