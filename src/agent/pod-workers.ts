@@ -113,8 +113,8 @@ interface Worker {
   /** the agent stops the pod for good and reports it Failed with this reason: Evicted, or DeadlineExceeded */
   evicted?: { reason: string; message: string; graceSeconds: number };
   adoptionTried?: boolean;
-  /** how many of its containers had ended when a sync last looked */
-  exitedSeen?: number;
+  /** the ids of its containers that had ended when a sync last looked */
+  exitedSeen?: string;
   /** why the pod's volumes or sandbox are not there yet: shown on its waiting containers */
   setupFailure?: Waiting & { event: string };
   setupBackoff?: Backoff;
@@ -264,8 +264,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
 
     // a container that ended since the last look is reported before acting on it, as the reference's sync reports
     // what it found first: it is seen Error or Completed before its restart
-    const exited = w.containers.filter((c) => c.state === 'exited').length;
-    if (w.sandbox && exited !== (w.exitedSeen ?? 0)) report(w);
+    // (ids, not a count: the garbage collection removes older dead containers as new ones end)
+    const exited = w.containers.filter((c) => c.state === 'exited').map((c) => c.id).join(' ');
+    if (w.sandbox && exited !== (w.exitedSeen ?? '')) report(w);
     w.exitedSeen = exited;
     if (!w.sandbox || !w.sandbox.ready) {
       if (!(await prepareSandbox(w))) return report(w);
