@@ -85,3 +85,11 @@ test('a command the shell can run as it is: programs it knows, and sh -c scripts
   assert.equal(knownCommand(['nginx']), false);
   assert.equal(knownCommand([]), false);
 });
+
+test('ls of several paths: what is missing said, files, then each directory under its name', async () => {
+  const c = { files: fakeFiles('pod-a'), hostname: 'pod-a', env: {} };
+  await run(c, ['sh', '-c', 'mkdir -p /d/sub; echo a > /d/a.txt; echo b > /d/sub/b.txt']);
+  assert.deepEqual(await run(c, ['ls', '/d']).then(r => [r.code, r.out]), [0, 'a.txt\nsub\n']);
+  assert.deepEqual(await run(c, ['ls', '/d', '/nope', '/d/a.txt', '/d/sub']).then(r => [r.code, r.out, r.err]),
+    [1, '/d/a.txt\n\n/d:\na.txt\nsub\n\n/d/sub:\nb.txt\n', 'ls: /nope: No such file or directory\n']);
+});

@@ -289,12 +289,22 @@ async function runCommand(c: FakeExecContext, state: ShellState, argv: string[],
       return code;
     }
     case 'ls': {
-      const target = resolve(state.cwd, args.filter(a => !a.startsWith('-'))[0] ?? '.');
-      const node = f.get(target);
-      if (!node) return fail(`ls: ${target}: No such file or directory`);
-      const names = node.dir ? [...f.keys()].filter(p => p !== target && parentOf(p) === target).map(p => p.slice(p.lastIndexOf('/') + 1)).sort() : [target.slice(target.lastIndexOf('/') + 1)];
-      await write(out, names.map(n => `${n}${nl}`).join(''));
-      return 0;
+      // as ls: what is missing said first, then the files named, then each directory (under its name when several)
+      const named = args.filter(a => !a.startsWith('-'));
+      const paths = named.length ? named : ['.'];
+      let code = 0;
+      const files: string[] = [];
+      const dirs: string[] = [];
+      for (const a of paths) {
+        const node = f.get(resolve(state.cwd, a));
+        if (!node) code = await fail(`ls: ${a}: No such file or directory`);
+        else (node.dir ? dirs : files).push(a);
+      }
+      const entries = (dir: string) => [...f.keys()].filter(p => p !== dir && parentOf(p) === dir).map(p => p.slice(p.lastIndexOf('/') + 1)).sort();
+      const blocks = files.length ? [files.map(a => `${a}${nl}`).join('')] : [];
+      for (const d of dirs) blocks.push(`${paths.length > 1 ? `${d}:${nl}` : ''}${entries(resolve(state.cwd, d)).map(n => `${n}${nl}`).join('')}`);
+      await write(out, blocks.join(nl));
+      return code;
     }
     case 'mkdir': {
       const parents = args.includes('-p');
