@@ -142,7 +142,7 @@ function typedBody(scope: Scope, body: unknown): unknown {
   const { kind, version, schema } = servedKind(scope);
   const named = body !== null && typeof body === 'object' ? (body as { kind?: unknown }).kind : undefined;
   if (typeof named === 'string' && named && named !== kind) throw badRequest(`the kind in the body (${named}) is not ${kind}`);
-  const { wrongTypes } = readTyped(schema, body);
+  const { wrongTypes } = readTyped(schema, body, { zeroNulls: true });
   if (wrongTypes.length) throw badRequest(`${kind} in version "${version}" cannot be handled as a ${kind}: ${wrongTypes.join(', ')}`);
   return body;
 }

@@ -44,17 +44,28 @@ export function admission(ctx: RequestContext, scope: Scope, namespace: string, 
   });
 }
 
+/**
+ * The wrong types of a custom object's metadata, read as every object's is (the reference decodes it as ObjectMeta,
+ * null entries of its lists and maps read as empty strings); the rest of a custom object is its schema's to judge
+ */
+export function customMetadataWrongTypes(scope: Scope, obj: unknown): string[] {
+  const metadata = scope.info.schema?.properties?.metadata;
+  if (!scope.info.def.custom || !metadata || obj === null || typeof obj !== 'object') return [];
+  return readTyped({ type: 'object', properties: { metadata } }, { metadata: (obj as ApiObject).metadata }, { zeroNulls: true }).wrongTypes;
+}
+
 /** an object admission changed, read as a body of the kind is (custom resources are checked by their schema later);
  *  a subresource's own kind (a Scale) by its schema, with no defaults of the resource's */
 function decodeChanged(scope: Scope, obj: ApiObject) {
   const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
   if (sub?.kind) {
-    const { wrongTypes } = readTyped(sub.schema, obj, { canonicalQuantities: true, omitEmpty: true });
+    const { wrongTypes } = readTyped(sub.schema, obj, { canonicalQuantities: true, omitEmpty: true, zeroNulls: true });
     if (wrongTypes.length) throw new Error(`${sub.kind} in version "${sub.version ?? scope.info.version}" cannot be handled as a ${sub.kind}: ${wrongTypes.join(', ')}`);
     return;
   }
-  if (!scope.info.def.custom) {
-    const { wrongTypes } = readTyped(scope.info.schema, obj, { canonicalQuantities: true, omitEmpty: true });
+  {
+    const wrongTypes = scope.info.def.custom ? customMetadataWrongTypes(scope, obj)
+      : readTyped(scope.info.schema, obj, { canonicalQuantities: true, omitEmpty: true, zeroNulls: true }).wrongTypes;
     if (wrongTypes.length) throw new Error(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   }
   scope.store.applyDefaults(obj);

@@ -17,9 +17,9 @@ import { breather, inSteps, yieldToLoop } from '../util/slices.js';
 const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
 import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent, typedPatchError } from '../apply/managed-fields.js';
 import { undeclaredFields } from '../apply/typed.js';
-import { admission, asServed, parseFieldValidation, filterFor, type Scope } from './scope.js';
+import { admission, asServed, customMetadataWrongTypes, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne, sendWritten } from './read.js';
-import { duplicateFields, readTyped } from '../schema/fields.js';
+import { duplicateFields, readTyped, type TypedReading } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
 import { deleteOptions as deleteOptionsSchema } from '../api/schemas/meta.js';
 import { deepCopy, extend } from '../util/objects.js';
@@ -50,7 +50,15 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
  * (so that `kubectl diff` of an unchanged object, whose patch sets `annotations: {}`, finds no difference). An apply
  * configuration keeps its empty ones: there they say which fields the manager owns.
  */
-const typedOptions = (scope: Scope, applied = false) => ({ canonicalQuantities: !scope.info.def.custom, omitEmpty: !scope.info.def.custom && !applied });
+const typedOptions = (scope: Scope, applied = false) =>
+  ({ canonicalQuantities: !scope.info.def.custom, omitEmpty: !scope.info.def.custom && !applied, zeroNulls: !scope.info.def.custom });
+
+/** the typed reading of a body of the scope's kind: a custom object's wrong types are only its metadata's (the rest
+ *  is for its schema to judge, a 422 with the field's path) */
+function readKind(scope: Scope, obj: unknown, applied = false): TypedReading {
+  const reading = readTyped(scope.info.schema, obj, typedOptions(scope, applied));
+  return scope.info.def.custom ? { unknown: reading.unknown, wrongTypes: customMetadataWrongTypes(scope, obj) } : reading;
+}
 
 /**
  * The typed reading of a body: wrong types are a 400 as the reference's decoder reports them, unknown fields are
@@ -58,9 +66,8 @@ const typedOptions = (scope: Scope, applied = false) => ({ canonicalQuantities: 
  */
 function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined, applied = false): string[] {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
-  const { unknown, wrongTypes } = readTyped(scope.info.schema, obj, typedOptions(scope, applied));
-  // custom resources are checked by their schema instead: a wrong type is a 422 with the field's path
-  if (wrongTypes.length && !scope.info.def.custom)
+  const { unknown, wrongTypes } = readKind(scope, obj, applied);
+  if (wrongTypes.length)
     throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   if (mode === 'Ignore') return unknown;
   // an apply's unknown fields are its caller's to refuse (see serverSideApply); duplicates follow fieldValidation
@@ -144,7 +151,7 @@ function bodyPerAttempt(ctx: RequestContext, scope: Scope, obj: ApiObject, text:
   }
   return firstThenAgain(obj, () => {
     const value = parseJson(text);
-    readTyped(scope.info.schema, value, typedOptions(scope));
+    readKind(scope, value);
     return checkKind(scope, value);
   });
 }
@@ -188,8 +195,8 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     const patched = applyPatch(type, current, patchDoc, scope.info.schema, { inPlace: true });
     await breather();
     // a patch that produces wrong types is invalid (422), as the reference reports it
-    const { unknown, wrongTypes } = readTyped(scope.info.schema, patched, typedOptions(scope));
-    if (wrongTypes.length && !scope.info.def.custom) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
+    const { unknown, wrongTypes } = readKind(scope, patched);
+    if (wrongTypes.length) throw invalid('', '', '', wrongTypes.map(w => ({ reason: 'FieldValueInvalid', field: 'patch', message: w })));
     const problems = [...repeated, ...unknown.map(f => `unknown field "${f}"`)];
     if (problems.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
     if (problems.length && fieldMode === 'Warn' && !warned) { warned = true; for (const p of problems) ctx.warnings.push(p); }
@@ -225,7 +232,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   // the merged object shares parts of the configuration, which the write goes on to change: a retry decodes it again
   const appliedPerAttempt = firstThenAgain(applied, () => {
     const again = parse();
-    readTyped(scope.info.schema, again, typedOptions(scope, true));
+    readKind(scope, again, true);
     return again;
   });
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {

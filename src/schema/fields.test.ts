@@ -36,6 +36,22 @@ test('wrong types and formats are reported at their paths; unknown fields droppe
   assert.deepEqual(readTyped(schema, 'x').wrongTypes, ['<root>: expected object, got string']);
 });
 
+test('null entries of scalar lists and maps read as their zero values when asked, as the reference decodes them', () => {
+  const s: Schema = { type: 'object', properties: {
+    names: { type: 'array', items: { type: 'string' } }, counts: { type: 'array', items: { type: 'integer' } },
+    flags: { type: 'object', additionalProperties: { type: 'boolean' } }, labels: { type: 'object', additionalProperties: { type: 'string' } },
+    items: { type: 'array', items: { type: 'object' } }, note: { type: 'string' },
+  } };
+  const body = () => ({ names: [null, 'a'], counts: [null], flags: { on: null }, labels: { a: null }, items: [null], note: null });
+  const zeroed = body();
+  assert.deepEqual(readTyped(s, zeroed, { zeroNulls: true }), { unknown: [], wrongTypes: [] });
+  assert.deepEqual(zeroed, { names: ['', 'a'], counts: [0], flags: { on: false }, labels: { a: '' }, items: [{}], note: null });
+  // without: only a list's null objects become empty objects
+  const kept = body();
+  readTyped(s, kept);
+  assert.deepEqual(kept, { ...body(), items: [{}] });
+});
+
 test('reading a map of many scalars grows linearly with its keys', () => {
   const doc = (n: number) => ({ data: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, `v${i}`])) });
   const best = (n: number) => {

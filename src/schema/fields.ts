@@ -19,21 +19,31 @@ export interface TypedReadingOptions {
   /** drop empty lists and maps of optional fields, which the reference's typed objects never write out (its fields
    *  are `omitempty`); not for custom resources, which the reference keeps as they were written */
   omitEmpty?: boolean;
+  /** a null entry of a list or map of strings, numbers or booleans becomes its zero value ("", 0, false), as the
+   *  reference's typed decoding makes it; not for custom resources, whose schema decides about nulls */
+  zeroNulls?: boolean;
 }
 
 /**
  * Reads a value as the reference's typed decoding does: fields the schema does not know are reported and dropped,
- * a null list entry of objects becomes an empty object, and a value of the wrong JSON type is reported (null is
- * every type's zero value), as is one its format does not decode: an integer out of its int32 or int64 range, a
- * quantity, base64 bytes, an RFC 3339 time or an int-or-string that does not parse. Changes the value in place.
+ * a null list entry of objects becomes an empty object (when asked, a null scalar entry its zero value), and a
+ * value of the wrong JSON type is reported (null is every type's zero value), as is one its format does not decode:
+ * an integer out of its int32 or int64 range, a quantity, base64 bytes, an RFC 3339 time or an int-or-string that
+ * does not parse. Changes the value in place.
  */
 export function readTyped(schema: Schema | undefined, value: unknown, options: TypedReadingOptions = {}): TypedReading {
-  const out: Reading = { unknown: [], wrongTypes: [], canonicalQuantities: options.canonicalQuantities ?? false, omitEmpty: options.omitEmpty ?? false };
+  const out: Reading = { unknown: [], wrongTypes: [], canonicalQuantities: options.canonicalQuantities ?? false, omitEmpty: options.omitEmpty ?? false,
+    zeroNulls: options.zeroNulls ?? false };
   walk(schema, value, '', out);
   return { unknown: out.unknown, wrongTypes: out.wrongTypes };
 }
 
-interface Reading extends TypedReading { canonicalQuantities: boolean; omitEmpty: boolean }
+interface Reading extends TypedReading { canonicalQuantities: boolean; omitEmpty: boolean; zeroNulls: boolean }
+
+const zeroValues: Record<string, unknown> = { string: '', integer: 0, number: 0, boolean: false };
+/** what a null entry of a list or map whose entries have schema s reads as */
+const nullEntry = (s: Schema | undefined, out: Reading) =>
+  s?.type === 'object' ? {} : out.zeroNulls && s?.type && !s.format?.startsWith('int-or') ? zeroValues[s.type] ?? null : null;
 
 /** the value to keep for a field: a well-formed quantity in canonical form when asked for */
 const decoded = (s: Schema, v: unknown, out: Reading) =>
@@ -121,7 +131,7 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: Reading): nu
   if (s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource'] || typeof v !== 'object') return -1;
   if (Array.isArray(v)) {
     v.forEach((e, i) => {
-      if (e === null && s.items?.type === 'object') v[i] = {};
+      if (e === null) v[i] = nullEntry(s.items, out);
       walk(s.items, v[i], `${path}[${i}]`, out);
       if (out.canonicalQuantities && s.items) v[i] = decoded(s.items, v[i], out);
     });
@@ -134,6 +144,8 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: Reading): nu
     const child = fieldSchema(s, k);
     let size = -1;
     if (child) {
+      // a map's null entry (a struct's null field stays: it reads as left out)
+      if (o[k] === null && !s.properties && out.zeroNulls) o[k] = nullEntry(child, out) ?? null;
       const value = o[k];
       // a scalar is checked here, its path made only for a problem: a map may hold a hundred thousand of them
       if (value !== null && typeof value === 'object') size = walk(child, value, join(path, k), out);

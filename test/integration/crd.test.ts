@@ -251,6 +251,21 @@ describe('custom resources', { concurrency: 1 }, () => {
       'spec.template.metadata.name: Invalid value: "a/b": may not contain \'/\'',
       'spec.template.metadata.labels: Invalid value: "a b": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
     ]);
+    // metadata of the wrong shape is refused, never stored or failed on: the object's own a 400 as the reference's
+    // decoder gives it, an embedded one a 422 at its path; a null finalizer reads as "" (invalid)
+    for (const [metadata, field] of [[{ name: 'a', labels: 'x' }, 'labels'], [{ name: 'a', generateName: {} }, 'generateName'], [{ name: 'a', finalizers: [{}] }, 'finalizers[0]']] as const) {
+      const r = await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata, spec: { size: 'small' } } });
+      assert.equal(r.status, 400, r.body);
+      assert.match(r.json.message, new RegExp(`cannot be handled as a Widget: metadata\\.${field.replace(/[[\]]/g, '\\$&')}: expected`));
+    }
+    const nullFinalizer = await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'a', finalizers: [null] }, spec: { size: 'small' } } });
+    assert.equal(nullFinalizer.status, 422, nullFinalizer.body);
+    assert.match(nullFinalizer.json.message, /metadata\.finalizers: Invalid value: "": name part must be non-empty/);
+    for (const metadata of [{ labels: 'x' }, { generateName: {} }, { finalizers: [null] }]) {
+      const r = await create('bad', { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata } });
+      assert.equal(r.status, 422, r.body);
+      assert.ok(r.json.details.causes.every((x: any) => x.field.startsWith('spec.template.metadata')), r.body);
+    }
     const embeddedOk = await create('embedded', { size: 'small', template: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'Any_Name', labels: { app: 'x' } } } });
     assert.equal(embeddedOk.status, 201, embeddedOk.body);
 

@@ -233,6 +233,16 @@ eachBackend('crud', h => {
     assert.equal(nowhere.json.message, 'namespaces "does-not-exist" not found');
   });
 
+  test('null entries in metadata read as empty strings, as the reference decodes them: a null finalizer is invalid, a null label value empty', async () => {
+    const ns = await h.namespace();
+    const finalizer = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'nf', finalizers: [null] } } });
+    assert.equal(finalizer.status, 422, finalizer.body);
+    assert.match(finalizer.json.message, /metadata\.finalizers: Invalid value: "": name part must be non-empty/);
+    const label = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'nl', labels: { a: null }, annotations: { b: null } } } });
+    assert.equal(label.status, 201, label.body);
+    assert.deepEqual([label.json.metadata.labels, label.json.metadata.annotations], [{ a: '' }, { b: '' }]);
+  });
+
   test('two-phase deletion: finalizers keep the object until the last one is removed', async () => {
     const ns = await h.namespace();
     const path = `/api/v1/namespaces/${ns}/configmaps/fin`;

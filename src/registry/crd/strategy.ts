@@ -10,6 +10,9 @@ import { validateValue, type ValidationSchema } from '../../schema/validate.js';
 import { hasRules, loadedRules, loadRules, type RulesEngine } from '../../cel/index.js';
 import type { CompiledSchema } from '../../cel/rules.js';
 import { validateObjectMeta } from '../validation/object-meta.js';
+import { readTyped } from '../../schema/fields.js';
+import { objectMeta } from '../../api/schemas/meta.js';
+import type { Schema } from '../../api/schema.js';
 
 export interface CustomResourceShape {
   /** the openAPIV3Schema objects are checked against (the storage version's) */
@@ -17,6 +20,8 @@ export interface CustomResourceShape {
   /** evaluate x-kubernetes-validations (default true; the CustomResourceValidationExpressions gate turns them off) */
   celRules?: boolean;
 }
+
+const embeddedMeta: Schema = { type: 'object', properties: { metadata: objectMeta } };
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -35,6 +40,12 @@ function embeddedMetaProblems(s: ValidationSchema | undefined, v: unknown, path:
   if (Array.isArray(v)) { v.forEach((x, i) => embeddedMetaProblems(s.items, x, `${path}[${i}]`, out)); return; }
   if (!isObject(v)) return;
   if (s['x-kubernetes-embedded-resource'] && isObject(v.metadata)) {
+    // read as object metadata first, as the reference decodes it: a wrong type is reported on the metadata
+    const { wrongTypes } = readTyped(embeddedMeta, { metadata: v.metadata }, { zeroNulls: true });
+    if (wrongTypes.length) {
+      out.push({ reason: 'FieldValueInvalid', field: `${path ? `${path}.` : ''}metadata`, message: `Invalid value: "object": ${wrongTypes.join(', ')}` });
+      return;
+    }
     const given = v.metadata as ObjectMeta;
     // a name is not required there: a stand-in is checked in its place
     const meta: ObjectMeta = { ...given, name: typeof given.name === 'string' && given.name ? given.name : 'fakename' };
