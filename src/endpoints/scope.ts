@@ -77,10 +77,23 @@ export function asServed(scope: Scope, obj: ApiObject): ApiObject {
   return { ...obj, apiVersion: scope.info.apiVersion, kind: scope.info.kind };
 }
 
-/** a stored object as its definition reads it now (ResourceDefinition.fromStorage): itself, or a new item without bytes */
+// what each definition made of each stored object, kept while both live: an object is brought up to date once, as
+// the reference's cache holds objects decoded once, and its bytes are then made once for every read that sends it
+const readByDefinition = new WeakMap<object, WeakMap<ApiObject, StoredObject>>();
+
+/** a stored object as its definition reads it now (ResourceDefinition.fromStorage): itself, or a new item */
 export function readItem(scope: Scope, item: StoredObject): StoredObject {
-  const fresh = scope.info.def.fromStorage?.(item.obj, item.rev);
-  return fresh ? { key: item.key, rev: item.rev, obj: fresh } : item;
+  const fromStorage = scope.info.def.fromStorage;
+  if (!fromStorage) return item;
+  let read = readByDefinition.get(fromStorage);
+  if (!read) readByDefinition.set(fromStorage, read = new WeakMap());
+  let out = read.get(item.obj);
+  if (!out) {
+    const fresh = fromStorage(item.obj, item.rev);
+    out = fresh ? { key: item.key, rev: item.rev, obj: fresh } : item;
+    read.set(item.obj, out);
+  }
+  return out;
 }
 
 /** cached objects (at the storage version) as the requested version has them, converted in one batch by a
