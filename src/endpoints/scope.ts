@@ -63,11 +63,9 @@ function decodeChanged(scope: Scope, obj: ApiObject) {
     if (wrongTypes.length) throw new Error(`${sub.kind} in version "${sub.version ?? scope.info.version}" cannot be handled as a ${sub.kind}: ${wrongTypes.join(', ')}`);
     return;
   }
-  {
-    const wrongTypes = scope.info.def.custom ? customMetadataWrongTypes(scope, obj)
-      : readTyped(scope.info.schema, obj, { canonicalQuantities: true, omitEmpty: true, zeroNulls: true }).wrongTypes;
-    if (wrongTypes.length) throw new Error(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
-  }
+  const wrongTypes = scope.info.def.custom ? customMetadataWrongTypes(scope, obj)
+    : readTyped(scope.info.schema, obj, { canonicalQuantities: true, omitEmpty: true, zeroNulls: true }).wrongTypes;
+  if (wrongTypes.length) throw new Error(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   scope.store.applyDefaults(obj);
 }
 
