@@ -12,6 +12,12 @@ export const alwaysDeny: Authorizer = {
   rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: false }),
 };
 
+/** several errors as the reference's aggregate prints them: one alone as itself, more deduplicated in brackets */
+export function aggregateText(errors: readonly string[]): string {
+  const unique = [...new Set(errors)];
+  return unique.length === 1 ? unique[0]! : `[${unique.join(', ')}]`;
+}
+
 /** the first decision other than NoOpinion wins; members of system:masters may do anything */
 export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
   return {
@@ -24,7 +30,7 @@ export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
         if (d.reason) reasons.push(d.reason);
         if (d.error) errors.push(d.error);
       }
-      return { decision: 'NoOpinion', reason: reasons.join(', '), ...(errors.length ? { error: errors.join(', ') } : {}) };
+      return { decision: 'NoOpinion', reason: reasons.join('\n'), ...(errors.length ? { error: errors.join(', ') } : {}) };
     },
     rulesFor(user, namespace) {
       const answers = authorizers.map(z => z.rulesFor?.(user, namespace)
@@ -34,7 +40,7 @@ export function unionAuthorizer(authorizers: Authorizer[]): Authorizer {
         resourceRules: answers.flatMap(r => r.resourceRules),
         nonResourceRules: answers.flatMap(r => r.nonResourceRules),
         incomplete: answers.some(r => r.incomplete),
-        ...(errors.length ? { evaluationError: errors.join(', ') } : {}),
+        ...(errors.length ? { evaluationError: aggregateText(errors as string[]) } : {}),
       };
     },
   };

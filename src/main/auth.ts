@@ -125,7 +125,7 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
     else if (m === 'RBAC') {
       rbac = rbacAuthorizer({
         clusterRoles: cacheOf(rbacGroup, 'clusterroles'), roles: cacheOf(rbacGroup, 'roles'),
-        clusterRoleBindings: cacheOf(rbacGroup, 'clusterrolebindings'), roleBindings: cacheOf(rbacGroup, 'rolebindings'),
+        clusterRoleBindings: cacheOf(rbacGroup, 'clusterrolebindings'), roleBindings: cacheOf(rbacGroup, 'rolebindings'), group: rbacGroup,
       });
       members.push(rbac);
     } else if (m === 'Node') {

@@ -154,6 +154,55 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     assert.equal((await as(bob, 'POST', `${rbacApi}/namespaces/team/roles`, { body: secretsRole })).status, 201);
   });
 
+  test('escalation refusals read as the reference: compact sorted rules, missing roles, aggregationRule, every update', async () => {
+    const dana = await issueClientCert(serverCa(server), 'dana', ['dev', 'qa']);
+    await role('Role', 'rbac-writer', [{ apiGroups: [rbac], resources: ['roles', 'rolebindings'], verbs: ['create', 'update', 'patch', 'get'] }], 'other');
+    await bind('RoleBinding', 'dana-rbac', { kind: 'Role', name: 'rbac-writer' }, [{ kind: 'User', name: 'dana' }], 'other');
+    await role('ClusterRole', 'clusterrole-writer', [{ apiGroups: [rbac], resources: ['clusterroles'], verbs: ['create', 'update'] }]);
+    await bind('ClusterRoleBinding', 'dana-clusterroles', { kind: 'ClusterRole', name: 'clusterrole-writer' }, [{ kind: 'User', name: 'dana' }]);
+    const asDana = (method: string, path: string, body: unknown, headers?: Record<string, string>) => as(dana, method, path, { body, headers });
+    const readers = { apiVersion: `${rbac}/v1`, kind: 'Role', metadata: { name: 'readers' },
+      rules: [{ apiGroups: [''], resources: ['secrets', 'configmaps'], verbs: ['get', 'list'] }, { apiGroups: [''], resources: ['secrets'], resourceNames: ['a'], verbs: ['watch'] }] };
+    const refused = await asDana('POST', `${rbacApi}/namespaces/other/roles`, readers);
+    assert.equal(refused.status, 403, refused.body);
+    // one line per group, resource and name with all its verbs, sorted; the groups as Go prints a string list
+    assert.equal(refused.json.message, `roles.${rbac} "readers" is forbidden: user "dana" (groups=["dev" "qa" "system:authenticated"]) is attempting to grant RBAC permissions not currently held:
+{APIGroups:[""], Resources:["configmaps"], Verbs:["get" "list"]}
+{APIGroups:[""], Resources:["secrets"], ResourceNames:["a"], Verbs:["watch"]}
+{APIGroups:[""], Resources:["secrets"], Verbs:["get" "list"]}`);
+    // a binding to a role that does not exist: the lookup's own 404
+    const ghostRef = await asDana('POST', `${rbacApi}/namespaces/other/rolebindings`, { apiVersion: `${rbac}/v1`, kind: 'RoleBinding', metadata: { name: 'b' },
+      roleRef: { apiGroup: rbac, kind: 'Role', name: 'nope' }, subjects: [{ kind: 'User', name: 'eve' }] });
+    assert.equal(ghostRef.status, 404, ghostRef.body);
+    assert.equal(ghostRef.json.message, `roles.${rbac} "nope" not found`);
+    // an aggregationRule gathers anything: only for those who hold everything
+    const aggregating = await asDana('POST', `${rbacApi}/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'gatherer' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { gather: 'yes' } }] } });
+    assert.equal(aggregating.status, 403, aggregating.body);
+    assert.equal(aggregating.json.message, `clusterroles.${rbac} "gatherer" is forbidden: must have cluster-admin privileges to use the aggregationRule`);
+    // updates are checked whatever they change, except what the garbage collector writes
+    await create(`${rbacApi}/namespaces/other/roles`, readers);
+    const merge = { 'content-type': 'application/merge-patch+json' };
+    const relabel = await asDana('PATCH', `${rbacApi}/namespaces/other/roles/readers`, { metadata: { labels: { team: 'x' } } }, merge);
+    assert.equal(relabel.status, 403, relabel.body);
+    const finalizer = await asDana('PATCH', `${rbacApi}/namespaces/other/roles/readers`, { metadata: { finalizers: ['example.com/keep'] } }, merge);
+    assert.equal(finalizer.status, 200, finalizer.body);
+    assert.equal((await asDana('PATCH', `${rbacApi}/namespaces/other/roles/readers`, { metadata: { finalizers: null } }, merge)).status, 200);
+    // bindings to roles that are gone: named in the refusal, in denials and in the rules review
+    await bind('RoleBinding', 'dana-ghost', { kind: 'ClusterRole', name: 'ghost' }, [{ kind: 'Group', name: 'qa' }], 'other');
+    const withGhost = await asDana('POST', `${rbacApi}/namespaces/other/roles`, { ...readers, rules: [{ apiGroups: [''], resources: ['pods'], verbs: ['get'] }] });
+    assert.equal(withGhost.status, 403, withGhost.body);
+    assert.ok(withGhost.json.message.endsWith(`{APIGroups:[""], Resources:["pods"], Verbs:["get"]}; resolution errors: [clusterroles.${rbac} "ghost" not found]`), withGhost.json.message);
+    const denied = await as(dana, 'GET', '/api/v1/namespaces/other/pods');
+    assert.equal(denied.json.message, `pods is forbidden: User "dana" cannot list resource "pods" in API group "" in the namespace "other": RBAC: clusterrole.${rbac} "ghost" not found`);
+    const rules = await as(dana, 'POST', '/apis/authorization.cluster.io/v1/selfsubjectrulesreviews', { body: { spec: { namespace: 'other' } } });
+    assert.equal(rules.json.status.incomplete, false);
+    assert.equal(rules.json.status.evaluationError, `clusterrole.${rbac} "ghost" not found`);
+    const review = await as(dana, 'POST', '/apis/authorization.cluster.io/v1/selfsubjectaccessreviews', { body: {
+      spec: { resourceAttributes: { namespace: 'other', verb: 'list', resource: 'pods' } } } });
+    assert.deepEqual(review.json.status, { allowed: false, reason: `RBAC: clusterrole.${rbac} "ghost" not found` });
+  });
+
   test('aggregated cluster roles pick up the rules of labelled roles', async () => {
     await create(`${rbacApi}/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole',
       metadata: { name: 'widgets-view', labels: { [`${rbac}/aggregate-to-view`]: 'true' } },

@@ -55,4 +55,20 @@ describe('RBAC authorizer', () => {
     assert.deepEqual(z.rulesFor({ username: 'nobody', groups: [] }, 'ns'), { resourceRules: [], nonResourceRules: [], incomplete: false });
     z.stop();
   });
+
+  test('roles a binding names but that do not exist are the reason of a denial and an error of the rules', async () => {
+    const none = fakeCache('/none/', []);
+    const rb = fakeCache('/rb/', [
+      { metadata: { name: 'a', namespace: 'ns' }, roleRef: { kind: 'ClusterRole', name: 'gone' }, subjects: [{ kind: 'User', name: 'ann' }] } as ApiObject,
+      { metadata: { name: 'b', namespace: 'ns' }, roleRef: { kind: 'Role', name: 'gone-too' }, subjects: [{ kind: 'Group', name: 'devs' }] } as ApiObject,
+    ]);
+    const z = rbacAuthorizer({ clusterRoles: none.cache, roles: fakeCache('/r/', []).cache, clusterRoleBindings: fakeCache('/crb/', []).cache, roleBindings: rb.cache, group: 'rbac.example' });
+    await z.ready;
+    assert.deepEqual(z.authorize(attrs('ann', [])), { decision: 'NoOpinion', reason: 'RBAC: clusterrole.rbac.example "gone" not found' });
+    assert.equal(z.authorize(attrs('ann', ['devs'])).reason, 'RBAC: [clusterrole.rbac.example "gone" not found, role.rbac.example "gone-too" not found]');
+    assert.equal(z.authorize(attrs('ann', [], { namespace: 'other' })).reason, '');
+    assert.deepEqual(z.rulesFor({ username: 'ann', groups: [] }, 'ns'),
+      { resourceRules: [], nonResourceRules: [], incomplete: false, evaluationError: 'clusterrole.rbac.example "gone" not found' });
+    z.stop();
+  });
 });

@@ -3,6 +3,7 @@
 // only looks at the bindings that name its user or one of its groups.
 import type { ApiObject } from '../../api/meta.js';
 import { ruleAllows } from './rules.js';
+import { aggregateText } from '../types.js';
 import type { Authorizer, AuthzAttributes, Decision, PolicyRule, RulesAnswer, UserInfo } from '../../api/auth.js';
 import type { ResourceCache, StoredObject } from '../../api/cache.js';
 
@@ -10,14 +11,22 @@ export interface Subject { kind: string; name: string; namespace?: string; apiGr
 interface Binding { kind: 'RoleBinding' | 'ClusterRoleBinding'; namespace: string; name: string; roleRef: { kind: string; name: string }; subjects: Subject[] }
 type Role = ApiObject & { rules?: PolicyRule[] };
 
-export interface RbacSources { clusterRoles: ResourceCache; roles: ResourceCache; clusterRoleBindings: ResourceCache; roleBindings: ResourceCache }
+export interface RbacSources {
+  clusterRoles: ResourceCache; roles: ResourceCache; clusterRoleBindings: ResourceCache; roleBindings: ResourceCache;
+  /** the RBAC API group, named in the errors about roles a binding refers to but that do not exist */
+  group?: string;
+}
+/** a role a binding names that does not exist */
+export interface MissingRole { kind: string; name: string }
+/** the rules a user holds, and the roles their bindings name that could not be found */
+export interface HeldRules { rules: PolicyRule[]; missing: MissingRole[] }
 
 export interface RbacAuthorizer extends Authorizer {
   /** answered from memory, synchronously */
   authorize(a: AuthzAttributes): { decision: Decision; reason: string };
   rulesFor(user: UserInfo, namespace: string): RulesAnswer;
   /** every rule the user holds in a namespace ('' for cluster-wide ones only) */
-  rulesOf(user: UserInfo, namespace: string): PolicyRule[];
+  rulesOf(user: UserInfo, namespace: string): HeldRules;
   clusterRole(name: string): Role | undefined;
   role(namespace: string, name: string): Role | undefined;
   /** resolves once the index holds everything stored */
@@ -106,10 +115,14 @@ export function rbacAuthorizer(src: RbacSources): RbacAuthorizer {
   }
   const ready = Promise.all(appliers.map(([c, a]) => follow(c, a))).then(() => {});
 
-  const rulesOfBinding = (b: Binding): PolicyRule[] => {
-    const role = b.roleRef.kind === 'ClusterRole' ? clusterRoles.get(b.roleRef.name)
-      : b.kind === 'RoleBinding' && b.roleRef.kind === 'Role' ? roles.get(`${b.namespace}/${b.roleRef.name}`) : undefined;
-    return role?.rules ?? [];
+  // a missing role is an error of the binding, reported in denials and rule lists as the reference's listers word it
+  // (the kind in lower case: `clusterrole.<group> "x" not found`)
+  const missingText = (m: MissingRole) => `${m.kind.toLowerCase()}${src.group ? `.${src.group}` : ''} "${m.name}" not found`;
+  const resolve = (b: Binding): { rules: PolicyRule[]; missing?: MissingRole } => {
+    const { kind, name } = b.roleRef;
+    const role = kind === 'ClusterRole' ? clusterRoles.get(name)
+      : kind === 'Role' && b.kind === 'RoleBinding' ? roles.get(`${b.namespace}/${name}`) : undefined;
+    return role ? { rules: role.rules ?? [] } : { rules: [], missing: { kind, name } };
   };
   function* bindingsFor(user: UserInfo, namespace: string): Generator<Binding> {
     const keys = keysOf(user);
@@ -123,34 +136,45 @@ export function rbacAuthorizer(src: RbacSources): RbacAuthorizer {
     return hit ? `${hit.kind} "${hit.kind === 'ServiceAccount' ? `${hit.namespace || b.namespace}/${hit.name}` : hit.name}"` : '';
   };
 
-  function rulesOf(user: UserInfo, namespace: string): PolicyRule[] {
+  function rulesOf(user: UserInfo, namespace: string): HeldRules {
     const seen = new Set<Binding>();
-    const out: PolicyRule[] = [];
-    for (const b of bindingsFor(user, namespace)) { if (seen.has(b)) continue; seen.add(b); out.push(...rulesOfBinding(b)); }
+    const out: HeldRules = { rules: [], missing: [] };
+    for (const b of bindingsFor(user, namespace)) {
+      if (seen.has(b)) continue;
+      seen.add(b);
+      const { rules, missing } = resolve(b);
+      out.rules.push(...rules);
+      if (missing) out.missing.push(missing);
+    }
     return out;
   }
 
   return {
     ready,
     authorize(a: AuthzAttributes) {
+      const errors: string[] = [];
       for (const b of bindingsFor(a.user, a.isResourceRequest ? a.namespace : '')) {
-        for (const rule of rulesOfBinding(b)) {
+        const { rules, missing } = resolve(b);
+        if (missing) errors.push(missingText(missing));
+        for (const rule of rules) {
           if (!ruleAllows(rule, a)) continue;
           const where = b.kind === 'RoleBinding' ? `RoleBinding "${b.name}/${b.namespace}"` : `ClusterRoleBinding "${b.name}"`;
           return { decision: 'Allow' as const, reason: `RBAC: allowed by ${where} of ${b.roleRef.kind} "${b.roleRef.name}" to ${subjectText(b, a.user)}` };
         }
       }
-      return { decision: 'NoOpinion' as const, reason: '' };
+      return { decision: 'NoOpinion' as const, reason: errors.length ? `RBAC: ${aggregateText(errors)}` : '' };
     },
     rulesOf,
     rulesFor(user, namespace) {
-      const rules = rulesOf(user, namespace);
+      const { rules, missing } = rulesOf(user, namespace);
       return {
         resourceRules: rules.filter(r => r.resources?.length).map(r => ({
           verbs: r.verbs, apiGroups: r.apiGroups ?? [], resources: r.resources, ...(r.resourceNames?.length ? { resourceNames: r.resourceNames } : {}),
         })),
         nonResourceRules: rules.filter(r => r.nonResourceURLs?.length).map(r => ({ verbs: r.verbs, nonResourceURLs: r.nonResourceURLs })),
+        // as the reference: the lists hold what could be resolved, and the missing roles are an evaluation error
         incomplete: false,
+        ...(missing.length ? { evaluationError: aggregateText(missing.map(missingText)) } : {}),
       };
     },
     clusterRole: name => clusterRoles.get(name),

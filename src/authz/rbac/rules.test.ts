@@ -1,6 +1,6 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nonResourceURLMatches, resourceMatches, ruleAllows, uncovered, describeRule } from './rules.js';
+import { compactRules, nonResourceURLMatches, resourceMatches, ruleAllows, uncovered, describeRule } from './rules.js';
 import type { AuthzAttributes } from '../../api/auth.js';
 
 const req = (over: Partial<AuthzAttributes>): AuthzAttributes => ({
@@ -58,5 +58,22 @@ describe('escalation coverage', () => {
   test('rules render as the reference prints them', () => {
     assert.equal(describeRule({ verbs: ['get'], apiGroups: [''], resources: ['secrets'], resourceNames: ['a'] }),
       '{APIGroups:[""], Resources:["secrets"], ResourceNames:["a"], Verbs:["get"]}');
+  });
+});
+
+describe('compacting missing rules', () => {
+  test('rules on one group, resource and name gather their verbs; others stay as they are', () => {
+    assert.deepEqual(compactRules([
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'] },
+      { verbs: ['get'], nonResourceURLs: ['/x'] },
+      { verbs: ['list'], apiGroups: [''], resources: ['pods'] },
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+      { verbs: ['get'], apiGroups: [''], resources: ['pods'] },
+      { verbs: ['watch'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+    ]), [
+      { verbs: ['get'], nonResourceURLs: ['/x'] },
+      { verbs: ['get', 'list'], apiGroups: [''], resources: ['pods'] },
+      { verbs: ['get', 'watch'], apiGroups: [''], resources: ['pods'], resourceNames: ['a'] },
+    ]);
   });
 });

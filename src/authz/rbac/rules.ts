@@ -73,6 +73,21 @@ export function uncovered(owner: readonly PolicyRule[], requested: readonly Poli
   return missing;
 }
 
+/** rules on one group, one resource and at most one name merged into one rule with all their verbs (URL rules kept as they are) */
+export function compactRules(rules: readonly PolicyRule[]): PolicyRule[] {
+  const kept: PolicyRule[] = [];
+  const simple = new Map<string, PolicyRule>();
+  for (const r of rules) {
+    const isSimple = !r.nonResourceURLs?.length && (r.resourceNames?.length ?? 0) <= 1 && r.apiGroups?.length === 1 && r.resources?.length === 1;
+    if (!isSimple) { kept.push(r); continue; }
+    const key = JSON.stringify([r.apiGroups![0], r.resources![0], r.resourceNames?.[0] ?? null]);
+    const into = simple.get(key);
+    if (!into) simple.set(key, { ...r, verbs: [...r.verbs] });
+    else for (const v of r.verbs) if (!into.verbs.includes(v)) into.verbs.push(v);
+  }
+  return [...kept, ...simple.values()];
+}
+
 /** the reference's compact rendering of a rule in messages */
 export function describeRule(r: PolicyRule): string {
   const parts: string[] = [];
