@@ -137,6 +137,16 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   const storageApiVersion = info.storageApiVersion;
   const fromStored = async (obj: ApiObject) => (convert ? (await convert([obj], info.apiVersion, names))[0] : obj);
   const toStored = async (obj: ApiObject) => (convert ? (await convert([obj], storageApiVersion, names))[0] : obj);
+  /**
+   * The grace period a delete gives the object, as the reference's: none for a kind without graceful deletion, whatever
+   * the delete asks; for an object already being deleted, the one running unless a shorter one is asked (none when none
+   * runs); otherwise the strategy's, from the one asked.
+   */
+  const gracePeriod = (obj: ApiObject, running: number | undefined, requested: number | undefined): number => {
+    if (!strategy.gracePeriod) return 0;
+    if (running === undefined) return strategy.gracePeriod(obj, requested);
+    return running > 0 ? Math.min(requested ?? running, running) : 0;
+  };
   /** a write's strategy context; settle(stored) runs what strategies left for when the write's outcome is known */
   function writeContext(opts: { user?: StrategyContext['user']; dryRun?: boolean }) {
     const finishers: Array<(stored: boolean) => Promise<void> | void> = [];
@@ -349,17 +359,23 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         await breather();
         await admission.validate('DELETE', undefined, obj);
         const gcChanged = applyPropagation(obj, options, !!strategy.orphanDependentsByDefault);
-        const grace = options.gracePeriodSeconds ?? strategy.defaultGracePeriod?.(obj) ?? 0;
+        const m = obj.metadata;
+        const running = m.deletionTimestamp ? m.deletionGracePeriodSeconds ?? 0 : undefined;
+        const grace = gracePeriod(obj, running, options.gracePeriodSeconds);
         if (pendingFinalizers(obj) || grace > 0) {
           outcome = { obj, deleted: false };
-          const m = obj.metadata;
           // already being deleted: only a shorter grace period or another propagation policy changes anything
-          if (m.deletionTimestamp && (m.deletionGracePeriodSeconds ?? 0) <= grace)
+          if (running !== undefined && grace >= running)
             return gcChanged && !options.dryRun ? { put: await toStored(obj) } : { skip: true };
-          m.deletionTimestamp = nowTimestamp(new Date(Date.now() + grace * 1000));
+          if (running !== undefined) {
+            // a shorter grace period moves the deadline back by the difference
+            m.deletionTimestamp = nowTimestamp(new Date(Date.parse(m.deletionTimestamp!) - (running - grace) * 1000));
+          } else {
+            m.deletionTimestamp = nowTimestamp(new Date(Date.now() + grace * 1000));
+            if (strategy.generation) m.generation = (m.generation ?? 0) + 1;
+            strategy.prepareForDelete?.(obj);
+          }
           m.deletionGracePeriodSeconds = grace;
-          if (strategy.generation) m.generation = (m.generation ?? 0) + 1;
-          strategy.prepareForDelete?.(obj);
           return options.dryRun ? { skip: true } : { put: await toStored(obj) };
         }
         outcome = { obj, deleted: true };

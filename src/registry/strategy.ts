@@ -74,8 +74,9 @@ export interface Strategy<T = ApiObject> {
   afterDelete?(obj: T, ctx: StrategyContext): Promise<void> | void;
   /** a delete that removes the object at once answers with the object rather than a Status */
   returnDeletedObject?: boolean;
-  /** grace period for a delete without one in its options; undefined or 0 deletes at once */
-  defaultGracePeriod?(obj: T): number | undefined;
+  /** graceful deletion (pods alone among the built-in kinds): the grace period a delete gives the object, from the one
+   *  asked (undefined when none) and the object; kinds without it have none, whatever a delete asks (0 deletes at once) */
+  gracePeriod?(obj: T, requested: number | undefined): number;
   /** a delete without a propagation policy orphans the dependents (the older kinds' default); otherwise they go in the background */
   orphanDependentsByDefault?: boolean;
   /** a create keeps the status it is given (a Node: its agent registers it with its status), where other kinds start with none */

@@ -362,6 +362,35 @@ eachBackend('crud', h => {
     assert.equal(wrong.status, 400);
   });
 
+  test('gracePeriodSeconds means a grace period only where the reference has graceful deletion: pods on a node, still running', async () => {
+    const ns = await h.namespace();
+    const pods = `/api/v1/namespaces/${ns}/pods`;
+    // a kind without graceful deletion goes at once, whatever grace period is asked
+    assert.equal((await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('cm') })).status, 201);
+    const cm = await c().request('DELETE', `/api/v1/namespaces/${ns}/configmaps/cm?gracePeriodSeconds=30`);
+    assert.equal(cm.status, 200, cm.body);
+    assert.equal(cm.json.kind, 'Status');
+    assert.equal((await c().get(`/api/v1/namespaces/${ns}/configmaps/cm`)).status, 404);
+    // a pod no node runs, or one that has finished, has nothing to wait for
+    assert.equal((await c().request('POST', pods, { body: pod('unscheduled') })).status, 201);
+    const unscheduled = await c().request('DELETE', `${pods}/unscheduled?gracePeriodSeconds=30`);
+    assert.equal(unscheduled.status, 200, unscheduled.body);
+    assert.equal((await c().get(`${pods}/unscheduled`)).status, 404);
+    const onNode = (name: string) => ({ ...pod(name), spec: { nodeName: 'node-1', containers: [{ name: 'a', image: 'i' }] } });
+    assert.equal((await c().request('POST', pods, { body: onNode('finished') })).status, 201);
+    assert.equal((await c().request('PATCH', `${pods}/finished/status`, { body: { status: { phase: 'Succeeded' } }, contentType: 'application/merge-patch+json' })).status, 200);
+    assert.equal((await c().request('DELETE', `${pods}/finished?gracePeriodSeconds=30`)).status, 200);
+    assert.equal((await c().get(`${pods}/finished`)).status, 404);
+    // a shorter grace period for a pod already terminating moves its deadline back by the difference
+    assert.equal((await c().request('POST', pods, { body: onNode('running') })).status, 201);
+    const first = (await c().request('DELETE', `${pods}/running?gracePeriodSeconds=60`)).json.metadata;
+    const shorter = (await c().request('DELETE', `${pods}/running?gracePeriodSeconds=20`)).json.metadata;
+    assert.equal(shorter.deletionGracePeriodSeconds, 20);
+    assert.equal(Date.parse(first.deletionTimestamp) - Date.parse(shorter.deletionTimestamp), 40_000);
+    assert.equal((await c().request('DELETE', `${pods}/running?gracePeriodSeconds=0`)).status, 200);
+    assert.equal((await c().get(`${pods}/running`)).status, 404);
+  });
+
   test('namespace deletion completes through the finalizer controller', async () => {
     const ns = await h.namespace();
     assert.equal((await c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: configMap('x') })).status, 201);

@@ -72,5 +72,7 @@ export const strategy = defineStrategy<Stored<Pod>>({
   },
   validate: pod => validatePodSpec('spec', pod.spec),
   validateUpdate: (pod, old) => [...validatePodSpec('spec', pod.spec), ...validatePodSpecUpdate(pod.spec, old.spec)],
-  defaultGracePeriod: pod => (pod.spec?.nodeName ? pod.spec.terminationGracePeriodSeconds ?? 30 : 0),
+  // as the reference: the asked period or the pod's own, none for a pod never scheduled or already finished
+  gracePeriod: (pod, requested) => (!pod.spec?.nodeName || ['Succeeded', 'Failed'].includes(pod.status?.phase ?? '') ? 0
+    : requested ?? pod.spec.terminationGracePeriodSeconds ?? 30),
 });
