@@ -64,8 +64,10 @@ export const notAcceptable = (accepted: string[]) =>
   err(406, 'NotAcceptable', `only the following media types are accepted: ${accepted.join(', ')}`);
 /** a representation the endpoint offers, asked for a response it does not fit */
 export const notAcceptableFor = (message: string) => err(406, 'NotAcceptable', message);
-export const alreadyExists = (group: string, resource: string, name: string) =>
-  err(409, 'AlreadyExists', `${qualifiedResource(group, resource)} "${name}" already exists`, { name, group: group || undefined, kind: resource });
+/** beingDeleted: the object in the way is being deleted, which the reference's message says first */
+export const alreadyExists = (group: string, resource: string, name: string, beingDeleted = false) =>
+  err(409, 'AlreadyExists', `${beingDeleted ? 'object is being deleted: ' : ''}${qualifiedResource(group, resource)} "${name}" already exists`,
+    { name, group: group || undefined, kind: resource });
 export const conflict = (group: string, resource: string, name: string, why: string) =>
   err(409, 'Conflict', `Operation cannot be fulfilled on ${qualifiedResource(group, resource)} "${name}": ${why}`,
     { name, group: group || undefined, kind: resource });

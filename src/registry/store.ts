@@ -416,8 +416,14 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     await admission.validate('CREATE', obj, undefined);
     await breather();
     const key = objectKey(info, namespace, m.name!);
+    /** the name is taken: by an object being deleted, the message says so (a namespace re-created while it terminates) */
+    const taken = async (name: string, existing?: StoredObject) => {
+      const other = existing ?? await objects.get(objectKey(info, namespace, name)).catch(() => undefined);
+      return alreadyExists(info.group, info.resource, name, !!other?.obj.metadata.deletionTimestamp);
+    };
     if (opts.dryRun) {
-      if (await objects.get(key).catch(e => fail(e, m.name!))) throw alreadyExists(info.group, info.resource, m.name!);
+      const existing = await objects.get(key).catch(e => fail(e, m.name!));
+      if (existing) throw await taken(m.name!, existing);
       return obj;
     }
     const stored = await toStored(obj);
@@ -431,6 +437,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         return fromStored(stored);
       } catch (e) {
         if (generated && attempt < 8 && isStorageError(e, 'KeyExists')) { m.name = m.generateName + generateSuffix(); continue; }
+        if (isStorageError(e, 'KeyExists')) throw await taken(m.name!);
         return fail(e, m.name!);
       }
     }

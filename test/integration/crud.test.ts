@@ -255,6 +255,13 @@ eachBackend('crud', h => {
     const still = await c().get(path);
     assert.equal(still.status, 200);
     assert.ok(still.json.metadata.deletionTimestamp);
+    // its name is still taken, and the answer says by an object being deleted (dry run or not)
+    for (const query of ['', '?dryRun=All']) {
+      const again = await c().request('POST', `/api/v1/namespaces/${ns}/configmaps${query}`, { body: configMap('fin') });
+      assert.equal(again.status, 409, again.body);
+      assert.equal(again.json.reason, 'AlreadyExists');
+      assert.equal(again.json.message, 'object is being deleted: configmaps "fin" already exists');
+    }
     // no new finalizers once deletion started
     const add = await c().request('PATCH', path, { body: [{ op: 'add', path: '/metadata/finalizers/-', value: 'example.com/c' }], contentType: 'application/json-patch+json' });
     assert.equal(add.status, 422);
