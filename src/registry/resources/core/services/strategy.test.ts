@@ -40,3 +40,25 @@ test('a Service name is a DNS-1035 label: it starts with a letter, as the refere
   assert.deepEqual(nameCauses('1web'), ['metadata.name: Invalid value: "1web": a DNS-1035 label must consist of lower case alphanumeric characters or \'-\', start with an alphabetic character, and end with an alphanumeric character (e.g. \'my-name\',  or \'abc-123\', regex used for validation is \'[a-z]([-a-z0-9]*[a-z0-9])?\')']);
   assert.equal(nameCauses(`a${'b'.repeat(63)}`)[0], 'metadata.name: Invalid value: "' + `a${'b'.repeat(63)}` + '": must be no more than 63 characters');
 });
+
+test('Service validation as the reference: node ports unique per protocol, no headless node ports, no addresses on an ExternalName, appProtocol a qualified name', async () => {
+  const svc = strategyOf('', 'services');
+  const causes = async (spec: object) => (await create<Service>(svc, { spec })).causes;
+  assert.deepEqual(await causes({ type: 'NodePort', ports: [{ name: 'a', port: 80, nodePort: 30100 }, { name: 'b', port: 81, nodePort: 30100 }] }),
+    ['spec.ports[1].nodePort: Duplicate value: 30100']);
+  // one node port for the TCP and the UDP side of a port, or even of two ports, is fine
+  assert.deepEqual(await causes({ type: 'NodePort', ports: [{ name: 'a', port: 53, nodePort: 30053 }, { name: 'b', port: 54, protocol: 'UDP', nodePort: 30053 }] }), []);
+  assert.deepEqual(await causes({ type: 'NodePort', clusterIP: 'None', ports: [{ port: 80 }] }),
+    ['spec.clusterIPs[0]: Invalid value: "None": may not be set to \'None\' for NodePort services']);
+  assert.deepEqual(await causes({ type: 'LoadBalancer', clusterIP: 'None', ports: [{ port: 80 }] }),
+    ['spec.clusterIPs[0]: Invalid value: "None": may not be set to \'None\' for LoadBalancer services']);
+  assert.deepEqual(await causes({ type: 'ExternalName', externalName: 'example.com', clusterIP: '10.0.0.9', ipFamilies: ['IPv4'], ipFamilyPolicy: 'SingleStack' }), [
+    'spec.clusterIPs: Forbidden: may not be set for ExternalName services',
+    'spec.ipFamilies: Forbidden: may not be set for ExternalName services',
+    'spec.ipFamilyPolicy: Forbidden: may not be set for ExternalName services',
+  ]);
+  assert.deepEqual(await causes({ type: 'ExternalName', externalName: 'example.com' }), []);
+  const [bad] = await causes({ ports: [{ port: 80, appProtocol: 'bad proto' }] });
+  assert.match(bad, /^spec\.ports\[0\]\.appProtocol: Invalid value: "bad proto": name part must consist of alphanumeric characters/);
+  assert.deepEqual(await causes({ ports: [{ port: 80, appProtocol: 'kubernetes.io/h2c' }] }), []);
+});

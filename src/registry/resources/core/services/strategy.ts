@@ -5,7 +5,8 @@ import { invalid as invalidError } from '../../../../api/status.js';
 import { defineStrategy, type StrategyContext } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
 import {
-  type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isSet, labels, notSupported, oneOf, portNumber, portNumberOrName, required,
+  type Causes, dnsLabel, dnsSubdomain, duplicate, forbidden, invalid, isSet, labels, notSupported, oneOf, portNumber, portNumberOrName, qualifiedName,
+  required,
 } from '../../../validation/fields.js';
 import {
   AllocationError, familyOf, inRange, ipAt, ipOffset, isHeadless, needsClusterIp, needsHealthCheckPort, needsNodePorts, releaseHeld, serviceAllocators,
@@ -244,11 +245,28 @@ function validateService(svc: Svc): Causes {
     out.push(...portNumber(`${at}.port`, p?.port));
     out.push(...oneOf(`${at}.protocol`, p?.protocol, protocols));
     if (isSet(p?.targetPort)) out.push(...portNumberOrName(`${at}.targetPort`, p.targetPort));
+    if (isSet(p?.appProtocol)) out.push(...qualifiedName(`${at}.appProtocol`, String(p.appProtocol)));
     const key = `${p?.port}/${p?.protocol}`;
     if (keys.has(key)) out.push(duplicate(at, { port: p.port, protocol: p.protocol }));
     keys.add(key);
     if (p?.nodePort && (s.type === 'ClusterIP' || s.type === 'ExternalName'))
       out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${s.type}'`));
+  }
+  // a node port serves one port of a protocol: TCP and UDP may share one, two TCP ports may not
+  const nodePorts = new Set<string>();
+  for (const [i, p] of ports.entries()) {
+    if (!p?.nodePort) continue;
+    const key = `${p.nodePort}/${p.protocol}`;
+    if (nodePorts.has(key)) out.push(duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
+    nodePorts.add(key);
+  }
+  if (isHeadless(s) && (s.type === 'NodePort' || s.type === 'LoadBalancer'))
+    out.push(invalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${s.type} services`));
+  if (s.type === 'ExternalName') {
+    // an ExternalName service is a DNS alias: it has no addresses of its own
+    if ((s.clusterIPs ?? []).length || s.clusterIP) out.push(forbidden('spec.clusterIPs', 'may not be set for ExternalName services'));
+    if ((s.ipFamilies ?? []).length) out.push(forbidden('spec.ipFamilies', 'may not be set for ExternalName services'));
+    if (s.ipFamilyPolicy) out.push(forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
   }
   out.push(...oneOf('spec.sessionAffinity', s.sessionAffinity, ['ClientIP', 'None']));
   const timeout = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
