@@ -56,4 +56,28 @@ eachBackend('service allocations', h => {
     assert.match(back.body, /range is full/);
     for (const name of ['a', 'b', 'c']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
   });
+
+  test('an update keeps what a Service holds as the reference does: a port keeps its node port when its number changes, a changed clusterIP is refused', async () => {
+    const ns = await h.namespace('svc');
+    const made = await svc(ns, 'web', { type: 'NodePort', ports: [{ name: 'web', port: 80 }] });
+    assert.equal(made.status, 201, made.body);
+    const { nodePort } = made.json.spec.ports[0];
+    const path = `/api/v1/namespaces/${ns}/services/web`;
+    // the port of that name moves to 81, its node port left out (kubectl apply sends no node port)
+    const moved = await h.client().request('PUT', path, { body: { ...made.json, spec: { ...made.json.spec, ports: [{ name: 'web', port: 81, protocol: 'TCP', targetPort: 81 }] } } });
+    assert.equal(moved.status, 200, moved.body);
+    assert.deepEqual(moved.json.spec.ports.map((p: any) => [p.port, p.nodePort]), [[81, nodePort]]);
+    // the other node port of the range is still free, so nothing leaked
+    const other = await svc(ns, 'other', { type: 'NodePort', ports: [{ port: 80 }] });
+    assert.equal(other.status, 201, other.body);
+    assert.notEqual(other.json.spec.ports[0].nodePort, nodePort);
+    // an old client changes clusterIP alone: refused, not silently undone
+    const ip = made.json.spec.clusterIP;
+    const wanted = ip === '10.0.0.5' ? '10.0.0.6' : '10.0.0.5';
+    const changed = await h.client().request('PATCH', path, { body: { spec: { clusterIP: wanted } }, contentType: 'application/merge-patch+json' });
+    assert.equal(changed.status, 422, changed.body);
+    assert.match(changed.json.message, /spec\.clusterIPs\[0\]: Invalid value: \[".*"\]: may not change once set/);
+    assert.equal((await h.client().get(path)).json.spec.clusterIP, ip);
+    for (const name of ['web', 'other']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
+  });
 }, { flags });

@@ -62,3 +62,11 @@ test('Service validation as the reference: node ports unique per protocol, no he
   assert.match(bad, /^spec\.ports\[0\]\.appProtocol: Invalid value: "bad proto": name part must consist of alphanumeric characters/);
   assert.deepEqual(await causes({ ports: [{ port: 80, appProtocol: 'kubernetes.io/h2c' }] }), []);
 });
+
+test('a dual-stack Service keeps its secondary cluster IP: changing it is refused, releasing it on a downgrade is not', async () => {
+  const svc = strategyOf('', 'services');
+  const dual = (await create<Service>(svc, { spec: { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'], clusterIPs: ['10.0.0.9', 'fd00::9'], ports: [{ port: 80 }] } })).obj;
+  assert.deepEqual(await update<Service>(svc, dual, (o) => { o.spec!.clusterIPs = ['10.0.0.9', 'fd00::10']; }),
+    ['spec.clusterIPs[1]: Invalid value: ["10.0.0.9","fd00::10"]: may not change once set']);
+  assert.deepEqual(await update<Service>(svc, dual, (o) => { o.spec!.ipFamilyPolicy = 'SingleStack'; o.spec!.ipFamilies = ['IPv4']; o.spec!.clusterIPs = ['10.0.0.9']; }), []);
+});

@@ -114,7 +114,8 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
           if (!got) { out.push(invalid('spec.clusterIPs', ips, 'failed to allocate IP: range is full')); continue; }
           ips[i] = ipAt(range.cidr, got[0]);
         }
-        if (!out.length) { s.clusterIPs = ips.slice(0, s.ipFamilies?.length ?? 0); s.clusterIP = s.clusterIPs[0]; }
+        // a clusterIP that differs from the first of clusterIPs stays, for validation to refuse
+        if (!out.length) { s.clusterIPs = ips.slice(0, s.ipFamilies?.length ?? 0); s.clusterIP ||= s.clusterIPs[0]; }
       } else {
         s.clusterIP = 'None';
         s.clusterIPs = ['None'];
@@ -192,6 +193,19 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
 type Taken = Array<{ allocator: RangeAllocator; offsets: number[] }>;
 const giveBack = (taken: Taken) => Promise.all(taken.map(t => t.allocator.release(t.offsets))).then(() => {});
 
+/**
+ * clusterIP and clusterIPs of an update made as one: an old client changes clusterIP alone, which then speaks for
+ * clusterIPs (so that a change is seen and refused, not silently undone); one that leaves clusterIPs out keeps them
+ */
+function normalizeClusterIps(s: ServiceSpec, o: ServiceSpec) {
+  const same = sameJson(s.clusterIPs ?? [], o.clusterIPs ?? []);
+  if ((o.clusterIPs ?? []).length && !(s.clusterIPs ?? []).length && s.clusterIP === o.clusterIP) s.clusterIPs = o.clusterIPs;
+  else if (s.clusterIP !== o.clusterIP && same) {
+    if (s.clusterIP) s.clusterIPs = [s.clusterIP];
+    else delete s.clusterIPs;
+  }
+}
+
 /** an update that leaves out what was allocated keeps it (clients often send the spec they wrote, not the one they read) */
 function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
   if (needsClusterIp(s) && needsClusterIp(o)) {
@@ -199,12 +213,17 @@ function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
     if (!(s.ipFamilies ?? []).length && o.ipFamilies) s.ipFamilies = o.ipFamilies;
     if (!s.ipFamilyPolicy && o.ipFamilyPolicy) s.ipFamilyPolicy = o.ipFamilyPolicy;
   }
-  if (needsNodePorts(s) && needsNodePorts(o))
+  if (needsNodePorts(s) && needsNodePorts(o)) {
+    // as the reference, a port keeps the node port of the old port of its name (its number may have changed), unless
+    // another port of the update names that node port
+    const named = new Set(portsOf(s).map(p => p?.nodePort).filter(Boolean));
+    const byName = new Map(portsOf(o).filter(q => q?.nodePort).map(q => [q.name ?? '', q.nodePort]));
     for (const p of portsOf(s)) {
-      if (!p || p.nodePort) continue;
-      const was = (o.ports ?? []).find(q => q?.port === p.port && (q?.protocol ?? 'TCP') === (p.protocol ?? 'TCP'));
-      if (was?.nodePort) p.nodePort = was.nodePort;
+      if (!p || typeof p !== 'object' || p.nodePort) continue;
+      const was = byName.get(p.name ?? '');
+      if (was && !named.has(was)) p.nodePort = was;
     }
+  }
   if (needsHealthCheckPort(s) && needsHealthCheckPort(o) && !s.healthCheckNodePort && o.healthCheckNodePort) s.healthCheckNodePort = o.healthCheckNodePort;
   if (s.type === 'ExternalName') { delete s.clusterIP; delete s.clusterIPs; delete s.ipFamilies; delete s.ipFamilyPolicy; }
   if (!needsNodePorts(s)) for (const p of portsOf(s)) if (p) delete p.nodePort;
@@ -301,9 +320,11 @@ function validateService(svc: Svc): Causes {
 function validateServiceUpdate(svc: Svc, old: Svc): Causes {
   const out = validateService(svc);
   const s = svc.spec ?? {}, o = old.spec ?? {};
-  // the primary IP stays unless the service turns into, or from, an ExternalName
-  if (needsClusterIp(s) && needsClusterIp(o) && o.clusterIPs?.[0] && s.clusterIPs?.[0] !== o.clusterIPs[0])
-    out.push(invalid('spec.clusterIPs[0]', s.clusterIPs ?? [], 'may not change once set'));
+  // the IPs stay unless the service turns into, or from, an ExternalName; a secondary one may only be added or released
+  if (needsClusterIp(s) && needsClusterIp(o)) {
+    for (const [i, ip] of (o.clusterIPs ?? []).entries())
+      if (ip && (i === 0 || s.clusterIPs?.[i]) && s.clusterIPs?.[i] !== ip) out.push(invalid(`spec.clusterIPs[${i}]`, s.clusterIPs ?? [], 'may not change once set'));
+  }
   if (needsClusterIp(s) && needsClusterIp(o) && o.ipFamilies?.[0] && s.ipFamilies?.[0] !== o.ipFamilies[0])
     out.push(invalid('spec.ipFamilies[0]', s.ipFamilies?.[0] ?? '', 'may not change once set'));
   return out;
@@ -322,6 +343,7 @@ export const strategy = defineStrategy<Svc>({
   },
   async prepareForUpdate(svc, old, ctx) {
     if (svc.spec) {
+      normalizeClusterIps(svc.spec, old.spec ?? {});
       dropTypeDependentFields(svc.spec, old.spec ?? {});
       keepAllocated(svc.spec, old.spec ?? {});
     }
