@@ -80,4 +80,23 @@ eachBackend('service allocations', h => {
     assert.equal((await h.client().get(path)).json.spec.clusterIP, ip);
     for (const name of ['web', 'other']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
   });
+
+  test('a load balancer that declines node ports still holds the ones it names', async () => {
+    const ns = await h.namespace('svc');
+    const lb = await svc(ns, 'lb', { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ name: 'a', port: 80, nodePort: 30000 }, { name: 'b', port: 81 }] });
+    assert.equal(lb.status, 201, lb.body);
+    assert.deepEqual(lb.json.spec.ports.map((p: any) => p.nodePort), [30000, undefined]);
+    const taken = await svc(ns, 'np', { type: 'NodePort', ports: [{ port: 80, nodePort: 30000 }] });
+    assert.equal(taken.status, 422, taken.body);
+    assert.match(taken.json.message, /spec\.ports\[0\]\.nodePort: Invalid value: 30000: provided port is already allocated/);
+    // an update that leaves the node port out keeps it, and a deletion gives it back
+    const path = `/api/v1/namespaces/${ns}/services/lb`;
+    const kept = await h.client().request('PUT', path, { body: { ...lb.json, spec: { ...lb.json.spec, ports: [{ name: 'a', port: 80, protocol: 'TCP', targetPort: 80 }] } } });
+    assert.equal(kept.status, 200, kept.body);
+    assert.equal(kept.json.spec.ports[0].nodePort, 30000);
+    assert.equal((await h.client().request('DELETE', path)).status, 200);
+    const now = await svc(ns, 'np', { type: 'NodePort', ports: [{ port: 80, nodePort: 30000 }] });
+    assert.equal(now.status, 201, now.body);
+    assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/np`)).status, 200);
+  });
 }, { flags });

@@ -270,6 +270,9 @@ export function serviceAllocators(objects: ObjectStore, ranges: ServiceRanges): 
 }
 
 export const needsClusterIp = (s: ServiceSpec) => s.type !== 'ExternalName';
+/** a service type that has node ports: the ones it names, and new ones when it needsNodePorts */
+export const hasNodePorts = (s: ServiceSpec) => s.type === 'NodePort' || s.type === 'LoadBalancer';
+/** node ports are drawn for the ports that name none (a load balancer may decline them) */
 export const needsNodePorts = (s: ServiceSpec) => s.type === 'NodePort' || (s.type === 'LoadBalancer' && s.allocateLoadBalancerNodePorts !== false);
 export const isHeadless = (s: ServiceSpec) => s.clusterIP === 'None' || s.clusterIPs?.[0] === 'None';
 /** a load balancer that keeps traffic on the node asks the node port range for a health check port */
@@ -293,7 +296,7 @@ function held(a: ServiceAllocators, svc: Service | undefined): Map<RangeAllocato
       if (range) add(range.allocator, ipOffset(range.cidr, ip));
     }
   }
-  if (needsNodePorts(s)) {
+  if (hasNodePorts(s)) {
     const { base, size } = a.nodePorts;
     for (const p of Array.isArray(s.ports) ? s.ports : []) if (p?.nodePort && p.nodePort >= base && p.nodePort < base + size) add(a.ports, p.nodePort - base);
   }

@@ -70,3 +70,10 @@ test('a dual-stack Service keeps its secondary cluster IP: changing it is refuse
     ['spec.clusterIPs[1]: Invalid value: ["10.0.0.9","fd00::10"]: may not change once set']);
   assert.deepEqual(await update<Service>(svc, dual, (o) => { o.spec!.ipFamilyPolicy = 'SingleStack'; o.spec!.ipFamilies = ['IPv4']; o.spec!.clusterIPs = ['10.0.0.9']; }), []);
 });
+
+test('a load balancer may not expose the node agent port, as the reference refuses', async () => {
+  const svc = strategyOf('', 'services');
+  assert.deepEqual((await create<Service>(svc, { spec: { type: 'LoadBalancer', ports: [{ name: 'a', port: 80 }, { name: 'b', port: 10250 }] } })).causes,
+    ['spec.ports[1]: Invalid value: 10250: may not expose port 10250 externally since it is used by kubelet']);
+  assert.deepEqual((await create<Service>(svc, { spec: { type: 'NodePort', ports: [{ port: 10250 }] } })).causes, []);
+});

@@ -9,7 +9,8 @@ import {
   required,
 } from '../../../validation/fields.js';
 import {
-  AllocationError, familyOf, inRange, ipAt, ipOffset, isHeadless, needsClusterIp, needsHealthCheckPort, needsNodePorts, releaseHeld, serviceAllocators,
+  AllocationError, familyOf, hasNodePorts, inRange, ipAt, ipOffset, isHeadless, needsClusterIp, needsHealthCheckPort, needsNodePorts, releaseHeld,
+  serviceAllocators,
   type IpRange, type RangeAllocator, type ServiceRanges,
 } from './allocator.js';
 
@@ -17,6 +18,8 @@ const types = ['ClusterIP', 'ExternalName', 'LoadBalancer', 'NodePort'];
 const protocols = ['SCTP', 'TCP', 'UDP'];
 const families = ['IPv4', 'IPv6'];
 const familyPolicies = ['SingleStack', 'PreferDualStack', 'RequireDualStack'];
+/** the node agent's port */
+const kubeletPort = 10250;
 
 type Svc = Stored<Service>;
 
@@ -121,7 +124,7 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
         s.clusterIPs = ['None'];
       }
     }
-    if (needsNodePorts(s) && !out.length) {
+    if (hasNodePorts(s) && !out.length) {
       // within one service a node port may repeat only across protocols of the same port; ports the service names
       // itself are asked for before any is drawn, so a drawn port never takes one named further down
       const entries = [...portsOf(s).entries()].filter(([, p]) => p && typeof p === 'object');
@@ -144,7 +147,7 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
       }
       const drawFor = new Map<number, number>();   // a port number without node port: its ask
       for (const [i, p] of entries) {
-        if (p.nodePort || shared.has(p.port) || drawFor.has(p.port)) continue;
+        if (p.nodePort || shared.has(p.port) || drawFor.has(p.port) || !needsNodePorts(s)) continue;
         drawFor.set(p.port, asks.length);
         asks.push(undefined);
         askedBy.push(i);
@@ -160,7 +163,7 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
             : invalid(`spec.ports[${i}].nodePort`, portsOf(s)[i].nodePort, 'provided port is already allocated'));
         }
       }
-      if (!out.length) for (const [, p] of entries) p.nodePort ||= shared.get(p.port);
+      if (!out.length && needsNodePorts(s)) for (const [, p] of entries) p.nodePort ||= shared.get(p.port);
     }
     // the health check port comes from the node port range too, the one asked for or any free one; one the service
     // already held stays its own
@@ -213,7 +216,7 @@ function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
     if (!(s.ipFamilies ?? []).length && o.ipFamilies) s.ipFamilies = o.ipFamilies;
     if (!s.ipFamilyPolicy && o.ipFamilyPolicy) s.ipFamilyPolicy = o.ipFamilyPolicy;
   }
-  if (needsNodePorts(s) && needsNodePorts(o)) {
+  if (hasNodePorts(s) && hasNodePorts(o)) {
     // as the reference, a port keeps the node port of the old port of its name (its number may have changed), unless
     // another port of the update names that node port
     const named = new Set(portsOf(s).map(p => p?.nodePort).filter(Boolean));
@@ -226,7 +229,7 @@ function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
   }
   if (needsHealthCheckPort(s) && needsHealthCheckPort(o) && !s.healthCheckNodePort && o.healthCheckNodePort) s.healthCheckNodePort = o.healthCheckNodePort;
   if (s.type === 'ExternalName') { delete s.clusterIP; delete s.clusterIPs; delete s.ipFamilies; delete s.ipFamilyPolicy; }
-  if (!needsNodePorts(s)) for (const p of portsOf(s)) if (p) delete p.nodePort;
+  if (!hasNodePorts(s)) for (const p of portsOf(s)) if (p) delete p.nodePort;
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -279,6 +282,9 @@ function validateService(svc: Svc): Causes {
     if (nodePorts.has(key)) out.push(duplicate(`spec.ports[${i}].nodePort`, p.nodePort));
     nodePorts.add(key);
   }
+  // a workaround the reference keeps for clouds whose firewalls open a load balancer's ports on every node
+  if (s.type === 'LoadBalancer')
+    for (const [i, p] of ports.entries()) if (p?.port === kubeletPort) out.push(invalid(`spec.ports[${i}]`, p.port, `may not expose port ${kubeletPort} externally since it is used by kubelet`));
   if (isHeadless(s) && (s.type === 'NodePort' || s.type === 'LoadBalancer'))
     out.push(invalid('spec.clusterIPs[0]', 'None', `may not be set to 'None' for ${s.type} services`));
   if (s.type === 'ExternalName') {
