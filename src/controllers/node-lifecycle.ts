@@ -5,6 +5,9 @@
 // (NoSchedule and NoExecute each), True neither; a node that has never reported keeps what admission gave it.
 // Taint-based eviction: a pod on a node with NoExecute taints it does not tolerate is deleted; one that
 // tolerates them for tolerationSeconds is deleted once that time has passed since the taint was added.
+// As the reference, the NoExecute taints of the Ready condition wait on the health of the node's zone: when
+// every zone has no Ready node (one node down in a one-node cluster, or the control plane cut off from all
+// nodes) none is added and those there are lifted, and a small zone mostly not Ready gets no new ones.
 import { nowTimestamp } from '../api/meta.js';
 import { createEventRecorder } from '../client/events.js';
 import { nodeNameIndex } from '../client/informer.js';
@@ -33,6 +36,18 @@ export const nodeLifecycleController: Controller = {
     /** what the controller last heard from each node: the lease renewal and status heartbeat, and when it heard it */
     const heard = new Map<string, { lease?: string; heartbeat?: string; at: number }>();
     const lastReady = new Map<string, string | undefined>();
+    /** each node's zone and whether it counts as Ready, for the zones' disruption states */
+    const health = new Map<string, { zone: string; ready: boolean }>();
+    let disruption = disruptionOf(health.values());
+    const noteHealth = (name: string, n: Node | undefined) => {
+      if (!n || n.metadata.labels?.[`node.${ctx.names.labelDomain}/exclude-disruption`] !== undefined) health.delete(name);
+      else health.set(name, { zone: zoneKey(n, ctx.names.labelDomain), ready: readyOf(n)?.status === 'True' });
+      const next = disruptionOf(health.values());
+      if (sameDisruption(next, disruption)) return;
+      disruption = next;
+      // the zones' states decide the NoExecute taints of every node
+      for (const other of nodes.list()) taints.add(other.metadata.name!);
+    };
 
     // ---- health ----
     const monitor = startQueue(ctx, async (name) => {
@@ -49,14 +64,17 @@ export const nodeLifecycleController: Controller = {
       if (left > 0) return { requeueAfterMs: Math.min(left + 10, s.nodeMonitorPeriodMs) };
       if (ready?.status === 'Unknown') return { requeueAfterMs: s.nodeMonitorPeriodMs };
       // silent past the grace period: every condition the agent reports becomes Unknown
+      // (each by itself: one the agent never posted says so; one already Unknown is left as it is)
       const now = nowTimestamp();
-      const reason = ready ? 'NodeStatusUnknown' : 'NodeStatusNeverUpdated';
-      const message = ready ? 'Kubelet stopped posting node status.' : 'Kubelet never posted node status.';
       type NodeCondition = Condition & { lastHeartbeatTime?: string | null };
       let conditions = node.status?.conditions as NodeCondition[] | undefined;
       for (const type of agentConditions) {
         const cur = conditions?.find((c) => c.type === type);
-        conditions = setCondition(conditions, { ...cur, type, status: 'Unknown', reason, message, lastHeartbeatTime: cur?.lastHeartbeatTime ?? node.metadata.creationTimestamp } as NodeCondition, now);
+        if (cur?.status === 'Unknown') continue;
+        const unknown = cur
+          ? { ...cur, status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.' }
+          : { type, status: 'Unknown', reason: 'NodeStatusNeverUpdated', message: 'Kubelet never posted node status.', lastHeartbeatTime: node.metadata.creationTimestamp };
+        conditions = setCondition(conditions, unknown as NodeCondition, now);
       }
       try {
         await ctx.client.resource(ctx.refs.nodes).status.update({ ...node, status: { ...node.status, conditions } } as Node);
@@ -104,8 +122,11 @@ export const nodeLifecycleController: Controller = {
       const was = lastReady.get(name);
       lastReady.set(name, status);
       if (was === 'True' && status !== 'True') await markPodsNotReady(ctx, pods.byIndex('node', name));
-      const want = condTaints(node);
       const current = node.spec?.taints ?? [];
+      const gate = noExecuteGate(disruption, zoneKey(node, ctx.names.labelDomain));
+      const held = (t: Taint) => t.effect === 'NoExecute' && (t.key === notReady || t.key === unreachable)
+        && (gate === 'lift' || (gate === 'hold' && !current.some((c) => sameTaint(c, t))));
+      const want = condTaints(node).filter((t) => !held(t));
       const ours = oursFor(node);
       const kept = current.filter((t) => !ours(t) || want.some((w) => sameTaint(w, t)));
       const added = want.filter((w) => !current.some((t) => sameTaint(w, t))).map((t) => ({ ...t, timeAdded: nowTimestamp() }));
@@ -146,14 +167,25 @@ export const nodeLifecycleController: Controller = {
     const nodeEvent = (n: Node, reason: string, what: string) =>
       ctx.recorder.event({ apiVersion: 'v1', kind: 'Node', metadata: { name: n.metadata.name, uid: n.metadata.uid } }, 'Normal', reason, `Node ${n.metadata.name} event: ${what}`);
     nodes.addHandler({
-      added: (n) => { nodeEvent(n, 'RegisteredNode', `Registered Node ${n.metadata.name} in Controller`); monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
+      added: (n) => {
+        nodeEvent(n, 'RegisteredNode', `Registered Node ${n.metadata.name} in Controller`);
+        monitor.add(n.metadata.name!);
+        taints.add(n.metadata.name!);
+        noteHealth(n.metadata.name!, n);
+      },
       updated: (old, n) => {
         monitor.add(n.metadata.name!);
+        noteHealth(n.metadata.name!, n);
         taints.add(n.metadata.name!);
         const noExec = (x: Node) => JSON.stringify((x.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute'));
         if (noExec(old) !== noExec(n)) for (const p of pods.byIndex('node', n.metadata.name!)) evictions.add(keyOf(p));
       },
-      deleted: (n) => { nodeEvent(n, 'RemovingNode', `Removing Node ${n.metadata.name} from Controller`); monitor.add(n.metadata.name!); taints.add(n.metadata.name!); },
+      deleted: (n) => {
+        nodeEvent(n, 'RemovingNode', `Removing Node ${n.metadata.name} from Controller`);
+        monitor.add(n.metadata.name!);
+        taints.add(n.metadata.name!);
+        noteHealth(n.metadata.name!, undefined);
+      },
     });
     leases.addHandler({
       added: (l) => { if (l.metadata.namespace === ctx.names.nodeLeaseNamespace) monitor.add(l.metadata.name!); },
@@ -167,6 +199,53 @@ export const nodeLifecycleController: Controller = {
     });
   },
 };
+
+/** a node's zone as the reference keys it: region and zone labels, the beta ones when the GA ones are absent */
+export function zoneKey(n: Node, labelDomain: string): string {
+  const l = n.metadata.labels ?? {};
+  const zone = l[`topology.${labelDomain}/zone`] ?? l[`failure-domain.beta.${labelDomain}/zone`] ?? '';
+  const region = l[`topology.${labelDomain}/region`] ?? l[`failure-domain.beta.${labelDomain}/region`] ?? '';
+  return region || zone ? `${region}:\0:${zone}` : '';
+}
+
+export type ZoneState = 'Normal' | 'PartialDisruption' | 'FullDisruption';
+
+/** the reference's defaults of --unhealthy-zone-threshold and --large-cluster-size-threshold */
+const unhealthyZoneThreshold = 0.55;
+const largeClusterSizeThreshold = 50;
+
+/** each zone's state by how many of its nodes are Ready, and its size */
+export interface Disruption { zones: Map<string, { state: ZoneState; size: number }>; allFull: boolean }
+
+export function disruptionOf(nodes: Iterable<{ zone: string; ready: boolean }>): Disruption {
+  const counts = new Map<string, { ready: number; notReady: number }>();
+  for (const n of nodes) {
+    const c = counts.get(n.zone) ?? { ready: 0, notReady: 0 };
+    if (n.ready) c.ready++; else c.notReady++;
+    counts.set(n.zone, c);
+  }
+  const zones = new Map<string, { state: ZoneState; size: number }>();
+  for (const [zone, c] of counts) {
+    const size = c.ready + c.notReady;
+    const state: ZoneState = c.ready === 0 ? 'FullDisruption'
+      : c.notReady > 2 && c.notReady / size >= unhealthyZoneThreshold ? 'PartialDisruption' : 'Normal';
+    zones.set(zone, { state, size });
+  }
+  return { zones, allFull: zones.size > 0 && [...zones.values()].every((z) => z.state === 'FullDisruption') };
+}
+
+const sameDisruption = (a: Disruption, b: Disruption) => a.allFull === b.allFull && a.zones.size === b.zones.size
+  && [...a.zones].every(([k, z]) => b.zones.get(k)?.state === z.state && (z.state !== 'PartialDisruption' || b.zones.get(k)?.size === z.size));
+
+/**
+ * What becomes of the NoExecute taints of the Ready condition in a zone: added (`allow`); none added, those there
+ * kept (`hold`: a zone of at most 50 nodes in partial disruption); all lifted (`lift`: every zone fully disrupted).
+ */
+export function noExecuteGate(d: Disruption, zone: string): 'allow' | 'hold' | 'lift' {
+  if (d.allFull) return 'lift';
+  const z = d.zones.get(zone);
+  return z?.state === 'PartialDisruption' && z.size <= largeClusterSizeThreshold ? 'hold' : 'allow';
+}
 
 /**
  * How long a pod may stay on a node with these NoExecute taints: 0 when one is not tolerated (or the time is

@@ -2,6 +2,8 @@
 // period passes without a Lease renewal or status, gets the unreachable taints, its pods are marked not ready
 // and evicted when their toleration runs out; deleting the node collects its pods. An agent stopped
 // gracefully marks its node Unknown itself, without the wait. Durations are shortened by flags.
+// As the reference, NoExecute taints (and so evictions) need a zone with a Ready node: a cluster whose every
+// node is down evicts nothing; the first describe keeps one steady node Ready for that reason.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,13 +26,16 @@ describe('node lifecycle', () => {
   let client: Client;
   let root: string;
   let agent: ChildProcess | undefined;
+  let steady: { stop(): Promise<void> } | undefined;
   before(async () => {
     server = await startTestServer({ flags: [`--node-monitor-grace-period=${graceSeconds}s`, '--node-monitor-period=500ms'] });
     client = await clientFromFile(server.kubeconfig);
     root = mkdtempSync(join(tmpdir(), 'node-lifecycle-'));
+    steady = await startFakeAgent(server, root, 'steady');
   });
   after(async () => {
     agent?.kill('SIGKILL');
+    await steady?.stop();
     client.close();
     await server.close();
     rmSync(root, { recursive: true, force: true });
@@ -95,9 +100,7 @@ describe('node lifecycle', () => {
   });
 
   test('a graceful stop marks the node Unknown at once, which gives the unreachable taints', async () => {
-    const { options } = await parseAgentOptions([`--clusterconfig=${server.kubeconfig}`, '--runtime=fake', '--hostname-override=gentle',
-      `--root-dir=${join(root, 'gentle')}`, '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`]);
-    const gentle = await runAgent(options, { info() {}, warn() {} });
+    const gentle = await startFakeAgent(server, root, 'gentle');
     await waitFor('the node Ready', async () => ready(await client.resource(nodes).get('gentle'))?.status === 'True');
     await waitFor('no taints', async () => taintsOf(await client.resource(nodes).get('gentle')).length === 0);
     await gentle.stop();
@@ -106,5 +109,63 @@ describe('node lifecycle', () => {
       return taintsOf(x).join(',') === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(',') && x;
     }, 60_000, 50);
     assert.equal(ready(n).status, 'Unknown');
+  });
+});
+
+/** a node agent in fake mode, in this process */
+async function startFakeAgent(server: TestServer, root: string, name: string) {
+  const { options } = await parseAgentOptions([`--clusterconfig=${server.kubeconfig}`, '--runtime=fake', `--hostname-override=${name}`,
+    `--root-dir=${join(root, name)}`, '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`]);
+  return runAgent(options, { info() {}, warn() {} });
+}
+
+describe('node lifecycle when no node is Ready', () => {
+  let server: TestServer;
+  let client: Client;
+  let root: string;
+  let helper: { stop(): Promise<void> } | undefined;
+  before(async () => {
+    server = await startTestServer({ flags: [`--node-monitor-grace-period=${graceSeconds}s`, '--node-monitor-period=500ms'] });
+    client = await clientFromFile(server.kubeconfig);
+    root = mkdtempSync(join(tmpdir(), 'node-lifecycle-'));
+  });
+  after(async () => {
+    await helper?.stop();
+    client.close();
+    await server.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  test('the only node going silent gets no NoExecute taint and its pods stay; a Ready node joining brings the eviction', async () => {
+    const key = (k: string) => `node.${server.names.labelDomain}/${k}`;
+    const taintsOf = (n: any) => (n.spec?.taints ?? []).map((t: any) => `${t.key}:${t.effect}`).sort().join(',');
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    // a node made by hand: it reports Ready once and never again
+    const lonely = await client.resource(nodes).create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'lonely' } });
+    await client.resource(nodes).status.update({ ...lonely, status: { conditions: [
+      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready', lastHeartbeatTime: now, lastTransitionTime: now },
+    ] } });
+    const podClient = client.resource(pods, 'default');
+    await podClient.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stays' }, spec: {
+      nodeName: 'lonely', containers: [{ name: 'c', image: 'x:1' }],
+      tolerations: [{ key: key('unreachable'), operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 1 }],
+    } });
+
+    const silent = await waitFor('lonely Unknown with the unreachable NoSchedule taint', async () => {
+      const n = await client.resource(nodes).get('lonely');
+      return n.status.conditions.find((c: any) => c.type === 'Ready')?.status === 'Unknown' && taintsOf(n).includes(`${key('unreachable')}:NoSchedule`) && n;
+    }, 60_000, 50);
+    // the conditions it never posted say so; the one it did says it stopped
+    const conditions = Object.fromEntries(silent.status.conditions.map((c: any) => [c.type, c.reason]));
+    assert.deepEqual(conditions, { Ready: 'NodeStatusUnknown', MemoryPressure: 'NodeStatusNeverUpdated', DiskPressure: 'NodeStatusNeverUpdated', PIDPressure: 'NodeStatusNeverUpdated' });
+    assert.equal(taintsOf(silent), `${key('unreachable')}:NoSchedule`, 'every node is down: no NoExecute taint');
+    const stays = await podClient.get('stays');
+    assert.equal(stays.metadata.deletionTimestamp, undefined);
+
+    // one Ready node elsewhere: the silent one is unreachable, not the control plane; its pod goes after its 1 s
+    helper = await startFakeAgent(server, root, 'helper');
+    await waitFor('the NoExecute taint', async () => taintsOf(await client.resource(nodes).get('lonely'))
+      === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(','), 60_000, 50);
+    await waitFor('the pod evicted', async () => (await podClient.get('stays')).metadata.deletionTimestamp !== undefined, 60_000, 50);
   });
 });
