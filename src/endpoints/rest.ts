@@ -16,6 +16,8 @@ import { admission, type Scope } from './scope.js';
 import { applyManager, decodeAppliedYaml, applyPatch, applyPatchType, patchTypes, writeOptions } from './write.js';
 import { proxy } from './proxy.js';
 import { representationFor, sendOne } from './read.js';
+import { negotiate, parseAccept } from './negotiation.js';
+import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { columnsOf, parseIncludeObject, toTable, withName } from './table.js';
 
 export interface RestDeps {
@@ -27,9 +29,28 @@ export interface RestDeps {
 
 const isStatus = (o: object): o is Status => (o as { kind?: unknown }).kind === 'Status';
 
-function send(ctx: RequestContext, result: object, code: number) {
+function send(ctx: RequestContext, scope: Scope, result: object, code: number) {
+  const bytes = protobufOf(ctx, scope, result);
+  if (bytes) return sendText(ctx, isStatus(result) ? result.code : code, bytes, scope.names.protobufMediaType);
   if (isStatus(result)) return sendStatus(ctx, result);
   sendObject(ctx, code, result);
+}
+
+/**
+ * A handler's result in protobuf when the client prefers that form and the result's kind has one (a Scale, a Status, a
+ * TokenRequest, a review), as the reference answers; else undefined, and the result goes as JSON
+ */
+function protobufOf(ctx: RequestContext, scope: Scope, result: object): Buffer | undefined {
+  const codec = loadedProtobufCodec();
+  const { apiVersion, kind } = result as { apiVersion?: unknown; kind?: unknown };
+  if (!codec || typeof apiVersion !== 'string' || typeof kind !== 'string' || !codec.hasProtobufForm(apiVersion, kind)) return undefined;
+  if (negotiate(parseAccept(ctx.headers.accept), scope.names, { protobuf: true, yaml: true })?.kind !== 'protobuf') return undefined;
+  try {
+    return codec.encodeObject(result as Record<string, unknown>);
+  } catch (e) {
+    if (e instanceof codec.ProtobufEncodeError) return undefined;
+    throw e;
+  }
 }
 
 /**
@@ -38,9 +59,9 @@ function send(ctx: RequestContext, result: object, code: number) {
  * has them (`kubectl get --subresource=scale`), else JSON.
  */
 function sendRead(ctx: RequestContext, scope: Scope, result: object) {
-  if (isStatus(result)) return sendStatus(ctx, result);
+  if (isStatus(result)) return send(ctx, scope, result, result.code);
   const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
-  if (sub && !sub.columns) return sendObject(ctx, 200, result);
+  if (sub && !sub.columns) return send(ctx, scope, result, 200);
   const rep = representationFor(ctx, scope);
   const { items, metadata } = result as { items?: ApiObject[]; metadata?: Record<string, unknown> };
   if (rep.kind === 'table') {
@@ -49,8 +70,9 @@ function sendRead(ctx: RequestContext, scope: Scope, result: object) {
     const cols = sub ? withName(sub.columns) : columnsOf(scope.info);
     return sendObject(ctx, 200, toTable(scope.info, items ?? [result as ApiObject], listMeta, include, scope.names, rep.version, cols), rep.contentType);
   }
-  if (sub) return sendObject(ctx, 200, result);
+  if (sub) return send(ctx, scope, result, 200);
   if (!items) return sendOne(ctx, scope, rep, result as ApiObject, 200);
+  if (rep.kind === 'protobuf') return send(ctx, scope, result, 200);
   sendObject(ctx, 200, result, rep.kind === 'yaml' ? rep.contentType : 'application/json');
 }
 
@@ -90,25 +112,25 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
       if (handler.get) return sendRead(ctx, scope, await handler.get(req));
       break;
     case 'POST':
-      if (handler.create) return send(ctx, await handler.create(req, typedBody(scope, (await readObject(ctx, scope.names)).value)), 201);
+      if (handler.create) return send(ctx, scope, await handler.create(req, typedBody(scope, (await readObject(ctx, scope.names)).value)), 201);
       break;
     case 'PUT':
       if (handler.update) {
         const value = typedBody(scope, (await readObject(ctx, scope.names)).value);
-        return send(ctx, await handler.update(req, () => value), 200);
+        return send(ctx, scope, await handler.update(req, () => value), 200);
       }
       break;
     case 'PATCH':
       if (mediaType(ctx) === applyPatchType && handler.apply) {
         const text = (await readBody(ctx)).toString('utf8');
         const applied = text.trimStart().startsWith('{') ? parseJson(text) : await decodeAppliedYaml(ctx, text);
-        return send(ctx, await handler.apply(req, applied, { manager: applyManager(ctx, scope), force: queryFlag(ctx.query.get('force')) }), 200);
+        return send(ctx, scope, await handler.apply(req, applied, { manager: applyManager(ctx, scope), force: queryFlag(ctx.query.get('force')) }), 200);
       }
       if (handler.update) {
         const type = mediaType(ctx);
         if (!patchTypes.includes(type)) throw unsupportedMediaType(handler.apply ? [...patchTypes, applyPatchType] : patchTypes);
         const doc = parseJson((await readBody(ctx)).toString('utf8'));
-        return send(ctx, await handler.update(req, current => typedPatchResult(scope, applyPatch(type, current, doc, undefined))), 200);
+        return send(ctx, scope, await handler.update(req, current => typedPatchResult(scope, applyPatch(type, current, doc, undefined))), 200);
       }
       break;
   }

@@ -655,6 +655,10 @@ const messages: Record<string, Fields> = {
   'apps.ControllerRevision': { ...objectMetaFields, data: '2 RawExtension', revision: '3 *int64' },
 
   // ── autoscaling v1 and v2 ────────────────────────────────────────────────────────────────────
+  // the scale subresource's kind (autoscaling/v1 for every resource with a scale subresource)
+  'hpa1.Scale': { ...objectMetaFields, spec: '2 hpa1.ScaleSpec', status: '3 hpa1.ScaleStatus' },
+  'hpa1.ScaleSpec': { replicas: '1 int32' },
+  'hpa1.ScaleStatus': { replicas: '1 *int32', selector: '2 string' },
   'hpa1.HorizontalPodAutoscaler': {
     ...objectMetaFields, spec: '2 hpa1.HorizontalPodAutoscalerSpec', status: '3 hpa1.HorizontalPodAutoscalerStatus',
   },
@@ -918,6 +922,7 @@ const kinds: Record<string, string> = {
   'apps/v1/ReplicaSet': 'apps.ReplicaSet', 'apps/v1/StatefulSet': 'apps.StatefulSet', 'apps/v1/DaemonSet': 'apps.DaemonSet',
   'apps/v1/ControllerRevision': 'apps.ControllerRevision',
   'autoscaling/v1/HorizontalPodAutoscaler': 'hpa1.HorizontalPodAutoscaler', 'autoscaling/v2/HorizontalPodAutoscaler': 'hpa.HorizontalPodAutoscaler',
+  'autoscaling/v1/Scale': 'hpa1.Scale',
   'networking/v1/NetworkPolicy': 'net.NetworkPolicy', 'networking/v1/IngressClass': 'net.IngressClass',
   'discovery/v1/EndpointSlice': 'disc.EndpointSlice', 'coordination/v1/Lease': 'coord.Lease', 'storage/v1/StorageClass': 'storage.StorageClass',
   'v1/Status': 'meta.Status', 'v1/DeleteOptions': 'meta.DeleteOptions', 'meta/v1/DeleteOptions': 'meta.DeleteOptions',
@@ -953,7 +958,7 @@ const kinds: Record<string, string> = {
 
 /** kinds that are never stored, so have no list form */
 const unlisted = new Set([
-  'Status', 'DeleteOptions', 'Eviction', 'Binding', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
+  'Status', 'DeleteOptions', 'Scale', 'Eviction', 'Binding', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
   'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview',
 ]);
 

@@ -1,0 +1,100 @@
+// The protobuf media type beyond plain reads and writes of stored kinds, as the reference serves it to client-go
+// clients (controllers send `Accept: <protobuf>, application/json` and protobuf bodies): subresources (scale, binding,
+// eviction, token requests), reviews and never-stored lists answer in protobuf, and a Scale is taken in protobuf.
+// The few wire facts needed are written out by hand here (field numbers of the reference's generated.proto files).
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { decodeEnvelope, protobufToJson } from '../../src/api/protobuf/codec.js';
+import { createClient, type Client, type Reply } from './client.js';
+
+/** a length-delimited field (lengths here stay under 128 bytes) */
+const field = (n: number, bytes: Buffer | string) => {
+  const b = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+  assert.ok(b.length < 128);
+  return Buffer.concat([Buffer.from([(n << 3) | 2, b.length]), b]);
+};
+const varint = (n: number, v: number) => Buffer.from([n << 3, v]);
+/** the runtime.Unknown envelope: "k8s\0", typeMeta = 1 (apiVersion = 1, kind = 2), raw = 2 */
+const envelope = (apiVersion: string, kind: string, raw: Buffer) =>
+  Buffer.concat([Buffer.from('k8s\0'), field(1, Buffer.concat([field(1, apiVersion), field(2, kind)])), field(2, raw)]);
+
+describe('protobuf: subresources, reviews and never-stored lists', () => {
+  let server: TestServer;
+  let c: Client;
+  let pb: string;
+  const preferred = () => `${pb}, application/json`;
+
+  before(async () => {
+    server = await startTestServer({ flags: ['--controller-manager=false', '--scheduler=false'] });
+    c = createClient(server);
+    pb = server.names.protobufMediaType;
+  });
+  after(async () => { c?.close(); await server?.close(); });
+
+  const fromProtobuf = (r: Reply): any => {
+    assert.equal(r.headers['content-type'], pb, `answered in ${r.headers['content-type']}: ${r.body.slice(0, 300)}`);
+    const env = decodeEnvelope(r.raw, server.names);
+    return protobufToJson(env.raw, env.apiVersion, env.kind);
+  };
+
+  test('a Scale is read and written in protobuf', async () => {
+    const deployment = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    const path = '/apis/apps/v1/namespaces/default/deployments/web/scale';
+    assert.equal((await c.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment })).status, 201);
+
+    const read = fromProtobuf(await c.get(path, { accept: preferred() }));
+    assert.equal(read.kind, 'Scale');
+    assert.equal(read.apiVersion, 'autoscaling/v1');
+    assert.equal(read.spec.replicas, 1);
+    assert.equal(read.status.selector, 'app=web');
+
+    // Scale: metadata = 1 (name = 1, namespace = 3), spec = 2 (replicas = 1)
+    const body = envelope('autoscaling/v1', 'Scale', Buffer.concat([
+      field(1, Buffer.concat([field(1, 'web'), field(3, 'default')])), field(2, varint(1, 3)),
+    ]));
+    const written = await c.request('PUT', path, { body, contentType: pb, headers: { accept: preferred() } });
+    assert.equal(written.status, 200, written.body);
+    assert.equal(fromProtobuf(written).spec.replicas, 3);
+    assert.equal((await c.get('/apis/apps/v1/namespaces/default/deployments/web')).json.spec.replicas, 3);
+    // JSON first stays JSON
+    assert.equal((await c.get(path, { accept: `application/json, ${pb}` })).json.kind, 'Scale');
+  });
+
+  test('binding and eviction answer with a protobuf Status; a token request and a review with their kind', async () => {
+    await c.request('POST', '/api/v1/nodes', { body: { apiVersion: 'v1', kind: 'Node', metadata: { name: 'n1' } } });
+    const pod = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'nginx' }] } };
+    assert.equal((await c.request('POST', '/api/v1/namespaces/default/pods', { body: pod })).status, 201);
+    const binding = { apiVersion: 'v1', kind: 'Binding', metadata: { name: 'p' }, target: { kind: 'Node', name: 'n1' } };
+    const bound = await c.request('POST', '/api/v1/namespaces/default/pods/p/binding', { body: binding, headers: { accept: preferred() } });
+    assert.equal(bound.status, 201);
+    assert.deepEqual(fromProtobuf(bound), { apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Success', code: 201 });
+
+    const eviction = { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p' } };
+    const evicted = await c.request('POST', '/api/v1/namespaces/default/pods/p/eviction', { body: eviction, headers: { accept: preferred() } });
+    assert.equal(evicted.status, 201);
+    assert.equal(fromProtobuf(evicted).status, 'Success');
+
+    await c.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } } });
+    const request = { apiVersion: server.names.group('authentication') + '/v1', kind: 'TokenRequest', spec: { audiences: ['a'] } };
+    const token = await c.request('POST', '/api/v1/namespaces/default/serviceaccounts/sa/token', { body: request, headers: { accept: preferred() } });
+    assert.equal(token.status, 201, token.body);
+    const issued = fromProtobuf(token);
+    assert.equal(issued.kind, 'TokenRequest');
+    assert.match(issued.status.token, /^ey/);
+
+    const review = { apiVersion: `${server.names.group('authorization')}/v1`, kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } };
+    const reviewed = await c.request('POST', `/apis/${server.names.group('authorization')}/v1/selfsubjectaccessreviews`, { body: review, headers: { accept: preferred() } });
+    assert.equal(fromProtobuf(reviewed).status.allowed, true);
+
+  });
+
+  test('a never-stored list (component statuses) answers in protobuf', async () => {
+    const list = fromProtobuf(await c.get('/api/v1/componentstatuses', { accept: preferred() }));
+    assert.equal(list.kind, 'ComponentStatusList');
+    assert.ok(list.items.length > 0);
+  });
+});
