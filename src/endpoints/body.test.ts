@@ -2,6 +2,7 @@ import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkDecodedValue, decodeYaml, jsonNestsDeeper, largeBodyBytes, maxNestingDepth, parseJson, parseYamlObject } from './body.js';
 import { loadYamlCodecs } from '../util/yaml.js';
+import { decodeYamlOffThread } from '../util/yaml-thread.js';
 import { ApiError } from '../api/status.js';
 
 before(() => loadYamlCodecs());
@@ -41,10 +42,21 @@ test('a large YAML body decodes on the decoding thread to what the loop would de
     assert.equal(offThread, await codeOf(Promise.resolve().then(() => parseYamlObject(bad))));
     assert.match(String(offThread), /^400 /);
   }
-  // aliases that expand past the text's size are refused after the thread hands the value back
+  // aliases that expand past the text's size are refused on the thread
   const lines = [pad, 'a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
   for (let i = 1; i < 7; i++) lines.push(`a${i}: &a${i} [${Array(10).fill(`*a${i - 1}`).join(', ')}]`);
   assert.match(String(await codeOf(decodeYaml(lines.join('\n')))), /^400 .*aliases/);
+  assert.deepEqual(await decodeYamlOffThread(lines.join('\n'), maxNestingDepth, false, lines.join('\n').length), { beyond: 'values' });
+});
+
+test('aliases chained 100,000 deep are refused on the decoding thread: the value is never copied to the server\'s thread', async () => {
+  // the decoder's own depth bound does not follow aliases; copying such a value between threads held the loop a second
+  const chain = `a: &a0 [x]\n${Array.from({ length: 100_000 }, (_, i) => `a${i + 1}: &a${i + 1} [*a${i}]`).join('\n')}\n`;
+  assert.ok(chain.length >= largeBodyBytes);
+  const result = await decodeYamlOffThread(chain, maxNestingDepth, false, chain.length + 16);
+  assert.deepEqual(Object.keys(result), ['beyond'], 'the thread refuses the value rather than hand it over');
+  assert.equal('beyond' in result && result.beyond, 'depth');
+  await assert.rejects(decodeYaml(chain), (e: ApiError) => e.code === 400 && /nested more than 1000 levels/.test(String(e.status.message)));
 });
 
 test('YAML decoding grows linearly with the number of keys', () => {

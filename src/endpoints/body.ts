@@ -6,6 +6,7 @@ import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
 import { decodeYamlOffThread } from '../util/yaml-thread.js';
+import { valueBeyond, type ValueBound } from '../util/value-bounds.js';
 import type { Readable } from 'node:stream';
 
 import { ApiError, badRequest, timeout, tooLarge, unsupportedMediaType } from '../api/status.js';
@@ -110,16 +111,12 @@ export function nestsDeeper(value: unknown, limit: number): boolean {
  * in many places) holding no more values than `maxValues`.
  */
 export function checkDecodedValue(value: unknown, maxValues = Infinity, limit = maxNestingDepth): void {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  let seen = 0;
-  while (stack.length) {
-    const [v, depth] = stack.pop()!;
-    if (++seen > maxValues) throw badRequest('error decoding the request body: YAML aliases expand the document beyond its size');
-    if (v === null || typeof v !== 'object') continue;
-    if (depth >= limit) throw tooDeep();
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]); else seen++;
-  }
+  const bound = valueBeyond(value, maxValues, limit);
+  if (bound) throw beyondError(bound);
 }
+
+const beyondError = (bound: ValueBound): ApiError =>
+  bound === 'values' ? badRequest('error decoding the request body: YAML aliases expand the document beyond its size') : tooDeep();
 
 /** parses JSON text, refusing excessive nesting first; a syntax error is a 400 with the parser's position */
 export function parseJson(text: string): unknown {
@@ -161,10 +158,12 @@ export const largeBodyBytes = 256 * 1024;
 export async function decodeYaml(text: string, lastKeyWins = false): Promise<unknown> {
   if (text.length < largeBodyBytes) return parseYamlObject(text, lastKeyWins);
   // the thread ends only on a document it could not hold (its heap is bounded): that is the document's fault
-  const result = await decodeYamlOffThread(text, maxNestingDepth, lastKeyWins).catch((e: Error) => ({ error: e.message }));
+  // the thread checks the value's bounds before handing it over: copying a value nested 100,000 deep (through aliases)
+  // into this thread alone would hold the loop for a second
+  const result = await decodeYamlOffThread(text, maxNestingDepth, lastKeyWins, text.length + 16).catch((e: Error) => ({ error: e.message }));
   if ('error' in result) throw yamlError(result.error);
+  if ('beyond' in result) throw beyondError(result.beyond);
   await yieldToLoop();
-  checkDecodedValue(result.value, text.length + 16);
   return result.value;
 }
 

@@ -3,12 +3,16 @@
 import { parentPort } from 'node:worker_threads';
 import jsYaml from 'js-yaml';
 import type { YamlThreadRequest, YamlThreadResult } from './yaml-thread.js';
+import { valueBeyond } from './value-bounds.js';
 
 const port = parentPort!;
-port.on('message', ({ id, text, maxDepth, lastKeyWins }: YamlThreadRequest) => {
+port.on('message', ({ id, text, maxDepth, lastKeyWins, maxValues }: YamlThreadRequest) => {
   let result: YamlThreadResult;
   try {
-    result = { value: jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, maxDepth, json: lastKeyWins } as Parameters<typeof jsYaml.load>[1]) };
+    const value = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, maxDepth, json: lastKeyWins } as Parameters<typeof jsYaml.load>[1]);
+    // checked here, so that a value past the bounds is never copied to the server's thread
+    const beyond = valueBeyond(value, maxValues, maxDepth);
+    result = beyond ? { beyond } : { value };
   } catch (e) {
     result = { error: (e as Error).message ?? String(e) };
   }

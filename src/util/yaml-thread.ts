@@ -4,10 +4,11 @@
 // structured clone keeps aliases shared, as the decoder made them); a thread that dies fails what it held, and the
 // next body starts another.
 import { Worker } from 'node:worker_threads';
+import type { ValueBound } from './value-bounds.js';
 
-/** the decoded value, or the decoder's error message */
-export type YamlThreadResult = { value: unknown } | { error: string };
-export interface YamlThreadRequest { id: number; text: string; maxDepth: number; lastKeyWins: boolean }
+/** the decoded value, the decoder's error message, or the bound the decoded value passes (it is then not sent) */
+export type YamlThreadResult = { value: unknown } | { error: string } | { beyond: ValueBound };
+export interface YamlThreadRequest { id: number; text: string; maxDepth: number; lastKeyWins: boolean; maxValues: number }
 
 interface Waiting { resolve(r: YamlThreadResult): void; reject(e: Error): void }
 
@@ -37,13 +38,16 @@ function yamlThread(): Worker {
   return (thread = t);
 }
 
-/** decodes one YAML document on the decoding thread */
-export function decodeYamlOffThread(text: string, maxDepth: number, lastKeyWins = false): Promise<YamlThreadResult> {
+/**
+ * decodes one YAML document on the decoding thread; a value nested deeper than `maxDepth` (through aliases, which the
+ * decoder's own bound does not follow) or holding more than `maxValues` values is refused there
+ */
+export function decodeYamlOffThread(text: string, maxDepth: number, lastKeyWins = false, maxValues = Infinity): Promise<YamlThreadResult> {
   const t = yamlThread();
   const id = nextId++;
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject });
     t.ref();
-    t.postMessage({ id, text, maxDepth, lastKeyWins } satisfies YamlThreadRequest);
+    t.postMessage({ id, text, maxDepth, lastKeyWins, maxValues } satisfies YamlThreadRequest);
   });
 }
