@@ -127,6 +127,33 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     assert.equal(bobAsks.status, 403);
   });
 
+  test('access reviews are validated as the reference: a local review stays in its namespace and on resources', async () => {
+    const authz = '/apis/authorization.cluster.io/v1';
+    const local = (body: unknown) => as(admin, 'POST', `${authz}/namespaces/team/localsubjectaccessreviews`, { body });
+    const elsewhere = await local({ spec: { user: 'alice', resourceAttributes: { namespace: 'other', verb: 'get', resource: 'pods' } } });
+    assert.equal(elsewhere.status, 422, elsewhere.body);
+    assert.equal(elsewhere.json.message, 'LocalSubjectAccessReview.authorization.cluster.io "" is invalid: spec.resourceAttributes.namespace: Invalid value: "other": must match metadata.namespace');
+    assert.deepEqual(elsewhere.json.details.causes, [{ reason: 'FieldValueInvalid', message: 'Invalid value: "other": must match metadata.namespace', field: 'spec.resourceAttributes.namespace' }]);
+    // every problem at once
+    const noNamespaceNoUser = await local({ spec: { resourceAttributes: { verb: 'get', resource: 'pods' } } });
+    assert.equal(noNamespaceNoUser.status, 422);
+    assert.equal(noNamespaceNoUser.json.message, 'LocalSubjectAccessReview.authorization.cluster.io "" is invalid: [spec.user: Invalid value: "": at least one of user or group must be specified, spec.resourceAttributes.namespace: Invalid value: "": must match metadata.namespace]');
+    const paths = await local({ spec: { user: 'alice', nonResourceAttributes: { path: '/metrics', verb: 'get' } } });
+    assert.equal(paths.status, 422);
+    assert.equal(paths.json.message, 'LocalSubjectAccessReview.authorization.cluster.io "" is invalid: spec.nonResourceAttributes: Invalid value: authorization.NonResourceAttributes{Path:"/metrics", Verb:"get"}: disallowed on this kind of request');
+    const otherMetadata = await local({ metadata: { namespace: 'other' }, spec: { user: 'alice', resourceAttributes: { namespace: 'team', verb: 'get', resource: 'pods' } } });
+    assert.equal(otherMetadata.status, 400);
+    assert.equal(otherMetadata.json.message, 'the namespace of the provided object does not match the namespace sent on the request');
+    const ok = await local({ spec: { user: 'alice', resourceAttributes: { namespace: 'team', verb: 'get', resource: 'pods' } } });
+    assert.equal(ok.status, 201, ok.body);
+    assert.equal(ok.json.status.allowed, true);
+    const both = await as(admin, 'POST', `${authz}/subjectaccessreviews`, { body: {
+      spec: { user: 'alice', resourceAttributes: { verb: 'get', resource: 'pods' }, nonResourceAttributes: { path: '/metrics', verb: 'get' } } } });
+    assert.equal(both.status, 422);
+    assert.deepEqual(both.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes',
+      message: 'Invalid value: authorization.NonResourceAttributes{Path:"/metrics", Verb:"get"}: cannot be specified in combination with resourceAttributes' }]);
+  });
+
   test('escalation prevention: roles and bindings grant only what the writer holds, unless escalate or bind', async () => {
     // bob may manage roles and bindings in team, but holds nothing else there
     await role('Role', 'rbac-manager', [{ apiGroups: [rbac], resources: ['roles', 'rolebindings'], verbs: ['create', 'update', 'get'] }], 'team');

@@ -20,6 +20,9 @@ export function review<T extends { spec?: unknown; status?: unknown }>(answer: (
       if (obj.kind !== undefined && obj.kind !== info.kind) throw badRequest(`the kind in the body (${obj.kind}) does not match the kind on the URL (${info.kind})`);
       if (obj.apiVersion !== undefined && obj.apiVersion !== info.apiVersion)
         throw badRequest(`the API version in the data (${obj.apiVersion}) does not match the expected API version (${info.apiVersion})`);
+      // as every create: an object naming another namespace than its URL is refused
+      const bodyNamespace = (obj.metadata as { namespace?: unknown } | undefined)?.namespace;
+      if (namespace && bodyNamespace && bodyNamespace !== namespace) throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
       const spec = obj.spec ?? {};
       const status = await answer(req, { ...obj, spec } as T);
       const metadata = { ...(obj.metadata ?? {}), creationTimestamp: null, ...(namespace ? { namespace } : {}) };

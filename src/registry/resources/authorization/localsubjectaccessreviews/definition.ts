@@ -1,19 +1,23 @@
 // authorization/v1 LocalSubjectAccessReview: a SubjectAccessReview about one namespace, asked in that namespace.
 import type { LocalSubjectAccessReview } from '../../../../api/types/authorization-v1.js';
 import * as s from '../../../../api/schemas/authorization-v1.js';
-import { badRequest } from '../../../../api/status.js';
+import { fieldCause } from '../../../../api/status.js';
 import { createOnly, define, only } from '../../define.js';
 import { review } from '../../review.js';
-import { requireOneAttributeSet, subjectReview } from '../access.js';
+import { goNonResource, refuseInvalid, subjectReview, subjectSpecCauses } from '../access.js';
 
 export const definition = define<LocalSubjectAccessReview>({
   group: 'authorization', domainGroup: true, verbs: createOnly, resource: 'localsubjectaccessreviews', kind: 'LocalSubjectAccessReview',
   namespaced: true, versions: only('v1', s.localSubjectAccessReview),
+  // as the reference validates it: the review is about the namespace it is asked in, and about resources only
   rest: review<LocalSubjectAccessReview>(async (req, r) => {
-    requireOneAttributeSet(req, r.spec);
-    if (!r.spec.resourceAttributes) throw badRequest('localsubjectaccessreviews must have resourceAttributes');
-    const ns = r.spec.resourceAttributes.namespace ?? '';
-    if (ns !== req.namespace) throw badRequest(`spec.resourceAttributes.namespace must match namespace: ${req.namespace}`);
+    const { resourceAttributes: ra, nonResourceAttributes: nra } = r.spec;
+    refuseInvalid(req, [
+      ...subjectSpecCauses(r.spec),
+      ...(ra && (ra.namespace ?? '') !== req.namespace
+        ? [fieldCause('FieldValueInvalid', 'spec.resourceAttributes.namespace', `Invalid value: ${JSON.stringify(ra.namespace ?? '')}: must match metadata.namespace`)] : []),
+      ...(nra ? [fieldCause('FieldValueInvalid', 'spec.nonResourceAttributes', `Invalid value: ${goNonResource(nra)}: disallowed on this kind of request`)] : []),
+    ]);
     return subjectReview(req, r);
   }),
 });
