@@ -46,6 +46,9 @@ describe('RBAC authorizer', () => {
     assert.equal(z.authorize(attrs('system:serviceaccount:ns:bot', [], { verb: 'list', name: '' })).decision, 'Allow');
     assert.equal(z.authorize(attrs('system:serviceaccount:other:bot', [], { verb: 'list', name: '' })).decision, 'NoOpinion');
     assert.equal(z.authorize(attrs('ann', [])).reason, 'RBAC: allowed by RoleBinding "ann/ns" of ClusterRole "pods-reader" to User "ann"');
+    // a service account is named "name/namespace", as the reference describes it
+    assert.equal(z.authorize(attrs('system:serviceaccount:ns:bot', [], { verb: 'list', name: '' })).reason,
+      'RBAC: allowed by RoleBinding "sa/ns" of Role "local" to ServiceAccount "bot/ns"');
 
     // a changed role and a deleted binding take effect at once
     cr.emit('MODIFIED', { metadata: { name: 'pods-reader' }, rules: [] } as ApiObject);

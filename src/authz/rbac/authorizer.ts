@@ -133,7 +133,7 @@ export function rbacAuthorizer(src: RbacSources): RbacAuthorizer {
   }
   const subjectText = (b: Binding, user: UserInfo) => {
     const hit = b.subjects.find(s => { const k = subjectKey(s, b.namespace); return k && keysOf(user).includes(k); });
-    return hit ? `${hit.kind} "${hit.kind === 'ServiceAccount' ? `${hit.namespace || b.namespace}/${hit.name}` : hit.name}"` : '';
+    return hit ? `${hit.kind} "${hit.kind === 'ServiceAccount' ? `${hit.name}/${hit.namespace || b.namespace}` : hit.name}"` : '';
   };
 
   function rulesOf(user: UserInfo, namespace: string): HeldRules {
