@@ -48,5 +48,7 @@ export function webhookAuthorizer(names: Naming, c: WebhookAuthorizerConfig, now
       cache.set(key, answer, answer.decision === 'Allow' ? c.authorizedTtlMs : c.unauthorizedTtlMs);
       return answer;
     },
+    // a remote service cannot list what a user may do: the rules review says so as the reference words it
+    rulesFor: () => ({ resourceRules: [], nonResourceRules: [], incomplete: true, evaluationError: 'webhook authorizer does not support user rule resolution' }),
   };
 }

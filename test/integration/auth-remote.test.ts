@@ -147,6 +147,12 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const n = authzHook.requests.length;
     assert.equal((await as(hookUser, 'GET', '/version')).status, 200);
     assert.equal(authzHook.requests.length, n);
+    // the webhook cannot list rules: the review has RBAC's and says the list may be incomplete, in the reference's words
+    const rules = await as(hookUser, 'POST', '/apis/authorization.cluster.io/v1/selfsubjectrulesreviews', { body: { spec: { namespace: 'default' } } });
+    assert.equal(rules.status, 201, rules.body);
+    assert.equal(rules.json.status.incomplete, true);
+    assert.equal(rules.json.status.evaluationError, 'webhook authorizer does not support user rule resolution');
+    assert.ok(rules.json.status.nonResourceRules.some((r: any) => r.nonResourceURLs.includes('/version')), 'RBAC rules are still listed');
   });
 
   test('authorization webhook that fails: a 500 when nothing else allows, as the reference answers (not a refusal), and an evaluation error in reviews', async () => {
