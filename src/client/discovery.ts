@@ -37,7 +37,12 @@ export interface Discovery {
   find(arg: string): ApiResourceInfo | undefined;
   /** the resource serving objects of this apiVersion and kind */
   forKind(apiVersion: string, kind: string): ApiResourceInfo | undefined;
+  /** group versions whose resources could not be learnt (an aggregated API the server cannot reach: its discovery is
+   *  stale), each with why, as the reference's client says it; their resources are left out of `resources` */
+  failed: DiscoveryFailure[];
 }
+
+export interface DiscoveryFailure { groupVersion: string; message: string }
 
 const discoveryVersions = ['v2', 'v2beta1'];
 
@@ -66,7 +71,7 @@ export async function discover(client: Client): Promise<Discovery> {
   return legacyDiscovery(client, core, named);
 }
 
-interface GroupResources { group: ApiGroupInfo; byVersion: Map<string, Omit<ApiResourceInfo, 'preferred'>[]> }
+interface GroupResources { group: ApiGroupInfo; byVersion: Map<string, Omit<ApiResourceInfo, 'preferred'>[]>; stale?: Set<string> }
 
 function fromAggregated(item: any): GroupResources {
   const name = item?.metadata?.name ?? '';
@@ -80,7 +85,8 @@ function fromAggregated(item: any): GroupResources {
       subresources: (r.subresources ?? []).map((s: any) => s.subresource),
     })));
   }
-  return { group: { name, versions, preferredVersion: versions[0] ?? '' }, byVersion };
+  const stale = new Set<string>((item.versions ?? []).filter((v: any) => v.freshness === 'Stale').map((v: any) => v.version));
+  return { group: { name, versions, preferredVersion: versions[0] ?? '' }, byVersion, stale };
 }
 
 /** a server without aggregated discovery: the group list, then one request per group version */
@@ -113,9 +119,14 @@ async function legacyDiscovery(client: Client, core: any, named: any): Promise<D
 function build(names: Naming, all: GroupResources[]): Discovery {
   const groups = all.map((g) => g.group);
   const resources: ApiResourceInfo[] = [];
-  for (const { group, byVersion } of all) {
+  const failed: DiscoveryFailure[] = [];
+  for (const { group, byVersion, stale } of all) {
     const order = [group.preferredVersion, ...group.versions.filter((v) => v !== group.preferredVersion)];
-    for (const v of order) for (const r of byVersion.get(v) ?? []) resources.push({ ...r, preferred: v === group.preferredVersion });
+    for (const v of order) {
+      const groupVersion = group.name ? `${group.name}/${v}` : v;
+      if (stale?.has(v)) failed.push({ groupVersion, message: `stale GroupVersion discovery: ${groupVersion}` });
+      else for (const r of byVersion.get(v) ?? []) resources.push({ ...r, preferred: v === group.preferredVersion });
+    }
   }
   const find = (arg: string): ApiResourceInfo | undefined => {
     const lower = arg.toLowerCase();
@@ -140,7 +151,7 @@ function build(names: Naming, all: GroupResources[]): Discovery {
   const rank = (r: ApiResourceInfo, name: string) =>
     (r.resource === name ? 0 : r.singular === name ? 1 : r.shortNames.includes(name) ? 2 : 3) * 10 + (r.preferred ? 0 : 1) * 4 + (r.group === '' ? 0 : 1);
   return {
-    names, groups, resources, find,
+    names, groups, resources, find, failed,
     forKind(apiVersion, kind) {
       const i = apiVersion.lastIndexOf('/');
       const group = i < 0 ? '' : apiVersion.slice(0, i);
@@ -153,9 +164,11 @@ function build(names: Naming, all: GroupResources[]): Discovery {
 /** a resource as the controllers use it: one of the preferred version of its group */
 export type DiscoveredResource = ApiResourceInfo;
 
-/** the resources of every group, each in its group's preferred version (subresources left out) */
-export async function discoverResources(client: Client): Promise<DiscoveredResource[]> {
-  return (await discover(client)).resources.filter((r) => r.preferred);
+/** the resources of every group, each in its group's preferred version (subresources left out), and the group
+ *  versions that could not be learnt */
+export async function discoverResources(client: Client): Promise<{ resources: DiscoveredResource[]; failed: DiscoveryFailure[] }> {
+  const d = await discover(client);
+  return { resources: d.resources.filter((r) => r.preferred), failed: d.failed };
 }
 
 /** the naming of the server's API domain, as its discovery answer tells */

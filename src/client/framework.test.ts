@@ -194,7 +194,8 @@ describe('controller framework', () => {
   });
 
   test('discovery lists the preferred version of every resource', async () => {
-    const all = await discoverResources(client);
+    const { resources: all, failed } = await discoverResources(client);
+    assert.deepEqual(failed, []);
     const deployments = all.find((r) => r.resource === 'deployments');
     assert.deepEqual([deployments?.group, deployments?.version, deployments?.kind, deployments?.namespaced, deployments?.preferred],
       ['apps', 'v1', 'Deployment', true, true]);

@@ -3,7 +3,7 @@ import type { Naming } from '../api/naming.js';
 import type { Client } from '../client/rest-client.js';
 import type { InformerFactory } from '../client/informer.js';
 import type { EventRecorder } from '../client/events.js';
-import type { DiscoveredResource } from '../client/discovery.js';
+import type { DiscoveredResource, DiscoveryFailure } from '../client/discovery.js';
 import type { QueueObserver, WorkQueue } from '../client/workqueue.js';
 import type { Refs } from './types.js';
 
@@ -76,8 +76,11 @@ export interface ControllerContext {
   /** resolves once the informers this controller asked for while starting have listed */
   synced: Promise<void>;
   settings: ControllerSettings;
-  /** the server's resources (discovery, shared between controllers and read again at most every few seconds) */
-  discover(): Promise<DiscoveredResource[]>;
+  /** the server's resources (discovery, shared between controllers and read again at most every few seconds, or when
+   *  the one at hand began before `notBefore`, a time in ms) */
+  discover(notBefore?: number): Promise<DiscoveredResource[]>;
+  /** the group versions that same discovery could not learn (an aggregated API the server cannot reach) */
+  discoveryFailures(notBefore?: number): Promise<DiscoveryFailure[]>;
   /** what the controller's work queue tells, for metrics; absent when nothing collects them */
   observeQueue?: (name: string, queue: () => WorkQueue<string>) => QueueObserver;
 }

@@ -96,15 +96,17 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
       : () => o.client.withLimits({ qps: o.kubeApiQps, burst: o.kubeApiBurst });
     const readiness: Promise<void>[] = [];
     // discovery, shared by the controllers that need it (and read again at most every few seconds)
-    let discovered: { at: number; list: Promise<DiscoveredResource[]> } | undefined;
-    const discover = () => {
-      if (!discovered || Date.now() - discovered.at > discoveryTtlMs) {
+    let discovered: { at: number; list: ReturnType<typeof discoverResources> } | undefined;
+    const discovery = (notBefore = Date.now() - discoveryTtlMs) => {
+      if (!discovered || discovered.at < notBefore) {
         const list = discoverResources(o.client);
         discovered = { at: Date.now(), list };
         list.catch(() => { if (discovered?.list === list) discovered = undefined; });
       }
       return discovered.list;
     };
+    const discover = async (notBefore?: number) => (await discovery(notBefore)).resources;
+    const discoveryFailures = async (notBefore?: number) => (await discovery(notBefore)).failed;
     // a controller whose resources the server does not serve (--runtime-config) is not started, as in the reference
     const served = new Set((await discover()).map((r) => `${r.group}/${r.version}/${r.resource}`));
     // stopped while discovering: nothing may start, since an aborted signal never calls its listeners again
@@ -130,7 +132,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
       });
       synced.catch(() => {});
       const ctx: ControllerContext = {
-        name: c.name, client, informers: own, refs, names, signal, log: o.log, synced, discover, settings,
+        name: c.name, client, informers: own, refs, names, signal, log: o.log, synced, discover, discoveryFailures, settings,
         workers: o.concurrency[c.name] ?? 1, observeQueue: o.observeQueue,
         // the reference's controllers name no host in their events (source is the component alone)
         recorder: createEventRecorder(client, { names, component, log: (m) => o.log.warn(m) }),

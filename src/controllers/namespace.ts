@@ -2,7 +2,7 @@
 // (a collection at a time where the resource allows it), the namespace's status says what remains, and
 // when nothing does, the namespace's own finalizer is removed through `finalize`, so the namespace goes.
 import { nowTimestamp } from '../api/meta.js';
-import type { DiscoveredResource } from '../client/discovery.js';
+import type { DiscoveredResource, DiscoveryFailure } from '../client/discovery.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import { setCondition, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
@@ -23,7 +23,8 @@ export const namespaceController: Controller = {
       const ns = namespaces.get(name);
       if (!ns || !terminating(ns)) return;
       const remaining = await deleteContent(ctx, name);
-      if (remaining.resources.length) {
+      // a group whose resources could not be learnt may hold content: the namespace waits for it, as the reference
+      if (remaining.resources.length || remaining.undiscovered.length) {
         await setStatus(ctx, ns, remaining);
         return { requeueAfterMs: recheckMs };
       }
@@ -39,12 +40,14 @@ export const namespaceController: Controller = {
   },
 };
 
-interface Remaining { resources: string[]; finalizers: Map<string, number>; failures: string[] }
+interface Remaining { resources: string[]; finalizers: Map<string, number>; failures: string[]; undiscovered: DiscoveryFailure[] }
 
 /** deletes what the namespace holds; returns what is still there */
 async function deleteContent(ctx: ControllerContext, namespace: string): Promise<Remaining> {
-  const all = await ctx.discover();
-  const remaining: Remaining = { resources: [], finalizers: new Map(), failures: [] };
+  // a discovery begun after this sync: an API added or gone unreachable since the last one is not missed before finalizing
+  const started = Date.now();
+  const [all, undiscovered] = await Promise.all([ctx.discover(started), ctx.discoveryFailures(started)]);
+  const remaining: Remaining = { resources: [], finalizers: new Map(), failures: [], undiscovered };
   const deletable = all.filter((r) => r.namespaced && r.verbs.includes('delete') && r.verbs.includes('list'));
   await Promise.all(deletable.map(async (r: DiscoveredResource) => {
     const resource = ctx.client.resource(r, namespace);
@@ -97,8 +100,10 @@ function deletionConditions(ns: Namespace, r: Remaining): Condition[] | undefine
   const now = nowTimestamp();
   const finalizers = [...r.finalizers].map(([f, n]) => `${f} in ${n} resource instances`).sort();
   const table: Array<{ type: string; on: boolean; reasonOn: string; messageOn: string; reasonOff: string; messageOff: string }> = [
-    // discovery failing fails the whole sync here, so whatever reaches the status was discovered and parsed
-    { type: 'NamespaceDeletionDiscoveryFailure', on: false, reasonOn: 'DiscoveryFailed', messageOn: '',
+    // discovery failing altogether fails the whole sync here; a group it could not learn is said, as the reference's client says it
+    { type: 'NamespaceDeletionDiscoveryFailure', on: r.undiscovered.length > 0, reasonOn: 'DiscoveryFailed',
+      messageOn: `Discovery failed for some groups, ${r.undiscovered.length} failing: unable to retrieve the complete list of server APIs: ${
+        r.undiscovered.map((f) => `${f.groupVersion}: ${f.message}`).sort().join(', ')}`,
       reasonOff: 'ResourcesDiscovered', messageOff: 'All resources successfully discovered' },
     { type: 'NamespaceDeletionGroupVersionParsingFailure', on: false, reasonOn: 'GroupVersionParsingFailed', messageOn: '',
       reasonOff: 'ParsedGroupVersions', messageOff: 'All legacy kube types successfully parsed' },

@@ -1,0 +1,44 @@
+// Namespace deletion against a real server with its controller manager: what the namespace's status says while
+// it cannot finish, and that it finishes once what held it is gone.
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestServer, type TestServer } from '../../src/testing.js';
+import { clientFromFile, type Client } from '../../src/client/rest-client.js';
+import { waitFor } from '../support/wait.js';
+
+const namespacesRef = { group: '', version: 'v1', resource: 'namespaces' };
+const condition = (ns: any, type: string) => (ns.status?.conditions ?? []).find((c: any) => c.type === type);
+
+describe('namespace deletion', () => {
+  let server: TestServer;
+  let client: Client;
+  before(async () => {
+    server = await startTestServer({ apiServiceCheckIntervalMs: 100 });
+    client = await clientFromFile(server.kubeconfig);
+  });
+  after(async () => { client?.close(); await server?.close(); });
+
+  test('an aggregated API the server cannot reach holds a deleted namespace, with the reference\'s discovery failure condition, until it goes', async () => {
+    const apiServices = client.resource({ group: server.names.group('apiregistration'), version: 'v1', resource: 'apiservices' });
+    await apiServices.create({ metadata: { name: 'v1beta1.unreachable.example.com' }, spec: {
+      group: 'unreachable.example.com', version: 'v1beta1', groupPriorityMinimum: 100, versionPriority: 100, insecureSkipTLSVerify: true,
+      service: { namespace: 'default', name: 'nothing', port: 443 },
+    } });
+    await waitFor('the API service unavailable', async () => (await apiServices.get('v1beta1.unreachable.example.com')).status?.conditions
+      ?.some((c: any) => c.type === 'Available' && c.status === 'False'));
+    const namespaces = client.resource(namespacesRef);
+    await namespaces.create({ metadata: { name: 'behind-unreachable' } });
+    await namespaces.delete('behind-unreachable');
+    // its content may live in that API: the namespace waits, and says why
+    const ns = await waitFor('the discovery failure condition', async () => {
+      const n = await namespaces.get('behind-unreachable');
+      return condition(n, 'NamespaceDeletionDiscoveryFailure')?.status === 'True' && n;
+    });
+    assert.deepEqual(condition(ns, 'NamespaceDeletionDiscoveryFailure'), { ...condition(ns, 'NamespaceDeletionDiscoveryFailure'), reason: 'DiscoveryFailed',
+      message: 'Discovery failed for some groups, 1 failing: unable to retrieve the complete list of server APIs: unreachable.example.com/v1beta1: stale GroupVersion discovery: unreachable.example.com/v1beta1' });
+    assert.equal(condition(ns, 'NamespaceContentRemaining')?.status, 'False');
+    assert.equal(ns.status.phase, 'Terminating');
+    await apiServices.delete('v1beta1.unreachable.example.com');
+    await waitFor('the namespace gone', () => namespaces.get('behind-unreachable').then(() => false, () => true));
+  });
+});
