@@ -41,4 +41,25 @@ describe('namespace deletion', () => {
     await apiServices.delete('v1beta1.unreachable.example.com');
     await waitFor('the namespace gone', () => namespaces.get('behind-unreachable').then(() => false, () => true));
   });
+
+  test('a namespace created with finalizers of its own, or an empty list, has the server\'s too: its content goes, then it waits on /finalize', async () => {
+    const namespaces = client.resource(namespacesRef);
+    const vendor = server.names.vendor;
+    const empty = await namespaces.create({ metadata: { name: 'empty-finalizers' }, spec: { finalizers: [] } });
+    assert.deepEqual(empty.spec.finalizers, [vendor]);
+    const own = await namespaces.create({ metadata: { name: 'own-finalizer' }, spec: { finalizers: ['example.com/custom'] } });
+    assert.deepEqual(own.spec.finalizers, ['example.com/custom', vendor]);
+    const configMaps = client.resource({ group: '', version: 'v1', resource: 'configmaps' }, 'own-finalizer');
+    await configMaps.create({ metadata: { name: 'content' } });
+    await namespaces.delete('own-finalizer');
+    // the server's finalizer goes once the content is gone; the namespace's own stays until its owner removes it
+    const waiting = await waitFor('the server\'s finalizer removed', async () => {
+      const n = await namespaces.get('own-finalizer');
+      return !n.spec.finalizers.includes(vendor) && n;
+    });
+    assert.deepEqual(waiting.spec.finalizers, ['example.com/custom']);
+    await assert.rejects(configMaps.get('content'), /not found/);
+    await client.request({ method: 'PUT', path: '/api/v1/namespaces/own-finalizer/finalize', body: { ...waiting, spec: { finalizers: [] } } });
+    await waitFor('the namespace gone', () => namespaces.get('own-finalizer').then(() => false, () => true));
+  });
 });

@@ -21,7 +21,9 @@ export const strategy = defineStrategy<Ns>({
   defaults(ns, { names }) { if (ns.metadata.name) nameLabel(ns, names); },
   prepareForCreate(ns, ctx) {
     ns.status = { phase: 'Active' };
-    ns.spec = { ...(ns.spec ?? {}), finalizers: ns.spec?.finalizers ?? [ctx.names.vendor] };
+    // the server's own finalizer, whatever others the namespace is created with: its content is always removed first
+    const finalizers = ns.spec?.finalizers ?? [];
+    ns.spec = { ...(ns.spec ?? {}), finalizers: finalizers.includes(ctx.names.vendor) ? finalizers : [...finalizers, ctx.names.vendor] };
     nameLabel(ns, ctx.names);
   },
   prepareForUpdate(ns, old, ctx) {
