@@ -8,6 +8,7 @@ import type { Controller, ControllerContext } from './context.js';
 import { endpointHostname, headless, managedService, podAddresses, podHasEndpoint, targetPort, watchServicePods } from './service-pods.js';
 import type { EndpointAddress, EndpointSubset, Endpoints, Pod, Service } from './types.js';
 import { compareStrings } from '../util/order.js';
+import { triggerTimes } from './trigger-time.js';
 
 /** at most this many addresses in one Endpoints object; the rest are left out and the object says so */
 const maxAddresses = 1000;
@@ -17,11 +18,13 @@ export const endpointsController: Controller = {
   component: 'endpoint-controller',
   start(ctx) {
     const endpoints = ctx.informers.informer(ctx.refs.endpoints);
+    const triggers = triggerTimes();
     const { services, selected, queue } = watchServicePods(ctx, async (key) => {
       const [namespace, name] = splitKey(key);
       const service = services.get(key);
       const client = ctx.client.resource(ctx.refs.endpoints, namespace);
       if (!service) {
+        triggers.forget(key);
         // the Service is gone; Endpoints of a Service that never had a selector are someone else's, but
         // without a Service they describe nothing, as the reference does
         if (endpoints.get(key)) await client.delete(name).catch(ignoreNotFound);
@@ -29,8 +32,10 @@ export const endpointsController: Controller = {
       }
       if (!managedService(service)) return;
       const current = endpoints.get(key);
-      const desired = desiredEndpoints(ctx, service, selected(service), current?.metadata.annotations);
-      if (current && same(current, desired)) return;
+      const pods = selected(service);
+      const trigger = triggers.compute(key, service, pods);
+      const desired = desiredEndpoints(ctx, service, pods, current?.metadata.annotations, trigger);
+      if (current && same(ctx, current, desired)) return;
       try {
         if (current) await client.update({ ...desired, metadata: { ...current.metadata, labels: desired.metadata.labels, annotations: desired.metadata.annotations } });
         else await client.create(desired);
@@ -50,9 +55,11 @@ export const endpointsController: Controller = {
 };
 
 const overCapacityAnnotation = (ctx: ControllerContext) => `endpoints.${ctx.names.labelDomain}/over-capacity`;
+/** when the change that made the endpoints what they are happened; a change of it alone is no reason to write */
+export const triggerTimeAnnotation = (ctx: Pick<ControllerContext, 'names'>) => `endpoints.${ctx.names.labelDomain}/last-change-trigger-time`;
 export const headlessLabel = (ctx: Pick<ControllerContext, 'names'>) => `service.${ctx.names.labelDomain}/headless`;
 
-function desiredEndpoints(ctx: ControllerContext, service: Service, pods: Pod[], annotations: Record<string, string> = {}): Endpoints {
+function desiredEndpoints(ctx: ControllerContext, service: Service, pods: Pod[], annotations: Record<string, string> = {}, trigger?: string): Endpoints {
   const byAddress = new Map<string, { address: EndpointAddress; ready: boolean; ports: Map<string, { name?: string; port: number; protocol: 'TCP' | 'UDP' | 'SCTP'; appProtocol?: string }> }>();
   const family = service.spec?.ipFamilies?.[0] ?? 'IPv4';
   const include = !!service.spec?.publishNotReadyAddresses;
@@ -93,8 +100,9 @@ function desiredEndpoints(ctx: ControllerContext, service: Service, pods: Pod[],
   const labels: Record<string, string> = { ...(service.metadata.labels ?? {}) };
   if (headless(service)) labels[headlessLabel(ctx)] = '';
   else delete labels[headlessLabel(ctx)];
-  // others' annotations stay; ours says whether addresses were left out
-  const { [overCapacityAnnotation(ctx)]: _, ...kept } = annotations;
+  // others' annotations stay; ours say whether addresses were left out and when the change that made them happened
+  const { [overCapacityAnnotation(ctx)]: _, [triggerTimeAnnotation(ctx)]: __, ...others } = annotations;
+  const kept = trigger ? { ...others, [triggerTimeAnnotation(ctx)]: trigger } : others;
   return {
     apiVersion: 'v1', kind: 'Endpoints',
     metadata: {
@@ -105,12 +113,13 @@ function desiredEndpoints(ctx: ControllerContext, service: Service, pods: Pod[],
   };
 }
 
-function same(current: Endpoints, desired: Endpoints): boolean {
+function same(ctx: ControllerContext, current: Endpoints, desired: Endpoints): boolean {
+  const annotations = (e: Endpoints) => { const { [triggerTimeAnnotation(ctx)]: _, ...rest } = e.metadata.annotations ?? {}; return canonicalJson(rest); };
   const strip = (subsets: EndpointSubset[] | undefined) => canonicalJson((subsets ?? []).map((s) => ({
     addresses: s.addresses?.length ? s.addresses : undefined, notReadyAddresses: s.notReadyAddresses?.length ? s.notReadyAddresses : undefined,
     ports: s.ports?.length ? s.ports : undefined,
   })));
   return strip(current.subsets) === strip(desired.subsets)
     && canonicalJson(current.metadata.labels ?? {}) === canonicalJson(desired.metadata.labels ?? {})
-    && canonicalJson(current.metadata.annotations ?? {}) === canonicalJson(desired.metadata.annotations ?? {});
+    && annotations(current) === annotations(desired);
 }

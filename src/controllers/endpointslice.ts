@@ -8,7 +8,8 @@ import type { SharedInformer } from '../client/informer.js';
 import type { SyncResult } from '../client/workqueue.js';
 import { canonicalJson, ignoreNotFound, splitKey } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
-import { headlessLabel } from './endpoints.js';
+import { headlessLabel, triggerTimeAnnotation } from './endpoints.js';
+import { triggerTimes } from './trigger-time.js';
 import { endpointConditions, endpointHostname, headless, managedService, podAddresses, podHasEndpoint, targetPort, watchServicePods } from './service-pods.js';
 import type { EndpointSlice, Node, OwnerReference, Pod, Service, SliceEndpoint, SlicePort } from './types.js';
 import { compareStrings } from '../util/order.js';
@@ -25,17 +26,21 @@ export const endpointSliceController: Controller = {
     const slices = ctx.informers.informer(ctx.refs.endpointSlices);
     const nodes = ctx.informers.informer(ctx.refs.nodes);
     const writer = sliceWriter(ctx, slices, managedBy);
+    const triggers = triggerTimes();
 
     const { services, selected, queue } = watchServicePods(ctx, async (key) => {
       if (!writer.caughtUp(key)) return { requeueAfterMs: 50 };
       const service = services.get(key);
+      if (!service) triggers.forget(key);
       const owned = writer.owned(key).filter((s) => !service || s.metadata.ownerReferences?.some((r) => r.uid === service.metadata.uid));
       // the garbage collector removes what a deleted Service owned; a Service that lost its selector keeps none
       if (!service) return;
       if (!managedService(service)) return writer.write(key, { create: [], update: [], remove: owned });
       const labels = sliceLabels(ctx, service, serviceNameLabel, writer.managedByLabel, managedBy);
-      const { families, groups } = podGroups(service, selected(service), (n) => nodes.get(n), ctx);
+      const pods = selected(service);
+      const { families, groups } = podGroups(service, pods, (n) => nodes.get(n), ctx);
       const plan = planSlices(groups, owned, { labels }, ctx.settings.maxEndpointsPerSlice, ctx, families[0]);
+      stampTriggerTime(plan, triggerTimeAnnotation(ctx), triggers.compute(key, service, pods));
       return writer.write(key, plan, { apiVersion: 'v1', kind: 'Service', name: service.metadata.name!, uid: service.metadata.uid!, controller: true, blockOwnerDeletion: true });
     });
     writer.onForeignChange((k) => queue.add(k));
@@ -114,6 +119,15 @@ export function sliceWriter(ctx: ControllerContext, slices: SharedInformer<Endpo
       }
     },
   };
+}
+
+/** the slices a plan writes say when the change that made them happened (or nothing, when no change is known) */
+function stampTriggerTime(plan: Plan, annotation: string, trigger: string | undefined) {
+  for (const s of [...plan.create, ...plan.update]) {
+    const { [annotation]: _, ...rest } = s.metadata.annotations ?? {};
+    const annotations = trigger ? { ...rest, [annotation]: trigger } : rest;
+    s.metadata = { ...s.metadata, annotations: Object.keys(annotations).length ? annotations : undefined };
+  }
 }
 
 const zoneOf = (n: Node | undefined, ctx: Pick<ControllerContext, 'names'>) => n?.metadata.labels?.[`topology.${ctx.names.labelDomain}/zone`];

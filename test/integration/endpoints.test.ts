@@ -100,6 +100,24 @@ describe('endpoints', () => {
     await until(async () => (await c.get(`${ns}/endpoints/db`)).status === 404, 'the endpoints of db to go');
   });
 
+  test('Endpoints and EndpointSlices carry the time of the change that made them: a pod turning ready', async () => {
+    const annotation = `endpoints.${server.names.labelDomain}/last-change-trigger-time`;
+    const svc = await created(`${ns}/services`, { metadata: { name: 'timed' }, spec: { selector: { app: 'timed' }, ports: [{ port: 80 }] } });
+    // the first Endpoints stem from the Service's creation
+    await until(async () => (await endpoints('timed'))?.metadata?.annotations?.[annotation] !== undefined, 'the first endpoints of timed');
+    assert.equal(Date.parse((await endpoints('timed')).metadata.annotations[annotation]), Date.parse(svc.metadata.creationTimestamp));
+    const pod = await created(`${ns}/pods`, { metadata: { name: 'timed-1', labels: { app: 'timed' } }, spec: { nodeName: 'n1', containers: [{ name: 'c', image: 'x:1' }] } });
+    const readySince = '2030-01-02T03:04:05Z';
+    const r = await c.request('PUT', `${ns}/pods/timed-1/status`, { body: { ...pod, status: {
+      phase: 'Running', podIP: '10.1.3.1', podIPs: [{ ip: '10.1.3.1' }], conditions: [{ type: 'Ready', status: 'True', lastTransitionTime: readySince }],
+    } } });
+    assert.equal(r.status, 200, r.body);
+    await until(async () => (await endpoints('timed')).subsets?.[0]?.addresses?.length === 1, 'timed-1 in the endpoints');
+    assert.equal((await endpoints('timed')).metadata.annotations[annotation], readySince);
+    await until(async () => (await sliceEndpoints('timed')).length === 1, 'timed-1 in the slices');
+    assert.equal((await slices('timed'))[0].metadata.annotations?.[annotation], readySince);
+  });
+
   test('a Service without pods keeps one empty slice', async () => {
     await created(`${ns}/services`, { metadata: { name: 'empty' }, spec: { selector: { app: 'none' }, ports: [{ port: 80 }] } });
     await until(async () => (await slices('empty')).length === 1, 'the placeholder slice');
