@@ -99,4 +99,18 @@ eachBackend('service allocations', h => {
     assert.equal(now.status, 201, now.body);
     assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/np`)).status, 200);
   });
+
+  test('a Service that requires both IP families is refused on a single-stack cluster, unless it is headless without selector', async () => {
+    const ns = await h.namespace('svc');
+    const dual = await svc(ns, 'dual', { ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80 }] });
+    assert.equal(dual.status, 422, dual.body);
+    assert.equal(dual.json.message, 'Service "dual" is invalid: spec.ipFamilyPolicy: Invalid value: "RequireDualStack": this cluster is not configured for dual-stack services');
+    const headless = await svc(ns, 'headless', { clusterIP: 'None', ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80 }] });
+    assert.equal(headless.status, 201, headless.body);
+    assert.deepEqual(headless.json.spec.ipFamilies, ['IPv4', 'IPv6']);
+    const prefer = await svc(ns, 'prefer', { ipFamilyPolicy: 'PreferDualStack', ports: [{ port: 80 }] });
+    assert.equal(prefer.status, 201, prefer.body);
+    assert.deepEqual(prefer.json.spec.ipFamilies, ['IPv4']);
+    for (const name of ['headless', 'prefer']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
+  });
 }, { flags });

@@ -77,3 +77,16 @@ test('a load balancer may not expose the node agent port, as the reference refus
     ['spec.ports[1]: Invalid value: 10250: may not expose port 10250 externally since it is used by kubelet']);
   assert.deepEqual((await create<Service>(svc, { spec: { type: 'NodePort', ports: [{ port: 10250 }] } })).causes, []);
 });
+
+test('cluster IPs and families are validated as the reference: one address and one family of each kind, None alone', async () => {
+  const svc = strategyOf('', 'services');
+  const causes = async (spec: object) => (await create<Service>(svc, { spec: { ports: [{ port: 80 }], ...spec } })).causes;
+  assert.deepEqual(await causes({ ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv4', 'IPv4'] }), ['spec.ipFamilies[1]: Duplicate value: "IPv4"']);
+  assert.deepEqual(await causes({ ipFamilyPolicy: 'PreferDualStack', clusterIP: '10.0.0.200', clusterIPs: ['10.0.0.200', '10.0.0.201'] }),
+    ['spec.clusterIPs: Invalid value: ["10.0.0.200","10.0.0.201"]: may specify no more than one IP for each IP family']);
+  assert.deepEqual(await causes({ clusterIP: 'None', clusterIPs: ['None', '10.0.0.1'] }),
+    ['spec.clusterIPs: Invalid value: ["None","10.0.0.1"]: \'None\' must be the first and only value']);
+  assert.deepEqual(await causes({ clusterIP: '10.0.0.1', clusterIPs: ['10.0.0.1', 'fd00::1', '10.0.0.2'] }),
+    ['spec.clusterIPs: Invalid value: ["10.0.0.1","fd00::1","10.0.0.2"]: may only hold up to 2 values',
+      'spec.clusterIPs: Invalid value: ["10.0.0.1","fd00::1","10.0.0.2"]: may specify no more than one IP for each IP family']);
+});

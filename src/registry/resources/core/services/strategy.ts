@@ -85,7 +85,11 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
   try {
     if (needsClusterIp(s)) {
       chooseFamilies(s, a.ips.map(r => r.cidr));
-      if (!isHeadless(s)) {
+      // a headless service without selector allocates nothing, so it may ask for both families anywhere
+      const selectorless = isHeadless(s) && Object.keys(s.selector ?? {}).length === 0;
+      if (s.ipFamilyPolicy === 'RequireDualStack' && a.ips.length < 2 && !selectorless)
+        out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy, 'this cluster is not configured for dual-stack services'));
+      if (!isHeadless(s) && !out.length) {
         const ips: string[] = (s.clusterIPs ?? []).filter(Boolean);
         for (const [i, family] of (s.ipFamilies ?? []).entries()) {
           const range = a.ips.find(r => r.cidr.family === family);
@@ -119,7 +123,7 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
         }
         // a clusterIP that differs from the first of clusterIPs stays, for validation to refuse
         if (!out.length) { s.clusterIPs = ips.slice(0, s.ipFamilies?.length ?? 0); s.clusterIP ||= s.clusterIPs[0]; }
-      } else {
+      } else if (isHeadless(s)) {
         s.clusterIP = 'None';
         s.clusterIPs = ['None'];
       }
@@ -313,13 +317,34 @@ function validateService(svc: Svc): Causes {
     out.push(invalid('spec.healthCheckNodePort', s.healthCheckNodePort, "may only be set when `type` is 'LoadBalancer' and `externalTrafficPolicy` is 'Local'"));
   if (isSet(s.internalTrafficPolicy) && s.type !== 'ExternalName') out.push(...oneOf('spec.internalTrafficPolicy', s.internalTrafficPolicy, ['Cluster', 'Local']));
   if (isSet(s.ipFamilyPolicy)) out.push(...oneOf('spec.ipFamilyPolicy', s.ipFamilyPolicy, familyPolicies));
-  for (const [i, f] of (s.ipFamilies ?? []).entries()) if (!families.includes(f)) out.push(notSupported(`spec.ipFamilies[${i}]`, f, families));
-  for (const [i, ip] of (s.clusterIPs ?? []).entries())
-    if (ip && ip !== 'None' && !familyOf(ip)) out.push(invalid(`spec.clusterIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+  for (const [i, f] of (s.ipFamilies ?? []).entries()) {
+    if (!families.includes(f)) out.push(notSupported(`spec.ipFamilies[${i}]`, f, families));
+    if (s.ipFamilies!.indexOf(f) < i) out.push(duplicate(`spec.ipFamilies[${i}]`, f));
+  }
+  out.push(...clusterIpsCauses(s.clusterIPs ?? []));
   if (s.clusterIP && s.clusterIPs?.length && s.clusterIP !== s.clusterIPs[0])
     out.push(invalid('spec.clusterIPs', s.clusterIPs, 'first value must match `clusterIP`'));
   for (const [i, ip] of (s.externalIPs ?? []).entries())
     if (!familyOf(ip)) out.push(invalid(`spec.externalIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+  return out;
+}
+
+/** at most one address per family, or 'None' alone */
+function clusterIpsCauses(ips: string[]): Causes {
+  const out: Causes = [];
+  let bad = false;
+  for (const [i, ip] of ips.entries()) {
+    if (ip === 'None' && i === 0) {
+      if (ips.length > 1) { bad = true; out.push(invalid('spec.clusterIPs', ips, "'None' must be the first and only value")); }
+    } else if (ip && !familyOf(ip)) {
+      bad = true;
+      out.push(invalid(`spec.clusterIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    }
+  }
+  if (ips.length > 2) out.push(invalid('spec.clusterIPs', ips, 'may only hold up to 2 values'));
+  // further causes would only restate a bad address
+  if (!bad && ips.length > 1 && new Set(ips.map(familyOf)).size < ips.length)
+    out.push(invalid('spec.clusterIPs', ips, 'may specify no more than one IP for each IP family'));
   return out;
 }
 
