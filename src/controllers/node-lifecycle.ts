@@ -265,12 +265,16 @@ export function tolerationWait(pod: Pod, taints: Taint[], now = Date.now(), sinc
   return Math.max(0, start + seconds * 1000 - now);
 }
 
-/** the Ready condition of the node's pods goes False, so endpoints stop sending them traffic */
+/** the Ready condition of the node's pods goes False (its reason and message as they were), so endpoints stop sending
+ *  them traffic; each pod is told in a NodeNotReady event, as the reference does */
 async function markPodsNotReady(ctx: ControllerContext, list: Pod[]) {
   const now = nowTimestamp();
   await Promise.all(list.filter((p) => podCondition(p, 'Ready')?.status === 'True' && !podFinished(p)).map(async (p) => {
-    const conditions = setCondition(p.status?.conditions as Condition[] | undefined, { type: 'Ready', status: 'False', reason: 'NodeNotReady', message: '' }, now);
-    await ctx.client.resource(ctx.refs.pods, p.metadata.namespace).status.patch(p.metadata.name!, { metadata: { uid: p.metadata.uid }, status: { conditions } }, 'strategic')
-      .catch(ignoreNotFound);
+    const ready = podCondition(p, 'Ready') as Condition;
+    const conditions = setCondition(p.status?.conditions as Condition[] | undefined, { ...ready, status: 'False' }, now);
+    const written = await ctx.client.resource(ctx.refs.pods, p.metadata.namespace)
+      .status.patch(p.metadata.name!, { metadata: { uid: p.metadata.uid }, status: { conditions } }, 'strategic')
+      .then(() => true, (e) => { ignoreNotFound(e); return false; });
+    if (written) ctx.recorder.event({ apiVersion: 'v1', kind: 'Pod', metadata: p.metadata }, 'Warning', 'NodeNotReady', 'Node is not ready');
   }));
 }

@@ -20,6 +20,7 @@ const agentMain = new URL('../../src/main/agent.js', import.meta.url).pathname;
 const graceSeconds = 6;
 const nodes = { group: '', version: 'v1', resource: 'nodes', kind: 'Node', namespaced: false };
 const pods = { group: '', version: 'v1', resource: 'pods', kind: 'Pod', namespaced: true };
+const events = { group: '', version: 'v1', resource: 'events', kind: 'Event', namespaced: true };
 
 describe('node lifecycle', () => {
   let server: TestServer;
@@ -62,6 +63,7 @@ describe('node lifecycle', () => {
     for (const name of ['brief', 'patient']) {
       await waitFor(`${name} ready`, async () => (await podClient.get(name)).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'True'));
     }
+    const readyBefore = (await podClient.get('patient')).status.conditions.find((c: any) => c.type === 'Ready');
     // still Ready a while later: the agent's Lease and status keep it fresh
     await new Promise((r) => setTimeout(r, graceSeconds * 1000 + 500));
     assert.equal(ready(await client.resource(nodes).get('crashy')).status, 'True');
@@ -84,6 +86,11 @@ describe('node lifecycle', () => {
 
     // the pods stop being ready; the one tolerating 2 s is evicted then, the one with the default 300 s stays
     await waitFor('patient not ready', async () => (await podClient.get('patient')).status?.conditions?.some((c: any) => c.type === 'Ready' && c.status === 'False'));
+    // as the reference: the condition keeps the agent's reason, and the pod is told in an event
+    const notReady = (await podClient.get('patient')).status.conditions.find((c: any) => c.type === 'Ready');
+    assert.equal(notReady.reason, readyBefore.reason);
+    await waitFor('the NodeNotReady event of patient', async () => (await client.resource(events, 'default').list()).items
+      .some((e: any) => e.involvedObject.name === 'patient' && e.reason === 'NodeNotReady' && e.type === 'Warning' && e.message === 'Node is not ready'));
     const evicted = await waitFor('brief evicted', async () => { const p = await podClient.get('brief'); return p.metadata.deletionTimestamp && p; }, 60_000, 50);
     const evictedAfterMs = Date.now() - taintedAt;
     process.stdout.write(`# pod evicted ${evictedAfterMs} ms after the NoExecute taint (toleration 2 s)\n`);
