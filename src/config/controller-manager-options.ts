@@ -54,6 +54,10 @@ export interface ControllerManagerOptions {
   nodeMonitorPeriodMs: number;
   nodeMonitorGracePeriodMs: number;
   nodeStartupGracePeriodMs: number;
+  nodeEvictionRate: number;
+  secondaryNodeEvictionRate: number;
+  unhealthyZoneThreshold: number;
+  largeClusterSizeThreshold: number;
   terminatedPodGcThreshold: number;
   /** claims of a class whose provisioner is the in-tree host-path one get a hostPath volume under /tmp */
   enableHostPathProvisioner: boolean;
@@ -96,6 +100,10 @@ export const controllerManagerFlags: readonly FlagDecl[] = [
   { name: 'node-monitor-period', type: 'duration', default: 5_000, help: 'How often the node lifecycle controller looks at node health.', validate: positive },
   { name: 'node-monitor-grace-period', type: 'duration', default: 40_000, help: 'How long a node may go without renewing its Lease or posting status before it is marked Unknown.', validate: positive },
   { name: 'node-startup-grace-period', type: 'duration', default: 60_000, help: 'How long a node that has never posted status may stay silent before it is marked Unknown.', validate: positive },
+  { name: 'node-eviction-rate', type: 'float', default: 0.1, help: 'Nodes a second, per zone, that get the NoExecute taint of a Ready condition not True (which evicts their pods) while the zone is healthy or fully down but another zone is not.', validate: nonNegative },
+  { name: 'secondary-node-eviction-rate', type: 'float', default: 0.01, help: 'The same in a zone in partial disruption (see --unhealthy-zone-threshold) of more than --large-cluster-size-threshold nodes; a smaller zone then gets none.', validate: nonNegative },
+  { name: 'unhealthy-zone-threshold', type: 'float', default: 0.55, help: 'The share of a zone\'s nodes not Ready (at least 3 of them) that puts the zone in partial disruption.', validate: nonNegative },
+  { name: 'large-cluster-size-threshold', type: 'int', default: 50, help: 'A zone of more nodes than this keeps tainting at --secondary-node-eviction-rate in partial disruption.', validate: nonNegative },
   { name: 'enable-hostpath-provisioner', type: 'bool', default: false, help: 'Make hostPath volumes under /tmp/hostpath_pv for claims of a class whose provisioner is <domain>/host-path: for one-machine clusters and tests, as the data stays on the machine the controller manager runs on.' },
   { name: 'terminated-pod-gc-threshold', type: 'int', default: 12500, help: 'Finished pods beyond this many are deleted, oldest first. 0 keeps them all.', validate: nonNegative },
   { name: 'resource-quota-sync-period', type: 'duration', default: 5 * 60_000, help: 'How often every ResourceQuota\'s usage is recomputed, besides the changes seen.', validate: positive },
@@ -223,6 +231,10 @@ export function controllerManagerOptionsFrom(v: Record<string, FlagValue | undef
     nodeMonitorPeriodMs: v['node-monitor-period'] as number,
     nodeMonitorGracePeriodMs: v['node-monitor-grace-period'] as number,
     nodeStartupGracePeriodMs: v['node-startup-grace-period'] as number,
+    nodeEvictionRate: v['node-eviction-rate'] as number,
+    secondaryNodeEvictionRate: v['secondary-node-eviction-rate'] as number,
+    unhealthyZoneThreshold: v['unhealthy-zone-threshold'] as number,
+    largeClusterSizeThreshold: v['large-cluster-size-threshold'] as number,
     terminatedPodGcThreshold: v['terminated-pod-gc-threshold'] as number,
     enableHostPathProvisioner: v['enable-hostpath-provisioner'] as boolean,
     maxEndpointsPerSlice: v['max-endpoints-per-slice'] as number,

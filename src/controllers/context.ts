@@ -20,6 +20,14 @@ export interface ControllerSettings {
   nodeMonitorGracePeriodMs: number;
   /** the same for a node that has never reported Ready (`--node-startup-grace-period`) */
   nodeStartupGracePeriodMs: number;
+  /** nodes a second per zone that get the NoExecute taint of a Ready condition not True (`--node-eviction-rate`) */
+  nodeEvictionRate: number;
+  /** the same in a zone mostly not Ready that has more nodes than largeClusterSizeThreshold (`--secondary-node-eviction-rate`) */
+  secondaryNodeEvictionRate: number;
+  /** the share of nodes not Ready (of more than 2) that puts a zone in partial disruption (`--unhealthy-zone-threshold`) */
+  unhealthyZoneThreshold: number;
+  /** a zone in partial disruption with at most this many nodes gets no new NoExecute taints (`--large-cluster-size-threshold`) */
+  largeClusterSizeThreshold: number;
   /** finished pods beyond this many are deleted, oldest first; 0: never (`--terminated-pod-gc-threshold`) */
   terminatedPodGcThreshold: number;
   /** claims of a class provisioned by `<label domain>/host-path` get a hostPath volume (`--enable-hostpath-provisioner`) */
@@ -54,6 +62,7 @@ export interface NodeIpamSettings {
 
 export const defaultControllerSettings = (): ControllerSettings => ({
   nodeMonitorPeriodMs: 5_000, nodeMonitorGracePeriodMs: 40_000, nodeStartupGracePeriodMs: 60_000,
+  nodeEvictionRate: 0.1, secondaryNodeEvictionRate: 0.01, unhealthyZoneThreshold: 0.55, largeClusterSizeThreshold: 50,
   terminatedPodGcThreshold: 12_500, hostPathProvisioner: false, maxEndpointsPerSlice: 100, mirroringMaxEndpointsPerSubset: 1000, resourceQuotaSyncPeriodMs: 5 * 60_000, signers: {}, clusterSigningDurationMs: 365 * 24 * 3_600_000, hpaSyncPeriodMs: 15_000,
 });
 

@@ -1,7 +1,7 @@
 // How long a pod may stay on a node with NoExecute taints, by its tolerations.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { disruptionOf, noExecuteGate, tolerationWait } from './node-lifecycle.js';
+import { disruptionOf, taintRate, tolerationWait, zoneLimiter } from './node-lifecycle.js';
 import type { Pod, Taint } from './types.js';
 
 const now = Date.parse('2026-01-01T00:00:10Z');
@@ -33,15 +33,28 @@ test('a taint without timeAdded counts from when the wait began, not from each l
 
 const nodesOf = (zone: string, ready: number, notReady: number) =>
   [...Array(ready).fill({ zone, ready: true }), ...Array(notReady).fill({ zone, ready: false })] as { zone: string; ready: boolean }[];
+const rates = { nodeEvictionRate: 0.1, secondaryNodeEvictionRate: 0.01, largeClusterSizeThreshold: 50 };
+const rate = (nodes: { zone: string; ready: boolean }[], zone = '') => taintRate(disruptionOf(nodes, 0.55), zone, rates);
 
-test('NoExecute taints of the Ready condition: lifted when no zone has a Ready node, held in a small zone mostly down', () => {
-  assert.equal(noExecuteGate(disruptionOf(nodesOf('', 0, 1)), ''), 'lift', 'the one node down');
-  assert.equal(noExecuteGate(disruptionOf([...nodesOf('a', 0, 2), ...nodesOf('b', 0, 1)]), 'a'), 'lift', 'every zone down');
-  assert.equal(noExecuteGate(disruptionOf([...nodesOf('a', 0, 2), ...nodesOf('b', 1, 0)]), 'a'), 'allow', 'a zone down, another up');
-  assert.equal(noExecuteGate(disruptionOf(nodesOf('', 1, 1)), ''), 'allow');
-  assert.equal(noExecuteGate(disruptionOf(nodesOf('', 2, 2)), ''), 'allow', 'two down are never a partial disruption');
-  assert.equal(noExecuteGate(disruptionOf(nodesOf('', 2, 3)), ''), 'hold', '3 of 5 down: 60% >= 55%');
-  assert.equal(noExecuteGate(disruptionOf(nodesOf('', 3, 3)), ''), 'allow', '3 of 6 down: 50%');
-  assert.equal(noExecuteGate(disruptionOf(nodesOf('', 20, 31)), ''), 'allow', 'a zone of more than 50 nodes goes on, as the reference slowly does');
-  assert.equal(noExecuteGate(disruptionOf([]), ''), 'allow');
+test('NoExecute taints of the Ready condition: lifted when no zone has a Ready node, slowed or held in a zone mostly down', () => {
+  assert.equal(rate(nodesOf('', 0, 1)), 'lift', 'the one node down');
+  assert.equal(rate([...nodesOf('a', 0, 2), ...nodesOf('b', 0, 1)], 'a'), 'lift', 'every zone down');
+  assert.equal(rate([...nodesOf('a', 0, 2), ...nodesOf('b', 1, 0)], 'a'), 0.1, 'a zone down, another up');
+  assert.equal(rate(nodesOf('', 1, 1)), 0.1);
+  assert.equal(rate(nodesOf('', 2, 2)), 0.1, 'two down are never a partial disruption');
+  assert.equal(rate(nodesOf('', 2, 3)), 0, '3 of 5 down: 60% >= 55%');
+  assert.equal(rate(nodesOf('', 3, 3)), 0.1, '3 of 6 down: 50%');
+  assert.equal(rate(nodesOf('', 20, 31)), 0.01, 'a zone of more than 50 nodes goes on slowly');
+  assert.equal(rate([]), 0.1);
+});
+
+test('one node a zone at a time: the token comes back after 1/rate seconds; zones do not share', () => {
+  const l = zoneLimiter();
+  assert.equal(l.take('a', 0.5, 1_000), 0);
+  assert.equal(l.take('a', 0.5, 2_000), 1_000);
+  assert.equal(l.take('b', 0.5, 2_000), 0);
+  assert.equal(l.take('a', 0.5, 3_000), 0);
+  assert.equal(l.take('a', 0, 9_000), Infinity, 'rate 0: never');
+  l.reset();
+  assert.equal(l.take('a', 0.5, 3_100), 0, 'a new limiter is full');
 });

@@ -7,13 +7,14 @@
 // tolerates them for tolerationSeconds is deleted once that time has passed since the taint was added.
 // As the reference, the NoExecute taints of the Ready condition wait on the health of the node's zone: when
 // every zone has no Ready node (one node down in a one-node cluster, or the control plane cut off from all
-// nodes) none is added and those there are lifted, and a small zone mostly not Ready gets no new ones.
+// nodes) none is added and those there are lifted; otherwise they are added at --node-eviction-rate nodes a second
+// per zone, at --secondary-node-eviction-rate in a large zone mostly not Ready, not at all in a small one.
 import { nowTimestamp } from '../api/meta.js';
 import { createEventRecorder } from '../client/events.js';
 import { nodeNameIndex } from '../client/informer.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import { ignoreNotFound, keyOf, podCondition, podFinished, setCondition, splitKey, startQueue, toleratesTaint } from './common.js';
-import type { Controller, ControllerContext } from './context.js';
+import type { Controller, ControllerContext, ControllerSettings } from './context.js';
 import type { Condition, Node, Pod, Taint } from './types.js';
 
 /** the conditions an agent reports that go Unknown when it stops reporting */
@@ -38,13 +39,20 @@ export const nodeLifecycleController: Controller = {
     const lastReady = new Map<string, string | undefined>();
     /** each node's zone and whether it counts as Ready, for the zones' disruption states */
     const health = new Map<string, { zone: string; ready: boolean }>();
-    let disruption = disruptionOf(health.values());
+    let disruption = disruptionOf(health.values(), s.unhealthyZoneThreshold);
+    const limiter = zoneLimiter();
     const noteHealth = (name: string, n: Node | undefined) => {
+      const was = health.get(name);
       if (!n || n.metadata.labels?.[`node.${ctx.names.labelDomain}/exclude-disruption`] !== undefined) health.delete(name);
       else health.set(name, { zone: zoneKey(n, ctx.names.labelDomain), ready: readyOf(n)?.status === 'True' });
-      const next = disruptionOf(health.values());
+      const now = health.get(name);
+      // most updates are heartbeats, which change nothing here
+      if (was?.zone === now?.zone && was?.ready === now?.ready) return;
+      const next = disruptionOf(health.values(), s.unhealthyZoneThreshold);
       if (sameDisruption(next, disruption)) return;
       disruption = next;
+      // as the reference swaps in a new rate limiter (a full one) for each zone whose state changes
+      limiter.reset();
       // the zones' states decide the NoExecute taints of every node
       for (const other of nodes.list()) taints.add(other.metadata.name!);
     };
@@ -123,18 +131,31 @@ export const nodeLifecycleController: Controller = {
       lastReady.set(name, status);
       if (was === 'True' && status !== 'True') await markPodsNotReady(ctx, pods.byIndex('node', name));
       const current = node.spec?.taints ?? [];
-      const gate = noExecuteGate(disruption, zoneKey(node, ctx.names.labelDomain));
-      const held = (t: Taint) => t.effect === 'NoExecute' && (t.key === notReady || t.key === unreachable)
-        && (gate === 'lift' || (gate === 'hold' && !current.some((c) => sameTaint(c, t))));
-      const want = condTaints(node).filter((t) => !held(t));
+      // the NoExecute taint of the Ready condition: lifted when every zone is down, else added at the zone's rate;
+      // one taking the place of the other (not-ready for unreachable, or back) goes at once
+      const zone = zoneKey(node, ctx.names.labelDomain);
+      const rate = taintRate(disruption, zone, s);
+      const readyNoExecute = (t: Taint) => t.effect === 'NoExecute' && (t.key === notReady || t.key === unreachable);
+      let wait = 0;
+      const admit = (t: Taint) => {
+        if (!readyNoExecute(t)) return true;
+        if (rate === 'lift') return false;
+        if (current.some(readyNoExecute)) return true;
+        wait = limiter.take(zone, rate, Date.now());
+        return wait === 0;
+      };
+      const want = condTaints(node).filter(admit);
       const ours = oursFor(node);
       const kept = current.filter((t) => !ours(t) || want.some((w) => sameTaint(w, t)));
       const added = want.filter((w) => !current.some((t) => sameTaint(w, t))).map((t) => ({ ...t, timeAdded: nowTimestamp() }));
-      if (!added.length && kept.length === current.length) return;
+      // at rate 0 the node waits for the zone's state to change, which looks at every node again
+      const later = wait > 0 && wait !== Infinity ? { requeueAfterMs: wait } : undefined;
+      if (!added.length && kept.length === current.length) return later;
       const next = [...kept, ...added];
       // the resourceVersion makes it a compare-and-swap: a node changed meanwhile is looked at again
       await ctx.client.resource(ctx.refs.nodes).patch(name, { metadata: { resourceVersion: node.metadata.resourceVersion }, spec: { taints: next.length ? next : null } }, 'merge')
         .catch((e) => { if (!isNotFound(e) && !isConflict(e)) throw e; });
+      return later;
     });
 
     // ---- eviction by NoExecute taints ----
@@ -210,14 +231,10 @@ export function zoneKey(n: Node, labelDomain: string): string {
 
 export type ZoneState = 'Normal' | 'PartialDisruption' | 'FullDisruption';
 
-/** the reference's defaults of --unhealthy-zone-threshold and --large-cluster-size-threshold */
-const unhealthyZoneThreshold = 0.55;
-const largeClusterSizeThreshold = 50;
-
 /** each zone's state by how many of its nodes are Ready, and its size */
 export interface Disruption { zones: Map<string, { state: ZoneState; size: number }>; allFull: boolean }
 
-export function disruptionOf(nodes: Iterable<{ zone: string; ready: boolean }>): Disruption {
+export function disruptionOf(nodes: Iterable<{ zone: string; ready: boolean }>, unhealthyZoneThreshold: number): Disruption {
   const counts = new Map<string, { ready: number; notReady: number }>();
   for (const n of nodes) {
     const c = counts.get(n.zone) ?? { ready: 0, notReady: 0 };
@@ -237,14 +254,34 @@ export function disruptionOf(nodes: Iterable<{ zone: string; ready: boolean }>):
 const sameDisruption = (a: Disruption, b: Disruption) => a.allFull === b.allFull && a.zones.size === b.zones.size
   && [...a.zones].every(([k, z]) => b.zones.get(k)?.state === z.state && (z.state !== 'PartialDisruption' || b.zones.get(k)?.size === z.size));
 
+export type EvictionSettings = Pick<ControllerSettings, 'nodeEvictionRate' | 'secondaryNodeEvictionRate' | 'largeClusterSizeThreshold'>;
+
 /**
- * What becomes of the NoExecute taints of the Ready condition in a zone: added (`allow`); none added, those there
- * kept (`hold`: a zone of at most 50 nodes in partial disruption); all lifted (`lift`: every zone fully disrupted).
+ * How many nodes a second of the zone may get the NoExecute taint of their Ready condition: the eviction rate, in a
+ * zone in partial disruption the secondary rate when it has more nodes than the large-cluster threshold, else 0
+ * (those there stay); `lift` when every zone is fully disrupted (those there are removed).
  */
-export function noExecuteGate(d: Disruption, zone: string): 'allow' | 'hold' | 'lift' {
+export function taintRate(d: Disruption, zone: string, s: EvictionSettings): number | 'lift' {
   if (d.allFull) return 'lift';
   const z = d.zones.get(zone);
-  return z?.state === 'PartialDisruption' && z.size <= largeClusterSizeThreshold ? 'hold' : 'allow';
+  if (z?.state !== 'PartialDisruption') return s.nodeEvictionRate;
+  return z.size > s.largeClusterSizeThreshold ? s.secondaryNodeEvictionRate : 0;
+}
+
+/** a token bucket of one token per zone: `take` answers 0 when a node may be tainted now (the token taken), else
+ *  the milliseconds until it may (Infinity at rate 0) */
+export function zoneLimiter() {
+  const nextAt = new Map<string, number>();
+  return {
+    take(zone: string, rate: number, now: number): number {
+      if (!(rate > 0)) return Infinity;
+      const at = nextAt.get(zone) ?? 0;
+      if (now < at) return at - now;
+      nextAt.set(zone, now + 1000 / rate);
+      return 0;
+    },
+    reset() { nextAt.clear(); },
+  };
 }
 
 /**

@@ -26,6 +26,8 @@ export function controllerSettings(o: ControllerManagerOptions, defaultCa?: { ce
   }
   return {
     nodeMonitorPeriodMs: o.nodeMonitorPeriodMs, nodeMonitorGracePeriodMs: o.nodeMonitorGracePeriodMs, nodeStartupGracePeriodMs: o.nodeStartupGracePeriodMs,
+    nodeEvictionRate: o.nodeEvictionRate, secondaryNodeEvictionRate: o.secondaryNodeEvictionRate,
+    unhealthyZoneThreshold: o.unhealthyZoneThreshold, largeClusterSizeThreshold: o.largeClusterSizeThreshold,
     terminatedPodGcThreshold: o.terminatedPodGcThreshold, hostPathProvisioner: o.enableHostPathProvisioner, maxEndpointsPerSlice: o.maxEndpointsPerSlice, mirroringMaxEndpointsPerSubset: o.mirroringMaxEndpointsPerSubset, resourceQuotaSyncPeriodMs: o.resourceQuotaSyncPeriodMs,
     ...(o.rootCaFile ? { rootCaPem: read(o.rootCaFile) } : {}),
     signers, clusterSigningDurationMs: o.clusterSigningDurationMs,

@@ -126,13 +126,14 @@ async function startFakeAgent(server: TestServer, root: string, name: string) {
   return runAgent(options, { info() {}, warn() {} });
 }
 
-describe('node lifecycle when no node is Ready', () => {
+describe('node lifecycle: how fast NoExecute taints come, by the health of the zones', () => {
+  const evictionRate = 0.25;
   let server: TestServer;
   let client: Client;
   let root: string;
   let helper: { stop(): Promise<void> } | undefined;
   before(async () => {
-    server = await startTestServer({ flags: [`--node-monitor-grace-period=${graceSeconds}s`, '--node-monitor-period=500ms'] });
+    server = await startTestServer({ flags: [`--node-monitor-grace-period=${graceSeconds}s`, '--node-monitor-period=500ms', `--node-eviction-rate=${evictionRate}`] });
     client = await clientFromFile(server.kubeconfig);
     root = mkdtempSync(join(tmpdir(), 'node-lifecycle-'));
   });
@@ -143,15 +144,19 @@ describe('node lifecycle when no node is Ready', () => {
     rmSync(root, { recursive: true, force: true });
   });
 
-  test('the only node going silent gets no NoExecute taint and its pods stay; a Ready node joining brings the eviction', async () => {
-    const key = (k: string) => `node.${server.names.labelDomain}/${k}`;
-    const taintsOf = (n: any) => (n.spec?.taints ?? []).map((t: any) => `${t.key}:${t.effect}`).sort().join(',');
+  const key = (k: string) => `node.${server.names.labelDomain}/${k}`;
+  const taintsOf = (n: any) => (n.spec?.taints ?? []).map((t: any) => `${t.key}:${t.effect}`).sort().join(',');
+  /** a node made by hand: it reports Ready once and never again */
+  async function silentNode(name: string) {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
-    // a node made by hand: it reports Ready once and never again
-    const lonely = await client.resource(nodes).create({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'lonely' } });
-    await client.resource(nodes).status.update({ ...lonely, status: { conditions: [
+    const created = await client.resource(nodes).create({ apiVersion: 'v1', kind: 'Node', metadata: { name } });
+    await client.resource(nodes).status.update({ ...created, status: { conditions: [
       { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready', lastHeartbeatTime: now, lastTransitionTime: now },
     ] } });
+  }
+
+  test('the only node going silent gets no NoExecute taint and its pods stay; a Ready node joining brings the eviction', async () => {
+    await silentNode('lonely');
     const podClient = client.resource(pods, 'default');
     await podClient.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'stays' }, spec: {
       nodeName: 'lonely', containers: [{ name: 'c', image: 'x:1' }],
@@ -174,5 +179,19 @@ describe('node lifecycle when no node is Ready', () => {
     await waitFor('the NoExecute taint', async () => taintsOf(await client.resource(nodes).get('lonely'))
       === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(','), 60_000, 50);
     await waitFor('the pod evicted', async () => (await podClient.get('stays')).metadata.deletionTimestamp !== undefined, 60_000, 50);
+    await client.resource(nodes).delete('lonely');
+  });
+
+  test('two nodes going silent together get their NoExecute taints one after the other, at --node-eviction-rate', async () => {
+    assert.ok(helper, 'the Ready node of the test before');
+    await silentNode('quiet-a');
+    await silentNode('quiet-b');
+    const noExecuteSince = (n: any) => Date.parse(n.spec?.taints?.find((t: any) => t.key === key('unreachable') && t.effect === 'NoExecute')?.timeAdded ?? '');
+    const [a, b] = await waitFor('both NoExecute taints', async () => {
+      const added = await Promise.all(['quiet-a', 'quiet-b'].map(async (n) => noExecuteSince(await client.resource(nodes).get(n))));
+      return added.every((t) => !Number.isNaN(t)) && added;
+    }, 60_000, 50);
+    // timeAdded is in whole seconds: 4 s apart shows as at least 3
+    assert.ok(Math.abs(a! - b!) >= (1 / evictionRate - 1) * 1000, `tainted ${Math.abs(a! - b!)} ms apart`);
   });
 });
