@@ -33,7 +33,8 @@ export type Representation =
   | { kind: 'yaml'; contentType: string }
   | { kind: 'protobuf'; contentType: string }
   | { kind: 'table'; contentType: string; version: string }
-  | { kind: 'metadata'; contentType: string; version: string; list: boolean }
+  /** `protobuf`: the metadata in the protobuf envelope (meta's PartialObjectMetadata messages), else JSON */
+  | { kind: 'metadata'; contentType: string; version: string; list: boolean; protobuf: boolean }
   | { kind: 'discovery'; contentType: string; version: string };
 
 export interface NegotiationTarget {
@@ -56,15 +57,18 @@ export function negotiate(accept: MediaRange[], names: Naming, target: Negotiati
   for (const m of accept) {
     const as = m.params['as'];
     if (as) {
-      if (m.type !== 'application/json') continue;
+      // the metadata forms come in protobuf too, for any resource (a custom one's included), as the reference serves
+      // them to its metadata clients; a Table and discovery only in JSON
+      const protobuf = m.type === names.protobufMediaType;
+      if (m.type !== 'application/json' && !protobuf) continue;
       const g = m.params['g'], v = m.params['v'];
       // a Table or metadata answer is labelled plain application/json, as the reference labels it (only aggregated
       // discovery names its kind in the Content-Type); the body's kind says what it is
-      if (as === 'Table' && target.table && g === names.metaGroup && (v === 'v1' || v === 'v1beta1'))
+      if (as === 'Table' && !protobuf && target.table && g === names.metaGroup && (v === 'v1' || v === 'v1beta1'))
         return { kind: 'table', version: v, contentType: 'application/json' };
       if ((as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList') && target.metadata && g === names.metaGroup && (v === 'v1' || v === 'v1beta1'))
-        return { kind: 'metadata', version: v, list: as === 'PartialObjectMetadataList', contentType: 'application/json' };
-      if (as === 'APIGroupDiscoveryList' && target.discovery && g === names.group('apidiscovery') && (v === 'v2' || v === 'v2beta1'))
+        return { kind: 'metadata', version: v, list: as === 'PartialObjectMetadataList', protobuf, contentType: protobuf ? m.type : 'application/json' };
+      if (as === 'APIGroupDiscoveryList' && !protobuf && target.discovery && g === names.group('apidiscovery') && (v === 'v2' || v === 'v2beta1'))
         return { kind: 'discovery', version: v, contentType: `application/json;g=${g};v=${v};as=APIGroupDiscoveryList` };
       continue;
     }
@@ -74,6 +78,9 @@ export function negotiate(accept: MediaRange[], names: Naming, target: Negotiati
   }
   return undefined;
 }
+
+/** whether a representation is written in the protobuf envelope (and its watch events length-prefixed) */
+export const inProtobuf = (rep: Representation) => rep.kind === 'protobuf' || (rep.kind === 'metadata' && rep.protobuf);
 
 export const offeredTypes = (names: Naming, target: NegotiationTarget) => [
   'application/json', ...(target.yaml ? ['application/yaml'] : []), ...(target.protobuf ? [names.protobufMediaType] : []),

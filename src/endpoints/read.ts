@@ -75,6 +75,7 @@ export function sendOne(ctx: RequestContext, scope: Scope, rep: Representation, 
       return sendObject(ctx, code, toTable(scope.info, [obj], { resourceVersion: obj.metadata.resourceVersion },
         parseIncludeObject(ctx.query.get('includeObject')), scope.names, rep.version), rep.contentType);
     case 'metadata':
+      if (rep.protobuf) return sendText(ctx, code, protobufCodec().encodeObject(partial(scope, obj, rep.version)), rep.contentType);
       return sendObject(ctx, code, partial(scope, obj, rep.version), rep.contentType);
     case 'yaml':
       return sendObject(ctx, code, obj, rep.contentType);
@@ -157,6 +158,10 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
     }
     case 'metadata': {
       const head = { kind: 'PartialObjectMetadataList', apiVersion: `${scope.names.metaGroup}/${rep.version}`, metadata: meta };
+      if (rep.protobuf) {
+        const { parts, length } = await protobufList(head, items.length, n => partial(scope, served(n), rep.version));
+        return sendStream(ctx, 200, parts, { length, estimate: length }, rep.contentType);
+      }
       return stream(jsonArrayParts(head, 'items', items.length, n => partial(scope, served(n), rep.version), isPretty(ctx)),
         rep.contentType, items.length * 256);
     }
@@ -188,6 +193,18 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
       return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
     }
   }
+}
+
+/**
+ * A list of a kind with a protobuf form in its envelope, its members encoded in slices; whole when the list's fields are
+ * not in the usual order (meta v1beta1's PartialObjectMetadataList numbers its items first)
+ */
+async function protobufList(head: { apiVersion: string; kind: string; metadata: Record<string, unknown> }, count: number, member: (n: number) => unknown) {
+  const codec = protobufCodec();
+  const encoder = codec.listEncoder(head.apiVersion, head.kind);
+  if (encoder) return encoder.finish(head.metadata, await mapInSlices(Array.from({ length: count }), (_, n) => encoder.item(member(n) as Record<string, unknown>)));
+  const whole = codec.encodeObject({ ...head, items: Array.from({ length: count }, (_, n) => member(n)) });
+  return { parts: [whole], length: whole.length };
 }
 
 const comma = Buffer.from(','), prettyComma = Buffer.from(',\n');

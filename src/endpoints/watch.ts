@@ -9,6 +9,7 @@ import { badRequest, forbidden, internalError, orderedStatus, type ApiError } fr
 import { parseIncludeObject, tableRow, columnsOf } from './table.js';
 import { asServed, filterFor, servedItems, type Scope } from './scope.js';
 import { checkListOptions, representationFor, bytesOf, protobufCodec, servedBytes, servedHead } from './read.js';
+import { inProtobuf } from './negotiation.js';
 import type { StoredObject } from '../api/cache.js';
 import { checkListIntegers, integerParam } from '../api/request.js';
 import type { WebSocket, WebSocketServer } from 'ws';
@@ -232,7 +233,7 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     return served;
   };
   /** one event in the negotiated form */
-  const event = (type: string, obj: unknown): string | Buffer => rep.kind === 'protobuf'
+  const event = (type: string, obj: unknown): string | Buffer => inProtobuf(rep)
     ? protobufCodec().encodeWatchEvent(type, obj as Record<string, unknown>)
     : `{"type":"${type}","object":${JSON.stringify(obj)}}\n`;
   const itemHead = servedHead(scope);
@@ -303,11 +304,11 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   if (closed) { stop(); return; }
 
   if (overWebSocket) {
-    sink = await webSocketSink(ctx, rep.kind !== 'protobuf');
+    sink = await webSocketSink(ctx, !inProtobuf(rep));
     sink.onClose(finish);
   } else {
     setWarnings(ctx);
-    res.setHeader('Content-Type', rep.kind === 'protobuf' ? `${rep.contentType};stream=watch` : rep.contentType);
+    res.setHeader('Content-Type', inProtobuf(rep) ? `${rep.contentType};stream=watch` : rep.contentType);
     res.setHeader('Cache-Control', 'no-cache, private');
     res.setHeader('Audit-Id', ctx.id);
     if (!('stream' in ctx.req)) res.setHeader('Transfer-Encoding', 'chunked');

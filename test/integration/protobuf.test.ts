@@ -1,11 +1,15 @@
 // The protobuf media type beyond plain reads and writes of stored kinds, as the reference serves it to client-go
 // clients (controllers send `Accept: <protobuf>, application/json` and protobuf bodies): subresources (scale, binding,
-// eviction, token requests), reviews and never-stored lists answer in protobuf, and a Scale is taken in protobuf.
+// eviction, token requests), reviews and never-stored lists answer in protobuf, and a Scale is taken in protobuf. The
+// metadata forms (as=PartialObjectMetadata[List], what client-go's metadata client asks for first, in protobuf) come in
+// protobuf for every resource, a custom one's included, in gets, lists and watches.
 // The few wire facts needed are written out by hand here (field numbers of the reference's generated.proto files).
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { decodeEnvelope, protobufToJson } from '../../src/api/protobuf/codec.js';
+import { readFields } from '../../src/api/protobuf/wire.js';
+import { waitFor } from '../support/wait.js';
 import { createClient, type Client, type Reply } from './client.js';
 
 /** a length-delimited field (lengths here stay under 128 bytes) */
@@ -96,5 +100,55 @@ describe('protobuf: subresources, reviews and never-stored lists', () => {
     const list = fromProtobuf(await c.get('/api/v1/componentstatuses', { accept: preferred() }));
     assert.equal(list.kind, 'ComponentStatusList');
     assert.ok(list.items.length > 0);
+  });
+
+  test('metadata forms in protobuf: lists (v1 and v1beta1), a single object and a watch, of built-in and custom resources', async () => {
+    const meta = server.names.metaGroup;
+    const asList = (v: string) => `${pb};as=PartialObjectMetadataList;g=${meta};v=${v}, application/json;as=PartialObjectMetadataList;g=${meta};v=${v}, application/json`;
+    const crds = `/apis/${server.names.group('apiextensions')}/v1/customresourcedefinitions`;
+    await c.request('POST', crds, {
+      body: {
+        apiVersion: `${server.names.group('apiextensions')}/v1`, kind: 'CustomResourceDefinition', metadata: { name: 'gadgets.example.com' },
+        spec: {
+          group: 'example.com', scope: 'Namespaced', names: { plural: 'gadgets', singular: 'gadget', kind: 'Gadget' },
+          versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+        },
+      },
+    });
+    const gadgets = '/apis/example.com/v1/namespaces/default/gadgets';
+    await waitFor('the custom resource is served', async () => (await c.get(gadgets)).status === 200);
+    assert.equal((await c.request('POST', gadgets, { body: { apiVersion: 'example.com/v1', kind: 'Gadget', metadata: { name: 'g', labels: { a: 'b' } }, x: 1 } })).status, 201);
+    assert.equal((await c.request('POST', '/api/v1/namespaces/default/configmaps', { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm', labels: { a: 'b' } } } })).status, 201);
+
+    for (const [path, name] of [[gadgets, 'g'], ['/api/v1/namespaces/default/configmaps', 'm']] as const) {
+      const list = fromProtobuf(await c.get(`${path}?labelSelector=a%3Db`, { accept: asList('v1') }));
+      assert.equal(list.kind, 'PartialObjectMetadataList');
+      assert.equal(list.apiVersion, `${meta}/v1`);
+      assert.deepEqual(list.items.map((i: any) => [i.kind, i.metadata.name, i.metadata.labels]), [[undefined, name, { a: 'b' }]]);
+      assert.ok(list.metadata.resourceVersion);
+
+      // v1beta1's list holds items = 1 and metadata = 2
+      const beta = await c.get(`${path}?labelSelector=a%3Db`, { accept: asList('v1beta1') });
+      const env = decodeEnvelope(beta.raw, server.names);
+      assert.deepEqual([env.apiVersion, env.kind], [`${meta}/v1beta1`, 'PartialObjectMetadataList']);
+      assert.deepEqual(readFields(env.raw).map(f => f.number), [1, 2], 'one item, then the list metadata');
+
+      const one = fromProtobuf(await c.get(`${path}/${name}`, { accept: `${pb};as=PartialObjectMetadata;g=${meta};v=v1, application/json` }));
+      assert.deepEqual([one.kind, one.metadata.name], ['PartialObjectMetadata', name]);
+
+      // a watch: length-prefixed WatchEvents (type = 1, object = 2 holding raw = 1) of PartialObjectMetadata
+      const watched = await c.get(`${path}?watch=1&timeoutSeconds=1&labelSelector=a%3Db`, { accept: `${pb};as=PartialObjectMetadata;g=${meta};v=v1, application/json` });
+      assert.equal(watched.headers['content-type'], `${pb};stream=watch`);
+      const length = watched.raw.readUInt32BE(0);
+      const [type, object] = readFields(watched.raw.subarray(4, 4 + length));
+      assert.equal((type!.value as Buffer).toString(), 'ADDED');
+      const inner = decodeEnvelope(readFields(object!.value as Buffer)[0]!.value as Buffer, server.names);
+      assert.equal(inner.kind, 'PartialObjectMetadata');
+      assert.equal((protobufToJson(inner.raw, inner.apiVersion, inner.kind) as any).metadata.name, name);
+    }
+
+    // a custom object itself has no protobuf form: JSON when the client takes it, else 406
+    assert.equal((await c.get(`${gadgets}/g`, { accept: `${pb}, application/json` })).json.kind, 'Gadget');
+    assert.equal((await c.get(`${gadgets}/g`, { accept: pb })).status, 406);
   });
 });

@@ -14,6 +14,7 @@
 
 export const definitionPrefixes: Record<string, string> = {
   meta: 'io.k8s.apimachinery.pkg.apis.meta.v1.',
+  metaBeta: 'io.k8s.apimachinery.pkg.apis.meta.v1beta1.',
   core: 'io.k8s.api.core.v1.',
   apps: 'io.k8s.api.apps.v1.',
   batch: 'io.k8s.api.batch.v1.',
@@ -155,6 +156,10 @@ const messages: Record<string, Fields> = {
     propagationPolicy: '4 *string', dryRun: '5 []string',
   },
   'meta.Preconditions': { uid: '1 *string', resourceVersion: '2 *string' },
+  // what metadata clients ask for (as=PartialObjectMetadata[List]); v1beta1's list numbers its two fields the other way
+  'meta.PartialObjectMetadata': objectMetaFields,
+  'meta.PartialObjectMetadataList': { metadata: '1 meta.ListMeta', items: '2 []meta.PartialObjectMetadata' },
+  'metaBeta.PartialObjectMetadataList': { metadata: '2 meta.ListMeta', items: '1 []meta.PartialObjectMetadata' },
 
   // ── core/v1 ──────────────────────────────────────────────────────────────────────────────────
   'core.ConfigMap': { ...objectMetaFields, immutable: '4 *bool', data: '2 map[string]', binaryData: '3 map[bytes]' },
@@ -925,6 +930,8 @@ const kinds: Record<string, string> = {
   'autoscaling/v1/Scale': 'hpa1.Scale',
   'networking/v1/NetworkPolicy': 'net.NetworkPolicy', 'networking/v1/IngressClass': 'net.IngressClass',
   'discovery/v1/EndpointSlice': 'disc.EndpointSlice', 'coordination/v1/Lease': 'coord.Lease', 'storage/v1/StorageClass': 'storage.StorageClass',
+  'meta/v1/PartialObjectMetadata': 'meta.PartialObjectMetadata', 'meta/v1beta1/PartialObjectMetadata': 'meta.PartialObjectMetadata',
+  'meta/v1/PartialObjectMetadataList': 'meta.PartialObjectMetadataList', 'meta/v1beta1/PartialObjectMetadataList': 'metaBeta.PartialObjectMetadataList',
   'v1/Status': 'meta.Status', 'v1/DeleteOptions': 'meta.DeleteOptions', 'meta/v1/DeleteOptions': 'meta.DeleteOptions',
   'apps/v1/Deployment': 'apps.Deployment',
   'batch/v1/Job': 'batch.Job', 'batch/v1/CronJob': 'batch.CronJob',
@@ -958,7 +965,7 @@ const kinds: Record<string, string> = {
 
 /** kinds that are never stored, so have no list form */
 const unlisted = new Set([
-  'Status', 'DeleteOptions', 'Scale', 'Eviction', 'Binding', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
+  'Status', 'DeleteOptions', 'Scale', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'Eviction', 'Binding', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
   'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview',
 ]);
 
