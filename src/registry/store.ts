@@ -182,7 +182,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   function validate(obj: ApiObject, old?: ApiObject, subresource = '') {
     const causes: StatusCause[] = validateObjectMeta(obj.metadata, info.namespaced, strategy.nameRule, old?.metadata);
     if (old) causes.push(...newFinalizers(obj, old));
-    if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old) ?? [] : strategy.validate?.(obj) ?? []));
+    if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old, { names }) ?? [] : strategy.validate?.(obj, { names }) ?? []));
     if (!subresource && deps.allowPrivileged === false) for (const [at, spec] of strategy.podSpecs?.(obj) ?? []) causes.push(...privilegedCauses(at, spec));
     else if (subresource === 'status' && old) causes.push(...strategy.validateStatusUpdate?.(obj, old) ?? []);
     else if (subresource && old) causes.push(...strategy.validateSubresourceUpdate?.(subresource, obj, old) ?? []);

@@ -58,10 +58,11 @@ export interface Strategy<T = ApiObject> {
   /** after mutating admission, for a write through a subresource that changes fields of its own (status, a CSR's
    *  approval): what the server keeps up there */
   prepareForSubresourceUpdate?(subresource: string, obj: T, old: T, ctx: StrategyContext): void | Promise<void>;
-  validate?(obj: T): StatusCause[];
+  /** the rules of a new object (the context names the API domain, for rules about its group names) */
+  validate?(obj: T, ctx: DefaultingContext): StatusCause[];
   /** where this kind holds pod specs, by field path: the server's own pod policy (--allow-privileged) applies to them */
   podSpecs?(obj: T): Array<[string, PodSpec | undefined]>;
-  validateUpdate?(obj: T, old: T): StatusCause[];
+  validateUpdate?(obj: T, old: T, ctx: DefaultingContext): StatusCause[];
   /** rules for a write through the status subresource (the main update rules do not apply there) */
   validateStatusUpdate?(obj: T, old: T): StatusCause[];
   /** rules for a write through another subresource that changes fields of its own (a CSR's approval) */

@@ -49,7 +49,7 @@ describe('definitionFromCrd', () => {
     strategy.defaults!(obj, ctx);
     assert.deepEqual(obj.spec, { n: 2 });
     specOf(obj).n = 'two';
-    assert.equal(strategy.validate!(obj)[0].field, 'spec.n');
+    assert.equal(strategy.validate!(obj, { names: naming() })[0].field, 'spec.n');
     const older: ApiObject = { apiVersion: 'example.com/v1beta1', kind: 'Foo', metadata: { name: 'x' }, spec: { old: 'kept', n: 1 } };
     def.versions[0].strategy!.defaults!(older, ctx);
     assert.deepEqual(older.spec, { old: 'kept' }, 'v1beta1 is pruned by its own schema');

@@ -24,7 +24,7 @@ export async function create<T extends { metadata?: object }>(strategy: Strategy
   const obj: ApiObject = structuredClone({ metadata: { name: 'x', namespace: 'ns', uid: 'u-1' }, ...body });
   strategy.defaults?.(obj, ctx);
   await strategy.prepareForCreate?.(obj, ctx);
-  return { obj: ofKind<T>(obj), causes: text(strategy.validate?.(obj) ?? []) };
+  return { obj: ofKind<T>(obj), causes: text(strategy.validate?.(obj, ctx) ?? []) };
 }
 
 /** an update of `old` made by `change`: defaults, prepare, and the update's causes */
@@ -34,7 +34,7 @@ export async function update<T extends { metadata?: object }>(strategy: Strategy
   change(ofKind<T>(next));
   strategy.defaults?.(next, ctx);
   await strategy.prepareForUpdate?.(next, before, ctx);
-  return text(strategy.validateUpdate?.(next, before) ?? []);
+  return text(strategy.validateUpdate?.(next, before, ctx) ?? []);
 }
 
 /** fixtures of pod specs and templates, for the kinds that carry them */

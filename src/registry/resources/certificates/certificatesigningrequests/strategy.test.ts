@@ -52,7 +52,7 @@ describe('CertificateSigningRequest strategy', () => {
     const base = { metadata: { name: 'x' }, spec: { request: Buffer.from(await requestPem()).toString('base64'), usages: ['client auth'] } };
     const bad: ApiObject = { ...base, spec: { ...base.spec, signerName: `${naming().labelDomain}/legacy-unknown`, expirationSeconds: 60 },
       status: { conditions: [{ type: 'Approved', status: 'True' }, { type: 'Denied', status: 'False' }] } };
-    assert.deepEqual(text(certificateSigningRequests.validate!(bad)), [
+    assert.deepEqual(text(certificateSigningRequests.validate!(bad, ctx)), [
       `spec.signerName: Invalid value: "${naming().labelDomain}/legacy-unknown": the legacy signerName is not allowed via this API version`,
       'spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 600 seconds (10 minutes)',
       'status.conditions[1].status: Unsupported value: "False": supported values: "True"',
@@ -62,7 +62,7 @@ describe('CertificateSigningRequest strategy', () => {
     assert.deepEqual(certificateSigningRequests.validateStatusUpdate!(approved, approved), []);
     assert.deepEqual(text(certificateSigningRequests.validateStatusUpdate!({ ...approved, status: {} }, approved)),
       ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']);
-    assert.deepEqual(text(certificateSigningRequests.validate!({ ...approved, spec: { ...approved.spec, signerName: 'nodomain/s' } })),
+    assert.deepEqual(text(certificateSigningRequests.validate!({ ...approved, spec: { ...approved.spec, signerName: 'nodomain/s' } }, ctx)),
       ['spec.signerName: Invalid value: "nodomain": should be a domain with at least two segments separated by dots']);
   });
 

@@ -103,7 +103,7 @@ const badSecretNames = (s: IngressSpec | undefined) =>
 
 export const strategy = defineStrategy<Stored<Ingress>>({
   prepareForCreate(ing) { ing.status = { loadBalancer: {} }; },
-  validate: validateIngress,
+  validate: ing => validateIngress(ing),
   validateUpdate: (ing, old) => validateIngress(ing, old),
 });
 

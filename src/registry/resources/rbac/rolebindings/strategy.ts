@@ -11,10 +11,12 @@ type Binding = RoleBinding | ClusterRoleBinding;
 
 const subjectKinds = ['Group', 'ServiceAccount', 'User'];
 
-function validateBinding(b: Binding, namespaced: boolean): Causes {
+function validateBinding(b: Binding, namespaced: boolean, rbacGroup: string): Causes {
   const out: Causes = [];
   const ref = b.roleRef;
   const kinds = namespaced ? ['ClusterRole', 'Role'] : ['ClusterRole'];
+  // roles of other groups are not supported (the reference's restriction too)
+  if (ref?.apiGroup !== rbacGroup) out.push(notSupported('roleRef.apiGroup', ref?.apiGroup ?? '', [rbacGroup]));
   if (!ref?.kind) out.push(required('roleRef.kind'));
   else if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind, kinds));
   if (!ref?.name) out.push(required('roleRef.name'));
@@ -24,10 +26,19 @@ function validateBinding(b: Binding, namespaced: boolean): Causes {
     if (!subjectKinds.includes(s?.kind)) { out.push(notSupported(`${at}.kind`, s?.kind ?? '', subjectKinds)); continue; }
     if (s.kind === 'ServiceAccount') {
       if (s.name) out.push(...dnsSubdomain(`${at}.name`, s.name));
+      if (s.apiGroup) out.push(notSupported(`${at}.apiGroup`, s.apiGroup, ['']));
       if (!namespaced && !s.namespace) out.push(required(`${at}.namespace`));
-    }
+    } else if (s.apiGroup !== rbacGroup) out.push(notSupported(`${at}.apiGroup`, s.apiGroup ?? '', [rbacGroup]));
   }
   return out;
+}
+
+/** the reference's defaults: the role's group, and the RBAC group for users and groups (service accounts are core) */
+function defaultBinding(b: Binding, rbacGroup: string) {
+  if (b.roleRef && typeof b.roleRef === 'object' && !b.roleRef.apiGroup) b.roleRef.apiGroup = rbacGroup;
+  for (const s of Array.isArray(b.subjects) ? b.subjects : []) {
+    if (s && typeof s === 'object' && !s.apiGroup && (s.kind === 'User' || s.kind === 'Group')) s.apiGroup = rbacGroup;
+  }
 }
 
 const roleRefFixed = (b: Binding, old: Binding): Causes => (sameJson(b.roleRef, old.roleRef) ? [] : [invalid('roleRef', b.roleRef, 'cannot change roleRef')]);
@@ -36,8 +47,9 @@ const roleRefFixed = (b: Binding, old: Binding): Causes => (sameJson(b.roleRef, 
 export function bindingStrategy(namespaced: boolean) {
   return defineStrategy<Stored<Binding>>({
     ...rbacStrategy,
-    validate: b => validateBinding(b, namespaced),
-    validateUpdate: (b, old) => [...validateBinding(b, namespaced), ...roleRefFixed(b, old)],
+    defaults: (b, { names }) => defaultBinding(b, names.group('rbac.authorization')),
+    validate: (b, { names }) => validateBinding(b, namespaced, names.group('rbac.authorization')),
+    validateUpdate: (b, old, { names }) => [...validateBinding(b, namespaced, names.group('rbac.authorization')), ...roleRefFixed(b, old)],
   });
 }
 

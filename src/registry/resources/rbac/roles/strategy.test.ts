@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { create, strategyOf } from '../../testing/strategy.js';
+import { create, ctx, strategyOf } from '../../testing/strategy.js';
 
 test('Role rules need verbs and groups; cluster bindings need service account namespaces', async () => {
   assert.deepEqual((await create(strategyOf('rbac.authorization', 'roles'), { rules: [{ resources: ['pods'] }, { verbs: ['get'], nonResourceURLs: ['/x'] }] })).causes, [
@@ -11,4 +11,21 @@ test('Role rules need verbs and groups; cluster bindings need service account na
   assert.deepEqual((await create(strategyOf('rbac.authorization', 'clusterrolebindings'),
     { roleRef: { kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'sa' }] })).causes,
   ['subjects[0].namespace: Required value']);
+});
+
+test('bindings default the role group and the group of users and groups, and accept no other group', async () => {
+  const rbac = ctx.names.group('rbac.authorization');
+  const bindings = strategyOf('rbac.authorization', 'rolebindings');
+  const { obj, causes } = await create<{ metadata?: object; roleRef: object; subjects: object[] }>(bindings, {
+    roleRef: { kind: 'Role', name: 'r' }, subjects: [{ kind: 'User', name: 'u' }, { kind: 'Group', name: 'g' }, { kind: 'ServiceAccount', name: 'sa' }] });
+  assert.deepEqual(causes, []);
+  assert.deepEqual(obj.roleRef, { kind: 'Role', name: 'r', apiGroup: rbac });
+  assert.deepEqual(obj.subjects, [{ kind: 'User', name: 'u', apiGroup: rbac },
+    { kind: 'Group', name: 'g', apiGroup: rbac }, { kind: 'ServiceAccount', name: 'sa' }]);
+  assert.deepEqual((await create(bindings, { roleRef: { apiGroup: 'example.com', kind: 'Role', name: 'r' },
+    subjects: [{ kind: 'User', name: 'u', apiGroup: 'example.com' }, { kind: 'ServiceAccount', name: 'sa', apiGroup: rbac }] })).causes, [
+    `roleRef.apiGroup: Unsupported value: "example.com": supported values: "${rbac}"`,
+    `subjects[0].apiGroup: Unsupported value: "example.com": supported values: "${rbac}"`,
+    `subjects[1].apiGroup: Unsupported value: "${rbac}": supported values: ""`,
+  ]);
 });
