@@ -19,6 +19,12 @@ export function showValue(v: unknown): string {
   return JSON.stringify(v);
 }
 
+/** a string list as Go's %#v prints it, for the causes where the reference shows the list itself */
+export const goStringList = (l: readonly string[] | undefined) => (l ? `[]string{${l.map(v => JSON.stringify(String(v))).join(', ')}}` : '[]string(nil)');
+/** an Invalid cause whose value is a string list, printed as the reference prints it */
+export const invalidList = (field: string, list: readonly string[] | undefined, detail: string): StatusCause =>
+  ({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${goStringList(list)}: ${detail}` });
+
 export const required = (field: string, detail = ''): StatusCause =>
   ({ reason: 'FieldValueRequired', field, message: detail ? `Required value: ${detail}` : 'Required value' });
 export const invalid = (field: string, value: unknown, detail: string): StatusCause =>

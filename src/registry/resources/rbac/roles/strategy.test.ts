@@ -6,11 +6,14 @@ test('Role rules need verbs and groups; cluster bindings need service account na
   assert.deepEqual((await create(strategyOf('rbac.authorization', 'roles'), { rules: [{ resources: ['pods'] }, { verbs: ['get'], nonResourceURLs: ['/x'] }] })).causes, [
     'rules[0].verbs: Required value: verbs must contain at least one value',
     'rules[0].apiGroups: Required value: resource rules must supply at least one api group',
-    'rules[1].nonResourceURLs: Invalid value: ["/x"]: namespaced rules cannot apply to non-resource URLs',
+    'rules[1].nonResourceURLs: Invalid value: []string{"/x"}: namespaced rules cannot apply to non-resource URLs',
   ]);
   assert.deepEqual((await create(strategyOf('rbac.authorization', 'clusterrolebindings'),
     { roleRef: { kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'sa' }] })).causes,
   ['subjects[0].namespace: Required value']);
+  // the URL list shown as the reference shows it (Go's %#v)
+  assert.deepEqual((await create(strategyOf('rbac.authorization', 'clusterroles'), { rules: [{ verbs: ['get'], apiGroups: [''], nonResourceURLs: ['/a', '/b'] }] })).causes,
+    ['rules[0].nonResourceURLs: Invalid value: []string{"/a", "/b"}: rules cannot apply to both regular resources and non-resource URLs']);
 });
 
 test('bindings default the role group and the group of users and groups, and accept no other group', async () => {

@@ -2,7 +2,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { ClusterRole, PolicyRule, Role } from '../../../../api/types/rbac-v1.js';
 import { defineStrategy } from '../../../strategy.js';
-import { type Causes, invalid, required } from '../../../validation/fields.js';
+import { type Causes, invalidList, required } from '../../../validation/fields.js';
 
 function rules(rs: PolicyRule[] | undefined, namespaced: boolean): Causes {
   const out: Causes = [];
@@ -11,9 +11,9 @@ function rules(rs: PolicyRule[] | undefined, namespaced: boolean): Causes {
     if (!(r?.verbs ?? []).length) out.push(required(`${at}.verbs`, 'verbs must contain at least one value'));
     const urls = r?.nonResourceURLs ?? [];
     if (urls.length) {
-      if (namespaced) out.push(invalid(`${at}.nonResourceURLs`, urls, 'namespaced rules cannot apply to non-resource URLs'));
+      if (namespaced) out.push(invalidList(`${at}.nonResourceURLs`, urls, 'namespaced rules cannot apply to non-resource URLs'));
       if ((r.apiGroups ?? []).length || (r.resources ?? []).length || (r.resourceNames ?? []).length)
-        out.push(invalid(`${at}.nonResourceURLs`, urls, 'rules cannot apply to both regular resources and non-resource URLs'));
+        out.push(invalidList(`${at}.nonResourceURLs`, urls, 'rules cannot apply to both regular resources and non-resource URLs'));
       continue;
     }
     if (!(r?.apiGroups ?? []).length) out.push(required(`${at}.apiGroups`, 'resource rules must supply at least one api group'));
