@@ -18,6 +18,8 @@ import type { Obj, OwnerReference } from './types.js';
 export const orphanFinalizer = 'orphan';
 export const foregroundFinalizer = 'foregroundDeletion';
 const rediscoverMs = 30_000;
+/** how soon discovery is read again once a dependent names an owner of a kind not known yet (a custom resource just defined) */
+const rediscoverSoonMs = 2_000;
 
 interface Item {
   uid: string;
@@ -41,7 +43,10 @@ export const garbageCollector: Controller = {
     const watched = new Set<string>();
     const attemptToDelete = createWorkQueue<string>();
     const attemptToOrphan = createWorkQueue<string>();
-    ctx.signal.addEventListener('abort', () => { attemptToDelete.shutDown(); attemptToOrphan.shutDown(); }, { once: true });
+    /** dependents naming an owner of a kind not discovered yet: looked at again once discovery finds new kinds */
+    const unresolved = new Set<string>();
+    let soon: ReturnType<typeof setTimeout> | undefined;
+    ctx.signal.addEventListener('abort', () => { attemptToDelete.shutDown(); attemptToOrphan.shutDown(); clearTimeout(soon); }, { once: true });
 
     // looked up at each use: a dependent's set is replaced as its references change
     const dependents = (owner: string) => [...(dependentsOf.get(owner) ?? [])];
@@ -102,6 +107,7 @@ export const garbageCollector: Controller = {
       const prev = graph.get(uid);
       if (!prev) return;
       graph.delete(uid);
+      unresolved.delete(uid);
       link(uid, prev.owners, false);
       for (const d of dependentsOf.get(uid) ?? []) attemptToDelete.add(d);
       // an owner waiting for its dependents may now go
@@ -118,14 +124,26 @@ export const garbageCollector: Controller = {
         deleted: (o) => forget(o as Obj),
       });
     };
-    const discover = async () => {
-      const all = await ctx.discover();
+    const discover = async (notBefore?: number) => {
+      const all = await ctx.discover(notBefore);
+      const known = byKind.size;
       for (const r of all) byKind.set(`${r.group}/${r.kind}`, r);
       for (const r of all.filter(collectable)) watch(r);
       ctx.informers.start();
+      if (byKind.size > known) { for (const uid of unresolved) attemptToDelete.add(uid); unresolved.clear(); }
+    };
+    /** a dependent's owner is of a kind not known: discovery is read again shortly (not from before then); a kind
+     *  learnt while the dependent was looked at has it looked at again at once */
+    const unknownOwnerKind = (uid: string, kinds: string[]) => {
+      if (kinds.every((k) => byKind.has(k))) { attemptToDelete.add(uid); return; }
+      unresolved.add(uid);
+      soon ??= setTimeout(() => {
+        soon = undefined;
+        if (!ctx.signal.aborted) discover(Date.now()).catch((e) => ctx.log.warn(`garbage collector: discovery: ${(e as Error).message}`));
+      }, rediscoverSoonMs);
     };
 
-    const ops = operations(ctx, graph, byKind, dependents, blocking);
+    const ops = operations(ctx, graph, byKind, dependents, blocking, unknownOwnerKind);
     const ready = (async () => {
       await discover();
       await ctx.synced;
@@ -144,11 +162,14 @@ export const garbageCollector: Controller = {
 const collectable = (r: DiscoveredResource) => ['list', 'watch', 'delete'].every((v) => r.verbs.includes(v))
   && !(r.resource === 'events' && (r.group === '' || r.group.startsWith('events.')));
 
+/** the key of an owner's kind among the discovered ones: its group and kind, whatever version it names */
+const kindKey = (ref: OwnerReference) => `${parseApiVersion(ref.apiVersion).group}/${ref.kind}`;
+
 const describe = (item: Item | undefined, uid: string) =>
   (item ? `${item.resource.resource} ${item.namespace ? `${item.namespace}/` : ''}${item.name}` : `uid ${uid}`);
 
 function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Map<string, DiscoveredResource>,
-  dependents: (uid: string) => string[], blocking: (uid: string) => string[]) {
+  dependents: (uid: string) => string[], blocking: (uid: string) => string[], unknownOwnerKind: (dependent: string, kinds: string[]) => void) {
   const client = (r: ResourceRef, namespace?: string) => ctx.client.resource<Obj>(r, r.namespaced ? namespace : undefined);
 
   /** the live object of a graph item, if it still is that object */
@@ -158,10 +179,10 @@ function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Ma
   };
 
   /** an owner's state: the object (alive or being deleted) or absent */
-  const ownerState = async (ref: OwnerReference, namespace: string | undefined): Promise<'absent' | 'solid' | 'waiting'> => {
+  const ownerState = async (ref: OwnerReference, namespace: string | undefined): Promise<'absent' | 'solid' | 'waiting' | 'unknown'> => {
     const known = graph.get(ref.uid);
-    const resource = known?.resource ?? byKind.get(`${parseApiVersion(ref.apiVersion).group}/${ref.kind}`);
-    if (!resource) return 'solid';   // a kind this server does not serve (yet): never collect on that ground
+    const resource = known?.resource ?? byKind.get(kindKey(ref));
+    if (!resource) return 'unknown';   // a kind this server does not serve (yet): never collect on that ground
     // a cluster-scoped object naming a namespaced owner: there is no namespace to look in, and the reference leaves it be
     if (resource.namespaced && !namespace) return 'solid';
     const obj = await client(resource, namespace).get(ref.name).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
@@ -206,7 +227,10 @@ function operations(ctx: ControllerContext, graph: Map<string, Item>, byKind: Ma
       const owners = obj.metadata.ownerReferences ?? [];
       if (!owners.length) return;
       const states = await Promise.all(owners.map(async (r) => ({ ref: r, state: await ownerState(r, obj.metadata.namespace) })));
-      const solid = states.filter((s) => s.state === 'solid');
+      // an owner of a kind not known yet counts as living, and the dependent is looked at again once discovery knows more
+      const unknown = states.filter((s) => s.state === 'unknown');
+      if (unknown.length) unknownOwnerKind(uid, unknown.map((s) => kindKey(s.ref)));
+      const solid = states.filter((s) => s.state === 'solid' || s.state === 'unknown');
       const dangling = states.filter((s) => s.state === 'absent');
       const waiting = states.filter((s) => s.state === 'waiting');
       if (solid.length) {

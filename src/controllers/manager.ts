@@ -97,9 +97,14 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     const readiness: Promise<void>[] = [];
     // discovery, shared by the controllers that need it (and read again at most every few seconds)
     let discovered: { at: number; list: ReturnType<typeof discoverResources> } | undefined;
+    /** what the server serves, as discovery last told (a custom resource defined since the start is served too) */
+    const served = new Set<string>();
     const discovery = (notBefore = Date.now() - discoveryTtlMs) => {
       if (!discovered || discovered.at < notBefore) {
-        const list = discoverResources(o.client);
+        const list = discoverResources(o.client).then((d) => {
+          for (const r of d.resources) served.add(`${r.group}/${r.version}/${r.resource}`);
+          return d;
+        });
         discovered = { at: Date.now(), list };
         list.catch(() => { if (discovered?.list === list) discovered = undefined; });
       }
@@ -108,7 +113,7 @@ export function startControllerManager(o: StartControllerManagerOptions): Runnin
     const discover = async (notBefore?: number) => (await discovery(notBefore)).resources;
     const discoveryFailures = async (notBefore?: number) => (await discovery(notBefore)).failed;
     // a controller whose resources the server does not serve (--runtime-config) is not started, as in the reference
-    const served = new Set((await discover()).map((r) => `${r.group}/${r.version}/${r.resource}`));
+    await discover();
     // stopped while discovering: nothing may start, since an aborted signal never calls its listeners again
     if (signal.aborted) return;
     for (const c of enabled) {

@@ -94,6 +94,22 @@ describe('garbage collector', () => {
     await client.resource(volumes).delete('gc-far-volume');
   });
 
+  test('a dependent of a custom object defined just before is collected when its owner goes, without waiting for the next periodic discovery', async () => {
+    const crds = client.resource({ group: server.names.group('apiextensions'), version: 'v1', resource: 'customresourcedefinitions' });
+    await crds.create({ metadata: { name: 'gizmos.gc.example.com' }, spec: {
+      group: 'gc.example.com', scope: 'Namespaced', names: { plural: 'gizmos', singular: 'gizmo', kind: 'Gizmo', listKind: 'GizmoList' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } }],
+    } });
+    const gizmos = { group: 'gc.example.com', version: 'v1', resource: 'gizmos' };
+    const owner = await waitFor('the custom resource served', () => client.resource(gizmos, 'default')
+      .create({ apiVersion: 'gc.example.com/v1', kind: 'Gizmo', metadata: { name: 'gizmo-owner' } }).catch(() => undefined));
+    await client.resource(secrets, 'default').create({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'gizmo-dep',
+      ownerReferences: [{ apiVersion: 'gc.example.com/v1', kind: 'Gizmo', name: 'gizmo-owner', uid: owner.metadata.uid }] } });
+    await client.resource(gizmos, 'default').delete('gizmo-owner');
+    await waitFor('the dependent collected', () => gone(secrets, 'gizmo-dep'));
+    await crds.delete('gizmos.gc.example.com');
+  });
+
   test('dependents of owners deleted while no collector ran are collected when one starts', async () => {
     const quietServer = await startTestServer({ flags: ['--controller-manager=false'] });
     const c = await clientFromFile(quietServer.kubeconfig);
