@@ -370,12 +370,13 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           if (running !== undefined) {
             // a shorter grace period moves the deadline back by the difference
             m.deletionTimestamp = nowTimestamp(new Date(Date.parse(m.deletionTimestamp!) - (running - grace) * 1000));
+            m.deletionGracePeriodSeconds = grace;
           } else {
             m.deletionTimestamp = nowTimestamp(new Date(Date.now() + grace * 1000));
+            m.deletionGracePeriodSeconds = grace;
             if (strategy.generation) m.generation = (m.generation ?? 0) + 1;
             strategy.prepareForDelete?.(obj);
           }
-          m.deletionGracePeriodSeconds = grace;
           return options.dryRun ? { skip: true } : { put: await toStored(obj) };
         }
         outcome = { obj, deleted: true };

@@ -69,7 +69,7 @@ export interface Strategy<T = ApiObject> {
   validateSubresourceUpdate?(subresource: string, obj: T, old: T): StatusCause[];
   /** finalizers still to run before the object may go (default: metadata.finalizers) */
   pendingFinalizers?(obj: T): boolean;
-  /** called when deletion starts (deletionTimestamp set) */
+  /** called when deletion starts (deletionTimestamp and deletionGracePeriodSeconds set) */
   prepareForDelete?(obj: T): void;
   /** called once the object is gone from storage, with its last state */
   afterDelete?(obj: T, ctx: StrategyContext): Promise<void> | void;

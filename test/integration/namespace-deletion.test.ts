@@ -58,6 +58,9 @@ describe('namespace deletion', () => {
       return !n.spec.finalizers.includes(vendor) && n;
     });
     assert.deepEqual(waiting.spec.finalizers, ['example.com/custom']);
+    // a namespace's deletion has a time and no grace period, as the reference marks it
+    assert.ok(waiting.metadata.deletionTimestamp);
+    assert.equal(waiting.metadata.deletionGracePeriodSeconds, undefined);
     await assert.rejects(configMaps.get('content'), /not found/);
     await client.request({ method: 'PUT', path: '/api/v1/namespaces/own-finalizer/finalize', body: { ...waiting, spec: { finalizers: [] } } });
     await waitFor('the namespace gone', () => namespaces.get('own-finalizer').then(() => false, () => true));

@@ -37,5 +37,7 @@ export const strategy = defineStrategy<Ns>({
   pendingFinalizers: ns => (ns.metadata.finalizers?.length ?? 0) > 0 || (ns.spec?.finalizers?.length ?? 0) > 0,
   prepareForDelete(ns) {
     ns.status = { ...(ns.status ?? {}), phase: 'Terminating' };
+    // a namespace's deletion has a time but no grace period, as the reference marks it
+    delete ns.metadata.deletionGracePeriodSeconds;
   },
 });
