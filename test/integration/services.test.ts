@@ -1,8 +1,9 @@
 // Service addresses and ports held in the stored allocation objects: what a refused write took is given back,
 // what a Service lets go of (deleted, changed type) is free at once, and a dry run takes nothing.
-import { test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { eachBackend } from './servers.js';
+import { eachBackend, serverOn } from './servers.js';
+import { createClient, type Client } from './client.js';
 
 // six usable addresses (a /29 keeps no band for chosen ones), the first held by the server's own Service, and two node ports
 const flags = ['--service-cluster-ip-range=10.0.0.0/29', '--service-node-port-range=30000-30001'];
@@ -114,3 +115,27 @@ eachBackend('service allocations', h => {
     for (const name of ['headless', 'prefer']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
   });
 }, { flags });
+
+describe('dual-stack service updates', () => {
+  let running: Awaited<ReturnType<typeof serverOn>>;
+  let c: Client;
+  before(async () => {
+    running = await serverOn('memory', { flags: ['--service-cluster-ip-range=10.0.0.0/24,fd00::/120'] });
+    c = createClient(running.server);
+  });
+  after(async () => { c.close(); await running.close(); });
+
+  test('releasing the secondary cluster IP asks for SingleStack; it is never replaced by a new one', async () => {
+    const made = await c.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'd' }, spec: { ipFamilyPolicy: 'PreferDualStack', ports: [{ port: 80 }] } } });
+    assert.equal(made.status, 201, made.body);
+    const ips = made.json.spec.clusterIPs;
+    assert.equal(ips.length, 2);
+    const path = '/api/v1/namespaces/default/services/d';
+    const released = await c.request('PATCH', path, { body: [{ op: 'remove', path: '/spec/clusterIPs/1' }], contentType: 'application/json-patch+json' });
+    assert.equal(released.status, 422, released.body);
+    assert.equal(released.json.message, `Service "d" is invalid: spec.ipFamilyPolicy: Invalid value: "PreferDualStack": must be set to 'SingleStack' when releasing the secondary clusterIP`);
+    const down = await c.request('PATCH', path, { body: { spec: { ipFamilyPolicy: 'SingleStack' } }, contentType: 'application/merge-patch+json' });
+    assert.equal(down.status, 200, down.body);
+    assert.deepEqual([down.json.spec.ipFamilies, down.json.spec.clusterIPs], [['IPv4'], [ips[0]]]);
+  });
+});

@@ -99,6 +99,8 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
             continue;
           }
           const wanted = ips[i];
+          // a secondary address left out of an update is released, never replaced (validation says how to release it)
+          if (!wanted && i > 0 && old?.spec?.clusterIPs?.[i] && needsClusterIp(old.spec)) continue;
           if (wanted) {
             // an address the service already had stays its own; a changed one is refused by validation, not taken
             if (old?.spec?.clusterIPs?.[i] && needsClusterIp(old.spec)) continue;
@@ -355,9 +357,11 @@ function validateServiceUpdate(svc: Svc, old: Svc): Causes {
   if (needsClusterIp(s) && needsClusterIp(o)) {
     for (const [i, ip] of (o.clusterIPs ?? []).entries())
       if (ip && (i === 0 || s.clusterIPs?.[i]) && s.clusterIPs?.[i] !== ip) out.push(invalid(`spec.clusterIPs[${i}]`, s.clusterIPs ?? [], 'may not change once set'));
+    if ((o.clusterIPs ?? []).length > 1 && (s.clusterIPs ?? []).length === 1 && !isHeadless(s) && s.ipFamilyPolicy !== 'SingleStack')
+      out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
   }
   if (needsClusterIp(s) && needsClusterIp(o) && o.ipFamilies?.[0] && s.ipFamilies?.[0] !== o.ipFamilies[0])
-    out.push(invalid('spec.ipFamilies[0]', s.ipFamilies?.[0] ?? '', 'may not change once set'));
+    out.push(invalid('spec.ipFamilies[0]', s.ipFamilies ?? [], 'may not change once set'));
   return out;
 }
 
