@@ -90,3 +90,26 @@ test('cluster IPs and families are validated as the reference: one address and o
     ['spec.clusterIPs: Invalid value: ["10.0.0.1","fd00::1","10.0.0.2"]: may only hold up to 2 values',
       'spec.clusterIPs: Invalid value: ["10.0.0.1","fd00::1","10.0.0.2"]: may specify no more than one IP for each IP family']);
 });
+
+test('load balancer fields, external IPs and session affinity are checked and defaulted as the reference', async () => {
+  const svc = strategyOf('', 'services');
+  const causes = async (spec: object) => (await create<Service>(svc, { spec: { ports: [{ port: 80 }], ...spec } })).causes;
+  assert.deepEqual(await causes({ type: 'LoadBalancer', loadBalancerSourceRanges: ['10.0.0.0/8', 'bad'] }),
+    ['spec.LoadBalancerSourceRanges: Invalid value: "[10.0.0.0/8 bad]": must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 ']);
+  assert.deepEqual(await causes({ loadBalancerSourceRanges: ['10.0.0.0/8'] }),
+    ['spec.LoadBalancerSourceRanges: Forbidden: may only be used when `type` is \'LoadBalancer\'']);
+  assert.deepEqual(await causes({ loadBalancerClass: 'example.com/lb' }), ['spec.loadBalancerClass: Forbidden: may only be used when `type` is \'LoadBalancer\'']);
+  assert.match((await causes({ type: 'LoadBalancer', loadBalancerClass: 'bad class' }))[0], /^spec\.loadBalancerClass: Invalid value: "bad class": name part must consist/);
+  assert.deepEqual(await causes({ externalIPs: ['0.0.0.0', '127.0.0.2', '169.254.1.1', '224.0.0.5', 'fe80::1', '192.0.2.10'] }), [
+    'spec.externalIPs[0]: Invalid value: "0.0.0.0": may not be unspecified (0.0.0.0)',
+    'spec.externalIPs[1]: Invalid value: "127.0.0.2": may not be in the loopback range (127.0.0.0/8)',
+    'spec.externalIPs[2]: Invalid value: "169.254.1.1": may not be in the link-local range (169.254.0.0/16)',
+    'spec.externalIPs[3]: Invalid value: "224.0.0.5": may not be in the link-local multicast range (224.0.0.0/24)',
+    'spec.externalIPs[4]: Invalid value: "fe80::1": may not be in the link-local range (169.254.0.0/16)',
+  ]);
+  const none = await create<Service>(svc, { spec: { ports: [{ port: 80 }], sessionAffinityConfig: { clientIP: { timeoutSeconds: 100 } } } });
+  assert.deepEqual([none.causes, none.obj.spec?.sessionAffinityConfig], [[], undefined]);
+  const lb = (await create<Service>(svc, { spec: { type: 'LoadBalancer', loadBalancerClass: 'example.com/a', ports: [{ port: 80 }] } })).obj;
+  assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.loadBalancerClass = 'example.com/b'; }),
+    ['spec.loadBalancerClass: Invalid value: "example.com/b": may not change once set']);
+});

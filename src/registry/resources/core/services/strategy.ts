@@ -2,6 +2,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { Service, ServicePort, ServiceSpec } from '../../../../api/types/core-v1.js';
 import { invalid as invalidError } from '../../../../api/status.js';
+import { parseCidrText, parseIp } from '../../../../api/ip.js';
 import { defineStrategy, type StrategyContext } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
 import {
@@ -29,6 +30,8 @@ function defaultService(svc: Service) {
   const s = svc.spec && typeof svc.spec === 'object' ? svc.spec : (svc.spec = {});
   fill(s, { type: 'ClusterIP', sessionAffinity: 'None' });
   if (s.sessionAffinity === 'ClientIP') fill((s.sessionAffinityConfig ??= {}).clientIP ??= {}, { timeoutSeconds: 10800 });
+  // as the reference defaults: no affinity, no affinity settings (a service turned back from ClientIP sheds them)
+  if (s.sessionAffinity === 'None') delete s.sessionAffinityConfig;
   for (const p of portsOf(s)) {
     if (!p || typeof p !== 'object') continue;
     fill(p, { protocol: 'TCP' });
@@ -300,6 +303,17 @@ function validateService(svc: Svc): Causes {
     if (s.ipFamilyPolicy) out.push(forbidden('spec.ipFamilyPolicy', 'may not be set for ExternalName services'));
   }
   out.push(...oneOf('spec.sessionAffinity', s.sessionAffinity, ['ClientIP', 'None']));
+  const sourceRanges = s.loadBalancerSourceRanges ?? [];
+  if (sourceRanges.length) {
+    // the reference names this field with a capital letter
+    if (s.type !== 'LoadBalancer') out.push(forbidden('spec.LoadBalancerSourceRanges', "may only be used when `type` is 'LoadBalancer'"));
+    if (sourceRanges.some(r => typeof r !== 'string' || !parseCidrText(r.trim())))
+      out.push(invalid('spec.LoadBalancerSourceRanges', `[${sourceRanges.join(' ')}]`, 'must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 '));
+  }
+  if (isSet(s.loadBalancerClass)) {
+    if (s.type !== 'LoadBalancer') out.push(forbidden('spec.loadBalancerClass', "may only be used when `type` is 'LoadBalancer'"));
+    else out.push(...qualifiedName('spec.loadBalancerClass', String(s.loadBalancerClass)));
+  }
   const timeout = s.sessionAffinityConfig?.clientIP?.timeoutSeconds;
   if (s.sessionAffinity === 'ClientIP' && isSet(timeout) && !(timeout > 0 && timeout <= 86400))
     out.push(invalid('spec.sessionAffinityConfig.clientIP.timeoutSeconds', timeout, 'must be greater than 0 and less than 86400'));
@@ -326,9 +340,28 @@ function validateService(svc: Svc): Causes {
   out.push(...clusterIpsCauses(s.clusterIPs ?? []));
   if (s.clusterIP && s.clusterIPs?.length && s.clusterIP !== s.clusterIPs[0])
     out.push(invalid('spec.clusterIPs', s.clusterIPs, 'first value must match `clusterIP`'));
-  for (const [i, ip] of (s.externalIPs ?? []).entries())
+  for (const [i, ip] of (s.externalIPs ?? []).entries()) {
     if (!familyOf(ip)) out.push(invalid(`spec.externalIPs[${i}]`, ip, 'must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)'));
+    else out.push(...specialIpProblems(ip).map(p => invalid(`spec.externalIPs[${i}]`, ip, p)));
+  }
   return out;
+}
+
+/** the ranges an external IP may not be in, as the reference words them */
+const specialRanges: Array<[string[], string]> = [
+  [['0.0.0.0/32', '::/128'], 'may not be unspecified (0.0.0.0)'],
+  [['127.0.0.0/8', '::1/128'], 'may not be in the loopback range (127.0.0.0/8)'],
+  [['169.254.0.0/16', 'fe80::/10'], 'may not be in the link-local range (169.254.0.0/16)'],
+  [['224.0.0.0/24', 'ff02::/16'], 'may not be in the link-local multicast range (224.0.0.0/24)'],
+];
+
+function specialIpProblems(ip: string): string[] {
+  const v = parseIp(ip)!;
+  const within = (text: string) => {
+    const c = parseCidrText(text)!;
+    return c.family === familyOf(ip) && v >> BigInt(c.width - c.prefix) === c.base >> BigInt(c.width - c.prefix);
+  };
+  return specialRanges.filter(([cidrs]) => cidrs.some(within)).map(([, problem]) => problem);
 }
 
 /** at most one address per family, or 'None' alone */
@@ -360,6 +393,8 @@ function validateServiceUpdate(svc: Svc, old: Svc): Causes {
     if ((o.clusterIPs ?? []).length > 1 && (s.clusterIPs ?? []).length === 1 && !isHeadless(s) && s.ipFamilyPolicy !== 'SingleStack')
       out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
   }
+  if (s.type === 'LoadBalancer' && o.type === 'LoadBalancer' && !sameJson(s.loadBalancerClass ?? null, o.loadBalancerClass ?? null))
+    out.push(invalid('spec.loadBalancerClass', s.loadBalancerClass ?? null, 'may not change once set'));
   if (needsClusterIp(s) && needsClusterIp(o) && o.ipFamilies?.[0] && s.ipFamilies?.[0] !== o.ipFamilies[0])
     out.push(invalid('spec.ipFamilies[0]', s.ipFamilies ?? [], 'may not change once set'));
   return out;
