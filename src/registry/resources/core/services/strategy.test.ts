@@ -31,6 +31,12 @@ test('a Service changing type drops the fields the new type cannot have, unless 
   assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'ClusterIP'; after = o; }), []);
   assert.deepEqual([after!.spec?.externalTrafficPolicy, after!.spec?.healthCheckNodePort, after!.spec?.allocateLoadBalancerNodePorts, after!.spec?.loadBalancerClass, after!.spec?.ports?.[0]?.nodePort],
     [undefined, undefined, undefined, undefined, undefined]);
+  // an ExternalName service has no traffic of its own to route: the internal policy goes too
+  const plain = (await create<Service>(svc, { spec: { ports: [{ port: 80 }] } })).obj;
+  assert.equal(plain.spec?.internalTrafficPolicy, 'Cluster');
+  let named: Service | undefined;
+  assert.deepEqual(await update<Service>(svc, plain, (o) => { o.spec!.type = 'ExternalName'; o.spec!.externalName = 'a.example.com'; named = o; }), []);
+  assert.equal(named!.spec?.internalTrafficPolicy, undefined);
 });
 
 test('a Service name is a DNS-1035 label: it starts with a letter, as the reference requires', () => {

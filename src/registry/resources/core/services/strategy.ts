@@ -252,6 +252,7 @@ const needsTrafficPolicy = (s: ServiceSpec) => s.type === 'NodePort' || s.type =
 function dropTypeDependentFields(s: ServiceSpec, o: ServiceSpec) {
   if (needsTrafficPolicy(o) && !needsTrafficPolicy(s) && s.externalTrafficPolicy === o.externalTrafficPolicy) delete s.externalTrafficPolicy;
   if (needsHealthCheckPort(o) && !needsHealthCheckPort(s) && s.healthCheckNodePort === o.healthCheckNodePort) delete s.healthCheckNodePort;
+  if (o.type !== 'ExternalName' && s.type === 'ExternalName' && s.internalTrafficPolicy === o.internalTrafficPolicy) delete s.internalTrafficPolicy;
   if (o.type === 'LoadBalancer' && s.type !== 'LoadBalancer') {
     if (s.allocateLoadBalancerNodePorts === o.allocateLoadBalancerNodePorts) delete s.allocateLoadBalancerNodePorts;
     if (sameJson(s.loadBalancerClass, o.loadBalancerClass)) delete s.loadBalancerClass;
