@@ -1,7 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ApiObject } from '../../../../api/meta.js';
 import type { Service } from '../../../../api/types/core-v1.js';
-import { create, strategyOf, update } from '../../testing/strategy.js';
+import { create, strategyOf, text, update } from '../../testing/strategy.js';
 import { validateObjectMeta } from '../../../validation/object-meta.js';
 
 test('Service defaults without storage: types, session affinity, traffic policies', async () => {
@@ -118,4 +119,16 @@ test('load balancer fields, external IPs and session affinity are checked and de
   const lb = (await create<Service>(svc, { spec: { type: 'LoadBalancer', loadBalancerClass: 'example.com/a', ports: [{ port: 80 }] } })).obj;
   assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.loadBalancerClass = 'example.com/b'; }),
     ['spec.loadBalancerClass: Invalid value: "example.com/b": may not change once set']);
+});
+
+test('a load balancer status names addresses and DNS names, as the reference checks them', async () => {
+  const svc = strategyOf('', 'services');
+  const lb = (await create<Service>(svc, { spec: { type: 'LoadBalancer', ports: [{ port: 80 }] } })).obj;
+  const status = (ingress: object[]) => text(svc.validateStatusUpdate!({ ...lb, status: { loadBalancer: { ingress } } } as object as ApiObject, lb as object as ApiObject));
+  assert.deepEqual(status([{ ip: '203.0.113.5' }, { hostname: 'lb.example.com' }]), []);
+  assert.deepEqual(status([{ ip: 'bad' }, { hostname: '203.0.113.5' }]), [
+    'status.loadBalancer.ingress[0].ip: Invalid value: "bad": must be a valid IP address',
+    'status.loadBalancer.ingress[1].hostname: Invalid value: "203.0.113.5": must be a DNS name, not an IP address',
+  ]);
+  assert.match(status([{ hostname: 'Bad_Host' }])[0], /^status\.loadBalancer\.ingress\[0\]\.hostname: Invalid value: "Bad_Host": a lowercase RFC 1123 subdomain/);
 });

@@ -401,6 +401,20 @@ function validateServiceUpdate(svc: Svc, old: Svc): Causes {
   return out;
 }
 
+/** the load balancer's ingress points: addresses, or DNS names that are not addresses */
+function validateServiceStatus(svc: Svc): Causes {
+  const out: Causes = [];
+  for (const [i, ingress] of (svc.status?.loadBalancer?.ingress ?? []).entries()) {
+    const at = `status.loadBalancer.ingress[${i}]`;
+    if (ingress?.ip && !familyOf(ingress.ip)) out.push(invalid(`${at}.ip`, ingress.ip, 'must be a valid IP address'));
+    if (ingress?.hostname) {
+      out.push(...dnsSubdomain(`${at}.hostname`, ingress.hostname));
+      if (familyOf(ingress.hostname)) out.push(invalid(`${at}.hostname`, ingress.hostname, 'must be a DNS name, not an IP address'));
+    }
+  }
+  return out;
+}
+
 export const strategy = defineStrategy<Svc>({
   // service names become DNS names of their own: they start with a letter
   nameRule: 'dns-1035-label',
@@ -422,6 +436,7 @@ export const strategy = defineStrategy<Svc>({
   },
   validate: validateService,
   validateUpdate: validateServiceUpdate,
+  validateStatusUpdate: validateServiceStatus,
   async afterDelete(svc, ctx) {
     if (ctx.objects) await releaseHeld(serviceAllocators(ctx.objects, rangesOf(ctx)), svc, undefined);
   },
