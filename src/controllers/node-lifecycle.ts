@@ -169,9 +169,14 @@ export const nodeLifecycleController: Controller = {
       const node = pod?.spec.nodeName ? nodes.get(pod.spec.nodeName) : undefined;
       const noExecute = (node?.spec?.taints ?? []).filter((t) => t.effect === 'NoExecute');
       const now = Date.now();
-      if (!pod || pod.metadata.deletionTimestamp || podFinished(pod) || !noExecute.length) { waitingSince.delete(key); return; }
+      if (!pod || pod.metadata.deletionTimestamp || podFinished(pod)) { waitingSince.delete(key); return; }
+      // an eviction waiting on tolerationSeconds that no longer will happen is told, as the reference tells it
+      const cancel = () => {
+        if (waitingSince.delete(key)) taintEvents.event({ apiVersion: 'v1', kind: 'Pod', metadata: pod.metadata }, 'Normal', 'TaintManagerEviction', `Cancelling deletion of Pod ${key}`);
+      };
+      if (!noExecute.length) return cancel();
       const wait = tolerationWait(pod, noExecute, now, waitingSince.get(key) ?? now);
-      if (wait === Infinity) { waitingSince.delete(key); return; }
+      if (wait === Infinity) return cancel();
       if (wait > 0) { if (!waitingSince.has(key)) waitingSince.set(key, now); return { requeueAfterMs: wait + 10 }; }
       waitingSince.delete(key);
       const podClient = ctx.client.resource(ctx.refs.pods, namespace);

@@ -146,6 +146,8 @@ describe('node lifecycle: how fast NoExecute taints come, by the health of the z
 
   const key = (k: string) => `node.${server.names.labelDomain}/${k}`;
   const taintsOf = (n: any) => (n.spec?.taints ?? []).map((t: any) => `${t.key}:${t.effect}`).sort().join(',');
+  /** a node of an agent in fake mode, Ready throughout */
+  const readyNode = async () => (helper ??= await startFakeAgent(server, root, 'helper'));
   /** a node made by hand: it reports Ready once and never again */
   async function silentNode(name: string) {
     const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -175,7 +177,7 @@ describe('node lifecycle: how fast NoExecute taints come, by the health of the z
     assert.equal(stays.metadata.deletionTimestamp, undefined);
 
     // one Ready node elsewhere: the silent one is unreachable, not the control plane; its pod goes after its 1 s
-    helper = await startFakeAgent(server, root, 'helper');
+    await readyNode();
     await waitFor('the NoExecute taint', async () => taintsOf(await client.resource(nodes).get('lonely'))
       === [`${key('unreachable')}:NoExecute`, `${key('unreachable')}:NoSchedule`].join(','), 60_000, 50);
     await waitFor('the pod evicted', async () => (await podClient.get('stays')).metadata.deletionTimestamp !== undefined, 60_000, 50);
@@ -183,7 +185,7 @@ describe('node lifecycle: how fast NoExecute taints come, by the health of the z
   });
 
   test('two nodes going silent together get their NoExecute taints one after the other, at --node-eviction-rate', async () => {
-    assert.ok(helper, 'the Ready node of the test before');
+    await readyNode();
     await silentNode('quiet-a');
     await silentNode('quiet-b');
     const noExecuteSince = (n: any) => Date.parse(n.spec?.taints?.find((t: any) => t.key === key('unreachable') && t.effect === 'NoExecute')?.timeAdded ?? '');
@@ -193,5 +195,31 @@ describe('node lifecycle: how fast NoExecute taints come, by the health of the z
     }, 60_000, 50);
     // timeAdded is in whole seconds: 4 s apart shows as at least 3
     assert.ok(Math.abs(a! - b!) >= (1 / evictionRate - 1) * 1000, `tainted ${Math.abs(a! - b!)} ms apart`);
+    for (const n of ['quiet-a', 'quiet-b']) await client.resource(nodes).delete(n);
+  });
+
+  test('a node back before the tolerationSeconds end: the waiting eviction is cancelled, and the pod told in an event', async () => {
+    await readyNode();
+    await silentNode('flappy');
+    const podClient = client.resource(pods, 'default');
+    const onFlappy = (name: string, tolerationSeconds?: number) => podClient.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: {
+      nodeName: 'flappy', containers: [{ name: 'c', image: 'x:1' }],
+      ...(tolerationSeconds === undefined ? {} : { tolerations: [{ key: key('unreachable'), operator: 'Exists', effect: 'NoExecute', tolerationSeconds }] }),
+    } });
+    await onFlappy('early', 2);
+    await onFlappy('late');
+    await waitFor('the NoExecute taint', async () => taintsOf(await client.resource(nodes).get('flappy')).includes(`${key('unreachable')}:NoExecute`), 60_000, 50);
+    // once the early one is evicted, the late one's eviction (after the default 300 s) has long been waiting
+    await waitFor('early evicted', async () => (await podClient.get('early')).metadata.deletionTimestamp !== undefined, 60_000, 50);
+    const flappy = await client.resource(nodes).get('flappy');
+    const now = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
+    await client.resource(nodes).status.update({ ...flappy, status: { conditions: [
+      { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'ready', lastHeartbeatTime: now, lastTransitionTime: now },
+    ] } });
+    const cancelled = await waitFor('the cancelling event', async () => (await client.resource(events, 'default').list()).items
+      .find((e: any) => e.reason === 'TaintManagerEviction' && e.involvedObject.name === 'late' && /^Cancelling deletion of Pod default\/late$/.test(e.message)));
+    assert.equal(cancelled.type, 'Normal');
+    assert.equal((await podClient.get('late')).metadata.deletionTimestamp, undefined);
+    await client.resource(nodes).delete('flappy');
   });
 });
