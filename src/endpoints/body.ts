@@ -222,15 +222,21 @@ export async function readObject(ctx: RequestContext, names: Naming): Promise<{ 
   throw unsupportedMediaType(['application/json', 'application/yaml', names.protobufMediaType]);
 }
 
-/** the protobuf codec loads on first use, keeping its field tables out of start-up */
-async function decodeProtobuf(raw: Buffer, names: Naming): Promise<Record<string, unknown>> {
+/**
+ * The protobuf codec loads on first use, keeping its field tables out of start-up. `optionsKind`: the body is that
+ * options kind (DeleteOptions), which clients send in the group version they call (apps/v1, v1, meta's) and which has
+ * one message whatever its group.
+ */
+export async function decodeProtobuf(raw: Buffer, names: Naming, optionsKind?: string): Promise<Record<string, unknown>> {
   const { decodeEnvelope, protobufToJson, UnsupportedKindError } = await loadProtobufCodec();
   let value: Record<string, unknown>;
   try {
     const envelope = decodeEnvelope(raw, names);
     if (envelope.contentEncoding)
       throw unsupportedMediaType([names.protobufMediaType, 'application/json']);
-    value = protobufToJson(envelope.raw, envelope.apiVersion, envelope.kind);
+    value = envelope.kind === optionsKind
+      ? { ...protobufToJson(envelope.raw, 'v1', envelope.kind), apiVersion: envelope.apiVersion }
+      : protobufToJson(envelope.raw, envelope.apiVersion, envelope.kind);
   } catch (e) {
     if (e instanceof ApiError) throw e;
     if (e instanceof UnsupportedKindError) throw unsupportedMediaType(['application/json', 'application/yaml']);

@@ -3,7 +3,7 @@ import { revisionOf } from '../api/resource-version.js';
 import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
 import { queryFlag, type RequestContext } from '../api/request.js';
-import { decodeYaml, decodeYamlRepeatedKeys, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
+import { decodeProtobuf, decodeYaml, decodeYamlRepeatedKeys, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { badRequest, conflict, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatch } from '../patch/json-patch.js';
@@ -21,6 +21,7 @@ import { admission, asServed, customMetadataWrongTypes, parseFieldValidation, fi
 import { representationFor, sendOne, sendWritten } from './read.js';
 import { duplicateFields, readTyped, type TypedReading } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
+import type { Naming } from '../api/naming.js';
 import { deleteOptions as deleteOptionsSchema } from '../api/schemas/meta.js';
 import { deepCopy, extend } from '../util/objects.js';
 
@@ -293,10 +294,13 @@ async function requireCreate(ctx: RequestContext, scope: Scope, namespace: strin
       { name, group: info.group || undefined, kind: info.resource });
 }
 
-/** DeleteOptions from the body (with or without kind) and the query */
-async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
-  const text = (await readBody(ctx)).toString('utf8').trim();
-  const body = (text ? (mediaType(ctx) === 'application/yaml' ? await decodeYaml(text) : parseJson(text)) : {}) as Record<string, any>;
+/** DeleteOptions from the body (with or without kind; JSON, YAML or protobuf) and the query */
+async function deleteOptions(ctx: RequestContext, names: Naming): Promise<DeleteOptions> {
+  const raw = await readBody(ctx);
+  const protobuf = mediaType(ctx) === names.protobufMediaType;
+  const text = protobuf ? '' : raw.toString('utf8').trim();
+  const body = (protobuf ? (raw.length ? await decodeProtobuf(raw, names, 'DeleteOptions') : {})
+    : text ? (mediaType(ctx) === 'application/yaml' ? await decodeYaml(text) : parseJson(text)) : {}) as Record<string, any>;
   if (!body || typeof body !== 'object' || Array.isArray(body)) throw badRequest('the request body must be a DeleteOptions object');
   if (body.kind !== undefined && body.kind !== 'DeleteOptions') throw badRequest(`the kind in the body (${body.kind}) is not DeleteOptions`);
   // read as its type, as the reference decodes it: a dry run given as a string must not become a real delete
@@ -327,7 +331,7 @@ async function deleteOptions(ctx: RequestContext): Promise<DeleteOptions> {
 
 export async function remove(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
-  const opts = await deleteOptions(ctx);
+  const opts = await deleteOptions(ctx, scope.names);
   const { obj, deleted } = await scope.store.delete(namespace, name, opts, admission(ctx, scope, namespace, name, !!opts.dryRun));
   await breather();
   if (deleted && !scope.strategy.returnDeletedObject) {
@@ -340,7 +344,7 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
 
 export async function removeCollection(ctx: RequestContext, scope: Scope, namespace: string) {
   checkListIntegers(ctx.query);
-  const opts = await deleteOptions(ctx);
+  const opts = await deleteOptions(ctx, scope.names);
   const filter = filterFor(ctx, scope, namespace);
   const { items } = await scope.reads.list({ ...filter });
   // the answer lists the deleted objects in the order of the list, however many deletes run at once

@@ -151,4 +151,33 @@ describe('protobuf: subresources, reviews and never-stored lists', () => {
     assert.equal((await c.get(`${gadgets}/g`, { accept: `${pb}, application/json` })).json.kind, 'Gadget');
     assert.equal((await c.get(`${gadgets}/g`, { accept: pb })).status, 406);
   });
+
+  test('DeleteOptions bodies in protobuf, in the group version of the resource or meta\'s, are read and honoured', async () => {
+    const cm = (name: string) => ({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name } });
+    const cms = '/api/v1/namespaces/default/configmaps';
+    for (const name of ['kept', 'guarded', 'gone']) assert.equal((await c.request('POST', cms, { body: cm(name) })).status, 201);
+    const del = (path: string, apiVersion: string, raw: Buffer) =>
+      c.request('DELETE', path, { body: envelope(apiVersion, 'DeleteOptions', raw), contentType: pb, headers: { accept: 'application/json' } });
+
+    // DeleteOptions: gracePeriodSeconds = 1, preconditions = 2 (uid = 1), propagationPolicy = 4, dryRun = 5
+    const dry = await del(`${cms}/kept`, 'v1', Buffer.concat([varint(1, 0), field(5, 'All')]));
+    assert.equal(dry.status, 200, dry.body);
+    assert.equal((await c.get(`${cms}/kept`)).status, 200, 'a dry run deletes nothing');
+
+    const guarded = await del(`${cms}/guarded`, `${server.names.metaGroup}/v1`, field(2, field(1, 'not-the-uid')));
+    assert.equal(guarded.status, 409, guarded.body);
+    assert.equal(guarded.json.reason, 'Conflict');
+
+    assert.equal((await del(`${cms}/gone`, 'v1', Buffer.alloc(0))).status, 200);
+    assert.equal((await c.get(`${cms}/gone`)).status, 404);
+
+    const deployment = {
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'fg' },
+      spec: { selector: { matchLabels: { app: 'fg' } }, template: { metadata: { labels: { app: 'fg' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    };
+    assert.equal((await c.request('POST', '/apis/apps/v1/namespaces/default/deployments', { body: deployment })).status, 201);
+    const foreground = await del('/apis/apps/v1/namespaces/default/deployments/fg', 'apps/v1', field(4, 'Foreground'));
+    assert.equal(foreground.status, 200, foreground.body);
+    assert.deepEqual(foreground.json.metadata.finalizers, ['foregroundDeletion']);
+  });
 });
