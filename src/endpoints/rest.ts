@@ -130,7 +130,7 @@ export async function serveRest(ctx: RequestContext, scope: Scope, handler: Rest
         const type = mediaType(ctx);
         if (!patchTypes.includes(type)) throw unsupportedMediaType(handler.apply ? [...patchTypes, applyPatchType] : patchTypes);
         const doc = parseJson((await readBody(ctx)).toString('utf8'));
-        return send(ctx, scope, await handler.update(req, current => typedPatchResult(scope, applyPatch(type, current, doc, undefined))), 200);
+        return send(ctx, scope, await handler.update(req, async current => typedPatchResult(scope, await applyPatch(type, current, doc, undefined))), 200);
       }
       break;
   }

@@ -6,7 +6,7 @@ import { queryFlag, type RequestContext } from '../api/request.js';
 import { decodeProtobuf, decodeYaml, decodeYamlRepeatedKeys, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
 import { sendObject, sendStatus } from './respond.js';
 import { badRequest, conflict, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
-import { applyJsonPatch } from '../patch/json-patch.js';
+import { applyJsonPatchInSlices } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import type { PatchOptions } from '../patch/common.js';
 import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
@@ -162,10 +162,10 @@ export const patchTypes = ['application/json-patch+json', 'application/merge-pat
 export const applyPatchType = 'application/apply-patch+yaml';
 
 /** a patch document of one of `patchTypes` applied to an object (a strategic merge patch reads the schema's markers) */
-export function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined, opts: PatchOptions = {}): unknown {
+export async function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined, opts: PatchOptions = {}): Promise<unknown> {
   if (type !== 'application/json-patch+json')
     return type === 'application/merge-patch+json' ? applyMergePatch(current, doc, opts) : applyStrategicMergePatch(current, doc, schema, opts);
-  const patched = applyJsonPatch(current, doc, opts);
+  const patched = await applyJsonPatchInSlices(current, doc, opts);
   // an operation's path adds to its value's depth: the result is held to the depth a body may have (a merge nests no
   // deeper than the object and the patch already are)
   if (nestsDeeper(patched, maxNestingDepth))
@@ -193,7 +193,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   const { obj: out } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, async current => {
     if (!current) return { metadata: { name } };   // the store answers 404
     // the store hands the transform its own copy of the object: patched in place
-    const patched = applyPatch(type, current, patchDoc, scope.info.schema, { inPlace: true });
+    const patched = await applyPatch(type, current, patchDoc, scope.info.schema, { inPlace: true });
     await breather();
     // a patch that produces wrong types is invalid (422), as the reference reports it
     const { unknown, wrongTypes } = readKind(scope, patched);

@@ -271,7 +271,7 @@ export interface RestHandler {
   get?(req: RestRequest): Promise<object>;
   create?(req: RestRequest, body: unknown): Promise<object>;
   /** PUT and PATCH: `next` makes the object wanted from the current one (the body, or the patch applied to it) */
-  update?(req: RestRequest, next: (current: object) => unknown): Promise<object>;
+  update?(req: RestRequest, next: (current: object) => unknown | Promise<unknown>): Promise<object>;
   /** server-side apply (PATCH with an apply patch) of `applied` by `manager`, taking conflicting fields when `force` */
   apply?(req: RestRequest, applied: unknown, opts: { manager: string; force: boolean }): Promise<object>;
   /** connect subresources (any method): where the request goes; `path` is what follows the subresource ('/...' or '') */

@@ -201,3 +201,14 @@ test('writes to an object of 40,000 fields (patches of each type, apply, update)
   const whole = manyKeys('many-keys');
   await servedInPieces('update', () => { whole.data.k5 = `u${++n}`; return send('PUT', path, {}, JSON.stringify(whole)); }, r => changed('k5', `u${n}`)(r));
 });
+
+test('a JSON patch of 10,000 operations at the head of a 100,000-item array it adds is applied in pieces', async () => {
+  // each operation moves the whole array (as in the reference): seconds of work, which once held the loop in one piece
+  const path = '/api/v1/namespaces/big/configmaps/long-array';
+  const created = await send('POST', '/api/v1/namespaces/big/configmaps', {}, JSON.stringify({ metadata: { name: 'long-array' } }));
+  assert.equal(created.status, 201, created.body.subarray(0, 500).toString());
+  const ops = [{ op: 'add', path: '/items', value: new Array(100_000).fill(0) }, ...Array.from({ length: 9_999 }, () => ({ op: 'add', path: '/items/0', value: 1 }))];
+  // the array is no field of a ConfigMap: dropped from the stored object, after the whole patch has run
+  await servedInPieces('JSON patch of a long array', () => send('PATCH', path, { 'content-type': 'application/json-patch+json' }, JSON.stringify(ops)),
+    r => assert.equal(r.status, 200, r.body.subarray(0, 500).toString()));
+});

@@ -7,7 +7,7 @@ import type { MutatingWebhook } from '../../api/types/admissionregistration-v1.j
 import { allHooks, invocationFor, type Invocation, type WebhookConfiguration } from './match.js';
 import { CallError, callWebhook, reviewRequest, type AdmissionResponse, type EncodedObjects } from './call.js';
 import { ApiError, badRequest, internalError } from '../../api/status.js';
-import { applyJsonPatch } from '../../patch/json-patch.js';
+import { applyJsonPatchInSlices } from '../../patch/json-patch.js';
 import { deepEqual } from '../../patch/common.js';
 import type { AdmissionAttributes, GroupVersionKind, Listers, WebhookKind, WebhookSource } from '../../api/admission.js';
 import type { Authorizer } from '../../api/auth.js';
@@ -128,7 +128,7 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   const kind = kindSeenAt(inv.version, a, d);
   const sent = await objectAt(kind, a, d, a.object);
   let patched: ApiObject;
-  try { patched = applyJsonPatch(deepCopy(sent), ops) as ApiObject; } catch (e) {
+  try { patched = await applyJsonPatchInSlices(deepCopy(sent), ops) as ApiObject; } catch (e) {
     throw internalError(`admission webhook "${inv.hook.name}" returned a patch that cannot be applied: ${(e as Error).message}`);
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata || typeof patched.metadata !== 'object')

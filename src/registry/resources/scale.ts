@@ -88,9 +88,9 @@ function scaleHandler(paths: ScalePaths): RestHandler {
       return scaleOf(await req.store.get(req.namespace, req.name), paths);
     },
     async update(req, next) {
-      const { obj } = await req.store.guaranteedUpdate(req.namespace, req.name, '', current => {
+      const { obj } = await req.store.guaranteedUpdate(req.namespace, req.name, '', async current => {
         if (!current) return { metadata: { name: req.name } };   // the store answers 404
-        const wanted = next(scaleOf(current, paths));
+        const wanted = await next(scaleOf(current, paths));
         if (!wanted || typeof wanted !== 'object' || Array.isArray(wanted)) throw badRequest('the request body must be a Scale object');
         const scale = wanted as Partial<Scale>;
         if (scale.kind !== undefined && scale.kind !== 'Scale') throw badRequest(`the kind in the body (${scale.kind}) is not Scale`);
