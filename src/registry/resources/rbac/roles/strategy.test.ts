@@ -11,6 +11,12 @@ test('Role rules need verbs and groups; cluster bindings need service account na
   assert.deepEqual((await create(strategyOf('rbac.authorization', 'clusterrolebindings'),
     { roleRef: { kind: 'ClusterRole', name: 'r' }, subjects: [{ kind: 'ServiceAccount', name: 'sa' }] })).causes,
   ['subjects[0].namespace: Required value']);
+  // an aggregationRule needs selectors, each valid
+  const clusterRoles = strategyOf('rbac.authorization', 'clusterroles');
+  assert.deepEqual((await create(clusterRoles, { aggregationRule: {} })).causes,
+    ['aggregationRule.clusterRoleSelectors: Required value: at least one clusterRoleSelector required if aggregationRule is non-nil']);
+  assert.deepEqual((await create(clusterRoles, { aggregationRule: { clusterRoleSelectors: [{ matchLabels: { ok: 'yes' } }, { matchExpressions: [{ key: 'x', operator: 'In' }] }] } })).causes,
+    ['aggregationRule.clusterRoleSelectors[1].matchExpressions[0].values: Required value: must be specified when `operator` is \'In\' or \'NotIn\'']);
   // the URL list shown as the reference shows it (Go's %#v)
   assert.deepEqual((await create(strategyOf('rbac.authorization', 'clusterroles'), { rules: [{ verbs: ['get'], apiGroups: [''], nonResourceURLs: ['/a', '/b'] }] })).causes,
     ['rules[0].nonResourceURLs: Invalid value: []string{"/a", "/b"}: rules cannot apply to both regular resources and non-resource URLs']);

@@ -2,7 +2,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { ClusterRole, PolicyRule, Role } from '../../../../api/types/rbac-v1.js';
 import { defineStrategy } from '../../../strategy.js';
-import { type Causes, invalidList, required } from '../../../validation/fields.js';
+import { type Causes, invalidList, labelSelector, required } from '../../../validation/fields.js';
 
 function rules(rs: PolicyRule[] | undefined, namespaced: boolean): Causes {
   const out: Causes = [];
@@ -22,11 +22,21 @@ function rules(rs: PolicyRule[] | undefined, namespaced: boolean): Causes {
   return out;
 }
 
+/** an aggregationRule gathers the roles its selectors match: it needs at least one, each a valid label selector */
+function aggregation(role: Role | ClusterRole): Causes {
+  const rule = (role as ClusterRole).aggregationRule;
+  if (!rule || typeof rule !== 'object') return [];
+  const selectors = Array.isArray(rule.clusterRoleSelectors) ? rule.clusterRoleSelectors : [];
+  const at = 'aggregationRule.clusterRoleSelectors';
+  if (!selectors.length) return [required(at, 'at least one clusterRoleSelector required if aggregationRule is non-nil')];
+  return selectors.flatMap((sel, i) => labelSelector(`${at}[${i}]`, sel));
+}
+
 /** what every RBAC kind shares: names are path segments, a PUT may create, no generation */
 export const rbacStrategy = { nameRule: 'path-segment', allowCreateOnUpdate: true, generation: false } as const;
 
 /** the strategy of roles (namespaced) and cluster roles */
 export function roleStrategy(namespaced: boolean) {
-  const validate = (role: Role | ClusterRole) => rules(role.rules, namespaced);
+  const validate = (role: Role | ClusterRole) => [...rules(role.rules, namespaced), ...(namespaced ? [] : aggregation(role))];
   return defineStrategy<Stored<Role | ClusterRole>>({ ...rbacStrategy, validate, validateUpdate: validate });
 }
