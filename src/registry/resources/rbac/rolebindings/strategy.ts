@@ -5,6 +5,7 @@ import type { TableColumn } from '../../../types.js';
 import { defineStrategy } from '../../../strategy.js';
 import { type Causes, dnsSubdomain, invalid, notSupported, required, sameJson } from '../../../validation/fields.js';
 import { age, column, wide } from '../../columns.js';
+import { nameProblems } from '../../../validation/object-meta.js';
 import { rbacStrategy } from '../roles/strategy.js';
 
 type Binding = RoleBinding | ClusterRoleBinding;
@@ -20,6 +21,7 @@ function validateBinding(b: Binding, namespaced: boolean, rbacGroup: string): Ca
   if (!ref?.kind) out.push(required('roleRef.kind'));
   else if (!kinds.includes(ref.kind)) out.push(notSupported('roleRef.kind', ref.kind, kinds));
   if (!ref?.name) out.push(required('roleRef.name'));
+  else for (const problem of nameProblems(ref.name, 'path-segment')) out.push(invalid('roleRef.name', ref.name, problem));
   for (const [i, s] of (b.subjects ?? []).entries()) {
     const at = `subjects[${i}]`;
     if (!s?.name) out.push(required(`${at}.name`));

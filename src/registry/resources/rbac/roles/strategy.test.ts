@@ -37,4 +37,6 @@ test('bindings default the role group and the group of users and groups, and acc
     `subjects[0].apiGroup: Unsupported value: "example.com": supported values: "${rbac}"`,
     `subjects[1].apiGroup: Unsupported value: "${rbac}": supported values: ""`,
   ]);
+  // role names are path segments, as role names themselves
+  assert.deepEqual((await create(bindings, { roleRef: { kind: 'Role', name: 'a/b' } })).causes, ['roleRef.name: Invalid value: "a/b": may not contain \'/\'']);
 });
