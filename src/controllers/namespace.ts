@@ -3,7 +3,7 @@
 // when nothing does, the namespace's own finalizer is removed through `finalize`, so the namespace goes.
 import { nowTimestamp } from '../api/meta.js';
 import type { DiscoveredResource, DiscoveryFailure } from '../client/discovery.js';
-import { isConflict, isNotFound } from '../client/rest-client.js';
+import { isConflict, isNotFound, serverMessage } from '../client/rest-client.js';
 import { setCondition, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { Condition, Namespace } from './types.js';
@@ -24,7 +24,7 @@ export const namespaceController: Controller = {
       if (!ns || !terminating(ns)) return;
       const remaining = await deleteContent(ctx, name);
       // a group whose resources could not be learnt may hold content: the namespace waits for it, as the reference
-      if (remaining.resources.length || remaining.undiscovered.length) {
+      if (remaining.resources.length || remaining.failures.length || remaining.undiscovered.length) {
         await setStatus(ctx, ns, remaining);
         return { requeueAfterMs: recheckMs };
       }
@@ -41,6 +41,9 @@ export const namespaceController: Controller = {
 };
 
 interface Remaining { resources: string[]; finalizers: Map<string, number>; failures: string[]; undiscovered: DiscoveryFailure[] }
+
+/** a resource as the reference's conditions name it: resource.group, the core group's with a bare dot (`configmaps.`) */
+const qualified = (r: DiscoveredResource) => `${r.resource}.${r.group}`;
 
 /** deletes what the namespace holds; returns what is still there */
 async function deleteContent(ctx: ControllerContext, namespace: string): Promise<Remaining> {
@@ -59,13 +62,13 @@ async function deleteContent(ctx: ControllerContext, namespace: string): Promise
       const left = items as Array<{ metadata: { name: string; deletionTimestamp?: string; finalizers?: string[] } }>;
       await Promise.all(left.filter((o) => !o.metadata.deletionTimestamp).map((o) => resource.delete(o.metadata.name).catch((e) => { if (!isNotFound(e)) throw e; })));
       if (left.length) {
-        remaining.resources.push(`${r.resource}${r.group ? `.${r.group}` : ''} has ${left.length} resource instances`);
+        remaining.resources.push(`${qualified(r)} has ${left.length} resource instances`);
         for (const o of left) for (const f of o.metadata.finalizers ?? []) remaining.finalizers.set(f, (remaining.finalizers.get(f) ?? 0) + 1);
       }
     } catch (e) {
       if (isNotFound(e)) return;   // the resource went away (a custom resource deleted meanwhile)
-      remaining.resources.push(`${r.resource}${r.group ? `.${r.group}` : ''}`);
-      remaining.failures.push(`${r.resource}: ${(e as Error).message}`);
+      // said as a failure only, as the reference's conditions say it
+      remaining.failures.push(serverMessage(e));
     }
   }));
   return remaining;
@@ -108,7 +111,7 @@ function deletionConditions(ns: Namespace, r: Remaining): Condition[] | undefine
     { type: 'NamespaceDeletionGroupVersionParsingFailure', on: false, reasonOn: 'GroupVersionParsingFailed', messageOn: '',
       reasonOff: 'ParsedGroupVersions', messageOff: 'All legacy kube types successfully parsed' },
     { type: 'NamespaceDeletionContentFailure', on: r.failures.length > 0, reasonOn: 'ContentDeletionFailed',
-      messageOn: `Failed to delete all resource types, ${r.failures.length} remaining: ${r.failures.join(', ')}`,
+      messageOn: `Failed to delete all resource types, ${r.failures.length} remaining: ${r.failures.length === 1 ? r.failures[0] : `[${r.failures.join(', ')}]`}`,
       reasonOff: 'ContentDeleted', messageOff: 'All content successfully deleted, may be waiting on finalization' },
     { type: 'NamespaceContentRemaining', on: r.resources.length > 0, reasonOn: 'SomeResourcesRemain',
       messageOn: `Some resources are remaining: ${r.resources.sort().join(', ')}`,

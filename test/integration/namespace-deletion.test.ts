@@ -65,4 +65,30 @@ describe('namespace deletion', () => {
     await client.request({ method: 'PUT', path: '/api/v1/namespaces/own-finalizer/finalize', body: { ...waiting, spec: { finalizers: [] } } });
     await waitFor('the namespace gone', () => namespaces.get('own-finalizer').then(() => false, () => true));
   });
+
+  test('a webhook refusing the deletion of its content holds a namespace, with the reference\'s content failure and remaining conditions, until it goes', async () => {
+    const webhooks = client.resource({ group: server.names.group('admissionregistration'), version: 'v1', resource: 'validatingwebhookconfigurations' });
+    const namespaces = client.resource(namespacesRef);
+    await namespaces.create({ metadata: { name: 'behind-webhook', labels: { 'held-by': 'webhook' } } });
+    await client.resource({ group: '', version: 'v1', resource: 'configmaps' }, 'behind-webhook').create({ metadata: { name: 'content' } });
+    await webhooks.create({ metadata: { name: 'refuse-deletes' }, webhooks: [{
+      name: 'refuse.example.com', admissionReviewVersions: ['v1'], sideEffects: 'None', failurePolicy: 'Fail', timeoutSeconds: 1,
+      namespaceSelector: { matchLabels: { 'held-by': 'webhook' } },
+      rules: [{ apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['configmaps'] }],
+      clientConfig: { service: { namespace: 'default', name: 'nothing', port: 443 } },
+    }] });
+    await namespaces.delete('behind-webhook');
+    const ns = await waitFor('the content failure condition', async () => {
+      const n = await namespaces.get('behind-webhook');
+      return condition(n, 'NamespaceDeletionContentFailure')?.status === 'True' && n;
+    });
+    const failure = condition(ns, 'NamespaceDeletionContentFailure');
+    assert.equal(failure.reason, 'ContentDeletionFailed');
+    // the failed request's own message, with no name of ours in front
+    assert.match(failure.message, /^Failed to delete all resource types, 1 remaining: Internal error occurred: failed calling webhook "refuse\.example\.com"/);
+    // a resource that failed is said there only, as the reference says it
+    assert.equal(condition(ns, 'NamespaceContentRemaining').status, 'False');
+    await webhooks.delete('refuse-deletes');
+    await waitFor('the namespace gone', () => namespaces.get('behind-webhook').then(() => false, () => true));
+  });
 });
