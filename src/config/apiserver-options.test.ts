@@ -139,6 +139,8 @@ describe('API server options', () => {
       [['--runtime-config=apps'], /--runtime-config: invalid runtime-config key "apps"/],
       [['--service-cluster-ip-range=10.0.0.0/33'], /--service-cluster-ip-range/],
       [['--service-cluster-ip-range=10.0.0.0/24,10.1.0.0/24'], /different IP families/],
+      [['--service-cluster-ip-range=10.0.0.0/8'], /"10\.0\.0\.0\/8" is too large; for 32-bit addresses, the mask must be >= 12/],
+      [['--service-cluster-ip-range=10.96.0.0/12,fd00::/64'], /"fd00::\/64" is too large; for 128-bit addresses, the mask must be >= 108/],
       [['--service-node-port-range=32767-30000'], /--service-node-port-range/],
       [['--etcd-prefix=registry'], /--etcd-prefix: must start with \//],
       [['--tls-cert-file=/x.crt'], /--tls-cert-file and --tls-private-key-file must be given together/],

@@ -647,6 +647,8 @@ function checkCidrs(v: FlagValue): string | undefined {
     const family = isIP(ip ?? '');
     const max = family === 4 ? 32 : 128;
     if (!family || extra !== undefined || !/^\d+$/.test(bits ?? '') || Number(bits) > max) return `${JSON.stringify(cidr)} is not a CIDR such as 10.0.0.0/24`;
+    // as the reference, a range holds at most 2^20 addresses
+    if (max - Number(bits) > 20) return `${JSON.stringify(cidr)} is too large; for ${max}-bit addresses, the mask must be >= ${max - 20}`;
   }
   if (cidrs.length === 2 && isIP(cidrs[0]!.split('/')[0]!) === isIP(cidrs[1]!.split('/')[0]!)) return 'two CIDRs must be of different IP families';
   return undefined;
