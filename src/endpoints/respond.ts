@@ -172,23 +172,38 @@ export const isPretty = (ctx: RequestContext) => {
   return /\b(curl|Wget|Mozilla)\//.test(String(ctx.headers['user-agent'] ?? ''));
 };
 
-/** a Status as the reference writes one: its fields in order, and a newline after the JSON */
-export function sendStatus(ctx: RequestContext, status: Status, headers: Record<string, string> = {}) {
+/**
+ * A Status as the reference writes one: in protobuf when the client takes that before JSON (client-go's protobuf
+ * clients send `<protobuf>, application/json`; given the names, to know its media type), else its JSON fields in order
+ * and a newline after them
+ */
+export function sendStatus(ctx: RequestContext, status: Status, headers: Record<string, string> = {}, names?: Naming) {
+  const bytes = names && prefersProtobuf(ctx, names) ? statusProtobuf(status) : undefined;
+  if (bytes && names) return sendText(ctx, status.code, bytes, names.protobufMediaType, headers);
   const pretty = isPretty(ctx);
   const text = encode(orderedStatus(status), 'application/json', pretty);
   sendText(ctx, status.code, pretty ? text : `${text}\n`, 'application/json', headers);
 }
 
-/** a Status error; in protobuf when the client accepts nothing else (given the names, to know its media type) */
+/** a Status error, negotiated as the reference negotiates one: protobuf when the client prefers it */
 export function sendError(ctx: RequestContext, e: unknown, names?: Naming) {
   const err = toApiError(e);
   if (ctx.res.headersSent) { ctx.res.end(); return; }
-  const codec = names && acceptsOnlyProtobuf(ctx, names) ? loadedProtobufCodec() : undefined;
-  if (codec && names) return sendText(ctx, err.status.code, codec.encodeObject(err.status as unknown as Record<string, unknown>), names.protobufMediaType, err.headers);
-  sendStatus(ctx, err.status, err.headers);
+  sendStatus(ctx, err.status, err.headers, names);
 }
 
-function acceptsOnlyProtobuf(ctx: RequestContext, names: Naming): boolean {
-  const accept = parseAccept(ctx.headers.accept);
-  return !negotiate(accept, names, {}) && negotiate(accept, names, { protobuf: true }) !== undefined;
+/** a Status in protobuf; undefined when the codec is not loaded or the Status holds what its message lacks */
+function statusProtobuf(status: Status): Buffer | undefined {
+  const codec = loadedProtobufCodec();
+  try {
+    return codec?.encodeObject(status as unknown as Record<string, unknown>);
+  } catch (e) {
+    if (codec && e instanceof codec.ProtobufEncodeError) return undefined;
+    throw e;
+  }
+}
+
+/** whether the first form the client takes for a Status is protobuf (a client accepting nothing else included) */
+function prefersProtobuf(ctx: RequestContext, names: Naming): boolean {
+  return negotiate(parseAccept(ctx.headers.accept), names, { protobuf: true, yaml: true })?.kind === 'protobuf';
 }

@@ -15,9 +15,7 @@ import { sendObject, sendStatus, sendText } from './respond.js';
 import { admission, type Scope } from './scope.js';
 import { applyManager, decodeAppliedYaml, applyPatch, applyPatchType, patchTypes, writeOptions } from './write.js';
 import { proxy } from './proxy.js';
-import { representationFor, sendOne } from './read.js';
-import { negotiate, parseAccept } from './negotiation.js';
-import { loadedProtobufCodec } from '../api/protobuf/load.js';
+import { protobufOf, representationFor, sendOne } from './read.js';
 import { columnsOf, parseIncludeObject, toTable, withName } from './table.js';
 
 export interface RestDeps {
@@ -30,28 +28,12 @@ export interface RestDeps {
 const isStatus = (o: object): o is Status => (o as { kind?: unknown }).kind === 'Status';
 
 function send(ctx: RequestContext, scope: Scope, result: object, code: number) {
-  const bytes = protobufOf(ctx, scope, result);
+  const bytes = protobufOf(ctx, scope.names, result);
   if (bytes) return sendText(ctx, isStatus(result) ? result.code : code, bytes, scope.names.protobufMediaType);
   if (isStatus(result)) return sendStatus(ctx, result);
   sendObject(ctx, code, result);
 }
 
-/**
- * A handler's result in protobuf when the client prefers that form and the result's kind has one (a Scale, a Status, a
- * TokenRequest, a review), as the reference answers; else undefined, and the result goes as JSON
- */
-function protobufOf(ctx: RequestContext, scope: Scope, result: object): Buffer | undefined {
-  const codec = loadedProtobufCodec();
-  const { apiVersion, kind } = result as { apiVersion?: unknown; kind?: unknown };
-  if (!codec || typeof apiVersion !== 'string' || typeof kind !== 'string' || !codec.hasProtobufForm(apiVersion, kind)) return undefined;
-  if (negotiate(parseAccept(ctx.headers.accept), scope.names, { protobuf: true, yaml: true })?.kind !== 'protobuf') return undefined;
-  try {
-    return codec.encodeObject(result as Record<string, unknown>);
-  } catch (e) {
-    if (e instanceof codec.ProtobufEncodeError) return undefined;
-    throw e;
-  }
-}
 
 /**
  * What a handler read, in the representation asked for. A never-stored resource's object or list: kubectl's tables by

@@ -4,7 +4,7 @@ import type { ApiObject } from '../api/meta.js';
 import { parseApiVersion } from '../api/meta.js';
 import { queryFlag, type RequestContext } from '../api/request.js';
 import { decodeProtobuf, decodeYaml, decodeYamlRepeatedKeys, readBody, readObject, mediaType, maxNestingDepth, nestsDeeper, parseJson } from './body.js';
-import { sendObject, sendStatus } from './respond.js';
+import { sendObject, sendStatus, sendText } from './respond.js';
 import { badRequest, conflict, forbidden, invalid, unsupportedMediaType, successStatus, ApiError, statusBody } from '../api/status.js';
 import { applyJsonPatchInSlices } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
@@ -18,7 +18,7 @@ const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
 import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent, typedPatchError } from '../apply/managed-fields.js';
 import { undeclaredFields } from '../apply/typed.js';
 import { admission, asServed, customMetadataWrongTypes, parseFieldValidation, filterFor, type Scope } from './scope.js';
-import { representationFor, sendOne, sendWritten } from './read.js';
+import { protobufOf, representationFor, sendOne, sendWritten } from './read.js';
 import { duplicateFields, readTyped, type TypedReading } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
 import type { Naming } from '../api/naming.js';
@@ -335,7 +335,7 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
   const { obj, deleted } = await scope.store.delete(namespace, name, opts, admission(ctx, scope, namespace, name, !!opts.dryRun));
   await breather();
   if (deleted && !scope.strategy.returnDeletedObject) {
-    return sendStatus(ctx, successStatus({ name, group: scope.info.group || undefined, kind: scope.info.resource, uid: obj.metadata.uid }));
+    return sendStatus(ctx, successStatus({ name, group: scope.info.group || undefined, kind: scope.info.resource, uid: obj.metadata.uid }), {}, scope.names);
   }
   // 202 only for an object kept when the client asked for cascading deletion in the old way (orphanDependents=false),
   // as the reference answers; a Foreground propagationPolicy answers 200, as there
@@ -368,5 +368,8 @@ export async function removeCollection(ctx: RequestContext, scope: Scope, namesp
   const workers = Math.max(1, Math.min(scope.deleteCollectionWorkers ?? 1, items.length));
   await Promise.all(Array.from({ length: workers }, worker));
   if (failed !== undefined) throw failed;
-  sendObject(ctx, 200, { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: {}, items: deleted.filter(o => o !== undefined) });
+  const list = { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: {}, items: deleted.filter(o => o !== undefined) };
+  const bytes = protobufOf(ctx, scope.names, list);
+  if (bytes) return sendText(ctx, 200, bytes, scope.names.protobufMediaType);
+  sendObject(ctx, 200, list);
 }

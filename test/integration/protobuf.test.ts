@@ -180,4 +180,27 @@ describe('protobuf: subresources, reviews and never-stored lists', () => {
     assert.equal(foreground.status, 200, foreground.body);
     assert.deepEqual(foreground.json.metadata.finalizers, ['foregroundDeletion']);
   });
+
+  test('Status bodies and deleted collections in protobuf when the client prefers it, as the reference negotiates them', async () => {
+    const cms = '/api/v1/namespaces/default/configmaps';
+    const missing = await c.get(`${cms}/missing`, { accept: preferred() });
+    assert.equal(missing.status, 404);
+    assert.deepEqual(fromProtobuf(missing), {
+      apiVersion: 'v1', kind: 'Status', metadata: {}, status: 'Failure', message: 'configmaps "missing" not found', reason: 'NotFound',
+      details: { name: 'missing', kind: 'configmaps' }, code: 404,
+    });
+    assert.equal((await c.get(`${cms}/missing`, { accept: `application/json, ${pb}` })).json.reason, 'NotFound', 'JSON first stays JSON');
+
+    for (const name of ['s1', 's2']) {
+      await c.request('POST', cms, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name, labels: { set: 'status' } } } });
+    }
+    const removed = await c.request('DELETE', `${cms}/s1`, { headers: { accept: preferred() } });
+    assert.equal(removed.status, 200);
+    const status = fromProtobuf(removed);
+    assert.deepEqual([status.kind, status.status, status.details.name], ['Status', 'Success', 's1']);
+
+    const collection = fromProtobuf(await c.request('DELETE', `${cms}?labelSelector=set%3Dstatus`, { headers: { accept: preferred() } }));
+    assert.equal(collection.kind, 'ConfigMapList');
+    assert.deepEqual(collection.items.map((i: any) => i.metadata.name), ['s2']);
+  });
 });
