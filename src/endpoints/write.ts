@@ -329,9 +329,16 @@ async function deleteOptions(ctx: RequestContext, names: Naming): Promise<Delete
   return opts;
 }
 
+/** a delete that leaves the dependents to a kind's orphaning default is warned, where the kind says so */
+function warnOrphanByDefault(ctx: RequestContext, scope: Scope, opts: DeleteOptions) {
+  const warning = scope.strategy.orphanByDefaultWarning;
+  if (warning && !opts.propagationPolicy && opts.orphanDependents === undefined) ctx.warnings.push(warning);
+}
+
 export async function remove(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
   const opts = await deleteOptions(ctx, scope.names);
+  warnOrphanByDefault(ctx, scope, opts);
   const { obj, deleted } = await scope.store.delete(namespace, name, opts, admission(ctx, scope, namespace, name, !!opts.dryRun));
   await breather();
   if (deleted && !scope.strategy.returnDeletedObject) {
@@ -345,6 +352,7 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
 export async function removeCollection(ctx: RequestContext, scope: Scope, namespace: string) {
   checkListIntegers(ctx.query);
   const opts = await deleteOptions(ctx, scope.names);
+  warnOrphanByDefault(ctx, scope, opts);
   const filter = filterFor(ctx, scope, namespace);
   const { items } = await scope.reads.list({ ...filter });
   // the answer lists the deleted objects in the order of the list, however many deletes run at once

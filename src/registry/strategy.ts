@@ -80,6 +80,8 @@ export interface Strategy<T = ApiObject> {
   gracePeriod?(obj: T, requested: number | undefined): number;
   /** a delete without a propagation policy orphans the dependents (the older kinds' default); otherwise they go in the background */
   orphanDependentsByDefault?: boolean;
+  /** said in a warning on a delete (or deletecollection) that leaves the dependents to that default */
+  orphanByDefaultWarning?: string;
   /** a create keeps the status it is given (a Node: its agent registers it with its status), where other kinds start with none */
   keepsStatusOnCreate?: boolean;
 }

@@ -288,6 +288,14 @@ describe('built-in kinds through HTTP', () => {
 
     const always = await c.request('POST', base, { body: { metadata: { name: 'k' }, spec: { template: { spec: { containers: [{ name: 'a', image: 'busybox' }] } } } } });
     assert.deepEqual(causes(always), ['spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"']);
+
+    // a delete left to the Job's default (its pods orphaned) is warned about, as the reference does; one that says is not
+    const warning = '299 - "child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning"';
+    const defaulted = await c.request('DELETE', `${base}/j`);
+    assert.equal(defaulted.status, 200, defaulted.body);
+    assert.equal(defaulted.headers.warning, warning);
+    assert.equal((await c.request('DELETE', `${base}?labelSelector=none`)).headers.warning, warning);
+    assert.equal((await c.request('DELETE', `${base}?labelSelector=none&propagationPolicy=Background`)).headers.warning, undefined);
   });
 
   test('CronJob, StatefulSet and DaemonSet defaults', async () => {

@@ -147,6 +147,7 @@ function validateJobUpdate(job: Job, old: Job): Causes {
 
 export const strategy = defineStrategy<StoredJob>({
   orphanDependentsByDefault: true,
+  orphanByDefaultWarning: 'child pods are preserved by default when jobs are deleted; set propagationPolicy=Background to remove them or set propagationPolicy=Orphan to suppress this warning',
   generation: true,
   defaults: defaultJob,
   podSpecs: job => [['spec.template.spec', job.spec?.template?.spec]],
