@@ -243,6 +243,26 @@ eachBackend('crud', h => {
     assert.deepEqual([label.json.metadata.labels, label.json.metadata.annotations], [{ a: '' }, { b: '' }]);
   });
 
+  test('owner references are checked at the reference\'s paths and in its words', async () => {
+    const ns = await h.namespace();
+    const post = (ownerReferences: unknown[]) => c().request('POST', `/api/v1/namespaces/${ns}/configmaps`, { body: { metadata: { name: 'owned', ownerReferences } } });
+    const ref = (name: string, more = {}) => ({ apiVersion: 'v1', kind: 'ConfigMap', name, uid: `00000000-0000-0000-0000-00000000000${name.length}`, ...more });
+    const empty = await post([{ apiVersion: 'apps/', kind: '', name: '', uid: '' }]);
+    assert.equal(empty.status, 422, empty.body);
+    assert.deepEqual(empty.json.details.causes.map((x: any) => `${x.field}: ${x.message}`), [
+      'metadata.ownerReferences.apiVersion: Invalid value: "apps/": version must not be empty',
+      'metadata.ownerReferences.kind: Invalid value: "": kind must not be empty',
+      'metadata.ownerReferences.name: Invalid value: "": name must not be empty',
+      'metadata.ownerReferences.uid: Invalid value: "": uid must not be empty',
+    ]);
+    const twice = await post([ref('a', { controller: true }), ref('bb'), ref('ccc', { controller: true })]);
+    assert.equal(twice.status, 422, twice.body);
+    assert.match(twice.json.message, /metadata\.ownerReferences: Invalid value: Only one reference can have Controller set to true\. Found "true" in references for ConfigMap\/a and ConfigMap\/ccc/);
+    const event = await post([{ ...ref('e'), kind: 'Event' }]);
+    assert.equal(event.status, 422, event.body);
+    assert.match(event.json.message, /metadata\.ownerReferences: Invalid value: \/v1, Kind=Event is disallowed from being an owner/);
+  });
+
   test('two-phase deletion: finalizers keep the object until the last one is removed', async () => {
     const ns = await h.namespace();
     const path = `/api/v1/namespaces/${ns}/configmaps/fin`;

@@ -1,5 +1,5 @@
 // Object metadata rules shared by every resource: names, labels, annotations, finalizers, owner references.
-import type { ObjectMeta, StatusCause } from '../../api/meta.js';
+import type { ObjectMeta, OwnerReference, StatusCause } from '../../api/meta.js';
 import type { NameRule } from '../strategy.js';
 import { qualifiedNameErrors, labelValueErrors } from '../../api/selectors.js';
 
@@ -53,17 +53,32 @@ export function validateObjectMeta(m: ObjectMeta, namespaced: boolean, rule: Nam
     seen.add(f);
     for (const p of qualifiedNameErrors(f)) out.push(cause('FieldValueInvalid', 'metadata.finalizers', `Invalid value: "${f}": ${p}`));
   }
-  for (const [i, r] of (m.ownerReferences ?? []).entries()) {
-    for (const f of ['apiVersion', 'kind', 'name', 'uid'] as const)
-      if (!r[f]) out.push(cause('FieldValueRequired', `metadata.ownerReferences[${i}].${f}`, `Required value: ${f} must not be empty`));
-  }
-  if ((m.ownerReferences ?? []).filter(r => r.controller).length > 1)
-    out.push(cause('FieldValueInvalid', 'metadata.ownerReferences', 'Invalid value: Only one reference can have Controller set to true'));
+  out.push(...ownerReferenceCauses(m.ownerReferences ?? []));
   if (m.generateName) {
     const base = m.generateName.replace(/-$/, '');
     if (base && nameProblems(base, rule === 'path-segment' ? 'path-segment' : 'dns-subdomain').length)
       out.push(cause('FieldValueInvalid', 'metadata.generateName', `Invalid value: "${m.generateName}": ${nameProblems(base, rule)[0]}`));
   }
   if (old && m.name !== old.name) out.push(cause('FieldValueInvalid', 'metadata.name', 'Invalid value: field is immutable'));
+  return out;
+}
+
+/** the reference's checks of owner references, at its paths (no index) and in its words */
+function ownerReferenceCauses(refs: OwnerReference[]): StatusCause[] {
+  const out: StatusCause[] = [];
+  const at = 'metadata.ownerReferences';
+  let controller = '';
+  for (const r of refs) {
+    const slash = (r.apiVersion ?? '').lastIndexOf('/');
+    const version = slash < 0 ? r.apiVersion ?? '' : r.apiVersion.slice(slash + 1);
+    if (!version) out.push(cause('FieldValueInvalid', `${at}.apiVersion`, `Invalid value: ${JSON.stringify(r.apiVersion ?? '')}: version must not be empty`));
+    for (const f of ['kind', 'name', 'uid'] as const)
+      if (!r[f]) out.push(cause('FieldValueInvalid', `${at}.${f}`, `Invalid value: "": ${f} must not be empty`));
+    if (version === 'v1' && slash < 0 && r.kind === 'Event') out.push(cause('FieldValueInvalid', at, 'Invalid value: /v1, Kind=Event is disallowed from being an owner'));
+    if (!r.controller) continue;
+    const name = `${r.kind}/${r.name}`;
+    if (controller) out.push(cause('FieldValueInvalid', at, `Invalid value: Only one reference can have Controller set to true. Found "true" in references for ${controller} and ${name}`));
+    else controller = name;
+  }
   return out;
 }
