@@ -10,6 +10,7 @@ import type { ValidationSchema } from '../schema/validate.js';
 import { typeOfSchema, typeName, maxRequestSizeBytes, type CelType } from './types.js';
 import { check } from './check.js';
 import { parseBounded } from './parse.js';
+import { constantRegexProblem } from './regex-constants.js';
 import { estimateCost, maxCost } from './cost.js';
 import { evaluate, CostLimitError, type CostMeter } from './evaluate.js';
 import { celEnvironment } from './library.js';
@@ -105,10 +106,14 @@ function* compileSteps(schema: ValidationSchema, path: string): Generator<void, 
         if (rule.message === undefined && !rule.messageExpression && /[\n\r]/.test(rule.rule))
           problems.push({ reason: 'FieldValueRequired', field: `${rp}.message`, message: 'Required value: message must be specified if rule contains line breaks' });
         const c = compileExpression(rule.rule, vars);
+        const regexProblem = c.ok ? constantRegexProblem(c.expr) : undefined;
         if (!c.ok) {
           problems.push({ reason: 'FieldValueInvalid', field: `${rp}.rule`, message: `Invalid value: ${shownRule(rule)}: compilation failed: ${c.error}` });
         } else if (c.type.kind !== 'bool' && c.type.kind !== 'dyn') {
           problems.push({ reason: 'FieldValueInvalid', field: `${rp}.rule`, message: `Invalid value: ${shownRule(rule)}: compilation failed: cel expression must evaluate to a bool` });
+        } else if (regexProblem) {
+          // the reference compiles constant patterns when it makes the rule's program, after type checking
+          problems.push({ reason: 'FieldValueInvalid', field: `${rp}.rule`, message: `Invalid value: ${shownRule(rule)}: program instantiation failed: ${regexProblem}` });
         } else {
           entry.program = c.expr;
           entry.transition = c.usesOldSelf;

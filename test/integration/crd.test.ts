@@ -327,6 +327,23 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal(bounded.status, 201, bounded.body);
   });
 
+  test('a CEL rule whose constant pattern is not RE2 is refused at CRD create, as the reference makes its program', async () => {
+    const group = groupName();
+    const crd = widgetCrd(group) as any;
+    crd.spec.versions[0].schema.openAPIV3Schema = { type: 'object', properties: { spec: {
+      type: 'object', properties: { size: { type: 'string', maxLength: 64 } },
+      'x-kubernetes-validations': [{ rule: "self.size.matches('[')" }, { rule: "matches(self.size, '(?=a)')" }, { rule: "self.size.find('a{2,1}') == ''" },
+        { rule: "self.size.matches('^[a-z]+$') && self.size.findAll('[0-9]').size() == 0" }, { rule: 'self.size.matches(self.size)' }] } } };
+    const r = await c.request('POST', crdPath, { body: crd });
+    assert.equal(r.status, 422, r.body);
+    const path = 'spec.versions[0].schema.openAPIV3Schema.properties[spec].x-kubernetes-validations';
+    assert.deepEqual(r.json.details.causes.map((x: { field: string }) => x.field), [0, 1, 2].map(i => `${path}[${i}].rule`), r.body);
+    const [bracket, lookahead, repeat] = r.json.details.causes.map((x: { message: string }) => x.message);
+    assert.match(bracket, /^Invalid value: apiextensions.ValidationRule\{Rule:"self.size.matches\('\['\)".*\}: program instantiation failed: error parsing regexp: missing closing \]: `\[`$/);
+    assert.match(lookahead, /program instantiation failed: error parsing regexp: invalid or unsupported Perl syntax/);
+    assert.match(repeat, /program instantiation failed: error parsing regexp: invalid repeat count/);
+  });
+
   test('status subresource: spec changes through status are ignored and status changes through the object', async () => {
     const group = groupName();
     await install(group);
