@@ -168,6 +168,18 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     throw storageFailure(e, { group: info.group, resource: info.resource, name, revision }) ?? e;
   };
 
+  /** a delete's preconditions, checked against the object read (again at each attempt) before anything else looks at
+   *  it, in the reference's words */
+  function checkDeletePreconditions(obj: ApiObject, p: DeleteOptions['preconditions']) {
+    const m = obj.metadata;
+    const why = p?.uid && p.uid !== m.uid
+      ? `the UID in the precondition (${p.uid}) does not match the UID in record (${m.uid}). The object might have been deleted and then recreated`
+      : p?.resourceVersion && p.resourceVersion !== m.resourceVersion
+        ? `the ResourceVersion in the precondition (${p.resourceVersion}) does not match the ResourceVersion in record (${m.resourceVersion}). The object might have been modified`
+        : undefined;
+    if (why) throw conflict(info.group, info.kind, m.name ?? '', why);
+  }
+
   function checkNamespace(obj: ApiObject, namespace: string) {
     if (info.namespaced) {
       if (obj.metadata.namespace && obj.metadata.namespace !== namespace)
@@ -357,6 +369,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         await breather();
         const obj = await fromStored(cur.obj);
         await breather();
+        checkDeletePreconditions(obj, options.preconditions);
         await admission.validate('DELETE', undefined, obj);
         const gcChanged = applyPropagation(obj, options, !!strategy.orphanDependentsByDefault);
         const m = obj.metadata;
@@ -381,7 +394,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
         }
         outcome = { obj, deleted: true };
         return options.dryRun ? { skip: true } : { delete: true };
-      }, { preconditions: options.preconditions }).catch(e => fail(e, name));
+      }).catch(e => fail(e, name));
       if (options.dryRun) return outcome;
       outcome.obj.metadata.resourceVersion = formatResourceVersion(result!.rev);
       if (outcome.deleted) await strategy.afterDelete?.(outcome.obj, writeContext({}).ctx);

@@ -171,8 +171,8 @@ describe('python3-kubernetes as operators use it', { skip }, () => {
   test('deletes: preconditions, grace period 0, foreground cascading, delete_collection by selectors', async () => {
     const r = await py(kubeconfig, ['deletes', 'deleting']);
     assert.deepEqual(r.uidMismatch.slice(0, 2), [409, 'Conflict']);
-    assert.match(r.uidMismatch[2], /Precondition failed: UID in precondition: not-its-uid/);
-    assert.match(r.rvMismatch[2], /Precondition failed: ResourceVersion in precondition: 1,/);
+    assert.match(r.uidMismatch[2], /the UID in the precondition \(not-its-uid\) does not match the UID in record/);
+    assert.match(r.rvMismatch[2], /the ResourceVersion in the precondition \(1\) does not match the ResourceVersion in record/);
     assert.equal(r.guardedGone, 404);
     assert.deepEqual(r.afterLabel, ['c2', 'c3']);
     assert.deepEqual(r.afterField, ['c3']);

@@ -302,10 +302,12 @@ eachBackend('crud', h => {
     const wrongUid = await c().request('DELETE', `${base}/p`, { body: { kind: 'DeleteOptions', apiVersion: 'v1', preconditions: { uid: 'nope' } } });
     assert.equal(wrongUid.status, 409);
     assert.equal(wrongUid.json.reason, 'Conflict');
-    assert.match(wrongUid.json.message, /Precondition failed: UID in precondition: nope/);
+    // said as the reference says it, naming the kind
+    assert.equal(wrongUid.json.message, `Operation cannot be fulfilled on ConfigMap "p": the UID in the precondition (nope) does not match the UID in record (${obj.metadata.uid}). The object might have been deleted and then recreated`);
+    assert.deepEqual(wrongUid.json.details, { name: 'p', kind: 'ConfigMap' });
     const wrongRv = await c().request('DELETE', `${base}/p`, { body: { preconditions: { resourceVersion: '1' } } });
     assert.equal(wrongRv.status, 409);
-    assert.match(wrongRv.json.message, /ResourceVersion in precondition: 1/);
+    assert.equal(wrongRv.json.message, `Operation cannot be fulfilled on ConfigMap "p": the ResourceVersion in the precondition (1) does not match the ResourceVersion in record (${obj.metadata.resourceVersion}). The object might have been modified`);
 
     const dryBody = await c().request('DELETE', `${base}/p`, { body: { propagationPolicy: 'Background', dryRun: ['All'] } });
     assert.equal(dryBody.status, 200, dryBody.body);
