@@ -6,7 +6,9 @@ import { kindAt, type ApiResources, type ResourceInfo } from '../registry/resour
 import type { SubresourceDefinition } from '../registry/types.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept } from '../endpoints/negotiation.js';
-import { sendObject } from '../endpoints/respond.js';
+import { sendObject, sendText } from '../endpoints/respond.js';
+import { protobufOf } from '../endpoints/read.js';
+import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { notAcceptable, pathNotFound } from '../api/status.js';
 import { compareVersions, type Priority } from '../api/apiservices.js';
 
@@ -131,6 +133,13 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
     })),
   }));
 
+  /** a discovery document: in protobuf when the client prefers it (its TypeMeta then says v1, as the reference's), else JSON */
+  const sendDocument = (ctx: RequestContext, doc: { kind: string; apiVersion?: string; [field: string]: unknown }) => {
+    const bytes = protobufOf(ctx, names, doc.apiVersion ? doc : { ...doc, apiVersion: 'v1' });
+    if (bytes) return sendText(ctx, 200, bytes, names.protobufMediaType);
+    sendObject(ctx, 200, doc);
+  };
+
   return {
     /** answers discovery paths; false when the path is not one */
     handle(ctx: RequestContext): boolean {
@@ -138,7 +147,7 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
       if (parts[0] !== 'api' && parts[0] !== 'apis') return false;
       const core = parts[0] === 'api';
       if (parts.length === 1) {
-        const target = { discovery: featureEnabled(ctx, 'AggregatedDiscoveryEndpoint', true) };
+        const target = { discovery: featureEnabled(ctx, 'AggregatedDiscoveryEndpoint', true), protobuf: loadedProtobufCodec() !== undefined };
         const rep = negotiate(parseAccept(ctx.headers.accept), names, target);
         if (!rep) throw notAcceptable(offeredTypes(names, target));
         if (rep.kind === 'discovery') {
@@ -156,12 +165,12 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
           return true;
         }
         if (core) {
-          sendObject(ctx, 200, {
+          sendDocument(ctx, {
             kind: 'APIVersions', versions: ['v1'],
             serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: serverAddress() }],
           });
         } else {
-          sendObject(ctx, 200, memo('groups', () => ({
+          sendDocument(ctx, memo('groups', () => ({
             kind: 'APIGroupList', apiVersion: 'v1', groups: allGroups().filter(g => g.name !== '').map(groupEntry),
           })));
         }
@@ -172,13 +181,13 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
       if (rest.length === 0) {
         const g = allGroups().find(x => x.name === group && group !== '');
         if (!g) throw pathNotFound(ctx.path);
-        sendObject(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(g) });
+        sendDocument(ctx, { kind: 'APIGroup', apiVersion: 'v1', ...groupEntry(g) });
         return true;
       }
       if (rest.length === 1) {
         const entries = resources.byGroupVersion(group, rest[0]);
         if (!entries.length) throw pathNotFound(ctx.path);
-        sendObject(ctx, 200, memo(`gv/${group}/${rest[0]}`, () => resourceList(names, group, rest[0], entries)));
+        sendDocument(ctx, memo(`gv/${group}/${rest[0]}`, () => resourceList(names, group, rest[0], entries)));
         return true;
       }
       return false;

@@ -203,4 +203,28 @@ describe('protobuf: subresources, reviews and never-stored lists', () => {
     assert.equal(collection.kind, 'ConfigMapList');
     assert.deepEqual(collection.items.map((i: any) => i.metadata.name), ['s2']);
   });
+
+  test('discovery documents in protobuf when the client prefers it (client-go discovery with a protobuf configuration)', async () => {
+    const versions = fromProtobuf(await c.get('/api', { accept: preferred() }));
+    assert.deepEqual([versions.apiVersion, versions.kind, versions.versions], ['v1', 'APIVersions', ['v1']]);
+    const groups = fromProtobuf(await c.get('/apis', { accept: pb }));
+    assert.equal(groups.kind, 'APIGroupList');
+    assert.ok(groups.groups.some((g: any) => g.name === 'apps' && g.preferredVersion.groupVersion === 'apps/v1'));
+    assert.equal(fromProtobuf(await c.get('/apis/apps', { accept: preferred() })).kind, 'APIGroup');
+
+    const list = await c.get('/apis/apps/v1', { accept: preferred() });
+    const resources = fromProtobuf(list);
+    assert.equal(resources.groupVersion, 'apps/v1');
+    const deployments = resources.resources.find((r: any) => r.name === 'deployments');
+    assert.deepEqual([deployments.kind, deployments.namespaced, deployments.verbs.includes('watch')], ['Deployment', true, true]);
+
+    // on the wire: APIResourceList resources = 2, an APIResource's name = 1 and verbs = 4, a Verbs message of items = 1
+    const raw = decodeEnvelope(list.raw, server.names).raw;
+    const first = readFields(readFields(raw).find(f => f.number === 2)!.value as Buffer);
+    const verbs = readFields(first.find(f => f.number === 4)!.value as Buffer);
+    assert.ok(verbs.length > 0 && verbs.every(f => f.number === 1));
+    assert.equal((first.find(f => f.number === 1)!.value as Buffer).toString(), resources.resources[0].name);
+
+    assert.equal((await c.get('/apis/apps/v1', { accept: `application/json, ${pb}` })).json.kind, 'APIResourceList', 'JSON first stays JSON');
+  });
 });

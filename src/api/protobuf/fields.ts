@@ -156,6 +156,21 @@ const messages: Record<string, Fields> = {
     propagationPolicy: '4 *string', dryRun: '5 []string',
   },
   'meta.Preconditions': { uid: '1 *string', resourceVersion: '2 *string' },
+  // discovery documents (/api, /apis, a group, a group version); an APIResource's verbs (a Verbs message, repeated
+  // string items = 1) have the wire shape of an ExtraValue
+  'meta.APIVersions': { versions: '1 []string', serverAddressByClientCIDRs: '2 []meta.ServerAddressByClientCIDR' },
+  'meta.ServerAddressByClientCIDR': { clientCIDR: '1 string', serverAddress: '2 string' },
+  'meta.APIGroupList': { groups: '1 []meta.APIGroup' },
+  'meta.APIGroup': {
+    name: '1 string', versions: '2 []meta.GroupVersionForDiscovery', preferredVersion: '3 meta.GroupVersionForDiscovery',
+    serverAddressByClientCIDRs: '4 []meta.ServerAddressByClientCIDR',
+  },
+  'meta.GroupVersionForDiscovery': { groupVersion: '1 string', version: '2 string' },
+  'meta.APIResourceList': { groupVersion: '1 string', resources: '2 []meta.APIResource' },
+  'meta.APIResource': {
+    name: '1 string', singularName: '6 string', namespaced: '2 bool', group: '8 string', version: '9 string', kind: '3 string',
+    verbs: '4 ExtraValue', shortNames: '5 []string', categories: '7 []string', storageVersionHash: '10 string',
+  },
   // what metadata clients ask for (as=PartialObjectMetadata[List]); v1beta1's list numbers its two fields the other way
   'meta.PartialObjectMetadata': objectMetaFields,
   'meta.PartialObjectMetadataList': { metadata: '1 meta.ListMeta', items: '2 []meta.PartialObjectMetadata' },
@@ -932,6 +947,8 @@ const kinds: Record<string, string> = {
   'discovery/v1/EndpointSlice': 'disc.EndpointSlice', 'coordination/v1/Lease': 'coord.Lease', 'storage/v1/StorageClass': 'storage.StorageClass',
   'meta/v1/PartialObjectMetadata': 'meta.PartialObjectMetadata', 'meta/v1beta1/PartialObjectMetadata': 'meta.PartialObjectMetadata',
   'meta/v1/PartialObjectMetadataList': 'meta.PartialObjectMetadataList', 'meta/v1beta1/PartialObjectMetadataList': 'metaBeta.PartialObjectMetadataList',
+  'v1/APIVersions': 'meta.APIVersions', 'v1/APIGroupList': 'meta.APIGroupList', 'v1/APIGroup': 'meta.APIGroup',
+  'v1/APIResourceList': 'meta.APIResourceList',
   'v1/Status': 'meta.Status', 'v1/DeleteOptions': 'meta.DeleteOptions', 'meta/v1/DeleteOptions': 'meta.DeleteOptions',
   'apps/v1/Deployment': 'apps.Deployment',
   'batch/v1/Job': 'batch.Job', 'batch/v1/CronJob': 'batch.CronJob',
@@ -965,7 +982,7 @@ const kinds: Record<string, string> = {
 
 /** kinds that are never stored, so have no list form */
 const unlisted = new Set([
-  'Status', 'DeleteOptions', 'Scale', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'Eviction', 'Binding', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
+  'Status', 'DeleteOptions', 'Scale', 'APIVersions', 'APIGroupList', 'APIGroup', 'APIResourceList', 'PartialObjectMetadata', 'PartialObjectMetadataList', 'Eviction', 'Binding', 'TokenRequest', 'TokenReview', 'SelfSubjectReview', 'SubjectAccessReview',
   'SelfSubjectAccessReview', 'LocalSubjectAccessReview', 'SelfSubjectRulesReview',
 ]);
 
