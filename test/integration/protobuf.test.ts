@@ -82,6 +82,14 @@ describe('protobuf: subresources, reviews and never-stored lists', () => {
     assert.equal(evicted.status, 201);
     assert.equal(fromProtobuf(evicted).status, 'Success');
 
+    // a policy/v1beta1 Eviction in protobuf (metadata = 1, name = 1), as older clients send it, is taken like its JSON form
+    assert.equal((await c.request('POST', '/api/v1/namespaces/default/pods', { body: { ...pod, metadata: { name: 'old' } } })).status, 201);
+    const old = await c.request('POST', '/api/v1/namespaces/default/pods/old/eviction', {
+      body: envelope('policy/v1beta1', 'Eviction', field(1, field(1, 'old'))), contentType: pb, headers: { accept: preferred() },
+    });
+    assert.equal(old.status, 201, old.body);
+    assert.equal(fromProtobuf(old).status, 'Success');
+
     await c.request('POST', '/api/v1/namespaces/default/serviceaccounts', { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'sa' } } });
     const request = { apiVersion: server.names.group('authentication') + '/v1', kind: 'TokenRequest', spec: { audiences: ['a'] } };
     const token = await c.request('POST', '/api/v1/namespaces/default/serviceaccounts/sa/token', { body: request, headers: { accept: preferred() } });

@@ -956,6 +956,8 @@ const kinds: Record<string, string> = {
   'rbac.authorization/v1/RoleBinding': 'rbac.RoleBinding', 'rbac.authorization/v1/ClusterRoleBinding': 'rbac.ClusterRoleBinding',
   'scheduling/v1/PriorityClass': 'sched.PriorityClass',
   'policy/v1/PodDisruptionBudget': 'policy.PodDisruptionBudget', 'policy/v1/Eviction': 'policy.Eviction',
+  // the eviction subresource takes v1beta1's Eviction too (the same message)
+  'policy/v1beta1/Eviction': 'policy.Eviction',
   'networking/v1/Ingress': 'net.Ingress',
   'authorization/v1/SelfSubjectAccessReview': 'authz.SelfSubjectAccessReview',
   'authorization/v1/SelfSubjectRulesReview': 'authz.SelfSubjectRulesReview',
