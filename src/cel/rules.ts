@@ -202,13 +202,31 @@ const ruleErrorString = (r: Rule) => (r.message?.trim() ? r.message.trim() : (r.
 
 /** evaluates the rules of an object (and its old version on update); the causes name the rule and the field */
 export function validateRules(compiled: CompiledSchema, schema: ValidationSchema, obj: unknown, old: unknown, runtimeBudget = perObjectRuntimeBudget): StatusCause[] {
+  const steps = validateSteps(compiled, schema, obj, old, runtimeBudget);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/**
+ * validateRules with the event loop given back between rule evaluations (inSteps): one call may cost a second on a
+ * string of megabytes (a regular expression over it), and an object's budget holds tens of such calls, which in one
+ * piece held the loop for all of them
+ */
+export function validateRulesInSteps(compiled: CompiledSchema, schema: ValidationSchema, obj: unknown, old: unknown, runtimeBudget = perObjectRuntimeBudget): Promise<StatusCause[]> {
+  return inSteps(validateSteps(compiled, schema, obj, old, runtimeBudget));
+}
+
+/** the evaluation of validateRules, pausing after each rule */
+function* validateSteps(compiled: CompiledSchema, schema: ValidationSchema, obj: unknown, old: unknown, runtimeBudget: number): Generator<void, StatusCause[], void> {
   const out: StatusCause[] = [];
   if (!compiled.any) return out;
   let remaining = runtimeBudget;
   const env = celEnvironment();
 
   /** false when evaluation must stop: the budget is spent */
-  const evalNode = (s: ValidationSchema, value: unknown, oldValue: unknown, path: string, root: boolean): boolean => {
+  const evalNode = function* (s: ValidationSchema, value: unknown, oldValue: unknown, path: string, root: boolean): Generator<void, boolean, void> {
     const rules = compiled.rules.get(s);
     if (!rules?.length || value === null || value === undefined) return true;
     if (remaining <= 0) {
@@ -232,6 +250,7 @@ export function validateRules(compiled: CompiledSchema, schema: ValidationSchema
         out.push(invalidCause(path, s, `'${e.message}': no further validation rules will be run due to call cost exceeds limit for rule: ${ruleErrorString(r.rule)}`));
         return false;
       }
+      yield;
       if (meter.cost > remaining) {
         out.push(invalidCause(path, s, 'validation failed due to running out of cost budget, no further validation rules will be run'));
         return false;
@@ -270,9 +289,9 @@ export function validateRules(compiled: CompiledSchema, schema: ValidationSchema
     }
   };
 
-  const walk = (s: ValidationSchema | undefined, value: unknown, oldValue: unknown, path: string, root: boolean): boolean => {
+  const walk = function* (s: ValidationSchema | undefined, value: unknown, oldValue: unknown, path: string, root: boolean): Generator<void, boolean, void> {
     if (!s || value === null || value === undefined) return true;
-    if (!evalNode(s, value, oldValue, path, root)) return false;
+    if (!(yield* evalNode(s, value, oldValue, path, root))) return false;
     if (Array.isArray(value)) {
       if (!s.items) return true;
       const keys = s['x-kubernetes-list-type'] === 'map' ? s['x-kubernetes-list-map-keys'] ?? [] : undefined;
@@ -280,7 +299,7 @@ export function validateRules(compiled: CompiledSchema, schema: ValidationSchema
       const olds = keys && Array.isArray(oldValue) && oldValue.length > 0 ? itemsByKey(oldValue, keys) : undefined;
       for (let i = 0; i < value.length; i++) {
         const prev = olds?.get(listKeyOf(value[i], keys!));
-        if (!walk(s.items, value[i], prev, `${path}[${i}]`, false)) return false;
+        if (!(yield* walk(s.items, value[i], prev, `${path}[${i}]`, false))) return false;
       }
       return true;
     }
@@ -290,15 +309,15 @@ export function validateRules(compiled: CompiledSchema, schema: ValidationSchema
       if (s.properties) {
         for (const [k, child] of Object.entries(s.properties)) {
           if (root && k === 'metadata') continue;
-          if (!walk(child, o[k], prev?.[k], joinPath(path, k), false)) return false;
+          if (!(yield* walk(child, o[k], prev?.[k], joinPath(path, k), false))) return false;
         }
       } else if (s.additionalProperties && typeof s.additionalProperties === 'object') {
-        for (const k of Object.keys(o)) if (!walk(s.additionalProperties, o[k], prev?.[k], `${path}[${k}]`, false)) return false;
+        for (const k of Object.keys(o)) if (!(yield* walk(s.additionalProperties, o[k], prev?.[k], `${path}[${k}]`, false))) return false;
       }
     }
     return true;
   };
-  walk(schema, obj, old, '', true);
+  yield* walk(schema, obj, old, '', true);
   return out;
 }
 

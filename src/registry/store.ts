@@ -191,13 +191,16 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   }
 
   /** metadata rules, then the strategy's; a subresource write changes only its own fields, so the main resource's update rules do not apply */
-  function validate(obj: ApiObject, old?: ApiObject, subresource = '') {
+  async function validate(obj: ApiObject, old?: ApiObject, subresource = '') {
     const causes: StatusCause[] = validateObjectMeta(obj.metadata, info.namespaced, strategy.nameRule, old?.metadata);
     if (old) causes.push(...newFinalizers(obj, old));
-    if (!subresource) causes.push(...(old ? strategy.validateUpdate?.(obj, old, { names }) ?? [] : strategy.validate?.(obj, { names }) ?? []));
+    const own = !subresource ? (old ? strategy.validateUpdate?.(obj, old, { names }) : strategy.validate?.(obj, { names })) ?? []
+      : !old ? []
+      : subresource === 'status' ? strategy.validateStatusUpdate?.(obj, old) ?? []
+      : strategy.validateSubresourceUpdate?.(subresource, obj, old) ?? [];
+    causes.push(...own);
+    if (strategy.validateInSteps) causes.push(...await strategy.validateInSteps(obj, old, subresource, own));
     if (!subresource && deps.allowPrivileged === false) for (const [at, spec] of strategy.podSpecs?.(obj) ?? []) causes.push(...privilegedCauses(at, spec));
-    else if (subresource === 'status' && old) causes.push(...strategy.validateStatusUpdate?.(obj, old) ?? []);
-    else if (subresource && old) causes.push(...strategy.validateSubresourceUpdate?.(subresource, obj, old) ?? []);
     if (causes.length) throw invalid(info.group, info.kind, obj.metadata.name ?? '', causes);
   }
 
@@ -317,7 +320,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           await admission.mutate('UPDATE', written, old);
           checkNamespace(written, namespace);
           shaped = await prepareUpdate(written, old, subresource, attempt.ctx);
-          validate(shaped, old, subresource);
+          await validate(shaped, old, subresource);
           await breather();
           await admission.validate('UPDATE', shaped, old);
           await breather();
@@ -425,7 +428,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     // a new object's status is the server's to set, but for the kinds whose creators report it
     if (hasStatus && !strategy.keepsStatusOnCreate) delete obj.status;
     await strategy.prepareForCreate?.(obj, ctx);
-    validate(obj);
+    await validate(obj);
     await breather();
     await admission.validate('CREATE', obj, undefined);
     await breather();

@@ -67,6 +67,11 @@ export interface Strategy<T = ApiObject> {
   validateStatusUpdate?(obj: T, old: T): StatusCause[];
   /** rules for a write through another subresource that changes fields of its own (a CSR's approval) */
   validateSubresourceUpdate?(subresource: string, obj: T, old: T): StatusCause[];
+  /**
+   * checks that take steps of their own, run after the rules above for the same write and given what those found (a
+   * custom resource's validation rules, which give the event loop back between rules)
+   */
+  validateInSteps?(obj: T, old: T | undefined, subresource: string, found: StatusCause[]): Promise<StatusCause[]>;
   /** finalizers still to run before the object may go (default: metadata.finalizers) */
   pendingFinalizers?(obj: T): boolean;
   /** called when deletion starts (deletionTimestamp and deletionGracePeriodSeconds set) */

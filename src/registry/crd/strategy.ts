@@ -88,15 +88,18 @@ export function customResourceStrategy({ schema, celRules = true }: CustomResour
     normalize(obj);
     const causes = validateValue(schema, obj);
     if (embedded) embeddedMetaProblems(schema, obj, '', causes);
-    if (!withRules) return causes;
-    if (causes.some(blocking)) {
+    if (withRules && causes.some(blocking))
       causes.push({ reason: 'FieldValueInvalid', field: '<nil>', message: 'Invalid value: "null": some validation rules were not checked because the object was invalid; correct the existing errors to complete validation' });
-      return causes;
-    }
+    return causes;
+  };
+  // the validation rules of the object, after check, for the writes check judges (the object's and its status's); in
+  // steps, as one rule may take a second (a regular expression over a string of megabytes)
+  const checkRules = async (obj: ApiObject, old: ApiObject | undefined, subresource: string, found: StatusCause[]) => {
+    if (!withRules || found.some(blocking) || (subresource && subresource !== 'status')) return [];
     const engine = loadedRules();
     if (!engine) throw new Error('validation rules are not loaded');
     compiled ??= engine.compileSchema(schema, '');
-    return [...causes, ...engine.validateRules(compiled, schema, obj, old)];
+    return engine.validateRulesInSteps(compiled, schema, obj, old);
   };
   return defineStrategy({
     nameRule: 'dns-subdomain',
@@ -109,5 +112,6 @@ export function customResourceStrategy({ schema, celRules = true }: CustomResour
     validate: obj => check(obj),
     validateUpdate: (obj, old) => check(obj, old),
     validateStatusUpdate: (obj, old) => check(obj, old),
+    validateInSteps: checkRules,
   });
 }
