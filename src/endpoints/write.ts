@@ -311,7 +311,7 @@ async function deleteOptions(ctx: RequestContext, names: Naming): Promise<Delete
   const grace = q.get('gracePeriodSeconds') ?? body.gracePeriodSeconds;
   // past a century every grace period means the same: the object waits for its finalizers
   const graceSeconds = integerParam('gracePeriodSeconds', grace, { max: maxGracePeriodSeconds });
-  if (graceSeconds !== undefined) opts.gracePeriodSeconds = Math.max(0, graceSeconds);
+  if (graceSeconds !== undefined) opts.gracePeriodSeconds = graceSeconds;
   const policy = q.get('propagationPolicy') ?? body.propagationPolicy;
   if (policy !== undefined && policy !== null && policy !== '') {
     if (!['Orphan', 'Background', 'Foreground'].includes(policy))

@@ -142,8 +142,10 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
    * the delete asks; for an object already being deleted, the one running unless a shorter one is asked (none when none
    * runs); otherwise the strategy's, from the one asked.
    */
-  const gracePeriod = (obj: ApiObject, running: number | undefined, requested: number | undefined): number => {
+  const gracePeriod = (obj: ApiObject, running: number | undefined, asked: number | undefined): number => {
     if (!strategy.gracePeriod) return 0;
+    // a negative one means a second, as the reference reads it on the delete path
+    const requested = asked !== undefined && asked < 0 ? 1 : asked;
     if (running === undefined) return strategy.gracePeriod(obj, requested);
     return running > 0 ? Math.min(requested ?? running, running) : 0;
   };

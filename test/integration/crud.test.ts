@@ -418,6 +418,10 @@ eachBackend('crud', h => {
     assert.equal(Date.parse(first.deletionTimestamp) - Date.parse(shorter.deletionTimestamp), 40_000);
     assert.equal((await c().request('DELETE', `${pods}/running?gracePeriodSeconds=0`)).status, 200);
     assert.equal((await c().get(`${pods}/running`)).status, 404);
+    // a negative grace period is a second
+    assert.equal((await c().request('POST', pods, { body: onNode('negative') })).status, 201);
+    assert.equal((await c().request('DELETE', `${pods}/negative?gracePeriodSeconds=-5`)).json.metadata.deletionGracePeriodSeconds, 1);
+    assert.equal((await c().request('DELETE', `${pods}/negative?gracePeriodSeconds=0`)).status, 200);
   });
 
   test('namespace deletion completes through the finalizer controller', async () => {
