@@ -34,7 +34,6 @@ function send(ctx: RequestContext, scope: Scope, result: object, code: number) {
   sendObject(ctx, code, result);
 }
 
-
 /**
  * What a handler read, in the representation asked for. A never-stored resource's object or list: kubectl's tables by
  * the resource's columns, JSON or YAML. A subresource's object (a Scale): a table by the columns of its kind when it
