@@ -34,7 +34,8 @@ process.once('exit', () => { for (const child of running) child.kill('SIGKILL');
 /** a member serving clients over TLS: its certificate and key, and the CA that client certificates must chain to */
 export interface EtcdTls { certFile: string; keyFile: string; clientCaFile: string; clientCertFile: string; clientKeyFile: string }
 
-export async function startEtcd(tls?: EtcdTls): Promise<EtcdServer> {
+/** extraArgs: more etcd flags, such as a small --quota-backend-bytes */
+export async function startEtcd(tls?: EtcdTls, extraArgs: readonly string[] = []): Promise<EtcdServer> {
   const dataDir = await mkdtemp(join(tmpdir(), 'etcd-test-'));
   let clientPort = 0;
   let peerPort = 0;
@@ -45,7 +46,7 @@ export async function startEtcd(tls?: EtcdTls): Promise<EtcdServer> {
     for (let attempt = 1; ; attempt++) {
       if (!clientPort || attempt > 1) [clientPort, peerPort] = [await freePort(), await freePort()];
       try {
-        child = await spawnEtcd(dataDir, clientPort, peerPort, undefined, tls);
+        child = await spawnEtcd(dataDir, clientPort, peerPort, undefined, tls, extraArgs);
         return;
       } catch (err) {
         if (attempt >= 3) throw err;
@@ -78,7 +79,7 @@ export async function startEtcd(tls?: EtcdTls): Promise<EtcdServer> {
     async restart() {
       await terminate();
       // Same ports: clients keep their endpoint across the restart.
-      child = await spawnEtcd(dataDir, clientPort, peerPort, undefined, tls);
+      child = await spawnEtcd(dataDir, clientPort, peerPort, undefined, tls, extraArgs);
     },
   };
   return server;
@@ -124,7 +125,8 @@ export async function startEtcdCluster(size = 3): Promise<EtcdCluster> {
 }
 
 async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number,
-  member: { name: string; initialCluster: string; existing?: boolean } | undefined = undefined, tls?: EtcdTls): Promise<ChildProcess> {
+  member: { name: string; initialCluster: string; existing?: boolean } | undefined = undefined, tls?: EtcdTls,
+  extraArgs: readonly string[] = []): Promise<ChildProcess> {
   const clientUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${clientPort}`;
   const peerUrl = `http://127.0.0.1:${peerPort}`;
   const name = member?.name ?? 'test';
@@ -141,6 +143,7 @@ async function spawnEtcd(dataDir: string, clientPort: number, peerPort: number,
     '--logger', 'zap',
     '--log-level', 'error',
     ...(tls ? ['--cert-file', tls.certFile, '--key-file', tls.keyFile, '--trusted-ca-file', tls.clientCaFile, '--client-cert-auth'] : []),
+    ...extraArgs,
   ], {
     // etcd 3.4 refuses to start outside amd64 unless ETCD_UNSUPPORTED_ARCH names the (Go) arch.
     env: process.arch === 'x64' ? process.env : { ...process.env, ETCD_UNSUPPORTED_ARCH: goArch() },

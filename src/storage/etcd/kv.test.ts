@@ -70,6 +70,25 @@ describe('etcd specifics', () => {
     await kv.check();
   });
 
+  test('a write to an etcd out of space (its quota reached) fails in etcd\'s words as an internal error, not as too large; reads go on', async () => {
+    const small = await startEtcd(undefined, ['--quota-backend-bytes', String(2 * 1024 * 1024)]);
+    const full = await openEtcdKV({ endpoints: [small.endpoint], prefix: '/full' });
+    try {
+      const value = new Uint8Array(randomBytes(256 * 1024));
+      let refused: unknown;
+      let written = 0;
+      while (refused === undefined && written < 100) {
+        await full.create(`/k/${written}`, value).then(() => written++, (e: unknown) => { refused = e; });
+      }
+      assert.ok(isStorageError(refused, 'Internal'), `refused as ${String(refused)}`);
+      assert.equal((refused as Error).message, 'etcdserver: mvcc: database space exceeded');
+      assert.equal((await full.list('/k/')).kvs.length, written);
+    } finally {
+      await full.close();
+      await small.stop();
+    }
+  });
+
   // Last in the file: it restarts the shared server.
   test('a watch resumes across an etcd crash and restart with no gap or duplicate', async () => {
     const p = `/restart/${randomBytes(4).toString('hex')}/`;

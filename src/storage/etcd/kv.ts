@@ -52,6 +52,20 @@ const WATCH_RETRY_MAX_MS = 2000;
 const runOnce = { execute: (fn: (context: unknown) => unknown) => Promise.resolve().then(() => fn({})) } as
   unknown as NonNullable<NonNullable<IOptions['faultHandling']>['global']>;
 
+/** etcd's words, without the gRPC status in front ("8 RESOURCE_EXHAUSTED: ") */
+const etcdMessage = (err: Error) => err.message.replace(/^\d+ [A-Z_]+: /, '');
+
+/**
+ * ResourceExhausted is a message over the size gRPC takes, or etcd's space quota reached (its NOSPACE alarm: no write
+ * succeeds until an operator compacts, defragments and disarms). The reference hands the latter on as a 500 in etcd's
+ * words; a 413 would tell the client its request was at fault
+ */
+function resourceExhausted(err: Error): StorageError {
+  const message = etcdMessage(err);
+  if (message.includes('database space exceeded')) return new StorageError('Internal', message);
+  return new StorageError('TooLarge', `etcd refused the request as too large: ${err.message}`);
+}
+
 export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const { endpoints, prefix = '', dialTimeoutMs = 5000, tls } = opts;
   if (endpoints.length === 0) throw new StorageError('Invalid', 'etcd: no endpoints given');
@@ -107,7 +121,7 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     if (err instanceof GRPCUnavailableError || err instanceof GRPCDeadlineExceededError || err instanceof GRPCCancelledError
       || err instanceof ClientClosedError || (err as { isBrokenCircuitError?: boolean }).isBrokenCircuitError) return unavailable(err);
     if (err instanceof GRPCInvalidArgumentError) return new StorageError('Invalid', `etcd rejected the request: ${err.message}`);
-    if (err instanceof GRPCResourceExhastedError) return new StorageError('TooLarge', `etcd refused the request as too large: ${err.message}`);
+    if (err instanceof GRPCResourceExhastedError) return resourceExhausted(err);
     return err;
   };
   // when etcd last answered, and why the last health probe failed: readyz answers from these at once
