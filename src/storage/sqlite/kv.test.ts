@@ -1,6 +1,7 @@
 import { describe, test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { fsync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, fsync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -250,6 +251,24 @@ describe('sqlite KV on disk', () => {
     test('a directory that does not exist', async () => {
       const missing = join(dir, 'no-such-dir');
       await rejectsNaming(join(missing, 'store.db'), new RegExp(`directory ${missing} does not exist`));
+    });
+
+    test('a store file this process may not write', async () => {
+      const sub = mkdtempSync(join(dir, 'read-only-'));
+      const file = join(sub, 'store.db');
+      await (await openSqliteKV({ file })).close();
+      chmodSync(file, 0o444);
+      // root writes any file: the opening runs as nobody then, in a directory nobody may write in, so only the file is refused
+      const nobody = process.getuid?.() === 0 ? 65534 : undefined;
+      if (nobody !== undefined) {
+        chmodSync(dir, 0o755);
+        chownSync(sub, nobody, nobody);
+      }
+      const opening = `import { openSqliteKV } from ${JSON.stringify(new URL('./kv.js', import.meta.url).href)};
+        try { await (await openSqliteKV({ file: ${JSON.stringify(file)} })).close(); console.log('opened'); } catch (e) { console.log(e.message); }`;
+      const run = spawnSync(process.execPath, ['--input-type=module', '-e', opening], { uid: nobody, gid: nobody, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      assert.equal(run.stdout.trim(), `cannot open store ${file}: ${file} is not writable by this process (EACCES)`);
     });
 
     test('a file another process (or handle) holds open', async () => {

@@ -2,7 +2,7 @@
 // row id is the revision) plus a small meta table with the format version and the
 // compacted revision. Opening checks what is in the file before touching it.
 import Database from 'better-sqlite3';
-import { statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { StorageError } from '../types.js';
 
@@ -32,7 +32,11 @@ export function openDatabase(file: string): Database.Database {
   const dirStat = statSync(dir, { throwIfNoEntry: false });
   if (!dirStat) throw invalid(`cannot open store ${file}: directory ${dir} does not exist`);
   if (!dirStat.isDirectory()) throw invalid(`cannot open store ${file}: ${dir} is not a directory`);
-  if (statSync(file, { throwIfNoEntry: false })?.isDirectory()) throw invalid(`cannot open store ${file}: it is a directory`);
+  const fileStat = statSync(file, { throwIfNoEntry: false });
+  if (fileStat?.isDirectory()) throw invalid(`cannot open store ${file}: it is a directory`);
+  // SQLite says no more than 'disk I/O error' of a file it may not write (its lock fails); the log is made beside the file
+  const unwritable = notWritable(dir) ?? (fileStat ? notWritable(file) : undefined);
+  if (unwritable) throw invalid(`cannot open store ${file}: ${unwritable}`);
 
   let db: Database.Database;
   try {
@@ -46,6 +50,17 @@ export function openDatabase(file: string): Database.Database {
   } catch (err) {
     db.close();
     throw err;
+  }
+}
+
+/** why this process may not write path, or undefined when it may */
+function notWritable(path: string): string | undefined {
+  try {
+    accessSync(path, constants.W_OK);
+    return undefined;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'EROFS' ? `${path} is on a read-only file system` : `${path} is not writable by this process (${code})`;
   }
 }
 
