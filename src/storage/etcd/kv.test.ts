@@ -2,10 +2,10 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type Socket } from 'node:net';
-import { startEtcd, type EtcdServer } from '../../../test/support/etcd.js';
+import { startEtcd, startEtcdCluster, type EtcdServer } from '../../../test/support/etcd.js';
 import { freePort } from '../../../test/support/ports.js';
 import { kvContract } from '../testing/kv-contract.js';
-import { isStorageError, type KV } from '../types.js';
+import { isStorageError, type KV, type WriteResult } from '../types.js';
 import { openEtcdKV } from './kv.js';
 
 const text = (v: Uint8Array) => Buffer.from(v).toString('utf8');
@@ -161,6 +161,28 @@ describe('unreachable etcd', () => {
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise(resolve => silent.close(resolve));
+    }
+  });
+});
+
+describe('etcd cluster with its first member down', () => {
+  test('a write over 1 MiB goes to another member, as smaller writes do: at most one attempt per member fails', async () => {
+    const cluster = await startEtcdCluster(3);
+    const kv = await openEtcdKV({ endpoints: cluster.endpoints, prefix: '/member-down' });
+    try {
+      await cluster.members[0].stop();
+      const value = new Uint8Array(randomBytes(1200 * 1024));
+      const failures: unknown[] = [];
+      let written: WriteResult | undefined;
+      while (!written && failures.length < cluster.endpoints.length) {
+        written = await kv.create('/large', value).catch((e: unknown) => { failures.push(e); return undefined; });
+      }
+      assert.ok(written, `every attempt failed: ${failures.join('; ')}`);
+      assert.ok(failures.every(e => isStorageError(e, 'Unavailable')), failures.join('; '));
+      assert.ok(Buffer.from((await kv.get('/large')).kv!.value).equals(value));
+    } finally {
+      await kv.close();
+      await cluster.stop();
     }
   });
 });

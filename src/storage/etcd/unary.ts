@@ -163,23 +163,30 @@ function grpcMessage(status: IncomingHttpHeaders): string {
 /**
  * The same unary calls through @grpc/grpc-js, for requests too large for the lean path: a request the server
  * refuses for its size is answered while still being sent, which grpc-js handles and the lean path does not.
+ * As the lean path, calls go to one endpoint at a time; one that cannot be reached is left for the next in turn.
  */
 export async function openGrpcChannel(endpoints: string[], opts: UnaryChannelOptions): Promise<UnaryChannel> {
-  const { Client, Metadata, credentials } = await import('@grpc/grpc-js');
-  const target = endpoints.map(e => e.replace(/^https?:\/\//, ''))[0];
+  const { Client, Metadata, credentials, status } = await import('@grpc/grpc-js');
   const pem = (p: string | undefined) => (p ? Buffer.from(p) : null);
-  const channelCredentials = /^https:/.test(endpoints[0])
-    ? credentials.createSsl(pem(opts.tls?.caPem), pem(opts.tls?.keyPem), pem(opts.tls?.certPem)) : credentials.createInsecure();
-  const client = new Client(target, channelCredentials, {
+  const connect = (endpoint: string) => new Client(endpoint.replace(/^https?:\/\//, ''), /^https:/.test(endpoint)
+    ? credentials.createSsl(pem(opts.tls?.caPem), pem(opts.tls?.keyPem), pem(opts.tls?.certPem)) : credentials.createInsecure(), {
     'grpc.max_receive_message_length': -1, 'grpc.max_send_message_length': -1,
     'grpc.keepalive_time_ms': opts.keepaliveMs, 'grpc.keepalive_timeout_ms': opts.keepaliveTimeoutMs,
   });
+  const clients: Array<InstanceType<typeof Client> | undefined> = endpoints.map(() => undefined);
+  let current = 0;
   const same = (b: Buffer) => b;
   return {
     call: (path, message) => new Promise<Buffer>((resolve, reject) => {
-      client.makeUnaryRequest(path, same, same, message, new Metadata(), { deadline: Date.now() + opts.deadlineMs },
-        (err, reply) => (err ? reject(err) : resolve(reply!)));
+      const at = current;
+      const client = (clients[at] ??= connect(endpoints[at]));
+      client.makeUnaryRequest(path, same, same, message, new Metadata(), { deadline: Date.now() + opts.deadlineMs }, (err, reply) => {
+        if (!err) return resolve(reply!);
+        // the call itself is not repeated: a write whose reply was lost is reported, not applied twice
+        if (err.code === status.UNAVAILABLE && current === at) current = (at + 1) % endpoints.length;
+        reject(err);
+      });
     }),
-    close: () => client.close(),
+    close: () => { for (const c of clients) c?.close(); },
   };
 }
