@@ -216,3 +216,51 @@ describe('event cells', () => {
     assert.deepEqual(cells('events', 'events', v1), ['20m', 'Normal', 'Pulled', 'pod/web', 'pulled image']);
   });
 });
+
+describe('storage cells', () => {
+  test('access modes print in the reference order whatever the order of the list', () => {
+    const pv = { spec: { capacity: { storage: '5Gi' }, accessModes: ['ReadWriteMany', 'ReadOnlyMany', 'ReadWriteOnce', 'ReadOnlyMany'] } };
+    assert.deepEqual(cells('', 'persistentvolumes', pv).slice(0, 2), ['5Gi', 'RWO,ROX,RWX']);
+    const claim = { spec: { volumeName: 'pv1' }, status: { phase: 'Bound', accessModes: ['ReadOnlyMany', 'ReadWriteOnce'] } };
+    assert.deepEqual(cells('', 'persistentvolumeclaims', claim).slice(0, 4), ['Bound', 'pv1', '0', 'RWO,ROX']);
+  });
+
+  test('the class of volumes and claims is the beta annotation before the field', () => {
+    const beta = { metadata: { annotations: { 'volume.beta.example.io/storage-class': 'old' } }, spec: { storageClassName: 'new' } };
+    const classOf = (resource: string, o: unknown) =>
+      cells('', resource, o)[columnsOf('', resource).filter(c => !c.priority).findIndex(c => c.name === 'StorageClass')];
+    assert.equal(classOf('persistentvolumes', beta), 'old');
+    assert.equal(classOf('persistentvolumeclaims', beta), 'old');
+    assert.equal(classOf('persistentvolumes', { spec: { storageClassName: 'new' } }), 'new');
+  });
+
+  test('the default storage class is named with (default), by the GA or the beta annotation', () => {
+    const sc = (annotations: Record<string, string>) => ({ metadata: { name: 'fast', annotations }, provisioner: 'x.io/p' });
+    const name = columnsOf('storage', 'storageclasses')[0];
+    assert.equal(name.format, 'name');
+    assert.equal(name.cell!(sc({ 'storageclass.example.io/is-default-class': 'true' }) as ApiObject), 'fast (default)');
+    assert.equal(name.cell!(sc({ 'storageclass.beta.example.io/is-default-class': 'true' }) as ApiObject), 'fast (default)');
+    assert.equal(name.cell!(sc({ 'storageclass.example.io/is-default-class': 'false' }) as ApiObject), 'fast');
+  });
+});
+
+describe('autoscaler targets', () => {
+  const targets = (metrics: unknown[], currentMetrics: unknown[] = []) =>
+    cells('autoscaling', 'horizontalpodautoscalers', { spec: { metrics }, status: { currentMetrics } })[1];
+  const cpu = { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: 80 } } };
+  const pods = { type: 'Pods', pods: { metric: { name: 'qps' }, target: { type: 'AverageValue', averageValue: '10' } } };
+  const external = { type: 'External', external: { metric: { name: 'q' }, target: { type: 'AverageValue', averageValue: '5' } } };
+  const object = { type: 'Object', object: { metric: { name: 'r' }, target: { type: 'Value', value: '7' } } };
+
+  test('show the first two metrics and count the others', () => {
+    assert.equal(targets([cpu, pods, external, object]), '<unknown>/80%, <unknown>/10 + 2 more...');
+    assert.equal(targets([cpu, pods]), '<unknown>/80%, <unknown>/10');
+    assert.equal(targets([cpu], [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 12 } } }]), '12%/80%');
+  });
+
+  test('averages of external and object metrics say (avg)', () => {
+    assert.equal(targets([external, object]), '<unknown>/5 (avg), <unknown>/7');
+    assert.equal(targets([{ type: 'Object', object: { metric: { name: 'r' }, target: { type: 'AverageValue', averageValue: '3' } } }],
+      [{ type: 'Object', object: { metric: { name: 'r' }, current: { averageValue: '2' } } }]), '2/3 (avg)');
+  });
+});

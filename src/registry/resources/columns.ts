@@ -46,6 +46,11 @@ export function formatLabelSelector(sel: LabelSelector | undefined): string {
   return parts.length ? parts.map(p => p[1]).join(',') : '<none>';
 }
 
+/** the Name column's description, for kinds that print the name themselves */
+export const nameDescription =
+  'Name must be unique within a namespace. Is required when creating resources, although some resources may allow a client to request the generation of an appropriate name automatically. Name is primarily intended for creation idempotence and configuration definition. Cannot be updated.';
+/** a Name column whose cell is more than the name (the default StorageClass's suffix) */
+export const nameColumn = <T>(cell: (obj: T) => string): TableColumn<T> => ({ ...column('Name', 'string', cell, nameDescription), format: 'name' });
 const creationDescription =
   'CreationTimestamp is a timestamp representing the server time when this object was created. Represented in RFC3339 form and is in UTC.';
 interface WithMeta { metadata?: ObjectMeta }

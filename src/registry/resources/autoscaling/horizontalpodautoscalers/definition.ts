@@ -82,7 +82,23 @@ const sources = {
   ContainerResource: 'containerResource', External: 'external', Object: 'object', Pods: 'pods', Resource: 'resource',
 } as const satisfies Record<v2.MetricSpec['type'], Exclude<keyof v2.MetricSpec, 'type'>>;
 
-/** the Targets cell: current/target per metric, at most the first three */
+/** one metric's current/target: utilization in percent (<auto> without a target), else the average value, else the
+ * value; an External or Object metric's average says (avg), as the reference prints them */
+function metricTarget(m: v2.MetricSpec, status: v2.MetricStatus | undefined): string {
+  const source = sources[m.type];
+  if (!source) return '<unknown type>';
+  const target: Partial<v2.MetricTarget> = m[source]?.target ?? {};
+  const cur: v2.MetricValueStatus | undefined = status?.[source]?.current;
+  const avg = m.type === 'External' || m.type === 'Object' ? ' (avg)' : '';
+  if (target.averageValue !== undefined && target.averageValue !== null) return `${cur?.averageValue ?? '<unknown>'}/${target.averageValue}${avg}`;
+  if (m.type === 'Resource' || m.type === 'ContainerResource') {
+    const current = cur?.averageUtilization === undefined || cur.averageUtilization === null ? '<unknown>' : `${cur.averageUtilization}%`;
+    return `${current}/${target.averageUtilization === undefined || target.averageUtilization === null ? '<auto>' : `${target.averageUtilization}%`}`;
+  }
+  return `${cur?.value ?? '<unknown>'}/${target.value ?? ''}`;
+}
+
+/** the Targets cell: current/target per metric, at most the first two */
 function hpaTargets(hpa: Hpa): string {
   const spec = hpa.spec ?? {};
   // autoscaling/v1 carries one CPU target
@@ -93,15 +109,8 @@ function hpaTargets(hpa: Hpa): string {
   const metrics = spec.metrics ?? [];
   if (!metrics.length) return '<none>';
   const current = hpa.status?.currentMetrics ?? [];
-  const cells = metrics.map((m, i) => {
-    const source = sources[m.type];
-    const target: Partial<v2.MetricTarget> = (source && m[source]?.target) ?? {};
-    const cur: v2.MetricValueStatus = (source && current[i]?.[source]?.current) ?? {};
-    if (target.type === 'Utilization') return `${cur.averageUtilization === undefined ? '<unknown>' : `${cur.averageUtilization}%`}/${target.averageUtilization}%`;
-    if (target.type === 'AverageValue') return `${cur.averageValue ?? '<unknown>'}/${target.averageValue}`;
-    return `${cur.value ?? '<unknown>'}/${target.value}`;
-  });
-  return cells.length > 3 ? `${cells.slice(0, 3).join(', ')} + ${cells.length - 3} more...` : cells.join(', ');
+  const cells = metrics.map((m, i) => metricTarget(m, current[i]));
+  return cells.length > 2 ? `${cells.slice(0, 2).join(', ')} + ${cells.length - 2} more...` : cells.join(', ');
 }
 
 const columns: TableColumn<Hpa>[] = [

@@ -9,7 +9,7 @@ import { type Causes, forbidden, isSet, oneOf, sameJson } from '../../../validat
 import { define, only, status } from '../../define.js';
 import { age, column } from '../../columns.js';
 import { storageQuantity, validateAccessModes, volumeModes } from '../persistentvolumes/strategy.js';
-import { accessModes, phaseColumn, volumeModeColumn } from '../persistentvolumes/definition.js';
+import { accessModes, phaseColumn, storageClassOf, volumeModeColumn } from '../persistentvolumes/definition.js';
 
 function validateClaim(pvc: PersistentVolumeClaim): Causes {
   const s: PersistentVolumeClaimSpec = pvc.spec ?? {};
@@ -50,9 +50,9 @@ export const strategy = defineStrategy<Stored<PersistentVolumeClaim>>({
 const columns: TableColumn<PersistentVolumeClaim>[] = [
   phaseColumn('claim'),
   column('Volume', 'string', o => o.spec?.volumeName ?? '', 'The volume bound to the claim.'),
-  column('Capacity', 'string', o => (o.spec?.volumeName ? String(o.status?.capacity?.storage ?? '') : ''), 'Capacity of the bound volume.'),
+  column('Capacity', 'string', o => (o.spec?.volumeName ? String(o.status?.capacity?.storage ?? '0') : ''), 'Capacity of the bound volume.'),
   column('Access Modes', 'string', o => (o.spec?.volumeName ? accessModes(o.status?.accessModes) : ''), 'Access modes of the bound volume.'),
-  column('StorageClass', 'string', o => o.spec?.storageClassName ?? '', 'Storage class of the claim.'),
+  column('StorageClass', 'string', storageClassOf, 'Storage class of the claim.'),
   age,
   volumeModeColumn,
 ];

@@ -6,12 +6,20 @@ import { define, only, status } from '../../define.js';
 import { age, column, wide } from '../../columns.js';
 import { strategy } from './strategy.js';
 
-const accessModeNames: Record<string, string> = {
-  ReadWriteOnce: 'RWO', ReadOnlyMany: 'ROX', ReadWriteMany: 'RWX', ReadWriteOncePod: 'RWOP',
-};
+/** the abbreviations, in the order the reference prints them whatever the order of the list */
+const accessModeNames: Array<[string, string]> = [
+  ['ReadWriteOnce', 'RWO'], ['ReadOnlyMany', 'ROX'], ['ReadWriteMany', 'RWX'], ['ReadWriteOncePod', 'RWOP'],
+];
 /** access modes as the reference abbreviates them (volumes and claims) */
 export const accessModes = (modes: string[] | undefined) =>
-  [...new Set(modes ?? [])].map(m => accessModeNames[m]).filter(Boolean).join(',');
+  accessModeNames.filter(([mode]) => (modes ?? []).includes(mode)).map(([, short]) => short).join(',');
+
+/** the class of a volume or claim: the beta annotation (`volume.beta.<domain>/storage-class`) wins over the field */
+export function storageClassOf(o: PersistentVolume | PersistentVolumeClaim): string {
+  const annotations = o.metadata?.annotations ?? {};
+  const beta = Object.keys(annotations).find(k => /^volume\.beta\.[^/]+\/storage-class$/.test(k));
+  return beta !== undefined ? annotations[beta] : o.spec?.storageClassName ?? '';
+}
 
 /** what volumes and claims print alike: their phase (Terminating once deleted), and their volume mode */
 export const phaseColumn = (of: string) => column<PersistentVolume | PersistentVolumeClaim>('Status', 'string',
@@ -24,7 +32,7 @@ const columns: TableColumn<PersistentVolume>[] = [
   column('Reclaim Policy', 'string', o => o.spec?.persistentVolumeReclaimPolicy ?? '', 'What happens to the volume when released from its claim.'),
   phaseColumn('volume'),
   column('Claim', 'string', o => (o.spec?.claimRef ? `${o.spec.claimRef.namespace}/${o.spec.claimRef.name}` : ''), 'The claim bound to the volume.'),
-  column('StorageClass', 'string', o => o.spec?.storageClassName ?? '', 'Storage class of the volume.'),
+  column('StorageClass', 'string', storageClassOf, 'Storage class of the volume.'),
   column('Reason', 'string', o => o.status?.reason ?? '', 'Reason the volume is in its phase.'),
   age,
   volumeModeColumn,

@@ -7,7 +7,12 @@ import { fill } from '../../../defaults/fill.js';
 import { qualifiedNameErrors } from '../../../../api/selectors.js';
 import { type Causes, forbidden, immutable, invalid, isSet, notSupported, oneOf, required, sameJson } from '../../../validation/fields.js';
 import { define, only } from '../../define.js';
-import { age, column } from '../../columns.js';
+import { age, column, nameColumn } from '../../columns.js';
+
+/** the default class is named with a ' (default)' suffix, as the reference prints it (either annotation, GA or beta) */
+const isDefaultClass = (sc: StorageClass) =>
+  Object.entries(sc.metadata?.annotations ?? {}).some(([k, v]) => /^storageclass(\.beta)?\.[^/]+\/is-default-class$/.test(k) && v === 'true');
+const storageClassName = (sc: StorageClass) => `${sc.metadata?.name ?? ''}${isDefaultClass(sc) ? ' (default)' : ''}`;
 
 // a class provisions volumes that are deleted or kept: Recycle is a volume's policy, not a class's
 const reclaimPolicies = ['Delete', 'Retain'];
@@ -45,6 +50,7 @@ export const definition = define<StorageClass>({
   group: 'storage', domainGroup: true, resource: 'storageclasses', kind: 'StorageClass', shortNames: ['sc'], namespaced: false,
   versions: only('v1', s.storageClass), strategy,
   columns: [
+    nameColumn(storageClassName),
     column('Provisioner', 'string', o => o.provisioner ?? '', 'Indicates the type of the provisioner.'),
     column('ReclaimPolicy', 'string', o => o.reclaimPolicy ?? 'Delete', 'Indicates the type of the reclaim policy.'),
     column('VolumeBindingMode', 'string', o => o.volumeBindingMode ?? 'Immediate', 'Indicates how PersistentVolumeClaims should be bound.'),
