@@ -76,6 +76,8 @@ const definitionOf = (c: TableColumn) => ({
 
 export function tableRow(info: ResourceInfo, obj: ApiObject, include: IncludeObject, names: Naming, cols = columnsOf(info)) {
   const row: Record<string, unknown> = { cells: cols.map(c => cellOf(c, obj)) };
+  const conditions = info.def.rowConditions?.(obj);
+  if (conditions?.length) row.conditions = conditions;
   if (include === 'Object') row.object = obj;
   else if (include === 'Metadata') row.object = { kind: 'PartialObjectMetadata', apiVersion: `${names.metaGroup}/v1`, metadata: obj.metadata };
   return row;

@@ -32,6 +32,14 @@ export interface VersionDefinition {
   subresources?: Record<string, SubresourceDefinition>;
 }
 
+/** a condition of a Table row, as meta's TableRowCondition */
+export interface TableRowCondition {
+  type: string;
+  status: 'True' | 'False' | 'Unknown';
+  reason?: string;
+  message?: string;
+}
+
 export interface TableColumn<T = ApiObject> {
   name: string;
   type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
@@ -88,6 +96,8 @@ export interface ResourceDefinition {
   subresources?: Record<string, SubresourceDefinition>;
   /** columns of the Table form beyond Name (defaults: Name and Created At) */
   columns?: TableColumn[];
+  /** the conditions of an object's Table row (a finished pod's Completed), when it has any */
+  rowConditions?(obj: ApiObject): TableRowCondition[];
   /** the hooks the generic store calls (defaults: the reference's common behaviour) */
   strategy?: Strategy;
   /** a resource that is never stored: its handler answers every request (the review kinds, bindings) */

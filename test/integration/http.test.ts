@@ -78,6 +78,27 @@ eachBackend('http', h => {
     assert.equal(refused2.status, 406);
   });
 
+  test('Table rows of finished pods carry the Completed condition, as the reference marks them', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/pods`;
+    const meta = h.server().names.metaGroup;
+    const finished: Array<[string, string, string]> = [['done', 'Succeeded', 'The pod has completed successfully.'], ['failed', 'Failed', 'The pod failed.'], ['waiting', 'Pending', '']];
+    for (const [name, phase] of finished) {
+      const made = await c().request('POST', base, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox' }] } } });
+      assert.equal(made.status, 201, made.body);
+      const patched = await c().request('PATCH', `${base}/${name}/status`, { body: { status: { phase } }, contentType: 'application/merge-patch+json' });
+      assert.equal(patched.status, 200, patched.body);
+    }
+    const table = await c().get(`${base}?includeObject=None`, { accept: tableAccept(meta) });
+    assert.equal(table.status, 200, table.body);
+    for (const [name, phase, message] of finished) {
+      const row = table.json.rows.find((r: { cells: unknown[] }) => r.cells[0] === name);
+      assert.deepEqual(row.conditions, phase === 'Pending' ? undefined : [{ type: 'Completed', status: 'True', reason: phase, message }], name);
+    }
+    const one = await c().get(`${base}/done`, { accept: tableAccept(meta) });
+    assert.equal(one.json.rows[0].conditions[0].reason, 'Succeeded');
+  });
+
   test('PartialObjectMetadata for objects and watch events, PartialObjectMetadataList for lists; the crossed forms are 406', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;

@@ -3,11 +3,11 @@ import type { ApiObject, Stored } from '../../api/meta.js';
 import type { Schema } from '../../api/schema.js';
 import type { Strategy } from '../strategy.js';
 import { strictFlag } from '../../api/request.js';
-import { allVerbs, type ResourceDefinition, type SubresourceDefinition, type TableColumn, type Verb, type VersionDefinition } from '../types.js';
+import { allVerbs, type ResourceDefinition, type SubresourceDefinition, type TableColumn, type TableRowCondition, type Verb, type VersionDefinition } from '../types.js';
 
-type Definition<T extends { metadata?: object }> = Omit<ResourceDefinition, 'singular' | 'verbs' | 'listKind' | 'strategy' | 'columns'>
+type Definition<T extends { metadata?: object }> = Omit<ResourceDefinition, 'singular' | 'verbs' | 'listKind' | 'strategy' | 'columns' | 'rowConditions'>
   & Partial<Pick<ResourceDefinition, 'singular' | 'verbs' | 'listKind'>>
-  & { strategy?: Strategy<Stored<T>>; columns?: TableColumn<T>[] };
+  & { strategy?: Strategy<Stored<T>>; columns?: TableColumn<T>[]; rowConditions?(obj: T): TableRowCondition[] };
 
 /**
  * A resource's definition, with the reference defaults filled in: singular is the lower-case kind, verbs are the full
@@ -18,6 +18,7 @@ export function define<T extends { metadata?: object } = ApiObject>(d: Definitio
   return {
     ...d, singular: d.singular ?? d.kind.toLowerCase(), listKind: d.listKind ?? `${d.kind}List`, verbs: d.verbs ?? [...allVerbs],
     strategy: d.strategy as Strategy | undefined, columns: d.columns as TableColumn[] | undefined,
+    rowConditions: d.rowConditions as ResourceDefinition['rowConditions'],
   };
 }
 

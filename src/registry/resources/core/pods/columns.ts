@@ -1,6 +1,6 @@
 // A pod's Table row: readiness, the status the reference derives from its containers, restarts, and where it runs.
 import type { ContainerStatus, Pod } from '../../../../api/types/core-v1.js';
-import type { TableColumn } from '../../../types.js';
+import type { TableColumn, TableRowCondition } from '../../../types.js';
 import { age, column, humanDuration, orNone, wide } from '../../columns.js';
 import { podReady } from '../../../../api/pods.js';
 
@@ -85,3 +85,11 @@ export const columns: TableColumn<Pod>[] = [
     return `${ready}/${gates.length}`;
   }, 'Readiness gates of the pod.'),
 ];
+
+/** a finished pod's Table row says it is Completed, as the reference marks it (Succeeded or Failed) */
+export function podRowConditions(pod: Pod): TableRowCondition[] {
+  const phase = pod.status?.phase;
+  if (phase === 'Succeeded') return [{ type: 'Completed', status: 'True', reason: 'Succeeded', message: 'The pod has completed successfully.' }];
+  if (phase === 'Failed') return [{ type: 'Completed', status: 'True', reason: 'Failed', message: 'The pod failed.' }];
+  return [];
+}

@@ -5,7 +5,7 @@ import * as s from '../../../../api/schemas/core-v1.js';
 import { eviction } from '../../../../api/schemas/policy-v1.js';
 import { connect, createOnly, define, only, portForwardOptions, proxy, proxyOptions, readWrite, statusSubresource, streamOptions } from '../../define.js';
 import { strategy } from './strategy.js';
-import { columns } from './columns.js';
+import { columns, podRowConditions } from './columns.js';
 import { bind, bindingChanges } from './binding.js';
 import { evict } from './eviction.js';
 import { connectLog, connectPortForward, connectProxy, connectStream } from './connect.js';
@@ -29,4 +29,5 @@ export const definition = define<Pod>({
   },
   strategy,
   columns,
+  rowConditions: podRowConditions,
 });
