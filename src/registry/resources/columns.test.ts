@@ -264,3 +264,16 @@ describe('autoscaler targets', () => {
       [{ type: 'Object', object: { metric: { name: 'r' }, current: { averageValue: '2' } } }]), '2/3 (avg)');
   });
 });
+
+describe('flow schema cells', () => {
+  test('a schema without a distinguisher says <none>, and MissingPL shows without -o wide', () => {
+    const exempt = { spec: { priorityLevelConfiguration: { name: 'exempt' }, matchingPrecedence: 1 },
+      status: { conditions: [{ type: 'Dangling', status: 'False' }] } };
+    const fs = { group: 'flowcontrol.apiserver', resource: 'flowschemas' };
+    assert.deepEqual(columnsOf(fs.group, fs.resource).map(c => (c.priority ? `(${c.name})` : c.name)),
+      ['PriorityLevel', 'MatchingPrecedence', 'DistinguisherMethod', 'Age', 'MissingPL']);
+    const row = cells(fs.group, fs.resource, exempt);
+    assert.deepEqual([row[0], row[1], row[2], row[4]], ['exempt', 1, '<none>', 'False']);
+    assert.equal(cells(fs.group, fs.resource, { spec: { distinguisherMethod: { type: 'ByUser' } } })[4], '?');
+  });
+});

@@ -2,7 +2,7 @@
 import type { FlowSchema } from '../../../../api/types/flowcontrol-v1beta3.js';
 import * as s from '../../../../api/schemas/flowcontrol.js';
 import { define, status } from '../../define.js';
-import { age, column, conditionOf, wide } from '../../columns.js';
+import { age, column, conditionOf } from '../../columns.js';
 import { flowcontrolVersions } from '../versions.js';
 import { strategy } from './strategy.js';
 
@@ -12,8 +12,9 @@ export const definition = define<FlowSchema>({
   columns: [
     column('PriorityLevel', 'string', o => o.spec?.priorityLevelConfiguration?.name ?? '', 'Name of the priority level.'),
     column('MatchingPrecedence', 'string', o => o.spec?.matchingPrecedence ?? 0, 'Precedence of the schema among the others.'),
-    column('DistinguisherMethod', 'string', o => o.spec?.distinguisherMethod?.type ?? '*', 'How flows are distinguished.'),
+    column('DistinguisherMethod', 'string', o => o.spec?.distinguisherMethod?.type ?? '<none>', 'How flows are distinguished.'),
     age,
-    wide('MissingPL', 'string', o => conditionOf(o.status?.conditions, 'Dangling')?.status ?? '?', 'Whether the priority level the schema refers to is missing.'),
+    // shown without -o wide, as the reference's
+    column('MissingPL', 'string', o => conditionOf(o.status?.conditions, 'Dangling')?.status ?? '?', 'Whether the priority level the schema refers to is missing.'),
   ],
 });
