@@ -215,6 +215,12 @@ describe('event cells', () => {
     };
     assert.deepEqual(cells('events', 'events', v1), ['20m', 'Normal', 'Pulled', 'pod/web', 'pulled image']);
   });
+
+  test('an object without a name prints as its kind, and the message is trimmed', () => {
+    const e = { metadata: { name: 'n.1' }, type: 'Normal', reason: 'Starting', message: '  starting  \n',
+      involvedObject: { kind: 'Node' }, firstTimestamp: ago(m), lastTimestamp: ago(m), count: 1 };
+    assert.deepEqual(cells('', 'events', e), ['60s', 'Normal', 'Starting', 'node', 'starting']);
+  });
 });
 
 describe('storage cells', () => {

@@ -21,6 +21,12 @@ export interface EventView {
 
 const sourceText = (e: EventView) => (e.source.host ? `${e.source.component ?? ''}, ${e.source.host}` : e.source.component ?? '');
 
+/** kind/name of the object, or the kind alone for an event about no named object (a cluster-wide one) */
+const objectText = (e: EventView) => {
+  const kind = String(e.regarding.kind ?? '').toLowerCase();
+  return e.regarding.name ? `${kind}/${e.regarding.name}` : kind;
+};
+
 /** events print without a leading Name column: Name is the last, wide column */
 export function eventColumns<T>(view: (event: T) => EventView): TableColumn<T>[] {
   const cell = (f: (e: EventView) => unknown) => (event: T) => f(view(event));
@@ -28,10 +34,10 @@ export function eventColumns<T>(view: (event: T) => EventView): TableColumn<T>[]
     column('Last Seen', 'string', cell(e => since(e.last)), 'Time since the event was last seen.'),
     column('Type', 'string', cell(e => e.type ?? ''), 'Type of this event (Normal, Warning), new types could be added in the future.'),
     column('Reason', 'string', cell(e => e.reason ?? ''), 'Short, machine understandable reason for the transition into the object\'s current status.'),
-    column('Object', 'string', cell(e => `${String(e.regarding.kind ?? '').toLowerCase()}/${e.regarding.name ?? ''}`), 'The object that this event is about.'),
+    column('Object', 'string', cell(objectText), 'The object that this event is about.'),
     wide('Subobject', 'string', cell(e => e.regarding.fieldPath ?? ''), 'The subobject (for example a container) this event is about.'),
     wide('Source', 'string', cell(sourceText), 'The component reporting this event.'),
-    column('Message', 'string', cell(e => e.message ?? ''), 'A human-readable description of the status of this operation.'),
+    column('Message', 'string', cell(e => (e.message ?? '').trim()), 'A human-readable description of the status of this operation.'),
     wide('First Seen', 'string', cell(e => since(e.first)), 'The time at which the event was first recorded.'),
     wide('Count', 'string', cell(e => e.count ?? 1), 'The number of times this event has occurred.'),
     wide('Name', 'string', cell(e => e.metadata?.name ?? ''), 'Name of the event.'),
