@@ -157,7 +157,10 @@ describe('workload cells', () => {
     assert.equal(jobDuration({ status: { startTime: '2020-01-01T00:00:00Z', completionTime: '2020-01-01T00:00:42Z' } }), '42s');
     assert.equal(jobDuration({ status: {} }), '');
     const cj = { spec: { schedule: '*/5 * * * *', suspend: false }, status: { active: [{ name: 'x' }] } };
-    assert.deepEqual(cells('batch', 'cronjobs', cj).slice(0, 4), ['*/5 * * * *', false, 1, '<none>']);
+    // the reference prints Suspend as text, capitalised, <unset> when absent
+    assert.deepEqual(cells('batch', 'cronjobs', cj).slice(0, 4), ['*/5 * * * *', 'False', 1, '<none>']);
+    assert.equal(cells('batch', 'cronjobs', { spec: { suspend: true } })[1], 'True');
+    assert.equal(cells('batch', 'cronjobs', { spec: {} })[1], '<unset>');
   });
 
   test('label selectors print in the reference form', () => {

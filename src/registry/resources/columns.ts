@@ -16,6 +16,9 @@ export const wide = <T>(name: string, type: TableColumn['type'], cell: (obj: T) 
 
 export const orNone = (s: string | undefined | null) => (s ? s : '<none>');
 
+/** an optional boolean as the reference prints it in text: True, False, <unset> */
+export const boolText = (v: boolean | undefined | null) => (v === true ? 'True' : v === false ? 'False' : '<unset>');
+
 /** a count that may be absent */
 export const n = (v: unknown) => (typeof v === 'number' ? v : 0);
 

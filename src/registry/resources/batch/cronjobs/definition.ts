@@ -8,7 +8,7 @@ import { fill, specOf } from '../../../defaults/fill.js';
 import { defaultEmbeddedMetadata, defaultTemplate } from '../../../defaults/pod-spec.js';
 import { type Causes, invalid, labels, nonNegative, oneOf, required } from '../../../validation/fields.js';
 import { define, only, status } from '../../define.js';
-import { age, column, formatLabelSelector, since, workloadWide } from '../../columns.js';
+import { age, boolText, column, formatLabelSelector, since, workloadWide } from '../../columns.js';
 import { validateJobSpec } from '../jobs/strategy.js';
 
 function defaultCronJob(cj: CronJob) {
@@ -134,7 +134,8 @@ export const strategy = defineStrategy<Stored<CronJob>>({
 
 const columns: TableColumn<CronJob>[] = [
   column('Schedule', 'string', o => o.spec?.schedule ?? '', 'The schedule in Cron format.'),
-  column('Suspend', 'boolean', o => o.spec?.suspend ?? false, 'Whether subsequent executions are suspended.'),
+  // a boolean column whose cell is the reference's text: True, False, or <unset> when the field is absent
+  column('Suspend', 'boolean', o => boolText(o.spec?.suspend), 'Whether subsequent executions are suspended.'),
   column('Active', 'integer', o => (o.status?.active ?? []).length, 'The number of currently running jobs.'),
   column('Last Schedule', 'string', o => (o.status?.lastScheduleTime ? since(o.status.lastScheduleTime) : '<none>'), 'Information when was the last time the job was successfully scheduled.'),
   age,
