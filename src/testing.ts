@@ -88,6 +88,20 @@ export interface TestServer extends ApiServer {
   userKubeconfig(user: string, groups?: string[]): Promise<string>;
 }
 
+/**
+ * With RBAC among the authorizers, the in-process controllers act as service accounts of their own, holding the
+ * default `system:controller:*` roles, as on kubeadm's servers (and `npm start`): as the manager's own identity
+ * the default roles let them write no workloads, and a test of permissions would see no ReplicaSet, no Pod.
+ * A `--use-service-account-credentials` of the test's own flags wins.
+ */
+function serviceAccountCredentials(flags: string[]): string[] {
+  const modes = flags.flatMap((f, i) => f === '--authorization-mode' ? [flags[i + 1] ?? '']
+    : f.startsWith('--authorization-mode=') ? [f.slice('--authorization-mode='.length)] : []);
+  const rbac = modes.at(-1)?.split(',').includes('RBAC') ?? false;
+  const given = flags.some((f) => /^--use-service-account-credentials(=|$)/.test(f));
+  return rbac && !given ? ['--use-service-account-credentials=true'] : [];
+}
+
 const quiet = { info() {}, warn() {}, error: (m: string) => process.stderr.write(`${m}\n`) };
 
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
@@ -113,6 +127,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
     '--allow-privileged=true',
     `--scheduler=${opts.scheduler ?? false}`,
     `--metrics-server=${opts.metricsServer ?? false}`,
+    ...serviceAccountCredentials(opts.flags ?? []),
     ...(opts.flags ?? []),
   ]);
   let faults!: Faults;

@@ -259,3 +259,26 @@ test('a server that fails to start leaves no data folder behind', async () => {
     rmSync(parent, { recursive: true, force: true });
   }
 });
+
+test('with RBAC among the flags, the in-process controllers still work: a Deployment gets its ReplicaSet and Pods', async () => {
+  const server = await startTestServer({ flags: ['--authorization-mode=Node,RBAC'] });
+  try {
+    const deployments = kindClient(server.client, 'apps/v1', 'Deployment', 'default');
+    await deployments.create({
+      apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web' },
+      spec: { replicas: 2, selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'nginx' }] } } },
+    });
+    const pods = server.client.resource({ group: '', version: 'v1', resource: 'pods' }, 'default');
+    await until('the deployment\'s two pods', async () => (await pods.list({ labelSelector: 'app=web' })).items.length === 2);
+    // a user without roles is still refused: RBAC decides for everyone but the controllers' own accounts
+    const { clientFromFile } = await import('../../src/client/rest-client.js');
+    const alice = await clientFromFile(await server.userKubeconfig('alice'));
+    try {
+      await assert.rejects(alice.resource({ group: '', version: 'v1', resource: 'pods' }, 'default').list(), (e: unknown) => e instanceof ApiError && e.code === 403);
+    } finally {
+      alice.close();
+    }
+  } finally {
+    await server.close();
+  }
+});
