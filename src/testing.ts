@@ -104,13 +104,33 @@ function serviceAccountCredentials(flags: string[]): string[] {
 
 const quiet = { info() {}, warn() {}, error: (m: string) => process.stderr.write(`${m}\n`) };
 
+// the temporary folders of servers not closed yet: removed when the process exits, so a test that forgets
+// close(), a runner's forced exit or a process.exit() leaves none behind
+const openTemporaryDirs = new Set<string>();
+let removeOnExit = false;
+
+function temporaryDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cluster-test-'));
+  openTemporaryDirs.add(dir);
+  if (!removeOnExit) {
+    removeOnExit = true;
+    process.on('exit', () => { for (const d of openTemporaryDirs) rmSync(d, { recursive: true, force: true }); });
+  }
+  return dir;
+}
+
+function removeTemporaryDir(dir: string): void {
+  openTemporaryDirs.delete(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'cluster-test-'));
+  const dataDir = opts.dataDir ?? temporaryDir();
   try {
     return await startInDataDir(opts, dataDir);
   } catch (err) {
     // a server that did not start leaves no folder of ours behind
-    if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (!opts.dataDir) removeTemporaryDir(dataDir);
     throw err;
   }
 }
@@ -179,7 +199,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
     async close() {
       client.close();
       await close();
-      if (!opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) removeTemporaryDir(dataDir);
     },
   };
   return self;

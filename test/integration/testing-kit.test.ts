@@ -5,6 +5,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { ApiError, isConflict, retryOnConflict, type WatchEvent } from '../../src/client/rest-client.js';
 import { startInformer } from '../../src/client/informer.js';
@@ -280,5 +282,20 @@ test('with RBAC among the flags, the in-process controllers still work: a Deploy
     }
   } finally {
     await server.close();
+  }
+});
+
+test('a process that exits with servers never closed leaves no data folders behind', async () => {
+  const parent = mkdtempSync(join(tmpdir(), 'kit-exit-'));
+  try {
+    const kit = new URL('../../src/testing.js', import.meta.url).href;
+    // as a test runner's forced exit does: two servers started, neither closed, then process.exit()
+    const script = `const { startTestServer } = await import(${JSON.stringify(kit)});
+await Promise.all([startTestServer(), startTestServer({ storage: 'sqlite' })]);
+process.exit(0);`;
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, TMPDIR: parent } });
+    assert.deepEqual(readdirSync(parent), []);
+  } finally {
+    rmSync(parent, { recursive: true, force: true });
   }
 });
