@@ -28,10 +28,10 @@ export const namespaceController: Controller = {
         await setStatus(ctx, ns, remaining);
         return { requeueAfterMs: recheckMs };
       }
-      await ctx.client.request({
-        method: 'PUT', path: `/api/v1/namespaces/${encodeURIComponent(name)}/finalize`,
-        body: { ...ns, spec: { ...ns.spec, finalizers: (ns.spec?.finalizers ?? []).filter((f) => f !== finalizer) } },
-      }).catch((e) => { if (!isNotFound(e)) throw e; });
+      await finalizeNamespace({
+        put: (body) => ctx.client.request({ method: 'PUT', path: `/api/v1/namespaces/${encodeURIComponent(name)}/finalize`, body }),
+        get: () => ctx.client.resource(ctx.refs.namespaces).get(name),
+      }, ns, finalizer);
     });
     namespaces.addHandler({
       added: (ns) => { if (terminating(ns)) queue.add(ns.metadata.name!); },
@@ -39,6 +39,32 @@ export const namespaceController: Controller = {
     });
   },
 };
+
+/** How the finalize step reaches the namespace: its `finalize` subresource, and a fresh read of it. */
+export interface FinalizeAccess { put(ns: Namespace): Promise<unknown>; get(): Promise<Namespace> }
+
+/**
+ * Removes the controller's finalizer through `finalize`. A namespace changed meanwhile (another finalizer or a
+ * label) is read again and finalized again, as the reference does, rather than sweeping its content once more;
+ * a namespace gone or replaced (another uid) ends it.
+ */
+export async function finalizeNamespace(access: FinalizeAccess, cached: Namespace, finalizer: string): Promise<void> {
+  let ns = cached;
+  for (;;) {
+    if (!(ns.spec?.finalizers ?? []).includes(finalizer)) return;
+    try {
+      await access.put({ ...ns, spec: { ...ns.spec, finalizers: (ns.spec?.finalizers ?? []).filter((f) => f !== finalizer) } });
+      return;
+    } catch (e) {
+      if (isNotFound(e)) return;
+      if (!isConflict(e)) throw e;
+    }
+    const fresh = await access.get().catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+    if (!fresh) return;
+    if (fresh.metadata.uid !== ns.metadata.uid) throw new Error(`namespace ${ns.metadata.name} was replaced (its uid changed) while being finalized`);
+    ns = fresh;
+  }
+}
 
 interface Remaining { resources: string[]; finalizers: Map<string, number>; failures: string[]; undiscovered: DiscoveryFailure[] }
 
