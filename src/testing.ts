@@ -42,6 +42,8 @@ export interface TestServerOptions {
   freshnessTimeoutMs?: number;
   /** how often the backends of APIServices are checked (the server's default is 30 s) */
   apiServiceCheckIntervalMs?: number;
+  /** how long a deleted CRD waits for instances holding finalizers before its condition says so (the server's default is 1 min) */
+  crdInstanceWaitMs?: number;
   /** start from this state (a snapshot of another server) */
   from?: Snapshot;
   /**
@@ -153,6 +155,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
   let faults!: Faults;
   const server = await startApiServer(options, quiet, {
     bookmarkIntervalMs: opts.bookmarkIntervalMs, freshnessTimeoutMs: opts.freshnessTimeoutMs, apiServiceCheckIntervalMs: opts.apiServiceCheckIntervalMs,
+    crdInstanceWaitMs: opts.crdInstanceWaitMs,
     async decorateStorage(kv) {
       if (opts.from) await restoreSnapshot(kv, opts.from);
       const decorated = withFaults(kv);

@@ -91,6 +91,8 @@ export interface ServerTuning {
   freshnessTimeoutMs?: number;
   /** how often the backends of APIServices are checked (default 30 s; a change of one is checked at once) */
   apiServiceCheckIntervalMs?: number;
+  /** how long a deleted CRD waits for instances holding finalizers before its condition says so (default 1 min) */
+  crdInstanceWaitMs?: number;
   /** wraps the opened store before anything reads it (the testing kit's fault injection and forks) */
   decorateStorage?: (kv: KV) => KV | Promise<KV>;
   /** how often --encryption-provider-config-automatic-reload checks the file (default 60 s, as the reference) */
@@ -214,7 +216,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   scrapedGauges(metrics, { inflight: () => https?.inflight ?? [], resources, watchCache: () => watchCache, features: options.featureGates,
     storageCountPeriodMs: options.etcdCountMetricPollPeriodMs });
   const backendFor = (info: Parameters<Backends['backendFor']>[0]) => backends.backendFor(info);
-  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor, celRules: options.featureGates.CustomResourceValidationExpressions });
+  const controllerDeps = () => ({ resources, names, caches: watchCache, backendFor, celRules: options.featureGates.CustomResourceValidationExpressions,
+    instanceWaitMs: tuning.crdInstanceWaitMs });
   /**
    * A component the server runs as its own client (controller manager, scheduler), started after the listener
    * with the server's address and CA; not becoming ready is logged, not fatal, as for a separate process.

@@ -87,7 +87,8 @@ describe('custom resources', { concurrency: 1 }, () => {
   /** a fresh CRD group per test */
   const groupName = () => `t${++n}.example.com`;
 
-  before(async () => { server = await startTestServer(); c = createClient(server); });
+  // instances holding finalizers are waited for half a second, not the server's minute, before the CRD says so
+  before(async () => { server = await startTestServer({ crdInstanceWaitMs: 500 }); c = createClient(server); });
   after(async () => { c.close(); await server.close(); });
 
   async function install(group: string, extra: Record<string, unknown> = {}) {
@@ -619,6 +620,12 @@ describe('custom resources', { concurrency: 1 }, () => {
     // discovery offers only reading and deleting meanwhile
     const listed = (await c.get(`/apis/${group}/v1`)).json.resources.find((r: any) => r.name === 'widgets');
     assert.deepEqual(listed.verbs, ['delete', 'deletecollection', 'get', 'list', 'watch']);
+    // after each wait the reference gives up for a while, saying so, then waits again
+    const terminating = async () => condition((await c.get(`${crdPath}/widgets.${group}`)).json, 'Terminating');
+    const timedOut = await waitFor('the wait to time out', async () => { const t = await terminating(); return t?.reason === 'InstanceDeletionCheck' && t; });
+    assert.deepEqual(timedOut, { ...timedOut, type: 'Terminating', status: 'True', reason: 'InstanceDeletionCheck',
+      message: 'could not confirm zero CustomResources remaining: timed out waiting for the condition' });
+    await waitFor('the next wait', async () => (await terminating())?.reason === 'InstanceDeletionInProgress');
     // the objects there are can still be changed, so their finalizers can go
     const released = await c.request('PATCH', `${base}/held`, { body: { metadata: { finalizers: null } }, contentType: 'application/merge-patch+json' });
     assert.equal(released.status, 200, released.body);

@@ -25,6 +25,8 @@ export interface CrdControllerDeps {
   backendFor(info: ResourceInfo): { store: Store; reads: Reads };
   /** evaluate the CEL rules of custom resources (the CustomResourceValidationExpressions gate; default true) */
   celRules?: boolean;
+  /** how long instances holding finalizers are waited for before the CRD says it could not confirm them gone (default 1 min) */
+  instanceWaitMs?: number;
 }
 
 type Crd = Stored<CustomResourceDefinition>;
@@ -54,6 +56,9 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
   const pending = new Set<string>();
   let draining: Promise<void> | undefined;
   let stopped = false;
+  /** CRDs being deleted whose instances are waited for: since when, or until when the last wait's timeout is shown */
+  const waits = new Map<string, { since: number } | { shownUntil: number }>();
+  const instanceWaitMs = deps.instanceWaitMs ?? 60_000;
 
   // one CRD at a time: name checks depend on what the others have accepted
   function enqueue(name: string) {
@@ -190,9 +195,15 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (!(crd.metadata.finalizers ?? []).includes(finalizer)) return;
     const accepted: Names | undefined = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : undefined;
     let remaining = 0;
+    const wait = waits.get(name);
+    if (wait && 'shownUntil' in wait) {
+      // the last wait timed out: that stays said a while before the next wait begins, as the reference's backoff has it
+      if (Date.now() < wait.shownUntil) { setTimeout(() => void enqueue(name), wait.shownUntil - Date.now()).unref(); return; }
+      waits.delete(name);
+    }
     if (accepted) {
       serve(crd, accepted);   // terminating: no new objects
-      await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }]);
+      if (!waits.has(name)) await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'True', reason: 'InstanceDeletionInProgress', message: 'CustomResource deletion is in progress' }]);
       // deleted through the storage version where it is served, so no object needs converting on its way out
       const info = resources.all().find(e => e.group === crd.spec.group && e.resource === accepted.plural && e.version === e.storageVersion)
         ?? resources.preferred(crd.spec.group, accepted.plural);
@@ -208,9 +219,17 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
       }
     }
     if (remaining > 0) {
+      const since = (waits.get(name) as { since: number } | undefined)?.since ?? Date.now();
+      waits.set(name, { since });
+      if (Date.now() - since >= instanceWaitMs) {
+        waits.set(name, { shownUntil: Date.now() + retryMs });
+        await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'True', reason: 'InstanceDeletionCheck',
+          message: 'could not confirm zero CustomResources remaining: timed out waiting for the condition' }]);
+      }
       setTimeout(() => void enqueue(name), retryMs).unref();
       return;
     }
+    waits.delete(name);
     await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }]);
     unserve(name);
     await crdStore().guaranteedUpdate('', name, '', cur => {
