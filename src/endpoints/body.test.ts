@@ -30,6 +30,18 @@ test('YAML: nesting past the limit, aliases that expand, several documents and d
   assert.deepEqual(parseYamlObject('a: &x [1]\nb: *x\nc: 2001-01-01\nd: yes\n'), { a: [1], b: [1], c: '2001-01-01', d: 'yes' });
 });
 
+test('YAML: a mapping key that is a sequence or a mapping is a 400, as the reference\'s decoder has it, on the loop and on the thread', async () => {
+  const message = (f: () => unknown) => { try { f(); return undefined; } catch (e) { return e instanceof ApiError ? `${e.code} ${e.status.message}` : `thrown ${e}`; } };
+  for (const [doc, what] of [['? [a, b]: c\n', 'a sequence (["a","b"])'], ['{? {a: b}: c}', 'a mapping ({"a":"b"})'], ['[a, b]: c\n', 'a sequence (["a","b"])'],
+    ['x:\n  ? - a\n    - b\n  : c\n', 'a sequence (["a","b"])'], ['{[a]: b}', 'a sequence (["a"])'], ['? [a] # k\n: b\n', 'a sequence (["a"])']]) {
+    assert.equal(message(() => parseYamlObject(doc)), `400 error decoding YAML: invalid map key: ${what}`, doc);
+    await assert.rejects(decodeYaml(`# ${'x'.repeat(largeBodyBytes)}\n${doc}`), (e: ApiError) => e.code === 400 && /invalid map key/.test(String(e.status.message)));
+  }
+  // scalar keys, explicit or not, and sequences and mappings as values stay as they were
+  assert.deepEqual(parseYamlObject('? a\n: [b]\n? c\n: {d: e}\nf: what?\ng: # why?\n  h: [i] # :\n"::1": {j: k}\n'),
+    { a: ['b'], c: { d: 'e' }, f: 'what?', g: { h: ['i'] }, '::1': { j: 'k' } });
+});
+
 test('a large YAML body decodes on the decoding thread to what the loop would decode, with the same errors', async () => {
   const codeOf = (p: Promise<unknown>) => p.then(() => 0, (e) => (e instanceof ApiError ? `${e.code} ${e.status.message}` : `thrown ${e}`));
   const pad = `# ${'x'.repeat(largeBodyBytes)}\n`;

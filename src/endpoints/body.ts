@@ -2,6 +2,7 @@
 // a nesting limit, and YAML aliases that may not expand a document past its own size.
 import type { RequestContext } from '../api/request.js';
 import { yamlDecoder } from '../util/yaml.js';
+import { collectionKeyRefuser } from '../util/yaml-keys.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
@@ -137,7 +138,7 @@ export function parseYamlObject(text: string, lastKeyWins = false): unknown {
   let value: unknown;
   try {
     // (js-yaml's json option is its JSON.parse compatibility: a repeated key's last value wins)
-    value = load(text, { schema: CORE_SCHEMA, maxDepth: maxNestingDepth, json: lastKeyWins } as Parameters<typeof load>[1]);
+    value = load(text, { schema: CORE_SCHEMA, maxDepth: maxNestingDepth, json: lastKeyWins, listener: collectionKeyRefuser(text) } as Parameters<typeof load>[1]);
   } catch (e) {
     throw yamlError((e as Error).message ?? String(e));
   }
