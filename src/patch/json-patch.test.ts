@@ -150,7 +150,7 @@ describe('applyJsonPatch: safety', () => {
 
 describe('applyJsonPatch: errors', () => {
   test('a patch that is not an array of operation objects is a bad request', () => {
-    for (const bad of [{ op: 'add' }, 'x', null, [1], [[]], [null]]) {
+    for (const bad of [{ op: 'add' }, 'x', null, [1], [[]]]) {
       fails({}, bad, 'BadRequest', /array of operation objects/);
     }
   });
@@ -192,6 +192,11 @@ describe('applyJsonPatch: errors', () => {
   test('malformed operations are Invalid like the reference', () => {
     fails({}, [{ op: 'frobnicate', path: '/a' }], 'Invalid', /^Unexpected kind: frobnicate$/);
     fails({}, [{ path: '/a' }], 'Invalid', /^Unexpected kind: unknown$/);
+    fails({}, [{ op: 5, path: '/a' }], 'Invalid', /^Unexpected kind: unknown$/);
+    // a null operation decodes and is an operation of no kind; one of another type does not decode
+    fails({}, [null], 'Invalid', /^Unexpected kind: unknown$/);
+    fails({}, [{ op: 'add', path: '/a', value: 1 }, null], 'Invalid', /^Unexpected kind: unknown$/);
+    fails({}, [null, 1], 'BadRequest', /JSON array of operation objects/);
     fails({}, [{ op: 'add', value: 1 }], 'Invalid', /add operation failed to decode path/);
     fails({ a: 1 }, [{ op: 'move', path: '/b' }], 'Invalid', /move operation failed to decode from/);
     fails({}, [{ op: 'add', path: '/a' }], 'Invalid', /missing value/);

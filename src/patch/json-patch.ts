@@ -39,8 +39,9 @@ export async function applyJsonPatchInSlices(doc: unknown, patch: unknown, opts:
   return root;
 }
 
-function operationsOf(patch: unknown): JsonObject[] {
-  if (!Array.isArray(patch) || !patch.every(isObject)) {
+/** the operations; a null one decodes (as the reference's decoder has it) and fails when applied, as an unknown kind */
+function operationsOf(patch: unknown): Array<JsonObject | null> {
+  if (!Array.isArray(patch) || !patch.every((op) => op === null || isObject(op))) {
     throw badPatch('a JSON patch must be a JSON array of operation objects');
   }
   if (patch.length > maxJsonPatchOperations) {
@@ -56,8 +57,9 @@ function operationsOf(patch: unknown): JsonObject[] {
  */
 export const maxAccumulatedCopyBytes = 3 * 1024 * 1024;
 
-function applyOperation(root: unknown, op: JsonObject, copied: { bytes: number }): unknown {
-  const kind = typeof op.op === 'string' ? op.op : 'unknown';
+function applyOperation(root: unknown, op: JsonObject | null, copied: { bytes: number }): unknown {
+  const kind = typeof op?.op === 'string' ? op.op : 'unknown';
+  if (op === null) throw cannotApply(`Unexpected kind: ${kind}`);
   if (!['add', 'remove', 'replace', 'move', 'copy', 'test'].includes(kind)) throw cannotApply(`Unexpected kind: ${kind}`);
   const path = pointer(op, 'path', kind);
   const value = (): unknown => {
