@@ -152,6 +152,24 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     assert.equal(both.status, 422);
     assert.deepEqual(both.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'spec.nonResourceAttributes',
       message: 'Invalid value: authorization.NonResourceAttributes{Path:"/metrics", Verb:"get"}: cannot be specified in combination with resourceAttributes' }]);
+    // a review is answered, never stored: its metadata must be empty (a local one's namespace aside)
+    const meta = 'v1.ObjectMeta{Name:"a", GenerateName:"", Namespace:"", SelfLink:"", UID:"", ResourceVersion:"", Generation:0, '
+      + 'CreationTimestamp:time.Date(1, time.January, 1, 0, 0, 0, 0, time.UTC), DeletionTimestamp:<nil>, DeletionGracePeriodSeconds:(*int64)(nil), '
+      + 'Labels:map[string]string{"k":"v"}, Annotations:map[string]string(nil), OwnerReferences:[]v1.OwnerReference(nil), Finalizers:[]string(nil), '
+      + 'ManagedFields:[]v1.ManagedFieldsEntry(nil)}';
+    const spec = { user: 'alice', resourceAttributes: { namespace: 'team', verb: 'get', resource: 'pods' } };
+    for (const [path, suffix] of [['subjectaccessreviews', ''], ['selfsubjectaccessreviews', '']] as const) {
+      const named = await as(admin, 'POST', `${authz}/${path}`, { body: { metadata: { name: 'a', labels: { k: 'v' }, creationTimestamp: null }, spec } });
+      assert.equal(named.status, 422, named.body);
+      assert.deepEqual(named.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'metadata', message: `Invalid value: ${meta}: must be empty${suffix}` }]);
+    }
+    const namedLocal = await local({ metadata: { name: 'a', labels: { k: 'v' } }, spec });
+    assert.equal(namedLocal.status, 422, namedLocal.body);
+    assert.deepEqual(namedLocal.json.details.causes, [{ reason: 'FieldValueInvalid', field: 'metadata',
+      message: `Invalid value: ${meta.replace('Namespace:""', 'Namespace:"team"')}: must be empty except for namespace` }]);
+    // what clients send (an empty creationTimestamp, a namespace where it belongs) is fine
+    assert.equal((await local({ metadata: { namespace: 'team', creationTimestamp: null }, spec })).status, 201);
+    assert.equal((await as(admin, 'POST', `${authz}/selfsubjectaccessreviews`, { body: { metadata: { creationTimestamp: null, labels: {} }, spec } })).status, 201);
   });
 
   test('escalation prevention: roles and bindings grant only what the writer holds, unless escalate or bind', async () => {
