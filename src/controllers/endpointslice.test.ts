@@ -44,3 +44,13 @@ test('no endpoints: one empty slice', () => {
   assert.equal(p.create.length, 1);
   assert.deepEqual(p.create[0]!.endpoints, []);
 });
+
+test('a pod whose named targetPort resolves to no port is placed in a slice with no ports, apart from the others', () => {
+  const named: Service = { ...service, spec: { ...service.spec, ports: [{ name: 'http', port: 80, targetPort: 'web' }] } };
+  const withPort = (i: number): Pod => ({ ...pod(i), spec: { ...pod(i).spec, containers: [{ name: 'c', ports: [{ name: 'web', containerPort: 8080 }] }] } });
+  const { groups } = podGroups(named, [withPort(1), pod(2)], () => undefined, ctx);
+  const byPorts = new Map([...groups.values()].map((g) => [JSON.stringify(g.ports), [...g.endpoints.values()].map((e) => e.targetRef?.uid)]));
+  assert.deepEqual(byPorts, new Map([['[{"name":"http","port":8080,"protocol":"TCP"}]', ['u1']], ['[]', ['u2']]]));
+  const p = planSlices(groups, [], { labels: {} }, 10, ctx, 'IPv4');
+  assert.deepEqual(p.create.map((s) => [s.ports, uidsOf(s)]), [[[{ name: 'http', port: 8080, protocol: 'TCP' }], ['u1']], [[], ['u2']]]);
+});

@@ -173,7 +173,8 @@ export function podGroups(service: Service, pods: Pod[], nodeOf: (name: string) 
       if (port === undefined) continue;
       ports.push({ name: sp.name ?? '', port, protocol: sp.protocol ?? 'TCP', ...(sp.appProtocol ? { appProtocol: sp.appProtocol } : {}) });
     }
-    if (!ports.length && service.spec?.ports?.length) continue;
+    // a pod none of whose ports resolve (a named targetPort it lacks) still has its endpoint, in a slice with no
+    // ports, as the reference's reconciler places it
     const hostname = endpointHostname(service, pod);
     const zone = pod.spec.nodeName ? zoneOf(nodeOf(pod.spec.nodeName), ctx) : undefined;
     for (const family of families) {
