@@ -217,10 +217,19 @@ export const nodeLifecycleController: Controller = {
       added: (l) => { if (l.metadata.namespace === ctx.names.nodeLeaseNamespace) monitor.add(l.metadata.name!); },
       updated: (_, l) => { if (l.metadata.namespace === ctx.names.nodeLeaseNamespace) monitor.add(l.metadata.name!); },
     });
+    // a pod that comes to a node already not Ready (bound there later, or seen at the controller's start) is marked
+    // not ready too, as the reference's pod updates are
+    const bound = startQueue(ctx, async (key) => {
+      const pod = pods.get(key);
+      const node = pod?.spec.nodeName ? nodes.get(pod.spec.nodeName) : undefined;
+      const ready = node && readyOf(node);
+      if (pod && ready && ready.status !== 'True') await markPodsNotReady(ctx, [pod]);
+    });
     pods.addHandler({
-      added: (p) => { if (p.spec.nodeName) evictions.add(keyOf(p)); },
+      added: (p) => { if (p.spec.nodeName) { evictions.add(keyOf(p)); bound.add(keyOf(p)); } },
       updated: (old, p) => {
         if (p.spec.nodeName && (old.spec.nodeName !== p.spec.nodeName || JSON.stringify(old.spec.tolerations) !== JSON.stringify(p.spec.tolerations))) evictions.add(keyOf(p));
+        if (p.spec.nodeName && old.spec.nodeName !== p.spec.nodeName) bound.add(keyOf(p));
       },
     });
   },

@@ -46,6 +46,29 @@ describe('in-server controllers', () => {
     await eventually('the taint to come back', async () => (await taints()).includes(key));
   });
 
+  test('a pod bound to a node that is already not Ready is marked not ready, with a NodeNotReady event', async () => {
+    assert.equal((await c.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'down' } } })).status, 201);
+    for (let attempt = 1; ; attempt++) {
+      const cur = (await c.get('/api/v1/nodes/down')).json;
+      cur.status = { conditions: [{ type: 'Ready', status: 'False', reason: 'Test', lastHeartbeatTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') }] };
+      const written = await c.request('PUT', '/api/v1/nodes/down/status', { body: cur });
+      if (written.status === 409 && attempt < 20) continue;
+      assert.equal(written.status, 200, written.body);
+      break;
+    }
+    const pods = '/api/v1/namespaces/default/pods';
+    assert.equal((await c.request('POST', pods, { body: { metadata: { name: 'late' }, spec: { containers: [{ name: 'c', image: 'x:1' }] } } })).status, 201);
+    const pod = (await c.get(`${pods}/late`)).json;
+    pod.status = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+    assert.equal((await c.request('PUT', `${pods}/late/status`, { body: pod })).status, 200);
+    const bound = await c.request('POST', `${pods}/late/binding`, { body: { metadata: { name: 'late' }, target: { kind: 'Node', name: 'down' } } });
+    assert.equal(bound.status, 201, bound.body);
+    const ready = async () => (await c.get(`${pods}/late`)).json.status.conditions.find((x: any) => x.type === 'Ready')?.status;
+    await eventually('the pod marked not ready', async () => (await ready()) === 'False');
+    const events = async () => (await c.get(`/api/v1/namespaces/default/events?fieldSelector=${encodeURIComponent('involvedObject.name=late')}`)).json.items as any[];
+    await eventually('the NodeNotReady event', async () => (await events()).some((e) => e.reason === 'NodeNotReady' && e.message === 'Node is not ready'));
+  });
+
   test('the node controller tells in events on the node that it registered it and, once deleted, removed it', async () => {
     const node = await c.request('POST', '/api/v1/nodes', { body: { metadata: { name: 'told' } } });
     assert.equal(node.status, 201, node.body);
