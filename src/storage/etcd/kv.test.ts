@@ -165,6 +165,21 @@ describe('unreachable etcd', () => {
   });
 });
 
+test('a store opens on the members that answer when the first endpoint is down, whichever member the client tries first', async () => {
+  const down = `http://127.0.0.1:${await freePort()}`;
+  // the client shuffles the members: ten openings each start on the dead one about half the time
+  for (let i = 0; i < 10; i++) {
+    const kv = await openEtcdKV({ endpoints: [down, etcd.endpoint], prefix: '/first-down' });
+    try {
+      const key = `/k/${i}`;
+      await kv.create(key, new Uint8Array([i]));
+      assert.equal((await kv.get(key)).kv?.value[0], i);
+    } finally {
+      await kv.close();
+    }
+  }
+});
+
 describe('etcd cluster with its first member down', () => {
   test('a write over 1 MiB goes to another member, as smaller writes do: at most one attempt per member fails', async () => {
     const cluster = await startEtcdCluster(3);

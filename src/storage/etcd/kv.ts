@@ -142,10 +142,17 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
       op().then(result => { lastAnswer = Date.now(); resolve(result); }, reject).finally(() => waiting.delete(reject));
     });
   };
-  const call = async <T>(op: () => Promise<T>): Promise<T> => {
+  /**
+   * a call through the client: reads and the compaction record, which are safe to ask again. A member that cannot
+   * be reached leaves another to answer: the client picks a member at random, and sets one aside after 3 failures
+   * in a row, so 3n attempts reach a live one. With one endpoint there is no other to ask
+   */
+  const attempts = endpoints.length > 1 ? 3 * endpoints.length : 1;
+  const call = async <T>(op: () => Promise<T>, attempt = 0): Promise<T> => {
     try {
       return await bounded(op);
     } catch (err) {
+      if (err instanceof GRPCUnavailableError && attempt + 1 < attempts) return call(op, attempt + 1);
       throw toStorageError(err);
     }
   };
@@ -172,9 +179,8 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
     const res = await call(() => client.kv.range({ key: compactKey }));
     return res.kvs.length ? Number(res.kvs[0].value.toString()) : 0;
   };
-  const currentRevision = async (deadlineMs?: number): Promise<Revision> => {
-    const options = deadlineMs ? { deadline: Date.now() + deadlineMs } : undefined;
-    const res = await call(() => client.kv.range({ key: compactKey, count_only: true }, options));
+  const currentRevision = async (): Promise<Revision> => {
+    const res = await call(() => client.kv.range({ key: compactKey, count_only: true }));
     saw(Number(res.header.revision));
     return Number(res.header.revision);
   };
@@ -199,8 +205,20 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
 
   const watches = new Set<() => void>();
 
+  /** the revision, asked of member after member (as call does) until one answers or the deadline passes */
+  const askAnyMember = async (deadline: number, attempt = 0): Promise<Revision> => {
+    try {
+      const res = await client.kv.range({ key: compactKey, count_only: true }, { deadline });
+      lastAnswer = Date.now();
+      return Number(res.header.revision);
+    } catch (err) {
+      if (attempt + 1 >= attempts || Date.now() >= deadline) throw err;
+      return askAnyMember(deadline, attempt + 1);
+    }
+  };
+
   try {
-    await currentRevision(dialTimeoutMs);
+    saw(await askAnyMember(Date.now() + dialTimeoutMs));
   } catch (err) {
     client.close();
     writes.close();
@@ -214,19 +232,9 @@ export async function openEtcdKV(opts: EtcdKVOptions): Promise<KV> {
   const probe = () => {
     if (probing) return;
     probing = true;
-    // the probe asks past the fail-fast guard (it is what finds etcd answering again), and asks again at once when a
-    // member refused: the client turns to another member, and one member down leaves the cluster healthy
-    const deadline = Date.now() + HEALTH_STALE_MS;
-    const ask = async (attempt: number): Promise<unknown> => {
-      try {
-        return await client.kv.range({ key: compactKey, count_only: true }, { deadline });
-      } catch (err) {
-        if (attempt + 1 >= endpoints.length || Date.now() >= deadline) throw err;
-        return ask(attempt + 1);
-      }
-    };
-    ask(0)
-      .then(() => { lastAnswer = Date.now(); probeFailure = undefined; }, err => {
+    // the probe asks past the fail-fast guard (it is what finds etcd answering again)
+    askAnyMember(Date.now() + HEALTH_STALE_MS)
+      .then(() => { probeFailure = undefined; }, err => {
         probeFailure = toStorageError(err);
         if (!unresponsive()) return;
         const failure = silent();

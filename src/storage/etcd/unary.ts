@@ -44,7 +44,8 @@ const PREFIX_BYTES = 5;
 
 /**
  * One HTTP/2 connection at a time, to one endpoint; a connection that fails is dropped and the
- * next call connects to the next endpoint in turn.
+ * next call connects to the next endpoint in turn. A call whose connection never came up was not sent: it is
+ * tried on the next endpoints then, each at most once.
  */
 export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions): UnaryChannel {
   const urls = endpoints.map(e => /^https?:\/\//.test(e) ? e : `http://${e}`);
@@ -72,12 +73,15 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
     }, opts.keepaliveMs);
     keepalive.unref();
     // A connection error fails the calls on it; the session's own error event needs a listener.
-    s.on('error', drop).on('goaway', drop).on('close', drop);
+    s.on('error', drop).on('goaway', drop).on('close', drop).once('connect', () => connected.add(s));
     s.unref();
     return s;
   };
 
-  const call = (path: string, message: Buffer) => new Promise<Buffer>((resolve, reject) => {
+  /** sessions that connected: a call on one that never did was never sent, and goes to the next endpoint */
+  const connected = new WeakSet<ClientHttp2Session>();
+  const call = (path: string, message: Buffer) => send(path, message, urls.length - 1);
+  const send = (path: string, message: Buffer, spareTries: number) => new Promise<Buffer>((resolve, reject) => {
     if (closed) {
       reject(statusError(UNAVAILABLE, 'the channel is closed'));
       return;
@@ -115,6 +119,10 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
     const settle = () => {
       if (settled) return;
       settled = true;
+      if (failure && !connected.has(s) && spareTries > 0 && !closed) {
+        if (session === s) session = undefined;
+        return void send(path, message, spareTries - 1).then(resolve, reject);
+      }
       if (failure) return reject(failure);
       if (!status) return reject(statusError(UNAVAILABLE, `stream closed without a status (HTTP/2 code ${stream.rstCode})`));
       const code = Number(status['grpc-status']);
