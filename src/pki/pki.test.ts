@@ -196,6 +196,18 @@ describe('ensurePki, later boots', () => {
     }
   });
 
+  test('a CA whose first writing stopped between its key and its certificate is made anew', async () => {
+    const dir = join(root, 'half-written-ca');
+    const a = await ensurePki(dir, { hosts: [] });
+    await writeFile(join(dir, `${files.caCert}.tmp`), a.caCertPem.slice(0, 100));
+    await unlink(join(dir, files.caCert));
+    const b = await ensurePki(dir, { hosts: [] });
+    assert.equal(b.written.length, 6);
+    assert.notEqual(b.caCertPem, a.caCertPem);
+    assert.ok(new X509Certificate(b.adminCertPem).verify(new X509Certificate(b.caCertPem).publicKey));
+    assert.equal(existsSync(join(dir, `${files.caCert}.tmp`)), false);
+  });
+
   test('a CA with both files gone is made anew, with everything issued from it', async () => {
     const dir = join(root, 'lost-ca');
     const a = await ensurePki(dir, { hosts: [] });

@@ -114,8 +114,11 @@ export async function ensureFrontProxyCa(dir: string): Promise<CertificateAuthor
 
 /** the CA found in the directory, or undefined when neither of its files is there; an unusable one is an error */
 async function loadCa(dir: string): Promise<LoadedPair | undefined> {
-  const present = await Promise.all([files.caCert, files.caKey].map(f => access(join(dir, f)).then(() => true, () => false)));
+  const present = await Promise.all([files.caCert, files.caKey, `${files.caCert}.tmp`].map(f => access(join(dir, f)).then(() => true, () => false)));
   if (!present[0] && !present[1]) return undefined;
+  // the key alone beside a temporary certificate: the first boot stopped while writing the pair (writePair writes the
+  // key first), so nothing was ever issued from this CA
+  if (!present[0] && present[2]) return undefined;
   const problem = (why: string) => new Error(`${join(dir, files.caCert)}: ${why}. Nothing was changed: restore the CA's certificate and key, ` +
     `or move ${dir} away to have a new CA made (the certificates and client configurations issued from the old one stop working)`);
   if (!present[0] || !present[1]) throw problem(`${present[0] ? files.caKey : files.caCert} is missing`);
