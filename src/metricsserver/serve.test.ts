@@ -48,6 +48,14 @@ describe('the metrics API under hostile input', () => {
     assert.equal(statusOf(await get(port, `/apis/${gv}/nodes`)), 200);
   });
 
+  test('a list asked for as a Table is one, as kubectl get asks', async () => {
+    const meta = names.metaGroup;
+    const answer = await get(port, `/apis/${gv}/nodes`, `Accept: application/json;as=Table;v=v1;g=${meta},application/json\r\n`);
+    assert.equal(statusOf(answer), 200, answer);
+    assert.match(answer, new RegExp(`"kind":"Table","apiVersion":"${meta.replace(/\./g, '\\.')}/v1"`));
+    assert.match(await get(port, `/apis/${gv}/nodes`), /"kind":"NodeMetricsList"/);
+  });
+
   test('a token that cannot be checked is a 401', async () => {
     const answer = await get(port, `/apis/${gv}/nodes`, 'Authorization: Bearer garbage\r\n');
     assert.equal(statusOf(answer), 401, answer);

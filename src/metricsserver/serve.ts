@@ -2,7 +2,8 @@
 // (get and list, with label and field selectors; pods per namespace or across all) from the usage the store
 // computes, with the node's or pod's labels. The figures are measured, not stored, so there is no watch.
 // OpenAPI documents of its kinds (v2, and v3 per group version) for the API server to merge and proxy.
-// Health endpoints answer anyone; everything else needs an authenticated and authorized user.
+// Health endpoints answer anyone; everything else needs an authenticated and authorized user. NodeMetrics and
+// PodMetrics come as a Table when the client asks for one first (kubectl get).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Naming } from '../api/naming.js';
 import { ApiError, badRequest, forbidden, internalError, methodNotSupported, notFound, orderedStatus, pathNotFound, unauthorized } from '../api/status.js';
@@ -11,6 +12,7 @@ import { resourceMetricsGroup, resourceMetricsResources, resourceMetricsVersion,
 import type { Attributes, DelegatedAuth } from './delegated-auth.js';
 import type { MetricsStore, Usage } from './store.js';
 import type { MetricsOpenApi } from './openapi.js';
+import { metricsTable, tableVersion } from './table.js';
 import { compareStrings } from '../util/order.js';
 
 /** the objects the figures are about, as the informers hold them */
@@ -218,7 +220,10 @@ export function metricsApi(d: MetricsApiDeps): (req: IncomingMessage, res: Serve
         const what = 'path' in r.attrs ? `path "${r.attrs.path}"` : `resource "${r.attrs.resource}" in API group "${group}"${r.attrs.namespace ? ` in the namespace "${r.attrs.namespace}"` : ' at the cluster scope'}`;
         throw forbidden(`${'path' in r.attrs ? 'forbidden' : `${r.attrs.resource}.${group}${r.attrs.name ? ` "${r.attrs.name}"` : ''} is forbidden`}: User "${user.username}" cannot ${r.attrs.verb} ${what}${decision.reason ? `: ${decision.reason}` : ''}`);
       }
-      send(res, 200, await r.answer());
+      const answer = await r.answer();
+      // kubectl get asks for a Table first, as metrics-server serves its kinds
+      const table = 'resource' in r.attrs ? tableVersion(req.headers.accept, d.names) : undefined;
+      send(res, 200, table ? metricsTable(answer as Parameters<typeof metricsTable>[0], table, d.names, url.searchParams.get('includeObject')) : answer);
     } catch (e) {
       const failure = e instanceof ApiError ? e : internalError((e as Error).message);
       if (!res.headersSent) send(res, failure.code, orderedStatus(failure.status));
