@@ -286,3 +286,21 @@ describe('flow schema cells', () => {
     assert.equal(cells(fs.group, fs.resource, { spec: { distinguisherMethod: { type: 'ByUser' } } })[4], '?');
   });
 });
+
+describe('ingress and endpoint slice cells', () => {
+  test('an ingress lists three hosts, then counts the rules left', () => {
+    const rules = (...hosts: string[]) => ({ spec: { rules: hosts.map(host => (host ? { host } : {})) } });
+    const hosts = (o: unknown) => cells('networking', 'ingresses', o)[1];
+    assert.equal(hosts(rules('a', '', 'b', 'c', 'd')), 'a,b,c + 2 more...');
+    assert.equal(hosts(rules('a', 'b', 'c', '')), 'a,b,c + 1 more...');
+    assert.equal(hosts(rules('a', 'b', 'c')), 'a,b,c');
+    assert.equal(hosts(rules('', '')), '*');
+  });
+
+  test('a slice lists three ports, by number, name or *', () => {
+    const ports = (p: unknown[]) => cells('discovery', 'endpointslices', { addressType: 'IPv4', ports: p })[1];
+    assert.equal(ports([{ port: 80 }, { name: 'http' }, {}, { port: 1 }]), '80,http,* + 1 more...');
+    assert.equal(ports([{ port: 80, name: 'http' }]), '80');
+    assert.equal(ports([]), '<unset>');
+  });
+});

@@ -57,10 +57,11 @@ export const strategy = defineStrategy<Stored<EndpointSlice>>({
 
 const columns: TableColumn<EndpointSlice>[] = [
   column('AddressType', 'string', o => o.addressType ?? '', 'Type of address carried by the slice.'),
+  // at most three: the number, else the name, else * (a port of every number)
   column('Ports', 'string', o => {
-    const ports = o.ports ?? [];
+    const ports = (o.ports ?? []).map(p => (p.port !== undefined && p.port !== null ? String(p.port) : p.name ?? '*'));
     if (!ports.length) return '<unset>';
-    return ports.map(p => (p.port === undefined ? '<unset>' : String(p.port))).join(',');
+    return ports.length > 3 ? `${ports.slice(0, 3).join(',')} + ${ports.length - 3} more...` : ports.join(',');
   }, 'Ports of the slice.'),
   column('Endpoints', 'string', o => {
     const addrs = (o.endpoints ?? []).flatMap(e => e.addresses ?? []);

@@ -107,13 +107,23 @@ export const strategy = defineStrategy<Stored<Ingress>>({
   validateUpdate: (ing, old) => validateIngress(ing, old),
 });
 
+/** the hosts of the rules, at most three; as in the reference, '+ N more...' counts the rules past the third
+ * (with or without a host) once three hosts are listed and a rule follows */
+export function ingressHosts(ing: Ingress): string {
+  const rules = ing.spec?.rules ?? [];
+  const hosts: string[] = [];
+  let more = false;
+  for (const rule of rules) {
+    if (hosts.length === 3) { more = true; break; }
+    if (rule.host) hosts.push(rule.host);
+  }
+  if (!hosts.length) return '*';
+  return more ? `${hosts.join(',')} + ${rules.length - 3} more...` : hosts.join(',');
+}
+
 const columns: TableColumn<Ingress>[] = [
   column('Class', 'string', o => orNone(o.spec?.ingressClassName), 'The name of the IngressClass resource.'),
-  column('Hosts', 'string', o => {
-    const hosts = (o.spec?.rules ?? []).map(r => r.host).filter((h): h is string => !!h);
-    if (!hosts.length) return '*';
-    return hosts.length > 4 ? `${hosts.slice(0, 4).join(',')} + ${hosts.length - 4} more...` : hosts.join(',');
-  }, 'Hosts that incoming requests are matched against.'),
+  column('Hosts', 'string', ingressHosts, 'Hosts that incoming requests are matched against.'),
   column('Address', 'string', o => loadBalancerAddresses(o.status?.loadBalancer).join(','), 'Address is a list containing ingress points for the load-balancer.'),
   column('Ports', 'string', o => (o.spec?.tls?.length ? '80, 443' : '80'), 'Ports of TLS configurations that open.'),
   age,
