@@ -5,7 +5,7 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +44,8 @@ describe('the package, installed into a separate TypeScript project', { concurre
     const dev = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).devDependencies;
     // from the npm cache where it can; install scripts are skipped (the native SQLite module is for the embedded
     // store, and the fixture's servers keep their state in memory)
-    await ok('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', tarball, `typescript@${dev.typescript}`, `@types/node@${dev['@types/node']}`], project);
+    // TypeScript 5 as well, for projects that still resolve modules the CommonJS way (node10), which 7 removed
+    await ok('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--ignore-scripts', tarball, `typescript@${dev.typescript}`, 'typescript5@npm:typescript@5', `@types/node@${dev['@types/node']}`], project);
   });
   after(() => { if (work) rmSync(work, { recursive: true, force: true }); });
 
@@ -84,6 +85,33 @@ export async function wrong() {
     } finally {
       rmSync(bad);
     }
+  });
+
+  test('a CommonJS project with TypeScript 5\'s node10 resolution finds the types of every entry point and require()s them', async () => {
+    const cjs = join(work, 'cjs-project');
+    mkdirSync(join(cjs, 'src'), { recursive: true });
+    symlinkSync(join(project, 'node_modules'), join(cjs, 'node_modules'), 'dir');
+    writeFileSync(join(cjs, 'package.json'), JSON.stringify({ name: 'cjs-project', version: '1.0.0', private: true }));
+    writeFileSync(join(cjs, 'tsconfig.json'), JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'commonjs', moduleResolution: 'node10', strict: true, outDir: 'dist', rootDir: 'src', types: ['node'] } }));
+    writeFileSync(join(cjs, 'src', 'main.ts'), `import { startTestServer } from 'cluster-control-plane/testing';
+import { createClient as fromRoot } from 'cluster-control-plane';
+import { createClient as fromClient } from 'cluster-control-plane/client';
+import type { appsV1 } from 'cluster-control-plane/types';
+async function main(): Promise<void> {
+  const server = await startTestServer();
+  const d: appsV1.Deployment | undefined = undefined;
+  console.log(fromRoot === fromClient, (await server.client.resource({ group: '', version: 'v1', resource: 'namespaces' }).list()).items.length > 0, d);
+  await server.close();
+}
+void main();
+`);
+    const r = await run(process.execPath, [join(project, 'node_modules', 'typescript5', 'bin', 'tsc'), '-p', '.'], cjs);
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    // require() of the package's ES modules: Node 20.19 and later
+    if (!(process.features as { require_module?: boolean }).require_module) return;
+    const ran = await run(process.execPath, ['dist/main.js'], cjs);
+    assert.equal(ran.code, 0, ran.stderr);
+    assert.match(ran.stdout, /^true true undefined$/m);
   });
 
   test('the project\'s own test runs: a test server, its CRD loaded, the reconcile against it', async () => {
