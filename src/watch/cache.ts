@@ -511,9 +511,16 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         if (o.initialEvents) watcher.bookmark?.(at, true);
       } else {
         // no version and no initial events: changes from the latest state (for "0": from the cache's)
-        if (!o.revision) await fresh(c, o.revision ?? await inner.revision());
+        await fresh(c, undefined);
         const from = o.revision || c.revision();
-        await fresh(c, from > c.revision() ? from : undefined);
+        if (from > c.revision()) {
+          // a version the cache has not reached (or no server has): as the reference's watch cache, the watch begins at
+          // once and sends only what comes after that version, until its own timeout; it is not refused
+          const after: ObjectWatcher = { ...own, event(ev) { if (ev.rev > from) own.event(ev); } };
+          stopStream = c.stream(prefix, after, o.index);
+          stopBookmarks = scheduleBookmarks(o, () => { if (c.revision() > from) watcher.bookmark?.(c.revision()); });
+          return () => { stopBookmarks(); stopStream(); };
+        }
         const history = c.since(from);
         // older than the history: straight from storage, whose watch sends its own bookmarks
         if (!history) return inner.watch(prefix, o, watcher);

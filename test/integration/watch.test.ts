@@ -220,6 +220,29 @@ eachBackend('watch', h => {
     assert.ok(took >= 900 && took < 2500, `ended after ${took} ms`);
   });
 
+  test('a watch from a version not reached yet begins at once (200, no 504) and sends only the changes after that version', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const rv = Number((await c().request('POST', base, { body: configMap('first') })).json.metadata.resourceVersion);
+    // each create takes at least one version: the third one of these is past rv + 2
+    const w = await c().watch(`${base}?watch=true&resourceVersion=${rv + 2}&timeoutSeconds=30`);
+    assert.equal(w.status, 200);
+    assert.equal(w.headers['content-type'], 'application/json');
+    const made = [];
+    for (const name of ['a', 'b', 'c', 'd']) made.push((await c().request('POST', base, { body: configMap(name) })).json);
+    const ev = await w.next();
+    const after = made.filter((m) => Number(m.metadata.resourceVersion) > rv + 2);
+    assert.equal(ev?.object.metadata.name, after[0].metadata.name);
+    assert.ok(Number(ev!.object.metadata.resourceVersion) > rv + 2);
+    w.close();
+    // one far in the future: the watch stays open with no events until its timeout ends it cleanly
+    const far = await c().watch(`${base}?watch=true&resourceVersion=${rv + 1_000_000}&timeoutSeconds=1`);
+    assert.equal(far.status, 200);
+    assert.equal(far.headers['content-type'], 'application/json');
+    assert.deepEqual(await far.collect(3000), []);
+    await far.ended;
+  });
+
   test('timeoutSeconds=0 is no timeout of the client\'s: the watch stays open, as the reference serves it', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
