@@ -70,7 +70,8 @@ function resourceList(names: Naming, group: string, version: string, entries: Re
       resources.push(e);
     }
   }
-  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources };
+  // the core group's list carries no apiVersion, as the reference's legacy discovery writes it; a named group's does
+  return { kind: 'APIResourceList', ...(group ? { apiVersion: 'v1' } : {}), groupVersion: group ? `${group}/${version}` : version, resources };
 }
 
 function aggregatedResource(names: Naming, r: ResourceInfo) {

@@ -198,6 +198,9 @@ eachBackend('http', h => {
     assert.ok(gv.json.resources.some((r: any) => r.name === 'deployments/status'));
     const core = await c().get('/api/v1');
     assert.equal(core.json.groupVersion, 'v1');
+    // as the reference writes them: the core group's list with no apiVersion, a named group's with one
+    assert.deepEqual(Object.keys(core.json), ['kind', 'groupVersion', 'resources']);
+    assert.deepEqual(Object.keys(gv.json), ['kind', 'apiVersion', 'groupVersion', 'resources']);
     const ns = core.json.resources.find((r: any) => r.name === 'namespaces');
     assert.equal(ns.namespaced, false);
     assert.deepEqual(ns.shortNames, ['ns']);
