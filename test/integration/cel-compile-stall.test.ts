@@ -170,6 +170,31 @@ test('a ValidatingAdmissionPolicy of 10,000 validations is validated, type-check
   assertInPieces('first request judged', refused);
 });
 
+test('a policy whose match conditions and validations each match a regular expression over a long string judges a request expression by expression while the loop serves probes', async () => {
+  const policies = `/apis/${names.group('admissionregistration')}/v1alpha1`;
+  const scan = (i: number) => `object.data.s.matches('^(a|b${i})+$')`;
+  const created = await send('POST', `${policies}/validatingadmissionpolicies`, {
+    metadata: { name: 'scanning' },
+    spec: {
+      matchConstraints: { resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'], operations: ['CREATE'] }] },
+      matchConditions: Array.from({ length: 4 }, (_, i) => ({ name: `m${i}`, expression: `!has(object.data) || !has(object.data.s) || !${scan(100 + i)}` })),
+      validations: Array.from({ length: 8 }, (_, i) => ({ expression: `!has(object.data) || !has(object.data.s) || ${scan(i)}` })),
+    },
+  });
+  assert.equal(created.status, 201, created.body.slice(0, 500));
+  const binding = await send('POST', `${policies}/validatingadmissionpolicybindings`, { metadata: { name: 'scanning' }, spec: { policyName: 'scanning', validationActions: ['Deny'] } });
+  assert.equal(binding.status, 201, binding.body);
+  let n = 0;
+  const m = await measure(() => waitFor('the policy applied', async () => {
+    const r = await send('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: `scanned-${n++}` }, data: { s: `${'a'.repeat(150_000)}!` } });
+    return r.status !== 201 ? r : undefined;
+  }));
+  assert.equal(m.reply.status, 422, m.reply.body.slice(0, 500));
+  assert.match(m.reply.body, /denied request: failed expression/);
+  assertInPieces('policy expressions over a long string', m);
+  assert.equal((await send('DELETE', `${policies}/validatingadmissionpolicybindings/scanning`)).status, 200);
+});
+
 test('a webhook configuration of 100 webhooks with 64 match conditions each is validated while the loop serves probes', async () => {
   const webhooks = Array.from({ length: 100 }, (_, w) => ({
     name: `w${w}.${group}`, sideEffects: 'None', admissionReviewVersions: ['v1'], failurePolicy: 'Ignore',
