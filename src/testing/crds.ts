@@ -20,15 +20,24 @@ export async function loadCRDs(client: Client, names: Naming, paths: string[], o
   const group = names.group('apiextensions');
   const crds = client.resource({ group, version: 'v1', resource: 'customresourcedefinitions' });
   const manifests = (await readManifestFiles(paths, { recursive: o.recursive ?? true }))
-    .filter((m) => m.object.kind === 'CustomResourceDefinition' && m.object.apiVersion === `${group}/v1`);
+    .filter((m) => m.object.kind === 'CustomResourceDefinition' && /^apiextensions\./.test(String(m.object.apiVersion)));
   const applied: ApiObject[] = [];
   for (const { object, source } of manifests) {
+    checkApiVersion(object, source, `${group}/v1`);
     if (!object.metadata?.name) throw new Error(`${source}: a CustomResourceDefinition has no metadata.name`);
     applied.push(await crds.apply(object, { fieldManager, force: true }));
   }
   const deadline = Date.now() + (o.timeoutMs ?? 30_000);
   for (const crd of applied) await waitServed(client, crds, crd, deadline);
   return applied;
+}
+
+/** a definition of another domain's group (or of the removed v1beta1) would be ignored by this server: say so */
+function checkApiVersion(object: ApiObject, source: string, expected: string): void {
+  if (object.apiVersion === expected) return;
+  const [group, version] = (object.apiVersion ?? '').split('/');
+  const hint = version === 'v1' ? `: start the test server with apiDomain: '${group!.slice('apiextensions.'.length)}'` : '';
+  throw new Error(`${source}: CustomResourceDefinition ${object.metadata?.name ?? ''} is of ${object.apiVersion}, but this server serves ${expected}${hint}`);
 }
 
 /** established, and every served version answers a list */

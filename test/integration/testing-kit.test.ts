@@ -70,6 +70,23 @@ metadata: {name: not-a-crd}
     await assert.rejects(server.client.resource(configMaps, 'default').get('not-a-crd'), (e: unknown) => e instanceof ApiError && e.code === 404);
   });
 
+  test('loadCRDs refuses a definition of the other domain\'s group rather than skipping it', async () => {
+    const group = server.names.group('apiextensions');
+    const other = group === 'apiextensions.k8s.io' ? 'apiextensions.cluster.io' : 'apiextensions.k8s.io';
+    const file = join(dir, 'gadgets.yaml');
+    writeFileSync(file, `apiVersion: ${other}/v1
+kind: CustomResourceDefinition
+metadata: {name: gadgets.example.test}
+spec:
+  group: example.test
+  scope: Namespaced
+  names: {plural: gadgets, singular: gadget, kind: Gadget}
+  versions: [{name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}]
+`);
+    await assert.rejects(server.loadCRDs(file), (e: Error) => e.message.includes(`gadgets.yaml: CustomResourceDefinition gadgets.example.test is of ${other}/v1, but this server serves ${group}/v1: start the test server with apiDomain: '${other.slice('apiextensions.'.length)}'`));
+    rmSync(file);
+  });
+
   test('admission webhooks served in-process: a mutating one changes objects, a validating one refuses', async () => {
     const mutate = await server.webhook({
       name: 'add-owner', type: 'mutating',
