@@ -3,11 +3,28 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Pod } from '../../../../api/types/core-v1.js';
 import { pullPolicyFor } from '../../../defaults/pod-spec.js';
-import { container, create, podSpec, strategyOf, update } from '../../testing/strategy.js';
+import type { ApiObject } from '../../../../api/meta.js';
+import { container, create, ctx, podSpec, strategyOf, update } from '../../testing/strategy.js';
 
 const pods = strategyOf('', 'pods');
 
 describe('pod defaults', () => {
+  test('status.podIP and status.podIPs are kept in step, the single field winning where they differ', () => {
+    const ips = (status: Pod['status']) => {
+      const pod: Pod = { metadata: { name: 'x', namespace: 'ns' }, spec: podSpec(), status };
+      pods.defaults?.(pod as ApiObject, ctx);
+      return { podIP: pod.status?.podIP, podIPs: pod.status?.podIPs };
+    };
+    assert.deepEqual(ips({ podIP: '10.1.2.3' }), { podIP: '10.1.2.3', podIPs: [{ ip: '10.1.2.3' }] });
+    assert.deepEqual(ips({ podIPs: [{ ip: '10.1.2.3' }, { ip: 'fd00::3' }] }),
+      { podIP: '10.1.2.3', podIPs: [{ ip: '10.1.2.3' }, { ip: 'fd00::3' }] });
+    assert.deepEqual(ips({ podIP: '10.9.9.9', podIPs: [{ ip: '10.1.2.3' }, { ip: 'fd00::3' }] }),
+      { podIP: '10.9.9.9', podIPs: [{ ip: '10.9.9.9' }] });
+    assert.deepEqual(ips({ podIP: '10.1.2.3', podIPs: [{ ip: '10.1.2.3' }, { ip: 'fd00::3' }] }),
+      { podIP: '10.1.2.3', podIPs: [{ ip: '10.1.2.3' }, { ip: 'fd00::3' }] });
+    assert.deepEqual(ips({ phase: 'Pending' }), { podIP: undefined, podIPs: undefined });
+  });
+
   test('image pull policy follows the tag', () => {
     assert.equal(pullPolicyFor('nginx'), 'Always');
     assert.equal(pullPolicyFor('nginx:latest'), 'Always');

@@ -11,6 +11,7 @@ import { validatePodSpecUpdate } from './validation.js';
 /** a pod (not a template) also gets service links, and requests equal to its limits where requests are unset */
 export function defaultPod(pod: Pod) {
   withUnsetConditionTimes(pod);
+  withPodIps(pod);
   const spec = pod.spec;
   if (!spec || typeof spec !== 'object') return;
   defaultPodSpec(spec);
@@ -37,6 +38,22 @@ function withUnsetConditionTimes(pod: Pod) {
     const times = c as { lastProbeTime?: string | null; lastTransitionTime?: string | null };
     if (times.lastProbeTime === undefined) times.lastProbeTime = null;
     if (times.lastTransitionTime === undefined) times.lastTransitionTime = null;
+  }
+}
+
+/**
+ * status.podIP and status.podIPs say the same, as the reference's conversion keeps them: a writer that sets only the
+ * single field (an older agent, a test patching a pod's status) fills the list, and where they differ the single field
+ * wins; a writer that sets only the list fills the single field from its first address
+ */
+function withPodIps(pod: Pod) {
+  const status = pod.status;
+  if (!status || typeof status !== 'object') return;
+  const { podIP, podIPs } = status;
+  if (podIP) {
+    if (!podIPs?.length || podIPs[0]?.ip !== podIP) status.podIPs = [{ ip: podIP }];
+  } else if (podIPs?.[0]?.ip) {
+    status.podIP = podIPs[0].ip;
   }
 }
 
