@@ -2,8 +2,9 @@
 // certificates and admin client configuration in a temporary folder; an admin client; CustomResourceDefinitions
 // loaded from files; admission webhooks served in-process; snapshots, restores and forks of its state; and
 // faults injected at its storage (watches ended as by compaction, compaction, lost compare-and-swap races,
-// latency). The API domain is the naming module's default unless `apiDomain` names the reference's.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// latency); simulated nodes that run its pods. The API domain is the naming module's default unless `apiDomain` names the reference's.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiServerOptions } from './config/apiserver-options.js';
@@ -17,6 +18,7 @@ import { withFaults, type Faults } from './storage/faults.js';
 import { restoreSnapshot, takeSnapshot, type Snapshot } from './storage/snapshot.js';
 import { loadCRDs, type LoadCRDsOptions } from './testing/crds.js';
 import { startWebhook, type RunningWebhook, type WebhookOptions } from './testing/webhooks.js';
+import { startSimulatedNodes, type SimulatedNodes } from './testing/nodes.js';
 
 export type { Snapshot } from './storage/snapshot.js';
 export type { Faults } from './storage/faults.js';
@@ -47,10 +49,17 @@ export interface TestServerOptions {
   /** start from this state (a snapshot of another server) */
   from?: Snapshot;
   /**
-   * run the scheduler inside the server, as cluster-apiserver does by default; off here, since a test
-   * server usually has no nodes and its pods are the test's to watch (default false)
+   * run the scheduler inside the server, as cluster-apiserver does by default; off here unless `nodes` are asked
+   * for, since a server without nodes leaves its pods to the test to watch (default: on with nodes, else off)
    */
   scheduler?: boolean;
+  /**
+   * simulated nodes, run by the node agent's fake mode in this process: pods are scheduled to them and run
+   * (nothing is executed), report Ready, complete when a Job's, and serve logs and exec through the API server.
+   * They are named `node-<id>-0` to `node-<id>-(N-1)`, `<id>` six hex digits of this server's own (see `nodeNames`)
+   * (default 0)
+   */
+  nodes?: number;
   /**
    * run the metrics server inside the server and register the resource metrics API, as cluster-apiserver does by
    * default; off here, since most tests have no agents to scrape (default false)
@@ -88,6 +97,8 @@ export interface TestServer extends ApiServer {
   faults: TestFaults;
   /** a client-configuration file for another user, with a client certificate this server's CA signed */
   userKubeconfig(user: string, groups?: string[]): Promise<string>;
+  /** the names of the simulated nodes of `nodes` (empty without) */
+  nodeNames: string[];
 }
 
 /**
@@ -126,6 +137,34 @@ function removeTemporaryDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
+type KitNodes = SimulatedNodes & { rootDir: string };
+
+function nodeCount(opts: TestServerOptions): number {
+  const n = opts.nodes ?? 0;
+  if (!Number.isInteger(n) || n < 0) throw new Error(`nodes must be a whole number, 0 or more, not ${n}`);
+  return n;
+}
+
+/**
+ * The simulated nodes of `opts.nodes`, their files in the kit's temporary data folder (in a temporary folder of
+ * their own when the caller gave the data folder, so that a kept folder holds no agent files)
+ */
+async function startNodes(opts: TestServerOptions, dataDir: string, kubeconfig: string, server: ApiServer): Promise<KitNodes | undefined> {
+  const count = nodeCount(opts);
+  if (count === 0) return undefined;
+  const rootDir = opts.dataDir ? temporaryDir() : join(dataDir, 'agent');
+  mkdirSync(rootDir, { recursive: true });
+  try {
+    const nodes = await startSimulatedNodes({
+      kubeconfig, caCertPem: server.caCertPem, apiDomain: server.names.domain, count, prefix: `node-${randomBytes(3).toString('hex')}`, rootDir,
+    });
+    return { ...nodes, rootDir };
+  } catch (e) {
+    if (opts.dataDir) removeTemporaryDir(rootDir);
+    throw e;
+  }
+}
+
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? temporaryDir();
   try {
@@ -147,7 +186,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
     ...(opts.etcdPrefix ? [`--etcd-prefix=${opts.etcdPrefix}`] : []),
     // privileged pods are accepted, as in the reference's test environment (its own default refuses them)
     '--allow-privileged=true',
-    `--scheduler=${opts.scheduler ?? false}`,
+    `--scheduler=${opts.scheduler ?? nodeCount(opts) > 0}`,
     `--metrics-server=${opts.metricsServer ?? false}`,
     ...serviceAccountCredentials(opts.flags ?? []),
     ...(opts.flags ?? []),
@@ -166,6 +205,14 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
   const kubeconfig = server.adminKubeconfigPath!;
   const client = createClient(await loadClientConfig(kubeconfig), { qps: 0 });
   const close = server.close;
+  let nodes: KitNodes | undefined;
+  try {
+    nodes = await startNodes(opts, dataDir, kubeconfig, server);
+  } catch (e) {
+    client.close();
+    await close();
+    throw e;
+  }
   const testFaults: TestFaults = {
     ...faults,
     get injected() { return faults.injected; },
@@ -177,7 +224,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
     },
   };
   const self: TestServer = {
-    ...server, kubeconfig, dataDir, client, faults: testFaults,
+    ...server, kubeconfig, dataDir, client, faults: testFaults, nodeNames: nodes?.nodeNames ?? [],
     loadCRDs: (paths, o) => loadCRDs(client, server.names, Array.isArray(paths) ? paths : [paths], o),
     webhook: (o) => startWebhook(client, server.names, o),
     snapshot: () => takeSnapshot(server.kv),
@@ -200,9 +247,12 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
       return path;
     },
     async close() {
+      // the nodes go first: they mark themselves NotReady through the server
+      await nodes?.stop();
       client.close();
       await close();
       if (!opts.dataDir) removeTemporaryDir(dataDir);
+      if (nodes && opts.dataDir) removeTemporaryDir(nodes.rootDir);
     },
   };
   return self;

@@ -5,11 +5,13 @@ import { parseArgs } from 'node:util';
 import { apiDomains, defaultApiDomain, isApiDomain } from '../api/naming.js';
 import { startTestServer } from '../testing.js';
 
-const usage = `Usage: cluster-test-server [--api-domain ${apiDomains.join('|')}] [--crds DIR] [--keep-stdin] [-- API server flags]
+const usage = `Usage: cluster-test-server [--api-domain ${apiDomains.join('|')}] [--crds DIR] [--nodes N] [--keep-stdin] [-- API server flags]
 
 Starts an API server on a random loopback port with an in-memory store, prints the path of an admin
 client-configuration file (the kubeconfig format) on the first line, and serves until SIGINT or SIGTERM,
 or until standard input closes when --keep-stdin is not given and standard input is a pipe.
+--nodes N runs N simulated nodes (the node agent's fake mode, in this process) and the scheduler, so that
+pods are scheduled and run; they are named node-<id>-0 to node-<id>-(N-1).
 `;
 
 async function main() {
@@ -18,6 +20,7 @@ async function main() {
     options: {
       'api-domain': { type: 'string', default: defaultApiDomain },
       crds: { type: 'string', multiple: true },
+      nodes: { type: 'string', default: '0' },
       'keep-stdin': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -25,7 +28,9 @@ async function main() {
   if (values.help) { process.stdout.write(usage); return; }
   const domain = values['api-domain']!;
   if (!isApiDomain(domain)) throw new Error(`--api-domain must be one of ${apiDomains.join(', ')}, not "${domain}"`);
-  const server = await startTestServer({ apiDomain: domain, flags: positionals });
+  const nodes = Number(values.nodes);
+  if (!/^\d+$/.test(values.nodes!)) throw new Error(`--nodes must be a whole number, 0 or more, not "${values.nodes}"`);
+  const server = await startTestServer({ apiDomain: domain, flags: positionals, nodes });
   for (const dir of values.crds ?? []) await server.loadCRDs(dir);
   process.stdout.write(`${server.kubeconfig}\n`);
   let stopping = false;
