@@ -24,6 +24,7 @@ export type { Snapshot } from './storage/snapshot.js';
 export type { Faults } from './storage/faults.js';
 export type { LoadCRDsOptions } from './testing/crds.js';
 export { diffToPatch } from './testing/webhooks.js';
+export { waitFor, type WaitOptions } from './testing/wait.js';
 export type { AdmissionRequest, AdmissionDecision, WebhookOptions, WebhookRule, RunningWebhook, JsonPatchOperation } from './testing/webhooks.js';
 
 export interface TestServerOptions {
