@@ -57,8 +57,8 @@ export interface TestServerOptions {
   /**
    * simulated nodes, run by the node agent's fake mode in this process: pods are scheduled to them and run
    * (nothing is executed), report Ready, complete when a Job's, and serve logs and exec through the API server.
-   * They are named `node-<id>-0` to `node-<id>-(N-1)`, `<id>` six hex digits of this server's own (see `nodeNames`)
-   * (default 0)
+   * They are named `node-<id>-0` to `node-<id>-(N-1)`, `<id>` six hex digits of this server's own (see `nodeNames`);
+   * a fork's take its original's names, so the copied nodes and pods bound to them are its own (default 0)
    */
   nodes?: number;
   /**
@@ -138,7 +138,7 @@ function removeTemporaryDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-type KitNodes = SimulatedNodes & { rootDir: string };
+type KitNodes = SimulatedNodes & { rootDir: string; prefix: string };
 
 function nodeCount(opts: TestServerOptions): number {
   const n = opts.nodes ?? 0;
@@ -150,26 +150,31 @@ function nodeCount(opts: TestServerOptions): number {
  * The simulated nodes of `opts.nodes`, their files in the kit's temporary data folder (in a temporary folder of
  * their own when the caller gave the data folder, so that a kept folder holds no agent files)
  */
-async function startNodes(opts: TestServerOptions, dataDir: string, kubeconfig: string, server: ApiServer): Promise<KitNodes | undefined> {
+async function startNodes(opts: TestServerOptions, dataDir: string, kubeconfig: string, server: ApiServer, prefix: string): Promise<KitNodes | undefined> {
   const count = nodeCount(opts);
   if (count === 0) return undefined;
   const rootDir = opts.dataDir ? temporaryDir() : join(dataDir, 'agent');
   mkdirSync(rootDir, { recursive: true });
   try {
     const nodes = await startSimulatedNodes({
-      kubeconfig, caCertPem: server.caCertPem, apiDomain: server.names.domain, count, prefix: `node-${randomBytes(3).toString('hex')}`, rootDir,
+      kubeconfig, caCertPem: server.caCertPem, apiDomain: server.names.domain, count, prefix, rootDir,
     });
-    return { ...nodes, rootDir };
+    return { ...nodes, rootDir, prefix };
   } catch (e) {
     if (opts.dataDir) removeTemporaryDir(rootDir);
     throw e;
   }
 }
 
-export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+export function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
+  return startServer(opts, `node-${randomBytes(3).toString('hex')}`);
+}
+
+/** a server whose simulated nodes, if any, are named `<nodePrefix>-<index>` */
+async function startServer(opts: TestServerOptions, nodePrefix: string): Promise<TestServer> {
   const dataDir = opts.dataDir ?? temporaryDir();
   try {
-    return await startInDataDir(opts, dataDir);
+    return await startInDataDir(opts, dataDir, nodePrefix);
   } catch (err) {
     // a server that did not start leaves no folder of ours behind
     if (!opts.dataDir) removeTemporaryDir(dataDir);
@@ -177,7 +182,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   }
 }
 
-async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise<TestServer> {
+async function startInDataDir(opts: TestServerOptions, dataDir: string, nodePrefix: string): Promise<TestServer> {
   const apiDomain = opts.apiDomain ?? defaultApiDomain;
   const storage = opts.storage ?? 'memory';
   const { options } = parseApiServerOptions([
@@ -208,7 +213,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
   const close = server.close;
   let nodes: KitNodes | undefined;
   try {
-    nodes = await startNodes(opts, dataDir, kubeconfig, server);
+    nodes = await startNodes(opts, dataDir, kubeconfig, server, nodePrefix);
   } catch (e) {
     client.close();
     await close();
@@ -236,7 +241,9 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string): Promise
       await client.request({ method: 'GET', path: '/api/v1/namespaces', query: { resourceVersion: String(revision), resourceVersionMatch: 'NotOlderThan', limit: 1 } });
     },
     async fork(o = {}) {
-      return startTestServer({ ...opts, ...o, dataDir: undefined, storage: 'memory', from: await self.snapshot() });
+      // the fork's simulated nodes take the names of this server's, so that the nodes and the pods bound to them in
+      // the copied state are its own to run, rather than nodes without an agent that the scheduler would still use
+      return startServer({ ...opts, ...o, dataDir: undefined, storage: 'memory', from: await self.snapshot() }, nodePrefix);
     },
     async userKubeconfig(user, groups = []) {
       const pki = options.certDir;

@@ -87,6 +87,19 @@ describe('testing kit: simulated nodes', () => {
     assert.equal(pod.spec.nodeName, other.nodeNames[0]);
   });
 
+  test('a fork runs nodes of the same names, so the copied nodes are its own and its pods run', async () => {
+    const fork = await server.fork();
+    try {
+      assert.deepEqual(fork.nodeNames, server.nodeNames);
+      const names = (await fork.client.resource(nodesRef).list()).items.map((n: any) => n.metadata.name).sort();
+      assert.deepEqual(names, server.nodeNames);
+      await fork.client.resource(podsRef, 'default').create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'in-fork' }, spec: { containers: [{ name: 'c', image: 'x' }] } });
+      await waitFor('the pod Running in the fork', async () => (await fork.client.resource(podsRef, 'default').get('in-fork')).status?.phase === 'Running');
+    } finally {
+      await fork.close();
+    }
+  });
+
   test('close stops the nodes and leaves no folder and no listening port behind', async () => {
     const s = await startTestServer({ nodes: 1 });
     const node = await waitFor('the node registered', async () => s.client.resource(nodesRef).get(s.nodeNames[0]!).catch(() => undefined));
