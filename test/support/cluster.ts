@@ -18,11 +18,12 @@ export interface TestCluster {
 
 const quiet = { info() {}, warn() {} };
 
-export async function startTestCluster(opts: TestServerOptions & { nodes?: number } = {}): Promise<TestCluster> {
-  const server = await startTestServer({ scheduler: true, ...opts });
+/** `nodes` (default 3) are this cluster's own agent's, named node-0 to node-(N-1), not the kit's simulated nodes */
+export async function startTestCluster(opts: TestServerOptions = {}): Promise<TestCluster> {
+  const { nodes: count = 3, ...serverOpts } = opts;
+  const server = await startTestServer({ scheduler: true, ...serverOpts });
   const client = await clientFromFile(server.kubeconfig);
   const root = mkdtempSync(join(tmpdir(), 'cluster-agent-'));
-  const count = opts.nodes ?? 3;
   const { options } = await parseAgentOptions([
     `--clusterconfig=${server.kubeconfig}`, '--runtime=fake', `--fake-nodes=${count}`, '--hostname-override=node', `--root-dir=${root}`,
     '--node-status-update-frequency=1s', `--api-domain=${server.names.domain}`,
