@@ -6,8 +6,7 @@ import { kindAt, type ApiResources, type ResourceInfo } from '../registry/resour
 import type { SubresourceDefinition } from '../registry/types.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept } from '../endpoints/negotiation.js';
-import { sendObject, sendText } from '../endpoints/respond.js';
-import { protobufOf } from '../endpoints/read.js';
+import { protobufOf, sendObject, sendText } from '../endpoints/respond.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { notAcceptable, pathNotFound } from '../api/status.js';
 import { compareVersions, type Priority } from '../api/apiservices.js';

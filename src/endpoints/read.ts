@@ -1,6 +1,5 @@
 // get and list: one object or a collection, as JSON, YAML, Table, protobuf or metadata only.
 import type { ApiObject } from '../api/meta.js';
-import type { Naming } from '../api/naming.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
 import { featureEnabled, type RequestContext } from '../api/request.js';
 import { negotiate, offeredTypes, parseAccept, type Representation } from './negotiation.js';
@@ -108,23 +107,6 @@ function protobufOrJson(ctx: RequestContext, scope: Scope, obj: object): Buffer 
     if (!(e instanceof codec.ProtobufEncodeError)) throw e;
     if (negotiate(parseAccept(ctx.headers.accept), scope.names, {})) return undefined;
     throw notAcceptable(offeredTypes(scope.names, { yaml: true, table: true }));
-  }
-}
-
-/**
- * An object in protobuf when the client prefers that form and the object's kind has one (a Scale, a Status, a
- * TokenRequest, a review, a deleted collection), as the reference answers; else undefined, and it goes as JSON
- */
-export function protobufOf(ctx: RequestContext, names: Naming, result: object): Buffer | undefined {
-  const codec = loadedProtobufCodec();
-  const { apiVersion, kind } = result as { apiVersion?: unknown; kind?: unknown };
-  if (!codec || typeof apiVersion !== 'string' || typeof kind !== 'string' || !codec.hasProtobufForm(apiVersion, kind)) return undefined;
-  if (negotiate(parseAccept(ctx.headers.accept), names, { protobuf: true, yaml: true })?.kind !== 'protobuf') return undefined;
-  try {
-    return codec.encodeObject(result as Record<string, unknown>);
-  } catch (e) {
-    if (e instanceof codec.ProtobufEncodeError) return undefined;
-    throw e;
   }
 }
 

@@ -178,7 +178,7 @@ export const isPretty = (ctx: RequestContext) => {
  * and a newline after them
  */
 export function sendStatus(ctx: RequestContext, status: Status, headers: Record<string, string> = {}, names?: Naming) {
-  const bytes = names && prefersProtobuf(ctx, names) ? statusProtobuf(status) : undefined;
+  const bytes = names ? protobufOf(ctx, names, status) : undefined;
   if (bytes && names) return sendText(ctx, status.code, bytes, names.protobufMediaType, headers);
   const pretty = isPretty(ctx);
   const text = encode(orderedStatus(status), 'application/json', pretty);
@@ -192,18 +192,19 @@ export function sendError(ctx: RequestContext, e: unknown, names?: Naming) {
   sendStatus(ctx, err.status, err.headers, names);
 }
 
-/** a Status in protobuf; undefined when the codec is not loaded or the Status holds what its message lacks */
-function statusProtobuf(status: Status): Buffer | undefined {
+/**
+ * An object in protobuf when the client prefers that form and the object's kind has one (a Scale, a Status, a
+ * TokenRequest, a review, a deleted collection), as the reference answers; else undefined, and it goes as JSON
+ */
+export function protobufOf(ctx: RequestContext, names: Naming, result: object): Buffer | undefined {
   const codec = loadedProtobufCodec();
+  const { apiVersion, kind } = result as { apiVersion?: unknown; kind?: unknown };
+  if (!codec || typeof apiVersion !== 'string' || typeof kind !== 'string' || !codec.hasProtobufForm(apiVersion, kind)) return undefined;
+  if (negotiate(parseAccept(ctx.headers.accept), names, { protobuf: true, yaml: true })?.kind !== 'protobuf') return undefined;
   try {
-    return codec?.encodeObject(status as unknown as Record<string, unknown>);
+    return codec.encodeObject(result as Record<string, unknown>);
   } catch (e) {
-    if (codec && e instanceof codec.ProtobufEncodeError) return undefined;
+    if (e instanceof codec.ProtobufEncodeError) return undefined;
     throw e;
   }
-}
-
-/** whether the first form the client takes for a Status is protobuf (a client accepting nothing else included) */
-function prefersProtobuf(ctx: RequestContext, names: Naming): boolean {
-  return negotiate(parseAccept(ctx.headers.accept), names, { protobuf: true, yaml: true })?.kind === 'protobuf';
 }

@@ -11,11 +11,11 @@ import { readTyped } from '../schema/fields.js';
 import { kindAt, type ApiResources, type ResourceInfo } from '../registry/resources.js';
 import type { ResourceAccess, RestHandler, RestRequest, RestServices } from '../registry/types.js';
 import { mediaType, parseJson, readBody, readObject } from './body.js';
-import { sendObject, sendStatus, sendText } from './respond.js';
+import { protobufOf, sendObject, sendStatus, sendText } from './respond.js';
 import { admission, type Scope } from './scope.js';
 import { applyManager, decodeAppliedYaml, applyPatch, applyPatchType, patchTypes, writeOptions } from './write.js';
 import { proxy } from './proxy.js';
-import { protobufOf, representationFor, sendOne } from './read.js';
+import { representationFor, sendOne } from './read.js';
 import { columnsOf, parseIncludeObject, toTable, withName } from './table.js';
 
 export interface RestDeps {
