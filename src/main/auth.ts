@@ -203,7 +203,10 @@ export async function setupAuth(options: ApiServerOptions, deps: AuthDeps): Prom
         async writeRules(name, rules) {
           await clusterRoles.store.guaranteedUpdate('', name, '', cur => {
             if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
-            return { ...cur, rules };
+            // no matching rules leave the field out, as the reference's controller applies none (not an empty list)
+            if (rules.length) return { ...cur, rules };
+            const { rules: _gone, ...rest } = cur as ApiObject & { rules?: unknown };
+            return rest;
           }, noAdmission, { dryRun: false });
         },
       });

@@ -264,6 +264,18 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     assert.equal((await as(carol, 'GET', '/apis/example.com/v1/namespaces/team/widgets')).status, 404); // allowed, not served
   });
 
+  test('an aggregated cluster role whose selectors stop matching has no rules field (not an empty list)', async () => {
+    await create(`${rbacApi}/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'gadgets-source', labels: { gadgets: 'yes' } },
+      rules: [{ apiGroups: ['example.com'], resources: ['gadgets'], verbs: ['get'] }] });
+    await create(`${rbacApi}/clusterroles`, { apiVersion: `${rbac}/v1`, kind: 'ClusterRole', metadata: { name: 'gadgets' },
+      aggregationRule: { clusterRoleSelectors: [{ matchLabels: { gadgets: 'yes' } }] } });
+    const rulesOf = async () => (await as(admin, 'GET', `${rbacApi}/clusterroles/gadgets`)).json;
+    await waitFor('gadgets to aggregate the source rule', async () => (await rulesOf()).rules?.length === 1);
+    assert.equal((await as(admin, 'DELETE', `${rbacApi}/clusterroles/gadgets-source`)).status, 200);
+    const role = await waitFor('gadgets to lose its rules', async () => { const r = await rulesOf(); return r.rules?.length !== 1 && r; });
+    assert.equal('rules' in role, false, JSON.stringify(role));
+  });
+
   test('impersonation: each header needs its own impersonate permission', async () => {
     await role('ClusterRole', 'impersonate-some', [
       { apiGroups: [''], resources: ['users'], resourceNames: ['alice'], verbs: ['impersonate'] },
