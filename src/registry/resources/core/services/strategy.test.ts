@@ -72,10 +72,14 @@ test('Service validation as the reference: node ports unique per protocol, no he
 
 test('a dual-stack Service keeps its secondary cluster IP: changing it is refused, releasing it on a downgrade is not', async () => {
   const svc = strategyOf('', 'services');
-  const dual = (await create<Service>(svc, { spec: { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'], clusterIPs: ['10.0.0.9', 'fd00::9'], ports: [{ port: 80 }] } })).obj;
+  const dual = (await create<Service>(svc, { spec: { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv4', 'IPv6'], clusterIP: '10.0.0.9', clusterIPs: ['10.0.0.9', 'fd00::9'], ports: [{ port: 80 }] } })).obj;
   assert.deepEqual(await update<Service>(svc, dual, (o) => { o.spec!.clusterIPs = ['10.0.0.9', 'fd00::10']; }),
     ['spec.clusterIPs[1]: Invalid value: ["10.0.0.9","fd00::10"]: may not change once set']);
   assert.deepEqual(await update<Service>(svc, dual, (o) => { o.spec!.ipFamilyPolicy = 'SingleStack'; o.spec!.ipFamilies = ['IPv4']; o.spec!.clusterIPs = ['10.0.0.9']; }), []);
+  // an update that leaves clusterIP out keeps the one allocated, as the reference does
+  let kept: Service | undefined;
+  assert.deepEqual(await update<Service>(svc, dual, (o) => { delete o.spec!.clusterIP; kept = o; }), []);
+  assert.equal(kept!.spec?.clusterIP, '10.0.0.9');
 });
 
 test('a load balancer may not expose the node agent port, as the reference refuses', async () => {
@@ -89,6 +93,10 @@ test('cluster IPs and families are validated as the reference: one address and o
   const svc = strategyOf('', 'services');
   const causes = async (spec: object) => (await create<Service>(svc, { spec: { ports: [{ port: 80 }], ...spec } })).causes;
   assert.deepEqual(await causes({ ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv4', 'IPv4'] }), ['spec.ipFamilies[1]: Duplicate value: "IPv4"']);
+  // clusterIPs without clusterIP: a new client gives both, an old one clusterIP alone
+  assert.deepEqual(await causes({ clusterIPs: ['10.0.0.77'] }), ['spec.clusterIPs: Invalid value: ["10.0.0.77"]: must be empty when `clusterIP` is not specified']);
+  assert.deepEqual(await causes({ clusterIPs: ['None'] }), ['spec.clusterIPs: Invalid value: ["None"]: must be empty when `clusterIP` is not specified']);
+  assert.deepEqual(await causes({ clusterIP: '10.0.0.78' }), []);
   assert.deepEqual(await causes({ ipFamilyPolicy: 'PreferDualStack', clusterIP: '10.0.0.200', clusterIPs: ['10.0.0.200', '10.0.0.201'] }),
     ['spec.clusterIPs: Invalid value: ["10.0.0.200","10.0.0.201"]: may specify no more than one IP for each IP family']);
   assert.deepEqual(await causes({ clusterIP: 'None', clusterIPs: ['None', '10.0.0.1'] }),

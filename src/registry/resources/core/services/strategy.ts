@@ -40,9 +40,8 @@ function defaultService(svc: Service) {
   if (s.type === 'NodePort' || s.type === 'LoadBalancer') fill(s, { externalTrafficPolicy: 'Cluster' });
   if (s.type === 'LoadBalancer') fill(s, { allocateLoadBalancerNodePorts: true });
   if (s.type !== 'ExternalName') fill(s, { internalTrafficPolicy: 'Cluster' });
-  // clusterIP and clusterIPs say the same thing: either may be given
+  // an old client gives clusterIP alone, which then speaks for clusterIPs; clusterIPs alone is refused (see allocate)
   if (s.clusterIP && !s.clusterIPs?.length) s.clusterIPs = [s.clusterIP];
-  else if (!s.clusterIP && s.clusterIPs?.length) s.clusterIP = s.clusterIPs[0];
 }
 
 const rangesOf = (ctx: StrategyContext): ServiceRanges => ({
@@ -87,6 +86,8 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
   const refused = (e: unknown) => { if (!(e instanceof AllocationError)) throw e; return e; };
   try {
     if (needsClusterIp(s)) {
+      // as the reference checks before it allocates: a client that gives clusterIPs gives clusterIP too
+      if (!s.clusterIP && (s.clusterIPs ?? []).length) out.push(clusterIpsWithoutClusterIp(s.clusterIPs!));
       chooseFamilies(s, a.ips.map(r => r.cidr));
       // a headless service without selector allocates nothing, so it may ask for both families anywhere
       const selectorless = isHeadless(s) && Object.keys(s.selector ?? {}).length === 0;
@@ -202,6 +203,8 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
   ctx.onFinish?.(stored => (stored ? releaseHeld(a, old, svc) : giveBack(taken)));
 }
 
+const clusterIpsWithoutClusterIp = (ips: string[]) => invalid('spec.clusterIPs', ips, 'must be empty when `clusterIP` is not specified');
+
 type Taken = Array<{ allocator: RangeAllocator; offsets: number[] }>;
 const giveBack = (taken: Taken) => Promise.all(taken.map(t => t.allocator.release(t.offsets))).then(() => {});
 
@@ -221,7 +224,8 @@ function normalizeClusterIps(s: ServiceSpec, o: ServiceSpec) {
 /** an update that leaves out what was allocated keeps it (clients often send the spec they wrote, not the one they read) */
 function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
   if (needsClusterIp(s) && needsClusterIp(o)) {
-    if (!s.clusterIP && !(s.clusterIPs ?? []).length) { s.clusterIP = o.clusterIP; s.clusterIPs = o.clusterIPs; }
+    if (!s.clusterIP) s.clusterIP = o.clusterIP;
+    if (!(s.clusterIPs ?? []).length && o.clusterIPs) s.clusterIPs = o.clusterIPs;
     if (!(s.ipFamilies ?? []).length && o.ipFamilies) s.ipFamilies = o.ipFamilies;
     if (!s.ipFamilyPolicy && o.ipFamilyPolicy) s.ipFamilyPolicy = o.ipFamilyPolicy;
   }
@@ -339,6 +343,7 @@ function validateService(svc: Svc): Causes {
     if (s.ipFamilies!.indexOf(f) < i) out.push(duplicate(`spec.ipFamilies[${i}]`, f));
   }
   out.push(...clusterIpsCauses(s.clusterIPs ?? []));
+  if (s.type !== 'ExternalName' && !s.clusterIP && s.clusterIPs?.length) out.push(clusterIpsWithoutClusterIp(s.clusterIPs));
   if (s.clusterIP && s.clusterIPs?.length && s.clusterIP !== s.clusterIPs[0])
     out.push(invalid('spec.clusterIPs', s.clusterIPs, 'first value must match `clusterIP`'));
   for (const [i, ip] of (s.externalIPs ?? []).entries()) {
