@@ -4,6 +4,8 @@ import type { ApiObject } from '../../api/meta.js';
 import type { Endpoints, Node, Pod, Service } from '../../api/types/core-v1.js';
 import type { Job } from '../../api/types/batch-v1.js';
 import { builtinResources } from './index.js';
+import { naming } from '../../api/naming.js';
+import { convertHorizontalPodAutoscalers } from './autoscaling/horizontalpodautoscalers/conversion.js';
 import { formatLabelSelector, humanDuration, since } from './columns.js';
 import { podSummary as podSummaryOf } from './core/pods/columns.js';
 import { serviceExternalIP as externalIPOf, servicePorts as portsOf } from './core/services/columns.js';
@@ -265,6 +267,18 @@ describe('autoscaler targets', () => {
     assert.equal(targets([cpu, pods, external, object]), '<unknown>/80%, <unknown>/10 + 2 more...');
     assert.equal(targets([cpu, pods]), '<unknown>/80%, <unknown>/10');
     assert.equal(targets([cpu], [{ type: 'Resource', resource: { name: 'cpu', current: { averageUtilization: 12 } } }]), '12%/80%');
+  });
+
+  test('an autoscaling/v1 object shows every metric, its annotations read back, as its v2 form does', async () => {
+    for (const domain of ['cluster.io', 'k8s.io'] as const) {
+      const v2 = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' },
+        spec: { metrics: [pods, cpu] }, status: { currentMetrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, current: { averageValue: '4' } } }] } };
+      const [v1] = await convertHorizontalPodAutoscalers([v2 as ApiObject], 'autoscaling/v1', naming(domain));
+      assert.equal(cells('autoscaling', 'horizontalpodautoscalers', v1)[1], '4/10, <unknown>/80%');
+      assert.equal(cells('autoscaling', 'horizontalpodautoscalers', v2)[1], '4/10, <unknown>/80%');
+    }
+    const cpuOnly = { apiVersion: 'autoscaling/v1', metadata: { name: 'h' }, spec: { targetCPUUtilizationPercentage: 50 }, status: { currentCPUUtilizationPercentage: 7 } };
+    assert.equal(cells('autoscaling', 'horizontalpodautoscalers', cpuOnly)[1], '7%/50%');
   });
 
   test('averages of external and object metrics say (avg)', () => {

@@ -144,6 +144,15 @@ function toV2(o: ApiObject, apiVersion: string, names: Naming): ApiObject {
   return { ...o, apiVersion, metadata, spec: v2Spec, status: v2Status };
 }
 
+/**
+ * A v1 object in the v2 form, with the API domain its annotations are named in read from their names: for the Table,
+ * which the reference prints from one form whichever version was asked for
+ */
+export function v2FormOf(o: ApiObject): ApiObject {
+  const named = Object.keys(o.metadata.annotations ?? {}).map(k => /^autoscaling\.alpha\.(.+)\/(?:current-)?metrics$/.exec(k)).find(m => m);
+  return toV2(o, o.apiVersion ?? '', { labelDomain: named?.[1] ?? '' } as Naming);
+}
+
 /** objects of either version to `toApiVersion` (autoscaling/v1 or autoscaling/v2) */
 export async function convertHorizontalPodAutoscalers(objects: ApiObject[], toApiVersion: string, names: Naming): Promise<ApiObject[]> {
   return objects.map(o => {

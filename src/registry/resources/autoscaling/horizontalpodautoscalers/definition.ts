@@ -1,6 +1,6 @@
 // autoscaling HorizontalPodAutoscalers, served at v2 (preferred, stored) and v1, each converted to the other
 // (conversion.ts): a v1 body's one CPU target is stored as a v2 metric.
-import type { Stored } from '../../../../api/meta.js';
+import type { ApiObject, Stored } from '../../../../api/meta.js';
 import type * as v1 from '../../../../api/types/autoscaling-v1.js';
 import type * as v2 from '../../../../api/types/autoscaling-v2.js';
 import * as s from '../../../../api/schemas/autoscaling.js';
@@ -11,7 +11,7 @@ import { type Causes, invalid, isInt, isSet, oneOf, required } from '../../../va
 import { statusCounts } from '../../../validation/workload.js';
 import { define, status } from '../../define.js';
 import { age, column, n } from '../../columns.js';
-import { convertHorizontalPodAutoscalers } from './conversion.js';
+import { convertHorizontalPodAutoscalers, v2FormOf } from './conversion.js';
 
 /** an autoscaler in either version's form */
 interface Hpa extends Omit<v2.HorizontalPodAutoscaler, 'apiVersion' | 'spec' | 'status'> {
@@ -99,14 +99,11 @@ function metricTarget(m: v2.MetricSpec, status: v2.MetricStatus | undefined): st
 }
 
 /** the Targets cell: current/target per metric, at most the first two */
-function hpaTargets(hpa: Hpa): string {
-  const spec = hpa.spec ?? {};
-  // autoscaling/v1 carries one CPU target
-  if (!spec.metrics && 'targetCPUUtilizationPercentage' in spec) {
-    const cur = hpa.status?.currentCPUUtilizationPercentage;
-    return `${cur === undefined ? '<unknown>' : `${cur}%`}/${spec.targetCPUUtilizationPercentage}%`;
-  }
-  const metrics = spec.metrics ?? [];
+function hpaTargets(served: Hpa): string {
+  // autoscaling/v1 carries one CPU target and keeps the other metrics in annotations: the reference prints either
+  // version from one form, every metric included
+  const hpa = served.apiVersion?.endsWith('/v1') ? v2FormOf(served as unknown as ApiObject) as Hpa : served;
+  const metrics = hpa.spec?.metrics ?? [];
   if (!metrics.length) return '<none>';
   const current = hpa.status?.currentMetrics ?? [];
   const cells = metrics.map((m, i) => metricTarget(m, current[i]));
