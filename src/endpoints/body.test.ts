@@ -94,3 +94,28 @@ test('decoded values: depth checked without recursion', () => {
   assert.equal(code(() => checkDecodedValue(deep)), 400);
   assert.equal(code(() => checkDecodedValue({ a: [1, 2, { b: 3 }] })), 0);
 });
+
+test('lone UTF-16 surrogates escaped in JSON or YAML strings and keys read as U+FFFD; pairs are kept', async () => {
+  assert.deepEqual(parseJson('{"a":"x\\ud800y","b":["\\udc00"],"k\\udbff":"\\ud83d\\ude00","c":{"d":"\\uD800\\uD800"}}'),
+    { a: 'x\ufffdy', b: ['\ufffd'], 'k\ufffd': '\ud83d\ude00', c: { d: '\ufffd\ufffd' } });
+  assert.equal(parseJson('"\\ud800"'), '\ufffd');
+  // an escaped backslash before "ud800" is no escape of a surrogate
+  assert.deepEqual(parseJson('{"a":"\\\\ud800"}'), { a: '\\ud800' });
+  assert.deepEqual(parseYamlObject('a: "x\\ud800"\nb: "\\ud83d\\ude00"\n'), { a: 'x\ufffd', b: '\ud83d\ude00' });
+  const large = `a: "\\ud800"\nb: "${'x'.repeat(largeBodyBytes)}"\n`;
+  assert.equal(((await decodeYaml(large)) as { a: string }).a, '\ufffd');
+});
+
+test('YAML merge keys merge as the reference\'s decoder merges them; the keys merged are bounded by the text', async () => {
+  const doc = 'base: &b {a: 1, b: 2}\nmore: &m {b: 3, c: 4}\none:\n  <<: *b\n  a: 9\nmany:\n  <<: [*b, *m]\nquoted:\n  "<<": x\n';
+  const expected = { base: { a: 1, b: 2 }, more: { b: 3, c: 4 }, one: { a: 9, b: 2 }, many: { a: 1, b: 2, c: 4 }, quoted: { '<<': 'x' } };
+  assert.deepEqual(parseYamlObject(doc), expected);
+  assert.deepEqual(await decodeYaml(`${doc}pad: "${'x'.repeat(largeBodyBytes)}"\n`).then(v => { delete (v as { pad?: string }).pad; return v; }), expected);
+  // something other than a mapping to merge is a 400
+  assert.equal(code(() => parseYamlObject('a: &s x\nb:\n  <<: *s\n')), 400);
+  // a mapping of 2,000 keys merged into 2,000 mappings: four million keys copied from a text of 40 kB
+  const keys = Array.from({ length: 2000 }, (_, i) => `k${i}: 1`).join(', ');
+  const bomb = `big: &big {${keys}}\nall:\n${Array.from({ length: 2000 }, (_, i) => `  m${i}: {<<: *big}`).join('\n')}\n`;
+  assert.equal(code(() => parseYamlObject(bomb)), 400);
+  await assert.rejects(decodeYaml(`${bomb}pad: "${'x'.repeat(largeBodyBytes)}"\n`), (e: ApiError) => e.code === 400);
+});

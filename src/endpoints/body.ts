@@ -2,7 +2,7 @@
 // a nesting limit, and YAML aliases that may not expand a document past its own size.
 import type { RequestContext } from '../api/request.js';
 import { yamlDecoder } from '../util/yaml.js';
-import { collectionKeyRefuser } from '../util/yaml-keys.js';
+import { bodyLoadOptions } from '../util/yaml-body.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
@@ -122,11 +122,46 @@ const beyondError = (bound: ValueBound): ApiError =>
 /** parses JSON text, refusing excessive nesting first; a syntax error is a 400 with the parser's position */
 export function parseJson(text: string): unknown {
   if (jsonNestsDeeper(text)) throw tooDeep();
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (e) {
     throw badRequest(`error decoding the request body: ${(e as Error).message}`);
   }
+  return escapesSurrogate(text) ? withoutLoneSurrogates(value) : value;
+}
+
+/** whether text escapes a UTF-16 surrogate (`\ud800`, YAML's `\U0000d800` too): only such text can decode to a lone one */
+const escapesSurrogate = (text: string) => /\\(?:u|U0000)[dD][89a-fA-F]/.test(text);
+
+const loneSurrogate = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/**
+ * The value with each lone UTF-16 surrogate in its strings and keys replaced by U+FFFD, as the reference's decoder
+ * reads an escaped one (it holds text as UTF-8, where a lone surrogate has no encoding). Walked without recursion;
+ * pairs are kept.
+ */
+export function withoutLoneSurrogates(value: unknown): unknown {
+  const fix = (s: string) => s.replace(loneSurrogate, '\ufffd');
+  if (typeof value === 'string') return fix(value);
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      v.forEach((e, i) => { if (typeof e === 'string') v[i] = fix(e); else stack.push(e); });
+      continue;
+    }
+    const o = v as Record<string, unknown>;
+    for (const k of Object.keys(o)) {
+      const e = o[k];
+      const key = fix(k);
+      if (key !== k) { delete o[k]; Object.defineProperty(o, key, { value: e, enumerable: true, writable: true, configurable: true }); }
+      if (typeof e !== 'string') stack.push(e);
+      else { const fixed = fix(e); if (fixed !== e) o[key] = fixed; }
+    }
+  }
+  return value;
 }
 
 /**
@@ -134,16 +169,15 @@ export function parseJson(text: string): unknown {
  * stops at the nesting limit; aliases may not make the document hold more values than its text has characters.
  */
 export function parseYamlObject(text: string, lastKeyWins = false): unknown {
-  const { load, CORE_SCHEMA } = yamlDecoder();
+  const decoder = yamlDecoder();
   let value: unknown;
   try {
-    // (js-yaml's json option is its JSON.parse compatibility: a repeated key's last value wins)
-    value = load(text, { schema: CORE_SCHEMA, maxDepth: maxNestingDepth, json: lastKeyWins, listener: collectionKeyRefuser(text) } as Parameters<typeof load>[1]);
+    value = decoder.load(text, bodyLoadOptions(decoder, text, maxNestingDepth, lastKeyWins));
   } catch (e) {
     throw yamlError((e as Error).message ?? String(e));
   }
   checkDecodedValue(value, text.length + 16);
-  return value;
+  return escapesSurrogate(text) ? withoutLoneSurrogates(value) : value;
 }
 
 function yamlError(message: string): ApiError {
@@ -165,7 +199,7 @@ export async function decodeYaml(text: string, lastKeyWins = false): Promise<unk
   if ('error' in result) throw yamlError(result.error);
   if ('beyond' in result) throw beyondError(result.beyond);
   await yieldToLoop();
-  return result.value;
+  return escapesSurrogate(text) ? withoutLoneSurrogates(result.value) : result.value;
 }
 
 /**

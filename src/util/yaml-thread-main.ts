@@ -4,13 +4,13 @@ import { parentPort } from 'node:worker_threads';
 import jsYaml from 'js-yaml';
 import type { YamlThreadRequest, YamlThreadResult } from './yaml-thread.js';
 import { valueBeyond } from './value-bounds.js';
-import { collectionKeyRefuser } from './yaml-keys.js';
+import { bodyLoadOptions } from './yaml-body.js';
 
 const port = parentPort!;
 port.on('message', ({ id, text, maxDepth, lastKeyWins, maxValues }: YamlThreadRequest) => {
   let result: YamlThreadResult;
   try {
-    const value = jsYaml.load(text, { schema: jsYaml.CORE_SCHEMA, maxDepth, json: lastKeyWins, listener: collectionKeyRefuser(text) } as Parameters<typeof jsYaml.load>[1]);
+    const value = jsYaml.load(text, bodyLoadOptions(jsYaml, text, maxDepth, lastKeyWins));
     // checked here, so that a value past the bounds is never copied to the server's thread
     const beyond = valueBeyond(value, maxValues, maxDepth);
     result = beyond ? { beyond } : { value };
