@@ -143,7 +143,7 @@ describe('webhook match conditions (gate AdmissionWebhookMatchConditions)', () =
         { name: 'by-admin', expression: "request.userInfo.username != '' && authorizer.group('').resource('configmaps').check('create').allowed()" }])] } });
     assert.equal(made.status, 201, made.body);
     let refused = await configMap('checked', { checked: 'yes' });
-    await waitFor(async () => (refused = await configMap(`checked-${Date.now()}`, { checked: 'yes' })).status === 403);
+    await waitFor(async () => (refused = await configMap(`checked-${Date.now()}`, { checked: 'yes' })).status === 400);
     assert.match(refused.json.message, /admission webhook "deny.example.com" denied the request: labelled ones are refused/);
     const calls = wh.calls.get('/deny')?.length ?? 0;
     assert.equal((await configMap('plain')).status, 201);

@@ -155,7 +155,7 @@ describe('admission of subresources with a kind of their own', () => {
     assert.equal((await post('/api/v1/namespaces/default/pods', { metadata: { name: 'shell' }, spec: { containers: [{ name: 'c', image: 'nginx:1' }] } })).status, 201);
     const exec = (command: string) => c.request('POST', `/api/v1/namespaces/default/pods/shell/exec?container=c&stdout=true&command=${command}&command=-x`);
     let refused!: Awaited<ReturnType<typeof exec>>;
-    await until(async () => (refused = await exec('rm')).status === 403, 'the connect webhook');
+    await until(async () => (refused = await exec('rm')).status === 400, 'the connect webhook');
     assert.equal(refused.json.message, 'admission webhook "connect.example.com" denied the request: no rm');
     const seen = lastCall('/connect', 'shell')!;
     assert.equal(seen.operation, 'CONNECT');

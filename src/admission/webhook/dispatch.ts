@@ -35,10 +35,10 @@ function exempt(a: AdmissionAttributes, names: Naming): boolean {
     'validatingadmissionpolicies', 'validatingadmissionpolicybindings'].includes(a.resource);
 }
 
-/** the webhook's own denial: its code (at least 400, else 403) and message after the reference's prefix */
+/** the webhook's own denial: its code (one under 400, or none, is a 400 as in the reference) and message after the reference's prefix */
 function rejection(webhook: string, result: AdmissionResponse['status']): ApiError {
   const r = result ?? {};
-  const code = typeof r.code === 'number' && r.code >= 400 ? r.code : 403;
+  const code = typeof r.code === 'number' && r.code >= 400 ? r.code : 400;
   const deniedBy = `admission webhook "${webhook}" denied the request`;
   const message = r.message ? `${deniedBy}: ${r.message}` : r.reason ? `${deniedBy}: ${r.reason}` : `${deniedBy} without explanation`;
   const status: Status = { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message, code };
@@ -47,19 +47,29 @@ function rejection(webhook: string, result: AdmissionResponse['status']): ApiErr
   return new ApiError(status);
 }
 
-/** failurePolicy on a webhook that could not be asked: Ignore goes on without it, Fail refuses the request */
-function failed(hook: Invocation['hook'], e: CallError, d: DispatchDeps): undefined {
-  if (hook.failurePolicy === 'Ignore') { d.log?.(`Failed calling webhook, failing open ${hook.name}: ${e.message}`); return undefined; }
+/** the audit annotation that records a webhook passed over under failurePolicy Ignore, named as the reference names it:
+ *  a mutating webhook by its round and place among all webhooks, a validating one by its place among those whose rules matched */
+const failedOpenKey = (d: DispatchDeps, type: 'mutation' | 'validating', round: number, index: number) =>
+  `failed-open.${type}.webhook.admission.${d.names.domain}/round_${round}_index_${index}`;
+
+/** failurePolicy on a webhook that could not be asked: Ignore goes on without it (and says so in the audit event under
+ *  `openKey`), Fail refuses the request */
+function failed(hook: Invocation['hook'], e: CallError, a: AdmissionAttributes, d: DispatchDeps, openKey: string): undefined {
+  if (hook.failurePolicy === 'Ignore') {
+    d.log?.(`Failed calling webhook, failing open ${hook.name}: ${e.message}`);
+    a.annotate?.(openKey, hook.name);
+    return undefined;
+  }
   d.log?.(`Failed calling webhook, failing closed ${hook.name}: ${e.message}`);
   throw internalError(e.message);
 }
 
 /** whether the webhook's match conditions let the request through to it (errors follow failurePolicy) */
-async function conditionsAllow(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps): Promise<boolean> {
+async function conditionsAllow(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, openKey: string): Promise<boolean> {
   if (!d.matchConditions || !inv.hook.matchConditions?.length) return true;
   const r = await matchConditions(inv.hook.matchConditions, () => activationFor(a, d.names, d.authorizer));
   if ('matches' in r) return r.matches;
-  return failed(inv.hook, new CallError(inv.hook.name, `failed to evaluate match conditions: ${r.error}`), d) ?? false;
+  return failed(inv.hook, new CallError(inv.hook.name, `failed to evaluate match conditions: ${r.error}`), a, d, openKey) ?? false;
 }
 
 /** webhooks behind a Service are called at an endpoint of it, read with the plugin's listers */
@@ -94,7 +104,7 @@ async function seenAt(version: string, a: AdmissionAttributes, d: DispatchDeps, 
 
 /** what every call shares: the dry-run check, the review at the webhook's version, failurePolicy, warnings and audit
  *  annotations; validating calls, which all see the same objects, share them converted and encoded once per version */
-async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, shared?: Map<string, Promise<Seen>>): Promise<AdmissionResponse | undefined> {
+async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, openKey: string, shared?: Map<string, Promise<Seen>>): Promise<AdmissionResponse | undefined> {
   const { hook } = inv;
   if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun')
     throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
@@ -107,7 +117,7 @@ async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, sh
     response = await callWebhook(hook, request, d.names, { encoded, resolveService: resolverOf(d), credentials: d.credentials });
   } catch (e) {
     if (!(e instanceof CallError)) throw e;
-    return failed(hook, e, d);
+    return failed(hook, e, a, d, openKey);
   }
   for (const w of response.warnings ?? []) a.warn?.(w);
   for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) a.annotate?.(`${hook.name}/${k}`, String(v));
@@ -167,11 +177,12 @@ export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps):
     for (const entry of hooks) {
       if (round === 1 && !again.has(entry.index)) continue;
       const inv = await invocationFor(entry, a, d.source, d.listers);
-      if (!inv || !(await conditionsAllow(inv, a, d))) continue;
+      const openKey = failedOpenKey(d, 'mutation', round, entry.index);
+      if (!inv || !(await conditionsAllow(inv, a, d, openKey))) continue;
       let changed = false;
       const at = `round_${round}_index_${entry.index}`;
       try {
-        const response = await call(inv, a, d);
+        const response = await call(inv, a, d, openKey);
         const applied = response?.patch ? await applyPatch(inv, a, response, d) : undefined;
         changed = applied !== undefined;
         // the patch itself is recorded only when the audit record keeps request bodies
@@ -192,13 +203,17 @@ export async function dispatchValidating(a: AdmissionAttributes, d: DispatchDeps
   if (exempt(a, d.names)) return;
   const hooks = await hooksOf('validatingwebhookconfigurations', d);
   if (!hooks.length) return;
-  const invocations: Invocation[] = [];
+  // each webhook whose rules match, with its failed-open annotation, numbered among those
+  const invocations: { inv: Invocation; openKey: string }[] = [];
+  let matched = 0;
   for (const entry of hooks) {
     const inv = await invocationFor(entry, a, d.source, d.listers);
-    if (inv && await conditionsAllow(inv, a, d)) invocations.push(inv);
+    if (!inv) continue;
+    const openKey = failedOpenKey(d, 'validating', 0, matched++);
+    if (await conditionsAllow(inv, a, d, openKey)) invocations.push({ inv, openKey });
   }
   const shared = new Map<string, Promise<Seen>>();
-  const results = await Promise.allSettled(invocations.map(inv => call(inv, a, d, shared)));
+  const results = await Promise.allSettled(invocations.map(({ inv, openKey }) => call(inv, a, d, openKey, shared)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 }

@@ -422,6 +422,35 @@ describe('webhook dispatch', () => {
     assert.equal(annotations['second.example.com/note'], 'hello');
   });
 
+  test('a denial without a code, or with one under 400, is a 400 with the webhook\'s message', async () => {
+    wh.handle.set('/no-code', () => ({ allowed: false, status: { message: 'no' } }));
+    wh.handle.set('/ok-code', () => ({ allowed: false, status: { code: 200, reason: 'Because' } }));
+    const { a } = attrs(cm('n') as ApiObject);
+    await assert.rejects(dispatchValidating(a, deps([], [hook(wh, 'plain.example.com', '/no-code')])),
+      (e: ServerError) => e.code === 400 && e.message === 'admission webhook "plain.example.com" denied the request: no' && e.status.reason === undefined);
+    await assert.rejects(dispatchMutating(a, deps([hook(wh, 'odd.example.com', '/ok-code')])),
+      (e: ServerError) => e.code === 400 && e.message === 'admission webhook "odd.example.com" denied the request: Because' && e.status.status === 'Failure');
+  });
+
+  test('a webhook passed over under failurePolicy Ignore is named in the audit event, by its place as the reference counts it', async () => {
+    wh.handle.set('/broken', () => ({ allowed: true, uid: 'not-the-request' }));
+    const unmatched = { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] };
+    const { a, annotations } = attrs(cm('o') as ApiObject);
+    await dispatchMutating(a, deps([hook(wh, 'm-other.example.com', '/fine', unmatched),
+      hook(wh, 'm-broken.example.com', '/broken', { failurePolicy: 'Ignore' })]));
+    // validating webhooks are numbered among those whose rules matched the request
+    await dispatchValidating(a, deps([], [hook(wh, 'v-other.example.com', '/fine', unmatched), hook(wh, 'v-fine.example.com', '/fine'),
+      hook(wh, 'v-broken.example.com', '/broken', { failurePolicy: 'Ignore' })]));
+    assert.equal(annotations[`failed-open.mutation.webhook.admission.${names.domain}/round_0_index_1`], 'm-broken.example.com');
+    assert.equal(annotations[`failed-open.validating.webhook.admission.${names.domain}/round_0_index_1`], 'v-broken.example.com');
+    assert.deepEqual(Object.keys(annotations).filter(k => k.startsWith('failed-open.')).length, 2);
+    // under Fail the request is refused, and nothing says it failed open
+    const { a: b, annotations: none } = attrs(cm('p') as ApiObject);
+    await assert.rejects(dispatchValidating(b, deps([], [hook(wh, 'v-broken.example.com', '/broken', { failurePolicy: 'Fail' })])),
+      (e: ServerError) => e.code === 500 && /received invalid webhook response: expected response\.uid=/.test(e.message));
+    assert.deepEqual(Object.keys(none).filter(k => k.startsWith('failed-open.')), []);
+  });
+
   test('dry run refuses a webhook with side effects; v1beta1 is sent when it is the only version', async () => {
     const { a } = attrs(cm('d') as ApiObject, true);
     await assert.rejects(dispatchValidating(a, deps([], [hook(wh, 'side.example.com', '/side', { sideEffects: 'Some' })])),
