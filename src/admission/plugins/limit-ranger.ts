@@ -1,10 +1,10 @@
 // LimitRanger: the LimitRanges of a namespace fill in containers' default requests and limits, then bound
 // what containers, pods and claims may ask for (min, max, and the limit-to-request ratio).
 import { definePlugin } from '../types.js';
-import { aggregate, formatQuantity, isWriteOf, podContainers, podSpec, quantity, refuse, specOf, type AdmittedPodSpec } from '../util.js';
+import { aggregate, formatQuantity, isWriteOf, podSpec, quantity, refuse, specOf, type AdmittedPodSpec } from '../util.js';
 import type { AdmissionAttributes } from '../../api/admission.js';
 import type { ApiObject } from '../../api/meta.js';
-import type { LimitRange, LimitRangeItem as LimitItem, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../api/types/core-v1.js';
+import type { Container, LimitRange, LimitRangeItem as LimitItem, PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../api/types/core-v1.js';
 import type { Quantity } from '../../api/types/meta-v1.js';
 
 type Amounts = Record<string, Quantity>;
@@ -19,14 +19,20 @@ function withDefaults(item: LimitItem): LimitItem {
 
 const items = (ranges: ApiObject[]): LimitItem[] => ranges.flatMap(r => (r as LimitRange).spec?.limits ?? []).map(withDefaults);
 
-/** the annotation text of the reference: which resources were set for which containers */
+/** the annotation text of the reference: which resources were set for which container (`container c`, `init container i`) */
 function setMessage(kind: string, names: string[], container: string) {
-  return `${names.sort().join(', ')} ${kind} for container ${container}`;
+  return `${names.sort().join(', ')} ${kind} for ${container}`;
+}
+
+/** containers, then init containers, with the words naming each: the reference's order for defaults and refusals */
+function labelledContainers(spec: AdmittedPodSpec): Array<readonly [string, Container]> {
+  const list = (x: unknown): Container[] => (Array.isArray(x) ? x : []);
+  return [...list(spec.containers).map(c => ['container', c] as const), ...list(spec.initContainers).map(c => ['init container', c] as const)];
 }
 
 function applyDefaults(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
   const notes: string[] = [];
-  for (const c of podContainers(spec)) {
+  for (const [label, c] of labelledContainers(spec)) {
     if (!c) continue;
     const requested: string[] = [], limited: string[] = [];
     for (const item of limits.filter(l => l.type === 'Container')) {
@@ -36,8 +42,8 @@ function applyDefaults(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
       for (const [r, q] of Object.entries(item.defaultRequest ?? {}))
         if ((c.resources.requests ?? {})[r] === undefined) { (c.resources.requests ??= {})[r] = q; requested.push(r); }
     }
-    if (requested.length) notes.push(setMessage('request', requested, c.name));
-    if (limited.length) notes.push(setMessage('limit', limited, c.name));
+    if (requested.length) notes.push(setMessage('request', requested, `${label} ${c.name}`));
+    if (limited.length) notes.push(setMessage('limit', limited, `${label} ${c.name}`));
   }
   return notes;
 }
@@ -69,7 +75,7 @@ function podErrors(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
   const errs: string[] = [];
   for (const item of limits) {
     if (item.type === 'Container')
-      for (const c of podContainers(spec)) errs.push(...check('Container', item, c?.resources?.requests ?? {}, c?.resources?.limits ?? {}));
+      for (const [, c] of labelledContainers(spec)) errs.push(...check('Container', item, c?.resources?.requests ?? {}, c?.resources?.limits ?? {}));
     if (item.type === 'Pod') {
       // a pod needs what its containers need together, and at least what its largest init container needs
       // (a sum is written in the form of the quantities summed: 800Mi and 800Mi make 1600Mi)

@@ -38,6 +38,14 @@ describe('LimitRanger', () => {
     assert.match(a.object!.metadata.annotations!['cluster.io/limit-ranger']!, /LimitRanger plugin set: cpu request for container c; cpu limit for container c/);
     await p.validate!(a);
   });
+  test('init containers are filled in after the containers and named "init container" in the annotation', async () => {
+    const p = limitRanger.create(fakeDeps([lr]));
+    const a = attrs({ object: pod({ initContainers: [{ name: 'i' }], containers: [{ name: 'c', resources: { limits: { cpu: '200m' }, requests: { cpu: '200m' } } }] }) });
+    await p.admit!(a);
+    assert.deepEqual(specOf<Pod>(a.object).initContainers![0]!.resources, { limits: { cpu: '500m' }, requests: { cpu: '100m' } });
+    assert.equal(a.object!.metadata.annotations!['cluster.io/limit-ranger'],
+      'LimitRanger plugin set: cpu request for init container i; cpu limit for init container i');
+  });
   test('refuses above max and below min', async () => {
     const p = limitRanger.create(fakeDeps([lr]));
     await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { limits: { cpu: '2' }, requests: { cpu: '10m' } } }] }) })),
