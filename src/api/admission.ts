@@ -30,6 +30,10 @@ export interface AdmissionAttributes {
   object?: ApiObject;
   oldObject?: ApiObject;
   dryRun: boolean;
+  /** the options the client gave the write, as the review's `options` carries them beside their kind: a create's,
+   *  update's or patch's fieldManager and fieldValidation; a delete's gracePeriodSeconds, preconditions,
+   *  orphanDependents and propagationPolicy (dryRun is `dryRun`) */
+  options?: Record<string, unknown>;
   user?: UserInfo;
   /** adds a Warning header to the response */
   warn?(message: string): void;

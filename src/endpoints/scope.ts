@@ -35,11 +35,12 @@ export interface Scope {
   whenReplaced?(fn: () => void): () => void;
 }
 
-export function admission(ctx: RequestContext, scope: Scope, namespace: string, name: string, dryRun: boolean): AdmissionHooks {
+export function admission(ctx: RequestContext, scope: Scope, namespace: string, name: string, dryRun: boolean,
+  options?: Record<string, unknown>): AdmissionHooks {
   const { info } = scope;
   return admissionFor(scope.plugins, {
     group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: kindAt(info, scope.subresource, scope.names),
-    namespace, name, dryRun, user: ctx.user, warn: message => ctx.warnings.push(message), decode: obj => decodeChanged(scope, obj),
+    namespace, name, dryRun, ...(options ? { options } : {}), user: ctx.user, warn: message => ctx.warnings.push(message), decode: obj => decodeChanged(scope, obj),
     annotate: ctx.audit && ((key, value, level) => ctx.audit!.annotate(key, value, level)),
   });
 }

@@ -97,6 +97,19 @@ export function writeOptions(ctx: RequestContext, scope: Scope, options: string)
   return { dryRun, manager: { name, apiVersion: scope.info.apiVersion }, user: ctx.user };
 }
 
+/** the options of a create, update or patch as its admission review carries them: those the client gave in the query */
+function writeOptionsReviewed(ctx: RequestContext): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const key of ['fieldManager', 'fieldValidation']) {
+    const value = ctx.query.get(key);
+    if (value) options[key] = value;
+  }
+  return options;
+}
+
+/** a delete's options as its admission review carries them (its dry run is told apart) */
+const deleteOptionsReviewed = ({ dryRun: _dryRun, ...options }: DeleteOptions): Record<string, unknown> => options;
+
 function checkFieldManager(scope: Scope, options: string, manager: string) {
   const problems = fieldManagerProblems(manager);
   if (problems.length) throw invalid(scope.names.metaGroup, options, '', problems.map(p => ({ reason: 'FieldValueInvalid', field: 'fieldManager', message: p })));
@@ -114,7 +127,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
   if (!opts.dryRun && revisionOf(obj) > 0) {
     throw new ApiError({ kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'resourceVersion should not be set on objects to be created', code: 500 });
   }
-  const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun), opts);
+  const created = await scope.store.create(namespace, obj, admission(ctx, scope, namespace, obj.metadata.name ?? '', opts.dryRun, writeOptionsReviewed(ctx)), opts);
   await breather();
   sendWritten(ctx, scope, rep, created, 201);
 }
@@ -128,7 +141,7 @@ export async function update(ctx: RequestContext, scope: Scope, namespace: strin
   ctx.audit?.requestObject(obj);
   const opts = writeOptions(ctx, scope, 'UpdateOptions');
   const { obj: out, created } = await scope.store.guaranteedUpdate(namespace, name, scope.subresource, bodyPerAttempt(ctx, scope, obj, text),
-    admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate, replaces: true }));
+    admission(ctx, scope, namespace, name, opts.dryRun, writeOptionsReviewed(ctx)), extend(opts, { allowCreate: scope.strategy.allowCreateOnUpdate, replaces: true }));
   await breather();
   sendWritten(ctx, scope, rep, out, created ? 201 : 200);
 }
@@ -202,7 +215,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     if (problems.length && fieldMode === 'Strict') throw badRequest(`strict decoding error: ${problems.join(', ')}`);
     if (problems.length && fieldMode === 'Warn' && !warned) { warned = true; for (const p of problems) ctx.warnings.push(p); }
     return checkKind(scope, patched);
-  }, admission(ctx, scope, namespace, name, opts.dryRun), extend(opts, { allowCreate: false }));
+  }, admission(ctx, scope, namespace, name, opts.dryRun, writeOptionsReviewed(ctx)), extend(opts, { allowCreate: false }));
   await breather();
   sendWritten(ctx, scope, rep, out, 200);
 }
@@ -245,7 +258,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
     }, scope.info.schema));
     if (!current) checkApplyCreates(scope, object, name);
     return checkKind(scope, object);
-  }, admission(ctx, scope, namespace, name, dryRun), { dryRun, allowCreate: true, user: ctx.user });
+  }, admission(ctx, scope, namespace, name, dryRun, writeOptionsReviewed(ctx)), { dryRun, allowCreate: true, user: ctx.user });
   await breather();
   sendWritten(ctx, scope, rep, out, created ? 201 : 200);
 }
@@ -339,7 +352,7 @@ export async function remove(ctx: RequestContext, scope: Scope, namespace: strin
   const rep = representationFor(ctx, scope);
   const opts = await deleteOptions(ctx, scope.names);
   warnOrphanByDefault(ctx, scope, opts);
-  const { obj, deleted } = await scope.store.delete(namespace, name, opts, admission(ctx, scope, namespace, name, !!opts.dryRun));
+  const { obj, deleted } = await scope.store.delete(namespace, name, opts, admission(ctx, scope, namespace, name, !!opts.dryRun, deleteOptionsReviewed(opts)));
   await breather();
   if (deleted && !scope.strategy.returnDeletedObject) {
     return sendStatus(ctx, successStatus({ name, group: scope.info.group || undefined, kind: scope.info.resource, uid: obj.metadata.uid }), {}, scope.names);
@@ -365,7 +378,7 @@ export async function removeCollection(ctx: RequestContext, scope: Scope, namesp
       const ns = items[i]!.obj.metadata.namespace ?? '';
       const name = items[i]!.obj.metadata.name!;
       try {
-        const { obj } = await scope.store.delete(ns, name, opts, admission(ctx, scope, ns, name, !!opts.dryRun));
+        const { obj } = await scope.store.delete(ns, name, opts, admission(ctx, scope, ns, name, !!opts.dryRun, deleteOptionsReviewed(opts)));
         deleted[i] = asServed(scope, obj);
       } catch (e) {
         if (e instanceof ApiError && e.code === 404) continue;   // deleted meanwhile

@@ -64,7 +64,7 @@ export function reviewRequest(a: AdmissionAttributes, t: ReviewTarget, names: Na
     oldObject: t.oldObject ?? null,
     dryRun: a.dryRun,
     options: optionsKind
-      ? { kind: optionsKind, apiVersion: `${names.metaGroup}/v1`, ...(a.dryRun ? { dryRun: ['All'] } : {}) }
+      ? { kind: optionsKind, apiVersion: `${names.metaGroup}/v1`, ...(a.dryRun ? { dryRun: ['All'] } : {}), ...a.options }
       : null,
   };
 }

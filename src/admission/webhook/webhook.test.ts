@@ -261,6 +261,21 @@ describe('admission webhooks', () => {
     await configMaps().delete('keep');
   });
 
+  test('the review carries the options the client gave: a write\'s field manager and validation, a delete\'s', async () => {
+    const rules = { rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] };
+    await withConfig('validating', 'options', [hook(wh, 'options.example.com', '/options', rules)], async () => {
+      const meta = `${server.names.metaGroup}/v1`;
+      await configMaps().create(cm('opts'), { fieldManager: 'maker', fieldValidation: 'Strict' });
+      assert.deepEqual(lastCall(wh, '/options').options, { kind: 'CreateOptions', apiVersion: meta, fieldManager: 'maker', fieldValidation: 'Strict' });
+      await configMaps().patch('opts', { data: { b: '2' } }, 'merge', { fieldManager: 'patcher' });
+      assert.deepEqual(lastCall(wh, '/options').options, { kind: 'UpdateOptions', apiVersion: meta, fieldManager: 'patcher' });
+      await configMaps().apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'opts' }, data: { c: '3' } }, { fieldManager: 'applier', dryRun: true });
+      assert.deepEqual(lastCall(wh, '/options').options, { kind: 'UpdateOptions', apiVersion: meta, dryRun: ['All'], fieldManager: 'applier' });
+      await configMaps().delete('opts', { gracePeriodSeconds: 0, propagationPolicy: 'Foreground' });
+      assert.deepEqual(lastCall(wh, '/options').options, { kind: 'DeleteOptions', apiVersion: meta, gracePeriodSeconds: 0, propagationPolicy: 'Foreground' });
+    });
+  });
+
   test('dry run: the webhook is told, and sees the request', async () => {
     await withConfig('validating', 'dry', [hook(wh, 'dry.example.com', '/dry', { sideEffects: 'NoneOnDryRun' })], async () => {
       await configMaps().create(cm('dry-one'), { dryRun: true });
