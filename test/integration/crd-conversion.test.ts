@@ -26,6 +26,10 @@ function convertObject(obj: any, desired: string): any {
   const { spec } = out;
   if (spec && desired.endsWith('/v2') && 'size' in spec) { spec.replicas = Number(spec.size); delete spec.size; }
   if (spec && desired.endsWith('/v1') && 'replicas' in spec) { spec.size = String(spec.replicas); delete spec.replicas; }
+  // objects whose names ask for it come back with another name, a label no object may have, or a new valid label
+  if (out.metadata?.name === 'renamed') out.metadata.name = 'other';
+  if (out.metadata?.name === 'mislabelled') out.metadata.labels = { 'not a key!': 'x' };
+  if (out.metadata?.name === 'relabelled') out.metadata.labels = { converted: 'yes' };
   return out;
 }
 
@@ -261,6 +265,24 @@ describe('CRD conversion webhook', { concurrency: 1 }, () => {
     assert.equal(patched.status, 200, patched.body);
     assert.deepEqual(patched.json.spec, { size: '2', color: 'red' });
     assert.deepEqual(await stored('a').then(s => [s.apiVersion, s.spec.replicas]), [`${group}/v2`, 2]);
+  });
+
+  test('a converted object must be the object sent (name, namespace, uid) with valid labels; labels may change', async () => {
+    // written at the storage version, read at the other
+    const storage = server.resources.lookup(group, 'v1', 'gadgets')!.storageVersion, other = storage === 'v1' ? 'v2' : 'v1';
+    const spec = storage === 'v1' ? { size: '1' } : { replicas: 1 };
+    for (const name of ['renamed', 'mislabelled', 'relabelled'])
+      assert.equal((await c.request('POST', at(storage), { body: gadget(storage, name, spec) })).status, 201);
+    const renamed = await c.get(at(other, 'renamed'));
+    assert.equal(renamed.status, 500, renamed.body);
+    assert.equal(renamed.json.message, `Internal error occurred: conversion webhook for ${group}/${storage}, Kind=Gadget failed: invalid converted object at index 0: must have the same name: renamed != other`);
+    const mislabelled = await c.get(at(other, 'mislabelled'));
+    assert.equal(mislabelled.status, 500, mislabelled.body);
+    assert.match(mislabelled.json.message, /failed: invalid converted object at index 0: metadata\.labels: Invalid value: "not a key!": name part must consist of alphanumeric characters/);
+    const relabelled = await c.get(at(other, 'relabelled'));
+    assert.equal(relabelled.status, 200, relabelled.body);
+    assert.deepEqual(relabelled.json.metadata.labels, { converted: 'yes' });
+    for (const name of ['renamed', 'mislabelled', 'relabelled']) await c.request('DELETE', at(storage, name));
   });
 
   test('ConversionReview v1beta1 when the webhook takes only that version', async () => {

@@ -1,7 +1,7 @@
 // Conversion of custom objects between the versions of their CRD. Strategy None changes apiVersion only; strategy
 // Webhook sends the objects that need it, as one ConversionReview, to the CRD's webhook over HTTPS and checks what
-// comes back: one object per object sent, each at the desired version, metadata other than labels and annotations
-// kept as it was. A webhook named by service reference is called at an endpoint of the Service, its serving
+// comes back: one object per object sent, each at the desired version and the same object (name, namespace, uid),
+// metadata other than labels (which must be valid) and annotations kept as it was. A webhook named by service reference is called at an endpoint of the Service, its serving
 // certificate checked against the Service's DNS name.
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
@@ -10,6 +10,7 @@ import type { CustomResourceConversion } from '../../api/types/apiextensions-v1.
 import { internalError } from '../../api/status.js';
 import { serviceTarget, serviceUrl, type ServiceResolver } from '../../api/apiservices.js';
 import { boundedChunks, maxAnswerBytes } from '../../util/bounded-body.js';
+import { labels as labelCauses } from '../validation/fields.js';
 
 /** converts objects to the given apiVersion (`<group>/<version>`) */
 export type Convert = (objects: ApiObject[], toApiVersion: string) => Promise<ApiObject[]>;
@@ -96,6 +97,10 @@ export function converterFor(conversion: CustomResourceConversion | undefined, o
       if (c.kind !== original.kind) throw failed(`invalid converted object at index ${n}: invalid kind "${c.kind}", expected "${original.kind}"`);
       const labels = stringMap(c.metadata?.labels), annotations = stringMap(c.metadata?.annotations);
       if (labels === null || annotations === null) throw failed(`invalid converted object at index ${n}: labels and annotations must map strings to strings`);
+      const changed = changedIdentity(original, c);
+      if (changed) throw failed(`invalid converted object at index ${n}: ${changed}`);
+      const badLabels = labelsChanged(original.metadata.labels, labels) ? labelCauses('metadata.labels', labels) : [];
+      if (badLabels.length) throw failed(`invalid converted object at index ${n}: ${badLabels.map(b => `${b.field}: ${b.message}`).join(', ')}`);
       // the webhook may change labels and annotations; the rest of metadata stays the server's
       const metadata = { ...original.metadata };
       if (labels) metadata.labels = labels; else delete metadata.labels;
@@ -107,6 +112,18 @@ export function converterFor(conversion: CustomResourceConversion | undefined, o
     return out;
   };
 }
+
+/** what makes the converted object another object than the one sent (its name, namespace or uid), as the reference says it */
+function changedIdentity(original: ApiObject, converted: Partial<ApiObject>): string | undefined {
+  for (const [field, shown] of [['name', 'name'], ['namespace', 'namespace'], ['uid', 'UID']] as const) {
+    const was = original.metadata[field] ?? '', now = converted.metadata?.[field] ?? '';
+    if (was !== now) return `must have the same ${shown}: ${was} != ${now}`;
+  }
+  return undefined;
+}
+
+const labelsChanged = (was: Record<string, string> | undefined, now: Record<string, string> | undefined) =>
+  Object.keys(was ?? {}).length !== Object.keys(now ?? {}).length || Object.entries(now ?? {}).some(([k, v]) => was?.[k] !== v);
 
 /** a string map, undefined when absent, null when not a map of strings */
 function stringMap(v: unknown): Record<string, string> | undefined | null {
