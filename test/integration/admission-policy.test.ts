@@ -117,6 +117,11 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal(status.typeChecking.expressionWarnings.length, 1);
     assert.equal(status.typeChecking.expressionWarnings[0].fieldRef, 'spec.validations[1].expression');
     assert.match(status.typeChecking.expressionWarnings[0].warning, /^apps\/v1, Kind=Deployment: ERROR: <input>:1:12: undefined field 'replica'/);
+    // a policy without warnings has an empty typeChecking, as the reference writes it (the list is left out when empty)
+    assert.equal((await post(`${G}/validatingadmissionpolicies`, { metadata: { name: 'clean' }, spec: { matchConstraints: deploymentRules,
+      validations: [{ expression: 'object.spec.replicas >= 0' }] } })).status, 201);
+    await waitFor(async () => (status = (await c.get(`${G}/validatingadmissionpolicies/clean`)).json.status)?.observedGeneration === 1);
+    assert.deepEqual(status.typeChecking, {});
   });
 });
 

@@ -81,7 +81,8 @@ export function startPolicyTypeChecking(deps: TypeCheckingDeps, log: { warn(m: s
     await deps.backendFor(info!).store.guaranteedUpdate('', name, 'status', cur => {
       if (!cur) throw Object.assign(new Error('gone'), { code: 404 });
       const c = cur as Policy;
-      const status = { ...c.status, observedGeneration: c.metadata.generation, typeChecking: { expressionWarnings } };
+      // the list is left out when empty, as the reference's omitempty field
+      const status = { ...c.status, observedGeneration: c.metadata.generation, typeChecking: expressionWarnings.length ? { expressionWarnings } : {} };
       if (isDeepStrictEqual(status, c.status)) return cur;
       c.status = status;
       return cur;
