@@ -133,9 +133,12 @@ export function discoveryEndpoints(resources: ApiResources, names: Naming, serve
     })),
   }));
 
-  /** a discovery document: in protobuf when the client prefers it (its TypeMeta then says v1, as the reference's), else JSON */
+  /**
+   * a discovery document: in protobuf when the client prefers it, else JSON. The core group's documents (/api, /api/v1)
+   * name no apiVersion, in JSON and in the protobuf envelope's TypeMeta alike, as the reference strips it from both
+   */
   const sendDocument = (ctx: RequestContext, doc: { kind: string; apiVersion?: string; [field: string]: unknown }) => {
-    const bytes = protobufOf(ctx, names, doc.apiVersion ? doc : { ...doc, apiVersion: 'v1' });
+    const bytes = protobufOf(ctx, names, doc.apiVersion ? doc : { ...doc, apiVersion: '' });
     if (bytes) return sendText(ctx, 200, bytes, names.protobufMediaType);
     sendObject(ctx, 200, doc);
   };

@@ -214,7 +214,11 @@ describe('protobuf: subresources, reviews and never-stored lists', () => {
 
   test('discovery documents in protobuf when the client prefers it (client-go discovery with a protobuf configuration)', async () => {
     const versions = fromProtobuf(await c.get('/api', { accept: preferred() }));
-    assert.deepEqual([versions.apiVersion, versions.kind, versions.versions], ['v1', 'APIVersions', ['v1']]);
+    // the core group's documents name no apiVersion in their TypeMeta, as in their JSON (the reference strips it)
+    assert.deepEqual([versions.apiVersion, versions.kind, versions.versions], ['', 'APIVersions', ['v1']]);
+    const core = await c.get('/api/v1', { accept: preferred() });
+    assert.deepEqual(decodeEnvelope(core.raw, server.names).apiVersion, '');
+    assert.deepEqual([fromProtobuf(core).kind, fromProtobuf(core).groupVersion], ['APIResourceList', 'v1']);
     const groups = fromProtobuf(await c.get('/apis', { accept: pb }));
     assert.equal(groups.kind, 'APIGroupList');
     assert.ok(groups.groups.some((g: any) => g.name === 'apps' && g.preferredVersion.groupVersion === 'apps/v1'));
@@ -222,6 +226,7 @@ describe('protobuf: subresources, reviews and never-stored lists', () => {
 
     const list = await c.get('/apis/apps/v1', { accept: preferred() });
     const resources = fromProtobuf(list);
+    assert.equal(resources.apiVersion, 'v1');
     assert.equal(resources.groupVersion, 'apps/v1');
     const deployments = resources.resources.find((r: any) => r.name === 'deployments');
     assert.deepEqual([deployments.kind, deployments.namespaced, deployments.verbs.includes('watch')], ['Deployment', true, true]);

@@ -145,8 +145,15 @@ function groupBase(group: string): string | undefined {
   return vendorGroups.has(group) ? undefined : group;
 }
 
+/**
+ * Kinds the reference's core discovery (/api, /api/v1) writes with an empty apiVersion, in JSON and in the protobuf
+ * envelope alike: read as the meta v1 kinds they are
+ */
+const versionlessKinds = new Set(['APIVersions', 'APIResourceList']);
+
 /** the definition of `kind` in `apiVersion`, in either API domain */
 export function kindDefinition(apiVersion: string, kind: string): MessageDef {
+  if (apiVersion === '' && versionlessKinds.has(kind)) return kindDefinition('v1', kind);
   const slash = apiVersion.lastIndexOf('/');
   const base = slash < 0 ? '' : groupBase(apiVersion.slice(0, slash));
   const name = base === undefined ? undefined
