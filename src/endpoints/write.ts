@@ -19,7 +19,7 @@ import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUs
 import { undeclaredFields } from '../apply/typed.js';
 import { admission, asServed, customMetadataWrongTypes, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { representationFor, sendOne, sendWritten } from './read.js';
-import { duplicateFields, readTyped, type TypedReading } from '../schema/fields.js';
+import { duplicateFields, fractionalIntegers, readTyped, type TypedReading } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
 import type { Naming } from '../api/naming.js';
 import { deleteOptions as deleteOptionsSchema } from '../api/schemas/meta.js';
@@ -68,6 +68,9 @@ function readKind(scope: Scope, obj: unknown, applied = false): TypedReading {
 function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined, applied = false): string[] {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
   const { unknown, wrongTypes } = readKind(scope, obj, applied);
+  // a custom resource's integers are its schema's to judge, which takes `1.0` as the reference's does (an apply
+  // configuration is read through YAML, where `1.0` is a whole number)
+  if (text && !applied && !scope.info.def.custom) wrongTypes.push(...fractionalIntegers(scope.info.schema, text));
   if (wrongTypes.length)
     throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   if (mode === 'Ignore') return unknown;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Schema } from '../api/schema.js';
-import { canonicalForm, readTyped } from './fields.js';
+import { canonicalForm, fractionalIntegers, readTyped } from './fields.js';
 
 const schema: Schema = {
   type: 'object',
@@ -94,4 +94,18 @@ test('an int64 field that read as 2^63 (the largest int64 as a double) keeps the
   assert.equal(value.grace, 9223372036854774784);
   assert.ok(BigInt(value.grace) <= (1n << 63n) - 1n, 'a Go int64 holds it');
   assert.equal(value.small, -(2 ** 63), 'the smallest int64 is exact as a double');
+});
+
+test('integer fields written with a fraction or an exponent are refused whatever their value, as the reference decodes JSON', () => {
+  const s: Schema = { type: 'object', properties: { ...schema.properties,
+    port: { type: 'string', format: 'int-or-string' }, ratio: { type: 'number' }, raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
+  assert.deepEqual(fractionalIntegers(s, '{"count":1.0,"items":[{"n":2},{"n":1e3}],"port":8E1,"ratio":1.0,"raw":{"count":1.0},"data":{"v":"1.0"}}'),
+    ['count: expected int32, got number 1.0', 'items[1].n: expected int32, got number 1e3', 'port: expected int or string, got number 8E1']);
+  // past 2^53, where JSON.parse rounds to a whole number
+  assert.deepEqual(fractionalIntegers(s, '{"count":9007199254740993.5,"items":[{"n":-0.0}]}'),
+    ['count: expected int32, got number 9007199254740993.5', 'items[0].n: expected int32, got number -0.0']);
+  // whole numbers, and numbers that are not whole (a wrong type the typed reading reports), are left to it
+  assert.deepEqual(fractionalIntegers(s, '{"count":1,"items":[{"n":-20}],"port":"1.5"}'), []);
+  assert.deepEqual(fractionalIntegers(s, '{"count":1.5}'), []);
+  assert.deepEqual(fractionalIntegers(undefined, '{"count":1.0}'), []);
 });

@@ -194,13 +194,20 @@ const intOrStringProblem = (v: unknown): string | undefined =>
 
 const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 
+/** what a scan of JSON text reports: keys repeated in their object, and numbers written with a fraction or exponent */
+interface JsonTextVisitor {
+  repeated?(path: string): void;
+  fractional?(path: (string | number)[], literal: string): void;
+}
+
+const pathText = (path: (string | number)[]) =>
+  path.reduce<string>((p, seg) => (typeof seg === 'number' ? `${p}[${seg}]` : p ? `${p}.${seg}` : seg), '');
+
 /**
- * keys that appear twice in one JSON object, as "duplicate field" messages with their path. One pass over the text
- * (the decoder has already limited its depth); a path is built only for a duplicate, from the segments kept on the way
- * down, and only keys are decoded: the other strings are skipped
+ * One pass over JSON text (the decoder has already limited its depth). A path is built only for what is reported,
+ * from the segments kept on the way down, and only keys are decoded: the other strings are skipped.
  */
-export function duplicateFields(text: string): string[] {
-  const out: string[] = [];
+function scanJsonText(text: string, visit: JsonTextVisitor): void {
   /** keys and array indexes down to the value being read */
   const path: (string | number)[] = [];
   let i = 0;
@@ -220,8 +227,6 @@ export function duplicateFields(text: string): string[] {
     if (!skipString()) return text.slice(start + 1, i - 1);
     try { return JSON.parse(text.slice(start, i)) as string; } catch { return text.slice(start + 1, i - 1); }
   };
-  const pathTo = (k: string) =>
-    [...path, k].reduce<string>((p, seg) => (typeof seg === 'number' ? `${p}[${seg}]` : p ? `${p}.${seg}` : seg), '');
   const value = (): void => {
     ws();
     const c = text[i];
@@ -234,7 +239,7 @@ export function duplicateFields(text: string): string[] {
         ws();
         if (text[i] !== '"') return;
         const k = key();
-        if (seen.has(k)) out.push(`duplicate field "${pathTo(k)}"`);
+        if (seen.has(k)) visit.repeated?.(pathText([...path, k]));
         seen.add(k);
         ws(); if (text[i] === ':') i++;
         path.push(k);
@@ -262,9 +267,51 @@ export function duplicateFields(text: string): string[] {
     } else if (c === '"') {
       skipString();
     } else {
+      const start = i;
       while (i < text.length && !',]} \t\r\n'.includes(text[i])) i++;
+      // a number (not true, false or null) with a fraction or an exponent
+      if (visit.fractional && (c === '-' || (c >= '0' && c <= '9'))) {
+        const literal = text.slice(start, i);
+        if (/[.eE]/.test(literal)) visit.fractional([...path], literal);
+      }
     }
   };
   value();
+}
+
+/** keys that appear twice in one JSON object, as "duplicate field" messages with their path */
+export function duplicateFields(text: string): string[] {
+  const out: string[] = [];
+  scanJsonText(text, { repeated: path => out.push(`duplicate field "${path}"`) });
   return out;
+}
+
+/**
+ * Integer fields written as `1.0` or `1e3` in JSON text: the reference's typed decoder refuses any number with a
+ * fraction or an exponent for an integer field, whatever its value (JSON.parse reads `1.0` as 1, so the text is
+ * what tells; one that is not whole is already a wrong type). Text without a digit before `.`, `e` or `E` has none,
+ * so most bodies are not scanned.
+ */
+export function fractionalIntegers(schema: Schema | undefined, text: string): string[] {
+  if (!schema || !/[0-9][.eE]/.test(text)) return [];
+  const out: string[] = [];
+  scanJsonText(text, {
+    fractional(path, literal) {
+      if (!Number.isInteger(Number(literal))) return;
+      const s = schemaAt(schema, path);
+      if (s?.type === 'integer') out.push(`${pathText(path)}: expected ${s.format ?? 'integer'}, got number ${literal}`);
+      else if (s?.format === 'int-or-string') out.push(`${pathText(path)}: expected int or string, got number ${literal}`);
+    },
+  });
+  return out;
+}
+
+/** the schema of the value at a path, unless a field on the way keeps what it holds as it is */
+function schemaAt(schema: Schema, path: (string | number)[]): Schema | undefined {
+  let s: Schema | undefined = schema;
+  for (const seg of path) {
+    if (!s || s['x-kubernetes-preserve-unknown-fields'] || s['x-kubernetes-embedded-resource']) return undefined;
+    s = typeof seg === 'number' ? s.items : fieldSchema(s, seg);
+  }
+  return s;
 }

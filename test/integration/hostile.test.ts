@@ -233,6 +233,18 @@ for (const backend of ['memory', 'sqlite'] as const) {
       const grace = await client.request('POST', `/api/v1/namespaces/${ns}/pods`, { body: pod });
       assert.equal(grace.status, 400, grace.body.slice(0, 300));
       assert.match(grace.json.message, /spec\.terminationGracePeriodSeconds: expected int64/);
+      // a whole number written with a fraction or an exponent is no integer to the reference's JSON decoder
+      for (const replicas of ['1.0', '1e0', '2E+0']) {
+        const r = await client.request('POST', deployments, { body: deployment('replicas-fraction', replicas) });
+        assert.equal(r.status, 400, `${replicas}: ${r.body.slice(0, 300)}`);
+        assert.match(r.json.message, new RegExp(`spec\\.replicas: expected int32, got number ${replicas.replace('+', '\\+')}`));
+      }
+      // YAML has no such difference (its 1.0 reaches the reference's decoder as JSON 1)
+      const yaml = await client.request('POST', deployments, { contentType: 'application/yaml',
+        body: 'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: replicas-yaml}\nspec:\n  replicas: 1.0\n  selector: {matchLabels: {a: b}}\n' +
+          '  template: {metadata: {labels: {a: b}}, spec: {containers: [{name: c, image: i}]}}\n' });
+      assert.equal(yaml.status, 201, yaml.body.slice(0, 300));
+      assert.equal(yaml.json.spec.replicas, 1);
       // the edges of the ranges are stored
       const edge = await client.request('POST', deployments, { body: deployment('replicas-edge', '2147483647') });
       assert.equal(edge.status, 201, edge.body.slice(0, 300));
