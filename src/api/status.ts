@@ -86,8 +86,11 @@ const causeTexts = (causes: StatusCause[]) => {
 export const invalid = (group: string, kind: string, name: string, causes: StatusCause[]) =>
   err(422, 'Invalid', `${kind}${group ? `.${group}` : ''} "${name}" is invalid: ${causeTexts(causes)}`,
     { name, group: group || undefined, kind, causes });
-export const tooManyRequests = (message: string, retryAfterSeconds = 1) =>
-  err(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) });
+/** retryAfterSeconds 0 says no delay: no Retry-After header, which clients would take as "retry at once" (client-go
+ *  then repeats the request ten times in a row), as the reference leaves it out for 0 */
+export const tooManyRequests = (message: string, retryAfterSeconds = 1) => retryAfterSeconds > 0
+  ? err(429, 'TooManyRequests', message, { retryAfterSeconds }, { 'Retry-After': String(retryAfterSeconds) })
+  : err(429, 'TooManyRequests', message, {});
 export const internalError = (message: string) =>
   err(500, 'InternalError', `Internal error occurred: ${message}`, { causes: [{ message }] });
 export const serviceUnavailable = (message: string, retryAfterSeconds?: number) => retryAfterSeconds

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createClient, type Client } from './client.js';
+import { waitFor } from '../support/wait.js';
 
 const deployment = (name: string, replicas: number) => ({
   apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name },
@@ -129,9 +130,14 @@ describe('subresources', () => {
     await c.request('POST', '/apis/policy/v1/namespaces/default/poddisruptionbudgets', {
       body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'db' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'db' } } } },
     });
+    await waitFor('the budget counted', async () => (await c.get('/apis/policy/v1/namespaces/default/poddisruptionbudgets/db')).json.status?.observedGeneration === 1);
     const refused = await c.request('POST', `${pods}/guarded/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'guarded' } } });
     assert.equal(refused.status, 429);
     assert.equal(refused.json.details.causes[0].reason, 'DisruptionBudget');
+    // no Retry-After (the reference sends none for a budget's refusal): client-go would take 0 as "at once" and
+    // repeat the eviction ten times in a row before kubectl drain sees the refusal and waits its own 5 s
+    assert.equal(refused.headers['retry-after'], undefined);
+    assert.equal(refused.json.details.retryAfterSeconds, undefined);
     // a body that does not name the pod evicts nothing, as the reference refuses it
     for (const body of [null, {}, { apiVersion: 'policy/v1', kind: 'Eviction' }]) {
       const unnamed = await c.request('POST', `${pods}/free/eviction`, { body });

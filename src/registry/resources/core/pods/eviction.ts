@@ -17,8 +17,8 @@ import { podReady } from '../../../../api/pods.js';
 const maxDisruptedPods = 2000;
 
 /** the refusal of an eviction that the budget does not allow now, and why */
-function budgetRefusal(why: string): ApiError {
-  const e = tooManyRequests('Cannot evict pod as it would violate the pod\'s disruption budget.', 0);
+function budgetRefusal(why: string, retryAfterSeconds = 0): ApiError {
+  const e = tooManyRequests('Cannot evict pod as it would violate the pod\'s disruption budget.', retryAfterSeconds);
   e.status.details = { causes: [{ reason: 'DisruptionBudget', message: why }] };
   return e;
 }
@@ -29,7 +29,7 @@ const budgetForbids = (pdb: Stored<PodDisruptionBudget>, why: string) => forbidd
 function takeDisruption(pdb: Stored<PodDisruptionBudget>, podName: string): void {
   const status = pdb.status;
   // a budget whose status is older than its spec is not trusted
-  if (!status || (status.observedGeneration ?? -1) < (pdb.metadata.generation ?? 0)) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`);
+  if (!status || (status.observedGeneration ?? -1) < (pdb.metadata.generation ?? 0)) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`, 10);
   if ((status.disruptionsAllowed ?? 0) < 0) throw budgetForbids(pdb, 'pdb disruptions allowed is negative');
   if (Object.keys(status.disruptedPods ?? {}).length > maxDisruptedPods) throw budgetForbids(pdb, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
   if (!status.disruptionsAllowed) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`);
