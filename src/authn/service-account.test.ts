@@ -61,6 +61,28 @@ describe('service-account tokens', () => {
     await assert.rejects(Promise.resolve(auth.authenticate(bearer(token))), /expired/);
   });
 
+  test('a pod-bound token outlives the pod\'s deletion time by the leeway, not its graceful termination, and dies with the pod', async () => {
+    let now = Date.now();
+    const t = serviceAccountTokens(names, base, () => now);
+    const { token } = await t.sign({ namespace: 'ns', serviceAccount: sa, pod: { name: 'web', uid: 'pod-1' }, audiences: ['api'], expirationSeconds: 3600 });
+    let pod: { metadata: { name: string; uid: string; deletionTimestamp?: string } } | undefined = { metadata: { name: 'web', uid: 'pod-1' } };
+    const auth = t.authenticator(async (resource, _ns, name) =>
+      resource === 'serviceaccounts' && name === 'bot' ? { metadata: { name, uid: 'uid-1' } } : resource === 'pods' && name === 'web' ? pod : undefined);
+    const user = await auth.authenticate(bearer(token));
+    assert.deepEqual(user?.extra, { 'authentication.cluster.io/pod-name': ['web'], 'authentication.cluster.io/pod-uid': ['pod-1'] });
+    // deleted with a grace period of 30 s: its processes still reach the API while they shut down
+    pod.metadata.deletionTimestamp = new Date(now + 30_000).toISOString();
+    assert.equal((await auth.authenticate(bearer(token)))?.username, 'system:serviceaccount:ns:bot');
+    now += 30_000 + 59_000;
+    assert.ok(await auth.authenticate(bearer(token)), 'within a minute of the deletion time');
+    now += 2_000;
+    await assert.rejects(Promise.resolve(auth.authenticate(bearer(token))), /pod ns\/web is being deleted/);
+    pod = undefined;
+    await assert.rejects(Promise.resolve(auth.authenticate(bearer(token))), /pod ns\/web has been deleted/);
+    pod = { metadata: { name: 'web', uid: 'pod-2' } };
+    await assert.rejects(Promise.resolve(auth.authenticate(bearer(token))), /pod ns\/web has been deleted/, 'a pod of the same name is another pod');
+  });
+
   test('a stale extended token and a legacy token say so in the audit annotations; an auto-generated legacy token warns', async () => {
     let now = Date.now();
     const t = serviceAccountTokens(names, base, () => now);

@@ -54,6 +54,9 @@ export interface ServiceAccountKeyOptions {
   apiAudiences: string[];
 }
 
+/** how long past its deletion time a bound object (or the account) still vouches for its tokens */
+const deletionLeewayMs = 60_000;
+
 export const defaultIssuer = (names: Naming) => `https://${names.vendor}.default.svc.cluster.local`;
 
 /** the issuer of legacy tokens, kept in `<domain>/service-account-token` Secrets by the token controller */
@@ -170,10 +173,14 @@ export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions,
           if (!p || typeof p.namespace !== 'string' || typeof sa?.name !== 'string' || claims.sub !== serviceAccountUsername(p.namespace, sa.name))
             throw unauthorized('Unauthorized: service account token claims are malformed');
           if (lookup) {
+            // an object being deleted keeps its tokens valid until a minute (the reference's leeway) past its deletion
+            // time: a pod's processes use the API through their graceful termination
+            const invalidIfDeletedBefore = now() - deletionLeewayMs;
             const gone = async (resource: 'serviceaccounts' | 'pods' | 'secrets', ref: ObjectRef, what: string) => {
               const obj = await lookup(resource, p.namespace, ref.name);
               if (!obj || (ref.uid && obj.metadata.uid !== ref.uid)) return `${what} ${p.namespace}/${ref.name} has been deleted`;
-              if (resource !== 'serviceaccounts' && obj.metadata.deletionTimestamp) return `${what} ${p.namespace}/${ref.name} is being deleted`;
+              const deleted = Date.parse(obj.metadata.deletionTimestamp ?? '');
+              if (deleted < invalidIfDeletedBefore) return `${what} ${p.namespace}/${ref.name} is being deleted`;
               return undefined;
             };
             const why = await gone('serviceaccounts', sa, 'service account')
