@@ -4,6 +4,7 @@
 
 import { readFile } from 'node:fs/promises';
 import type { AgentOptions } from './options.js';
+import type { Naming } from '../api/naming.js';
 import { createClient, type Client } from '../client/rest-client.js';
 import { loadClientConfig } from '../config/client-config.js';
 import { clientCertificates, type ClientCertificates } from './certificates.js';
@@ -15,6 +16,7 @@ import { createPodWorkers, type PodWorkers } from './pod-workers.js';
 import { createStatusManager, podsRef, type StatusManager } from './status-manager.js';
 import { allocatableAmounts, capacity, hostIP, initialNode, nodeStatusLoop, nodesRef, observeSignals, type NodeSettings, type NodeStatusLoop } from './node-status.js';
 import { isNewerNode, watchNodes, type NodeWatch } from './node-watch.js';
+import { podServiceVariables, watchServices, type ServiceWatch } from './service-env.js';
 import { evictionManager, localStorageViolation, type Signals } from './eviction.js';
 import type { ContainerInfo, ContainerRuntime, RuntimeStatus } from './runtime/types.js';
 import { eventRecorder, eventSink, type EventSink } from './events.js';
@@ -104,6 +106,8 @@ export interface NodeAgentDeps {
   events?: EventSink;
   /** the watch of the process's node objects, shared by the nodes it runs */
   nodeWatch?: NodeWatch;
+  /** the Services, for the containers' service variables (one watch for every node of the process) */
+  services?: ServiceWatch & { ready: Promise<void> };
 }
 
 /** how long a stopping node waits for its last pod statuses to be written */
@@ -131,7 +135,7 @@ function coalesced(run: () => Promise<void>): () => Promise<void> {
 /** a mounter for simulated nodes: nothing is mounted */
 const noMounts: Mounter = { async mount() {}, async bind() {}, async unmount() {}, async makeShared() {}, async mountsUnder() { return []; } };
 
-export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, heartbeats = client, log, tuning = {}, metrics, overrides = {}, events, nodeWatch }: NodeAgentDeps): Promise<NodeAgent> {
+export async function startNodeAgent({ options: o, nodeName, runtime, runtimeName, client, heartbeats = client, log, tuning = {}, metrics, overrides = {}, events, nodeWatch, services }: NodeAgentDeps): Promise<NodeAgent> {
   const names = o.names;
   const simulated = o.runtime === 'fake';
   const settings: NodeSettings = {
@@ -234,6 +238,7 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
       resources: { cfsQuota: o.cpuCfsQuota, cfsPeriodUs: o.cpuCfsQuotaPeriodMs * 1000, memoryCapacity: cap.memory! },
       ...(cpuManager?.policy === 'static' ? { cpuset: (pod: AgentPod, c: Container) => cpuManager.cpuset(pod, c) } : {}),
       ...(memoryManager?.policy === 'Static' ? { memoryNodes: (pod: AgentPod) => memoryManager.nodes(pod) } : {}),
+      ...(services ? { serviceEnv: (pod: AgentPod) => podServiceEnv(services, pod, names) } : {}),
     },
     keepTerminatedPodVolumes: o.values['keep-terminated-pod-volumes'] as boolean,
     released: (pod) => {
@@ -574,6 +579,20 @@ export function heartbeatBudget(nodes: number, updateFrequencyMs: number): { qps
   return { qps: Math.max(5, Math.ceil(2 * nodes * perNodePerSecond)), burst: Math.max(10, 2 * nodes) };
 }
 
+/**
+ * The service variables of a pod's containers. A pod from the API server waits a little for the first list of
+ * Services, then is refused as the reference refuses it (its containers are tried again later): started without
+ * them, it would never learn where the API server is. A static pod takes what is known.
+ */
+async function podServiceEnv(services: ServiceWatch & { ready: Promise<void> }, pod: AgentPod, names: Naming): Promise<Map<string, string>> {
+  if (!services.synced() && !isStaticPod(pod, names)) {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([services.ready, new Promise((r) => { timer = setTimeout(r, 5000); })]).finally(() => clearTimeout(timer));
+    if (!services.synced()) throw new Error('services have not yet been read at least once, cannot construct envvars');
+  }
+  return podServiceVariables(services, names.vendor, pod.metadata.namespace, pod.spec.enableServiceLinks !== false);
+}
+
 /** Starts every node this process runs: one, or --fake-nodes simulated ones. */
 export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning = {}, makeRuntime?: (nodeName: string, overrides: NodeOverrides, index: number) => Promise<{ runtime: ContainerRuntime; name: string }>): Promise<RunningAgent> {
   let client: Client | undefined;
@@ -620,6 +639,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
   });
   // admission reads each node's labels and taints from this one watch, started before the nodes
   const nodeWatch = client ? watchNodes(client, nodeNames, (m) => log.warn(m)) : undefined;
+  const services = client ? watchServices(client, (m) => log.warn(m)) : undefined;
   const nodes: NodeAgent[] = [];
   try {
     // simulated nodes start in batches so registration does not exceed the shared connection pool
@@ -629,12 +649,13 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
         const made = await runtimeFor(nodeName, overrides, i + j);
         await made.runtime.ready();
         const runtime = o.runtime === 'fake' ? made.runtime : metrics.instrument(made.runtime);
-        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides, events, nodeWatch });
+        return startNodeAgent({ options: o, nodeName, runtime, runtimeName: made.name, client, heartbeats, log, tuning, metrics, overrides, events, nodeWatch, services });
       }))));
     }
   } catch (e) {
     await Promise.all(nodes.map((n) => n.stop(false)));
     nodeWatch?.stop();
+    services?.stop();
     certificates?.stop();
     client?.close();
     heartbeats?.close();
@@ -648,6 +669,7 @@ export async function runAgent(o: AgentOptions, log: Logger, tuning: AgentTuning
       await Promise.all(nodes.map((n) => n.stop(true)));
       for (const n of nodes) n.runtime.close();
       nodeWatch?.stop();
+      services?.stop();
       certificates?.stop();
       client?.close();
       heartbeats?.close();

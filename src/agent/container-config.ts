@@ -26,10 +26,15 @@ export interface ContainerConfigDeps {
   cpuset?(pod: AgentPod, c: Container): string;
   /** the memory nodes of the memory manager's static policy */
   memoryNodes?(pod: AgentPod, c: Container): string;
+  /** the pod's service variables (KUBERNETES_SERVICE_HOST, ...); absent in standalone mode, where there are none */
+  serviceEnv?(pod: AgentPod): Promise<Map<string, string>>;
 }
 
-export async function containerEnv(pod: AgentPod, c: Container, d: Pick<ContainerConfigDeps, 'api' | 'facts' | 'allocatable'>): Promise<Map<string, string>> {
-  const env = new Map<string, string>();
+export async function containerEnv(pod: AgentPod, c: Container, d: Pick<ContainerConfigDeps, 'api' | 'facts' | 'allocatable' | 'serviceEnv'>): Promise<Map<string, string>> {
+  const services = await d.serviceEnv?.(pod) ?? new Map<string, string>();
+  // what $(VAR) sees: the container's own variables, else the services'
+  const env = new Map(services);
+  const own = new Set<string>();
   const ns = pod.metadata.namespace;
   for (const from of c.envFrom ?? []) {
     const prefix = from.prefix ?? '';
@@ -43,13 +48,14 @@ export async function containerEnv(pod: AgentPod, c: Container, d: Pick<Containe
       if (!s && !from.secretRef.optional) throw new Error(`secret "${from.secretRef.name}" not found`);
       data = s && secretData(s);
     }
-    for (const [k, v] of data ?? []) if (envName.test(prefix + k)) env.set(prefix + k, v.toString());
+    for (const [k, v] of data ?? []) if (envName.test(prefix + k)) { env.set(prefix + k, v.toString()); own.add(prefix + k); }
   }
   for (const e of c.env ?? []) {
     const value = await envValue(pod, c, e, env, d);
-    if (value !== undefined) env.set(e.name, value);
+    if (value !== undefined) { env.set(e.name, value); own.add(e.name); }
   }
-  return env;
+  // the container's own variables, then the services' it does not set itself
+  return new Map([...[...own].map((k): [string, string] => [k, env.get(k)!]), ...[...services].filter(([k]) => !own.has(k))]);
 }
 
 async function envValue(pod: AgentPod, c: Container, e: EnvVar, env: Map<string, string>, d: Pick<ContainerConfigDeps, 'api' | 'facts' | 'allocatable'>): Promise<string | undefined> {
