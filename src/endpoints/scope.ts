@@ -13,6 +13,7 @@ import { badRequest } from '../api/status.js';
 import type { Authorizer } from '../api/auth.js';
 import type { AdmissionPlugin, AdmissionHooks } from '../api/admission.js';
 import type { StoredObject } from '../api/cache.js';
+import { decodeManagedFields } from '../apply/managed-fields.js';
 
 export interface Scope {
   info: ResourceInfo;
@@ -38,11 +39,31 @@ export interface Scope {
 export function admission(ctx: RequestContext, scope: Scope, namespace: string, name: string, dryRun: boolean,
   options?: Record<string, unknown>): AdmissionHooks {
   const { info } = scope;
-  return admissionFor(scope.plugins, {
+  return keepingManagedFieldsReadable(ctx, admissionFor(scope.plugins, {
     group: info.group, version: info.version, resource: info.resource, subresource: scope.subresource, kind: kindAt(info, scope.subresource, scope.names),
     namespace, name, dryRun, ...(options ? { options } : {}), user: ctx.user, warn: message => ctx.warnings.push(message), decode: obj => decodeChanged(scope, obj),
     annotate: ctx.audit && ((key, value, level) => ctx.audit!.annotate(key, value, level)),
-  });
+  }));
+}
+
+/**
+ * managedFields that mutating admission (an outdated webhook) left unreadable are put back as they were before it,
+ * with a warning, as the reference's admission chain does: the write goes on, and field ownership keeps working.
+ * A webhook's change replaces the object's fields, so unchanged ones are the very list they were.
+ */
+function keepingManagedFieldsReadable(ctx: RequestContext, hooks: AdmissionHooks): AdmissionHooks {
+  return {
+    validate: hooks.validate,
+    async mutate(op, obj, old) {
+      const before = obj?.metadata?.managedFields;
+      await hooks.mutate(op, obj, old);
+      if (!obj?.metadata || obj.metadata.managedFields === before) return;
+      try { decodeManagedFields(obj.metadata.managedFields); } catch (e) {
+        if (before === undefined) delete obj.metadata.managedFields; else obj.metadata.managedFields = before;
+        ctx.warnings.push(`.metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: ${(e as Error).message}`);
+      }
+    },
+  };
 }
 
 /**

@@ -165,6 +165,23 @@ describe('admission webhooks', () => {
     });
   });
 
+  test('managedFields a mutating webhook leaves unreadable are put back as they were, with a warning; readable ones are kept', async () => {
+    wh.handle.set('/fields', r => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/managedFields',
+      value: [{ manager: 'webhook', operation: 'Update', apiVersion: 'v1', fieldsType: r.object!.metadata.name === 'garbled' ? 'FieldsV9' : 'FieldsV1', fieldsV1: {} }] }]) }));
+    await withConfig('mutating', 'fields', [hook(wh, 'fields.example.com', '/fields')], async () => {
+      const res = await client.stream({ method: 'POST', path: '/api/v1/namespaces/default/configmaps?fieldManager=maker', body: cm('garbled') });
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      assert.equal(res.statusCode, 201);
+      assert.equal(String(res.headers.warning), '299 - ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: invalid fieldsType \\"FieldsV9\\" in managed fields entry 0"');
+      assert.deepEqual((await configMaps().get('garbled')).metadata.managedFields!.map((e: { manager?: string }) => e.manager), ['maker']);
+      const kept = await configMaps().create(cm('readable'), { fieldManager: 'maker' });
+      assert.deepEqual(kept.metadata.managedFields!.map((e: { manager?: string }) => e.manager), ['webhook']);
+      await configMaps().delete('garbled');
+      await configMaps().delete('readable');
+    });
+  });
+
   test('a validating webhook denies with its code and message; warnings reach the client', async () => {
     wh.handle.set('/deny', r => r.object!.metadata.name!.startsWith('bad')
       ? { allowed: false, status: { code: 409, message: 'names starting with bad are refused' } }
