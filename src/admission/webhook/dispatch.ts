@@ -13,6 +13,7 @@ import type { AdmissionAttributes, GroupVersionKind, Listers, WebhookKind, Webho
 import type { Authorizer } from '../../api/auth.js';
 import { activationFor, matchConditions } from '../conditions.js';
 import { deepCopy } from '../../util/objects.js';
+import { qualifiedNameErrors } from '../../api/selectors.js';
 import { serviceResolver, type ServiceResolver } from '../../api/apiservices.js';
 import type { CredentialsFor } from './credentials.js';
 
@@ -120,7 +121,12 @@ async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, op
     return failed(hook, e, a, d, openKey);
   }
   for (const w of response.warnings ?? []) a.warn?.(w);
-  for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) a.annotate?.(`${hook.name}/${k}`, String(v));
+  for (const [k, v] of Object.entries(response.auditAnnotations ?? {})) {
+    // a key that is no qualified name (a space, a second '/') is left out of the audit event, as the reference leaves it
+    const key = `${hook.name}/${k}`, problems = qualifiedNameErrors(key);
+    if (problems.length) d.log?.(`Failed to set admission audit annotation ${key} to ${String(v)} for webhook ${hook.name}: ${problems.join(',')}`);
+    else a.annotate?.(key, String(v));
+  }
   if (!response.allowed) throw rejection(hook.name, response.status);
   return response;
 }

@@ -433,7 +433,7 @@ describe('webhook dispatch', () => {
       ? { allowed: true }
       : { allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels', value: { first: 'x' } }]) });
     wh.handle.set('/second', () => ({ allowed: true, ...jsonPatch([{ op: 'add', path: '/metadata/labels/second', value: 'y' }]),
-      auditAnnotations: { note: 'hello' } }));
+      auditAnnotations: { note: 'hello', 'not a key': 'dropped', 'two/parts': 'dropped' } }));
     wh.handle.set('/never', () => ({ allowed: true }));
     const { a, annotations } = attrs(cm('r') as ApiObject);
     const d = deps([hook(wh, 'first.example.com', '/first', { reinvocationPolicy: 'IfNeeded' }),
@@ -452,6 +452,8 @@ describe('webhook dispatch', () => {
     assert.equal(annotations[key(1, 1)], undefined);   // Never
     assert.equal(annotations[key(1, 2)], undefined);   // called after the last change: not again
     assert.equal(annotations['second.example.com/note'], 'hello');
+    // keys that are no qualified names are left out
+    assert.deepEqual(Object.keys(annotations).filter(k => k.startsWith('second.example.com/')), ['second.example.com/note']);
   });
 
   test('a denial without a code, or with one under 400, is a 400 with the webhook\'s message', async () => {
