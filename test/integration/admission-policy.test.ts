@@ -109,6 +109,22 @@ describe('ValidatingAdmissionPolicy', () => {
     assert.equal((await createIn('limits', deployment('exempted', 9, { exempt: 'yes' }))).status, 201);
   });
 
+  test('policies and bindings are never judged by policies, so one that refuses everything can be removed; webhook configurations are', async () => {
+    const everything = { resourceRules: [{ apiGroups: [G.split('/')[2]], apiVersions: ['*'], operations: ['*'], resources: ['*'] }] };
+    assert.equal((await post(`${G}/validatingadmissionpolicies`, { metadata: { name: 'lockout' }, spec: { matchConstraints: everything,
+      validations: [{ expression: 'false', message: 'locked' }] } })).status, 201);
+    assert.equal((await post(`${G}/validatingadmissionpolicybindings`, { metadata: { name: 'lockout' }, spec: { policyName: 'lockout', validationActions: ['Deny'] } })).status, 201);
+    const W = `/apis/${G.split('/')[2]}/v1`;
+    let refused!: Awaited<ReturnType<typeof post>>;
+    await waitFor(async () => (refused = await post(`${W}/validatingwebhookconfigurations`, { metadata: { name: fresh('hooks') }, webhooks: [] })).status === 422);
+    assert.match(refused.json.message, /denied request: locked$/);
+    assert.equal((await post(`${G}/validatingadmissionpolicies`, { metadata: { name: 'another' }, spec: { matchConstraints: deploymentRules,
+      validations: [{ expression: 'true' }] } })).status, 201);
+    assert.equal((await c.request('DELETE', `${G}/validatingadmissionpolicybindings/lockout`)).status, 200);
+    assert.equal((await c.request('DELETE', `${G}/validatingadmissionpolicies/lockout`)).status, 200);
+    assert.equal((await c.request('DELETE', `${G}/validatingadmissionpolicies/another`)).status, 200);
+  });
+
   test('expressions are checked against the schemas of the kinds the policy names: warnings in status.typeChecking', async () => {
     assert.equal((await post(`${G}/validatingadmissionpolicies`, { metadata: { name: 'typo' }, spec: { matchConstraints: deploymentRules,
       validations: [{ expression: 'object.spec.replicas >= 0' }, { expression: 'object.spec.replica >= 0' }] } })).status, 201);

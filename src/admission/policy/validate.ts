@@ -4,7 +4,8 @@
 // reason, Invalid unless set), Warn adds a warning, Audit records it in the audit annotation
 // `validation.policy.admission.<domain>/validation_failure`. Expressions that cannot be evaluated, parameters
 // that cannot be found and cost budgets that run out are failures too under failurePolicy Fail, and are
-// passed over under Ignore. Audit annotations of a policy are recorded as `<policy>/<key>`.
+// passed over under Ignore. Audit annotations of a policy are recorded as `<policy>/<key>`. Writes of policies and
+// bindings are never judged by policies.
 import type { AdmissionAttributes, Listers, ResourceCatalog, WebhookSource } from '../../api/admission.js';
 import type { Authorizer } from '../../api/auth.js';
 import type { Naming } from '../../api/naming.js';
@@ -114,7 +115,13 @@ function byName(list: Policy[]): Map<string | undefined, Policy> {
   return m;
 }
 
+/** the policies and bindings themselves are never judged by policies, so a policy that refuses too much can always be
+ *  removed (the webhook configurations are not exempt, as in the reference) */
+const isPolicyResource = (a: AdmissionAttributes, names: Naming) => a.group === names.group('admissionregistration')
+  && (a.resource === 'validatingadmissionpolicies' || a.resource === 'validatingadmissionpolicybindings');
+
 export async function validatePolicies(a: AdmissionAttributes, d: PolicyDeps): Promise<void> {
+  if (isPolicyResource(a, d.names)) return;
   const bindings = await d.source.configurations('validatingadmissionpolicybindings') as Binding[];
   if (!bindings.length) return;
   const policies = byName(await d.source.configurations('validatingadmissionpolicies') as Policy[]);
