@@ -38,12 +38,17 @@ export function deprecationWarning(info: ResourceInfo, resources: ApiResources):
     + `${preferred && preferred.version !== info.version ? `; use ${preferred.apiVersion} ${preferred.kind}` : ''}`;
 }
 
+/** the entry now served is the one a watch began on, or one put in its place with the same serving key */
+function servedAlike(was: ResourceInfo, now: ResourceInfo | undefined): boolean {
+  return now === was || (!!now && was.def.servingKey !== undefined && now.def.servingKey === was.def.servingKey);
+}
+
 export function resourceEndpoints(c: ResourceEndpointsConfig) {
   const { backendFor } = c.backends;
   const scopeFor = (info: ResourceInfo, subresource: string): Scope => ({
     info, subresource, ...backendFor(info), names: c.names, plugins: c.plugins, authorizer: c.services.authorizer,
     bookmarkIntervalMs: c.bookmarkIntervalMs, minRequestTimeoutSeconds: c.minRequestTimeoutSeconds, deleteCollectionWorkers: c.deleteCollectionWorkers, watchEventSent: c.watchEventSent,
-    whenReplaced: fn => c.resources.onChange(() => { if (c.resources.lookup(info.group, info.version, info.resource) !== info) fn(); }),
+    whenReplaced: fn => c.resources.onChange(() => { if (!servedAlike(info, c.resources.lookup(info.group, info.version, info.resource))) fn(); }),
   });
   const restDeps = { resources: c.resources, listers: c.backends.listers, services: c.services, scopeFor };
 

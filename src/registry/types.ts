@@ -105,6 +105,10 @@ export interface ResourceDefinition {
   /** defined at run time by a CustomResourceDefinition: its schema validates, but strategic merge patch and
    *  typed decoding do not apply */
   custom?: boolean;
+  /** what the resource's watches depend on (a CRD's uid, spec and accepted names): a definition put in place of one
+   *  with the same key keeps its watches going, as the reference keeps a terminating CRD's storage; absent, any
+   *  replacement ends them */
+  servingKey?: string;
   /** why creates are refused for now (a terminating CustomResourceDefinition's): a create is a 405 with this message,
    *  while the objects there are can still be read, changed and deleted */
   createRefusal?: string;

@@ -603,6 +603,27 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.equal((await c.watch(`${base}?watch=1`)).status, 404);
   });
 
+  test('a watch of custom objects sees them deleted with their CRD, then ends', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    for (const name of ['a', 'b']) {
+      const r = await c.request('POST', base, { body: { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name }, spec: { size: 'small' } } });
+      assert.equal(r.status, 201, r.body);
+    }
+    const rv = (await c.get(base)).json.metadata.resourceVersion;
+    const w = await c.watch(`${base}?watch=1&resourceVersion=${rv}`);
+    assert.equal(w.status, 200);
+    let ended = false;
+    void w.ended.then(() => { ended = true; });
+    assert.equal((await c.request('DELETE', `${crdPath}/widgets.${group}`)).status, 200);
+    // as the reference keeps the resource's storage (and its watches) while the CRD is terminating: the Terminating
+    // condition does not end the watch before the objects are deleted
+    const events = await w.collect(60_000);
+    assert.ok(ended, 'the watch ends once the CRD is gone');
+    assert.deepEqual(events.map(e => [e.type, e.object.metadata.name]).sort(), [['DELETED', 'a'], ['DELETED', 'b']]);
+  });
+
   test('a terminating CRD refuses new objects with a 405 while the ones with finalizers wait', async () => {
     const group = groupName();
     await install(group);

@@ -10,7 +10,7 @@ import { ofKind, type ResourceDefinition } from '../types.js';
 import type { Store } from '../store.js';
 import type { Reads } from '../reads.js';
 import { noAdmission } from '../store.js';
-import type { ResourceCaches } from '../../api/cache.js';
+import type { ResourceCache, ResourceCaches } from '../../api/cache.js';
 import { definitionFromCrd, isTerminating } from './definition.js';
 import { cleanupFinalizer, setCondition } from '../resources/apiextensions/customresourcedefinitions/strategy.js';
 import { applyCrdDefaults } from '../resources/apiextensions/customresourcedefinitions/validation.js';
@@ -34,6 +34,22 @@ type Condition = Omit<CustomResourceDefinitionCondition, 'lastTransitionTime'>;
 type Names = CustomResourceDefinitionNames;
 
 const retryMs = 1000;
+
+/** how long the deletes of a terminating CRD's objects are waited for in its watch cache before its resource goes */
+const emptiedWaitMs = 5000;
+
+/** resolves once a resource's watch cache holds none of its objects (its watchers have been sent every delete), or
+ *  after emptiedWaitMs */
+async function emptied(c: ResourceCache): Promise<void> {
+  await c.ready;
+  await new Promise<void>(resolve => {
+    let unsubscribe = () => {};
+    const done = () => { clearTimeout(timer); unsubscribe(); resolve(); };
+    const timer = setTimeout(done, emptiedWaitMs);
+    unsubscribe = c.subscribe({ send() { if (c.count() === 0) done(); }, end: done });
+    if (c.count() === 0) done();
+  });
+}
 
 export function startCrdController(deps: CrdControllerDeps, log: { warn(m: string): void }) {
   const { resources, names } = deps;
@@ -102,9 +118,10 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     const fingerprint = JSON.stringify([crd.spec, accepted, isTerminating(crd)]);
     const s = served.get(name);
     if (s?.fingerprint === fingerprint) return;
-    // removed first so the resource's store is rebuilt with the new schema and strategy
-    if (s) resources.remove(s.group, s.plural);
     const def = definitionFromCrd(shaped, names.group('apiextensions'), deps.celRules ?? true, resolveService);
+    // removed first so the resource's store is rebuilt with the new schema and strategy; put in place at once when
+    // only what it serves changes (terminating: no creates), so its watches go on
+    if (s && s.def.servingKey !== def.servingKey) resources.remove(s.group, s.plural);
     resources.add(def);
     served.set(name, { group: crd.spec.group, plural: accepted.plural, def, fingerprint });
   }
@@ -195,6 +212,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     if (!(crd.metadata.finalizers ?? []).includes(finalizer)) return;
     const accepted: Names | undefined = crd.status?.acceptedNames?.plural ? crd.status.acceptedNames : undefined;
     let remaining = 0;
+    let instances: ResourceCache | undefined;
     const wait = waits.get(name);
     if (wait && 'shownUntil' in wait) {
       // the last wait timed out: that stays said a while before the next wait begins, as the reference's backoff has it
@@ -216,6 +234,7 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
         }
         // objects without finalizers are gone now; the ones with finalizers of their own are waited for
         if (items.length) remaining = (await reads.list({ namespace: '', selective: false })).items.length;
+        if (items.length && !remaining) instances = deps.caches.cache(info.keyPrefix);
       }
     }
     if (remaining > 0) {
@@ -231,6 +250,8 @@ export function startCrdController(deps: CrdControllerDeps, log: { warn(m: strin
     }
     waits.delete(name);
     await writeStatus(crd, undefined, [{ type: 'Terminating', status: 'False', reason: 'InstanceDeletionCompleted', message: 'removed all instances' }]);
+    // the resource's watches end with it: first they are sent the deletes, as the reference's storage outlives them
+    if (instances) await emptied(instances);
     unserve(name);
     await crdStore().guaranteedUpdate('', name, '', cur => {
       if (!cur) throw Object.assign(new Error('gone'), { code: 404 });

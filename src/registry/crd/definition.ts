@@ -103,6 +103,9 @@ export function definitionFromCrd(crd: Crd, apiextensionsGroup = String(crd.apiV
     ...(names.shortNames?.length ? { shortNames: names.shortNames } : {}),
     ...(names.categories?.length ? { categories: names.categories } : {}),
     namespaced: crd.spec.scope === 'Namespaced',
+    // as the reference keeps a CRD's storage while neither its spec nor its accepted names change: its watches go on
+    // through the Terminating condition and see its objects deleted
+    servingKey: JSON.stringify([crd.metadata.uid, crd.spec, names]),
     verbs: isTerminating(crd) ? verbs.filter(v => v !== 'create') : verbs,
     ...(isTerminating(crd) ? {
       createRefusal: 'create not allowed while custom resource definition is terminating',
