@@ -69,11 +69,26 @@ function takeTurns(stopping: () => boolean): Filter {
   const turn = turns(undefined, stopping);
   return async (ctx, next) => {
     if (!isHealthProbe(ctx.path)) {
-      await turn(ctx.clientGone);
+      await turn(ctx.clientGone, claimant(ctx));
       if (ctx.clientGone()) return;
     }
     await next();
   };
+}
+
+/**
+ * Who a request says it comes from, before it is authenticated: its credential (a bearer token, or the client
+ * certificate of its connection) and whom it impersonates. Requests take their turns to start one claimant after
+ * another, so that a client with hundreds of requests waiting (a flood from one user) does not hold back the requests
+ * of others (another user, the nodes' leases, an administrator) behind all of its own: they reach priority and
+ * fairness, which shares the server between them, in a turn or two. A credential that is not valid fails
+ * authentication at its turn, as before; what is claimed only orders the turns.
+ */
+function claimant(ctx: RequestContext): string {
+  const h = ctx.headers;
+  const credential = h.authorization ?? peerCertificate(ctx).peerCertificate?.fingerprint256 ?? '';
+  const impersonated = h['impersonate-user'] ?? h['impersonate-uid'];
+  return impersonated === undefined ? String(credential) : `${String(credential)}\n${String(impersonated)}`;
 }
 
 /** a percent sign not followed by two hex digits: a path the reference's HTTP server refuses before any handler */

@@ -46,6 +46,21 @@ test('callers that have gone by their turn take no place in it: one still wanted
   assert.ok(loopTurns <= 2, `the wanted caller went on after ${loopTurns} turns`);
 });
 
+test('callers take turns key by key: one behind hundreds of another key\'s goes on at the next turn, each key in order', async () => {
+  // every turn runs over: one caller a turn
+  const turn = turns(-1);
+  const order: string[] = [];
+  const flood = Array.from({ length: 300 }, async (_, i) => { await turn(undefined, 'alice'); order.push(`alice ${i}`); });
+  const others = ['bob', 'carol'].map(async key => { await turn(undefined, key); order.push(key); });
+  await Promise.all([...flood, ...others]);
+  assert.deepEqual(order.slice(0, 3), ['alice 0', 'bob', 'carol']);
+  assert.deepEqual(order.filter(o => o.startsWith('alice')), Array.from({ length: 300 }, (_, i) => `alice ${i}`));
+  // keys alternate while each has callers waiting
+  const mixed: string[] = [];
+  await Promise.all(['a', 'a', 'a', 'b', 'b', 'c'].map(async (key, i) => { await turn(undefined, key); mixed.push(`${key}${i}`); }));
+  assert.deepEqual(mixed, ['a0', 'b3', 'c5', 'a1', 'b4', 'a2']);
+});
+
 /** busy work of about `ms` on the loop */
 const spin = (ms: number) => { const end = performance.now() + ms; while (performance.now() < end); };
 

@@ -30,34 +30,66 @@ export async function mapInSlices<T, R>(items: readonly T[], fn: (item: T, index
   return out;
 }
 
+/** a first-in first-out queue whose taking from the front costs nothing (shifting a long array costs its length) */
+class Fifo<T> {
+  private items: Array<T | undefined> = [];
+  private head = 0;
+  get size() { return this.items.length - this.head; }
+  push(item: T) { this.items.push(item); }
+  shift(): T | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const item = this.items[this.head];
+    this.items[this.head++] = undefined;
+    if (this.head === this.items.length) this.items.length = this.head = 0;
+    else if (this.head >= 1024 && this.head >= this.items.length / 2) { this.items = this.items.slice(this.head); this.head = 0; }
+    return item;
+  }
+}
+
+interface Caller { go: () => void; gone?: () => boolean }
+
 /**
  * Callers go on in turns of the event loop, in the order they came: a burst of work started at once (thousands of
  * requests read from a few connections in one go) then lets I/O and timers in between its parts, where it would
  * otherwise run as one stretch while every other connection waits to be read. How many go on in a turn follows how
  * long the last turn took: twice as many while turns stay under `turnMs`, half as many (down to one) once one runs
  * over, so that short requests still start together (and share a group commit) while long ones take a turn each.
+ * Callers that give a `key` (who they say they are) take turns key by key: one of each key waiting, round and round,
+ * and in order within a key; so thousands of one client's callers waiting do not hold back another's for their time.
  * While `allAtOnce` holds, everyone waiting goes on at the next turn (a server that stops drains what it took in).
  * A caller that says it has `gone` by the time its turn comes (a request whose client went away while it waited)
  * goes on without using up a place of the turn: a flood of such callers cannot hold back the ones still wanted.
  */
-export function turns(turnMs = sliceMs, allAtOnce: () => boolean = () => false): (gone?: () => boolean) => Promise<void> {
-  const waiting: Array<{ go: () => void; gone?: () => boolean } | undefined> = [];
-  let head = 0, batch = 1, lastTurn = 0;
+export function turns(turnMs = sliceMs, allAtOnce: () => boolean = () => false): (gone?: () => boolean, key?: string) => Promise<void> {
+  const queues = new Map<string, Fifo<Caller>>();
+  /** the keys with callers waiting, in the order their next caller goes */
+  const rotation = new Fifo<string>();
+  let waiting = 0, batch = 1, lastTurn = 0;
+  const takeOne = (): Caller => {
+    const key = rotation.shift()!;
+    const queue = queues.get(key)!;
+    const caller = queue.shift()!;
+    if (queue.size) rotation.push(key); else queues.delete(key);
+    waiting--;
+    return caller;
+  };
   const next = () => {
     const now = performance.now();
     if (lastTurn) batch = now - lastTurn > turnMs ? Math.max(1, batch >> 1) : Math.min(1024, batch * 2);
-    if (allAtOnce()) batch = waiting.length;
-    for (let n = 0; n < batch && head < waiting.length;) {
-      const caller = waiting[head]!;
-      waiting[head++] = undefined;
+    if (allAtOnce()) batch = waiting;
+    for (let n = 0; n < batch && waiting > 0;) {
+      const caller = takeOne();
       if (!caller.gone?.()) n++;
       caller.go();
     }
-    if (head < waiting.length) { lastTurn = now; setImmediate(next); return; }
-    waiting.length = head = lastTurn = 0;
+    if (waiting > 0) { lastTurn = now; setImmediate(next); return; }
+    lastTurn = 0;
   };
-  return (gone) => new Promise<void>(resolve => {
-    if (waiting.push({ go: resolve, gone }) - head === 1) setImmediate(next);
+  return (gone, key = '') => new Promise<void>(resolve => {
+    let queue = queues.get(key);
+    if (!queue) { queues.set(key, queue = new Fifo()); rotation.push(key); }
+    queue.push({ go: resolve, gone });
+    if (++waiting === 1) setImmediate(next);
   });
 }
 
