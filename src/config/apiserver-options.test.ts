@@ -156,6 +156,18 @@ describe('API server options', () => {
     assert.deepEqual(warnings, ['flag --etcd-servers is ignored with --storage-backend=memory']);
   });
 
+  test('--service-account-max-token-expiration: between an hour and 2^32 s; a warning when extended tokens outlive it', () => {
+    const bound = /^the service-account-max-token-expiration must be between 1 hour and 2\^32 seconds$/;
+    for (const bad of ['30m', '59m59s', `${2 ** 32 + 1}s`]) assert.throws(() => parseApiServerOptions([`--service-account-max-token-expiration=${bad}`]), (e: Error) => e instanceof FlagError && bound.test(e.message), bad);
+    assert.deepEqual(parseApiServerOptions(['--service-account-max-token-expiration=1h']).warnings, [
+      'service-account-extend-token-expiration is true, in order to correctly trigger safe transition logic, service-account-max-token-expiration must be set longer than 3607 seconds (currently 1h0m0s)',
+      'service-account-extend-token-expiration is true, enabling tokens valid up to 31536000 seconds, which is longer than service-account-max-token-expiration set to 1h0m0s',
+    ]);
+    assert.deepEqual(parseApiServerOptions(['--service-account-max-token-expiration=48h', '--service-account-extend-token-expiration=false']).warnings, []);
+    assert.deepEqual(parseApiServerOptions(['--service-account-max-token-expiration=8760h']).warnings, []);
+    assert.equal(parseApiServerOptions(['--service-account-max-token-expiration=2h']).options.authentication.serviceAccountMaxTokenExpirationMs, 7_200_000);
+  });
+
   test('--help is reported and the help text lists every flag with its default', () => {
     assert.equal(parseApiServerOptions(['--help']).help, true);
     const text = apiServerHelp();

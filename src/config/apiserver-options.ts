@@ -9,7 +9,7 @@ import { readFile } from 'node:fs/promises';
 import { loadYaml } from '../util/yaml.js';
 import { apiDomains, defaultApiDomain, naming, type ApiDomain } from '../api/naming.js';
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
-import { FlagError, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
+import { FlagError, formatDuration, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { re2Problem } from '../util/re2.js';
 import { cipherSuiteNames, opensslCiphers, tlsVersionHelp, tlsVersions, type TlsVersion } from './tls-options.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
@@ -201,6 +201,23 @@ export interface EmbeddedSchedulerOptions {
   configFile?: string;
   /** the flag values its options start from (the shared leader-election flags) */
   flagValues: Record<string, FlagValue | undefined>;
+}
+
+/**
+ * --service-account-max-token-expiration, when set, lies between an hour and 2^32 seconds (else the start fails, as the
+ * reference's does); the warnings when pod-bound tokens are extended past it, in the reference's words.
+ */
+function tokenExpirationProblems(maxMs: number, extend: boolean): string[] {
+  if (maxMs === 0) return [];
+  if (maxMs < 3_600_000 || maxMs > 2 ** 32 * 1000) throw new FlagError('the service-account-max-token-expiration must be between 1 hour and 2^32 seconds');
+  if (!extend) return [];
+  const warnOnlySeconds = 3607, extensionSeconds = 365 * 24 * 3600;
+  const warnings: string[] = [];
+  if (maxMs < warnOnlySeconds * 1000)
+    warnings.push(`service-account-extend-token-expiration is true, in order to correctly trigger safe transition logic, service-account-max-token-expiration must be set longer than ${warnOnlySeconds} seconds (currently ${formatDuration(maxMs)})`);
+  if (maxMs < extensionSeconds * 1000)
+    warnings.push(`service-account-extend-token-expiration is true, enabling tokens valid up to ${extensionSeconds} seconds, which is longer than service-account-max-token-expiration set to ${formatDuration(maxMs)}`);
+  return warnings;
 }
 
 const nonNegative = (v: FlagValue) => ((v as number) < 0 ? 'must not be negative' : undefined);
@@ -490,6 +507,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   const nodePort = options.kubernetesServiceNodePort, range = options.serviceNodePortRange;
   if (nodePort > 0 && (nodePort < range.base || nodePort >= range.base + range.size))
     throw new FlagError(`kubernetes-service-node-port ${nodePort} must be within the range of --service-node-port-range (${range.base}-${range.base + range.size - 1})`);
+  warnings.push(...tokenExpirationProblems(options.authentication.serviceAccountMaxTokenExpirationMs, options.authentication.serviceAccountExtendTokenExpiration));
   for (const [flag, why] of Object.entries(notActingFlags)) {
     const decl = apiServerFlags.find(d => d.name === flag)!;
     if (parsed.given.has(flag) && JSON.stringify(v[flag]) !== JSON.stringify(decl.default)) warnings.push(`flag --${flag} is accepted but has no effect: ${why}`);
