@@ -381,6 +381,7 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
       spec: { serviceAccountName: 'robot', containers: [{ name: 'c', image: 'busybox' }] } });
     const bad = await tokenFor({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner', uid: 'not-the-uid' } });
     assert.equal(bad.status, 409);
+    assert.equal(bad.json.message, 'Operation cannot be fulfilled on Pod "runner": the UID in the bound object reference (not-the-uid) does not match the UID in record. The object might have been deleted and then recreated');
     const bound = await tokenFor({ boundObjectRef: { kind: 'Pod', apiVersion: 'v1', name: 'runner' } });
     assert.equal(bound.json.spec.boundObjectRef.uid, pod.metadata.uid);
     const boundReview = await review(bound.json.status.token);

@@ -53,7 +53,8 @@ export async function requestToken(req: RestRequest, body: unknown): Promise<Tok
     const obj = await req.listers.get('', resource, namespace, ref.name);
     if (!obj) throw notFound('', resource, ref.name);
     if (ref.uid && ref.uid !== obj.metadata.uid)
-      throw conflict('', resource, ref.name, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
+      // the reference names the kind, not the resource, in this conflict: `Operation cannot be fulfilled on Pod "web"`
+      throw conflict('', ref.kind!, ref.name, `the UID in the bound object reference (${ref.uid}) does not match the UID in record. The object might have been deleted and then recreated`);
     if (resource === 'pods') {
       const podSa = (obj as Pod).spec?.serviceAccountName || 'default';
       if (podSa !== name) throw badRequest(`cannot bind token for serviceaccount "${name}" to pod running with different serviceaccount name.`);
