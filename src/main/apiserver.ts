@@ -48,7 +48,7 @@ import { createMetrics, storageDurationBuckets } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
 import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
-import { startKubernetesService } from './kubernetes-service.js';
+import { inClusterNames, startKubernetesService } from './kubernetes-service.js';
 import { startIdentityLease, startIdentityLeaseGc } from './identity-lease.js';
 import { ensureTrackingSince } from './legacy-token-tracking.js';
 import type { Loopback } from './loopback.js';
@@ -265,7 +265,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       start() {
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
           ...(options.externalHostname ? [options.externalHostname] : []),
-          ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : [])];
+          ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : []),
+          ...inClusterNames(names, options.serviceClusterIpRanges)];
         pkiMade = ensurePki(options.certDir, { hosts });
         pkiMade.catch(() => undefined);   // awaited below; a start that fails before then reports its own error
       },

@@ -15,6 +15,16 @@ import type { Logger } from '../http/server.js';
 
 export type EndpointReconciler = 'lease' | 'none';
 
+/** the Service's cluster IP: the first address of the first service range */
+const serviceIp = (ranges: readonly string[]) => ipAt(parseCidr(ranges[0]!), 1);
+
+/**
+ * What in-cluster clients reach the API server by, which a serving certificate the server makes itself covers (as the
+ * reference's does): the Service's cluster IP (KUBERNETES_SERVICE_HOST) and `<vendor>.default.svc`, `<vendor>.default`, `<vendor>`.
+ */
+export const inClusterNames = (names: Naming, serviceClusterIpRanges: readonly string[]): string[] =>
+  [`${names.vendor}.default.svc`, `${names.vendor}.default`, names.vendor, serviceIp(serviceClusterIpRanges)];
+
 export interface KubernetesServiceOptions {
   backends: Backends;
   names: Naming;
@@ -61,7 +71,7 @@ export function startKubernetesService(o: KubernetesServiceOptions): { ready: Pr
   /** the Service, created if missing, and its type and port put right when they differ from the flags' */
   async function ensureService() {
     const { port } = o.address();
-    const clusterIP = ipAt(parseCidr(o.serviceClusterIpRanges[0]!), 1);
+    const clusterIP = serviceIp(o.serviceClusterIpRanges);
     const nodePort = o.nodePort && o.nodePort > 0 ? o.nodePort : undefined;
     const type = nodePort ? 'NodePort' : 'ClusterIP';
     const ports = [{ name: portName, protocol: 'TCP', port: servicePort, targetPort: port, ...(nodePort ? { nodePort } : {}) }];

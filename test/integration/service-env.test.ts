@@ -1,9 +1,11 @@
 // What in-cluster clients find in their containers' environment: the API server's Service as <VENDOR>_SERVICE_HOST/
 // _PORT (and its Docker-link variables) in every pod, whatever enableServiceLinks says; the Services of the pod's own
 // namespace with enableServiceLinks (not headless ones, not other namespaces'); a variable the container sets itself
-// wins, and $(VAR) in values sees the services' variables.
+// wins, and $(VAR) in values sees the services' variables. The serving certificate the server makes covers the
+// Service's cluster IP and DNS names, so a client following those variables verifies it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { connect } from 'node:tls';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { waitFor } from '../support/wait.js';
 
@@ -67,5 +69,20 @@ describe('service environment variables of containers', () => {
     assert.equal(unlinked.get(`${V}_SERVICE_HOST`), ip);
     assert.equal(unlinked.get(`${V}_SERVICE_PORT`), String(port));
     assert.ok(![...unlinked.keys()].some((k) => k.startsWith('WEB_FRONT_')), [...unlinked.keys()].join(' '));
+  });
+
+  test('the serving certificate covers the API server\'s Service: its cluster IP and <vendor>.default.svc', async () => {
+    const api = await server.client.resource(servicesRef, 'default').get(server.names.vendor);
+    const url = new URL(server.url);
+    const cert = await new Promise<{ subjectaltname?: string }>((resolve, reject) => {
+      const socket = connect({ host: url.hostname, port: Number(url.port), ca: server.caCertPem, servername: `${server.names.vendor}.default.svc`, ALPNProtocols: ['h2'] }, () => {
+        resolve(socket.getPeerCertificate());
+        socket.end();
+      });
+      socket.once('error', reject);
+    });
+    const sans = (cert.subjectaltname ?? '').split(', ');
+    const v = server.names.vendor;
+    for (const name of [`DNS:${v}.default.svc`, `DNS:${v}.default`, `DNS:${v}`, `IP Address:${api.spec.clusterIP}`]) assert.ok(sans.includes(name), `${name} in ${sans.join(', ')}`);
   });
 });
