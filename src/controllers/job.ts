@@ -169,8 +169,14 @@ export const jobController: Controller = {
       // 1. finished pods still holding the finalizer are recorded as uncounted, failures checked against the policy
       let failJob: { reason: string; message: string } | undefined;
       const ignored = new Set<string>();
+      const indexed = job.spec.completionMode === 'Indexed';
+      const indexOf = (p: Pod) => Number(p.metadata.annotations?.[indexAnnotation] ?? NaN);
+      /** an Indexed Job's pod has an index below completions (an elastic Job scaled down leaves pods beyond it) */
+      const inRange = (p: Pod) => !indexed || validIndex(indexOf(p), job.spec.completions ?? 0);
       for (const p of all) {
         if (!p.metadata.finalizers?.includes(trackingFinalizer) || !isTerminated(p) || recorded.has(p.metadata.uid!)) continue;
+        // a pod of an index beyond completions counts neither as a failure nor as a success: it is only let go
+        if (!inRange(p)) { ignored.add(p.metadata.uid!); continue; }
         if (withPolicy && hasFailed(p)) {
           const m = matchFailurePolicy(job.spec.podFailurePolicy!.rules, p);
           if (m?.rule.action === 'Ignore') { ignored.add(p.metadata.uid!); continue; }
@@ -180,9 +186,7 @@ export const jobController: Controller = {
         recorded.add(p.metadata.uid!);
       }
       const succeededIndexes = parseIndexes(status.completedIndexes, job.spec.completions ?? 0);
-      const indexed = job.spec.completionMode === 'Indexed';
-      const indexOf = (p: Pod) => Number(p.metadata.annotations?.[indexAnnotation] ?? NaN);
-      for (const p of all) if (indexed && succeeded(p) && recorded.has(p.metadata.uid!)) succeededIndexes.add(indexOf(p));
+      for (const p of all) if (indexed && succeeded(p) && recorded.has(p.metadata.uid!) && inRange(p)) succeededIndexes.add(indexOf(p));
 
       // 2. released pods fold into the counts; counted uids leave uncountedTerminatedPods
       const stillHeld = new Set(all.filter((p) => p.metadata.finalizers?.includes(trackingFinalizer)).map((p) => p.metadata.uid!));
@@ -259,8 +263,11 @@ export const jobController: Controller = {
           const wanted = indexed
             ? Math.min(parallelism, completions! - succeededIndexes.size)
             : Math.min(parallelism, completions !== undefined ? completions - totalSucceeded : parallelism);
-          if (active.length > wanted) {
-            await deletePods([...active].sort(deletionRank).slice(0, active.length - wanted));
+          // an Indexed Job's pods beyond completions and second pods of one index go first, then the surplus
+          const invalid = indexed ? surplusIndexPods(active, indexOf, completions!) : [];
+          const kept = active.filter((p) => !invalid.includes(p));
+          if (invalid.length || kept.length > wanted) {
+            await deletePods([...invalid, ...[...kept].sort(deletionRank).slice(0, Math.max(0, kept.length - wanted))]);
           } else if (active.length < wanted) {
             const wait = backoffRemaining(all);
             if (wait > 0) requeueAfterMs = Math.min(requeueAfterMs ?? wait, wait);
@@ -310,7 +317,7 @@ export const jobController: Controller = {
 
       /** how long new pods wait after recent failures */
       function backoffRemaining(list: Pod[]): number {
-        const failures = list.filter((p) => hasFailed(p) && !ignored.has(p.metadata.uid!))
+        const failures = list.filter((p) => hasFailed(p) && !ignored.has(p.metadata.uid!) && inRange(p))
           .map((p) => Date.parse(finishTime(p) ?? '') || 0).sort((a, b) => a - b);
         const lastSuccess = Math.max(0, ...list.filter(succeeded).map((p) => Date.parse(finishTime(p) ?? '') || 0));
         const recent = failures.filter((t) => t >= lastSuccess);
@@ -362,6 +369,22 @@ export const jobController: Controller = {
     }
   },
 };
+
+const validIndex = (index: number, completions: number) => Number.isInteger(index) && index >= 0 && index < completions;
+
+/** the active pods of an Indexed Job that must go whatever the parallelism: those without an index below completions,
+ *  and all but the most advanced pod (the last in deletion order) of an index held by several */
+export function surplusIndexPods(active: Pod[], indexOf: (p: Pod) => number, completions: number): Pod[] {
+  const byIndex = new Map<number, Pod[]>();
+  const surplus: Pod[] = [];
+  for (const p of active) {
+    const index = indexOf(p);
+    if (!validIndex(index, completions)) surplus.push(p);
+    else byIndex.set(index, [...(byIndex.get(index) ?? []), p]);
+  }
+  for (const pods of byIndex.values()) surplus.push(...[...pods].sort(deletionRank).slice(0, -1));
+  return surplus;
+}
 
 /** longest generateName the server keeps whole (it appends 5 random characters to at most 58) */
 const maxGenerateNameLength = 58;

@@ -78,6 +78,24 @@ describe('job controllers', () => {
     }
   });
 
+  test('Indexed, elastic: scaled down, the pods of indexes beyond completions go and are not counted as failed', async () => {
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const indexKey = `batch.${cluster.server.names.labelDomain}/job-completion-index`;
+    const podsOf = async () => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'job-name=elastic' })).items;
+    await jobs.create(job('elastic', { completions: 3, parallelism: 3, completionMode: 'Indexed' }, runFor(600_000)));
+    await waitFor('three pods running', async () => (await podsOf()).filter((p: any) => p.status?.phase === 'Running').length === 3);
+    // completions and parallelism change together (ElasticIndexedJob, beta in 1.27)
+    await jobs.patch('elastic', { spec: { completions: 1, parallelism: 1 } }, 'merge');
+    const left = await waitFor('only index 0 left', async () => {
+      const pods = (await podsOf()).filter((p: any) => !p.metadata.deletionTimestamp);
+      return pods.length === 1 && pods[0].metadata.annotations[indexKey] === '0' && pods;
+    });
+    const j = await waitFor('one active pod counted', async () => { const j = await jobs.get('elastic'); return j.status?.active === 1 && j; });
+    assert.ok(!('failed' in j.status), `pods beyond completions are no failures: ${JSON.stringify(j.status)}`);
+    assert.equal(left[0].status.phase, 'Running');
+    await jobs.delete('elastic', { propagationPolicy: 'Background' });
+  });
+
   test('a suspended Job says so in events, and in its status with no empty completedIndexes', async () => {
     const jobs = cluster.client.resource(jobsRef, 'default');
     await jobs.create(job('paused', { suspend: true, completions: 2, completionMode: 'Indexed' }, runFor(100)));
