@@ -2,7 +2,7 @@
 // the claim templates (`<template>-<pod>`, kept when pods go). OrderedReady creates pods in ordinal order, each
 // once the ones before it run and are ready, and removes them from the highest ordinal down one at a time;
 // Parallel does both at once. Templates are kept as ControllerRevisions: a RollingUpdate replaces pods from the
-// highest ordinal down to the partition, one at a time, each once the others are ready; OnDelete waits for
+// highest ordinal down to the partition, one at a time, each once those above it are ready again; OnDelete waits for
 // pods to be deleted by someone else. Status counts current and updated pods by revision. The claims' retention
 // policy is kept through their owner references, which the garbage collector follows: whenDeleted Delete makes the
 // set an owner of its claims, whenScaled Delete makes each pod beyond the replicas the owner of its claims before the
@@ -114,12 +114,14 @@ async function syncSet(ctx: ControllerContext, set: StatefulSet, namespacePods: 
       await deletePod(p);
       if (ordered) return;
     }
-    // a rolling update replaces pods from the highest ordinal down to the partition, one at a time
+    // a rolling update replaces pods from the highest ordinal down to the partition, one at a time: a pod of another
+    // revision goes, and the update waits on the first pod it meets that is missing, going or not ready. Pods it has
+    // not reached do not hold it up (with Parallel management they may be unready: a broken template being fixed)
     if (!rolling) return;
-    if (slots.some((s) => !s || s.metadata.deletionTimestamp || !runningAndReady(s))) return;
     for (let i = replicas - 1; i >= partition; i--) {
-      const p = slots[i]!;
-      if (p.metadata.labels?.[revisionHashLabel] !== update.metadata.name) { await deletePod(p); return; }
+      const p = slots[i];
+      if (p && !p.metadata.deletionTimestamp && p.metadata.labels?.[revisionHashLabel] !== update.metadata.name) { await deletePod(p); return; }
+      if (!p || p.metadata.deletionTimestamp || !runningAndReady(p)) return;
     }
   };
   // the status is written even when a pod could not be made or removed, as the reference writes it, so clients see

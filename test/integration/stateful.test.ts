@@ -120,6 +120,30 @@ describe('stateful and per-node workloads', () => {
     await waitFor('3 ready', async () => (await sets.get('par')).status?.readyReplicas === 3);
   });
 
+  test('StatefulSet with Parallel management: a rolling update replaces pods that never got ready (a broken template fixed)', async () => {
+    const sets = cluster.client.resource(stsRef, 'default');
+    const notReady = { [fakeAnnotation(cluster.server.names, 'ready')]: 'false' };
+    const probe = { exec: { command: ['true'] } };
+    await sets.create({
+      apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'fixed' },
+      spec: {
+        replicas: 3, serviceName: 'fixed', podManagementPolicy: 'Parallel', selector: { matchLabels: { app: 'fixed' } },
+        template: { metadata: { labels: { app: 'fixed' }, annotations: notReady }, spec: { containers: [{ name: 'c', image: 'x', readinessProbe: probe }] } },
+      },
+    });
+    await waitFor('3 pods running, none ready', async () => {
+      const pods = await podsOf('app=fixed');
+      return pods.length === 3 && pods.every((p: any) => p.status?.phase === 'Running');
+    });
+    // the readiness fixed in the template: each old pod is replaced, highest first, though the lower ones are not ready
+    await sets.patch('fixed', { spec: { template: { metadata: { annotations: null } } } }, 'merge');
+    const s = await waitFor('3 updated and ready', async () => {
+      const x = await sets.get('fixed');
+      return x.status?.updatedReplicas === 3 && x.status.readyReplicas === 3 && x.status.currentRevision === x.status.updateRevision && x;
+    });
+    assert.equal(s.status.currentReplicas, 3);
+  });
+
   test('zero counts: a StatefulSet scaled to 0 and a DaemonSet with no node to run on write only the counts without omitempty', async () => {
     const sets = cluster.client.resource({ group: 'apps', version: 'v1', resource: 'statefulsets' }, 'default');
     const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'z:1' }] } });
