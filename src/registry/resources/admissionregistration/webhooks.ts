@@ -4,7 +4,7 @@
 import { admissionReviewVersions } from '../../../api/admission.js';
 import type { Stored } from '../../../api/meta.js';
 import type {
-  MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ServiceReference, ValidatingWebhookConfiguration,
+  MutatingWebhook, MutatingWebhookConfiguration, RuleWithOperations, ValidatingWebhookConfiguration,
 } from '../../../api/types/admissionregistration-v1.js';
 import type { TableColumn } from '../../types.js';
 import { defineStrategy } from '../../strategy.js';
@@ -13,6 +13,7 @@ import {
   type Causes, duplicate, invalid, isInt, labelSelector, notSupported, oneOf, required,
 } from '../../validation/fields.js';
 import { age, column } from '../columns.js';
+import { validateReviewVersions, validateWebhookService, validateWebhookUrl } from '../../validation/webhook-client.js';
 import { loadAdmissionCel, loadedAdmissionCel } from '../../../cel/index.js';
 import { qualifiedNameErrors } from '../../../api/selectors.js';
 import type { StrategyContext } from '../../strategy.js';
@@ -95,53 +96,6 @@ export function validateRule(at: string, r: RuleWithOperations): Causes {
   return out;
 }
 
-function validateUrl(at: string, raw: string): Causes {
-  const form = '; desired format: https://host[/path]';
-  let u: URL;
-  try { u = new URL(raw); } catch (e) { return [required(at, `url must be a valid URL: ${(e as Error).message}${form}`)]; }
-  const out: Causes = [];
-  if (u.protocol !== 'https:') out.push(invalid(at, u.protocol.replace(/:$/, ''), `'https' is the only allowed URL scheme${form}`));
-  if (!u.host) out.push(invalid(at, u.host, `host must be provided${form}`));
-  if (u.username || u.password) out.push(invalid(at, u.password ? `${u.username}:${u.password}` : u.username, 'user information is not permitted in the URL'));
-  if (u.hash.length > 1) out.push(invalid(at, u.hash.slice(1), 'fragments are not permitted in the URL'));
-  if (u.search.length > 1) out.push(invalid(at, u.search.slice(1), 'query parameters are not permitted in the URL'));
-  return out;
-}
-
-function validateService(at: string, s: ServiceReference): Causes {
-  const out: Causes = [];
-  if (!s.name) out.push(required(`${at}.name`, 'service name is required'));
-  if (!s.namespace) out.push(required(`${at}.namespace`, 'service namespace is required'));
-  const port = s.port ?? 443;
-  if (!isInt(port) || port < 1 || port > 65535) out.push(invalid(`${at}.port`, port, 'port is not valid: must be between 1 and 65535, inclusive'));
-  const path: unknown = s.path;
-  if (typeof path !== 'string' || path === '' || path === '/') return out;
-  if (path === '//') return [...out, invalid(`${at}.path`, path, 'segment[0] may not be empty')];
-  if (!path.startsWith('/')) out.push(invalid(`${at}.path`, path, "must start with a '/'"));
-  let rest = path.slice(1);
-  if (rest.endsWith('/')) rest = rest.slice(0, -1);
-  rest.split('/').forEach((step, i) => {
-    if (step === '') { out.push(invalid(`${at}.path`, path, `segment[${i}] may not be empty`)); return; }
-    for (const p of nameProblems(step, 'dns-subdomain')) out.push(invalid(`${at}.path`, path, `segment[${i}]: ${p}`));
-  });
-  return out;
-}
-
-function validateReviewVersions(at: string, versions: string[] | undefined, requireKnown: boolean): Causes {
-  const vs = list(versions);
-  if (vs.length === 0) return [required(at, `must specify one of ${admissionReviewVersions.join(', ')}`)];
-  const out: Causes = [];
-  const seen = new Set<string>();
-  vs.forEach((v, i) => {
-    if (seen.has(v)) { out.push(invalid(`${at}[${i}]`, v, 'duplicate version')); return; }
-    seen.add(v);
-    for (const p of nameProblems(String(v), 'dns-label')) out.push(invalid(`${at}[${i}]`, v, p));
-  });
-  if (requireKnown && !vs.some(v => (admissionReviewVersions as readonly string[]).includes(v)))
-    out.push(invalid(at, vs, `must include at least one of ${admissionReviewVersions.join(', ')}`));
-  return out;
-}
-
 function validateWebhook(at: string, w: Webhook, mutating: boolean, opts: Options): Causes {
   const out = fullyQualifiedName(`${at}.name`, w?.name);
   list(w?.rules).forEach((r, i) => out.push(...validateRule(`${at}.rules[${i}]`, r)));
@@ -160,8 +114,8 @@ function validateWebhook(at: string, w: Webhook, mutating: boolean, opts: Option
   const cc = w.clientConfig ?? {};
   const hasUrl = cc.url != null;
   if (hasUrl === (cc.service != null)) out.push(required(`${at}.clientConfig`, 'exactly one of url or service is required'));
-  else if (cc.service) out.push(...validateService(`${at}.clientConfig.service`, cc.service));
-  else out.push(...validateUrl(`${at}.clientConfig.url`, String(cc.url)));
+  else if (cc.service) out.push(...validateWebhookService(`${at}.clientConfig.service`, cc.service));
+  else out.push(...validateWebhookUrl(`${at}.clientConfig.url`, String(cc.url)));
   return out;
 }
 
@@ -172,7 +126,8 @@ function validateConfiguration(obj: Configuration, mutating: boolean, opts: Opti
     const at = `webhooks[${i}]`;
     if (!w || typeof w !== 'object') { out.push(required(at)); return; }
     out.push(...validateWebhook(at, w, mutating, opts));
-    out.push(...validateReviewVersions(`${at}.admissionReviewVersions`, w.admissionReviewVersions, opts.knownReviewVersion));
+    out.push(...validateReviewVersions(`${at}.admissionReviewVersions`, w.admissionReviewVersions, admissionReviewVersions, opts.knownReviewVersion,
+      `must specify one of ${admissionReviewVersions.join(', ')}`));
     if (opts.uniqueNames && typeof w.name === 'string' && w.name) {
       if (seen.has(w.name)) out.push(duplicate(`${at}.name`, w.name)); else seen.add(w.name);
     }

@@ -74,6 +74,18 @@ describe('CRD validation', () => {
       ['spec.conversion.webhook: Forbidden: should not be set when strategy is not set to Webhook']);
     assert.deepEqual(problems(crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions: ['v2'], clientConfig: { url: 'https://x/convert' } } } })),
       ['spec.conversion.webhook.conversionReviewVersions: Invalid value: ["v2"]: must include at least one of v1, v1beta1']);
+    // the webhook is checked as an admission webhook's is: its URL, its Service, and its review versions listed once each
+    const webhook = (clientConfig: unknown, conversionReviewVersions = ['v1']) => crd({ conversion: { strategy: 'Webhook', webhook: { conversionReviewVersions, clientConfig } } });
+    assert.deepEqual(problems(webhook({ url: 'https://user@x/convert?debug=1' })), [
+      'spec.conversion.webhook.clientConfig.url: Invalid value: "user": user information is not permitted in the URL',
+      'spec.conversion.webhook.clientConfig.url: Invalid value: "debug=1": query parameters are not permitted in the URL',
+    ]);
+    assert.deepEqual(problems(webhook({ service: { namespace: 'ns', name: 's', port: 0, path: 'convert' } })), [
+      'spec.conversion.webhook.clientConfig.service.port: Invalid value: 0: port is not valid: must be between 1 and 65535, inclusive',
+      'spec.conversion.webhook.clientConfig.service.path: Invalid value: "convert": must start with a \'/\'',
+    ]);
+    assert.deepEqual(problems(webhook({ url: 'https://x/convert' }, ['v1', 'v1'])),
+      ['spec.conversion.webhook.conversionReviewVersions[1]: Invalid value: "v1": duplicate version']);
   });
 
   test('storedVersions must appear in the versions; updates keep group, plural, and once established scope and kind', () => {

@@ -10,6 +10,10 @@ import { shown, type ValidationSchema } from '../../../../schema/validate.js';
 import { structuralProblems } from '../../../../schema/structural.js';
 import { nameProblems } from '../../../validation/object-meta.js';
 import { hasRules, loadedRules } from '../../../../cel/index.js';
+import { validateReviewVersions, validateWebhookService, validateWebhookUrl } from '../../../validation/webhook-client.js';
+
+/** the ConversionReview versions this server can send */
+const conversionReviewVersions = ['v1', 'v1beta1'];
 
 /** a CRD as a write sends it: any part may be missing until validation has passed */
 export type CrdBody = Stored<Omit<CustomResourceDefinition, 'spec'> & { spec?: Partial<CustomResourceDefinition['spec']> }>;
@@ -129,11 +133,9 @@ function validateConversion(c: CustomResourceConversion | undefined, path: strin
     const cc = w.clientConfig;
     if (!cc || typeof cc !== 'object') out.push(required(`${path}.webhook.clientConfig`, 'required when strategy is set to Webhook'));
     else if (!!cc.url === !!cc.service) out.push(required(`${path}.webhook.clientConfig`, 'exactly one of url or service is required'));
-    else if (cc.url && !/^https:\/\/[^/?#]+/.test(cc.url)) out.push(invalid(`${path}.webhook.clientConfig.url`, cc.url, "'https' is the only allowed URL scheme"));
-    const reviews = Array.isArray(w.conversionReviewVersions) ? w.conversionReviewVersions : [];
-    if (!reviews.length) out.push(required(`${path}.webhook.conversionReviewVersions`));
-    else if (!reviews.some(r => r === 'v1' || r === 'v1beta1'))
-      out.push(invalid(`${path}.webhook.conversionReviewVersions`, reviews, 'must include at least one of v1, v1beta1'));
+    else if (cc.url) out.push(...validateWebhookUrl(`${path}.webhook.clientConfig.url`, cc.url));
+    else out.push(...validateWebhookService(`${path}.webhook.clientConfig.service`, cc.service!));
+    out.push(...validateReviewVersions(`${path}.webhook.conversionReviewVersions`, w.conversionReviewVersions, conversionReviewVersions, true, ''));
   } else if (c.webhook !== undefined && c.webhook !== null) {
     out.push(forbidden(`${path}.webhook`, 'should not be set when strategy is not set to Webhook'));
   }
