@@ -270,9 +270,10 @@ function reviewText(apiVersion: string, request: ReturnType<typeof reviewRequest
   return `${head.slice(0, -2)},"object":${encoded.object},"oldObject":${encoded.oldObject}}}`;
 }
 
-/** POSTs the review and returns the webhook's checked response; `resolveService` finds a Service's endpoint */
+/** POSTs the review and returns the webhook's checked response; `resolveService` finds a Service's endpoint; a
+ *  validating webhook (`mutating` false) may not answer with a patch */
 export async function callWebhook(hook: Webhook, request: ReturnType<typeof reviewRequest>, names: Naming,
-  opts: { encoded?: EncodedObjects; resolveService?: ServiceResolver; credentials?: CredentialsFor } = {}): Promise<AdmissionResponse> {
+  opts: { encoded?: EncodedObjects; resolveService?: ServiceResolver; credentials?: CredentialsFor; mutating?: boolean } = {}): Promise<AdmissionResponse> {
   const p = prepare(hook, names, opts.credentials);
   const { version, apiVersion, shown } = p;
   const body = reviewText(apiVersion, request, opts.encoded);
@@ -300,17 +301,26 @@ export async function callWebhook(hook: Webhook, request: ReturnType<typeof revi
       throw invalid(`expected webhook response of ${apiVersion}, Kind=AdmissionReview, got ${review.apiVersion ?? ''}, Kind=${review.kind ?? ''}`);
     if (!r || typeof r !== 'object') throw invalid('webhook response was absent');
     if (r.uid !== request.uid) throw invalid(`expected response.uid="${request.uid}", got "${r.uid ?? ''}"`);
-    if (r.patch && !r.patchType) throw invalid('webhook returned response.patch but not response.patchType');
-    if (!r.patch && r.patchType) throw invalid('webhook returned response.patchType but not response.patch');
+    if (opts.mutating) {
+      if (r.patch && !r.patchType) throw invalid('webhook returned response.patch but not response.patchType');
+      if (!r.patch && r.patchType) throw invalid('webhook returned response.patchType but not response.patch');
+      if (r.patchType === '') throw invalid('webhook returned invalid response.patchType of ""');
+    } else {
+      if (r.patch) throw invalid('validating webhook may not return response.patch');
+      if (r.patchType !== undefined && r.patchType !== null) throw invalid('validating webhook may not return response.patchType');
+    }
+    if (r.patchType && r.patchType !== 'JSONPatch') throw new CallError(hook.name, `unsupported patch type "${String(r.patchType)}"`);
   } else if (!r || typeof r !== 'object') {
     throw invalid('webhook response was absent');
   }
-  if (r.patchType && r.patchType !== 'JSONPatch') throw invalid(`webhook returned invalid response.patchType of "${r.patchType}"`);
+  // v1beta1 answers were never checked for their patch type: a mutating webhook's patch is read as a JSON patch,
+  // and a validating webhook's is ignored
+  const patch = opts.mutating && typeof r.patch === 'string' && r.patch ? r.patch : undefined;
   return {
     allowed: r.allowed === true,
     status: r.status && typeof r.status === 'object' ? r.status as AdmissionResponse['status'] : undefined,
-    patch: typeof r.patch === 'string' && r.patch ? r.patch : undefined,
-    patchType: r.patchType as string | undefined,
+    patch,
+    patchType: patch ? 'JSONPatch' : undefined,
     warnings: Array.isArray(r.warnings) ? r.warnings.map(String) : undefined,
     auditAnnotations: r.auditAnnotations && typeof r.auditAnnotations === 'object' ? r.auditAnnotations as Record<string, string> : undefined,
   };

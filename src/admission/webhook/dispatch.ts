@@ -105,7 +105,8 @@ async function seenAt(version: string, a: AdmissionAttributes, d: DispatchDeps, 
 
 /** what every call shares: the dry-run check, the review at the webhook's version, failurePolicy, warnings and audit
  *  annotations; validating calls, which all see the same objects, share them converted and encoded once per version */
-async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, openKey: string, shared?: Map<string, Promise<Seen>>): Promise<AdmissionResponse | undefined> {
+async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, openKey: string, mutating: boolean,
+  shared?: Map<string, Promise<Seen>>): Promise<AdmissionResponse | undefined> {
   const { hook } = inv;
   if (a.dryRun && hook.sideEffects !== 'None' && hook.sideEffects !== 'NoneOnDryRun')
     throw badRequest(`admission webhook "${hook.name}" does not support dry run`);
@@ -115,7 +116,7 @@ async function call(inv: Invocation, a: AdmissionAttributes, d: DispatchDeps, op
   const request = reviewRequest(a, { version: inv.version, kind, object, oldObject }, d.names);
   let response: AdmissionResponse;
   try {
-    response = await callWebhook(hook, request, d.names, { encoded, resolveService: resolverOf(d), credentials: d.credentials });
+    response = await callWebhook(hook, request, d.names, { encoded, resolveService: resolverOf(d), credentials: d.credentials, mutating });
   } catch (e) {
     if (!(e instanceof CallError)) throw e;
     return failed(hook, e, a, d, openKey);
@@ -188,7 +189,7 @@ export async function dispatchMutating(a: AdmissionAttributes, d: DispatchDeps):
       let changed = false;
       const at = `round_${round}_index_${entry.index}`;
       try {
-        const response = await call(inv, a, d, openKey);
+        const response = await call(inv, a, d, openKey, true);
         const applied = response?.patch ? await applyPatch(inv, a, response, d) : undefined;
         changed = applied !== undefined;
         // the patch itself is recorded only when the audit record keeps request bodies
@@ -219,7 +220,7 @@ export async function dispatchValidating(a: AdmissionAttributes, d: DispatchDeps
     if (await conditionsAllow(inv, a, d, openKey)) invocations.push({ inv, openKey });
   }
   const shared = new Map<string, Promise<Seen>>();
-  const results = await Promise.allSettled(invocations.map(({ inv, openKey }) => call(inv, a, d, openKey, shared)));
+  const results = await Promise.allSettled(invocations.map(({ inv, openKey }) => call(inv, a, d, openKey, false, shared)));
   const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
   if (failed) throw failed.reason;
 }

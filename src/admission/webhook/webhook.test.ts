@@ -466,6 +466,22 @@ describe('webhook dispatch', () => {
       (e: ServerError) => e.code === 400 && e.message === 'admission webhook "odd.example.com" denied the request: Because' && e.status.status === 'Failure');
   });
 
+  test('patches: a validating webhook may not answer with one (v1); v1beta1 patches are JSON patches whatever their type says', async () => {
+    const labelled = jsonPatch([{ op: 'add', path: '/metadata/labels', value: { patched: 'yes' } }]);
+    wh.handle.set('/patching', () => ({ allowed: true, ...labelled }));
+    wh.handle.set('/untyped', () => ({ allowed: true, patch: labelled.patch }));
+    wh.handle.set('/merge', () => ({ allowed: true, patch: labelled.patch, patchType: 'MergePatch' }));
+    const { a } = attrs(cm('q') as ApiObject);
+    await assert.rejects(dispatchValidating(a, deps([], [hook(wh, 'v.example.com', '/patching')])),
+      (e: ServerError) => e.code === 500 && e.message === 'Internal error occurred: failed calling webhook "v.example.com": received invalid webhook response: validating webhook may not return response.patch');
+    await dispatchValidating(a, deps([], [hook(wh, 'v-old.example.com', '/patching', { admissionReviewVersions: ['v1beta1'] })]));
+    await assert.rejects(dispatchMutating(a, deps([hook(wh, 'm.example.com', '/merge')])),
+      (e: ServerError) => e.code === 500 && e.message === 'Internal error occurred: failed calling webhook "m.example.com": unsupported patch type "MergePatch"');
+    assert.equal(a.object!.metadata.labels, undefined);
+    await dispatchMutating(a, deps([hook(wh, 'm-old.example.com', '/untyped', { admissionReviewVersions: ['v1beta1'] })]));
+    assert.deepEqual(a.object!.metadata.labels, { patched: 'yes' });
+  });
+
   test('a webhook passed over under failurePolicy Ignore is named in the audit event, by its place as the reference counts it', async () => {
     wh.handle.set('/broken', () => ({ allowed: true, uid: 'not-the-request' }));
     const unmatched = { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] };
