@@ -351,7 +351,11 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     // validation
     assert.equal((await tokenFor({ expirationSeconds: 60 })).status, 422);
     assert.equal((await tokenFor({}, 'nobody')).status, 404);
-    assert.equal((await tokenFor({ boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'n1' } })).status, 400);
+    // as the reference names the type it will not bind to, and the object whose UID differs (by its kind)
+    const toNode = await tokenFor({ boundObjectRef: { kind: 'Node', apiVersion: 'v1', name: 'n1' } });
+    assert.deepEqual([toNode.status, toNode.json.message], [400, 'cannot bind token to object of type /v1, Kind=Node']);
+    const toDeployment = await tokenFor({ boundObjectRef: { kind: 'Deployment', apiVersion: 'apps/v1', name: 'd' } });
+    assert.deepEqual([toDeployment.status, toDeployment.json.message], [400, 'cannot bind token to object of type apps/v1, Kind=Deployment']);
     // a name or namespace in the body must be the account's
     const misnamed = await as(admin, 'POST', '/api/v1/namespaces/team/serviceaccounts/robot/token', {
       body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenRequest', metadata: { name: 'default' }, spec: {} } });

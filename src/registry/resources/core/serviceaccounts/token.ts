@@ -47,8 +47,12 @@ export async function requestToken(req: RestRequest, body: unknown): Promise<Tok
   let pod, secret;
   const ref = spec.boundObjectRef;
   if (ref) {
-    const resource = ref.kind === 'Pod' ? 'pods' : ref.kind === 'Secret' ? 'secrets' : undefined;
-    if (!resource || (ref.apiVersion ?? 'v1') !== 'v1') throw badRequest(`cannot bind token to object of type ${ref.apiVersion ?? ''}, Kind=${ref.kind ?? ''}`);
+    // the reference reads the reference's group alone (any version of the core group), and names a refused type as
+    // Go prints a group, version and kind: "/v1, Kind=Node", "apps/v1, Kind=Deployment"
+    const apiVersion = ref.apiVersion ?? '';
+    const [group, version] = apiVersion.includes('/') ? apiVersion.split('/', 2) as [string, string] : ['', apiVersion];
+    const resource = group ? undefined : ref.kind === 'Pod' ? 'pods' : ref.kind === 'Secret' ? 'secrets' : undefined;
+    if (!resource) throw badRequest(`cannot bind token to object of type ${group}/${version}, Kind=${ref.kind ?? ''}`);
     if (!ref.name) throw fail('spec.boundObjectRef.name', 'Required value');
     const obj = await req.listers.get('', resource, namespace, ref.name);
     if (!obj) throw notFound('', resource, ref.name);
