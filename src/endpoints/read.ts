@@ -166,7 +166,7 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
         rep.contentType, items.length * 256);
     }
     case 'yaml':
-      return stream(yamlArrayParts(listHead, 'items', items.length, served), rep.contentType, items.length * 512);
+      return stream(yamlArrayParts(listHead, 'items', items.length, n => asListItem(scope, served(n))), rep.contentType, items.length * 512);
     case 'protobuf': {
       const codec = protobufCodec();
       let encoded: { parts: Buffer[]; length: number } | undefined;
@@ -187,7 +187,7 @@ export async function list(ctx: RequestContext, scope: Scope, namespace: string)
       return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
     }
     default: {
-      if (isPretty(ctx)) return stream(jsonArrayParts({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta }, 'items', items.length, served, true),
+      if (isPretty(ctx)) return stream(jsonArrayParts({ kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta }, 'items', items.length, n => asListItem(scope, served(n)), true),
         'application/json', items.length * 512);
       const { parts, length, estimate } = await listJsonParts(scope, meta, items);
       return sendStream(ctx, 200, parts, { length, estimate }, 'application/json');
@@ -223,12 +223,35 @@ export function* jsonArrayParts(head: Record<string, unknown>, field: string, co
   if (!count) { yield Buffer.from(`${open}[]${pretty ? '\n}\n' : '}'}`); return; }
   yield Buffer.from(`${open}[${pretty ? '\n' : ''}`);
   for (let n = 0; n < count; n++) {
-    if (n) yield pretty ? prettyComma : comma;
     const m = member(n);
+    // a member past its opening brace: the brace goes with the comma, so it costs no piece of its own
+    if (isPastBrace(m)) { yield n ? commaBrace : openBrace; yield m.pastBrace; continue; }
+    if (n) yield pretty ? prettyComma : comma;
     yield Buffer.isBuffer(m) ? m : Buffer.from(pretty ? indent(JSON.stringify(m, null, 2), '    ') : JSON.stringify(m));
   }
   yield Buffer.from(pretty ? '\n  ]\n}\n' : ']}');
 }
+
+/** a member of a compact JSON array given as its bytes past its opening brace (a stored object's bytes past its kind
+ *  and apiVersion) */
+interface PastBrace { pastBrace: Buffer }
+const isPastBrace = (m: unknown): m is PastBrace => typeof m === 'object' && m !== null && Buffer.isBuffer((m as PastBrace).pastBrace);
+
+/**
+ * A built-in kind's list leaves kind and apiVersion out of its items, as the reference's typed lists do (its encoder
+ * names them on the list alone); a custom resource's items keep them, as the reference's unstructured ones do.
+ */
+const itemsNameTheirKind = (scope: Scope) => !!scope.info.def.custom;
+
+/** an item as a built-in kind's list holds it */
+export function asListItem(scope: Scope, obj: ApiObject): ApiObject {
+  if (itemsNameTheirKind(scope)) return obj;
+  const { kind: _kind, apiVersion: _apiVersion, ...rest } = obj;
+  return rest as ApiObject;
+}
+
+const openBrace = Buffer.from('{');
+const commaBrace = Buffer.from(',{');
 
 /** the YAML of `head` with `field` added last, holding `count` members, made one member at a time as it is read */
 export function* yamlArrayParts(head: Record<string, unknown>, field: string, count: number, member: (n: number) => unknown): Generator<Buffer> {
@@ -250,17 +273,25 @@ export const bytesOf = (item: StoredObject): Buffer => (item.bytes ??= Buffer.fr
 export async function listJsonParts(scope: Scope, meta: Record<string, unknown>, items: StoredObject[]): Promise<{ parts: Iterable<Buffer>; length?: number; estimate: number }> {
   const head = { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: meta };
   const served = (i: StoredObject) => i.obj.apiVersion === scope.info.apiVersion && i.obj.kind === scope.info.kind;
-  const piece = (i: StoredObject) => (served(i) ? bytesOf(i) : Buffer.from(JSON.stringify(asServed(scope, i.obj))));
+  const keepKind = itemsNameTheirKind(scope);
+  const piece = (i: StoredObject) => (served(i) && keepKind ? bytesOf(i) : Buffer.from(JSON.stringify(asListItem(scope, asServed(scope, i.obj)))));
   // the bytes at hand that are already the objects as served, checked on the bytes themselves (nothing parsed);
   // made in slices, since a stored object's bytes are made on first use
   const itemHead = servedHead(scope);
   const ready = await mapInSlices(items, i => servedBytes(i, itemHead));
   const known = ready.every(Boolean);
+  // a built-in item is its bytes past the head that names its kind and apiVersion, after an opening brace of its own
+  const cut = keepKind ? 0 : itemHead.length - 1;
+  const member = (n: number) => {
+    const bytes = ready[n];
+    if (!bytes) return piece(items[n]);
+    return cut ? { pastBrace: bytes.subarray(itemHead.length) } : bytes;
+  };
   // the text around the members: the head, the brackets and the commas between members
   const fixed = Buffer.byteLength(JSON.stringify({ ...head, items: [] })) + Math.max(0, items.length - 1);
-  const length = known ? ready.reduce((n, b) => n + b!.length, fixed) : undefined;
+  const length = known ? ready.reduce((n, b) => n + b!.length - cut, fixed) : undefined;
   return {
-    parts: jsonArrayParts(head, 'items', items.length, n => ready[n] ?? piece(items[n]), false),
+    parts: jsonArrayParts(head, 'items', items.length, member, false),
     length, estimate: length ?? fixed + (items.length ? piece(items[0]).length * items.length : 0),
   };
 }

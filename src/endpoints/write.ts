@@ -18,7 +18,7 @@ const maxGracePeriodSeconds = 100 * 365 * 24 * 3600;
 import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUserAgent, typedPatchError } from '../apply/managed-fields.js';
 import { undeclaredFields } from '../apply/typed.js';
 import { admission, asServed, customMetadataWrongTypes, parseFieldValidation, filterFor, type Scope } from './scope.js';
-import { representationFor, sendOne, sendWritten } from './read.js';
+import { asListItem, representationFor, sendOne, sendWritten } from './read.js';
 import { duplicateFields, fractionalIntegers, readTyped, type TypedReading } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
 import type { Naming } from '../api/naming.js';
@@ -392,7 +392,7 @@ export async function removeCollection(ctx: RequestContext, scope: Scope, namesp
   const workers = Math.max(1, Math.min(scope.deleteCollectionWorkers ?? 1, items.length));
   await Promise.all(Array.from({ length: workers }, worker));
   if (failed !== undefined) throw failed;
-  const list = { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: {}, items: deleted.filter(o => o !== undefined) };
+  const list = { kind: scope.info.listKind, apiVersion: scope.info.apiVersion, metadata: {}, items: deleted.filter(o => o !== undefined).map(o => asListItem(scope, o)) };
   const bytes = protobufOf(ctx, scope.names, list);
   if (bytes) return sendText(ctx, 200, bytes, scope.names.protobufMediaType);
   sendObject(ctx, 200, list);

@@ -146,6 +146,8 @@ describe('custom resources', { concurrency: 1 }, () => {
     const list = await c.get(base);
     assert.equal(list.json.kind, 'WidgetList');
     assert.deepEqual(list.json.items.map((i: any) => i.metadata.name), ['one']);
+    // a custom resource's items name their kind, as the reference's unstructured lists do (a built-in's do not)
+    assert.deepEqual([list.json.items[0].kind, list.json.items[0].apiVersion], ['Widget', `${group}/v1`]);
     const all = await c.get(`/apis/${group}/v1/widgets`);
     assert.equal(all.json.items.length, 1);
 

@@ -42,6 +42,25 @@ eachBackend('list', h => {
     assert.equal(bad.json.reason, 'BadRequest');
   });
 
+  test('a built-in list names its kind once: its items carry no kind or apiVersion, in every form of the list, as the reference\'s', async () => {
+    const { base } = await seeded(2);
+    const typeMeta = (items: any[]) => items.map((i: any) => [i.kind, i.apiVersion, i.metadata.name]);
+    const none = [[undefined, undefined, 'a'], [undefined, undefined, 'b']];
+    for (const query of ['', '?resourceVersion=0', '?limit=1', '?pretty=true']) {
+      const r = await c().get(`${base}${query}`);
+      assert.equal(r.status, 200, r.body);
+      assert.deepEqual([r.json.kind, r.json.apiVersion], ['ConfigMapList', 'v1']);
+      assert.deepEqual(typeMeta(r.json.items), query === '?limit=1' ? none.slice(0, 1) : none, query);
+    }
+    const yaml = await c().get(base, { accept: 'application/yaml' });
+    assert.match(yaml.body, /^kind: ConfigMapList$/m);
+    assert.doesNotMatch(yaml.body, /^ {2,}kind: ConfigMap$/m);
+    // the objects deleted by a collection delete, likewise
+    const deleted = await c().request('DELETE', base);
+    assert.equal(deleted.status, 200, deleted.body);
+    assert.deepEqual([deleted.json.kind, ...typeMeta(deleted.json.items).map(t => t.slice(0, 2))], ['ConfigMapList', [undefined, undefined], [undefined, undefined]]);
+  });
+
   test('field selectors: metadata.name, metadata.namespace, unsupported field 400', async () => {
     const { ns, base } = await seeded(3);
     assert.deepEqual(names(await c().get(`${base}?fieldSelector=metadata.name%3Db`)), ['b']);
