@@ -230,3 +230,41 @@ test('a watch from a revision within the history window is served from the cache
     await close();
   }
 });
+
+test('history keeps at most its bytes of objects: a watch from before what large writes left in it is served from storage, with every event', async () => {
+  const { kv, close } = await openBackend('memory');
+  const direct = createObjectStore(kv);
+  let storageWatches = 0;
+  const counted = { ...direct, watch: (...a: Parameters<typeof direct.watch>) => { storageWatches++; return direct.watch(...a); } };
+  // ten events of 10 kB objects fit; the count limit and the time window are far off
+  const cache = createWatchCache(counted, { root: '/registry/', historyBytes: 100_000 });
+  await cache.start();
+  try {
+    const p = `/registry/bytes-${randomBytes(4).toString('hex')}/things/`;
+    const big = (i: number) => ({ ...object('k', String(i)), binaryData: { pad: 'a'.repeat(10_000) } }) as ApiObject;
+    const revs = [(await cache.create(`${p}k`, big(0))).rev];
+    await until(() => cache.cache(p).count() === 1, 'the cache to hold the object');
+    for (let i = 1; i <= 40; i++) revs.push((await cache.update(`${p}k`, () => ({ put: big(i) })))!.rev);
+    await until(() => cache.cache(p).get(`${p}k`)?.rev === revs.at(-1), 'the cache to see the last update');
+    const watchesBefore = storageWatches;
+    const recent = await record(cache, p, { revision: revs.at(-6)! });
+    try {
+      await recent.until(() => recent.events().length >= 5, 'the last 5 events');
+      assert.deepEqual(recent.events().map(e => valueOf(e.cur.obj)), ['36', '37', '38', '39', '40']);
+    } finally {
+      recent.stop();
+    }
+    assert.equal(storageWatches, watchesBefore, 'recent events served from the cache');
+    const old = await record(cache, p, { revision: revs[20] });
+    try {
+      await old.until(() => old.events().length >= 20, 'the 20 events after the old revision');
+      assert.deepEqual(old.events().map(e => valueOf(e.cur.obj)), Array.from({ length: 20 }, (_, i) => String(21 + i)));
+    } finally {
+      old.stop();
+    }
+    assert.equal(storageWatches, watchesBefore + 1, 'a revision older than the bytes history keeps is watched from storage');
+  } finally {
+    cache.stop();
+    await close();
+  }
+});

@@ -25,6 +25,8 @@ export interface WatchCacheOptions {
   historyLimit?: number;
   /** most events kept for the resource of this key prefix, when it has its own size (--watch-cache-sizes) */
   historyLimitFor?(prefix: string): number | undefined;
+  /** most bytes of objects' JSON the history of one resource keeps (default 256 MiB): older events are let go sooner */
+  historyBytes?: number;
   /** how long a read waits for the cache to reach a revision it asks for before FutureRevision (default 3 s) */
   freshnessTimeoutMs?: number;
   /**
@@ -52,6 +54,9 @@ export interface WatchCache extends ObjectStore {
   check(): void;
   stop(): void;
 }
+
+/** what an event of the history holds of its own: its object's JSON (a previous state is the event before's) */
+const eventBytes = (ev: ObjectEvent) => ev.cur.bytes?.length ?? 0;
 
 /** the part of a registry key that names the resource: /registry/<group>/<resource>/ */
 export function resourcePrefixOf(key: string): string {
@@ -117,6 +122,7 @@ interface ResourceState extends ResourceCache {
 export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): WatchCache {
   const historyMs = opts.historyMs ?? 5 * 60_000;
   const historyLimit = opts.historyLimit ?? 10_000;
+  const historyBytes = opts.historyBytes ?? 256 * 1024 * 1024;
   const freshnessTimeoutMs = opts.freshnessTimeoutMs ?? 3000;
   const caches = new Map<string, ResourceState>();
   let seen = 0;
@@ -146,9 +152,12 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
     let sortedKeys: string[] | undefined;
     /** the events from index `head` on; those before it have expired and are cut in one piece, 1,024 at a time (or once
      *  they are half of it): a splice of the front at every event moved the whole window (10,000 events) each time */
-    let history: Array<{ ev: ObjectEvent; at: number }> = [];
+    let history: Array<{ ev: ObjectEvent; at: number; size: number }> = [];
     let head = 0;
     let historyFrom = 0;   // every event with rev > historyFrom is in history
+    /** the JSON bytes of the objects history holds: writes of large objects (a flood of 1 MB ConfigMaps) would
+     *  otherwise keep gigabytes for the whole window; a watch from before what is kept is served from storage */
+    let bytesHeld = 0;
     const limit = opts.historyLimitFor?.(prefix) ?? historyLimit;
     let rev = 0;
     let loaded = false;
@@ -174,7 +183,8 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
     function trim(now: number) {
       const from = head;
-      while (head < history.length && (history.length - head > limit || now - history[head].at > historyMs)) head++;
+      while (head < history.length && (history.length - head > limit || now - history[head].at > historyMs || bytesHeld > historyBytes))
+        bytesHeld -= history[head++].size;
       if (head === from) return;
       historyFrom = history[head - 1].ev.rev;
       if (head >= 1024 || head >= history.length / 2) { history = history.slice(head); head = 0; }
@@ -207,7 +217,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
         ev = { type: 'DELETED', key: e.key, cur: kept(e.cur), prev, rev: e.rev };
       }
       rev = ev.rev;
-      history.push({ ev, at: now });
+      const size = eventBytes(ev);
+      history.push({ ev, at: now, size });
+      bytesHeld += size;
       publish(ev);
     }
 
@@ -240,6 +252,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       sortedKeys = undefined;
       history = [];
       head = 0;
+      bytesHeld = 0;
       historyFrom = rev;
       endStreams(relisted());
       for (const ev of changes.sort((a, b) => a.rev - b.rev)) for (const s of subscribers) s.send(ev);
