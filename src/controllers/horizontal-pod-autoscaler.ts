@@ -1,15 +1,17 @@
 // The horizontal pod autoscaler: every --horizontal-pod-autoscaler-sync-period (15 s) each HorizontalPodAutoscaler's target is scaled (through its scale
 // subresource) to what its Resource metrics ask for, read from the resource metrics API: for a utilization target,
 // ceil(ready pods × current/target utilization of the pods' requests), left alone within a 10% tolerance; the
-// largest of the metrics' counts wins, held within minReplicas and maxReplicas, no higher than double (or 4 more)
-// at a step, and lowered only to the highest count recommended within the scale-down stabilization window (5 min by
-// default). Pods, Object, External and ContainerResource metrics need metrics APIs this server does not serve: the
+// largest of the metrics' counts wins. Without spec.behavior it is raised to the highest count recommended within
+// the last 5 minutes, and held within minReplicas and maxReplicas, no higher than double (or 4) at a step; with
+// behavior, the stabilization windows of both directions hold it and the scaling policies (Pods, Percent,
+// selectPolicy) limit each step from the count at the start of their periods. A target outside [min, max] is
+// brought to the bound whatever the metrics. Pods, Object, External and ContainerResource metrics need metrics APIs this server does not serve: the
 // autoscaler says so in its ScalingActive condition and leaves the target alone. Two autoscalers whose targets select
 // the same pods would fight over them: each of them then reports AmbiguousSelector and scales nothing.
 import { milliUnits, wholeUnits } from '../api/quantity.js';
 import { resourceRef } from '../client/rest-client.js';
 import { isNotFound } from '../client/rest-client.js';
-import type { MetricSpec, MetricStatus, HorizontalPodAutoscalerCondition } from '../api/types/autoscaling-v2.js';
+import type { MetricSpec, MetricStatus, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition } from '../api/types/autoscaling-v2.js';
 import { splitKey, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { HorizontalPodAutoscaler, Pod } from './types.js';
@@ -21,9 +23,15 @@ const defaultDownscaleWindowSeconds = 300;
 interface Scale { metadata: { resourceVersion?: string }; spec?: { replicas?: number }; status?: { replicas?: number; selector?: string } }
 interface PodUsage { name: string; containers: Array<{ name: string; usage: Record<string, string> }> }
 interface Recommendation { at: number; replicas: number }
+/** a rescale this controller made: when, and by how many replicas (up or down) */
+interface ScaleEvent { at: number; change: number }
 
 /** what one metric asks for: a replica count and the status it reports, or why it cannot tell */
 type MetricResult = { replicas: number; status: MetricStatus; text: string } | { error: string; reason: string };
+
+/** what the reference names a metric's value in its FailedComputeMetricsReplicas event */
+const metricValueName = (m: MetricSpec) => m.type === 'Resource' ? `${m.resource?.name} resource metric value`
+  : m.type === 'ContainerResource' ? `${m.containerResource?.name} container metric value` : `${m.type.toLowerCase()} metric value`;
 
 export const horizontalPodAutoscalerController: Controller = {
   name: 'horizontalpodautoscaling',
@@ -32,15 +40,18 @@ export const horizontalPodAutoscalerController: Controller = {
     const hpaRef = resourceRef<HorizontalPodAutoscaler>('autoscaling', 'v2', 'horizontalpodautoscalers', 'HorizontalPodAutoscaler');
     const hpas = ctx.informers.informer(hpaRef);
     const pods = ctx.informers.informer(ctx.refs.pods);
-    const recommendations = new Map<string, Recommendation[]>();
-    const targetSelectors = new Map<string, LabelSelector>();
+    const memory: Memory = { recommendations: new Map(), targetSelectors: new Map(), scaleUps: new Map(), scaleDowns: new Map() };
     const queue = startQueue(ctx, async (key) => {
       const hpa = hpas.get(key);
-      if (!hpa) { recommendations.delete(key); targetSelectors.delete(key); return; }
-      await reconcile(ctx, hpa, key, (ns) => pods.list().filter((p) => p.metadata.namespace === ns), { recommendations, targetSelectors });
+      if (!hpa) { for (const m of Object.values(memory)) m.delete(key); return; }
+      await reconcile(ctx, hpa, key, (ns) => pods.list().filter((p) => p.metadata.namespace === ns), memory);
       return { requeueAfterMs: ctx.settings.hpaSyncPeriodMs };
     });
-    hpas.addHandler({ added: (h) => queue.add(keyOf(h)), updated: (_, h) => queue.add(keyOf(h)), deleted: (h) => queue.add(keyOf(h)) });
+    // As the reference, an autoscaler is looked at once a sync period, whatever changes it: a change (its own status
+    // write among them) waits for the next turn, so one turn's rescale is not followed at once by another on metrics
+    // that do not show the new pods yet.
+    const later = (h: HorizontalPodAutoscaler) => queue.addAfter(keyOf(h), ctx.settings.hpaSyncPeriodMs);
+    hpas.addHandler({ added: later, updated: (_, h) => later(h), deleted: (h) => queue.add(keyOf(h)) });
   },
 };
 
@@ -48,10 +59,13 @@ const keyOf = (o: { metadata: { namespace?: string; name?: string } }) => `${o.m
 
 /** what the controller remembers between syncs, by autoscaler key: recent recommendations, and the selector of each
  *  autoscaler's target as last read from its scale */
-interface Memory { recommendations: Map<string, Recommendation[]>; targetSelectors: Map<string, LabelSelector> }
+export interface Memory {
+  recommendations: Map<string, Recommendation[]>; targetSelectors: Map<string, LabelSelector>;
+  scaleUps: Map<string, ScaleEvent[]>; scaleDowns: Map<string, ScaleEvent[]>;
+}
 
-async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, key: string, podsIn: (ns: string) => Pod[],
-  { recommendations, targetSelectors }: Memory) {
+async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, key: string, podsIn: (ns: string) => Pod[], memory: Memory) {
+  const { targetSelectors } = memory;
   const [namespace, name] = splitKey(key);
   const ref = hpa.spec.scaleTargetRef;
   const conditions: HorizontalPodAutoscalerCondition[] = [];
@@ -76,6 +90,16 @@ async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, k
     condition('ScalingActive', 'False', 'ScalingDisabled', 'scaling is disabled since the replica count of the target is zero');
     return writeStatus(ctx, hpa, { currentReplicas: 0, desiredReplicas: 0, conditions });
   }
+  // a target outside [min, max] is brought to the bound first, whatever the metrics say (or fail to say)
+  if (current > max || current < min) {
+    const desired = current > max ? max : min;
+    await ctx.client.request({ method: 'PUT', path: scalePath, body: { ...scale, spec: { ...scale.spec, replicas: desired } } });
+    ctx.recorder.event(withKind(hpa), 'Normal', 'SuccessfulRescale',
+      `New size: ${desired}; reason: Current number of replicas ${current > max ? 'above Spec.MaxReplicas' : 'below Spec.MinReplicas'}`);
+    condition('AbleToScale', 'True', 'SucceededRescale', `the HPA controller was able to update the target scale to ${desired}`);
+    conditions.push(...(hpa.status?.conditions ?? []).filter((c) => c.type !== 'AbleToScale'));
+    return writeStatus(ctx, hpa, { currentReplicas: current, desiredReplicas: desired, conditions, lastScaleTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') });
+  }
 
   const selector = scale.status?.selector ? parseLabelSelector(scale.status.selector) : undefined;
   if (selector) targetSelectors.set(key, selector); else targetSelectors.delete(key);
@@ -97,48 +121,131 @@ async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, k
     const reason = failed?.reason ?? 'FailedGetResourceMetric';
     const message = failed?.error ?? 'no metrics to scale on';
     ctx.recorder.event(withKind(hpa), 'Warning', reason, message);
+    const first = results.findIndex((r) => 'error' in r);
+    if (first >= 0) ctx.recorder.event(withKind(hpa), 'Warning', 'FailedComputeMetricsReplicas',
+      `invalid metrics (${results.length} invalid out of ${results.length}), first error is: failed to get ${metricValueName(hpa.spec.metrics![first]!)}: ${message}`);
     condition('AbleToScale', 'True', 'SucceededGetScale', 'the HPA controller was able to get the target\'s current scale');
     condition('ScalingActive', 'False', reason, `the HPA was unable to compute the replica count: ${message}`);
     return writeStatus(ctx, hpa, { currentReplicas: current, desiredReplicas: hpa.status?.desiredReplicas ?? current, conditions });
   }
   const best = counted.reduce((a, b) => (b.replicas > a.replicas ? b : a));
-
-  // stabilization: up to the lowest count recommended within the up window, down to the highest within the down window
   const now = Date.now();
-  const upWindowMs = (hpa.spec.behavior?.scaleUp?.stabilizationWindowSeconds ?? 0) * 1000;
-  const downWindowMs = (hpa.spec.behavior?.scaleDown?.stabilizationWindowSeconds ?? defaultDownscaleWindowSeconds) * 1000;
-  const history = (recommendations.get(key) ?? []).filter((r) => now - r.at <= Math.max(upWindowMs, downWindowMs));
-  history.push({ at: now, replicas: best.replicas });
-  recommendations.set(key, history);
-  const upFloor = Math.min(...history.filter((r) => now - r.at <= upWindowMs).map((r) => r.replicas));
-  const downCeiling = Math.max(...history.filter((r) => now - r.at <= downWindowMs).map((r) => r.replicas));
-  let desired = current;
-  if (desired < upFloor) desired = upFloor;
-  if (desired > downCeiling) desired = downCeiling;
-  // the default scale-up policies: at most 4 pods or 100% more per period, whichever is more
-  const upLimit = Math.max(current * 2, current + 4);
-  let limited: 'TooFewReplicas' | 'TooManyReplicas' | 'ScaleUpLimit' | undefined;
-  if (desired > upLimit) { desired = upLimit; limited = 'ScaleUpLimit'; }
-  if (desired > max) { desired = max; limited = 'TooManyReplicas'; }
-  if (desired < min) { desired = min; limited = 'TooFewReplicas'; }
-
+  const step = hpa.spec.behavior
+    ? withBehavior(hpa.spec.behavior, key, current, best.replicas, min, max, memory, now)
+    : withoutBehavior(key, current, best.replicas, min, max, memory, now);
+  const desired = step.desired;
   condition('ScalingActive', 'True', 'ValidMetricFound', `the HPA was able to successfully calculate a replica count from ${best.text}`);
-  condition('ScalingLimited', limited ? 'True' : 'False', limited ?? 'DesiredWithinRange',
-    limited === 'TooManyReplicas' ? 'the desired replica count is more than the maximum replica count'
-      : limited === 'TooFewReplicas' ? 'the desired replica count is less than the minimum replica count'
-        : limited === 'ScaleUpLimit' ? 'the desired replica count is increasing faster than the maximum scale rate'
-          : 'the desired count is within the acceptable range');
+  condition('ScalingLimited', step.limited.status, step.limited.reason, step.limited.message);
   let lastScaleTime = hpa.status?.lastScaleTime;
   if (desired !== current) {
     await ctx.client.request({ method: 'PUT', path: scalePath, body: { ...scale, spec: { ...scale.spec, replicas: desired } } });
     lastScaleTime = new Date(now).toISOString().replace(/\.\d+Z$/, 'Z');
-    const reason = desired > current ? `${best.text} above target` : 'All metrics below target';
+    if (hpa.spec.behavior) remember(desired > current ? memory.scaleUps : memory.scaleDowns, key, { at: now, change: Math.abs(desired - current) });
+    const reason = best.replicas > current ? `${best.text} above target` : 'All metrics below target';
     ctx.recorder.event(withKind(hpa), 'Normal', 'SuccessfulRescale', `New size: ${desired}; reason: ${reason}`);
     conditions.unshift({ type: 'AbleToScale', status: 'True', reason: 'SucceededRescale', message: `the HPA controller was able to update the target scale to ${desired}`, lastTransitionTime: transitionTime(hpa, 'AbleToScale', 'True') });
   } else {
-    conditions.unshift({ type: 'AbleToScale', status: 'True', reason: 'ReadyForNewScale', message: 'recommended size matches current size', lastTransitionTime: transitionTime(hpa, 'AbleToScale', 'True') });
+    conditions.unshift({ type: 'AbleToScale', status: 'True', reason: step.able.reason, message: step.able.message, lastTransitionTime: transitionTime(hpa, 'AbleToScale', 'True') });
   }
   return writeStatus(ctx, hpa, { currentReplicas: current, desiredReplicas: desired, currentMetrics: counted.map((r) => r.status), conditions, ...(lastScaleTime ? { lastScaleTime } : {}) });
+}
+
+/** where one turn lands: the replica count, what the AbleToScale condition says when it does not rescale, and the ScalingLimited condition */
+export interface Step { desired: number; able: { reason: string; message: string }; limited: { status: 'True' | 'False'; reason: string; message: string } }
+
+const readyForNewScale = { reason: 'ReadyForNewScale', message: 'recommended size matches current size' };
+const withinRange = { reason: 'DesiredWithinRange', message: 'the desired count is within the acceptable range' };
+const limitMessages: Record<string, string> = {
+  TooManyReplicas: 'the desired replica count is more than the maximum replica count',
+  TooFewReplicas: 'the desired replica count is less than the minimum replica count',
+  ScaleUpLimit: 'the desired replica count is increasing faster than the maximum scale rate',
+  ScaleDownLimit: 'the desired replica count is decreasing faster than the maximum scale rate',
+};
+
+/** adds an entry at its time, dropping those older than `keepMs` (a policy's period is at most 30 minutes) */
+function remember<T extends { at: number }>(byKey: Map<string, T[]>, key: string, entry: T, keepMs = 1_800_000) {
+  byKey.set(key, [...(byKey.get(key) ?? []).filter((e) => entry.at - e.at <= keepMs), entry]);
+}
+
+/** the clamp of the result to the step limit and to [min, max], named as the reference names the limit that held */
+function limitStep(stabilized: number, lowest: number, lowestReason: string, highest: number, highestReason: string): Step['limited'] & { desired: number } {
+  if (stabilized < lowest) return { desired: lowest, status: 'True', reason: lowestReason, message: limitMessages[lowestReason]! };
+  if (stabilized > highest) return { desired: highest, status: 'True', reason: highestReason, message: limitMessages[highestReason]! };
+  return { desired: stabilized, status: 'False', ...withinRange };
+}
+
+/**
+ * An autoscaler without behavior: the highest recommendation of the downscale stabilization window (5 minutes),
+ * then at most double the current replicas (or 4) and within [min, max].
+ */
+export function withoutBehavior(key: string, current: number, proposed: number, min: number, max: number, memory: Memory, now: number): Step {
+  const windowMs = defaultDownscaleWindowSeconds * 1000;
+  const recent = (memory.recommendations.get(key) ?? []).filter((r) => now - r.at < windowMs);
+  const stabilized = Math.max(proposed, ...recent.map((r) => r.replicas));
+  remember(memory.recommendations, key, { at: now, replicas: proposed }, windowMs);
+  const able = stabilized !== proposed
+    ? { reason: 'ScaleDownStabilized', message: 'recent recommendations were higher than current one, applying the highest recent recommendation' }
+    : readyForNewScale;
+  const upLimit = Math.max(2 * current, 4);
+  const { desired, ...limited } = max > upLimit
+    ? limitStep(stabilized, min, 'TooFewReplicas', upLimit, 'ScaleUpLimit')
+    : limitStep(stabilized, min, 'TooFewReplicas', max, 'TooManyReplicas');
+  return { desired, able, limited };
+}
+
+type Rules = NonNullable<HorizontalPodAutoscalerBehavior['scaleUp']>;
+const defaultScaleUp: Rules = { stabilizationWindowSeconds: 0, selectPolicy: 'Max', policies: [{ type: 'Pods', value: 4, periodSeconds: 15 }, { type: 'Percent', value: 100, periodSeconds: 15 }] };
+const defaultScaleDown: Rules = { selectPolicy: 'Max', policies: [{ type: 'Percent', value: 100, periodSeconds: 15 }] };
+
+/** replicas added (or removed) by this controller's rescales within the last `periodSeconds` */
+const changedWithin = (events: ScaleEvent[] | undefined, periodSeconds: number, now: number) =>
+  (events ?? []).filter((e) => now - e.at < periodSeconds * 1000).reduce((n, e) => n + e.change, 0);
+
+/**
+ * The farthest the replicas may go in one direction under the rules' policies: each policy allows a change from
+ * the count at the start of its period (Pods: a number, Percent: a share, rounded up when growing and down when
+ * shrinking); selectPolicy Max takes the policy allowing the largest change, Min the smallest, Disabled none.
+ */
+function policyLimit(rules: Rules, up: boolean, current: number, key: string, memory: Memory, now: number): number {
+  if (rules.selectPolicy === 'Disabled') return current;
+  const proposals = (rules.policies ?? []).map((p) => {
+    const start = current - changedWithin(memory.scaleUps.get(key), p.periodSeconds, now) + changedWithin(memory.scaleDowns.get(key), p.periodSeconds, now);
+    if (p.type === 'Pods') return up ? start + p.value : start - p.value;
+    return up ? Math.ceil(start * (1 + p.value / 100)) : Math.trunc(start * (1 - p.value / 100));
+  });
+  if (!proposals.length) return current;
+  const largestChange = rules.selectPolicy !== 'Min';
+  return up === largestChange ? Math.max(...proposals) : Math.min(...proposals);
+}
+
+/**
+ * An autoscaler with behavior: the recommendation is held between the lowest recommendation of the scale-up
+ * stabilization window and the highest of the scale-down one, then the policies of its direction limit the step.
+ */
+export function withBehavior(behavior: HorizontalPodAutoscalerBehavior, key: string, current: number, proposed: number, min: number, max: number, memory: Memory, now: number): Step {
+  const up = { ...defaultScaleUp, ...behavior.scaleUp };
+  const down = { ...defaultScaleDown, ...behavior.scaleDown };
+  const upWindowMs = (up.stabilizationWindowSeconds ?? 0) * 1000;
+  const downWindowMs = (down.stabilizationWindowSeconds ?? defaultDownscaleWindowSeconds) * 1000;
+  const past = memory.recommendations.get(key) ?? [];
+  const upFloor = Math.min(proposed, ...past.filter((r) => now - r.at < upWindowMs).map((r) => r.replicas));
+  const downCeiling = Math.max(proposed, ...past.filter((r) => now - r.at < downWindowMs).map((r) => r.replicas));
+  const stabilized = Math.min(Math.max(current, upFloor), downCeiling);
+  remember(memory.recommendations, key, { at: now, replicas: proposed }, Math.max(upWindowMs, downWindowMs));
+  const able = stabilized === proposed ? readyForNewScale : proposed >= current
+    ? { reason: 'ScaleUpStabilized', message: 'recent recommendations were lower than current one, applying the lowest recent recommendation' }
+    : { reason: 'ScaleDownStabilized', message: 'recent recommendations were higher than current one, applying the highest recent recommendation' };
+  if (stabilized > current) {
+    const upLimit = Math.max(current, policyLimit(up, true, current, key, memory, now));
+    const { desired, ...limited } = max > upLimit ? limitStep(stabilized, -Infinity, '', upLimit, 'ScaleUpLimit') : limitStep(stabilized, -Infinity, '', max, 'TooManyReplicas');
+    return { desired, able, limited };
+  }
+  if (stabilized < current) {
+    const downLimit = Math.min(current, policyLimit(down, false, current, key, memory, now));
+    const { desired, ...limited } = min < downLimit ? limitStep(stabilized, downLimit, 'ScaleDownLimit', Infinity, '') : limitStep(stabilized, min, 'TooFewReplicas', Infinity, '');
+    return { desired, able, limited };
+  }
+  return { desired: stabilized, able, limited: { status: 'False', ...withinRange } };
 }
 
 /** the autoscalers (keys, sorted) whose targets select any of these pods of a namespace */

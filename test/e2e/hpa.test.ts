@@ -56,14 +56,16 @@ describe('horizontal pod autoscaling with kubectl 1.32', () => {
   });
 
   test('a second autoscaler of the same pods makes both report AmbiguousSelector and scale nothing', { timeout: 90_000 }, async () => {
-    await k.ok(['autoscale', 'deployment', 'busy', '-n', 'hpa', '--name=busy-too', '--min=1', '--max=2', '--cpu-percent=50']);
+    // its max is above the Deployment's 4 replicas: a target above an autoscaler's max is brought down to it before
+    // any metric (or selector) is looked at, as the reference does
+    await k.ok(['autoscale', 'deployment', 'busy', '-n', 'hpa', '--name=busy-too', '--min=1', '--max=6', '--cpu-percent=50']);
     const ambiguous = (h: any) => h.status?.conditions?.find((c: any) => c.type === 'ScalingActive' && c.reason === 'AmbiguousSelector');
     for (const name of ['busy', 'busy-too']) {
       const condition = await waitFor(`${name} reports AmbiguousSelector`, async () => ambiguous(await k.json(['get', 'hpa', name, '-n', 'hpa'])), 60_000);
       assert.equal(condition.status, 'False');
       assert.equal(condition.message, 'pods by selector app=busy are controlled by multiple HPAs: [hpa/busy hpa/busy-too]');
     }
-    assert.equal((await k.json(['get', 'deployment', 'busy', '-n', 'hpa'])).spec.replicas, 4, 'busy-too (max 2) did not scale the Deployment down');
+    assert.equal((await k.json(['get', 'deployment', 'busy', '-n', 'hpa'])).spec.replicas, 4, 'busy-too (max 6) did not scale the Deployment up');
     await waitFor('the AmbiguousSelector event', async () => /AmbiguousSelector/.test(await k.ok(['get', 'events', '-n', 'hpa', '--field-selector=reason=AmbiguousSelector'])));
   });
 });
