@@ -3,8 +3,8 @@
 // deleted or finished): object counts (`pods`, `services`, ..., `count/<resource>[.<group>]`), the compute
 // requests and limits of pods that have not finished, NodePorts and load balancers, and claimed storage (also
 // per storage class). Scopes and scope selectors (Terminating, BestEffort, PriorityClass, ...) narrow a quota to pods.
-// Recomputed when a quota's spec changes, when a counted object goes or its usage shrinks, and every
-// --resource-quota-sync-period.
+// Recomputed when a quota's spec changes, when a counted object goes (kinds counted by listing, such as custom
+// resources, are watched from their first count on) or its usage shrinks, and every --resource-quota-sync-period.
 import { formatQuantity, quantityValue } from '../api/quantity.js';
 import { podInQuotaScope, quotaScoped } from '../api/quota-scopes.js';
 import type { SharedInformer } from '../client/informer.js';
@@ -83,10 +83,22 @@ export const resourceQuotaController: Controller = {
         for (const r of others) {
           const [resource, ...group] = r.slice('count/'.length).split('.');
           const found = all.find((d) => d.resource === resource && d.group === group.join('.') && d.namespaced && d.verbs.includes('list'));
-          if (found) u[r] = (await ctx.client.resource(found as ResourceRef, namespace).list()).items.length;
+          if (!found) continue;
+          u[r] = (await ctx.client.resource(found as ResourceRef, namespace).list()).items.length;
+          replenishOnDelete(found as ResourceRef);
         }
       }
       return u;
+    };
+
+    // a kind counted by listing is watched from its first count on, so that what is deleted is given back at once
+    const watchedForDeletes = new Set<string>();
+    const replenishOnDelete = (ref: ResourceRef) => {
+      const id = `${ref.group}/${ref.resource}`;
+      if (watchedForDeletes.has(id)) return;
+      watchedForDeletes.add(id);
+      ctx.informers.informer(ref).addHandler({ deleted: (o: Obj) => inNamespace(o) });
+      ctx.informers.start();
     };
 
     const queue = startQueue(ctx, async (key) => {

@@ -38,6 +38,23 @@ describe('resource quota controller', () => {
     await until(async () => { const u = await used(); return u.pods === '1' && u['requests.cpu'] === '250m'; }, 'the usage to drop');
   });
 
+  test('a kind counted by listing (count/<resource>.<group>) gives its share back as soon as an object of it is deleted', async () => {
+    await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'quota-listed' } } });
+    const quotas = '/api/v1/namespaces/quota-listed/resourcequotas';
+    const hard = { 'count/replicasets.apps': '1' };
+    assert.equal((await c.request('POST', quotas, { body: { metadata: { name: 'rs' }, spec: { hard } } })).status, 201);
+    await until(async () => (await c.get(`${quotas}/rs`)).json.status?.used?.['count/replicasets.apps'] === '0', 'the first count');
+    const rs = (name: string) => ({ metadata: { name }, spec: { replicas: 0, selector: { matchLabels: { a: name } },
+      template: { metadata: { labels: { a: name } }, spec: { containers: [{ name: 'c', image: 'x' }] } } } });
+    const replicaSets = '/apis/apps/v1/namespaces/quota-listed/replicasets';
+    assert.equal((await c.request('POST', replicaSets, { body: rs('one') })).status, 201);
+    assert.equal((await c.request('POST', replicaSets, { body: rs('two') })).status, 403);
+    assert.equal((await c.request('DELETE', `${replicaSets}/one`)).status, 200);
+    // given back by the deletion (the resync of every quota is minutes away)
+    await until(async () => (await c.get(`${quotas}/rs`)).json.status?.used?.['count/replicasets.apps'] === '0', 'the share given back');
+    assert.equal((await c.request('POST', replicaSets, { body: rs('two') })).status, 201);
+  });
+
   test('a scope selector on PriorityClass counts only the pods of those classes, in admission and in the recount', async () => {
     assert.equal((await c.request('POST', '/apis/scheduling.cluster.io/v1/priorityclasses', { body: { metadata: { name: 'gold' }, value: 1000 } })).status, 201);
     const scoped = { metadata: { name: 'gold' }, spec: { hard: { pods: '1' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['gold'] }] } } };
