@@ -26,7 +26,7 @@ import { fallbackNodeRange, subnet } from './runtime/address-pool.js';
 import { admit } from './admission.js';
 import { cgroupName, createCgroupManager, joinCgroup, type CgroupManager } from './cgroups.js';
 import { createMounter, type Mounter } from './volumes/mount.js';
-import { createVolumeManager, type VolumeManager } from './volumes/index.js';
+import { createVolumeManager, simulatedMountFiles, type VolumeContext, type VolumeManager } from './volumes/index.js';
 import { createStats, type StatsProvider } from './stats/summary.js';
 import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
@@ -214,12 +214,17 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
   const memoryManager = simulated ? undefined : createMemoryManager(o.values['memory-manager-policy'] as 'None' | 'Static', numaNodes(), parseReservedMemory(o.values['reserved-memory'] as string[], parseQuantity));
 
   let workers: PodWorkers;
-  const volumes: VolumeManager = createVolumeManager(o.rootDir, {
+  const volumeContext: VolumeContext = {
     client, names, mounter, allocatable: allocatableUnits, tokens: new Map(), now: Date.now, sizeMemoryVolumes: !!o.featureGates.SizeMemoryBackedVolumes,
     facts: (pod) => ({ nodeName, hostIP: hostIP(o.nodeIps), podIPs: workers.podIPs(pod.metadata.uid) }),
-  });
+  };
+  const volumes: VolumeManager = createVolumeManager(o.rootDir, volumeContext);
   const fakeVolumes: VolumeManager = {
-    podDir: volumes.podDir, async setUp() {}, async refresh() {}, refreshes: () => false, async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; },
+    podDir: volumes.podDir, async setUp() {}, async refresh() {}, refreshes: () => false, async containerMounts() { return []; },
+    // the pod's tokens are forgotten with it
+    async tearDown(pod) { for (const key of volumeContext.tokens.keys()) if (key.startsWith(`${pod.metadata.uid}/`)) volumeContext.tokens.delete(key); },
+    async removeOrphans() { return []; },
+    simulatedFiles: (pod, c) => simulatedMountFiles(pod, c, volumeContext),
   };
 
   workers = createPodWorkers({

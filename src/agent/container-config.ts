@@ -98,5 +98,6 @@ export async function containerConfig(pod: AgentPod, c: Container, attempt: numb
     security: containerSecurity(pod, c, d.seccompDefault),
     stdin: !!c.stdin, stdinOnce: !!c.stdinOnce, tty: !!c.tty,
     init: !!pod.spec.initContainers?.some((i) => i.name === c.name),
+    ...(d.volumes.simulatedFiles ? { mountedFiles: () => d.volumes.simulatedFiles!(pod, c) } : {}),
   };
 }

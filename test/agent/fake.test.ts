@@ -111,6 +111,31 @@ describe('agent with the fake runtime', () => {
     await Promise.all(['tagged-1', 'tagged-2'].map((name) => pods.delete(name)));
   });
 
+  test('exec in a simulated container finds what its service-account mount holds: a bound token that authenticates, ca.crt, namespace', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(pod('identity', 'node-a'));
+    const running = await waitFor('pod Running', async () => {
+      const p = await pods.get('identity');
+      return p.status?.phase === 'Running' && p;
+    });
+    const idOf = (name: string) => running.status.containerStatuses.find((c: any) => c.name === name).containerID.replace(/^fake:\/\//, '');
+    const dir = `/var/run/secrets/${server.names.labelDomain}/serviceaccount`;
+    const read = async (path: string) => {
+      const r = await agent.nodes[0]!.runtime.execSync(idOf('main'), ['cat', path], 10);
+      assert.equal(r.exitCode, 0, `cat ${path}: ${r.stderr}`);
+      return r.stdout;
+    };
+    assert.equal(await read(`${dir}/namespace`), 'default');
+    assert.equal(await read(`${dir}/ca.crt`), server.caCertPem);
+    const token = await read(`${dir}/token`);
+    const group = server.names.group('authentication');
+    const review = await client.resource({ group, version: 'v1', resource: 'tokenreviews' }).create({ apiVersion: `${group}/v1`, kind: 'TokenReview', spec: { token } });
+    assert.equal(review.status.authenticated, true, review.status.error);
+    assert.equal(review.status.user.username, 'system:serviceaccount:default:default');
+    assert.deepEqual(review.status.user.extra[`authentication.${server.names.labelDomain}/pod-uid`], [running.metadata.uid]);
+    await pods.delete('identity');
+  });
+
   test('a container that exits is restarted per its policy; Never leaves the pod Failed', async () => {
     const pods = client.resource(podsRef, 'default');
     const exit = { [fakeAnnotation(server.names, 'run-for')]: '50ms', [fakeAnnotation(server.names, 'exit-code')]: '3' };

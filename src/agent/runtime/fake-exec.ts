@@ -335,6 +335,12 @@ async function runCommand(c: FakeExecContext, state: ShellState, argv: string[],
   }
 }
 
+/** a file at an absolute path, its folders made */
+export function addFile(f: FakeFiles, path: string, data: Buffer, mode: number) {
+  mkdirs(f, parentOf(path));
+  f.set(path, { dir: false, data, mode, mtime: new Date() });
+}
+
 function mkdirs(f: FakeFiles, p: string) {
   const parts = p.split('/').filter(Boolean);
   for (let i = 1; i <= parts.length; i++) {

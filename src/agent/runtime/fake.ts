@@ -16,13 +16,14 @@ import { createServer as createHttpServer } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { PassThrough, Writable } from 'node:stream';
-import { fakeExec, fakeFiles, knownCommand, type FakeFiles } from './fake-exec.js';
+import { addFile, fakeExec, fakeFiles, knownCommand, type FakeFiles } from './fake-exec.js';
 import type { Naming } from '../../api/naming.js';
 import { fakeAnnotation } from '../options.js';
 import { parseQuantity } from '../quantity.js';
 import { addressPool, type AddressPool } from './address-pool.js';
 import { ImageNeverPulled, type ContainerConfig, type ContainerInfo, type ContainerRuntime, type ContainerStats, type ImageInfo, type SandboxConfig, type SandboxInfo } from './types.js';
 import type { Probe } from '../objects.js';
+import type { MountedFile } from '../volumes/index.js';
 
 interface FakeContainer extends ContainerInfo {
   annotations: Record<string, string>;
@@ -33,6 +34,10 @@ interface FakeContainer extends ContainerInfo {
   logFile: string;
   /** its files, for exec and cp: made at the first exec (most simulated containers are never entered) */
   files?: FakeFiles;
+  /** what its mounts would show (the service-account token, ConfigMap keys, ...), added to its files at the first exec */
+  mountedFiles?: () => Promise<MountedFile[]>;
+  /** the files being made at the first exec, with what its mounts show */
+  filesMade?: Promise<void>;
   hostname: string;
   /** its main process reads stdin (attach with -i echoes what it reads) */
   stdin: boolean;
@@ -89,6 +94,17 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
 
   /** what the simulated shell of a container works on: its files, made at the first exec */
   const shellOf = (c: FakeContainer) => ({ files: c.files ??= fakeFiles(c.hostname, c.workingDir), hostname: c.hostname, env: c.env, cwd: c.workingDir });
+  /** the shell of an exec: at the first, the container's files get what its mounts show (read from the API then) */
+  const execShellOf = async (c: FakeContainer) => {
+    if (c.mountedFiles) {
+      c.filesMade ??= c.mountedFiles().catch(() => [] as MountedFile[]).then((mounted) => {
+        const files = c.files ??= fakeFiles(c.hostname, c.workingDir);
+        for (const f of mounted) addFile(files, f.path, f.data, f.mode);
+      });
+      await c.filesMade;
+    }
+    return shellOf(c);
+  };
 
   /** an annotation for one container (`key.<container>`) wins over the pod-wide one */
   const setting = (annotations: Record<string, string>, container: string, what: string) => {
@@ -182,7 +198,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
         env: Object.fromEntries(c.env.map((e) => [e.name, e.value])), workingDir: c.workingDir || '/',
         cpuCores: cpu !== undefined ? parseQuantity(cpu) : Math.max(0.001, (c.resources.cpuShares * 1000) / 1024 / 1000),
         memoryBytes: memory !== undefined ? parseQuantity(memory) : c.resources.memoryLimitBytes ? Math.min(c.resources.memoryLimitBytes, defaultMemory) : defaultMemory,
-        cpuNanos: 0, sampledAt: now,
+        cpuNanos: 0, sampledAt: now, ...(c.mountedFiles ? { mountedFiles: c.mountedFiles } : {}),
       });
       return id;
     },
@@ -243,7 +259,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
       const out = { stdout: '', stderr: '' };
       const sink = (key: keyof typeof out) => new Writable({ write(chunk, _enc, done) { out[key] += String(chunk); done(); } });
       const signal = timeoutSeconds > 0 ? AbortSignal.timeout(timeoutSeconds * 1000) : new AbortController().signal;
-      const exitCode = await fakeExec(shellOf(c), command,
+      const exitCode = await fakeExec(await execShellOf(c), command,
         { stdout: sink('stdout'), stderr: sink('stderr'), tty: false, resizes: new EventEmitter(), signal });
       return { ...out, exitCode };
     },
@@ -275,7 +291,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
     async execStream(id, command, io) {
       const c = containers.get(id);
       if (!c || c.state !== 'running') return { error: `container not found ("${id.split('/')[2] ?? id}")` };
-      return { exitCode: await fakeExec(shellOf(c), command, io) };
+      return { exitCode: await fakeExec(await execShellOf(c), command, io) };
     },
     async attachStream(id, io) {
       const c = containers.get(id);
@@ -328,7 +344,7 @@ export function fakeRuntime(nodeName: string, names: Naming, o: FakeRuntimeOptio
   return self;
 
   function info(c: FakeContainer): ContainerInfo {
-    const { env: _env, workingDir: _w, timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, output: _out, runsToCompletion: _r, argv: _v, main: _p, ...rest } = c;
+    const { env: _env, workingDir: _w, timer: _t, annotations: _a, cpuCores: _c, memoryBytes: _m, cpuNanos: _n, sampledAt: _s, logTimer: _l, logFile: _f, files: _fs, mountedFiles: _mf, filesMade: _fm, hostname: _h, stdin: _i, stdinOnce: _o, stopped: _e, output: _out, runsToCompletion: _r, argv: _v, main: _p, ...rest } = c;
     return rest;
   }
 

@@ -3,7 +3,7 @@
 
 import type { LinuxResources } from '../resources.js';
 import type { ContainerSecurity, SandboxSecurity } from '../security.js';
-import type { MountSpec } from '../volumes/index.js';
+import type { MountedFile, MountSpec } from '../volumes/index.js';
 import type { Probe } from '../objects.js';
 import type { DnsConfig } from '../dns.js';
 import type { ProbedContainer, ProbeOutcome } from './prober.js';
@@ -57,6 +57,11 @@ export interface ContainerConfig {
   tty: boolean;
   /** one of the pod's init containers (the pod's next containers wait for it to exit) */
   init?: boolean;
+  /**
+   * For a runtime that simulates containers (mounts is empty): the files its configMap, secret, downwardAPI and
+   * projected mounts would show (the service-account token, ca.crt, namespace), read when the container is first entered
+   */
+  mountedFiles?(): Promise<MountedFile[]>;
 }
 
 export type ContainerState = 'created' | 'running' | 'exited' | 'unknown';

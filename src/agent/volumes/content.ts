@@ -27,13 +27,12 @@ function contentKind(folder: string, inMemory: boolean, files: (v: Volume, pod: 
   };
 }
 
-export const configMapVolume = contentKind('configmap', false, (v, pod, ctx) => configMapFiles(v.configMap!, pod, ctx, defaultFileMode));
+type FilesOf = (v: Volume, pod: AgentPod, ctx: VolumeContext) => Promise<FileSet>;
 
-export const secretVolume = contentKind('secret', true, (v, pod, ctx) => secretFiles(v.secret!, pod, ctx, defaultFileMode));
-
-export const downwardApiVolume = contentKind('downward-api', false, async (v, pod, ctx) => downwardFiles(v.downwardAPI!.items ?? [], pod, ctx, v.downwardAPI!.defaultMode ?? defaultFileMode));
-
-export const projectedVolume = contentKind('projected', true, async (v, pod, ctx) => {
+const configMapFilesOf: FilesOf = (v, pod, ctx) => configMapFiles(v.configMap!, pod, ctx, defaultFileMode);
+const secretFilesOf: FilesOf = (v, pod, ctx) => secretFiles(v.secret!, pod, ctx, defaultFileMode);
+const downwardFilesOf: FilesOf = async (v, pod, ctx) => downwardFiles(v.downwardAPI!.items ?? [], pod, ctx, v.downwardAPI!.defaultMode ?? defaultFileMode);
+const projectedFilesOf: FilesOf = async (v, pod, ctx) => {
   const mode = v.projected!.defaultMode ?? defaultFileMode;
   const out: FileSet = new Map();
   for (const [i, s] of (v.projected!.sources ?? []).entries()) {
@@ -48,4 +47,18 @@ export const projectedVolume = contentKind('projected', true, async (v, pod, ctx
     }
   }
   return out;
-});
+};
+
+export const configMapVolume = contentKind('configmap', false, configMapFilesOf);
+
+export const secretVolume = contentKind('secret', true, secretFilesOf);
+
+export const downwardApiVolume = contentKind('downward-api', false, downwardFilesOf);
+
+export const projectedVolume = contentKind('projected', true, projectedFilesOf);
+
+/** the files of a content volume (configMap, secret, downwardAPI, projected) as the agent would write them; undefined for other kinds */
+export function contentFiles(v: Volume, pod: AgentPod, ctx: VolumeContext): Promise<FileSet> | undefined {
+  const of = v.configMap ? configMapFilesOf : v.secret ? secretFilesOf : v.downwardAPI ? downwardFilesOf : v.projected ? projectedFilesOf : undefined;
+  return of?.(v, pod, ctx);
+}

@@ -6,7 +6,7 @@
 import { mkdir, open, readdir, realpath, rm, stat } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { AgentPod, Container, Volume } from '../objects.js';
-import { configMapVolume, downwardApiVolume, projectedVolume, secretVolume } from './content.js';
+import { configMapVolume, contentFiles, downwardApiVolume, projectedVolume, secretVolume } from './content.js';
 import { emptyDirVolume } from './empty-dir.js';
 import { hostPathVolume } from './host-path.js';
 import { persistentClaimVolume } from './persistent-claim.js';
@@ -15,6 +15,9 @@ import type { PreparedVolume, VolumeContext, VolumeKind } from './types.js';
 export type { VolumeContext } from './types.js';
 
 export type Propagation = 'private' | 'hostToContainer' | 'bidirectional';
+
+/** a file of a simulated container's mount: its path in the container */
+export interface MountedFile { path: string; data: Buffer; mode: number }
 
 export interface MountSpec {
   containerPath: string;
@@ -69,6 +72,28 @@ export interface VolumeManager {
   tearDown(pod: AgentPod): Promise<void>;
   /** folders of pods no source wants (left from before a restart) are unmounted and removed; returns their uids */
   removeOrphans(wanted: (uid: string) => boolean): Promise<string[]>;
+  /** simulated nodes: the files a container's content mounts would show (nothing is written or mounted) */
+  simulatedFiles?(pod: AgentPod, container: Container): Promise<MountedFile[]>;
+}
+
+/**
+ * The files a container of a simulated node would see through its configMap, secret, downwardAPI and projected
+ * mounts (a subPath mount: the part under it), at their paths in the container. A volume whose content cannot be
+ * read is left out, as a simulated container runs whatever its mounts hold.
+ */
+export async function simulatedMountFiles(pod: AgentPod, container: Container, ctx: VolumeContext): Promise<MountedFile[]> {
+  const out: MountedFile[] = [];
+  for (const m of container.volumeMounts ?? []) {
+    const v = (pod.spec.volumes ?? []).find((x) => x.name === m.name);
+    const files = v && await contentFiles(v, pod, ctx)?.catch(() => undefined);
+    if (!files) continue;
+    const sub = (m.subPath ?? '').replace(/\/+$/, '');
+    for (const [path, f] of files) {
+      const rel = !sub ? path : path === sub ? '' : path.startsWith(`${sub}/`) ? path.slice(sub.length + 1) : undefined;
+      if (rel !== undefined) out.push({ path: rel ? `${m.mountPath.replace(/\/+$/, '')}/${rel}` : m.mountPath, data: f.data, mode: f.mode });
+    }
+  }
+  return out;
 }
 
 export function createVolumeManager(rootDir: string, ctx: VolumeContext): VolumeManager {
