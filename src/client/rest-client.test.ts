@@ -51,6 +51,10 @@ describe('REST client', () => {
     const list = await cms.list({ labelSelector: 'app=x' });
     assert.deepEqual(list.items.map((i: any) => i.metadata.name), ['one']);
     assert.ok(list.metadata.resourceVersion);
+    // the server's list names the kind on the list alone, as the reference's typed lists do; the client's items name it
+    const raw = await client.request<any>({ method: 'GET', path: '/api/v1/namespaces/default/configmaps' });
+    assert.equal(raw.items[0].kind, undefined);
+    assert.deepEqual([list.items[0].apiVersion, list.items[0].kind], ['v1', 'ConfigMap']);
     await cms.delete('one');
     await assert.rejects(cms.get('one'), (e: unknown) => isNotFound(e) && e instanceof ApiError && /not found/.test(e.message));
   });

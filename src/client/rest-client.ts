@@ -94,6 +94,21 @@ export interface ObjectList<T> {
   items: T[];
 }
 
+/**
+ * The list with each item naming its kind and apiVersion: the server's lists of built-in kinds name them on the list
+ * alone, as the reference's typed lists do, and callers handle items as whole objects (as client-go's dynamic client
+ * fills them in)
+ */
+export function withItemKinds<L extends ObjectList<unknown>>(list: L): L {
+  const kind = list.kind?.endsWith('List') ? list.kind.slice(0, -'List'.length) : undefined;
+  if (!kind || !list.apiVersion || !Array.isArray(list.items)) return list;
+  list.items = list.items.map((item) => {
+    const o = item as { kind?: string; apiVersion?: string } | null;
+    return o && typeof o === 'object' && !o.kind ? { apiVersion: list.apiVersion, kind, ...o } : item;
+  });
+  return list;
+}
+
 export interface RequestSpec {
   method: string;
   path: string;
@@ -510,7 +525,7 @@ function resourceClient<T>(client: Client, ref: ResourceRef<T>, namespace?: stri
   };
   const main = sub<T>();
   const status = sub<T>('status');
-  const list = (o: ListOptions = {}) => client.request<ObjectList<T>>({ method: 'GET', path: path(), query: { ...o } });
+  const list = async (o: ListOptions = {}) => withItemKinds(await client.request<ObjectList<T>>({ method: 'GET', path: path(), query: { ...o } }));
 
   const resource: ResourceClient<T> = {
     get: (name, o) => client.request<T>({ method: 'GET', path: path(name), query: { resourceVersion: o?.resourceVersion } }),
@@ -536,8 +551,8 @@ function resourceClient<T>(client: Client, ref: ResourceRef<T>, namespace?: stri
     },
     deleteCollection: (o = {}) => {
       const { gracePeriodSeconds, propagationPolicy, preconditions, dryRun, ...selectors } = o;
-      return client.request({ method: 'DELETE', path: path(), query: { ...selectors },
-        body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds, propagationPolicy, preconditions, ...(dryRun ? { dryRun: ['All'] } : {}) } });
+      return client.request<ObjectList<T>>({ method: 'DELETE', path: path(), query: { ...selectors },
+        body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds, propagationPolicy, preconditions, ...(dryRun ? { dryRun: ['All'] } : {}) } }).then(withItemKinds);
     },
     watch: (o = {}) => watchStream<T>(client, path(), o),
     modify: (name, change, o) => retryOnConflict(async () => {
