@@ -3,12 +3,12 @@
 // models; paging over 1,000+ objects; list-then-watch with bookmarks, timeouts and the relist after 410; every patch
 // type with apply conflicts; scale and status; CustomObjectsApi and the dynamic client; Leases, Events v1, tokens
 // and access reviews; CSR approval; deletes with preconditions and propagation; the service-account issuer's
-// discovery; a watch loop that rides through a restart of the server on the same data. The flows are Python
-// programs in test/e2e/python/, each printing one JSON answer.
+// discovery; a watch loop that rides through a restart of the server on the same data; a client inside a pod
+// configured as load_incluster_config() does. The flows are Python programs in test/e2e/python/, each printing one JSON answer.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestCluster, waitFor, type TestCluster } from '../support/cluster.js';
@@ -233,5 +233,47 @@ describe('python3-kubernetes: a list-then-watch loop across a restart of the ser
       await server.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('python3-kubernetes inside a pod: the in-cluster configuration from a simulated container', { skip }, () => {
+  let cluster: TestCluster;
+  const dir = mkdtempSync(join(tmpdir(), 'incluster-'));
+  before(async () => {
+    cluster = await startTestCluster({ apiDomain: 'k8s.io', nodes: 1, flags: ['--authorization-mode=Node,RBAC'] });
+  }, { timeout: 120_000 });
+  after(async () => { await cluster?.close(); rmSync(dir, { recursive: true, force: true }); });
+
+  test('the variables and mounted files configure the client: 403 in the reference\'s words, then the pods once a RoleBinding allows', async () => {
+    const core = (resource: string, namespace?: string) => cluster.client.resource({ group: '', version: 'v1', resource }, namespace);
+    await core('serviceaccounts', 'default').create({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'reader' } });
+    await core('pods', 'default').create({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'incluster' }, spec: { serviceAccountName: 'reader', containers: [{ name: 'app', image: 'app:1' }] } });
+    const pod = await waitFor('the pod Running', async () => { const p = await core('pods', 'default').get('incluster'); return p.status?.phase === 'Running' && p; });
+    const status = pod.status.containerStatuses[0];
+    const node = cluster.agent.nodes.find((n) => n.nodeName === pod.spec.nodeName)!;
+    const run = async (command: string[]) => {
+      const r = await node.runtime.execSync(status.containerID.replace(/^fake:\/\//, ''), command, 10);
+      assert.equal(r.exitCode, 0, `${command.join(' ')}: ${r.stderr}`);
+      return r.stdout;
+    };
+    const env = new Map((await run(['env'])).split('\n').filter(Boolean).map((l): [string, string] => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+    const service = await core('services', 'default').get('kubernetes');
+    assert.equal(env.get('KUBERNETES_SERVICE_HOST'), service.spec.clusterIP);
+    assert.equal(env.get('KUBERNETES_SERVICE_PORT'), String(service.spec.ports[0].port));
+    const mount = '/var/run/secrets/kubernetes.io/serviceaccount';
+    for (const file of ['token', 'ca.crt', 'namespace']) writeFileSync(join(dir, file), await run(['cat', `${mount}/${file}`]));
+    // no proxy routes the cluster IP here: the client is given the address behind the Service, as a proxy would route it
+    const endpoints = await core('endpoints', 'default').get('kubernetes');
+    writeFileSync(join(dir, 'env.json'), JSON.stringify({ KUBERNETES_SERVICE_HOST: endpoints.subsets[0].addresses[0].ip, KUBERNETES_SERVICE_PORT: String(endpoints.subsets[0].ports[0].port) }));
+    const denied = await py(dir, [], 'incluster.py');
+    assert.equal(denied.status, 403);
+    assert.equal(denied.body.message, 'pods is forbidden: User "system:serviceaccount:default:reader" cannot list resource "pods" in API group "" in the namespace "default"');
+    await cluster.client.resource({ group: 'rbac.authorization.k8s.io', version: 'v1', resource: 'rolebindings' }, 'default').create({
+      apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'RoleBinding', metadata: { name: 'reader-view' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'view' },
+      subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'default' }],
+    });
+    const allowed = await waitFor('the pods listed', async () => { const r = await py(dir, [], 'incluster.py'); return r.pods && r; });
+    assert.deepEqual(allowed.pods, ['incluster']);
   });
 });
