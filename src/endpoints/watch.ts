@@ -275,8 +275,9 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
   };
   const end = (status: Status) => { write(event('ERROR', orderedStatus(status))); ending = true; if (!pending && !backlog) finish(); };
   const endsAt = Date.now() + timeoutSeconds * 1000;
-  const timer = setTimeout(finish, timeoutSeconds * 1000);
-  timer.unref();
+  // the timeout counts from when the watch has begun, as the reference's: a start that waits (for the cache to reach
+  // the version asked) is not cut short into a response with neither headers nor events
+  let timer: ReturnType<typeof setTimeout> | undefined;
   ctx.signal.addEventListener('abort', finish, { once: true });
   res.on('close', finish);
   // a resource no longer served as it was (its CRD deleted or changed) ends its watches, as the reference's storage
@@ -300,8 +301,10 @@ export async function watch(ctx: RequestContext, scope: Scope, namespace: string
     },
     bookmark: (rev, initialEventsEnd) => inOrder(() => write(event('BOOKMARK', bookmarkObject(rev, initialEventsEnd)))),
     fail: (err: ApiError) => inOrder(() => end(err.status)),
-  }).catch(e => { clearTimeout(timer); closed = true; throw e; });
+  }).catch(e => { closed = true; throw e; });
   if (closed) { stop(); return; }
+  timer = setTimeout(finish, timeoutSeconds * 1000);
+  timer.unref();
 
   if (overWebSocket) {
     sink = await webSocketSink(ctx, !inProtobuf(rep));

@@ -516,7 +516,15 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       let stopBookmarks = () => {};
       const own: ObjectWatcher = { ...watcher, end(err) { stopBookmarks(); watcher.end(err); } };
       if (o.initialEvents ?? !o.revision) {
-        await fresh(c, o.revision ?? await inner.revision());
+        try {
+          await fresh(c, o.revision ?? await inner.revision());
+        } catch (e) {
+          // as the reference's watch cache: a watch asking for initial events at a version the cache does not reach in
+          // time begins, and its one event is the error (Too large resource version)
+          if (!o.initialEvents || !isStorageError(e, 'FutureRevision')) throw e;
+          own.end(e);
+          return () => {};
+        }
         const snap = c.snapshot(prefix);
         const at = c.revision();
         stopStream = c.stream(prefix, own, o.index);

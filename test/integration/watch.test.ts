@@ -205,6 +205,22 @@ eachBackend('watch', h => {
     assert.equal(matchOnly.status, 422);
   });
 
+  test('sendInitialEvents from a version not reached: the stream\'s one event is the 504 (Too large resource version), whatever timeoutSeconds', async () => {
+    const ns = await h.namespace();
+    const base = `/api/v1/namespaces/${ns}/configmaps`;
+    const current = Number((await c().get(base)).json.metadata.resourceVersion);
+    // a timeout shorter than the server's wait for the version, and a longer one
+    for (const timeoutSeconds of [1, 30]) {
+      const w = await c().watch(`${base}?watch=true&sendInitialEvents=true&resourceVersionMatch=NotOlderThan&allowWatchBookmarks=true`
+        + `&resourceVersion=${current + 1_000_000}&timeoutSeconds=${timeoutSeconds}`);
+      assert.equal(w.status, 200, JSON.stringify(w.errorBody));
+      assert.equal(w.headers['content-type'], 'application/json');
+      const events = await w.collect(30_000);
+      assert.deepEqual(events.map(e => [e.type, e.object.kind, e.object.code, e.object.reason, e.object.details?.causes?.[0]?.reason]),
+        [['ERROR', 'Status', 504, 'Timeout', 'ResourceVersionTooLarge']], `timeoutSeconds=${timeoutSeconds}`);
+    }
+  });
+
   test('timeoutSeconds ends the stream cleanly; headers arrive at once with no events', async () => {
     const ns = await h.namespace();
     const base = `/api/v1/namespaces/${ns}/configmaps`;
