@@ -244,7 +244,8 @@ function rollingUpdate(ds: DaemonSet, nodeNames: string[], byNode: Map<string, P
   const maxUnavailable = maxSurge > 0 ? scaledValue(ru?.maxUnavailable, nodeNames.length, true, 0) : Math.max(1, scaledValue(ru?.maxUnavailable, nodeNames.length, true, 1));
   const live = (n: string) => (byNode.get(n) ?? []).filter((p) => !p.metadata.deletionTimestamp && !deletes.includes(p));
   let unavailable = nodeNames.filter((n) => !live(n).some((p) => podAvailable(p, minReady)) || creates.includes(n)).length;
-  let surged = nodeNames.filter((n) => live(n).length > 1).length;
+  // the surge in use: nodes where a new pod beside an old one is not available yet
+  let surged = nodeNames.filter((n) => live(n).some((p) => !isUpdated(p)) && live(n).some((p) => isUpdated(p) && !podAvailable(p, minReady))).length;
   for (const n of nodeNames) {
     const pods = live(n);
     const old = pods.filter((p) => !isUpdated(p));
@@ -254,11 +255,13 @@ function rollingUpdate(ds: DaemonSet, nodeNames: string[], byNode: Map<string, P
       if (pods.some((p) => isUpdated(p) && podAvailable(p, minReady))) deletes.push(...old);
       continue;
     }
+    const oldAvailable = old.some((p) => podAvailable(p, minReady));
     if (maxSurge > 0) {
-      if (surged < maxSurge) { creates.push(n); surged++; }
+      // an old pod that is not available gets its new pod at once, beyond the surge (it serves nothing meanwhile)
+      if (!oldAvailable) creates.push(n);
+      else if (surged < maxSurge) { creates.push(n); surged++; }
       continue;
     }
-    const oldAvailable = old.some((p) => podAvailable(p, minReady));
     if (!oldAvailable) { deletes.push(...old); continue; }
     if (unavailable < maxUnavailable) { deletes.push(...old); unavailable++; }
   }

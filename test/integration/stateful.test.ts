@@ -215,6 +215,26 @@ describe('stateful and per-node workloads', () => {
     await nodes.patch(first, { spec: { taints: (await nodes.get(first)).spec.taints.filter((t: any) => t.key !== 'maintenance') } });
   });
 
+  test('DaemonSet with maxSurge: nodes whose old pod is not available get their new pod at once, beyond the surge', async () => {
+    const dss = cluster.client.resource({ group: 'apps', version: 'v1', resource: 'daemonsets' }, 'default');
+    const notReady = { [fakeAnnotation(cluster.server.names, 'ready')]: 'false' };
+    const spec = { tolerations: [{ operator: 'Exists' }], containers: [{ name: 'c', image: 'a:1', readinessProbe: { exec: { command: ['true'] } } }] };
+    await dss.create({ apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'surging' }, spec: {
+      selector: { matchLabels: { app: 'surging' } }, updateStrategy: { rollingUpdate: { maxSurge: 1, maxUnavailable: 0 } },
+      template: { metadata: { labels: { app: 'surging' }, annotations: notReady }, spec } } });
+    await waitFor('3 pods running, none ready', async () => {
+      const d = await dss.get('surging');
+      return d.status?.currentNumberScheduled === 3 && (await podsOf('app=surging')).filter((p: any) => p.status?.phase === 'Running').length === 3;
+    });
+    // the template fixed; the new pods take an hour to count as available, so the surge of 1 stays in use throughout
+    await dss.patch('surging', { spec: { minReadySeconds: 3600, template: { metadata: { annotations: null } } } }, 'merge');
+    await waitFor('a new pod on every node', async () => {
+      const d = await dss.get('surging');
+      return d.status?.observedGeneration === d.metadata.generation && d.status.updatedNumberScheduled === 3;
+    });
+    await dss.delete('surging');
+  });
+
   test('PodDisruptionBudget status follows the healthy pods; evictions beyond it are refused', async () => {
     const pods = cluster.client.resource(podsRef, 'default');
     for (const name of ['g1', 'g2', 'g3']) await pods.create({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app: 'guarded' } }, spec: { containers: [{ name: 'c', image: 'g' }] } });
