@@ -4,7 +4,7 @@ import type { ApiObject } from '../../api/meta.js';
 import type { Endpoints, Node, Pod, Service } from '../../api/types/core-v1.js';
 import type { Job } from '../../api/types/batch-v1.js';
 import { builtinResources } from './index.js';
-import { naming } from '../../api/naming.js';
+import { apiDomains, naming } from '../../api/naming.js';
 import { convertHorizontalPodAutoscalers } from './autoscaling/horizontalpodautoscalers/conversion.js';
 import { formatLabelSelector, humanDuration, since } from './columns.js';
 import { podSummary as podSummaryOf } from './core/pods/columns.js';
@@ -270,7 +270,7 @@ describe('autoscaler targets', () => {
   });
 
   test('an autoscaling/v1 object shows every metric, its annotations read back, as its v2 form does', async () => {
-    for (const domain of ['cluster.io', 'k8s.io'] as const) {
+    for (const domain of apiDomains) {
       const v2 = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', metadata: { name: 'h' },
         spec: { metrics: [pods, cpu] }, status: { currentMetrics: [{ type: 'Pods', pods: { metric: { name: 'qps' }, current: { averageValue: '4' } } }] } };
       const [v1] = await convertHorizontalPodAutoscalers([v2 as ApiObject], 'autoscaling/v1', naming(domain));
