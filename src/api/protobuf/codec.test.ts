@@ -6,7 +6,7 @@ import {
   UnsupportedKindError,
 } from './codec.js';
 import { protobufKindDefinitions, protobufMessages } from './fields.js';
-import { bytesField, varintField } from './wire.js';
+import { bytesField, readFields, varintField } from './wire.js';
 import { builtinResources } from '../../registry/resources/index.js';
 
 /** the reference's names (what kubectl sends) and this project's own */
@@ -122,6 +122,14 @@ describe('values', () => {
     };
     const back = protobufToJson(jsonToProtobuf(obj, 'v1', 'Pod'), 'v1', 'Pod');
     assert.deepEqual(back, obj);
+  });
+
+  test('a NetworkPolicy keeps its status (field 3, the 1.27 alpha conditions) through protobuf', () => {
+    const version = `${naming().group('networking')}/v1`;
+    const obj = { apiVersion: version, kind: 'NetworkPolicy', metadata: { name: 'np' }, spec: { podSelector: {}, policyTypes: ['Ingress'] },
+      status: { conditions: [{ type: 'Enforced', status: 'True', reason: 'Applied', message: 'm', lastTransitionTime: '2024-05-06T07:08:09Z', observedGeneration: 2 }] } };
+    assert.deepEqual(protobufToJson(jsonToProtobuf(obj, version, 'NetworkPolicy'), version, 'NetworkPolicy'), obj);
+    assert.deepEqual(readFields(jsonToProtobuf(obj, version, 'NetworkPolicy')).map(f => f.number), [1, 2, 3]);
   });
 
   test('MicroTime keeps microseconds, Time keeps seconds', () => {

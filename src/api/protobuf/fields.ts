@@ -730,7 +730,8 @@ const messages: Record<string, Fields> = {
   'hpa.MetricValueStatus': { value: '1 Quantity', averageValue: '2 Quantity', averageUtilization: '3 *int32' },
 
   // ── networking, discovery, coordination, storage ─────────────────────────────────────────────
-  'net.NetworkPolicy': { ...objectMetaFields, spec: '2 net.NetworkPolicySpec' },
+  'net.NetworkPolicy': { ...objectMetaFields, spec: '2 net.NetworkPolicySpec', status: '3 net.NetworkPolicyStatus' },
+  'net.NetworkPolicyStatus': { conditions: '1 []meta.Condition' },
   'net.NetworkPolicySpec': {
     podSelector: '1 meta.LabelSelector', ingress: '2 []net.NetworkPolicyIngressRule', egress: '3 []net.NetworkPolicyEgressRule',
     policyTypes: '4 []string',

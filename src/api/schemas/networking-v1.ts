@@ -1,6 +1,6 @@
 // networking/v1 definitions.
-import { apiRef, arr, atomicList, int32, intOrString, obj, oneOf, str } from './build.js';
-import { kind, labelSelector } from './meta.js';
+import { apiRef, arr, atomicList, int32, intOrString, mapList, obj, oneOf, patch, str } from './build.js';
+import { condition, kind, labelSelector } from './meta.js';
 import { typedLocalObjectReference } from './core-v1.js';
 
 const ref = (k: string) => apiRef('networking.v1', k);
@@ -63,4 +63,5 @@ export const networkPolicy = kind(ref('NetworkPolicy'), {
     egress: arr(obj(ref('NetworkPolicyEgressRule'), { ports: arr(networkPolicyPort), to: arr(networkPolicyPeer) })),
     policyTypes: arr(oneOf('Egress', 'Ingress')),
   }, { required: ['podSelector'] }),
+  status: obj(ref('NetworkPolicyStatus'), { conditions: mapList(condition, ['type'], patch('type')) }),
 });

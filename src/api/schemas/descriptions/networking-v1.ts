@@ -79,7 +79,12 @@ export default {
   },
   NetworkPolicy: kind('A NetworkPolicy says which traffic may reach and leave the pods it selects; a network plugin that supports policies enforces it.', {
     spec: 'The pods and the traffic allowed.',
+    status: 'The state of the policy as its network plugin reports it (alpha: the NetworkPolicyStatus feature gate, off by default, which drops it).',
   }),
+  NetworkPolicyStatus: {
+    '': 'The state of a NetworkPolicy.',
+    conditions: 'Conditions the network plugin reports about the policy, such as whether it is enforced.',
+  },
   NetworkPolicySpec: {
     '': 'What a NetworkPolicy allows.',
     podSelector: 'The pods, in the policy\'s namespace, the policy applies to; empty selects all of them.',

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { NetworkPolicy } from '../../../../api/types/networking-v1.js';
-import { create, strategyOf } from '../../testing/strategy.js';
+import { create, strategyOf, update } from '../../testing/strategy.js';
 
 test('NetworkPolicy gets Egress among its types when it has egress rules', async () => {
   const { obj, causes } = await create<NetworkPolicy>(strategyOf('networking', 'networkpolicies'),
@@ -25,4 +25,17 @@ test('NetworkPolicy peers: IP blocks are CIDRs with exceptions strictly inside, 
     'spec.ingress[0].from[2].ipBlock.except[2]: Invalid value: "nope": not a valid CIDR',
     'spec.ingress[0].from[3]: Forbidden: may not specify both ipBlock and another peer',
   ]);
+});
+
+test('NetworkPolicy status (alpha, its feature gate off) is dropped on writes and reads as {}, as the reference has it', async () => {
+  const np = strategyOf('networking', 'networkpolicies');
+  const conditions = [{ type: 'Enforced', status: 'True' as const, reason: 'R', message: 'm', lastTransitionTime: '2024-01-01T00:00:00Z' }];
+  const { obj } = await create<NetworkPolicy>(np, { spec: { podSelector: {} }, status: { conditions } });
+  assert.deepEqual(obj.status, {});
+  let after: NetworkPolicy | undefined;
+  assert.deepEqual(await update<NetworkPolicy>(np, obj, o => { o.status = { conditions }; after = o; }), []);
+  assert.deepEqual(after!.status, {});
+  // conditions stored before the gate went off stay
+  assert.deepEqual(await update<NetworkPolicy>(np, { ...obj, status: { conditions } }, o => { o.status = {}; after = o; }), []);
+  assert.deepEqual(after!.status, { conditions });
 });
