@@ -7,7 +7,7 @@ import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
 import { decodeYamlOffThread } from '../util/yaml-thread.js';
-import { valueBeyond, type ValueBound } from '../util/value-bounds.js';
+import { maxNestingDepth, valueBeyond, type ValueBound } from '../util/value-bounds.js';
 import type { Readable } from 'node:stream';
 
 import { ApiError, badRequest, timeout, tooLarge, unsupportedMediaType } from '../api/status.js';
@@ -15,11 +15,8 @@ import { ApiError, badRequest, timeout, tooLarge, unsupportedMediaType } from '.
 /** the reference's request body limit */
 export const maxBodyBytes = 3 * 1024 * 1024;
 
-/**
- * Objects and arrays nested deeper than this are refused. The reference's decoders stop at 10,000; the walks over a
- * decoded object (typing, defaulting, merging, field sets) recurse, and no real object comes near this depth.
- */
-export const maxNestingDepth = 1000;
+/** objects and arrays nested deeper than this are refused (util/value-bounds.ts says why) */
+export { maxNestingDepth };
 
 /**
  * The request body, up to `limit` bytes. A body still arriving when the request's time is up (a chunked body that

@@ -14,6 +14,7 @@ import type { Authorizer } from '../../api/auth.js';
 import { activationFor, matchConditions } from '../conditions.js';
 import { deepCopy } from '../../util/objects.js';
 import { qualifiedNameErrors } from '../../api/selectors.js';
+import { maxNestingDepth, valueBeyond } from '../../util/value-bounds.js';
 import { serviceResolver, type ServiceResolver } from '../../api/apiservices.js';
 import type { CredentialsFor } from './credentials.js';
 
@@ -139,6 +140,10 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
     throw internalError(`admission webhook "${inv.hook.name}" returned an invalid patch: ${(e as Error).message}`);
   }
   if (Array.isArray(ops) && ops.length === 0) return undefined;
+  // what a webhook returns is held to the bound of a request body: the server's walks over an object recurse, and an
+  // object nested past it would be stored and then fail every read and list of its resource
+  const tooDeep = () => internalError(`admission webhook "${inv.hook.name}" returned an object nested more than ${maxNestingDepth} levels deep`);
+  if (valueBeyond(ops, Infinity, maxNestingDepth + 2)) throw tooDeep();
   // a CONNECT's options are read from its query when the stream opens: a change to them could not take effect
   if (!a.object || a.operation === 'CONNECT')
     throw internalError(`admission webhook "${inv.hook.name}" attempted to modify the object, which is not supported for this operation`);
@@ -150,6 +155,7 @@ async function applyPatch(inv: Invocation, a: AdmissionAttributes, response: Adm
   }
   if (!patched || typeof patched !== 'object' || !patched.metadata || typeof patched.metadata !== 'object')
     throw internalError(`admission webhook "${inv.hook.name}" returned a patch that removes the object's metadata`);
+  if (valueBeyond(patched, Infinity, maxNestingDepth)) throw tooDeep();
   const back = sameKind(kind, a.kind) ? patched : await d.source.convert(a.group, a.resource, patched, a.version);
   back.apiVersion = a.object.apiVersion;
   back.kind = a.object.kind;

@@ -482,6 +482,19 @@ describe('webhook dispatch', () => {
     assert.deepEqual(a.object!.metadata.labels, { patched: 'yes' });
   });
 
+  test('a patch that nests the object deeper than a request body may be is refused; the object is left as it was', async () => {
+    const nested = (n: number) => `${'{"a":'.repeat(n)}"x"${'}'.repeat(n)}`;
+    const patchOf = (n: number) => ({ patchType: 'JSONPatch', patch: Buffer.from(`[{"op":"add","path":"/data","value":${nested(n)}}]`).toString('base64') });
+    wh.handle.set('/deep', () => ({ allowed: true, ...patchOf(3000) }));
+    wh.handle.set('/shallow', () => ({ allowed: true, ...patchOf(50) }));
+    const { a } = attrs(cm('deep') as ApiObject);
+    await assert.rejects(dispatchMutating(a, deps([hook(wh, 'deep.example.com', '/deep')])),
+      (e: ServerError) => e.code === 500 && e.message === 'Internal error occurred: admission webhook "deep.example.com" returned an object nested more than 1000 levels deep');
+    assert.deepEqual(a.object!.data, { a: '1' });
+    await dispatchMutating(a, deps([hook(wh, 'shallow.example.com', '/shallow')]));
+    assert.equal(JSON.stringify(a.object!.data).length, nested(50).length);
+  });
+
   test('a webhook passed over under failurePolicy Ignore is named in the audit event, by its place as the reference counts it', async () => {
     wh.handle.set('/broken', () => ({ allowed: true, uid: 'not-the-request' }));
     const unmatched = { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] };
