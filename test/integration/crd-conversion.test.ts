@@ -30,6 +30,7 @@ function convertObject(obj: any, desired: string): any {
   if (out.metadata?.name === 'renamed') out.metadata.name = 'other';
   if (out.metadata?.name === 'mislabelled') out.metadata.labels = { 'not a key!': 'x' };
   if (out.metadata?.name === 'relabelled') out.metadata.labels = { converted: 'yes' };
+  if (out.metadata?.name === 'deep') out.spec.deep = 'DEEP';
   return out;
 }
 
@@ -47,7 +48,8 @@ async function startWebhook(dir: string) {
       reviews.push({ apiVersion: review.apiVersion, desired: desiredAPIVersion, from: objects.map((o: any) => o.apiVersion) });
       const response = { uid, result: { status: 'Success' }, convertedObjects: objects.map((o: any) => convertObject(o, desiredAPIVersion)) };
       res.setHeader('Content-Type', 'application/json');
-      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }));
+      // an object named deep comes back with a field nested 3,000 levels deep (written as text: too deep to stringify)
+      res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'ConversionReview', response }).replace('"DEEP"', `${'{"a":'.repeat(3000)}1${'}'.repeat(3000)}`));
     });
   });
   await new Promise<void>(r => server.listen(0, '127.0.0.1', r));
@@ -283,6 +285,12 @@ describe('CRD conversion webhook', { concurrency: 1 }, () => {
     assert.equal(relabelled.status, 200, relabelled.body);
     assert.deepEqual(relabelled.json.metadata.labels, { converted: 'yes' });
     for (const name of ['renamed', 'mislabelled', 'relabelled']) await c.request('DELETE', at(storage, name));
+    // a converted object nested deeper than a request body may be is refused, written or read, and nothing is stored
+    const deep = await c.request('POST', at(other), { body: gadget(other, 'deep', other === 'v1' ? { size: '1' } : { replicas: 1 }) });
+    assert.equal(deep.status, 500, deep.body);
+    assert.match(deep.json.message, /failed: invalid converted object at index 0: nested more than 1000 levels deep$/);
+    assert.equal((await c.get(at(storage))).status, 200, 'the resource is still listed');
+    assert.equal((await c.get(at(other))).status, 200, 'and listed at the other version');
   });
 
   test('ConversionReview v1beta1 when the webhook takes only that version', async () => {

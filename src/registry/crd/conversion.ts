@@ -11,6 +11,7 @@ import { internalError } from '../../api/status.js';
 import { serviceTarget, serviceUrl, type ServiceResolver } from '../../api/apiservices.js';
 import { boundedChunks, maxAnswerBytes } from '../../util/bounded-body.js';
 import { labels as labelCauses } from '../validation/fields.js';
+import { maxNestingDepth, valueBeyond } from '../../util/value-bounds.js';
 
 /** converts objects to the given apiVersion (`<group>/<version>`) */
 export type Convert = (objects: ApiObject[], toApiVersion: string) => Promise<ApiObject[]>;
@@ -97,6 +98,8 @@ export function converterFor(conversion: CustomResourceConversion | undefined, o
       if (c.kind !== original.kind) throw failed(`invalid converted object at index ${n}: invalid kind "${c.kind}", expected "${original.kind}"`);
       const labels = stringMap(c.metadata?.labels), annotations = stringMap(c.metadata?.annotations);
       if (labels === null || annotations === null) throw failed(`invalid converted object at index ${n}: labels and annotations must map strings to strings`);
+      // held to a request body's bound: stored or served, an object nested past it fails every read of its resource
+      if (valueBeyond(c, Infinity, maxNestingDepth)) throw failed(`invalid converted object at index ${n}: nested more than ${maxNestingDepth} levels deep`);
       const changed = changedIdentity(original, c);
       if (changed) throw failed(`invalid converted object at index ${n}: ${changed}`);
       const badLabels = labelsChanged(original.metadata.labels, labels) ? labelCauses('metadata.labels', labels) : [];
