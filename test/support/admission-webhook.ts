@@ -14,7 +14,9 @@ import type { reviewRequest } from '../../src/admission/webhook/call.js';
 /** what a webhook was sent: the review's request, the query of the call, the review's apiVersion and the HTTP version,
  *  and the caller's credentials (its Authorization header, the common name of its client certificate) */
 export type Received = ReturnType<typeof reviewRequest> & { query: string; apiVersion: string; httpVersion: string; authorization?: string; clientCommonName?: string };
-export type Handler = (request: Received) => Record<string, unknown> | 'hang' | Promise<Record<string, unknown> | 'hang'>;
+/** a handler answers with a review's response, 'hang' (never answers), or an HTTP failure (its status and body) */
+export type HttpFailure = { httpStatus: number; body?: string };
+export type Handler = (request: Received) => Record<string, unknown> | 'hang' | HttpFailure | Promise<Record<string, unknown> | 'hang' | HttpFailure>;
 
 export interface WebhookServer {
   url: string; caBundle: string; calls: Map<string, Received[]>; handle: Map<string, Handler>;
@@ -42,6 +44,7 @@ export async function startWebhookServer(options: { http2?: boolean; hosts?: str
         httpVersion: req.httpVersion, authorization: req.headers.authorization, ...(clientCommonName ? { clientCommonName: String(clientCommonName) } : {}) }]);
       const answer = await (handle.get(path) ?? (() => ({ allowed: true })))(review.request);
       if (answer === 'hang') return;   // never answers: the caller's timeout decides
+      if ('httpStatus' in answer && typeof answer.httpStatus === 'number') { res.writeHead(answer.httpStatus); res.end(String(answer.body ?? '')); return; }
       res.writeHead(200, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ apiVersion: review.apiVersion, kind: 'AdmissionReview', response: { uid: review.request.uid, ...answer } }));
     });

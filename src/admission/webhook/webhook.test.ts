@@ -495,6 +495,18 @@ describe('webhook dispatch', () => {
     assert.equal(JSON.stringify(a.object!.data).length, nested(50).length);
   });
 
+  test('a webhook answering with an HTTP failure is told of as the reference\'s client tells of it', async () => {
+    wh.handle.set('/missing', () => ({ httpStatus: 404, body: '404 page not found' }));
+    wh.handle.set('/broken-server', () => ({ httpStatus: 500, body: 'boom' }));
+    wh.handle.set('/moved', () => ({ httpStatus: 302 }));
+    const { a } = attrs(cm('h') as ApiObject);
+    const failure = (path: string, words: string) => assert.rejects(dispatchValidating(a, deps([], [hook(wh, 'h.example.com', path)])),
+      (e: ServerError) => e.code === 500 && e.message === `Internal error occurred: failed calling webhook "h.example.com": failed to call webhook: ${words}`);
+    await failure('/missing', 'the server could not find the requested resource');
+    await failure('/broken-server', 'an error on the server ("boom") has prevented the request from succeeding');
+    await failure('/moved', 'the server responded with the status code 302 but did not return more information');
+  });
+
   test('a webhook passed over under failurePolicy Ignore is named in the audit event, by its place as the reference counts it', async () => {
     wh.handle.set('/broken', () => ({ allowed: true, uid: 'not-the-request' }));
     const unmatched = { rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] };
