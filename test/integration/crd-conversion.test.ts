@@ -45,6 +45,8 @@ async function startWebhook(dir: string) {
     req.on('end', () => {
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const { uid, desiredAPIVersion, objects } = review.request;
+      // a review of an object named lost is answered as a server without the path answers
+      if (objects.some((o: any) => o.metadata?.name === 'lost')) { res.writeHead(404); res.end('404 page not found'); return; }
       reviews.push({ apiVersion: review.apiVersion, desired: desiredAPIVersion, from: objects.map((o: any) => o.apiVersion) });
       const response = { uid, result: { status: 'Success' }, convertedObjects: objects.map((o: any) => convertObject(o, desiredAPIVersion)) };
       res.setHeader('Content-Type', 'application/json');
@@ -269,7 +271,7 @@ describe('CRD conversion webhook', { concurrency: 1 }, () => {
     assert.deepEqual(await stored('a').then(s => [s.apiVersion, s.spec.replicas]), [`${group}/v2`, 2]);
   });
 
-  test('a converted object must be the object sent (name, namespace, uid) with valid labels; labels may change', async () => {
+  test('a conversion webhook\'s answer is checked: the object sent (name, namespace, uid), valid labels (which may change), a bounded depth; an HTTP failure is worded as the reference\'s client words it', async () => {
     // written at the storage version, read at the other
     const storage = server.resources.lookup(group, 'v1', 'gadgets')!.storageVersion, other = storage === 'v1' ? 'v2' : 'v1';
     const spec = storage === 'v1' ? { size: '1' } : { replicas: 1 };
@@ -291,6 +293,12 @@ describe('CRD conversion webhook', { concurrency: 1 }, () => {
     assert.match(deep.json.message, /failed: invalid converted object at index 0: nested more than 1000 levels deep$/);
     assert.equal((await c.get(at(storage))).status, 200, 'the resource is still listed');
     assert.equal((await c.get(at(other))).status, 200, 'and listed at the other version');
+    // a webhook that answers with an HTTP failure is told of in the reference's client's words
+    assert.equal((await c.request('POST', at(storage), { body: gadget(storage, 'lost', spec) })).status, 201);
+    const lost = await c.get(at(other, 'lost'));
+    assert.equal(lost.status, 500, lost.body);
+    assert.equal(lost.json.message, `Internal error occurred: conversion webhook for ${group}/${storage}, Kind=Gadget failed: the server could not find the requested resource`);
+    await c.request('DELETE', at(storage, 'lost'));
   });
 
   test('ConversionReview v1beta1 when the webhook takes only that version', async () => {

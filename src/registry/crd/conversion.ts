@@ -12,6 +12,7 @@ import { serviceTarget, serviceUrl, type ServiceResolver } from '../../api/apise
 import { boundedChunks, maxAnswerBytes } from '../../util/bounded-body.js';
 import { labels as labelCauses } from '../validation/fields.js';
 import { maxNestingDepth, valueBeyond } from '../../util/value-bounds.js';
+import { httpFailure } from '../../util/http-failure.js';
 
 /** converts objects to the given apiVersion (`<group>/<version>`) */
 export type Convert = (objects: ApiObject[], toApiVersion: string) => Promise<ApiObject[]>;
@@ -78,7 +79,8 @@ export function converterFor(conversion: CustomResourceConversion | undefined, o
     try {
       reply = await post(url, client.caBundle, review, opts.timeoutMs ?? defaultTimeoutMs, servername) as ConversionReply | undefined;
     } catch (e) {
-      throw failed(`Post "${shown}": ${(e as Error).message}`);
+      // the webhook's own failure is told as it is; one to reach it names the call
+      throw failed(e instanceof HttpStatusError ? e.message : `Post "${shown}": ${(e as Error).message}`);
     }
     if (reviewVersion === 'v1' && (reply?.apiVersion !== reviewApiVersion || reply?.kind !== 'ConversionReview'))
       throw failed(`expected webhook response of ${reviewApiVersion}, Kind=ConversionReview, got ${reply?.apiVersion}, Kind=${reply?.kind}`);
@@ -128,6 +130,9 @@ function changedIdentity(original: ApiObject, converted: Partial<ApiObject>): st
 const labelsChanged = (was: Record<string, string> | undefined, now: Record<string, string> | undefined) =>
   Object.keys(was ?? {}).length !== Object.keys(now ?? {}).length || Object.entries(now ?? {}).some(([k, v]) => was?.[k] !== v);
 
+/** the webhook answered, with another status than 200 */
+class HttpStatusError extends Error {}
+
 /** a string map, undefined when absent, null when not a map of strings */
 function stringMap(v: unknown): Record<string, string> | undefined | null {
   if (v === undefined || v === null) return undefined;
@@ -154,7 +159,7 @@ function post(url: string, caBundle: string | undefined, body: unknown, timeoutM
       res.on('error', reject);
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString('utf8');
-        if (res.statusCode !== 200) return reject(new Error(`the server responded with status ${res.statusCode}: ${text.slice(0, 200)}`));
+        if (res.statusCode !== 200) return reject(new HttpStatusError(httpFailure(res.statusCode ?? 0, text)));
         try { resolve(JSON.parse(text)); } catch { reject(new Error('the response is not JSON')); }
       });
     });
