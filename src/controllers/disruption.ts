@@ -2,14 +2,14 @@
 // healthy counts, disruptions allowed, the DisruptionAllowed condition), which the eviction subresource reads
 // and charges. An integer minAvailable counts the selected pods; maxUnavailable and percentages count the
 // replicas their controllers want (a Deployment's through its ReplicaSets, StatefulSets, ReplicationControllers,
-// ReplicaSets), pods without a controller left out of that count. Pods evicted a moment ago stay out of the
-// healthy count for up to two minutes.
+// ReplicaSets, any other kind through its scale subresource), pods without a controller left out of that count.
+// Pods evicted a moment ago stay out of the healthy count for up to two minutes.
 import { nowTimestamp } from '../api/meta.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
 import { canonicalJson, controllerOf, keyOf, podReady, scaledValue, selects, setCondition, splitKey, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
-import type { LabelSelector, Pod, PodDisruptionBudget } from './types.js';
+import type { LabelSelector, OwnerReference, Pod, PodDisruptionBudget } from './types.js';
 
 const evictionTimeoutMs = 2 * 60_000;
 
@@ -24,7 +24,7 @@ export const disruptionController: Controller = {
     const rcs = ctx.informers.informer(ctx.refs.replicationControllers);
 
     /** the replicas a pod's controller wants, by the controller's uid; undefined when it has no known scale */
-    const scaleOf = (p: Pod): { uid: string; replicas: number } | undefined => {
+    const scaleOf = async (p: Pod): Promise<ControllerScale | undefined> => {
       const ref = controllerOf(p);
       if (!ref) return undefined;
       const ns = p.metadata.namespace;
@@ -39,7 +39,7 @@ export const disruptionController: Controller = {
       }
       if (ref.kind === 'StatefulSet') { const s = byName(statefulSets.get(`${ns}/${ref.name}`)); return s && { uid: s.metadata.uid!, replicas: s.spec.replicas ?? 1 }; }
       if (ref.kind === 'ReplicationController') { const r = byName(rcs.get(`${ns}/${ref.name}`)); return r && { uid: r.metadata.uid!, replicas: r.spec.replicas ?? 1 }; }
-      return undefined;
+      return scaleOfOther(ctx, ns!, ref);
     };
 
     const queue = startQueue(ctx, async (key) => {
@@ -57,8 +57,31 @@ export const disruptionController: Controller = {
   },
 };
 
+type ControllerScale = { uid: string; replicas: number };
+
+/**
+ * The scale of a pod's controller of another kind (a custom resource, say) read through its scale subresource, as
+ * the reference's generic finder does: undefined when that is another object than the pod's owner or is gone; a
+ * kind without a scale subresource is a failure of the sync.
+ */
+async function scaleOfOther(ctx: ControllerContext, namespace: string, ref: OwnerReference): Promise<ControllerScale | undefined> {
+  const [group, version] = ref.apiVersion.includes('/') ? ref.apiVersion.split('/') as [string, string] : ['', ref.apiVersion];
+  const find = (all: Awaited<ReturnType<ControllerContext['discover']>>) =>
+    all.find((r) => r.group === group && r.version === version && r.kind === ref.kind && r.namespaced);
+  // a kind not known yet may be new: discovery is read afresh once, as the reference's mapper resets on a miss
+  const found = find(await ctx.discover()) ?? find(await ctx.discover(Date.now()));
+  if (!found) return undefined;
+  const qualified = group ? `${found.resource}.${group}` : found.resource;
+  if (!found.subresources.includes('scale')) throw new Error(`${qualified} does not implement the scale subresource`);
+  const path = `${group ? `/apis/${group}` : '/api'}/${version}/namespaces/${namespace}/${found.resource}/${ref.name}/scale`;
+  const scale = await ctx.client.request<{ metadata: { uid?: string }; spec?: { replicas?: number } }>({ method: 'GET', path })
+    .catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+  if (!scale || scale.metadata.uid !== ref.uid) return undefined;
+  return { uid: ref.uid, replicas: scale.spec?.replicas ?? 0 };
+}
+
 async function syncBudget(ctx: ControllerContext, pdb: PodDisruptionBudget, namespacePods: Pod[],
-  scaleOf: (p: Pod) => { uid: string; replicas: number } | undefined): Promise<SyncResult | void> {
+  scaleOf: (p: Pod) => Promise<ControllerScale | undefined>): Promise<SyncResult | void> {
   const now = Date.now();
   const selected = namespacePods.filter((p) => selects(pdb.spec?.selector, p.metadata.labels));
   if (!selected.length) ctx.recorder.event(pdb, 'Normal', 'NoPods', 'No matching pods found');
@@ -76,7 +99,8 @@ async function syncBudget(ctx: ControllerContext, pdb: PodDisruptionBudget, name
     const scales = new Map<string, number>();
     for (const p of selected) {
       if (!controllerOf(p)) { unmanaged = true; continue; }
-      const s = scaleOf(p);
+      const s = await scaleOf(p).catch((e: Error) => e);
+      if (s instanceof Error) { failure = s.message; break; }
       if (!s) { failure = `found no controllers for pod "${p.metadata.name}"`; break; }
       scales.set(s.uid, s.replicas);
     }

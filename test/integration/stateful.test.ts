@@ -281,6 +281,33 @@ describe('stateful and per-node workloads', () => {
     assert.match(event.message, /^Pods selected by this PodDisruptionBudget \(selector: &LabelSelector\{MatchLabels:map\[string\]string\{loose: yes,\},MatchExpressions:\[\]LabelSelectorRequirement\{\},\}\) were found to be unmanaged/);
   });
 
+  test('a budget by maxUnavailable counts the replicas of a custom resource with a scale subresource; a kind without one fails the sync', async () => {
+    const apiextensions = cluster.server.names.group('apiextensions');
+    const crds = cluster.client.resource({ group: apiextensions, version: 'v1', resource: 'customresourcedefinitions' });
+    await crds.create({ apiVersion: `${apiextensions}/v1`, kind: 'CustomResourceDefinition', metadata: { name: 'flocks.example.com' }, spec: {
+      group: 'example.com', scope: 'Namespaced', names: { plural: 'flocks', singular: 'flock', kind: 'Flock' },
+      versions: [{ name: 'v1', served: true, storage: true, schema: { openAPIV3Schema: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } },
+        subresources: { scale: { specReplicasPath: '.spec.replicas', statusReplicasPath: '.status.replicas' } } }],
+    } });
+    const flocks = cluster.client.resource({ group: 'example.com', version: 'v1', resource: 'flocks' }, 'default');
+    const flock = await waitFor('the Flock kind served', async () => flocks.create({ apiVersion: 'example.com/v1', kind: 'Flock', metadata: { name: 'birds' }, spec: { replicas: 3 } }).catch(() => undefined));
+    const configMap = await cluster.client.resource({ group: '', version: 'v1', resource: 'configmaps' }, 'default').create({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'not-scaled' } });
+    const pods = cluster.client.resource(podsRef, 'default');
+    const owned = (name: string, app: string, owner: any) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name, labels: { app },
+      ownerReferences: [{ apiVersion: owner.apiVersion, kind: owner.kind, name: owner.metadata.name, uid: owner.metadata.uid, controller: true }] },
+    spec: { containers: [{ name: 'c', image: 'f' }] } });
+    for (const name of ['bird1', 'bird2']) await pods.create(owned(name, 'birds', flock));
+    await pods.create(owned('unscaled1', 'unscaled', configMap));
+    const pdbs = cluster.client.resource({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' }, 'default');
+    await pdbs.create({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'birds' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'birds' } } } });
+    await pdbs.create({ apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'unscaled' }, spec: { maxUnavailable: 1, selector: { matchLabels: { app: 'unscaled' } } } });
+    // the Flock wants 3: 2 desired healthy; the 2 pods it has are both needed
+    const birds = await waitFor('the Flock counted', async () => { const b = await pdbs.get('birds'); return b.status?.expectedPods === 3 && b.status.currentHealthy === 2 && b; });
+    assert.deepEqual([birds.status.desiredHealthy, birds.status.disruptionsAllowed], [2, 0]);
+    const failed = await waitFor('the sync failure', async () => (await pdbs.get('unscaled')).status?.conditions?.find((c: any) => c.reason === 'SyncFailed'));
+    assert.equal(failed.message, 'configmaps does not implement the scale subresource');
+  });
+
   test('Eviction: pending and unready pods, by the budget\'s unhealthyPodEvictionPolicy', async () => {
     const pods = cluster.client.resource(podsRef, 'default');
     const pdbs = cluster.client.resource({ group: 'policy', version: 'v1', resource: 'poddisruptionbudgets' }, 'default');
