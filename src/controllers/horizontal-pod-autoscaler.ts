@@ -116,19 +116,22 @@ async function reconcile(ctx: ControllerContext, hpa: HorizontalPodAutoscaler, k
   const usage = selector ? await podUsage(ctx, namespace!, scale.status!.selector!) : new Map<string, PodUsage>();
   const results = (hpa.spec.metrics ?? []).map((m) => metricReplicas(m, selected, usage, current));
   const counted = results.filter((r): r is Extract<MetricResult, { replicas: number }> => 'replicas' in r);
-  const failed = results.find((r): r is Extract<MetricResult, { error: string }> => 'error' in r);
-  if (!counted.length) {
-    const reason = failed?.reason ?? 'FailedGetResourceMetric';
-    const message = failed?.error ?? 'no metrics to scale on';
-    ctx.recorder.event(withKind(hpa), 'Warning', reason, message);
-    const first = results.findIndex((r) => 'error' in r);
-    if (first >= 0) ctx.recorder.event(withKind(hpa), 'Warning', 'FailedComputeMetricsReplicas',
-      `invalid metrics (${results.length} invalid out of ${results.length}), first error is: failed to get ${metricValueName(hpa.spec.metrics![first]!)}: ${message}`);
+  const invalid = results.flatMap((r, i) => ('error' in r ? [{ ...r, spec: hpa.spec.metrics![i]! }] : []));
+  for (const f of invalid) ctx.recorder.event(withKind(hpa), 'Warning', f.reason, f.error);
+  const highest = counted.length ? counted.reduce((a, b) => (b.replicas > a.replicas ? b : a)) : undefined;
+  // as the reference: no metric, or a metric missing while the others would scale down, leaves the target alone
+  // (what the missing metric would ask for is not known)
+  if (!highest || (invalid.length && highest.replicas < current)) {
+    const first = invalid[0];
+    const reason = first?.reason ?? 'FailedGetResourceMetric';
+    const message = first?.error ?? 'no metrics to scale on';
+    if (first) ctx.recorder.event(withKind(hpa), 'Warning', 'FailedComputeMetricsReplicas',
+      `invalid metrics (${invalid.length} invalid out of ${results.length}), first error is: failed to get ${metricValueName(first.spec)}: ${message}`);
     condition('AbleToScale', 'True', 'SucceededGetScale', 'the HPA controller was able to get the target\'s current scale');
     condition('ScalingActive', 'False', reason, `the HPA was unable to compute the replica count: ${message}`);
     return writeStatus(ctx, hpa, { currentReplicas: current, desiredReplicas: hpa.status?.desiredReplicas ?? current, conditions });
   }
-  const best = counted.reduce((a, b) => (b.replicas > a.replicas ? b : a));
+  const best = highest;
   const now = Date.now();
   const step = hpa.spec.behavior
     ? withBehavior(hpa.spec.behavior, key, current, best.replicas, min, max, memory, now)

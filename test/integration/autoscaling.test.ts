@@ -51,6 +51,21 @@ describe('horizontal pod autoscaler', () => {
       `${events[0].firstTimestamp} then ${events[1].firstTimestamp}: ${events.map((e: any) => e.message).join('; ')}`);
   });
 
+  test('a metric that cannot be had keeps the target from scaling down on the others', async () => {
+    await cluster.client.resource(deploymentsRef, 'default').create(deployment('idle', 3, { resources: { requests: { cpu: '100m' } } }, '10m'));
+    const spec = hpa('idle', 1, 5);
+    spec.spec.metrics.push({ type: 'Pods', pods: { metric: { name: 'queue-length' }, target: { type: 'AverageValue', averageValue: '10' } } } as any);
+    await cluster.client.resource(hpaRef, 'default').create({ ...spec, spec: { ...spec.spec, behavior: { scaleDown: { stabilizationWindowSeconds: 0 } } } });
+    const computed = await waitFor('FailedComputeMetricsReplicas', async () => (await cluster.client.resource(eventsRef, 'default')
+      .list({ fieldSelector: 'involvedObject.name=idle,reason=FailedComputeMetricsReplicas' })).items[0]);
+    // CPU at 10% of a 50% target alone would go down to 1
+    assert.match(computed.message, /^invalid metrics \(1 invalid out of 2\), first error is: failed to get pods metric value: /);
+    const status = await waitFor('the status', async () => (await cluster.client.resource(hpaRef, 'default').get('idle')).status?.conditions);
+    assert.equal(status.find((c: any) => c.type === 'ScalingActive').reason, 'FailedGetPodsMetric');
+    assert.equal((await cluster.client.resource(deploymentsRef, 'default').get('idle')).spec.replicas, 3);
+    assert.deepEqual(await rescales('idle'), []);
+  });
+
   test('a target above maxReplicas is brought down to it even while its metrics cannot be had', async () => {
     // no CPU request: utilization cannot be computed
     await cluster.client.resource(deploymentsRef, 'default').create(deployment('bare', 3, {}));
