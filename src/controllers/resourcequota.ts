@@ -1,7 +1,7 @@
 // The resource quota controller: each ResourceQuota's `status.hard` is its spec's and `status.used` the usage
 // recomputed from what its namespace holds (admission only adds what it admits; this also takes back what was
 // deleted or finished): object counts (`pods`, `services`, ..., `count/<resource>[.<group>]`), the compute
-// requests and limits of pods that have not finished, NodePorts and load balancers, and claimed storage (also
+// requests and limits of pods that have not finished (nor are stuck being deleted past their grace period), NodePorts and load balancers, and claimed storage (also
 // per storage class). Scopes and scope selectors (Terminating, BestEffort, PriorityClass, ...) narrow a quota to pods.
 // Recomputed when a quota's spec changes, when a counted object goes (kinds counted by listing, such as custom
 // resources, are watched from their first count on) or its usage shrinks, and every --resource-quota-sync-period.
@@ -16,9 +16,9 @@ import type { Obj, PersistentVolumeClaim, Pod, ResourceQuota, Service } from './
 type Usage = Record<string, number>;
 const q = (v: unknown) => quantityValue(v) ?? 0;
 
-/** what one pod counts: requests and limits of its containers, at least its largest init container, and overhead */
+/** what one pod still charged counts (`pods`): requests and limits of its containers, at least its largest init container, and overhead */
 function podUsage(p: Pod): Usage {
-  const u: Usage = { pods: 1, 'count/pods': 1 };
+  const u: Usage = { pods: 1 };
   for (const which of ['requests', 'limits'] as const) {
     const total: Usage = {};
     for (const c of p.spec.containers ?? []) for (const [r, v] of Object.entries(c.resources?.[which] ?? {})) total[r] = (total[r] ?? 0) + q(v);
@@ -32,9 +32,15 @@ function podUsage(p: Pod): Usage {
   return u;
 }
 
+/** when a pod being deleted stops counting, as the reference's: its deletion time plus its grace period once more
+ *  (a pod stuck terminating, on a lost node say, is not charged for ever); undefined when it is not being deleted */
+const chargedUntil = (p: Pod): number | undefined => (p.metadata.deletionTimestamp && p.metadata.deletionGracePeriodSeconds !== undefined
+  ? Date.parse(p.metadata.deletionTimestamp) + p.metadata.deletionGracePeriodSeconds * 1000 : undefined);
+const podCharged = (p: Pod, now: number) => !podFinished(p) && !((chargedUntil(p) ?? Infinity) < now);
+
 /** what of an object its usage depends on beyond its existence: a pod's end, a Service's type and ports, a claim's request */
 const usageShapes: Record<string, (o: Obj) => string> = {
-  pods: (o) => String(podFinished(o as Pod)),
+  pods: (o) => `${podFinished(o as Pod)} ${o.metadata.deletionTimestamp ?? ''}`,
   services: (o) => JSON.stringify([(o as Service).spec?.type, (o as Service).spec?.ports?.map((p) => p.nodePort)]),
   persistentvolumeclaims: (o) => JSON.stringify([(o as PersistentVolumeClaim).spec?.resources?.requests?.storage, (o as PersistentVolumeClaim).spec?.storageClassName]),
 };
@@ -58,7 +64,13 @@ export const resourceQuotaController: Controller = {
       const hard = Object.keys(quota.spec?.hard ?? {});
       const u: Usage = Object.fromEntries(hard.map((r) => [r, 0]));
       const add = (more: Usage) => { for (const [r, n] of Object.entries(more)) if (r in u) u[r]! += n; };
-      for (const p of pods.list(namespace)) if (!podFinished(p) && podInQuotaScope(p.spec, quota.spec)) add(podUsage(p));
+      const now = Date.now();
+      for (const p of pods.list(namespace)) {
+        if (!podInQuotaScope(p.spec, quota.spec)) continue;
+        // count/pods counts every pod stored, finished or not, as the reference's; the rest only pods still charged
+        add({ 'count/pods': 1 });
+        if (podCharged(p, now)) add(podUsage(p));
+      }
       if (quotaScoped(quota.spec)) return u;
       for (const [resource, informer] of counted) {
         const n = informer.list(namespace).length;
@@ -105,12 +117,17 @@ export const resourceQuotaController: Controller = {
       const quota = quotas.get(key);
       if (!quota || quota.metadata.deletionTimestamp) return;
       const [namespace] = splitKey(key);
+      // counted again when the next pod being deleted stops counting
+      const now = Date.now();
+      const next = Math.min(...pods.list(namespace).map(chargedUntil).filter((t): t is number => t !== undefined && t >= now));
+      const recheck = Number.isFinite(next) ? { requeueAfterMs: next - now + 100 } : undefined;
       const hard = quota.spec?.hard ?? {};
       const used = Object.fromEntries(Object.entries(await usage(quota, namespace)).map(([r, n]) => [r, formatQuantity(n, String(hard[r] ?? ''))]));
       const same = (a: Record<string, unknown> | undefined, b: Record<string, unknown>) => JSON.stringify(Object.entries(a ?? {}).sort()) === JSON.stringify(Object.entries(b).sort());
-      if (same(quota.status?.hard, hard) && same(quota.status?.used, used)) return;
+      if (same(quota.status?.hard, hard) && same(quota.status?.used, used)) return recheck;
       await ctx.client.resource(ctx.refs.resourceQuotas, namespace).status.update({ ...quota, status: { hard, used } } as ResourceQuota)
         .catch((e) => { if (isConflict(e)) queue.addAfter(key, 100); else if (!isNotFound(e)) throw e; });
+      return recheck;
     });
     // As in the reference, what is created is counted by admission, which records it in the quota at once; this
     // controller gives back what goes (deleted, finished, made smaller) and counts afresh when a quota's spec changes.

@@ -55,6 +55,27 @@ describe('resource quota controller', () => {
     assert.equal((await c.request('POST', replicaSets, { body: rs('two') })).status, 201);
   });
 
+  test('count/pods counts finished pods too; a pod stuck being deleted stops counting past its grace period', async () => {
+    await c.request('POST', '/api/v1/namespaces', { body: { metadata: { name: 'quota-ending' } } });
+    const base = '/api/v1/namespaces/quota-ending';
+    const hard = { pods: '5', 'count/pods': '5' };
+    assert.equal((await c.request('POST', `${base}/resourcequotas`, { body: { metadata: { name: 'q' }, spec: { hard } } })).status, 201);
+    const usedHere = async () => (await c.get(`${base}/resourcequotas/q`)).json.status?.used ?? {};
+    await until(async () => (await usedHere()).pods === '0', 'the first count');
+    assert.equal((await c.request('POST', `${base}/pods`, { body: { metadata: { name: 'done' }, spec: { containers: [{ name: 'c', image: 'x' }] } } })).status, 201);
+    const done = (await c.get(`${base}/pods/done`)).json;
+    assert.equal((await c.request('PUT', `${base}/pods/done/status`, { body: { ...done, status: { phase: 'Succeeded' } } })).status, 200);
+    await until(async () => { const u = await usedHere(); return u.pods === '0' && u['count/pods'] === '1'; }, 'a finished pod in count/pods only');
+    // on a node that is gone (nothing will confirm the deletion), held by a finalizer
+    const stuck = { metadata: { name: 'stuck', finalizers: ['example.com/hold'] }, spec: { nodeName: 'gone', containers: [{ name: 'c', image: 'x' }] } };
+    assert.equal((await c.request('POST', `${base}/pods`, { body: stuck })).status, 201);
+    await until(async () => (await usedHere()).pods === '1', 'the stuck pod charged');
+    assert.equal((await c.request('DELETE', `${base}/pods/stuck`, { body: { gracePeriodSeconds: 1 } })).status, 200);
+    await until(async () => { const u = await usedHere(); return u.pods === '0' && u['count/pods'] === '2'; }, 'the stuck pod no longer charged');
+    assert.equal((await c.request('PATCH', `${base}/pods/stuck`, { body: JSON.stringify({ metadata: { finalizers: null } }), contentType: 'application/merge-patch+json' })).status, 200);
+    await until(async () => (await usedHere())['count/pods'] === '1', 'the stuck pod gone');
+  });
+
   test('a scope selector on PriorityClass counts only the pods of those classes, in admission and in the recount', async () => {
     assert.equal((await c.request('POST', '/apis/scheduling.cluster.io/v1/priorityclasses', { body: { metadata: { name: 'gold' }, value: 1000 } })).status, 201);
     const scoped = { metadata: { name: 'gold' }, spec: { hard: { pods: '1' }, scopeSelector: { matchExpressions: [{ scopeName: 'PriorityClass', operator: 'In', values: ['gold'] }] } } };
