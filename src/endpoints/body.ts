@@ -6,6 +6,7 @@ import { bodyLoadOptions } from '../util/yaml-body.js';
 import type { Naming } from '../api/naming.js';
 import { loadProtobufCodec } from '../api/protobuf/load.js';
 import { yieldToLoop } from '../util/slices.js';
+import { jsonStrings } from '../util/json-strings.js';
 import { decodeYamlOffThread } from '../util/yaml-thread.js';
 import { maxNestingDepth, valueBeyond, type ValueBound } from '../util/value-bounds.js';
 import type { Readable } from 'node:stream';
@@ -77,15 +78,11 @@ const tooDeep = () => badRequest(`error decoding the request body: the object is
 /** whether JSON text nests arrays and objects deeper than the limit: one pass over the text, strings skipped */
 export function jsonNestsDeeper(text: string, limit = maxNestingDepth): boolean {
   let depth = 0;
+  const strings = jsonStrings(text);
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (c === 0x22) {   // a string: skip to its closing quote
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
-    } else if (c === 0x5b || c === 0x7b) {
+    if (c === 0x22) i = strings.end(i);   // a string: on to its closing quote
+    else if (c === 0x5b || c === 0x7b) {
       if (++depth > limit) return true;
     } else if (c === 0x5d || c === 0x7d) depth--;
   }

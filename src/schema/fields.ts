@@ -4,6 +4,7 @@ import { fieldSchema, type Schema } from '../api/schema.js';
 import { canonicalQuantity, quantityProblem } from '../api/quantity.js';
 import { timeProblem } from '../api/meta.js';
 import { deepCopy } from '../util/objects.js';
+import { jsonStrings } from '../util/json-strings.js';
 
 export interface TypedReading {
   /** paths of fields the schema does not know; they have been dropped from the value */
@@ -212,15 +213,11 @@ function scanJsonText(text: string, visit: JsonTextVisitor): void {
   const path: (string | number)[] = [];
   let i = 0;
   const ws = () => { while (i < text.length && ' \t\r\n'.includes(text[i])) i++; };
+  const strings = jsonStrings(text);
   /** past a string; true when it holds an escape */
   const skipString = (): boolean => {
-    let escaped = false;
-    i++;
-    while (i < text.length && text[i] !== '"') {
-      if (text[i] === '\\') { escaped = true; i += 2; } else i++;
-    }
-    i++;
-    return escaped;
+    i = strings.end(i) + 1;
+    return strings.escaped;
   };
   const key = (): string => {
     const start = i;
