@@ -6,6 +6,7 @@ import { create, ctx, strategyOf, update } from '../../testing/strategy.js';
 test('PVC spec is immutable except the requested size', async () => {
   const pvcs = strategyOf('', 'persistentvolumeclaims');
   const { obj } = await create<PersistentVolumeClaim>(pvcs, { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  obj.status = { phase: 'Bound' };
   assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.resources!.requests!.storage = '2Gi'; }), []);
   assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.accessModes = ['ReadWriteMany']; }),
     ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
@@ -22,4 +23,15 @@ test('a claim that named no class may be given one, once, unless it used the bet
   const beta = await create<PersistentVolumeClaim>(pvcs, { metadata: { annotations: { [`volume.beta.${ctx.names.labelDomain}/storage-class`]: 'x' } }, spec });
   assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, beta.obj, o => { o.spec!.storageClassName = 'standard'; }),
     ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
+});
+
+test('only a bound claim may be resized, and never shrunk', async () => {
+  const pvcs = strategyOf('', 'persistentvolumeclaims');
+  const { obj } = await create<PersistentVolumeClaim>(pvcs, { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } });
+  assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.resources!.requests!.storage = '2Gi'; }),
+    ['spec: Forbidden: spec is immutable after creation except resources.requests for bound claims']);
+  obj.status = { phase: 'Bound' };
+  assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.resources!.requests!.storage = '1024Mi'; }), []);
+  assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.resources!.requests!.storage = '500Mi'; }),
+    ['spec.resources.requests.storage: Forbidden: field can not be less than previous value']);
 });

@@ -1,5 +1,6 @@
 // core/v1 persistent volume claims: only the requested size may change once created.
 import type { Stored } from '../../../../api/meta.js';
+import { quantityValue } from '../../../../api/quantity.js';
 import type { PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../../../api/types/core-v1.js';
 import * as s from '../../../../api/schemas/core-v1.js';
 import type { TableColumn } from '../../../types.js';
@@ -26,16 +27,21 @@ function validateClaimUpdate(pvc: PersistentVolumeClaim, old: PersistentVolumeCl
   const out = validateClaim(pvc);
   // a claim that named no class may be given one once (the default class, assigned after the claim was made)
   const classFromNil = old.spec?.storageClassName == null && pvc.spec?.storageClassName != null && !hasBetaClass(old) && !hasBetaClass(pvc);
-  // only the requested size may change (and a claim's volume may be named once)
+  // only a bound claim's requested size may change (and a claim's volume may be named once)
+  const bound = pvc.status?.phase === 'Bound';
   const strip = (s: PersistentVolumeClaimSpec | undefined) => {
     const c = structuredClone(s ?? {});
-    if (c.resources) delete c.resources.requests;
+    if (bound && c.resources?.requests) c.resources.requests.storage = old.spec?.resources?.requests?.storage!;
     if (!old.spec?.volumeName) delete c.volumeName;
     if (classFromNil) delete c.storageClassName;
     return c;
   };
   if (!sameJson(strip(pvc.spec), strip(old.spec)))
     out.push(forbidden('spec', 'spec is immutable after creation except resources.requests for bound claims'));
+  // volumes are never shrunk (the reference's recovery from a failed expansion is an alpha feature, off)
+  const [newSize, oldSize] = [pvc.spec?.resources?.requests?.storage, old.spec?.resources?.requests?.storage].map(quantityValue);
+  if (newSize !== undefined && oldSize !== undefined && newSize < oldSize)
+    out.push(forbidden('spec.resources.requests.storage', 'field can not be less than previous value'));
   return out;
 }
 
