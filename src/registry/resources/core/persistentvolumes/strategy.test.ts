@@ -11,6 +11,8 @@ test('PersistentVolume defaults and source rules', async () => {
   assert.deepEqual(pv.causes, ['spec.nfs: Forbidden: may not specify more than 1 volume type']);
 });
 
+const onNode = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n1'] }] }] } };
+
 test('PersistentVolume causes as the reference words them: bare access modes, a capacity of storage only, volumeMode unprefixed', async () => {
   const pvs = strategyOf('', 'persistentvolumes');
   assert.deepEqual((await create(pvs, { spec: {} })).causes, [
@@ -19,8 +21,21 @@ test('PersistentVolume causes as the reference words them: bare access modes, a 
     'spec.capacity: Unsupported value: core.ResourceList(nil): supported values: "storage"',
     'spec: Required value: must specify a volume type',
   ]);
-  assert.deepEqual((await create(pvs, { spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '0' }, local: { path: '/d' }, nodeAffinity: {} } })).causes,
+  assert.deepEqual((await create(pvs, { spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '0' }, local: { path: '/d' }, nodeAffinity: onNode } })).causes,
     ['spec.capacity[storage]: Invalid value: "0": must be greater than zero']);
   const old = (await create<PersistentVolume>(pvs, { spec: { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' }, hostPath: { path: '/d' } } })).obj;
   assert.deepEqual(await update<PersistentVolume>(pvs, old, o => { o.spec!.volumeMode = 'Block'; }), ['volumeMode: Invalid value: "Block": field is immutable']);
+});
+
+test('a local volume needs node affinity, and a hostPath of / may not be recycled', async () => {
+  const pvs = strategyOf('', 'persistentvolumes');
+  const base = { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } };
+  assert.deepEqual((await create(pvs, { spec: { ...base, local: { path: '/d' } } })).causes,
+    ['spec.nodeAffinity: Required value: Local volume requires node affinity']);
+  assert.deepEqual((await create(pvs, { spec: { ...base, local: { path: '/d' }, nodeAffinity: {} } })).causes,
+    ['spec.nodeAffinity.required: Required value: must specify required node constraints']);
+  assert.deepEqual((await create(pvs, { spec: { ...base, local: { path: '/d' }, nodeAffinity: onNode } })).causes, []);
+  assert.deepEqual((await create(pvs, { spec: { ...base, hostPath: { path: '/' }, persistentVolumeReclaimPolicy: 'Recycle' } })).causes,
+    ["spec.persistentVolumeReclaimPolicy: Forbidden: may not be 'recycle' for a hostPath mount of '/'"]);
+  assert.deepEqual((await create(pvs, { spec: { ...base, hostPath: { path: '/srv' }, persistentVolumeReclaimPolicy: 'Recycle' } })).causes, []);
 });

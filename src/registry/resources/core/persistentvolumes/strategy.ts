@@ -1,4 +1,5 @@
 // Persistent volumes: one source, a capacity, access modes; the source and the volume mode never change.
+import { posix } from 'node:path';
 import type { Stored } from '../../../../api/meta.js';
 import type { PersistentVolume, PersistentVolumeSpec } from '../../../../api/types/core-v1.js';
 import { quantityValue } from '../../../../api/quantity.js';
@@ -52,9 +53,14 @@ function validateVolume(pv: PersistentVolume): Causes {
   const s: PersistentVolumeSpec = pv.spec ?? {};
   const out = validateAccessModes('spec.accessModes', s.accessModes, '');
   out.push(...capacity(s.capacity));
+  if (isSet(s.nodeAffinity) && !isSet(s.nodeAffinity.required)) out.push(required('spec.nodeAffinity.required', 'must specify required node constraints'));
   const sources = pvSources.filter(k => isSet(s[k]));
   if (!sources.length) out.push(required('spec', 'must specify a volume type'));
   for (const k of sources.slice(1)) out.push(forbidden(`spec.${k}`, 'may not specify more than 1 volume type'));
+  // a local volume is on one node: the scheduler learns which from its node affinity
+  if (sources[0] === 'local' && !isSet(s.nodeAffinity)) out.push(required('spec.nodeAffinity', 'Local volume requires node affinity'));
+  if (s.hostPath && posix.normalize(String(s.hostPath.path ?? '')).replace(/(.)\/$/, '$1') === '/' && s.persistentVolumeReclaimPolicy === 'Recycle')
+    out.push(forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
   out.push(...oneOf('spec.persistentVolumeReclaimPolicy', s.persistentVolumeReclaimPolicy, ['Delete', 'Recycle', 'Retain']));
   if (isSet(s.volumeMode)) out.push(...oneOf('spec.volumeMode', s.volumeMode, volumeModes));
   if (s.hostPath && !s.hostPath.path) out.push(required('spec.hostPath.path'));
