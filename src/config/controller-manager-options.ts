@@ -11,7 +11,7 @@ export type { LeaderElectionOptions };
 /** Controller names, as the reference's --controllers flag knows them. */
 export const knownControllers = [
   'bootstrapsigner', 'csrapproving', 'csrcleaner', 'csrsigning', 'tokencleaner', 'cronjob', 'daemonset', 'deployment', 'disruption', 'endpoint', 'endpointslice', 'endpointslicemirroring', 'ephemeral-volume', 'garbagecollector', 'horizontalpodautoscaling', 'job', 'namespace', 'nodeipam', 'nodelifecycle', 'podgc',
-  'persistentvolume-binder', 'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
+  'persistentvolume-binder', 'persistentvolume-expander', 'pv-protection', 'pvc-protection', 'replicaset', 'replicationcontroller', 'resourcequota', 'root-ca-cert-publisher', 'serviceaccount', 'serviceaccount-token', 'statefulset', 'ttl-after-finished',
 ] as const;
 export type ControllerName = (typeof knownControllers)[number];
 

@@ -5,6 +5,7 @@ import { nodeLifecycleController } from './node-lifecycle.js';
 import { pvProtectionController } from './pv-protection.js';
 import { pvcProtectionController } from './pvc-protection.js';
 import { persistentVolumeBinderController } from './persistentvolume-binder.js';
+import { persistentVolumeExpanderController } from './persistentvolume-expander.js';
 import { ephemeralVolumeController } from './ephemeral-volume.js';
 import { serviceAccountController } from './serviceaccount.js';
 import { replicaSetController } from './replicaset.js';
@@ -35,7 +36,7 @@ import { nodeIpamController } from './nodeipam.js';
 export const controllers: readonly Controller[] = [
   deploymentController, replicaSetController, replicationControllerController, garbageCollector,
   statefulSetController, daemonSetController, disruptionController, jobController, cronJobController, ttlAfterFinishedController,
-  namespaceController, serviceAccountController, nodeLifecycleController, persistentVolumeBinderController, ephemeralVolumeController, pvcProtectionController, pvProtectionController,
+  namespaceController, serviceAccountController, nodeLifecycleController, persistentVolumeBinderController, persistentVolumeExpanderController, ephemeralVolumeController, pvcProtectionController, pvProtectionController,
   endpointsController, endpointSliceController, endpointSliceMirroringController, rootCaPublisher, podGcController,
   csrApprovingController, csrSigningController, csrCleanerController, tokenCleanerController, bootstrapSignerController,
   resourceQuotaController, serviceAccountTokenController, horizontalPodAutoscalerController, nodeIpamController,

@@ -109,6 +109,25 @@ describe('in-server controllers', () => {
     await eventually('the claim to go', async () => (await c.get(`${ns}/persistentvolumeclaims/data`)).status === 404);
   });
 
+  test('a bound claim asking for more storage waits for an external resizer, as the expand controller says in an event', async () => {
+    const ns = '/api/v1/namespaces/default';
+    assert.equal((await c.request('POST', `/apis/${server.names.group('storage')}/v1/storageclasses`, { body: {
+      metadata: { name: 'growable' }, provisioner: 'example.com/driver', allowVolumeExpansion: true } })).status, 201);
+    assert.equal((await c.request('POST', '/api/v1/persistentvolumes', { body: { metadata: { name: 'growing-pv' }, spec: {
+      capacity: { storage: '1Gi' }, accessModes: ['ReadWriteOnce'], storageClassName: 'growable',
+      csi: { driver: 'example.com/driver', volumeHandle: 'h1' } } } })).status, 201);
+    assert.equal((await c.request('POST', `${ns}/persistentvolumeclaims`, { body: { metadata: { name: 'growing' }, spec: {
+      accessModes: ['ReadWriteOnce'], storageClassName: 'growable', volumeName: 'growing-pv', resources: { requests: { storage: '1Gi' } } } } })).status, 201);
+    await eventually('the claim bound', async () => (await c.get(`${ns}/persistentvolumeclaims/growing`)).json.status?.phase === 'Bound');
+    const grown = await c.request('PATCH', `${ns}/persistentvolumeclaims/growing`, {
+      body: { spec: { resources: { requests: { storage: '2Gi' } } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(grown.status, 200, grown.body);
+    const events = async () => (await c.get(`${ns}/events?fieldSelector=${encodeURIComponent('involvedObject.name=growing')}`)).json.items as any[];
+    await eventually('the ExternalExpanding event', async () => (await events()).some((e) => e.reason === 'ExternalExpanding' && e.type === 'Warning'
+      && e.source?.component === 'volume_expand' && e.message === 'waiting for an external controller to expand this PVC'));
+    assert.equal((await c.get(`${ns}/persistentvolumeclaims/growing`)).json.status.capacity.storage, '1Gi', 'nothing here resizes the volume');
+  });
+
   test('a pod holds the claim of its ephemeral volume only when that claim is its own', async () => {
     const ns = '/api/v1/namespaces/default';
     const template = { spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } } };
