@@ -35,3 +35,25 @@ test('only a bound claim may be resized, and never shrunk', async () => {
   assert.deepEqual(await update<PersistentVolumeClaim>(pvcs, obj, o => { o.spec!.resources!.requests!.storage = '500Mi'; }),
     ['spec.resources.requests.storage: Forbidden: field can not be less than previous value']);
 });
+
+test('dataSource and dataSourceRef are kept in step and checked as the reference does', async () => {
+  const pvcs = strategyOf('', 'persistentvolumeclaims');
+  const spec = { accessModes: ['ReadWriteOnce' as const], resources: { requests: { storage: '1Gi' } } };
+  const fromClaim = await create<PersistentVolumeClaim>(pvcs, { spec: { ...spec, dataSource: { kind: 'PersistentVolumeClaim', name: 'src' } } });
+  assert.deepEqual(fromClaim.causes, []);
+  assert.deepEqual(fromClaim.obj.spec?.dataSourceRef, { kind: 'PersistentVolumeClaim', name: 'src' });
+  const populated = await create<PersistentVolumeClaim>(pvcs, { spec: { ...spec, dataSourceRef: { apiGroup: 'example.com', kind: 'Image', name: 'i' } } });
+  assert.deepEqual(populated.causes, []);
+  assert.deepEqual(populated.obj.spec?.dataSource, { apiGroup: 'example.com', kind: 'Image', name: 'i' });
+  // another namespace needs the CrossNamespaceVolumeDataSource feature (alpha, off): the reference is dropped
+  const elsewhere = await create<PersistentVolumeClaim>(pvcs, { spec: { ...spec, dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'src', namespace: 'other' } } });
+  assert.deepEqual(elsewhere.causes, []);
+  assert.equal(elsewhere.obj.spec?.dataSourceRef, undefined);
+  assert.equal(elsewhere.obj.spec?.dataSource, undefined);
+  assert.deepEqual((await create(pvcs, { spec: { ...spec, dataSource: { kind: 'Pod', name: 'p' } } })).causes, [
+    `spec.dataSource: Invalid value: "Pod": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
+    `spec.dataSourceRef: Invalid value: "Pod": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
+  ]);
+  assert.deepEqual((await create(pvcs, { spec: { ...spec, dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's' },
+    dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'src' } } })).causes, ['spec: Invalid value: "dataSource": must match dataSourceRef']);
+});

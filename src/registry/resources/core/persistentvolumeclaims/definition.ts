@@ -1,12 +1,12 @@
 // core/v1 persistent volume claims: only the requested size may change once created.
 import type { Stored } from '../../../../api/meta.js';
 import { quantityValue } from '../../../../api/quantity.js';
-import type { PersistentVolumeClaim, PersistentVolumeClaimSpec } from '../../../../api/types/core-v1.js';
+import type { PersistentVolumeClaim, PersistentVolumeClaimSpec, TypedObjectReference } from '../../../../api/types/core-v1.js';
 import * as s from '../../../../api/schemas/core-v1.js';
 import type { TableColumn } from '../../../types.js';
-import { defineStrategy } from '../../../strategy.js';
+import { defineStrategy, type StrategyContext } from '../../../strategy.js';
 import { defaultClaimSpec } from '../../../defaults/pod-spec.js';
-import { type Causes, forbidden, isSet, oneOf, sameJson } from '../../../validation/fields.js';
+import { type Causes, dnsSubdomain, forbidden, invalid, isSet, oneOf, required, sameJson } from '../../../validation/fields.js';
 import { define, only, status } from '../../define.js';
 import { age, column } from '../../columns.js';
 import { storageQuantity, validateAccessModes, volumeModes } from '../persistentvolumes/strategy.js';
@@ -17,8 +17,42 @@ function validateClaim(pvc: PersistentVolumeClaim): Causes {
   const out = validateAccessModes('spec.accessModes', s.accessModes);
   out.push(...storageQuantity('spec.resources[storage]', s.resources?.requests?.storage));
   if (isSet(s.volumeMode)) out.push(...oneOf('spec.volumeMode', s.volumeMode, volumeModes));
+  if (s.dataSource) out.push(...validateDataSource('spec.dataSource', s.dataSource));
+  if (s.dataSourceRef) out.push(...validateDataSource('spec.dataSourceRef', s.dataSourceRef));
+  // the reference shows the field's path as the invalid value
+  if (s.dataSourceRef?.namespace) {
+    if (s.dataSource) out.push(invalid('spec', 'dataSource', 'may not be specified when dataSourceRef.namespace is specified'));
+  } else if (s.dataSource && s.dataSourceRef && !sameJson(sourceKey(s.dataSource), sourceKey(s.dataSourceRef))) {
+    out.push(invalid('spec', 'dataSource', 'must match dataSourceRef'));
+  }
   return out;
 }
+
+const sourceKey = (r: TypedObjectReference) => ({ apiGroup: r.apiGroup ?? '', kind: r.kind, name: r.name });
+
+/** an object to fill the volume from: a claim of the core group, or any named kind of a valid group */
+function validateDataSource(at: string, ref: TypedObjectReference): Causes {
+  const out: Causes = [];
+  if (!ref.name) out.push(required(`${at}.name`));
+  if (!ref.kind) out.push(required(`${at}.kind`));
+  if (!ref.apiGroup && ref.kind !== 'PersistentVolumeClaim') out.push(invalid(at, ref.kind ?? '', "must be 'PersistentVolumeClaim' when referencing the default apiGroup"));
+  if (ref.apiGroup) out.push(...dnsSubdomain(`${at}.apiGroup`, ref.apiGroup));
+  return out;
+}
+
+/**
+ * The two data source fields kept in step, as the reference's API server keeps them: a reference to another
+ * namespace is dropped while CrossNamespaceVolumeDataSource is off (unless the claim had one), and either field
+ * set alone is copied to the other (dataSourceRef to dataSource only when it names no namespace).
+ */
+function syncDataSources(spec: PersistentVolumeClaimSpec, old: PersistentVolumeClaimSpec | undefined, ctx: StrategyContext) {
+  if (spec.dataSourceRef?.namespace && !ctx.featureGates?.CrossNamespaceVolumeDataSource && !old?.dataSourceRef) delete spec.dataSourceRef;
+  if (old) return;
+  const { dataSource, dataSourceRef } = spec;
+  if (dataSource && !dataSourceRef) spec.dataSourceRef = { ...pick(dataSource) };
+  else if (dataSourceRef && !dataSource && !dataSourceRef.namespace) spec.dataSource = { ...pick(dataSourceRef) };
+}
+const pick = (r: TypedObjectReference) => ({ ...(r.apiGroup !== undefined ? { apiGroup: r.apiGroup } : {}), kind: r.kind, name: r.name });
 
 /** the class annotation of claims written before storageClassName (`volume.beta.<domain>/storage-class`) */
 const hasBetaClass = (pvc: PersistentVolumeClaim) => Object.keys(pvc.metadata?.annotations ?? {}).some(k => /^volume\.beta\.[^/]+\/storage-class$/.test(k));
@@ -48,7 +82,8 @@ function validateClaimUpdate(pvc: PersistentVolumeClaim, old: PersistentVolumeCl
 export const strategy = defineStrategy<Stored<PersistentVolumeClaim>>({
   generation: false,
   defaults: pvc => defaultClaimSpec(pvc.spec ??= {}),
-  prepareForCreate(pvc) { pvc.status = { phase: 'Pending' }; },
+  prepareForCreate(pvc, ctx) { pvc.status = { phase: 'Pending' }; syncDataSources(pvc.spec ??= {}, undefined, ctx); },
+  prepareForUpdate(pvc, old, ctx) { syncDataSources(pvc.spec ??= {}, old.spec ?? {}, ctx); },
   validate: validateClaim,
   validateUpdate: validateClaimUpdate,
 });
