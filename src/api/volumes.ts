@@ -23,6 +23,8 @@ export function volumeAnnotations(names: Naming) {
     boundByController: `pv.${d}/bound-by-controller`,
     /** on a volume: the provisioner that made it */
     provisionedBy: `pv.${d}/provisioned-by`,
+    /** on a volume: the in-tree plugin that made it (`hostpath-dynamic-provisioner`) */
+    createdBy: `${d}/createdby`,
     /** on a claim: the node its pod was scheduled to, for a provisioner of a WaitForFirstConsumer class */
     selectedNode: `volume.${d}/selected-node`,
     /** on a claim: the provisioner expected to make its volume */

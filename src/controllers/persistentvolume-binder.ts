@@ -179,7 +179,7 @@ export const persistentVolumeBinderController: Controller = {
         await mkdir(path, { recursive: true, mode: 0o750 });
         await pvClient.create({
           apiVersion: 'v1', kind: 'PersistentVolume',
-          metadata: { name, annotations: { [a.provisionedBy]: cls.provisioner } },
+          metadata: { name, annotations: { [a.createdBy]: 'hostpath-dynamic-provisioner', [a.boundByController]: 'yes', [a.provisionedBy]: cls.provisioner } },
           spec: {
             capacity: { storage: claim.spec?.resources?.requests?.storage ?? '0' },
             accessModes: claim.spec?.accessModes, volumeMode: claim.spec?.volumeMode ?? 'Filesystem',

@@ -293,7 +293,8 @@ describe('persistent volumes with the binder, the scheduler and simulated nodes'
     assert.match(v.spec.hostPath.path, /^\/tmp\/hostpath_pv\/[0-9a-f-]{36}$/);
     assert.ok(existsSync(v.spec.hostPath.path), 'the folder is made');
     assert.deepEqual([v.spec.capacity.storage, v.spec.persistentVolumeReclaimPolicy, v.spec.storageClassName], ['2Gi', 'Delete', `${ns}-hostpath`]);
-    assert.equal(v.metadata.annotations['pv.kubernetes.io/provisioned-by'], 'kubernetes.io/host-path');
+    assert.deepEqual(v.metadata.annotations, { 'pv.kubernetes.io/provisioned-by': 'kubernetes.io/host-path',
+      'pv.kubernetes.io/bound-by-controller': 'yes', 'kubernetes.io/createdby': 'hostpath-dynamic-provisioner' });
     await event(ns, 'dyn', 'ProvisioningSucceeded');
 
     await pods(ns).create(pod('user', [claimVolume('dyn')]));
