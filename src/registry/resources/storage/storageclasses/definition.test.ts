@@ -31,3 +31,19 @@ test('a StorageClass keeps its provisioner, parameters, reclaim policy and bindi
     'volumeBindingMode: Invalid value: "WaitForFirstConsumer": field is immutable',
   ]);
 });
+
+test('a StorageClass\'s allowedTopologies are checked as the reference does', async () => {
+  const sc = strategyOf('storage', 'storageclasses');
+  const zone = (values: string[], key = 'topology.example.com/zone') => ({ matchLabelExpressions: [{ key, values }] });
+  assert.deepEqual((await create(sc, { provisioner: 'example.com/disk', allowedTopologies: [zone(['a', 'b'])] })).causes, []);
+  assert.deepEqual((await create(sc, { provisioner: 'example.com/disk', allowedTopologies: [
+    zone([]), zone(['a', 'a'], 'bad key'), { matchLabelExpressions: [zone(['a']).matchLabelExpressions[0], zone(['b']).matchLabelExpressions[0]] },
+    zone(['b', 'a']), zone(['a', 'b']),
+  ] })).causes, [
+    'allowedTopologies[0].matchLabelExpressions[0].values: Required value',
+    'allowedTopologies[1].matchLabelExpressions[0].values[1]: Duplicate value: "a"',
+    'allowedTopologies[1].matchLabelExpressions[0].key: Invalid value: "bad key": name part must consist of alphanumeric characters, \'-\', \'_\' or \'.\', and must start and end with an alphanumeric character (e.g. \'MyName\',  or \'my.name\',  or \'123-abc\', regex used for validation is \'([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]\')',
+    'allowedTopologies[2].matchLabelExpressions[1].key: Duplicate value: "topology.example.com/zone"',
+    'allowedTopologies[4].matchLabelExpressions: Duplicate value: ""',
+  ]);
+});

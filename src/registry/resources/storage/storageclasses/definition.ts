@@ -1,11 +1,12 @@
 // storage/v1 storage classes.
 import type { Stored } from '../../../../api/meta.js';
 import type { StorageClass } from '../../../../api/types/storage-v1.js';
+import type { TopologySelectorTerm } from '../../../../api/types/core-v1.js';
 import * as s from '../../../../api/schemas/storage-v1.js';
 import { defineStrategy } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
 import { qualifiedNameErrors } from '../../../../api/selectors.js';
-import { type Causes, forbidden, immutable, invalid, isSet, notSupported, oneOf, required, sameJson } from '../../../validation/fields.js';
+import { type Causes, duplicate, forbidden, immutable, invalid, isSet, notSupported, oneOf, qualifiedName, required, sameJson } from '../../../validation/fields.js';
 import { define, only } from '../../define.js';
 import { age, column, nameColumn } from '../../columns.js';
 
@@ -26,6 +27,29 @@ function validateStorageClass(sc: StorageClass): Causes {
   if (Object.keys(sc.parameters ?? {}).includes('')) out.push(invalid('parameters', '', 'field can not be empty.'));
   if (isSet(sc.reclaimPolicy) && (sc.reclaimPolicy as string) !== '' && !reclaimPolicies.includes(sc.reclaimPolicy)) out.push(notSupported('reclaimPolicy', sc.reclaimPolicy, reclaimPolicies));
   out.push(...oneOf('volumeBindingMode', sc.volumeBindingMode, bindingModes));
+  out.push(...allowedTopologies(sc.allowedTopologies ?? []));
+  return out;
+}
+
+/** each term's requirements: a label key once, at least one value, each value once; no term twice */
+function allowedTopologies(terms: TopologySelectorTerm[]): Causes {
+  const out: Causes = [];
+  const seen: string[] = [];
+  terms.forEach((term, i) => {
+    const byKey = new Map<string, string[]>();
+    (term.matchLabelExpressions ?? []).forEach((req, j) => {
+      const at = `allowedTopologies[${i}].matchLabelExpressions[${j}]`;
+      const values = req.values ?? [];
+      if (!values.length) out.push(required(`${at}.values`));
+      values.forEach((v, k) => { if (values.indexOf(v) < k) out.push(duplicate(`${at}.values[${k}]`, v)); });
+      out.push(...qualifiedName(`${at}.key`, req.key ?? ''));
+      if (byKey.has(req.key)) out.push(duplicate(`${at}.key`, req.key));
+      byKey.set(req.key, [...new Set(values)].sort());
+    });
+    const key = JSON.stringify([...byKey].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+    if (byKey.size && seen.includes(key)) out.push(duplicate(`allowedTopologies[${i}].matchLabelExpressions`, ''));
+    seen.push(key);
+  });
   return out;
 }
 
