@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { PersistentVolume } from '../../../../api/types/core-v1.js';
-import { create, strategyOf, update } from '../../testing/strategy.js';
+import { create, ctx, strategyOf, update } from '../../testing/strategy.js';
 
 test('PersistentVolume defaults and source rules', async () => {
   const pv = await create<PersistentVolume>(strategyOf('', 'persistentvolumes'),
@@ -38,4 +38,13 @@ test('a local volume needs node affinity, and a hostPath of / may not be recycle
   assert.deepEqual((await create(pvs, { spec: { ...base, hostPath: { path: '/' }, persistentVolumeReclaimPolicy: 'Recycle' } })).causes,
     ["spec.persistentVolumeReclaimPolicy: Forbidden: may not be 'recycle' for a hostPath mount of '/'"]);
   assert.deepEqual((await create(pvs, { spec: { ...base, hostPath: { path: '/srv' }, persistentVolumeReclaimPolicy: 'Recycle' } })).causes, []);
+});
+
+test('the beta mount-options annotation is refused on volume kinds that never took it', async () => {
+  const pvs = strategyOf('', 'persistentvolumes');
+  const annotations = { [`volume.beta.${ctx.names.labelDomain}/mount-options`]: 'ro' };
+  const base = { accessModes: ['ReadWriteOnce'], capacity: { storage: '1Gi' } };
+  assert.deepEqual((await create(pvs, { metadata: { annotations }, spec: { ...base, hostPath: { path: '/d' } } })).causes,
+    [`metadata.annotations.volume.beta.${ctx.names.labelDomain}/mount-options: Forbidden: may not specify mount options for this volume type`]);
+  assert.deepEqual((await create(pvs, { metadata: { annotations }, spec: { ...base, nfs: { server: 's', path: '/x' } } })).causes, []);
 });

@@ -30,6 +30,10 @@ const pvSources = ['gcePersistentDisk', 'awsElasticBlockStore', 'hostPath', 'glu
   'fc', 'flocker', 'flexVolume', 'azureFile', 'vsphereVolume', 'quobyte', 'azureDisk', 'photonPersistentDisk', 'portworxVolume',
   'scaleIO', 'local', 'storageos', 'csi'] as const satisfies ReadonlyArray<keyof PersistentVolumeSpec>;
 
+/** the kinds whose plugins took mount options from the beta annotation (`volume.beta.<domain>/mount-options`) */
+const mountableSources: readonly string[] = ['gcePersistentDisk', 'awsElasticBlockStore', 'glusterfs', 'nfs', 'rbd', 'quobyte', 'iscsi', 'cinder',
+  'cephfs', 'azureFile', 'vsphereVolume', 'azureDisk', 'photonPersistentDisk'];
+
 function defaultVolume(pv: PersistentVolume) {
   const s = specOf(pv);
   fill(s, { persistentVolumeReclaimPolicy: 'Retain', volumeMode: 'Filesystem' });
@@ -63,6 +67,9 @@ function validateVolume(pv: PersistentVolume): Causes {
     out.push(forbidden('spec.persistentVolumeReclaimPolicy', "may not be 'recycle' for a hostPath mount of '/'"));
   out.push(...oneOf('spec.persistentVolumeReclaimPolicy', s.persistentVolumeReclaimPolicy, ['Delete', 'Recycle', 'Retain']));
   if (isSet(s.volumeMode)) out.push(...oneOf('spec.volumeMode', s.volumeMode, volumeModes));
+  const mountOptionsKey = Object.keys(pv.metadata?.annotations ?? {}).find(k => /^volume\.beta\.[^/]+\/mount-options$/.test(k));
+  if (mountOptionsKey && !sources.some(k => mountableSources.includes(k)))
+    out.push(forbidden(`metadata.annotations.${mountOptionsKey}`, 'may not specify mount options for this volume type'));
   if (s.hostPath && !s.hostPath.path) out.push(required('spec.hostPath.path'));
   if (s.local && !s.local.path) out.push(required('spec.local.path'));
   if (s.nfs) { if (!s.nfs.server) out.push(required('spec.nfs.server')); if (!s.nfs.path) out.push(required('spec.nfs.path')); }
