@@ -123,7 +123,7 @@ describe('API server options', () => {
     const cases: [string[], RegExp][] = [
       [['--secure-port=70000'], /--secure-port: must be a port number from 0 to 65535/],
       [['--secure-port=-1'], /--secure-port/],
-      [['--storage-backend=mysql'], /--storage-backend: expected one of memory, sqlite, etcd/],
+      [['--storage-backend=mysql'], /--storage-backend: expected one of memory, sqlite, etcd, etcd3/],
       [['--storage-backend=etcd'], /--etcd-servers is required with --storage-backend=etcd/],
       [['--storage-backend=etcd', '--etcd-servers=localhost'], /--etcd-servers.*not a URL/],
       [['--request-timeout=0s'], /--request-timeout: must be greater than 0/],
@@ -149,6 +149,14 @@ describe('API server options', () => {
       [['stray'], /unexpected argument "stray"/],
     ];
     for (const [argv, message] of cases) assert.throws(() => parseApiServerOptions(argv), (e: Error) => e instanceof FlagError && message.test(e.message), argv.join(' '));
+  });
+
+  test('--etcd-servers alone (as kubeadm and k3s write it) stores in etcd; etcd3 is the reference\'s name for it', () => {
+    assert.equal(parseApiServerOptions(['--etcd-servers=https://127.0.0.1:2379']).options.storageBackend, 'etcd');
+    assert.equal(parseApiServerOptions(['--storage-backend=etcd3', '--etcd-servers=https://127.0.0.1:2379']).options.storageBackend, 'etcd');
+    assert.equal(parseApiServerOptions([]).options.storageBackend, 'sqlite');
+    assert.equal(parseApiServerOptions(['--storage-backend=sqlite', '--etcd-servers=https://127.0.0.1:2379']).options.storageBackend, 'sqlite');
+    assert.throws(() => parseApiServerOptions(['--storage-backend=etcd3']), /--etcd-servers is required with --storage-backend=etcd/);
   });
 
   test('warnings: etcd servers without etcd', () => {

@@ -259,7 +259,7 @@ const notActingFlags: Record<string, string> = {
 };
 
 export const apiServerFlags: readonly FlagDecl[] = [
-  { name: 'storage-backend', type: 'enum', values: ['memory', 'sqlite', 'etcd'], default: 'sqlite', help: 'Where objects are stored: in memory (lost on exit), an embedded SQLite file under --data-dir, or etcd.' },
+  { name: 'storage-backend', type: 'enum', values: ['memory', 'sqlite', 'etcd', 'etcd3'], default: 'sqlite', help: 'Where objects are stored: in memory (lost on exit), an embedded SQLite file under --data-dir, or etcd (etcd3, the reference\'s name, is the same). Default: etcd when --etcd-servers is given, else sqlite.' },
   { name: 'etcd-servers', type: 'stringList', default: [], help: 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd.', validate: (v) => (v as string[]).map(checkUrl).find(Boolean) },
   { name: 'etcd-cafile', type: 'string', default: '', help: 'CA certificates (PEM) that the etcd members\' serving certificates must chain to (https:// servers); without it, the system\'s roots.' },
   { name: 'etcd-certfile', type: 'string', default: '', help: 'Client certificate (PEM) shown to etcd members that ask for one (etcd --client-cert-auth); with --etcd-keyfile.' },
@@ -398,6 +398,13 @@ export interface ParsedApiServerOptions {
   help: boolean;
 }
 
+/** the reference's manifests (kubeadm's, k3s's) name etcd by --etcd-servers alone: then etcd is the store, as there */
+function chosenStorageBackend(flag: string, given: boolean, etcdServers: readonly string[]): StorageBackend {
+  if (flag === 'etcd3') return 'etcd';
+  if (!given && etcdServers.length) return 'etcd';
+  return flag as StorageBackend;
+}
+
 export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerOptions {
   const parsed = parseFlags(apiServerFlags, argv);
   if (parsed.args.length) throw new FlagError(`unexpected argument ${JSON.stringify(parsed.args[0])}: the API server takes only flags`);
@@ -405,8 +412,8 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   const warnings = [...parsed.warnings];
   const s = (name: string) => (v[name] as string) || undefined;
 
-  const storageBackend = v['storage-backend'] as StorageBackend;
   const etcdServers = v['etcd-servers'] as string[];
+  const storageBackend = chosenStorageBackend(v['storage-backend'] as string, parsed.given.has('storage-backend'), etcdServers);
   if (storageBackend === 'etcd' && etcdServers.length === 0) throw new FlagError('flag --etcd-servers is required with --storage-backend=etcd');
   if (storageBackend !== 'etcd' && etcdServers.length) warnings.push(`flag --etcd-servers is ignored with --storage-backend=${storageBackend}`);
   if (!s('tls-cert-file') !== !s('tls-private-key-file')) throw new FlagError('flags --tls-cert-file and --tls-private-key-file must be given together');
