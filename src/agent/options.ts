@@ -499,6 +499,7 @@ function fromFileValue(d: AgentFlagDecl, raw: unknown): FlagValue {
       want(typeof raw === 'string', 'a duration string such as 20s');
       return parseDuration(raw as string);
     case 'stringList':
+    case 'stringArray':
       want(Array.isArray(raw) && raw.every((x) => typeof x === 'string'), 'a list of strings');
       return raw as string[];
     case 'map':

@@ -11,7 +11,7 @@ import { apiDomains, defaultApiDomain, naming, type ApiDomain } from '../api/nam
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, formatDuration, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { re2Problem } from '../util/re2.js';
-import { cipherSuiteNames, opensslCiphers, tlsVersionHelp, tlsVersions, type TlsVersion } from './tls-options.js';
+import { cipherSuiteNames, opensslCiphers, parseNamedCertKey, tlsVersionHelp, tlsVersions, type NamedCertKey, type TlsVersion } from './tls-options.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { controllerManagerFlags, controllerManagerOptionsFrom, type ControllerManagerOptions } from './controller-manager-options.js';
 import { embeddedSchedulerFlags, embeddedSchedulerValues, schedulerOptionsFrom } from './scheduler-options.js';
@@ -122,6 +122,8 @@ export interface ApiServerOptions {
   /** --tls-min-version and --tls-cipher-suites in Node's terms (undefined: Node's defaults) */
   tlsMinVersion?: TlsVersion;
   tlsCiphers?: string;
+  /** --tls-sni-cert-key: certificates served to clients that ask for their names */
+  tlsSniCertKeys: NamedCertKey[];
   tlsPrivateKeyFile?: string;
   clientCaFile?: string;
   anonymousAuth: boolean;
@@ -280,6 +282,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'tls-cert-file', type: 'string', default: '', help: 'Serving certificate (PEM, with any intermediates after it). Without it a certificate is generated under --cert-dir.' },
   { name: 'tls-private-key-file', type: 'string', default: '', help: 'The private key of --tls-cert-file.' },
   { name: 'tls-min-version', type: 'enum', values: ['', ...Object.keys(tlsVersions)], default: '', help: `The oldest TLS version the server speaks (${tlsVersionHelp}); default TLS 1.2.` },
+  { name: 'tls-sni-cert-key', type: 'stringArray', default: [], help: 'A certificate and key served to clients that ask for one of its names by SNI: "cert,key" (the names in the certificate) or "cert,key:name1,*.example.com"; repeat the flag for more. A name given here beats one read from a certificate, an exact name a wildcard; other clients get --tls-cert-file.' },
   { name: 'tls-cipher-suites', type: 'stringList', default: [], help: `The TLS 1.2 (and older) cipher suites the server offers, by their IANA names; TLS 1.3's are always on. Default: Node's own list. Known: ${cipherSuiteNames.join(', ')}.` },
   { name: 'client-ca-file', type: 'string', default: '', help: 'CA bundle that client certificates are checked against. The generated CA is always trusted too.' },
   { name: 'allow-privileged', type: 'bool', default: false, help: 'Accept pods and pod templates whose containers ask to run privileged; without it they are refused as invalid.' },
@@ -450,6 +453,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
     tlsCertFile: s('tls-cert-file'),
     tlsMinVersion: tlsVersions[v['tls-min-version'] as string],
     tlsCiphers: opensslCiphers(v['tls-cipher-suites'] as string[]),
+    tlsSniCertKeys: (v['tls-sni-cert-key'] as string[]).map(parseNamedCertKey),
     tlsPrivateKeyFile: s('tls-private-key-file'),
     clientCaFile: s('client-ca-file'),
     anonymousAuth: v['anonymous-auth'] as boolean,

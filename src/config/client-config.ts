@@ -15,6 +15,8 @@ export interface AdminClientConfig {
   caPem: string;
   certPem: string;
   keyPem: string;
+  /** the name to verify the server's certificate for (SNI), when not the server's host */
+  tlsServerName?: string;
   clusterName?: string;
   userName?: string;
   contextName?: string;
@@ -107,7 +109,7 @@ export async function writeAdminClientConfig(path: string, c: AdminClientConfig)
     apiVersion: 'v1',
     kind: 'Config',
     preferences: {},
-    clusters: [{ name: cluster, cluster: { server: c.server, 'certificate-authority-data': b64(c.caPem) } }],
+    clusters: [{ name: cluster, cluster: { server: c.server, 'certificate-authority-data': b64(c.caPem), ...(c.tlsServerName ? { 'tls-server-name': c.tlsServerName } : {}) } }],
     users: [{ name: user, user: { 'client-certificate-data': b64(c.certPem), 'client-key-data': b64(c.keyPem) } }],
     contexts: [{ name: context, context: { cluster, user, ...(c.namespace ? { namespace: c.namespace } : {}) } }],
     'current-context': context,

@@ -3,7 +3,7 @@
 // comma-separated and repeatable lists, `k=v` maps and Go-style durations.
 import { strictFlag } from '../api/request.js';
 
-export type FlagType = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'stringList' | 'map' | 'enum';
+export type FlagType = 'string' | 'int' | 'float' | 'bool' | 'duration' | 'stringList' | 'stringArray' | 'map' | 'enum';
 
 /** The value each flag type yields. Durations are milliseconds. */
 export type FlagValue = string | number | boolean | string[] | Record<string, string>;
@@ -48,6 +48,7 @@ const expectedForm: Record<FlagType, string> = {
   bool: 'true or false',
   duration: 'a duration such as 300ms, 5s, 1m30s or 2h',
   stringList: 'a comma-separated list',
+  stringArray: 'a value, the flag repeated for more',
   map: 'comma-separated key=value pairs',
   enum: 'one of the listed values',
 };
@@ -94,7 +95,7 @@ export function parseFlags(decls: readonly FlagDecl[], argv: readonly string[]):
     else throw new FlagError(`flag --${decl.name} needs a value: ${describe(decl)}`);
 
     const value = convert(decl, raw);
-    const accumulates = (decl.type === 'stringList' || decl.type === 'map') && given.has(decl.name);
+    const accumulates = (decl.type === 'stringList' || decl.type === 'stringArray' || decl.type === 'map') && given.has(decl.name);
     values[decl.name] = accumulates ? merge(values[decl.name]!, value) : value;
     if (decl.deprecated && !given.has(decl.name)) warnings.push(`flag --${decl.name} is deprecated: ${decl.deprecated}`);
     given.add(decl.name);
@@ -134,6 +135,8 @@ function convert(decl: FlagDecl, raw: string): FlagValue {
       }
     case 'stringList':
       return splitList(raw);
+    case 'stringArray':
+      return [raw];
     case 'map': {
       const out: Record<string, string> = {};
       for (const pair of splitList(raw)) {

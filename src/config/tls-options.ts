@@ -49,3 +49,16 @@ export function opensslCiphers(names: readonly string[]): string | undefined {
 
 export const tlsVersionHelp = Object.keys(tlsVersions).join(', ');
 export const cipherSuiteNames = [...Object.keys(suites), ...tls13Suites];
+
+/** one --tls-sni-cert-key: a certificate and key, and the names it is served for (none: the certificate's own names) */
+export interface NamedCertKey { certFile: string; keyFile: string; names: string[] }
+
+/** `cert,key` or `cert,key:name1,name2` (names may be `*.` wildcards), as the reference reads the flag */
+export function parseNamedCertKey(value: string): NamedCertKey {
+  const colon = value.indexOf(':');
+  const files = (colon < 0 ? value : value.slice(0, colon)).split(',').map(f => f.trim());
+  if (files.length !== 2 || !files[0] || !files[1])
+    throw new FlagError(`invalid value ${JSON.stringify(value)} for flag --tls-sni-cert-key: expected comma separated certificate and key file paths`);
+  const names = colon < 0 ? [] : value.slice(colon + 1).split(',').map(n => n.trim()).filter(Boolean);
+  return { certFile: files[0], keyFile: files[1], names };
+}

@@ -1,7 +1,7 @@
 // The HTTPS listener: HTTP/2 and HTTP/1.1 on one port, client certificates requested (the pipeline verifies
 // them), one request context per request, and the requests in flight for graceful shutdown.
 import { constants as http2Constants, createSecureServer, Http2ServerRequest, type Http2ServerResponse, type Http2Session, type Http2Stream } from 'node:http2';
-import type { TLSSocket } from 'node:tls';
+import { createSecureContext, type SecureContext, type TLSSocket } from 'node:tls';
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
@@ -52,6 +52,8 @@ export interface HttpsOptions {
   certPem: string;
   /** CAs whose client certificates the handshake accepts */
   clientCaPems: string[];
+  /** other certificates, each served to clients asking for one of its names by SNI (exact, or `*.` and one label) */
+  sniCertificates?: SniCertificate[];
   /** the oldest TLS version spoken, and the cipher list (OpenSSL's names): Node's defaults when absent */
   minVersion?: 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
   ciphers?: string;
@@ -66,6 +68,26 @@ export interface HttpsOptions {
   goawayChance?: number;
   /** HTTP/2: the streams a client may have open at once on one connection; absent or 0: no limit */
   maxConcurrentStreams?: number;
+}
+
+export interface SniCertificate { names: string[]; keyPem: string; certPem: string }
+
+/** the certificate for the name a client asks for: an exact name first, then a wildcard, else the default one */
+export function sniLookup<T>(entries: readonly { names: readonly string[]; value: T }[], servername: string): T | undefined {
+  const name = servername.toLowerCase();
+  const wildcard = name.includes('.') ? `*${name.slice(name.indexOf('.'))}` : undefined;
+  return entries.find(e => e.names.includes(name))?.value ?? (wildcard ? entries.find(e => e.names.includes(wildcard))?.value : undefined);
+}
+
+/** the SNI callback of the listener: each certificate's context made once, with the listener's client CAs and TLS limits */
+function sniCallback(o: HttpsOptions): ((servername: string, cb: (err: Error | null, ctx?: SecureContext) => void) => void) | undefined {
+  if (!o.sniCertificates?.length) return undefined;
+  const entries = o.sniCertificates.map(c => ({
+    names: c.names.map(n => n.toLowerCase()),
+    value: createSecureContext({ key: c.keyPem, cert: c.certPem, ca: o.clientCaPems,
+      ...(o.minVersion ? { minVersion: o.minVersion } : {}), ...(o.ciphers ? { ciphers: o.ciphers } : {}) }),
+  }));
+  return (servername, cb) => cb(null, sniLookup(entries, servername));
 }
 
 export interface HttpsServer {
@@ -203,6 +225,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     // a connection that does not finish its handshake goes when its headers would be late (Node's default is 120 s)
     handshakeTimeout: headersTimeout,
     allowHTTP1: true, key: o.keyPem, cert: o.certPem, ca: o.clientCaPems, requestCert: true, rejectUnauthorized: false,
+    SNICallback: sniCallback(o),
     ...(o.minVersion ? { minVersion: o.minVersion } : {}), ...(o.ciphers ? { ciphers: o.ciphers } : {}),
     // node agents multiplex many streams on one connection; the default 10 MB per session refuses streams under load
     maxSessionMemory: 64,

@@ -2,6 +2,7 @@
 // reverse. Modules before the listener make the server able to answer; the ones after it are the reference's
 // post-start hooks, and readyz reports each until it has started. Health checks come from the modules.
 import { readFileSync } from 'node:fs';
+import { X509Certificate } from 'node:crypto';
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { naming, type Naming } from '../api/naming.js';
@@ -46,12 +47,12 @@ import { openapiEndpoints } from '../openapi/openapi.js';
 import { profilingEndpoints } from '../debug/profiling.js';
 import { createMetrics, storageDurationBuckets } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
-import { checkCanListen, listenHttps, type HttpsServer, type Logger } from '../http/server.js';
+import { checkCanListen, listenHttps, type HttpsServer, type Logger, type SniCertificate } from '../http/server.js';
 import { setupAuth, type Auth } from './auth.js';
 import { inClusterNames, startKubernetesService } from './kubernetes-service.js';
 import { startIdentityLease, startIdentityLeaseGc } from './identity-lease.js';
 import { ensureTrackingSince } from './legacy-token-tracking.js';
-import type { Loopback } from './loopback.js';
+import { loopbackServerName, type Loopback } from './loopback.js';
 import { startComponentThread } from './component-thread.js';
 import { createAggregation, frontProxy, type Aggregation } from './aggregation.js';
 import { instrumentAdmission, instrumentAuthentication, instrumentAuthorizer, instrumentStorage, scrapedGauges } from './server-metrics.js';
@@ -128,6 +129,25 @@ const etcdTlsPems = (files: ApiServerOptions['etcdTls']) => {
   const read = (f: string | undefined) => (f ? readFileSync(f, 'utf8') : undefined);
   return { caPem: read(files.caFile), certPem: read(files.certFile), keyPem: read(files.keyFile) };
 };
+
+/** the --tls-sni-cert-key certificates read, with their names: those given on the flag before those read from a certificate */
+function sniCertificates(keys: ApiServerOptions['tlsSniCertKeys']): SniCertificate[] {
+  const read = keys.map(k => {
+    const certPem = readFileSync(k.certFile, 'utf8');
+    return { certPem, keyPem: readFileSync(k.keyFile, 'utf8'), names: k.names, own: k.names.length ? [] : certificateNames(certPem, k.certFile) };
+  });
+  return [...read.filter(r => r.names.length), ...read.filter(r => !r.names.length).map(r => ({ ...r, names: r.own }))]
+    .map(({ certPem, keyPem, names }) => ({ certPem, keyPem, names }));
+}
+
+/** the DNS names a certificate is for: its subject alternative names, and its common name when that is a host name */
+function certificateNames(pem: string, file: string): string[] {
+  let cert: X509Certificate;
+  try { cert = new X509Certificate(pem); } catch { throw new Error(`--tls-sni-cert-key: ${file} holds no certificate`); }
+  const dns = (cert.subjectAltName ?? '').split(', ').filter(n => n.startsWith('DNS:')).map(n => n.slice(4));
+  const cn = /^CN=(.*)$/m.exec(cert.subject)?.[1];
+  return [...new Set([...(cn && /^(\*\.)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(cn) && !isIP(cn) ? [cn] : []), ...dns])];
+}
 
 /** the API domain is fixed when the store is first used; another one later is refused */
 async function checkDomain(kv: KV, names: Naming) {
@@ -266,7 +286,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
         const hosts = [...options.tlsSans, ...(options.advertiseAddress ? [options.advertiseAddress] : []),
           ...(options.externalHostname ? [options.externalHostname] : []),
           ...(options.bindAddress && options.bindAddress !== '0.0.0.0' && options.bindAddress !== '::' ? [options.bindAddress] : []),
-          ...inClusterNames(names, options.serviceClusterIpRanges)];
+          ...inClusterNames(names, options.serviceClusterIpRanges), loopbackServerName];
         pkiMade = ensurePki(options.certDir, { hosts });
         pkiMade.catch(() => undefined);   // awaited below; a start that fails before then reports its own error
       },
@@ -408,6 +428,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           keyPem: options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem,
           certPem: options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem,
           minVersion: options.tlsMinVersion, ciphers: options.tlsCiphers,
+          // the server's own clients get the certificate of its CA by their SNI name; then those of --tls-sni-cert-key
+          sniCertificates: [{ names: [loopbackServerName], certPem: pki.serverCertPem, keyPem: pki.serverKeyPem }, ...sniCertificates(options.tlsSniCertKeys)],
           goawayChance: options.goawayChance, maxConcurrentStreams: options.http2MaxStreamsPerConnection,
           clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs],
         }, handler());
@@ -653,6 +675,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     adminKubeconfigPath = options.adminKubeconfigPath;
     await writeAdminClientConfig(adminKubeconfigPath, {
       server: url, caPem: pki.caCertPem, certPem: pki.adminCertPem, keyPem: pki.adminKeyPem,
+      // a serving certificate of another CA (--tls-cert-file) is not the one this file trusts: it asks for the server's own
+      tlsServerName: options.tlsCertFile ? loopbackServerName : undefined,
       clusterName: names.vendor, userName: 'admin', contextName: 'admin',
     });
   }

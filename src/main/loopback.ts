@@ -5,6 +5,12 @@ import type { Naming } from '../api/naming.js';
 import { createClient, type Client, type ClientOptions } from '../client/rest-client.js';
 import { issueClientCertificate, type CertificateAuthority } from '../pki/pki.js';
 
+/**
+ * The name the server's own clients ask for by SNI: the server answers it with the certificate from its own CA even when
+ * --tls-cert-file names one from another CA (kubeadm's), so its clients need no other trust (the reference's name)
+ */
+export const loopbackServerName = 'apiserver-loopback-client';
+
 export interface Loopback {
   /** the server's URL */
   url: string;
@@ -16,6 +22,6 @@ export function loopbackClient(server: Loopback, user: string, opts: ClientOptio
   const { certPem, keyPem } = issueClientCertificate(server.ca, user, groups);
   return createClient({
     contextName: user, clusterName: server.names.vendor, userName: user,
-    server: server.url, caPem: server.ca.certPem, certPem, keyPem,
+    server: server.url, caPem: server.ca.certPem, certPem, keyPem, tlsServerName: loopbackServerName,
   }, opts);
 }
