@@ -11,7 +11,7 @@ import { apiDomains, defaultApiDomain, naming, type ApiDomain } from '../api/nam
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, formatDuration, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { re2Problem } from '../util/re2.js';
-import { cipherSuiteNames, opensslCiphers, parseNamedCertKey, tlsVersionHelp, tlsVersions, type NamedCertKey, type TlsVersion } from './tls-options.js';
+import { cipherSuiteNames, opensslCiphers, parseNamedCertKey, unavailableCipherSuites, tlsVersionHelp, tlsVersions, type NamedCertKey, type TlsVersion } from './tls-options.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { controllerManagerFlags, controllerManagerOptionsFrom, type ControllerManagerOptions } from './controller-manager-options.js';
 import { embeddedSchedulerFlags, embeddedSchedulerValues, schedulerOptionsFrom } from './scheduler-options.js';
@@ -426,6 +426,9 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
   if (v['enable-priority-and-fairness'] && (v['max-requests-inflight'] as number) + (v['max-mutating-requests-inflight'] as number) <= 0)
     throw new FlagError(`invalid configuration: --max-requests-inflight=${v['max-requests-inflight']} and --max-mutating-requests-inflight=${v['max-mutating-requests-inflight']}; they must add up to something positive with --enable-priority-and-fairness`);
 
+  const unavailableSuites = unavailableCipherSuites(v['tls-cipher-suites'] as string[]);
+  if (unavailableSuites.length)
+    warnings.push(`flag --tls-cipher-suites: ${unavailableSuites.join(', ')} not offered: this server's TLS library (OpenSSL ${process.versions.openssl}) does not have ${unavailableSuites.length > 1 ? 'them' : 'it'}`);
   const featureGates = wrap('feature-gates', () => parseFeatureGates(v['feature-gates'] as Record<string, string>));
   warnings.push(...featureGates.warnings);
   const runtimeConfig = wrap('runtime-config', () => parseRuntimeConfig(v['runtime-config'] as string[]));

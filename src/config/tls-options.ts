@@ -1,5 +1,6 @@
 // The serving TLS flags in the reference's spelling (Go's names for versions and cipher suites) as Node's TLS takes
 // them (OpenSSL's names). TLS 1.3 suites are accepted and always on, as in the reference, where they cannot be chosen.
+import { getCiphers } from 'node:tls';
 import { FlagError } from './flags.js';
 
 export type TlsVersion = 'TLSv1' | 'TLSv1.1' | 'TLSv1.2' | 'TLSv1.3';
@@ -38,12 +39,20 @@ const suites: Record<string, string> = {
 };
 const tls13Suites = ['TLS_AES_128_GCM_SHA256', 'TLS_AES_256_GCM_SHA384', 'TLS_CHACHA20_POLY1305_SHA256'];
 
+/** the OpenSSL suites Node's TLS library has (OpenSSL 3 has no RC4 nor 3DES; Go's TLS, the reference's, still has them) */
+const available = (openssl: string) => getCiphers().includes(openssl.toLowerCase());
+
+/** the suites named that the reference would offer but this server's TLS library cannot: left out, with a warning */
+export function unavailableCipherSuites(names: readonly string[]): string[] {
+  return names.filter(n => suites[n] && !available(suites[n]!));
+}
+
 /** --tls-cipher-suites as an OpenSSL cipher list (undefined: Node's defaults); an unknown name is refused */
 export function opensslCiphers(names: readonly string[]): string | undefined {
   if (!names.length) return undefined;
   const unknown = names.filter(n => !suites[n] && !tls13Suites.includes(n));
   if (unknown.length) throw new FlagError(`invalid argument for flag --tls-cipher-suites: unsupported cipher suite name: ${unknown.join(', ')}`);
-  const older = [...new Set(names.map(n => suites[n]).filter((s): s is string => !!s))];
+  const older = [...new Set(names.map(n => suites[n]).filter((s): s is string => !!s && available(s)))];
   return [...tls13Suites, ...older].join(':');
 }
 
