@@ -17,7 +17,7 @@ interface AdmissionConfiguration {
 export interface PluginConfig { config: unknown; path: string }
 
 async function parseFile(path: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8');
+  const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => { throw new Error(`cannot read ${path}: ${e.code ?? e.message}`); });
   try { return JSON.parse(text); } catch { return (await loadYaml()).parse(text); }
 }
 

@@ -66,7 +66,12 @@ export const legacyClaim = (names: Naming, name: string) => `${names.labelDomain
 
 function signingKey(o: ServiceAccountKeyOptions): KeyObject {
   const file = o.signingKeyFile ?? o.tlsPrivateKeyFile;
-  if (file) return createPrivateKey(readFileSync(file, 'utf8'));
+  const flag = o.signingKeyFile ? '--service-account-signing-key-file' : '--tls-private-key-file';
+  if (file) {
+    let pem: string;
+    try { pem = readFileSync(file, 'utf8'); } catch (e) { throw new Error(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+    try { return createPrivateKey(pem); } catch { throw new Error(`${flag}: ${file} holds no private key in PEM`); }
+  }
   const generated = join(o.certDir, 'sa.key');
   if (!existsSync(generated)) {
     mkdirSync(o.certDir, { recursive: true, mode: 0o700 });
@@ -76,11 +81,16 @@ function signingKey(o: ServiceAccountKeyOptions): KeyObject {
   return createPrivateKey(readFileSync(generated, 'utf8'));
 }
 
+/** a file of --service-account-key-file; a failure to read it names the flag */
+function keyFileText(file: string): string {
+  try { return readFileSync(file, 'utf8'); } catch (e) { throw new Error(`--service-account-key-file: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+}
+
 export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions, now = () => Date.now()): ServiceAccountTokens {
   const key = signingKey(o);
   const alg = algorithmFor(key);
   const kid = keyId(key);
-  const verifyKeys = [createPublicKey(key), ...o.keyFiles.flatMap(f => publicKeysFromPem(readFileSync(f, 'utf8'), f))];
+  const verifyKeys = [createPublicKey(key), ...o.keyFiles.flatMap(f => publicKeysFromPem(keyFileText(f), f))];
   const claimKey = names.labelDomain;
   const extraKey = (k: string) => `authentication.${names.labelDomain}/${k}`;
   const issuers = o.issuers;

@@ -126,15 +126,20 @@ const within = (p: Promise<unknown>, ms: number) => Promise.race([p, new Promise
 
 /** the etcd TLS files read, each once at start */
 const etcdTlsPems = (files: ApiServerOptions['etcdTls']) => {
-  const read = (f: string | undefined) => (f ? readFileSync(f, 'utf8') : undefined);
-  return { caPem: read(files.caFile), certPem: read(files.certFile), keyPem: read(files.keyFile) };
+  const read = (flag: string, f: string | undefined) => (f ? flagFile(flag, f) : undefined);
+  return { caPem: read('--etcd-cafile', files.caFile), certPem: read('--etcd-certfile', files.certFile), keyPem: read('--etcd-keyfile', files.keyFile) };
 };
+
+/** a file a flag names, read at start: a failure names the flag, so the refusal says what to fix */
+function flagFile(flag: string, path: string): string {
+  try { return readFileSync(path, 'utf8'); } catch (e) { throw new Error(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+}
 
 /** the --tls-sni-cert-key certificates read, with their names: those given on the flag before those read from a certificate */
 function sniCertificates(keys: ApiServerOptions['tlsSniCertKeys']): SniCertificate[] {
   const read = keys.map(k => {
-    const certPem = readFileSync(k.certFile, 'utf8');
-    return { certPem, keyPem: readFileSync(k.keyFile, 'utf8'), names: k.names, own: k.names.length ? [] : certificateNames(certPem, k.certFile) };
+    const certPem = flagFile('--tls-sni-cert-key', k.certFile);
+    return { certPem, keyPem: flagFile('--tls-sni-cert-key', k.keyFile), names: k.names, own: k.names.length ? [] : certificateNames(certPem, k.certFile) };
   });
   return [...read.filter(r => r.names.length), ...read.filter(r => !r.names.length).map(r => ({ ...r, names: r.own }))]
     .map(({ certPem, keyPem, names }) => ({ certPem, keyPem, names }));
@@ -386,7 +391,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     },
     {
       async start() {
-        const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names);
+        const admissionConfig = await loadAdmissionConfig(options.admissionControlConfigFile ?? '', names)
+          .catch((e: Error) => { throw new Error(`--admission-control-config-file: ${e.message}`); });
         // --admission-control names every plugin that runs: those it leaves out are off, defaults included
         const specs = options.admissionControl
           ? selectPlugins(options.admissionControl, admissionPlugins.map(p => p.name).filter(n => !options.admissionControl!.includes(n)))
@@ -425,13 +431,13 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       async start() {
         https = await listenHttps({
           port: options.securePort, host: options.bindAddress, log,
-          keyPem: options.tlsPrivateKeyFile ? readFileSync(options.tlsPrivateKeyFile, 'utf8') : pki.serverKeyPem,
-          certPem: options.tlsCertFile ? readFileSync(options.tlsCertFile, 'utf8') : pki.serverCertPem,
+          keyPem: options.tlsPrivateKeyFile ? flagFile('--tls-private-key-file', options.tlsPrivateKeyFile) : pki.serverKeyPem,
+          certPem: options.tlsCertFile ? flagFile('--tls-cert-file', options.tlsCertFile) : pki.serverCertPem,
           minVersion: options.tlsMinVersion, ciphers: options.tlsCiphers,
           // the server's own clients get the certificate of its CA by their SNI name; then those of --tls-sni-cert-key
           sniCertificates: [{ names: [loopbackServerName], certPem: pki.serverCertPem, keyPem: pki.serverKeyPem }, ...sniCertificates(options.tlsSniCertKeys)],
           goawayChance: options.goawayChance, maxConcurrentStreams: options.http2MaxStreamsPerConnection,
-          clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [readFileSync(options.clientCaFile, 'utf8')] : []), ...auth.extraClientCAs],
+          clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [flagFile('--client-ca-file', options.clientCaFile)] : []), ...auth.extraClientCAs],
         }, handler());
         address = `${options.advertiseAddress || (listenHost() === '127.0.0.1' ? hostname() : listenHost())}:${https.port}`;
       },
@@ -640,8 +646,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const own = k.clientCertificateFile ? undefined
       : issueClientCertificate({ certPem: pki.caCertPem, keyPem: pki.caKeyPem }, 'kube-apiserver-kubelet-client', ['system:masters']);
     return {
-      certPem: own?.certPem ?? readFileSync(k.clientCertificateFile!, 'utf8'), keyPem: own?.keyPem ?? readFileSync(k.clientKeyFile!, 'utf8'),
-      caPem: k.certificateAuthorityFile ? readFileSync(k.certificateAuthorityFile, 'utf8') : undefined,
+      certPem: own?.certPem ?? flagFile('--kubelet-client-certificate', k.clientCertificateFile!),
+      keyPem: own?.keyPem ?? flagFile('--kubelet-client-key', k.clientKeyFile!),
+      caPem: k.certificateAuthorityFile ? flagFile('--kubelet-certificate-authority', k.certificateAuthorityFile) : undefined,
       preferredAddressTypes: k.preferredAddressTypes, timeoutMs: k.timeoutMs,
     };
   }

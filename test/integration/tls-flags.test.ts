@@ -98,3 +98,27 @@ describe('serving certificates of another CA', () => {
     await waitFor(() => accounts.get('default').then(() => true, () => false), { timeoutMs: 60_000, description: 'the default service account' });
   });
 });
+
+test('a start with a missing file of a TLS, client-CA, node-client or admission flag is refused naming the flag', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tls-files-'));
+  try {
+    const missing = join(dir, 'missing');
+    writeFileSync(join(dir, 'x.crt'), 'x');
+    writeFileSync(join(dir, 'good.key'), generateKeyPair().keyPem);
+    for (const [flags, message] of [
+      [[`--tls-cert-file=${missing}`, `--tls-private-key-file=${join(dir, 'good.key')}`], /^Error: --tls-cert-file: cannot read .*missing: ENOENT/],
+      // the serving key is also the service accounts' signing key when no other is given
+      [[`--tls-cert-file=${join(dir, 'x.crt')}`, `--tls-private-key-file=${join(dir, 'x.crt')}`], /^Error: --tls-private-key-file: .*x\.crt holds no private key in PEM/],
+      [[`--tls-cert-file=${join(dir, 'x.crt')}`, `--tls-private-key-file=${missing}`], /^Error: --tls-private-key-file: cannot read .*missing: ENOENT/],
+      [[`--service-account-signing-key-file=${missing}`], /^Error: --service-account-signing-key-file: cannot read .*missing: ENOENT/],
+      [[`--service-account-key-file=${missing}`], /^Error: --service-account-key-file: cannot read .*missing: ENOENT/],
+      [[`--client-ca-file=${missing}`], /^Error: --client-ca-file: cannot read .*missing: ENOENT/],
+      [[`--tls-sni-cert-key=${missing},${missing}`], /^Error: --tls-sni-cert-key: cannot read .*missing: ENOENT/],
+      [[`--kubelet-certificate-authority=${missing}`], /^Error: --kubelet-certificate-authority: cannot read .*missing: ENOENT/],
+      [[`--kubelet-client-certificate=${missing}`, `--kubelet-client-key=${missing}`], /^Error: --kubelet-client-certificate: cannot read .*missing: ENOENT/],
+      [[`--admission-control-config-file=${missing}`], /^Error: --admission-control-config-file: cannot read .*missing: ENOENT/],
+    ] as const) await assert.rejects(startTestServer({ flags: [...flags] }), message, flags.join(' '));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
