@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm start: builds when a source changed, then runs the API server as the distributions run theirs: Node and
-# RBAC authorization (anonymous requests may read health and version only), each controller with its own
-# service account and role, and the reference's API domain, so that stock kubectl and client libraries work in
+# RBAC authorization (anonymous requests may read health and version only; each controller then acts with its own
+# service account and role), and the reference's API domain, so that stock kubectl and client libraries work in
 # full. A flag given on the command line replaces the default of the same name, so
 # `npm start -- --authorization-mode=AlwaysAllow` gives the server's bare default back.
 set -euo pipefail
@@ -12,6 +12,5 @@ args=("$@")
 defaults=()
 given api-domain || defaults+=(--api-domain=k8s.io)
 given authorization-mode || defaults+=(--authorization-mode=Node,RBAC)
-given use-service-account-credentials || defaults+=(--use-service-account-credentials=true)
 given allow-privileged || defaults+=(--allow-privileged=true)
 exec node dist/bin/apiserver.js "${defaults[@]}" "$@"

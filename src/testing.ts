@@ -102,20 +102,6 @@ export interface TestServer extends ApiServer {
   nodeNames: string[];
 }
 
-/**
- * With RBAC among the authorizers, the in-process controllers act as service accounts of their own, holding the
- * default `system:controller:*` roles, as on kubeadm's servers (and `npm start`): as the manager's own identity
- * the default roles let them write no workloads, and a test of permissions would see no ReplicaSet, no Pod.
- * A `--use-service-account-credentials` of the test's own flags wins.
- */
-function serviceAccountCredentials(flags: string[]): string[] {
-  const modes = flags.flatMap((f, i) => f === '--authorization-mode' ? [flags[i + 1] ?? '']
-    : f.startsWith('--authorization-mode=') ? [f.slice('--authorization-mode='.length)] : []);
-  const rbac = modes.at(-1)?.split(',').includes('RBAC') ?? false;
-  const given = flags.some((f) => /^--use-service-account-credentials(=|$)/.test(f));
-  return rbac && !given ? ['--use-service-account-credentials=true'] : [];
-}
-
 const quiet = { info() {}, warn() {}, error: (m: string) => process.stderr.write(`${m}\n`) };
 
 // the temporary folders of servers not closed yet: removed when the process exits, so a test that forgets
@@ -194,7 +180,6 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string, nodePref
     '--allow-privileged=true',
     `--scheduler=${opts.scheduler ?? nodeCount(opts) > 0}`,
     `--metrics-server=${opts.metricsServer ?? false}`,
-    ...serviceAccountCredentials(opts.flags ?? []),
     ...(opts.flags ?? []),
   ]);
   let faults!: Faults;

@@ -340,4 +340,12 @@ describe('API server options: the reference\'s flags for HTTP/2, admission, stor
       'egress-selector-config-file'])
       assert.match(text, new RegExp(`--${flag}\\b`));
   });
+
+  test('the in-process controllers act as service accounts of their own with RBAC, unless the flag says otherwise', () => {
+    const credentials = (argv: string[]) => parseApiServerOptions(argv).options.controllerManager!.useServiceAccountCredentials;
+    assert.equal(credentials([]), false);
+    assert.equal(credentials(['--authorization-mode=Node,RBAC']), true);
+    assert.equal(credentials(['--authorization-mode=Node,RBAC', '--use-service-account-credentials=false']), false);
+    assert.equal(credentials(['--authorization-mode=AlwaysAllow', '--use-service-account-credentials=true']), true);
+  });
 });

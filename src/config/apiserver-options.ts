@@ -408,6 +408,18 @@ function chosenStorageBackend(flag: string, given: boolean, etcdServers: readonl
   return flag as StorageBackend;
 }
 
+/**
+ * The in-process controller manager's options. With RBAC among the authorizers its controllers act as service accounts
+ * of their own unless --use-service-account-credentials is given: as the manager's own identity the reference's default
+ * roles let them write no workloads, and the distributions set the flag on the separate controller manager they run
+ * (kubeadm, k3s), a command line this server's users do not write.
+ */
+function embeddedControllerManagerOptions(v: Record<string, FlagValue | undefined>, given: ReadonlySet<string>): ControllerManagerOptions {
+  const options = controllerManagerOptionsFrom(v);
+  if (given.has('use-service-account-credentials')) return options;
+  return { ...options, useServiceAccountCredentials: (v['authorization-mode'] as string[]).includes('RBAC') };
+}
+
 export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerOptions {
   const parsed = parseFlags(apiServerFlags, argv);
   if (parsed.args.length) throw new FlagError(`unexpected argument ${JSON.stringify(parsed.args[0])}: the API server takes only flags`);
@@ -497,7 +509,7 @@ export function parseApiServerOptions(argv: readonly string[]): ParsedApiServerO
       certificateAuthorityFile: s('kubelet-certificate-authority'),
       preferredAddressTypes: v['kubelet-preferred-address-types'] as string[], timeoutMs: v['kubelet-timeout'] as number,
     },
-    controllerManager: v['controller-manager'] ? controllerManagerOptionsFrom(v) : undefined,
+    controllerManager: v['controller-manager'] ? embeddedControllerManagerOptions(v, parsed.given) : undefined,
     metricsServer: v['metrics-server'] ? { resolutionMs: v['metrics-server-resolution'] as number } : undefined,
     scheduler: v.scheduler ? { configFile: (v['scheduler-config'] as string) || undefined, flagValues: embeddedSchedulerValues(v) } : undefined,
     goawayChance: v['goaway-chance'] as number,
