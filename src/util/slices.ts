@@ -31,19 +31,23 @@ export async function mapInSlices<T, R>(items: readonly T[], fn: (item: T, index
 }
 
 /** a first-in first-out queue whose taking from the front costs nothing (shifting a long array costs its length) */
-class Fifo<T> {
-  private items: Array<T | undefined> = [];
-  private head = 0;
-  get size() { return this.items.length - this.head; }
-  push(item: T) { this.items.push(item); }
-  shift(): T | undefined {
-    if (this.head >= this.items.length) return undefined;
-    const item = this.items[this.head];
-    this.items[this.head++] = undefined;
-    if (this.head === this.items.length) this.items.length = this.head = 0;
-    else if (this.head >= 1024 && this.head >= this.items.length / 2) { this.items = this.items.slice(this.head); this.head = 0; }
-    return item;
-  }
+interface Fifo<T> { readonly size: number; push(item: T): void; shift(): T | undefined }
+
+function fifo<T>(): Fifo<T> {
+  let items: Array<T | undefined> = [];
+  let head = 0;
+  return {
+    get size() { return items.length - head; },
+    push(item) { items.push(item); },
+    shift() {
+      if (head >= items.length) return undefined;
+      const item = items[head];
+      items[head++] = undefined;
+      if (head === items.length) items.length = head = 0;
+      else if (head >= 1024 && head >= items.length / 2) { items = items.slice(head); head = 0; }
+      return item;
+    },
+  };
 }
 
 interface Caller { go: () => void; gone?: () => boolean }
@@ -63,7 +67,7 @@ interface Caller { go: () => void; gone?: () => boolean }
 export function turns(turnMs = sliceMs, allAtOnce: () => boolean = () => false): (gone?: () => boolean, key?: string) => Promise<void> {
   const queues = new Map<string, Fifo<Caller>>();
   /** the keys with callers waiting, in the order their next caller goes */
-  const rotation = new Fifo<string>();
+  const rotation = fifo<string>();
   let waiting = 0, batch = 1, lastTurn = 0;
   const takeOne = (): Caller => {
     const key = rotation.shift()!;
@@ -87,7 +91,7 @@ export function turns(turnMs = sliceMs, allAtOnce: () => boolean = () => false):
   };
   return (gone, key = '') => new Promise<void>(resolve => {
     let queue = queues.get(key);
-    if (!queue) { queues.set(key, queue = new Fifo()); rotation.push(key); }
+    if (!queue) { queues.set(key, queue = fifo()); rotation.push(key); }
     queue.push({ go: resolve, gone });
     if (++waiting === 1) setImmediate(next);
   });
