@@ -54,6 +54,6 @@ test('dataSource and dataSourceRef are kept in step and checked as the reference
     `spec.dataSource: Invalid value: "Pod": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
     `spec.dataSourceRef: Invalid value: "Pod": must be 'PersistentVolumeClaim' when referencing the default apiGroup`,
   ]);
-  assert.deepEqual((await create(pvcs, { spec: { ...spec, dataSource: { apiGroup: 'snapshot.storage.k8s.io', kind: 'VolumeSnapshot', name: 's' },
+  assert.deepEqual((await create(pvcs, { spec: { ...spec, dataSource: { apiGroup: 'snapshot.example.com', kind: 'VolumeSnapshot', name: 's' },
     dataSourceRef: { kind: 'PersistentVolumeClaim', name: 'src' } } })).causes, ['spec: Invalid value: "dataSource": must match dataSourceRef']);
 });

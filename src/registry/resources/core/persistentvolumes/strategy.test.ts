@@ -11,7 +11,7 @@ test('PersistentVolume defaults and source rules', async () => {
   assert.deepEqual(pv.causes, ['spec.nfs: Forbidden: may not specify more than 1 volume type']);
 });
 
-const onNode = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'kubernetes.io/hostname', operator: 'In', values: ['n1'] }] }] } };
+const onNode = { required: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'example.com/host', operator: 'In', values: ['n1'] }] }] } };
 
 test('PersistentVolume causes as the reference words them: bare access modes, a capacity of storage only, volumeMode unprefixed', async () => {
   const pvs = strategyOf('', 'persistentvolumes');
