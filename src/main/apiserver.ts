@@ -434,8 +434,11 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           keyPem: options.tlsPrivateKeyFile ? flagFile('--tls-private-key-file', options.tlsPrivateKeyFile) : pki.serverKeyPem,
           certPem: options.tlsCertFile ? flagFile('--tls-cert-file', options.tlsCertFile) : pki.serverCertPem,
           minVersion: options.tlsMinVersion, ciphers: options.tlsCiphers,
-          // the server's own clients get the certificate of its CA by their SNI name; then those of --tls-sni-cert-key
-          sniCertificates: [{ names: [loopbackServerName], certPem: pki.serverCertPem, keyPem: pki.serverKeyPem }, ...sniCertificates(options.tlsSniCertKeys)],
+          // with a serving certificate of another CA, the server's own clients get the certificate of its CA by their
+          // SNI name; then those of --tls-sni-cert-key. Without either, no SNI callback: each handshake then takes
+          // TLS's plain path, not the certificate callback's
+          sniCertificates: [...(options.tlsCertFile ? [{ names: [loopbackServerName], certPem: pki.serverCertPem, keyPem: pki.serverKeyPem }] : []),
+            ...sniCertificates(options.tlsSniCertKeys)],
           goawayChance: options.goawayChance, maxConcurrentStreams: options.http2MaxStreamsPerConnection,
           clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [flagFile('--client-ca-file', options.clientCaFile)] : []), ...auth.extraClientCAs],
         }, handler());
