@@ -296,6 +296,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
   server.on('session', (s: Http2Session) => {
     sessions.add(s);
     s.once('close', () => sessions.delete(s));
+    closeOnlyOnceGoawaySent(s);
     try { s.setLocalWindowSize(uploadWindowPerStream * windowStreams); } catch { /* closed already */ }
     closeWhenIdle(s, idleTimeoutMs);
     // a client that never sends its preface would otherwise hold the connection for the whole idle timeout
@@ -364,6 +365,37 @@ function continueOnFirstRead(req: Http2ServerRequest | IncomingMessage, res: Htt
       if (http1) http1.shouldKeepAlive = keepAlive!;
     }
     return read.call(this, size);
+  };
+}
+
+/**
+ * Makes every graceful close of the session, Node's own included, send its GOAWAY before the session counts as closed.
+ * Node 20 marks a session closed as soon as a GOAWAY is queued, and refuses a stream that opens before that GOAWAY is on
+ * the wire with a reset sent from within nghttp2's reading of the stream; the reset re-enters nghttp2, which frees the
+ * stream it is still reading, and the process later aborts on a corrupted heap. A close called while frames are read
+ * opens that window: Node's own, on a client's GOAWAY sent with more requests behind it, and ours, from a request
+ * handler (--goaway-chance). Here the GOAWAY goes out from outside any read (a stream opened before it is out is served,
+ * or refused by nghttp2 itself once it is), and the session is marked closed, to go once its streams end, only when
+ * nothing is left queued to send.
+ */
+function closeOnlyOnceGoawaySent(session: Http2Session) {
+  const markClosed = session.close.bind(session);
+  let going = false;
+  session.close = (callback?: () => void) => {
+    if (session.closed || session.destroyed) return;
+    if (callback) session.once('close', callback);
+    if (going) return;
+    going = true;
+    setImmediate(() => {
+      if (session.destroyed) return;
+      session.goaway(http2Constants.NGHTTP2_NO_ERROR);
+      const closeWhenSent = () => {
+        if (session.closed || session.destroyed) return;
+        if ((session.state.outboundQueueSize ?? 0) === 0) markClosed();
+        else setTimeout(closeWhenSent, 10).unref();
+      };
+      setImmediate(closeWhenSent);
+    });
   };
 }
 
