@@ -139,7 +139,9 @@ function http2Session(url: URL, route: Route, timeoutMs: number): Promise<Client
     socket.once('secureConnect', () => {
       socket.setTimeout(0);
       if (socket.alpnProtocol !== 'h2') { socket.destroy(); resolve(undefined); return; }
-      const session = http2Connect(url.origin, { createConnection: () => socket });
+      // no server push (a webhook has none to make, and a pushed stream arriving as the session closes meets Node 20's
+      // unsafe refusal, see http/server.ts)
+      const session = http2Connect(url.origin, { createConnection: () => socket, settings: { enablePush: false } });
       const idle = setInterval(() => { if (Date.now() - route.lastUsed > h2IdleMs) session.close(); }, h2IdleMs / 2).unref();
       const forget = () => { clearInterval(idle); if (route.h2 === current) route.h2 = undefined; };
       session.on('close', forget).on('goaway', forget).on('error', forget);

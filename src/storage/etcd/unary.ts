@@ -58,7 +58,7 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
   const open = (): ClientHttp2Session => {
     const url = urls[next];
     next = (next + 1) % urls.length;
-    const s = connect(url, { ca: opts.tls?.caPem, cert: opts.tls?.certPem, key: opts.tls?.keyPem });
+    const s = connect(url, { ca: opts.tls?.caPem, cert: opts.tls?.certPem, key: opts.tls?.keyPem, settings: { enablePush: false } });
     const drop = () => {
       clearInterval(keepalive);
       if (session === s) session = undefined;
