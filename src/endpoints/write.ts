@@ -19,7 +19,7 @@ import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUs
 import { undeclaredFields } from '../apply/typed.js';
 import { admission, asServed, customMetadataWrongTypes, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { asListItem, representationFor, sendOne, sendWritten } from './read.js';
-import { duplicateFields, fractionalIntegers, readTyped, type TypedReading } from '../schema/fields.js';
+import { duplicateFields, readTyped, scanBodyText, type TypedReading } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
 import type { Naming } from '../api/naming.js';
 import { deleteOptions as deleteOptionsSchema } from '../api/schemas/meta.js';
@@ -70,12 +70,14 @@ function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: str
   const { unknown, wrongTypes } = readKind(scope, obj, applied);
   // a custom resource's integers are its schema's to judge, which takes `1.0` as the reference's does (an apply
   // configuration is read through YAML, where `1.0` is a whole number)
-  if (text && !applied && !scope.info.def.custom) wrongTypes.push(...fractionalIntegers(scope.info.schema, text));
+  const integersOf = applied || scope.info.def.custom ? undefined : scope.info.schema;
+  const scanned = text ? scanBodyText(text, { duplicates: mode !== 'Ignore', integersOf }) : undefined;
+  wrongTypes.push(...scanned?.fractionalIntegers ?? []);
   if (wrongTypes.length)
     throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   if (mode === 'Ignore') return unknown;
   // an apply's unknown fields are its caller's to refuse (see serverSideApply); duplicates follow fieldValidation
-  const problems = [...(text ? duplicateFields(text) : []), ...(applied ? [] : unknown.map(f => `unknown field "${f}"`))];
+  const problems = [...scanned?.duplicates ?? [], ...(applied ? [] : unknown.map(f => `unknown field "${f}"`))];
   if (!problems.length) return unknown;
   if (mode === 'Strict') {
     const name = (obj as ApiObject)?.metadata?.name ?? '';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Schema } from '../api/schema.js';
-import { canonicalForm, fractionalIntegers, readTyped } from './fields.js';
+import { canonicalForm, readTyped, scanBodyText } from './fields.js';
 
 const schema: Schema = {
   type: 'object',
@@ -97,6 +97,7 @@ test('an int64 field that read as 2^63 (the largest int64 as a double) keeps the
 });
 
 test('integer fields written with a fraction or an exponent are refused whatever their value, as the reference decodes JSON', () => {
+  const fractionalIntegers = (s: Schema | undefined, text: string) => scanBodyText(text, { duplicates: false, integersOf: s }).fractionalIntegers;
   const s: Schema = { type: 'object', properties: { ...schema.properties,
     port: { type: 'string', format: 'int-or-string' }, ratio: { type: 'number' }, raw: { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } } };
   assert.deepEqual(fractionalIntegers(s, '{"count":1.0,"items":[{"n":2},{"n":1e3}],"port":8E1,"ratio":1.0,"raw":{"count":1.0},"data":{"v":"1.0"}}'),
@@ -108,4 +109,8 @@ test('integer fields written with a fraction or an exponent are refused whatever
   assert.deepEqual(fractionalIntegers(s, '{"count":1,"items":[{"n":-20}],"port":"1.5"}'), []);
   assert.deepEqual(fractionalIntegers(s, '{"count":1.5}'), []);
   assert.deepEqual(fractionalIntegers(undefined, '{"count":1.0}'), []);
+  // duplicates in the same pass, when asked for
+  assert.deepEqual(scanBodyText('{"count":1.0,"items":[{"n":1,"n":2}],"count":2}', { duplicates: true, integersOf: s }),
+    { duplicates: ['duplicate field "items[0].n"', 'duplicate field "count"'], fractionalIntegers: ['count: expected int32, got number 1.0'] });
+  assert.deepEqual(scanBodyText('{"count":1,"count":2}', { duplicates: false, integersOf: s }), { duplicates: [], fractionalIntegers: [] });
 });

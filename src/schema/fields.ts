@@ -278,29 +278,32 @@ function scanJsonText(text: string, visit: JsonTextVisitor): void {
 
 /** keys that appear twice in one JSON object, as "duplicate field" messages with their path */
 export function duplicateFields(text: string): string[] {
-  const out: string[] = [];
-  scanJsonText(text, { repeated: path => out.push(`duplicate field "${path}"`) });
-  return out;
+  return scanBodyText(text, { duplicates: true }).duplicates;
 }
 
 /**
- * Integer fields written as `1.0` or `1e3` in JSON text: the reference's typed decoder refuses any number with a
- * fraction or an exponent for an integer field, whatever its value (JSON.parse reads `1.0` as 1, so the text is
- * what tells; one that is not whole is already a wrong type). Text without a digit before `.`, `e` or `E` has none,
- * so most bodies are not scanned.
+ * What one pass over a body's JSON text finds, of what is asked: keys repeated in their object (as "duplicate field"
+ * messages with their path), and, given the kind's schema, integer fields written as `1.0` or `1e3`. The reference's
+ * typed decoder refuses any number with a fraction or an exponent for an integer field, whatever its value (JSON.parse
+ * reads `1.0` as 1, so the text is what tells; one that is not whole is already a wrong type). Text without a digit
+ * before `.`, `e` or `E` has none, and is not scanned for them.
  */
-export function fractionalIntegers(schema: Schema | undefined, text: string): string[] {
-  if (!schema || !/[0-9][.eE]/.test(text)) return [];
-  const out: string[] = [];
+export function scanBodyText(text: string, ask: { duplicates: boolean; integersOf?: Schema }): { duplicates: string[]; fractionalIntegers: string[] } {
+  const found = { duplicates: [] as string[], fractionalIntegers: [] as string[] };
+  const schema = ask.integersOf && /[0-9][.eE]/.test(text) ? ask.integersOf : undefined;
+  if (!ask.duplicates && !schema) return found;
   scanJsonText(text, {
-    fractional(path, literal) {
-      if (!Number.isInteger(Number(literal))) return;
-      const s = schemaAt(schema, path);
-      if (s?.type === 'integer') out.push(`${pathText(path)}: expected ${s.format ?? 'integer'}, got number ${literal}`);
-      else if (s?.format === 'int-or-string') out.push(`${pathText(path)}: expected int or string, got number ${literal}`);
-    },
+    ...(ask.duplicates ? { repeated: (path: string) => found.duplicates.push(`duplicate field "${path}"`) } : {}),
+    ...(schema ? {
+      fractional(path: (string | number)[], literal: string) {
+        if (!Number.isInteger(Number(literal))) return;
+        const s = schemaAt(schema, path);
+        if (s?.type === 'integer') found.fractionalIntegers.push(`${pathText(path)}: expected ${s.format ?? 'integer'}, got number ${literal}`);
+        else if (s?.format === 'int-or-string') found.fractionalIntegers.push(`${pathText(path)}: expected int or string, got number ${literal}`);
+      },
+    } : {}),
   });
-  return out;
+  return found;
 }
 
 /** the schema of the value at a path, unless a field on the way keeps what it holds as it is */
