@@ -6,7 +6,9 @@ import { rmSync } from 'node:fs';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
-import { deflateSync, constants as zlibConstants } from 'node:zlib';
+import { createDeflate, deflateSync, constants as zlibConstants } from 'node:zlib';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import WebSocket from 'ws';
 import { inEveryDomain } from '../../src/api/naming.js';
 import { spdyDictionary } from '../../src/agent/streaming/spdy.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -15,7 +17,7 @@ import { rawExchange, rawGet, statusOf } from '../support/raw-http.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { startAgentServers } from '../../src/agent/server.js';
 import { clientFromFile, createClient, type Client } from '../../src/client/rest-client.js';
-import { tempDir, ensureDefaultServiceAccount, httpsGet, fakeAgentFlags, servedAgent } from './helpers.js';
+import { tempDir, ensureDefaultServiceAccount, httpsGet, fakeAgentFlags, servedAgent, waitFor } from './helpers.js';
 
 const raw = (port: number, bytes: string | Buffer, enough?: (answer: string) => boolean) => rawExchange(port, bytes, { enough });
 const get = (port: number, target: string, headers = '') => rawGet(port, target, headers);
@@ -174,6 +176,109 @@ describe('agent endpoints under hostile input', () => {
     head.writeUInt32BE(0xffffff, 4); // of 16 MiB, never sent
     const answer = await raw(port, Buffer.concat([Buffer.from(spdyUpgrade('/portForward/default/target', inEveryDomain('portforward')[0]!)), head]));
     assert.equal(statusOf(answer), 101, answer);
+    await healthy();
+  });
+
+  // A client that sends a command's stdin faster than the command takes it (here `cat`, whose output the client does
+  // not read, so it stops reading too) is held back: the agent stops reading the connection rather than buffering
+  // what it sends. Once the client reads again, every byte comes back.
+  const flood = 48 << 20;
+  /** what `sent()` says went out, once it reached `flood` or stopped growing for a while (the agent no longer reading) */
+  const sentWhenHeld = async (sent: () => number) => {
+    let last = -1;
+    let still = 0;
+    while (sent() < flood && still < 40) {
+      await new Promise(r => setTimeout(r, 50));
+      still = sent() === last ? still + 1 : 0;
+      last = sent();
+    }
+    return sent();
+  };
+
+  test('SPDY: a client sending stdin faster than the command reads it is held back, not buffered', { timeout: 120_000 }, async () => {
+    const control = (type: number, payload: Buffer) => {
+      const head = Buffer.alloc(8);
+      head.writeUInt16BE(0x8003, 0);
+      head.writeUInt16BE(type, 2);
+      head.writeUInt32BE(payload.length, 4);
+      return Buffer.concat([head, payload]);
+    };
+    // one compression context per direction: the header blocks are compressed as one stream
+    const compressor = createDeflate({ dictionary: spdyDictionary });
+    const compressed = (headers: Record<string, string>) => new Promise<Buffer>(resolve => {
+      const parts = [Buffer.alloc(4)];
+      parts[0]!.writeUInt32BE(Object.keys(headers).length);
+      for (const text of Object.entries(headers).flat()) { const b = Buffer.from(text); const n = Buffer.alloc(4); n.writeUInt32BE(b.length); parts.push(n, b); }
+      const out: Buffer[] = [];
+      const take = (c: Buffer) => out.push(c);
+      compressor.on('data', take);
+      compressor.write(Buffer.concat(parts));
+      compressor.flush(zlibConstants.Z_SYNC_FLUSH, () => { compressor.off('data', take); resolve(Buffer.concat(out)); });
+    });
+    const synStream = async (id: number, type: string) => { const p = Buffer.alloc(10); p.writeUInt32BE(id, 0); return control(1, Buffer.concat([p, await compressed({ streamtype: type })])); };
+    const data = (id: number, d: Buffer) => { const head = Buffer.alloc(8); head.writeUInt32BE(id, 0); head.writeUInt32BE(d.length, 4); return Buffer.concat([head, d]); };
+
+    const socket: TLSSocket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
+    await new Promise(r => socket.once('secureConnect', r));
+    socket.write(`GET /exec/default/target/main?command=cat&input=1&output=1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n`
+      + `X-Stream-Protocol-Version: ${inEveryDomain('v4.channel')[0]!}\r\n\r\n`);
+    await new Promise(r => socket.once('data', r));
+    socket.pause();
+    for (const [id, type] of [[1, 'error'], [3, 'stdin'], [5, 'stdout']] as const) socket.write(await synStream(id, type));
+    const frame = data(3, Buffer.alloc(32 * 1024, 'x'));
+    let sent = 0;
+    const pushing = (async () => {
+      while (sent < flood && !socket.destroyed) {
+        const more = socket.write(frame);
+        sent += frame.length - 8;
+        if (!more) await new Promise(r => { socket.once('drain', r); socket.once('close', r); });
+      }
+    })();
+    const taken = await sentWhenHeld(() => sent);
+    assert.ok(taken < flood / 2, `the agent took ${taken >> 20} MiB of stdin its command was not reading`);
+
+    // reading again, the client gets all it sent back from cat
+    let echoed = 0;
+    let pending = Buffer.alloc(0);
+    socket.on('data', (d: Buffer) => {
+      pending = Buffer.concat([pending, d]);
+      while (pending.length >= 8) {
+        const length = pending.readUInt32BE(4) & 0xffffff;
+        if (pending.length < 8 + length) break;
+        if (!(pending[0]! & 0x80) && pending.readUInt32BE(0) === 5) echoed += length;
+        pending = pending.subarray(8 + length);
+      }
+    });
+    socket.resume();
+    await pushing;
+    await waitFor('the whole stdin echoed', () => echoed === sent, 120_000);
+    socket.destroy();
+    compressor.close();
+    await healthy();
+  });
+
+  test('WebSocket: a client sending stdin faster than the command reads it is held back, not buffered', { timeout: 120_000 }, async () => {
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/exec/default/target/main?command=cat&input=1&output=1`, [inEveryDomain('v4.channel')[0]!], { rejectUnauthorized: false });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    let echoed = 0;
+    ws.on('message', (m: Buffer) => { if (m[0] === 1) echoed += m.length - 1; });
+    ws.pause();
+    const message = Buffer.alloc(256 * 1024, 'x');
+    message[0] = 0;
+    let sent = 0;
+    const pushing = (async () => {
+      while (sent < flood && ws.readyState === ws.OPEN) {
+        ws.send(message);
+        sent += message.length - 1;
+        while (ws.bufferedAmount > 1 << 20 && ws.readyState === ws.OPEN) await new Promise(r => setTimeout(r, 10));
+      }
+    })();
+    const taken = await sentWhenHeld(() => sent - ws.bufferedAmount);
+    assert.ok(taken < flood / 2, `the agent took ${taken >> 20} MiB of stdin its command was not reading`);
+    ws.resume();
+    await pushing;
+    await waitFor('the whole stdin echoed', () => echoed === sent, 120_000);
+    ws.terminate();
     await healthy();
   });
 

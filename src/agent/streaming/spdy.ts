@@ -2,7 +2,8 @@
 // port-forward: streams opened by the client (SYN_STREAM with a header block), answered (SYN_REPLY), data frames
 // each way with FIN, RST_STREAM, PING, GOAWAY. Header blocks are compressed with one zlib context per direction
 // and the protocol's dictionary. Flow control is not enforced: the reference's clients neither send nor honour
-// window updates. Our own because the one npm implementation (spdy-transport, unmaintained since 2018) enforces
+// window updates; instead, as the reference's connections do, a stream whose reader falls behind holds up the
+// reading of the connection, so what a peer sends is never buffered without bound. Our own because the one npm implementation (spdy-transport, unmaintained since 2018) enforces
 // flow-control windows these clients never open, which stalls any stream past 64 KiB.
 import { constants, createDeflate, createInflate, type Deflate, type Inflate } from 'node:zlib';
 import { PassThrough, Writable, type Duplex } from 'node:stream';
@@ -37,6 +38,10 @@ const maxHeaders = 1000;
 const maxFrame = 1 << 20;
 /** data frames are sent in pieces of at most this size */
 const maxDataFrame = 32 * 1024;
+/** what a stream holds for its reader before the connection stops reading */
+const streamBuffer = 256 * 1024;
+/** frames read but not handled yet before the connection stops reading */
+const maxQueuedFrames = 16;
 
 export interface SpdyStream {
   id: number;
@@ -150,7 +155,7 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
 
   const newStream = (id: number, headers: Record<string, string>, fin: boolean): SpdyStream => {
     let replied = false;
-    const incoming = new PassThrough();
+    const incoming = new PassThrough({ highWaterMark: streamBuffer });
     const outgoing = new Writable({
       write(chunk: Buffer, _enc, cb) {
         const pieces: Buffer[] = [];
@@ -219,9 +224,19 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
     const s = streams.get(frame.readUInt32BE(0) & 0x7fffffff);
     if (!s) return;
     const data = frame.subarray(8);
-    if (data.length && !s.incoming.writableEnded) s.incoming.write(Buffer.from(data));
+    if (data.length && !s.incoming.writableEnded && !s.incoming.write(Buffer.from(data))) await drained(s.incoming);
     if (frame[4]! & finFlag) finish(s);
   };
+
+  /** a stream's reader has caught up, or the stream or the connection is gone */
+  const drained = (incoming: PassThrough) => new Promise<void>(resolve => {
+    const done = () => { incoming.off('drain', done); incoming.off('close', done); socket.off('close', done); resolve(); };
+    incoming.once('drain', done);
+    incoming.once('close', done);
+    socket.once('close', done);
+  });
+  let queued = 0;
+  const handled = () => { if (--queued < maxQueuedFrames && socket.isPaused()) socket.resume(); };
 
   const onData = (chunk: Buffer) => {
     buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
@@ -231,8 +246,11 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
       if (buffered.length < 8 + length) break;
       const frame = buffered.subarray(0, 8 + length);
       buffered = buffered.subarray(8 + length);
-      inbound(() => handle(frame)).catch(fail);
+      queued++;
+      inbound(() => handle(frame)).catch(fail).finally(handled);
     }
+    // frames wait while a stream's reader is behind: the connection is not read meanwhile
+    if (queued >= maxQueuedFrames) socket.pause();
   };
   socket.on('data', onData);
   socket.on('error', () => socket.destroy());

@@ -48,6 +48,27 @@ function framer(protocol: string) {
   };
 }
 
+/**
+ * writes what a client sent to where it goes; while that is behind, the client's messages are not read, so a
+ * client sending faster than its reader takes (or to one that never reads) is held back rather than buffered
+ */
+function writeHeld(ws: WebSocket, to: Writable, data: Buffer) {
+  if (to.write(data) || ws.isPaused) return;
+  ws.pause();
+  const go = () => { to.off('drain', go); to.off('close', go); if (ws.readyState === ws.OPEN) ws.resume(); };
+  to.once('drain', go);
+  to.once('close', go);
+}
+
+/** sends what a pod's port answers to the client; while the client is not reading, the port is not read either */
+function sendHeld(ws: WebSocket, from: Duplex, frame: Buffer | string) {
+  if (ws.readyState !== ws.OPEN) return;
+  ws.send(frame, () => { if (from.isPaused() && ws.bufferedAmount < heldBytes) from.resume(); });
+  if (ws.bufferedAmount >= heldBytes) from.pause();
+}
+/** bytes sent to a client but not yet taken by its connection before the sender waits */
+const heldBytes = 256 * 1024;
+
 const sendOn = (ws: WebSocket, frame: Buffer | string) => new Promise<void>(resolve => (ws.readyState === ws.OPEN ? ws.send(frame, () => resolve()) : resolve()));
 
 export async function serveWebSocketCommand(u: Upgrade, flags: StreamFlags, command: string[], run: (io: CommandIO) => Promise<CommandResult>): Promise<void> {
@@ -62,7 +83,7 @@ export async function serveWebSocketCommand(u: Upgrade, flags: StreamFlags, comm
   ws.on('message', (message: Buffer, isBinary: boolean) => {
     const m = f.decode(message, isBinary);
     if (!m) return;
-    if (m.channel === 0 && stdin && !stdin.writableEnded) stdin.write(m.data);
+    if (m.channel === 0 && stdin && !stdin.writableEnded) writeHeld(ws, stdin, m.data);
     else if (m.channel === 4) {
       try { const size = JSON.parse(m.data.toString('utf8')); resizes.emit('resize', { width: Number(size.Width), height: Number(size.Height) }); } catch { /* not a size */ }
     } else if (m.channel === 255 && m.data[0] === 0) stdin?.end();
@@ -116,7 +137,8 @@ export async function serveWebSocketPortForward(u: Upgrade, ports: number[], pod
   const portBytes = (p: number) => Buffer.from([p & 0xff, p >> 8]);
   ws.on('message', (message: Buffer, isBinary: boolean) => {
     const m = f.decode(message, isBinary);
-    if (m && m.channel % 2 === 0) targets[m.channel / 2]?.write(m.data);
+    const t = m && m.channel % 2 === 0 ? targets[m.channel / 2] : undefined;
+    if (t && m && !t.destroyed) writeHeld(ws, t, m.data);
   });
   ws.once('close', () => { for (const t of targets) t?.destroy(); });
   await Promise.all(ports.map(async (port, i) => {
@@ -125,7 +147,7 @@ export async function serveWebSocketPortForward(u: Upgrade, ports: number[], pod
     try {
       const t = await open(port);
       targets[i] = t;
-      t.on('data', (d: Buffer) => ws.send(f.encode(2 * i, d)));
+      t.on('data', (d: Buffer) => sendHeld(ws, t, f.encode(2 * i, d)));
       t.once('close', () => closeSoon(ws, u.socket));
       t.on('error', e => sendOn(ws, f.encode(2 * i + 1, Buffer.from(`error forwarding port ${port} to pod ${podName}: ${e.message}`))));
     } catch (e) {
