@@ -80,6 +80,13 @@ export function forwardRequest(target: ProxyTarget, method: string, headers: Out
     const req = open(target, method, headers);
     req.once('response', resolve);
     req.once('error', reject);
+    // a target switching protocols for a request that asked for none has its connection cut by the HTTP client with
+    // neither an answer nor an error: without these the request would wait for ever
+    req.once('upgrade', (res: IncomingMessage, socket: Duplex) => {
+      socket.destroy();
+      reject(new Error(`the target switched protocols (to ${JSON.stringify(res.headers.upgrade ?? '')}) for a request that asked for none`));
+    });
+    req.once('close', () => reject(new Error('the connection closed before an answer came')));
     signal?.addEventListener('abort', () => req.destroy(), { once: true });
     if (body && method !== 'GET' && method !== 'HEAD') body.pipe(req);
     else req.end();
@@ -100,9 +107,12 @@ export function forwardUpgrade(target: ProxyTarget, method: string, headers: Out
   client: { socket: Duplex; head: Buffer }, onSwitch?: () => void): Promise<UpgradeOutcome> {
   return new Promise((resolve, reject) => {
     const req = open(target, method, { ...headers, connection: 'Upgrade', upgrade });
+    let answered = false;
     req.once('error', reject);
-    req.once('response', response => resolve({ upgraded: false, response }));
+    req.once('response', response => { answered = true; resolve({ upgraded: false, response }); });
+    req.once('close', () => { if (!answered) reject(new Error('the connection closed before an answer came')); });
     req.once('upgrade', (res: IncomingMessage, backend: Duplex, backendHead: Buffer) => {
+      answered = true;
       const lines = [`HTTP/1.1 101 ${res.statusMessage || 'Switching Protocols'}`];
       for (let i = 0; i < res.rawHeaders.length; i += 2) lines.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
       client.socket.write(`${lines.join('\r\n')}\r\n\r\n`);
