@@ -66,7 +66,7 @@ describe('agent endpoints under hostile input', () => {
   test('bad log query numbers and times are 400s; names with .. find no container', async () => {
     const base = '/containerLogs/default/target/main';
     for (const q of ['tailLines=1.5', 'limitBytes=1e400', 'sinceSeconds=abc', 'sinceTime=yesterday', 'limitBytes=-0.1', 'tailLines=0x10', 'tailLines=',
-      'sinceTime=1', 'sinceTime=2026-01-01', 'sinceSeconds=99999999999999999999999']) {
+      'sinceTime=1', 'sinceTime=2026-01-01', 'sinceSeconds=99999999999999999999999', 'tailLines=9223372036854775808', 'limitBytes=-9223372036854775809']) {
       const answer = await get(port, `${base}?${q}`);
       assert.equal(statusOf(answer), 400, `${q}: ${answer}`);
     }
@@ -74,7 +74,9 @@ describe('agent endpoints under hostile input', () => {
       const answer = await get(port, `${base}?${q}`);
       assert.equal(statusOf(answer), 422, `${q}: ${answer}`);
     }
-    for (const q of ['tailLines=0', 'limitBytes=1', 'sinceSeconds=999999999999', 'sinceTime=2026-01-01T00:00:00.5%2B01:00']) {
+    for (const q of ['tailLines=0', 'limitBytes=1', 'sinceSeconds=999999999999', 'sinceTime=2026-01-01T00:00:00.5%2B01:00',
+      // the largest 64-bit integers, valid for the API server too
+      'tailLines=9223372036854775807', 'limitBytes=9223372036854775807', 'sinceSeconds=9223372036854775807']) {
       const answer = await get(port, `${base}?${q}`);
       assert.equal(statusOf(answer), 200, `${q}: ${answer}`);
     }
