@@ -108,9 +108,13 @@ export function forwardUpgrade(target: ProxyTarget, method: string, headers: Out
   return new Promise((resolve, reject) => {
     const req = open(target, method, { ...headers, connection: 'Upgrade', upgrade });
     let answered = false;
+    // a client gone while the target is still to answer: the target's connection is not wanted any more
+    const clientGone = () => req.destroy(new Error('the client closed its connection'));
+    if (client.socket.destroyed) clientGone();
+    else client.socket.once('close', clientGone);
     req.once('error', reject);
     req.once('response', response => { answered = true; resolve({ upgraded: false, response }); });
-    req.once('close', () => { if (!answered) reject(new Error('the connection closed before an answer came')); });
+    req.once('close', () => { client.socket.off('close', clientGone); if (!answered) reject(new Error('the connection closed before an answer came')); });
     req.once('upgrade', (res: IncomingMessage, backend: Duplex, backendHead: Buffer) => {
       answered = true;
       const lines = [`HTTP/1.1 101 ${res.statusMessage || 'Switching Protocols'}`];
@@ -132,6 +136,8 @@ export function forwardUpgrade(target: ProxyTarget, method: string, headers: Out
  */
 export function join(a: Duplex, b: Duplex): Promise<void> {
   return new Promise(resolve => {
+    // a side already gone has no close to come: the other is closed now
+    if (a.destroyed || b.destroyed) { a.destroy(); b.destroy(); resolve(); return; }
     let open = 2;
     const done = () => { if (--open === 0) resolve(); };
     const closeBoth = () => { a.destroy(); b.destroy(); };
