@@ -22,6 +22,69 @@ import { tempDir, ensureDefaultServiceAccount, httpsGet, fakeAgentFlags, servedA
 const raw = (port: number, bytes: string | Buffer, enough?: (answer: string) => boolean) => rawExchange(port, bytes, { enough });
 const get = (port: number, target: string, headers = '') => rawGet(port, target, headers);
 
+/** a SPDY/3.1 client's frames: SYN_STREAM (its header block compressed in one context, as a connection's are) and data */
+function spdyFrames() {
+  const compressor = createDeflate({ dictionary: spdyDictionary });
+  const compressed = (headers: Record<string, string>) => new Promise<Buffer>(resolve => {
+    const parts = [Buffer.alloc(4)];
+    parts[0]!.writeUInt32BE(Object.keys(headers).length);
+    for (const text of Object.entries(headers).flat()) { const b = Buffer.from(text); const n = Buffer.alloc(4); n.writeUInt32BE(b.length); parts.push(n, b); }
+    const out: Buffer[] = [];
+    const take = (c: Buffer) => out.push(c);
+    compressor.on('data', take);
+    compressor.write(Buffer.concat(parts));
+    compressor.flush(zlibConstants.Z_SYNC_FLUSH, () => { compressor.off('data', take); resolve(Buffer.concat(out)); });
+  });
+  return {
+    async synStream(id: number, headers: Record<string, string>, fin = false) {
+      const block = await compressed(headers);
+      const head = Buffer.alloc(18);
+      head.writeUInt16BE(0x8003, 0);
+      head.writeUInt16BE(1, 2);
+      head.writeUInt32BE(10 + block.length, 4);
+      head[4] = fin ? 1 : 0;
+      head.writeUInt32BE(id, 8);
+      return Buffer.concat([head, block]);
+    },
+    data(id: number, bytes: Buffer, fin = false) {
+      const head = Buffer.alloc(8);
+      head.writeUInt32BE(id, 0);
+      head.writeUInt32BE(bytes.length, 4);
+      head[4] = fin ? 1 : 0;
+      return Buffer.concat([head, bytes]);
+    },
+  };
+}
+
+/** reads a SPDY server's frames from `socket` (after its 101): RST_STREAM statuses and the streams it ended, by id */
+function spdyReader(socket: TLSSocket) {
+  const seen = { resets: new Map<number, number>(), ended: new Set<number>(), data: new Map<number, number>() };
+  let pending = Buffer.alloc(0);
+  let upgraded = false;
+  socket.on('data', (d: Buffer) => {
+    pending = Buffer.concat([pending, d]);
+    if (!upgraded) {
+      const end = pending.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      upgraded = true;
+      pending = pending.subarray(end + 4);
+    }
+    while (pending.length >= 8) {
+      const length = pending.readUInt32BE(4) & 0xffffff;
+      if (pending.length < 8 + length) break;
+      const control = (pending[0]! & 0x80) !== 0;
+      if (control && pending.readUInt16BE(2) === 3) seen.resets.set(pending.readUInt32BE(8) & 0x7fffffff, pending.readUInt32BE(12));
+      if (!control) {
+        const id = pending.readUInt32BE(0) & 0x7fffffff;
+        seen.data.set(id, (seen.data.get(id) ?? 0) + length);
+        if (pending[4]! & 1) seen.ended.add(id);
+      }
+      pending = pending.subarray(8 + length);
+    }
+  });
+  return seen;
+}
+
 describe('agent endpoints under hostile input', () => {
   let server: TestServer;
   let client: Client;
@@ -198,35 +261,14 @@ describe('agent endpoints under hostile input', () => {
   };
 
   test('SPDY: a client sending stdin faster than the command reads it is held back, not buffered', { timeout: 120_000 }, async () => {
-    const control = (type: number, payload: Buffer) => {
-      const head = Buffer.alloc(8);
-      head.writeUInt16BE(0x8003, 0);
-      head.writeUInt16BE(type, 2);
-      head.writeUInt32BE(payload.length, 4);
-      return Buffer.concat([head, payload]);
-    };
-    // one compression context per direction: the header blocks are compressed as one stream
-    const compressor = createDeflate({ dictionary: spdyDictionary });
-    const compressed = (headers: Record<string, string>) => new Promise<Buffer>(resolve => {
-      const parts = [Buffer.alloc(4)];
-      parts[0]!.writeUInt32BE(Object.keys(headers).length);
-      for (const text of Object.entries(headers).flat()) { const b = Buffer.from(text); const n = Buffer.alloc(4); n.writeUInt32BE(b.length); parts.push(n, b); }
-      const out: Buffer[] = [];
-      const take = (c: Buffer) => out.push(c);
-      compressor.on('data', take);
-      compressor.write(Buffer.concat(parts));
-      compressor.flush(zlibConstants.Z_SYNC_FLUSH, () => { compressor.off('data', take); resolve(Buffer.concat(out)); });
-    });
-    const synStream = async (id: number, type: string) => { const p = Buffer.alloc(10); p.writeUInt32BE(id, 0); return control(1, Buffer.concat([p, await compressed({ streamtype: type })])); };
-    const data = (id: number, d: Buffer) => { const head = Buffer.alloc(8); head.writeUInt32BE(id, 0); head.writeUInt32BE(d.length, 4); return Buffer.concat([head, d]); };
-
+    const { synStream, data } = spdyFrames();
     const socket: TLSSocket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
     await new Promise(r => socket.once('secureConnect', r));
     socket.write(`GET /exec/default/target/main?command=cat&input=1&output=1 HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n`
       + `X-Stream-Protocol-Version: ${inEveryDomain('v4.channel')[0]!}\r\n\r\n`);
     await new Promise(r => socket.once('data', r));
     socket.pause();
-    for (const [id, type] of [[1, 'error'], [3, 'stdin'], [5, 'stdout']] as const) socket.write(await synStream(id, type));
+    for (const [id, type] of [[1, 'error'], [3, 'stdin'], [5, 'stdout']] as const) socket.write(await synStream(id, { streamtype: type }));
     const frame = data(3, Buffer.alloc(32 * 1024, 'x'));
     let sent = 0;
     const pushing = (async () => {
@@ -255,7 +297,39 @@ describe('agent endpoints under hostile input', () => {
     await pushing;
     await waitFor('the whole stdin echoed', () => echoed === sent, 120_000);
     socket.destroy();
-    compressor.close();
+    await healthy();
+  });
+
+  test('SPDY: streams closed both ways are forgotten; a peer opening streams without end is refused past a thousand open', { timeout: 120_000 }, async () => {
+    const { synStream, data } = spdyFrames();
+    const socket: TLSSocket = tlsConnect({ port, host: '127.0.0.1', rejectUnauthorized: false });
+    await new Promise(r => socket.once('secureConnect', r));
+    const seen = spdyReader(socket);
+    socket.write(`GET /portForward/default/target HTTP/1.1\r\nHost: x\r\nConnection: Upgrade\r\nUpgrade: SPDY/3.1\r\n`
+      + `X-Stream-Protocol-Version: ${inEveryDomain('portforward')[0]!}\r\n\r\n`);
+    // 1,200 forwarded connections, a hundred at a time, each as kubectl opens one: its error stream closed at once,
+    // its data stream carrying a request, the pod's answer ending it
+    let id = 1;
+    for (let batch = 0; batch < 12; batch++) {
+      const dataIds: number[] = [];
+      for (let i = 0; i < 100; i++) {
+        const requestid = String(batch * 100 + i);
+        socket.write(await synStream(id, { streamtype: 'error', port: '80', requestid }, true));
+        socket.write(await synStream(id + 2, { streamtype: 'data', port: '80', requestid }));
+        socket.write(data(id + 2, Buffer.from('GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'), true));
+        dataIds.push(id + 2);
+        id += 4;
+      }
+      await waitFor(`the answers of batch ${batch}`, () => dataIds.every(d => seen.ended.has(d) || seen.resets.has(d)));
+    }
+    assert.equal(seen.resets.size, 0, `streams refused: ${[...seen.resets].slice(0, 5).join(' ')}`);
+    // now streams that are never closed: past a thousand open at once, the next is refused
+    for (let i = 0; i < 1001; i++, id += 2) socket.write(await synStream(id, { streamtype: 'data', port: '80', requestid: `lone-${i}` }));
+    const last = id - 2;
+    await waitFor('the last stream refused', () => seen.resets.has(last));
+    assert.equal(seen.resets.get(last), 3, 'REFUSED_STREAM');
+    assert.equal(seen.resets.size, 1);
+    socket.destroy();
     await healthy();
   });
 

@@ -39,7 +39,13 @@ const maxFrame = 1 << 20;
 /** data frames are sent in pieces of at most this size */
 const maxDataFrame = 32 * 1024;
 /** what a stream holds for its reader before the connection stops reading */
-const streamBuffer = 256 * 1024;
+const streamBuffer = 32 * 1024;
+/**
+ * streams a peer may have open at once on a connection; one more is refused (REFUSED_STREAM). kubectl port-forward
+ * opens two per local connection, exec five at most: this many only serves to keep a peer from opening streams
+ * without end, each holding memory until the connection closes
+ */
+const maxOpenStreams = 1000;
 /** frames read but not handled yet before the connection stops reading */
 const maxQueuedFrames = 16;
 
@@ -179,6 +185,11 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
       },
     };
     streams.set(id, s);
+    // a stream closed both ways is forgotten (a long port-forward opens two for each connection it carries)
+    const closedBothWays = () => { if (incoming.writableFinished && (outgoing.writableFinished || outgoing.destroyed) && streams.get(id) === s) streams.delete(id); };
+    incoming.once('finish', closedBothWays);
+    outgoing.once('finish', closedBothWays);
+    outgoing.once('close', closedBothWays);
     if (fin) finish(s);
     return s;
   };
@@ -196,6 +207,7 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
           // client streams are odd and increasing
           if (id % 2 === 0 || id <= lastStreamId || gone) { send(() => controlFrame(Type.RstStream, 0, u32(id, 1 /* PROTOCOL_ERROR */))); return; }
           lastStreamId = id;
+          if (streams.size >= maxOpenStreams) { send(() => controlFrame(Type.RstStream, 0, u32(id, 3 /* REFUSED_STREAM */))); return; }
           onStream(newStream(id, headers, (flags & finFlag) !== 0));
           return;
         }
