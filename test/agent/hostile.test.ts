@@ -8,6 +8,7 @@ import type { ClientRequest } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
 import { createDeflate, deflateSync, constants as zlibConstants } from 'node:zlib';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import WebSocket from 'ws';
 import { inEveryDomain } from '../../src/api/naming.js';
 import { spdyDictionary } from '../../src/agent/streaming/spdy.js';
@@ -17,7 +18,8 @@ import { rawExchange, rawGet, statusOf } from '../support/raw-http.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { startAgentServers } from '../../src/agent/server.js';
 import { clientFromFile, createClient, type Client } from '../../src/client/rest-client.js';
-import { tempDir, ensureDefaultServiceAccount, httpsGet, fakeAgentFlags, servedAgent, waitFor } from './helpers.js';
+import { tempDir, ensureDefaultServiceAccount, httpsGet, fakeAgentFlags, servedAgent, waitFor, pod } from './helpers.js';
+import { podsRef } from '../../src/agent/status-manager.js';
 
 const raw = (port: number, bytes: string | Buffer, enough?: (answer: string) => boolean) => rawExchange(port, bytes, { enough });
 const get = (port: number, target: string, headers = '') => rawGet(port, target, headers);
@@ -355,6 +357,38 @@ describe('agent endpoints under hostile input', () => {
     await pushing;
     await waitFor('the whole stdin echoed', () => echoed === sent, 120_000);
     ws.terminate();
+    await healthy();
+  });
+
+  test('WebSocket port-forward: a port answering faster than the client reads is held back, not buffered', { timeout: 120_000 }, async () => {
+    // the pod's port (the fake runtime's pods without an address share the node's) sends without end, at its client's pace
+    let written = 0;
+    const endless = createNetServer(socket => {
+      socket.on('error', () => undefined);
+      const chunk = Buffer.alloc(64 * 1024, 'y');
+      const more = () => { while (!socket.destroyed && written < flood && socket.write(chunk)) written += chunk.length; };
+      socket.on('drain', () => { written += chunk.length; more(); });
+      more();
+    });
+    await new Promise<void>(r => endless.listen(0, '127.0.0.1', r));
+    const podPort = (endless.address() as AddressInfo).port;
+    // a pod on the host's network reaches the node's own ports
+    await client.resource(podsRef, 'default').create(pod('hostnet', 'hostile', { spec: { hostNetwork: true } }));
+    await waitFor('the host-network pod running', () => served.agent.nodes[0]!.workers.pods().some((x) => x.pod.metadata?.name === 'hostnet' && x.pod.status?.phase === 'Running'));
+    const ws = new WebSocket(`wss://127.0.0.1:${port}/portForward/default/hostnet?ports=${podPort}`, [inEveryDomain('v4.channel')[0]!], { rejectUnauthorized: false });
+    await new Promise((resolve, reject) => { ws.once('open', resolve); ws.once('error', reject); });
+    let received = 0;
+    ws.on('message', (m: Buffer) => { if (m[0] === 0) received += m.length - 1; });
+    ws.pause();
+    try {
+      const taken = await sentWhenHeld(() => written);
+      assert.ok(taken < flood / 2, `the agent read ${taken >> 20} MiB from the port for a client not reading`);
+      ws.resume();
+      await waitFor('what the port sent, received', () => received >= taken);
+    } finally {
+      ws.terminate();
+      endless.close();
+    }
     await healthy();
   });
 
