@@ -194,6 +194,30 @@ test('HTTP/2: with a GOAWAY chance, requests pipelined behind the chosen one are
   } finally { going.destroy(); await going.close(); }
 });
 
+test('HTTP/2: a connection broken by a frame behind a request (nghttp2\'s GOAWAY, then no more reading) is cut once a PING goes unanswered, even with its request unfinished and its client silent', async () => {
+  // Node 20 sends nghttp2's GOAWAY and stops reading, but neither closes the session nor ends the stream whose answer
+  // was queued: without a PING the connection was held for good (never idle, never read again, never closed)
+  const cutting = await listenHttps({ port: 0, host: '127.0.0.1', keyPem: serving.keyPem, certPem, clientCaPems: [ca.certPem], log: quiet, idleTimeoutMs: 200, http2PingTimeoutMs: 200 },
+    async ctx => { ctx.res.writeHead(200).end('ok'); });
+  const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32BE(n); return b; };
+  const selfDependent = (id: number) => frame(frameType.priority, 0, id, Buffer.concat([u32(id), Buffer.from([15])]));
+  // padding that claims more bytes than its frame holds
+  const overPadded = (id: number) => frame(frameType.data, 0x8, id, Buffer.from([200, 1, 2]));
+  try {
+    for (const [what, broken] of [['a stream depending on itself', selfDependent(1)], ['padding past its frame', overPadded(1)]] as const) {
+      const c = await rawH2(`https://127.0.0.1:${cutting.port}`, { ca: ca.certPem });
+      try {
+        c.write(Buffer.concat([headerFrames(1, get(), 16 * 1024, !what.startsWith('padding')), broken]));
+        await until(() => c.frames.some(f => f.type === frameType.goaway), `nghttp2's GOAWAY for ${what}`);
+        assert.equal(c.frames.find(f => f.type === frameType.goaway)!.payload.readUInt32BE(4), 1, `PROTOCOL_ERROR for ${what}`);
+        await until(() => c.isClosed(), `the server to cut the connection after ${what}`);
+      } finally { c.socket.destroy(); }
+    }
+    // and nothing is left for a close to wait on
+    await cutting.close();
+  } finally { cutting.destroy(); }
+});
+
 test('HTTP/1.1: a request line of another HTTP version (2.0 over HTTP/1.1) is a 505, and the server goes on', async () => {
   for (const head of ['GET / HTTP/2.0', 'POST / HTTP/2.0\r\nContent-Length: 2', 'CONNECT example.com:443 HTTP/2.0', 'GET / HTTP/2.0\r\nConnection: Upgrade\r\nUpgrade: websocket', 'GET / HTTP/0.9']) {
     const raw = await exchange(`${head}\r\nHost: x\r\nConnection: close\r\n\r\n${head.startsWith('POST') ? '{}' : ''}`);

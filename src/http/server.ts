@@ -42,6 +42,8 @@ const defaultIdleTimeoutMs = 90_000;
 const defaultHeadersTimeoutMs = 32_000;
 /** the reference's HTTP/2 server waits this long for a client's connection preface */
 const defaultPrefaceTimeoutMs = 10_000;
+/** how long an HTTP/2 PING may go unanswered (Go's HTTP/2 health check waits as long) */
+const defaultPingTimeoutMs = 15_000;
 
 export interface Logger { info(msg: string): void; warn(msg: string): void; error(msg: string): void }
 
@@ -64,6 +66,8 @@ export interface HttpsOptions {
   headersTimeoutMs?: number;
   /** HTTP/2: a connection whose client has not sent its preface (its SETTINGS) this long after the handshake is closed (10 s, as the reference) */
   http2PrefaceTimeoutMs?: number;
+  /** HTTP/2: how long a PING sent to a connection quiet for the idle timeout with streams open may go unanswered before the connection is cut (15 s) */
+  http2PingTimeoutMs?: number;
   /** HTTP/2: the chance that a request's connection is asked to go (a graceful GOAWAY), so clients spread over servers */
   goawayChance?: number;
   /** HTTP/2: the streams a client may have open at once on one connection; absent or 0: no limit */
@@ -299,6 +303,7 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     closeOnlyOnceGoawaySent(s);
     try { s.setLocalWindowSize(uploadWindowPerStream * windowStreams); } catch { /* closed already */ }
     closeWhenIdle(s, idleTimeoutMs);
+    cutWhenUnanswered(s, idleTimeoutMs, o.http2PingTimeoutMs ?? defaultPingTimeoutMs);
     // a client that never sends its preface would otherwise hold the connection for the whole idle timeout
     const preface = setTimeout(() => s.destroy(), o.http2PrefaceTimeoutMs ?? defaultPrefaceTimeoutMs);
     preface.unref();
@@ -416,6 +421,31 @@ function closeWhenIdle(session: Http2Session, idleMs: number) {
     stream.once('close', () => { if (--open === 0 && !session.closed) arm(); });
   });
   session.once('close', () => clearTimeout(timer));
+}
+
+/**
+ * Cuts an HTTP/2 connection that has been quiet for `quietMs` and then leaves a PING unanswered for `answerMs`. A
+ * frame that breaks the protocol for the whole connection (a stream made to depend on itself, padding longer than
+ * its frame) arriving behind a request makes nghttp2 send a GOAWAY and stop reading, and Node 20 neither closes the
+ * session nor tells it: the request's stream never ends, so the session never counts as idle, no graceful close
+ * ever completes, and the connection (its socket, its memory) stays held after the client has gone, since nobody
+ * reads it any more. Such a session sends no PING and reads no answer; a live client answers one (every HTTP/2
+ * implementation does) however quiet its streams, a watch waiting for events among them.
+ */
+function cutWhenUnanswered(session: Http2Session, quietMs: number, answerMs: number) {
+  let waiting: NodeJS.Timeout | undefined;
+  session.setTimeout(quietMs, () => {
+    if (waiting || session.destroyed) return;
+    waiting = setTimeout(() => session.destroy(), answerMs);
+    waiting.unref();
+    const answered = (err: Error | null) => {
+      clearTimeout(waiting);
+      waiting = undefined;
+      if (err && !session.destroyed) session.destroy();
+    };
+    try { if (!session.ping(answered)) session.destroy(); } catch { session.destroy(); }
+  });
+  session.once('close', () => clearTimeout(waiting));
 }
 
 /**
