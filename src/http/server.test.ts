@@ -218,6 +218,29 @@ test('HTTP/2: a connection broken by a frame behind a request (nghttp2\'s GOAWAY
   } finally { cutting.destroy(); }
 });
 
+test('HTTP/2: a server\'s graceful close lets a request in flight finish its answer before the connection goes', async () => {
+  let answer: () => void = () => {};
+  const answered = new Promise<void>(resolve => { answer = resolve; });
+  const closing = await listenHttps({ port: 0, host: '127.0.0.1', keyPem: serving.keyPem, certPem, clientCaPems: [ca.certPem], log: quiet },
+    async ctx => { ctx.res.writeHead(200); ctx.res.write('begun '); await answered; ctx.res.end('and finished'); });
+  const session = http2Connect(`https://127.0.0.1:${closing.port}`, { ca: ca.certPem });
+  session.on('error', () => {});
+  try {
+    const stream = session.request({ ':path': '/' });
+    let body = '', ended = false, failure = '';
+    stream.setEncoding('utf8').on('data', (d: string) => { body += d; }).on('end', () => { ended = true; }).on('error', e => { failure = e.message; });
+    await until(() => body.length > 0, 'the answer to begin');
+    const closed = closing.close();
+    let goaway = false;
+    session.on('goaway', () => { goaway = true; });
+    await until(() => goaway || session.closed || session.destroyed, 'a GOAWAY');
+    answer();
+    await until(() => ended || stream.closed || session.destroyed, 'the answer to end');
+    assert.deepEqual({ body, ended, failure }, { body: 'begun and finished', ended: true, failure: '' });
+    await closed;
+  } finally { session.destroy(); closing.destroy(); }
+});
+
 test('HTTP/1.1: a request line of another HTTP version (2.0 over HTTP/1.1) is a 505, and the server goes on', async () => {
   for (const head of ['GET / HTTP/2.0', 'POST / HTTP/2.0\r\nContent-Length: 2', 'CONNECT example.com:443 HTTP/2.0', 'GET / HTTP/2.0\r\nConnection: Upgrade\r\nUpgrade: websocket', 'GET / HTTP/0.9']) {
     const raw = await exchange(`${head}\r\nHost: x\r\nConnection: close\r\n\r\n${head.startsWith('POST') ? '{}' : ''}`);

@@ -325,9 +325,10 @@ export async function listenHttps(o: HttpsOptions, handle: (ctx: RequestContext)
     inflight,
     close: () => (closing ??= new Promise<void>(resolve => {
       server.close(() => resolve());
-      // HTTP/2 sessions finish their open streams and go; HTTP/1.1 connections end after their response
+      // HTTP/2 sessions finish their open streams and go; HTTP/1.1 connections end after their response (an HTTP/2
+      // session's socket is its own to end: a session shows a stand-in for it, never the socket itself)
       for (const s of sessions) s.close();
-      for (const s of sockets) if (!sessionOf(s, sessions) && !busy.has(s)) s.end();
+      for (const s of sockets) if (s.alpnProtocol !== 'h2' && !busy.has(s)) s.end();
     })),
     endLongRunning() {
       for (const ctx of inflight) if (ctx.longRunning) abortOf.get(ctx)?.();
@@ -484,7 +485,3 @@ function resumeReading(socket: TLSSocket) {
   if (!(socket as TLSSocket & { _paused?: boolean })._paused) socket.resume();
 }
 
-const sessionOf = (socket: TLSSocket, sessions: Set<Http2Session>) => {
-  for (const s of sessions) if (s.socket === socket) return s;
-  return undefined;
-};
