@@ -61,9 +61,10 @@ test('reading a map of many scalars grows linearly with its keys', () => {
   };
   best(40_000);
   let small = Infinity, large = Infinity;
-  for (let round = 0; round < 3; round++) { small = Math.min(small, best(10_000)); large = Math.min(large, best(80_000)); }
-  // eight times the keys: about eight times the time when linear, sixty-four when quadratic (bounded as body.test.ts does)
-  assert.ok(large / small < 40, `10,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
+  for (let round = 0; round < 3; round++) { small = Math.min(small, best(5_000)); large = Math.min(large, best(80_000)); }
+  // sixteen times the keys: about sixteen times the time when linear, 256 when quadratic; the bound sits far from both,
+  // as a busy machine's pauses fall more on the larger reading (one run at load 5-15 saw 59x for eight times the keys)
+  assert.ok(large / small < 100, `5,000 keys ${small.toFixed(1)} ms, 80,000 keys ${large.toFixed(1)} ms`);
 });
 
 test('empty optional lists and maps are left out when asked; filled ones, and structs, stay', () => {
