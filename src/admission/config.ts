@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import type { Naming } from '../api/naming.js';
 import { loadYaml } from '../util/yaml.js';
+import { unreadable } from '../util/files.js';
 
 /** the AdmissionConfiguration file as it was parsed: nothing in it is checked yet */
 interface AdmissionConfiguration {
@@ -17,7 +18,7 @@ interface AdmissionConfiguration {
 export interface PluginConfig { config: unknown; path: string }
 
 async function parseFile(path: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8').catch((e: NodeJS.ErrnoException) => { throw new Error(`cannot read ${path}: ${e.code ?? e.message}`); });
+  const text = await readFile(path, 'utf8').catch((e: unknown) => { throw new Error(unreadable(path, e)); });
   try { return JSON.parse(text); } catch { return (await loadYaml()).parse(text); }
 }
 

@@ -48,18 +48,19 @@ export function parseCriEntries(raw: string, partial = ''): { entries: LogEntry[
 
 const flag = (url: URL, name: string) => queryFlag(url.searchParams.get(name));
 
+/** a log query's numbers may be any 64-bit integer, as the reference decodes them */
+const isInt64 = (v: string) => { const n = BigInt(v); return BigInt.asIntN(64, n) === n; };
+
 /**
  * the log query, as the reference's node agent reads it: what does not parse is a 400, what parses but is out of
  * range (tailLines below 0, limitBytes or sinceSeconds below 1, both since forms) a 422
  */
-const maxInt64 = BigInt('9223372036854775807');
-
 export function logOptions(url: URL): LogOptions {
   const num = (name: string, min: number) => {
     const v = url.searchParams.get(name);
     if (v === null) return undefined;
-    // any 64-bit integer, as the reference decodes the option (kubectl logs --tail with the largest one is valid)
-    if (!/^[+-]?\d{1,19}$/.test(v) || BigInt(v) > maxInt64 || BigInt(v) < -maxInt64 - 1n) throw new HttpError(400, `${name} must be an integer`);
+    // (kubectl logs --tail with the largest one is valid)
+    if (!/^[+-]?\d{1,19}$/.test(v) || !isInt64(v)) throw new HttpError(400, `${name} must be an integer`);
     const n = Number(v);
     if (n < min) throw new HttpError(422, `${name}: Invalid value: ${n}: must be greater than or equal to ${min}`);
     return n;

@@ -9,6 +9,7 @@ import type { Authenticator } from './types.js';
 import { bearerToken } from './types.js';
 import { algorithmFor, keyId, loadJose, peekClaims, publicKeysFromPem } from './jwt.js';
 import { unauthorized } from '../api/status.js';
+import { readFlagFile } from '../util/files.js';
 import { type AuthnResult, type ObjectRef, type ServiceAccountTokenSigner, intersect } from '../api/auth.js';
 
 export const serviceAccountGroup = 'system:serviceaccounts';
@@ -68,8 +69,7 @@ function signingKey(o: ServiceAccountKeyOptions): KeyObject {
   const file = o.signingKeyFile ?? o.tlsPrivateKeyFile;
   const flag = o.signingKeyFile ? '--service-account-signing-key-file' : '--tls-private-key-file';
   if (file) {
-    let pem: string;
-    try { pem = readFileSync(file, 'utf8'); } catch (e) { throw new Error(`${flag}: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+    const pem = readFlagFile(flag, file);
     try { return createPrivateKey(pem); } catch { throw new Error(`${flag}: ${file} holds no private key in PEM`); }
   }
   const generated = join(o.certDir, 'sa.key');
@@ -81,16 +81,11 @@ function signingKey(o: ServiceAccountKeyOptions): KeyObject {
   return createPrivateKey(readFileSync(generated, 'utf8'));
 }
 
-/** a file of --service-account-key-file; a failure to read it names the flag */
-function keyFileText(file: string): string {
-  try { return readFileSync(file, 'utf8'); } catch (e) { throw new Error(`--service-account-key-file: cannot read ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
-}
-
 export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions, now = () => Date.now()): ServiceAccountTokens {
   const key = signingKey(o);
   const alg = algorithmFor(key);
   const kid = keyId(key);
-  const verifyKeys = [createPublicKey(key), ...o.keyFiles.flatMap(f => publicKeysFromPem(keyFileText(f), f))];
+  const verifyKeys = [createPublicKey(key), ...o.keyFiles.flatMap(f => publicKeysFromPem(readFlagFile('--service-account-key-file', f), f))];
   const claimKey = names.labelDomain;
   const extraKey = (k: string) => `authentication.${names.labelDomain}/${k}`;
   const issuers = o.issuers;

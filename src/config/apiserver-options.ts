@@ -11,6 +11,7 @@ import { apiDomains, defaultApiDomain, naming, type ApiDomain } from '../api/nam
 import { describeFeatureGates, parseFeatureGates, type FeatureGates } from './feature-gates.js';
 import { FlagError, formatDuration, help, parseFlags, type FlagDecl, type FlagValue } from './flags.js';
 import { re2Problem } from '../util/re2.js';
+import { unreadable } from '../util/files.js';
 import { cipherSuiteNames, opensslCiphers, parseNamedCertKey, unavailableCipherSuites, tlsVersionHelp, tlsVersions, type NamedCertKey, type TlsVersion } from './tls-options.js';
 import { parseRuntimeConfig, type RuntimeConfig } from './runtime-config.js';
 import { controllerManagerFlags, controllerManagerOptionsFrom, type ControllerManagerOptions } from './controller-manager-options.js';
@@ -741,7 +742,7 @@ export async function checkCompatibilityFiles(o: Pick<ApiServerOptions, 'tracing
 /** a configuration file (YAML or JSON) as a plain object */
 async function readConfigFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
-  try { text = await readFile(path, 'utf8'); } catch (e) { throw new Error(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
+  try { text = await readFile(path, 'utf8'); } catch (e) { throw new Error(unreadable(path, e)); }
   let doc: unknown;
   try { doc = (await loadYaml()).parse(text); } catch (e) { throw new Error(`${path}: ${(e as Error).message}`); }
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw new Error(`${path}: not a configuration object`);

@@ -1,11 +1,11 @@
 // The composition root of the API server: an ordered list of modules, each started in turn and stopped in
 // reverse. Modules before the listener make the server able to answer; the ones after it are the reference's
 // post-start hooks, and readyz reports each until it has started. Health checks come from the modules.
-import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { hostname, networkInterfaces } from 'node:os';
 import { isIP } from 'node:net';
 import { naming, type Naming } from '../api/naming.js';
+import { readFlagFile } from '../util/files.js';
 import { checkCompatibilityFiles, type ApiServerOptions } from '../config/apiserver-options.js';
 import { writeAdminClientConfig } from '../config/client-config.js';
 import { ensureFrontProxyCa, ensurePki, issueClientCertificate, type Pki } from '../pki/pki.js';
@@ -126,20 +126,15 @@ const within = (p: Promise<unknown>, ms: number) => Promise.race([p, new Promise
 
 /** the etcd TLS files read, each once at start */
 const etcdTlsPems = (files: ApiServerOptions['etcdTls']) => {
-  const read = (flag: string, f: string | undefined) => (f ? flagFile(flag, f) : undefined);
+  const read = (flag: string, f: string | undefined) => (f ? readFlagFile(flag, f) : undefined);
   return { caPem: read('--etcd-cafile', files.caFile), certPem: read('--etcd-certfile', files.certFile), keyPem: read('--etcd-keyfile', files.keyFile) };
 };
-
-/** a file a flag names, read at start: a failure names the flag, so the refusal says what to fix */
-function flagFile(flag: string, path: string): string {
-  try { return readFileSync(path, 'utf8'); } catch (e) { throw new Error(`${flag}: cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`); }
-}
 
 /** the --tls-sni-cert-key certificates read, with their names: those given on the flag before those read from a certificate */
 function sniCertificates(keys: ApiServerOptions['tlsSniCertKeys']): SniCertificate[] {
   const read = keys.map(k => {
-    const certPem = flagFile('--tls-sni-cert-key', k.certFile);
-    return { certPem, keyPem: flagFile('--tls-sni-cert-key', k.keyFile), names: k.names, own: k.names.length ? [] : certificateNames(certPem, k.certFile) };
+    const certPem = readFlagFile('--tls-sni-cert-key', k.certFile);
+    return { certPem, keyPem: readFlagFile('--tls-sni-cert-key', k.keyFile), names: k.names, own: k.names.length ? [] : certificateNames(certPem, k.certFile) };
   });
   return [...read.filter(r => r.names.length), ...read.filter(r => !r.names.length).map(r => ({ ...r, names: r.own }))]
     .map(({ certPem, keyPem, names }) => ({ certPem, keyPem, names }));
@@ -431,8 +426,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       async start() {
         https = await listenHttps({
           port: options.securePort, host: options.bindAddress, log,
-          keyPem: options.tlsPrivateKeyFile ? flagFile('--tls-private-key-file', options.tlsPrivateKeyFile) : pki.serverKeyPem,
-          certPem: options.tlsCertFile ? flagFile('--tls-cert-file', options.tlsCertFile) : pki.serverCertPem,
+          keyPem: options.tlsPrivateKeyFile ? readFlagFile('--tls-private-key-file', options.tlsPrivateKeyFile) : pki.serverKeyPem,
+          certPem: options.tlsCertFile ? readFlagFile('--tls-cert-file', options.tlsCertFile) : pki.serverCertPem,
           minVersion: options.tlsMinVersion, ciphers: options.tlsCiphers,
           // with a serving certificate of another CA, the server's own clients get the certificate of its CA by their
           // SNI name; then those of --tls-sni-cert-key. Without either, no SNI callback: each handshake then takes
@@ -440,7 +435,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
           sniCertificates: [...(options.tlsCertFile ? [{ names: [loopbackServerName], certPem: pki.serverCertPem, keyPem: pki.serverKeyPem }] : []),
             ...sniCertificates(options.tlsSniCertKeys)],
           goawayChance: options.goawayChance, maxConcurrentStreams: options.http2MaxStreamsPerConnection,
-          clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [flagFile('--client-ca-file', options.clientCaFile)] : []), ...auth.extraClientCAs],
+          clientCaPems: [pki.caCertPem, ...(options.clientCaFile ? [readFlagFile('--client-ca-file', options.clientCaFile)] : []), ...auth.extraClientCAs],
         }, handler());
         address = `${options.advertiseAddress || (listenHost() === '127.0.0.1' ? hostname() : listenHost())}:${https.port}`;
       },
@@ -649,9 +644,9 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
     const own = k.clientCertificateFile ? undefined
       : issueClientCertificate({ certPem: pki.caCertPem, keyPem: pki.caKeyPem }, 'kube-apiserver-kubelet-client', ['system:masters']);
     return {
-      certPem: own?.certPem ?? flagFile('--kubelet-client-certificate', k.clientCertificateFile!),
-      keyPem: own?.keyPem ?? flagFile('--kubelet-client-key', k.clientKeyFile!),
-      caPem: k.certificateAuthorityFile ? flagFile('--kubelet-certificate-authority', k.certificateAuthorityFile) : undefined,
+      certPem: own?.certPem ?? readFlagFile('--kubelet-client-certificate', k.clientCertificateFile!),
+      keyPem: own?.keyPem ?? readFlagFile('--kubelet-client-key', k.clientKeyFile!),
+      caPem: k.certificateAuthorityFile ? readFlagFile('--kubelet-certificate-authority', k.certificateAuthorityFile) : undefined,
       preferredAddressTypes: k.preferredAddressTypes, timeoutMs: k.timeoutMs,
     };
   }

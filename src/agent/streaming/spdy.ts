@@ -3,8 +3,9 @@
 // each way with FIN, RST_STREAM, PING, GOAWAY. Header blocks are compressed with one zlib context per direction
 // and the protocol's dictionary. Flow control is not enforced: the reference's clients neither send nor honour
 // window updates; instead, as the reference's connections do, a stream whose reader falls behind holds up the
-// reading of the connection, so what a peer sends is never buffered without bound. Our own because the one npm implementation (spdy-transport, unmaintained since 2018) enforces
-// flow-control windows these clients never open, which stalls any stream past 64 KiB.
+// reading of the connection, so what a peer sends is never buffered without bound. Our own because the one npm
+// implementation (spdy-transport, unmaintained since 2018) enforces flow-control windows these clients never open,
+// which stalls any stream past 64 KiB.
 import { constants, createDeflate, createInflate, type Deflate, type Inflate } from 'node:zlib';
 import { PassThrough, Writable, type Duplex } from 'node:stream';
 
