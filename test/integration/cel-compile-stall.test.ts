@@ -72,9 +72,10 @@ async function measure(run: () => Promise<Timed>): Promise<Measure> {
   return { ms, stallMs: h.max / 1e6, probesBefore, reply };
 }
 
-/** no stall over a third of the request's time (or under `floorMs`, 100 ms by default, which no probe notices), and
- *  probes answered meanwhile */
-function assertInPieces(what: string, m: Measure, floorMs = 100) {
+/** no stall over a third of the request's time (or under `floorMs`), and probes answered meanwhile. The floor, 300 ms,
+ *  sits above what a busy two-CPU machine adds on its own (a garbage collection of the server's heap while other test
+ *  files run measured 175 ms in a 426 ms request) and far below a compilation in one piece (seconds) */
+function assertInPieces(what: string, m: Measure, floorMs = 300) {
   const figures = `${m.ms.toFixed(0)} ms, longest stall ${m.stallMs.toFixed(1)} ms, probes ${m.probesBefore} during`;
   console.log(`${what}: ${figures}`);
   assert.ok(m.stallMs < Math.max(m.ms / 3, floorMs), `${what}: the loop stalled ${m.stallMs.toFixed(1)} ms of ${m.ms.toFixed(0)} ms`);
@@ -105,7 +106,7 @@ test('a CRD of 10,000 rules is validated, served and its first object checked wh
   assert.equal(first.reply.status, 201, first.reply.body.slice(0, 500));
   // the compilation is in pieces, and so is the evaluation of one object's 10,000 rules (the loop is given back between
   // rules once a turn has run its budget): what must not happen is a compile-sized stall
-  assertInPieces('first object', first, 250);
+  assertInPieces('first object', first);
   // and the rules hold: x = 5 with an empty y breaks the rule for 5
   const refused = await send('POST', widgets, { apiVersion: `${group}/v1`, kind: 'Widget', metadata: { name: 'v' }, spec: { x: 5, y: '' } });
   assert.equal(refused.status, 422, refused.body.slice(0, 500));
