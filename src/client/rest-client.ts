@@ -4,6 +4,7 @@
 
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
+import { openStream } from '../util/http2-request.js';
 import type { ApiObject, Status } from '../api/meta.js';
 import { loadClientConfig, type ClientConfig } from '../config/client-config.js';
 import { execCredentials, type Credential, type CredentialSource, type ExecIO } from './exec-credential.js';
@@ -443,7 +444,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
       return new Promise<Response>((resolve, reject) => {
         let stream: ClientHttp2Stream;
         try {
-          stream = connection.session.request({ ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
+          stream = openStream(connection.session, { ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
         } catch (e) {
           connection.streams--;
           return reject(e);

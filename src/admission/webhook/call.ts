@@ -2,6 +2,7 @@
 // and the checks on the answer. A failure to get a usable answer is a CallError, which failurePolicy decides on.
 import { request as httpsRequest, Agent } from 'node:https';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
+import { openStream } from '../../util/http2-request.js';
 import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';
@@ -232,7 +233,7 @@ const textOf = (chunks: Buffer[]) => (chunks.length === 1 ? chunks[0]! : Buffer.
 
 function postHttp2(session: ClientHttp2Session, path: string, body: string, route: Route, timeoutMs: number): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const stream = session.request({ ':method': 'POST', ':path': path,
+    const stream = openStream(session, { ':method': 'POST', ':path': path,
       'content-type': 'application/json', accept: 'application/json, */*', 'content-length': Buffer.byteLength(body),
       ...(route.authorization ? { authorization: route.authorization } : {}) });
     const timer = setTimeout(() => stream.destroy(timeoutError()), timeoutMs);

@@ -4,6 +4,7 @@
 // this path does only what one unary call needs. Calls are never retried, so a write whose reply
 // was lost is reported, not repeated. Errors are shaped as @grpc/grpc-js reports them.
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
+import { openStream } from '../../util/http2-request.js';
 
 export interface UnaryChannelOptions {
   /** every call fails if its reply has not come after this long */
@@ -94,7 +95,7 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
 
     let stream;
     try {
-      stream = s.request({
+      stream = openStream(s, {
         ':method': 'POST', ':path': path, 'content-type': 'application/grpc', te: 'trailers', 'grpc-timeout': timeoutHeader,
       });
     } catch (err) {
