@@ -9,6 +9,8 @@ import { Agent, request as httpsRequest } from 'node:https';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
 import { connect as tlsConnect } from 'node:tls';
 import { connect as netConnect } from 'node:net';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../pki/certificates.js';
 import { listenHttps, maxHeaderBytes, type HttpsServer } from './server.js';
 import { frame, frameType, headerBlock, headerFrames, rawH2, statusOf, type RawH2 } from '../../test/support/h2-frames.js';
@@ -356,4 +358,23 @@ test('an idle HTTP/2 connection is closed; one with a stream open stays', async 
   await once(stream, 'close');
   // and goes once its stream has ended
   await once(busy, 'close');
+});
+
+test('a closed listener that served HTTP/2 is let go: nothing it held stays in memory', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  // the request handler stands for all a server holds (an API server's store and caches behind it)
+  let handler: ((ctx: unknown) => Promise<void>) | undefined = async ctx => { (ctx as { res: { writeHead(s: number): { end(): void } } }).res.writeHead(200).end(); };
+  const held = new WeakRef(handler);
+  let listener: HttpsServer | undefined = await listenHttps({ port: 0, host: '127.0.0.1', keyPem: serving.keyPem, certPem, clientCaPems: [ca.certPem], log: quiet }, handler);
+  handler = undefined;
+  const session = http2Connect(`https://127.0.0.1:${listener.port}`, { ca: ca.certPem });
+  try {
+    assert.equal((await http2(session, {})).status, 200);
+  } finally { session.close(); }
+  await once(session, 'close');
+  await listener.close();
+  listener = undefined;
+  // collected at once, not once the connection's 90 s quiet timer would have fired
+  await until(() => { gc(); return held.deref() === undefined; }, 'the handler collected');
 });

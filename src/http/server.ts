@@ -446,7 +446,20 @@ function cutWhenUnanswered(session: Http2Session, quietMs: number, answerMs: num
     };
     try { if (!session.ping(answered)) session.destroy(); } catch { session.destroy(); }
   });
-  session.once('close', () => clearTimeout(waiting));
+  session.once('close', () => {
+    clearTimeout(waiting);
+    clearSessionTimer(session);
+  });
+}
+
+/**
+ * Node 20 leaves a session's own timer (session.setTimeout) armed after the session is destroyed, and refuses
+ * setTimeout(0) from then on: the timer holds the session, its server and everything the server holds (a test server's
+ * whole store) until it fires, 90 s on. Node keeps the timer under a symbol it names `timeout`.
+ */
+function clearSessionTimer(session: Http2Session) {
+  const key = Object.getOwnPropertySymbols(session).find(k => k.description === 'timeout');
+  if (key) clearTimeout((session as unknown as Record<symbol, NodeJS.Timeout | undefined>)[key]);
 }
 
 /**
