@@ -4,7 +4,7 @@
 
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream } from 'node:http2';
-import { openStream } from '../util/http2-request.js';
+import { openStream, releaseTimer } from '../util/node-http2.js';
 import type { ApiObject, Status } from '../api/meta.js';
 import { loadClientConfig, type ClientConfig } from '../config/client-config.js';
 import { execCredentials, type Credential, type CredentialSource, type ExecIO } from './exec-credential.js';
@@ -449,7 +449,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
           connection.streams--;
           return reject(e);
         }
-        stream.once('close', () => { connection.streams--; });
+        stream.once('close', () => { connection.streams--; releaseTimer(stream); });
         stream.on('error', reject);
         // a stream ended without an error and without an answer (its session destroyed by close()) fails the request
         stream.once('close', () => reject(new Error(`${method} ${url.pathname}: the connection closed before an answer`)));

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { asResponse, type RequestContext } from '../api/request.js';
 import { preciseNow } from '../api/meta.js';
+import { releaseTimer } from '../util/node-http2.js';
 
 /** the reference's HTTP/2 upload buffer per stream: at least 99% of objects fit */
 const uploadWindowPerStream = 256 * 1024;
@@ -448,18 +449,8 @@ function cutWhenUnanswered(session: Http2Session, quietMs: number, answerMs: num
   });
   session.once('close', () => {
     clearTimeout(waiting);
-    clearSessionTimer(session);
+    releaseTimer(session);
   });
-}
-
-/**
- * Node 20 leaves a session's own timer (session.setTimeout) armed after the session is destroyed, and refuses
- * setTimeout(0) from then on: the timer holds the session, its server and everything the server holds (a test server's
- * whole store) until it fires, 90 s on. Node keeps the timer under a symbol it names `timeout`.
- */
-function clearSessionTimer(session: Http2Session) {
-  const key = Object.getOwnPropertySymbols(session).find(k => k.description === 'timeout');
-  if (key) clearTimeout((session as unknown as Record<symbol, NodeJS.Timeout | undefined>)[key]);
 }
 
 /**

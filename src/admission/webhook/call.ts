@@ -2,7 +2,7 @@
 // and the checks on the answer. A failure to get a usable answer is a CallError, which failurePolicy decides on.
 import { request as httpsRequest, Agent } from 'node:https';
 import { connect as http2Connect, type ClientHttp2Session } from 'node:http2';
-import { openStream } from '../../util/http2-request.js';
+import { openStream } from '../../util/node-http2.js';
 import { connect as tlsConnect, createSecureContext, type SecureContext } from 'node:tls';
 import { randomUUID } from 'node:crypto';
 import type { ApiObject } from '../../api/meta.js';

@@ -4,7 +4,7 @@
 // this path does only what one unary call needs. Calls are never retried, so a write whose reply
 // was lost is reported, not repeated. Errors are shaped as @grpc/grpc-js reports them.
 import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from 'node:http2';
-import { openStream } from '../../util/http2-request.js';
+import { openStream, releaseTimer } from '../../util/node-http2.js';
 
 export interface UnaryChannelOptions {
   /** every call fails if its reply has not come after this long */
@@ -142,6 +142,7 @@ export function openUnaryChannel(endpoints: string[], opts: UnaryChannelOptions)
       if (!stream.writableFinished) stream.close(constants.NGHTTP2_CANCEL);
     });
     stream.on('close', () => {
+      releaseTimer(stream);
       if (--inFlight === 0 && !s.destroyed) s.unref();
       settle();
     });

@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { AsyncLocalStorage, AsyncResource } from 'node:async_hooks';
 import { connect, createServer, type ClientHttp2Session } from 'node:http2';
 import type { AddressInfo } from 'node:net';
-import { openStream, scopedBind } from './http2-request.js';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { openStream, releaseTimer, scopedBind } from './node-http2.js';
 
 async function withServer(run: (url: string) => Promise<void>) {
   const server = createServer();
@@ -69,5 +71,45 @@ test("the cheap bind keeps what Node's bind does: the resource's async scope, `t
     const pinned = bind.call(resource, probe, fixed) as (...args: unknown[]) => unknown;
     const calls = context.run('called', () => [free.call(receiver, 1, 2), pinned.call(receiver, 3)]);
     assert.deepEqual(calls, [{ store: 'opened', self: receiver, args: [1, 2] }, { store: 'opened', self: fixed, args: [3] }]);
+  }
+});
+
+test('a stream with a timeout that went down with its session, and that session, are let go once released', async () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const server = createServer();
+  server.on('stream', () => { /* never answers */ });
+  await new Promise<void>(resolve => server.listen(0, '127.0.0.1', resolve));
+  /** a session and a stream, both with timers, the session destroyed under the stream; only weak references kept */
+  const goneDown = async (release: boolean) => {
+    const session = connect(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    session.setTimeout(60_000, () => {});
+    const stream = openStream(session, { ':path': '/' });
+    stream.setTimeout(60_000, () => {});
+    stream.on('error', () => {});
+    if (release) {
+      stream.once('close', () => releaseTimer(stream));
+      session.once('close', () => releaseTimer(session));
+    }
+    await new Promise(resolve => session.once('connect', resolve));
+    const closed = new Promise(resolve => stream.once('close', resolve));
+    session.destroy();
+    await closed;
+    return [new WeakRef(stream), new WeakRef(session)];
+  };
+  const collected = async (release: boolean) => {
+    const refs = await goneDown(release);
+    for (let i = 0; i < 5; i++) {
+      await new Promise(resolve => setTimeout(resolve, 20));
+      gc();
+    }
+    return refs.map(r => r.deref() === undefined);
+  };
+  try {
+    // Node's own timers hold both (until they fire, a minute on); released, neither is held
+    assert.deepEqual(await collected(false), [false, false]);
+    assert.deepEqual(await collected(true), [true, true]);
+  } finally {
+    await new Promise(resolve => server.close(resolve));
   }
 });
