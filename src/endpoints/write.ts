@@ -19,7 +19,7 @@ import { applyInSteps, fieldManagerProblems, fieldManagerRequired, managerFromUs
 import { undeclaredFields } from '../apply/typed.js';
 import { admission, asServed, customMetadataWrongTypes, parseFieldValidation, filterFor, type Scope } from './scope.js';
 import { asListItem, representationFor, sendOne, sendWritten } from './read.js';
-import { duplicateFields, readTyped, scanBodyText, type TypedReading } from '../schema/fields.js';
+import { duplicateFields, inexactIntegers, readTyped, scanBodyText, type TypedReading } from '../schema/fields.js';
 import type { Schema } from '../api/schema.js';
 import type { Naming } from '../api/naming.js';
 import { deleteOptions as deleteOptionsSchema } from '../api/schemas/meta.js';
@@ -71,6 +71,7 @@ function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: str
   // a custom resource's integers are its schema's to judge, which takes `1.0` as the reference's does (an apply
   // configuration is read through YAML, where `1.0` is a whole number)
   const integersOf = applied || scope.info.def.custom ? undefined : scope.info.schema;
+  if (text) refuseInexactIntegers(scope, text);
   const scanned = text ? scanBodyText(text, { duplicates: mode !== 'Ignore', integersOf }) : undefined;
   wrongTypes.push(...scanned?.fractionalIntegers ?? []);
   if (wrongTypes.length)
@@ -88,6 +89,19 @@ function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: str
   }
   for (const p of problems) ctx.warnings.push(p);
   return unknown;
+}
+
+/**
+ * A custom resource's integer that a JSON number here would round (past 2^53 - 1 in magnitude, where the reference
+ * keeps an int64 exactly) is refused, rather than stored changed: in user data such a number is most often an
+ * identifier. A built-in kind's int64 fields hold no such values that must stay exact (a grace period of 2^63 - 1, a
+ * client's "forever", keeps its meaning as the largest double an int64 holds).
+ */
+function refuseInexactIntegers(scope: Scope, text: string) {
+  if (!scope.info.def.custom) return;
+  const inexact = inexactIntegers(text);
+  if (inexact.length)
+    throw badRequest(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: integers beyond ±${Number.MAX_SAFE_INTEGER} cannot be kept exactly by this server: ${inexact.slice(0, 10).join(', ')}`);
 }
 
 /**
@@ -203,6 +217,7 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
     throw unsupportedMediaType([...patchTypes.filter(t => strategic || !t.includes('strategic')), applyPatchType]);
   const text = (await readBody(ctx)).toString('utf8');
   const patchDoc = parseJson(text);
+  refuseInexactIntegers(scope, text);
   const opts = writeOptions(ctx, scope, 'PatchOptions');
   const fieldMode = parseFieldValidation(ctx.query.get('fieldValidation'));
   // a field repeated in the patch document is a strict decoding problem too, as the reference reads a patch

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Schema } from '../api/schema.js';
-import { canonicalForm, readTyped, scanBodyText } from './fields.js';
+import { canonicalForm, inexactIntegers, readTyped, scanBodyText } from './fields.js';
 
 const schema: Schema = {
   type: 'object',
@@ -114,4 +114,14 @@ test('integer fields written with a fraction or an exponent are refused whatever
   assert.deepEqual(scanBodyText('{"count":1.0,"items":[{"n":1,"n":2}],"count":2}', { duplicates: true, integersOf: s }),
     { duplicates: ['duplicate field "items[0].n"', 'duplicate field "count"'], fractionalIntegers: ['count: expected int32, got number 1.0'] });
   assert.deepEqual(scanBodyText('{"count":1,"count":2}', { duplicates: false, integersOf: s }), { duplicates: [], fractionalIntegers: [] });
+});
+
+test('integers that a double would round but an int64 holds are found with their paths; strings, fractions and exact ones are not', () => {
+  assert.deepEqual(inexactIntegers('{"a":9007199254740992,"b":[1,-9007199254740993],"c":{"d":9223372036854775807}}'),
+    ['a: 9007199254740992', 'b[1]: -9007199254740993', 'c.d: 9223372036854775807']);
+  assert.deepEqual(inexactIntegers('9223372036854775808'), [], 'past int64 the reference reads a double as well');
+  assert.deepEqual(inexactIntegers('[-9223372036854775808, -9223372036854775809]'), ['[0]: -9223372036854775808']);
+  assert.deepEqual(inexactIntegers('{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e0,"ok":9007199254740991}'), []);
+  // text without 16 digits in a row is not scanned at all
+  assert.deepEqual(inexactIntegers('{"a":123456789012345}'), []);
 });

@@ -199,6 +199,8 @@ const join = (path: string, key: string) => (path ? `${path}.${key}` : key);
 interface JsonTextVisitor {
   repeated?(path: string): void;
   fractional?(path: (string | number)[], literal: string): void;
+  /** an integer literal of 16 digits or more */
+  long?(path: (string | number)[], literal: string): void;
 }
 
 const pathText = (path: (string | number)[]) =>
@@ -266,10 +268,11 @@ function scanJsonText(text: string, visit: JsonTextVisitor): void {
     } else {
       const start = i;
       while (i < text.length && !',]} \t\r\n'.includes(text[i])) i++;
-      // a number (not true, false or null) with a fraction or an exponent
-      if (visit.fractional && (c === '-' || (c >= '0' && c <= '9'))) {
+      // a number (not true, false or null) with a fraction or an exponent, or a long integer
+      if ((visit.fractional || visit.long) && (c === '-' || (c >= '0' && c <= '9'))) {
         const literal = text.slice(start, i);
-        if (/[.eE]/.test(literal)) visit.fractional([...path], literal);
+        if (/[.eE]/.test(literal)) visit.fractional?.([...path], literal);
+        else if (literal.length >= 16) visit.long?.([...path], literal);
       }
     }
   };
@@ -302,6 +305,25 @@ export function scanBodyText(text: string, ask: { duplicates: boolean; integersO
         else if (s?.format === 'int-or-string') found.fractionalIntegers.push(`${pathText(path)}: expected int or string, got number ${literal}`);
       },
     } : {}),
+  });
+  return found;
+}
+
+const int64Range = [-(2n ** 63n), 2n ** 63n - 1n] as const;
+
+/**
+ * Integers in a body's JSON text that the reference keeps exactly, as 64-bit integers, and a JSON number here cannot:
+ * beyond 2^53 - 1 in magnitude, within int64 (past it the reference too reads a double). Each as its path and literal.
+ * Only text with a run of 16 digits can hold one; other text is not scanned.
+ */
+export function inexactIntegers(text: string): string[] {
+  const found: string[] = [];
+  if (!/\d{16}/.test(text)) return found;
+  scanJsonText(text, {
+    long(path, literal) {
+      const n = BigInt(literal);
+      if (!Number.isSafeInteger(Number(literal)) && n >= int64Range[0] && n <= int64Range[1]) found.push(`${pathText(path) || '<root>'}: ${literal}`);
+    },
   });
   return found;
 }

@@ -208,6 +208,33 @@ describe('custom resources', { concurrency: 1 }, () => {
     assert.match(String(r.headers.warning), /unknown field \\"spec.unknown\\"/);
   });
 
+  test('integers a JSON number would round are refused with a 400, not stored changed; the largest exact ones are kept', async () => {
+    const group = groupName();
+    await install(group);
+    const base = `/apis/${group}/v1/namespaces/default/widgets`;
+    const widget = (name: string, extra: string) =>
+      `{"apiVersion":"${group}/v1","kind":"Widget","metadata":{"name":"${name}"},"spec":{"size":"small","extra":${extra}}}`;
+    // 2^53 + 1 rounds to 2^53 as a double; the reference keeps it (and any int64) exactly
+    const refused = await c.request('POST', base, { body: widget('big', '{"id":9007199254740993,"ok":[1,-9223372036854775808]}') });
+    assert.equal(refused.status, 400, refused.body);
+    assert.match(refused.json.message, /cannot be kept exactly by this server: spec\.extra\.id: 9007199254740993, spec\.extra\.ok\[1\]: -9223372036854775808/);
+    assert.equal((await c.get(`${base}/big`)).status, 404);
+    // the largest exact integer, one past int64 (a double at the reference too) and digits in strings are kept
+    const kept = await c.request('POST', base, { body: widget('exact', '{"id":9007199254740991,"huge":99999999999999999999,"text":"12345678901234567890"}') });
+    assert.equal(kept.status, 201, kept.body);
+    assert.deepEqual((await c.get(`${base}/exact`)).json.spec.extra, { id: 9007199254740991, huge: 1e20, text: '12345678901234567890' });
+    // patches and applies alike
+    for (const [type, body] of [
+      ['application/merge-patch+json', '{"spec":{"extra":{"id":1234567890123456789}}}'],
+      ['application/json-patch+json', '[{"op":"add","path":"/spec/extra/id","value":-9007199254740993}]'],
+      ['application/apply-patch+yaml', widget('exact', '{"id":1152921504606846977}')],
+    ]) {
+      const r = await c.request('PATCH', `${base}/exact${type.includes('apply') ? '?fieldManager=t' : ''}`, { body, contentType: type });
+      assert.equal(r.status, 400, `${type}: ${r.body}`);
+    }
+    assert.equal((await c.get(`${base}/exact`)).json.spec.extra.id, 9007199254740991);
+  });
+
   test('validation failures are 422 with the reference causes', async () => {
     const group = groupName();
     await install(group);
