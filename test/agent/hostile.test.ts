@@ -6,7 +6,7 @@ import { rmSync } from 'node:fs';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { ClientRequest } from 'node:http';
 import { connect as http2Connect } from 'node:http2';
-import { createDeflate, deflateSync, constants as zlibConstants } from 'node:zlib';
+import { deflateSync, constants as zlibConstants } from 'node:zlib';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import WebSocket from 'ws';
@@ -15,6 +15,7 @@ import { spdyDictionary } from '../../src/agent/streaming/spdy.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { freePort } from '../support/ports.js';
 import { rawExchange, rawGet, statusOf } from '../support/raw-http.js';
+import { spdyFrames, spdyReader } from '../support/spdy-client.js';
 import { parseAgentOptions } from '../../src/agent/options.js';
 import { startAgentServers } from '../../src/agent/server.js';
 import { clientFromFile, createClient, type Client } from '../../src/client/rest-client.js';
@@ -23,69 +24,6 @@ import { podsRef } from '../../src/agent/status-manager.js';
 
 const raw = (port: number, bytes: string | Buffer, enough?: (answer: string) => boolean) => rawExchange(port, bytes, { enough });
 const get = (port: number, target: string, headers = '') => rawGet(port, target, headers);
-
-/** a SPDY/3.1 client's frames: SYN_STREAM (its header block compressed in one context, as a connection's are) and data */
-function spdyFrames() {
-  const compressor = createDeflate({ dictionary: spdyDictionary });
-  const compressed = (headers: Record<string, string>) => new Promise<Buffer>(resolve => {
-    const parts = [Buffer.alloc(4)];
-    parts[0]!.writeUInt32BE(Object.keys(headers).length);
-    for (const text of Object.entries(headers).flat()) { const b = Buffer.from(text); const n = Buffer.alloc(4); n.writeUInt32BE(b.length); parts.push(n, b); }
-    const out: Buffer[] = [];
-    const take = (c: Buffer) => out.push(c);
-    compressor.on('data', take);
-    compressor.write(Buffer.concat(parts));
-    compressor.flush(zlibConstants.Z_SYNC_FLUSH, () => { compressor.off('data', take); resolve(Buffer.concat(out)); });
-  });
-  return {
-    async synStream(id: number, headers: Record<string, string>, fin = false) {
-      const block = await compressed(headers);
-      const head = Buffer.alloc(18);
-      head.writeUInt16BE(0x8003, 0);
-      head.writeUInt16BE(1, 2);
-      head.writeUInt32BE(10 + block.length, 4);
-      head[4] = fin ? 1 : 0;
-      head.writeUInt32BE(id, 8);
-      return Buffer.concat([head, block]);
-    },
-    data(id: number, bytes: Buffer, fin = false) {
-      const head = Buffer.alloc(8);
-      head.writeUInt32BE(id, 0);
-      head.writeUInt32BE(bytes.length, 4);
-      head[4] = fin ? 1 : 0;
-      return Buffer.concat([head, bytes]);
-    },
-  };
-}
-
-/** reads a SPDY server's frames from `socket` (after its 101): RST_STREAM statuses and the streams it ended, by id */
-function spdyReader(socket: TLSSocket) {
-  const seen = { resets: new Map<number, number>(), ended: new Set<number>(), data: new Map<number, number>() };
-  let pending = Buffer.alloc(0);
-  let upgraded = false;
-  socket.on('data', (d: Buffer) => {
-    pending = Buffer.concat([pending, d]);
-    if (!upgraded) {
-      const end = pending.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      upgraded = true;
-      pending = pending.subarray(end + 4);
-    }
-    while (pending.length >= 8) {
-      const length = pending.readUInt32BE(4) & 0xffffff;
-      if (pending.length < 8 + length) break;
-      const control = (pending[0]! & 0x80) !== 0;
-      if (control && pending.readUInt16BE(2) === 3) seen.resets.set(pending.readUInt32BE(8) & 0x7fffffff, pending.readUInt32BE(12));
-      if (!control) {
-        const id = pending.readUInt32BE(0) & 0x7fffffff;
-        seen.data.set(id, (seen.data.get(id) ?? 0) + length);
-        if (pending[4]! & 1) seen.ended.add(id);
-      }
-      pending = pending.subarray(8 + length);
-    }
-  });
-  return seen;
-}
 
 describe('agent endpoints under hostile input', () => {
   let server: TestServer;

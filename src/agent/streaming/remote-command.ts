@@ -33,8 +33,8 @@ export interface StreamFlags { stdin: boolean; stdout: boolean; stderr: boolean;
 
 /** the remote-command protocols served, newest first (v5 adds nothing over SPDY, so clients fall back to v4) */
 const protocols = ['v4.channel', 'v3.channel', 'v2.channel', 'channel'].flatMap(inEveryDomain);
-/** how long a client has to open the streams it asked for */
-const streamCreationTimeoutMs = 30_000;
+/** how long a client has to open the streams it asked for (the reference's streamCreationTimeout) */
+export const streamCreationTimeoutMs = 30_000;
 
 /** the stream flags of an exec or attach request: the agent's names (input, output, error) or the API's */
 export function streamFlags(q: URLSearchParams): StreamFlags {
