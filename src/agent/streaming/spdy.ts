@@ -5,9 +5,11 @@
 // window updates; instead, as the reference's connections do, a stream whose reader falls behind holds up the
 // reading of the connection, so what a peer sends is never buffered without bound. Our own because the one npm
 // implementation (spdy-transport, unmaintained since 2018) enforces flow-control windows these clients never open,
-// which stalls any stream past 64 KiB.
+// which stalls any stream past 64 KiB. A connection held so is pinged now and then, for a peer gone meanwhile to be
+// noticed (held.ts).
 import { constants, createDeflate, createInflate, type Deflate, type Inflate } from 'node:zlib';
 import { PassThrough, Writable, type Duplex } from 'node:stream';
+import { heldProbe } from './held.js';
 
 /** the SPDY/3 header dictionary: these words, each with its length before it, then the tail */
 const dictionaryWords = ('options|head|post|put|delete|trace|accept|accept-charset|accept-encoding|accept-language|accept-ranges|'
@@ -150,6 +152,8 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
   let buffered: Buffer = Buffer.alloc(0);
   let lastStreamId = 0;
   let gone = false;
+  /** the ids of our PINGs (a server's are even) */
+  let pingId = 0;
 
   const closed = new Promise<void>(resolve => socket.once('close', resolve));
   const send = (frame: () => Buffer | Promise<Buffer>) => outbound(async () => {
@@ -250,6 +254,8 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
   });
   let queued = 0;
   const handled = () => { if (--queued < maxQueuedFrames && socket.isPaused()) socket.resume(); };
+  const probe = heldProbe(() => socket.isPaused() && !socket.destroyed, () => socket.writableLength === 0,
+    () => { send(() => controlFrame(Type.Ping, 0, u32(pingId = (pingId + 2) & 0x7ffffffe))); });
 
   const onData = (chunk: Buffer) => {
     buffered = buffered.length ? Buffer.concat([buffered, chunk]) : chunk;
@@ -263,11 +269,12 @@ export function spdyServer(socket: Duplex, head: Buffer, onStream: (s: SpdyStrea
       inbound(() => handle(frame)).catch(fail).finally(handled);
     }
     // frames wait while a stream's reader is behind: the connection is not read meanwhile
-    if (queued >= maxQueuedFrames) socket.pause();
+    if (queued >= maxQueuedFrames) { socket.pause(); probe.start(); }
   };
   socket.on('data', onData);
   socket.on('error', () => socket.destroy());
   socket.once('close', () => {
+    probe.stop();
     for (const s of streams.values()) { finish(s); s.outgoing.destroy(); }
     streams.clear();
     inflater.close();

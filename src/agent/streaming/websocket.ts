@@ -6,6 +6,7 @@ import { EventEmitter } from 'node:events';
 import { PassThrough, Writable, type Duplex } from 'node:stream';
 import { WebSocketServer, createWebSocketStream, type WebSocket } from 'ws';
 import { portForwardOver } from './port-forward.js';
+import { heldProbe } from './held.js';
 import { exitStatus, headerValues, refuseUpgrade, type CommandIO, type CommandResult, type StreamFlags, type Upgrade } from './remote-command.js';
 import { inEveryDomain } from '../../api/naming.js';
 
@@ -48,6 +49,18 @@ function framer(protocol: string) {
   };
 }
 
+/** the probe of each connection held (held.ts): pinged while not read, so that a client gone is noticed */
+const probes = new WeakMap<WebSocket, ReturnType<typeof heldProbe>>();
+function probeOf(ws: WebSocket) {
+  let p = probes.get(ws);
+  if (!p) {
+    const probe = heldProbe(() => ws.isPaused && ws.readyState === ws.OPEN, () => ws.bufferedAmount === 0, () => ws.ping());
+    ws.once('close', probe.stop);
+    probes.set(ws, p = probe);
+  }
+  return p;
+}
+
 /**
  * writes what a client sent to where it goes; while that is behind, the client's messages are not read, so a
  * client sending faster than its reader takes (or to one that never reads) is held back rather than buffered
@@ -55,6 +68,7 @@ function framer(protocol: string) {
 function writeHeld(ws: WebSocket, to: Writable, data: Buffer) {
   if (to.write(data) || ws.isPaused) return;
   ws.pause();
+  probeOf(ws).start();
   const go = () => { to.off('drain', go); to.off('close', go); if (ws.readyState === ws.OPEN) ws.resume(); };
   to.once('drain', go);
   to.once('close', go);
