@@ -200,7 +200,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string, nodePref
   try {
     nodes = await startNodes(opts, dataDir, kubeconfig, server, nodePrefix);
   } catch (e) {
-    client.close();
+    await client.close();
     await close();
     throw e;
   }
@@ -242,7 +242,7 @@ async function startInDataDir(opts: TestServerOptions, dataDir: string, nodePref
     async close() {
       // the nodes go first: they mark themselves NotReady through the server
       await nodes?.stop();
-      client.close();
+      await client.close();
       await close();
       if (!opts.dataDir) removeTemporaryDir(dataDir);
       if (nodes && opts.dataDir) removeTemporaryDir(nodes.rootDir);

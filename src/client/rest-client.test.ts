@@ -6,6 +6,8 @@ import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../testing.js';
 import { loadClientConfig } from '../config/client-config.js';
 import { ApiError, clientFromFile, createClient, isNotFound, type Client, type ResourceClient, type WatchEvent } from './rest-client.js';
@@ -84,6 +86,27 @@ describe('REST client', () => {
     }
     // the session's own events come after the requests settled: an exception there would fail this test
     await new Promise((r) => setTimeout(r, 100));
+  });
+
+  test('a client closed from inside a response\'s data callback closes its connections and leaves nothing behind', async () => {
+    // in a process of its own, whose handles are the client's alone: a watch open, then close() from the callback of
+    // a response's first DATA frame, awaited; then the process must hold no socket or timer, and exit by itself
+    const restClient = new URL('./rest-client.js', import.meta.url).href;
+    const script = `const { clientFromFile } = await import(${JSON.stringify(restClient)});
+const client = await clientFromFile(process.env.KUBECONFIG);
+const cms = client.resource({ group: '', version: 'v1', resource: 'configmaps' }, 'default');
+const watching = (async () => { for await (const e of cms.watch({})) {} })().then(() => 'ended', (e) => e.message);
+await cms.list();
+const res = await client.stream({ method: 'GET', path: '/api/v1/namespaces' });
+await new Promise((resolve, reject) => res.once('data', () => Promise.resolve(client.close()).then(resolve, reject)));
+const watch = await watching;
+await new Promise((r) => setImmediate(r));
+console.log(JSON.stringify({ watch, left: process.getActiveResourcesInfo() }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, KUBECONFIG: server.kubeconfig }, timeout: 60_000 });
+    const { watch, left } = JSON.parse(stdout);
+    assert.equal(watch, 'ended');
+    // (its output goes to this process through a pipe, which is no handle of the client's)
+    assert.deepEqual(left.filter((r: string) => r !== 'PipeWrap'), []);
   });
 
   test('bearer tokens: static, and from an exec credential plugin', async () => {

@@ -168,7 +168,11 @@ export interface Client {
   withCredentials(credentials: CredentialSource, opts?: ClientOptions): Client;
   /** a client on the same connection with the same credentials and a QPS limit of its own */
   withLimits(opts: ClientOptions): Client;
-  close(): void;
+  /**
+   * ends the client's connections (requests in flight fail, watches end); resolves once they are closed. Safe to
+   * call from any callback, a response's data included
+   */
+  close(): Promise<void>;
 }
 
 /** a list as the informers read it */
@@ -339,7 +343,7 @@ function clientOn(config: ClientConfig, transport: Transport, credentials: Crede
     },
     withCredentials: (source, o = opts) => clientOn(config, transport, source, o, false),
     withLimits: (o) => clientOn(config, transport, credentials, { ...opts, ...o }, false),
-    close: () => { if (owner) transport.close(); },
+    close: () => (owner ? transport.close() : Promise.resolve()),
   };
   return client;
 }
@@ -356,7 +360,7 @@ interface Transport {
     method: string; url: URL; headers: Record<string, string>; body?: string | Uint8Array; signal?: AbortSignal; timeoutMs?: number;
     cert?: string; key?: string;
   }): Promise<Response>;
-  close(): void;
+  close(): Promise<void>;
 }
 
 /**
@@ -370,6 +374,8 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
   /** `settled` until the server's first SETTINGS tell how many streams it allows (`limit`) */
   interface Connection { session: ClientHttp2Session; cert?: string; streams: number; limit: number; settled?: Promise<void> }
   let pool: Connection[] = [];
+  /** every session not closed yet, those left out of the pool (after a GOAWAY, an old certificate) included */
+  const sessions = new Set<ClientHttp2Session>();
   let closed = false;
   const drop = (c: Connection) => { pool = pool.filter((x) => x !== c); };
   const connect = (cert?: string, key?: string): Connection => {
@@ -392,7 +398,8 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     });
     c.settled.catch(() => {});   // no request may be waiting
     s.on('error', (e) => { failure ??= e; }); // later failures reach the streams; the next request reconnects
-    s.on('close', () => drop(c));
+    sessions.add(s);
+    s.on('close', () => { drop(c); sessions.delete(s); });
     s.on('goaway', () => drop(c));
     s.on('remoteSettings', (settings) => { c.limit = settings.maxConcurrentStreams ?? Infinity; });
     // a client closed while connecting has a destroyed session by the time 'connect' is delivered
@@ -468,13 +475,24 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     },
     close() {
       closed = true;
-      for (const { session } of pool) {
-        session.close();
-        session.destroy();
-      }
       pool = [];
+      return Promise.all([...sessions].map(endSession)).then(() => undefined);
     },
   };
+}
+
+/**
+ * Ends a session and resolves once it (and its socket) closed. The destroy waits for the next turn of the event
+ * loop: close() may be called from inside one of nghttp2's callbacks (a response's DATA frame, the one that ended
+ * the request awaited), and no native callback may find its session destroyed under it. A destroy, unlike a
+ * graceful close, sends GOAWAY and closes the socket without waiting for the server to close its side.
+ */
+function endSession(s: ClientHttp2Session): Promise<void> {
+  // (a session is known until its 'close': one already destroyed has it still to come)
+  return new Promise((resolve) => {
+    s.once('close', () => resolve());
+    setImmediate(() => s.destroy());
+  });
 }
 
 /** Plain HTTP (a server without TLS) goes over HTTP/1.1 with kept-alive connections. */
@@ -491,7 +509,7 @@ function http1Transport(): Transport {
         req.end(body);
       });
     },
-    close: () => agent.destroy(),
+    close: () => { agent.destroy(); return Promise.resolve(); },
   };
 }
 
