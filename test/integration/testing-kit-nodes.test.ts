@@ -3,7 +3,9 @@
 // in one process, and leaves no folder and no listening port behind once closed.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
 import { startTestServer, type TestServer } from '../../src/testing.js';
@@ -143,6 +145,43 @@ describe('testing kit: simulated nodes', () => {
       assert.equal(existsSync(path), false);
     } finally {
       child.kill();
+    }
+  });
+
+  test('cluster-test-server stopped by Ctrl-C (SIGINT) while it starts, or once it serves, removes its files', async () => {
+    const parent = mkdtempSync(join(tmpdir(), 'kit-sigint-'));
+    const start = () => {
+      const child = spawn(process.execPath, [testServerProgram, '--nodes=2', '--keep-stdin'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: parent } });
+      const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+      let out = '';
+      child.stdout.setEncoding('utf8').on('data', (c: string) => { out += c; });
+      return { child, exited, out: () => out };
+    };
+    try {
+      // while it starts: its temporary folder made, its nodes not yet running, nothing printed
+      const starting = start();
+      try {
+        await waitFor('its temporary folder', () => readdirSync(parent).length > 0, 60_000, 5);
+        assert.equal(starting.out(), '', 'the signal was meant to come while it starts');
+        starting.child.kill('SIGINT');
+        assert.equal(await starting.exited, 130);
+        assert.deepEqual(readdirSync(parent), []);
+      } finally {
+        starting.child.kill();
+      }
+      // once it serves
+      const serving = start();
+      try {
+        const path = await waitFor('the kubeconfig path', () => serving.out().includes('\n') && serving.out().split('\n')[0]!);
+        assert.equal(existsSync(path), true);
+        serving.child.kill('SIGINT');
+        assert.equal(await serving.exited, 0);
+        assert.deepEqual(readdirSync(parent), []);
+      } finally {
+        serving.child.kill();
+      }
+    } finally {
+      rmSync(parent, { recursive: true, force: true });
     }
   });
 });
