@@ -9,7 +9,7 @@ import { badRequest, conflict, forbidden, invalid, unsupportedMediaType, success
 import { applyJsonPatchInSlices } from '../patch/json-patch.js';
 import { applyMergePatch } from '../patch/merge-patch.js';
 import type { PatchOptions } from '../patch/common.js';
-import { applyStrategicMergePatch } from '../patch/strategic-merge.js';
+import { applyStrategicMergePatchInSteps } from '../patch/strategic-merge.js';
 import type { DeleteOptions, WriteOptions } from '../registry/types.js';
 import { checkListIntegers, integerParam, parseDryRun } from '../api/request.js';
 import { breather, inSteps, yieldToLoop } from '../util/slices.js';
@@ -196,7 +196,7 @@ export const applyPatchType = 'application/apply-patch+yaml';
 /** a patch document of one of `patchTypes` applied to an object (a strategic merge patch reads the schema's markers) */
 export async function applyPatch(type: string, current: unknown, doc: unknown, schema: Schema | undefined, opts: PatchOptions = {}): Promise<unknown> {
   if (type !== 'application/json-patch+json')
-    return type === 'application/merge-patch+json' ? applyMergePatch(current, doc, opts) : applyStrategicMergePatch(current, doc, schema, opts);
+    return type === 'application/merge-patch+json' ? applyMergePatch(current, doc, opts) : inSteps(applyStrategicMergePatchInSteps(current, doc, schema, opts));
   const patched = await applyJsonPatchInSlices(current, doc, opts);
   // an operation's path adds to its value's depth: the result is held to the depth a body may have (a merge nests no
   // deeper than the object and the patch already are)

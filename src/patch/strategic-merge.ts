@@ -32,8 +32,26 @@ const setOrderPrefix = '$setElementOrder/';
 const deletePrefix = '$deleteFromPrimitiveList/';
 
 export function applyStrategicMergePatch(doc: unknown, patch: unknown, schema: Schema | undefined, opts: PatchOptions = {}): unknown {
+  const steps = applyStrategicMergePatchInSteps(doc, patch, schema, opts);
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
+}
+
+/** a computation in steps: it yields where it may pause, and returns its result */
+type Steps<T> = Generator<void, T, void>;
+
+/** how many elements of a merging list are merged between two pauses */
+const elementsPerStep = 64;
+
+/**
+ * applyStrategicMergePatch, pausing (a `yield`) every few dozen elements of a merging list: a patch of tens of
+ * thousands of elements merges for long enough that a server gives its event loop back meanwhile
+ */
+export function* applyStrategicMergePatchInSteps(doc: unknown, patch: unknown, schema: Schema | undefined, opts: PatchOptions = {}): Steps<unknown> {
   if (!isObject(patch)) throw badPatch('a strategic merge patch must be a JSON object');
-  return mergeMap(isObject(doc) ? (opts.inPlace ? doc : clone(doc)) : {}, patch, schema, '');
+  return yield* mergeMap(isObject(doc) ? (opts.inPlace ? doc : clone(doc)) : {}, patch, schema, '');
 }
 
 interface PatchMeta { strategy: '' | 'merge' | 'replace'; mergeKey?: string }
@@ -48,10 +66,10 @@ const child = (path: string, key: string) => (path ? `${path}.${key}` : key);
 const where = (path: string) => (path ? ` at ${path}` : '');
 
 /** merges `patch` into `original`, which is our own copy and may be changed */
-function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | undefined, path: string): JsonObject {
+function* mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | undefined, path: string): Steps<JsonObject> {
   if (hasOwn(patch, directive)) {
     const { [directive]: kind, ...rest } = patch;
-    if (kind === 'replace') return mergeMap({}, rest, schema, path);
+    if (kind === 'replace') return yield* mergeMap({}, rest, schema, path);
     if (kind === 'delete') return {};
     if (kind !== 'merge') throw badPatch(`unknown patch type: ${show(kind)} in map${where(path)}`);
     patch = rest;
@@ -60,7 +78,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
 
   const ordered = new Set<string>();
   for (const [key, order] of Object.entries(patch)) {
-    if (key.startsWith(setOrderPrefix) && applySetElementOrder(original, patch, key, order, schema, path)) {
+    if (key.startsWith(setOrderPrefix) && (yield* applySetElementOrder(original, patch, key, order, schema, path))) {
       ordered.add(key.slice(setOrderPrefix.length));
     }
   }
@@ -73,7 +91,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
       throw badPatch(`unknown directive ${show(key)}${where(path)}`);
     }
     if (value === null) delete original[key];
-    else setOwn(original, key, mergeValue(getOwn(original, key), value, fieldSchema(schema, key), child(path, key)));
+    else setOwn(original, key, yield* mergeValue(getOwn(original, key), value, fieldSchema(schema, key), child(path, key)));
   }
 
   // removals run after the merges, so a list that also gains elements loses exactly the listed values
@@ -90,14 +108,19 @@ function mergeMap(original: JsonObject, patch: JsonObject, schema: Schema | unde
 }
 
 /** the merged value of one field; `original` is our own copy, `patch` is never null here */
-function mergeValue(original: unknown, patch: unknown, schema: Schema | undefined, path: string): unknown {
+function* mergeValue(original: unknown, patch: unknown, schema: Schema | undefined, path: string): Steps<unknown> {
   const { strategy, mergeKey } = patchMeta(schema);
   if (isObject(patch)) {
-    return mergeMap(isObject(original) && strategy !== 'replace' ? original : {}, patch, schema, path);
+    return yield* mergeMap(isObject(original) && strategy !== 'replace' ? original : {}, patch, schema, path);
   }
   if (Array.isArray(patch)) {
-    if (strategy === 'merge') return mergeList(Array.isArray(original) ? original : [], patch, schema, mergeKey, path);
-    return patch.map((v, i) => mergeValue(undefined, v, schema?.items, `${path}[${i}]`));
+    if (strategy === 'merge') return yield* mergeList(Array.isArray(original) ? original : [], patch, schema, mergeKey, path);
+    const out: unknown[] = new Array(patch.length);
+    for (let i = 0; i < patch.length; i++) {
+      out[i] = yield* mergeValue(undefined, patch[i], schema?.items, `${path}[${i}]`);
+      if (i % elementsPerStep === elementsPerStep - 1) yield;
+    }
+    return out;
   }
   return patch;
 }
@@ -114,8 +137,8 @@ function applyRetainKeys(original: JsonObject, patch: JsonObject, path: string):
 }
 
 /** merges and orders the list a `$setElementOrder/<field>` names; false when it does not apply */
-function applySetElementOrder(original: JsonObject, patch: JsonObject, directiveKey: string, order: unknown,
-  schema: Schema | undefined, path: string): boolean {
+function* applySetElementOrder(original: JsonObject, patch: JsonObject, directiveKey: string, order: unknown,
+  schema: Schema | undefined, path: string): Steps<boolean> {
   const field = directiveKey.slice(setOrderPrefix.length);
   if (!field || !Array.isArray(order)) throw badPatch(`invalid patch format of ${directiveKey}${where(path)}: expected a list`);
   const fs = fieldSchema(schema, field);
@@ -133,7 +156,7 @@ function applySetElementOrder(original: JsonObject, patch: JsonObject, directive
     }
   }
   checkOrder(patchList ?? [], order, mergeKey, directiveKey, fieldPath);
-  const merged = patchList ? mergeList(serverList, patchList, fs, mergeKey, fieldPath) : serverList;
+  const merged = patchList ? yield* mergeList(serverList, patchList, fs, mergeKey, fieldPath) : serverList;
   setOwn(original, field, arrange(merged, order, serverList, mergeKey));
   return true;
 }
@@ -158,8 +181,8 @@ function keyOf(mergeKey: string | undefined): (e: unknown) => string | undefined
   return e => (isObject(e) && hasOwn(e, mergeKey) ? JSON.stringify(e[mergeKey]) : undefined);
 }
 
-function mergeList(original: unknown[], patch: unknown[], schema: Schema | undefined, mergeKey: string | undefined,
-  path: string): unknown[] {
+function* mergeList(original: unknown[], patch: unknown[], schema: Schema | undefined, mergeKey: string | undefined,
+  path: string): Steps<unknown[]> {
   if (original.length === 0 && patch.length === 0) return original;
   const items = schema?.items;
   const kinds = new Set([...original, ...patch].map(e => (Array.isArray(e) ? 'list' : isObject(e) ? 'map' : 'primitive')));
@@ -197,18 +220,28 @@ function mergeList(original: unknown[], patch: unknown[], schema: Schema | undef
     if (!hasOwn(e, mergeKey)) throw badPatch(`map: ${show(e)} does not contain declared merge key: ${mergeKey}`);
   }
   const base = deleted.size ? original.filter(o => !deleted.has(identity(o))) : original;
-  if (replace) return plain.map(e => mergeMap({}, e, items, `${path}[${mergeKey}=${identity(e)}]`));
+  if (replace) {
+    const out: JsonObject[] = [];
+    for (const e of plain) {
+      out.push(yield* mergeMap({}, e, items, `${path}[${mergeKey}=${identity(e)}]`));
+      if (out.length % elementsPerStep === 0) yield;
+    }
+    return out;
+  }
 
   const merged = [...base];
   const at = new Map<string, number>();
   merged.forEach((o, i) => { const k = identity(o); if (k !== undefined && !at.has(k)) at.set(k, i); });
+  let n = 0;
   for (const e of plain) {
     const k = identity(e)!;
     const i = at.get(k);
     const elementPath = `${path}[${mergeKey}=${k}]`;
-    if (i !== undefined) merged[i] = mergeMap(isObject(merged[i]) ? merged[i] as JsonObject : {}, e, items, elementPath);
-    else { at.set(k, merged.length); merged.push(mergeMap({}, e, items, elementPath)); }
+    if (i !== undefined) merged[i] = yield* mergeMap(isObject(merged[i]) ? merged[i] as JsonObject : {}, e, items, elementPath);
+    else { at.set(k, merged.length); merged.push(yield* mergeMap({}, e, items, elementPath)); }
+    if (++n % elementsPerStep === 0) yield;
   }
+  yield;
   return arrange(merged, plain, base, mergeKey);
 }
 
@@ -222,23 +255,28 @@ function arrange(list: unknown[], patchOrder: unknown[], serverOrder: unknown[],
   const positions = (order: unknown[]) => {
     const m = new Map<string, number>();
     order.forEach((e, i) => { const k = identity(e); if (k !== undefined && !m.has(k)) m.set(k, i); });
-    return (e: unknown) => { const k = identity(e); return k === undefined ? undefined : m.get(k); };
+    return m;
   };
   const inPatch = positions(patchOrder);
   const onServer = positions(serverOrder);
-  const byPosition = (pos: (e: unknown) => number | undefined) =>
-    (a: unknown, b: unknown) => (pos(a) ?? Infinity) - (pos(b) ?? Infinity) || 0;
-  const named = list.filter(e => inPatch(e) !== undefined).sort(byPosition(inPatch));
-  const serverOnly = list.filter(e => inPatch(e) === undefined).sort(byPosition(onServer));
+  // each element's identity is spelled once, not once per comparison of the sorts
+  const placed = list.map(e => {
+    const k = identity(e);
+    return { e, patch: k === undefined ? undefined : inPatch.get(k), server: k === undefined ? undefined : onServer.get(k) };
+  });
+  type Placed = (typeof placed)[number];
+  const by = (pos: (p: Placed) => number | undefined) => (a: Placed, b: Placed) => (pos(a) ?? Infinity) - (pos(b) ?? Infinity) || 0;
+  const named = placed.filter(p => p.patch !== undefined).sort(by(p => p.patch));
+  const serverOnly = placed.filter(p => p.patch === undefined).sort(by(p => p.server));
 
   const out: unknown[] = [];
   let i = 0, j = 0;
   while (i < serverOnly.length || j < named.length) {
-    if (j >= named.length) { out.push(serverOnly[i++]); continue; }
-    if (i >= serverOnly.length) { out.push(named[j++]); continue; }
-    const si = onServer(serverOnly[i]), ni = onServer(named[j]);
-    if (si !== undefined && ni !== undefined && si < ni) out.push(serverOnly[i++]);
-    else out.push(named[j++]);
+    if (j >= named.length) { out.push(serverOnly[i++].e); continue; }
+    if (i >= serverOnly.length) { out.push(named[j++].e); continue; }
+    const si = serverOnly[i].server, ni = named[j].server;
+    if (si !== undefined && ni !== undefined && si < ni) out.push(serverOnly[i++].e);
+    else out.push(named[j++].e);
   }
   return out;
 }
