@@ -44,7 +44,7 @@ export function isPathElement(s: string): boolean {
   switch (s[0]) {
     case 'f': return true;
     case 'i': return /^i:-?\d+$/.test(s);
-    case 'v': case 'k': try { JSON.parse(s.slice(2)); return true; } catch { return false; }
+    case 'v': case 'k': if (simpleKey.test(s)) return true; try { JSON.parse(s.slice(2)); return true; } catch { return false; }
     default: return false;
   }
 }
@@ -54,7 +54,9 @@ export function isPathElement(s: string): boolean {
  * come back on every write of an object, so a bounded number of them is remembered; an element longer than any real
  * key (a value of 100 KB in a client's managedFields) is not, so such requests cannot make the memo grow.
  */
-export const canonicalElement = (s: string): PathElement => (s[0] === 'f' ? s : canonicalOf(s));
+export const canonicalElement = (s: string): PathElement => (s[0] === 'f' || (s[0] === 'k' && isSimpleKey(s)) ? s : canonicalOf(s));
+/** a key element of one plain string field, spelled as keyElement spells it */
+const isSimpleKey = (s: string) => simpleKey.test(s) && !htmlUnsafe.test(s);
 const canonicalOf = boundedMemo((s: string): PathElement => {
   switch (s[0]) {
     case 'k': return keyElement(Object.entries(JSON.parse(s.slice(2)) as Record<string, unknown>));
@@ -87,9 +89,17 @@ function sortKeyOf(pe: PathElement): SortKey {
     case 'f': return { pe, rank: 0, by: pe };
     case 'i': return { pe, rank: 3, by: Number(pe.slice(2)) };
     case 'v': return { pe, rank: 2, by: JSON.parse(pe.slice(2)) as unknown };
-    default: return { pe, rank: 1, by: keyFields(JSON.parse(pe.slice(2)) as Record<string, unknown>) };
+    default: {
+      // the commonest key, one field of a plain string (a name): read without parsing JSON
+      const simple = simpleKey.exec(pe);
+      if (simple) return { pe, rank: 1, by: { names: [simple[1]], values: [simple[2]] } };
+      return { pe, rank: 1, by: keyFields(JSON.parse(pe.slice(2)) as Record<string, unknown>) };
+    }
   }
 }
+
+/** a key element of one field whose value is a string, neither with an escape (nor a character JSON must escape) in it */
+const simpleKey = /^k:\{"([^"\\\u0000-\u001f]*)":"([^"\\\u0000-\u001f]*)"\}$/;
 
 function compareSortKeys(a: SortKey, b: SortKey): number {
   switch (a.rank) {

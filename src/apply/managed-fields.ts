@@ -153,10 +153,16 @@ function ownerLabel(o: Owner): string {
 
 /** reads stored managedFields; throws on entries the reference refuses */
 export function decodeManagedFields(entries: unknown): Owners {
+  return runSteps(decodeManagedFieldsInSteps(entries));
+}
+
+/** decodeManagedFields, pausing after each entry: every manager of a large object may own most of its fields */
+function* decodeManagedFieldsInSteps(entries: unknown): Steps<Owners> {
   const owners: Owners = new Map();
   if (entries === undefined || entries === null) return owners;
   if (!Array.isArray(entries)) throw new Error('managedFields must be a list');
-  entries.forEach((raw: unknown, i) => {
+  for (let i = 0; i < entries.length; i++) {
+    const raw: unknown = entries[i];
     if (!isObject(raw)) throw new Error(`managed fields entry ${i} must be an object`);
     const e = raw as ManagedFieldsEntry & { fields?: unknown };
     if (e.operation !== 'Apply' && e.operation !== 'Update') throw new Error('operation must be `Apply` or `Update`');
@@ -166,30 +172,39 @@ export function decodeManagedFields(entries: unknown): Owners {
     if (e.fieldsType !== undefined && e.fieldsType !== 'FieldsV1') throw new Error(`invalid fieldsType ${JSON.stringify(e.fieldsType)} in managed fields entry ${i}`);
     const owner: Owner = { manager: e.manager ?? '', operation: e.operation, apiVersion: e.apiVersion, subresource: e.subresource || undefined, time: e.time ?? undefined, set: tree === undefined ? emptySet() : fromFieldsV1(tree) };
     owners.set(ownerId(owner), owner);
-  });
+    if (i < entries.length - 1) yield;
+  }
   return owners;
 }
 
 /** the managedFields list, sorted as the reference sorts it: applies first, then by time, manager, version */
 export function encodeManagedFields(owners: Owners): ManagedFieldsEntry[] {
+  return runSteps(encodeManagedFieldsInSteps(owners));
+}
+
+/** encodeManagedFields, pausing after each entry's fields */
+function* encodeManagedFieldsInSteps(owners: Owners): Steps<ManagedFieldsEntry[]> {
   const seconds = (t?: string) => (t ? Math.floor(Date.parse(t) / 1000) : 0);
-  return [...owners.values()]
+  const sorted = [...owners.values()]
     .filter((o) => !isEmpty(o.set))
     .sort((p, q) => compareStrings(p.operation, q.operation) || seconds(p.time) - seconds(q.time) || compareStrings(p.manager, q.manager)
-      || compareStrings(p.apiVersion, q.apiVersion) || compareStrings(p.subresource ?? '', q.subresource ?? ''))
+      || compareStrings(p.apiVersion, q.apiVersion) || compareStrings(p.subresource ?? '', q.subresource ?? ''));
+  const out: ManagedFieldsEntry[] = [];
+  for (const o of sorted) {
+    if (out.length) yield;
     // an empty manager (a client with no user agent) is left out, as the reference writes it
     // set field by field, in the reference's order: an object literal of conditional spreads is slow to build in V8
-    .map((o) => {
-      const entry: ManagedFieldsEntry = {};
-      if (o.manager) entry.manager = o.manager;
-      entry.operation = o.operation;
-      entry.apiVersion = o.apiVersion;
-      if (o.time) entry.time = o.time;
-      entry.fieldsType = 'FieldsV1';
-      entry.fieldsV1 = toFieldsV1(o.set);
-      if (o.subresource) entry.subresource = o.subresource;
-      return entry;
-    });
+    const entry: ManagedFieldsEntry = {};
+    if (o.manager) entry.manager = o.manager;
+    entry.operation = o.operation;
+    entry.apiVersion = o.apiVersion;
+    if (o.time) entry.time = o.time;
+    entry.fieldsType = 'FieldsV1';
+    entry.fieldsV1 = toFieldsV1(o.set);
+    if (o.subresource) entry.subresource = o.subresource;
+    out.push(entry);
+  }
+  return out;
 }
 
 /** RFC 3339 at second precision, as metav1.Time serializes */
@@ -216,20 +231,29 @@ function excludeReset(c: Comparison, reset: FieldSet | undefined): Comparison {
  * Every other owner loses the fields that changed (a conflict unless forced) and the fields that went
  * away; owners left with nothing are dropped.
  */
-function release(owners: Owners, c: Comparison, self: string | undefined, force: boolean): void {
+function* release(owners: Owners, c: Comparison, self: string | undefined, force: boolean): Steps<void> {
   const changed = union(c.modified, c.added);
   const conflicts: [string, Owner, FieldSet][] = [];
   if (!isEmpty(changed)) for (const [id, o] of owners) {
     if (id === self) continue;
     const lost = intersection(o.set, changed);
     if (!isEmpty(lost)) conflicts.push([id, o, lost]);
+    yield;
   }
   if (!force && conflicts.length > 0) {
     conflicts.sort((a, b) => compareStrings(a[0], b[0]));
     throw new ConflictError(conflicts.flatMap(([, o, lost]) => paths(lost).map((path) => ({ owner: ownerLabel(o), path }))));
   }
-  for (const [, o, lost] of conflicts) o.set = difference(o.set, lost);
-  if (!isEmpty(c.removed)) for (const [id, o] of owners) if (id !== self) o.set = difference(o.set, c.removed);
+  // each owner of much of a large object loses much of it: one at a time
+  for (const [, o, lost] of conflicts) {
+    o.set = difference(o.set, lost);
+    yield;
+  }
+  if (!isEmpty(c.removed)) for (const [id, o] of owners) {
+    if (id === self) continue;
+    o.set = difference(o.set, c.removed);
+    yield;
+  }
   dropEmpty(owners);
 }
 
@@ -327,7 +351,7 @@ export function updateManagedFields(live: Obj | undefined, next: Obj, opts: Upda
 export function* updateManagedFieldsInSteps(live: Obj | undefined, next: Obj, opts: UpdateOptions, schema: Schema | undefined): Steps<ManagedResult> {
   const liveBare = withoutManagedFields(live) ?? opts.zero ?? {};
   const nextBare = withoutManagedFields(next)!;
-  const owners = startingOwners(live, next, !!opts.subresource);
+  const owners = yield* startingOwners(live, next, !!opts.subresource);
   yield;
   // an existing object nobody owns any field of stays that way through updates (as in the reference: tracking
   // starts with a create, an apply or a reset), rather than have its writer own fields others set
@@ -335,7 +359,7 @@ export function* updateManagedFieldsInSteps(live: Obj | undefined, next: Obj, op
     return { object: withManagedFields(next, []), managedFields: [] };
   let changed: boolean;
   try {
-    changed = recordUpdate(owners, liveBare, nextBare, opts, schema);
+    changed = yield* recordUpdate(owners, liveBare, nextBare, opts, schema);
   } catch (e) {
     // an object the schema cannot read (validation refuses it later) keeps the stored managedFields
     if (!(e instanceof InvalidObjectError)) throw e;
@@ -344,7 +368,7 @@ export function* updateManagedFieldsInSteps(live: Obj | undefined, next: Obj, op
     return { object: withManagedFields(next, kept), managedFields: kept };
   }
   yield;
-  const entries = encodeManagedFields(owners);
+  const entries = yield* encodeManagedFieldsInSteps(owners);
   const managedFields = changed ? entries : keepTimesOnNoop(live, liveBare, nextBare, entries);
   return { object: withManagedFields(next, managedFields), managedFields };
 }
@@ -353,11 +377,14 @@ export function* updateManagedFieldsInSteps(live: Obj | undefined, next: Obj, op
  * The writer of `next` gains what changed since `live`; everybody else loses it. Returns whether a field changed
  * (outside the reset fields): such a write is no no-op, which spares comparing the whole objects again.
  */
-function recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, schema: Schema | undefined): boolean {
+function* recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, schema: Schema | undefined): Steps<boolean> {
   reconcileWithSchema(owners, schema);
+  yield;
   const reset = resetSet(opts.resetFields);
   const c = excludeReset(compare(live, next, schema), reset);
-  release(owners, c, undefined, true);
+  yield;
+  yield* release(owners, c, undefined, true);
+  yield;
   let mine = union(c.modified, c.added);
   if (reset) mine = recursiveDifference(mine, reset);
   mine = difference(mine, systemFields);
@@ -373,17 +400,18 @@ function recordUpdate(owners: Owners, live: Obj, next: Obj, opts: WriteOptions, 
   return !isEmpty(c.added) || !isEmpty(c.modified) || !isEmpty(c.removed);
 }
 
-function startingOwners(live: Obj | undefined, next: Obj, subresource: boolean): Owners {
-  const fromLive = () => { try { return decodeManagedFields(metadataOf(live)?.managedFields); } catch { return new Map() as Owners; } };
-  if (subresource) return fromLive();
+function* startingOwners(live: Obj | undefined, next: Obj, subresource: boolean): Steps<Owners> {
+  function* fromLive(): Steps<Owners> { try { return yield* decodeManagedFieldsInSteps(metadataOf(live)?.managedFields); } catch { return new Map() as Owners; } }
+  if (subresource) return yield* fromLive();
   const sent = metadataOf(next)?.managedFields;
   if (isResetManagedFields(sent)) return new Map();
+  let owners: Owners;
   try {
-    const owners = decodeManagedFields(sent);
-    return owners.size > 0 ? owners : fromLive();
+    owners = yield* decodeManagedFieldsInSteps(sent);
   } catch {
-    return fromLive();
+    return yield* fromLive();
   }
+  return owners.size > 0 ? owners : yield* fromLive();
 }
 
 /** spec 4.6 rule 9: one empty entry clears managedFields (an empty list does not) */
@@ -409,11 +437,11 @@ export function* applyInSteps(live: Obj | undefined, applied: Obj, opts: ApplyOp
     throw new ApplyError(400, `invalid object type: ${gvkString(applied)}`);
   }
   let stored: Owners;
-  try { stored = decodeManagedFields(metadataOf(live)?.managedFields); } catch (e) { throw new ApplyError(500, `failed to decode managed fields: ${(e as Error).message}`); }
+  try { stored = yield* decodeManagedFieldsInSteps(metadataOf(live)?.managedFields); } catch (e) { throw new ApplyError(500, `failed to decode managed fields: ${(e as Error).message}`); }
   const liveBare = withoutManagedFields(live) ?? {};
   yield;
   // an existing object nobody owns yet: its current fields go to a placeholder manager first
-  if (live && stored.size === 0) recordUpdate(stored, {}, liveBare, { ...opts, manager: beforeFirstApplyManager, subresource: undefined }, schema);
+  if (live && stored.size === 0) yield* recordUpdate(stored, {}, liveBare, { ...opts, manager: beforeFirstApplyManager, subresource: undefined }, schema);
   const cli = opts.cliManager ?? 'kubectl';
   let result: { object: Obj; owners: Owners; changed: boolean };
   try {
@@ -431,7 +459,7 @@ export function* applyInSteps(live: Obj | undefined, applied: Obj, opts: ApplyOp
   let object = result.object;
   capUpdateManagers(result.owners);
   if (opts.manager === cli && opts.lastAppliedAnnotation) object = refreshLastApplied(object, applied, opts.lastAppliedAnnotation);
-  const entries = encodeManagedFields(result.owners);
+  const entries = yield* encodeManagedFieldsInSteps(result.owners);
   const managedFields = result.changed ? entries : keepTimesOnNoop(live, liveBare, object, entries);
   return { object: withManagedFields(object, managedFields, live), managedFields };
 }
@@ -439,15 +467,18 @@ export function* applyInSteps(live: Obj | undefined, applied: Obj, opts: ApplyOp
 function* applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions, force: boolean, schema: Schema | undefined): Steps<{ object: Obj; owners: Owners; changed: boolean }> {
   const owners: Owners = new Map([...stored].map(([id, o]) => [id, { ...o }]));
   reconcileWithSchema(owners, schema);
+  yield;
   let set: FieldSet;
   let object: Obj;
   try {
     set = toFieldSet(applied, schema);
+    yield;
     object = merge(live, applied, schema) as Obj;
   } catch (e) {
     if (e instanceof InvalidObjectError) throw typedPatchError(applied, [e.message]);
     throw e;
   }
+  yield;
   const reset = resetSet(opts.resetFields);
   if (reset) set = recursiveDifference(set, reset);
   const me: Owner = { manager: opts.manager, operation: 'Apply', apiVersion: opts.apiVersion, subresource: opts.subresource || undefined, set };
@@ -455,13 +486,18 @@ function* applyCore(stored: Owners, live: Obj, applied: Obj, opts: ApplyOptions,
   const last = owners.get(id)?.set;
   owners.set(id, me);
   // what the applier no longer asserts goes; what it applied stays, empty containers included (rule 1)
-  if (last && !isEmpty(difference(last, set))) object = merge(prune(object, schema, last, [...owners.values()].map((o) => o.set)), applied, schema) as Obj;
+  if (last && !isEmpty(difference(last, set))) {
+    const pruned = prune(object, schema, last, [...owners.values()].map((o) => o.set));
+    yield;
+    object = merge(pruned, applied, schema) as Obj;
+  }
   yield;
   const changes = excludeReset(compare(live, object, schema), reset);
+  yield;
   // an apply that changes no field keeps the live object as it is, the order of its lists included
   const changed = !isEmpty(changes.added) || !isEmpty(changes.modified) || !isEmpty(changes.removed);
   if (!changed) object = live;
-  release(owners, changes, id, force);
+  yield* release(owners, changes, id, force);
   stripSystemFields(owners);
   me.time = timestamp(opts.time);
   return { object, owners, changed };

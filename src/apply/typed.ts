@@ -107,10 +107,11 @@ export function listEntries(shape: Shape & { kind: 'list' }, list: unknown[], al
 
 /** the fields a value sets: scalars and atomic values as one path, granular children by their own paths */
 export function toFieldSet(value: unknown, schema: Schema | undefined): FieldSet {
-  return fieldsBelow(value, shapeOf(schema, value), '') ?? emptySet();
+  return fieldsBelow(value, shapeOf(schema, value), () => '') ?? emptySet();
 }
 
-function fieldsBelow(value: unknown, shape: Shape, where: string): FieldSet | undefined {
+/** `where` names the value in an error, made only then: spelling a list entry's path parses its key again */
+function fieldsBelow(value: unknown, shape: Shape, where: () => string): FieldSet | undefined {
   if (shape.kind === 'map') {
     if (!isObject(value)) return undefined;
     let out: FieldSet | undefined;
@@ -122,7 +123,7 @@ function fieldsBelow(value: unknown, shape: Shape, where: string): FieldSet | un
       const cs = shapeOf(s, child);
       out ??= emptySet();
       if (isLeafValue(cs, child)) { out.members.add(pe); continue; }
-      const sub = fieldsBelow(child, cs, `${where}.${key}`);
+      const sub = fieldsBelow(child, cs, () => `${where()}.${key}`);
       if (sub) out.children.set(pe, sub);
       // declared fields are owned through their children; map keys and empty or null values own themselves
       // (an empty granular list under a declared field sets nothing)
@@ -137,12 +138,12 @@ function fieldsBelow(value: unknown, shape: Shape, where: string): FieldSet | un
     const items = shape.items;
     value.forEach((item, i) => {
       let pe: PathElement;
-      try { pe = listElement(shape, item, i); } catch (e) { throw new InvalidObjectError(`${where}: ${(e as Error).message}`); }
-      if (out.members.has(pe)) throw new InvalidObjectError(`${where}: duplicate entries for key ${elementString(pe)}`);
+      try { pe = listElement(shape, item, i); } catch (e) { throw new InvalidObjectError(`${where()}: ${(e as Error).message}`); }
+      if (out.members.has(pe)) throw new InvalidObjectError(`${where()}: duplicate entries for key ${elementString(pe)}`);
       out.members.add(pe);
       const cs = shapeOf(items, item);
       if (isLeafValue(cs, item)) return;
-      const sub = fieldsBelow(item, cs, `${where}${elementString(pe)}`);
+      const sub = fieldsBelow(item, cs, () => `${where()}${elementString(pe)}`);
       if (sub) out.children.set(pe, sub);
     });
     return out;
