@@ -65,9 +65,11 @@ function readKind(scope: Scope, obj: unknown, applied = false): TypedReading {
  * The typed reading of a body: wrong types are a 400 as the reference's decoder reports them, unknown fields are
  * dropped, and per fieldValidation unknown and duplicate fields are ignored, warned about (one Warning each) or refused (400 listing all).
  */
-function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined, applied = false): string[] {
+async function decodeFields(ctx: RequestContext, scope: Scope, obj: unknown, text: string | undefined, applied = false): Promise<string[]> {
   const mode = parseFieldValidation(ctx.query.get('fieldValidation'));
   const { unknown, wrongTypes } = readKind(scope, obj, applied);
+  // the reading and the scan of the text each walk a large body whole
+  await breather();
   // a custom resource's integers are its schema's to judge, which takes `1.0` as the reference's does (an apply
   // configuration is read through YAML, where `1.0` is a whole number)
   const integersOf = applied || scope.info.def.custom ? undefined : scope.info.schema;
@@ -137,7 +139,7 @@ function checkFieldManager(scope: Scope, options: string, manager: string) {
 export async function create(ctx: RequestContext, scope: Scope, namespace: string) {
   const rep = representationFor(ctx, scope);
   const { value, text, large } = await readObject(ctx, scope.names);
-  decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
+  await decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   if (large) await yieldToLoop();
   const obj = checkKind(scope, value);
   ctx.audit?.requestObject(obj);
@@ -154,7 +156,7 @@ export async function create(ctx: RequestContext, scope: Scope, namespace: strin
 export async function update(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
   const { value, text, large } = await readObject(ctx, scope.names);
-  decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
+  await decodeFields(ctx, scope, value, mediaType(ctx) === 'application/json' || mediaType(ctx) === '' ? text : undefined);
   if (large) await yieldToLoop();
   const obj = checkKind(scope, value);
   ctx.audit?.requestObject(obj);
@@ -216,10 +218,12 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
   if (!patchTypes.includes(type) || (type === 'application/strategic-merge-patch+json' && !strategic))
     throw unsupportedMediaType([...patchTypes.filter(t => strategic || !t.includes('strategic')), applyPatchType]);
   const text = (await readBody(ctx)).toString('utf8');
+  await breather();
   const patchDoc = parseJson(text);
   refuseInexactIntegers(scope, text);
   const opts = writeOptions(ctx, scope, 'PatchOptions');
   const fieldMode = parseFieldValidation(ctx.query.get('fieldValidation'));
+  await breather();
   // a field repeated in the patch document is a strict decoding problem too, as the reference reads a patch
   const repeated = fieldMode === 'Ignore' ? [] : duplicateFields(text).map(p => (type === 'application/json-patch+json' ? `json patch ${p}` : p));
   let warned = false;   // a retry after a conflict reads the patch again; its warnings are given once
@@ -247,9 +251,11 @@ export async function patch(ctx: RequestContext, scope: Scope, namespace: string
 async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: string, name: string) {
   const rep = representationFor(ctx, scope);
   const text = (await readBody(ctx)).toString('utf8');
+  await breather();
   // clients send JSON (which is YAML too); it parses far faster as JSON, and a retry parses it again
   const json = text.trimStart().startsWith('{');
   const applied = (json ? parseJson(text) : await decodeAppliedYaml(ctx, text)) as ApiObject;
+  await breather();
   const pristine = json ? undefined : deepCopy(applied);
   const parse = () => (pristine ? deepCopy(pristine) : parseJson(text)) as ApiObject;
   if (!applied || typeof applied !== 'object' || Array.isArray(applied)) throw badRequest('the apply patch must be an object');
@@ -257,7 +263,9 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
   const force = queryFlag(ctx.query.get('force'));
   // a field the schema does not declare fails the apply whatever fieldValidation says, as the reference's typed
   // reading of an apply configuration fails (a 500 naming the field), rather than being dropped
-  if (decodeFields(ctx, scope, applied, json ? text : undefined, true).length) {
+  const unknown = await decodeFields(ctx, scope, applied, json ? text : undefined, true);
+  await breather();
+  if (unknown.length) {
     const raw = parse();
     const undeclared = undeclaredFields(raw, scope.info.schema);
     if (undeclared.length) throw typedPatchError(raw, undeclared.map(f => `${f}: field not declared in schema`));
