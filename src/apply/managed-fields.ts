@@ -369,7 +369,7 @@ export function* updateManagedFieldsInSteps(live: Obj | undefined, next: Obj, op
   }
   yield;
   const entries = yield* encodeManagedFieldsInSteps(owners);
-  const managedFields = changed ? entries : keepTimesOnNoop(live, liveBare, nextBare, entries);
+  const managedFields = changed ? entries : yield* keepTimesOnNoop(live, liveBare, nextBare, entries);
   return { object: withManagedFields(next, managedFields), managedFields };
 }
 
@@ -460,7 +460,7 @@ export function* applyInSteps(live: Obj | undefined, applied: Obj, opts: ApplyOp
   capUpdateManagers(result.owners);
   if (opts.manager === cli && opts.lastAppliedAnnotation) object = refreshLastApplied(object, applied, opts.lastAppliedAnnotation);
   const entries = yield* encodeManagedFieldsInSteps(result.owners);
-  const managedFields = result.changed ? entries : keepTimesOnNoop(live, liveBare, object, entries);
+  const managedFields = result.changed ? entries : yield* keepTimesOnNoop(live, liveBare, object, entries);
   return { object: withManagedFields(object, managedFields, live), managedFields };
 }
 
@@ -541,16 +541,18 @@ function refreshLastApplied(object: Obj, applied: Obj, annotation: string): Obj 
  * Writes that change nothing but the managedFields timestamps keep the stored managedFields, so that
  * no-op writes do not produce a new resourceVersion.
  */
-function keepTimesOnNoop(live: Obj | undefined, liveBare: Obj, nextBare: Obj, entries: ManagedFieldsEntry[]): ManagedFieldsEntry[] {
+function* keepTimesOnNoop(live: Obj | undefined, liveBare: Obj, nextBare: Obj, entries: ManagedFieldsEntry[]): Steps<ManagedFieldsEntry[]> {
   const stored = metadataOf(live)?.managedFields;
   if (!Array.isArray(stored) || stored.length !== entries.length) return entries;
   const identity = (e: ManagedFieldsEntry) => JSON.stringify([e.manager, e.operation, e.apiVersion, e.subresource || '']);
   const before = new Map(stored.filter(isObject).map((e) => [identity(e as ManagedFieldsEntry), e as ManagedFieldsEntry]));
-  const sameButTime = entries.every((e) => {
+  // each entry of a large object's fields is compared in a piece of its own, and the objects in another
+  for (const e of entries) {
+    yield;
     const s = before.get(identity(e));
-    return !!s && s.fieldsType === e.fieldsType && deepEqual(s.fieldsV1, e.fieldsV1);
-  });
-  if (!sameButTime) return entries;
+    if (!s || s.fieldsType !== e.fieldsType || !deepEqual(s.fieldsV1, e.fieldsV1)) return entries;
+  }
+  yield;
   return deepEqual(liveBare, withoutManagedFields(nextBare)) ? (stored as ManagedFieldsEntry[]) : entries;
 }
 
