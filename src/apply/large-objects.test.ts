@@ -86,11 +86,12 @@ test('a write that changes nothing of a large object that five managers own comp
   for (const manager of ['a1', 'a2', 'a3', 'a4']) live = apply(live, deployment(800, 'a'), { manager, apiVersion, kind: 'Deployment', time, force: true }, S.deployment).object;
   // an update with the same content keeps the stored entries (their times included): each entry is compared with
   // the stored one in a piece of its own, and the objects in another; when all were compared in one piece (with the
-  // last entry's encoding), that piece was a quarter of the whole or more. The best of three runs
+  // last entry's encoding), that piece was about half the whole; in pieces the longest is about a tenth (a seventh
+  // at load 5). The best of three runs
   const runs = [0, 1, 2].map(() => pieces(updateManagedFieldsInSteps(live, structuredClone(live), { manager: 'updater', apiVersion, time }, S.deployment)));
   const best = runs.reduce((a, b) => (b.longest / b.ms < a.longest / a.ms ? b : a));
   const figures = runs.map(r => `longest ${r.longest.toFixed(0)} ms of ${r.ms.toFixed(0)} ms`).join('; ');
   console.log(`no-op update in pieces: ${figures}`);
-  assert.ok(best.longest < best.ms / 5, figures);
+  assert.ok(best.longest < best.ms / 4, figures);
   assert.equal(best.value.managedFields, (live.metadata as Obj).managedFields);
 });
