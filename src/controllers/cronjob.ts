@@ -83,6 +83,7 @@ async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[], re
 
   // the active list follows the Jobs
   const active = [];
+  let fresh: CronJob | undefined;
   for (const a of status.active ?? []) {
     const j = byUid.get(a.uid ?? '');
     if (!j) {
@@ -104,8 +105,13 @@ async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[], re
       if (done.type === 'Complete' && j.status?.completionTime && (!status.lastSuccessfulTime || Date.parse(j.status.completionTime) > Date.parse(status.lastSuccessfulTime))) {
         status.lastSuccessfulTime = j.status.completionTime;
       }
-    } else if (!active.some((a) => a.uid === j.metadata.uid) && !j.metadata.deletionTimestamp) {
-      active.push(jobRef(j));
+    } else if (!active.some((a) => a.uid === j.metadata.uid)) {
+      // a running Job it controls that its active list lacks: the cached CronJob may be behind its own last status
+      // write, so the live one decides; otherwise, as the reference, it is reported and not adopted
+      fresh ??= await ctx.client.resource(ctx.refs.cronJobs, namespace).get(cj.metadata.name!).catch((e) => { if (isNotFound(e)) return cj; throw e; });
+      const listed = (fresh!.status?.active ?? []).find((a) => a.uid === j.metadata.uid);
+      if (listed) active.push(listed);
+      else ctx.recorder.event(cj, 'Warning', 'UnexpectedJob', `Saw a job that the controller did not create or forgot: ${j.metadata.name}`);
     }
   }
   status.active = active;
@@ -140,7 +146,14 @@ async function syncCronJob(ctx: ControllerContext, cj: CronJob, owned: Job[], re
       return;
     }
     const name = `${cj.metadata.name}-${Math.floor(scheduled.getTime() / 60_000)}`;
-    if (status.active!.some((a) => a.name === name) || owned.some((j) => j.metadata.name === name)) return;
+    if (status.active!.some((a) => a.name === name)) return;
+    const earlier = owned.find((j) => j.metadata.name === name);
+    if (earlier) {
+      // made by an earlier sync whose status write was lost: the name is the lock, and the Job joins the active list here
+      if (!finished(earlier)) status.active!.push(jobRef(earlier));
+      status.lastScheduleTime = nowTimestamp(scheduled);
+      return;
+    }
     const policy = cj.spec.concurrencyPolicy ?? 'Allow';
     if (policy === 'Forbid' && status.active!.length) {
       ctx.recorder.event(cj, 'Normal', 'JobAlreadyActive', 'Not starting job because prior execution is running and concurrency policy is Forbid');

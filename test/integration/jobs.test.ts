@@ -306,6 +306,25 @@ describe('job controllers', () => {
     await cronJobs.delete('forbidding', { propagationPolicy: 'Background' });
   });
 
+  test('a running Job that names a CronJob as its controller but is missing from its active list is reported, not adopted', async () => {
+    const cronJobs = cluster.client.resource({ group: 'batch', version: 'v1', resource: 'cronjobs' }, 'default');
+    const jobs = cluster.client.resource(jobsRef, 'default');
+    const cj = await cronJobs.create({ apiVersion: 'batch/v1', kind: 'CronJob', metadata: { name: 'forgetful' }, spec: {
+      schedule: '* * * * *', suspend: true,
+      jobTemplate: { spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'x' }] } } } } } });
+    const j = job('forgetful-stray', {}, runFor(600_000));
+    await jobs.create({ ...j, metadata: { ...j.metadata,
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'CronJob', name: 'forgetful', uid: cj.metadata.uid, controller: true }] } });
+    const events = cluster.client.resource({ group: '', version: 'v1', resource: 'events' }, 'default');
+    const seen = await waitFor('an UnexpectedJob warning', async () => (await events.list()).items.find((e: any) =>
+      e.involvedObject?.name === 'forgetful' && e.reason === 'UnexpectedJob'));
+    assert.equal(seen.type, 'Warning');
+    assert.equal(seen.message, 'Saw a job that the controller did not create or forgot: forgetful-stray');
+    assert.deepEqual((await cronJobs.get('forgetful')).status?.active ?? [], []);
+    await jobs.delete('forgetful-stray', { propagationPolicy: 'Background' });
+    await cronJobs.delete('forgetful', { propagationPolicy: 'Background' });
+  });
+
   test('a CronJob with concurrencyPolicy Replace replaces a running Job, whose pods then go', async () => {
     const cronJobs = cluster.client.resource({ group: 'batch', version: 'v1', resource: 'cronjobs' }, 'default');
     const jobs = cluster.client.resource(jobsRef, 'default');
