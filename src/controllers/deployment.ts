@@ -10,7 +10,7 @@ import { isAlreadyExists, isConflict, isNotFound } from '../client/rest-client.j
 import type { SyncResult } from '../client/workqueue.js';
 import {
   canonicalJson, claimOwned, scaledValue, controllerOf, controllerRef, ignoreNotFound, keyOf, liveOwner, podFinished, removeCondition, selects,
-  selectsEverything, semanticJson, setCondition, splitKey, startQueue, templateHash,
+  selectsEverything, semanticJson, splitKey, startQueue, templateHash,
   omitZeroCounts,
 } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
@@ -412,13 +412,14 @@ async function cleanup(ctx: ControllerContext, a: Annotations, d: Deployment, ol
 
 const hasProgressDeadline = (d: Deployment) => d.spec.progressDeadlineSeconds !== undefined && d.spec.progressDeadlineSeconds !== maxInt32;
 
-function setDeploymentCondition(conditions: Condition[] | undefined, type: string, status: Condition['status'], reason: string, message: string, keepTransition = false): Condition[] {
+/** as the reference: a condition of the same status and reason stays as it is (its message too); any other change
+ *  removes the old condition and appends the new one at the end, its lastTransitionTime kept when the status is the same */
+function setDeploymentCondition(conditions: Condition[] | undefined, type: string, status: Condition['status'], reason: string, message: string): Condition[] {
   const now = nowTimestamp();
   const prev = conditions?.find((c) => c.type === type);
-  if (prev && prev.status === status && prev.reason === reason && prev.message === message) return conditions!;
-  const next: Condition = { type, status, lastUpdateTime: now, lastTransitionTime: prev && (prev.status === status || keepTransition) ? prev.lastTransitionTime : now, reason, message };
-  const list = setCondition(conditions, next, now);
-  return list.map((c) => (c.type === type ? { ...c, lastUpdateTime: now, ...(prev && prev.status === status ? { lastTransitionTime: prev.lastTransitionTime } : {}) } : c));
+  if (prev && prev.status === status && prev.reason === reason) return conditions!;
+  const next: Condition = { type, status, lastUpdateTime: now, lastTransitionTime: prev?.status === status ? prev.lastTransitionTime : now, reason, message };
+  return [...removeCondition(conditions, type), next];
 }
 
 function calculateStatus(d: Deployment, all: ReplicaSet[], newRS: ReplicaSet | undefined): DeploymentStatus {

@@ -32,8 +32,9 @@ describe('workload controllers', () => {
     assert.equal(d.status.observedGeneration, d.metadata.generation);
     // the reference's counts are omitempty integers: none unavailable is no field, not a 0
     assert.ok(!('unavailableReplicas' in d.status), JSON.stringify(d.status));
-    const conditions = Object.fromEntries(d.status.conditions.map((c: any) => [c.type, c.reason]));
-    assert.deepEqual(conditions, { Available: 'MinimumReplicasAvailable', Progressing: 'NewReplicaSetAvailable' });
+    // in the reference's order: a condition whose reason changes goes to the end, and Progressing changed last
+    const conditions = d.status.conditions.map((c: any) => [c.type, c.reason]);
+    assert.deepEqual(conditions, [['Available', 'MinimumReplicasAvailable'], ['Progressing', 'NewReplicaSetAvailable']]);
     const rss = (await cluster.client.resource(rsRef, 'default').list({ labelSelector: 'app=web' })).items;
     assert.equal(rss.length, 1);
     const hash = rss[0].metadata.labels['pod-template-hash'];
@@ -52,6 +53,20 @@ describe('workload controllers', () => {
     await deps.patch('web', { spec: { replicas: 2 } });
     await waitFor('2 pods', async () => (await cluster.client.resource(podsRef, 'default').list({ labelSelector: 'app=web' })).items
       .filter((p: any) => !p.metadata.deletionTimestamp).length === 2 && (await deps.get('web')).status.replicas === 2);
+  });
+
+  test('a condition that changes reason moves to the end of the list, as with the reference (a scale-up past maxUnavailable flips Available)', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    await deps.create(deployment('order', 1, 'o:1'));
+    const types = (d: any) => (d.status?.conditions ?? []).map((c: any) => `${c.type}/${c.reason}`);
+    await waitFor('rolled out', async () => types(await deps.get('order')).join() === 'Available/MinimumReplicasAvailable,Progressing/NewReplicaSetAvailable');
+    // 4 replicas with maxUnavailable 25% (1) need 3 available: 1 is not enough until the new pods are up; a scale is
+    // not a rollout, so Progressing stays as it was while Available goes False and back to True
+    await deps.patch('order', { spec: { replicas: 4 } });
+    await waitFor('Available False', async () => types(await deps.get('order')).includes('Available/MinimumReplicasUnavailable'));
+    const d = await waitFor('4 available', async () => { const cur = await deps.get('order'); return cur.status?.availableReplicas === 4 && cur; });
+    assert.deepEqual(types(d), ['Progressing/NewReplicaSetAvailable', 'Available/MinimumReplicasAvailable']);
+    await deps.delete('order');
   });
 
   test('a Deployment scaled to zero leaves its zero counts out of its status, as the reference\'s omitempty integers are', async () => {
