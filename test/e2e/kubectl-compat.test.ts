@@ -70,6 +70,8 @@ for (const version of kubectlVersions) {
       const quotaNs = `${ns}-quota`;
       await k.ok(['create', 'namespace', quotaNs]);
       await k.ok(['create', 'quota', 'none', '-n', quotaNs, '--hard=pods=0']);
+      // as with the reference, admission counts a quota once its controller has filled in its status
+      await waitFor('the quota\'s status', async () => (await k.json(['get', 'quota/none', '-n', quotaNs])).status?.used?.pods === '0');
       await k.ok(['apply', '-f', k.manifest('node.yaml', [{ apiVersion: 'v1', kind: 'Node', metadata: { name: `${ns}-node` } }])]);
       // the node has no agent: its not-ready taint is tolerated, so the DaemonSet wants a pod on it
       const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: 'c', image: 'c:1' }], tolerations: [{ operator: 'Exists' }] } });
@@ -95,6 +97,8 @@ for (const version of kubectlVersions) {
       const quotaNs = `${ns}-rs-quota`;
       await k.ok(['create', 'namespace', quotaNs]);
       await k.ok(['create', 'quota', 'none', '-n', quotaNs, '--hard=pods=0']);
+      // as with the reference, admission counts a quota once its controller has filled in its status
+      await waitFor('the quota\'s status', async () => (await k.json(['get', 'quota/none', '-n', quotaNs])).status?.used?.pods === '0');
       await k.ok(['create', 'deployment', 'refused', '-n', quotaNs, '--image=r:1']);
       const failure = async () => {
         const [rs] = (await k.json(['get', 'replicasets', '-n', quotaNs])).items;

@@ -230,7 +230,9 @@ describe('class defaults', () => {
 });
 
 describe('ResourceQuota', () => {
-  const quota = (hard: Record<string, string>) => ({ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard } } });
+  // as the quota controller leaves it: status.hard copied from the spec, nothing used yet
+  const quota = (hard: Record<string, string>) => ({ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard },
+    status: { hard, used: Object.fromEntries(Object.keys(hard).map(r => [r, '0'])) } } });
   test('counts usage into the status and refuses past the limit', async () => {
     const deps = fakeDeps([quota({ pods: '1' })]);
     const p = resourceQuota.create(deps);
@@ -269,6 +271,20 @@ describe('ResourceQuota', () => {
     await p.validate!(hungry('a'));
     assert.deepEqual((deps.statusWrites[0] as ResourceQuota).status!.used, { 'hugepages-2Mi': '768Mi', 'requests.hugepages-2Mi': '768Mi' });
     await rejects(p.validate!(hungry('b')), /exceeded quota: q, requested: hugepages-2Mi=768Mi, used: hugepages-2Mi=768Mi, limited: hugepages-2Mi=1Gi/);
+  });
+  test('only the status counts: a quota the controller has not filled in limits nothing; one missing the usage of a resource it limits for the kind refuses', async () => {
+    const unfilled = fakeDeps([{ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard: { pods: '0' } } } }]);
+    await resourceQuota.create(unfilled).validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) }));
+    assert.equal(unfilled.statusWrites.length, 0);
+    const hard = { pods: '5', 'requests.cpu': '1', configmaps: '3' };
+    const partly = fakeDeps([{ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard }, status: { hard, used: { pods: '0', configmaps: '0' } } } }]);
+    const p = resourceQuota.create(partly);
+    const refused = await Promise.resolve(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { requests: { cpu: '100m' } } }] }) }))).then(() => undefined, (e: unknown) => e);
+    assert.equal((refused as { status?: { code?: number } })?.status?.code, 403, String(refused));
+    assert.match(String((refused as Error).message), /^pods "p" is forbidden: status unknown for quota: q, resources: pods,requests.cpu$/);
+    // a kind whose resources the quota has counted is admitted and charged
+    await p.validate!(attrs({ resource: 'configmaps', name: 'cm', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns' } } }));
+    assert.deepEqual((partly.statusWrites[0] as ResourceQuota).status!.used, { pods: '0', configmaps: '1' });
   });
   test('dry run checks without recording', async () => {
     const deps = fakeDeps([quota({ pods: '1' })]);

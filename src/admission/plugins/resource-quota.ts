@@ -1,8 +1,9 @@
 // ResourceQuota: what a new object adds to its namespace's usage (object counts, compute requests and limits,
 // storage) must fit every ResourceQuota there; admitted usage is recorded in the quota's status at once, so
 // the next request counts it. The plugin's configuration (limitedResources) names resources, and pod scopes, that
-// may be consumed only where a quota covers them. Without a quota controller here, a quota whose status is not yet filled counts
-// from zero against its spec.
+// may be consumed only where a quota covers them. As the reference, only a quota's status counts: one whose status.hard is not
+// yet filled in (by the quota controller) limits nothing, and one that lacks the usage of a resource it limits for this kind
+// refuses the request until the controller has counted it.
 import { definePlugin } from '../types.js';
 import type { Naming } from '../../api/naming.js';
 import type { ApiObject, Stored } from '../../api/meta.js';
@@ -25,11 +26,13 @@ function podAmounts(spec: AdmittedPodSpec, which: 'requests' | 'limits'): Usage 
   return total;
 }
 
+const legacyCounted = ['pods', 'services', 'configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas', 'persistentvolumeclaims'];
+const objectCountName = (group: string, resource: string) => `count/${group ? `${resource}.${group}` : resource}`;
+
 /** what one object counts against quotas, by quota resource name */
 function objectUsage(group: string, resource: string, obj: ApiObject | undefined, names: Naming): Usage {
-  const u: Usage = { [`count/${group ? `${resource}.${group}` : resource}`]: 1 };
+  const u: Usage = { [objectCountName(group, resource)]: 1 };
   if (group !== '' || !obj) return u;
-  const legacyCounted = ['pods', 'services', 'configmaps', 'secrets', 'replicationcontrollers', 'resourcequotas', 'persistentvolumeclaims'];
   if (legacyCounted.includes(resource)) u[resource] = 1;
   if (resource === 'pods') {
     const spec = podSpec(obj);
@@ -53,6 +56,31 @@ function objectUsage(group: string, resource: string, obj: ApiObject | undefined
   return u;
 }
 
+const podResourceNames = ['cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
+  'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods'];
+/** `requests.<domain>/<name>`: an extended resource, outside the native `kubernetes.io/` names */
+const extendedForQuota = (r: string) => r.startsWith('requests.') && r.includes('/') && !r.includes('kubernetes.io/');
+
+/** the names of a quota's list that a kind can use, as the reference's evaluator for that kind matches them */
+function matchingResources(group: string, resource: string, hard: string[], names: Naming): string[] {
+  const count = objectCountName(group, resource);
+  if (group !== '') return hard.filter(r => r === count);
+  if (resource === 'pods') return hard.filter(r => r === count || podResourceNames.includes(r) || r.startsWith('hugepages-') || r.startsWith('requests.hugepages-') || extendedForQuota(r));
+  if (resource === 'services') return hard.filter(r => [count, 'services', 'services.nodeports', 'services.loadbalancers'].includes(r));
+  if (resource === 'persistentvolumeclaims') {
+    const byClass = `.storageclass.${names.group('storage')}/`;
+    return hard.filter(r => [count, 'persistentvolumeclaims', 'requests.storage'].includes(r) || r.endsWith(`${byClass}persistentvolumeclaims`) || r.endsWith(`${byClass}requests.storage`));
+  }
+  return hard.filter(r => r === count || (legacyCounted.includes(resource) && r === resource));
+}
+
+/** the refusal of a quota that limits resources of this kind whose usage it has not counted yet, or undefined */
+function statusUnknown(quota: Stored<ResourceQuota>, a: Readonly<AdmissionAttributes>, names: Naming): string | undefined {
+  const restricted = matchingResources(a.group, a.resource, Object.keys(quota.status?.hard ?? {}), names);
+  if (restricted.every(r => quota.status?.used?.[r] !== undefined)) return undefined;
+  return `status unknown for quota: ${quota.metadata.name}, resources: ${restricted.sort().join(',')}`;
+}
+
 /** the kinds whose usage can grow on update, as the reference charges them: a Service's type and ports, a claim's size */
 const chargedOnUpdate = (a: Readonly<AdmissionAttributes>) => isWriteOf(a, '', 'services') || isWriteOf(a, '', 'persistentvolumeclaims');
 
@@ -74,7 +102,7 @@ const listOf = (u: Record<string, Quantity>) => Object.keys(u).sort().map(k => `
 
 /** the reason a quota refuses the usage, or undefined when it fits */
 function exceeded(quota: Stored<ResourceQuota>, delta: Usage): string | undefined {
-  const hard: Record<string, Quantity> = quota.status?.hard ?? quota.spec?.hard ?? {};
+  const hard: Record<string, Quantity> = quota.status?.hard ?? {};
   const used: Record<string, Quantity> = quota.status?.used ?? {};
   const over = Object.keys(delta).filter(r => r in hard && quantity(used[r] ?? '0') + delta[r]! > quantity(hard[r]));
   if (!over.length) return undefined;
@@ -100,7 +128,7 @@ function containerQuotaNames(c: Container | undefined): Set<string> {
  */
 function missing(quota: ResourceQuota, a: Readonly<AdmissionAttributes>): string | undefined {
   if (a.resource !== 'pods' || a.group !== '' || a.operation !== 'CREATE') return undefined;
-  const required = Object.keys(quota.status?.hard ?? quota.spec?.hard ?? {})
+  const required = Object.keys(quota.status?.hard ?? {})
     .filter(r => ['cpu', 'memory', 'requests.cpu', 'requests.memory', 'limits.cpu', 'limits.memory'].includes(r));
   if (!required.length) return undefined;
   const byResource = new Map<string, Set<string>>();
@@ -117,13 +145,12 @@ function record(writers: Writers, quota: Stored<ResourceQuota>, delta: Usage, a:
     const q = cur as Stored<ResourceQuota>;
     const why = exceeded(q, delta);
     if (why) throw refuse(a, why);
-    const hard: Record<string, Quantity> = q.status?.hard ?? q.spec?.hard ?? {};
+    const hard: Record<string, Quantity> = q.status?.hard ?? {};
     const used: Record<string, Quantity> = { ...(q.status?.used ?? {}) };
     const relevant = Object.keys(delta).filter(r => r in hard);
     if (!relevant.length) return undefined;
-    for (const r of Object.keys(hard)) used[r] ??= '0';
-    for (const r of relevant) used[r] = formatQuantity(quantity(used[r]) + delta[r]!, hard[r]);
-    q.status = { hard: q.status?.hard ?? { ...hard }, used };
+    for (const r of relevant) used[r] = formatQuantity(quantity(used[r] ?? '0') + delta[r]!, hard[r]);
+    q.status = { ...q.status, used };
     return cur;
   });
 }
@@ -157,7 +184,7 @@ const shownScope = (r: ScopedResourceSelectorRequirement) => `{${r.scopeName} ${
 function uncovered(a: Readonly<AdmissionAttributes>, limited: LimitedResource[], quotas: Stored<ResourceQuota>[], names: Naming): string | undefined {
   const usage = objectUsage(a.group, a.resource, a.object, names);
   const limitedNames = Object.keys(usage).filter(r => usage[r]! > 0 && limited.some(l => (l.matchContains ?? []).some(m => r.includes(m))));
-  const covered = new Set(quotas.filter(q => inScope(q, a)).flatMap(q => Object.keys(q.status?.hard ?? q.spec?.hard ?? {})));
+  const covered = new Set(quotas.filter(q => inScope(q, a)).flatMap(q => Object.keys(q.status?.hard ?? {})));
   const missingNames = limitedNames.filter(r => !covered.has(r)).sort();
   if (missingNames.length) return `insufficient quota to consume: ${missingNames.join(',')}`;
   if (a.resource !== 'pods' || a.group !== '') return undefined;
@@ -193,6 +220,10 @@ export default definePlugin({
         for (const q of current) {
           const need = missing(q, a);
           if (need) throw refuse(a, `failed quota: ${q.metadata.name}: must specify ${need}`);
+          const unknown = statusUnknown(q, a, names);
+          if (unknown) throw refuse(a, unknown);
+        }
+        for (const q of current) {
           const why = exceeded(q, delta);
           if (why) throw refuse(a, why);
         }
