@@ -17,7 +17,18 @@ function withDefaults(item: LimitItem): LimitItem {
   return { ...item, default: def, defaultRequest: defReq };
 }
 
-const items = (ranges: ApiObject[]): LimitItem[] => ranges.flatMap(r => (r as LimitRange).spec?.limits ?? []).map(withDefaults);
+/** each LimitRange's items: the reference applies and checks one LimitRange at a time */
+const itemsByRange = (ranges: ApiObject[]): LimitItem[][] =>
+  ranges.map(r => ((r as LimitRange).spec?.limits ?? []).map(withDefaults)).filter(l => l.length);
+
+/** a LimitRange's container defaults: with several Container items, a later item's value for a resource replaces an earlier's */
+function containerDefaults(limits: LimitItem[]): { limits: Amounts; requests: Amounts } {
+  const container = limits.filter(l => l.type === 'Container');
+  return {
+    limits: Object.assign({}, ...container.map(l => l.default ?? {})) as Amounts,
+    requests: Object.assign({}, ...container.map(l => l.defaultRequest ?? {})) as Amounts,
+  };
+}
 
 /** the annotation text of the reference: which resources were set for which container (`container c`, `init container i`) */
 function setMessage(kind: string, names: string[], container: string) {
@@ -30,18 +41,16 @@ function labelledContainers(spec: AdmittedPodSpec): Array<readonly [string, Cont
   return [...list(spec.containers).map(c => ['container', c] as const), ...list(spec.initContainers).map(c => ['init container', c] as const)];
 }
 
-function applyDefaults(spec: AdmittedPodSpec, limits: LimitItem[]): string[] {
+function applyDefaults(spec: AdmittedPodSpec, defaults: { limits: Amounts; requests: Amounts }): string[] {
   const notes: string[] = [];
   for (const [label, c] of labelledContainers(spec)) {
     if (!c) continue;
     const requested: string[] = [], limited: string[] = [];
-    for (const item of limits.filter(l => l.type === 'Container')) {
-      c.resources ??= {};
-      for (const [r, q] of Object.entries(item.default ?? {}))
-        if ((c.resources.limits ?? {})[r] === undefined) { (c.resources.limits ??= {})[r] = q; limited.push(r); }
-      for (const [r, q] of Object.entries(item.defaultRequest ?? {}))
-        if ((c.resources.requests ?? {})[r] === undefined) { (c.resources.requests ??= {})[r] = q; requested.push(r); }
-    }
+    c.resources ??= {};
+    for (const [r, q] of Object.entries(defaults.limits))
+      if ((c.resources.limits ?? {})[r] === undefined) { (c.resources.limits ??= {})[r] = q; limited.push(r); }
+    for (const [r, q] of Object.entries(defaults.requests))
+      if ((c.resources.requests ?? {})[r] === undefined) { (c.resources.requests ??= {})[r] = q; requested.push(r); }
     if (requested.length) notes.push(setMessage('request', requested, `${label} ${c.name}`));
     if (limited.length) notes.push(setMessage('limit', limited, `${label} ${c.name}`));
   }
@@ -115,24 +124,26 @@ export default definePlugin({
   defaultOn: true,
   create: ({ listers, names }) => {
     const annotation = names.label('limit-ranger');
-    const limitsOf = async (ns: string) => items(await listers.list('', 'limitranges', ns));
+    const rangesOf = async (ns: string) => itemsByRange(await listers.list('', 'limitranges', ns));
     return {
       name: 'LimitRanger',
       operations: ['CREATE', 'UPDATE'],
       resources: [['', 'pods'], ['', 'persistentvolumeclaims']],
       async admit(a) {
         if (!concerns(a) || a.resource !== 'pods') return;
-        const limits = await limitsOf(a.namespace);
-        if (!limits.length) return;
-        const notes = applyDefaults(podSpec(a.object), limits);
-        if (notes.length) (a.object!.metadata.annotations ??= {})[annotation] = `LimitRanger plugin set: ${notes.join('; ')}`;
+        // one LimitRange after another: what an earlier one filled in stays, and the annotation names the last one's changes
+        for (const limits of await rangesOf(a.namespace)) {
+          const notes = applyDefaults(podSpec(a.object), containerDefaults(limits));
+          if (notes.length) (a.object!.metadata.annotations ??= {})[annotation] = `LimitRanger plugin set: ${notes.join('; ')}`;
+        }
       },
       async validate(a) {
         if (!concerns(a)) return;
-        const limits = await limitsOf(a.namespace);
-        if (!limits.length) return;
-        const errs = a.resource === 'pods' ? podErrors(podSpec(a.object), limits) : claimErrors(specOf<PersistentVolumeClaim>(a.object), limits);
-        if (errs.length) throw refuse(a, aggregate(errs));
+        // the first LimitRange the object breaks refuses it, naming what breaks that one
+        for (const limits of await rangesOf(a.namespace)) {
+          const errs = a.resource === 'pods' ? podErrors(podSpec(a.object), limits) : claimErrors(specOf<PersistentVolumeClaim>(a.object), limits);
+          if (errs.length) throw refuse(a, aggregate(errs));
+        }
       },
     };
   },

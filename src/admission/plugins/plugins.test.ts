@@ -46,6 +46,25 @@ describe('LimitRanger', () => {
     assert.equal(a.object!.metadata.annotations!['cluster.io/limit-ranger'],
       'LimitRanger plugin set: cpu request for init container i; cpu limit for init container i');
   });
+  test('with several Container items in one LimitRange, the last one\'s default wins; a pod\'s overhead is not part of its Pod-type sum', async () => {
+    const p = limitRanger.create(fakeDeps([{ group: '', resource: 'limitranges', obj: { metadata: { name: 'l', namespace: 'ns' }, spec: { limits: [
+      { type: 'Container', default: { cpu: '300m', memory: '64Mi' }, defaultRequest: { cpu: '100m' } },
+      { type: 'Container', default: { cpu: '400m' }, defaultRequest: { cpu: '200m' } },
+      { type: 'Pod', max: { cpu: '500m' } }] } } }]));
+    const a = attrs({ object: pod({ containers: [{ name: 'c' }], overhead: { cpu: '250m' } }) });
+    await p.admit!(a);
+    assert.deepEqual(specOf<Pod>(a.object).containers![0]!.resources, { limits: { cpu: '400m', memory: '64Mi' }, requests: { cpu: '200m', memory: '64Mi' } });
+    await p.validate!(a);
+  });
+  test('LimitRanges apply one at a time: the first fills in defaults, the first broken one refuses alone', async () => {
+    const range = (name: string, item: Record<string, unknown>) => ({ group: '', resource: 'limitranges', obj: { metadata: { name, namespace: 'ns' }, spec: { limits: [{ type: 'Container', ...item }] } } });
+    const p = limitRanger.create(fakeDeps([range('a', { default: { cpu: '300m' }, defaultRequest: { cpu: '300m' }, max: { cpu: '1' } }), range('b', { default: { cpu: '2' }, defaultRequest: { cpu: '2' }, max: { cpu: '2' } })]));
+    const a = attrs({ object: pod({ containers: [{ name: 'c' }] }) });
+    await p.admit!(a);
+    assert.deepEqual(specOf<Pod>(a.object).containers![0]!.resources, { limits: { cpu: '300m' }, requests: { cpu: '300m' } });
+    await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { limits: { cpu: '3' }, requests: { cpu: '3' } } }] }) })),
+      /^pods "p" is forbidden: maximum cpu usage per Container is [12], but limit is 3$/);
+  });
   test('refuses above max and below min', async () => {
     const p = limitRanger.create(fakeDeps([lr]));
     await rejects(p.validate!(attrs({ object: pod({ containers: [{ name: 'c', resources: { limits: { cpu: '2' }, requests: { cpu: '10m' } } }] }) })),
