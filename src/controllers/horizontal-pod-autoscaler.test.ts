@@ -1,6 +1,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBehavior, withoutBehavior, type Memory, type Step } from './horizontal-pod-autoscaler.js';
+import { metricReplicas, withBehavior, withoutBehavior, type Memory, type Step } from './horizontal-pod-autoscaler.js';
+import type { Pod } from './types.js';
 import type { HorizontalPodAutoscalerBehavior } from '../api/types/autoscaling-v2.js';
 
 const now = 1_000_000_000;
@@ -57,5 +58,21 @@ describe('horizontal pod autoscaler with behavior', () => {
     assert.deepEqual(brief(withBehavior(b({ stabilizationWindowSeconds: 60 }), 'k', 3, 6, 1, 10, m, now)), [3, 'ScaleUpStabilized', 'False', 'DesiredWithinRange']);
     const high = memory({ recommendations: new Map([['k', [{ at: now - 30_000, replicas: 4 }]]]) });
     assert.deepEqual(brief(withBehavior(b({}, { stabilizationWindowSeconds: 60 }), 'k', 5, 2, 1, 10, high, now)), [4, 'ScaleDownStabilized', 'False', 'DesiredWithinRange']);
+  });
+});
+
+describe('current metric values', () => {
+  const pod = (name: string) => ({ metadata: { name }, spec: { containers: [{ name: 'c', image: 'x', resources: { requests: { cpu: '200m', memory: '1M' } } }] }, status: { phase: 'Running' } }) as Pod;
+  const podUsage = (name: string, usage: Record<string, string>) => [name, { name, containers: [{ name: 'c', usage }] }] as [string, { name: string; containers: Array<{ name: string; usage: Record<string, string> }> }];
+  const usage = new Map([podUsage('a', { cpu: '100m', memory: '1000001' }), podUsage('b', { cpu: '101m', memory: '1000002' })]);
+  const current = (resource: string, target: Record<string, unknown>) => {
+    const r = metricReplicas({ type: 'Resource', resource: { name: resource, target } } as any, [pod('a'), pod('b')], usage, 2);
+    assert.ok('status' in r, JSON.stringify(r));
+    return r.status.resource!.current;
+  };
+  test('averageValue keeps thousandths of a unit for every resource, cut as the reference cuts its average', () => {
+    assert.deepEqual(current('memory', { type: 'AverageValue', averageValue: '1M' }), { averageValue: '1000001500m' });
+    assert.deepEqual(current('cpu', { type: 'Utilization', averageUtilization: 50 }), { averageUtilization: 50, averageValue: '100m' });
+    assert.deepEqual(current('cpu', { type: 'AverageValue', averageValue: '1' }), { averageValue: '100m' });
   });
 });

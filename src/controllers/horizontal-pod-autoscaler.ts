@@ -8,7 +8,7 @@
 // brought to the bound whatever the metrics. Pods, Object, External and ContainerResource metrics need metrics APIs this server does not serve: the
 // autoscaler says so in its ScalingActive condition and leaves the target alone. Two autoscalers whose targets select
 // the same pods would fight over them: each of them then reports AmbiguousSelector and scales nothing.
-import { milliUnits, wholeUnits } from '../api/quantity.js';
+import { canonicalQuantity, milliUnits, wholeUnits } from '../api/quantity.js';
 import { resourceRef } from '../client/rest-client.js';
 import { isNotFound } from '../client/rest-client.js';
 import type { MetricSpec, MetricStatus, HorizontalPodAutoscalerBehavior, HorizontalPodAutoscalerCondition } from '../api/types/autoscaling-v2.js';
@@ -261,13 +261,13 @@ function autoscalersOf(pods: Pod[], namespace: string, targetSelectors: Map<stri
 }
 
 /** the replicas one Resource metric asks for, from the selected pods' usage and requests */
-function metricReplicas(m: MetricSpec, pods: Pod[], usage: Map<string, PodUsage>, current: number): MetricResult {
+export function metricReplicas(m: MetricSpec, pods: Pod[], usage: Map<string, PodUsage>, current: number): MetricResult {
   if (m.type !== 'Resource' || !m.resource) {
     return { reason: `FailedGet${m.type}Metric`, error: `${m.type} metrics are not served by this server's metrics API` };
   }
   const resource = m.resource.name;
   const amount = resource === 'cpu' ? milliUnits : wholeUnits;
-  let used = 0, requested = 0, counted = 0;
+  let used = 0, usedMilli = 0, requested = 0, counted = 0;
   for (const pod of pods) {
     const u = usage.get(pod.metadata.name!);
     if (!u || pod.status?.phase !== 'Running') continue;
@@ -277,12 +277,13 @@ function metricReplicas(m: MetricSpec, pods: Pod[], usage: Map<string, PodUsage>
         return { reason: 'FailedGetResourceMetric', error: `failed to get ${resource} utilization: missing request for ${resource} in container ${c.name} of Pod ${pod.metadata.name}` };
       requested += amount(request ?? 0);
     }
-    for (const c of u.containers) used += amount(c.usage[resource] ?? 0);
+    for (const c of u.containers) { used += amount(c.usage[resource] ?? 0); usedMilli += milliUnits(c.usage[resource] ?? 0); }
     counted++;
   }
   if (!counted) return { reason: 'FailedGetResourceMetric', error: `failed to get ${resource} utilization: did not receive metrics for targeted pods (pods might be unready)` };
   const average = used / counted;
-  const averageValue = resource === 'cpu' ? `${Math.round(average)}m` : String(Math.round(average));
+  // as the reference reports it: the average in thousandths of a unit for every resource, cut to a whole thousandth
+  const averageValue = String(canonicalQuantity(`${Math.trunc(usedMilli / counted)}m`));
   if (m.resource.target.type === 'Utilization') {
     const utilization = Math.floor((used * 100) / requested);
     const target = m.resource.target.averageUtilization ?? 80;
