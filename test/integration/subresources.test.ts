@@ -175,3 +175,35 @@ describe('subresources', () => {
     }
   });
 });
+
+describe('eviction and the disruption budget\'s status, without the disruption controller', () => {
+  let server: TestServer;
+  let c: Client;
+  before(async () => { server = await startTestServer({ flags: ['--controllers=*,-disruption'] }); c = createClient(server); });
+  after(async () => { c.close(); await server.close(); });
+  const pods = '/api/v1/namespaces/default/pods';
+  const pdbs = `/apis/policy/v1/namespaces/default/poddisruptionbudgets`;
+
+  test('the eviction that takes the last disruption turns DisruptionAllowed False itself', async () => {
+    for (const name of ['kept', 'taken']) {
+      assert.equal((await c.request('POST', pods, { body: pod(name, { app: 'budgeted' }) })).status, 201);
+      const ready = { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] };
+      const running = await c.request('PATCH', `${pods}/${name}/status`, { body: JSON.stringify({ status: ready }), contentType: 'application/merge-patch+json' });
+      assert.equal(running.status, 200, running.body);
+    }
+    const made = await c.request('POST', pdbs, { body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'budgeted' }, spec: { minAvailable: 1, selector: { matchLabels: { app: 'budgeted' } } } } });
+    assert.equal(made.status, 201, made.body);
+    // the status the controller would write: one disruption allowed
+    const status = { observedGeneration: made.json.metadata.generation, disruptionsAllowed: 1, currentHealthy: 2, desiredHealthy: 1, expectedPods: 2,
+      conditions: [{ type: 'DisruptionAllowed', status: 'True', reason: 'SufficientPods', message: '', observedGeneration: made.json.metadata.generation, lastTransitionTime: '2026-01-01T00:00:00Z' }] };
+    assert.equal((await c.request('PUT', `${pdbs}/budgeted/status`, { body: { ...made.json, status } })).status, 200);
+    const evicted = await c.request('POST', `${pods}/taken/eviction`, { body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'taken' } } });
+    assert.equal(evicted.status, 201, evicted.body);
+    const after = (await c.get(`${pdbs}/budgeted`)).json.status;
+    assert.equal(after.disruptionsAllowed, 0);
+    assert.ok(after.disruptedPods?.taken, JSON.stringify(after));
+    const allowed = after.conditions.find((x: any) => x.type === 'DisruptionAllowed');
+    assert.deepEqual([allowed.status, allowed.reason, allowed.observedGeneration], ['False', 'InsufficientPods', made.json.metadata.generation]);
+    assert.notEqual(allowed.lastTransitionTime, '2026-01-01T00:00:00Z');
+  });
+});

@@ -34,7 +34,19 @@ function takeDisruption(pdb: Stored<PodDisruptionBudget>, podName: string): void
   if (Object.keys(status.disruptedPods ?? {}).length > maxDisruptedPods) throw budgetForbids(pdb, 'DisruptedPods map too big - too many evictions not confirmed by PDB controller');
   if (!status.disruptionsAllowed) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} needs ${status.desiredHealthy ?? 0} healthy pods and has ${status.currentHealthy ?? 0} currently`);
   status.disruptionsAllowed -= 1;
+  // the eviction that takes the last disruption says so at once, as the reference's does, not at the controller's next sync
+  if (status.disruptionsAllowed === 0) status.conditions = noDisruptionAllowed(status.conditions, status.observedGeneration);
   status.disruptedPods = { ...(status.disruptedPods ?? {}), [podName]: nowTimestamp() };
+}
+
+type BudgetCondition = NonNullable<NonNullable<PodDisruptionBudget['status']>['conditions']>[number];
+
+/** the DisruptionAllowed condition set to False (InsufficientPods) in place, its transition time kept if it was False already */
+function noDisruptionAllowed(conditions: BudgetCondition[] | undefined, observedGeneration: number | undefined): BudgetCondition[] {
+  const prev = conditions?.find(c => c.type === 'DisruptionAllowed');
+  const next: BudgetCondition = { type: 'DisruptionAllowed', status: 'False', reason: 'InsufficientPods', message: '',
+    ...(observedGeneration !== undefined ? { observedGeneration } : {}), lastTransitionTime: prev?.status === 'False' ? prev.lastTransitionTime : nowTimestamp() };
+  return prev ? conditions!.map(c => (c === prev ? next : c)) : [...(conditions ?? []), next];
 }
 
 
