@@ -3,7 +3,9 @@
 // and charges. An integer minAvailable counts the selected pods; maxUnavailable and percentages count the
 // replicas their controllers want (a Deployment's through its ReplicaSets, StatefulSets, ReplicationControllers,
 // ReplicaSets, any other kind through its scale subresource), pods without a controller left out of that count.
-// Pods evicted a moment ago stay out of the healthy count for up to two minutes.
+// Pods evicted a moment ago stay out of the healthy count for up to two minutes. A pod marked as a disruption's
+// target (its DisruptionTarget condition True) that is still not being deleted two minutes later has that condition
+// set back to False, as with the reference: the disruption did not happen.
 import { nowTimestamp } from '../api/meta.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import type { SyncResult } from '../client/workqueue.js';
@@ -12,6 +14,29 @@ import type { Controller, ControllerContext } from './context.js';
 import type { LabelSelector, OwnerReference, Pod, PodDisruptionBudget } from './types.js';
 
 const evictionTimeoutMs = 2 * 60_000;
+const stalePodDisruptionTimeoutMs = 2 * 60_000;
+
+/** how long until the pod's DisruptionTarget condition is stale (0: now), or undefined when it has none that can be:
+ *  a pod being deleted or finished keeps it, and so does one the agent marked (TerminationByKubelet) */
+function staleDisruptionIn(p: Pod, now: number): number | undefined {
+  if (p.metadata.deletionTimestamp || p.status?.phase === 'Succeeded' || p.status?.phase === 'Failed') return undefined;
+  const c = p.status?.conditions?.find((x) => x.type === 'DisruptionTarget');
+  if (!c || c.status !== 'True' || c.reason === 'TerminationByKubelet') return undefined;
+  return Math.max(0, Date.parse(c.lastTransitionTime ?? '') + stalePodDisruptionTimeoutMs - now) || 0;
+}
+
+/** the live pod's stale DisruptionTarget condition set to False (no reason or message left, as the reference writes it) */
+async function resetStaleDisruption(ctx: ControllerContext, key: string): Promise<SyncResult | void> {
+  const [namespace, name] = splitKey(key);
+  const podsClient = ctx.client.resource(ctx.refs.pods, namespace);
+  const pod = await podsClient.get(name!).catch((e) => { if (isNotFound(e)) return undefined; throw e; });
+  const waitMs = pod && staleDisruptionIn(pod, Date.now());
+  if (!pod || waitMs === undefined) return;
+  if (waitMs > 0) return { requeueAfterMs: waitMs };
+  const conditions = (pod.status?.conditions ?? []).map((c) => (c.type === 'DisruptionTarget'
+    ? { type: 'DisruptionTarget', status: 'False', lastProbeTime: null, lastTransitionTime: nowTimestamp() } as typeof c : c));
+  await podsClient.status.update({ ...pod, status: { ...pod.status, conditions } });
+}
 
 export const disruptionController: Controller = {
   name: 'disruption',
@@ -47,10 +72,16 @@ export const disruptionController: Controller = {
       if (!pdb) return;
       return syncBudget(ctx, structuredClone(pdb), pods.list(splitKey(key)[0]), scaleOf);
     });
+    const stale = startQueue(ctx, (key) => resetStaleDisruption(ctx, key));
+    const watchStale = (p: Pod) => { const waitMs = staleDisruptionIn(p, Date.now()); if (waitMs !== undefined) stale.addAfter(keyOf(p), waitMs); };
     const forPod = (p: Pod) => { for (const b of budgets.list(p.metadata.namespace)) if (selects(b.spec?.selector, p.metadata.labels)) queue.add(keyOf(b)); };
     const all = (o: { metadata: { namespace?: string } }) => { for (const b of budgets.list(o.metadata.namespace)) queue.add(keyOf(b)); };
     budgets.addHandler({ added: (b) => queue.add(keyOf(b)), updated: (_, b) => queue.add(keyOf(b)) });
-    pods.addHandler({ added: forPod, updated: (old, p) => { forPod(p); if (canonicalJson(old.metadata.labels) !== canonicalJson(p.metadata.labels)) forPod(old); }, deleted: forPod });
+    pods.addHandler({
+      added: (p) => { forPod(p); watchStale(p); },
+      updated: (old, p) => { forPod(p); if (canonicalJson(old.metadata.labels) !== canonicalJson(p.metadata.labels)) forPod(old); watchStale(p); },
+      deleted: forPod,
+    });
     for (const inf of [replicaSets, deployments, statefulSets, rcs] as const) {
       (inf as typeof replicaSets).addHandler({ updated: (a, b) => { if (a.spec.replicas !== b.spec.replicas) all(b); } });
     }

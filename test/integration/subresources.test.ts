@@ -150,6 +150,24 @@ describe('subresources', () => {
     assert.equal((await c.get(`${pods}/free`)).status, 404);
   });
 
+  test('a DisruptionTarget condition left on a pod not deleted within 2 minutes is set back to False by the disruption controller', async () => {
+    const marked = (minutesAgo: number) => ({ type: 'DisruptionTarget', status: 'True', reason: 'EvictionByEvictionAPI', message: 'Eviction API: evicting',
+      lastProbeTime: null, lastTransitionTime: new Date(Date.now() - minutesAgo * 60_000).toISOString().replace(/\.\d+Z$/, 'Z') });
+    for (const [name, minutesAgo] of [['stale-target', 3], ['fresh-target', 0]] as const) {
+      await c.request('POST', pods, { body: pod(name) });
+      // the scheduler may write the pod's status meanwhile: the condition goes in on a fresh read
+      await waitFor(`${name} marked`, async () => {
+        const cur = (await c.get(`${pods}/${name}`)).json;
+        const status = { ...cur.status, conditions: [...(cur.status?.conditions ?? []), marked(minutesAgo)] };
+        return (await c.request('PUT', `${pods}/${name}/status`, { body: { ...cur, status } })).status === 200;
+      });
+    }
+    const target = async (name: string) => (await c.get(`${pods}/${name}`)).json.status.conditions.find((x: any) => x.type === 'DisruptionTarget');
+    const reset = await waitFor('the stale condition reset', async () => { const t = await target('stale-target'); return t.status === 'False' && t; });
+    assert.deepEqual(Object.keys(reset).sort(), ['lastProbeTime', 'lastTransitionTime', 'status', 'type']);
+    assert.equal((await target('fresh-target')).status, 'True', 'a condition set a moment ago stays');
+  });
+
   test('ephemeral containers: only spec.ephemeralContainers changes through the subresource', async () => {
     await c.request('POST', pods, { body: pod('debugged') });
     const cur = (await c.get(`${pods}/debugged`)).json;
