@@ -1,7 +1,9 @@
 // Eviction: a delete of the pod, unless a disruption budget that selects it allows no disruption now. A pod that is not
 // running (pending, finished) or already going needs no budget; one that runs but is not ready needs none when its
 // budget says AlwaysAllow, or (IfHealthyBudget, the default) while the budget has the healthy pods it wants; such a
-// delete holds only while the pod is as it was read (a resourceVersion precondition).
+// delete, and that of a pending pod, holds only while the pod is as it was read (a resourceVersion precondition). A
+// pending pod that changed meanwhile is read again and its eviction tried again, as the reference does.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { nowTimestamp, type ApiObject, type Stored, type Status } from '../../../../api/meta.js';
 import { deepCopy } from '../../../../util/objects.js';
 import { noAdmission } from '../../../store.js';
@@ -12,6 +14,10 @@ import { parseDryRun } from '../../../../api/request.js';
 import { labelSelectorFromObject, matchLabels } from '../../../../api/selectors.js';
 import type { RestRequest } from '../../../types.js';
 import { podReady } from '../../../../api/pods.js';
+
+/** a pending pod's eviction meeting a changed pod: how many tries in all, and the pause between them (the reference's) */
+const evictionTries = 20;
+const evictionRetryMs = 500;
 
 /** evictions taken from a budget that its controller has not yet seen the pods of: past this many, no more */
 const maxDisruptedPods = 2000;
@@ -64,37 +70,59 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
   // the body names the pod, as the reference requires: a body without the name (`{}`, `null`) evicts nothing
   if ((eviction.metadata?.name ?? '') !== name) throw badRequest('name in URL does not match name in Eviction object');
   await admission.validate('CREATE', deepCopy(eviction), undefined);
-  const pod = await req.store.get(namespace, name) as Stored<Pod>;
   const options = eviction.deleteOptions ?? {};
   const dryRun = req.dryRun || parseDryRun(Array.isArray(options.dryRun) ? options.dryRun : []);
-  // a pod that is not running or is already going needs no budget
-  const phase = pod.status?.phase;
-  let preconditions = options.preconditions;
-  if (!pod.metadata.deletionTimestamp && phase !== 'Succeeded' && phase !== 'Failed' && phase !== 'Pending') {
-    const budgets = (await req.resource('policy', 'poddisruptionbudgets')?.list(namespace) ?? []) as Stored<PodDisruptionBudget>[];
-    const matching = budgets.filter(pdb => {
-      const sel = pdb.spec?.selector;
-      return sel && matchLabels(labelSelectorFromObject(sel), pod.metadata.labels);
-    });
-    if (matching.length > 1) throw new ApiError(statusBody(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'));
-    const pdb = matching[0];
-    if (pdb && !podReady(pod) && unreadyMayGo(pdb)) {
-      preconditions = { ...preconditions, resourceVersion: pod.metadata.resourceVersion };
-    } else if (pdb) {
-      // one disruption is taken from the budget by compare-and-swap first, so concurrent evictions never exceed it
-      await req.resource('policy', 'poddisruptionbudgets', 'status')!.store.guaranteedUpdate(namespace, pdb.metadata.name!, 'status', cur => {
-        if (!cur) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} is gone.`);
-        takeDisruption(cur as Stored<PodDisruptionBudget>, name);
-        return cur;
-      }, noAdmission, { dryRun });
+  const remove = (preconditions: Preconditions | undefined) => deletePod(req, preconditions, options.gracePeriodSeconds, dryRun);
+  // a pod that is not running (pending, finished) or is already going needs no budget; a pending one goes only as it
+  // was read, lest it start meanwhile, and a conflict is tried again on the pod read afresh unless the caller named the
+  // version it deletes (then the caller's precondition decides)
+  const callerVersion = options.preconditions?.resourceVersion !== undefined;
+  let pod: Stored<Pod>;
+  for (let attempt = 1; ; attempt++) {
+    pod = await req.store.get(namespace, name) as Stored<Pod>;
+    if (!needsNoBudget(pod)) break;
+    const pending = !pod.metadata.deletionTimestamp && pod.status?.phase === 'Pending';
+    try {
+      await remove(pending && !callerVersion ? { ...options.preconditions, resourceVersion: pod.metadata.resourceVersion } : options.preconditions);
+      return { ...successStatus(), code: 201 };
+    } catch (e) {
+      if (callerVersion || !(e instanceof ApiError && e.code === 409) || attempt >= evictionTries) throw e;
+      await sleep(evictionRetryMs);
     }
   }
-  if (!dryRun) preconditions = await markDisruptionTarget(req, namespace, name, preconditions);
-  await req.store.delete(namespace, name, { gracePeriodSeconds: options.gracePeriodSeconds, preconditions, dryRun }, noAdmission);
+  let preconditions = options.preconditions;
+  const budgets = (await req.resource('policy', 'poddisruptionbudgets')?.list(namespace) ?? []) as Stored<PodDisruptionBudget>[];
+  const matching = budgets.filter(pdb => {
+    const sel = pdb.spec?.selector;
+    return sel && matchLabels(labelSelectorFromObject(sel), pod.metadata.labels);
+  });
+  if (matching.length > 1) throw new ApiError(statusBody(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'));
+  const pdb = matching[0];
+  if (pdb && !podReady(pod) && unreadyMayGo(pdb)) {
+    preconditions = { ...preconditions, resourceVersion: pod.metadata.resourceVersion };
+  } else if (pdb) {
+    // one disruption is taken from the budget by compare-and-swap first, so concurrent evictions never exceed it
+    await req.resource('policy', 'poddisruptionbudgets', 'status')!.store.guaranteedUpdate(namespace, pdb.metadata.name!, 'status', cur => {
+      if (!cur) throw budgetRefusal(`The disruption budget ${pdb.metadata.name} is gone.`);
+      takeDisruption(cur as Stored<PodDisruptionBudget>, name);
+      return cur;
+    }, noAdmission, { dryRun });
+  }
+  await remove(preconditions);
   return { ...successStatus(), code: 201 };
 }
 
+/** a pod that is not running (pending, finished) or is already going */
+const needsNoBudget = (pod: Stored<Pod>) => !!pod.metadata.deletionTimestamp || ['Pending', 'Succeeded', 'Failed'].includes(pod.status?.phase ?? '');
+
 type Preconditions = NonNullable<NonNullable<Eviction['deleteOptions']>['preconditions']>;
+
+/** the pod marked as a disruption's target, then deleted, both while the preconditions hold */
+async function deletePod(req: RestRequest, preconditions: Preconditions | undefined, gracePeriodSeconds: number | undefined, dryRun: boolean) {
+  const { namespace, name } = req;
+  if (!dryRun) preconditions = await markDisruptionTarget(req, namespace, name, preconditions);
+  await req.store.delete(namespace, name, { gracePeriodSeconds, preconditions, dryRun }, noAdmission);
+}
 
 /**
  * The pod is marked as the target of a disruption (a DisruptionTarget condition through its status) before it goes,
