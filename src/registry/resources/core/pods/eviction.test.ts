@@ -50,4 +50,10 @@ describe('eviction', () => {
     assert.equal((done as { code?: number }).code, 201);
     assert.equal(deletes.length, 1);
   });
+  test('an unready pod that changed between the read and the delete: 429, the budget still being processed, as the reference answers', async () => {
+    const { req, deletes } = changingPod([pod('1', 'Running', false), pod('2', 'Running', false)]);
+    await assert.rejects(evict(req, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'p' } }), (e: { code?: number; status?: { details?: { causes?: Array<{ message?: string }> } } }) =>
+      e.code === 429 && e.status?.details?.causes?.[0]?.message === 'The disruption budget b is still being processed by the server.');
+    assert.deepEqual(deletes, []);
+  });
 });

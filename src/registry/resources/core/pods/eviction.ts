@@ -98,7 +98,8 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
   });
   if (matching.length > 1) throw new ApiError(statusBody(500, 'InternalError', 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.'));
   const pdb = matching[0];
-  if (pdb && !podReady(pod) && unreadyMayGo(pdb)) {
+  const unreadyGoes = !!pdb && !podReady(pod) && unreadyMayGo(pdb);
+  if (unreadyGoes) {
     preconditions = { ...preconditions, resourceVersion: pod.metadata.resourceVersion };
   } else if (pdb) {
     // one disruption is taken from the budget by compare-and-swap first, so concurrent evictions never exceed it
@@ -108,7 +109,11 @@ export async function evict(req: RestRequest, body: unknown): Promise<Status> {
       return cur;
     }, noAdmission, { dryRun });
   }
-  await remove(preconditions);
+  await remove(preconditions).catch((e: unknown) => {
+    // the unready pod changed meanwhile (it may be ready now): as the reference, the client is told to come back
+    if (unreadyGoes && !callerVersion && e instanceof ApiError && e.code === 409) throw budgetRefusal(`The disruption budget ${pdb!.metadata.name} is still being processed by the server.`, 10);
+    throw e;
+  });
   return { ...successStatus(), code: 201 };
 }
 
