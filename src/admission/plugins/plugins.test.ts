@@ -304,6 +304,10 @@ describe('ResourceQuota', () => {
     // a kind whose resources the quota has counted is admitted and charged
     await p.validate!(attrs({ resource: 'configmaps', name: 'cm', object: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cm', namespace: 'ns' } } }));
     assert.deepEqual((partly.statusWrites[0] as ResourceQuota).status!.used, { pods: '0', configmaps: '1' });
+    // an extended resource's requests are the pod's too
+    const gpus = { 'requests.example.com/gpu': '2', services: '1' };
+    const uncounted = fakeDeps([{ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard: gpus }, status: { hard: gpus, used: { services: '0' } } } }]);
+    await rejects(resourceQuota.create(uncounted).validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) })), /status unknown for quota: q, resources: requests.example.com\/gpu$/);
   });
   test('dry run checks without recording', async () => {
     const deps = fakeDeps([quota({ pods: '1' })]);

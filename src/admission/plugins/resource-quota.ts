@@ -14,6 +14,7 @@ import type { AdmissionAttributes, Writers } from '../../api/admission.js';
 import { podInQuotaScope, podMatchesScope, quotaScopeRequirements, quotaScoped } from '../../api/quota-scopes.js';
 import type { ScopedResourceSelectorRequirement } from '../../api/types/core-v1.js';
 import { configError, typedConfig } from '../config.js';
+import { isExtendedResource } from './extended-resource-toleration.js';
 
 type Usage = Record<string, number>;
 
@@ -58,14 +59,14 @@ function objectUsage(group: string, resource: string, obj: ApiObject | undefined
 
 const podResourceNames = ['cpu', 'memory', 'ephemeral-storage', 'requests.cpu', 'requests.memory', 'requests.ephemeral-storage',
   'limits.cpu', 'limits.memory', 'limits.ephemeral-storage', 'pods'];
-/** `requests.<domain>/<name>`: an extended resource, outside the native `kubernetes.io/` names */
-const extendedForQuota = (r: string) => r.startsWith('requests.') && r.includes('/') && !r.includes('kubernetes.io/');
+/** `requests.<extended resource>`, as the reference's pod evaluator matches extended resources */
+const extendedForQuota = (r: string, names: Naming) => r.startsWith('requests.') && isExtendedResource(r.slice('requests.'.length), names);
 
 /** the names of a quota's list that a kind can use, as the reference's evaluator for that kind matches them */
 function matchingResources(group: string, resource: string, hard: string[], names: Naming): string[] {
   const count = objectCountName(group, resource);
   if (group !== '') return hard.filter(r => r === count);
-  if (resource === 'pods') return hard.filter(r => r === count || podResourceNames.includes(r) || r.startsWith('hugepages-') || r.startsWith('requests.hugepages-') || extendedForQuota(r));
+  if (resource === 'pods') return hard.filter(r => r === count || podResourceNames.includes(r) || r.startsWith('hugepages-') || r.startsWith('requests.hugepages-') || extendedForQuota(r, names));
   if (resource === 'services') return hard.filter(r => [count, 'services', 'services.nodeports', 'services.loadbalancers'].includes(r));
   if (resource === 'persistentvolumeclaims') {
     const byClass = `.storageclass.${names.group('storage')}/`;
