@@ -116,7 +116,8 @@ async function syncDeployment(ctx: ControllerContext, a: Annotations, d: Deploym
   // pause and resume show in the Progressing condition
   const progressing = d.status?.conditions?.find((c) => c.type === 'Progressing');
   if (hasProgressDeadline(d)) {
-    if (d.spec.paused && progressing?.reason !== 'DeploymentPaused') {
+    // as the reference, a rollout reported timed out keeps saying so when paused
+    if (d.spec.paused && progressing?.reason !== 'DeploymentPaused' && progressing?.reason !== 'ProgressDeadlineExceeded') {
       await writeStatus(ctx, d, { ...d.status, conditions: setDeploymentCondition(d.status?.conditions, 'Progressing', 'Unknown', 'DeploymentPaused', 'Deployment is paused') });
       return;
     }

@@ -192,6 +192,18 @@ describe('workload controllers', () => {
     assert.equal(cond.status, 'True');
   });
 
+  test('a timed-out rollout that is then paused keeps its ProgressDeadlineExceeded condition, as with the reference', async () => {
+    const deps = cluster.client.resource(deploymentsRef, 'default');
+    const progressing = (d: any) => d.status?.conditions?.find((c: any) => c.type === 'Progressing');
+    await deps.create(deployment('stuck', 1, 'st:1', { progressDeadlineSeconds: 1, template: {
+      metadata: { labels: { app: 'stuck' }, annotations: { [fakeAnnotation(cluster.server.names, 'ready')]: 'false' } }, spec: { containers: [{ name: 'c', image: 'st:1', readinessProbe: { exec: { command: ['true'] } } }] } } }));
+    await waitFor('timed out', async () => progressing(await deps.get('stuck'))?.reason === 'ProgressDeadlineExceeded');
+    await deps.patch('stuck', { spec: { paused: true } });
+    const paused = await waitFor('the pause observed', async () => { const d = await deps.get('stuck'); return d.status?.observedGeneration === d.metadata.generation && d; });
+    assert.equal(progressing(paused).reason, 'ProgressDeadlineExceeded', JSON.stringify(paused.status));
+    await deps.delete('stuck');
+  });
+
   test('a ReplicationController keeps its count, replacing a deleted pod', async () => {
     const rcs = cluster.client.resource({ group: '', version: 'v1', resource: 'replicationcontrollers' }, 'default');
     await rcs.create({ apiVersion: 'v1', kind: 'ReplicationController', metadata: { name: 'rc' },
