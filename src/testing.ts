@@ -5,8 +5,6 @@
 // latency); simulated nodes that run its pods. The API domain is the naming module's default unless `apiDomain` names the reference's.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { AsyncResource } from 'node:async_hooks';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseApiServerOptions } from './config/apiserver-options.js';
@@ -68,12 +66,6 @@ export interface TestServerOptions {
    * default; off here, since most tests have no agents to scrape (default false)
    */
   metricsServer?: boolean;
-  /**
-   * under `node --test`, close the server once all the tests of its file are done if the file has not closed it by
-   * then: its listening socket, connections and timers would otherwise keep the file's process, and the runner
-   * waiting for it, alive for good (default true)
-   */
-  closeAfterTests?: boolean;
 }
 
 /** Faults of the storage under a test server, with writes named by the objects they touch. */
@@ -132,26 +124,6 @@ function removeTemporaryDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
 }
 
-// servers a test file forgot to close, closed once its tests are done (closeAfterTests). The hook is registered in
-// the kit's own async scope, made as it loads: registered in a test's (or a hook's), it would be that test's and run
-// at its end, closing a server that later tests still use
-const unclosedServers = new Set<TestServer>();
-const kitScope = new AsyncResource('cluster-test-kit');
-let closingAfterTests = false;
-
-function closeAfterTests(server: TestServer): void {
-  if (!process.env.NODE_TEST_CONTEXT) return;
-  if (!closingAfterTests) {
-    closingAfterTests = true;
-    // node:test is loaded only under its runner: other runners (Jest, Mocha) need not resolve it
-    const { after } = createRequire(import.meta.url)('node:test') as typeof import('node:test');
-    kitScope.runInAsyncScope(() => after(async () => { await Promise.all([...unclosedServers].map((s) => s.close())); }));
-  }
-  unclosedServers.add(server);
-  const close = server.close;
-  server.close = () => { unclosedServers.delete(server); return close(); };
-}
-
 type KitNodes = SimulatedNodes & { rootDir: string; prefix: string };
 
 function nodeCount(opts: TestServerOptions): number {
@@ -188,9 +160,7 @@ export function startTestServer(opts: TestServerOptions = {}): Promise<TestServe
 async function startServer(opts: TestServerOptions, nodePrefix: string): Promise<TestServer> {
   const dataDir = opts.dataDir ?? temporaryDir();
   try {
-    const server = await startInDataDir(opts, dataDir, nodePrefix);
-    if (opts.closeAfterTests ?? true) closeAfterTests(server);
-    return server;
+    return await startInDataDir(opts, dataDir, nodePrefix);
   } catch (err) {
     // a server that did not start leaves no folder of ours behind
     if (!opts.dataDir) removeTemporaryDir(dataDir);

@@ -46,8 +46,7 @@ async function main() {
     stop();
   };
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, onSignal);
-  // (a program started by a test of `node --test` is no test file: its server is its own to close)
-  server = await startTestServer({ apiDomain: domain, flags: positionals, nodes, closeAfterTests: false });
+  server = await startTestServer({ apiDomain: domain, flags: positionals, nodes });
   for (const dir of values.crds ?? []) await server.loadCRDs(dir);
   process.stdout.write(`${server.kubeconfig}\n`);
   // a parent that dies closes the pipe: the server goes with it

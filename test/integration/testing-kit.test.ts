@@ -316,30 +316,3 @@ process.exit(0);`;
     rmSync(parent, { recursive: true, force: true });
   }
 });
-
-test('under node --test, servers a file forgot to close are closed once its tests are done, not while later tests use them', { timeout: 180_000 }, async () => {
-  const parent = mkdtempSync(join(tmpdir(), 'kit-forgot-'));
-  try {
-    const kit = new URL('../../src/testing.js', import.meta.url).href;
-    // a server started in a hook and used by two tests, and one a test starts for itself: none closed
-    writeFileSync(join(parent, 'forgetful.test.mjs'), `import { before, test } from 'node:test';
-import assert from 'node:assert/strict';
-const { startTestServer } = await import(${JSON.stringify(kit)});
-const namespaces = { group: '', version: 'v1', resource: 'namespaces' };
-let shared;
-before(async () => { shared = await startTestServer(); });
-test('uses the shared server', async () => { assert.ok((await shared.client.resource(namespaces).list()).items.length > 0); });
-test('starts a server of its own', async () => { const own = await startTestServer(); await own.client.resource(namespaces).list(); });
-test('uses the shared server again', async () => { assert.ok((await shared.client.resource(namespaces).list()).items.length > 0); });
-`);
-    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: parent };
-    // (this file may itself run under the runner: the one started here is a runner of its own)
-    delete env.NODE_TEST_CONTEXT;
-    // the deadline only ends a runner that would otherwise wait for the file's process for ever
-    const { stdout } = await promisify(execFile)(process.execPath, ['--test', join(parent, 'forgetful.test.mjs')], { env, cwd: parent, timeout: 150_000 });
-    assert.match(stdout, /# pass 3/);
-    assert.deepEqual(readdirSync(parent), ['forgetful.test.mjs']);
-  } finally {
-    rmSync(parent, { recursive: true, force: true });
-  }
-});
