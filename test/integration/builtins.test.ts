@@ -580,6 +580,25 @@ describe('built-in kinds through HTTP', () => {
     assert.ok(causes(ev).includes('type: Invalid value: "": has invalid value: Odd'), causes(ev).join('\n'));
   });
 
+  test('core Event: the namespace is the object\'s, and one with an eventTime names its reporter and action', async () => {
+    const ns = await namespace();
+    const core = `/api/v1/namespaces/${ns}/events`;
+    const elsewhere = await post(core, { metadata: { name: 'elsewhere' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'other' }, reason: 'R' });
+    assert.deepEqual(causes(elsewhere), ['involvedObject.namespace: Invalid value: "other": does not match event.namespace']);
+    // a cluster-scoped object's events live in `default`
+    const nodeEvent = await post(core, { metadata: { name: 'node-event' }, involvedObject: { kind: 'Node', name: 'n' }, reason: 'R' });
+    assert.deepEqual(causes(nodeEvent), ['involvedObject.namespace: Invalid value: "": does not match event.namespace']);
+    const newer = await post(core, { metadata: { name: 'newer' }, eventTime: '2026-01-02T03:04:05.000000Z', involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'R' });
+    assert.deepEqual(causes(newer).filter((x: string) => x.includes('Required')), ['reportingController: Required value', 'reportingInstance: Required value', 'action: Required value']);
+    const ok = await post(core, { metadata: { name: 'ok' }, involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'R', message: 'm' });
+    assert.equal(ok.status, 201, ok.body);
+    // an update is checked too (though its message may change through core/v1)
+    const moved = await c.request('PATCH', `${core}/ok`, { body: { message: 'm2', involvedObject: { namespace: 'other' } }, contentType: 'application/merge-patch+json' });
+    assert.deepEqual(causes(moved), ['involvedObject.namespace: Invalid value: "other": does not match event.namespace']);
+    const changed = await c.request('PATCH', `${core}/ok`, { body: { message: 'm2' }, contentType: 'application/merge-patch+json' });
+    assert.equal(changed.status, 200, changed.body);
+  });
+
   test('events Event: events/v1 and core/v1 are two forms of the same events, written and read through either', async () => {
     const ns = await namespace();
     const newer = `${g('events', 'v1')}/namespaces/${ns}/events`;

@@ -5,6 +5,7 @@ import * as s from '../../../../api/schemas/core-v1.js';
 import { defineStrategy, fieldAt, selectable } from '../../../strategy.js';
 import { define, only } from '../../define.js';
 import { eventColumns } from './columns.js';
+import { legacyEventCauses } from './validation.js';
 
 /**
  * the fields the reference always writes: its times are structs without omitempty (null while unset), the source a
@@ -16,9 +17,17 @@ export function withUnsetEventFields(e: Record<string, unknown>): void {
   for (const f of ['reportingComponent', 'reportingInstance']) if (e[f] === undefined || e[f] === null) e[f] = '';
 }
 
+/** core/v1 writes get the reference's older checks only: an older recorder's event lives in its object's namespace */
+const validateEvent = (e: Stored<Event>) => legacyEventCauses({
+  namespace: e.metadata.namespace ?? '', regardingNamespace: e.involvedObject?.namespace ?? '', eventTime: e.eventTime,
+  reportingController: e.reportingComponent ?? '', reportingInstance: e.reportingInstance ?? '', action: e.action ?? '',
+  reason: e.reason ?? '', message: String(e.message ?? ''),
+});
+
 export const strategy = defineStrategy<Stored<Event>>({
   defaults: e => withUnsetEventFields(e as unknown as Record<string, unknown>),
   generation: false, allowCreateOnUpdate: true, nameRule: 'path-segment',
+  validate: validateEvent, validateUpdate: validateEvent,
   selectableFields: {
     ...selectable('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
       'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'type'),

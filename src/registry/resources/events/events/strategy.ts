@@ -1,41 +1,19 @@
 // events/v1 Events. The reference checks the newer shape strictly, but names fields as its internal (core) Event
 // does: regarding is `involvedObject`, note is `message`, the deprecated* fields lose their prefix.
 import type { Stored } from '../../../../api/meta.js';
-import { apiDomains, naming } from '../../../../api/naming.js';
 import type { Event } from '../../../../api/types/events-v1.js';
 import { defineStrategy, fieldAt } from '../../../strategy.js';
-import { type Causes, immutable, invalid, qualifiedName, required, dnsSubdomain, sameJson } from '../../../validation/fields.js';
+import { type Causes, immutable, invalid, required, sameJson } from '../../../validation/fields.js';
+import { legacyEventCauses } from '../../core/events/validation.js';
 
 type StoredEvent = Stored<Event>;
 
-const limits = { reportingInstance: 128, action: 128, reason: 128 } as const;
-const noteLimit = 1024;
-/** events about cluster-scoped objects live in `default` or the system namespace (every API domain's spelling: validation has no server names) */
-const eventHomes = ['default', ...apiDomains.map(d => naming(d).systemNamespace)];
-
 /** the checks every event passes, whichever version wrote it */
-function legacy(e: StoredEvent, systemNamespace: boolean): Causes {
-  const out: Causes = [];
-  const regardingNs = e.regarding?.namespace ?? '';
-  const ns = e.metadata.namespace ?? '';
-  if (!e.eventTime) {
-    if (regardingNs ? ns !== regardingNs : ns !== '' && ns !== 'default')
-      out.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
-  } else {
-    if (!regardingNs && !systemNamespace) out.push(invalid('involvedObject.namespace', regardingNs, 'does not match event.namespace'));
-    const controller = e.reportingController ?? '';
-    if (!controller) out.push(required('reportingController'));
-    out.push(...qualifiedName('reportingController', controller));
-    for (const [f, max] of Object.entries(limits)) {
-      const v = String(e[f as keyof typeof limits] ?? '');
-      if (!v) out.push(required(f));
-      if (v.length > max) out.push(invalid(f, '', `can have at most ${max} characters`));
-    }
-    if (String(e.note ?? '').length > noteLimit) out.push(invalid('message', '', `can have at most ${noteLimit} characters`));
-  }
-  out.push(...dnsSubdomain('namespace', ns));
-  return out;
-}
+const legacy = (e: StoredEvent): Causes => legacyEventCauses({
+  namespace: e.metadata.namespace ?? '', regardingNamespace: e.regarding?.namespace ?? '', eventTime: e.eventTime,
+  reportingController: e.reportingController ?? '', reportingInstance: e.reportingInstance ?? '', action: e.action ?? '',
+  reason: e.reason ?? '', message: String(e.note ?? ''),
+});
 
 function series(e: StoredEvent): Causes {
   if (!e.series) return [];
@@ -45,10 +23,8 @@ function series(e: StoredEvent): Causes {
   return out;
 }
 
-const isSystemNamespace = (e: StoredEvent) => eventHomes.includes(e.metadata.namespace ?? '');
-
 function validateEvent(e: StoredEvent): Causes {
-  const out = legacy(e, isSystemNamespace(e));
+  const out = legacy(e);
   out.push(...series(e));
   if (!e.eventTime) out.push(required('eventTime'));
   if (e.type !== 'Normal' && e.type !== 'Warning') out.push(invalid('type', '', `has invalid value: ${e.type ?? ''}`));
@@ -69,7 +45,7 @@ const fixedFields: Array<[keyof Event, string]> = [
 ];
 
 function validateEventUpdate(e: StoredEvent, old: StoredEvent): Causes {
-  const out = legacy(e, isSystemNamespace(e));
+  const out = legacy(e);
   if (!sameJson(e.series, old.series)) out.push(...series(e));
   for (const [f, at] of fixedFields) out.push(...immutable(at, e[f], old[f]));
   return out;
