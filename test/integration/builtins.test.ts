@@ -625,6 +625,12 @@ describe('built-in kinds through HTTP', () => {
     const bySource = await c.get(`${newer}?fieldSelector=${encodeURIComponent('source=agent')}`);
     assert.equal(bySource.status, 200, bySource.body);
     assert.deepEqual(bySource.json.items.map((e: any) => e.metadata.name), ['started']);
+    // an event with no source is selected by its reporter, through either API (kubectl get events --field-selector source=...)
+    for (const path of [newer, core]) {
+      const byReporter = await c.get(`${path}?fieldSelector=${encodeURIComponent('source=example.com/ctl')}`);
+      assert.equal(byReporter.status, 200, byReporter.body);
+      assert.deepEqual(byReporter.json.items.map((e: any) => e.metadata.name), ['reconciled'], path);
+    }
     const patched = await c.request('PATCH', `${newer}/reconciled`, { body: { series: { count: 2, lastObservedTime: '2026-01-02T03:05:00.000000Z' } }, contentType: 'application/merge-patch+json' });
     assert.equal(patched.status, 200, patched.body);
     assert.equal((await c.get(`${core}/reconciled`)).json.series.count, 2);

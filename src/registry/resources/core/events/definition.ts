@@ -2,10 +2,11 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { Event } from '../../../../api/types/core-v1.js';
 import * as s from '../../../../api/schemas/core-v1.js';
-import { defineStrategy, fieldAt, selectable } from '../../../strategy.js';
+import { defineStrategy, selectable } from '../../../strategy.js';
 import { define, only } from '../../define.js';
 import { eventColumns } from './columns.js';
 import { legacyEventCauses } from './validation.js';
+import { eventSource } from './selectors.js';
 
 /**
  * the fields the reference always writes: its times are structs without omitempty (null while unset), the source a
@@ -31,7 +32,7 @@ export const strategy = defineStrategy<Stored<Event>>({
   selectableFields: {
     ...selectable('involvedObject.kind', 'involvedObject.namespace', 'involvedObject.name', 'involvedObject.uid',
       'involvedObject.apiVersion', 'involvedObject.resourceVersion', 'involvedObject.fieldPath', 'reason', 'reportingComponent', 'type'),
-    source: fieldAt('source.component'),
+    source: eventSource,
   },
 });
 

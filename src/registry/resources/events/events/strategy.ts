@@ -5,6 +5,7 @@ import type { Event } from '../../../../api/types/events-v1.js';
 import { defineStrategy, fieldAt } from '../../../strategy.js';
 import { type Causes, immutable, invalid, required, sameJson } from '../../../validation/fields.js';
 import { legacyEventCauses } from '../../core/events/validation.js';
+import { eventSource } from '../../core/events/selectors.js';
 
 type StoredEvent = Stored<Event>;
 
@@ -55,7 +56,7 @@ function validateEventUpdate(e: StoredEvent, old: StoredEvent): Causes {
 const selectableFields = {
   reason: fieldAt('reason'), type: fieldAt('type'), reportingController: fieldAt('reportingComponent'),
   // the reference still selects events/v1 by the core form's source, though the newer form has no such field
-  source: fieldAt('source.component'),
+  source: eventSource,
   ...Object.fromEntries(['kind', 'namespace', 'name', 'uid', 'apiVersion', 'resourceVersion', 'fieldPath']
     .map(f => [`regarding.${f}`, fieldAt(`involvedObject.${f}`)])),
 };
