@@ -147,14 +147,14 @@ describe('admission plugins enabled by flags, through the HTTP API', () => {
 
   test('EventRateLimit refuses events past the namespace burst with 429', async () => {
     await ns('chatty');
-    const event = (i: number) => ({ metadata: { name: `e${i}` }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'chatty' }, reason: 'Tested', message: 'm', type: 'Normal' });
+    const event = (i: number, namespace = 'chatty') => ({ metadata: { name: `e${i}` }, involvedObject: { kind: 'Pod', name: 'p', namespace }, reason: 'Tested', message: 'm', type: 'Normal' });
     assert.equal((await create('/api/v1/namespaces/chatty/events', event(1))).status, 201);
     assert.equal((await create('/api/v1/namespaces/chatty/events', event(2))).status, 201);
     const limited = await create('/api/v1/namespaces/chatty/events', event(3));
     assert.equal(limited.status, 429);
     assert.match(limited.json.message, /Too many requests: limit reached on type Namespace for key chatty/);
     // another namespace has a bucket of its own
-    assert.equal((await create('/api/v1/namespaces/default/events', event(4))).status, 201);
+    assert.equal((await create('/api/v1/namespaces/default/events', event(4, 'default'))).status, 201);
   });
 
   test('OwnerReferencesPermissionEnforcement: owner references need delete on the object, blocking ones need finalizers on the owner', async () => {

@@ -580,7 +580,7 @@ describe('built-in kinds through HTTP', () => {
     assert.ok(causes(ev).includes('type: Invalid value: "": has invalid value: Odd'), causes(ev).join('\n'));
   });
 
-  test('core Event: the namespace is the object\'s, and one with an eventTime names its reporter and action', async () => {
+  test('core Event: the namespace is the object\'s, and one with an eventTime names its reporter (under its core/v1 name) and action', async () => {
     const ns = await namespace();
     const core = `/api/v1/namespaces/${ns}/events`;
     const elsewhere = await post(core, { metadata: { name: 'elsewhere' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'other' }, reason: 'R' });
@@ -589,7 +589,7 @@ describe('built-in kinds through HTTP', () => {
     const nodeEvent = await post(core, { metadata: { name: 'node-event' }, involvedObject: { kind: 'Node', name: 'n' }, reason: 'R' });
     assert.deepEqual(causes(nodeEvent), ['involvedObject.namespace: Invalid value: "": does not match event.namespace']);
     const newer = await post(core, { metadata: { name: 'newer' }, eventTime: '2026-01-02T03:04:05.000000Z', involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'R' });
-    assert.deepEqual(causes(newer).filter((x: string) => x.includes('Required')), ['reportingController: Required value', 'reportingInstance: Required value', 'action: Required value']);
+    assert.deepEqual(causes(newer).filter((x: string) => x.includes('Required')), ['reportingComponent: Required value', 'reportingInstance: Required value', 'action: Required value']);
     const ok = await post(core, { metadata: { name: 'ok' }, involvedObject: { kind: 'Pod', name: 'p', namespace: ns }, reason: 'R', message: 'm' });
     assert.equal(ok.status, 201, ok.body);
     // an update is checked too (though its message may change through core/v1)

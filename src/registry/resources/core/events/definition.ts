@@ -22,7 +22,7 @@ export function withUnsetEventFields(e: Record<string, unknown>): void {
 const validateEvent = (e: Stored<Event>) => legacyEventCauses({
   namespace: e.metadata.namespace ?? '', regardingNamespace: e.involvedObject?.namespace ?? '', eventTime: e.eventTime,
   reportingController: e.reportingComponent ?? '', reportingInstance: e.reportingInstance ?? '', action: e.action ?? '',
-  reason: e.reason ?? '', message: String(e.message ?? ''),
+  reason: e.reason ?? '', message: String(e.message ?? ''), reportingField: 'reportingComponent',
 });
 
 export const strategy = defineStrategy<Stored<Event>>({

@@ -1,5 +1,5 @@
 // The checks every Event passes, whichever API wrote it (core/v1 or events/v1): the reference runs them on its internal
-// (core) form, so the fields are named as core/v1 names them, except reportingController.
+// (core) form, so the fields are named as core/v1 names them, except the reporting controller, named as the request's API does.
 import { apiDomains, naming } from '../../../../api/naming.js';
 import { type Causes, invalid, qualifiedName, required, dnsSubdomain } from '../../../validation/fields.js';
 
@@ -13,6 +13,8 @@ export interface LegacyEventView {
   action: string;
   reason: string;
   message: string;
+  /** the reporting controller's field under the request's API: `reportingComponent` in core/v1 */
+  reportingField: 'reportingController' | 'reportingComponent';
 }
 
 const limits = { reportingInstance: 128, action: 128, reason: 128 } as const;
@@ -30,8 +32,8 @@ function olderEventNamespace(e: LegacyEventView): Causes {
 function newerEventFields(e: LegacyEventView): Causes {
   const out: Causes = [];
   if (!e.regardingNamespace && !eventHomes.includes(e.namespace)) out.push(invalid('involvedObject.namespace', e.regardingNamespace, 'does not match event.namespace'));
-  if (!e.reportingController) out.push(required('reportingController'));
-  out.push(...qualifiedName('reportingController', e.reportingController));
+  if (!e.reportingController) out.push(required(e.reportingField));
+  out.push(...qualifiedName(e.reportingField, e.reportingController));
   for (const [f, max] of Object.entries(limits)) {
     const v = e[f as keyof typeof limits];
     if (!v) out.push(required(f));

@@ -13,7 +13,7 @@ type StoredEvent = Stored<Event>;
 const legacy = (e: StoredEvent): Causes => legacyEventCauses({
   namespace: e.metadata.namespace ?? '', regardingNamespace: e.regarding?.namespace ?? '', eventTime: e.eventTime,
   reportingController: e.reportingController ?? '', reportingInstance: e.reportingInstance ?? '', action: e.action ?? '',
-  reason: e.reason ?? '', message: String(e.note ?? ''),
+  reason: e.reason ?? '', message: String(e.note ?? ''), reportingField: 'reportingController',
 });
 
 function series(e: StoredEvent): Causes {
