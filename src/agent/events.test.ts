@@ -61,3 +61,23 @@ test('a repeated event raises the count of the one made (as `kubectl describe` s
   await node.flushed();
   assert.deepEqual(calls.map((c) => [c.op, c.body.count]), [['create', 1], ['patch', 3]]);
 });
+
+test('an event names the version of the pod it was about, and a repeat about a newer version counts on the same event', async () => {
+  const calls: { op: string; body: any }[] = [];
+  const client = {
+    resource: () => ({
+      create: async (e: any) => { calls.push({ op: 'create', body: e }); },
+      patch: async (_name: string, body: any) => { calls.push({ op: 'patch', body }); },
+    }),
+  } as unknown as Client;
+  const node = eventRecorder(eventSink(client, 0, 0, () => {}), 'n1');
+  node.event({ metadata: { name: 'p', namespace: 'default', uid: 'u1', resourceVersion: '12' } }, 'Normal', 'Pulled', 'pulled', 'spec.containers{c}');
+  await node.flushed();
+  node.event({ metadata: { name: 'p', namespace: 'default', uid: 'u1', resourceVersion: '15' } }, 'Normal', 'Pulled', 'pulled', 'spec.containers{c}');
+  await node.flushed();
+  node.event({ kind: 'Node', metadata: { name: 'n1', uid: 'n1' } }, 'Normal', 'Starting', 'Starting kubelet.');
+  await node.flushed();
+  assert.deepEqual(calls.map((c) => [c.op, c.body.count]), [['create', 1], ['patch', 2], ['create', 1]]);
+  assert.deepEqual(calls[0]!.body.involvedObject, { apiVersion: 'v1', kind: 'Pod', name: 'p', namespace: 'default', uid: 'u1', resourceVersion: '12', fieldPath: 'spec.containers{c}' });
+  assert.deepEqual(calls[2]!.body.involvedObject, { apiVersion: 'v1', kind: 'Node', name: 'n1', uid: 'n1' });
+});

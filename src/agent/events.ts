@@ -146,7 +146,11 @@ export function eventRecorder(sink: EventSink, nodeName: string): Recorder {
       sink.send({
         apiVersion: 'v1', kind: 'Event',
         metadata: { name: eventName(m.name ?? ''), namespace },
-        involvedObject: { apiVersion: 'v1', kind, name: m.name, ...(m.namespace ? { namespace: m.namespace } : {}), ...(m.uid ? { uid: m.uid } : {}), ...(fieldPath ? { fieldPath } : {}) },
+        // the object's version when it was seen, as the reference's references carry it (a repeat keeps the first's)
+        involvedObject: {
+          apiVersion: 'v1', kind, name: m.name, ...(m.namespace ? { namespace: m.namespace } : {}), ...(m.uid ? { uid: m.uid } : {}),
+          ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}), ...(fieldPath ? { fieldPath } : {}),
+        },
         reason, message, type, count: 1,
         source: { component: 'kubelet', host: nodeName },
         firstTimestamp: now, lastTimestamp: now,

@@ -17,7 +17,7 @@ export interface AgentPod extends Pod {
 /** An object named by the events it gets: a pod, or the node. */
 export interface EventTarget {
   kind?: string;
-  metadata: { name: string; namespace?: string; uid?: string };
+  metadata: { name: string; namespace?: string; uid?: string; resourceVersion?: string };
 }
 
 export const podKey = (pod: AgentPod) => `${pod.metadata.namespace}/${pod.metadata.name}`;
