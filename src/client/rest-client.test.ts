@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
+import { connect as netConnect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -104,9 +104,87 @@ await new Promise((r) => setImmediate(r));
 console.log(JSON.stringify({ watch, left: process.getActiveResourcesInfo() }));`;
     const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, KUBECONFIG: server.kubeconfig }, timeout: 60_000 });
     const { watch, left } = JSON.parse(stdout);
-    assert.equal(watch, 'ended');
+    // the watch was cut under its caller: it fails saying so, unlike one the server ended
+    assert.match(watch, /the client of https:\/\/\S+ was closed/);
     // (its output goes to this process through a pipe, which is no handle of the client's)
     assert.deepEqual(left.filter((r: string) => r !== 'PipeWrap'), []);
+  });
+
+  test('a client left open does not keep the process alive while idle; a watch does', async () => {
+    // in a process of its own: after a request, the idle connection holds no handle that keeps the process
+    // running; a watch open does; once it is stopped the process exits by itself, the client never closed
+    const restClient = new URL('./rest-client.js', import.meta.url).href;
+    const script = `const { clientFromFile } = await import(${JSON.stringify(restClient)});
+const client = await clientFromFile(process.env.KUBECONFIG);
+const cms = client.resource({ group: '', version: 'v1', resource: 'configmaps' }, 'default');
+const settle = () => new Promise((r) => setImmediate(r));
+await cms.list();
+await settle();
+const idle = process.getActiveResourcesInfo();
+const stop = new AbortController();
+const events = cms.watch({ signal: stop.signal })[Symbol.asyncIterator]();
+const first = events.next();
+await cms.create({ metadata: { generateName: 'alive-' } });
+await first;
+const watching = process.getActiveResourcesInfo();
+stop.abort();
+await events.return?.();
+await cms.list();
+await settle();
+console.log(JSON.stringify({ idle, watching, after: process.getActiveResourcesInfo() }));`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, KUBECONFIG: server.kubeconfig }, timeout: 60_000 });
+    const { idle, watching, after } = JSON.parse(stdout);
+    // (the output pipe is no handle of the client's; an Immediate runs once and holds nothing for good)
+    const held = (list: string[]) => list.filter((r) => r !== 'PipeWrap' && r !== 'Immediate');
+    assert.deepEqual(held(idle), []);
+    assert.ok(held(watching).includes('TCPSocketWrap'), `a watch keeps its connection: ${watching}`);
+    assert.deepEqual(held(after), []);
+  });
+
+  test('a renewed client certificate: the old connection ends once its last stream does, without waiting for the server', async () => {
+    // a proxy that passes bytes but never ends a side: a peer that leaves a half-closed connection open.
+    // The old connection is ended when it lets its socket go: the proxy's writes to it then fail
+    const target = new URL((await loadClientConfig(server.kubeconfig)).server);
+    const accepted: Socket[] = [];
+    const ended = new Set<Socket>();
+    const proxy = createNetServer({ allowHalfOpen: true }, (sock) => {
+      const up = netConnect(Number(target.port), target.hostname);
+      sock.pipe(up, { end: false });
+      up.pipe(sock, { end: false });
+      sock.on('error', () => {});
+      up.on('error', () => {});
+      sock.on('close', () => { ended.add(sock); up.destroy(); });
+      accepted.push(sock);
+    });
+    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const admin = await loadClientConfig(server.kubeconfig);
+    const renewed = await loadClientConfig(await server.userKubeconfig('renewed', ['system:masters']));
+    let credential = { certPem: admin.certPem, keyPem: admin.keyPem };
+    const { certPem: _c, keyPem: _k, ...noCert } = admin;
+    const viaProxy = createClient({ ...noCert, server: `https://127.0.0.1:${(proxy.address() as AddressInfo).port}` },
+      { credentials: { get: async () => credential, invalidate() {} } });
+    try {
+      const cms = viaProxy.resource(configMaps, 'default');
+      const stop = new AbortController();
+      const events = cms.watch({ signal: stop.signal })[Symbol.asyncIterator]();
+      const first = events.next();
+      await cms.create({ metadata: { generateName: 'renewed-' } });
+      await first;
+      credential = { certPem: renewed.certPem, keyPem: renewed.keyPem };
+      await cms.list();
+      assert.equal(accepted.length, 2);
+      assert.ok(!ended.has(accepted[0]), 'the old connection carries its watch to its end');
+      stop.abort();
+      await events.return?.();
+      await until(() => { if (!accepted[0].destroyed) accepted[0].write('\0'); return ended.has(accepted[0]); }, 10_000);
+      assert.ok(!ended.has(accepted[1]), 'the new connection stays');
+      assert.equal((await cms.list()).kind, 'ConfigMapList');
+    } finally {
+      // (the proxy's sockets first: a client that kept a half-closed connection would wait for it to close)
+      proxy.close();
+      for (const s of accepted) s.destroy();
+      await viaProxy.close();
+    }
   });
 
   test('bearer tokens: static, and from an exec credential plugin', async () => {

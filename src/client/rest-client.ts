@@ -169,8 +169,9 @@ export interface Client {
   /** a client on the same connection with the same credentials and a QPS limit of its own */
   withLimits(opts: ClientOptions): Client;
   /**
-   * ends the client's connections (requests in flight fail, watches end); resolves once they are closed. Safe to
-   * call from any callback, a response's data included
+   * ends the client's connections (requests in flight and watches fail with an error saying the client was closed);
+   * resolves once they are closed. Safe to call from any callback, a response's data included. A client left open
+   * does not keep the process alive while no request or watch is in flight
    */
   close(): Promise<void>;
 }
@@ -190,7 +191,10 @@ export interface ResourceClient<T = any> {
   apply(obj: Partial<T> & { metadata: { name?: string } }, opts: WriteOptions & { fieldManager: string }): Promise<T>;
   delete(name: string, opts?: DeleteOptions): Promise<T | undefined>;
   deleteCollection(opts?: ListOptions & DeleteOptions): Promise<ObjectList<T>>;
-  /** one watch stream; ends when the server closes it; an expired resourceVersion throws an ApiError 410 */
+  /**
+   * one watch stream; ends when the server closes it or the caller stops it (its signal, or leaving the loop); an
+   * expired resourceVersion throws an ApiError 410; the client closed under it throws
+   */
   watch(opts?: WatchOptions): AsyncIterable<WatchEvent<T>>;
   /** get, change, update; run again from a fresh read on conflict; `change` may return undefined to write nothing */
   modify(name: string, change: (current: T) => T | undefined | void, opts?: WriteOptions): Promise<T>;
@@ -368,16 +372,32 @@ interface Transport {
  * process with many watches (one per simulated node) holds a few TLS sessions. A connection carries as many streams
  * at once as the server allows (its SETTINGS, 250 by default as the reference's); past that, another connection is
  * opened, as Go's client does, rather than queueing a watch behind others that never end. A client certificate that
- * changes (from an exec plugin) opens new connections; the old ones finish the streams they carry.
+ * changes (from an exec plugin) opens new connections; the old ones finish the streams they carry, then are ended.
+ * A connection with no stream open does not keep the process alive (as Node's keep-alive agents unref their idle
+ * sockets): a client left open does not hold a program that is done; a watch or a request in flight does.
  */
 function http2Transport(base: URL, config: ClientConfig): Transport {
   /** `settled` until the server's first SETTINGS tell how many streams it allows (`limit`) */
-  interface Connection { session: ClientHttp2Session; cert?: string; streams: number; limit: number; settled?: Promise<void> }
+  interface Connection { session: ClientHttp2Session; cert?: string; streams: number; limit: number; settled?: Promise<void>; retired?: boolean }
   let pool: Connection[] = [];
   /** every session not closed yet, those left out of the pool (after a GOAWAY, an old certificate) included */
   const sessions = new Set<ClientHttp2Session>();
   let closed = false;
   const drop = (c: Connection) => { pool = pool.filter((x) => x !== c); };
+  /** a stream starts on the connection: it keeps the process alive while the stream is open */
+  const opened = (c: Connection) => { c.streams++; c.session.ref(); };
+  /** a stream ended: an idle connection lets the process exit; one of an old certificate is ended */
+  const released = (c: Connection) => {
+    if (--c.streams > 0) return;
+    if (c.retired) void endSession(c.session);
+    else if (!c.session.destroyed) c.session.unref();
+  };
+  /** a connection of an old certificate takes no new stream and ends once its last one does */
+  const retire = (c: Connection) => {
+    drop(c);
+    c.retired = true;
+    if (c.streams === 0) void endSession(c.session);
+  };
   const connect = (cert?: string, key?: string): Connection => {
     const s = http2Connect(base.origin, {
       ca: config.caPem, cert, key, servername: config.tlsServerName,
@@ -402,6 +422,9 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     s.on('close', () => { drop(c); sessions.delete(s); });
     s.on('goaway', () => drop(c));
     s.on('remoteSettings', (settings) => { c.limit = settings.maxConcurrentStreams ?? Infinity; });
+    // the requests waiting for the settings take their streams in the promise jobs that follow, before the
+    // process could exit; a connection none of them took (they gave up) is idle
+    s.once('remoteSettings', () => { if (c.streams === 0) s.unref(); });
     // a client closed while connecting has a destroyed session by the time 'connect' is delivered
     s.on('connect', () => { if (!s.destroyed) s.setLocalWindowSize(32 * 2 ** 20); });
     pool.push(c);
@@ -416,10 +439,10 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     // a closed client opens no new connection (a late request would keep the server from closing)
     if (closed) throw new Error(`the client of ${base.origin} is closed`);
     for (const c of pool) {
-      if (c.cert !== cert) { c.session.close(); drop(c); continue; }
+      if (c.cert !== cert) { retire(c); continue; }
       if (c.session.closed || c.session.destroyed) continue;
       if (c.settled) return c.settled;
-      if (c.streams < c.limit) { c.streams++; return c; }
+      if (c.streams < c.limit) { opened(c); return c; }
     }
     return connect(cert, key).settled!;
   };
@@ -453,10 +476,10 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
         try {
           stream = openStream(connection.session, { ':method': method, ':path': url.pathname + url.search, ...headers }, { endStream: body === undefined, signal });
         } catch (e) {
-          connection.streams--;
+          released(connection);
           return reject(e);
         }
-        stream.once('close', () => { connection.streams--; releaseTimer(stream); });
+        stream.once('close', () => { released(connection); releaseTimer(stream); });
         stream.on('error', reject);
         // a stream ended without an error and without an answer (its session destroyed by close()) fails the request
         stream.once('close', () => reject(new Error(`${method} ${url.pathname}: the connection closed before an answer`)));
@@ -476,7 +499,10 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
     close() {
       closed = true;
       pool = [];
-      return Promise.all([...sessions].map(endSession)).then(() => undefined);
+      // the streams still open (watches, requests in flight) fail with this error: a watch cut by close() is told
+      // apart from one the server ended
+      const cut = new Error(`the client of ${base.origin} was closed`);
+      return Promise.all([...sessions].map((s) => endSession(s, cut))).then(() => undefined);
     },
   };
 }
@@ -487,11 +513,11 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
  * the request awaited), and no native callback may find its session destroyed under it. A destroy, unlike a
  * graceful close, sends GOAWAY and closes the socket without waiting for the server to close its side.
  */
-function endSession(s: ClientHttp2Session): Promise<void> {
+function endSession(s: ClientHttp2Session, error?: Error): Promise<void> {
   // (a session is known until its 'close': one already destroyed has it still to come)
   return new Promise((resolve) => {
     s.once('close', () => resolve());
-    setImmediate(() => s.destroy());
+    setImmediate(() => s.destroy(error));
   });
 }
 
