@@ -4,7 +4,7 @@
 
 export {
   createClient, clientFromFile, resourcePath, retryOnConflict, watchEvents, readAll, statusError, patchContentTypes,
-  ApiError, isNotFound, isConflict, isAlreadyExists, isGone, isForbidden, isInvalid,
+  ApiError, isNotFound, isConflict, isAlreadyExists, isGone, isForbidden, isInvalid, isClientClosed,
   type Client, type ClientOptions, type ResourceClient, type SubresourceClient, type ResourceRef, type ListOptions, type WatchOptions,
   type DeleteOptions, type PatchType, type WriteOptions, type WatchEvent, type ObjectList, type RequestSpec, type Response, type Connection,
 } from './rest-client.js';

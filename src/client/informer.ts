@@ -7,7 +7,7 @@
 //   and a periodic resync that tells every handler about every object again.
 
 import { setMaxListeners } from 'node:events';
-import { isGone, type ListOptions, type ListResult, type ResourceClient, type ResourceRef, type Client } from './rest-client.js';
+import { isClientClosed, isGone, type ListOptions, type ListResult, type ResourceClient, type ResourceRef, type Client } from './rest-client.js';
 
 export type InformerEvent<T> =
   | { type: 'sync'; items: T[] }
@@ -95,6 +95,11 @@ function reflect<T>(resource: ResourceClient<T>, sink: ReflectorSink<T>, opts: I
         }
       } catch (err) {
         if (signal.aborted) return;
+        // a closed client answers nothing again: told once, the loop ends rather than retrying for ever
+        if (isClientClosed(err)) {
+          opts.onError?.(err);
+          return;
+        }
         if (isGone(err)) {
           needList = true;
           continue;

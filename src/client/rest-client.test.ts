@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startTestServer, type TestServer } from '../testing.js';
 import { loadClientConfig } from '../config/client-config.js';
-import { ApiError, clientFromFile, createClient, isNotFound, type Client, type ResourceClient, type WatchEvent } from './rest-client.js';
+import { ApiError, clientFromFile, createClient, isClientClosed, isNotFound, type Client, type ResourceClient, type WatchEvent } from './rest-client.js';
 import { startInformer, type InformerEvent } from './informer.js';
 import { tokenBucket } from './rate-limit.js';
 
@@ -246,6 +246,23 @@ console.log(JSON.stringify({ idle, watching, after: process.getActiveResourcesIn
     informer.stop();
     assert.equal(events.filter((e) => e.type === 'sync').length, 1);
     assert.deepEqual(events.filter((e) => e.type !== 'sync').map((e) => `${e.type} ${(e as any).object.metadata.name}`), ['added n0', 'added n1', 'added n2', 'deleted before']);
+  });
+
+  test('an informer whose client is closed under it says so once and stops, instead of retrying for ever', async () => {
+    const own = await clientFromFile(server.kubeconfig);
+    const errors: unknown[] = [];
+    const informer = startInformer(own.resource(configMaps, 'default'), () => {}, { retryDelayMs: 5, onError: (e) => errors.push(e) });
+    try {
+      await informer.synced;
+      await own.close();
+      await until(() => errors.length > 0);
+      assert.ok(isClientClosed(errors[0]), String(errors[0]));
+      // a retrying informer, 5 ms apart, would have failed again many times over by now
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(errors.length, 1, errors.map(String).join('; '));
+    } finally {
+      informer.stop();
+    }
   });
 });
 

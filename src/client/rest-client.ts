@@ -144,6 +144,10 @@ export const isAlreadyExists = (e: unknown) => e instanceof ApiError && e.code =
 export const isGone = (e: unknown) => e instanceof ApiError && e.code === 410;
 export const isForbidden = (e: unknown) => e instanceof ApiError && e.code === 403;
 export const isInvalid = (e: unknown) => e instanceof ApiError && e.code === 422;
+/** the error of a request or watch cut because its client was closed (`close()`), or sent after it was */
+export const isClientClosed = (e: unknown): boolean =>
+  !!e && typeof e === 'object' && ((e as { clientClosed?: boolean }).clientClosed === true || isClientClosed((e as { cause?: unknown }).cause));
+const clientClosed = (message: string) => Object.assign(new Error(message), { clientClosed: true });
 
 /** Where a connection of its own (an upgraded stream) goes, and with which credentials. */
 export interface Connection {
@@ -437,7 +441,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
    */
   const take = (cert: string | undefined, key: string | undefined): Connection | Promise<void> => {
     // a closed client opens no new connection (a late request would keep the server from closing)
-    if (closed) throw new Error(`the client of ${base.origin} is closed`);
+    if (closed) throw clientClosed(`the client of ${base.origin} is closed`);
     for (const c of pool) {
       if (c.cert !== cert) { retire(c); continue; }
       if (c.session.closed || c.session.destroyed) continue;
@@ -501,7 +505,7 @@ function http2Transport(base: URL, config: ClientConfig): Transport {
       pool = [];
       // the streams still open (watches, requests in flight) fail with this error: a watch cut by close() is told
       // apart from one the server ended
-      const cut = new Error(`the client of ${base.origin} was closed`);
+      const cut = clientClosed(`the client of ${base.origin} was closed`);
       return Promise.all([...sessions].map((s) => endSession(s, cut))).then(() => undefined);
     },
   };
