@@ -122,6 +122,16 @@ test('integers that a double would round but an int64 holds are found with their
   assert.deepEqual(inexactIntegers('9223372036854775808'), [], 'past int64 the reference reads a double as well');
   assert.deepEqual(inexactIntegers('[-9223372036854775808, -9223372036854775809]'), ['[0]: -9223372036854775808']);
   assert.deepEqual(inexactIntegers('{"s":"12345678901234567890","f":12345678901234567890.5,"e":1234567890123456789e0,"ok":9007199254740991}'), []);
+  // a literal of three million digits is past int64 by its length alone: no BigInt is read from it
+  const read: number[] = [];
+  const nativeBigInt = globalThis.BigInt;
+  globalThis.BigInt = Object.assign((v: string) => { read.push(String(v).length); return nativeBigInt(v); }, nativeBigInt);
+  try {
+    assert.deepEqual(inexactIntegers(`{"n":${'9'.repeat(3_000_000)},"m":9007199254740993}`), ['m: 9007199254740993']);
+  } finally {
+    globalThis.BigInt = nativeBigInt;
+  }
+  assert.deepEqual(read, [16]);
   // text without 16 digits in a row is not scanned at all
   assert.deepEqual(inexactIntegers('{"a":123456789012345}'), []);
 });

@@ -321,6 +321,9 @@ export function inexactIntegers(text: string): string[] {
   if (!/\d{16}/.test(text)) return found;
   scanJsonText(text, {
     long(path, literal) {
+      // an int64 is at most 19 digits and a sign: a longer literal is a double at the reference too, and is not
+      // read as a BigInt (whose decimal reading grows with the square of the digits)
+      if (literal.length > 20) return;
       const n = BigInt(literal);
       if (!Number.isSafeInteger(Number(literal)) && n >= int64Range[0] && n <= int64Range[1]) found.push(`${pathText(path) || '<root>'}: ${literal}`);
     },
