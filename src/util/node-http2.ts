@@ -1,10 +1,9 @@
 // Two workarounds for Node 20's HTTP/2: streams opened without its costly AsyncResource.bind, and timers let go of
 // once a session or stream is destroyed.
 //
-// Every ClientHttp2Session.request()
-// binds its start to an AsyncResource, and Node 20's bind also defines the deprecated `asyncResource` accessors
-// (DEP0172) on the bound function, two util.deprecate wrappers each time: ~30 µs of CPU per stream on this machine
-// class, a fifth of a whole unary call. The storage's etcd calls, admission webhook calls and the REST client of the
+// Every ClientHttp2Session.request() binds its start to an AsyncResource, and Node 20's bind also defines the deprecated
+// `asyncResource` accessors (DEP0172) on the bound function, two util.deprecate wrappers each time: ~30 µs of CPU per
+// stream on this machine class, a fifth of a whole unary call. The storage's etcd calls, admission webhook calls and the REST client of the
 // controllers and the scheduler open a stream per request, so the bind is swapped, for the synchronous span of
 // request() alone, for one that runs the function in the resource's async scope just the same, without the accessors.
 import { AsyncResource } from 'node:async_hooks';
