@@ -2,7 +2,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadYamlCodecs, toYaml } from '../util/yaml.js';
-import { jsonArrayParts, yamlArrayParts } from './read.js';
+import { jsonArrayParts, packedJsonArray, yamlArrayParts } from './read.js';
+import { batchBytes } from './respond.js';
 
 const head = { apiVersion: 'v1', kind: 'ConfigMapList', metadata: { resourceVersion: '12', continue: 'x' } };
 const items = [
@@ -17,5 +18,23 @@ test('JSON and YAML lists written member by member are the whole list\'s text', 
     assert.equal(joined(jsonArrayParts(head, 'items', list.length, n => list[n], false)), JSON.stringify({ ...head, items: list }));
     assert.equal(joined(jsonArrayParts(head, 'items', list.length, n => list[n], true)), `${JSON.stringify({ ...head, items: list }, null, 2)}\n`);
     assert.equal(joined(yamlArrayParts(head, 'items', list.length, n => list[n])), toYaml({ ...head, items: list }));
+  }
+});
+
+test('a list packed from its members\' bytes is the whole list\'s text, in pieces of the batch size', () => {
+  const member = (n: number) => ({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: `m${n}` }, data: { v: 'x'.repeat(n * 37 % 900) } });
+  // members of every size around a piece's end, one larger than a piece, and none
+  const lists = [[], [member(1)], Array.from({ length: 3000 }, (_, n) => member(n)),
+    [member(2), { ...member(3), data: { big: 'y'.repeat(batchBytes * 2 + 5) } }, member(4)]];
+  const head = { kind: 'ConfigMapList', apiVersion: 'v1', metadata: { resourceVersion: '7' } };
+  const itemHead = '{"kind":"ConfigMap","apiVersion":"v1",';
+  for (const list of lists) {
+    const bytes = list.map(m => Buffer.from(JSON.stringify(m)));
+    for (const skip of [0, itemHead.length]) {
+      const pieces = [...packedJsonArray(head, 'items', bytes, skip)];
+      const served = skip ? list.map(({ kind: _k, apiVersion: _a, ...rest }) => rest) : list;
+      assert.equal(Buffer.concat(pieces).toString(), JSON.stringify({ ...head, items: served }));
+      assert.ok(pieces.slice(0, -1).every(p => p.length === batchBytes), 'every piece but the last is full');
+    }
   }
 });

@@ -65,6 +65,13 @@ export function resourcePrefixOf(key: string): string {
   return key;
 }
 
+/** the index of the first of the sorted keys not before `key` */
+function lowerBound(keys: string[], key: string): number {
+  let lo = 0, hi = keys.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (keys[mid] < key) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
 /** a cached object for a caller that may change it: its obj is a deep copy made when first read (decoded from the
  *  cached JSON, which the cache keeps rather than a parsed object); until then, its bytes are the cache's */
 function privateCopy(item: StoredObject): StoredObject {
@@ -149,7 +156,9 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
 
   function resourceState(prefix: string): ResourceState {
     let objects = new Map<string, StoredObject>();
-    let sortedKeys: string[] | undefined;
+    /** the objects in key order, made when first listed and kept until an object comes or goes (a change of one
+     *  replaces it in place): a list is then two binary searches and a copy, with no lookup per object */
+    let sorted: { keys: string[]; items: StoredObject[] } | undefined;
     /** the events from index `head` on; those before it have expired and are cut in one piece, 1,024 at a time (or once
      *  they are half of it): a splice of the front at every event moved the whole window (10,000 events) each time */
     let history: Array<{ ev: ObjectEvent; at: number; size: number }> = [];
@@ -207,13 +216,15 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       const prev = objects.get(e.key);
       let ev: ObjectEvent;
       if (e.type !== 'DELETED') {
-        if (!prev) sortedKeys = undefined;
-        objects.set(e.key, kept(e.cur));
+        const cur = kept(e.cur);
+        if (!prev) sorted = undefined;
+        else if (sorted) sorted.items[lowerBound(sorted.keys, e.key)] = cur;
+        objects.set(e.key, cur);
         ev = { type: prev ? 'MODIFIED' : 'ADDED', key: e.key, cur: e.cur, prev, rev: e.rev };
       } else {
         if (!prev) { rev = e.rev; return; }
         objects.delete(e.key);
-        sortedKeys = undefined;
+        sorted = undefined;
         ev = { type: 'DELETED', key: e.key, cur: kept(e.cur), prev, rev: e.rev };
       }
       rev = ev.rev;
@@ -229,7 +240,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       if (!loaded) {
         loaded = true;
         objects = fresh;
-        sortedKeys = undefined;
+        sorted = undefined;
         rev = historyFrom = at;
         return;
       }
@@ -249,7 +260,7 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       // the same keys at the same revisions: nothing happened to this resource in the gap, its watchers go on
       if (!changes.length) return;
       objects = fresh;
-      sortedKeys = undefined;
+      sorted = undefined;
       history = [];
       head = 0;
       bytesHeld = 0;
@@ -265,13 +276,17 @@ export function createWatchCache(inner: ObjectStore, opts: WatchCacheOptions): W
       get: key => objects.get(key),
       count: () => objects.size,
       snapshot(keyPrefix) {
-        if (!sortedKeys) sortedKeys = [...objects.keys()].sort();
-        const out: StoredObject[] = [];
-        if (keyPrefix === prefix) { for (const k of sortedKeys) out.push(objects.get(k)!); return out; }
-        let lo = 0, hi = sortedKeys.length;
-        while (lo < hi) { const mid = (lo + hi) >> 1; if (sortedKeys[mid] < keyPrefix) lo = mid + 1; else hi = mid; }
-        for (let i = lo; i < sortedKeys.length && sortedKeys[i].startsWith(keyPrefix); i++) out.push(objects.get(sortedKeys[i])!);
-        return out;
+        if (!sorted) {
+          const keys = [...objects.keys()].sort();
+          sorted = { keys, items: keys.map(k => objects.get(k)!) };
+        }
+        const { keys, items } = sorted;
+        if (keyPrefix === prefix) return items.slice();
+        const from = lowerBound(keys, keyPrefix);
+        // the keys past `from` that begin with the prefix come first, so where they end is found the same way
+        let lo = from, hi = keys.length;
+        while (lo < hi) { const mid = (lo + hi) >> 1; if (keys[mid].startsWith(keyPrefix)) lo = mid + 1; else hi = mid; }
+        return items.slice(from, lo);
       },
       since(from) {
         if (from < historyFrom) return undefined;
