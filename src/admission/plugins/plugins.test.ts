@@ -308,6 +308,12 @@ describe('ResourceQuota', () => {
     const gpus = { 'requests.example.com/gpu': '2', services: '1' };
     const uncounted = fakeDeps([{ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard: gpus }, status: { hard: gpus, used: { services: '0' } } } }]);
     await rejects(resourceQuota.create(uncounted).validate!(attrs({ object: pod({ containers: [{ name: 'c' }] }) })), /status unknown for quota: q, resources: requests.example.com\/gpu$/);
+    // an update that grows nothing is refused the same while the quota's usage of its kind is unknown
+    const services = { services: '2', 'services.nodeports': '2' };
+    const unknownServices = fakeDeps([{ group: '', resource: 'resourcequotas', obj: { metadata: { name: 'q', namespace: 'ns' }, spec: { hard: services }, status: { hard: services, used: { services: '1' } } } }]);
+    const service = (labels: Record<string, string>) => ({ apiVersion: 'v1', kind: 'Service', metadata: { name: 's', namespace: 'ns', resourceVersion: '5', labels }, spec: { type: 'ClusterIP', ports: [{ port: 80 }] } });
+    await rejects(resourceQuota.create(unknownServices).validate!(attrs({ resource: 'services', operation: 'UPDATE', name: 's', object: service({ a: 'b' }), oldObject: service({}) })),
+      /^services "s" is forbidden: status unknown for quota: q, resources: services,services.nodeports$/);
   });
   test('dry run checks without recording', async () => {
     const deps = fakeDeps([quota({ pods: '1' })]);

@@ -213,17 +213,19 @@ export default definePlugin({
         if (notCovered) throw refuse(a, notCovered);
         const quotas = all.filter(q => inScope(q, a));
         if (!quotas.length) return;
-        const delta = usageOf(a, names);
-        if (!Object.keys(delta).length) return;
         // the stored quotas, not the cache: usage recorded a moment ago must count
         const current = (await Promise.all(quotas.map(q => listers.get('', 'resourcequotas', a.namespace, q.metadata.name!, true))))
           .filter(Boolean) as Stored<ResourceQuota>[];
+        // checked before the usage, as the reference does: an update that grows nothing is refused too while a quota
+        // it falls under has no usage recorded yet
         for (const q of current) {
           const need = missing(q, a);
           if (need) throw refuse(a, `failed quota: ${q.metadata.name}: must specify ${need}`);
           const unknown = statusUnknown(q, a, names);
           if (unknown) throw refuse(a, unknown);
         }
+        const delta = usageOf(a, names);
+        if (!Object.keys(delta).length) return;
         for (const q of current) {
           const why = exceeded(q, delta);
           if (why) throw refuse(a, why);
