@@ -4,7 +4,7 @@ const layers = {
   util: [],
   api: ['util'],
   pki: ['util'],
-  metrics: [],
+  metrics: ['util'],
   config: ['api', 'util', 'pki', 'authn'],
   schema: ['api', 'util'],
   cel: ['api', 'schema', 'util'],

@@ -1,7 +1,8 @@
 // Prometheus metrics through prom-client: one registry per server (several servers can share a process), the
 // reference's families declared with their label names, gauges read when scraped, and the process and Node.js
 // runtime metrics of prom-client's default collectors.
-import { Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import { Gauge, Registry, collectDefaultMetrics, type MetricObject } from 'prom-client';
+import { sliceClock, yieldToLoop } from '../util/slices.js';
 
 type Labels = Record<string, string>;
 
@@ -76,12 +77,13 @@ function seriesTable<S>(labelNames: readonly string[], fresh: () => S) {
 interface Exported { labels: Labels; sharedLabels?: Labels; value: number; metricName?: string }
 
 /** a family prom-client's registry writes out: what it reads of its own metrics (get, getForPromString, reset) */
-function family(name: string, help: string, type: 'counter' | 'histogram', values: () => Exported[], reset: () => void) {
-  const data = (vs: Exported[]) => ({ name, help, type, values: vs, aggregator: 'sum' });
+function family(name: string, help: string, type: 'counter' | 'histogram', values: () => Iterable<Exported>, reset: () => void) {
+  const data = (vs: Iterable<Exported>) => ({ name, help, type, values: vs, aggregator: 'sum' });
   return {
     name, help, type, aggregator: 'sum', reset,
+    // the values as they are read: the writer takes them a piece at a time
     getForPromString: async () => data(values()),
-    get: async () => data(values().map(({ labels, sharedLabels, ...v }) => ({ ...v, labels: { ...sharedLabels, ...labels } }))),
+    get: async () => data([...values()].map(({ labels, sharedLabels, ...v }) => ({ ...v, labels: { ...sharedLabels, ...labels } }))),
   };
 }
 
@@ -109,13 +111,52 @@ const processMetrics = () => {
   return processRegistry;
 };
 
+/** the lines of a metric written in one piece of work */
+const linesPerPiece = 1000;
+
+interface Exposed { values?: Iterable<unknown> }
+interface Writer { getMetricsAsString(metric: { get(): Promise<Exposed> }): Promise<string> }
+
+/**
+ * The registry's text exposition, as prom-client writes it, made a piece at a time with the event loop given back
+ * between slices: prom-client writes every metric in one stretch, and a busy server's request histograms (up to
+ * maxSeriesPerMetric series of some 27 lines each) held the loop for hundreds of milliseconds a scrape
+ */
+export async function renderInSlices(registry: Registry): Promise<string> {
+  const writer = registry as unknown as Writer;
+  const clock = sliceClock();
+  const texts: string[] = [];
+  for (const metric of registry.getMetricsAsArray()) {
+    const own = metric as MetricObject & { get(): Promise<Exposed>; getForPromString?(): Promise<Exposed> };
+    const whole = await (own.getForPromString ? own.getForPromString() : own.get());
+    const values = (whole.values ?? [])[Symbol.iterator]();
+    const pieces: string[] = [];
+    for (let done = false; !done;) {
+      const piece: unknown[] = [];
+      while (piece.length < linesPerPiece) {
+        const next = values.next();
+        if ((done = !!next.done)) break;
+        piece.push(next.value);
+      }
+      if (!piece.length && pieces.length) break;
+      const text = await writer.getMetricsAsString({ get: async () => ({ ...whole, values: piece }) });
+      // a piece after the first goes without the HELP and TYPE lines the writer starts each with
+      pieces.push(pieces.length ? text.slice(text.indexOf('\n', text.indexOf('\n') + 1) + 1) : text);
+      if (clock.due()) await yieldToLoop();
+    }
+    texts.push(pieces.join('\n'));
+  }
+  return `${texts.join('\n\n')}\n`;
+}
+
 export function createMetrics(): MetricsRegistry {
   const registry = new Registry();
   const registers = [registry];
   return {
     counter(name, help, labelNames) {
       const table = seriesTable(labelNames, () => ({ value: 0 }));
-      registry.registerMetric(family(name, help, 'counter', () => [...table.all()].map(s => ({ labels: s.labels, value: s.value })), table.clear) as never);
+      function* values() { for (const s of table.all()) yield { labels: s.labels, value: s.value }; }
+      registry.registerMetric(family(name, help, 'counter', values, table.clear) as never);
       return (labels, by = 1) => {
         if (!(by >= 0)) throw new Error(`counter ${name} cannot go down (by ${by})`);
         table.find(labels).value += by;
@@ -129,15 +170,18 @@ export function createMetrics(): MetricsRegistry {
     histogram(name, help, labelNames, buckets) {
       const bounds = [...buckets].sort((a, b) => a - b);
       const table = seriesTable(labelNames, () => ({ counts: new Array<number>(bounds.length).fill(0), sum: 0, count: 0 }));
-      const values = () => [...table.all()].flatMap(s => {
-        let cumulative = 0;
-        return [
-          ...bounds.map((le, i) => ({ labels: { le: le as unknown as string }, sharedLabels: s.labels, value: (cumulative += s.counts[i]), metricName: `${name}_bucket` })),
-          { labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: `${name}_bucket` },
-          { labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${name}_sum` },
-          { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` },
-        ];
-      });
+      function* values(): Generator<Exported> {
+        for (const s of table.all()) {
+          // a series read at once: the writer may give the loop back within its lines, and requests go on recording
+          const counts = s.counts.slice(), { sum, count, labels } = s;
+          let cumulative = 0;
+          for (let i = 0; i < bounds.length; i++)
+            yield { labels: { le: bounds[i] as unknown as string }, sharedLabels: labels, value: (cumulative += counts[i]), metricName: `${name}_bucket` };
+          yield { labels: { le: '+Inf' }, sharedLabels: labels, value: count, metricName: `${name}_bucket` };
+          yield { labels: {}, sharedLabels: labels, value: sum, metricName: `${name}_sum` };
+          yield { labels: {}, sharedLabels: labels, value: count, metricName: `${name}_count` };
+        }
+      }
       registry.registerMetric(family(name, help, 'histogram', values, table.clear) as never);
       const observer = (s: ReturnType<typeof table.find>) => (value: number) => {
         if (!Number.isFinite(value)) throw new TypeError(`histogram ${name}: value is not a finite number: ${value}`);
@@ -158,7 +202,7 @@ export function createMetrics(): MetricsRegistry {
         },
       });
     },
-    render: () => Registry.merge([registry, processMetrics()]).metrics(),
+    render: () => renderInSlices(Registry.merge([registry, processMetrics()])),
     contentType: registry.contentType,
   };
 }
