@@ -40,6 +40,17 @@ test('a Service changing type drops the fields the new type cannot have, unless 
   assert.equal(named!.spec?.internalTrafficPolicy, undefined);
 });
 
+test('a Service that stops being a load balancer loses its load balancer status, as the reference clears it', async () => {
+  const svc = strategyOf('', 'services');
+  const lb = (await create<Service>(svc, { spec: { type: 'LoadBalancer', ports: [{ port: 80, nodePort: 30081 }] } })).obj;
+  lb.status = { loadBalancer: { ingress: [{ ip: '192.0.2.10' }] } };
+  let after: Service | undefined;
+  assert.deepEqual(await update<Service>(svc, lb, (o) => { o.metadata.labels = { a: 'b' }; after = o; }), []);
+  assert.deepEqual(after!.status?.loadBalancer, { ingress: [{ ip: '192.0.2.10' }] }, 'kept while it is a load balancer');
+  assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'NodePort'; after = o; }), []);
+  assert.deepEqual(after!.status?.loadBalancer, {});
+});
+
 test('a Service name is a DNS-1035 label: it starts with a letter, as the reference requires', () => {
   const svc = strategyOf('', 'services');
   const nameCauses = (name: string) => validateObjectMeta({ name, namespace: 'ns' }, true, svc.nameRule).map(c => `${c.field}: ${c.message}`);

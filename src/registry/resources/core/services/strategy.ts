@@ -437,6 +437,8 @@ export const strategy = defineStrategy<Svc>({
       dropTypeDependentFields(svc.spec, old.spec ?? {});
       keepAllocated(svc.spec, old.spec ?? {});
     }
+    // as the reference: a service that is no longer a load balancer loses the load balancer's status at once
+    if (svc.spec?.type !== 'LoadBalancer' && svc.status?.loadBalancer) svc.status.loadBalancer = {};
     await allocate(svc, ctx, old);
   },
   validate: validateService,
