@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Ingress } from '../../../../api/types/networking-v1.js';
-import { create, strategyOf, update } from '../../testing/strategy.js';
+import { create, ctx, strategyOf, update } from '../../testing/strategy.js';
 
 const svc = (port: object = { number: 80 }, name = 'web') => ({ service: { name, port } });
 const rule = (paths: object[], host?: string) => ({ ...(host ? { host } : {}), http: { paths } });
@@ -45,4 +45,18 @@ test('an Ingress stored with a secret name the reference no longer accepts keeps
   const ing = strategyOf('networking', 'ingresses');
   const old = (await create<Ingress>(ing, { spec: { defaultBackend: svc(), tls: [{ secretName: 'Old_Name' }] } })).obj;
   assert.deepEqual(await update<Ingress>(ing, old, o => { o.metadata.labels = { a: 'b' }; }), []);
+});
+
+test('a new Ingress whose class annotation and ingressClassName differ is refused, as the reference refuses it', async () => {
+  const ing = strategyOf('networking', 'ingresses');
+  const annotation = `${ctx.names.labelDomain}/ingress.class`;
+  const withClass = (annotated: string, ingressClassName?: string) =>
+    create<Ingress>(ing, { metadata: { name: 'x', namespace: 'ns', annotations: { [annotation]: annotated } }, spec: { defaultBackend: svc(), ingressClassName } });
+  assert.deepEqual((await withClass('nginx', 'haproxy')).causes,
+    [`annotations.${annotation}: Invalid value: "nginx": must match \`ingressClassName\` when both are specified`]);
+  assert.deepEqual((await withClass('nginx', 'nginx')).causes, []);
+  assert.deepEqual((await withClass('nginx')).causes, []);
+  // an update is not held to it: objects stored before the rule keep working
+  const old = (await withClass('nginx', 'nginx')).obj;
+  assert.deepEqual(await update<Ingress>(ing, old, o => { o.spec!.ingressClassName = 'haproxy'; }), []);
 });

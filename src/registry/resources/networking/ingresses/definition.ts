@@ -98,12 +98,20 @@ function validateIngress(ing: Ingress, old?: Ingress): Causes {
   return out;
 }
 
+/** a new Ingress that names its class twice, in the old annotation and in ingressClassName, names one class */
+function classAnnotationCauses(ing: Ingress, annotation: string): Causes {
+  const named = ing.metadata?.annotations?.[annotation];
+  const cls = ing.spec?.ingressClassName;
+  return named !== undefined && isSet(cls) && named !== cls
+    ? [invalid(`annotations.${annotation}`, named, 'must match `ingressClassName` when both are specified')] : [];
+}
+
 const badSecretNames = (s: IngressSpec | undefined) =>
   (s?.tls ?? []).some(t => !!t?.secretName && dnsSubdomain('', t.secretName).length > 0);
 
 export const strategy = defineStrategy<Stored<Ingress>>({
   prepareForCreate(ing) { ing.status = { loadBalancer: {} }; },
-  validate: ing => validateIngress(ing),
+  validate: (ing, ctx) => [...validateIngress(ing), ...classAnnotationCauses(ing, ctx.names.label('ingress.class'))],
   validateUpdate: (ing, old) => validateIngress(ing, old),
 });
 
