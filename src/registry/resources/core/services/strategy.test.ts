@@ -51,6 +51,21 @@ test('a Service that stops being a load balancer loses its load balancer status,
   assert.deepEqual(after!.status?.loadBalancer, {});
 });
 
+test('allocateLoadBalancerNodePorts is for load balancers only, as the reference validates it', async () => {
+  const svc = strategyOf('', 'services');
+  const causes = async (spec: object) => (await create<Service>(svc, { spec })).causes;
+  assert.deepEqual(await causes({ allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] }),
+    ["spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'"]);
+  assert.deepEqual(await causes({ type: 'NodePort', allocateLoadBalancerNodePorts: true, ports: [{ port: 80 }] }),
+    ["spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'"]);
+  assert.deepEqual(await causes({ type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] }), []);
+  // a load balancer turned into a NodePort sheds the field it kept unchanged; one the update sets again is refused
+  const lb = (await create<Service>(svc, { spec: { type: 'LoadBalancer', allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] } })).obj;
+  assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'NodePort'; }), []);
+  assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'NodePort'; o.spec!.allocateLoadBalancerNodePorts = true; }),
+    ["spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'"]);
+});
+
 test('a Service name is a DNS-1035 label: it starts with a letter, as the reference requires', () => {
   const svc = strategyOf('', 'services');
   const nameCauses = (name: string) => validateObjectMeta({ name, namespace: 'ns' }, true, svc.nameRule).map(c => `${c.field}: ${c.message}`);

@@ -315,6 +315,8 @@ function validateService(svc: Svc): Causes {
     if (sourceRanges.some(r => typeof r !== 'string' || !parseCidrText(r.trim())))
       out.push(invalid('spec.LoadBalancerSourceRanges', `[${sourceRanges.join(' ')}]`, 'must be a list of IP ranges. For example, 10.240.0.0/24,10.250.0.0/24 '));
   }
+  if (isSet(s.allocateLoadBalancerNodePorts) && s.type !== 'LoadBalancer')
+    out.push(forbidden('spec.allocateLoadBalancerNodePorts', "may only be used when `type` is 'LoadBalancer'"));
   if (isSet(s.loadBalancerClass)) {
     if (s.type !== 'LoadBalancer') out.push(forbidden('spec.loadBalancerClass', "may only be used when `type` is 'LoadBalancer'"));
     else out.push(...qualifiedName('spec.loadBalancerClass', String(s.loadBalancerClass)));
