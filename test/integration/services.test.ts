@@ -101,6 +101,23 @@ eachBackend('service allocations', h => {
     assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/np`)).status, 200);
   });
 
+  test('a health check node port stays as allocated: a change is refused and takes nothing', async () => {
+    const ns = await h.namespace('svc');
+    const lb = await svc(ns, 'local', { type: 'LoadBalancer', externalTrafficPolicy: 'Local', allocateLoadBalancerNodePorts: false, ports: [{ port: 80 }] });
+    assert.equal(lb.status, 201, lb.body);
+    const held = lb.json.spec.healthCheckNodePort;
+    const other = held === 30000 ? 30001 : 30000;
+    const path = `/api/v1/namespaces/${ns}/services/local`;
+    const changed = await h.client().request('PATCH', path, { body: { spec: { healthCheckNodePort: other } }, contentType: 'application/merge-patch+json' });
+    assert.equal(changed.status, 422, changed.body);
+    assert.equal(changed.json.message, 'Service "local" is invalid: spec.healthCheckNodePort: Forbidden: field is immutable');
+    assert.equal((await h.client().get(path)).json.spec.healthCheckNodePort, held);
+    // the port the refused change named is still free
+    const np = await svc(ns, 'np', { type: 'NodePort', ports: [{ port: 80, nodePort: other }] });
+    assert.equal(np.status, 201, np.body);
+    for (const name of ['local', 'np']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
+  });
+
   test('a Service that requires both IP families is refused on a single-stack cluster, unless it is headless without selector', async () => {
     const ns = await h.namespace('svc');
     const dual = await svc(ns, 'dual', { ipFamilyPolicy: 'RequireDualStack', ports: [{ port: 80 }] });

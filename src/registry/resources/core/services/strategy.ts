@@ -176,9 +176,9 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
       if (!out.length && needsNodePorts(s)) for (const [, p] of entries) p.nodePort ||= shared.get(p.port);
     }
     // the health check port comes from the node port range too, the one asked for or any free one; one the service
-    // already held stays its own
+    // already held stays its own (validation refuses a change of it)
     const heldCheck = old?.spec && needsHealthCheckPort(old.spec) ? old.spec.healthCheckNodePort : undefined;
-    if (needsHealthCheckPort(s) && !out.length && (!s.healthCheckNodePort || s.healthCheckNodePort !== heldCheck)) {
+    if (needsHealthCheckPort(s) && !out.length && !heldCheck) {
       const asked = s.healthCheckNodePort;
       if (asked && (asked < ports.base || asked >= ports.base + ports.size)) {
         out.push(invalid('spec.healthCheckNodePort', asked, `provided port is not in the valid range. The range of valid ports is ${a.ports.range.text}`));
@@ -401,6 +401,8 @@ function validateServiceUpdate(svc: Svc, old: Svc): Causes {
     if ((o.clusterIPs ?? []).length > 1 && (s.clusterIPs ?? []).length === 1 && !isHeadless(s) && s.ipFamilyPolicy !== 'SingleStack')
       out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy ?? null, "must be set to 'SingleStack' when releasing the secondary clusterIP"));
   }
+  if (needsHealthCheckPort(s) && needsHealthCheckPort(o) && (s.healthCheckNodePort ?? 0) !== (o.healthCheckNodePort ?? 0))
+    out.push(forbidden('spec.healthCheckNodePort', 'field is immutable'));
   if (s.type === 'LoadBalancer' && o.type === 'LoadBalancer' && !sameJson(s.loadBalancerClass ?? null, o.loadBalancerClass ?? null))
     out.push(invalid('spec.loadBalancerClass', s.loadBalancerClass ?? null, 'may not change once set'));
   if (needsClusterIp(s) && needsClusterIp(o) && o.ipFamilies?.[0] && s.ipFamilies?.[0] !== o.ipFamilies[0])
