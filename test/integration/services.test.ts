@@ -131,6 +131,29 @@ eachBackend('service allocations', h => {
     assert.deepEqual(prefer.json.spec.ipFamilies, ['IPv4']);
     for (const name of ['headless', 'prefer']) assert.equal((await h.client().request('DELETE', `/api/v1/namespaces/${ns}/services/${name}`)).status, 200);
   });
+
+  test('families a Service names that it cannot have are refused, never dropped or kept without an address', async () => {
+    const ns = await h.namespace('svc');
+    const refused = async (name: string, spec: object) => {
+      const r = await svc(ns, name, { ports: [{ port: 80 }], ...spec });
+      assert.equal(r.status, 422, r.body);
+      return r.json.message;
+    };
+    assert.equal(await refused('single', { ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4', 'IPv6'] }),
+      `Service "single" is invalid: spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`);
+    // without a policy a Service is single-stack, whatever it lists
+    assert.equal(await refused('unsaid', { ipFamilies: ['IPv4', 'IPv6'] }),
+      `Service "unsaid" is invalid: spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`);
+    assert.equal(await refused('prefer', { ipFamilyPolicy: 'PreferDualStack', ipFamilies: ['IPv4', 'IPv6'] }),
+      'Service "prefer" is invalid: spec.ipFamilies[1]: Invalid value: "IPv6": not configured on this cluster');
+    assert.equal(await refused('v6', { clusterIP: 'fd00::5' }),
+      'Service "v6" is invalid: spec.clusterIPs[0]: Invalid value: ["fd00::5"]: IPv6 is not configured on this cluster');
+    assert.match(await refused('two', { ipFamilyPolicy: 'SingleStack', clusterIP: '10.0.0.6', clusterIPs: ['10.0.0.6', 'fd00::6'] }),
+      /spec\.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified/);
+    // a headless Service without selector allocates nothing: one family is all SingleStack may name there too
+    assert.equal(await refused('headless', { clusterIP: 'None', ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4', 'IPv6'] }),
+      `Service "headless" is invalid: spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`);
+  });
 }, { flags });
 
 describe('dual-stack service updates', () => {
@@ -154,5 +177,14 @@ describe('dual-stack service updates', () => {
     const down = await c.request('PATCH', path, { body: { spec: { ipFamilyPolicy: 'SingleStack' } }, contentType: 'application/merge-patch+json' });
     assert.equal(down.status, 200, down.body);
     assert.deepEqual([down.json.spec.ipFamilies, down.json.spec.clusterIPs], [['IPv4'], [ips[0]]]);
+  });
+
+  test('a Service listing both families names its policy: without one it is single-stack and refused', async () => {
+    const r = await c.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'both' }, spec: { ipFamilies: ['IPv6', 'IPv4'], ports: [{ port: 80 }] } } });
+    assert.equal(r.status, 422, r.body);
+    assert.equal(r.json.message, `Service "both" is invalid: spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`);
+    const asked = await c.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'both' }, spec: { ipFamilyPolicy: 'RequireDualStack', ipFamilies: ['IPv6', 'IPv4'], ports: [{ port: 80 }] } } });
+    assert.equal(asked.status, 201, asked.body);
+    assert.deepEqual([asked.json.spec.ipFamilies, asked.json.spec.clusterIPs.map((ip: string) => ip.includes(':'))], [['IPv6', 'IPv4'], [true, false]]);
   });
 });

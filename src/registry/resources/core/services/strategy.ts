@@ -48,24 +48,67 @@ const rangesOf = (ctx: StrategyContext): ServiceRanges => ({
   clusterIps: ctx.serviceClusterIpRanges ?? ['10.0.0.0/24'], nodePorts: ctx.serviceNodePortRange ?? { base: 30000, size: 2768 },
 });
 
-/** the families a service gets: what it asks for, else the cluster's primary (and secondary when it prefers both) */
-function chooseFamilies(s: ServiceSpec, ranges: IpRange[]): void {
-  const available = ranges.map(r => r.family);
+type Family = IpRange['family'];
+const otherFamily = (f: Family): Family => (f === 'IPv4' ? 'IPv6' : 'IPv4');
+
+/** addresses or families validation refuses: the families are not chosen from them, nor anything allocated */
+const malformedIps = (s: ServiceSpec) => clusterIpsCauses(s.clusterIPs ?? []).length > 0
+  || (s.ipFamilies ?? []).some((f, i, all) => !families.includes(f) || all.indexOf(f) < i);
+
+/**
+ * A PreferDualStack service updated without a change to its addresses and families keeps them as they are, whatever
+ * the cluster now offers (the reference neither adds nor drops a family on its own after the cluster changed)
+ */
+function unchangedPreferDualStack(s: ServiceSpec, o: ServiceSpec | undefined): boolean {
+  return !!o && s.ipFamilyPolicy === 'PreferDualStack' && o.ipFamilyPolicy === 'PreferDualStack' && s.type === o.type
+    && isHeadless(s) === isHeadless(o) && sameJson(s.clusterIPs ?? [], o.clusterIPs ?? []) && sameJson(s.ipFamilies ?? [], o.ipFamilies ?? []);
+}
+
+/**
+ * The families a service gets, as the reference chooses them: what it asks for (ipFamilies, then the families of the
+ * clusterIPs it names), else the cluster's primary, and the cluster's secondary too unless it asks for one stack.
+ * What the cluster cannot give is refused. `old` is the stored service on an update (one that has cluster IPs).
+ */
+function chooseFamilies(s: ServiceSpec, available: Family[], old?: ServiceSpec): Causes {
   // a headless service without selector allocates nothing, so it may name families the cluster lacks: as the reference,
   // it requires both unless it asks for one stack, even on a single-stack cluster
   const selectorless = isHeadless(s) && Object.keys(s.selector ?? {}).length === 0;
-  if (!s.ipFamilyPolicy) {
-    s.ipFamilyPolicy = selectorless ? 'RequireDualStack'
-      : (s.ipFamilies ?? []).length > 1 || (s.clusterIPs ?? []).length > 1 ? 'RequireDualStack' : 'SingleStack';
+  s.ipFamilyPolicy ||= selectorless ? 'RequireDualStack' : 'SingleStack';
+  if (unchangedPreferDualStack(s, old)) return [];
+  const out: Causes = [];
+  if (s.ipFamilyPolicy === 'SingleStack') {
+    // an update to one stack that leaves the addresses and families as they were releases the secondary ones
+    if (old && sameJson(s.clusterIPs ?? [], old.clusterIPs ?? []) && (s.clusterIPs ?? []).length > 1) s.clusterIPs = s.clusterIPs!.slice(0, 1);
+    if (old && sameJson(s.ipFamilies ?? [], old.ipFamilies ?? []) && (s.ipFamilies ?? []).length > 1) s.ipFamilies = s.ipFamilies!.slice(0, 1);
+    if ((s.clusterIPs ?? []).length === 2)
+      out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified"));
+    if ((s.ipFamilies ?? []).length === 2)
+      out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy, "must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified"));
   }
-  const asked: IpRange['family'][] = s.ipFamilies?.length ? [...s.ipFamilies]
-    : (s.clusterIPs ?? []).filter(ip => ip && ip !== 'None').map(ip => familyOf(ip) ?? available[0]);
-  if (!asked.length) asked.push(available[0]);
-  if (s.ipFamilyPolicy !== 'SingleStack' && asked.length === 1) {
-    const other = (selectorless ? families as IpRange['family'][] : available).find(f => f !== asked[0]);
-    if (other) asked.push(other);
+  const chosen: Family[] = [...(s.ipFamilies ?? [])];
+  // the families of the addresses asked for beyond ipFamilies
+  for (const [i, ip] of (s.clusterIPs ?? []).entries()) {
+    if (ip === 'None') break;
+    const family = familyOf(ip);
+    if (!family || i < chosen.length) continue;
+    if (available.includes(family)) chosen.push(family);
+    else out.push(invalid(`spec.clusterIPs[${i}]`, s.clusterIPs, `${family} is not configured on this cluster`));
   }
-  s.ipFamilies = s.ipFamilyPolicy === 'SingleStack' ? asked.slice(0, 1) : asked;
+  if (out.length) return out;
+  if (selectorless) {
+    if (!chosen.length) chosen.push(available[0]);
+    if (chosen.length < 2 && s.ipFamilyPolicy !== 'SingleStack') chosen.push(otherFamily(chosen[0]));
+    s.ipFamilies = chosen;
+    return [];
+  }
+  if (s.ipFamilyPolicy === 'RequireDualStack' && available.length < 2)
+    out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy, 'this cluster is not configured for dual-stack services'));
+  for (const [i, family] of chosen.entries()) if (!available.includes(family)) out.push(invalid(`spec.ipFamilies[${i}]`, family, 'not configured on this cluster'));
+  if (out.length) return out;
+  if (!chosen.length) chosen.push(available[0]);
+  if (s.ipFamilyPolicy !== 'SingleStack' && chosen.length === 1 && available.length === 2) chosen.push(otherFamily(chosen[0]));
+  s.ipFamilies = chosen;
+  return [];
 }
 
 /** cluster IPs and node ports for a service that needs them: the ones asked for if free, new ones otherwise */
@@ -88,12 +131,11 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
     if (needsClusterIp(s)) {
       // as the reference checks before it allocates: a client that gives clusterIPs gives clusterIP too
       if (!s.clusterIP && (s.clusterIPs ?? []).length) out.push(clusterIpsWithoutClusterIp(s.clusterIPs!));
-      chooseFamilies(s, a.ips.map(r => r.cidr));
-      // a headless service without selector allocates nothing, so it may ask for both families anywhere
-      const selectorless = isHeadless(s) && Object.keys(s.selector ?? {}).length === 0;
-      if (s.ipFamilyPolicy === 'RequireDualStack' && a.ips.length < 2 && !selectorless)
-        out.push(invalid('spec.ipFamilyPolicy', s.ipFamilyPolicy, 'this cluster is not configured for dual-stack services'));
-      if (!isHeadless(s) && !out.length) {
+      // addresses or families that validation refuses are left to it
+      const malformed = malformedIps(s);
+      if (!out.length && !malformed)
+        out.push(...chooseFamilies(s, a.ips.map(r => r.cidr.family), old?.spec && needsClusterIp(old.spec) ? old.spec : undefined));
+      if (!isHeadless(s) && !out.length && !malformed) {
         const ips: string[] = (s.clusterIPs ?? []).filter(Boolean);
         for (const [i, family] of (s.ipFamilies ?? []).entries()) {
           const range = a.ips.find(r => r.cidr.family === family);
