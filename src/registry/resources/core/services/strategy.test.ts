@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { ApiObject } from '../../../../api/meta.js';
 import type { Service } from '../../../../api/types/core-v1.js';
-import { create, strategyOf, text, update } from '../../testing/strategy.js';
+import { create, ctx, strategyOf, text, update } from '../../testing/strategy.js';
 import { validateObjectMeta } from '../../../validation/object-meta.js';
 
 test('Service defaults without storage: types, session affinity, traffic policies', async () => {
@@ -64,6 +64,20 @@ test('allocateLoadBalancerNodePorts is for load balancers only, as the reference
   assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'NodePort'; }), []);
   assert.deepEqual(await update<Service>(svc, lb, (o) => { o.spec!.type = 'NodePort'; o.spec!.allocateLoadBalancerNodePorts = true; }),
     ["spec.allocateLoadBalancerNodePorts: Forbidden: may only be used when `type` is 'LoadBalancer'"]);
+});
+
+test('the topology-mode annotation and the deprecated topology-aware-hints one must agree when both are set', async () => {
+  const svc = strategyOf('', 'services');
+  const [mode, hints] = [`service.${ctx.names.labelDomain}/topology-mode`, `service.${ctx.names.labelDomain}/topology-aware-hints`];
+  const causes = async (annotations: Record<string, string>) =>
+    (await create<Service>(svc, { metadata: { name: 'x', namespace: 'ns', annotations }, spec: { ports: [{ port: 80 }] } })).causes;
+  assert.deepEqual(await causes({ [mode]: 'Auto', [hints]: 'Disabled' }),
+    [`metadata.annotations[${mode}]: Invalid value: "Auto": must match annotations[${hints}] when both are specified`]);
+  assert.deepEqual(await causes({ [mode]: 'Auto', [hints]: 'Auto' }), []);
+  assert.deepEqual(await causes({ [hints]: 'Auto' }), []);
+  const old = (await create<Service>(svc, { metadata: { name: 'x', namespace: 'ns', annotations: { [hints]: 'Auto' } }, spec: { ports: [{ port: 80 }] } })).obj;
+  assert.deepEqual(await update<Service>(svc, old, (o) => { o.metadata.annotations![mode] = 'Disabled'; }),
+    [`metadata.annotations[${mode}]: Invalid value: "Disabled": must match annotations[${hints}] when both are specified`]);
 });
 
 test('a Service name is a DNS-1035 label: it starts with a letter, as the reference requires', () => {

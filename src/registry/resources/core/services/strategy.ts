@@ -3,6 +3,7 @@ import type { Stored } from '../../../../api/meta.js';
 import type { Service, ServicePort, ServiceSpec } from '../../../../api/types/core-v1.js';
 import { invalid as invalidError } from '../../../../api/status.js';
 import { parseCidrText, parseIp } from '../../../../api/ip.js';
+import type { Naming } from '../../../../api/naming.js';
 import { defineStrategy, type StrategyContext } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
 import {
@@ -305,9 +306,17 @@ function dropTypeDependentFields(s: ServiceSpec, o: ServiceSpec) {
   }
 }
 
-function validateService(svc: Svc): Causes {
+/** the topology annotation and the one it replaces (deprecated in 1.27) say the same when both are there */
+function topologyAnnotationCauses(svc: Svc, names: Naming): Causes {
+  const modeKey = `service.${names.labelDomain}/topology-mode`, hints = `service.${names.labelDomain}/topology-aware-hints`;
+  const a = svc.metadata.annotations ?? {};
+  return a[modeKey] !== undefined && a[hints] !== undefined && a[modeKey] !== a[hints]
+    ? [invalid(`metadata.annotations[${modeKey}]`, a[modeKey], `must match annotations[${hints}] when both are specified`)] : [];
+}
+
+function validateService(svc: Svc, naming: Naming): Causes {
   const s = svc.spec ?? {};
-  const out: Causes = [];
+  const out: Causes = topologyAnnotationCauses(svc, naming);
   out.push(...oneOf('spec.type', s.type, types));
   const ports = portsOf(s);
   if (!ports.length && s.type !== 'ExternalName' && !isHeadless(s)) out.push(required('spec.ports'));
@@ -433,8 +442,8 @@ function clusterIpsCauses(ips: string[]): Causes {
   return out;
 }
 
-function validateServiceUpdate(svc: Svc, old: Svc): Causes {
-  const out = validateService(svc);
+function validateServiceUpdate(svc: Svc, old: Svc, names: Naming): Causes {
+  const out = validateService(svc, names);
   const s = svc.spec ?? {}, o = old.spec ?? {};
   // the IPs stay unless the service turns into, or from, an ExternalName; a secondary one may only be added or released
   if (needsClusterIp(s) && needsClusterIp(o)) {
@@ -487,8 +496,8 @@ export const strategy = defineStrategy<Svc>({
     if (svc.spec?.type !== 'LoadBalancer' && svc.status?.loadBalancer) svc.status.loadBalancer = {};
     await allocate(svc, ctx, old);
   },
-  validate: validateService,
-  validateUpdate: validateServiceUpdate,
+  validate: (svc, ctx) => validateService(svc, ctx.names),
+  validateUpdate: (svc, old, ctx) => validateServiceUpdate(svc, old, ctx.names),
   validateStatusUpdate: validateServiceStatus,
   async afterDelete(svc, ctx) {
     if (ctx.objects) await releaseHeld(serviceAllocators(ctx.objects, rangesOf(ctx)), svc, undefined);
