@@ -80,6 +80,22 @@ test('the topology-mode annotation and the deprecated topology-aware-hints one m
     [`metadata.annotations[${mode}]: Invalid value: "Disabled": must match annotations[${hints}] when both are specified`]);
 });
 
+test('a Service changing type keeps what the update changed for validation to refuse: a new node port, a new cluster IP', async () => {
+  const svc = strategyOf('', 'services');
+  const nodePort = (await create<Service>(svc, { spec: { type: 'NodePort', clusterIP: '10.0.0.9', ports: [{ port: 80, nodePort: 30080 }] } })).obj;
+  // the node port it had goes with the type; one it names anew is refused, as the reference refuses it
+  assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ClusterIP'; }), []);
+  assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ClusterIP'; o.spec!.ports![0].nodePort = 30081; }),
+    ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]);
+  // an ExternalName has no cluster IP: the one it had goes, a changed one is refused
+  let after: Service | undefined;
+  assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ExternalName'; o.spec!.externalName = 'a.example.com'; after = o; }), []);
+  assert.deepEqual([after!.spec?.clusterIP, after!.spec?.clusterIPs, after!.spec?.ipFamilies, after!.spec?.ipFamilyPolicy], [undefined, undefined, undefined, undefined]);
+  assert.deepEqual(await update<Service>(svc, nodePort, (o) => {
+    o.spec!.type = 'ExternalName'; o.spec!.externalName = 'a.example.com'; o.spec!.clusterIP = '10.0.0.10'; o.spec!.clusterIPs = ['10.0.0.10'];
+  }), ['spec.clusterIPs: Forbidden: may not be set for ExternalName services']);
+});
+
 test('a Service name is a DNS-1035 label: it starts with a letter, as the reference requires', () => {
   const svc = strategyOf('', 'services');
   const nameCauses = (name: string) => validateObjectMeta({ name, namespace: 'ns' }, true, svc.nameRule).map(c => `${c.field}: ${c.message}`);

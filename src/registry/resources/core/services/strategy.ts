@@ -284,8 +284,6 @@ function keepAllocated(s: ServiceSpec, o: ServiceSpec) {
     }
   }
   if (needsHealthCheckPort(s) && needsHealthCheckPort(o) && !s.healthCheckNodePort && o.healthCheckNodePort) s.healthCheckNodePort = o.healthCheckNodePort;
-  if (s.type === 'ExternalName') { delete s.clusterIP; delete s.clusterIPs; delete s.ipFamilies; delete s.ipFamilyPolicy; }
-  if (!hasNodePorts(s)) for (const p of portsOf(s)) if (p) delete p.nodePort;
 }
 
 const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -297,6 +295,15 @@ const needsTrafficPolicy = (s: ServiceSpec) => s.type === 'NodePort' || s.type =
  * which a ClusterIP service may not have. A field the update changed stays, for validation to judge.
  */
 function dropTypeDependentFields(s: ServiceSpec, o: ServiceSpec) {
+  if (needsClusterIp(o) && !needsClusterIp(s)) {
+    if (s.clusterIP === o.clusterIP && sameJson(s.clusterIPs ?? [], o.clusterIPs ?? [])) { delete s.clusterIP; delete s.clusterIPs; }
+    if (sameJson(s.ipFamilies ?? [], o.ipFamilies ?? [])) delete s.ipFamilies;
+    if ((s.ipFamilyPolicy ?? '') === (o.ipFamilyPolicy ?? '')) delete s.ipFamilyPolicy;
+  }
+  // node ports go when the update names none the service did not have (it may drop or move ports, not add node ports)
+  const had = new Set(portsOf(o).map(p => p?.nodePort).filter(Boolean));
+  if (hasNodePorts(o) && !hasNodePorts(s) && portsOf(s).every(p => !p?.nodePort || had.has(p.nodePort)))
+    for (const p of portsOf(s)) if (p && typeof p === 'object') delete p.nodePort;
   if (needsTrafficPolicy(o) && !needsTrafficPolicy(s) && s.externalTrafficPolicy === o.externalTrafficPolicy) delete s.externalTrafficPolicy;
   if (needsHealthCheckPort(o) && !needsHealthCheckPort(s) && s.healthCheckNodePort === o.healthCheckNodePort) delete s.healthCheckNodePort;
   if (o.type !== 'ExternalName' && s.type === 'ExternalName' && s.internalTrafficPolicy === o.internalTrafficPolicy) delete s.internalTrafficPolicy;
