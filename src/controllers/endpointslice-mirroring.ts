@@ -8,7 +8,7 @@
 import { isIP } from 'node:net';
 import { keyOf, startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
-import { addToGroup, planSlices, sliceWriter, sortPorts, type Family, type SliceGroup } from './endpointslice.js';
+import { addToGroup, planSlices, sliceWriter, type Family, type SliceGroup } from './endpointslice.js';
 import type { Endpoints, Service } from './types.js';
 
 /** annotations of the Endpoints that say something of that object only: the last applied configuration and the time of its last change */
@@ -23,9 +23,10 @@ const mirrored = (ep: Endpoints | undefined, svc: Service | undefined, skipLabel
 export function endpointsGroups(ep: Endpoints, max: number): Map<string, SliceGroup> {
   const groups = new Map<string, SliceGroup>();
   for (const subset of ep.subsets ?? []) {
-    const ports = sortPorts((subset.ports ?? []).map((p) => ({
+    // in the order the Endpoints list them, as the reference mirrors them
+    const ports = (subset.ports ?? []).map((p) => ({
       name: p.name ?? '', port: p.port, protocol: p.protocol ?? 'TCP', ...(p.appProtocol ? { appProtocol: p.appProtocol } : {}),
-    })));
+    }));
     const listed = [...(subset.addresses ?? []).map((a) => ({ a, ready: true })), ...(subset.notReadyAddresses ?? []).map((a) => ({ a, ready: false }))];
     for (const { a, ready } of listed.slice(0, max)) {
       const family = ({ 4: 'IPv4', 6: 'IPv6' } as Record<number, Family | undefined>)[isIP(a.ip)];

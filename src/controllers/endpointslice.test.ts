@@ -54,3 +54,13 @@ test('a pod whose named targetPort resolves to no port is placed in a slice with
   const p = planSlices(groups, [], { labels: {} }, 10, ctx, 'IPv4');
   assert.deepEqual(p.create.map((s) => [s.ports, uidsOf(s)]), [[[{ name: 'http', port: 8080, protocol: 'TCP' }], ['u1']], [[], ['u2']]]);
 });
+
+test("a slice lists its ports in the Service's order, as the reference's do", () => {
+  const two: Service = { ...service, spec: { ...service.spec, ports: [{ name: 'web', port: 80 }, { name: 'admin', port: 9000 }] } };
+  const { groups } = podGroups(two, [pod(1)], () => undefined, ctx);
+  const p = planSlices(groups, [], { labels: {} }, 10, ctx, 'IPv4');
+  assert.deepEqual(p.create.map((s) => (s.ports ?? []).map((q) => q.name)), [['web', 'admin']]);
+  // a slice stored with the same ports in another order fits the group: nothing to rewrite
+  const stored = { ...p.create[0]!, metadata: { name: 'a', namespace: 'n' }, ports: [...(p.create[0]!.ports ?? [])].reverse() };
+  assert.deepEqual(planSlices(groups, [stored], { labels: {} }, 10, ctx, 'IPv4'), { create: [], update: [], remove: [] });
+});

@@ -153,9 +153,9 @@ export const endpointKey = (e: SliceEndpoint) => `${e.targetRef?.uid ?? ''}/${e.
 export const sortPorts = (ports: SlicePort[]) =>
   ports.map((p) => ({ ...p, name: p.name ?? '' })).sort((a, b) => compareStrings(a.name, b.name) || (a.port ?? 0) - (b.port ?? 0));
 
-/** adds an endpoint to the group of its family and ports */
+/** adds an endpoint to the group of its family and ports (in any order; the group keeps the order of its first) */
 export function addToGroup(groups: Map<string, SliceGroup>, family: Family, ports: SlicePort[], endpoint: SliceEndpoint) {
-  const k = `${family}/${canonicalJson(ports)}`;
+  const k = `${family}/${canonicalJson(sortPorts(ports))}`;
   let g = groups.get(k);
   if (!g) groups.set(k, g = { family, ports, endpoints: new Map() });
   g.endpoints.set(endpointKey(endpoint), endpoint);
@@ -180,7 +180,8 @@ export function podGroups(service: Service, pods: Pod[], nodeOf: (name: string) 
     for (const family of families) {
       const addresses = podAddresses(pod, family);
       if (!addresses.length) continue;
-      addToGroup(groups, family, sortPorts(ports), {
+      // the slice lists the ports in the Service's order, as the reference's do
+      addToGroup(groups, family, ports, {
         addresses: [addresses[0]!], conditions: endpointConditions(service, pod),
         ...(hostname ? { hostname } : {}),
         targetRef: { kind: 'Pod', namespace: pod.metadata.namespace, name: pod.metadata.name, uid: pod.metadata.uid },
