@@ -150,6 +150,9 @@ eachBackend('service allocations', h => {
       'Service "v6" is invalid: spec.clusterIPs[0]: Invalid value: ["fd00::5"]: IPv6 is not configured on this cluster');
     assert.match(await refused('two', { ipFamilyPolicy: 'SingleStack', clusterIP: '10.0.0.6', clusterIPs: ['10.0.0.6', 'fd00::6'] }),
       /spec\.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple cluster IPs are specified/);
+    // 'None' stands alone: a second value is not made into a headless Service
+    assert.equal(await refused('nones', { clusterIP: 'None', clusterIPs: ['None', 'None'] }),
+      `Service "nones" is invalid: [spec.clusterIPs: Invalid value: ["None","None"]: 'None' must be the first and only value, spec.clusterIPs[1]: Invalid value: "None": must be a valid IP address, (e.g. 10.9.8.7 or 2001:db8::ffff)]`);
     // a headless Service without selector allocates nothing: one family is all SingleStack may name there too
     assert.equal(await refused('headless', { clusterIP: 'None', ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv4', 'IPv6'] }),
       `Service "headless" is invalid: spec.ipFamilyPolicy: Invalid value: "SingleStack": must be 'RequireDualStack' or 'PreferDualStack' when multiple IP families are specified`);

@@ -172,7 +172,7 @@ async function allocate(svc: Svc, ctx: StrategyContext, old?: Svc) {
         }
         // a clusterIP that differs from the first of clusterIPs stays, for validation to refuse
         if (!out.length) { s.clusterIPs = ips.slice(0, s.ipFamilies?.length ?? 0); s.clusterIP ||= s.clusterIPs[0]; }
-      } else if (isHeadless(s)) {
+      } else if (isHeadless(s) && !malformed) {
         s.clusterIP = 'None';
         s.clusterIPs = ['None'];
       }
