@@ -87,6 +87,8 @@ test('a Service changing type keeps what the update changed for validation to re
   assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ClusterIP'; }), []);
   assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ClusterIP'; o.spec!.ports![0].nodePort = 30081; }),
     ["spec.ports[0].nodePort: Forbidden: may not be used when `type` is 'ClusterIP'"]);
+  // an ExternalName service may carry one (nothing is allocated for it), as the reference lets it
+  assert.deepEqual((await create<Service>(svc, { spec: { type: 'ExternalName', externalName: 'a.example.com', ports: [{ port: 80, nodePort: 30080 }] } })).causes, []);
   // an ExternalName has no cluster IP: the one it had goes, a changed one is refused
   let after: Service | undefined;
   assert.deepEqual(await update<Service>(svc, nodePort, (o) => { o.spec!.type = 'ExternalName'; o.spec!.externalName = 'a.example.com'; after = o; }), []);

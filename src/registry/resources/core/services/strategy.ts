@@ -343,8 +343,8 @@ function validateService(svc: Svc, naming: Naming): Causes {
     const key = `${p?.port}/${p?.protocol}`;
     if (keys.has(key)) out.push(duplicate(at, { port: p.port, protocol: p.protocol }));
     keys.add(key);
-    if (p?.nodePort && (s.type === 'ClusterIP' || s.type === 'ExternalName'))
-      out.push(forbidden(`${at}.nodePort`, `may not be used when \`type\` is '${s.type}'`));
+    // only a ClusterIP service is refused a node port: an ExternalName one keeps it unallocated, as in the reference
+    if (p?.nodePort && s.type === 'ClusterIP') out.push(forbidden(`${at}.nodePort`, "may not be used when `type` is 'ClusterIP'"));
   }
   // a node port serves one port of a protocol: TCP and UDP may share one, two TCP ports may not
   const nodePorts = new Set<string>();
