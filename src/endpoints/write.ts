@@ -115,7 +115,7 @@ export function writeOptions(ctx: RequestContext, scope: Scope, options: string)
   const given = ctx.query.get('fieldManager');
   if (given !== null) checkFieldManager(scope, options, given);
   const name = given || managerFromUserAgent(String(ctx.headers['user-agent'] ?? ''));
-  return { dryRun, manager: { name, apiVersion: scope.info.apiVersion }, user: ctx.user };
+  return { dryRun, manager: { name, apiVersion: scope.info.apiVersion }, user: ctx.user, warn: message => ctx.warnings.push(message) };
 }
 
 /** the options of a create, update or patch as its admission review carries them: those the client gave in the query */
@@ -286,7 +286,7 @@ async function serverSideApply(ctx: RequestContext, scope: Scope, namespace: str
     }, scope.info.schema));
     if (!current) checkApplyCreates(scope, object, name);
     return checkKind(scope, object);
-  }, admission(ctx, scope, namespace, name, dryRun, writeOptionsReviewed(ctx)), { dryRun, allowCreate: true, user: ctx.user });
+  }, admission(ctx, scope, namespace, name, dryRun, writeOptionsReviewed(ctx)), { dryRun, allowCreate: true, user: ctx.user, warn: message => ctx.warnings.push(message) });
   await breather();
   sendWritten(ctx, scope, rep, out, created ? 201 : 200);
 }

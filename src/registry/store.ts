@@ -193,7 +193,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
   }
 
   /** metadata rules, then the strategy's; a subresource write changes only its own fields, so the main resource's update rules do not apply */
-  async function validate(obj: ApiObject, old?: ApiObject, subresource = '') {
+  async function validate(obj: ApiObject, old?: ApiObject, subresource = '', warn?: (message: string) => void) {
     const causes: StatusCause[] = validateObjectMeta(obj.metadata, info.namespaced, strategy.nameRule, old?.metadata);
     if (old) causes.push(...newFinalizers(obj, old));
     const own = !subresource ? (old ? strategy.validateUpdate?.(obj, old, { names }) : strategy.validate?.(obj, { names })) ?? []
@@ -204,6 +204,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     if (strategy.validateInSteps) causes.push(...await strategy.validateInSteps(obj, old, subresource, own));
     if (!subresource && deps.allowPrivileged === false) for (const [at, spec] of strategy.podSpecs?.(obj) ?? []) causes.push(...privilegedCauses(at, spec));
     if (causes.length) throw invalid(info.group, info.kind, obj.metadata.name ?? '', causes);
+    if (!subresource && warn) for (const w of strategy.warnings?.(obj, old, { names }) ?? []) warn(w);
   }
 
   /** the writer owns the fields it set or changed (metadata.managedFields); the parts a subresource cannot change are never owned through it */
@@ -322,7 +323,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
           await admission.mutate('UPDATE', written, old);
           checkNamespace(written, namespace);
           shaped = await prepareUpdate(written, old, subresource, attempt.ctx);
-          await validate(shaped, old, subresource);
+          await validate(shaped, old, subresource, opts.warn);
           await breather();
           await admission.validate('UPDATE', shaped, old);
           await breather();
@@ -430,7 +431,7 @@ export function createStore(info: ResourceInfo, strategy: Strategy, deps: StoreD
     // a new object's status is the server's to set, but for the kinds whose creators report it
     if (hasStatus && !strategy.keepsStatusOnCreate) delete obj.status;
     await strategy.prepareForCreate?.(obj, ctx);
-    await validate(obj);
+    await validate(obj, undefined, '', opts.warn);
     await breather();
     await admission.validate('CREATE', obj, undefined);
     await breather();

@@ -63,6 +63,8 @@ export interface Strategy<T = ApiObject> {
   /** where this kind holds pod specs, by field path: the server's own pod policy (--allow-privileged) applies to them */
   podSpecs?(obj: T): Array<[string, PodSpec | undefined]>;
   validateUpdate?(obj: T, old: T, ctx: DefaultingContext): StatusCause[];
+  /** what a valid create (old absent) or update through the main resource warns the client of, as the reference's WarningsOnCreate/Update */
+  warnings?(obj: T, old: T | undefined, ctx: DefaultingContext): string[];
   /** rules for a write through the status subresource (the main update rules do not apply there) */
   validateStatusUpdate?(obj: T, old: T): StatusCause[];
   /** rules for a write through another subresource that changes fields of its own (a CSR's approval) */

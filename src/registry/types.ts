@@ -168,6 +168,8 @@ export interface WriteOptions {
   manager?: { name: string; apiVersion: string; subresource?: string };
   /** who makes the request, handed to the strategy */
   user?: UserInfo;
+  /** tells the client a warning (the Warning header), for what the strategy warns of in a valid write */
+  warn?(message: string): void;
 }
 
 export interface DeleteOptions {

@@ -182,6 +182,24 @@ describe('dual-stack service updates', () => {
     assert.deepEqual([down.json.spec.ipFamilies, down.json.spec.clusterIPs], [['IPv4'], [ips[0]]]);
   });
 
+  test('a valid Service write warns, as the reference does, of the deprecated topology annotation and of IPv6 text not in canonical form', async () => {
+    const hints = `service.${running.server.names.labelDomain}/topology-aware-hints`;
+    const made = await c.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'warned', annotations: { [hints]: 'Auto' } },
+      spec: { ipFamilyPolicy: 'SingleStack', ipFamilies: ['IPv6'], clusterIP: 'FD00:0:0::12', clusterIPs: ['FD00:0:0::12'], ports: [{ port: 80 }] } } });
+    assert.equal(made.status, 201, made.body);
+    assert.deepEqual(String(made.headers.warning).split(/, (?=299)/), [
+      `299 - "annotation ${hints} is deprecated, please use service.${running.server.names.labelDomain}/topology-mode instead"`,
+      '299 - "spec.clusterIPs[0]: IPv6 address \\"FD00:0:0::12\\" is not in RFC 5952 canonical format (\\"fd00::12\\"), which may cause controller apply-loops"',
+    ]);
+    // an update warns again; a refused write does not
+    const labelled = await c.request('PATCH', '/api/v1/namespaces/default/services/warned', { body: { metadata: { labels: { a: 'b' } } }, contentType: 'application/merge-patch+json' });
+    assert.equal(labelled.status, 200, labelled.body);
+    assert.match(String(labelled.headers.warning), /topology-aware-hints is deprecated/);
+    const refused = await c.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'refused', annotations: { [hints]: 'Auto' } }, spec: { ports: [] } } });
+    assert.equal(refused.status, 422, refused.body);
+    assert.equal(refused.headers.warning, undefined);
+  });
+
   test('a Service listing both families names its policy: without one it is single-stack and refused', async () => {
     const r = await c.request('POST', '/api/v1/namespaces/default/services', { body: { metadata: { name: 'both' }, spec: { ipFamilies: ['IPv6', 'IPv4'], ports: [{ port: 80 }] } } });
     assert.equal(r.status, 422, r.body);

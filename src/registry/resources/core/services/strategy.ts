@@ -2,7 +2,7 @@
 import type { Stored } from '../../../../api/meta.js';
 import type { Service, ServicePort, ServiceSpec } from '../../../../api/types/core-v1.js';
 import { invalid as invalidError } from '../../../../api/status.js';
-import { parseCidrText, parseIp } from '../../../../api/ip.js';
+import { formatIp, parseCidrText, parseIp } from '../../../../api/ip.js';
 import type { Naming } from '../../../../api/naming.js';
 import { defineStrategy, type StrategyContext } from '../../../strategy.js';
 import { fill } from '../../../defaults/fill.js';
@@ -468,6 +468,33 @@ function validateServiceUpdate(svc: Svc, old: Svc, names: Naming): Causes {
   return out;
 }
 
+/** an IPv6 address written otherwise than RFC 5952's one form: clients that compare text would apply it for ever */
+function ipTextWarning(at: string, ip: string): string[] {
+  const v = familyOf(ip) === 'IPv6' ? parseIp(ip) : undefined;
+  const canonical = v === undefined ? ip : formatIp(v, 'IPv6');
+  return canonical === ip ? [] : [`${at}: IPv6 address ${JSON.stringify(ip)} is not in RFC 5952 canonical format (${JSON.stringify(canonical)}), which may cause controller apply-loops`];
+}
+
+function cidrTextWarning(at: string, text: string): string[] {
+  const slash = text.indexOf('/');
+  const addr = text.slice(0, slash), v = slash > 0 && familyOf(addr) === 'IPv6' ? parseIp(addr) : undefined;
+  const canonical = v === undefined ? text : `${formatIp(v, 'IPv6')}${text.slice(slash)}`;
+  return canonical === text ? [] : [`${at}: IPv6 prefix ${JSON.stringify(text)} is not in RFC 5952 canonical format (${JSON.stringify(canonical)}), which may cause controller apply-loops`];
+}
+
+/** what a valid write is warned of, as the reference warns: the deprecated topology annotation, addresses not in canonical form */
+function serviceWarnings(svc: Svc, names: Naming): string[] {
+  const out: string[] = [];
+  const hints = `service.${names.labelDomain}/topology-aware-hints`;
+  if (svc.metadata.annotations?.[hints] !== undefined) out.push(`annotation ${hints} is deprecated, please use service.${names.labelDomain}/topology-mode instead`);
+  const s = svc.spec ?? {};
+  if (s.clusterIP && s.clusterIP !== 'None') for (const [i, ip] of (s.clusterIPs ?? []).entries()) out.push(...ipTextWarning(`spec.clusterIPs[${i}]`, ip));
+  for (const [i, ip] of (s.externalIPs ?? []).entries()) out.push(...ipTextWarning(`spec.externalIPs[${i}]`, ip));
+  if (s.loadBalancerIP) out.push(...ipTextWarning('spec.loadBalancerIP', s.loadBalancerIP));
+  for (const [i, cidr] of (s.loadBalancerSourceRanges ?? []).entries()) out.push(...cidrTextWarning(`spec.loadBalancerSourceRanges[${i}]`, cidr));
+  return out;
+}
+
 /** the load balancer's ingress points: addresses, or DNS names that are not addresses */
 function validateServiceStatus(svc: Svc): Causes {
   const out: Causes = [];
@@ -505,6 +532,7 @@ export const strategy = defineStrategy<Svc>({
   },
   validate: (svc, ctx) => validateService(svc, ctx.names),
   validateUpdate: (svc, old, ctx) => validateServiceUpdate(svc, old, ctx.names),
+  warnings: (svc, _old, ctx) => serviceWarnings(svc, ctx.names),
   validateStatusUpdate: validateServiceStatus,
   async afterDelete(svc, ctx) {
     if (ctx.objects) await releaseHeld(serviceAllocators(ctx.objects, rangesOf(ctx)), svc, undefined);
