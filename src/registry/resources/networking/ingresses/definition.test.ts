@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import type { ApiObject } from '../../../../api/meta.js';
 import type { Ingress } from '../../../../api/types/networking-v1.js';
 import { create, ctx, strategyOf, update } from '../../testing/strategy.js';
 
@@ -59,4 +60,13 @@ test('a new Ingress whose class annotation and ingressClassName differ is refuse
   // an update is not held to it: objects stored before the rule keep working
   const old = (await withClass('nginx', 'nginx')).obj;
   assert.deepEqual(await update<Ingress>(ing, old, o => { o.spec!.ingressClassName = 'haproxy'; }), []);
+});
+
+test('a new Ingress with the class annotation is warned that it is deprecated; an update is not', () => {
+  const ing = strategyOf('networking', 'ingresses');
+  const annotation = `${ctx.names.labelDomain}/ingress.class`;
+  const obj: ApiObject = { apiVersion: 'networking/v1', kind: 'Ingress', metadata: { name: 'x', namespace: 'ns', annotations: { [annotation]: 'nginx' } }, spec: { defaultBackend: svc() } };
+  assert.deepEqual(ing.warnings?.(obj, undefined, ctx), [`annotation "${annotation}" is deprecated, please use 'spec.ingressClassName' instead`]);
+  assert.deepEqual(ing.warnings?.(obj, obj, ctx), []);
+  assert.deepEqual(ing.warnings?.({ ...obj, metadata: { name: 'x' } }, undefined, ctx), []);
 });

@@ -112,6 +112,9 @@ const badSecretNames = (s: IngressSpec | undefined) =>
 export const strategy = defineStrategy<Stored<Ingress>>({
   prepareForCreate(ing) { ing.status = { loadBalancer: {} }; },
   validate: (ing, ctx) => [...validateIngress(ing), ...classAnnotationCauses(ing, ctx.names.label('ingress.class'))],
+  // as the reference, only a create is told that the class annotation is deprecated
+  warnings: (ing, old, ctx) => (!old && ing.metadata?.annotations?.[ctx.names.label('ingress.class')] !== undefined
+    ? [`annotation ${JSON.stringify(ctx.names.label('ingress.class'))} is deprecated, please use 'spec.ingressClassName' instead`] : []),
   validateUpdate: (ing, old) => validateIngress(ing, old),
 });
 
