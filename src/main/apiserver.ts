@@ -278,6 +278,8 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
   const modules: Module[] = [
     // configuration files of flags that do not act here are still checked, so a file the reference refuses stops the start
     { start: () => checkCompatibilityFiles(options) },
+    // so is the scheduler's configuration: on a thread of its own, a file it refuses would only end that thread again and again
+    { start: async () => { if (options.scheduler?.configFile) await (await import('./embedded-scheduler.js')).checkSchedulerConfigFile(options.scheduler, names); } },
     // a port in use is reported before anything is written (store, certificates)
     { start: () => options.securePort ? checkCanListen(options.bindAddress || '0.0.0.0', options.securePort) : undefined },
     {

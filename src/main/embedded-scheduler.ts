@@ -4,8 +4,9 @@
 import { loadSchedulerConfig, schedulerOptionsFrom, type SchedulerOptions } from '../config/scheduler-options.js';
 import type { EmbeddedSchedulerOptions } from '../config/apiserver-options.js';
 import type { ProfileConfig } from '../scheduler/profiles.js';
-import { startScheduler, type Logger, type RunningScheduler, type StartSchedulerOptions } from '../scheduler/scheduler.js';
+import { checkProfiles, startScheduler, type Logger, type RunningScheduler, type StartSchedulerOptions } from '../scheduler/scheduler.js';
 import type { Client } from '../client/rest-client.js';
+import type { Naming } from '../api/naming.js';
 import { loopbackClient, type Loopback } from './loopback.js';
 
 export const schedulerUser = 'system:kube-scheduler';
@@ -19,6 +20,12 @@ export const schedulerStartOptions = (options: SchedulerOptions, client: Client,
   podMaxBackoffSeconds: options.podMaxBackoffSeconds,
   leaderElection: options.leaderElection,
 });
+
+/** throws when the scheduler could not start with the server's --scheduler-config file (unreadable, invalid, profiles it cannot build) */
+export async function checkSchedulerConfigFile(o: EmbeddedSchedulerOptions, names: Naming): Promise<void> {
+  const file = o.configFile ? await loadSchedulerConfig(o.configFile) : undefined;
+  checkProfiles(schedulerOptionsFrom(o.flagValues, file).profiles as ProfileConfig[], names);
+}
 
 export async function startEmbeddedScheduler(o: Loopback & { options: EmbeddedSchedulerOptions; log: Logger }): Promise<RunningScheduler> {
   const file = o.options.configFile ? await loadSchedulerConfig(o.options.configFile) : undefined;

@@ -2,7 +2,7 @@
 // thread, one whose thread dies is started again after a pause that doubles, and a stop ends either at once.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startComponentThread } from '../../src/main/component-thread.js';
@@ -10,6 +10,7 @@ import { parseApiServerOptions } from '../../src/config/apiserver-options.js';
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
 import { resourceRef } from '../../src/client/rest-client.js';
 import { startTestServer } from '../../src/testing.js';
+import { startApiServer } from '../../src/main/apiserver.js';
 import { waitFor } from '../support/wait.js';
 
 /** the scheduler's options as the server's flags give them */
@@ -53,5 +54,21 @@ describe('components on threads of their own', () => {
     const count = seen.length;
     await new Promise((r) => setTimeout(r, 2500));
     assert.equal(seen.length, count, 'nothing started after the stop');
+  });
+
+  test('a --scheduler-config the scheduler refuses stops the server\'s start, rather than ending the scheduler\'s thread again and again', { timeout: 60_000 }, async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'component-thread-'));
+    const file = join(dir, 'scheduler.yaml');
+    writeFileSync(file, 'apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    filter:\n      enabled: [{name: NoSuchPlugin}]\n');
+    const { options } = parseApiServerOptions(['--secure-port=0', '--bind-address=127.0.0.1', '--storage-backend=memory', `--data-dir=${dir}`,
+      '--controller-manager=false', '--metrics-server=false', `--scheduler-config=${file}`]);
+    const { seen, log } = lines();
+    try {
+      const started = startApiServer(options, log, { componentThreads: true });
+      await assert.rejects(started.then((s) => s.shutdown()), /NoSuchPlugin/);
+      assert.equal(seen.filter((l) => /its thread ended/.test(l)).length, 0, seen.join('\n'));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
