@@ -67,7 +67,7 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
   let queue: SchedulingQueue | undefined;
   const cache = createSchedulerCache([`topology.${names.labelDomain}/zone`, `failure-domain.beta.${names.labelDomain}/zone`]);
   const frameworks = new Map<string, Framework>();
-  for (const profile of p.profiles) {
+  for (const [index, profile] of p.profiles.entries()) {
     const fw = buildFramework(profile, (fwk): Handle => ({
       names,
       schedulerName: profile.schedulerName || defaultSchedulerName,
@@ -83,7 +83,7 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
       runFilters: (state, pod, node) => fwk().filterWithNominated(state, pod, node, queue!.nominatedPods(node.name)),
       runPreFilterAddPod: (state, pod, added, node) => fwk().addPod(state, pod, added, node),
       runPreFilterRemovePod: (state, pod, removed, node) => fwk().removePod(state, pod, removed, node),
-    }));
+    }), index);
     if (frameworks.has(fw.schedulerName)) throw new Error(`two profiles are named ${fw.schedulerName}`);
     frameworks.set(fw.schedulerName, fw);
   }

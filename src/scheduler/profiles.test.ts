@@ -79,10 +79,46 @@ describe('scheduling profiles', () => {
     assert.throws(() => build({ plugins: { score: { enabled: [{ name: 'DefaultBinder' }] } } }), /plugin DefaultBinder does not implement the score extension point/);
     assert.throws(() => build({ plugins: { queueSort: { disabled: [{ name: '*' }] } } }), /exactly one queueSort plugin must be enabled, not 0/);
     assert.throws(() => build({ plugins: { bind: { disabled: [{ name: '*' }] } } }), /at least one bind plugin must be enabled/);
-    assert.throws(() => build({ pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'Random' } } }] }), /unknown scoring strategy "Random"/);
+    assert.throws(() => build({ pluginConfig: [{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'Random' } } }] }),
+      { message: 'profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Random": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"' });
     assert.throws(() => build({ pluginConfig: [{ name: 'PodTopologySpread', args: { defaultingType: 'System', defaultConstraints: [{ maxSkew: 1, topologyKey: 'z', whenUnsatisfiable: 'DoNotSchedule' }] } }] }),
-      /defaultConstraints must be empty when defaultingType is System/);
+      { message: 'profiles[0].pluginConfig[0].args.defaultingType: Invalid value: "System": when .defaultConstraints are not empty' });
     assert.throws(() => build({ percentageOfNodesToScore: 101 }), /percentageOfNodesToScore must be between 0 and 100/);
     assert.throws(() => checkProfiles([{ schedulerName: 'x' }, { schedulerName: 'x' }]), /two profiles are named x/);
+  });
+
+  test('pluginConfig arguments are decoded strictly and validated as the reference does, whether the plugin runs or not', () => {
+    const refused = (pluginConfig: ProfileConfig['pluginConfig'], message: string, profile: ProfileConfig = {}) =>
+      assert.throws(() => checkProfiles([{ schedulerName: 'first' }, { ...profile, pluginConfig }]), { message });
+    const at = 'profiles[1].pluginConfig[0]';
+    refused([{ name: 'InterPodAffinity', args: { hardPodAffinityWeight: 200 } }], `${at}.args.hardPodAffinityWeight: Invalid value: 200: not in valid range [0, 100]`);
+    // the plugin is off in this profile: its arguments are checked all the same
+    refused([{ name: 'InterPodAffinity', args: { hardPodAffinityWeight: -1 } }], `${at}.args.hardPodAffinityWeight: Invalid value: -1: not in valid range [0, 100]`,
+      { plugins: { multiPoint: { disabled: [{ name: 'InterPodAffinity' }] } } });
+    refused([{ name: 'InterPodAffinity', args: { hardPodAffinityWeigth: 2 } }], `decoding .${at}: strict decoding error: unknown field "hardPodAffinityWeigth"`);
+    refused([{ name: 'NodeResourcesFit', args: { scoringStrategy: { resources: [{ name: 'cpu', wieght: 2 }] } } }],
+      `decoding .${at}: strict decoding error: unknown field "scoringStrategy.resources[0].wieght"`);
+    refused([{ name: 'InterPodAffinity', args: { hardPodAffinityWeight: 'x' } }],
+      `decoding .${at}: json: cannot unmarshal string into Go struct field InterPodAffinityArgs.hardPodAffinityWeight of type int32`);
+    refused([{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'MostAllocated', resources: [{ name: 'cpu', weight: 101 }] } } }],
+      `${at}.args.scoringStrategy.resources[0].weight: Invalid value: 101: resource weight of cpu not in valid range (0, 100]`);
+    refused([{ name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'RequestedToCapacityRatio', requestedToCapacityRatio: { shape: [{ utilization: 50, score: 11 }, { utilization: 10, score: 1 }] } } } }],
+      `[${at}.args.scoringStrategy.requestedToCapacityRatio.shape[1].utilization: Invalid value: 10: values must be sorted in increasing order, `
+      + `${at}.args.scoringStrategy.requestedToCapacityRatio.shape[0].score: Invalid value: 11: not in valid range [0, 10]]`);
+    refused([{ name: 'NodeResourcesBalancedAllocation', args: { resources: [{ name: 'cpu', weight: 2 }] } }], `${at}.args.resources[0].weight: Invalid value: 2: must be 1`);
+    refused([{ name: 'DefaultPreemption', args: { minCandidateNodesPercentage: 0, minCandidateNodesAbsolute: 0 } }],
+      `[${at}.args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as minCandidateNodesAbsolute, `
+      + `${at}.args.minCandidateNodesAbsolute: Invalid value: 0: cannot be zero at the same time as minCandidateNodesPercentage]`);
+    refused([{ name: 'PodTopologySpread', args: { defaultingType: 'List', defaultConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: {} }] } }],
+      `${at}.args.defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`);
+    refused([{ name: 'NodeAffinity', args: { addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'In' }] }] } } } }],
+      `${at}.args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when \`operator\` is 'In' or 'NotIn'`);
+    refused([{ name: 'VolumeBinding', args: { bindTimeoutSeconds: 1 } }, { name: 'VolumeBinding', args: { bindTimeoutSeconds: 2 } }], 'profiles[1].pluginConfig[1]: Duplicate value: "VolumeBinding"');
+    // valid arguments, with their type named as the reference's files do; a resource weight of 0 is the default 1
+    checkProfiles([{ pluginConfig: [
+      { name: 'InterPodAffinity', args: { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'InterPodAffinityArgs', hardPodAffinityWeight: 100 } },
+      { name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 0 }, { name: 'memory' }] } } },
+      { name: 'PodTopologySpread', args: { defaultingType: 'List', defaultConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' }] } },
+    ] }]);
   });
 });

@@ -22,6 +22,7 @@ import { taintToleration } from './plugins/taint-toleration.js';
 import { volumeBinding } from './plugins/volume-binding.js';
 import { volumeRestrictions } from './plugins/volume-restrictions.js';
 import { volumeZone } from './plugins/volume-zone.js';
+import { pluginArgsErrors } from './plugin-args.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
@@ -81,15 +82,19 @@ export class ProfileError extends Error {
 }
 
 /** the profile's framework; `handle` gives plugins the cluster (it may call into the framework being built) */
-export function buildFramework(profile: ProfileConfig, handleFor: (fwk: () => Framework) => Handle): Framework {
+export function buildFramework(profile: ProfileConfig, handleFor: (fwk: () => Framework) => Handle, index = 0): Framework {
   const schedulerName = profile.schedulerName || defaultSchedulerName;
   const fail = (msg: string) => new ProfileError(`profile ${schedulerName}: ${msg}`);
   const p = profile.plugins ?? {};
   const args = new Map<string, Record<string, unknown>>();
-  for (const c of profile.pluginConfig ?? []) {
-    if (args.has(c.name)) throw fail(`pluginConfig names ${c.name} twice`);
+  // every entry's arguments are checked, whether its plugin runs or not, as the reference checks its configuration
+  const problems: string[] = [];
+  (profile.pluginConfig ?? []).forEach((c, i) => {
+    if (args.has(c.name)) problems.push(`profiles[${index}].pluginConfig[${i}]: Duplicate value: ${JSON.stringify(c.name)}`);
+    problems.push(...pluginArgsErrors(c.name, c.args, index, i));
     args.set(c.name, c.args ?? {});
-  }
+  });
+  if (problems.length) throw new ProfileError(problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`);
   const multiPoint = mergePluginSet(defaultPlugins, p.multiPoint);
   let framework: Framework | undefined;
   const handle = handleFor(() => framework!);

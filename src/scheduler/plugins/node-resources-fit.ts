@@ -81,7 +81,8 @@ export const nodeResourcesFit: PluginSpec = {
     const makeScorer = scorers[strategy];
     if (!makeScorer) throw new Error(`NodeResourcesFit: unknown scoring strategy ${JSON.stringify(strategy)}`);
     const scorer = makeScorer(args);
-    const resources = args.scoringStrategy?.resources?.length ? args.scoringStrategy.resources : defaultScoredResources;
+    // a weight left out (or 0) is 1, as the reference defaults it
+    const resources = args.scoringStrategy?.resources?.length ? args.scoringStrategy.resources.map((r) => ({ ...r, weight: r.weight || 1 })) : defaultScoredResources;
     return {
       name: 'NodeResourcesFit',
       events: ['Pod/Delete', 'Node/Add', ...nodeUpdates],
