@@ -40,6 +40,16 @@ describe('cluster-scheduler options', () => {
     }
   });
 
+  test('a v1beta3 file, deprecated but still read by the reference, is read as v1 with the reference\'s deprecation warning', async () => {
+    const path = file('apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: /etc/k}\nprofiles:\n- schedulerName: old\n');
+    const { options, warnings } = await parseSchedulerProgram([`--config=${path}`]);
+    assert.deepEqual(options.profiles, [{ schedulerName: 'old' }]);
+    assert.deepEqual(warnings, ['KubeSchedulerConfiguration v1beta3 is deprecated in v1.26, will be removed in v1.29']);
+    // older versions the reference no longer reads are refused
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file('apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n')}`]),
+      /expected kind KubeSchedulerConfiguration/);
+  });
+
   test('flags on the command line win over the file', async () => {
     const path = file(`${header()}leaderElection: {leaderElect: true, resourceName: from-file}\nclientConnection: {qps: 5}\n`);
     const { options } = await parseSchedulerProgram(['--kubeconfig=k', `--config=${path}`, '--leader-elect=false', '--kube-api-qps=7']);

@@ -15,6 +15,8 @@ export const schedulerLeaseName = 'kube-scheduler';
 export const configKind = 'KubeSchedulerConfiguration';
 /** the configuration file's apiVersion in each API domain */
 export const configApiVersions = apiDomains.map((d) => `${naming(d).group('kubescheduler.config')}/v1`);
+/** v1beta3, deprecated but still read by kube-scheduler 1.27, with the same fields and default plugins as v1 */
+const deprecatedApiVersions = apiDomains.map((d) => `${naming(d).group('kubescheduler.config')}/v1beta3`);
 
 export interface SchedulerOptions {
   /** the file's profiles as written; the scheduler checks them when it builds them */
@@ -71,6 +73,8 @@ export interface SchedulerConfigFile {
   percentageOfNodesToScore?: number;
   podInitialBackoffSeconds?: number;
   podMaxBackoffSeconds?: number;
+  /** what to tell the user (a deprecated apiVersion) */
+  warnings: string[];
 }
 
 /** Reads and checks a KubeSchedulerConfiguration file; an unknown field is an error, as the reference's strict decoding makes it. */
@@ -83,9 +87,10 @@ export async function loadSchedulerConfig(path: string): Promise<SchedulerConfig
     throw fail(`cannot read it: ${(e as Error).message}`);
   }
   if (typeof doc !== 'object' || Array.isArray(doc)) throw fail('must be a mapping');
-  if (doc.kind !== configKind || !configApiVersions.includes(doc.apiVersion))
+  const deprecated = deprecatedApiVersions.includes(doc.apiVersion);
+  if (doc.kind !== configKind || (!configApiVersions.includes(doc.apiVersion) && !deprecated))
     throw fail(`expected kind ${configKind} with apiVersion ${configApiVersions.join(' or ')}, got kind ${doc.kind ?? '(none)'} apiVersion ${doc.apiVersion ?? '(none)'}`);
-  const out: SchedulerConfigFile = { flags: {}, profiles: [] };
+  const out: SchedulerConfigFile = { flags: {}, profiles: [], warnings: deprecated ? ['KubeSchedulerConfiguration v1beta3 is deprecated in v1.26, will be removed in v1.29'] : [] };
   for (const [key, value] of Object.entries(doc)) {
     if (key === 'kind' || key === 'apiVersion' || ignoredFields.has(key)) continue;
     const field = `field ${key}`;
@@ -158,7 +163,7 @@ export async function parseSchedulerProgram(argv: readonly string[]): Promise<Pa
     kubeconfig,
     master: (v.master as string) || undefined,
     verbosity: v.v as number,
-    warnings: parsed.warnings,
+    warnings: [...parsed.warnings, ...(file?.warnings ?? [])],
     help: false,
     serving: servingOptionsFrom(v),
   };

@@ -29,6 +29,7 @@ export async function checkSchedulerConfigFile(o: EmbeddedSchedulerOptions, name
 
 export async function startEmbeddedScheduler(o: Loopback & { options: EmbeddedSchedulerOptions; log: Logger }): Promise<RunningScheduler> {
   const file = o.options.configFile ? await loadSchedulerConfig(o.options.configFile) : undefined;
+  for (const w of file?.warnings ?? []) o.log.warn(`scheduler: ${w}`);
   const options = schedulerOptionsFrom(o.options.flagValues, file);
   const client = loopbackClient(o, schedulerUser, { qps: options.kubeApiQps, burst: options.kubeApiBurst, userAgent: 'cluster-scheduler' });
   const scheduler = startScheduler({ ...schedulerStartOptions(options, client, o.log), names: o.names });
