@@ -3,7 +3,7 @@
 // reference's event handlers). The caller feeds it watch events and gives it the writes it makes.
 import type { Naming } from '../api/naming.js';
 import { createSchedulerCache, type SchedulerCache } from './cache.js';
-import type { ClusterEvent, EventRecorder, Handle, SchedulerWrites, VolumeListers } from './framework.js';
+import type { ClusterEvent, EventRecorder, Handle, SchedulerMetrics, SchedulerWrites, VolumeListers } from './framework.js';
 import { buildFramework, defaultSchedulerName, type ProfileConfig } from './profiles.js';
 import { createSchedulingQueue, type SchedulingQueue } from './queue.js';
 import type { Framework } from './runtime.js';
@@ -28,6 +28,7 @@ export interface SchedulerParts {
   percentageOfNodesToScore?: number;
   podInitialBackoffSeconds?: number;
   podMaxBackoffSeconds?: number;
+  metrics?: SchedulerMetrics;
   log: { info(m: string): void; warn(m: string): void };
 }
 
@@ -108,7 +109,13 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
   });
   const loop = scheduler({
     cache, queue, frameworks, writes: p.writes, recorder: p.recorder, currentPod: p.listers.pod,
-    percentageOfNodesToScore: p.percentageOfNodesToScore, log: p.log,
+    percentageOfNodesToScore: p.percentageOfNodesToScore, log: p.log, metrics: p.metrics,
+  });
+  const pendingQueue = queue;
+  p.metrics?.pendingPods(() => {
+    const counts = pendingQueue.counts();
+    const gated = pendingQueue.gated();
+    return { active: counts.active, backoff: counts.backoff, unschedulable: counts.unschedulable - gated, gated };
   });
 
   const responsibleFor = (pod: Pod) => frameworks.has(pod.spec.schedulerName ?? '');

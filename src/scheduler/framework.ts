@@ -93,6 +93,17 @@ export interface PostFilterResult {
   nominatedNodeName?: string;
 }
 
+/** the scheduler's pods waiting in each part of its queue */
+export interface PendingPods { active: number; backoff: number; unschedulable: number; gated: number }
+
+/** what the scheduler tells its metrics (the reference's scheduler_* families) */
+export interface SchedulerMetrics {
+  /** an attempt to schedule a pod ended: bound, found unschedulable, or failed; seconds from its cycle's start */
+  attempt(profile: string, result: 'scheduled' | 'unschedulable' | 'error', seconds: number): void;
+  /** where pending pods are read from when scraped (the scheduler that runs now) */
+  pendingPods(read: () => PendingPods): void;
+}
+
 export interface EventRecorder {
   /** an event about `regarding` (in the events API: type, reason, action, note) */
   event(regarding: Pod, related: Pod | undefined, type: 'Normal' | 'Warning', reason: string, action: string, note: string): void;

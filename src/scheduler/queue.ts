@@ -41,6 +41,8 @@ export interface SchedulingQueue {
   readonly cycle: number;
   /** pods in the active, back-off and unschedulable queues */
   counts(): { active: number; backoff: number; unschedulable: number };
+  /** pods of the unschedulable set that a PreEnqueue plugin holds back (scheduling gates): never tried */
+  gated(): number;
   nominate(info: PodInfo, nodeName: string | undefined): void;
   nominatedPods(nodeName: string): readonly PodInfo[];
   close(): void;
@@ -195,6 +197,11 @@ export function createSchedulingQueue(o: QueueOptions): SchedulingQueue {
       for (const p of [...unschedulable.values()]) if (!p.gated && t - p.timestamp > maxUnschedulable) moveToActiveOrBackoff(p);
     },
     counts: () => ({ active: active.size, backoff: backoff.size, unschedulable: unschedulable.size }),
+    gated: () => {
+      let n = 0;
+      for (const p of unschedulable.values()) if (p.gated) n++;
+      return n;
+    },
     nominate,
     nominatedPods: (nodeName) => nominatedByNode.get(nodeName) ?? none,
     close() {

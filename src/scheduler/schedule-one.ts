@@ -4,7 +4,7 @@
 // of each pod goes on in the background, so bindings overlap with the next pods' cycles.
 import { nowTimestamp } from '../api/meta.js';
 import {
-  isUnschedulable, newCycleState, type CycleState, type EventRecorder, type QueuedPodInfo, type SchedulerWrites, type Status,
+  isUnschedulable, newCycleState, type CycleState, type EventRecorder, type QueuedPodInfo, type SchedulerMetrics, type SchedulerWrites, type Status,
 } from './framework.js';
 import type { SchedulerCache } from './cache.js';
 import { podInfo, podKey, type NodeInfo, type PodInfo } from './node-info.js';
@@ -69,6 +69,7 @@ export interface SchedulerDeps {
   percentageOfNodesToScore?: number;
   /** binding cycles that may run at once before the next scheduling cycle waits */
   maxInFlightBindings?: number;
+  metrics?: SchedulerMetrics;
   log: { info(m: string): void; warn(m: string): void };
 }
 
@@ -148,8 +149,9 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     return { host: selectHost(fwk.score(state, pod, feasible)) };
   }
 
-  async function handleFailure(fwk: Framework, p: QueuedPodInfo, cycle: number, f: Failure) {
+  async function handleFailure(fwk: Framework, p: QueuedPodInfo, cycle: number, f: Failure, started: number) {
     const unschedulable = isUnschedulable(f.status);
+    d.metrics?.attempt(fwk.schedulerName, unschedulable ? 'unschedulable' : 'error', (performance.now() - started) / 1000);
     const message = f.diagnosis ? fitErrorMessage(f.numAllNodes ?? 0, f.diagnosis) : f.status.reasons.join(', ');
     const current = d.currentPod(p.info.key);
     // deleted meanwhile, or bound by someone else: nothing to report
@@ -176,16 +178,17 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     await d.writes.patchPodStatus(pod, { status });
   }
 
-  async function bindingCycle(fwk: Framework, state: CycleState, p: QueuedPodInfo, assumed: PodInfo, host: string, cycle: number) {
+  async function bindingCycle(fwk: Framework, state: CycleState, p: QueuedPodInfo, assumed: PodInfo, host: string, cycle: number, started: number) {
     const s = (await fwk.preBind(state, assumed, host)) ?? (await fwk.bind(state, assumed, host));
     if (s) {
       fwk.unreserve(state, assumed, host);
       d.cache.forget(assumed);
       // what the pod had taken is free again
       d.queue.moveOnEvent('Pod/Delete');
-      return handleFailure(fwk, p, cycle, { status: s });
+      return handleFailure(fwk, p, cycle, { status: s }, started);
     }
     fwk.postBind(state, assumed, host);
+    d.metrics?.attempt(fwk.schedulerName, 'scheduled', (performance.now() - started) / 1000);
     d.recorder.event(p.info.pod, undefined, 'Normal', 'Scheduled', 'Binding', `Successfully assigned ${p.info.key} to ${host}`);
   }
 
@@ -194,6 +197,7 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     const fwk = d.frameworks.get(pod.spec.schedulerName ?? '');
     const cycle = d.queue.cycle;
     if (!fwk || pod.metadata.deletionTimestamp || d.cache.isAssumed(pod)) return;
+    const started = performance.now();
     const state = newCycleState();
     let outcome: { host: string } | Failure;
     try {
@@ -208,7 +212,7 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
         else if (status?.reasons.length) outcome.diagnosis.postFilterMsg = status.reasons.join(', ');
         outcome.nominatedNodeName = result?.nominatedNodeName;
       }
-      return handleFailure(fwk, p, cycle, outcome);
+      return handleFailure(fwk, p, cycle, outcome, started);
     }
     const host = outcome.host;
     const assumed: PodInfo = { ...p.info, pod: { ...pod, spec: { ...pod.spec, nodeName: host } } };
@@ -218,9 +222,9 @@ export function scheduler(d: SchedulerDeps): ScheduleOne {
     if (rejected) {
       fwk.unreserve(state, assumed, host);
       d.cache.forget(assumed);
-      return handleFailure(fwk, p, cycle, { status: rejected });
+      return handleFailure(fwk, p, cycle, { status: rejected }, started);
     }
-    const binding = bindingCycle(fwk, state, p, assumed, host, cycle)
+    const binding = bindingCycle(fwk, state, p, assumed, host, cycle, started)
       .catch((e) => d.log.warn(`binding ${p.info.key}: ${(e as Error).message}`))
       .finally(() => {
         inFlight.delete(binding);

@@ -14,7 +14,7 @@ import { compactObject } from '../client/compact.js';
 import { runElected, type LeaderElectionSettings } from '../client/leader-election.js';
 import { isNotFound, resourcePath, resourceRef, type Client } from '../client/rest-client.js';
 import { assembleScheduler, type AssembledScheduler } from './assemble.js';
-import type { EventRecorder, SchedulerWrites } from './framework.js';
+import type { EventRecorder, SchedulerMetrics, SchedulerWrites } from './framework.js';
 import { defaultSchedulerName, type ProfileConfig } from './profiles.js';
 import type { CSINode, Namespace, Node, PersistentVolume, PersistentVolumeClaim, Pod, PodDisruptionBudget, SelectingObject, StorageClass } from './types.js';
 
@@ -33,6 +33,8 @@ export interface StartSchedulerOptions {
   podInitialBackoffSeconds?: number;
   podMaxBackoffSeconds?: number;
   leaderElection?: SchedulerLeaderElection;
+  /** the scheduler_* metrics of the program's /metrics */
+  metrics?: SchedulerMetrics;
   /** this candidate's identity for leader election; default `<hostname>_<uuid>` */
   identity?: string;
   log: Logger;
@@ -149,7 +151,7 @@ async function run(o: StartSchedulerOptions, names: Naming, signal: AbortSignal)
     },
     percentageOfNodesToScore: o.percentageOfNodesToScore,
     podInitialBackoffSeconds: o.podInitialBackoffSeconds, podMaxBackoffSeconds: o.podMaxBackoffSeconds,
-    log: o.log,
+    metrics: o.metrics, log: o.log,
   });
   nodes.addHandler({ added: s.nodeAdded, updated: s.nodeUpdated, deleted: s.nodeDeleted });
   pods.addHandler({ added: (p) => s.podAdded(p), updated: (old, p) => s.podUpdated(old, p), deleted: (p) => s.podDeleted(p) });

@@ -95,7 +95,24 @@ describe('cluster-scheduler, the program', () => {
     const metrics = await componentGet(port, '/metrics', admin);
     assert.equal(metrics.status, 200, metrics.body);
     assert.match(metrics.body, /leader_election_master_status\{name="kube-scheduler"\} 1/);
+    // the scheduler's own families, as the reference names them: a pod placed, one that fits nowhere and waits
+    const pods = client.resource(podsRef, 'default');
+    await addReadyNode(client, server.names, 'metrics-node', { labels: { metrics: 'yes' } });
+    await pods.create(pod('placed', { nodeSelector: { metrics: 'yes' } }));
+    await pods.create(pod('nowhere', { nodeSelector: { metrics: 'no' } }));
+    assert.equal(await nodeOf('placed'), 'metrics-node');
+    const scraped = await waitFor('both attempts counted', async () => {
+      const body = (await componentGet(port, '/metrics', admin)).body;
+      return /scheduler_pending_pods\{queue="unschedulable"\} 1/.test(body) && /result="scheduled"/.test(body) ? body : undefined;
+    }, bound);
+    assert.match(scraped, /^scheduler_schedule_attempts_total\{result="scheduled",profile="default-scheduler"\} 1$/m);
+    assert.match(scraped, /^scheduler_schedule_attempts_total\{result="unschedulable",profile="default-scheduler"\} [1-9]\d*$/m);
+    assert.match(scraped, /^scheduler_scheduling_attempt_duration_seconds_count\{result="scheduled",profile="default-scheduler"\} 1$/m);
+    assert.match(scraped, /^scheduler_scheduling_attempt_duration_seconds_bucket\{le="0.001",result="scheduled",profile="default-scheduler"\} \d+$/m);
+    for (const queue of ['active', 'backoff', 'gated']) assert.match(scraped, new RegExp(`^scheduler_pending_pods\\{queue="${queue}"\\} 0$`, 'm'));
     await stop(p);
+    for (const name of ['placed', 'nowhere']) await pods.delete(name, { gracePeriodSeconds: 0 });
+    await client.resource({ group: '', version: 'v1', resource: 'nodes' }).delete('metrics-node');
   });
 
   test('two processes elect one leader through the kube-scheduler Lease; the other takes over when it stops', async () => {
