@@ -4,7 +4,7 @@
 import type { Naming } from '../api/naming.js';
 import { createSchedulerCache, type SchedulerCache } from './cache.js';
 import type { ClusterEvent, EventRecorder, Handle, SchedulerMetrics, SchedulerWrites, VolumeListers } from './framework.js';
-import { buildFramework, defaultSchedulerName, type ProfileConfig } from './profiles.js';
+import { buildFramework, defaultSchedulerName, ProfileError, type ProfileConfig } from './profiles.js';
 import { createSchedulingQueue, type SchedulingQueue } from './queue.js';
 import type { Framework } from './runtime.js';
 import { scheduler, type ScheduleOne } from './schedule-one.js';
@@ -69,6 +69,8 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
   const cache = createSchedulerCache([`topology.${names.labelDomain}/zone`, `failure-domain.beta.${names.labelDomain}/zone`]);
   const frameworks = new Map<string, Framework>();
   for (const [index, profile] of p.profiles.entries()) {
+    // only a lone profile is named default-scheduler when it names itself nothing, as the reference defaults it
+    if (p.profiles.length > 1 && !profile.schedulerName) throw new ProfileError(`profiles[${index}].schedulerName: Required value`);
     const fw = buildFramework(profile, (fwk): Handle => ({
       names,
       schedulerName: profile.schedulerName || defaultSchedulerName,

@@ -85,11 +85,14 @@ describe('scheduling profiles', () => {
       { message: 'profiles[0].pluginConfig[0].args.defaultingType: Invalid value: "System": when .defaultConstraints are not empty' });
     assert.throws(() => build({ percentageOfNodesToScore: 101 }), /percentageOfNodesToScore must be between 0 and 100/);
     assert.throws(() => checkProfiles([{ schedulerName: 'x' }, { schedulerName: 'x' }]), /two profiles are named x/);
+    // only a lone profile is default-scheduler without a name; among several each needs one
+    assert.throws(() => checkProfiles([{ schedulerName: 'x' }, {}]), { message: 'profiles[1].schedulerName: Required value' });
+    checkProfiles([{}]);
   });
 
   test('pluginConfig arguments are decoded strictly and validated as the reference does, whether the plugin runs or not', () => {
     const refused = (pluginConfig: ProfileConfig['pluginConfig'], message: string, profile: ProfileConfig = {}) =>
-      assert.throws(() => checkProfiles([{ schedulerName: 'first' }, { ...profile, pluginConfig }]), { message });
+      assert.throws(() => checkProfiles([{ schedulerName: 'first' }, { schedulerName: 'second', ...profile, pluginConfig }]), { message });
     const at = 'profiles[1].pluginConfig[0]';
     refused([{ name: 'InterPodAffinity', args: { hardPodAffinityWeight: 200 } }], `${at}.args.hardPodAffinityWeight: Invalid value: 200: not in valid range [0, 100]`);
     // the plugin is off in this profile: its arguments are checked all the same
