@@ -211,6 +211,19 @@ describe('scheduling: scores', () => {
     assert.equal(c.nodeOf('near'), 'n2');
     assert.notEqual(c.nodeOf('far'), 'n2');
   });
+
+  test('InterPodAffinity ignorePreferredTermsOfExistingPods: placed pods\' preferred terms no longer pull a pod that has none of its own', async () => {
+    const magnet = { affinity: { podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, podAffinityTerm: { labelSelector: { matchLabels: { app: 'newcomer' } }, topologyKey: hostnameLabel } }] } } };
+    for (const ignore of [false, true]) {
+      const c = fakeCluster({ nodes: [node('n1'), node('n2'), node('n3')],
+        profiles: [{ pluginConfig: [{ name: 'InterPodAffinity', args: { ignorePreferredTermsOfExistingPods: ignore } }] }] });
+      c.add(pod('magnet', { ...magnet, nodeName: 'n2' }));
+      c.add(pod('newcomer', { labels: { app: 'newcomer' } }));
+      await c.run();
+      if (ignore) assert.notEqual(c.nodeOf('newcomer'), 'n2', 'the emptier nodes win');
+      else assert.equal(c.nodeOf('newcomer'), 'n2', 'the placed pod\'s preferred affinity pulls');
+    }
+  });
 });
 
 describe('scheduling: the queue', () => {

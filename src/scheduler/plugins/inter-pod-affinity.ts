@@ -1,7 +1,8 @@
 // Filter: the pod's required affinity (some matching pod in the node's topology domain) and
 // anti-affinity (none there), and the required anti-affinity of pods already placed. Score: the
 // weights of preferred affinity and anti-affinity terms, both the pod's and those of placed pods
-// towards it (their required affinity counting with hardPodAffinityWeight).
+// towards it (their required affinity counting with hardPodAffinityWeight; none of them for a pod without preferred
+// terms when ignorePreferredTermsOfExistingPods is set).
 import {
   allPodEvents, errorStatus, maxNodeScore, readState, skip, unresolvable, unschedulable,
   type CycleState, type Handle, type PluginSpec, type Status,
@@ -44,7 +45,8 @@ function filterState(existingAnti: Counts = new Map(), affinity: Counts = new Ma
 export const interPodAffinity: PluginSpec = {
   name: 'InterPodAffinity',
   create: (rawArgs, handle: Handle) => {
-    const hardPodAffinityWeight = (rawArgs as { hardPodAffinityWeight?: number }).hardPodAffinityWeight ?? 1;
+    const args = rawArgs as { hardPodAffinityWeight?: number; ignorePreferredTermsOfExistingPods?: boolean };
+    const hardPodAffinityWeight = args.hardPodAffinityWeight ?? 1;
     const nsLabels = (ns: string) => handle.namespaceLabels(ns);
     const matches = (term: AffinityTerm, pod: Pod) => termMatches(term, pod, nsLabels);
 
@@ -111,6 +113,8 @@ export const interPodAffinity: PluginSpec = {
 
       preScore(state, pod) {
         const own = pod.preferredAffinity.length + pod.preferredAntiAffinity.length > 0;
+        // placed pods' terms are not looked at for a pod with no preferences of its own, when the profile says so
+        if (!own && args.ignorePreferredTermsOfExistingPods) return skip;
         const scores = new Map<string, Map<string, number>>();
         const add = (key: string, value: string | undefined, by: number) => {
           if (value === undefined || !by) return;
