@@ -64,7 +64,16 @@ describe('cluster-scheduler options', () => {
     await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}leaderElection: {leaseDurations: 1s}\n`)}`]), /unknown field leaderElection.leaseDurations/);
     await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file('apiVersion: v1\nkind: Pod\n')}`]), /expected kind KubeSchedulerConfiguration/);
     await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}extenders: [{urlPrefix: x}]\n`)}`]), /extenders are not supported/);
-    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n`)}`]), /podMaxBackoffSeconds must not be less/);
+    // the reference's field errors
+    for (const [text, message] of [
+      ['percentageOfNodesToScore: 120\n', 'percentageOfNodesToScore: Invalid value: 120: not in valid range [0-100]'],
+      ['podInitialBackoffSeconds: 0\n', 'podInitialBackoffSeconds: Invalid value: 0: must be greater than 0'],
+      ['podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n', 'podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds'],
+    ]) {
+      const path = file(`${header()}${text}`);
+      await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${path}`]), { message: `scheduler configuration ${path}: ${message}` });
+    }
+    await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n`)}`]), /podMaxBackoffSeconds: Invalid value: .*: must be greater than or equal to PodInitialBackoffSeconds/);
     await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}profiles: [{schedulerName: a}]\n`)}`, '--scheduler-name=b']), /set schedulerName in them/);
     await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', '--leader-elect-lease-duration=5s', '--leader-elect-renew-deadline=6s']), /lease-duration must be longer than/);
     await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${join(dir, 'missing.yaml')}`]), /cannot read it/);

@@ -100,11 +100,14 @@ export async function loadSchedulerConfig(path: string): Promise<SchedulerConfig
         out.profiles = value;
         break;
       case 'percentageOfNodesToScore':
-        if (!Number.isInteger(value) || (value as number) < 0 || (value as number) > 100) throw fail(`${field} must be an integer from 0 to 100`);
+        if (!Number.isInteger(value)) throw fail(`${field} must be an integer from 0 to 100`);
+        // the reference's field errors
+        if ((value as number) < 0 || (value as number) > 100) throw fail(`${key}: Invalid value: ${value}: not in valid range [0-100]`);
         out.percentageOfNodesToScore = value as number;
         break;
       case 'podInitialBackoffSeconds': case 'podMaxBackoffSeconds':
-        if (!Number.isInteger(value) || (value as number) <= 0) throw fail(`${field} must be a positive integer`);
+        if (!Number.isInteger(value)) throw fail(`${field} must be a positive integer`);
+        if (key === 'podInitialBackoffSeconds' && (value as number) <= 0) throw fail(`${key}: Invalid value: ${value}: must be greater than 0`);
         out[key] = value as number;
         break;
       case 'extenders':
@@ -126,7 +129,8 @@ export async function loadSchedulerConfig(path: string): Promise<SchedulerConfig
         throw fail(`unknown field ${key}`);
     }
   }
-  if ((out.podMaxBackoffSeconds ?? 10) < (out.podInitialBackoffSeconds ?? 1)) throw fail('podMaxBackoffSeconds must not be less than podInitialBackoffSeconds');
+  const maxBackoff = out.podMaxBackoffSeconds ?? 10;
+  if (maxBackoff < (out.podInitialBackoffSeconds ?? 1)) throw fail(`podMaxBackoffSeconds: Invalid value: ${maxBackoff}: must be greater than or equal to PodInitialBackoffSeconds`);
   return out;
 }
 

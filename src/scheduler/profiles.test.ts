@@ -83,7 +83,7 @@ describe('scheduling profiles', () => {
       { message: 'profiles[0].pluginConfig[0].args.scoringStrategy.type: Unsupported value: "Random": supported values: "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"' });
     assert.throws(() => build({ pluginConfig: [{ name: 'PodTopologySpread', args: { defaultingType: 'System', defaultConstraints: [{ maxSkew: 1, topologyKey: 'z', whenUnsatisfiable: 'DoNotSchedule' }] } }] }),
       { message: 'profiles[0].pluginConfig[0].args.defaultingType: Invalid value: "System": when .defaultConstraints are not empty' });
-    assert.throws(() => build({ percentageOfNodesToScore: 101 }), /percentageOfNodesToScore must be between 0 and 100/);
+    assert.throws(() => build({ percentageOfNodesToScore: 101 }), { message: 'profiles[0].percentageOfNodesToScore: Invalid value: 101: not in valid range [0-100]' });
     assert.throws(() => checkProfiles([{ schedulerName: 'x' }, { schedulerName: 'x' }]), /two profiles are named x/);
     // only a lone profile is default-scheduler without a name; among several each needs one
     assert.throws(() => checkProfiles([{ schedulerName: 'x' }, {}]), { message: 'profiles[1].schedulerName: Required value' });

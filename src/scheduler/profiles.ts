@@ -144,7 +144,7 @@ export function buildFramework(profile: ProfileConfig, handleFor: (fwk: () => Fr
   if (points.queueSort.length !== 1) throw fail(`exactly one queueSort plugin must be enabled, not ${points.queueSort.length}`);
   if (!points.bind.length) throw fail('at least one bind plugin must be enabled');
   const pct = profile.percentageOfNodesToScore;
-  if (pct !== undefined && (pct < 0 || pct > 100)) throw fail('percentageOfNodesToScore must be between 0 and 100');
+  if (pct !== undefined && (pct < 0 || pct > 100)) throw new ProfileError(`profiles[${index}].percentageOfNodesToScore: Invalid value: ${pct}: not in valid range [0-100]`);
   framework = createFramework(schedulerName, points, weights, pct || undefined);
   return framework;
 }
