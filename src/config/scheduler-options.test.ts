@@ -69,6 +69,8 @@ describe('cluster-scheduler options', () => {
       ['percentageOfNodesToScore: 120\n', 'percentageOfNodesToScore: Invalid value: 120: not in valid range [0-100]'],
       ['podInitialBackoffSeconds: 0\n', 'podInitialBackoffSeconds: Invalid value: 0: must be greater than 0'],
       ['podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n', 'podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds'],
+      ['parallelism: 0\n', 'parallelism: Invalid value: 0: should be an integer value greater than zero'],
+      ['leaderElection: {resourceLock: endpoints}\n', 'leaderElection.resourceLock: Invalid value: "endpoints": resourceLock value must be "leases"'],
     ]) {
       const path = file(`${header()}${text}`);
       await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${path}`]), { message: `scheduler configuration ${path}: ${message}` });

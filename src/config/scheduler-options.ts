@@ -129,6 +129,11 @@ export async function loadSchedulerConfig(path: string): Promise<SchedulerConfig
         throw fail(`unknown field ${key}`);
     }
   }
+  // the reference's own checks of fields it reads and this scheduler has no use for
+  if (doc.parallelism !== undefined && !((doc.parallelism as number) > 0)) throw fail(`parallelism: Invalid value: ${JSON.stringify(doc.parallelism)}: should be an integer value greater than zero`);
+  const lock = out.flags['leader-elect-resource-lock'];
+  if (lock !== undefined && lock !== 'leases' && out.flags['leader-elect'] !== false)
+    throw fail(`leaderElection.resourceLock: Invalid value: ${JSON.stringify(lock)}: resourceLock value must be "leases"`);
   const maxBackoff = out.podMaxBackoffSeconds ?? 10;
   if (maxBackoff < (out.podInitialBackoffSeconds ?? 1)) throw fail(`podMaxBackoffSeconds: Invalid value: ${maxBackoff}: must be greater than or equal to PodInitialBackoffSeconds`);
   return out;
