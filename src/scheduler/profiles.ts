@@ -145,6 +145,7 @@ export function buildFramework(profile: ProfileConfig, handleFor: (fwk: () => Fr
   if (!points.bind.length) throw fail('at least one bind plugin must be enabled');
   const pct = profile.percentageOfNodesToScore;
   if (pct !== undefined && (pct < 0 || pct > 100)) throw new ProfileError(`profiles[${index}].percentageOfNodesToScore: Invalid value: ${pct}: not in valid range [0-100]`);
-  framework = createFramework(schedulerName, points, weights, pct || undefined);
+  // a profile's 0 is the adaptive share, as the global 0 is; only a profile that sets none follows the global setting
+  framework = createFramework(schedulerName, points, weights, pct);
   return framework;
 }

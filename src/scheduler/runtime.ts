@@ -24,7 +24,7 @@ export const pointMethod: Record<ExtensionPoint, keyof Plugin> = {
 
 export interface Framework {
   schedulerName: string;
-  /** undefined: the scheduler's global setting (adaptive by default) */
+  /** undefined: the scheduler's global setting; 0: adaptive */
   percentageOfNodesToScore?: number;
   plugins: ReadonlyMap<string, Plugin>;
   points: Readonly<Record<ExtensionPoint, readonly Plugin[]>>;

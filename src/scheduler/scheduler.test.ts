@@ -343,6 +343,19 @@ describe('scheduling: how many nodes are evaluated', () => {
     assert.ok(c.nodeOf('p'));
   });
 
+  test('a profile\'s percentageOfNodesToScore of 0 means the adaptive share, whatever the global setting', async () => {
+    // the one node a pod prefers comes last: found only when every node is evaluated
+    const nodes = Array.from({ length: 300 }, (_, i) => node(`n${i}`, i === 299 ? { labels: { best: 'yes' } } : {}));
+    const prefersBest = { affinity: { nodeAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 100, preference: { matchExpressions: [{ key: 'best', operator: 'In' as const, values: ['yes'] }] } }] } } };
+    for (const profile of [undefined, 0]) {
+      const c = fakeCluster({ nodes, percentageOfNodesToScore: 100, profiles: [{ percentageOfNodesToScore: profile }] });
+      c.add(pod('p', prefersBest));
+      await c.run();
+      if (profile === undefined) assert.equal(c.nodeOf('p'), 'n299', 'the global 100% evaluates every node');
+      else assert.notEqual(c.nodeOf('p'), 'n299', 'adaptive: 48% of 300 nodes, from the first');
+    }
+  });
+
   test('the histogram is sorted as strings, with PreFilter messages in place of node reasons', () => {
     const statuses = new Map([
       ['a', { code: 'Unschedulable' as const, reasons: ['Insufficient memory', 'Insufficient cpu'] }],
