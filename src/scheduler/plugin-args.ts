@@ -9,6 +9,8 @@ import { qualifiedNameErrors } from '../api/selectors.js';
 type Shape = 'int' | 'string' | 'bool' | 'any' | { fields: Record<string, Shape> } | { list: Shape };
 
 const resourceSpec: Shape = { list: { fields: { name: 'string', weight: 'int' } } };
+const requirements: Shape = { list: { fields: { key: 'string', operator: 'string', values: { list: 'string' } } } };
+const nodeSelectorTerm: Shape = { fields: { matchExpressions: requirements, matchFields: requirements } };
 const shapePoints: Shape = { list: { fields: { utilization: 'int', score: 'int' } } };
 
 /** a field error in the reference's wording */
@@ -109,7 +111,10 @@ const declarations: Record<string, ArgsDecl> = {
   },
   NodeAffinity: {
     kind: 'NodeAffinityArgs',
-    fields: { addedAffinity: { fields: { requiredDuringSchedulingIgnoredDuringExecution: 'any', preferredDuringSchedulingIgnoredDuringExecution: 'any' } } },
+    fields: { addedAffinity: { fields: {
+      requiredDuringSchedulingIgnoredDuringExecution: { fields: { nodeSelectorTerms: { list: nodeSelectorTerm } } },
+      preferredDuringSchedulingIgnoredDuringExecution: { list: { fields: { weight: 'int', preference: nodeSelectorTerm } } },
+    } } },
     validate(a: { addedAffinity?: { requiredDuringSchedulingIgnoredDuringExecution?: { nodeSelectorTerms?: NodeSelectorTermArgs[] };
       preferredDuringSchedulingIgnoredDuringExecution?: { preference?: NodeSelectorTermArgs }[] } }, path) {
       const required = a.addedAffinity?.requiredDuringSchedulingIgnoredDuringExecution;

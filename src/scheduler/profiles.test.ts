@@ -116,12 +116,18 @@ describe('scheduling profiles', () => {
       `${at}.args.defaultConstraints[0].labelSelector: Forbidden: constraint must not define a selector, as they deduced for each pod`);
     refused([{ name: 'NodeAffinity', args: { addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'a', operator: 'In' }] }] } } } }],
       `${at}.args.addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0].matchExpressions[0].values: Required value: must be specified when \`operator\` is 'In' or 'NotIn'`);
+    refused([{ name: 'NodeAffinity', args: { addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerm: [] } } } }],
+      `decoding .${at}: strict decoding error: unknown field "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerm"`);
     refused([{ name: 'VolumeBinding', args: { bindTimeoutSeconds: 1 } }, { name: 'VolumeBinding', args: { bindTimeoutSeconds: 2 } }], 'profiles[1].pluginConfig[1]: Duplicate value: "VolumeBinding"');
     // valid arguments, with their type named as the reference's files do; a resource weight of 0 is the default 1
     checkProfiles([{ pluginConfig: [
       { name: 'InterPodAffinity', args: { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'InterPodAffinityArgs', hardPodAffinityWeight: 100 } },
       { name: 'NodeResourcesFit', args: { scoringStrategy: { type: 'LeastAllocated', resources: [{ name: 'cpu', weight: 0 }, { name: 'memory' }] } } },
       { name: 'PodTopologySpread', args: { defaultingType: 'List', defaultConstraints: [{ maxSkew: 1, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'ScheduleAnyway' }] } },
+      { name: 'NodeAffinity', args: { addedAffinity: {
+        requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: [{ matchExpressions: [{ key: 'pool', operator: 'In', values: ['a'] }], matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n1'] }] }] },
+        preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, preference: { matchExpressions: [{ key: 'ssd', operator: 'Exists' }] } }],
+      } } },
     ] }]);
   });
 });
