@@ -142,4 +142,27 @@ describe('pod scheduling gates', () => {
     assert.deepEqual(await update<Pod>(pods, ungated, o => { o.spec!.schedulingGates = [{ name: 'x' }]; }),
       ["spec.schedulingGates[0].name: Forbidden: only deletion is allowed, but found new scheduling gate 'x'"]);
   });
+
+  test('a gated pod\'s scheduling directives may be narrowed: nodeSelector entries added, required node affinity terms extended', async () => {
+    const expr = (key: string) => ({ key, operator: 'Exists' as const });
+    const required = (...terms: { matchExpressions: { key: string; operator: 'Exists' }[] }[]) => ({ nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms: terms } } });
+    const { obj } = await create<Pod>(pods, { spec: podSpec({ schedulingGates: [{ name: 'a' }], nodeSelector: { pool: 'a' }, affinity: required({ matchExpressions: [expr('x')] }) }) });
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.nodeSelector = { pool: 'a', disk: 'ssd' }; }), []);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.affinity = required({ matchExpressions: [expr('x'), expr('y')] }); }), []);
+    // preferred terms may change as they will
+    assert.deepEqual(await update<Pod>(pods, obj, o => {
+      o.spec!.affinity!.nodeAffinity!.preferredDuringSchedulingIgnoredDuringExecution = [{ weight: 1, preference: { matchExpressions: [expr('z')] } }];
+    }), []);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.nodeSelector = { pool: 'b' }; }),
+      ['spec.nodeSelector: Invalid value: map[string]string{"pool":"b"}: only additions to spec.nodeSelector are allowed (no mutations or deletions)']);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.affinity = required({ matchExpressions: [expr('y')] }); }),
+      ['spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms[0]: Invalid value: {"matchExpressions":[{"key":"y","operator":"Exists"}]}: only additions are allowed (no mutations or deletions)']);
+    assert.deepEqual(await update<Pod>(pods, obj, o => { o.spec!.affinity = required({ matchExpressions: [expr('x')] }, { matchExpressions: [expr('y')] }); }),
+      ['spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms: Invalid value: [{"matchExpressions":[{"key":"x","operator":"Exists"}]},{"matchExpressions":[{"key":"y","operator":"Exists"}]}]: no additions/deletions to non-empty NodeSelectorTerms list are allowed']);
+    // once the gates are gone, the directives are fixed again
+    const { obj: ungated } = await create<Pod>(pods, { spec: podSpec({ nodeSelector: { pool: 'a' } }) });
+    const refused = await update<Pod>(pods, ungated, o => { o.spec!.nodeSelector = { pool: 'a', disk: 'ssd' }; });
+    assert.equal(refused.length, 1);
+    assert.match(refused[0], /^spec: Forbidden: pod updates may not change fields other than/);
+  });
 });
