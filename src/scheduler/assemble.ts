@@ -5,6 +5,7 @@ import type { Naming } from '../api/naming.js';
 import { createSchedulerCache, type SchedulerCache } from './cache.js';
 import type { ClusterEvent, EventRecorder, Handle, SchedulerMetrics, SchedulerWrites, VolumeListers } from './framework.js';
 import { buildFramework, defaultSchedulerName, ProfileError, type ProfileConfig } from './profiles.js';
+import { decodeProfile } from './plugin-args.js';
 import { createSchedulingQueue, type SchedulingQueue } from './queue.js';
 import type { Framework } from './runtime.js';
 import { scheduler, type ScheduleOne } from './schedule-one.js';
@@ -68,7 +69,10 @@ export function assembleScheduler(p: SchedulerParts): AssembledScheduler {
   let queue: SchedulingQueue | undefined;
   const cache = createSchedulerCache([`topology.${names.labelDomain}/zone`, `failure-domain.beta.${names.labelDomain}/zone`]);
   const frameworks = new Map<string, Framework>();
-  for (const [index, profile] of p.profiles.entries()) {
+  for (const [index, raw] of p.profiles.entries()) {
+    const decoded = decodeProfile(raw, index);
+    if ('error' in decoded) throw new ProfileError(decoded.error);
+    const profile = decoded.profile as ProfileConfig;
     // only a lone profile is named default-scheduler when it names itself nothing, as the reference defaults it
     if (p.profiles.length > 1 && !profile.schedulerName) throw new ProfileError(`profiles[${index}].schedulerName: Required value`);
     const fw = buildFramework(profile, (fwk): Handle => ({

@@ -4,6 +4,7 @@
 // plugin is enabled or not. The errors are the reference's field errors
 // (`profiles[0].pluginConfig[1].args.hardPodAffinityWeight: Invalid value: 200: not in valid range [0, 100]`).
 import { qualifiedNameErrors } from '../api/selectors.js';
+import { extensionPoints } from './runtime.js';
 
 /** the type of a field: a scalar, a struct of named fields, a list, or anything (left to the validation) */
 type Shape = 'int' | 'string' | 'bool' | 'any' | { fields: Record<string, Shape> } | { list: Shape };
@@ -249,18 +250,47 @@ function decodeError(value: unknown, shape: Shape, path: string, kind: string): 
   return undefined;
 }
 
+/** a type's zero value, as Go decodes a null list item */
+const zeroOf = (shape: Shape): unknown =>
+  shape === 'int' ? 0 : shape === 'string' ? '' : shape === 'bool' ? false : shape === 'any' ? null : 'list' in shape ? [] : {};
+
+/** the value as Go decodes it: null fields left out, null list items their type's zero value */
+function zeroNulls(value: unknown, shape: Shape): unknown {
+  if (shape === 'any' || value === null || typeof value !== 'object' || typeof shape !== 'object') return value;
+  if ('list' in shape) return Array.isArray(value) ? value.map((v) => (v === null ? zeroOf(shape.list) : zeroNulls(v, shape.list))) : value;
+  if (Array.isArray(value)) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, shape.fields[k] ? zeroNulls(v, shape.fields[k]!) : v]));
+}
+
 /**
- * The problems of a profile's pluginConfig `args` (the profile at `profileIndex`, the entry at
- * `entryIndex`): a decoding error alone, as the reference stops there, or the validation's errors.
+ * A profile's pluginConfig `args` (the profile at `profileIndex`, the entry at `entryIndex`) as the plugin gets them,
+ * and their problems: a decoding error alone, as the reference stops there, or the validation's errors.
  */
-export function pluginArgsErrors(name: string, args: unknown, profileIndex: number, entryIndex: number): string[] {
+export function decodePluginArgs(name: string, args: unknown, profileIndex: number, entryIndex: number): { args: Record<string, unknown>; errors: string[] } {
   const decl = declarations[name];
-  if (!decl || args === undefined || args === null) return [];
+  if (args === undefined || args === null) return { args: {}, errors: [] };
   const at = `profiles[${profileIndex}].pluginConfig[${entryIndex}]`;
-  if (typeof args !== 'object' || Array.isArray(args)) return [`${at}.args: Invalid value: ${goValue(args)}: has to match plugin args`];
+  if (typeof args !== 'object' || Array.isArray(args)) return { args: {}, errors: [`${at}.args: Invalid value: ${goValue(args)}: has to match plugin args`] };
+  if (!decl) return { args: args as Record<string, unknown>, errors: [] };
   // args may name their type, as the reference's files often do
   const { apiVersion: _v, kind: _k, ...fields } = args as Record<string, unknown>;
   const decoding = decodeError(fields, { fields: decl.fields }, '', decl.kind);
-  if (decoding) return [`decoding .${at}: ${decoding}`];
-  return decl.validate(fields, `${at}.args`);
+  if (decoding) return { args: {}, errors: [`decoding .${at}: ${decoding}`] };
+  const decoded = zeroNulls(fields, { fields: decl.fields }) as Record<string, unknown>;
+  return { args: decoded, errors: decl.validate(decoded, `${at}.args`) };
+}
+
+const pluginRefs: Shape = { list: { fields: { name: 'string', weight: 'int' } } };
+const pluginSet: Shape = { fields: { enabled: pluginRefs, disabled: pluginRefs } };
+const profileShape: Shape = { fields: {
+  schedulerName: 'string', percentageOfNodesToScore: 'int',
+  plugins: { fields: Object.fromEntries([...extensionPoints, 'multiPoint'].map((point) => [point, pluginSet])) },
+  pluginConfig: { list: { fields: { name: 'string', args: 'any' } } },
+} };
+
+/** a profile decoded strictly, as the reference decodes its file (an unknown or mistyped field is an error) */
+export function decodeProfile(profile: unknown, index: number): { profile: Record<string, unknown> } | { error: string } {
+  const error = decodeError(profile, profileShape, `profiles[${index}]`, 'KubeSchedulerProfile');
+  if (error) return { error: error.startsWith('json:') ? `decoding .profiles[${index}]: ${error}` : error };
+  return { profile: zeroNulls(profile ?? {}, profileShape) as Record<string, unknown> };
 }

@@ -119,6 +119,10 @@ describe('scheduling profiles', () => {
     refused([{ name: 'NodeAffinity', args: { addedAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerm: [] } } } }],
       `decoding .${at}: strict decoding error: unknown field "addedAffinity.requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerm"`);
     refused([{ name: 'VolumeBinding', args: { bindTimeoutSeconds: 1 } }, { name: 'VolumeBinding', args: { bindTimeoutSeconds: 2 } }], 'profiles[1].pluginConfig[1]: Duplicate value: "VolumeBinding"');
+    // null list items are their type's zero value, as Go decodes them, and are validated as such (no TypeError)
+    refused([{ name: 'PodTopologySpread', args: { defaultingType: 'List', defaultConstraints: [{ maxSkew: 1, topologyKey: 'zone', whenUnsatisfiable: 'ScheduleAnyway' }, null] } }],
+      `[${at}.args.defaultConstraints[1].maxSkew: Invalid value: 0: not in valid range (0, inf), ${at}.args.defaultConstraints[1].topologyKey: Required value: can not be empty, `
+      + `${at}.args.defaultConstraints[1].whenUnsatisfiable: Required value: can not be empty]`);
     // valid arguments, with their type named as the reference's files do; a resource weight of 0 is the default 1
     checkProfiles([{ pluginConfig: [
       { name: 'InterPodAffinity', args: { apiVersion: 'kubescheduler.config.k8s.io/v1', kind: 'InterPodAffinityArgs', hardPodAffinityWeight: 100 } },
@@ -129,5 +133,17 @@ describe('scheduling profiles', () => {
         preferredDuringSchedulingIgnoredDuringExecution: [{ weight: 5, preference: { matchExpressions: [{ key: 'ssd', operator: 'Exists' }] } }],
       } } },
     ] }]);
+  });
+
+  test('profiles are decoded strictly, as the reference decodes its file: an unknown or mistyped field is named', () => {
+    const refused = (profile: unknown, message: string) => assert.throws(() => checkProfiles([{ schedulerName: 'first' }, profile as ProfileConfig]), { message });
+    refused({ schedulerName: 'x', pluginConfigs: [] }, 'strict decoding error: unknown field "profiles[1].pluginConfigs"');
+    refused({ schedulerName: 'x', plugins: { filters: {} } }, 'strict decoding error: unknown field "profiles[1].plugins.filters"');
+    refused({ schedulerName: 'x', plugins: { score: { enabled: [{ name: 'NodeAffinity', wieght: 2 }] } } }, 'strict decoding error: unknown field "profiles[1].plugins.score.enabled[0].wieght"');
+    refused({ schedulerName: 'x', pluginConfig: 5 },
+      'decoding .profiles[1]: json: cannot unmarshal number into Go struct field KubeSchedulerProfile.profiles[1].pluginConfig of type list');
+    refused({ schedulerName: 5 }, 'decoding .profiles[1]: json: cannot unmarshal number into Go struct field KubeSchedulerProfile.profiles[1].schedulerName of type string');
+    checkProfiles([{ schedulerName: 'x', percentageOfNodesToScore: 50, plugins: { multiPoint: { enabled: [{ name: 'ImageLocality', weight: 3 }] }, preEnqueue: {} },
+      pluginConfig: [{ name: 'TaintToleration', args: {} }] }]);
   });
 });

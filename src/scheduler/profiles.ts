@@ -22,7 +22,7 @@ import { taintToleration } from './plugins/taint-toleration.js';
 import { volumeBinding } from './plugins/volume-binding.js';
 import { volumeRestrictions } from './plugins/volume-restrictions.js';
 import { volumeZone } from './plugins/volume-zone.js';
-import { pluginArgsErrors } from './plugin-args.js';
+import { decodePluginArgs } from './plugin-args.js';
 
 export const defaultSchedulerName = 'default-scheduler';
 
@@ -91,8 +91,9 @@ export function buildFramework(profile: ProfileConfig, handleFor: (fwk: () => Fr
   const problems: string[] = [];
   (profile.pluginConfig ?? []).forEach((c, i) => {
     if (args.has(c.name)) problems.push(`profiles[${index}].pluginConfig[${i}]: Duplicate value: ${JSON.stringify(c.name)}`);
-    problems.push(...pluginArgsErrors(c.name, c.args, index, i));
-    args.set(c.name, c.args ?? {});
+    const decoded = decodePluginArgs(c.name, c.args, index, i);
+    problems.push(...decoded.errors);
+    args.set(c.name, decoded.args);
   });
   if (problems.length) throw new ProfileError(problems.length === 1 ? problems[0] : `[${problems.join(', ')}]`);
   const multiPoint = mergePluginSet(defaultPlugins, p.multiPoint);
