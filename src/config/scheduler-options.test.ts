@@ -44,6 +44,10 @@ describe('cluster-scheduler options', () => {
     const path = file('apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\nclientConnection: {kubeconfig: /etc/k}\nprofiles:\n- schedulerName: old\n');
     const { options, warnings } = await parseSchedulerProgram([`--config=${path}`]);
     assert.deepEqual(options.profiles, [{ schedulerName: 'old' }]);
+    // the in-tree cloud volume limits are still plugins of v1beta3 (this scheduler has none: they do nothing); v1 may only disable them
+    const older = file('apiVersion: kubescheduler.config.k8s.io/v1beta3\nkind: KubeSchedulerConfiguration\nprofiles:\n- plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n');
+    await parseSchedulerProgram(['--kubeconfig=k', `--config=${older}`]);
+    await parseSchedulerProgram(['--kubeconfig=k', `--config=${file(`${header()}profiles:\n- plugins:\n    multiPoint:\n      disabled: [{name: EBSLimits}]\n`)}`]);
     assert.deepEqual(warnings, ['KubeSchedulerConfiguration v1beta3 is deprecated in v1.26, will be removed in v1.29']);
     // older versions the reference no longer reads are refused
     await assert.rejects(parseSchedulerProgram(['--kubeconfig=k', `--config=${file('apiVersion: kubescheduler.config.k8s.io/v1beta1\nkind: KubeSchedulerConfiguration\n')}`]),
@@ -70,6 +74,8 @@ describe('cluster-scheduler options', () => {
       ['podInitialBackoffSeconds: 0\n', 'podInitialBackoffSeconds: Invalid value: 0: must be greater than 0'],
       ['podInitialBackoffSeconds: 5\npodMaxBackoffSeconds: 2\n', 'podMaxBackoffSeconds: Invalid value: 2: must be greater than or equal to PodInitialBackoffSeconds'],
       ['parallelism: 0\n', 'parallelism: Invalid value: 0: should be an integer value greater than zero'],
+      ['profiles:\n- plugins:\n    filter:\n      enabled: [{name: EBSLimits}]\n',
+        'profiles[0].plugins.filter.enabled[0]: Invalid value: "EBSLimits": was invalid in version "kubescheduler.config.cluster.io/v1" (KubeSchedulerConfiguration is version "kubescheduler.config.cluster.io/v1")'],
       ['leaderElection: {resourceLock: endpoints}\n', 'leaderElection.resourceLock: Invalid value: "endpoints": resourceLock value must be "leases"'],
     ]) {
       const path = file(`${header()}${text}`);

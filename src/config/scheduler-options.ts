@@ -77,6 +77,23 @@ export interface SchedulerConfigFile {
   warnings: string[];
 }
 
+/** the in-tree cloud volume limits, removed in v1: a v1 file may disable them but not enable or configure them */
+const removedInV1 = new Set(['AzureDiskLimits', 'CinderLimits', 'EBSLimits', 'GCEPDLimits']);
+
+/** where a v1 profile enables or configures a removed plugin, as the reference words it (multiPoint is not looked at, as there) */
+function removedPluginNamed(profile: Record<string, any>, path: string, apiVersion: string): string | undefined {
+  const invalid = (where: string, name: string) =>
+    `${where}: Invalid value: ${JSON.stringify(name)}: was invalid in version ${JSON.stringify(apiVersion)} (KubeSchedulerConfiguration is version ${JSON.stringify(apiVersion)})`;
+  for (const [point, set] of Object.entries(profile.plugins ?? {})) {
+    if (point === 'multiPoint' || !Array.isArray((set as any)?.enabled)) continue;
+    const i = (set as any).enabled.findIndex((p: any) => removedInV1.has(p?.name));
+    if (i >= 0) return invalid(`${path}.plugins.${point}.enabled[${i}]`, (set as any).enabled[i].name);
+  }
+  const configs: any[] = Array.isArray(profile.pluginConfig) ? profile.pluginConfig : [];
+  const j = configs.findIndex((c) => removedInV1.has(c?.name));
+  return j >= 0 ? invalid(`${path}.pluginConfig[${j}]`, configs[j].name) : undefined;
+}
+
 /** Reads and checks a KubeSchedulerConfiguration file; an unknown field is an error, as the reference's strict decoding makes it. */
 export async function loadSchedulerConfig(path: string): Promise<SchedulerConfigFile> {
   const fail = (msg: string) => new FlagError(`scheduler configuration ${path}: ${msg}`);
@@ -129,6 +146,10 @@ export async function loadSchedulerConfig(path: string): Promise<SchedulerConfig
         throw fail(`unknown field ${key}`);
     }
   }
+  if (!deprecated) out.profiles.forEach((profile, i) => {
+    const problem = removedPluginNamed(profile, `profiles[${i}]`, doc.apiVersion);
+    if (problem) throw fail(problem);
+  });
   // the reference's own checks of fields it reads and this scheduler has no use for
   if (doc.parallelism !== undefined && !((doc.parallelism as number) > 0)) throw fail(`parallelism: Invalid value: ${JSON.stringify(doc.parallelism)}: should be an integer value greater than zero`);
   const lock = out.flags['leader-elect-resource-lock'];
