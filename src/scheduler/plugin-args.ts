@@ -1,7 +1,7 @@
-// The `args` of a profile's pluginConfig checked as kube-scheduler 1.27 checks them when it reads its
-// configuration: decoded strictly into the plugin's args type (an unknown field or a value of the wrong
-// type is an error), then validated (ranges, supported values, duplicates), every entry whether its
-// plugin is enabled or not. The errors are the reference's field errors
+// A configuration file's profiles, and the `args` of their pluginConfig, checked as kube-scheduler 1.27 checks
+// them when it reads its configuration: decoded strictly (an unknown field or a value of the wrong type is an
+// error; a null list item is its type's zero value), then the args validated (ranges, supported values,
+// duplicates), every entry whether its plugin is enabled or not. The errors are the reference's field errors
 // (`profiles[0].pluginConfig[1].args.hardPodAffinityWeight: Invalid value: 200: not in valid range [0, 100]`).
 import { qualifiedNameErrors } from '../api/selectors.js';
 import { extensionPoints } from './runtime.js';
