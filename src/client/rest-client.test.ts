@@ -350,3 +350,36 @@ describe('token bucket', () => {
     for (let i = 0; i < 1000; i++) await limiter.take();
   });
 });
+
+describe('REST client over plain HTTP', () => {
+  test('close() cuts a watch and a request waiting for an answer with the client\'s own error, and refuses later requests', async () => {
+    const { createServer } = await import('node:http');
+    // a server that starts a watch's answer and never ends it, and never answers a get
+    const server = createServer((req, res) => {
+      if (req.url?.includes('watch=')) { res.writeHead(200, { 'content-type': 'application/json' }); res.write(''); return; }
+      req.resume();
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const client = createClient({ contextName: 'c', clusterName: 'c', userName: 'u', server: origin });
+      const cms = client.resource(configMaps, 'default');
+      let watchOpen = false;
+      const watching = (async () => { const w = cms.watch({}); watchOpen = true; for await (const _ of w) { /* none come */ } })()
+        .then(() => 'ended', (e: Error) => e);
+      const getting = cms.get('x').then(() => 'answered', (e: Error) => e);
+      await until(() => watchOpen && server.listenerCount('request') > 0);
+      await until(() => (server as unknown as { _connections: number })._connections >= 2);
+      await client.close();
+      for (const outcome of [await watching, await getting]) {
+        assert.ok(isClientClosed(outcome), String(outcome));
+        assert.match(String((outcome as Error).message), new RegExp(`the client of ${origin} was closed`));
+      }
+      const later = await cms.get('y').then(() => 'answered', (e: Error) => e);
+      assert.ok(isClientClosed(later), String(later));
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
+  });
+});

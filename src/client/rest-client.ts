@@ -262,7 +262,7 @@ export function createClient(config: ClientConfig, opts: ClientOptions = {}): Cl
   const base = new URL(config.server);
   const tls = base.protocol === 'https:';
   const credentials = opts.credentials ?? (config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO) : undefined);
-  return clientOn(config, tls ? http2Transport(base, config) : http1Transport(), credentials, opts);
+  return clientOn(config, tls ? http2Transport(base, config) : http1Transport(base), credentials, opts);
 }
 
 /**
@@ -526,20 +526,36 @@ function endSession(s: ClientHttp2Session, error?: Error): Promise<void> {
 }
 
 /** Plain HTTP (a server without TLS) goes over HTTP/1.1 with kept-alive connections. */
-function http1Transport(): Transport {
+function http1Transport(base: URL): Transport {
   const agent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, maxFreeSockets: 64 });
+  let closed = false;
+  /** the requests waiting for an answer and the answers still being read, which close() cuts */
+  const open = new Set<{ destroy(error: Error): void }>();
+  const held = <T extends { destroy(error: Error): void; once(event: 'close', f: () => void): unknown }>(r: T) => {
+    open.add(r);
+    r.once('close', () => open.delete(r));
+    return r;
+  };
   return {
     send({ method, url, headers, body, signal, timeoutMs }) {
+      if (closed) return Promise.reject(clientClosed(`the client of ${base.origin} is closed`));
       return new Promise<Response>((resolve, reject) => {
         const h = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-        const req = httpRequest(url, { method, headers: h, agent, signal }, (res) =>
-          resolve(res as unknown as Response));
+        const req = held(httpRequest(url, { method, headers: h, agent, signal }, (res) =>
+          resolve(held(res) as unknown as Response)));
         req.on('error', reject);
         if (timeoutMs) req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
         req.end(body);
       });
     },
-    close: () => { agent.destroy(); return Promise.resolve(); },
+    close() {
+      closed = true;
+      // as over HTTP/2: what is still open fails saying the client was closed, not as if the server had ended it
+      const cut = clientClosed(`the client of ${base.origin} was closed`);
+      for (const r of [...open]) r.destroy(cut);
+      agent.destroy();
+      return Promise.resolve();
+    },
   };
 }
 
