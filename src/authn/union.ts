@@ -2,7 +2,7 @@
 // system:authenticated, a credential no authenticator accepts is 401, and no credential at all is anonymous (a client
 // certificate without a common name names no one: it is no credential, as the reference's authenticator passes it over).
 import type { Authenticator } from './types.js';
-import { anonymousUser, authenticatedGroup } from './types.js';
+import { anonymousUser, authenticatedGroup, bearerCredential } from './types.js';
 import { unauthorized } from '../api/status.js';
 import { commonNameOf } from './x509.js';
 import type { AuthnRequest, AuthnResult } from '../api/auth.js';
@@ -16,8 +16,11 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous: b
           ? user : { ...user, groups: [...user.groups, authenticatedGroup] };
       }
     }
-    if (req.headers.authorization || req.peerCertificateError || (req.peerCertificate && commonNameOf(req.peerCertificate))) throw unauthorized();
+    // a bearer token no one accepts is 401; another scheme (Basic), or a header the reference does not read as a
+    // bearer token (two spaces before it), is no credential: the request is anonymous, with a warning for the latter
+    const bearer = bearerCredential(req);
+    if (bearer.token !== undefined || req.peerCertificateError || (req.peerCertificate && commonNameOf(req.peerCertificate))) throw unauthorized();
     if (!anonymous) throw unauthorized();
-    return anonymousUser;
+    return bearer.warning ? { ...anonymousUser, warnings: [bearer.warning] } : anonymousUser;
   };
 }

@@ -39,7 +39,7 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'auth-it-'));
     const tokens = join(dir, 'tokens.csv');
-    writeFileSync(tokens, 'alice-token,alice,u-1,"dev"\nbob-token,bob,u-2\nnode-token,system:node:n1,u-3,system:nodes\n');
+    writeFileSync(tokens, 'alice-token,alice,u-1,"dev"\nbob-token,bob,u-2\nnode-token,system:node:n1,u-3,system:nodes\ndäna-tøken,dana,u-4\n');
     server = await startTestServer({ flags: ['--authorization-mode=Node,RBAC', `--token-auth-file=${tokens}`, '--enable-bootstrap-token-auth'] });
     admin.certPem = server.adminCertPem; admin.keyPem = server.adminKeyPem;
     carol = await issueClientCert(serverCa(server), 'carol', ['auditors']);
@@ -459,17 +459,36 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     assert.equal((await as(node, 'GET', '/apis/coordination.cluster.io/v1/namespaces/cluster-node-lease/leases/n1')).status, 404);
   });
 
+  test('the Authorization header is read as the reference reads it: another scheme or no token is anonymous, a token after two spaces is ignored with a warning', async () => {
+    const whoami = async (authorization: string) => {
+      const r = await as({}, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews',
+        { headers: { authorization }, body: { apiVersion: 'authentication.cluster.io/v1beta1', kind: 'SelfSubjectReview' } });
+      return { status: r.status, user: r.json?.status?.userInfo?.username ?? r.json?.message, warning: String(r.headers.warning ?? '') };
+    };
+    // the scheme in any case, what follows the token after a space ignored, the token's bytes read as UTF-8
+    for (const h of ['Bearer alice-token', 'bearer alice-token', 'BEARER alice-token', '  Bearer alice-token  ', 'Bearer alice-token trailing words'])
+      assert.deepEqual({ ...(await whoami(h)), warning: '' }, { status: 201, user: 'alice', warning: '' }, h);
+    assert.equal((await whoami(`Bearer ${Buffer.from('däna-tøken').toString('latin1')}`)).user, 'dana');
+    // no bearer credential at all: anonymous (whom RBAC forbids most things: 403, not 401)
+    for (const h of ['Basic dXNlcjpwYXNz', 'Bearer', 'bearer ', 'Bearer\talice-token', 'Token alice-token']) {
+      const r = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: h } });
+      assert.equal(r.status, 403, `${h}: ${r.body}`);
+      assert.match(r.json.message, /User "system:anonymous" cannot list/, h);
+    }
+    const spaced = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: 'Bearer  alice-token' } });
+    assert.equal(spaced.status, 403, spaced.body);
+    assert.match(String(spaced.headers.warning), /extra space before the bearer token, and is ignored/);
+    // a bearer token nobody knows stays a 401
+    assert.equal((await whoami('Bearer alice-token2')).status, 401);
+  });
+
   test('bad input: malformed tokens, foreign certificates, oversized headers give 401/403, never 500', async () => {
-    const malformed = ['', 'a b', 'eyJhbGciOiJub25lIn0.eyJpc3MiOiJ4In0.', 'eyJ.eyJ.sig', `${'x'.repeat(2000)}`,
+    const malformed = ['a b', 'eyJhbGciOiJub25lIn0.eyJpc3MiOiJ4In0.', 'eyJ.eyJ.sig', `${'x'.repeat(2000)}`,
       'eyJhbGciOiJSUzI1NiJ9.eyJpc3MiOiJodHRwczovL2NsdXN0ZXIuZGVmYXVsdC5zdmMuY2x1c3Rlci5sb2NhbCJ9.AAAA', 'abcdef.00000000000000zz'];
     for (const token of malformed) {
       const r = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: `Bearer ${token}` } });
       assert.equal(r.status, 401, `token ${JSON.stringify(token.slice(0, 40))}: ${r.body}`);
       assert.deepEqual({ kind: r.json.kind, reason: r.json.reason, code: r.json.code }, { kind: 'Status', reason: 'Unauthorized', code: 401 });
-    }
-    for (const h of ['Basic dXNlcjpwYXNz', 'Bearer', 'bearer']) {
-      const r = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: h } });
-      assert.equal(r.status, 401, h);
     }
     const foreignCa = createCertificateAuthority('elsewhere', 3600);
     const mallory = await issueClientCert(foreignCa, 'admin', ['system:masters']);
