@@ -1,5 +1,5 @@
 // The shared REST client: one HTTP/2 connection per configuration, TLS with client certificates,
-// bearer tokens (static or from an exec plugin, spec 5.6), impersonation, JSON bodies, a QPS/burst limit,
+// bearer tokens (static, from a token file read again, or from an exec plugin, spec 5.6), impersonation, JSON bodies, a QPS/burst limit,
 // resource clients with get/list/create/update/patch/apply/delete, subresources, paging and watch streams.
 
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
@@ -8,6 +8,7 @@ import { openStream, releaseTimer } from '../util/node-http2.js';
 import type { ApiObject, Status } from '../api/meta.js';
 import { loadClientConfig, type ClientConfig } from '../config/client-config.js';
 import { execCredentials, type Credential, type CredentialSource, type ExecIO } from './exec-credential.js';
+import { tokenFileCredentials } from './token-file.js';
 import { tokenBucket } from './rate-limit.js';
 import { backoffMs, isRetryable, retryAfterMs, type BackoffPolicy } from './backoff.js';
 import { deepCopy } from '../util/objects.js';
@@ -261,7 +262,8 @@ export async function retryOnConflict<T>(fn: () => Promise<T>, attempts = 5): Pr
 export function createClient(config: ClientConfig, opts: ClientOptions = {}): Client {
   const base = new URL(config.server);
   const tls = base.protocol === 'https:';
-  const credentials = opts.credentials ?? (config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO) : undefined);
+  const credentials = opts.credentials ?? (config.exec ? execCredentials(config.exec, config.execCluster, opts.execIO)
+    : config.tokenFile ? tokenFileCredentials(config.tokenFile, config.token) : undefined);
   return clientOn(config, tls ? http2Transport(base, config) : http1Transport(base), credentials, opts);
 }
 
@@ -279,7 +281,8 @@ function clientOn(config: ClientConfig, transport: Transport, credentials: Crede
   const authHeaders = (credential?: Credential): Record<string, string> => {
     const h: Record<string, string> = {};
     if (opts.userAgent) h['user-agent'] = opts.userAgent;
-    const token = config.token ?? credential?.token;
+    // a token file's current token wins over the one read when the configuration was loaded
+    const token = (config.tokenFile ? credential?.token : undefined) ?? config.token ?? credential?.token;
     if (token) h.authorization = `Bearer ${token}`;
     else if (config.username !== undefined && config.password !== undefined)
       h.authorization = `Basic ${Buffer.from(`${config.username}:${config.password}`).toString('base64')}`;

@@ -67,6 +67,8 @@ export interface ClientConfig {
   certPem?: string;
   keyPem?: string;
   token?: string;
+  /** where `token` was read from: the client reads it again there (a token rotated on disk) */
+  tokenFile?: string;
   username?: string;
   password?: string;
   insecureSkipTLSVerify?: boolean;
@@ -154,8 +156,8 @@ export async function resolveClientConfig(merged: MergedKubeconfig, o: ConfigOve
     return str(file) && origin ? readFile(relativeTo(origin, file!), 'utf8') : undefined;
   };
   const caPem = await fileOrData(cluster?.file, c['certificate-authority'], c['certificate-authority-data'], o.certificateAuthority);
-  const tokenFile = str(u.tokenFile);
-  const token = o.token ?? str(u.token) ?? (tokenFile && user ? (await readFile(relativeTo(user.file, tokenFile), 'utf8')).trim() : undefined);
+  const tokenFile = !o.token && !str(u.token) && str(u.tokenFile) && user ? relativeTo(user.file, u.tokenFile!) : undefined;
+  const token = o.token ?? str(u.token) ?? (tokenFile ? (await readFile(tokenFile, 'utf8')).trim() : undefined);
   const insecure = o.insecureSkipTLSVerify ?? (c['insecure-skip-tls-verify'] === true ? true : undefined);
   const exec = !o.token && !o.clientCertificate && u.exec ? checkExec(u.exec, userName, user!.file) : undefined;
   const asUser = o.as ?? str(u.as);
@@ -169,6 +171,7 @@ export async function resolveClientConfig(merged: MergedKubeconfig, o: ConfigOve
     certPem: await fileOrData(user?.file, u['client-certificate'], u['client-certificate-data'], o.clientCertificate),
     keyPem: await fileOrData(user?.file, u['client-key'], u['client-key-data'], o.clientKey),
     token,
+    tokenFile,
     username: o.username ?? str(u.username),
     password: o.password ?? str(u.password),
     insecureSkipTLSVerify: insecure,

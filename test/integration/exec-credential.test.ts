@@ -257,4 +257,32 @@ STATUS="$(cat "${folder}/$F.json"),\\"expirationTimestamp\\":\\"$E\\"}"`);
       await agent.stop();
     }
   });
+
+  /** a client-configuration file in `folder` whose user is `user` */
+  function userConfig(folder: string, user: Record<string, unknown>): string {
+    mkdirSync(folder, { recursive: true });
+    const path = join(folder, 'config');
+    writeFileSync(path, JSON.stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+      clusters: [{ name: 'k', cluster: { server: server.url, 'certificate-authority-data': Buffer.from(server.caCertPem).toString('base64') } }],
+      users: [{ name: 'u', user }], contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+    }));
+    return path;
+  }
+
+  test('tokenFile is relative to the configuration and read again by a long-lived client: the token rotated on disk replaces a refused one', async () => {
+    const folder = join(dir, 'token-file');
+    const config = userConfig(folder, { tokenFile: 'token' });
+    writeFileSync(join(folder, 'token'), 'revoked-token\n');
+    const client = createClient(await loadClientConfig(config));
+    try {
+      // rotated after the client was made: the kept token is refused, the file is read again and the request retried
+      writeFileSync(join(folder, 'token'), 'good-token\n');
+      const group = server.names.group('authentication');
+      const review = await client.request<any>({ method: 'POST', path: `/apis/${group}/v1beta1/selfsubjectreviews`, body: { apiVersion: `${group}/v1beta1`, kind: 'SelfSubjectReview' } });
+      assert.equal(review.status.userInfo.username, 'alice');
+    } finally {
+      client.close();
+    }
+  });
 });
