@@ -5,7 +5,7 @@ import { chmod, readFile, rename, writeFile } from 'node:fs/promises';
 import { apiDomains, naming } from '../api/naming.js';
 import {
   ClientConfigError, kubeconfigLoading, loadKubeconfig, relativeTo,
-  type ClusterEntry, type ExecEntry, type MergedKubeconfig,
+  type ClusterEntry, type ExecEntry, type MergedKubeconfig, type UserEntry,
 } from './kubeconfig.js';
 
 export { ClientConfigError } from './kubeconfig.js';
@@ -160,6 +160,7 @@ export async function resolveClientConfig(merged: MergedKubeconfig, o: ConfigOve
   const token = o.token ?? str(u.token) ?? (tokenFile ? (await readFile(tokenFile, 'utf8')).trim() : undefined);
   const insecure = o.insecureSkipTLSVerify ?? (c['insecure-skip-tls-verify'] === true ? true : undefined);
   const exec = !o.token && !o.clientCertificate && u.exec ? checkExec(u.exec, userName, user!.file) : undefined;
+  if (!o.token && !o.clientCertificate && u['auth-provider']) refuseAuthProvider(u['auth-provider'], userName, user!.file);
   const asUser = o.as ?? str(u.as);
 
   return prune({
@@ -182,6 +183,20 @@ export async function resolveClientConfig(merged: MergedKubeconfig, o: ConfigOve
     execCluster: exec?.provideClusterInfo ? execClusterInfo(server, c, caPem, exec, insecure) : undefined,
     impersonate: asUser ? prune({ user: asUser, uid: o.asUid ?? str(u['as-uid']), groups: o.asGroups ?? u['as-groups'], extra: u['as-user-extra'] }) : undefined,
   });
+}
+
+/** where the reference client sends the users of its removed in-tree providers */
+const authProviderHints: Record<string, string> = {
+  gcp: 'use the gke-gcloud-auth-plugin exec credential plugin',
+  azure: 'use the kubelogin exec credential plugin (github.com/Azure/kubelogin)',
+  oidc: 'use an OpenID Connect exec credential plugin, such as kubelogin (github.com/int128/kubelogin)',
+};
+
+/** A user whose credentials come from an auth-provider would reach the server as no one: the client says why instead. */
+function refuseAuthProvider(p: NonNullable<UserEntry['auth-provider']>, userName: string, file: string): never {
+  const name = typeof p?.name === 'string' ? p.name : '';
+  throw new ClientConfigError(`user "${userName}" in ${file}: auth-provider "${name}" is not supported by this client; `
+    + `${authProviderHints[name] ?? 'use an exec credential plugin'} (user.exec), a token or a client certificate instead`);
 }
 
 const execVersions = ['v1', 'v1beta1'];

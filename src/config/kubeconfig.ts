@@ -44,6 +44,8 @@ export interface UserEntry {
   username?: string;
   password?: string;
   exec?: ExecEntry;
+  /** the reference client's in-tree providers (gcp, azure, oidc): not supported here, refused with a hint */
+  'auth-provider'?: { name?: string; config?: Record<string, string> };
 }
 
 export interface ContextEntry {

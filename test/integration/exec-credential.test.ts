@@ -285,4 +285,18 @@ STATUS="$(cat "${folder}/$F.json"),\\"expirationTimestamp\\":\\"$E\\"}"`);
       client.close();
     }
   });
+
+  test('an auth-provider user is refused with a clear error naming the plugin to use, unless a token is given on the command line', async () => {
+    for (const [name, hint] of [['gcp', /gke-gcloud-auth-plugin/], ['azure', /kubelogin/], ['oidc', /kubelogin/], ['other', /exec credential plugin/]] as const) {
+      const config = userConfig(join(dir, `auth-provider-${name}`), { 'auth-provider': { name, config: { 'id-token': 'x' } } });
+      await assert.rejects(loadClientConfig(config), (e: Error) => e instanceof ClientConfigError && new RegExp(`auth-provider "${name}" is not supported`).test(e.message) && hint.test(e.message));
+    }
+    const config = userConfig(join(dir, 'auth-provider-overridden'), { 'auth-provider': { name: 'gcp' } });
+    const r = await run(process.execPath, [clusterctl, '--kubeconfig', config, '--token=good-token', 'auth', 'whoami', '-o', 'jsonpath={.status.userInfo.username}']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'alice');
+    const refused = await run(process.execPath, [clusterctl, '--kubeconfig', config, 'auth', 'whoami']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /auth-provider "gcp" is not supported/);
+  });
 });
