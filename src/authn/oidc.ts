@@ -80,7 +80,8 @@ export function oidcAuthenticator(o: OidcOptions, now = () => Date.now(), opts: 
       if (!keys) throw unauthorized('Unauthorized: the OpenID authenticator is not initialized: the issuer\'s keys are not known yet');
       try {
         let k = keys;
-        const verify = () => jose.jwtVerify(token, k.set, { issuer, audience: o.clientId, algorithms: o.signingAlgs, currentDate: new Date(now()) });
+        // an ID token without an expiry is refused, as the reference's verifier reads a missing exp as long past
+        const verify = () => jose.jwtVerify(token, k.set, { issuer, audience: o.clientId, algorithms: o.signingAlgs, currentDate: new Date(now()), requiredClaims: ['exp'] });
         try { claims = (await verify()).payload; } catch (e) {
           if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || now() - k.fetchedAt < 10_000) throw e;
           // one read for every token waiting on it; a failed read keeps the keys known and waits its 10 s too

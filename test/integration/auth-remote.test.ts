@@ -24,9 +24,12 @@ describe('remote authentication and authorization services', { concurrency: 1 },
   const as = (who: Identity, method: string, path: string, opts?: Parameters<typeof call>[4]) => call(server, who, method, path, opts);
   const whoami = (who: Identity, headers?: Record<string, string>) =>
     as(who, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers });
-  const idToken = (claims: Record<string, unknown>, opts: { exp?: number; aud?: string; key?: typeof oidcKey.privateKey } = {}) =>
-    new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer.url).setAudience(opts.aud ?? 'cluster-client')
-      .setIssuedAt().setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 600).sign(opts.key ?? oidcKey.privateKey);
+  /** an ID token; `exp: null` leaves the expiry out */
+  const idToken = (claims: Record<string, unknown>, opts: { exp?: number | null; aud?: string; key?: typeof oidcKey.privateKey } = {}) => {
+    const jwt = new SignJWT(claims).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer.url).setAudience(opts.aud ?? 'cluster-client').setIssuedAt();
+    if (opts.exp !== null) jwt.setExpirationTime(opts.exp ?? Math.floor(Date.now() / 1000) + 600);
+    return jwt.sign(opts.key ?? oidcKey.privateKey);
+  };
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'auth-remote-'));
@@ -75,7 +78,7 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('OpenID Connect: valid, wrong signature, expired, wrong audience, missing claim', async () => {
+  test('OpenID Connect: valid, wrong signature, expired or no expiry, wrong audience, missing claim', async () => {
     const good = await idToken({ email: 'jane@example.com', email_verified: true, groups: ['eng', 'ops'], tenant: 'blue' });
     // the issuer's keys are read in the background from the start: tokens are refused until they are known
     const r = await waitFor('the OpenID keys to be known', async () => { const res = await whoami({ token: good }); return res.status === 201 && res; });
@@ -85,6 +88,7 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const bad: Array<[string, Promise<string>]> = [
       ['foreign key', idToken({ email: 'jane@example.com', tenant: 'blue' }, { key: other.privateKey })],
       ['expired', idToken({ email: 'jane@example.com', tenant: 'blue' }, { exp: Math.floor(Date.now() / 1000) - 60 })],
+      ['no expiry', idToken({ email: 'jane@example.com', tenant: 'blue' }, { exp: null })],
       ['audience', idToken({ email: 'jane@example.com', tenant: 'blue' }, { aud: 'someone-else' })],
       ['required claim', idToken({ email: 'jane@example.com', tenant: 'red' })],
       ['unverified email', idToken({ email: 'jane@example.com', email_verified: false, tenant: 'blue' })],
