@@ -12,6 +12,8 @@ export interface UserInfo {
 
 export interface AuthnRequest {
   headers: IncomingHttpHeaders;
+  /** the headers as sent, name and value alternating: a repeated header's values stay apart (headers joins them) */
+  rawHeaders?: string[];
   /** the verified client certificate, when one was presented and chains to the client CA */
   peerCertificate?: PeerCertificate;
   /** a client certificate was presented but did not verify */

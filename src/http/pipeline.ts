@@ -167,7 +167,7 @@ function peerCertificate(ctx: RequestContext): PeerResult {
 
 function authentication(authenticate: PipelineConfig['authenticate']): Filter {
   return async (ctx, next) => {
-    const result = await authenticate({ headers: ctx.headers, ...peerCertificate(ctx) });
+    const result = await authenticate({ headers: ctx.headers, rawHeaders: (ctx.req as { rawHeaders?: string[] }).rawHeaders, ...peerCertificate(ctx) });
     // what the credential says of itself is not the user's; most requests have none, and keep the result as it is
     if (result.auditAnnotations || result.warnings) {
       const { auditAnnotations, warnings, ...user } = result;

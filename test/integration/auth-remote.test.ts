@@ -22,7 +22,7 @@ describe('remote authentication and authorization services', { concurrency: 1 },
   const proxyCa = createCertificateAuthority('front-proxy-ca', 3600);
   let proxy: Identity, intruder: Identity;
   const as = (who: Identity, method: string, path: string, opts?: Parameters<typeof call>[4]) => call(server, who, method, path, opts);
-  const whoami = (who: Identity, headers?: Record<string, string>) =>
+  const whoami = (who: Identity, headers?: Record<string, string | string[]>) =>
     as(who, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {}, headers });
   /** an ID token; `exp: null` leaves the expiry out */
   const idToken = (claims: Record<string, unknown>, opts: { exp?: number | null; aud?: string; key?: typeof oidcKey.privateKey } = {}) => {
@@ -185,6 +185,21 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     assert.equal((await whoami(proxy)).status, 401);
     // admin certificates still work alongside
     assert.equal((await whoami({ certPem: server.adminCertPem, keyPem: server.adminKeyPem })).json.status.userInfo.username, 'admin');
+  });
+
+  test('authenticating proxy: each header value is one group or extra value, a comma in it kept (an LDAP DN is one group), as the reference reads them', async () => {
+    const r = await whoami(proxy, {
+      'X-Remote-User': 'pat', 'X-Remote-Group': ['cn=admins,ou=groups,dc=example', 'dev', ''],
+      'X-Remote-Extra-Scopes': ['read,write', 'admin'], 'X-Remote-Extra-Reason': 'on call, paged',
+    });
+    assert.equal(r.status, 201, r.body);
+    assert.deepEqual(r.json.status.userInfo, {
+      username: 'pat', groups: ['cn=admins,ou=groups,dc=example', 'dev', 'system:authenticated'],
+      extra: { scopes: ['read,write', 'admin'], reason: ['on call, paged'] },
+    });
+    // the first user header value is the user
+    const twice = await whoami(proxy, { 'X-Remote-User': ['first', 'second'] });
+    assert.equal(twice.json.status.userInfo.username, 'first');
   });
 
   test('authenticating proxy: extra keys named like Object members (__proto__, constructor) are plain keys, not a 500', async () => {
