@@ -35,6 +35,12 @@ describe('static token file', () => {
     assert.deepEqual(t.get('t2'), { username: 'bob', uid: '2', groups: ['c', 'd'] });
     assert.deepEqual(t.get('t3'), { username: 'carol', uid: '3', groups: [] });
     assert.throws(() => parseTokenFile('t1,alice\n'), /at least 3 columns/);
+    // line numbers count blank lines; quotes out of place, or left open, refuse the file as the reference does
+    assert.throws(() => parseTokenFile('t1,alice,1\n\nt2,bob\n', 'tokens.csv'), /tokens.csv: line 3: at least 3 columns/);
+    assert.throws(() => parseTokenFile('t1,alice,1,"a,b\n', 'tokens.csv'), /tokens.csv: line 1, column 16: a quoted field is not closed/);
+    assert.throws(() => parseTokenFile('t1,al"ice,1\n', 'tokens.csv'), /line 1, column 6: a quote inside a field that is not quoted/);
+    assert.throws(() => parseTokenFile('t1,alice,1,"a"b\n', 'tokens.csv'), /line 1, column 15: text after a quoted field/);
+    assert.deepEqual(parseTokenFile('t1,alice,1, "a,""b"""\n').get('t1'), { username: 'alice', uid: '1', groups: ['a', '"b"'] });
   });
   test('valid, invalid and missing tokens', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'token-file-'));
