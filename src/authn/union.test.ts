@@ -22,9 +22,13 @@ describe('authenticator union', () => {
     await assert.rejects(unionAuthenticator([fixed('a')], false)({ headers: {} }), (e: any) => e.code === 401);
     await assert.rejects(u({ headers: {}, peerCertificateError: 'unknown authority' }), (e: any) => e.code === 401);
   });
-  test('an authenticator that rejects its own kind of credential stops the union', async () => {
+  test('an authenticator that refuses a credential does not end the search (a later one may accept it); its refusal answers when none does', async () => {
     const strict: Authenticator = { authenticate: () => { throw unauthorized('Unauthorized: expired'); } };
-    await assert.rejects(unionAuthenticator([strict, fixed('a')], true)({ headers: { authorization: 'Bearer a' } }), /expired/);
+    const async: Authenticator = { authenticate: async () => { throw unauthorized('Unauthorized: not yet'); } };
+    assert.equal((await unionAuthenticator([strict, async, fixed('a')], true)({ headers: { authorization: 'Bearer a' } })).username, 'a');
+    await assert.rejects(unionAuthenticator([strict, async, fixed('a')], true)({ headers: { authorization: 'Bearer b' } }), /expired/);
+    // a refused credential is never anonymous, even when anonymous requests are allowed
+    await assert.rejects(unionAuthenticator([strict], true)({ headers: {} }), /expired/);
   });
 });
 

@@ -7,7 +7,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT, exportJWK } from 'jose';
+import { SignJWT, decodeJwt, exportJWK } from 'jose';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
 import { call, fakeHttpsService, issueClientCert, writeWebhookConfig, type FakeService, type Identity } from './auth-support.js';
@@ -37,6 +37,9 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     issuer = await fakeHttpsService(dir, 'issuer', req => req.url === '/.well-known/openid-configuration'
       ? { issuer: issuer.url, jwks_uri: `${issuer.url}/keys` } : { keys: [jwk] });
     tokenHook = await fakeHttpsService(dir, 'token-hook', (_req, body, res) => {
+      // an ID token that names a webhook user (one the OpenID authenticator refuses, to show the webhook is asked after it)
+      const claims = String(body?.spec?.token ?? '').split('.').length === 3 ? decodeJwt(body.spec.token) : undefined;
+      if (typeof claims?.webhook_user === 'string') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: claims.webhook_user } } };
       if (body?.spec?.token === 'hook-mistyped') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'm', groups: 'admins', extra: { a: 'b' } } } };
       if (body?.spec?.token === 'hook-null-extra') return { apiVersion: body.apiVersion, kind: 'TokenReview', status: { authenticated: true, user: { username: 'n', extra: { a: null, b: ['1'] } } } };
       if (body?.spec?.token === 'hook-broken') { res.writeHead(503, { 'content-type': 'text/plain' }).end('lost the connection to db.internal:5432'); return undefined; }
@@ -99,6 +102,16 @@ describe('remote authentication and authorization services', { concurrency: 1 },
       assert.equal(res.status, 401, why);
       assert.equal(res.json.reason, 'Unauthorized');
     }
+  });
+
+  test('a token the OpenID authenticator refuses is still offered to the webhook after it, as the reference\'s union does; refused by both, it is a 401', async () => {
+    const good = await idToken({ email: 'jane@example.com', tenant: 'blue' });
+    await waitFor('the OpenID keys to be known', async () => (await whoami({ token: good })).status === 201);
+    const refusedByOidc = await idToken({ email: 'jane@example.com', tenant: 'red', webhook_user: 'via-hook' });
+    const r = await whoami({ token: refusedByOidc });
+    assert.equal(r.status, 201, r.body);
+    assert.equal(r.json.status.userInfo.username, 'via-hook');
+    assert.equal((await whoami({ token: await idToken({ email: 'jane@example.com', tenant: 'red' }) })).status, 401);
   });
 
   test('token-review webhook: accepted, rejected, cached', async () => {
