@@ -26,7 +26,11 @@ export interface AuthnRequest {
  * a user, and for tokens the requested audiences the token is good for; what the credential tells the audit log
  * (a legacy or stale token) and the client (a Warning) about itself goes with it
  */
-export type AuthnResult = UserInfo & { audiences?: string[]; auditAnnotations?: Record<string, string>; warnings?: string[] };
+export type AuthnResult = UserInfo & {
+  audiences?: string[]; auditAnnotations?: Record<string, string>; warnings?: string[];
+  /** the WebSocket subprotocols the handshake goes on with, once the one carrying the token is taken out */
+  webSocketProtocols?: string;
+};
 
 export type Decision = 'Allow' | 'Deny' | 'NoOpinion';
 

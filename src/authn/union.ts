@@ -5,7 +5,7 @@
 // it are asked too (a webhook may accept a token the OpenID authenticator refused), and the refusal is the answer
 // only when none accepts.
 import type { Authenticator } from './types.js';
-import { anonymousUser, authenticatedGroup, bearerCredential } from './types.js';
+import { anonymousUser, authenticatedGroup, bearerCredential, webSocketBearer } from './types.js';
 import { unauthorized } from '../api/status.js';
 import { commonNameOf } from './x509.js';
 import type { AuthnRequest, AuthnResult } from '../api/auth.js';
@@ -22,15 +22,18 @@ export function unionAuthenticator(authenticators: Authenticator[], anonymous: b
         continue;
       }
       if (user) {
-        return user.groups.includes(authenticatedGroup) || user.username === anonymousUser.username
+        const member = user.groups.includes(authenticatedGroup) || user.username === anonymousUser.username
           ? user : { ...user, groups: [...user.groups, authenticatedGroup] };
+        // a token in a WebSocket handshake is this server's credential: the handshake goes on without it
+        const { protocols } = webSocketBearer(req);
+        return protocols === undefined ? member : { ...member, webSocketProtocols: protocols };
       }
     }
     if (refusal) throw refusal;
     // a bearer token no one accepts is 401; another scheme (Basic), or a header the reference does not read as a
     // bearer token (two spaces before it), is no credential: the request is anonymous, with a warning for the latter
     const bearer = bearerCredential(req);
-    if (bearer.token !== undefined || req.peerCertificateError || (req.peerCertificate && commonNameOf(req.peerCertificate))) throw unauthorized();
+    if (bearer.token !== undefined || bearer.error || req.peerCertificateError || (req.peerCertificate && commonNameOf(req.peerCertificate))) throw unauthorized();
     if (!anonymous) throw unauthorized();
     return bearer.warning ? { ...anonymousUser, warnings: [bearer.warning] } : anonymousUser;
   };

@@ -169,8 +169,10 @@ function authentication(authenticate: PipelineConfig['authenticate']): Filter {
   return async (ctx, next) => {
     const result = await authenticate({ headers: ctx.headers, rawHeaders: (ctx.req as { rawHeaders?: string[] }).rawHeaders, ...peerCertificate(ctx) });
     // what the credential says of itself is not the user's; most requests have none, and keep the result as it is
-    if (result.auditAnnotations || result.warnings) {
-      const { auditAnnotations, warnings, ...user } = result;
+    if (result.auditAnnotations || result.warnings || result.webSocketProtocols !== undefined) {
+      const { auditAnnotations, warnings, webSocketProtocols, ...user } = result;
+      // the token's subprotocol is neither echoed to the client nor passed on to a proxied target
+      if (webSocketProtocols !== undefined) ctx.headers['sec-websocket-protocol'] = webSocketProtocols;
       // the audit record is made next, from the user: it takes these
       if (auditAnnotations) ctx.earlyAuditAnnotations = auditAnnotations;
       if (warnings) ctx.warnings.push(...warnings);

@@ -1,8 +1,11 @@
 // A watch over a WebSocket, as browser clients open one: one message per event (text for JSON, binary for protobuf);
-// a handshake without an Origin is refused, as by the reference.
+// a handshake without an Origin is refused, as by the reference; a bearer token may come as a subprotocol.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { loadClientConfig, type ClientConfig } from '../../src/config/client-config.js';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { waitFor } from '../support/wait.js';
@@ -55,5 +58,42 @@ describe('watch over a WebSocket', () => {
     });
     assert.equal(status, 403);
     ws.terminate();
+  });
+});
+
+describe('a bearer token in a WebSocket subprotocol (browsers cannot send an Authorization header)', () => {
+  let server: TestServer;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ws-token-'));
+    writeFileSync(join(dir, 'tokens.csv'), 'alice-token,alice,u-1,"system:masters"\n');
+    server = await startTestServer({ flags: ['--authorization-mode=RBAC', `--token-auth-file=${join(dir, 'tokens.csv')}`] });
+  });
+  after(async () => {
+    await server?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const tokenProtocol = (token: string) => `base64url.bearer.authorization.cluster.io.${Buffer.from(token).toString('base64url')}`;
+  /** the handshake's outcome: 101 and the protocol the server chose, or the refusal's status */
+  const handshake = (protocols: string[]) => new Promise<{ status: number; protocol?: string }>((resolve) => {
+    const ws = new WebSocket(`${server.url.replace(/^https/, 'wss')}/api/v1/namespaces/default/configmaps?watch=1`, protocols,
+      { ca: server.caCertPem, headers: { Origin: 'https://dashboard.example' } });
+    ws.once('unexpected-response', (_req, res) => { resolve({ status: res.statusCode ?? 0 }); ws.terminate(); });
+    ws.once('open', () => { resolve({ status: 101, protocol: ws.protocol }); ws.terminate(); });
+    ws.once('error', () => resolve({ status: -1 }));
+  });
+
+  test('the token authenticates the watch and is taken out of the handshake: the server echoes the other protocol', async () => {
+    assert.deepEqual(await handshake([tokenProtocol('alice-token'), 'base64.binary.k8s.io']), { status: 101, protocol: 'base64.binary.k8s.io' });
+  });
+
+  test('refused as the reference refuses them: an unknown token, bad base64, two tokens, a token with no other protocol; none is anonymous (403)', async () => {
+    assert.equal((await handshake([tokenProtocol('nobody'), 'base64.binary.k8s.io'])).status, 401);
+    for (const encoded of ['a', 'YWxp+2U', 'YWxpY2U.dG9rZW4'])
+      assert.equal((await handshake([`base64url.bearer.authorization.cluster.io.${encoded}`, 'base64.binary.k8s.io'])).status, 401, encoded);
+    assert.equal((await handshake([tokenProtocol('alice-token'), tokenProtocol('other-token'), 'base64.binary.k8s.io'])).status, 401);
+    assert.equal((await handshake([tokenProtocol('alice-token')])).status, 401);
+    assert.equal((await handshake(['base64.binary.k8s.io'])).status, 403);
   });
 });
