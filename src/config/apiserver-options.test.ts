@@ -349,3 +349,9 @@ describe('API server options: the reference\'s flags for HTTP/2, admission, stor
     assert.equal(credentials(['--authorization-mode=AlwaysAllow', '--use-service-account-credentials=true']), true);
   });
 });
+
+test('--oidc-signing-algs: the reference\'s asymmetric algorithms only; another (HS256, none) refuses the start', () => {
+  for (const bad of ['HS256', 'none', 'rs256', 'RS256,EdDSA'])
+    assert.throws(() => parseApiServerOptions(['--oidc-issuer-url=https://issuer', '--oidc-client-id=c', `--oidc-signing-algs=${bad}`]), (e: Error) => e instanceof FlagError && /unsupported signing algorithm/.test(e.message), bad);
+  assert.deepEqual(parseApiServerOptions(['--oidc-issuer-url=https://issuer', '--oidc-client-id=c', '--oidc-signing-algs=ES256,PS512']).options.authentication.oidc?.signingAlgs, ['ES256', 'PS512']);
+});

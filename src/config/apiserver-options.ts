@@ -261,6 +261,13 @@ const notActingFlags: Record<string, string> = {
   'tracing-config-file': 'this server exports no traces',
 };
 
+/** the asymmetric JWS algorithms the reference's OpenID authenticator accepts (never HMAC, whose key would be public) */
+const oidcSigningAlgs = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'PS256', 'PS384', 'PS512'];
+function checkSigningAlgs(algs: string[]): string | undefined {
+  const bad = algs.find((a) => !oidcSigningAlgs.includes(a));
+  return bad === undefined ? undefined : `unsupported signing algorithm ${JSON.stringify(bad)}: use ${oidcSigningAlgs.join(', ')}`;
+}
+
 export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'storage-backend', type: 'enum', values: ['memory', 'sqlite', 'etcd', 'etcd3'], default: 'sqlite', help: 'Where objects are stored: in memory (lost on exit), an embedded SQLite file under --data-dir, or etcd (etcd3, the reference\'s name, is the same). Default: etcd when --etcd-servers is given, else sqlite.' },
   { name: 'etcd-servers', type: 'stringList', default: [], help: 'etcd servers to connect to (scheme://ip:port), comma-separated. Required with --storage-backend=etcd.', validate: (v) => (v as string[]).map(checkUrl).find(Boolean) },
@@ -310,7 +317,7 @@ export const apiServerFlags: readonly FlagDecl[] = [
   { name: 'oidc-groups-prefix', type: 'string', default: '', help: 'Prefix of group names.' },
   { name: 'oidc-required-claim', type: 'map', default: {}, help: 'key=value claims every token must have; repeatable.' },
   { name: 'oidc-ca-file', type: 'string', default: '', help: 'CA certificates for the issuer. Default: the host roots.' },
-  { name: 'oidc-signing-algs', type: 'stringList', default: ['RS256'], help: 'Accepted signing algorithms.' },
+  { name: 'oidc-signing-algs', type: 'stringList', default: ['RS256'], help: `Accepted signing algorithms: ${oidcSigningAlgs.join(', ')}.`, validate: (v) => checkSigningAlgs(v as string[]) },
   { name: 'authentication-token-webhook-config-file', type: 'string', default: '', help: 'Client configuration of the token-review webhook.' },
   { name: 'authentication-token-webhook-cache-ttl', type: 'duration', default: 120_000, help: 'How long token-review answers are cached.', validate: nonNegative },
   { name: 'authentication-token-webhook-version', type: 'enum', values: ['v1', 'v1beta1'], default: 'v1beta1', help: 'TokenReview version sent to the webhook.' },
