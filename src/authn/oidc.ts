@@ -38,6 +38,8 @@ export interface OidcOptions {
   signingAlgs: string[];
 }
 
+/** how long before its nbf a token is already good, as in the reference's verifier */
+const nbfLeewaySeconds = 60;
 /** how often the issuer is asked again while its keys could not be read, as the reference retries */
 const initRetryMs = 10_000;
 
@@ -80,8 +82,13 @@ export function oidcAuthenticator(o: OidcOptions, now = () => Date.now(), opts: 
       if (!keys) throw unauthorized('Unauthorized: the OpenID authenticator is not initialized: the issuer\'s keys are not known yet');
       try {
         let k = keys;
-        // an ID token without an expiry is refused, as the reference's verifier reads a missing exp as long past
-        const verify = () => jose.jwtVerify(token, k.set, { issuer, audience: o.clientId, algorithms: o.signingAlgs, currentDate: new Date(now()), requiredClaims: ['exp'] });
+        // an ID token without an expiry is refused, as the reference's verifier reads a missing exp as long past; as
+        // there, a token is good up to a minute before its nbf (the issuer's clock may run ahead), never past its exp
+        const verify = async () => {
+          const verified = await jose.jwtVerify(token, k.set, { issuer, audience: o.clientId, algorithms: o.signingAlgs, currentDate: new Date(now()), requiredClaims: ['exp'], clockTolerance: nbfLeewaySeconds });
+          if ((verified.payload.exp as number) * 1000 < now()) throw new Error('the token has expired');
+          return verified;
+        };
         try { claims = (await verify()).payload; } catch (e) {
           if ((e as { code?: string }).code !== 'ERR_JWKS_NO_MATCHING_KEY' || now() - k.fetchedAt < 10_000) throw e;
           // one read for every token waiting on it; a failed read keeps the keys known and waits its 10 s too

@@ -87,11 +87,16 @@ describe('remote authentication and authorization services', { concurrency: 1 },
     const r = await waitFor('the OpenID keys to be known', async () => { const res = await whoami({ token: good }); return res.status === 201 && res; });
     assert.deepEqual(r.json.status.userInfo, { username: 'jane@example.com', groups: ['oidc:eng', 'oidc:ops', 'system:authenticated'] });
     assert.ok(issuer.requests.some(q => q.path === '/.well-known/openid-configuration'));
+    // an issuer whose clock runs ahead: its fresh token's nbf is seconds away, within the reference's minute of leeway
+    const ahead = await whoami({ token: await idToken({ email: 'jane@example.com', tenant: 'blue', nbf: Math.floor(Date.now() / 1000) + 30 }) });
+    assert.equal(ahead.status, 201, ahead.body);
     const other = generateKeyPairSync('rsa', { modulusLength: 2048 });
     const bad: Array<[string, Promise<string>]> = [
       ['foreign key', idToken({ email: 'jane@example.com', tenant: 'blue' }, { key: other.privateKey })],
       ['expired', idToken({ email: 'jane@example.com', tenant: 'blue' }, { exp: Math.floor(Date.now() / 1000) - 60 })],
       ['no expiry', idToken({ email: 'jane@example.com', tenant: 'blue' }, { exp: null })],
+      ['expired a few seconds ago', idToken({ email: 'jane@example.com', tenant: 'blue' }, { exp: Math.floor(Date.now() / 1000) - 5 })],
+      ['not valid for two minutes', idToken({ email: 'jane@example.com', tenant: 'blue', nbf: Math.floor(Date.now() / 1000) + 120 })],
       ['audience', idToken({ email: 'jane@example.com', tenant: 'blue' }, { aud: 'someone-else' })],
       ['required claim', idToken({ email: 'jane@example.com', tenant: 'red' })],
       ['unverified email', idToken({ email: 'jane@example.com', email_verified: false, tenant: 'blue' })],
