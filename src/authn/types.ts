@@ -75,8 +75,20 @@ function authorizationBearer(req: AuthnRequest): { token?: string; warning?: str
   const parts = h.trim().split(' ');
   if (parts.length < 2 || parts[0].toLowerCase() !== 'bearer') return {};
   if (!parts[1]) return parts.length > 2 ? { warning: spaceBeforeTokenWarning } : {};
-  const token = /[^\x00-\x7f]/.test(parts[1]) ? Buffer.from(parts[1], 'latin1').toString('utf8') : parts[1];
-  return { token };
+  return { token: utf8OfHeader(parts[1]) };
+}
+
+/**
+ * A header value's bytes read as UTF-8: Node hands header bytes over as Latin-1 characters. A string that cannot
+ * have come so (a character past U+00FF, as in a TokenReview's token) or whose bytes are no UTF-8 is kept as it is.
+ */
+function utf8OfHeader(s: string): string {
+  if (!/[^\x00-\x7f]/.test(s) || /[^\x00-\xff]/.test(s)) return s;
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(s, 'latin1'));
+  } catch {
+    return s;
+  }
 }
 
 /** the token of an `Authorization: Bearer` header (or of a WebSocket handshake), or undefined when there is none */

@@ -469,6 +469,9 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     for (const h of ['Bearer alice-token', 'bearer alice-token', 'BEARER alice-token', '  Bearer alice-token  ', 'Bearer alice-token trailing words'])
       assert.deepEqual({ ...(await whoami(h)), warning: '' }, { status: 201, user: 'alice', warning: '' }, h);
     assert.equal((await whoami(`Bearer ${Buffer.from('däna-tøken').toString('latin1')}`)).user, 'dana');
+    // a TokenReview's token is text already: the same token is dana's there too
+    const review = await as(admin, 'POST', '/apis/authentication.cluster.io/v1/tokenreviews', { body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenReview', spec: { token: 'däna-tøken' } } });
+    assert.equal(review.json.status.user?.username, 'dana', review.body);
     // no bearer credential at all: anonymous (whom RBAC forbids most things: 403, not 401)
     for (const h of ['Basic dXNlcjpwYXNz', 'Bearer', 'bearer ', 'Bearer\talice-token', 'Token alice-token']) {
       const r = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: h } });
