@@ -12,6 +12,8 @@ export interface UserInfo {
 
 export interface AuthnRequest {
   headers: IncomingHttpHeaders;
+  /** a bearer token given as it is (a TokenReview's), read from no header */
+  token?: string;
   /** the headers as sent, name and value alternating: a repeated header's values stay apart (headers joins them) */
   rawHeaders?: string[];
   /** the verified client certificate, when one was presented and chains to the client CA */

@@ -64,6 +64,7 @@ export function webSocketBearer(req: AuthnRequest): { token?: string; protocols?
  * are read as UTF-8, as the reference reads them (Node hands them over as Latin-1).
  */
 export function bearerCredential(req: AuthnRequest): { token?: string; warning?: string; error?: string; protocols?: string } {
+  if (req.token !== undefined) return req.token ? { token: req.token } : {};
   const fromHeader = authorizationBearer(req);
   // without one in the header, a token in a WebSocket handshake's subprotocols
   return fromHeader.token !== undefined ? fromHeader : { ...fromHeader, ...webSocketBearer(req) };

@@ -472,6 +472,9 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     // a TokenReview's token is text already: the same token is dana's there too
     const review = await as(admin, 'POST', '/apis/authentication.cluster.io/v1/tokenreviews', { body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenReview', spec: { token: 'däna-tøken' } } });
     assert.equal(review.json.status.user?.username, 'dana', review.body);
+    // and is the whole token: what follows a space is no part to ignore, as it is in a header
+    const spacedReview = await as(admin, 'POST', '/apis/authentication.cluster.io/v1/tokenreviews', { body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenReview', spec: { token: 'alice-token trailing' } } });
+    assert.equal(spacedReview.json.status.authenticated, false, spacedReview.body);
     // no bearer credential at all: anonymous (whom RBAC forbids most things: 403, not 401)
     for (const h of ['Basic dXNlcjpwYXNz', 'Bearer', 'bearer ', 'Bearer\talice-token', 'Token alice-token']) {
       const r = await as({}, 'GET', '/api/v1/namespaces', { headers: { authorization: h } });

@@ -21,7 +21,7 @@ export const definition = define<TokenReview>({
     const refuse = (error: string): TokenReviewStatus => ({ authenticated: false, user: {}, error });
     if (typeof token !== 'string' || /[\r\n]/.test(token)) return refuse('invalid bearer token');
     try {
-      const user = await req.services.authenticate({ headers: { authorization: `Bearer ${token}` }, ...(requested.length ? { audiences: requested } : {}) });
+      const user = await req.services.authenticate({ headers: {}, token, ...(requested.length ? { audiences: requested } : {}) });
       if (user.username === 'system:anonymous') return refuse('invalid bearer token');
       // tokens that carry no audiences of their own are good for the API audiences only
       const audiences = user.audiences ?? (requested.length ? intersect(requested, apiAudiences) : apiAudiences);
