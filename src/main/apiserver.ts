@@ -48,7 +48,7 @@ import { profilingEndpoints } from '../debug/profiling.js';
 import { createMetrics, storageDurationBuckets } from '../metrics/metrics.js';
 import { createHandler } from '../http/handler.js';
 import { checkCanListen, listenHttps, type HttpsServer, type Logger, type SniCertificate } from '../http/server.js';
-import { setupAuth, type Auth } from './auth.js';
+import { refusalReasonsLogged, setupAuth, type Auth } from './auth.js';
 import { inClusterNames, startKubernetesService } from './kubernetes-service.js';
 import { startIdentityLease, startIdentityLeaseGc } from './identity-lease.js';
 import { ensureTrackingSince } from './legacy-token-tracking.js';
@@ -592,7 +592,7 @@ export async function startApiServer(options: ApiServerOptions, log: Logger, tun
       jwksUri: () => options.authentication.serviceAccountJwksUri || `https://${address}${jwksPath}`,
     });
     return createHandler({
-      names, metrics, log, features: options.featureGates, authenticate: auth.authenticate, authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
+      names, metrics, log, features: options.featureGates, authenticate: refusalReasonsLogged(auth.authenticate, log), authorizer: auth.authorizer, requestTimeoutMs: options.requestTimeoutMs, audit: auditor,
       maxRequestsInflight: options.maxRequestsInflight, maxMutatingRequestsInflight: options.maxMutatingRequestsInflight,
       flowControl, hsts: options.hsts, corsAllowedOrigins: options.corsAllowedOrigins,
       shutdown: { notAcceptingRequests: () => notAcceptingRequests, sendRetryAfter: options.shutdownSendRetryAfter },

@@ -36,6 +36,7 @@ import { reconciledDefault } from './rbac-reconcile.js';
 import type { Authorizer, AuthnRequest, AuthnResult } from '../api/auth.js';
 import type { AdmissionPlugin } from '../api/admission.js';
 import { revisionOf } from '../api/resource-version.js';
+import { unauthorized } from '../api/status.js';
 
 export interface AuthDeps {
   names: Naming;
@@ -57,6 +58,22 @@ export interface Auth {
   /** after the stores exist: the default policy is written and the RBAC index is current */
   start(): Promise<void>;
   stop(): void;
+}
+
+/**
+ * Authentication for requests: why a credential was refused goes to the log, and the client is told only
+ * Unauthorized, as the reference tells it (the reasons stay in TokenReviews, which call the authenticators directly).
+ */
+export function refusalReasonsLogged(authenticate: Auth['authenticate'], log: { info(m: string): void }): Auth['authenticate'] {
+  return async (req) => {
+    try {
+      return await authenticate(req);
+    } catch (e) {
+      if ((e as { code?: number }).code !== 401 || (e as Error).message === 'Unauthorized') throw e;
+      log.info(`unable to authenticate the request: ${(e as Error).message.replace(/^Unauthorized: /, '')}`);
+      throw unauthorized();
+    }
+  };
 }
 
 /** a start-up step reading the file of a flag: a failure names the flag, so the refusal says what to fix */

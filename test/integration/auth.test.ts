@@ -368,7 +368,10 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
 
     // a token for another audience is not good for the API, but TokenReview with that audience accepts it
     const other = await tokenFor({ audiences: ['vault'] });
-    assert.equal((await as({ token: other.json.status.token }, 'GET', '/api/v1/namespaces/team/pods')).status, 401);
+    const refused = await as({ token: other.json.status.token }, 'GET', '/api/v1/namespaces/team/pods');
+    assert.equal(refused.status, 401);
+    // the client is told no reason, as by the reference (the review below gives it)
+    assert.deepEqual({ message: refused.json.message, reason: refused.json.reason }, { message: 'Unauthorized', reason: 'Unauthorized' });
     const review = async (token: string, audiences?: string[]) => (await as(admin, 'POST', '/apis/authentication.cluster.io/v1/tokenreviews', {
       body: { apiVersion: 'authentication.cluster.io/v1', kind: 'TokenReview', spec: { token, ...(audiences ? { audiences } : {}) } } })).json.status;
     const good = await review(other.json.status.token, ['vault']);
