@@ -2,28 +2,57 @@
 // `<domain>/kube-apiserver-client-kubelet`, subject `system:node:<name>` in `system:nodes`, client usages only,
 // no alternative names) is approved when the requester may ask for it, as the reference's csrapproving
 // controller decides: renewing its own certificate needs `create` on `certificatesigningrequests/selfnodeclient`,
-// asking for any node's (a bootstrap token) on `certificatesigningrequests/nodeclient`; a SubjectAccessReview
-// asks the server for each. Other requests wait for an administrator.
+// asking for any node's (a bootstrap token) on `certificatesigningrequests/nodeclient`, which also serves a node
+// that may not renew as itself; a SubjectAccessReview asks the server for each. Other requests wait for an administrator.
 import { resourcePath } from '../client/rest-client.js';
-import { readCertificateRequest } from '../pki/pki.js';
+import { readCertificateRequest, type CertificateRequest } from '../pki/pki.js';
 import { startQueue } from './common.js';
 import type { Controller, ControllerContext } from './context.js';
 import type { CertificateSigningRequest } from './types.js';
 
 export const nodeGroup = 'system:nodes';
 export const nodeUserPrefix = 'system:node:';
-const clientUsages = ['key encipherment', 'digital signature', 'client auth'];
 
-/** whether the request is a node client certificate request by its content, or why not */
-export async function nodeClientProblem(csr: CertificateSigningRequest): Promise<string | undefined> {
-  let req;
-  try { req = await readCertificateRequest(Buffer.from(csr.spec.request, 'base64').toString('utf8')); } catch (e) { return `unreadable request: ${(e as Error).message}`; }
-  if (req.organizations.length !== 1 || req.organizations[0] !== nodeGroup) return `subject organization is not ${nodeGroup}`;
+/** whether the usages are, as a set, one the reference takes from a node: with key encipherment (RSA keys) or without */
+function nodeUsagesProblem(csr: CertificateSigningRequest, purpose: 'client auth' | 'server auth'): string | undefined {
+  const withRsa = ['digital signature', 'key encipherment', purpose].sort();
+  const given = new Set(csr.spec.usages ?? []);
+  const matches = (set: string[]) => given.size === set.length && set.every((u) => given.has(u));
+  // the message lists the set as Go prints a sorted string list
+  return matches(withRsa) || matches(withRsa.filter((u) => u !== 'key encipherment')) ? undefined : `usages did not match [${withRsa.join(' ')}]`;
+}
+
+const onlyNodeGroup = (req: CertificateRequest) => req.organizations.length === 1 && req.organizations[0] === nodeGroup;
+
+/** why a request is not a node's client certificate request (the reference's checks, in its order and words) */
+export function kubeletClientProblem(csr: CertificateSigningRequest, req: CertificateRequest): string | undefined {
+  if (!onlyNodeGroup(req)) return `subject organization is not ${nodeGroup}`;
+  if (req.dnsNames.length) return 'DNS subjectAltNames are not allowed';
+  if (req.emailAddresses.length) return 'Email subjectAltNames are not allowed';
+  if (req.ips.length) return 'IP subjectAltNames are not allowed';
+  if (req.uris.length) return 'URI subjectAltNames are not allowed';
   if (!req.commonName.startsWith(nodeUserPrefix)) return `subject common name does not begin with ${nodeUserPrefix}`;
-  if (req.dnsNames.length || req.ips.length || req.emailAddresses.length || req.uris.length) return 'alternative names are not allowed';
-  const usages = csr.spec.usages ?? [];
-  if (!usages.includes('client auth') || usages.some((u) => !clientUsages.includes(u))) return `usages must be client auth, with at most ${clientUsages.slice(0, 2).join(' and ')}`;
-  return undefined;
+  return nodeUsagesProblem(csr, 'client auth');
+}
+
+/** why a request is not a node's serving certificate request (the reference's checks, in its order and words) */
+export function kubeletServingProblem(csr: CertificateSigningRequest, req: CertificateRequest): string | undefined {
+  if (!onlyNodeGroup(req)) return `subject organization is not ${nodeGroup}`;
+  if (!req.dnsNames.length && !req.ips.length) return 'DNS or IP subjectAltName is required';
+  if (req.emailAddresses.length) return 'Email subjectAltNames are not allowed';
+  if (req.uris.length) return 'URI subjectAltNames are not allowed';
+  return nodeUsagesProblem(csr, 'server auth') ?? (req.commonName.startsWith(nodeUserPrefix) ? undefined : `subject common name does not begin with ${nodeUserPrefix}`);
+}
+
+/**
+ * What may approve a request, in the order asked, as the reference's recognizers: a node renewing its own
+ * certificate (requester and subject the same) by `selfnodeclient`, then any node client request by `nodeclient`
+ * (so a node that may not renew as itself is still approved when it may ask for any node). None for other requests.
+ */
+export function approvalGrounds(csr: CertificateSigningRequest, req: CertificateRequest): Array<{ subresource: string; message: string }> {
+  if (kubeletClientProblem(csr, req)) return [];
+  const ground = (subresource: string, what: string) => ({ subresource, message: `Auto approving ${what} client certificate after SubjectAccessReview.` });
+  return [...(csr.spec.username === req.commonName ? [ground('selfnodeclient', 'self kubelet')] : []), ground('nodeclient', 'kubelet')];
 }
 
 export const decided = (csr: CertificateSigningRequest) => (csr.status?.conditions ?? []).some((c) => c.type === 'Approved' || c.type === 'Denied');
@@ -38,19 +67,20 @@ export const csrApprovingController: Controller = {
     const queue = startQueue(ctx, async (name) => {
       const csr = csrs.get(name);
       if (!csr || decided(csr) || csr.status?.certificate || csr.spec.signerName !== signer) return;
-      if (await nodeClientProblem(csr)) return;
-      const req = await readCertificateRequest(Buffer.from(csr.spec.request, 'base64').toString('utf8'));
-      const self = csr.spec.username === req.commonName;
-      if (!(await allowed(ctx, csr, self ? 'selfnodeclient' : 'nodeclient'))) return;
-      const conditions = [...(csr.status?.conditions ?? []), {
-        type: 'Approved', status: 'True', reason: 'AutoApproved',
-        message: `Auto approving ${self ? 'self' : 'kubelet'} client certificate after SubjectAccessReview.`,
-        lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-      }];
-      await ctx.client.request({
-        method: 'PUT', path: resourcePath(ctx.refs.certificateSigningRequests, undefined, name, 'approval'),
-        body: { ...csr, status: { ...csr.status, conditions } },
-      });
+      let req: CertificateRequest;
+      try { req = await readCertificateRequest(Buffer.from(csr.spec.request, 'base64').toString('utf8')); } catch { return; }
+      for (const { subresource, message } of approvalGrounds(csr, req)) {
+        if (!(await allowed(ctx, csr, subresource))) continue;
+        const conditions = [...(csr.status?.conditions ?? []), {
+          type: 'Approved', status: 'True', reason: 'AutoApproved', message,
+          lastUpdateTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
+        }];
+        await ctx.client.request({
+          method: 'PUT', path: resourcePath(ctx.refs.certificateSigningRequests, undefined, name, 'approval'),
+          body: { ...csr, status: { ...csr.status, conditions } },
+        });
+        return;
+      }
     });
     csrs.addHandler({ added: (c) => queue.add(c.metadata.name!), updated: (_, c) => queue.add(c.metadata.name!) });
   },

@@ -3,35 +3,34 @@
 // `spec.expirationSeconds` and --cluster-signing-duration (less the 5 minutes it is backdated, when that is 8 hours
 // or more; never past the CA). Each signer checks what it may sign; a request it refuses gets the Failed condition:
 // - kube-apiserver-client: client certificates for any subject; usages client auth, digital signature, key encipherment;
-// - kube-apiserver-client-kubelet: a node's client certificate (`system:node:<name>` in `system:nodes`, no alternative names);
-// - kubelet-serving: a node's serving certificate, with DNS names or IP addresses only; usages server auth, digital signature, key encipherment;
+// - kube-apiserver-client-kubelet: a node's client certificate (`system:node:<name>` in `system:nodes`, no alternative
+//   names); usages exactly digital signature and client auth, with key encipherment or without;
+// - kubelet-serving: a node's serving certificate, with DNS names or IP addresses only; usages exactly digital
+//   signature and server auth, with key encipherment or without;
 // - legacy-unknown: anything, as the reference (the v1 API does not take requests for it).
 import { nowTimestamp } from '../api/meta.js';
 import { isConflict, isNotFound } from '../client/rest-client.js';
 import { readCertificateRequest, signCertificate, type CertificateRequest, type KeyUsage } from '../pki/pki.js';
 import { startQueue } from './common.js';
 import type { Controller } from './context.js';
-import { nodeClientProblem, nodeGroup, nodeUserPrefix } from './csr-approving.js';
+import { kubeletClientProblem, kubeletServingProblem } from './csr-approving.js';
 import type { CertificateSigningRequest } from './types.js';
 
-type Check = (csr: CertificateSigningRequest, req: CertificateRequest) => Promise<string | undefined> | string | undefined;
+type Check = (csr: CertificateSigningRequest, req: CertificateRequest) => string | undefined;
 
-const usagesWithin = (csr: CertificateSigningRequest, required: string, allowed: string[]) => {
+/** client certificates of any subject: client auth, and at most digital signature and key encipherment besides */
+export function apiServerClientProblem(csr: CertificateSigningRequest): string | undefined {
   const usages = csr.spec.usages ?? [];
-  return usages.includes(required) && usages.every((u) => allowed.includes(u)) ? undefined
-    : `usages must include ${required} and be among ${allowed.join(', ')}`;
-};
+  const other = usages.find((u) => !['client auth', 'digital signature', 'key encipherment'].includes(u));
+  if (other !== undefined) return `invalid usage for client certificate: ${other}`;
+  return usages.includes('client auth') ? undefined : 'missing required usage for client certificate: client auth';
+}
 
+/** what each signer checks before it signs, with the reference's messages */
 const checks: Record<string, Check> = {
-  'kube-apiserver-client': (csr) => usagesWithin(csr, 'client auth', ['client auth', 'digital signature', 'key encipherment']),
-  'kube-apiserver-client-kubelet': (csr) => nodeClientProblem(csr),
-  'kubelet-serving': (csr, req) => {
-    if (req.organizations.length !== 1 || req.organizations[0] !== nodeGroup) return `subject organization is not ${nodeGroup}`;
-    if (!req.commonName.startsWith(nodeUserPrefix)) return `subject common name does not begin with ${nodeUserPrefix}`;
-    if (!req.dnsNames.length && !req.ips.length) return 'a DNS name or IP address is required';
-    if (req.emailAddresses.length || req.uris.length) return 'email addresses and URIs are not allowed';
-    return usagesWithin(csr, 'server auth', ['server auth', 'digital signature', 'key encipherment']);
-  },
+  'kube-apiserver-client': (csr) => apiServerClientProblem(csr),
+  'kube-apiserver-client-kubelet': kubeletClientProblem,
+  'kubelet-serving': kubeletServingProblem,
   'legacy-unknown': () => undefined,
 };
 
@@ -54,7 +53,7 @@ export const csrSigningController: Controller = {
       let problem: string | undefined;
       let req: CertificateRequest | undefined;
       try { req = await readCertificateRequest(pem); } catch (e) { problem = `unreadable request: ${(e as Error).message}`; }
-      problem ??= await signer.check(csr, req!);
+      problem ??= signer.check(csr, req!);
       let status: CertificateSigningRequest['status'];
       if (problem) {
         status = { ...csr.status, conditions: [...(csr.status?.conditions ?? []), { type: 'Failed', status: 'True', reason: 'SignerValidationFailure', message: problem, lastUpdateTime: nowTimestamp() }] };
