@@ -1,6 +1,7 @@
-// The CSR cleaner: certificate requests do not pile up. A request that was approved, denied or failed goes an
-// hour after that decision, one still pending after a day, and one whose issued certificate has expired at once,
-// as in the reference.
+// The CSR cleaner: certificate requests do not pile up. As in the reference, a request goes an hour after it was
+// denied or failed, or after it was approved once its certificate is issued; one with no condition at all after a
+// day; an approved one whose issued certificate has expired at once. An approved request still waiting for its
+// certificate (a signer outside the cluster, or one that is down) stays.
 import { X509Certificate } from 'node:crypto';
 import { ignoreNotFound, startQueue } from './common.js';
 import type { Controller } from './context.js';
@@ -9,18 +10,20 @@ import type { CertificateSigningRequest } from './types.js';
 const decidedTtlMs = 3_600_000;
 const pendingTtlMs = 24 * 3_600_000;
 
-/** when the request is to go */
+/** when the request is to go; Infinity while nothing in it says so */
 export function csrDeadline(csr: CertificateSigningRequest): number {
-  const created = Date.parse(csr.metadata.creationTimestamp ?? '') || Date.now();
-  let deadline = created + pendingTtlMs;
-  for (const c of csr.status?.conditions ?? []) {
-    if (!['Approved', 'Denied', 'Failed'].includes(c.type)) continue;
-    const at = Date.parse(c.lastUpdateTime ?? c.lastTransitionTime ?? '') || created;
-    deadline = Math.min(deadline, at + decidedTtlMs);
+  const conditions = csr.status?.conditions ?? [];
+  const issued = !!csr.status?.certificate;
+  let deadline = Infinity;
+  // the reference ignores a time it does not have
+  const after = (time: string | null | undefined, ttl: number) => { const at = Date.parse(time ?? ''); if (!Number.isNaN(at)) deadline = Math.min(deadline, at + ttl); };
+  if (!conditions.length) after(csr.metadata.creationTimestamp, pendingTtlMs);
+  for (const c of conditions) {
+    if (c.type === 'Denied' || c.type === 'Failed' || (c.type === 'Approved' && issued)) after(c.lastUpdateTime, decidedTtlMs);
   }
-  if (csr.status?.certificate) {
+  if (issued && conditions.some((c) => c.type === 'Approved')) {
     try {
-      const cert = new X509Certificate(Buffer.from(csr.status.certificate, 'base64'));
+      const cert = new X509Certificate(Buffer.from(csr.status!.certificate!, 'base64'));
       deadline = Math.min(deadline, Date.parse(cert.validTo));
     } catch { /* not a certificate we can read: the other deadlines apply */ }
   }
@@ -39,6 +42,7 @@ export const csrCleanerController: Controller = {
       const csr = csrs.get(name);
       if (!csr || csr.metadata.deletionTimestamp) return;
       const left = csrDeadline(csr) - Date.now();
+      if (left === Infinity) return;
       if (left > 0) return { requeueAfterMs: Math.min(left + 10, 24 * 3_600_000) };
       await client.delete(name, { preconditions: { uid: csr.metadata.uid } }).catch(ignoreNotFound);
     });
