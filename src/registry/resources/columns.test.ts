@@ -318,3 +318,16 @@ describe('ingress and endpoint slice cells', () => {
     assert.equal(ports([]), '<unset>');
   });
 });
+
+describe('certificate signing request cells', () => {
+  const condition = (status: unknown) => cells('certificates', 'certificatesigningrequests', { metadata: { name: 'c' }, spec: {}, status }).at(-1);
+
+  test('the decision (Denied over Approved over Pending), then Failed, then Issued, by condition type alone', () => {
+    assert.equal(condition(undefined), 'Pending');
+    assert.equal(condition({ conditions: [{ type: 'Failed', status: 'True' }] }), 'Pending,Failed');
+    assert.equal(condition({ conditions: [{ type: 'Failed', status: 'True' }, { type: 'Approved', status: 'True' }] }), 'Approved,Failed');
+    assert.equal(condition({ conditions: [{ type: 'Approved', status: 'True' }], certificate: 'eA==' }), 'Approved,Issued');
+    assert.equal(condition({ certificate: 'eA==' }), 'Pending,Issued');
+    assert.equal(condition({ conditions: [{ type: 'Ready', status: 'True' }, { type: 'Denied', status: 'True' }] }), 'Denied', 'other condition types are not shown');
+  });
+});
