@@ -11,7 +11,7 @@ import type { CertificateSigningRequest } from './types.js';
 
 const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const request = (r: Partial<CertificateRequest>): CertificateRequest =>
-  ({ commonName: 'system:node:n1', organizations: ['system:nodes'], dnsNames: [], ips: [], uris: [], emailAddresses: [], publicKey, ...r });
+  ({ commonName: 'system:node:n1', organizations: ['system:nodes'], subject: [], dnsNames: [], ips: [], uris: [], emailAddresses: [], publicKey, ...r });
 const csr = (usages: string[], username = 'system:bootstrap:abcdef'): CertificateSigningRequest =>
   ({ metadata: { name: 'c' }, spec: { request: '', signerName: 'x/y', usages, username } });
 const clientUsages = csr(['digital signature', 'client auth']);

@@ -61,9 +61,14 @@ export function generateKeyPair(): KeyPairPem {
   return { keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }) as string, publicKey };
 }
 
+/** A subject attribute: its type (an OID) and value. */
+export type SubjectAttribute = readonly [oid: string, value: string];
+
 export interface CertificateTemplate {
   commonName: string;
   organizations?: readonly string[];
+  /** the whole subject, in order; when given, it is the subject instead of commonName and organizations */
+  subject?: readonly SubjectAttribute[];
   usages: readonly KeyUsage[];
   ttlSeconds: number;
   dnsNames?: readonly string[];
@@ -106,6 +111,8 @@ export async function signCertificate(
       ...req,
       commonName: req.commonName ?? csr.commonName,
       organizations: req.organizations ?? csr.organizations,
+      // the request's subject as the reference's signer carries it over, unless names were given
+      subject: req.subject ?? (req.commonName === undefined && req.organizations === undefined ? csr.subject : undefined),
       dnsNames: req.dnsNames ?? csr.dnsNames,
       ips: req.ips ?? csr.ips,
       uris: req.uris ?? csr.uris,
@@ -127,10 +134,9 @@ export function issueLeaf(ca: CertificateAuthority, publicKey: KeyObject, t: Cer
   if (unknown.length) throw new Error(`unknown key usages: ${unknown.join(', ')}`);
   const caCert = new X509Certificate(ca.certPem);
   const caFields = certificateFields(caCert.raw);
-  const extensions = [
-    extension(oids.basicConstraints, true, der.sequence()),
-    extension(oids.keyUsage, true, keyUsageValue(t.usages)),
-  ];
+  const extensions = [extension(oids.basicConstraints, true, der.sequence())];
+  // no key usage asked for (say client auth alone): no keyUsage extension, as Go's x509 writes such a template
+  if (t.usages.some((u) => keyUsageBits[u] !== undefined)) extensions.push(extension(oids.keyUsage, true, keyUsageValue(t.usages)));
   const ekus = [...new Set(t.usages.map((u) => extKeyUsageOids[u]).filter((o): o is string => !!o))];
   if (ekus.length) extensions.push(extension(oids.extKeyUsage, false, der.sequence(...ekus.map(der.oid))));
   if (caFields.subjectKeyId) extensions.push(extension(oids.authorityKeyId, false, der.sequence(der.implicit(0, caFields.subjectKeyId))));
@@ -144,7 +150,7 @@ export function issueLeaf(ca: CertificateAuthority, publicKey: KeyObject, t: Cer
   const now = Date.now();
   const notAfter = Math.min(now + t.ttlSeconds * 1000, new Date(caCert.validTo).getTime());
   return issue({
-    subject: name(t.commonName, t.organizations ?? []),
+    subject: t.subject ? rdnSequence(t.subject) : name(t.commonName, t.organizations ?? []),
     issuer: caFields.subject,
     spki: publicKey.export({ type: 'spki', format: 'der' }),
     extensions,
@@ -174,9 +180,23 @@ function issue(c: { subject: Buffer; issuer: Buffer; spki: Buffer; extensions: B
 }
 
 function name(commonName: string, organizations: readonly string[]): Buffer {
-  const rdn = (type: string, value: string) => der.set(der.sequence(der.oid(type), der.utf8(value)));
-  return der.sequence(...organizations.map((o) => rdn(oids.organization, o)), rdn(oids.commonName, commonName));
+  return rdnSequence([...organizations.map((o) => [oids.organization, o] as const), [oids.commonName, commonName] as const]);
 }
+
+/** a Name with one attribute in each relative name */
+function rdnSequence(attributes: readonly SubjectAttribute[]): Buffer {
+  return der.sequence(...attributes.map(([type, value]) => der.set(der.sequence(der.oid(type), der.utf8(value)))));
+}
+
+/**
+ * The subject attributes a certificate signed for a request keeps, in the order they are written: those Go's
+ * pkix.Name holds, as the reference's signer re-encodes the request's subject (others, such as an email address
+ * in the subject, are dropped; the common name and serial number are the last of each).
+ */
+const keptSubject: ReadonlyArray<{ oid: string; single?: true }> = [
+  { oid: '2.5.4.6' }, { oid: '2.5.4.8' }, { oid: '2.5.4.7' }, { oid: '2.5.4.9' }, { oid: '2.5.4.17' }, // C, ST, L, STREET, postalCode
+  { oid: oids.organization }, { oid: '2.5.4.11' }, { oid: oids.commonName, single: true }, { oid: '2.5.4.5', single: true }, // O, OU, CN, serialNumber
+];
 
 function extension(id: string, critical: boolean, value: Buffer): Buffer {
   return critical ? der.sequence(der.oid(id), der.booleanTrue(), der.octetString(value)) : der.sequence(der.oid(id), der.octetString(value));
@@ -238,6 +258,8 @@ export function certificateFields(certDer: Uint8Array): { subject: Buffer; subje
 export interface CertificateRequest {
   commonName: string;
   organizations: string[];
+  /** the subject a certificate for this request gets */
+  subject: SubjectAttribute[];
   dnsNames: string[];
   ips: string[];
   uris: string[];
@@ -255,8 +277,13 @@ export async function readCertificateRequest(csrPem: string): Promise<Certificat
   if (!(await csr.verify())) throw new Error('the certificate request signature does not verify');
   const subject = csr.subjectName;
   const out: CertificateRequest = {
-    commonName: subject.getField('CN')[0] ?? '',
+    // the last, as Go reads a name (and as the certificate signed for it carries)
+    commonName: subject.getField('CN').at(-1) ?? '',
     organizations: subject.getField('O'),
+    subject: keptSubject.flatMap(({ oid, single }) => {
+      const values = subject.getField(oid);
+      return (single ? values.slice(-1).filter(Boolean) : values).map((v) => [oid, v] as const);
+    }),
     dnsNames: [], ips: [], uris: [], emailAddresses: [],
     publicKey: createPublicKey({ key: Buffer.from(csr.publicKey.rawData), format: 'der', type: 'spki' }),
   };

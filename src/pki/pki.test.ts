@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import 'reflect-metadata';
 import * as x509 from '@peculiar/x509';
-import { ensureFrontProxyCa, ensurePki, files, frontProxyFiles, signCertificate, type Pki } from './pki.js';
+import { ensureFrontProxyCa, ensurePki, files, frontProxyFiles, readCertificateRequest, signCertificate, type Pki } from './pki.js';
 import { ipBytes } from './certificates.js';
 
 const serverAuth = '1.3.6.1.5.5.7.3.1';
@@ -264,6 +264,23 @@ describe('signCertificate', () => {
     const tampered = `-----BEGIN CERTIFICATE REQUEST-----\n${der.toString('base64')}\n-----END CERTIFICATE REQUEST-----\n`;
     writeFileSync(join(dir, 'bad.csr'), tampered);
     await assert.rejects(signCertificate(ca, { csrPem: tampered, usages: ['client auth'], ttlSeconds: 600 }), /signature|verify|parse|length|ASN/i);
+  });
+
+  test('for a request: the whole subject carries over in the reference\'s order; no key usage asked, no keyUsage extension', { skip: !hasOpenssl && 'openssl not installed' }, async () => {
+    const dir = mkdtempSync(join(root, 'csr-'));
+    execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.csr'),
+      '-subj', '/CN=ignored/CN=alice/OU=platform/O=devs/O=ops/L=Berlin/C=DE/emailAddress=alice@example.com/serialNumber=7'], { stdio: 'ignore' });
+    const csrPem = await readFile(join(dir, 'r.csr'), 'utf8');
+    const cert = new X509Certificate(await signCertificate(ca, { csrPem, usages: ['client auth'], ttlSeconds: 600 }));
+    // country first, organizations before units, then the last common name and the serial number; the email address is not kept
+    assert.deepEqual(cert.subject.split('\n'), ['C=DE', 'L=Berlin', 'O=devs', 'O=ops', 'OU=platform', 'CN=alice', 'serialNumber=7']);
+    assert.deepEqual(cert.keyUsage, [clientAuth]);
+    assert.equal(new x509.X509Certificate(cert.raw).getExtension('2.5.29.15'), null);
+    const named = new X509Certificate(await signCertificate(ca, { csrPem, commonName: 'bob', usages: ['digital signature', 'client auth'], ttlSeconds: 600 }));
+    assert.deepEqual(named.subject.split('\n'), ['O=devs', 'O=ops', 'CN=bob'], 'names given replace the request\'s subject');
+    assert.ok(new x509.X509Certificate(named.raw).getExtension('2.5.29.15')?.critical);
+    // what the approver and signers check is the common name the certificate gets
+    assert.equal((await readCertificateRequest(csrPem)).commonName, 'alice');
   });
 
   test('validity never outlasts the CA; unknown usages and missing keys are refused', async () => {
