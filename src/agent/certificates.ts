@@ -2,21 +2,23 @@
 // (`<name>-<time>.pem`, and `<name>-current.pem` pointing at the newest).
 // - The client certificate: with --bootstrap-kubeconfig and no usable --clusterconfig, the agent asks for one with
 //   the bootstrap credentials (a token): a CertificateSigningRequest to the `<domain>/kube-apiserver-client-kubelet`
-//   signer for `system:node:<name>` in `system:nodes`, which the csrapproving controller approves and the signer
-//   signs; --clusterconfig is then written to use it (`agent-client`).
+//   signer for `system:node:<name>` in `system:nodes`, which the csrapproving controller (or an administrator)
+//   approves and the signer signs; --clusterconfig is then written to use it (`agent-client`). The request is named
+//   from a digest of its key and content (`node-csr-...`), and the key waits in --cert-dir, so an agent restarted
+//   before the approval waits for the same request, as the reference's does.
 // - With --rotate-server-certificates, the serving certificate: asked for from the `<domain>/kubelet-serving` signer
 //   for the node's name and addresses; an administrator approves it (`agent-server`). Until one is signed the
 //   agent's server completes no TLS handshake, as the reference's.
 // Each is asked for again, with the node's own identity, once 70 to 84 % (jittered) of its life has passed
 // (--rotate-certificates for the client one), and the agent switches to the new one.
-import { X509Certificate, createPrivateKey } from 'node:crypto';
+import { X509Certificate, createHash, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
 import { access, chmod, mkdir, readFile, rename, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Naming } from '../api/naming.js';
-import { createClient, isNotFound, resourcePath, type Client } from '../client/rest-client.js';
+import { createClient, isAlreadyExists, isNotFound, resourcePath, type Client } from '../client/rest-client.js';
 import type { Credential, CredentialSource } from '../client/exec-credential.js';
 import { loadClientConfig, type ClientConfig } from '../config/client-config.js';
-import { createCertificateRequest, generateKeyPair } from '../pki/pki.js';
+import { createCertificateRequest, generateKeyPair, readCertificateRequest } from '../pki/pki.js';
 
 export interface Logger { info(message: string): void; warn(message: string): void }
 
@@ -89,28 +91,63 @@ export const nodeServingKind = (nodeName: string, dnsNames: string[], ips: strin
 });
 
 /**
- * Asks the server for a certificate for `keyPem` and waits until it is signed; a request that is denied or
- * that the signer refuses ends the wait with its reason.
+ * The name the reference's node agent gives its bootstrap request: `node-csr-` and a digest of the public key, the
+ * subject's common name and organizations and the usages, so that an agent restarted before its request was
+ * approved (its key kept in --cert-dir) finds that request again rather than making another.
  */
-export async function requestCertificate(client: Client, names: Naming, kind: CertificateKind, keyPem: string, signal?: AbortSignal): Promise<KeyPair> {
+export function bootstrapRequestName(keyPem: string, kind: CertificateKind): string {
+  const hash = createHash('sha512-256');
+  const write = (data: Buffer | string) => hash.update(Buffer.from(data).toString('base64url')).update('|');
+  write(createPublicKey(keyPem).export({ type: 'spki', format: 'der' }));
+  for (const part of [kind.subject.commonName, ...kind.subject.organizations, ...kind.usages]) write(part);
+  return `node-csr-${hash.digest('base64url')}`;
+}
+
+/** why a request already made under the name is not one for this key, subject and signer, or undefined */
+async function incompatibility(existing: any, request: string, keyPem: string, signerName: string): Promise<string | undefined> {
+  const [theirs, ours] = await Promise.all([
+    readCertificateRequest(Buffer.from(existing.spec?.request ?? '', 'base64').toString('utf8')).catch(() => undefined),
+    readCertificateRequest(request),
+  ]);
+  if (!theirs) return 'its request does not parse or verify';
+  if (JSON.stringify(theirs.subject) !== JSON.stringify(ours.subject)) return 'the subjects differ';
+  if (existing.spec?.signerName && existing.spec.signerName !== signerName) return 'the signers differ';
+  const spki = (k: KeyObject) => k.export({ type: 'spki', format: 'der' }).toString('base64');
+  return spki(theirs.publicKey) === spki(createPublicKey(keyPem)) ? undefined : 'the public keys differ';
+}
+
+/**
+ * Asks the server for a certificate for `keyPem` and waits until it is signed; a request that is denied or
+ * that the signer refuses ends the wait with its reason. With `name`, the request has that name, and one already
+ * made under it for the same key, subject and signer is waited for instead.
+ */
+export async function requestCertificate(client: Client, names: Naming, kind: CertificateKind, keyPem: string, signal?: AbortSignal, name?: string): Promise<KeyPair> {
   const request = await createCertificateRequest(keyPem, kind.subject);
   const ref = { group: names.group('certificates'), version: 'v1', resource: 'certificatesigningrequests', kind: 'CertificateSigningRequest', namespaced: false };
+  const signerName = `${names.labelDomain}/${kind.signer}`;
   const csr = await client.resource(ref).create({
-    apiVersion: `${ref.group}/v1`, kind: ref.kind, metadata: { generateName: 'csr-' },
-    spec: { request: Buffer.from(request).toString('base64'), signerName: `${names.labelDomain}/${kind.signer}`, usages: kind.usages },
+    apiVersion: `${ref.group}/v1`, kind: ref.kind, metadata: name ? { name } : { generateName: 'csr-' },
+    spec: { request: Buffer.from(request).toString('base64'), signerName, usages: kind.usages },
+  }).catch(async (e) => {
+    if (!name || !isAlreadyExists(e)) throw e;
+    const existing = await client.resource(ref).get(name);
+    const problem = await incompatibility(existing, request, keyPem, signerName);
+    if (problem) throw new Error(`certificate request ${name} exists and is not this one: ${problem}`);
+    return existing;
   });
-  const name = csr.metadata.name as string;
+  const made = csr.metadata.name as string;
   for (let wait = 200; ; wait = Math.min(wait * 2, 2000)) {
-    if (signal?.aborted) throw new Error(`stopped while waiting for the certificate of request ${name}`);
-    const cur = await client.request<any>({ method: 'GET', path: resourcePath(ref, undefined, name) }).catch((e) => {
-      if (isNotFound(e)) throw new Error(`certificate request ${name} was deleted before it was signed`);
+    if (signal?.aborted) throw new Error(`stopped while waiting for the certificate of request ${made}`);
+    const cur = await client.request<any>({ method: 'GET', path: resourcePath(ref, undefined, made) }).catch((e) => {
+      if (isNotFound(e)) throw new Error(`certificate request ${made} was deleted before it was signed`);
       throw e;
     });
+    if (cur.metadata?.uid !== csr.metadata.uid) throw new Error(`certificate request ${made} was deleted before it was signed`);
     const refused = (cur.status?.conditions ?? []).find((c: any) => (c.type === 'Denied' || c.type === 'Failed') && c.status !== 'False');
-    if (refused) throw new Error(`certificate request ${name} ${refused.type.toLowerCase()}: ${refused.reason ?? ''} ${refused.message ?? ''}`.trim());
+    if (refused) throw new Error(`certificate request ${made} ${refused.type.toLowerCase()}: ${refused.reason ?? ''} ${refused.message ?? ''}`.trim());
     if (cur.status?.certificate) {
       const pair = readKeyPair(Buffer.from(cur.status.certificate, 'base64').toString('utf8'), keyPem);
-      if (!pair) throw new Error(`the certificate of request ${name} does not match its key`);
+      if (!pair) throw new Error(`the certificate of request ${made} does not match its key`);
       return pair;
     }
     await new Promise((r) => setTimeout(r, wait));
@@ -270,7 +307,8 @@ async function bootstrapPair(s: ClientCertificateSettings, bootstrap: ClientConf
   }
   const client = createClient(bootstrap, { userAgent: `cluster-agent/${s.nodeName}` });
   try {
-    const pair = await requestCertificate(client, s.names, nodeClientKind(s.nodeName), keyPem);
+    const kind = nodeClientKind(s.nodeName);
+    const pair = await requestCertificate(client, s.names, kind, keyPem, undefined, bootstrapRequestName(keyPem, kind));
     await store.write(pair);
     await rm(keyFile, { force: true });
     return pair;
