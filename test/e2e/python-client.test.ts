@@ -2,7 +2,7 @@
 // domain with its controllers, scheduler and a simulated node: every built-in list deserialises into the client's
 // models; paging over 1,000+ objects; list-then-watch with bookmarks, timeouts and the relist after 410; every patch
 // type with apply conflicts; scale and status; CustomObjectsApi and the dynamic client; Leases, Events v1, tokens
-// and access reviews; CSR approval; deletes with preconditions and propagation; the service-account issuer's
+// and access reviews; CSR approval and an external signer; deletes with preconditions and propagation; the service-account issuer's
 // discovery; a watch loop that rides through a restart of the server on the same data; a client inside a pod
 // configured as load_incluster_config() does. The flows are Python programs in test/e2e/python/, each printing one JSON answer.
 import { after, before, describe, test } from 'node:test';
@@ -166,6 +166,14 @@ describe('python3-kubernetes as operators use it', { skip }, () => {
     assert.equal(r.removed?.[0], 422, JSON.stringify(r));
     assert.match(r.removed[2], /updates may not remove a condition of type "Approved"/);
     assert.deepEqual(r.final, ['Approved']);
+  });
+
+  test('an external signer writes the certificate through status, sending back the decision as the client spells it', async () => {
+    const r = await py(kubeconfig, ['csr_signing', 'external-signer-user']);
+    assert.equal(r.failure, null, JSON.stringify(r));
+    assert.ok(r.issued);
+    assert.deepEqual(r.conditions, [['Approved', 'PythonApproved']]);
+    assert.ok(r.kept, 'the decision as it was held');
   });
 
   test('deletes: preconditions, grace period 0, foreground cascading, delete_collection by selectors', async () => {

@@ -284,6 +284,31 @@ def csr_approval(name):
 
 
 @flow
+def csr_signing(name):
+    """an external signer: an approved request for its own signer gets its certificate through the status subresource,
+    the read object sent back as the client serialises it (its own spelling of the condition times)"""
+    work = tempfile.mkdtemp()
+    run = lambda *args: subprocess.run(list(args), check=True, capture_output=True, cwd=work).stdout
+    run('openssl', 'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt',
+        '-subj', '/CN=python-signer', '-days', '1')
+    request = run('openssl', 'req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', 'user.key', '-subj', '/CN=%s' % name)
+    certs = client.CertificatesV1Api()
+    csr = certs.create_certificate_signing_request(client.V1CertificateSigningRequest(metadata=client.V1ObjectMeta(name=name),
+        spec=client.V1CertificateSigningRequestSpec(request=base64.b64encode(request).decode(), signer_name='example.com/python-signer', usages=['client auth'])))
+    csr.status.conditions = [client.V1CertificateSigningRequestCondition(type='Approved', status='True', reason='PythonApproved', message='approved')]
+    held = certs.replace_certificate_signing_request_approval(name, csr).status.conditions[0]
+    csr = certs.read_certificate_signing_request(name)
+    with open(work + '/req.csr', 'wb') as f:
+        f.write(request)
+    cert = run('openssl', 'x509', '-req', '-in', 'req.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1')
+    csr.status.certificate = base64.b64encode(cert).decode()
+    signed = failure(lambda: certs.replace_certificate_signing_request_status(name, csr))
+    after = certs.read_certificate_signing_request(name)
+    return {'failure': signed, 'issued': bool(after.status.certificate), 'conditions': [[c.type, c.reason] for c in after.status.conditions],
+            'kept': after.status.conditions[0].last_update_time == held.last_update_time}
+
+
+@flow
 def deletes(ns):
     """preconditions, grace period 0, foreground cascading, delete_collection by label and field selectors"""
     ensure_namespace(ns)

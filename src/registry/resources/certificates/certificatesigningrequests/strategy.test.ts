@@ -77,6 +77,25 @@ describe('CertificateSigningRequest strategy', () => {
     assert.deepEqual(approval(pending, approved), ['status.conditions: Forbidden: updates may not remove a condition of type "Approved"']);
   });
 
+  test('through /status the held decisions stay as they were, however the client spelled them back', async () => {
+    const base = { metadata: { name: 'x' }, spec: { request: Buffer.from(await requestPem()).toString('base64'), usages: ['client auth'], signerName: 'example.com/s' } };
+    const held = { type: 'Approved', status: 'True', reason: 'R', lastUpdateTime: '2026-01-01T00:00:00Z', lastTransitionTime: '2026-01-01T00:00:00Z' };
+    const old: ApiObject = { ...base, status: { conditions: [held] } };
+    const { certPem } = createCertificateAuthority('signed', 600);
+    const sent = { ...held, lastUpdateTime: '2026-01-01T00:00:00+00:00', lastTransitionTime: '2026-01-01T00:00:00+00:00' };
+    const next: ApiObject = { ...base, status: { conditions: [sent, { type: 'Failed', status: 'True' }], certificate: Buffer.from(certPem).toString('base64') } };
+    await certificateSigningRequests.prepareForSubresourceUpdate!('status', next, old, ctx);
+    assert.deepEqual((next.status as any).conditions[0], held);
+    assert.deepEqual(certificateSigningRequests.validateStatusUpdate!(next, old), []);
+    // adding or dropping one is still refused
+    const added: ApiObject = { ...base, status: { conditions: [sent, { type: 'Denied', status: 'True' }] } };
+    await certificateSigningRequests.prepareForSubresourceUpdate!('status', added, old, ctx);
+    assert.deepEqual(text(certificateSigningRequests.validateStatusUpdate!(added, old)), [
+      'status.conditions[1].type: Invalid value: "Denied": Approved and Denied conditions are mutually exclusive',
+      'status.conditions: Forbidden: updates may not add a condition of type "Denied"',
+    ]);
+  });
+
   test('a condition written without times gets them: now, or the transition time of the same condition held before', async () => {
     const old: ApiObject = { metadata: { name: 'x' }, status: { conditions: [{ type: 'Failed', status: 'True', lastTransitionTime: '2020-01-01T00:00:00Z' }] } };
     const next: ApiObject = { metadata: { name: 'x' }, status: { conditions: [{ type: 'Failed', status: 'True' }, { type: 'Approved', status: 'True', lastUpdateTime: '2023-01-01T00:00:00Z' }] } };

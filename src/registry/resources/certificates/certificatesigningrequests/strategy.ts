@@ -150,6 +150,14 @@ function validateCsr(csr: Csr): Causes {
 
 const conditionsOf = (csr: Csr, type: string): CertificateSigningRequestCondition[] => (csr.status?.conditions ?? []).filter(c => c?.type === type);
 
+/** the held conditions of a type in place of those sent, when as many are sent (adding or removing one is refused by validation) */
+function keepConditions(next: Csr, old: Csr, type: string): void {
+  const sent = (next.status?.conditions ?? []).flatMap((c, i) => (c?.type === type ? [i] : []));
+  const held = conditionsOf(old, type);
+  if (sent.length !== held.length) return;
+  sent.forEach((at, i) => { next.status!.conditions![at] = structuredClone(held[i]!); });
+}
+
 /** the rules of every update: a problem the stored object already has is tolerated; a decision is never removed */
 function validateAnyUpdate(next: Csr, old: Csr): Causes {
   const known = new Set(validateCsr(old).map(c => `${c.field}\n${c.message}`));
@@ -196,9 +204,12 @@ export const strategy = defineStrategy<Csr>({
     csr.spec = old.spec;
     if (old.status === undefined) delete csr.status; else csr.status = old.status;
   },
-  // a condition written without times (kubectl certificate approve sends no lastTransitionTime) gets them from the
-  // server: now, or the transition time of the same condition already held
-  prepareForSubresourceUpdate(_subresource, csr, old, ctx) {
+  // through /status, the decisions held stay as they were when as many are sent (a signer writing its certificate
+  // may send them back with its own spelling of the times); a condition written without times (kubectl certificate
+  // approve sends no lastTransitionTime) gets them from the server: now, or the transition time of the same
+  // condition already held
+  prepareForSubresourceUpdate(subresource, csr, old, ctx) {
+    if (subresource === 'status') for (const t of ['Approved', 'Denied']) keepConditions(csr, old, t);
     // the held transition times by type and status, the first of each, looked up once per condition (a search of
     // the held conditions for each sent one would be quadratic in what a client may send)
     const held = new Map<string, string>();
