@@ -12,6 +12,7 @@ import { startTestServer, type TestServer } from '../../src/testing.js';
 import { createCertificateAuthority } from '../../src/pki/certificates.js';
 import { call, issueClientCert, serverCa, type Identity } from './auth-support.js';
 import { waitFor } from '../support/wait.js';
+import { certificateRequest } from '../support/certificate-request.js';
 
 const rbac = 'rbac.authorization.cluster.io';
 const rbacApi = `/apis/${rbac}/v1`;
@@ -443,6 +444,33 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
       assert.equal((await whoami(t)).status, 401, t);
     // missing credentials: anonymous, which RBAC lets ask who it is? no: only authenticated users hold system:basic-user
     assert.equal((await whoami()).status, 403);
+  });
+
+  test('a node client request made with a bootstrap token before its group may get one approved is approved once it may', async () => {
+    // the token of the test before, in group system:bootstrappers:worker, may ask for certificates but not have them approved
+    await bind('ClusterRoleBinding', 'worker-bootstrap', { kind: 'ClusterRole', name: 'system:node-bootstrapper' }, [{ kind: 'Group', name: 'system:bootstrappers:worker' }]);
+    const csrs = '/apis/certificates.cluster.io/v1/certificatesigningrequests';
+    const made = await waitFor('the token to make its request', async () => {
+      const r = await as({ token: 'abcdef.0123456789abcdef' }, 'POST', csrs, { body: {
+        apiVersion: 'certificates.cluster.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'joiner' },
+        spec: { request: Buffer.from(await certificateRequest('system:node:joiner', ['system:nodes'])).toString('base64'),
+          signerName: 'cluster.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] },
+      } });
+      return r.status === 201 && r.json;
+    });
+    assert.equal(made.spec.username, 'system:bootstrap:abcdef');
+    const conditions = async (name: string) => (await as(admin, 'GET', `${csrs}/${name}`)).json.status?.conditions;
+    // a later request the approver does approve (an administrator's, who may have any approved): by then it has
+    // looked at the token's, and been refused
+    await create(csrs, { apiVersion: 'certificates.cluster.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'by-admin' },
+      spec: { request: Buffer.from(await certificateRequest('system:node:other', ['system:nodes'])).toString('base64'),
+        signerName: 'cluster.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] } });
+    await waitFor('the administrator\'s request approved', async () => (await conditions('by-admin'))?.some((c: any) => c.type === 'Approved'));
+    assert.equal(await conditions('joiner'), undefined, 'not approved while the group may not have it approved');
+    await bind('ClusterRoleBinding', 'worker-autoapprove', { kind: 'ClusterRole', name: 'system:certificates.cluster.io:certificatesigningrequests:nodeclient' },
+      [{ kind: 'Group', name: 'system:bootstrappers:worker' }]);
+    const approved = await waitFor('the request approved', async () => (await conditions('joiner'))?.find((c: any) => c.type === 'Approved'));
+    assert.deepEqual([approved.reason, approved.message], ['AutoApproved', 'Auto approving kubelet client certificate after SubjectAccessReview.']);
   });
 
   test('Node authorizer: a node reads only what pods on it use', async () => {
