@@ -1,7 +1,7 @@
 // Bootstrap tokens: `<id>.<secret>` checked against the Secret bootstrap-token-<id> in the system namespace.
 import { timingSafeEqual } from 'node:crypto';
 import type { Naming } from '../api/naming.js';
-import type { ApiObject } from '../api/meta.js';
+import { timeProblem, type ApiObject } from '../api/meta.js';
 import type { Authenticator } from './types.js';
 import { bearerToken } from './types.js';
 
@@ -28,8 +28,9 @@ export function bootstrapTokenAuthenticator(names: Naming, getSecret: SecretGett
       const stored = field('token-secret') ?? '';
       if (field('token-id') !== id || stored.length !== secret.length || !timingSafeEqual(Buffer.from(stored), Buffer.from(secret))) return undefined;
       const expiration = field('expiration');
+      // a time that is not RFC 3339 (a date alone) counts as expired, as the reference reads it
       if (expiration) {
-        const at = Date.parse(expiration);
+        const at = timeProblem(expiration) ? NaN : Date.parse(expiration);
         if (Number.isNaN(at) || at <= now()) return undefined;
       }
       if (field('usage-bootstrap-authentication') !== 'true') return undefined;

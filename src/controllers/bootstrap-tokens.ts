@@ -1,5 +1,6 @@
 // What the bootstrap-token controllers share: reading a bootstrap token Secret (type `bootstrap.<domain>/token`,
 // named `bootstrap-token-<id>` in the system namespace) and when it expires.
+import { timeProblem } from '../api/meta.js';
 import type { Secret } from './types.js';
 import type { ControllerContext } from './context.js';
 
@@ -15,9 +16,18 @@ export function bootstrapToken(ctx: Pick<ControllerContext, 'names'>, s: Secret)
   const id = field(s, 'token-id');
   const secret = field(s, 'token-secret');
   if (!id || !secret || !/^[a-z0-9]{6}$/.test(id) || !/^[a-z0-9]{16}$/.test(secret) || s.metadata.name !== `bootstrap-token-${id}`) return undefined;
+  return { id, secret, expiresAt: tokenExpiry(s), signing: field(s, 'usage-bootstrap-signing') === 'true' };
+}
+
+/**
+ * When a bootstrap token Secret expires, read as the reference reads it: undefined without `expiration`, and 0
+ * (long expired) when it is not an RFC 3339 time, such as a date alone.
+ */
+export function tokenExpiry(s: Secret): number | undefined {
   const expiration = field(s, 'expiration');
-  const expiresAt = expiration ? Date.parse(expiration) : undefined;
-  return { id, secret, expiresAt: expiresAt === undefined ? undefined : Number.isNaN(expiresAt) ? 0 : expiresAt, signing: field(s, 'usage-bootstrap-signing') === 'true' };
+  if (!expiration) return undefined;
+  const at = timeProblem(expiration) ? NaN : Date.parse(expiration);
+  return Number.isNaN(at) ? 0 : at;
 }
 
 export const expired = (t: BootstrapToken, now = Date.now()) => t.expiresAt !== undefined && t.expiresAt <= now;

@@ -1,8 +1,8 @@
-// The token cleaner: a bootstrap token Secret whose `expiration` has passed is deleted, at the moment it
-// passes. Off unless named in --controllers, as in the reference.
+// The token cleaner: a bootstrap token Secret whose `expiration` has passed (or is not an RFC 3339 time) is
+// deleted, at the moment it passes. Off unless named in --controllers, as in the reference.
 import { ignoreNotFound, keyOf, splitKey, startQueue } from './common.js';
 import type { Controller } from './context.js';
-import { bootstrapToken, bootstrapTokenType } from './bootstrap-tokens.js';
+import { bootstrapTokenType, tokenExpiry } from './bootstrap-tokens.js';
 import type { Secret } from './types.js';
 
 export const tokenCleanerController: Controller = {
@@ -12,9 +12,11 @@ export const tokenCleanerController: Controller = {
     const secrets = ctx.informers.informer(ctx.refs.secrets, { fieldSelector: `type=${bootstrapTokenType(ctx)}` });
     const queue = startQueue(ctx, async (key) => {
       const secret = secrets.get(key);
-      const token = secret && bootstrapToken(ctx, secret);
-      if (!secret || !token || token.expiresAt === undefined || secret.metadata.deletionTimestamp) return;
-      const left = token.expiresAt - Date.now();
+      // any Secret of the type in the system namespace, well-formed token or not, goes by its expiration alone
+      if (!secret || secret.type !== bootstrapTokenType(ctx) || secret.metadata.namespace !== ctx.names.systemNamespace || secret.metadata.deletionTimestamp) return;
+      const expiresAt = tokenExpiry(secret);
+      if (expiresAt === undefined) return;
+      const left = expiresAt - Date.now();
       if (left > 0) return { requeueAfterMs: Math.min(left + 10, 24 * 3_600_000) };
       const [namespace, name] = splitKey(key);
       ctx.log.info(`tokencleaner: deleting expired bootstrap token ${key}`);

@@ -165,7 +165,7 @@ describe('certificates and bootstrap tokens', () => {
     assert.deepEqual([failed.reason, failed.message], ['SignerValidationFailure', 'usages did not match [client auth digital signature key encipherment]']);
   });
 
-  test('the token cleaner deletes an expired bootstrap token', async () => {
+  test('the token cleaner deletes an expired bootstrap token, by its expiration alone', async () => {
     const expired = new Date(Date.now() - 1000).toISOString().replace(/\.\d+Z$/, 'Z');
     const soon = new Date(Date.now() + 2000).toISOString().replace(/\.\d+Z$/, 'Z');
     for (const [id, expiration] of [['oldtok', expired], ['sooner', soon], ['keeper', '']]) {
@@ -174,7 +174,16 @@ describe('certificates and bootstrap tokens', () => {
         stringData: { 'token-id': id, 'token-secret': '0123456789abcdef', ...(expiration ? { expiration } : {}) },
       });
     }
+    // as the reference, the expiration alone counts: a Secret whose token is malformed goes too, and a time that is
+    // not RFC 3339 (a date alone) has expired
+    for (const [id, data] of [['malfrm', { 'token-secret': 'short', expiration: expired }], ['dateon', { 'token-secret': '0123456789abcdef', expiration: '2099-01-01' }]] as const) {
+      await admin.resource(secrets, 'kube-system').create({
+        apiVersion: 'v1', kind: 'Secret', type: 'bootstrap.kubernetes.io/token', metadata: { name: `bootstrap-token-${id}` }, stringData: { 'token-id': id, ...data },
+      });
+    }
     const gone = (id: string) => async () => admin.resource(secrets, 'kube-system').get(`bootstrap-token-${id}`).then(() => false, () => true);
+    await waitFor('the malformed expired token to go', gone('malfrm'));
+    await waitFor('the token with a date alone to go', gone('dateon'));
     await waitFor('the expired token to go', gone('oldtok'));
     await waitFor('the token expiring in 2 s to go', gone('sooner'));
     await admin.resource(secrets, 'kube-system').get('bootstrap-token-keeper');

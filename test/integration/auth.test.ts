@@ -436,11 +436,13 @@ describe('authentication and authorization (cluster.io mode, Node,RBAC)', { conc
     await secret('abcdef', { 'token-secret': '0123456789abcdef', 'auth-extra-groups': 'system:bootstrappers:worker' });
     await secret('expird', { 'token-secret': '0123456789abcdef', expiration: '2020-01-01T00:00:00Z' });
     await secret('nouse0', { 'token-secret': '0123456789abcdef', 'usage-bootstrap-authentication': 'false' });
+    // not an RFC 3339 time: expired, as the reference reads it
+    await secret('dateon', { 'token-secret': '0123456789abcdef', expiration: '2099-01-01' });
     const whoami = (token?: string) => as(token ? { token } : {}, 'POST', '/apis/authentication.cluster.io/v1beta1/selfsubjectreviews', { body: {} });
     const ok = await whoami('abcdef.0123456789abcdef');
     assert.equal(ok.status, 201, ok.body);
     assert.deepEqual(ok.json.status.userInfo, { username: 'system:bootstrap:abcdef', groups: ['system:bootstrappers', 'system:bootstrappers:worker', 'system:authenticated'] });
-    for (const t of ['abcdef.0123456789abcdex', 'expird.0123456789abcdef', 'nouse0.0123456789abcdef', 'zzzzzz.0123456789abcdef'])
+    for (const t of ['abcdef.0123456789abcdex', 'expird.0123456789abcdef', 'nouse0.0123456789abcdef', 'dateon.0123456789abcdef', 'zzzzzz.0123456789abcdef'])
       assert.equal((await whoami(t)).status, 401, t);
     // missing credentials: anonymous, which RBAC lets ask who it is? no: only authenticated users hold system:basic-user
     assert.equal((await whoami()).status, 403);
