@@ -42,10 +42,11 @@ export function clientCertificateAuthenticator(clientCAs?: () => X509Certificate
   };
 }
 
-/** the user a client certificate names: its subject's (first) common name; empty when it has none */
+/** the user a client certificate names: its subject's common name, the last when it has several (as Go reads a
+ *  name, and as the reference's signer writes only that one); empty when it has none */
 export function commonNameOf(cert: PeerCertificate): string {
   const cn = cert.subject?.CN;
-  return (Array.isArray(cn) ? cn[0] : cn) ?? '';
+  return (Array.isArray(cn) ? cn.at(-1) : cn) ?? '';
 }
 
 export const x509Authenticator = clientCertificateAuthenticator();
