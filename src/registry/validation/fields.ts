@@ -29,8 +29,15 @@ export const required = (field: string, detail = ''): StatusCause =>
   ({ reason: 'FieldValueRequired', field, message: detail ? `Required value: ${detail}` : 'Required value' });
 export const invalid = (field: string, value: unknown, detail: string): StatusCause =>
   ({ reason: 'FieldValueInvalid', field, message: `Invalid value: ${showValue(value)}${detail ? `: ${detail}` : ''}` });
+/** the supported values as a cause lists them, written once per list (a long list of bad values shares its text) */
+const supportedTexts = new WeakMap<readonly string[], string>();
+function supportedText(supported: readonly string[]): string {
+  let text = supportedTexts.get(supported);
+  if (text === undefined) supportedTexts.set(supported, text = supported.map(s => JSON.stringify(s)).join(', '));
+  return text;
+}
 export const notSupported = (field: string, value: unknown, supported: readonly string[]): StatusCause =>
-  ({ reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${showValue(value)}: supported values: ${supported.map(s => JSON.stringify(s)).join(', ')}` });
+  ({ reason: 'FieldValueNotSupported', field, message: `Unsupported value: ${showValue(value)}: supported values: ${supportedText(supported)}` });
 export const duplicate = (field: string, value: unknown): StatusCause =>
   ({ reason: 'FieldValueDuplicate', field, message: `Duplicate value: ${showValue(value)}` });
 export const forbidden = (field: string, detail: string): StatusCause =>
