@@ -4,6 +4,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
+import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '../../src/testing.js';
 import { clientCertificates, type ClientCertificateSettings } from '../../src/agent/certificates.js';
@@ -24,12 +25,16 @@ test('a restarted agent waits for the request it made before; one approval serve
   };
   const log = { info() {}, warn() {} };
   const done: string[] = [];
-  const run = (label: string) => clientCertificates(settings, log).then((c) => { done.push(label); return c; });
-  const first = run('first');
+  const run = (label: string, s: ClientCertificateSettings) => clientCertificates(s, log).then((c) => { done.push(label); return c; });
+  const first = run('first', settings);
   const made: any = await waitFor('the bootstrap request', async () => (await server.client.resource(csrs).list()).items[0]);
   assert.match(made.metadata.name, /^node-csr-[A-Za-z0-9_-]{43}$/);
-  // the same agent again, as after a restart: the key waits in --cert-dir, and so does its request
-  const second = run('second');
+  // the same agent again, as after a restart: its --cert-dir holds the key, and so its request waits; a copy of the
+  // folder and another --clusterconfig, so that the two runs of this process do not write the same files at once
+  const restarted = { ...settings, clusterconfig: join(root, 'restarted.conf'), certDir: join(root, 'pki-restarted') };
+  mkdirSync(restarted.certDir);
+  copyFileSync(join(settings.certDir, 'agent-client.key.tmp'), join(restarted.certDir, 'agent-client.key.tmp'));
+  const second = run('second', restarted);
   await server.client.request({
     method: 'PUT', path: `/apis/${csrs.group}/v1/certificatesigningrequests/${made.metadata.name}/approval`,
     body: { ...made, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Admin', message: 'by hand' }] } },
