@@ -45,3 +45,19 @@ test('a running init container is not ready, and init containers carry no starte
   const done = podStatus({ pod: pod('Always', true), views: new Map(), initViews: new Map([['i', exited(0)]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
   assert.equal('started' in done.initContainerStatuses![0]!, false);
 });
+
+test('regular and ephemeral container statuses are listed by name, as the reference sorts them; init ones in their order; unready ones named in the spec\'s order', () => {
+  const p = {
+    metadata: { name: 'p', namespace: 'default', uid: 'u' },
+    spec: {
+      initContainers: [{ name: 'zinit', image: 'x' }, { name: 'ainit', image: 'x' }],
+      containers: [{ name: 'web', image: 'x' }, { name: 'app', image: 'x' }, { name: 'sidecar', image: 'x' }],
+      ephemeralContainers: [{ name: 'dbg2', image: 'x' }, { name: 'dbg1', image: 'x' }],
+    },
+  } as unknown as AgentPod;
+  const s = podStatus({ pod: p, views: new Map(), initViews: new Map([['zinit', exited(0)], ['ainit', exited(0)]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  assert.deepEqual(s.containerStatuses?.map((c) => c.name), ['app', 'sidecar', 'web']);
+  assert.deepEqual(s.ephemeralContainerStatuses?.map((c) => c.name), ['dbg1', 'dbg2']);
+  assert.deepEqual(s.initContainerStatuses?.map((c) => c.name), ['zinit', 'ainit']);
+  assert.equal(s.conditions?.find((c) => c.type === 'ContainersReady')?.message, 'containers with unready status: [web app sidecar]');
+});

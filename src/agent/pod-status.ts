@@ -133,6 +133,8 @@ export function withOthersConditions(own: PodStatus | undefined, api: PodStatus 
   return { ...api, ...own, conditions: [...mine, ...others] };
 }
 
+const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+
 export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime, terminal }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
   const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName);
@@ -171,8 +173,9 @@ export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = 
     ...(ips.length ? { podIP: ips[0], podIPs: ips.map((ip) => ({ ip })) } : {}),
     startTime: timestamp(startTime),
     ...(initContainerStatuses.length ? { initContainerStatuses } : {}),
-    containerStatuses,
-    ...(ephemeralContainerStatuses.length ? { ephemeralContainerStatuses } : {}),
+    // the reference lists the regular and ephemeral containers by name (init containers in their order)
+    containerStatuses: byName(containerStatuses),
+    ...(ephemeralContainerStatuses.length ? { ephemeralContainerStatuses: byName(ephemeralContainerStatuses) } : {}),
     qosClass: pod.status?.qosClass ?? qosClass(pod),
   };
 }
