@@ -61,3 +61,16 @@ test('regular and ephemeral container statuses are listed by name, as the refere
   assert.deepEqual(s.initContainerStatuses?.map((c) => c.name), ['zinit', 'ainit']);
   assert.equal(s.conditions?.find((c) => c.type === 'ContainersReady')?.message, 'containers with unready status: [web app sidecar]');
 });
+
+test('in a pod with init containers, a container not yet made waits as PodInitializing, its init containers too; without, ContainerCreating', () => {
+  const p = { ...pod('Always', true), spec: { ...pod('Always', true).spec, initContainers: [{ name: 'i', image: 'x' }, { name: 'j', image: 'x' }] } } as AgentPod;
+  const waiting = (s: ReturnType<typeof podStatus>) => [...(s.initContainerStatuses ?? []), ...(s.containerStatuses ?? [])].map((c) => [c.name, c.state?.waiting?.reason]);
+  const first = podStatus({ pod: p, views: new Map(), initViews: new Map([['i', exited(0)]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  assert.deepEqual(waiting(first), [['i', undefined], ['j', 'PodInitializing'], ['c', 'PodInitializing']]);
+  // a reason of its own (a crash loop, a failed pull) wins
+  const backingOff: ContainerView = { ...exited(1), waiting: { reason: 'CrashLoopBackOff', message: 'back-off 10s' } };
+  const looping = podStatus({ pod: p, views: new Map(), initViews: new Map([['i', exited(0)], ['j', backingOff]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  assert.deepEqual(waiting(looping), [['i', undefined], ['j', 'CrashLoopBackOff'], ['c', 'PodInitializing']]);
+  const plain = podStatus({ pod: pod('Always'), views: new Map(), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  assert.deepEqual(waiting(plain), [['c', 'ContainerCreating']]);
+});

@@ -31,7 +31,11 @@ export const timestamp = (ms: number) => {
   return text;
 };
 
-function state(c: ContainerInfo | undefined, runtimeName: string, waiting?: ContainerView['waiting']): ContainerState {
+/** the waiting reason of a container with no instance and no reason of its own: PodInitializing in a pod with init
+ *  containers (its init, regular and ephemeral ones alike, as the reference's default), else ContainerCreating */
+export type DefaultWaiting = 'ContainerCreating' | 'PodInitializing';
+
+function state(c: ContainerInfo | undefined, runtimeName: string, waiting?: ContainerView['waiting'], idle: DefaultWaiting = 'ContainerCreating'): ContainerState {
   if (c?.state === 'running') return { running: { startedAt: timestamp(c.startedAt ?? c.createdAt) } };
   if (c?.state === 'exited' && !waiting) {
     return {
@@ -41,20 +45,20 @@ function state(c: ContainerInfo | undefined, runtimeName: string, waiting?: Cont
       },
     };
   }
-  return { waiting: { reason: waiting?.reason ?? 'ContainerCreating', ...(waiting?.message ? { message: waiting.message } : {}) } };
+  return { waiting: { reason: waiting?.reason ?? idle, ...(waiting?.message ? { message: waiting.message } : {}) } };
 }
 
 function lastState(c: ContainerInfo | undefined, runtimeName: string): ContainerState {
   return c?.state === 'exited' ? state(c, runtimeName) : {};
 }
 
-export function containerStatus(spec: Container, view: ContainerView, runtimeName: string): ContainerStatus {
+export function containerStatus(spec: Container, view: ContainerView, runtimeName: string, idle: DefaultWaiting = 'ContainerCreating'): ContainerStatus {
   const { current, previous } = view;
   // an exited container waiting for its restart shows as waiting, with the exit as its last state
   const restarting = current?.state === 'exited' && view.waiting;
   return {
     name: spec.name,
-    state: state(current, runtimeName, restarting ? view.waiting : current ? undefined : view.waiting),
+    state: state(current, runtimeName, restarting ? view.waiting : current ? undefined : view.waiting, idle),
     lastState: restarting ? lastState(current, runtimeName) : lastState(previous, runtimeName),
     ready: view.ready,
     restartCount: current?.attempt ?? 0,
@@ -137,7 +141,8 @@ const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) 
 
 export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime, terminal }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
-  const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName);
+  const idle: DefaultWaiting = pod.spec.initContainers?.length ? 'PodInitializing' : 'ContainerCreating';
+  const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName, idle);
   // an init container is ready once it completed, and not before, as the reference's prober manager marks it; the
   // started flag is for the containers (1.27 gives init containers none)
   const initContainerStatuses = (pod.spec.initContainers ?? []).map((c) => status(c, initViews))
