@@ -74,3 +74,20 @@ test('in a pod with init containers, a container not yet made waits as PodInitia
   const plain = podStatus({ pod: pod('Always'), views: new Map(), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
   assert.deepEqual(waiting(plain), [['c', 'ContainerCreating']]);
 });
+
+test('a pod whose containers are ready but whose readiness gates are not says which gate and why, as the reference words it', () => {
+  const running: ContainerView = { current: { id: 'id', name: 'c', state: 'running', createdAt: 1, startedAt: 2 } as never, ready: true, started: true };
+  const gated = (conditions: object[]) => ({
+    ...pod('Always'), spec: { ...pod('Always').spec, readinessGates: [{ conditionType: 'example.com/lb' }, { conditionType: 'example.com/dns' }] },
+    status: { conditions },
+  }) as unknown as AgentPod;
+  const ready = (p: AgentPod) => podStatus({ pod: p, views: new Map([['c', running]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 })
+    .conditions!.find((c) => c.type === 'Ready')!;
+  const none = ready(gated([]));
+  assert.deepEqual([none.status, none.reason, none.message], ['False', 'ReadinessGatesNotReady',
+    'corresponding condition of pod readiness gate "example.com/lb" does not exist., corresponding condition of pod readiness gate "example.com/dns" does not exist.']);
+  const one = ready(gated([{ type: 'example.com/lb', status: 'True' }, { type: 'example.com/dns', status: 'False' }]));
+  assert.deepEqual([one.status, one.reason, one.message], ['False', 'ReadinessGatesNotReady', 'the status of pod readiness gate "example.com/dns" is not "True", but False']);
+  const all = ready(gated([{ type: 'example.com/lb', status: 'True' }, { type: 'example.com/dns', status: 'True' }]));
+  assert.deepEqual([all.status, all.reason, all.message], ['True', undefined, undefined]);
+});

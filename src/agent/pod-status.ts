@@ -139,6 +139,17 @@ export function withOthersConditions(own: PodStatus | undefined, api: PodStatus 
 
 const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 
+/** what keeps each readiness gate of the pod from being met, in the reference's words */
+function unreadyGates(pod: AgentPod, conditions: PodCondition[]): string[] {
+  const out: string[] = [];
+  for (const { conditionType } of pod.spec.readinessGates ?? []) {
+    const c = conditions.find((x) => x.type === conditionType);
+    if (!c) out.push(`corresponding condition of pod readiness gate "${conditionType}" does not exist.`);
+    else if (c.status !== 'True') out.push(`the status of pod readiness gate "${conditionType}" is not "True", but ${c.status}`);
+  }
+  return out;
+}
+
 export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime, terminal }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
   const idle: DefaultWaiting = pod.spec.initContainers?.length ? 'PodInitializing' : 'ContainerCreating';
@@ -158,13 +169,14 @@ export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = 
   const containersReady = notReady.length === 0 && !done;
   const why = phase === 'Succeeded' ? 'PodCompleted' : phase === 'Failed' ? 'PodFailed' : 'ContainersNotReady';
   const message = done ? undefined : `containers with unready status: [${notReady.join(' ')}]`;
-  const gatesOk = (pod.spec.readinessGates ?? []).every((g) => old.some((c) => c.type === g.conditionType && c.status === 'True'));
+  const gates = unreadyGates(pod, old);
+  const gatesOk = gates.length === 0;
   const conditions = [
     // a pod that succeeded says so on every condition, Initialized too; a failed one keeps its init containers' story
     phase === 'Succeeded' || initialized
       ? condition('Initialized', true, old, phase === 'Succeeded' ? 'PodCompleted' : undefined)
       : condition('Initialized', false, old, 'ContainersNotInitialized', `containers with incomplete status: [${incomplete.join(' ')}]`),
-    condition('Ready', containersReady && gatesOk, old, containersReady ? (gatesOk ? undefined : 'ReadinessGatesNotReady') : why, containersReady ? undefined : message),
+    condition('Ready', containersReady && gatesOk, old, containersReady ? (gatesOk ? undefined : 'ReadinessGatesNotReady') : why, containersReady ? (gatesOk ? undefined : gates.join(', ')) : message),
     condition('ContainersReady', containersReady, old, containersReady ? undefined : why, containersReady ? undefined : message),
     condition('PodScheduled', true, old),
     // conditions owned by others (readiness gates, scheduler, disruption) are kept
