@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { naming } from '../api/naming.js';
-import { createPodWorkers } from './pod-workers.js';
+import { createPodWorkers, crashLoopMessage } from './pod-workers.js';
 import { fakeRuntime } from './runtime/fake.js';
 import { fakeAnnotation } from './options.js';
 import type { ContainerConfig } from './runtime/types.js';
@@ -311,6 +311,27 @@ test('image failures are told as the reference tells them: what went wrong, then
       'Pulling: Pulling image "unreachable"', 'Failed: Failed to pull image "unreachable": registry unreachable', 'Failed: Error: ErrImagePull',
       'BackOff: Back-off pulling image "unreachable"', 'Failed: Error: ImagePullBackOff',
     ]);
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('the CrashLoopBackOff message writes the delay as the reference writes a duration: 10s doubling to 1m20s and 5m0s', async () => {
+  const p = pod('loop');
+  assert.deepEqual([10_000, 20_000, 40_000, 80_000, 160_000, 300_000].map((ms) => crashLoopMessage(ms, 'c', p).split(' ')[1]), ['10s', '20s', '40s', '1m20s', '2m40s', '5m0s']);
+  assert.equal(crashLoopMessage(80_000, 'c', p), 'back-off 1m20s restarting failed container=c pod=loop_default(uid-loop)');
+  // and it is what a container in back-off shows
+  const names = naming();
+  const { runtime, workers, statuses } = recordingWorkers();
+  try {
+    p.metadata.annotations = { [fakeAnnotation(names, 'run-for')]: '10ms', [fakeAnnotation(names, 'exit-code')]: '1' };
+    workers.update(p);
+    const waiting = await waitFor('CrashLoopBackOff', () => {
+      const w = statuses.get('loop')?.containerStatuses?.[0]?.state?.waiting;
+      return w?.reason === 'CrashLoopBackOff' && w;
+    });
+    assert.equal(waiting.message, crashLoopMessage(10_000, 'c', p));
   } finally {
     await workers.close();
     runtime.close();

@@ -374,7 +374,7 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       const finished = current.finishedAt ?? now;
       if (b && now - finished < b.delayMs) {
         if (w.waiting?.get(spec.name)?.reason !== 'CrashLoopBackOff') events.event(pod, 'Warning', 'BackOff', `Back-off restarting failed container ${spec.name} in pod ${pod.metadata.name}_${pod.metadata.namespace}(${uid})`, fieldPath(pod, spec.name));
-        (w.waiting ??= new Map()).set(spec.name, { reason: 'CrashLoopBackOff', message: `back-off ${Math.round(b.delayMs / 1000)}s restarting failed container=${spec.name} pod=${pod.metadata.name}_${pod.metadata.namespace}(${uid})` });
+        (w.waiting ??= new Map()).set(spec.name, { reason: 'CrashLoopBackOff', message: crashLoopMessage(b.delayMs, spec.name, pod) });
         return finished + b.delayMs;
       }
       // a container that ran long enough starts over with the initial delay
@@ -786,6 +786,10 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
     },
   };
 }
+
+/** the waiting message of a container in back-off, the delay written as the reference writes a duration (1m20s, 5m0s) */
+export const crashLoopMessage = (delayMs: number, container: string, pod: AgentPod) =>
+  `back-off ${formatDuration(delayMs)} restarting failed container=${container} pod=${pod.metadata.name}_${pod.metadata.namespace}(${pod.metadata.uid})`;
 
 /** the container runs another image than the spec names (containers started before the label was kept are left alone) */
 function definitionChanged(spec: Container, c: ContainerInfo): boolean {
