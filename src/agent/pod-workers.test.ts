@@ -337,3 +337,21 @@ test('the CrashLoopBackOff message writes the delay as the reference writes a du
     runtime.close();
   }
 });
+
+test('a container of a pod that never restarts, killed by its liveness probe, is not said to be restarted; the pod fails', async () => {
+  const { runtime, workers, statuses, events } = recordingWorkers();
+  runtime.probe = async () => ({ ok: false, output: 'not alive' });
+  try {
+    workers.update({
+      metadata: { name: 'once', namespace: 'default', uid: 'uid-once' },
+      spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox', livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 } }] },
+    });
+    await until(() => statuses.get('once')?.phase === 'Failed', () => `the pod Failed; events: ${events.join('\n')}`);
+    const killing = events.filter((e) => e.startsWith('Killing: '));
+    assert.deepEqual(killing, ['Killing: Container c failed liveness probe'], events.join('\n'));
+    assert.equal(statuses.get('once')!.containerStatuses![0]!.restartCount, 0);
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});

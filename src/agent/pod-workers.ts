@@ -639,7 +639,9 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
       }
       // liveness or startup failed: the container is killed and restarted per the restart policy
       log(`container ${c.name} of pod ${w.pod.metadata.name} failed its ${kind} probe; killing it`);
-      events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe, will be restarted`, fieldPath(w.pod, spec.name));
+      // the reference says it will be restarted unless the pod never restarts (the kill is the same either way)
+      const again = (w.pod.spec.restartPolicy ?? 'Always') !== 'Never' ? ', will be restarted' : '';
+      events.event(w.pod, 'Normal', 'Killing', `Container ${spec.name} failed ${kind} probe${again}`, fieldPath(w.pod, spec.name));
       const grace = probe.terminationGracePeriodSeconds ?? w.pod.spec.terminationGracePeriodSeconds ?? 30;
       await stopContainer(w, spec, c, grace);
       w.probes?.delete(c.id);
