@@ -24,6 +24,7 @@ import { defaultApiDomain } from '../api/naming.js';
 import { ttlCache } from '../util/webhook-client.js';
 import type { NodeAgent } from './agent.js';
 import type { AgentPod } from './objects.js';
+import type { ContainerInfo } from './runtime/types.js';
 import type { Client } from '../client/rest-client.js';
 import { servingPair } from '../pki/serving.js';
 import { podLogDirectory } from './sandbox.js';
@@ -220,7 +221,7 @@ export async function startAgentServers(o: AgentOptions, nodes: NodeAgent[], cli
         const found = podOf(ns, name);
         const instances = found.containers.filter((c) => c.name === container).sort((a, b) => b.attempt - a.attempt);
         const previous = queryFlag(url.searchParams.get('previous'));
-        const c = previous ? instances[1] : instances[0];
+        const c = previous ? previousInstance(found.pod, container, instances) : instances[0];
         // a name the pod does not have is a 404; a container of the pod without a log yet says why, with 400
         if (!c && !hasContainer(found.pod, container)) throw new HttpError(404, `container "${container}" not found in pod "${ns}/${name}"`);
         if (!c) throw new HttpError(400, previous ? `previous terminated container "${container}" in pod "${name}" not found` : noLogsYet(found.pod, container));
@@ -409,10 +410,24 @@ const selfSignedOrGiven = (o: AgentOptions) => servingPair({
 const hasContainer = (pod: AgentPod, container: string) =>
   [...pod.spec.containers, ...(pod.spec.initContainers ?? []), ...(pod.spec.ephemeralContainers ?? [])].some((c) => c.name === container);
 
+const statusOf = (pod: AgentPod, container: string) => {
+  const st = pod.status;
+  return [...(st?.containerStatuses ?? []), ...(st?.initContainerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
+};
+
+/** the instance whose log `previous` reads: the one the pod's status names as the container's last termination, as the
+ *  reference reads it, so in a crash loop the instance that just ended (the same as without `previous`), not the one
+ *  before it; none when the status names none (the container never restarted) */
+export function previousInstance(pod: AgentPod, container: string, instances: ContainerInfo[]): ContainerInfo | undefined {
+  const status = statusOf(pod, container);
+  if (!status) return instances[1];
+  const id = status.lastState?.terminated?.containerID;
+  return id ? instances.find((c) => id.endsWith(`://${c.id}`)) : undefined;
+}
+
 /** why a container that never ran has no log, in the reference's words (its reason while it waits to start) */
 export function noLogsYet(pod: AgentPod, container: string): string {
-  const st = pod.status;
-  const status = [...(st?.containerStatuses ?? []), ...(st?.initContainerStatuses ?? []), ...(st?.ephemeralContainerStatuses ?? [])].find((s) => s.name === container);
+  const status = statusOf(pod, container);
   const who = `container "${container}" in pod "${pod.metadata.name}"`;
   if (!status) return `${who} is not available`;
   const reason = status.state?.waiting?.reason;

@@ -3,7 +3,7 @@
 // through SubjectAccessReview); the read-only port without authentication.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
@@ -14,6 +14,8 @@ import { createCertificateAuthority, generateKeyPair, issueLeaf } from '../../sr
 import { clientFromFile, type Client } from '../../src/client/rest-client.js';
 import { tempDir, ensureDefaultServiceAccount, servedAgent, pod, waitFor } from './helpers.js';
 import { podsRef } from '../../src/agent/status-manager.js';
+import { podLogDirectory } from '../../src/agent/sandbox.js';
+import { fakeAnnotation } from '../../src/agent/options.js';
 
 interface Answer { status: number; body: string }
 const fetchIt = (url: string, opts: { token?: string; cert?: string; key?: string } = {}) => new Promise<Answer>((resolve, reject) => {
@@ -97,6 +99,36 @@ describe('agent endpoints', () => {
     await pods.delete('unconfigured', { gracePeriodSeconds: 0 });
     await waitFor('the pod gone from the agent', () => !served.agent.nodes[0]!.workers.pods().some((x) => x.pod.metadata.name === 'unconfigured'));
   });
+
+  test('in a crash loop, the previous log is that of the instance that just ended, as the reference reads the last termination', async () => {
+    const pods = client.resource(podsRef, 'default');
+    const annotations = { [fakeAnnotation(server.names, 'run-for')]: '50ms', [fakeAnnotation(server.names, 'exit-code')]: '1', [fakeAnnotation(server.names, 'log')]: 'started' };
+    await pods.create(pod('looping', 'served', { annotations }));
+    try {
+      // the first exit restarts at once, the second waits 10 s: the status names the second instance as the last termination
+      const looping = await waitFor('CrashLoopBackOff after a restart', async () => {
+        const p = await pods.get('looping');
+        const s = p.status?.containerStatuses?.[0];
+        return s?.state?.waiting?.reason === 'CrashLoopBackOff' && s.restartCount >= 1 && p;
+      });
+      const last = looping.status.containerStatuses[0].lastState.terminated.containerID as string;
+      const attempt = Number(last.split('/').pop());
+      assert.ok(attempt >= 1, last);
+      // each instance's log file gets a line of its own, so the answer says whose log it is
+      const logs = join(logDirOf(looping), 'main');
+      for (const n of [attempt - 1, attempt]) appendFileSync(join(logs, `${n}.log`), `${new Date().toISOString()} stdout F instance ${n}\n`);
+      const read = (query: string) => fetchIt(`https://127.0.0.1:${ports.main}/containerLogs/default/looping/main${query}`, clientCert);
+      const previous = await read('?previous=true');
+      assert.equal(previous.status, 200, previous.body);
+      assert.equal(previous.body, `started\ninstance ${attempt}\n`);
+      assert.equal((await read('')).body, `started\ninstance ${attempt}\n`);
+    } finally {
+      await pods.delete('looping', { gracePeriodSeconds: 0 });
+      await waitFor('the pod gone from the agent', () => !served.agent.nodes[0]!.workers.pods().some((x) => x.pod.metadata.name === 'looping'));
+    }
+  });
+
+  const logDirOf = (p: any) => podLogDirectory(join(dir, 'root'), p);
 
   test('/configz serves the configuration in force, as a --config file writes it', async () => {
     const r = await fetchIt(`https://127.0.0.1:${ports.main}/configz`, { token: 'alice-token' });
