@@ -58,10 +58,12 @@ function recordingWorkers(relistMs = 20) {
   const configs: ContainerConfig[] = [];
   const events: string[] = [];
   const calls: string[] = [];
+  /** the grace period of each stop, by container id */
+  const graces = new Map<string, number>();
   const { createContainer, execSync, stopContainer } = { createContainer: runtime.createContainer.bind(runtime), execSync: runtime.execSync.bind(runtime), stopContainer: runtime.stopContainer.bind(runtime) };
   runtime.createContainer = (sandboxId, sandbox, config) => { configs.push(config); return createContainer(sandboxId, sandbox, config); };
   runtime.execSync = (id, command, timeout) => { calls.push(`exec ${command.join(' ')}`); return execSync(id, command, timeout); };
-  runtime.stopContainer = (id, grace) => { calls.push(`stop ${id.split('/').slice(-3, -1).join('/')}`); return stopContainer(id, grace); };
+  runtime.stopContainer = (id, grace) => { calls.push(`stop ${id.split('/').slice(-3, -1).join('/')}`); graces.set(id, grace); return stopContainer(id, grace); };
   const volumes: VolumeManager = {
     podDir: (p) => `/nonexistent/${p.metadata.uid}`, async setUp() {}, async refresh() {}, refreshes: () => false,
     async containerMounts() { return []; }, async tearDown() {}, async removeOrphans() { return []; },
@@ -73,7 +75,7 @@ function recordingWorkers(relistMs = 20) {
     network: () => ({ ready: true, message: '' }),
     recorder: { event: (_o, _type, reason, message) => { events.push(`${reason}: ${message}`); }, flushed: () => Promise.resolve() },
   });
-  return { runtime, workers, statuses, history, configs, events, calls };
+  return { runtime, workers, statuses, history, configs, events, calls, graces };
 }
 
 test('an ephemeral container added to a running pod runs once, in its target\'s process namespace, and counts for nothing', async () => {
@@ -350,6 +352,28 @@ test('a container of a pod that never restarts, killed by its liveness probe, is
     const killing = events.filter((e) => e.startsWith('Killing: '));
     assert.deepEqual(killing, ['Killing: Container c failed liveness probe'], events.join('\n'));
     assert.equal(statuses.get('once')!.containerStatuses![0]!.restartCount, 0);
+  } finally {
+    await workers.close();
+    runtime.close();
+  }
+});
+
+test('a deleted pod\'s containers get the deletion\'s grace period, longer than the spec\'s too, as the API server gave it', async () => {
+  const { runtime, workers, statuses, graces } = recordingWorkers();
+  try {
+    const short = pod('short');
+    short.spec.terminationGracePeriodSeconds = 1;
+    const long = pod('long');
+    long.spec.terminationGracePeriodSeconds = 45;
+    for (const p of [short, long]) workers.update(p);
+    await until(() => statuses.get('short')?.phase === 'Running' && statuses.get('long')?.phase === 'Running', 'both pods Running');
+    const deleted = (p: AgentPod, seconds: number) => ({ ...p, status: statuses.get(p.metadata.name), metadata: { ...p.metadata, deletionTimestamp: '2026-01-01T00:00:00Z', deletionGracePeriodSeconds: seconds } });
+    workers.update(deleted(short, 20));
+    workers.update(deleted(long, 5));
+    const idOf = (name: string) => statuses.get(name)!.containerStatuses![0]!.containerID!.replace('fake://', '');
+    const [shortId, longId] = [idOf('short'), idOf('long')];
+    await until(() => graces.has(shortId) && graces.has(longId), () => `both stopped; graces: ${JSON.stringify([...graces])}`);
+    assert.deepEqual([graces.get(shortId), graces.get(longId)], [20, 5]);
   } finally {
     await workers.close();
     runtime.close();

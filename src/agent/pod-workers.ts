@@ -652,7 +652,8 @@ export function createPodWorkers(deps: PodWorkerDeps): PodWorkers {
 
   async function terminate(w: Worker) {
     const pod = w.pod;
-    const grace = w.evicted?.graceSeconds ?? Math.min(pod.metadata.deletionGracePeriodSeconds ?? Infinity, pod.spec.terminationGracePeriodSeconds ?? 30);
+    // the deletion's grace period is the API server's word, longer than the spec's too (kubectl delete --grace-period=60)
+    const grace = w.evicted?.graceSeconds ?? pod.metadata.deletionGracePeriodSeconds ?? pod.spec.terminationGracePeriodSeconds ?? 30;
     const live = w.containers.filter((c) => c.state === 'running' || c.state === 'created');
     for (const c of live) if (!w.removed) events.event(pod, 'Normal', 'Killing', `Stopping container ${c.name}`, fieldPath(pod, c.name));
     await Promise.all(live.map((c) => stopContainer(w, specOf(pod, c.name), c, grace)));
