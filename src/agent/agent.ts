@@ -32,6 +32,7 @@ import { createAgentMetrics, type AgentMetrics } from './metrics.js';
 import { amount } from './resources.js';
 import { writeHostsFile } from './sandbox.js';
 import { isTerminalPhase, compactPod, withoutManagedFields, type AgentPod, type Container, type Node, type Taint } from './objects.js';
+import { timestamp } from './pod-status.js';
 import { createCpuManager, parseCpuList } from './cpu-manager.js';
 import { createMemoryManager, numaNodes, parseReservedMemory } from './memory-manager.js';
 import { parseQuantity } from './quantity.js';
@@ -306,7 +307,8 @@ export async function startNodeAgent({ options: o, nodeName, runtime, runtimeNam
         memoryManager?.release(uid);
         log.warn(`${nodeName}: pod ${pod.metadata.namespace}/${pod.metadata.name} rejected: ${rejection.reason}: ${rejection.message}`);
         recorder?.event(pod, 'Warning', rejection.reason, rejection.message);
-        status?.set(pod, { ...pod.status, phase: 'Failed', reason: rejection.reason, message: `Pod was rejected: ${rejection.message}` });
+        // as every status the reference's agent writes, it carries a start time (the time of the refusal)
+        status?.set(pod, { ...pod.status, phase: 'Failed', reason: rejection.reason, message: `Pod was rejected: ${rejection.message}`, startTime: pod.status?.startTime ?? timestamp(Date.now()) });
         return;
       }
       admitted.set(uid, pod);

@@ -181,6 +181,8 @@ describe('agent with the fake runtime', () => {
     });
     assert.equal(refused.status.reason, 'SysctlForbidden');
     assert.match(refused.status.message, /net\.core\.somaxconn/);
+    // as every status the reference's agent writes, the refusal has a start time
+    assert.ok(Date.parse(refused.status.startTime) >= Date.parse(refused.metadata.creationTimestamp), JSON.stringify(refused.status));
     await waitFor('safe Running', async () => (await pods.get('safe')).status?.phase === 'Running');
   });
 
