@@ -14,6 +14,7 @@ import { nodesRef } from '../../src/agent/node-status.js';
 import { podsRef } from '../../src/agent/status-manager.js';
 import { collectImages } from '../../src/agent/gc.js';
 import { containerdMissing, startContainerd, type Containerd } from './containerd.js';
+import { healthServer } from '../support/grpc-health.js';
 import { tempDir, waitFor, ensureDefaultServiceAccount, ensureRootCA, httpsGet, quiet } from './helpers.js';
 
 /** how long a condition may take: these machines are shared, and containers start slowly under load */
@@ -148,20 +149,28 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     assert.equal(previous.body, 'attempt\n');
   });
 
-  test('a failing liveness probe restarts the container, and so does one that times out; an HTTP readiness probe makes it ready', async () => {
+  test('a failing liveness probe restarts the container, and so does one that times out; HTTP and gRPC readiness probes make them ready', async () => {
     const pods = client.resource(podsRef, 'default');
     const httpPort = await freePort();
-    await pods.create(hostPod('probed', [
-      { name: 'sick', image, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 } },
-      { name: 'web', image, command: ['sh', '-c', `echo ok > /tmp/index.html; exec httpd -f -p ${httpPort} -h /tmp`], readinessProbe: { httpGet: { path: '/', port: httpPort }, periodSeconds: 1 } },
-      { name: 'slow', image, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['sleep', '30'] }, timeoutSeconds: 1, periodSeconds: 1, failureThreshold: 1 } },
-    ]));
-    const p = await waitFor('liveness restarts and web ready', async () => {
-      const x = await pods.get('probed');
-      const [sick, web, slowOne] = x.status?.containerStatuses ?? [];
-      return sick?.restartCount >= 1 && slowOne?.restartCount >= 1 && web?.ready === true && x;
-    }, slow);
-    assert.equal(p.status.containerStatuses[1].restartCount, 0);
+    // a gRPC health server beside the host-network pod: the agent probes it as it would the pod's own
+    const health = await healthServer();
+    try {
+      await pods.create(hostPod('probed', [
+        { name: 'sick', image, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['false'] }, periodSeconds: 1, failureThreshold: 1 } },
+        { name: 'web', image, command: ['sh', '-c', `echo ok > /tmp/index.html; exec httpd -f -p ${httpPort} -h /tmp`], readinessProbe: { httpGet: { path: '/', port: httpPort }, periodSeconds: 1 } },
+        { name: 'slow', image, command: ['sleep', '3600'], livenessProbe: { exec: { command: ['sleep', '30'] }, timeoutSeconds: 1, periodSeconds: 1, failureThreshold: 1 } },
+        { name: 'rpc', image, command: ['sleep', '3600'], readinessProbe: { grpc: { port: health.port, service: 'web' }, periodSeconds: 1 } },
+      ]));
+      const byName = (x: any, name: string) => (x.status?.containerStatuses ?? []).find((c: any) => c.name === name);
+      const p = await waitFor('liveness restarts, web and rpc ready', async () => {
+        const x = await pods.get('probed');
+        return byName(x, 'sick')?.restartCount >= 1 && byName(x, 'slow')?.restartCount >= 1 && byName(x, 'web')?.ready === true && byName(x, 'rpc')?.ready === true && x;
+      }, slow);
+      assert.equal(byName(p, 'web').restartCount, 0);
+      assert.equal(byName(p, 'rpc').restartCount, 0);
+    } finally {
+      health.close();
+    }
   });
 
   test('deleting a pod stops its container gracefully (the stop signal first), then removes it', async () => {

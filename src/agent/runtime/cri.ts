@@ -9,7 +9,7 @@ import { mkdir, readdir, rename, stat, statfs, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { criProto } from './cri-proto.js';
-import { httpProbe, tcpProbe } from './prober.js';
+import { grpcProbe, httpProbe, tcpProbe } from './prober.js';
 import { oneAtATime } from './one-at-a-time.js';
 import { tokenBucket } from '../../client/rate-limit.js';
 import { ImageNeverPulled, type ContainerConfig, type ContainerInfo, type ContainerRuntime, type ContainerState, type ContainerStats, type ImageInfo, type RuntimeCondition, type SandboxConfig, type SandboxInfo, type SandboxStats } from './types.js';
@@ -298,7 +298,8 @@ export async function criRuntime(o: CriOptions): Promise<ContainerRuntime> {
       }
       if (probe.httpGet) return httpProbe(probe, host, spec);
       if (probe.tcpSocket) return tcpProbe(probe, host, spec);
-      throw new Error('unsupported probe handler (exec, httpGet and tcpSocket are)');
+      if (probe.grpc) return grpcProbe(probe, host);
+      throw new Error('unsupported probe handler (exec, httpGet, tcpSocket and grpc are)');
     },
     logPath(container) {
       return logPaths.get(container.id) ?? container.logPath;

@@ -4,7 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type AddressInfo } from 'node:net';
 import { createServer as createHttpServer } from 'node:http';
-import { httpProbe, tcpProbe } from './prober.js';
+import { grpcProbe, httpProbe, tcpProbe } from './prober.js';
+import { healthServer } from '../../../test/support/grpc-health.js';
 
 const listen = (s: { listen(port: number, host: string, cb: () => void): unknown; address(): unknown }) =>
   new Promise<number>((r) => s.listen(0, '127.0.0.1', () => r((s.address() as AddressInfo).port)));
@@ -42,4 +43,28 @@ test('TCP probes pass when a connection opens; a refused one says so as Go\'s di
   }
   const closed = await closedPort();
   assert.deepEqual(await tcpProbe({ tcpSocket: { port: closed } }, '127.0.0.1', undefined), { ok: false, output: `dial tcp 127.0.0.1:${closed}: connect: connection refused` });
+});
+
+test('gRPC probes ask grpc.health.v1.Health/Check and pass on SERVING; a failure says why in the reference\'s words', async () => {
+  const server = await healthServer();
+  try {
+    assert.deepEqual(await grpcProbe({ grpc: { port: server.port } }, '127.0.0.1'), { ok: true, output: '' });
+    assert.deepEqual(await grpcProbe({ grpc: { port: server.port, service: 'web' } }, '127.0.0.1'), { ok: true, output: '' });
+    assert.deepEqual(await grpcProbe({ grpc: { port: server.port, service: 'db' } }, '127.0.0.1'), { ok: false, output: 'service unhealthy (responded with "NOT_SERVING")' });
+    assert.deepEqual(await grpcProbe({ grpc: { port: server.port, service: 'other' } }, '127.0.0.1'),
+      { ok: false, output: 'error: health rpc probe failed: rpc error: code = NotFound desc = unknown service' });
+  } finally {
+    server.close();
+  }
+  const bare = await healthServer(false);
+  try {
+    const r = await grpcProbe({ grpc: { port: bare.port } }, '127.0.0.1');
+    assert.equal(r.ok, false);
+    assert.match(r.output, /^error: this server does not implement the grpc health protocol \(grpc\.health\.v1\.Health\): /);
+  } finally {
+    bare.close();
+  }
+  const closed = await closedPort();
+  assert.deepEqual(await grpcProbe({ grpc: { port: closed }, timeoutSeconds: 1 }, '127.0.0.1'),
+    { ok: false, output: `timeout: failed to connect service "127.0.0.1:${closed}" within 1s: context deadline exceeded` });
 });

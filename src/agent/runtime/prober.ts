@@ -1,9 +1,10 @@
-// Probe handlers that run outside the container: HTTP GET (2xx and 3xx pass) and TCP connect.
-// Exec probes run inside the container through the runtime.
+// Probe handlers that run outside the container: HTTP GET (2xx and 3xx pass), TCP connect and the gRPC health
+// protocol (grpc.health.v1.Health/Check answering SERVING). Exec probes run inside the container through the runtime.
 
 import { connect } from 'node:net';
 import type { IntOrString } from '../../api/types/meta-v1.js';
 import type { Probe } from '../objects.js';
+import { formatDuration } from '../../config/flags.js';
 
 /** the part of a container probes look at: its named ports */
 export interface ProbedContainer {
@@ -75,3 +76,79 @@ export function tcpProbe(probe: Probe, host: string, container: ProbedContainer 
     socket.once('error', (e) => done({ ok: false, output: dialError(e, address) }));
   });
 }
+
+/** the one field of a HealthCheckRequest (1: service), in protobuf's wire format */
+function healthCheckRequest(service: string): Buffer {
+  const text = Buffer.from(service);
+  return text.length ? Buffer.concat([Buffer.from([0x0a]), varint(text.length), text]) : Buffer.alloc(0);
+}
+
+function varint(n: number): Buffer {
+  const out: number[] = [];
+  for (; n > 0x7f; n = Math.floor(n / 128)) out.push((n % 128) | 0x80);
+  out.push(n);
+  return Buffer.from(out);
+}
+
+const servingStatuses = ['UNKNOWN', 'SERVING', 'NOT_SERVING', 'SERVICE_UNKNOWN'];
+
+/** the status (field 1, an enum) of a HealthCheckResponse; fields it does not know are skipped */
+function healthCheckStatus(b: Buffer): number {
+  let i = 0;
+  const read = () => {
+    let v = 0;
+    for (let shift = 1; i < b.length; shift *= 128) {
+      const byte = b[i++]!;
+      v += (byte & 0x7f) * shift;
+      if (byte < 0x80) break;
+    }
+    return v;
+  };
+  let status = 0;
+  while (i < b.length) {
+    const tag = read();
+    const wire = tag % 8;
+    if (wire === 0) {
+      const v = read();
+      if (tag >>> 3 === 1) status = v;
+    } else if (wire === 2) i += read();
+    else if (wire === 1) i += 8;
+    else if (wire === 5) i += 4;
+    else break;
+  }
+  return status;
+}
+
+/** the gRPC health check the reference's prober makes (plaintext, within the probe's timeout), and its words */
+export async function grpcProbe(probe: Probe, host: string): Promise<ProbeOutcome> {
+  const { port, service } = probe.grpc!;
+  const grpc = await import('@grpc/grpc-js');
+  const timeoutMs = (probe.timeoutSeconds ?? 1) * 1000;
+  const timeout = formatDuration(timeoutMs);
+  const address = hostPort(host, port);
+  const deadline = Date.now() + timeoutMs;
+  const client = new grpc.Client(address, grpc.credentials.createInsecure(), { 'grpc.primary_user_agent': 'kube-probe/1.27' });
+  try {
+    // the connection first, as the reference dials and blocks until it is up or the timeout passes
+    const connected = await new Promise<boolean>((resolve) => client.waitForReady(deadline, (e) => resolve(!e)));
+    if (!connected) return { ok: false, output: `timeout: failed to connect service "${address}" within ${timeout}: context deadline exceeded` };
+    const answer = await new Promise<{ error?: { code?: number; details?: string; message: string }; body?: Buffer }>((resolve) => {
+      client.makeUnaryRequest('/grpc.health.v1.Health/Check', (b: Buffer) => b, (b: Buffer) => b, healthCheckRequest(service ?? ''), new grpc.Metadata(), { deadline },
+        (error, body) => resolve({ error: error ?? undefined, body }));
+    });
+    if (answer.error) {
+      const e = answer.error;
+      if (e.code === grpc.status.UNIMPLEMENTED) return { ok: false, output: `error: this server does not implement the grpc health protocol (grpc.health.v1.Health): ${e.details ?? ''}` };
+      if (e.code === grpc.status.DEADLINE_EXCEEDED) return { ok: false, output: `timeout: health rpc did not complete within ${timeout}` };
+      const code = Object.entries(grpc.status).find(([, v]) => v === e.code)?.[0] ?? String(e.code);
+      return { ok: false, output: `error: health rpc probe failed: rpc error: code = ${goCodeName(code)} desc = ${e.details ?? e.message}` };
+    }
+    const status = healthCheckStatus(answer.body ?? Buffer.alloc(0));
+    return status === 1 ? { ok: true, output: '' } : { ok: false, output: `service unhealthy (responded with "${servingStatuses[status] ?? status}")` };
+  } finally {
+    client.close();
+  }
+}
+
+/** a gRPC status name as Go's codes print it (NOT_FOUND is NotFound) */
+const goCodeName = (name: string) => name.toLowerCase().split('_').map((w) => `${w[0]!.toUpperCase()}${w.slice(1)}`).join('');
