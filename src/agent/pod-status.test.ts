@@ -91,3 +91,23 @@ test('a pod whose containers are ready but whose readiness gates are not says wh
   const all = ready(gated([{ type: 'example.com/lb', status: 'True' }, { type: 'example.com/dns', status: 'True' }]));
   assert.deepEqual([all.status, all.reason, all.message], ['True', undefined, undefined]);
 });
+
+test('a pod whose termination was asked for ends Failed, a container that never ran reported ended with an unknown status, as the reference ends it', () => {
+  const unknown = { terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' } };
+  const never: ContainerView = { ready: false, started: false, waiting: { reason: 'ErrImageNeverPull', message: 'not present' } };
+  const two = { ...pod('Always'), spec: { containers: [{ name: 'c', image: 'x' }, { name: 'd', image: 'x' }] } } as unknown as AgentPod;
+  const deleted = podStatus({ pod: two, views: new Map([['c', never], ['d', { ...exited(137), current: { ...exited(137).current!, name: 'd' } }]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0, terminal: true });
+  assert.equal(deleted.phase, 'Failed');
+  assert.deepEqual(deleted.containerStatuses?.[0]?.state, unknown);
+  assert.deepEqual([deleted.containerStatuses?.[1]?.state?.terminated?.exitCode, deleted.containerStatuses?.[1]?.state?.terminated?.reason], [137, 'Error']);
+  // while its first init container ran: that one ends unknown, the later ones and the regular ones keep waiting
+  const init = { ...pod('Always'), spec: { initContainers: [{ name: 'i', image: 'x' }, { name: 'j', image: 'x' }], containers: [{ name: 'c', image: 'x' }] } } as unknown as AgentPod;
+  const pending = podStatus({ pod: init, views: new Map(), initViews: new Map([['i', { ready: false, started: false, waiting: { reason: 'ImagePullBackOff' } }]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0, terminal: true });
+  assert.equal(pending.phase, 'Failed');
+  assert.deepEqual([...pending.initContainerStatuses!, ...pending.containerStatuses!].map((c) => [c.name, c.state]),
+    [['i', unknown], ['j', { waiting: { reason: 'PodInitializing' } }], ['c', { waiting: { reason: 'PodInitializing' } }]]);
+  // one that ran to success stays as it ended
+  const done = podStatus({ pod: pod('Always'), views: new Map([['c', exited(0)]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0, terminal: true });
+  assert.equal(done.phase, 'Succeeded');
+  assert.equal(done.containerStatuses![0]!.state!.terminated!.reason, 'Completed');
+});

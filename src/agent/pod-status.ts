@@ -150,18 +150,41 @@ function unreadyGates(pod: AgentPod, conditions: PodCondition[]): string[] {
   return out;
 }
 
+const unknownEnd: ContainerState = {
+  terminated: { exitCode: 137, reason: 'ContainerStatusUnknown', message: 'The container could not be located when the pod was terminated' },
+};
+
+/**
+ * The containers of a pod whose termination was asked for, as the reference's status manager ends them: one not
+ * terminated is reported ended with an unknown status (exit 137), since whether it would have succeeded is not known.
+ * The regular containers only once the pod got past its init containers (one of them left waiting or restarted, or
+ * the last init container succeeded); the init containers up to the last one that ever started (the first at least).
+ */
+function endedStatuses(init: ContainerStatus[], regular: ContainerStatus[]): [ContainerStatus[], ContainerStatus[]] {
+  const end = (s: ContainerStatus) => (s.state?.terminated ? s : { ...s, state: unknownEnd });
+  const lastInit = init[init.length - 1];
+  const initialized = init.length === 0 || regular.some((s) => s.lastState?.terminated || !s.state?.waiting)
+    || lastInit?.state?.terminated?.exitCode === 0 || lastInit?.lastState?.terminated?.exitCode === 0;
+  let started = init.length - 1;
+  while (started > 0 && init[started]!.state?.waiting && !init[started]!.lastState?.terminated) started--;
+  return [init.map((s, i) => (i <= started ? end(s) : s)), initialized ? regular.map(end) : regular];
+}
+
 export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = new Map(), runtimeName, hostIP, podIPs, startTime, terminal }: PodStatusInput): PodStatus {
   const old = pod.status?.conditions ?? [];
   const idle: DefaultWaiting = pod.spec.initContainers?.length ? 'PodInitializing' : 'ContainerCreating';
   const status = (c: Container, v: Map<string, ContainerView>) => containerStatus(c, v.get(c.name) ?? { ready: false, started: false }, runtimeName, idle);
   // an init container is ready once it completed, and not before, as the reference's prober manager marks it; the
   // started flag is for the containers (1.27 gives init containers none)
-  const initContainerStatuses = (pod.spec.initContainers ?? []).map((c) => status(c, initViews))
+  let initContainerStatuses = (pod.spec.initContainers ?? []).map((c) => status(c, initViews))
     .map(({ started: _started, ...s }) => ({ ...s, ready: s.state?.terminated?.exitCode === 0 }));
-  const containerStatuses = pod.spec.containers.map((c) => status(c, views));
+  let containerStatuses = pod.spec.containers.map((c) => status(c, views));
+  if (terminal) [initContainerStatuses, containerStatuses] = endedStatuses(initContainerStatuses, containerStatuses);
   // nothing probes an ephemeral container: as the reference's, it is never ready and has no started flag
   const ephemeralContainerStatuses = (pod.spec.ephemeralContainers ?? []).map((c) => ({ ...status(c, ephemeralViews), ready: false, started: undefined }));
-  const phase = podPhase(pod, containerStatuses, initContainerStatuses, terminal);
+  let phase = podPhase(pod, containerStatuses, initContainerStatuses, terminal);
+  // a pod whose termination was asked for ends in a terminal phase, Failed when it was still Pending or Running
+  if (terminal && phase !== 'Succeeded') phase = 'Failed';
   const incomplete = initContainerStatuses.filter((s) => s.state?.terminated?.exitCode !== 0).map((s) => s.name);
   const initialized = incomplete.length === 0;
   const notReady = containerStatuses.filter((s) => !s.ready).map((s) => s.name);
