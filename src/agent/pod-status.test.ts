@@ -111,3 +111,13 @@ test('a pod whose termination was asked for ends Failed, a container that never 
   assert.equal(done.phase, 'Succeeded');
   assert.equal(done.containerStatuses![0]!.state!.terminated!.reason, 'Completed');
 });
+
+test('a container\'s image is named as the runtime names it once made (the image\'s tag), the spec\'s before or when the runtime gives only an id', () => {
+  const p = { ...pod('Always'), spec: { containers: [{ name: 'c', image: 'nginx' }] } } as unknown as AgentPod;
+  const image = (current?: object) => podStatus({ pod: p, views: new Map([['c', { current: current as never, ready: false, started: false }]]), runtimeName: 'containerd', hostIP: '10.0.0.1', podIPs: [], startTime: 0 })
+    .containerStatuses![0]!.image;
+  const made = { id: 'id', name: 'c', state: 'running', createdAt: 1, startedAt: 2, imageRef: 'sha256:abc' };
+  assert.equal(image({ ...made, image: 'docker.io/library/nginx:latest' }), 'docker.io/library/nginx:latest');
+  assert.equal(image({ ...made, image: 'sha256:0123' }), 'nginx');
+  assert.equal(image(undefined), 'nginx');
+});

@@ -62,7 +62,9 @@ export function containerStatus(spec: Container, view: ContainerView, runtimeNam
     lastState: restarting ? lastState(current, runtimeName) : lastState(previous, runtimeName),
     ready: view.ready,
     restartCount: current?.attempt ?? 0,
-    image: spec.image ?? '',
+    // the image as the runtime names it once it made the container (containerd: the image's first tag, so `nginx`
+    // shows as docker.io/library/nginx:latest), the spec's before; an id is no name, the spec's then
+    image: current?.image && !/^sha256:/.test(current.image) ? current.image : spec.image ?? '',
     imageID: current?.imageRef ?? '',
     ...(current ? { containerID: `${runtimeName}://${current.id}` } : {}),
     started: view.started,

@@ -101,6 +101,15 @@ describe('agent with containerd over CRI', { skip: missing ? `containerd cannot 
     assert.equal(log.body, 'hello from busybox\n');
     const list = await get(`https://127.0.0.1:${port}/pods`);
     assert.ok(JSON.parse(list.body).items.some((x: any) => x.metadata.name === 'hello'));
+    // the image is named as the runtime names it (its tag), as the reference reports it, also when the pod names it by id
+    assert.equal(status.image, image);
+    await pods.create(hostPod('by-id', [{ name: 'main', image: status.imageID, imagePullPolicy: 'Never', command: ['sleep', '3600'] }]));
+    const byId = await waitFor('Running by id', async () => {
+      const x = await pods.get('by-id');
+      return x.status?.phase === 'Running' && x;
+    }, slow);
+    assert.equal(byId.status.containerStatuses[0].image, image);
+    await pods.delete('by-id', { gracePeriodSeconds: 0 });
   });
 
   test('image garbage collection removes unused images, keeping those in use and the sandbox image', async () => {
