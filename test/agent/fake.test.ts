@@ -171,6 +171,26 @@ describe('agent with the fake runtime', () => {
     assert.ok(shy);
   });
 
+  test('a pod with a readiness gate is Ready once the gate\'s condition is True, and says which gate holds it until then', async () => {
+    const pods = client.resource(podsRef, 'default');
+    await pods.create(pod('gated', 'node-a', { spec: { readinessGates: [{ conditionType: 'example.com/lb' }] } }));
+    const readyOf = (p: any) => p.status?.conditions?.find((c: any) => c.type === 'Ready');
+    const held = await waitFor('running, held by its gate', async () => {
+      const p = await pods.get('gated');
+      return p.status?.phase === 'Running' && readyOf(p)?.reason === 'ReadinessGatesNotReady' && p;
+    });
+    assert.equal(readyOf(held).message, 'corresponding condition of pod readiness gate "example.com/lb" does not exist.');
+    // what a load-balancer controller does: it sets the gate's condition through the status subresource
+    const lb = { type: 'example.com/lb', status: 'True', lastTransitionTime: new Date().toISOString().replace(/\.\d+Z$/, 'Z') };
+    await pods.status.patch('gated', { status: { conditions: [...held.status.conditions, lb] } }, 'merge');
+    const ready = await waitFor('Ready', async () => {
+      const p = await pods.get('gated');
+      return readyOf(p)?.status === 'True' && p;
+    });
+    assert.ok(ready.status.conditions.some((c: any) => c.type === 'example.com/lb' && c.status === 'True'));
+    await pods.delete('gated');
+  });
+
   test('pods with unsafe sysctls are refused; safe ones run', async () => {
     const pods = client.resource(podsRef, 'default');
     await pods.create(pod('unsafe', 'node-a', { spec: { securityContext: { sysctls: [{ name: 'net.core.somaxconn', value: '1024' }] } } }));

@@ -31,3 +31,24 @@ test('status and resourceVersion changes are not updates and leave the first cop
   assert.deepEqual(removed, ['u1']);
   assert.equal(config.pods().size, 0);
 });
+
+test('a change of the condition a readiness gate names is an update, so the pod\'s Ready condition can follow it', () => {
+  const updates: AgentPod[] = [];
+  const config = createPodConfig({ update: (p) => updates.push(p), remove() {} });
+  const gated = (rv: string, conditions: { type: string; status: 'True' | 'False' }[]): AgentPod => ({
+    metadata: { name: 'g', namespace: 'default', uid: 'u2', resourceVersion: rv },
+    spec: { containers: [{ name: 'c', image: 'busybox' }], readinessGates: [{ conditionType: 'example.com/lb' }] },
+    status: { phase: 'Running', conditions },
+  });
+  config.set('api', [gated('1', [])]);
+  // the agent's own conditions changing is no update
+  config.upsert('api', gated('2', [{ type: 'Ready', status: 'False' }]));
+  assert.equal(updates.length, 1);
+  const met = gated('3', [{ type: 'Ready', status: 'False' }, { type: 'example.com/lb', status: 'True' }]);
+  config.upsert('api', met);
+  assert.equal(updates.length, 2);
+  assert.equal(updates[1], met);
+  const unmet = gated('4', [{ type: 'Ready', status: 'True' }, { type: 'example.com/lb', status: 'False' }]);
+  config.upsert('api', unmet);
+  assert.equal(updates.length, 3);
+});

@@ -1,6 +1,7 @@
 // Pod sources merged into one desired set (the reference agent's PodConfig): each source sends its
 // full set (`set`) or single changes; the merger turns them into adds, updates and removes of pods
-// by uid. Changes that only touch a pod's status or resourceVersion are not updates.
+// by uid. Changes that only touch a pod's status or resourceVersion are not updates, except the conditions
+// its readiness gates name (another controller writes them; the pod's Ready condition follows them).
 
 import { createHash } from 'node:crypto';
 import type { AgentPod } from '../objects.js';
@@ -24,11 +25,13 @@ export interface PodConfig {
 
 /**
  * What makes a pod different to run, as a digest (kept per pod: the text itself would be as large as the spec);
- * the first-seen annotation of static pods changes on every read.
+ * the first-seen annotation of static pods changes on every read. The status of each condition a readiness gate
+ * names counts too, as the reference's agent syncs a pod again when its readiness gates change.
  */
 const fingerprint = (pod: AgentPod) => {
   const annotations = Object.entries(pod.metadata?.annotations ?? {}).filter(([k]) => !k.endsWith('/config.seen'));
-  const text = JSON.stringify([pod.spec, pod.metadata?.deletionTimestamp ?? null, pod.metadata?.deletionGracePeriodSeconds ?? null, pod.metadata?.labels ?? null, annotations]);
+  const gates = (pod.spec?.readinessGates ?? []).map((g) => pod.status?.conditions?.find((c) => c.type === g.conditionType)?.status ?? null);
+  const text = JSON.stringify([pod.spec, pod.metadata?.deletionTimestamp ?? null, pod.metadata?.deletionGracePeriodSeconds ?? null, pod.metadata?.labels ?? null, annotations, gates]);
   return createHash('sha1').update(text).digest('base64');
 };
 
