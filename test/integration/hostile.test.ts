@@ -455,13 +455,26 @@ for (const backend of ['memory', 'sqlite'] as const) {
       assert.equal((await client.get(`${cms}/delete-typed`)).status, 200, 'a dry run deletes nothing');
     });
 
-    test('log options out of range are a 400 naming the option, before any node is asked', async () => {
+    test('log options that do not decode are a 400, decoded ones out of range a 422 naming each, before any node is asked', async () => {
       const pods = `/api/v1/namespaces/${ns}/pods`;
       await client.request('POST', pods, { body: { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'log-options' }, spec: { nodeName: 'no-such-node', containers: [{ name: 'c', image: 'x' }] } } });
+      // as the reference validates PodLogOptions once decoded
       for (const [query, message] of [
-        ['tailLines=-1', /^tailLines: Invalid value: "-1": must be greater than or equal to 0$/],
+        ['tailLines=-1', 'PodLogOptions "log-options" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0'],
+        ['limitBytes=0', 'PodLogOptions "log-options" is invalid: limitBytes: Invalid value: 0: must be greater than 0'],
+        ['sinceSeconds=0', 'PodLogOptions "log-options" is invalid: sinceSeconds: Invalid value: 0: must be greater than 0'],
+        ['sinceSeconds=5&sinceTime=2026-01-01T00:00:00Z', 'PodLogOptions "log-options" is invalid: Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified'],
+        ['tailLines=-1&limitBytes=0', 'PodLogOptions "log-options" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]'],
+      ] as const) {
+        const r = await client.get(`${pods}/log-options/log?${query}`);
+        assert.equal(r.status, 422, `${query}: ${r.body.slice(0, 300)}`);
+        assert.equal(r.json.reason, 'Invalid', query);
+        assert.equal(r.json.message, message, query);
+        assert.equal(r.json.details.kind, 'PodLogOptions', query);
+      }
+      for (const [query, message] of [
+        ['tailLines=abc', /^tailLines: Invalid value: "abc": must be a 64-bit integer$/],
         ['tailLines=99999999999999999999', /^tailLines: Invalid value: "99999999999999999999": must be a 64-bit integer$/],
-        ['limitBytes=0', /^limitBytes: Invalid value: "0": must be at least 1$/],
         ['limitBytes=9223372036854775808', /^limitBytes: Invalid value: "9223372036854775808": must be a 64-bit integer$/],
         ['sinceSeconds=99999999999999999999', /^sinceSeconds: Invalid value: "99999999999999999999": must be a 64-bit integer$/],
         ['sinceTime=9999-99-99T00:00:00Z', /^sinceTime: Invalid value: "9999-99-99T00:00:00Z": parsing time .* not an RFC 3339 time$/],

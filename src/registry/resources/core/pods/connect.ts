@@ -1,8 +1,8 @@
 // The node streams of a pod: log, exec, attach and portforward lead to the agent of the pod's node (with the
 // parameters the agent reads, as the reference passes them), proxy to the pod's own address.
 import type { Pod } from '../../../../api/types/core-v1.js';
-import { badRequest } from '../../../../api/status.js';
-import { timeProblem, type Stored } from '../../../../api/meta.js';
+import { badRequest, fieldCause, invalid } from '../../../../api/status.js';
+import { timeProblem, type StatusCause, type Stored } from '../../../../api/meta.js';
 import { integerParam, queryFlag } from '../../../../api/request.js';
 import type { ConnectTarget, RestRequest } from '../../../types.js';
 import { hostPort, nodeTarget, proxyableAddress, splitSchemeNamePort } from '../nodes/connection.js';
@@ -32,25 +32,34 @@ function scheduled(pod: Stored<Pod>): Stored<Pod> & { spec: { nodeName: string }
   return pod as Stored<Pod> & { spec: { nodeName: string } };
 }
 
-const nonNegativeInt = (q: URLSearchParams, name: string, min = 0) => {
+/** an integer option, decoded as the reference decodes an int64 (anything else is a 400) */
+const int64Option = (q: URLSearchParams, name: string) => {
   const v = q.get(name);
-  if (v === null) return;
-  if (!/^-?\d+$/.test(v) || Number(v) < min) throw badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be ${min === 0 ? 'greater than or equal to 0' : `at least ${min}`}`);
-  // the reference decodes the option as an int64: a larger number is a 400 too
-  integerParam(name, v);
+  if (v !== null && !/^-?\d+$/.test(v)) throw badRequest(`${name}: Invalid value: ${JSON.stringify(v)}: must be a 64-bit integer`);
+  return integerParam(name, v);
 };
+
+/** the decoded options out of range, as the reference validates PodLogOptions (a 422 naming each) */
+function logOptionCauses(q: URLSearchParams, tailLines?: number, limitBytes?: number, sinceSeconds?: number): StatusCause[] {
+  const causes: StatusCause[] = [];
+  const out = (field: string, value: number, must: string) => causes.push(fieldCause('FieldValueInvalid', field, `Invalid value: ${value}: ${must}`));
+  if (tailLines !== undefined && tailLines < 0) out('tailLines', tailLines, 'must be greater than or equal to 0');
+  if (limitBytes !== undefined && limitBytes < 1) out('limitBytes', limitBytes, 'must be greater than 0');
+  if (sinceSeconds !== undefined && q.has('sinceTime')) causes.push(fieldCause('FieldValueForbidden', '', 'Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified'));
+  else if (sinceSeconds !== undefined && sinceSeconds < 1) out('sinceSeconds', sinceSeconds, 'must be greater than 0');
+  return causes;
+}
 
 /** pods/log: the container's log from the agent, with the reference's options */
 export async function connectLog(req: RestRequest): Promise<ConnectTarget | undefined> {
   const q = req.query;
-  nonNegativeInt(q, 'tailLines');
-  nonNegativeInt(q, 'limitBytes', 1);
-  nonNegativeInt(q, 'sinceSeconds', 1);
-  if (q.has('sinceSeconds') && q.has('sinceTime')) throw badRequest('at most one of `sinceTime` or `sinceSeconds` may be specified');
+  const [tailLines, limitBytes, sinceSeconds] = ['tailLines', 'limitBytes', 'sinceSeconds'].map((name) => int64Option(q, name));
   const sinceTime = q.get('sinceTime');
   // read as the reference decodes the option's time: RFC 3339 with a zone (Date.parse takes much else)
   const sinceTimeProblem = sinceTime === null ? undefined : timeProblem(sinceTime);
   if (sinceTimeProblem) throw badRequest(`sinceTime: Invalid value: ${JSON.stringify(sinceTime)}: ${sinceTimeProblem}`);
+  const causes = logOptionCauses(q, tailLines, limitBytes, sinceSeconds);
+  if (causes.length) throw invalid('', 'PodLogOptions', req.name, causes);
   // the container is checked first; a pod with no node yet has an empty log, as the reference answers
   const pod = await podOf(req);
   const container = containerOf(pod, q.get('container'));
