@@ -13,6 +13,7 @@ import type { Naming } from '../api/naming.js';
 import type { MetricsRegistry } from '../metrics/metrics.js';
 import { servingPair } from '../pki/serving.js';
 import { ttlCache } from '../util/webhook-client.js';
+import { bearerToken } from '../authn/types.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '../client/rest-client.js';
@@ -68,10 +69,11 @@ export async function startSecureServing(o: SecureServingOptions): Promise<Secur
       const orgs = subject.O === undefined ? [] : Array.isArray(subject.O) ? subject.O : [subject.O];
       return { name: String(subject.CN ?? ''), groups: [...orgs, 'system:authenticated'] };
     }
-    const header = req.headers.authorization;
-    if (!header) return { name: 'system:anonymous', groups: ['system:unauthenticated'] };
-    if (!header.startsWith('Bearer ') || !o.authentication) return undefined;
-    const token = header.slice(7).trim();
+    // read as the API server reads it: a header that carries no bearer token (another scheme, none after the
+    // scheme) is no credential, and the request is anonymous
+    const token = bearerToken({ headers: req.headers, rawHeaders: req.rawHeaders });
+    if (token === undefined) return { name: 'system:anonymous', groups: ['system:unauthenticated'] };
+    if (!o.authentication) return undefined;
     const cached = tokens.get(token);
     if (cached) return cached.user;
     const group = (await o.names()).group('authentication');
