@@ -57,6 +57,8 @@ export interface ServiceAccountKeyOptions {
 
 /** how long past its deletion time a bound object (or the account) still vouches for its tokens */
 const deletionLeewayMs = 60_000;
+/** a token's times (exp, nbf, iat) are checked with the reference's minute of leeway for clocks that differ */
+const clockLeewaySeconds = 60;
 
 export const defaultIssuer = (names: Naming) => `https://${names.vendor}.default.svc.cluster.local`;
 
@@ -162,7 +164,7 @@ export function serviceAccountTokens(names: Naming, o: ServiceAccountKeyOptions,
           let claims: Record<string, any> | undefined;
           for (const k of verifyKeys) {
             try {
-              claims = (await jose.jwtVerify(token, k, { issuer: issuers, currentDate: new Date(now()), clockTolerance: 0 })).payload;
+              claims = (await jose.jwtVerify(token, k, { issuer: issuers, currentDate: new Date(now()), clockTolerance: clockLeewaySeconds })).payload;
               break;
             } catch (e) {
               if ((e as { code?: string }).code === 'ERR_JWT_EXPIRED') throw unauthorized('Unauthorized: service account token has expired');
