@@ -57,6 +57,26 @@ export function timeProblem(v: string): string | undefined {
   return fits ? undefined : `parsing time ${JSON.stringify(v)} as "2006-01-02T15:04:05Z07:00": not an RFC 3339 time`;
 }
 
+const canonical = { time: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/, micro: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/ };
+
+/**
+ * A time (one timeProblem passes) as the reference writes a decoded one back: in UTC, a Time to the second (a fraction
+ * dropped), a MicroTime to the microsecond (six digits). One whose year would leave 0000-9999 is kept as written.
+ */
+export function canonicalTime(v: string, micro: boolean): string {
+  if ((micro ? canonical.micro : canonical.time).test(v)) return v;
+  const m = rfc3339.exec(v);
+  if (!m) return v;
+  const east = m[7] === undefined ? 0 : (v[v.length - 6] === '-' ? -1 : 1) * (+m[7] * 60 + +m[8]);
+  const d = new Date(0);
+  d.setUTCFullYear(+m[1], +m[2] - 1, +m[3]);
+  d.setUTCHours(+m[4], +m[5] - east, +m[6], 0);
+  if (d.getUTCFullYear() < 0 || d.getUTCFullYear() > 9999) return v;
+  const whole = d.toISOString().slice(0, 19);
+  const fraction = /^[.,](\d+)/.exec(v.slice(19))?.[1] ?? '';
+  return micro ? `${whole}.${fraction.slice(0, 6).padEnd(6, '0')}Z` : `${whole}Z`;
+}
+
 let monotonicToWall = performance.timeOrigin;
 /**
  * The wall clock in milliseconds since the epoch, to the microsecond: the monotonic clock's reading, on the wall

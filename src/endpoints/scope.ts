@@ -81,12 +81,12 @@ export function customMetadataWrongTypes(scope: Scope, obj: unknown): string[] {
 function decodeChanged(scope: Scope, obj: ApiObject) {
   const sub = scope.subresource ? scope.info.subresources[scope.subresource] : undefined;
   if (sub?.kind) {
-    const { wrongTypes } = readTyped(sub.schema, obj, { canonicalQuantities: true, omitEmpty: true, zeroNulls: true });
+    const { wrongTypes } = readTyped(sub.schema, obj, { canonicalQuantities: true, canonicalTimes: true, omitEmpty: true, zeroNulls: true });
     if (wrongTypes.length) throw new Error(`${sub.kind} in version "${sub.version ?? scope.info.version}" cannot be handled as a ${sub.kind}: ${wrongTypes.join(', ')}`);
     return;
   }
   const wrongTypes = scope.info.def.custom ? customMetadataWrongTypes(scope, obj)
-    : readTyped(scope.info.schema, obj, { canonicalQuantities: true, omitEmpty: true, zeroNulls: true }).wrongTypes;
+    : readTyped(scope.info.schema, obj, { canonicalQuantities: true, canonicalTimes: true, omitEmpty: true, zeroNulls: true }).wrongTypes;
   if (wrongTypes.length) throw new Error(`${scope.info.kind} in version "${scope.info.version}" cannot be handled as a ${scope.info.kind}: ${wrongTypes.join(', ')}`);
   scope.store.applyDefaults(obj);
 }

@@ -52,7 +52,7 @@ function checkKind(scope: Scope, obj: unknown): ApiObject {
  * configuration keeps its empty ones: there they say which fields the manager owns.
  */
 const typedOptions = (scope: Scope, applied = false) =>
-  ({ canonicalQuantities: !scope.info.def.custom, omitEmpty: !scope.info.def.custom && !applied, zeroNulls: !scope.info.def.custom });
+  ({ canonicalQuantities: !scope.info.def.custom, canonicalTimes: !scope.info.def.custom, omitEmpty: !scope.info.def.custom && !applied, zeroNulls: !scope.info.def.custom });
 
 /** the typed reading of a body of the scope's kind: a custom object's wrong types are only its metadata's (the rest
  *  is for its schema to judge, a 422 with the field's path) */

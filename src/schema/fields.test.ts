@@ -135,3 +135,19 @@ test('integers that a double would round but an int64 holds are found with their
   // text without 16 digits in a row is not scanned at all
   assert.deepEqual(inexactIntegers('{"a":123456789012345}'), []);
 });
+
+test('times are written back as the reference writes its typed objects\': in UTC, a Time to the second, a MicroTime to the microsecond', () => {
+  const time: Schema = { type: 'string', format: 'date-time', 'x-ref': 'io.k8s.apimachinery.pkg.apis.meta.v1.Time' };
+  const micro: Schema = { type: 'string', format: 'date-time', 'x-ref': 'io.k8s.apimachinery.pkg.apis.meta.v1.MicroTime' };
+  const s: Schema = { type: 'object', properties: { first: time, event: micro, renew: micro, last: time, times: { type: 'array', items: time } } };
+  const written = () => ({ first: '2026-11-29T03:00:58.7+01:00', event: '2026-11-29T03:00:58.5+01:00', renew: '2026-11-29T03:00:58.123456789Z',
+    last: '2026-12-31T23:59:59-01:00', times: ['2026-11-29T03:00:58Z', '0001-01-01T00:30:00+01:00'] });
+  const value = written();
+  assert.deepEqual(readTyped(s, value, { canonicalTimes: true }).wrongTypes, []);
+  assert.deepEqual(value, { first: '2026-11-29T02:00:58Z', event: '2026-11-29T02:00:58.500000Z', renew: '2026-11-29T03:00:58.123456Z',
+    last: '2027-01-01T00:59:59Z', times: ['2026-11-29T03:00:58Z', '0000-12-31T23:30:00Z'] });
+  // a custom resource's times stay as written, as the reference keeps them
+  const kept = written();
+  readTyped(s, kept);
+  assert.deepEqual(kept, written());
+});

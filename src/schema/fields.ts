@@ -2,7 +2,7 @@
 // walking the object against its schema; duplicate fields from a scan of the JSON text (parsers keep only the last).
 import { fieldSchema, type Schema } from '../api/schema.js';
 import { canonicalQuantity, quantityProblem } from '../api/quantity.js';
-import { timeProblem } from '../api/meta.js';
+import { canonicalTime, timeProblem } from '../api/meta.js';
 import { deepCopy } from '../util/objects.js';
 import { jsonStrings } from '../util/json-strings.js';
 
@@ -17,6 +17,9 @@ export interface TypedReadingOptions {
   /** write quantities in their canonical form (`0.5` as `500m`), as the reference's typed objects hold them; not
    *  for custom resources, which the reference keeps as they were written */
   canonicalQuantities?: boolean;
+  /** write times as the reference's typed objects hold them: in UTC, a Time to the second, a MicroTime to the
+   *  microsecond; not for custom resources, which the reference keeps as they were written */
+  canonicalTimes?: boolean;
   /** drop empty lists and maps of optional fields, which the reference's typed objects never write out (its fields
    *  are `omitempty`); not for custom resources, which the reference keeps as they were written */
   omitEmpty?: boolean;
@@ -33,22 +36,25 @@ export interface TypedReadingOptions {
  * does not parse. Changes the value in place.
  */
 export function readTyped(schema: Schema | undefined, value: unknown, options: TypedReadingOptions = {}): TypedReading {
-  const out: Reading = { unknown: [], wrongTypes: [], canonicalQuantities: options.canonicalQuantities ?? false, omitEmpty: options.omitEmpty ?? false,
-    zeroNulls: options.zeroNulls ?? false };
+  const out: Reading = { unknown: [], wrongTypes: [], canonicalQuantities: options.canonicalQuantities ?? false, canonicalTimes: options.canonicalTimes ?? false,
+    omitEmpty: options.omitEmpty ?? false, zeroNulls: options.zeroNulls ?? false };
   walk(schema, value, '', out);
   return { unknown: out.unknown, wrongTypes: out.wrongTypes };
 }
 
-interface Reading extends TypedReading { canonicalQuantities: boolean; omitEmpty: boolean; zeroNulls: boolean }
+interface Reading extends TypedReading { canonicalQuantities: boolean; canonicalTimes: boolean; omitEmpty: boolean; zeroNulls: boolean }
 
 const zeroValues: Record<string, unknown> = { string: '', integer: 0, number: 0, boolean: false };
 /** what a null entry of a list or map whose entries have schema s reads as */
 const nullEntry = (s: Schema | undefined, out: Reading) =>
   s?.type === 'object' ? {} : out.zeroNulls && s?.type && !s.format?.startsWith('int-or') ? zeroValues[s.type] ?? null : null;
 
-/** the value to keep for a field: a well-formed quantity in canonical form when asked for */
+/** the value to keep for a field: a well-formed quantity or time in canonical form when asked for */
 const decoded = (s: Schema, v: unknown, out: Reading) =>
-  out.canonicalQuantities && s.format === 'quantity' && (typeof v === 'string' || typeof v === 'number') && !quantityProblem(v) ? canonicalQuantity(v) : v;
+  out.canonicalQuantities && s.format === 'quantity' && (typeof v === 'string' || typeof v === 'number') && !quantityProblem(v) ? canonicalQuantity(v)
+    : out.canonicalTimes && s.format === 'date-time' && typeof v === 'string' && !timeProblem(v) ? canonicalTime(v, String(s['x-ref']).endsWith('.MicroTime'))
+      : v;
+const canonicalized = (s: Schema, out: Reading) => (out.canonicalQuantities && s.format === 'quantity') || (out.canonicalTimes && s.format === 'date-time');
 
 /**
  * An object as the reference decodes it from storage, quantities in canonical form: the object itself when they are
@@ -134,7 +140,7 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: Reading): nu
     v.forEach((e, i) => {
       if (e === null) v[i] = nullEntry(s.items, out);
       walk(s.items, v[i], `${path}[${i}]`, out);
-      if (out.canonicalQuantities && s.items) v[i] = decoded(s.items, v[i], out);
+      if (s.items && canonicalized(s.items, out)) v[i] = decoded(s.items, v[i], out);
     });
     return -1;
   }
@@ -155,7 +161,7 @@ function walk(s: Schema | undefined, v: unknown, path: string, out: Reading): nu
         if (problem) out.wrongTypes.push(`${join(path, k) || '<root>'}: ${problem}`);
       }
       // o[k] is an own property, so assigning it never reaches a prototype, whatever k is; only a quantity changes
-      if (out.canonicalQuantities && child.format === 'quantity') o[k] = decoded(child, o[k], out);
+      if (canonicalized(child, out)) o[k] = decoded(child, o[k], out);
       else if (child.format === 'int64' && typeof o[k] === 'number' && (o[k] as number) >= 2 ** 63) o[k] = largestInt64Double;
     }
     else if (s.additionalProperties !== true && s.properties) { out.unknown.push(join(path, k)); delete o[k]; kept--; continue; }

@@ -50,6 +50,22 @@ describe('times the reference writes as null', () => {
     assert.deepEqual(fromProtobuf(pb.raw), got.json, 'the protobuf form reads back with the same nulls');
   });
 
+  test('times written with an offset or another precision come back as the reference writes them: UTC, a Time to the second, a MicroTime to the microsecond', async () => {
+    const created = await c.request('POST', '/api/v1/namespaces/default/events', {
+      body: { apiVersion: 'v1', kind: 'Event', metadata: { name: 'offset' }, involvedObject: { kind: 'Pod', name: 'p', namespace: 'default' }, reason: 'Seen', message: 'm',
+        firstTimestamp: '2026-11-29T03:00:58.7+01:00', lastTimestamp: '2026-11-29T03:00:59Z', eventTime: '2026-11-29T03:00:58.1+01:00', reportingComponent: 'x', reportingInstance: 'y', action: 'a' },
+    });
+    assert.equal(created.status, 201, created.body);
+    const got = await c.get('/api/v1/namespaces/default/events/offset');
+    for (const body of [created.json, got.json])
+      assert.deepEqual([body.firstTimestamp, body.lastTimestamp, body.eventTime], ['2026-11-29T02:00:58Z', '2026-11-29T03:00:59Z', '2026-11-29T02:00:58.100000Z']);
+    const leases = `/apis/${server.names.group('coordination')}/v1/namespaces/default/leases`;
+    const lease = await c.request('POST', leases, { body: { apiVersion: `${server.names.group('coordination')}/v1`, kind: 'Lease', metadata: { name: 'offset' },
+      spec: { holderIdentity: 'a', acquireTime: '2026-11-29T03:00:58.5-00:30', renewTime: '2026-11-29T03:00:58.123456789Z' } } });
+    assert.equal(lease.status, 201, lease.body);
+    assert.deepEqual([lease.json.spec.acquireTime, lease.json.spec.renewTime], ['2026-11-29T03:30:58.500000Z', '2026-11-29T03:00:58.123456Z']);
+  });
+
   test('the events/v1 form of an old event: null deprecated times and eventTime', async () => {
     const e = (await c.get(`/apis/${server.names.group('events')}/v1/namespaces/default/events/bare`)).json;
     assert.equal(e.eventTime, null);
