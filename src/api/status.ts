@@ -21,7 +21,7 @@ export function orderedStatus(s: Status): Status {
   const d = s.details;
   const details: StatusDetails | undefined = d && omitEmpty({
     name: d.name, group: d.group, kind: d.kind, uid: d.uid,
-    causes: d.causes?.map(c => omitEmpty({ reason: c.reason, message: c.message, field: c.field })),
+    causes: d.causes?.map(orderedCause),
     retryAfterSeconds: d.retryAfterSeconds,
   });
   return omitEmpty({
@@ -29,6 +29,9 @@ export function orderedStatus(s: Status): Status {
     message: s.message, reason: s.reason, details, code: s.code,
   }) as Status;
 }
+
+/** a cause with its fields in the reference's order, its empty ones left out */
+export const orderedCause = (c: StatusCause): StatusCause => omitEmpty({ reason: c.reason, message: c.message, field: c.field });
 
 const omitEmpty = <T extends object>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined && v !== '' && v !== 0 && !(Array.isArray(v) && !v.length))) as T;

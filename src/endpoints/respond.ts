@@ -4,7 +4,7 @@ import { pipeline, Readable } from 'node:stream';
 import { toYaml } from '../util/yaml.js';
 import { featureEnabled, strictFlag, type RequestContext } from '../api/request.js';
 import type { Status } from '../api/meta.js';
-import { orderedStatus } from '../api/status.js';
+import { orderedCause, orderedStatus } from '../api/status.js';
 import { toApiError } from './errors.js';
 import type { Naming } from '../api/naming.js';
 import { loadedProtobufCodec } from '../api/protobuf/load.js';
@@ -181,8 +181,32 @@ export function sendStatus(ctx: RequestContext, status: Status, headers: Record<
   const bytes = names ? protobufOf(ctx, names, status) : undefined;
   if (bytes && names) return sendText(ctx, status.code, bytes, names.protobufMediaType, headers);
   const pretty = isPretty(ctx);
+  const causes = status.details?.causes;
+  if (!pretty && causes && causes.length > streamedCauses) {
+    for (const [k, v] of Object.entries(headers)) ctx.res.setHeader(k, v);
+    void sendStream(ctx, status.code, statusParts(status, causes), { estimate: status.message?.length ?? 0 }, 'application/json');
+    return;
+  }
   const text = encode(orderedStatus(status), 'application/json', pretty);
   sendText(ctx, status.code, pretty ? text : `${text}\n`, 'application/json', headers);
+}
+
+/** a Status of more causes than this (a body of fifty thousand invalid keys has as many) is written piece by piece */
+const streamedCauses = 256;
+
+/**
+ * The JSON of a Status of many causes, the same text as if written whole, made a few hundred causes at a time: its
+ * encoding (and compression) held the event loop for as long as the body was large, tens of megabytes here
+ */
+function* statusParts(status: Status, causes: NonNullable<NonNullable<Status['details']>['causes']>): Generator<Buffer> {
+  const marker = `[${JSON.stringify({ message: '\u0000causes\u0000' })}]`;
+  const text = JSON.stringify(orderedStatus({ ...status, details: { ...status.details, causes: [{ message: '\u0000causes\u0000' }] } }));
+  // the last one: what follows the causes (retryAfterSeconds, code) holds nothing a client wrote
+  const at = text.lastIndexOf(marker);
+  yield Buffer.from(`${text.slice(0, at)}[`);
+  for (let i = 0; i < causes.length; i += streamedCauses)
+    yield Buffer.from(`${i ? ',' : ''}${causes.slice(i, i + streamedCauses).map(c => JSON.stringify(orderedCause(c))).join(',')}`);
+  yield Buffer.from(`]${text.slice(at + marker.length)}\n`);
 }
 
 /** a Status error, negotiated as the reference negotiates one: protobuf when the client prefers it */
