@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { podStatus, type ContainerView } from './pod-status.js';
+import { podStatus, withOthersConditions, type ContainerView } from './pod-status.js';
 import type { AgentPod } from './objects.js';
 
 const pod = (restartPolicy: string, initContainers = false) => ({
@@ -90,6 +90,13 @@ test('a pod whose containers are ready but whose readiness gates are not says wh
   assert.deepEqual([one.status, one.reason, one.message], ['False', 'ReadinessGatesNotReady', 'the status of pod readiness gate "example.com/dns" is not "True", but False']);
   const all = ready(gated([{ type: 'example.com/lb', status: 'True' }, { type: 'example.com/dns', status: 'True' }]));
   assert.deepEqual([all.status, all.reason, all.message], ['True', undefined, undefined]);
+  // the conditions others own come first, as the reference's kubelet lists them, in the order the API holds them
+  const others = [{ type: 'example.com/lb', status: 'True' }, { type: 'DisruptionTarget', status: 'True' }];
+  const types = (conditions?: Array<{ type: string }>) => (conditions ?? []).map((c) => c.type);
+  const own = podStatus({ pod: gated(others), views: new Map([['c', running]]), runtimeName: 'fake', hostIP: '10.0.0.1', podIPs: [], startTime: 0 });
+  const order = ['example.com/lb', 'DisruptionTarget', 'Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
+  assert.deepEqual(types(own.conditions), order);
+  assert.deepEqual(types(withOthersConditions(own, { conditions: others } as never).conditions), order);
 });
 
 test('a pod whose termination was asked for ends Failed, a container that never ran reported ended with an unknown status, as the reference ends it', () => {

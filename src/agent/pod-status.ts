@@ -130,13 +130,13 @@ export interface PodStatusInput {
 const ownConditions = ['Initialized', 'Ready', 'ContainersReady', 'PodScheduled'];
 
 /** the agent's status with the conditions others own (DisruptionTarget from an eviction, readiness gates) as the API
- *  holds them now: the agent keeps its own conditions, and writes the others back as it read them */
+ *  holds them now: the agent keeps its own conditions, and writes the others back as it read them, before its own */
 export function withOthersConditions(own: PodStatus | undefined, api: PodStatus | undefined): PodStatus {
   // before its first report the agent has no conditions of its own: the API's stand (PodScheduled)
   if (!own?.conditions) return { ...api, ...own };
   const mine = own.conditions.filter((c) => ownConditions.includes(c.type));
   const others = (api?.conditions ?? []).filter((c) => !ownConditions.includes(c.type));
-  return { ...api, ...own, conditions: [...mine, ...others] };
+  return { ...api, ...own, conditions: [...others, ...mine] };
 }
 
 const byName = <T extends { name: string }>(list: T[]) => [...list].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -197,6 +197,8 @@ export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = 
   const gates = unreadyGates(pod, old);
   const gatesOk = gates.length === 0;
   const conditions = [
+    // conditions owned by others (readiness gates, disruption) are kept, first, as the reference's kubelet lists them
+    ...old.filter((c) => !ownConditions.includes(c.type)),
     // a pod that succeeded says so on every condition, Initialized too; a failed one keeps its init containers' story
     phase === 'Succeeded' || initialized
       ? condition('Initialized', true, old, phase === 'Succeeded' ? 'PodCompleted' : undefined)
@@ -204,8 +206,6 @@ export function podStatus({ pod, views, initViews = new Map(), ephemeralViews = 
     condition('Ready', containersReady && gatesOk, old, containersReady ? (gatesOk ? undefined : 'ReadinessGatesNotReady') : why, containersReady ? (gatesOk ? undefined : gates.join(', ')) : message),
     condition('ContainersReady', containersReady, old, containersReady ? undefined : why, containersReady ? undefined : message),
     condition('PodScheduled', true, old),
-    // conditions owned by others (readiness gates, scheduler, disruption) are kept
-    ...old.filter((c) => !ownConditions.includes(c.type)),
   ];
   const ips = pod.spec.hostNetwork ? [hostIP] : podIPs;
   return {
